@@ -1,0 +1,43 @@
+# battlesim — two commands for a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+SCENARIO ?= scenarios/stone_wall.yaml
+OUT    ?= out
+
+.PHONY: run test lint typecheck pytest bench golden clean
+
+$(BIN)/battlesim: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+## run: install, fight the default scenario headless, print the outcome and the replay path
+run: $(BIN)/battlesim
+	@mkdir -p $(OUT)
+	$(BIN)/battlesim run $(SCENARIO) --out $(OUT)/$(notdir $(basename $(SCENARIO)))-default.jsonl
+
+## test: install with dev extras, then ruff, mypy --strict and pytest
+test: lint typecheck pytest
+
+lint: $(BIN)/battlesim
+	$(BIN)/ruff check engine sim tests benchmarks
+	$(BIN)/ruff format --check engine sim tests benchmarks
+
+typecheck: $(BIN)/battlesim
+	$(BIN)/mypy
+
+pytest: $(BIN)/battlesim
+	$(BIN)/pytest
+
+## bench: the engine benchmark (figures, not a pass/fail test)
+bench: $(BIN)/battlesim
+	$(BIN)/python benchmarks/bench_engine.py
+
+## golden: regenerate the golden replays (an explicit, reviewed act)
+golden: $(BIN)/battlesim
+	$(BIN)/python -m tests.golden regenerate
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache

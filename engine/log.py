@@ -1,0 +1,178 @@
+"""The append-only event log, its sinks and the hash chain over its lines.
+
+A replay is JSON Lines: a header line, one line per event, a footer line.
+Every line ends with ``"h"``, a link of a hash chain: the BLAKE2b-128 hex of
+the previous line's ``h`` followed by this line's text without its ``h``.
+Editing, dropping or reordering any line breaks the chain at that line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.canonical import canonical_json
+from engine.events import Event
+from engine.version import ENGINE_VERSION, FORMAT_VERSION
+
+__all__ = [
+    "FORMAT",
+    "EventLog",
+    "FileSink",
+    "Footer",
+    "Header",
+    "MemorySink",
+    "Sink",
+    "chain_link",
+    "seal",
+]
+
+FORMAT = "battlesim-replay"
+GENESIS = "0" * 32
+
+
+class Header(BaseModel):
+    """First line of a replay: everything needed to re-simulate and check it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format: str = FORMAT
+    format_version: int = FORMAT_VERSION
+    engine_version: str = ENGINE_VERSION
+    ruleset: str
+    ruleset_version: str
+    seed: int
+    scenario: dict[str, Any]
+    scenario_digest: str
+    rules_digest: str
+    source: str | None = None
+
+
+class Footer(BaseModel):
+    """Last line of a complete replay."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    footer: bool = True
+    events: int
+    final_turn: int
+    final_state_digest: str
+
+
+def chain_link(previous: str, body: str) -> str:
+    """Return the chain hash of a line ``body`` that follows hash ``previous``."""
+    return hashlib.blake2b((previous + body).encode("utf-8"), digest_size=16).hexdigest()
+
+
+def seal(previous: str, body: str) -> tuple[str, str]:
+    """Append the chain hash to a JSON object text.
+
+    Returns:
+        (line, h): the line to write (without newline) and its hash.
+    """
+    h = chain_link(previous, body)
+    return f'{body[:-1]},"h":"{h}"}}', h
+
+
+class Sink(Protocol):
+    """Where log lines go."""
+
+    def write(self, line: str) -> None:
+        """Store one line (no trailing newline)."""
+
+    def flush(self) -> None:
+        """Make what was written durable enough to survive a crash of this process."""
+
+    def close(self) -> None:
+        """Release the sink."""
+
+
+class MemorySink:
+    """Keeps lines in a list; for tests, batch workers and re-simulation."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write(self, line: str) -> None:
+        self.lines.append(line)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class FileSink:
+    """Writes lines to a file; :meth:`flush` pushes them to the OS.
+
+    Lines are written in place, so a crash leaves a readable prefix, which
+    the reader reports as truncated after its last complete line.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._fh: IO[str] = open(self.path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+
+    def write(self, line: str) -> None:
+        self._fh.write(line)
+        self._fh.write("\n")
+
+    def flush(self) -> None:
+        self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+class EventLog:
+    """Append-only log: stamps each event's ``seq`` and writes chained lines.
+
+    Args:
+        header: the replay header (line 1).
+        sink: where lines go.
+    """
+
+    def __init__(self, header: Header, sink: Sink) -> None:
+        self.header = header
+        self.sink = sink
+        self.count = 0
+        body = canonical_json(header.model_dump(mode="json"))
+        line, self._h = seal(GENESIS, body)
+        sink.write(line)
+
+    def stamp(self, event: Event) -> Event:
+        """Return ``event`` with the next ``seq`` (the log assigns it)."""
+        return event.model_copy(update={"seq": self.count})
+
+    def write(self, event: Event) -> None:
+        """Write a stamped event as the next line.
+
+        Raises:
+            ValueError: the event's ``seq`` is not the next one.
+        """
+        if event.seq != self.count:
+            raise ValueError(f"event seq {event.seq} out of order: expected {self.count}")
+        line, self._h = seal(self._h, event.model_dump_json())
+        self.sink.write(line)
+        self.count += 1
+
+    def flush(self) -> None:
+        """Flush the sink (the kernel calls this once a turn)."""
+        self.sink.flush()
+
+    def close(self, final_turn: int, final_state_digest: str) -> Footer:
+        """Write the footer and close the sink."""
+        footer = Footer(
+            events=self.count, final_turn=final_turn, final_state_digest=final_state_digest
+        )
+        line, self._h = seal(self._h, json.dumps(footer.model_dump(), separators=(",", ":")))
+        self.sink.write(line)
+        self.sink.flush()
+        self.sink.close()
+        return footer

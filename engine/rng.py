@@ -1,0 +1,109 @@
+"""Named random streams derived from a seed by a version-stable derivation.
+
+Derivation (format version 1, documented in docs/replay-format.md):
+
+* The *stream key* is a tuple of strings and integers, e.g.
+  ``("fire", 3, "20me")``; its *name* is the parts joined by ``/``
+  (``"fire/3/20me"``).
+* The stream's 32-byte root is ``SHA-256("battlesim-rng/1" NUL seed NUL name)``
+  with ``seed`` written in decimal.
+* Draw ``i`` (0, 1, 2, ...) is ``SHA-256(root || i as 8 bytes big-endian)``;
+  its first 8 bytes as a big-endian integer, shifted right by 11, times
+  2**-53, is a float uniform on [0, 1).
+
+Each draw depends only on (seed, name, i), so a stream used by one unit in
+one turn for one purpose is untouched by what any other unit does.  Nothing
+here uses Python's ``random`` or ``hash()``; any language can reproduce it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from typing import Final
+
+from engine.events import Draw
+
+__all__ = ["DOMAIN", "Stream", "Streams", "stream_name"]
+
+DOMAIN: Final = b"battlesim-rng/1"
+_SCALE: Final = 2.0**-53
+
+StreamKey = Sequence[str | int]
+
+
+def stream_name(key: StreamKey) -> str:
+    """Join a stream key into its name: ``("fire", 3, "a")`` → ``"fire/3/a"``."""
+    return "/".join(str(part) for part in key)
+
+
+class Stream:
+    """One named stream of uniform draws; counts the draws it has given.
+
+    Args:
+        seed: the scenario (or run) seed.
+        name: the stream's name (see :func:`stream_name`).
+    """
+
+    __slots__ = ("_root", "count", "name")
+
+    def __init__(self, seed: int, name: str) -> None:
+        self.name = name
+        self._root = hashlib.sha256(
+            DOMAIN + b"\0" + str(seed).encode() + b"\0" + name.encode("utf-8")
+        ).digest()
+        self.count = 0
+
+    def uniform(self) -> float:
+        """Return the next float uniform on [0, 1)."""
+        i = self.count
+        self.count = i + 1
+        block = hashlib.sha256(self._root + i.to_bytes(8, "big")).digest()
+        return (int.from_bytes(block[:8], "big") >> 11) * _SCALE
+
+    def draw(self) -> Draw:
+        """Return the next uniform as a :class:`Draw` record (name, index, value)."""
+        u = self.uniform()
+        return Draw(stream=self.name, i=self.count - 1, u=u)
+
+    def die(self, sides: int) -> tuple[int, float]:
+        """Roll a die numbered 1..sides as ``1 + floor(u * sides)``.
+
+        Returns:
+            (roll, u): the roll and the uniform it came from.
+        """
+        u = self.uniform()
+        return 1 + math.floor(u * sides), u
+
+
+class Streams:
+    """Factory of named streams for one seed; every stream starts at draw 0.
+
+    The same key asked twice gives the *same* stream object, so draws made
+    through it continue its sequence.  Streams live as long as the factory;
+    call :meth:`forget` when a whole family of keys (e.g. a past turn) is done.
+    """
+
+    __slots__ = ("_streams", "seed")
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._streams: dict[str, Stream] = {}
+
+    def stream(self, *key: str | int) -> Stream:
+        """Return the stream named by ``key``, creating it at draw 0."""
+        name = stream_name(key)
+        found = self._streams.get(name)
+        if found is None:
+            found = self._streams[name] = Stream(self.seed, name)
+        return found
+
+    def counts(self) -> dict[str, int]:
+        """Return the number of draws made so far, by stream name (sorted)."""
+        return {name: self._streams[name].count for name in sorted(self._streams)}
+
+    def forget(self, prefix: str) -> None:
+        """Drop streams whose name starts with ``prefix`` (bounds memory)."""
+        for name in [n for n in self._streams if n.startswith(prefix)]:
+            del self._streams[name]

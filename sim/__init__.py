@@ -1,0 +1,1 @@
+"""The battle domain on top of :mod:`engine`: scenarios, rulesets, the CLI."""

@@ -1,0 +1,182 @@
+"""battlesim's Python API: run, read, fold and verify battles (the CLI wraps it).
+
+>>> from sim import api
+>>> result = api.run("scenarios/stone_wall.yaml", seed=7, out="/tmp/sw.jsonl")  # doctest: +SKIP
+>>> api.state_at("/tmp/sw.jsonl", turn=3)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from engine.canonical import digest
+from engine.events import Event, EventRegistry
+from engine.log import FileSink, Header, MemorySink
+from engine.projection import fold
+from engine.reader import Replay, ReplayError, read_replay
+from engine.replay import VerifyResult, verify
+from engine.version import ENGINE_VERSION
+from sim.loader import ScenarioError, load_scenario
+from sim.ruleset import Ruleset, get_ruleset
+
+__all__ = [
+    "LoadedReplay",
+    "RunResult",
+    "ScenarioError",
+    "default_replay_path",
+    "load_replay",
+    "make_header",
+    "run",
+    "simulate_lines",
+    "state_at",
+    "verify_replay",
+]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What :func:`run` did: where the replay went and the outcome."""
+
+    scenario: str
+    seed: int
+    replay: str | None
+    events: int
+    outcome: dict[str, Any]
+    state: Any
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``run --json`` object."""
+        return {
+            "scenario": self.scenario,
+            "seed": self.seed,
+            "replay": self.replay,
+            "events": self.events,
+            **self.outcome,
+            "losses": {
+                sid: {"men": s["men_lost"], "guns": s["guns_lost"]}
+                for sid, s in self.outcome["sides"].items()
+            },
+        }
+
+
+def make_header(
+    ruleset: Ruleset, scenario: BaseModel, seed: int, source: str | None = None
+) -> Header:
+    """The replay header for a scenario and seed (canonical scenario, digests)."""
+    canonical = scenario.model_dump(mode="json")
+    return Header(
+        engine_version=ENGINE_VERSION,
+        ruleset=ruleset.name,
+        ruleset_version=ruleset.version,
+        seed=seed,
+        scenario=canonical,
+        scenario_digest=digest(canonical),
+        rules_digest=digest(ruleset.rules_data()),
+        source=source,
+    )
+
+
+def default_replay_path(scenario_path: str | Path, seed: int) -> Path:
+    """``<scenario stem>-s<seed>.jsonl`` in the current directory."""
+    return Path(f"{Path(scenario_path).stem}-s{seed}.jsonl")
+
+
+def _seed_of(scenario: BaseModel, seed: int | None) -> int:
+    if seed is not None:
+        return seed
+    found = getattr(scenario, "seed", 0)
+    return int(found)
+
+
+def run(
+    scenario_path: str | Path, seed: int | None = None, out: str | Path | None = None
+) -> RunResult:
+    """Validate a scenario, fight it and write its replay.
+
+    Args:
+        scenario_path: a scenario YAML file.
+        seed: the seed; default the scenario's own ``seed``.
+        out: the replay path; default :func:`default_replay_path`.
+
+    Raises:
+        ScenarioError: the scenario is invalid (nothing is written).
+        OSError: the replay cannot be written.
+    """
+    ruleset, scenario = load_scenario(scenario_path)
+    s = _seed_of(scenario, seed)
+    path = Path(out) if out is not None else default_replay_path(scenario_path, s)
+    header = make_header(ruleset, scenario, s, source=Path(scenario_path).name)
+    sink = FileSink(path)
+    state = ruleset.simulate(scenario, header, sink)
+    result = ruleset.outcome(scenario, state)
+    return RunResult(str(scenario_path), s, str(path), _count_events(path), result, state)
+
+
+def _count_events(path: Path) -> int:
+    with path.open("rb") as fh:
+        return sum(1 for _ in fh) - 2
+
+
+def simulate_lines(header: Header) -> list[str]:
+    """Re-simulate a replay's header in memory; return the lines it writes."""
+    ruleset = get_ruleset(header.ruleset)
+    scenario = ruleset.scenario_model.model_validate(header.scenario)
+    sink = MemorySink()
+    fresh = make_header(ruleset, scenario, header.seed, header.source)
+    ruleset.simulate(scenario, fresh, sink)
+    return sink.lines
+
+
+def _registry_for(header: Header) -> EventRegistry:
+    return get_ruleset(header.ruleset).registry
+
+
+@dataclass(frozen=True)
+class LoadedReplay:
+    """A replay with its ruleset and scenario, ready to fold."""
+
+    ruleset: Ruleset
+    scenario: Any
+    replay: Replay
+
+    @property
+    def events(self) -> list[Event]:
+        """The replay's events in seq order."""
+        return self.replay.events
+
+    def state_at(self, turn: int | None = None) -> Any:
+        """State at the end of ``turn`` (default: the end), by folding the events."""
+        state = self.ruleset.initial_state(self.scenario)
+        until = None if turn is None else (lambda e: e.turn > turn)
+        return fold(state, self.events, self.ruleset.apply, until)
+
+
+def load_replay(path: str | Path, *, allow_truncated: bool = False) -> LoadedReplay:
+    """Read a replay, every line validated and its chain checked.
+
+    Raises:
+        ReplayError: the file is damaged, from a newer format, or unknown.
+    """
+    replay = read_replay(path, _registry_for, allow_truncated=allow_truncated)
+    ruleset = get_ruleset(replay.header.ruleset)
+    try:
+        scenario = ruleset.scenario_model.model_validate(replay.header.scenario)
+    except ValidationError as exc:
+        raise ReplayError(
+            str(path), 1, f"header scenario is invalid: {exc.errors()[0]['msg']}"
+        ) from None
+    return LoadedReplay(ruleset, scenario, replay)
+
+
+def state_at(path: str | Path, turn: int | None = None) -> Any:
+    """Fold a replay to the state at the end of ``turn`` (default: the end)."""
+    return load_replay(path).state_at(turn)
+
+
+def verify_replay(path: str | Path) -> VerifyResult:
+    """Integrity check, then re-simulation compared line by line."""
+    return verify(path, _registry_for, lambda replay: simulate_lines(replay.header))

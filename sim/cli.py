@@ -1,0 +1,194 @@
+"""The ``battlesim`` command line: thin wrappers over :mod:`sim.api`.
+
+Exit codes: 0 success, 1 mismatch (verify), 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+import structlog
+
+from engine.reader import ReplayError
+from sim import api
+from sim.loader import ScenarioError, load_scenario
+from sim.schema import scenario_json_schema
+
+__all__ = ["cli", "main"]
+
+log = structlog.get_logger("battlesim")
+
+
+def _configure_logging(level: str, as_json: bool) -> None:
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if as_json
+        else structlog.dev.ConsoleRenderer(colors=False)
+    )
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper())),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+def _bad_input(message: str) -> NoReturn:
+    click.echo(message, err=True)
+    sys.exit(2)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="battlesim")
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="warning",
+    show_default=True,
+    help="Operational log level (stderr).",
+)
+@click.option("--log-json", is_flag=True, help="Operational logs as JSON lines on stderr.")
+def cli(log_level: str, log_json: bool) -> None:
+    """battlesim: deterministic, event-sourced battle simulation.
+
+    Run a scenario to a replay file, check a replay, and read it back.
+    Exit codes: 0 success, 1 mismatch, 2 bad input or usage.
+    """
+    _configure_logging(log_level, log_json)
+
+
+@cli.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="Seed (default: the scenario's own 'seed').",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Replay file (default: <scenario stem>-s<seed>.jsonl here).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def run(scenario: str, seed: int | None, out: str | None, as_json: bool) -> None:
+    """Fight SCENARIO headless, write its replay, print the outcome."""
+    if out is not None and not Path(out).parent.is_dir():
+        _bad_input(f"battlesim: error: --out: directory {str(Path(out).parent)!r} does not exist")
+    try:
+        result = api.run(scenario, seed=seed, out=out)
+    except ScenarioError as exc:
+        _bad_input(str(exc))
+    except OSError as exc:
+        _bad_input(f"battlesim: error: cannot write replay: {exc}")
+    log.info(
+        "battle fought",
+        scenario=scenario,
+        seed=result.seed,
+        events=result.events,
+        replay=result.replay,
+    )
+    if as_json:
+        click.echo(json.dumps(result.as_json(), sort_keys=True))
+        return
+    o = result.outcome
+    click.echo(
+        f"{Path(scenario).name} (seed {result.seed}): "
+        f"{(o['winner_name'] + ' wins') if o['winner'] else 'Draw'} after "
+        f"{o['turns']} turns — {o['reason']}"
+    )
+    for s in o["sides"].values():
+        click.echo(
+            f"  {s['name']}: {s['men_lost']} men and {s['guns_lost']} guns lost; "
+            f"{s['routed']} routed, {s['eliminated']} eliminated of {s['units']} units"
+            f"{' — broken' if s['broken'] else ''}"
+        )
+    click.echo(f"Replay: {result.replay} ({result.events} events)")
+
+
+@cli.command()
+@click.argument("replay", type=click.Path(dir_okay=False))
+def verify(replay: str) -> None:
+    """Check REPLAY's integrity, re-simulate it and compare byte for byte.
+
+    Exit 0 when identical; 1 with the first damaged or differing seq.
+    """
+    result = api.verify_replay(replay)
+    if result.damage is not None:
+        d = result.damage
+        at = f"seq {d.seq}" if d.seq is not None else f"line {d.line}"
+        click.echo(f"DAMAGED at {at}: {d}", err=False)
+        sys.exit(1)
+    if result.mismatch is not None:
+        m = result.mismatch
+        at = f"seq {m.seq}" if m.seq is not None else f"line {m.line}"
+        click.echo(f"MISMATCH at {at} (line {m.line}): {m.reason}")
+        sys.exit(1)
+    click.echo(f"OK: {replay}: {result.events} events, intact, re-simulates byte for byte")
+
+
+@cli.command()
+@click.argument("replay", type=click.Path(dir_okay=False))
+@click.option(
+    "--turn",
+    type=click.IntRange(0),
+    default=None,
+    help="Show the state at the end of this turn (0: the start).",
+)
+@click.option("--events", "narrate", is_flag=True, help="Narrate the events turn by turn.")
+def show(replay: str, turn: int | None, narrate: bool) -> None:
+    """Show unit states of REPLAY at the end or at --turn, folded from its events."""
+    try:
+        loaded = api.load_replay(replay)
+    except ReplayError as exc:
+        _bad_input(f"battlesim: error: {exc}")
+    rs, sc = loaded.ruleset, loaded.scenario
+    if narrate:
+        state = rs.initial_state(sc)
+        for event in loaded.events:
+            if turn is not None and event.turn > turn:
+                break
+            line = rs.narrate(sc, state, event)
+            rs.apply(state, event)
+            if line is not None:
+                click.echo(line)
+        return
+    last = loaded.events[-1].turn if loaded.events else 0
+    if turn is not None and turn > last:
+        _bad_input(f"battlesim: error: --turn {turn}: the battle ended at turn {last}")
+    state = loaded.state_at(turn)
+    label = f"end of turn {turn}" if turn is not None else f"end of battle (turn {last})"
+    click.echo(f"{sc.name} — {label}")
+    click.echo(rs.render_state(sc, state))
+
+
+@cli.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+def validate(scenario: str) -> None:
+    """Check SCENARIO; exit 2 listing every error as file:line: field: message."""
+    try:
+        ruleset, sc = load_scenario(scenario)
+    except ScenarioError as exc:
+        _bad_input(str(exc))
+    click.echo(f"OK: {scenario} is a valid {ruleset.name} scenario: {getattr(sc, 'name', '')}")
+
+
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of scenario files (for editor completion)."""
+    click.echo(json.dumps(scenario_json_schema(), indent=2, sort_keys=True))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="battlesim")

@@ -1,0 +1,200 @@
+"""Safe loading of scenario files, with every error located by file, line and field.
+
+YAML is composed into nodes by PyYAML's safe composer and turned into plain
+data here: only the standard scalar tags are accepted (no tag ever runs
+code), files over :data:`MAX_BYTES` and documents that expand past
+:data:`MAX_NODES` nodes through aliases are refused before any work, and each
+mapping key's line is remembered so a validation error can name it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from sim.ruleset import Problem, Ruleset, get_ruleset
+
+__all__ = ["MAX_BYTES", "MAX_NODES", "Located", "ScenarioError", "load_scenario", "parse_yaml"]
+
+MAX_BYTES = 2 * 1024 * 1024
+MAX_NODES = 200_000
+
+Path_ = tuple[str | int, ...]
+_INT = "tag:yaml.org,2002:int"
+_TEXTUAL = {"tag:yaml.org,2002:timestamp"}
+_SCALARS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+}
+
+
+@dataclass(frozen=True)
+class Located:
+    """One problem in a file: ``file:line: field.path: message``."""
+
+    file: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}"
+        return (
+            f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+        )
+
+
+class ScenarioError(Exception):
+    """A scenario that cannot be used; ``problems`` lists every one found."""
+
+    def __init__(self, problems: list[Located]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+class _Builder:
+    """Turns composed YAML nodes into plain data and a path → line map."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.lines: dict[Path_, int] = {}
+        self.nodes = 0
+        self._constructor = yaml.SafeLoader("")
+
+    def build(self, node: yaml.Node, path: Path_) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self._error(
+                node, path, f"document too large: more than {MAX_NODES} values (alias expansion?)"
+            )
+        self.lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+        if node.tag in _TEXTUAL or (node.tag == _INT and ":" in str(node.value)):
+            # YAML 1.1 reads 14:00 as a base-60 int and 2024-01-01 as a date:
+            # a scenario means the text.
+            return str(node.value)
+        if node.tag not in _SCALARS:
+            raise self._error(node, path, f"tag {node.tag!r} is not allowed")
+        return self._constructor.construct_object(node)
+
+    def _mapping(self, node: yaml.MappingNode, path: Path_) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if node.tag != "tag:yaml.org,2002:map" or key_node.tag == "tag:yaml.org,2002:merge":
+                raise self._error(key_node, path, "merge keys and tagged maps are not allowed")
+            key = self.build(key_node, path)
+            if not isinstance(key, str | int):
+                raise self._error(key_node, path, "keys must be text")
+            key = str(key)
+            if key in out:
+                raise self._error(key_node, (*path, key), "duplicate key")
+            self.lines[(*path, key)] = key_node.start_mark.line + 1
+            out[key] = self.build(value_node, (*path, key))
+        return out
+
+    def _error(self, node: yaml.Node, path: Path_, message: str) -> ScenarioError:
+        field = ".".join(str(p) for p in path)
+        return ScenarioError([Located(self.file, node.start_mark.line + 1, field, message)])
+
+
+def parse_yaml(text: str, file: str) -> tuple[Any, dict[Path_, int]]:
+    """Parse YAML text safely into plain data and a field-path → line map.
+
+    Raises:
+        ScenarioError: too large, not YAML, a forbidden tag, a duplicate key.
+    """
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        raise ScenarioError([Located(file, 1, "", f"file too large (limit {MAX_BYTES} bytes)")])
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line = mark.line + 1 if mark is not None else 1
+        raise ScenarioError([Located(file, line, "", f"not valid YAML: {exc.problem}")]) from None
+    except yaml.YAMLError as exc:
+        raise ScenarioError([Located(file, 1, "", f"not valid YAML: {exc}")]) from None
+    if node is None:
+        raise ScenarioError([Located(file, 1, "", "empty file")])
+    builder = _Builder(file)
+    return builder.build(node, ()), builder.lines
+
+
+def _line(lines: dict[Path_, int], path: Path_) -> int:
+    while path and path not in lines:
+        path = path[:-1]
+    return lines.get(path, 1)
+
+
+def _located(file: str, lines: dict[Path_, int], path: Path_, message: str) -> Located:
+    return Located(file, _line(lines, path), ".".join(str(p) for p in path), message)
+
+
+def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[Ruleset, BaseModel]:
+    """Validate parsed data against its ruleset's schema and cross-field checks."""
+    if not isinstance(data, dict):
+        raise ScenarioError([Located(file, 1, "", "a scenario is a mapping of fields")])
+    name = data.get("ruleset")
+    if not isinstance(name, str):
+        raise ScenarioError(
+            [
+                _located(
+                    file,
+                    lines,
+                    ("ruleset",),
+                    "missing: name the rule system, e.g. 'ruleset: musket'",
+                )
+            ]
+        )
+    try:
+        ruleset = get_ruleset(name)
+    except LookupError as exc:
+        raise ScenarioError([_located(file, lines, ("ruleset",), str(exc))]) from None
+    try:
+        scenario = ruleset.scenario_model.model_validate(data)
+    except ValidationError as exc:
+        raise ScenarioError(
+            [_located(file, lines, tuple(e["loc"]), _message(e)) for e in exc.errors()]
+        ) from None
+    problems: list[Problem] = ruleset.cross_check(scenario)
+    if problems:
+        raise ScenarioError([_located(file, lines, p, m) for p, m in problems])
+    return ruleset, scenario
+
+
+def _message(err: Any) -> str:
+    if err["type"] == "extra_forbidden":
+        return "unknown field"
+    if err["type"] == "missing":
+        return "required field is missing"
+    return str(err["msg"])
+
+
+def load_scenario(path: str | Path) -> tuple[Ruleset, BaseModel]:
+    """Read, parse and validate a scenario file.
+
+    Raises:
+        ScenarioError: every problem found, each with file, line and field.
+    """
+    file = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ScenarioError([Located(file, 0, "", f"cannot read: {exc.strerror}")]) from None
+    if len(raw) > MAX_BYTES:
+        raise ScenarioError([Located(file, 1, "", f"file too large (limit {MAX_BYTES} bytes)")])
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError([Located(file, 1, "", "not UTF-8 text")]) from None
+    data, lines = parse_yaml(text, file)
+    return validate_data(data, lines, file)

@@ -1,0 +1,28 @@
+"""The ``musket`` ruleset: horse-and-musket fire and melee combat results (seed 003)."""
+
+from engine.events import EventRegistry
+from sim.musket.battle import simulate
+from sim.musket.data import RULES_VERSION, rules_data
+from sim.musket.events import musket_events
+from sim.musket.report import narrate, outcome, render_state
+from sim.musket.scenario import MusketScenario, cross_check
+from sim.musket.state import apply_event, initial_state, snapshot
+from sim.ruleset import Ruleset
+
+__all__ = ["RULESET"]
+
+RULESET = Ruleset(
+    name="musket",
+    version=RULES_VERSION,
+    scenario_model=MusketScenario,
+    registry=EventRegistry(musket_events()),
+    cross_check=cross_check,
+    rules_data=rules_data,
+    simulate=simulate,
+    initial_state=initial_state,
+    apply=apply_event,
+    snapshot=snapshot,
+    outcome=outcome,
+    render_state=render_state,
+    narrate=narrate,
+)

@@ -1,0 +1,124 @@
+"""A ``musket`` battle in SimPy: one process per unit, acting in the turn's phases.
+
+Processes are thin: they wait for their phase, ask a rule to decide, and
+emit what it decides through the recorder.  Within a phase units act in
+scenario order (side by side, unit by unit), the kernel's documented order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import simpy
+
+from engine.kernel import TurnKernel
+from engine.log import EventLog, Header, Sink
+from engine.projection import Projection
+from engine.recorder import Recorder
+from engine.rng import Streams
+from sim.musket.context import Battle
+from sim.musket.data import PHASES
+from sim.musket.events import Fired, Meleed
+from sim.musket.fire import decide_fire
+from sim.musket.melee import decide_melee
+from sim.musket.morale import decide_morale, decide_rally, decide_rest
+from sim.musket.movement import decide_move
+from sim.musket.scenario import MusketScenario
+from sim.musket.state import BattleState, UnitState, apply_event, initial_state, snapshot
+from sim.musket.victory import decide_breaks, decide_end
+
+__all__ = ["simulate"]
+
+Rec = Recorder[BattleState]
+
+
+def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
+    """Morale checks caused by a resolution, each naming its cause's seq."""
+    pairs = (
+        [(event.target, event.result)]
+        if isinstance(event, Fired)
+        else [(event.unit, event.attacker_losses), (event.target, event.defender_losses)]
+    )
+    for uid, result in pairs:
+        unit = b.state.units[uid]
+        if result.morale_check and unit.active and unit.hex is not None:
+            reason = (
+                "loss" if result.casualties > 0 and result.morale_check_p > 0 else "max_fatigue"
+            )
+            rec.emit(decide_morale(b, unit, event.phase, reason, event.seq))
+
+
+def _movement(b: Battle, rec: Rec, unit: UnitState) -> None:
+    event = decide_move(b, unit)
+    if event is not None:
+        rec.emit(event)
+
+
+def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
+    def act(b: Battle, rec: Rec, unit: UnitState) -> None:
+        event = decide_fire(b, unit, phase)
+        if event is not None:
+            _checks(b, rec, rec.emit(event))
+
+    return act
+
+
+def _melee(b: Battle, rec: Rec, unit: UnitState) -> None:
+    event = decide_melee(b, unit)
+    if event is not None:
+        _checks(b, rec, rec.emit(event))
+
+
+def _rally(b: Battle, rec: Rec, unit: UnitState) -> None:
+    for event in (decide_rest(b, unit), decide_rally(b, unit)):
+        if event is not None:
+            rec.emit(event)
+
+
+ACTIONS: dict[str, Callable[[Battle, Rec, UnitState], None]] = {
+    "movement": _movement,
+    "defensive_fire": _fire("defensive_fire"),
+    "offensive_fire": _fire("offensive_fire"),
+    "melee": _melee,
+    "rally": _rally,
+}
+
+
+def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
+    unit = b.state.units[uid]
+    order = (b.rank[uid],)
+    while True:
+        for phase in PHASES:
+            yield b.kernel.phase(phase, order)
+            if b.state.ended or not unit.active:
+                return
+            ACTIONS[phase](b, rec, unit)
+
+
+def _turn_end(b: Battle, rec: Rec) -> Callable[[int], bool]:
+    def end(turn: int) -> bool:
+        for event in decide_breaks(b):
+            rec.emit(event)
+        ended = decide_end(b, last_turn=turn == b.scenario.turns.limit)
+        if ended is not None:
+            rec.emit(ended)
+        rec.end_turn(turn, b.now)
+        b.streams.forget(f"{turn}/")
+        return b.state.ended
+
+    return end
+
+
+def simulate(scenario: MusketScenario, header: Header, sink: Sink) -> BattleState:
+    """Fight the battle, writing its replay to ``sink``; return the final state."""
+    state = initial_state(scenario)
+    rec = Recorder(EventLog(header, sink), Projection(state, apply_event), snapshot)
+    env = simpy.Environment()
+    kernel = TurnKernel(env, PHASES, scenario.turns.minutes)
+    b = Battle(scenario, state, Streams(header.seed), kernel)
+    for uid in state.units:
+        env.process(_unit(b, rec, uid))
+    kernel.start(scenario.turns.limit, _turn_end(b, rec))
+    env.run()
+    rec.close(state.turn)
+    return state

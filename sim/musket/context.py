@@ -1,0 +1,167 @@
+"""The read-only view of a battle that the ``musket`` rules decide from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.kernel import TurnKernel
+from engine.rng import Stream, Streams
+from sim.musket.data import QUALITY_MORALE, TERRAIN
+from sim.musket.hexmap import distance, neighbours
+from sim.musket.options import MusketOptions
+from sim.musket.scenario import MusketScenario, Order, SideSpec
+from sim.musket.state import BattleState, UnitState
+
+__all__ = ["Battle", "Hex"]
+
+Hex = tuple[int, int]
+
+
+@dataclass
+class Battle:
+    """Scenario, options, current state, random streams and clock.
+
+    Rules read it and return events; only the recorder's apply changes
+    ``state``.
+    """
+
+    scenario: MusketScenario
+    state: BattleState
+    streams: Streams
+    kernel: TurnKernel
+    terrain: dict[Hex, str] = field(init=False)
+    rank: dict[str, int] = field(init=False)
+    sides: dict[str, SideSpec] = field(init=False)
+    orders: dict[str, Order] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.terrain = {(h[0], h[1]): p.terrain for p in self.scenario.map.terrain for h in p.hexes}
+        self.rank = {uid: i for i, uid in enumerate(self.state.units)}
+        self.sides = {s.id: s for s in self.scenario.sides}
+        self.orders = {u.id: u.order for s in self.scenario.sides for u in s.units}
+
+    @property
+    def options(self) -> MusketOptions:
+        """The ruleset options of this scenario."""
+        return self.scenario.options
+
+    @property
+    def turn(self) -> int:
+        """The current turn (1-based)."""
+        return self.kernel.turn
+
+    @property
+    def now(self) -> float:
+        """Simulation time in minutes."""
+        return float(self.kernel.env.now)
+
+    def stream(self, purpose: str, *key: str | int) -> Stream:
+        """The stream for ``purpose`` this turn: name ``<turn>/<purpose>/<key...>``."""
+        return self.streams.stream(self.turn, purpose, *key)
+
+    def on_map(self, h: Hex) -> bool:
+        """True when ``h`` lies on the map."""
+        return 0 <= h[0] < self.scenario.map.width and 0 <= h[1] < self.scenario.map.height
+
+    def cover(self, h: Hex | None) -> tuple[str, int]:
+        """Terrain name and its cover modifier (percent) at ``h``."""
+        name = self.terrain.get(h, "clear") if h is not None else "clear"
+        return name, TERRAIN[name]["cover"]
+
+    def move_cost(self, h: Hex) -> int:
+        """Movement points to enter ``h``."""
+        return TERRAIN[self.terrain.get(h, "clear")]["move_cost"]
+
+    def enemies(self, unit: UnitState) -> list[UnitState]:
+        """Active enemy units on the map, in scenario order."""
+        return [
+            u
+            for u in self.state.units.values()
+            if u.side != unit.side and u.active and u.hex is not None
+        ]
+
+    def nearest_enemy(self, unit: UnitState, within: int | None = None) -> UnitState | None:
+        """The closest enemy (ties: scenario order), optionally within a range."""
+        assert unit.hex is not None
+        best: tuple[int, int] | None = None
+        found: UnitState | None = None
+        for e in self.enemies(unit):
+            assert e.hex is not None
+            key = (distance(unit.hex, e.hex), self.rank[e.id])
+            if (within is None or key[0] <= within) and (best is None or key < best):
+                best, found = key, e
+        return found
+
+    def adjacent_enemy(self, unit: UnitState, at: Hex | None = None) -> bool:
+        """True when an enemy stands next to ``at`` (default: the unit's hex)."""
+        here = at if at is not None else unit.hex
+        if here is None:
+            return False
+        for h in neighbours(here):
+            uid = self.state.occupant.get(h)
+            if uid is not None and self.state.units[uid].side != unit.side:
+                return True
+        return False
+
+    def charge_target(self, unit: UnitState) -> UnitState | None:
+        """The order's target while it is on the field, else the nearest enemy [ours]."""
+        tid = self.orders[unit.id].target
+        if tid is not None:
+            t = self.state.units[tid]
+            if t.active and t.hex is not None:
+                return t
+        return self.nearest_enemy(unit) if unit.hex is not None else None
+
+    def edge_distance(self, h: Hex, edge: str) -> int:
+        """Rows or columns between ``h`` and a map edge (0 on the edge)."""
+        m = self.scenario.map
+        return {
+            "north": h[1],
+            "south": m.height - 1 - h[1],
+            "west": h[0],
+            "east": m.width - 1 - h[0],
+        }[edge]
+
+    def fatigue_level(self, unit: UnitState) -> str:
+        """``low``, ``medium``, ``high`` or ``max`` (rules-notes §1 [src])."""
+        o = self.options
+        if unit.fatigue >= o.fatigue_max:
+            return "max"
+        if unit.fatigue >= o.fatigue_high:
+            return "high"
+        return "medium" if unit.fatigue >= o.fatigue_medium else "low"
+
+    def fatigue_penalty(self, unit: UnitState) -> int:
+        """Percent lost to fatigue for fire and melee; doubled for artillery, capped."""
+        o = self.options
+        pct = {
+            "low": 0,
+            "medium": o.fatigue_penalty_medium,
+            "high": o.fatigue_penalty_high,
+            "max": o.fatigue_penalty_max,
+        }[self.fatigue_level(unit)]
+        if unit.kind == "artillery" and o.artillery_fatigue_double:
+            pct *= 2
+        return min(pct, o.fatigue_penalty_max)
+
+    def morale_modifiers(self, unit: UnitState, *, rally: bool = False) -> dict[str, int]:
+        """Morale modifiers (rules-notes §1 [src]); a rally omits 'already disrupted'."""
+        mods: dict[str, int] = {}
+        if unit.leader:
+            mods["leader"] = 1
+        if unit.ammo == "low":
+            mods["low_ammo"] = -1
+        if self.scenario.turns.night:
+            mods["night"] = -2
+        level = self.fatigue_level(unit)
+        if level == "medium":
+            mods["fatigue_medium"] = -1
+        elif level in ("high", "max"):
+            mods["fatigue_high"] = -2
+        if unit.morale == "disrupted" and not rally:
+            mods["disrupted"] = -1
+        return mods
+
+    def morale_base(self, unit: UnitState) -> int:
+        """Morale value of the unit's quality, A–F = 6..1."""
+        return QUALITY_MORALE[unit.quality]

@@ -1,0 +1,84 @@
+"""Rules data of the ``musket`` ruleset: weapons, terrain, quality, phases.
+
+Sources are tagged as in ``shared/rules-notes.md`` §1: [src] the game
+family's documentation, [fan] a public fan implementation, [ours] our
+choice.  The whole module's tables are digested into every replay header
+(``rules_digest``), so a changed table is visible in old replays.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+__all__ = [
+    "ARTILLERY_VALUE_SCALE",
+    "KINDS",
+    "MORALE_STATES",
+    "PHASES",
+    "QUALITY_FIRE_MODIFIER",
+    "QUALITY_MORALE",
+    "TERRAIN",
+    "WEAPONS",
+    "Terrain",
+    "rules_data",
+]
+
+RULES_VERSION: Final = "1"
+
+PHASES: Final = ("movement", "defensive_fire", "offensive_fire", "melee", "rally")
+"""The phases of a turn, in order (rules-notes §1 [src])."""
+
+KINDS: Final = ("infantry", "cavalry", "artillery")
+MORALE_STATES: Final = ("good", "disrupted", "routed", "eliminated")
+
+# Fire value per man (infantry, cavalry) or per gun (artillery) at 1, 2, 3 ...
+# hexes; past the end of a tuple the weapon cannot reach.  rules-notes §1 [fan].
+WEAPONS: Final[dict[str, dict[str, object]]] = {
+    "rifle_musket": {"kind": "small_arms", "values": (4, 3, 2, 1), "source": "fan"},
+    "smoothbore": {"kind": "small_arms", "values": (4, 1), "source": "fan"},
+    # [ours] cavalry carbines: short, light fire.
+    "carbine": {"kind": "small_arms", "values": (3, 1), "source": "ours"},
+    "napoleon_12pdr": {"kind": "gun", "values": (11, 9, 7), "source": "fan"},
+    # [fan] "about 7 at 1, 6 at 3, 2 at 10"; [ours] the hexes between, interpolated.
+    "rifled_3in": {"kind": "gun", "values": (7, 7, 6, 5, 5, 4, 4, 3, 3, 2), "source": "fan"},
+    # [ours] Napoleonic foot artillery, in the same scale as the Napoleon 12-pdr.
+    "french_12pdr": {"kind": "gun", "values": (12, 9, 6, 3), "source": "ours"},
+    "foot_6pdr": {"kind": "gun", "values": (8, 6, 4), "source": "ours"},
+}
+
+ARTILLERY_VALUE_SCALE: Final = 50
+"""Artillery fire value = value per gun × guns × 50 (rules-notes §1 [fan])."""
+
+Terrain = Literal["clear", "woods", "stone_wall", "breastworks", "fence"]
+
+# cover: modifier (percent) to fire at (and melee against) a unit in the hex,
+# rules-notes §1 [src]; move_cost: movement points to enter [ours].
+TERRAIN: Final[dict[str, dict[str, int]]] = {
+    "clear": {"cover": 0, "move_cost": 1},
+    "woods": {"cover": -40, "move_cost": 2},
+    "stone_wall": {"cover": -40, "move_cost": 1},
+    "breastworks": {"cover": -30, "move_cost": 1},
+    "fence": {"cover": -20, "move_cost": 1},
+}
+
+QUALITY_MORALE: Final = {"A": 6, "B": 5, "C": 4, "D": 3, "E": 2, "F": 1}
+"""Morale value by quality A–F (rules-notes §1 [src])."""
+
+QUALITY_FIRE_MODIFIER: Final = {"A": 10, "B": 10, "C": 0, "D": 0, "E": -10, "F": -10}
+"""Firer's quality modifier in percent (rules-notes §1 [fan])."""
+
+
+def rules_data() -> dict[str, object]:
+    """Return the ruleset's tables as plain data, for the header's digest."""
+    return {
+        "rules_version": RULES_VERSION,
+        "phases": list(PHASES),
+        "weapons": {
+            k: {**v, "values": list(v["values"])}  # type: ignore[call-overload]
+            for k, v in WEAPONS.items()
+        },
+        "artillery_value_scale": ARTILLERY_VALUE_SCALE,
+        "terrain": TERRAIN,
+        "quality_morale": QUALITY_MORALE,
+        "quality_fire_modifier": QUALITY_FIRE_MODIFIER,
+    }

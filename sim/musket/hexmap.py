@@ -1,0 +1,40 @@
+"""Hex geometry: "odd-q" offset coordinates (flat-topped hexes in columns).
+
+A hex is ``(column, row)``; odd columns sit half a hex lower.  Distances
+are counted in hexes of 125 yards through cube coordinates.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["YARDS_PER_HEX", "distance", "neighbours"]
+
+YARDS_PER_HEX: Final = 125
+
+Hex = tuple[int, int]
+
+# Fixed neighbour order (N, NE, SE, S, SW, NW) so every tie-break is stable.
+_EVEN: Final = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 0), (-1, -1))
+_ODD: Final = ((0, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))
+
+
+def _cube(h: Hex) -> tuple[int, int, int]:
+    col, row = h
+    x = col
+    z = row - (col - (col & 1)) // 2
+    return x, -x - z, z
+
+
+def distance(a: Hex, b: Hex) -> int:
+    """Return the number of hexes between ``a`` and ``b``."""
+    ax, ay, az = _cube(a)
+    bx, by, bz = _cube(b)
+    return max(abs(ax - bx), abs(ay - by), abs(az - bz))
+
+
+def neighbours(h: Hex) -> list[Hex]:
+    """Return the six hexes next to ``h`` in the fixed order N, NE, SE, S, SW, NW."""
+    col, row = h
+    steps = _ODD if col & 1 else _EVEN
+    return [(col + dc, row + dr) for dc, dr in steps]

@@ -1,0 +1,113 @@
+"""One combat results calculation with its draws, as an event payload.
+
+The steps and their draws, in this order on one stream (docs/rules/musket.md):
+
+1. casualty value x ~ Uniform(L, H): one draw, or two averaged with the
+   Alternative Calculation (seed 003 L17);
+2. random rounding of x to casualties c: one draw (seed 003 L5);
+3. for a battery, guns lost from c at 25 men a gun: one draw (seed 003 L7);
+4. fatigue Uniform(c, 3c) × factor, randomly rounded: two draws when c > 0
+   (seed 003 L9);
+5. whether a morale check is required, p = c/(c+25): one draw when c > 0
+   (seed 003 L11-L15).
+"""
+
+from __future__ import annotations
+
+from engine.events import Draw
+from engine.rng import Stream
+from sim.musket import combat
+from sim.musket.events import Casualties
+from sim.musket.options import MusketOptions
+from sim.musket.state import UnitState
+
+__all__ = ["casualty_roll", "finish"]
+
+
+class _Roll:
+    """The casualty value and rounding, kept open until fatigue's factor is known."""
+
+    __slots__ = (
+        "alternative",
+        "casualties",
+        "draws",
+        "hcv",
+        "lcv",
+        "modifiers",
+        "rng",
+        "value",
+        "x",
+    )
+
+    def __init__(
+        self,
+        rng: Stream,
+        v: float,
+        modifiers: dict[str, float],
+        lcv: float,
+        hcv: float,
+        alternative: bool,
+    ) -> None:
+        self.rng, self.value, self.modifiers = rng, v, modifiers
+        self.lcv, self.hcv, self.alternative = lcv, hcv, alternative
+        self.draws: list[Draw] = []
+        m = sum(modifiers.values())
+        r = combat.casualty_range(v, m, lcv, hcv)
+        self.x = combat.uniform_between(r.low, r.high, self._u())
+        if alternative:
+            # [ours] average the two real-valued draws, then round once.
+            self.x = (self.x + combat.uniform_between(r.low, r.high, self._u())) / 2.0
+        self.casualties = combat.random_round(self.x, self._u())
+
+    def _u(self) -> float:
+        d = self.rng.draw()
+        self.draws.append(d)
+        return d.u
+
+
+def casualty_roll(
+    rng: Stream, v: float, modifiers: dict[str, float], lcv: float, hcv: float, alternative: bool
+) -> _Roll:
+    """Steps 1–2: draw the casualty value and round it."""
+    return _Roll(rng, v, modifiers, lcv, hcv, alternative)
+
+
+def finish(
+    roll: _Roll, target: UnitState, options: MusketOptions, fatigue_factor: float = 1.0
+) -> Casualties:
+    """Steps 3–5: guns lost, fatigue and the morale-check draw; the event payload."""
+    c = roll.casualties
+    guns = 0
+    if target.kind == "artillery" and c > 0:
+        guns = combat.guns_lost(c, options.men_per_gun, roll._u())
+    fatigue_value = 0.0
+    added = 0
+    if c > 0:
+        fatigue_value = combat.fatigue_value(c, roll._u()) * fatigue_factor
+        rounded = combat.random_round(fatigue_value, roll._u())
+        added = max(0, min(rounded, options.fatigue_max - target.fatigue))
+    p = combat.morale_check_probability(c)
+    check = c > 0 and roll._u() < p
+    if target.fatigue >= options.fatigue_max and fatigue_value > 0:
+        check = True  # a unit at maximum fatigue that takes more must check [src]
+    m = sum(roll.modifiers.values())
+    r = combat.casualty_range(roll.value, m, roll.lcv, roll.hcv)
+    return Casualties(
+        v=roll.value,
+        modifier=m,
+        modifiers=roll.modifiers,
+        lcv=roll.lcv,
+        hcv=roll.hcv,
+        alternative=roll.alternative,
+        effective=r.effective,
+        low=r.low,
+        high=r.high,
+        value=roll.x,
+        casualties=c,
+        guns_lost=guns,
+        fatigue_value=fatigue_value,
+        fatigue_added=added,
+        morale_check_p=p,
+        morale_check=check,
+        draws=roll.draws,
+    )

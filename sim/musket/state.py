@@ -1,0 +1,229 @@
+"""Battle state of the ``musket`` ruleset, and the one function that changes it.
+
+:func:`apply` is the only writer of state: the live simulation calls it
+(through the engine's recorder) for each event it logs, and replay folds
+the logged events through it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from functools import singledispatch
+from typing import Any
+
+from engine.events import Event, TurnEnded
+from sim.musket.events import (
+    BattleEnded,
+    Casualties,
+    Fired,
+    LeftField,
+    Meleed,
+    MoraleTested,
+    Moved,
+    Rallied,
+    Rested,
+    SideBroken,
+)
+from sim.musket.scenario import MusketScenario
+
+__all__ = ["BattleState", "SideState", "UnitState", "apply", "initial_state", "snapshot"]
+
+Hex = tuple[int, int]
+
+
+@dataclass(slots=True)
+class UnitState:
+    """One unit's changing state (its fixed data stays in the scenario)."""
+
+    id: str
+    side: str
+    name: str
+    kind: str
+    quality: str
+    weapon: str
+    formation: str
+    leader: bool
+    ammo: str
+    initial: int
+    strength: int
+    hex: Hex | None
+    fatigue: int = 0
+    morale: str = "good"
+    men_lost: int = 0
+    guns_lost: int = 0
+    moved_turn: int = 0
+    fired_turn: int = 0
+    fought_turn: int = 0
+
+    @property
+    def active(self) -> bool:
+        """On the field and not eliminated."""
+        return self.morale != "eliminated"
+
+
+@dataclass(slots=True)
+class SideState:
+    """One army's standing."""
+
+    id: str
+    name: str
+    broken: bool = False
+
+
+@dataclass(slots=True)
+class BattleState:
+    """The whole battle: units in scenario order, sides, outcome."""
+
+    turn: int
+    units: dict[str, UnitState]
+    sides: dict[str, SideState]
+    occupant: dict[Hex, str] = field(default_factory=dict)
+    ended: bool = False
+    winner: str | None = None
+    reason: str = ""
+    objective_points: dict[str, int] = field(default_factory=dict)
+
+
+def initial_state(sc: MusketScenario) -> BattleState:
+    """Build the state at the start of the battle from its scenario."""
+    units = {
+        u.id: UnitState(
+            id=u.id,
+            side=s.id,
+            name=u.name,
+            kind=u.kind,
+            quality=u.quality,
+            weapon=u.weapon,
+            formation=u.formation,
+            leader=u.leader,
+            ammo=u.ammo,
+            initial=u.strength,
+            strength=u.strength,
+            hex=(u.at[0], u.at[1]),
+            fatigue=u.fatigue,
+        )
+        for s in sc.sides
+        for u in s.units
+    }
+    sides = {s.id: SideState(s.id, s.name) for s in sc.sides}
+    occupant = {u.hex: u.id for u in units.values() if u.hex is not None}
+    return BattleState(turn=0, units=units, sides=sides, occupant=occupant)
+
+
+def snapshot(state: BattleState) -> dict[str, Any]:
+    """Return the state as plain JSON data (for digests and tests)."""
+    return {
+        "turn": state.turn,
+        "units": [asdict(u) for u in state.units.values()],
+        "sides": [asdict(s) for s in state.sides.values()],
+        "ended": state.ended,
+        "winner": state.winner,
+        "reason": state.reason,
+        "objective_points": dict(sorted(state.objective_points.items())),
+    }
+
+
+def _place(state: BattleState, unit: UnitState, to: Hex | None) -> None:
+    if unit.hex is not None and state.occupant.get(unit.hex) == unit.id:
+        del state.occupant[unit.hex]
+    unit.hex = to
+    if to is not None:
+        state.occupant[to] = unit.id
+
+
+def _take(state: BattleState, unit: UnitState, c: Casualties) -> None:
+    if unit.kind == "artillery":
+        lost = min(c.guns_lost, unit.strength)
+        unit.guns_lost += lost
+    else:
+        lost = min(c.casualties, unit.strength)
+        unit.men_lost += lost
+    unit.strength -= lost
+    unit.fatigue += c.fatigue_added
+    if unit.strength == 0:
+        unit.morale = "eliminated"
+        _place(state, unit, None)
+
+
+@singledispatch
+def apply(event: Event, state: BattleState) -> None:
+    """Apply one event to the state (dispatch on the event's class)."""
+    raise TypeError(f"musket cannot apply {type(event).__name__}")
+
+
+def apply_event(state: BattleState, event: Event) -> None:
+    """The engine's argument order: ``(state, event)``."""
+    apply(event, state)
+
+
+@apply.register
+def _(event: TurnEnded, state: BattleState) -> None:
+    state.turn = event.turn
+
+
+@apply.register
+def _(event: Moved, state: BattleState) -> None:
+    unit = state.units[event.unit]
+    _place(state, unit, event.path[-1])
+    if event.reason == "order":
+        unit.moved_turn = event.turn
+
+
+@apply.register
+def _(event: LeftField, state: BattleState) -> None:
+    unit = state.units[event.unit]
+    _place(state, unit, None)
+    unit.morale = "eliminated"
+
+
+@apply.register
+def _(event: Fired, state: BattleState) -> None:
+    state.units[event.unit].fired_turn = event.turn
+    _take(state, state.units[event.target], event.result)
+
+
+@apply.register
+def _(event: Meleed, state: BattleState) -> None:
+    attacker, defender = state.units[event.unit], state.units[event.target]
+    attacker.fought_turn = defender.fought_turn = event.turn
+    _take(state, attacker, event.attacker_losses)
+    _take(state, defender, event.defender_losses)
+    loser = defender if event.winner == attacker.id else attacker
+    winner = attacker if loser is defender else defender
+    if loser.active:
+        loser.morale = event.loser_state
+        if event.loser_state == "eliminated":
+            _place(state, loser, None)
+        elif event.loser_retreats_to is not None:
+            _place(state, loser, event.loser_retreats_to)
+    if event.winner_advances_to is not None and winner.active:
+        _place(state, winner, event.winner_advances_to)
+
+
+@apply.register
+def _(event: MoraleTested, state: BattleState) -> None:
+    state.units[event.unit].morale = event.after
+
+
+@apply.register
+def _(event: Rallied, state: BattleState) -> None:
+    state.units[event.unit].morale = event.after
+
+
+@apply.register
+def _(event: Rested, state: BattleState) -> None:
+    unit = state.units[event.unit]
+    unit.fatigue = max(0, unit.fatigue - event.recovered)
+
+
+@apply.register
+def _(event: SideBroken, state: BattleState) -> None:
+    state.sides[event.side].broken = True
+
+
+@apply.register
+def _(event: BattleEnded, state: BattleState) -> None:
+    state.ended = True
+    state.winner = event.winner
+    state.reason = event.reason
+    state.objective_points = dict(event.objective_points)
