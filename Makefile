@@ -37,7 +37,7 @@ bench: $(BIN)/battlesim
 
 ## golden: regenerate the golden replays (an explicit, reviewed act)
 golden: $(BIN)/battlesim
-	$(BIN)/python -m tests.golden regenerate
+	$(BIN)/python tests/golden.py regenerate
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache

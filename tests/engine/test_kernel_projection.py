@@ -1,0 +1,70 @@
+"""The turn kernel's documented ordering, and projection's order check."""
+
+from __future__ import annotations
+
+import pytest
+import simpy
+
+from engine.kernel import TurnKernel
+from engine.projection import OutOfOrder, Projection, fold
+from tests.engine.conftest import Ping
+
+
+def test_phases_open_in_order_and_waiters_resume_by_order_key() -> None:
+    """Within a phase, waiters resume by ascending order key, whatever their start order."""
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("move", "fire"), turn_minutes=20)
+    trace: list[tuple[float, int, str, str]] = []
+
+    def unit(name: str, key: int) -> simpy.events.ProcessGenerator:
+        for _ in range(2):
+            for phase in ("move", "fire"):
+                yield kernel.phase(phase, (key,))
+                trace.append((env.now, kernel.turn, phase, name))
+
+    for name, key in (("c", 3), ("a", 1), ("b", 2)):
+        env.process(unit(name, key))
+    ends: list[int] = []
+    kernel.start(2, lambda t: ends.append(t) is not None)
+    env.run()
+    assert trace == [
+        (0, 1, "move", "a"),
+        (0, 1, "move", "b"),
+        (0, 1, "move", "c"),
+        (10, 1, "fire", "a"),
+        (10, 1, "fire", "b"),
+        (10, 1, "fire", "c"),
+        (20, 2, "move", "a"),
+        (20, 2, "move", "b"),
+        (20, 2, "move", "c"),
+        (30, 2, "fire", "a"),
+        (30, 2, "fire", "b"),
+        (30, 2, "fire", "c"),
+    ]
+    assert ends == [1, 2]
+
+
+def test_turn_end_can_stop_the_clock() -> None:
+    """A true result from on_turn_end stops the battle after that turn."""
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("only",), turn_minutes=5)
+    kernel.start(10, lambda t: t == 3)
+    env.run()
+    assert (kernel.turn, env.now, kernel.finished) == (3, 15, True)
+
+
+def test_projection_refuses_out_of_order_events() -> None:
+    """Applying seq 1 before seq 0 raises OutOfOrder."""
+    seen: list[int] = []
+    p = Projection(seen, lambda s, e: s.append(e.seq))
+    with pytest.raises(OutOfOrder):
+        p.apply(Ping(seq=1, turn=1, time=0, n=0))
+    p.apply(Ping(seq=0, turn=1, time=0, n=0))
+    assert seen == [0]
+
+
+def test_fold_stops_before_the_until_event() -> None:
+    """fold applies events until the predicate first holds."""
+    events = [Ping(seq=i, turn=i // 2 + 1, time=i, n=i) for i in range(6)]
+    got = fold([], events, lambda s, e: s.append(e.seq), until=lambda e: e.turn > 2)
+    assert got == [0, 1, 2, 3]

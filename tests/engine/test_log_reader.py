@@ -1,0 +1,128 @@
+"""The log's file format and the reader's integrity checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.events import EventRegistry
+from engine.log import Header
+from engine.reader import ReplayError, read_replay
+from tests.engine.conftest import REGISTRY, Ping, write_log
+
+
+def _registry(_: Header) -> EventRegistry:
+    return REGISTRY
+
+
+def _write(tmp_path: Path, lines: list[str], tail: str = "\n") -> Path:
+    path = tmp_path / "r.jsonl"
+    path.write_text("\n".join(lines) + tail, encoding="utf-8")
+    return path
+
+
+def test_layout_is_header_events_footer(lines: list[str]) -> None:
+    """Line 1 is the header, then one line per event, then the footer."""
+    head = json.loads(lines[0])
+    assert head["format"] == "battlesim-replay"
+    assert head["format_version"] == 1
+    assert [json.loads(x)["seq"] for x in lines[1:-1]] == [0, 1, 2, 3, 4]
+    assert json.loads(lines[-1])["footer"] is True
+    assert json.loads(lines[-1])["events"] == 5
+
+
+def test_round_trip_is_lossless(tmp_path: Path, lines: list[str]) -> None:
+    """Reading a written log gives back the same events, field for field."""
+    replay = read_replay(_write(tmp_path, lines), _registry)
+    assert replay.events == [
+        Ping(seq=i, turn=1 + i // 2, time=float(i), n=i * 10) for i in range(5)
+    ]
+    assert replay.footer is not None and replay.footer.events == 5
+
+
+def test_edited_line_is_located(tmp_path: Path, lines: list[str]) -> None:
+    """Changing one digit of event seq 2 breaks the chain at seq 2."""
+    lines[3] = lines[3].replace('"n":20', '"n":21')
+    with pytest.raises(ReplayError) as err:
+        read_replay(_write(tmp_path, lines), _registry)
+    assert (err.value.line, err.value.seq) == (4, 2)
+    assert "hash chain broken" in err.value.message
+
+
+def test_deleted_line_is_located(tmp_path: Path, lines: list[str]) -> None:
+    """Dropping event seq 1 is caught at the line where seq 1 should be."""
+    del lines[2]
+    with pytest.raises(ReplayError) as err:
+        read_replay(_write(tmp_path, lines), _registry)
+    assert (err.value.line, err.value.seq) == (3, 1)
+
+
+def test_reordered_lines_are_located(tmp_path: Path, lines: list[str]) -> None:
+    """Swapping seq 3 and 4 is caught at seq 3."""
+    lines[4], lines[5] = lines[5], lines[4]
+    with pytest.raises(ReplayError) as err:
+        read_replay(_write(tmp_path, lines), _registry)
+    assert err.value.seq == 3
+
+
+def test_missing_footer_is_truncation(tmp_path: Path, lines: list[str]) -> None:
+    """A file that stops after an event is reported truncated after that seq."""
+    with pytest.raises(ReplayError) as err:
+        read_replay(_write(tmp_path, lines[:-1]), _registry)
+    assert err.value.message == "truncated: no footer after seq 4"
+    assert err.value.seq == 5
+
+
+def test_truncated_prefix_is_readable_when_allowed(tmp_path: Path, lines: list[str]) -> None:
+    """A crash leaves a prefix that can still be read, event by event."""
+    replay = read_replay(_write(tmp_path, lines[:4]), _registry, allow_truncated=True)
+    assert [e.seq for e in replay.events] == [0, 1, 2]
+    assert replay.footer is None
+
+
+def test_half_written_last_line_is_truncation(tmp_path: Path, lines: list[str]) -> None:
+    """A last line cut mid-write (no newline) is reported as truncated at that line."""
+    text = "\n".join(lines[:4]) + "\n" + lines[4][:20]
+    path = tmp_path / "r.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ReplayError) as err:
+        read_replay(path, _registry)
+    assert (err.value.line, err.value.message) == (5, "truncated: the last line is incomplete")
+
+
+def test_newer_format_is_refused_clearly(tmp_path: Path) -> None:
+    """A replay from a newer format version names both versions."""
+    lines = write_log(1)
+    head = json.loads(lines[0])
+    head.pop("h")
+    head["format_version"] = 99
+    from engine.canonical import canonical_json
+    from engine.log import GENESIS, seal
+
+    lines[0] = seal(GENESIS, canonical_json(head))[0]
+    with pytest.raises(ReplayError) as err:
+        read_replay(_write(tmp_path, lines), _registry)
+    assert err.value.message == (
+        "replay format version 99 is newer than this battlesim reads (1); upgrade battlesim"
+    )
+
+
+def test_not_a_replay_is_refused(tmp_path: Path) -> None:
+    """A file that is not a replay fails at line 1 without a traceback-worthy error."""
+    path = tmp_path / "x.jsonl"
+    path.write_text("hello\n", encoding="utf-8")
+    with pytest.raises(ReplayError) as err:
+        read_replay(path, _registry)
+    assert str(err.value) == f'{path}:1: line has no hash-chain link "h"'
+
+
+def test_unknown_event_type_is_named(tmp_path: Path) -> None:
+    """An event type the registry does not know is named in the error."""
+    lines = write_log(2)
+    empty = EventRegistry([])
+    with pytest.raises(ReplayError) as err:
+        read_replay(_write(tmp_path, lines), lambda _: empty)
+    assert err.value.seq == 0
+    assert "unknown event type 'test.ping'" in err.value.message
