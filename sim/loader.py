@@ -2,9 +2,10 @@
 
 YAML is composed into nodes by PyYAML's safe composer and turned into plain
 data here: only the standard scalar tags are accepted (no tag ever runs
-code), files over :data:`MAX_BYTES` and documents that expand past
-:data:`MAX_NODES` nodes through aliases are refused before any work, and each
-mapping key's line is remembered so a validation error can name it.
+code), files over :data:`MAX_BYTES`, documents nested deeper than
+:data:`MAX_DEPTH` and documents that expand past :data:`MAX_NODES` nodes
+through aliases are refused before any work, and each mapping key's line is
+remembered so a validation error can name it.
 """
 
 from __future__ import annotations
@@ -18,13 +19,24 @@ from pydantic import BaseModel, ValidationError
 
 from sim.ruleset import Problem, Ruleset, get_ruleset
 
-__all__ = ["MAX_BYTES", "MAX_NODES", "Located", "ScenarioError", "load_scenario", "parse_yaml"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "Located",
+    "ScenarioError",
+    "load_scenario",
+    "parse_yaml",
+]
 
 MAX_BYTES = 2 * 1024 * 1024
 MAX_NODES = 200_000
+MAX_DEPTH = 100
 
 Path_ = tuple[str | int, ...]
 _INT = "tag:yaml.org,2002:int"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
 _TEXTUAL = {"tag:yaml.org,2002:timestamp"}
 _SCALARS = {
     "tag:yaml.org,2002:str",
@@ -59,6 +71,36 @@ class ScenarioError(Exception):
         super().__init__("\n".join(str(p) for p in problems))
 
 
+class _TooDeep(Exception):
+    """Raised by :class:`_Loader` at the first node past :data:`MAX_DEPTH`."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing nesting deeper than :data:`MAX_DEPTH`.
+
+    Its composer recurses once per level, so a short file of brackets would
+    otherwise end in a RecursionError instead of a located problem.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                event = self.peek_event()  # type: ignore[no-untyped-call]  # untyped in PyYAML's stubs
+                raise _TooDeep(event.start_mark.line + 1)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
 class _Builder:
     """Turns composed YAML nodes into plain data and a path → line map."""
 
@@ -66,6 +108,7 @@ class _Builder:
         self.file = file
         self.lines: dict[Path_, int] = {}
         self.nodes = 0
+        self._depth = 0
         self._constructor = yaml.SafeLoader("")
 
     def build(self, node: yaml.Node, path: Path_) -> Any:
@@ -74,10 +117,24 @@ class _Builder:
             raise self._error(
                 node, path, f"document too large: more than {MAX_NODES} values (alias expansion?)"
             )
+        # Aliases can nest a document deeper than the composer saw it.
+        if self._depth >= MAX_DEPTH:
+            raise self._error(node, path, f"nested deeper than {MAX_DEPTH} levels")
         self.lines.setdefault(path, node.start_mark.line + 1)
+        self._depth += 1
+        try:
+            return self._value(node, path)
+        finally:
+            self._depth -= 1
+
+    def _value(self, node: yaml.Node, path: Path_) -> Any:
         if isinstance(node, yaml.MappingNode):
+            if node.tag != _MAP:
+                raise self._error(node, path, f"tag {node.tag!r} is not allowed")
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
+            if node.tag != _SEQ:
+                raise self._error(node, path, f"tag {node.tag!r} is not allowed")
             return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
         if node.tag in _TEXTUAL or (node.tag == _INT and ":" in str(node.value)):
             # YAML 1.1 reads 14:00 as a base-60 int and 2024-01-01 as a date:
@@ -85,13 +142,19 @@ class _Builder:
             return str(node.value)
         if node.tag not in _SCALARS:
             raise self._error(node, path, f"tag {node.tag!r} is not allowed")
-        return self._constructor.construct_object(node)
+        try:
+            return self._constructor.construct_object(node)
+        except (ValueError, KeyError, yaml.YAMLError):
+            # An explicit tag on text it cannot read, e.g. ``!!int lots``.
+            raise self._error(
+                node, path, f"{node.value!r} is not a valid {node.tag.rsplit(':', 1)[-1]}"
+            ) from None
 
     def _mapping(self, node: yaml.MappingNode, path: Path_) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            if node.tag != "tag:yaml.org,2002:map" or key_node.tag == "tag:yaml.org,2002:merge":
-                raise self._error(key_node, path, "merge keys and tagged maps are not allowed")
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise self._error(key_node, path, "merge keys ('<<') are not allowed")
             key = self.build(key_node, path)
             if not isinstance(key, str | int):
                 raise self._error(key_node, path, "keys must be text")
@@ -116,11 +179,21 @@ def parse_yaml(text: str, file: str) -> tuple[Any, dict[Path_, int]]:
     if len(text.encode("utf-8")) > MAX_BYTES:
         raise ScenarioError([Located(file, 1, "", f"file too large (limit {MAX_BYTES} bytes)")])
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_Loader)
+    except _TooDeep as exc:
+        raise ScenarioError(
+            [Located(file, exc.line, "", f"nested deeper than {MAX_DEPTH} levels")]
+        ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = mark.line + 1 if mark is not None else 1
         raise ScenarioError([Located(file, line, "", f"not valid YAML: {exc.problem}")]) from None
+    except yaml.reader.ReaderError as exc:
+        line = text[: exc.position].count("\n") + 1
+        char = f"#x{ord(exc.character):04x}" if isinstance(exc.character, str) else "character"
+        raise ScenarioError(
+            [Located(file, line, "", f"not valid YAML: unacceptable {char}: {exc.reason}")]
+        ) from None
     except yaml.YAMLError as exc:
         raise ScenarioError([Located(file, 1, "", f"not valid YAML: {exc}")]) from None
     if node is None:
@@ -142,7 +215,9 @@ def _located(file: str, lines: dict[Path_, int], path: Path_, message: str) -> L
 def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[Ruleset, BaseModel]:
     """Validate parsed data against its ruleset's schema and cross-field checks."""
     if not isinstance(data, dict):
-        raise ScenarioError([Located(file, 1, "", "a scenario is a mapping of fields")])
+        raise ScenarioError(
+            [Located(file, _line(lines, ()), "", "a scenario is a mapping of fields")]
+        )
     name = data.get("ruleset")
     if not isinstance(name, str):
         raise ScenarioError(
@@ -187,14 +262,17 @@ def load_scenario(path: str | Path) -> tuple[Ruleset, BaseModel]:
     """
     file = str(path)
     try:
-        raw = Path(path).read_bytes()
+        with Path(path).open("rb") as fh:
+            # Read one byte past the limit, never the whole of an endless or huge file.
+            raw = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         raise ScenarioError([Located(file, 0, "", f"cannot read: {exc.strerror}")]) from None
     if len(raw) > MAX_BYTES:
         raise ScenarioError([Located(file, 1, "", f"file too large (limit {MAX_BYTES} bytes)")])
     try:
         text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ScenarioError([Located(file, 1, "", "not UTF-8 text")]) from None
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ScenarioError([Located(file, line, "", "not UTF-8 text")]) from None
     data, lines = parse_yaml(text, file)
     return validate_data(data, lines, file)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from engine.kernel import TurnKernel
 from engine.rng import Stream, Streams
 from sim.musket.data import QUALITY_MORALE, TERRAIN
-from sim.musket.hexmap import distance, neighbours
+from sim.musket.hexmap import distance, neighbours, ring
 from sim.musket.options import MusketOptions
 from sim.musket.scenario import MusketScenario, Order, SideSpec
 from sim.musket.state import BattleState, UnitState
@@ -81,16 +81,31 @@ class Battle:
         ]
 
     def nearest_enemy(self, unit: UnitState, within: int | None = None) -> UnitState | None:
-        """The closest enemy (ties: scenario order), optionally within a range."""
+        """The closest enemy (ties: scenario order), optionally within a range.
+
+        With a range, rings of hexes around the unit are searched outward, so
+        the cost depends on the range, not on the size of the armies.
+        """
         assert unit.hex is not None
+        if within is not None and 3 * within * (within + 1) < len(self.state.units):
+            for radius in range(1, within + 1):
+                found = [
+                    self.state.units[uid]
+                    for h in ring(unit.hex, radius)
+                    if (uid := self.state.occupant.get(h)) is not None
+                ]
+                enemies = [u for u in found if u.side != unit.side]
+                if enemies:
+                    return min(enemies, key=lambda u: self.rank[u.id])
+            return None
         best: tuple[int, int] | None = None
-        found: UnitState | None = None
+        nearest: UnitState | None = None
         for e in self.enemies(unit):
             assert e.hex is not None
             key = (distance(unit.hex, e.hex), self.rank[e.id])
             if (within is None or key[0] <= within) and (best is None or key < best):
-                best, found = key, e
-        return found
+                best, nearest = key, e
+        return nearest
 
     def adjacent_enemy(self, unit: UnitState, at: Hex | None = None) -> bool:
         """True when an enemy stands next to ``at`` (default: the unit's hex)."""

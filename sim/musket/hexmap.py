@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["YARDS_PER_HEX", "distance", "neighbours"]
+__all__ = ["YARDS_PER_HEX", "distance", "neighbours", "ring"]
 
 YARDS_PER_HEX: Final = 125
 
@@ -24,6 +24,28 @@ def _cube(h: Hex) -> tuple[int, int, int]:
     x = col
     z = row - (col - (col & 1)) // 2
     return x, -x - z, z
+
+
+_CUBE_DIRECTIONS: Final = ((1, -1, 0), (1, 0, -1), (0, 1, -1), (-1, 1, 0), (-1, 0, 1), (0, -1, 1))
+
+
+def _offset(x: int, z: int) -> Hex:
+    return x, z + (x - (x & 1)) // 2
+
+
+def ring(center: Hex, radius: int) -> list[Hex]:
+    """Return the hexes exactly ``radius`` away from ``center`` (possibly off the map)."""
+    if radius == 0:
+        return [center]
+    x, _, z = _cube(center)
+    dx, _, dz = _CUBE_DIRECTIONS[4]
+    x, z = x + dx * radius, z + dz * radius
+    out = []
+    for ddx, _ddy, ddz in _CUBE_DIRECTIONS:
+        for _ in range(radius):
+            out.append(_offset(x, z))
+            x, z = x + ddx, z + ddz
+    return out
 
 
 def distance(a: Hex, b: Hex) -> int:

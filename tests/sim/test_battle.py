@@ -149,3 +149,19 @@ def test_every_event_names_its_cause() -> None:
         cause = by_seq[check["cause"]]
         assert cause["type"] in ("musket.fired", "musket.meleed")
         assert check["unit"] in (cause["target"], cause["unit"])
+
+
+def test_ring_search_agrees_with_a_full_scan() -> None:
+    """Hexes in ring r are exactly those at distance r."""
+    from sim.musket.hexmap import distance, ring
+
+    for center in ((0, 0), (5, 4), (6, 7)):
+        for r in range(0, 5):
+            got = sorted(ring(center, r))
+            want = sorted(
+                (c, w)
+                for c in range(-6, 20)
+                for w in range(-6, 20)
+                if distance(center, (c, w)) == r
+            )
+            assert got == want
