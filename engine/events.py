@@ -52,7 +52,7 @@ class Event(BaseModel):
 
 
 class TurnEnded(Event):
-    """Engine event closing a turn: the digest of the whole state after it.
+    """Engine event closing a turn: the digest of the whole state at that point.
 
     Readers use it to name the first turn whose state differs and to flush
     the file once a turn.

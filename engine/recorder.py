@@ -55,7 +55,11 @@ class Recorder(Generic[S]):
         return stamped  # type: ignore[return-value]
 
     def end_turn(self, turn: int, time: float) -> TurnEnded:
-        """Log the turn's state digest and flush the file."""
+        """Log the digest of the state at the end of ``turn`` and flush the file.
+
+        Rulesets apply :class:`TurnEnded` as a no-op, so the digest is also
+        that of the state after it.
+        """
         event = self.emit(
             TurnEnded(turn=turn, time=time, state_digest=digest(self.snapshot(self.state)))
         )

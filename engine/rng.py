@@ -3,8 +3,8 @@
 Derivation (format version 1, documented in docs/replay-format.md):
 
 * The *stream key* is a tuple of strings and integers, e.g.
-  ``("fire", 3, "20me")``; its *name* is the parts joined by ``/``
-  (``"fire/3/20me"``).
+  ``(3, "fire", "defensive_fire", "20me")``; its *name* is the parts joined
+  by ``/`` (``"3/fire/defensive_fire/20me"``).
 * The stream's 32-byte root is ``SHA-256("battlesim-rng/1" NUL seed NUL name)``
   with ``seed`` written in decimal.
 * Draw ``i`` (0, 1, 2, ...) is ``SHA-256(root || i as 8 bytes big-endian)``;
@@ -73,8 +73,13 @@ class Stream:
         Returns:
             (roll, u): the roll and the uniform it came from.
         """
-        u = self.uniform()
-        return 1 + math.floor(u * sides), u
+        roll, draw = self.roll(sides)
+        return roll, draw.u
+
+    def roll(self, sides: int) -> tuple[int, Draw]:
+        """Roll a die numbered 1..sides; return the roll and its :class:`Draw`."""
+        draw = self.draw()
+        return 1 + math.floor(draw.u * sides), draw
 
 
 class Streams:

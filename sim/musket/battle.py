@@ -41,16 +41,13 @@ def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
     )
     for uid, result in pairs:
         unit = b.state.units[uid]
-        if result.morale_check and unit.active and unit.hex is not None:
-            reason = (
-                "loss" if result.casualties > 0 and result.morale_check_p > 0 else "max_fatigue"
-            )
+        reason = result.morale_check_reason
+        if reason is not None and unit.active and unit.hex is not None:
             rec.emit(decide_morale(b, unit, event.phase, reason, event.seq))
 
 
 def _movement(b: Battle, rec: Rec, unit: UnitState) -> None:
-    event = decide_move(b, unit)
-    if event is not None:
+    for event in decide_move(b, unit):
         rec.emit(event)
 
 
@@ -120,5 +117,5 @@ def simulate(scenario: MusketScenario, header: Header, sink: Sink) -> BattleStat
         env.process(_unit(b, rec, uid))
     kernel.start(scenario.turns.limit, _turn_end(b, rec))
     env.run()
-    rec.close(state.turn)
+    rec.close(kernel.turn)
     return state

@@ -26,7 +26,7 @@ __all__ = [
 RULES_VERSION: Final = "1"
 
 PHASES: Final = ("movement", "defensive_fire", "offensive_fire", "melee", "rally")
-"""The phases of a turn, in order (rules-notes §1 [src])."""
+"""The phases of a turn, in order [ours]; rules-notes §1 [src] names defensive fire."""
 
 KINDS: Final = ("infantry", "cavalry", "artillery")
 MORALE_STATES: Final = ("good", "disrupted", "routed", "eliminated")
@@ -52,7 +52,7 @@ ARTILLERY_VALUE_SCALE: Final = 50
 Terrain = Literal["clear", "woods", "stone_wall", "breastworks", "fence"]
 
 # cover: modifier (percent) to fire at (and melee against) a unit in the hex,
-# rules-notes §1 [src]; move_cost: movement points to enter [ours].
+# rules-notes §1 [fan]; move_cost: movement points to enter [ours].
 TERRAIN: Final[dict[str, dict[str, int]]] = {
     "clear": {"cover": 0, "move_cost": 1},
     "woods": {"cover": -40, "move_cost": 2},

@@ -58,6 +58,8 @@ class Casualties(BaseModel):
     fatigue_added: int
     morale_check_p: float
     morale_check: bool
+    morale_check_reason: Literal["loss", "max_fatigue"] | None
+    """Why a check is required: the loss draw, or a hit at maximum fatigue."""
     draws: list[Draw]
 
 

@@ -43,7 +43,7 @@ def melee_strength(
 
 def _modifiers(b: Battle, striker: UnitState, struck: UnitState) -> dict[str, float]:
     mods: dict[str, float] = {}
-    if QUALITY_FIRE_MODIFIER[striker.quality]:
+    if b.options.melee_quality and QUALITY_FIRE_MODIFIER[striker.quality]:
         mods[f"quality_{striker.quality}"] = QUALITY_FIRE_MODIFIER[striker.quality]
     if b.fatigue_penalty(striker):
         mods[f"fatigue_{b.fatigue_level(striker)}"] = -b.fatigue_penalty(striker)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from sim.musket.context import Battle
 from sim.musket.events import MoraleTested, Rallied, Rested
 from sim.musket.state import UnitState
@@ -22,14 +24,14 @@ def failure_state(current: str, phase: str) -> str:
     return "disrupted" if phase == "defensive_fire" else "routed"
 
 
-def decide_morale(b: Battle, unit: UnitState, phase: str, reason: str, cause: int) -> MoraleTested:
+def decide_morale(
+    b: Battle, unit: UnitState, phase: str, reason: Literal["loss", "max_fatigue"], cause: int
+) -> MoraleTested:
     """A morale check: fails when a d6 rolls above the modified morale value."""
     mods = b.morale_modifiers(unit)
     base = b.morale_base(unit)
     value = base + sum(mods.values())
-    rng = b.stream("morale", phase, unit.id, cause)
-    draw = rng.draw()
-    roll = 1 + int(draw.u * 6)
+    roll, draw = b.stream("morale", phase, unit.id, cause).roll(6)
     passed = roll <= value
     after = unit.morale if passed else failure_state(unit.morale, phase)
     return MoraleTested(
@@ -57,8 +59,7 @@ def decide_rally(b: Battle, unit: UnitState) -> Rallied | None:
         return None
     mods = b.morale_modifiers(unit, rally=True)
     value = b.morale_base(unit) + sum(mods.values())
-    draw = b.stream("rally", unit.id).draw()
-    roll = 1 + int(draw.u * 6)
+    roll, draw = b.stream("rally", unit.id).roll(6)
     success = roll <= value
     after = _STEP_UP[unit.morale] if success else unit.morale
     return Rallied(

@@ -68,13 +68,16 @@ def _walk(b: Battle, unit: UnitState, goal: Hex, stop_at: int, mp: int) -> list[
     return path
 
 
-def _rout(b: Battle, unit: UnitState) -> Moved | LeftField | None:
+def _rout(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
+    """Run toward the retreat edge; step off it to leave the field."""
     assert unit.hex is not None
     edge = b.sides[unit.side].retreat
     here, path, mp = unit.hex, [], allowance(b, unit)
+    left: list[Moved | LeftField] = []
     while mp > 0:
         if b.edge_distance(here, edge) == 0:
-            return LeftField(turn=b.turn, time=b.now, unit=unit.id, at=here)
+            left.append(LeftField(turn=b.turn, time=b.now, unit=unit.id, at=here))
+            break
         best: tuple[int, int] | None = None
         step: Hex | None = None
         for i, h in enumerate(neighbours(here)):
@@ -88,23 +91,25 @@ def _rout(b: Battle, unit: UnitState) -> Moved | LeftField | None:
         mp -= b.move_cost(step)
         path.append(step)
         here = step
-    if not path:
-        return None
-    return Moved(turn=b.turn, time=b.now, unit=unit.id, reason="rout", path=path, start=unit.hex)
+    moved: list[Moved | LeftField] = []
+    if path:
+        moved.append(
+            Moved(turn=b.turn, time=b.now, unit=unit.id, reason="rout", path=path, start=unit.hex)
+        )
+    return moved + left
 
 
-def decide_move(b: Battle, unit: UnitState) -> Moved | LeftField | None:
-    """The unit's movement this turn, or None when it stays."""
-    if not unit.active or unit.hex is None:
-        return None
+def decide_move(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
+    """The unit's movement this turn, in the order to apply: a move or rout, perhaps
+    leaving the field, or nothing."""
+    if not unit.active or unit.hex is None or unit.morale == "disrupted":
+        return []
     if unit.morale == "routed":
         return _rout(b, unit)
-    if unit.morale == "disrupted":
-        return None
     goal = _goal(b, unit)
     if goal is None:
-        return None
+        return []
     path = _walk(b, unit, goal[0], goal[1], allowance(b, unit))
     if not path:
-        return None
-    return Moved(turn=b.turn, time=b.now, unit=unit.id, reason="order", path=path, start=unit.hex)
+        return []
+    return [Moved(turn=b.turn, time=b.now, unit=unit.id, reason="order", path=path, start=unit.hex)]

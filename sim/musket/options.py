@@ -72,6 +72,11 @@ class MusketOptions(BaseModel):
         description="[ours] The side that lost the smaller share of its "
         "strength wins; a tie goes to the defender.",
     )
+    melee_quality: bool = Field(
+        True,
+        description="[ours] The striking side's quality modifier (A/B +10 %, E/F -10 %) "
+        "applies in melee as in fire.",
+    )
     melee_cover: bool = Field(
         True,
         description="[ours] Cover of the struck unit's hex "
@@ -83,10 +88,10 @@ class MusketOptions(BaseModel):
     guns_captured: bool = Field(
         True, description="[ours] Artillery that loses a melee is captured (eliminated)."
     )
-    disrupted_fire_factor: float = Field(0.5, ge=0, le=1, description="Disrupted firer x0.5 [src].")
-    moved_fire_factor: float = Field(0.5, ge=0, le=1, description="Firer that moved x0.5 [src].")
+    disrupted_fire_factor: float = Field(0.5, ge=0, le=1, description="Disrupted firer x0.5 [fan].")
+    moved_fire_factor: float = Field(0.5, ge=0, le=1, description="Firer that moved x0.5 [fan].")
     column_target_modifier: int = Field(
-        40, ge=-100, le=100, description="Fire at a unit in column +40 % [src]."
+        40, ge=-100, le=100, description="Fire at a unit in column +40 % [fan]."
     )
     rest_recovery_chance: float = Field(
         0.5,

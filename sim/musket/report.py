@@ -50,7 +50,7 @@ def outcome(sc: MusketScenario, state: BattleState) -> dict[str, Any]:
         "winner": winner,
         "winner_name": sc.sides[[s.id for s in sc.sides].index(winner)].name if winner else None,
         "reason": state.reason,
-        "turns": state.turn,
+        "turns": state.ended_turn,
         "sides": sides,
     }
 

@@ -14,6 +14,8 @@ The steps and their draws, in this order on one stream (docs/rules/musket.md):
 
 from __future__ import annotations
 
+from typing import Literal
+
 from engine.events import Draw
 from engine.rng import Stream
 from sim.musket import combat
@@ -87,9 +89,11 @@ def finish(
         rounded = combat.random_round(fatigue_value, roll._u())
         added = max(0, min(rounded, options.fatigue_max - target.fatigue))
     p = combat.morale_check_probability(c)
-    check = c > 0 and roll._u() < p
-    if target.fatigue >= options.fatigue_max and fatigue_value > 0:
-        check = True  # a unit at maximum fatigue that takes more must check [src]
+    reason: Literal["loss", "max_fatigue"] | None = None
+    if c > 0 and roll._u() < p:
+        reason = "loss"
+    elif target.fatigue >= options.fatigue_max and fatigue_value > 0:
+        reason = "max_fatigue"  # a unit at maximum fatigue that takes more must check [src]
     m = sum(roll.modifiers.values())
     r = combat.casualty_range(roll.value, m, roll.lcv, roll.hcv)
     return Casualties(
@@ -108,6 +112,7 @@ def finish(
         fatigue_value=fatigue_value,
         fatigue_added=added,
         morale_check_p=p,
-        morale_check=check,
+        morale_check=reason is not None,
+        morale_check_reason=reason,
         draws=roll.draws,
     )

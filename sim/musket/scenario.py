@@ -142,8 +142,7 @@ def _on_map(sc: MusketScenario, h: tuple[int, int]) -> bool:
     return h[0] < sc.map.width and h[1] < sc.map.height
 
 
-def cross_check(sc: MusketScenario) -> list[Problem]:
-    """Return every problem that spans fields, each with its field path."""
+def _check_map_and_options(sc: MusketScenario) -> list[Problem]:
     problems: list[Problem] = []
     for i, patch in enumerate(sc.map.terrain):
         for j, h in enumerate(patch.hexes):
@@ -154,6 +153,21 @@ def cross_check(sc: MusketScenario) -> list[Problem]:
                         f"hex {list(h)} is off the {sc.map.width}x{sc.map.height} map",
                     )
                 )
+    o = sc.options
+    if not o.fatigue_medium <= o.fatigue_high <= o.fatigue_max:
+        problems.append(
+            (
+                ("options", "fatigue_high"),
+                f"fatigue levels must rise: fatigue_medium {o.fatigue_medium} <= "
+                f"fatigue_high {o.fatigue_high} <= fatigue_max {o.fatigue_max}",
+            )
+        )
+    return problems
+
+
+def cross_check(sc: MusketScenario) -> list[Problem]:
+    """Return every problem that spans fields, each with its field path."""
+    problems = _check_map_and_options(sc)
     side_ids = [s.id for s in sc.sides]
     for i, sid in enumerate(side_ids):
         if side_ids.index(sid) != i:
@@ -197,16 +211,14 @@ def _check_unit(
     elif (weapon["kind"] == "gun") != (u.kind == "artillery"):
         problems.append(((*path, "weapon"), f"{u.kind} cannot use {u.weapon!r}"))
     o = u.order
-    if o.kind in ("engage", "charge"):
-        if o.target is None:
-            problems.append(((*path, "order", "target"), f"a {o.kind} order needs a target"))
-        elif side_of.get(o.target) in (None, side):
-            problems.append(((*path, "order", "target"), f"{o.target!r} is not an enemy unit"))
-        if o.kind == "charge" and u.kind == "artillery":
-            problems.append(((*path, "order", "kind"), "artillery cannot charge"))
-    if o.kind in ("advance", "retire"):
-        if o.to is None:
-            problems.append(((*path, "order", "to"), f"a {o.kind} order needs a hex 'to'"))
-        elif not _on_map(sc, o.to):
-            problems.append(((*path, "order", "to"), "destination is off the map"))
+    if o.kind in ("engage", "charge") and o.target is None:
+        problems.append(((*path, "order", "target"), f"a {o.kind} order needs a target"))
+    if o.target is not None and side_of.get(o.target) in (None, side):
+        problems.append(((*path, "order", "target"), f"{o.target!r} is not an enemy unit"))
+    if o.kind == "charge" and u.kind == "artillery":
+        problems.append(((*path, "order", "kind"), "artillery cannot charge"))
+    if o.kind in ("advance", "retire") and o.to is None:
+        problems.append(((*path, "order", "to"), f"a {o.kind} order needs a hex 'to'"))
+    if o.to is not None and not _on_map(sc, o.to):
+        problems.append(((*path, "order", "to"), "destination is off the map"))
     return problems

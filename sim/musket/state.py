@@ -74,11 +74,11 @@ class SideState:
 class BattleState:
     """The whole battle: units in scenario order, sides, outcome."""
 
-    turn: int
     units: dict[str, UnitState]
     sides: dict[str, SideState]
     occupant: dict[Hex, str] = field(default_factory=dict)
     ended: bool = False
+    ended_turn: int = 0
     winner: str | None = None
     reason: str = ""
     objective_points: dict[str, int] = field(default_factory=dict)
@@ -107,16 +107,16 @@ def initial_state(sc: MusketScenario) -> BattleState:
     }
     sides = {s.id: SideState(s.id, s.name) for s in sc.sides}
     occupant = {u.hex: u.id for u in units.values() if u.hex is not None}
-    return BattleState(turn=0, units=units, sides=sides, occupant=occupant)
+    return BattleState(units=units, sides=sides, occupant=occupant)
 
 
 def snapshot(state: BattleState) -> dict[str, Any]:
     """Return the state as plain JSON data (for digests and tests)."""
     return {
-        "turn": state.turn,
         "units": [asdict(u) for u in state.units.values()],
         "sides": [asdict(s) for s in state.sides.values()],
         "ended": state.ended,
+        "ended_turn": state.ended_turn,
         "winner": state.winner,
         "reason": state.reason,
         "objective_points": dict(sorted(state.objective_points.items())),
@@ -158,7 +158,7 @@ def apply_event(state: BattleState, event: Event) -> None:
 
 @apply.register
 def _(event: TurnEnded, state: BattleState) -> None:
-    state.turn = event.turn
+    """A turn's end changes nothing: its digest is of the state it closes."""
 
 
 @apply.register
@@ -193,6 +193,9 @@ def _(event: Meleed, state: BattleState) -> None:
     if loser.active:
         loser.morale = event.loser_state
         if event.loser_state == "eliminated":
+            if loser.kind == "artillery":  # captured: its guns are lost
+                loser.guns_lost += loser.strength
+                loser.strength = 0
             _place(state, loser, None)
         elif event.loser_retreats_to is not None:
             _place(state, loser, event.loser_retreats_to)
@@ -224,6 +227,7 @@ def _(event: SideBroken, state: BattleState) -> None:
 @apply.register
 def _(event: BattleEnded, state: BattleState) -> None:
     state.ended = True
+    state.ended_turn = event.turn
     state.winner = event.winner
     state.reason = event.reason
     state.objective_points = dict(event.objective_points)
