@@ -65,7 +65,9 @@ def read_lines(path: str | Path) -> list[str]:
     if text and not text.endswith("\n"):
         # A crash mid-write leaves a partial last line; report it as truncation.
         n = text.count("\n") + 1
-        raise ReplayError(name, n, "truncated: the last line is incomplete")
+        raise ReplayError(
+            name, n, "truncated: the last line is incomplete", n - 2 if n >= 2 else None
+        )
     return text.split("\n")[:-1] if text else []
 
 

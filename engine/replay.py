@@ -79,11 +79,13 @@ def verify(
     Args:
         path: the replay file.
         registry_for: event registry for the header's ruleset.
-        resimulate: returns the lines a fresh simulation from the header writes.
+        resimulate: returns the lines a fresh simulation from the header writes;
+            raises :class:`ReplayError` when the header cannot be simulated.
     """
     try:
         replay = read_replay(path, registry_for)
+        lines = resimulate(replay)
     except ReplayError as exc:
         return VerifyResult(str(path), 0, damage=exc)
-    mismatch = first_mismatch(replay.lines, resimulate(replay))
+    mismatch = first_mismatch(replay.lines, lines)
     return VerifyResult(str(path), len(replay.events), mismatch=mismatch)

@@ -121,10 +121,36 @@ def _count_events(path: Path) -> int:
         return sum(1 for _ in fh) - 2
 
 
-def simulate_lines(header: Header) -> list[str]:
-    """Re-simulate a replay's header in memory; return the lines it writes."""
-    ruleset = get_ruleset(header.ruleset)
-    scenario = ruleset.scenario_model.model_validate(header.scenario)
+def _header_scenario(header: Header, path: str) -> tuple[Ruleset, Any]:
+    """The header's ruleset and scenario, validated as a scenario file would be.
+
+    Raises:
+        ReplayError: at line 1, when the header's scenario does not validate.
+    """
+    try:
+        ruleset = get_ruleset(header.ruleset)
+        scenario = ruleset.scenario_model.model_validate(header.scenario)
+    except LookupError as exc:
+        raise ReplayError(path, 1, str(exc)) from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ReplayError(path, 1, f"header scenario is invalid: {where}: {err['msg']}") from None
+    problems = ruleset.cross_check(scenario)
+    if problems:
+        field, message = problems[0]
+        where = ".".join(str(p) for p in field)
+        raise ReplayError(path, 1, f"header scenario is invalid: {where}: {message}")
+    return ruleset, scenario
+
+
+def simulate_lines(header: Header, path: str = "<header>") -> list[str]:
+    """Re-simulate a replay's header in memory; return the lines it writes.
+
+    Raises:
+        ReplayError: the header's scenario does not validate.
+    """
+    ruleset, scenario = _header_scenario(header, path)
     sink = MemorySink()
     fresh = make_header(ruleset, scenario, header.seed, header.source)
     ruleset.simulate(scenario, fresh, sink)
@@ -162,13 +188,7 @@ def load_replay(path: str | Path, *, allow_truncated: bool = False) -> LoadedRep
         ReplayError: the file is damaged, from a newer format, or unknown.
     """
     replay = read_replay(path, _registry_for, allow_truncated=allow_truncated)
-    ruleset = get_ruleset(replay.header.ruleset)
-    try:
-        scenario = ruleset.scenario_model.model_validate(replay.header.scenario)
-    except ValidationError as exc:
-        raise ReplayError(
-            str(path), 1, f"header scenario is invalid: {exc.errors()[0]['msg']}"
-        ) from None
+    ruleset, scenario = _header_scenario(replay.header, str(path))
     return LoadedReplay(ruleset, scenario, replay)
 
 
@@ -179,4 +199,4 @@ def state_at(path: str | Path, turn: int | None = None) -> Any:
 
 def verify_replay(path: str | Path) -> VerifyResult:
     """Integrity check, then re-simulation compared line by line."""
-    return verify(path, _registry_for, lambda replay: simulate_lines(replay.header))
+    return verify(path, _registry_for, lambda replay: simulate_lines(replay.header, replay.path))

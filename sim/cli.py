@@ -85,6 +85,8 @@ def run(scenario: str, seed: int | None, out: str | None, as_json: bool) -> None
     """Fight SCENARIO headless, write its replay, print the outcome."""
     if out is not None and not Path(out).parent.is_dir():
         _bad_input(f"battlesim: error: --out: directory {str(Path(out).parent)!r} does not exist")
+    if out is not None and Path(out).resolve() == Path(scenario).resolve():
+        _bad_input(f"battlesim: error: --out: {out!r} is the scenario file itself")
     try:
         result = api.run(scenario, seed=seed, out=out)
     except ScenarioError as exc:
@@ -116,8 +118,14 @@ def run(scenario: str, seed: int | None, out: str | None, as_json: bool) -> None
     click.echo(f"Replay: {result.replay} ({result.events} events)")
 
 
+def _damaged(d: ReplayError) -> NoReturn:
+    at = f"seq {d.seq}" if d.seq is not None else f"line {d.line}"
+    click.echo(f"DAMAGED at {at}: {d}", err=False)
+    sys.exit(1)
+
+
 @cli.command()
-@click.argument("replay", type=click.Path(dir_okay=False))
+@click.argument("replay", type=click.Path(exists=True, dir_okay=False))
 def verify(replay: str) -> None:
     """Check REPLAY's integrity, re-simulate it and compare byte for byte.
 
@@ -125,10 +133,7 @@ def verify(replay: str) -> None:
     """
     result = api.verify_replay(replay)
     if result.damage is not None:
-        d = result.damage
-        at = f"seq {d.seq}" if d.seq is not None else f"line {d.line}"
-        click.echo(f"DAMAGED at {at}: {d}", err=False)
-        sys.exit(1)
+        _damaged(result.damage)
     if result.mismatch is not None:
         m = result.mismatch
         at = f"seq {m.seq}" if m.seq is not None else f"line {m.line}"
@@ -153,6 +158,9 @@ def show(replay: str, turn: int | None, narrate: bool) -> None:
     except ReplayError as exc:
         _bad_input(f"battlesim: error: {exc}")
     rs, sc = loaded.ruleset, loaded.scenario
+    last = loaded.events[-1].turn if loaded.events else 0
+    if turn is not None and turn > last:
+        _bad_input(f"battlesim: error: --turn {turn}: the battle ended at turn {last}")
     if narrate:
         state = rs.initial_state(sc)
         for event in loaded.events:
@@ -163,9 +171,6 @@ def show(replay: str, turn: int | None, narrate: bool) -> None:
             if line is not None:
                 click.echo(line)
         return
-    last = loaded.events[-1].turn if loaded.events else 0
-    if turn is not None and turn > last:
-        _bad_input(f"battlesim: error: --turn {turn}: the battle ended at turn {last}")
     state = loaded.state_at(turn)
     label = f"end of turn {turn}" if turn is not None else f"end of battle (turn {last})"
     click.echo(f"{sc.name} — {label}")

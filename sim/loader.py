@@ -187,12 +187,18 @@ def parse_yaml(text: str, file: str) -> tuple[Any, dict[Path_, int]]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = mark.line + 1 if mark is not None else 1
-        raise ScenarioError([Located(file, line, "", f"not valid YAML: {exc.problem}")]) from None
+        # PyYAML splits its message: "expected a single document" is the
+        # context, "but found another document" the problem.
+        where = exc.context_mark
+        context = f"{exc.context} (line {where.line + 1}), " if exc.context and where else ""
+        raise ScenarioError(
+            [Located(file, line, "", f"not valid YAML: {context}{exc.problem}")]
+        ) from None
     except yaml.reader.ReaderError as exc:
         line = text[: exc.position].count("\n") + 1
-        char = f"#x{ord(exc.character):04x}" if isinstance(exc.character, str) else "character"
+        char = f" #x{exc.character:04x}" if isinstance(exc.character, int) else ""
         raise ScenarioError(
-            [Located(file, line, "", f"not valid YAML: unacceptable {char}: {exc.reason}")]
+            [Located(file, line, "", f"not valid YAML: unacceptable character{char}: {exc.reason}")]
         ) from None
     except yaml.YAMLError as exc:
         raise ScenarioError([Located(file, 1, "", f"not valid YAML: {exc}")]) from None
@@ -220,13 +226,14 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[Rulese
         )
     name = data.get("ruleset")
     if not isinstance(name, str):
+        what = "missing" if name is None else "not text"
         raise ScenarioError(
             [
                 _located(
                     file,
                     lines,
                     ("ruleset",),
-                    "missing: name the rule system, e.g. 'ruleset: musket'",
+                    f"{what}: name the rule system, e.g. 'ruleset: musket'",
                 )
             ]
         )

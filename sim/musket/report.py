@@ -96,7 +96,8 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
         case Moved():
             how = "routs" if e.reason == "rout" else "moves"
             end = e.path[-1]
-            return f"{at}{_name(state, e.unit)} {how} to {end[0]},{end[1]} ({len(e.path)} hexes)"
+            hexes = f"{len(e.path)} hex{'es' if len(e.path) != 1 else ''}"
+            return f"{at}{_name(state, e.unit)} {how} to {end[0]},{end[1]} ({hexes})"
         case LeftField():
             return f"{at}{_name(state, e.unit)} flees the field"
         case Fired():

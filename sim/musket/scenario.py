@@ -213,12 +213,21 @@ def _check_unit(
     o = u.order
     if o.kind in ("engage", "charge") and o.target is None:
         problems.append(((*path, "order", "target"), f"a {o.kind} order needs a target"))
-    if o.target is not None and side_of.get(o.target) in (None, side):
+    if o.target is not None and o.target not in side_of:
+        problems.append(((*path, "order", "target"), f"no unit {o.target!r}"))
+    elif o.target is not None and side_of[o.target] == side:
         problems.append(((*path, "order", "target"), f"{o.target!r} is not an enemy unit"))
     if o.kind == "charge" and u.kind == "artillery":
         problems.append(((*path, "order", "kind"), "artillery cannot charge"))
     if o.kind in ("advance", "retire") and o.to is None:
-        problems.append(((*path, "order", "to"), f"a {o.kind} order needs a hex 'to'"))
+        problems.append(
+            (
+                (*path, "order", "to"),
+                f"an {o.kind} order needs a hex 'to'"
+                if o.kind == "advance"
+                else f"a {o.kind} order needs a hex 'to'",
+            )
+        )
     if o.to is not None and not _on_map(sc, o.to):
         problems.append(((*path, "order", "to"), "destination is off the map"))
     return problems

@@ -71,7 +71,7 @@ def test_target_on_a_hold_order_must_be_an_enemy() -> None:
     except ScenarioError as exc:
         assert [(p.field, p.message) for p in exc.problems] == [
             ("sides.0.units.0.order.target", "'a2' is not an enemy unit"),
-            ("sides.0.units.1.order.target", "'zz' is not an enemy unit"),
+            ("sides.0.units.1.order.target", "no unit 'zz'"),
         ]
     else:
         raise AssertionError("not refused")
@@ -99,7 +99,7 @@ def test_routed_unit_logs_its_run_then_leaves_the_field() -> None:
 
 
 def test_turn_end_digest_equals_the_footer_digest_at_the_end() -> None:
-    """The last turn's state digest is the footer's final-state digest (turn end applies nothing)."""
+    """The last turn's digest is the footer's final-state digest: turn ends apply nothing."""
     events = _fight(_scenario([_inf("a1", [4, 8])], [_inf("b1", [4, 1])], limit=2))
     turn_ends = [e for e in events if e.get("type") == "engine.turn_ended"]
     assert [e["turn"] for e in turn_ends] == [1, 2]

@@ -1,0 +1,260 @@
+"""Tests of sim.loader: every broken scenario is refused with file, line, field and message."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sim.loader import MAX_BYTES, Located, ScenarioError, load_scenario, parse_yaml
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+CORPUS = DATA / "bad_scenarios"
+VALID = DATA / "valid_small.yaml"
+
+
+def _expected() -> dict[str, list[str]]:
+    """EXPECTED.txt as {file name: its error lines, in order}."""
+    out: dict[str, list[str]] = {}
+    for line in (CORPUS / "EXPECTED.txt").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            out.setdefault(line.split(":", 1)[0], []).append(line)
+    return out
+
+
+EXPECTED = _expected()
+CORPUS_FILES = sorted(p.name for p in CORPUS.glob("*.yaml"))
+
+
+def _problems(path: Path) -> list[Located]:
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    return info.value.problems
+
+
+def _lines(path: Path) -> list[str]:
+    return [str(p) for p in _problems(path)]
+
+
+def test_valid_small_scenario_loads() -> None:
+    """The scenario every corpus file varies is itself valid, so each variation is the fault."""
+    ruleset, scenario = load_scenario(VALID)
+    assert ruleset.name == "musket"
+    assert scenario.model_dump(include={"name", "seed"}) == {"name": "Ford at Elk Creek", "seed": 3}
+
+
+def test_expected_lists_exactly_the_corpus() -> None:
+    """EXPECTED.txt has an entry for every corpus file and none for a missing one."""
+    assert sorted(EXPECTED) == CORPUS_FILES
+    assert len(CORPUS_FILES) == 35
+
+
+def test_every_corpus_file_starts_with_a_comment() -> None:
+    """Each corpus file's first line is a comment saying what is wrong with it."""
+    firsts = {n: (CORPUS / n).read_text(encoding="utf-8").split("\n", 1)[0] for n in CORPUS_FILES}
+    assert {n: f[:2] for n, f in firsts.items()} == dict.fromkeys(CORPUS_FILES, "# ")
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_corpus_file_lists_its_exact_errors(name: str) -> None:
+    """load_scenario raises ScenarioError listing exactly the expected file:line: field: message."""
+    assert _lines(CORPUS / name) == [f"{CORPUS}/{line}" for line in EXPECTED[name]]
+
+
+def test_problem_names_file_line_field_and_message() -> None:
+    """A problem's parts are separate attributes, not only text."""
+    path = CORPUS / "unknown_field.yaml"
+    assert _problems(path) == [Located(str(path), 24, "sides.0.units.0.colour", "unknown field")]
+
+
+def test_error_text_is_one_line_per_problem() -> None:
+    """ScenarioError's message is its problems joined by newlines, in order."""
+    path = CORPUS / "several_cross_errors.yaml"
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    assert str(info.value) == "\n".join(f"{CORPUS}/{x}" for x in EXPECTED[path.name])
+
+
+@pytest.mark.parametrize(
+    ("name", "fields"),
+    [
+        (
+            "several_schema_errors.yaml",
+            ["turns.limit", "sides.0.units.1.quality", "sides.1.retreat", "sides.1.units.0.at.1"],
+        ),
+        (
+            "several_cross_errors.yaml",
+            [
+                "sides.0.units.0.order.target",
+                "sides.0.units.1.weapon",
+                "sides.1.units.0.at",
+                "victory.objectives.0.held_by",
+            ],
+        ),
+    ],
+)
+def test_several_errors_are_all_listed(name: str, fields: list[str]) -> None:
+    """A file with four mistakes gets four problems, not just the first."""
+    assert [p.field for p in _problems(CORPUS / name)] == fields
+
+
+def test_alias_bomb_is_refused_quickly() -> None:
+    """Billion laughs stops at the node limit instead of expanding a billion values."""
+    path = CORPUS / "alias_bomb.yaml"
+    start = time.perf_counter()
+    problems = _problems(path)
+    elapsed = time.perf_counter() - start
+    assert [str(p) for p in problems] == [
+        f"{path}:4: lol5.0.6.8.8.7.9: document too large: "
+        "more than 200000 values (alias expansion?)"
+    ]
+    assert elapsed < 2.0
+
+
+def test_oversized_file_is_refused_quickly(tmp_path: Path) -> None:
+    """A file one byte over 2 MiB is refused before parsing, whatever it holds."""
+    path = tmp_path / "big.yaml"
+    text = VALID.read_bytes()
+    path.write_bytes(text + b"#" * (MAX_BYTES + 1 - len(text)))
+    assert path.stat().st_size == 2 * 1024 * 1024 + 1
+    start = time.perf_counter()
+    problems = _lines(path)
+    elapsed = time.perf_counter() - start
+    assert problems == [f"{path}:1: file too large (limit 2097152 bytes)"]
+    assert elapsed < 2.0
+
+
+def test_file_of_exactly_the_limit_is_read(tmp_path: Path) -> None:
+    """A file of exactly MAX_BYTES bytes is not too large: the limit is inclusive."""
+    path = tmp_path / "limit.yaml"
+    text = VALID.read_bytes()
+    path.write_bytes(text + b"#" * (MAX_BYTES - len(text)))
+    assert load_scenario(path)[1].model_dump(include={"name"}) == {"name": "Ford at Elk Creek"}
+
+
+def test_alias_chain_nesting_is_refused(tmp_path: Path) -> None:
+    """Aliases that nest a document 600 deep are refused at depth 100, not a RecursionError."""
+    path = tmp_path / "chain.yaml"
+    chain = [f"x{k}: &x{k} [*x{k - 1}]" for k in range(1, 600)]
+    path.write_text("\n".join(["ruleset: musket", "x0: &x0 [1]", *chain]) + "\n")
+    field = "x98" + ".0" * 99
+    assert _lines(path) == [f"{path}:2: {field}: nested deeper than 100 levels"]
+
+
+def test_block_nesting_is_refused_at_the_first_line_too_deep(tmp_path: Path) -> None:
+    """Mappings nested 150 deep are refused on line 100, whose key is the 101st level."""
+    path = tmp_path / "deep.yaml"
+    path.write_text("".join(f"{' ' * k}k{k}:\n" for k in range(150)) + " " * 150 + "x\n")
+    assert _lines(path) == [f"{path}:100: nested deeper than 100 levels"]
+
+
+def test_non_utf8_bytes_are_refused_at_their_line(tmp_path: Path) -> None:
+    """Latin-1 bytes in a name are reported as not UTF-8, on the line they are on."""
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(VALID.read_bytes().replace(b"Ford at Elk Creek", b"Gu\xe9 de l'\xc9lan"))
+    assert _lines(path) == [f"{path}:3: not UTF-8 text"]
+
+
+def test_zero_byte_file_is_empty(tmp_path: Path) -> None:
+    """A file with no bytes at all is an empty file, not a crash."""
+    path = tmp_path / "zero.yaml"
+    path.write_bytes(b"")
+    assert _lines(path) == [f"{path}:1: empty file"]
+
+
+def test_missing_file_cannot_be_read(tmp_path: Path) -> None:
+    """A path that does not exist is a problem with the OS's reason, on line 0."""
+    path = tmp_path / "nope.yaml"
+    assert _lines(path) == [f"{path}:0: cannot read: No such file or directory"]
+
+
+def test_python_tag_never_executes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The python/object/apply tag is refused and its shell command never runs."""
+    monkeypatch.chdir(tmp_path)
+    path = CORPUS / "python_tag.yaml"
+    assert "touch pwned.marker" in path.read_text(encoding="utf-8")
+    assert _lines(path) == [
+        f"{path}:3: name: tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed"
+    ]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "a: !!python/name:os.system x\n",
+            "f:1: a: tag 'tag:yaml.org,2002:python/name:os.system' is not allowed",
+        ),
+        ("a: !custom []\n", "f:1: a: tag '!custom' is not allowed"),
+        ("a: !custom {}\n", "f:1: a: tag '!custom' is not allowed"),
+        ("a: !!set {}\n", "f:1: a: tag 'tag:yaml.org,2002:set' is not allowed"),
+        ("a: !!omap [{b: 1}]\n", "f:1: a: tag 'tag:yaml.org,2002:omap' is not allowed"),
+        ("a: !!str [b]\n", "f:1: a: tag 'tag:yaml.org,2002:str' is not allowed"),
+        ("a: !!binary aGk=\n", "f:1: a: tag 'tag:yaml.org,2002:binary' is not allowed"),
+        ("a: !!map b\n", "f:1: a: tag 'tag:yaml.org,2002:map' is not allowed"),
+        ("a: !!int lots\n", "f:1: a: 'lots' is not a valid int"),
+        ("a: !!float abc\n", "f:1: a: 'abc' is not a valid float"),
+        ("a: !!bool maybe\n", "f:1: a: 'maybe' is not a valid bool"),
+        ("b: &b {c: 1}\na:\n  <<: *b\n", "f:3: a: merge keys ('<<') are not allowed"),
+        ("a: 1\na: 2\n", "f:2: a: duplicate key"),
+        ("? [1]\n: 2\n", "f:1: keys must be text"),
+        ("a: *nowhere\n", "f:1: not valid YAML: found undefined alias 'nowhere'"),
+        (
+            "a: 1\n---\nb: 2\n",
+            "f:2: not valid YAML: expected a single document in the stream (line 1), "
+            "but found another document",
+        ),
+        (
+            "a: 1\nb: x\x00\n",
+            "f:2: not valid YAML: unacceptable character #x0000: "
+            "special characters are not allowed",
+        ),
+    ],
+)
+def test_parse_yaml_refuses_with_location(text: str, expected: str) -> None:
+    """Tags, bad explicit values, merge keys, duplicates and bad YAML each get one located line."""
+    with pytest.raises(ScenarioError) as info:
+        parse_yaml(text, "f")
+    assert [str(p) for p in info.value.problems] == [expected]
+
+
+def test_unquoted_clock_time_is_text() -> None:
+    """`start: 14:00` unquoted is the text "14:00", not YAML 1.1's base-60 integer 840."""
+    data, _ = parse_yaml("start: 14:00\n", "f")
+    assert data == {"start": "14:00"}
+    _, scenario = load_scenario(VALID)
+    assert scenario.model_dump(include={"turns"}) == {
+        "turns": {"limit": 4, "minutes": 20, "start": "14:00", "night": False}
+    }
+
+
+def test_unquoted_date_is_text() -> None:
+    """An unquoted date stays the text the author typed, not a datetime.date."""
+    assert parse_yaml("name: 2024-01-01\n", "f")[0] == {"name": "2024-01-01"}
+
+
+def test_line_map_names_each_key_line() -> None:
+    """parse_yaml maps each field path to the line of its key, and list items to theirs."""
+    _, lines = parse_yaml("a:\n  b: 1\n  c:\n    - 2\n    - 3\n", "f")
+    assert lines == {
+        (): 1,
+        ("a",): 1,
+        ("a", "b"): 2,
+        ("a", "c"): 3,
+        ("a", "c", 0): 4,
+        ("a", "c", 1): 5,
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab:-[]{}&*!<>#'\" \n\t,?|.0129%@`")), max_size=60))
+def test_parse_yaml_raises_only_scenario_errors(text: str) -> None:
+    """Whatever text it is given, parse_yaml returns data or raises ScenarioError, never else."""
+    try:
+        parse_yaml(text, "f")
+    except ScenarioError as exc:
+        assert all(p.file == "f" and p.line >= 1 for p in exc.problems)
