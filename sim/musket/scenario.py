@@ -65,8 +65,14 @@ class Order(_Model):
     """A unit's standing order."""
 
     kind: Literal["hold", "advance", "engage", "charge", "retire"] = "hold"
-    target: Ident | None = Field(None, description="Enemy unit id (engage, charge).")
-    to: Hex | None = Field(None, description="Destination hex (advance, retire).")
+    target: Ident | None = Field(
+        None,
+        description="Enemy unit id: required by engage and charge; on any order the "
+        "unit's preferred fire target.",
+    )
+    to: Hex | None = Field(
+        None, description="Destination hex: required by advance and retire; must be on the map."
+    )
 
 
 class UnitSpec(_Model):
@@ -211,8 +217,9 @@ def _check_unit(
     elif (weapon["kind"] == "gun") != (u.kind == "artillery"):
         problems.append(((*path, "weapon"), f"{u.kind} cannot use {u.weapon!r}"))
     o = u.order
+    article = "an" if o.kind[0] in "aeiou" else "a"
     if o.kind in ("engage", "charge") and o.target is None:
-        problems.append(((*path, "order", "target"), f"a {o.kind} order needs a target"))
+        problems.append(((*path, "order", "target"), f"{article} {o.kind} order needs a target"))
     if o.target is not None and o.target not in side_of:
         problems.append(((*path, "order", "target"), f"no unit {o.target!r}"))
     elif o.target is not None and side_of[o.target] == side:
@@ -220,14 +227,7 @@ def _check_unit(
     if o.kind == "charge" and u.kind == "artillery":
         problems.append(((*path, "order", "kind"), "artillery cannot charge"))
     if o.kind in ("advance", "retire") and o.to is None:
-        problems.append(
-            (
-                (*path, "order", "to"),
-                f"an {o.kind} order needs a hex 'to'"
-                if o.kind == "advance"
-                else f"a {o.kind} order needs a hex 'to'",
-            )
-        )
+        problems.append(((*path, "order", "to"), f"{article} {o.kind} order needs a hex 'to'"))
     if o.to is not None and not _on_map(sc, o.to):
         problems.append(((*path, "order", "to"), "destination is off the map"))
     return problems

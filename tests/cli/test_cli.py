@@ -597,3 +597,9 @@ def test_console_script_exits_2_without_traceback(tmp_path: Path) -> None:
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == "".join(f"{CORPUS}/{line}\n" for line in EXPECTED[bad.name])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_committed_schema_is_current() -> None:
+    """docs/scenario.schema.json equals what `battlesim schema` prints (regenerate it if not)."""
+    committed = (Path(__file__).resolve().parents[2] / "docs" / "scenario.schema.json").read_text()
+    assert _invoke("schema").stdout == committed

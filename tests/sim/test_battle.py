@@ -17,6 +17,8 @@ from engine.log import MemorySink
 from engine.recorder import Recorder
 from sim import api
 from sim.loader import load_scenario
+from sim.loader import validate_data as _validate
+from sim.musket.hexmap import distance
 from sim.musket.state import snapshot
 from tests.golden import GOLDEN, golden_path
 
@@ -165,3 +167,58 @@ def test_ring_search_agrees_with_a_full_scan() -> None:
                 if distance(center, (c, w)) == r
             )
             assert got == want
+
+
+def test_nearest_enemy_ring_search_equals_full_scan() -> None:
+    """nearest_enemy picks the same unit by ring search as by a scan of every enemy."""
+    import random
+
+    import simpy
+
+    from engine.kernel import TurnKernel
+    from engine.rng import Streams
+    from sim.musket.context import Battle
+    from sim.musket.state import initial_state
+
+    picker = random.Random(4)  # test data only: where to put units
+    hexes = [(c, r) for c in range(30) for r in range(30)]
+    picker.shuffle(hexes)
+    units = [
+        {
+            "id": f"u{i}",
+            "name": f"U{i}",
+            "kind": "infantry",
+            "strength": 100,
+            "quality": "C",
+            "weapon": "rifle_musket",
+            "at": list(hexes[i]),
+        }
+        for i in range(120)
+    ]
+    data = {
+        "ruleset": "musket",
+        "name": "t",
+        "map": {"width": 30, "height": 30},
+        "turns": {"limit": 1},
+        "sides": [
+            {"id": "a", "name": "A", "retreat": "north", "units": units[:60]},
+            {"id": "b", "name": "B", "retreat": "south", "units": units[60:]},
+        ],
+    }
+    _, sc = load_scenario_data(data)
+    state = initial_state(sc)
+    b = Battle(sc, state, Streams(1), TurnKernel(simpy.Environment(), ("x",), 20))
+    for unit in state.units.values():
+        for reach in (1, 2, 3, 4):
+            ringed = b.nearest_enemy(unit, within=reach)
+            scanned = min(
+                (e for e in b.enemies(unit) if distance(unit.hex, e.hex) <= reach),  # type: ignore[arg-type]
+                key=lambda e: (distance(unit.hex, e.hex), b.rank[e.id]),  # type: ignore[arg-type]
+                default=None,
+            )
+            assert ringed is scanned
+
+
+def load_scenario_data(data: dict[str, Any]) -> Any:
+    """Validate an in-memory scenario."""
+    return _validate(data, {}, "t.yaml")
