@@ -98,6 +98,11 @@ class MemorySink:
     def __init__(self) -> None:
         self.lines: list[str] = []
 
+    @property
+    def count(self) -> int:
+        """Lines written so far."""
+        return len(self.lines)
+
     def write(self, line: str) -> None:
         self.lines.append(line)
 
@@ -118,8 +123,11 @@ class FileSink:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._fh: IO[str] = open(self.path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        self.count = 0
+        """Lines written so far."""
 
     def write(self, line: str) -> None:
+        self.count += 1
         self._fh.write(line)
         self._fh.write("\n")
 

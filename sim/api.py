@@ -113,12 +113,7 @@ def run(
     sink = FileSink(path)
     state = ruleset.simulate(scenario, header, sink)
     result = ruleset.outcome(scenario, state)
-    return RunResult(str(scenario_path), s, str(path), _count_events(path), result, state)
-
-
-def _count_events(path: Path) -> int:
-    with path.open("rb") as fh:
-        return sum(1 for _ in fh) - 2
+    return RunResult(str(scenario_path), s, str(path), sink.count - 2, result, state)
 
 
 def _header_scenario(header: Header, path: str) -> tuple[Ruleset, Any]:
