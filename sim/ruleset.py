@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
+from importlib.metadata import entry_points
 from typing import Any
 
 from pydantic import BaseModel
@@ -15,7 +17,7 @@ from pydantic import BaseModel
 from engine.events import Event, EventRegistry
 from engine.log import Header, Sink
 
-__all__ = ["Problem", "Ruleset", "get_ruleset", "ruleset_names"]
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "Problem", "Ruleset", "get_ruleset", "ruleset_names"]
 
 Problem = tuple[tuple[str | int, ...], str]
 
@@ -55,24 +57,49 @@ class Ruleset:
     narrate: Callable[[Any, Any, Event], str | None]
 
 
-def _registry() -> dict[str, Ruleset]:
-    from sim.musket import RULESET as MUSKET  # noqa: PLC0415 (rulesets import this module)
+ENTRY_POINT_GROUP = "battlesim.rulesets"
+"""Entry-point group through which a package ships a ruleset (docs/rulesets.md)."""
 
-    return {MUSKET.name: MUSKET}
+BUILTIN: dict[str, str] = {
+    "musket": "sim.musket:RULESET",
+}
+"""The rulesets that come with battlesim, by ``module:attribute``."""
+
+_loaded: dict[str, Ruleset] = {}
+
+
+def _sources() -> dict[str, str]:
+    """``name -> module:attribute`` of every ruleset: built in, then entry points."""
+    found = dict(BUILTIN)
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        found.setdefault(ep.name, ep.value)
+    return found
+
+
+def _load(name: str, target: str) -> Ruleset:
+    module, _, attr = target.partition(":")
+    obj = getattr(import_module(module), attr)
+    if not isinstance(obj, Ruleset) or obj.name != name:
+        raise LookupError(
+            f"ruleset entry point {name!r} ({target}) is not a Ruleset named {name!r}"
+        )
+    return obj
 
 
 def ruleset_names() -> list[str]:
-    """Names of the installed rulesets, sorted."""
-    return sorted(_registry())
+    """Names of the installed rulesets, sorted (nothing is imported)."""
+    return sorted(_sources())
 
 
 def get_ruleset(name: str) -> Ruleset:
-    """Return the ruleset called ``name``.
+    """Return the ruleset called ``name``, importing it on first use.
 
     Raises:
-        LookupError: no such ruleset is installed.
+        LookupError: no such ruleset is installed, or its entry point is broken.
     """
-    found = _registry().get(name)
-    if found is None:
-        raise LookupError(f"unknown ruleset {name!r}; installed: {', '.join(ruleset_names())}")
-    return found
+    if name not in _loaded:
+        target = _sources().get(name)
+        if target is None:
+            raise LookupError(f"unknown ruleset {name!r}; installed: {', '.join(ruleset_names())}")
+        _loaded[name] = _load(name, target)
+    return _loaded[name]

@@ -1,0 +1,7 @@
+"""A ruleset object for the registry tests: musket's parts under another name."""
+
+from dataclasses import replace
+
+from sim.musket import RULESET as MUSKET
+
+RULESET = replace(MUSKET, name="toy")
