@@ -47,6 +47,8 @@ class RunResult:
     events: int
     outcome: dict[str, Any]
     state: Any
+    summary: list[str]
+    """Readable outcome lines, one per side (the ruleset's words)."""
 
     def as_json(self) -> dict[str, Any]:
         """The ``run --json`` object."""
@@ -56,10 +58,7 @@ class RunResult:
             "replay": self.replay,
             "events": self.events,
             **self.outcome,
-            "losses": {
-                sid: {"men": s["men_lost"], "guns": s["guns_lost"]}
-                for sid, s in self.outcome["sides"].items()
-            },
+            "losses": {sid: s["losses"] for sid, s in self.outcome["sides"].items()},
         }
 
 
@@ -113,7 +112,9 @@ def run(
     sink = FileSink(path)
     state = ruleset.simulate(scenario, header, sink)
     result = ruleset.outcome(scenario, state)
-    return RunResult(str(scenario_path), s, str(path), sink.count - 2, result, state)
+    return RunResult(
+        str(scenario_path), s, str(path), sink.count - 2, result, state, ruleset.summary(result)
+    )
 
 
 def _header_scenario(header: Header, path: str) -> tuple[Ruleset, Any]:

@@ -109,12 +109,8 @@ def run(scenario: str, seed: int | None, out: str | None, as_json: bool) -> None
         f"{(o['winner_name'] + ' wins') if o['winner'] else 'Draw'} after "
         f"{o['turns']} turns — {o['reason']}"
     )
-    for s in o["sides"].values():
-        click.echo(
-            f"  {s['name']}: {s['men_lost']} men and {s['guns_lost']} guns lost; "
-            f"{s['routed']} routed, {s['eliminated']} eliminated of {s['units']} units"
-            f"{' — broken' if s['broken'] else ''}"
-        )
+    for line in result.summary:
+        click.echo(f"  {line}")
     click.echo(f"Replay: {result.replay} ({result.events} events)")
 
 

@@ -37,7 +37,10 @@ class Ruleset:
         initial_state: state before the first event.
         apply: the one apply function, ``apply(state, event)``.
         snapshot: the state as plain JSON data.
-        outcome: winner, turns, losses as plain data.
+        outcome: plain data with at least ``winner`` (side id or None),
+            ``winner_name``, ``reason``, ``turns`` and ``sides``: side id →
+            ``{"name": ..., "losses": {what: count}, ...}``.
+        summary: readable lines for an outcome, one per side (``run`` prints them).
         render_state: a text table of the state.
         narrate: one line of text for an event (state before it), or None.
     """
@@ -53,6 +56,7 @@ class Ruleset:
     apply: Callable[[Any, Event], None]
     snapshot: Callable[[Any], dict[str, Any]]
     outcome: Callable[[Any, Any], dict[str, Any]]
+    summary: Callable[[dict[str, Any]], list[str]]
     render_state: Callable[[Any, Any], str]
     narrate: Callable[[Any, Any, Event], str | None]
 

@@ -4,7 +4,7 @@ from engine.events import EventRegistry
 from sim.musket.battle import simulate
 from sim.musket.data import RULES_VERSION, rules_data
 from sim.musket.events import musket_events
-from sim.musket.report import narrate, outcome, render_state
+from sim.musket.report import narrate, outcome, render_state, summary
 from sim.musket.scenario import MusketScenario, cross_check
 from sim.musket.state import apply_event, initial_state, snapshot
 from sim.ruleset import Ruleset
@@ -23,6 +23,7 @@ RULESET = Ruleset(
     apply=apply_event,
     snapshot=snapshot,
     outcome=outcome,
+    summary=summary,
     render_state=render_state,
     narrate=narrate,
 )

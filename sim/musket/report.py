@@ -20,7 +20,7 @@ from sim.musket.events import (
 from sim.musket.scenario import MusketScenario
 from sim.musket.state import BattleState
 
-__all__ = ["clock", "narrate", "outcome", "render_state"]
+__all__ = ["clock", "narrate", "outcome", "render_state", "summary"]
 
 
 def clock(sc: MusketScenario, minutes: float) -> str:
@@ -40,6 +40,10 @@ def outcome(sc: MusketScenario, state: BattleState) -> dict[str, Any]:
             "broken": state.sides[side.id].broken,
             "men_lost": sum(u.men_lost for u in units),
             "guns_lost": sum(u.guns_lost for u in units),
+            "losses": {
+                "men": sum(u.men_lost for u in units),
+                "guns": sum(u.guns_lost for u in units),
+            },
             "units": len(units),
             "routed": sum(1 for u in units if u.morale == "routed"),
             "eliminated": sum(1 for u in units if u.morale == "eliminated"),
@@ -53,6 +57,19 @@ def outcome(sc: MusketScenario, state: BattleState) -> dict[str, Any]:
         "turns": state.ended_turn,
         "sides": sides,
     }
+
+
+def summary(outcome: dict[str, Any]) -> list[str]:
+    """One line per side: losses, routed and eliminated units, broken."""
+    lines = []
+    for s in outcome["sides"].values():
+        guns = "gun" if s["guns_lost"] == 1 else "guns"
+        lines.append(
+            f"{s['name']}: {s['men_lost']} men and {s['guns_lost']} {guns} lost; "
+            f"{s['routed']} routed, {s['eliminated']} eliminated of {s['units']} units"
+            f"{' — broken' if s['broken'] else ''}"
+        )
+    return lines
 
 
 def render_state(sc: MusketScenario, state: BattleState) -> str:
