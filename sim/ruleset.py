@@ -43,6 +43,10 @@ class Ruleset:
         summary: readable lines for an outcome, one per side (``run`` prints them).
         render_state: a text table of the state.
         narrate: one line of text for an event (state before it), or None.
+        carry_over: for campaigns, ``carry_over(scenario, final_state, next_data,
+            settings)`` returns the next battle's scenario data (plain dict) with
+            the survivors of this battle carried into it by unit id; None when the
+            ruleset has no campaigns.
     """
 
     name: str
@@ -59,6 +63,7 @@ class Ruleset:
     summary: Callable[[dict[str, Any]], list[str]]
     render_state: Callable[[Any, Any], str]
     narrate: Callable[[Any, Any, Event], str | None]
+    carry_over: Callable[[Any, Any, dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
 
 
 ENTRY_POINT_GROUP = "battlesim.rulesets"

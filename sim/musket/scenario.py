@@ -90,6 +90,9 @@ class UnitSpec(_Model):
     leader: bool = Field(False, description="A leader is with the unit (morale +1).")
     ammo: Literal["full", "low"] = "full"
     fatigue: int = Field(0, ge=0, le=100_000)
+    morale: Literal["good", "disrupted", "routed"] = Field(
+        "good", description="Morale state at the start (campaigns carry it between battles)."
+    )
 
 
 class SideSpec(_Model):

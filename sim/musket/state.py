@@ -105,6 +105,7 @@ def initial_state(sc: MusketScenario) -> BattleState:
             strength=u.strength,
             hex=(u.at[0], u.at[1]),
             fatigue=u.fatigue,
+            morale=u.morale,
         )
         for s in sc.sides
         for u in s.units
