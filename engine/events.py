@@ -10,7 +10,7 @@ discriminated union.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -19,8 +19,11 @@ __all__ = [
     "Draw",
     "Event",
     "EventRegistry",
+    "Override",
+    "Snapshot",
     "TurnEnded",
     "UnknownEventType",
+    "Upcaster",
 ]
 
 
@@ -62,6 +65,35 @@ class TurnEnded(Event):
     state_digest: str
 
 
+class Snapshot(Event):
+    """Engine event: the whole state (plain JSON) at the end of a turn.
+
+    Written every :data:`engine.recorder.SNAPSHOT_EVERY` turns so a reader can
+    start a fold from the nearest one instead of from the first event.  It
+    changes nothing when applied.
+    """
+
+    type: Literal["engine.snapshot"] = "engine.snapshot"
+    state: dict[str, Any]
+
+
+class Override(Event):
+    """Engine event: a counterfactual set a state field (``battlesim fork``).
+
+    ``path`` walks the state by attribute, mapping key or list index
+    (``units.1ri.strength``); ``value`` must have the type of the value it
+    replaces.
+    """
+
+    type: Literal["engine.override"] = "engine.override"
+    path: str
+    value: Any
+
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+"""Turns one stored event of a type at version v into the shape of version v + 1."""
+
+
 class UnknownEventType(ValueError):
     """Raised when a line names an event type no registry knows."""
 
@@ -71,11 +103,19 @@ class EventRegistry:
 
     Args:
         classes: event classes, each with a distinct ``Literal`` ``type``.
+        upcasters: ``(type, v) -> function`` turning a stored version-``v``
+            record of ``type`` into version ``v + 1``; applied in a chain on
+            read until the record reaches its class's ``schema_version``.
     """
 
-    def __init__(self, classes: Iterable[type[Event]]) -> None:
+    def __init__(
+        self,
+        classes: Iterable[type[Event]],
+        upcasters: Mapping[tuple[str, int], Upcaster] | None = None,
+    ) -> None:
         self._classes: dict[str, type[Event]] = {}
-        every: tuple[type[Event], ...] = (TurnEnded, *classes)
+        self._upcasters = dict(upcasters or {})
+        every: tuple[type[Event], ...] = (TurnEnded, Snapshot, Override, *classes)
         for cls in every:
             tag = cls.model_fields["type"].default
             if not isinstance(tag, str) or tag in self._classes:
@@ -108,4 +148,26 @@ class EventRegistry:
         tag = data.get("type")
         if not isinstance(tag, str) or tag not in self._classes:
             raise UnknownEventType(f"unknown event type {tag!r}")
-        return self._adapter.validate_python(data)
+        return self._adapter.validate_python(self.upcast(tag, data))
+
+    def upcast(self, tag: str, data: dict[str, Any]) -> dict[str, Any]:
+        """Bring a stored record up to its class's current ``schema_version``.
+
+        Raises:
+            UnknownEventType: the record is newer than this code, or no
+                upcaster covers a version it needs.
+        """
+        current: int = self._classes[tag].model_fields["schema_version"].default
+        version = data.get("schema_version", 1)
+        if not isinstance(version, int) or version > current:
+            raise UnknownEventType(
+                f"event type {tag!r} schema version {version!r} is newer than this "
+                f"battlesim reads ({current}); upgrade battlesim"
+            )
+        while version < current:
+            step = self._upcasters.get((tag, version))
+            if step is None:
+                raise UnknownEventType(f"no upcaster for {tag!r} from schema version {version}")
+            data = {**step(data), "schema_version": version + 1}
+            version += 1
+        return data

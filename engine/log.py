@@ -8,7 +8,9 @@ Editing, dropping or reordering any line breaks the chain at that line.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import io
 import json
 import os
 from pathlib import Path
@@ -25,6 +27,7 @@ __all__ = [
     "EventLog",
     "FileSink",
     "Footer",
+    "Fork",
     "Header",
     "MemorySink",
     "Sink",
@@ -34,6 +37,24 @@ __all__ = [
 
 FORMAT = "battlesim-replay"
 GENESIS = "0" * 32
+
+
+class Fork(BaseModel):
+    """A counterfactual: where a battle was forked from its parent, and how.
+
+    At ``at_seq`` the event's fields named in ``event`` are replaced, then
+    each ``state`` path is set (an ``engine.override`` event per path).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    parent: str
+    """The parent replay's file name."""
+    parent_digest: str
+    """``sha256:`` of the parent's header line, so the parent can be recognised."""
+    at_seq: int
+    event: dict[str, Any] = {}
+    state: dict[str, Any] = {}
 
 
 class Header(BaseModel):
@@ -51,6 +72,15 @@ class Header(BaseModel):
     scenario_digest: str
     rules_digest: str
     source: str | None = None
+    fork: Fork | None = None
+    """Set when this battle was forked from another (``battlesim fork``)."""
+
+    def body(self) -> str:
+        """The header's canonical JSON (a ``fork`` of None is left out)."""
+        data = self.model_dump(mode="json")
+        if data["fork"] is None:
+            del data["fork"]
+        return canonical_json(data)
 
 
 class Footer(BaseModel):
@@ -122,7 +152,13 @@ class FileSink:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._fh: IO[str] = open(self.path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        self._fh: IO[str]
+        if self.path.suffix == ".gz":
+            # mtime 0 keeps the bytes a function of the content alone.
+            raw = gzip.GzipFile(self.path, "wb", mtime=0)
+            self._fh = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+        else:
+            self._fh = open(self.path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
         self.count = 0
         """Lines written so far."""
 
@@ -150,8 +186,7 @@ class EventLog:
         self.header = header
         self.sink = sink
         self.count = 0
-        body = canonical_json(header.model_dump(mode="json"))
-        line, self._h = seal(GENESIS, body)
+        line, self._h = seal(GENESIS, header.body())
         sink.write(line)
 
     def stamp(self, event: Event) -> Event:

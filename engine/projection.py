@@ -1,17 +1,20 @@
 """Projection: state is the fold of events through one apply function.
 
 The live simulation applies each event through a :class:`Projection` as it
-is logged; replay folds the logged events through the same function.
+is logged; replay folds the logged events through the same function.  Two
+engine events are applied here for every ruleset: ``engine.snapshot``
+changes nothing, and ``engine.override`` (a counterfactual) sets one state
+field by path.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from engine.events import Event
+from engine.events import Event, Override, Snapshot
 
-__all__ = ["Apply", "OutOfOrder", "Projection", "fold"]
+__all__ = ["Apply", "OutOfOrder", "PathError", "Projection", "fold", "get_path", "set_path"]
 
 S = TypeVar("S")
 Apply = Callable[[S, Event], None]
@@ -19,6 +22,55 @@ Apply = Callable[[S, Event], None]
 
 class OutOfOrder(ValueError):
     """An event arrived whose seq is not the next one."""
+
+
+class PathError(ValueError):
+    """A state path that does not exist, or a value of the wrong type for it."""
+
+
+def _step(obj: Any, part: str) -> Any:
+    if isinstance(obj, dict):
+        if part in obj:
+            return obj[part]
+        raise PathError(f"no key {part!r}; has: {', '.join(map(str, list(obj)[:12]))}")
+    if isinstance(obj, list):
+        try:
+            return obj[int(part)]
+        except (ValueError, IndexError):
+            raise PathError(f"no item {part!r}") from None
+    if hasattr(obj, part) and not part.startswith("_"):
+        return getattr(obj, part)
+    raise PathError(f"no field {part!r}")
+
+
+def get_path(state: Any, path: str) -> Any:
+    """Return the value at a dotted path: attributes, mapping keys, list indices."""
+    obj = state
+    for part in path.split("."):
+        obj = _step(obj, part)
+    return obj
+
+
+def set_path(state: Any, path: str, value: Any) -> None:
+    """Set the value at a dotted path, refusing a value of another type.
+
+    Raises:
+        PathError: the path does not exist or the value's type differs.
+    """
+    parent_path, _, last = path.rpartition(".")
+    parent = get_path(state, parent_path) if parent_path else state
+    old = _step(parent, last)
+    if isinstance(old, tuple) and isinstance(value, list):
+        value = tuple(value)
+    same = type(old) is type(value) or (type(old) is float and type(value) is int)
+    if old is not None and not same:
+        raise PathError(f"{path} is a {type(old).__name__}, not a {type(value).__name__}")
+    if isinstance(parent, dict):
+        parent[last] = value
+    elif isinstance(parent, list):
+        parent[int(last)] = value
+    else:
+        setattr(parent, last, value)
 
 
 class Projection(Generic[S]):
@@ -40,7 +92,10 @@ class Projection(Generic[S]):
         """Apply the next event; refuse one out of order."""
         if event.seq != self.last_seq + 1:
             raise OutOfOrder(f"event seq {event.seq} applied after {self.last_seq}")
-        self._apply(self.state, event)
+        if isinstance(event, Override):
+            set_path(self.state, event.path, event.value)
+        elif not isinstance(event, Snapshot):
+            self._apply(self.state, event)
         self.last_seq = event.seq
 
 

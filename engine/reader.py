@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,13 @@ class Replay:
     events: list[Event] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     footer: Footer | None = None
+    upcast: int = 0
+    """How many events were stored in an older schema version and upcast on read."""
+
+    @property
+    def current(self) -> bool:
+        """True when the file is in today's format: no upcasting was needed."""
+        return self.header.format_version == FORMAT_VERSION and self.upcast == 0
 
 
 def read_lines(path: str | Path) -> list[str]:
@@ -57,6 +65,12 @@ def read_lines(path: str | Path) -> list[str]:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise ReplayError(name, 0, f"cannot read replay: {exc.strerror}") from None
+    if raw[:2] == b"\x1f\x8b":
+        # gzip; a file cut short still yields its readable prefix.
+        try:
+            raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
+        except zlib.error as exc:
+            raise ReplayError(name, 0, f"damaged gzip data: {exc}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -157,7 +171,10 @@ def read_replay(
         if data.get("footer") is True:
             replay.footer = _footer(name, n, data, seq)
             continue
-        replay.events.append(_event(name, n, data, seq, registry))
+        stored = data.get("schema_version", 1)
+        event = _event(name, n, data, seq, registry)
+        replay.upcast += stored != event.schema_version
+        replay.events.append(event)
     if replay.footer is None and not allow_truncated:
         last = len(replay.events) - 1
         raise ReplayError(name, len(lines) + 1, f"truncated: no footer after seq {last}", last + 1)

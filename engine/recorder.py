@@ -11,11 +11,14 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from engine.canonical import digest
-from engine.events import Event, TurnEnded
+from engine.events import Event, Override, Snapshot, TurnEnded
 from engine.log import EventLog, Footer
 from engine.projection import Projection
 
-__all__ = ["Recorder"]
+__all__ = ["SNAPSHOT_EVERY", "Recorder"]
+
+SNAPSHOT_EVERY = 10
+"""An ``engine.snapshot`` of the whole state follows every 10th turn's end."""
 
 S = TypeVar("S")
 E = TypeVar("E", bound=Event)
@@ -48,11 +51,40 @@ class Recorder(Generic[S]):
         return self.log.count
 
     def emit(self, event: E) -> E:
-        """Stamp, apply and log one event; return the stamped event."""
+        """Stamp, apply and log one event; return the stamped event.
+
+        In a forked battle (header ``fork``) the event at ``at_seq`` has the
+        fork's fields replaced, and the fork's state overrides follow it.
+        """
         stamped = self.log.stamp(event)
+        fork = self.log.header.fork
+        if fork is not None and stamped.seq == fork.at_seq:
+            stamped = self._forked(stamped)
         self.projection.apply(stamped)
         self.log.write(stamped)
+        if fork is not None and stamped.seq == fork.at_seq:
+            for path, value in fork.state.items():
+                self.emit(
+                    Override(
+                        turn=event.turn, time=event.time, cause=stamped.seq, path=path, value=value
+                    )
+                )
         return stamped  # type: ignore[return-value]
+
+    def _forked(self, event: Event) -> Event:
+        """The event with the fork's field overrides (validated as a whole)."""
+        fork = self.log.header.fork
+        assert fork is not None
+        if not fork.event:
+            return event
+        data = event.model_dump()
+        for path, value in fork.event.items():
+            *parents, last = path.split(".")
+            target = data
+            for part in parents:
+                target = target[part]
+            target[last] = value
+        return type(event).model_validate(data)
 
     def end_turn(self, turn: int, time: float) -> TurnEnded:
         """Log the digest of the state at the end of ``turn`` and flush the file.
@@ -60,9 +92,10 @@ class Recorder(Generic[S]):
         Rulesets apply :class:`TurnEnded` as a no-op, so the digest is also
         that of the state after it.
         """
-        event = self.emit(
-            TurnEnded(turn=turn, time=time, state_digest=digest(self.snapshot(self.state)))
-        )
+        state = self.snapshot(self.state)
+        event = self.emit(TurnEnded(turn=turn, time=time, state_digest=digest(state)))
+        if turn % SNAPSHOT_EVERY == 0:
+            self.emit(Snapshot(turn=turn, time=time, state=state))
         self.log.flush()
         return event
 

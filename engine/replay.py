@@ -12,7 +12,7 @@ from engine.events import EventRegistry
 from engine.log import Header
 from engine.reader import Replay, ReplayError, read_replay
 
-__all__ = ["Mismatch", "VerifyResult", "first_mismatch", "verify"]
+__all__ = ["Mismatch", "VerifyResult", "first_mismatch", "first_semantic_mismatch", "verify"]
 
 
 @dataclass(frozen=True)
@@ -35,11 +35,15 @@ class VerifyResult:
     events: int
     damage: ReplayError | None = None
     mismatch: Mismatch | None = None
+    violation: Mismatch | None = None
+    """The first event that breaks one of the ruleset's invariants."""
+    upcast: bool = False
+    """The file is in an older format: it was compared event by event."""
 
     @property
     def ok(self) -> bool:
-        """True when the file is intact and re-simulates to the same bytes."""
-        return self.damage is None and self.mismatch is None
+        """True when the file is intact, lawful and re-simulates to the same events."""
+        return self.damage is None and self.mismatch is None and self.violation is None
 
 
 def _fields_differ(a: dict[str, Any], b: dict[str, Any]) -> str:
@@ -69,23 +73,65 @@ def first_mismatch(recorded: list[str], resimulated: list[str]) -> Mismatch | No
     return None
 
 
+def first_semantic_mismatch(replay: Replay, resimulated: list[str],
+                            registry: EventRegistry) -> Mismatch | None:
+    """Compare an upcast replay with a re-simulation event by event, not byte by byte.
+
+    An older file cannot match today's bytes, but where the rules did not
+    change its events, once upcast, equal today's.
+    """
+    fresh = read_lines_replay(resimulated, registry)
+    if (replay.header.seed, replay.header.scenario) != (fresh.header.seed, fresh.header.scenario):
+        return Mismatch(1, None, "header differs from re-simulation in: seed or scenario")
+    for old, new in zip(replay.events, fresh.events, strict=False):
+        if old != new:
+            a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
+            return Mismatch(old.seq + 2, old.seq, f"event {old.type} differs from "
+                            f"re-simulation in: {_fields_differ(a, b)}")
+    if len(replay.events) != len(fresh.events):
+        n = min(len(replay.events), len(fresh.events))
+        return Mismatch(n + 2, n, f"{len(replay.events)} events recorded, "
+                                  f"{len(fresh.events)} re-simulated")
+    return None
+
+
+def read_lines_replay(lines: list[str], registry: EventRegistry) -> Replay:
+    """Parse lines written in memory (already trusted) into a :class:`Replay`."""
+    header = Header.model_validate({k: v for k, v in json.loads(lines[0]).items() if k != "h"})
+    events = [registry.parse({k: v for k, v in json.loads(x).items() if k != "h"})
+              for x in lines[1:-1]]
+    return Replay(path="<re-simulation>", header=header, events=events, lines=lines)
+
+
 def verify(
     path: str | Path,
     registry_for: Callable[[Header], EventRegistry],
     resimulate: Callable[[Replay], list[str]],
+    audit: Callable[[Replay], Mismatch | None] | None = None,
 ) -> VerifyResult:
-    """Check a replay's integrity, then re-simulate it and compare every line.
+    """Check a replay's integrity and invariants, then re-simulate it and compare.
+
+    A file in today's format must re-simulate byte for byte; an older one
+    (upcast on read) must re-simulate to the same events.
 
     Args:
         path: the replay file.
         registry_for: event registry for the header's ruleset.
         resimulate: returns the lines a fresh simulation from the header writes;
             raises :class:`ReplayError` when the header cannot be simulated.
+        audit: the first event that breaks an invariant of the ruleset, or None.
     """
     try:
         replay = read_replay(path, registry_for)
+        broken = audit(replay) if audit is not None else None
+        if broken is not None:
+            return VerifyResult(str(path), len(replay.events), violation=broken)
         lines = resimulate(replay)
     except ReplayError as exc:
         return VerifyResult(str(path), 0, damage=exc)
-    mismatch = first_mismatch(replay.lines, lines)
-    return VerifyResult(str(path), len(replay.events), mismatch=mismatch)
+    if replay.current:
+        mismatch = first_mismatch(replay.lines, lines)
+    else:
+        mismatch = first_semantic_mismatch(replay, lines, registry_for(replay.header))
+    return VerifyResult(str(path), len(replay.events), mismatch=mismatch,
+                        upcast=not replay.current)

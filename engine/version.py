@@ -3,5 +3,9 @@
 ENGINE_VERSION = "0.1.0"
 """Version of the engine package (the code that writes and reads replays)."""
 
-FORMAT_VERSION = 1
-"""Version of the replay file format (see docs/replay-format.md)."""
+FORMAT_VERSION = 2
+"""Version of the replay file format (see docs/replay-format.md).
+
+2: ``engine.snapshot`` and ``engine.override`` events, the header's
+``fork``, gzip-compressed files.  Version-1 files are read as they are.
+"""

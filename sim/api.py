@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,11 +15,11 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from engine.canonical import digest
-from engine.events import Event, EventRegistry
+from engine.events import Event, EventRegistry, Snapshot
 from engine.log import FileSink, Header, MemorySink
-from engine.projection import fold
+from engine.projection import Projection
 from engine.reader import Replay, ReplayError, read_replay
-from engine.replay import VerifyResult, verify
+from engine.replay import Mismatch, VerifyResult, verify
 from engine.version import ENGINE_VERSION
 from sim.loader import ScenarioError, load_scenario
 from sim.ruleset import Ruleset, get_ruleset
@@ -148,7 +149,9 @@ def simulate_lines(header: Header, path: str = "<header>") -> list[str]:
     """
     ruleset, scenario = _header_scenario(header, path)
     sink = MemorySink()
-    fresh = make_header(ruleset, scenario, header.seed, header.source)
+    fresh = make_header(ruleset, scenario, header.seed, header.source).model_copy(
+        update={"fork": header.fork}
+    )
     ruleset.simulate(scenario, fresh, sink)
     return sink.lines
 
@@ -170,11 +173,37 @@ class LoadedReplay:
         """The replay's events in seq order."""
         return self.replay.events
 
-    def state_at(self, turn: int | None = None) -> Any:
-        """State at the end of ``turn`` (default: the end), by folding the events."""
-        state = self.ruleset.initial_state(self.scenario)
-        until = None if turn is None else (lambda e: e.turn > turn)
-        return fold(state, self.events, self.ruleset.apply, until)
+    def state_at(self, turn: int | None = None, *, use_snapshots: bool = True) -> Any:
+        """State at the end of ``turn`` (default: the end).
+
+        Starts from the last ``engine.snapshot`` at or before ``turn`` when the
+        ruleset can restore one, then folds the events after it; otherwise
+        folds from the first event.  Both give the same state.
+        """
+        start, state = self._start(turn if use_snapshots else -1)
+        projection = Projection(state, self.ruleset.apply)
+        projection.last_seq = start - 1
+        for event in self.events[start:]:
+            if turn is not None and event.turn > turn:
+                break
+            projection.apply(event)
+        return projection.state
+
+    def _start(self, turn: int | None) -> tuple[int, Any]:
+        """Index of the first event to fold, and the state to fold it into."""
+        restore = self.ruleset.restore
+        if restore is not None and (turn is None or turn >= 0):
+            for event in reversed(self.events):
+                if isinstance(event, Snapshot) and (turn is None or event.turn <= turn):
+                    return event.seq + 1, restore(self.scenario, event.state)
+        return 0, self.ruleset.initial_state(self.scenario)
+
+    def fold(self) -> Iterator[tuple[Event, Any]]:
+        """Yield each event with the state *before* it is applied (one shared state)."""
+        projection = Projection(self.ruleset.initial_state(self.scenario), self.ruleset.apply)
+        for event in self.events:
+            yield event, projection.state
+            projection.apply(event)
 
 
 def load_replay(path: str | Path, *, allow_truncated: bool = False) -> LoadedReplay:
@@ -193,6 +222,22 @@ def state_at(path: str | Path, turn: int | None = None) -> Any:
     return load_replay(path).state_at(turn)
 
 
+def _audit(replay: Replay) -> Mismatch | None:
+    ruleset, scenario = _header_scenario(replay.header, replay.path)
+    if ruleset.audit is None:
+        return None
+    for event, state in LoadedReplay(ruleset, scenario, replay).fold():
+        problem = ruleset.audit(scenario, state, event)
+        if problem is not None:
+            return Mismatch(event.seq + 2, event.seq, f"{event.type}: {problem}")
+    return None
+
+
 def verify_replay(path: str | Path) -> VerifyResult:
-    """Integrity check, then re-simulation compared line by line."""
-    return verify(path, _registry_for, lambda replay: simulate_lines(replay.header, replay.path))
+    """Integrity, the ruleset's invariants over the fold, then re-simulation compared."""
+    return verify(
+        path,
+        _registry_for,
+        lambda replay: simulate_lines(replay.header, replay.path),
+        _audit,
+    )

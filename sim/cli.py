@@ -15,7 +15,7 @@ import click
 import structlog
 
 from engine.reader import ReplayError
-from sim import api
+from sim import analysis, api
 from sim.loader import ScenarioError, load_scenario
 from sim.schema import scenario_json_schema
 
@@ -130,12 +130,21 @@ def verify(replay: str) -> None:
     result = api.verify_replay(replay)
     if result.damage is not None:
         _damaged(result.damage)
+    if result.violation is not None:
+        v = result.violation
+        click.echo(f"INVARIANT broken at seq {v.seq} (line {v.line}): {v.reason}")
+        sys.exit(1)
     if result.mismatch is not None:
         m = result.mismatch
         at = f"seq {m.seq}" if m.seq is not None else f"line {m.line}"
         click.echo(f"MISMATCH at {at} (line {m.line}): {m.reason}")
         sys.exit(1)
-    click.echo(f"OK: {replay}: {result.events} events, intact, re-simulates byte for byte")
+    how = (
+        "upcast from an older format, re-simulates to the same events"
+        if result.upcast
+        else "re-simulates byte for byte"
+    )
+    click.echo(f"OK: {replay}: {result.events} events, intact, lawful, {how}")
 
 
 @cli.command()
@@ -144,11 +153,25 @@ def verify(replay: str) -> None:
     "--turn",
     type=click.IntRange(0),
     default=None,
-    help="Show the state at the end of this turn (0: the start).",
+    help="State at the end of this turn (0: the start); with --events, that turn's events.",
 )
 @click.option("--events", "narrate", is_flag=True, help="Narrate the events turn by turn.")
-def show(replay: str, turn: int | None, narrate: bool) -> None:
-    """Show unit states of REPLAY at the end or at --turn, folded from its events."""
+@click.option("--unit", default=None, help="With --events: only events naming this unit id.")
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    help="With --events: only this event type (e.g. fired or musket.fired); repeatable.",
+)
+def show(
+    replay: str, turn: int | None, narrate: bool, unit: str | None, types: tuple[str, ...]
+) -> None:
+    """Show unit states of REPLAY at the end or at --turn, folded from its events.
+
+    The fold starts from the nearest state snapshot in the log, so a late
+    turn of a long battle is quick.  With --events, the battle is told as a
+    narrative instead, filtered by --turn, --unit and --type.
+    """
     try:
         loaded = api.load_replay(replay)
     except ReplayError as exc:
@@ -158,19 +181,22 @@ def show(replay: str, turn: int | None, narrate: bool) -> None:
     if turn is not None and turn > last:
         _bad_input(f"battlesim: error: --turn {turn}: the battle ended at turn {last}")
     if narrate:
-        state = rs.initial_state(sc)
-        for event in loaded.events:
-            if turn is not None and event.turn > turn:
-                break
-            line = rs.narrate(sc, state, event)
-            rs.apply(state, event)
-            if line is not None:
-                click.echo(line)
+        if unit is not None and unit not in _unit_ids(rs.snapshot(rs.initial_state(sc))):
+            _bad_input(f"battlesim: error: --unit: no unit {unit!r} in this battle")
+        for _event, line in analysis.narrative(loaded, turn=turn, unit=unit, types=types):
+            click.echo(line)
         return
     state = loaded.state_at(turn)
     label = f"end of turn {turn}" if turn is not None else f"end of battle (turn {last})"
     click.echo(f"{sc.name} — {label}")
     click.echo(rs.render_state(sc, state))
+
+
+def _unit_ids(snapshot: dict[str, Any]) -> set[str]:
+    units = snapshot.get("units", [])
+    if isinstance(units, dict):
+        return set(units)
+    return {u["id"] for u in units if isinstance(u, dict) and "id" in u}
 
 
 @cli.command()

@@ -43,6 +43,12 @@ class Ruleset:
         summary: readable lines for an outcome, one per side (``run`` prints them).
         render_state: a text table of the state.
         narrate: one line of text for an event (state before it), or None.
+        restore: rebuild a state from its ``snapshot`` data, so reading can
+            start from an ``engine.snapshot``; None to always fold from the start.
+        audit: ``audit(scenario, state, event)`` checks the event against the
+            state before it (legal transitions, arithmetic, no negative
+            strength after it) and returns a message when broken, else None;
+            ``verify`` runs it over every log.
         carry_over: for campaigns, ``carry_over(scenario, final_state, next_data,
             settings)`` returns the next battle's scenario data (plain dict) with
             the survivors of this battle carried into it by unit id; None when the
@@ -63,6 +69,8 @@ class Ruleset:
     summary: Callable[[dict[str, Any]], list[str]]
     render_state: Callable[[Any, Any], str]
     narrate: Callable[[Any, Any, Event], str | None]
+    restore: Callable[[Any, dict[str, Any]], Any] | None = None
+    audit: Callable[[Any, Any, Event], str | None] | None = None
     carry_over: Callable[[Any, Any, dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
 
 

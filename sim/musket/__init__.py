@@ -1,12 +1,13 @@
 """The ``musket`` ruleset: horse-and-musket fire and melee combat results (seed 003)."""
 
 from engine.events import EventRegistry
+from sim.musket.audit import audit
 from sim.musket.battle import simulate
 from sim.musket.data import RULES_VERSION, rules_data
-from sim.musket.events import musket_events
+from sim.musket.events import UPCASTERS, musket_events
 from sim.musket.report import narrate, outcome, render_state, summary
 from sim.musket.scenario import MusketScenario, cross_check
-from sim.musket.state import apply_event, initial_state, snapshot
+from sim.musket.state import apply_event, initial_state, restore, snapshot
 from sim.ruleset import Ruleset
 
 __all__ = ["RULESET"]
@@ -15,7 +16,7 @@ RULESET = Ruleset(
     name="musket",
     version=RULES_VERSION,
     scenario_model=MusketScenario,
-    registry=EventRegistry(musket_events()),
+    registry=EventRegistry(musket_events(), UPCASTERS),
     cross_check=cross_check,
     rules_data=rules_data,
     simulate=simulate,
@@ -24,6 +25,8 @@ RULESET = Ruleset(
     snapshot=snapshot,
     outcome=outcome,
     summary=summary,
+    restore=restore,
+    audit=audit,
     render_state=render_state,
     narrate=narrate,
 )

@@ -7,13 +7,14 @@ from the log alone.  Hexes are ``[column, row]``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.events import Draw, Event
+from engine.events import Draw, Event, Upcaster
 
 __all__ = [
+    "UPCASTERS",
     "BattleEnded",
     "Casualties",
     "Fired",
@@ -88,6 +89,8 @@ class Fired(Event):
     """One unit's fire at another, resolved."""
 
     type: Literal["musket.fired"] = "musket.fired"
+    schema_version: int = 2
+    """v2 added ``result.morale_check_reason``."""
     phase: str
     unit: str
     target: str
@@ -103,6 +106,8 @@ class Meleed(Event):
     """A charge resolved: both sides' losses, the winner and the retreat."""
 
     type: Literal["musket.meleed"] = "musket.meleed"
+    schema_version: int = 2
+    """v2 added ``morale_check_reason`` to both losses."""
     phase: str = "melee"
     unit: str
     """The attacker."""
@@ -191,3 +196,27 @@ MEvent = (
 def musket_events() -> tuple[type[Event], ...]:
     """Return the ruleset's event classes, for its registry."""
     return (Moved, LeftField, Fired, Meleed, MoraleTested, Rallied, Rested, SideBroken, BattleEnded)
+
+
+def _reason_v1(result: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 named no reason; every check it wrote was required by the loss draw.
+    return {**result, "morale_check_reason": "loss" if result.get("morale_check") else None}
+
+
+def _fired_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "result": _reason_v1(data["result"])}
+
+
+def _meleed_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **data,
+        "attacker_losses": _reason_v1(data["attacker_losses"]),
+        "defender_losses": _reason_v1(data["defender_losses"]),
+    }
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("musket.fired", 1): _fired_v1_v2,
+    ("musket.meleed", 1): _meleed_v1_v2,
+}
+"""Upcasters of stored musket events, by (type, from version)."""

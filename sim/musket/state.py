@@ -26,7 +26,15 @@ from sim.musket.events import (
 )
 from sim.musket.scenario import MusketScenario
 
-__all__ = ["BattleState", "SideState", "UnitState", "apply", "initial_state", "snapshot"]
+__all__ = [
+    "BattleState",
+    "SideState",
+    "UnitState",
+    "apply",
+    "initial_state",
+    "restore",
+    "snapshot",
+]
 
 Hex = tuple[int, int]
 
@@ -131,6 +139,29 @@ def snapshot(state: BattleState) -> dict[str, Any]:
         "reason": state.reason,
         "objective_points": dict(sorted(state.objective_points.items())),
     }
+
+
+def restore(sc: MusketScenario, data: dict[str, Any]) -> BattleState:
+    """Rebuild a state from its :func:`snapshot` (as read back from JSON)."""
+    del sc  # the snapshot is complete; the scenario is part of the interface
+    units = {}
+    for row in data["units"]:
+        fields_ = dict(row)
+        if fields_["hex"] is not None:
+            fields_["hex"] = (fields_["hex"][0], fields_["hex"][1])
+        units[fields_["id"]] = UnitState(**fields_)
+    sides = {row["id"]: SideState(**row) for row in data["sides"]}
+    occupant = {u.hex: u.id for u in units.values() if u.hex is not None}
+    return BattleState(
+        units=units,
+        sides=sides,
+        occupant=occupant,
+        ended=data["ended"],
+        ended_turn=data["ended_turn"],
+        winner=data["winner"],
+        reason=data["reason"],
+        objective_points=dict(data["objective_points"]),
+    )
 
 
 def _place(state: BattleState, unit: UnitState, to: Hex | None) -> None:

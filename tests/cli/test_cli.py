@@ -289,7 +289,7 @@ def test_verify_fresh_replay_exits_0(replay: Path) -> None:
     """`verify` of a fresh replay exits 0 with the OK line."""
     result = _invoke("verify", str(replay))
     assert (result.exit_code, result.stderr) == (0, "")
-    assert result.stdout == f"OK: {replay}: 53 events, intact, re-simulates byte for byte\n"
+    assert result.stdout == f"OK: {replay}: 53 events, intact, lawful, re-simulates byte for byte\n"
 
 
 def test_verify_edited_casualty_digit_exits_1_naming_seq(replay: Path, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.log import MemorySink
+from engine.projection import Projection
 from engine.recorder import Recorder
 from sim import api
 from sim.loader import load_scenario
@@ -85,15 +86,15 @@ def test_fold_equals_live_state_after_every_event(seed: int, scenario: str) -> N
     finally:
         Recorder.emit = original  # type: ignore[method-assign]
     ruleset, sc = load_scenario(ROOT / "scenarios" / scenario)
-    state = ruleset.initial_state(sc)
+    projection = Projection(ruleset.initial_state(sc), ruleset.apply)
     events = [
         ruleset.registry.parse({k: v for k, v in json.loads(x).items() if k != "h"})
         for x in lines[1:-1]
     ]
     assert len(events) == len(live)
     for event, expected in zip(events, live, strict=True):
-        ruleset.apply(state, event)
-        assert json.loads(json.dumps(ruleset.snapshot(state))) == expected
+        projection.apply(event)
+        assert json.loads(json.dumps(ruleset.snapshot(projection.state))) == expected
 
 
 def _draws(event: dict[str, Any]) -> list[dict[str, Any]]:

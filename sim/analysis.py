@@ -1,0 +1,147 @@
+"""Reading a replay in depth: narrative, rows for notebooks, causes, invariants.
+
+Everything here works from the log alone (a fold of its events), never by
+re-simulating, so an old battle stays readable after the rules change.
+
+>>> from sim import api, analysis
+>>> r = api.load_replay("replays/stone_wall-s1862.jsonl")
+>>> rows = analysis.unit_rows(r)          # one row per unit per turn  # doctest: +SKIP
+>>> import pandas as pd; pd.DataFrame(rows)                           # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from engine.events import Event, TurnEnded
+from engine.projection import Projection
+from sim.api import LoadedReplay
+
+__all__ = [
+    "event_rows",
+    "involves",
+    "narrative",
+    "side_strength",
+    "unit_rows",
+    "why",
+]
+
+
+def involves(event: Event, unit: str) -> bool:
+    """True when any top-level text field of the event names ``unit`` (unit, target, side...)."""
+    return any(
+        value == unit for key, value in event.model_dump().items() if key not in ("type", "phase")
+    )
+
+
+def _type_matches(event: Event, types: Sequence[str]) -> bool:
+    return not types or any(event.type == t or event.type.endswith("." + t) for t in types)
+
+
+def narrative(
+    loaded: LoadedReplay,
+    *,
+    turn: int | None = None,
+    unit: str | None = None,
+    types: Sequence[str] = (),
+) -> Iterator[tuple[Event, str]]:
+    """Yield ``(event, line)`` of the readable narrative, filtered.
+
+    Args:
+        turn: only events of this turn.
+        unit: only events naming this unit (as actor, target or side).
+        types: only these event types (``musket.fired`` or just ``fired``).
+    """
+    rs, sc = loaded.ruleset, loaded.scenario
+    for event, state in loaded.fold():
+        if turn is not None and event.turn != turn:
+            if event.turn > turn:
+                return
+            continue
+        if unit is not None and not involves(event, unit):
+            continue
+        if not _type_matches(event, types):
+            continue
+        line = rs.narrate(sc, state, event)
+        if line is not None:
+            yield event, line
+
+
+def _flat(prefix: str, value: Any, out: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flat(f"{prefix}.{k}" if prefix else str(k), v, out)
+    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        out[prefix] = len(value)  # lists of records (draws) become their count
+    else:
+        out[prefix] = list(value) if isinstance(value, tuple) else value
+
+
+def event_rows(loaded: LoadedReplay) -> list[dict[str, Any]]:
+    """One flat row per event (nested fields as dotted columns), pandas-ready."""
+    rows = []
+    for event in loaded.events:
+        row: dict[str, Any] = {}
+        _flat("", event.model_dump(mode="json"), row)
+        rows.append(row)
+    return rows
+
+
+def _units(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    units = snapshot.get("units")
+    if isinstance(units, list) and all(isinstance(u, dict) for u in units):
+        return units
+    if isinstance(units, dict):
+        return [{"id": k, **v} for k, v in units.items() if isinstance(v, dict)]
+    return []
+
+
+def unit_rows(loaded: LoadedReplay) -> list[dict[str, Any]]:
+    """One row per unit per turn (turn 0 is the start): the unit's state at turn end."""
+    rs = loaded.ruleset
+    projection = Projection(rs.initial_state(loaded.scenario), rs.apply)
+    rows = [{"turn": 0, **u} for u in _units(rs.snapshot(projection.state))]
+    for event in loaded.events:
+        projection.apply(event)
+        if isinstance(event, TurnEnded):
+            rows.extend({"turn": event.turn, **u} for u in _units(rs.snapshot(projection.state)))
+    for row in rows:
+        if isinstance(row.get("hex"), tuple | list):
+            row["col"], row["row"] = row.pop("hex")
+        elif "hex" in row:
+            row.pop("hex")
+            row["col"] = row["row"] = None
+    return rows
+
+
+def side_strength(loaded: LoadedReplay) -> dict[int, dict[str, int]]:
+    """Total strength of each side at the end of each turn, from :func:`unit_rows`."""
+    out: dict[int, dict[str, int]] = {}
+    for row in unit_rows(loaded):
+        if "side" in row and isinstance(row.get("strength"), int):
+            turn = out.setdefault(row["turn"], {})
+            turn[row["side"]] = turn.get(row["side"], 0) + row["strength"]
+    return out
+
+
+def why(loaded: LoadedReplay, seq: int) -> list[tuple[Event, str]]:
+    """The chain of causes of event ``seq``, root first, each with its narrative line.
+
+    Raises:
+        IndexError: no event ``seq`` in the replay.
+    """
+    if not 0 <= seq < len(loaded.events):
+        raise IndexError(f"no event seq {seq}: the replay has seq 0..{len(loaded.events) - 1}")
+    chain = [seq]
+    while (cause := loaded.events[chain[-1]].cause) is not None:
+        chain.append(cause)
+    wanted = set(chain)
+    lines: dict[int, str] = {}
+    rs, sc = loaded.ruleset, loaded.scenario
+    for event, state in loaded.fold():
+        if event.seq in wanted:
+            lines[event.seq] = rs.narrate(sc, state, event) or f"{event.type} (seq {event.seq})"
+        if event.seq == seq:
+            break
+    return [(loaded.events[s], lines[s]) for s in reversed(chain)]
