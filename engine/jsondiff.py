@@ -2,7 +2,8 @@
 
 Lists whose items are all mappings with an ``id`` are matched by id (the
 path names the id), so inserting a unit does not mark every later unit
-changed; other lists are compared by index.
+changed; other lists of mappings are compared by index; a list of plain
+values (a hex, a list of hexes) is one value.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def diff(a: Any, b: Any, path: str = "") -> list[Change]:
         ka, kb = _keyed(a), _keyed(b)
         if ka is not None and kb is not None:
             return _diff_maps(ka, kb, path)
+        if not any(isinstance(x, dict) for x in (*a, *b)):
+            # a list of values (a hex, a list of hexes) changes as one value
+            return [] if a == b else [Change(path, "changed", a, b)]
         out: list[Change] = []
         for i in range(max(len(a), len(b))):
             if i >= len(b):

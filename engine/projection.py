@@ -43,6 +43,10 @@ def _step(obj: Any, part: str) -> Any:
     raise PathError(f"no field {part!r}")
 
 
+def _a(name: str) -> str:
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
 def get_path(state: Any, path: str) -> Any:
     """Return the value at a dotted path: attributes, mapping keys, list indices."""
     obj = state
@@ -64,7 +68,7 @@ def set_path(state: Any, path: str, value: Any) -> None:
         value = tuple(value)
     same = type(old) is type(value) or (type(old) is float and type(value) is int)
     if old is not None and not same:
-        raise PathError(f"{path} is a {type(old).__name__}, not a {type(value).__name__}")
+        raise PathError(f"{path} is {_a(type(old).__name__)}, not {_a(type(value).__name__)}")
     if isinstance(parent, dict):
         parent[last] = value
     elif isinstance(parent, list):

@@ -13,7 +13,7 @@ from typing import Generic, TypeVar
 from engine.canonical import digest
 from engine.events import Event, Override, Snapshot, TurnEnded
 from engine.log import EventLog, Footer
-from engine.projection import Projection
+from engine.projection import Projection, set_path
 
 __all__ = ["SNAPSHOT_EVERY", "Recorder"]
 
@@ -79,11 +79,7 @@ class Recorder(Generic[S]):
             return event
         data = event.model_dump()
         for path, value in fork.event.items():
-            *parents, last = path.split(".")
-            target = data
-            for part in parents:
-                target = target[part]
-            target[last] = value
+            set_path(data, path, value)
         return type(event).model_validate(data)
 
     def end_turn(self, turn: int, time: float) -> TurnEnded:

@@ -73,8 +73,9 @@ def first_mismatch(recorded: list[str], resimulated: list[str]) -> Mismatch | No
     return None
 
 
-def first_semantic_mismatch(replay: Replay, resimulated: list[str],
-                            registry: EventRegistry) -> Mismatch | None:
+def first_semantic_mismatch(
+    replay: Replay, resimulated: list[str], registry: EventRegistry
+) -> Mismatch | None:
     """Compare an upcast replay with a re-simulation event by event, not byte by byte.
 
     An older file cannot match today's bytes, but where the rules did not
@@ -86,20 +87,25 @@ def first_semantic_mismatch(replay: Replay, resimulated: list[str],
     for old, new in zip(replay.events, fresh.events, strict=False):
         if old != new:
             a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
-            return Mismatch(old.seq + 2, old.seq, f"event {old.type} differs from "
-                            f"re-simulation in: {_fields_differ(a, b)}")
+            return Mismatch(
+                old.seq + 2,
+                old.seq,
+                f"event {old.type} differs from re-simulation in: {_fields_differ(a, b)}",
+            )
     if len(replay.events) != len(fresh.events):
         n = min(len(replay.events), len(fresh.events))
-        return Mismatch(n + 2, n, f"{len(replay.events)} events recorded, "
-                                  f"{len(fresh.events)} re-simulated")
+        return Mismatch(
+            n + 2, n, f"{len(replay.events)} events recorded, {len(fresh.events)} re-simulated"
+        )
     return None
 
 
 def read_lines_replay(lines: list[str], registry: EventRegistry) -> Replay:
     """Parse lines written in memory (already trusted) into a :class:`Replay`."""
     header = Header.model_validate({k: v for k, v in json.loads(lines[0]).items() if k != "h"})
-    events = [registry.parse({k: v for k, v in json.loads(x).items() if k != "h"})
-              for x in lines[1:-1]]
+    events = [
+        registry.parse({k: v for k, v in json.loads(x).items() if k != "h"}) for x in lines[1:-1]
+    ]
     return Replay(path="<re-simulation>", header=header, events=events, lines=lines)
 
 
@@ -133,5 +139,4 @@ def verify(
         mismatch = first_mismatch(replay.lines, lines)
     else:
         mismatch = first_semantic_mismatch(replay, lines, registry_for(replay.header))
-    return VerifyResult(str(path), len(replay.events), mismatch=mismatch,
-                        upcast=not replay.current)
+    return VerifyResult(str(path), len(replay.events), mismatch=mismatch, upcast=not replay.current)

@@ -223,10 +223,21 @@ def state_at(path: str | Path, turn: int | None = None) -> Any:
 
 
 def _audit(replay: Replay) -> Mismatch | None:
+    """The first event breaking the ruleset's invariants, folding the log.
+
+    In a forked battle the changed event is a counterfactual and is not
+    checked; after a state override the rules' bookkeeping (losses that add
+    up) no longer holds, so checking stops at the fork.
+    """
     ruleset, scenario = _header_scenario(replay.header, replay.path)
     if ruleset.audit is None:
         return None
+    fork = replay.header.fork
     for event, state in LoadedReplay(ruleset, scenario, replay).fold():
+        if fork is not None and fork.state and event.seq > fork.at_seq:
+            break
+        if fork is not None and fork.event and event.seq == fork.at_seq:
+            continue
         problem = ruleset.audit(scenario, state, event)
         if problem is not None:
             return Mismatch(event.seq + 2, event.seq, f"{event.type}: {problem}")

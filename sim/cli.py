@@ -216,6 +216,10 @@ def schema() -> None:
     click.echo(json.dumps(scenario_json_schema(), indent=2, sort_keys=True))
 
 
+# Commands of other areas register themselves on the group when imported.
+from sim import cli_replay  # noqa: E402, F401
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="battlesim")

@@ -1,0 +1,120 @@
+"""Counterfactuals: fork a battle at an event, change one thing, fight on.
+
+``fork(parent, at_seq, event_fields, state_fields)`` re-simulates the parent
+from its header with the same seed, so every random stream is the same; at
+``at_seq`` the event's named fields are replaced, and each named state path
+is set right after it (an ``engine.override`` event).  The new replay's
+header names its parent and the change, so ``verify`` re-simulates the fork
+itself and ``diff`` against the parent shows what followed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from engine.log import FileSink, Fork
+from engine.projection import PathError, Projection, get_path, set_path
+from sim.api import LoadedReplay, make_header
+
+__all__ = ["ForkError", "fork", "parse_assignment"]
+
+_FIXED = ("type", "schema_version", "seq", "turn", "time", "cause")
+
+
+class ForkError(ValueError):
+    """A fork that cannot be made: bad seq, field, path or value."""
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """``FIELD=VALUE`` → (field, value); the value is read as a YAML scalar or list.
+
+    Raises:
+        ForkError: no ``=``, or a value that is not plain data.
+    """
+    field, sep, raw = text.partition("=")
+    if not sep or not field:
+        raise ForkError(f"--set {text!r}: expected FIELD=VALUE")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        raise ForkError(f"--set {text!r}: the value is not valid YAML") from None
+    if isinstance(value, dict):
+        raise ForkError(f"--set {text!r}: set one field at a time, not a mapping")
+    return field, value
+
+
+def _check_event(loaded: LoadedReplay, at_seq: int, fields: dict[str, Any]) -> None:
+    event = loaded.events[at_seq]
+    data = event.model_dump()
+    for path, value in fields.items():
+        if path.split(".")[0] in _FIXED:
+            raise ForkError(f"--set {path}: the event's {path.split('.')[0]} cannot change")
+        try:
+            get_path(data, path)
+            set_path(data, path, value)
+        except PathError as exc:
+            raise ForkError(f"--set {path}: {exc} in event {event.type} (seq {at_seq})") from None
+    try:
+        type(event).model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ForkError(f"--set {where}: {err['msg']}") from None
+
+
+def _check_state(loaded: LoadedReplay, at_seq: int, fields: dict[str, Any]) -> None:
+    rs = loaded.ruleset
+    projection = Projection(rs.initial_state(loaded.scenario), rs.apply)
+    for event in loaded.events[: at_seq + 1]:
+        projection.apply(event)
+    for path, value in fields.items():
+        try:
+            set_path(projection.state, path, value)
+        except PathError as exc:
+            raise ForkError(f"--set state.{path}: {exc}") from None
+
+
+def fork(
+    loaded: LoadedReplay,
+    at_seq: int,
+    assignments: list[tuple[str, Any]],
+    out: str | Path,
+) -> Path:
+    """Write the forked battle's replay to ``out`` and return its path.
+
+    Args:
+        loaded: the parent replay.
+        at_seq: the event to change, or after which to change the state.
+        assignments: ``(field, value)``; ``state.<path>`` sets a state field
+            (e.g. ``state.units.1ri.strength``), anything else an event field
+            (e.g. ``passed`` or ``result.casualties``).
+
+    Raises:
+        ForkError: the seq, a field, a path or a value is not usable.
+    """
+    if not 0 <= at_seq < len(loaded.events):
+        raise ForkError(f"--at {at_seq}: the replay has seq 0..{len(loaded.events) - 1}")
+    event_fields = {f: v for f, v in assignments if not f.startswith("state.")}
+    state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
+    _check_event(loaded, at_seq, event_fields)
+    _check_state(loaded, at_seq, state_fields)
+    parent = loaded.replay.header
+    header = make_header(loaded.ruleset, loaded.scenario, parent.seed, parent.source).model_copy(
+        update={
+            "fork": Fork(
+                parent=Path(loaded.replay.path).name,
+                parent_digest="sha256:" + hashlib.sha256(parent.body().encode()).hexdigest(),
+                at_seq=at_seq,
+                event=event_fields,
+                state=state_fields,
+            )
+        }
+    )
+    path = Path(out)
+    loaded.ruleset.simulate(loaded.scenario, header, FileSink(path))
+    return path

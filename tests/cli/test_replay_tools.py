@@ -1,0 +1,288 @@
+"""Replay tooling: diff, fork, why, report, snapshots, upcasting, gzip, invariants."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from engine.log import GENESIS, seal
+from sim import analysis, api
+from sim.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"
+FORMAT1 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862.format1.jsonl"
+
+
+def _invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+@pytest.fixture(scope="module")
+def forked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The golden battle forked where the 69th New York failed its morale check."""
+    out = tmp_path_factory.mktemp("fork") / "held.jsonl"
+    result = _invoke(
+        "fork",
+        str(GOLDEN),
+        "--at",
+        "14",
+        "--set",
+        "passed=true",
+        "--set",
+        "after=good",
+        "--out",
+        str(out),
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_identical_battles_diff_to_nothing() -> None:
+    """A replay diffed with itself: exit 0 and one 'identical' line."""
+    result = _invoke("diff", str(GOLDEN), str(GOLDEN))
+    assert (result.exit_code, result.stdout) == (0, f"identical: {GOLDEN} and {GOLDEN}\n")
+
+
+def test_diff_names_the_first_divergent_event_exactly(forked: Path) -> None:
+    """The fork parts from its parent at seq 14; diff prints exactly where and how."""
+    result = _invoke("diff", str(GOLDEN), str(forked), "--context", "1")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[:11] == [
+        "same scenario and seed; first divergent event at seq 14, turn 2, "
+        "phase defensive_fire, unit 69ny",
+        "  changed  passed: False -> True",
+        "  changed  after: 'disrupted' -> 'good'",
+        "first turn whose state differs: 2",
+        "before:",
+        "  seq    13 turn   2 musket.fired             24ga 69ny",
+        "after, in a:",
+        "  seq    15 turn   2 musket.fired             cobb 116pa",
+        "after, in b:",
+        "  seq    15 turn   2 musket.fired             cobb 116pa",
+        "random-stream draws before it (stream: count):",
+    ]
+    assert result.stdout.splitlines()[-2:] == [
+        "draws in a's event: 2/morale/defensive_fire/69ny/13 x1",
+        "draws in b's event: 2/morale/defensive_fire/69ny/13 x1",
+    ]
+
+
+def test_diff_json_has_the_same_content(forked: Path) -> None:
+    """--json gives one object with the divergent seq, the changes and the draw counts."""
+    result = _invoke("diff", str(GOLDEN), str(forked), "--json")
+    data = json.loads(result.stdout)
+    assert (result.exit_code, data["mode"], data["seq"], data["turn"]) == (1, "same", 14, 2)
+    assert data["changes"] == [
+        {"path": "passed", "kind": "changed", "a": False, "b": True},
+        {"path": "after", "kind": "changed", "a": "disrupted", "b": "good"},
+    ]
+    assert data["draw_counts"]["2/fire/defensive_fire/24ga"] == 5
+
+
+def test_diff_of_variants_compares_inputs_and_outcomes(tmp_path: Path) -> None:
+    """Two seeds of one scenario: the seed is the only input change; outcomes side by side."""
+    out = tmp_path / "s7.jsonl"
+    assert (
+        _invoke(
+            "run", str(ROOT / "scenarios" / "stone_wall.yaml"), "--seed", "7", "--out", str(out)
+        ).exit_code
+        == 0
+    )
+    data = json.loads(_invoke("diff", str(GOLDEN), str(out), "--json").stdout)
+    assert data["mode"] == "variants"
+    assert data["inputs"] == [{"path": "seed", "kind": "changed", "a": 1862, "b": 7}]
+    assert data["outcome"]["winner"] == ["csa", "usa"]
+    assert data["strength_by_turn"]["0"] == {"csa": [924, 924], "usa": [1236, 1236]}
+
+
+def test_forked_replay_names_its_parent_and_verifies(forked: Path) -> None:
+    """The fork's header names parent, seq and change; verify re-simulates the fork exactly."""
+    header = json.loads(forked.read_text().split("\n")[0])
+    assert header["fork"]["parent"] == GOLDEN.name
+    assert (header["fork"]["at_seq"], header["fork"]["event"]) == (
+        14,
+        {"passed": True, "after": "good"},
+    )
+    result = _invoke("verify", str(forked))
+    assert result.exit_code == 0, result.output
+
+
+def test_fork_of_a_state_field_emits_an_override(tmp_path: Path) -> None:
+    """--set state.units.wash.strength=2 logs an engine.override right after the event."""
+    out = tmp_path / "f.jsonl"
+    result = _invoke(
+        "fork", str(GOLDEN), "--at", "10", "--set", "state.units.wash.strength=2", "--out", str(out)
+    )
+    assert result.exit_code == 0, result.output
+    events = [json.loads(x) for x in out.read_text().split("\n")[1:-2]]
+    assert {k: events[11][k] for k in ("type", "cause", "path", "value")} == {
+        "type": "engine.override",
+        "cause": 10,
+        "path": "units.wash.strength",
+        "value": 2,
+    }
+    assert _invoke("verify", str(out)).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--at", "999", "--set", "passed=true"], "--at 999: the replay has seq 0..89"),
+        (["--at", "14", "--set", "nope=1"], "--set nope: no key 'nope'"),
+        (["--at", "14", "--set", "passed=maybe"], "--set passed: passed is a bool, not a str"),
+        (["--at", "14", "--set", "seq=3"], "--set seq: the event's seq cannot change"),
+        (
+            ["--at", "14", "--set", "state.units.wash.strength=abc"],
+            "--set state.units.wash.strength: units.wash.strength is an int, not a str",
+        ),
+        (["--at", "14", "--set", "novalue"], "--set 'novalue': expected FIELD=VALUE"),
+    ],
+)
+def test_fork_refuses_bad_changes_with_exit_2(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
+    """A fork that cannot be made exits 2 naming the flag and why, and writes nothing."""
+    out = tmp_path / "f.jsonl"
+    result = _invoke("fork", str(GOLDEN), *args, "--out", str(out))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"battlesim: error: {message}")
+    assert not out.exists()
+
+
+def test_why_prints_the_chain_of_causes() -> None:
+    """why 14: the volley that caused the morale check, then the check."""
+    result = _invoke("why", str(GOLDEN), "14")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "[seq 13] Turn 2, 12:24 — 24th Georgia fires on 69th New York at 1 hex: value 2,000, "
+        "modifier +0% (none) → E 2,000, range 10.00–50.00, drew 43.79 → 44 casualties, "
+        "+90 fatigue; morale check p = 0.64: required",
+        "  → [seq 14] Turn 2, 12:24 — 69th New York checks morale (loss, quality C = 4, none; "
+        "rolled 5 vs 4): disrupted",
+    ]
+
+
+def test_why_of_a_missing_seq_exits_2() -> None:
+    """why with a seq past the end names the valid range."""
+    result = _invoke("why", str(GOLDEN), "500")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "battlesim: error: no event seq 500: the replay has seq 0..89\n",
+    )
+
+
+def test_narrative_filters_by_unit_and_type() -> None:
+    """show --events --unit 69ny --type morale_tested: only that unit's morale checks."""
+    result = _invoke("show", str(GOLDEN), "--events", "--unit", "69ny", "--type", "morale_tested")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == (
+        "Turn 2, 12:24 — 69th New York checks morale (loss, quality C = 4, none; "
+        "rolled 5 vs 4): disrupted"
+    )
+    assert all("69th New York checks morale" in line for line in lines)
+    assert _invoke("show", str(GOLDEN), "--events", "--unit", "zz").exit_code == 2
+
+
+def test_report_is_one_html_file_with_its_charts(tmp_path: Path) -> None:
+    """report writes an HTML page embedding four PNG charts, and the PNGs on request."""
+    out, pngs = tmp_path / "r.html", tmp_path / "png"
+    result = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs))
+    assert result.exit_code == 0
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert len(re.findall(r'<img alt="[a-z_]+" src="data:image/png;base64,', page)) == 4
+    assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing fetched from a network
+    assert sorted(p.name for p in pngs.iterdir()) == [
+        "morale.png",
+        "side_strength.png",
+        "unit_fatigue.png",
+        "unit_strength.png",
+    ]
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs.iterdir())
+    assert "<h2>Confederate wins after 9 turns</h2>" in page
+
+
+def test_old_format_replay_loads_shows_and_verifies() -> None:
+    """A format-1 replay (fired/meleed at schema 1) is upcast on read and still verifies."""
+    loaded = api.load_replay(FORMAT1)
+    assert loaded.replay.header.format_version == 1
+    assert loaded.replay.upcast == 50  # every musket.fired of the battle
+    fired = next(e for e in loaded.events if e.type == "musket.fired")
+    assert fired.schema_version == 2
+    assert analysis.narrative(loaded) is not None
+    assert _invoke("show", str(FORMAT1), "--turn", "2").exit_code == 0
+    result = _invoke("verify", str(FORMAT1))
+    assert (result.exit_code, result.stdout) == (
+        0,
+        f"OK: {FORMAT1}: 90 events, intact, lawful, upcast from an older format, "
+        "re-simulates to the same events\n",
+    )
+
+
+def test_newer_event_schema_is_a_clear_error(tmp_path: Path) -> None:
+    """An event from a newer schema version is refused with the versions, not a traceback."""
+    lines = GOLDEN.read_text().split("\n")[:-1]
+    out, h = [], GENESIS
+    for n, line in enumerate(lines):
+        data = {k: v for k, v in json.loads(line).items() if k != "h"}
+        if data.get("seq") == 0:
+            data["schema_version"] = 9
+        body = (
+            line[: line.rindex(',"h":')] + "}"
+            if n == 0
+            else json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        )
+        sealed, h = seal(h, body)
+        out.append(sealed)
+    path = tmp_path / "new.jsonl"
+    path.write_text("\n".join(out) + "\n")
+    result = _invoke("show", str(path))
+    assert result.exit_code == 2
+    assert "schema version 9 is newer than this battlesim reads (1); upgrade battlesim" in (
+        result.stderr
+    )
+
+
+def test_gzip_replays_are_written_and_read_transparently(tmp_path: Path) -> None:
+    """run --out x.jsonl.gz writes gzip; verify and show read it; a cut file is truncated."""
+    out = tmp_path / "sw.jsonl.gz"
+    assert (
+        _invoke(
+            "run", str(ROOT / "scenarios" / "stone_wall.yaml"), "--seed", "1862", "--out", str(out)
+        ).exit_code
+        == 0
+    )
+    assert gzip.decompress(out.read_bytes()) == GOLDEN.read_bytes()
+    assert _invoke("verify", str(out)).exit_code == 0
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(out.read_bytes()[: len(out.read_bytes()) // 2])
+    result = _invoke("verify", str(cut))
+    assert result.exit_code == 1
+    assert "truncated" in result.stdout
+
+
+def test_verify_names_the_first_event_that_breaks_an_invariant(tmp_path: Path) -> None:
+    """A resealed log whose morale check goes good -> routed in defensive fire fails at its seq."""
+    lines = GOLDEN.read_text().split("\n")[:-1]
+    out, h = [], GENESIS
+    for n, line in enumerate(lines):
+        body = line[: line.rindex(',"h":')] + "}"
+        if n == 15:  # seq 14: the 69th's check
+            body = body.replace('"after":"disrupted"', '"after":"routed"')
+        sealed, h = seal(h, body)
+        out.append(sealed)
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(out) + "\n")
+    result = _invoke("verify", str(path))
+    assert (result.exit_code, result.stdout) == (
+        1,
+        "INVARIANT broken at seq 14 (line 16): musket.morale_tested: illegal morale "
+        "transition good -> routed in defensive_fire\n",
+    )

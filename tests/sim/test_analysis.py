@@ -1,0 +1,78 @@
+"""Reading replays: snapshots, notebook rows, narrative of a golden replay."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.events import Snapshot
+from sim import analysis, api
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"
+
+
+@pytest.fixture(scope="module")
+def long_battle(tmp_path_factory: pytest.TempPathFactory) -> api.LoadedReplay:
+    """The stone wall fought to a 25-turn limit with no army breaking."""
+    text = (ROOT / "scenarios" / "stone_wall.yaml").read_text()
+    text = text.replace("limit: 12 ", "limit: 25 ").replace("break_units: 0.5", "break_units: 1.0")
+    text = text.replace("break_losses: 0.4", "break_losses: 1.0").replace(
+        "break_losses: 0.5", "break_losses: 1.0"
+    )
+    folder = tmp_path_factory.mktemp("long")
+    (folder / "long.yaml").write_text(text)
+    api.run(folder / "long.yaml", seed=3, out=folder / "long.jsonl")
+    return api.load_replay(folder / "long.jsonl")
+
+
+def test_snapshots_are_logged_every_tenth_turn(long_battle: api.LoadedReplay) -> None:
+    """A 25-turn battle carries state snapshots after turns 10 and 20."""
+    assert [e.turn for e in long_battle.events if isinstance(e, Snapshot)] == [10, 20]
+
+
+def test_snapshot_plus_tail_equals_the_full_fold(long_battle: api.LoadedReplay) -> None:
+    """For every turn, starting from the nearest snapshot gives the full fold's state."""
+    rs = long_battle.ruleset
+    for turn in range(26):
+        fast = rs.snapshot(long_battle.state_at(turn))
+        full = rs.snapshot(long_battle.state_at(turn, use_snapshots=False))
+        assert json.loads(json.dumps(fast)) == json.loads(json.dumps(full)), turn
+
+
+def test_unit_rows_one_per_unit_per_turn() -> None:
+    """unit_rows gives 7 units × (9 turns + the start) rows, with the start's strengths."""
+    loaded = api.load_replay(GOLDEN)
+    rows = analysis.unit_rows(loaded)
+    assert len(rows) == 7 * 10
+    assert [(r["id"], r["strength"], r["col"], r["row"]) for r in rows[:2]] == [
+        ("69ny", 450, 5, 10),
+        ("28ma", 400, 7, 10),
+    ]
+    assert analysis.side_strength(loaded)[0] == {"usa": 1236, "csa": 924}
+
+
+def test_event_rows_are_flat() -> None:
+    """event_rows flattens nested fields to dotted columns and draws to their count."""
+    rows = analysis.event_rows(api.load_replay(GOLDEN))
+    assert len(rows) == 90
+    fired = next(r for r in rows if r["type"] == "musket.fired")
+    assert (fired["seq"], fired["result.casualties"], fired["result.draws"]) == (3, 17, 5)
+
+
+def test_golden_narrative_opening_lines() -> None:
+    """The golden replay's narrative opens with the Union advance and the first volley."""
+    lines = [line for _, line in analysis.narrative(api.load_replay(GOLDEN))]
+    assert lines[:4] == [
+        "Turn 1, 12:00 — 69th New York moves to 5,6 (4 hexes)",
+        "Turn 1, 12:00 — 28th Massachusetts moves to 7,6 (4 hexes)",
+        "Turn 1, 12:00 — 116th Pennsylvania moves to 9,6 (4 hexes)",
+        "Turn 1, 12:04 — 24th Georgia fires on 69th New York at 3 hexes: value 1,000, "
+        "modifier +0% (none) → E 1,000, range 5.00–25.00, drew 16.85 → 17 casualties, "
+        "+21 fatigue; morale check p = 0.40: not required",
+    ]
+    assert lines[-1] == (
+        "Turn 9, 15:00 — Confederate wins: every other army broke; Confederate holds the field"
+    )
