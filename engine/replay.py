@@ -52,15 +52,38 @@ def _fields_differ(a: dict[str, Any], b: dict[str, Any]) -> str:
     return ", ".join(changed[:6]) or "bytes"
 
 
+def _turn_digests(lines: list[str]) -> dict[int, str]:
+    out = {}
+    for line in lines:
+        if '"engine.turn_ended"' in line:
+            data = json.loads(line)
+            out[data["turn"]] = data["state_digest"]
+    return out
+
+
+def first_turn_apart(recorded: list[str], resimulated: list[str]) -> int | None:
+    """The first turn whose end-of-turn state digest differs (or is missing in one)."""
+    a, b = _turn_digests(recorded), _turn_digests(resimulated)
+    return next((t for t in sorted(set(a) | set(b)) if a.get(t) != b.get(t)), None)
+
+
 def first_mismatch(recorded: list[str], resimulated: list[str]) -> Mismatch | None:
-    """Return the first line where two replays' texts differ, or None."""
+    """Return the first line where two replays' texts differ, or None.
+
+    The reason also names the first turn whose state digest differs, which
+    stays meaningful when the two logs' event counts have drifted apart.
+    """
     for n, (a, b) in enumerate(zip(recorded, resimulated, strict=False), start=1):
         if a == b:
             continue
         da, db = json.loads(a), json.loads(b)
         seq = da.get("seq") if isinstance(da.get("seq"), int) else None
         what = "header" if n == 1 else ("footer" if da.get("footer") else f"event {da.get('type')}")
-        return Mismatch(n, seq, f"{what} differs from re-simulation in: {_fields_differ(da, db)}")
+        reason = f"{what} differs from re-simulation in: {_fields_differ(da, db)}"
+        turn = first_turn_apart(recorded, resimulated)
+        if turn is not None:
+            reason += f"; first turn whose state differs: {turn}"
+        return Mismatch(n, seq, reason)
     if len(recorded) != len(resimulated):
         n = min(len(recorded), len(resimulated)) + 1
         longer = "re-simulation" if len(resimulated) > len(recorded) else "recorded replay"
