@@ -153,9 +153,12 @@ class FileSink:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._fh: IO[str]
+        self._file: IO[bytes] | None = None
         if self.path.suffix == ".gz":
-            # mtime 0 keeps the bytes a function of the content alone.
-            raw = gzip.GzipFile(self.path, "wb", mtime=0)
+            # No file name and mtime 0 in the gzip header: the bytes are a
+            # function of the content alone.
+            self._file = open(self.path, "wb")  # noqa: SIM115
+            raw = gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0)
             self._fh = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
         else:
             self._fh = open(self.path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
@@ -172,6 +175,8 @@ class FileSink:
 
     def close(self) -> None:
         self._fh.close()
+        if self._file is not None:
+            self._file.close()
 
 
 class EventLog:

@@ -55,8 +55,11 @@ def get_path(state: Any, path: str) -> Any:
     return obj
 
 
-def set_path(state: Any, path: str, value: Any) -> None:
+def set_path(state: Any, path: str, value: Any, *, allow_none: bool = False) -> None:
     """Set the value at a dotted path, refusing a value of another type.
+
+    ``allow_none`` lets a value become None (for event data that a model
+    validates afterwards); state fields keep their type.
 
     Raises:
         PathError: the path does not exist or the value's type differs.
@@ -67,7 +70,7 @@ def set_path(state: Any, path: str, value: Any) -> None:
     if isinstance(old, tuple) and isinstance(value, list):
         value = tuple(value)
     same = type(old) is type(value) or (type(old) is float and type(value) is int)
-    if old is not None and not same:
+    if old is not None and not same and not (allow_none and value is None):
         raise PathError(f"{path} is {_a(type(old).__name__)}, not {_a(type(value).__name__)}")
     if isinstance(parent, dict):
         parent[last] = value

@@ -195,9 +195,8 @@ def _event(name: str, n: int, data: dict[str, Any], seq: int, registry: EventReg
     try:
         event = registry.parse(data)
     except UnknownEventType as exc:
-        raise ReplayError(
-            name, n, f"{exc} (this battlesim does not know it; upgrade?)", seq
-        ) from None
+        hint = "" if "upgrade" in str(exc) else " (this battlesim does not know it; upgrade?)"
+        raise ReplayError(name, n, f"{exc}{hint}", seq) from None
     except ValidationError as exc:
         raise ReplayError(name, n, f"bad event: {_first_error(exc)}", seq) from None
     if event.seq != seq:

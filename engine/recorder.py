@@ -63,7 +63,7 @@ class Recorder(Generic[S]):
         self.projection.apply(stamped)
         self.log.write(stamped)
         if fork is not None and stamped.seq == fork.at_seq:
-            for path, value in fork.state.items():
+            for path, value in sorted(fork.state.items()):
                 self.emit(
                     Override(
                         turn=event.turn, time=event.time, cause=stamped.seq, path=path, value=value
@@ -78,8 +78,8 @@ class Recorder(Generic[S]):
         if not fork.event:
             return event
         data = event.model_dump()
-        for path, value in fork.event.items():
-            set_path(data, path, value)
+        for path, value in sorted(fork.event.items()):
+            set_path(data, path, value, allow_none=True)
         return type(event).model_validate(data)
 
     def end_turn(self, turn: int, time: float) -> TurnEnded:
@@ -88,10 +88,12 @@ class Recorder(Generic[S]):
         Rulesets apply :class:`TurnEnded` as a no-op, so the digest is also
         that of the state after it.
         """
-        state = self.snapshot(self.state)
-        event = self.emit(TurnEnded(turn=turn, time=time, state_digest=digest(state)))
+        event = self.emit(
+            TurnEnded(turn=turn, time=time, state_digest=digest(self.snapshot(self.state)))
+        )
         if turn % SNAPSHOT_EVERY == 0:
-            self.emit(Snapshot(turn=turn, time=time, state=state))
+            # taken after the turn's end, so a fork's override made there is in it
+            self.emit(Snapshot(turn=turn, time=time, state=self.snapshot(self.state)))
         self.log.flush()
         return event
 

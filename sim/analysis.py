@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from engine.events import Event, TurnEnded
+from engine.events import Event, Override, TurnEnded
 from engine.projection import Projection
 from sim.api import LoadedReplay
 
@@ -53,7 +53,6 @@ def narrative(
         unit: only events naming this unit (as actor, target or side).
         types: only these event types (``musket.fired`` or just ``fired``).
     """
-    rs, sc = loaded.ruleset, loaded.scenario
     for event, state in loaded.fold():
         if turn is not None and event.turn != turn:
             if event.turn > turn:
@@ -63,9 +62,21 @@ def narrative(
             continue
         if not _type_matches(event, types):
             continue
-        line = rs.narrate(sc, state, event)
+        line = _line(loaded, state, event)
         if line is not None:
             yield event, line
+
+
+def _line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
+    """The ruleset's narrative line, with the engine's own events and forks told too."""
+    fork = loaded.replay.header.fork
+    if isinstance(event, Override):
+        return f"Turn {event.turn} — counterfactual: {event.path} set to {event.value!r}"
+    line = loaded.ruleset.narrate(loaded.scenario, state, event)
+    if line is not None and fork is not None and fork.event and event.seq == fork.at_seq:
+        changed = ", ".join(f"{k}={v!r}" for k, v in sorted(fork.event.items()))
+        line += f" [counterfactual: {changed}]"
+    return line
 
 
 def _flat(prefix: str, value: Any, out: dict[str, Any]) -> None:
@@ -138,10 +149,9 @@ def why(loaded: LoadedReplay, seq: int) -> list[tuple[Event, str]]:
         chain.append(cause)
     wanted = set(chain)
     lines: dict[int, str] = {}
-    rs, sc = loaded.ruleset, loaded.scenario
     for event, state in loaded.fold():
         if event.seq in wanted:
-            lines[event.seq] = rs.narrate(sc, state, event) or f"{event.type} (seq {event.seq})"
+            lines[event.seq] = _line(loaded, state, event) or f"{event.type} (seq {event.seq})"
         if event.seq == seq:
             break
     return [(loaded.events[s], lines[s]) for s in reversed(chain)]

@@ -136,8 +136,8 @@ def verify(replay: str) -> None:
         sys.exit(1)
     if result.mismatch is not None:
         m = result.mismatch
-        at = f"seq {m.seq}" if m.seq is not None else f"line {m.line}"
-        click.echo(f"MISMATCH at {at} (line {m.line}): {m.reason}")
+        at = f"seq {m.seq} (line {m.line})" if m.seq is not None else f"line {m.line}"
+        click.echo(f"MISMATCH at {at}: {m.reason}")
         sys.exit(1)
     how = (
         "upcast from an older format, re-simulates to the same events"
@@ -157,6 +157,7 @@ def verify(replay: str) -> None:
 )
 @click.option("--events", "narrate", is_flag=True, help="Narrate the events turn by turn.")
 @click.option("--unit", default=None, help="With --events: only events naming this unit id.")
+@click.option("--seqs", is_flag=True, help="With --events: start each line with its [seq N].")
 @click.option(
     "--type",
     "types",
@@ -164,7 +165,12 @@ def verify(replay: str) -> None:
     help="With --events: only this event type (e.g. fired or musket.fired); repeatable.",
 )
 def show(
-    replay: str, turn: int | None, narrate: bool, unit: str | None, types: tuple[str, ...]
+    replay: str,
+    turn: int | None,
+    narrate: bool,
+    unit: str | None,
+    seqs: bool,
+    types: tuple[str, ...],
 ) -> None:
     """Show unit states of REPLAY at the end or at --turn, folded from its events.
 
@@ -183,8 +189,8 @@ def show(
     if narrate:
         if unit is not None and unit not in _unit_ids(rs.snapshot(rs.initial_state(sc))):
             _bad_input(f"battlesim: error: --unit: no unit {unit!r} in this battle")
-        for _event, line in analysis.narrative(loaded, turn=turn, unit=unit, types=types):
-            click.echo(line)
+        for event, line in analysis.narrative(loaded, turn=turn, unit=unit, types=types):
+            click.echo(f"[seq {event.seq}] {line}" if seqs else line)
         return
     state = loaded.state_at(turn)
     label = f"end of turn {turn}" if turn is not None else f"end of battle (turn {last})"

@@ -77,8 +77,8 @@ def _same_battle(a: LoadedReplay, b: LoadedReplay, context: int) -> dict[str, An
         "turn": first.turn,
         "phase": getattr(first, "phase", None),
         "unit": getattr(first, "unit", None),
-        "a": x,
-        "b": y,
+        "event_a": x,
+        "event_b": y,
         "changes": changes,
         "context_before": [_brief(e) for e in ea[max(0, i - context) : i]],
         "context_after_a": [_brief(e) for e in ea[i + 1 : i + 1 + context]],
@@ -173,8 +173,8 @@ def _render_same(d: dict[str, Any]) -> list[str]:
     where += f", phase {d['phase']}" if d["phase"] else ""
     where += f", unit {d['unit']}" if d["unit"] else ""
     out = [f"same scenario and seed; first divergent event at {where}"]
-    if d["a"] is None or d["b"] is None:
-        longer = "b" if d["a"] is None else "a"
+    if d["event_a"] is None or d["event_b"] is None:
+        longer = "b" if d["event_a"] is None else "a"
         out.append(
             f"  {longer} goes on past the other's end "
             f"({d['events']['a']} vs {d['events']['b']} events)"

@@ -24,6 +24,7 @@ from sim.api import LoadedReplay, make_header
 __all__ = ["ForkError", "fork", "parse_assignment"]
 
 _FIXED = ("type", "schema_version", "seq", "turn", "time", "cause")
+_DERIVED = ("hex", "occupant", "at", "position")
 
 
 class ForkError(ValueError):
@@ -56,7 +57,7 @@ def _check_event(loaded: LoadedReplay, at_seq: int, fields: dict[str, Any]) -> N
             raise ForkError(f"--set {path}: the event's {path.split('.')[0]} cannot change")
         try:
             get_path(data, path)
-            set_path(data, path, value)
+            set_path(data, path, value, allow_none=True)
         except PathError as exc:
             raise ForkError(f"--set {path}: {exc} in event {event.type} (seq {at_seq})") from None
     try:
@@ -73,6 +74,11 @@ def _check_state(loaded: LoadedReplay, at_seq: int, fields: dict[str, Any]) -> N
     for event in loaded.events[: at_seq + 1]:
         projection.apply(event)
     for path, value in fields.items():
+        if path.rsplit(".", 1)[-1] in _DERIVED:
+            raise ForkError(
+                f"--set state.{path}: positions cannot be forked (the map's "
+                "occupancy is kept from them); fork strength, fatigue or morale"
+            )
         try:
             set_path(projection.state, path, value)
         except PathError as exc:
@@ -116,5 +122,16 @@ def fork(
         }
     )
     path = Path(out)
-    loaded.ruleset.simulate(loaded.scenario, header, FileSink(path))
+    if path.resolve() == Path(loaded.replay.path).resolve():
+        raise ForkError(f"--out {str(path)!r} is the parent replay itself")
+    partial = path.with_name(path.name + ".partial")
+    try:
+        loaded.ruleset.simulate(loaded.scenario, header, FileSink(partial))
+    except (PathError, ValidationError) as exc:
+        partial.unlink(missing_ok=True)
+        raise ForkError(
+            f"--at {at_seq}: re-simulating the parent does not reach the same event there "
+            f"(the rules changed since it was written?): {exc}"
+        ) from None
+    partial.replace(path)
     return path

@@ -79,6 +79,8 @@ ENTRY_POINT_GROUP = "battlesim.rulesets"
 
 BUILTIN: dict[str, str] = {
     "musket": "sim.musket:RULESET",
+    "becmi": "sim.becmi:RULESET",
+    "flattop": "sim.flattop:RULESET",
 }
 """The rulesets that come with battlesim, by ``module:attribute``."""
 

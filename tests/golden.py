@@ -17,6 +17,10 @@ from sim import api  # noqa: E402
 GOLDEN = {
     "stone_wall.yaml": 1862,
     "napoleonic_brigade.yaml": 1815,
+    "tavern_brawl.yaml": 377,
+    "dungeon_skirmish.yaml": 3,
+    "coral_sea.yaml": 1942,
+    "carrier_duel.yaml": 688,
 }
 
 

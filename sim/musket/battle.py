@@ -43,7 +43,7 @@ def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
         unit = b.state.units[uid]
         reason = result.morale_check_reason
         if reason is not None and unit.active and unit.hex is not None:
-            rec.emit(decide_morale(b, unit, event.phase, reason, event.seq))
+            rec.emit(decide_morale(b, unit, event.phase, reason, event.seq, event.unit))
 
 
 def _movement(b: Battle, rec: Rec, unit: UnitState) -> None:

@@ -199,8 +199,19 @@ def musket_events() -> tuple[type[Event], ...]:
 
 
 def _reason_v1(result: dict[str, Any]) -> dict[str, Any]:
-    # Version 1 named no reason; every check it wrote was required by the loss draw.
-    return {**result, "morale_check_reason": "loss" if result.get("morale_check") else None}
+    """Recover the reason of a version-1 check from its recorded draws.
+
+    Version 1 drew the loss check last whenever casualties were taken; a
+    check required without that draw succeeding was forced by maximum fatigue.
+    A record that already names its reason keeps it.
+    """
+    if "morale_check_reason" in result:
+        return result
+    reason = None
+    if result.get("morale_check"):
+        by_loss = result["casualties"] > 0 and result["draws"][-1]["u"] < result["morale_check_p"]
+        reason = "loss" if by_loss else "max_fatigue"
+    return {**result, "morale_check_reason": reason}
 
 
 def _fired_v1_v2(data: dict[str, Any]) -> dict[str, Any]:

@@ -25,13 +25,25 @@ def failure_state(current: str, phase: str) -> str:
 
 
 def decide_morale(
-    b: Battle, unit: UnitState, phase: str, reason: Literal["loss", "max_fatigue"], cause: int
+    b: Battle,
+    unit: UnitState,
+    phase: str,
+    reason: Literal["loss", "max_fatigue"],
+    cause: int,
+    source: str,
 ) -> MoraleTested:
-    """A morale check: fails when a d6 rolls above the modified morale value."""
+    """A morale check: fails when a d6 rolls above the modified morale value.
+
+    Args:
+        cause: the seq of the resolution that requires the check.
+        source: the unit that acted in that resolution (the firer, or the
+            charging unit); it names the stream, so the draw does not move
+            when a counterfactual shifts later seqs.
+    """
     mods = b.morale_modifiers(unit)
     base = b.morale_base(unit)
     value = base + sum(mods.values())
-    roll, draw = b.stream("morale", phase, unit.id, cause).roll(6)
+    roll, draw = b.stream("morale", phase, unit.id, source).roll(6)
     passed = roll <= value
     after = unit.morale if passed else failure_state(unit.morale, phase)
     return MoraleTested(

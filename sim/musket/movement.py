@@ -76,7 +76,9 @@ def _rout(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
     left: list[Moved | LeftField] = []
     while mp > 0:
         if b.edge_distance(here, edge) == 0:
-            left.append(LeftField(turn=b.turn, time=b.now, unit=unit.id, at=here))
+            left.append(
+                LeftField(turn=b.turn, time=b.now, unit=unit.id, at=here, cause=unit.morale_cause)
+            )
             break
         best: tuple[int, int] | None = None
         step: Hex | None = None
@@ -94,7 +96,15 @@ def _rout(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
     moved: list[Moved | LeftField] = []
     if path:
         moved.append(
-            Moved(turn=b.turn, time=b.now, unit=unit.id, reason="rout", path=path, start=unit.hex)
+            Moved(
+                turn=b.turn,
+                time=b.now,
+                unit=unit.id,
+                reason="rout",
+                path=path,
+                start=unit.hex,
+                cause=unit.morale_cause,  # the check or melee that routed it
+            )
         )
     return moved + left
 

@@ -62,6 +62,8 @@ class UnitState:
     moved_turn: int = 0
     fired_turn: int = 0
     fought_turn: int = 0
+    morale_cause: int | None = None
+    """Seq of the event that last changed the unit's morale state."""
 
     @property
     def active(self) -> bool:
@@ -233,6 +235,7 @@ def _(event: Meleed, state: BattleState) -> None:
     winner = attacker if loser is defender else defender
     if loser.active:
         loser.morale = event.loser_state
+        loser.morale_cause = event.seq
         if event.loser_state == "eliminated":
             if loser.kind == "artillery":  # captured: its guns are lost
                 loser.guns_lost += loser.strength
@@ -246,12 +249,18 @@ def _(event: Meleed, state: BattleState) -> None:
 
 @apply.register
 def _(event: MoraleTested, state: BattleState) -> None:
-    state.units[event.unit].morale = event.after
+    unit = state.units[event.unit]
+    if event.after != unit.morale:
+        unit.morale_cause = event.seq
+    unit.morale = event.after
 
 
 @apply.register
 def _(event: Rallied, state: BattleState) -> None:
-    state.units[event.unit].morale = event.after
+    unit = state.units[event.unit]
+    if event.after != unit.morale:
+        unit.morale_cause = event.seq
+    unit.morale = event.after
 
 
 @apply.register

@@ -160,14 +160,14 @@ def test_run_prints_outcome_and_writes_default_replay(
     result = _invoke("run", str(STONE_WALL), "--seed", "7")
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout.splitlines() == [
-        "stone_wall.yaml (seed 7): Union wins after 4 turns — "
-        "every other army broke; Union holds the field",
-        "  Union: 204 men and 0 guns lost; 1 routed, 0 eliminated of 4 units",
-        "  Confederate: 74 men and 4 guns lost; 0 routed, 2 eliminated of 3 units — broken",
-        "Replay: stone_wall-s7.jsonl (53 events)",
+        "stone_wall.yaml (seed 7): Confederate wins after 4 turns — "
+        "every other army broke; Confederate holds the field",
+        "  Union: 210 men and 0 guns lost; 2 routed, 0 eliminated of 4 units — broken",
+        "  Confederate: 74 men and 0 guns lost; 0 routed, 1 eliminated of 3 units",
+        "Replay: stone_wall-s7.jsonl (50 events)",
     ]
     assert [p.name for p in tmp_path.iterdir()] == ["stone_wall-s7.jsonl"]
-    assert len((tmp_path / "stone_wall-s7.jsonl").read_bytes().splitlines()) == 55
+    assert len((tmp_path / "stone_wall-s7.jsonl").read_bytes().splitlines()) == 52
 
 
 def test_run_json_prints_one_pinned_object(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -180,12 +180,12 @@ def test_run_json_prints_one_pinned_object(tmp_path: Path, monkeypatch: pytest.M
     assert {k: got[k] for k in ("scenario", "seed", "winner", "turns", "events", "replay")} == {
         "scenario": str(STONE_WALL),
         "seed": 7,
-        "winner": "usa",
+        "winner": "csa",
         "turns": 4,
-        "events": 53,
+        "events": 50,
         "replay": "stone_wall-s7.jsonl",
     }
-    assert got["losses"] == {"csa": {"guns": 4, "men": 74}, "usa": {"guns": 0, "men": 204}}
+    assert got["losses"] == {"csa": {"guns": 0, "men": 74}, "usa": {"guns": 0, "men": 210}}
     assert sorted(got) == [
         "events",
         "losses",
@@ -251,7 +251,7 @@ def test_run_logs_json_when_asked(tmp_path: Path) -> None:
         "event": "battle fought",
         "level": "info",
         "seed": 7,
-        "events": 53,
+        "events": 50,
         "replay": str(out),
     }
 
@@ -289,7 +289,7 @@ def test_verify_fresh_replay_exits_0(replay: Path) -> None:
     """`verify` of a fresh replay exits 0 with the OK line."""
     result = _invoke("verify", str(replay))
     assert (result.exit_code, result.stderr) == (0, "")
-    assert result.stdout == f"OK: {replay}: 53 events, intact, lawful, re-simulates byte for byte\n"
+    assert result.stdout == f"OK: {replay}: 50 events, intact, lawful, re-simulates byte for byte\n"
 
 
 def test_verify_edited_casualty_digit_exits_1_naming_seq(replay: Path, tmp_path: Path) -> None:
@@ -414,13 +414,13 @@ def test_verify_missing_file_exits_2(tmp_path: Path) -> None:
 END_OF_BATTLE = [
     "Stone wall at Marye's Heights — end of battle (turn 4)",
     "unit                         side             hex    strength  fatigue morale",
-    "69th New York                usa              5,3 372/450 men      218 routed",
-    "28th Massachusetts           usa              7,3 371/400 men       70 good",
-    "116th Pennsylvania           usa              7,1 283/380 men      209 good",
+    "69th New York                usa              5,3 363/450 men      230 routed",
+    "28th Massachusetts           usa              7,3 365/400 men       87 good",
+    "116th Pennsylvania           usa              8,6 292/380 men      182 routed",
     "1st Rhode Island Light, Batt usa             7,11    6/6 guns        0 good",
     "24th Georgia                 csa              5,2 479/500 men       67 disrupted",
     "Cobb's Legion                csa                - 367/420 men      115 eliminated",
-    "Washington Artillery         csa                -    0/4 guns       50 eliminated",
+    "Washington Artillery         csa              7,1    4/4 guns        0 good",
 ]
 
 
@@ -442,7 +442,7 @@ def test_show_turn_2_prints_that_turns_state(replay: Path) -> None:
         "28th Massachusetts           usa              7,5 371/400 men       70 good",
         "116th Pennsylvania           usa              7,3 326/380 men      104 good",
         "1st Rhode Island Light, Batt usa             7,11    6/6 guns        0 good",
-        "24th Georgia                 csa              5,3 494/500 men       18 disrupted",
+        "24th Georgia                 csa              5,3 494/500 men       18 good",
         "Cobb's Legion                csa              7,2 407/420 men       34 disrupted",
         "Washington Artillery         csa              7,1    4/4 guns        0 good",
     ]
@@ -463,15 +463,15 @@ def test_show_events_narrates_the_battle(replay: Path) -> None:
     result = _invoke("show", "--events", str(replay))
     assert (result.exit_code, result.stderr) == (0, "")
     lines = result.stdout.splitlines()
-    assert len(lines) == 49
+    assert len(lines) == 46
     assert lines[:3] == [
         "Turn 1, 12:00 — 69th New York moves to 5,6 (4 hexes)",
         "Turn 1, 12:00 — 28th Massachusetts moves to 7,6 (4 hexes)",
         "Turn 1, 12:00 — 116th Pennsylvania moves to 9,6 (4 hexes)",
     ]
     assert lines[-2:] == [
-        "Turn 4, 13:20 — Confederate breaks: 67% of its units routed or eliminated (breaks at 50%)",
-        "Turn 4, 13:20 — Union wins: every other army broke; Union holds the field",
+        "Turn 4, 13:20 — Union breaks: 50% of its units routed or eliminated (breaks at 50%)",
+        "Turn 4, 13:20 — Confederate wins: every other army broke; Confederate holds the field",
     ]
 
 
@@ -533,18 +533,27 @@ def test_show_negative_turn_exits_2(replay: Path) -> None:
 
 
 def test_schema_is_json_with_title_and_ruleset() -> None:
-    """`schema` prints a JSON Schema titled "battlesim scenario" that requires `ruleset`."""
+    """`schema` prints a JSON Schema titled "battlesim scenario", one branch per ruleset."""
     result = _invoke("schema")
     assert (result.exit_code, result.stderr) == (0, "")
     schema = json.loads(result.stdout)
     assert schema["title"] == "battlesim scenario"
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    assert schema["properties"]["ruleset"] == {
+    assert schema["discriminator"] == {
+        "propertyName": "ruleset",
+        "mapping": {
+            "becmi": "#/$defs/BecmiScenario",
+            "flattop": "#/$defs/FlattopScenario",
+            "musket": "#/$defs/MusketScenario",
+        },
+    }
+    musket = schema["$defs"]["MusketScenario"]
+    assert musket["properties"]["ruleset"] == {
         "const": "musket",
         "title": "Ruleset",
         "type": "string",
     }
-    assert "ruleset" in schema["required"]
+    assert "ruleset" in musket["required"]
 
 
 @pytest.mark.parametrize(

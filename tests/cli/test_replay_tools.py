@@ -31,7 +31,7 @@ def forked(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "fork",
         str(GOLDEN),
         "--at",
-        "14",
+        "33",
         "--set",
         "passed=true",
         "--set",
@@ -50,26 +50,26 @@ def test_identical_battles_diff_to_nothing() -> None:
 
 
 def test_diff_names_the_first_divergent_event_exactly(forked: Path) -> None:
-    """The fork parts from its parent at seq 14; diff prints exactly where and how."""
+    """The fork parts from its parent at seq 33; diff prints exactly where and how."""
     result = _invoke("diff", str(GOLDEN), str(forked), "--context", "1")
     assert result.exit_code == 1
     assert result.stdout.splitlines()[:11] == [
-        "same scenario and seed; first divergent event at seq 14, turn 2, "
+        "same scenario and seed; first divergent event at seq 33, turn 3, "
         "phase defensive_fire, unit 69ny",
         "  changed  passed: False -> True",
         "  changed  after: 'disrupted' -> 'good'",
-        "first turn whose state differs: 2",
+        "first turn whose state differs: 3",
         "before:",
-        "  seq    13 turn   2 musket.fired             24ga 69ny",
+        "  seq    32 turn   3 musket.fired             wash 69ny",
         "after, in a:",
-        "  seq    15 turn   2 musket.fired             cobb 116pa",
+        "  seq    34 turn   3 musket.rallied           116pa",
         "after, in b:",
-        "  seq    15 turn   2 musket.fired             cobb 116pa",
+        "  seq    34 turn   3 musket.meleed            69ny 24ga",
         "random-stream draws before it (stream: count):",
     ]
     assert result.stdout.splitlines()[-2:] == [
-        "draws in a's event: 2/morale/defensive_fire/69ny/13 x1",
-        "draws in b's event: 2/morale/defensive_fire/69ny/13 x1",
+        "draws in a's event: 3/morale/defensive_fire/69ny/wash x1",
+        "draws in b's event: 3/morale/defensive_fire/69ny/wash x1",
     ]
 
 
@@ -77,7 +77,8 @@ def test_diff_json_has_the_same_content(forked: Path) -> None:
     """--json gives one object with the divergent seq, the changes and the draw counts."""
     result = _invoke("diff", str(GOLDEN), str(forked), "--json")
     data = json.loads(result.stdout)
-    assert (result.exit_code, data["mode"], data["seq"], data["turn"]) == (1, "same", 14, 2)
+    assert (result.exit_code, data["mode"], data["seq"], data["turn"]) == (1, "same", 33, 3)
+    assert (data["a"], data["b"]) == (str(GOLDEN), str(forked))
     assert data["changes"] == [
         {"path": "passed", "kind": "changed", "a": False, "b": True},
         {"path": "after", "kind": "changed", "a": "disrupted", "b": "good"},
@@ -97,7 +98,8 @@ def test_diff_of_variants_compares_inputs_and_outcomes(tmp_path: Path) -> None:
     data = json.loads(_invoke("diff", str(GOLDEN), str(out), "--json").stdout)
     assert data["mode"] == "variants"
     assert data["inputs"] == [{"path": "seed", "kind": "changed", "a": 1862, "b": 7}]
-    assert data["outcome"]["winner"] == ["csa", "usa"]
+    assert data["outcome"]["winner"] == ["usa", "csa"]
+    assert data["outcome"]["turns"] == [12, 4]
     assert data["strength_by_turn"]["0"] == {"csa": [924, 924], "usa": [1236, 1236]}
 
 
@@ -106,7 +108,7 @@ def test_forked_replay_names_its_parent_and_verifies(forked: Path) -> None:
     header = json.loads(forked.read_text().split("\n")[0])
     assert header["fork"]["parent"] == GOLDEN.name
     assert (header["fork"]["at_seq"], header["fork"]["event"]) == (
-        14,
+        33,
         {"passed": True, "after": "good"},
     )
     result = _invoke("verify", str(forked))
@@ -133,7 +135,7 @@ def test_fork_of_a_state_field_emits_an_override(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--at", "999", "--set", "passed=true"], "--at 999: the replay has seq 0..89"),
+        (["--at", "999", "--set", "passed=true"], "--at 999: the replay has seq 0..124"),
         (["--at", "14", "--set", "nope=1"], "--set nope: no key 'nope'"),
         (["--at", "14", "--set", "passed=maybe"], "--set passed: passed is a bool, not a str"),
         (["--at", "14", "--set", "seq=3"], "--set seq: the event's seq cannot change"),
@@ -156,15 +158,15 @@ def test_fork_refuses_bad_changes_with_exit_2(
 
 
 def test_why_prints_the_chain_of_causes() -> None:
-    """why 14: the volley that caused the morale check, then the check."""
-    result = _invoke("why", str(GOLDEN), "14")
+    """why 33: the volley that caused the morale check, then the check."""
+    result = _invoke("why", str(GOLDEN), "33")
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
-        "[seq 13] Turn 2, 12:24 — 24th Georgia fires on 69th New York at 1 hex: value 2,000, "
-        "modifier +0% (none) → E 2,000, range 10.00–50.00, drew 43.79 → 44 casualties, "
-        "+90 fatigue; morale check p = 0.64: required",
-        "  → [seq 14] Turn 2, 12:24 — 69th New York checks morale (loss, quality C = 4, none; "
-        "rolled 5 vs 4): disrupted",
+        "[seq 32] Turn 3, 12:44 — Washington Artillery fires on 69th New York at 3 hexes: "
+        "value 1,200, modifier -30% (quality B +10, stone wall -40) → E 840, range "
+        "4.20–21.00, drew 20.90 → 21 casualties, +24 fatigue; morale check p = 0.46: required",
+        "  → [seq 33] Turn 3, 12:44 — 69th New York checks morale (loss, quality C = 4, none; "
+        "rolled 6 vs 4): disrupted",
     ]
 
 
@@ -173,7 +175,7 @@ def test_why_of_a_missing_seq_exits_2() -> None:
     result = _invoke("why", str(GOLDEN), "500")
     assert (result.exit_code, result.stderr) == (
         2,
-        "battlesim: error: no event seq 500: the replay has seq 0..89\n",
+        "battlesim: error: no event seq 500: the replay has seq 0..124\n",
     )
 
 
@@ -184,7 +186,7 @@ def test_narrative_filters_by_unit_and_type() -> None:
     lines = result.stdout.splitlines()
     assert lines[0] == (
         "Turn 2, 12:24 — 69th New York checks morale (loss, quality C = 4, none; "
-        "rolled 5 vs 4): disrupted"
+        "rolled 2 vs 4): passes"
     )
     assert all("69th New York checks morale" in line for line in lines)
     assert _invoke("show", str(GOLDEN), "--events", "--unit", "zz").exit_code == 2
@@ -206,14 +208,14 @@ def test_report_is_one_html_file_with_its_charts(tmp_path: Path) -> None:
         "unit_strength.png",
     ]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs.iterdir())
-    assert "<h2>Confederate wins after 9 turns</h2>" in page
+    assert "<h2>Union wins after 12 turns</h2>" in page
 
 
 def test_old_format_replay_loads_shows_and_verifies() -> None:
     """A format-1 replay (fired/meleed at schema 1) is upcast on read and still verifies."""
     loaded = api.load_replay(FORMAT1)
     assert loaded.replay.header.format_version == 1
-    assert loaded.replay.upcast == 50  # every musket.fired of the battle
+    assert loaded.replay.upcast == 70  # every musket.fired and musket.meleed
     fired = next(e for e in loaded.events if e.type == "musket.fired")
     assert fired.schema_version == 2
     assert analysis.narrative(loaded) is not None
@@ -221,7 +223,7 @@ def test_old_format_replay_loads_shows_and_verifies() -> None:
     result = _invoke("verify", str(FORMAT1))
     assert (result.exit_code, result.stdout) == (
         0,
-        f"OK: {FORMAT1}: 90 events, intact, lawful, upcast from an older format, "
+        f"OK: {FORMAT1}: 125 events, intact, lawful, upcast from an older format, "
         "re-simulates to the same events\n",
     )
 
@@ -274,7 +276,7 @@ def test_verify_names_the_first_event_that_breaks_an_invariant(tmp_path: Path) -
     out, h = [], GENESIS
     for n, line in enumerate(lines):
         body = line[: line.rindex(',"h":')] + "}"
-        if n == 15:  # seq 14: the 69th's check
+        if n == 34:  # seq 33: the 69th's check
             body = body.replace('"after":"disrupted"', '"after":"routed"')
         sealed, h = seal(h, body)
         out.append(sealed)
@@ -283,6 +285,6 @@ def test_verify_names_the_first_event_that_breaks_an_invariant(tmp_path: Path) -
     result = _invoke("verify", str(path))
     assert (result.exit_code, result.stdout) == (
         1,
-        "INVARIANT broken at seq 14 (line 16): musket.morale_tested: illegal morale "
+        "INVARIANT broken at seq 33 (line 35): musket.morale_tested: illegal morale "
         "transition good -> routed in defensive_fire\n",
     )

@@ -43,10 +43,10 @@ def test_snapshot_plus_tail_equals_the_full_fold(long_battle: api.LoadedReplay) 
 
 
 def test_unit_rows_one_per_unit_per_turn() -> None:
-    """unit_rows gives 7 units × (9 turns + the start) rows, with the start's strengths."""
+    """unit_rows gives 7 units × (12 turns + the start) rows, with the start's strengths."""
     loaded = api.load_replay(GOLDEN)
     rows = analysis.unit_rows(loaded)
-    assert len(rows) == 7 * 10
+    assert len(rows) == 7 * 13
     assert [(r["id"], r["strength"], r["col"], r["row"]) for r in rows[:2]] == [
         ("69ny", 450, 5, 10),
         ("28ma", 400, 7, 10),
@@ -57,7 +57,7 @@ def test_unit_rows_one_per_unit_per_turn() -> None:
 def test_event_rows_are_flat() -> None:
     """event_rows flattens nested fields to dotted columns and draws to their count."""
     rows = analysis.event_rows(api.load_replay(GOLDEN))
-    assert len(rows) == 90
+    assert len(rows) == 125
     fired = next(r for r in rows if r["type"] == "musket.fired")
     assert (fired["seq"], fired["result.casualties"], fired["result.draws"]) == (3, 17, 5)
 
@@ -74,5 +74,5 @@ def test_golden_narrative_opening_lines() -> None:
         "+21 fatigue; morale check p = 0.40: not required",
     ]
     assert lines[-1] == (
-        "Turn 9, 15:00 — Confederate wins: every other army broke; Confederate holds the field"
+        "Turn 12, 16:00 — Union wins: turn limit: Union holds the most objective points (2)"
     )

@@ -1,0 +1,29 @@
+"""The ``becmi`` ruleset: D&D Rules Cyclopedia skirmish combat (seed 001)."""
+
+from engine.events import EventRegistry
+from sim.becmi.battle import simulate
+from sim.becmi.data import RULES_VERSION, rules_data
+from sim.becmi.events import becmi_events
+from sim.becmi.report import narrate, outcome, render_state, summary
+from sim.becmi.scenario import BecmiScenario, cross_check
+from sim.becmi.state import apply_event, initial_state, snapshot
+from sim.ruleset import Ruleset
+
+__all__ = ["RULESET"]
+
+RULESET = Ruleset(
+    name="becmi",
+    version=RULES_VERSION,
+    scenario_model=BecmiScenario,
+    registry=EventRegistry(becmi_events()),
+    cross_check=cross_check,
+    rules_data=rules_data,
+    simulate=simulate,
+    initial_state=initial_state,
+    apply=apply_event,
+    snapshot=snapshot,
+    outcome=outcome,
+    summary=summary,
+    render_state=render_state,
+    narrate=narrate,
+)

@@ -1,0 +1,32 @@
+"""The ``flattop`` ruleset: carrier air strikes on the revised Flattop hit tables (seed 000)."""
+
+from engine.events import EventRegistry
+from sim.flattop.audit import audit
+from sim.flattop.battle import simulate
+from sim.flattop.data import RULES_VERSION, rules_data
+from sim.flattop.events import flattop_events
+from sim.flattop.report import narrate, outcome, render_state, summary
+from sim.flattop.scenario import FlattopScenario, cross_check
+from sim.flattop.state import apply_event, initial_state, restore, snapshot
+from sim.ruleset import Ruleset
+
+__all__ = ["RULESET"]
+
+RULESET = Ruleset(
+    name="flattop",
+    version=RULES_VERSION,
+    scenario_model=FlattopScenario,
+    registry=EventRegistry(flattop_events()),
+    cross_check=cross_check,
+    rules_data=rules_data,
+    simulate=simulate,
+    initial_state=initial_state,
+    apply=apply_event,
+    snapshot=snapshot,
+    outcome=outcome,
+    summary=summary,
+    render_state=render_state,
+    narrate=narrate,
+    restore=restore,
+    audit=audit,
+)

@@ -1,0 +1,163 @@
+"""Named, documented options of the ``flattop`` ruleset.
+
+Each option is a number or reading the seed does not give (rules-notes §2
+[src], [fan] or [ours]); ``docs/rules/flattop.md`` gives each one's source and
+why its default was chosen.  Scenarios set them under ``options:``.  Hit
+tables are 0..15, 0 standing for the matrix's ``*`` row.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["FlattopOptions"]
+
+
+def _table(default: int, text: str) -> int:
+    return Field(default, ge=0, le=15, description=text)
+
+
+def _speed(default: int, what: str) -> int:
+    return Field(
+        default, ge=1, le=100, description=f"[ours] Cruising speed of {what}, hexes an hour."
+    )
+
+
+def _radius(default: int, what: str) -> int:
+    return Field(default, ge=0, le=200, description=f"[ours] Strike radius of {what}, hexes.")
+
+
+class FlattopOptions(BaseModel):
+    """Options of the flattop ruleset, with their defaults."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # Basic hit tables: they belong to the attacker (rules-notes §2 [src]).
+    table_fighter_air_to_air: int = _table(9, "[src] Fighters in air-to-air combat.")
+    table_dive_bomber_ap_bomb: int = _table(7, "[src] Dive bombers with AP bombs.")
+    table_dive_bomber_gp_bomb: int = _table(5, "[ours] Dive bombers with GP bombs.")
+    table_torpedo_bomber_torpedo: int = _table(6, "[src] Torpedo bombers with torpedoes.")
+    table_torpedo_bomber_gp_bomb: int = _table(3, "[ours] Torpedo bombers bombing level.")
+    table_level_bomber_gp_bomb: int = _table(2, "[ours] Level bombers against ships.")
+    table_anti_aircraft: int = _table(4, "[fan] A task force's AA fire.")
+
+    # Modifiers to the hit table (rules-notes §2 [src]).
+    modifier_crippled: int = Field(2, ge=-15, le=15, description="[src] Target ship crippled.")
+    modifier_anchored: int = Field(2, ge=-15, le=15, description="[src] Target ship anchored.")
+    modifier_clouds: int = Field(-2, ge=-15, le=15, description="[src] Target under clouds.")
+    modifier_night: int = Field(-4, ge=-15, le=15, description="[src] At night.")
+    below_star: Literal["no_attack", "star"] = Field(
+        "no_attack",
+        description="[ours] A modified table below '*' (under 0): 'no_attack' (no effect), "
+        "or 'star' (clamped to '*' like 0).",
+    )
+    weather_in_air_combat: bool = Field(
+        True, description="[ours] Clouds and night modify air-to-air combat too."
+    )
+    weather_in_anti_aircraft: bool = Field(
+        True, description="[ours] Clouds and night modify AA fire too."
+    )
+
+    # Air combat and AA.
+    interception: Literal["screen", "escorts_first"] = Field(
+        "screen",
+        description="[ours] 'screen': each escort factor ties down one CAP factor, the rest "
+        "of the CAP attacks the bombers; 'escorts_first': all CAP fire at the strike, hits "
+        "taken by escorts before bombers.  Either way both sides fire at once.",
+    )
+    cap_engagement: Literal["every_raid"] = Field(
+        "every_raid",
+        description="[ours] The CAP meets every strike that arrives, at its strength then; "
+        "it never lands or tires, and only its losses reduce it.",
+    )
+    loss_allocation: Literal["largest_first"] = Field(
+        "largest_first",
+        description="[ours] Hits on bombers fall one at a time on the attack with the most "
+        "factors left (ties: declared order).",
+    )
+    retarget_sunk: bool = Field(
+        True,
+        description="[ours] An attack whose declared target is already sunk goes for the "
+        "first ship afloat of the task force, carriers first; else it does not attack.",
+    )
+    crippled_ship_aa: Literal["half", "full", "none"] = Field(
+        "half", description="[ours] AA factor of a crippled ship (half rounds down)."
+    )
+
+    # Carriers (rules-notes §2 [src]: the Ready box).
+    ready_box_doubling: bool = Field(
+        True, description="[src] A carrier with aircraft in its Ready box takes double hits."
+    )
+    ready_box_losses: Literal["hits_taken", "hits_rolled"] = Field(
+        "hits_taken",
+        description="[ours] Air factors lost aboard: the (doubled) hits the carrier takes, "
+        "or the hits rolled before doubling.",
+    )
+    spot_minutes: int = Field(
+        30,
+        ge=0,
+        le=240,
+        description="[ours] Minutes a strike sits in the Ready box before it launches.",
+    )
+    rearm_minutes: int = Field(
+        90,
+        ge=0,
+        le=1440,
+        description="[ours] Minutes from recovery until aircraft are back in the hangar.",
+    )
+    crippled_carrier_flight_ops: bool = Field(
+        False, description="[ours] A crippled carrier can still launch and recover."
+    )
+    divert: bool = Field(
+        True,
+        description="[ours] A strike whose carrier is sunk or cannot recover lands on "
+        "another carrier of the same task force; else it ditches.",
+    )
+
+    # Damage.
+    cripple_fraction: float = Field(
+        0.5, gt=0, le=1, description="[fan] Crippled when hits reach this share of damage."
+    )
+
+    # Flight.
+    speed_fighter: int = _speed(8, "fighters")
+    speed_dive_bomber: int = _speed(7, "dive bombers")
+    speed_torpedo_bomber: int = _speed(5, "torpedo bombers")
+    speed_level_bomber: int = _speed(9, "level bombers")
+    radius_fighter: int = _radius(9, "fighters")
+    radius_dive_bomber: int = _radius(11, "dive bombers")
+    radius_torpedo_bomber: int = _radius(9, "torpedo bombers")
+    radius_level_bomber: int = _radius(40, "level bombers")
+
+    # Victory.
+    points_per_air_factor: int = Field(
+        1, ge=0, le=100, description="[ours] Victory points for each enemy air factor destroyed."
+    )
+    victory_margin: int = Field(
+        1, ge=1, le=1000, description="[ours] Points a side must lead by to win; less is a draw."
+    )
+    end_when_strikes_done: bool = Field(
+        True,
+        description="[ours] End at the close of the hour in which the last strike is "
+        "recovered or lost, not at the turn limit.",
+    )
+
+    def hit_table(self, aircraft: str, weapon: str) -> int:
+        """Basic hit table of an aircraft type making an attack of a kind."""
+        value = getattr(self, f"table_{aircraft}_{weapon}")
+        assert isinstance(value, int)
+        return value
+
+    def speed(self, aircraft: str) -> int:
+        """Cruising speed of an aircraft type, hexes an hour."""
+        value = getattr(self, f"speed_{aircraft}")
+        assert isinstance(value, int)
+        return value
+
+    def radius(self, aircraft: str) -> int:
+        """Strike radius of an aircraft type, hexes."""
+        value = getattr(self, f"radius_{aircraft}")
+        assert isinstance(value, int)
+        return value

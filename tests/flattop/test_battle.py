@@ -1,0 +1,318 @@
+"""Whole flattop battles: the golden outcomes, the hour clock, same-time order, streams, the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from click.testing import CliRunner
+
+from sim import api
+from sim.cli import cli
+from sim.flattop import tables
+from sim.flattop.resolve import modified_table
+from sim.loader import load_scenario
+from tests.flattop.builders import load, scenario_data
+from tests.golden import GOLDEN, golden_path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORAL = ROOT / "scenarios" / "coral_sea.yaml"
+DUEL = ROOT / "scenarios" / "carrier_duel.yaml"
+BATTLESIM = Path(sys.executable).parent / "battlesim"
+
+
+def _events(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").split("\n")[1:-2]]
+
+
+def _golden(scenario: str) -> list[dict[str, Any]]:
+    return _events(golden_path(scenario, GOLDEN[scenario]))
+
+
+def _simulate(data: dict[str, Any], seed: int = 5) -> list[dict[str, Any]]:
+    """Events of an in-memory scenario, as the JSON lines a replay holds."""
+    from engine.log import MemorySink
+    from sim.flattop import RULESET
+
+    sc = load(data)
+    sink = MemorySink()
+    RULESET.simulate(sc, api.make_header(RULESET, sc, seed, "t.yaml"), sink)
+    return [json.loads(x) for x in sink.lines[1:-1]]
+
+
+def test_coral_sea_golden_outcome() -> None:
+    """At seed 1942 Shoho is crippled with 7 hits of 8 and the Allies win 11 points to 4."""
+    result = api.run(CORAL, out=Path(os.devnull))
+    o = result.outcome
+    assert (o["winner"], o["turns"], o["reason"]) == (
+        "allied",
+        6,
+        "every strike flown: Allied 11 points, Japanese 4 — Allied leads by 7",
+    )
+    assert o["sides"]["japan"]["air_factors_lost"] == {
+        "air_combat": 2, "anti_aircraft": 0, "aboard": 5, "ditched": 0,
+    }  # fmt: skip
+    assert o["sides"]["allied"]["air_factors_lost"] == {
+        "air_combat": 1, "anti_aircraft": 3, "aboard": 0, "ditched": 0,
+    }  # fmt: skip
+    assert (o["sides"]["japan"]["crippled"], o["sides"]["japan"]["sunk"]) == (["Shoho"], [])
+    assert (result.state.ships["shoho"].hits, result.events) == (7, 24)
+    assert result.summary == [
+        "Allied: 0 ships sunk, 0 crippled, 4 air factors lost; 11 points",
+        "Japanese: 0 ships sunk, 1 crippled (Shoho), 7 air factors lost; 4 points",
+    ]
+
+
+def test_coral_sea_golden_event_sequence() -> None:
+    """The strike on Shoho: air combat, AA, the attacks (doubled in the Ready box), recovery."""
+    kinds = [
+        (e["type"].split(".")[1], e.get("strike"), e["time"]) for e in _golden("coral_sea.yaml")
+    ]
+    assert kinds == [
+        ("turn_ended", None, 60.0),
+        ("spotted", "lex_strike", 90.0),
+        ("spotted", "b17_raid", 105.0),
+        ("turn_ended", None, 120.0),
+        ("launched", "lex_strike", 120.0),
+        ("launched", "b17_raid", 135.0),
+        ("turn_ended", None, 180.0),
+        ("spotted", "shoho_strike", 210.0),
+        ("air_combat", "lex_strike", 216.0),
+        ("air_combat", "lex_strike", 216.0),
+        ("air_combat", "lex_strike", 216.0),
+        ("anti_aircraft", "lex_strike", 216.0),
+        ("attacked", "lex_strike", 216.0),
+        ("attacked", "lex_strike", 216.0),
+        ("air_combat", "b17_raid", 222.0),
+        ("anti_aircraft", "b17_raid", 222.0),
+        ("attacked", "b17_raid", 222.0),
+        ("turn_ended", None, 240.0),
+        ("strike_cancelled", "shoho_strike", 240.0),
+        ("turn_ended", None, 300.0),
+        ("recovered", "b17_raid", 309.0),
+        ("recovered", "lex_strike", 312.0),
+        ("battle_ended", None, 360.0),
+        ("turn_ended", None, 360.0),
+    ]
+    dive = _golden("coral_sea.yaml")[12]
+    got = (dive["ready_box"], dive["result"]["hits"], dive["hits_taken"], dive["status_after"])
+    assert got == (True, 3, 6, "crippled")
+    assert dive["lost_ready"] == {"shoho_strike": {"torpedo_bomber": 3, "fighter": 2}}
+
+
+def test_each_hour_closes_with_one_turn_end_before_anything_else_at_that_minute() -> None:
+    """Turn k's end is logged at 60k; every other event's turn is ⌊time/60⌋ + 1."""
+    for scenario in ("coral_sea.yaml", "carrier_duel.yaml"):
+        events = _golden(scenario)
+        ends = [e for e in events if e["type"] == "engine.turn_ended"]
+        assert [e["turn"] for e in events if e["type"] == "engine.snapshot"] == (
+            [10] if scenario == "carrier_duel.yaml" else []
+        )
+        assert [(e["turn"], e["time"]) for e in ends] == [
+            (k, 60.0 * k) for k in range(1, len(ends) + 1)
+        ]
+        for e in events:
+            if not e["type"].startswith("engine.") and e["type"] != "flattop.battle_ended":
+                assert e["turn"] == int(e["time"] // 60) + 1, e
+
+
+def test_two_strikes_at_the_same_minute_act_in_scenario_order() -> None:
+    """Strikes launched together from two carriers arrive together; the first declared fights first
+    and its escorts' kills leave the second facing a smaller CAP."""
+    data = scenario_data()
+    blue = data["sides"][0]
+    blue["strikes"].append(
+        {"id": "s2", "name": "Strike 2", "origin": "cv2", "launch": "07:00", "target": "tf2",
+         "escort": 2, "attacks": [{"aircraft": "dive_bomber", "factors": 2, "target": "cv3"}]}
+    )  # fmt: skip
+    blue["strikes"][0]["attacks"] = [{"aircraft": "dive_bomber", "factors": 8, "target": "cv3"}]
+    events = _simulate(data)
+    arrival = [e for e in events if e["time"] == 129.0]
+    assert [(e["strike"], e["type"].split(".")[1]) for e in arrival] == [
+        ("s1", "air_combat"), ("s1", "air_combat"), ("s1", "air_combat"),
+        ("s1", "anti_aircraft"), ("s1", "attacked"),
+        ("s2", "air_combat"), ("s2", "air_combat"), ("s2", "air_combat"),
+        ("s2", "anti_aircraft"), ("s2", "attacked"),
+    ]  # fmt: skip
+    assert arrival[0]["cap_lost"] == 1
+    assert [e["result"]["factors"] for e in arrival[6:8]] == [2, 2]  # the 4 CAP left, split
+
+
+def test_a_launch_on_the_hour_belongs_to_the_next_turn() -> None:
+    """A 07:00 launch (minute 60) is logged after turn 1's end, in turn 2."""
+    events = _simulate(scenario_data())
+    first = [(e["type"], e["turn"], e["time"]) for e in events[:3]]
+    assert first == [
+        ("flattop.spotted", 1, 30.0),
+        ("engine.turn_ended", 1, 60.0),
+        ("flattop.launched", 2, 60.0),
+    ]
+
+
+def _draws(events: list[dict[str, Any]], strike: str) -> list[tuple[str, int, float]]:
+    return [
+        (d["stream"], d["i"], d["u"])
+        for e in events
+        if e.get("strike") == strike and "result" in e
+        for d in e["result"]["draws"]
+    ]
+
+
+def test_one_strikes_change_moves_no_draw_of_another() -> None:
+    """Launching the B-17s earlier changes what Lexington's strike meets, not the dice it rolls."""
+    data = yaml.safe_load(CORAL.read_text(encoding="utf-8"))
+    base = _simulate(data, seed=1942)
+    data["sides"][0]["strikes"][1]["launch"] = "08:00"
+    moved = _simulate(data, seed=1942)
+    lex = [e for e in moved if e.get("strike") == "lex_strike" and e["type"].endswith("air_combat")]
+    assert lex[0]["result"]["factors"] == 4
+    assert _draws(base, "lex_strike") == _draws(moved, "lex_strike")
+    assert _draws(base, "b17_raid") != []
+
+
+def test_every_draw_comes_from_its_own_resolutions_stream_in_order() -> None:
+    """Each resolution has its own stream, named for its strike, used from draw 0 with no gaps."""
+    for scenario in ("coral_sea.yaml", "carrier_duel.yaml"):
+        owner: dict[str, int] = {}
+        for e in _golden(scenario):
+            if "result" not in e:
+                continue
+            draws = e["result"]["draws"]
+            assert [d["i"] for d in draws] == list(range(len(draws)))
+            for d in draws:
+                assert d["stream"].startswith(e["strike"] + "/")
+                assert owner.setdefault(d["stream"], e["seq"]) == e["seq"]
+
+
+def test_every_resolution_in_the_golden_replays_redoes_from_the_log() -> None:
+    """Table, column, cell, d10 = ⌊10u⌋ and hits of every logged resolution follow from it."""
+    count = 0
+    for scenario in ("coral_sea.yaml", "carrier_duel.yaml"):
+        for e in _golden(scenario):
+            r = e.get("result")
+            if r is None:
+                continue
+            count += 1
+            row = modified_table(r["basic_table"], r["modifiers"])
+            assert r["hit_table"] == (tables.ROWS[row] if row is not None else None)
+            col = tables.column_index(r["factors"])
+            assert r["column"] == tables.COLUMN_LABELS[col]
+            tenths = tables.MATRIX[row][col] if row is not None else None
+            assert r["cell"] == (tenths / 10 if tenths is not None else None)
+            rolls = [x for x in (r["fraction_roll"], r["integer_roll"]) if x is not None]
+            assert rolls == [int(10 * d["u"]) for d in r["draws"]]
+            if tenths is not None:
+                hits = tables.crt_hits(r["n"], r["f"], r["fraction_roll"], r["integer_roll"])
+                assert (r["n"] * 10 + r["f"], hits) == (
+                    tenths,
+                    (r["fraction_hits"], r["integer_hits"]),
+                )
+            assert r["hits"] == r["fraction_hits"] + r["integer_hits"]
+    assert count == 39
+
+
+def test_four_strikes_are_airborne_at_once_in_the_carrier_duel() -> None:
+    """At 07:45 both sides' dawn strikes, four in all, are in the air together."""
+    events = _golden("carrier_duel.yaml")
+    up = {e["strike"]: e["time"] for e in events if e["type"] == "flattop.launched"}
+    down = {e["strike"]: e["time"] for e in events if e["type"] == "flattop.recovered"}
+    aloft = sorted(s for s in up if up[s] <= 105.0 < down.get(s, 1e9))
+    assert aloft == ["ent_dawn", "hor_dawn", "sho_dawn", "zui_dawn"]
+
+
+def test_same_seed_same_bytes_across_processes_and_hash_seeds(tmp_path: Path) -> None:
+    """Two processes with different PYTHONHASHSEED write the carrier duel's golden bytes."""
+    outs = []
+    for hash_seed in ("0", "4242"):
+        out = tmp_path / f"r{hash_seed}.jsonl"
+        subprocess.run(
+            [str(BATTLESIM), "run", str(DUEL), "--out", str(out)],
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            capture_output=True,
+        )
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] == golden_path("carrier_duel.yaml", 688).read_bytes()
+
+
+def _invoke(*args: str) -> Any:
+    result = CliRunner().invoke(cli, list(args), prog_name="battlesim")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def test_cli_run_verify_and_show_work_on_a_flattop_battle(tmp_path: Path) -> None:
+    """run prints the outcome, verify passes, show --turn folds and show --events narrates."""
+    out = tmp_path / "cs.jsonl"
+    run = _invoke("run", str(CORAL), "--out", str(out))
+    assert run.exit_code == 0
+    assert run.stdout.splitlines() == [
+        "coral_sea.yaml (seed 1942): Allied wins after 6 turns — every strike flown: "
+        "Allied 11 points, Japanese 4 — Allied leads by 7",
+        "  Allied: 0 ships sunk, 0 crippled, 4 air factors lost; 11 points",
+        "  Japanese: 0 ships sunk, 1 crippled (Shoho), 7 air factors lost; 4 points",
+        f"Replay: {out} (24 events)",
+    ]
+    verify = _invoke("verify", str(out))
+    assert (verify.exit_code, verify.stdout.startswith(f"OK: {out}: 24 events")) == (0, True)
+    show = _invoke("show", str(out), "--turn", "4")
+    assert show.exit_code == 0
+    lines = show.stdout.splitlines()
+    assert lines[0] == "Coral Sea — the strike on Shoho — end of turn 4"
+    assert lines[8] == (
+        "Shoho                  japan      light_carrier     7/8 crippled  "
+        "hangar -; ready -; rearming -"
+    )
+    events = _invoke("show", str(out), "--events")
+    assert events.stdout.splitlines()[:4] == [
+        "Turn 2, 08:30 — Lexington strike: F4 DB8 TB6 up to Lexington's Ready box",
+        "Turn 2, 08:45 — B-17 raid: LB3 up to Port Moresby's Ready box",
+        "Turn 3, 09:00 — Lexington strike launches from Lexington: escort F4, attacks 8+6 AF; "
+        "8 hexes at 5 an hour, over MO Covering Group at 10:36",
+        "Turn 3, 09:15 — B-17 raid launches from Port Moresby: attacks 3 AF; "
+        "13 hexes at 9 an hour, over MO Covering Group at 10:42",
+    ]
+    shoho = _invoke("show", str(out), "--events", "--unit", "shoho").stdout.splitlines()
+    assert [line[:40] for line in shoho] == [
+        "Turn 4, 10:30 — Shoho strike: F2 TB3 up ",
+        "Turn 4, 10:36 — Lexington strike: dive b",
+        "Turn 4, 10:36 — Lexington strike: torped",
+    ]
+
+
+def test_cli_validate_names_each_cross_field_problem_with_its_line(tmp_path: Path) -> None:
+    """A strike at its own task force, one beyond its radius, a cruiser with aircraft: exit 2."""
+    text = CORAL.read_text(encoding="utf-8")
+    text = text.replace("target: mo_cover\n        escort: 4", "target: tf17\n        escort: 4")
+    text = text.replace("at: [20, 10]", "at: [20, 30]")
+    text = text.replace(
+        "{id: aoba, name: Aoba, kind: heavy_cruiser}",
+        "{id: aoba, name: Aoba, kind: heavy_cruiser, aircraft: {fighter: 1}}",
+    )
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text, encoding="utf-8")
+    result = _invoke("validate", str(bad))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"{bad}:87: sides.1.task_forces.0.ships.1.aircraft: a heavy_cruiser carries no aircraft",
+        f"{bad}:61: sides.0.strikes.0.target: 'tf17' is not a task force of japan",
+        f"{bad}:96: sides.1.strikes.0.target: tf17 is 20 hexes away, "
+        "beyond the fighter radius of 9",
+        f"{bad}:96: sides.1.strikes.0.target: tf17 is 20 hexes away, "
+        "beyond the torpedo_bomber radius of 9",
+    ]
+
+
+def test_installed_package_declares_the_flattop_entry_point() -> None:
+    """The installed distribution lists flattop in the battlesim.rulesets entry-point group."""
+    from importlib.metadata import entry_points
+
+    names = {ep.name: ep.value for ep in entry_points(group="battlesim.rulesets")}
+    assert names["flattop"] == "sim.flattop:RULESET"
+    ruleset, sc = load_scenario(CORAL)
+    assert (ruleset.name, ruleset.version, type(sc).__name__) == ("flattop", "1", "FlattopScenario")

@@ -1,0 +1,65 @@
+"""Reading flattop replays: snapshots restore the state, and verify's audit catches bad events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim import api
+from sim.flattop.audit import audit
+from sim.flattop.events import Attacked
+from sim.flattop.state import restore, snapshot
+from tests.golden import GOLDEN, golden_path
+
+DUEL = golden_path("carrier_duel.yaml", GOLDEN["carrier_duel.yaml"])
+CORAL = golden_path("coral_sea.yaml", GOLDEN["coral_sea.yaml"])
+
+
+def test_restore_rebuilds_every_turns_state_from_its_snapshot() -> None:
+    """restore(snapshot(state)) has the same snapshot at the end of every turn of the duel."""
+    loaded = api.load_replay(DUEL)
+    for turn in range(0, 13):
+        state = loaded.state_at(turn, use_snapshots=False)
+        data = snapshot(state)
+        assert snapshot(restore(loaded.scenario, data)) == data
+
+
+def test_reading_from_the_turn_10_snapshot_equals_folding_from_the_start() -> None:
+    """The duel logs an engine.snapshot at turn 10; states after it agree either way."""
+    loaded = api.load_replay(DUEL)
+    assert [e.turn for e in loaded.events if e.type == "engine.snapshot"] == [10]
+    for turn in (10, 11, 12, None):
+        fast = snapshot(loaded.state_at(turn))
+        assert fast == snapshot(loaded.state_at(turn, use_snapshots=False))
+
+
+def test_the_golden_replays_are_lawful() -> None:
+    """verify's audit finds nothing wrong in either golden flattop replay."""
+    for path in (CORAL, DUEL):
+        result = api.verify_replay(path)
+        assert (result.ok, result.damage, result.mismatch) == (True, None, None)
+
+
+def _attack_with_state() -> tuple[Any, Any, Attacked]:
+    loaded = api.load_replay(CORAL)
+    for event, state in loaded.fold():
+        if isinstance(event, Attacked) and event.ready_box:
+            return loaded.scenario, state, event
+    raise AssertionError("no Ready-box attack in the golden replay")
+
+
+def test_audit_names_an_attack_whose_arithmetic_was_edited() -> None:
+    """Altered hits, damage or losses aboard are each reported against the state before them."""
+    sc, state, event = _attack_with_state()
+    assert audit(sc, state, event) is None
+
+    def changed(**fields: Any) -> str | None:
+        return audit(sc, state, event.model_copy(update=fields))
+
+    result = event.result.model_copy(update={"integer_hits": 0, "hits": 1})
+    assert changed(result=result) == "hits 1 + 0 = 1 are not the CRT's (1, 2)"
+    assert changed(hits_taken=3) == "hits taken 3 do not follow from 3 and the Ready box"
+    assert changed(hits_after=5) == "hits after are not hits before + hits taken"
+    assert changed(status_after="sunk") == "6/8 hits is not sunk"
+    assert changed(lost_hangar={"fighter": 9}) == "more lost aboard than was aboard"
+    rolled = event.result.model_copy(update={"fraction_roll": 5})
+    assert changed(result=rolled) == "rolls [5, 0] do not come from the draws"

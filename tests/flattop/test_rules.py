@@ -1,0 +1,357 @@
+"""The flattop rules one at a time: modifiers, air combat, AA, attacks, the Ready box, flight."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.rng import Stream
+from sim.flattop import combat, flight
+from sim.flattop.context import Battle
+from sim.flattop.resolve import modified_table, resolve
+from sim.flattop.victory import points
+from tests.flattop.builders import battle, scenario_data
+from tests.flattop.scripted import Scripted
+
+
+def _script(b: Battle, *rolls: int) -> list[str]:
+    """Make every stream of ``b`` give ``rolls``; return the names asked for, in order."""
+    names: list[str] = []
+
+    def stream(strike: str, purpose: str, *key: str | int) -> Stream:
+        names.append("/".join(str(p) for p in (strike, purpose, *key)))
+        return Scripted(*rolls)
+
+    b.stream = stream  # type: ignore[method-assign]
+    return names
+
+
+def _airborne(b: Battle, escort: int, attacks: list[int]) -> None:
+    s = b.state.strikes["s1"]
+    s.status, s.escort, s.attacks = "airborne", escort, attacks
+
+
+def test_modified_table_clamps_to_the_matrix() -> None:
+    """Above 15 → 15, 0 → '*' (row 0), below '*' → no attack, or '*' with below_star 'star'."""
+    assert modified_table(9, {"night": -4}) == 5
+    assert modified_table(15, {"crippled": 2, "anchored": 2}) == 15
+    assert modified_table(2, {"clouds": -2}) == 0
+    assert modified_table(4, {"clouds": -2, "night": -4}) is None
+    assert modified_table(4, {"clouds": -2, "night": -4}, "star") == 0
+
+
+def test_no_attack_and_no_effect_draw_nothing() -> None:
+    """Below '*' and a '--' cell resolve to 0 hits without a roll."""
+    none = resolve(Scripted(), 1, {"night": -4}, 10)
+    assert (none.hit_table, none.column, none.cell, none.hits, none.draws) == (
+        None, "9-10", None, 0, [],
+    )  # fmt: skip
+    dash = resolve(Scripted(), 0, {}, 4)
+    assert (dash.hit_table, dash.column, dash.cell, dash.hits, dash.draws) == (
+        "*", "3-4", None, 0, [],
+    )  # fmt: skip
+
+
+def test_whole_cells_roll_only_the_integer_die_and_pure_fractions_only_the_fraction_die() -> None:
+    """Cell 1.0 rolls once on column 1; cell 0.4 rolls once on .4."""
+    one = resolve(Scripted(6), 9, {}, 3)
+    assert (one.cell, one.fraction_roll, one.integer_roll, one.hits) == (1.0, None, 6, 1)
+    frac = resolve(Scripted(0), 9, {}, 1)
+    assert (frac.cell, frac.fraction_roll, frac.integer_roll, frac.hits) == (0.4, 0, None, 2)
+
+
+def test_allocate_spreads_hits_over_the_largest_attack_first() -> None:
+    """Hits go one by one to the attack with most factors left, ties to the first declared."""
+    assert combat.allocate([8, 6], 3) == [3, 0]
+    assert combat.allocate([8, 6], 4) == [3, 1]
+    assert combat.allocate([3, 3], 3) == [2, 1]
+    assert combat.allocate([1, 0], 5) == [1, 0]
+    assert combat.allocate([], 2) == []
+
+
+def test_ship_status_crippled_at_half_sunk_at_damage_factor() -> None:
+    """Damage 8: 3 afloat, 4 crippled, 8 sunk; damage 5: 2 afloat, 3 crippled (half is 2.5)."""
+    assert [combat.ship_status(h, 8, 0.5) for h in (3, 4, 7, 8, 9)] == [
+        "afloat", "crippled", "crippled", "sunk", "sunk",
+    ]  # fmt: skip
+    assert [combat.ship_status(h, 5, 0.5) for h in (2, 3)] == ["afloat", "crippled"]
+
+
+def test_screen_interception_splits_the_cap_between_escorts_and_bombers() -> None:
+    """Escort 4 vs CAP 5: escorts fire 4 at the CAP, 4 CAP at the escorts, 1 CAP at the bombers."""
+    b = battle(at=90)
+    _airborne(b, 4, [8, 6])
+    names = _script(b, 5, 5)
+    events = combat.decide_air_combat(b, "s1", cause=7)
+    assert names == [
+        "s1/air_combat/escort",
+        "s1/air_combat/cap/escort",
+        "s1/air_combat/cap/bombers",
+    ]
+    assert [(e.firer, e.target, e.result.factors, e.result.cell) for e in events] == [
+        ("escort", "cap", 4, 1.0), ("cap", "escort", 4, 1.0), ("cap", "bombers", 1, 0.4),
+    ]  # fmt: skip
+    assert [(e.cap_lost, e.escort_lost, e.attack_losses) for e in events] == [
+        (1, 0, [0, 0]), (0, 1, [0, 0]), (0, 0, [0, 0]),
+    ]  # fmt: skip
+    assert {(e.turn, e.time, e.cause, e.task_force) for e in events} == {(2, 90.0, 7, "tf2")}
+
+
+def test_escorts_first_interception_puts_all_cap_hits_on_escorts_before_bombers() -> None:
+    """escorts_first: 5 CAP factors roll once at the strike; 4 hits kill the 4 escorts first."""
+    data = scenario_data(options={"interception": "escorts_first"})
+    b = battle(data)
+    _airborne(b, 4, [8, 6])
+    names = _script(b, 0, 0)
+    events = combat.decide_air_combat(b, "s1", cause=0)
+    assert names == ["s1/air_combat/escort", "s1/air_combat/cap/strike"]
+    cap_fire = events[1]
+    assert (cap_fire.result.cell, cap_fire.result.hits) == (1.6, 4)
+    assert (cap_fire.escort_lost, cap_fire.attack_losses) == (4, [0, 0])
+    assert events[0].cap_lost == 2
+
+
+def test_unescorted_strike_meets_the_whole_cap_and_no_cap_means_no_combat() -> None:
+    """No escort: all 5 CAP factors fire at the bombers; no CAP: no air combat at all."""
+    b = battle()
+    _airborne(b, 0, [8, 6])
+    _script(b, 0, 0)
+    (only,) = combat.decide_air_combat(b, "s1", cause=0)
+    assert (only.firer, only.target, only.result.factors, only.attack_losses) == (
+        "cap", "bombers", 5, [3, 1],
+    )  # fmt: skip
+    b.state.task_forces["tf2"].cap = 0
+    assert combat.decide_air_combat(b, "s1", cause=0) == []
+
+
+def test_weather_modifies_air_combat_and_aa_unless_switched_off() -> None:
+    """Clouds −2 and night −4 reach fighters' table 9 and AA's table 4; options turn that off."""
+    data = scenario_data(turns={"limit": 24, "start": "17:00", "dusk": "18:00", "dawn": "06:00"})
+    data["sides"][1]["task_forces"][0]["clouds"] = True
+    b = battle(data, at=60)
+    _airborne(b, 4, [8, 6])
+    _script(b, 0, 0)
+    first = combat.decide_air_combat(b, "s1", cause=0)[0]
+    assert (first.result.modifiers, first.result.hit_table) == ({"clouds": -2, "night": -4}, "3")
+    aa = combat.decide_anti_aircraft(b, "s1", cause=0)
+    assert aa is not None
+    assert (aa.result.basic_table, aa.result.hit_table, aa.result.hits) == (4, None, 0)
+    data["options"] = {"weather_in_air_combat": False, "weather_in_anti_aircraft": False}
+    b = battle(data, at=60)
+    _airborne(b, 4, [8, 6])
+    _script(b, 0, 0)
+    assert combat.decide_air_combat(b, "s1", cause=0)[0].result.modifiers == {}
+    aa = combat.decide_anti_aircraft(b, "s1", cause=0)
+    assert aa is not None and aa.result.hit_table == "4"
+
+
+def test_aa_is_the_task_forces_total_on_table_4_with_crippled_ships_at_half() -> None:
+    """AA 3 + 2 + 1 = 6 → [5-6] on table 4 = 0.7; a crippled cruiser adds 1, a sunk ship nothing."""
+    b = battle()
+    _airborne(b, 4, [8, 6])
+    _script(b, 1)
+    aa = combat.decide_anti_aircraft(b, "s1", cause=3)
+    assert aa is not None
+    assert (aa.aa, aa.result.factors, aa.result.cell, aa.result.hits, aa.attack_losses) == (
+        {"cv3": 3, "ca1": 2, "dd2": 1}, 6, 0.7, 2, [2, 0],
+    )  # fmt: skip
+    b.state.ships["ca1"].status = "crippled"
+    b.state.ships["dd2"].status = "sunk"
+    assert combat.task_force_aa(b, "tf2") == {"cv3": 3, "ca1": 1}
+    _airborne(b, 4, [0, 0])
+    assert combat.decide_anti_aircraft(b, "s1", cause=3) is None
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"), [("half", {"cv3": 1}), ("full", {"cv3": 3}), ("none", {"cv3": 0})]
+)
+def test_crippled_ship_aa_option(rule: str, expected: dict[str, int]) -> None:
+    """crippled_ship_aa: half rounds 3 down to 1, full keeps 3, none gives 0."""
+    b = battle(scenario_data(options={"crippled_ship_aa": rule}))
+    b.state.ships["cv3"].status = "crippled"
+    b.state.ships["ca1"].status = b.state.ships["dd2"].status = "sunk"
+    assert combat.task_force_aa(b, "tf2") == expected
+
+
+def test_attack_modifiers_crippled_and_anchored_add_two_each() -> None:
+    """A crippled, anchored target: dive bombers' table 7 + 2 + 2 = 11; 8 AF → 2.7."""
+    data = scenario_data()
+    data["sides"][1]["task_forces"][0]["ships"][0]["anchored"] = True
+    b = battle(data)
+    _airborne(b, 0, [8, 0])
+    b.state.ships["cv3"].hits, b.state.ships["cv3"].status = 4, "crippled"
+    _script(b, 9, 9)
+    event = combat.decide_attack(b, "s1", 0, cause=1)
+    assert event is not None
+    r = event.result
+    assert (r.modifiers, r.hit_table, r.cell, r.hits) == (
+        {"crippled": 2, "anchored": 2},
+        "11",
+        2.7,
+        0,
+    )
+    assert (event.hits_before, event.hits_after, event.status_after) == (4, 4, "crippled")
+
+
+def test_ready_box_doubles_hits_and_loses_that_many_air_factors_aboard() -> None:
+    """2 hits on a carrier with aircraft spotted become 4; 4 AF are lost: Ready box, then hangar."""
+    b = battle()
+    _airborne(b, 0, [4, 0])
+    deck = b.state.decks["cv3"]
+    deck.ready = {"x": {"fighter": 1, "dive_bomber": 0, "torpedo_bomber": 2, "level_bomber": 0}}
+    deck.hangar = {"fighter": 2, "dive_bomber": 0, "torpedo_bomber": 1, "level_bomber": 0}
+    _script(b, 0)
+    event = combat.decide_attack(b, "s1", 0, cause=1)
+    assert event is not None
+    assert (event.result.cell, event.result.hits, event.ready_box, event.hits_taken) == (
+        0.8,
+        2,
+        True,
+        4,
+    )
+    assert (event.hits_after, event.status_after) == (4, "crippled")
+    assert event.lost_ready == {"x": {"torpedo_bomber": 2, "fighter": 1}}
+    assert (event.lost_rearming, event.lost_hangar) == ({}, {"torpedo_bomber": 1})
+
+
+def test_ready_box_losses_option_hits_rolled_loses_the_undoubled_count() -> None:
+    """With ready_box_losses 'hits_rolled', the same attack loses 2 AF aboard, not 4."""
+    b = battle(scenario_data(options={"ready_box_losses": "hits_rolled"}))
+    _airborne(b, 0, [4, 0])
+    b.state.decks["cv3"].ready = {"x": {"fighter": 1, "torpedo_bomber": 2}}
+    _script(b, 0)
+    event = combat.decide_attack(b, "s1", 0, cause=1)
+    assert event is not None and event.hits_taken == 4
+    assert event.lost_ready == {"x": {"torpedo_bomber": 2}}
+
+
+def test_a_sunk_carrier_loses_everything_aboard() -> None:
+    """A carrier sunk by an attack loses every air factor in every box."""
+    b = battle()
+    _airborne(b, 0, [8, 0])
+    b.state.ships["cv3"].hits = 6
+    _script(b, 0, 0)
+    event = combat.decide_attack(b, "s1", 0, cause=1)
+    assert event is not None
+    assert (event.result.hits, event.hits_after, event.status_after) == (4, 10, "sunk")
+    assert (event.lost_ready, event.lost_rearming, event.lost_hangar) == (
+        {}, {}, {"torpedo_bomber": 3, "fighter": 3},
+    )  # fmt: skip
+
+
+def test_an_attack_on_a_sunk_target_goes_for_a_carrier_afloat_or_nothing() -> None:
+    """Declared target sunk: first carrier afloat, else first ship; retarget_sunk off: none."""
+    b = battle()
+    _airborne(b, 0, [8, 0])
+    b.state.ships["cv3"].status = "sunk"
+    _script(b, 0, 0)
+    event = combat.decide_attack(b, "s1", 0, cause=1)
+    assert event is not None and (event.declared, event.ship) == ("cv3", "ca1")
+    b = battle(scenario_data(options={"retarget_sunk": False}))
+    _airborne(b, 0, [8, 0])
+    b.state.ships["cv3"].status = "sunk"
+    assert combat.decide_attack(b, "s1", 0, cause=1) is None
+
+
+def test_aboard_losses_take_ready_then_rearming_then_hangar_bombers_first() -> None:
+    """6 AF lost: Ready box by strike (dive, torpedo, fighter), rearming, then the hangar."""
+    b = battle()
+    deck = b.state.decks["cv1"]
+    deck.ready = {"a": {"fighter": 1, "dive_bomber": 1}, "b": {"torpedo_bomber": 1}}
+    deck.rearming = {"fighter": 1, "dive_bomber": 1, "torpedo_bomber": 0, "level_bomber": 0}
+    assert combat.aboard_losses(deck, 5, everything=False) == (
+        {"a": {"dive_bomber": 1, "fighter": 1}, "b": {"torpedo_bomber": 1}},
+        {"dive_bomber": 1, "fighter": 1},
+        {},
+    )
+    assert combat.aboard_losses(deck, 6, everything=False)[2] == {"dive_bomber": 1}
+
+
+def test_spotting_takes_what_the_hangar_has_and_cancels_when_it_has_none() -> None:
+    """Asked for F4 DB8 TB6 from a hangar of F2 DB2: F2 DB2 come up; from nothing: cancelled."""
+    data = scenario_data()
+    data["sides"][0]["strikes"][0]["origin"] = "cv2"
+    data["sides"][0]["strikes"][0]["attacks"] = [{"aircraft": "dive_bomber", "factors": 8}]
+    b = battle(data)
+    event = flight.decide_spot(b, "s1")
+    assert event.type == "flattop.spotted"
+    assert (event.requested, event.aircraft) == (  # type: ignore[union-attr]
+        {"fighter": 4, "dive_bomber": 8}, {"fighter": 2, "dive_bomber": 2},
+    )  # fmt: skip
+    b.state.decks["cv2"].hangar = {"fighter": 0, "dive_bomber": 0, "torpedo_bomber": 0,
+                                   "level_bomber": 0}  # fmt: skip
+    cancelled = flight.decide_spot(b, "s1")
+    assert (cancelled.type, cancelled.reason) == (  # type: ignore[union-attr]
+        "flattop.strike_cancelled", "no aircraft in the hangar",
+    )  # fmt: skip
+
+
+def _spot_and_launch(b: Battle) -> Any:
+    b.state.decks["cv1"].ready["s1"] = {"fighter": 4, "dive_bomber": 8, "torpedo_bomber": 6}
+    return flight.decide_launch(b, "s1", cause=0)
+
+
+def test_launch_flies_at_the_slowest_types_speed_rounded_up_to_the_minute() -> None:
+    """8 hexes with torpedo bombers (5 an hour) take 96 minutes; without them (7) 69."""
+    b = battle(at=60)
+    launched = _spot_and_launch(b)
+    assert (launched.distance, launched.speed, launched.flight_minutes, launched.arrives) == (
+        8, 5, 96, 156.0,
+    )  # fmt: skip
+    assert (launched.escort, launched.attacks) == (4, [8, 6])
+    b.state.decks["cv1"].ready["s1"] = {"fighter": 4, "dive_bomber": 8, "torpedo_bomber": 0}
+    again = flight.decide_launch(b, "s1", cause=0)
+    assert (again.attacks, again.speed, again.flight_minutes) == ([8, 0], 7, 69)  # type: ignore[union-attr]
+
+
+def test_crippled_carrier_cancels_its_strike_and_returns_the_ready_box_to_the_hangar() -> None:
+    """A crippled carrier launches nothing (option off) and strikes back what was spotted."""
+    b = battle()
+    b.state.ships["cv1"].status = "crippled"
+    event = _spot_and_launch(b)
+    assert (event.type, event.reason, event.returned) == (
+        "flattop.strike_cancelled", "CV 1 is crippled",
+        {"fighter": 4, "dive_bomber": 8, "torpedo_bomber": 6},
+    )  # fmt: skip
+    b = battle(scenario_data(options={"crippled_carrier_flight_ops": True}))
+    b.state.ships["cv1"].status = "crippled"
+    assert _spot_and_launch(b).type == "flattop.launched"
+
+
+def test_recovery_diverts_to_another_carrier_or_ditches() -> None:
+    """Own carrier sunk: land on the task force's other carrier; none left or divert off: ditch."""
+    b = battle()
+    _airborne(b, 3, [5, 4])
+    b.state.ships["cv1"].status = "sunk"
+    landed = flight.decide_recovery(b, "s1", cause=0)
+    assert (landed.deck, landed.diverted, landed.aircraft) == (
+        "cv2", True, {"fighter": 3, "dive_bomber": 5, "torpedo_bomber": 4},
+    )  # fmt: skip
+    b.state.ships["cv2"].status = "crippled"
+    assert flight.decide_recovery(b, "s1", cause=0).deck is None
+    b = battle(scenario_data(options={"divert": False}))
+    _airborne(b, 3, [5, 4])
+    b.state.ships["cv1"].status = "sunk"
+    assert flight.decide_recovery(b, "s1", cause=0).deck is None
+
+
+def test_night_runs_from_dusk_to_dawn_across_midnight() -> None:
+    """Dusk 18:00, dawn 06:00: 17:59 is day, 18:00 to 05:59 night; dusk 01:00, dawn 05:00 too."""
+    b = battle(scenario_data(turns={"limit": 24, "start": "06:00"}))
+    assert [b.night(m) for m in (0, 719, 720, 1000, 1439)] == [False, False, True, True, True]
+    b = battle(
+        scenario_data(turns={"limit": 24, "start": "06:00", "dusk": "01:00", "dawn": "05:00"})
+    )
+    assert [b.night(m) for m in (0, 1139, 1140, 1379, 1380)] == [False, False, True, True, False]
+
+
+def test_victory_points_count_sunk_crippled_and_air_factors() -> None:
+    """Red scores a sunk carrier 8, a crippled destroyer 1 and 5 AF: 14; Blue scores its 2 AF."""
+    b = battle()
+    b.state.ships["cv1"].status = "sunk"
+    b.state.ships["dd1"].status = "crippled"
+    b.state.sides["blue"].air_lost["anti_aircraft"] = 5
+    b.state.sides["red"].air_lost["air_combat"] = 2
+    assert points(b.state, 1) == {"blue": 2, "red": 14}
+    assert points(b.state, 0) == {"blue": 0, "red": 9}
