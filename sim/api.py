@@ -22,7 +22,7 @@ from engine.reader import Replay, ReplayError, read_replay
 from engine.replay import Mismatch, VerifyResult, verify
 from engine.version import ENGINE_VERSION
 from sim.loader import ScenarioError, load_scenario
-from sim.ruleset import Ruleset, get_ruleset
+from sim.ruleset import Ruleset, get_ruleset, headline
 
 __all__ = [
     "LoadedReplay",
@@ -50,6 +50,8 @@ class RunResult:
     state: Any
     summary: list[str]
     """Readable outcome lines, one per side (the ruleset's words)."""
+    headline: str
+    """``Union wins after 4 turns — <reason>``."""
 
     def as_json(self) -> dict[str, Any]:
         """The ``run --json`` object."""
@@ -114,7 +116,14 @@ def run(
     state = ruleset.simulate(scenario, header, sink)
     result = ruleset.outcome(scenario, state)
     return RunResult(
-        str(scenario_path), s, str(path), sink.count - 2, result, state, ruleset.summary(result)
+        str(scenario_path),
+        s,
+        str(path),
+        sink.count - 2,
+        result,
+        state,
+        ruleset.summary(result),
+        headline(ruleset, result),
     )
 
 

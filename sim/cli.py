@@ -103,12 +103,7 @@ def run(scenario: str, seed: int | None, out: str | None, as_json: bool) -> None
     if as_json:
         click.echo(json.dumps(result.as_json(), sort_keys=True))
         return
-    o = result.outcome
-    click.echo(
-        f"{Path(scenario).name} (seed {result.seed}): "
-        f"{(o['winner_name'] + ' wins') if o['winner'] else 'Draw'} after "
-        f"{o['turns']} turns — {o['reason']}"
-    )
+    click.echo(f"{Path(scenario).name} (seed {result.seed}): {result.headline}")
     for line in result.summary:
         click.echo(f"  {line}")
     click.echo(f"Replay: {result.replay} ({result.events} events)")

@@ -14,6 +14,7 @@ from sim.cli import _bad_input, cli
 from sim.diff import diff_replays, render
 from sim.fork import ForkError, fork, parse_assignment
 from sim.report_html import write_report
+from sim.ruleset import headline
 
 __all__ = ["diff", "fork_command", "report", "why"]
 
@@ -89,11 +90,7 @@ def fork_command(replay: str, at_seq: int, sets: tuple[str, ...], out: str | Non
         _bad_input(f"battlesim: error: {exc}")
     child = api.load_replay(written)
     outcome = child.ruleset.outcome(child.scenario, child.state_at())
-    who = f"{outcome['winner_name']} wins" if outcome["winner"] else "Draw"
-    click.echo(
-        f"forked {replay} at seq {at_seq}: {who} after {outcome['turns']} turns — "
-        f"{outcome['reason']}"
-    )
+    click.echo(f"forked {replay} at seq {at_seq}: {headline(child.ruleset, outcome)}")
     click.echo(
         f"Replay: {written} ({len(child.events)} events); "
         f"compare with: battlesim diff {replay} {written}"

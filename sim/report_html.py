@@ -23,6 +23,7 @@ from matplotlib.ticker import MaxNLocator
 
 from sim.analysis import narrative, side_strength, unit_rows
 from sim.api import LoadedReplay
+from sim.ruleset import headline
 
 __all__ = ["charts", "key_events", "write_report"]
 
@@ -200,7 +201,7 @@ def write_report(loaded: LoadedReplay, out: Path, png_dir: Path | None = None) -
             written.append(png_dir / f"{stem}.png")
         b64 = base64.b64encode(data).decode()
         images.append(f'<figure><img alt="{stem}" src="data:image/png;base64,{b64}"></figure>')
-    who = f"{outcome['winner_name']} wins" if outcome["winner"] else "Draw"
+    who = headline(rs, outcome, reason=False)
     summary = "".join(f"<li>{html.escape(line)}</li>" for line in rs.summary(outcome))
     events = "".join(f"<li>{html.escape(line)}</li>" for line in key_events(loaded))
     header = loaded.replay.header
@@ -216,7 +217,7 @@ figure {{ margin: 1rem 0; }} img {{ max-width: 100%; }} li {{ margin: .2rem 0; }
 <h1>{html.escape(sc.name)}</h1>
 <p class="meta">{html.escape(header.ruleset)} ruleset, seed {header.seed},
 {len(loaded.events)} events — replay {html.escape(Path(loaded.replay.path).name)}</p>
-<h2>{html.escape(who)} after {outcome["turns"]} turns</h2>
+<h2>{html.escape(who)}</h2>
 <p>{html.escape(outcome["reason"])}</p><ul>{summary}</ul>
 <h2>Charts</h2>{"".join(images)}
 <h2>Casualties</h2>{_casualty_table(loaded)}

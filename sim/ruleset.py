@@ -17,7 +17,15 @@ from pydantic import BaseModel
 from engine.events import Event, EventRegistry
 from engine.log import Header, Sink
 
-__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "Problem", "Ruleset", "get_ruleset", "ruleset_names"]
+__all__ = [
+    "BUILTIN",
+    "ENTRY_POINT_GROUP",
+    "Problem",
+    "Ruleset",
+    "get_ruleset",
+    "headline",
+    "ruleset_names",
+]
 
 Problem = tuple[tuple[str | int, ...], str]
 
@@ -49,6 +57,7 @@ class Ruleset:
             state before it (legal transitions, arithmetic, no negative
             strength after it) and returns a message when broken, else None;
             ``verify`` runs it over every log.
+        turn_name: what one turn is called in this game ("turn", "round").
         carry_over: for campaigns, ``carry_over(scenario, final_state, next_data,
             settings)`` returns the next battle's scenario data (plain dict) with
             the survivors of this battle carried into it by unit id; None when the
@@ -70,6 +79,7 @@ class Ruleset:
     render_state: Callable[[Any, Any], str]
     narrate: Callable[[Any, Any, Event], str | None]
     restore: Callable[[Any, dict[str, Any]], Any] | None = None
+    turn_name: str = "turn"
     audit: Callable[[Any, Any, Event], str | None] | None = None
     carry_over: Callable[[Any, Any, dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
 
@@ -85,6 +95,14 @@ BUILTIN: dict[str, str] = {
 """The rulesets that come with battlesim, by ``module:attribute``."""
 
 _loaded: dict[str, Ruleset] = {}
+
+
+def headline(ruleset: Ruleset, outcome: dict[str, Any], *, reason: bool = True) -> str:
+    """One line for an outcome: ``Union wins after 4 turns — <reason>``."""
+    n = outcome["turns"]
+    turns = f"{n} {ruleset.turn_name}{'' if n == 1 else 's'}"
+    who = f"{outcome['winner_name']} wins" if outcome["winner"] else "Draw"
+    return f"{who} after {turns} — {outcome['reason']}" if reason else f"{who} after {turns}"
 
 
 def _sources() -> dict[str, str]:

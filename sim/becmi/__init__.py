@@ -26,4 +26,5 @@ RULESET = Ruleset(
     summary=summary,
     render_state=render_state,
     narrate=narrate,
+    turn_name="round",
 )

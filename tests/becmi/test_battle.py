@@ -178,10 +178,10 @@ def test_cli_runs_verifies_and_shows_a_becmi_fight(tmp_path: Path) -> None:
     run = runner.invoke(cli, ["run", str(TAVERN), "--out", str(out)])
     assert run.exit_code == 0
     assert run.stdout.splitlines()[:3] == [
-        "tavern_brawl.yaml (seed 377): Thorgrim wins after 6 turns — "
+        "tavern_brawl.yaml (seed 377): Thorgrim wins after 6 rounds — "
         "Thorgrim is the only side left standing",
         "  Thorgrim: 1 of 1 standing; 0 dead, 0 knocked out, 0 fled; 1 hp lost",
-        "  The orcs: 0 of 2 standing; 1 dead, 0 knocked out, 1 fled; 8 hp lost",
+        "  Orc band: 0 of 2 standing; 1 dead, 0 knocked out, 1 fled; 8 hp lost",
     ]
     verify = runner.invoke(cli, ["verify", str(out)])
     assert (verify.exit_code, verify.stdout.startswith(f"OK: {out}: 25 events")) == (0, True)
