@@ -8,11 +8,14 @@ from typing import Any
 
 import click
 
+from sim.becmi.options import BecmiOptions
 from sim.cli import cli
 from sim.musket.options import MusketOptions
+from sim.odds.becmi import to_hit_odds
+from sim.odds.flattop import hit_odds
 from sim.odds.musket import CasualtyOdds, casualty_odds, guns_lost_odds
 
-__all__ = ["odds"]
+__all__ = ["becmi_odds", "flattop_odds", "musket_fire", "musket_melee", "odds"]
 
 
 def _exact(ctx: click.Context, param: click.Parameter, value: Any) -> Fraction:
@@ -146,3 +149,118 @@ def musket_melee(
     )
     o = casualty_odds(value, modifier, lcv, hcv, alternative, factor)
     _report(o, guns_lost_odds(o.distribution) if target_artillery else None, as_json)
+
+
+def _table_arg(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    del ctx
+    if value == "*":
+        return 0
+    if value.isdigit() and 1 <= int(value) <= 15:
+        return int(value)
+    raise click.BadParameter(f"{value!r} is not a hit table (* or 1..15)", param=param)
+
+
+@odds.command("flattop")
+@click.option(
+    "--hit-table",
+    required=True,
+    callback=_table_arg,
+    help="The attacker's basic hit table: * or 1..15.",
+)
+@click.option("--factors", type=click.IntRange(1), required=True, help="Attacking factors.")
+@click.option(
+    "--modifier",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Hit-table modifier (crippled +2, anchored +2, clouds -2, night -4).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def flattop_odds(hit_table: int, factors: int, modifier: int, as_json: bool) -> None:
+    """Exact hits of one attack on the revised Hit Table Matrix and CRT."""
+    o = hit_odds(hit_table, factors, modifier)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "distribution": {str(k): float(p) for k, p in o.distribution.items()},
+                    "exact": {str(k): str(p) for k, p in o.distribution.items()},
+                    "mean": float(o.mean),
+                    "mean_exact": str(o.mean),
+                    "hit_table": o.hit_table,
+                    "column": o.column,
+                    "cell": float(o.cell) if o.cell is not None else None,
+                }
+            )
+        )
+        return
+    if o.hit_table is None:
+        click.echo("below the * row: no attack")
+    else:
+        cell = f"{float(o.cell):.1f}" if o.cell is not None else "-- (no effect)"
+        click.echo(f"hit table {o.hit_table}, {factors} factors (column {o.column}): cell {cell}")
+    for line in _table(o.distribution, "hits"):
+        click.echo(line)
+    click.echo(f"mean {float(o.mean):.6g} (exactly {o.mean})")
+
+
+_COVERS = [
+    f"{a}-{k}" for a in ("quarter", "half", "three_quarters", "full") for k in ("soft", "hard")
+]
+
+
+@odds.command("becmi")
+@click.option("--thac0", type=click.IntRange(-20, 40), required=True, help="Attacker's THAC0.")
+@click.option("--ac", type=click.IntRange(-40, 20), required=True, help="Target's armour class.")
+@click.option(
+    "--range",
+    "range_band",
+    type=click.Choice(["short", "medium", "long"]),
+    default=None,
+    help="Missile range band.",
+)
+@click.option("--cover", type=click.Choice(_COVERS), default=None, help="Target's cover.")
+@click.option("--natural-1-misses/--no-natural-1-misses", default=True, show_default=True)
+@click.option("--natural-20-hits/--no-natural-20-hits", default=False, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def becmi_odds(
+    thac0: int,
+    ac: int,
+    range_band: str | None,
+    cover: str | None,
+    natural_1_misses: bool,
+    natural_20_hits: bool,
+    as_json: bool,
+) -> None:
+    """The roll needed, the damage bonus and the chance to hit of one attack."""
+    options = BecmiOptions(natural_1_misses=natural_1_misses, natural_20_hits=natural_20_hits)
+    o = to_hit_odds(thac0, ac, range_band, cover, options)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "distribution": {"hit": float(o.p_hit), "miss": float(1 - o.p_hit)},
+                    "exact": {"hit": str(o.p_hit), "miss": str(1 - o.p_hit)},
+                    "mean": float(o.p_hit),
+                    "needed": o.needed,
+                    "die_needed": o.die_needed,
+                    "damage_bonus": o.damage_bonus,
+                    "p_hit": float(o.p_hit),
+                    "h": o.h,
+                    "modifiers": o.modifiers,
+                }
+            )
+        )
+        return
+    mods = ", ".join(f"{k} {v:+d}" for k, v in o.modifiers.items()) or "none"
+    click.echo(
+        f"THAC0 {thac0} - AC {ac} = H {o.h} -> needs {o.needed}"
+        f"{f', +{o.damage_bonus} damage' if o.damage_bonus else ''}; modifiers: {mods}"
+    )
+    if o.die_needed is None:
+        click.echo("full hard cover: it cannot be hit")
+    else:
+        click.echo(
+            f"the d20 must show {o.die_needed} or more; "
+            f"p(hit) = {float(o.p_hit):.4f} (exactly {o.p_hit})"
+        )

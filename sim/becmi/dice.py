@@ -14,11 +14,27 @@ from sim.becmi.events import Damage, PlateauStep, Save, ToHit
 from sim.becmi.options import BecmiOptions
 from sim.becmi.tohit import needed
 
-__all__ = ["roll_damage", "roll_save", "roll_to_hit"]
+__all__ = ["hits", "roll_damage", "roll_save", "roll_to_hit"]
 
 
 def _nonzero(mods: dict[str, int]) -> dict[str, int]:
     return {k: v for k, v in mods.items() if v != 0}
+
+
+Natural = Literal["1 misses", "20 hits"]
+
+
+def hits(roll: int, total: int, needed: int, options: BecmiOptions) -> tuple[bool, Natural | None]:
+    """Whether a d20 ``roll`` (``total`` with modifiers) hits when ``needed`` is needed.
+
+    A natural 1 misses and a natural 20 hits only under their options [ours].
+    """
+    hit = total >= needed
+    if roll == 1 and options.natural_1_misses and hit:
+        return False, "1 misses"
+    if roll == 20 and options.natural_20_hits and not hit:
+        return True, "20 hits"
+    return hit, None
 
 
 def roll_to_hit(
@@ -41,12 +57,7 @@ def roll_to_hit(
     roll, draw = rng.roll(20)
     draws.append(draw)
     total = roll + sum(mods.values())
-    hit = total >= need.needed
-    natural: Literal["1 misses", "20 hits"] | None = None
-    if roll == 1 and options.natural_1_misses and hit:
-        hit, natural = False, "1 misses"
-    elif roll == 20 and options.natural_20_hits and not hit:
-        hit, natural = True, "20 hits"
+    hit, natural = hits(roll, total, need.needed, options)
     return ToHit(
         thac0=thac0,
         ac_base=ac_base,

@@ -1,0 +1,157 @@
+"""Exact flattop and becmi odds, and the live resolvers checked against them."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+from scipy.stats import binomtest, chisquare
+
+from engine.rng import Stream
+from sim.becmi.dice import roll_to_hit
+from sim.becmi.options import BecmiOptions
+from sim.cli import cli
+from sim.flattop import tables
+from sim.flattop.resolve import resolve
+from sim.odds.becmi import to_hit_odds
+from sim.odds.flattop import hit_odds
+
+SIGNIFICANCE = 0.001
+"""Each Monte Carlo test fails below this p-value; fixed seeds fix each outcome."""
+
+
+def test_flattop_worked_example_mean_is_the_cell() -> None:
+    """Table 5 × 14 factors: cell 2.3 and an exact mean of 23/10."""
+    o = hit_odds(5, 14)
+    assert (o.hit_table, o.column, o.cell, o.mean) == (
+        "5",
+        "13-15",
+        Fraction(23, 10),
+        Fraction(23, 10),
+    )
+    assert o.distribution == {
+        0: Fraction(7, 100),
+        1: Fraction(17, 100),
+        2: Fraction(34, 100),
+        3: Fraction(26, 100),
+        4: Fraction(13, 100),
+        5: Fraction(3, 100),
+    }
+
+
+def test_flattop_every_cell_mean_equals_its_value() -> None:
+    """For all 16 × 14 cells the exact expected hits equal the matrix value (or 0 for --)."""
+    for row in range(16):
+        for factors in (1, 3, 5, 7, 9, 11, 13, 16, 21, 26, 31, 36, 41, 60):
+            o = hit_odds(row, factors)
+            assert o.mean == (o.cell or 0), (row, factors)
+
+
+def test_flattop_modifiers_clamp_to_the_matrix() -> None:
+    """+4 on table 14 reads row 15; −4 on table 2 is below * and no attack."""
+    assert hit_odds(14, 14, 4).hit_table == "15"
+    assert (hit_odds(2, 14, -4).hit_table, hit_odds(2, 14, -4).mean) == (None, 0)
+
+
+@pytest.mark.parametrize(("basic", "factors"), [(5, 14), (0, 60), (9, 60), (1, 3), (15, 45)])
+def test_flattop_live_resolver_matches_exact(basic: int, factors: int) -> None:
+    """5,000 live resolutions pass a chi-square test against the exact hits distribution."""
+    n = 5_000
+    stream = Stream(11, f"odds/flattop/{basic}/{factors}")
+    counts = Counter(resolve(stream, basic, {}, factors).hits for _ in range(n))
+    dist = hit_odds(basic, factors).distribution
+    assert set(counts) <= set(dist)
+    keys = [k for k in dist if float(dist[k]) * n >= 5]
+    rest = [k for k in dist if k not in keys]
+    observed = [counts[k] for k in keys] + ([sum(counts[k] for k in rest)] if rest else [])
+    expected = [float(dist[k]) * n for k in keys] + (
+        [sum(float(dist[k]) for k in rest) * n] if rest else []
+    )
+    if len(observed) > 1:
+        assert chisquare(observed, expected).pvalue > SIGNIFICANCE
+    else:
+        assert observed == [n]
+
+
+def test_becmi_thac0_19_against_ac_minus_5_needs_20() -> None:
+    """THAC0 19 vs AC −5: H 24 plateaus to 20, hit on a 20 only (p = 1/20)."""
+    o = to_hit_odds(19, -5)
+    assert (o.h, o.needed, o.die_needed, o.damage_bonus, o.p_hit) == (
+        24,
+        20,
+        20,
+        0,
+        Fraction(1, 20),
+    )
+
+
+def test_becmi_negative_h_gives_damage_bonus() -> None:
+    """THAC0 −3 vs AC 9: H −12 rises to −8 at the 2 plateau; roll 2 needed, +8 damage."""
+    o = to_hit_odds(-3, 9)
+    assert (o.h, o.needed, o.damage_bonus) == (-12, 2, 8)
+    assert o.p_hit == Fraction(19, 20)  # a natural 1 misses (default option)
+
+
+def test_becmi_range_cover_and_naturals() -> None:
+    """Long range −1 and half soft cover −2 move the face needed; full hard cover is impossible."""
+    o = to_hit_odds(19, 9, "long", "half-soft")
+    assert (o.needed, o.modifiers, o.die_needed, o.p_hit) == (
+        10,
+        {"range": -1, "cover": -2},
+        13,
+        Fraction(8, 20),
+    )
+    assert to_hit_odds(19, 9, cover="full-hard").p_hit == 0
+    assert to_hit_odds(19, -25).p_hit == 0
+    assert to_hit_odds(19, -25, options=BecmiOptions(natural_20_hits=True)).p_hit == Fraction(1, 20)
+
+
+@pytest.mark.parametrize(
+    ("thac0", "ac", "band", "cover"),
+    [
+        (19, 9, None, None),
+        (17, 6, "short", None),
+        (19, -5, None, None),
+        (10, 2, "long", "half-hard"),
+        (-3, 9, None, None),
+    ],
+)
+def test_becmi_live_to_hit_matches_exact(
+    thac0: int, ac: int, band: str | None, cover: str | None
+) -> None:
+    """4,000 live to-hit rolls hit at the exact rate (two-sided binomial test at 0.001)."""
+    n = 4_000
+    exact = to_hit_odds(thac0, ac, band, cover)
+    stream = Stream(5, f"odds/becmi/{thac0}/{ac}/{band}/{cover}")
+    options = BecmiOptions()
+    hits = sum(
+        roll_to_hit(stream, [], thac0, ac, {}, exact.modifiers, options).hit for _ in range(n)
+    )
+    assert binomtest(hits, n, float(exact.p_hit)).pvalue > SIGNIFICANCE
+
+
+def test_odds_cli_json_shapes() -> None:
+    """odds flattop and odds becmi print the documented JSON keys."""
+    runner = CliRunner()
+    f = json.loads(
+        runner.invoke(
+            cli, ["odds", "flattop", "--hit-table", "5", "--factors", "14", "--json"]
+        ).stdout
+    )
+    assert (f["mean"], f["cell"], f["distribution"]["2"]) == (2.3, 2.3, 0.34)
+    b = json.loads(
+        runner.invoke(cli, ["odds", "becmi", "--thac0", "19", "--ac", "-5", "--json"]).stdout
+    )
+    assert (b["needed"], b["damage_bonus"], b["p_hit"]) == (20, 0, 0.05)
+    assert b["distribution"] == {"hit": 0.05, "miss": 0.95}
+    bad = runner.invoke(cli, ["odds", "flattop", "--hit-table", "16", "--factors", "3"])
+    assert bad.exit_code == 2
+    assert "'16' is not a hit table (* or 1..15)" in bad.stderr
+
+
+def test_matrix_columns_are_those_of_the_seed() -> None:
+    """The odds read the same fourteen columns as the resolver."""
+    assert len(tables.COLUMN_LABELS) == 14
