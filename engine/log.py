@@ -55,6 +55,23 @@ class Fork(BaseModel):
     at_seq: int
     event: dict[str, Any] = {}
     state: dict[str, Any] = {}
+    earlier: Fork | None = None
+    """The parent's own fork, when a forked battle is forked again."""
+
+    def chain(self) -> dict[int, Fork]:
+        """Every fork of the lineage by ``at_seq``, the oldest applied first."""
+        found = self.earlier.chain() if self.earlier is not None else {}
+        before = found.get(self.at_seq)
+        if before is not None:  # two forks at one event: both changes, the later wins a tie
+            found[self.at_seq] = self.model_copy(
+                update={
+                    "event": {**before.event, **self.event},
+                    "state": {**before.state, **self.state},
+                }
+            )
+        else:
+            found[self.at_seq] = self
+        return found
 
 
 class Header(BaseModel):

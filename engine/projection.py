@@ -59,7 +59,8 @@ def set_path(state: Any, path: str, value: Any, *, allow_none: bool = False) -> 
     """Set the value at a dotted path, refusing a value of another type.
 
     ``allow_none`` lets a value become None (for event data that a model
-    validates afterwards); state fields keep their type.
+    validates afterwards); state fields keep their type.  A field that is
+    None now takes a value of any type: its type cannot be known here.
 
     Raises:
         PathError: the path does not exist or the value's type differs.

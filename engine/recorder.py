@@ -12,7 +12,7 @@ from typing import Generic, TypeVar
 
 from engine.canonical import digest
 from engine.events import Event, Override, Snapshot, TurnEnded
-from engine.log import EventLog, Footer
+from engine.log import EventLog, Footer, Fork
 from engine.projection import Projection, set_path
 
 __all__ = ["SNAPSHOT_EVERY", "Recorder"]
@@ -39,6 +39,8 @@ class Recorder(Generic[S]):
         self.log = log
         self.projection = projection
         self.snapshot = snapshot
+        fork = log.header.fork
+        self._forks: dict[int, Fork] = fork.chain() if fork is not None else {}
 
     @property
     def state(self) -> S:
@@ -53,16 +55,17 @@ class Recorder(Generic[S]):
     def emit(self, event: E) -> E:
         """Stamp, apply and log one event; return the stamped event.
 
-        In a forked battle (header ``fork``) the event at ``at_seq`` has the
-        fork's fields replaced, and the fork's state overrides follow it.
+        In a forked battle (header ``fork``) the event at each fork's
+        ``at_seq`` has that fork's fields replaced, and its state overrides
+        follow it as ``engine.override`` events.
         """
         stamped = self.log.stamp(event)
-        fork = self.log.header.fork
-        if fork is not None and stamped.seq == fork.at_seq:
-            stamped = self._forked(stamped)
+        fork = self._forks.get(stamped.seq)
+        if fork is not None:
+            stamped = self._forked(stamped, fork)
         self.projection.apply(stamped)
         self.log.write(stamped)
-        if fork is not None and stamped.seq == fork.at_seq:
+        if fork is not None:
             for path, value in sorted(fork.state.items()):
                 self.emit(
                     Override(
@@ -71,10 +74,9 @@ class Recorder(Generic[S]):
                 )
         return stamped  # type: ignore[return-value]
 
-    def _forked(self, event: Event) -> Event:
+    @staticmethod
+    def _forked(event: Event, fork: Fork) -> Event:
         """The event with the fork's field overrides (validated as a whole)."""
-        fork = self.log.header.fork
-        assert fork is not None
         if not fork.event:
             return event
         data = event.model_dump()

@@ -69,11 +69,12 @@ def narrative(
 
 def _line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
     """The ruleset's narrative line, with the engine's own events and forks told too."""
-    fork = loaded.replay.header.fork
+    header_fork = loaded.replay.header.fork
     if isinstance(event, Override):
         return f"Turn {event.turn} — counterfactual: {event.path} set to {event.value!r}"
     line = loaded.ruleset.narrate(loaded.scenario, state, event)
-    if line is not None and fork is not None and fork.event and event.seq == fork.at_seq:
+    fork = header_fork.chain().get(event.seq) if header_fork is not None else None
+    if line is not None and fork is not None and fork.event:
         changed = ", ".join(f"{k}={v!r}" for k, v in sorted(fork.event.items()))
         line += f" [counterfactual: {changed}]"
     return line

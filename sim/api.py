@@ -241,11 +241,12 @@ def _audit(replay: Replay) -> Mismatch | None:
     ruleset, scenario = _header_scenario(replay.header, replay.path)
     if ruleset.audit is None:
         return None
-    fork = replay.header.fork
+    forks = replay.header.fork.chain() if replay.header.fork is not None else {}
+    first_state_fork = min((s for s, f in forks.items() if f.state), default=None)
     for event, state in LoadedReplay(ruleset, scenario, replay).fold():
-        if fork is not None and fork.state and event.seq > fork.at_seq:
+        if first_state_fork is not None and event.seq > first_state_fork:
             break
-        if fork is not None and fork.event and event.seq == fork.at_seq:
+        if event.seq in forks and forks[event.seq].event:
             continue
         problem = ruleset.audit(scenario, state, event)
         if problem is not None:

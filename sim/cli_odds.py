@@ -61,8 +61,9 @@ def _report(o: CasualtyOdds, guns: dict[int, Fraction] | None, as_json: bool) ->
     if as_json:
         click.echo(json.dumps(_as_json(o, guns)))
         return
+    shape = "triangular" if o.alternative else "uniform"
     click.echo(
-        f"effective value {float(o.effective):,.2f}; casualty value uniform on "
+        f"effective value {float(o.effective):,.2f}; casualty value {shape} on "
         f"[{float(o.low):.4g}, {float(o.high):.4g}]"
     )
     for line in _table(o.distribution, "casualties"):
@@ -76,6 +77,20 @@ def _report(o: CasualtyOdds, guns: dict[int, Fraction] | None, as_json: bool) ->
         click.echo("against a battery (25 men a gun):")
         for line in _table(guns, "guns lost"):
             click.echo(line)
+
+
+def _odds(
+    value: Fraction,
+    modifier: Fraction,
+    lcv: Fraction,
+    hcv: Fraction,
+    alternative: bool,
+    factor: Fraction = Fraction(1),
+) -> CasualtyOdds:
+    try:
+        return casualty_odds(value, modifier, lcv, hcv, alternative, factor)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 @cli.group()
@@ -124,7 +139,7 @@ def musket_fire(
     hcv: Fraction,
 ) -> None:
     """Exact casualties of one volley of combat value V with modifier M."""
-    o = casualty_odds(value, modifier, lcv, hcv, alternative)
+    o = _odds(value, modifier, lcv, hcv, alternative)
     _report(o, guns_lost_odds(o.distribution) if target_artillery else None, as_json)
 
 
@@ -147,7 +162,7 @@ def musket_melee(
     factor = Fraction(
         str(_DEFAULTS.melee_loser_fatigue_factor if loser else _DEFAULTS.melee_fatigue_factor)
     )
-    o = casualty_odds(value, modifier, lcv, hcv, alternative, factor)
+    o = _odds(value, modifier, lcv, hcv, alternative, factor)
     _report(o, guns_lost_odds(o.distribution) if target_artillery else None, as_json)
 
 
@@ -260,7 +275,11 @@ def becmi_odds(
     if o.die_needed is None:
         click.echo("full hard cover: it cannot be hit")
     else:
-        click.echo(
-            f"the d20 must show {o.die_needed} or more; "
-            f"p(hit) = {float(o.p_hit):.4f} (exactly {o.p_hit})"
+        face = (
+            "no face reaches it by its total"
+            if o.die_needed > 20
+            else "every face reaches it"
+            if o.die_needed <= 1
+            else f"the d20 must show {o.die_needed} or more"
         )
+        click.echo(f"{face} (naturals as set); p(hit) = {float(o.p_hit):.4f} (exactly {o.p_hit})")

@@ -118,6 +118,7 @@ def fork(
                 at_seq=at_seq,
                 event=event_fields,
                 state=state_fields,
+                earlier=parent.fork,
             )
         }
     )

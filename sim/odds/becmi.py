@@ -54,7 +54,8 @@ def to_hit_odds(
         soft, hard = COVER[amount]
         value = soft if kind == "soft" else hard
         if value is None:  # full hard cover: it cannot be hit (L85)
-            return ToHitOdds(need.h, need.needed, mods, None, need.damage_bonus, Fraction(0))
+            shown = {k: v for k, v in mods.items() if v}
+            return ToHitOdds(need.h, need.needed, shown, None, need.damage_bonus, Fraction(0))
         mods["cover"] = value
     total_mod = sum(mods.values())
     p = sum(

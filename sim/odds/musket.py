@@ -31,6 +31,7 @@ class CasualtyOdds:
     fatigue_min: int
     fatigue_max: int
     fatigue_mean: Fraction
+    alternative: bool = False
 
 
 def casualty_odds(
@@ -45,7 +46,12 @@ def casualty_odds(
 
     Args:
         fatigue_factor: 1 for fire; 3/2 in melee, 2 for the melee's loser.
+
+    Raises:
+        ValueError: LCV below 0 or above HCV, or V below 0.
     """
+    if v < 0 or lcv < 0 or hcv < lcv:
+        raise ValueError(f"need V >= 0 and 0 <= LCV <= HCV, not V {v}, LCV {lcv}, HCV {hcv}")
     e = max(Fraction(0), v * (1 + m / 100))
     low, high = lcv * e / 1000, hcv * e / 1000
     if high == low:
@@ -64,7 +70,9 @@ def casualty_odds(
     # fatigue is Uniform(c, 3c) × factor, randomly rounded: its extremes and its mean 2c·factor
     fmin = math.floor(min(present) * fatigue_factor)
     fmax = math.ceil(3 * max(present) * fatigue_factor)
-    return CasualtyOdds(e, low, high, dist, mean, check, fmin, fmax, 2 * mean * fatigue_factor)
+    return CasualtyOdds(
+        e, low, high, dist, mean, check, fmin, fmax, 2 * mean * fatigue_factor, alternative
+    )
 
 
 def guns_lost_odds(dist: dict[int, Fraction], men_per_gun: int = 25) -> dict[int, Fraction]:

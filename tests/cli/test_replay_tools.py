@@ -288,3 +288,34 @@ def test_verify_names_the_first_event_that_breaks_an_invariant(tmp_path: Path) -
         "INVARIANT broken at seq 33 (line 35): musket.morale_tested: illegal morale "
         "transition good -> routed in defensive_fire\n",
     )
+
+
+def test_a_fork_of_a_fork_keeps_both_changes(tmp_path: Path) -> None:
+    """Forking a forked battle applies the earlier change too, and the result verifies."""
+    first, second = tmp_path / "f1.jsonl", tmp_path / "f2.jsonl"
+    assert (
+        _invoke(
+            "fork", str(GOLDEN), "--at", "4", "--set", "result.casualties=0", "--out", str(first)
+        ).exit_code
+        == 0
+    )
+    assert (
+        _invoke(
+            "fork",
+            str(first),
+            "--at",
+            "30",
+            "--set",
+            "state.units.wash.strength=1",
+            "--out",
+            str(second),
+        ).exit_code
+        == 0
+    )
+    header = json.loads(second.read_text().split("\n")[0])
+    assert (header["fork"]["at_seq"], header["fork"]["earlier"]["at_seq"]) == (30, 4)
+    events = [json.loads(x) for x in second.read_text().split("\n")[1:-2]]
+    assert events[4]["result"]["casualties"] == 0
+    assert _invoke("verify", str(second)).exit_code == 0
+    data = json.loads(_invoke("diff", str(first), str(second), "--json").stdout)
+    assert (data["seq"], data["event_b"]["type"]) == (31, "engine.override")

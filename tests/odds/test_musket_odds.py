@@ -122,3 +122,12 @@ def test_odds_cli_refuses_a_bad_number() -> None:
     result = CliRunner().invoke(cli, ["odds", "musket-fire", "--value", "400", "--modifier", "x"])
     assert result.exit_code == 2
     assert "Invalid value for '--modifier': 'x' is not a number" in result.stderr
+
+
+def test_odds_cli_refuses_lcv_above_hcv() -> None:
+    """LCV above HCV is a usage error with the reason, exit 2, no traceback."""
+    result = CliRunner().invoke(
+        cli, ["odds", "musket-fire", "--value", "100", "--lcv", "30", "--hcv", "5"]
+    )
+    assert result.exit_code == 2
+    assert "need V >= 0 and 0 <= LCV <= HCV, not V 100, LCV 30, HCV 5" in result.stderr
