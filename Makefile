@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SCENARIO ?= scenarios/stone_wall.yaml
 OUT    ?= out
 
-.PHONY: run test lint typecheck pytest bench golden clean
+.PHONY: run test lint typecheck pytest bench bench-batch golden clean
 
 $(BIN)/battlesim: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ pytest: $(BIN)/battlesim
 ## bench: the engine benchmark (figures, not a pass/fail test)
 bench: $(BIN)/battlesim
 	$(BIN)/python benchmarks/bench_engine.py
+
+## bench-batch: the batch-study benchmark (runs/s with 1 and 2 workers, overhead, memory)
+bench-batch: $(BIN)/battlesim
+	$(BIN)/python benchmarks/bench_batch.py
 
 ## golden: regenerate the golden replays (an explicit, reviewed act)
 golden: $(BIN)/battlesim

@@ -218,7 +218,7 @@ def schema() -> None:
 
 
 # Commands of other areas register themselves on the group when imported.
-from sim import cli_odds, cli_replay  # noqa: E402, F401
+from sim import cli_batch, cli_odds, cli_replay  # noqa: E402, F401
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from engine.events import EventRegistry
 from sim.musket.audit import audit
 from sim.musket.battle import simulate
+from sim.musket.campaign import carry_over
 from sim.musket.data import RULES_VERSION, rules_data
 from sim.musket.events import UPCASTERS, musket_events
 from sim.musket.report import narrate, outcome, render_state, summary
@@ -29,4 +30,5 @@ RULESET = Ruleset(
     audit=audit,
     render_state=render_state,
     narrate=narrate,
+    carry_over=carry_over,
 )

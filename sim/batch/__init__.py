@@ -1,0 +1,110 @@
+"""Batch outcome studies: replications, sweeps and campaigns on all cores or on Dask.
+
+>>> from sim.batch import StudyPlan, RunOptions, Factor, load_target, run_study
+>>> plan = StudyPlan(load_target("scenarios/stone_wall.yaml"), seed=1, replications=200,
+...                  factors=(Factor(path="options.fire_hcv", values=[15, 25, 35]),))
+>>> result = run_study(plan, "sw-study", RunOptions(jobs=2))        # doctest: +SKIP
+>>> result.summary["points"][0]["win"]["usa"]                       # doctest: +SKIP
+
+See docs/batch.md for the commands, file formats, seeds and tables.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sim.batch.campaign import CampaignData, CampaignResult, fight_campaign
+    from sim.batch.design import DesignError, Factor, design_points
+    from sim.batch.executors import ExecutorError, open_executor
+    from sim.batch.fieldpath import PathError, get_path, set_paths
+    from sim.batch.plan import StudyPlan
+    from sim.batch.replays import Rerun, RerunError, rerun
+    from sim.batch.seeds import battle_seed, run_seed
+    from sim.batch.spec import StudySpec, load_study
+    from sim.batch.stats import Interval, wilson
+    from sim.batch.store import Store, StoreError
+    from sim.batch.study import RunOptions, StudyError, StudyIncomplete, StudyResult, run_study
+    from sim.batch.summary import format_summary, summarize
+    from sim.batch.target import Target, load_campaign, load_target
+
+__all__ = [
+    "CampaignData",
+    "CampaignResult",
+    "DesignError",
+    "ExecutorError",
+    "Factor",
+    "Interval",
+    "PathError",
+    "Rerun",
+    "RerunError",
+    "RunOptions",
+    "Store",
+    "StoreError",
+    "StudyError",
+    "StudyIncomplete",
+    "StudyPlan",
+    "StudyResult",
+    "StudySpec",
+    "Target",
+    "battle_seed",
+    "design_points",
+    "fight_campaign",
+    "format_summary",
+    "get_path",
+    "load_campaign",
+    "load_study",
+    "load_target",
+    "open_executor",
+    "rerun",
+    "run_seed",
+    "run_study",
+    "set_paths",
+    "summarize",
+    "wilson",
+]
+
+# Imported on first use, so a worker that needs only sim.batch.worker does not
+# pay for scipy, DuckDB and matplotlib.
+_HOME = {
+    "CampaignData": "sim.batch.campaign",
+    "CampaignResult": "sim.batch.campaign",
+    "DesignError": "sim.batch.design",
+    "ExecutorError": "sim.batch.executors",
+    "Factor": "sim.batch.design",
+    "Interval": "sim.batch.stats",
+    "PathError": "sim.batch.fieldpath",
+    "Rerun": "sim.batch.replays",
+    "RerunError": "sim.batch.replays",
+    "RunOptions": "sim.batch.study",
+    "Store": "sim.batch.store",
+    "StoreError": "sim.batch.store",
+    "StudyError": "sim.batch.study",
+    "StudyIncomplete": "sim.batch.study",
+    "StudyPlan": "sim.batch.plan",
+    "StudyResult": "sim.batch.study",
+    "StudySpec": "sim.batch.spec",
+    "Target": "sim.batch.target",
+    "battle_seed": "sim.batch.seeds",
+    "design_points": "sim.batch.design",
+    "fight_campaign": "sim.batch.campaign",
+    "format_summary": "sim.batch.summary",
+    "get_path": "sim.batch.fieldpath",
+    "load_campaign": "sim.batch.target",
+    "load_study": "sim.batch.spec",
+    "load_target": "sim.batch.target",
+    "open_executor": "sim.batch.executors",
+    "rerun": "sim.batch.replays",
+    "run_seed": "sim.batch.seeds",
+    "run_study": "sim.batch.study",
+    "set_paths": "sim.batch.fieldpath",
+    "summarize": "sim.batch.summary",
+    "wilson": "sim.batch.stats",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'sim.batch' has no attribute {name!r}")
+    return getattr(import_module(_HOME[name]), name)

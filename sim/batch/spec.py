@@ -1,0 +1,168 @@
+"""Study files: a whole study in YAML, modelled on data-farming study specs.
+
+```yaml
+name: Stone wall — Union fire lethality
+scenario: stone_wall.yaml        # or  campaign: fredericksburg_campaign.yaml
+seed: 2024
+replications: 200
+design: grid                     # grid (full factorial) or lhs (with points: K)
+crn: true                        # common random numbers across design points
+factors:
+  - {path: options.fire_hcv, values: [15, 20, 25, 30, 35]}
+  - {path: sides.csa.units.cobb.strength, range: [300, 500], type: int, levels: 3}
+outputs: {keep_replays: 1, export: [parquet]}
+```
+
+Paths in the file are relative to it. Every problem is reported as
+``file:line: field: message`` (the scenario loader's parser and line map).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sim.batch.design import DesignError, Factor
+from sim.batch.fieldpath import PathError
+from sim.batch.files import located, read_yaml, validate_located
+from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
+from sim.batch.target import Target, load_target
+from sim.loader import Located, ScenarioError
+
+__all__ = ["Outputs", "StudyFile", "StudySpec", "load_study"]
+
+
+class Outputs(BaseModel):
+    """Where results go and what is written besides the database."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    dir: str | None = Field(
+        None, description="Output folder, relative to the study file (default: ./<file stem>)."
+    )
+    keep_replays: int = Field(
+        0, ge=0, le=1_000_000, description="Full replays of the first K replications per point."
+    )
+    plots: bool = Field(True, description="Write DIR/plots/*.png.")
+    export: list[Literal["parquet", "csv"]] = Field(
+        default_factory=list, description="Also export the tables (DIR/export/)."
+    )
+
+
+class StudyFile(BaseModel):
+    """The fields of a study file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = Field(None, min_length=1, max_length=200)
+    description: str = Field("", max_length=20_000)
+    scenario: str | None = Field(None, min_length=1, description="Scenario file to run.")
+    campaign: str | None = Field(None, min_length=1, description="Campaign file to run.")
+    seed: int = Field(1, ge=0, le=2**63 - 1, description="The study seed.")
+    replications: int = Field(ge=1, le=10_000_000, description="Runs per design point.")
+    design: Literal["grid", "lhs"] = "grid"
+    points: int | None = Field(None, ge=1, le=100_000, description="Points of a Latin hypercube.")
+    crn: bool = Field(False, description="Common random numbers across design points.")
+    chunk_size: int = Field(DEFAULT_CHUNK, ge=1, le=100_000)
+    until_ci: float | None = Field(
+        None, gt=0, lt=0.5, description="Stop a point at this Wilson 95 % half-width."
+    )
+    factors: list[Factor] = Field(default_factory=list, max_length=100)
+    outputs: Outputs = Field(default_factory=Outputs)
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """A study file read and checked: the plan and its outputs."""
+
+    plan: StudyPlan
+    outputs: Outputs
+    out: Path
+    """The output folder (``outputs.dir`` relative to the file, else ./<stem>)."""
+
+
+def _consistency(sf: StudyFile) -> list[tuple[tuple[str, ...], str]]:
+    """Problems between fields, each with the field to point at."""
+    problems: list[tuple[tuple[str, ...], str]] = []
+    if sf.scenario is not None and sf.campaign is not None:
+        problems.append((("campaign",), "name a 'scenario' or a 'campaign', not both"))
+    if sf.scenario is None and sf.campaign is None:
+        problems.append(((), "name the 'scenario' (or 'campaign') file to run"))
+    if sf.design == "lhs" and sf.points is None:
+        problems.append((("design",), "design lhs needs 'points' (how many design points)"))
+    if sf.design == "lhs" and not sf.factors:
+        problems.append((("design",), "design lhs needs at least one factor"))
+    if sf.design == "grid" and sf.points is not None:
+        problems.append(
+            (("points",), "'points' applies to design lhs; a grid has every combination")
+        )
+    return problems
+
+
+def _target(sf: StudyFile, file: str, lines: dict[tuple[str | int, ...], int]) -> Target:
+    key = "scenario" if sf.scenario is not None else "campaign"
+    rel = sf.scenario if sf.scenario is not None else sf.campaign
+    assert rel is not None
+    path = Path(file).parent / rel
+    if not path.is_file():
+        raise ScenarioError([located(file, lines, (key,), f"no file {str(path)!r}")])
+    target = load_target(path)
+    if target.kind != key:
+        raise ScenarioError(
+            [located(file, lines, (key,), f"{rel!r} is a {target.kind} file, not a {key}")]
+        )
+    return target
+
+
+def _check_factors(
+    sf: StudyFile, target: Target, file: str, lines: dict[tuple[str | int, ...], int]
+) -> None:
+    problems: list[Located] = []
+    for i, f in enumerate(sf.factors):
+        try:
+            target.check_path(f.path)
+        except PathError as exc:
+            problems.append(located(file, lines, ("factors", i, "path"), str(exc)))
+        if [g.path for g in sf.factors].index(f.path) != i:
+            problems.append(located(file, lines, ("factors", i, "path"), "swept twice"))
+        if sf.design == "grid":
+            try:
+                f.grid_levels()
+            except DesignError as exc:
+                problems.append(located(file, lines, ("factors", i), str(exc)))
+    if problems:
+        raise ScenarioError(problems)
+
+
+def load_study(path: str | Path) -> StudySpec:
+    """Read a study file and the scenario or campaign it names.
+
+    Raises:
+        ScenarioError: every problem, located by file, line and field.
+    """
+    file = str(path)
+    data, lines = read_yaml(path)
+    sf = validate_located(StudyFile, data, lines, file, "study")
+    problems = [located(file, lines, p, m) for p, m in _consistency(sf)]
+    if problems:
+        raise ScenarioError(problems)
+    target = _target(sf, file, lines)
+    _check_factors(sf, target, file, lines)
+    plan = StudyPlan(
+        target=target,
+        seed=sf.seed,
+        replications=sf.replications,
+        factors=tuple(sf.factors),
+        design=sf.design,
+        points=sf.points,
+        crn=sf.crn,
+        chunk_size=sf.chunk_size,
+        until_ci=sf.until_ci,
+        keep_replays=sf.outputs.keep_replays,
+        name=sf.name or Path(file).stem,
+    )
+    out = Path(file).parent / sf.outputs.dir if sf.outputs.dir else Path(Path(file).stem)
+    return StudySpec(plan, sf.outputs, out)

@@ -1,0 +1,362 @@
+"""Running a study: chunks to an executor, results committed in order, resumable.
+
+Chunks are submitted point by point in rounds (chunk 0 of every point, then
+chunk 1, …), at most ``2 × jobs`` at a time. Results arrive in any order; a
+point's chunks are committed in chunk order (one DuckDB transaction each),
+later ones waiting in memory. So the committed runs of a point are always a
+prefix of its chunks, and ``--until-ci W`` — checked after each commit, on
+the runs committed so far — stops a point after the same chunk whatever the
+number of workers or their speed; chunks of a stopped point still in flight
+are dropped. ``--resume`` reads what was committed, replays the stopping rule
+over it and runs only what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.canonical import digest
+from engine.version import ENGINE_VERSION
+from sim.batch.executors import open_executor
+from sim.batch.fieldpath import PathError
+from sim.batch.plan import StudyPlan
+from sim.batch.plots import write_plots
+from sim.batch.replays import write_replays
+from sim.batch.seeds import DOMAIN
+from sim.batch.stats import wilson
+from sim.batch.store import Store
+from sim.batch.summary import summarize
+from sim.batch.worker import Chunk, RunRecord, RunSpec, run_chunk
+
+__all__ = ["DB_NAME", "RunOptions", "StudyError", "StudyIncomplete", "StudyResult", "run_study"]
+
+DB_NAME = "study.duckdb"
+
+Progress = Callable[[int, int], None]
+"""Called after each commit with (runs committed, runs planned)."""
+
+
+class StudyError(ValueError):
+    """A study that cannot start: bad plan, output in the way, nothing to resume."""
+
+
+class StudyIncomplete(RuntimeError):
+    """A study stopped before its end (a worker was lost); ``--resume`` completes it."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run a study; none of it changes the results."""
+
+    jobs: int = 1
+    executor: Literal["local", "dask"] = "local"
+    scheduler: str | None = None
+    resume: bool = False
+    progress: Progress | None = None
+    plots: bool = True
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    """A finished study: where it is and its summary."""
+
+    out: Path
+    summary: dict[str, Any]
+    committed: int
+    ran: int
+    """Runs fought by this invocation (less than ``committed`` after a resume)."""
+
+
+@dataclass
+class _Point:
+    """Scheduling state of one design point."""
+
+    index: int
+    values: dict[str, Any]
+    chunks: int
+    next_commit: int = 0
+    stopped: bool = False
+    done: int = 0
+    runs: int = 0
+    wins: dict[str, int] = field(default_factory=dict)
+    complete: dict[int, dict[str | None, int]] = field(default_factory=dict)
+    partial: dict[int, dict[str | None, int]] = field(default_factory=dict)
+    """Chunks stored in part (only if rows were deleted by hand): their stored counts."""
+    buffered: dict[int, list[RunRecord]] = field(default_factory=dict)
+
+    def absorb(self, counts: dict[str | None, int]) -> None:
+        for winner, n in counts.items():
+            self.runs += n
+            if winner is not None:
+                self.done += n
+                self.wins[winner] = self.wins.get(winner, 0) + n
+
+
+def _meta(plan: StudyPlan) -> dict[str, Any]:
+    ruleset = plan.target.ruleset()
+    try:
+        own = version("battlesim")
+    except PackageNotFoundError:  # running from a source tree
+        own = "unknown"
+    return {
+        "name": plan.name or plan.target.name,
+        "kind": plan.target.kind,
+        "source": plan.target.source,
+        "ruleset": ruleset.name,
+        "ruleset_version": ruleset.version,
+        "engine_version": ENGINE_VERSION,
+        "battlesim_version": own,
+        "rules_digest": digest(ruleset.rules_data()),
+        "target_digest": plan.target.digest(),
+        "seed": plan.seed,
+        "seed_scheme": DOMAIN,
+        "crn": plan.crn,
+        "replications": plan.replications,
+        "design": plan.design,
+        "design_points": len(plan.design_points()),
+        "chunk_size": plan.chunk_size,
+        "until_ci": plan.until_ci,
+        "keep_replays": plan.keep_replays,
+        "factors": [f.model_dump(exclude_none=True) for f in plan.factors],
+        "sides": [[sid, name, kinds] for sid, (name, kinds) in plan.target.sides().items()],
+        "plan": plan.identity(),
+        "target": plan.target.as_json(),
+    }
+
+
+def _check(plan: StudyPlan) -> list[dict[str, Any]]:
+    """The design points, after checking the plan can run.
+
+    Raises:
+        StudyError: a bad path, an empty design or bad numbers.
+    """
+    if plan.replications < 1:
+        raise StudyError("--runs must be at least 1")
+    if plan.chunk_size < 1:
+        raise StudyError("--chunk-size must be at least 1")
+    if plan.until_ci is not None and not 0 < plan.until_ci < 0.5:
+        raise StudyError("--until-ci W needs 0 < W < 0.5 (a half-width of a probability)")
+    for f in plan.factors:
+        try:
+            plan.target.check_path(f.path)
+        except PathError as exc:
+            raise StudyError(f"--sweep {f.path}: {exc}") from None
+    if len({f.path for f in plan.factors}) != len(plan.factors):
+        raise StudyError("a field is swept twice")
+    try:
+        return plan.design_points()
+    except ValueError as exc:
+        raise StudyError(str(exc)) from None
+
+
+def _fresh(plan: StudyPlan, out: Path) -> list[dict[str, Any]]:
+    """The design points of a new study in ``out``, checked before anything is written.
+
+    Raises:
+        StudyError: ``out`` already holds a study, or the plan cannot run.
+    """
+    db = out / DB_NAME
+    if db.exists():
+        raise StudyError(
+            f"{str(db)!r} already holds a study: --resume completes it, or choose another --out"
+        )
+    return _check(plan)
+
+
+def _open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) -> Store:
+    """Create the study's database with ``points``, or (None) open it to resume.
+
+    Raises:
+        StudyError: nothing to resume, or the stored study is not this plan.
+    """
+    db = out / DB_NAME
+    if points is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        return Store.create(db, _meta(plan), points, plan.target.sides())
+    if not db.is_file():
+        raise StudyError(f"--resume: no study to resume in {str(out)!r}")
+    store = Store.open(db)
+    stored = store.meta()["plan"]
+    wanted = json.loads(json.dumps(plan.identity()))  # tuples as lists, as stored
+    if stored != wanted:
+        store.close()
+        diff = sorted(k for k in stored.keys() | wanted.keys() if stored.get(k) != wanted.get(k))
+        raise StudyError(
+            f"--resume: {str(out)!r} holds a different study (differs in: {', '.join(diff)})"
+        )
+    return store
+
+
+class _Runner:
+    """The study loop: submit chunks, commit them in order per point, stop points early."""
+
+    def __init__(self, plan: StudyPlan, store: Store, out: Path, options: RunOptions) -> None:
+        self.plan = plan
+        self.store = store
+        self.out = out
+        self.options = options
+        self.sides = [side[0] for side in store.meta()["sides"]]
+        self.points = [_Point(i, v, plan.chunks()) for i, v in enumerate(store.points())]
+        self.committed = store.count()
+        self.ran = 0
+        for (p, j), counts in store.chunk_counts(plan.chunk_size).items():
+            expected = len(plan.chunk_runs(p, j))
+            if sum(counts.values()) == expected:
+                self.points[p].complete[j] = counts
+            else:
+                self.points[p].partial[j] = counts
+        for pt in self.points:
+            self._advance(pt)
+
+    # ------------------------------------------------------------ the stopping rule
+
+    def _satisfied(self, pt: _Point) -> bool:
+        w = self.plan.until_ci
+        if w is None or pt.done == 0:
+            return False
+        return all(wilson(pt.wins.get(s, 0), pt.done).half_width <= w for s in self.sides)
+
+    def _advance(self, pt: _Point) -> None:
+        """Commit (or absorb, if already stored) this point's chunks that are next in order."""
+        while not pt.stopped and pt.next_commit < pt.chunks:
+            j = pt.next_commit
+            if j in pt.complete:
+                pt.absorb(pt.complete.pop(j))
+            elif j in pt.buffered:
+                self._commit(pt, pt.buffered.pop(j))
+                pt.absorb(pt.partial.pop(j, {}))
+            else:
+                return
+            pt.next_commit += 1
+            if self._satisfied(pt):
+                pt.stopped = True
+                pt.buffered.clear()
+
+    def _commit(self, pt: _Point, records: list[RunRecord]) -> None:
+        write_replays(self.out, self.plan.target, records)
+        self.store.commit(records)
+        counts: dict[str | None, int] = {}
+        for r in records:
+            key = None if r.status != "done" else (r.outcome or {}).get("winner") or ""
+            counts[key] = counts.get(key, 0) + 1
+        pt.absorb(counts)
+        self.committed += len(records)
+        self.ran += len(records)
+        self._report()
+
+    def planned(self) -> int:
+        """Runs the study will have: committed, plus the rest of each unstopped point."""
+        total = 0
+        for pt in self.points:
+            rest = 0 if pt.stopped else max(0, self.plan.replications - pt.runs)
+            total += pt.runs + rest
+        return total
+
+    def _report(self) -> None:
+        planned = self.planned()
+        tmp = self.out / "progress.json.tmp"
+        tmp.write_text(json.dumps({"committed": self.committed, "planned": planned}) + "\n")
+        os.replace(tmp, self.out / "progress.json")
+        if self.options.progress is not None:
+            self.options.progress(self.committed, planned)
+
+    # ------------------------------------------------------------ scheduling
+
+    def _pending(self) -> Iterator[Chunk]:
+        """Chunks still to run, in rounds across points; skips stopped points as they stop."""
+        for j in range(self.plan.chunks()):
+            for pt in self.points:
+                if pt.stopped or j < pt.next_commit or j in pt.complete:
+                    continue
+                runs = self.plan.chunk_runs(pt.index, j)
+                if j in pt.partial:
+                    have = self.store.run_ids(*_span(runs))
+                    runs = [r for r in runs if r.run_id not in have]
+                yield Chunk(self.plan.target, pt.index, pt.values, tuple(runs))
+
+    def _arrived(self, chunk: Chunk, records: list[RunRecord]) -> None:
+        pt = self.points[chunk.point]
+        if not pt.stopped:
+            pt.buffered[chunk.runs[0].replication // self.plan.chunk_size] = records
+            self._advance(pt)
+
+    def run(self, executor: Executor) -> None:
+        """Run every pending chunk on ``executor``."""
+        window = 2 * max(1, self.options.jobs)
+        pending = self._pending()
+        inflight: dict[Future[list[RunRecord]], Chunk] = {}
+        first = True
+        while True:
+            while len(inflight) < window:
+                chunk = next(pending, None)
+                if chunk is None:
+                    break
+                inflight[executor.submit(run_chunk, chunk)] = chunk
+            if first:  # the progress clock starts once the workers are busy
+                self._report()
+                first = False
+            if not inflight:
+                return
+            finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
+            for future in sorted(finished, key=lambda f: inflight[f].runs[0].run_id):
+                chunk = inflight.pop(future)
+                if future.cancelled():
+                    continue
+                try:
+                    records = future.result()
+                except Exception as exc:
+                    for other in inflight:
+                        other.cancel()
+                    raise StudyIncomplete(
+                        f"a worker failed ({type(exc).__name__}: {exc}); the {self.committed} "
+                        "runs committed are kept: run the same command with --resume"
+                    ) from exc
+                self._arrived(chunk, records)
+            for future, chunk in inflight.items():
+                if self.points[chunk.point].stopped:
+                    future.cancel()  # its results would be dropped anyway
+
+
+def _span(runs: list[RunSpec]) -> tuple[int, int]:
+    return runs[0].run_id, runs[-1].run_id + 1
+
+
+def run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = None) -> StudyResult:
+    """Run (or with ``options.resume`` complete) a study into directory ``out``.
+
+    Writes ``out/study.duckdb``, ``out/summary.json``, ``out/plots/*.png`` and
+    the kept replays in ``out/replays/``.
+
+    Raises:
+        StudyError: the plan cannot run, or ``out`` holds another study.
+        StudyIncomplete: a worker was lost; what was committed is kept.
+        ExecutorError: the executor cannot start.
+    """
+    options = options or RunOptions()
+    out = Path(out)
+    points = None if options.resume else _fresh(plan, out)
+    # The executor first: a scheduler that cannot be reached leaves no study behind.
+    with open_executor(options.executor, options.jobs, options.scheduler) as executor:
+        store = _open_store(plan, out, points)
+        try:
+            runner = _Runner(plan, store, out, options)
+            runner.run(executor)
+        except BaseException:
+            store.close()
+            raise
+    try:
+        store.unlimit()
+        summary = summarize(store)
+        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        if options.plots:
+            write_plots(store, summary, out / "plots")
+        return StudyResult(out, summary, runner.committed, runner.ran)
+    finally:
+        store.close()

@@ -1,0 +1,155 @@
+"""The summary of a study, per design point: win probabilities, losses, turns.
+
+For each point, over its runs that completed (``status = 'done'``):
+
+* each side's win probability ``wins / runs`` with its Wilson 95 % interval,
+  and the draw rate likewise;
+* mean, sample standard deviation, median, 5th and 95th percentile of each
+  side's losses of each kind and of the turns fought (percentiles by
+  linear interpolation, ``quantile_cont``).
+
+Sums are exact integers from DuckDB and quantiles come from sorted values,
+so the summary is the same whatever order the runs were stored in.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sim.batch.stats import wilson
+from sim.batch.store import Store, point_label, quote
+
+__all__ = ["format_summary", "summarize"]
+
+
+def _stats(n: int, s: int, s2: int, q: list[float] | None) -> dict[str, float | None]:
+    if n == 0:
+        return {"mean": None, "sd": None, "median": None, "p5": None, "p95": None}
+    sd = math.sqrt((n * s2 - s * s) / (n * (n - 1))) if n > 1 else None
+    assert q is not None
+    return {"mean": s / n, "sd": sd, "median": q[1], "p5": q[0], "p95": q[2]}
+
+
+def _column_stats(store: Store, column: str) -> dict[int, dict[str, float | None]]:
+    c = quote(column)
+    rows = store.con.execute(
+        f"SELECT point, count({c}), coalesce(sum({c}::HUGEINT), 0), "
+        f"coalesce(sum({c}::HUGEINT * {c}), 0), quantile_cont({c}, [0.05, 0.5, 0.95]) "
+        f"FROM runs WHERE status = 'done' GROUP BY point ORDER BY point"
+    ).fetchall()
+    return {p: _stats(int(n), int(s), int(s2), q) for p, n, s, s2, q in rows}
+
+
+def _counts(store: Store) -> dict[int, dict[str, int]]:
+    rows = store.con.execute(
+        "SELECT point, status, coalesce(winner, ''), count(*) FROM runs GROUP BY ALL ORDER BY ALL"
+    ).fetchall()
+    out: dict[int, dict[str, int]] = {}
+    for point, status, winner, n in rows:
+        key = f"win:{winner}" if status == "done" else "failed"
+        out.setdefault(point, {})
+        out[point][key] = out[point].get(key, 0) + n
+    return out
+
+
+def _errors(store: Store) -> dict[int, dict[str, int]]:
+    rows = store.con.execute(
+        "SELECT point, error, count(*) FROM runs WHERE status <> 'done' GROUP BY ALL ORDER BY ALL"
+    ).fetchall()
+    out: dict[int, dict[str, int]] = {}
+    for point, error, n in rows:
+        out.setdefault(point, {})[str(error)] = n
+    return out
+
+
+def _interval(k: int, n: int) -> dict[str, Any]:
+    iv = wilson(k, n)
+    p = None if n == 0 else iv.p
+    return {"count": k, "p": p, "low": iv.low, "high": iv.high}
+
+
+def summarize(store: Store) -> dict[str, Any]:
+    """The study's summary: its settings and one entry per design point."""
+    meta = store.meta()
+    sides = {sid: (name, kinds) for sid, name, kinds in meta["sides"]}
+    counts = _counts(store)
+    errors = _errors(store)
+    turns = _column_stats(store, "turns")
+    losses = {col: _column_stats(store, col) for _, _, col in store.losses}
+    points = []
+    for i, values in enumerate(store.points()):
+        c = counts.get(i, {})
+        done = sum(n for k, n in c.items() if k.startswith("win:"))
+        entry: dict[str, Any] = {
+            "point": i,
+            "label": point_label(values),
+            "factors": values,
+            "runs": done + c.get("failed", 0),
+            "done": done,
+            "failed": c.get("failed", 0),
+            "errors": errors.get(i, {}),
+            "win": {
+                sid: {"name": side[0], **_interval(c.get(f"win:{sid}", 0), done)}
+                for sid, side in sides.items()
+            },
+            "draw": _interval(c.get("win:", 0), done),
+            "losses": {},
+            "turns": turns.get(i, _stats(0, 0, 0, None)),
+        }
+        for sid, kind, col in store.losses:
+            stats = losses[col].get(i, _stats(0, 0, 0, None))
+            entry["losses"].setdefault(sid, {})[kind] = stats
+        points.append(entry)
+    return {
+        "study": {
+            "name": meta["name"],
+            "kind": meta["kind"],
+            "source": meta["source"],
+            "seed": meta["seed"],
+            "crn": meta["crn"],
+            "replications": meta["replications"],
+            "design": meta["design"],
+            "factors": meta["factors"],
+            "until_ci": meta["until_ci"],
+            "confidence": 0.95,
+            "interval": "wilson",
+        },
+        "points": points,
+    }
+
+
+def _pct(x: float | None) -> str:
+    return "   –  " if x is None else f"{100 * x:5.1f}%"
+
+
+def _num(x: float | None) -> str:
+    return "–" if x is None else f"{x:,.1f}" if abs(x) < 1e6 else f"{x:.3g}"
+
+
+def _stats_line(label: str, s: dict[str, float | None]) -> str:
+    return (
+        f"  {label:<28} mean {_num(s['mean'])}  sd {_num(s['sd'])}  median {_num(s['median'])}"
+        f"  p5 {_num(s['p5'])}  p95 {_num(s['p95'])}"
+    )
+
+
+def format_summary(summary: dict[str, Any]) -> list[str]:
+    """Readable lines: per point, win probabilities with intervals, losses and turns."""
+    lines = []
+    for pt in summary["points"]:
+        failed = f", {pt['failed']} failed" if pt["failed"] else ""
+        lines.append(f"Point {pt['point']} ({pt['label']}): {pt['done']} runs{failed}")
+        for w in pt["win"].values():
+            label = f"{w['name']} wins"
+            lines.append(f"  {label:<28} {_pct(w['p'])}  [{_pct(w['low'])}, {_pct(w['high'])}]")
+        d = pt["draw"]
+        lines.append(f"  {'draw':<28} {_pct(d['p'])}  [{_pct(d['low'])}, {_pct(d['high'])}]")
+        for sid, kinds in pt["losses"].items():
+            name = pt["win"][sid]["name"]
+            for kind, stats in kinds.items():
+                lines.append(_stats_line(f"{name} {kind} lost", stats))
+        lines.append(_stats_line("turns", pt["turns"]))
+        for error, n in list(pt["errors"].items())[:3]:
+            lines.append(f"  failed ×{n}: {error}")
+    return lines

@@ -1,0 +1,420 @@
+"""``battlesim batch``, ``study``, ``rerun``, ``export``, ``campaign``: wrappers over sim.batch.
+
+Importing this module registers the commands on :data:`sim.cli.cli`.
+Exit codes as for every command: 0 success, 1 a study that stopped before
+its end (``--resume`` completes it), 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Literal, NoReturn
+
+import click
+
+from sim.batch.campaign import play_campaign
+from sim.batch.design import Factor
+from sim.batch.executors import ExecutorError, default_jobs
+from sim.batch.fieldpath import PathError, parse_values
+from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
+from sim.batch.progress import ProgressBar
+from sim.batch.replays import RerunError, rerun
+from sim.batch.spec import load_study
+from sim.batch.store import Store, StoreError
+from sim.batch.study import DB_NAME, RunOptions, StudyError, StudyIncomplete, run_study
+from sim.batch.summary import format_summary
+from sim.batch.target import Target, load_campaign, load_target
+from sim.cli import cli
+from sim.loader import ScenarioError
+from sim.ruleset import headline
+
+__all__ = ["batch", "campaign", "export", "rerun_command", "study"]
+
+
+def _bad_input(message: str) -> NoReturn:
+    click.echo(message, err=True)
+    sys.exit(2)
+
+
+def _error(message: str) -> str:
+    return f"battlesim: error: {message}"
+
+
+def _factor(text: str) -> Factor:
+    """A ``--sweep PATH=V1,V2,…`` or ``PATH=LOW..HIGH`` option as a factor.
+
+    Raises:
+        PathError: the option is malformed.
+    """
+    path, eq, spec = text.partition("=")
+    if not eq or not path or not spec:
+        raise PathError(f"--sweep {text!r}: write FIELD.PATH=V1,V2,… or FIELD.PATH=LOW..HIGH")
+    low, dots, high = spec.partition("..")
+    if dots and "," not in spec:
+        ends = parse_values(f"{low},{high}", f"--sweep {path}")
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in ends):
+            raise PathError(f"--sweep {path}: a range LOW..HIGH needs two numbers")
+        kind = "int" if all(isinstance(v, int) for v in ends) else "float"
+        try:
+            return Factor(path=path, range=(ends[0], ends[1]), type=kind)
+        except ValueError as exc:
+            raise PathError(f"--sweep {path}: {_first_error(exc)}") from None
+    return Factor(path=path, values=parse_values(spec, f"--sweep {path}"))
+
+
+def _first_error(exc: ValueError) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        return str(errors()[0]["msg"]).removeprefix("Value error, ")
+    return str(exc)
+
+
+def _progress(quiet: bool) -> ProgressBar | None:
+    return None if quiet or not sys.stderr.isatty() else ProgressBar(sys.stderr)
+
+
+def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
+    bar = options.progress
+    try:
+        result = run_study(plan, out, options)
+    except (StudyError, ExecutorError, StoreError) as exc:
+        _bad_input(_error(str(exc)))
+    except StudyIncomplete as exc:
+        click.echo(_error(str(exc)), err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo(
+            "\nbattlesim: interrupted; every committed chunk is kept — "
+            "run the same command with --resume to complete the study",
+            err=True,
+        )
+        sys.exit(1)
+    finally:
+        if isinstance(bar, ProgressBar):
+            bar.close()
+    if as_json:
+        click.echo(json.dumps(result.summary, sort_keys=True))
+    else:
+        for line in format_summary(result.summary):
+            click.echo(line)
+        resumed = f" ({result.ran} run now)" if result.ran != result.committed else ""
+        plots = f", {out / 'plots'}/" if options.plots else ""
+        click.echo(
+            f"Results: {out / DB_NAME} ({result.committed} runs{resumed}), "
+            f"{out / 'summary.json'}{plots}"
+        )
+    return result.summary
+
+
+def _executor_options(f: Any) -> Any:
+    options = [
+        click.option(
+            "--jobs",
+            "-j",
+            type=click.IntRange(1, 4096),
+            default=None,
+            help="Worker processes (default: every CPU this process may use).",
+        ),
+        click.option(
+            "--executor",
+            type=click.Choice(["local", "dask"]),
+            default="local",
+            show_default=True,
+            help="local: a process pool here; dask: a Dask LocalCluster, or --scheduler's.",
+        ),
+        click.option(
+            "--scheduler",
+            metavar="ADDRESS",
+            default=None,
+            help="An existing Dask scheduler, e.g. tcp://host:8786 (with --executor dask).",
+        ),
+        click.option(
+            "--resume", is_flag=True, help="Complete the study in --out after it was stopped."
+        ),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+        click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _options(
+    jobs: int | None, executor: str, scheduler: str | None, resume: bool, quiet: bool, plots: bool
+) -> RunOptions:
+    if scheduler is not None and executor != "dask":
+        _bad_input(_error("--scheduler needs --executor dask"))
+    kind: Literal["local", "dask"] = "dask" if executor == "dask" else "local"
+    return RunOptions(
+        jobs=jobs or default_jobs(),
+        executor=kind,
+        scheduler=scheduler,
+        resume=resume,
+        progress=_progress(quiet),
+        plots=plots,
+    )
+
+
+@cli.command()
+@click.argument("target", metavar="SCENARIO", type=click.Path(dir_okay=False))
+@click.option(
+    "--runs",
+    "-n",
+    type=click.IntRange(1, 10_000_000),
+    required=True,
+    help="Replications per design point (the most, with --until-ci).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="Study seed (default: the scenario's or campaign's own 'seed').",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Output folder (default: <scenario stem>-study here).",
+)
+@click.option(
+    "--sweep",
+    multiple=True,
+    metavar="FIELD.PATH=V1,V2,…",
+    help="Sweep a field by its dotted path (list items by index or id): "
+    "sides.csa.units.cobb.strength=300,420 or, with --design lhs, options.fire_hcv=15..35.",
+)
+@click.option(
+    "--design",
+    type=click.Choice(["grid", "lhs"]),
+    default="grid",
+    show_default=True,
+    help="grid: every combination of the sweeps; lhs: a Latin hypercube of --points points.",
+)
+@click.option("--points", type=click.IntRange(1, 100_000), default=None, help="Points (lhs).")
+@click.option("--crn", is_flag=True, help="Common random numbers: one seed per replication.")
+@click.option(
+    "--until-ci",
+    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    default=None,
+    metavar="W",
+    help="Stop a point once each side's Wilson 95 % half-width is at most W.",
+)
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(1, 100_000),
+    default=DEFAULT_CHUNK,
+    show_default=True,
+    help="Replications sent to a worker at once (--until-ci decides between chunks).",
+)
+@click.option(
+    "--keep-replays",
+    type=click.IntRange(0),
+    default=0,
+    metavar="K",
+    help="Keep full replays of the first K replications of each point (DIR/replays/).",
+)
+@click.option("--no-plots", is_flag=True, help="Do not write DIR/plots/.")
+@_executor_options
+def batch(
+    target: str,
+    runs: int,
+    seed: int | None,
+    out: str | None,
+    sweep: tuple[str, ...],
+    design: str,
+    points: int | None,
+    crn: bool,
+    until_ci: float | None,
+    chunk_size: int,
+    keep_replays: int,
+    no_plots: bool,
+    jobs: int | None,
+    executor: str,
+    scheduler: str | None,
+    resume: bool,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Fight SCENARIO (or a campaign file) --runs times per design point; summarise.
+
+    Writes DIR/study.duckdb (tables study, points, runs, unit_finals),
+    DIR/summary.json and DIR/plots/. See docs/batch.md.
+    """
+    try:
+        t: Target = load_target(target)
+    except ScenarioError as exc:
+        _bad_input(str(exc))
+    try:
+        factors = tuple(_factor(s) for s in sweep)
+    except PathError as exc:
+        _bad_input(_error(str(exc)))
+    if design == "lhs" and not factors:
+        _bad_input(_error("--design lhs needs at least one --sweep"))
+    if design == "lhs" and points is None:
+        _bad_input(_error("--design lhs needs --points K"))
+    if design == "grid" and points is not None:
+        _bad_input(_error("--points applies to --design lhs"))
+    for f in factors:
+        if design == "grid" and f.values is None:
+            _bad_input(_error(f"--sweep {f.path}: a range LOW..HIGH needs --design lhs"))
+    plan = StudyPlan(
+        target=t,
+        seed=seed if seed is not None else int(t.data.get("seed", 1)),
+        replications=runs,
+        factors=factors,
+        design="lhs" if design == "lhs" else "grid",
+        points=points,
+        crn=crn,
+        chunk_size=chunk_size,
+        until_ci=until_ci,
+        keep_replays=keep_replays,
+        name=t.name,
+    )
+    folder = Path(out) if out is not None else Path(f"{t.stem}-study")
+    _run(plan, folder, _options(jobs, executor, scheduler, resume, quiet, not no_plots), as_json)
+
+
+@cli.command()
+@click.argument("study_file", metavar="STUDY.yaml", type=click.Path(dir_okay=False))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Output folder (default: the file's outputs.dir, else <file stem> here).",
+)
+@_executor_options
+def study(
+    study_file: str,
+    out: str | None,
+    jobs: int | None,
+    executor: str,
+    scheduler: str | None,
+    resume: bool,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Run the study described by STUDY.yaml (scenario or campaign, factors, design, outputs).
+
+    Errors in the file are listed as file:line: field: message (exit 2).
+    """
+    try:
+        spec = load_study(study_file)
+    except ScenarioError as exc:
+        _bad_input(str(exc))
+    folder = Path(out) if out is not None else spec.out
+    options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots)
+    _run(spec.plan, folder, options, as_json)
+    for fmt in spec.outputs.export:
+        _export(folder, fmt, folder / "export")
+
+
+@cli.command(name="rerun")
+@click.argument("study_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.argument("run_id", type=click.IntRange(0))
+@click.option(
+    "--out",
+    type=click.Path(),
+    default=None,
+    help="Replay file (default: run-<RUN_ID>.jsonl here); a folder for a campaign run.",
+)
+def rerun_command(study_dir: str, run_id: int, out: str | None) -> None:
+    """Fight run RUN_ID of the study in DIR again and write its full replay.
+
+    The replay is byte for byte what the run would have written (and what
+    --keep-replays kept); verify it with 'battlesim verify'.
+    """
+    if out is not None and not Path(out).parent.is_dir():
+        _bad_input(_error(f"--out: directory {str(Path(out).parent)!r} does not exist"))
+    try:
+        r = rerun(study_dir, run_id, out)
+    except (StoreError, RerunError) as exc:
+        _bad_input(_error(str(exc)))
+    except OSError as exc:
+        _bad_input(_error(f"cannot write replay: {exc}"))
+    o = r.outcome
+    who = f"{o['winner_name']} wins" if o["winner"] else "Draw"
+    click.echo(
+        f"Run {r.run_id} (point {r.point}, replication {r.replication}, seed {r.seed}): "
+        f"{who} after {o['turns']} turns — {o['reason']}"
+    )
+    for path in r.paths:
+        click.echo(f"Replay: {path}")
+
+
+def _export(folder: Path, fmt: str, dest: Path) -> None:
+    try:
+        store = Store.open(folder / DB_NAME, read_only=True)
+    except StoreError as exc:
+        _bad_input(_error(str(exc)))
+    try:
+        for path in store.export(dest, fmt):
+            click.echo(f"Wrote {path}")
+    finally:
+        store.close()
+
+
+@cli.command()
+@click.argument("study_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.option(
+    "--format", "fmt", type=click.Choice(["parquet", "csv"]), required=True, help="File format."
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for the files (default: DIR/export).",
+)
+def export(study_dir: str, fmt: str, out: str | None) -> None:
+    """Export the tables of the study in DIR (study, points, runs, unit_finals), ordered by key."""
+    _export(Path(study_dir), fmt, Path(out) if out is not None else Path(study_dir) / "export")
+
+
+@cli.command()
+@click.argument("campaign_file", metavar="CAMPAIGN.yaml", type=click.Path(dir_okay=False))
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="Campaign seed (default: the file's 'seed'); battle k's seed is derived from it.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for the replays and campaign.json (default: <stem>-s<seed> here).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the campaign outcome as JSON.")
+def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: bool) -> None:
+    """Fight the battles of CAMPAIGN.yaml in order, survivors carried into the next.
+
+    Writes one replay per battle and campaign.json (the campaign's outcome).
+    """
+    try:
+        data = load_campaign(campaign_file)
+    except ScenarioError as exc:
+        _bad_input(str(exc))
+    s = seed if seed is not None else data.seed
+    folder = Path(out) if out is not None else Path(f"{Path(campaign_file).stem}-s{s}")
+    try:
+        result, paths = play_campaign(data, s, folder)
+    except OSError as exc:
+        _bad_input(_error(f"cannot write replays: {exc}"))
+    o = result.outcome
+    if as_json:
+        click.echo(json.dumps({**o, "replays": [str(p) for p in paths]}, sort_keys=True))
+        return
+    click.echo(f"{data.campaign} (seed {s}):")
+    for b, path in zip(result.battles, paths, strict=True):
+        click.echo(f"  {b.id}: {headline(b.ruleset, b.outcome)}")
+        for line in b.ruleset.summary(b.outcome):
+            click.echo(f"    {line}")
+        click.echo(f"    Replay: {path}")
+    who = f"{o['winner_name']} wins the campaign" if o["winner"] else "The campaign is drawn"
+    click.echo(f"{who}: {o['reason']}")
+    click.echo(f"Summary: {folder / 'campaign.json'}")
+
+
+if __name__ == "__main__":  # python -m sim.cli_batch works as well as the console script
+    cli(prog_name="battlesim")

@@ -1,0 +1,160 @@
+"""Bad study files, campaign files and flags: exit 2 with file:line: field: message."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.batch.helpers import CAMPAIGN, SCENARIOS, STONE_WALL, invoke
+
+GOOD = """\
+name: ok
+scenario: stone_wall.yaml
+seed: 1
+replications: 3
+factors:
+  - {path: options.fire_hcv, values: [15, 25]}
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A folder with the shipped scenarios beside the test's files."""
+    for name in ("stone_wall.yaml", "chancellorsville.yaml"):
+        shutil.copy(SCENARIOS / name, tmp_path / name)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("text", "errors"),
+    [
+        (GOOD.replace("replications: 3", "replications: 0"),
+         ["4: replications: Input should be greater than or equal to 1"]),
+        (GOOD.replace("seed: 1", "seed: 1\ncolour: red"), ["4: colour: unknown field"]),
+        (GOOD.replace("options.fire_hcv", "options.fire_hvc"),
+         ["6: factors.0.path: no field 'fire_hvc' in options (fields: "]),
+        (GOOD.replace("values: [15, 25]", "range: [30, 20]"),
+         ["6: factors.0: range: low 30 must be below high 20"]),
+        (GOOD.replace("values: [15, 25]", "range: [15, 35]"),
+         ["6: factors.0: options.fire_hcv: a range in a grid design needs 'levels'"]),
+        (GOOD.replace("stone_wall.yaml", "nowhere.yaml"), ["2: scenario: no file "]),
+        (GOOD + "design: lhs\n", ["7: design: design lhs needs 'points' (how many design points)"]),
+        (GOOD + "points: 4\n", ["7: points: 'points' applies to design lhs"]),
+        (GOOD.replace("scenario: stone_wall.yaml", "description: none"),
+         ["1: name the 'scenario' (or 'campaign') file to run"]),
+        ("name: [unclosed\n", ["2: not valid YAML: "]),
+    ],
+)  # fmt: skip
+def test_bad_study_files_exit_2_naming_file_line_and_field(
+    folder: Path, text: str, errors: list[str]
+) -> None:
+    """Each problem is reported as study.yaml:LINE: field: message, and nothing runs."""
+    study = folder / "study.yaml"
+    study.write_text(text)
+    result = invoke("study", study, "--out", folder / "out")
+    assert result.exit_code == 2, result.output
+    lines = result.output.splitlines()
+    assert len(lines) == len(errors)
+    for line, expected in zip(lines, errors, strict=True):
+        assert line.startswith(f"{study}:{expected}"), line
+    assert not (folder / "out").exists()
+
+
+def test_a_good_study_file_runs_and_exports(folder: Path) -> None:
+    """The study above runs its 2 x 3 runs and exports parquet as its outputs ask."""
+    study = folder / "study.yaml"
+    study.write_text(GOOD + "outputs: {export: [parquet], plots: false}\n")
+    result = invoke("study", study, "--out", folder / "out", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert "Point 1 (options.fire_hcv=25): 3 runs" in result.output
+    names = sorted(p.name for p in (folder / "out" / "export").iterdir())
+    assert names == ["points.parquet", "runs.parquet", "study.parquet", "unit_finals.parquet"]
+    assert not (folder / "out" / "plots").exists()
+
+
+def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> None:
+    """A campaign's own fields, missing scenario files and bad reinforcements are located."""
+    campaign = folder / "c.yaml"
+    text = CAMPAIGN.read_text()
+    campaign.write_text(
+        text.replace("weapon: rifle_musket, at: [6, 2]", "weapon: pike, at: [6, 2]")
+    )
+    result = invoke("campaign", campaign)
+    assert result.exit_code == 2
+    line = text.splitlines().index("  - id: chancellorsville") + 1
+    assert result.output.splitlines() == [
+        f"{campaign}:{line}: battles.1: after carry-over: sides.0.units.4.weapon: unknown weapon "
+        "'pike'; known: carbine, foot_6pdr, french_12pdr, napoleon_12pdr, rifle_musket, "
+        "rifled_3in, smoothbore"
+    ]
+    campaign.write_text(text.replace("fatigue_recovery: 300", "fatigue_recover: 300"))
+    result = invoke("campaign", campaign)
+    line = (
+        text.splitlines().index(
+            "  fatigue_recovery: 300  # a winter in camp: one fatigue level recovered"
+        )
+        + 1
+    )
+    assert result.output.splitlines() == [
+        f"{campaign}:{line}: carry_over.fatigue_recover: unknown field"
+    ]
+    campaign.write_text(text.replace("scenario: chancellorsville.yaml", "scenario: gone.yaml"))
+    result = invoke("campaign", campaign)
+    line = text.splitlines().index("    scenario: chancellorsville.yaml") + 1
+    assert result.exit_code == 2
+    assert result.output.startswith(f"{campaign}:{line}: battles.1.scenario: no scenario file ")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--sweep", "options.fire_hvc=1"], "battlesim: error: --sweep options.fire_hvc: no field"),
+        (["--sweep", "options.fire_hcv"], "write FIELD.PATH=V1,V2,… or FIELD.PATH=LOW..HIGH"),
+        (["--sweep", "options.fire_hcv=15..35"], "a range LOW..HIGH needs --design lhs"),
+        (["--design", "lhs", "--sweep", "options.fire_hcv=1..3"], "--design lhs needs --points K"),
+        (["--design", "lhs", "--points", "3"], "--design lhs needs at least one --sweep"),
+        (["--points", "3"], "--points applies to --design lhs"),
+        (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --executor dask"),
+        (["--resume"], "--resume: no study to resume in"),
+        (["--until-ci", "0.7"], "Invalid value for '--until-ci'"),
+        (["--jobs", "0"], "Invalid value for '--jobs'"),
+    ],
+)  # fmt: skip
+def test_bad_batch_flags_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    """Every bad flag is refused with exit 2 and a message naming it; no study is made."""
+    result = invoke("batch", STONE_WALL, "--runs", "2", "--out", tmp_path / "s", *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert not (tmp_path / "s" / "study.duckdb").exists()
+
+
+def test_lhs_from_the_command_line(tmp_path: Path) -> None:
+    """--design lhs --points 3 with a range and a values list: 3 points, each run once."""
+    result = invoke(
+        "batch", STONE_WALL, "--runs", "1", "--out", tmp_path, "--jobs", "1", "--no-plots",
+        "--design", "lhs", "--points", "3", "--sweep", "options.fire_hcv=15..35",
+        "--sweep", "sides.csa.units.cobb.quality=A,C,E", "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Point 2" not in result.output  # --json: only the JSON summary
+    assert result.output.count('"label"') == 3
+
+
+def test_export_csv_is_ordered_by_key_and_export_of_nothing_exits_2(tmp_path: Path) -> None:
+    """export --format csv writes tables sorted by key; a folder without a study exits 2."""
+    assert (
+        invoke(
+            "batch", STONE_WALL, "--runs", "6", "--out", tmp_path, "--jobs", "2", "--no-plots"
+        ).exit_code
+        == 0
+    )
+    result = invoke("export", tmp_path, "--format", "csv")
+    assert result.exit_code == 0
+    runs = (tmp_path / "export" / "runs.csv").read_text().splitlines()
+    assert runs[0].startswith("run_id,point,replication,seed,status,error,winner,")
+    assert [int(r.split(",")[0]) for r in runs[1:]] == list(range(6))
+    missing = invoke("export", tmp_path / "nothing", "--format", "parquet")
+    assert missing.exit_code == 2
+    assert "no study database at" in missing.output

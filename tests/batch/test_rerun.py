@@ -1,0 +1,78 @@
+"""battlesim rerun: any run of a study as a full replay, byte for byte what it would write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sim import api
+from tests.batch.helpers import CAMPAIGN, STONE_WALL, invoke
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """8 runs at 2 points, replays kept of the first 2 replications of each."""
+    out = tmp_path_factory.mktemp("study")
+    result = invoke(
+        "batch", STONE_WALL, "--runs", "4", "--seed", "3", "--out", out, "--jobs", "1",
+        "--sweep", "sides.usa.units.28ma.quality=B,E", "--keep-replays", "2", "--no-plots",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_kept_replays_are_the_first_replications_of_each_point(study: Path) -> None:
+    """--keep-replays 2 keeps runs 0, 1 (point 0) and 4, 5 (point 1)."""
+    names = sorted(p.name for p in (study / "replays").iterdir())
+    assert names == ["run-0.jsonl", "run-1.jsonl", "run-4.jsonl", "run-5.jsonl"]
+
+
+@pytest.mark.parametrize("run_id", [1, 5])
+def test_rerun_reproduces_a_kept_replay_byte_for_byte(
+    study: Path, tmp_path: Path, run_id: int
+) -> None:
+    """The rerun's file equals the kept replay, and verify re-simulates it byte for byte."""
+    out = tmp_path / "again.jsonl"
+    result = invoke("rerun", study, str(run_id), "--out", out)
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == (study / "replays" / f"run-{run_id}.jsonl").read_bytes()
+    assert result.output.splitlines()[-1] == f"Replay: {out}"
+    assert api.verify_replay(out).ok
+
+
+def test_rerun_header_carries_the_points_values_and_the_runs_seed(
+    study: Path, tmp_path: Path
+) -> None:
+    """Run 6 is point 1, replication 2: its header has quality E and the stored seed."""
+    out = tmp_path / "r6.jsonl"
+    result = invoke("rerun", study, "6", "--out", out)
+    assert result.exit_code == 0
+    loaded = api.load_replay(out)
+    assert loaded.scenario.sides[0].units[1].quality == "E"
+    assert result.output.startswith(
+        f"Run 6 (point 1, replication 2, seed {loaded.replay.header.seed}):"
+    )
+
+
+def test_rerun_of_a_run_that_does_not_exist_exits_2(study: Path) -> None:
+    """A run id past the study's last is bad input."""
+    result = invoke("rerun", study, "8")
+    assert result.exit_code == 2
+    assert "no run 8: the study's runs are 0 to 7" in result.output
+
+
+def test_rerun_of_a_campaign_run_writes_each_battles_replay(tmp_path: Path) -> None:
+    """A campaign study's rerun writes one replay per battle, equal to the kept ones."""
+    study = tmp_path / "c"
+    args = ["--runs", "2", "--out", study, "--jobs", "1", "--keep-replays", "1", "--no-plots"]
+    assert invoke("batch", CAMPAIGN, *args).exit_code == 0
+    kept = sorted((study / "replays").iterdir())
+    assert [p.name for p in kept] == [
+        "run-0-1-fredericksburg.jsonl",
+        "run-0-2-chancellorsville.jsonl",
+    ]
+    again = tmp_path / "again"
+    result = invoke("rerun", study, "0", "--out", again)
+    assert result.exit_code == 0, result.output
+    assert [p.read_bytes() for p in kept] == [(again / p.name).read_bytes() for p in kept]

@@ -1,0 +1,180 @@
+"""Studies: the same tables whatever the executor; failures recorded; --until-ci; summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sim.batch import worker
+from sim.batch.design import Factor
+from sim.batch.plan import StudyPlan
+from sim.batch.stats import wilson
+from sim.batch.study import RunOptions, StudyError, run_study
+from sim.batch.target import load_target
+from tests.batch.helpers import STONE_WALL, tables
+
+TARGET = load_target(STONE_WALL)
+
+
+def _plan(**kw: Any) -> StudyPlan:
+    base: dict[str, Any] = {
+        "target": TARGET,
+        "seed": 11,
+        "replications": 12,
+        "factors": (Factor(path="options.fire_hcv", values=[15, 35]),),
+        "chunk_size": 5,
+        "keep_replays": 1,
+    }
+    return StudyPlan(**(base | kw))
+
+
+def _outputs(out: Path) -> tuple[dict[str, list[tuple[Any, ...]]], bytes, dict[str, bytes]]:
+    replays = {p.name: p.read_bytes() for p in sorted((out / "replays").glob("*.jsonl"))}
+    return tables(out), (out / "summary.json").read_bytes(), replays
+
+
+@pytest.fixture(scope="module")
+def inline(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reference study: 2 points x 12 replications, in this process (--jobs 1)."""
+    out = tmp_path_factory.mktemp("inline")
+    run_study(_plan(), out, RunOptions(jobs=1))
+    return out
+
+
+def test_study_tables_hold_every_run_with_its_seed(inline: Path) -> None:
+    """24 runs, ids point x 12 + replication, each with its spawned seed and 7 unit finals."""
+    t = tables(inline)
+    runs = t["runs"]
+    assert [r[:3] for r in runs] == [(p * 12 + r, p, r) for p in range(2) for r in range(12)]
+    plan = _plan()
+    assert [r[3] for r in runs] == [plan.run(p, r).seed for p in range(2) for r in range(12)]
+    assert {r[4] for r in runs} == {"done"}
+    assert len(t["unit_finals"]) == 24 * 7
+    assert t["points"] == [
+        (0, "options.fire_hcv=15", '{"options.fire_hcv":15}', 15),
+        (1, "options.fire_hcv=35", '{"options.fire_hcv":35}', 35),
+    ]
+    assert sorted(p.name for p in (inline / "replays").iterdir()) == ["run-0.jsonl", "run-12.jsonl"]
+    assert sorted(p.name for p in (inline / "plots").iterdir()) == [
+        "convergence.png",
+        "losses.png",
+        "outcomes.png",
+        "win_vs_options.fire_hcv.png",
+    ]
+    assert (inline / "plots" / "outcomes.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_two_processes_give_the_same_tables(inline: Path, tmp_path: Path) -> None:
+    """--jobs 2 (a local process pool) stores exactly what --jobs 1 stores."""
+    run_study(_plan(), tmp_path, RunOptions(jobs=2))
+    assert _outputs(tmp_path) == _outputs(inline)
+
+
+def test_dask_local_cluster_gives_the_same_tables(inline: Path, tmp_path: Path) -> None:
+    """A real Dask LocalCluster of 2 worker processes stores exactly what --jobs 1 stores."""
+    run_study(_plan(), tmp_path, RunOptions(jobs=2, executor="dask"))
+    assert _outputs(tmp_path) == _outputs(inline)
+
+
+def test_summary_counts_and_intervals(inline: Path) -> None:
+    """summary.json: per point, win counts with their Wilson intervals and loss statistics."""
+    summary = json.loads((inline / "summary.json").read_text())
+    runs = tables(inline)["runs"]
+    for pt in summary["points"]:
+        winners = [r[6] for r in runs if r[1] == pt["point"]]
+        assert pt["done"] == len(winners) == 12
+        for sid, w in pt["win"].items():
+            iv = wilson(winners.count(sid), 12)
+            assert (w["count"], w["p"], w["low"], w["high"]) == (iv.k, iv.p, iv.low, iv.high)
+        assert pt["draw"]["count"] == winners.count(None)
+        turns = sorted(r[9] for r in runs if r[1] == pt["point"])
+        assert pt["turns"]["mean"] == sum(turns) / 12
+        assert pt["turns"]["median"] == (turns[5] + turns[6]) / 2
+
+
+def test_an_invalid_point_fails_its_runs_and_the_study_goes_on(tmp_path: Path) -> None:
+    """A sweep value the schema refuses fails that point's runs, with the error; others run."""
+    plan = _plan(factors=(Factor(path="sides.csa.units.cobb.strength", values=[0, 420]),))
+    result = run_study(plan, tmp_path, RunOptions(jobs=2))
+    runs = tables(tmp_path)["runs"]
+    failed = [r for r in runs if r[1] == 0]
+    assert {(r[4], r[5]) for r in failed} == {
+        (
+            "failed",
+            "invalid scenario: sides.1.units.1.strength: "
+            "Input should be greater than or equal to 1",
+        )
+    }
+    assert len(failed) == 12
+    assert {r[4] for r in runs if r[1] == 1} == {"done"}
+    assert result.summary["points"][0]["failed"] == 12
+    assert result.summary["points"][1]["done"] == 12
+
+
+def test_a_run_that_raises_is_recorded_and_the_others_complete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exception inside one run marks only that run failed, with the exception's text."""
+    plan = _plan(factors=(), replications=6, keep_replays=0)
+    bad = plan.run(0, 3).seed
+    real = worker.make_header
+
+    def flaky(ruleset: Any, scenario: Any, seed: int, source: str | None = None) -> Any:
+        if seed == bad:
+            raise RuntimeError("injected failure")
+        return real(ruleset, scenario, seed, source)
+
+    monkeypatch.setattr(worker, "make_header", flaky)
+    run_study(plan, tmp_path, RunOptions(jobs=1, plots=False))
+    runs = tables(tmp_path)["runs"]
+    assert [(r[0], r[4], r[5]) for r in runs] == [
+        (0, "done", None),
+        (1, "done", None),
+        (2, "done", None),
+        (3, "failed", "RuntimeError: injected failure"),
+        (4, "done", None),
+        (5, "done", None),
+    ]
+
+
+def _stop_chunk(winners: list[str | None], sides: list[str], width: float, chunk: int) -> int:
+    """Runs kept by the rule: the first whole-chunk prefix whose intervals are narrow enough."""
+    for n in range(chunk, len(winners) + chunk, chunk):
+        prefix = winners[:n]
+        if all(wilson(prefix.count(s), len(prefix)).half_width <= width for s in sides):
+            return len(prefix)
+    return len(winners)
+
+
+def test_until_ci_stops_each_point_after_the_same_chunk_for_any_job_count(tmp_path: Path) -> None:
+    """--until-ci stops a point after the first chunk whose Wilson half-widths are <= W."""
+    plan = _plan(replications=80, until_ci=0.12, keep_replays=0)
+    run_study(plan, tmp_path / "one", RunOptions(jobs=1, plots=False))
+    run_study(plan, tmp_path / "two", RunOptions(jobs=2, plots=False))
+    one = tables(tmp_path / "one")
+    assert one == tables(tmp_path / "two")
+    full = _plan(replications=80, keep_replays=0)
+    run_study(full, tmp_path / "full", RunOptions(jobs=1, plots=False))
+    for point in (0, 1):
+        all_winners = [r[6] for r in tables(tmp_path / "full")["runs"] if r[1] == point]
+        kept = [r for r in one["runs"] if r[1] == point]
+        assert len(kept) == _stop_chunk(all_winners, ["usa", "csa"], 0.12, 5) < 80
+        assert [r[6] for r in kept] == all_winners[: len(kept)]
+
+
+def test_crn_gives_every_point_the_same_seeds(tmp_path: Path) -> None:
+    """With common random numbers replication r has the same seed at every design point."""
+    run_study(_plan(crn=True, keep_replays=0), tmp_path, RunOptions(jobs=1, plots=False))
+    runs = tables(tmp_path)["runs"]
+    assert [r[3] for r in runs if r[1] == 0] == [r[3] for r in runs if r[1] == 1]
+
+
+def test_an_existing_study_is_not_overwritten(inline: Path) -> None:
+    """Running into a folder that holds a study is refused; --resume of another is refused."""
+    with pytest.raises(StudyError, match="already holds a study"):
+        run_study(_plan(), inline, RunOptions(jobs=1))
+    with pytest.raises(StudyError, match=r"holds a different study \(differs in: seed\)"):
+        run_study(_plan(seed=12), inline, RunOptions(jobs=1, resume=True))
