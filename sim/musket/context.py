@@ -30,12 +30,19 @@ class Battle:
     streams: Streams
     kernel: TurnKernel
     terrain: dict[Hex, str] = field(init=False)
+    cover_override: dict[Hex, int] = field(init=False)
     rank: dict[str, int] = field(init=False)
     sides: dict[str, SideSpec] = field(init=False)
     orders: dict[str, Order] = field(init=False)
 
     def __post_init__(self) -> None:
         self.terrain = {(h[0], h[1]): p.terrain for p in self.scenario.map.terrain for h in p.hexes}
+        self.cover_override = {
+            (h[0], h[1]): p.cover
+            for p in self.scenario.map.terrain
+            if p.cover is not None
+            for h in p.hexes
+        }
         self.rank = {uid: i for i, uid in enumerate(self.state.units)}
         self.sides = {s.id: s for s in self.scenario.sides}
         self.orders = {u.id: u.order for s in self.scenario.sides for u in s.units}
@@ -64,9 +71,12 @@ class Battle:
         return 0 <= h[0] < self.scenario.map.width and 0 <= h[1] < self.scenario.map.height
 
     def cover(self, h: Hex | None) -> tuple[str, int]:
-        """Terrain name and its cover modifier (percent) at ``h``."""
-        name = self.terrain.get(h, "clear") if h is not None else "clear"
-        return name, TERRAIN[name]["cover"]
+        """Terrain name and its cover modifier (percent) at ``h``: the patch's own
+        ``cover`` when the scenario sets one, else the terrain table's."""
+        if h is None:
+            return "clear", 0
+        name = self.terrain.get(h, "clear")
+        return name, self.cover_override.get(h, TERRAIN[name]["cover"])
 
     def move_cost(self, h: Hex) -> int:
         """Movement points to enter ``h``."""

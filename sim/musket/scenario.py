@@ -40,6 +40,13 @@ class TerrainPatch(_Model):
 
     terrain: Terrain
     hexes: list[Hex] = Field(min_length=1, max_length=100_000)
+    cover: int | None = Field(
+        None,
+        ge=-100,
+        le=100,
+        description="Cover modifier (percent) of these hexes, overriding the terrain's own "
+        "(e.g. a stronger or weaker wall); None keeps the terrain's.",
+    )
 
 
 class MapSpec(_Model):

@@ -137,3 +137,13 @@ def test_captured_battery_counts_its_guns_lost() -> None:
         )
     gun = loaded_state.units["gun"]
     assert (gun.strength, gun.guns_lost, gun.morale) == (0, 4, "eliminated")
+
+
+def test_terrain_patch_cover_overrides_the_terrain_table() -> None:
+    """A patch's own cover (-25 on a stone wall) is the modifier fire at its hexes uses."""
+    data = _scenario([_inf("a1", [4, 6])], [_inf("b1", [4, 4])], limit=1)
+    data["map"]["terrain"] = [{"terrain": "stone_wall", "hexes": [[4, 4]], "cover": -25}]
+    fired = [
+        e for e in _fight(data)[1:-1] if e.get("type") == "musket.fired" and e["target"] == "b1"
+    ]
+    assert fired and fired[0]["result"]["modifiers"] == {"stone_wall": -25.0}
