@@ -218,7 +218,8 @@ def test_old_format_replay_loads_shows_and_verifies() -> None:
     assert loaded.replay.upcast == 70  # every musket.fired and musket.meleed
     fired = next(e for e in loaded.events if e.type == "musket.fired")
     assert fired.schema_version == 2
-    assert analysis.narrative(loaded) is not None
+    first = next(analysis.narrative(loaded))[1]
+    assert first == "Turn 1, 12:00 — 69th New York moves to 5,6 (4 hexes)"
     assert _invoke("show", str(FORMAT1), "--turn", "2").exit_code == 0
     result = _invoke("verify", str(FORMAT1))
     assert (result.exit_code, result.stdout) == (

@@ -14,7 +14,6 @@ from engine.rng import Stream
 from sim.becmi.dice import roll_to_hit
 from sim.becmi.options import BecmiOptions
 from sim.cli import cli
-from sim.flattop import tables
 from sim.flattop.resolve import resolve
 from sim.odds.becmi import to_hit_odds
 from sim.odds.flattop import hit_odds
@@ -150,8 +149,3 @@ def test_odds_cli_json_shapes() -> None:
     bad = runner.invoke(cli, ["odds", "flattop", "--hit-table", "16", "--factors", "3"])
     assert bad.exit_code == 2
     assert "'16' is not a hit table (* or 1..15)" in bad.stderr
-
-
-def test_matrix_columns_are_those_of_the_seed() -> None:
-    """The odds read the same fourteen columns as the resolver."""
-    assert len(tables.COLUMN_LABELS) == 14
