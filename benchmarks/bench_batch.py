@@ -8,10 +8,10 @@ A report, not a pass/fail test. What it measures (see benchmarks/README.md):
 2. per-run overhead of the batch machinery (chunks, outcome records, unit
    finals, DuckDB commits) against the same battles in a plain loop;
 3. peak memory (ru_maxrss) of a study of a small fast scenario at 2,000,
-   5,000 and 20,000 runs, each in a fresh subprocess.
+   5,000, 20,000 and 50,000 runs, each in a fresh subprocess.
 
 Run ``make bench-batch`` (or ``.venv/bin/python benchmarks/bench_batch.py``),
-about 5 minutes on 2 cores; ``--quick`` runs smaller studies (about 30 s).
+about 6 minutes on 2 cores; ``--quick`` runs smaller studies (about a minute).
 Figures go to stdout and to ``benchmarks/results-batch.json``.
 """
 

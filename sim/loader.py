@@ -25,8 +25,13 @@ __all__ = [
     "MAX_NODES",
     "Located",
     "ScenarioError",
+    "error_message",
+    "line_of",
     "load_scenario",
+    "located",
     "parse_yaml",
+    "read_yaml",
+    "validate_data",
 ]
 
 MAX_BYTES = 2 * 1024 * 1024
@@ -208,28 +213,30 @@ def parse_yaml(text: str, file: str) -> tuple[Any, dict[Path_, int]]:
     return builder.build(node, ()), builder.lines
 
 
-def _line(lines: dict[Path_, int], path: Path_) -> int:
+def line_of(lines: dict[Path_, int], path: Path_) -> int:
+    """The line of ``path``, or of its nearest ancestor that has one."""
     while path and path not in lines:
         path = path[:-1]
     return lines.get(path, 1)
 
 
-def _located(file: str, lines: dict[Path_, int], path: Path_, message: str) -> Located:
-    return Located(file, _line(lines, path), ".".join(str(p) for p in path), message)
+def located(file: str, lines: dict[Path_, int], path: Path_, message: str) -> Located:
+    """A problem at field ``path`` of a file, on that field's line."""
+    return Located(file, line_of(lines, path), ".".join(str(p) for p in path), message)
 
 
 def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[Ruleset, BaseModel]:
     """Validate parsed data against its ruleset's schema and cross-field checks."""
     if not isinstance(data, dict):
         raise ScenarioError(
-            [Located(file, _line(lines, ()), "", "a scenario is a mapping of fields")]
+            [Located(file, line_of(lines, ()), "", "a scenario is a mapping of fields")]
         )
     name = data.get("ruleset")
     if not isinstance(name, str):
         what = "missing" if name is None else "not text"
         raise ScenarioError(
             [
-                _located(
+                located(
                     file,
                     lines,
                     ("ruleset",),
@@ -240,32 +247,33 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[Rulese
     try:
         ruleset = get_ruleset(name)
     except LookupError as exc:
-        raise ScenarioError([_located(file, lines, ("ruleset",), str(exc))]) from None
+        raise ScenarioError([located(file, lines, ("ruleset",), str(exc))]) from None
     try:
         scenario = ruleset.scenario_model.model_validate(data)
     except ValidationError as exc:
         raise ScenarioError(
-            [_located(file, lines, tuple(e["loc"]), _message(e)) for e in exc.errors()]
+            [located(file, lines, tuple(e["loc"]), error_message(e)) for e in exc.errors()]
         ) from None
     problems: list[Problem] = ruleset.cross_check(scenario)
     if problems:
-        raise ScenarioError([_located(file, lines, p, m) for p, m in problems])
+        raise ScenarioError([located(file, lines, p, m) for p, m in problems])
     return ruleset, scenario
 
 
-def _message(err: Any) -> str:
+def error_message(err: Any) -> str:
+    """A pydantic error's message in the loader's words."""
     if err["type"] == "extra_forbidden":
         return "unknown field"
     if err["type"] == "missing":
         return "required field is missing"
-    return str(err["msg"])
+    return str(err["msg"]).removeprefix("Value error, ")
 
 
-def load_scenario(path: str | Path) -> tuple[Ruleset, BaseModel]:
-    """Read, parse and validate a scenario file.
+def read_yaml(path: str | Path) -> tuple[Any, dict[Path_, int]]:
+    """Read and safely parse a YAML file into plain data and its field → line map.
 
     Raises:
-        ScenarioError: every problem found, each with file, line and field.
+        ScenarioError: unreadable, too large, not UTF-8 or not safe YAML.
     """
     file = str(path)
     try:
@@ -281,5 +289,14 @@ def load_scenario(path: str | Path) -> tuple[Ruleset, BaseModel]:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise ScenarioError([Located(file, line, "", "not UTF-8 text")]) from None
-    data, lines = parse_yaml(text, file)
-    return validate_data(data, lines, file)
+    return parse_yaml(text, file)
+
+
+def load_scenario(path: str | Path) -> tuple[Ruleset, BaseModel]:
+    """Read, parse and validate a scenario file.
+
+    Raises:
+        ScenarioError: every problem found, each with file, line and field.
+    """
+    data, lines = read_yaml(path)
+    return validate_data(data, lines, str(path))

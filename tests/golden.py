@@ -17,6 +17,7 @@ from sim import api  # noqa: E402
 GOLDEN = {
     "stone_wall.yaml": 1862,
     "napoleonic_brigade.yaml": 1815,
+    "chancellorsville.yaml": 1863,
     "tavern_brawl.yaml": 377,
     "dungeon_skirmish.yaml": 3,
     "coral_sea.yaml": 1942,

@@ -37,12 +37,9 @@ class Battle:
 
     def __post_init__(self) -> None:
         self.terrain = {(h[0], h[1]): p.terrain for p in self.scenario.map.terrain for h in p.hexes}
-        self.cover_override = {
-            (h[0], h[1]): p.cover
-            for p in self.scenario.map.terrain
-            if p.cover is not None
-            for h in p.hexes
-        }
+        # A later patch wins for a hex's terrain and for its cover alike.
+        covers = {(h[0], h[1]): p.cover for p in self.scenario.map.terrain for h in p.hexes}
+        self.cover_override = {h: c for h, c in covers.items() if c is not None}
         self.rank = {uid: i for i, uid in enumerate(self.state.units)}
         self.sides = {s.id: s for s in self.scenario.sides}
         self.orders = {u.id: u.order for s in self.scenario.sides for u in s.units}

@@ -234,8 +234,9 @@ def _(event: Meleed, state: BattleState) -> None:
     loser = defender if event.winner == attacker.id else attacker
     winner = attacker if loser is defender else defender
     if loser.active:
+        if event.loser_state != loser.morale:
+            loser.morale_cause = event.seq
         loser.morale = event.loser_state
-        loser.morale_cause = event.seq
         if event.loser_state == "eliminated":
             if loser.kind == "artillery":  # captured: its guns are lost
                 loser.guns_lost += loser.strength

@@ -166,8 +166,7 @@ def test_cross_field_problems_are_located() -> None:
     text = text.replace("level: 4 ", "level: 37 ")
     assert _problems(text) == [
         "t.yaml:27: sides.0.characters.0.level: Input should be less than or equal to 36",
-        "t.yaml:40: sides.1.monsters.0.hd: Value error, Hit Dice '1+': write 1/2, n, n+k or n-k "
-        "(n >= 1)",
+        "t.yaml:40: sides.1.monsters.0.hd: Hit Dice '1+': write 1/2, n, n+k or n-k (n >= 1)",
     ]
 
 

@@ -22,7 +22,7 @@ from sim.loader import validate_data as _validate
 from sim.musket.hexmap import distance
 from tests.golden import GOLDEN, golden_path
 
-MUSKET_GOLDEN = ["napoleonic_brigade.yaml", "stone_wall.yaml"]
+MUSKET_GOLDEN = ["chancellorsville.yaml", "napoleonic_brigade.yaml", "stone_wall.yaml"]
 
 ROOT = Path(__file__).resolve().parents[2]
 STONE_WALL = ROOT / "scenarios" / "stone_wall.yaml"
