@@ -71,7 +71,8 @@ def _line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
     """The ruleset's narrative line, with the engine's own events and forks told too."""
     header_fork = loaded.replay.header.fork
     if isinstance(event, Override):
-        return f"Turn {event.turn} — counterfactual: {event.path} set to {event.value!r}"
+        turn = loaded.ruleset.turn_name.capitalize()
+        return f"{turn} {event.turn} — counterfactual: {event.path} set to {event.value!r}"
     line = loaded.ruleset.narrate(loaded.scenario, state, event)
     fork = header_fork.chain().get(event.seq) if header_fork is not None else None
     if line is not None and fork is not None and fork.event:

@@ -125,7 +125,7 @@ def fork(
     path = Path(out)
     if path.resolve() == Path(loaded.replay.path).resolve():
         raise ForkError(f"--out {str(path)!r} is the parent replay itself")
-    partial = path.with_name(path.name + ".partial")
+    partial = path.with_name(".partial-" + path.name)  # same suffix: .gz stays gzip
     try:
         loaded.ruleset.simulate(loaded.scenario, header, FileSink(partial))
     except (PathError, ValidationError) as exc:

@@ -320,3 +320,26 @@ def test_a_fork_of_a_fork_keeps_both_changes(tmp_path: Path) -> None:
     assert _invoke("verify", str(second)).exit_code == 0
     data = json.loads(_invoke("diff", str(first), str(second), "--json").stdout)
     assert (data["seq"], data["event_b"]["type"]) == (31, "engine.override")
+
+
+def test_fork_to_a_gz_name_is_gzip(tmp_path: Path) -> None:
+    """fork --out x.jsonl.gz writes a gzip file that verifies, and leaves no partial file."""
+    out = tmp_path / "held.jsonl.gz"
+    assert (
+        _invoke(
+            "fork",
+            str(GOLDEN),
+            "--at",
+            "33",
+            "--set",
+            "passed=true",
+            "--set",
+            "after=good",
+            "--out",
+            str(out),
+        ).exit_code
+        == 0
+    )
+    assert out.read_bytes()[:2] == b"\x1f\x8b"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["held.jsonl.gz"]
+    assert _invoke("verify", str(out)).exit_code == 0
