@@ -24,6 +24,7 @@ __all__ = [
     "TurnEnded",
     "UnknownEventType",
     "Upcaster",
+    "same_shape",
 ]
 
 
@@ -92,6 +93,15 @@ class Override(Event):
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 """Turns one stored event of a type at version v into the shape of version v + 1."""
+
+
+def same_shape(data: dict[str, Any]) -> dict[str, Any]:
+    """The upcaster of a version that changed what is recorded, not the shape.
+
+    E.g. a version that began to fill the optional ``cause``: an older record
+    keeps the value it had (no cause), which is what it recorded.
+    """
+    return data
 
 
 class UnknownEventType(ValueError):

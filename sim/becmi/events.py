@@ -12,9 +12,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.events import Draw, Event
+from engine.events import Draw, Event, Upcaster, same_shape
 
 __all__ = [
+    "UPCASTERS",
     "Attacked",
     "BattleEnded",
     "Damage",
@@ -111,6 +112,8 @@ class Recovered(Event):
     """A knocked-out combatant comes to."""
 
     type: Literal["becmi.recovered"] = "becmi.recovered"
+    schema_version: int = 2
+    """v2 records its ``cause``: the blow that knocked it out."""
     phase: str = "initiative"
     combatant: str
     knocked_out_round: int
@@ -217,6 +220,8 @@ class Wrestled(Event):
     """One round of a wrestling bout: d20 + WR each, the hold moved, pins."""
 
     type: Literal["becmi.wrestled"] = "becmi.wrestled"
+    schema_version: int = 2
+    """v2 records its ``cause``: the bout's previous round (none for the first)."""
     phase: str = "melee"
     bout: str
     started: bool
@@ -245,6 +250,8 @@ class MoraleChecked(Event):
     """A side's monsters check morale: 2d6 against each one's ML; above it flees."""
 
     type: Literal["becmi.morale_checked"] = "becmi.morale_checked"
+    schema_version: int = 2
+    """v2 records its ``cause``: the fall that reached the trigger."""
     phase: str = "morale"
     side: str
     trigger: Literal["first_fallen", "half_out"]
@@ -259,6 +266,8 @@ class BattleEnded(Event):
     """The outcome: the side left standing, or None for a draw, and why."""
 
     type: Literal["becmi.battle_ended"] = "becmi.battle_ended"
+    schema_version: int = 2
+    """v2 records its ``cause``: the last fall of the sides no longer standing."""
     winner: str | None
     reason: str
     standing: list[str]
@@ -277,3 +286,15 @@ def becmi_events() -> tuple[type[Event], ...]:
         MoraleChecked,
         BattleEnded,
     )
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    (tag, 1): same_shape  # v1 recorded no cause and keeps none
+    for tag in (
+        "becmi.recovered",
+        "becmi.wrestled",
+        "becmi.morale_checked",
+        "becmi.battle_ended",
+    )
+}
+"""Upcasters of stored becmi events, by (type, from version)."""

@@ -4,7 +4,7 @@ from engine.events import EventRegistry
 from sim.flattop.audit import audit
 from sim.flattop.battle import simulate
 from sim.flattop.data import RULES_VERSION, rules_data
-from sim.flattop.events import flattop_events
+from sim.flattop.events import UPCASTERS, flattop_events
 from sim.flattop.report import narrate, outcome, render_state, summary
 from sim.flattop.scenario import FlattopScenario, cross_check
 from sim.flattop.state import apply_event, initial_state, restore, snapshot
@@ -16,7 +16,7 @@ RULESET = Ruleset(
     name="flattop",
     version=RULES_VERSION,
     scenario_model=FlattopScenario,
-    registry=EventRegistry(flattop_events()),
+    registry=EventRegistry(flattop_events(), UPCASTERS),
     cross_check=cross_check,
     rules_data=rules_data,
     simulate=simulate,

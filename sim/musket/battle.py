@@ -8,9 +8,11 @@ scenario order (side by side, unit by unit), the kernel's documented order.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 import simpy
 
+from engine.events import Event
 from engine.kernel import TurnKernel
 from engine.log import EventLog, Header, Sink
 from engine.projection import Projection
@@ -25,11 +27,20 @@ from sim.musket.morale import decide_morale, decide_rally, decide_rest
 from sim.musket.movement import decide_move
 from sim.musket.scenario import MusketScenario
 from sim.musket.state import BattleState, UnitState, apply_event, initial_state, snapshot
-from sim.musket.victory import decide_breaks, decide_end
+from sim.musket.victory import blows, decide_breaks, decide_end
 
 __all__ = ["simulate"]
 
 Rec = Recorder[BattleState]
+E = TypeVar("E", bound=Event)
+
+
+def _emit(b: Battle, rec: Rec, event: E) -> E:
+    """Log one event; note it as the latest blow to each army it struck (a break's cause)."""
+    stamped = rec.emit(event)
+    for side in blows(stamped, b.state):
+        b.last_blow[side] = stamped.seq
+    return stamped
 
 
 def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
@@ -43,7 +54,7 @@ def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
         unit = b.state.units[uid]
         reason = result.morale_check_reason
         if reason is not None and unit.active and unit.hex is not None:
-            rec.emit(decide_morale(b, unit, event.phase, reason, event.seq, event.unit))
+            _emit(b, rec, decide_morale(b, unit, event.phase, reason, event.seq, event.unit))
 
 
 def _movement(b: Battle, rec: Rec, unit: UnitState) -> None:
@@ -55,7 +66,7 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
     def act(b: Battle, rec: Rec, unit: UnitState) -> None:
         event = decide_fire(b, unit, phase)
         if event is not None:
-            _checks(b, rec, rec.emit(event))
+            _checks(b, rec, _emit(b, rec, event))
 
     return act
 
@@ -63,7 +74,7 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
 def _melee(b: Battle, rec: Rec, unit: UnitState) -> None:
     event = decide_melee(b, unit)
     if event is not None:
-        _checks(b, rec, rec.emit(event))
+        _checks(b, rec, _emit(b, rec, event))
 
 
 def _rally(b: Battle, rec: Rec, unit: UnitState) -> None:
@@ -94,9 +105,8 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
 
 def _turn_end(b: Battle, rec: Rec) -> Callable[[int], bool]:
     def end(turn: int) -> bool:
-        for event in decide_breaks(b):
-            rec.emit(event)
-        ended = decide_end(b, last_turn=turn == b.scenario.turns.limit)
+        broke = [rec.emit(event) for event in decide_breaks(b, b.last_blow)]
+        ended = decide_end(b, last_turn=turn == b.scenario.turns.limit, broke=broke)
         if ended is not None:
             rec.emit(ended)
         rec.end_turn(turn, b.now)

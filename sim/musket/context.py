@@ -34,6 +34,10 @@ class Battle:
     rank: dict[str, int] = field(init=False)
     sides: dict[str, SideSpec] = field(init=False)
     orders: dict[str, Order] = field(init=False)
+    last_blow: dict[str, int] = field(default_factory=dict)
+    """Seq of the latest blow each army took (``victory.blows``), kept as the
+    battle is fought: it becomes the cause of the army's break.  Replay never
+    needs it, since the break records its cause."""
 
     def __post_init__(self) -> None:
         self.terrain = {(h[0], h[1]): p.terrain for p in self.scenario.map.terrain for h in p.hexes}
