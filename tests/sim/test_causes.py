@@ -7,6 +7,7 @@ recovery, the attack that crippled a ship), never copied from ``why``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -245,3 +246,36 @@ def test_why_refuses_a_cause_that_is_not_an_earlier_event() -> None:
     loaded.events[check.seq] = check.model_copy(update={"cause": check.seq})
     with pytest.raises(IndexError, match=f"event seq {check.seq} names cause {check.seq}"):
         analysis.why(loaded, check.seq)
+
+
+# --- replays from before causes keep loading -------------------------------------
+
+OLD = ROOT / "tests" / "data" / "replays"
+
+
+@pytest.mark.parametrize(
+    ("name", "bumped"),
+    [
+        (
+            "tavern_brawl-s377.v1-causes.jsonl",
+            ("becmi.recovered", "becmi.wrestled", "becmi.morale_checked", "becmi.battle_ended"),
+        ),
+        ("coral_sea-s1942.v1-causes.jsonl", ("flattop.strike_cancelled", "flattop.battle_ended")),
+    ],
+)
+def test_replays_from_before_causes_load_upcast_and_explain(
+    name: str, bumped: tuple[str, ...]
+) -> None:
+    """Version-1 records of the types that now name causes are upcast as stored: no new cause."""
+    path = OLD / name
+    stored = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    old = [d for d in stored if d.get("type") in bumped]
+    assert old and all(d["schema_version"] == 1 for d in old)
+    loaded = api.load_replay(path)
+    assert loaded.replay.upcast == len(old)
+    for d in old:
+        event = loaded.events[d["seq"]]
+        assert (event.schema_version, event.cause) == (2, d["cause"])
+    ended = loaded.events[-1] if loaded.events[-1].type.endswith("battle_ended") else None
+    ended = ended or next(e for e in loaded.events if e.type.endswith("battle_ended"))
+    assert _why_seqs(path, ended.seq) == [ended.seq]
