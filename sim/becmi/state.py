@@ -194,6 +194,7 @@ def restore(sc: BecmiScenario, data: dict[str, Any]) -> BattleState:
             list(row["defenders"]),
             row["hold"],
             row["resolved_round"],
+            row["last_round"],
         )
         for row in data["bouts"]
     }
