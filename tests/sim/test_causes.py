@@ -279,3 +279,15 @@ def test_replays_from_before_causes_load_upcast_and_explain(
     ended = loaded.events[-1] if loaded.events[-1].type.endswith("battle_ended") else None
     ended = ended or next(e for e in loaded.events if e.type.endswith("battle_ended"))
     assert _why_seqs(path, ended.seq) == [ended.seq]
+
+
+@pytest.mark.parametrize(
+    "name", ["tavern_brawl-s377.jsonl", "coral_sea-s1942.jsonl", "napoleonic_brigade-s1815.jsonl"]
+)
+def test_the_state_kept_for_causes_survives_a_snapshot(name: str) -> None:
+    """Falls, bout rounds and damaging attacks round-trip: restore(snapshot(s)) == s throughout."""
+    loaded = _load(name)
+    rs = loaded.ruleset
+    for _event, state in loaded.fold():
+        data = json.loads(json.dumps(rs.snapshot(state)))
+        assert rs.restore(loaded.scenario, data) == state
