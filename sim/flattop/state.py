@@ -176,13 +176,9 @@ def initial_state(sc: FlattopScenario) -> BattleState:
 
 
 def snapshot(state: BattleState) -> dict[str, Any]:
-    """Return the changing state as plain JSON data (for digests, snapshots and tests).
-
-    Ships are listed under ``units`` (one counter per ship), the key the
-    command line's ``show --unit`` reads ids from.
-    """
+    """Return the changing state as plain JSON data (for digests, snapshots and tests)."""
     return {
-        "units": [
+        "ships": [
             {"id": s.id, "hits": s.hits, "status": s.status, "status_cause": s.status_cause}
             for s in state.ships.values()
         ],
@@ -212,10 +208,10 @@ def snapshot(state: BattleState) -> dict[str, Any]:
 def restore(sc: FlattopScenario, data: dict[str, Any]) -> BattleState:
     """Rebuild a state from its :func:`snapshot`: the scenario's, with the changing fields set."""
     state = initial_state(sc)
-    for row in data["units"]:
+    for row in data["ships"] if "ships" in data else data["units"]:  # "units" before 0.2
         ship = state.ships[row["id"]]
         ship.hits, ship.status = row["hits"], row["status"]
-        ship.status_cause = row["status_cause"]
+        ship.status_cause = row.get("status_cause")  # kept since causes were recorded
     for row in data["decks"]:
         deck = state.decks[row["id"]]
         deck.hangar, deck.rearming = dict(row["hangar"]), dict(row["rearming"])
