@@ -155,8 +155,20 @@ def test_a_melee_loss_of_thirty_men_costs_guns_only_under_any_loss() -> None:
     } == {0}
 
 
-def test_cavalry_fire_at_a_battery_in_battle_follows_the_option() -> None:
-    """In a fought battle, carbine fire at a battery draws for guns only under the default."""
+@pytest.mark.parametrize(
+    ("kind", "weapon", "any_loss", "gun_draw"),
+    [
+        ("cavalry", "carbine", True, 1),
+        ("cavalry", "carbine", False, 0),
+        ("infantry", "rifle_musket", True, 1),
+        ("infantry", "rifle_musket", False, 1),
+    ],
+)
+def test_fire_at_a_battery_in_battle_draws_for_guns_by_firer_and_option(
+    kind: str, weapon: str, any_loss: bool, gun_draw: int
+) -> None:
+    """In a fought battle, fire at a battery draws for guns unless the firer is cavalry and
+    the seed-literal reading is chosen."""
     battery = {
         "id": "gun",
         "name": "GUN",
@@ -166,42 +178,40 @@ def test_cavalry_fire_at_a_battery_in_battle_follows_the_option() -> None:
         "weapon": "napoleon_12pdr",
         "at": [4, 4],
     }
-    horse = {
-        "id": "cav",
-        "name": "CAV",
-        "kind": "cavalry",
+    firer = {
+        "id": "f",
+        "name": "F",
+        "kind": kind,
         "strength": 600,
         "quality": "C",
-        "weapon": "carbine",
+        "weapon": weapon,
         "at": [4, 5],
         "order": {"kind": "hold"},
     }
-    for any_loss, extra_draw in ((True, 1), (False, 0)):
-        data = {
-            "ruleset": "musket",
-            "name": "t",
-            "map": {"width": 10, "height": 10},
-            "turns": {"limit": 2},
-            "options": {"guns_lost_to_any_loss": any_loss},
-            "sides": [
-                {"id": "a", "name": "A", "retreat": "south", "units": [horse]},
-                {"id": "b", "name": "B", "retreat": "north", "units": [battery]},
-            ],
-        }
-        _, sc = validate_data(data, {}, "t.yaml")
-        sink = MemorySink()
-        MUSKET.simulate(sc, api.make_header(MUSKET, sc, 1), sink)
-        volleys = [
-            e
-            for e in map(json.loads, sink.lines[1:-1])
-            if e.get("type") == "musket.fired" and e["unit"] == "cav" and e["result"]["casualties"]
-        ]
-        assert volleys
-        for v in volleys:
-            # value, rounding, [gun], fatigue ×2, morale-check draw
-            assert len(v["result"]["draws"]) == 5 + extra_draw
-            if not any_loss:
-                assert v["result"]["guns_lost"] == 0
+    data = {
+        "ruleset": "musket",
+        "name": "t",
+        "map": {"width": 10, "height": 10},
+        "turns": {"limit": 2},
+        "options": {"guns_lost_to_any_loss": any_loss},
+        "sides": [
+            {"id": "a", "name": "A", "retreat": "south", "units": [firer]},
+            {"id": "b", "name": "B", "retreat": "north", "units": [battery]},
+        ],
+    }
+    _, sc = validate_data(data, {}, "t.yaml")
+    sink = MemorySink()
+    MUSKET.simulate(sc, api.make_header(MUSKET, sc, 1), sink)
+    volleys = [
+        e["result"]
+        for e in map(json.loads, sink.lines[1:-1])
+        if e.get("type") == "musket.fired" and e["unit"] == "f" and e["result"]["casualties"]
+    ]
+    assert volleys
+    for r in volleys:
+        # value, rounding, [gun], fatigue ×2, morale-check draw
+        assert len(r["draws"]) == 5 + gun_draw
+        assert gun_draw or r["guns_lost"] == 0
 
 
 # --- becmi: C' in the stun roll ---------------------------------------------------
