@@ -86,6 +86,21 @@ def seed_gun_loss(source: str | None) -> bool:
     return source in ("artillery", "infantry")
 
 
+def _fatigue(
+    roll: _Roll, target: UnitState, options: MusketOptions, factor: float
+) -> tuple[float, int]:
+    """Step 4: Uniform(c, 3c) × factor, randomly rounded and capped; (value, added).
+
+    c is the rounded casualties, or the value x with ``fatigue_from: unrounded``.
+    """
+    base = roll.casualties if options.fatigue_from == "rounded" else roll.x
+    if base <= 0:
+        return 0.0, 0
+    value = combat.fatigue_value(base, roll._u()) * factor
+    rounded = combat.random_round(value, roll._u())
+    return value, max(0, min(rounded, options.fatigue_max - target.fatigue))
+
+
 def finish(
     roll: _Roll,
     target: UnitState,
@@ -103,13 +118,7 @@ def finish(
     gun_loss = options.guns_lost_to_any_loss or seed_gun_loss(source)
     if target.kind == "artillery" and c > 0 and gun_loss:
         guns = combat.guns_lost(c, options.men_per_gun, roll._u())
-    fatigue_value = 0.0
-    added = 0
-    base = c if options.fatigue_from == "rounded" else roll.x
-    if base > 0:
-        fatigue_value = combat.fatigue_value(base, roll._u()) * fatigue_factor
-        rounded = combat.random_round(fatigue_value, roll._u())
-        added = max(0, min(rounded, options.fatigue_max - target.fatigue))
+    fatigue_value, added = _fatigue(roll, target, options, fatigue_factor)
     p = combat.morale_check_probability(c)
     reason: Literal["loss", "max_fatigue"] | None = None
     if c > 0 and roll._u() < p:

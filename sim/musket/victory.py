@@ -120,50 +120,40 @@ def objective_points(b: Battle) -> dict[str, int]:
     return points
 
 
+def _turn_limit(b: Battle, standing: list[str], points: dict[str, int]) -> tuple[str | None, str]:
+    """Winner and reason at the turn limit: the most objective points, or a draw."""
+    ranked = sorted(standing, key=lambda s: -points[s])
+    if points[ranked[0]] > points[ranked[1]]:
+        name = b.sides[ranked[0]].name
+        return ranked[
+            0
+        ], f"turn limit: {name} holds the most objective points ({points[ranked[0]]})"
+    return None, "turn limit: no army broke and objectives are even"
+
+
 def decide_end(b: Battle, last_turn: bool, broke: Sequence[SideBroken] = ()) -> BattleEnded | None:
     """The end of the battle after this turn's breaks, or None while it goes on.
 
     Args:
         broke: this turn's breaks, as logged; an end they bring names the last.
     """
-    cause = broke[-1].seq if broke else None
     standing = [s.id for s in b.scenario.sides if not b.state.sides[s.id].broken]
     points = objective_points(b)
+    cause = broke[-1].seq if broke else None
     if len(standing) == 1:
-        winner = standing[0]
-        return BattleEnded(
-            turn=b.turn,
-            time=b.now,
-            cause=cause,
-            winner=winner,
-            objective_points=points,
-            reason=f"every other army broke; {b.sides[winner].name} holds the field",
-        )
-    if not standing:
-        return BattleEnded(
-            turn=b.turn,
-            time=b.now,
-            cause=cause,
-            winner=None,
-            objective_points=points,
-            reason="every army broke",
-        )
-    if not last_turn:
+        winner: str | None = standing[0]
+        reason = f"every other army broke; {b.sides[standing[0]].name} holds the field"
+    elif not standing:
+        winner, reason = None, "every army broke"
+    elif last_turn:
+        (winner, reason), cause = _turn_limit(b, standing, points), None
+    else:
         return None
-    ranked = sorted(standing, key=lambda s: -points[s])
-    if points[ranked[0]] > points[ranked[1]]:
-        return BattleEnded(
-            turn=b.turn,
-            time=b.now,
-            winner=ranked[0],
-            objective_points=points,
-            reason=f"turn limit: {b.sides[ranked[0]].name} holds the most "
-            f"objective points ({points[ranked[0]]})",
-        )
     return BattleEnded(
         turn=b.turn,
         time=b.now,
-        winner=None,
+        cause=cause,
+        winner=winner,
         objective_points=points,
-        reason="turn limit: no army broke and objectives are even",
+        reason=reason,
     )
