@@ -17,7 +17,7 @@ from sim.becmi.tohit import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
-SEED = REPO / ".." / "shared" / "seeds" / "001_4ea57de6ea391d56.txt"
+SEED = REPO / "tests" / "data" / "seeds" / "001_4ea57de6ea391d56.txt"
 
 
 def _seed_rows() -> dict[int, list[str]]:
