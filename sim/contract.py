@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.events import Event, EventRegistry
 from engine.log import Header, Sink
+from sim.runner import Ending, Plan, fight
 
 __all__ = [
     "Feature",
@@ -41,7 +42,7 @@ Problem = tuple[tuple[str | int, ...], str]
 """A scenario problem: the field path and the message."""
 
 ScenarioT = TypeVar("ScenarioT", bound=BaseModel)
-StateT = TypeVar("StateT")
+StateT = TypeVar("StateT", bound=Ending)
 
 Number = int | float
 
@@ -219,7 +220,8 @@ class Ruleset(Generic[ScenarioT, StateT]):
         registry: the ruleset's event classes.
         cross_check: problems spanning fields, each with its field path.
         rules_data: the rules tables as plain data (digested into headers).
-        simulate: fight a battle, writing its replay; returns the final state.
+        plan: the battle's :class:`~sim.runner.Plan` — its clock, read-only view,
+            SimPy processes and end-of-turn rules; :meth:`simulate` runs it.
         initial_state: state before the first event.
         apply: the one apply function, ``apply(state, event)``.
         snapshot: the state as plain JSON data.
@@ -250,7 +252,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     registry: EventRegistry
     cross_check: Callable[[ScenarioT], list[Problem]]
     rules_data: Callable[[], dict[str, Any]]
-    simulate: Callable[[ScenarioT, Header, Sink], StateT]
+    plan: Callable[[ScenarioT], Plan[ScenarioT, StateT, Any]]
     initial_state: Callable[[ScenarioT], StateT]
     apply: Callable[[StateT, Event], None]
     snapshot: Callable[[StateT], dict[str, Any]]
@@ -268,3 +270,8 @@ class Ruleset(Generic[ScenarioT, StateT]):
     carry_over: (
         Callable[[ScenarioT, StateT, dict[str, Any], dict[str, Any]], dict[str, Any]] | None
     ) = None
+
+    def simulate(self, scenario: ScenarioT, header: Header, sink: Sink) -> StateT:
+        """Fight a battle with the one runner, writing its replay; return the final state."""
+        state = self.initial_state(scenario)
+        return fight(self.plan(scenario), scenario, header, sink, state, self.apply, self.snapshot)
