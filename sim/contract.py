@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -238,6 +239,8 @@ class Ruleset(Generic[ScenarioT, StateT]):
         space: the :class:`Space` of a scenario.
         derived_fields: names of state fields kept from others (positions,
             occupancy); ``fork`` refuses to set them.
+        examples: scenario files the ruleset's package ships (the contract suite
+            fights each; the built-in rulesets' live in ``scenarios/``).
         turn_name: what one turn is called in this game ("turn", "round").
         audit: ``audit(scenario, state, event)`` checks the event against the
             state before it and returns a message when broken, else None.
@@ -265,6 +268,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     space: Callable[[ScenarioT], Space]
     derived_fields: tuple[str, ...] = ()
     render_state: Callable[[ScenarioT, StateT], str] | None = None
+    examples: tuple[Path, ...] = ()
     turn_name: str = "turn"
     audit: Callable[[ScenarioT, StateT, Event], str | None] | None = None
     carry_over: (
