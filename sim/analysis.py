@@ -22,6 +22,7 @@ __all__ = [
     "event_rows",
     "involves",
     "narrative",
+    "narrative_line",
     "side_strength",
     "unit_rows",
     "why",
@@ -65,6 +66,11 @@ def narrative(
         line = _line(loaded, state, event)
         if line is not None:
             yield event, line
+
+
+def narrative_line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
+    """The narrative line of ``event`` given the state before it (forks and overrides told too)."""
+    return _line(loaded, state, event)
 
 
 def _line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
