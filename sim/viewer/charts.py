@@ -27,7 +27,7 @@ def _nice(top: float) -> float:
     if top <= 0:
         return 1.0
     step = 10.0 ** (len(str(int(top))) - 1)
-    for m in (1.0, 2.0, 2.5, 5.0, 10.0):
+    for m in (1.0, 2.0, 4.0, 6.0, 8.0, 10.0):
         if m * step >= top:
             return m * step
     return 10.0 * step

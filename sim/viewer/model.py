@@ -27,7 +27,7 @@ from sim.ruleset import Reading, UnitRow, headline
 
 __all__ = ["ROW_BUDGET", "SIDE_COLOURS", "BattleView", "Series", "battle_view", "row_data"]
 
-ROW_BUDGET = 3_000_000
+ROW_BUDGET = 500_000
 """Unit rows (units x events) computed per event at most; above it, per turn only."""
 
 SIDE_COLOURS = ("#1f5fa8", "#c0392b", "#2e8b57", "#8a2be2", "#d2691e", "#008b8b")

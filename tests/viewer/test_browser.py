@@ -102,7 +102,9 @@ def test_clicking_a_unit_shows_its_history_and_an_event_its_causes_and_draws(
         assert f"(seq {deepest.seq})" in page.inner_text(".pane-pos")
         mark = page.locator(f'svg.field g.unit[data-unit="{rows[0].id}"]')
         if mark.get_attribute("visibility") != "hidden":
-            mark.locator("circle.body").click(force=True)
+            body = mark.locator("circle.body")
+            body.evaluate("c => c.scrollIntoView({block: 'center'})")  # clear of the sticky bar
+            body.click(force=True)
             assert page.inner_text(".pane .details h3").startswith(rows[0].name)
         shot = tmp_path / f"{stem}.png"
         page.screenshot(path=str(shot))
@@ -184,3 +186,24 @@ def test_diff_html_shows_both_battles_on_one_timeline_from_the_divergence(
             shown = shown_rows(page, f'.pane[data-pane="{k}"] ')
             assert shown == unit_rows_at(loaded, loaded.state_at(turn))
         assert v.errors == []
+
+
+def test_strikes_in_flight_are_drawn_along_their_route(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    """On the sea map a strike whose row has a route is drawn as a line and a plane, only then."""
+    loaded = api.load_replay(_replay("coral_sea-s1942"))
+    rs, sc = loaded.ruleset, loaded.scenario
+    with open_page(browser, pages["coral_sea-s1942"]) as v:
+        v.page.keyboard.press("Home")
+        seen = 0
+        for _event, state in loaded.fold():
+            flying = sorted(r.id for r in rs.units(sc, state) if r.route)
+            seen += len(flying)
+            drawn = v.page.eval_on_selector_all(
+                "svg.field .routes g.aloft", "gs => gs.map(g => g.dataset.unit)"
+            )
+            assert sorted(drawn) == flying
+            assert v.page.locator("svg.field .routes polyline").count() == len(flying)
+            v.page.keyboard.press("ArrowRight")
+        assert seen > 0 and v.errors == []

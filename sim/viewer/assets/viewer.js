@@ -54,6 +54,25 @@
       this.events.forEach((e, i) => e.units.forEach((u) => this.byUnit[u].push(i)));
       this.unitIndex = new Map(this.units.map((u, i) => [u.id, i]));
       this.cache = { p: -1, rows: null };
+      this.intern();
+    }
+    intern() {
+      // a row equal to the one before a keyframe becomes that same object, so the page
+      // can skip unchanged units by identity (also across turn boundaries)
+      const text = new WeakMap();
+      const key = (r) => {
+        if (!text.has(r)) text.set(r, JSON.stringify(r));
+        return text.get(r);
+      };
+      let cur = this.keyframes[0].rows.slice();
+      let i = 0;
+      for (const k of this.keyframes.slice(1)) {
+        for (; i < k.at; i += 1) for (const [u, row] of this.events[i].delta) cur[u] = row;
+        k.rows.forEach((row, u) => {
+          if (key(row) === key(cur[u])) k.rows[u] = cur[u];
+        });
+        cur = k.rows.slice();
+      }
     }
     index(turn, k) {
       // events applied at timeline point (turn, k): all earlier turns, then k of this one
@@ -108,15 +127,17 @@
       this.hi = bounds.map((b) => b[1]);
       const cols = this.hi[0] - this.lo[0] + 1;
       const rows = (this.hi[1] ?? 0) - (this.lo[1] ?? 0) + 1;
+      // fit the field in about 640 x 560 px, whatever its shape
       if (this.hex) {
-        this.s = Math.max(9, Math.min(30, 640 / (1.5 * cols + 0.5)));
+        this.s = Math.max(6, Math.min(30, 640 / (1.5 * cols + 0.5), 560 / (SQ3 * (rows + 0.5))));
         this.w = this.s * (1.5 * cols + 0.5);
         this.h = this.s * SQ3 * (rows + 0.5);
       } else {
-        const span = Math.max(this.hi[0] - this.lo[0], 1);
-        this.k = 640 / span;
-        this.w = 640 + 40;
-        this.h = Math.max((this.hi[1] ?? 0) - (this.lo[1] ?? 0), 1) * this.k + 40;
+        const spanX = Math.max(this.hi[0] - this.lo[0], 1);
+        const spanY = Math.max((this.hi[1] ?? 0) - (this.lo[1] ?? 0), 1);
+        this.k = Math.min(640 / spanX, 520 / spanY);
+        this.w = spanX * this.k + 40;
+        this.h = spanY * this.k + 40;
       }
       this.root = svg("svg", {
         class: "field",
@@ -129,6 +150,7 @@
       this.layer = svg("g", { class: "units" });
       this.root.append(this.routes, this.layer);
       this.marks = battle.units.map((u, i) => this.mark(u, i));
+      this.shown = [];
     }
     fit(pts) {
       const lo = [Infinity, Infinity];
@@ -164,13 +186,12 @@
     drawGround(sp) {
       const g = svg("g", { class: "ground" });
       if (this.hex) {
+        // one path for the whole grid: thousands of hexes cost one element, not thousands
+        const d = [];
         for (let c = this.lo[0]; c <= this.hi[0]; c += 1) {
-          for (let r = this.lo[1]; r <= this.hi[1]; r += 1) {
-            const poly = svg("polygon", { class: "hex", points: this.hexPath([c, r]) });
-            poly.append(svg("title", {}, `${c}, ${r}`));
-            g.append(poly);
-          }
+          for (let r = this.lo[1]; r <= this.hi[1]; r += 1) d.push(`M${this.hexPath([c, r]).replaceAll(" ", "L")}Z`);
         }
+        g.append(svg("path", { class: "hex", d: d.join("") }));
       } else {
         const step = niceStep((this.hi[0] - this.lo[0]) / 8);
         for (let v = Math.ceil(this.lo[0] / step) * step; v <= this.hi[0]; v += step) {
@@ -209,7 +230,7 @@
       return g;
     }
     size() {
-      return this.hex ? this.s : 12;
+      return this.hex ? this.s : Math.min(16, Math.max(9, 2.5 * this.k));
     }
     mark(u, i) {
       const g = svg("g", { class: `unit side-${u.sidex}`, "data-unit": u.id, "data-index": i });
@@ -232,8 +253,16 @@
       for (const members of stacks.values()) {
         members.forEach((u, k) => place.set(u, [k, members.length]));
       }
-      this.routes.replaceChildren();
-      rows.forEach((r, i) => this.update(i, r, place.get(i), selected === i));
+      const routes = rows.some((r, i) => r.route || this.shown[i]?.row.route);
+      if (routes) this.routes.replaceChildren();
+      rows.forEach((r, i) => {
+        const slot = place.get(i) ?? [0, 1];
+        const was = this.shown[i];
+        const same = was && was.row === r && was.slot.join() === slot.join() && was.chosen === (selected === i);
+        if (!same) this.update(i, r, slot, selected === i);
+        else if (routes && r.route) this.route(r.route, this.b.units[i]);
+        this.shown[i] = { row: r, slot, chosen: selected === i };
+      });
     }
     update(i, r, slot, chosen) {
       const g = this.marks[i];
@@ -314,6 +343,8 @@
       this.host = host;
       this.selected = null;
       this.turnShown = null;
+      this.tableShown = [];
+      this.scrolling = 0;
       this.p = -1;
       this.field = new Field(battle, $(".map", host));
       this.field.marks.forEach((g, i) => g.addEventListener("click", () => this.pickUnit(i)));
@@ -349,15 +380,22 @@
       this.p = p;
       const rows = this.b.rowsAt(p);
       this.field.show(rows, this.selected);
-      rows.forEach((r, i) => this.row(i, r));
+      rows.forEach((r, i) => {
+        const was = this.tableShown[i];
+        if (!was || was.row !== r || was.chosen !== (this.selected === i)) this.row(i, r);
+        this.tableShown[i] = { row: r, chosen: this.selected === i };
+      });
       const turn = this.b.turnAt(p);
       if (turn !== this.turnShown) this.narrate(turn);
       for (const li of this.list.querySelectorAll("li.current")) li.classList.remove("current");
       const cur = this.list.querySelector(`li[data-i="${p - 1}"]`);
       if (cur) {
         cur.classList.add("current");
-        const top = cur.offsetTop - this.list.clientHeight / 2;
-        this.list.scrollTop = Math.max(0, top); // scroll the list only, never the page
+        cancelAnimationFrame(this.scrolling);
+        this.scrolling = requestAnimationFrame(() => {
+          // scroll the list only, never the page; read layout once, after all writes
+          this.list.scrollTop = Math.max(0, cur.offsetTop - this.list.clientHeight / 2);
+        });
       }
       $(".pane-pos", this.host).textContent = this.where(p);
       for (const c of this.charts) this.cursor(c, turn);
