@@ -15,12 +15,11 @@ narrative still steps event by event.  The shipped battles are all far below it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.events import Event
-from engine.projection import Projection
 from sim.analysis import narrative_line
 from sim.api import LoadedReplay
 from sim.ruleset import Reading, UnitRow, headline
@@ -80,6 +79,7 @@ class _Fold:
 
     index: dict[str, int]
     rows: list[dict[str, Any]]
+    info: list[dict[str, Any]]
     keyframes: list[dict[str, Any]] = field(default_factory=list)
     seen: set[tuple[int, str]] = field(default_factory=set)
 
@@ -173,28 +173,35 @@ class BattleView:
     last: list[UnitRow]
 
 
-def battle_view(loaded: LoadedReplay, *, row_budget: int = ROW_BUDGET) -> BattleView:
-    """Fold a replay once into what its viewer needs (see the module docstring)."""
-    rs, sc = loaded.ruleset, loaded.scenario
-    projection = Projection(rs.initial_state(sc), rs.apply)
-    first = rs.units(sc, projection.state)
-    sides = {s: i for i, s in enumerate(dict.fromkeys(r.side for r in first))}
-    fold = _Fold({r.id: i for i, r in enumerate(first)}, [row_data(r) for r in first])
-    fold.keyframe(0)
-    names = [r.name for r in first]
-    per_event = len(first) * max(len(loaded.events), 1) <= row_budget
-    series = Series()
-    series.add(0, rs.measures(sc, projection.state))
-    events: list[dict[str, Any]] = []
-    details: list[str] = []
-    lines: dict[int, str | None] = {}
-    for i, event in enumerate(loaded.events):
-        line = narrative_line(loaded, projection.state, event)
-        lines[event.seq] = line
-        projection.apply(event)
-        turn_end = i + 1 == len(loaded.events) or loaded.events[i + 1].turn != event.turn
-        changed = fold.refresh(rs.units(sc, projection.state)) if per_event or turn_end else []
-        events.append(
+def _steps(loaded: LoadedReplay, state: Any) -> Iterator[tuple[Event, str | None, Any]]:
+    """Each event with its narrative line (told from the state before it) and the state after."""
+    previous: tuple[Event, str | None] | None = None
+    for event, before in loaded.fold(state=state):
+        if previous is not None:
+            yield *previous, before  # the shared state, now advanced past the previous event
+        previous = event, narrative_line(loaded, before, event)
+    if previous is not None:
+        yield *previous, state
+
+
+@dataclass
+class _Walk:
+    """What one pass over the events collects."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
+    lines: dict[int, str | None] = field(default_factory=dict)
+
+
+def _walk(loaded: LoadedReplay, state: Any, fold: _Fold, series: Series, per_event: bool) -> _Walk:
+    rs, sc, evs = loaded.ruleset, loaded.scenario, loaded.events
+    walk = _Walk()
+    names = [row["name"] for row in fold.info]
+    for i, (event, line, after) in enumerate(_steps(loaded, state)):
+        walk.lines[event.seq] = line
+        turn_end = i + 1 == len(evs) or evs[i + 1].turn != event.turn
+        changed = fold.refresh(rs.units(sc, after)) if per_event or turn_end else []
+        walk.events.append(
             {
                 "seq": event.seq,
                 "turn": event.turn,
@@ -207,34 +214,54 @@ def battle_view(loaded: LoadedReplay, *, row_budget: int = ROW_BUDGET) -> Battle
                 "key": _key(event, changed, fold, names),
             }
         )
-        details.append(json.dumps(event.model_dump(mode="json"), sort_keys=True))
+        walk.details.append(json.dumps(event.model_dump(mode="json"), sort_keys=True))
         if turn_end:
             fold.keyframe(i + 1)
-            series.add(event.turn, rs.measures(sc, projection.state))
-    outcome = rs.outcome(sc, projection.state)
-    header = loaded.replay.header
+            series.add(event.turn, rs.measures(sc, after))
+    return walk
+
+
+def _meta(loaded: LoadedReplay, state: Any, walk: _Walk, per_event: bool) -> dict[str, Any]:
+    rs, header = loaded.ruleset, loaded.replay.header
+    outcome = rs.outcome(loaded.scenario, state)
+    return {
+        "title": loaded.scenario.name,
+        "ruleset": header.ruleset,
+        "seed": header.seed,
+        "replay": str(loaded.replay.path),
+        "events": len(loaded.events),
+        "turn_name": rs.turn_name,
+        "headline": headline(rs, outcome, reason=False),
+        "reason": outcome.reason,
+        "summary": rs.summary(outcome),
+        "frames": "event" if per_event else "turn",
+        "fork": _fork(loaded, walk.lines),
+    }
+
+
+def battle_view(loaded: LoadedReplay, *, row_budget: int = ROW_BUDGET) -> BattleView:
+    """Fold a replay once into what its viewer needs (see the module docstring)."""
+    rs, sc = loaded.ruleset, loaded.scenario
+    state = rs.initial_state(sc)
+    first = rs.units(sc, state)
+    sides = {s: i for i, s in enumerate(dict.fromkeys(r.side for r in first))}
+    info = _unit_info(first, sides)
+    fold = _Fold({r.id: i for i, r in enumerate(first)}, [row_data(r) for r in first], info)
+    fold.keyframe(0)
+    series = Series()
+    series.add(0, rs.measures(sc, state))
+    per_event = len(first) * max(len(loaded.events), 1) <= row_budget
+    walk = _walk(loaded, state, fold, series, per_event)  # advances ``state`` to the end
     data = {
-        "meta": {
-            "title": sc.name,
-            "ruleset": header.ruleset,
-            "seed": header.seed,
-            "replay": str(loaded.replay.path),
-            "events": len(loaded.events),
-            "turn_name": rs.turn_name,
-            "headline": headline(rs, outcome, reason=False),
-            "reason": outcome.reason,
-            "summary": rs.summary(outcome),
-            "frames": "event" if per_event else "turn",
-            "fork": _fork(loaded, lines),
-        },
+        "meta": _meta(loaded, state, walk, per_event),
         "space": rs.space(sc).model_dump(mode="json"),
         "sides": [
             {"id": s, "name": next(r.side_name for r in first if r.side == s), "index": k}
             for s, k in sides.items()
         ],
-        "units": _unit_info(first, sides),
+        "units": info,
         "keyframes": fold.keyframes,
-        "events": events,
-        "detail_json": details,
+        "events": walk.events,
+        "detail_json": walk.details,
     }
-    return BattleView(data, series, first, rs.units(sc, projection.state))
+    return BattleView(data, series, first, rs.units(sc, state))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.projection import Projection
 from sim import api
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,13 +18,13 @@ def test_an_airborne_strike_has_a_route_from_its_deck_to_its_target_and_no_hex()
         tf.at for s in sc.sides for tf in s.task_forces if spec.origin in {x.id for x in tf.ships}
     )
     target = next(tf.at for s in sc.sides for tf in s.task_forces if tf.id == spec.target)
-    projection = Projection(rs.initial_state(sc), rs.apply)
     routes = []
-    for event in loaded.events:
-        projection.apply(event)
-        row = next(r for r in rs.units(sc, projection.state) if r.id == "lex_strike")
+    for _event, state in loaded.fold():
+        row = next(r for r in rs.units(sc, state) if r.id == "lex_strike")
         assert row.position is None
         routes.append((row.status, row.route))
     assert (["airborne"], [home, target]) in routes
     assert all(route is None for status, route in routes if status != ["airborne"])
-    assert routes[0] == (["planned"], None) and routes[-1][1] is None
+    assert routes[0] == (["planned"], None)
+    last = next(r for r in rs.units(sc, loaded.state_at()) if r.id == "lex_strike")
+    assert last.route is None and last.status == ["recovered"]

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from engine.projection import Projection
 from sim import api
 from sim.cli import cli
 from sim.viewer import report_html
@@ -104,23 +103,19 @@ def test_keyframes_are_the_rulesets_rows_at_each_turn_end(stem: str) -> None:
 
 
 @pytest.mark.parametrize("stem", ["stone_wall-s1862", "tavern_brawl-s377", "carrier_duel-s688"])
-def test_keyframe_plus_changes_is_the_state_after_every_event(stem: str) -> None:
-    """Per-event changes replayed from each keyframe give the fold's rows after every event."""
+def test_keyframe_plus_changes_is_the_state_before_every_event(stem: str) -> None:
+    """Per-event changes replayed from each keyframe give the fold's rows at every event."""
     loaded = api.load_replay(ROOT / "replays" / f"{stem}.jsonl")
     data = json.loads(json.dumps(battle_view(loaded).data))
+    frames = {k["at"]: k["rows"] for k in data["keyframes"]}
     rs, sc = loaded.ruleset, loaded.scenario
-    projection = Projection(rs.initial_state(sc), rs.apply)
     rows: list[Any] = []
-    for i, event in enumerate(loaded.events):
-        frame = next((k for k in data["keyframes"] if k["at"] == i), None)
-        rows = list(frame["rows"]) if frame is not None else rows
+    for i, (event, before) in enumerate(loaded.fold()):
+        rows = list(frames[i]) if i in frames else rows
+        want = [row_data(r) for r in rs.units(sc, before)]
+        assert rows == json.loads(json.dumps(want)), f"before seq {event.seq}"
         for u, row in data["events"][i]["delta"]:
             rows[u] = row
-        projection.apply(event)
-        nxt = next((k for k in data["keyframes"] if k["at"] == i + 1), None)
-        got = nxt["rows"] if nxt is not None else rows
-        want = [row_data(r) for r in rs.units(sc, projection.state)]
-        assert got == json.loads(json.dumps(want)), f"after seq {event.seq}"
 
 
 def test_large_data_is_embedded_gzip_and_decodes_to_the_same_battle() -> None:
