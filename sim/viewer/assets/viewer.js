@@ -344,6 +344,7 @@
       this.selected = null;
       this.turnShown = null;
       this.tableShown = [];
+      this.changed = new Set((battle.meta.fork?.changes ?? []).map((c) => c.seq));
       this.scrolling = 0;
       this.p = -1;
       this.field = new Field(battle, $(".map", host));
@@ -414,6 +415,7 @@
       live[1].textContent = `${fmt(r.str)} / ${fmt(u.initial.value)} ${u.initial.unit}`;
       live[2].textContent = r.status.join(", ");
       live[3].textContent = Object.entries(r.details || {}).map(([k, v]) => `${k} ${typeof v === "object" ? JSON.stringify(v) : fmt(v)}`).join("; ");
+      live[3].title = live[3].textContent;
       tr.dataset.pos = r.pos === null ? "" : r.pos.join(",");
       tr.classList.toggle("selected", this.selected === i);
       tr.classList.toggle("gone", r.pos === null);
@@ -427,7 +429,8 @@
       const items = [];
       for (let i = first; i < first + count; i += 1) {
         const e = b.events[i];
-        const li = el("li", { "data-i": i, "data-seq": e.seq, class: e.key ? "key" : "" });
+        const cls = [e.key ? "key" : "", this.changed.has(e.seq) ? "changed" : ""].join(" ").trim();
+        const li = el("li", { "data-i": i, "data-seq": e.seq, class: cls });
         li.append(el("span", { class: "seq" }, `[${e.seq}]`), document.createTextNode(" " + this.told(e)));
         li.addEventListener("click", () => this.pickEvent(i, true));
         items.push(li);
@@ -475,7 +478,7 @@
       const ol = el("ol", { class: "history" });
       for (const j of this.b.byUnit[i].slice(0, 400)) {
         const e = this.b.events[j];
-        const li = el("li", { "data-i": j }, `[${e.seq}] ${this.b.meta.turn_name} ${e.turn}: ${this.told(e)}`);
+        const li = el("li", { "data-i": j }, `[${e.seq}] ${this.told(e)}`);
         li.addEventListener("click", () => this.pickEvent(j, true));
         ol.append(li);
       }
