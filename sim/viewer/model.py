@@ -14,7 +14,6 @@ narrative still steps event by event.  The shipped battles are all far below it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,9 +43,8 @@ def row_data(row: UnitRow) -> dict[str, Any]:
         "status": list(row.status),
         "details": row.details,
     }
-    route = getattr(row, "route", None)
-    if route:
-        out["route"] = [list(p) for p in route]
+    if row.route:
+        out["route"] = [list(p) for p in row.route]
     return out
 
 
@@ -214,7 +212,7 @@ def _walk(loaded: LoadedReplay, state: Any, fold: _Fold, series: Series, per_eve
                 "key": _key(event, changed, fold, names),
             }
         )
-        walk.details.append(json.dumps(event.model_dump(mode="json"), sort_keys=True))
+        walk.details.append(event.model_dump_json())
         if turn_end:
             fold.keyframe(i + 1)
             series.add(event.turn, rs.measures(sc, after))
