@@ -207,3 +207,26 @@ def test_strikes_in_flight_are_drawn_along_their_route(
             assert v.page.locator("svg.field .routes polyline").count() == len(flying)
             v.page.keyboard.press("ArrowRight")
         assert seen > 0 and v.errors == []
+
+
+def test_space_plays_and_pauses_and_the_buttons_step(browser: Any, pages: dict[str, Path]) -> None:
+    """Space plays until paused again; the ▶ and turn ▶▶ buttons step like → and PgDn."""
+    loaded = api.load_replay(_replay("tavern_brawl-s377"))
+    with open_page(browser, pages["tavern_brawl-s377"]) as v:
+        page = v.page
+        page.keyboard.press("Home")
+        page.keyboard.press(" ")
+        assert page.inner_text("#play") == "❚❚ pause"
+        page.wait_for_function("Number(document.body.dataset.position) >= 3")
+        page.keyboard.press(" ")
+        assert page.inner_text("#play") == "▶ play"
+        page.keyboard.press("Home")
+        page.click('[data-act="next"]')
+        assert page.get_attribute("body", "data-position") == "1"
+        page.click('[data-act="nextturn"]')
+        first = turns_of(loaded)[0]
+        assert page.get_attribute("body", "data-turn") == str(first)
+        assert shown_rows(page) == unit_rows_at(loaded, loaded.state_at(first))
+        page.keyboard.press("End")  # a key after a click still moves the timeline
+        assert page.get_attribute("body", "data-position") == str(len(loaded.events))
+        assert v.errors == []

@@ -620,7 +620,12 @@
         nextturn: () => this.nextTurn(),
         last: () => this.go(this.points.length - 1),
       };
-      for (const b of document.querySelectorAll("[data-act]")) b.addEventListener("click", act[b.dataset.act]);
+      for (const b of document.querySelectorAll("[data-act]")) {
+        b.addEventListener("click", () => {
+          act[b.dataset.act]();
+          b.blur(); // keys go to the timeline, not to a focused button
+        });
+      }
       const keys = { ArrowLeft: "prev", ArrowRight: "next", PageUp: "prevturn", PageDown: "nextturn", Home: "first", End: "last", " ": "play" };
       document.addEventListener("keydown", (ev) => {
         const tag = ev.target.tagName;
