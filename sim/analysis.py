@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from engine.events import Event, Override
+from engine.events import Event, Override, Snapshot, TurnEnded
 from sim.api import LoadedReplay
 from sim.contract import Reading
 
@@ -80,6 +80,8 @@ def _line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
     if isinstance(event, Override):
         turn = loaded.ruleset.turn_name.capitalize()
         return f"{turn} {event.turn} — counterfactual: {event.path} set to {event.value!r}"
+    if isinstance(event, TurnEnded | Snapshot):
+        return None  # the engine's bookkeeping: nothing happened on the field
     line = loaded.ruleset.narrate(loaded.scenario, state, event)
     fork = header_fork.chain().get(event.seq) if header_fork is not None else None
     if line is not None and fork is not None and fork.event:
