@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from sim.api import LoadedReplay
-from sim.viewer.model import BattleView, battle_view
+from sim.viewer.model import ViewData, battle_view
 from sim.viewer.page import write_atomic
 from sim.viewer.report import diff_html, report_page
 
@@ -28,7 +28,7 @@ def _stem(scope: str, measure: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", f"{scope}_{measure}".lower()).strip("_")
 
 
-def write_png_charts(view: BattleView, png_dir: Path) -> list[Path]:
+def write_png_charts(view: ViewData, png_dir: Path) -> list[Path]:
     """Each chart of the page as ``<scope>_<measure>.png`` in ``png_dir``; the files written."""
     import matplotlib  # noqa: PLC0415 - heavy, only for --png
 

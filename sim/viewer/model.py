@@ -23,7 +23,7 @@ from sim.analysis import narrative_line
 from sim.api import LoadedReplay
 from sim.ruleset import Reading, UnitRow, headline
 
-__all__ = ["ROW_BUDGET", "SIDE_COLOURS", "BattleView", "Series", "battle_view", "row_data"]
+__all__ = ["ROW_BUDGET", "SIDE_COLOURS", "Series", "ViewData", "battle_view", "row_data"]
 
 ROW_BUDGET = 500_000
 """Unit rows (units x events) computed per event at most; above it, per turn only."""
@@ -161,7 +161,7 @@ def _fork(loaded: LoadedReplay, lines: dict[int, str | None]) -> dict[str, Any] 
 
 
 @dataclass(frozen=True)
-class BattleView:
+class ViewData:
     """One battle as the page shows it: the embedded data, chart series, first and last rows."""
 
     data: dict[str, Any]
@@ -237,7 +237,7 @@ def _meta(loaded: LoadedReplay, state: Any, walk: _Walk, per_event: bool) -> dic
     }
 
 
-def battle_view(loaded: LoadedReplay, *, row_budget: int = ROW_BUDGET) -> BattleView:
+def battle_view(loaded: LoadedReplay, *, row_budget: int = ROW_BUDGET) -> ViewData:
     """Fold a replay once into what its viewer needs (see the module docstring)."""
     rs, sc = loaded.ruleset, loaded.scenario
     state = rs.initial_state(sc)
@@ -262,4 +262,4 @@ def battle_view(loaded: LoadedReplay, *, row_budget: int = ROW_BUDGET) -> Battle
         "events": walk.events,
         "detail_json": walk.details,
     }
-    return BattleView(data, series, first, rs.units(sc, state))
+    return ViewData(data, series, first, rs.units(sc, state))

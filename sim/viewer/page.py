@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.viewer.charts import chart_svgs
-from sim.viewer.model import SIDE_COLOURS, BattleView
+from sim.viewer.model import SIDE_COLOURS, ViewData
 
 __all__ = ["GZIP_ABOVE", "PaneSpec", "embed", "render_page", "write_atomic"]
 
@@ -34,7 +34,7 @@ GZIP_ABOVE = 256 * 1024
 class PaneSpec:
     """One battle on the page, with the title of its pane."""
 
-    view: BattleView
+    view: ViewData
     title: str
 
 
@@ -56,13 +56,13 @@ def embed(data: dict[str, Any], pane: int, gzip_above: int = GZIP_ABOVE) -> str:
     return f'<script type="application/json" class="battle-data" data-pane="{pane}">{safe}</script>'
 
 
-def _colours(view: BattleView) -> dict[str, str]:
+def _colours(view: ViewData) -> dict[str, str]:
     """Subject (side or unit id) → its side's colour."""
     side = {s["id"]: SIDE_COLOURS[s["index"] % len(SIDE_COLOURS)] for s in view.data["sides"]}
     return {**side, **{u["id"]: side[u["side"]] for u in view.data["units"]}}
 
 
-def _key_events(view: BattleView) -> str:
+def _key_events(view: ViewData) -> str:
     word = view.data["meta"]["turn_name"]
     items = [
         f'<li><a href="#" data-event="{i}">[seq {e["seq"]}] {word} {e["turn"]}: '
@@ -73,7 +73,7 @@ def _key_events(view: BattleView) -> str:
     return f'<ol class="key-events">{"".join(items)}</ol>' if items else "<p>None.</p>"
 
 
-def _casualties(view: BattleView) -> str:
+def _casualties(view: ViewData) -> str:
     last = {r.id: r for r in view.last}
     head = (
         "<tr><th>unit</th><th>side</th><th>start</th><th>end</th><th>lost</th><th>status</th></tr>"

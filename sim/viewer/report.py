@@ -8,13 +8,13 @@ from typing import Any
 
 from sim.api import LoadedReplay
 from sim.diff import diff_replays
-from sim.viewer.model import ROW_BUDGET, BattleView, battle_view
+from sim.viewer.model import ROW_BUDGET, ViewData, battle_view
 from sim.viewer.page import GZIP_ABOVE, PaneSpec, render_page
 
 __all__ = ["diff_html", "fork_banner", "report_html", "report_page"]
 
 
-def _header(view: BattleView) -> str:
+def _header(view: ViewData) -> str:
     m = view.data["meta"]
     frames = (
         ""
@@ -35,7 +35,7 @@ def _value(v: Any) -> str:
     return escape(repr(v))
 
 
-def fork_banner(view: BattleView) -> str:
+def fork_banner(view: ViewData) -> str:
     """The "what if" banner of a forked battle, naming each changed event; '' otherwise."""
     fork = view.data["meta"]["fork"]
     if fork is None:
@@ -63,8 +63,8 @@ def report_html(
     return report_page(battle_view(loaded, row_budget=row_budget), gzip_above=gzip_above)
 
 
-def report_page(view: BattleView, *, gzip_above: int = GZIP_ABOVE) -> str:
-    """The viewer page of one battle already folded into a :class:`BattleView`."""
+def report_page(view: ViewData, *, gzip_above: int = GZIP_ABOVE) -> str:
+    """The viewer page of one battle already folded into a :class:`ViewData`."""
     banner = fork_banner(view)
     return render_page(
         f"{view.data['meta']['title']} — battlesim",
@@ -75,7 +75,7 @@ def report_page(view: BattleView, *, gzip_above: int = GZIP_ABOVE) -> str:
     )
 
 
-def _diff_banner(d: dict[str, Any], a: BattleView, b: BattleView) -> str:
+def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
     if d["identical"]:
         return '<div class="banner diff"><b>Identical</b> — the two battles do not differ.</div>'
     if d["mode"] == "same":
