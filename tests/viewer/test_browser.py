@@ -182,9 +182,15 @@ def test_diff_html_shows_both_battles_on_one_timeline_from_the_divergence(
         page.keyboard.press("PageDown")
         page.keyboard.press("PageDown")
         assert page.get_attribute("body", "data-turn") == str(turn)
-        for k, loaded in enumerate((a, b)):
-            shown = shown_rows(page, f'.pane[data-pane="{k}"] ')
-            assert shown == unit_rows_at(loaded, loaded.state_at(turn))
+        rows = [unit_rows_at(loaded, loaded.state_at(turn)) for loaded in (a, b)]
+        for k in (0, 1):
+            assert shown_rows(page, f'.pane[data-pane="{k}"] ') == rows[k]
+            marked = page.eval_on_selector_all(
+                f'.pane[data-pane="{k}"] .units-table tr.differs',
+                "rs => rs.map(r => r.dataset.unit)",
+            )
+            assert sorted(marked) == sorted(u for u in rows[0] if rows[0][u] != rows[1][u])
+        assert marked  # the fork has changed something by then
         assert v.errors == []
 
 

@@ -572,11 +572,28 @@
       const [t, k] = this.points[this.i];
       this.slider.value = String(this.i);
       this.panes.forEach((p) => p.show(t === 0 ? 0 : p.b.index(t, k)));
+      if (this.panes.length === 2) this.contrast();
       document.body.dataset.position = String(this.i);
       document.body.dataset.turn = String(t);
       const name = this.battles[0].meta.turn_name;
       const end = this.ends.includes(this.i);
       $("#where").textContent = this.i === 0 ? "start" : `${name} ${t}${end ? " (end)" : ""} · step ${this.i} of ${this.points.length - 1}`;
+    }
+    contrast() {
+      // side by side: mark each unit whose place, strength or status differs from the other pane
+      const [a, b] = this.panes.map((p) => {
+        const rows = p.b.rowsAt(p.p);
+        return new Map(p.b.units.map((u, i) => [u.id, JSON.stringify([rows[i].pos, rows[i].str, rows[i].status])]));
+      });
+      this.panes.forEach((p, side) => {
+        const other = side === 0 ? b : a;
+        const mine = side === 0 ? a : b;
+        p.b.units.forEach((u, i) => {
+          const differs = mine.get(u.id) !== other.get(u.id);
+          p.cells[i].tr.classList.toggle("differs", differs);
+          p.field.marks[i].classList.toggle("differs", differs);
+        });
+      });
     }
     gotoTurnEnd(turn) {
       const i = this.ends.find((e) => e > 0 && this.points[e][0] >= turn);
