@@ -41,7 +41,7 @@ def folder(tmp_path: Path) -> Path:
          ["6: factors.0: options.fire_hcv: a range in a grid design needs 'levels'"]),
         (GOOD.replace("stone_wall.yaml", "nowhere.yaml"), ["2: scenario: no file "]),
         (GOOD + "design: lhs\n", ["7: design: design lhs needs 'points' (how many design points)"]),
-        (GOOD + "points: 4\n", ["7: points: 'points' applies to design lhs"]),
+        (GOOD + "points: 4\n", ["7: points: 'points' applies to designs lhs, morris and sobol"]),
         (GOOD.replace("scenario: stone_wall.yaml", "description: none"),
          ["1: name the 'scenario' (or 'campaign') file to run"]),
         ("name: [unclosed\n", ["2: not valid YAML: "]),
