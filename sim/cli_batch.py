@@ -26,6 +26,7 @@ from sim.batch.store import Store, StoreError
 from sim.batch.study import DB_NAME, RunOptions, StudyError, StudyIncomplete, run_study
 from sim.batch.summary import format_summary
 from sim.batch.target import Target, load_campaign, load_target
+from sim.batch.wide import export_wide
 from sim.cli import cli
 from sim.loader import ScenarioError
 from sim.ruleset import headline
@@ -374,13 +375,13 @@ def rerun_command(study_dir: str, run_id: int, out: str | None) -> None:
         click.echo(f"Replay: {path}")
 
 
-def _export(folder: Path, fmt: str, dest: Path) -> None:
+def _export(folder: Path, fmt: str, dest: Path, wide: bool = False) -> None:
     try:
         store = Store.open(folder / DB_NAME, read_only=True)
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     try:
-        for path in store.export(dest, fmt):
+        for path in [export_wide(store, dest, fmt)] if wide else store.export(dest, fmt):
             click.echo(f"Wrote {path}")
     finally:
         store.close()
@@ -397,9 +398,15 @@ def _export(folder: Path, fmt: str, dest: Path) -> None:
     default=None,
     help="Folder for the files (default: DIR/export).",
 )
-def export(study_dir: str, fmt: str, out: str | None) -> None:
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Write runs_wide only: one row per run, each factor a typed column named by its path.",
+)
+def export(study_dir: str, fmt: str, out: str | None, wide: bool) -> None:
     """Export the tables of the study in DIR (study, points, runs, unit_finals), ordered by key."""
-    _export(Path(study_dir), fmt, Path(out) if out is not None else Path(study_dir) / "export")
+    dest = Path(out) if out is not None else Path(study_dir) / "export"
+    _export(Path(study_dir), fmt, dest, wide)
 
 
 @cli.command()
