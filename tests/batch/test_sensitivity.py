@@ -23,7 +23,8 @@ from SALib.sample import sobol as sobol_sample  # type: ignore[import-untyped]
 from sim.batch.design import DesignError, Factor, design_points
 from sim.batch.seeds import derived_seed
 from sim.batch.sensitivity import RESAMPLES, unit_sample
-from tests.batch.helpers import STONE_WALL, invoke, tables
+from sim.batch.spec import load_study
+from tests.batch.helpers import SCENARIOS, STONE_WALL, invoke, tables
 
 FACTORS = [
     Factor(path="map.terrain.0.cover", range=(-50, -20), type="int"),
@@ -137,3 +138,29 @@ def test_sobol_indices_are_salibs_on_the_point_means(tmp_path: Path) -> None:
     for i, ix in enumerate(entry["indices"]):
         for key in ("S1", "S1_conf", "ST", "ST_conf"):
             assert ix[key] == pytest.approx(float(expected[key][i]), rel=1e-12, abs=1e-12)
+
+
+def test_the_shipped_sobol_study_file_is_16_base_samples_of_three_factors() -> None:
+    """scenarios/stone_wall_sobol.yaml: 16 × (3 + 2) = 80 points, CRN, the three factors."""
+    spec = load_study(SCENARIOS / "stone_wall_sobol.yaml")
+    assert (spec.plan.design, spec.plan.points, spec.plan.crn) == ("sobol", 16, True)
+    assert [f.path for f in spec.plan.factors] == [
+        "map.terrain.0.cover",
+        "options.fire_hcv",
+        "sides.csa.units.cobb.strength",
+    ]
+    assert len(spec.plan.design_points()) == 80
+
+
+def test_a_study_file_refuses_a_sobol_design_without_a_power_of_two(tmp_path: Path) -> None:
+    """design: sobol with points: 12 is refused as file:line: points: message, exit 2."""
+    study = tmp_path / "s.yaml"
+    study.write_text(
+        f"scenario: {STONE_WALL}\nreplications: 2\ndesign: sobol\npoints: 12\n"
+        "factors:\n  - {path: options.fire_hcv, range: [15, 35]}\n"
+    )
+    result = invoke("study", study)
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        f"{study}:4: points: a sobol design needs a power of two (base samples)"
+    )
