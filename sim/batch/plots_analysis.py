@@ -22,7 +22,10 @@ from matplotlib.figure import Figure
 from sim.batch.labels import measure_label
 from sim.batch.plotting import COLOURS, key_legend, point_keys, save, wrap
 
-__all__ = ["paired_plot", "sensitivity_plot"]
+__all__ = ["MAX_PAIRED", "paired_plot", "sensitivity_plot"]
+
+MAX_PAIRED = 40
+"""Design points drawn in ``paired.png``; a larger design's comparisons are in summary.json."""
 
 
 def _panels(n: int) -> tuple[int, int]:
@@ -58,8 +61,8 @@ def _forest(ax: Axes, rows: list[dict[str, Any]], keys: dict[int, str], colour: 
 def paired_plot(summary: dict[str, Any], path: Path) -> Path | None:
     """Forest plot of every comparison with the baseline; None when there is none."""
     rows = summary.get("comparisons") or []
-    if not rows:
-        return None
+    if not rows or len(summary["points"]) > MAX_PAIRED:
+        return None  # beyond a few dozen points a forest plot is unreadable: summary.json has them
     pts = summary["points"]
     names = {sid: w["name"] for sid, w in pts[0]["win"].items()}
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}

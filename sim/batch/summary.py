@@ -196,6 +196,7 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
             lines.append(f"  failed ×{n}: {error}")
         lines.extend(_stop_lines(pt, summary["study"]["until_ci"]))
     lines.extend(_comparison_lines(summary))
+    lines.extend(_sensitivity_lines(summary))
     if summary.get("unmet_targets"):
         unmet = ", ".join(str(p) for p in summary["unmet_targets"])
         w = summary["study"]["until_ci"]
@@ -254,4 +255,35 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
                 f"  sd {f.format(v['paired_sd'])} paired vs {f.format(v['unpaired_sd'])} unpaired"
             )
         lines.append(text)
+    return lines
+
+
+def _index_text(method: str, ix: dict[str, Any]) -> str:
+    def f(x: float | None) -> str:
+        return "    –" if x is None else f"{x:6.3f}"
+
+    if method == "sobol":
+        return f"S1 {f(ix['S1'])} ± {f(ix['S1_conf'])}   ST {f(ix['ST'])} ± {f(ix['ST_conf'])}"
+    return f"μ* {f(ix['mu_star'])} ± {f(ix['mu_star_conf'])}   σ {f(ix['sigma'])}   μ {f(ix['mu'])}"
+
+
+def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:
+    sens = summary.get("sensitivity")
+    if not sens:
+        return []
+    names = {sid: w["name"] for sid, w in summary["points"][0]["win"].items()}
+    if sens["method"] == "sobol":
+        head = f"Sobol' indices ({sens['base_samples']} base samples, "
+    else:
+        head = f"Morris elementary effects ({sens['base_samples']} trajectories, "
+    lines = [head + f"{sens['design_points']} points; ± is the 95 % bootstrap half-width):"]
+    width = max((len(ix["factor"]) for m in sens["measures"] for ix in m["indices"]), default=10)
+    for m in sens["measures"]:
+        label = measure_label(names.get(m["side"], m["side"]), m["measure"])
+        if m.get("error"):
+            lines.append(f"  {label}: {m['error']}")
+            continue
+        lines.append(f"  {label}:")
+        for ix in m["indices"]:
+            lines.append(f"    {ix['factor']:<{width}}  {_index_text(sens['method'], ix)}")
     return lines

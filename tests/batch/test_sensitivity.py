@@ -123,7 +123,12 @@ def test_sobol_study_resumes_after_sigkill_to_identical_indices(tmp_path: Path) 
 
 def test_sobol_indices_are_salibs_on_the_point_means(tmp_path: Path) -> None:
     """S1/ST per measure equal SALib's sobol.analyze of each point's mean, same seed."""
-    assert invoke("batch", STONE_WALL, "--out", tmp_path, "--jobs", "1", *ARGS).exit_code == 0
+    result = invoke("batch", STONE_WALL, "--out", tmp_path, "--jobs", "1", *ARGS)
+    assert result.exit_code == 0, result.output
+    assert "Sobol' indices (4 base samples, 20 points; ± is the 95 % bootstrap half-width):" in (
+        result.output
+    )
+    assert "  Confederate win rate:\n    map.terrain.0.cover            S1 " in result.output
     sens = json.loads((tmp_path / "summary.json").read_text())["sensitivity"]
     assert (sens["method"], sens["base_samples"], sens["design_points"]) == ("sobol", 4, 20)
     runs = tables(tmp_path)["runs"]
