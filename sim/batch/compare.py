@@ -25,7 +25,7 @@ from typing import Any
 
 from sim.batch.store import Store, quote
 
-__all__ = ["Moments", "compare", "measures", "paired_interval", "welch_interval"]
+__all__ = ["Moments", "compare", "measures", "paired_interval", "per_point", "welch_interval"]
 
 CONFIDENCE = 0.95
 
@@ -92,7 +92,7 @@ def _escape(text: str) -> str:
     return text.replace("'", "''")
 
 
-def _per_point(store: Store, expr: str) -> dict[int, Moments]:
+def per_point(store: Store, expr: str) -> dict[int, Moments]:
     rows = store.con.execute(
         f"SELECT point, count(x), coalesce(sum(x), 0), coalesce(sum(x * x), 0) "
         f"FROM (SELECT point, ({expr})::HUGEINT AS x FROM runs WHERE status = 'done') "
@@ -137,7 +137,7 @@ def compare(store: Store, baseline: int) -> tuple[list[dict[str, Any]], list[dic
     comparisons: list[dict[str, Any]] = []
     variance: list[dict[str, Any]] = []
     for side, measure, expr in measures(store):
-        single = _per_point(store, expr)
+        single = per_point(store, expr)
         pairs = _paired(store, expr, baseline) if crn else {}
         b = single.get(baseline, Moments(0, 0, 0))
         for p in range(npoints):

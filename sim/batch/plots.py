@@ -24,6 +24,7 @@ from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from sim.batch.labels import loss_label
 from sim.batch.plots_analysis import paired_plot, sensitivity_plot
@@ -140,6 +141,7 @@ def _losses(store: Store, summary: dict[str, Any], path: Path) -> Path | None:
             )  # fmt: skip
         ax.set_title(wrap(f"{names.get(sid, sid)}: {loss_label(kind)}", 45), fontsize=10)
         ax.set_xlabel(loss_label(kind))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # losses are counts
         ax.set_ylabel("runs")
         if per_point and i == 0:
             ax.legend(fontsize=7, frameon=False)
@@ -233,7 +235,7 @@ def _convergence(store: Store, summary: dict[str, Any], path: Path) -> Path:
     wide = len(summary["points"]) > 1
     fig = Figure(figsize=(10.0 if wide else 7.0, 4.2), layout="constrained")
     ax = fig.add_subplot()
-    keys, legend = point_keys(summary["points"])
+    keys, legend = point_keys(pts)
     for i, pt in enumerate(pts):
         step = max(1, pt["done"] // 400)
         series = _running(store, side, pt["point"], step)
@@ -252,13 +254,14 @@ def _convergence(store: Store, summary: dict[str, Any], path: Path) -> Path:
         ax.fill_between(ns, [v.low for v in iv], [v.high for v in iv], color=colour, alpha=0.12)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("replications")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(f"{name} win rate so far")
     shown = "" if len(summary["points"]) <= MAX_SERIES else f" (first {MAX_SERIES} points)"
     ax.set_title(wrap(f"Running win rate of {name}, with 95 % band{shown}", 70))
     ax.grid(alpha=0.3)
     if len(summary["points"]) > 1:
         ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        key_legend(fig, legend[:MAX_SERIES])
+        key_legend(fig, legend)
     return _save(fig, path)
 
 

@@ -124,7 +124,7 @@ def analyse(store: Any, meta: dict[str, Any]) -> dict[str, Any]:
     Raises:
         DesignError: the stored design points are not the design's (a changed SALib).
     """
-    from sim.batch.compare import _per_point, measures  # noqa: PLC0415
+    from sim.batch.compare import measures, per_point  # noqa: PLC0415
 
     method: Method = meta["design"]
     factors = [Factor.model_validate(f) for f in meta["factors"]]
@@ -144,7 +144,7 @@ def analyse(store: Any, meta: dict[str, Any]) -> dict[str, Any]:
         "measures": [],
     }
     for side, measure, expr in measures(store):
-        per = _per_point(store, expr)
+        per = per_point(store, expr)
         y = np.array([per[i].mean if i in per else math.nan for i in range(len(mapped))])
         entry: dict[str, Any] = {"side": side, "measure": measure}
         if np.isnan(y).any():
