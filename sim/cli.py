@@ -18,6 +18,7 @@ from engine.reader import ReplayError
 from sim import analysis, api
 from sim.loader import ScenarioError, load_scenario
 from sim.schema import scenario_json_schema
+from sim.table import render_units
 
 __all__ = ["cli", "main"]
 
@@ -151,7 +152,11 @@ def verify(replay: str) -> None:
     help="State at the end of this turn (0: the start); with --events, that turn's events.",
 )
 @click.option("--events", "narrate", is_flag=True, help="Narrate the events turn by turn.")
-@click.option("--unit", default=None, help="With --events: only events naming this unit id.")
+@click.option(
+    "--unit",
+    default=None,
+    help="Only this unit id: its row of the state; with --events, the events naming it.",
+)
 @click.option("--seqs", is_flag=True, help="With --events: start each line with its [seq N].")
 @click.option(
     "--type",
@@ -181,23 +186,21 @@ def show(
     last = loaded.events[-1].turn if loaded.events else 0
     if turn is not None and turn > last:
         _bad_input(f"battlesim: error: --turn {turn}: the battle ended at turn {last}")
+    if unit is not None and unit not in {r.id for r in rs.units(sc, rs.initial_state(sc))}:
+        _bad_input(f"battlesim: error: --unit: no unit {unit!r} in this battle")
     if narrate:
-        if unit is not None and unit not in _unit_ids(rs.snapshot(rs.initial_state(sc))):
-            _bad_input(f"battlesim: error: --unit: no unit {unit!r} in this battle")
         for event, line in analysis.narrative(loaded, turn=turn, unit=unit, types=types):
             click.echo(f"[seq {event.seq}] {line}" if seqs else line)
         return
     state = loaded.state_at(turn)
-    label = f"end of turn {turn}" if turn is not None else f"end of battle (turn {last})"
+    word = rs.turn_name
+    label = f"end of {word} {turn}" if turn is not None else f"end of battle ({word} {last})"
     click.echo(f"{sc.name} — {label}")
-    click.echo(rs.render_state(sc, state))
-
-
-def _unit_ids(snapshot: dict[str, Any]) -> set[str]:
-    units = snapshot.get("units", [])
-    if isinstance(units, dict):
-        return set(units)
-    return {u["id"] for u in units if isinstance(u, dict) and "id" in u}
+    if unit is not None or rs.render_state is None:
+        rows = [r for r in rs.units(sc, state) if unit is None or r.id == unit]
+        click.echo(render_units(rows, rs.space(sc)))
+    else:
+        click.echo(rs.render_state(sc, state))
 
 
 @cli.command()

@@ -187,7 +187,7 @@ def test_cli_runs_verifies_and_shows_a_becmi_fight(tmp_path: Path) -> None:
     show = runner.invoke(cli, ["show", "--turn", "3", str(out)])
     assert show.exit_code == 0
     assert show.stdout.splitlines() == [
-        "Brawl at the Prancing Goat — end of turn 3",
+        "Brawl at the Prancing Goat — end of round 3",
         "combatant                side              hp     at (ft) cover          status",
         "Thorgrim                 thorgrim       24/24         5,2 -              holding (grab)",
         "Grub                     orcs             3/6         0,0 -              "
