@@ -282,7 +282,8 @@ def batch(
         _bad_input(_error("--points applies to --design lhs, morris or sobol"))
     for f in factors:
         if design == "grid" and f.values is None:
-            _bad_input(_error(f"--sweep {f.path}: a range LOW..HIGH needs --design lhs"))
+            need = "--design lhs, morris or sobol"
+            _bad_input(_error(f"--sweep {f.path}: a range LOW..HIGH needs {need}"))
     plan = StudyPlan(
         target=t,
         seed=seed if seed is not None else int(t.data.get("seed", 1)),
