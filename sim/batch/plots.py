@@ -133,7 +133,11 @@ def _losses(store: Store, summary: dict[str, Any], path: Path) -> Path | None:
         edges, counts = _histogram(store, col, per_point)
         for g, n in counts.items():
             label = keys[g] if g >= 0 else None
-            colour = COLOURS[g % len(COLOURS)] if g >= 0 else COLOURS[list(names).index(sid) % 2]
+            colour = (
+                COLOURS[g % len(COLOURS)]
+                if g >= 0
+                else COLOURS[list(names).index(sid) % len(COLOURS)]
+            )
             style = LINESTYLES[g % len(LINESTYLES)] if g >= 0 else "-"
             ax.stairs(
                 n, edges, label=label, color=colour, fill=not per_point, alpha=0.85,
