@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from SALib.analyze import morris as morris_analyze  # type: ignore[import-untyped]
 from SALib.analyze import sobol  # type: ignore[import-untyped]
 from SALib.sample import morris as morris_sample  # type: ignore[import-untyped]
 from SALib.sample import sobol as sobol_sample  # type: ignore[import-untyped]
@@ -169,3 +170,35 @@ def test_a_study_file_refuses_a_sobol_design_without_a_power_of_two(tmp_path: Pa
     assert result.output.strip() == (
         f"{study}:4: points: a sobol design needs a power of two (base samples)"
     )
+
+
+def test_morris_indices_are_salibs_on_the_point_means(tmp_path: Path) -> None:
+    """μ, μ*, its interval and σ per measure equal SALib's morris.analyze of the point means."""
+    args = ["--design", "morris", "--points", "2", "--runs", "3", "--seed", "5", "--crn"]
+    args += ["--quiet", "--no-plots", *SWEEPS]
+    result = invoke("batch", STONE_WALL, "--out", tmp_path, "--jobs", "1", *args)
+    assert result.exit_code == 0, result.output
+    assert "Morris elementary effects (2 trajectories, 8 points;" in result.output
+    sens = json.loads((tmp_path / "summary.json").read_text())["sensitivity"]
+    runs = tables(tmp_path)["runs"]
+    y = np.array([sum(r[11] for r in runs if r[1] == p) / 3 for p in range(8)])  # usa men lost
+    entry = next(m for m in sens["measures"] if (m["side"], m["measure"]) == ("usa", "losses.men"))
+    problem = {"num_vars": 3, "names": [f.path for f in FACTORS], "bounds": [[0.0, 1.0]] * 3}
+    x = unit_sample("morris", FACTORS, 2, 5)
+    seed = derived_seed(5, "morris-analyse-usa-losses.men") % 2**32
+    expected = morris_analyze.analyze(
+        problem, x, y, num_resamples=RESAMPLES, num_levels=4, seed=seed
+    )
+    for i, ix in enumerate(entry["indices"]):
+        for key in ("mu", "mu_star", "mu_star_conf", "sigma"):
+            assert ix[key] == pytest.approx(float(expected[key][i]), rel=1e-12, abs=1e-12)
+    # μ* is the mean absolute elementary effect: check it by hand from the trajectories
+    for i in range(3):
+        effects = []
+        for t in range(2):
+            rows, ys = x[4 * t : 4 * t + 4], y[4 * t : 4 * t + 4]
+            for k in range(3):
+                step = rows[k + 1] - rows[k]
+                if step[i] != 0:
+                    effects.append((ys[k + 1] - ys[k]) / step[i])
+        assert entry["indices"][i]["mu_star"] == pytest.approx(np.mean(np.abs(effects)))
