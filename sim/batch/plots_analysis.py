@@ -109,6 +109,7 @@ def _morris_panel(ax: Axes, indices: list[dict[str, Any]], short: list[str]) -> 
         ax.annotate(label, (mu, sigma), textcoords="offset points", xytext=(4, 4), fontsize=8)
     ax.set_xlabel("μ* (mean |elementary effect| over the factor's range)", fontsize=8)
     ax.set_ylabel("σ (interaction or non-linearity)", fontsize=8)
+    ax.margins(x=0.1, y=0.18)  # room for the point labels inside the axes
     ax.grid(alpha=0.3)
 
 
