@@ -5,12 +5,12 @@ BIN    := $(VENV)/bin
 SCENARIO ?= scenarios/stone_wall.yaml
 OUT    ?= out
 
-.PHONY: run test lint typecheck pytest bench bench-batch golden clean
+.PHONY: run test lint typecheck pytest bench bench-batch golden screenshots clean
 
 $(BIN)/battlesim: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,dask,notebook]'
 	@touch $@
 
 ## run: install, fight the default scenario headless, print the outcome and the replay path
@@ -42,6 +42,10 @@ bench-batch: $(BIN)/battlesim
 ## golden: regenerate the golden replays (an explicit, reviewed act)
 golden: $(BIN)/battlesim
 	$(BIN)/python tests/golden.py regenerate
+
+## screenshots: the viewer screenshots docs/viewer.md shows (headless system Chromium)
+screenshots: $(BIN)/battlesim
+	$(BIN)/python tests/viewer/screenshots.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache

@@ -23,6 +23,7 @@ __all__ = [
     "involves",
     "measures_by_turn",
     "narrative",
+    "narrative_line",
     "side_strength",
     "unit_rows",
     "why",
@@ -66,6 +67,11 @@ def narrative(
         line = _line(loaded, state, event)
         if line is not None:
             yield event, line
+
+
+def narrative_line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
+    """The narrative line of ``event`` given the state before it (forks and overrides told too)."""
+    return _line(loaded, state, event)
 
 
 def _line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:

@@ -15,7 +15,7 @@ from typing import Any, Literal, NoReturn
 import click
 
 from sim.batch.campaign import play_campaign
-from sim.batch.design import Factor
+from sim.batch.design import Design, Factor
 from sim.batch.executors import ExecutorError, default_jobs
 from sim.batch.fieldpath import PathError, parse_values
 from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
@@ -26,6 +26,7 @@ from sim.batch.store import Store, StoreError
 from sim.batch.study import DB_NAME, RunOptions, StudyError, StudyIncomplete, run_study
 from sim.batch.summary import format_summary
 from sim.batch.target import Target, load_campaign, load_target
+from sim.batch.wide import export_wide
 from sim.cli import cli
 from sim.loader import ScenarioError
 from sim.ruleset import headline
@@ -142,7 +143,13 @@ def _executor_options(f: Any) -> Any:
 
 
 def _options(
-    jobs: int | None, executor: str, scheduler: str | None, resume: bool, quiet: bool, plots: bool
+    jobs: int | None,
+    executor: str,
+    scheduler: str | None,
+    resume: bool,
+    quiet: bool,
+    plots: bool,
+    baseline: int = 0,
 ) -> RunOptions:
     if scheduler is not None and executor != "dask":
         _bad_input(_error("--scheduler needs --executor dask"))
@@ -154,6 +161,7 @@ def _options(
         resume=resume,
         progress=_progress(quiet),
         plots=plots,
+        baseline=baseline,
     )
 
 
@@ -187,13 +195,28 @@ def _options(
 )
 @click.option(
     "--design",
-    type=click.Choice(["grid", "lhs"]),
+    type=click.Choice(["grid", "lhs", "morris", "sobol"]),
     default="grid",
     show_default=True,
-    help="grid: every combination of the sweeps; lhs: a Latin hypercube of --points points.",
+    help="grid: every combination of the sweeps; lhs: a Latin hypercube of --points points; "
+    "morris: --points trajectories (elementary effects); sobol: --points base samples "
+    "(a power of two) for Sobol' indices.",
 )
-@click.option("--points", type=click.IntRange(1, 100_000), default=None, help="Points (lhs).")
+@click.option(
+    "--points",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Points (lhs), trajectories (morris) or base samples (sobol).",
+)
 @click.option("--crn", is_flag=True, help="Common random numbers: one seed per replication.")
+@click.option(
+    "--baseline",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    metavar="K",
+    help="Compare every design point with point K (paired with --crn).",
+)
 @click.option(
     "--until-ci",
     type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
@@ -226,6 +249,7 @@ def batch(
     design: str,
     points: int | None,
     crn: bool,
+    baseline: int,
     until_ci: float | None,
     chunk_size: int,
     keep_replays: int,
@@ -250,21 +274,22 @@ def batch(
         factors = tuple(_factor(s) for s in sweep)
     except PathError as exc:
         _bad_input(_error(str(exc)))
-    if design == "lhs" and not factors:
-        _bad_input(_error("--design lhs needs at least one --sweep"))
-    if design == "lhs" and points is None:
-        _bad_input(_error("--design lhs needs --points K"))
+    if design != "grid" and not factors:
+        _bad_input(_error(f"--design {design} needs at least one --sweep"))
+    if design != "grid" and points is None:
+        _bad_input(_error(f"--design {design} needs --points K"))
     if design == "grid" and points is not None:
-        _bad_input(_error("--points applies to --design lhs"))
+        _bad_input(_error("--points applies to --design lhs, morris or sobol"))
     for f in factors:
         if design == "grid" and f.values is None:
-            _bad_input(_error(f"--sweep {f.path}: a range LOW..HIGH needs --design lhs"))
+            need = "--design lhs, morris or sobol"
+            _bad_input(_error(f"--sweep {f.path}: a range LOW..HIGH needs {need}"))
     plan = StudyPlan(
         target=t,
         seed=seed if seed is not None else int(t.data.get("seed", 1)),
         replications=runs,
         factors=factors,
-        design="lhs" if design == "lhs" else "grid",
+        design=_design(design),
         points=points,
         crn=crn,
         chunk_size=chunk_size,
@@ -273,7 +298,15 @@ def batch(
         name=t.name,
     )
     folder = Path(out) if out is not None else Path(f"{t.stem}-study")
-    _run(plan, folder, _options(jobs, executor, scheduler, resume, quiet, not no_plots), as_json)
+    options = _options(jobs, executor, scheduler, resume, quiet, not no_plots, baseline)
+    _run(plan, folder, options, as_json)
+
+
+def _design(name: str) -> Design:
+    for d in ("grid", "lhs", "morris", "sobol"):
+        if d == name:
+            return d
+    raise click.BadParameter(name)
 
 
 @cli.command()
@@ -304,7 +337,7 @@ def study(
     except ScenarioError as exc:
         _bad_input(str(exc))
     folder = Path(out) if out is not None else spec.out
-    options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots)
+    options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline)
     _run(spec.plan, folder, options, as_json)
     for fmt in spec.outputs.export:
         _export(folder, fmt, folder / "export")
@@ -343,13 +376,13 @@ def rerun_command(study_dir: str, run_id: int, out: str | None) -> None:
         click.echo(f"Replay: {path}")
 
 
-def _export(folder: Path, fmt: str, dest: Path) -> None:
+def _export(folder: Path, fmt: str, dest: Path, wide: bool = False) -> None:
     try:
         store = Store.open(folder / DB_NAME, read_only=True)
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     try:
-        for path in store.export(dest, fmt):
+        for path in [export_wide(store, dest, fmt)] if wide else store.export(dest, fmt):
             click.echo(f"Wrote {path}")
     finally:
         store.close()
@@ -366,9 +399,15 @@ def _export(folder: Path, fmt: str, dest: Path) -> None:
     default=None,
     help="Folder for the files (default: DIR/export).",
 )
-def export(study_dir: str, fmt: str, out: str | None) -> None:
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Write runs_wide only: one row per run, each factor a typed column named by its path.",
+)
+def export(study_dir: str, fmt: str, out: str | None, wide: bool) -> None:
     """Export the tables of the study in DIR (study, points, runs, unit_finals), ordered by key."""
-    _export(Path(study_dir), fmt, Path(out) if out is not None else Path(study_dir) / "export")
+    dest = Path(out) if out is not None else Path(study_dir) / "export"
+    _export(Path(study_dir), fmt, dest, wide)
 
 
 @cli.command()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -13,7 +14,7 @@ from sim import analysis, api
 from sim.cli import _bad_input, cli
 from sim.diff import diff_replays, render
 from sim.fork import ForkError, fork, parse_assignment
-from sim.report_html import write_report
+from sim.report_html import write_diff, write_report
 from sim.ruleset import headline
 
 __all__ = ["diff", "fork_command", "report", "why"]
@@ -31,20 +32,33 @@ def _load(path: str) -> api.LoadedReplay:
 @click.argument("b", type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write both battles side by side on one timeline as one HTML page.",
+)
+@click.option(
     "--context",
     type=click.IntRange(0),
     default=3,
     show_default=True,
     help="Events of context around the first divergence.",
 )
-def diff(a: str, b: str, as_json: bool, context: int) -> None:
+def diff(a: str, b: str, as_json: bool, html_out: str | None, context: int) -> None:
     """Compare two battles. Exit 0 when identical, 1 when they differ, 2 on bad input.
 
     Same scenario and seed: the first divergent event with a field-level diff,
     context and the random-stream draw counts at that point.  Otherwise: the
-    scenario diff by field path and the outcomes side by side.
+    scenario diff by field path and the outcomes side by side.  With --html,
+    also a page showing both battles from their first divergent event.
     """
-    result = diff_replays(_load(a), _load(b), context)
+    la, lb = _load(a), _load(b)
+    page = Path(html_out) if html_out is not None else None
+    if page is not None:
+        _writable("--html", page)
+        _write(lambda: [write_diff(la, lb, page)])
+    result = diff_replays(la, lb, context)
     if as_json:
         click.echo(json.dumps(result, sort_keys=True))
     else:
@@ -131,11 +145,23 @@ def why(replay: str, seq: int) -> None:
     help="Also write each chart as a PNG into this directory.",
 )
 def report(replay: str, out: str | None, png_dir: str | None) -> None:
-    """Write one self-contained HTML report of REPLAY: charts, casualties, key events."""
+    """Write one self-contained HTML page to watch REPLAY: map, timeline, charts, key events."""
     loaded = _load(replay)
     path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}.html")
-    if not path.parent.is_dir():
-        _bad_input(f"battlesim: error: -o: directory {str(path.parent)!r} does not exist")
-    files = write_report(loaded, path, Path(png_dir) if png_dir else None)
+    _writable("-o", path)
+    files = _write(lambda: write_report(loaded, path, Path(png_dir) if png_dir else None))
     for f in files:
         click.echo(f"wrote {f}")
+
+
+def _writable(flag: str, path: Path) -> None:
+    if not path.parent.is_dir():
+        _bad_input(f"battlesim: error: {flag}: directory {str(path.parent)!r} does not exist")
+
+
+def _write(action: Callable[[], list[Path]]) -> list[Path]:
+    """Run a writer; an unwritable place is bad input (exit 2), never a traceback."""
+    try:
+        return action()
+    except OSError as exc:
+        _bad_input(f"battlesim: error: cannot write {exc.filename or ''}: {exc.strerror or exc}")

@@ -132,6 +132,9 @@ class UnitRow(_Frozen):
         status: words describing its state (``disrupted``, ``routed``,
             ``knocked out``, ``crippled``, ``sunk``); empty when all is well.
         details: further plain data worth a column (fatigue, morale...).
+        route: for a unit travelling between places rather than standing at
+            one (a strike in flight), the places it travels between, from
+            first to last; a viewer draws it along that line.  None otherwise.
     """
 
     id: str
@@ -144,6 +147,7 @@ class UnitRow(_Frozen):
     initial: Measure
     status: list[str] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
+    route: list[tuple[Number, ...]] | None = None
 
     def flat(self, axes: Sequence[str] = ()) -> dict[str, Any]:
         """One flat dict (a table row): position split by ``axes``, strength as value + unit.

@@ -2,12 +2,13 @@
 
 Parametrized over :data:`tests.contract.cases.CASES`; a new ruleset (an entry
 point in ``battlesim.rulesets``) passes or fails it without a new test.
-The ``why`` and ``report`` cases belong here too (see the end of the module).
+The ``why`` case belongs here too (see the end of the module).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from sim import analysis, api
 from sim.cli import cli
 from sim.table import render_units
 from tests.contract.cases import CASES, Case
+from tests.viewer.pagecheck import NETWORK, embedded, well_formed
 
 
 def _cli(*args: str | Path) -> Result:
@@ -235,5 +237,17 @@ def test_why_on_every_consequence_prints_its_chain_to_a_first_cause(fought: Any)
         assert line.startswith("  " * depth + ("→ " if depth else "") + f"[seq {seq}] ")
 
 
-# The `report` case (the HTML parses, >= 2 charts, no network references) is
-# added here by the branch that gives every ruleset a report.
+def test_report_parses_has_two_charts_and_no_network(fought: Any, tmp_path: Path) -> None:
+    """report: one well-formed page, >= 2 SVG charts, nothing fetched, every unit in its data."""
+    _, out, loaded = fought
+    page_path = tmp_path / "report.html"
+    result = _cli("report", out, "-o", page_path)
+    assert (result.exit_code, result.output) == (0, f"wrote {page_path}\n")
+    page = page_path.read_text(encoding="utf-8")
+    assert well_formed(page) == []
+    assert len(re.findall(r'<svg class="chart"', page)) >= 2
+    assert NETWORK.search(page) is None
+    [data] = embedded(page)
+    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at(0))
+    assert [u["id"] for u in data["units"]] == [r.id for r in rows]
+    assert [e["seq"] for e in data["events"]] == [e.seq for e in loaded.events]
