@@ -107,14 +107,21 @@ def run(
 
     Raises:
         ScenarioError: the scenario is invalid (nothing is written).
-        OSError: the replay cannot be written.
+        OSError: the replay cannot be written (what was at ``out`` is kept).
+
+    The replay is written to ``<out>.partial`` and renamed when complete; a
+    run killed before the end leaves its readable prefix there.
     """
     ruleset, scenario = load_scenario(scenario_path)
     s = _seed_of(scenario, seed)
     path = Path(out) if out is not None else default_replay_path(scenario_path, s)
     header = make_header(ruleset, scenario, s, source=Path(scenario_path).name)
     sink = FileSink(path)
-    state = ruleset.simulate(scenario, header, sink)
+    try:
+        state = ruleset.simulate(scenario, header, sink)
+    except Exception:
+        sink.abandon()  # nothing half-written is left; an old replay at ``path`` is untouched
+        raise
     result = ruleset.outcome(scenario, state)
     return RunResult(
         str(scenario_path),

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.events import Draw, Event, Upcaster
+from engine.events import D6, Draw, Event, Upcaster
 
 __all__ = [
     "UPCASTERS",
@@ -136,7 +136,7 @@ class MoraleTested(Event):
     base: int
     modifiers: dict[str, int]
     morale_value: int
-    roll: int
+    roll: D6
     draws: list[Draw]
     passed: bool
     before: MoraleState
@@ -151,7 +151,7 @@ class Rallied(Event):
     unit: str
     morale_value: int
     modifiers: dict[str, int]
-    roll: int
+    roll: D6
     draws: list[Draw]
     success: bool
     before: MoraleState
