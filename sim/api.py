@@ -268,6 +268,10 @@ def state_at(path: str | Path, turn: int | None = None) -> Any:
     return load_replay(path).state_at(turn)
 
 
+_UNFOLDABLE = (KeyError, IndexError, ValueError, TypeError, AttributeError, ArithmeticError)
+"""What a ruleset's apply or audit raises on an event naming a unit, hex or index not there."""
+
+
 def _audit(replay: Replay) -> Mismatch | None:
     """The first event breaking the ruleset's invariants, folding the log.
 
@@ -280,15 +284,24 @@ def _audit(replay: Replay) -> Mismatch | None:
         return None
     forks = replay.header.fork.chain() if replay.header.fork is not None else {}
     first_state_fork = min((s for s, f in forks.items() if f.state), default=None)
-    for event, state in LoadedReplay(ruleset, scenario, replay).fold():
-        if first_state_fork is not None and event.seq > first_state_fork:
-            break
-        if event.seq in forks and forks[event.seq].event:
-            continue
-        problem = ruleset.audit(scenario, state, event)
+    folding = LoadedReplay(ruleset, scenario, replay).fold()
+    seq = 0  # the event being audited, or applied while the fold advances
+    while True:
+        try:
+            found = next(folding, None)
+            if found is None:
+                return None
+            event, state = found
+            seq = event.seq
+            if first_state_fork is not None and event.seq > first_state_fork:
+                return None
+            if event.seq in forks and forks[event.seq].event:
+                continue
+            problem = ruleset.audit(scenario, state, event)
+        except _UNFOLDABLE as exc:  # only a forged log gets here: the reader checked types
+            return Mismatch(seq + 2, seq, f"cannot follow from the battle so far: {exc!r}")
         if problem is not None:
             return Mismatch(event.seq + 2, event.seq, f"{event.type}: {problem}")
-    return None
 
 
 def verify_replay(path: str | Path) -> VerifyResult:

@@ -144,3 +144,50 @@ def test_run_never_writes_over_a_device(target: str) -> None:
         f"battlesim writes only files: '{target}'\n"
     )
     assert not Path(target + ".partial").exists()
+
+
+KILL_RUN = """
+import os, signal, sys
+from engine.log import EventLog
+from sim import api
+
+flushes = 0
+real = EventLog.flush
+
+def flush_then_die(self):
+    global flushes
+    real(self)
+    flushes += 1
+    if flushes == 3:  # after the third turn's lines reached the OS
+        os.kill(os.getpid(), signal.SIGKILL)
+
+EventLog.flush = flush_then_die
+api.run(sys.argv[1], out=sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("name", ["r.jsonl", "r.jsonl.gz"])
+def test_a_killed_run_leaves_a_readable_prefix_that_verify_calls_incomplete(
+    tmp_path: Path, name: str
+) -> None:
+    """SIGKILL after turn 3's flush: the old replay is intact, the prefix is in <out>.partial."""
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / name
+    out.write_bytes(b"the old replay\n")
+    cmd = [sys.executable, "-c", KILL_RUN, str(SCENARIO), str(out)]
+    done = subprocess.run(cmd, check=False, cwd=SCENARIO.parents[1], capture_output=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()
+    assert out.read_bytes() == b"the old replay\n"
+    partial = tmp_path / f"{name}.partial"
+    result = invoke("verify", str(partial))
+    assert result.exit_code == 1
+    assert result.stdout.startswith("INCOMPLETE at seq ")
+    assert "no footer after seq" in result.stdout
+    # The prefix is exactly the golden replay's first lines, up to the end of turn 3.
+    raw = partial.read_bytes()
+    prefix = gunzip_bounded(raw)[0] if name.endswith(".gz") else raw
+    assert GOLDEN.read_bytes().startswith(prefix)
+    assert prefix.count(b'"type":"engine.turn_ended"') == 3

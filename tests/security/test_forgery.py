@@ -213,3 +213,15 @@ def test_the_originals_still_verify() -> None:
     assert invoke("verify", str(GOLDEN)).exit_code == 0
     assert reseal(bodies(FORMAT1)) == FORMAT1.read_text(encoding="utf-8")
     assert invoke("verify", str(FORMAT1)).exit_code == 0
+
+
+def test_a_forged_event_naming_no_unit_is_an_invariant_break_not_a_crash(tmp_path: Path) -> None:
+    """A resealed event about a unit that is not in the battle: exit 1 at its seq, no KeyError."""
+
+    def edit(texts: list[str]) -> list[str]:
+        return [texts[0], texts[1].replace('"unit":"69ny"', '"unit":"ghost"', 1), *texts[2:]]
+
+    result = invoke("verify", str(forge(tmp_path, edit)))
+    assert result.exit_code == 1
+    assert result.stdout.startswith("INVARIANT broken at seq 0 (line 2): cannot follow from ")
+    assert "'ghost'" in result.stdout
