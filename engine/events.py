@@ -198,6 +198,12 @@ class EventRegistry:
             step = self._upcasters.get((tag, version))
             if step is None:
                 raise UnknownEventType(f"no upcaster for {tag!r} from schema version {version}")
-            data = {**step(data), "schema_version": version + 1}
+            try:
+                data = {**step(data), "schema_version": version + 1}
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+                # A record not in the shape of its version (a forgery): no crash, a refusal.
+                raise UnknownEventType(
+                    f"{tag!r} is not a schema-{version} record ({type(exc).__name__}: {exc})"
+                ) from None
             version += 1
         return data

@@ -297,7 +297,8 @@ def _event(
         if current:
             formats.check_event_text(event, body)
     except UnknownEventType as exc:
-        hint = "" if "upgrade" in str(exc) else " (this battlesim does not know it; upgrade?)"
+        unknown = str(exc).startswith("unknown event type")
+        hint = " (this battlesim does not know it; upgrade?)" if unknown else ""
         raise ReplayError(name, n, f"{exc}{hint}", seq) from None
     except formats.ShapeError as exc:
         raise ReplayError(name, n, f"bad event: {exc}", seq) from None

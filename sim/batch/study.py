@@ -22,6 +22,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal
 
+import duckdb
+
 from engine.atomic import atomic_write_text
 from engine.canonical import digest
 from engine.version import ENGINE_VERSION
@@ -355,6 +357,9 @@ def run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = Non
             return _run_study(plan, out, options)
     except FolderError as exc:  # only the claim raises it
         raise StudyError(str(exc)) from None
+    except duckdb.Error as exc:  # a full disk, a damaged database: name the file
+        detail = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise StudyError(f"{Path(out) / DB_NAME}: {detail}") from None
 
 
 def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = None) -> StudyResult:

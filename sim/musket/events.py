@@ -203,10 +203,10 @@ def _reason_v1(result: dict[str, Any]) -> dict[str, Any]:
 
     Version 1 drew the loss check last whenever casualties were taken; a
     check required without that draw succeeding was forced by maximum fatigue.
-    A record that already names its reason keeps it.
+    Version 1 had no such field: a record that names one is not version 1.
     """
     if "morale_check_reason" in result:
-        return result
+        raise ValueError("a schema-1 result has no morale_check_reason")
     reason = None
     if result.get("morale_check"):
         by_loss = result["casualties"] > 0 and result["draws"][-1]["u"] < result["morale_check_p"]

@@ -97,15 +97,17 @@ def test_format1_footer_is_compared(tmp_path: Path) -> None:
 
 def test_format1_may_not_hold_snapshot_events(tmp_path: Path) -> None:
     """Format 1 had no engine.snapshot: a 'format 1' file holding one is refused."""
+    snapshot = json.loads(next(t for t in bodies(GOLDEN) if '"engine.snapshot"' in t))
 
     def edit(texts: list[str]) -> list[str]:
-        def change(header: dict[str, Any]) -> None:
-            header["format_version"] = 1
+        footer = json.loads(texts[-1])
+        snapshot["seq"] = footer["events"]
+        footer["events"] += 1
+        line = json.dumps(snapshot, separators=(",", ":"), ensure_ascii=False)
+        return [*texts[:-1], line, json.dumps(footer, separators=(",", ":"))]
 
-        out = edit_header(texts, change)
-        return [out[0], *(t.replace('"schema_version":2', '"schema_version":1') for t in out[1:])]
-
-    _verify_refuses(forge(tmp_path, edit), "'engine.snapshot' does not exist in format 1")
+    out = _verify_refuses(forge(tmp_path, edit, source=FORMAT1), "does not exist in format 1")
+    assert "'engine.snapshot'" in out
 
 
 def test_format1_may_not_have_a_fork(tmp_path: Path) -> None:
@@ -225,3 +227,31 @@ def test_a_forged_event_naming_no_unit_is_an_invariant_break_not_a_crash(tmp_pat
     assert result.exit_code == 1
     assert result.stdout.startswith("INVARIANT broken at seq 0 (line 2): cannot follow from ")
     assert "'ghost'" in result.stdout
+
+
+def test_a_format1_record_in_a_later_shape_is_refused(tmp_path: Path) -> None:
+    """A 'schema 1' fired event that already has morale_check_reason is not schema 1."""
+
+    def edit(texts: list[str]) -> list[str]:
+        i = next(n for n, t in enumerate(texts) if '"musket.fired"' in t)
+        texts[i] = texts[i].replace(
+            '"morale_check":', '"morale_check_reason":null,"morale_check":', 1
+        )
+        return texts
+
+    out = _verify_refuses(forge(tmp_path, edit, source=FORMAT1), "is not a schema-1 record")
+    assert "upgrade" not in out
+
+
+def test_a_format1_record_missing_a_field_is_refused(tmp_path: Path) -> None:
+    """A 'schema 1' fired event without its draws: refused as damage, never a KeyError."""
+
+    def edit(texts: list[str]) -> list[str]:
+        i = next(n for n, t in enumerate(texts) if '"musket.fired"' in t)
+        record = json.loads(texts[i])
+        del record["result"]["draws"]
+        texts[i] = json.dumps(record, separators=(",", ":"))
+        return texts
+
+    out = _verify_refuses(forge(tmp_path, edit, source=FORMAT1), "(seq 3): bad event: ")
+    assert "draws" in out

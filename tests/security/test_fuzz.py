@@ -37,6 +37,7 @@ REPLAYS = {
     "musket": ROOT / "replays" / "napoleonic_brigade-s1815.jsonl",
     "becmi": ROOT / "replays" / "tavern_brawl-s377.jsonl",
     "flattop": ROOT / "replays" / "coral_sea-s1942.jsonl",
+    "format1": ROOT / "tests" / "data" / "replays" / "stone_wall-s1862.format1.jsonl",
 }
 SCALE = int(os.environ.get("BATTLESIM_FUZZ_SCALE", "1"))
 """``BATTLESIM_FUZZ_SCALE=20 pytest tests/security/test_fuzz.py``: 20x the examples, random."""
