@@ -162,14 +162,18 @@ def simulate_lines(header: Header, path: str = "<header>") -> list[str]:
     """Re-simulate a replay's header in memory; return the lines it writes.
 
     Raises:
-        ReplayError: the header's scenario does not validate.
+        ReplayError: the header's scenario does not validate, or its fork
+            cannot be applied (a forged change: an unknown field, a negative count).
     """
     ruleset, scenario = _header_scenario(header, path)
     sink = MemorySink()
     fresh = make_header(ruleset, scenario, header.seed, header.source).model_copy(
         update={"fork": header.fork}
     )
-    ruleset.simulate(scenario, fresh, sink)
+    try:
+        ruleset.simulate(scenario, fresh, sink)
+    except _UNFOLDABLE as exc:  # SimPy re-raises a process's error, sometimes as a TypeError
+        raise ReplayError(path, 1, f"the header's fork cannot be re-simulated: {exc}") from None
     return sink.lines
 
 

@@ -255,3 +255,21 @@ def test_a_format1_record_missing_a_field_is_refused(tmp_path: Path) -> None:
 
     out = _verify_refuses(forge(tmp_path, edit, source=FORMAT1), "(seq 3): bad event: ")
     assert "draws" in out
+
+
+def test_a_forged_fork_in_the_header_is_damage_not_a_crash(tmp_path: Path) -> None:
+    """A header fork setting a strength negative (resealed): DAMAGED at line 1, exit 1."""
+
+    def change(header: dict[str, Any]) -> None:
+        header["fork"] = {
+            "at_seq": 3,
+            "earlier": None,
+            "event": {},
+            "parent": "p.jsonl",
+            "parent_digest": "sha256:" + "0" * 64,
+            "state": {"units.1ri.strength": -5},
+        }
+
+    path = forge(tmp_path, lambda t: edit_header(t, change))
+    out = _verify_refuses(path, f"{path}:1: the header's fork cannot be re-simulated: ")
+    assert "cannot be negative" in out
