@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from engine.atomic import replacing
 from engine.reader import ReplayError
 from sim import analysis, api
 from sim.cli import _bad_input, cli
@@ -58,7 +57,7 @@ def diff(a: str, b: str, as_json: bool, html_out: str | None, context: int) -> N
     page = Path(html_out) if html_out is not None else None
     if page is not None:
         _writable("--html", page)
-        _write(lambda: [_diff_replacing(la, lb, page)])
+        _write(lambda: [write_diff(la, lb, page)])
     result = diff_replays(la, lb, context)
     if as_json:
         click.echo(json.dumps(result, sort_keys=True))
@@ -150,23 +149,9 @@ def report(replay: str, out: str | None, png_dir: str | None) -> None:
     loaded = _load(replay)
     path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}.html")
     _writable("-o", path)
-    files = _write(lambda: _report_replacing(loaded, path, Path(png_dir) if png_dir else None))
+    files = _write(lambda: write_report(loaded, path, Path(png_dir) if png_dir else None))
     for f in files:
         click.echo(f"wrote {f}")
-
-
-def _diff_replacing(a: api.LoadedReplay, b: api.LoadedReplay, page: Path) -> Path:
-    """The diff page written through a temporary name and a rename."""
-    with replacing(page) as temp:
-        write_diff(a, b, temp)
-    return page
-
-
-def _report_replacing(loaded: api.LoadedReplay, path: Path, png: Path | None) -> list[Path]:
-    """The report written through a temporary name: an old report survives a failed write."""
-    with replacing(path) as temp:
-        files = write_report(loaded, temp, png)
-    return [path if f == temp else f for f in files]
 
 
 def _writable(flag: str, path: Path) -> None:
