@@ -155,6 +155,8 @@ def why(loaded: LoadedReplay, seq: int) -> list[tuple[Event, str]]:
     if not 0 <= seq < len(loaded.events):
         raise IndexError(f"no event seq {seq}: the replay has seq 0..{len(loaded.events) - 1}")
     chain = [seq]
+    # The reader refuses causes that are not earlier events; this is a second guard
+    # for events built in memory (a notebook's edit), which would otherwise loop.
     while (cause := loaded.events[chain[-1]].cause) is not None:
         if not 0 <= cause < chain[-1]:
             raise IndexError(

@@ -16,6 +16,7 @@ import structlog
 
 from engine.reader import ReplayError
 from sim import analysis, api
+from sim.errors import GuardedGroup
 from sim.loader import ScenarioError, load_scenario
 from sim.schema import scenario_json_schema
 from sim.table import render_units
@@ -48,7 +49,7 @@ def _bad_input(message: str) -> NoReturn:
     sys.exit(2)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=GuardedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="battlesim")
 @click.option(
     "--log-level",
@@ -111,8 +112,12 @@ def run(scenario: str, seed: int | None, out: str | None, as_json: bool) -> None
 
 
 def _damaged(d: ReplayError) -> NoReturn:
+    """Exit 1 for a damaged or incomplete replay; 2 for a file that is no replay to check."""
+    if d.kind in ("not_replay", "unsupported", "unreadable"):
+        _bad_input(f"battlesim: error: {d}")
     at = f"seq {d.seq}" if d.seq is not None else f"line {d.line}"
-    click.echo(f"DAMAGED at {at}: {d}", err=False)
+    word = "INCOMPLETE" if d.kind == "incomplete" else "DAMAGED"
+    click.echo(f"{word} at {at}: {d}", err=False)
     sys.exit(1)
 
 
@@ -121,7 +126,9 @@ def _damaged(d: ReplayError) -> NoReturn:
 def verify(replay: str) -> None:
     """Check REPLAY's integrity, re-simulate it and compare byte for byte.
 
-    Exit 0 when identical; 1 with the first damaged or differing seq.
+    Exit 0 when identical; 1 with the first damaged or differing seq (or
+    INCOMPLETE: a run stopped before its end); 2 when REPLAY is not a
+    battlesim replay, or is from a newer battlesim.
     """
     result = api.verify_replay(replay)
     if result.damage is not None:

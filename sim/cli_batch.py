@@ -16,7 +16,7 @@ import click
 
 from sim.batch.campaign import play_campaign
 from sim.batch.design import Design, Factor
-from sim.batch.executors import ExecutorError, default_jobs
+from sim.batch.executors import JOBS_PER_CPU, ExecutorError, default_jobs, max_jobs
 from sim.batch.fieldpath import PathError, parse_values
 from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
 from sim.batch.progress import ProgressBar
@@ -153,6 +153,8 @@ def _options(
 ) -> RunOptions:
     if scheduler is not None and executor != "dask":
         _bad_input(_error("--scheduler needs --executor dask"))
+    if jobs is not None and jobs > max_jobs():
+        _bad_input(_error(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)"))
     kind: Literal["local", "dask"] = "dask" if executor == "dask" else "local"
     return RunOptions(
         jobs=jobs or default_jobs(),

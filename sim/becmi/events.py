@@ -8,11 +8,11 @@ from the log alone.  Positions are ``[x, y]`` in feet; ``time`` is seconds.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.events import Draw, Event, Upcaster, same_shape
+from engine.events import D6, D20, Draw, Event, Upcaster, same_shape
 
 __all__ = [
     "UPCASTERS",
@@ -68,7 +68,7 @@ class ToHit(_Payload):
     """−H when H is negative after the plateaus (seed 001 L14)."""
     modifiers: dict[str, int]
     """Modifiers to the roll: Str, Dex, range, cover, haymaker."""
-    roll: int
+    roll: D20
     total: int
     natural: Literal["1 misses", "20 hits"] | None
     """Set when a natural-roll option decided the result."""
@@ -92,7 +92,7 @@ class Save(_Payload):
     save_as: str
     number: int
     modifiers: dict[str, int]
-    roll: int
+    roll: D20
     total: int
     saved: bool
 
@@ -102,7 +102,7 @@ class Initiative(Event):
 
     type: Literal["becmi.initiative"] = "becmi.initiative"
     phase: str = "initiative"
-    rolls: dict[str, int]
+    rolls: dict[str, D6]
     order: list[str]
     """Side ids, first to act first (higher roll; ties in scenario order)."""
     draws: list[Draw]
@@ -112,6 +112,7 @@ class Recovered(Event):
     """A knocked-out combatant comes to."""
 
     type: Literal["becmi.recovered"] = "becmi.recovered"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
     schema_version: int = 2
     """v2 records its ``cause``: the blow that knocked it out."""
     phase: str = "initiative"
@@ -200,7 +201,7 @@ class Team(_Payload):
     helpers: dict[str, int]
     pinned_penalty: int
     wr: int
-    roll: int
+    roll: D20
     total: int
 
 
@@ -220,6 +221,7 @@ class Wrestled(Event):
     """One round of a wrestling bout: d20 + WR each, the hold moved, pins."""
 
     type: Literal["becmi.wrestled"] = "becmi.wrestled"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
     schema_version: int = 2
     """v2 records its ``cause``: the bout's previous round (none for the first)."""
     phase: str = "melee"
@@ -250,12 +252,13 @@ class MoraleChecked(Event):
     """A side's monsters check morale: 2d6 against each one's ML; above it flees."""
 
     type: Literal["becmi.morale_checked"] = "becmi.morale_checked"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
     schema_version: int = 2
     """v2 records its ``cause``: the fall that reached the trigger."""
     phase: str = "morale"
     side: str
     trigger: Literal["first_fallen", "half_out"]
-    rolls: list[int]
+    rolls: list[D6]
     total: int
     morale: dict[str, int]
     fled: list[str]
@@ -266,6 +269,7 @@ class BattleEnded(Event):
     """The outcome: the side left standing, or None for a draw, and why."""
 
     type: Literal["becmi.battle_ended"] = "becmi.battle_ended"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
     schema_version: int = 2
     """v2 records its ``cause``: the last fall of the sides no longer standing."""
     winner: str | None

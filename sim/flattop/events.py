@@ -9,7 +9,7 @@ air factors (AF); ``dict[str, int]`` fields map aircraft type to AF.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -81,6 +81,7 @@ class StrikeCancelled(Event):
     """A strike did not launch: its carrier was sunk or crippled, or it had no aircraft."""
 
     type: Literal["flattop.strike_cancelled"] = "flattop.strike_cancelled"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
     schema_version: int = 2
     """v2: a strike grounded by its carrier's damage names the attack that did it."""
     strike: str
@@ -187,6 +188,7 @@ class BattleEnded(Event):
     """The outcome: the winner (None for a draw), why, and each side's points."""
 
     type: Literal["flattop.battle_ended"] = "flattop.battle_ended"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
     schema_version: int = 2
     """v2 records its ``cause``: the attack that last crippled or sank a ship."""
     winner: str | None

@@ -7,11 +7,11 @@ from the log alone.  Hexes are ``[column, row]``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.events import Draw, Event, Upcaster, same_shape
+from engine.events import D6, Draw, Event, Upcaster, same_shape
 
 __all__ = [
     "UPCASTERS",
@@ -136,7 +136,7 @@ class MoraleTested(Event):
     base: int
     modifiers: dict[str, int]
     morale_value: int
-    roll: int
+    roll: D6
     draws: list[Draw]
     passed: bool
     before: MoraleState
@@ -151,7 +151,7 @@ class Rallied(Event):
     unit: str
     morale_value: int
     modifiers: dict[str, int]
-    roll: int
+    roll: D6
     draws: list[Draw]
     success: bool
     before: MoraleState
@@ -173,6 +173,7 @@ class SideBroken(Event):
     """An army reached a break threshold."""
 
     type: Literal["musket.side_broken"] = "musket.side_broken"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
     schema_version: int = 2
     """v2 records its ``cause``: the army's last blow before it broke."""
     side: str
@@ -185,6 +186,7 @@ class BattleEnded(Event):
     """The outcome: the winner (None for a draw) and why."""
 
     type: Literal["musket.battle_ended"] = "musket.battle_ended"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
     schema_version: int = 2
     """v2 records its ``cause``: the last army to break (none at the turn limit)."""
     winner: str | None
@@ -207,10 +209,10 @@ def _reason_v1(result: dict[str, Any]) -> dict[str, Any]:
 
     Version 1 drew the loss check last whenever casualties were taken; a
     check required without that draw succeeding was forced by maximum fatigue.
-    A record that already names its reason keeps it.
+    Version 1 had no such field: a record that names one is not version 1.
     """
     if "morale_check_reason" in result:
-        return result
+        raise ValueError("a schema-1 result has no morale_check_reason")
     reason = None
     if result.get("morale_check"):
         by_loss = result["casualties"] > 0 and result["draws"][-1]["u"] < result["morale_check_p"]
