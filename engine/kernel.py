@@ -126,8 +126,9 @@ class TurnKernel:
 
     def _open(self, name: str) -> simpy.events.ProcessGenerator:
         self.phase_name = name
-        waiters = sorted(self._waiters[name], key=lambda w: (w[0], w[1]))
+        waiters = self._waiters[name]
         self._waiters[name] = []
+        waiters.sort()  # by (order, n): n is unique, so events are never compared
         for _order, _n, event in waiters:
             event.succeed()
         if self._timed:

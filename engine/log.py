@@ -248,8 +248,15 @@ class EventLog:
         sink.write(line)
 
     def stamp(self, event: Event) -> Event:
-        """Return ``event`` with the next ``seq`` (the log assigns it)."""
-        return event.model_copy(update={"seq": self.count})
+        """Return ``event`` with the next ``seq`` (the log assigns it).
+
+        A fresh event (``seq`` still -1) is stamped in place: it has not been
+        logged or shared yet, and a copy would cost more than building it.
+        An event that already has a seq is copied.
+        """
+        if event.seq != -1:
+            return event.model_copy(update={"seq": self.count})
+        return event.stamped(self.count)
 
     def write(self, event: Event) -> None:
         """Write a stamped event as the next line.
