@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from engine.canonical import digest
+from engine.canonical import RowDigest
 from engine.events import Event, Override, Snapshot, TurnEnded
 from engine.log import EventLog, Footer, Fork
 from engine.projection import Projection, set_path
@@ -39,6 +39,7 @@ class Recorder(Generic[S]):
         self.log = log
         self.projection = projection
         self.snapshot = snapshot
+        self._digests = RowDigest()
         fork = log.header.fork
         self._forks: dict[int, Fork] = fork.chain() if fork is not None else {}
 
@@ -104,7 +105,7 @@ class Recorder(Generic[S]):
         The turn-end and snapshot events are still emitted (applying them
         changes nothing), so every later event keeps its seq.
         """
-        return "" if self.log.discards else digest(self.snapshot(self.state))
+        return "" if self.log.discards else self._digests.digest(self.snapshot(self.state))
 
     def close(self, final_turn: int) -> Footer:
         """Write the footer with the final state's digest."""

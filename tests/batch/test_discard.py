@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import engine.log
-import engine.recorder
+from engine.canonical import RowDigest
 from engine.events import Event
 from engine.log import DiscardSink, MemorySink
 from sim.batch.target import load_target
@@ -30,7 +30,7 @@ def _count(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
     monkeypatch.setattr(Event, "model_dump_json", counted("dump", Event.model_dump_json))
     monkeypatch.setattr(engine.log, "seal", counted("seal", engine.log.seal))
-    monkeypatch.setattr(engine.recorder, "digest", counted("digest", engine.recorder.digest))
+    monkeypatch.setattr(RowDigest, "digest", counted("digest", RowDigest.digest))
     return calls
 
 
