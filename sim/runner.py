@@ -31,7 +31,7 @@ from engine.projection import Projection
 from engine.recorder import Recorder
 from engine.rng import Streams
 
-__all__ = ["BattleView", "Ending", "Plan", "fight"]
+__all__ = ["Actor", "BattleView", "Ending", "Plan", "Started", "fight"]
 
 
 class Ending(Protocol):
@@ -69,6 +69,22 @@ class BattleView(Generic[ScT, StT]):
 
 
 @dataclass(frozen=True)
+class Actor:
+    """A unit's SimPy process: the unit (its :class:`~sim.contract.UnitRow` id) and its life.
+
+    Every unit on the field is one; a process that is no unit's (a referee)
+    is given to the runner as a bare generator.
+    """
+
+    unit: str
+    body: simpy.events.ProcessGenerator
+
+
+Started = list[tuple[str | None, simpy.Process]]
+"""The processes a battle started with: (unit id, or None for no unit's; the process)."""
+
+
+@dataclass(frozen=True)
 class Plan(Generic[ScT, StT, ViewT]):
     """What a ruleset brings to a battle: its clock, its view, its processes and end rules.
 
@@ -77,7 +93,8 @@ class Plan(Generic[ScT, StT, ViewT]):
         turn_length: simulation time of one turn.
         turn_limit: the last turn.
         view: builds the ruleset's read-only battle view.
-        processes: the battle's SimPy processes (each a generator), started in order.
+        processes: the battle's SimPy processes, started in order: an :class:`Actor`
+            for each unit, a bare generator for a process that is no unit's.
         turn_end: ``turn_end(view, turn, last)`` — events decided at a turn's end;
             each is emitted before the next is asked for, so a generator sees
             the state after the events it has yielded, and receives each event
@@ -91,7 +108,7 @@ class Plan(Generic[ScT, StT, ViewT]):
     turn_length: float
     turn_limit: int
     view: Callable[[ScT, StT, Streams, TurnKernel], ViewT]
-    processes: Callable[[ViewT, Recorder[StT]], Iterable[simpy.events.ProcessGenerator]]
+    processes: Callable[[ViewT, Recorder[StT]], Iterable[Actor | simpy.events.ProcessGenerator]]
     turn_end: Callable[[ViewT, int, bool], Iterable[Event]]
     forget_streams: bool = True
 
@@ -118,6 +135,7 @@ def fight(
     state: StT,
     apply: Callable[[StT, Event], None],
     snapshot: Callable[[StT], dict[str, Any]],
+    watch: Callable[[Started], None] | None = None,
 ) -> StT:
     """Fight a battle to its end, writing its replay to ``sink``; return the final state.
 
@@ -125,6 +143,8 @@ def fight(
         plan: the battle's clock, view, processes and end-of-turn rules.
         state: the initial state (advanced in place).
         apply, snapshot: the ruleset's apply and snapshot.
+        watch: called with the started processes before the clock runs
+            (the contract suite counts them against the unit rows).
     """
     rec = Recorder(EventLog(header, sink), Projection(state, apply), snapshot)
     env = simpy.Environment()
@@ -139,8 +159,14 @@ def fight(
             streams.forget(f"{turn}/")
         return state.ended
 
+    started: Started = []
     for process in plan.processes(view, rec):
-        env.process(process)
+        if isinstance(process, Actor):
+            started.append((process.unit, env.process(process.body)))
+        else:
+            started.append((None, env.process(process)))
+    if watch is not None:
+        watch(started)
     kernel.start(plan.turn_limit, end)
     kernel.run()
     rec.close(kernel.turn)

@@ -27,7 +27,7 @@ from sim.becmi.scenario import BecmiScenario
 from sim.becmi.state import BattleState, CombatantState
 from sim.becmi.striking import decide_strike
 from sim.becmi.wrestling import decide_bout, decide_join, decide_wrestle
-from sim.runner import Plan
+from sim.runner import Actor, Plan
 
 __all__ = ["ROUND_SECONDS", "plan"]
 
@@ -113,10 +113,10 @@ def _referee(b: Battle, rec: Rec) -> simpy.events.ProcessGenerator:
             rec.emit(morale)
 
 
-def _processes(b: Battle, rec: Rec) -> Iterator[simpy.events.ProcessGenerator]:
-    yield _referee(b, rec)
+def _processes(b: Battle, rec: Rec) -> Iterator[Actor | simpy.events.ProcessGenerator]:
+    yield _referee(b, rec)  # the referee is no unit: initiative, recoveries, morale
     for cid in b.state.combatants:
-        yield _combatant(b, rec, cid)
+        yield Actor(cid, _combatant(b, rec, cid))
 
 
 def _round_end(b: Battle, turn: int, last: bool) -> Iterator[Event]:

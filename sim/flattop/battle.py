@@ -8,8 +8,13 @@ decides through the recorder.
   flies back and lands; then a small **rearm** process rearms what landed.
   Any number of strikes may be airborne at once.
 * A **task force** waits for raids; over it, its **CAP** fights the raid
-  (escorts against CAP, then CAP against escorts and bombers) and its ships'
-  anti-aircraft fire follows; then the strike goes on to its attacks.
+  (escorts against CAP, then CAP against escorts and bombers), then it asks
+  each of its ships in turn for its anti-aircraft factor and resolves the
+  ships' fire once, together; then the strike goes on to its attacks.
+* A **ship** answers each raid over its task force with its own AA factor
+  (:func:`~sim.flattop.combat.ship_aa`); once sunk it answers "gone" and
+  leaves the battle.  A carrier, like a **base**, takes in the strikes that
+  land on it and rearms them (a small process per landing).
 
 Same-time order (documented contract), from the engine's kernel
 (:meth:`engine.kernel.TurnKernel.at`): at 60·k minutes turn k ends
@@ -31,7 +36,7 @@ import simpy
 
 from engine.events import Event
 from engine.recorder import Recorder
-from sim.flattop.combat import decide_air_combat, decide_anti_aircraft, decide_attack
+from sim.flattop.combat import decide_air_combat, decide_anti_aircraft, decide_attack, ship_aa
 from sim.flattop.context import Battle
 from sim.flattop.data import MINUTES_PER_TURN
 from sim.flattop.events import Recovered, StrikeCancelled
@@ -39,7 +44,7 @@ from sim.flattop.flight import decide_launch, decide_rearm, decide_recovery, dec
 from sim.flattop.scenario import FlattopScenario
 from sim.flattop.state import BattleState
 from sim.flattop.victory import decide_end
-from sim.runner import Plan
+from sim.runner import Actor, Plan
 
 __all__ = ["plan"]
 
@@ -55,12 +60,24 @@ class Raid:
     done: simpy.Event
 
 
+@dataclass(frozen=True)
+class AskAA:
+    """A task force asks one of its ships for its AA factor; the ship answers on ``answer``."""
+
+    strike: str
+    answer: simpy.Event
+
+
+Inboxes = dict[str, simpy.Store]
+"""Each ship's and base's messages: raids to answer (ships), strikes that landed on it."""
+
+
 def _until(b: Battle, minutes: float, sid: str) -> simpy.Event:
     return b.kernel.at(minutes, (b.rank[sid],))
 
 
 def _strike(
-    b: Battle, rec: Rec, sid: str, raids: dict[str, simpy.Store]
+    b: Battle, rec: Rec, sid: str, raids: dict[str, simpy.Store], inboxes: Inboxes
 ) -> simpy.events.ProcessGenerator:
     launch = b.launch_at(sid)
     yield _until(b, launch - b.options.spot_minutes, sid)
@@ -90,20 +107,54 @@ def _strike(
         return
     landed = rec.emit(decide_recovery(b, sid, launched.seq))
     if landed.deck is not None and landed.aircraft:
-        b.kernel.env.process(_rearm(b, rec, landed))
+        yield inboxes[landed.deck].put(landed)
 
 
-def _task_force(b: Battle, rec: Rec, raids: simpy.Store) -> simpy.events.ProcessGenerator:
-    """The task force's CAP meets each raid over it, then its ships' AA fires."""
+def _task_force(
+    b: Battle, rec: Rec, raids: simpy.Store, ships: Inboxes
+) -> simpy.events.ProcessGenerator:
+    """The task force's CAP meets each raid over it, then its ships' AA fires, once, together."""
+    aboard = dict(ships)
     while True:
         raid = yield raids.get()
         assert isinstance(raid, Raid)
         for event in decide_air_combat(b, raid.strike, raid.cause):
             rec.emit(event)
-        aa = decide_anti_aircraft(b, raid.strike, raid.cause)
+        factors: dict[str, int] = {}
+        for sid, inbox in list(aboard.items()):
+            ask = AskAA(raid.strike, b.kernel.env.event())
+            yield inbox.put(ask)
+            factor = yield ask.answer
+            if factor is None:
+                del aboard[sid]  # sunk: it has left the battle
+            else:
+                factors[sid] = factor
+        aa = decide_anti_aircraft(b, raid.strike, raid.cause, factors)
         if aa is not None:
             rec.emit(aa)
         raid.done.succeed()
+
+
+def _ship(b: Battle, rec: Rec, sid: str, inbox: simpy.Store) -> simpy.events.ProcessGenerator:
+    """A ship answers each raid with its AA factor and rearms what lands on it; sunk, it leaves."""
+    while True:
+        message = yield inbox.get()
+        if isinstance(message, Recovered):
+            b.kernel.env.process(_rearm(b, rec, message))
+            continue
+        assert isinstance(message, AskAA)
+        factor = ship_aa(b, sid)
+        message.answer.succeed(factor)
+        if factor is None:
+            return
+
+
+def _base(b: Battle, rec: Rec, inbox: simpy.Store) -> simpy.events.ProcessGenerator:
+    """An airfield rearms the strikes that land on it."""
+    while True:
+        landed = yield inbox.get()
+        assert isinstance(landed, Recovered)
+        b.kernel.env.process(_rearm(b, rec, landed))
 
 
 def _rearm(b: Battle, rec: Rec, landed: Recovered) -> simpy.events.ProcessGenerator:
@@ -116,12 +167,22 @@ def _rearm(b: Battle, rec: Rec, landed: Recovered) -> simpy.events.ProcessGenera
         rec.emit(event)
 
 
-def _processes(b: Battle, rec: Rec) -> Iterator[simpy.events.ProcessGenerator]:
-    raids = {tf: simpy.Store(b.kernel.env) for tf in b.task_forces}
-    for tf in b.task_forces:
-        yield _task_force(b, rec, raids[tf])
+def _processes(b: Battle, rec: Rec) -> Iterator[Actor]:
+    """A process per unit: task forces with their ships, bases, then strikes."""
+    env = b.kernel.env
+    raids = {tf: simpy.Store(env) for tf in b.task_forces}
+    inboxes: Inboxes = {sid: simpy.Store(env) for sid in b.state.decks}
+    inboxes.update({sid: simpy.Store(env) for sid in b.state.ships})
+    for tf, spec in b.task_forces.items():
+        ships = {s.id: inboxes[s.id] for s in spec.ships}
+        yield Actor(tf, _task_force(b, rec, raids[tf], ships))
+        for sid, inbox in ships.items():
+            yield Actor(sid, _ship(b, rec, sid, inbox))
+    for side in b.scenario.sides:
+        for base in side.bases:
+            yield Actor(base.id, _base(b, rec, inboxes[base.id]))
     for sid in b.state.strikes:
-        yield _strike(b, rec, sid, raids)
+        yield Actor(sid, _strike(b, rec, sid, raids, inboxes))
 
 
 def _turn_end(b: Battle, turn: int, last: bool) -> Iterator[Event]:

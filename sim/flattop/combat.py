@@ -23,6 +23,7 @@ __all__ = [
     "decide_air_combat",
     "decide_anti_aircraft",
     "decide_attack",
+    "ship_aa",
     "ship_status",
     "task_force_aa",
 ]
@@ -120,28 +121,36 @@ def decide_air_combat(b: Battle, strike: str, cause: int) -> list[AirCombat]:
     return events
 
 
+def ship_aa(b: Battle, ship: str) -> int | None:
+    """A ship's AA factor now; None when sunk (it is out of the battle).
+
+    A crippled ship's per ``crippled_ship_aa`` [ours].
+    """
+    s = b.state.ships[ship]
+    if s.status == "sunk":
+        return None
+    if s.status == "crippled":
+        return {"full": s.aa, "half": s.aa // 2, "none": 0}[b.options.crippled_ship_aa]
+    return s.aa
+
+
 def task_force_aa(b: Battle, task_force: str) -> dict[str, int]:
-    """AA factor of each ship afloat; a crippled ship's per ``crippled_ship_aa`` [ours]."""
-    rule = b.options.crippled_ship_aa
-    aa = {}
-    for ship in b.ships_of(task_force):
-        if ship.status == "sunk":
-            continue
-        value = ship.aa
-        if ship.status == "crippled":
-            value = {"full": value, "half": value // 2, "none": 0}[rule]
-        aa[ship.id] = value
-    return aa
+    """AA factor of each ship afloat (:func:`ship_aa`), in scenario order."""
+    factors = {s.id: ship_aa(b, s.id) for s in b.ships_of(task_force)}
+    return {sid: f for sid, f in factors.items() if f is not None}
 
 
-def decide_anti_aircraft(b: Battle, strike: str, cause: int) -> AntiAircraft | None:
+def decide_anti_aircraft(
+    b: Battle, strike: str, cause: int, aa: dict[str, int] | None = None
+) -> AntiAircraft | None:
     """The task force's total AA factor fires at the bombers on table 4 ([fan]).
 
     Only bombers are hit (rules-notes §2 [src]); None when no bombers are left
-    or the task force has no AA factor.
+    or the task force has no AA factor.  ``aa``: each ship's factor, as the
+    ships answered the raid (by default :func:`task_force_aa`).
     """
     o, s = b.options, b.state.strikes[strike]
-    aa = task_force_aa(b, s.target)
+    aa = task_force_aa(b, s.target) if aa is None else aa
     total = sum(aa.values())
     if not sum(s.attacks) or not total:
         return None

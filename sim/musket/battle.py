@@ -24,7 +24,7 @@ from sim.musket.movement import decide_move
 from sim.musket.scenario import MusketScenario
 from sim.musket.state import BattleState, UnitState
 from sim.musket.victory import blows, decide_breaks, decide_end
-from sim.runner import Plan
+from sim.runner import Actor, Plan
 
 __all__ = ["plan"]
 
@@ -100,8 +100,8 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
             ACTIONS[phase](b, rec, unit)
 
 
-def _processes(b: Battle, rec: Rec) -> Iterator[simpy.events.ProcessGenerator]:
-    return (_unit(b, rec, uid) for uid in b.state.units)
+def _processes(b: Battle, rec: Rec) -> Iterator[Actor]:
+    return (Actor(uid, _unit(b, rec, uid)) for uid in b.state.units)
 
 
 def _turn_end(b: Battle, turn: int, last: bool) -> Generator[Event, Event | None, None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from engine.log import MemorySink
-from sim import analysis, api
+from sim import analysis, api, runner
 from sim.cli import cli
 from sim.table import render_units
 from tests.contract.cases import CASES, Case
@@ -76,6 +77,25 @@ def test_fold_equals_live(fought: Any) -> None:
     live = rs.simulate(sc, loaded.replay.header, MemorySink())
     assert rs.snapshot(loaded.state_at(use_snapshots=False)) == rs.snapshot(live)
     assert loaded.state_at(use_snapshots=False) == live
+
+
+def test_every_unit_is_one_live_process_at_the_start(fought: Any) -> None:
+    """The runner starts one live SimPy process per unit row, per kind, and none for a stranger."""
+    _, _, loaded = fought
+    rs, sc = loaded.ruleset, loaded.scenario
+    rows = rs.units(sc, rs.initial_state(sc))
+    seen: list[list[str | None]] = []
+
+    def watch(started: runner.Started) -> None:  # called before the clock starts
+        seen.append([unit for unit, process in started if process.is_alive])
+
+    state, plan, header = rs.initial_state(sc), rs.plan(sc), loaded.replay.header
+    runner.fight(plan, sc, header, MemorySink(), state, rs.apply, rs.snapshot, watch=watch)
+    [live] = seen
+    units = [unit for unit in live if unit is not None]
+    kind = {r.id: r.kind for r in rows}
+    assert Counter(kind.get(u, "?") for u in units) == Counter(r.kind for r in rows)
+    assert sorted(units) == sorted(kind)  # each row's own process, none for a stranger
 
 
 def test_restore_of_snapshot_is_the_state_at_every_turn(fought: Any) -> None:

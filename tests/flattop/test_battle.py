@@ -316,3 +316,30 @@ def test_installed_package_declares_the_flattop_entry_point() -> None:
     assert names["flattop"] == "sim.flattop:RULESET"
     ruleset, sc = load_scenario(CORAL)
     assert (ruleset.name, ruleset.version, type(sc).__name__) == ("flattop", "1", "FlattopScenario")
+
+
+def test_a_sunk_ship_answers_no_more_raids_and_its_process_ends() -> None:
+    """Each ship is a process: sunk by one raid, it is gone from the next raid's AA and its process
+    has ended, as have the strikes'; every other ship, task force and base is still waiting."""
+    from engine.log import MemorySink
+    from sim import runner
+    from sim.flattop import RULESET
+
+    data = scenario_data()
+    blue = data["sides"][0]
+    blue["strikes"][0]["attacks"] = [{"aircraft": "dive_bomber", "factors": 8, "target": "dd2"}]
+    blue["strikes"].append(
+        {"id": "s2", "name": "Strike 2", "origin": "cv2", "launch": "08:00", "target": "tf2",
+         "escort": 2, "attacks": [{"aircraft": "dive_bomber", "factors": 2, "target": "cv3"}]}
+    )  # fmt: skip
+    rs, sc, sink, started = RULESET, load(data), MemorySink(), []
+    header = api.make_header(rs, sc, 4, "t.yaml")  # seed 4: s1's bombs sink dd2
+    runner.fight(
+        rs.plan(sc), sc, header, sink, rs.initial_state(sc), rs.apply, rs.snapshot,
+        watch=started.extend,
+    )  # fmt: skip
+    events = [json.loads(x) for x in sink.lines[1:-1]]
+    assert [e["ship"] for e in events if e.get("status_after") == "sunk"] == ["dd2"]
+    aa = {e["strike"]: list(e["aa"]) for e in events if e["type"] == "flattop.anti_aircraft"}
+    assert aa == {"s1": ["cv3", "ca1", "dd2"], "s2": ["cv3", "ca1"]}
+    assert [u for u, p in started if not p.is_alive] == ["dd2", "s1", "s2"]

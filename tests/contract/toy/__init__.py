@@ -31,7 +31,7 @@ from sim.contract import (
     Space,
     UnitRow,
 )
-from sim.runner import BattleView, Plan
+from sim.runner import Actor, BattleView, Plan
 
 __all__ = ["RULESET", "SCENARIOS"]
 
@@ -187,8 +187,8 @@ def _fighter(b: View, rec: Recorder[State], fid: str, rank: int) -> simpy.events
             )
 
 
-def _processes(b: View, rec: Recorder[State]) -> list[simpy.events.ProcessGenerator]:
-    return [_fighter(b, rec, fid, k) for k, fid in enumerate(b.state.fighters)]
+def _processes(b: View, rec: Recorder[State]) -> list[Actor]:
+    return [Actor(fid, _fighter(b, rec, fid, k)) for k, fid in enumerate(b.state.fighters)]
 
 
 def _turn_end(b: View, turn: int, last: bool) -> list[Event]:
