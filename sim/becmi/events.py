@@ -13,6 +13,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict
 
 from engine.events import D6, D20, Draw, Event, Upcaster, same_shape
+from sim.common import BattleEndedBase
 
 __all__ = [
     "UPCASTERS",
@@ -265,15 +266,13 @@ class MoraleChecked(Event):
     draws: list[Draw]
 
 
-class BattleEnded(Event):
+class BattleEnded(BattleEndedBase):
     """The outcome: the side left standing, or None for a draw, and why."""
 
     type: Literal["becmi.battle_ended"] = "becmi.battle_ended"
     older_formats: ClassVar[dict[int, int]] = {2: 1}
     schema_version: int = 2
     """v2 records its ``cause``: the last fall of the sides no longer standing."""
-    winner: str | None
-    reason: str
     standing: list[str]
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from sim.becmi.data import CLASS_MAX_LEVEL, DEMIHUMAN_MAX_LEVEL, WEAPONS, CoverAmount
 from sim.becmi.options import BecmiOptions
 from sim.becmi.tohit import parse_hd
+from sim.common import Ident, Name, ScenarioBase, SideBase
+from sim.common import Model as _Model
 
 __all__ = [
     "Abilities",
@@ -31,17 +33,11 @@ __all__ = [
 Coord = Annotated[int, Field(ge=0, le=100_000)]
 Point = tuple[Coord, Coord]
 """A position ``[x, y]`` in feet."""
-Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=120)]
 Score = Annotated[int, Field(ge=3, le=18)]
 Rank = Literal["A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M"]
 CharacterClass = Literal[
     "normal_man", "fighter", "cleric", "thief", "magic_user", "dwarf", "elf", "halfling"
 ]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class Abilities(_Model):
@@ -133,11 +129,9 @@ class RoundSpec(_Model):
     limit: int = Field(20, ge=1, le=1000, description="Round limit; a draw if it is reached.")
 
 
-class SideSpec(_Model):
+class SideSpec(SideBase):
     """One side of the fight: its characters, then its monsters (their order of action)."""
 
-    id: Ident
-    name: Name
     characters: list[CharacterSpec] = Field(default_factory=list, max_length=500)
     monsters: list[MonsterSpec] = Field(default_factory=list, max_length=500)
 
@@ -154,13 +148,10 @@ class SideSpec(_Model):
         ]
 
 
-class BecmiScenario(_Model):
+class BecmiScenario(ScenarioBase):
     """A ``becmi`` scenario file."""
 
     ruleset: Literal["becmi"]
-    name: Name
-    description: str = Field("", max_length=20_000)
-    seed: int = Field(1, ge=0, le=2**63 - 1, description="Default seed (--seed overrides).")
     rounds: RoundSpec = Field(default_factory=RoundSpec)
     options: BecmiOptions = Field(default_factory=BecmiOptions)
     sides: list[SideSpec] = Field(min_length=2, max_length=8)

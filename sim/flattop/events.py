@@ -14,6 +14,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict
 
 from engine.events import Draw, Event, Upcaster, same_shape
+from sim.common import BattleEndedBase
 
 __all__ = [
     "UPCASTERS",
@@ -184,15 +185,13 @@ class Rearmed(Event):
     aircraft: dict[str, int]
 
 
-class BattleEnded(Event):
+class BattleEnded(BattleEndedBase):
     """The outcome: the winner (None for a draw), why, and each side's points."""
 
     type: Literal["flattop.battle_ended"] = "flattop.battle_ended"
     older_formats: ClassVar[dict[int, int]] = {2: 1}
     schema_version: int = 2
     """v2 records its ``cause``: the attack that last crippled or sank a ship."""
-    winner: str | None
-    reason: str
     points: dict[str, int]
 
 

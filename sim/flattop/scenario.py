@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
+from sim.common import Ident, Name, ScenarioBase, SideBase
+from sim.common import Model as _Model
 from sim.flattop.data import (
     CARRIER_KINDS,
     DEFAULT_WEAPON,
@@ -39,16 +41,10 @@ __all__ = [
 Coord = Annotated[int, Field(ge=0, le=999)]
 Hex = tuple[Coord, Coord]
 """A hex as [column, row], 0-based, "odd-q" offset layout; a hex is about 20 nautical miles."""
-Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=120)]
 Clock = Annotated[str, StringConstraints(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")]
 Factors = Annotated[int, Field(ge=0, le=500)]
 
 Problem = tuple[tuple[str | int, ...], str]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class TurnSpec(_Model):
@@ -136,23 +132,18 @@ class StrikeSpec(_Model):
     attacks: list[AttackSpec] = Field(min_length=1, max_length=20)
 
 
-class SideSpec(_Model):
+class SideSpec(SideBase):
     """One side: its task forces, airfields and planned strikes."""
 
-    id: Ident
-    name: Name
     task_forces: list[TaskForceSpec] = Field(default_factory=list, max_length=50)
     bases: list[BaseSpec] = Field(default_factory=list, max_length=50)
     strikes: list[StrikeSpec] = Field(default_factory=list, max_length=200)
 
 
-class FlattopScenario(_Model):
+class FlattopScenario(ScenarioBase):
     """A ``flattop`` scenario file."""
 
     ruleset: Literal["flattop"]
-    name: Name
-    description: str = Field("", max_length=20_000)
-    seed: int = Field(1, ge=0, le=2**63 - 1, description="Default seed (--seed overrides).")
     turns: TurnSpec
     options: FlattopOptions = Field(default_factory=FlattopOptions)
     sides: list[SideSpec] = Field(min_length=2, max_length=2)

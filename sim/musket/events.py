@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict
 
 from engine.events import D6, Draw, Event, Upcaster, same_shape
+from sim.common import BattleEndedBase
 
 __all__ = [
     "UPCASTERS",
@@ -182,15 +183,13 @@ class SideBroken(Event):
     losses_share: float
 
 
-class BattleEnded(Event):
+class BattleEnded(BattleEndedBase):
     """The outcome: the winner (None for a draw) and why."""
 
     type: Literal["musket.battle_ended"] = "musket.battle_ended"
     older_formats: ClassVar[dict[int, int]] = {2: 1}
     schema_version: int = 2
     """v2 records its ``cause``: the last army to break (none at the turn limit)."""
-    winner: str | None
-    reason: str
     objective_points: dict[str, int]
 
 

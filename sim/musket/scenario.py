@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
+from sim.common import Ident, Name, ScenarioBase, SideBase
+from sim.common import Model as _Model
 from sim.musket.data import WEAPONS, Terrain
 from sim.musket.options import MusketOptions
 
@@ -27,12 +29,6 @@ __all__ = [
 Coord = Annotated[int, Field(ge=0, le=999)]
 Hex = tuple[Coord, Coord]
 """A hex as [column, row], 0-based, "odd-q" offset layout (docs/scenario-format.md)."""
-Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=120)]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class TerrainPatch(_Model):
@@ -102,11 +98,9 @@ class UnitSpec(_Model):
     )
 
 
-class SideSpec(_Model):
+class SideSpec(SideBase):
     """One army."""
 
-    id: Ident
-    name: Name
     retreat: Literal["north", "south", "east", "west"] = Field(
         description="Map edge the side's routed units flee toward."
     )
@@ -137,13 +131,10 @@ class VictorySpec(_Model):
     objectives: list[Objective] = Field(default_factory=list, max_length=1000)
 
 
-class MusketScenario(_Model):
+class MusketScenario(ScenarioBase):
     """A ``musket`` scenario file."""
 
     ruleset: Literal["musket"]
-    name: Name
-    description: str = Field("", max_length=20_000)
-    seed: int = Field(1, ge=0, le=2**63 - 1, description="Default seed (--seed overrides).")
     map: MapSpec
     turns: TurnSpec
     options: MusketOptions = Field(default_factory=MusketOptions)
