@@ -24,6 +24,7 @@ __all__ = [
     "narrative",
     "side_strength",
     "unit_rows",
+    "units_of",
     "why",
 ]
 
@@ -101,7 +102,8 @@ def event_rows(loaded: LoadedReplay) -> list[dict[str, Any]]:
     return rows
 
 
-def _units(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+def units_of(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    """The unit records of a state snapshot (a list, or a dict by id), as rows."""
     units = snapshot.get("units")
     if isinstance(units, list) and all(isinstance(u, dict) for u in units):
         return units
@@ -114,11 +116,11 @@ def unit_rows(loaded: LoadedReplay) -> list[dict[str, Any]]:
     """One row per unit per turn (turn 0 is the start): the unit's state at turn end."""
     rs = loaded.ruleset
     projection = Projection(rs.initial_state(loaded.scenario), rs.apply)
-    rows = [{"turn": 0, **u} for u in _units(rs.snapshot(projection.state))]
+    rows = [{"turn": 0, **u} for u in units_of(rs.snapshot(projection.state))]
     for event in loaded.events:
         projection.apply(event)
         if isinstance(event, TurnEnded):
-            rows.extend({"turn": event.turn, **u} for u in _units(rs.snapshot(projection.state)))
+            rows.extend({"turn": event.turn, **u} for u in units_of(rs.snapshot(projection.state)))
     for row in rows:
         if isinstance(row.get("hex"), tuple | list):
             row["col"], row["row"] = row.pop("hex")

@@ -1,36 +1,42 @@
 """``battlesim batch``, ``study``, ``rerun``, ``export``, ``campaign``: wrappers over sim.batch.
 
-Importing this module registers the commands on :data:`sim.cli.cli`.
+The root group (:mod:`sim.cli`) imports these commands by name on first use;
+each imports :mod:`sim.batch` (numpy, DuckDB, matplotlib) in its own body.
 Exit codes as for every command: 0 success, 1 a study that stopped before
 its end (``--resume`` completes it), 2 bad input or usage.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import click
 
-from sim.batch.campaign import play_campaign
-from sim.batch.design import Factor
-from sim.batch.executors import ExecutorError, default_jobs
-from sim.batch.fieldpath import PathError, parse_values
-from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
-from sim.batch.progress import ProgressBar
-from sim.batch.replays import RerunError, rerun
-from sim.batch.spec import load_study
-from sim.batch.store import Store, StoreError
-from sim.batch.study import DB_NAME, RunOptions, StudyError, StudyIncomplete, run_study
-from sim.batch.summary import format_summary
-from sim.batch.target import Target, load_campaign, load_target
-from sim.cli import cli
-from sim.loader import ScenarioError
-from sim.ruleset import headline
+from sim.cli_common import (
+    Command,
+    echo_json,
+    fail,
+    force_option,
+    json_option,
+    quiet_option,
+    seed_option,
+)
+
+if TYPE_CHECKING:
+    from sim.batch.design import Factor
+    from sim.batch.plan import StudyPlan
+    from sim.batch.progress import ProgressBar
+    from sim.batch.study import RunOptions
 
 __all__ = ["batch", "campaign", "export", "rerun_command", "study"]
+
+# Each command imports what it wraps in its body (PLC0415): start-up stays light.
+# ruff: noqa: PLC0415
+
+DEFAULT_CHUNK = 20
+"""``sim.batch.plan.DEFAULT_CHUNK``, repeated so help needs no numpy (a test holds them equal)."""
 
 
 def _bad_input(message: str) -> NoReturn:
@@ -48,6 +54,9 @@ def _factor(text: str) -> Factor:
     Raises:
         PathError: the option is malformed.
     """
+    from sim.batch.design import Factor
+    from sim.batch.fieldpath import PathError, parse_values
+
     path, eq, spec = text.partition("=")
     if not eq or not path or not spec:
         raise PathError(f"--sweep {text!r}: write FIELD.PATH=V1,V2,… or FIELD.PATH=LOW..HIGH")
@@ -72,10 +81,18 @@ def _first_error(exc: ValueError) -> str:
 
 
 def _progress(quiet: bool) -> ProgressBar | None:
+    from sim.batch.progress import ProgressBar
+
     return None if quiet or not sys.stderr.isatty() else ProgressBar(sys.stderr)
 
 
 def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
+    from sim.batch.executors import ExecutorError
+    from sim.batch.progress import ProgressBar
+    from sim.batch.store import StoreError
+    from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
+    from sim.batch.summary import format_summary
+
     bar = options.progress
     try:
         result = run_study(plan, out, options)
@@ -95,7 +112,7 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
         if isinstance(bar, ProgressBar):
             bar.close()
     if as_json:
-        click.echo(json.dumps(result.summary, sort_keys=True))
+        echo_json(result.summary)
     else:
         for line in format_summary(result.summary):
             click.echo(line)
@@ -133,8 +150,8 @@ def _executor_options(f: Any) -> Any:
         click.option(
             "--resume", is_flag=True, help="Complete the study in --out after it was stopped."
         ),
-        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
-        click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON."),
+        quiet_option(),
+        json_option("Print the summary as JSON."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -144,6 +161,9 @@ def _executor_options(f: Any) -> Any:
 def _options(
     jobs: int | None, executor: str, scheduler: str | None, resume: bool, quiet: bool, plots: bool
 ) -> RunOptions:
+    from sim.batch.executors import default_jobs
+    from sim.batch.study import RunOptions
+
     if scheduler is not None and executor != "dask":
         _bad_input(_error("--scheduler needs --executor dask"))
     kind: Literal["local", "dask"] = "dask" if executor == "dask" else "local"
@@ -157,7 +177,7 @@ def _options(
     )
 
 
-@cli.command()
+@click.command(cls=Command)
 @click.argument("target", metavar="SCENARIO", type=click.Path(dir_okay=False))
 @click.option(
     "--runs",
@@ -166,13 +186,9 @@ def _options(
     required=True,
     help="Replications per design point (the most, with --until-ci).",
 )
+@seed_option("Study seed (default: the scenario's or campaign's own 'seed').")
 @click.option(
-    "--seed",
-    type=click.IntRange(0, 2**63 - 1),
-    default=None,
-    help="Study seed (default: the scenario's or campaign's own 'seed').",
-)
-@click.option(
+    "-o",
     "--out",
     type=click.Path(file_okay=False),
     default=None,
@@ -241,7 +257,16 @@ def batch(
 
     Writes DIR/study.duckdb (tables study, points, runs, unit_finals),
     DIR/summary.json and DIR/plots/. See docs/batch.md.
+
+    \b
+    Example:
+      battlesim batch scenarios/stone_wall.yaml --runs 200 --jobs 2 -o sw
     """
+    from sim.batch.fieldpath import PathError
+    from sim.batch.plan import StudyPlan
+    from sim.batch.target import Target, load_target
+    from sim.loader import ScenarioError
+
     try:
         t: Target = load_target(target)
     except ScenarioError as exc:
@@ -276,9 +301,10 @@ def batch(
     _run(plan, folder, _options(jobs, executor, scheduler, resume, quiet, not no_plots), as_json)
 
 
-@cli.command()
+@click.command(cls=Command)
 @click.argument("study_file", metavar="STUDY.yaml", type=click.Path(dir_okay=False))
 @click.option(
+    "-o",
     "--out",
     type=click.Path(file_okay=False),
     default=None,
@@ -298,7 +324,14 @@ def study(
     """Run the study described by STUDY.yaml (scenario or campaign, factors, design, outputs).
 
     Errors in the file are listed as file:line: field: message (exit 2).
+
+    \b
+    Example:
+      battlesim study scenarios/stone_wall_study.yaml --jobs 2
     """
+    from sim.batch.spec import load_study
+    from sim.loader import ScenarioError
+
     try:
         spec = load_study(study_file)
     except ScenarioError as exc:
@@ -310,23 +343,38 @@ def study(
         _export(folder, fmt, folder / "export")
 
 
-@cli.command(name="rerun")
+@click.command(name="rerun", cls=Command)
 @click.argument("study_dir", metavar="DIR", type=click.Path(file_okay=False))
 @click.argument("run_id", type=click.IntRange(0))
 @click.option(
+    "-o",
     "--out",
     type=click.Path(),
     default=None,
     help="Replay file (default: run-<RUN_ID>.jsonl here); a folder for a campaign run.",
 )
-def rerun_command(study_dir: str, run_id: int, out: str | None) -> None:
+@force_option()
+def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool) -> None:
     """Fight run RUN_ID of the study in DIR again and write its full replay.
 
     The replay is byte for byte what the run would have written (and what
     --keep-replays kept); verify it with 'battlesim verify'.
+
+    \b
+    Example:
+      battlesim rerun sw 42 -o run-42.jsonl
     """
-    if out is not None and not Path(out).parent.is_dir():
-        _bad_input(_error(f"--out: directory {str(Path(out).parent)!r} does not exist"))
+    from sim.batch.replays import RerunError, rerun
+    from sim.batch.store import StoreError
+    from sim.grammar import agree
+    from sim.outputs import OutputError, check_output, replay_scenario_digest
+
+    if out is not None:
+        existing = Path(out).is_file() and replay_scenario_digest(Path(out)) is not None
+        try:
+            check_output(out, folder=Path(out).is_dir(), force=force or existing)
+        except OutputError as exc:
+            fail(str(exc))
     try:
         r = rerun(study_dir, run_id, out)
     except (StoreError, RerunError) as exc:
@@ -334,7 +382,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None) -> None:
     except OSError as exc:
         _bad_input(_error(f"cannot write replay: {exc}"))
     o = r.outcome
-    who = f"{o['winner_name']} wins" if o["winner"] else "Draw"
+    who = agree(o["winner_name"], "wins") if o["winner"] else "Draw"
     click.echo(
         f"Run {r.run_id} (point {r.point}, replication {r.replication}, seed {r.seed}): "
         f"{who} after {o['turns']} turns — {o['reason']}"
@@ -344,6 +392,9 @@ def rerun_command(study_dir: str, run_id: int, out: str | None) -> None:
 
 
 def _export(folder: Path, fmt: str, dest: Path) -> None:
+    from sim.batch.store import Store, StoreError
+    from sim.batch.study import DB_NAME
+
     try:
         store = Store.open(folder / DB_NAME, read_only=True)
     except StoreError as exc:
@@ -355,42 +406,54 @@ def _export(folder: Path, fmt: str, dest: Path) -> None:
         store.close()
 
 
-@cli.command()
+@click.command(cls=Command)
 @click.argument("study_dir", metavar="DIR", type=click.Path(file_okay=False))
 @click.option(
     "--format", "fmt", type=click.Choice(["parquet", "csv"]), required=True, help="File format."
 )
 @click.option(
+    "-o",
     "--out",
     type=click.Path(file_okay=False),
     default=None,
     help="Folder for the files (default: DIR/export).",
 )
 def export(study_dir: str, fmt: str, out: str | None) -> None:
-    """Export the tables of the study in DIR (study, points, runs, unit_finals), ordered by key."""
+    """Export the tables of the study in DIR (study, points, runs, unit_finals), ordered by key.
+
+    \b
+    Example:
+      battlesim export sw --format parquet
+    """
     _export(Path(study_dir), fmt, Path(out) if out is not None else Path(study_dir) / "export")
 
 
-@cli.command()
+@click.command(cls=Command)
 @click.argument("campaign_file", metavar="CAMPAIGN.yaml", type=click.Path(dir_okay=False))
+@seed_option("Campaign seed (default: the file's 'seed'); battle k's seed is derived from it.")
 @click.option(
-    "--seed",
-    type=click.IntRange(0, 2**63 - 1),
-    default=None,
-    help="Campaign seed (default: the file's 'seed'); battle k's seed is derived from it.",
-)
-@click.option(
+    "-o",
     "--out",
     type=click.Path(file_okay=False),
     default=None,
     help="Folder for the replays and campaign.json (default: <stem>-s<seed> here).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the campaign outcome as JSON.")
+@json_option("Print the campaign outcome as JSON.")
 def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: bool) -> None:
     """Fight the battles of CAMPAIGN.yaml in order, survivors carried into the next.
 
     Writes one replay per battle and campaign.json (the campaign's outcome).
+
+    \b
+    Example:
+      battlesim campaign scenarios/fredericksburg_campaign.yaml --seed 3
     """
+    from sim.batch.campaign import play_campaign
+    from sim.batch.target import load_campaign
+    from sim.grammar import agree
+    from sim.loader import ScenarioError
+    from sim.ruleset import headline
+
     try:
         data = load_campaign(campaign_file)
     except ScenarioError as exc:
@@ -403,7 +466,7 @@ def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: boo
         _bad_input(_error(f"cannot write replays: {exc}"))
     o = result.outcome
     if as_json:
-        click.echo(json.dumps({**o, "replays": [str(p) for p in paths]}, sort_keys=True))
+        echo_json({**o, "replays": [str(p) for p in paths]})
         return
     click.echo(f"{data.campaign} (seed {s}):")
     for b, path in zip(result.battles, paths, strict=True):
@@ -411,10 +474,6 @@ def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: boo
         for line in b.ruleset.summary(b.outcome):
             click.echo(f"    {line}")
         click.echo(f"    Replay: {path}")
-    who = f"{o['winner_name']} wins the campaign" if o["winner"] else "The campaign is drawn"
+    who = agree(o["winner_name"], "wins the campaign") if o["winner"] else "The campaign is drawn"
     click.echo(f"{who}: {o['reason']}")
     click.echo(f"Summary: {folder / 'campaign.json'}")
-
-
-if __name__ == "__main__":  # python -m sim.cli_batch works as well as the console script
-    cli(prog_name="battlesim")

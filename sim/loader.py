@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from sim.diagnose import cross_problems_after_repair, hint, hint_known
 from sim.ruleset import Problem, Ruleset, get_ruleset
 
 __all__ = [
@@ -62,7 +63,8 @@ class Located:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}"
+        # Line 0: the file as a whole (it cannot be read), no line to name.
+        where = f"{self.file}:{self.line}" if self.line else self.file
         return (
             f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
         )
@@ -248,16 +250,34 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[Rulese
         ruleset = get_ruleset(name)
     except LookupError as exc:
         raise ScenarioError([located(file, lines, ("ruleset",), str(exc))]) from None
+    model = ruleset.scenario_model
     try:
-        scenario = ruleset.scenario_model.model_validate(data)
+        scenario = model.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError(
-            [located(file, lines, tuple(e["loc"]), error_message(e)) for e in exc.errors()]
-        ) from None
+        errors = exc.errors()
+        found = [
+            located(file, lines, tuple(e["loc"]), hint(model, e, error_message(e))) for e in errors
+        ]
+        later = cross_problems_after_repair(model, data, errors, ruleset.cross_check)
+        found += [located(file, lines, p, hint_known(m)) for p, m in later]
+        raise ScenarioError(found) from None
     problems: list[Problem] = ruleset.cross_check(scenario)
     if problems:
-        raise ScenarioError([located(file, lines, p, m) for p, m in problems])
+        raise ScenarioError([located(file, lines, p, hint_known(m)) for p, m in problems])
     return ruleset, scenario
+
+
+_PATTERNS = {
+    r"^([01]\d|2[0-3]):[0-5]\d$": (
+        "is not a clock time: write HH:MM on the 24-hour clock, e.g. '07:00'"
+    ),
+    r"^[A-Za-z0-9_-]{1,40}$": "is not an id: use 1 to 40 letters, digits, '_' or '-'",
+    r"^(NM|[FCTMDEH]([1-9]|[1-2][0-9]|3[0-6]))$": (
+        "is not a saving-throw class: NM (normal man) or a class letter F, C, T, M, D, E, H "
+        "and a level 1-36, e.g. 'F3'"
+    ),
+}
+"""Plain words for the patterns the rulesets' models use, instead of the regular expression."""
 
 
 def error_message(err: Any) -> str:
@@ -266,7 +286,23 @@ def error_message(err: Any) -> str:
         return "unknown field"
     if err["type"] == "missing":
         return "required field is missing"
+    if err["type"] == "string_pattern_mismatch":
+        plain = _PATTERNS.get(
+            str(err.get("ctx", {}).get("pattern", "")), "has not the expected form"
+        )
+        return f"{err.get('input')!r} {plain}"
     return str(err["msg"]).removeprefix("Value error, ")
+
+
+def _unreadable(exc: OSError) -> str:
+    """Why a file cannot be read, in plain words."""
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, IsADirectoryError):
+        return "is a folder, not a file"
+    if isinstance(exc, PermissionError):
+        return "not allowed to read it (permission denied)"
+    return f"cannot read it: {exc.strerror or exc}"
 
 
 def read_yaml(path: str | Path) -> tuple[Any, dict[Path_, int]]:
@@ -281,7 +317,7 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[Path_, int]]:
             # Read one byte past the limit, never the whole of an endless or huge file.
             raw = fh.read(MAX_BYTES + 1)
     except OSError as exc:
-        raise ScenarioError([Located(file, 0, "", f"cannot read: {exc.strerror}")]) from None
+        raise ScenarioError([Located(file, 0, "", _unreadable(exc))]) from None
     if len(raw) > MAX_BYTES:
         raise ScenarioError([Located(file, 1, "", f"file too large (limit {MAX_BYTES} bytes)")])
     try:

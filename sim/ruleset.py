@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from engine.events import Event, EventRegistry
 from engine.log import Header, Sink
+from sim.grammar import agree, count
 
 __all__ = [
     "BUILTIN",
@@ -99,9 +100,8 @@ _loaded: dict[str, Ruleset] = {}
 
 def headline(ruleset: Ruleset, outcome: dict[str, Any], *, reason: bool = True) -> str:
     """One line for an outcome: ``Union wins after 4 turns — <reason>``."""
-    n = outcome["turns"]
-    turns = f"{n} {ruleset.turn_name}{'' if n == 1 else 's'}"
-    who = f"{outcome['winner_name']} wins" if outcome["winner"] else "Draw"
+    turns = count(outcome["turns"], ruleset.turn_name)
+    who = agree(outcome["winner_name"], "wins") if outcome["winner"] else "Draw"
     return f"{who} after {turns} — {outcome['reason']}" if reason else f"{who} after {turns}"
 
 

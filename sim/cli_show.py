@@ -1,0 +1,151 @@
+"""``battlesim show``: a replay's units at a turn, one unit's history, or the narrative."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from sim.cli_common import Command, echo_json, fail, json_option, readable_file
+
+if TYPE_CHECKING:
+    from sim.api import LoadedReplay
+
+__all__ = ["show"]
+
+# The command imports what it wraps in its body (PLC0415): start-up stays light.
+# ruff: noqa: PLC0415
+
+
+@click.command(cls=Command)
+@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
+@click.option(
+    "--turn",
+    type=click.IntRange(0),
+    default=None,
+    help="State at the end of this turn (0: the start); with --events, that turn's events.",
+)
+@click.option("--events", "narrate", is_flag=True, help="Narrate the events turn by turn.")
+@click.option(
+    "--unit",
+    default=None,
+    help="Only this unit (id): with --events its events, without them its state turn by turn.",
+)
+@click.option("--seqs", is_flag=True, help="With --events: start each line with its [seq N].")
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    help="With --events: only this event type (e.g. fired or musket.fired); repeatable.",
+)
+@json_option("Print one JSON object: the units (or the unit's rows, or the events).")
+def show(
+    replay: str,
+    turn: int | None,
+    narrate: bool,
+    unit: str | None,
+    seqs: bool,
+    types: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Show REPLAY's units at the end or at --turn, one unit's history, or the narrative.
+
+    The fold starts from the nearest state snapshot in the log, so a late
+    turn of a long battle is quick. With --unit (and no --events), that
+    unit's state at the end of every turn. With --events, the battle is told
+    as a narrative instead, filtered by --turn, --unit and --type.
+
+    \b
+    Examples:
+      battlesim show replays/stone_wall-s1862.jsonl --turn 7
+      battlesim show replays/stone_wall-s1862.jsonl --unit 69ny
+      battlesim show replays/stone_wall-s1862.jsonl --events --type morale_tested
+    """
+    from engine.reader import ReplayError
+    from sim import api, views
+
+    try:
+        loaded = api.load_replay(replay)
+    except ReplayError as exc:
+        fail(str(exc))
+    last = loaded.events[-1].turn if loaded.events else 0
+    if turn is not None and turn > last:
+        fail(f"--turn {turn}: the battle ended at turn {last}")
+    if types and not narrate:
+        fail("--type filters the narrative: add --events")
+    if seqs and not narrate:
+        fail("--seqs numbers the narrative: add --events")
+    problem = views.unknown_types(types, loaded.ruleset.registry.types)
+    if problem is not None:
+        fail(problem)
+    if unit is not None:
+        _check_unit(loaded, unit)
+    if narrate:
+        _narrative(loaded, turn, unit, types, seqs, as_json)
+    elif unit is not None:
+        _history(loaded, unit, turn, as_json)
+    else:
+        _state(loaded, turn, last, as_json)
+
+
+def _check_unit(loaded: LoadedReplay, unit: str) -> None:
+    from sim import views
+    from sim.suggest import did_you_mean, known
+
+    ids = [str(r["id"]) for r in views.state_rows(loaded, 0)]
+    if unit not in ids:
+        hint = did_you_mean(unit, ids) or f"; units: {known(ids, limit=40)}"
+        fail(f"--unit {unit}: no unit {unit!r} in this battle{hint}")
+
+
+def _narrative(
+    loaded: LoadedReplay,
+    turn: int | None,
+    unit: str | None,
+    types: tuple[str, ...],
+    seqs: bool,
+    as_json: bool,
+) -> None:
+    from sim import analysis
+
+    told = analysis.narrative(loaded, turn=turn, unit=unit, types=types)
+    if as_json:
+        events = [{"seq": e.seq, "turn": e.turn, "type": e.type, "line": line} for e, line in told]
+        echo_json({"replay": loaded.replay.path, "events": events})
+        return
+    for event, line in told:
+        click.echo(f"[seq {event.seq}] {line}" if seqs else line)
+
+
+def _history(loaded: LoadedReplay, unit: str, turn: int | None, as_json: bool) -> None:
+    from sim import analysis, views
+
+    rows = views.unit_history(analysis.unit_rows(loaded), unit, turn)
+    if as_json:
+        echo_json({"replay": loaded.replay.path, "unit": unit, "rows": rows})
+        return
+    name = rows[0].get("name", unit) if rows else unit
+    word = loaded.ruleset.turn_name
+    click.echo(f"{loaded.scenario.name} — {name} at the end of each {word} (0: the start)")
+    for line in views.table(rows):
+        click.echo(line)
+
+
+def _state(loaded: LoadedReplay, turn: int | None, last: int, as_json: bool) -> None:
+    from sim import views
+
+    if as_json:
+        echo_json(
+            {
+                "replay": loaded.replay.path,
+                "scenario": loaded.scenario.name,
+                "turn": last if turn is None else turn,
+                "last_turn": last,
+                "units": views.state_rows(loaded, turn),
+            }
+        )
+        return
+    word = loaded.ruleset.turn_name
+    label = f"end of {word} {turn}" if turn is not None else f"end of battle ({word} {last})"
+    click.echo(f"{loaded.scenario.name} — {label}")
+    click.echo(loaded.ruleset.render_state(loaded.scenario, loaded.state_at(turn)))
