@@ -23,7 +23,7 @@ from engine.replay import Mismatch, VerifyResult, verify
 from engine.version import ENGINE_VERSION
 from sim.loader import ScenarioError, load_scenario
 from sim.outputs import OutputError, check_output
-from sim.ruleset import Ruleset, get_ruleset, headline
+from sim.ruleset import AnyRuleset, Outcome, get_ruleset, headline
 
 __all__ = [
     "LoadedReplay",
@@ -47,7 +47,7 @@ class RunResult:
     seed: int
     replay: str | None
     events: int
-    outcome: dict[str, Any]
+    outcome: Outcome
     state: Any
     summary: list[str]
     """Readable outcome lines, one per side (the ruleset's words)."""
@@ -61,13 +61,13 @@ class RunResult:
             "seed": self.seed,
             "replay": self.replay,
             "events": self.events,
-            **self.outcome,
-            "losses": {sid: s["losses"] for sid, s in self.outcome["sides"].items()},
+            **self.outcome.as_json(),
+            "losses": self.outcome.losses(),
         }
 
 
 def make_header(
-    ruleset: Ruleset, scenario: BaseModel, seed: int, source: str | None = None
+    ruleset: AnyRuleset, scenario: BaseModel, seed: int, source: str | None = None
 ) -> Header:
     """The replay header for a scenario and seed (canonical scenario, digests)."""
     canonical = scenario.model_dump(mode="json")
@@ -137,7 +137,7 @@ def run(
     )
 
 
-def _header_scenario(header: Header, path: str) -> tuple[Ruleset, Any]:
+def _header_scenario(header: Header, path: str) -> tuple[AnyRuleset, Any]:
     """The header's ruleset and scenario, validated as a scenario file would be.
 
     Raises:
@@ -183,7 +183,7 @@ def _registry_for(header: Header) -> EventRegistry:
 class LoadedReplay:
     """A replay with its ruleset and scenario, ready to fold."""
 
-    ruleset: Ruleset
+    ruleset: AnyRuleset
     scenario: Any
     replay: Replay
 

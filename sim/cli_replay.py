@@ -129,7 +129,7 @@ def fork_command(
                 "parent": replay,
                 "at": at_seq,
                 "events": len(child.events),
-                **outcome,
+                **outcome.as_json(),
             }
         )
         return

@@ -92,7 +92,7 @@ def _check_unit(loaded: LoadedReplay, unit: str) -> None:
     from sim import views
     from sim.suggest import did_you_mean, known
 
-    ids = [str(r["id"]) for r in views.state_rows(loaded, 0)]
+    ids = [r.id for r in views.state_rows(loaded, 0)]
     if unit not in ids:
         hint = did_you_mean(unit, ids) or f"; units: {known(ids, limit=40)}"
         fail(f"--unit {unit}: no unit {unit!r} in this battle{hint}")
@@ -118,22 +118,28 @@ def _narrative(
 
 
 def _history(loaded: LoadedReplay, unit: str, turn: int | None, as_json: bool) -> None:
-    from sim import analysis, views
+    from sim import views
 
-    rows = views.unit_history(analysis.unit_rows(loaded), unit, turn)
+    history = views.unit_history(loaded, unit, turn)
+    word = loaded.ruleset.turn_name
     if as_json:
+        rows = [{word: t, **views.unit_json(r)} for t, r in history]
         echo_json({"replay": loaded.replay.path, "unit": unit, "rows": rows})
         return
-    name = rows[0].get("name", unit) if rows else unit
-    word = loaded.ruleset.turn_name
-    click.echo(f"{loaded.scenario.name} — {name} at the end of each {word} (0: the start)")
-    for line in views.table(rows):
+    axes = loaded.ruleset.space(loaded.scenario).axes
+    name, side = history[0][1].name, history[0][1].side_name
+    click.echo(f"{loaded.scenario.name} — {name} ({side}) at the end of each {word}, 0: the start")
+    cells = [{word: t, **views.unit_cells(r, axes)} for t, r in history]
+    for row in cells:
+        del row["unit"], row["side"]
+    for line in views.table(cells):
         click.echo(line)
 
 
 def _state(loaded: LoadedReplay, turn: int | None, last: int, as_json: bool) -> None:
     from sim import views
 
+    rows = views.state_rows(loaded, turn)
     if as_json:
         echo_json(
             {
@@ -141,11 +147,13 @@ def _state(loaded: LoadedReplay, turn: int | None, last: int, as_json: bool) -> 
                 "scenario": loaded.scenario.name,
                 "turn": last if turn is None else turn,
                 "last_turn": last,
-                "units": views.state_rows(loaded, turn),
+                "units": [views.unit_json(r) for r in rows],
             }
         )
         return
     word = loaded.ruleset.turn_name
     label = f"end of {word} {turn}" if turn is not None else f"end of battle ({word} {last})"
     click.echo(f"{loaded.scenario.name} — {label}")
-    click.echo(loaded.ruleset.render_state(loaded.scenario, loaded.state_at(turn)))
+    axes = loaded.ruleset.space(loaded.scenario).axes
+    for line in views.table([views.unit_cells(r, axes) for r in rows]):
+        click.echo(line)

@@ -109,8 +109,8 @@ def _variants(a: LoadedReplay, b: LoadedReplay) -> dict[str, Any]:
                 "b": b.replay.header.seed,
             },
         )
-    oa = a.ruleset.outcome(a.scenario, a.state_at())
-    ob = b.ruleset.outcome(b.scenario, b.state_at())
+    oa = a.ruleset.outcome(a.scenario, a.state_at()).as_json()
+    ob = b.ruleset.outcome(b.scenario, b.state_at()).as_json()
     fa, fb = _finals(a), _finals(b)
     units = {}
     for uid in [*fa, *(k for k in fb if k not in fa)]:

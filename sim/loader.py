@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from sim.diagnose import cross_problems_after_repair, hint, hint_known
-from sim.ruleset import Problem, Ruleset, get_ruleset
+from sim.ruleset import AnyRuleset, Problem, get_ruleset
 
 __all__ = [
     "MAX_BYTES",
@@ -227,7 +227,7 @@ def located(file: str, lines: dict[Path_, int], path: Path_, message: str) -> Lo
     return Located(file, line_of(lines, path), ".".join(str(p) for p in path), message)
 
 
-def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[Ruleset, BaseModel]:
+def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRuleset, BaseModel]:
     """Validate parsed data against its ruleset's schema and cross-field checks."""
     if not isinstance(data, dict):
         raise ScenarioError(
@@ -328,7 +328,7 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[Path_, int]]:
     return parse_yaml(text, file)
 
 
-def load_scenario(path: str | Path) -> tuple[Ruleset, BaseModel]:
+def load_scenario(path: str | Path) -> tuple[AnyRuleset, BaseModel]:
     """Read, parse and validate a scenario file.
 
     Raises:

@@ -218,7 +218,7 @@ figure {{ margin: 1rem 0; }} img {{ max-width: 100%; }} li {{ margin: .2rem 0; }
 <p class="meta">{html.escape(header.ruleset)} ruleset, seed {header.seed},
 {len(loaded.events)} events — replay {html.escape(Path(loaded.replay.path).name)}</p>
 <h2>{html.escape(who)}</h2>
-<p>{html.escape(outcome["reason"])}</p><ul>{summary}</ul>
+<p>{html.escape(outcome.reason)}</p><ul>{summary}</ul>
 <h2>Charts</h2>{"".join(images)}
 <h2>Casualties</h2>{_casualty_table(loaded)}
 <h2>Key events</h2><ol>{events}</ol>

@@ -15,7 +15,7 @@ def scenario_json_schema() -> dict[str, Any]:
     """One schema accepting a scenario of any installed ruleset (tagged by ``ruleset``)."""
     models = tuple(get_ruleset(n).scenario_model for n in ruleset_names())
     if len(models) == 1:
-        schema = models[0].model_json_schema()
+        schema: dict[str, Any] = models[0].model_json_schema()
     else:
         union: Any = Union[models]  # noqa: UP007
         schema = TypeAdapter(Annotated[union, Field(discriminator="ruleset")]).json_schema()

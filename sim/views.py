@@ -6,11 +6,13 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+from engine.events import TurnEnded
+from engine.projection import Projection
 from engine.reader import ReplayError
 from engine.replay import VerifyResult
-from sim.analysis import units_of
 from sim.api import LoadedReplay
 from sim.loader import ScenarioError
+from sim.ruleset import UnitRow
 from sim.suggest import did_you_mean, known
 
 __all__ = [
@@ -18,7 +20,9 @@ __all__ = [
     "replay_error_json",
     "state_rows",
     "table",
+    "unit_cells",
     "unit_history",
+    "unit_json",
     "unknown_types",
     "verify_json",
     "verify_lines",
@@ -85,15 +89,47 @@ def unknown_types(types: Sequence[str], registry_types: Sequence[str]) -> str | 
     return None
 
 
-def state_rows(loaded: LoadedReplay, turn: int | None) -> list[dict[str, Any]]:
-    """One plain row per unit at the end of ``turn`` (default: the end), from the fold."""
-    rs = loaded.ruleset
-    return units_of(rs.snapshot(loaded.state_at(turn)))
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def unit_history(rows: list[dict[str, Any]], unit: str, turn: int | None) -> list[dict[str, Any]]:
-    """The rows of one unit, turn by turn (turn 0 is the start), up to ``turn``."""
-    return [r for r in rows if r.get("id") == unit and (turn is None or r["turn"] <= turn)]
+def unit_cells(row: UnitRow, axes: tuple[str, ...]) -> dict[str, Any]:
+    """One unit as table cells: full name, side name, position, strength, status, details."""
+    pos = ",".join(_number(v) for v in row.position) if row.position is not None else "-"
+    strength = f"{_number(row.strength.value)}/{_number(row.initial.value)} {row.strength.unit}"
+    return {
+        "unit": row.name,
+        "side": row.side_name,
+        ",".join(axes): pos,
+        "strength": strength,
+        "status": ", ".join(row.status) or "-",
+        # Lists and mappings (a task force's ships) go to --json, not into a column.
+        **{k: v for k, v in row.details.items() if not isinstance(v, list | dict)},
+    }
+
+
+def unit_json(row: UnitRow) -> dict[str, Any]:
+    """One unit as plain JSON data (the contract's row)."""
+    return row.model_dump(mode="json")
+
+
+def state_rows(loaded: LoadedReplay, turn: int | None) -> list[UnitRow]:
+    """Every unit at the end of ``turn`` (default: the end), through the ruleset contract."""
+    return loaded.ruleset.units(loaded.scenario, loaded.state_at(turn))
+
+
+def unit_history(loaded: LoadedReplay, unit: str, turn: int | None) -> list[tuple[int, UnitRow]]:
+    """One unit at the start (turn 0) and at the end of every turn up to ``turn``."""
+    rs, sc = loaded.ruleset, loaded.scenario
+    projection = Projection(rs.initial_state(sc), rs.apply)
+    out = [(0, r) for r in rs.units(sc, projection.state) if r.id == unit]
+    for event in loaded.events:
+        if turn is not None and event.turn > turn:
+            break
+        projection.apply(event)
+        if isinstance(event, TurnEnded):
+            out.extend((event.turn, r) for r in rs.units(sc, projection.state) if r.id == unit)
+    return out
 
 
 def table(rows: list[dict[str, Any]]) -> list[str]:

@@ -29,7 +29,7 @@ from engine.log import FileSink, Sink
 from sim.api import make_header
 from sim.batch.seeds import battle_seed
 from sim.loader import ScenarioError, validate_data
-from sim.ruleset import Ruleset
+from sim.ruleset import AnyRuleset, Outcome
 
 __all__ = [
     "BattleEntry",
@@ -91,10 +91,10 @@ class BattleResult:
     id: str
     source: str
     seed: int
-    ruleset: Ruleset
+    ruleset: AnyRuleset
     scenario: Any
     state: Any
-    outcome: dict[str, Any]
+    outcome: Outcome
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ class CampaignResult:
     outcome: dict[str, Any]
 
 
-def validate_battle(data: dict[str, Any], where: str) -> tuple[Ruleset, Any]:
+def validate_battle(data: dict[str, Any], where: str) -> tuple[AnyRuleset, Any]:
     """Validate one battle's scenario data; problems are named ``where``."""
     return validate_data(data, {}, where)
 
@@ -117,7 +117,7 @@ def settings_for(campaign: CampaignData, entry: BattleEntry) -> dict[str, Any]:
 
 def carried(
     campaign: CampaignData, k: int, previous: BattleResult | None
-) -> tuple[Ruleset, Any] | ScenarioError:
+) -> tuple[AnyRuleset, Any] | ScenarioError:
     """Battle ``k``'s validated scenario after carry-over, or why it cannot be fought."""
     entry = campaign.battles[k]
     data = entry.scenario
@@ -167,10 +167,10 @@ def _points(campaign: CampaignData, fought: list[BattleResult]) -> dict[str, int
     worth = {b.id: b.points for b in campaign.battles}
     points: dict[str, int] = {}
     for b in fought:
-        for sid in b.outcome["sides"]:
+        for sid in b.outcome.sides:
             points.setdefault(sid, 0)
-        if b.outcome["winner"] is not None:
-            points[b.outcome["winner"]] += worth[b.id]
+        if b.outcome.winner is not None:
+            points[b.outcome.winner] += worth[b.id]
     return points
 
 
@@ -183,7 +183,7 @@ def _decided_early(campaign: CampaignData, fought: list[BattleResult]) -> bool:
 def _winner(campaign: CampaignData, fought: list[BattleResult]) -> tuple[str | None, str]:
     if campaign.victory.rule == "last_battle":
         last = fought[-1]
-        return last.outcome["winner"], f"won the last battle fought ({last.id})"
+        return last.outcome.winner, f"won the last battle fought ({last.id})"
     points = _points(campaign, fought)
     ranked = sorted(points.items(), key=lambda kv: -kv[1])
     if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
@@ -199,25 +199,25 @@ def campaign_outcome(
     points = _points(campaign, fought)
     sides: dict[str, Any] = {}
     for b in fought:
-        for sid, s in b.outcome["sides"].items():
+        for sid, s in b.outcome.sides.items():
             side = sides.setdefault(
-                sid, {"name": s["name"], "losses": {}, "battles_won": 0, "points": points[sid]}
+                sid, {"name": s.name, "losses": {}, "battles_won": 0, "points": points[sid]}
             )
-            for what, n in s["losses"].items():
-                side["losses"][what] = side["losses"].get(what, 0) + n
-            side["battles_won"] += b.outcome["winner"] == sid
+            for m in s.losses:
+                side["losses"][m.name] = side["losses"].get(m.name, 0) + m.value
+            side["battles_won"] += b.outcome.winner == sid
     return {
         "winner": winner,
         "winner_name": sides[winner]["name"] if winner is not None else None,
         "reason": f"{reason}; {ended}" if ended else reason,
-        "turns": sum(b.outcome["turns"] for b in fought),
+        "turns": sum(b.outcome.turns for b in fought),
         "battles": [
             {
                 "id": b.id,
                 "seed": b.seed,
-                "winner": b.outcome["winner"],
-                "turns": b.outcome["turns"],
-                "reason": b.outcome["reason"],
+                "winner": b.outcome.winner,
+                "turns": b.outcome.turns,
+                "reason": b.outcome.reason,
             }
             for b in fought
         ],

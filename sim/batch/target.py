@@ -19,7 +19,7 @@ from sim.batch.campaign import BattleEntry, CampaignData, Victory, settings_for,
 from sim.batch.fieldpath import get_path, set_paths
 from sim.batch.files import error_message, located, read_yaml, validate_located
 from sim.loader import Located, ScenarioError, load_scenario, validate_data
-from sim.ruleset import Ruleset
+from sim.ruleset import AnyRuleset
 
 __all__ = ["Target", "load_campaign", "load_target"]
 
@@ -63,7 +63,7 @@ class Target:
         """Raise :class:`~sim.batch.fieldpath.PathError` unless ``path`` names a field."""
         get_path(self.data, path)
 
-    def scenarios(self) -> list[tuple[Ruleset, Any]]:
+    def scenarios(self) -> list[tuple[AnyRuleset, Any]]:
         """Each battle's validated base scenario (one for a scenario target)."""
         if self.kind == "scenario":
             return [validate_data(self.data, {}, self.source)]
@@ -79,12 +79,12 @@ class Target:
         found: dict[str, tuple[str, list[str]]] = {}
         for ruleset, scenario in self.scenarios():
             outcome = ruleset.outcome(scenario, ruleset.initial_state(scenario))
-            for sid, side in outcome["sides"].items():
-                _, kinds = found.setdefault(sid, (side["name"], []))
-                kinds.extend(k for k in side["losses"] if k not in kinds)
+            for sid, side in outcome.sides.items():
+                _, kinds = found.setdefault(sid, (side.name, []))
+                kinds.extend(m.name for m in side.losses if m.name not in kinds)
         return found
 
-    def ruleset(self) -> Ruleset:
+    def ruleset(self) -> AnyRuleset:
         """The ruleset of the (first) battle."""
         return self.scenarios()[0][0]
 
@@ -151,7 +151,7 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
     cf = validate_located(_CampaignFile, data, lines, file, "campaign")
     problems: list[Located] = []
     entries: list[BattleEntry] = []
-    rulesets: list[Ruleset] = []
+    rulesets: list[AnyRuleset] = []
     for i, b in enumerate(cf.battles):
         where: FieldPath = ("battles", i)
         if [x.id for x in cf.battles].index(b.id) != i:

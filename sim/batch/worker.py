@@ -20,7 +20,7 @@ from sim.api import make_header
 from sim.batch.campaign import CampaignData, fight_campaign, validate_battle
 from sim.batch.target import Target
 from sim.loader import ScenarioError, validate_data
-from sim.ruleset import Ruleset
+from sim.ruleset import AnyRuleset
 
 __all__ = [
     "UNIT_COLUMNS",
@@ -98,7 +98,7 @@ class Prepared:
     """A design point made ready to fight: its validated scenario or campaign."""
 
     target: Target
-    scenario: tuple[Ruleset, Any] | None = None
+    scenario: tuple[AnyRuleset, Any] | None = None
     campaign: CampaignData | None = None
 
 
@@ -107,7 +107,7 @@ class Fought:
     """One run fought: its outcome and the final state of each battle."""
 
     outcome: dict[str, Any]
-    battles: list[tuple[str | None, Ruleset, Any]]
+    battles: list[tuple[str | None, AnyRuleset, Any]]
     """(battle id or None for a lone scenario, ruleset, final state), in order."""
 
 
@@ -132,7 +132,7 @@ def fight(prepared: Prepared, seed: int, sink_for: SinkFor = _null) -> Fought:
         ruleset, scenario = prepared.scenario
         header = make_header(ruleset, scenario, seed, source=prepared.target.source)
         state = ruleset.simulate(scenario, header, sink_for(0, prepared.target.stem))
-        return Fought(ruleset.outcome(scenario, state), [(None, ruleset, state)])
+        return Fought(ruleset.outcome(scenario, state).as_json(), [(None, ruleset, state)])
     assert prepared.campaign is not None
     result = fight_campaign(prepared.campaign, seed, lambda k, e: sink_for(k, e.id))
     return Fought(result.outcome, [(b.id, b.ruleset, b.state) for b in result.battles])

@@ -6,7 +6,8 @@ from sim.becmi.data import RULES_VERSION, rules_data
 from sim.becmi.events import becmi_events
 from sim.becmi.report import narrate, outcome, render_state, summary
 from sim.becmi.scenario import BecmiScenario, cross_check
-from sim.becmi.state import apply_event, initial_state, snapshot
+from sim.becmi.state import apply_event, initial_state, restore, snapshot
+from sim.becmi.view import DERIVED_FIELDS, measures, space, units
 from sim.ruleset import Ruleset
 
 __all__ = ["RULESET"]
@@ -27,4 +28,9 @@ RULESET = Ruleset(
     render_state=render_state,
     narrate=narrate,
     turn_name="round",
+    restore=restore,
+    units=units,
+    measures=measures,
+    space=space,
+    derived_fields=DERIVED_FIELDS,
 )

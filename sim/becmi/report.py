@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.events import Event, TurnEnded
 from sim.becmi.events import (
     Attacked,
@@ -23,46 +21,57 @@ from sim.becmi.events import (
 from sim.becmi.scenario import BecmiScenario
 from sim.becmi.state import BattleState, Bout, CombatantState
 from sim.grammar import agree, count
+from sim.ruleset import Measure, Outcome, SideResult
 
 __all__ = ["narrate", "outcome", "render_state", "summary"]
 
 HOLDS = {0: "free", 1: "grab", 2: "takedown", 3: "pin"}
 
 
-def outcome(sc: BecmiScenario, state: BattleState) -> dict[str, Any]:
-    """Winner, reason, rounds and each side's losses, as plain data."""
-    sides: dict[str, Any] = {}
+def outcome(sc: BecmiScenario, state: BattleState) -> Outcome:
+    """Winner, reason, rounds and each side's losses (dead, knocked out, fled, hit points)."""
+    sides: dict[str, SideResult] = {}
     for side in sc.sides:
         members = [state.combatants[c.id] for c in side.combatants]
-        losses = {
-            "dead": sum(1 for c in members if c.status == "dead"),
-            "knocked_out": sum(1 for c in members if c.present and c.unconscious),
-            "fled": sum(1 for c in members if c.status == "fled"),
-            "hp": sum(c.hp_max - max(c.hp, 0) for c in members),
-        }
-        sides[side.id] = {
-            "name": side.name,
-            "losses": losses,
-            "combatants": len(members),
-            "standing": sum(1 for c in members if c.conscious),
-        }
+        losses = [
+            Measure(
+                name="dead", value=sum(1 for c in members if c.status == "dead"), unit="combatants"
+            ),
+            Measure(
+                name="knocked_out",
+                value=sum(1 for c in members if c.present and c.unconscious),
+                unit="combatants",
+            ),
+            Measure(
+                name="fled", value=sum(1 for c in members if c.status == "fled"), unit="combatants"
+            ),
+            Measure(name="hp", value=sum(c.hp_max - max(c.hp, 0) for c in members), unit="hp"),
+        ]
+        sides[side.id] = SideResult(
+            name=side.name,
+            losses=losses,
+            details={
+                "combatants": len(members),
+                "standing": sum(1 for c in members if c.conscious),
+            },
+        )
     names = {s.id: s.name for s in sc.sides}
-    return {
-        "winner": state.winner,
-        "winner_name": names[state.winner] if state.winner else None,
-        "reason": state.reason,
-        "turns": state.ended_turn,
-        "sides": sides,
-    }
+    return Outcome(
+        winner=state.winner,
+        winner_name=names[state.winner] if state.winner else None,
+        reason=state.reason,
+        turns=state.ended_turn,
+        sides=sides,
+    )
 
 
-def summary(outcome: dict[str, Any]) -> list[str]:
+def summary(outcome: Outcome) -> list[str]:
     """One line per side: standing, dead, knocked out, fled, hit points lost."""
     lines = []
-    for s in outcome["sides"].values():
-        lo = s["losses"]
+    for side in outcome.sides.values():
+        s, lo = side.details, {m.name: m.value for m in side.losses}
         lines.append(
-            f"{s['name']}: {s['standing']} of {s['combatants']} standing; "
+            f"{side.name}: {s['standing']} of {s['combatants']} standing; "
             f"{lo['dead']} dead, {lo['knocked_out']} knocked out, {lo['fled']} fled; "
             f"{lo['hp']} hp lost"
         )

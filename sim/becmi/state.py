@@ -33,6 +33,7 @@ __all__ = [
     "apply",
     "apply_event",
     "initial_state",
+    "restore",
     "snapshot",
 ]
 
@@ -171,6 +172,37 @@ def snapshot(state: BattleState) -> dict[str, Any]:
         "winner": state.winner,
         "reason": state.reason,
     }
+
+
+def restore(sc: BecmiScenario, data: dict[str, Any]) -> BattleState:
+    """Rebuild a state from its :func:`snapshot` (as read back from JSON)."""
+    del sc  # the snapshot is complete; the scenario is part of the interface
+    combatants = {}
+    for row in data["combatants"]:
+        fields_ = dict(row)
+        fields_["at"] = (fields_["at"][0], fields_["at"][1])
+        combatants[fields_["id"]] = CombatantState(**fields_)
+    bouts = {
+        row["id"]: Bout(
+            row["id"],
+            list(row["aggressors"]),
+            list(row["defenders"]),
+            row["hold"],
+            row["resolved_round"],
+        )
+        for row in data["bouts"]
+    }
+    return BattleState(
+        combatants=combatants,
+        sides={row["id"]: SideState(**row) for row in data["sides"]},
+        bouts=bouts,
+        order=list(data["order"]),
+        round=data["round"],
+        ended=data["ended"],
+        ended_turn=data["ended_turn"],
+        winner=data["winner"],
+        reason=data["reason"],
+    )
 
 
 def _leave_bout(state: BattleState, c: CombatantState) -> None:

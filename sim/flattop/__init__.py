@@ -8,6 +8,7 @@ from sim.flattop.events import flattop_events
 from sim.flattop.report import narrate, outcome, render_state, summary
 from sim.flattop.scenario import FlattopScenario, cross_check
 from sim.flattop.state import apply_event, initial_state, restore, snapshot
+from sim.flattop.view import DERIVED_FIELDS, measures, space, units
 from sim.ruleset import Ruleset
 
 __all__ = ["RULESET"]
@@ -29,4 +30,8 @@ RULESET = Ruleset(
     narrate=narrate,
     restore=restore,
     audit=audit,
+    units=units,
+    measures=measures,
+    space=space,
+    derived_fields=DERIVED_FIELDS,
 )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.events import Event, TurnEnded
 from sim.flattop.context import clock
 from sim.flattop.data import AIRCRAFT
@@ -22,57 +20,60 @@ from sim.flattop.events import (
 from sim.flattop.scenario import FlattopScenario
 from sim.flattop.state import BattleState
 from sim.grammar import agree, count
+from sim.ruleset import Measure, Outcome, SideResult
 
 __all__ = ["narrate", "outcome", "render_state", "summary"]
 
 _ABBREV = {"fighter": "F", "dive_bomber": "DB", "torpedo_bomber": "TB", "level_bomber": "LB"}
 
 
-def outcome(sc: FlattopScenario, state: BattleState) -> dict[str, Any]:
-    """Winner, reason, turns and each side's losses, as plain data."""
-    sides: dict[str, Any] = {}
+def outcome(sc: FlattopScenario, state: BattleState) -> Outcome:
+    """Winner, reason, turns and each side's losses (ships sunk and crippled, air factors)."""
+    sides: dict[str, SideResult] = {}
     for side in sc.sides:
         ships = [s for s in state.ships.values() if s.side == side.id]
         sunk = [s.name for s in ships if s.status == "sunk"]
         crippled = [s.name for s in ships if s.status == "crippled"]
         lost = state.sides[side.id].air_lost
-        sides[side.id] = {
-            "name": side.name,
-            "losses": {
-                "ships_sunk": len(sunk),
-                "ships_crippled": len(crippled),
-                "air_factors": sum(lost.values()),
+        sides[side.id] = SideResult(
+            name=side.name,
+            losses=[
+                Measure(name="ships_sunk", value=len(sunk), unit="ships"),
+                Measure(name="ships_crippled", value=len(crippled), unit="ships"),
+                Measure(name="air_factors", value=sum(lost.values()), unit="air factors"),
+            ],
+            details={
+                "sunk": sunk,
+                "crippled": crippled,
+                "air_factors_lost": dict(lost),
+                "ships": len(ships),
+                "points": state.points.get(side.id, 0),
             },
-            "sunk": sunk,
-            "crippled": crippled,
-            "air_factors_lost": dict(lost),
-            "ships": len(ships),
-            "points": state.points.get(side.id, 0),
-        }
+        )
     winner = state.winner
     names = {s.id: s.name for s in sc.sides}
-    return {
-        "winner": winner,
-        "winner_name": names[winner] if winner else None,
-        "reason": state.reason,
-        "turns": state.ended_turn,
-        "sides": sides,
-    }
+    return Outcome(
+        winner=winner,
+        winner_name=names[winner] if winner else None,
+        reason=state.reason,
+        turns=state.ended_turn,
+        sides=sides,
+    )
 
 
-def _ships(n: int) -> str:
+def _ships(n: int | float) -> str:
     return count(n, "ship")
 
 
-def summary(outcome: dict[str, Any]) -> list[str]:
+def summary(outcome: Outcome) -> list[str]:
     """One line per side: ships sunk and crippled (named), air factors lost, points."""
     lines = []
-    for s in outcome["sides"].values():
-        loss = s["losses"]
+    for side in outcome.sides.values():
+        s, loss = side.details, {m.name: m.value for m in side.losses}
         sunk = f" ({', '.join(s['sunk'])})" if s["sunk"] else ""
         crippled = f" ({', '.join(s['crippled'])})" if s["crippled"] else ""
         lines.append(
-            f"{s['name']}: {_ships(loss['ships_sunk'])} sunk{sunk}, "
+            f"{side.name}: {_ships(loss['ships_sunk'])} sunk{sunk}, "
             f"{loss['ships_crippled']} crippled{crippled}, "
             f"{count(loss['air_factors'], 'air factor')} lost; {count(s['points'], 'point')}"
         )

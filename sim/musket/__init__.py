@@ -9,6 +9,7 @@ from sim.musket.events import UPCASTERS, musket_events
 from sim.musket.report import narrate, outcome, render_state, summary
 from sim.musket.scenario import MusketScenario, cross_check
 from sim.musket.state import apply_event, initial_state, restore, snapshot
+from sim.musket.view import DERIVED_FIELDS, measures, space, units
 from sim.ruleset import Ruleset
 
 __all__ = ["RULESET"]
@@ -31,4 +32,8 @@ RULESET = Ruleset(
     render_state=render_state,
     narrate=narrate,
     carry_over=carry_over,
+    units=units,
+    measures=measures,
+    space=space,
+    derived_fields=DERIVED_FIELDS,
 )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.events import Event, TurnEnded
 from sim.grammar import agree, count
 from sim.musket.events import (
@@ -20,6 +18,7 @@ from sim.musket.events import (
 )
 from sim.musket.scenario import MusketScenario
 from sim.musket.state import BattleState
+from sim.ruleset import Measure, Outcome, SideResult
 
 __all__ = ["clock", "narrate", "outcome", "render_state", "summary"]
 
@@ -31,41 +30,46 @@ def clock(sc: MusketScenario, minutes: float) -> str:
     return f"{total // 60 % 24:02d}:{total % 60:02d}"
 
 
-def outcome(sc: MusketScenario, state: BattleState) -> dict[str, Any]:
-    """Winner, reason, turns and each side's losses, as plain data."""
-    sides: dict[str, Any] = {}
+def outcome(sc: MusketScenario, state: BattleState) -> Outcome:
+    """Winner, reason, turns and each side's losses (men and guns)."""
+    sides: dict[str, SideResult] = {}
     for side in sc.sides:
         units = [u for u in state.units.values() if u.side == side.id]
-        sides[side.id] = {
-            "name": side.name,
-            "broken": state.sides[side.id].broken,
-            "men_lost": sum(u.men_lost for u in units),
-            "guns_lost": sum(u.guns_lost for u in units),
-            "losses": {
-                "men": sum(u.men_lost for u in units),
-                "guns": sum(u.guns_lost for u in units),
+        men = sum(u.men_lost for u in units)
+        guns = sum(u.guns_lost for u in units)
+        sides[side.id] = SideResult(
+            name=side.name,
+            losses=[
+                Measure(name="men", value=men, unit="men"),
+                Measure(name="guns", value=guns, unit="guns"),
+            ],
+            details={
+                "broken": state.sides[side.id].broken,
+                "men_lost": men,
+                "guns_lost": guns,
+                "units": len(units),
+                "routed": sum(1 for u in units if u.morale == "routed"),
+                "eliminated": sum(1 for u in units if u.morale == "eliminated"),
+                "objective_points": state.objective_points.get(side.id, 0),
             },
-            "units": len(units),
-            "routed": sum(1 for u in units if u.morale == "routed"),
-            "eliminated": sum(1 for u in units if u.morale == "eliminated"),
-            "objective_points": state.objective_points.get(side.id, 0),
-        }
+        )
     winner = state.winner
-    return {
-        "winner": winner,
-        "winner_name": sc.sides[[s.id for s in sc.sides].index(winner)].name if winner else None,
-        "reason": state.reason,
-        "turns": state.ended_turn,
-        "sides": sides,
-    }
+    return Outcome(
+        winner=winner,
+        winner_name=sc.sides[[s.id for s in sc.sides].index(winner)].name if winner else None,
+        reason=state.reason,
+        turns=state.ended_turn,
+        sides=sides,
+    )
 
 
-def summary(outcome: dict[str, Any]) -> list[str]:
+def summary(outcome: Outcome) -> list[str]:
     """One line per side: losses, routed and eliminated units, broken."""
     lines = []
-    for s in outcome["sides"].values():
+    for side in outcome.sides.values():
+        s = side.details
         lines.append(
-            f"{s['name']}: {count(s['men_lost'], 'man', 'men')} and "
+            f"{side.name}: {count(s['men_lost'], 'man', 'men')} and "
             f"{count(s['guns_lost'], 'gun')} lost; "
             f"{s['routed']} routed, {s['eliminated']} eliminated of {count(s['units'], 'unit')}"
             f"{' — broken' if s['broken'] else ''}"

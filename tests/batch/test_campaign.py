@@ -13,6 +13,7 @@ from sim.batch.worker import NullSink
 from sim.loader import load_scenario
 from sim.musket.campaign import carry_over
 from sim.musket.state import initial_state
+from sim.ruleset import Measure, Outcome, SideResult
 from tests.batch.helpers import CAMPAIGN, SCENARIOS, STONE_WALL, invoke
 
 
@@ -84,13 +85,10 @@ def test_a_fought_campaign_carries_each_battles_end_into_the_next() -> None:
         assert carried.morale == "good"  # morale_recovery 2 restores every unit
     assert start["88ny"].strength == 320 and start["16ga"].strength == 450
     o = result.outcome
-    assert o["turns"] == first.outcome["turns"] + second.outcome["turns"]
+    assert o["turns"] == first.outcome.turns + second.outcome.turns
     assert [b["id"] for b in o["battles"]] == ["fredericksburg", "chancellorsville"]
     for sid in ("usa", "csa"):
-        men = (
-            first.outcome["sides"][sid]["losses"]["men"]
-            + second.outcome["sides"][sid]["losses"]["men"]
-        )
+        men = first.outcome.sides[sid].loss("men") + second.outcome.sides[sid].loss("men")
         assert o["sides"][sid]["losses"]["men"] == men
 
 
@@ -100,10 +98,11 @@ def _outcome(campaign: CampaignData, winners: list[str | None]) -> dict[str, Any
     class B:
         def __init__(self, id: str, winner: str | None) -> None:
             self.id, self.seed = id, 0
-            self.outcome = {
-                "winner": winner, "turns": 5, "reason": "r",
-                "sides": {s: {"name": s.upper(), "losses": {"men": 10}} for s in ("usa", "csa")},
-            }  # fmt: skip
+            men = [Measure(name="men", value=10, unit="men")]
+            self.outcome = Outcome(
+                winner=winner, winner_name=None, turns=5, reason="r",
+                sides={s: SideResult(name=s.upper(), losses=men) for s in ("usa", "csa")},
+            )  # fmt: skip
 
     fought = [B(b.id, w) for b, w in zip(campaign.battles, winners, strict=False)]
     return campaign_outcome(campaign, fought)

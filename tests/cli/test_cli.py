@@ -227,7 +227,9 @@ def test_run_out_onto_the_scenario_exits_2_and_keeps_it(tmp_path: Path) -> None:
     shutil.copy(STONE_WALL, scenario)
     result = _invoke("run", str(scenario), "--out", str(scenario))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"battlesim: error: --out {scenario}: that is the scenario file itself\n"
+    assert (
+        result.stderr == f"battlesim: error: --out {scenario}: that is the scenario file itself\n"
+    )
     assert scenario.read_bytes() == STONE_WALL.read_bytes()
 
 

@@ -48,7 +48,7 @@ def _simulate(data: dict[str, Any], seed: int = 5) -> list[dict[str, Any]]:
 def test_coral_sea_golden_outcome() -> None:
     """At seed 1942 Shoho is crippled with 7 hits of 8 and the Allies win 11 points to 4."""
     result = api.run(CORAL, out=Path(os.devnull))
-    o = result.outcome
+    o = result.outcome.as_json()
     assert (o["winner"], o["turns"], o["reason"]) == (
         "allied",
         6,

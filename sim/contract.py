@@ -1,0 +1,246 @@
+"""The typed ruleset contract: what a rule system gives battlesim's generic tools.
+
+A generic tool (show, diff, fork, report, batch, campaign) asks a ruleset
+through these hooks and models; it never reads a ruleset's state by key.
+
+* :class:`Outcome` — who won, why, after how many turns, and each side's
+  losses as named :class:`Measure` values with units.
+* :class:`UnitRow` — one row of "who is on the field": id, name, side,
+  kind, position in the battle's :class:`Space`, a strength measure and
+  status words.
+* :class:`Reading` — a measure worth charting per turn, of a side or a unit.
+* :class:`Space` — the field the battle is fought on, for a viewer to draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.events import Event, EventRegistry
+from engine.log import Header, Sink
+
+__all__ = [
+    "Feature",
+    "Measure",
+    "Outcome",
+    "Problem",
+    "Reading",
+    "Ruleset",
+    "ScenarioT",
+    "SideResult",
+    "Space",
+    "StateT",
+    "UnitRow",
+]
+
+Problem = tuple[tuple[str | int, ...], str]
+"""A scenario problem: the field path and the message."""
+
+ScenarioT = TypeVar("ScenarioT", bound=BaseModel)
+StateT = TypeVar("StateT")
+
+Number = int | float
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Measure(_Frozen):
+    """A named quantity with its unit: ``Measure(name="men", value=120, unit="men")``."""
+
+    name: str
+    value: Number
+    unit: str
+
+
+class SideResult(_Frozen):
+    """One side's result of a battle.
+
+    Attributes:
+        name: the side's name.
+        losses: what it lost, each a named measure (``men``, ``ships_sunk``, ``hp``).
+        details: further plain data the ruleset reports (``run --json`` prints it).
+    """
+
+    name: str
+    losses: list[Measure]
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    def loss(self, name: str) -> Number:
+        """The value of the loss called ``name``.
+
+        Raises:
+            KeyError: no such loss.
+        """
+        for m in self.losses:
+            if m.name == name:
+                return m.value
+        raise KeyError(name)
+
+
+class Outcome(_Frozen):
+    """How a battle ended: winner (side id, None for a draw), reason, turns, sides."""
+
+    winner: str | None
+    winner_name: str | None
+    reason: str
+    turns: int
+    sides: dict[str, SideResult]
+
+    def losses(self) -> dict[str, dict[str, Number]]:
+        """Side id → loss name → value."""
+        return {sid: {m.name: m.value for m in s.losses} for sid, s in self.sides.items()}
+
+    def as_json(self) -> dict[str, Any]:
+        """Plain JSON data: ``winner``, ``winner_name``, ``reason``, ``turns`` and ``sides``.
+
+        Each side is ``{"name", "losses": {name: value}, **details}`` — the
+        keys ``run --json``, batch tables and campaigns have always used.
+        """
+        return {
+            "winner": self.winner,
+            "winner_name": self.winner_name,
+            "reason": self.reason,
+            "turns": self.turns,
+            "sides": {
+                sid: {
+                    "name": s.name,
+                    **s.details,
+                    "losses": {m.name: m.value for m in s.losses},
+                }
+                for sid, s in self.sides.items()
+            },
+        }
+
+
+class UnitRow(_Frozen):
+    """One unit on the field, as every generic tool sees it.
+
+    Attributes:
+        id: the unit's id (``show --unit`` takes it).
+        name, side, side_name, kind: who it is.
+        position: coordinates in the battle's space (``Space.axes``), None when off the field.
+        strength: what it fights with (``men``, ``hp``, ``hits`` left...).
+        initial: its strength at the start, same measure.
+        status: words describing its state (``disrupted``, ``routed``,
+            ``knocked out``, ``crippled``, ``sunk``); empty when all is well.
+        details: further plain data worth a column (fatigue, morale...).
+    """
+
+    id: str
+    name: str
+    side: str
+    side_name: str
+    kind: str
+    position: tuple[Number, ...] | None
+    strength: Measure
+    initial: Measure
+    status: list[str] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class Reading(_Frozen):
+    """One measure worth charting, of one side or one unit, at one moment."""
+
+    scope: Literal["side", "unit"]
+    subject: str
+    """The side id or unit id."""
+    name: str
+    """The subject's display name."""
+    measure: Measure
+
+
+class Feature(_Frozen):
+    """Something drawn on the field: terrain, an objective, a base."""
+
+    kind: str
+    """``terrain``, ``objective``, ``base``..."""
+    name: str
+    cells: list[tuple[Number, ...]]
+    """Positions (cells of a grid, points of a plane) it covers."""
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class Space(_Frozen):
+    """The field a battle is fought on.
+
+    Attributes:
+        kind: ``hex`` (a hex grid of offset columns), ``plane`` (continuous
+            coordinates) or another word a viewer may know.
+        axes: the names of a position's coordinates (``col``, ``row``; ``x``, ``y``).
+        unit: what one step along an axis is (``hex``, ``ft``, ``sea hex (20 nm)``).
+        bounds: inclusive (low, high) per axis, None when the field is open.
+        features: terrain, objectives and the like.
+    """
+
+    kind: str
+    axes: tuple[str, ...]
+    unit: str
+    bounds: list[tuple[Number, Number]] | None = None
+    features: list[Feature] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Ruleset(Generic[ScenarioT, StateT]):
+    """Everything battlesim needs from one rule system.
+
+    Attributes:
+        name: the ``ruleset:`` key.
+        version: bumped when the rules change what a battle produces.
+        scenario_model: pydantic model of a scenario file.
+        registry: the ruleset's event classes.
+        cross_check: problems spanning fields, each with its field path.
+        rules_data: the rules tables as plain data (digested into headers).
+        simulate: fight a battle, writing its replay; returns the final state.
+        initial_state: state before the first event.
+        apply: the one apply function, ``apply(state, event)``.
+        snapshot: the state as plain JSON data.
+        restore: rebuild a state from its ``snapshot`` data:
+            ``restore(sc, snapshot(s)) == s``, so reading can start from an
+            ``engine.snapshot``.
+        outcome: the :class:`Outcome` of a state.
+        summary: readable lines for an outcome, one per side (``run`` prints them).
+        render_state: a text table of the state.
+        narrate: one line of text for an event (state before it), or None.
+        units: the :class:`UnitRow` of every unit, in scenario order.
+        measures: the :class:`Reading` worth charting at this state.
+        space: the :class:`Space` of a scenario.
+        derived_fields: names of state fields kept from others (positions,
+            occupancy); ``fork`` refuses to set them.
+        turn_name: what one turn is called in this game ("turn", "round").
+        audit: ``audit(scenario, state, event)`` checks the event against the
+            state before it and returns a message when broken, else None.
+        carry_over: for campaigns, ``carry_over(scenario, final_state, next_data,
+            settings)`` returns the next battle's scenario data with the
+            survivors carried over; None when the ruleset has no campaigns.
+    """
+
+    name: str
+    version: str
+    scenario_model: type[ScenarioT]
+    registry: EventRegistry
+    cross_check: Callable[[ScenarioT], list[Problem]]
+    rules_data: Callable[[], dict[str, Any]]
+    simulate: Callable[[ScenarioT, Header, Sink], StateT]
+    initial_state: Callable[[ScenarioT], StateT]
+    apply: Callable[[StateT, Event], None]
+    snapshot: Callable[[StateT], dict[str, Any]]
+    restore: Callable[[ScenarioT, dict[str, Any]], StateT]
+    outcome: Callable[[ScenarioT, StateT], Outcome]
+    summary: Callable[[Outcome], list[str]]
+    render_state: Callable[[ScenarioT, StateT], str]
+    narrate: Callable[[ScenarioT, StateT, Event], str | None]
+    units: Callable[[ScenarioT, StateT], list[UnitRow]]
+    measures: Callable[[ScenarioT, StateT], list[Reading]]
+    space: Callable[[ScenarioT], Space]
+    derived_fields: tuple[str, ...] = ()
+    turn_name: str = "turn"
+    audit: Callable[[ScenarioT, StateT, Event], str | None] | None = None
+    carry_over: (
+        Callable[[ScenarioT, StateT, dict[str, Any], dict[str, Any]], dict[str, Any]] | None
+    ) = None
