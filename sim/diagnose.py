@@ -5,8 +5,9 @@ model). So that one ``validate`` shows everything, the data is *repaired*
 once: unknown fields are dropped and every list item with an error is left
 out; if what remains validates, the cross checks run on it and their
 problems are reported too (mapped back to the original list positions).
-A cross problem that names a left-out item (``no unit 'b1'``) is a
-consequence of an error already reported and is not repeated.
+A cross problem that names a left-out item (``no unit 'b1'``) or is about
+what held one (a side left with no units) is a consequence of an error
+already reported and is not repeated.
 """
 
 from __future__ import annotations
@@ -217,9 +218,23 @@ def cross_problems_after_repair(
         scenario = model.model_validate(fixed)
     except ValidationError:
         return []
+    left_out = [
+        (*path, i)
+        for path, kept in survivors.items()
+        for i in range(_length(data, path))
+        if i not in kept
+    ]
     out = []
     for path, message in cross_check(scenario):
-        if any(f"'{d}'" in message for d in dropped):
+        where = _to_original(tuple(path), survivors)
+        # Naming a left-out item, or about what holds one (an emptied list): a consequence.
+        if any(f"'{d}'" in message for d in dropped) or any(
+            item[: len(where)] == where for item in left_out
+        ):
             continue
-        out.append((_to_original(tuple(path), survivors), message))
+        out.append((where, message))
     return out
+
+
+def _length(data: Any, path: Path_) -> int:
+    return len(_get(data, path))

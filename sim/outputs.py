@@ -84,7 +84,7 @@ def check_output(
         return p
     if p.is_dir():
         raise OutputError(f"{option} {path}: {str(p)!r} is a folder, not a file")
-    if p.exists() and not force:
+    if p.is_file() and not force and p.resolve() != Path(os.devnull).resolve():
         if scenario_digest is not None and replay_scenario_digest(p) == scenario_digest:
             return p
         what = "is not a replay of this scenario" if scenario_digest else "already exists"
