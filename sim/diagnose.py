@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from sim.suggest import did_you_mean
 
-__all__ = ["cross_problems_after_repair", "hint", "known_fields"]
+__all__ = ["cross_problems_after_repair", "hint", "hint_known", "known_fields", "misspelt"]
 
 Path_ = tuple[str | int, ...]
 Problem = tuple[Path_, str]
@@ -112,7 +112,7 @@ def _repair(
     """
     removed: dict[Path_, set[int]] = {}
     extras: list[Path_] = []
-    renames = _renames(model, errors)
+    renames = misspelt(model, errors)
     for err in errors:
         loc = tuple(err["loc"])
         if loc in renames or (err["type"] == "missing" and loc in renames.values()):
@@ -144,7 +144,7 @@ def _repair(
     return fixed, survivors, dropped_ids
 
 
-def _renames(model: type[BaseModel], errors: list[Any]) -> dict[Path_, Path_]:
+def misspelt(model: type[BaseModel], errors: list[Any]) -> dict[Path_, Path_]:
     """Misspelt keys whose suggestion is a missing field beside them: typo -> right path."""
     missing = {tuple(e["loc"]) for e in errors if e["type"] == "missing"}
     out: dict[Path_, Path_] = {}

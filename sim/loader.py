@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from sim.diagnose import cross_problems_after_repair, hint, hint_known
+from sim.diagnose import cross_problems_after_repair, hint, hint_known, misspelt
 from sim.ruleset import AnyRuleset, Problem, get_ruleset
 
 __all__ = [
@@ -254,11 +254,13 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
     try:
         scenario = model.model_validate(data)
     except ValidationError as exc:
-        errors = exc.errors()
+        # A required field reported missing beside its misspelling is said once, at the typo.
+        typos = set(misspelt(model, exc.errors()).values())
+        errors = [e for e in exc.errors() if tuple(e["loc"]) not in typos]
         found = [
             located(file, lines, tuple(e["loc"]), hint(model, e, error_message(e))) for e in errors
         ]
-        later = cross_problems_after_repair(model, data, errors, ruleset.cross_check)
+        later = cross_problems_after_repair(model, data, exc.errors(), ruleset.cross_check)
         found += [located(file, lines, p, hint_known(m)) for p, m in later]
         raise ScenarioError(found) from None
     problems: list[Problem] = ruleset.cross_check(scenario)

@@ -115,13 +115,13 @@ def _melee(state: BattleState, e: Meleed) -> str:
     """A charge: both losses, the winner, where the loser retreats and the winner advances."""
     a, d = _name(state, e.unit), _name(state, e.target)
     loser = d if e.winner == e.unit else a
-    retreat = (
-        f"retreats to {e.loser_retreats_to[0]},{e.loser_retreats_to[1]}"
-        if e.loser_retreats_to is not None
-        else "holds its ground"
-        if e.loser_state != "eliminated"
-        else "is gone"
-    )
+    if e.loser_state == "eliminated":
+        fate = f"{loser} is eliminated"
+    elif e.loser_retreats_to is not None:
+        to = e.loser_retreats_to
+        fate = f"{loser} is {e.loser_state} and retreats to {to[0]},{to[1]}"
+    else:
+        fate = f"{loser} is {e.loser_state} with nowhere to retreat"
     advance = (
         f"; {_name(state, e.winner)} advances to "
         f"{e.winner_advances_to[0]},{e.winner_advances_to[1]}"
@@ -131,7 +131,7 @@ def _melee(state: BattleState, e: Meleed) -> str:
     return (
         f"{a} charges {d}: attacker loses {e.attacker_losses.casualties}, "
         f"defender loses {e.defender_losses.casualties}; "
-        f"{_name(state, e.winner)} wins, {loser} is {e.loser_state} and {retreat}{advance}"
+        f"{agree(_name(state, e.winner), 'wins')}, {fate}{advance}"
     )
 
 
