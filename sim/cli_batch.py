@@ -340,7 +340,8 @@ def study(
     options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots)
     _run(spec.plan, folder, options, as_json)
     for fmt in spec.outputs.export:
-        _export(folder, fmt, folder / "export")
+        # With --json, stdout holds the summary object alone.
+        _export(folder, fmt, folder / "export", "none" if as_json else "text")
 
 
 @click.command(name="rerun", cls=Command)
@@ -354,7 +355,8 @@ def study(
     help="Replay file (default: run-<RUN_ID>.jsonl here); a folder for a campaign run.",
 )
 @force_option()
-def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool) -> None:
+@json_option("Print one JSON object: the run, its seed, outcome and replay paths.")
+def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_json: bool) -> None:
     """Fight run RUN_ID of the study in DIR again and write its full replay.
 
     The replay is byte for byte what the run would have written (and what
@@ -366,7 +368,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool) -> 
     """
     from sim.batch.replays import RerunError, rerun
     from sim.batch.store import StoreError
-    from sim.grammar import agree
+    from sim.grammar import agree, count
     from sim.outputs import OutputError, check_output, replay_scenario_digest
 
     if out is not None:
@@ -382,16 +384,22 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool) -> 
     except OSError as exc:
         _bad_input(_error(f"cannot write replay: {exc}"))
     o = r.outcome
+    if as_json:
+        where = {"run": r.run_id, "point": r.point, "replication": r.replication, "seed": r.seed}
+        echo_json({**where, **o, "replays": [str(p) for p in r.paths]})
+        return
     who = agree(o["winner_name"], "wins") if o["winner"] else "Draw"
     click.echo(
         f"Run {r.run_id} (point {r.point}, replication {r.replication}, seed {r.seed}): "
-        f"{who} after {o['turns']} turns — {o['reason']}"
+        f"{who} after {count(o['turns'], 'turn')} — {o['reason']}"
     )
     for path in r.paths:
         click.echo(f"Replay: {path}")
 
 
-def _export(folder: Path, fmt: str, dest: Path) -> None:
+def _export(
+    folder: Path, fmt: str, dest: Path, show: Literal["text", "json", "none"] = "text"
+) -> None:
     from sim.batch.store import Store, StoreError
     from sim.batch.study import DB_NAME
 
@@ -400,10 +408,14 @@ def _export(folder: Path, fmt: str, dest: Path) -> None:
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     try:
-        for path in store.export(dest, fmt):
-            click.echo(f"Wrote {path}")
+        written = [str(p) for p in store.export(dest, fmt)]
     finally:
         store.close()
+    if show == "json":
+        echo_json({"study": str(folder), "format": fmt, "written": written})
+    elif show == "text":
+        for path in written:
+            click.echo(f"Wrote {path}")
 
 
 @click.command(cls=Command)
@@ -418,14 +430,16 @@ def _export(folder: Path, fmt: str, dest: Path) -> None:
     default=None,
     help="Folder for the files (default: DIR/export).",
 )
-def export(study_dir: str, fmt: str, out: str | None) -> None:
+@json_option("Print one JSON object: the files written.")
+def export(study_dir: str, fmt: str, out: str | None, as_json: bool) -> None:
     """Export the tables of the study in DIR (study, points, runs, unit_finals), ordered by key.
 
     \b
     Example:
       battlesim export sw --format parquet
     """
-    _export(Path(study_dir), fmt, Path(out) if out is not None else Path(study_dir) / "export")
+    dest = Path(out) if out is not None else Path(study_dir) / "export"
+    _export(Path(study_dir), fmt, dest, "json" if as_json else "text")
 
 
 @click.command(cls=Command)
