@@ -14,17 +14,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from engine.events import Event, Override, TurnEnded
-from engine.projection import Projection
+from engine.events import Event, Override
 from sim.api import LoadedReplay
+from sim.contract import Reading
 
 __all__ = [
     "event_rows",
     "involves",
+    "measures_by_turn",
     "narrative",
     "side_strength",
     "unit_rows",
-    "units_of",
     "why",
 ]
 
@@ -102,42 +102,36 @@ def event_rows(loaded: LoadedReplay) -> list[dict[str, Any]]:
     return rows
 
 
-def units_of(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
-    """The unit records of a state snapshot (a list, or a dict by id), as rows."""
-    units = snapshot.get("units")
-    if isinstance(units, list) and all(isinstance(u, dict) for u in units):
-        return units
-    if isinstance(units, dict):
-        return [{"id": k, **v} for k, v in units.items() if isinstance(v, dict)]
-    return []
-
-
 def unit_rows(loaded: LoadedReplay) -> list[dict[str, Any]]:
-    """One row per unit per turn (turn 0 is the start): the unit's state at turn end."""
-    rs = loaded.ruleset
-    projection = Projection(rs.initial_state(loaded.scenario), rs.apply)
-    rows = [{"turn": 0, **u} for u in units_of(rs.snapshot(projection.state))]
-    for event in loaded.events:
-        projection.apply(event)
-        if isinstance(event, TurnEnded):
-            rows.extend({"turn": event.turn, **u} for u in units_of(rs.snapshot(projection.state)))
-    for row in rows:
-        if isinstance(row.get("hex"), tuple | list):
-            row["col"], row["row"] = row.pop("hex")
-        elif "hex" in row:
-            row.pop("hex")
-            row["col"] = row["row"] = None
-    return rows
+    """One row per unit per turn (turn 0 is the start), from the ruleset's unit rows.
+
+    Columns: ``turn``, ``id``, ``name``, ``side``, ``side_name``, ``kind``,
+    ``strength`` (value), ``strength_unit``, ``initial``, ``status`` (words
+    joined by commas), the ruleset's details, then one column per axis of
+    its space (musket ``col``/``row``, becmi ``x``/``y``).
+    """
+    rs, sc = loaded.ruleset, loaded.scenario
+    axes = rs.space(sc).axes
+    return [
+        {"turn": turn, **row.flat(axes)}
+        for turn, state in loaded.turn_ends()
+        for row in rs.units(sc, state)
+    ]
 
 
-def side_strength(loaded: LoadedReplay) -> dict[int, dict[str, int]]:
-    """Total strength of each side at the end of each turn, from :func:`unit_rows`."""
-    out: dict[int, dict[str, int]] = {}
+def side_strength(loaded: LoadedReplay) -> dict[int, dict[str, int | float]]:
+    """Each side's units' strength summed (each in its own measure), at the end of each turn."""
+    out: dict[int, dict[str, int | float]] = {}
     for row in unit_rows(loaded):
-        if "side" in row and isinstance(row.get("strength"), int):
-            turn = out.setdefault(row["turn"], {})
-            turn[row["side"]] = turn.get(row["side"], 0) + row["strength"]
+        turn = out.setdefault(row["turn"], {})
+        turn[row["side"]] = turn.get(row["side"], 0) + row["strength"]
     return out
+
+
+def measures_by_turn(loaded: LoadedReplay) -> dict[int, list[Reading]]:
+    """The ruleset's chart measures (:class:`~sim.contract.Reading`) at the end of each turn."""
+    rs, sc = loaded.ruleset, loaded.scenario
+    return {turn: rs.measures(sc, state) for turn, state in loaded.turn_ends()}
 
 
 def why(loaded: LoadedReplay, seq: int) -> list[tuple[Event, str]]:

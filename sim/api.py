@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from engine.canonical import digest
-from engine.events import Event, EventRegistry, Snapshot
+from engine.events import Event, EventRegistry, Snapshot, TurnEnded
 from engine.log import FileSink, Header, MemorySink
 from engine.projection import Projection
 from engine.reader import Replay, ReplayError, read_replay
@@ -195,34 +195,63 @@ class LoadedReplay:
     def state_at(self, turn: int | None = None, *, use_snapshots: bool = True) -> Any:
         """State at the end of ``turn`` (default: the end).
 
-        Starts from the last ``engine.snapshot`` at or before ``turn`` when the
-        ruleset can restore one, then folds the events after it; otherwise
-        folds from the first event.  Both give the same state.
+        Starts from the last ``engine.snapshot`` at or before ``turn`` (the
+        ruleset's ``restore``), then folds the events after it; with
+        ``use_snapshots=False`` folds from the first event.  Both give the
+        same state.
         """
         start, state = self._start(turn if use_snapshots else -1)
-        projection = Projection(state, self.ruleset.apply)
-        projection.last_seq = start - 1
-        for event in self.events[start:]:
+        for event, _ in self.fold(start=start, state=state):
             if turn is not None and event.turn > turn:
                 break
-            projection.apply(event)
-        return projection.state
+        return state
 
     def _start(self, turn: int | None) -> tuple[int, Any]:
         """Index of the first event to fold, and the state to fold it into."""
-        restore = self.ruleset.restore
-        if restore is not None and (turn is None or turn >= 0):
+        if turn is None or turn >= 0:
             for event in reversed(self.events):
                 if isinstance(event, Snapshot) and (turn is None or event.turn <= turn):
-                    return event.seq + 1, restore(self.scenario, event.state)
+                    return event.seq + 1, self.ruleset.restore(self.scenario, event.state)
         return 0, self.ruleset.initial_state(self.scenario)
 
-    def fold(self) -> Iterator[tuple[Event, Any]]:
-        """Yield each event with the state *before* it is applied (one shared state)."""
-        projection = Projection(self.ruleset.initial_state(self.scenario), self.ruleset.apply)
-        for event in self.events:
+    def fold(self, *, start: int = 0, state: Any = None) -> Iterator[tuple[Event, Any]]:
+        """Yield each event with the state *before* it; it is applied when the loop resumes.
+
+        The one fold helper: every tool that reads states from a replay
+        (``state_at``, ``after``, ``turn_ends``, narrative, ``why``, audit,
+        ``fork``, ``diff``, ``report``) walks the log through it.  One state
+        object is shared and advanced in place; copy what must outlive a step.
+
+        Args:
+            start: seq of the first event to fold (after a snapshot).
+            state: the state before event ``start`` (default: the initial state).
+        """
+        if state is None:
+            state = self.ruleset.initial_state(self.scenario)
+        projection = Projection(state, self.ruleset.apply)
+        projection.last_seq = start - 1
+        for event in self.events[start:]:
             yield event, projection.state
             projection.apply(event)
+
+    def after(self, seq: int) -> Any:
+        """The state right after event ``seq`` is applied."""
+        for event, state in self.fold():
+            if event.seq > seq:
+                return state
+        return state if self.events else self.ruleset.initial_state(self.scenario)
+
+    def turn_ends(self) -> Iterator[tuple[int, Any]]:
+        """``(0, start state)``, then ``(turn, state)`` at each turn's end.
+
+        ``engine.turn_ended`` changes nothing, so the state before it is the
+        state after it.
+        """
+        state = self.ruleset.initial_state(self.scenario)
+        yield 0, state
+        for event, before in self.fold(state=state):
+            if isinstance(event, TurnEnded):
+                yield event.turn, before
 
 
 def load_replay(path: str | Path, *, allow_truncated: bool = False) -> LoadedReplay:

@@ -119,6 +119,7 @@ def _narrative(
 
 def _history(loaded: LoadedReplay, unit: str, turn: int | None, as_json: bool) -> None:
     from sim import views
+    from sim.table import table, unit_cells
 
     history = views.unit_history(loaded, unit, turn)
     word = loaded.ruleset.turn_name
@@ -129,15 +130,16 @@ def _history(loaded: LoadedReplay, unit: str, turn: int | None, as_json: bool) -
     axes = loaded.ruleset.space(loaded.scenario).axes
     name, side = history[0][1].name, history[0][1].side_name
     click.echo(f"{loaded.scenario.name} — {name} ({side}) at the end of each {word}, 0: the start")
-    cells = [{word: t, **views.unit_cells(r, axes)} for t, r in history]
+    cells = [{word: t, **unit_cells(r, axes)} for t, r in history]
     for row in cells:
         del row["unit"], row["side"]
-    for line in views.table(cells):
+    for line in table(cells):
         click.echo(line)
 
 
 def _state(loaded: LoadedReplay, turn: int | None, last: int, as_json: bool) -> None:
     from sim import views
+    from sim.table import render_units
 
     rows = views.state_rows(loaded, turn)
     if as_json:
@@ -154,6 +156,4 @@ def _state(loaded: LoadedReplay, turn: int | None, last: int, as_json: bool) -> 
     word = loaded.ruleset.turn_name
     label = f"end of {word} {turn}" if turn is not None else f"end of battle ({word} {last})"
     click.echo(f"{loaded.scenario.name} — {label}")
-    axes = loaded.ruleset.space(loaded.scenario).axes
-    for line in views.table([views.unit_cells(r, axes) for r in rows]):
-        click.echo(line)
+    click.echo(render_units(rows, loaded.ruleset.space(loaded.scenario)))

@@ -14,7 +14,7 @@ through these hooks and models; it never reads a ruleset's state by key.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
@@ -143,6 +143,29 @@ class UnitRow(_Frozen):
     status: list[str] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
 
+    def flat(self, axes: Sequence[str] = ()) -> dict[str, Any]:
+        """One flat dict (a table row): position split by ``axes``, strength as value + unit.
+
+        Keys: ``id``, ``name``, ``side``, ``side_name``, ``kind``, ``strength``,
+        ``strength_unit``, ``initial``, ``status`` (words joined by commas),
+        the details, then one key per axis (None off the field).
+        """
+        out: dict[str, Any] = {
+            "id": self.id,
+            "name": self.name,
+            "side": self.side,
+            "side_name": self.side_name,
+            "kind": self.kind,
+            "strength": self.strength.value,
+            "strength_unit": self.strength.unit,
+            "initial": self.initial.value,
+            "status": ", ".join(self.status),
+            **self.details,
+        }
+        for k, axis in enumerate(axes):
+            out[axis] = self.position[k] if self.position is not None else None
+        return out
+
 
 class Reading(_Frozen):
     """One measure worth charting, of one side or one unit, at one moment."""
@@ -205,7 +228,9 @@ class Ruleset(Generic[ScenarioT, StateT]):
             ``engine.snapshot``.
         outcome: the :class:`Outcome` of a state.
         summary: readable lines for an outcome, one per side (``run`` prints them).
-        render_state: a text table of the state.
+        render_state: the ruleset's own text table of the state, for its
+            users' notebooks; None if it has none. ``show`` prints the generic
+            table of the unit rows (``sim.table``) for every ruleset.
         narrate: one line of text for an event (state before it), or None.
         units: the :class:`UnitRow` of every unit, in scenario order.
         measures: the :class:`Reading` worth charting at this state.
@@ -233,12 +258,12 @@ class Ruleset(Generic[ScenarioT, StateT]):
     restore: Callable[[ScenarioT, dict[str, Any]], StateT]
     outcome: Callable[[ScenarioT, StateT], Outcome]
     summary: Callable[[Outcome], list[str]]
-    render_state: Callable[[ScenarioT, StateT], str]
     narrate: Callable[[ScenarioT, StateT, Event], str | None]
     units: Callable[[ScenarioT, StateT], list[UnitRow]]
     measures: Callable[[ScenarioT, StateT], list[Reading]]
     space: Callable[[ScenarioT], Space]
     derived_fields: tuple[str, ...] = ()
+    render_state: Callable[[ScenarioT, StateT], str] | None = None
     turn_name: str = "turn"
     audit: Callable[[ScenarioT, StateT, Event], str | None] | None = None
     carry_over: (

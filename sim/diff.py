@@ -91,6 +91,10 @@ def _same_battle(a: LoadedReplay, b: LoadedReplay, context: int) -> dict[str, An
     }
 
 
+_ROW_FIXED = ("turn", "id", "name", "side", "side_name", "kind", "strength_unit", "initial")
+"""Unit-row columns that never differ between variants of one unit."""
+
+
 def _finals(r: LoadedReplay) -> dict[str, dict[str, Any]]:
     rows = unit_rows(r)
     last = max((row["turn"] for row in rows), default=0)
@@ -115,7 +119,7 @@ def _variants(a: LoadedReplay, b: LoadedReplay) -> dict[str, Any]:
     units = {}
     for uid in [*fa, *(k for k in fb if k not in fa)]:
         ra, rb = fa.get(uid, {}), fb.get(uid, {})
-        keys = [k for k in ("strength", "fatigue", "morale", "col", "row") if k in ra or k in rb]
+        keys = [k for k in (*ra, *(k for k in rb if k not in ra)) if k not in _ROW_FIXED]
         units[uid] = {k: [ra.get(k), rb.get(k)] for k in keys}
     sa, sb = side_strength(a), side_strength(b)
     turns = sorted(set(sa) | set(sb))

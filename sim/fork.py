@@ -18,13 +18,12 @@ import yaml
 from pydantic import ValidationError
 
 from engine.log import FileSink, Fork
-from engine.projection import PathError, Projection, get_path, set_path
+from engine.projection import PathError, get_path, set_path
 from sim.api import LoadedReplay, make_header
 
 __all__ = ["ForkError", "fork", "parse_assignment"]
 
 _FIXED = ("type", "schema_version", "seq", "turn", "time", "cause")
-_DERIVED = ("hex", "occupant", "at", "position")
 
 
 class ForkError(ValueError):
@@ -69,18 +68,17 @@ def _check_event(loaded: LoadedReplay, at_seq: int, fields: dict[str, Any]) -> N
 
 
 def _check_state(loaded: LoadedReplay, at_seq: int, fields: dict[str, Any]) -> None:
-    rs = loaded.ruleset
-    projection = Projection(rs.initial_state(loaded.scenario), rs.apply)
-    for event in loaded.events[: at_seq + 1]:
-        projection.apply(event)
+    derived = loaded.ruleset.derived_fields
+    state = loaded.after(at_seq)
     for path, value in fields.items():
-        if path.rsplit(".", 1)[-1] in _DERIVED:
+        parts = path.split(".")
+        if parts[0] in derived or parts[-1] in derived:
             raise ForkError(
-                f"--set state.{path}: positions cannot be forked (the map's "
-                "occupancy is kept from them); fork strength, fatigue or morale"
+                f"--set state.{path}: positions cannot be forked (this ruleset keeps "
+                f"{', '.join(derived)} from its events); fork a unit's own measures"
             )
         try:
-            set_path(projection.state, path, value)
+            set_path(state, path, value)
         except PathError as exc:
             raise ForkError(f"--set state.{path}: {exc}") from None
 

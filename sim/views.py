@@ -6,8 +6,6 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from engine.events import TurnEnded
-from engine.projection import Projection
 from engine.reader import ReplayError
 from engine.replay import VerifyResult
 from sim.api import LoadedReplay
@@ -19,8 +17,6 @@ __all__ = [
     "problems_json",
     "replay_error_json",
     "state_rows",
-    "table",
-    "unit_cells",
     "unit_history",
     "unit_json",
     "unknown_types",
@@ -89,25 +85,6 @@ def unknown_types(types: Sequence[str], registry_types: Sequence[str]) -> str | 
     return None
 
 
-def _number(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def unit_cells(row: UnitRow, axes: tuple[str, ...]) -> dict[str, Any]:
-    """One unit as table cells: full name, side name, position, strength, status, details."""
-    pos = ",".join(_number(v) for v in row.position) if row.position is not None else "-"
-    strength = f"{_number(row.strength.value)}/{_number(row.initial.value)} {row.strength.unit}"
-    return {
-        "unit": row.name,
-        "side": row.side_name,
-        ",".join(axes): pos,
-        "strength": strength,
-        "status": ", ".join(row.status) or "-",
-        # Lists and mappings (a task force's ships) go to --json, not into a column.
-        **{k: v for k, v in row.details.items() if not isinstance(v, list | dict)},
-    }
-
-
 def unit_json(row: UnitRow) -> dict[str, Any]:
     """One unit as plain JSON data (the contract's row)."""
     return row.model_dump(mode="json")
@@ -121,42 +98,9 @@ def state_rows(loaded: LoadedReplay, turn: int | None) -> list[UnitRow]:
 def unit_history(loaded: LoadedReplay, unit: str, turn: int | None) -> list[tuple[int, UnitRow]]:
     """One unit at the start (turn 0) and at the end of every turn up to ``turn``."""
     rs, sc = loaded.ruleset, loaded.scenario
-    projection = Projection(rs.initial_state(sc), rs.apply)
-    out = [(0, r) for r in rs.units(sc, projection.state) if r.id == unit]
-    for event in loaded.events:
-        if turn is not None and event.turn > turn:
+    out: list[tuple[int, UnitRow]] = []
+    for t, state in loaded.turn_ends():
+        if turn is not None and t > turn:
             break
-        projection.apply(event)
-        if isinstance(event, TurnEnded):
-            out.extend((event.turn, r) for r in rs.units(sc, projection.state) if r.id == unit)
+        out.extend((t, r) for r in rs.units(sc, state) if r.id == unit)
     return out
-
-
-def table(rows: list[dict[str, Any]]) -> list[str]:
-    """A plain fixed-width table of rows (columns in first-seen order; text left, numbers right)."""
-    columns: list[str] = []
-    for row in rows:
-        columns.extend(k for k in row if k not in columns)
-    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
-    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
-    numeric = [all(_is_number(row.get(c)) for row in rows) for c in columns]
-
-    def fmt(values: list[str]) -> str:
-        parts = [
-            v.rjust(w) if n else v.ljust(w) for v, w, n in zip(values, widths, numeric, strict=True)
-        ]
-        return "  ".join(parts).rstrip()
-
-    return [fmt(columns), *(fmt(r) for r in cells)]
-
-
-def _is_number(value: Any) -> bool:
-    return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, list | tuple):
-        return ",".join(str(v) for v in value)
-    return str(value)

@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 UNIT_COLUMNS = ("side", "initial", "strength", "fatigue", "morale", "men_lost", "guns_lost")
-"""Fields of a ruleset snapshot's ``units`` kept as per-unit finals (None when absent)."""
+"""Columns of a unit row (:meth:`sim.contract.UnitRow.flat`) kept as per-unit finals (or None)."""
 
 SinkFor = Callable[[int, str], Sink]
 
@@ -107,8 +107,8 @@ class Fought:
     """One run fought: its outcome and the final state of each battle."""
 
     outcome: dict[str, Any]
-    battles: list[tuple[str | None, AnyRuleset, Any]]
-    """(battle id or None for a lone scenario, ruleset, final state), in order."""
+    battles: list[tuple[str | None, AnyRuleset, Any, Any]]
+    """(battle id or None for a lone scenario, ruleset, final state, scenario), in order."""
 
 
 def prepare(target: Target, values: dict[str, Any]) -> Prepared:
@@ -132,18 +132,20 @@ def fight(prepared: Prepared, seed: int, sink_for: SinkFor = _null) -> Fought:
         ruleset, scenario = prepared.scenario
         header = make_header(ruleset, scenario, seed, source=prepared.target.source)
         state = ruleset.simulate(scenario, header, sink_for(0, prepared.target.stem))
-        return Fought(ruleset.outcome(scenario, state).as_json(), [(None, ruleset, state)])
+        outcome = ruleset.outcome(scenario, state).as_json()
+        return Fought(outcome, [(None, ruleset, state, scenario)])
     assert prepared.campaign is not None
     result = fight_campaign(prepared.campaign, seed, lambda k, e: sink_for(k, e.id))
-    return Fought(result.outcome, [(b.id, b.ruleset, b.state) for b in result.battles])
+    return Fought(result.outcome, [(b.id, b.ruleset, b.state, b.scenario) for b in result.battles])
 
 
 def unit_finals(fought: Fought) -> list[tuple[Any, ...]]:
-    """Each unit's final state in each battle, from the ruleset's snapshot."""
+    """Each unit's final state in each battle, from the ruleset's unit rows."""
     rows: list[tuple[Any, ...]] = []
-    for k, (battle, ruleset, state) in enumerate(fought.battles):
-        for unit in ruleset.snapshot(state).get("units", []):
-            rows.append((k, battle, unit["id"], *(unit.get(c) for c in UNIT_COLUMNS)))
+    for k, (battle, ruleset, state, scenario) in enumerate(fought.battles):
+        for unit in ruleset.units(scenario, state):
+            flat = unit.flat()
+            rows.append((k, battle, unit.id, *(flat.get(c) for c in UNIT_COLUMNS)))
     return rows
 
 

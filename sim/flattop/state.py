@@ -174,13 +174,9 @@ def initial_state(sc: FlattopScenario) -> BattleState:
 
 
 def snapshot(state: BattleState) -> dict[str, Any]:
-    """Return the changing state as plain JSON data (for digests, snapshots and tests).
-
-    Ships are listed under ``units`` (one counter per ship), the key the
-    command line's ``show --unit`` reads ids from.
-    """
+    """Return the changing state as plain JSON data (for digests, snapshots and tests)."""
     return {
-        "units": [{"id": s.id, "hits": s.hits, "status": s.status} for s in state.ships.values()],
+        "ships": [{"id": s.id, "hits": s.hits, "status": s.status} for s in state.ships.values()],
         "decks": [
             {
                 "id": d.id,
@@ -207,7 +203,7 @@ def snapshot(state: BattleState) -> dict[str, Any]:
 def restore(sc: FlattopScenario, data: dict[str, Any]) -> BattleState:
     """Rebuild a state from its :func:`snapshot`: the scenario's, with the changing fields set."""
     state = initial_state(sc)
-    for row in data["units"]:
+    for row in data["ships"] if "ships" in data else data["units"]:  # "units" before 0.2
         ship = state.ships[row["id"]]
         ship.hits, ship.status = row["hits"], row["status"]
     for row in data["decks"]:

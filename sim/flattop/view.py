@@ -119,4 +119,4 @@ def space(sc: FlattopScenario) -> Space:
         for s in sc.sides
         for b in s.bases
     ]
-    return Space(kind="hex", axes=("col", "row"), unit="sea hex (about 20 nm)", features=bases)
+    return Space(kind="hex", axes=("col", "row"), unit="sea hex of 20 nm", features=bases)

@@ -36,7 +36,12 @@ def units(sc: MusketScenario, state: BattleState) -> list[UnitRow]:
             strength=Measure(name="strength", value=u.strength, unit=_what(u)),
             initial=Measure(name="strength", value=u.initial, unit=_what(u)),
             status=_status(u),
-            details={"fatigue": u.fatigue, "morale": u.morale, "formation": u.formation},
+            details={
+                "fatigue": u.fatigue,
+                "morale": u.morale,
+                "men_lost": u.men_lost,
+                "guns_lost": u.guns_lost,
+            },
         )
         for u in state.units.values()
     ]

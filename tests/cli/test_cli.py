@@ -409,29 +409,35 @@ def test_verify_missing_file_exits_2(tmp_path: Path) -> None:
 
 # show
 
-HEAD = (
-    "unit                               side         col,row  strength     status          "
-    "fatigue  morale      formation"
-)
 END_OF_BATTLE = [
     "Stone wall at Marye's Heights — end of battle (turn 4)",
-    HEAD,
-    "69th New York                      Union        5,3      363/450 men  routed              "
-    "230  routed      line",
-    "28th Massachusetts                 Union        7,3      365/400 men  -                    "
-    "87  good        line",
-    "116th Pennsylvania                 Union        8,6      292/380 men  routed              "
-    "182  routed      line",
-    "1st Rhode Island Light, Battery A  Union        7,11     6/6 guns     -                     "
-    "0  good        line",
-    "24th Georgia                       Confederate  5,2      479/500 men  disrupted            "
-    "67  disrupted   line",
-    "Cobb's Legion                      Confederate  -        367/420 men  left the field      "
-    "115  eliminated  line",
-    "Washington Artillery               Confederate  7,1      4/4 guns     -                     "
-    "0  good        line",
+    "unit                               side         col,row  strength     status    "
+    "      fatigue  morale      men_lost  guns_lost",
+    "69th New York                      Union        5,3      363/450 men  routed    "
+    "          230  routed            87          0",
+    "28th Massachusetts                 Union        7,3      365/400 men  -         "
+    "           87  good              35          0",
+    "116th Pennsylvania                 Union        8,6      292/380 men  routed    "
+    "          182  routed            88          0",
+    "1st Rhode Island Light, Battery A  Union        7,11     6/6 guns     -         "
+    "            0  good               0          0",
+    "24th Georgia                       Confederate  5,2      479/500 men  "
+    "disrupted            67  disrupted         21          0",
+    "Cobb's Legion                      Confederate  -        367/420 men  "
+    "left the field      115  eliminated        53          0",
+    "Washington Artillery               Confederate  7,1      4/4 guns     -         "
+    "            0  good               0          0",
 ]
 """The seed-7 battle's final table: full names, side names, every unit's contract row."""
+
+
+def test_show_men_lost_is_initial_less_strength(replay: Path) -> None:
+    """In every row of `show`, men lost = initial - strength for regiments (a derived check)."""
+    for line in _invoke("show", str(replay)).stdout.splitlines()[2:]:
+        cells = line.split()
+        kept, initial = (int(x) for x in next(c for c in cells if "/" in c).split("/"))
+        if "men" in cells:
+            assert int(cells[-2]) == initial - kept
 
 
 def test_show_prints_final_state(replay: Path) -> None:
@@ -447,22 +453,22 @@ def test_show_turn_2_prints_that_turns_state(replay: Path) -> None:
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout.splitlines() == [
         "Stone wall at Marye's Heights — end of turn 2",
-        "unit                               side         col,row  strength     status     "
-        "fatigue  morale     formation",
-        "69th New York                      Union        6,5      404/450 men  disrupted      "
-        "141  disrupted  line",
-        "28th Massachusetts                 Union        7,5      371/400 men  -               "
-        "70  good       line",
-        "116th Pennsylvania                 Union        7,3      326/380 men  -              "
-        "104  good       line",
-        "1st Rhode Island Light, Battery A  Union        7,11     6/6 guns     -                "
-        "0  good       line",
-        "24th Georgia                       Confederate  5,3      494/500 men  -               "
-        "18  good       line",
-        "Cobb's Legion                      Confederate  7,2      407/420 men  disrupted       "
-        "34  disrupted  line",
-        "Washington Artillery               Confederate  7,1      4/4 guns     -                "
-        "0  good       line",
+        "unit                               side         col,row  strength     status    "
+        " fatigue  morale     men_lost  guns_lost",
+        "69th New York                      Union        6,5      404/450 men  "
+        "disrupted      141  disrupted        46          0",
+        "28th Massachusetts                 Union        7,5      371/400 men  -         "
+        "      70  good             29          0",
+        "116th Pennsylvania                 Union        7,3      326/380 men  -         "
+        "     104  good             54          0",
+        "1st Rhode Island Light, Battery A  Union        7,11     6/6 guns     -         "
+        "       0  good              0          0",
+        "24th Georgia                       Confederate  5,3      494/500 men  -         "
+        "      18  good              6          0",
+        "Cobb's Legion                      Confederate  7,2      407/420 men  "
+        "disrupted       34  disrupted        13          0",
+        "Washington Artillery               Confederate  7,1      4/4 guns     -         "
+        "       0  good              0          0",
     ]
 
 
