@@ -86,6 +86,16 @@ def _progress(quiet: bool) -> ProgressBar | None:
     return None if quiet or not sys.stderr.isatty() else ProgressBar(sys.stderr)
 
 
+def _folder(out: Path) -> Path:
+    """``out`` as an output folder, or a plain error (exit 2) when a file stands in the way."""
+    from sim.outputs import OutputError, check_output
+
+    try:
+        return check_output(out, folder=True)
+    except OutputError as exc:
+        fail(str(exc))
+
+
 def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
     from sim.batch.executors import ExecutorError
     from sim.batch.progress import ProgressBar
@@ -297,7 +307,7 @@ def batch(
         keep_replays=keep_replays,
         name=t.name,
     )
-    folder = Path(out) if out is not None else Path(f"{t.stem}-study")
+    folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
     _run(plan, folder, _options(jobs, executor, scheduler, resume, quiet, not no_plots), as_json)
 
 
@@ -336,7 +346,7 @@ def study(
         spec = load_study(study_file)
     except ScenarioError as exc:
         _bad_input(str(exc))
-    folder = Path(out) if out is not None else spec.out
+    folder = _folder(Path(out) if out is not None else spec.out)
     options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots)
     _run(spec.plan, folder, options, as_json)
     for fmt in spec.outputs.export:
@@ -438,7 +448,7 @@ def export(study_dir: str, fmt: str, out: str | None, as_json: bool) -> None:
     Example:
       battlesim export sw --format parquet
     """
-    dest = Path(out) if out is not None else Path(study_dir) / "export"
+    dest = _folder(Path(out) if out is not None else Path(study_dir) / "export")
     _export(Path(study_dir), fmt, dest, "json" if as_json else "text")
 
 
@@ -473,7 +483,7 @@ def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: boo
     except ScenarioError as exc:
         _bad_input(str(exc))
     s = seed if seed is not None else data.seed
-    folder = Path(out) if out is not None else Path(f"{Path(campaign_file).stem}-s{s}")
+    folder = _folder(Path(out) if out is not None else Path(f"{Path(campaign_file).stem}-s{s}"))
     try:
         result, paths = play_campaign(data, s, folder)
     except OSError as exc:

@@ -120,6 +120,8 @@ def fork_command(
         written = fork(loaded, at_seq, assignments, path)
     except (ForkError, OutputError) as exc:
         fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
     child = api.load_replay(written)
     outcome = child.ruleset.outcome(child.scenario, child.state_at())
     if as_json:
@@ -201,7 +203,10 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
             check_output(png_dir, option="--png", folder=True)
     except OutputError as exc:
         fail(str(exc))
-    files = write_report(loaded, path, Path(png_dir) if png_dir else None)
+    try:
+        files = write_report(loaded, path, Path(png_dir) if png_dir else None)
+    except OSError as exc:
+        fail(f"cannot write the report: {exc.strerror or exc}")
     if as_json:
         echo_json({"replay": replay, "written": [str(f) for f in files]})
         return

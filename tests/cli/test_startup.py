@@ -105,3 +105,15 @@ def test_completion_of_a_command_option_is_light() -> None:
     lines = proc.stdout.splitlines()
     assert "plain,--runs" in lines
     assert json.loads(lines[-1]) == []
+
+
+def test_no_command_module_imports_the_root() -> None:
+    """No sim/cli_*.py imports sim.cli: the root imports them by name, so there is no circle."""
+    import ast
+
+    for path in sorted((REPO / "sim").glob("cli_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)} | {
+            a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names
+        }
+        assert "sim.cli" not in imported, path.name

@@ -441,3 +441,22 @@ def test_readme_validate_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     block = readme.split("$ battlesim validate my_battle.yaml\n", 1)[1].split("```", 1)[0]
     result = _invoke("validate", "my_battle.yaml")
     assert (result.exit_code, result.stderr) == (2, block)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["batch", str(STONE_WALL), "--runs", "1"],
+        ["campaign", str(REPO / "scenarios" / "fredericksburg_campaign.yaml")],
+        ["export", "nostudy", "--format", "csv"],
+    ],
+)
+def test_folder_outputs_under_a_file_are_refused(command: list[str], tmp_path: Path) -> None:
+    """A folder --out whose parent is a file exits 2 saying so, before any work."""
+    (tmp_path / "f.txt").write_text("x")
+    out = tmp_path / "f.txt" / "dir"
+    result = _invoke(*command, "-o", str(out))
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"battlesim: error: --out {out}: {str(tmp_path / 'f.txt')!r} is a file, not a folder\n",
+    )
