@@ -102,7 +102,7 @@ def cli(log_level: str, log_json: bool) -> None:
 
 @cli.group(cls=LazyGroup, lazy=ODDS)
 def odds() -> None:
-    """Exact odds of one resolution: what a dice calculator gives, for these tables.
+    """Exact odds of one resolution, as a dice calculator gives them.
 
     \b
     Example:

@@ -263,7 +263,7 @@ def batch(
     quiet: bool,
     as_json: bool,
 ) -> None:
-    """Fight SCENARIO (or a campaign file) --runs times per design point; summarise.
+    """Fight SCENARIO (or a campaign) --runs times per design point.
 
     Writes DIR/study.duckdb (tables study, points, runs, unit_finals),
     DIR/summary.json and DIR/plots/. See docs/batch.md.
@@ -331,7 +331,9 @@ def study(
     quiet: bool,
     as_json: bool,
 ) -> None:
-    """Run the study described by STUDY.yaml (scenario or campaign, factors, design, outputs).
+    """Run the study described by STUDY.yaml.
+
+    The file names a scenario or campaign, factors, design and outputs.
 
     Errors in the file are listed as file:line: field: message (exit 2).
 
@@ -367,7 +369,7 @@ def study(
 @force_option()
 @json_option("Print one JSON object: the run, its seed, outcome and replay paths.")
 def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_json: bool) -> None:
-    """Fight run RUN_ID of the study in DIR again and write its full replay.
+    """Fight run RUN_ID of the study in DIR again, as a full replay.
 
     The replay is byte for byte what the run would have written (and what
     --keep-replays kept); verify it with 'battlesim verify'.
@@ -442,7 +444,9 @@ def _export(
 )
 @json_option("Print one JSON object: the files written.")
 def export(study_dir: str, fmt: str, out: str | None, as_json: bool) -> None:
-    """Export the tables of the study in DIR (study, points, runs, unit_finals), ordered by key.
+    """Export a study's tables: study, points, runs, unit_finals.
+
+    Rows are ordered by key.
 
     \b
     Example:
@@ -464,7 +468,7 @@ def export(study_dir: str, fmt: str, out: str | None, as_json: bool) -> None:
 )
 @json_option("Print the campaign outcome as JSON.")
 def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: bool) -> None:
-    """Fight the battles of CAMPAIGN.yaml in order, survivors carried into the next.
+    """Fight a campaign's battles in order, carrying the survivors over.
 
     Writes one replay per battle and campaign.json (the campaign's outcome).
 

@@ -74,7 +74,7 @@ def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: 
 @click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
 @json_option()
 def verify(replay: str, as_json: bool) -> None:
-    """Check REPLAY's integrity, re-simulate it and compare byte for byte.
+    """Check REPLAY's integrity and re-simulate it byte for byte.
 
     Exit 0 when identical; 1 naming the first damaged, unlawful or
     differing seq.
@@ -98,7 +98,9 @@ def verify(replay: str, as_json: bool) -> None:
 @click.argument("scenario", type=click.Path(dir_okay=False), callback=readable_file)
 @json_option("Print one JSON object: ok, ruleset, name, or every error.")
 def validate(scenario: str, as_json: bool) -> None:
-    """Check SCENARIO; exit 2 listing every error as file:line: field: message.
+    """Check SCENARIO; list every error as file:line: field: message.
+
+    Exit 0 when valid, 2 with the errors on stderr.
 
     Every error is found in one pass, with "did you mean" for a misspelt
     field or value.

@@ -17,7 +17,7 @@ __all__ = ["new", "rulesets", "scenarios"]
 @click.command(cls=Command)
 @json_option("Print one JSON object: every ruleset with its version and source.")
 def rulesets(as_json: bool) -> None:
-    """List the installed rulesets: name, rules version, and where each comes from.
+    """List the installed rulesets: name, version and where from.
 
     \b
     Example:

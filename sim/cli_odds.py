@@ -148,7 +148,7 @@ def musket_fire(
     lcv: Fraction,
     hcv: Fraction,
 ) -> None:
-    """Exact casualties of one volley of combat value V with modifier M.
+    """Exact casualties of one volley (combat value V, modifier M).
 
     \b
     Example:
@@ -185,7 +185,9 @@ def musket_melee(
     hcv: Fraction,
     loser: bool,
 ) -> None:
-    """Exact casualties of one side in a melee: V is the *opposing* side's strength.
+    """Exact casualties of one side in a melee.
+
+    V is the *opposing* side's strength.
 
     \b
     Example:
@@ -224,7 +226,7 @@ def _table_arg(ctx: click.Context, param: click.Parameter, value: str) -> int:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def flattop_odds(hit_table: int, factors: int, modifier: int, as_json: bool) -> None:
-    """Exact hits of one attack on the revised Hit Table Matrix and CRT.
+    """Exact hits of one attack (revised Hit Table Matrix and CRT).
 
     \b
     Example:
@@ -294,7 +296,7 @@ def becmi_odds(
     natural_20_hits: bool,
     as_json: bool,
 ) -> None:
-    """The roll needed, the damage bonus and the chance to hit of one attack.
+    """Roll needed, damage bonus and chance to hit of one attack.
 
     \b
     Example:

@@ -48,7 +48,7 @@ def _load(path: str) -> LoadedReplay:
     help="Events of context around the first divergence.",
 )
 def diff(a: str, b: str, as_json: bool, context: int) -> None:
-    """Compare two battles. Exit 0 when identical, 1 when they differ, 2 on bad input.
+    """Compare two battles: exit 0 identical, 1 different, 2 bad input.
 
     Same scenario and seed: the first divergent event with a field-level diff,
     context and the random-stream draw counts at that point.  Otherwise: the
@@ -98,7 +98,9 @@ def fork_command(
     force: bool,
     as_json: bool,
 ) -> None:
-    """Fork REPLAY at event SEQ with a change, and fight on with the same random streams.
+    """Fork REPLAY at event SEQ with a change and fight on.
+
+    The battle goes on with the same random streams.
 
     \b
     Example:
@@ -147,7 +149,7 @@ def fork_command(
 @click.argument("seq", type=click.IntRange(0))
 @json_option("Print one JSON object: the chain of causes, root first.")
 def why(replay: str, seq: int, as_json: bool) -> None:
-    """Explain event SEQ of REPLAY: the chain of events that caused it, root first.
+    """Explain event SEQ of REPLAY: its chain of causes, root first.
 
     \b
     Example:
@@ -184,7 +186,9 @@ def why(replay: str, seq: int, as_json: bool) -> None:
 @force_option()
 @json_option("Print one JSON object: the files written.")
 def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_json: bool) -> None:
-    """Write one self-contained HTML report of REPLAY: charts, casualties, key events.
+    """Write one self-contained HTML report of REPLAY.
+
+    Charts, casualties and the key events, in one page.
 
     \b
     Example:

@@ -48,7 +48,9 @@ def show(
     types: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Show REPLAY's units at the end or at --turn, one unit's history, or the narrative.
+    """Show a replay's units, one unit's history, or its narrative.
+
+    Units at the end of the battle or of --turn.
 
     The fold starts from the nearest state snapshot in the log, so a late
     turn of a long battle is quick. With --unit (and no --events), that

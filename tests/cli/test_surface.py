@@ -83,6 +83,9 @@ def test_root_help_shows_every_summary_whole() -> None:
         assert command is not None and command.help is not None
         first = " ".join(command.help.strip().splitlines()[0].split())
         assert f"{name} {first}" in text
+    # ... and on one line of an 80-column listing, here and in `odds --help`.
+    for listed in (listing, _invoke("odds", "--help").stdout.split("Commands:")[1]):
+        assert all(not line.startswith(" " * 5) for line in listed.splitlines() if line.strip())
 
 
 def test_odds_lcv_and_hcv_are_explained() -> None:
