@@ -36,9 +36,9 @@ COMMANDS: dict[str, str] = {
     "report": "sim.cli_replay:report",
     "batch": "sim.cli_batch:batch",
     "study": "sim.cli_batch:study",
-    "rerun": "sim.cli_batch:rerun_command",
-    "export": "sim.cli_batch:export",
-    "campaign": "sim.cli_batch:campaign",
+    "rerun": "sim.cli_runs:rerun_command",
+    "export": "sim.cli_runs:export",
+    "campaign": "sim.cli_runs:campaign",
 }
 """Every command: name -> ``module:attribute`` (imported on first use)."""
 
