@@ -21,6 +21,7 @@ from sim.cli_common import (
     fail,
     json_option,
     quiet_option,
+    readable_file,
     seed_option,
 )
 
@@ -188,7 +189,9 @@ def _options(
 
 
 @click.command(cls=Command)
-@click.argument("target", metavar="SCENARIO", type=click.Path(dir_okay=False))
+@click.argument(
+    "target", metavar="SCENARIO", type=click.Path(dir_okay=False), callback=readable_file
+)
 @click.option(
     "--runs",
     "-n",
@@ -312,7 +315,9 @@ def batch(
 
 
 @click.command(cls=Command)
-@click.argument("study_file", metavar="STUDY.yaml", type=click.Path(dir_okay=False))
+@click.argument(
+    "study_file", metavar="STUDY.yaml", type=click.Path(dir_okay=False), callback=readable_file
+)
 @click.option(
     "-o",
     "--out",

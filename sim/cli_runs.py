@@ -17,6 +17,7 @@ from sim.cli_common import (
     fail,
     force_option,
     json_option,
+    readable_file,
     seed_option,
 )
 
@@ -106,7 +107,12 @@ def export(study_dir: str, fmt: str, out: str | None, as_json: bool) -> None:
 
 
 @click.command(cls=Command)
-@click.argument("campaign_file", metavar="CAMPAIGN.yaml", type=click.Path(dir_okay=False))
+@click.argument(
+    "campaign_file",
+    metavar="CAMPAIGN.yaml",
+    type=click.Path(dir_okay=False),
+    callback=readable_file,
+)
 @seed_option("Campaign seed (default: the file's 'seed'); battle k's seed is derived from it.")
 @click.option(
     "-o",

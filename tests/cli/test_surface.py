@@ -463,3 +463,29 @@ def test_folder_outputs_under_a_file_are_refused(command: list[str], tmp_path: P
         2,
         f"battlesim: error: --out {out}: {str(tmp_path / 'f.txt')!r} is a file, not a folder\n",
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run"],
+        ["validate"],
+        ["verify"],
+        ["show"],
+        ["why", "--", "3"],
+        ["report"],
+        ["batch", "--runs", "1"],
+        ["study"],
+        ["campaign"],
+    ],
+)
+def test_a_missing_input_file_is_one_plain_line(command: list[str]) -> None:
+    """Every command given a file that does not exist says so in one line, exit 2."""
+    name, *rest = command
+    args = [name, "nope.x", *rest] if rest[:1] != ["--"] else [name, "nope.x", *rest[1:]]
+    result = _invoke(*args)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        "battlesim: error: nope.x: no such file\n",
+    )
