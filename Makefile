@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SCENARIO ?= scenarios/stone_wall.yaml
 OUT    ?= out
 
-.PHONY: run test lint typecheck pytest bench bench-batch bench-startup golden clean
+.PHONY: run test lint typecheck pytest bench bench-batch bench-startup golden screenshots clean
 
 $(BIN)/battlesim: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ bench-startup: $(BIN)/battlesim
 ## golden: regenerate the golden replays (an explicit, reviewed act)
 golden: $(BIN)/battlesim
 	$(BIN)/python tests/golden.py regenerate
+
+## screenshots: the viewer screenshots docs/viewer.md shows (headless system Chromium)
+screenshots: $(BIN)/battlesim
+	$(BIN)/python tests/viewer/screenshots.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache

@@ -1,21 +1,33 @@
-"""The SimPy turn kernel: a turn clock and phases that processes wait on.
+"""The SimPy turn kernel: a turn clock, phases and timed waits that processes wait on.
 
-Time is in minutes from the start of the battle.  Turn ``t`` (1, 2, ...)
-starts at ``(t - 1) * turn_minutes``; its ``k``-th phase (0-based) opens at
-``turn start + k * turn_minutes / len(phases)``.
+Time is in minutes (or any unit) from the start of the battle.  Turn ``t``
+(1, 2, ...) starts at ``(t - 1) * turn_minutes``; its ``k``-th phase
+(0-based) opens at ``turn start + k * turn_minutes / len(phases)``.
 
-Same-time ordering (documented contract): when a phase opens, the processes
-waiting on it resume one after another in ascending order of the ``order``
-key they passed to :meth:`TurnKernel.phase`; a process that waits again on a
-later phase is not resumed before every waiter of the current phase has run.
-SimPy breaks ties by (time, priority, insertion id) and the kernel triggers
-the waiters' events in that sorted order, so the order never depends on
-dict, set or hash order.  At the end of each turn the kernel calls
-``on_turn_end(turn)``; a true result stops the battle.
+Same-time ordering (documented contract):
+
+* When a phase opens, the processes waiting on it (:meth:`TurnKernel.phase`)
+  resume one after another in ascending order of their ``order`` key; a
+  process that waits again on a later phase is not resumed before every
+  waiter of the current phase has run.
+* A timed wait (:meth:`TurnKernel.at`) resumes its process at an exact time
+  (continuous time; a battle may use it instead of, or beside, phases).
+  Timed waiters due at the same time resume one at a time in ascending
+  ``(order, registration)``; each runs — with everything it sets off at that
+  moment, such as other processes it hands work to — before the next resumes,
+  so a waiter registered during that moment with a lower order goes first.
+  Timed waiters due at a phase's opening resume after that phase's waiters.
+* At the end of each turn the kernel calls ``on_turn_end(turn)`` before any
+  timed waiter due at that same time; a true result stops the battle.
+
+SimPy breaks ties by (time, priority, insertion id); the kernel triggers
+events itself in its sorted order, so the order never depends on dict, set
+or hash order, and no SimPy internals are touched.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,7 +39,7 @@ OrderKey = tuple[Any, ...]
 
 
 class TurnKernel:
-    """A turn clock with named phases over a SimPy environment.
+    """A turn clock with named phases and timed waits over a SimPy environment.
 
     Args:
         env: the environment the battle's processes run in.
@@ -47,7 +59,10 @@ class TurnKernel:
         self._waiters: dict[str, list[tuple[OrderKey, int, simpy.Event]]] = {
             p: [] for p in self.phases
         }
+        self._timed: list[tuple[float, OrderKey, int, simpy.Event]] = []
         self._count = 0
+        self._poke: simpy.Event | None = None
+        self._sleeping_until = float("inf")
 
     def phase(self, name: str, order: OrderKey) -> simpy.Event:
         """Return an event that fires when phase ``name`` next opens.
@@ -61,9 +76,62 @@ class TurnKernel:
         self._waiters[name].append((order, self._count, event))
         return event
 
+    def at(self, when: float, order: OrderKey) -> simpy.Event:
+        """Return an event that fires at simulation time ``when`` (now, if it is past).
+
+        Args:
+            when: the time to resume at.
+            order: sort key among the timed waiters due at the same time.
+        """
+        when = max(when, float(self.env.now))
+        event = self.env.event()
+        self._count += 1
+        heapq.heappush(self._timed, (when, order, self._count, event))
+        if when < self._sleeping_until and self._poke is not None and not self._poke.triggered:
+            self._poke.succeed()  # the clock sleeps past it: wake it to re-plan
+        return event
+
     def start(self, max_turns: int, on_turn_end: Callable[[int], bool]) -> simpy.Process:
         """Start the clock process for at most ``max_turns`` turns."""
         return self.env.process(self._clock(max_turns, on_turn_end))
+
+    def _settle(self) -> simpy.events.ProcessGenerator:
+        """Wait until nothing more is scheduled at the current time."""
+        while self.env.peek() == self.env.now:
+            yield self.env.timeout(0)
+
+    def _sleep(self, until: float) -> simpy.events.ProcessGenerator:
+        """Sleep until ``until`` or until a timed waiter is registered before it."""
+        self._poke = self.env.event()
+        self._sleeping_until = until
+        yield self.env.timeout(until - self.env.now) | self._poke
+        self._poke, self._sleeping_until = None, float("inf")
+
+    def _advance(self, to: float, *, inclusive: bool) -> simpy.events.ProcessGenerator:
+        """Resume timed waiters due before ``to`` (at it, too, if ``inclusive``), then reach it."""
+        while True:
+            due = self._timed[0][0] if self._timed else float("inf")
+            if due < to or (inclusive and due == to):
+                if due > self.env.now:
+                    yield from self._sleep(due)
+                    continue
+                event = heapq.heappop(self._timed)[3]
+                event.succeed()
+                yield event
+                yield from self._settle()
+            elif to > self.env.now:
+                yield from self._sleep(to)
+            else:
+                return
+
+    def _open(self, name: str) -> simpy.events.ProcessGenerator:
+        self.phase_name = name
+        waiters = sorted(self._waiters[name], key=lambda w: (w[0], w[1]))
+        self._waiters[name] = []
+        for _order, _n, event in waiters:
+            event.succeed()
+        if self._timed:
+            yield from self._settle()
 
     def _clock(
         self, max_turns: int, on_turn_end: Callable[[int], bool]
@@ -72,15 +140,10 @@ class TurnKernel:
         for turn in range(1, max_turns + 1):
             self.turn = turn
             for k, name in enumerate(self.phases):
-                at = (turn - 1) * self.turn_minutes + k * step
-                if at > self.env.now:
-                    yield self.env.timeout(at - self.env.now)
-                self.phase_name = name
-                waiters = sorted(self._waiters[name], key=lambda w: (w[0], w[1]))
-                self._waiters[name] = []
-                for _order, _n, event in waiters:
-                    event.succeed()
-            yield self.env.timeout(turn * self.turn_minutes - self.env.now)
+                yield from self._advance((turn - 1) * self.turn_minutes + k * step, inclusive=False)
+                yield from self._open(name)
+                yield from self._advance(self.env.now, inclusive=True)
+            yield from self._advance(turn * self.turn_minutes, inclusive=False)
             self.phase_name = ""
             if on_turn_end(turn):
                 break

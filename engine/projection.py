@@ -1,10 +1,11 @@
 """Projection: state is the fold of events through one apply function.
 
 The live simulation applies each event through a :class:`Projection` as it
-is logged; replay folds the logged events through the same function.  Two
-engine events are applied here for every ruleset: ``engine.snapshot``
-changes nothing, and ``engine.override`` (a counterfactual) sets one state
-field by path.
+is logged; replay folds the logged events through the same function.  The
+engine's own events are applied here for every ruleset, never passed to the
+ruleset's apply: ``engine.turn_ended`` and ``engine.snapshot`` change
+nothing, and ``engine.override`` (a counterfactual) sets one state field by
+path.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
-from engine.events import Event, Override, Snapshot
+from engine.events import Event, Override, Snapshot, TurnEnded
 
 __all__ = ["Apply", "OutOfOrder", "PathError", "Projection", "fold", "get_path", "set_path"]
 
@@ -102,7 +103,7 @@ class Projection(Generic[S]):
             raise OutOfOrder(f"event seq {event.seq} applied after {self.last_seq}")
         if isinstance(event, Override):
             set_path(self.state, event.path, event.value)
-        elif not isinstance(event, Snapshot):
+        elif not isinstance(event, Snapshot | TurnEnded):
             self._apply(self.state, event)
         self.last_seq = event.seq
 

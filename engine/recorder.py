@@ -87,8 +87,8 @@ class Recorder(Generic[S]):
     def end_turn(self, turn: int, time: float) -> TurnEnded:
         """Log the digest of the state at the end of ``turn`` and flush the file.
 
-        Rulesets apply :class:`TurnEnded` as a no-op, so the digest is also
-        that of the state after it.
+        The projection applies :class:`TurnEnded` as a no-op (rulesets never
+        see it), so the digest is also that of the state after it.
         """
         event = self.emit(
             TurnEnded(turn=turn, time=time, state_digest=digest(self.snapshot(self.state)))

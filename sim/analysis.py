@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from engine.events import Event, Override
+from engine.events import Event, Override, Snapshot, TurnEnded
 from sim.api import LoadedReplay
 from sim.contract import Reading
 
@@ -23,6 +23,7 @@ __all__ = [
     "involves",
     "measures_by_turn",
     "narrative",
+    "narrative_line",
     "side_strength",
     "unit_rows",
     "why",
@@ -68,12 +69,19 @@ def narrative(
             yield event, line
 
 
+def narrative_line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
+    """The narrative line of ``event`` given the state before it (forks and overrides told too)."""
+    return _line(loaded, state, event)
+
+
 def _line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
     """The ruleset's narrative line, with the engine's own events and forks told too."""
     header_fork = loaded.replay.header.fork
     if isinstance(event, Override):
         turn = loaded.ruleset.turn_name.capitalize()
         return f"{turn} {event.turn} — counterfactual: {event.path} set to {event.value!r}"
+    if isinstance(event, TurnEnded | Snapshot):
+        return None  # the engine's bookkeeping: nothing happened on the field
     line = loaded.ruleset.narrate(loaded.scenario, state, event)
     fork = header_fork.chain().get(event.seq) if header_fork is not None else None
     if line is not None and fork is not None and fork.event:

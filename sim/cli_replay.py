@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import click
@@ -18,6 +19,8 @@ from sim.cli_common import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from sim.api import LoadedReplay
 
 __all__ = ["diff", "fork_command", "report", "why"]
@@ -41,26 +44,46 @@ def _load(path: str) -> LoadedReplay:
 @click.argument("b", type=click.Path(dir_okay=False), callback=readable_file)
 @json_option()
 @click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write both battles side by side on one timeline as one HTML page.",
+)
+@force_option()
+@click.option(
     "--context",
     type=click.IntRange(0),
     default=3,
     show_default=True,
     help="Events of context around the first divergence.",
 )
-def diff(a: str, b: str, as_json: bool, context: int) -> None:
+def diff(a: str, b: str, as_json: bool, html_out: str | None, force: bool, context: int) -> None:
     """Compare two battles: exit 0 identical, 1 different, 2 bad input.
 
     Same scenario and seed: the first divergent event with a field-level diff,
     context and the random-stream draw counts at that point.  Otherwise: the
-    scenario diff by field path and the outcomes side by side.
+    scenario diff by field path and the outcomes side by side.  With --html,
+    also a page showing both battles from their first divergent event.
 
     \b
     Example:
       battlesim diff replays/stone_wall-s1862.jsonl held.jsonl --context 8
     """
-    from sim.diff import diff_replays, render
+    from pathlib import Path
 
-    result = diff_replays(_load(a), _load(b), context)
+    from sim.diff import diff_replays, render
+    from sim.outputs import OutputError, check_output
+    from sim.report_html import write_diff
+
+    la, lb = _load(a), _load(b)
+    if html_out is not None:
+        try:
+            page = check_output(html_out, option="--html", force=force)
+        except OutputError as exc:
+            fail(str(exc))
+        _write(lambda: [write_diff(la, lb, Path(page))])
+    result = diff_replays(la, lb, context)
     if as_json:
         echo_json(result)
     else:
@@ -186,9 +209,9 @@ def why(replay: str, seq: int, as_json: bool) -> None:
 @force_option()
 @json_option("Print one JSON object: the files written.")
 def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_json: bool) -> None:
-    """Write one self-contained HTML report of REPLAY.
+    """Write one self-contained HTML page to watch REPLAY.
 
-    Charts, casualties and the key events, in one page.
+    Map, timeline, unit table, narrative, charts and key events, in one page.
 
     \b
     Example:
@@ -207,12 +230,17 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
             check_output(png_dir, option="--png", folder=True)
     except OutputError as exc:
         fail(str(exc))
-    try:
-        files = write_report(loaded, path, Path(png_dir) if png_dir else None)
-    except OSError as exc:
-        fail(f"cannot write the report: {exc.strerror or exc}")
+    files = _write(lambda: write_report(loaded, path, Path(png_dir) if png_dir else None))
     if as_json:
         echo_json({"replay": replay, "written": [str(f) for f in files]})
         return
     for f in files:
         click.echo(f"wrote {f}")
+
+
+def _write(action: Callable[[], list[Path]]) -> list[Path]:
+    """Run a writer; an unwritable place is bad input (exit 2), never a traceback."""
+    try:
+        return action()
+    except OSError as exc:
+        fail(f"cannot write {exc.filename or ''}: {exc.strerror or exc}")

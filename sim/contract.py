@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.events import Event, EventRegistry
 from engine.log import Header, Sink
+from sim.runner import Ending, Plan, fight
 
 __all__ = [
     "Feature",
@@ -41,7 +43,7 @@ Problem = tuple[tuple[str | int, ...], str]
 """A scenario problem: the field path and the message."""
 
 ScenarioT = TypeVar("ScenarioT", bound=BaseModel)
-StateT = TypeVar("StateT")
+StateT = TypeVar("StateT", bound=Ending)
 
 Number = int | float
 
@@ -130,6 +132,9 @@ class UnitRow(_Frozen):
         status: words describing its state (``disrupted``, ``routed``,
             ``knocked out``, ``crippled``, ``sunk``); empty when all is well.
         details: further plain data worth a column (fatigue, morale...).
+        route: for a unit travelling between places rather than standing at
+            one (a strike in flight), the places it travels between, from
+            first to last; a viewer draws it along that line.  None otherwise.
     """
 
     id: str
@@ -142,6 +147,7 @@ class UnitRow(_Frozen):
     initial: Measure
     status: list[str] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
+    route: list[tuple[Number, ...]] | None = None
 
     def flat(self, axes: Sequence[str] = ()) -> dict[str, Any]:
         """One flat dict (a table row): position split by ``axes``, strength as value + unit.
@@ -219,7 +225,8 @@ class Ruleset(Generic[ScenarioT, StateT]):
         registry: the ruleset's event classes.
         cross_check: problems spanning fields, each with its field path.
         rules_data: the rules tables as plain data (digested into headers).
-        simulate: fight a battle, writing its replay; returns the final state.
+        plan: the battle's :class:`~sim.runner.Plan` — its clock, read-only view,
+            SimPy processes and end-of-turn rules; :meth:`simulate` runs it.
         initial_state: state before the first event.
         apply: the one apply function, ``apply(state, event)``.
         snapshot: the state as plain JSON data.
@@ -237,6 +244,8 @@ class Ruleset(Generic[ScenarioT, StateT]):
         space: the :class:`Space` of a scenario.
         derived_fields: names of state fields kept from others (positions,
             occupancy); ``fork`` refuses to set them.
+        examples: scenario files the ruleset's package ships (the contract suite
+            fights each; the built-in rulesets' live in ``scenarios/``).
         turn_name: what one turn is called in this game ("turn", "round").
         audit: ``audit(scenario, state, event)`` checks the event against the
             state before it and returns a message when broken, else None.
@@ -251,7 +260,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     registry: EventRegistry
     cross_check: Callable[[ScenarioT], list[Problem]]
     rules_data: Callable[[], dict[str, Any]]
-    simulate: Callable[[ScenarioT, Header, Sink], StateT]
+    plan: Callable[[ScenarioT], Plan[ScenarioT, StateT, Any]]
     initial_state: Callable[[ScenarioT], StateT]
     apply: Callable[[StateT, Event], None]
     snapshot: Callable[[StateT], dict[str, Any]]
@@ -264,8 +273,14 @@ class Ruleset(Generic[ScenarioT, StateT]):
     space: Callable[[ScenarioT], Space]
     derived_fields: tuple[str, ...] = ()
     render_state: Callable[[ScenarioT, StateT], str] | None = None
+    examples: tuple[Path, ...] = ()
     turn_name: str = "turn"
     audit: Callable[[ScenarioT, StateT, Event], str | None] | None = None
     carry_over: (
         Callable[[ScenarioT, StateT, dict[str, Any], dict[str, Any]], dict[str, Any]] | None
     ) = None
+
+    def simulate(self, scenario: ScenarioT, header: Header, sink: Sink) -> StateT:
+        """Fight a battle with the one runner, writing its replay; return the final state."""
+        state = self.initial_state(scenario)
+        return fight(self.plan(scenario), scenario, header, sink, state, self.apply, self.snapshot)

@@ -1,7 +1,7 @@
 """The ``becmi`` ruleset: D&D Rules Cyclopedia skirmish combat (seed 001)."""
 
 from engine.events import EventRegistry
-from sim.becmi.battle import simulate
+from sim.becmi.battle import plan
 from sim.becmi.data import RULES_VERSION, rules_data
 from sim.becmi.events import becmi_events
 from sim.becmi.report import narrate, outcome, render_state, summary
@@ -19,7 +19,7 @@ RULESET = Ruleset(
     registry=EventRegistry(becmi_events()),
     cross_check=cross_check,
     rules_data=rules_data,
-    simulate=simulate,
+    plan=plan,
     initial_state=initial_state,
     apply=apply_event,
     snapshot=snapshot,

@@ -12,26 +12,24 @@ combatants of a side in scenario order, haymakers last in melee.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import simpy
 
-from engine.kernel import TurnKernel
-from engine.log import EventLog, Header, Sink
-from engine.projection import Projection
+from engine.events import Event
 from engine.recorder import Recorder
-from engine.rng import Streams
 from sim.becmi.attack import decide_melee_attack, decide_missile
 from sim.becmi.context import Battle
 from sim.becmi.data import PHASES
 from sim.becmi.movement import decide_move
 from sim.becmi.referee import decide_end, decide_initiative, decide_morale, decide_recoveries
 from sim.becmi.scenario import BecmiScenario
-from sim.becmi.state import BattleState, CombatantState, apply_event, initial_state, snapshot
+from sim.becmi.state import BattleState, CombatantState
 from sim.becmi.striking import decide_strike
 from sim.becmi.wrestling import decide_bout, decide_join, decide_wrestle
+from sim.runner import Plan
 
-__all__ = ["ROUND_SECONDS", "simulate"]
+__all__ = ["ROUND_SECONDS", "plan"]
 
 ROUND_SECONDS = 10
 """A combat round is 10 seconds [src]."""
@@ -115,29 +113,25 @@ def _referee(b: Battle, rec: Rec) -> simpy.events.ProcessGenerator:
             rec.emit(morale)
 
 
-def _round_end(b: Battle, rec: Rec) -> Callable[[int], bool]:
-    def end(turn: int) -> bool:
-        ended = decide_end(b, last_round=turn == b.scenario.rounds.limit)
-        if ended is not None:
-            rec.emit(ended)
-        rec.end_turn(turn, b.now)
-        b.streams.forget(f"{turn}/")
-        return b.state.ended
-
-    return end
+def _processes(b: Battle, rec: Rec) -> Iterator[simpy.events.ProcessGenerator]:
+    yield _referee(b, rec)
+    for cid in b.state.combatants:
+        yield _combatant(b, rec, cid)
 
 
-def simulate(scenario: BecmiScenario, header: Header, sink: Sink) -> BattleState:
-    """Fight the battle, writing its replay to ``sink``; return the final state."""
-    state = initial_state(scenario)
-    rec = Recorder(EventLog(header, sink), Projection(state, apply_event), snapshot)
-    env = simpy.Environment()
-    kernel = TurnKernel(env, PHASES, ROUND_SECONDS)
-    b = Battle(scenario, state, Streams(header.seed), kernel)
-    env.process(_referee(b, rec))
-    for cid in state.combatants:
-        env.process(_combatant(b, rec, cid))
-    kernel.start(scenario.rounds.limit, _round_end(b, rec))
-    env.run()
-    rec.close(kernel.turn)
-    return state
+def _round_end(b: Battle, turn: int, last: bool) -> Iterator[Event]:
+    ended = decide_end(b, last_round=last)
+    if ended is not None:
+        yield ended
+
+
+def plan(scenario: BecmiScenario) -> Plan[BecmiScenario, BattleState, Battle]:
+    """The fight's clock (10-second rounds), view, referee and combatant processes, round end."""
+    return Plan(
+        phases=PHASES,
+        turn_length=ROUND_SECONDS,
+        turn_limit=scenario.rounds.limit,
+        view=Battle,
+        processes=_processes,
+        turn_end=_round_end,
+    )

@@ -6,8 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from engine.kernel import TurnKernel
-from engine.rng import Stream, Streams
+from engine.rng import Stream
 from sim.becmi.data import (
     COVER,
     DEMIHUMAN_MAX_LEVEL,
@@ -28,6 +27,7 @@ from sim.becmi.tohit import (
     monster_thac0,
     parse_hd,
 )
+from sim.runner import BattleView
 
 __all__ = ["Band", "Battle", "distance"]
 
@@ -42,16 +42,12 @@ def distance(a: Point, b: Point) -> int:
 
 
 @dataclass
-class Battle:
-    """Scenario, options, current state, random streams and clock.
+class Battle(BattleView[BecmiScenario, BattleState]):
+    """Scenario, options, current state, random streams and clock (``turn`` is the round).
 
     Rules read it and return events; only the recorder's apply changes ``state``.
     """
 
-    scenario: BecmiScenario
-    state: BattleState
-    streams: Streams
-    kernel: TurnKernel
     specs: dict[str, Spec] = field(init=False)
     rank: dict[str, int] = field(init=False)
     hit_dice: dict[str, HitDice] = field(init=False)
@@ -67,16 +63,6 @@ class Battle:
     def options(self) -> BecmiOptions:
         """The ruleset options of this scenario."""
         return self.scenario.options
-
-    @property
-    def turn(self) -> int:
-        """The current round (1-based)."""
-        return self.kernel.turn
-
-    @property
-    def now(self) -> float:
-        """Simulation time in seconds."""
-        return float(self.kernel.env.now)
 
     def stream(self, purpose: str, *key: str | int) -> Stream:
         """The stream for ``purpose`` this round: name ``<round>/<purpose>/<key...>``."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from functools import singledispatch
 from typing import Any
 
-from engine.events import Event, TurnEnded
+from engine.events import Event
 from sim.becmi.events import (
     Attacked,
     BattleEnded,
@@ -248,11 +248,6 @@ def apply(event: Event, state: BattleState) -> None:
 def apply_event(state: BattleState, event: Event) -> None:
     """The engine's argument order: ``(state, event)``."""
     apply(event, state)
-
-
-@apply.register
-def _(event: TurnEnded, state: BattleState) -> None:
-    """A round's end changes nothing: its digest is of the state it closes."""
 
 
 @apply.register

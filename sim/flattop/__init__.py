@@ -2,7 +2,7 @@
 
 from engine.events import EventRegistry
 from sim.flattop.audit import audit
-from sim.flattop.battle import simulate
+from sim.flattop.battle import plan
 from sim.flattop.data import RULES_VERSION, rules_data
 from sim.flattop.events import flattop_events
 from sim.flattop.report import narrate, outcome, render_state, summary
@@ -20,7 +20,7 @@ RULESET = Ruleset(
     registry=EventRegistry(flattop_events()),
     cross_check=cross_check,
     rules_data=rules_data,
-    simulate=simulate,
+    plan=plan,
     initial_state=initial_state,
     apply=apply_event,
     snapshot=snapshot,

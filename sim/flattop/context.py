@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import simpy
-
-from engine.rng import Stream, Streams
+from engine.rng import Stream
 from sim.flattop.data import CARRIER_KINDS
 from sim.flattop.grid import distance
 from sim.flattop.options import FlattopOptions
 from sim.flattop.scenario import FlattopScenario, StrikeSpec, TaskForceSpec, clock_minutes
 from sim.flattop.state import BattleState, DeckState, ShipState
+from sim.runner import BattleView
 
 __all__ = ["Battle", "clock"]
 
@@ -24,18 +23,13 @@ def clock(sc: FlattopScenario, minutes: float) -> str:
 
 
 @dataclass
-class Battle:
+class Battle(BattleView[FlattopScenario, BattleState]):
     """Scenario, options, current state, random streams and clock.
 
     Rules read it and return events; only the recorder's apply changes
-    ``state``.  ``turn`` is kept by the hour clock (``battle.py``).
+    ``state``.  ``turn`` is the hour, kept by the engine's kernel.
     """
 
-    scenario: FlattopScenario
-    state: BattleState
-    streams: Streams
-    env: simpy.Environment
-    turn: int = 1
     strikes: dict[str, StrikeSpec] = field(init=False)
     task_forces: dict[str, TaskForceSpec] = field(init=False)
     rank: dict[str, int] = field(init=False)
@@ -53,11 +47,6 @@ class Battle:
     def options(self) -> FlattopOptions:
         """The ruleset options of this scenario."""
         return self.scenario.options
-
-    @property
-    def now(self) -> float:
-        """Simulation time in minutes."""
-        return float(self.env.now)
 
     def stream(self, strike: str, purpose: str, *key: str | int) -> Stream:
         """The stream named ``<strike>/<purpose>/<key...>``: one per resolution."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import singledispatch
 from typing import Any
 
-from engine.events import Event, TurnEnded
+from engine.events import Event
 from sim.flattop.data import AIRCRAFT
 from sim.flattop.events import (
     AirCombat,
@@ -241,11 +241,6 @@ def _sub(counts: Counts, minus: dict[str, int]) -> None:
 def _add(counts: Counts, plus: dict[str, int]) -> None:
     for t, n in plus.items():
         counts[t] += n
-
-
-@apply.register
-def _(event: TurnEnded, state: BattleState) -> None:
-    """A turn's end changes nothing: its digest is of the state it closes."""
 
 
 @apply.register

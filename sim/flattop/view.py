@@ -35,8 +35,25 @@ def _aloft(st: StrikeState) -> int:
     return st.escort + sum(st.attacks) if st.status == "airborne" else 0
 
 
+def _places(sc: FlattopScenario) -> dict[str, tuple[int, int]]:
+    """Where each task force, ship (its task force's hex) and base is."""
+    places: dict[str, tuple[int, int]] = {}
+    for side in sc.sides:
+        for tf in side.task_forces:
+            places[tf.id] = tf.at
+            places.update({s.id: tf.at for s in tf.ships})
+        places.update({b.id: b.at for b in side.bases})
+    return places
+
+
 def units(sc: FlattopScenario, state: BattleState) -> list[UnitRow]:
-    """Task forces (CAP), their ships (hits left), bases (aircraft) and strikes (aloft)."""
+    """Task forces (CAP), their ships (hits left), bases (aircraft) and strikes (aloft).
+
+    A strike in the air has no hex of its own (the rules time its flight, they
+    do not move it hex by hex): its route runs from its carrier or base to the
+    task force it attacks.
+    """
+    places = _places(sc)
     rows: list[UnitRow] = []
     for side in sc.sides:
         for tf_spec in side.task_forces:
@@ -88,6 +105,9 @@ def units(sc: FlattopScenario, state: BattleState) -> list[UnitRow]:
                     initial=Measure(name="aloft", value=planned, unit="air factors"),
                     status=[st.status],
                     details={"origin": st.origin, "target": st.target},
+                    route=(
+                        [places[st.origin], places[st.target]] if st.status == "airborne" else None
+                    ),
                 )
             )
     return rows

@@ -2,7 +2,7 @@
 
 from engine.events import EventRegistry
 from sim.musket.audit import audit
-from sim.musket.battle import simulate
+from sim.musket.battle import plan
 from sim.musket.campaign import carry_over
 from sim.musket.data import RULES_VERSION, rules_data
 from sim.musket.events import UPCASTERS, musket_events
@@ -21,7 +21,7 @@ RULESET = Ruleset(
     registry=EventRegistry(musket_events(), UPCASTERS),
     cross_check=cross_check,
     rules_data=rules_data,
-    simulate=simulate,
+    plan=plan,
     initial_state=initial_state,
     apply=apply_event,
     snapshot=snapshot,

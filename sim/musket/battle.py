@@ -7,15 +7,12 @@ scenario order (side by side, unit by unit), the kernel's documented order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import simpy
 
-from engine.kernel import TurnKernel
-from engine.log import EventLog, Header, Sink
-from engine.projection import Projection
+from engine.events import Event
 from engine.recorder import Recorder
-from engine.rng import Streams
 from sim.musket.context import Battle
 from sim.musket.data import PHASES
 from sim.musket.events import Fired, Meleed
@@ -24,10 +21,11 @@ from sim.musket.melee import decide_melee
 from sim.musket.morale import decide_morale, decide_rally, decide_rest
 from sim.musket.movement import decide_move
 from sim.musket.scenario import MusketScenario
-from sim.musket.state import BattleState, UnitState, apply_event, initial_state, snapshot
+from sim.musket.state import BattleState, UnitState
 from sim.musket.victory import decide_breaks, decide_end
+from sim.runner import Plan
 
-__all__ = ["simulate"]
+__all__ = ["plan"]
 
 Rec = Recorder[BattleState]
 
@@ -92,30 +90,25 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
             ACTIONS[phase](b, rec, unit)
 
 
-def _turn_end(b: Battle, rec: Rec) -> Callable[[int], bool]:
-    def end(turn: int) -> bool:
-        for event in decide_breaks(b):
-            rec.emit(event)
-        ended = decide_end(b, last_turn=turn == b.scenario.turns.limit)
-        if ended is not None:
-            rec.emit(ended)
-        rec.end_turn(turn, b.now)
-        b.streams.forget(f"{turn}/")
-        return b.state.ended
-
-    return end
+def _processes(b: Battle, rec: Rec) -> Iterator[simpy.events.ProcessGenerator]:
+    return (_unit(b, rec, uid) for uid in b.state.units)
 
 
-def simulate(scenario: MusketScenario, header: Header, sink: Sink) -> BattleState:
-    """Fight the battle, writing its replay to ``sink``; return the final state."""
-    state = initial_state(scenario)
-    rec = Recorder(EventLog(header, sink), Projection(state, apply_event), snapshot)
-    env = simpy.Environment()
-    kernel = TurnKernel(env, PHASES, scenario.turns.minutes)
-    b = Battle(scenario, state, Streams(header.seed), kernel)
-    for uid in state.units:
-        env.process(_unit(b, rec, uid))
-    kernel.start(scenario.turns.limit, _turn_end(b, rec))
-    env.run()
-    rec.close(kernel.turn)
-    return state
+def _turn_end(b: Battle, turn: int, last: bool) -> Iterator[Event]:
+    """Side breaks, then the battle's end (decided after the breaks are applied)."""
+    yield from decide_breaks(b)
+    ended = decide_end(b, last_turn=last)
+    if ended is not None:
+        yield ended
+
+
+def plan(scenario: MusketScenario) -> Plan[MusketScenario, BattleState, Battle]:
+    """The battle's clock (the turn's phases), view, unit processes and end-of-turn rules."""
+    return Plan(
+        phases=PHASES,
+        turn_length=scenario.turns.minutes,
+        turn_limit=scenario.turns.limit,
+        view=Battle,
+        processes=_processes,
+        turn_end=_turn_end,
+    )

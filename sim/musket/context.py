@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.kernel import TurnKernel
-from engine.rng import Stream, Streams
+from engine.rng import Stream
 from sim.musket.data import QUALITY_MORALE, TERRAIN
 from sim.musket.hexmap import distance, neighbours, ring
 from sim.musket.options import MusketOptions
 from sim.musket.scenario import MusketScenario, Order, SideSpec
 from sim.musket.state import BattleState, UnitState
+from sim.runner import BattleView
 
 __all__ = ["Battle", "Hex"]
 
@@ -18,17 +18,13 @@ Hex = tuple[int, int]
 
 
 @dataclass
-class Battle:
+class Battle(BattleView[MusketScenario, BattleState]):
     """Scenario, options, current state, random streams and clock.
 
     Rules read it and return events; only the recorder's apply changes
     ``state``.
     """
 
-    scenario: MusketScenario
-    state: BattleState
-    streams: Streams
-    kernel: TurnKernel
     terrain: dict[Hex, str] = field(init=False)
     cover_override: dict[Hex, int] = field(init=False)
     rank: dict[str, int] = field(init=False)
@@ -48,16 +44,6 @@ class Battle:
     def options(self) -> MusketOptions:
         """The ruleset options of this scenario."""
         return self.scenario.options
-
-    @property
-    def turn(self) -> int:
-        """The current turn (1-based)."""
-        return self.kernel.turn
-
-    @property
-    def now(self) -> float:
-        """Simulation time in minutes."""
-        return float(self.kernel.env.now)
 
     def stream(self, purpose: str, *key: str | int) -> Stream:
         """The stream for ``purpose`` this turn: name ``<turn>/<purpose>/<key...>``."""

@@ -193,22 +193,20 @@ def test_narrative_filters_by_unit_and_type() -> None:
 
 
 def test_report_is_one_html_file_with_its_charts(tmp_path: Path) -> None:
-    """report writes an HTML page embedding four PNG charts, and the PNGs on request."""
+    """report writes one page with an SVG chart per measure, and each chart as a PNG on request."""
     out, pngs = tmp_path / "r.html", tmp_path / "png"
     result = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs))
     assert result.exit_code == 0
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
-    assert len(re.findall(r'<img alt="[a-z_]+" src="data:image/png;base64,', page)) == 4
+    loaded = api.load_replay(GOLDEN)
+    readings = loaded.ruleset.measures(loaded.scenario, loaded.state_at(0))
+    measures = sorted({(r.scope, r.measure.name) for r in readings})
+    assert len(re.findall(r'<svg class="chart"', page)) == len(measures) == 4
     assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing fetched from a network
-    assert sorted(p.name for p in pngs.iterdir()) == [
-        "morale.png",
-        "side_strength.png",
-        "unit_fatigue.png",
-        "unit_strength.png",
-    ]
+    assert sorted(p.name for p in pngs.iterdir()) == sorted(f"{s}_{m}.png" for s, m in measures)
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs.iterdir())
-    assert "<h2>Union wins after 12 turns</h2>" in page
+    assert '<p class="headline">Union wins after 12 turns</p>' in page
 
 
 def test_old_format_replay_loads_shows_and_verifies() -> None:

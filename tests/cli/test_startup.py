@@ -62,11 +62,11 @@ def test_version_imports_no_command_module() -> None:
 
 
 def test_a_command_loads_its_heavy_library_when_run(tmp_path: Path) -> None:
-    """The lazy imports are real: `report` does load matplotlib when it runs."""
+    """The lazy imports are real: `report --png` does load matplotlib when it runs."""
     code = (
         "import sys\nfrom click.testing import CliRunner\nfrom sim.cli import cli\n"
         f"r = CliRunner().invoke(cli, ['report', 'replays/stone_wall-s1862.jsonl', "
-        f"'-o', {str(tmp_path / 'r.html')!r}])\n"
+        f"'-o', {str(tmp_path / 'r.html')!r}, '--png', {str(tmp_path / 'png')!r}])\n"
         "assert r.exit_code == 0, r.output\nprint('matplotlib' in sys.modules)\n"
     )
     proc = subprocess.run(

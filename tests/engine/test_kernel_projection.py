@@ -68,3 +68,62 @@ def test_fold_stops_before_the_until_event() -> None:
     events = [Ping(seq=i, turn=i // 2 + 1, time=i, n=i) for i in range(6)]
     got = fold([], events, lambda s, e: s.append(e.seq), until=lambda e: e.turn > 2)
     assert got == [0, 1, 2, 3]
+
+
+def test_timed_waits_resume_by_time_then_order_after_the_turn_end() -> None:
+    """Timed waiters: by time, then order key; a turn end at the same minute comes first."""
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("hour",), turn_minutes=60)
+    trace: list[tuple[float, int, str]] = []
+
+    def waiter(name: str, times: list[float], key: int) -> simpy.events.ProcessGenerator:
+        for t in times:
+            yield kernel.at(t, (key,))
+            trace.append((env.now, kernel.turn, name))
+
+    env.process(waiter("late", [60.0, 90.0], 2))
+    env.process(waiter("early", [60.0, 75.5], 1))
+    kernel.start(3, lambda t: trace.append((env.now, t, "end")) is not None)
+    env.run()
+    assert trace == [
+        (60.0, 1, "end"),
+        (60.0, 2, "early"),
+        (60.0, 2, "late"),
+        (75.5, 2, "early"),
+        (90.0, 2, "late"),
+        (120.0, 2, "end"),
+        (180.0, 3, "end"),
+    ]
+
+
+def test_a_timed_waiter_runs_its_hand_offs_before_the_next_and_may_be_overtaken() -> None:
+    """A waiter's hand-off to another process completes before the next same-time waiter;
+    a waiter registered at that moment with a lower order key goes before the rest."""
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("hour",), turn_minutes=60)
+    trace: list[str] = []
+    inbox = env.event()
+
+    def helper() -> simpy.events.ProcessGenerator:
+        yield inbox
+        trace.append("helper")
+
+    def first() -> simpy.events.ProcessGenerator:
+        yield kernel.at(10, (1,))
+        trace.append("first")
+        inbox.succeed()
+        env.process(third())
+
+    def third() -> simpy.events.ProcessGenerator:
+        yield kernel.at(10, (0,))
+        trace.append("third")
+
+    def second() -> simpy.events.ProcessGenerator:
+        yield kernel.at(10, (2,))
+        trace.append("second")
+
+    for p in (helper(), first(), second()):
+        env.process(p)
+    kernel.start(1, lambda t: True)
+    env.run()
+    assert trace == ["first", "helper", "third", "second"]

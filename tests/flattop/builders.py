@@ -7,6 +7,7 @@ from typing import Any
 
 import simpy
 
+from engine.kernel import TurnKernel
 from engine.rng import Streams
 from sim.flattop.context import Battle
 from sim.flattop.scenario import FlattopScenario
@@ -83,5 +84,6 @@ def load(data: dict[str, Any]) -> FlattopScenario:
 def battle(data: dict[str, Any] | None = None, at: float = 0) -> Battle:
     """A battle view of a scenario (default :data:`BASE`) with the clock at ``at`` minutes."""
     sc = load(data if data is not None else scenario_data())
-    env = simpy.Environment(initial_time=at)
-    return Battle(sc, initial_state(sc), Streams(sc.seed), env, turn=int(at // 60) + 1)
+    kernel = TurnKernel(simpy.Environment(initial_time=at), ("hour",), 60)
+    kernel.turn = int(at // 60) + 1
+    return Battle(sc, initial_state(sc), Streams(sc.seed), kernel)

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from engine.log import MemorySink
+from engine.projection import fold
 from sim import api
 from sim.loader import ScenarioError, validate_data
 from sim.musket import RULESET
@@ -130,11 +131,10 @@ def test_captured_battery_counts_its_guns_lost() -> None:
         if melee:
             break
     assert melee and melee[0]["loser_state"] == "eliminated"
-    loaded_state = RULESET.initial_state(validate_data(data, {}, "t.yaml")[1])
-    for line in events[1:-1]:
-        RULESET.apply(
-            loaded_state, RULESET.registry.parse({k: v for k, v in line.items() if k != "h"})
-        )
+    lines = [{k: v for k, v in e.items() if k != "h"} for e in events[1:-1]]
+    parsed = [RULESET.registry.parse(line) for line in lines]
+    start = RULESET.initial_state(validate_data(data, {}, "t.yaml")[1])
+    loaded_state = fold(start, parsed, RULESET.apply)
     gun = loaded_state.units["gun"]
     assert (gun.strength, gun.guns_lost, gun.morale) == (0, 4, "eliminated")
 

@@ -1,0 +1,132 @@
+"""The one battle runner: environment, kernel, recorder, turn end and battle end, wired once.
+
+A ruleset brings its processes and rules only, as a :class:`Plan`; the
+runner builds the SimPy environment and the engine's :class:`TurnKernel`,
+the :class:`~engine.recorder.Recorder` over the log and the projection, and
+closes every turn the same way:
+
+1. the ruleset's end-of-turn rules (side breaks, battle end) decide events,
+   which are emitted;
+2. ``engine.turn_ended`` (the state digest) is logged and the file flushed
+   (with an ``engine.snapshot`` every 10th turn);
+3. the turn's random streams (names starting ``"<turn>/"``) are forgotten,
+   unless the plan says its names do not start with the turn;
+4. the battle stops when the state says it has ended, or at the turn limit.
+
+Then the footer is written with the final state's digest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+import simpy
+
+from engine.events import Event
+from engine.kernel import TurnKernel
+from engine.log import EventLog, Header, Sink
+from engine.projection import Projection
+from engine.recorder import Recorder
+from engine.rng import Streams
+
+__all__ = ["BattleView", "Ending", "Plan", "fight"]
+
+
+class Ending(Protocol):
+    """What the runner reads of a state: whether the battle is over."""
+
+    ended: bool
+
+
+ScT = TypeVar("ScT")
+StT = TypeVar("StT", bound=Ending)
+ViewT = TypeVar("ViewT")
+
+
+@dataclass
+class BattleView(Generic[ScT, StT]):
+    """The read-only view of a battle that rules decide from (base of each ruleset's).
+
+    Rules read it and return events; only the recorder's apply changes ``state``.
+    """
+
+    scenario: ScT
+    state: StT
+    streams: Streams
+    kernel: TurnKernel
+
+    @property
+    def turn(self) -> int:
+        """The current turn (1-based)."""
+        return self.kernel.turn
+
+    @property
+    def now(self) -> float:
+        """Simulation time (the kernel's unit: minutes, seconds...)."""
+        return float(self.kernel.env.now)
+
+
+@dataclass(frozen=True)
+class Plan(Generic[ScT, StT, ViewT]):
+    """What a ruleset brings to a battle: its clock, its view, its processes and end rules.
+
+    Attributes:
+        phases: the phases of a turn, in order.
+        turn_length: simulation time of one turn.
+        turn_limit: the last turn.
+        view: builds the ruleset's read-only battle view.
+        processes: the battle's SimPy processes (each a generator), started in order.
+        turn_end: ``turn_end(view, turn, last)`` — events decided at a turn's end;
+            each is emitted before the next is asked for, so a generator sees
+            the state after the events it has yielded.
+        forget_streams: drop the streams named ``"<turn>/..."`` at each turn's
+            end (False when stream names do not start with the turn).
+    """
+
+    phases: tuple[str, ...]
+    turn_length: float
+    turn_limit: int
+    view: Callable[[ScT, StT, Streams, TurnKernel], ViewT]
+    processes: Callable[[ViewT, Recorder[StT]], Iterable[simpy.events.ProcessGenerator]]
+    turn_end: Callable[[ViewT, int, bool], Iterable[Event]]
+    forget_streams: bool = True
+
+
+def fight(
+    plan: Plan[ScT, StT, ViewT],
+    scenario: ScT,
+    header: Header,
+    sink: Sink,
+    state: StT,
+    apply: Callable[[StT, Event], None],
+    snapshot: Callable[[StT], dict[str, Any]],
+) -> StT:
+    """Fight a battle to its end, writing its replay to ``sink``; return the final state.
+
+    Args:
+        plan: the battle's clock, view, processes and end-of-turn rules.
+        state: the initial state (advanced in place).
+        apply, snapshot: the ruleset's apply and snapshot.
+    """
+    rec = Recorder(EventLog(header, sink), Projection(state, apply), snapshot)
+    env = simpy.Environment()
+    kernel = TurnKernel(env, plan.phases, plan.turn_length)
+    streams = Streams(header.seed)
+    view = plan.view(scenario, state, streams, kernel)
+
+    def end(turn: int) -> bool:
+        for event in plan.turn_end(view, turn, turn == plan.turn_limit):
+            rec.emit(event)
+        rec.end_turn(turn, float(env.now))
+        if plan.forget_streams:
+            streams.forget(f"{turn}/")
+        return state.ended
+
+    for process in plan.processes(view, rec):
+        env.process(process)
+    kernel.start(plan.turn_limit, end)
+    env.run()
+    rec.close(kernel.turn)
+    return state

@@ -1,0 +1,175 @@
+"""One self-contained HTML page for one battle (report) or two (diff): no network at all.
+
+The page inlines ``viewer.css`` and ``viewer.js`` (package data) and embeds
+each battle's data as JSON, or as gzip+base64 when it is larger than
+:data:`GZIP_ABOVE` bytes (the browser inflates it with ``DecompressionStream``).
+Header, outcome, banners, charts, key events and casualties are plain HTML
+and SVG, readable without scripts; the script adds the map, the timeline, the
+unit table, the narrative and the details.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from sim.viewer.charts import chart_svgs
+from sim.viewer.model import SIDE_COLOURS, ViewData
+
+__all__ = ["GZIP_ABOVE", "PaneSpec", "embed", "render_page", "write_atomic"]
+
+GZIP_ABOVE = 256 * 1024
+"""Battle data above this many bytes of JSON is embedded gzip+base64."""
+
+
+@dataclass(frozen=True)
+class PaneSpec:
+    """One battle on the page, with the title of its pane."""
+
+    view: ViewData
+    title: str
+
+
+def _asset(name: str) -> str:
+    return files("sim.viewer").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
+
+
+def embed(data: dict[str, Any], pane: int, gzip_above: int = GZIP_ABOVE) -> str:
+    """The ``<script class="battle-data">`` element carrying one battle's data."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    raw = text.encode("utf-8")
+    if len(raw) > gzip_above:
+        packed = base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+        return (
+            f'<script type="text/plain" class="battle-data" data-pane="{pane}" '
+            f'data-encoding="gzip+base64">{packed}</script>'
+        )
+    safe = text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
+    return f'<script type="application/json" class="battle-data" data-pane="{pane}">{safe}</script>'
+
+
+def _colours(view: ViewData) -> dict[str, str]:
+    """Subject (side or unit id) → its side's colour."""
+    side = {s["id"]: SIDE_COLOURS[s["index"] % len(SIDE_COLOURS)] for s in view.data["sides"]}
+    return {**side, **{u["id"]: side[u["side"]] for u in view.data["units"]}}
+
+
+def _key_events(view: ViewData) -> str:
+    word = view.data["meta"]["turn_name"]
+    items = [
+        f'<li><a href="#" data-event="{i}">[seq {e["seq"]}] {word} {e["turn"]}: '
+        f"{escape(e['line'] or e['type'])}</a> <span class='muted'>— {escape(e['key'])}</span></li>"
+        for i, e in enumerate(view.data["events"])
+        if e["key"]
+    ]
+    return f'<ol class="key-events">{"".join(items)}</ol>' if items else "<p>None.</p>"
+
+
+def _casualties(view: ViewData) -> str:
+    last = {r.id: r for r in view.last}
+    head = (
+        "<tr><th>unit</th><th>side</th><th>start</th><th>end</th><th>lost</th><th>status</th></tr>"
+    )
+    body = []
+    for r in view.first:
+        end = last.get(r.id, r)
+        lost = r.strength.value - end.strength.value
+        cells = (
+            r.name,
+            r.side_name,
+            f"{r.strength.value:g} {r.strength.unit}",
+            f"{end.strength.value:g}",
+            f"{lost:g}",
+            ", ".join(end.status),
+        )
+        body.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
+    return f'<table class="casualties">{head}{"".join(body)}</table>'
+
+
+def _pane(k: int, spec: PaneSpec) -> str:
+    view = spec.view
+    charts = chart_svgs(view.series, _colours(view), view.data["meta"]["turn_name"])
+    heads = "".join(
+        f"<th>{h}</th>" for h in ("unit", "side", "kind", "position", "strength", "status", "")
+    )
+    return f"""<section class="pane" data-pane="{k}">
+<h2 class="pane-title">{escape(spec.title)}</h2><div class="pane-pos"></div>
+<div class="stage"><div class="map"></div><div class="table-wrap">
+<table class="units-table"><thead><tr>{heads}</tr></thead></table></div></div>
+<div class="lower"><div class="narrative"><h3>Narrative</h3><ol></ol></div>
+<div class="details"><h3>Details</h3><p class="muted">Click a unit (map or table) for its
+history, or an event for its inputs, draws and causes.</p></div></div>
+<h3>Charts</h3><div class="charts">{"".join(charts)}</div>
+<section class="static"><h3>Key events</h3>{_key_events(view)}
+<h3>Casualties</h3>{_casualties(view)}</section>
+</section>"""
+
+
+_CONTROLS = """<nav class="controls" aria-label="timeline">
+<button data-act="first" title="Home">|◀ first</button>
+<button data-act="prevturn" title="PgUp">◀◀ turn</button>
+<button data-act="prev" title="←">◀</button>
+<button id="play" data-act="play" title="Space">▶ play</button>
+<button data-act="next" title="→">▶</button>
+<button data-act="nextturn" title="PgDn">turn ▶▶</button>
+<button data-act="last" title="End">last ▶|</button>
+<input id="slider" type="range" min="0" max="0" value="0" aria-label="timeline position">
+<span id="where"></span>
+<label>play by <select id="speed"><option value="event">event</option>
+<option value="turn">turn</option></select></label>
+<span class="keys muted">Keys: ←/→ one event, PgUp/PgDn one turn, Home/End, Space play/pause.
+Click a unit or an event for its story.</span></nav>"""
+
+
+def render_page(
+    title: str,
+    header: str,
+    panes: list[PaneSpec],
+    *,
+    banners: Sequence[str] = (),
+    start: dict[str, int] | None = None,
+    gzip_above: int = GZIP_ABOVE,
+) -> str:
+    """The whole page: ``header`` and ``banners`` are trusted HTML built by the caller."""
+    sides = "".join(
+        f".side-{i} {{ --c: {c}; }}\n" for i, c in enumerate(SIDE_COLOURS)
+    )  # CSS variables per side index
+    data = "".join(embed(p.view.data, k, gzip_above) for k, p in enumerate(panes))
+    start_json = json.dumps(start).replace("</", "<\\/")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)}</title>
+<style>
+{_asset("viewer.css")}{sides}</style></head>
+<body>
+<svg id="ns-probe" width="0" height="0" aria-hidden="true"></svg>
+<header class="top">{header}</header>
+{"".join(banners)}
+<p id="status">Loading the battle… (this page needs JavaScript for the map and timeline)</p>
+{_CONTROLS}
+<div class="panes n{len(panes)}">{"".join(_pane(k, p) for k, p in enumerate(panes))}</div>
+{data}
+<script type="application/json" id="timeline-start">{start_json}</script>
+<script>
+{_asset("viewer.js")}</script>
+</body></html>
+"""
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary name beside ``path``, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.partial")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

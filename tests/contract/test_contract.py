@@ -1,0 +1,240 @@
+"""One suite holds every tool to the ruleset contract, for every ruleset and the toy plugin.
+
+Parametrized over :data:`tests.contract.cases.CASES`; a new ruleset (an entry
+point in ``battlesim.rulesets``) passes or fails it without a new test.
+The ``why`` case belongs here too (see the end of the module).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from engine.log import MemorySink
+from sim import analysis, api
+from sim.cli import cli
+from sim.table import render_units
+from tests.contract.cases import CASES, Case
+from tests.viewer.pagecheck import NETWORK, embedded, well_formed
+
+
+def _cli(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[c.id for c in CASES])
+def fought(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The case's scenario fought once with ``battlesim run``: (case, replay path, loaded)."""
+    case: Case = request.param
+    assert case.scenario.is_file(), f"ruleset {case.ruleset!r} ships no scenario"
+    out = tmp_path_factory.mktemp(case.id) / f"{case.scenario.stem}.jsonl"
+    result = _cli("run", case.scenario, "--out", out)
+    assert result.exit_code == 0, result.output
+    loaded = api.load_replay(out)
+    assert loaded.ruleset.name == case.ruleset
+    return case, out, loaded
+
+
+def test_run_prints_the_headline_and_verify_accepts_it(fought: Any) -> None:
+    """run's first line is the headline in the ruleset's words; verify re-simulates it exactly."""
+    case, out, loaded = fought
+    rs, sc = loaded.ruleset, loaded.scenario
+    outcome = rs.outcome(sc, loaded.state_at())
+    again = _cli("run", case.scenario, "--out", out.with_name("again.jsonl"))
+    lines = again.output.splitlines()
+    n, word = outcome.turns, rs.turn_name
+    who = f"{outcome.winner_name} wins" if outcome.winner else "Draw"
+    assert lines[0].startswith(f"{case.scenario.name} (seed {loaded.replay.header.seed}): {who}")
+    assert f" after {n} {word}{'' if n == 1 else 's'} — " in lines[0]
+    assert lines[1:-1] == [f"  {s}" for s in rs.summary(outcome)]
+    assert out.read_bytes() == out.with_name("again.jsonl").read_bytes()
+    verify = _cli("verify", out)
+    assert (verify.exit_code, verify.output.split(":")[0]) == (0, "OK")
+
+
+def test_outcome_names_every_side_and_measures_losses(fought: Any) -> None:
+    """The Outcome has each scenario side, losses as measures with units, JSON as run --json."""
+    _, _, loaded = fought
+    o = loaded.ruleset.outcome(loaded.scenario, loaded.state_at())
+    sides = {r.side for r in loaded.ruleset.units(loaded.scenario, loaded.state_at())}
+    assert sides <= set(o.sides) and len(o.sides) >= 2
+    assert all(m.unit and m.name for s in o.sides.values() for m in s.losses)
+    as_json = o.as_json()
+    assert as_json["sides"].keys() == o.sides.keys()
+    assert {sid: s["losses"] for sid, s in as_json["sides"].items()} == o.losses()
+
+
+def test_fold_equals_live(fought: Any) -> None:
+    """The state folded from the replay equals the live simulation's final state."""
+    _case, _, loaded = fought
+    rs, sc = loaded.ruleset, loaded.scenario
+    live = rs.simulate(sc, loaded.replay.header, MemorySink())
+    assert rs.snapshot(loaded.state_at(use_snapshots=False)) == rs.snapshot(live)
+    assert loaded.state_at(use_snapshots=False) == live
+
+
+def test_restore_of_snapshot_is_the_state_at_every_turn(fought: Any) -> None:
+    """restore(snapshot(s)) == s after a JSON round trip, at the start and every turn's end."""
+    _, _, loaded = fought
+    rs, sc = loaded.ruleset, loaded.scenario
+    turns = 0
+    for _turn, state in loaded.turn_ends():
+        data = json.loads(json.dumps(rs.snapshot(state)))
+        assert rs.restore(sc, data) == state
+        turns += 1
+    assert turns >= 2
+
+
+def test_state_at_from_a_snapshot_equals_the_full_fold(fought: Any) -> None:
+    """state_at(t) started from the nearest snapshot equals the fold from the first event."""
+    _, _, loaded = fought
+    rs = loaded.ruleset
+    last = loaded.events[-1].turn
+    for turn in range(last + 1):
+        fast = rs.snapshot(loaded.state_at(turn))
+        assert fast == rs.snapshot(loaded.state_at(turn, use_snapshots=False)), turn
+
+
+def _table(loaded: api.LoadedReplay, state: Any) -> list[str]:
+    """The generic table of the unit rows, which `show` prints for every ruleset."""
+    rs, sc = loaded.ruleset, loaded.scenario
+    return render_units(rs.units(sc, state), rs.space(sc)).splitlines()
+
+
+def test_show_and_show_turn_print_the_state_table(fought: Any) -> None:
+    """show prints the end of the battle, show --turn 1 the end of turn 1, in the ruleset's word."""
+    _, out, loaded = fought
+    rs, sc = loaded.ruleset, loaded.scenario
+    last = loaded.events[-1].turn
+    end = _cli("show", out)
+    assert end.exit_code == 0
+    assert end.output.splitlines() == [
+        f"{sc.name} — end of battle ({rs.turn_name} {last})",
+        *_table(loaded, loaded.state_at()),
+    ]
+    first = _cli("show", out, "--turn", "1")
+    assert first.output.splitlines() == [
+        f"{sc.name} — end of {rs.turn_name} 1",
+        *_table(loaded, loaded.state_at(1)),
+    ]
+
+
+def test_show_unit_works_for_a_unit_of_every_kind(fought: Any) -> None:
+    """For one unit of each kind: --unit gives its rows turn by turn, --events --unit its events."""
+    _, out, loaded = fought
+    rs, sc = loaded.ruleset, loaded.scenario
+    rows = rs.units(sc, loaded.state_at())
+    kinds = {r.kind: r for r in reversed(rows)}
+    told = 0
+    for kind, row in kinds.items():
+        shown = _cli("show", out, "--unit", row.id, "--json")
+        assert shown.exit_code == 0, (kind, shown.output)
+        expected = [
+            {rs.turn_name: t, **r.model_dump(mode="json")}
+            for t, state in loaded.turn_ends()
+            for r in rs.units(sc, state)
+            if r.id == row.id
+        ]
+        assert json.loads(shown.output)["rows"] == expected
+        events = _cli("show", out, "--events", "--unit", row.id, "--seqs")
+        assert events.exit_code == 0, (kind, events.output)
+        lines = events.output.splitlines()
+        for line in lines:
+            seq = int(line.split("]")[0].removeprefix("[seq "))
+            assert analysis.involves(loaded.events[seq], row.id), (kind, line)
+        told += len(lines)
+    assert told > 0
+    assert _cli("show", out, "--unit", "no-such-unit").exit_code == 2
+
+
+def test_diff_of_a_replay_with_itself_and_with_another_seed(fought: Any) -> None:
+    """diff: identical with itself (exit 0); another seed compares outcomes and unit rows."""
+    case, out, loaded = fought
+    same = _cli("diff", out, out)
+    assert (same.exit_code, same.output) == (0, f"identical: {out} and {out}\n")
+    other = out.with_name("other-seed.jsonl")
+    seed = loaded.replay.header.seed + 1
+    assert _cli("run", case.scenario, "--seed", str(seed), "--out", other).exit_code == 0
+    result = _cli("diff", out, other, "--json")
+    assert result.exit_code in (0, 1)
+    data = json.loads(result.output)
+    assert data["mode"] == "variants"
+    assert data["inputs"][0] == {"path": "seed", "kind": "changed", "a": seed - 1, "b": seed}
+    ids = [r.id for r in loaded.ruleset.units(loaded.scenario, loaded.state_at())]
+    assert sorted(data["units"]) == sorted(ids)  # --json sorts keys
+    assert all("strength" in fields for fields in data["units"].values())
+
+
+def test_fork_flips_a_decision_and_the_fork_verifies(fought: Any) -> None:
+    """Fork at the first ruleset event with a yes/no field, flipped; the fork verifies."""
+    _, out, loaded = fought
+    at, field, value = next(
+        (e.seq, k, v)
+        for e in loaded.events
+        if not e.type.startswith("engine.")
+        for k, v in e.model_dump().items()
+        if isinstance(v, bool)
+    )
+    forked = out.with_name("forked.jsonl")
+    setting = f"{field}={'false' if value else 'true'}"
+    made = _cli("fork", out, "--at", str(at), "--set", setting, "--out", forked)
+    assert made.exit_code == 0, made.output
+    assert made.output.startswith(f"forked {out} at seq {at}: ")
+    child = api.load_replay(forked)
+    assert getattr(child.events[at], field) is (not value)
+    verify = _cli("verify", forked)
+    assert verify.exit_code == 0, verify.output
+
+
+def test_fork_refuses_the_rulesets_derived_fields(fought: Any) -> None:
+    """A state path ending in one of the ruleset's derived fields is refused (exit 2)."""
+    _, out, loaded = fought
+    for name in loaded.ruleset.derived_fields:
+        refused = _cli("fork", out, "--at", "0", "--set", f"state.x.{name}=1")
+        assert refused.exit_code == 2
+        assert "positions cannot be forked" in refused.output
+
+
+def test_batch_of_a_few_runs(fought: Any, tmp_path: Path) -> None:
+    """batch: three runs are done and stored, one outcome row each."""
+    case, _, _ = fought
+    out = tmp_path / "study"
+    result = _cli("batch", case.scenario, "--runs", "3", "--out", out, "--no-plots")
+    assert result.exit_code == 0, result.output
+    import duckdb
+
+    with duckdb.connect(str(out / "study.duckdb"), read_only=True) as con:
+        rows = con.execute("SELECT status, count(*) FROM runs GROUP BY status").fetchall()
+        units = con.execute("SELECT count(DISTINCT unit) FROM unit_finals").fetchall()
+    assert rows == [("done", 3)]
+    assert units[0][0] == len(api.load_replay(fought[1]).ruleset.units(*_sc_state(fought)))
+
+
+def _sc_state(fought: Any) -> tuple[Any, Any]:
+    _, _, loaded = fought
+    return loaded.scenario, loaded.state_at()
+
+
+# The `why` case (a consequence event's chain back to its first cause) is added
+# here by the branch that gives every ruleset causes.
+
+
+def test_report_parses_has_two_charts_and_no_network(fought: Any, tmp_path: Path) -> None:
+    """report: one well-formed page, >= 2 SVG charts, nothing fetched, every unit in its data."""
+    _, out, loaded = fought
+    page_path = tmp_path / "report.html"
+    result = _cli("report", out, "-o", page_path)
+    assert (result.exit_code, result.output) == (0, f"wrote {page_path}\n")
+    page = page_path.read_text(encoding="utf-8")
+    assert well_formed(page) == []
+    assert len(re.findall(r'<svg class="chart"', page)) >= 2
+    assert NETWORK.search(page) is None
+    [data] = embedded(page)
+    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at(0))
+    assert [u["id"] for u in data["units"]] == [r.id for r in rows]
+    assert [e["seq"] for e in data["events"]] == [e.seq for e in loaded.events]

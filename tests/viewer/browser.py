@@ -1,0 +1,73 @@
+"""Driving a viewer page in headless Chromium (the system's, through Playwright).
+
+Used by the browser tests and by ``make screenshots`` (docs/images/viewer-*.png).
+Chromium comes from the system packages (``.ci/run`` installs it); Playwright's
+own browser download is never used.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Loaded", "chromium_path", "launch", "open_page"]
+
+NAMES = ("chromium", "chromium-browser", "google-chrome")
+
+
+def chromium_path() -> str | None:
+    """The system Chromium: ``$BATTLESIM_CHROMIUM``, else the first of NAMES on PATH."""
+    found = os.environ.get("BATTLESIM_CHROMIUM")
+    return found or next((p for n in NAMES if (p := shutil.which(n))), None)
+
+
+@contextmanager
+def launch() -> Iterator[Any]:
+    """A headless Chromium browser (Playwright pointed at the system binary)."""
+    from playwright.sync_api import sync_playwright
+
+    path = chromium_path()
+    if path is None:
+        raise RuntimeError("no Chromium on this machine: apt-get install chromium")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@dataclass
+class Loaded:
+    """A page with the viewer started, and every console error and page error it raised."""
+
+    page: Any
+    errors: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def open_page(browser: Any, html: Path, width: int = 1400, height: int = 1000) -> Iterator[Loaded]:
+    """Open ``html`` from disk and wait until the viewer says it is ready."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    loaded = Loaded(page)
+    page.on("console", lambda m: loaded.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: loaded.errors.append(str(e)))
+    page.on(
+        "request",
+        lambda r: (
+            None
+            if r.url.startswith(("file:", "data:", "blob:"))
+            else loaded.errors.append(f"network request: {r.url}")
+        ),
+    )
+    try:
+        page.goto(html.resolve().as_uri())
+        page.wait_for_selector("body.ready", timeout=15_000)
+        yield loaded
+    finally:
+        page.close()

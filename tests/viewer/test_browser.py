@@ -1,0 +1,238 @@
+"""The viewer in headless Chromium: every golden replay's page shows what the fold says.
+
+Expectations come from the replay (its fold through the ruleset contract and its
+JSON lines), never from the page's own data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from sim import analysis, api
+from sim.cli import cli
+from sim.viewer import report_html
+from tests.viewer.browser import open_page
+from tests.viewer.conftest import GOLDENS, ROOT
+from tests.viewer.expect import draws_in, events_naming, shown_rows, turns_of, unit_rows_at
+
+STEMS = [p.stem for p in GOLDENS]
+
+
+def _replay(stem: str) -> Path:
+    return ROOT / "replays" / f"{stem}.jsonl"
+
+
+def _to_turn_end(page: Any, loaded: api.LoadedReplay, turn: int) -> None:
+    page.keyboard.press("Home")
+    for _ in range(turns_of(loaded).index(turn) + 1):
+        page.keyboard.press("PageDown")
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_stepping_to_a_turn_shows_every_unit_where_the_fold_puts_it(
+    browser: Any, pages: dict[str, Path], stem: str
+) -> None:
+    """PgDn to the middle turn's end: each unit's mark has the fold's position, strength, status."""
+    loaded = api.load_replay(_replay(stem))
+    turns = turns_of(loaded)
+    turn = turns[len(turns) // 2]
+    with open_page(browser, pages[stem]) as v:
+        _to_turn_end(v.page, loaded, turn)
+        assert v.page.get_attribute("body", "data-turn") == str(turn)
+        assert shown_rows(v.page) == unit_rows_at(loaded, loaded.state_at(turn))
+        rows = v.page.eval_on_selector_all(
+            ".units-table tbody tr", "rs => rs.map(r => [r.dataset.unit, r.dataset.pos])"
+        )
+        expected = unit_rows_at(loaded, loaded.state_at(turn))
+        assert dict(rows) == {u: row[0] for u, row in expected.items()}
+        v.page.keyboard.press("End")
+        assert shown_rows(v.page) == unit_rows_at(loaded, loaded.state_at())
+        assert v.errors == []
+
+
+def test_arrow_keys_step_one_event_at_a_time_through_the_fold(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    """→ from the start shows, after k presses, the state after the first k events."""
+    loaded = api.load_replay(_replay("stone_wall-s1862"))
+    with open_page(browser, pages["stone_wall-s1862"]) as v:
+        v.page.keyboard.press("Home")
+        for k, (_event, state) in enumerate(loaded.fold()):
+            assert shown_rows(v.page) == unit_rows_at(loaded, state), f"after {k} events"
+            if k == 40:
+                break
+            v.page.keyboard.press("ArrowRight")
+        v.page.keyboard.press("ArrowLeft")
+        assert v.page.get_attribute("body", "data-position") == "39"
+        assert v.errors == []
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_clicking_a_unit_shows_its_history_and_an_event_its_causes_and_draws(
+    browser: Any, pages: dict[str, Path], stem: str, tmp_path: Path
+) -> None:
+    """A unit's history lists the events naming it; an event shows its why chain and draws."""
+    path = _replay(stem)
+    loaded = api.load_replay(path)
+    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at(0))
+    busiest = max(rows, key=lambda r: len(events_naming(path, r.id)))
+    chains = [analysis.why(loaded, e.seq) for e in loaded.events]
+    deepest = max(chains, key=len)[-1][0]
+    with open_page(browser, pages[stem]) as v:
+        page = v.page
+        page.click(f'.units-table tr[data-unit="{busiest.id}"]')
+        assert page.inner_text(".pane .details h3").startswith(busiest.name)
+        naming = events_naming(path, busiest.id)
+        assert page.locator(".details ol.history li").count() == min(len(naming), 400) + (
+            len(naming) > 400
+        )
+        _to_turn_end(page, loaded, deepest.turn)
+        page.click(f'.narrative li[data-seq="{deepest.seq}"]')
+        assert f"Event seq {deepest.seq} — {deepest.type}" in page.inner_text(".details h3")
+        chain = analysis.why(loaded, deepest.seq)
+        why = page.eval_on_selector_all(
+            ".details ol.why li[data-i]", "ls => ls.map(l => l.dataset.i)"
+        )
+        assert why == [str(e.seq) for e, _ in chain]
+        assert f"Draws ({draws_in(path, deepest.seq)})" in page.inner_text(".details")
+        assert f"(seq {deepest.seq})" in page.inner_text(".pane-pos")
+        mark = page.locator(f'svg.field g.unit[data-unit="{rows[0].id}"]')
+        if mark.get_attribute("visibility") != "hidden":
+            body = mark.locator("circle.body")
+            body.evaluate("c => c.scrollIntoView({block: 'center'})")  # clear of the sticky bar
+            body.click(force=True)
+            assert page.inner_text(".pane .details h3").startswith(rows[0].name)
+        shot = tmp_path / f"{stem}.png"
+        page.screenshot(path=str(shot))
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert v.errors == []
+
+
+def test_a_large_battle_page_holds_one_turn_of_narrative_and_keyframes_only(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Above the row budget the page is built per turn, gzip+base64, and renders one turn lazily."""
+    loaded = api.load_replay(_replay("napoleonic_brigade-s1815"))
+    page_path = tmp_path / "big.html"
+    page_path.write_text(report_html(loaded, row_budget=0, gzip_above=0), encoding="utf-8")
+    assert 'data-encoding="gzip+base64"' in page_path.read_text(encoding="utf-8")
+    turns = turns_of(loaded)
+    turn = turns[-2]
+    with open_page(browser, page_path) as v:
+        _to_turn_end(v.page, loaded, turn)
+        assert shown_rows(v.page) == unit_rows_at(loaded, loaded.state_at(turn))
+        in_turn = sum(1 for e in loaded.events if e.turn == turn)
+        assert v.page.locator(".narrative li").count() == in_turn
+        v.page.keyboard.press("ArrowRight")  # one event into the next turn: the map waits
+        assert shown_rows(v.page) == unit_rows_at(loaded, loaded.state_at(turn))
+        assert v.errors == []
+
+
+@pytest.fixture(scope="module")
+def forked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The stone wall battle forked where the 69th New York failed its morale check (seq 33)."""
+    out = tmp_path_factory.mktemp("fork") / "held.jsonl"
+    args = ["fork", str(_replay("stone_wall-s1862")), "--at", "33"]
+    args += ["--set", "passed=true", "--set", "after=good", "--out", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_a_fork_page_has_a_what_if_banner_naming_the_changed_event(
+    browser: Any, forked: Path, tmp_path: Path
+) -> None:
+    """report on a fork: a "What if" banner with the changed event's seq, type and fields."""
+    loaded = api.load_replay(forked)
+    out = tmp_path / "held.html"
+    assert CliRunner().invoke(cli, ["report", str(forked), "-o", str(out)]).exit_code == 0
+    with open_page(browser, out) as v:
+        banner = v.page.inner_text(".banner.whatif")
+        assert "What if" in banner.replace("WHAT IF", "What if")
+        assert f"{loaded.events[33].type} (seq 33, turn {loaded.events[33].turn})" in banner
+        assert "passed = True" in banner and "after = 'good'" in banner
+        assert v.errors == []
+
+
+def test_diff_html_shows_both_battles_on_one_timeline_from_the_divergence(
+    browser: Any, forked: Path, tmp_path: Path
+) -> None:
+    """diff --html: two panes start just before seq 33 and each shows its own fold per turn."""
+    parent = _replay("stone_wall-s1862")
+    out = tmp_path / "diff.html"
+    result = CliRunner().invoke(cli, ["diff", str(parent), str(forked), "--html", str(out)])
+    assert result.exit_code == 1  # they differ
+    a, b = api.load_replay(parent), api.load_replay(forked)
+    with open_page(browser, out) as v:
+        page = v.page
+        assert page.locator(".pane").count() == 2
+        positions = page.eval_on_selector_all(".pane-pos", "ps => ps.map(p => p.textContent)")
+        assert all("after event 33 of" in p and "(seq 32)" in p for p in positions)
+        assert "seq 33" in page.inner_text(".banner.diff")
+        page.keyboard.press("Home")  # Home is the divergence, not the start
+        assert (
+            page.eval_on_selector_all(".pane-pos", "ps => ps.map(p => p.textContent)") == positions
+        )
+        turn = a.events[33].turn + 2
+        page.keyboard.press("PageDown")
+        page.keyboard.press("PageDown")
+        page.keyboard.press("PageDown")
+        assert page.get_attribute("body", "data-turn") == str(turn)
+        rows = [unit_rows_at(loaded, loaded.state_at(turn)) for loaded in (a, b)]
+        for k in (0, 1):
+            assert shown_rows(page, f'.pane[data-pane="{k}"] ') == rows[k]
+            marked = page.eval_on_selector_all(
+                f'.pane[data-pane="{k}"] .units-table tr.differs',
+                "rs => rs.map(r => r.dataset.unit)",
+            )
+            assert sorted(marked) == sorted(u for u in rows[0] if rows[0][u] != rows[1][u])
+        assert marked  # the fork has changed something by then
+        assert v.errors == []
+
+
+def test_strikes_in_flight_are_drawn_along_their_route(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    """On the sea map a strike whose row has a route is drawn as a line and a plane, only then."""
+    loaded = api.load_replay(_replay("coral_sea-s1942"))
+    rs, sc = loaded.ruleset, loaded.scenario
+    with open_page(browser, pages["coral_sea-s1942"]) as v:
+        v.page.keyboard.press("Home")
+        seen = 0
+        for _event, state in loaded.fold():
+            flying = sorted(r.id for r in rs.units(sc, state) if r.route)
+            seen += len(flying)
+            drawn = v.page.eval_on_selector_all(
+                "svg.field .routes g.aloft", "gs => gs.map(g => g.dataset.unit)"
+            )
+            assert sorted(drawn) == flying
+            assert v.page.locator("svg.field .routes polyline").count() == len(flying)
+            v.page.keyboard.press("ArrowRight")
+        assert seen > 0 and v.errors == []
+
+
+def test_space_plays_and_pauses_and_the_buttons_step(browser: Any, pages: dict[str, Path]) -> None:
+    """Space plays until paused again; the ▶ and turn ▶▶ buttons step like → and PgDn."""
+    loaded = api.load_replay(_replay("tavern_brawl-s377"))
+    with open_page(browser, pages["tavern_brawl-s377"]) as v:
+        page = v.page
+        page.keyboard.press("Home")
+        page.keyboard.press(" ")
+        assert page.inner_text("#play") == "❚❚ pause"
+        page.wait_for_function("Number(document.body.dataset.position) >= 3")
+        page.keyboard.press(" ")
+        assert page.inner_text("#play") == "▶ play"
+        page.keyboard.press("Home")
+        page.click('[data-act="next"]')
+        assert page.get_attribute("body", "data-position") == "1"
+        page.click('[data-act="nextturn"]')
+        first = turns_of(loaded)[0]
+        assert page.get_attribute("body", "data-turn") == str(first)
+        assert shown_rows(page) == unit_rows_at(loaded, loaded.state_at(first))
+        page.keyboard.press("End")  # a key after a click still moves the timeline
+        assert page.get_attribute("body", "data-position") == str(len(loaded.events))
+        assert v.errors == []

@@ -1,0 +1,122 @@
+"""The viewer page without a browser: well formed, self-contained, its data true to the fold."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from sim import api
+from sim.cli import cli
+from sim.viewer import report_html
+from sim.viewer.model import battle_view, row_data
+from tests.viewer.conftest import GOLDENS, ROOT
+from tests.viewer.pagecheck import NETWORK, embedded, well_formed
+
+STEMS = [p.stem for p in GOLDENS]
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_golden_page_parses_has_charts_and_no_network(
+    pages: dict[str, Path], stem: str
+) -> None:
+    """Each golden replay's page nests correctly, has ≥ 2 SVG charts, and reaches no network."""
+    page = pages[stem].read_text(encoding="utf-8")
+    assert well_formed(page) == []
+    assert len(re.findall(r'<svg class="chart"', page)) >= 2
+    assert NETWORK.search(page) is None
+    assert "<script src" not in page and "<link" not in page
+
+
+def test_the_network_check_catches_what_it_should() -> None:
+    """The no-network pattern flags remote sources, fetch and imports, not the page's own text."""
+    for bad in ('<img src="https://x/y.png">', "<a href='//cdn/x.js'>", "fetch('/x')", "@import"):
+        assert NETWORK.search(bad), bad
+    assert NETWORK.search('<a href="#" data-event="3">') is None
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_keyframes_are_the_rulesets_rows_at_each_turn_end(stem: str) -> None:
+    """The row stored after the last event of each turn is the contract's row at that turn."""
+    loaded = api.load_replay(ROOT / "replays" / f"{stem}.jsonl")
+    data = battle_view(loaded).data
+    rs, sc = loaded.ruleset, loaded.scenario
+    turns = {e.turn: i + 1 for i, e in enumerate(loaded.events)}  # last index of each turn
+    assert [k["at"] for k in data["keyframes"]] == [0, *turns.values()]
+    for turn, at in [(0, 0), *turns.items()]:
+        frame = next(k for k in data["keyframes"] if k["at"] == at)
+        want = [row_data(r) for r in rs.units(sc, loaded.state_at(turn))]
+        assert json.loads(json.dumps(frame["rows"])) == json.loads(json.dumps(want))
+
+
+@pytest.mark.parametrize("stem", ["stone_wall-s1862", "tavern_brawl-s377", "carrier_duel-s688"])
+def test_keyframe_plus_changes_is_the_state_before_every_event(stem: str) -> None:
+    """Per-event changes replayed from each keyframe give the fold's rows at every event."""
+    loaded = api.load_replay(ROOT / "replays" / f"{stem}.jsonl")
+    data = json.loads(json.dumps(battle_view(loaded).data))
+    frames = {k["at"]: k["rows"] for k in data["keyframes"]}
+    rs, sc = loaded.ruleset, loaded.scenario
+    rows: list[Any] = []
+    for i, (event, before) in enumerate(loaded.fold()):
+        rows = list(frames[i]) if i in frames else rows
+        want = [row_data(r) for r in rs.units(sc, before)]
+        assert rows == json.loads(json.dumps(want)), f"before seq {event.seq}"
+        for u, row in data["events"][i]["delta"]:
+            rows[u] = row
+
+
+def test_large_data_is_embedded_gzip_and_decodes_to_the_same_battle() -> None:
+    """Above the threshold the data is gzip+base64 (deterministic) and decodes to the same JSON."""
+    loaded = api.load_replay(ROOT / "replays" / "tavern_brawl-s377.jsonl")
+    plain, packed = report_html(loaded), report_html(loaded, gzip_above=0)
+    assert (
+        'data-encoding="gzip+base64"' in packed and "gzip+base64" not in plain.split("<script>")[0]
+    )
+    assert embedded(plain) == embedded(packed) == [json.loads(json.dumps(battle_view(loaded).data))]
+    assert report_html(loaded, gzip_above=0) == packed
+
+
+def test_key_events_name_what_the_outcome_counts() -> None:
+    """Key events include each crippled carrier of the outcome, and each death of a becmi fight."""
+    coral = api.load_replay(ROOT / "replays" / "coral_sea-s1942.jsonl")
+    keys = [e["key"] or "" for e in battle_view(coral).data["events"]]
+    outcome = coral.ruleset.outcome(coral.scenario, coral.state_at())
+    crippled = [n for s in outcome.sides.values() for n in s.details.get("crippled", [])]
+    assert crippled and all(any(f"{n}: crippled" in k for k in keys) for n in crippled)
+    brawl = api.load_replay(ROOT / "replays" / "tavern_brawl-s377.jsonl")
+    keys = [e["key"] or "" for e in battle_view(brawl).data["events"]]
+    dead = sum(
+        s.loss("dead")
+        for s in brawl.ruleset.outcome(brawl.scenario, brawl.state_at()).sides.values()
+    )
+    assert sum(k.count(": dead") for k in keys) == dead == 1
+    assert any("battle ended" in k for k in keys)
+
+
+def test_report_and_diff_html_refuse_a_missing_directory(tmp_path: Path) -> None:
+    """-o and --html into a directory that does not exist: one line, exit 2, nothing written."""
+    replay = str(ROOT / "replays" / "tavern_brawl-s377.jsonl")
+    nowhere = str(tmp_path / "no" / "x.html")
+    r = CliRunner().invoke(cli, ["report", replay, "-o", nowhere])
+    assert (r.exit_code, r.stderr.count("\n")) == (2, 1)
+    folder = str(tmp_path / "no")
+    assert r.stderr == f"battlesim: error: --out {nowhere}: folder {folder!r} does not exist\n"
+    r = CliRunner().invoke(cli, ["diff", replay, replay, "--html", nowhere])
+    assert r.exit_code == 2
+    assert r.stderr == f"battlesim: error: --html {nowhere}: folder {folder!r} does not exist\n"
+    assert not (tmp_path / "no").exists()
+
+
+def test_diff_html_of_identical_battles_says_so(tmp_path: Path) -> None:
+    """diff --html of a replay with itself: exit 0, an "Identical" banner, two panes."""
+    replay = str(ROOT / "replays" / "tavern_brawl-s377.jsonl")
+    out = tmp_path / "same.html"
+    r = CliRunner().invoke(cli, ["diff", replay, replay, "--html", str(out)])
+    assert r.exit_code == 0
+    page = out.read_text(encoding="utf-8")
+    assert "<b>Identical</b>" in page and page.count('<section class="pane"') == 2
+    assert well_formed(page) == [] and NETWORK.search(page) is None
