@@ -31,6 +31,7 @@ __all__ = [
     "ScenarioError",
     "default_replay_path",
     "load_replay",
+    "load_study",
     "make_header",
     "run",
     "simulate_lines",
@@ -301,3 +302,26 @@ def verify_replay(path: str | Path) -> VerifyResult:
         lambda replay: simulate_lines(replay.header, replay.path),
         _audit,
     )
+
+
+def load_study(folder: str | Path) -> Any:
+    """The runs of the batch study in ``folder`` as a pandas DataFrame, one row per run.
+
+    The columns are those of the ``runs_wide`` view (docs/batch.md): run id,
+    point, replication, seed, status, every factor by its path with its type,
+    winner, reason, turns, battles and each side's losses. Needs the
+    ``notebook`` extra (``pip install 'battlesim[notebook]'``: pandas, pyarrow).
+
+    Raises:
+        StoreError: no study in ``folder``.
+        ImportError: pandas is not installed.
+    """
+    # DuckDB and pandas are heavy; only this call needs them.
+    from sim.batch.store import Store  # noqa: PLC0415
+    from sim.batch.wide import wide_select  # noqa: PLC0415
+
+    store = Store.open(Path(folder) / "study.duckdb", read_only=True)
+    try:
+        return store.con.execute(f"{wide_select(store)} ORDER BY r.run_id").df()
+    finally:
+        store.close()

@@ -26,7 +26,7 @@ from sim.cli_common import (
 )
 
 if TYPE_CHECKING:
-    from sim.batch.design import Factor
+    from sim.batch.design import Design, Factor
     from sim.batch.plan import StudyPlan
     from sim.batch.progress import ProgressBar
     from sim.batch.study import RunOptions
@@ -170,7 +170,13 @@ def _executor_options(f: Any) -> Any:
 
 
 def _options(
-    jobs: int | None, executor: str, scheduler: str | None, resume: bool, quiet: bool, plots: bool
+    jobs: int | None,
+    executor: str,
+    scheduler: str | None,
+    resume: bool,
+    quiet: bool,
+    plots: bool,
+    baseline: int = 0,
 ) -> RunOptions:
     from sim.batch.executors import default_jobs
     from sim.batch.study import RunOptions
@@ -185,6 +191,7 @@ def _options(
         resume=resume,
         progress=_progress(quiet),
         plots=plots,
+        baseline=baseline,
     )
 
 
@@ -216,13 +223,28 @@ def _options(
 )
 @click.option(
     "--design",
-    type=click.Choice(["grid", "lhs"]),
+    type=click.Choice(["grid", "lhs", "morris", "sobol"]),
     default="grid",
     show_default=True,
-    help="grid: every combination of the sweeps; lhs: a Latin hypercube of --points points.",
+    help="grid: every combination of the sweeps; lhs: a Latin hypercube of --points points; "
+    "morris: --points trajectories (elementary effects); sobol: --points base samples "
+    "(a power of two) for Sobol' indices.",
 )
-@click.option("--points", type=click.IntRange(1, 100_000), default=None, help="Points (lhs).")
+@click.option(
+    "--points",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Points (lhs), trajectories (morris) or base samples (sobol).",
+)
 @click.option("--crn", is_flag=True, help="Common random numbers: one seed per replication.")
+@click.option(
+    "--baseline",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    metavar="K",
+    help="Compare every design point with point K (paired with --crn).",
+)
 @click.option(
     "--until-ci",
     type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
@@ -255,6 +277,7 @@ def batch(
     design: str,
     points: int | None,
     crn: bool,
+    baseline: int,
     until_ci: float | None,
     chunk_size: int,
     keep_replays: int,
@@ -288,21 +311,22 @@ def batch(
         factors = tuple(_factor(s) for s in sweep)
     except PathError as exc:
         _bad_input(_error(str(exc)))
-    if design == "lhs" and not factors:
-        _bad_input(_error("--design lhs needs at least one --sweep"))
-    if design == "lhs" and points is None:
-        _bad_input(_error("--design lhs needs --points K"))
+    if design != "grid" and not factors:
+        _bad_input(_error(f"--design {design} needs at least one --sweep"))
+    if design != "grid" and points is None:
+        _bad_input(_error(f"--design {design} needs --points K"))
     if design == "grid" and points is not None:
-        _bad_input(_error("--points applies to --design lhs"))
+        _bad_input(_error("--points applies to --design lhs, morris or sobol"))
     for f in factors:
         if design == "grid" and f.values is None:
-            _bad_input(_error(f"--sweep {f.path}: a range LOW..HIGH needs --design lhs"))
+            need = "--design lhs, morris or sobol"
+            _bad_input(_error(f"--sweep {f.path}: a range LOW..HIGH needs {need}"))
     plan = StudyPlan(
         target=t,
         seed=seed if seed is not None else int(t.data.get("seed", 1)),
         replications=runs,
         factors=factors,
-        design="lhs" if design == "lhs" else "grid",
+        design=_design(design),
         points=points,
         crn=crn,
         chunk_size=chunk_size,
@@ -311,7 +335,15 @@ def batch(
         name=t.name,
     )
     folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
-    _run(plan, folder, _options(jobs, executor, scheduler, resume, quiet, not no_plots), as_json)
+    options = _options(jobs, executor, scheduler, resume, quiet, not no_plots, baseline)
+    _run(plan, folder, options, as_json)
+
+
+def _design(name: str) -> Design:
+    for d in ("grid", "lhs", "morris", "sobol"):
+        if d == name:
+            return d
+    raise click.BadParameter(name)
 
 
 @click.command(cls=Command)
@@ -354,7 +386,7 @@ def study(
     except ScenarioError as exc:
         _bad_input(str(exc))
     folder = _folder(Path(out) if out is not None else spec.out)
-    options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots)
+    options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline)
     _run(spec.plan, folder, options, as_json)
     for fmt in spec.outputs.export:
         # With --json, stdout holds the summary object alone.
@@ -362,17 +394,23 @@ def study(
 
 
 def _export(
-    folder: Path, fmt: str, dest: Path, show: Literal["text", "json", "none"] = "text"
+    folder: Path,
+    fmt: str,
+    dest: Path,
+    show: Literal["text", "json", "none"] = "text",
+    wide: bool = False,
 ) -> None:
     from sim.batch.store import Store, StoreError
     from sim.batch.study import DB_NAME
+    from sim.batch.wide import export_wide
 
     try:
         store = Store.open(folder / DB_NAME, read_only=True)
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     try:
-        written = [str(p) for p in store.export(dest, fmt)]
+        found = [export_wide(store, dest, fmt)] if wide else store.export(dest, fmt)
+        written = [str(p) for p in found]
     finally:
         store.close()
     if show == "json":

@@ -92,8 +92,13 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     default=None,
     help="Folder for the files (default: DIR/export).",
 )
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Write runs_wide only: one row per run, each factor a typed column named by its path.",
+)
 @json_option("Print one JSON object: the files written.")
-def export(study_dir: str, fmt: str, out: str | None, as_json: bool) -> None:
+def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool) -> None:
     """Export a study's tables: study, points, runs, unit_finals.
 
     Rows are ordered by key.
@@ -103,7 +108,7 @@ def export(study_dir: str, fmt: str, out: str | None, as_json: bool) -> None:
       battlesim export sw --format parquet
     """
     dest = _folder(Path(out) if out is not None else Path(study_dir) / "export")
-    _export(Path(study_dir), fmt, dest, "json" if as_json else "text")
+    _export(Path(study_dir), fmt, dest, "json" if as_json else "text", wide)
 
 
 @click.command(cls=Command)

@@ -115,10 +115,46 @@ def settings_for(campaign: CampaignData, entry: BattleEntry) -> dict[str, Any]:
     return {**campaign.carry_over, "reinforcements": entry.reinforcements}
 
 
+def without(data: Any, gone: frozenset[str]) -> Any:
+    """``data`` with every list item ``{"id": x, …}`` and every ``target: x`` of x in ``gone``."""
+    if isinstance(data, list):
+        return [
+            without(item, gone)
+            for item in data
+            if not (isinstance(item, dict) and item.get("id") in gone)
+        ]
+    if isinstance(data, dict):
+        return {
+            k: without(v, gone)
+            for k, v in data.items()
+            if not (k == "target" and isinstance(v, str) and v in gone)
+        }
+    return data
+
+
+def unit_ids(ruleset: AnyRuleset, scenario: Any) -> set[str]:
+    """Ids of the units of a scenario, through the ruleset contract's unit rows."""
+    return {row.id for row in ruleset.units(scenario, ruleset.initial_state(scenario))}
+
+
+def fallen_in(entry: BattleEntry, ruleset: AnyRuleset, scenario: Any) -> frozenset[str]:
+    """Units of battle ``entry``'s own file that carry-over left out (fallen earlier)."""
+    own_ruleset, own = validate_battle(entry.scenario, entry.source)
+    return frozenset(unit_ids(own_ruleset, own) - unit_ids(ruleset, scenario))
+
+
 def carried(
-    campaign: CampaignData, k: int, previous: BattleResult | None
+    campaign: CampaignData,
+    k: int,
+    previous: BattleResult | None,
+    fallen: frozenset[str] = frozenset(),
 ) -> tuple[AnyRuleset, Any] | ScenarioError:
-    """Battle ``k``'s validated scenario after carry-over, or why it cannot be fought."""
+    """Battle ``k``'s validated scenario after carry-over, or why it cannot be fought.
+
+    The ruleset's hook carries the previous battle's survivors; units that
+    fell in any battle before that (``fallen``) stay out too — a hook sees
+    only the battle just fought.
+    """
     entry = campaign.battles[k]
     data = entry.scenario
     if previous is not None:
@@ -126,6 +162,7 @@ def carried(
         if hook is None:
             raise ValueError(f"ruleset {previous.ruleset.name!r} has no campaign carry-over")
         data = hook(previous.scenario, previous.state, data, settings_for(campaign, entry))
+        data = without(data, fallen)
     try:
         return validate_battle(data, entry.source)
     except ScenarioError as exc:
@@ -142,8 +179,9 @@ def fight_campaign(
     """
     fought: list[BattleResult] = []
     ended = ""
+    fallen: frozenset[str] = frozenset()
     for k, entry in enumerate(campaign.battles):
-        ready = carried(campaign, k, fought[-1] if fought else None)
+        ready = carried(campaign, k, fought[-1] if fought else None, fallen)
         if isinstance(ready, ScenarioError):
             if k == 0:
                 raise ready
@@ -152,6 +190,8 @@ def fight_campaign(
             ended += problem.message
             break
         ruleset, scenario = ready
+        if k > 0:
+            fallen |= fallen_in(entry, ruleset, scenario)
         s = battle_seed(seed, k)
         header = make_header(ruleset, scenario, s, source=entry.source)
         state = ruleset.simulate(scenario, header, sink_for(k, entry))

@@ -15,11 +15,11 @@ import math
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
 from sim.batch.seeds import derived_seed
 
-__all__ = ["DesignError", "Factor", "design_points", "grid", "lhs"]
+__all__ = ["Design", "DesignError", "Factor", "consistent", "design_points", "grid", "lhs"]
 
 Point = dict[str, Any]
 """One design point: factor path → value, in factor order."""
@@ -55,6 +55,15 @@ class Factor(BaseModel):
         elif self.levels is not None:
             raise ValueError("'levels' applies to a range; a values list is its own levels")
         return self
+
+    @field_serializer("range")
+    def _range_typed(self, rng: tuple[float, float] | None) -> list[float] | list[int] | None:
+        """An int range is written as ints, as its values are (summary.json, the study row)."""
+        if rng is None:
+            return None
+        if self.type == "int":
+            return [int(rng[0]), int(rng[1])]
+        return [float(rng[0]), float(rng[1])]
 
     def grid_levels(self) -> list[Any]:
         """The factor's levels in a grid design.
@@ -110,8 +119,11 @@ def lhs(factors: list[Factor], points: int, seed: int) -> list[Point]:
     return [{f.path: f.at(float(u)) for f, u in zip(factors, row, strict=True)} for row in sample]
 
 
+Design = Literal["grid", "lhs", "morris", "sobol"]
+
+
 def design_points(
-    design: Literal["grid", "lhs"], factors: list[Factor], points: int | None, study_seed: int
+    design: Design, factors: list[Factor], points: int | None, study_seed: int
 ) -> list[Point]:
     """The study's design points (one empty point when nothing is swept).
 
@@ -123,7 +135,30 @@ def design_points(
     if design == "grid":
         if points is not None:
             raise DesignError("--points applies to a Latin hypercube (--design lhs)")
-        return grid(factors)
+        return consistent(grid(factors))
+    if design in ("morris", "sobol"):
+        if points is None:
+            what = "trajectories" if design == "morris" else "base samples, a power of two"
+            raise DesignError(f"a {design} design needs --points K ({what})")
+        from sim.batch.sensitivity import sample  # noqa: PLC0415  # SALib only when needed
+
+        return consistent(sample(design, factors, points, study_seed))
     if points is None:
         raise DesignError("a Latin hypercube needs --points K (points in the design)")
-    return lhs(factors, points, derived_seed(study_seed, "lhs"))
+    return consistent(lhs(factors, points, derived_seed(study_seed, "lhs")))
+
+
+def consistent(points: list[Point]) -> list[Point]:
+    """Points whose every factor has one number type: ints become floats beside floats.
+
+    So a factor reads the same in summary.json, the points table and runs_wide.
+    """
+    if not points:
+        return points
+    mixed = [
+        path
+        for path in points[0]
+        if any(isinstance(p[path], float) for p in points)
+        and all(isinstance(p[path], int | float) and not isinstance(p[path], bool) for p in points)
+    ]
+    return [{k: float(v) if k in mixed else v for k, v in p.items()} for p in points]

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from sim.batch.design import Factor, design_points
+from sim.batch.design import Design, Factor, design_points
 from sim.batch.seeds import DOMAIN, run_seed
 from sim.batch.target import Target
 from sim.batch.worker import RunSpec
@@ -47,7 +47,7 @@ class StudyPlan:
     seed: int
     replications: int
     factors: tuple[Factor, ...] = ()
-    design: Literal["grid", "lhs"] = "grid"
+    design: Design = "grid"
     points: int | None = None
     crn: bool = False
     chunk_size: int = DEFAULT_CHUNK

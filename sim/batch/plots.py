@@ -5,7 +5,13 @@
 * ``win_vs_<factor>.png``: each side's win probability against each swept
   factor, pooled over the other factors, with Wilson 95 % interval bars;
 * ``convergence.png``: the running win rate of the first side as
-  replications accumulate, with its 95 % band.
+  replications accumulate, with its 95 % band;
+* ``paired.png`` and ``sensitivity.png``: see :mod:`sim.batch.plots_analysis`.
+
+Titles wrap, long point labels become keys spelled out under the figure,
+series differ in line style and marker as well as colour (under common
+random numbers lines often coincide), and losses are named in the
+ruleset's own words (:mod:`sim.batch.labels`).
 
 Histograms and running rates are computed in DuckDB, so memory does not
 grow with the number of runs.
@@ -17,9 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
+from sim.batch.labels import loss_label
+from sim.batch.plots_analysis import paired_plot, sensitivity_plot
+from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_keys, save, wrap
 from sim.batch.stats import wilson
 from sim.batch.store import Store, quote
 
@@ -28,13 +37,7 @@ __all__ = ["write_plots"]
 MAX_SERIES = 6
 """Points drawn as separate series; with more, runs are pooled."""
 BINS = 30
-COLOURS = ("#1f4e9c", "#a3312b", "#5b8c3a", "#c98a1b", "#6b4c9a", "#2a8c8c", "#777777")
-
-
-def _save(fig: Figure, path: Path) -> Path:
-    FigureCanvasAgg(fig)
-    fig.savefig(path, dpi=110)
-    return path
+_save = save
 
 
 def _sides(summary: dict[str, Any]) -> dict[str, str]:
@@ -63,20 +66,28 @@ def _outcomes(summary: dict[str, Any], path: Path) -> Path:
             text = [f"{s:.0%}" if s >= 0.05 else "" for s in shares]
             ax.bar_label(bars, labels=text, label_type="center", color="white", fontsize=8)
         bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
-    _point_axis(ax, pts)
+    _point_axis(fig, ax, pts)
     ax.set_ylabel("runs")
-    ax.set_title(f"Outcomes — {summary['study']['name']}")
+    ax.set_title(wrap(f"Outcomes — {summary['study']['name']}", 70))
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     return _save(fig, path)
 
 
-def _point_axis(ax: Axes, pts: list[dict[str, Any]]) -> None:
+def _point_axis(fig: Figure, ax: Axes, pts: list[dict[str, Any]]) -> None:
     ax.set_xticks(range(len(pts)))
-    if len(pts) <= 8 and all(len(p["label"]) <= 30 for p in pts):
-        ax.set_xticklabels([p["label"] for p in pts], rotation=20, ha="right", fontsize=8)
-    else:
-        ax.set_xticklabels([str(p["point"]) for p in pts], fontsize=8)
+    keys, legend = point_keys(pts)
+    if len(pts) > 60:
+        ax.set_xticklabels([str(p["point"]) if p["point"] % 10 == 0 else "" for p in pts])
         ax.set_xlabel("design point (labels in summary.json)")
+        return
+    rotate = 20 if any(len(k) > 6 for k in keys.values()) else 0
+    ax.set_xticklabels(
+        [keys[p["point"]] for p in pts],
+        rotation=rotate,
+        ha="right" if rotate else "center",
+        fontsize=8,
+    )
+    key_legend(fig, legend)
 
 
 def _histogram(
@@ -116,18 +127,30 @@ def _losses(store: Store, summary: dict[str, Any], path: Path) -> Path | None:
     fig = Figure(
         figsize=(6.0 * min(len(columns), 2), 3.6 * ((len(columns) + 1) // 2)), layout="constrained"
     )
+    keys, legend = point_keys(pts)
     for i, (sid, kind, col) in enumerate(columns):
         ax = fig.add_subplot((len(columns) + 1) // 2, min(len(columns), 2), i + 1)
         edges, counts = _histogram(store, col, per_point)
         for g, n in counts.items():
-            label = pts[g]["label"] if g >= 0 else None
-            colour = COLOURS[g % len(COLOURS)] if g >= 0 else COLOURS[list(names).index(sid) % 2]
-            ax.stairs(n, edges, label=label, color=colour, fill=not per_point, alpha=0.85)
-        ax.set_title(f"{names.get(sid, sid)}: {kind} lost")
-        ax.set_xlabel(kind)
+            label = keys[g] if g >= 0 else None
+            colour = (
+                COLOURS[g % len(COLOURS)]
+                if g >= 0
+                else COLOURS[list(names).index(sid) % len(COLOURS)]
+            )
+            style = LINESTYLES[g % len(LINESTYLES)] if g >= 0 else "-"
+            ax.stairs(
+                n, edges, label=label, color=colour, fill=not per_point, alpha=0.85,
+                linestyle=style, linewidth=1.3,
+            )  # fmt: skip
+        ax.set_title(wrap(f"{names.get(sid, sid)}: {loss_label(kind)}", 45), fontsize=10)
+        ax.set_xlabel(loss_label(kind))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # losses are counts
         ax.set_ylabel("runs")
         if per_point and i == 0:
             ax.legend(fontsize=7, frameon=False)
+    if per_point:
+        key_legend(fig, legend)
     return _save(fig, path)
 
 
@@ -173,7 +196,8 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
             [x + shift for x in xs],
             [v.p for v in iv],
             yerr=[[v.p - v.low for v in iv], [v.high - v.p for v in iv]],
-            fmt="o-" if numeric and len(xs) <= 12 else "o",
+            fmt=MARKERS[i % len(MARKERS)],
+            linestyle=LINESTYLES[i % len(LINESTYLES)] if numeric and len(xs) <= 12 else "none",
             capsize=3,
             color=COLOURS[i % len(COLOURS)],
             label=f"{name} wins",
@@ -187,9 +211,9 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
     if len(summary["study"]["factors"]) > 1:
         lhs = summary["study"]["design"] == "lhs"
         note = " (the other factors vary)" if lhs else " (pooled over the other factors)"
-    ax.set_xlabel(path + note)
+    ax.set_xlabel(wrap(path + note, 60))
     ax.set_ylabel("win probability (95 % Wilson interval)")
-    ax.set_title(f"Win probability against {path}")
+    ax.set_title(wrap(f"Win probability against {path}", 60))
     ax.grid(alpha=0.3)
     ax.legend(frameon=False)
     return _save(fig, file)
@@ -215,6 +239,7 @@ def _convergence(store: Store, summary: dict[str, Any], path: Path) -> Path:
     wide = len(summary["points"]) > 1
     fig = Figure(figsize=(10.0 if wide else 7.0, 4.2), layout="constrained")
     ax = fig.add_subplot()
+    keys, legend = point_keys(pts)
     for i, pt in enumerate(pts):
         step = max(1, pt["done"] // 400)
         series = _running(store, side, pt["point"], step)
@@ -223,17 +248,24 @@ def _convergence(store: Store, summary: dict[str, Any], path: Path) -> Path:
         ns = [n for n, _ in series]
         iv = [wilson(k, n) for n, k in series]
         colour = COLOURS[i % len(COLOURS)]
-        label = pt["label"] if len(summary["points"]) > 1 else None
-        ax.plot(ns, [v.p for v in iv], color=colour, label=label, linewidth=1.4)
+        every = max(1, len(ns) // 8)  # markers staggered between series, so each shows
+        label = keys[pt["point"]] if len(summary["points"]) > 1 else None
+        ax.plot(
+            ns, [v.p for v in iv], color=colour, label=label, linewidth=1.4,
+            linestyle=LINESTYLES[i % len(LINESTYLES)], marker=MARKERS[i % len(MARKERS)],
+            markevery=(i * every // len(pts), every), markersize=4,
+        )  # fmt: skip
         ax.fill_between(ns, [v.low for v in iv], [v.high for v in iv], color=colour, alpha=0.12)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("replications")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(f"{name} win rate so far")
     shown = "" if len(summary["points"]) <= MAX_SERIES else f" (first {MAX_SERIES} points)"
-    ax.set_title(f"Running win rate of {name}, with 95 % band{shown}")
+    ax.set_title(wrap(f"Running win rate of {name}, with 95 % band{shown}", 70))
     ax.grid(alpha=0.3)
     if len(summary["points"]) > 1:
         ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        key_legend(fig, legend)
     return _save(fig, path)
 
 
@@ -250,4 +282,10 @@ def write_plots(store: Store, summary: dict[str, Any], folder: Path) -> list[Pat
         safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f["path"])
         written.append(_win_vs(store, summary, f["path"], folder / f"win_vs_{safe}.png"))
     written.append(_convergence(store, summary, folder / "convergence.png"))
+    for extra in (
+        paired_plot(summary, folder / "paired.png"),
+        sensitivity_plot(summary, folder / "sensitivity.png"),
+    ):
+        if extra is not None:
+            written.append(extra)
     return written

@@ -5,7 +5,7 @@ name: Stone wall — Union fire lethality
 scenario: stone_wall.yaml        # or  campaign: fredericksburg_campaign.yaml
 seed: 2024
 replications: 200
-design: grid                     # grid (full factorial) or lhs (with points: K)
+design: grid                     # grid (full factorial); lhs, morris or sobol (points: K)
 crn: true                        # common random numbers across design points
 factors:
   - {path: options.fire_hcv, values: [15, 20, 25, 30, 35]}
@@ -25,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sim.batch.design import DesignError, Factor
+from sim.batch.design import Design, DesignError, Factor
 from sim.batch.fieldpath import PathError
 from sim.batch.files import located, read_yaml, validate_located
 from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
@@ -63,12 +63,15 @@ class StudyFile(BaseModel):
     campaign: str | None = Field(None, min_length=1, description="Campaign file to run.")
     seed: int = Field(1, ge=0, le=2**63 - 1, description="The study seed.")
     replications: int = Field(ge=1, le=10_000_000, description="Runs per design point.")
-    design: Literal["grid", "lhs"] = "grid"
+    design: Design = "grid"
     points: int | None = Field(None, ge=1, le=100_000, description="Points of a Latin hypercube.")
     crn: bool = Field(False, description="Common random numbers across design points.")
     chunk_size: int = Field(DEFAULT_CHUNK, ge=1, le=100_000)
     until_ci: float | None = Field(
         None, gt=0, lt=0.5, description="Stop a point at this Wilson 95 % half-width."
+    )
+    baseline: int = Field(
+        0, ge=0, le=100_000, description="The design point the others are compared with."
     )
     factors: list[Factor] = Field(default_factory=list, max_length=100)
     outputs: Outputs = Field(default_factory=Outputs)
@@ -82,6 +85,8 @@ class StudySpec:
     outputs: Outputs
     out: Path
     """The output folder (``outputs.dir`` relative to the file, else ./<stem>)."""
+    baseline: int = 0
+    """The design point the others are compared with."""
 
 
 def _consistency(sf: StudyFile) -> list[tuple[tuple[str, ...], str]]:
@@ -91,13 +96,21 @@ def _consistency(sf: StudyFile) -> list[tuple[tuple[str, ...], str]]:
         problems.append((("campaign",), "name a 'scenario' or a 'campaign', not both"))
     if sf.scenario is None and sf.campaign is None:
         problems.append(((), "name the 'scenario' (or 'campaign') file to run"))
-    if sf.design == "lhs" and sf.points is None:
-        problems.append((("design",), "design lhs needs 'points' (how many design points)"))
-    if sf.design == "lhs" and not sf.factors:
-        problems.append((("design",), "design lhs needs at least one factor"))
+    if sf.design != "grid" and sf.points is None:
+        what = {"lhs": "design points", "morris": "trajectories", "sobol": "base samples"}
+        problems.append(
+            (("design",), f"design {sf.design} needs 'points' (how many {what[sf.design]})")
+        )
+    if sf.design != "grid" and not sf.factors:
+        problems.append((("design",), f"design {sf.design} needs at least one factor"))
+    if sf.design == "sobol" and sf.points is not None and sf.points & (sf.points - 1):
+        problems.append((("points",), "a sobol design needs a power of two (base samples)"))
     if sf.design == "grid" and sf.points is not None:
         problems.append(
-            (("points",), "'points' applies to design lhs; a grid has every combination")
+            (
+                ("points",),
+                "'points' applies to designs lhs, morris and sobol; a grid has every combination",
+            )
         )
     return problems
 
@@ -165,4 +178,4 @@ def load_study(path: str | Path) -> StudySpec:
         name=sf.name or Path(file).stem,
     )
     out = Path(file).parent / sf.outputs.dir if sf.outputs.dir else Path(Path(file).stem)
-    return StudySpec(plan, sf.outputs, out)
+    return StudySpec(plan, sf.outputs, out, sf.baseline)

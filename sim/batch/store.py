@@ -7,7 +7,9 @@ Tables (columns in docs/batch.md):
 * ``points``: one row per design point, a column per factor;
 * ``runs``: one row per run — id, point, replication, seed, status, error,
   winner, turns, losses by side (``<side>_<kind>_lost``), the outcome as JSON;
-* ``unit_finals``: one row per unit per battle of each run.
+* ``unit_finals``: one row per unit per battle of each run;
+* the view ``runs_wide``: each run with its point's factors as typed
+  columns named by their paths (:mod:`sim.batch.wide`).
 
 Each chunk's rows are committed in one transaction, so a killed study keeps
 every chunk it committed and none in part; ``run_id`` is a primary key, so
@@ -27,6 +29,7 @@ from typing import Any
 import duckdb
 
 from engine.canonical import canonical_json
+from sim.batch.wide import create_view
 from sim.batch.worker import UNIT_COLUMNS, RunRecord
 
 __all__ = [
@@ -166,6 +169,8 @@ class Store:
         store = cls(p, _connect(p, read_only))
         try:
             store._loss = [(s, k, c) for s, k, c in store.meta()["loss_columns"]]
+            if not read_only:  # a study made before the view existed gets it
+                create_view(store)
         except (duckdb.Error, KeyError, IndexError) as exc:
             store.close()
             raise StoreError(f"{str(p)!r} is not a battlesim study: {exc}") from None
@@ -208,6 +213,7 @@ class Store:
             "CREATE TABLE unit_finals (run_id BIGINT NOT NULL, battle INTEGER NOT NULL, "
             f"battle_id VARCHAR, unit VARCHAR NOT NULL{units})"
         )
+        create_view(store)
         con.commit()
         return store
 

@@ -61,6 +61,8 @@ class RunOptions:
     resume: bool = False
     progress: Progress | None = None
     plots: bool = True
+    baseline: int = 0
+    """The design point every other is compared with (summary only)."""
 
 
 @dataclass(frozen=True)
@@ -238,6 +240,7 @@ class _Runner:
             if self._satisfied(pt):
                 pt.stopped = True
                 pt.buffered.clear()
+                self._report()  # the point's remaining runs leave the plan
 
     def _commit(self, pt: _Point, records: list[RunRecord]) -> None:
         write_replays(self.out, self.plan.target, records)
@@ -259,10 +262,16 @@ class _Runner:
             total += pt.runs + rest
         return total
 
-    def _report(self) -> None:
+    def _report(self, finished: bool = False) -> None:
         planned = self.planned()
+        state: dict[str, Any] = {"committed": self.committed, "planned": planned}
+        if finished:
+            state["finished"] = True
+            state["stopped"] = {
+                str(pt.index): "ci" if self._satisfied(pt) else "runs" for pt in self.points
+            }
         tmp = self.out / "progress.json.tmp"
-        tmp.write_text(json.dumps({"committed": self.committed, "planned": planned}) + "\n")
+        tmp.write_text(json.dumps(state) + "\n")
         os.replace(tmp, self.out / "progress.json")
         if self.options.progress is not None:
             self.options.progress(self.committed, planned)
@@ -303,6 +312,7 @@ class _Runner:
                 self._report()
                 first = False
             if not inflight:
+                self._report(finished=True)
                 return
             finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
             for future in sorted(finished, key=lambda f: inflight[f].runs[0].run_id):
@@ -342,6 +352,9 @@ def run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = Non
     options = options or RunOptions()
     out = Path(out)
     points = None if options.resume else _fresh(plan, out)
+    count = len(points if points is not None else plan.design_points())
+    if not 0 <= options.baseline < count:
+        raise StudyError(f"--baseline {options.baseline}: the design has points 0 to {count - 1}")
     # The executor first: a scheduler that cannot be reached leaves no study behind.
     with open_executor(options.executor, options.jobs, options.scheduler) as executor:
         store = _open_store(plan, out, points)
@@ -353,7 +366,7 @@ def run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = Non
             raise
     try:
         store.unlimit()
-        summary = summarize(store)
+        summary = summarize(store, options.baseline)
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         if options.plots:
             write_plots(store, summary, out / "plots")

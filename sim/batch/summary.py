@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from sim.batch.labels import loss_label, measure_label
 from sim.batch.stats import wilson
 from sim.batch.store import Store, point_label, quote
 
@@ -69,8 +70,27 @@ def _interval(k: int, n: int) -> dict[str, Any]:
     return {"count": k, "p": p, "low": iv.low, "high": iv.high}
 
 
-def summarize(store: Store) -> dict[str, Any]:
-    """The study's summary: its settings and one entry per design point."""
+def _stopping(entry: dict[str, Any], until_ci: float | None) -> dict[str, Any]:
+    """Why a point stopped: ``ci`` (every side's half-width at most the target) or ``runs``.
+
+    ``half_width`` is the widest side's Wilson 95 % half-width over the
+    point's done runs — what ``--until-ci`` compared with its target.
+    """
+    done = entry["done"]
+    widths = [wilson(w["count"], done).half_width for w in entry["win"].values()]
+    width = max(widths) if done and widths else None
+    met = until_ci is not None and width is not None and width <= until_ci
+    return {"stopped": "ci" if met else "runs", "half_width": width, "target_met": met}
+
+
+def summarize(store: Store, baseline: int = 0) -> dict[str, Any]:
+    """The study's summary: its settings, one entry per design point, the comparisons.
+
+    Comparisons of each point with ``baseline`` (see :mod:`sim.batch.compare`)
+    are made for grid and Latin-hypercube studies of two or more points; a
+    Morris or Sobol study has its sensitivity indices instead
+    (:mod:`sim.batch.sensitivity`).
+    """
     meta = store.meta()
     sides = {sid: (name, kinds) for sid, name, kinds in meta["sides"]}
     counts = _counts(store)
@@ -100,8 +120,9 @@ def summarize(store: Store) -> dict[str, Any]:
         for sid, kind, col in store.losses:
             stats = losses[col].get(i, _stats(0, 0, 0, None))
             entry["losses"].setdefault(sid, {})[kind] = stats
+        entry.update(_stopping(entry, meta["until_ci"]))
         points.append(entry)
-    return {
+    summary = {
         "study": {
             "name": meta["name"],
             "kind": meta["kind"],
@@ -116,7 +137,28 @@ def summarize(store: Store) -> dict[str, Any]:
             "interval": "wilson",
         },
         "points": points,
+        "unmet_targets": [
+            p["point"] for p in points if meta["until_ci"] is not None and not p["target_met"]
+        ],
     }
+    return {**summary, **_analysis(store, meta, baseline, len(points))}
+
+
+def _analysis(store: Store, meta: dict[str, Any], baseline: int, npoints: int) -> dict[str, Any]:
+    """The ``comparisons`` (and ``variance_reduction``) or the ``sensitivity`` block."""
+    if meta["design"] in ("morris", "sobol"):
+        from sim.batch.sensitivity import analyse  # noqa: PLC0415  # SALib only when needed
+
+        return {"sensitivity": analyse(store, meta)}
+    if npoints < 2:
+        return {}
+    from sim.batch.compare import compare  # noqa: PLC0415  # scipy only when needed
+
+    comparisons, variance = compare(store, baseline)
+    out: dict[str, Any] = {"baseline": baseline, "comparisons": comparisons}
+    if variance:
+        out["variance_reduction"] = variance
+    return out
 
 
 def _pct(x: float | None) -> str:
@@ -148,8 +190,100 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
         for sid, kinds in pt["losses"].items():
             name = pt["win"][sid]["name"]
             for kind, stats in kinds.items():
-                lines.append(_stats_line(f"{name} {kind} lost", stats))
+                lines.append(_stats_line(f"{name} {loss_label(kind)}", stats))
         lines.append(_stats_line("turns", pt["turns"]))
         for error, n in list(pt["errors"].items())[:3]:
             lines.append(f"  failed ×{n}: {error}")
+        lines.extend(_stop_lines(pt, summary["study"]["until_ci"]))
+    lines.extend(_comparison_lines(summary))
+    lines.extend(_sensitivity_lines(summary))
+    if summary.get("unmet_targets"):
+        unmet = ", ".join(str(p) for p in summary["unmet_targets"])
+        w = summary["study"]["until_ci"]
+        lines.append(f"Target --until-ci {w:g} not met at point(s) {unmet}: raise --runs")
+    return lines
+
+
+def _stop_lines(pt: dict[str, Any], until_ci: float | None) -> list[str]:
+    if until_ci is None or pt["half_width"] is None:
+        return []
+    hw = f"{100 * pt['half_width']:.1f} %"
+    if pt["stopped"] == "ci":
+        return [f"  stopped: ci — half-width {hw} ≤ {100 * until_ci:g} % after {pt['done']} runs"]
+    return [
+        f"  stopped: runs — cap of {pt['runs']} runs reached, half-width {hw} > "
+        f"{100 * until_ci:g} %: TARGET NOT MET"
+    ]
+
+
+def _signed(x: float | None, measure: str) -> str:
+    if x is None:
+        return "–"
+    if measure == "win_rate":
+        return f"{100 * x:+.1f} pts"
+    return f"{x:+,.1f}"
+
+
+def _comparison_lines(summary: dict[str, Any]) -> list[str]:
+    rows = summary.get("comparisons") or []
+    if not rows:
+        return []
+    points = summary["points"]
+    base = summary["baseline"]
+    how = (
+        "paired (CRN: the same replications), 95 % t interval"
+        if rows[0]["paired"]
+        else "unpaired (no --crn), 95 % Welch interval"
+    )
+    names = {sid: w["name"] for sid, w in points[0]["win"].items()}
+    sd = {(v["point"], v["side"], v["measure"]): v for v in summary.get("variance_reduction", [])}
+    lines = [f"Differences from point {base} ({points[base]['label']}) — {how}:"]
+    current = None
+    for c in rows:
+        if c["point"] != current:
+            current = c["point"]
+            lines.append(f"  Point {current} ({points[current]['label']}):")
+        label = measure_label(names.get(c["side"], c["side"]), c["measure"])
+        text = (
+            f"    {label:<30} {_signed(c['difference'], c['measure']):>11}  "
+            f"[{_signed(c['ci_low'], c['measure'])}, {_signed(c['ci_high'], c['measure'])}]"
+        )
+        v = sd.get((c["point"], c["side"], c["measure"]))
+        if v is not None and v["paired_sd"] is not None and v["unpaired_sd"]:
+            f = "{:.3f}" if c["measure"] == "win_rate" else "{:,.1f}"
+            text += (
+                f"  sd {f.format(v['paired_sd'])} paired vs {f.format(v['unpaired_sd'])} unpaired"
+            )
+        lines.append(text)
+    return lines
+
+
+def _index_text(method: str, ix: dict[str, Any]) -> str:
+    def f(x: float | None) -> str:
+        return "    –" if x is None else f"{x:6.3f}"
+
+    if method == "sobol":
+        return f"S1 {f(ix['S1'])} ± {f(ix['S1_conf'])}   ST {f(ix['ST'])} ± {f(ix['ST_conf'])}"
+    return f"μ* {f(ix['mu_star'])} ± {f(ix['mu_star_conf'])}   σ {f(ix['sigma'])}   μ {f(ix['mu'])}"
+
+
+def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:
+    sens = summary.get("sensitivity")
+    if not sens:
+        return []
+    names = {sid: w["name"] for sid, w in summary["points"][0]["win"].items()}
+    if sens["method"] == "sobol":
+        head = f"Sobol' indices ({sens['base_samples']} base samples, "
+    else:
+        head = f"Morris elementary effects ({sens['base_samples']} trajectories, "
+    lines = [head + f"{sens['design_points']} points; ± is the 95 % bootstrap half-width):"]
+    width = max((len(ix["factor"]) for m in sens["measures"] for ix in m["indices"]), default=10)
+    for m in sens["measures"]:
+        label = measure_label(names.get(m["side"], m["side"]), m["measure"])
+        if m.get("error"):
+            lines.append(f"  {label}: {m['error']}")
+            continue
+        lines.append(f"  {label}:")
+        for ix in m["indices"]:
+            lines.append(f"    {ix['factor']:<{width}}  {_index_text(sens['method'], ix)}")
     return lines

@@ -2,6 +2,7 @@
 
 from engine.events import EventRegistry
 from sim.becmi.battle import plan
+from sim.becmi.campaign import carry_over
 from sim.becmi.data import RULES_VERSION, rules_data
 from sim.becmi.events import becmi_events
 from sim.becmi.report import narrate, outcome, render_state, summary
@@ -33,4 +34,5 @@ RULESET = Ruleset(
     measures=measures,
     space=space,
     derived_fields=DERIVED_FIELDS,
+    carry_over=carry_over,
 )

@@ -3,6 +3,7 @@
 from engine.events import EventRegistry
 from sim.flattop.audit import audit
 from sim.flattop.battle import plan
+from sim.flattop.campaign import carry_over
 from sim.flattop.data import RULES_VERSION, rules_data
 from sim.flattop.events import flattop_events
 from sim.flattop.report import narrate, outcome, render_state, summary
@@ -34,4 +35,5 @@ RULESET = Ruleset(
     measures=measures,
     space=space,
     derived_fields=DERIVED_FIELDS,
+    carry_over=carry_over,
 )

@@ -62,6 +62,7 @@ def test_study_tables_hold_every_run_with_its_seed(inline: Path) -> None:
         "convergence.png",
         "losses.png",
         "outcomes.png",
+        "paired.png",
         "win_vs_options.fire_hcv.png",
     ]
     assert (inline / "plots" / "outcomes.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,123 @@
+"""What every study plot shares: colours, line styles, wrapped titles, point keys, saving.
+
+A design point's label (``options.fire_hcv=25, map.terrain.0.cover=-40``)
+is used as it is when every label is short; otherwise points are keyed
+``P0``, ``P1``, … and the keys are spelled out under the figure, where
+matplotlib's constrained layout makes room for them — nothing is cut.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+__all__ = [
+    "COLOURS",
+    "LINESTYLES",
+    "MARKERS",
+    "key_legend",
+    "point_keys",
+    "save",
+    "short_paths",
+    "wrap",
+]
+
+COLOURS = ("#1f4e9c", "#a3312b", "#5b8c3a", "#c98a1b", "#6b4c9a", "#2a8c8c", "#777777")
+LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 1)))
+"""So lines that coincide (common random numbers) stay distinguishable."""
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+SHORT_LABEL = 28
+"""Longest point label written out on an axis or in a legend."""
+MAX_KEYS = 40
+"""Point keys spelled out under a figure; the rest are in summary.json."""
+
+
+def wrap(text: str, width: int) -> str:
+    """Text broken into lines of at most ``width`` characters (titles, axis labels)."""
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def short_paths(paths: list[str]) -> dict[str, str]:
+    """Each factor path's last segment, or as many last segments as make it unique."""
+    out: dict[str, str] = {}
+    for path in paths:
+        parts = path.split(".")
+        for n in range(1, len(parts) + 1):
+            short = ".".join(parts[-n:])
+            clash = [p for p in paths if p != path and p.split(".")[-n:] == parts[-n:]]
+            if not clash:
+                break
+        out[path] = short
+    return out
+
+
+def _short_label(point: dict[str, Any], names: dict[str, str]) -> str:
+    values = point.get("factors") or {}
+    if not values:
+        return str(point["label"])
+    return ", ".join(f"{names.get(k, k)}={_value(v)}" for k, v in values.items())
+
+
+def _value(v: Any) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def point_keys(points: list[dict[str, Any]]) -> tuple[dict[int, str], list[str]]:
+    """Each point's name on a plot, and the lines that spell out abbreviated names.
+
+    Short labels are used as they are; otherwise points are ``P0``, ``P1``, …
+    and each key line gives the point's values under short factor names (the
+    last segment of each path), with a line saying which path each name is.
+    """
+    if all(len(p["label"]) <= SHORT_LABEL for p in points):
+        return {p["point"]: p["label"] for p in points}, []
+    paths = list((points[0].get("factors") or {}).keys())
+    names = short_paths(paths)
+    keys = {p["point"]: f"P{p['point']}" for p in points}
+    lines = [f"P{p['point']} = {_short_label(p, names)}" for p in points[:MAX_KEYS]]
+    if len(points) > MAX_KEYS:
+        lines.append(f"… and {len(points) - MAX_KEYS} more points (labels in summary.json)")
+    renamed = [f"{n} = {p}" for p, n in names.items() if n != p]
+    return keys, ([f"where {'; '.join(renamed)}"] if renamed else []) + lines
+
+
+def key_legend(fig: Figure, lines: list[str]) -> None:
+    """Write the key lines under the figure, in up to three columns, growing it to fit.
+
+    Constrained layout keeps room for a figure's ``supxlabel``; the figure is
+    made taller by the key's height first, so the plots keep theirs.
+    """
+    if not lines:
+        return
+    where = [line for line in lines if line.startswith("where ")]
+    entries = [line for line in lines if not line.startswith("where ")]
+    cols = 1 if len(entries) <= 8 else 2 if len(entries) <= 24 else 3
+    rows = -(-len(entries) // cols)
+    width = max(len(e) for e in entries) + 3
+    table = [
+        "".join(
+            entries[r + c * rows].ljust(width) for c in range(cols) if r + c * rows < len(entries)
+        )
+        for r in range(rows)
+    ]
+    table = [*(wrap(w, 150) for w in where), *table]
+    fig.set_figheight(fig.get_figheight() + 0.15 * (rows + 2 * len(where)) + 0.2)
+    fig.supxlabel(
+        "\n".join(line.rstrip() for line in table),
+        fontsize=7,
+        x=0.01,
+        ha="left",
+        family="monospace",
+        linespacing=1.25,
+    )
+
+
+def save(fig: Figure, path: Path) -> Path:
+    """Write ``fig`` as a PNG at ``path`` (Agg canvas: no display, no pyplot)."""
+    FigureCanvasAgg(fig)
+    fig.savefig(path, dpi=110)
+    return path

@@ -1,0 +1,130 @@
+"""Campaigns for flattop and becmi: carry-over by id through the ruleset contract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sim.batch.campaign import fight_campaign, unit_ids
+from sim.batch.files import read_yaml
+from sim.batch.target import load_campaign
+from sim.batch.worker import NullSink
+from sim.becmi.campaign import carry_over as becmi_carry
+from sim.becmi.state import initial_state as becmi_initial
+from sim.flattop.campaign import carry_over as flattop_carry
+from sim.flattop.state import initial_state as flattop_initial
+from sim.loader import load_scenario
+from tests.batch.helpers import SCENARIOS, invoke
+
+CARRIER_WAR = SCENARIOS / "carrier_war_campaign.yaml"
+DELVE = SCENARIOS / "delve_campaign.yaml"
+
+
+def _ships(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {s["id"]: s for side in data["sides"] for tf in side["task_forces"] for s in tf["ships"]}
+
+
+def test_flattop_carry_over_keeps_damage_aircraft_and_cap() -> None:
+    """Sunk ships go, damage is hits-to-sink left plus repair, aircraft are those aboard."""
+    _, sc = load_scenario(SCENARIOS / "carrier_duel.yaml")
+    state = flattop_initial(sc)
+    state.ships["hornet"].status = "sunk"  # Hornet's strikes cannot fly tomorrow
+    state.ships["enterprise"].hits = 4  # damage factor 8 (fleet carrier): 4 left
+    state.ships["shokaku"].hits = 2
+    ent = state.decks["enterprise"]
+    ent.hangar.update({"fighter": 5, "dive_bomber": 3, "torpedo_bomber": 0})
+    ent.rearming["dive_bomber"] = 2
+    ent.ready["ent_second"] = {"fighter": 0, "dive_bomber": 4, "torpedo_bomber": 0,
+                               "level_bomber": 0}  # fmt: skip
+    state.task_forces["kido"].cap = 2
+    nxt, _ = read_yaml(SCENARIOS / "carrier_duel_day2.yaml")
+    out = flattop_carry(sc, state, nxt, {"repair": 1})
+    ships = _ships(out)
+    assert "hornet" not in ships
+    damage = {"carrier": 8}  # the class damage factor (sim/flattop/data.py SHIP_CLASSES)
+    assert ships["enterprise"]["damage"] == damage["carrier"] - 4 + 1
+    assert ships["shokaku"]["damage"] == damage["carrier"] - 2 + 1
+    assert ships["zuikaku"]["damage"] == damage["carrier"]  # untouched: repair cannot exceed it
+    assert ships["enterprise"]["aircraft"] == {"fighter": 5, "dive_bomber": 9}
+    red_tf = out["sides"][1]["task_forces"][0]
+    assert red_tf["cap"] == 2
+    assert out["sides"][0]["task_forces"][0]["cap"] == 4  # Blue's CAP untouched
+    blue = {st["id"]: st for st in out["sides"][0]["strikes"]}
+    assert sorted(blue) == ["ent_d2", "ent_d2_pm"]  # Hornet's dawn strike is gone with her
+    # Enterprise has no torpedo bombers left: that attack is dropped, the dive bombers fly
+    assert [a["aircraft"] for a in blue["ent_d2"]["attacks"]] == ["dive_bomber"]
+    red = {st["id"]: st for st in out["sides"][1]["strikes"]}
+    assert "target" not in red["zui_d2"]["attacks"][0]  # aimed at Hornet, which sank
+    assert nxt["sides"][0]["task_forces"][0]["ships"][1]["id"] == "hornet"  # input unchanged
+
+
+def test_becmi_carry_over_keeps_hit_points_and_leaves_the_dead() -> None:
+    """Survivors keep their hit points plus healing (capped at the next hp); the dead stay out."""
+    _, sc = load_scenario(SCENARIOS / "dungeon_skirmish.yaml")
+    state = becmi_initial(sc)
+    c = state.combatants
+    c["alaric"].hp = 6  # 20 at most: 6 + 3 = 9
+    c["mirela"].hp = 13  # 14 at most: 13 + 3 capped at 14
+    c["pip"].hp, c["pip"].status = -2, "dead"
+    c["zanthe"].hp, c["zanthe"].unconscious = 0, True  # comes round with 1, then heals
+    nxt, _ = read_yaml(SCENARIOS / "delve_guardroom.yaml")
+    out = becmi_carry(sc, state, nxt, {"healing": 3})
+    party = {x["id"]: x["hp"] for x in out["sides"][0]["characters"]}
+    assert party == {"alaric": 9, "mirela": 14, "zanthe": 4}
+    guards = out["sides"][1]["monsters"]
+    assert [g["hp"] for g in guards] == [7, 5, 6, 11]  # a new room's monsters are fresh
+    c["pip"].status, c["pip"].hp = "fled", 5
+    fled = becmi_carry(sc, state, nxt, {"fled_return": False})
+    assert [x["id"] for x in fled["sides"][0]["characters"]] == ["alaric", "mirela", "zanthe"]
+
+
+def test_the_fallen_stay_out_of_every_later_battle() -> None:
+    """One who dies in the first room is in neither the second nor the third (a hook sees one)."""
+    campaign = load_campaign(DELVE)
+    result = fight_campaign(campaign, 1981, lambda _k, _e: NullSink())
+    first = result.battles[0]
+    dead = {cid for cid, c in first.state.combatants.items() if c.status == "dead"}
+    party = {"alaric", "mirela", "pip", "zanthe"}
+    assert dead & party  # this seed costs the party someone in the barricade fight
+    for later in result.battles[1:]:
+        assert not unit_ids(later.ruleset, later.scenario) & dead & party
+    assert len(result.battles) == 3
+
+
+@pytest.mark.parametrize(
+    ("campaign", "first_line", "battles"),
+    [
+        (CARRIER_WAR, "Carrier war — two days of strikes (seed 3):", ["1-day1", "2-day2"]),
+        (DELVE, "The delve — barricade, guard room, lair (seed 3):", ["1-barricade"]),
+    ],
+)
+def test_campaign_command_works_for_flattop_and_becmi(
+    tmp_path: Path, campaign: Path, first_line: str, battles: list[str]
+) -> None:
+    """battlesim campaign fights each battle, one replay each, same bytes again for one seed."""
+    result = invoke("campaign", campaign, "--seed", "3", "--out", tmp_path / "a")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == first_line
+    summary = json.loads((tmp_path / "a" / "campaign.json").read_text())
+    names = [Path(r).stem for r in summary["replays"]]
+    assert names[: len(battles)] == battles
+    assert invoke("campaign", campaign, "--seed", "3", "--out", tmp_path / "b").exit_code == 0
+    for name in [*summary["replays"], "campaign.json"]:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    for replay in summary["replays"]:
+        assert invoke("verify", tmp_path / "a" / replay).exit_code == 0
+
+
+@pytest.mark.parametrize("campaign", [CARRIER_WAR, DELVE])
+def test_batch_studies_a_flattop_or_becmi_campaign(tmp_path: Path, campaign: Path) -> None:
+    """batch over a campaign: runs done, losses in the ruleset's own words in the text."""
+    result = invoke("batch", campaign, "--runs", "4", "--out", tmp_path, "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["study"]["kind"] == "campaign"
+    assert summary["points"][0]["done"] == 4
+    words = "ships sunk" if campaign == CARRIER_WAR else " dead "
+    assert words in result.output

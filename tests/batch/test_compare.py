@@ -1,0 +1,135 @@
+"""Comparisons with a baseline point: paired t intervals under CRN, Welch's otherwise.
+
+Expected values are computed here from the stored runs with the statistics
+module and Student's t, independently of sim.batch.compare's exact sums.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scipy.stats import t  # type: ignore[import-untyped]
+
+from sim.batch.design import Factor
+from sim.batch.plan import StudyPlan
+from sim.batch.study import RunOptions, StudyError, run_study
+from sim.batch.target import load_target
+from tests.batch.helpers import STONE_WALL, invoke, tables
+
+TARGET = load_target(STONE_WALL)
+KEYS = {"point", "baseline", "side", "measure", "difference", "ci_low", "ci_high", "paired"}
+TOL = 1e-9
+"""Exact sums against float statistics: agreement to rounding."""
+
+
+def _plan(crn: bool) -> StudyPlan:
+    return StudyPlan(
+        target=TARGET,
+        seed=3,
+        replications=12,
+        factors=(Factor(path="options.fire_hcv", values=[15, 25, 35]),),
+        crn=crn,
+        chunk_size=6,
+    )
+
+
+def _values(out: Path) -> dict[tuple[int, str, str], list[int]]:
+    """x(point, side, measure) per replication, in replication order, from the runs table."""
+    store_runs = tables(out)["runs"]
+    out_values: dict[tuple[int, str, str], list[int]] = {}
+    for r in store_runs:
+        point, winner, outcome = r[1], r[6], json.loads(r[-1])
+        for sid, side in outcome["sides"].items():
+            out_values.setdefault((point, sid, "win_rate"), []).append(int(winner == sid))
+            for kind, n in side["losses"].items():
+                out_values.setdefault((point, sid, f"losses.{kind}"), []).append(n)
+    return out_values
+
+
+@pytest.fixture(scope="module")
+def crn(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("crn")
+    return out, run_study(_plan(True), out, RunOptions(jobs=1)).summary
+
+
+def test_paired_intervals_match_a_hand_computed_paired_t(crn: tuple[Path, dict[str, Any]]) -> None:
+    """Each comparison is mean(d) ± t(0.975, n-1)·sd(d)/√n over d_r = x(p,r) − x(0,r)."""
+    out, summary = crn
+    x = _values(out)
+    rows = summary["comparisons"]
+    assert len(rows) == 2 * 2 * 3  # points 1 and 2 × two sides × (win rate, men, guns)
+    for c in rows:
+        assert set(c) == KEYS
+        assert c["paired"] is True
+        assert c["baseline"] == 0
+        d = [a - b for a, b in zip(x[c["point"], c["side"], c["measure"]],
+                                   x[0, c["side"], c["measure"]], strict=True)]  # fmt: skip
+        mean = statistics.fmean(d)
+        half = t.ppf(0.975, len(d) - 1) * statistics.stdev(d) / math.sqrt(len(d))
+        assert c["difference"] == pytest.approx(mean, abs=TOL)
+        assert c["ci_low"] == pytest.approx(mean - half, abs=TOL)
+        assert c["ci_high"] == pytest.approx(mean + half, abs=TOL)
+    assert [c["point"] for c in rows] == [1] * 6 + [2] * 6
+
+
+def test_variance_reduction_compares_paired_and_independent_sd(
+    crn: tuple[Path, dict[str, Any]],
+) -> None:
+    """variance_reduction: sd of the paired differences against √(s_p² + s_0²)."""
+    out, summary = crn
+    x = _values(out)
+    for v in summary["variance_reduction"]:
+        a, b = x[v["point"], v["side"], v["measure"]], x[0, v["side"], v["measure"]]
+        d = [p - q for p, q in zip(a, b, strict=True)]
+        assert v["pairs"] == 12
+        assert v["paired_sd"] == pytest.approx(statistics.stdev(d), abs=TOL)
+        unpaired = math.sqrt(statistics.variance(a) + statistics.variance(b))
+        assert v["unpaired_sd"] == pytest.approx(unpaired, abs=TOL)
+        if unpaired:
+            assert v["variance_ratio"] == pytest.approx(statistics.variance(d) / unpaired**2)
+
+
+def test_without_crn_the_comparison_is_welchs_and_says_unpaired(tmp_path: Path) -> None:
+    """No CRN: x̄_p − x̄_0 ± t(ν)·√(s_p²/n + s_0²/n), Welch's ν; paired false; no reduction."""
+    summary = run_study(_plan(False), tmp_path, RunOptions(jobs=1, plots=False)).summary
+    x = _values(tmp_path)
+    assert "variance_reduction" not in summary
+    for c in summary["comparisons"]:
+        assert c["paired"] is False
+        a, b = x[c["point"], c["side"], c["measure"]], x[0, c["side"], c["measure"]]
+        va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
+        diff = statistics.fmean(a) - statistics.fmean(b)
+        assert c["difference"] == pytest.approx(diff, abs=TOL)
+        if va + vb == 0:
+            assert c["ci_low"] == c["ci_high"] == c["difference"]
+            continue
+        df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+        half = t.ppf(0.975, df) * math.sqrt(va + vb)
+        assert c["ci_low"] == pytest.approx(diff - half, abs=TOL)
+        assert c["ci_high"] == pytest.approx(diff + half, abs=TOL)
+
+
+def test_baseline_flag_compares_with_point_k_in_text_json_and_plot(tmp_path: Path) -> None:
+    """--baseline 1 --crn: comparisons of points 0 and 2 with 1, printed, stored and plotted."""
+    args = ["batch", STONE_WALL, "--out", tmp_path, "--runs", "6", "--seed", "3", "--crn"]
+    args += ["--sweep", "options.fire_hcv=15,25,35", "--baseline", "1", "--jobs", "1"]
+    result = invoke(*args)
+    assert result.exit_code == 0, result.output
+    assert "Differences from point 1 (options.fire_hcv=25) — paired (CRN" in result.output
+    assert "    Union win rate " in result.output
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert {c["point"] for c in summary["comparisons"]} == {0, 2}
+    assert {c["baseline"] for c in summary["comparisons"]} == {1}
+    assert (tmp_path / "plots" / "paired.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_baseline_outside_the_design_is_refused(tmp_path: Path) -> None:
+    """--baseline 3 of a 3-point design: a clear error before anything is written."""
+    with pytest.raises(StudyError, match="--baseline 3: the design has points 0 to 2"):
+        run_study(_plan(True), tmp_path / "x", RunOptions(jobs=1, baseline=3))
+    assert not (tmp_path / "x").exists()

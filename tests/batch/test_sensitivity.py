@@ -1,0 +1,204 @@
+"""Sensitivity designs: SALib samples from the study seed, indices per measure, resumable.
+
+The resume test kills the study with SIGKILL from its own progress callback
+once a set number of runs is committed — a count, not a time — then resumes
+it from the command line and expects the same tables and indices as a study
+that was never stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from SALib.analyze import morris as morris_analyze  # type: ignore[import-untyped]
+from SALib.analyze import sobol  # type: ignore[import-untyped]
+from SALib.sample import morris as morris_sample  # type: ignore[import-untyped]
+from SALib.sample import sobol as sobol_sample  # type: ignore[import-untyped]
+
+from sim.batch.design import DesignError, Factor, design_points
+from sim.batch.seeds import derived_seed
+from sim.batch.sensitivity import RESAMPLES, unit_sample
+from sim.batch.spec import load_study
+from tests.batch.helpers import SCENARIOS, STONE_WALL, invoke, tables
+
+FACTORS = [
+    Factor(path="map.terrain.0.cover", range=(-50, -20), type="int"),
+    Factor(path="options.fire_hcv", range=(15, 35), type="int"),
+    Factor(path="sides.csa.units.cobb.strength", values=[300, 420, 500]),
+]
+SWEEPS = ["--sweep", "map.terrain.0.cover=-50..-20", "--sweep", "options.fire_hcv=15..35"]
+SWEEPS += ["--sweep", "sides.csa.units.cobb.strength=300,420,500"]
+ARGS = ["--design", "sobol", "--points", "4", "--runs", "4", "--seed", "2024", "--crn"]
+ARGS += ["--chunk-size", "2", "--quiet", *SWEEPS]
+KILL_AT = 30
+"""Runs committed when the study kills itself (of 4 × (3 + 2) points × 4 runs = 80)."""
+
+
+def test_sobol_points_are_salibs_sample_from_the_study_seed() -> None:
+    """N × (D + 2) points: SALib's Saltelli sample seeded by derived_seed, mapped by Factor.at."""
+    points = design_points("sobol", FACTORS, 4, 2024)
+    problem = {"num_vars": 3, "names": [f.path for f in FACTORS], "bounds": [[0.0, 1.0]] * 3}
+    seed = derived_seed(2024, "sobol-sample") % 2**32
+    x = sobol_sample.sample(problem, 4, calc_second_order=False, seed=seed)
+    assert len(points) == 4 * (3 + 2) == len(x)
+    for point, row in zip(points, x, strict=True):
+        assert point == {
+            "map.terrain.0.cover": -50 + min(int(row[0] * 31), 30),
+            "options.fire_hcv": 15 + min(int(row[1] * 21), 20),
+            "sides.csa.units.cobb.strength": [300, 420, 500][min(int(row[2] * 3), 2)],
+        }
+    assert design_points("sobol", FACTORS, 4, 2024) == points  # the same again
+    assert design_points("sobol", FACTORS, 4, 2025) != points
+
+
+def test_morris_points_are_trajectories_on_a_four_level_grid() -> None:
+    """(D + 1) points per trajectory, each step moving one factor by 2/3 of its range."""
+    x = unit_sample("morris", FACTORS, 5, 9)
+    seed = derived_seed(9, "morris-sample") % 2**32
+    problem = {"num_vars": 3, "names": [f.path for f in FACTORS], "bounds": [[0.0, 1.0]] * 3}
+    assert np.array_equal(x, morris_sample.sample(problem, 5, num_levels=4, seed=seed))
+    assert x.shape == (5 * 4, 3)
+    for t in range(5):
+        steps = np.abs(np.diff(x[4 * t : 4 * t + 4], axis=0))
+        assert sorted(np.count_nonzero(steps, axis=1).tolist()) == [1, 1, 1]
+        assert np.allclose(steps[steps > 0], 2 / 3)
+
+
+def test_a_sobol_base_sample_must_be_a_power_of_two() -> None:
+    """--points 6 for sobol is refused (the Sobol' sequence balances only at powers of 2)."""
+    with pytest.raises(DesignError, match="power of two"):
+        design_points("sobol", FACTORS, 6, 1)
+
+
+def _kill_script(out: Path) -> str:
+    """A study of exactly the plan ARGS describe, that SIGKILLs itself after KILL_AT commits."""
+    return f"""
+import os, signal
+from sim.batch.design import Factor
+from sim.batch.plan import StudyPlan
+from sim.batch.study import RunOptions, run_study
+from sim.batch.target import load_target
+
+def stop(committed: int, planned: int) -> None:
+    if committed >= {KILL_AT}:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+factors = tuple(Factor.model_validate(f) for f in {[f.model_dump() for f in FACTORS]!r})
+plan = StudyPlan(load_target({str(STONE_WALL)!r}), seed=2024, replications=4, factors=factors,
+                 design="sobol", points=4, crn=True, chunk_size=2)
+run_study(plan, {str(out)!r}, RunOptions(jobs=2, progress=stop))
+"""
+
+
+def test_sobol_study_resumes_after_sigkill_to_identical_indices(tmp_path: Path) -> None:
+    """Killed at 30 committed runs, resumed with --jobs 2: same tables and sensitivity as whole."""
+    killed = tmp_path / "killed"
+    proc = subprocess.run(  # no pipes: the pool's orphaned workers would hold them open
+        [sys.executable, "-c", _kill_script(killed)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+        timeout=300,
+    )
+    assert proc.returncode == -signal.SIGKILL
+    runs = tables(killed)["runs"]
+    assert len(runs) == KILL_AT  # killed right after that commit: a count, not a time
+    assert not (killed / "summary.json").exists()
+    resumed = invoke("batch", STONE_WALL, "--out", killed, "--resume", "--jobs", "2", *ARGS)
+    assert resumed.exit_code == 0, resumed.output
+    assert f"(80 runs ({80 - len(runs)} run now))" in resumed.output
+    whole = tmp_path / "whole"
+    assert invoke("batch", STONE_WALL, "--out", whole, "--jobs", "1", *ARGS).exit_code == 0
+    assert tables(killed) == tables(whole)
+    a = json.loads((killed / "summary.json").read_text())["sensitivity"]
+    b = json.loads((whole / "summary.json").read_text())["sensitivity"]
+    assert a == b
+    assert (killed / "plots" / "sensitivity.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_sobol_indices_are_salibs_on_the_point_means(tmp_path: Path) -> None:
+    """S1/ST per measure equal SALib's sobol.analyze of each point's mean, same seed."""
+    result = invoke("batch", STONE_WALL, "--out", tmp_path, "--jobs", "1", *ARGS)
+    assert result.exit_code == 0, result.output
+    assert "Sobol' indices (4 base samples, 20 points; ± is the 95 % bootstrap half-width):" in (
+        result.output
+    )
+    assert "  Confederate win rate:\n    map.terrain.0.cover            S1 " in result.output
+    sens = json.loads((tmp_path / "summary.json").read_text())["sensitivity"]
+    assert (sens["method"], sens["base_samples"], sens["design_points"]) == ("sobol", 4, 20)
+    runs = tables(tmp_path)["runs"]
+    y = np.array([sum(r[6] == "csa" for r in runs if r[1] == p) / 4 for p in range(20)])
+    entry = next(m for m in sens["measures"] if (m["side"], m["measure"]) == ("csa", "win_rate"))
+    problem = {"num_vars": 3, "names": [f.path for f in FACTORS], "bounds": [[0.0, 1.0]] * 3}
+    seed = derived_seed(2024, "sobol-analyse-csa-win_rate") % 2**32
+    expected = sobol.analyze(
+        problem, y, calc_second_order=False, num_resamples=RESAMPLES, seed=seed
+    )
+    assert [ix["factor"] for ix in entry["indices"]] == [f.path for f in FACTORS]
+    for i, ix in enumerate(entry["indices"]):
+        for key in ("S1", "S1_conf", "ST", "ST_conf"):
+            assert ix[key] == pytest.approx(float(expected[key][i]), rel=1e-12, abs=1e-12)
+
+
+def test_the_shipped_sobol_study_file_is_16_base_samples_of_three_factors() -> None:
+    """scenarios/stone_wall_sobol.yaml: 16 × (3 + 2) = 80 points, CRN, the three factors."""
+    spec = load_study(SCENARIOS / "stone_wall_sobol.yaml")
+    assert (spec.plan.design, spec.plan.points, spec.plan.crn) == ("sobol", 16, True)
+    assert [f.path for f in spec.plan.factors] == [
+        "map.terrain.0.cover",
+        "options.fire_hcv",
+        "sides.csa.units.cobb.strength",
+    ]
+    assert len(spec.plan.design_points()) == 80
+
+
+def test_a_study_file_refuses_a_sobol_design_without_a_power_of_two(tmp_path: Path) -> None:
+    """design: sobol with points: 12 is refused as file:line: points: message, exit 2."""
+    study = tmp_path / "s.yaml"
+    study.write_text(
+        f"scenario: {STONE_WALL}\nreplications: 2\ndesign: sobol\npoints: 12\n"
+        "factors:\n  - {path: options.fire_hcv, range: [15, 35]}\n"
+    )
+    result = invoke("study", study)
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        f"{study}:4: points: a sobol design needs a power of two (base samples)"
+    )
+
+
+def test_morris_indices_are_salibs_on_the_point_means(tmp_path: Path) -> None:
+    """μ, μ*, its interval and σ per measure equal SALib's morris.analyze of the point means."""
+    args = ["--design", "morris", "--points", "2", "--runs", "3", "--seed", "5", "--crn"]
+    args += ["--quiet", "--no-plots", *SWEEPS]
+    result = invoke("batch", STONE_WALL, "--out", tmp_path, "--jobs", "1", *args)
+    assert result.exit_code == 0, result.output
+    assert "Morris elementary effects (2 trajectories, 8 points;" in result.output
+    sens = json.loads((tmp_path / "summary.json").read_text())["sensitivity"]
+    runs = tables(tmp_path)["runs"]
+    y = np.array([sum(r[11] for r in runs if r[1] == p) / 3 for p in range(8)])  # usa men lost
+    entry = next(m for m in sens["measures"] if (m["side"], m["measure"]) == ("usa", "losses.men"))
+    problem = {"num_vars": 3, "names": [f.path for f in FACTORS], "bounds": [[0.0, 1.0]] * 3}
+    x = unit_sample("morris", FACTORS, 2, 5)
+    seed = derived_seed(5, "morris-analyse-usa-losses.men") % 2**32
+    expected = morris_analyze.analyze(
+        problem, x, y, num_resamples=RESAMPLES, num_levels=4, seed=seed
+    )
+    for i, ix in enumerate(entry["indices"]):
+        for key in ("mu", "mu_star", "mu_star_conf", "sigma"):
+            assert ix[key] == pytest.approx(float(expected[key][i]), rel=1e-12, abs=1e-12)
+    # μ* is the mean absolute elementary effect: check it by hand from the trajectories
+    for i in range(3):
+        effects = []
+        for t in range(2):
+            rows, ys = x[4 * t : 4 * t + 4], y[4 * t : 4 * t + 4]
+            for k in range(3):
+                step = rows[k + 1] - rows[k]
+                if step[i] != 0:
+                    effects.append((ys[k + 1] - ys[k]) / step[i])
+        assert entry["indices"][i]["mu_star"] == pytest.approx(np.mean(np.abs(effects)))
