@@ -646,7 +646,7 @@ def first_battle(ruleset: Ruleset, scenario: MusketScenario, path: Path) -> Batt
     problem = stats.problem(turns)
     if problem is not None:
         raise RuntimeError(f"{problem}: the benchmark scenario needs retuning")
-    outcome = ruleset.outcome(scenario, state)
+    outcome = ruleset.outcome(scenario, state).as_json()
     sides = outcome["sides"].values()
     inputs, n_units = baseline_inputs(scenario, stats.fired)
     size = path.stat().st_size

@@ -10,12 +10,15 @@ discriminated union.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 __all__ = [
+    "D6",
+    "D20",
     "Draw",
     "Event",
     "EventRegistry",
@@ -46,6 +49,9 @@ class Event(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    since_format: ClassVar[int] = 1
+    """The first replay format version whose files may hold this event type."""
+
     type: str
     schema_version: int = 1
     seq: int = -1
@@ -73,6 +79,7 @@ class Snapshot(Event):
     changes nothing when applied.
     """
 
+    since_format: ClassVar[int] = 2
     type: Literal["engine.snapshot"] = "engine.snapshot"
     state: dict[str, Any]
 
@@ -85,10 +92,16 @@ class Override(Event):
     replaces.
     """
 
+    since_format: ClassVar[int] = 2
     type: Literal["engine.override"] = "engine.override"
     path: str
     value: Any
 
+
+D6 = Annotated[int, Field(ge=1, le=6)]
+"""A six-sided die as it can show: 1 to 6 (a fork setting it to 0 is refused)."""
+D20 = Annotated[int, Field(ge=1, le=20)]
+"""A twenty-sided die: 1 to 20."""
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 """Turns one stored event of a type at version v into the shape of version v + 1."""
@@ -106,13 +119,18 @@ class EventRegistry:
         upcasters: ``(type, v) -> function`` turning a stored version-``v``
             record of ``type`` into version ``v + 1``; applied in a chain on
             read until the record reaches its class's ``schema_version``.
+        since_format: the first replay format version the ruleset was
+            written in; a file claiming an older format is a forgery.
     """
 
     def __init__(
         self,
         classes: Iterable[type[Event]],
         upcasters: Mapping[tuple[str, int], Upcaster] | None = None,
+        *,
+        since_format: int = 1,
     ) -> None:
+        self.since_format = since_format
         self._classes: dict[str, type[Event]] = {}
         self._upcasters = dict(upcasters or {})
         every: tuple[type[Event], ...] = (TurnEnded, Snapshot, Override, *classes)
@@ -131,15 +149,23 @@ class EventRegistry:
         """Return the registered type tags, sorted."""
         return tuple(sorted(self._classes))
 
-    def cls(self, tag: str) -> type[Event]:
-        """Return the class registered for ``tag``."""
-        try:
-            return self._classes[tag]
-        except KeyError:
-            raise UnknownEventType(f"unknown event type {tag!r}") from None
+    def cls(self, tag: object) -> type[Event]:
+        """Return the class registered for ``tag``.
 
-    def parse(self, data: dict[str, Any]) -> Event:
+        Raises:
+            UnknownEventType: ``tag`` is not a registered type (or not text).
+        """
+        found = self._classes.get(tag) if isinstance(tag, str) else None
+        if found is None:
+            raise UnknownEventType(f"unknown event type {tag!r}")
+        return found
+
+    def parse(self, data: dict[str, Any], *, strict: bool = False) -> Event:
         """Validate one decoded line into its event class.
+
+        Args:
+            strict: exact JSON types only (no ``true`` for a number, no
+                ``"5"`` for an int), as :mod:`engine.reader` reads files.
 
         Raises:
             UnknownEventType: the ``type`` is not registered.
@@ -148,7 +174,11 @@ class EventRegistry:
         tag = data.get("type")
         if not isinstance(tag, str) or tag not in self._classes:
             raise UnknownEventType(f"unknown event type {tag!r}")
-        return self._adapter.validate_python(self.upcast(tag, data))
+        record = self.upcast(tag, data)
+        if strict:
+            # JSON mode: arrays may fill tuples, but no type is coerced.
+            return self._adapter.validate_json(json.dumps(record), strict=True)
+        return self._adapter.validate_python(record)
 
     def upcast(self, tag: str, data: dict[str, Any]) -> dict[str, Any]:
         """Bring a stored record up to its class's current ``schema_version``.
@@ -168,6 +198,12 @@ class EventRegistry:
             step = self._upcasters.get((tag, version))
             if step is None:
                 raise UnknownEventType(f"no upcaster for {tag!r} from schema version {version}")
-            data = {**step(data), "schema_version": version + 1}
+            try:
+                data = {**step(data), "schema_version": version + 1}
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+                # A record not in the shape of its version (a forgery): no crash, a refusal.
+                raise UnknownEventType(
+                    f"{tag!r} is not a schema-{version} record ({type(exc).__name__}: {exc})"
+                ) from None
             version += 1
         return data

@@ -8,6 +8,9 @@ Editing, dropping or reordering any line breaks the chain at that line.
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import gzip
 import hashlib
 import io
@@ -18,6 +21,7 @@ from typing import IO, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from engine.atomic import check_target, commit, partial_path
 from engine.canonical import canonical_json
 from engine.events import Event
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
@@ -161,24 +165,47 @@ class MemorySink:
 
 
 class FileSink:
-    """Writes lines to a file; :meth:`flush` pushes them to the OS.
+    """Writes lines to ``<path>.partial``; :meth:`close` renames it to ``path``.
 
-    Lines are written in place, so a crash leaves a readable prefix, which
-    the reader reports as truncated after its last complete line.
+    The final name is untouched until the replay is complete (an old
+    replay there survives any failure).  :meth:`flush` pushes lines to the
+    OS, so a run killed mid-battle leaves a readable prefix under
+    ``<path>.partial``, which the reader reports as incomplete.  The
+    partial file is locked while written: a second writer of the same path
+    is refused, and a leftover of a killed run is reused.
+
+    Args:
+        path: the final replay path.
+        compress: gzip the file (default: when ``path`` ends in ``.gz``).
+
+    Raises:
+        OSError: the folder is not writable, or another process is
+            writing the same replay (``BlockingIOError``).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, compress: bool | None = None) -> None:
         self.path = Path(path)
+        self.partial = partial_path(self.path)
+        check_target(self.path)
+        check_target(self.partial)
+        fd = os.open(self.partial, os.O_WRONLY | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.ftruncate(fd, 0)
+        except OSError:
+            os.close(fd)
+            raise BlockingIOError(
+                errno.EAGAIN, "another battlesim process is writing this replay", str(self.partial)
+            ) from None
+        self._file: IO[bytes] = os.fdopen(fd, "wb")
         self._fh: IO[str]
-        self._file: IO[bytes] | None = None
-        if self.path.suffix == ".gz":
+        if compress if compress is not None else self.path.suffix == ".gz":
             # No file name and mtime 0 in the gzip header: the bytes are a
             # function of the content alone.
-            self._file = open(self.path, "wb")  # noqa: SIM115
             raw = gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0)
             self._fh = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
         else:
-            self._fh = open(self.path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+            self._fh = io.TextIOWrapper(self._file, encoding="utf-8", newline="\n")
         self.count = 0
         """Lines written so far."""
 
@@ -191,9 +218,18 @@ class FileSink:
         self._fh.flush()
 
     def close(self) -> None:
+        """Finish the file and rename it to its final name."""
         self._fh.close()
-        if self._file is not None:
+        self._file.close()
+        commit(self.partial, self.path)
+
+    def abandon(self) -> None:
+        """Stop writing and remove the partial file (the final name is untouched)."""
+        with contextlib.suppress(OSError, ValueError):
+            self._fh.close()
+        with contextlib.suppress(OSError, ValueError):
             self._file.close()
+        self.partial.unlink(missing_ok=True)
 
 
 class EventLog:

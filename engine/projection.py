@@ -10,6 +10,7 @@ path.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
@@ -56,12 +57,26 @@ def get_path(state: Any, path: str) -> Any:
     return obj
 
 
-def set_path(state: Any, path: str, value: Any, *, allow_none: bool = False) -> None:
+def _check_number(path: str, old: Any, value: Any, counts: bool) -> None:
+    """No NaN or infinity; with ``counts``, no negative where the value was not negative."""
+    if type(value) not in (int, float):
+        return
+    if not math.isfinite(value):
+        raise PathError(f"{path} must be a finite number, not {value!r}")
+    if counts and type(old) in (int, float) and old >= 0 and value < 0:
+        raise PathError(f"{path} cannot be negative ({value!r}); it counts something (was {old})")
+
+
+def set_path(
+    state: Any, path: str, value: Any, *, allow_none: bool = False, counts: bool = False
+) -> None:
     """Set the value at a dotted path, refusing a value of another type.
 
     ``allow_none`` lets a value become None (for event data that a model
     validates afterwards); state fields keep their type.  A field that is
     None now takes a value of any type: its type cannot be known here.
+    ``counts`` (state overrides): a number that was not negative (strength,
+    fatigue, losses) may not become negative.  NaN and infinity never pass.
 
     Raises:
         PathError: the path does not exist or the value's type differs.
@@ -74,6 +89,7 @@ def set_path(state: Any, path: str, value: Any, *, allow_none: bool = False) -> 
     same = type(old) is type(value) or (type(old) is float and type(value) is int)
     if old is not None and not same and not (allow_none and value is None):
         raise PathError(f"{path} is {_a(type(old).__name__)}, not {_a(type(value).__name__)}")
+    _check_number(path, old, value, counts)
     if isinstance(parent, dict):
         parent[last] = value
     elif isinstance(parent, list):
@@ -102,7 +118,7 @@ class Projection(Generic[S]):
         if event.seq != self.last_seq + 1:
             raise OutOfOrder(f"event seq {event.seq} applied after {self.last_seq}")
         if isinstance(event, Override):
-            set_path(self.state, event.path, event.value)
+            set_path(self.state, event.path, event.value, counts=True)
         elif not isinstance(event, Snapshot | TurnEnded):
             self._apply(self.state, event)
         self.last_seq = event.seq

@@ -1,36 +1,59 @@
-"""Read a replay file: every line validated, the hash chain checked.
+"""Read a replay file: every line validated strictly, the hash chain checked.
 
 Damage is reported as a :class:`ReplayError` that names the file, the line
-number and, for event lines, the ``seq`` expected there.
+number and, for event lines, the ``seq`` expected there.  Its ``kind`` says
+what the file is: ``"damaged"`` (edited, forged, broken), ``"incomplete"``
+(a run stopped before its footer), ``"not_replay"`` (some other file),
+``"unsupported"`` (a newer format) or ``"unreadable"`` (missing, not a
+regular file, too large).  Parsing is strict at every level
+(:mod:`engine.strictjson`, :mod:`engine.formats`): a claimed older format is
+held to the exact shape it had.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from engine import formats
 from engine.events import Event, EventRegistry, UnknownEventType
+from engine.files import GZIP_MAGIC, MAX_INPUT, FileProblem, gunzip_bounded, read_bounded
 from engine.log import FORMAT, GENESIS, Footer, Header, chain_link
+from engine.strictjson import StrictJSONError, loads
+from engine.text import find_control
 from engine.version import FORMAT_VERSION
 
 __all__ = ["MAX_LINE", "Replay", "ReplayError", "read_lines", "read_replay"]
 
 MAX_LINE = 16 * 1024 * 1024
+_SUSPECT = re.compile(r"\\[ubfr]|[\x00-\x1f\x7f-\x9f]")
+"""Text that may decode to a control character: only such lines are searched."""
 _TAIL = re.compile(r',"h":"([0-9a-f]{32})"\}$')
+
+
+Kind = Literal["damaged", "incomplete", "not_replay", "unsupported", "unreadable"]
+_HEADER_MARK = b'"format":"battlesim-replay"'
 
 
 class ReplayError(Exception):
     """A replay that cannot be trusted, located by file, line and seq."""
 
-    def __init__(self, path: str, line: int, message: str, seq: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        line: int,
+        message: str,
+        seq: int | None = None,
+        kind: Kind = "damaged",
+    ) -> None:
         self.path, self.line, self.seq, self.message = path, line, seq, message
+        self.kind: Kind = kind
         where = f"{path}:{line}"
         at = f" (seq {seq})" if seq is not None else ""
         super().__init__(f"{where}{at}: {message}")
@@ -55,42 +78,81 @@ class Replay:
 
 
 def read_lines(path: str | Path) -> list[str]:
-    """Return the file's lines without newlines.
+    """Return the file's lines without newlines (see :func:`read_text`)."""
+    return read_text(path)[0]
+
+
+def read_text(path: str | Path, limit: int = MAX_INPUT) -> tuple[list[str], bool]:
+    """Return the file's lines without newlines, and whether it was gzip.
 
     Raises:
-        ReplayError: the file is missing, unreadable or not UTF-8 text.
+        ReplayError: the file is missing, not a regular file, too large
+            (once decompressed), damaged gzip, or not UTF-8 text.
     """
     name = str(path)
     try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise ReplayError(name, 0, f"cannot read replay: {exc.strerror}") from None
-    if raw[:2] == b"\x1f\x8b":
-        # gzip; a file cut short still yields its readable prefix.
+        raw = read_bounded(path, limit)
+    except FileProblem as exc:
+        raise ReplayError(name, 0, str(exc), kind="unreadable") from None
+    gzipped = raw[:2] == GZIP_MAGIC
+    if gzipped:
         try:
-            raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
-        except zlib.error as exc:
-            raise ReplayError(name, 0, f"damaged gzip data: {exc}") from None
+            # A file cut short yields its readable prefix (reported as incomplete).
+            raw, _ = gunzip_bounded(raw, limit)
+        except FileProblem as exc:
+            kind: Kind = "unreadable" if "more than" in str(exc) else "damaged"
+            raise ReplayError(name, 0, str(exc), kind=kind) from None
+    if b"\n" not in raw and raw.startswith(b'{"engine_version":') and _HEADER_MARK in raw:
+        raise ReplayError(name, 1, "incomplete: the header was cut short", kind="incomplete")
+    if not _looks_like_replay(raw):
+        what = "empty file: not a battlesim replay" if not raw else "not a battlesim replay"
+        raise ReplayError(name, 1, what, kind="not_replay")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise ReplayError(name, line, "not UTF-8 text") from None
-    if text and not text.endswith("\n"):
-        # A crash mid-write leaves a partial last line; report it as truncation.
+    if not text.endswith("\n"):
+        # A crash mid-write leaves a partial last line.
         n = text.count("\n") + 1
         raise ReplayError(
-            name, n, "truncated: the last line is incomplete", n - 2 if n >= 2 else None
+            name,
+            n,
+            "incomplete: the last line was cut short (a run stopped while writing?)",
+            n - 2 if n >= 2 else None,
+            kind="incomplete",
         )
-    return text.split("\n")[:-1] if text else []
+    return (text.split("\n")[:-1] if text else []), gzipped
+
+
+def _looks_like_replay(raw: bytes) -> bool:
+    """True when the first line is a JSON object whose ``format`` is a battlesim replay's."""
+    first = raw.split(b"\n", 1)[0]
+    if len(first) > MAX_LINE:
+        return False
+    try:  # leniently: a replay with a forged first line is damaged, not "no replay"
+        data = json.loads(first.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get("format") == FORMAT
+
+
+def _decode(name: str, n: int, line: str, seq: int | None) -> dict[str, Any]:
+    if len(line) > MAX_LINE:
+        raise ReplayError(name, n, "line too long", seq)
+    try:
+        data = loads(line)
+    except StrictJSONError as exc:
+        raise ReplayError(name, n, str(exc), seq) from None
+    if not isinstance(data, dict):
+        raise ReplayError(name, n, "not a JSON object", seq)
+    return data
 
 
 def _unseal(
     name: str, n: int, line: str, previous: str, seq: int | None
-) -> tuple[dict[str, Any], str]:
-    """Check one line's chain link and decode it; return (data, its hash)."""
-    if len(line) > MAX_LINE:
-        raise ReplayError(name, n, "line too long", seq)
+) -> tuple[dict[str, Any], str, str]:
+    """Check one line's chain link and decode it; return (data, body, its hash)."""
     m = _TAIL.search(line)
     if m is None:
         raise ReplayError(name, n, 'line has no hash-chain link "h"', seq)
@@ -102,32 +164,38 @@ def _unseal(
             "hash chain broken: this line, or one before it, was edited, dropped or reordered",
             seq,
         )
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ReplayError(name, n, f"not JSON: {exc.msg}", seq) from None
-    if not isinstance(data, dict):
-        raise ReplayError(name, n, "not a JSON object", seq)
-    data.pop("h", None)
-    return data, m.group(1)
+    data = _decode(name, n, line, seq)
+    if _SUSPECT.search(body):
+        where = find_control(data)
+        if where is not None:
+            field = ".".join(str(p) for p in where)
+            raise ReplayError(name, n, f"{field}: control characters are not allowed", seq)
+    if tuple(data)[-1:] != ("h",):
+        raise ReplayError(name, n, '"h" is not the last member of the line', seq)
+    del data["h"]
+    return data, body, m.group(1)
 
 
-def _header(name: str, lines: list[str]) -> tuple[Header, str]:
-    if not lines:
-        raise ReplayError(name, 1, "empty file: no header")
-    data, h = _unseal(name, 1, lines[0], GENESIS, None)
-    if data.get("format") != FORMAT:
-        raise ReplayError(name, 1, f'not a battlesim replay: "format" is {data.get("format")!r}')
+def _header(name: str, lines: list[str], gzipped: bool) -> tuple[Header, str]:
+    data, body, h = _unseal(name, 1, lines[0], GENESIS, None)
     version = data.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
+    if type(version) is int and version > FORMAT_VERSION:
         raise ReplayError(
             name,
             1,
-            f"replay format version {version!r} is newer than this battlesim reads "
+            f"replay format version {version} is newer than this battlesim reads "
             f"({FORMAT_VERSION}); upgrade battlesim",
+            kind="unsupported",
         )
+    if type(version) is not int or version not in formats.FORMATS:
+        raise ReplayError(name, 1, f"format_version {version!r} is not a replay format version")
+    if gzipped and version < formats.FIRST_GZIP_FORMAT:
+        raise ReplayError(name, 1, f"format {version} replays are never gzip-compressed")
     try:
-        return Header.model_validate(data), h
+        formats.check_header_line(version, body, data)
+        return Header.model_validate(data, strict=True), h
+    except formats.ShapeError as exc:
+        raise ReplayError(name, 1, f"bad header: {exc}") from None
     except ValidationError as exc:
         raise ReplayError(name, 1, f"bad header: {_first_error(exc)}") from None
 
@@ -156,34 +224,55 @@ def read_replay(
         ReplayError: the first damaged line, named by line and seq.
     """
     name = str(path)
-    lines = read_lines(path)
-    header, previous = _header(name, lines)
-    try:
-        registry = registry_for(header)
-    except LookupError as exc:
-        raise ReplayError(name, 1, str(exc)) from None
+    lines, gzipped = read_text(path)
+    header, previous = _header(name, lines, gzipped)
+    registry = _registry(name, header, registry_for)
     replay = Replay(path=name, header=header, lines=lines)
     for n, line in enumerate(lines[1:], start=2):
         seq = len(replay.events)
         if replay.footer is not None:
             raise ReplayError(name, n, "unexpected line after the footer")
-        data, previous = _unseal(name, n, line, previous, seq)
-        if data.get("footer") is True:
-            replay.footer = _footer(name, n, data, seq)
+        data, body, previous = _unseal(name, n, line, previous, seq)
+        if "footer" in data:
+            replay.footer = _footer(name, n, body, data, seq)
             continue
-        stored = data.get("schema_version", 1)
-        event = _event(name, n, data, seq, registry)
-        replay.upcast += stored != event.schema_version
+        event = _event(name, n, (body, data), seq, registry, header.format_version)
+        replay.upcast += data["schema_version"] != event.schema_version
         replay.events.append(event)
     if replay.footer is None and not allow_truncated:
         last = len(replay.events) - 1
-        raise ReplayError(name, len(lines) + 1, f"truncated: no footer after seq {last}", last + 1)
+        raise ReplayError(
+            name,
+            len(lines) + 1,
+            f"incomplete: no footer after seq {last} (a run stopped before the end?)",
+            last + 1,
+            kind="incomplete",
+        )
     return replay
 
 
-def _footer(name: str, n: int, data: dict[str, Any], seq: int) -> Footer:
+def _registry(
+    name: str, header: Header, registry_for: Callable[[Header], EventRegistry]
+) -> EventRegistry:
     try:
-        footer = Footer.model_validate(data)
+        registry = registry_for(header)
+    except LookupError as exc:
+        raise ReplayError(name, 1, str(exc), kind="unsupported") from None
+    if header.format_version < registry.since_format:
+        raise ReplayError(
+            name,
+            1,
+            f"ruleset {header.ruleset!r} did not exist in format {header.format_version}",
+        )
+    return registry
+
+
+def _footer(name: str, n: int, body: str, data: dict[str, Any], seq: int) -> Footer:
+    try:
+        formats.check_footer_line(body, data)
+        footer = Footer.model_validate(data, strict=True)
+    except formats.ShapeError as exc:
+        raise ReplayError(name, n, f"bad footer: {exc}") from None
     except ValidationError as exc:
         raise ReplayError(name, n, f"bad footer: {_first_error(exc)}") from None
     if footer.events != seq:
@@ -191,14 +280,33 @@ def _footer(name: str, n: int, data: dict[str, Any], seq: int) -> Footer:
     return footer
 
 
-def _event(name: str, n: int, data: dict[str, Any], seq: int, registry: EventRegistry) -> Event:
+def _event(
+    name: str,
+    n: int,
+    line: tuple[str, dict[str, Any]],
+    seq: int,
+    registry: EventRegistry,
+    format_version: int,
+) -> Event:
+    body, data = line
     try:
-        event = registry.parse(data)
+        cls = registry.cls(data.get("type"))
+        formats.check_event_line(format_version, cls, data)
+        current = format_version == FORMAT_VERSION
+        event = registry.parse(data, strict=not current)
+        if current:
+            formats.check_event_text(event, body)
     except UnknownEventType as exc:
-        hint = "" if "upgrade" in str(exc) else " (this battlesim does not know it; upgrade?)"
+        unknown = str(exc).startswith("unknown event type")
+        hint = " (this battlesim does not know it; upgrade?)" if unknown else ""
         raise ReplayError(name, n, f"{exc}{hint}", seq) from None
+    except formats.ShapeError as exc:
+        raise ReplayError(name, n, f"bad event: {exc}", seq) from None
     except ValidationError as exc:
         raise ReplayError(name, n, f"bad event: {_first_error(exc)}", seq) from None
     if event.seq != seq:
         raise ReplayError(name, n, f"event has seq {event.seq}, expected {seq}", seq)
+    if event.cause is not None and not 0 <= event.cause < seq:
+        # A cause is an event already logged: no cycle, no forward or negative link.
+        raise ReplayError(name, n, f"bad event: cause {event.cause} is not an earlier seq", seq)
     return event

@@ -151,7 +151,8 @@ def why(loaded: LoadedReplay, seq: int) -> list[tuple[Event, str]]:
     if not 0 <= seq < len(loaded.events):
         raise IndexError(f"no event seq {seq}: the replay has seq 0..{len(loaded.events) - 1}")
     chain = [seq]
-    while (cause := loaded.events[chain[-1]].cause) is not None:
+    # The reader refuses causes that are not earlier events; the bound is a second guard.
+    while (cause := loaded.events[chain[-1]].cause) is not None and 0 <= cause < chain[-1]:
         chain.append(cause)
     wanted = set(chain)
     lines: dict[int, str] = {}

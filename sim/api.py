@@ -114,7 +114,10 @@ def run(
     Raises:
         ScenarioError: the scenario is invalid (nothing is written).
         OutputError: ``out`` cannot be written, or holds another file (see ``force``).
-        OSError: the replay cannot be written.
+        OSError: the replay cannot be written (what was at ``out`` is kept).
+
+    The replay is written to ``<out>.partial`` and renamed when complete; a
+    run killed before the end leaves its readable prefix there.
     """
     ruleset, scenario = load_scenario(scenario_path)
     s = _seed_of(scenario, seed)
@@ -124,7 +127,11 @@ def run(
     header = make_header(ruleset, scenario, s, source=Path(scenario_path).name)
     check_output(path, force=force, scenario_digest=header.scenario_digest)
     sink = FileSink(path)
-    state = ruleset.simulate(scenario, header, sink)
+    try:
+        state = ruleset.simulate(scenario, header, sink)
+    except Exception:
+        sink.abandon()  # nothing half-written is left; an old replay at ``path`` is untouched
+        raise
     result = ruleset.outcome(scenario, state)
     return RunResult(
         str(scenario_path),
@@ -165,14 +172,18 @@ def simulate_lines(header: Header, path: str = "<header>") -> list[str]:
     """Re-simulate a replay's header in memory; return the lines it writes.
 
     Raises:
-        ReplayError: the header's scenario does not validate.
+        ReplayError: the header's scenario does not validate, or its fork
+            cannot be applied (a forged change: an unknown field, a negative count).
     """
     ruleset, scenario = _header_scenario(header, path)
     sink = MemorySink()
     fresh = make_header(ruleset, scenario, header.seed, header.source).model_copy(
         update={"fork": header.fork}
     )
-    ruleset.simulate(scenario, fresh, sink)
+    try:
+        ruleset.simulate(scenario, fresh, sink)
+    except _UNFOLDABLE as exc:  # SimPy re-raises a process's error, sometimes as a TypeError
+        raise ReplayError(path, 1, f"the header's fork cannot be re-simulated: {exc}") from None
     return sink.lines
 
 
@@ -271,6 +282,10 @@ def state_at(path: str | Path, turn: int | None = None) -> Any:
     return load_replay(path).state_at(turn)
 
 
+_UNFOLDABLE = (KeyError, IndexError, ValueError, TypeError, AttributeError, ArithmeticError)
+"""What a ruleset's apply or audit raises on an event naming a unit, hex or index not there."""
+
+
 def _audit(replay: Replay) -> Mismatch | None:
     """The first event breaking the ruleset's invariants, folding the log.
 
@@ -283,15 +298,24 @@ def _audit(replay: Replay) -> Mismatch | None:
         return None
     forks = replay.header.fork.chain() if replay.header.fork is not None else {}
     first_state_fork = min((s for s, f in forks.items() if f.state), default=None)
-    for event, state in LoadedReplay(ruleset, scenario, replay).fold():
-        if first_state_fork is not None and event.seq > first_state_fork:
-            break
-        if event.seq in forks and forks[event.seq].event:
-            continue
-        problem = ruleset.audit(scenario, state, event)
+    folding = LoadedReplay(ruleset, scenario, replay).fold()
+    seq = 0  # the event being audited, or applied while the fold advances
+    while True:
+        try:
+            found = next(folding, None)
+            if found is None:
+                return None
+            event, state = found
+            seq = event.seq
+            if first_state_fork is not None and event.seq > first_state_fork:
+                return None
+            if event.seq in forks and forks[event.seq].event:
+                continue
+            problem = ruleset.audit(scenario, state, event)
+        except _UNFOLDABLE as exc:  # only a forged log gets here: the reader checked types
+            return Mismatch(seq + 2, seq, f"cannot follow from the battle so far: {exc!r}")
         if problem is not None:
             return Mismatch(event.seq + 2, event.seq, f"{event.type}: {problem}")
-    return None
 
 
 def verify_replay(path: str | Path) -> VerifyResult:

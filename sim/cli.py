@@ -51,6 +51,20 @@ ODDS: dict[str, str] = {
 """The ``odds`` subcommands, imported on first use (they read the rulesets' options)."""
 
 
+class _Root(LazyGroup):
+    """The root group: lazy commands, guarded by :func:`sim.errors.run_guarded`.
+
+    The guard (and pydantic with it) is imported only when a command runs,
+    never for ``--version``, ``--help`` or completion.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; whatever it does not handle is one line and exit 2."""
+        from sim.errors import run_guarded  # noqa: PLC0415  # start-up stays light
+
+        return run_guarded(ctx, lambda: super(_Root, self).invoke(ctx))
+
+
 def _configure_logging(level: str, as_json: bool) -> None:
     import logging  # noqa: PLC0415  # only commands that run pay for logging
 
@@ -74,7 +88,7 @@ def _configure_logging(level: str, as_json: bool) -> None:
 
 
 @click.group(
-    cls=LazyGroup,
+    cls=_Root,
     lazy=COMMANDS,
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="Example: battlesim run scenarios/stone_wall.yaml --seed 7 -o sw.jsonl\n\n"

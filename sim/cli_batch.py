@@ -178,11 +178,15 @@ def _options(
     plots: bool,
     baseline: int = 0,
 ) -> RunOptions:
-    from sim.batch.executors import default_jobs
+    from sim.batch.executors import JOBS_PER_CPU, default_jobs, max_jobs
     from sim.batch.study import RunOptions
 
     if scheduler is not None and executor != "dask":
         _bad_input(_error("--scheduler needs --executor dask"))
+    if jobs is not None and jobs > max_jobs():
+        _bad_input(_error(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)"))
+    if jobs is not None and jobs > max_jobs():
+        _bad_input(_error(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)"))
     kind: Literal["local", "dask"] = "dask" if executor == "dask" else "local"
     return RunOptions(
         jobs=jobs or default_jobs(),

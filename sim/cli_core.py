@@ -77,7 +77,8 @@ def verify(replay: str, as_json: bool) -> None:
     """Check REPLAY's integrity and re-simulate it byte for byte.
 
     Exit 0 when identical; 1 naming the first damaged, unlawful or
-    differing seq.
+    differing seq (INCOMPLETE: a run stopped before its end); 2 when
+    REPLAY is not a battlesim replay, or is from a newer battlesim.
 
     \b
     Example:
@@ -86,6 +87,8 @@ def verify(replay: str, as_json: bool) -> None:
     from sim import api, views
 
     result = api.verify_replay(replay)
+    if result.damage is not None and result.damage.kind in views.NOT_A_REPLAY:
+        fail(str(result.damage))
     if as_json:
         echo_json(views.verify_json(result))
     else:

@@ -27,9 +27,18 @@ def _exact(ctx: click.Context, param: click.Parameter, value: Any) -> Fraction:
     if isinstance(value, Fraction):
         return value
     try:
-        return Fraction(str(value))
+        number = Fraction(str(value))
     except (ValueError, ZeroDivisionError):
         raise click.BadParameter(f"{value!r} is not a number", param=param) from None
+    if abs(number) > _LARGEST or number.denominator > _LARGEST:
+        raise click.BadParameter(
+            f"{value!r} is out of range (at most {_LARGEST:.0e} in size, or as fine)", param=param
+        )
+    return number
+
+
+_LARGEST = 10**9
+"""Bound on option numbers: no table of these rules comes near it, and 1e308 would run forever."""
 
 
 def _table(dist: dict[int, Fraction], label: str) -> list[str]:

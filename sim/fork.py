@@ -78,7 +78,7 @@ def _check_state(loaded: LoadedReplay, at_seq: int, fields: dict[str, Any]) -> N
                 f"{', '.join(derived)} from its events); fork a unit's own measures"
             )
         try:
-            set_path(state, path, value)
+            set_path(state, path, value, counts=True)
         except PathError as exc:
             raise ForkError(f"--set state.{path}: {exc}") from None
 
@@ -123,14 +123,16 @@ def fork(
     path = Path(out)
     if path.resolve() == Path(loaded.replay.path).resolve():
         raise ForkError(f"--out {str(path)!r} is the parent replay itself")
-    partial = path.with_name(".partial-" + path.name)  # same suffix: .gz stays gzip
+    sink = FileSink(path)
     try:
-        loaded.ruleset.simulate(loaded.scenario, header, FileSink(partial))
+        loaded.ruleset.simulate(loaded.scenario, header, sink)
     except (PathError, ValidationError) as exc:
-        partial.unlink(missing_ok=True)
+        sink.abandon()
         raise ForkError(
             f"--at {at_seq}: re-simulating the parent does not reach the same event there "
             f"(the rules changed since it was written?): {exc}"
         ) from None
-    partial.replace(path)
+    except Exception:
+        sink.abandon()
+        raise
     return path

@@ -17,6 +17,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from engine.files import FileProblem, read_bounded
+from engine.text import CONTROL
 from sim.diagnose import cross_problems_after_repair, hint, hint_known, misspelt
 from sim.ruleset import AnyRuleset, Problem, get_ruleset
 
@@ -150,12 +152,15 @@ class _Builder:
         if node.tag not in _SCALARS:
             raise self._error(node, path, f"tag {node.tag!r} is not allowed")
         try:
-            return self._constructor.construct_object(node)
+            value = self._constructor.construct_object(node)
         except (ValueError, KeyError, yaml.YAMLError):
             # An explicit tag on text it cannot read, e.g. ``!!int lots``.
             raise self._error(
                 node, path, f"{node.value!r} is not a valid {node.tag.rsplit(':', 1)[-1]}"
             ) from None
+        if isinstance(value, str) and CONTROL.search(value):
+            raise self._error(node, path, "control characters are not allowed (only newline, tab)")
+        return value
 
     def _mapping(self, node: yaml.MappingNode, path: Path_) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -296,17 +301,6 @@ def error_message(err: Any) -> str:
     return str(err["msg"]).removeprefix("Value error, ")
 
 
-def _unreadable(exc: OSError) -> str:
-    """Why a file cannot be read, in plain words."""
-    if isinstance(exc, FileNotFoundError):
-        return "no such file"
-    if isinstance(exc, IsADirectoryError):
-        return "is a folder, not a file"
-    if isinstance(exc, PermissionError):
-        return "not allowed to read it (permission denied)"
-    return f"cannot read it: {exc.strerror or exc}"
-
-
 def read_yaml(path: str | Path) -> tuple[Any, dict[Path_, int]]:
     """Read and safely parse a YAML file into plain data and its field → line map.
 
@@ -315,13 +309,14 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[Path_, int]]:
     """
     file = str(path)
     try:
-        with Path(path).open("rb") as fh:
-            # Read one byte past the limit, never the whole of an endless or huge file.
-            raw = fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise ScenarioError([Located(file, 0, "", _unreadable(exc))]) from None
-    if len(raw) > MAX_BYTES:
-        raise ScenarioError([Located(file, 1, "", f"file too large (limit {MAX_BYTES} bytes)")])
+        # Regular files only, read to one byte past the limit: never a FIFO
+        # that blocks, nor the whole of an endless or huge file.
+        if not Path(path).exists():
+            raise FileProblem("no such file")
+        raw = read_bounded(path, MAX_BYTES)
+    except FileProblem as exc:
+        line = 1 if "too large" in str(exc) else 0
+        raise ScenarioError([Located(file, line, "", str(exc))]) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from engine.atomic import replacing
 from sim.api import LoadedReplay
 from sim.viewer.model import ViewData, battle_view
 from sim.viewer.page import write_atomic
@@ -50,7 +51,8 @@ def write_png_charts(view: ViewData, png_dir: Path) -> list[Path]:
         if len(lines) <= 16:
             ax.legend(fontsize="small", ncol=2)
         path = png_dir / f"{_stem(scope, measure)}.png"
-        fig.savefig(path, format="png", bbox_inches="tight", metadata={"Software": None})
+        with replacing(path) as temp:  # an old PNG survives a failed write
+            fig.savefig(temp, format="png", bbox_inches="tight", metadata={"Software": None})
         plt.close(fig)
         written.append(path)
     return written

@@ -13,7 +13,11 @@ from sim.loader import ScenarioError
 from sim.ruleset import UnitRow
 from sim.suggest import did_you_mean, known
 
+NOT_A_REPLAY = ("not_replay", "unsupported", "unreadable")
+"""Damage kinds that mean "no replay to check" (bad input, exit 2), not "damaged" (exit 1)."""
+
 __all__ = [
+    "NOT_A_REPLAY",
     "problems_json",
     "replay_error_json",
     "state_rows",
@@ -39,7 +43,8 @@ def verify_json(result: VerifyResult) -> dict[str, Any]:
     """The ``verify --json`` object: ``status`` is ok, damaged, invariant or mismatch."""
     out: dict[str, Any] = {"replay": result.path, "events": result.events, "upcast": result.upcast}
     if result.damage is not None:
-        return {**out, "ok": False, "status": "damaged", **replay_error_json(result.damage)}
+        status = "incomplete" if result.damage.kind == "incomplete" else "damaged"
+        return {**out, "ok": False, "status": status, **replay_error_json(result.damage)}
     found = result.violation or result.mismatch
     if found is None:
         return {**out, "ok": True, "status": "ok"}
@@ -59,7 +64,8 @@ def verify_lines(result: VerifyResult) -> list[str]:
     d = result.damage
     if d is not None:
         at = f"seq {d.seq}" if d.seq is not None else f"line {d.line}"
-        return [f"DAMAGED at {at}: {d}"]
+        word = "INCOMPLETE" if d.kind == "incomplete" else "DAMAGED"
+        return [f"{word} at {at}: {d}"]
     if result.violation is not None:
         v = result.violation
         return [f"INVARIANT broken at seq {v.seq} (line {v.line}): {v.reason}"]

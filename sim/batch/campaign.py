@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from engine.atomic import atomic_write_text
 from engine.log import FileSink, Sink
 from sim.api import make_header
 from sim.batch.seeds import battle_seed
@@ -293,5 +294,5 @@ def play_campaign(
         **result.outcome,
         "replays": [p.name for p in paths],
     }
-    (folder / "campaign.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    atomic_write_text(folder / "campaign.json", json.dumps(summary, indent=2) + "\n")
     return result, paths

@@ -98,9 +98,19 @@ class Factor(BaseModel):
         return float(low + u * (high - low))
 
 
+MAX_POINTS = 100_000
+"""Most design points a study may have (a Latin hypercube's ``points`` has the same bound)."""
+
+
 def grid(factors: list[Factor]) -> list[Point]:
     """Every combination of the factors' levels; the first factor varies slowest."""
     levels = [f.grid_levels() for f in factors]
+    count = math.prod(len(x) for x in levels)
+    if count > MAX_POINTS:
+        raise DesignError(
+            f"the grid has {count:,} design points (the product of the factors' levels); "
+            f"at most {MAX_POINTS:,}"
+        )
     return [
         {f.path: v for f, v in zip(factors, combo, strict=True)}
         for combo in itertools.product(*levels)

@@ -56,6 +56,14 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+JOBS_PER_CPU = 4
+
+
+def max_jobs() -> int:
+    """Most worker processes a study may ask for: a few per CPU (more only thrash)."""
+    return JOBS_PER_CPU * max(default_jobs(), 2)
+
+
 def mp_context() -> multiprocessing.context.BaseContext:
     """``forkserver`` (with the worker module preloaded) where available, else ``spawn``."""
     if "forkserver" in multiprocessing.get_all_start_methods():

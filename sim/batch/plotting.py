@@ -15,6 +15,8 @@ from typing import Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from engine.atomic import replacing
+
 __all__ = [
     "COLOURS",
     "LINESTYLES",
@@ -119,5 +121,6 @@ def key_legend(fig: Figure, lines: list[str]) -> None:
 def save(fig: Figure, path: Path) -> Path:
     """Write ``fig`` as a PNG at ``path`` (Agg canvas: no display, no pyplot)."""
     FigureCanvasAgg(fig)
-    fig.savefig(path, dpi=110)
+    with replacing(path) as temp:  # an old plot survives a failed write
+        fig.savefig(temp, dpi=110, format="png")
     return path

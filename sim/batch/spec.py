@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sim.batch.design import Design, DesignError, Factor
 from sim.batch.fieldpath import PathError
 from sim.batch.files import located, read_yaml, validate_located
+from sim.batch.guard import FolderError, contained
 from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
 from sim.batch.target import Target, load_target
 from sim.loader import Located, ScenarioError
@@ -150,6 +151,16 @@ def _check_factors(
         raise ScenarioError(problems)
 
 
+def _out(sf: StudyFile, file: str, lines: dict[tuple[str | int, ...], int]) -> Path:
+    """``outputs.dir`` inside the study file's folder, else ./<file stem>."""
+    if not sf.outputs.dir:
+        return Path(Path(file).stem)
+    try:
+        return contained(Path(file).parent, sf.outputs.dir)
+    except FolderError as exc:
+        raise ScenarioError([located(file, lines, ("outputs", "dir"), str(exc))]) from None
+
+
 def load_study(path: str | Path) -> StudySpec:
     """Read a study file and the scenario or campaign it names.
 
@@ -177,5 +188,5 @@ def load_study(path: str | Path) -> StudySpec:
         keep_replays=sf.outputs.keep_replays,
         name=sf.name or Path(file).stem,
     )
-    out = Path(file).parent / sf.outputs.dir if sf.outputs.dir else Path(Path(file).stem)
+    out = _out(sf, file, lines)
     return StudySpec(plan, sf.outputs, out, sf.baseline)

@@ -28,6 +28,7 @@ from typing import Any
 
 import duckdb
 
+from engine.atomic import replacing
 from engine.canonical import canonical_json
 from sim.batch.wide import create_view
 from sim.batch.worker import UNIT_COLUMNS, RunRecord
@@ -337,9 +338,11 @@ class Store:
         written = []
         for name, key in TABLES.items():
             out = dest / f"{name}.{fmt}"
-            self.con.execute(
-                f"COPY (SELECT * FROM {name} ORDER BY {key}) TO {_literal(str(out))} ({options})"
-            )
+            with replacing(out) as temp:  # an old export survives a failed one
+                self.con.execute(
+                    f"COPY (SELECT * FROM {name} ORDER BY {key}) TO {_literal(str(temp))} "
+                    f"({options})"
+                )
             written.append(out)
         return written
 

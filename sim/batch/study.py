@@ -22,10 +22,14 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal
 
+import duckdb
+
+from engine.atomic import atomic_write_text
 from engine.canonical import digest
 from engine.version import ENGINE_VERSION
 from sim.batch.executors import open_executor
 from sim.batch.fieldpath import PathError
+from sim.batch.guard import FolderError, claim_folder
 from sim.batch.plan import StudyPlan
 from sim.batch.plots import write_plots
 from sim.batch.replays import write_replays
@@ -341,6 +345,26 @@ def _span(runs: list[RunSpec]) -> tuple[int, int]:
 def run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = None) -> StudyResult:
     """Run (or with ``options.resume`` complete) a study into directory ``out``.
 
+    ``out`` is locked for the whole study, and a new study is refused in a
+    folder holding files no study made (:mod:`sim.batch.guard`).
+
+    Raises:
+        StudyError: as :func:`_run_study`, or the folder cannot be claimed.
+    """
+    options = options or RunOptions()
+    try:
+        with claim_folder(Path(out), DB_NAME, options.resume):
+            return _run_study(plan, out, options)
+    except FolderError as exc:  # only the claim raises it
+        raise StudyError(str(exc)) from None
+    except duckdb.Error as exc:  # a full disk, a damaged database: name the file
+        detail = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise StudyError(f"{Path(out) / DB_NAME}: {detail}") from None
+
+
+def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = None) -> StudyResult:
+    """Run (or with ``options.resume`` complete) a study into directory ``out``.
+
     Writes ``out/study.duckdb``, ``out/summary.json``, ``out/plots/*.png`` and
     the kept replays in ``out/replays/``.
 
@@ -367,7 +391,7 @@ def run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = Non
     try:
         store.unlimit()
         summary = summarize(store, options.baseline)
-        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
         if options.plots:
             write_plots(store, summary, out / "plots")
         return StudyResult(out, summary, runner.committed, runner.ran)

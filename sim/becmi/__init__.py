@@ -17,7 +17,7 @@ RULESET = Ruleset(
     name="becmi",
     version=RULES_VERSION,
     scenario_model=BecmiScenario,
-    registry=EventRegistry(becmi_events()),
+    registry=EventRegistry(becmi_events(), since_format=2),
     cross_check=cross_check,
     rules_data=rules_data,
     plan=plan,

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.events import Draw, Event
+from engine.events import D6, D20, Draw, Event
 
 __all__ = [
     "Attacked",
@@ -67,7 +67,7 @@ class ToHit(_Payload):
     """−H when H is negative after the plateaus (seed 001 L14)."""
     modifiers: dict[str, int]
     """Modifiers to the roll: Str, Dex, range, cover, haymaker."""
-    roll: int
+    roll: D20
     total: int
     natural: Literal["1 misses", "20 hits"] | None
     """Set when a natural-roll option decided the result."""
@@ -91,7 +91,7 @@ class Save(_Payload):
     save_as: str
     number: int
     modifiers: dict[str, int]
-    roll: int
+    roll: D20
     total: int
     saved: bool
 
@@ -101,7 +101,7 @@ class Initiative(Event):
 
     type: Literal["becmi.initiative"] = "becmi.initiative"
     phase: str = "initiative"
-    rolls: dict[str, int]
+    rolls: dict[str, D6]
     order: list[str]
     """Side ids, first to act first (higher roll; ties in scenario order)."""
     draws: list[Draw]
@@ -197,7 +197,7 @@ class Team(_Payload):
     helpers: dict[str, int]
     pinned_penalty: int
     wr: int
-    roll: int
+    roll: D20
     total: int
 
 
@@ -248,7 +248,7 @@ class MoraleChecked(Event):
     phase: str = "morale"
     side: str
     trigger: Literal["first_fallen", "half_out"]
-    rolls: list[int]
+    rolls: list[D6]
     total: int
     morale: dict[str, int]
     fled: list[str]

@@ -18,7 +18,7 @@ RULESET = Ruleset(
     name="flattop",
     version=RULES_VERSION,
     scenario_model=FlattopScenario,
-    registry=EventRegistry(flattop_events()),
+    registry=EventRegistry(flattop_events(), since_format=2),
     cross_check=cross_check,
     rules_data=rules_data,
     plan=plan,

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.events import Draw, Event, Upcaster
+from engine.events import D6, Draw, Event, Upcaster
 
 __all__ = [
     "UPCASTERS",
@@ -136,7 +136,7 @@ class MoraleTested(Event):
     base: int
     modifiers: dict[str, int]
     morale_value: int
-    roll: int
+    roll: D6
     draws: list[Draw]
     passed: bool
     before: MoraleState
@@ -151,7 +151,7 @@ class Rallied(Event):
     unit: str
     morale_value: int
     modifiers: dict[str, int]
-    roll: int
+    roll: D6
     draws: list[Draw]
     success: bool
     before: MoraleState
@@ -203,10 +203,10 @@ def _reason_v1(result: dict[str, Any]) -> dict[str, Any]:
 
     Version 1 drew the loss check last whenever casualties were taken; a
     check required without that draw succeeding was forced by maximum fatigue.
-    A record that already names its reason keeps it.
+    Version 1 had no such field: a record that names one is not version 1.
     """
     if "morale_check_reason" in result:
-        return result
+        raise ValueError("a schema-1 result has no morale_check_reason")
     reason = None
     if result.get("morale_check"):
         by_loss = result["casualties"] > 0 and result["draws"][-1]["u"] < result["morale_check_p"]

@@ -170,6 +170,15 @@ def _check_map_and_options(sc: MusketScenario) -> list[Problem]:
                     )
                 )
     o = sc.options
+    for kind, low, high in (("fire", o.fire_lcv, o.fire_hcv), ("melee", o.melee_lcv, o.melee_hcv)):
+        if low > high:  # the casualty value is drawn in [L, H]: L above H has no meaning
+            problems.append(
+                (
+                    ("options", f"{kind}_hcv"),
+                    f"{kind}_lcv {low:g} is above {kind}_hcv {high:g}: the Low Combat Value "
+                    "cannot exceed the High",
+                )
+            )
     if not o.fatigue_medium <= o.fatigue_high <= o.fatigue_max:
         problems.append(
             (

@@ -34,6 +34,10 @@ class CasualtyOdds:
     alternative: bool = False
 
 
+MAX_OUTCOMES = 2_000
+"""Widest casualty range enumerated exactly (each outcome is one exact integral)."""
+
+
 def casualty_odds(
     v: Fraction,
     m: Fraction,
@@ -48,12 +52,18 @@ def casualty_odds(
         fatigue_factor: 1 for fire; 3/2 in melee, 2 for the melee's loser.
 
     Raises:
-        ValueError: LCV below 0 or above HCV, or V below 0.
+        ValueError: LCV below 0 or above HCV, V below 0, or more than
+            :data:`MAX_OUTCOMES` outcomes.
     """
     if v < 0 or lcv < 0 or hcv < lcv:
         raise ValueError(f"need V >= 0 and 0 <= LCV <= HCV, not V {v}, LCV {lcv}, HCV {hcv}")
     e = max(Fraction(0), v * (1 + m / 100))
     low, high = lcv * e / 1000, hcv * e / 1000
+    if high - low > MAX_OUTCOMES:
+        raise ValueError(
+            f"the casualty value spans [{float(low):.6g}, {float(high):.6g}]: more than "
+            f"{MAX_OUTCOMES:,} outcomes to enumerate exactly (lower V or HCV)"
+        )
     if high == low:
         k, f = math.floor(low), low - math.floor(low)
         dist = {k: 1 - f, k + 1: f} if f else {k: Fraction(1)}

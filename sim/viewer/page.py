@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -21,6 +20,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from engine.atomic import atomic_write_text
 from sim.viewer.charts import chart_svgs
 from sim.viewer.model import SIDE_COLOURS, ViewData
 
@@ -166,10 +166,9 @@ def render_page(
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary name beside ``path``, then rename it into place."""
-    tmp = path.with_name(f".{path.name}.partial")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    """Write ``text`` to a temporary name beside ``path``, then rename it into place.
+
+    The one atomic writer (:func:`engine.atomic.atomic_write_text`): flushed to
+    disk before the rename, and never over a device or a folder.
+    """
+    atomic_write_text(path, text)

@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 from sim.batch.store import Store
-from tests.batch.helpers import STONE_WALL, battlesim_command, invoke, tables
+from tests.batch.helpers import REPO, STONE_WALL, invoke, tables
 
 ARGS = ["--runs", "150", "--seed", "5", "--chunk-size", "5", "--quiet", "--no-plots"]
 ARGS += ["--sweep", "options.fire_hcv=20,30"]
-
-
-def _descendants(pid: int) -> set[int]:
-    """Processes below ``pid`` (from /proc), so the test can check that none outlives it."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
 
 
 def _alive(pid: int) -> bool:
@@ -43,43 +24,33 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _wait_for_commits(out: Path, proc: subprocess.Popen[bytes], at_least: int) -> int:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the study ended before it could be killed"
-        try:
-            committed = int(json.loads((out / "progress.json").read_text())["committed"])
-        except (OSError, ValueError, KeyError):
-            committed = 0
-        if committed >= at_least:
-            return committed
-        time.sleep(0.05)
-    raise AssertionError("no runs committed within 60 s")
+KILL_AFTER = 8
+"""Chunks committed (of 5 runs each) before the study SIGKILLs itself."""
 
 
 def test_resume_after_sigkill_equals_an_uninterrupted_study(tmp_path: Path) -> None:
-    """SIGKILL mid-study, then --resume: nothing committed lost, nothing twice, same tables."""
+    """SIGKILL after exactly 8 committed chunks, then --resume: nothing lost, nothing twice."""
     killed = tmp_path / "killed"
-    cmd = [*battlesim_command(), "batch", str(STONE_WALL), "--out", str(killed), "--jobs", "2"]
-    proc = subprocess.Popen([*cmd, *ARGS], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        committed = _wait_for_commits(killed, proc, 40)
-        workers = _descendants(proc.pid)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait(timeout=30)
-        assert proc.stderr is not None
-        proc.stderr.close()
-    assert proc.returncode == -signal.SIGKILL
-    deadline = time.monotonic() + 10  # the pool's workers notice their parent is gone
-    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+    pids = tmp_path / "workers.txt"
+    cmd = [sys.executable, "-m", "tests.batch.kill_after", str(KILL_AFTER), str(pids), "batch"]
+    cmd += [str(STONE_WALL), "--out", str(killed), "--jobs", "2", *ARGS]
+    log = tmp_path / "stderr.txt"
+    with log.open("wb") as err:  # a file, not a pipe: orphaned workers would hold a pipe open
+        done = subprocess.run(cmd, check=False, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err)
+    returncode = done.returncode
+    assert returncode == -signal.SIGKILL, log.read_text()
+    workers = [int(p) for p in pids.read_text().split()]
+    assert workers  # the pool was running when the study died
+    for _ in range(600):  # the pool's workers notice their parent is gone
+        if not any(_alive(p) for p in workers):
+            break
         time.sleep(0.1)
     assert not [p for p in workers if _alive(p)], "workers outlived the killed study"
 
     store = Store.open(killed / "study.duckdb", read_only=True)
     before = store.count()
     store.close()
-    assert committed <= before < 300  # every reported commit is there; the study was cut short
+    assert before == KILL_AFTER * 5  # every committed chunk is there, and nothing more
 
     resumed = invoke("batch", STONE_WALL, "--out", killed, "--resume", "--jobs", "2", *ARGS)
     assert resumed.exit_code == 0, resumed.output

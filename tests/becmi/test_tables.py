@@ -17,7 +17,8 @@ from sim.becmi.tohit import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
-SEED = REPO / ".." / "shared" / "seeds" / "001_4ea57de6ea391d56.txt"
+SEED = REPO / "tests" / "data" / "seeds" / "001_4ea57de6ea391d56.txt"
+"""Seed 001 as shipped, kept in the repository so the tests need nothing beside it."""
 
 
 def _seed_rows() -> dict[int, list[str]]:

@@ -312,13 +312,14 @@ def test_verify_deleted_middle_line_exits_1_naming_seq(replay: Path, tmp_path: P
 
 
 def test_verify_dropped_footer_exits_1_naming_seq(replay: Path, tmp_path: Path) -> None:
-    """A replay of n events without its footer is truncated after seq n-1: exit 1 naming seq n."""
+    """A replay of n events without its footer is incomplete after seq n-1: exit 1 naming seq n."""
     n = _events(replay)
     path = _altered(replay, tmp_path, lambda lines: lines[:-1])
     result = _invoke("verify", str(path))
     assert result.exit_code == 1
     assert result.stdout == (
-        f"DAMAGED at seq {n}: {path}:{n + 2} (seq {n}): truncated: no footer after seq {n - 1}\n"
+        f"INCOMPLETE at seq {n}: {path}:{n + 2} (seq {n}): "
+        f"incomplete: no footer after seq {n - 1} (a run stopped before the end?)\n"
     )
 
 
@@ -331,21 +332,21 @@ def _half_cut(replay: Path, tmp_path: Path) -> Path:
 
 
 def test_verify_half_cut_last_line_exits_1(replay: Path, tmp_path: Path) -> None:
-    """A last line cut in half (a crash mid-write) is reported as truncated: exit 1."""
+    """A last line cut in half (a crash mid-write) is reported as incomplete: exit 1."""
     n = _events(replay)
     path = _half_cut(replay, tmp_path)
     result = _invoke("verify", str(path))
     assert result.exit_code == 1
     assert result.stdout == (
-        f"DAMAGED at seq {n - 1}: {path}:{n + 1} (seq {n - 1}): "
-        "truncated: the last line is incomplete\n"
+        f"INCOMPLETE at seq {n - 1}: {path}:{n + 1} (seq {n - 1}): "
+        "incomplete: the last line was cut short (a run stopped while writing?)\n"
     )
 
 
 def test_verify_half_cut_last_line_names_seq(replay: Path, tmp_path: Path) -> None:
     """A half-written last event line (seq n-1) is named by its seq, like every other damage."""
     result = _invoke("verify", str(_half_cut(replay, tmp_path)))
-    assert result.stdout.startswith(f"DAMAGED at seq {_events(replay) - 1}: ")
+    assert result.stdout.startswith(f"INCOMPLETE at seq {_events(replay) - 1}: ")
 
 
 def test_verify_resealed_edit_exits_1_with_mismatch(replay: Path, tmp_path: Path) -> None:
@@ -391,13 +392,13 @@ def test_verify_forged_invalid_header_exits_1(
     assert result.stdout == f"DAMAGED at line 1: {path}:1: {message}\n"
 
 
-def test_verify_garbage_file_exits_1(tmp_path: Path) -> None:
-    """A file that is not a replay at all is damaged at line 1: exit 1."""
+def test_verify_garbage_file_exits_2(tmp_path: Path) -> None:
+    """A file that is not a replay at all is bad input (exit 2), not a damaged replay (1)."""
     path = tmp_path / "garbage.jsonl"
     path.write_text("hello\n")
     result = _invoke("verify", str(path))
-    assert result.exit_code == 1
-    assert result.stdout == f'DAMAGED at line 1: {path}:1: line has no hash-chain link "h"\n'
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"battlesim: error: {path}:1: not a battlesim replay\n"
 
 
 def test_verify_missing_file_exits_2(tmp_path: Path) -> None:
@@ -519,10 +520,10 @@ def test_show_turn_past_the_end_exits_2(extra: list[str], replay: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"hello\n", '{p}:1: line has no hash-chain link "h"'),
-        (b"", "{p}:1: empty file: no header"),
-        (b'{"a":1}\n\xff\xfe\n', "{p}:2: not UTF-8 text"),
-        (b"ruleset: musket\nname: x", "{p}:2 (seq 0): truncated: the last line is incomplete"),
+        (b"hello\n", "{p}:1: not a battlesim replay"),
+        (b"", "{p}:1: empty file: not a battlesim replay"),
+        (b'{"a":1}\n\xff\xfe\n', "{p}:1: not a battlesim replay"),
+        (b"ruleset: musket\nname: x", "{p}:1: not a battlesim replay"),
     ],
 )
 def test_show_non_replay_exits_2_without_traceback(

@@ -71,7 +71,8 @@ def test_missing_footer_is_truncation(tmp_path: Path, lines: list[str]) -> None:
     """A file that stops after an event is reported truncated after that seq."""
     with pytest.raises(ReplayError) as err:
         read_replay(_write(tmp_path, lines[:-1]), _registry)
-    assert err.value.message == "truncated: no footer after seq 4"
+    assert err.value.message == "incomplete: no footer after seq 4 (a run stopped before the end?)"
+    assert err.value.kind == "incomplete"
     assert err.value.seq == 5
 
 
@@ -89,7 +90,10 @@ def test_half_written_last_line_is_truncation(tmp_path: Path, lines: list[str]) 
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ReplayError) as err:
         read_replay(path, _registry)
-    assert (err.value.line, err.value.message) == (5, "truncated: the last line is incomplete")
+    assert (err.value.line, err.value.message) == (
+        5,
+        "incomplete: the last line was cut short (a run stopped while writing?)",
+    )
 
 
 def test_newer_format_is_refused_clearly(tmp_path: Path) -> None:
@@ -115,7 +119,7 @@ def test_not_a_replay_is_refused(tmp_path: Path) -> None:
     path.write_text("hello\n", encoding="utf-8")
     with pytest.raises(ReplayError) as err:
         read_replay(path, _registry)
-    assert str(err.value) == f'{path}:1: line has no hash-chain link "h"'
+    assert (str(err.value), err.value.kind) == (f"{path}:1: not a battlesim replay", "not_replay")
 
 
 def test_unknown_event_type_is_named(tmp_path: Path) -> None:

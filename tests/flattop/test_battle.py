@@ -45,9 +45,9 @@ def _simulate(data: dict[str, Any], seed: int = 5) -> list[dict[str, Any]]:
     return [json.loads(x) for x in sink.lines[1:-1]]
 
 
-def test_coral_sea_golden_outcome() -> None:
+def test_coral_sea_golden_outcome(tmp_path: Path) -> None:
     """At seed 1942 Shoho is crippled with 7 hits of 8 and the Allies win 11 points to 4."""
-    result = api.run(CORAL, out=Path(os.devnull))
+    result = api.run(CORAL, out=tmp_path / "coral.jsonl")
     o = result.outcome.as_json()
     assert (o["winner"], o["turns"], o["reason"]) == (
         "allied",

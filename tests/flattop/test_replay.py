@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sim import api
@@ -63,3 +64,13 @@ def test_audit_names_an_attack_whose_arithmetic_was_edited() -> None:
     assert changed(lost_hangar={"fighter": 9}) == "more lost aboard than was aboard"
     rolled = event.result.model_copy(update={"fraction_roll": 5})
     assert changed(result=rolled) == "rolls [5, 0] do not come from the draws"
+
+
+def test_a_snapshot_written_before_ships_were_named_ships_still_restores() -> None:
+    """Older replays list ships under ``units`` in their snapshots; restore reads both."""
+    loaded = api.load_replay(golden_path("carrier_duel.yaml", 688))
+    state = loaded.state_at()
+    data = json.loads(json.dumps(snapshot(state)))
+    old = {("units" if k == "ships" else k): v for k, v in data.items()}
+    assert "units" in old and "ships" not in old
+    assert restore(loaded.scenario, old) == state

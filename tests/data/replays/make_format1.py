@@ -1,9 +1,11 @@
 """How tests/data/replays/stone_wall-s1862.format1.jsonl was made (kept for the record).
 
 Format 1 (before snapshots, forks and gzip) stored ``musket.fired`` and
-``musket.meleed`` at schema version 1, without ``morale_check_reason``.  This
-script rewrites a current golden replay into that shape, by hand as it were,
-and re-seals the hash chain: ``python tests/data/replays/make_format1.py``.
+``musket.meleed`` at schema version 1, without ``morale_check_reason``, and
+had no ``engine.snapshot`` events.  This script rewrites a current golden
+replay into that exact shape, by hand as it were (snapshots dropped, ``seq``
+and ``cause`` renumbered, the footer's count adjusted) and re-seals the hash
+chain: ``python tests/data/replays/make_format1.py``.
 """
 
 from __future__ import annotations
@@ -23,15 +25,30 @@ def _strip(result: dict[str, object]) -> dict[str, object]:
     return {k: v for k, v in result.items() if k != "morale_check_reason"}
 
 
+def _renumber(lines: list[str]) -> dict[int, int]:
+    """Old seq -> seq once the snapshot lines are gone."""
+    kept = [json.loads(x)["seq"] for x in lines[1:-1] if '"engine.snapshot"' not in x]
+    return {seq: i for i, seq in enumerate(kept)}
+
+
 def to_format1(lines: list[str]) -> list[str]:
     """Rewrite current replay lines as format 1, re-sealed."""
     out, h = [], GENESIS
+    renumber = _renumber(lines)
     for n, line in enumerate(lines):
         data = {k: v for k, v in json.loads(line).items() if k != "h"}
+        if data.get("type") == "engine.snapshot":
+            continue
         if n == 0:
             data["format_version"] = 1
             body = canonical_json(data)
+        elif data.get("footer"):
+            data["events"] = len(renumber)
+            body = json.dumps(data, separators=(",", ":"))
         else:
+            data["seq"] = renumber[data["seq"]]
+            if data["cause"] is not None:
+                data["cause"] = renumber[data["cause"]]
             if data.get("type") == "musket.fired":
                 data["schema_version"] = 1
                 data["result"] = _strip(data["result"])

@@ -1,0 +1,87 @@
+"""A study's output folder: contained, claimed, locked for the whole study.
+
+- **Contained**: a study file's ``outputs.dir`` resolves inside the study
+  file's folder (no absolute path, no ``..`` out of it); ``--out`` on the
+  command line is the user's own choice.
+- **Claimed**: a new study writes only into a folder that is new, empty or
+  already holds a study (``study.duckdb``), so it never overwrites a
+  ``summary.json``, ``plots/`` or ``replays/`` it did not make.
+- **Locked**: one study at a time per folder (an exclusive ``flock`` held on
+  the folder until the study ends); a second gets a clear refusal instead
+  of racing the first into the database.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["FolderError", "claim_folder", "contained"]
+
+
+class FolderError(ValueError):
+    """An output folder that cannot be used; the message says why."""
+
+
+def contained(base: Path, relative: str) -> Path:
+    """``base / relative``, refusing a path that leaves ``base``.
+
+    Raises:
+        FolderError: ``relative`` is absolute or climbs out of ``base``.
+    """
+    if Path(relative).is_absolute():
+        raise FolderError(f"{relative!r} is absolute: name a folder relative to the study file")
+    path = base / relative
+    root = base.resolve()
+    if not path.resolve().is_relative_to(root):
+        raise FolderError(f"{relative!r} leaves the study file's folder {str(base)!r}")
+    return path
+
+
+def _check_fresh(out: Path, db_name: str) -> None:
+    if (out / db_name).exists():
+        return
+    if any(out.iterdir()):
+        raise FolderError(
+            f"{str(out)!r} holds files that no study made: name a new or empty folder "
+            "(a study never writes over files it did not create)"
+        )
+
+
+@contextlib.contextmanager
+def claim_folder(out: Path, db_name: str, resume: bool) -> Iterator[None]:
+    """Create or check ``out`` and hold an exclusive lock on it meanwhile.
+
+    A folder made here and still empty at the end (the study stopped before
+    writing anything) is removed again.
+
+    Raises:
+        FolderError: ``out`` is a file, holds files no study made (new
+            studies only), cannot be created, or another study holds it.
+    """
+    if out.exists() and not out.is_dir():
+        raise FolderError(f"{str(out)!r} is a file, not a folder")
+    made = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise FolderError(f"cannot use folder {str(out)!r}: {exc.strerror}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise FolderError(
+                f"another battlesim study is running in {str(out)!r}; wait for it to end"
+            ) from None
+        if not resume:
+            _check_fresh(out, db_name)
+        yield
+    finally:
+        os.close(fd)
+        if made:
+            with contextlib.suppress(OSError):
+                out.rmdir()  # only if empty

@@ -1,0 +1,97 @@
+"""The one place where a failure becomes a message and an exit code.
+
+Every command runs inside :class:`GuardedGroup`: whatever a command does not
+handle itself ends as one line on stderr and exit 2 ("bad input"), never a
+traceback and never exit 1, which means "damaged" or "differs" and which
+scripts rely on.  Everything printed passes through :class:`SafeText`, so a
+control character from a file name or a forged replay cannot drive the
+terminal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+import click
+from pydantic import ValidationError
+
+from engine.files import FileProblem
+from engine.reader import ReplayError
+from engine.strictjson import StrictJSONError
+from engine.text import escape
+
+__all__ = ["GuardedGroup", "SafeText", "describe", "run_guarded", "safe_streams"]
+
+
+class SafeText:
+    """A text stream wrapper that escapes control characters (see :func:`engine.text.escape`)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(escape(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def safe_streams() -> Iterator[None]:
+    """Escape control characters in everything written to stdout and stderr meanwhile."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout = SafeText(saved[0])  # a duck-typed text stream
+    sys.stderr = SafeText(saved[1])
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) or "no details"
+
+
+def describe(exc: BaseException) -> str:
+    """One line naming the file (when known) and what went wrong."""
+    if isinstance(exc, ReplayError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        where = exc.filename if exc.filename is not None else ""
+        what = exc.strerror or _one_line(str(exc))
+        return f"{where}: {what}" if where else what
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        return f"{loc}: {err['msg']}" if loc else str(err["msg"])
+    if isinstance(exc, RecursionError):
+        return "input nested too deeply"
+    if isinstance(exc, MemoryError):
+        return "input too large for memory"
+    if isinstance(exc, FileProblem | StrictJSONError):
+        return _one_line(str(exc))
+    return f"{type(exc).__name__}: {_one_line(str(exc))}"
+
+
+def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
+    """Run a group's ``invoke``: escaped output, and any unhandled error one line, exit 2."""
+    with safe_streams():
+        try:
+            return invoke()
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:
+            click.echo(f"battlesim: error: {describe(exc)}", err=True)
+            ctx.exit(2)
+
+
+class GuardedGroup(click.Group):
+    """A click group whose commands never end in a traceback or an unplanned exit 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        return run_guarded(ctx, lambda: super(GuardedGroup, self).invoke(ctx))

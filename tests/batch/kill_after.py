@@ -1,0 +1,58 @@
+"""Run the battlesim CLI and SIGKILL this very process right after its N-th committed chunk.
+
+``python -m tests.batch.kill_after N PIDS battlesim-args...``: the kill happens at
+a count of committed work, not after a delay, so the test that uses it is
+deterministic under any load.  The workers are left to notice their parent
+is gone, as they must after a real SIGKILL; their pids are written to the
+file PIDS first, one a line, so the test can check that none outlives it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sim.batch.store import Store
+from sim.cli import cli
+
+
+def descendants(pid: int) -> set[int]:
+    """Processes below ``pid`` (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _arm(after: int, pids: Path) -> None:
+    commit = Store.commit
+    done = 0
+
+    def commit_then_maybe_die(self: Store, records: Sequence[Any]) -> None:
+        nonlocal done
+        commit(self, records)
+        done += 1
+        if done == after:
+            pids.write_text("".join(f"{p}\n" for p in sorted(descendants(os.getpid()))))
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    Store.commit = commit_then_maybe_die  # type: ignore[method-assign]
+
+
+if __name__ == "__main__":
+    _arm(int(sys.argv[1]), Path(sys.argv[2]))
+    cli(sys.argv[3:], prog_name="battlesim")

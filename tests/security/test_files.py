@@ -1,0 +1,193 @@
+"""Input files with bounds, output files without loss (issue 12, items 2, 4 and 6)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import zlib
+from pathlib import Path
+
+import pytest
+
+from engine.files import FileProblem, gunzip_bounded, read_bounded
+from tests.forge import GOLDEN, invoke
+
+SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "stone_wall.yaml"
+OTHER = GOLDEN.parent / "napoleonic_brigade-s1815.jsonl"
+
+
+# gzip (item 2)
+
+
+def test_a_second_gzip_member_is_refused(tmp_path: Path) -> None:
+    """The issue's reproducer: gzip -c a >x.gz; gzip -c b >>x.gz no longer verifies as a."""
+    path = tmp_path / "x.jsonl.gz"
+    path.write_bytes(gzip.compress(GOLDEN.read_bytes()) + gzip.compress(OTHER.read_bytes()))
+    result = invoke("verify", str(path))
+    assert (result.exit_code, result.stdout) == (
+        1,
+        f"DAMAGED at line 0: {path}:0: a second gzip member after the compressed replay "
+        "(one member only)\n",
+    )
+
+
+def test_trailing_bytes_after_the_gzip_member_are_refused(tmp_path: Path) -> None:
+    """Bytes after the one member (not a member themselves) are refused too."""
+    path = tmp_path / "x.jsonl.gz"
+    path.write_bytes(gzip.compress(GOLDEN.read_bytes()) + b"\n")
+    result = invoke("verify", str(path))
+    assert result.exit_code == 1
+    assert "trailing data after the compressed replay" in result.stdout
+
+
+def test_a_gzip_bomb_stops_at_the_cap() -> None:
+    """1 MiB of zeros stops at the cap: never more than cap + 1 bytes are decompressed."""
+    bomb = gzip.compress(bytes(1 << 20))
+    with pytest.raises(FileProblem, match="decompresses to more than 4096 bytes"):
+        gunzip_bounded(bomb, limit=4096)
+    data, complete = gunzip_bounded(bomb, limit=1 << 20)  # exactly the cap: allowed
+    assert (len(data), complete) == (1 << 20, True)
+
+
+def test_a_cut_gzip_stream_yields_its_prefix() -> None:
+    """A stream cut short (a killed writer) gives the bytes it holds and says it is not complete."""
+    whole = gzip.compress(b"abc\n" * 1000)
+    data, complete = gunzip_bounded(whole[: len(whole) // 2])
+    assert not complete and (b"abc\n" * 1000).startswith(data)
+
+
+def test_damaged_gzip_is_reported() -> None:
+    """Garbage after the gzip magic is damage, not a crash."""
+    with pytest.raises(FileProblem, match="damaged gzip data"):
+        gunzip_bounded(b"\x1f\x8b\x08\x00" + bytes(20))
+
+
+def test_zlib_is_the_only_decompressor_used() -> None:
+    """A raw deflate stream (no gzip header) is refused rather than guessed at."""
+    with pytest.raises(FileProblem):
+        gunzip_bounded(zlib.compress(b"x"))
+
+
+# regular files only (item 4)
+
+
+@pytest.mark.parametrize("command", ["verify", "show", "validate"])
+def test_a_fifo_never_blocks(tmp_path: Path, command: str) -> None:
+    """verify, show and validate on a FIFO exit 2 at once (opening it would wait for a writer)."""
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    result = invoke(command, str(fifo))
+    assert result.exit_code == 2
+    assert "a FIFO (named pipe), not a regular file" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["verify", "show", "validate"])
+def test_dev_zero_is_refused_without_reading(command: str) -> None:
+    """show /dev/zero (a device that never ends) is refused before any read."""
+    result = invoke(command, "/dev/zero")
+    assert result.exit_code == 2
+    assert "a device, not a regular file" in result.stderr
+
+
+def test_read_bounded_reads_no_more_than_the_limit(tmp_path: Path) -> None:
+    """A file one byte over the limit is refused; one of exactly the limit is read."""
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 11)
+    with pytest.raises(FileProblem, match="file too large"):
+        read_bounded(path, limit=10)
+    assert read_bounded(path, limit=11) == b"x" * 11
+
+
+# nothing lost (item 6)
+
+
+def test_run_over_a_replay_keeps_it_when_the_run_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure mid-run (disk full) leaves the old replay byte for byte, and no partial file."""
+    out = tmp_path / "r.jsonl"
+    shutil.copy(GOLDEN, out)
+    before = out.read_bytes()
+    from engine import log
+
+    real = log.FileSink.write
+
+    def full(self: log.FileSink, line: str) -> None:
+        if self.count == 20:
+            raise OSError(28, "No space left on device", str(self.partial))
+        real(self, line)
+
+    monkeypatch.setattr(log.FileSink, "write", full)
+    result = invoke("run", str(SCENARIO), "--out", str(out))
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "No space left on device" in result.stderr
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
+
+
+def test_run_writes_the_final_name_only_when_complete(tmp_path: Path) -> None:
+    """run --out writes <out>.partial and renames it: afterwards only the whole replay is there."""
+    out = tmp_path / "r.jsonl"
+    assert invoke("run", str(SCENARIO), "--out", str(out), "--seed", "1862").exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
+    assert out.read_bytes() == GOLDEN.read_bytes()
+
+
+@pytest.mark.parametrize("target", ["/dev/full", "/dev/zero"])
+def test_run_never_writes_over_a_device(target: str) -> None:
+    """run --out /dev/full is refused (exit 2, one line); the device is left alone."""
+    result = invoke("run", str(SCENARIO), "--out", target)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"battlesim: error: cannot write replay: [Errno 22] not a regular file; "
+        f"battlesim writes only files: '{target}'\n"
+    )
+    assert not Path(target + ".partial").exists()
+
+
+KILL_RUN = """
+import os, signal, sys
+from engine.log import EventLog
+from sim import api
+
+flushes = 0
+real = EventLog.flush
+
+def flush_then_die(self):
+    global flushes
+    real(self)
+    flushes += 1
+    if flushes == 3:  # after the third turn's lines reached the OS
+        os.kill(os.getpid(), signal.SIGKILL)
+
+EventLog.flush = flush_then_die
+api.run(sys.argv[1], out=sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("name", ["r.jsonl", "r.jsonl.gz"])
+def test_a_killed_run_leaves_a_readable_prefix_that_verify_calls_incomplete(
+    tmp_path: Path, name: str
+) -> None:
+    """SIGKILL after turn 3's flush: the old replay is intact, the prefix is in <out>.partial."""
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / name
+    out.write_bytes(b"the old replay\n")
+    cmd = [sys.executable, "-c", KILL_RUN, str(SCENARIO), str(out)]
+    done = subprocess.run(cmd, check=False, cwd=SCENARIO.parents[1], capture_output=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()
+    assert out.read_bytes() == b"the old replay\n"
+    partial = tmp_path / f"{name}.partial"
+    result = invoke("verify", str(partial))
+    assert result.exit_code == 1
+    assert result.stdout.startswith("INCOMPLETE at seq ")
+    assert "no footer after seq" in result.stdout
+    # The prefix is exactly the golden replay's first lines, up to the end of turn 3.
+    raw = partial.read_bytes()
+    prefix = gunzip_bounded(raw)[0] if name.endswith(".gz") else raw
+    assert GOLDEN.read_bytes().startswith(prefix)
+    assert prefix.count(b'"type":"engine.turn_ended"') == 3
