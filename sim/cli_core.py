@@ -52,7 +52,7 @@ def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: 
     except OutputError as exc:
         fail(str(exc))
     except OSError as exc:
-        fail(f"cannot write the replay: {exc.strerror or exc}")
+        fail(f"cannot write replay: {exc}")
     structlog.get_logger("battlesim").info(
         "battle fought",
         scenario=scenario,
