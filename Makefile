@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SCENARIO ?= scenarios/stone_wall.yaml
 OUT    ?= out
 
-.PHONY: run test lint typecheck pytest bench bench-batch bench-startup golden screenshots clean
+.PHONY: run test lint typecheck pytest bench bench-replay bench-memory bench-batch bench-startup golden screenshots clean
 
 $(BIN)/battlesim: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,16 @@ typecheck: $(BIN)/battlesim
 pytest: $(BIN)/battlesim
 	$(BIN)/pytest
 
-## bench: the engine benchmark (figures, not a pass/fail test)
+## bench: the engine against the bare loop, the army-size sweep, start-up (figures, not a test)
 bench: $(BIN)/battlesim
+	$(BIN)/python benchmarks/bench_scale.py
+
+## bench-replay: every replay tool's CPU, wall time and peak memory by replay size
+bench-replay: $(BIN)/battlesim
+	$(BIN)/python benchmarks/bench_replay.py
+
+## bench-memory: a large mixed battle's throughput and peak memory against battle length
+bench-memory: $(BIN)/battlesim
 	$(BIN)/python benchmarks/bench_engine.py
 
 ## bench-batch: the batch-study benchmark (runs/s with 1 and 2 workers, overhead, memory)

@@ -26,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,9 @@ import yaml
 from sim import api
 from sim.batch import RunOptions, StudyPlan, load_target, run_study
 from sim.batch.worker import NullSink, prepare
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import Timed, fmt_spread, load_line, timed
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -121,28 +126,65 @@ def study_rate(runs: int, jobs: int, executor: str = "local") -> dict[str, float
     return {"wall_s": wall, "rate_whole": runs / wall, "rate_steady": clock.steady_rate()}
 
 
-def plain_loop(runs: int) -> float:
-    """Seconds for the same battles as a study's (same seeds), in a bare loop."""
+class LinesBuiltSink:
+    """Drops lines the log has built: serialised and hash-chained, then thrown away.
+
+    What a run that keeps no replay cost before the log learnt to skip
+    building lines for a :class:`engine.log.DiscardSink`.
+    """
+
+    def write(self, line: str) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def plain_loop(runs: int, sink: type[Any] = NullSink) -> Timed:
+    """CPU and wall time of the same battles as a study's (same seeds), in a bare loop."""
     plan = StudyPlan(load_target(STONE_WALL), seed=99, replications=runs)
     prepared = prepare(plan.target, {})
     seeds = [plan.run(0, r).seed for r in range(runs)]
     ruleset, scenario = prepared.scenario or (None, None)
     assert ruleset is not None
-    start = time.perf_counter()
-    for seed in seeds:
-        header = api.make_header(ruleset, scenario, seed, source=plan.target.source)
-        state = ruleset.simulate(scenario, header, NullSink())
-        ruleset.outcome(scenario, state)
-    return time.perf_counter() - start
+
+    def work() -> None:
+        for seed in seeds:
+            header = api.make_header(ruleset, scenario, seed, source=plan.target.source)
+            state = ruleset.simulate(scenario, header, sink())
+            ruleset.outcome(scenario, state)
+
+    return timed(work)[0]
 
 
-def batch_inline(runs: int) -> float:
-    """Seconds for the same battles through the study machinery in this process (--jobs 1)."""
+def batch_inline(runs: int) -> Timed:
+    """CPU and wall time of the same battles through the study machinery here (--jobs 1)."""
     plan = StudyPlan(load_target(STONE_WALL), seed=99, replications=runs)
     with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
-        run_study(plan, Path(tmp) / "s", RunOptions(jobs=1, plots=False))
-        return time.perf_counter() - start
+        return timed(lambda: run_study(plan, Path(tmp) / "s", RunOptions(jobs=1, plots=False)))[0]
+
+
+def _spin(n: int) -> int:
+    """A trivial CPU-bound task: the ideal pool's work item."""
+    total = 0
+    for i in range(n):
+        total += i * i % 7
+    return total
+
+
+def ideal_pool(tasks: int, jobs: int, spin: int) -> float:
+    """Wall seconds of an ideal process pool: ``tasks`` trivial tasks, results discarded.
+
+    The pool is started inside the timed region, as a study starts its workers.
+    """
+    start = time.perf_counter()
+    with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
+        for _ in pool.map(_spin, [spin] * tasks):
+            pass
+    return time.perf_counter() - start
 
 
 _CHILD = """
@@ -181,6 +223,73 @@ def memory_run(runs: int, jobs: int, scenario: Path) -> dict[str, Any]:
         return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+def scaling(runs: int, reps: int) -> dict[str, Any]:
+    """--jobs 1 and 2 studies and an ideal pool of 1 and 2 processes, interleaved."""
+    # one battle's worth of spinning, so the ideal pool's tasks weigh what the study's do
+    spin_t = timed(lambda: _spin(200_000))[0].cpu
+    loop_one = plain_loop(20).cpu / 20
+    spin = max(1000, int(200_000 * loop_one / max(spin_t, 1e-9)))
+    print(f"throughput: stone_wall.yaml, {runs} runs a study, {reps} reps", file=sys.stderr)
+    rates: dict[str, list[dict[str, float]]] = {"1": [], "2": [], "dask2": []}
+    ideal: dict[str, list[float]] = {"1": [], "2": []}
+    for rep in range(reps):  # interleaved, order alternating: pairs meet the same load
+        order = ("1", "2") if rep % 2 == 0 else ("2", "1")
+        for jobs in order:
+            rates[jobs].append(study_rate(runs, int(jobs)))
+            ideal[jobs].append(ideal_pool(runs, int(jobs), spin))
+    rates["dask2"].append(study_rate(runs, 2, "dask"))
+    speedup = [
+        b["rate_whole"] / a["rate_whole"] for a, b in zip(rates["1"], rates["2"], strict=True)
+    ]
+    ideal_speedup = [a / b for a, b in zip(ideal["1"], ideal["2"], strict=True)]
+    share = [s / i for s, i in zip(speedup, ideal_speedup, strict=True)]
+    steady = [
+        b["rate_steady"] / a["rate_steady"] for a, b in zip(rates["1"], rates["2"], strict=True)
+    ]
+    return {
+        "rates": rates,
+        "ideal": ideal,
+        "spin": spin,
+        "speedup": speedup,
+        "ideal_speedup": ideal_speedup,
+        "share": share,
+        "steady": steady,
+    }
+
+
+def overhead(runs: int, reps: int) -> tuple[dict[str, Any], float, float]:
+    """A plain loop, a --jobs 1 study and a loop that builds its lines, interleaved (CPU)."""
+    cpu_used = wall_used = 0.0
+    print("overhead: batch --jobs 1 against a plain loop over the same battles", file=sys.stderr)
+    loops: list[Timed] = []
+    batches: list[Timed] = []
+    built: list[Timed] = []
+    for rep in range(reps):
+        steps = [
+            (loops, lambda: plain_loop(runs)),
+            (batches, lambda: batch_inline(runs)),
+            (built, lambda: plain_loop(runs, LinesBuiltSink)),
+        ]
+        for into, work in steps if rep % 2 == 0 else steps[::-1]:
+            t = work()
+            into.append(t)
+            cpu_used, wall_used = cpu_used + t.cpu, wall_used + t.wall
+    over = [b.cpu / a.cpu - 1 for a, b in zip(loops, batches, strict=True)]
+    saved = [1 - a.cpu / b.cpu for a, b in zip(loops, built, strict=True)]
+    found = {
+        "loops": loops,
+        "batches": batches,
+        "over": over,
+        "saved": saved,
+        "loop": [vars(t) for t in loops],
+        "batch": [vars(t) for t in batches],
+        "lines_built": [vars(t) for t in built],
+        "overhead_cpu_share": over,
+        "discard_saves_cpu_share": saved,
+    }
+    return found, cpu_used, wall_used
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller studies")
@@ -192,25 +301,17 @@ def main() -> None:
     path = args.json or HERE / ("results-batch-quick.json" if args.quick else "results-batch.json")
     results: dict[str, Any] = {"runs": runs}
 
-    print(f"throughput: stone_wall.yaml, {runs} runs a study, best of {args.reps}", file=sys.stderr)
-    rates: dict[str, list[dict[str, float]]] = {"1": [], "2": [], "dask2": []}
-    for _ in range(args.reps):  # interleaved, so each pair meets the same machine load
-        rates["1"].append(study_rate(runs, 1))
-        rates["2"].append(study_rate(runs, 2))
-    rates["dask2"].append(study_rate(runs, 2, "dask"))
-    best = {k: {m: max(r[m] for r in v) for m in v[0]} for k, v in rates.items()}
-    results["throughput"] = {"all": rates, "best": best}
-    ratio_steady = best["2"]["rate_steady"] / best["1"]["rate_steady"]
-    ratio_whole = best["2"]["rate_whole"] / best["1"]["rate_whole"]
-
-    print("overhead: batch --jobs 1 against a plain loop over the same battles", file=sys.stderr)
-    loops, batches = [], []
-    for _ in range(args.reps):
-        loops.append(plain_loop(runs))
-        batches.append(batch_inline(runs))
-    loop_s, batch_s = min(loops), min(batches)
-    overhead_ms = (batch_s - loop_s) / runs * 1000
-    results["overhead"] = {"loop_s": loops, "batch_s": batches, "per_run_ms": overhead_ms}
+    start_load = os.getloadavg()
+    sc = scaling(runs, args.reps)
+    rates, speedup, ideal_speedup = sc["rates"], sc["speedup"], sc["ideal_speedup"]
+    share, steady = sc["share"], sc["steady"]
+    results["throughput"] = {"all": rates, "ideal_wall_s": sc["ideal"], "spin": sc["spin"]}
+    results["scaling"] = {"batch": speedup, "ideal": ideal_speedup, "share": share}
+    ov, cpu_used, wall_used = overhead(runs, args.reps)
+    loops, batches, over, saved = ov["loops"], ov["batches"], ov["over"], ov["saved"]
+    keys = ("loop", "batch", "lines_built", "overhead_cpu_share", "discard_saves_cpu_share")
+    results["overhead"] = {k: ov[k] for k in keys}
+    load = load_line(start_load, os.getloadavg(), cpu_used, wall_used)
 
     print(f"memory: a small battle, studies of {sizes} runs in fresh processes", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
@@ -220,16 +321,23 @@ def main() -> None:
     results["memory"] = memory
 
     lines = [
-        f"stone_wall.yaml, {runs} runs a study (best of {args.reps})",
-        f"  --jobs 1       {best['1']['rate_whole']:7.1f} runs/s whole study, "
-        f"{best['1']['rate_steady']:7.1f} steady",
-        f"  --jobs 2       {best['2']['rate_whole']:7.1f} runs/s whole study, "
-        f"{best['2']['rate_steady']:7.1f} steady",
-        f"  dask, 2 procs  {best['dask2']['rate_whole']:7.1f} runs/s whole study, "
-        f"{best['dask2']['rate_steady']:7.1f} steady",
-        f"  scaling 2/1    {ratio_whole:.2f} whole study, {ratio_steady:.2f} steady",
-        f"plain loop {loop_s / runs * 1000:.2f} ms/run; batch --jobs 1 {batch_s / runs * 1000:.2f} "
-        f"ms/run; overhead {overhead_ms:.2f} ms/run ({100 * (batch_s / loop_s - 1):.1f} %)",
+        load,
+        f"stone_wall.yaml, {runs} runs a study; medians (min-max) of {args.reps} interleaved reps",
+        f"  --jobs 1       {fmt_spread([r['rate_whole'] for r in rates['1']])} runs/s whole "
+        f"study, {fmt_spread([r['rate_steady'] for r in rates['1']])} steady",
+        f"  --jobs 2       {fmt_spread([r['rate_whole'] for r in rates['2']])} runs/s whole "
+        f"study, {fmt_spread([r['rate_steady'] for r in rates['2']])} steady",
+        f"  dask, 2 procs  {rates['dask2'][0]['rate_whole']:.1f} runs/s whole study, "
+        f"{rates['dask2'][0]['rate_steady']:.1f} steady (one run)",
+        f"  speedup 2/1    {fmt_spread(speedup, 2)} whole study, {fmt_spread(steady, 2)} steady",
+        f"  ideal pool 2/1 {fmt_spread(ideal_speedup, 2)} ({runs} trivial tasks of one battle's "
+        "CPU each, same run)",
+        f"  batch / ideal  {fmt_spread(share, 2)}",
+        f"overhead (CPU): plain loop {fmt_spread([t.cpu / runs * 1e3 for t in loops], 2)} ms/run; "
+        f"batch --jobs 1 {fmt_spread([t.cpu / runs * 1e3 for t in batches], 2)} ms/run; "
+        f"overhead {fmt_spread([100 * o for o in over], 1)} %",
+        f"a run that keeps no replay: not building and hashing its lines saves "
+        f"{fmt_spread([100 * x for x in saved], 1)} % of its CPU (plain loops)",
         "memory of a study (small battle, --jobs 1: one process does it all, chunks of 50):",
         "    runs    wall   ru_maxrss  (before the study)  database",
     ]
@@ -244,7 +352,7 @@ def main() -> None:
         "python": sys.version.split()[0],
         "cpus": os.cpu_count(),
         "load_avg": os.getloadavg(),
-        "median_loop_s": statistics.median(loops),
+        "median_loop_cpu_s": statistics.median(t.cpu for t in loops),
     }
     path.write_text(json.dumps(results, indent=2) + "\n")
     print("\n".join(lines))

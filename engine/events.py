@@ -59,6 +59,21 @@ class Event(BaseModel):
     time: float
     cause: int | None = None
 
+    def stamped(self, seq: int) -> Event:
+        """Set ``seq`` on a fresh, unshared event and return it (the log's stamp).
+
+        Only :meth:`engine.log.EventLog.stamp` calls this, once, before the
+        event is applied or written; it is the one write to a frozen event.
+
+        Raises:
+            ValueError: the event already has a seq.
+        """
+        if self.seq != -1:
+            raise ValueError(f"event already stamped with seq {self.seq}")
+        self.__dict__["seq"] = seq
+        self.__pydantic_fields_set__.add("seq")
+        return self
+
 
 class TurnEnded(Event):
     """Engine event closing a turn: the digest of the whole state at that point.

@@ -16,6 +16,7 @@ import hashlib
 import io
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -28,6 +29,7 @@ from engine.version import ENGINE_VERSION, FORMAT_VERSION
 
 __all__ = [
     "FORMAT",
+    "DiscardSink",
     "EventLog",
     "FileSink",
     "Footer",
@@ -143,6 +145,32 @@ class Sink(Protocol):
         """Release the sink."""
 
 
+class DiscardSink:
+    """A sink whose lines nobody reads: the log skips serialising and hashing them.
+
+    For runs whose outcome is wanted and whose replay is not (a batch study
+    that keeps no replays).  Events are still stamped and applied exactly
+    as they are for a file, so the outcome is the same; the recorder also
+    skips the state digests and snapshots only a reader would look at.
+    """
+
+    discards = True
+    """Read by :class:`EventLog`: no line is built for this sink."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        """Events the log passed on (lines it did not build)."""
+
+    def write(self, line: str) -> None:
+        self.count += 1
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 class MemorySink:
     """Keeps lines in a list; for tests, batch workers and re-simulation."""
 
@@ -244,12 +272,21 @@ class EventLog:
         self.header = header
         self.sink = sink
         self.count = 0
-        line, self._h = seal(GENESIS, header.body())
-        sink.write(line)
+        self.discards: bool = getattr(sink, "discards", False) is True
+        """The sink drops lines: none is serialised or hashed (see :class:`DiscardSink`)."""
+        self._h = GENESIS
+        self._line(header.body)
 
     def stamp(self, event: Event) -> Event:
-        """Return ``event`` with the next ``seq`` (the log assigns it)."""
-        return event.model_copy(update={"seq": self.count})
+        """Return ``event`` with the next ``seq`` (the log assigns it).
+
+        A fresh event (``seq`` still -1) is stamped in place: it has not been
+        logged or shared yet, and a copy would cost more than building it.
+        An event that already has a seq is copied.
+        """
+        if event.seq != -1:
+            return event.model_copy(update={"seq": self.count})
+        return event.stamped(self.count)
 
     def write(self, event: Event) -> None:
         """Write a stamped event as the next line.
@@ -259,9 +296,16 @@ class EventLog:
         """
         if event.seq != self.count:
             raise ValueError(f"event seq {event.seq} out of order: expected {self.count}")
-        line, self._h = seal(self._h, event.model_dump_json())
-        self.sink.write(line)
+        self._line(event.model_dump_json)
         self.count += 1
+
+    def _line(self, body: Callable[[], str]) -> None:
+        """Seal and write the next line; to a discarding sink, pass an empty one."""
+        if self.discards:
+            self.sink.write("")
+            return
+        line, self._h = seal(self._h, body())
+        self.sink.write(line)
 
     def flush(self) -> None:
         """Flush the sink (the kernel calls this once a turn)."""
@@ -272,8 +316,7 @@ class EventLog:
         footer = Footer(
             events=self.count, final_turn=final_turn, final_state_digest=final_state_digest
         )
-        line, self._h = seal(self._h, json.dumps(footer.model_dump(), separators=(",", ":")))
-        self.sink.write(line)
+        self._line(lambda: json.dumps(footer.model_dump(), separators=(",", ":")))
         self.sink.flush()
         self.sink.close()
         return footer

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from engine.canonical import digest
+from engine.canonical import RowDigest
 from engine.events import Event, Override, Snapshot, TurnEnded
 from engine.log import EventLog, Footer, Fork
 from engine.projection import Projection, set_path
@@ -39,6 +39,7 @@ class Recorder(Generic[S]):
         self.log = log
         self.projection = projection
         self.snapshot = snapshot
+        self._digests = RowDigest()
         fork = log.header.fork
         self._forks: dict[int, Fork] = fork.chain() if fork is not None else {}
 
@@ -90,15 +91,22 @@ class Recorder(Generic[S]):
         The projection applies :class:`TurnEnded` as a no-op (rulesets never
         see it), so the digest is also that of the state after it.
         """
-        event = self.emit(
-            TurnEnded(turn=turn, time=time, state_digest=digest(self.snapshot(self.state)))
-        )
+        event = self.emit(TurnEnded(turn=turn, time=time, state_digest=self._digest()))
         if turn % SNAPSHOT_EVERY == 0:
             # taken after the turn's end, so a fork's override made there is in it
-            self.emit(Snapshot(turn=turn, time=time, state=self.snapshot(self.state)))
+            state = {} if self.log.discards else self.snapshot(self.state)
+            self.emit(Snapshot(turn=turn, time=time, state=state))
         self.log.flush()
         return event
 
+    def _digest(self) -> str:
+        """The state's digest; none (``""``) when nobody will read the log.
+
+        The turn-end and snapshot events are still emitted (applying them
+        changes nothing), so every later event keeps its seq.
+        """
+        return "" if self.log.discards else self._digests.digest(self.snapshot(self.state))
+
     def close(self, final_turn: int) -> Footer:
         """Write the footer with the final state's digest."""
-        return self.log.close(final_turn, digest(self.snapshot(self.state)))
+        return self.log.close(final_turn, self._digest())

@@ -35,7 +35,7 @@ StreamKey = Sequence[str | int]
 
 def stream_name(key: StreamKey) -> str:
     """Join a stream key into its name: ``("fire", 3, "a")`` → ``"fire/3/a"``."""
-    return "/".join(str(part) for part in key)
+    return "/".join(map(str, key))
 
 
 class Stream:

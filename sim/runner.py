@@ -127,6 +127,6 @@ def fight(
     for process in plan.processes(view, rec):
         env.process(process)
     kernel.start(plan.turn_limit, end)
-    env.run()
+    kernel.run()
     rec.close(kernel.turn)
     return state

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.log import MemorySink, Sink
+from engine.log import DiscardSink, MemorySink, Sink
 from sim.api import make_header
 from sim.batch.campaign import CampaignData, fight_campaign, validate_battle
 from sim.batch.target import Target
@@ -41,17 +41,8 @@ UNIT_COLUMNS = ("side", "initial", "strength", "fatigue", "morale", "men_lost", 
 SinkFor = Callable[[int, str], Sink]
 
 
-class NullSink:
-    """A sink that drops every line (the log is still built and hash-chained)."""
-
-    def write(self, line: str) -> None:
-        pass
-
-    def flush(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
+NullSink = DiscardSink
+"""The sink of a run whose replay is not kept: no line is serialised or hashed."""
 
 
 def _null(_k: int, _name: str) -> Sink:

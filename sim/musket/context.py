@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from engine.rng import Stream
 from sim.musket.data import QUALITY_MORALE, TERRAIN
-from sim.musket.hexmap import distance, neighbours, ring
+from sim.musket.hexmap import distance, neighbours, ring_steps
 from sim.musket.options import MusketOptions
 from sim.musket.scenario import MusketScenario, Order, SideSpec
 from sim.musket.state import BattleState, UnitState
@@ -30,6 +30,8 @@ class Battle(BattleView[MusketScenario, BattleState]):
     rank: dict[str, int] = field(init=False)
     sides: dict[str, SideSpec] = field(init=False)
     orders: dict[str, Order] = field(init=False)
+    _span: int = field(init=False)
+    _nearest: dict[tuple[str, int | None], tuple[int, UnitState | None]] = field(init=False)
 
     def __post_init__(self) -> None:
         self.terrain = {(h[0], h[1]): p.terrain for p in self.scenario.map.terrain for h in p.hexes}
@@ -39,6 +41,8 @@ class Battle(BattleView[MusketScenario, BattleState]):
         self.rank = {uid: i for i, uid in enumerate(self.state.units)}
         self.sides = {s.id: s for s in self.scenario.sides}
         self.orders = {u.id: u.order for s in self.scenario.sides for u in s.units}
+        self._span = self.scenario.map.width + self.scenario.map.height  # > any distance
+        self._nearest = {}
 
     @property
     def options(self) -> MusketOptions:
@@ -76,27 +80,52 @@ class Battle(BattleView[MusketScenario, BattleState]):
     def nearest_enemy(self, unit: UnitState, within: int | None = None) -> UnitState | None:
         """The closest enemy (ties: scenario order), optionally within a range.
 
-        With a range, rings of hexes around the unit are searched outward, so
-        the cost depends on the range, not on the size of the armies.
+        Rings of hexes around the unit are searched outward while a ring's
+        area stays below the number of units, then the remaining enemies are
+        scanned: the cost depends on the distance to the nearest enemy, not on
+        the size of the armies.  The answer is cached per (unit, range) until
+        a unit is placed, moved or removed (``state.placements``).
         """
         assert unit.hex is not None
-        if within is not None and 3 * within * (within + 1) < len(self.state.units):
-            for radius in range(1, within + 1):
-                found = [
-                    self.state.units[uid]
-                    for h in ring(unit.hex, radius)
-                    if (uid := self.state.occupant.get(h)) is not None
-                ]
-                enemies = [u for u in found if u.side != unit.side]
-                if enemies:
-                    return min(enemies, key=lambda u: self.rank[u.id])
+        key = (unit.id, within)
+        placements = self.state.placements
+        hit = self._nearest.get(key)
+        if hit is not None and hit[0] == placements:
+            return hit[1]
+        found = self._search(unit, within)
+        self._nearest[key] = (placements, found)
+        return found
+
+    def _search(self, unit: UnitState, within: int | None) -> UnitState | None:
+        assert unit.hex is not None
+        col, row = unit.hex
+        occupant, units, rank = self.state.occupant, self.state.units, self.rank
+        reach = self._span if within is None else within
+        radius = 0
+        while radius < reach and 3 * (radius + 1) * (radius + 2) < len(units):
+            radius += 1
+            best: UnitState | None = None
+            for dc, dr in ring_steps(bool(col & 1), radius):
+                uid = occupant.get((col + dc, row + dr))
+                if uid is not None:
+                    other = units[uid]
+                    if other.side != unit.side and (best is None or rank[uid] < rank[best.id]):
+                        best = other
+            if best is not None:
+                return best
+        return self._scan(unit, radius, reach)
+
+    def _scan(self, unit: UnitState, beyond: int, reach: int) -> UnitState | None:
+        """The nearest enemy farther than ``beyond`` and within ``reach``, by a scan."""
+        if beyond >= reach:
             return None
+        assert unit.hex is not None
         best: tuple[int, int] | None = None
         nearest: UnitState | None = None
         for e in self.enemies(unit):
             assert e.hex is not None
             key = (distance(unit.hex, e.hex), self.rank[e.id])
-            if (within is None or key[0] <= within) and (best is None or key < best):
+            if key[0] <= reach and (best is None or key < best):
                 best, nearest = key, e
         return nearest
 

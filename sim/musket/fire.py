@@ -14,11 +14,17 @@ from sim.musket.state import UnitState
 __all__ = ["decide_fire", "may_fire", "weapon_range"]
 
 
-def weapon_range(unit: UnitState) -> int:
-    """Farthest hex at which the unit's weapon has a non-zero value."""
-    values: tuple[int, ...] = WEAPONS[unit.weapon]["values"]  # type: ignore[assignment]
+def _reach(values: tuple[int, ...]) -> int:
     reach = [i + 1 for i, v in enumerate(values) if v > 0]
     return reach[-1] if reach else 0
+
+
+_RANGE: dict[str, int] = {name: _reach(w["values"]) for name, w in WEAPONS.items()}  # type: ignore[arg-type]
+
+
+def weapon_range(unit: UnitState) -> int:
+    """Farthest hex at which the unit's weapon has a non-zero value."""
+    return _RANGE[unit.weapon]
 
 
 def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
@@ -74,8 +80,9 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     mods: dict[str, float] = {}
     if QUALITY_FIRE_MODIFIER[unit.quality]:
         mods[f"quality_{unit.quality}"] = QUALITY_FIRE_MODIFIER[unit.quality]
-    if b.fatigue_penalty(unit):
-        mods[f"fatigue_{b.fatigue_level(unit)}"] = -b.fatigue_penalty(unit)
+    penalty = b.fatigue_penalty(unit)
+    if penalty:
+        mods[f"fatigue_{b.fatigue_level(unit)}"] = -penalty
     terrain, cover = b.cover(target.hex)
     if cover:
         mods[terrain] = cover

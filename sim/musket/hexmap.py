@@ -6,9 +6,10 @@ are counted in hexes of 125 yards through cube coordinates.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Final
 
-__all__ = ["YARDS_PER_HEX", "distance", "neighbours", "ring"]
+__all__ = ["YARDS_PER_HEX", "distance", "neighbours", "ring", "ring_steps"]
 
 YARDS_PER_HEX: Final = 125
 
@@ -46,6 +47,18 @@ def ring(center: Hex, radius: int) -> list[Hex]:
             out.append(_offset(x, z))
             x, z = x + ddx, z + ddz
     return out
+
+
+@cache
+def ring_steps(odd: bool, radius: int) -> tuple[Hex, ...]:
+    """The ``(column, row)`` offsets from a centre to its ring of ``radius``.
+
+    In odd-q coordinates the offsets depend only on whether the centre's
+    column is odd, so they are computed once per (parity, radius):
+    targeting then costs a few additions per hex, not a cube conversion.
+    """
+    center = (1, 0) if odd else (0, 0)
+    return tuple((c - center[0], r - center[1]) for c, r in ring(center, radius))
 
 
 def distance(a: Hex, b: Hex) -> int:

@@ -92,6 +92,9 @@ class BattleState:
     winner: str | None = None
     reason: str = ""
     objective_points: dict[str, int] = field(default_factory=dict)
+    placements: int = field(default=0, compare=False)
+    """Count of changes to ``occupant``: rules cache what they derive from it
+    (the nearest enemy) and trust the cache while this count stands."""
 
 
 _UNIT_FIELDS = tuple(f.name for f in fields(UnitState))
@@ -172,6 +175,7 @@ def _place(state: BattleState, unit: UnitState, to: Hex | None) -> None:
     unit.hex = to
     if to is not None:
         state.occupant[to] = unit.id
+    state.placements += 1
 
 
 def _take(state: BattleState, unit: UnitState, c: Casualties) -> None:

@@ -1,0 +1,86 @@
+"""Targeting costs the same at any army size, and is searched once while nothing moves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import simpy
+
+from engine.kernel import TurnKernel
+from engine.rng import Streams
+from sim.loader import validate_data
+from sim.musket.context import Battle
+from sim.musket.state import initial_state
+
+
+class CountingDict(dict[Any, Any]):
+    """A dict that counts ``get`` calls: the hex lookups of a search."""
+
+    gets = 0
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        CountingDict.gets += 1
+        return super().get(key, default)
+
+
+def _lines(per_side: int) -> Battle:
+    """Two facing lines, two ranks deep, one row apart: every unit has an enemy within 2."""
+    width = per_side // 2
+    units = [
+        [
+            {
+                "id": f"{s}{i}",
+                "name": f"{s}{i}",
+                "kind": "infantry",
+                "strength": 100,
+                "quality": "C",
+                "weapon": "rifle_musket",
+                "at": [i % width, (1 - i // width) if s == "n" else 3 + i // width],
+            }
+            for i in range(per_side)
+        ]
+        for s in ("n", "s")
+    ]
+    data = {
+        "ruleset": "musket",
+        "name": "t",
+        "map": {"width": width, "height": 5},
+        "turns": {"limit": 1},
+        "sides": [
+            {"id": "a", "name": "A", "retreat": "north", "units": units[0]},
+            {"id": "b", "name": "B", "retreat": "south", "units": units[1]},
+        ],
+    }
+    _, sc = validate_data(data, {}, "t.yaml")
+    state = initial_state(sc)
+    state.occupant = CountingDict(state.occupant)
+    return Battle(sc, state, Streams(1), TurnKernel(simpy.Environment(), ("x",), 20))
+
+
+def _lookups_per_unit(b: Battle) -> list[int]:
+    counts = []
+    for unit in b.state.units.values():
+        before = CountingDict.gets
+        assert b.nearest_enemy(unit, within=4) is not None
+        counts.append(CountingDict.gets - before)
+    return counts
+
+
+def test_hex_lookups_per_search_do_not_grow_with_the_armies() -> None:
+    """The most hexes one search looks at is the same with 40 and with 1,600 units a side.
+
+    A unit in the back rank has its nearest enemy at distance 3 (the row
+    between the lines is empty), so it looks at rings 1..3: 6 + 12 + 18 hexes.
+    """
+    small, large = _lookups_per_unit(_lines(40)), _lookups_per_unit(_lines(1600))
+    assert max(small) == max(large) == 6 + 12 + 18
+    assert min(small) == min(large) == 6 + 12
+
+
+def test_search_is_cached_until_a_unit_is_placed() -> None:
+    """A second search with nothing moved looks at no hex; a placement makes it search again."""
+    b = _lines(40)
+    _lookups_per_unit(b)
+    assert set(_lookups_per_unit(b)) == {0}
+    b.state.placements += 1  # what apply's _place does when a unit moves or leaves
+    assert set(_lookups_per_unit(b)) == {6 + 12, 6 + 12 + 18}
