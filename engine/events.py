@@ -27,6 +27,7 @@ __all__ = [
     "TurnEnded",
     "UnknownEventType",
     "Upcaster",
+    "same_shape",
 ]
 
 
@@ -51,6 +52,9 @@ class Event(BaseModel):
 
     since_format: ClassVar[int] = 1
     """The first replay format version whose files may hold this event type."""
+    older_formats: ClassVar[dict[int, int]] = {}
+    """Schema version of this type in files of an older format, where it differed
+    from today's (format 1 is always 1): ``{2: 1}`` for a type raised in format 3."""
 
     type: str
     schema_version: int = 1
@@ -120,6 +124,15 @@ D20 = Annotated[int, Field(ge=1, le=20)]
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 """Turns one stored event of a type at version v into the shape of version v + 1."""
+
+
+def same_shape(data: dict[str, Any]) -> dict[str, Any]:
+    """The upcaster of a version that changed what is recorded, not the shape.
+
+    E.g. a version that began to fill the optional ``cause``: an older record
+    keeps the value it had (no cause), which is what it recorded.
+    """
+    return data
 
 
 class UnknownEventType(ValueError):

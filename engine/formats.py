@@ -7,9 +7,13 @@ had, so that claiming one is no way around a check (a *downgrade*):
   the fields of :data:`HEADER_V1`, events all at schema version 1, no
   ``engine.snapshot`` or ``engine.override`` events, rulesets that existed
   then only (``EventRegistry.since_format``), plain text (never gzip).
-- **Format 2** (today's): the header may add ``fork``; every event is at its
-  class's current ``schema_version`` and its line is exactly the writer's
-  serialisation; the file may be gzip-compressed.
+- **Format 2**: the header may add ``fork``; every event is at the schema
+  version its class had then (today's, unless the class lists another in
+  ``Event.older_formats``); the file may be gzip-compressed.
+- **Format 3** (today's): as format 2, with the event types that began to
+  record their ``cause`` at schema version 2; every event is at its class's
+  current ``schema_version`` and its line is exactly the writer's
+  serialisation.
 
 In every format the header line is canonical JSON, the footer line is
 exactly what the writer writes, every field has its exact type (no ``true``
@@ -37,7 +41,7 @@ __all__ = [
     "schema_version_in",
 ]
 
-FORMATS = (1, 2)
+FORMATS = (1, 2, 3)
 """Every format version this battlesim reads; the last is the one it writes."""
 assert FORMATS[-1] == FORMAT_VERSION
 FIRST_GZIP_FORMAT = 2
@@ -55,7 +59,7 @@ HEADER_V1 = frozenset(
         "source",
     }
 )
-_HEADER_OPTIONAL = {1: frozenset[str](), 2: frozenset({"fork"})}
+_HEADER_OPTIONAL = {1: frozenset[str](), 2: frozenset({"fork"}), 3: frozenset({"fork"})}
 _FOOTER = ("footer", "events", "final_turn", "final_state_digest")
 
 
@@ -88,7 +92,9 @@ def check_header_line(version: int, body: str, data: dict[str, Any]) -> None:
 def schema_version_in(format_version: int, cls: type[Event]) -> int:
     """The schema version events of ``cls`` have in files of ``format_version``."""
     current: int = cls.model_fields["schema_version"].default
-    return 1 if format_version == 1 else current
+    if format_version == 1:
+        return 1
+    return cls.older_formats.get(format_version, current)
 
 
 def check_event_line(format_version: int, cls: type[Event], data: dict[str, Any]) -> None:

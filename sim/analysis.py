@@ -145,14 +145,23 @@ def measures_by_turn(loaded: LoadedReplay) -> dict[int, list[Reading]]:
 def why(loaded: LoadedReplay, seq: int) -> list[tuple[Event, str]]:
     """The chain of causes of event ``seq``, root first, each with its narrative line.
 
+    Every link must name an earlier event, so the chain ends at a first cause
+    (an event with none) after at most ``seq`` steps.
+
     Raises:
-        IndexError: no event ``seq`` in the replay.
+        IndexError: no event ``seq`` in the replay, or a cause that is not an
+            earlier event (a damaged replay: it would never end).
     """
     if not 0 <= seq < len(loaded.events):
         raise IndexError(f"no event seq {seq}: the replay has seq 0..{len(loaded.events) - 1}")
     chain = [seq]
-    # The reader refuses causes that are not earlier events; the bound is a second guard.
-    while (cause := loaded.events[chain[-1]].cause) is not None and 0 <= cause < chain[-1]:
+    # The reader refuses causes that are not earlier events; this is a second guard
+    # for events built in memory (a notebook's edit), which would otherwise loop.
+    while (cause := loaded.events[chain[-1]].cause) is not None:
+        if not 0 <= cause < chain[-1]:
+            raise IndexError(
+                f"event seq {chain[-1]} names cause {cause}, which is not an earlier event"
+            )
         chain.append(cause)
     wanted = set(chain)
     lines: dict[int, str] = {}

@@ -18,7 +18,7 @@ Then the footer is written with the final state's digest.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -80,7 +80,9 @@ class Plan(Generic[ScT, StT, ViewT]):
         processes: the battle's SimPy processes (each a generator), started in order.
         turn_end: ``turn_end(view, turn, last)`` — events decided at a turn's end;
             each is emitted before the next is asked for, so a generator sees
-            the state after the events it has yielded.
+            the state after the events it has yielded, and receives each event
+            as logged (with its ``seq``) from its ``yield``, so a later event
+            can name an earlier one as its ``cause``.
         forget_streams: drop the streams named ``"<turn>/..."`` at each turn's
             end (False when stream names do not start with the turn).
     """
@@ -92,6 +94,20 @@ class Plan(Generic[ScT, StT, ViewT]):
     processes: Callable[[ViewT, Recorder[StT]], Iterable[simpy.events.ProcessGenerator]]
     turn_end: Callable[[ViewT, int, bool], Iterable[Event]]
     forget_streams: bool = True
+
+
+def _emit_all(rec: Recorder[StT], events: Iterable[Event]) -> None:
+    """Emit each event in turn; a generator gets each logged event back from its ``yield``."""
+    if not isinstance(events, Generator):
+        for event in events:
+            rec.emit(event)
+        return
+    try:
+        event = next(events)
+        while True:
+            event = events.send(rec.emit(event))
+    except StopIteration:
+        return
 
 
 def fight(
@@ -117,8 +133,7 @@ def fight(
     view = plan.view(scenario, state, streams, kernel)
 
     def end(turn: int) -> bool:
-        for event in plan.turn_end(view, turn, turn == plan.turn_limit):
-            rec.emit(event)
+        _emit_all(rec, plan.turn_end(view, turn, turn == plan.turn_limit))
         rec.end_turn(turn, float(env.now))
         if plan.forget_streams:
             streams.forget(f"{turn}/")

@@ -4,7 +4,7 @@ from engine.events import EventRegistry
 from sim.becmi.battle import plan
 from sim.becmi.campaign import carry_over
 from sim.becmi.data import RULES_VERSION, rules_data
-from sim.becmi.events import becmi_events
+from sim.becmi.events import UPCASTERS, becmi_events
 from sim.becmi.report import narrate, outcome, render_state, summary
 from sim.becmi.scenario import BecmiScenario, cross_check
 from sim.becmi.state import apply_event, initial_state, restore, snapshot
@@ -17,7 +17,7 @@ RULESET = Ruleset(
     name="becmi",
     version=RULES_VERSION,
     scenario_model=BecmiScenario,
-    registry=EventRegistry(becmi_events(), since_format=2),
+    registry=EventRegistry(becmi_events(), UPCASTERS, since_format=2),
     cross_check=cross_check,
     rules_data=rules_data,
     plan=plan,

@@ -127,10 +127,14 @@ class Battle(BattleView[BecmiScenario, BattleState]):
         return death_ray_save(cls, level), label
 
     def stun_con(self, cid: str) -> tuple[int, str]:
-        """C in the stun roll: Constitution, or ``monster_con_per_hd`` × HD [ours]."""
+        """C in the stun roll: Constitution (or its adjustment, ``stun_c``), or
+        ``monster_con_per_hd`` × HD [ours]."""
         s = self.specs[cid]
         if isinstance(s, CharacterSpec):
-            return s.abilities.constitution, "constitution"
+            con = s.abilities.constitution
+            if self.options.stun_c == "constitution_adjustment":
+                return ability_adjustment(con), "constitution adjustment"
+            return con, "constitution"
         k = self.options.monster_con_per_hd
         return k * self.hit_dice[cid].twice // 2, f"{k} x HD"
 

@@ -53,7 +53,7 @@ def roll_to_hit(
     ac_mods = _nonzero(ac_mods)
     mods = _nonzero(mods)
     ac = ac_base + sum(ac_mods.values())
-    need = needed(thac0, ac)
+    need = needed(thac0, ac, options.low_plateaus == "every_10")
     roll, draw = rng.roll(20)
     draws.append(draw)
     total = roll + sum(mods.values())

@@ -8,13 +8,14 @@ from the log alone.  Positions are ``[x, y]`` in feet; ``time`` is seconds.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.events import D6, D20, Draw, Event
+from engine.events import D6, D20, Draw, Event, Upcaster, same_shape
 
 __all__ = [
+    "UPCASTERS",
     "Attacked",
     "BattleEnded",
     "Damage",
@@ -111,6 +112,9 @@ class Recovered(Event):
     """A knocked-out combatant comes to."""
 
     type: Literal["becmi.recovered"] = "becmi.recovered"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2 records its ``cause``: the blow that knocked it out."""
     phase: str = "initiative"
     combatant: str
     knocked_out_round: int
@@ -217,6 +221,9 @@ class Wrestled(Event):
     """One round of a wrestling bout: d20 + WR each, the hold moved, pins."""
 
     type: Literal["becmi.wrestled"] = "becmi.wrestled"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2 records its ``cause``: the bout's previous round (none for the first)."""
     phase: str = "melee"
     bout: str
     started: bool
@@ -245,6 +252,9 @@ class MoraleChecked(Event):
     """A side's monsters check morale: 2d6 against each one's ML; above it flees."""
 
     type: Literal["becmi.morale_checked"] = "becmi.morale_checked"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2 records its ``cause``: the fall that reached the trigger."""
     phase: str = "morale"
     side: str
     trigger: Literal["first_fallen", "half_out"]
@@ -259,6 +269,9 @@ class BattleEnded(Event):
     """The outcome: the side left standing, or None for a draw, and why."""
 
     type: Literal["becmi.battle_ended"] = "becmi.battle_ended"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2 records its ``cause``: the last fall of the sides no longer standing."""
     winner: str | None
     reason: str
     standing: list[str]
@@ -277,3 +290,15 @@ def becmi_events() -> tuple[type[Event], ...]:
         MoraleChecked,
         BattleEnded,
     )
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    (tag, 1): same_shape  # v1 recorded no cause and keeps none
+    for tag in (
+        "becmi.recovered",
+        "becmi.wrestled",
+        "becmi.morale_checked",
+        "becmi.battle_ended",
+    )
+}
+"""Upcasters of stored becmi events, by (type, from version)."""

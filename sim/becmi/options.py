@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sim.options import later_option
+
 __all__ = ["BecmiOptions"]
 
 
@@ -26,6 +28,11 @@ class BecmiOptions(BaseModel):
     natural_20_hits: bool = Field(
         False, description="[ours] A natural 20 on the to-hit d20 always hits (off: it does not)."
     )
+    low_plateaus: Literal["every_10", "two_and_minus_10"] = later_option(
+        "every_10",
+        "[ours] To-hit plateaus below 2 at T = 2, -10, -20, ... (seed 001 L13's "
+        "'etc.' continued in steps of 10); 'two_and_minus_10': only the two the seed names.",
+    )
     short_range_modifier: int = Field(
         1, ge=-10, le=10, description="[fan] To-hit at short range (seed line lost)."
     )
@@ -38,6 +45,16 @@ class BecmiOptions(BaseModel):
         le=20,
         description="[ours] A monster's C in the stun roll t = d20 - C is this × HD "
         "(the seed line is cut after '2×').",
+    )
+    stun_c: Literal["constitution", "constitution_adjustment"] = later_option(
+        "constitution",
+        "[ours] A character's C' in the stun roll t = d20 - C' (seed 001 L50) is "
+        "its Constitution score; 'constitution_adjustment': the Constitution adjustment.",
+    )
+    haymaker_save: Literal["replaces", "adds"] = later_option(
+        "replaces",
+        "[ours] A haymaker's knock-out save is at -4 instead of the blow's +4 "
+        "(seed 001 L53 read as replacing it); 'adds': -4 on top of +4 (net 0).",
     )
     haymaker_may_pull: bool = Field(
         False, description="[ours] A haymaker may be pulled (off: words lost in the seed)."

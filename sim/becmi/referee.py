@@ -1,5 +1,11 @@
 """What belongs to the round, not to one combatant: initiative, coming to, morale, the end.
 
+Causes: a combatant coming to names the blow that knocked it out; a morale
+check names the fall that reached its trigger (the side's first fall, or the
+one that put half of it out); an end names the last fall of the sides no
+longer standing.  A fall is a kill, a knock-out or a flight
+(``CombatantState.fallen_by``).
+
 Draws: ``<round>/initiative/<side>`` (one d6 per side) and
 ``<round>/morale/<side>`` (2d6).
 """
@@ -21,7 +27,13 @@ Trigger = Literal["first_fallen", "half_out"]
 def decide_recoveries(b: Battle) -> list[Recovered]:
     """Knocked-out combatants whose t rounds are over come to (scenario order)."""
     return [
-        Recovered(turn=b.turn, time=b.now, combatant=c.id, knocked_out_round=c.wakes_round - 1)
+        Recovered(
+            turn=b.turn,
+            time=b.now,
+            cause=c.fallen_by,
+            combatant=c.id,
+            knocked_out_round=c.wakes_round - 1,
+        )
         for c in b.state.combatants.values()
         if c.present and c.unconscious and c.wakes_round <= b.turn
     ]
@@ -49,6 +61,18 @@ def _trigger(b: Battle, side: SideSpec) -> Trigger | None:
     if out >= 1 and not s.first_fallen_checked:
         return "first_fallen"
     return None
+
+
+def _trigger_cause(b: Battle, side: SideSpec, trigger: Trigger) -> int | None:
+    """The fall that reached ``trigger``: the first, or the one that put half the side out."""
+    falls = sorted(
+        f
+        for c in side.combatants
+        if not b.state.combatants[c.id].conscious
+        and (f := b.state.combatants[c.id].fallen_by) is not None
+    )
+    k = 1 if trigger == "first_fallen" else -(-len(side.combatants) // 2)
+    return falls[min(k, len(falls)) - 1] if falls else None
 
 
 def _morale_of(b: Battle, side: SideSpec) -> dict[str, int]:
@@ -83,6 +107,7 @@ def decide_morale(b: Battle) -> list[MoraleChecked]:
             MoraleChecked(
                 turn=b.turn,
                 time=b.now,
+                cause=_trigger_cause(b, side, trigger),
                 side=side.id,
                 trigger=trigger,
                 rolls=[r1, r2],
@@ -104,16 +129,38 @@ def standing(b: Battle) -> list[str]:
     ]
 
 
+def _last_fall(b: Battle, up: list[str]) -> int | None:
+    """The latest fall among the sides no longer standing: the one that ended the fight."""
+    falls = [
+        c.fallen_by
+        for c in b.state.combatants.values()
+        if c.side not in up and c.fallen_by is not None
+    ]
+    return max(falls, default=None)
+
+
 def decide_end(b: Battle, last_round: bool) -> BattleEnded | None:
     """The fight ends when one side or none is left standing, or at the round limit."""
     up = standing(b)
     names = {s.id: s.name for s in b.scenario.sides}
     if len(up) == 1:
         reason = f"{names[up[0]]} is the only side left standing"
-        return BattleEnded(turn=b.turn, time=b.now, winner=up[0], reason=reason, standing=up)
+        return BattleEnded(
+            turn=b.turn,
+            time=b.now,
+            cause=_last_fall(b, up),
+            winner=up[0],
+            reason=reason,
+            standing=up,
+        )
     if not up:
         return BattleEnded(
-            turn=b.turn, time=b.now, winner=None, reason="no side is left standing", standing=[]
+            turn=b.turn,
+            time=b.now,
+            cause=_last_fall(b, up),
+            winner=None,
+            reason="no side is left standing",
+            standing=[],
         )
     if last_round:
         reason = f"round limit reached with {len(up)} sides standing"

@@ -68,6 +68,8 @@ class CombatantState:
     harmed_phase: str = ""
     harmed_by: str = ""
     """Side whose blow last stunned, knocked out or killed it (for simultaneous ties)."""
+    fallen_by: int | None = None
+    """Seq of the event that killed, knocked out or routed it; None while it stands."""
 
     @property
     def present(self) -> bool:
@@ -93,6 +95,8 @@ class Bout:
     defenders: list[str]
     hold: int = 0
     resolved_round: int = 0
+    last_round: int | None = None
+    """Seq of the bout's latest round: the hold the next round starts from."""
 
 
 @dataclass(slots=True)
@@ -162,6 +166,7 @@ def snapshot(state: BattleState) -> dict[str, Any]:
                 "defenders": list(b.defenders),
                 "hold": b.hold,
                 "resolved_round": b.resolved_round,
+                "last_round": b.last_round,
             }
             for b in state.bouts.values()
         ],
@@ -189,6 +194,7 @@ def restore(sc: BecmiScenario, data: dict[str, Any]) -> BattleState:
             list(row["defenders"]),
             row["hold"],
             row["resolved_round"],
+            row["last_round"],
         )
         for row in data["bouts"]
     }
@@ -235,6 +241,7 @@ def _wound(
     c.hp = hp
     if killed:
         c.status = "dead"
+        c.fallen_by = e.seq
         _harm(state, c, e.turn, phase, by)
         _leave_bout(state, c)
 
@@ -260,7 +267,9 @@ def _(event: Initiative, state: BattleState) -> None:
 
 @apply.register
 def _(event: Recovered, state: BattleState) -> None:
-    state.combatants[event.combatant].unconscious = False
+    c = state.combatants[event.combatant]
+    c.unconscious = False
+    c.fallen_by = None
 
 
 @apply.register
@@ -289,6 +298,7 @@ def _(event: Struck, state: BattleState) -> None:
         _harm(state, target, event.turn, event.phase, event.attacker)
     if event.knocked_out_rounds > 0:
         target.unconscious = True
+        target.fallen_by = event.seq
         target.wakes_round = event.turn + event.knocked_out_rounds + 1
         _leave_bout(state, target)
 
@@ -304,6 +314,7 @@ def _(event: Wrestled, state: BattleState) -> None:
     bout = state.bouts[event.bout]
     bout.hold = event.hold_after
     bout.resolved_round = event.turn
+    bout.last_round = event.seq
     for w in (*event.aggressors.members, *event.defenders.members):
         state.combatants[w.id].wrestled_round = event.turn
     pinner = event.aggressors.leader if event.hold_after > 0 else event.defenders.leader
@@ -331,6 +342,7 @@ def _(event: MoraleChecked, state: BattleState) -> None:
     for cid in event.fled:
         c = state.combatants[cid]
         c.status = "fled"
+        c.fallen_by = event.seq
         _leave_bout(state, c)
 
 

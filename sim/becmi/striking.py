@@ -11,9 +11,10 @@ from sim.becmi.context import Battle
 from sim.becmi.data import STUNNED
 from sim.becmi.dice import roll_save, roll_to_hit
 from sim.becmi.events import Damage, Save, Struck
+from sim.becmi.options import BecmiOptions
 from sim.becmi.state import CombatantState
 
-__all__ = ["HAYMAKER_TO_HIT", "decide_strike", "strike_damage"]
+__all__ = ["HAYMAKER_TO_HIT", "decide_strike", "knock_out_modifiers", "strike_damage"]
 
 HAYMAKER_TO_HIT = -5
 """Seed 001 L53: a haymaker is at −5 to hit."""
@@ -27,6 +28,19 @@ def strike_damage(str_bonus: int, pulled: bool, negative_h: int) -> Damage:
     return Damage(
         dice="1", rolls=[1], modifiers=mods, minimum=0, total=max(0, 1 + sum(mods.values()))
     )
+
+
+def knock_out_modifiers(haymaker: bool, options: BecmiOptions) -> dict[str, int]:
+    """The blow's part of the knock-out save: +4, or a haymaker's −4 (seed 001 L52–L53).
+
+    ``haymaker_save`` [ours]: ``replaces`` reads "−4 on SvDR" as the save at −4
+    instead of +4; ``adds`` as −4 on top of the +4.
+    """
+    if not haymaker:
+        return {"blow": 4}
+    if options.haymaker_save == "replaces":
+        return {"haymaker": -4}
+    return {"blow": 4, "haymaker": -4}
 
 
 def _stun(
@@ -43,10 +57,9 @@ def _stun(
     t = roll - con
     if t <= 0:
         return roll, t, None, 0
-    haymaker = b.specs[c.id].haymaker
     number, save_as = b.death_ray(target.id)
     mods = {
-        "haymaker" if haymaker else "blow": -4 if haymaker else 4,
+        **knock_out_modifiers(b.specs[c.id].haymaker, b.options),
         "attacker_strength": -b.str_adj(c.id),
         "stunned": STUNNED["saves"] if target.stunned(b.turn) else 0,
     }

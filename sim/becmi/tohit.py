@@ -7,7 +7,8 @@ states:
 * above 20: for each threshold T = 20, 30, 40, … in order, if H > T then
   H = max(T, H − 4);
 * below 2: for each threshold T = 2, −10, −20, … in order, if H < T then
-  H = min(T, H + 4);
+  H = min(T, H + 4) (option ``low_plateaus`` [ours]: the seed names 2 and −10
+  and then "etc."; ``two_and_minus_10`` stops after those two);
 * if H is still negative, the roll needed is 2 and −H is added to damage.
 """
 
@@ -36,8 +37,12 @@ __all__ = [
 ]
 
 
-def plateau(h: int) -> tuple[int, list[tuple[int, int, int]]]:
+def plateau(h: int, every_10: bool = True) -> tuple[int, list[tuple[int, int, int]]]:
     """Apply the plateau adjustments to a basic to-hit ``h``.
+
+    Args:
+        every_10: continue the low thresholds past −10 in steps of 10 [ours];
+            False stops after 2 and −10.
 
     Returns:
         (adjusted H, the steps taken as ``(threshold, before, after)``).
@@ -49,7 +54,7 @@ def plateau(h: int) -> tuple[int, list[tuple[int, int, int]]]:
         steps.append((t, h, after))
         h, t = after, t + 10
     t = 2
-    while h < t:
+    while h < t and (every_10 or t >= -10):
         after = min(t, h + 4)
         steps.append((t, h, after))
         h, t = after, (-10 if t == 2 else t - 10)
@@ -71,10 +76,14 @@ class Needed:
     """−H when the adjusted H is negative (seed 001 L14), else 0."""
 
 
-def needed(thac0: int, ac: int) -> Needed:
-    """The roll needed by an attacker of ``thac0`` against armour class ``ac``."""
+def needed(thac0: int, ac: int, every_10: bool = True) -> Needed:
+    """The roll needed by an attacker of ``thac0`` against armour class ``ac``.
+
+    Args:
+        every_10: option ``low_plateaus`` is ``every_10`` (see :func:`plateau`).
+    """
     h = thac0 - ac
-    adjusted, steps = plateau(h)
+    adjusted, steps = plateau(h, every_10)
     if adjusted < 0:
         return Needed(h, steps, adjusted, 2, -adjusted)
     return Needed(h, steps, adjusted, adjusted, 0)

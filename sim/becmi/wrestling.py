@@ -93,9 +93,20 @@ def _pins(b: Battle, draws: list[Draw], bout_id: str, victims: list[str], pinner
 
 
 def decide_wrestle(
-    b: Battle, bout_id: str, aggressors: list[str], defenders: list[str], hold: int, started: bool
+    b: Battle,
+    bout_id: str,
+    aggressors: list[str],
+    defenders: list[str],
+    hold: int,
+    started: bool,
+    cause: int | None = None,
 ) -> Wrestled:
-    """One round of a bout (or its first, when ``started``)."""
+    """One round of a bout (or its first, when ``started``).
+
+    Args:
+        cause: the bout's previous round, whose hold this round starts from
+            (its pins follow from that hold); None for a bout's first round.
+    """
     draws: list[Draw] = []
     a = _team(b, draws, bout_id, aggressors, pinned=hold == -3)
     d = _team(b, draws, bout_id, defenders, pinned=hold == 3)
@@ -112,6 +123,7 @@ def decide_wrestle(
     return Wrestled(
         turn=b.turn,
         time=b.now,
+        cause=cause,
         bout=bout_id,
         started=started,
         aggressors=a,
@@ -129,7 +141,9 @@ def decide_bout(b: Battle, bout: Bout) -> Wrestled | None:
     """The bout's round, unless it was already wrestled this round."""
     if bout.resolved_round == b.turn:
         return None
-    return decide_wrestle(b, bout.id, bout.aggressors, bout.defenders, bout.hold, started=False)
+    return decide_wrestle(
+        b, bout.id, bout.aggressors, bout.defenders, bout.hold, False, bout.last_round
+    )
 
 
 def decide_join(b: Battle, c: CombatantState, target: CombatantState) -> Joined:

@@ -5,7 +5,7 @@ from sim.flattop.audit import audit
 from sim.flattop.battle import plan
 from sim.flattop.campaign import carry_over
 from sim.flattop.data import RULES_VERSION, rules_data
-from sim.flattop.events import flattop_events
+from sim.flattop.events import UPCASTERS, flattop_events
 from sim.flattop.report import narrate, outcome, render_state, summary
 from sim.flattop.scenario import FlattopScenario, cross_check
 from sim.flattop.state import apply_event, initial_state, restore, snapshot
@@ -18,7 +18,7 @@ RULESET = Ruleset(
     name="flattop",
     version=RULES_VERSION,
     scenario_model=FlattopScenario,
-    registry=EventRegistry(flattop_events(), since_format=2),
+    registry=EventRegistry(flattop_events(), UPCASTERS, since_format=2),
     cross_check=cross_check,
     rules_data=rules_data,
     plan=plan,

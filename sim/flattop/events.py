@@ -9,13 +9,14 @@ air factors (AF); ``dict[str, int]`` fields map aircraft type to AF.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.events import Draw, Event
+from engine.events import Draw, Event, Upcaster, same_shape
 
 __all__ = [
+    "UPCASTERS",
     "AirCombat",
     "AntiAircraft",
     "Attacked",
@@ -80,6 +81,9 @@ class StrikeCancelled(Event):
     """A strike did not launch: its carrier was sunk or crippled, or it had no aircraft."""
 
     type: Literal["flattop.strike_cancelled"] = "flattop.strike_cancelled"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2: a strike grounded by its carrier's damage names the attack that did it."""
     strike: str
     reason: str
     returned: dict[str, int]
@@ -184,6 +188,9 @@ class BattleEnded(Event):
     """The outcome: the winner (None for a draw), why, and each side's points."""
 
     type: Literal["flattop.battle_ended"] = "flattop.battle_ended"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2 records its ``cause``: the attack that last crippled or sank a ship."""
     winner: str | None
     reason: str
     points: dict[str, int]
@@ -202,3 +209,11 @@ def flattop_events() -> tuple[type[Event], ...]:
         Rearmed,
         BattleEnded,
     )
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    # v1 recorded the cause it had (none, or the spotting); it keeps it
+    ("flattop.strike_cancelled", 1): same_shape,
+    ("flattop.battle_ended", 1): same_shape,
+}
+"""Upcasters of stored flattop events, by (type, from version)."""

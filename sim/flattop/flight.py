@@ -35,12 +35,22 @@ def _why_grounded(b: Battle, deck: str) -> str:
     return f"{b.state.ships[deck].name} is {status}"
 
 
+def _grounded_by(b: Battle, deck: str) -> int | None:
+    """The attack that crippled or sank the deck's carrier: why its strike is cancelled."""
+    return b.state.ships[deck].status_cause
+
+
 def decide_spot(b: Battle, strike: str) -> Spotted | StrikeCancelled:
     """Bring the strike's aircraft up to the Ready box, as many as the hangar holds."""
     st = b.strikes[strike]
     if not b.can_operate(st.origin):
         return StrikeCancelled(
-            turn=b.turn, time=b.now, strike=strike, reason=_why_grounded(b, st.origin), returned={}
+            turn=b.turn,
+            time=b.now,
+            cause=_grounded_by(b, st.origin),
+            strike=strike,
+            reason=_why_grounded(b, st.origin),
+            returned={},
         )
     want = requested(b, strike)
     hangar = b.deck(st.origin).hangar
@@ -68,7 +78,7 @@ def decide_launch(b: Battle, strike: str, cause: int) -> Launched | StrikeCancel
         return StrikeCancelled(
             turn=b.turn,
             time=b.now,
-            cause=cause,
+            cause=_grounded_by(b, st.origin),
             strike=strike,
             reason=_why_grounded(b, st.origin),
             returned={} if sunk else {t: n for t, n in ready.items() if n},

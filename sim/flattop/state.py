@@ -64,6 +64,8 @@ class ShipState:
     anchored: bool
     hits: int = 0
     status: str = "afloat"
+    status_cause: int | None = None
+    """Seq of the attack that crippled or sank it; None while afloat."""
 
 
 @dataclass(slots=True)
@@ -176,7 +178,10 @@ def initial_state(sc: FlattopScenario) -> BattleState:
 def snapshot(state: BattleState) -> dict[str, Any]:
     """Return the changing state as plain JSON data (for digests, snapshots and tests)."""
     return {
-        "ships": [{"id": s.id, "hits": s.hits, "status": s.status} for s in state.ships.values()],
+        "ships": [
+            {"id": s.id, "hits": s.hits, "status": s.status, "status_cause": s.status_cause}
+            for s in state.ships.values()
+        ],
         "decks": [
             {
                 "id": d.id,
@@ -206,6 +211,7 @@ def restore(sc: FlattopScenario, data: dict[str, Any]) -> BattleState:
     for row in data["ships"] if "ships" in data else data["units"]:  # "units" before 0.2
         ship = state.ships[row["id"]]
         ship.hits, ship.status = row["hits"], row["status"]
+        ship.status_cause = row.get("status_cause")  # kept since causes were recorded
     for row in data["decks"]:
         deck = state.decks[row["id"]]
         deck.hangar, deck.rearming = dict(row["hangar"]), dict(row["rearming"])
@@ -295,6 +301,8 @@ def _(event: AntiAircraft, state: BattleState) -> None:
 def _(event: Attacked, state: BattleState) -> None:
     ship = state.ships[event.ship]
     ship.hits = event.hits_after
+    if event.status_after != ship.status:
+        ship.status_cause = event.seq
     ship.status = event.status_after
     deck = state.decks.get(event.ship)
     if deck is None:

@@ -6,6 +6,9 @@ ship crippled and still afloat, half its damage factor rounded down; and
 ``points_per_air_factor`` for each enemy air factor destroyed (in the air,
 aboard or ditched).  The side ahead by at least ``victory_margin`` wins;
 otherwise the battle is a draw.
+
+The end names as its cause the attack that last crippled or sank a ship (the
+damage the points mostly come from); with no ship damaged it names none.
 """
 
 from __future__ import annotations
@@ -52,9 +55,11 @@ def decide_end(b: Battle, last_turn: bool) -> BattleEnded | None:
     if pc - pa >= b.options.victory_margin:
         winner = c
     verdict = f"{names[winner]} leads by {abs(pa - pc)}" if winner else "no side leads enough"
+    damaged = [s.status_cause for s in b.state.ships.values() if s.status_cause is not None]
     return BattleEnded(
         turn=b.turn,
         time=b.now,
+        cause=max(damaged, default=None),
         winner=winner,
         reason=f"{why}: {tally} — {verdict}",
         points=score,

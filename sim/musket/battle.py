@@ -7,7 +7,8 @@ scenario order (side by side, unit by unit), the kernel's documented order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
+from typing import TypeVar
 
 import simpy
 
@@ -15,19 +16,28 @@ from engine.events import Event
 from engine.recorder import Recorder
 from sim.musket.context import Battle
 from sim.musket.data import PHASES
-from sim.musket.events import Fired, Meleed
+from sim.musket.events import Fired, Meleed, SideBroken
 from sim.musket.fire import decide_fire
 from sim.musket.melee import decide_melee
 from sim.musket.morale import decide_morale, decide_rally, decide_rest
 from sim.musket.movement import decide_move
 from sim.musket.scenario import MusketScenario
 from sim.musket.state import BattleState, UnitState
-from sim.musket.victory import decide_breaks, decide_end
+from sim.musket.victory import blows, decide_breaks, decide_end
 from sim.runner import Plan
 
 __all__ = ["plan"]
 
 Rec = Recorder[BattleState]
+E = TypeVar("E", bound=Event)
+
+
+def _emit(b: Battle, rec: Rec, event: E) -> E:
+    """Log one event; note it as the latest blow to each army it struck (a break's cause)."""
+    stamped = rec.emit(event)
+    for side in blows(stamped, b.state):
+        b.last_blow[side] = stamped.seq
+    return stamped
 
 
 def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
@@ -41,7 +51,7 @@ def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
         unit = b.state.units[uid]
         reason = result.morale_check_reason
         if reason is not None and unit.active and unit.hex is not None:
-            rec.emit(decide_morale(b, unit, event.phase, reason, event.seq, event.unit))
+            _emit(b, rec, decide_morale(b, unit, event.phase, reason, event.seq, event.unit))
 
 
 def _movement(b: Battle, rec: Rec, unit: UnitState) -> None:
@@ -53,7 +63,7 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
     def act(b: Battle, rec: Rec, unit: UnitState) -> None:
         event = decide_fire(b, unit, phase)
         if event is not None:
-            _checks(b, rec, rec.emit(event))
+            _checks(b, rec, _emit(b, rec, event))
 
     return act
 
@@ -61,7 +71,7 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
 def _melee(b: Battle, rec: Rec, unit: UnitState) -> None:
     event = decide_melee(b, unit)
     if event is not None:
-        _checks(b, rec, rec.emit(event))
+        _checks(b, rec, _emit(b, rec, event))
 
 
 def _rally(b: Battle, rec: Rec, unit: UnitState) -> None:
@@ -94,10 +104,17 @@ def _processes(b: Battle, rec: Rec) -> Iterator[simpy.events.ProcessGenerator]:
     return (_unit(b, rec, uid) for uid in b.state.units)
 
 
-def _turn_end(b: Battle, turn: int, last: bool) -> Iterator[Event]:
-    """Side breaks, then the battle's end (decided after the breaks are applied)."""
-    yield from decide_breaks(b)
-    ended = decide_end(b, last_turn=last)
+def _turn_end(b: Battle, turn: int, last: bool) -> Generator[Event, Event | None, None]:
+    """Side breaks (each naming the army's last blow), then the battle's end.
+
+    The runner sends each logged event back, so the end can name the last break.
+    """
+    broke = []
+    for event in decide_breaks(b, b.last_blow):
+        stamped = yield event
+        if isinstance(stamped, SideBroken):
+            broke.append(stamped)
+    ended = decide_end(b, last_turn=last, broke=broke)
     if ended is not None:
         yield ended
 

@@ -32,6 +32,10 @@ class Battle(BattleView[MusketScenario, BattleState]):
     orders: dict[str, Order] = field(init=False)
     _span: int = field(init=False)
     _nearest: dict[tuple[str, int | None], tuple[int, UnitState | None]] = field(init=False)
+    last_blow: dict[str, int] = field(default_factory=dict)
+    """Seq of the latest blow each army took (``victory.blows``), kept as the
+    battle is fought: it becomes the cause of the army's break.  Replay never
+    needs it, since the break records its cause."""
 
     def __post_init__(self) -> None:
         self.terrain = {(h[0], h[1]): p.terrain for p in self.scenario.map.terrain for h in p.hexes}

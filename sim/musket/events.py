@@ -7,11 +7,11 @@ from the log alone.  Hexes are ``[column, row]``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.events import D6, Draw, Event, Upcaster
+from engine.events import D6, Draw, Event, Upcaster, same_shape
 
 __all__ = [
     "UPCASTERS",
@@ -173,6 +173,9 @@ class SideBroken(Event):
     """An army reached a break threshold."""
 
     type: Literal["musket.side_broken"] = "musket.side_broken"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2 records its ``cause``: the army's last blow before it broke."""
     side: str
     reason: str
     units_out_share: float
@@ -183,6 +186,9 @@ class BattleEnded(Event):
     """The outcome: the winner (None for a draw) and why."""
 
     type: Literal["musket.battle_ended"] = "musket.battle_ended"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2 records its ``cause``: the last army to break (none at the turn limit)."""
     winner: str | None
     reason: str
     objective_points: dict[str, int]
@@ -229,5 +235,9 @@ def _meleed_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("musket.fired", 1): _fired_v1_v2,
     ("musket.meleed", 1): _meleed_v1_v2,
+    # v1 recorded no cause; it keeps none (the log alone cannot say which
+    # blow the live battle saw last), so ``why`` calls it a decision of its own.
+    ("musket.side_broken", 1): same_shape,
+    ("musket.battle_ended", 1): same_shape,
 }
 """Upcasters of stored musket events, by (type, from version)."""

@@ -99,5 +99,5 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
         range=rng_hexes,
         base_value=base,
         factors=factors,
-        result=finish(roll, target, o),
+        result=finish(roll, target, o, source=unit.kind),
     )

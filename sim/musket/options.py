@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sim.options import later_option
+
 __all__ = ["MusketOptions"]
 
 
@@ -40,6 +42,18 @@ class MusketOptions(BaseModel):
         "proportional",
         description="[ours] Losses of 25+ men: floor(loss/25) guns plus one "
         "more with probability (loss mod 25)/25.",
+    )
+    guns_lost_to_any_loss: bool = later_option(
+        True,
+        "[ours] A battery loses guns (1 gun = men_per_gun men) from any loss: "
+        "melee and cavalry fire too. Off: only enemy artillery and infantry fire, the "
+        "sources seed 003 names; other losses cost it no guns.",
+    )
+    fatigue_from: Literal["rounded", "unrounded"] = later_option(
+        "rounded",
+        "[ours] Fatigue Uniform(c, 3c) is drawn from the rounded casualties c, "
+        "so a loss that rounds to 0 adds none; 'unrounded': from the casualty value x "
+        "before rounding, the seed's 'casualty value' elsewhere.",
     )
     fatigue_rounding: Literal["random"] = Field(
         "random", description="[ours] Fatigue Uniform(c, 3c) is randomly rounded like casualties."

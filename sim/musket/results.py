@@ -5,9 +5,12 @@ The steps and their draws, in this order on one stream (docs/rules/musket.md):
 1. casualty value x ~ Uniform(L, H): one draw, or two averaged with the
    Alternative Calculation (seed 003 L17);
 2. random rounding of x to casualties c: one draw (seed 003 L5);
-3. for a battery, guns lost from c at 25 men a gun: one draw (seed 003 L7);
+3. for a battery, guns lost from c at 25 men a gun: one draw (seed 003 L7),
+   unless option ``guns_lost_to_any_loss`` is off and the loss is not from
+   enemy artillery or infantry fire;
 4. fatigue Uniform(c, 3c) × factor, randomly rounded: two draws when c > 0
-   (seed 003 L9);
+   (seed 003 L9); with option ``fatigue_from: unrounded``, from x instead of c
+   (two draws when x > 0);
 5. whether a morale check is required, p = c/(c+25): one draw when c > 0
    (seed 003 L11-L15).
 """
@@ -23,7 +26,7 @@ from sim.musket.events import Casualties
 from sim.musket.options import MusketOptions
 from sim.musket.state import UnitState
 
-__all__ = ["casualty_roll", "finish"]
+__all__ = ["casualty_roll", "finish", "seed_gun_loss"]
 
 
 class _Roll:
@@ -74,20 +77,48 @@ def casualty_roll(
     return _Roll(rng, v, modifiers, lcv, hcv, alternative)
 
 
+def seed_gun_loss(source: str | None) -> bool:
+    """Whether a loss comes from a source seed 003 L7 names: enemy artillery or infantry fire.
+
+    Args:
+        source: the firing unit's kind, or None for a melee loss.
+    """
+    return source in ("artillery", "infantry")
+
+
+def _fatigue(
+    roll: _Roll, target: UnitState, options: MusketOptions, factor: float
+) -> tuple[float, int]:
+    """Step 4: Uniform(c, 3c) × factor, randomly rounded and capped; (value, added).
+
+    c is the rounded casualties, or the value x with ``fatigue_from: unrounded``.
+    """
+    base = roll.casualties if options.fatigue_from == "rounded" else roll.x
+    if base <= 0:
+        return 0.0, 0
+    value = combat.fatigue_value(base, roll._u()) * factor
+    rounded = combat.random_round(value, roll._u())
+    return value, max(0, min(rounded, options.fatigue_max - target.fatigue))
+
+
 def finish(
-    roll: _Roll, target: UnitState, options: MusketOptions, fatigue_factor: float = 1.0
+    roll: _Roll,
+    target: UnitState,
+    options: MusketOptions,
+    fatigue_factor: float = 1.0,
+    source: str | None = None,
 ) -> Casualties:
-    """Steps 3–5: guns lost, fatigue and the morale-check draw; the event payload."""
+    """Steps 3–5: guns lost, fatigue and the morale-check draw; the event payload.
+
+    Args:
+        source: the firing unit's kind; None for a melee loss.
+    """
     c = roll.casualties
     guns = 0
-    if target.kind == "artillery" and c > 0:
+    gun_loss = options.guns_lost_to_any_loss or seed_gun_loss(source)
+    if target.kind == "artillery" and c > 0 and gun_loss:
         guns = combat.guns_lost(c, options.men_per_gun, roll._u())
-    fatigue_value = 0.0
-    added = 0
-    if c > 0:
-        fatigue_value = combat.fatigue_value(c, roll._u()) * fatigue_factor
-        rounded = combat.random_round(fatigue_value, roll._u())
-        added = max(0, min(rounded, options.fatigue_max - target.fatigue))
+    fatigue_value, added = _fatigue(roll, target, options, fatigue_factor)
     p = combat.morale_check_probability(c)
     reason: Literal["loss", "max_fatigue"] | None = None
     if c > 0 and roll._u() < p:

@@ -41,7 +41,7 @@ def to_hit_odds(
         cover: ``<amount>-<soft|hard>``, e.g. ``half-hard``.
     """
     o = options or BecmiOptions()
-    need = needed(thac0, ac)
+    need = needed(thac0, ac, o.low_plateaus == "every_10")
     mods: dict[str, int] = {}
     if range_band is not None:
         mods["range"] = {

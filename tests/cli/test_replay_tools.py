@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -210,10 +211,19 @@ def test_report_is_one_html_file_with_its_charts(tmp_path: Path) -> None:
 
 
 def test_old_format_replay_loads_shows_and_verifies() -> None:
-    """A format-1 replay (fired/meleed at schema 1) is upcast on read and still verifies."""
+    """A format-1 replay (fired/meleed/battle_ended at schema 1) is upcast on read and verifies."""
     loaded = api.load_replay(FORMAT1)
     assert loaded.replay.header.format_version == 1
-    assert loaded.replay.upcast == 70  # every musket.fired and musket.meleed
+    kinds = Counter(json.loads(line).get("type") for line in FORMAT1.read_text().splitlines())
+    # every fired and meleed (v2 named the check's reason), and the end (v2 names its cause)
+    assert (kinds["musket.fired"], kinds["musket.meleed"], kinds["musket.battle_ended"]) == (
+        66,
+        4,
+        1,
+    )
+    assert loaded.replay.upcast == 66 + 4 + 1
+    ended = loaded.events[-2]
+    assert (ended.type, ended.schema_version, ended.cause) == ("musket.battle_ended", 2, None)
     fired = next(e for e in loaded.events if e.type == "musket.fired")
     assert fired.schema_version == 2
     first = next(analysis.narrative(loaded))[1]

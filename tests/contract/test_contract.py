@@ -220,8 +220,26 @@ def _sc_state(fought: Any) -> tuple[Any, Any]:
     return loaded.scenario, loaded.state_at()
 
 
-# The `why` case (a consequence event's chain back to its first cause) is added
-# here by the branch that gives every ruleset causes.
+def test_why_on_every_consequence_prints_its_chain_to_a_first_cause(fought: Any) -> None:
+    """The battle records a consequence; for each, why prints root → … → it, link by cause."""
+    _, out, loaded = fought
+    events = loaded.events
+    consequences = [e for e in events if e.cause is not None]
+    assert consequences, "no event records a cause: why has nothing to explain"
+    for event in consequences:
+        expected = [event.seq]
+        while (cause := events[expected[0]].cause) is not None:
+            assert 0 <= cause < expected[0], f"seq {expected[0]} names cause {cause}"
+            expected.insert(0, cause)
+        assert [e.seq for e, _ in analysis.why(loaded, event.seq)] == expected
+    deepest = max(consequences, key=lambda e: len(analysis.why(loaded, e.seq)))
+    result = _cli("why", out, deepest.seq)
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if "[seq " in line]
+    chain = [e.seq for e, _ in analysis.why(loaded, deepest.seq)]
+    assert len(chain) >= 2 and events[chain[0]].cause is None
+    for depth, (line, seq) in enumerate(zip(lines, chain, strict=True)):
+        assert line.startswith("  " * depth + ("→ " if depth else "") + f"[seq {seq}] ")
 
 
 def test_report_parses_has_two_charts_and_no_network(fought: Any, tmp_path: Path) -> None:

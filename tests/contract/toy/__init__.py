@@ -96,6 +96,8 @@ class Fighter:
     id: str
     side: str
     pips: int
+    downed_by: int | None = None
+    """Seq of the roll that took its last pip."""
 
 
 @dataclass(slots=True)
@@ -118,7 +120,10 @@ def apply(state: State, event: Event) -> None:
     """The one apply function."""
     if isinstance(event, Rolled):
         if event.hit:
-            state.fighters[event.target].pips -= 1
+            target = state.fighters[event.target]
+            target.pips -= 1
+            if target.pips == 0:
+                target.downed_by = event.seq
     elif isinstance(event, Ended):
         state.ended, state.ended_turn = True, event.turn
         state.winner, state.reason = event.winner, event.reason
@@ -129,7 +134,10 @@ def apply(state: State, event: Event) -> None:
 def snapshot(state: State) -> dict[str, Any]:
     """Plain JSON data."""
     return {
-        "fighters": [{"id": f.id, "side": f.side, "pips": f.pips} for f in state.fighters.values()],
+        "fighters": [
+            {"id": f.id, "side": f.side, "pips": f.pips, "downed_by": f.downed_by}
+            for f in state.fighters.values()
+        ],
         "ended": state.ended,
         "ended_turn": state.ended_turn,
         "winner": state.winner,
@@ -140,7 +148,9 @@ def snapshot(state: State) -> dict[str, Any]:
 def restore(sc: PipsScenario, data: dict[str, Any]) -> State:
     """The state of a snapshot."""
     del sc
-    fighters = {r["id"]: Fighter(r["id"], r["side"], r["pips"]) for r in data["fighters"]}
+    fighters = {
+        r["id"]: Fighter(r["id"], r["side"], r["pips"], r["downed_by"]) for r in data["fighters"]
+    }
     rest = {k: data[k] for k in ("ended", "ended_turn", "winner", "reason")}
     return State(fighters, **rest)
 
@@ -186,12 +196,15 @@ def _turn_end(b: View, turn: int, last: bool) -> list[Event]:
     pa, pz = (sum(f.pips for f in _standing(b.state, s)) for s in (a, z))
     if pa and pz and not last:
         return []
+    cause = None
     if not pa or not pz:
         winner, reason = (a if pa else z if pz else None), "one band has no one standing"
+        # caused by the roll that downed the beaten band's last fighter
+        cause = max(f.downed_by or -1 for f in b.state.fighters.values() if f.side != winner)
     else:
         winner = a if pa > pz else z if pz > pa else None
         reason = f"turn limit: {pa} pips to {pz}"
-    return [Ended(turn=turn, time=b.now, winner=winner, reason=reason)]
+    return [Ended(turn=turn, time=b.now, cause=cause, winner=winner, reason=reason)]
 
 
 def plan(sc: PipsScenario) -> Plan[PipsScenario, State, View]:
