@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SCENARIO ?= scenarios/stone_wall.yaml
 OUT    ?= out
 
-.PHONY: run test lint typecheck pytest bench bench-replay bench-memory bench-batch golden screenshots clean
+.PHONY: run test lint typecheck pytest bench bench-replay bench-memory bench-batch bench-startup golden screenshots clean
 
 $(BIN)/battlesim: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ bench-memory: $(BIN)/battlesim
 ## bench-batch: the batch-study benchmark (runs/s with 1 and 2 workers, overhead, memory)
 bench-batch: $(BIN)/battlesim
 	$(BIN)/python benchmarks/bench_batch.py
+
+## bench-startup: CPU of `battlesim --version`, `--help` and completion against the bare imports
+bench-startup: $(BIN)/battlesim
+	$(BIN)/python benchmarks/bench_startup.py
 
 ## golden: regenerate the golden replays (an explicit, reviewed act)
 golden: $(BIN)/battlesim

@@ -22,6 +22,7 @@ from engine.reader import Replay, ReplayError, read_replay
 from engine.replay import Mismatch, VerifyResult, verify
 from engine.version import ENGINE_VERSION
 from sim.loader import ScenarioError, load_scenario
+from sim.outputs import OutputError, check_output
 from sim.ruleset import AnyRuleset, Outcome, get_ruleset, headline
 
 __all__ = [
@@ -96,7 +97,11 @@ def _seed_of(scenario: BaseModel, seed: int | None) -> int:
 
 
 def run(
-    scenario_path: str | Path, seed: int | None = None, out: str | Path | None = None
+    scenario_path: str | Path,
+    seed: int | None = None,
+    out: str | Path | None = None,
+    *,
+    force: bool = False,
 ) -> RunResult:
     """Validate a scenario, fight it and write its replay.
 
@@ -104,9 +109,11 @@ def run(
         scenario_path: a scenario YAML file.
         seed: the seed; default the scenario's own ``seed``.
         out: the replay path; default :func:`default_replay_path`.
+        force: overwrite an existing file even if it is not a replay of this scenario.
 
     Raises:
         ScenarioError: the scenario is invalid (nothing is written).
+        OutputError: ``out`` cannot be written, or holds another file (see ``force``).
         OSError: the replay cannot be written (what was at ``out`` is kept).
 
     The replay is written to ``<out>.partial`` and renamed when complete; a
@@ -115,7 +122,10 @@ def run(
     ruleset, scenario = load_scenario(scenario_path)
     s = _seed_of(scenario, seed)
     path = Path(out) if out is not None else default_replay_path(scenario_path, s)
+    if path.resolve() == Path(scenario_path).resolve():
+        raise OutputError(f"--out {out}: that is the scenario file itself")
     header = make_header(ruleset, scenario, s, source=Path(scenario_path).name)
+    check_output(path, force=force, scenario_digest=header.scenario_digest)
     sink = FileSink(path)
     try:
         state = ruleset.simulate(scenario, header, sink)

@@ -1,37 +1,43 @@
-"""``battlesim batch``, ``study``, ``rerun``, ``export``, ``campaign``: wrappers over sim.batch.
+"""``battlesim batch`` and ``study``: wrappers over sim.batch (``rerun``, ``export``,
+``campaign``: :mod:`sim.cli_runs`).
 
-Importing this module registers the commands on :data:`sim.cli.cli`.
+The root group (:mod:`sim.cli`) imports these commands by name on first use;
+each imports :mod:`sim.batch` (numpy, DuckDB, matplotlib) in its own body.
 Exit codes as for every command: 0 success, 1 a study that stopped before
 its end (``--resume`` completes it), 2 bad input or usage.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import click
 
-from sim.batch.campaign import play_campaign
-from sim.batch.design import Design, Factor
-from sim.batch.executors import JOBS_PER_CPU, ExecutorError, default_jobs, max_jobs
-from sim.batch.fieldpath import PathError, parse_values
-from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
-from sim.batch.progress import ProgressBar
-from sim.batch.replays import RerunError, rerun
-from sim.batch.spec import load_study
-from sim.batch.store import Store, StoreError
-from sim.batch.study import DB_NAME, RunOptions, StudyError, StudyIncomplete, run_study
-from sim.batch.summary import format_summary
-from sim.batch.target import Target, load_campaign, load_target
-from sim.batch.wide import export_wide
-from sim.cli import cli
-from sim.loader import ScenarioError
-from sim.ruleset import headline
+from sim.cli_common import (
+    Command,
+    echo_json,
+    fail,
+    json_option,
+    quiet_option,
+    readable_file,
+    seed_option,
+)
 
-__all__ = ["batch", "campaign", "export", "rerun_command", "study"]
+if TYPE_CHECKING:
+    from sim.batch.design import Design, Factor
+    from sim.batch.plan import StudyPlan
+    from sim.batch.progress import ProgressBar
+    from sim.batch.study import RunOptions
+
+__all__ = ["batch", "study"]
+
+# Each command imports what it wraps in its body (PLC0415): start-up stays light.
+# ruff: noqa: PLC0415
+
+DEFAULT_CHUNK = 20
+"""``sim.batch.plan.DEFAULT_CHUNK``, repeated so help needs no numpy (a test holds them equal)."""
 
 
 def _bad_input(message: str) -> NoReturn:
@@ -49,6 +55,9 @@ def _factor(text: str) -> Factor:
     Raises:
         PathError: the option is malformed.
     """
+    from sim.batch.design import Factor
+    from sim.batch.fieldpath import PathError, parse_values
+
     path, eq, spec = text.partition("=")
     if not eq or not path or not spec:
         raise PathError(f"--sweep {text!r}: write FIELD.PATH=V1,V2,… or FIELD.PATH=LOW..HIGH")
@@ -73,10 +82,28 @@ def _first_error(exc: ValueError) -> str:
 
 
 def _progress(quiet: bool) -> ProgressBar | None:
+    from sim.batch.progress import ProgressBar
+
     return None if quiet or not sys.stderr.isatty() else ProgressBar(sys.stderr)
 
 
+def _folder(out: Path) -> Path:
+    """``out`` as an output folder, or a plain error (exit 2) when a file stands in the way."""
+    from sim.outputs import OutputError, check_output
+
+    try:
+        return check_output(out, folder=True)
+    except OutputError as exc:
+        fail(str(exc))
+
+
 def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
+    from sim.batch.executors import ExecutorError
+    from sim.batch.progress import ProgressBar
+    from sim.batch.store import StoreError
+    from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
+    from sim.batch.summary import format_summary
+
     bar = options.progress
     try:
         result = run_study(plan, out, options)
@@ -96,7 +123,7 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
         if isinstance(bar, ProgressBar):
             bar.close()
     if as_json:
-        click.echo(json.dumps(result.summary, sort_keys=True))
+        echo_json(result.summary)
     else:
         for line in format_summary(result.summary):
             click.echo(line)
@@ -134,8 +161,8 @@ def _executor_options(f: Any) -> Any:
         click.option(
             "--resume", is_flag=True, help="Complete the study in --out after it was stopped."
         ),
-        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
-        click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON."),
+        quiet_option(),
+        json_option("Print the summary as JSON."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -151,8 +178,13 @@ def _options(
     plots: bool,
     baseline: int = 0,
 ) -> RunOptions:
+    from sim.batch.executors import JOBS_PER_CPU, default_jobs, max_jobs
+    from sim.batch.study import RunOptions
+
     if scheduler is not None and executor != "dask":
         _bad_input(_error("--scheduler needs --executor dask"))
+    if jobs is not None and jobs > max_jobs():
+        _bad_input(_error(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)"))
     if jobs is not None and jobs > max_jobs():
         _bad_input(_error(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)"))
     kind: Literal["local", "dask"] = "dask" if executor == "dask" else "local"
@@ -167,8 +199,10 @@ def _options(
     )
 
 
-@cli.command()
-@click.argument("target", metavar="SCENARIO", type=click.Path(dir_okay=False))
+@click.command(cls=Command)
+@click.argument(
+    "target", metavar="SCENARIO", type=click.Path(dir_okay=False), callback=readable_file
+)
 @click.option(
     "--runs",
     "-n",
@@ -176,13 +210,9 @@ def _options(
     required=True,
     help="Replications per design point (the most, with --until-ci).",
 )
+@seed_option("Study seed (default: the scenario's or campaign's own 'seed').")
 @click.option(
-    "--seed",
-    type=click.IntRange(0, 2**63 - 1),
-    default=None,
-    help="Study seed (default: the scenario's or campaign's own 'seed').",
-)
-@click.option(
+    "-o",
     "--out",
     type=click.Path(file_okay=False),
     default=None,
@@ -263,11 +293,20 @@ def batch(
     quiet: bool,
     as_json: bool,
 ) -> None:
-    """Fight SCENARIO (or a campaign file) --runs times per design point; summarise.
+    """Fight SCENARIO (or a campaign) --runs times per design point.
 
     Writes DIR/study.duckdb (tables study, points, runs, unit_finals),
     DIR/summary.json and DIR/plots/. See docs/batch.md.
+
+    \b
+    Example:
+      battlesim batch scenarios/stone_wall.yaml --runs 200 --jobs 2 -o sw
     """
+    from sim.batch.fieldpath import PathError
+    from sim.batch.plan import StudyPlan
+    from sim.batch.target import Target, load_target
+    from sim.loader import ScenarioError
+
     try:
         t: Target = load_target(target)
     except ScenarioError as exc:
@@ -299,7 +338,7 @@ def batch(
         keep_replays=keep_replays,
         name=t.name,
     )
-    folder = Path(out) if out is not None else Path(f"{t.stem}-study")
+    folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
     options = _options(jobs, executor, scheduler, resume, quiet, not no_plots, baseline)
     _run(plan, folder, options, as_json)
 
@@ -311,9 +350,12 @@ def _design(name: str) -> Design:
     raise click.BadParameter(name)
 
 
-@cli.command()
-@click.argument("study_file", metavar="STUDY.yaml", type=click.Path(dir_okay=False))
+@click.command(cls=Command)
+@click.argument(
+    "study_file", metavar="STUDY.yaml", type=click.Path(dir_okay=False), callback=readable_file
+)
 @click.option(
+    "-o",
     "--out",
     type=click.Path(file_okay=False),
     default=None,
@@ -330,132 +372,53 @@ def study(
     quiet: bool,
     as_json: bool,
 ) -> None:
-    """Run the study described by STUDY.yaml (scenario or campaign, factors, design, outputs).
+    """Run the study described by STUDY.yaml.
+
+    The file names a scenario or campaign, factors, design and outputs.
 
     Errors in the file are listed as file:line: field: message (exit 2).
+
+    \b
+    Example:
+      battlesim study scenarios/stone_wall_study.yaml --jobs 2
     """
+    from sim.batch.spec import load_study
+    from sim.loader import ScenarioError
+
     try:
         spec = load_study(study_file)
     except ScenarioError as exc:
         _bad_input(str(exc))
-    folder = Path(out) if out is not None else spec.out
+    folder = _folder(Path(out) if out is not None else spec.out)
     options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline)
     _run(spec.plan, folder, options, as_json)
     for fmt in spec.outputs.export:
-        _export(folder, fmt, folder / "export")
+        # With --json, stdout holds the summary object alone.
+        _export(folder, fmt, folder / "export", "none" if as_json else "text")
 
 
-@cli.command(name="rerun")
-@click.argument("study_dir", metavar="DIR", type=click.Path(file_okay=False))
-@click.argument("run_id", type=click.IntRange(0))
-@click.option(
-    "--out",
-    type=click.Path(),
-    default=None,
-    help="Replay file (default: run-<RUN_ID>.jsonl here); a folder for a campaign run.",
-)
-def rerun_command(study_dir: str, run_id: int, out: str | None) -> None:
-    """Fight run RUN_ID of the study in DIR again and write its full replay.
+def _export(
+    folder: Path,
+    fmt: str,
+    dest: Path,
+    show: Literal["text", "json", "none"] = "text",
+    wide: bool = False,
+) -> None:
+    from sim.batch.store import Store, StoreError
+    from sim.batch.study import DB_NAME
+    from sim.batch.wide import export_wide
 
-    The replay is byte for byte what the run would have written (and what
-    --keep-replays kept); verify it with 'battlesim verify'.
-    """
-    if out is not None and not Path(out).parent.is_dir():
-        _bad_input(_error(f"--out: directory {str(Path(out).parent)!r} does not exist"))
-    try:
-        r = rerun(study_dir, run_id, out)
-    except (StoreError, RerunError) as exc:
-        _bad_input(_error(str(exc)))
-    except OSError as exc:
-        _bad_input(_error(f"cannot write replay: {exc}"))
-    o = r.outcome
-    who = f"{o['winner_name']} wins" if o["winner"] else "Draw"
-    click.echo(
-        f"Run {r.run_id} (point {r.point}, replication {r.replication}, seed {r.seed}): "
-        f"{who} after {o['turns']} turns — {o['reason']}"
-    )
-    for path in r.paths:
-        click.echo(f"Replay: {path}")
-
-
-def _export(folder: Path, fmt: str, dest: Path, wide: bool = False) -> None:
     try:
         store = Store.open(folder / DB_NAME, read_only=True)
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     try:
-        for path in [export_wide(store, dest, fmt)] if wide else store.export(dest, fmt):
-            click.echo(f"Wrote {path}")
+        found = [export_wide(store, dest, fmt)] if wide else store.export(dest, fmt)
+        written = [str(p) for p in found]
     finally:
         store.close()
-
-
-@cli.command()
-@click.argument("study_dir", metavar="DIR", type=click.Path(file_okay=False))
-@click.option(
-    "--format", "fmt", type=click.Choice(["parquet", "csv"]), required=True, help="File format."
-)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Folder for the files (default: DIR/export).",
-)
-@click.option(
-    "--wide",
-    is_flag=True,
-    help="Write runs_wide only: one row per run, each factor a typed column named by its path.",
-)
-def export(study_dir: str, fmt: str, out: str | None, wide: bool) -> None:
-    """Export the tables of the study in DIR (study, points, runs, unit_finals), ordered by key."""
-    dest = Path(out) if out is not None else Path(study_dir) / "export"
-    _export(Path(study_dir), fmt, dest, wide)
-
-
-@cli.command()
-@click.argument("campaign_file", metavar="CAMPAIGN.yaml", type=click.Path(dir_okay=False))
-@click.option(
-    "--seed",
-    type=click.IntRange(0, 2**63 - 1),
-    default=None,
-    help="Campaign seed (default: the file's 'seed'); battle k's seed is derived from it.",
-)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Folder for the replays and campaign.json (default: <stem>-s<seed> here).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the campaign outcome as JSON.")
-def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: bool) -> None:
-    """Fight the battles of CAMPAIGN.yaml in order, survivors carried into the next.
-
-    Writes one replay per battle and campaign.json (the campaign's outcome).
-    """
-    try:
-        data = load_campaign(campaign_file)
-    except ScenarioError as exc:
-        _bad_input(str(exc))
-    s = seed if seed is not None else data.seed
-    folder = Path(out) if out is not None else Path(f"{Path(campaign_file).stem}-s{s}")
-    try:
-        result, paths = play_campaign(data, s, folder)
-    except OSError as exc:
-        _bad_input(_error(f"cannot write replays: {exc}"))
-    o = result.outcome
-    if as_json:
-        click.echo(json.dumps({**o, "replays": [str(p) for p in paths]}, sort_keys=True))
-        return
-    click.echo(f"{data.campaign} (seed {s}):")
-    for b, path in zip(result.battles, paths, strict=True):
-        click.echo(f"  {b.id}: {headline(b.ruleset, b.outcome)}")
-        for line in b.ruleset.summary(b.outcome):
-            click.echo(f"    {line}")
-        click.echo(f"    Replay: {path}")
-    who = f"{o['winner_name']} wins the campaign" if o["winner"] else "The campaign is drawn"
-    click.echo(f"{who}: {o['reason']}")
-    click.echo(f"Summary: {folder / 'campaign.json'}")
-
-
-if __name__ == "__main__":  # python -m sim.cli_batch works as well as the console script
-    cli(prog_name="battlesim")
+    if show == "json":
+        echo_json({"study": str(folder), "format": fmt, "written": written})
+    elif show == "text":
+        for path in written:
+            click.echo(f"Wrote {path}")

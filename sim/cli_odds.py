@@ -1,4 +1,7 @@
-"""``battlesim odds``: exact outcome distributions of single resolutions."""
+"""``battlesim odds`` subcommands: exact outcome distributions of single resolutions.
+
+Loaded only when an odds subcommand is asked for (the group lives in :mod:`sim.cli`).
+"""
 
 from __future__ import annotations
 
@@ -9,13 +12,13 @@ from typing import Any
 import click
 
 from sim.becmi.options import BecmiOptions
-from sim.cli import cli
+from sim.cli_common import Command
 from sim.musket.options import MusketOptions
 from sim.odds.becmi import to_hit_odds
 from sim.odds.flattop import hit_odds
 from sim.odds.musket import CasualtyOdds, casualty_odds, guns_lost_odds
 
-__all__ = ["becmi_odds", "flattop_odds", "musket_fire", "musket_melee", "odds"]
+__all__ = ["becmi_odds", "flattop_odds", "musket_fire", "musket_melee"]
 
 
 def _exact(ctx: click.Context, param: click.Parameter, value: Any) -> Fraction:
@@ -102,11 +105,6 @@ def _odds(
         raise click.UsageError(str(exc)) from None
 
 
-@cli.group()
-def odds() -> None:
-    """Exact odds of one resolution: what a dice calculator gives, for these tables."""
-
-
 def _common(f: Any) -> Any:
     for option in reversed(
         [
@@ -134,10 +132,22 @@ def _common(f: Any) -> Any:
 _DEFAULTS = MusketOptions()
 
 
-@odds.command("musket-fire")
+@click.command("musket-fire", cls=Command)
 @_common
-@click.option("--lcv", callback=_exact, default=str(_DEFAULTS.fire_lcv), show_default=True)
-@click.option("--hcv", callback=_exact, default=str(_DEFAULTS.fire_hcv), show_default=True)
+@click.option(
+    "--lcv",
+    callback=_exact,
+    default=str(_DEFAULTS.fire_lcv),
+    show_default=True,
+    help="Low Combat Value L per 1000: the casualty range starts at L x E / 1000.",
+)
+@click.option(
+    "--hcv",
+    callback=_exact,
+    default=str(_DEFAULTS.fire_hcv),
+    show_default=True,
+    help="High Combat Value H per 1000: the casualty range ends at H x E / 1000.",
+)
 def musket_fire(
     value: Fraction,
     modifier: Fraction,
@@ -147,15 +157,32 @@ def musket_fire(
     lcv: Fraction,
     hcv: Fraction,
 ) -> None:
-    """Exact casualties of one volley of combat value V with modifier M."""
+    """Exact casualties of one volley (combat value V, modifier M).
+
+    \b
+    Example:
+      battlesim odds musket-fire --value 1800 --modifier -40
+    """
     o = _odds(value, modifier, lcv, hcv, alternative)
     _report(o, guns_lost_odds(o.distribution) if target_artillery else None, as_json)
 
 
-@odds.command("musket-melee")
+@click.command("musket-melee", cls=Command)
 @_common
-@click.option("--lcv", callback=_exact, default=str(_DEFAULTS.melee_lcv), show_default=True)
-@click.option("--hcv", callback=_exact, default=str(_DEFAULTS.melee_hcv), show_default=True)
+@click.option(
+    "--lcv",
+    callback=_exact,
+    default=str(_DEFAULTS.melee_lcv),
+    show_default=True,
+    help="Melee Low Combat Value L per 1000: the range starts at L x E / 1000.",
+)
+@click.option(
+    "--hcv",
+    callback=_exact,
+    default=str(_DEFAULTS.melee_hcv),
+    show_default=True,
+    help="Melee High Combat Value H per 1000: the range ends at H x E / 1000.",
+)
 @click.option("--loser", is_flag=True, help="Fatigue of the melee's loser (x2, not x1.5).")
 def musket_melee(
     value: Fraction,
@@ -167,7 +194,14 @@ def musket_melee(
     hcv: Fraction,
     loser: bool,
 ) -> None:
-    """Exact casualties of one side in a melee: V is the *opposing* side's strength."""
+    """Exact casualties of one side in a melee.
+
+    V is the *opposing* side's strength.
+
+    \b
+    Example:
+      battlesim odds musket-melee --value 450 --loser
+    """
     factor = Fraction(
         str(_DEFAULTS.melee_loser_fatigue_factor if loser else _DEFAULTS.melee_fatigue_factor)
     )
@@ -184,7 +218,7 @@ def _table_arg(ctx: click.Context, param: click.Parameter, value: str) -> int:
     raise click.BadParameter(f"{value!r} is not a hit table (* or 1..15)", param=param)
 
 
-@odds.command("flattop")
+@click.command("flattop", cls=Command)
 @click.option(
     "--hit-table",
     required=True,
@@ -201,7 +235,12 @@ def _table_arg(ctx: click.Context, param: click.Parameter, value: str) -> int:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def flattop_odds(hit_table: int, factors: int, modifier: int, as_json: bool) -> None:
-    """Exact hits of one attack on the revised Hit Table Matrix and CRT."""
+    """Exact hits of one attack (revised Hit Table Matrix and CRT).
+
+    \b
+    Example:
+      battlesim odds flattop --hit-table 7 --factors 12 --modifier -2
+    """
     o = hit_odds(hit_table, factors, modifier)
     if as_json:
         click.echo(
@@ -233,7 +272,7 @@ _COVERS = [
 ]
 
 
-@odds.command("becmi")
+@click.command("becmi", cls=Command)
 @click.option("--thac0", type=click.IntRange(-20, 40), required=True, help="Attacker's THAC0.")
 @click.option("--ac", type=click.IntRange(-40, 20), required=True, help="Target's armour class.")
 @click.option(
@@ -244,8 +283,18 @@ _COVERS = [
     help="Missile range band.",
 )
 @click.option("--cover", type=click.Choice(_COVERS), default=None, help="Target's cover.")
-@click.option("--natural-1-misses/--no-natural-1-misses", default=True, show_default=True)
-@click.option("--natural-20-hits/--no-natural-20-hits", default=False, show_default=True)
+@click.option(
+    "--natural-1-misses/--no-natural-1-misses",
+    default=True,
+    show_default=True,
+    help="A natural 1 always misses.",
+)
+@click.option(
+    "--natural-20-hits/--no-natural-20-hits",
+    default=False,
+    show_default=True,
+    help="A natural 20 always hits.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def becmi_odds(
     thac0: int,
@@ -256,7 +305,12 @@ def becmi_odds(
     natural_20_hits: bool,
     as_json: bool,
 ) -> None:
-    """The roll needed, the damage bonus and the chance to hit of one attack."""
+    """Roll needed, damage bonus and chance to hit of one attack.
+
+    \b
+    Example:
+      battlesim odds becmi --thac0 19 --ac 9 --range long --cover half-soft
+    """
     options = BecmiOptions(natural_1_misses=natural_1_misses, natural_20_hits=natural_20_hits)
     o = to_hit_odds(thac0, ac, range_band, cover, options)
     if as_json:

@@ -1,36 +1,48 @@
-"""Replay commands: ``diff``, ``fork``, ``why`` and ``report`` (registered on the CLI group)."""
+"""Replay commands: ``diff``, ``fork``, ``why`` and ``report`` (wrappers over sim modules)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from engine.reader import ReplayError
-from sim import analysis, api
-from sim.cli import _bad_input, cli
-from sim.diff import diff_replays, render
-from sim.fork import ForkError, fork, parse_assignment
-from sim.report_html import write_diff, write_report
-from sim.ruleset import headline
+from sim.cli_common import (
+    Command,
+    echo_json,
+    fail,
+    force_option,
+    json_option,
+    out_option,
+    readable_file,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from sim.api import LoadedReplay
 
 __all__ = ["diff", "fork_command", "report", "why"]
 
+# Each command imports what it wraps in its body (PLC0415): start-up stays light.
+# ruff: noqa: PLC0415
 
-def _load(path: str) -> api.LoadedReplay:
+
+def _load(path: str) -> LoadedReplay:
+    from engine.reader import ReplayError
+    from sim import api
+
     try:
         return api.load_replay(path)
     except ReplayError as exc:
-        _bad_input(f"battlesim: error: {exc}")
+        fail(str(exc))
 
 
-@cli.command()
-@click.argument("a", type=click.Path(exists=True, dir_okay=False))
-@click.argument("b", type=click.Path(exists=True, dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.command(cls=Command)
+@click.argument("a", type=click.Path(dir_okay=False), callback=readable_file)
+@click.argument("b", type=click.Path(dir_okay=False), callback=readable_file)
+@json_option()
 @click.option(
     "--html",
     "html_out",
@@ -38,6 +50,7 @@ def _load(path: str) -> api.LoadedReplay:
     default=None,
     help="Also write both battles side by side on one timeline as one HTML page.",
 )
+@force_option()
 @click.option(
     "--context",
     type=click.IntRange(0),
@@ -45,30 +58,42 @@ def _load(path: str) -> api.LoadedReplay:
     show_default=True,
     help="Events of context around the first divergence.",
 )
-def diff(a: str, b: str, as_json: bool, html_out: str | None, context: int) -> None:
-    """Compare two battles. Exit 0 when identical, 1 when they differ, 2 on bad input.
+def diff(a: str, b: str, as_json: bool, html_out: str | None, force: bool, context: int) -> None:
+    """Compare two battles: exit 0 identical, 1 different, 2 bad input.
 
     Same scenario and seed: the first divergent event with a field-level diff,
     context and the random-stream draw counts at that point.  Otherwise: the
     scenario diff by field path and the outcomes side by side.  With --html,
     also a page showing both battles from their first divergent event.
+
+    \b
+    Example:
+      battlesim diff replays/stone_wall-s1862.jsonl held.jsonl --context 8
     """
+    from pathlib import Path
+
+    from sim.diff import diff_replays, render
+    from sim.outputs import OutputError, check_output
+    from sim.report_html import write_diff
+
     la, lb = _load(a), _load(b)
-    page = Path(html_out) if html_out is not None else None
-    if page is not None:
-        _writable("--html", page)
-        _write(lambda: [write_diff(la, lb, page)])
+    if html_out is not None:
+        try:
+            page = check_output(html_out, option="--html", force=force)
+        except OutputError as exc:
+            fail(str(exc))
+        _write(lambda: [write_diff(la, lb, Path(page))])
     result = diff_replays(la, lb, context)
     if as_json:
-        click.echo(json.dumps(result, sort_keys=True))
+        echo_json(result)
     else:
         for line in render(result):
             click.echo(line)
     sys.exit(0 if result["identical"] else 1)
 
 
-@cli.command("fork")
-@click.argument("replay", type=click.Path(exists=True, dir_okay=False))
+@click.command("fork", cls=Command)
+@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
 @click.option(
     "--at",
     "at_seq",
@@ -85,25 +110,56 @@ def diff(a: str, b: str, as_json: bool, html_out: str | None, context: int) -> N
     help="An event field (passed=true, after=good, result.casualties=0) or a state "
     "field after the event (state.units.1ri.strength=6). Repeatable.",
 )
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="The forked replay (default: <replay stem>-fork<SEQ>.jsonl here).",
-)
-def fork_command(replay: str, at_seq: int, sets: tuple[str, ...], out: str | None) -> None:
-    """Fork REPLAY at event SEQ with a change, and fight on with the same random streams."""
+@out_option("The forked replay (default: <replay stem>-fork<SEQ>.jsonl here; .gz for gzip).")
+@force_option()
+@json_option()
+def fork_command(
+    replay: str,
+    at_seq: int,
+    sets: tuple[str, ...],
+    out: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Fork REPLAY at event SEQ with a change and fight on.
+
+    The battle goes on with the same random streams.
+
+    \b
+    Example:
+      battlesim fork replays/stone_wall-s1862.jsonl --at 33 --set passed=true -o held.jsonl
+    """
+    from pathlib import Path
+
+    from sim import api
+    from sim.fork import ForkError, fork, parse_assignment
+    from sim.outputs import OutputError, check_output
+    from sim.ruleset import headline
+
     loaded = _load(replay)
     path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}-fork{at_seq}.jsonl")
-    if not path.parent.is_dir():
-        _bad_input(f"battlesim: error: --out: directory {str(path.parent)!r} does not exist")
     try:
+        digest = loaded.replay.header.scenario_digest
+        check_output(path, force=force, scenario_digest=digest)
         assignments = [parse_assignment(s) for s in sets]
         written = fork(loaded, at_seq, assignments, path)
-    except ForkError as exc:
-        _bad_input(f"battlesim: error: {exc}")
+    except (ForkError, OutputError) as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
     child = api.load_replay(written)
     outcome = child.ruleset.outcome(child.scenario, child.state_at())
+    if as_json:
+        echo_json(
+            {
+                "replay": str(written),
+                "parent": replay,
+                "at": at_seq,
+                "events": len(child.events),
+                **outcome.as_json(),
+            }
+        )
+        return
     click.echo(f"forked {replay} at seq {at_seq}: {headline(child.ruleset, outcome)}")
     click.echo(
         f"Replay: {written} ({len(child.events)} events); "
@@ -111,16 +167,28 @@ def fork_command(replay: str, at_seq: int, sets: tuple[str, ...], out: str | Non
     )
 
 
-@cli.command()
-@click.argument("replay", type=click.Path(exists=True, dir_okay=False))
+@click.command(cls=Command)
+@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
 @click.argument("seq", type=click.IntRange(0))
-def why(replay: str, seq: int) -> None:
-    """Explain event SEQ of REPLAY: the chain of events that caused it, root first."""
+@json_option("Print one JSON object: the chain of causes, root first.")
+def why(replay: str, seq: int, as_json: bool) -> None:
+    """Explain event SEQ of REPLAY: its chain of causes, root first.
+
+    \b
+    Example:
+      battlesim why replays/stone_wall-s1862.jsonl 33
+    """
+    from sim import analysis
+
     loaded = _load(replay)
     try:
         chain = analysis.why(loaded, seq)
     except IndexError as exc:
-        _bad_input(f"battlesim: error: {exc}")
+        fail(str(exc))
+    if as_json:
+        links = [{"seq": e.seq, "turn": e.turn, "type": e.type, "line": line} for e, line in chain]
+        echo_json({"replay": replay, "seq": seq, "chain": links})
+        return
     for depth, (event, line) in enumerate(chain):
         arrow = "→ " if depth else ""
         click.echo(f"{'  ' * depth}{arrow}[seq {event.seq}] {line}")
@@ -128,35 +196,46 @@ def why(replay: str, seq: int) -> None:
         click.echo("  (no recorded cause: a decision of its own, from its order and the dice)")
 
 
-@cli.command()
-@click.argument("replay", type=click.Path(exists=True, dir_okay=False))
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="The HTML file (default: <replay stem>.html here).",
-)
+@click.command(cls=Command)
+@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
+@out_option("The HTML file (default: <replay stem>.html here).")
 @click.option(
     "--png",
     "png_dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Also write each chart as a PNG into this directory.",
+    help="Also write each chart as a PNG into this folder.",
 )
-def report(replay: str, out: str | None, png_dir: str | None) -> None:
-    """Write one self-contained HTML page to watch REPLAY: map, timeline, charts, key events."""
+@force_option()
+@json_option("Print one JSON object: the files written.")
+def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_json: bool) -> None:
+    """Write one self-contained HTML page to watch REPLAY.
+
+    Map, timeline, unit table, narrative, charts and key events, in one page.
+
+    \b
+    Example:
+      battlesim report held.jsonl -o held.html --png charts/
+    """
+    from pathlib import Path
+
+    from sim.outputs import OutputError, check_output
+    from sim.report_html import write_report
+
     loaded = _load(replay)
     path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}.html")
-    _writable("-o", path)
+    try:
+        check_output(path, force=force)
+        if png_dir is not None:
+            check_output(png_dir, option="--png", folder=True)
+    except OutputError as exc:
+        fail(str(exc))
     files = _write(lambda: write_report(loaded, path, Path(png_dir) if png_dir else None))
+    if as_json:
+        echo_json({"replay": replay, "written": [str(f) for f in files]})
+        return
     for f in files:
         click.echo(f"wrote {f}")
-
-
-def _writable(flag: str, path: Path) -> None:
-    if not path.parent.is_dir():
-        _bad_input(f"battlesim: error: {flag}: directory {str(path.parent)!r} does not exist")
 
 
 def _write(action: Callable[[], list[Path]]) -> list[Path]:
@@ -164,4 +243,4 @@ def _write(action: Callable[[], list[Path]]) -> list[Path]:
     try:
         return action()
     except OSError as exc:
-        _bad_input(f"battlesim: error: cannot write {exc.filename or ''}: {exc.strerror or exc}")
+        fail(f"cannot write {exc.filename or ''}: {exc.strerror or exc}")

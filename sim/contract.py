@@ -235,8 +235,9 @@ class Ruleset(Generic[ScenarioT, StateT]):
             ``engine.snapshot``.
         outcome: the :class:`Outcome` of a state.
         summary: readable lines for an outcome, one per side (``run`` prints them).
-        render_state: the ruleset's own text table of the state (``show``);
-            None for the generic table of its unit rows.
+        render_state: the ruleset's own text table of the state, for its
+            users' notebooks; None if it has none. ``show`` prints the generic
+            table of the unit rows (``sim.table``) for every ruleset.
         narrate: one line of text for an event (state before it), or None.
         units: the :class:`UnitRow` of every unit, in scenario order.
         measures: the :class:`Reading` worth charting at this state.

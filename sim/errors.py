@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import click
@@ -23,7 +23,7 @@ from engine.reader import ReplayError
 from engine.strictjson import StrictJSONError
 from engine.text import escape
 
-__all__ = ["GuardedGroup", "SafeText", "describe", "safe_streams"]
+__all__ = ["GuardedGroup", "SafeText", "describe", "run_guarded", "safe_streams"]
 
 
 class SafeText:
@@ -76,17 +76,22 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {_one_line(str(exc))}"
 
 
+def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
+    """Run a group's ``invoke``: escaped output, and any unhandled error one line, exit 2."""
+    with safe_streams():
+        try:
+            return invoke()
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:
+            click.echo(f"battlesim: error: {describe(exc)}", err=True)
+            ctx.exit(2)
+
+
 class GuardedGroup(click.Group):
     """A click group whose commands never end in a traceback or an unplanned exit 1."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        with safe_streams():
-            try:
-                return super().invoke(ctx)
-            except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
-                raise
-            except KeyboardInterrupt:
-                raise
-            except Exception as exc:
-                click.echo(f"battlesim: error: {describe(exc)}", err=True)
-                ctx.exit(2)
+        return run_guarded(ctx, lambda: super(GuardedGroup, self).invoke(ctx))

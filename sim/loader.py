@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from engine.files import FileProblem, read_bounded
 from engine.text import CONTROL
+from sim.diagnose import cross_problems_after_repair, hint, hint_known, misspelt
 from sim.ruleset import AnyRuleset, Problem, get_ruleset
 
 __all__ = [
@@ -64,7 +65,8 @@ class Located:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}"
+        # Line 0: the file as a whole (it cannot be read), no line to name.
+        where = f"{self.file}:{self.line}" if self.line else self.file
         return (
             f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
         )
@@ -253,16 +255,36 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
         ruleset = get_ruleset(name)
     except LookupError as exc:
         raise ScenarioError([located(file, lines, ("ruleset",), str(exc))]) from None
+    model = ruleset.scenario_model
     try:
-        scenario = ruleset.scenario_model.model_validate(data)
+        scenario = model.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError(
-            [located(file, lines, tuple(e["loc"]), error_message(e)) for e in exc.errors()]
-        ) from None
+        # A required field reported missing beside its misspelling is said once, at the typo.
+        typos = set(misspelt(model, exc.errors()).values())
+        errors = [e for e in exc.errors() if tuple(e["loc"]) not in typos]
+        found = [
+            located(file, lines, tuple(e["loc"]), hint(model, e, error_message(e))) for e in errors
+        ]
+        later = cross_problems_after_repair(model, data, exc.errors(), ruleset.cross_check)
+        found += [located(file, lines, p, hint_known(m)) for p, m in later]
+        raise ScenarioError(found) from None
     problems: list[Problem] = ruleset.cross_check(scenario)
     if problems:
-        raise ScenarioError([located(file, lines, p, m) for p, m in problems])
+        raise ScenarioError([located(file, lines, p, hint_known(m)) for p, m in problems])
     return ruleset, scenario
+
+
+_PATTERNS = {
+    r"^([01]\d|2[0-3]):[0-5]\d$": (
+        "is not a clock time: write HH:MM on the 24-hour clock, e.g. '07:00'"
+    ),
+    r"^[A-Za-z0-9_-]{1,40}$": "is not an id: use 1 to 40 letters, digits, '_' or '-'",
+    r"^(NM|[FCTMDEH]([1-9]|[1-2][0-9]|3[0-6]))$": (
+        "is not a saving-throw class: NM (normal man) or a class letter F, C, T, M, D, E, H "
+        "and a level 1-36, e.g. 'F3'"
+    ),
+}
+"""Plain words for the patterns the rulesets' models use, instead of the regular expression."""
 
 
 def error_message(err: Any) -> str:
@@ -271,6 +293,11 @@ def error_message(err: Any) -> str:
         return "unknown field"
     if err["type"] == "missing":
         return "required field is missing"
+    if err["type"] == "string_pattern_mismatch":
+        plain = _PATTERNS.get(
+            str(err.get("ctx", {}).get("pattern", "")), "has not the expected form"
+        )
+        return f"{err.get('input')!r} {plain}"
     return str(err["msg"]).removeprefix("Value error, ")
 
 
@@ -284,6 +311,8 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[Path_, int]]:
     try:
         # Regular files only, read to one byte past the limit: never a FIFO
         # that blocks, nor the whole of an endless or huge file.
+        if not Path(path).exists():
+            raise FileProblem("no such file")
         raw = read_bounded(path, MAX_BYTES)
     except FileProblem as exc:
         line = 1 if "too large" in str(exc) else 0

@@ -21,6 +21,7 @@ from sim.contract import (
     Space,
     UnitRow,
 )
+from sim.grammar import agree, count
 
 __all__ = [
     "BUILTIN",
@@ -58,9 +59,8 @@ _loaded: dict[str, AnyRuleset] = {}
 
 def headline(ruleset: AnyRuleset, outcome: Outcome, *, reason: bool = True) -> str:
     """One line for an outcome: ``Union wins after 4 turns — <reason>``."""
-    n = outcome.turns
-    turns = f"{n} {ruleset.turn_name}{'' if n == 1 else 's'}"
-    who = f"{outcome.winner_name} wins" if outcome.winner else "Draw"
+    turns = count(outcome.turns, ruleset.turn_name)
+    who = agree(outcome.winner_name or "", "wins") if outcome.winner else "Draw"
     return f"{who} after {turns} — {outcome.reason}" if reason else f"{who} after {turns}"
 
 

@@ -1,43 +1,68 @@
-"""The generic state table: one line per unit, from the ruleset's unit rows.
+"""The generic state table: one line per unit, from the ruleset contract's unit rows.
 
-``battlesim show`` prints it for a ruleset without its own ``render_state``,
-and for ``show --unit`` whatever the ruleset.
+``battlesim show`` prints it for every ruleset: full names, side names,
+the position in the battle's space, strength of initial strength, status
+words and the ruleset's scalar details, each in its own column.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from sim.contract import Space, UnitRow
 
-__all__ = ["render_units"]
+__all__ = ["render_units", "table", "unit_cells"]
 
 
-def _number(value: float) -> str:
+def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _where(row: UnitRow, space: Space) -> str:
-    if row.position is None:
+def unit_cells(row: UnitRow, axes: tuple[str, ...]) -> dict[str, Any]:
+    """One unit as table cells: full name, side name, position, strength, status, details."""
+    pos = ",".join(_number(v) for v in row.position) if row.position is not None else "-"
+    strength = f"{_number(row.strength.value)}/{_number(row.initial.value)} {row.strength.unit}"
+    return {
+        "unit": row.name,
+        "side": row.side_name,
+        ",".join(axes): pos,
+        "strength": strength,
+        "status": ", ".join(row.status) or "-",
+        # Lists and mappings (a task force's ships) go to --json, not into a column.
+        **{k: v for k, v in row.details.items() if not isinstance(v, list | dict)},
+    }
+
+
+def table(rows: list[dict[str, Any]]) -> list[str]:
+    """A plain fixed-width table of rows (columns in first-seen order; text left, numbers right)."""
+    columns: list[str] = []
+    for row in rows:
+        columns.extend(k for k in row if k not in columns)
+    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
+    numeric = [all(_is_number(row.get(c)) for row in rows) for c in columns]
+
+    def fmt(values: list[str]) -> str:
+        parts = [
+            v.rjust(w) if n else v.ljust(w) for v, w, n in zip(values, widths, numeric, strict=True)
+        ]
+        return "  ".join(parts).rstrip()
+
+    return [fmt(columns), *(fmt(r) for r in cells)]
+
+
+def _is_number(value: Any) -> bool:
+    return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
+
+
+def _cell(value: Any) -> str:
+    if value is None:
         return "-"
-    return ",".join(_number(v) for v in row.position)
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
 
 
 def render_units(rows: list[UnitRow], space: Space) -> str:
-    """A fixed-width table: unit, side, kind, position, strength / initial with unit, status."""
-    at = f"{'/'.join(space.axes)} ({space.unit})"
-    cells = [
-        (
-            r,
-            _where(r, space),
-            f"{_number(r.strength.value)}/{_number(r.initial.value)} {r.strength.unit}",
-        )
-        for r in rows
-    ]
-    w_at = max([len(at)] + [len(c[1]) for c in cells])
-    w_s = max([8] + [len(c[2]) for c in cells])
-    lines = [f"{'unit':<24} {'side':<12} {'kind':<14} {at:>{w_at}} {'strength':>{w_s}} status"]
-    for r, where, strength in cells:
-        lines.append(
-            f"{r.name[:24]:<24} {r.side[:12]:<12} {r.kind[:14]:<14} {where:>{w_at}} "
-            f"{strength:>{w_s}} {', '.join(r.status) or 'ok'}".rstrip()
-        )
-    return "\n".join(lines)
+    """The table of ``rows`` (see the module docstring), header first."""
+    return "\n".join(table([unit_cells(r, space.axes) for r in rows]))

@@ -20,6 +20,7 @@ from sim.becmi.events import (
 )
 from sim.becmi.scenario import BecmiScenario
 from sim.becmi.state import BattleState, Bout, CombatantState
+from sim.grammar import agree, count
 from sim.ruleset import Measure, Outcome, SideResult
 
 __all__ = ["narrate", "outcome", "render_state", "summary"]
@@ -178,7 +179,7 @@ def _struck(state: BattleState, e: Struck) -> str:
     if e.save is not None:
         text += f"; {_save(e.save)}"
         if e.knocked_out_rounds:
-            text += f" — knocked out for {e.knocked_out_rounds} rounds"
+            text += f" — knocked out for {count(e.knocked_out_rounds, 'round')}"
     return text
 
 
@@ -218,7 +219,7 @@ def narrate(sc: BecmiScenario, state: BattleState, e: Event) -> str | None:
     match e:
         case Initiative():
             rolls = ", ".join(f"{state.sides[s].name} {r}" for s, r in e.rolls.items())
-            return f"{at}initiative: {rolls}; {state.sides[e.order[0]].name} acts first"
+            return f"{at}initiative: {rolls}; {agree(state.sides[e.order[0]].name, 'acts first')}"
         case Recovered():
             return f"{at}{_name(state, e.combatant)} comes to"
         case Moved():
@@ -239,11 +240,12 @@ def narrate(sc: BecmiScenario, state: BattleState, e: Event) -> str | None:
             mls = ", ".join(f"{_name(state, c)} ML {ml}" for c, ml in e.morale.items())
             fled = ", ".join(_name(state, c) for c in e.fled) or "none"
             return (
-                f"{at}{state.sides[e.side].name} check morale ({e.trigger.replace('_', ' ')}): "
+                f"{at}{agree(state.sides[e.side].name, 'checks morale')} "
+                f"({e.trigger.replace('_', ' ')}): "
                 f"2d6 {e.rolls[0]}+{e.rolls[1]} = {e.total} vs {mls}; fled: {fled}"
             )
         case BattleEnded():
-            who = state.sides[e.winner].name + " wins" if e.winner else "Draw"
+            who = agree(state.sides[e.winner].name, "wins") if e.winner else "Draw"
             return f"{at}{who}: {e.reason}"
         case TurnEnded():
             return None

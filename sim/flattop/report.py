@@ -19,6 +19,7 @@ from sim.flattop.events import (
 )
 from sim.flattop.scenario import FlattopScenario
 from sim.flattop.state import BattleState
+from sim.grammar import agree, count
 from sim.ruleset import Measure, Outcome, SideResult
 
 __all__ = ["narrate", "outcome", "render_state", "summary"]
@@ -61,7 +62,7 @@ def outcome(sc: FlattopScenario, state: BattleState) -> Outcome:
 
 
 def _ships(n: int | float) -> str:
-    return f"{n} ship{'s' if n != 1 else ''}"
+    return count(n, "ship")
 
 
 def summary(outcome: Outcome) -> list[str]:
@@ -74,7 +75,7 @@ def summary(outcome: Outcome) -> list[str]:
         lines.append(
             f"{side.name}: {_ships(loss['ships_sunk'])} sunk{sunk}, "
             f"{loss['ships_crippled']} crippled{crippled}, "
-            f"{loss['air_factors']} air factors lost; {s['points']} points"
+            f"{count(loss['air_factors'], 'air factor')} lost; {count(s['points'], 'point')}"
         )
     return lines
 
@@ -131,7 +132,7 @@ def _resolution(r: Resolution) -> str:
     if r.integer_roll is not None:
         column = "1" if r.n == 1 else "n>1"
         parts.append(f"{column} rolled {r.integer_roll} → {r.integer_hits}")
-    return f"{head} → {r.cell:.1f}: {', '.join(parts)} = {r.hits} hit{'s' if r.hits != 1 else ''}"
+    return f"{head} → {r.cell:.1f}: {', '.join(parts)} = {count(r.hits, 'hit')}"
 
 
 def _losses(losses: list[int]) -> str:
@@ -191,7 +192,7 @@ def _line(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
                 f"{state.strikes[e.strike].name} launches from {state.decks[e.deck].name}: "
                 f"{f'escort F{e.escort}, ' if e.escort else ''}"
                 f"attacks {'+'.join(map(str, e.attacks))} AF; "
-                f"{e.distance} hexes at {e.speed} an hour, over "
+                f"{count(e.distance, 'hex')} at {e.speed} an hour, over "
                 f"{state.task_forces[e.target].name} at {clock(sc, e.arrives)}"
             )
         case AirCombat():
@@ -209,7 +210,7 @@ def _line(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
         case Rearmed():
             return f"{state.decks[e.deck].name} rearms {_af(e.aircraft)}"
         case BattleEnded():
-            who = f"{state.sides[e.winner].name} wins" if e.winner else "Draw"
+            who = agree(state.sides[e.winner].name, "wins") if e.winner else "Draw"
             return f"{who}: {e.reason}"
     return None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.events import Event, TurnEnded
+from sim.grammar import agree, count
 from sim.musket.events import (
     BattleEnded,
     Casualties,
@@ -67,10 +68,10 @@ def summary(outcome: Outcome) -> list[str]:
     lines = []
     for side in outcome.sides.values():
         s = side.details
-        guns = "gun" if s["guns_lost"] == 1 else "guns"
         lines.append(
-            f"{side.name}: {s['men_lost']} men and {s['guns_lost']} {guns} lost; "
-            f"{s['routed']} routed, {s['eliminated']} eliminated of {s['units']} units"
+            f"{side.name}: {count(s['men_lost'], 'man', 'men')} and "
+            f"{count(s['guns_lost'], 'gun')} lost; "
+            f"{s['routed']} routed, {s['eliminated']} eliminated of {count(s['units'], 'unit')}"
             f"{' — broken' if s['broken'] else ''}"
         )
     return lines
@@ -99,14 +100,38 @@ def _mods(mods: dict[str, float] | dict[str, int]) -> str:
 
 
 def _result(c: Casualties, target_kind: str) -> str:
-    loss = f"{c.casualties} casualties"
+    loss = count(c.casualties, "casualty")
     if target_kind == "artillery":
-        loss += f" ({c.guns_lost} gun{'s' if c.guns_lost != 1 else ''} lost)"
+        loss += f" ({count(c.guns_lost, 'gun')} lost)"
     return (
         f"value {c.v:,.0f}, modifier {c.modifier:+g}% ({_mods(c.modifiers)}) → "
         f"E {c.effective:,.0f}, range {c.low:.2f}–{c.high:.2f}, drew {c.value:.2f} → {loss}, "
         f"+{c.fatigue_added} fatigue; morale check p = {c.morale_check_p:.2f}: "
         f"{'required' if c.morale_check else 'not required'}"
+    )
+
+
+def _melee(state: BattleState, e: Meleed) -> str:
+    """A charge: both losses, the winner, where the loser retreats and the winner advances."""
+    a, d = _name(state, e.unit), _name(state, e.target)
+    loser = d if e.winner == e.unit else a
+    if e.loser_state == "eliminated":
+        fate = f"{loser} is eliminated"
+    elif e.loser_retreats_to is not None:
+        to = e.loser_retreats_to
+        fate = f"{loser} is {e.loser_state} and retreats to {to[0]},{to[1]}"
+    else:
+        fate = f"{loser} is {e.loser_state} with nowhere to retreat"
+    advance = (
+        f"; {_name(state, e.winner)} advances to "
+        f"{e.winner_advances_to[0]},{e.winner_advances_to[1]}"
+        if e.winner_advances_to is not None
+        else ""
+    )
+    return (
+        f"{a} charges {d}: attacker loses {e.attacker_losses.casualties}, "
+        f"defender loses {e.defender_losses.casualties}; "
+        f"{agree(_name(state, e.winner), 'wins')}, {fate}{advance}"
     )
 
 
@@ -117,23 +142,18 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
         case Moved():
             how = "routs" if e.reason == "rout" else "moves"
             end = e.path[-1]
-            hexes = f"{len(e.path)} hex{'es' if len(e.path) != 1 else ''}"
+            hexes = count(len(e.path), "hex")
             return f"{at}{_name(state, e.unit)} {how} to {end[0]},{end[1]} ({hexes})"
         case LeftField():
             return f"{at}{_name(state, e.unit)} flees the field"
         case Fired():
             kind = state.units[e.target].kind
             return (
-                f"{at}{_name(state, e.unit)} fires on {_name(state, e.target)} at {e.range} "
-                f"hex{'es' if e.range != 1 else ''}: {_result(e.result, kind)}"
+                f"{at}{_name(state, e.unit)} fires on {_name(state, e.target)} at "
+                f"{count(e.range, 'hex')}: {_result(e.result, kind)}"
             )
         case Meleed():
-            a, d = _name(state, e.unit), _name(state, e.target)
-            return (
-                f"{at}{a} charges {d}: attacker loses {e.attacker_losses.casualties}, "
-                f"defender loses {e.defender_losses.casualties}; "
-                f"{_name(state, e.winner)} wins, the loser is {e.loser_state}"
-            )
+            return at + _melee(state, e)
         case MoraleTested():
             verdict: str = "passes" if e.passed else e.after
             return (
@@ -150,9 +170,9 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
                 f"{'recovers ' + str(e.recovered) + ' fatigue' if e.recovered else 'no recovery'}"
             )
         case SideBroken():
-            return f"{at}{state.sides[e.side].name} breaks: {e.reason}"
+            return f"{at}{agree(state.sides[e.side].name, 'breaks')}: {e.reason}"
         case BattleEnded():
-            who = state.sides[e.winner].name + " wins" if e.winner else "Draw"
+            who = agree(state.sides[e.winner].name, "wins") if e.winner else "Draw"
             return f"{at}{who}: {e.reason}"
         case TurnEnded():
             return None

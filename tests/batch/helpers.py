@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
 
-import sim.cli_batch  # noqa: F401  # registers batch, study, rerun, export, campaign
 from sim.batch.store import TABLES, Store
 from sim.cli import cli
 
@@ -38,14 +36,6 @@ def tables(folder: Path) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def battlesim_command() -> list[str]:
-    """The console script next to this Python, when it has the batch commands.
-
-    Until ``sim.cli`` imports ``sim.cli_batch`` the script lacks them; the
-    same CLI is then ``python -m sim.cli_batch``.
-    """
+    """The console script next to this Python, else ``python -m sim`` (the same program)."""
     script = shutil.which("battlesim", path=str(Path(sys.executable).parent))
-    if script is not None:
-        probe = subprocess.run([script, "batch", "--help"], capture_output=True, check=False)
-        if probe.returncode == 0:
-            return [script]
-    return [sys.executable, "-m", "sim.cli_batch"]
+    return [script] if script is not None else [sys.executable, "-m", "sim"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,24 @@ def test_rerun_of_a_campaign_run_writes_each_battles_replay(tmp_path: Path) -> N
     result = invoke("rerun", study, "0", "--out", again)
     assert result.exit_code == 0, result.output
     assert [p.read_bytes() for p in kept] == [(again / p.name).read_bytes() for p in kept]
+
+
+def test_rerun_and_export_json(study: Path, tmp_path: Path) -> None:
+    """`rerun --json` names run 6's point, replication, seed, replay; `export --json` its files."""
+    out = tmp_path / "r6.jsonl"
+    got = json.loads(invoke("rerun", study, "6", "-o", out, "--json").output)
+    header = api.load_replay(out).replay.header
+    assert (got["run"], got["point"], got["replication"], got["seed"]) == (6, 1, 2, header.seed)
+    assert got["replays"] == [str(out)]
+    files = json.loads(invoke("export", study, "--format", "csv", "-o", tmp_path, "--json").output)
+    names = sorted(Path(p).name for p in files["written"])
+    assert names == ["points.csv", "runs.csv", "study.csv", "unit_finals.csv"]
+
+
+def test_rerun_refuses_to_overwrite_a_text_file(study: Path, tmp_path: Path) -> None:
+    """`rerun -o notes.txt` onto an existing text file exits 2 and leaves it alone."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me")
+    result = invoke("rerun", study, "1", "-o", notes)
+    assert result.exit_code == 2
+    assert notes.read_text() == "keep me"

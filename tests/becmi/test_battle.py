@@ -188,12 +188,10 @@ def test_cli_runs_verifies_and_shows_a_becmi_fight(tmp_path: Path) -> None:
     assert show.exit_code == 0
     assert show.stdout.splitlines() == [
         "Brawl at the Prancing Goat — end of round 3",
-        "combatant                side              hp     at (ft) cover          status",
-        "Thorgrim                 thorgrim       24/24         5,2 -              holding (grab)",
-        "Grub                     orcs             3/6         0,0 -              "
-        "knocked out (comes to in round 6)",
-        "Snaga                    orcs             5/5         4,7 -              "
-        "held (grab by Thorgrim)",
+        "unit      side      x,y  strength  status       cover  cover_kind",
+        "Thorgrim  Thorgrim  5,2  24/24 hp  in a grab    none   soft",
+        "Grub      Orc band  0,0  3/6 hp    knocked out  none   soft",
+        "Snaga     Orc band  4,7  5/5 hp    in a grab    none   soft",
     ]
     events = runner.invoke(cli, ["show", "--events", str(out)])
     assert events.exit_code == 0

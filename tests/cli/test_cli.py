@@ -22,6 +22,7 @@ STONE_WALL = REPO / "scenarios" / "stone_wall.yaml"
 CORPUS = REPO / "tests" / "data" / "bad_scenarios"
 CORPUS_FILES = sorted(p.name for p in CORPUS.glob("*.yaml"))
 SEED_ERROR = "Error: Invalid value for '--seed':"
+NOT_A_SEED = "is not a seed: use a whole number from 0 to 9223372036854775807"
 CHAIN_BROKEN = "hash chain broken: this line, or one before it, was edited, dropped or reordered"
 
 
@@ -117,10 +118,10 @@ def test_validate_stone_wall_exits_0_with_ok_line() -> None:
 
 
 def test_validate_missing_file_exits_2() -> None:
-    """`validate` on a path that does not exist exits 2 with the OS's reason."""
+    """`validate` on a path that does not exist exits 2 saying so in plain words (no line 0)."""
     result = _invoke("validate", "/nonexistent/nope.yaml")
     assert result.exit_code == 2
-    assert result.stderr == "/nonexistent/nope.yaml:0: cannot read: No such file or directory\n"
+    assert result.stderr == "battlesim: error: /nonexistent/nope.yaml: no such file\n"
 
 
 def test_validate_generated_bad_files_exit_2(tmp_path: Path) -> None:
@@ -214,7 +215,9 @@ def test_run_out_into_missing_directory_exits_2(tmp_path: Path) -> None:
     missing = tmp_path / "missing"
     result = _invoke("run", str(STONE_WALL), "--out", str(missing / "r.jsonl"))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"battlesim: error: --out: directory {str(missing)!r} does not exist\n"
+    assert result.stderr == (
+        f"battlesim: error: --out {missing / 'r.jsonl'}: folder {str(missing)!r} does not exist\n"
+    )
     assert not missing.exists()
 
 
@@ -225,7 +228,7 @@ def test_run_out_onto_the_scenario_exits_2_and_keeps_it(tmp_path: Path) -> None:
     result = _invoke("run", str(scenario), "--out", str(scenario))
     assert (result.exit_code, result.stdout) == (2, "")
     assert (
-        result.stderr == f"battlesim: error: --out: {str(scenario)!r} is the scenario file itself\n"
+        result.stderr == f"battlesim: error: --out {scenario}: that is the scenario file itself\n"
     )
     assert scenario.read_bytes() == STONE_WALL.read_bytes()
 
@@ -259,12 +262,9 @@ def test_run_logs_json_when_asked(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("flag", "message"),
     [
-        ("-5", f"{SEED_ERROR} -5 is not in the range 0<=x<=9223372036854775807."),
-        ("abc", f"{SEED_ERROR} 'abc' is not a valid integer range."),
-        (
-            "9223372036854775808",
-            f"{SEED_ERROR} 9223372036854775808 is not in the range 0<=x<=9223372036854775807.",
-        ),
+        ("-5", f"{SEED_ERROR} '-5' {NOT_A_SEED}"),
+        ("abc", f"{SEED_ERROR} 'abc' {NOT_A_SEED}"),
+        ("9223372036854775808", f"{SEED_ERROR} 9223372036854775808 {NOT_A_SEED}"),
     ],
 )
 def test_run_bad_seed_exits_2(flag: str, message: str, tmp_path: Path) -> None:
@@ -405,24 +405,40 @@ def test_verify_missing_file_exits_2(tmp_path: Path) -> None:
     """`verify` of a path that does not exist is bad input (exit 2), not a damaged replay."""
     result = _invoke("verify", str(tmp_path / "nope.jsonl"))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr.splitlines()[-1] == (
-        f"Error: Invalid value for 'REPLAY': File '{tmp_path / 'nope.jsonl'}' does not exist."
-    )
+    assert result.stderr == f"battlesim: error: {tmp_path / 'nope.jsonl'}: no such file\n"
 
 
 # show
 
 END_OF_BATTLE = [
     "Stone wall at Marye's Heights — end of battle (turn 4)",
-    "unit                         side             hex    strength  fatigue morale",
-    "69th New York                usa              5,3 363/450 men      230 routed",
-    "28th Massachusetts           usa              7,3 365/400 men       87 good",
-    "116th Pennsylvania           usa              8,6 292/380 men      182 routed",
-    "1st Rhode Island Light, Batt usa             7,11    6/6 guns        0 good",
-    "24th Georgia                 csa              5,2 479/500 men       67 disrupted",
-    "Cobb's Legion                csa                - 367/420 men      115 eliminated",
-    "Washington Artillery         csa              7,1    4/4 guns        0 good",
+    "unit                               side         col,row  strength     status    "
+    "      fatigue  morale      men_lost  guns_lost",
+    "69th New York                      Union        5,3      363/450 men  routed    "
+    "          230  routed            87          0",
+    "28th Massachusetts                 Union        7,3      365/400 men  -         "
+    "           87  good              35          0",
+    "116th Pennsylvania                 Union        8,6      292/380 men  routed    "
+    "          182  routed            88          0",
+    "1st Rhode Island Light, Battery A  Union        7,11     6/6 guns     -         "
+    "            0  good               0          0",
+    "24th Georgia                       Confederate  5,2      479/500 men  "
+    "disrupted            67  disrupted         21          0",
+    "Cobb's Legion                      Confederate  -        367/420 men  "
+    "left the field      115  eliminated        53          0",
+    "Washington Artillery               Confederate  7,1      4/4 guns     -         "
+    "            0  good               0          0",
 ]
+"""The seed-7 battle's final table: full names, side names, every unit's contract row."""
+
+
+def test_show_men_lost_is_initial_less_strength(replay: Path) -> None:
+    """In every row of `show`, men lost = initial - strength for regiments (a derived check)."""
+    for line in _invoke("show", str(replay)).stdout.splitlines()[2:]:
+        cells = line.split()
+        kept, initial = (int(x) for x in next(c for c in cells if "/" in c).split("/"))
+        if "men" in cells:
+            assert int(cells[-2]) == initial - kept
 
 
 def test_show_prints_final_state(replay: Path) -> None:
@@ -438,14 +454,22 @@ def test_show_turn_2_prints_that_turns_state(replay: Path) -> None:
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout.splitlines() == [
         "Stone wall at Marye's Heights — end of turn 2",
-        END_OF_BATTLE[1],
-        "69th New York                usa              6,5 404/450 men      141 disrupted",
-        "28th Massachusetts           usa              7,5 371/400 men       70 good",
-        "116th Pennsylvania           usa              7,3 326/380 men      104 good",
-        "1st Rhode Island Light, Batt usa             7,11    6/6 guns        0 good",
-        "24th Georgia                 csa              5,3 494/500 men       18 good",
-        "Cobb's Legion                csa              7,2 407/420 men       34 disrupted",
-        "Washington Artillery         csa              7,1    4/4 guns        0 good",
+        "unit                               side         col,row  strength     status    "
+        " fatigue  morale     men_lost  guns_lost",
+        "69th New York                      Union        6,5      404/450 men  "
+        "disrupted      141  disrupted        46          0",
+        "28th Massachusetts                 Union        7,5      371/400 men  -         "
+        "      70  good             29          0",
+        "116th Pennsylvania                 Union        7,3      326/380 men  -         "
+        "     104  good             54          0",
+        "1st Rhode Island Light, Battery A  Union        7,11     6/6 guns     -         "
+        "       0  good              0          0",
+        "24th Georgia                       Confederate  5,3      494/500 men  -         "
+        "      18  good              6          0",
+        "Cobb's Legion                      Confederate  7,2      407/420 men  "
+        "disrupted       34  disrupted        13          0",
+        "Washington Artillery               Confederate  7,1      4/4 guns     -         "
+        "       0  good              0          0",
     ]
 
 

@@ -121,10 +121,9 @@ def test_state_at_from_a_snapshot_equals_the_full_fold(fought: Any) -> None:
 
 
 def _table(loaded: api.LoadedReplay, state: Any) -> list[str]:
+    """The generic table of the unit rows, which `show` prints for every ruleset."""
     rs, sc = loaded.ruleset, loaded.scenario
-    if rs.render_state is None:
-        return render_units(rs.units(sc, state), rs.space(sc)).splitlines()
-    return rs.render_state(sc, state).splitlines()
+    return render_units(rs.units(sc, state), rs.space(sc)).splitlines()
 
 
 def test_show_and_show_turn_print_the_state_table(fought: Any) -> None:
@@ -146,16 +145,22 @@ def test_show_and_show_turn_print_the_state_table(fought: Any) -> None:
 
 
 def test_show_unit_works_for_a_unit_of_every_kind(fought: Any) -> None:
-    """For one unit of each kind: --unit prints its row, --events --unit its events only."""
+    """For one unit of each kind: --unit gives its rows turn by turn, --events --unit its events."""
     _, out, loaded = fought
     rs, sc = loaded.ruleset, loaded.scenario
     rows = rs.units(sc, loaded.state_at())
     kinds = {r.kind: r for r in reversed(rows)}
     told = 0
     for kind, row in kinds.items():
-        shown = _cli("show", out, "--unit", row.id)
+        shown = _cli("show", out, "--unit", row.id, "--json")
         assert shown.exit_code == 0, (kind, shown.output)
-        assert shown.output.splitlines()[1:] == render_units([row], rs.space(sc)).splitlines()
+        expected = [
+            {rs.turn_name: t, **r.model_dump(mode="json")}
+            for t, state in loaded.turn_ends()
+            for r in rs.units(sc, state)
+            if r.id == row.id
+        ]
+        assert json.loads(shown.output)["rows"] == expected
         events = _cli("show", out, "--events", "--unit", row.id, "--seqs")
         assert events.exit_code == 0, (kind, events.output)
         lines = events.output.splitlines()

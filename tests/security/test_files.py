@@ -162,7 +162,7 @@ def flush_then_die(self):
         os.kill(os.getpid(), signal.SIGKILL)
 
 EventLog.flush = flush_then_die
-api.run(sys.argv[1], out=sys.argv[2])
+api.run(sys.argv[1], out=sys.argv[2], force=True)  # over a file that is no replay
 """
 
 

@@ -1,0 +1,151 @@
+"""What every ``battlesim`` command shares: lazy command groups, options, plain errors.
+
+This module imports click and the standard library only, so that
+``battlesim --version``, ``--help`` and tab completion start at once; each
+command imports the work it wraps inside its own body.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from importlib import import_module
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+__all__ = [
+    "Command",
+    "LazyGroup",
+    "echo_json",
+    "fail",
+    "force_option",
+    "json_option",
+    "out_option",
+    "quiet_option",
+    "readable_file",
+    "seed_option",
+    "seed_value",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``battlesim: error: <message>`` on stderr and exit 2 (bad input)."""
+    click.echo(f"battlesim: error: {message}", err=True)
+    sys.exit(2)
+
+
+def echo_json(data: Any) -> None:
+    """Print one JSON object on one line (keys sorted) for scripts."""
+    click.echo(json.dumps(data, sort_keys=True))
+
+
+class Command(click.Command):
+    """A command whose one-line summary in a listing is its whole first line, never cut."""
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        """The first line of the docstring (or ``short_help``), whole."""
+        del limit
+        text = self.short_help or self.help or ""
+        return text.strip().split("\n", 1)[0].strip()
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported from ``module:attribute`` on first use.
+
+    No command module is imported to parse ``--version``; listing the
+    commands (``--help``, completion) imports the light CLI modules only.
+    """
+
+    command_class = Command
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command name, sorted."""
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command, importing its module the first time it is asked for."""
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            module, _, attr = self.lazy[cmd_name].partition(":")
+            command = getattr(import_module(module), attr)
+            if not isinstance(command, click.Command):  # pragma: no cover - a wiring mistake
+                raise TypeError(f"{self.lazy[cmd_name]} is not a click command")
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        """The first line of the docstring, whole."""
+        return Command.get_short_help_str(self, limit)  # type: ignore[arg-type]  # same fields
+
+
+SEED_MAX = 2**63 - 1
+
+
+def seed_value(ctx: click.Context, param: click.Parameter, value: Any) -> int | None:
+    """Callback: a seed is a whole number from 0 to 2**63 - 1, else a plain usage error."""
+    del ctx
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        number = value
+    else:
+        text = str(value).strip().replace("_", "")
+        if not text.isdigit():
+            raise click.BadParameter(
+                f"{value!r} is not a seed: use a whole number from 0 to {SEED_MAX}", param=param
+            )
+        number = int(text)
+    if number is not None and not 0 <= number <= SEED_MAX:
+        raise click.BadParameter(
+            f"{value} is not a seed: use a whole number from 0 to {SEED_MAX}", param=param
+        )
+    return number
+
+
+def seed_option(help_text: str) -> Callable[[F], F]:
+    """``--seed SEED``: a whole number from 0 to 2**63 - 1."""
+    return click.option("--seed", metavar="SEED", default=None, callback=seed_value, help=help_text)
+
+
+def readable_file(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Callback: an input file that exists and is a file, else a plain error (exit 2)."""
+    del ctx
+    if value is None:
+        return value
+    path = Path(value)
+    if not path.exists():
+        fail(f"{value}: no such file")
+    if path.is_dir():
+        fail(f"{value}: is a folder, not a file")
+    return value
+
+
+def json_option(help_text: str = "Print one JSON object (for scripts).") -> Callable[[F], F]:
+    """``--json``: the command's report as one JSON object on stdout."""
+    return click.option("--json", "as_json", is_flag=True, help=help_text)
+
+
+def out_option(help_text: str, *, folder: bool = False) -> Callable[[F], F]:
+    """``-o/--out``: where the command writes its output."""
+    kind = click.Path(file_okay=not folder, dir_okay=folder)
+    return click.option("-o", "--out", type=kind, default=None, help=help_text)
+
+
+def force_option() -> Callable[[F], F]:
+    """``--force``: overwrite an existing file that is not a replay of the same scenario."""
+    return click.option(
+        "--force",
+        is_flag=True,
+        help="Overwrite an existing output file even if it is not a replay of this scenario.",
+    )
+
+
+def quiet_option() -> Callable[[F], F]:
+    """``-q/--quiet``: no progress on stderr."""
+    return click.option("-q", "--quiet", is_flag=True, help="No progress bar.")

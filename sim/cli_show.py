@@ -1,0 +1,161 @@
+"""``battlesim show``: a replay's units at a turn, one unit's history, or the narrative."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from sim.cli_common import Command, echo_json, fail, json_option, readable_file
+
+if TYPE_CHECKING:
+    from sim.api import LoadedReplay
+
+__all__ = ["show"]
+
+# The command imports what it wraps in its body (PLC0415): start-up stays light.
+# ruff: noqa: PLC0415
+
+
+@click.command(cls=Command)
+@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
+@click.option(
+    "--turn",
+    type=click.IntRange(0),
+    default=None,
+    help="State at the end of this turn (0: the start); with --events, that turn's events.",
+)
+@click.option("--events", "narrate", is_flag=True, help="Narrate the events turn by turn.")
+@click.option(
+    "--unit",
+    default=None,
+    help="Only this unit (id): with --events its events, without them its state turn by turn.",
+)
+@click.option("--seqs", is_flag=True, help="With --events: start each line with its [seq N].")
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    help="With --events: only this event type (e.g. fired or musket.fired); repeatable.",
+)
+@json_option("Print one JSON object: the units (or the unit's rows, or the events).")
+def show(
+    replay: str,
+    turn: int | None,
+    narrate: bool,
+    unit: str | None,
+    seqs: bool,
+    types: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Show a replay's units, one unit's history, or its narrative.
+
+    Units at the end of the battle or of --turn.
+
+    The fold starts from the nearest state snapshot in the log, so a late
+    turn of a long battle is quick. With --unit (and no --events), that
+    unit's state at the end of every turn. With --events, the battle is told
+    as a narrative instead, filtered by --turn, --unit and --type.
+
+    \b
+    Examples:
+      battlesim show replays/stone_wall-s1862.jsonl --turn 7
+      battlesim show replays/stone_wall-s1862.jsonl --unit 69ny
+      battlesim show replays/stone_wall-s1862.jsonl --events --type morale_tested
+    """
+    from engine.reader import ReplayError
+    from sim import api, views
+
+    try:
+        loaded = api.load_replay(replay)
+    except ReplayError as exc:
+        fail(str(exc))
+    last = loaded.events[-1].turn if loaded.events else 0
+    if turn is not None and turn > last:
+        fail(f"--turn {turn}: the battle ended at turn {last}")
+    if types and not narrate:
+        fail("--type filters the narrative: add --events")
+    if seqs and not narrate:
+        fail("--seqs numbers the narrative: add --events")
+    problem = views.unknown_types(types, loaded.ruleset.registry.types)
+    if problem is not None:
+        fail(problem)
+    if unit is not None:
+        _check_unit(loaded, unit)
+    if narrate:
+        _narrative(loaded, turn, unit, types, seqs, as_json)
+    elif unit is not None:
+        _history(loaded, unit, turn, as_json)
+    else:
+        _state(loaded, turn, last, as_json)
+
+
+def _check_unit(loaded: LoadedReplay, unit: str) -> None:
+    from sim import views
+    from sim.suggest import did_you_mean, known
+
+    ids = [r.id for r in views.state_rows(loaded, 0)]
+    if unit not in ids:
+        hint = did_you_mean(unit, ids) or f"; units: {known(ids, limit=40)}"
+        fail(f"--unit {unit}: no unit {unit!r} in this battle{hint}")
+
+
+def _narrative(
+    loaded: LoadedReplay,
+    turn: int | None,
+    unit: str | None,
+    types: tuple[str, ...],
+    seqs: bool,
+    as_json: bool,
+) -> None:
+    from sim import analysis
+
+    told = analysis.narrative(loaded, turn=turn, unit=unit, types=types)
+    if as_json:
+        events = [{"seq": e.seq, "turn": e.turn, "type": e.type, "line": line} for e, line in told]
+        echo_json({"replay": loaded.replay.path, "events": events})
+        return
+    for event, line in told:
+        click.echo(f"[seq {event.seq}] {line}" if seqs else line)
+
+
+def _history(loaded: LoadedReplay, unit: str, turn: int | None, as_json: bool) -> None:
+    from sim import views
+    from sim.table import table, unit_cells
+
+    history = views.unit_history(loaded, unit, turn)
+    word = loaded.ruleset.turn_name
+    if as_json:
+        rows = [{word: t, **views.unit_json(r)} for t, r in history]
+        echo_json({"replay": loaded.replay.path, "unit": unit, "rows": rows})
+        return
+    axes = loaded.ruleset.space(loaded.scenario).axes
+    name, side = history[0][1].name, history[0][1].side_name
+    click.echo(f"{loaded.scenario.name} — {name} ({side}) at the end of each {word}, 0: the start")
+    cells = [{word: t, **unit_cells(r, axes)} for t, r in history]
+    for row in cells:
+        del row["unit"], row["side"]
+    for line in table(cells):
+        click.echo(line)
+
+
+def _state(loaded: LoadedReplay, turn: int | None, last: int, as_json: bool) -> None:
+    from sim import views
+    from sim.table import render_units
+
+    rows = views.state_rows(loaded, turn)
+    if as_json:
+        echo_json(
+            {
+                "replay": loaded.replay.path,
+                "scenario": loaded.scenario.name,
+                "turn": last if turn is None else turn,
+                "last_turn": last,
+                "units": [views.unit_json(r) for r in rows],
+            }
+        )
+        return
+    word = loaded.ruleset.turn_name
+    label = f"end of {word} {turn}" if turn is not None else f"end of battle ({word} {last})"
+    click.echo(f"{loaded.scenario.name} — {label}")
+    click.echo(render_units(rows, loaded.ruleset.space(loaded.scenario)))

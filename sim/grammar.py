@@ -1,0 +1,63 @@
+"""English by count and by name: "1 casualty", "2 casualties", "The goblins win".
+
+Narratives, headlines and summaries of every ruleset use these, so a count
+of one and a side named in the plural read right. A name is plural when its
+last word ends in "s" but not in "ss", "us" or "is" ("The goblins",
+"Orc raiders"; not "Orc band", "Thorgrim", "Bunker Hill"): a simple rule
+that a side name can always satisfy by its wording.
+"""
+
+from __future__ import annotations
+
+__all__ = ["agree", "count", "is_plural", "plural"]
+
+_IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "goes": "go"}
+_SINGULAR_ENDINGS = ("ss", "us", "is")
+
+
+def is_plural(name: str) -> bool:
+    """True when ``name`` reads as a plural ("The goblins", "Orcs"), by its last word."""
+    words = name.split()
+    last = words[-1].lower().strip(".,;:!?'\"") if words else ""
+    return last.endswith("s") and not last.endswith(_SINGULAR_ENDINGS) and len(last) > 2
+
+
+def _verb_plural(verb: str) -> str:
+    """The plural form of a third-person singular verb ("wins" -> "win")."""
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    if verb.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return verb[:-2]
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    return verb[:-1] if verb.endswith("s") else verb
+
+
+def agree(name: str, phrase: str) -> str:
+    """``name`` and ``phrase`` (its first word a singular verb), the verb agreeing with the name.
+
+    >>> agree("Union", "wins"), agree("The goblins", "act first")
+    ('Union wins', 'The goblins act first')
+    >>> agree("The goblins", "acts first")
+    'The goblins act first'
+    """
+    verb, space, rest = phrase.partition(" ")
+    if is_plural(name):
+        verb = _verb_plural(verb)
+    elif not verb.endswith("s") and verb not in _IRREGULAR.values():
+        verb = verb + ("es" if verb.endswith(("ch", "sh", "x", "z", "o")) else "s")
+    return f"{name} {verb}{space}{rest}"
+
+
+def plural(word: str) -> str:
+    """The regular English plural of a noun ("casualty" -> "casualties", "hex" -> "hexes")."""
+    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    return word + "s"
+
+
+def count(n: int | float, word: str, many: str | None = None) -> str:
+    """``"1 casualty"``, ``"0 casualties"``, ``"2 men"`` (``many`` for irregular plurals)."""
+    return f"{n} {word if n == 1 else (many or plural(word))}"

@@ -1,0 +1,452 @@
+"""The command line's one surface: --json, -o/--out, --force, help, plain messages (issue 15)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+from sim.cli import cli
+
+REPO = Path(__file__).resolve().parents[2]
+STONE_WALL = REPO / "scenarios" / "stone_wall.yaml"
+GOLDEN = REPO / "replays" / "stone_wall-s1862.jsonl"
+
+
+def _invoke(*args: str) -> Result:
+    """Run the CLI as the console script would, failing on any escaped exception."""
+    result = CliRunner().invoke(cli, list(args), prog_name="battlesim")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def _commands() -> list[tuple[str, ...]]:
+    """Every command path: ('run',), ('odds', 'musket-fire'), ..."""
+    ctx = click.Context(cli, info_name="battlesim")
+    out: list[tuple[str, ...]] = []
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            sub = click.Context(command, info_name=name, parent=ctx)
+            out.extend((name, s) for s in command.list_commands(sub))
+        else:
+            out.append((name,))
+    return out
+
+
+COMMANDS = _commands()
+
+
+@pytest.fixture(scope="module")
+def replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh replay of stone_wall.yaml with seed 7 (do not modify)."""
+    out = tmp_path_factory.mktemp("replay") / "sw7.jsonl"
+    assert _invoke("run", str(STONE_WALL), "--seed", "7", "-o", str(out)).exit_code == 0
+    return out
+
+
+# help
+
+
+def test_every_command_is_listed() -> None:
+    """The root group lists the seventeen commands and odds its four calculators."""
+    assert len(COMMANDS) == 21
+    assert ("rulesets",) in COMMANDS and ("new",) in COMMANDS and ("scenarios",) in COMMANDS
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
+def test_every_help_has_a_runnable_looking_example(path: tuple[str, ...]) -> None:
+    """Each command's --help shows an example that starts with `battlesim <its command>`."""
+    result = _invoke(*path, "--help")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() in ("Example:", "Examples:"))
+    example = lines[start + 1].split()
+    assert example[: len(path) + 1] == ["battlesim", *path]
+
+
+def test_root_help_shows_every_summary_whole() -> None:
+    """`battlesim --help` lists each command with its whole first docstring line, never cut."""
+    listing = _invoke("--help").stdout.split("Commands:")[1]
+    text = " ".join(listing.split())
+    assert "..." not in text and "…" not in text
+    ctx = click.Context(cli, info_name="battlesim")
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None and command.help is not None
+        first = " ".join(command.help.strip().splitlines()[0].split())
+        assert f"{name} {first}" in text
+    # ... and on one line of an 80-column listing, here and in `odds --help`.
+    for listed in (listing, _invoke("odds", "--help").stdout.split("Commands:")[1]):
+        assert all(not line.startswith(" " * 5) for line in listed.splitlines() if line.strip())
+
+
+def test_odds_lcv_and_hcv_are_explained() -> None:
+    """`odds musket-fire --help` says what --lcv and --hcv are (with their defaults)."""
+    text = " ".join(_invoke("odds", "musket-fire", "--help").stdout.split())
+    assert "--lcv TEXT Low Combat Value L per 1000: the casualty range starts at L x E / 1000." in (
+        text
+    )
+    assert "--hcv TEXT High Combat Value H per 1000" in text
+
+
+def test_python_dash_m_sim_is_battlesim() -> None:
+    """`python -m sim --version` and `run --help` print what the `battlesim` script prints."""
+    script = str(Path(sys.executable).parent / "battlesim")
+    for args in (["--version"], ["run", "--help"], ["run", "nope.yaml"]):
+        runs = [
+            subprocess.run([*how, *args], cwd=REPO, capture_output=True, text=True, check=False)
+            for how in ([sys.executable, "-m", "sim"], [script])
+        ]
+        a, b = ((p.returncode, p.stdout, p.stderr) for p in runs)
+        assert a == b
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_scripts_as_documented(shell: str) -> None:
+    """The README's completion line for each shell prints a script naming battlesim."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"_BATTLESIM_COMPLETE={shell}_source battlesim" in readme
+    script = Path(sys.executable).parent / "battlesim"
+    proc = subprocess.run(
+        [str(script)],
+        check=False,
+        env={"_BATTLESIM_COMPLETE": f"{shell}_source", "PATH": str(script.parent)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0
+    assert "_BATTLESIM_COMPLETE" in proc.stdout
+
+
+def test_help_chunk_default_is_the_plans() -> None:
+    """The --chunk-size default shown without numpy equals sim.batch.plan.DEFAULT_CHUNK."""
+    from sim.batch.plan import DEFAULT_CHUNK
+    from sim.cli_batch import DEFAULT_CHUNK as SHOWN
+
+    assert SHOWN == DEFAULT_CHUNK
+
+
+# --json on every command that reports
+
+
+def test_verify_json(replay: Path) -> None:
+    """`verify --json` prints ok, status and the event count (seed 7: 50 events)."""
+    result = _invoke("verify", str(replay), "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {
+        "ok": True,
+        "status": "ok",
+        "replay": str(replay),
+        "events": 50,
+        "upcast": False,
+    }
+
+
+def test_verify_json_names_the_damaged_seq(replay: Path, tmp_path: Path) -> None:
+    """A replay with line 20 (seq 18) dropped: `verify --json` exits 1 naming seq 18."""
+    lines = replay.read_text(encoding="utf-8").splitlines(keepends=True)
+    damaged = tmp_path / "d.jsonl"
+    damaged.write_text("".join([*lines[:19], *lines[20:]]), encoding="utf-8")
+    result = _invoke("verify", str(damaged), "--json")
+    got = json.loads(result.stdout)
+    assert (result.exit_code, got["ok"], got["status"], got["seq"], got["line"]) == (
+        1,
+        False,
+        "damaged",
+        18,
+        20,
+    )
+
+
+def test_validate_json_ok_and_errors(tmp_path: Path) -> None:
+    """`validate --json`: ok with ruleset and name, or exit 2 with every error as data."""
+    good = _invoke("validate", str(STONE_WALL), "--json")
+    assert json.loads(good.stdout) == {
+        "file": str(STONE_WALL),
+        "ok": True,
+        "ruleset": "musket",
+        "name": "Stone wall at Marye's Heights",
+    }
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(STONE_WALL.read_text().replace("quality: C\n", "quality: Q\n", 1))
+    result = _invoke("validate", str(bad), "--json")
+    got = json.loads(result.stdout)
+    assert (result.exit_code, got["ok"]) == (2, False)
+    assert got["errors"] == [
+        {
+            "file": str(bad),
+            "line": 44,
+            "field": "sides.0.units.0.quality",
+            "message": "Input should be 'A', 'B', 'C', 'D', 'E' or 'F'",
+        }
+    ]
+
+
+def test_show_json_lists_every_unit_with_names(replay: Path) -> None:
+    """`show --json` gives the seven units with full names and side names at turn 4."""
+    got = json.loads(_invoke("show", str(replay), "--json").stdout)
+    assert (got["turn"], got["last_turn"], len(got["units"])) == (4, 4, 7)
+    battery = got["units"][3]
+    assert (battery["name"], battery["side_name"]) == ("1st Rhode Island Light, Battery A", "Union")
+
+
+def test_show_events_json_matches_the_narrative(replay: Path) -> None:
+    """`show --events --json` carries, per event, the same line the text narrative prints."""
+    text = _invoke("show", str(replay), "--events").stdout.splitlines()
+    got = json.loads(_invoke("show", str(replay), "--events", "--json").stdout)
+    assert [e["line"] for e in got["events"]] == text
+
+
+def test_why_json_is_the_chain() -> None:
+    """`why --json` on the golden seq 33: the fire at seq 32, then the morale check at 33."""
+    got = json.loads(_invoke("why", str(GOLDEN), "33", "--json").stdout)
+    assert [(c["seq"], c["type"]) for c in got["chain"]] == [
+        (32, "musket.fired"),
+        (33, "musket.morale_tested"),
+    ]
+
+
+# -o/--out, --force and plain messages
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", str(STONE_WALL)],
+        ["fork", str(GOLDEN), "--at", "33", "--set", "passed=true"],
+        ["report", str(GOLDEN)],
+        ["rerun", "nostudy", "1"],
+        ["schema"],
+    ],
+)
+def test_every_writer_takes_short_o(command: list[str]) -> None:
+    """Every command that writes a file names it with -o as well as --out."""
+    text = _invoke(*command[:1], "--help").stdout
+    assert "-o, --out" in text
+
+
+def test_out_whose_parent_is_a_file_is_refused(tmp_path: Path) -> None:
+    """`run -o file.txt/r.jsonl` says the parent is a file, not that a folder is missing."""
+    (tmp_path / "file.txt").write_text("x")
+    out = tmp_path / "file.txt" / "r.jsonl"
+    result = _invoke("run", str(STONE_WALL), "-o", str(out))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"battlesim: error: --out {out}: {str(tmp_path / 'file.txt')!r} is a file, not a folder\n"
+    )
+
+
+def test_run_refuses_to_overwrite_another_file_without_force(tmp_path: Path) -> None:
+    """An existing text file at --out survives `run` (exit 2) and is replaced with --force."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("precious\n")
+    refused = _invoke("run", str(STONE_WALL), "-o", str(notes))
+    assert refused.exit_code == 2
+    assert refused.stderr == (
+        f"battlesim: error: --out {notes}: the file is not a replay of this scenario; "
+        "add --force to overwrite it, or choose another name\n"
+    )
+    assert notes.read_text() == "precious\n"
+    assert _invoke("run", str(STONE_WALL), "-o", str(notes), "--force").exit_code == 0
+    assert notes.read_text().startswith('{"engine_version"')
+
+
+def test_run_overwrites_a_replay_of_the_same_scenario(tmp_path: Path) -> None:
+    """Running the same scenario again to the same replay (another seed) needs no --force."""
+    out = tmp_path / "r.jsonl"
+    assert _invoke("run", str(STONE_WALL), "--seed", "1", "-o", str(out)).exit_code == 0
+    assert _invoke("run", str(STONE_WALL), "--seed", "2", "-o", str(out)).exit_code == 0
+    other = REPO / "scenarios" / "napoleonic_brigade.yaml"
+    assert _invoke("run", str(other), "-o", str(out)).exit_code == 2
+
+
+def test_report_and_schema_need_force_over_an_existing_file(tmp_path: Path) -> None:
+    """`report -o` and `schema -o` onto an existing file exit 2 unless --force."""
+    page = tmp_path / "page.html"
+    page.write_text("mine")
+    assert _invoke("report", str(GOLDEN), "-o", str(page)).exit_code == 2
+    assert _invoke("schema", "-o", str(page)).exit_code == 2
+    assert page.read_text() == "mine"
+    assert _invoke("schema", "-o", str(page), "--force").exit_code == 0
+    assert json.loads(page.read_text())["title"] == "battlesim scenario"
+
+
+def test_show_type_nosuch_is_an_error_like_unit() -> None:
+    """`show --events --type nosuch` exits 2 listing the types; a near miss gets a suggestion."""
+    result = _invoke("show", str(GOLDEN), "--events", "--type", "nosuch")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        "battlesim: error: --type nosuch: no event type 'nosuch' in this ruleset; known: "
+    )
+    assert "fired" in result.stderr and "morale_tested" in result.stderr
+    near = _invoke("show", str(GOLDEN), "--events", "--type", "fird")
+    assert near.stderr == (
+        "battlesim: error: --type fird: no event type 'fird' in this ruleset; "
+        "did you mean 'fired'?\n"
+    )
+
+
+def test_show_unit_nosuch_suggests_the_id() -> None:
+    """`show --unit 69nyy` exits 2 suggesting 69ny."""
+    result = _invoke("show", str(GOLDEN), "--unit", "69nyy")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "battlesim: error: --unit 69nyy: no unit '69nyy' in this battle; did you mean '69ny'?\n",
+    )
+
+
+def test_show_unit_without_events_is_its_history(replay: Path) -> None:
+    """`show --unit 69ny` without --events: turns 0..4, 450 men at the start, 363 at the end."""
+    result = _invoke("show", str(replay), "--unit", "69ny")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == (
+        "Stone wall at Marye's Heights — 69th New York (Union) at the end of each turn, "
+        "0: the start"
+    )
+    rows = [line.split() for line in lines[2:]]
+    assert [r[0] for r in rows] == ["0", "1", "2", "3", "4"]
+    assert (rows[0][2], rows[-1][2]) == ("450/450", "363/450")
+    got = json.loads(_invoke("show", str(replay), "--unit", "69ny", "--json").stdout)
+    assert [r["strength"]["value"] for r in got["rows"]][::4] == [450, 363]
+
+
+def test_type_without_events_is_refused_plainly() -> None:
+    """`show --type fired` without --events says to add --events (it used to be ignored)."""
+    result = _invoke("show", str(GOLDEN), "--type", "fired")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "battlesim: error: --type filters the narrative: add --events\n",
+    )
+
+
+def test_missing_scenario_is_plain() -> None:
+    """`run nope.yaml` says the file does not exist, with no line 0."""
+    result = _invoke("run", "nope.yaml")
+    assert (result.exit_code, result.stderr) == (2, "battlesim: error: nope.yaml: no such file\n")
+
+
+def test_clock_time_without_leading_zero_is_explained(tmp_path: Path) -> None:
+    """`turns.start: 7:00` is explained in words (HH:MM, e.g. '07:00'), not by a regex."""
+    bad = tmp_path / "t.yaml"
+    bad.write_text(STONE_WALL.read_text().replace('start: "12:00"', 'start: "7:00"'))
+    result = _invoke("validate", str(bad))
+    assert result.stderr == (
+        f"{bad}:19: turns.start: '7:00' is not a clock time: write HH:MM on the 24-hour clock, "
+        "e.g. '07:00'\n"
+    )
+    assert not re.search(r"\^|\\d", result.stderr)
+
+
+# rulesets, scenarios, new
+
+
+def test_rulesets_lists_name_version_and_source() -> None:
+    """`rulesets --json` lists becmi, flattop and musket: version 1, built in, their modules."""
+    got = json.loads(_invoke("rulesets", "--json").stdout)["rulesets"]
+    assert [(r["name"], r["version"], r["source"], r["target"]) for r in got] == [
+        ("becmi", "1", "built in", "sim.becmi:RULESET"),
+        ("flattop", "1", "built in", "sim.flattop:RULESET"),
+        ("musket", "1", "built in", "sim.musket:RULESET"),
+    ]
+    text = _invoke("rulesets").stdout.splitlines()
+    assert text[2] == "musket   version 1    built in (sim.musket:RULESET)"
+
+
+def test_scenarios_lists_every_shipped_file_once() -> None:
+    """`scenarios` prints one line per file in scenarios/, with its kind."""
+    files = sorted(p.name for p in (REPO / "scenarios").glob("*.yaml"))
+    lines = _invoke("scenarios").stdout.splitlines()
+    assert [line.split()[0] for line in lines] == files
+    kinds = {line.split()[0]: line.split()[1] for line in lines}
+    assert (kinds["stone_wall.yaml"], kinds["coral_sea.yaml"], kinds["tavern_brawl.yaml"]) == (
+        "musket",
+        "flattop",
+        "becmi",
+    )
+    assert (kinds["fredericksburg_campaign.yaml"], kinds["stone_wall_study.yaml"]) == (
+        "campaign",
+        "study",
+    )
+
+
+@pytest.mark.parametrize("ruleset", ["becmi", "flattop", "musket"])
+def test_new_scenario_validates_and_runs(ruleset: str, tmp_path: Path) -> None:
+    """`new RULESET x.yaml` writes a commented file with the schema line that validates and runs."""
+    path = tmp_path / "my_battle.yaml"
+    made = _invoke("new", ruleset, str(path))
+    assert made.exit_code == 0
+    text = path.read_text(encoding="utf-8")
+    first = text.splitlines()[0]
+    assert first.startswith("# yaml-language-server: $schema=")
+    schema = (path.parent / first.split("=", 1)[1]).resolve()
+    assert schema == (REPO / "docs" / "scenario.schema.json").resolve()
+    assert sum(1 for line in text.splitlines() if "#" in line) >= 5
+    valid = _invoke("validate", str(path), "--json")
+    assert json.loads(valid.stdout) == {
+        "file": str(path),
+        "ok": True,
+        "ruleset": ruleset,
+        "name": "My battle",
+    }
+    ran = _invoke("run", str(path), "-o", str(tmp_path / "r.jsonl"), "--json")
+    assert ran.exit_code == 0
+    assert _invoke("verify", str(tmp_path / "r.jsonl")).exit_code == 0
+
+
+def test_new_refuses_an_existing_file_and_an_unknown_ruleset(tmp_path: Path) -> None:
+    """`new` onto an existing file needs --force; an unknown ruleset lists the installed ones."""
+    path = tmp_path / "x.yaml"
+    shutil.copy(STONE_WALL, path)
+    assert _invoke("new", "musket", str(path)).exit_code == 2
+    assert path.read_bytes() == STONE_WALL.read_bytes()
+    assert _invoke("new", "musket", str(path), "--force").exit_code == 0
+    unknown = _invoke("new", "pikes", str(tmp_path / "y.yaml"))
+    assert (unknown.exit_code, unknown.stderr) == (
+        2,
+        "battlesim: error: unknown ruleset 'pikes'; installed: becmi, flattop, musket\n",
+    )
+
+
+def test_gitignore_covers_what_the_readme_leaves() -> None:
+    """Files and folders the README's commands write in the checkout are ignored by git."""
+    left = ["charts/a.png", "held.html", "held.jsonl", "sw/study.duckdb", "sw2/summary.json"]
+    left += [
+        "stone_wall_study/study.duckdb",
+        "run-42.jsonl",
+        "sw.jsonl.gz",
+        "my_battle.yaml",
+        "typos.yaml",
+    ]
+    left += ["stone_wall-s7.jsonl", "fredericksburg_campaign-s1/campaign.json", "out/x.jsonl"]
+    proc = subprocess.run(
+        ["git", "check-ignore", "--no-index", *left],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert sorted(proc.stdout.split()) == sorted(left)
+
+
+def test_readme_validate_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's one-pass validation example is what `validate` prints for those three edits."""
+    monkeypatch.chdir(tmp_path)
+    assert _invoke("new", "musket", "typos.yaml").exit_code == 0
+    path = tmp_path / "typos.yaml"
+    text = path.read_text(encoding="utf-8").replace('start: "12:00"', 'start: "7:00" ')
+    text = text.replace("strength: 450 ", "strenght: 450 ", 1)
+    path.write_text(text.replace("rifle_musket", "rifle_muskt", 1), encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ battlesim validate typos.yaml 2>&1\n", 1)[1].split("```", 1)[0]
+    result = _invoke("validate", "typos.yaml")
+    assert (result.exit_code, result.stderr) == (2, block)

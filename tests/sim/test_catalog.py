@@ -1,0 +1,47 @@
+"""The catalog behind `rulesets`, `scenarios` and `new`, for a third-party ruleset too."""
+
+from __future__ import annotations
+
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pytest
+
+from sim import catalog
+from sim import ruleset as registry
+
+
+def _with_toy(monkeypatch: pytest.MonkeyPatch) -> None:
+    ep = EntryPoint("toy", "tests.sim.toy_ruleset:RULESET", registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [ep])
+    monkeypatch.setattr(catalog, "entry_points", lambda group: [ep])
+    monkeypatch.setattr(registry, "_loaded", {})
+
+
+def test_an_entry_point_ruleset_is_listed_with_its_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ruleset from an entry point is listed after the built-ins' order, by name, as such."""
+    _with_toy(monkeypatch)
+    found = {r.name: r for r in catalog.installed_rulesets()}
+    assert sorted(found) == ["becmi", "flattop", "musket", "toy"]
+    assert (found["toy"].source, found["toy"].target) == (
+        "entry point",
+        "tests.sim.toy_ruleset:RULESET",
+    )
+
+
+def test_a_ruleset_without_template_is_refused_plainly(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`new toy x.yaml` for a ruleset that ships no template.yaml is a CatalogError; no file."""
+    _with_toy(monkeypatch)
+    with pytest.raises(catalog.CatalogError) as info:
+        catalog.new_scenario("toy", tmp_path / "x.yaml")
+    assert str(info.value) == "ruleset 'toy' ships no template.yaml: start from a scenario"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_scenarios_outside_a_checkout_are_a_clear_error(tmp_path: Path) -> None:
+    """With no scenarios folder (installed without sources) the listing says where it looked."""
+    with pytest.raises(catalog.CatalogError) as info:
+        catalog.shipped_scenarios(tmp_path / "nowhere")
+    assert str(info.value) == f"no shipped scenarios here: {tmp_path / 'nowhere'} is not a folder"

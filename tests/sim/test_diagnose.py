@@ -1,0 +1,77 @@
+"""Did-you-mean suggestions and one-pass validation (sim/suggest.py, sim/diagnose.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sim.diagnose import hint_known, known_fields
+from sim.loader import ScenarioError, parse_yaml, validate_data
+from sim.musket.scenario import MusketScenario
+from sim.suggest import did_you_mean, known
+
+VALID = Path(__file__).resolve().parents[1] / "data" / "valid_small.yaml"
+
+
+def test_did_you_mean_picks_the_closest_or_nothing() -> None:
+    """Close names are suggested (case aside); far ones are not; ties go to sorted order."""
+    assert did_you_mean("strenght", ["strength", "quality"]) == "; did you mean 'strength'?"
+    assert did_you_mean("c", ["A", "B", "C"]) == "; did you mean 'C'?"
+    assert did_you_mean("laser", ["smoothbore", "carbine"]) == ""
+    assert known(["b", "a", "c"], limit=2) == "a, b, …"
+
+
+def test_known_fields_follow_the_model_through_lists_and_unions() -> None:
+    """At sides.0.units.0 the unit's fields are known; at the top the scenario's."""
+    unit = known_fields(MusketScenario, ("sides", 0, "units", 0))
+    assert {"strength", "quality", "weapon", "order", "at"} <= unit
+    assert {"turns", "map", "sides", "victory"} <= known_fields(MusketScenario, ())
+
+
+def test_hint_known_rewrites_a_close_unknown_name() -> None:
+    """'unknown weapon ...; known: ...' becomes a suggestion only when one is close."""
+    far = "unknown weapon 'laser'; known: carbine, smoothbore"
+    assert hint_known(far) == far
+    near = "unknown weapon 'carbin'; known: carbine, smoothbore"
+    assert hint_known(near) == "unknown weapon 'carbin'; did you mean 'carbine'?"
+
+
+def _problems(text: str) -> list[str]:
+    data, lines = parse_yaml(text, "t.yaml")
+    with pytest.raises(ScenarioError) as info:
+        validate_data(data, lines, "t.yaml")
+    return [str(p) for p in info.value.problems]
+
+
+def test_a_typo_is_reported_once_and_read_as_meant() -> None:
+    """'strenght' is one problem (not also 'strength missing'); the cross checks still run."""
+    text = VALID.read_text(encoding="utf-8").replace("strength: 400", "strenght: 400", 1)
+    text = text.replace("at: [1, 1]", "at: [1, 9]")
+    assert _problems(text) == [
+        "t.yaml:22: sides.0.units.0.strenght: unknown field; did you mean 'strength'?",
+        "t.yaml:44: sides.1.units.0.at: hex [1, 9] is off the 6x6 map",
+    ]
+
+
+R2 = """      - id: r2
+        name: Second Red
+        kind: infantry
+        strength: 400
+        quality: C
+        weapon: rifle_musket
+        at: [9, 9]
+"""
+
+
+def test_consequences_of_a_left_out_unit_are_not_repeated() -> None:
+    """Broken r1 is reported, and r2 off the map; 'no unit r1' (b1's order target) is not."""
+    text = VALID.read_text(encoding="utf-8").rstrip("\n") + "\n" + R2
+    text = text.replace(
+        "strength: 400\n        quality: C\n        weapon: rifle_musket\n        at: [1, 1]",
+        "strength: 0\n        quality: C\n        weapon: rifle_musket\n        at: [1, 1]",
+    )
+    assert _problems(text) == [
+        "t.yaml:41: sides.1.units.0.strength: Input should be greater than or equal to 1",
+        "t.yaml:51: sides.1.units.1.at: hex [9, 9] is off the 6x6 map",
+    ]

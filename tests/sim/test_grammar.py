@@ -1,0 +1,102 @@
+"""Grammar by count and by plural names, in the helpers and in every ruleset's narrative."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from sim import analysis, api
+from sim.grammar import agree, count, is_plural, plural
+
+REPLAYS = sorted((Path(__file__).resolve().parents[2] / "replays").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("The goblins", True),
+        ("Orcs", True),
+        ("42nd Highlanders", True),
+        ("Union", False),
+        ("Orc band", False),
+        ("Thorgrim", False),
+        ("Cobb's Legion", False),
+        ("Confederate", False),
+        ("Lexington's air group", False),
+        ("Texas", True),
+        ("Ross", False),
+        ("Nautilus", False),
+    ],
+)
+def test_plural_names_by_last_word(name: str, expected: bool) -> None:
+    """A name is plural when its last word ends in s but not ss, us or is."""
+    assert is_plural(name) is expected
+
+
+def test_agree_and_count() -> None:
+    """Verbs agree with the name; nouns take the plural unless the count is exactly one."""
+    assert agree("The goblins", "wins") == "The goblins win"
+    assert agree("The goblins", "acts first") == "The goblins act first"
+    assert agree("Union", "wins the campaign") == "Union wins the campaign"
+    assert agree("The Highlanders", "catches fire") == "The Highlanders catch fire"
+    assert agree("Orc band", "check morale") == "Orc band checks morale"
+    counted = [count(n, "casualty") for n in (0, 1, 2)]
+    assert counted == ["0 casualties", "1 casualty", "2 casualties"]
+    assert [count(1, "man", "men"), count(3, "man", "men")] == ["1 man", "3 men"]
+    assert [plural("hex"), plural("day"), plural("ship")] == ["hexes", "days", "ships"]
+
+
+def _lines(path: Path) -> list[tuple[dict[str, object], str]]:
+    loaded = api.load_replay(path)
+    return [(e.model_dump(), line) for e, line in analysis.narrative(loaded)]
+
+
+@pytest.mark.parametrize("path", REPLAYS, ids=lambda p: p.stem)
+def test_no_narrative_line_says_one_plural(path: Path) -> None:
+    """No line of any golden replay's narrative reads '1 casualties', '1 hexes', '1 rounds'..."""
+    for _, line in _lines(path):
+        wrong = r"(?<![\d.,])1 (casualties|hexes|ships|hits|rounds|guns|units)\b"
+        assert not re.search(wrong, line)
+
+
+def test_one_casualty_is_singular_in_the_fire_lines() -> None:
+    """Every musket fire line ends its result in 'N casualty' when N is 1, else 'N casualties'."""
+    seen = 0
+    for path in REPLAYS:
+        for event, line in _lines(path):
+            if event["type"] != "musket.fired":
+                continue
+            n = event["result"]["casualties"]  # type: ignore[index]
+            assert re.search(rf"→ {count(n, 'casualty')}[, ]", line)
+            seen += 1
+    assert seen > 50
+
+
+def test_plural_side_names_agree_in_the_becmi_narrative() -> None:
+    """The goblin skirmish: 'The goblins act first', 'The party acts first', no 'goblins acts'."""
+    [path] = [p for p in REPLAYS if p.stem.startswith("dungeon_skirmish")]
+    lines = [line for _, line in _lines(path)]
+    assert any(line.endswith("The goblins act first") for line in lines)
+    assert any(line.endswith("The party acts first") for line in lines)
+    assert not any("The goblins acts" in line or "The goblins wins" in line for line in lines)
+
+
+def test_melee_lines_tell_retreats_and_advances() -> None:
+    """Every musket melee line names the hex the loser retreats to and the winner advances to."""
+    seen = {"retreat": 0, "advance": 0}
+    for path in REPLAYS:
+        for event, line in _lines(path):
+            if event["type"] != "musket.meleed":
+                continue
+            to, adv = event["loser_retreats_to"], event["winner_advances_to"]
+            if to is not None:
+                assert f"retreats to {to[0]},{to[1]}" in line  # type: ignore[index]
+                seen["retreat"] += 1
+            if adv is not None:
+                assert f"advances to {adv[0]},{adv[1]}" in line  # type: ignore[index]
+                seen["advance"] += 1
+            else:
+                assert "advances to" not in line
+    assert seen["retreat"] > 0 and seen["advance"] > 0
