@@ -11,6 +11,7 @@ terminal.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
@@ -76,6 +77,18 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {_one_line(str(exc))}"
 
 
+BROKEN_PIPE = 141
+"""Exit status when stdout's reader has gone (``| head``): 128 + SIGPIPE, as a shell reports."""
+
+
+def _reader_gone(ctx: click.Context) -> None:
+    """Stop quietly: nobody reads stdout any more, so nothing is wrong with the input."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the flush at exit must not fail again
+    os.close(devnull)
+    ctx.exit(BROKEN_PIPE)
+
+
 def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     """Run a group's ``invoke``: escaped output, and any unhandled error one line, exit 2."""
     with safe_streams():
@@ -85,6 +98,8 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
             raise
         except KeyboardInterrupt:
             raise
+        except BrokenPipeError:
+            _reader_gone(ctx)
         except Exception as exc:
             click.echo(f"battlesim: error: {describe(exc)}", err=True)
             ctx.exit(2)

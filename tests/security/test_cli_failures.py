@@ -248,3 +248,22 @@ def test_control_characters_in_printed_paths_are_escaped(tmp_path: Path) -> None
     assert result.exit_code == 2
     assert "\x07" not in result.stderr and "\x9b" not in result.stderr
     assert "evil\\x07\\x9b2J.jsonl:1: not a battlesim replay" in result.stderr
+
+
+def test_reader_gone_is_quiet(tmp_path: Path) -> None:
+    """`battlesim show ... | head` whose reader has gone: no error line, exit 141 like SIGPIPE."""
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "battlesim"
+    replay = ROOT / "replays" / "stone_wall-s1862.jsonl"
+    proc = subprocess.Popen(
+        [str(script), "show", str(replay), "--events"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader leaves before the first line is written
+    err = proc.stderr.read()
+    assert (proc.wait(timeout=60), err) == (141, b"")
