@@ -141,7 +141,7 @@ def _executor_options(f: Any) -> Any:
         click.option(
             "--jobs",
             "-j",
-            type=click.IntRange(1, 4096),
+            type=click.IntRange(1),
             default=None,
             help="Worker processes (default: every CPU this process may use).",
         ),

@@ -95,10 +95,11 @@ def test_a_folder_in_use_by_another_study_is_refused(tmp_path: Path) -> None:
 # item 4: bounds
 
 
-def test_jobs_beyond_a_few_per_cpu_are_refused(tmp_path: Path) -> None:
-    """--jobs 4096 is refused naming the bound (4 per CPU)."""
-    args = ["batch", str(SCENARIO), "--runs", "2", "--out", str(tmp_path / "o"), "-j", "4096"]
-    _one_line_exit_2(args, f"--jobs 4096: at most {max_jobs()}")
+@pytest.mark.parametrize("jobs", ["4096", "100000"])
+def test_jobs_beyond_a_few_per_cpu_are_refused(tmp_path: Path, jobs: str) -> None:
+    """--jobs 4096 (or any larger count) is refused in one line naming the bound (4 per CPU)."""
+    args = ["batch", str(SCENARIO), "--runs", "2", "--out", str(tmp_path / "o"), "-j", jobs]
+    _one_line_exit_2(args, f"--jobs {jobs}: at most {max_jobs()}")
 
 
 def test_a_grid_of_a_billion_points_is_refused_before_any_work(tmp_path: Path) -> None:
