@@ -232,6 +232,20 @@ def located(file: str, lines: dict[Path_, int], path: Path_, message: str) -> Lo
     return Located(file, line_of(lines, path), ".".join(str(p) for p in path), message)
 
 
+OTHER_KINDS: dict[str, str] = {
+    "campaign": "a campaign file: fight it with 'battlesim campaign FILE' (or batch)",
+    "scenario": "a study file: run it with 'battlesim study FILE'",
+}
+"""A top-level key that marks a file as something other than a scenario, and what to do."""
+
+
+def _refuse_other_kinds(data: dict[str, Any], lines: dict[Path_, int], file: str) -> None:
+    """Say plainly when a campaign or study file is given where a scenario is expected."""
+    for key, what in OTHER_KINDS.items():
+        if key in data:
+            raise ScenarioError([located(file, lines, (key,), f"not a scenario: this is {what}")])
+
+
 def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRuleset, BaseModel]:
     """Validate parsed data against its ruleset's schema and cross-field checks."""
     if not isinstance(data, dict):
@@ -239,6 +253,8 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
             [Located(file, line_of(lines, ()), "", "a scenario is a mapping of fields")]
         )
     name = data.get("ruleset")
+    if name is None:
+        _refuse_other_kinds(data, lines, file)
     if not isinstance(name, str):
         what = "missing" if name is None else "not text"
         raise ScenarioError(

@@ -268,3 +268,25 @@ def test_parse_yaml_raises_only_scenario_errors(text: str) -> None:
         parse_yaml(text, "f")
     except ScenarioError as exc:
         assert all(p.file == "f" and p.line >= 1 for p in exc.problems)
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "command"),
+    [
+        ("name: A study\nscenario: stone_wall.yaml\n", "scenario", "battlesim study FILE"),
+        ("campaign: A delve\nbattles: []\n", "campaign", "battlesim campaign FILE"),
+    ],
+)
+def test_study_or_campaign_file_is_named_as_such(
+    tmp_path: Path, text: str, field: str, command: str
+) -> None:
+    """A study or campaign file given as a scenario says what it is and which command runs it."""
+    path = tmp_path / "other.yaml"
+    path.write_text(text)
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(path)
+    (problem,) = caught.value.problems
+    line = 2 if field == "scenario" else 1
+    assert (problem.line, problem.field) == (line, field)
+    assert problem.message.startswith("not a scenario: this is a ")
+    assert command in problem.message
