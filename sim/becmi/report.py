@@ -196,10 +196,11 @@ def _team(state: BattleState, team: Team) -> str:
 
 
 def _wrestled(state: BattleState, e: Wrestled) -> str:
-    start = "grapples" if e.started else "wrestle"
+    verb = "grapple" if e.started else "wrestle"
+    start = verb + "s" if len(e.aggressors.members) == 1 else verb
     before, after = _hold_text(state, e, e.hold_before), _hold_text(state, e, e.hold_after)
     text = f"Bout {e.bout}: {_team(state, e.aggressors)} {start} vs {_team(state, e.defenders)}"
-    text += f" → {before} to {after}" if before != after else f" → still {after}"
+    text += f" → hold {before} → {after}" if before != after else f" → hold stays {after}"
     for pin in e.pins:
         hurt = f"takes {pin.damage}, {_hp(pin.hp_after, pin.killed)}" if pin.damage else "no harm"
         text += f"; {_name(state, pin.combatant)} pinned: {_save(pin.save)}, {hurt}"
@@ -210,7 +211,7 @@ def _hold_text(state: BattleState, e: Wrestled, hold: int) -> str:
     if hold == 0:
         return "free"
     team = e.aggressors if hold > 0 else e.defenders
-    return f"{HOLDS[abs(hold)]} by {_name(state, team.leader)}"
+    return f"{HOLDS[abs(hold)]} ({_name(state, team.leader)})"
 
 
 def narrate(sc: BecmiScenario, state: BattleState, e: Event) -> str | None:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
 from sim.becmi.wrestling import decide_bout, decide_join, decide_wrestle, team_rating
+from sim.cli import cli
 from tests.becmi.helpers import FIGHTER, ORC, apply, battle, scenario
 
 SNAGA = {**ORC, "id": "snaga", "name": "Snaga", "attack": "wrestle", "at": [0, 5]}
@@ -103,3 +110,32 @@ def test_a_second_wrestler_joins_against_its_target() -> None:
     assert (join.bout, join.combatant, join.team) == ("snaga-1", "grub", "aggressors")
     apply(b, join.model_copy(update={"seq": 1}))
     assert state.bouts["snaga-1"].aggressors == ["snaga", "grub"]
+
+
+def test_bout_narrative_names_the_hold_and_who_holds_it() -> None:
+    """Each bout line reads 'hold A → B' (or 'hold stays B'), each hold with its holder's name."""
+    golden = Path(__file__).parents[2] / "replays" / "tavern_brawl-s377.jsonl"
+    records = [json.loads(line) for line in golden.read_text().splitlines()]
+    sides = records[0]["scenario"]["sides"]
+    names = {c["id"]: c["name"] for s in sides for c in s["characters"] + s["monsters"]}
+    holds = ["free", "grab", "takedown", "pin"]
+
+    def words(e: dict[str, Any], hold: int) -> str:
+        team = e["aggressors"] if hold > 0 else e["defenders"]
+        return "free" if hold == 0 else f"{holds[abs(hold)]} ({names[team['leader']]})"
+
+    expected = []
+    for e in (r for r in records if r.get("type") == "becmi.wrestled"):
+        before, after = words(e, e["hold_before"]), words(e, e["hold_after"])
+        verb = "grapple" if e["started"] else "wrestle"
+        verb += "s" if len(e["aggressors"]["members"]) == 1 else ""
+        change = f"→ hold {before} → {after}" if before != after else f"→ hold stays {after}"
+        first_defender = names[e["defenders"]["members"][0]["id"]]
+        expected.append(f" {verb} vs {first_defender}")
+        expected.append(change)
+    shown = CliRunner().invoke(cli, ["show", str(golden), "--events", "--type", "becmi.wrestled"])
+    lines = [line for line in shown.output.splitlines() if "Bout " in line]
+    assert shown.exit_code == 0
+    assert len(lines) == len(expected) // 2 == 6
+    pairs = zip(expected[::2], expected[1::2], strict=True)
+    assert all(v in line and c in line for (v, c), line in zip(pairs, lines, strict=True))
