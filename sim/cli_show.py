@@ -81,7 +81,7 @@ def show(
     if problem is not None:
         fail(problem)
     if unit is not None:
-        _check_unit(loaded, unit)
+        unit = _check_unit(loaded, unit)
     if narrate:
         _narrative(loaded, turn, unit, types, seqs, as_json)
     elif unit is not None:
@@ -90,14 +90,20 @@ def show(
         _state(loaded, turn, last, as_json)
 
 
-def _check_unit(loaded: LoadedReplay, unit: str) -> None:
+def _check_unit(loaded: LoadedReplay, unit: str) -> str:
+    """The id of the unit ``--unit`` names: its id, or its name as ``show`` prints it."""
     from sim import views
     from sim.suggest import did_you_mean, known
 
-    ids = [r.id for r in views.state_rows(loaded, 0)]
-    if unit not in ids:
-        hint = did_you_mean(unit, ids) or f"; units: {known(ids, limit=40)}"
-        fail(f"--unit {unit}: no unit {unit!r} in this battle{hint}")
+    rows = views.state_rows(loaded, 0)
+    ids = [r.id for r in rows]
+    if unit in ids:
+        return unit
+    named = [r.id for r in rows if r.name.casefold() == unit.casefold()]
+    if len(named) == 1:
+        return named[0]
+    hint = did_you_mean(unit, ids) or f"; units: {known(ids, limit=40)}"
+    fail(f"--unit {unit}: no unit {unit!r} in this battle{hint}")
 
 
 def _narrative(

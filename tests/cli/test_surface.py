@@ -304,6 +304,15 @@ def test_show_unit_nosuch_suggests_the_id() -> None:
     )
 
 
+@pytest.mark.parametrize("name", ["69th New York", "69TH NEW YORK"])
+def test_show_unit_takes_the_name_show_prints(name: str) -> None:
+    """`--unit "69th New York"` tells the same story as `--unit 69ny` (names fold case)."""
+    by_id = _invoke("show", str(GOLDEN), "--events", "--unit", "69ny")
+    by_name = _invoke("show", str(GOLDEN), "--events", "--unit", name)
+    assert (by_name.exit_code, by_name.stdout) == (0, by_id.stdout)
+    assert by_id.stdout.count("\n") > 10
+
+
 def test_show_unit_without_events_is_its_history(replay: Path) -> None:
     """`show --unit 69ny` without --events: turns 0..4, 450 men at the start, 363 at the end."""
     result = _invoke("show", str(replay), "--unit", "69ny")
