@@ -29,7 +29,8 @@ __all__ = ["show"]
 @click.option(
     "--unit",
     default=None,
-    help="Only this unit (id): with --events its events, without them its state turn by turn.",
+    help="Only this unit (its id, or its name as show prints it): with --events its "
+    "events, without them its state turn by turn.",
 )
 @click.option("--seqs", is_flag=True, help="With --events: start each line with its [seq N].")
 @click.option(
