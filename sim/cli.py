@@ -125,5 +125,24 @@ def odds() -> None:
 
 
 def main() -> None:
-    """Console-script entry point (also ``python -m sim``)."""
-    cli(prog_name="battlesim")
+    """Console-script entry point (also ``python -m sim``).
+
+    A usage error (a missing argument, a bad flag value) is one line naming
+    the command, and exit 2; click alone would print the usage around it.
+    """
+    try:
+        code = cli.main(prog_name="battlesim", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        exc.show()  # a bare group prints its help, as click does
+        sys.exit(exc.exit_code)
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "battlesim"
+        click.echo(f"{where}: error: {exc.format_message()} (see '{where} --help')", err=True)
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("Aborted!", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

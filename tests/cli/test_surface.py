@@ -97,6 +97,27 @@ def test_odds_lcv_and_hcv_are_explained() -> None:
     assert "--hcv TEXT High Combat Value H per 1000" in text
 
 
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["run"], "battlesim run: error: Missing argument 'SCENARIO'."),
+        (["nosuch"], "battlesim: error: No such command 'nosuch'."),
+        (
+            ["batch", "scenarios/stone_wall.yaml", "--runs", "x"],
+            "battlesim batch: error: Invalid value for '--runs' / '-n': "
+            "'x' is not a valid integer range.",
+        ),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(args: list[str], expected: str) -> None:
+    """A usage error from the console script is one line naming the command and its --help."""
+    script = str(Path(sys.executable).parent / "battlesim")
+    proc = subprocess.run([script, *args], cwd=REPO, capture_output=True, text=True, check=False)
+    command = expected.split(": error:", maxsplit=1)[0]
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == f"{expected} (see '{command} --help')\n"
+
+
 def test_python_dash_m_sim_is_battlesim() -> None:
     """`python -m sim --version` and `run --help` print what the `battlesim` script prints."""
     script = str(Path(sys.executable).parent / "battlesim")
