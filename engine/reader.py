@@ -54,7 +54,7 @@ class ReplayError(Exception):
     ) -> None:
         self.path, self.line, self.seq, self.message = path, line, seq, message
         self.kind: Kind = kind
-        where = f"{path}:{line}"
+        where = f"{path}:{line}" if line > 0 else path  # line 0: the file as a whole
         at = f" (seq {seq})" if seq is not None else ""
         super().__init__(f"{where}{at}: {message}")
 

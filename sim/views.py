@@ -63,9 +63,9 @@ def verify_lines(result: VerifyResult) -> list[str]:
     """The ``verify`` text: one line, OK or the first damaged, unlawful or differing seq."""
     d = result.damage
     if d is not None:
-        at = f"seq {d.seq}" if d.seq is not None else f"line {d.line}"
+        at = f" at seq {d.seq}" if d.seq is not None else f" at line {d.line}" if d.line else ""
         word = "INCOMPLETE" if d.kind == "incomplete" else "DAMAGED"
-        return [f"{word} at {at}: {d}"]
+        return [f"{word}{at}: {d}"]
     if result.violation is not None:
         v = result.violation
         return [f"INVARIANT broken at seq {v.seq} (line {v.line}): {v.reason}"]

@@ -27,8 +27,7 @@ def test_a_second_gzip_member_is_refused(tmp_path: Path) -> None:
     result = invoke("verify", str(path))
     assert (result.exit_code, result.stdout) == (
         1,
-        f"DAMAGED at line 0: {path}:0: a second gzip member after the compressed replay "
-        "(one member only)\n",
+        f"DAMAGED: {path}: a second gzip member after the compressed replay (one member only)\n",
     )
 
 
