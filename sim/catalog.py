@@ -101,7 +101,8 @@ def _describe(path: Path) -> ScenarioInfo:
         kind, name = "study", str(data.get("name", path.stem))
     else:
         kind, name = str(data.get("ruleset", "?")), str(data.get("name", path.stem))
-    summary = _first_sentence(str(data.get("description") or name))
+    fallback = f"a study of {data['scenario']}" if kind == "study" else name
+    summary = _first_sentence(str(data.get("description") or fallback))
     return ScenarioInfo(path.name, kind, name, summary)
 
 

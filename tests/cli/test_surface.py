@@ -407,6 +407,8 @@ def test_scenarios_lists_every_shipped_file_once() -> None:
         "campaign",
         "study",
     )
+    study = next(line for line in lines if line.startswith("stone_wall_study.yaml"))
+    assert study.endswith("Stone wall — cover and fire lethality: a study of stone_wall.yaml")
 
 
 @pytest.mark.parametrize("ruleset", ["becmi", "flattop", "musket"])
