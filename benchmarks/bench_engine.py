@@ -49,6 +49,10 @@ from sim.ruleset import Ruleset, get_ruleset
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))  # benchmarks/common.py, also when imported as benchmarks.bench_engine
+
+from common import machine, table  # noqa: E402
+
 SEED = 1863
 MIB = 1024.0 * 1024.0
 
@@ -437,31 +441,16 @@ def run_child(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def machine_info() -> dict[str, Any]:
-    """Platform, Python, CPUs, library versions and the repository commit."""
+    """Platform, Python, CPUs, load, the repository commit and library versions."""
     from importlib.metadata import version
 
-    try:
-        affinity: int | None = len(os.sched_getaffinity(0))
-    except AttributeError:
-        affinity = None
-    git = subprocess.run(
-        ["git", "describe", "--always", "--dirty", "--abbrev=12"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
     return {
-        "platform": platform.platform(),
+        **machine(),
         "machine": platform.machine(),
         "processor": platform.processor() or None,
-        "python": platform.python_version(),
         "implementation": platform.python_implementation(),
-        "cpu_count": os.cpu_count(),
-        "cpus_usable": affinity,
         "simpy": version("simpy"),
         "pydantic": version("pydantic"),
-        "commit": git.stdout.strip() or None,
     }
 
 
@@ -472,20 +461,6 @@ def summary(times: list[float]) -> dict[str, Any]:
         "min_s": min(times),
         "max_s": max(times),
     }
-
-
-def table(rows: list[list[str]], header: list[str]) -> str:
-    """Fixed-width text table; first column left-aligned, the rest right-aligned."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            c.ljust(w) if i == 0 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        )
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), rule, *(line(r) for r in rows)])
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
