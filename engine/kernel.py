@@ -22,7 +22,11 @@ Same-time ordering (documented contract):
 
 SimPy breaks ties by (time, priority, insertion id); the kernel triggers
 events itself in its sorted order, so the order never depends on dict, set
-or hash order, and no SimPy internals are touched.
+or hash order, and no SimPy internals are touched.  Each phase opening is
+one SimPy event shared by all its waiters (one heap push and pop, not one
+per waiter): its public ``callbacks`` list (each waiting process's resume)
+is put in the waiters' order before it is triggered, so every waiter is
+still a SimPy process resumed by SimPy.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ import simpy
 __all__ = ["TurnKernel", "frozen_heap"]
 
 OrderKey = tuple[Any, ...]
+Waiter = tuple[OrderKey, int, object]
+"""A phase waiter: its order key, its registration number, the process that waited."""
 
 
 @contextmanager
@@ -59,6 +65,36 @@ def frozen_heap() -> Iterator[None]:
             gc.unfreeze()
 
 
+def _in_order(callbacks: list[Callable[[simpy.Event], None]], waiters: list[Waiter]) -> None:
+    """Put a phase event's callbacks in the waiters' ``(order, n)`` order, in place.
+
+    Each waiter process yielded the phase's one shared event, so SimPy
+    holds its ``_resume`` in the event's public ``callbacks`` list in the
+    order the processes waited.  That is usually the sorted order already
+    (one check); otherwise the list is re-sorted by the waiter that
+    registered each callback.  A callback no waiter process registered (an
+    event yielded inside a condition, a callback added by hand) runs after
+    the waiters, in the order it was added.
+    """
+    n = len(waiters)
+    if (
+        len(callbacks) == n
+        and all(waiters[i][:2] < waiters[i + 1][:2] for i in range(n - 1))
+        and all(
+            getattr(cb, "__self__", None) is w[2] for cb, w in zip(callbacks, waiters, strict=True)
+        )
+    ):
+        return
+    rank: dict[int, tuple[OrderKey, int]] = {}
+    for order, k, proc in waiters:
+        if proc is not None:
+            rank.setdefault(id(proc), (order, k))
+    known = [cb for cb in callbacks if id(getattr(cb, "__self__", None)) in rank]
+    known.sort(key=lambda cb: rank[id(getattr(cb, "__self__", None))])
+    rest = [cb for cb in callbacks if id(getattr(cb, "__self__", None)) not in rank]
+    callbacks[:] = known + rest
+
+
 class TurnKernel:
     """A turn clock with named phases and timed waits over a SimPy environment.
 
@@ -77,9 +113,8 @@ class TurnKernel:
         self.turn = 0
         self.phase_name = ""
         self.finished = False
-        self._waiters: dict[str, list[tuple[OrderKey, int, simpy.Event]]] = {
-            p: [] for p in self.phases
-        }
+        self._waiters: dict[str, list[Waiter]] = {p: [] for p in self.phases}
+        self._opening: dict[str, simpy.Event] = {p: env.event() for p in self.phases}
         self._timed: list[tuple[float, OrderKey, int, simpy.Event]] = []
         self._count = 0
         self._poke: simpy.Event | None = None
@@ -92,10 +127,9 @@ class TurnKernel:
             name: one of the kernel's phases.
             order: sort key deciding this waiter's turn among the phase's waiters.
         """
-        event = self.env.event()
         self._count += 1
-        self._waiters[name].append((order, self._count, event))
-        return event
+        self._waiters[name].append((order, self._count, self.env.active_process))
+        return self._opening[name]
 
     def at(self, when: float, order: OrderKey) -> simpy.Event:
         """Return an event that fires at simulation time ``when`` (now, if it is past).
@@ -155,11 +189,10 @@ class TurnKernel:
 
     def _open(self, name: str) -> simpy.events.ProcessGenerator:
         self.phase_name = name
-        waiters = self._waiters[name]
-        self._waiters[name] = []
-        waiters.sort()  # by (order, n): n is unique, so events are never compared
-        for _order, _n, event in waiters:
-            event.succeed()
+        event, waiters = self._opening[name], self._waiters[name]
+        self._opening[name], self._waiters[name] = self.env.event(), []
+        _in_order(event.callbacks, waiters)
+        event.succeed()
         if self._timed:
             yield from self._settle()
 

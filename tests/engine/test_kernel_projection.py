@@ -127,3 +127,26 @@ def test_a_timed_waiter_runs_its_hand_offs_before_the_next_and_may_be_overtaken(
     kernel.start(1, lambda t: True)
     env.run()
     assert trace == ["first", "helper", "third", "second"]
+
+
+def test_a_phase_waited_on_inside_a_condition_resumes_after_the_direct_waiters() -> None:
+    """A phase event yielded inside a condition still fires; its process comes after the
+    processes that waited on the phase directly, which keep their order keys."""
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("only",), turn_minutes=10)
+    trace: list[str] = []
+
+    def direct(name: str, key: int) -> simpy.events.ProcessGenerator:
+        yield kernel.phase("only", (key,))
+        trace.append(name)
+
+    def inside() -> simpy.events.ProcessGenerator:
+        yield kernel.phase("only", (0,)) | env.timeout(5)
+        trace.append(f"inside@{env.now:g}")
+
+    env.process(inside())
+    env.process(direct("b", 2))
+    env.process(direct("a", 1))
+    kernel.start(1, lambda t: True)
+    env.run()
+    assert trace == ["a", "b", "inside@0"]
