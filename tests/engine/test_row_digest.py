@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine import canonical
 from engine.canonical import RowDigest, canonical_json, digest
@@ -23,15 +25,15 @@ def _state(n: int) -> dict[str, Any]:
 
 
 class Counting:
-    """Counts the encoder's calls (rows serialised, and other values)."""
+    """Counts calls of an encoding function."""
 
-    def __init__(self) -> None:
+    def __init__(self, encode: Any) -> None:
         self.calls = 0
-        self._encode = canonical._ENCODER.encode
+        self._encode = encode
 
-    def encode(self, value: Any) -> str:
+    def encode(self, *value: Any) -> str:
         self.calls += 1
-        return self._encode(value)
+        return str(self._encode(*value))
 
 
 def test_same_text_and_digest_as_a_full_serialisation() -> None:
@@ -45,20 +47,24 @@ def test_same_text_and_digest_as_a_full_serialisation() -> None:
 def test_only_changed_rows_are_serialised_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """With one of 40 unit rows changed, only that row is encoded again.
 
-    Each digest encodes the 5 keys and the 3 values that are not lists of
-    rows; the first also encodes every row (2 sides + 40 units), the second
-    only the changed one.
+    Each digest has the encoder write the 5 keys and the 3 values that are
+    not lists of rows, and a row's hex (a tuple) and fatigue (a float); the
+    first encodes every row (2 sides + 40 units), the second only the
+    changed one.
     """
     rows = RowDigest()
     state = _state(40)
-    counter = Counting()
+    counter = Counting(canonical._ENCODER.encode)
+    row_counter = Counting(RowDigest._encode)
     monkeypatch.setattr(canonical._ENCODER, "encode", counter.encode)
+    # a function, not the bound method: the class attribute must bind to each RowDigest
+    monkeypatch.setattr(RowDigest, "_encode", lambda self, row: row_counter.encode(self, row))  # noqa: PLW0108
     rows.digest(state)
-    assert counter.calls == 5 + 3 + 2 + 40
-    counter.calls = 0
+    assert (counter.calls, row_counter.calls) == (5 + 3 + 2 * 40, 2 + 40)
+    counter.calls = row_counter.calls = 0
     state["units"][7]["strength"] -= 3
     assert rows.digest(state) == digest(state)
-    assert counter.calls == 5 + 3 + 1
+    assert (counter.calls, row_counter.calls) == (5 + 3 + 2, 1)
 
 
 @pytest.mark.parametrize("new", [1, True, 1.0, (1,), [1], "1"])
@@ -80,3 +86,24 @@ def test_a_row_marshal_refuses_is_serialised_each_time() -> None:
     rows = RowDigest()
     state = {"units": [{"name": Name("x")}]}
     assert rows.canonical_json(state) == canonical_json(state) == '{"units":[{"name":"x"}]}'
+
+
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@given(st.lists(st.dictionaries(st.text(), _VALUES, max_size=6), max_size=4))
+def test_rows_written_member_by_member_are_the_encoders_text(units: list[dict[str, Any]]) -> None:
+    """Any rows (any text, with quotes, controls or non-ASCII; ints, bools, None, floats,
+    nested values) give canonical_json's exact text, the first time and from the cache."""
+    rows = RowDigest()
+    state = {"units": units}
+    assert rows.canonical_json(state) == canonical_json(state)
+    assert rows.canonical_json(state) == canonical_json(state)
