@@ -10,10 +10,14 @@ had, so that claiming one is no way around a check (a *downgrade*):
 - **Format 2**: the header may add ``fork``; every event is at the schema
   version its class had then (today's, unless the class lists another in
   ``Event.older_formats``); the file may be gzip-compressed.
-- **Format 3** (today's): as format 2, with the event types that began to
-  record their ``cause`` at schema version 2; every event is at its class's
-  current ``schema_version`` and its line is exactly the writer's
-  serialisation.
+- **Format 3**: as format 2, with the event types that began to record
+  their ``cause`` at schema version 2.
+- **Format 4** (today's): as format 3, with every random draw written as
+  the array ``[stream, i, u]`` instead of the object
+  ``{"stream": …, "i": …, "u": …}``; every event is at its class's current
+  ``schema_version`` and its line is exactly the writer's serialisation.
+  Formats 1–3 hold draws only as such objects (:func:`draws_as_arrays`
+  refuses an array there).
 
 In every format the header line is canonical JSON, the footer line is
 exactly what the writer writes, every field has its exact type (no ``true``
@@ -23,10 +27,15 @@ for a number) and ``schema_version`` is always present.
 from __future__ import annotations
 
 import json
-from typing import Any
+import types
+from collections.abc import Callable
+from functools import cache
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
 
 from engine.canonical import canonical_json
-from engine.events import Event
+from engine.events import Draw, Event
 from engine.version import FORMAT_VERSION
 
 __all__ = [
@@ -38,13 +47,16 @@ __all__ = [
     "check_event_text",
     "check_footer_line",
     "check_header_line",
+    "draws_as_arrays",
     "schema_version_in",
 ]
 
-FORMATS = (1, 2, 3)
+FORMATS = (1, 2, 3, 4)
 """Every format version this battlesim reads; the last is the one it writes."""
 assert FORMATS[-1] == FORMAT_VERSION
 FIRST_GZIP_FORMAT = 2
+FIRST_ARRAY_DRAWS_FORMAT = 4
+"""The first format whose draws are ``[stream, i, u]`` arrays (before: objects)."""
 HEADER_V1 = frozenset(
     {
         "format",
@@ -59,7 +71,12 @@ HEADER_V1 = frozenset(
         "source",
     }
 )
-_HEADER_OPTIONAL = {1: frozenset[str](), 2: frozenset({"fork"}), 3: frozenset({"fork"})}
+_HEADER_OPTIONAL = {
+    1: frozenset[str](),
+    2: frozenset({"fork"}),
+    3: frozenset({"fork"}),
+    4: frozenset({"fork"}),
+}
 _FOOTER = ("footer", "events", "final_turn", "final_state_digest")
 
 
@@ -144,3 +161,103 @@ def check_footer_line(body: str, data: dict[str, Any]) -> None:
             "footer is not exactly footer, events, final_turn, final_state_digest "
             "as the writer writes them"
         )
+
+
+_Convert = Callable[[Any, str], Any]
+
+
+def draws_as_arrays(cls: type[Event], data: dict[str, Any]) -> dict[str, Any]:
+    """An older-format record (formats 1–3) with each draw object made a ``[stream, i, u]`` array.
+
+    The places that hold draws are found from ``cls``'s fields (a draw, a
+    list of draws, a model holding them, optional or in a list or mapping),
+    so no other value that looks like one is touched.  Applied after the
+    record is upcast to today's schema, before validation.
+
+    Raises:
+        ShapeError: a draw that is not exactly ``{"stream": str, "i": int,
+            "u": float}`` in that order (an array there is a later format's
+            shape: a downgrade).
+    """
+    convert = _model_converter(cls)
+    return convert(data, "") if convert is not None else data
+
+
+def _draw_object(value: Any, where: str) -> list[Any]:
+    if (
+        type(value) is not dict
+        or tuple(value) != ("stream", "i", "u")
+        or type(value["stream"]) is not str
+        or type(value["i"]) is not int
+        or type(value["u"]) is not float
+    ):
+        raise ShapeError(
+            f"{where or 'draw'}: formats 1-3 write a draw as "
+            '{"stream": text, "i": int, "u": float}, not ' + json.dumps(value)[:60]
+        )
+    return [value["stream"], value["i"], value["u"]]
+
+
+@cache
+def _model_converter(cls: type[BaseModel]) -> _Convert | None:
+    fields = {}
+    for name, info in cls.model_fields.items():
+        convert = _converter(info.annotation)
+        if convert is not None:
+            fields[name] = convert
+
+    def model(value: Any, where: str) -> Any:
+        if type(value) is not dict:
+            return value  # validation names what is wrong with it
+        out = dict(value)
+        for name, convert in fields.items():
+            if name in out:
+                out[name] = convert(out[name], f"{where}.{name}" if where else name)
+        return out
+
+    return model if fields else None
+
+
+def _converter(annotation: Any) -> _Convert | None:
+    """How to convert the value of one annotation, or None when it holds no draws."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if annotation is Draw:
+        return _draw_object
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return _model_converter(annotation)
+    if origin is Annotated:
+        return _converter(args[0])
+    if origin in (Union, types.UnionType):
+        inner = [c for c in (_converter(a) for a in args if a is not type(None)) if c is not None]
+        if len(inner) > 1:
+            raise TypeError(f"{annotation}: a union of several types holding draws")
+        return _optional(inner[0]) if inner else None
+    if origin in (list, tuple) and args:
+        item = _converter(args[0])
+        return _items(item) if item is not None and all(a in (args[0], ...) for a in args) else None
+    if origin is dict and len(args) == 2:
+        value = _converter(args[1])
+        return _values(value) if value is not None else None
+    return None
+
+
+def _optional(convert: _Convert) -> _Convert:
+    return lambda value, where: None if value is None else convert(value, where)
+
+
+def _items(convert: _Convert) -> _Convert:
+    def items(value: Any, where: str) -> Any:
+        if type(value) is not list:
+            return value
+        return [convert(v, f"{where}[{i}]") for i, v in enumerate(value)]
+
+    return items
+
+
+def _values(convert: _Convert) -> _Convert:
+    def values(value: Any, where: str) -> Any:
+        if type(value) is not dict:
+            return value
+        return {k: convert(v, f"{where}.{k}") for k, v in value.items()}
+
+    return values

@@ -293,7 +293,10 @@ def _event(
         cls = registry.cls(data.get("type"))
         formats.check_event_line(format_version, cls, data)
         current = format_version == FORMAT_VERSION
-        event = registry.parse(data, strict=not current)
+        older = format_version < formats.FIRST_ARRAY_DRAWS_FORMAT
+        event = registry.parse(
+            data, strict=not current, prepare=formats.draws_as_arrays if older else None
+        )
         if current:
             formats.check_event_text(event, body)
     except UnknownEventType as exc:

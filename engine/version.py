@@ -3,11 +3,12 @@
 ENGINE_VERSION = "0.1.0"
 """Version of the engine package (the code that writes and reads replays)."""
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Version of the replay file format (see docs/replay-format.md).
 
 2: ``engine.snapshot`` and ``engine.override`` events, the header's
 ``fork``, gzip-compressed files.  3: the event types that record their
 ``cause`` (breaks, ends, comings-to, morale checks, bout rounds, grounded
-strikes) at schema version 2.  Older files are read as they are.
+strikes) at schema version 2.  4: random draws written as ``[stream, i, u]``
+arrays (cheaper to build and write than objects).  Older files are read as they are.
 """

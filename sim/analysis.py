@@ -90,11 +90,18 @@ def _line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
     return line
 
 
+def _record(value: Any) -> bool:
+    """An object, or a draw as format 4 writes it (``[stream, i, u]``)."""
+    return isinstance(value, dict) or (
+        isinstance(value, list) and [type(v) for v in value] == [str, int, float]
+    )
+
+
 def _flat(prefix: str, value: Any, out: dict[str, Any]) -> None:
     if isinstance(value, dict):
         for k, v in value.items():
             _flat(f"{prefix}.{k}" if prefix else str(k), v, out)
-    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+    elif isinstance(value, list) and value and all(map(_record, value)):
         out[prefix] = len(value)  # lists of records (draws) become their count
     else:
         out[prefix] = list(value) if isinstance(value, tuple) else value

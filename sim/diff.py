@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.events import Event, TurnEnded
+from pydantic import BaseModel
+
+from engine.events import Draw, Event, TurnEnded
 from engine.jsondiff import diff
 from sim.analysis import side_strength, unit_rows
 from sim.api import LoadedReplay
@@ -20,13 +22,16 @@ __all__ = ["diff_replays", "draw_counts", "render"]
 
 
 def _draws(value: Any, out: dict[str, int]) -> None:
-    if isinstance(value, dict):
-        if set(value) == {"stream", "i", "u"}:
-            out[value["stream"]] = max(out.get(value["stream"], 0), value["i"] + 1)
-            return
+    """Count the :class:`Draw` records in an event's fields, however nested."""
+    if isinstance(value, Draw):
+        out[value.stream] = max(out.get(value.stream, 0), value.i + 1)
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            _draws(getattr(value, name), out)
+    elif isinstance(value, dict):
         for v in value.values():
             _draws(v, out)
-    elif isinstance(value, list):
+    elif isinstance(value, list | tuple):
         for v in value:
             _draws(v, out)
 
@@ -35,7 +40,7 @@ def draw_counts(events: list[Event]) -> dict[str, int]:
     """Draws taken from each random stream by these events (stream name → count)."""
     out: dict[str, int] = {}
     for event in events:
-        _draws(event.model_dump(mode="json"), out)
+        _draws(event, out)
     return dict(sorted(out.items()))
 
 

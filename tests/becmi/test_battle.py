@@ -54,12 +54,12 @@ def test_every_draw_is_keyed_by_round_purpose_and_actor() -> None:
             if not e.get("draws"):
                 continue
             purpose, keys = _actor(e)
-            for d in e["draws"]:
-                rnd, p, key = d["stream"].split("/")
+            for stream, i, _u in e["draws"]:  # format 4: each draw is [stream, i, u]
+                rnd, p, key = stream.split("/")
                 assert (int(rnd), p) == (e["turn"], purpose)
                 assert key in keys
-                assert d["i"] == seen.get(d["stream"], 0)
-                seen[d["stream"]] = d["i"] + 1
+                assert i == seen.get(stream, 0)
+                seen[stream] = i + 1
 
 
 def _check_to_hit(th: dict[str, Any], u: float, opts: dict[str, Any]) -> None:
@@ -82,7 +82,7 @@ def test_every_resolution_redoes_from_its_own_numbers() -> None:
         opts = sc.options.model_dump()  # type: ignore[attr-defined]
         for e in _events(scenario):
             if e["type"] in ("becmi.attacked", "becmi.struck") and e["to_hit"] is not None:
-                _check_to_hit(e["to_hit"], e["draws"][0]["u"], opts)
+                _check_to_hit(e["to_hit"], e["draws"][0][2], opts)
                 dmg = e["damage"]
                 assert (dmg is not None) == e["to_hit"]["hit"]
                 lost = dmg["total"] if dmg else 0

@@ -156,7 +156,7 @@ def test_a_launch_on_the_hour_belongs_to_the_next_turn() -> None:
 
 def _draws(events: list[dict[str, Any]], strike: str) -> list[tuple[str, int, float]]:
     return [
-        (d["stream"], d["i"], d["u"])
+        (d[0], d[1], d[2])  # format 4: each draw is [stream, i, u]
         for e in events
         if e.get("strike") == strike and "result" in e
         for d in e["result"]["draws"]
@@ -182,11 +182,11 @@ def test_every_draw_comes_from_its_own_resolutions_stream_in_order() -> None:
         for e in _golden(scenario):
             if "result" not in e:
                 continue
-            draws = e["result"]["draws"]
-            assert [d["i"] for d in draws] == list(range(len(draws)))
-            for d in draws:
-                assert d["stream"].startswith(e["strike"] + "/")
-                assert owner.setdefault(d["stream"], e["seq"]) == e["seq"]
+            draws = e["result"]["draws"]  # format 4: each draw is [stream, i, u]
+            assert [i for _, i, _ in draws] == list(range(len(draws)))
+            for stream, _, _ in draws:
+                assert stream.startswith(e["strike"] + "/")
+                assert owner.setdefault(stream, e["seq"]) == e["seq"]
 
 
 def test_every_resolution_in_the_golden_replays_redoes_from_the_log() -> None:
@@ -205,7 +205,7 @@ def test_every_resolution_in_the_golden_replays_redoes_from_the_log() -> None:
             tenths = tables.MATRIX[row][col] if row is not None else None
             assert r["cell"] == (tenths / 10 if tenths is not None else None)
             rolls = [x for x in (r["fraction_roll"], r["integer_roll"]) if x is not None]
-            assert rolls == [int(10 * d["u"]) for d in r["draws"]]
+            assert rolls == [int(10 * u) for _, _, u in r["draws"]]
             if tenths is not None:
                 hits = tables.crt_hits(r["n"], r["f"], r["fraction_roll"], r["integer_roll"])
                 assert (r["n"] * 10 + r["f"], hits) == (

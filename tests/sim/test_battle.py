@@ -101,7 +101,9 @@ def _draws(event: dict[str, Any]) -> list[dict[str, Any]]:
     found = list(event.get("draws", []))
     for key in ("result", "attacker_losses", "defender_losses"):
         found += event.get(key, {}).get("draws", [])
-    return sorted(found, key=lambda d: (d["stream"], d["i"]))
+    # format 4: each draw is [stream, i, u]
+    named = [dict(zip(("stream", "i", "u"), d, strict=True)) for d in found]
+    return sorted(named, key=lambda d: (d["stream"], d["i"]))
 
 
 @pytest.mark.parametrize("scenario", MUSKET_GOLDEN)

@@ -52,9 +52,11 @@ def events_naming(path: Path, unit: str) -> list[int]:
 
 
 def draws_in(path: Path, seq: int) -> int:
-    """How many random draws (objects with stream, i and u) event ``seq`` records."""
+    """How many random draws (``[stream, i, u]`` arrays) event ``seq`` records."""
 
     def count(v: Any) -> int:
+        if isinstance(v, list) and [type(x) for x in v] == [str, int, float]:
+            return 1
         if isinstance(v, dict):
             if {"stream", "i", "u"} <= set(v):
                 return 1

@@ -531,8 +531,13 @@
     }
     return t;
   }
+  // A draw is [stream, i, u] (replay format 4) or {stream, i, u} (formats 1-3).
+  function isDraw(v) {
+    return Array.isArray(v) && v.length === 3 && typeof v[0] === "string" && Number.isInteger(v[1]) && typeof v[2] === "number";
+  }
   function collectDraws(v, where, out) {
-    if (Array.isArray(v)) v.forEach((x, i) => collectDraws(x, `${where}[${i}]`, out));
+    if (isDraw(v)) out.push([where, { stream: v[0], i: v[1], u: v[2] }]);
+    else if (Array.isArray(v)) v.forEach((x, i) => collectDraws(x, `${where}[${i}]`, out));
     else if (v && typeof v === "object") {
       if ("stream" in v && "i" in v && "u" in v) out.push([where, v]);
       else for (const [k, x] of Object.entries(v)) collectDraws(x, where ? `${where}.${k}` : k, out);
