@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import operator
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -65,6 +66,14 @@ def frozen_heap() -> Iterator[None]:
             gc.unfreeze()
 
 
+_SELF = operator.attrgetter("__self__")
+
+
+def _owner(callback: object) -> object:
+    """The object a bound-method callback belongs to (a process, for ``_resume``), or None."""
+    return getattr(callback, "__self__", None)
+
+
 def _in_order(callbacks: list[Callable[[simpy.Event], None]], waiters: list[Waiter]) -> None:
     """Put a phase event's callbacks in the waiters' ``(order, n)`` order, in place.
 
@@ -76,22 +85,24 @@ def _in_order(callbacks: list[Callable[[simpy.Event], None]], waiters: list[Wait
     event yielded inside a condition, a callback added by hand) runs after
     the waiters, in the order it was added.
     """
-    n = len(waiters)
+    orders = [w[0] for w in waiters]
+    try:
+        owners = list(map(_SELF, callbacks))
+    except AttributeError:  # a plain function among them
+        owners = []
     if (
-        len(callbacks) == n
-        and all(waiters[i][:2] < waiters[i + 1][:2] for i in range(n - 1))
-        and all(
-            getattr(cb, "__self__", None) is w[2] for cb, w in zip(callbacks, waiters, strict=True)
-        )
+        len(owners) == len(waiters)
+        and all(map(operator.le, orders, orders[1:]))  # n rises with registration
+        and all(map(operator.is_, owners, [w[2] for w in waiters]))
     ):
         return
     rank: dict[int, tuple[OrderKey, int]] = {}
     for order, k, proc in waiters:
         if proc is not None:
             rank.setdefault(id(proc), (order, k))
-    known = [cb for cb in callbacks if id(getattr(cb, "__self__", None)) in rank]
-    known.sort(key=lambda cb: rank[id(getattr(cb, "__self__", None))])
-    rest = [cb for cb in callbacks if id(getattr(cb, "__self__", None)) not in rank]
+    known = [cb for cb in callbacks if id(_owner(cb)) in rank]
+    known.sort(key=lambda cb: rank[id(_owner(cb))])
+    rest = [cb for cb in callbacks if id(_owner(cb)) not in rank]
     callbacks[:] = known + rest
 
 
