@@ -175,6 +175,9 @@ class Battle(BattleView[MusketScenario, BattleState]):
     def fatigue_penalty(self, unit: UnitState) -> int:
         """Percent lost to fatigue for fire and melee; doubled for artillery, capped."""
         o = self.options
+        f = unit.fatigue
+        if f < o.fatigue_medium and f < o.fatigue_high and f < o.fatigue_max:
+            return 0  # level "low" (see fatigue_level): no penalty, doubled or not
         pct = {
             "low": 0,
             "medium": o.fatigue_penalty_medium,

@@ -38,7 +38,9 @@ class _Roll:
         "draws",
         "hcv",
         "lcv",
+        "m",
         "modifiers",
+        "range",
         "rng",
         "value",
         "x",
@@ -56,8 +58,8 @@ class _Roll:
         self.rng, self.value, self.modifiers = rng, v, modifiers
         self.lcv, self.hcv, self.alternative = lcv, hcv, alternative
         self.draws: list[Draw] = []
-        m = sum(modifiers.values())
-        r = combat.casualty_range(v, m, lcv, hcv)
+        self.m = m = sum(modifiers.values())
+        self.range = r = combat.casualty_range(v, m, lcv, hcv)
         self.x = combat.uniform_between(r.low, r.high, self._u())
         if alternative:
             # [ours] average the two real-valued draws, then round once.
@@ -125,8 +127,7 @@ def finish(
         reason = "loss"
     elif target.fatigue >= options.fatigue_max and fatigue_value > 0:
         reason = "max_fatigue"  # a unit at maximum fatigue that takes more must check [src]
-    m = sum(roll.modifiers.values())
-    r = combat.casualty_range(roll.value, m, roll.lcv, roll.hcv)
+    m, r = roll.m, roll.range
     return Casualties(
         v=roll.value,
         modifier=m,

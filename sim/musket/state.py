@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from functools import singledispatch
+from operator import attrgetter
 from typing import Any
 
 from engine.events import Event
@@ -99,6 +100,7 @@ class BattleState:
 
 _UNIT_FIELDS = tuple(f.name for f in fields(UnitState))
 _SIDE_FIELDS = tuple(f.name for f in fields(SideState))
+_unit_values = attrgetter(*_UNIT_FIELDS)
 
 
 def initial_state(sc: MusketScenario) -> BattleState:
@@ -135,8 +137,9 @@ def snapshot(state: BattleState) -> dict[str, Any]:
     per-field copy suffices; ``dataclasses.asdict`` deep-copies and costs
     ten times as much, once a turn for every unit.
     """
+    units = state.units.values()
     return {
-        "units": [{k: getattr(u, k) for k in _UNIT_FIELDS} for u in state.units.values()],
+        "units": [dict(zip(_UNIT_FIELDS, _unit_values(u), strict=True)) for u in units],
         "sides": [{k: getattr(s, k) for k in _SIDE_FIELDS} for s in state.sides.values()],
         "ended": state.ended,
         "ended_turn": state.ended_turn,
