@@ -239,8 +239,7 @@ class FileSink:
 
     def write(self, line: str) -> None:
         self.count += 1
-        self._fh.write(line)
-        self._fh.write("\n")
+        self._fh.write(line + "\n")
 
     def flush(self) -> None:
         self._fh.flush()

@@ -29,6 +29,7 @@ __all__ = ["DOMAIN", "Stream", "Streams", "stream_name"]
 
 DOMAIN: Final = b"battlesim-rng/1"
 _SCALE: Final = 2.0**-53
+_new_tuple = tuple.__new__
 
 StreamKey = Sequence[str | int]
 
@@ -57,15 +58,16 @@ class Stream:
 
     def uniform(self) -> float:
         """Return the next float uniform on [0, 1)."""
-        i = self.count
-        self.count = i + 1
-        block = hashlib.sha256(self._root + i.to_bytes(8, "big")).digest()
-        return (int.from_bytes(block[:8], "big") >> 11) * _SCALE
+        return self.draw().u
 
     def draw(self) -> Draw:
         """Return the next uniform as a :class:`Draw` record (name, index, value)."""
-        u = self.uniform()
-        return Draw(stream=self.name, i=self.count - 1, u=u)
+        i = self.count
+        self.count = i + 1
+        block = hashlib.sha256(self._root + i.to_bytes(8, "big")).digest()
+        u = (int.from_bytes(block[:8], "big") >> 11) * _SCALE
+        # tuple.__new__: the named tuple's own __new__ is a Python function around it
+        return _new_tuple(Draw, (self.name, i, u))
 
     def die(self, sides: int) -> tuple[int, float]:
         """Roll a die numbered 1..sides as ``1 + floor(u * sides)``.

@@ -137,9 +137,9 @@ def snapshot(state: BattleState) -> dict[str, Any]:
     per-field copy suffices; ``dataclasses.asdict`` deep-copies and costs
     ten times as much, once a turn for every unit.
     """
-    units = state.units.values()
+    values = _unit_values  # one value per field, so zip needs no strict check
     return {
-        "units": [dict(zip(_UNIT_FIELDS, _unit_values(u), strict=True)) for u in units],
+        "units": [dict(zip(_UNIT_FIELDS, values(u), strict=False)) for u in state.units.values()],
         "sides": [{k: getattr(s, k) for k in _SIDE_FIELDS} for s in state.sides.values()],
         "ended": state.ended,
         "ended_turn": state.ended_turn,
