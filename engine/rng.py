@@ -58,16 +58,20 @@ class Stream:
 
     def uniform(self) -> float:
         """Return the next float uniform on [0, 1)."""
-        return self.draw().u
-
-    def draw(self) -> Draw:
-        """Return the next uniform as a :class:`Draw` record (name, index, value)."""
         i = self.count
         self.count = i + 1
         block = hashlib.sha256(self._root + i.to_bytes(8, "big")).digest()
-        u = (int.from_bytes(block[:8], "big") >> 11) * _SCALE
+        return (int.from_bytes(block[:8], "big") >> 11) * _SCALE
+
+    def draw(self) -> Draw:
+        """Return the next uniform as a :class:`Draw` record (name, index, value).
+
+        Built on :meth:`uniform`, so a stream that overrides it (a test's
+        scripted dice) records its own values.
+        """
+        u = self.uniform()
         # tuple.__new__: the named tuple's own __new__ is a Python function around it
-        return _new_tuple(Draw, (self.name, i, u))
+        return _new_tuple(Draw, (self.name, self.count - 1, u))
 
     def die(self, sides: int) -> tuple[int, float]:
         """Roll a die numbered 1..sides as ``1 + floor(u * sides)``.
