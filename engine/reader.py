@@ -1,62 +1,51 @@
-"""Read a replay file: every line validated strictly, the hash chain checked.
+"""Read a replay file as a stream: the header, then one line at a time, every line checked.
 
-Damage is reported as a :class:`ReplayError` that names the file, the line
-number and, for event lines, the ``seq`` expected there.  Its ``kind`` says
-what the file is: ``"damaged"`` (edited, forged, broken), ``"incomplete"``
-(a run stopped before its footer), ``"not_replay"`` (some other file),
-``"unsupported"`` (a newer format) or ``"unreadable"`` (missing, not a
-regular file, too large).  Parsing is strict at every level
-(:mod:`engine.strictjson`, :mod:`engine.formats`): a claimed older format is
-held to the exact shape it had.
+:class:`ReplayStream` reads the header when opened, then yields the file's
+event lines one by one: each line's hash-chain link is checked as it comes
+(:func:`engine.checks._link`), and each line a reader asks for is parsed
+with every strict check of :mod:`engine.checks` (exact JSON, exact shape of
+its format version, its ``seq``, a cause that is an earlier event).  The
+footer is checked at the end (its event count, nothing after it); a file
+without one is incomplete.  Memory holds one line at a time.
+
+A reader that needs only part of a battle (``show --turn``) *scans*: it
+checks the chain of every line but parses only the lines it uses; a line
+that does not look exactly like the writer's event line with the expected
+``seq`` is always parsed in full.  :func:`read_replay` reads a whole file
+into a :class:`Replay` (every line parsed) for small uses and tests.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import ValidationError
-
-from engine import formats
-from engine.events import Event, EventRegistry, UnknownEventType
-from engine.files import GZIP_MAGIC, MAX_INPUT, FileProblem, gunzip_bounded, read_bounded
-from engine.log import FORMAT, GENESIS, Footer, Header, chain_link
-from engine.strictjson import StrictJSONError, loads
-from engine.text import find_control
+from engine.checks import (
+    _HEADER_MARK,
+    MAX_LINE,
+    Kind,
+    ReplayError,
+    _event,
+    _footer,
+    _header,
+    _link,
+    _looks_like_replay,
+    _open,
+    _registry,
+)
+from engine.events import Event, EventRegistry
+from engine.files import MAX_INPUT, FileProblem
+from engine.lines import LineSource
+from engine.log import Footer, Header
 from engine.version import FORMAT_VERSION
 
-__all__ = ["MAX_LINE", "Replay", "ReplayError", "read_lines", "read_replay"]
+__all__ = ["MAX_LINE", "Line", "Mark", "Replay", "ReplayError", "ReplayStream", "read_replay"]
 
-MAX_LINE = 16 * 1024 * 1024
-_SUSPECT = re.compile(r"\\[ubfr]|[\x00-\x1f\x7f-\x9f]")
-"""Text that may decode to a control character: only such lines are searched."""
-_TAIL = re.compile(r',"h":"([0-9a-f]{32})"\}$')
-
-
-Kind = Literal["damaged", "incomplete", "not_replay", "unsupported", "unreadable"]
-_HEADER_MARK = b'"format":"battlesim-replay"'
-
-
-class ReplayError(Exception):
-    """A replay that cannot be trusted, located by file, line and seq."""
-
-    def __init__(
-        self,
-        path: str,
-        line: int,
-        message: str,
-        seq: int | None = None,
-        kind: Kind = "damaged",
-    ) -> None:
-        self.path, self.line, self.seq, self.message = path, line, seq, message
-        self.kind: Kind = kind
-        where = f"{path}:{line}" if line > 0 else path  # line 0: the file as a whole
-        at = f" (seq {seq})" if seq is not None else ""
-        super().__init__(f"{where}{at}: {message}")
+_PREFIX = re.compile(r'\{"type":"([a-z0-9_.]+)","schema_version":\d+,"seq":(\d+),"turn":(\d+),')
+"""The start of an event line as the writer writes it: type, schema version, seq, turn."""
 
 
 @dataclass
@@ -77,133 +66,192 @@ class Replay:
         return self.header.format_version == FORMAT_VERSION and self.upcast == 0
 
 
-def read_lines(path: str | Path) -> list[str]:
-    """Return the file's lines without newlines (see :func:`read_text`)."""
-    return read_text(path)[0]
+@dataclass(frozen=True)
+class Mark:
+    """Where a stream can start again: an event line, its byte offset, the hash before it."""
+
+    line: int
+    offset: int
+    previous: str
+    seq: int
+    turn: int
 
 
-def read_text(path: str | Path, limit: int = MAX_INPUT) -> tuple[list[str], bool]:
-    """Return the file's lines without newlines, and whether it was gzip.
+class Line:
+    """One event line whose chain link is checked: its text, and the event once parsed."""
+
+    __slots__ = ("body", "data", "event", "mark", "text", "type")
+
+    def __init__(self, mark: Mark, text: str, body: str, kind: str | None) -> None:
+        self.mark, self.text, self.body, self.type = mark, text, body, kind
+        self.data: dict[str, Any] | None = None
+        self.event: Event | None = None
+
+    @property
+    def seq(self) -> int:
+        """The line's seq (the one expected there: a line with another is refused when parsed)."""
+        return self.mark.seq
+
+    @property
+    def turn(self) -> int:
+        """The turn the writer's prefix names (the parsed event's, once parsed)."""
+        return self.event.turn if self.event is not None else self.mark.turn
+
+
+class ReplayStream:
+    """A replay file read line by line; the header is read and checked on opening.
+
+    Args:
+        path: the replay file.
+        registry_for: returns the event registry of the header's ruleset.
+        allow_truncated: a file without a footer ends quietly instead of raising.
 
     Raises:
-        ReplayError: the file is missing, not a regular file, too large
-            (once decompressed), damaged gzip, or not UTF-8 text.
+        ReplayError: (on opening) the file cannot be read, is not a replay,
+            or its header is damaged, newer or unknown.
     """
-    name = str(path)
-    try:
-        raw = read_bounded(path, limit)
-    except FileProblem as exc:
-        raise ReplayError(name, 0, str(exc), kind="unreadable") from None
-    gzipped = raw[:2] == GZIP_MAGIC
-    if gzipped:
+
+    def __init__(
+        self,
+        path: str | Path,
+        registry_for: Callable[[Header], EventRegistry],
+        *,
+        allow_truncated: bool = False,
+    ) -> None:
+        self.path = self.name = str(path)
+        self.allow_truncated = allow_truncated
+        self.footer: Footer | None = None
+        self.footer_line = ""
+        """The footer's text, once read."""
+        self.upcast = 0
+        """Events stored in an older schema version, upcast as they were parsed."""
+        self.parsed = 0
+        """Event lines parsed in full so far (the work a partial reader saved is the rest)."""
         try:
-            # A file cut short yields its readable prefix (reported as incomplete).
-            raw, _ = gunzip_bounded(raw, limit)
+            self._source = LineSource(path, limit=MAX_INPUT, max_line=MAX_LINE)
+        except FileProblem as exc:
+            raise ReplayError(self.name, 0, str(exc), kind="unreadable") from None
+        first, self.header_line = self._first()
+        self.header, self._after_header = _header(self.name, first, self._source.gzipped)
+        self.registry = _registry(self.name, self.header, registry_for)
+
+    def _first(self) -> tuple[str, str]:
+        """The header line's text (with and without newline), refused if it is not a replay's."""
+        lines = self._raw((1, 0))
+        raw = next(lines, (0, 0, b""))[2]
+        lines.close()
+        cut = not raw.endswith(b"\n") and raw.startswith(b'{"engine_version":')
+        if cut and _HEADER_MARK in raw:
+            raise ReplayError(
+                self.name, 1, "incomplete: the header was cut short", kind="incomplete"
+            )
+        if not _looks_like_replay(raw):
+            what = "empty file: not a battlesim replay" if not raw else "not a battlesim replay"
+            raise ReplayError(self.name, 1, what, kind="not_replay")
+        text = self._text(1, raw, None)
+        return text, text
+
+    def _raw(self, start: tuple[int, int]) -> Generator[tuple[int, int, bytes], None, None]:
+        try:
+            yield from self._source.lines(start)
         except FileProblem as exc:
             kind: Kind = "unreadable" if "more than" in str(exc) else "damaged"
-            raise ReplayError(name, 0, str(exc), kind=kind) from None
-    if b"\n" not in raw and raw.startswith(b'{"engine_version":') and _HEADER_MARK in raw:
-        raise ReplayError(name, 1, "incomplete: the header was cut short", kind="incomplete")
-    if not _looks_like_replay(raw):
-        what = "empty file: not a battlesim replay" if not raw else "not a battlesim replay"
-        raise ReplayError(name, 1, what, kind="not_replay")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise ReplayError(name, line, "not UTF-8 text") from None
-    if not text.endswith("\n"):
-        # A crash mid-write leaves a partial last line.
-        n = text.count("\n") + 1
-        raise ReplayError(
-            name,
-            n,
-            "incomplete: the last line was cut short (a run stopped while writing?)",
-            n - 2 if n >= 2 else None,
-            kind="incomplete",
+            raise ReplayError(self.name, 0, str(exc), kind=kind) from None
+
+    def _text(self, n: int, raw: bytes, seq: int | None) -> str:
+        if len(raw) - raw.endswith(b"\n") > MAX_LINE:
+            raise ReplayError(self.name, n, "line too long", seq)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ReplayError(self.name, n, "not UTF-8 text") from None
+        if not text.endswith("\n"):
+            # A crash mid-write leaves a partial last line.
+            raise ReplayError(
+                self.name,
+                n,
+                "incomplete: the last line was cut short (a run stopped while writing?)",
+                n - 2 if n >= 2 else None,
+                kind="incomplete",
+            )
+        return text[:-1]
+
+    def lines(self, start: Mark | None = None) -> Iterator[Line]:
+        """Yield each event line from ``start`` (default: the first), its chain link checked.
+
+        A line not in the writer's exact event form, with the seq expected
+        there, is parsed at once (``Line.event`` set); others wait for
+        :meth:`parse`.  The footer is checked when reached.
+
+        Raises:
+            ReplayError: a damaged line, a bad footer, or no footer.
+        """
+        if start is None:
+            start = Mark(2, len(self.header_line.encode()) + 1, self._after_header, 0, 0)
+        previous, seq, n = start.previous, start.seq, start.line - 1
+        for n, offset, raw in self._raw((start.line, start.offset)):
+            if self.footer is not None:
+                raise ReplayError(self.name, n, "unexpected line after the footer")
+            text = self._text(n, raw, seq)
+            body, h = _link(self.name, n, text, previous, seq)
+            m = _PREFIX.match(body)
+            if m is not None and int(m[2]) == seq:
+                line = Line(Mark(n, offset, previous, seq, int(m[3])), text, body, m[1])
+            else:
+                data = _open(self.name, n, text, body, seq)
+                if "footer" in data:
+                    self.footer = _footer(self.name, n, body, data, seq)
+                    self.footer_line = text
+                    previous = h
+                    continue
+                line = Line(Mark(n, offset, previous, seq, -1), text, body, None)
+                line.data = data
+                self.parse(line)
+            previous, seq = h, seq + 1
+            yield line
+        if self.footer is None and not self.allow_truncated:
+            raise ReplayError(
+                self.name,
+                n + 1,
+                f"incomplete: no footer after seq {seq - 1} (a run stopped before the end?)",
+                seq,
+                kind="incomplete",
+            )
+
+    def parse(self, line: Line) -> Event:
+        """The line's event, parsed with every strict check (once).
+
+        Raises:
+            ReplayError: the line is not a lawful event of this file's format.
+        """
+        if line.event is not None:
+            return line.event
+        mark = line.mark
+        data = line.data
+        if data is None:
+            data = _open(self.name, mark.line, line.text, line.body, mark.seq)
+        event = _event(
+            self.name,
+            mark.line,
+            (line.body, data),
+            mark.seq,
+            self.registry,
+            self.header.format_version,
         )
-    return (text.split("\n")[:-1] if text else []), gzipped
+        self.parsed += 1
+        self.upcast += data["schema_version"] != event.schema_version
+        line.event, line.data = event, None
+        return event
 
+    def events(self, start: Mark | None = None) -> Iterator[Event]:
+        """Yield every event from ``start`` (default: the first), each parsed in full."""
+        for line in self.lines(start):
+            yield self.parse(line)
 
-def _looks_like_replay(raw: bytes) -> bool:
-    """True when the first line is a JSON object whose ``format`` is a battlesim replay's."""
-    first = raw.split(b"\n", 1)[0]
-    if len(first) > MAX_LINE:
-        return False
-    try:  # leniently: a replay with a forged first line is damaged, not "no replay"
-        data = json.loads(first.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(data, dict) and data.get("format") == FORMAT
-
-
-def _decode(name: str, n: int, line: str, seq: int | None) -> dict[str, Any]:
-    if len(line) > MAX_LINE:
-        raise ReplayError(name, n, "line too long", seq)
-    try:
-        data = loads(line)
-    except StrictJSONError as exc:
-        raise ReplayError(name, n, str(exc), seq) from None
-    if not isinstance(data, dict):
-        raise ReplayError(name, n, "not a JSON object", seq)
-    return data
-
-
-def _unseal(
-    name: str, n: int, line: str, previous: str, seq: int | None
-) -> tuple[dict[str, Any], str, str]:
-    """Check one line's chain link and decode it; return (data, body, its hash)."""
-    m = _TAIL.search(line)
-    if m is None:
-        raise ReplayError(name, n, 'line has no hash-chain link "h"', seq)
-    body = line[: m.start()] + "}"
-    if chain_link(previous, body) != m.group(1):
-        raise ReplayError(
-            name,
-            n,
-            "hash chain broken: this line, or one before it, was edited, dropped or reordered",
-            seq,
-        )
-    data = _decode(name, n, line, seq)
-    if _SUSPECT.search(body):
-        where = find_control(data)
-        if where is not None:
-            field = ".".join(str(p) for p in where)
-            raise ReplayError(name, n, f"{field}: control characters are not allowed", seq)
-    if tuple(data)[-1:] != ("h",):
-        raise ReplayError(name, n, '"h" is not the last member of the line', seq)
-    del data["h"]
-    return data, body, m.group(1)
-
-
-def _header(name: str, lines: list[str], gzipped: bool) -> tuple[Header, str]:
-    data, body, h = _unseal(name, 1, lines[0], GENESIS, None)
-    version = data.get("format_version")
-    if type(version) is int and version > FORMAT_VERSION:
-        raise ReplayError(
-            name,
-            1,
-            f"replay format version {version} is newer than this battlesim reads "
-            f"({FORMAT_VERSION}); upgrade battlesim",
-            kind="unsupported",
-        )
-    if type(version) is not int or version not in formats.FORMATS:
-        raise ReplayError(name, 1, f"format_version {version!r} is not a replay format version")
-    if gzipped and version < formats.FIRST_GZIP_FORMAT:
-        raise ReplayError(name, 1, f"format {version} replays are never gzip-compressed")
-    try:
-        formats.check_header_line(version, body, data)
-        return Header.model_validate(data, strict=True), h
-    except formats.ShapeError as exc:
-        raise ReplayError(name, 1, f"bad header: {exc}") from None
-    except ValidationError as exc:
-        raise ReplayError(name, 1, f"bad header: {_first_error(exc)}") from None
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"])
-    return f"{loc}: {err['msg']}" if loc else err["msg"]
+    @property
+    def current(self) -> bool:
+        """True when the file is in today's format (so far: nothing needed upcasting)."""
+        return self.header.format_version == FORMAT_VERSION and self.upcast == 0
 
 
 def read_replay(
@@ -212,7 +260,7 @@ def read_replay(
     *,
     allow_truncated: bool = False,
 ) -> Replay:
-    """Read and check a whole replay.
+    """Read and check a whole replay into memory (every line parsed).
 
     Args:
         path: the replay file.
@@ -223,93 +271,12 @@ def read_replay(
     Raises:
         ReplayError: the first damaged line, named by line and seq.
     """
-    name = str(path)
-    lines, gzipped = read_text(path)
-    header, previous = _header(name, lines, gzipped)
-    registry = _registry(name, header, registry_for)
-    replay = Replay(path=name, header=header, lines=lines)
-    for n, line in enumerate(lines[1:], start=2):
-        seq = len(replay.events)
-        if replay.footer is not None:
-            raise ReplayError(name, n, "unexpected line after the footer")
-        data, body, previous = _unseal(name, n, line, previous, seq)
-        if "footer" in data:
-            replay.footer = _footer(name, n, body, data, seq)
-            continue
-        event = _event(name, n, (body, data), seq, registry, header.format_version)
-        replay.upcast += data["schema_version"] != event.schema_version
-        replay.events.append(event)
-    if replay.footer is None and not allow_truncated:
-        last = len(replay.events) - 1
-        raise ReplayError(
-            name,
-            len(lines) + 1,
-            f"incomplete: no footer after seq {last} (a run stopped before the end?)",
-            last + 1,
-            kind="incomplete",
-        )
+    stream = ReplayStream(path, registry_for, allow_truncated=allow_truncated)
+    replay = Replay(path=stream.name, header=stream.header, lines=[stream.header_line])
+    for line in stream.lines():
+        replay.events.append(stream.parse(line))
+        replay.lines.append(line.text)
+    replay.footer, replay.upcast = stream.footer, stream.upcast
+    if stream.footer is not None:
+        replay.lines.append(stream.footer_line)
     return replay
-
-
-def _registry(
-    name: str, header: Header, registry_for: Callable[[Header], EventRegistry]
-) -> EventRegistry:
-    try:
-        registry = registry_for(header)
-    except LookupError as exc:
-        raise ReplayError(name, 1, str(exc), kind="unsupported") from None
-    if header.format_version < registry.since_format:
-        raise ReplayError(
-            name,
-            1,
-            f"ruleset {header.ruleset!r} did not exist in format {header.format_version}",
-        )
-    return registry
-
-
-def _footer(name: str, n: int, body: str, data: dict[str, Any], seq: int) -> Footer:
-    try:
-        formats.check_footer_line(body, data)
-        footer = Footer.model_validate(data, strict=True)
-    except formats.ShapeError as exc:
-        raise ReplayError(name, n, f"bad footer: {exc}") from None
-    except ValidationError as exc:
-        raise ReplayError(name, n, f"bad footer: {_first_error(exc)}") from None
-    if footer.events != seq:
-        raise ReplayError(name, n, f"footer counts {footer.events} events, file has {seq}")
-    return footer
-
-
-def _event(
-    name: str,
-    n: int,
-    line: tuple[str, dict[str, Any]],
-    seq: int,
-    registry: EventRegistry,
-    format_version: int,
-) -> Event:
-    body, data = line
-    try:
-        cls = registry.cls(data.get("type"))
-        formats.check_event_line(format_version, cls, data)
-        current = format_version == FORMAT_VERSION
-        older = format_version < formats.FIRST_ARRAY_DRAWS_FORMAT
-        event = registry.parse(
-            data, strict=not current, prepare=formats.draws_as_arrays if older else None
-        )
-        if current:
-            formats.check_event_text(event, body)
-    except UnknownEventType as exc:
-        unknown = str(exc).startswith("unknown event type")
-        hint = " (this battlesim does not know it; upgrade?)" if unknown else ""
-        raise ReplayError(name, n, f"{exc}{hint}", seq) from None
-    except formats.ShapeError as exc:
-        raise ReplayError(name, n, f"bad event: {exc}", seq) from None
-    except ValidationError as exc:
-        raise ReplayError(name, n, f"bad event: {_first_error(exc)}", seq) from None
-    if event.seq != seq:
-        raise ReplayError(name, n, f"event has seq {event.seq}, expected {seq}", seq)
-    if event.cause is not None and not 0 <= event.cause < seq:
-        # A cause is an event already logged: no cycle, no forward or negative link.
-        raise ReplayError(name, n, f"bad event: cause {event.cause} is not an earlier seq", seq)
-    return event

@@ -1,18 +1,36 @@
-"""Verify a replay: integrity of every line, then re-simulation, line by line."""
+"""Verify a replay: re-simulate it and compare line by line as the lines are written.
+
+The recorded file is read as a stream (:class:`~engine.reader.ReplayStream`):
+each time the re-simulation writes a line, the next recorded line is read,
+checked, audited and compared, so neither log is ever held whole.  At the
+first difference the re-simulation goes on only until the first turn whose
+state digests differ (the reason names it), then stops; the rest of the
+recorded file is still read to its footer, because damage or a broken
+invariant anywhere outranks a difference: damaged > invariant > mismatch.
+"""
 
 from __future__ import annotations
 
+import bisect
 import json
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.events import EventRegistry
-from engine.log import Header
-from engine.reader import Replay, ReplayError, read_replay
+from engine.events import Event, EventRegistry, TurnEnded
+from engine.log import Header, Sink
+from engine.reader import ReplayError, ReplayStream
 
-__all__ = ["Mismatch", "VerifyResult", "first_mismatch", "first_semantic_mismatch", "verify"]
+__all__ = [
+    "Auditor",
+    "Mismatch",
+    "VerifyResult",
+    "first_mismatch",
+    "first_turn_apart",
+    "verify",
+]
 
 
 @dataclass(frozen=True)
@@ -46,6 +64,10 @@ class VerifyResult:
         return self.damage is None and self.mismatch is None and self.violation is None
 
 
+Auditor = Callable[[Event], "Mismatch | None"]
+"""Called with each recorded event in order: the first broken invariant, else None."""
+
+
 def _fields_differ(a: dict[str, Any], b: dict[str, Any]) -> str:
     keys = sorted(set(a) | set(b), key=lambda k: (k not in a, k))
     changed = [k for k in keys if a.get(k, ...) != b.get(k, ...) and k != "h"]
@@ -69,23 +91,23 @@ def first_turn_apart(recorded: list[str], resimulated: list[str]) -> int | None:
     return next((t for t in sorted(set(a) | set(b)) if a.get(t) != b.get(t)), None)
 
 
-def first_mismatch(recorded: list[str], resimulated: list[str]) -> Mismatch | None:
-    """Return the first line where two replays' texts differ, or None.
+def _line_differs(n: int, a: str, b: str) -> tuple[int | None, str]:
+    """The seq (None: header or footer) and reason of two differing lines."""
+    da, db = json.loads(a), json.loads(b)
+    seq = da.get("seq") if isinstance(da.get("seq"), int) else None
+    what = "header" if n == 1 else ("footer" if da.get("footer") else f"event {da.get('type')}")
+    return seq, f"{what} differs from re-simulation in: {_fields_differ(da, db)}"
 
-    The reason also names the first turn whose state digest differs, which
-    stays meaningful when the two logs' event counts have drifted apart.
-    """
+
+def first_mismatch(recorded: list[str], resimulated: list[str]) -> Mismatch | None:
+    """Return the first line where two replays' texts held in memory differ, or None."""
     for n, (a, b) in enumerate(zip(recorded, resimulated, strict=False), start=1):
-        if a == b:
-            continue
-        da, db = json.loads(a), json.loads(b)
-        seq = da.get("seq") if isinstance(da.get("seq"), int) else None
-        what = "header" if n == 1 else ("footer" if da.get("footer") else f"event {da.get('type')}")
-        reason = f"{what} differs from re-simulation in: {_fields_differ(da, db)}"
-        turn = first_turn_apart(recorded, resimulated)
-        if turn is not None:
-            reason += f"; first turn whose state differs: {turn}"
-        return Mismatch(n, seq, reason)
+        if a != b:
+            seq, reason = _line_differs(n, a, b)
+            turn = first_turn_apart(recorded, resimulated)
+            if turn is not None:
+                reason += f"; first turn whose state differs: {turn}"
+            return Mismatch(n, seq, reason)
     if len(recorded) != len(resimulated):
         n = min(len(recorded), len(resimulated)) + 1
         longer = "re-simulation" if len(resimulated) > len(recorded) else "recorded replay"
@@ -98,10 +120,155 @@ def first_mismatch(recorded: list[str], resimulated: list[str]) -> Mismatch | No
     return None
 
 
-def first_semantic_mismatch(
-    replay: Replay, resimulated: list[str], registry: EventRegistry
-) -> Mismatch | None:
-    """Compare an older-format replay with a re-simulation event by event, not byte by byte.
+class _Stop(Exception):
+    """Raised by a comparing sink to end the re-simulation: the comparison has its answer.
+
+    Carries no arguments: SimPy re-creates a process's exception from its type and args.
+    """
+
+
+class _Recorded:
+    """The recorded file, pulled one line at a time: chain, strict parse, audit."""
+
+    def __init__(self, stream: ReplayStream, audit: Auditor | None) -> None:
+        self.stream = stream
+        self.audit = audit
+        self.events = 0
+        self.lines = 1  # the header, read on opening
+        self.violation: Mismatch | None = None
+        self.damage: ReplayError | None = None
+        self._lines = stream.lines()
+        self._footer_given = False
+
+    def next(self) -> tuple[str, Event | None] | None:
+        """The next line's text and event (None for the footer); None after the footer."""
+        line = next(self._lines, None)
+        if line is None:
+            if self._footer_given or self.stream.footer is None:
+                return None
+            self._footer_given = True
+            self.lines += 1
+            return self.stream.footer_line, None
+        event = self.stream.parse(line)
+        self.events += 1
+        self.lines += 1
+        if self.violation is None and self.audit is not None:
+            self.violation = self.audit(event)
+        return line.text, event
+
+    def turns(self) -> Iterator[tuple[int, str]]:
+        """The remaining turn ends as (turn, state digest)."""
+        while (found := self.next()) is not None:
+            if isinstance(found[1], TurnEnded):
+                yield found[1].turn, found[1].state_digest
+
+    def drain(self) -> None:
+        """Read (check, audit) the rest of the file, keeping any damage found."""
+        try:
+            while self.next() is not None:
+                pass
+        except ReplayError as exc:
+            self.damage = self.damage or exc
+
+
+class _Compare:
+    """A sink comparing each re-simulated line with the next recorded one as it is written."""
+
+    def __init__(self, recorded: _Recorded) -> None:
+        self.recorded = recorded
+        self.n = 0
+        self.mismatch: Mismatch | None = None
+        self._sim: deque[tuple[int, str]] = deque()
+        self._rec: deque[tuple[int, str]] = deque()
+        self._rec_turns = recorded.turns()
+        self._apart: int | None = None
+
+    def write(self, line: str) -> None:
+        self.n += 1
+        try:
+            if self.mismatch is None:
+                self._compare(line)
+            else:
+                self._turn(line)
+        except ReplayError as exc:
+            self.recorded.damage = exc
+            raise _Stop from None
+
+    def _compare(self, line: str) -> None:
+        if self.n == 1:
+            text: str | None = self.recorded.stream.header_line
+        else:
+            found = self.recorded.next()
+            text = found[0] if found is not None else None
+        if text is None:
+            reason = f"the re-simulation has more lines ({self.n - 1} recorded)"
+            self.mismatch = Mismatch(self.n, None, reason)
+            raise _Stop
+        if text == line:
+            return
+        seq, reason = _line_differs(self.n, text, line)
+        self.mismatch = Mismatch(self.n, seq, reason)
+        self._note(text, self._rec)
+        self._turn(line)
+
+    @staticmethod
+    def _note(line: str, into: deque[tuple[int, str]]) -> None:
+        if '"engine.turn_ended"' in line:
+            data = json.loads(line)
+            if data.get("type") == "engine.turn_ended":
+                into.append((data["turn"], data["state_digest"]))
+
+    def _turn(self, line: str) -> None:
+        """After the first difference: find the first turn whose state digests differ."""
+        self._note(line, self._sim)
+        if self._sim and self._apart_found(sim_done=False):
+            raise _Stop
+
+    def _apart_found(self, *, sim_done: bool) -> bool:
+        """Merge the turn ends of both sides; True once the first turn apart is known."""
+        while True:
+            if not self._sim and not sim_done:
+                return False
+            if not self._rec:
+                got = next(self._rec_turns, None)
+                if got is not None:
+                    self._rec.append(got)
+            ts = self._sim[0] if self._sim else None
+            tr = self._rec[0] if self._rec else None
+            if ts is not None and tr is not None and ts == tr:
+                self._sim.popleft()
+                self._rec.popleft()
+                continue
+            if ts is None and tr is None:
+                return True
+            self._apart = min(t[0] for t in (ts, tr) if t is not None)
+            return True
+
+    def finish(self) -> None:
+        """The re-simulation ended: the last comparisons."""
+        if self.mismatch is None:
+            if self.recorded.next() is not None:
+                self.mismatch = Mismatch(self.n + 1, None, "the recorded replay has more lines")
+            return
+        if self._apart is None:
+            self._apart_found(sim_done=True)
+
+    def reason(self) -> Mismatch | None:
+        """The mismatch, its reason naming the first turn apart when there is one."""
+        m = self.mismatch
+        if m is None or self._apart is None:
+            return m
+        return Mismatch(m.line, m.seq, f"{m.reason}; first turn whose state differs: {self._apart}")
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class _SemanticCompare:
+    """A sink comparing an older-format replay with today's re-simulation event by event.
 
     An older file cannot match today's bytes, but where the rules did not
     change, its header fields (all but ``format_version``), its events once
@@ -109,63 +276,109 @@ def first_semantic_mismatch(
     have (``engine.snapshot``) are left out of the re-simulation and the
     ``seq``/``cause`` numbers renumbered to match.
     """
-    fresh = read_lines_replay(resimulated, registry)
-    old_header = replay.header.model_dump(exclude={"format_version"})
-    new_header = fresh.header.model_dump(exclude={"format_version"})
-    if old_header != new_header:
-        return Mismatch(
-            1,
-            None,
-            f"header differs from re-simulation in: {_fields_differ(old_header, new_header)}",
-        )
-    kept = [e for e in fresh.events if type(e).since_format <= replay.header.format_version]
-    renumber = {e.seq: i for i, e in enumerate(kept)}
-    for old, fresh_event in zip(replay.events, kept, strict=False):
-        cause = renumber.get(fresh_event.cause, -1) if fresh_event.cause is not None else None
-        new = fresh_event.model_copy(update={"seq": renumber[fresh_event.seq], "cause": cause})
+
+    def __init__(self, recorded: _Recorded, registry: EventRegistry) -> None:
+        self.recorded, self.registry = recorded, registry
+        self.version = recorded.stream.header.format_version
+        self.mismatch: Mismatch | None = None
+        self.kept = 0
+        self._skipped: list[int] = []
+        self._first = True
+
+    def write(self, line: str) -> None:
+        data = {k: v for k, v in json.loads(line).items() if k != "h"}
+        try:
+            if self._first:
+                self._first = False
+                self._header(data)
+            elif "footer" in data:
+                self._footer(data)
+            else:
+                self._event(data)
+        except ReplayError as exc:
+            self.recorded.damage = exc
+            raise _Stop from None
+        if self.mismatch is not None:
+            raise _Stop
+
+    def _header(self, data: dict[str, Any]) -> None:
+        old = self.recorded.stream.header.model_dump(exclude={"format_version"})
+        new = Header.model_validate(data).model_dump(exclude={"format_version"})
         if old != new:
+            reason = f"header differs from re-simulation in: {_fields_differ(old, new)}"
+            self.mismatch = Mismatch(1, None, reason)
+
+    def _renumber(self, seq: int) -> int:
+        return seq - bisect.bisect_left(self._skipped, seq)
+
+    def _event(self, data: dict[str, Any]) -> None:
+        fresh = self.registry.parse(data)
+        if type(fresh).since_format > self.version:
+            self._skipped.append(fresh.seq)
+            return
+        cause = self._cause(fresh.cause) if fresh.cause is not None else None
+        new = fresh.model_copy(update={"seq": self._renumber(fresh.seq), "cause": cause})
+        found = self.recorded.next()
+        old = found[1] if found is not None else None
+        self.kept += 1
+        if old is None:
+            n = self.kept - 1
+            reason = f"{self.recorded.events} events recorded, more re-simulated"
+            self.mismatch = Mismatch(n + 2, n, reason)
+        elif old != new:
             a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
-            return Mismatch(
-                old.seq + 2,
-                old.seq,
-                f"event {old.type} differs from re-simulation in: {_fields_differ(a, b)}",
-            )
-    if len(replay.events) != len(kept):
-        n = min(len(replay.events), len(kept))
-        return Mismatch(n + 2, n, f"{len(replay.events)} events recorded, {len(kept)} re-simulated")
-    return _footer_mismatch(replay, resimulated[-1], len(kept))
+            reason = f"event {old.type} differs from re-simulation in: {_fields_differ(a, b)}"
+            self.mismatch = Mismatch(old.seq + 2, old.seq, reason)
 
+    def _cause(self, cause: int) -> int:
+        """A cause renumbered; -1 when it named an event the old format did not have."""
+        i = bisect.bisect_left(self._skipped, cause)
+        if i < len(self._skipped) and self._skipped[i] == cause:
+            return -1
+        return cause - i
 
-def _footer_mismatch(replay: Replay, fresh_line: str, events: int) -> Mismatch | None:
-    fresh = json.loads(fresh_line)
-    assert replay.footer is not None  # read_replay refuses a file without one
-    old = replay.footer.model_dump()
-    new = {**{k: v for k, v in fresh.items() if k != "h"}, "events": events}
-    if old != new:
-        return Mismatch(
-            len(replay.lines),
-            None,
-            f"footer differs from re-simulation in: {_fields_differ(old, new)}",
-        )
-    return None
+    def _footer(self, data: dict[str, Any]) -> None:
+        found = self.recorded.next()
+        if found is not None and found[1] is not None:
+            n = self.kept
+            reason = f"{n + 1 + self._rest()} events recorded, {n} re-simulated"
+            self.mismatch = Mismatch(n + 2, n, reason)
+            return
+        footer = self.recorded.stream.footer
+        assert footer is not None  # the stream refuses a file that ends without one
+        old = footer.model_dump()
+        new = {**data, "events": self.kept}
+        if old != new:
+            reason = f"footer differs from re-simulation in: {_fields_differ(old, new)}"
+            self.mismatch = Mismatch(self.recorded.lines, None, reason)
 
+    def _rest(self) -> int:
+        """Read the recorded events left; how many there were."""
+        before = self.recorded.events
+        while (found := self.recorded.next()) is not None and found[1] is not None:
+            pass
+        return self.recorded.events - before
 
-def read_lines_replay(lines: list[str], registry: EventRegistry) -> Replay:
-    """Parse lines written in memory (already trusted) into a :class:`Replay`."""
-    header = Header.model_validate({k: v for k, v in json.loads(lines[0]).items() if k != "h"})
-    events = [
-        registry.parse({k: v for k, v in json.loads(x).items() if k != "h"}) for x in lines[1:-1]
-    ]
-    return Replay(path="<re-simulation>", header=header, events=events, lines=lines)
+    def finish(self) -> None:
+        pass
+
+    def reason(self) -> Mismatch | None:
+        return self.mismatch
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def verify(
     path: str | Path,
     registry_for: Callable[[Header], EventRegistry],
-    resimulate: Callable[[Replay], list[str]],
-    audit: Callable[[Replay], Mismatch | None] | None = None,
+    resimulate: Callable[[Header, Sink], object],
+    auditor: Callable[[Header], Auditor | None] | None = None,
 ) -> VerifyResult:
-    """Check a replay's integrity and invariants, then re-simulate it and compare.
+    """Check a replay's integrity and invariants while re-simulating it and comparing.
 
     A file in today's format must re-simulate byte for byte; an older one
     (upcast on read) must re-simulate to the same events.
@@ -173,20 +386,32 @@ def verify(
     Args:
         path: the replay file.
         registry_for: event registry for the header's ruleset.
-        resimulate: returns the lines a fresh simulation from the header writes;
-            raises :class:`ReplayError` when the header cannot be simulated.
-        audit: the first event that breaks an invariant of the ruleset, or None.
+        resimulate: fights the battle of a header into a sink; raises
+            :class:`ReplayError` when the header cannot be simulated.
+        auditor: makes, for a header, the function that checks each recorded
+            event against the ruleset's invariants (see :data:`Auditor`).
     """
     try:
-        replay = read_replay(path, registry_for)
-        broken = audit(replay) if audit is not None else None
-        if broken is not None:
-            return VerifyResult(str(path), len(replay.events), violation=broken)
-        lines = resimulate(replay)
+        stream = ReplayStream(path, registry_for)
+        recorded = _Recorded(stream, auditor(stream.header) if auditor is not None else None)
     except ReplayError as exc:
         return VerifyResult(str(path), 0, damage=exc)
-    if replay.current:
-        mismatch = first_mismatch(replay.lines, lines)
-    else:
-        mismatch = first_semantic_mismatch(replay, lines, registry_for(replay.header))
-    return VerifyResult(str(path), len(replay.events), mismatch=mismatch, upcast=not replay.current)
+    current = stream.current
+    sink: _Compare | _SemanticCompare = (
+        _Compare(recorded) if current else _SemanticCompare(recorded, stream.registry)
+    )
+    failed: ReplayError | None = None
+    try:
+        resimulate(stream.header, sink)
+        sink.finish()
+    except _Stop:
+        pass
+    except ReplayError as exc:
+        failed = exc
+    recorded.drain()
+    upcast = not current or not stream.current
+    if recorded.damage is not None or failed is not None:
+        return VerifyResult(str(path), 0, damage=recorded.damage or failed, upcast=upcast)
+    if recorded.violation is not None:
+        return VerifyResult(str(path), recorded.events, violation=recorded.violation)
+    return VerifyResult(str(path), recorded.events, mismatch=sink.reason(), upcast=upcast)

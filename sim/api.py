@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from engine.canonical import digest
 from engine.events import Event, EventRegistry, Snapshot, TurnEnded
-from engine.log import FileSink, Header, MemorySink
+from engine.log import FileSink, Header, MemorySink, Sink
 from engine.projection import Projection
 from engine.reader import Replay, ReplayError, read_replay
 from engine.replay import Mismatch, VerifyResult, verify
@@ -34,6 +34,7 @@ __all__ = [
     "load_study",
     "make_header",
     "run",
+    "simulate_into",
     "simulate_lines",
     "state_at",
     "verify_replay",
@@ -168,22 +169,31 @@ def _header_scenario(header: Header, path: str) -> tuple[AnyRuleset, Any]:
     return ruleset, scenario
 
 
-def simulate_lines(header: Header, path: str = "<header>") -> list[str]:
-    """Re-simulate a replay's header in memory; return the lines it writes.
+def simulate_into(header: Header, sink: Sink, path: str = "<header>") -> Any:
+    """Re-simulate a replay's header into ``sink``; return the final state.
 
     Raises:
         ReplayError: the header's scenario does not validate, or its fork
             cannot be applied (a forged change: an unknown field, a negative count).
     """
     ruleset, scenario = _header_scenario(header, path)
-    sink = MemorySink()
     fresh = make_header(ruleset, scenario, header.seed, header.source).model_copy(
         update={"fork": header.fork}
     )
     try:
-        ruleset.simulate(scenario, fresh, sink)
+        return ruleset.simulate(scenario, fresh, sink)
     except _UNFOLDABLE as exc:  # SimPy re-raises a process's error, sometimes as a TypeError
         raise ReplayError(path, 1, f"the header's fork cannot be re-simulated: {exc}") from None
+
+
+def simulate_lines(header: Header, path: str = "<header>") -> list[str]:
+    """Re-simulate a replay's header in memory; return the lines it writes (small battles).
+
+    Raises:
+        ReplayError: as :func:`simulate_into`.
+    """
+    sink = MemorySink()
+    simulate_into(header, sink, path)
     return sink.lines
 
 
@@ -286,45 +296,59 @@ _UNFOLDABLE = (KeyError, IndexError, ValueError, TypeError, AttributeError, Arit
 """What a ruleset's apply or audit raises on an event naming a unit, hex or index not there."""
 
 
-def _audit(replay: Replay) -> Mismatch | None:
-    """The first event breaking the ruleset's invariants, folding the log.
+class _Auditor:
+    """Checks each recorded event against the ruleset's invariants, folding as it goes.
 
     In a forked battle the changed event is a counterfactual and is not
     checked; after a state override the rules' bookkeeping (losses that add
     up) no longer holds, so checking stops at the fork.
     """
-    ruleset, scenario = _header_scenario(replay.header, replay.path)
-    if ruleset.audit is None:
-        return None
-    forks = replay.header.fork.chain() if replay.header.fork is not None else {}
-    first_state_fork = min((s for s, f in forks.items() if f.state), default=None)
-    folding = LoadedReplay(ruleset, scenario, replay).fold()
-    seq = 0  # the event being audited, or applied while the fold advances
-    while True:
+
+    def __init__(self, header: Header, path: str) -> None:
+        self.ruleset, self.scenario = _header_scenario(header, path)
+        forks = header.fork.chain() if header.fork is not None else {}
+        self.forks = forks
+        self.first_state_fork = min((s for s, f in forks.items() if f.state), default=None)
+        self.projection = Projection(self.ruleset.initial_state(self.scenario), self.ruleset.apply)
+        self.done = self.ruleset.audit is None
+
+    def __call__(self, event: Event) -> Mismatch | None:
+        if self.done:
+            return None
+        audit = self.ruleset.audit
+        assert audit is not None
         try:
-            found = next(folding, None)
-            if found is None:
+            if self.first_state_fork is not None and event.seq > self.first_state_fork:
+                self.done = True
                 return None
-            event, state = found
-            seq = event.seq
-            if first_state_fork is not None and event.seq > first_state_fork:
-                return None
-            if event.seq in forks and forks[event.seq].event:
-                continue
-            problem = ruleset.audit(scenario, state, event)
+            fork = self.forks.get(event.seq)
+            problem = None
+            if fork is None or not fork.event:
+                problem = audit(self.scenario, self.projection.state, event)
+            self.projection.apply(event)
         except _UNFOLDABLE as exc:  # only a forged log gets here: the reader checked types
-            return Mismatch(seq + 2, seq, f"cannot follow from the battle so far: {exc!r}")
+            self.done = True
+            return Mismatch(
+                event.seq + 2, event.seq, f"cannot follow from the battle so far: {exc!r}"
+            )
         if problem is not None:
+            self.done = True
             return Mismatch(event.seq + 2, event.seq, f"{event.type}: {problem}")
+        return None
 
 
 def verify_replay(path: str | Path) -> VerifyResult:
-    """Integrity, the ruleset's invariants over the fold, then re-simulation compared."""
+    """Integrity and the ruleset's invariants, compared line by line while re-simulating.
+
+    The file is streamed: memory holds the recorded fold's state, the
+    re-simulation's, and one line of each.
+    """
+    name = str(path)
     return verify(
         path,
         _registry_for,
-        lambda replay: simulate_lines(replay.header, replay.path),
-        _audit,
+        lambda header, sink: simulate_into(header, sink, name),
+        lambda header: _Auditor(header, name),
     )
 
 

@@ -1,0 +1,215 @@
+"""The checks a replay reader makes on each line: chain link, strict JSON, exact shape.
+
+Damage is reported as a :class:`ReplayError` that names the file, the line
+number and, for event lines, the ``seq`` expected there.  Its ``kind`` says
+what the file is: ``"damaged"`` (edited, forged, broken), ``"incomplete"``
+(a run stopped before its footer), ``"not_replay"`` (some other file),
+``"unsupported"`` (a newer format) or ``"unreadable"`` (missing, not a
+regular file, too large).  Parsing is strict at every level
+(:mod:`engine.strictjson`, :mod:`engine.formats`): a claimed older format is
+held to the exact shape it had.  :mod:`engine.reader` applies them line by line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from engine import formats
+from engine.events import Event, EventRegistry, UnknownEventType
+from engine.log import FORMAT, GENESIS, Footer, Header, chain_link
+from engine.strictjson import StrictJSONError, loads
+from engine.text import find_control
+from engine.version import FORMAT_VERSION
+
+__all__ = ["MAX_LINE", "Kind", "ReplayError"]
+
+MAX_LINE = 16 * 1024 * 1024
+_SUSPECT = re.compile(r"\\[ubfr]|[\x00-\x1f\x7f-\x9f]")
+"""Text that may decode to a control character: only such lines are searched."""
+_TAIL = re.compile(r',"h":"[0-9a-f]{32}"\}')
+_TAIL_LEN = 40
+"""``,"h":"<32 hex>"}``: every line ends with its chain link."""
+
+
+Kind = Literal["damaged", "incomplete", "not_replay", "unsupported", "unreadable"]
+_HEADER_MARK = b'"format":"battlesim-replay"'
+
+
+class ReplayError(Exception):
+    """A replay that cannot be trusted, located by file, line and seq."""
+
+    def __init__(
+        self,
+        path: str,
+        line: int,
+        message: str,
+        seq: int | None = None,
+        kind: Kind = "damaged",
+    ) -> None:
+        self.path, self.line, self.seq, self.message = path, line, seq, message
+        self.kind: Kind = kind
+        where = f"{path}:{line}" if line > 0 else path  # line 0: the file as a whole
+        at = f" (seq {seq})" if seq is not None else ""
+        super().__init__(f"{where}{at}: {message}")
+
+
+def _looks_like_replay(raw: bytes) -> bool:
+    """True when the first line is a JSON object whose ``format`` is a battlesim replay's."""
+    first = raw.split(b"\n", 1)[0]
+    if len(first) > MAX_LINE:
+        return False
+    try:  # leniently: a replay with a forged first line is damaged, not "no replay"
+        data = json.loads(first.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get("format") == FORMAT
+
+
+def _decode(name: str, n: int, line: str, seq: int | None) -> dict[str, Any]:
+    if len(line) > MAX_LINE:
+        raise ReplayError(name, n, "line too long", seq)
+    try:
+        data = loads(line)
+    except StrictJSONError as exc:
+        raise ReplayError(name, n, str(exc), seq) from None
+    if not isinstance(data, dict):
+        raise ReplayError(name, n, "not a JSON object", seq)
+    return data
+
+
+def _link(name: str, n: int, line: str, previous: str, seq: int | None) -> tuple[str, str]:
+    """Check one line's chain link; return (its body without ``h``, its hash)."""
+    tail = line[-_TAIL_LEN:]
+    if len(line) <= _TAIL_LEN or _TAIL.fullmatch(tail) is None:
+        raise ReplayError(name, n, 'line has no hash-chain link "h"', seq)
+    body = line[:-_TAIL_LEN] + "}"
+    h = tail[6:38]
+    if chain_link(previous, body) != h:
+        raise ReplayError(
+            name,
+            n,
+            "hash chain broken: this line, or one before it, was edited, dropped or reordered",
+            seq,
+        )
+    return body, h
+
+
+def _open(name: str, n: int, line: str, body: str, seq: int | None) -> dict[str, Any]:
+    """Decode a chained line strictly: one JSON object, no control characters, ``h`` last."""
+    data = _decode(name, n, line, seq)
+    if _SUSPECT.search(body):
+        where = find_control(data)
+        if where is not None:
+            field = ".".join(str(p) for p in where)
+            raise ReplayError(name, n, f"{field}: control characters are not allowed", seq)
+    if tuple(data)[-1:] != ("h",):
+        raise ReplayError(name, n, '"h" is not the last member of the line', seq)
+    del data["h"]
+    return data
+
+
+def _unseal(
+    name: str, n: int, line: str, previous: str, seq: int | None
+) -> tuple[dict[str, Any], str, str]:
+    """Check one line's chain link and decode it; return (data, body, its hash)."""
+    body, h = _link(name, n, line, previous, seq)
+    return _open(name, n, line, body, seq), body, h
+
+
+def _header(name: str, line: str, gzipped: bool) -> tuple[Header, str]:
+    data, body, h = _unseal(name, 1, line, GENESIS, None)
+    version = data.get("format_version")
+    if type(version) is int and version > FORMAT_VERSION:
+        raise ReplayError(
+            name,
+            1,
+            f"replay format version {version} is newer than this battlesim reads "
+            f"({FORMAT_VERSION}); upgrade battlesim",
+            kind="unsupported",
+        )
+    if type(version) is not int or version not in formats.FORMATS:
+        raise ReplayError(name, 1, f"format_version {version!r} is not a replay format version")
+    if gzipped and version < formats.FIRST_GZIP_FORMAT:
+        raise ReplayError(name, 1, f"format {version} replays are never gzip-compressed")
+    try:
+        formats.check_header_line(version, body, data)
+        return Header.model_validate(data, strict=True), h
+    except formats.ShapeError as exc:
+        raise ReplayError(name, 1, f"bad header: {exc}") from None
+    except ValidationError as exc:
+        raise ReplayError(name, 1, f"bad header: {_first_error(exc)}") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"])
+    return f"{loc}: {err['msg']}" if loc else err["msg"]
+
+
+def _registry(
+    name: str, header: Header, registry_for: Callable[[Header], EventRegistry]
+) -> EventRegistry:
+    try:
+        registry = registry_for(header)
+    except LookupError as exc:
+        raise ReplayError(name, 1, str(exc), kind="unsupported") from None
+    if header.format_version < registry.since_format:
+        raise ReplayError(
+            name,
+            1,
+            f"ruleset {header.ruleset!r} did not exist in format {header.format_version}",
+        )
+    return registry
+
+
+def _footer(name: str, n: int, body: str, data: dict[str, Any], seq: int) -> Footer:
+    try:
+        formats.check_footer_line(body, data)
+        footer = Footer.model_validate(data, strict=True)
+    except formats.ShapeError as exc:
+        raise ReplayError(name, n, f"bad footer: {exc}") from None
+    except ValidationError as exc:
+        raise ReplayError(name, n, f"bad footer: {_first_error(exc)}") from None
+    if footer.events != seq:
+        raise ReplayError(name, n, f"footer counts {footer.events} events, file has {seq}")
+    return footer
+
+
+def _event(
+    name: str,
+    n: int,
+    line: tuple[str, dict[str, Any]],
+    seq: int,
+    registry: EventRegistry,
+    format_version: int,
+) -> Event:
+    body, data = line
+    try:
+        cls = registry.cls(data.get("type"))
+        formats.check_event_line(format_version, cls, data)
+        current = format_version == FORMAT_VERSION
+        older = format_version < formats.FIRST_ARRAY_DRAWS_FORMAT
+        event = registry.parse(
+            data, strict=not current, prepare=formats.draws_as_arrays if older else None
+        )
+        if current:
+            formats.check_event_text(event, body)
+    except UnknownEventType as exc:
+        unknown = str(exc).startswith("unknown event type")
+        hint = " (this battlesim does not know it; upgrade?)" if unknown else ""
+        raise ReplayError(name, n, f"{exc}{hint}", seq) from None
+    except formats.ShapeError as exc:
+        raise ReplayError(name, n, f"bad event: {exc}", seq) from None
+    except ValidationError as exc:
+        raise ReplayError(name, n, f"bad event: {_first_error(exc)}", seq) from None
+    if event.seq != seq:
+        raise ReplayError(name, n, f"event has seq {event.seq}, expected {seq}", seq)
+    if event.cause is not None and not 0 <= event.cause < seq:
+        # A cause is an event already logged: no cycle, no forward or negative link.
+        raise ReplayError(name, n, f"bad event: cause {event.cause} is not an earlier seq", seq)
+    return event

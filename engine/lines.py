@@ -1,0 +1,157 @@
+"""A replay file's lines, one at a time, with bounds: plain text or one gzip member.
+
+The streaming counterpart of :func:`engine.files.read_bounded` and
+:func:`engine.files.gunzip_bounded`: the same checks (a regular file, at
+most ``limit`` bytes on disk and once decompressed, one gzip member and
+nothing after it, a stream cut short yields its readable prefix), but only
+one line is in memory at a time, so a reader's memory does not grow with
+the file.  A plain file can be re-opened at a byte offset (a reader that
+starts from a snapshot); a gzip one is decompressed again and skipped to
+the line.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import zlib
+from collections.abc import Iterator
+from typing import IO
+
+from engine.files import GZIP_MAGIC, FileProblem
+
+__all__ = ["LineSource"]
+
+_CHUNK = 1 << 16
+
+
+class _Gunzip(io.RawIOBase):
+    """One gzip member decompressed on demand, at most ``limit`` bytes; refuses trailing data."""
+
+    def __init__(self, raw: IO[bytes], limit: int) -> None:
+        super().__init__()
+        self._raw, self._limit = raw, limit
+        self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._pending = b""
+        self._out = 0
+        self._done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._done:
+            if not self._pending:
+                self._pending = self._raw.read(_CHUNK)
+                if not self._pending:  # cut short: the readable prefix is all there is
+                    self._done = True
+                    break
+            chunk = self._inflate(len(buffer))
+            if chunk:
+                buffer[: len(chunk)] = chunk
+                return len(chunk)
+        return 0
+
+    def _inflate(self, size: int) -> bytes:
+        try:
+            chunk = self._z.decompress(self._pending, size)
+        except zlib.error as exc:
+            raise FileProblem(f"damaged gzip data: {exc}") from None
+        self._pending = self._z.unconsumed_tail
+        self._out += len(chunk)
+        if self._out > self._limit:
+            raise FileProblem(f"decompresses to more than {self._limit} bytes")
+        if self._z.eof:
+            self._done = True
+            tail = self._z.unused_data + self._raw.read(2)
+            if tail:
+                what = "a second gzip member" if tail[:2] == GZIP_MAGIC else "trailing data"
+                raise FileProblem(f"{what} after the compressed replay (one member only)")
+        return chunk
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _open_regular(path: str | os.PathLike[str], limit: int) -> IO[bytes]:
+    try:
+        # stat first: opening a FIFO for reading blocks until a writer comes.
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise FileProblem(f"{_kind(mode)}, not a regular file")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise FileProblem(f"cannot read: {exc.strerror}") from None
+    fh = os.fdopen(fd, "rb", buffering=_CHUNK)
+    info = os.fstat(fh.fileno())
+    if not stat.S_ISREG(info.st_mode):  # swapped between stat and open
+        fh.close()
+        raise FileProblem(f"{_kind(info.st_mode)}, not a regular file")
+    if info.st_size > limit:
+        fh.close()
+        raise FileProblem(f"file too large (limit {limit} bytes)")
+    return fh
+
+
+class LineSource:
+    """The lines of one replay file as bytes, each with its line number and byte offset.
+
+    Args:
+        path: the file.
+        limit: the most bytes accepted, on disk and once decompressed.
+        max_line: a longer line is returned cut to ``max_line + 1`` bytes
+            (the caller refuses it); memory never holds more.
+
+    Raises:
+        FileProblem: (on open or while reading) missing, not a regular file,
+            too large, damaged gzip, a second member or trailing data.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, limit: int, max_line: int) -> None:
+        self.path, self.limit, self.max_line = path, limit, max_line
+        with _open_regular(path, limit) as fh:
+            self.gzipped = fh.read(2) == GZIP_MAGIC
+
+    def lines(self, start: tuple[int, int] = (1, 0)) -> Iterator[tuple[int, int, bytes]]:
+        """Yield ``(line number, byte offset, bytes)`` from ``start`` = (line number, offset).
+
+        Each line keeps its ``\\n``; only the last may lack it (a file cut
+        short).  Offsets count decompressed bytes.
+        """
+        n, offset = start
+        with _open_regular(self.path, self.limit) as raw:
+            fh: IO[bytes] = raw
+            if self.gzipped:
+                fh = io.BufferedReader(_Gunzip(raw, self.limit), _CHUNK)
+                _skip(fh, offset)
+            else:
+                raw.seek(offset)
+            while line := fh.readline(self.max_line + 2):
+                if len(line) > self.max_line + 1:
+                    line = line[: self.max_line + 1]  # refused by the caller as too long
+                    _skip_rest_of_line(fh)
+                yield n, offset, line
+                n, offset = n + 1, offset + len(line)
+
+
+def _skip(fh: IO[bytes], size: int) -> None:
+    while size > 0:
+        got = fh.read(min(size, _CHUNK))
+        if not got:
+            return
+        size -= len(got)
+
+
+def _skip_rest_of_line(fh: IO[bytes]) -> None:
+    while (rest := fh.readline(_CHUNK)) and not rest.endswith(b"\n"):
+        pass
