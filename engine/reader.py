@@ -36,16 +36,20 @@ from engine.checks import (
     _open,
     _registry,
 )
-from engine.events import Event, EventRegistry
+from engine.events import Event, EventRegistry, UnknownEventType
 from engine.files import MAX_INPUT, FileProblem
+from engine.formats import schema_version_in
 from engine.lines import LineSource
 from engine.log import Footer, Header
 from engine.version import FORMAT_VERSION
 
 __all__ = ["MAX_LINE", "Line", "Mark", "Replay", "ReplayError", "ReplayStream", "read_replay"]
 
-_PREFIX = re.compile(r'\{"type":"([a-z0-9_.]+)","schema_version":\d+,"seq":(\d+),"turn":(\d+),')
-"""The start of an event line as the writer writes it: type, schema version, seq, turn."""
+_PREFIX = re.compile(
+    r'\{"type":"([a-z0-9_.]{1,200})","schema_version":(\d{1,9}),"seq":(\d{1,18}),'
+    r'"turn":(\d{1,18}),"time":[-+.0-9eE]{1,40},"cause":(null|\d{1,18})[,}]'
+)
+"""The start of an event line as the writer writes it: type, schema version, seq, turn, cause."""
 
 
 @dataclass
@@ -80,10 +84,12 @@ class Mark:
 class Line:
     """One event line whose chain link is checked: its text, and the event once parsed."""
 
-    __slots__ = ("body", "data", "event", "mark", "text", "type")
+    __slots__ = ("_cause", "body", "data", "event", "mark", "text", "type")
 
-    def __init__(self, mark: Mark, text: str, body: str, kind: str | None) -> None:
-        self.mark, self.text, self.body, self.type = mark, text, body, kind
+    def __init__(
+        self, mark: Mark, text: str, body: str, kind: str | None, cause: int | None = None
+    ) -> None:
+        self.mark, self.text, self.body, self.type, self._cause = mark, text, body, kind, cause
         self.data: dict[str, Any] | None = None
         self.event: Event | None = None
 
@@ -91,6 +97,11 @@ class Line:
     def seq(self) -> int:
         """The line's seq (the one expected there: a line with another is refused when parsed)."""
         return self.mark.seq
+
+    @property
+    def cause(self) -> int | None:
+        """The cause the writer's prefix names (the parsed event's, once parsed)."""
+        return self.event.cause if self.event is not None else self._cause
 
     @property
     def turn(self) -> int:
@@ -134,6 +145,7 @@ class ReplayStream:
         first, self.header_line = self._first()
         self.header, self._after_header = _header(self.name, first, self._source.gzipped)
         self.registry = _registry(self.name, self.header, registry_for)
+        self._versions: dict[str, int | None] = {}
 
     def _first(self) -> tuple[str, str]:
         """The header line's text (with and without newline), refused if it is not a replay's."""
@@ -189,18 +201,25 @@ class ReplayStream:
         if start is None:
             start = Mark(2, len(self.header_line.encode()) + 1, self._after_header, 0, 0)
         previous, seq, n = start.previous, start.seq, start.line - 1
+        footer: Footer | None = None
         for n, offset, raw in self._raw((start.line, start.offset)):
-            if self.footer is not None:
+            if footer is not None:
                 raise ReplayError(self.name, n, "unexpected line after the footer")
             text = self._text(n, raw, seq)
             body, h = _link(self.name, n, text, previous, seq)
             m = _PREFIX.match(body)
-            if m is not None and int(m[2]) == seq:
-                line = Line(Mark(n, offset, previous, seq, int(m[3])), text, body, m[1])
+            cause = None if m is None or m[5] == "null" else int(m[5])
+            if (
+                m is not None
+                and int(m[3]) == seq
+                and self._expected(m[1]) == int(m[2])
+                and (cause is None or cause < seq)
+            ):
+                line = Line(Mark(n, offset, previous, seq, int(m[4])), text, body, m[1], cause)
             else:
                 data = _open(self.name, n, text, body, seq)
                 if "footer" in data:
-                    self.footer = _footer(self.name, n, body, data, seq)
+                    footer = self.footer = _footer(self.name, n, body, data, seq)
                     self.footer_line = text
                     previous = h
                     continue
@@ -209,7 +228,7 @@ class ReplayStream:
                 self.parse(line)
             previous, seq = h, seq + 1
             yield line
-        if self.footer is None and not self.allow_truncated:
+        if footer is None and not self.allow_truncated:
             raise ReplayError(
                 self.name,
                 n + 1,
@@ -217,6 +236,20 @@ class ReplayStream:
                 seq,
                 kind="incomplete",
             )
+
+    def _expected(self, kind: str) -> int | None:
+        """The schema version this file's format writes ``kind`` at; None for an unknown type."""
+        if kind not in self._versions:
+            try:
+                cls = self.registry.cls(kind)
+            except UnknownEventType:
+                self._versions[kind] = None
+            else:
+                if self.header.format_version < cls.since_format:
+                    self._versions[kind] = None
+                else:
+                    self._versions[kind] = schema_version_in(self.header.format_version, cls)
+        return self._versions[kind]
 
     def parse(self, line: Line) -> Event:
         """The line's event, parsed with every strict check (once).

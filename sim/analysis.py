@@ -4,7 +4,7 @@ Everything here works from the log alone (a fold of its events), never by
 re-simulating, so an old battle stays readable after the rules change.
 
 >>> from sim import api, analysis
->>> r = api.load_replay("replays/stone_wall-s1862.jsonl")
+>>> r = api.open_replay("replays/stone_wall-s1862.jsonl")
 >>> rows = analysis.unit_rows(r)          # one row per unit per turn  # doctest: +SKIP
 >>> import pandas as pd; pd.DataFrame(rows)                           # doctest: +SKIP
 """
@@ -15,8 +15,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from engine.events import Event, Override, Snapshot, TurnEnded
-from sim.api import LoadedReplay
 from sim.contract import Reading
+from sim.replayfile import ReplayLike
 
 __all__ = [
     "event_rows",
@@ -42,7 +42,7 @@ def _type_matches(event: Event, types: Sequence[str]) -> bool:
 
 
 def narrative(
-    loaded: LoadedReplay,
+    loaded: ReplayLike,
     *,
     turn: int | None = None,
     unit: str | None = None,
@@ -69,14 +69,14 @@ def narrative(
             yield event, line
 
 
-def narrative_line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
+def narrative_line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
     """The narrative line of ``event`` given the state before it (forks and overrides told too)."""
     return _line(loaded, state, event)
 
 
-def _line(loaded: LoadedReplay, state: Any, event: Event) -> str | None:
+def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
     """The ruleset's narrative line, with the engine's own events and forks told too."""
-    header_fork = loaded.replay.header.fork
+    header_fork = loaded.header.fork
     if isinstance(event, Override):
         turn = loaded.ruleset.turn_name.capitalize()
         return f"{turn} {event.turn} — counterfactual: {event.path} set to {event.value!r}"
@@ -107,17 +107,17 @@ def _flat(prefix: str, value: Any, out: dict[str, Any]) -> None:
         out[prefix] = list(value) if isinstance(value, tuple) else value
 
 
-def event_rows(loaded: LoadedReplay) -> list[dict[str, Any]]:
+def event_rows(loaded: ReplayLike) -> list[dict[str, Any]]:
     """One flat row per event (nested fields as dotted columns), pandas-ready."""
     rows = []
-    for event in loaded.events:
+    for event in loaded.iter_events():
         row: dict[str, Any] = {}
         _flat("", event.model_dump(mode="json"), row)
         rows.append(row)
     return rows
 
 
-def unit_rows(loaded: LoadedReplay) -> list[dict[str, Any]]:
+def unit_rows(loaded: ReplayLike) -> list[dict[str, Any]]:
     """One row per unit per turn (turn 0 is the start), from the ruleset's unit rows.
 
     Columns: ``turn``, ``id``, ``name``, ``side``, ``side_name``, ``kind``,
@@ -134,47 +134,41 @@ def unit_rows(loaded: LoadedReplay) -> list[dict[str, Any]]:
     ]
 
 
-def side_strength(loaded: LoadedReplay) -> dict[int, dict[str, int | float]]:
+def side_strength(loaded: ReplayLike) -> dict[int, dict[str, int | float]]:
     """Each side's units' strength summed (each in its own measure), at the end of each turn."""
+    rs, sc = loaded.ruleset, loaded.scenario
     out: dict[int, dict[str, int | float]] = {}
-    for row in unit_rows(loaded):
-        turn = out.setdefault(row["turn"], {})
-        turn[row["side"]] = turn.get(row["side"], 0) + row["strength"]
+    for turn, state in loaded.turn_ends():
+        sums = out.setdefault(turn, {})
+        for row in rs.units(sc, state):
+            sums[row.side] = sums.get(row.side, 0) + row.strength.value
     return out
 
 
-def measures_by_turn(loaded: LoadedReplay) -> dict[int, list[Reading]]:
+def measures_by_turn(loaded: ReplayLike) -> dict[int, list[Reading]]:
     """The ruleset's chart measures (:class:`~sim.contract.Reading`) at the end of each turn."""
     rs, sc = loaded.ruleset, loaded.scenario
     return {turn: rs.measures(sc, state) for turn, state in loaded.turn_ends()}
 
 
-def why(loaded: LoadedReplay, seq: int) -> list[tuple[Event, str]]:
+def why(loaded: ReplayLike, seq: int) -> list[tuple[Event, str]]:
     """The chain of causes of event ``seq``, root first, each with its narrative line.
 
     Every link must name an earlier event, so the chain ends at a first cause
-    (an event with none) after at most ``seq`` steps.
+    (an event with none) after at most ``seq`` steps.  The lines are told
+    from one fold, from the last snapshot before the first cause to ``seq``.
 
     Raises:
         IndexError: no event ``seq`` in the replay, or a cause that is not an
             earlier event (a damaged replay: it would never end).
     """
-    if not 0 <= seq < len(loaded.events):
-        raise IndexError(f"no event seq {seq}: the replay has seq 0..{len(loaded.events) - 1}")
-    chain = [seq]
-    # The reader refuses causes that are not earlier events; this is a second guard
-    # for events built in memory (a notebook's edit), which would otherwise loop.
-    while (cause := loaded.events[chain[-1]].cause) is not None:
-        if not 0 <= cause < chain[-1]:
-            raise IndexError(
-                f"event seq {chain[-1]} names cause {cause}, which is not an earlier event"
-            )
-        chain.append(cause)
+    chain = loaded.cause_chain(seq)
     wanted = set(chain)
-    lines: dict[int, str] = {}
-    for event, state in loaded.fold():
+    found: dict[int, tuple[Event, str]] = {}
+    for event, state in loaded.fold_near(chain[-1]):
         if event.seq in wanted:
-            lines[event.seq] = _line(loaded, state, event) or f"{event.type} (seq {event.seq})"
+            line = _line(loaded, state, event) or f"{event.type} (seq {event.seq})"
+            found[event.seq] = (event, line)
         if event.seq == seq:
             break
-    return [(loaded.events[s], lines[s]) for s in reversed(chain)]
+    return [found[s] for s in reversed(chain)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -25,6 +25,9 @@ from sim.loader import ScenarioError, load_scenario
 from sim.outputs import OutputError, check_output
 from sim.ruleset import AnyRuleset, Outcome, get_ruleset, headline
 
+if TYPE_CHECKING:
+    from sim.replayfile import ReplayFile
+
 __all__ = [
     "LoadedReplay",
     "RunResult",
@@ -33,6 +36,7 @@ __all__ = [
     "load_replay",
     "load_study",
     "make_header",
+    "open_replay",
     "run",
     "simulate_into",
     "simulate_lines",
@@ -214,6 +218,59 @@ class LoadedReplay:
         """The replay's events in seq order."""
         return self.replay.events
 
+    @property
+    def header(self) -> Header:
+        """The replay's header."""
+        return self.replay.header
+
+    @property
+    def path(self) -> str:
+        """The file's path as given."""
+        return self.replay.path
+
+    @property
+    def count(self) -> int:
+        """Events in the replay."""
+        return len(self.replay.events)
+
+    @property
+    def last_turn(self) -> int:
+        """The last event's turn (0 without events)."""
+        return self.events[-1].turn if self.events else 0
+
+    def iter_events(self) -> Iterator[Event]:
+        """Every event in order."""
+        return iter(self.events)
+
+    def event(self, seq: int) -> Event:
+        """The event ``seq``.
+
+        Raises:
+            IndexError: no such event.
+        """
+        if not 0 <= seq < len(self.events):
+            raise IndexError(f"no event seq {seq}: the replay has seq 0..{len(self.events) - 1}")
+        return self.events[seq]
+
+    def fold_near(self, seq: int) -> Iterator[tuple[Event, Any]]:
+        """Fold from the last snapshot before event ``seq`` (or the first event)."""
+        for event in reversed(self.events[:seq]):
+            if isinstance(event, Snapshot):
+                state = self.ruleset.restore(self.scenario, event.state)
+                return self.fold(start=event.seq + 1, state=state)
+        return self.fold()
+
+    def cause_chain(self, seq: int) -> list[int]:
+        """``[seq, its cause, that one's cause, ...]`` to a first cause.
+
+        Raises:
+            IndexError: no event ``seq``, or a cause that is not an earlier event.
+        """
+        from sim.replayfile import walk_causes  # noqa: PLC0415 - it imports this module
+
+        self.event(seq)
+        return walk_causes(seq, lambda s: self.events[s].cause)
+
     def state_at(self, turn: int | None = None, *, use_snapshots: bool = True) -> Any:
         """State at the end of ``turn`` (default: the end).
 
@@ -287,9 +344,24 @@ def load_replay(path: str | Path, *, allow_truncated: bool = False) -> LoadedRep
     return LoadedReplay(ruleset, scenario, replay)
 
 
+def open_replay(path: str | Path, *, allow_truncated: bool = False) -> ReplayFile:
+    """Open a replay to read as a stream: the header is checked now, each line as it is read.
+
+    What the replay tools use: memory holds the state and one line, never
+    the battle's events (:class:`sim.replayfile.ReplayFile`).
+
+    Raises:
+        ReplayError: the file cannot be read, is not a replay, or its header
+            is damaged, newer or unknown.
+    """
+    from sim.replayfile import ReplayFile  # noqa: PLC0415 - it imports this module
+
+    return ReplayFile(path, allow_truncated=allow_truncated)
+
+
 def state_at(path: str | Path, turn: int | None = None) -> Any:
-    """Fold a replay to the state at the end of ``turn`` (default: the end)."""
-    return load_replay(path).state_at(turn)
+    """Fold a replay to the state at the end of ``turn`` (default: the end), streaming it."""
+    return open_replay(path).state_at(turn)
 
 
 _UNFOLDABLE = (KeyError, IndexError, ValueError, TypeError, AttributeError, ArithmeticError)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
@@ -19,9 +20,10 @@ from sim.cli_common import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
-    from sim.api import LoadedReplay
+    from sim.replayfile import ReplayFile
 
 __all__ = ["diff", "fork_command", "report", "why"]
 
@@ -29,12 +31,23 @@ __all__ = ["diff", "fork_command", "report", "why"]
 # ruff: noqa: PLC0415
 
 
-def _load(path: str) -> LoadedReplay:
-    from engine.reader import ReplayError
+def _load(path: str) -> ReplayFile:
+    """The replay, streamed; every line's chain and the footer checked before it is used."""
     from sim import api
 
+    with _reading():
+        loaded = api.open_replay(path)
+        loaded.scan()
+        return loaded
+
+
+@contextmanager
+def _reading() -> Iterator[None]:
+    """A damaged replay found while reading it is one line naming file:line, exit 2."""
+    from engine.reader import ReplayError
+
     try:
-        return api.load_replay(path)
+        yield
     except ReplayError as exc:
         fail(str(exc))
 
@@ -52,18 +65,34 @@ def _load(path: str) -> LoadedReplay:
 )
 @force_option()
 @click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Print every changed field, unit, turn and random stream, not a bounded summary.",
+)
+@click.option(
     "--context",
     type=click.IntRange(0),
     default=3,
     show_default=True,
     help="Events of context around the first divergence.",
 )
-def diff(a: str, b: str, as_json: bool, html_out: str | None, force: bool, context: int) -> None:
+def diff(
+    a: str,
+    b: str,
+    as_json: bool,
+    html_out: str | None,
+    force: bool,
+    verbose: bool,
+    context: int,
+) -> None:
     """Compare two battles: exit 0 identical, 1 different, 2 bad input.
 
     Same scenario and seed: the first divergent event with a field-level diff,
-    context and the random-stream draw counts at that point.  Otherwise: the
-    scenario diff by field path and the outcomes side by side.  With --html,
+    context and the draw counts of the random streams it draws from.
+    Otherwise: the scenario diff by field path and the outcomes side by side.
+    The text is a bounded summary (at most 20 rows a section); --verbose or
+    --json gives every row and the draw count of every stream.  With --html,
     also a page showing both battles from their first divergent event.
 
     \b
@@ -77,17 +106,18 @@ def diff(a: str, b: str, as_json: bool, html_out: str | None, force: bool, conte
     from sim.report_html import write_diff
 
     la, lb = _load(a), _load(b)
-    if html_out is not None:
-        try:
-            page = check_output(html_out, option="--html", force=force)
-        except OutputError as exc:
-            fail(str(exc))
-        _write(lambda: [write_diff(la, lb, Path(page))])
-    result = diff_replays(la, lb, context)
+    with _reading():
+        if html_out is not None:
+            try:
+                page = check_output(html_out, option="--html", force=force)
+            except OutputError as exc:
+                fail(str(exc))
+            _write(lambda: [write_diff(la, lb, Path(page))])
+        result = diff_replays(la, lb, context, detail=as_json or verbose)
     if as_json:
         echo_json(result)
     else:
-        for line in render(result):
+        for line in render(result, verbose=verbose):
             click.echo(line)
     sys.exit(0 if result["identical"] else 1)
 
@@ -131,38 +161,36 @@ def fork_command(
     """
     from pathlib import Path
 
-    from sim import api
-    from sim.fork import ForkError, fork, parse_assignment
+    from sim.fork import ForkError, fork_battle, parse_assignment
     from sim.outputs import OutputError, check_output
     from sim.ruleset import headline
 
     loaded = _load(replay)
     path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}-fork{at_seq}.jsonl")
     try:
-        digest = loaded.replay.header.scenario_digest
-        check_output(path, force=force, scenario_digest=digest)
-        assignments = [parse_assignment(s) for s in sets]
-        written = fork(loaded, at_seq, assignments, path)
+        with _reading():
+            check_output(path, force=force, scenario_digest=loaded.header.scenario_digest)
+            assignments = [parse_assignment(s) for s in sets]
+            forked = fork_battle(loaded, at_seq, assignments, path)
     except (ForkError, OutputError) as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot write {path}: {exc.strerror or exc}")
-    child = api.load_replay(written)
-    outcome = child.ruleset.outcome(child.scenario, child.state_at())
+    written, outcome = forked.path, loaded.ruleset.outcome(loaded.scenario, forked.state)
     if as_json:
         echo_json(
             {
                 "replay": str(written),
                 "parent": replay,
                 "at": at_seq,
-                "events": len(child.events),
+                "events": forked.events,
                 **outcome.as_json(),
             }
         )
         return
-    click.echo(f"forked {replay} at seq {at_seq}: {headline(child.ruleset, outcome)}")
+    click.echo(f"forked {replay} at seq {at_seq}: {headline(loaded.ruleset, outcome)}")
     click.echo(
-        f"Replay: {written} ({len(child.events)} events); "
+        f"Replay: {written} ({forked.events} events); "
         f"compare with: battlesim diff {replay} {written}"
     )
 
@@ -182,7 +210,8 @@ def why(replay: str, seq: int, as_json: bool) -> None:
 
     loaded = _load(replay)
     try:
-        chain = analysis.why(loaded, seq)
+        with _reading():
+            chain = analysis.why(loaded, seq)
     except IndexError as exc:
         fail(str(exc))
     if as_json:
@@ -230,7 +259,8 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
             check_output(png_dir, option="--png", folder=True)
     except OutputError as exc:
         fail(str(exc))
-    files = _write(lambda: write_report(loaded, path, Path(png_dir) if png_dir else None))
+    with _reading():
+        files = _write(lambda: write_report(loaded, path, Path(png_dir) if png_dir else None))
     if as_json:
         echo_json({"replay": replay, "written": [str(f) for f in files]})
         return

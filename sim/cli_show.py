@@ -9,7 +9,7 @@ import click
 from sim.cli_common import Command, echo_json, fail, json_option, readable_file
 
 if TYPE_CHECKING:
-    from sim.api import LoadedReplay
+    from sim.replayfile import ReplayFile
 
 __all__ = ["show"]
 
@@ -65,13 +65,28 @@ def show(
       battlesim show replays/stone_wall-s1862.jsonl --events --type morale_tested
     """
     from engine.reader import ReplayError
-    from sim import api, views
+    from sim import api
 
     try:
-        loaded = api.load_replay(replay)
+        loaded = api.open_replay(replay)
+        loaded.scan()  # every line's chain and the footer, before anything is printed
+        _show(loaded, turn, narrate, unit, seqs, types, as_json)
     except ReplayError as exc:
         fail(str(exc))
-    last = loaded.events[-1].turn if loaded.events else 0
+
+
+def _show(
+    loaded: ReplayFile,
+    turn: int | None,
+    narrate: bool,
+    unit: str | None,
+    seqs: bool,
+    types: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    from sim import views
+
+    last = loaded.last_turn
     if turn is not None and turn > last:
         fail(f"--turn {turn}: the battle ended at turn {last}")
     if types and not narrate:
@@ -91,7 +106,7 @@ def show(
         _state(loaded, turn, last, as_json)
 
 
-def _check_unit(loaded: LoadedReplay, unit: str) -> str:
+def _check_unit(loaded: ReplayFile, unit: str) -> str:
     """The id of the unit ``--unit`` names: its id, or its name as ``show`` prints it."""
     from sim import views
     from sim.suggest import did_you_mean, known
@@ -108,7 +123,7 @@ def _check_unit(loaded: LoadedReplay, unit: str) -> str:
 
 
 def _narrative(
-    loaded: LoadedReplay,
+    loaded: ReplayFile,
     turn: int | None,
     unit: str | None,
     types: tuple[str, ...],
@@ -120,13 +135,13 @@ def _narrative(
     told = analysis.narrative(loaded, turn=turn, unit=unit, types=types)
     if as_json:
         events = [{"seq": e.seq, "turn": e.turn, "type": e.type, "line": line} for e, line in told]
-        echo_json({"replay": loaded.replay.path, "events": events})
+        echo_json({"replay": loaded.path, "events": events})
         return
     for event, line in told:
         click.echo(f"[seq {event.seq}] {line}" if seqs else line)
 
 
-def _history(loaded: LoadedReplay, unit: str, turn: int | None, as_json: bool) -> None:
+def _history(loaded: ReplayFile, unit: str, turn: int | None, as_json: bool) -> None:
     from sim import views
     from sim.table import table, unit_cells
 
@@ -134,7 +149,7 @@ def _history(loaded: LoadedReplay, unit: str, turn: int | None, as_json: bool) -
     word = loaded.ruleset.turn_name
     if as_json:
         rows = [{word: t, **views.unit_json(r)} for t, r in history]
-        echo_json({"replay": loaded.replay.path, "unit": unit, "rows": rows})
+        echo_json({"replay": loaded.path, "unit": unit, "rows": rows})
         return
     axes = loaded.ruleset.space(loaded.scenario).axes
     name, side = history[0][1].name, history[0][1].side_name
@@ -146,7 +161,7 @@ def _history(loaded: LoadedReplay, unit: str, turn: int | None, as_json: bool) -
         click.echo(line)
 
 
-def _state(loaded: LoadedReplay, turn: int | None, last: int, as_json: bool) -> None:
+def _state(loaded: ReplayFile, turn: int | None, last: int, as_json: bool) -> None:
     from sim import views
     from sim.table import render_units
 
@@ -154,7 +169,7 @@ def _state(loaded: LoadedReplay, turn: int | None, last: int, as_json: bool) -> 
     if as_json:
         echo_json(
             {
-                "replay": loaded.replay.path,
+                "replay": loaded.path,
                 "scenario": loaded.scenario.name,
                 "turn": last if turn is None else turn,
                 "last_turn": last,

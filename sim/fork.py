@@ -11,6 +11,7 @@ itself and ``diff`` against the parent shows what followed.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,10 @@ from pydantic import ValidationError
 
 from engine.log import FileSink, Fork
 from engine.projection import PathError, get_path, set_path
-from sim.api import LoadedReplay, make_header
+from sim.api import make_header
+from sim.replayfile import ReplayLike
 
-__all__ = ["ForkError", "fork", "parse_assignment"]
+__all__ = ["ForkError", "Forked", "fork", "fork_battle", "parse_assignment"]
 
 _FIXED = ("type", "schema_version", "seq", "turn", "time", "cause")
 
@@ -48,8 +50,8 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     return field, value
 
 
-def _check_event(loaded: LoadedReplay, at_seq: int, fields: dict[str, Any]) -> None:
-    event = loaded.events[at_seq]
+def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> None:
+    event = loaded.event(at_seq)
     data = event.model_dump()
     for path, value in fields.items():
         if path.split(".")[0] in _FIXED:
@@ -67,7 +69,7 @@ def _check_event(loaded: LoadedReplay, at_seq: int, fields: dict[str, Any]) -> N
         raise ForkError(f"--set {where}: {err['msg']}") from None
 
 
-def _check_state(loaded: LoadedReplay, at_seq: int, fields: dict[str, Any]) -> None:
+def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> None:
     derived = loaded.ruleset.derived_fields
     state = loaded.after(at_seq)
     for path, value in fields.items():
@@ -83,13 +85,35 @@ def _check_state(loaded: LoadedReplay, at_seq: int, fields: dict[str, Any]) -> N
             raise ForkError(f"--set state.{path}: {exc}") from None
 
 
+@dataclass(frozen=True)
+class Forked:
+    """A forked battle written: its replay, final state and event count."""
+
+    path: Path
+    state: Any
+    events: int
+
+
 def fork(
-    loaded: LoadedReplay,
+    loaded: ReplayLike,
     at_seq: int,
     assignments: list[tuple[str, Any]],
     out: str | Path,
 ) -> Path:
-    """Write the forked battle's replay to ``out`` and return its path.
+    """Write the forked battle's replay to ``out`` and return its path (see :func:`fork_battle`)."""
+    return fork_battle(loaded, at_seq, assignments, out).path
+
+
+def fork_battle(
+    loaded: ReplayLike,
+    at_seq: int,
+    assignments: list[tuple[str, Any]],
+    out: str | Path,
+) -> Forked:
+    """Write the forked battle's replay to ``out``; return it with its final state.
+
+    The parent is read as a stream: its event at ``at_seq`` and the state
+    after it come from the nearest snapshot before it.
 
     Args:
         loaded: the parent replay.
@@ -101,17 +125,17 @@ def fork(
     Raises:
         ForkError: the seq, a field, a path or a value is not usable.
     """
-    if not 0 <= at_seq < len(loaded.events):
-        raise ForkError(f"--at {at_seq}: the replay has seq 0..{len(loaded.events) - 1}")
+    if not 0 <= at_seq < loaded.count:
+        raise ForkError(f"--at {at_seq}: the replay has seq 0..{loaded.count - 1}")
     event_fields = {f: v for f, v in assignments if not f.startswith("state.")}
     state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
     _check_event(loaded, at_seq, event_fields)
     _check_state(loaded, at_seq, state_fields)
-    parent = loaded.replay.header
+    parent = loaded.header
     header = make_header(loaded.ruleset, loaded.scenario, parent.seed, parent.source).model_copy(
         update={
             "fork": Fork(
-                parent=Path(loaded.replay.path).name,
+                parent=Path(loaded.path).name,
                 parent_digest="sha256:" + hashlib.sha256(parent.body().encode()).hexdigest(),
                 at_seq=at_seq,
                 event=event_fields,
@@ -121,11 +145,11 @@ def fork(
         }
     )
     path = Path(out)
-    if path.resolve() == Path(loaded.replay.path).resolve():
+    if path.resolve() == Path(loaded.path).resolve():
         raise ForkError(f"--out {str(path)!r} is the parent replay itself")
     sink = FileSink(path)
     try:
-        loaded.ruleset.simulate(loaded.scenario, header, sink)
+        state = loaded.ruleset.simulate(loaded.scenario, header, sink)
     except (PathError, ValidationError) as exc:
         sink.abandon()
         raise ForkError(
@@ -135,4 +159,4 @@ def fork(
     except Exception:
         sink.abandon()
         raise
-    return path
+    return Forked(path, state, sink.count - 2)

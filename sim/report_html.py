@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from engine.atomic import replacing
-from sim.api import LoadedReplay
+from sim.replayfile import ReplayLike
 from sim.viewer.model import ViewData, battle_view
 from sim.viewer.page import write_atomic
 from sim.viewer.report import diff_html, report_page
@@ -19,7 +19,7 @@ from sim.viewer.report import diff_html, report_page
 __all__ = ["key_events", "write_diff", "write_png_charts", "write_report"]
 
 
-def key_events(loaded: LoadedReplay) -> list[str]:
+def key_events(loaded: ReplayLike) -> list[str]:
     """Narrative lines of the key events: a unit's first time in a status, and the end."""
     events = battle_view(loaded).data["events"]
     return [f"{e['line'] or e['type']} — {e['key']}" for e in events if e["key"]]
@@ -58,7 +58,7 @@ def write_png_charts(view: ViewData, png_dir: Path) -> list[Path]:
     return written
 
 
-def write_report(loaded: LoadedReplay, out: Path, png_dir: Path | None = None) -> list[Path]:
+def write_report(loaded: ReplayLike, out: Path, png_dir: Path | None = None) -> list[Path]:
     """Write the viewer page of a battle (and its charts as PNGs); return the files written."""
     view = battle_view(loaded)
     write_atomic(out, report_page(view))
@@ -67,7 +67,7 @@ def write_report(loaded: LoadedReplay, out: Path, png_dir: Path | None = None) -
     return [out, *write_png_charts(view, png_dir)]
 
 
-def write_diff(a: LoadedReplay, b: LoadedReplay, out: Path) -> Path:
+def write_diff(a: ReplayLike, b: ReplayLike, out: Path) -> Path:
     """Write the side-by-side page of two battles; return its path."""
     write_atomic(out, diff_html(a, b))
     return out

@@ -8,8 +8,8 @@ from typing import Any
 
 from engine.reader import ReplayError
 from engine.replay import VerifyResult
-from sim.api import LoadedReplay
 from sim.loader import ScenarioError
+from sim.replayfile import ReplayLike
 from sim.ruleset import UnitRow
 from sim.suggest import did_you_mean, known
 
@@ -96,12 +96,12 @@ def unit_json(row: UnitRow) -> dict[str, Any]:
     return row.model_dump(mode="json")
 
 
-def state_rows(loaded: LoadedReplay, turn: int | None) -> list[UnitRow]:
+def state_rows(loaded: ReplayLike, turn: int | None) -> list[UnitRow]:
     """Every unit at the end of ``turn`` (default: the end), through the ruleset contract."""
     return loaded.ruleset.units(loaded.scenario, loaded.state_at(turn))
 
 
-def unit_history(loaded: LoadedReplay, unit: str, turn: int | None) -> list[tuple[int, UnitRow]]:
+def unit_history(loaded: ReplayLike, unit: str, turn: int | None) -> list[tuple[int, UnitRow]]:
     """One unit at the start (turn 0) and at the end of every turn up to ``turn``."""
     rs, sc = loaded.ruleset, loaded.scenario
     out: list[tuple[int, UnitRow]] = []

@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.events import Event
 from sim.analysis import narrative_line
-from sim.api import LoadedReplay
+from sim.replayfile import ReplayLike
 from sim.ruleset import Reading, UnitRow, headline
 
 __all__ = ["ROW_BUDGET", "SIDE_COLOURS", "Series", "ViewData", "battle_view", "row_data"]
@@ -139,20 +139,20 @@ def _unit_info(rows: list[UnitRow], sides: dict[str, int]) -> list[dict[str, Any
     ]
 
 
-def _fork(loaded: LoadedReplay, lines: dict[int, str | None]) -> dict[str, Any] | None:
+def _fork(loaded: ReplayLike, walk: _Walk) -> dict[str, Any] | None:
     """The "what if" of a forked battle: each changed event, named, with its changes."""
-    fork = loaded.replay.header.fork
+    fork = loaded.header.fork
     if fork is None:
         return None
     changes = []
     for seq, f in sorted(fork.chain().items()):
-        event = loaded.events[seq] if seq < len(loaded.events) else None
+        event = walk.forked.get(seq)
         changes.append(
             {
                 "seq": seq,
                 "type": event.type if event is not None else None,
                 "turn": event.turn if event is not None else None,
-                "line": lines.get(seq),
+                "line": walk.lines.get(seq),
                 "event": f.event,
                 "state": f.state,
             }
@@ -171,15 +171,19 @@ class ViewData:
     last: list[UnitRow]
 
 
-def _steps(loaded: LoadedReplay, state: Any) -> Iterator[tuple[Event, str | None, Any]]:
-    """Each event with its narrative line (told from the state before it) and the state after."""
+Step = tuple[Event, str | None, Any, Event | None]
+
+
+def _steps(loaded: ReplayLike, state: Any) -> Iterator[Step]:
+    """Each event with its narrative line (told from the state before it), the state after
+    it and the next event (None after the last): one event of look-ahead, never more."""
     previous: tuple[Event, str | None] | None = None
     for event, before in loaded.fold(state=state):
         if previous is not None:
-            yield *previous, before  # the shared state, now advanced past the previous event
+            yield *previous, before, event  # the shared state, now past the previous event
         previous = event, narrative_line(loaded, before, event)
     if previous is not None:
-        yield *previous, state
+        yield *previous, state, None
 
 
 @dataclass
@@ -189,15 +193,20 @@ class _Walk:
     events: list[dict[str, Any]] = field(default_factory=list)
     details: list[str] = field(default_factory=list)
     lines: dict[int, str | None] = field(default_factory=dict)
+    """Narrative lines of the forked events (a fork's banner names them)."""
+    forked: dict[int, Event] = field(default_factory=dict)
+    """The events a fork changed, by seq."""
 
 
-def _walk(loaded: LoadedReplay, state: Any, fold: _Fold, series: Series, per_event: bool) -> _Walk:
-    rs, sc, evs = loaded.ruleset, loaded.scenario, loaded.events
+def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event: bool) -> _Walk:
+    rs, sc = loaded.ruleset, loaded.scenario
+    forks = loaded.header.fork.chain() if loaded.header.fork is not None else {}
     walk = _Walk()
     names = [row["name"] for row in fold.info]
-    for i, (event, line, after) in enumerate(_steps(loaded, state)):
-        walk.lines[event.seq] = line
-        turn_end = i + 1 == len(evs) or evs[i + 1].turn != event.turn
+    for i, (event, line, after, following) in enumerate(_steps(loaded, state)):
+        if event.seq in forks:
+            walk.lines[event.seq], walk.forked[event.seq] = line, event
+        turn_end = following is None or following.turn != event.turn
         changed = fold.refresh(rs.units(sc, after)) if per_event or turn_end else []
         walk.events.append(
             {
@@ -219,25 +228,25 @@ def _walk(loaded: LoadedReplay, state: Any, fold: _Fold, series: Series, per_eve
     return walk
 
 
-def _meta(loaded: LoadedReplay, state: Any, walk: _Walk, per_event: bool) -> dict[str, Any]:
-    rs, header = loaded.ruleset, loaded.replay.header
+def _meta(loaded: ReplayLike, state: Any, walk: _Walk, per_event: bool) -> dict[str, Any]:
+    rs, header = loaded.ruleset, loaded.header
     outcome = rs.outcome(loaded.scenario, state)
     return {
         "title": loaded.scenario.name,
         "ruleset": header.ruleset,
         "seed": header.seed,
-        "replay": str(loaded.replay.path),
-        "events": len(loaded.events),
+        "replay": str(loaded.path),
+        "events": len(walk.events),
         "turn_name": rs.turn_name,
         "headline": headline(rs, outcome, reason=False),
         "reason": outcome.reason,
         "summary": rs.summary(outcome),
         "frames": "event" if per_event else "turn",
-        "fork": _fork(loaded, walk.lines),
+        "fork": _fork(loaded, walk),
     }
 
 
-def battle_view(loaded: LoadedReplay, *, row_budget: int = ROW_BUDGET) -> ViewData:
+def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData:
     """Fold a replay once into what its viewer needs (see the module docstring)."""
     rs, sc = loaded.ruleset, loaded.scenario
     state = rs.initial_state(sc)
@@ -248,7 +257,7 @@ def battle_view(loaded: LoadedReplay, *, row_budget: int = ROW_BUDGET) -> ViewDa
     fold.keyframe(0)
     series = Series()
     series.add(0, rs.measures(sc, state))
-    per_event = len(first) * max(len(loaded.events), 1) <= row_budget
+    per_event = len(first) * max(loaded.count, 1) <= row_budget
     walk = _walk(loaded, state, fold, series, per_event)  # advances ``state`` to the end
     data = {
         "meta": _meta(loaded, state, walk, per_event),

@@ -6,8 +6,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from sim.api import LoadedReplay
 from sim.diff import diff_replays
+from sim.replayfile import ReplayLike
 from sim.viewer.model import ROW_BUDGET, ViewData, battle_view
 from sim.viewer.page import GZIP_ABOVE, PaneSpec, render_page
 
@@ -57,7 +57,7 @@ def fork_banner(view: ViewData) -> str:
 
 
 def report_html(
-    loaded: LoadedReplay, *, row_budget: int = ROW_BUDGET, gzip_above: int = GZIP_ABOVE
+    loaded: ReplayLike, *, row_budget: int = ROW_BUDGET, gzip_above: int = GZIP_ABOVE
 ) -> str:
     """The viewer page of one battle."""
     return report_page(battle_view(loaded, row_budget=row_budget), gzip_above=gzip_above)
@@ -106,7 +106,7 @@ def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
     )
 
 
-def diff_html(a: LoadedReplay, b: LoadedReplay, *, row_budget: int = ROW_BUDGET) -> str:
+def diff_html(a: ReplayLike, b: ReplayLike, *, row_budget: int = ROW_BUDGET) -> str:
     """Two battles side by side on one timeline, from their first divergent event."""
     d = diff_replays(a, b, context=0)
     va, vb = battle_view(a, row_budget=row_budget), battle_view(b, row_budget=row_budget)
@@ -117,8 +117,8 @@ def diff_html(a: LoadedReplay, b: LoadedReplay, *, row_budget: int = ROW_BUDGET)
         start = {"turn": turn, "k": k}
     header = (
         f"<h1>{escape(va.data['meta']['title'])} — A and B side by side</h1>"
-        f'<p class="meta">A: {escape(Path(str(a.replay.path)).name)} — '
-        f"{escape(va.data['meta']['headline'])}<br>B: {escape(Path(str(b.replay.path)).name)}"
+        f'<p class="meta">A: {escape(Path(str(a.path)).name)} — '
+        f"{escape(va.data['meta']['headline'])}<br>B: {escape(Path(str(b.path)).name)}"
         f" — {escape(vb.data['meta']['headline'])}</p>"
     )
     banners = [_diff_banner(d, va, vb), fork_banner(va), fork_banner(vb)]
@@ -126,8 +126,8 @@ def diff_html(a: LoadedReplay, b: LoadedReplay, *, row_budget: int = ROW_BUDGET)
         f"{va.data['meta']['title']} — A vs B — battlesim",
         header,
         [
-            PaneSpec(va, f"A: {Path(str(a.replay.path)).name}"),
-            PaneSpec(vb, f"B: {Path(str(b.replay.path)).name}"),
+            PaneSpec(va, f"A: {Path(str(a.path)).name}"),
+            PaneSpec(vb, f"B: {Path(str(b.path)).name}"),
         ],
         banners=[x for x in banners if x],
         start=start,

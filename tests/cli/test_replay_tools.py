@@ -51,10 +51,11 @@ def test_identical_battles_diff_to_nothing() -> None:
 
 
 def test_diff_names_the_first_divergent_event_exactly(forked: Path) -> None:
-    """The fork parts from its parent at seq 33; diff prints exactly where and how."""
+    """The fork parts from its parent at seq 33; diff prints exactly where and how, bounded."""
     result = _invoke("diff", str(GOLDEN), str(forked), "--context", "1")
     assert result.exit_code == 1
-    assert result.stdout.splitlines()[:11] == [
+    # The changed morale check is the first draw of its stream (index 0): 0 draws before it.
+    assert result.stdout.splitlines() == [
         "same scenario and seed; first divergent event at seq 33, turn 3, "
         "phase defensive_fire, unit 69ny",
         "  changed  passed: False -> True",
@@ -66,12 +67,20 @@ def test_diff_names_the_first_divergent_event_exactly(forked: Path) -> None:
         "  seq    34 turn   3 musket.rallied           116pa",
         "after, in b:",
         "  seq    34 turn   3 musket.meleed            69ny 24ga",
-        "random-stream draws before it (stream: count):",
-    ]
-    assert result.stdout.splitlines()[-2:] == [
+        "random-stream draws before it, streams the divergent events draw from:",
+        "  3/morale/defensive_fire/69ny/wash: 0",
         "draws in a's event: 3/morale/defensive_fire/69ny/wash x1",
         "draws in b's event: 3/morale/defensive_fire/69ny/wash x1",
     ]
+
+
+def test_diff_verbose_lists_every_stream_drawn_before(forked: Path) -> None:
+    """--verbose lists the draw count of every stream drawn before the divergence, as --json."""
+    text = _invoke("diff", str(GOLDEN), str(forked), "--verbose").stdout.splitlines()
+    counts = json.loads(_invoke("diff", str(GOLDEN), str(forked), "--json").stdout)["draw_counts"]
+    start = text.index("random-stream draws before it (stream: count):") + 1
+    assert text[start : start + len(counts)] == [f"  {k}: {v}" for k, v in counts.items()]
+    assert text[start + len(counts)].startswith("draws in a's event:")
 
 
 def test_diff_json_has_the_same_content(forked: Path) -> None:
