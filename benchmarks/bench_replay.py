@@ -5,11 +5,16 @@ reference battle of ``lines.py``, 50 regiments a side, more turns), each
 command runs in a fresh child measured by ``wait4`` (see ``common.py``):
 CPU and wall time, peak RSS, and both as a multiple of the ``battlesim run``
 that wrote the replay.  Commands: run, verify, show, show --turn (early and
-late), why, diff (against another seed; its output lines are counted), fork,
-report.  Repetitions are interleaved (every command once per repetition).
+late), show --unit, show --events, why, diff (against another seed, and
+against a fork of the same battle; output lines are counted), fork, report.
+Repetitions are interleaved (every command once per repetition).
+``--before PATH`` also runs every command from another source tree (its
+``engine`` and ``sim`` first on ``PYTHONPATH``, e.g. an export of ``main``),
+interleaved with this one, each against its own ``run``.
 
 Run ``.venv/bin/python benchmarks/bench_replay.py`` (``--quick``: shorter
-replays); figures go to stdout and ``benchmarks/results-replay.json``.
+replays; ``--turns 400 2000``: chosen lengths); figures go to stdout and
+``benchmarks/results-replay.json``.
 """
 
 from __future__ import annotations
@@ -38,13 +43,16 @@ def _commands(folder: Path, turns: int, seqs: dict[str, int]) -> dict[str, list[
     bs = str(Path(sys.executable).parent / "battlesim")
     a, b = str(folder / "a.jsonl"), str(folder / "b.jsonl")
     return {
-        "run": [bs, "run", str(folder / "s.yaml"), "--out", a],
+        "run": [bs, "run", str(folder / "s.yaml"), "--out", str(folder / "r.jsonl"), "--force"],
         "verify": [bs, "verify", a],
         "show": [bs, "show", a],
         "show --turn 5": [bs, "show", a, "--turn", "5"],
         f"show --turn {turns - 5}": [bs, "show", a, "--turn", str(turns - 5)],
+        "show --unit n0": [bs, "show", a, "--unit", "n0"],
+        "show --events": [bs, "show", a, "--events"],
         "why": [bs, "why", a, str(seqs["why"])],
-        "diff": [bs, "diff", a, b],
+        "diff (other seed)": [bs, "diff", a, b],
+        "diff (fork)": [bs, "diff", a, str(folder / "f0.jsonl")],
         "fork": [
             bs,
             "fork",
@@ -55,14 +63,15 @@ def _commands(folder: Path, turns: int, seqs: dict[str, int]) -> dict[str, list[
             "passed=true",
             "--out",
             str(folder / "f.jsonl"),
+            "--force",
         ],
-        "report": [bs, "report", a, "--out", str(folder / "r.html")],
+        "report": [bs, "report", a, "--out", str(folder / "r.html"), "--force"],
     }
 
 
-def _prepare(folder: Path, turns: int) -> tuple[dict[str, int], int]:
+def _prepare(folder: Path, turns: int, per_side: int) -> tuple[dict[str, int], int]:
     """Write the scenario and both replays; pick the seqs why and fork work on."""
-    sc = lines_scenario(PER_SIDE, turns)
+    sc = lines_scenario(per_side, turns)
     (folder / "s.yaml").write_text(yaml.safe_dump(sc.model_dump(mode="json")), encoding="utf-8")
     bs = str(Path(sys.executable).parent / "battlesim")
     for name, seed in (("a", sc.seed), ("b", sc.seed + 1)):
@@ -80,30 +89,48 @@ def _prepare(folder: Path, turns: int) -> tuple[dict[str, int], int]:
     if not checks:
         raise SystemExit("the battle has no failed morale check to fork at")
     # why: the last failed check (its cause chain); fork: the middle one, made to pass
-    return {"why": checks[-1], "fork": checks[len(checks) // 2]}, events - 2
+    seqs = {"why": checks[-1], "fork": checks[len(checks) // 2]}
+    a, f0 = str(folder / "a.jsonl"), str(folder / "f0.jsonl")
+    done = run_child([bs, "fork", a, "--at", str(seqs["fork"]), "--set", "passed=true", "-o", f0])
+    if done.returncode != 0:
+        raise SystemExit(f"fork failed: {done.stderr}")
+    return seqs, events - 2
 
 
-def measure(turns: int, reps: int) -> tuple[dict[str, Any], float, float]:
-    """Every command on one replay size, ``reps`` interleaved repetitions."""
+def _trees(before: str | None) -> dict[str, dict[str, str] | None]:
+    """The source trees measured, by name: the environment each tree's commands run in."""
+    trees: dict[str, dict[str, str] | None] = {"after": None}
+    if before is not None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(Path(before).resolve())
+        trees = {"before": env, "after": None}
+    return trees
+
+
+def measure(
+    turns: int, reps: int, trees: dict[str, dict[str, str] | None], per_side: int = PER_SIDE
+) -> tuple[dict[str, Any], float, float]:
+    """Every command of every tree on one replay size, ``reps`` interleaved repetitions."""
     cpu = wall = 0.0
     with tempfile.TemporaryDirectory(prefix="battlesim-bench-") as tmp:
         folder = Path(tmp)
-        seqs, events = _prepare(folder, turns)
+        seqs, events = _prepare(folder, turns, per_side)
         found: dict[str, Any] = {
             "turns": turns,
+            "per_side": per_side,
             "events": events,
             "bytes": (folder / "a.jsonl").stat().st_size,
-            "commands": {},
+            "trees": {tree: {} for tree in trees},
         }
         commands = _commands(folder, turns, seqs)
+        runs = [(tree, label) for label in commands for tree in trees]
         for rep in range(reps):
-            labels = list(commands) if rep % 2 == 0 else list(reversed(commands))
-            for label in labels:
-                print(f"replay {turns} turns: {label} ({rep + 1}/{reps})", file=sys.stderr)
-                done = run_child(commands[label])
+            for tree, label in runs if rep % 2 == 0 else list(reversed(runs)):
+                print(f"replay {turns} turns: {tree} {label} ({rep + 1}/{reps})", file=sys.stderr)
+                done = run_child(commands[label], env=trees[tree])
                 if done.returncode not in (0, 1):  # diff exits 1: the battles differ
                     raise SystemExit(f"{label} failed ({done.returncode}): {done.stderr[-2000:]}")
-                row = found["commands"].setdefault(label, [])
+                row = found["trees"][tree].setdefault(label, [])
                 row.append(
                     {
                         "cpu": done.cpu,
@@ -121,27 +148,14 @@ def render(res: dict[str, Any]) -> str:
         f"battlesim replay-tools benchmark ({res['mode']}), {res['date']}",
         res["load_line"],
         "",
-        f"{PER_SIDE} regiments a side holding and firing; medians (min-max) of "
+        f"{res['per_side']} regiments a side holding and firing; medians (min-max) of "
         f"{res['reps']} interleaved repetitions; x run = over the run that wrote the replay",
         "",
     ]
     rows = []
     for size in res["sizes"]:
-        run = size["commands"]["run"]
-        for label, found in size["commands"].items():
-            cpu_x = [f["cpu"] / r["cpu"] for f, r in zip(found, run, strict=True)]
-            rss_x = [f["maxrss_mib"] / r["maxrss_mib"] for f, r in zip(found, run, strict=True)]
-            rows.append(
-                [
-                    f"{size['events']:,} events: {label}",
-                    fmt_spread([f["cpu"] for f in found], 2),
-                    fmt_spread([f["wall"] for f in found], 2),
-                    fmt_spread([f["maxrss_mib"] for f in found], 0),
-                    fmt_spread(cpu_x, 2),
-                    fmt_spread(rss_x, 2),
-                    f"{found[0]['stdout_lines']:,}",
-                ]
-            )
+        for tree, commands in size["trees"].items():
+            rows += _rows(size["events"], tree if len(size["trees"]) > 1 else "", commands)
     out.append(
         table(
             rows,
@@ -151,17 +165,43 @@ def render(res: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _rows(events: int, tree: str, commands: dict[str, list[dict[str, Any]]]) -> list[list[str]]:
+    rows = []
+    run = commands["run"]
+    for label, found in commands.items():
+        cpu_x = [f["cpu"] / r["cpu"] for f, r in zip(found, run, strict=True)]
+        rss_x = [f["maxrss_mib"] / r["maxrss_mib"] for f, r in zip(found, run, strict=True)]
+        rows.append(
+            [
+                f"{events:,} events{' ' + tree if tree else ''}: {label}",
+                fmt_spread([f["cpu"] for f in found], 2),
+                fmt_spread([f["wall"] for f in found], 2),
+                fmt_spread([f["maxrss_mib"] for f in found], 0),
+                fmt_spread(cpu_x, 2),
+                fmt_spread(rss_x, 2),
+                f"{found[0]['stdout_lines']:,}",
+            ]
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10 and 40 turns")
     parser.add_argument("--reps", type=int, default=2, help="repetitions (default 2)")
     parser.add_argument("--json", type=Path, help="where to write the results")
+    parser.add_argument("--turns", type=int, nargs="+", help="battle lengths (default 20 100 400)")
+    parser.add_argument("--before", metavar="PATH", help="a second source tree to compare")
+    parser.add_argument(
+        "--per-side", type=int, default=PER_SIDE, help=f"regiments a side (default {PER_SIDE})"
+    )
     args = parser.parse_args()
     start = machine()
     cpu = wall = 0.0
     sizes = []
-    for turns in QUICK_TURNS if args.quick else TURNS:
-        found, c, w = measure(turns, args.reps)
+    trees = _trees(args.before)
+    for turns in args.turns or (QUICK_TURNS if args.quick else TURNS):
+        found, c, w = measure(turns, args.reps, trees, args.per_side)
         sizes.append(found)
         cpu, wall = cpu + c, wall + w
     res: dict[str, Any] = {
@@ -169,6 +209,8 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": start,
         "reps": args.reps,
+        "before": args.before,
+        "per_side": args.per_side,
         "sizes": sizes,
         "load_line": load_line(start["loadavg"], os.getloadavg(), cpu, wall),
     }

@@ -57,6 +57,8 @@ class VerifyResult:
     """The first event that breaks one of the ruleset's invariants."""
     upcast: bool = False
     """The file is in an older format: it was compared event by event."""
+    resimulated: int = 0
+    """Lines the re-simulation wrote before the comparison had its answer."""
 
     @property
     def ok(self) -> bool:
@@ -182,6 +184,8 @@ class _Compare:
         self._rec: deque[tuple[int, str]] = deque()
         self._rec_turns = recorded.turns()
         self._apart: int | None = None
+        self._limit = 0
+        """The turn of the first difference: the re-simulation goes no further."""
 
     def write(self, line: str) -> None:
         self.n += 1
@@ -208,6 +212,10 @@ class _Compare:
             return
         seq, reason = _line_differs(self.n, text, line)
         self.mismatch = Mismatch(self.n, seq, reason)
+        turn = json.loads(text).get("turn")
+        if seq is None or type(turn) is not int:  # the header or the footer: no turn to look at
+            raise _Stop
+        self._limit = turn
         self._note(text, self._rec)
         self._turn(line)
 
@@ -219,9 +227,16 @@ class _Compare:
                 into.append((data["turn"], data["state_digest"]))
 
     def _turn(self, line: str) -> None:
-        """After the first difference: find the first turn whose state digests differ."""
+        """After the first difference: do the digests differ at the end of its turn?
+
+        The re-simulation stops at the end of the turn of the first
+        difference (or earlier, once a turn apart is known).
+        """
         self._note(line, self._sim)
-        if self._sim and self._apart_found(sim_done=False):
+        if not self._sim:
+            return
+        ended = self._sim[-1][0] >= self._limit
+        if self._apart_found(sim_done=False) or ended:
             raise _Stop
 
     def _apart_found(self, *, sim_done: bool) -> bool:
@@ -281,11 +296,13 @@ class _SemanticCompare:
         self.recorded, self.registry = recorded, registry
         self.version = recorded.stream.header.format_version
         self.mismatch: Mismatch | None = None
+        self.n = 0
         self.kept = 0
         self._skipped: list[int] = []
         self._first = True
 
     def write(self, line: str) -> None:
+        self.n += 1
         data = {k: v for k, v in json.loads(line).items() if k != "h"}
         try:
             if self._first:
@@ -414,4 +431,6 @@ def verify(
         return VerifyResult(str(path), 0, damage=recorded.damage or failed, upcast=upcast)
     if recorded.violation is not None:
         return VerifyResult(str(path), recorded.events, violation=recorded.violation)
-    return VerifyResult(str(path), recorded.events, mismatch=sink.reason(), upcast=upcast)
+    return VerifyResult(
+        str(path), recorded.events, mismatch=sink.reason(), upcast=upcast, resimulated=sink.n
+    )
