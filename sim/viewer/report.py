@@ -108,7 +108,7 @@ def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
 
 def diff_html(a: ReplayLike, b: ReplayLike, *, row_budget: int = ROW_BUDGET) -> str:
     """Two battles side by side on one timeline, from their first divergent event."""
-    d = diff_replays(a, b, context=0)
+    d = diff_replays(a, b, context=0, detail=False)
     va, vb = battle_view(a, row_budget=row_budget), battle_view(b, row_budget=row_budget)
     start = None
     if d["mode"] == "same" and not d["identical"]:
