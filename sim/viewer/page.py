@@ -11,9 +11,9 @@ unit table, the narrative and the details.
 from __future__ import annotations
 
 import base64
-import gzip
 import json
-from collections.abc import Sequence
+import zlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from html import escape
 from importlib.resources import files
@@ -42,16 +42,69 @@ def _asset(name: str) -> str:
     return files("sim.viewer").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
 
 
+_PIECE = 1 << 16
+"""Characters of JSON encoded before they are measured and packed."""
+
+
+class _Gzip:
+    """gzip of text fed piece by piece (the bytes ``gzip.compress(raw, 9, mtime=0)`` gives).
+
+    The page's data can be tens of MiB of JSON; encoding it in pieces keeps
+    no whole copy of it (text, bytes) beside the compressed result.
+    """
+
+    def __init__(self) -> None:
+        self.out: list[bytes] = []
+        self._z = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+
+    def add(self, raw: bytes) -> None:
+        self.out.append(self._z.compress(raw))
+
+    def packed(self) -> str:
+        """The whole gzip stream, base64."""
+        self.out.append(self._z.flush())
+        return base64.b64encode(b"".join(self.out)).decode("ascii")
+
+
+def _json_chunks(data: dict[str, Any]) -> Iterator[str]:
+    """The compact JSON of ``data`` in pieces of about :data:`_PIECE` characters."""
+    encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    pieces: list[str] = []
+    pending = 0
+    for piece in encoder.iterencode(data):
+        pieces.append(piece)
+        pending += len(piece)
+        if pending >= _PIECE:
+            yield "".join(pieces)
+            pieces, pending = [], 0
+    yield "".join(pieces)
+
+
 def embed(data: dict[str, Any], pane: int, gzip_above: int = GZIP_ABOVE) -> str:
-    """The ``<script class="battle-data">`` element carrying one battle's data."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    raw = text.encode("utf-8")
-    if len(raw) > gzip_above:
-        packed = base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+    """The ``<script class="battle-data">`` element carrying one battle's data.
+
+    The JSON is encoded piece by piece; past ``gzip_above`` bytes the pieces
+    go to a gzip stream as they come (base64 in the page).
+    """
+    kept: list[str] = []
+    size = 0
+    packer: _Gzip | None = None
+    for chunk in _json_chunks(data):
+        if packer is not None:
+            packer.add(chunk.encode("utf-8"))
+            continue
+        kept.append(chunk)
+        size += len(chunk.encode("utf-8"))
+        if size > gzip_above:
+            packer = _Gzip()
+            packer.add("".join(kept).encode("utf-8"))
+            kept = []
+    if packer is not None:
         return (
             f'<script type="text/plain" class="battle-data" data-pane="{pane}" '
-            f'data-encoding="gzip+base64">{packed}</script>'
+            f'data-encoding="gzip+base64">{packer.packed()}</script>'
         )
+    text = "".join(kept)
     safe = text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
     return f'<script type="application/json" class="battle-data" data-pane="{pane}">{safe}</script>'
 
