@@ -54,8 +54,11 @@ def narrative(
         turn: only events of this turn.
         unit: only events naming this unit (as actor, target or side).
         types: only these event types (``musket.fired`` or just ``fired``).
+
+    With ``turn``, the fold starts from the last snapshot before that turn.
     """
-    for event, state in loaded.fold():
+    folding = loaded.fold() if turn is None else loaded.fold_before_turn(turn)
+    for event, state in folding:
         if turn is not None and event.turn != turn:
             if event.turn > turn:
                 return

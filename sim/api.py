@@ -260,6 +260,14 @@ class LoadedReplay:
                 return self.fold(start=event.seq + 1, state=state)
         return self.fold()
 
+    def fold_before_turn(self, turn: int) -> Iterator[tuple[Event, Any]]:
+        """Fold from the last snapshot of a turn before ``turn`` (or the first event)."""
+        for event in reversed(self.events):
+            if isinstance(event, Snapshot) and event.turn < turn:
+                state = self.ruleset.restore(self.scenario, event.state)
+                return self.fold(start=event.seq + 1, state=state)
+        return self.fold()
+
     def cause_chain(self, seq: int) -> list[int]:
         """``[seq, its cause, that one's cause, ...]`` to a first cause.
 

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from engine.events import Event
 from engine.log import Header, Sink
 from engine.replay import verify
-from sim import api
+from sim import analysis, api
 from sim.cli import cli
 from sim.replayfile import ReplayFile
 from sim.ruleset import get_ruleset
@@ -213,3 +213,18 @@ def test_replay_file_and_loaded_replay_read_the_same_events(long_replay: Path) -
         )
     )
     assert _iter_count(streamed.turn_ends()) == 101
+
+
+def test_narrative_of_one_turn_starts_from_the_snapshot_before_it(long_replay: Path) -> None:
+    """show --events --turn 95: the lines of turn 95, told from the turn-90 snapshot on."""
+    events = _records(long_replay)[1:-1]
+    snap = max(e["seq"] for e in events if e["type"] == "engine.snapshot" and e["turn"] < 95)
+    replay = ReplayFile(long_replay)
+    replay.scan()
+    told = [(e.seq, line) for e, line in analysis.narrative(replay, turn=95)]
+    whole = [(e.seq, line) for e, line in analysis.narrative(api.load_replay(long_replay))]
+    assert told == [(s, line) for s, line in whole if events[s]["turn"] == 95]
+    assert (
+        replay.stream.parsed
+        == 1 + sum(1 for e in events if snap < e["seq"] and e["turn"] <= 95) + 1
+    )
