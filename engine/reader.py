@@ -146,6 +146,8 @@ class ReplayStream:
         self.header, self._after_header = _header(self.name, first, self._source.gzipped)
         self.registry = _registry(self.name, self.header, registry_for)
         self._versions: dict[str, int | None] = {}
+        self._data: dict[str, Any] = {}
+        """The footer's data, once read."""
 
     def _first(self) -> tuple[str, str]:
         """The header line's text (with and without newline), refused if it is not a replay's."""
@@ -207,26 +209,13 @@ class ReplayStream:
                 raise ReplayError(self.name, n, "unexpected line after the footer")
             text = self._text(n, raw, seq)
             body, h = _link(self.name, n, text, previous, seq)
-            m = _PREFIX.match(body)
-            cause = None if m is None or m[5] == "null" else int(m[5])
-            if (
-                m is not None
-                and int(m[3]) == seq
-                and self._expected(m[1]) == int(m[2])
-                and (cause is None or cause < seq)
-            ):
-                line = Line(Mark(n, offset, previous, seq, int(m[4])), text, body, m[1], cause)
-            else:
-                data = _open(self.name, n, text, body, seq)
-                if "footer" in data:
-                    footer = self.footer = _footer(self.name, n, body, data, seq)
-                    self.footer_line = text
-                    previous = h
-                    continue
-                line = Line(Mark(n, offset, previous, seq, -1), text, body, None)
-                line.data = data
-                self.parse(line)
-            previous, seq = h, seq + 1
+            line = self._line(Mark(n, offset, previous, seq, -1), text, body)
+            previous = h
+            if line is None:
+                footer = self.footer = _footer(self.name, n, body, self._data, seq)
+                self.footer_line = text
+                continue
+            seq += 1
             yield line
         if footer is None and not self.allow_truncated:
             raise ReplayError(
@@ -236,6 +225,33 @@ class ReplayStream:
                 seq,
                 kind="incomplete",
             )
+
+    def _line(self, mark: Mark, text: str, body: str) -> Line | None:
+        """The line at ``mark`` (chain checked); None for the footer (its data in ``_data``).
+
+        In the writer's exact event prefix with the expected seq and schema
+        version and an earlier cause, it waits to be parsed; otherwise it is
+        parsed now.
+        """
+        seq = mark.seq
+        m = _PREFIX.match(body)
+        cause = None if m is None or m[5] == "null" else int(m[5])
+        if (
+            m is not None
+            and int(m[3]) == seq
+            and self._expected(m[1]) == int(m[2])
+            and (cause is None or cause < seq)
+        ):
+            at = Mark(mark.line, mark.offset, mark.previous, seq, int(m[4]))
+            return Line(at, text, body, m[1], cause)
+        data = _open(self.name, mark.line, text, body, seq)
+        if "footer" in data:
+            self._data = data
+            return None
+        line = Line(mark, text, body, None)
+        line.data = data
+        self.parse(line)
+        return line
 
     def _expected(self, kind: str) -> int | None:
         """The schema version this file's format writes ``kind`` at; None for an unknown type."""

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from engine.log import FileSink, Fork
+from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
 from sim.api import make_header
 from sim.replayfile import ReplayLike
@@ -94,6 +94,25 @@ class Forked:
     events: int
 
 
+def _fork_header(
+    loaded: ReplayLike, at_seq: int, event_fields: dict[str, Any], state_fields: dict[str, Any]
+) -> Header:
+    """The child's header: today's code, the parent's seed and source, and the fork."""
+    parent = loaded.header
+    return make_header(loaded.ruleset, loaded.scenario, parent.seed, parent.source).model_copy(
+        update={
+            "fork": Fork(
+                parent=Path(loaded.path).name,
+                parent_digest="sha256:" + hashlib.sha256(parent.body().encode()).hexdigest(),
+                at_seq=at_seq,
+                event=event_fields,
+                state=state_fields,
+                earlier=parent.fork,
+            )
+        }
+    )
+
+
 def fork(
     loaded: ReplayLike,
     at_seq: int,
@@ -131,19 +150,7 @@ def fork_battle(
     state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
     _check_event(loaded, at_seq, event_fields)
     _check_state(loaded, at_seq, state_fields)
-    parent = loaded.header
-    header = make_header(loaded.ruleset, loaded.scenario, parent.seed, parent.source).model_copy(
-        update={
-            "fork": Fork(
-                parent=Path(loaded.path).name,
-                parent_digest="sha256:" + hashlib.sha256(parent.body().encode()).hexdigest(),
-                at_seq=at_seq,
-                event=event_fields,
-                state=state_fields,
-                earlier=parent.fork,
-            )
-        }
-    )
+    header = _fork_header(loaded, at_seq, event_fields, state_fields)
     path = Path(out)
     if path.resolve() == Path(loaded.path).resolve():
         raise ForkError(f"--out {str(path)!r} is the parent replay itself")

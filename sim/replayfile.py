@@ -21,7 +21,7 @@ whole-list form for small uses and tests); the tools take either
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,9 +31,10 @@ from engine.log import Header
 from engine.projection import Projection
 from engine.reader import Mark, ReplayError, ReplayStream
 from sim.api import _header_scenario, _registry_for
+from sim.loaded import walk_causes
 from sim.ruleset import AnyRuleset
 
-__all__ = ["ReplayFile", "ReplayLike", "Scan", "walk_causes"]
+__all__ = ["ReplayFile", "ReplayLike", "Scan"]
 
 
 class ReplayLike(Protocol):
@@ -232,22 +233,3 @@ class ReplayFile:
             if line.seq == seq:
                 break
         return walk_causes(seq, lambda s: None if found[s] < 0 else found[s])
-
-
-def walk_causes(seq: int, cause_of: Callable[[int], int | None]) -> list[int]:
-    """The chain of causes from ``seq`` back to a first cause (an event with none).
-
-    Every link must name an earlier event, so the walk ends after at most
-    ``seq`` steps.
-
-    Raises:
-        IndexError: a cause that is not an earlier event (a damaged replay: it would never end).
-    """
-    chain = [seq]
-    while (cause := cause_of(chain[-1])) is not None:
-        if not 0 <= cause < chain[-1]:
-            raise IndexError(
-                f"event seq {chain[-1]} names cause {cause}, which is not an earlier event"
-            )
-        chain.append(cause)
-    return chain

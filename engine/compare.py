@@ -1,0 +1,320 @@
+"""The sinks ``verify`` re-simulates into: each written line is compared as it comes.
+
+:class:`Compare` (today's format: text, line by line) and
+:class:`SemanticCompare` (an older format: event by event, once upcast)
+pull the recorded file through :class:`Recorded` one line per line written,
+so neither log is ever held whole.  A sink raises :class:`Stop` to end the
+re-simulation once it has its answer.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from engine.events import Event, EventRegistry, TurnEnded
+from engine.log import Header
+from engine.reader import ReplayError, ReplayStream
+
+__all__ = ["Auditor", "Compare", "Mismatch", "Recorded", "SemanticCompare", "Stop"]
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The first line where a replay and its re-simulation part.
+
+    ``seq`` is None for the header and footer lines.
+    """
+
+    line: int
+    seq: int | None
+    reason: str
+
+
+Auditor = Callable[[Event], "Mismatch | None"]
+"""Called with each recorded event in order: the first broken invariant, else None."""
+
+
+def _fields_differ(a: dict[str, Any], b: dict[str, Any]) -> str:
+    keys = sorted(set(a) | set(b), key=lambda k: (k not in a, k))
+    changed = [k for k in keys if a.get(k, ...) != b.get(k, ...) and k != "h"]
+    return ", ".join(changed[:6]) or "bytes"
+
+
+def _line_differs(n: int, a: str, b: str) -> tuple[int | None, str]:
+    """The seq (None: header or footer) and reason of two differing lines."""
+    da, db = json.loads(a), json.loads(b)
+    seq = da.get("seq") if isinstance(da.get("seq"), int) else None
+    what = "header" if n == 1 else ("footer" if da.get("footer") else f"event {da.get('type')}")
+    return seq, f"{what} differs from re-simulation in: {_fields_differ(da, db)}"
+
+
+class Stop(Exception):
+    """Raised by a comparing sink to end the re-simulation: the comparison has its answer.
+
+    Carries no arguments: SimPy re-creates a process's exception from its type and args.
+    """
+
+
+class Recorded:
+    """The recorded file, pulled one line at a time: chain, strict parse, audit."""
+
+    def __init__(self, stream: ReplayStream, audit: Auditor | None) -> None:
+        self.stream = stream
+        self.audit = audit
+        self.events = 0
+        self.lines = 1  # the header, read on opening
+        self.violation: Mismatch | None = None
+        self.damage: ReplayError | None = None
+        self._lines = stream.lines()
+        self._footer_given = False
+
+    def next(self) -> tuple[str, Event | None] | None:
+        """The next line's text and event (None for the footer); None after the footer."""
+        line = next(self._lines, None)
+        if line is None:
+            if self._footer_given or self.stream.footer is None:
+                return None
+            self._footer_given = True
+            self.lines += 1
+            return self.stream.footer_line, None
+        event = self.stream.parse(line)
+        self.events += 1
+        self.lines += 1
+        if self.violation is None and self.audit is not None:
+            self.violation = self.audit(event)
+        return line.text, event
+
+    def turns(self) -> Iterator[tuple[int, str]]:
+        """The remaining turn ends as (turn, state digest)."""
+        while (found := self.next()) is not None:
+            if isinstance(found[1], TurnEnded):
+                yield found[1].turn, found[1].state_digest
+
+    def drain(self) -> None:
+        """Read (check, audit) the rest of the file, keeping any damage found."""
+        try:
+            while self.next() is not None:
+                pass
+        except ReplayError as exc:
+            self.damage = self.damage or exc
+
+
+class Compare:
+    """A sink comparing each re-simulated line with the next recorded one as it is written."""
+
+    def __init__(self, recorded: Recorded) -> None:
+        self.recorded = recorded
+        self.n = 0
+        self.mismatch: Mismatch | None = None
+        self._sim: deque[tuple[int, str]] = deque()
+        self._rec: deque[tuple[int, str]] = deque()
+        self._rec_turns = recorded.turns()
+        self._apart: int | None = None
+        self._limit = 0
+        """The turn of the first difference: the re-simulation goes no further."""
+
+    def write(self, line: str) -> None:
+        self.n += 1
+        try:
+            if self.mismatch is None:
+                self._compare(line)
+            else:
+                self._turn(line)
+        except ReplayError as exc:
+            self.recorded.damage = exc
+            raise Stop from None
+
+    def _compare(self, line: str) -> None:
+        if self.n == 1:
+            text: str | None = self.recorded.stream.header_line
+        else:
+            found = self.recorded.next()
+            text = found[0] if found is not None else None
+        if text is None:
+            reason = f"the re-simulation has more lines ({self.n - 1} recorded)"
+            self.mismatch = Mismatch(self.n, None, reason)
+            raise Stop
+        if text == line:
+            return
+        seq, reason = _line_differs(self.n, text, line)
+        self.mismatch = Mismatch(self.n, seq, reason)
+        turn = json.loads(text).get("turn")
+        if seq is None or type(turn) is not int:  # the header or the footer: no turn to look at
+            raise Stop
+        self._limit = turn
+        self._note(text, self._rec)
+        self._turn(line)
+
+    @staticmethod
+    def _note(line: str, into: deque[tuple[int, str]]) -> None:
+        if '"engine.turn_ended"' in line:
+            data = json.loads(line)
+            if data.get("type") == "engine.turn_ended":
+                into.append((data["turn"], data["state_digest"]))
+
+    def _turn(self, line: str) -> None:
+        """After the first difference: do the digests differ at the end of its turn?
+
+        The re-simulation stops at the end of the turn of the first
+        difference (or earlier, once a turn apart is known).
+        """
+        self._note(line, self._sim)
+        if not self._sim:
+            return
+        ended = self._sim[-1][0] >= self._limit
+        if self._apart_found(sim_done=False) or ended:
+            raise Stop
+
+    def _apart_found(self, *, sim_done: bool) -> bool:
+        """Merge the turn ends of both sides; True once the first turn apart is known."""
+        while True:
+            if not self._sim and not sim_done:
+                return False
+            if not self._rec:
+                got = next(self._rec_turns, None)
+                if got is not None:
+                    self._rec.append(got)
+            ts = self._sim[0] if self._sim else None
+            tr = self._rec[0] if self._rec else None
+            if ts is not None and tr is not None and ts == tr:
+                self._sim.popleft()
+                self._rec.popleft()
+                continue
+            if ts is None and tr is None:
+                return True
+            self._apart = min(t[0] for t in (ts, tr) if t is not None)
+            return True
+
+    def finish(self) -> None:
+        """The re-simulation ended: the last comparisons."""
+        if self.mismatch is None:
+            if self.recorded.next() is not None:
+                self.mismatch = Mismatch(self.n + 1, None, "the recorded replay has more lines")
+            return
+        if self._apart is None:
+            self._apart_found(sim_done=True)
+
+    def reason(self) -> Mismatch | None:
+        """The mismatch, its reason naming the first turn apart when there is one."""
+        m = self.mismatch
+        if m is None or self._apart is None:
+            return m
+        return Mismatch(m.line, m.seq, f"{m.reason}; first turn whose state differs: {self._apart}")
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class SemanticCompare:
+    """A sink comparing an older-format replay with today's re-simulation event by event.
+
+    An older file cannot match today's bytes, but where the rules did not
+    change, its header fields (all but ``format_version``), its events once
+    upcast and its footer equal today's.  Event types the old format did not
+    have (``engine.snapshot``) are left out of the re-simulation and the
+    ``seq``/``cause`` numbers renumbered to match.
+    """
+
+    def __init__(self, recorded: Recorded, registry: EventRegistry) -> None:
+        self.recorded, self.registry = recorded, registry
+        self.version = recorded.stream.header.format_version
+        self.mismatch: Mismatch | None = None
+        self.n = 0
+        self.kept = 0
+        self._skipped: list[int] = []
+        self._first = True
+
+    def write(self, line: str) -> None:
+        self.n += 1
+        data = {k: v for k, v in json.loads(line).items() if k != "h"}
+        try:
+            if self._first:
+                self._first = False
+                self._header(data)
+            elif "footer" in data:
+                self._footer(data)
+            else:
+                self._event(data)
+        except ReplayError as exc:
+            self.recorded.damage = exc
+            raise Stop from None
+        if self.mismatch is not None:
+            raise Stop
+
+    def _header(self, data: dict[str, Any]) -> None:
+        old = self.recorded.stream.header.model_dump(exclude={"format_version"})
+        new = Header.model_validate(data).model_dump(exclude={"format_version"})
+        if old != new:
+            reason = f"header differs from re-simulation in: {_fields_differ(old, new)}"
+            self.mismatch = Mismatch(1, None, reason)
+
+    def _renumber(self, seq: int) -> int:
+        return seq - bisect.bisect_left(self._skipped, seq)
+
+    def _event(self, data: dict[str, Any]) -> None:
+        fresh = self.registry.parse(data)
+        if type(fresh).since_format > self.version:
+            self._skipped.append(fresh.seq)
+            return
+        cause = self._cause(fresh.cause) if fresh.cause is not None else None
+        new = fresh.model_copy(update={"seq": self._renumber(fresh.seq), "cause": cause})
+        found = self.recorded.next()
+        old = found[1] if found is not None else None
+        self.kept += 1
+        if old is None:
+            n = self.kept - 1
+            reason = f"{self.recorded.events} events recorded, more re-simulated"
+            self.mismatch = Mismatch(n + 2, n, reason)
+        elif old != new:
+            a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
+            reason = f"event {old.type} differs from re-simulation in: {_fields_differ(a, b)}"
+            self.mismatch = Mismatch(old.seq + 2, old.seq, reason)
+
+    def _cause(self, cause: int) -> int:
+        """A cause renumbered; -1 when it named an event the old format did not have."""
+        i = bisect.bisect_left(self._skipped, cause)
+        if i < len(self._skipped) and self._skipped[i] == cause:
+            return -1
+        return cause - i
+
+    def _footer(self, data: dict[str, Any]) -> None:
+        found = self.recorded.next()
+        if found is not None and found[1] is not None:
+            n = self.kept
+            reason = f"{n + 1 + self._rest()} events recorded, {n} re-simulated"
+            self.mismatch = Mismatch(n + 2, n, reason)
+            return
+        footer = self.recorded.stream.footer
+        assert footer is not None  # the stream refuses a file that ends without one
+        old = footer.model_dump()
+        new = {**data, "events": self.kept}
+        if old != new:
+            reason = f"footer differs from re-simulation in: {_fields_differ(old, new)}"
+            self.mismatch = Mismatch(self.recorded.lines, None, reason)
+
+    def _rest(self) -> int:
+        """Read the recorded events left; how many there were."""
+        before = self.recorded.events
+        while (found := self.recorded.next()) is not None and found[1] is not None:
+            pass
+        return self.recorded.events - before
+
+    def finish(self) -> None:
+        pass
+
+    def reason(self) -> Mismatch | None:
+        return self.mismatch
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
