@@ -61,8 +61,8 @@ def main() -> None:
     figures: dict[str, object] = {
         "units": len(view.first),
         "events": len(loaded.events),
-        "turns": len(view.data["keyframes"]) - 1,
-        "frames": view.data["meta"]["frames"],
+        "turns": len(view.lists["keyframes"]) - 1,
+        "frames": view.meta["frames"],
         "fold_cpu_s": round(t1 - t0, 2),
         "page_cpu_s": round(t2 - t1, 2),
         "page_mib": round(len(html.encode()) / 2**20, 2),

@@ -21,8 +21,8 @@ __all__ = ["key_events", "write_diff", "write_png_charts", "write_report"]
 
 def key_events(loaded: ReplayLike) -> list[str]:
     """Narrative lines of the key events: a unit's first time in a status, and the end."""
-    events = battle_view(loaded).data["events"]
-    return [f"{e['line'] or e['type']} — {e['key']}" for e in events if e["key"]]
+    keys = battle_view(loaded).keys
+    return [f"{e['line'] or e['type']} — {e['key']}" for _, e in keys]
 
 
 def _stem(scope: str, measure: str) -> str:
@@ -45,7 +45,7 @@ def write_png_charts(view: ViewData, png_dir: Path) -> list[Path]:
             ys = [float("nan") if v is None else v for v in values]
             ax.plot(s.turns[: len(ys)], ys, marker="o", markersize=3, label=subject)
         ax.set_title(f"{scope}: {measure}")
-        ax.set_xlabel(view.data["meta"]["turn_name"])
+        ax.set_xlabel(view.meta["turn_name"])
         ax.set_ylabel(s.units[(scope, measure)])
         ax.grid(alpha=0.3)
         if len(lines) <= 16:

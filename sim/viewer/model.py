@@ -22,6 +22,7 @@ from engine.events import Event
 from sim.analysis import narrative_line
 from sim.replayfile import ReplayLike
 from sim.ruleset import Reading, UnitRow, headline
+from sim.viewer.spool import Spool, dumps
 
 __all__ = ["ROW_BUDGET", "SIDE_COLOURS", "Series", "ViewData", "battle_view", "row_data"]
 
@@ -78,7 +79,7 @@ class _Fold:
     index: dict[str, int]
     rows: list[dict[str, Any]]
     info: list[dict[str, Any]]
-    keyframes: list[dict[str, Any]] = field(default_factory=list)
+    keyframes: Spool = field(default_factory=Spool)
     seen: set[tuple[int, str]] = field(default_factory=set)
 
     def refresh(self, fresh: list[UnitRow]) -> list[tuple[int, dict[str, Any]]]:
@@ -94,7 +95,7 @@ class _Fold:
 
     def keyframe(self, at: int) -> None:
         """Store every row as the state after ``at`` events."""
-        self.keyframes.append({"at": at, "rows": list(self.rows)})
+        self.keyframes.add({"at": at, "rows": self.rows})
 
 
 def _involved(event: Event, index: dict[str, int]) -> list[int]:
@@ -160,15 +161,53 @@ def _fork(loaded: ReplayLike, walk: _Walk) -> dict[str, Any] | None:
     return {"parent": fork.parent, "changes": changes}
 
 
+_LISTS = ("keyframes", "events", "detail_json")
+"""The large lists of the page's data, kept in spools, in the order the page embeds them."""
+
+
 @dataclass(frozen=True)
 class ViewData:
-    """One battle as the page shows it: the embedded data, chart series, first and last rows."""
+    """One battle as the page shows it: the embedded data, chart series, first and last rows.
 
-    data: dict[str, Any]
-    """Plain JSON data, embedded in the page (``viewer.js`` reads it)."""
+    The small parts of the data (``meta``, ``space``, ``sides``, ``units``)
+    are in ``head``; the lists that grow with the battle (``keyframes``,
+    ``events``, ``detail_json``) in compressed spools.  :attr:`data` gives
+    the whole as plain JSON data (for tests and small battles);
+    :meth:`json_chunks` streams its JSON text to the page.
+    """
+
+    head: dict[str, Any]
+    lists: dict[str, Spool]
     series: Series
     first: list[UnitRow]
     last: list[UnitRow]
+    keys: list[tuple[int, dict[str, Any]]]
+    """The key events: (index in ``events``, the event's record)."""
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """Plain JSON data, embedded in the page (``viewer.js`` reads it); built on each call."""
+        return {**self.head, **{k: list(self.lists[k].items()) for k in _LISTS}}
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The battle's title, outcome, event count and more (``data["meta"]``)."""
+        meta: dict[str, Any] = self.head["meta"]
+        return meta
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        """The page's record of each event, in order (``data["events"]``)."""
+        return self.lists["events"].items()
+
+    def json_chunks(self) -> Iterator[str]:
+        """The JSON text of :attr:`data` in pieces (``json.dumps``'s bytes, compact)."""
+        yield "{"
+        for i, (key, value) in enumerate(self.head.items()):
+            yield f"{',' if i else ''}{dumps(key)}:{dumps(value)}"
+        for key in _LISTS:
+            yield f",{dumps(key)}:"
+            yield from self.lists[key].chunks()
+        yield "}"
 
 
 Step = tuple[Event, str | None, Any, Event | None]
@@ -190,8 +229,10 @@ def _steps(loaded: ReplayLike, state: Any) -> Iterator[Step]:
 class _Walk:
     """What one pass over the events collects."""
 
-    events: list[dict[str, Any]] = field(default_factory=list)
-    details: list[str] = field(default_factory=list)
+    events: Spool = field(default_factory=Spool)
+    details: Spool = field(default_factory=Spool)
+    keys: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    """The key events: (index, record)."""
     lines: dict[int, str | None] = field(default_factory=dict)
     """Narrative lines of the forked events (a fork's banner names them)."""
     forked: dict[int, Event] = field(default_factory=dict)
@@ -208,20 +249,21 @@ def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event
             walk.lines[event.seq], walk.forked[event.seq] = line, event
         turn_end = following is None or following.turn != event.turn
         changed = fold.refresh(rs.units(sc, after)) if per_event or turn_end else []
-        walk.events.append(
-            {
-                "seq": event.seq,
-                "turn": event.turn,
-                "time": event.time,
-                "type": event.type,
-                "line": line,
-                "cause": event.cause,
-                "units": _involved(event, fold.index),
-                "delta": [] if turn_end else changed,
-                "key": _key(event, changed, fold, names),
-            }
-        )
-        walk.details.append(event.model_dump_json())
+        record = {
+            "seq": event.seq,
+            "turn": event.turn,
+            "time": event.time,
+            "type": event.type,
+            "line": line,
+            "cause": event.cause,
+            "units": _involved(event, fold.index),
+            "delta": [] if turn_end else changed,
+            "key": _key(event, changed, fold, names),
+        }
+        if record["key"]:
+            walk.keys.append((i, record))
+        walk.events.add(record)
+        walk.details.add(event.model_dump_json())
         if turn_end:
             fold.keyframe(i + 1)
             series.add(event.turn, rs.measures(sc, after))
@@ -236,7 +278,7 @@ def _meta(loaded: ReplayLike, state: Any, walk: _Walk, per_event: bool) -> dict[
         "ruleset": header.ruleset,
         "seed": header.seed,
         "replay": str(loaded.path),
-        "events": len(walk.events),
+        "events": walk.events.count,
         "turn_name": rs.turn_name,
         "headline": headline(rs, outcome, reason=False),
         "reason": outcome.reason,
@@ -259,7 +301,7 @@ def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData
     series.add(0, rs.measures(sc, state))
     per_event = len(first) * max(loaded.count, 1) <= row_budget
     walk = _walk(loaded, state, fold, series, per_event)  # advances ``state`` to the end
-    data = {
+    head = {
         "meta": _meta(loaded, state, walk, per_event),
         "space": rs.space(sc).model_dump(mode="json"),
         "sides": [
@@ -267,8 +309,8 @@ def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData
             for s, k in sides.items()
         ],
         "units": info,
-        "keyframes": fold.keyframes,
-        "events": walk.events,
-        "detail_json": walk.details,
     }
-    return ViewData(data, series, first, rs.units(sc, state))
+    lists = {"keyframes": fold.keyframes, "events": walk.events, "detail_json": walk.details}
+    for spool in lists.values():
+        spool.close()
+    return ViewData(head, lists, series, first, rs.units(sc, state), walk.keys)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from html import escape
 from importlib.resources import files
@@ -66,30 +66,35 @@ class _Gzip:
         return base64.b64encode(b"".join(self.out)).decode("ascii")
 
 
-def _json_chunks(data: dict[str, Any]) -> Iterator[str]:
-    """The compact JSON of ``data`` in pieces of about :data:`_PIECE` characters."""
-    encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    pieces: list[str] = []
+def _batched(pieces: Iterable[str]) -> Iterator[str]:
+    """``pieces`` joined into pieces of about :data:`_PIECE` characters."""
+    held: list[str] = []
     pending = 0
-    for piece in encoder.iterencode(data):
-        pieces.append(piece)
+    for piece in pieces:
+        held.append(piece)
         pending += len(piece)
         if pending >= _PIECE:
-            yield "".join(pieces)
-            pieces, pending = [], 0
-    yield "".join(pieces)
+            yield "".join(held)
+            held, pending = [], 0
+    yield "".join(held)
 
 
 def embed(data: dict[str, Any], pane: int, gzip_above: int = GZIP_ABOVE) -> str:
-    """The ``<script class="battle-data">`` element carrying one battle's data.
+    """The ``<script class="battle-data">`` element carrying one battle's data."""
+    encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return embed_pieces(encoder.iterencode(data), pane, gzip_above)
 
-    The JSON is encoded piece by piece; past ``gzip_above`` bytes the pieces
-    go to a gzip stream as they come (base64 in the page).
+
+def embed_pieces(pieces: Iterable[str], pane: int, gzip_above: int = GZIP_ABOVE) -> str:
+    """The ``<script class="battle-data">`` element of a battle's data given as JSON text in pieces.
+
+    Past ``gzip_above`` bytes the pieces go to a gzip stream as they come
+    (base64 in the page); no whole copy of the text is made.
     """
     kept: list[str] = []
     size = 0
     packer: _Gzip | None = None
-    for chunk in _json_chunks(data):
+    for chunk in _batched(pieces):
         if packer is not None:
             packer.add(chunk.encode("utf-8"))
             continue
@@ -111,17 +116,16 @@ def embed(data: dict[str, Any], pane: int, gzip_above: int = GZIP_ABOVE) -> str:
 
 def _colours(view: ViewData) -> dict[str, str]:
     """Subject (side or unit id) → its side's colour."""
-    side = {s["id"]: SIDE_COLOURS[s["index"] % len(SIDE_COLOURS)] for s in view.data["sides"]}
-    return {**side, **{u["id"]: side[u["side"]] for u in view.data["units"]}}
+    side = {s["id"]: SIDE_COLOURS[s["index"] % len(SIDE_COLOURS)] for s in view.head["sides"]}
+    return {**side, **{u["id"]: side[u["side"]] for u in view.head["units"]}}
 
 
 def _key_events(view: ViewData) -> str:
-    word = view.data["meta"]["turn_name"]
+    word = view.meta["turn_name"]
     items = [
         f'<li><a href="#" data-event="{i}">[seq {e["seq"]}] {word} {e["turn"]}: '
         f"{escape(e['line'] or e['type'])}</a> <span class='muted'>— {escape(e['key'])}</span></li>"
-        for i, e in enumerate(view.data["events"])
-        if e["key"]
+        for i, e in view.keys
     ]
     return f'<ol class="key-events">{"".join(items)}</ol>' if items else "<p>None.</p>"
 
@@ -149,7 +153,7 @@ def _casualties(view: ViewData) -> str:
 
 def _pane(k: int, spec: PaneSpec) -> str:
     view = spec.view
-    charts = chart_svgs(view.series, _colours(view), view.data["meta"]["turn_name"])
+    charts = chart_svgs(view.series, _colours(view), view.meta["turn_name"])
     heads = "".join(
         f"<th>{h}</th>" for h in ("unit", "side", "kind", "position", "strength", "status", "")
     )
@@ -195,7 +199,7 @@ def render_page(
     sides = "".join(
         f".side-{i} {{ --c: {c}; }}\n" for i, c in enumerate(SIDE_COLOURS)
     )  # CSS variables per side index
-    data = "".join(embed(p.view.data, k, gzip_above) for k, p in enumerate(panes))
+    data = "".join(embed_pieces(p.view.json_chunks(), k, gzip_above) for k, p in enumerate(panes))
     start_json = json.dumps(start).replace("</", "<\\/")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -15,7 +15,7 @@ __all__ = ["diff_html", "fork_banner", "report_html", "report_page"]
 
 
 def _header(view: ViewData) -> str:
-    m = view.data["meta"]
+    m = view.meta
     frames = (
         ""
         if m["frames"] == "event"
@@ -37,10 +37,10 @@ def _value(v: Any) -> str:
 
 def fork_banner(view: ViewData) -> str:
     """The "what if" banner of a forked battle, naming each changed event; '' otherwise."""
-    fork = view.data["meta"]["fork"]
+    fork = view.meta["fork"]
     if fork is None:
         return ""
-    word = view.data["meta"]["turn_name"]
+    word = view.meta["turn_name"]
     parts = []
     for c in fork["changes"]:
         where = f"seq {c['seq']}" + (f", {word} {c['turn']}" if c["turn"] is not None else "")
@@ -67,12 +67,17 @@ def report_page(view: ViewData, *, gzip_above: int = GZIP_ABOVE) -> str:
     """The viewer page of one battle already folded into a :class:`ViewData`."""
     banner = fork_banner(view)
     return render_page(
-        f"{view.data['meta']['title']} — battlesim",
+        f"{view.meta['title']} — battlesim",
         _header(view),
-        [PaneSpec(view, Path(view.data["meta"]["replay"]).name)],
+        [PaneSpec(view, Path(view.meta["replay"]).name)],
         banners=[banner] if banner else [],
         gzip_above=gzip_above,
     )
+
+
+def _line_at(view: ViewData, seq: int) -> str | None:
+    """The narrative line of event ``seq`` of a battle's page (None past its end)."""
+    return next((e["line"] for i, e in enumerate(view.events()) if i == seq), None)
 
 
 def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
@@ -80,9 +85,7 @@ def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
         return '<div class="banner diff"><b>Identical</b> — the two battles do not differ.</div>'
     if d["mode"] == "same":
         seq = d["seq"]
-        lines = [
-            v.data["events"][seq]["line"] if seq < len(v.data["events"]) else None for v in (a, b)
-        ]
+        lines = [_line_at(v, seq) for v in (a, b)]
         told = "".join(
             f"<li>{side}: {escape(line or '(past its end)')}</li>"
             for side, line in zip("AB", lines, strict=True)
@@ -93,7 +96,7 @@ def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
         )
         return (
             '<div class="banner diff"><b>First divergent event</b> — seq '
-            f"{seq}, {a.data['meta']['turn_name']} {d['turn']}; the timeline starts just "
+            f"{seq}, {a.meta['turn_name']} {d['turn']}; the timeline starts just "
             f"before it (the battles are identical up to there).<ul>{told}{changes}</ul></div>"
         )
     inputs = "".join(
@@ -102,7 +105,7 @@ def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
     )
     return (
         '<div class="banner diff"><b>Two variants</b> — different inputs, compared '
-        f"{a.data['meta']['turn_name']} by {a.data['meta']['turn_name']}:<ul>{inputs}</ul></div>"
+        f"{a.meta['turn_name']} by {a.meta['turn_name']}:<ul>{inputs}</ul></div>"
     )
 
 
@@ -113,17 +116,17 @@ def diff_html(a: ReplayLike, b: ReplayLike, *, row_budget: int = ROW_BUDGET) -> 
     start = None
     if d["mode"] == "same" and not d["identical"]:
         turn = d["turn"]
-        k = d["seq"] - sum(1 for e in va.data["events"] if e["turn"] < turn)
+        k = d["seq"] - sum(1 for e in va.events() if e["turn"] < turn)
         start = {"turn": turn, "k": k}
     header = (
-        f"<h1>{escape(va.data['meta']['title'])} — A and B side by side</h1>"
+        f"<h1>{escape(va.meta['title'])} — A and B side by side</h1>"
         f'<p class="meta">A: {escape(Path(str(a.path)).name)} — '
-        f"{escape(va.data['meta']['headline'])}<br>B: {escape(Path(str(b.path)).name)}"
-        f" — {escape(vb.data['meta']['headline'])}</p>"
+        f"{escape(va.meta['headline'])}<br>B: {escape(Path(str(b.path)).name)}"
+        f" — {escape(vb.meta['headline'])}</p>"
     )
     banners = [_diff_banner(d, va, vb), fork_banner(va), fork_banner(vb)]
     return render_page(
-        f"{va.data['meta']['title']} — A vs B — battlesim",
+        f"{va.meta['title']} — A vs B — battlesim",
         header,
         [
             PaneSpec(va, f"A: {Path(str(a.path)).name}"),

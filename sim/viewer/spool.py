@@ -1,0 +1,87 @@
+"""A JSON list kept as compressed text while it is built: the viewer's large lists.
+
+A battle's page embeds one record per event, the JSON of every event and
+the unit rows at every turn's end: as Python objects that is a few KB an
+event.  A :class:`Spool` turns each item into its compact JSON as it is
+added and keeps only the zlib-compressed text, so building a page holds
+the state and the compressed data; the page's JSON is then streamed out of
+the spools (:meth:`Spool.chunks`), byte for byte what ``json.dumps`` of
+the whole list gives.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import zlib
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["Spool", "dumps"]
+
+_LEVEL = 1
+"""zlib level of the spool: fast; the page's own gzip (level 9) comes after."""
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON as the page embeds it (UTF-8 kept, no NaN)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+class Spool:
+    """Items of one JSON list, stored compressed; read back as items or as JSON text.
+
+    Items are kept one per line of the compressed text (compact JSON never
+    holds a raw newline: ``json.dumps`` escapes it inside strings).
+    """
+
+    def __init__(self) -> None:
+        self._z = zlib.compressobj(_LEVEL)
+        self._parts: list[bytes] = []
+        self._closed = False
+        self.count = 0
+
+    def add(self, item: Any) -> None:
+        """Append one item (plain JSON data)."""
+        if self._closed:
+            raise ValueError("the spool is closed")
+        self._parts.append(self._z.compress((dumps(item) + "\n").encode("utf-8")))
+        self.count += 1
+
+    def close(self) -> None:
+        """No more items; the compressed text is complete."""
+        if not self._closed:
+            self._parts.append(self._z.flush())
+            self._closed = True
+
+    def __len__(self) -> int:
+        return self.count
+
+    def _text(self) -> Iterator[str]:
+        self.close()
+        z = zlib.decompressobj()
+        utf8 = codecs.getincrementaldecoder("utf-8")()
+        for part in self._parts:
+            yield utf8.decode(z.decompress(part))
+        yield utf8.decode(z.flush(), final=True)
+
+    def lines(self) -> Iterator[str]:
+        """Each item's JSON, in order."""
+        rest = ""
+        for text in self._text():
+            *done, rest = (rest + text).split("\n")
+            yield from done
+
+    def items(self) -> Iterator[Any]:
+        """Each item, decoded again."""
+        for line in self.lines():
+            yield json.loads(line)
+
+    def chunks(self) -> Iterator[str]:
+        """The JSON text of the whole list, ``[...]``, in pieces."""
+        yield "["
+        first = True
+        for line in self.lines():
+            yield line if first else "," + line
+            first = False
+        yield "]"
