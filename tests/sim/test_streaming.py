@@ -228,3 +228,14 @@ def test_narrative_of_one_turn_starts_from_the_snapshot_before_it(long_replay: P
         replay.stream.parsed
         == 1 + sum(1 for e in events if snap < e["seq"] and e["turn"] <= 95) + 1
     )
+
+
+def test_a_gzip_replay_starts_from_its_snapshot_too(long_replay: Path, tmp_path: Path) -> None:
+    """A .gz replay is decompressed again up to the snapshot: same lines parsed, same state."""
+    gz = tmp_path / "long.jsonl.gz"
+    api.run(LONG, out=gz)
+    plain, packed = ReplayFile(long_replay), ReplayFile(gz)
+    assert plain.scan().snapshots == packed.scan().snapshots
+    a, b = plain.state_at(95), packed.state_at(95)
+    assert plain.stream.parsed == packed.stream.parsed
+    assert plain.ruleset.snapshot(a) == packed.ruleset.snapshot(b)
