@@ -13,8 +13,8 @@ from pathlib import Path
 from engine.atomic import replacing
 from sim.replayfile import ReplayLike
 from sim.viewer.model import ViewData, battle_view
-from sim.viewer.page import write_atomic
-from sim.viewer.report import diff_html, report_page
+from sim.viewer.page import write_pieces
+from sim.viewer.report import diff_pieces, report_pieces
 
 __all__ = ["key_events", "write_diff", "write_png_charts", "write_report"]
 
@@ -61,7 +61,7 @@ def write_png_charts(view: ViewData, png_dir: Path) -> list[Path]:
 def write_report(loaded: ReplayLike, out: Path, png_dir: Path | None = None) -> list[Path]:
     """Write the viewer page of a battle (and its charts as PNGs); return the files written."""
     view = battle_view(loaded)
-    write_atomic(out, report_page(view))
+    write_pieces(out, report_pieces(view))
     if png_dir is None:
         return [out]
     return [out, *write_png_charts(view, png_dir)]
@@ -69,5 +69,5 @@ def write_report(loaded: ReplayLike, out: Path, png_dir: Path | None = None) -> 
 
 def write_diff(a: ReplayLike, b: ReplayLike, out: Path) -> Path:
     """Write the side-by-side page of two battles; return its path."""
-    write_atomic(out, diff_html(a, b))
+    write_pieces(out, diff_pieces(a, b))
     return out

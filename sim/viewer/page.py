@@ -20,11 +20,20 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import atomic_write_text
+from engine.atomic import atomic_write_text, replacing
 from sim.viewer.charts import chart_svgs
 from sim.viewer.model import SIDE_COLOURS, ViewData
 
-__all__ = ["GZIP_ABOVE", "PaneSpec", "embed", "render_page", "write_atomic"]
+__all__ = [
+    "GZIP_ABOVE",
+    "PaneSpec",
+    "embed",
+    "embed_pieces",
+    "page_pieces",
+    "render_page",
+    "write_atomic",
+    "write_pieces",
+]
 
 GZIP_ABOVE = 256 * 1024
 """Battle data above this many bytes of JSON is embedded gzip+base64."""
@@ -47,23 +56,32 @@ _PIECE = 1 << 16
 
 
 class _Gzip:
-    """gzip of text fed piece by piece (the bytes ``gzip.compress(raw, 9, mtime=0)`` gives).
+    """gzip of text fed piece by piece (the bytes ``gzip.compress(raw, 9, mtime=0)`` gives),
+    given back as base64 text as soon as it is compressed.
 
-    The page's data can be tens of MiB of JSON; encoding it in pieces keeps
-    no whole copy of it (text, bytes) beside the compressed result.
+    The page's data can be tens of MiB of JSON; neither it nor its
+    compressed form is ever held whole.
     """
 
     def __init__(self) -> None:
-        self.out: list[bytes] = []
         self._z = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+        self._rest = b""
 
-    def add(self, raw: bytes) -> None:
-        self.out.append(self._z.compress(raw))
+    def add(self, raw: bytes) -> str:
+        """Compress ``raw``; the base64 of what is ready (a multiple of 3 bytes of it)."""
+        return self._b64(self._z.compress(raw))
 
-    def packed(self) -> str:
-        """The whole gzip stream, base64."""
-        self.out.append(self._z.flush())
-        return base64.b64encode(b"".join(self.out)).decode("ascii")
+    def finish(self) -> str:
+        """The base64 of the rest of the stream."""
+        tail = self._rest + self._z.flush()
+        self._rest = b""
+        return base64.b64encode(tail).decode("ascii")
+
+    def _b64(self, out: bytes) -> str:
+        out = self._rest + out
+        cut = len(out) - len(out) % 3
+        self._rest = out[cut:]
+        return base64.b64encode(out[:cut]).decode("ascii")
 
 
 def _batched(pieces: Iterable[str]) -> Iterator[str]:
@@ -86,32 +104,38 @@ def embed(data: dict[str, Any], pane: int, gzip_above: int = GZIP_ABOVE) -> str:
 
 
 def embed_pieces(pieces: Iterable[str], pane: int, gzip_above: int = GZIP_ABOVE) -> str:
-    """The ``<script class="battle-data">`` element of a battle's data given as JSON text in pieces.
+    """The ``<script class="battle-data">`` element of a battle's data given as JSON in pieces."""
+    return "".join(_embed_stream(pieces, pane, gzip_above))
 
-    Past ``gzip_above`` bytes the pieces go to a gzip stream as they come
-    (base64 in the page); no whole copy of the text is made.
+
+def _embed_stream(pieces: Iterable[str], pane: int, gzip_above: int) -> Iterator[str]:
+    """The data element in pieces: past ``gzip_above`` bytes of JSON, gzip+base64 as it comes.
+
+    No whole copy of the JSON text, nor of its compressed form, is made.
     """
     kept: list[str] = []
     size = 0
     packer: _Gzip | None = None
     for chunk in _batched(pieces):
         if packer is not None:
-            packer.add(chunk.encode("utf-8"))
+            yield packer.add(chunk.encode("utf-8"))
             continue
         kept.append(chunk)
         size += len(chunk.encode("utf-8"))
         if size > gzip_above:
             packer = _Gzip()
-            packer.add("".join(kept).encode("utf-8"))
+            yield (
+                f'<script type="text/plain" class="battle-data" data-pane="{pane}" '
+                'data-encoding="gzip+base64">'
+            )
+            yield packer.add("".join(kept).encode("utf-8"))
             kept = []
     if packer is not None:
-        return (
-            f'<script type="text/plain" class="battle-data" data-pane="{pane}" '
-            f'data-encoding="gzip+base64">{packer.packed()}</script>'
-        )
+        yield packer.finish() + "</script>"
+        return
     text = "".join(kept)
     safe = text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
-    return f'<script type="application/json" class="battle-data" data-pane="{pane}">{safe}</script>'
+    yield f'<script type="application/json" class="battle-data" data-pane="{pane}">{safe}</script>'
 
 
 def _colours(view: ViewData) -> dict[str, str]:
@@ -196,12 +220,26 @@ def render_page(
     gzip_above: int = GZIP_ABOVE,
 ) -> str:
     """The whole page: ``header`` and ``banners`` are trusted HTML built by the caller."""
+    return "".join(
+        page_pieces(title, header, panes, banners=banners, start=start, gzip_above=gzip_above)
+    )
+
+
+def page_pieces(
+    title: str,
+    header: str,
+    panes: list[PaneSpec],
+    *,
+    banners: Sequence[str] = (),
+    start: dict[str, int] | None = None,
+    gzip_above: int = GZIP_ABOVE,
+) -> Iterator[str]:
+    """:func:`render_page`'s text in pieces, the battle data streamed (see :func:`write_pieces`)."""
     sides = "".join(
         f".side-{i} {{ --c: {c}; }}\n" for i, c in enumerate(SIDE_COLOURS)
     )  # CSS variables per side index
-    data = "".join(embed_pieces(p.view.json_chunks(), k, gzip_above) for k, p in enumerate(panes))
     start_json = json.dumps(start).replace("</", "<\\/")
-    return f"""<!DOCTYPE html>
+    yield f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title>
@@ -214,7 +252,10 @@ def render_page(
 <p id="status">Loading the battle… (this page needs JavaScript for the map and timeline)</p>
 {_CONTROLS}
 <div class="panes n{len(panes)}">{"".join(_pane(k, p) for k, p in enumerate(panes))}</div>
-{data}
+"""
+    for k, p in enumerate(panes):
+        yield from _embed_stream(p.view.json_chunks(), k, gzip_above)
+    yield f"""
 <script type="application/json" id="timeline-start">{start_json}</script>
 <script>
 {_asset("viewer.js")}</script>
@@ -229,3 +270,13 @@ def write_atomic(path: Path, text: str) -> None:
     disk before the rename, and never over a device or a folder.
     """
     atomic_write_text(path, text)
+
+
+def write_pieces(path: Path, pieces: Iterable[str]) -> None:
+    """Write text given in pieces (UTF-8) through a temporary name and a rename.
+
+    Each piece is written as it comes, so a page is never held whole.
+    """
+    with replacing(path) as temp, temp.open("wb") as fh:
+        for piece in pieces:
+            fh.write(piece.encode("utf-8"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -9,9 +10,16 @@ from typing import Any
 from sim.diff import diff_replays
 from sim.replayfile import ReplayLike
 from sim.viewer.model import ROW_BUDGET, ViewData, battle_view
-from sim.viewer.page import GZIP_ABOVE, PaneSpec, render_page
+from sim.viewer.page import GZIP_ABOVE, PaneSpec, page_pieces
 
-__all__ = ["diff_html", "fork_banner", "report_html", "report_page"]
+__all__ = [
+    "diff_html",
+    "diff_pieces",
+    "fork_banner",
+    "report_html",
+    "report_page",
+    "report_pieces",
+]
 
 
 def _header(view: ViewData) -> str:
@@ -65,8 +73,13 @@ def report_html(
 
 def report_page(view: ViewData, *, gzip_above: int = GZIP_ABOVE) -> str:
     """The viewer page of one battle already folded into a :class:`ViewData`."""
+    return "".join(report_pieces(view, gzip_above=gzip_above))
+
+
+def report_pieces(view: ViewData, *, gzip_above: int = GZIP_ABOVE) -> Iterator[str]:
+    """:func:`report_page` in pieces, its data streamed (``write_pieces`` writes them)."""
     banner = fork_banner(view)
-    return render_page(
+    return page_pieces(
         f"{view.meta['title']} — battlesim",
         _header(view),
         [PaneSpec(view, Path(view.meta["replay"]).name)],
@@ -111,6 +124,11 @@ def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
 
 def diff_html(a: ReplayLike, b: ReplayLike, *, row_budget: int = ROW_BUDGET) -> str:
     """Two battles side by side on one timeline, from their first divergent event."""
+    return "".join(diff_pieces(a, b, row_budget=row_budget))
+
+
+def diff_pieces(a: ReplayLike, b: ReplayLike, *, row_budget: int = ROW_BUDGET) -> Iterator[str]:
+    """:func:`diff_html` in pieces, each battle's data streamed."""
     d = diff_replays(a, b, context=0, detail=False)
     va, vb = battle_view(a, row_budget=row_budget), battle_view(b, row_budget=row_budget)
     start = None
@@ -125,7 +143,7 @@ def diff_html(a: ReplayLike, b: ReplayLike, *, row_budget: int = ROW_BUDGET) -> 
         f" — {escape(vb.meta['headline'])}</p>"
     )
     banners = [_diff_banner(d, va, vb), fork_banner(va), fork_banner(vb)]
-    return render_page(
+    return page_pieces(
         f"{va.meta['title']} — A vs B — battlesim",
         header,
         [
