@@ -3,24 +3,26 @@
 A battle's page embeds one record per event, the JSON of every event and
 the unit rows at every turn's end: as Python objects that is a few KB an
 event.  A :class:`Spool` turns each item into its compact JSON as it is
-added and keeps only the zlib-compressed text, so building a page holds
-the state and the compressed data; the page's JSON is then streamed out of
-the spools (:meth:`Spool.chunks`), byte for byte what ``json.dumps`` of
-the whole list gives.
+added and writes it zlib-compressed to an anonymous temporary file, so
+building a page holds the state and not the data; the page's JSON is then
+streamed out of the spools (:meth:`Spool.chunks`), byte for byte what
+``json.dumps`` of the whole list gives.
 """
 
 from __future__ import annotations
 
 import codecs
 import json
+import tempfile
 import zlib
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 __all__ = ["Spool", "dumps"]
 
 _LEVEL = 1
 """zlib level of the spool: fast; the page's own gzip (level 9) comes after."""
+_READ = 1 << 16
 
 
 def dumps(value: Any) -> str:
@@ -37,21 +39,28 @@ class Spool:
 
     def __init__(self) -> None:
         self._z = zlib.compressobj(_LEVEL)
-        self._parts: list[bytes] = []
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="battlesim-spool-")  # noqa: SIM115 - lives as long as the spool
         self._closed = False
         self.count = 0
+        self.size = 0
+        """Bytes of compressed text written."""
 
     def add(self, item: Any) -> None:
         """Append one item (plain JSON data)."""
         if self._closed:
             raise ValueError("the spool is closed")
-        self._parts.append(self._z.compress((dumps(item) + "\n").encode("utf-8")))
+        self._write(self._z.compress((dumps(item) + "\n").encode("utf-8")))
         self.count += 1
+
+    def _write(self, data: bytes) -> None:
+        self._file.write(data)
+        self.size += len(data)
 
     def close(self) -> None:
         """No more items; the compressed text is complete."""
         if not self._closed:
-            self._parts.append(self._z.flush())
+            self._write(self._z.flush())
+            self._file.flush()
             self._closed = True
 
     def __len__(self) -> int:
@@ -61,7 +70,8 @@ class Spool:
         self.close()
         z = zlib.decompressobj()
         utf8 = codecs.getincrementaldecoder("utf-8")()
-        for part in self._parts:
+        self._file.seek(0)
+        while part := self._file.read(_READ):
             yield utf8.decode(z.decompress(part))
         yield utf8.decode(z.flush(), final=True)
 
