@@ -21,7 +21,7 @@ from engine.log import FileSink, Sink
 from sim.batch.seeds import run_seed
 from sim.batch.store import Store
 from sim.batch.target import Target
-from sim.batch.worker import RunRecord, fight, prepare
+from sim.batch.worker import fight, prepare
 from sim.loader import ScenarioError
 
 __all__ = ["Rerun", "RerunError", "replay_name", "rerun", "write_replays"]
@@ -38,15 +38,15 @@ def replay_name(target: Target, run_id: int, k: int = 0, battle: str = "") -> st
     return f"run-{run_id}-{k + 1}-{battle}.jsonl"
 
 
-def write_replays(out: Path, target: Target, records: Sequence[RunRecord]) -> None:
-    """Write the kept replays of ``records`` to ``out/replays/`` (each file atomically)."""
-    for r in records:
-        if not r.replays:
-            continue
+def write_replays(
+    out: Path, target: Target, kept: Sequence[tuple[int, Sequence[tuple[str, Sequence[str]]]]]
+) -> None:
+    """Write kept replays, (run id, [(battle name, lines)]), to ``out/replays/`` atomically."""
+    for run_id, battles in kept:
         folder = out / "replays"
         folder.mkdir(exist_ok=True)
-        for k, (battle, lines) in enumerate(r.replays):
-            path = folder / replay_name(target, r.run.run_id, k, battle)
+        for k, (battle, lines) in enumerate(battles):
+            path = folder / replay_name(target, run_id, k, battle)
             tmp = path.with_name(path.name + ".tmp")
             tmp.write_bytes("".join(f"{line}\n" for line in lines).encode("utf-8"))
             os.replace(tmp, path)

@@ -11,8 +11,9 @@ Tables (columns in docs/batch.md):
 * the view ``runs_wide``: each run with its point's factors as typed
   columns named by their paths (:mod:`sim.batch.wide`).
 
-Each chunk's rows are committed in one transaction, so a killed study keeps
-every chunk it committed and none in part; ``run_id`` is a primary key, so
+Whole chunks' rows are committed in one transaction (the study commits the
+chunks done so far about once a second), so a killed study keeps every chunk
+it committed and none in part; ``run_id`` is a primary key, so
 nothing is stored twice. Rows are stored in completion order: read and export
 them ordered by their keys (as everything here does).
 """
@@ -30,8 +31,9 @@ import duckdb
 
 from engine.atomic import replacing
 from engine.canonical import canonical_json
+from sim.batch.append import column_types, insert_columns, insert_rows
+from sim.batch.rows import UNIT_COLUMNS, ChunkRows
 from sim.batch.wide import create_view
-from sim.batch.worker import UNIT_COLUMNS, RunRecord
 
 __all__ = [
     "STUDY_COLUMNS",
@@ -200,7 +202,7 @@ class Store:
             + ")"
         )
         row = [canonical_json(meta[k]) if k in _JSON else meta[k] for k in STUDY_COLUMNS]
-        _insert(con, "study", [tuple(row)])
+        insert_rows(con, "study", [tuple(row)])
         _create_points(con, points)
         losses = "".join(f", {quote(c)} BIGINT" for _, _, c in store._loss)
         con.execute(
@@ -289,45 +291,24 @@ class Store:
 
     # ----------------------------------------------------------------- writing
 
-    def commit(self, records: Sequence[RunRecord]) -> None:
-        """Store one chunk's runs and unit finals in a single transaction."""
-        runs = [self._run_row(r) for r in records]
-        units = [(r.run.run_id, *u) for r in records for u in r.units]
+    def commit(self, rows: ChunkRows) -> None:
+        """Store whole chunks' runs and unit finals in a single transaction.
+
+        Two INSERT statements whatever the number of chunks and runs: the
+        study calls this at its commit points, not once per chunk.
+        """
         con = self.con
         if not self._types:
-            self._types = {t: _column_types(con, t) for t in ("runs", "unit_finals")}
+            self._types = {t: column_types(con, t) for t in ("runs", "unit_finals")}
         con.begin()
         try:
-            _insert(con, "runs", runs, self._types["runs"])
-            _insert(con, "unit_finals", units, self._types["unit_finals"])
+            insert_columns(con, "runs", rows.runs, self._types["runs"])
+            insert_columns(con, "unit_finals", rows.units, self._types["unit_finals"])
             con.commit()
         except BaseException:
             with contextlib.suppress(duckdb.Error):  # a failed commit has already ended it
                 con.rollback()
             raise
-
-    def _run_row(self, r: RunRecord) -> tuple[Any, ...]:
-        o = r.outcome or {}
-        sides = o.get("sides", {})
-        losses = [
-            sides[sid]["losses"].get(kind) if sid in sides else None for sid, kind, _ in self._loss
-        ]
-        battles = len(o["battles"]) if "battles" in o else (1 if r.outcome else None)
-        return (
-            r.run.run_id,
-            r.run.point,
-            r.run.replication,
-            r.run.seed,
-            r.status,
-            r.error,
-            o.get("winner"),
-            o.get("winner_name"),
-            o.get("reason"),
-            o.get("turns"),
-            battles,
-            *losses,
-            canonical_json(r.outcome) if r.outcome is not None else None,
-        )
 
     # ----------------------------------------------------------------- export
 
@@ -373,7 +354,7 @@ def _create_points(con: duckdb.DuckDBPyConnection, points: Sequence[dict[str, An
         )
         for i, pt in enumerate(points)
     ]
-    _insert(con, "points", rows)
+    insert_rows(con, "points", rows)
 
 
 def point_label(point: dict[str, Any]) -> str:
@@ -389,29 +370,3 @@ def _short(value: Any) -> str:
     if isinstance(value, str):
         return value
     return canonical_json(value)
-
-
-def _column_types(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
-    rows = con.execute(
-        "SELECT data_type FROM duckdb_columns() WHERE table_name = ? ORDER BY column_index",
-        [table],
-    ).fetchall()
-    return [r[0] for r in rows]
-
-
-def _insert(
-    con: duckdb.DuckDBPyConnection,
-    table: str,
-    rows: Sequence[tuple[Any, ...]],
-    types: list[str] | None = None,
-) -> None:
-    """Insert rows by passing each column as one list and unnesting them in SQL.
-
-    Ten times faster than a multi-row VALUES statement (DuckDB binds each
-    value of those separately), and far faster than ``executemany``.
-    """
-    if not rows:
-        return
-    columns = [list(col) for col in zip(*rows, strict=True)]
-    select = ", ".join(f"unnest(?::{t}[])" for t in types or _column_types(con, table))
-    con.execute(f"INSERT INTO {table} SELECT {select}", columns)

@@ -2,8 +2,14 @@
 
 Chunks are submitted point by point in rounds (chunk 0 of every point, then
 chunk 1, …), at most ``2 × jobs`` at a time. Results arrive in any order; a
-point's chunks are committed in chunk order (one DuckDB transaction each),
-later ones waiting in memory. So the committed runs of a point are always a
+point's chunks are committed in chunk order, later ones waiting in memory.
+Committing a chunk counts it (for ``--until-ci``) and writes its kept
+replays; its rows wait for the next **commit point** — about once a second
+(:data:`COMMIT_SECONDS`) or once :data:`COMMIT_RUNS` runs wait — when every
+chunk committed since goes to DuckDB in one transaction of two INSERTs and
+``progress.json`` is rewritten. The study's own work per run is thus a few
+list appends and a share of one bulk insert, so it keeps up with many
+workers. So the committed runs of a point are always a
 prefix of its chunks, and ``--until-ci W`` — checked after each commit, on
 the runs committed so far — stops a point after the same chunk whatever the
 number of workers or their speed; chunks of a stopped point still in flight
@@ -13,42 +19,53 @@ over it and runs only what is missing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal
 
 import duckdb
 
 from engine.atomic import atomic_write_text
-from engine.canonical import digest
-from engine.version import ENGINE_VERSION
+from sim.batch.commits import CommitPoints
 from sim.batch.executors import open_executor
-from sim.batch.fieldpath import PathError
 from sim.batch.guard import FolderError, claim_folder
+from sim.batch.opening import DB_NAME, StudyError, fresh_points, open_store
 from sim.batch.plan import StudyPlan
 from sim.batch.plots import write_plots
 from sim.batch.replays import write_replays
-from sim.batch.seeds import DOMAIN
+from sim.batch.rows import ChunkRows
 from sim.batch.stats import wilson
 from sim.batch.store import Store
 from sim.batch.summary import summarize
-from sim.batch.worker import Chunk, RunRecord, RunSpec, run_chunk
+from sim.batch.worker import Chunk, RunSpec, Shared, run_chunk
 
-__all__ = ["DB_NAME", "RunOptions", "StudyError", "StudyIncomplete", "StudyResult", "run_study"]
+__all__ = [
+    "COMMIT_RUNS",
+    "COMMIT_SECONDS",
+    "DB_NAME",
+    "RunOptions",
+    "StudyError",
+    "StudyIncomplete",
+    "StudyResult",
+    "run_study",
+]
 
-DB_NAME = "study.duckdb"
+COMMIT_SECONDS = 1.0
+"""Most seconds (monotonic clock) between commit points while chunks come in.
+
+The clock decides only when rows reach the database, never what they hold
+or how they are read back (always ordered by their keys)."""
+
+COMMIT_RUNS = 5000
+"""Runs that make a commit point however soon: bounds the rows held in memory."""
 
 Progress = Callable[[int, int], None]
 """Called after each commit with (runs committed, runs planned)."""
-
-
-class StudyError(ValueError):
-    """A study that cannot start: bad plan, output in the way, nothing to resume."""
 
 
 class StudyIncomplete(RuntimeError):
@@ -67,6 +84,10 @@ class RunOptions:
     plots: bool = True
     baseline: int = 0
     """The design point every other is compared with (summary only)."""
+    commit_seconds: float | None = None
+    """Most seconds between commit points (None: :data:`COMMIT_SECONDS`; 0: after each chunk)."""
+    commit_runs: int | None = None
+    """Runs waiting that make a commit point (None: :data:`COMMIT_RUNS`)."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +116,7 @@ class _Point:
     complete: dict[int, dict[str | None, int]] = field(default_factory=dict)
     partial: dict[int, dict[str | None, int]] = field(default_factory=dict)
     """Chunks stored in part (only if rows were deleted by hand): their stored counts."""
-    buffered: dict[int, list[RunRecord]] = field(default_factory=dict)
+    buffered: dict[int, ChunkRows] = field(default_factory=dict)
 
     def absorb(self, counts: dict[str | None, int]) -> None:
         for winner, n in counts.items():
@@ -103,101 +124,6 @@ class _Point:
             if winner is not None:
                 self.done += n
                 self.wins[winner] = self.wins.get(winner, 0) + n
-
-
-def _meta(plan: StudyPlan) -> dict[str, Any]:
-    ruleset = plan.target.ruleset()
-    try:
-        own = version("battlesim")
-    except PackageNotFoundError:  # running from a source tree
-        own = "unknown"
-    return {
-        "name": plan.name or plan.target.name,
-        "kind": plan.target.kind,
-        "source": plan.target.source,
-        "ruleset": ruleset.name,
-        "ruleset_version": ruleset.version,
-        "engine_version": ENGINE_VERSION,
-        "battlesim_version": own,
-        "rules_digest": digest(ruleset.rules_data()),
-        "target_digest": plan.target.digest(),
-        "seed": plan.seed,
-        "seed_scheme": DOMAIN,
-        "crn": plan.crn,
-        "replications": plan.replications,
-        "design": plan.design,
-        "design_points": len(plan.design_points()),
-        "chunk_size": plan.chunk_size,
-        "until_ci": plan.until_ci,
-        "keep_replays": plan.keep_replays,
-        "factors": [f.model_dump(exclude_none=True) for f in plan.factors],
-        "sides": [[sid, name, kinds] for sid, (name, kinds) in plan.target.sides().items()],
-        "plan": plan.identity(),
-        "target": plan.target.as_json(),
-    }
-
-
-def _check(plan: StudyPlan) -> list[dict[str, Any]]:
-    """The design points, after checking the plan can run.
-
-    Raises:
-        StudyError: a bad path, an empty design or bad numbers.
-    """
-    if plan.replications < 1:
-        raise StudyError("--runs must be at least 1")
-    if plan.chunk_size < 1:
-        raise StudyError("--chunk-size must be at least 1")
-    if plan.until_ci is not None and not 0 < plan.until_ci < 0.5:
-        raise StudyError("--until-ci W needs 0 < W < 0.5 (a half-width of a probability)")
-    for f in plan.factors:
-        try:
-            plan.target.check_path(f.path)
-        except PathError as exc:
-            raise StudyError(f"--sweep {f.path}: {exc}") from None
-    if len({f.path for f in plan.factors}) != len(plan.factors):
-        raise StudyError("a field is swept twice")
-    try:
-        return plan.design_points()
-    except ValueError as exc:
-        raise StudyError(str(exc)) from None
-
-
-def _fresh(plan: StudyPlan, out: Path) -> list[dict[str, Any]]:
-    """The design points of a new study in ``out``, checked before anything is written.
-
-    Raises:
-        StudyError: ``out`` already holds a study, or the plan cannot run.
-    """
-    db = out / DB_NAME
-    if db.exists():
-        raise StudyError(
-            f"{str(db)!r} already holds a study: --resume completes it, or choose another --out"
-        )
-    return _check(plan)
-
-
-def _open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) -> Store:
-    """Create the study's database with ``points``, or (None) open it to resume.
-
-    Raises:
-        StudyError: nothing to resume, or the stored study is not this plan.
-    """
-    db = out / DB_NAME
-    if points is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        return Store.create(db, _meta(plan), points, plan.target.sides())
-    if not db.is_file():
-        raise StudyError(f"--resume: no study to resume in {str(out)!r}")
-    store = Store.open(db)
-    stored = store.meta()["plan"]
-    wanted = json.loads(json.dumps(plan.identity()))  # tuples as lists, as stored
-    if stored != wanted:
-        store.close()
-        diff = sorted(k for k in stored.keys() | wanted.keys() if stored.get(k) != wanted.get(k))
-        raise StudyError(
-            f"--resume: {str(out)!r} holds a different study (differs in: {', '.join(diff)})"
-        )
-    return store
 
 
 class _Runner:
@@ -212,6 +138,13 @@ class _Runner:
         self.points = [_Point(i, v, plan.chunks()) for i, v in enumerate(store.points())]
         self.committed = store.count()
         self.ran = 0
+        losses = tuple((side, kind) for side, kind, _ in store.losses)
+        self.shared = Shared.of(plan.target, losses)
+        self.commits = CommitPoints(
+            store,
+            COMMIT_SECONDS if options.commit_seconds is None else options.commit_seconds,
+            COMMIT_RUNS if options.commit_runs is None else options.commit_runs,
+        )
         for (p, j), counts in store.chunk_counts(plan.chunk_size).items():
             expected = len(plan.chunk_runs(p, j))
             if sum(counts.values()) == expected:
@@ -246,17 +179,21 @@ class _Runner:
                 pt.buffered.clear()
                 self._report()  # the point's remaining runs leave the plan
 
-    def _commit(self, pt: _Point, records: list[RunRecord]) -> None:
-        write_replays(self.out, self.plan.target, records)
-        self.store.commit(records)
-        counts: dict[str | None, int] = {}
-        for r in records:
-            key = None if r.status != "done" else (r.outcome or {}).get("winner") or ""
-            counts[key] = counts.get(key, 0) + 1
-        pt.absorb(counts)
-        self.committed += len(records)
-        self.ran += len(records)
-        self._report()
+    def _commit(self, pt: _Point, rows: ChunkRows) -> None:
+        """Commit a chunk: count it, write its kept replays, keep its rows for the commit point."""
+        write_replays(self.out, self.plan.target, rows.replays)
+        self.commits.add(rows)
+        pt.absorb(rows.counts)
+        if self.commits.due():
+            self._write()
+
+    def _write(self) -> None:
+        """A commit point: the waiting chunks to DuckDB, then progress.json."""
+        written = self.commits.write()
+        if written:
+            self.committed += written
+            self.ran += written
+            self._report()
 
     def planned(self) -> int:
         """Runs the study will have: committed, plus the rest of each unstopped point."""
@@ -292,19 +229,29 @@ class _Runner:
                 if j in pt.partial:
                     have = self.store.run_ids(*_span(runs))
                     runs = [r for r in runs if r.run_id not in have]
-                yield Chunk(self.plan.target, pt.index, pt.values, tuple(runs))
+                yield Chunk(self.shared, pt.index, pt.values, tuple(runs))
 
-    def _arrived(self, chunk: Chunk, records: list[RunRecord]) -> None:
+    def _arrived(self, chunk: Chunk, rows: ChunkRows) -> None:
         pt = self.points[chunk.point]
         if not pt.stopped:
-            pt.buffered[chunk.runs[0].replication // self.plan.chunk_size] = records
+            pt.buffered[chunk.runs[0].replication // self.plan.chunk_size] = rows
             self._advance(pt)
 
     def run(self, executor: Executor) -> None:
-        """Run every pending chunk on ``executor``."""
+        """Run every pending chunk on ``executor``; committed chunks are written even on failure."""
+        try:
+            self._loop(executor)
+        except BaseException:
+            with contextlib.suppress(Exception):  # the first error is the one to report
+                self._write()
+            raise
+        self._write()
+        self._report(finished=True)
+
+    def _loop(self, executor: Executor) -> None:
         window = 2 * max(1, self.options.jobs)
         pending = self._pending()
-        inflight: dict[Future[list[RunRecord]], Chunk] = {}
+        inflight: dict[Future[ChunkRows], Chunk] = {}
         first = True
         while True:
             while len(inflight) < window:
@@ -316,26 +263,32 @@ class _Runner:
                 self._report()
                 first = False
             if not inflight:
-                self._report(finished=True)
                 return
-            finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
+            finished, _ = wait(inflight, self.commits.left(), FIRST_COMPLETED)
+            if self.commits.due():  # no chunk came in time: the waiting ones are due
+                self._write()
             for future in sorted(finished, key=lambda f: inflight[f].runs[0].run_id):
                 chunk = inflight.pop(future)
-                if future.cancelled():
-                    continue
-                try:
-                    records = future.result()
-                except Exception as exc:
-                    for other in inflight:
-                        other.cancel()
-                    raise StudyIncomplete(
-                        f"a worker failed ({type(exc).__name__}: {exc}); the {self.committed} "
-                        "runs committed are kept: run the same command with --resume"
-                    ) from exc
-                self._arrived(chunk, records)
+                if not future.cancelled():
+                    self._arrived(chunk, self._result(future, inflight))
             for future, chunk in inflight.items():
                 if self.points[chunk.point].stopped:
                     future.cancel()  # its results would be dropped anyway
+
+    def _result(
+        self, future: Future[ChunkRows], inflight: dict[Future[ChunkRows], Chunk]
+    ) -> ChunkRows:
+        """A chunk's rows; a lost worker ends the study, keeping what was committed."""
+        try:
+            return future.result()
+        except Exception as exc:
+            for other in inflight:
+                other.cancel()
+            self._write()
+            raise StudyIncomplete(
+                f"a worker failed ({type(exc).__name__}: {exc}); the {self.committed} "
+                "runs committed are kept: run the same command with --resume"
+            ) from exc
 
 
 def _span(runs: list[RunSpec]) -> tuple[int, int]:
@@ -375,13 +328,13 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
     """
     options = options or RunOptions()
     out = Path(out)
-    points = None if options.resume else _fresh(plan, out)
+    points = None if options.resume else fresh_points(plan, out)
     count = len(points if points is not None else plan.design_points())
     if not 0 <= options.baseline < count:
         raise StudyError(f"--baseline {options.baseline}: the design has points 0 to {count - 1}")
     # The executor first: a scheduler that cannot be reached leaves no study behind.
     with open_executor(options.executor, options.jobs, options.scheduler) as executor:
-        store = _open_store(plan, out, points)
+        store = open_store(plan, out, points)
         try:
             runner = _Runner(plan, store, out, options)
             runner.run(executor)

@@ -1,23 +1,34 @@
 """The work of one run, and of one chunk of runs on a worker.
 
-A worker receives a :class:`Chunk` — the target, one design point and some
-of its replications — and returns one :class:`RunRecord` per run: the
-outcome and each unit's final state, never the event log (except for the
-runs whose replays the study keeps). A run that raises is recorded as
-failed with its error; the others go on.
+A worker receives a :class:`Chunk` — the study's :class:`Shared` part (the
+target and the loss columns, pickled once by the study), one design point
+and some of its replications — and returns the chunk's table rows
+(:class:`sim.batch.rows.ChunkRows`): each run's outcome row and its units'
+final states, never the event log (except for the runs whose replays the
+study keeps). A run that raises is recorded as failed with its error; the
+others go on.
+
+A worker keeps what it has unpickled and validated: the shared part by its
+key, and a few prepared design points, so a point's scenario is validated
+once per worker, not once per chunk or per run.
 """
 
 from __future__ import annotations
 
+import hashlib
+import pickle
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
+from engine.canonical import canonical_json
 from engine.log import DiscardSink, MemorySink, Sink
 from sim.api import make_header
 from sim.batch.campaign import CampaignData, fight_campaign, validate_battle
+from sim.batch.rows import UNIT_COLUMNS, ChunkRows, Losses, run_row
 from sim.batch.target import Target
 from sim.loader import ScenarioError, validate_data
 from sim.ruleset import AnyRuleset
@@ -28,15 +39,12 @@ __all__ = [
     "Fought",
     "NullSink",
     "Prepared",
-    "RunRecord",
     "RunSpec",
+    "Shared",
     "fight",
     "prepare",
     "run_chunk",
 ]
-
-UNIT_COLUMNS = ("side", "initial", "strength", "fatigue", "morale", "men_lost", "guns_lost")
-"""Columns of a unit row (:meth:`sim.contract.UnitRow.flat`) kept as per-unit finals (or None)."""
 
 SinkFor = Callable[[int, str], Sink]
 
@@ -47,6 +55,17 @@ NullSink = DiscardSink
 
 def _null(_k: int, _name: str) -> Sink:
     return NullSink()
+
+
+PREPARED_CACHE = 32
+"""Design points a worker keeps prepared (a round of chunks visits every point in turn,
+so a design of more points is prepared again each round, as it was for every chunk)."""
+
+OPENED_CACHE = 4
+"""Studies' shared parts a worker keeps (a Dask worker may serve several studies)."""
+
+_OPENED: OrderedDict[str, tuple[Target, Losses]] = OrderedDict()
+_PREPARED: OrderedDict[tuple[str, str], Prepared | str] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -61,27 +80,41 @@ class RunSpec:
 
 
 @dataclass(frozen=True)
-class Chunk:
-    """Runs of one design point, sent to a worker together."""
+class Shared:
+    """What every chunk of a study shares, pickled once: the target and the loss columns.
 
-    target: Target
-    point: int
-    values: dict[str, Any]
-    runs: tuple[RunSpec, ...]
+    A chunk carries these bytes (copying them costs the study next to nothing)
+    and a worker unpickles them once per ``key``.
+    """
+
+    key: str
+    blob: bytes
+
+    @classmethod
+    def of(cls, target: Target, losses: Losses) -> Shared:
+        """Pack ``target`` and ``losses``; the key is a digest of the packed bytes."""
+        blob = pickle.dumps((target, losses), protocol=pickle.HIGHEST_PROTOCOL)
+        return cls(hashlib.sha256(blob).hexdigest(), blob)
+
+    def open(self) -> tuple[Target, Losses]:
+        """The target and the loss columns, unpickled once per process."""
+        found = _OPENED.get(self.key)
+        if found is None:
+            found = pickle.loads(self.blob)  # made by the study that sent it: trusted
+            _OPENED[self.key] = found
+            while len(_OPENED) > OPENED_CACHE:
+                _OPENED.popitem(last=False)
+        return found
 
 
 @dataclass(frozen=True)
-class RunRecord:
-    """What a worker returns for one run."""
+class Chunk:
+    """Runs of one design point, sent to a worker together."""
 
-    run: RunSpec
-    status: str
-    error: str | None
-    outcome: dict[str, Any] | None
-    units: list[tuple[Any, ...]] = field(default_factory=list)
-    """Per-unit finals: (battle index, battle id, unit id, *UNIT_COLUMNS)."""
-    replays: list[tuple[str, list[str]]] = field(default_factory=list)
-    """(battle name, replay lines) of each battle, for runs whose replay is kept."""
+    shared: Shared
+    point: int
+    values: dict[str, Any]
+    runs: tuple[RunSpec, ...]
 
 
 @dataclass(frozen=True)
@@ -150,7 +183,14 @@ def _failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _one(prepared: Prepared, run: RunSpec) -> RunRecord:
+Kept = list[tuple[str, list[str]]]
+"""(battle name, replay lines) of each battle of a run whose replay is kept."""
+
+
+def _one(
+    prepared: Prepared, run: RunSpec, losses: Losses
+) -> tuple[tuple[Any, ...], list[tuple[Any, ...]], Kept]:
+    """A run's row, its units' rows and (if kept) its replays' lines."""
     sinks: list[tuple[str, MemorySink]] = []
 
     def keep(_k: int, name: str) -> Sink:
@@ -158,19 +198,50 @@ def _one(prepared: Prepared, run: RunSpec) -> RunRecord:
         sinks.append((name, sink))
         return sink
 
+    ids = (run.run_id, run.point, run.replication, run.seed)
     try:
         fought = fight(prepared, run.seed, keep if run.keep_replay else _null)
     except Exception as exc:  # a failing run is data: record it, go on
-        return RunRecord(run, "failed", _failure(exc), None)
-    replays = [(name, sink.lines) for name, sink in sinks]
-    return RunRecord(run, "done", None, fought.outcome, unit_finals(fought), replays)
+        return run_row(ids, "failed", _failure(exc), None, losses), [], []
+    units = [(run.run_id, *u) for u in unit_finals(fought)]
+    kept = [(name, sink.lines) for name, sink in sinks]
+    return run_row(ids, "done", None, fought.outcome, losses), units, kept
 
 
-def run_chunk(chunk: Chunk) -> list[RunRecord]:
-    """Fight every run of a chunk; a point that does not validate fails each of its runs."""
+def _prepared(chunk: Chunk, target: Target) -> Prepared | str:
+    """The chunk's design point prepared (cached per worker), or why it does not validate."""
+    key = (chunk.shared.key, canonical_json(chunk.values))
+    found = _PREPARED.get(key)
+    if found is not None:
+        _PREPARED.move_to_end(key)
+        return found
     try:
-        prepared = prepare(chunk.target, chunk.values)
+        found = prepare(target, chunk.values)
     except (ScenarioError, ValidationError) as exc:
-        error = _failure(exc)
-        return [RunRecord(run, "failed", error, None) for run in chunk.runs]
-    return [_one(prepared, run) for run in chunk.runs]
+        found = _failure(exc)
+    _PREPARED[key] = found
+    while len(_PREPARED) > PREPARED_CACHE:
+        _PREPARED.popitem(last=False)
+    return found
+
+
+def run_chunk(chunk: Chunk) -> ChunkRows:
+    """Fight every run of a chunk; a point that does not validate fails each of its runs."""
+    target, losses = chunk.shared.open()
+    prepared = _prepared(chunk, target)
+    if isinstance(prepared, str):
+        rows = [
+            run_row((r.run_id, r.point, r.replication, r.seed), "failed", prepared, None, losses)
+            for r in chunk.runs
+        ]
+        return ChunkRows.of(rows, [], losses)
+    runs: list[tuple[Any, ...]] = []
+    units: list[tuple[Any, ...]] = []
+    replays: list[tuple[int, Kept]] = []
+    for run in chunk.runs:
+        row, finals, kept = _one(prepared, run, losses)
+        runs.append(row)
+        units.extend(finals)
+        if kept:
+            replays.append((run.run_id, kept))
+    return ChunkRows.of(runs, units, losses, replays)

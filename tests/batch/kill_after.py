@@ -1,5 +1,7 @@
 """Run the battlesim CLI and SIGKILL this very process right after its N-th committed chunk.
 
+Each chunk is its own commit point here (``COMMIT_SECONDS`` 0), so N commits are N chunks.
+
 ``python -m tests.batch.kill_after N PIDS battlesim-args...``: the kill happens at
 a count of committed work, not after a delay, so the test that uses it is
 deterministic under any load.  The workers are left to notice their parent
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sim.batch import study
 from sim.batch.store import Store
 from sim.cli import cli
 
@@ -39,6 +42,7 @@ def descendants(pid: int) -> set[int]:
 
 
 def _arm(after: int, pids: Path) -> None:
+    study.COMMIT_SECONDS = 0.0  # a commit point after every chunk: N commits are N chunks
     commit = Store.commit
     done = 0
 

@@ -13,7 +13,7 @@ from engine.events import Event
 from engine.log import DiscardSink, MemorySink
 from sim.batch.target import load_target
 from sim.batch.worker import Chunk as WorkChunk
-from sim.batch.worker import RunSpec, fight, prepare, run_chunk, unit_finals
+from sim.batch.worker import RunSpec, Shared, fight, prepare, run_chunk, unit_finals
 from tests.batch.helpers import CAMPAIGN, SCENARIOS, STONE_WALL
 
 
@@ -70,7 +70,11 @@ def test_chunk_keeps_exactly_the_replays_asked_for() -> None:
     and both have the outcome of the same seed fought alone."""
     target = load_target(STONE_WALL)
     runs = (RunSpec(0, 0, 0, 5, keep_replay=True), RunSpec(1, 0, 1, 5, keep_replay=False))
-    a, b = run_chunk(WorkChunk(target, 0, {}, runs))
-    assert a.replays and '"format":"battlesim-replay"' in a.replays[0][1][0]
-    assert b.replays == []
-    assert a.outcome == b.outcome and a.units == b.units
+    rows = run_chunk(WorkChunk(Shared.of(target, ()), 0, {}, runs))
+    [(run_id, [(name, lines)])] = rows.replays
+    assert (run_id, name) == (0, "stone_wall") and '"format":"battlesim-replay"' in lines[0]
+    a, b = zip(*rows.runs, strict=True)
+    assert a[0] == 0 and b[0] == 1
+    assert a[4:] == b[4:]  # status, error, outcome columns and its JSON: the same
+    units = list(zip(*rows.units, strict=True))
+    assert [u[1:] for u in units if u[0] == 0] == [u[1:] for u in units if u[0] == 1]

@@ -92,7 +92,7 @@ def stop(committed: int, planned: int) -> None:
 factors = tuple(Factor.model_validate(f) for f in {[f.model_dump() for f in FACTORS]!r})
 plan = StudyPlan(load_target({str(STONE_WALL)!r}), seed=2024, replications=4, factors=factors,
                  design="sobol", points=4, crn=True, chunk_size=2)
-run_study(plan, {str(out)!r}, RunOptions(jobs=2, progress=stop))
+run_study(plan, {str(out)!r}, RunOptions(jobs=2, progress=stop, commit_seconds=0))
 """
 
 

@@ -1,0 +1,122 @@
+"""Opening a study: its plan checked, its database created or reopened to resume.
+
+A new study's design points are checked before anything is written; a
+resumed study's stored plan must equal the one given.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from engine.canonical import digest
+from engine.version import ENGINE_VERSION
+from sim.batch.fieldpath import PathError
+from sim.batch.plan import StudyPlan
+from sim.batch.seeds import DOMAIN
+from sim.batch.store import Store
+
+__all__ = ["DB_NAME", "StudyError", "fresh_points", "open_store"]
+
+DB_NAME = "study.duckdb"
+
+
+class StudyError(ValueError):
+    """A study that cannot start: bad plan, output in the way, nothing to resume."""
+
+
+def _meta(plan: StudyPlan) -> dict[str, Any]:
+    ruleset = plan.target.ruleset()
+    try:
+        own = version("battlesim")
+    except PackageNotFoundError:  # running from a source tree
+        own = "unknown"
+    return {
+        "name": plan.name or plan.target.name,
+        "kind": plan.target.kind,
+        "source": plan.target.source,
+        "ruleset": ruleset.name,
+        "ruleset_version": ruleset.version,
+        "engine_version": ENGINE_VERSION,
+        "battlesim_version": own,
+        "rules_digest": digest(ruleset.rules_data()),
+        "target_digest": plan.target.digest(),
+        "seed": plan.seed,
+        "seed_scheme": DOMAIN,
+        "crn": plan.crn,
+        "replications": plan.replications,
+        "design": plan.design,
+        "design_points": len(plan.design_points()),
+        "chunk_size": plan.chunk_size,
+        "until_ci": plan.until_ci,
+        "keep_replays": plan.keep_replays,
+        "factors": [f.model_dump(exclude_none=True) for f in plan.factors],
+        "sides": [[sid, name, kinds] for sid, (name, kinds) in plan.target.sides().items()],
+        "plan": plan.identity(),
+        "target": plan.target.as_json(),
+    }
+
+
+def _check(plan: StudyPlan) -> list[dict[str, Any]]:
+    """The design points, after checking the plan can run.
+
+    Raises:
+        StudyError: a bad path, an empty design or bad numbers.
+    """
+    if plan.replications < 1:
+        raise StudyError("--runs must be at least 1")
+    if plan.chunk_size < 1:
+        raise StudyError("--chunk-size must be at least 1")
+    if plan.until_ci is not None and not 0 < plan.until_ci < 0.5:
+        raise StudyError("--until-ci W needs 0 < W < 0.5 (a half-width of a probability)")
+    for f in plan.factors:
+        try:
+            plan.target.check_path(f.path)
+        except PathError as exc:
+            raise StudyError(f"--sweep {f.path}: {exc}") from None
+    if len({f.path for f in plan.factors}) != len(plan.factors):
+        raise StudyError("a field is swept twice")
+    try:
+        return plan.design_points()
+    except ValueError as exc:
+        raise StudyError(str(exc)) from None
+
+
+def fresh_points(plan: StudyPlan, out: Path) -> list[dict[str, Any]]:
+    """The design points of a new study in ``out``, checked before anything is written.
+
+    Raises:
+        StudyError: ``out`` already holds a study, or the plan cannot run.
+    """
+    db = out / DB_NAME
+    if db.exists():
+        raise StudyError(
+            f"{str(db)!r} already holds a study: --resume completes it, or choose another --out"
+        )
+    return _check(plan)
+
+
+def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) -> Store:
+    """Create the study's database with ``points``, or (None) open it to resume.
+
+    Raises:
+        StudyError: nothing to resume, or the stored study is not this plan.
+    """
+    db = out / DB_NAME
+    if points is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        return Store.create(db, _meta(plan), points, plan.target.sides())
+    if not db.is_file():
+        raise StudyError(f"--resume: no study to resume in {str(out)!r}")
+    store = Store.open(db)
+    stored = store.meta()["plan"]
+    wanted = json.loads(json.dumps(plan.identity()))  # tuples as lists, as stored
+    if stored != wanted:
+        store.close()
+        diff = sorted(k for k in stored.keys() | wanted.keys() if stored.get(k) != wanted.get(k))
+        raise StudyError(
+            f"--resume: {str(out)!r} holds a different study (differs in: {', '.join(diff)})"
+        )
+    return store

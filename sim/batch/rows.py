@@ -1,0 +1,99 @@
+"""A chunk's results as the study's table rows, built on the worker.
+
+A worker turns each run into its row of the ``runs`` table (the outcome
+already as canonical JSON, the losses already in their columns) and its
+units' rows of ``unit_finals``, and returns a chunk's rows column by column
+in one :class:`ChunkRows`. The study's process then only appends columns and
+hands them to DuckDB: its work per run stays small, so it never becomes the
+bottleneck however many workers feed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.canonical import canonical_json
+
+__all__ = ["UNIT_COLUMNS", "ChunkRows", "Losses", "run_row"]
+
+UNIT_COLUMNS = ("side", "initial", "strength", "fatigue", "morale", "men_lost", "guns_lost")
+"""Columns of a unit row (:meth:`sim.contract.UnitRow.flat`) kept as per-unit finals (or None)."""
+
+Losses = tuple[tuple[str, str], ...]
+"""(side, loss kind) of each loss column of the runs table, in order."""
+
+
+def run_row(
+    ids: tuple[int, int, int, int],
+    status: str,
+    error: str | None,
+    outcome: dict[str, Any] | None,
+    losses: Losses,
+) -> tuple[Any, ...]:
+    """One row of the runs table: ``ids`` are (run id, point, replication, seed)."""
+    o = outcome or {}
+    sides = o.get("sides", {})
+    lost = [sides[sid]["losses"].get(kind) if sid in sides else None for sid, kind in losses]
+    battles = len(o["battles"]) if "battles" in o else (1 if outcome else None)
+    return (
+        *ids,
+        status,
+        error,
+        o.get("winner"),
+        o.get("winner_name"),
+        o.get("reason"),
+        o.get("turns"),
+        battles,
+        *lost,
+        canonical_json(outcome) if outcome is not None else None,
+    )
+
+
+def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
+    return [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
+
+
+@dataclass
+class ChunkRows:
+    """Rows of some whole chunks, column by column, and what the scheduler needs of them.
+
+    Attributes:
+        runs: one list per column of the runs table.
+        units: one list per column of the unit_finals table.
+        counts: runs by winner (``""`` a draw; None a failed run).
+        replays: (run id, [(battle name, lines)]) of the runs whose replays are kept.
+    """
+
+    runs: list[list[Any]]
+    units: list[list[Any]]
+    counts: dict[str | None, int] = field(default_factory=dict)
+    replays: list[tuple[int, list[tuple[str, list[str]]]]] = field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls,
+        runs: Sequence[tuple[Any, ...]],
+        units: Sequence[tuple[Any, ...]],
+        losses: Losses,
+        replays: list[tuple[int, list[tuple[str, list[str]]]]] | None = None,
+    ) -> ChunkRows:
+        """Rows given run by run, turned into columns and counted by winner."""
+        counts: dict[str | None, int] = {}
+        for row in runs:
+            key = (row[6] or "") if row[4] == "done" else None  # winner, status
+            counts[key] = counts.get(key, 0) + 1
+        width = 12 + len(losses)
+        units_width = 4 + len(UNIT_COLUMNS)  # run id, battle, battle id, unit, ...
+        return cls(_columns(runs, width), _columns(units, units_width), counts, replays or [])
+
+    def __len__(self) -> int:
+        return len(self.runs[0])
+
+    def extend(self, other: ChunkRows) -> None:
+        """Append another chunk's rows (its counts and replays are not kept)."""
+        for mine, theirs in zip(self.runs, other.runs, strict=True):
+            mine.extend(theirs)
+        for mine, theirs in zip(self.units, other.units, strict=True):
+            mine.extend(theirs)
