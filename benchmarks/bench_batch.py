@@ -18,15 +18,18 @@ Figures go to stdout and to ``benchmarks/results-batch.json``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import pickle
 import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -34,8 +37,9 @@ from typing import Any
 import yaml
 
 from sim import api
-from sim.batch import RunOptions, StudyPlan, load_target, run_study
-from sim.batch.worker import NullSink, prepare
+from sim.batch import RunOptions, StudyPlan, load_target, run_study, study
+from sim.batch.rows import ChunkRows
+from sim.batch.worker import Chunk, NullSink, Shared, prepare, run_chunk
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import Timed, fmt_spread, load_line, timed
@@ -91,39 +95,62 @@ SMALL: dict[str, Any] = {
 
 
 class Clock:
-    """Progress callback that records when commits happen (for steady-state rates)."""
+    """Progress callback that records when commit points happen (for steady-state rates).
+
+    Each record is (wall clock, this process's CPU clock, runs committed).
+    """
 
     def __init__(self) -> None:
-        self.first: tuple[float, int] | None = None
-        self.last: tuple[float, int] | None = None
+        self.first: tuple[float, float, int] | None = None
+        self.last: tuple[float, float, int] | None = None
+        self.commits = 0
 
     def __call__(self, done: int, total: int) -> None:
-        now = time.perf_counter()
+        now = (time.perf_counter(), time.process_time(), done)
         if done == 0:
             return
+        if self.last is None or done > self.last[2]:
+            self.commits += 1
         if self.first is None:
-            self.first = (now, done)
-        self.last = (now, done)
+            self.first = now
+        self.last = now
+
+    def _delta(self) -> tuple[float, float, int] | None:
+        if self.first is None or self.last is None or self.last[2] <= self.first[2]:
+            return None
+        return tuple(b - a for a, b in zip(self.first, self.last, strict=True))  # type: ignore[return-value]
 
     def steady_rate(self) -> float:
-        """Runs per second between the first and the last commit."""
-        if self.first is None or self.last is None or self.last[0] <= self.first[0]:
-            return float("nan")
-        return (self.last[1] - self.first[1]) / (self.last[0] - self.first[0])
+        """Runs per second between the first and the last commit point."""
+        d = self._delta()
+        return float("nan") if d is None or d[0] <= 0 else d[2] / d[0]
+
+    def steady_cpu_per_run(self) -> float:
+        """This process's CPU seconds per run between the first and the last commit point."""
+        d = self._delta()
+        return float("nan") if d is None else d[1] / d[2]
 
 
 def study_rate(runs: int, jobs: int, executor: str = "local") -> dict[str, float]:
-    """One study of stone_wall.yaml: whole-study and steady-state runs/s."""
+    """One study of stone_wall.yaml: whole-study and steady-state runs/s, and the
+    study process's own CPU (with more than one job: the parent's, the workers' apart)."""
     plan = StudyPlan(load_target(STONE_WALL), seed=99, replications=runs)
     clock = Clock()
     with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         kind: Any = executor
         run_study(
             plan, Path(tmp) / "s", RunOptions(jobs=jobs, executor=kind, progress=clock, plots=False)
         )
-        wall = time.perf_counter() - start
-    return {"wall_s": wall, "rate_whole": runs / wall, "rate_steady": clock.steady_rate()}
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {
+        "wall_s": wall,
+        "rate_whole": runs / wall,
+        "rate_steady": clock.steady_rate(),
+        "parent_cpu_s": cpu,
+        "parent_cpu_per_run_steady": clock.steady_cpu_per_run(),
+        "commit_points": clock.commits,
+    }
 
 
 class LinesBuiltSink:
@@ -290,6 +317,96 @@ def overhead(runs: int, reps: int) -> tuple[dict[str, Any], float, float]:
     return found, cpu_used, wall_used
 
 
+class Instant(Executor):
+    """Infinitely fast workers: each chunk's rows are a fought chunk's, renumbered.
+
+    What is left is the study process's own work per run (scheduling, the
+    pool's pickling both ways, collecting rows, DuckDB) at a rate no real
+    pool reaches, so its CPU per run is what the parent would spend behind
+    any number of workers.
+    """
+
+    def __init__(self, template: ChunkRows) -> None:
+        self.template = template
+        first = template.runs[0]
+        self.unit_of = [first.index(r) for r in template.units[0]]
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        chunk = args[0]
+        pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)  # the pool's feeder does this
+        t = self.template
+        runs = [list(c) for c in t.runs]
+        runs[0] = [r.run_id for r in chunk.runs]
+        runs[1] = [r.point for r in chunk.runs]
+        runs[2] = [r.replication for r in chunk.runs]
+        runs[3] = [r.seed for r in chunk.runs]
+        units = [list(c) for c in t.units]
+        units[0] = [chunk.runs[i].run_id for i in self.unit_of]
+        rows = ChunkRows(runs, units, dict(t.counts))
+        future: Future[Any] = Future()  # and the pool's result thread unpickles this:
+        future.set_result(pickle.loads(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)))
+        return future
+
+
+def parent_alone(runs: int) -> dict[str, float]:
+    """The study process's CPU per run when chunks come back at once (see :class:`Instant`)."""
+    plan = StudyPlan(load_target(STONE_WALL), seed=99, replications=runs)
+    shared = Shared.of(
+        plan.target, (("usa", "men"), ("usa", "guns"), ("csa", "men"), ("csa", "guns"))
+    )
+    template = run_chunk(Chunk(shared, 0, {}, tuple(plan.chunk_runs(0, 0))))
+
+    @contextlib.contextmanager
+    def instant(*_args: Any) -> Iterator[Executor]:
+        yield Instant(template)
+
+    clock = Clock()
+    real = study.open_executor
+    study.open_executor = instant  # type: ignore[assignment]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            t = timed(
+                lambda: run_study(
+                    plan, Path(tmp) / "s", RunOptions(jobs=16, progress=clock, plots=False)
+                )
+            )[0]
+    finally:
+        study.open_executor = real  # type: ignore[assignment]
+    return {
+        "cpu_s": t.cpu,
+        "wall_s": t.wall,
+        "cpu_per_run": t.cpu / runs,
+        "steady_cpu_per_run": clock.steady_cpu_per_run(),
+        "commit_points": clock.commits,
+    }
+
+
+def parent_lines(
+    two: list[dict[str, float]], alone: list[dict[str, float]], runs: int, worker_cpu: float
+) -> list[str]:
+    """The parent's CPU per run, in the --jobs 2 studies and behind instant workers.
+
+    CPU seconds, not wall: load-independent evidence of whether the parent
+    (scheduling, pickling, collecting rows, writing DuckDB) keeps up with 16
+    workers: 16 x its CPU per run must stay well under one run's CPU.
+    """
+    whole = [r["parent_cpu_s"] / runs for r in two]
+    steady = [r["parent_cpu_per_run_steady"] for r in two]
+    fast = [a["cpu_per_run"] for a in alone]
+    ratio = fmt_spread([16 * f / worker_cpu for f in fast], 3)
+    return [
+        f"  parent CPU     --jobs 2: {fmt_spread(whole, 1, 1e6)} us/run whole study (start-up, "
+        f"DuckDB, summary), {fmt_spread(steady, 1, 1e6)} us/run between commit points "
+        f"({fmt_spread([r['commit_points'] for r in two], 0)} commit points, about 1 a second)",
+        f"                 instant workers, {alone[0]['runs']:,.0f} runs: "
+        f"{fmt_spread(fast, 1, 1e6)} "
+        f"us/run whole study ({fmt_spread([a['commit_points'] for a in alone], 0)} commit points)",
+        f"  16 workers     16 x parent CPU per run (instant workers) / a run's CPU "
+        f"({worker_cpu * 1e3:.2f} ms, plain loop) = {ratio}"
+        " (well under 1: the parent keeps up)",
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller studies")
@@ -308,6 +425,10 @@ def main() -> None:
     results["throughput"] = {"all": rates, "ideal_wall_s": sc["ideal"], "spin": sc["spin"]}
     results["scaling"] = {"batch": speedup, "ideal": ideal_speedup, "share": share}
     ov, cpu_used, wall_used = overhead(runs, args.reps)
+    alone_runs = 10 * runs
+    print(f"parent alone: {alone_runs} runs behind instant workers", file=sys.stderr)
+    alone = [parent_alone(alone_runs) | {"runs": alone_runs} for _ in range(args.reps)]
+    results["parent_alone"] = alone
     loops, batches, over, saved = ov["loops"], ov["batches"], ov["over"], ov["saved"]
     keys = ("loop", "batch", "lines_built", "overhead_cpu_share", "discard_saves_cpu_share")
     results["overhead"] = {k: ov[k] for k in keys}
@@ -333,6 +454,7 @@ def main() -> None:
         f"  ideal pool 2/1 {fmt_spread(ideal_speedup, 2)} ({runs} trivial tasks of one battle's "
         "CPU each, same run)",
         f"  batch / ideal  {fmt_spread(share, 2)}",
+        *parent_lines(rates["2"], alone, runs, statistics.median(t.cpu for t in loops) / runs),
         f"overhead (CPU): plain loop {fmt_spread([t.cpu / runs * 1e3 for t in loops], 2)} ms/run; "
         f"batch --jobs 1 {fmt_spread([t.cpu / runs * 1e3 for t in batches], 2)} ms/run; "
         f"overhead {fmt_spread([100 * o for o in over], 1)} %",

@@ -18,7 +18,7 @@ import duckdb
 import pytest
 
 from engine.canonical import canonical_json
-from sim.batch import append, store, worker
+from sim.batch import append, garbage, store, worker
 from sim.batch.design import Factor
 from sim.batch.plan import StudyPlan
 from sim.batch.store import Store
@@ -202,3 +202,34 @@ def test_columns_go_through_numpy_or_lists_with_the_same_stored_values() -> None
     assert con.execute("SELECT * FROM t").fetchall() == [(2, 2, "5"), (1, 3, "z")]
     with pytest.raises(duckdb.Error):
         append.insert_columns(con, "t", [[2**64], [1], ["y"]])
+
+
+def test_a_worker_collects_its_garbage_at_a_bounded_share_of_its_cpu(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With ratio 100, a collection costing 0.01 s CPU is followed by the next once 1 s of CPU
+    has passed since it ended, and the cheapest collection sets the pace."""
+    ran: list[int] = []
+    monkeypatch.setattr(garbage.gc, "collect", lambda: ran.append(1) or 0)
+    ticks = iter([0.0, 0.01, 0.5, 1.0, 1.05, 1.06, 1.3, 1.5, 2.5, 2.52])
+    collector = garbage.Collector(ratio=100, clock=lambda: next(ticks))
+    collector.check()  # first check: collects, 0.0 -> 0.01 (cost 0.01)
+    collector.check()  # 0.5: 0.49 since, under 1.0
+    collector.check()  # 1.0: 0.99 since, under 1.0
+    collector.check()  # 1.05: 1.04 since: collects, 1.05 -> 1.06 (cost 0.01)
+    collector.check()  # 1.3
+    collector.check()  # 1.5
+    collector.check()  # 2.5: 1.44 since: collects, 2.5 -> 2.52 (cost 0.02; 0.01 stays)
+    assert collector.collections == len(ran) == 3
+
+
+def test_every_chunk_gives_the_collector_one_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_chunk checks the garbage once per chunk, also for a point that does not validate."""
+    looks = {"n": 0}
+    monkeypatch.setattr(worker.GARBAGE, "check", lambda: looks.__setitem__("n", looks["n"] + 1))
+    plan = _plan(replications=2, chunk_size=2)
+    shared = Shared.of(TARGET, ())
+    run_chunk(Chunk(shared, 0, {}, tuple(plan.chunk_runs(0, 0))))
+    bad = {"sides.csa.units.cobb.strength": 0}
+    rows = run_chunk(Chunk(shared, 0, bad, tuple(plan.chunk_runs(0, 0))))
+    assert looks["n"] == 2 and rows.counts == {None: 2}

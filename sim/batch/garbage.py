@@ -1,0 +1,59 @@
+"""A worker's cyclic garbage, collected at a bounded share of its CPU.
+
+The engine keeps a battle's setup out of the cyclic GC while the battle runs
+(:func:`engine.kernel.frozen_heap`) and hands it back at the end. What it
+hands back goes straight to the oldest generation without counting towards
+CPython's trigger for a full collection, so in a process that fights battle
+after battle no full collection comes and each battle's setup cycles
+(processes, generators) stay: a study's process grew by about 12 KiB a run
+of a two-regiment battle (from 107 to 359 MiB over 16,000 runs).
+
+A full collection walks the whole heap (tens of milliseconds), so it is not
+run after every chunk: after a chunk, the worker collects once the CPU it
+has spent since the last collection reaches :data:`RATIO` times what the
+cheapest collection so far cost (the cheapest: a walk of the live heap,
+without the freeing of much garbage, which would otherwise stretch the
+interval the more garbage there is). Collecting then costs at most about 1/RATIO of the
+worker's CPU, and the garbage held is what a few seconds of fighting leave.
+The CPU clock decides only when memory is freed, never a result.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["RATIO", "Collector"]
+
+RATIO = 100.0
+"""CPU spent between full collections, as a multiple of the cheapest one's cost."""
+
+
+@dataclass
+class Collector:
+    """Runs a full collection once ``ratio`` × the cheapest one's CPU has passed.
+
+    Attributes:
+        ratio: CPU between collections over the cheapest collection's CPU.
+        clock: this process's CPU clock.
+        collections: full collections run so far.
+    """
+
+    ratio: float = RATIO
+    clock: Callable[[], float] = time.process_time
+    collections: int = 0
+    _since: float | None = None
+    _cost: float = 0.0
+
+    def check(self) -> None:
+        """Collect if enough CPU has passed since the last collection (the first check collects)."""
+        now = self.clock()
+        if self._since is not None and now - self._since < self.ratio * self._cost:
+            return
+        gc.collect()
+        self.collections += 1
+        self._since = self.clock()
+        cost = self._since - now
+        self._cost = cost if self.collections == 1 else min(self._cost, cost)
