@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import pickle
@@ -262,6 +263,7 @@ def scaling(runs: int, reps: int) -> dict[str, Any]:
     for rep in range(reps):  # interleaved, order alternating: pairs meet the same load
         order = ("1", "2") if rep % 2 == 0 else ("2", "1")
         for jobs in order:
+            gc.collect()  # as in overhead(): no variant pays for another's garbage
             rates[jobs].append(study_rate(runs, int(jobs)))
             ideal[jobs].append(ideal_pool(runs, int(jobs), spin))
     rates["dask2"].append(study_rate(runs, 2, "dask"))
@@ -298,6 +300,10 @@ def overhead(runs: int, reps: int) -> tuple[dict[str, Any], float, float]:
             (built, lambda: plain_loop(runs, LinesBuiltSink)),
         ]
         for into, work in steps if rep % 2 == 0 else steps[::-1]:
+            # Each variant starts from a collected heap: a plain loop leaves its battles'
+            # setup cycles uncollected (see sim/batch/garbage.py), and the next variant's
+            # first full collection would pay for them.
+            gc.collect()
             t = work()
             into.append(t)
             cpu_used, wall_used = cpu_used + t.cpu, wall_used + t.wall
@@ -427,7 +433,10 @@ def main() -> None:
     ov, cpu_used, wall_used = overhead(runs, args.reps)
     alone_runs = 10 * runs
     print(f"parent alone: {alone_runs} runs behind instant workers", file=sys.stderr)
-    alone = [parent_alone(alone_runs) | {"runs": alone_runs} for _ in range(args.reps)]
+    alone = []
+    for _ in range(args.reps):
+        gc.collect()
+        alone.append(parent_alone(alone_runs) | {"runs": alone_runs})
     results["parent_alone"] = alone
     loops, batches, over, saved = ov["loops"], ov["batches"], ov["over"], ov["saved"]
     keys = ("loop", "batch", "lines_built", "overhead_cpu_share", "discard_saves_cpu_share")

@@ -11,11 +11,13 @@ of a two-regiment battle (from 107 to 359 MiB over 16,000 runs).
 A full collection walks the whole heap (tens of milliseconds), so it is not
 run after every chunk: after a chunk, the worker collects once the CPU it
 has spent since the last collection reaches :data:`RATIO` times what the
-cheapest collection so far cost (the cheapest: a walk of the live heap,
-without the freeing of much garbage, which would otherwise stretch the
-interval the more garbage there is). Collecting then costs at most about 1/RATIO of the
-worker's CPU, and the garbage held is what a few seconds of fighting leave.
-The CPU clock decides only when memory is freed, never a result.
+cheapest collection so far cost, or :data:`FIRST_COST` if less (the
+cheapest: a walk of the live heap without the freeing of much garbage,
+which would otherwise stretch the interval the more garbage there is).
+Collecting then costs at most about 1/RATIO of the worker's CPU, and the
+garbage held is what a few seconds of fighting leave (the first collection
+comes after 5 s of CPU, before its cost is known). The CPU clock decides
+only when memory is freed, never a result.
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ __all__ = ["RATIO", "Collector"]
 
 RATIO = 100.0
 """CPU spent between full collections, as a multiple of the cheapest one's cost."""
+
+FIRST_COST = 0.05
+"""The cost assumed before a collection has been measured, and the most assumed after
+(a study's process with DuckDB and matplotlib loaded takes about that): collections
+come at least every 5 s of CPU."""
 
 
 @dataclass
@@ -45,15 +52,17 @@ class Collector:
     clock: Callable[[], float] = time.process_time
     collections: int = 0
     _since: float | None = None
-    _cost: float = 0.0
+    _cost: float = FIRST_COST
 
     def check(self) -> None:
-        """Collect if enough CPU has passed since the last collection (the first check collects)."""
+        """Collect if enough CPU has passed since the last collection (or the first check)."""
         now = self.clock()
-        if self._since is not None and now - self._since < self.ratio * self._cost:
+        if self._since is None:
+            self._since = now
+            return
+        if now - self._since < self.ratio * self._cost:
             return
         gc.collect()
         self.collections += 1
         self._since = self.clock()
-        cost = self._since - now
-        self._cost = cost if self.collections == 1 else min(self._cost, cost)
+        self._cost = min(self._cost, self._since - now)

@@ -207,19 +207,19 @@ def test_columns_go_through_numpy_or_lists_with_the_same_stored_values() -> None
 def test_a_worker_collects_its_garbage_at_a_bounded_share_of_its_cpu(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """With ratio 100, a collection costing 0.01 s CPU is followed by the next once 1 s of CPU
-    has passed since it ended, and the cheapest collection sets the pace."""
+    """Ratio 100: the first check starts the count and the first collection comes after
+    100 x the assumed 0.05 s; then 100 x the cheapest collection so far (0.01 s) apart."""
     ran: list[int] = []
     monkeypatch.setattr(garbage.gc, "collect", lambda: ran.append(1) or 0)
-    ticks = iter([0.0, 0.01, 0.5, 1.0, 1.05, 1.06, 1.3, 1.5, 2.5, 2.52])
+    ticks = iter([1.0, 5.0, 6.0, 6.01, 6.5, 7.05, 7.07, 7.5, 8.5, 8.51])
     collector = garbage.Collector(ratio=100, clock=lambda: next(ticks))
-    collector.check()  # first check: collects, 0.0 -> 0.01 (cost 0.01)
-    collector.check()  # 0.5: 0.49 since, under 1.0
-    collector.check()  # 1.0: 0.99 since, under 1.0
-    collector.check()  # 1.05: 1.04 since: collects, 1.05 -> 1.06 (cost 0.01)
-    collector.check()  # 1.3
-    collector.check()  # 1.5
-    collector.check()  # 2.5: 1.44 since: collects, 2.5 -> 2.52 (cost 0.02; 0.01 stays)
+    collector.check()  # 1.0: the count starts
+    collector.check()  # 5.0: 4 s since, under 5 s (100 x 0.05)
+    collector.check()  # 6.0: 5 s since: collects, 6.0 -> 6.01 (cost 0.01)
+    collector.check()  # 6.5: 0.49 since, under 1 s
+    collector.check()  # 7.05: 1.04 since: collects, 7.05 -> 7.07 (cost 0.02; 0.01 stays)
+    collector.check()  # 7.5: 0.43 since
+    collector.check()  # 8.5: 1.43 since: collects (cost 0.01)
     assert collector.collections == len(ran) == 3
 
 
