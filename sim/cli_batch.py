@@ -185,8 +185,6 @@ def _options(
         _bad_input(_error("--scheduler needs --executor dask"))
     if jobs is not None and jobs > max_jobs():
         _bad_input(_error(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)"))
-    if jobs is not None and jobs > max_jobs():
-        _bad_input(_error(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)"))
     kind: Literal["local", "dask"] = "dask" if executor == "dask" else "local"
     return RunOptions(
         jobs=jobs or default_jobs(),
