@@ -10,6 +10,7 @@ study keeps every chunk of every commit point it passed and nothing else.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -54,8 +55,8 @@ class CommitPoints:
         return self.waiting >= self.runs or time.monotonic() - self._since >= self.seconds
 
     def left(self) -> float | None:
-        """Seconds until the waiting rows are due (None: nothing waits)."""
-        if self._waiting is None:
+        """Seconds until the waiting rows are due (None: nothing waits, or no clock bound)."""
+        if self._waiting is None or not math.isfinite(self.seconds):
             return None
         return max(0.0, self.seconds - (time.monotonic() - self._since))
 

@@ -76,6 +76,10 @@ def test_commit_points_batch_whole_chunks_into_two_inserts_each(
     run_study(_plan(), tmp_path / "each", RunOptions(jobs=1, plots=False, commit_seconds=0))
     assert calls["commit"] == 8
     assert tables(tmp_path / "batched") == tables(tmp_path / "each")
+    pooled = RunOptions(jobs=2, plots=False, commit_seconds=NEVER, commit_runs=10_000)
+    run_study(_plan(), tmp_path / "pooled", pooled)  # one commit point, at the end
+    assert calls["commit"] == 8 + 1
+    assert tables(tmp_path / "pooled") == tables(tmp_path / "each")
     summary = "summary.json"
     assert (tmp_path / "batched" / summary).read_bytes() == (
         tmp_path / "each" / summary
