@@ -65,7 +65,7 @@ COMMIT_RUNS = 5000
 """Runs that make a commit point however soon: bounds the rows held in memory."""
 
 Progress = Callable[[int, int], None]
-"""Called after each commit with (runs committed, runs planned)."""
+"""Called with (runs committed, runs planned) after each commit point and when a point stops."""
 
 
 class StudyIncomplete(RuntimeError):
