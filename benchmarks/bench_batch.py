@@ -397,6 +397,7 @@ def parent_lines(
     workers: 16 x its CPU per run must stay well under one run's CPU.
     """
     whole = [r["parent_cpu_s"] / runs for r in two]
+    share = [r["parent_cpu_s"] / (r["parent_cpu_s"] + runs * worker_cpu) for r in two]
     steady = [r["parent_cpu_per_run_steady"] for r in two]
     fast = [a["cpu_per_run"] for a in alone]
     ratio = fmt_spread([16 * f / worker_cpu for f in fast], 3)
@@ -407,6 +408,8 @@ def parent_lines(
         f"                 instant workers, {alone[0]['runs']:,.0f} runs: "
         f"{fmt_spread(fast, 1, 1e6)} "
         f"us/run whole study ({fmt_spread([a['commit_points'] for a in alone], 0)} commit points)",
+        f"  parent share   {fmt_spread(share, 1, 100)} % of the --jobs 2 study's CPU (parent "
+        "and workers, a worker's CPU per run taken from the plain loop)",
         f"  16 workers     16 x parent CPU per run (instant workers) / a run's CPU "
         f"({worker_cpu * 1e3:.2f} ms, plain loop) = {ratio}"
         " (well under 1: the parent keeps up)",
