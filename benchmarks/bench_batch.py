@@ -39,6 +39,7 @@ import yaml
 
 from sim import api
 from sim.batch import RunOptions, StudyPlan, load_target, run_study, study
+from sim.batch.garbage import Collector
 from sim.batch.rows import ChunkRows
 from sim.batch.worker import Chunk, NullSink, Shared, prepare, run_chunk
 
@@ -171,19 +172,28 @@ class LinesBuiltSink:
         pass
 
 
-def plain_loop(runs: int, sink: type[Any] = NullSink) -> Timed:
-    """CPU and wall time of the same battles as a study's (same seeds), in a bare loop."""
+def plain_loop(runs: int, sink: type[Any] = NullSink, collect: bool = False) -> Timed:
+    """CPU and wall time of the same battles as a study's (same seeds), in a bare loop.
+
+    With ``collect``, the loop frees its battles' garbage as a batch worker does
+    (:class:`sim.batch.garbage.Collector`, looked at every 20 runs); without, it
+    leaves it (about 12 KiB a run of a small battle, see sim/batch/garbage.py).
+    """
     plan = StudyPlan(load_target(STONE_WALL), seed=99, replications=runs)
     prepared = prepare(plan.target, {})
     seeds = [plan.run(0, r).seed for r in range(runs)]
     ruleset, scenario = prepared.scenario or (None, None)
     assert ruleset is not None
 
+    collector = Collector()
+
     def work() -> None:
-        for seed in seeds:
+        for k, seed in enumerate(seeds):
             header = api.make_header(ruleset, scenario, seed, source=plan.target.source)
             state = ruleset.simulate(scenario, header, sink())
             ruleset.outcome(scenario, state)
+            if collect and k % 20 == 19:
+                collector.check()
 
     return timed(work)[0]
 
@@ -293,11 +303,13 @@ def overhead(runs: int, reps: int) -> tuple[dict[str, Any], float, float]:
     loops: list[Timed] = []
     batches: list[Timed] = []
     built: list[Timed] = []
+    tidy: list[Timed] = []
     for rep in range(reps):
         steps = [
             (loops, lambda: plain_loop(runs)),
             (batches, lambda: batch_inline(runs)),
             (built, lambda: plain_loop(runs, LinesBuiltSink)),
+            (tidy, lambda: plain_loop(runs, collect=True)),
         ]
         for into, work in steps if rep % 2 == 0 else steps[::-1]:
             # Each variant starts from a collected heap: a plain loop leaves its battles'
@@ -308,16 +320,20 @@ def overhead(runs: int, reps: int) -> tuple[dict[str, Any], float, float]:
             into.append(t)
             cpu_used, wall_used = cpu_used + t.cpu, wall_used + t.wall
     over = [b.cpu / a.cpu - 1 for a, b in zip(loops, batches, strict=True)]
+    over_tidy = [b.cpu / a.cpu - 1 for a, b in zip(tidy, batches, strict=True)]
     saved = [1 - a.cpu / b.cpu for a, b in zip(loops, built, strict=True)]
     found = {
         "loops": loops,
         "batches": batches,
         "over": over,
+        "over_tidy": over_tidy,
         "saved": saved,
         "loop": [vars(t) for t in loops],
         "batch": [vars(t) for t in batches],
         "lines_built": [vars(t) for t in built],
+        "loop_collecting": [vars(t) for t in tidy],
         "overhead_cpu_share": over,
+        "overhead_over_collecting_loop_cpu_share": over_tidy,
         "discard_saves_cpu_share": saved,
     }
     return found, cpu_used, wall_used
@@ -442,7 +458,15 @@ def main() -> None:
         alone.append(parent_alone(alone_runs) | {"runs": alone_runs})
     results["parent_alone"] = alone
     loops, batches, over, saved = ov["loops"], ov["batches"], ov["over"], ov["saved"]
-    keys = ("loop", "batch", "lines_built", "overhead_cpu_share", "discard_saves_cpu_share")
+    keys = (
+        "loop",
+        "batch",
+        "lines_built",
+        "loop_collecting",
+        "overhead_cpu_share",
+        "overhead_over_collecting_loop_cpu_share",
+        "discard_saves_cpu_share",
+    )
     results["overhead"] = {k: ov[k] for k in keys}
     load = load_line(start_load, os.getloadavg(), cpu_used, wall_used)
 
@@ -470,6 +494,8 @@ def main() -> None:
         f"overhead (CPU): plain loop {fmt_spread([t.cpu / runs * 1e3 for t in loops], 2)} ms/run; "
         f"batch --jobs 1 {fmt_spread([t.cpu / runs * 1e3 for t in batches], 2)} ms/run; "
         f"overhead {fmt_spread([100 * o for o in over], 1)} %",
+        f"  against a plain loop that frees its garbage as a worker does: overhead "
+        f"{fmt_spread([100 * o for o in ov['over_tidy']], 1)} %",
         f"a run that keeps no replay: not building and hashing its lines saves "
         f"{fmt_spread([100 * x for x in saved], 1)} % of its CPU (plain loops)",
         "memory of a study (small battle, --jobs 1: one process does it all, chunks of 50):",
