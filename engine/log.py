@@ -18,7 +18,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -37,7 +37,9 @@ __all__ = [
     "Header",
     "MemorySink",
     "Sink",
+    "UntrustedLine",
     "chain_link",
+    "check_line",
     "seal",
 ]
 
@@ -130,6 +132,39 @@ def seal(previous: str, body: str) -> tuple[str, str]:
     """
     h = chain_link(previous, body)
     return f'{body[:-1]},"h":"{h}"}}', h
+
+
+class UntrustedLine(AssertionError):
+    """An event's line is not what validating the event again writes (a trusted build's bug)."""
+
+
+def check_line(event: Event, body: str) -> None:
+    """Validate ``event`` again from its line ``body``; it must write the same line back.
+
+    Built with :func:`engine.events.trusted`, an event skips validation; a
+    value of a wrong type (``3.0`` in an int field, text outside its
+    ``Literal``, a die of 7) would write a line no reader accepts, or one
+    that reads back as another.  This catches any such event.
+
+    Raises:
+        UntrustedLine: the line reads back as a different line, or not at all.
+    """
+    cls = type(event)
+    try:
+        model = cls.model_validate_json(body, strict=True)
+        # the serializer itself: a test counting model_dump_json counts lines
+        again = cls.__pydantic_serializer__.to_json(model).decode()
+    except ValueError as exc:
+        raise UntrustedLine(f"{cls.__name__} seq {event.seq} does not validate: {exc}") from None
+    if again != body:
+        raise UntrustedLine(f"{cls.__name__} seq {event.seq} wrote {body}, validated {again}")
+
+
+def _checked(event: Event) -> str:
+    """The event's line body, once :func:`check_line` has passed it."""
+    body = event.model_dump_json()
+    check_line(event, body)
+    return body
 
 
 class Sink(Protocol):
@@ -267,6 +302,11 @@ class EventLog:
         sink: where lines go.
     """
 
+    check_lines: ClassVar[bool] = os.environ.get("BATTLESIM_CHECK_LINES") == "1"
+    """Check every event's line with :func:`check_line` as it is built (the test
+    suite turns this on, or ``BATTLESIM_CHECK_LINES=1``); off, nothing is
+    checked.  A :class:`DiscardSink` gets no line, so nothing to check."""
+
     def __init__(self, header: Header, sink: Sink) -> None:
         self.header = header
         self.sink = sink
@@ -295,7 +335,10 @@ class EventLog:
         """
         if event.seq != self.count:
             raise ValueError(f"event seq {event.seq} out of order: expected {self.count}")
-        self._line(event.model_dump_json)
+        if self.check_lines:
+            self._line(lambda: _checked(event))
+        else:
+            self._line(event.model_dump_json)
         self.count += 1
 
     def _line(self, body: Callable[[], str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from engine.events import trusted
 from sim.musket.context import Battle
 from sim.musket.data import ARTILLERY_VALUE_SCALE, QUALITY_FIRE_MODIFIER, WEAPONS
 from sim.musket.events import Fired
@@ -90,14 +91,17 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
         mods["column"] = o.column_target_modifier
     rng = b.stream("fire", phase, unit.id)
     roll = casualty_roll(rng, v, mods, o.fire_lcv, o.fire_hcv, o.alternative_fire)
-    return Fired(
-        turn=b.turn,
-        time=b.now,
-        phase=phase,
-        unit=unit.id,
-        target=target.id,
-        range=rng_hexes,
-        base_value=base,
-        factors=factors,
-        result=finish(roll, target, o, source=unit.kind),
+    return trusted(  # every value of its field's exact type (check_line in the tests)
+        Fired,
+        {
+            "turn": b.turn,
+            "time": b.now,
+            "phase": phase,
+            "unit": unit.id,
+            "target": target.id,
+            "range": rng_hexes,
+            "base_value": base,
+            "factors": factors,
+            "result": finish(roll, target, o, source=unit.kind),
+        },
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from engine.events import trusted
 from sim.musket.context import Battle
 from sim.musket.events import MoraleTested, Rallied, Rested
 from sim.musket.state import UnitState
@@ -46,22 +47,25 @@ def decide_morale(
     roll, draw = b.stream("morale", phase, unit.id, source).roll(6)
     passed = roll <= value
     after = unit.morale if passed else failure_state(unit.morale, phase)
-    return MoraleTested(
-        turn=b.turn,
-        time=b.now,
-        cause=cause,
-        phase=phase,
-        unit=unit.id,
-        reason=reason,
-        quality=unit.quality,
-        base=base,
-        modifiers=mods,
-        morale_value=value,
-        roll=roll,
-        draws=[draw],
-        passed=passed,
-        before=unit.morale,
-        after=after,
+    return trusted(  # every value of its field's exact type (check_line in the tests)
+        MoraleTested,
+        {
+            "turn": b.turn,
+            "time": b.now,
+            "cause": cause,
+            "phase": phase,
+            "unit": unit.id,
+            "reason": reason,
+            "quality": unit.quality,
+            "base": base,
+            "modifiers": mods,
+            "morale_value": value,
+            "roll": roll,
+            "draws": [draw],
+            "passed": passed,
+            "before": unit.morale,
+            "after": after,
+        },
     )
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from engine.events import Draw
+from engine.events import Draw, trusted
 from engine.rng import Stream
 from sim.musket import combat
 from sim.musket.events import Casualties
@@ -55,10 +55,12 @@ class _Roll:
         hcv: float,
         alternative: bool,
     ) -> None:
-        self.rng, self.value, self.modifiers = rng, v, modifiers
-        self.lcv, self.hcv, self.alternative = lcv, hcv, alternative
+        # floats as the event's fields hold them (rule code passes int percentages)
+        self.rng, self.value = rng, float(v)
+        self.modifiers = modifiers = {k: float(x) for k, x in modifiers.items()}
+        self.lcv, self.hcv, self.alternative = float(lcv), float(hcv), alternative
         self.draws: list[Draw] = []
-        self.m = m = sum(modifiers.values())
+        self.m = m = sum(modifiers.values(), 0.0)
         self.range = r = combat.casualty_range(v, m, lcv, hcv)
         self.x = combat.uniform_between(r.low, r.high, self._u())
         if alternative:
@@ -128,23 +130,26 @@ def finish(
     elif target.fatigue >= options.fatigue_max and fatigue_value > 0:
         reason = "max_fatigue"  # a unit at maximum fatigue that takes more must check [src]
     m, r = roll.m, roll.range
-    return Casualties(
-        v=roll.value,
-        modifier=m,
-        modifiers=roll.modifiers,
-        lcv=roll.lcv,
-        hcv=roll.hcv,
-        alternative=roll.alternative,
-        effective=r.effective,
-        low=r.low,
-        high=r.high,
-        value=roll.x,
-        casualties=c,
-        guns_lost=guns,
-        fatigue_value=fatigue_value,
-        fatigue_added=added,
-        morale_check_p=p,
-        morale_check=reason is not None,
-        morale_check_reason=reason,
-        draws=roll.draws,
+    return trusted(  # every value of its field's exact type (check_line in the tests)
+        Casualties,
+        {
+            "v": roll.value,
+            "modifier": m,
+            "modifiers": roll.modifiers,
+            "lcv": roll.lcv,
+            "hcv": roll.hcv,
+            "alternative": roll.alternative,
+            "effective": r.effective,
+            "low": r.low,
+            "high": r.high,
+            "value": roll.x,
+            "casualties": c,
+            "guns_lost": guns,
+            "fatigue_value": fatigue_value,
+            "fatigue_added": added,
+            "morale_check_p": p,
+            "morale_check": reason is not None,
+            "morale_check_reason": reason,
+            "draws": roll.draws,
+        },
     )

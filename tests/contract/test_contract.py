@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from engine import log
 from engine.log import MemorySink
 from sim import analysis, api, runner
 from sim.cli import cli
@@ -56,6 +57,32 @@ def test_run_prints_the_headline_and_verify_accepts_it(fought: Any) -> None:
     assert out.read_bytes() == out.with_name("again.jsonl").read_bytes()
     verify = _cli("verify", out)
     assert (verify.exit_code, verify.output.split(":")[0]) == (0, "OK")
+
+
+def test_every_event_line_is_what_validating_the_event_writes(
+    fought: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fought again with the line check on, every event line of the replay was checked.
+
+    Rule code builds hot events without validation (``engine.events.trusted``);
+    :func:`engine.log.check_line` validates each again from its line and
+    requires the same line back, so the replay is what validation would write.
+    """
+    case, out, _ = fought
+    checked: list[str] = []
+
+    def counting(event: Any, body: str) -> None:
+        checked.append(body)
+        real_check(event, body)
+
+    real_check = log.check_line
+    monkeypatch.setattr(log, "check_line", counting)
+    monkeypatch.setattr(log.EventLog, "check_lines", True)
+    again = tmp_path / "again.jsonl"
+    assert _cli("run", case.scenario, "--out", again).exit_code == 0
+    assert again.read_bytes() == out.read_bytes()
+    events = again.read_text(encoding="utf-8").splitlines()[1:-1]
+    assert checked == [line[: line.rindex(',"h":')] + "}" for line in events]
 
 
 def test_outcome_names_every_side_and_measures_losses(fought: Any) -> None:
