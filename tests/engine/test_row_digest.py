@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import canonical
-from engine.canonical import RowDigest, canonical_json, digest
+from engine.canonical import RowDigest, canonical_json, digest, rows_json
 
 
 def _state(n: int) -> dict[str, Any]:
@@ -127,3 +127,89 @@ def test_a_list_that_mostly_changes_is_written_without_signatures_for_a_while(
         calls.append(signed.calls)
     first_check, direct = [8 + 2, 8 + 2], [2] * RowDigest.DIRECT_DIGESTS
     assert calls == [*first_check, *direct, 8 + 2]
+
+
+_TEXT = st.text(st.characters(exclude_categories=()))  # lone surrogates too
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.sampled_from([2**63 - 1, -(2**63), 2**64 - 1, 2**64, -(2**63) - 1])
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([-0.0, 1e16, 5e-324, 1e-7, 1e-5, 0.1, 1e22])
+    | _TEXT
+)
+_ANY = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(_TEXT, inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=500)
+@given(st.lists(st.dictionaries(_TEXT, _ANY, max_size=6), max_size=4))
+def test_rows_json_is_canonical_json_or_declines(rows: list[dict[str, Any]]) -> None:
+    """For any rows (floats, 65-bit ints, surrogates, nested values) orjson's text, when
+    rows_json gives one, is exactly canonical_json's."""
+    text = rows_json(rows)
+    assert text is None or text == canonical_json(rows)
+
+
+_PLAIN = (
+    st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**64 - 1) | st.text()
+)
+_ROW = st.dictionaries(
+    st.text(),
+    _PLAIN | st.lists(_PLAIN, max_size=3) | st.lists(_PLAIN, max_size=3).map(tuple),
+    max_size=8,
+)
+
+
+@settings(max_examples=500)
+@given(st.lists(_ROW, max_size=4))
+def test_rows_of_text_ints_bools_and_arrays_of_them_are_written_by_orjson(
+    rows: list[dict[str, Any]],
+) -> None:
+    """Text (any but lone surrogates: non-ASCII, quotes, controls), 64-bit ints, bools,
+    None and one level of arrays of them: rows_json never declines, and its text is exact."""
+    assert rows_json(rows) == canonical_json(rows)
+
+
+@pytest.mark.parametrize(
+    ("value", "stdlib"),
+    [
+        (1e-7, "1e-07"),
+        (1e16, "1e+16"),
+        (-0.0, "-0.0"),
+        (2**64, "18446744073709551616"),
+        ([[1]], "[[1]]"),
+        ([0.5], "[0.5]"),
+        ({"a": 1}, '{"a":1}'),
+        ("\ud800", '"\ud800"'),
+    ],
+)
+def test_rows_json_declines_what_orjson_might_write_otherwise(value: Any, stdlib: str) -> None:
+    """A float anywhere, a 65-bit int, a nested array or mapping, a lone surrogate: declined,
+    and the stdlib writes it (the texts here are Python's own)."""
+    assert rows_json([{"v": value}]) is None
+    assert canonical_json([{"v": value}]) == '[{"v":' + stdlib + "}]"
+
+
+def test_a_mostly_changing_list_of_plain_rows_is_written_by_orjson(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once the unit rows mostly change, each digest writes them through rows_json, exactly."""
+    written = Counting(canonical.rows_json)
+    monkeypatch.setattr(canonical, "rows_json", written.encode)
+    rows = RowDigest()
+    state = {"units": [{"id": f"u{i}", "hex": (i, 2), "strength": 100} for i in range(8)]}
+    texts = []
+    for turn in range(4):
+        for unit in state["units"]:
+            unit["strength"] -= turn
+        texts.append(rows.canonical_json(state) == canonical_json(state))
+    assert (texts, written.calls) == ([True] * 4, 2)  # turns 1-2 check signatures
