@@ -28,6 +28,16 @@ def test_derivation_is_reproducible_from_the_docstring() -> None:
     assert s.uniform() == expected
 
 
+def test_a_factory_stream_is_the_documented_stream() -> None:
+    """Streams(seed).stream(*key) (root from a kept seed prefix) draws what the docstring's
+    SHA-256 derivation and Stream(seed, name) draw, at every index asked."""
+    root = hashlib.sha256(DOMAIN + b"\0" + b"42" + b"\0" + b"x/7").digest()
+    blocks = [hashlib.sha256(root + i.to_bytes(8, "big")).digest() for i in range(4)]
+    expected = [(int.from_bytes(b[:8], "big") >> 11) * 2.0**-53 for b in blocks]
+    made, direct = Streams(42).stream("x", 7), Stream(42, "x/7")
+    assert [made.uniform() for _ in range(4)] == [direct.uniform() for _ in range(4)] == expected
+
+
 def test_streams_are_independent_of_creation_order() -> None:
     """A stream's draws do not depend on which other streams were used before it."""
     a = Streams(9)
