@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import gc
 import json
+import math
 import os
 import pickle
 import platform
@@ -37,9 +38,9 @@ from typing import Any
 
 import yaml
 
+from engine import garbage
 from sim import api
 from sim.batch import RunOptions, StudyPlan, load_target, run_study, study
-from sim.batch.garbage import Collector
 from sim.batch.rows import ChunkRows
 from sim.batch.worker import Chunk, NullSink, Shared, prepare, run_chunk
 
@@ -175,9 +176,10 @@ class LinesBuiltSink:
 def plain_loop(runs: int, sink: type[Any] = NullSink, collect: bool = False) -> Timed:
     """CPU and wall time of the same battles as a study's (same seeds), in a bare loop.
 
-    With ``collect``, the loop frees its battles' garbage as a batch worker does
-    (:class:`sim.batch.garbage.Collector`, looked at every 20 runs); without, it
-    leaves it (about 12 KiB a run of a small battle, see sim/batch/garbage.py).
+    With ``collect``, the loop frees its battles' garbage as every process
+    does (the engine's :data:`engine.garbage.PACED`, looked at after every
+    run); without, the paced collector is switched off and the loop leaves it
+    (about 12 KiB a run of a small battle, see engine/garbage.py).
     """
     plan = StudyPlan(load_target(STONE_WALL), seed=99, replications=runs)
     prepared = prepare(plan.target, {})
@@ -185,17 +187,18 @@ def plain_loop(runs: int, sink: type[Any] = NullSink, collect: bool = False) -> 
     ruleset, scenario = prepared.scenario or (None, None)
     assert ruleset is not None
 
-    collector = Collector()
-
     def work() -> None:
-        for k, seed in enumerate(seeds):
+        for seed in seeds:
             header = api.make_header(ruleset, scenario, seed, source=plan.target.source)
             state = ruleset.simulate(scenario, header, sink())
             ruleset.outcome(scenario, state)
-            if collect and k % 20 == 19:
-                collector.check()
 
-    return timed(work)[0]
+    ratio = garbage.PACED.ratio
+    garbage.PACED.ratio = ratio if collect else math.inf
+    try:
+        return timed(work)[0]
+    finally:
+        garbage.PACED.ratio = ratio
 
 
 def batch_inline(runs: int) -> Timed:
@@ -313,7 +316,7 @@ def overhead(runs: int, reps: int) -> tuple[dict[str, Any], float, float]:
         ]
         for into, work in steps if rep % 2 == 0 else steps[::-1]:
             # Each variant starts from a collected heap: a plain loop leaves its battles'
-            # setup cycles uncollected (see sim/batch/garbage.py), and the next variant's
+            # setup cycles uncollected (see engine/garbage.py), and the next variant's
             # first full collection would pay for them.
             gc.collect()
             t = work()

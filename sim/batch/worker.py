@@ -10,9 +10,9 @@ others go on.
 
 A worker keeps what it has unpickled and validated: the shared part by its
 key, and a few prepared design points, so a point's scenario is validated
-once per worker, not once per chunk or per run. After each chunk it
-collects its cyclic garbage if its memory has grown enough
-(:mod:`sim.batch.garbage`).
+once per worker, not once per chunk or per run. Its cyclic garbage is
+collected at a bounded share of its CPU by the engine, at the end of each
+run (:mod:`engine.garbage`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from engine.canonical import canonical_json
 from engine.log import DiscardSink, MemorySink, Sink
 from sim.api import make_header
 from sim.batch.campaign import CampaignData, fight_campaign, validate_battle
-from sim.batch.garbage import Collector
 from sim.batch.rows import UNIT_COLUMNS, ChunkRows, Losses, run_row
 from sim.batch.target import Target
 from sim.loader import ScenarioError, validate_data
@@ -69,8 +68,6 @@ OPENED_CACHE = 4
 
 _OPENED: OrderedDict[str, tuple[Target, Losses]] = OrderedDict()
 _PREPARED: OrderedDict[tuple[str, str], Prepared | str] = OrderedDict()
-GARBAGE = Collector()
-"""Collects the worker's cyclic garbage after a chunk once memory has grown (garbage.py)."""
 
 
 @dataclass(frozen=True)
@@ -232,13 +229,6 @@ def _prepared(chunk: Chunk, target: Target) -> Prepared | str:
 
 def run_chunk(chunk: Chunk) -> ChunkRows:
     """Fight every run of a chunk; a point that does not validate fails each of its runs."""
-    try:
-        return _run_chunk(chunk)
-    finally:
-        GARBAGE.check()
-
-
-def _run_chunk(chunk: Chunk) -> ChunkRows:
     target, losses = chunk.shared.open()
     prepared = _prepared(chunk, target)
     if isinstance(prepared, str):

@@ -17,8 +17,9 @@ from typing import Any
 import duckdb
 import pytest
 
+from engine import garbage
 from engine.canonical import canonical_json
-from sim.batch import append, garbage, store, worker
+from sim.batch import append, store, worker
 from sim.batch.design import Factor
 from sim.batch.plan import StudyPlan
 from sim.batch.store import Store
@@ -208,29 +209,13 @@ def test_columns_go_through_numpy_or_lists_with_the_same_stored_values() -> None
         append.insert_columns(con, "t", [[2**64], [1], ["y"]])
 
 
-def test_a_worker_collects_its_garbage_at_a_bounded_share_of_its_cpu(
+def test_every_battle_a_worker_fights_gives_the_collector_one_look(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Ratio 100: the first check starts the count and the first collection comes after
-    100 x the assumed 0.05 s; then 100 x the cheapest collection so far (0.01 s) apart."""
-    ran: list[int] = []
-    monkeypatch.setattr(garbage.gc, "collect", lambda: ran.append(1) or 0)
-    ticks = iter([1.0, 5.0, 6.0, 6.01, 6.5, 7.05, 7.07, 7.5, 8.5, 8.51])
-    collector = garbage.Collector(ratio=100, clock=lambda: next(ticks))
-    collector.check()  # 1.0: the count starts
-    collector.check()  # 5.0: 4 s since, under 5 s (100 x 0.05)
-    collector.check()  # 6.0: 5 s since: collects, 6.0 -> 6.01 (cost 0.01)
-    collector.check()  # 6.5: 0.49 since, under 1 s
-    collector.check()  # 7.05: 1.04 since: collects, 7.05 -> 7.07 (cost 0.02; 0.01 stays)
-    collector.check()  # 7.5: 0.43 since
-    collector.check()  # 8.5: 1.43 since: collects (cost 0.01)
-    assert collector.collections == len(ran) == 3
-
-
-def test_every_chunk_gives_the_collector_one_look(monkeypatch: pytest.MonkeyPatch) -> None:
-    """run_chunk checks the garbage once per chunk, also for a point that does not validate."""
+    """The engine's paced collector looks once per battle fought (the end of its frozen
+    heap); a point that does not validate fights none."""
     looks = {"n": 0}
-    monkeypatch.setattr(worker.GARBAGE, "check", lambda: looks.__setitem__("n", looks["n"] + 1))
+    monkeypatch.setattr(garbage.PACED, "check", lambda: looks.__setitem__("n", looks["n"] + 1))
     plan = _plan(replications=2, chunk_size=2)
     shared = Shared.of(TARGET, ())
     run_chunk(Chunk(shared, 0, {}, tuple(plan.chunk_runs(0, 0))))

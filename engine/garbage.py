@@ -1,23 +1,25 @@
-"""A worker's cyclic garbage, collected at a bounded share of its CPU.
+"""A process's cyclic garbage, collected at a bounded share of its CPU.
 
-The engine keeps a battle's setup out of the cyclic GC while the battle runs
+The kernel keeps a run's setup out of the cyclic GC while the run lasts
 (:func:`engine.kernel.frozen_heap`) and hands it back at the end. What it
 hands back goes straight to the oldest generation without counting towards
-CPython's trigger for a full collection, so in a process that fights battle
-after battle no full collection comes and each battle's setup cycles
+CPython's trigger for a full collection, so in a process that runs
+simulation after simulation (a batch worker, a notebook, a loop over
+``api.run``) no full collection comes and each run's setup cycles
 (processes, generators) stay: a study's process grew by about 12 KiB a run
 of a two-regiment battle (from 107 to 359 MiB over 16,000 runs).
 
 A full collection walks the whole heap (tens of milliseconds), so it is not
-run after every chunk: after a chunk, the worker collects once the CPU it
-has spent since the last collection reaches :data:`RATIO` times what the
-cheapest collection so far cost, or :data:`FIRST_COST` if less (the
+run after every run: :data:`PACED`, checked by ``frozen_heap`` at the end of
+every run (and by a batch worker after every chunk), collects once the CPU
+the process has spent since the last collection reaches :data:`RATIO` times
+what the cheapest collection so far cost, or :data:`FIRST_COST` if less (the
 cheapest: a walk of the live heap without the freeing of much garbage,
 which would otherwise stretch the interval the more garbage there is).
-Collecting then costs at most about 1/RATIO of the worker's CPU, and the
-garbage held is what a few seconds of fighting leave (the first collection
+Collecting then costs at most about 1/RATIO of the process's CPU, and the
+garbage held is what a few seconds of running leave (the first collection
 comes after 5 s of CPU, before its cost is known). The CPU clock decides
-only when memory is freed, never a result.
+only when memory is freed, never a result or an order.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["RATIO", "Collector"]
+__all__ = ["PACED", "RATIO", "Collector"]
 
 RATIO = 100.0
 """CPU spent between full collections, as a multiple of the cheapest one's cost."""
@@ -66,3 +68,7 @@ class Collector:
         self.collections += 1
         self._since = self.clock()
         self._cost = min(self._cost, self._since - now)
+
+
+PACED = Collector()
+"""The process's collector: ``frozen_heap`` checks it at the end of every run."""
