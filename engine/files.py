@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import zlib
+from typing import IO
 
 __all__ = [
     "GZIP_MAGIC",
@@ -18,6 +19,7 @@ __all__ = [
     "FileProblem",
     "gunzip_bounded",
     "is_regular",
+    "open_regular",
     "read_bounded",
 ]
 
@@ -42,11 +44,12 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_bounded(path: str | os.PathLike[str], limit: int = MAX_INPUT) -> bytes:
-    """Return the bytes of a regular file of at most ``limit`` bytes.
+def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> IO[bytes]:
+    """Open a regular file for reading in binary, never blocking on a FIFO.
 
     Raises:
-        FileProblem: missing, unreadable, not a regular file, or too large.
+        FileProblem: missing, unreadable, or not a regular file (also when it
+            was swapped for something else between the check and the open).
     """
     try:
         # stat first: opening a FIFO for reading blocks until a writer comes.
@@ -56,10 +59,21 @@ def read_bounded(path: str | os.PathLike[str], limit: int = MAX_INPUT) -> bytes:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise FileProblem(f"cannot read: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as fh:
-        mode = os.fstat(fh.fileno()).st_mode
-        if not stat.S_ISREG(mode):  # swapped between stat and open
-            raise FileProblem(f"{_kind(mode)}, not a regular file")
+    fh = os.fdopen(fd, "rb", buffering=buffering)
+    mode = os.fstat(fh.fileno()).st_mode
+    if not stat.S_ISREG(mode):  # swapped between stat and open
+        fh.close()
+        raise FileProblem(f"{_kind(mode)}, not a regular file")
+    return fh
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int = MAX_INPUT) -> bytes:
+    """Return the bytes of a regular file of at most ``limit`` bytes.
+
+    Raises:
+        FileProblem: missing, unreadable, not a regular file, or too large.
+    """
+    with open_regular(path) as fh:
         try:
             raw = fh.read(limit + 1)
         except OSError as exc:

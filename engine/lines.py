@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import io
 import os
-import stat
 import zlib
 from collections.abc import Iterator
 from typing import IO
 
-from engine.files import GZIP_MAGIC, FileProblem
+from engine.files import GZIP_MAGIC, FileProblem, open_regular
 
 __all__ = ["LineSource"]
 
@@ -71,33 +70,9 @@ class _Gunzip(io.RawIOBase):
         return chunk
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def _open_regular(path: str | os.PathLike[str], limit: int) -> IO[bytes]:
-    try:
-        # stat first: opening a FIFO for reading blocks until a writer comes.
-        mode = os.stat(path).st_mode
-        if not stat.S_ISREG(mode):
-            raise FileProblem(f"{_kind(mode)}, not a regular file")
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise FileProblem(f"cannot read: {exc.strerror}") from None
-    fh = os.fdopen(fd, "rb", buffering=_CHUNK)
-    info = os.fstat(fh.fileno())
-    if not stat.S_ISREG(info.st_mode):  # swapped between stat and open
-        fh.close()
-        raise FileProblem(f"{_kind(info.st_mode)}, not a regular file")
-    if info.st_size > limit:
+    fh = open_regular(path, buffering=_CHUNK)
+    if os.fstat(fh.fileno()).st_size > limit:
         fh.close()
         raise FileProblem(f"file too large (limit {limit} bytes)")
     return fh
