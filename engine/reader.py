@@ -218,10 +218,12 @@ class ReplayStream:
             seq += 1
             yield line
         if footer is None and not self.allow_truncated:
+            after = f"seq {seq - 1}" if seq > 0 else "the header"
+            none = "no event and no footer" if seq == 0 else "no footer"
             raise ReplayError(
                 self.name,
                 n + 1,
-                f"incomplete: no footer after seq {seq - 1} (a run stopped before the end?)",
+                f"incomplete: {none} after {after} (a run stopped before the end?)",
                 seq,
                 kind="incomplete",
             )

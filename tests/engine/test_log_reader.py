@@ -76,6 +76,17 @@ def test_missing_footer_is_truncation(tmp_path: Path, lines: list[str]) -> None:
     assert err.value.seq == 5
 
 
+def test_a_header_alone_is_incomplete_with_no_events(tmp_path: Path, lines: list[str]) -> None:
+    """A file that stops after its header says it has no events (not "after seq -1")."""
+    with pytest.raises(ReplayError) as err:
+        read_replay(_write(tmp_path, lines[:1]), _registry)
+    assert (
+        err.value.message
+        == "incomplete: no event and no footer after the header (a run stopped before the end?)"
+    )
+    assert (err.value.kind, err.value.line, err.value.seq) == ("incomplete", 2, 0)
+
+
 def test_truncated_prefix_is_readable_when_allowed(tmp_path: Path, lines: list[str]) -> None:
     """A crash leaves a prefix that can still be read, event by event."""
     replay = read_replay(_write(tmp_path, lines[:4]), _registry, allow_truncated=True)
