@@ -157,9 +157,20 @@ def _header(name: str, line: str, gzipped: bool) -> tuple[Header, str]:
 
 
 def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"])
+    """The first error, by field path; a union's branch tags left out of the path.
+
+    A value refused by every branch of a union (a draw: a ``Draw`` or an
+    array) gives one error per branch; the one about its JSON shape is named,
+    not "should be an instance of" the class no file can hold.
+    """
+    errors = exc.errors()
+    err = next((e for e in errors if e["type"] != "is_instance_of"), errors[0])
+    loc = ".".join(str(p) for p in err["loc"] if not _BRANCH.fullmatch(str(p)))
     return f"{loc}: {err['msg']}" if loc else err["msg"]
+
+
+_BRANCH = re.compile(r"[a-z][a-z-]*\[.*\]")
+"""A path part pydantic adds for a union's branch (``is-instance[Draw]``), not a field."""
 
 
 def _registry(
