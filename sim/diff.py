@@ -174,11 +174,11 @@ def _by_turn(r: ReplayLike) -> tuple[dict[int, dict[str, int | float]], dict[str
 
 def _variants(a: ReplayLike, b: ReplayLike) -> dict[str, Any]:
     inputs = [c.as_json() for c in diff(a.header.scenario, b.header.scenario)]
-    if a.header.seed != b.header.seed:
-        inputs.insert(
-            0,
-            {"path": "seed", "kind": "changed", "a": a.header.seed, "b": b.header.seed},
-        )
+    seed = {"path": "seed", "kind": "changed", "a": a.header.seed, "b": b.header.seed}
+    if (
+        a.header.seed != b.header.seed and seed not in inputs
+    ):  # the scenario's own seed, listed once
+        inputs.insert(0, seed)
     oa = a.ruleset.outcome(a.scenario, a.state_at()).as_json()
     ob = b.ruleset.outcome(b.scenario, b.state_at()).as_json()
     sa, fa = _by_turn(a)

@@ -113,6 +113,17 @@ def test_diff_of_variants_compares_inputs_and_outcomes(tmp_path: Path) -> None:
     assert data["strength_by_turn"]["0"] == {"csa": [924, 924], "usa": [1236, 1236]}
 
 
+def test_a_scenario_seed_changed_is_one_input_change(tmp_path: Path) -> None:
+    """The scenario's own seed edited (so the header's differs too): "seed" is listed once."""
+    text = (ROOT / "scenarios" / "stone_wall.yaml").read_text(encoding="utf-8")
+    scenario = tmp_path / "stone_wall.yaml"
+    scenario.write_text(text.replace("\nseed: 1862\n", "\nseed: 7\n"), encoding="utf-8")
+    out = tmp_path / "s7.jsonl"
+    assert _invoke("run", str(scenario), "--out", str(out)).exit_code == 0
+    data = json.loads(_invoke("diff", str(GOLDEN), str(out), "--json").stdout)
+    assert data["inputs"] == [{"path": "seed", "kind": "changed", "a": 1862, "b": 7}]
+
+
 def test_forked_replay_names_its_parent_and_verifies(forked: Path) -> None:
     """The fork's header names parent, seq and change; verify re-simulates the fork exactly."""
     header = json.loads(forked.read_text().split("\n")[0])
