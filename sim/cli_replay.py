@@ -107,13 +107,15 @@ def diff(
 
     la, lb = _load(a), _load(b)
     with _reading():
+        page = None
         if html_out is not None:
             try:
                 page = check_output(html_out, option="--html", force=force)
             except OutputError as exc:
                 fail(str(exc))
-            _write(lambda: [write_diff(la, lb, Path(page))])
         result = diff_replays(la, lb, context, detail=as_json or verbose)
+        if page is not None:
+            _write(lambda: [write_diff(la, lb, Path(page), compared=result)])
     if as_json:
         echo_json(result)
     else:

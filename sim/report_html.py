@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from engine.atomic import replacing
 from sim.replayfile import ReplayLike
@@ -67,7 +68,13 @@ def write_report(loaded: ReplayLike, out: Path, png_dir: Path | None = None) -> 
     return [out, *write_png_charts(view, png_dir)]
 
 
-def write_diff(a: ReplayLike, b: ReplayLike, out: Path) -> Path:
-    """Write the side-by-side page of two battles; return its path."""
-    write_pieces(out, diff_pieces(a, b))
+def write_diff(
+    a: ReplayLike, b: ReplayLike, out: Path, compared: dict[str, Any] | None = None
+) -> Path:
+    """Write the side-by-side page of two battles; return its path.
+
+    Args:
+        compared: ``diff_replays(a, b)`` if already made (see :func:`diff_pieces`).
+    """
+    write_pieces(out, diff_pieces(a, b, compared=compared))
     return out

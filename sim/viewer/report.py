@@ -127,9 +127,20 @@ def diff_html(a: ReplayLike, b: ReplayLike, *, row_budget: int = ROW_BUDGET) -> 
     return "".join(diff_pieces(a, b, row_budget=row_budget))
 
 
-def diff_pieces(a: ReplayLike, b: ReplayLike, *, row_budget: int = ROW_BUDGET) -> Iterator[str]:
-    """:func:`diff_html` in pieces, each battle's data streamed."""
-    d = diff_replays(a, b, context=0, detail=False)
+def diff_pieces(
+    a: ReplayLike,
+    b: ReplayLike,
+    *,
+    row_budget: int = ROW_BUDGET,
+    compared: dict[str, Any] | None = None,
+) -> Iterator[str]:
+    """:func:`diff_html` in pieces, each battle's data streamed.
+
+    Args:
+        compared: ``diff_replays(a, b)`` when the caller has it already (each
+            comparison folds both battles again).
+    """
+    d = compared if compared is not None else diff_replays(a, b, context=0, detail=False)
     va, vb = battle_view(a, row_budget=row_budget), battle_view(b, row_budget=row_budget)
     start = None
     if d["mode"] == "same" and not d["identical"]:

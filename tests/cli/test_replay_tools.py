@@ -371,3 +371,25 @@ def test_fork_to_a_gz_name_is_gzip(tmp_path: Path) -> None:
     assert out.read_bytes()[:2] == b"\x1f\x8b"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["held.jsonl.gz"]
     assert _invoke("verify", str(out)).exit_code == 0
+
+
+def test_diff_with_html_compares_the_two_battles_once(
+    forked: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page reuses the comparison the text printed: one diff_replays, not two."""
+    import sim.diff
+    import sim.viewer.report
+
+    calls: list[int] = []
+    real = sim.diff.diff_replays
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sim.diff, "diff_replays", counted)
+    monkeypatch.setattr(sim.viewer.report, "diff_replays", counted)
+    result = _invoke("diff", str(GOLDEN), str(forked), "--html", str(tmp_path / "d.html"))
+    assert result.exit_code == 1, result.output
+    assert (tmp_path / "d.html").stat().st_size > 0
+    assert len(calls) == 1
