@@ -11,7 +11,15 @@ from typing import Any
 
 import orjson
 
-__all__ = ["RowDigest", "canonical_json", "digest", "rows_json"]
+__all__ = [
+    "NotCanonical",
+    "RowDigest",
+    "canonical_json",
+    "digest",
+    "members_json",
+    "rows_json",
+    "text_digest",
+]
 
 _ENCODER = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
@@ -68,8 +76,39 @@ def rows_json(rows: list[dict[str, Any]]) -> str | None:
 
 def digest(value: Any) -> str:
     """Return ``"sha256:<hex>"`` of the canonical JSON of ``value``."""
-    data = canonical_json(value).encode("utf-8")
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return text_digest(canonical_json(value))
+
+
+def text_digest(text: str) -> str:
+    """Return ``"sha256:<hex>"`` of ``text`` in UTF-8: :func:`digest` of a value whose
+    canonical JSON ``text`` is."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class NotCanonical(ValueError):
+    """A text offered as a value's canonical JSON is not :func:`canonical_json` of it."""
+
+
+def members_json(members: dict[str, Any], written: dict[str, str]) -> str:
+    """:func:`canonical_json` of one mapping whose members come in two kinds.
+
+    Args:
+        members: members given as values (serialised here).
+        written: members given as their canonical JSON text already (a
+            ruleset writes its long lists of rows straight from its records).
+
+    Returns:
+        The canonical text of the mapping holding both, keys sorted.
+
+    Raises:
+        ValueError: a key is in both.
+    """
+    if not members.keys().isdisjoint(written):
+        raise ValueError(f"members given twice: {sorted(members.keys() & written.keys())}")
+    parts = [(k, _ENCODER.encode(v)) for k, v in members.items()]
+    parts.extend(written.items())
+    parts.sort()
+    return "{" + ",".join(encode_basestring(k) + ":" + text for k, text in parts) + "}"
 
 
 class RowDigest:
@@ -106,7 +145,7 @@ class RowDigest:
 
     def digest(self, value: Any) -> str:
         """Return ``"sha256:<hex>"`` of the canonical JSON of ``value``."""
-        return "sha256:" + hashlib.sha256(self.canonical_json(value).encode("utf-8")).hexdigest()
+        return text_digest(self.canonical_json(value))
 
     def canonical_json(self, value: Any) -> str:
         """The same text as :func:`canonical_json`, from cached rows where they hold."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from engine.events import Event, Override, Snapshot, TurnEnded
 
@@ -98,6 +98,22 @@ def set_path(
         setattr(parent, last, value)
 
 
+_RULESET, _SKIP, _OVERRIDE = 0, 1, 2
+_ROUTES: dict[type[Event], int] = {}
+"""Event class → who applies it, decided by ``isinstance`` once per class."""
+
+
+def _route(kind: type[Event]) -> int:
+    if issubclass(kind, Override):
+        route = _OVERRIDE
+    elif issubclass(kind, Snapshot | TurnEnded):
+        route = _SKIP
+    else:
+        route = _RULESET
+    _ROUTES[kind] = route
+    return route
+
+
 class Projection(Generic[S]):
     """Current state plus the seq of the last event applied to it.
 
@@ -115,13 +131,18 @@ class Projection(Generic[S]):
 
     def apply(self, event: Event) -> None:
         """Apply the next event; refuse one out of order."""
-        if event.seq != self.last_seq + 1:
-            raise OutOfOrder(f"event seq {event.seq} applied after {self.last_seq}")
-        if isinstance(event, Override):
-            set_path(self.state, event.path, event.value, counts=True)
-        elif not isinstance(event, Snapshot | TurnEnded):
+        seq = event.seq
+        if seq != self.last_seq + 1:
+            raise OutOfOrder(f"event seq {seq} applied after {self.last_seq}")
+        route = _ROUTES.get(type(event))
+        if route is None:
+            route = _route(type(event))
+        if route == _RULESET:
             self._apply(self.state, event)
-        self.last_seq = event.seq
+        elif route == _OVERRIDE:
+            override = cast(Override, event)
+            set_path(self.state, override.path, override.value, counts=True)
+        self.last_seq = seq
 
 
 def fold(

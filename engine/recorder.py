@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from engine.canonical import RowDigest
+from engine.canonical import NotCanonical, RowDigest, canonical_json, text_digest
 from engine.events import Event, Override, Snapshot, TurnEnded
 from engine.log import EventLog, Footer, Fork
 from engine.projection import Projection, set_path
@@ -31,14 +31,22 @@ class Recorder(Generic[S]):
         log: the event log.
         projection: current state and its apply function.
         snapshot: returns the plain-JSON form of the state (for digests).
+        snapshot_json: returns :func:`~engine.canonical.canonical_json` of
+            ``snapshot(state)`` written straight from the state, or None to
+            serialise the snapshot (the digest is the same; see :meth:`_text`).
     """
 
     def __init__(
-        self, log: EventLog, projection: Projection[S], snapshot: Callable[[S], object]
+        self,
+        log: EventLog,
+        projection: Projection[S],
+        snapshot: Callable[[S], object],
+        snapshot_json: Callable[[S], str] | None = None,
     ) -> None:
         self.log = log
         self.projection = projection
         self.snapshot = snapshot
+        self.snapshot_json = snapshot_json
         self._digests = RowDigest()
         fork = log.header.fork
         self._forks: dict[int, Fork] = fork.chain() if fork is not None else {}
@@ -105,8 +113,39 @@ class Recorder(Generic[S]):
         The turn-end and snapshot events are still emitted (applying them
         changes nothing), so every later event keeps its seq.
         """
-        return "" if self.log.discards else self._digests.digest(self.snapshot(self.state))
+        return "" if self.log.discards else text_digest(self._text())
+
+    def _text(self) -> str:
+        """The canonical JSON of the state's snapshot: the text its digest hashes.
+
+        From ``snapshot_json`` when given; with :attr:`EventLog.check_lines`
+        on (the test suite), it is compared with the snapshot serialised.
+
+        Raises:
+            NotCanonical: ``snapshot_json`` wrote another text (line check on).
+        """
+        if self.snapshot_json is None:
+            return self._digests.canonical_json(self.snapshot(self.state))
+        text = self.snapshot_json(self.state)
+        if self.log.check_lines:
+            expected = canonical_json(self.snapshot(self.state))
+            if text != expected:
+                raise NotCanonical(_difference(text, expected))
+        return text
 
     def close(self, final_turn: int) -> Footer:
         """Write the footer with the final state's digest."""
         return self.log.close(final_turn, self._digest())
+
+
+def _difference(text: str, expected: str) -> str:
+    """Where ``text`` first differs from ``expected``, with some context of each."""
+    at = next(
+        (i for i, (a, b) in enumerate(zip(text, expected, strict=False)) if a != b),
+        min(len(text), len(expected)),
+    )
+    start = max(0, at - 60)
+    return (
+        f"snapshot_json wrote {text[start : at + 60]!r} at {at}, "
+        f"where the snapshot's canonical JSON is {expected[start : at + 60]!r}"
+    )

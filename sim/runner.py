@@ -136,6 +136,7 @@ def fight(
     apply: Callable[[StT, Event], None],
     snapshot: Callable[[StT], dict[str, Any]],
     watch: Callable[[Started], None] | None = None,
+    snapshot_json: Callable[[StT], str] | None = None,
 ) -> StT:
     """Fight a battle to its end, writing its replay to ``sink``; return the final state.
 
@@ -143,10 +144,11 @@ def fight(
         plan: the battle's clock, view, processes and end-of-turn rules.
         state: the initial state (advanced in place).
         apply, snapshot: the ruleset's apply and snapshot.
+        snapshot_json: the ruleset's canonical text of a snapshot, if it has one.
         watch: called with the started processes before the clock runs
             (the contract suite counts them against the unit rows).
     """
-    rec = Recorder(EventLog(header, sink), Projection(state, apply), snapshot)
+    rec = Recorder(EventLog(header, sink), Projection(state, apply), snapshot, snapshot_json)
     env = simpy.Environment()
     kernel = TurnKernel(env, plan.phases, plan.turn_length)
     streams = Streams(header.seed)

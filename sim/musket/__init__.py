@@ -8,7 +8,7 @@ from sim.musket.data import RULES_VERSION, rules_data
 from sim.musket.events import UPCASTERS, musket_events
 from sim.musket.report import narrate, outcome, render_state, summary
 from sim.musket.scenario import MusketScenario, cross_check
-from sim.musket.state import apply_event, initial_state, restore, snapshot
+from sim.musket.state import apply_event, initial_state, restore, snapshot, snapshot_json
 from sim.musket.view import DERIVED_FIELDS, measures, space, units
 from sim.ruleset import Ruleset
 
@@ -25,6 +25,7 @@ RULESET = Ruleset(
     initial_state=initial_state,
     apply=apply_event,
     snapshot=snapshot,
+    snapshot_json=snapshot_json,
     outcome=outcome,
     summary=summary,
     restore=restore,

@@ -7,11 +7,14 @@ the logged events through it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import singledispatch
+from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any
 
+from engine.canonical import canonical_json, members_json
 from engine.events import Event
 from sim.musket.events import (
     BattleEnded,
@@ -35,6 +38,7 @@ __all__ = [
     "initial_state",
     "restore",
     "snapshot",
+    "snapshot_json",
 ]
 
 Hex = tuple[int, int]
@@ -140,6 +144,13 @@ def snapshot(state: BattleState) -> dict[str, Any]:
     values = _unit_values  # one value per field, so zip needs no strict check
     return {
         "units": [dict(zip(_UNIT_FIELDS, values(u), strict=False)) for u in state.units.values()],
+        **_rest(state),
+    }
+
+
+def _rest(state: BattleState) -> dict[str, Any]:
+    """The snapshot's members other than ``units``, in the snapshot's order."""
+    return {
         "sides": [{k: getattr(s, k) for k in _SIDE_FIELDS} for s in state.sides.values()],
         "ended": state.ended,
         "ended_turn": state.ended_turn,
@@ -147,6 +158,64 @@ def snapshot(state: BattleState) -> dict[str, Any]:
         "reason": state.reason,
         "objective_points": dict(sorted(state.objective_points.items())),
     }
+
+
+# One unit's row, keys sorted as canonical JSON sorts them.  %d takes the int
+# fields as they are: their type is kept by apply (events are validated), by
+# set_path (an override keeps a field's type) and by mypy; the two fields that
+# may be None (and so take any value by an override) go through _optional.
+_ROW = (
+    '{"ammo":%s,"fatigue":%d,"fired_turn":%d,"formation":%s,"fought_turn":%d,"guns_lost":%d,'
+    '"hex":%s,"id":%s,"initial":%d,"kind":%s,"leader":%s,"men_lost":%d,"morale":%s,'
+    '"morale_cause":%s,"moved_turn":%d,"name":%s,"quality":%s,"side":%s,"strength":%d,'
+    '"weapon":%s}'
+)
+
+
+def _optional(value: object) -> str:
+    """A hex or a seq, or None, as canonical JSON (anything else through the encoder)."""
+    if value is None:
+        return "null"
+    if type(value) is int:
+        return int.__repr__(value)
+    if type(value) is tuple and len(value) == 2 and type(value[0]) is int is type(value[1]):
+        return f"[{value[0]},{value[1]}]"
+    return canonical_json(value)
+
+
+def _unit_json(u: UnitState) -> str:
+    """``canonical_json`` of the unit's snapshot row, written from its fields."""
+    text = encode_basestring
+    return _ROW % (
+        text(u.ammo),
+        u.fatigue,
+        u.fired_turn,
+        text(u.formation),
+        u.fought_turn,
+        u.guns_lost,
+        _optional(u.hex),
+        text(u.id),
+        u.initial,
+        text(u.kind),
+        "true" if u.leader is True else "false" if u.leader is False else canonical_json(u.leader),
+        u.men_lost,
+        text(u.morale),
+        _optional(u.morale_cause),
+        u.moved_turn,
+        text(u.name),
+        text(u.quality),
+        text(u.side),
+        u.strength,
+        text(u.weapon),
+    )
+
+
+def snapshot_json(state: BattleState) -> str:
+    """``canonical_json(snapshot(state))``, with the unit rows written straight from
+    the units (a fifth of the cost of building and serialising their dicts)."""
+    units = "[" + ",".join(map(_unit_json, state.units.values())) + "]"
+    rest = _rest(state)
+    return members_json(rest, {"units": units})
 
 
 def restore(sc: MusketScenario, data: dict[str, Any]) -> BattleState:
@@ -201,9 +270,17 @@ def apply(event: Event, state: BattleState) -> None:
     raise TypeError(f"musket cannot apply {type(event).__name__}")
 
 
+_HANDLERS: dict[type[Event], Callable[[Any, BattleState], None]] = {}
+"""Event class → :func:`apply`'s implementation for it, resolved once per class
+(``singledispatch`` resolves it again on every call, through a weak-key cache)."""
+
+
 def apply_event(state: BattleState, event: Event) -> None:
-    """The engine's argument order: ``(state, event)``."""
-    apply(event, state)
+    """The engine's argument order: ``(state, event)``; dispatch as :func:`apply` does."""
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        handler = _HANDLERS[type(event)] = apply.dispatch(type(event))
+    handler(event, state)
 
 
 @apply.register

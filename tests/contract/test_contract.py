@@ -17,6 +17,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from engine import log
+from engine.canonical import canonical_json, digest
+from engine.events import TurnEnded
 from engine.log import MemorySink
 from sim import analysis, api, runner
 from sim.cli import cli
@@ -104,6 +106,37 @@ def test_fold_equals_live(fought: Any) -> None:
     live = rs.simulate(sc, loaded.replay.header, MemorySink())
     assert rs.snapshot(loaded.state_at(use_snapshots=False)) == rs.snapshot(live)
     assert loaded.state_at(use_snapshots=False) == live
+
+
+def test_each_turns_digest_is_the_digest_of_its_snapshot(fought: Any) -> None:
+    """Every engine.turn_ended digest is sha256 of canonical_json(snapshot(state)) at that
+    turn's end, however the ruleset's digest was written (snapshot_json or serialised)."""
+    _, _, loaded = fought
+    rs = loaded.ruleset
+    turns = []
+    for event, before in loaded.fold(state=rs.initial_state(loaded.scenario)):
+        if isinstance(event, TurnEnded):
+            assert event.state_digest == digest(rs.snapshot(before)), event.turn
+            turns.append(event.turn)
+    assert turns == list(range(1, loaded.events[-1].turn + 1))
+
+
+def test_snapshot_json_writes_the_snapshots_canonical_text(fought: Any) -> None:
+    """A ruleset's snapshot_json is canonical_json(snapshot(s)) at the start and every turn's
+    end, and a battle fought without it writes the same bytes."""
+    _, out, loaded = fought
+    rs, sc = loaded.ruleset, loaded.scenario
+    if rs.snapshot_json is None:
+        pytest.skip(f"{rs.name} has no snapshot_json (its digests are serialised)")
+    turns = 0
+    for _turn, state in loaded.turn_ends():
+        assert rs.snapshot_json(state) == canonical_json(rs.snapshot(state))
+        turns += 1
+    assert turns >= 2
+    sink = MemorySink()
+    state, plan, header = rs.initial_state(sc), rs.plan(sc), loaded.replay.header
+    runner.fight(plan, sc, header, sink, state, rs.apply, rs.snapshot)  # no snapshot_json
+    assert "\n".join(sink.lines) + "\n" == out.read_text(encoding="utf-8")
 
 
 def test_every_unit_is_one_live_process_at_the_start(fought: Any) -> None:
