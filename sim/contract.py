@@ -230,12 +230,6 @@ class Ruleset(Generic[ScenarioT, StateT]):
         initial_state: state before the first event.
         apply: the one apply function, ``apply(state, event)``.
         snapshot: the state as plain JSON data.
-        snapshot_json: optional, for speed: ``canonical_json(snapshot(state))``
-            (:mod:`engine.canonical`) written straight from the state, the
-            text each turn's state digest hashes.  It must give exactly that
-            text for every state; the contract suite compares the two at every
-            turn's end of every example, and the test suite's line check on
-            every digest.  None: the snapshot is serialised (the same digest).
         restore: rebuild a state from its ``snapshot`` data:
             ``restore(sc, snapshot(s)) == s``, so reading can start from an
             ``engine.snapshot``.
@@ -258,6 +252,12 @@ class Ruleset(Generic[ScenarioT, StateT]):
         carry_over: for campaigns, ``carry_over(scenario, final_state, next_data,
             settings)`` returns the next battle's scenario data with the
             survivors carried over; None when the ruleset has no campaigns.
+        snapshot_json: optional, for speed: ``canonical_json(snapshot(state))``
+            (:mod:`engine.canonical`) written straight from the state, the
+            text each turn's state digest hashes.  It must give exactly that
+            text for every state; the contract suite compares the two at every
+            turn's end of every example, and the test suite's line check on
+            every digest.  None: the snapshot is serialised (the same digest).
     """
 
     name: str
@@ -278,7 +278,6 @@ class Ruleset(Generic[ScenarioT, StateT]):
     measures: Callable[[ScenarioT, StateT], list[Reading]]
     space: Callable[[ScenarioT], Space]
     derived_fields: tuple[str, ...] = ()
-    snapshot_json: Callable[[StateT], str] | None = None
     render_state: Callable[[ScenarioT, StateT], str] | None = None
     examples: tuple[Path, ...] = ()
     turn_name: str = "turn"
@@ -286,6 +285,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     carry_over: (
         Callable[[ScenarioT, StateT, dict[str, Any], dict[str, Any]], dict[str, Any]] | None
     ) = None
+    snapshot_json: Callable[[StateT], str] | None = None
 
     def simulate(self, scenario: ScenarioT, header: Header, sink: Sink) -> StateT:
         """Fight a battle with the one runner, writing its replay; return the final state."""
