@@ -1,13 +1,27 @@
-"""musket's snapshot_json writes exactly canonical_json(snapshot(state)), for any field values."""
+"""musket's state: snapshot_json writes exactly canonical_json(snapshot(state)) for any field
+values, and apply_event dispatches as the singledispatch apply does."""
 
 from __future__ import annotations
 
+from typing import Literal
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.canonical import canonical_json
+from engine.events import Event
 from engine.projection import set_path
-from sim.musket.state import BattleState, SideState, UnitState, snapshot, snapshot_json
+from sim.musket.events import Rested
+from sim.musket.state import (
+    BattleState,
+    SideState,
+    UnitState,
+    apply,
+    apply_event,
+    snapshot,
+    snapshot_json,
+)
 
 _INTS = st.integers() | st.integers(min_value=-3, max_value=3)
 _HEXES = st.none() | st.tuples(st.integers(), st.integers())
@@ -81,3 +95,31 @@ def test_a_none_field_overridden_with_any_value_is_still_written_exactly(
             if getattr(unit, name) is None:
                 set_path(state, f"units.{key}.{name}", data.draw(_ODD), counts=True)
     assert snapshot_json(state) == canonical_json(snapshot(state))
+
+
+class Stranger(Event):
+    """An event class musket does not know."""
+
+    type: Literal["test.stranger"] = "test.stranger"
+
+
+class LongRest(Rested):
+    """A subclass of a musket event: singledispatch gives it Rested's implementation."""
+
+
+def _unit() -> UnitState:
+    return UnitState("a", "s", "A", "infantry", "B", "musket", "line", False, "full", 9, 9, None)
+
+
+def test_apply_event_dispatches_as_apply_does_every_time() -> None:
+    """A subclass takes its base's implementation, an unknown class is refused, both
+    again on a second call (when apply_event has kept what it looked up)."""
+    state = BattleState(units={"a": _unit()}, sides={})
+    state.units["a"].fatigue = 10
+    for expected in (7, 4):
+        apply_event(state, LongRest(turn=1, time=0.0, unit="a", p=0.5, draws=[], recovered=3))
+        assert state.units["a"].fatigue == expected
+    for _ in range(2):
+        with pytest.raises(TypeError, match="musket cannot apply Stranger"):
+            apply_event(state, Stranger(turn=1, time=0.0))
+    assert apply.dispatch(LongRest) is apply.dispatch(Rested)
