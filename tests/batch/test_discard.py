@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import engine.log
-from engine.canonical import RowDigest
+import engine.recorder
 from engine.events import Event
 from engine.log import DiscardSink, MemorySink
 from sim.batch.target import load_target
@@ -30,7 +30,10 @@ def _count(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
     monkeypatch.setattr(Event, "model_dump_json", counted("dump", Event.model_dump_json))
     monkeypatch.setattr(engine.log, "seal", counted("seal", engine.log.seal))
-    monkeypatch.setattr(RowDigest, "digest", counted("digest", RowDigest.digest))
+    # every state digest the recorder hashes, from a ruleset's snapshot_json or its snapshot
+    monkeypatch.setattr(
+        engine.recorder, "text_digest", counted("digest", engine.recorder.text_digest)
+    )
     return calls
 
 
