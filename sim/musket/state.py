@@ -212,7 +212,8 @@ def _unit_json(u: UnitState) -> str:
 
 def snapshot_json(state: BattleState) -> str:
     """``canonical_json(snapshot(state))``, with the unit rows written straight from
-    the units (a fifth of the cost of building and serialising their dicts)."""
+    the units: about half the cost of building their dicts for ``RowDigest`` to
+    serialise, a fifth of the stdlib encoder's."""
     units = "[" + ",".join(map(_unit_json, state.units.values())) + "]"
     rest = _rest(state)
     return members_json(rest, {"units": units})
