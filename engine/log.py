@@ -13,7 +13,6 @@ import errno
 import fcntl
 import gzip
 import hashlib
-import io
 import json
 import os
 from collections.abc import Callable
@@ -40,7 +39,9 @@ __all__ = [
     "UntrustedLine",
     "chain_link",
     "check_line",
+    "line_body",
     "seal",
+    "seal_bytes",
 ]
 
 FORMAT = "battlesim-replay"
@@ -134,6 +135,28 @@ def seal(previous: str, body: str) -> tuple[str, str]:
     return f'{body[:-1]},"h":"{h}"}}', h
 
 
+def seal_bytes(previous: bytes, body: bytes) -> tuple[bytes, bytes]:
+    """:func:`seal` on UTF-8 bytes, as the log writes lines: the same line, encoded.
+
+    Returns:
+        (line, h): the line's bytes (without newline) and its hash (ASCII hex).
+    """
+    h = _blake2b(previous + body, digest_size=16).hexdigest().encode()
+    return b'%s,"h":"%s"}' % (body[:-1], h), h
+
+
+_blake2b = hashlib.blake2b
+
+
+def line_body(event: Event) -> bytes:
+    """The event's line without its hash: exactly ``event.model_dump_json()``, encoded.
+
+    The model's serializer is called directly (``model_dump_json`` passes its
+    every default again, then decodes what the log would encode again).
+    """
+    return type(event).__pydantic_serializer__.to_json(event)
+
+
 class UntrustedLine(AssertionError):
     """An event's line is not what validating the event again writes (a trusted build's bug)."""
 
@@ -158,13 +181,6 @@ def check_line(event: Event, body: str) -> None:
         raise UntrustedLine(f"{cls.__name__} seq {event.seq} does not validate: {exc}") from None
     if again != body:
         raise UntrustedLine(f"{cls.__name__} seq {event.seq} wrote {body}, validated {again}")
-
-
-def _checked(event: Event) -> str:
-    """The event's line body, once :func:`check_line` has passed it."""
-    body = event.model_dump_json()
-    check_line(event, body)
-    return body
 
 
 class Sink(Protocol):
@@ -209,6 +225,9 @@ class DiscardSink:
 class MemorySink:
     """Keeps lines in a list; for tests, batch workers and re-simulation."""
 
+    takes_bytes = True
+    """Read by :class:`EventLog`: lines may come as UTF-8 bytes (kept as text)."""
+
     def __init__(self) -> None:
         self.lines: list[str] = []
 
@@ -217,8 +236,8 @@ class MemorySink:
         """Lines written so far."""
         return len(self.lines)
 
-    def write(self, line: str) -> None:
-        self.lines.append(line)
+    def write(self, line: str | bytes) -> None:
+        self.lines.append(line.decode() if isinstance(line, bytes) else line)
 
     def flush(self) -> None:
         pass
@@ -231,8 +250,10 @@ class FileSink:
     """Writes lines to ``<path>.partial``; :meth:`close` renames it to ``path``.
 
     The final name is untouched until the replay is complete (an old
-    replay there survives any failure).  :meth:`flush` pushes lines to the
-    OS, so a run killed mid-battle leaves a readable prefix under
+    replay there survives any failure).  Lines are kept in memory until
+    :meth:`flush` (the log's, once a turn) or until they pass
+    :data:`BUFFER` bytes, then written in one call; :meth:`flush` pushes
+    them to the OS, so a run killed mid-battle leaves a readable prefix under
     ``<path>.partial``, which the reader reports as incomplete.  The
     partial file is locked while written: a second writer of the same path
     is refused, and a leftover of a killed run is reused.
@@ -245,6 +266,11 @@ class FileSink:
         OSError: the folder is not writable, or another process is
             writing the same replay (``BlockingIOError``).
     """
+
+    BUFFER: ClassVar[int] = 1 << 20
+    """Bytes of lines held before they are written without waiting for a flush."""
+    takes_bytes = True
+    """Read by :class:`EventLog`: lines may come as UTF-8 bytes."""
 
     def __init__(self, path: str | os.PathLike[str], *, compress: bool | None = None) -> None:
         self.path = Path(path)
@@ -261,32 +287,48 @@ class FileSink:
                 errno.EAGAIN, "another battlesim process is writing this replay", str(self.partial)
             ) from None
         self._file: IO[bytes] = os.fdopen(fd, "wb")
-        self._fh: IO[str]
+        self._fh: IO[bytes] | gzip.GzipFile = self._file
         if compress if compress is not None else self.path.suffix == ".gz":
             # No file name and mtime 0 in the gzip header: the bytes are a
             # function of the content alone.
-            raw = gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0)
-            self._fh = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
-        else:
-            self._fh = io.TextIOWrapper(self._file, encoding="utf-8", newline="\n")
+            self._fh = gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0)
+        self._lines: list[bytes] = []
+        self._held = 0
         self.count = 0
         """Lines written so far."""
 
-    def write(self, line: str) -> None:
+    def write(self, line: str | bytes) -> None:
+        """Store one line (no trailing newline): text, or its UTF-8 bytes."""
+        data = line if isinstance(line, bytes) else line.encode()
         self.count += 1
-        self._fh.write(line + "\n")
+        self._lines.append(data)
+        self._held += len(data)
+        if self._held > self.BUFFER:
+            self._spill()
+
+    def _spill(self) -> None:
+        """Write the held lines, each with its newline, in one call."""
+        lines = self._lines
+        lines.append(b"")
+        self._lines, self._held = [], 0
+        self._fh.write(b"\n".join(lines))
 
     def flush(self) -> None:
+        if self._lines:
+            self._spill()
         self._fh.flush()
 
     def close(self) -> None:
         """Finish the file and rename it to its final name."""
+        if self._lines:
+            self._spill()
         self._fh.close()
         self._file.close()
         commit(self.partial, self.path)
 
     def abandon(self) -> None:
         """Stop writing and remove the partial file (the final name is untouched)."""
+        self._lines = []
         with contextlib.suppress(OSError, ValueError):
             self._fh.close()
         with contextlib.suppress(OSError, ValueError):
@@ -313,19 +355,28 @@ class EventLog:
         self.count = 0
         self.discards: bool = getattr(sink, "discards", False) is True
         """The sink drops lines: none is serialised or hashed (see :class:`DiscardSink`)."""
-        self._h = GENESIS
+        self._put: Callable[[bytes], None] = (
+            sink.write  # type: ignore[assignment]  # a sink that says it takes bytes
+            if getattr(sink, "takes_bytes", False) is True
+            else lambda line: sink.write(line.decode())
+        )
+        self._h = GENESIS.encode()
         self._line(header.body)
 
     def stamp(self, event: Event) -> Event:
         """Return ``event`` with the next ``seq`` (the log assigns it).
 
-        A fresh event (``seq`` still -1) is stamped in place: it has not been
-        logged or shared yet, and a copy would cost more than building it.
-        An event that already has a seq is copied.
+        A fresh event (``seq`` still -1) is stamped in place (as
+        :meth:`engine.events.Event.stamped` does): it has not been logged or
+        shared yet, and a copy would cost more than building it.  An event
+        that already has a seq is copied.
         """
-        if event.seq != -1:
+        data = event.__dict__
+        if data["seq"] != -1:
             return event.model_copy(update={"seq": self.count})
-        return event.stamped(self.count)
+        data["seq"] = self.count
+        event.__pydantic_fields_set__.add("seq")
+        return event
 
     def write(self, event: Event) -> None:
         """Write a stamped event as the next line.
@@ -335,19 +386,23 @@ class EventLog:
         """
         if event.seq != self.count:
             raise ValueError(f"event seq {event.seq} out of order: expected {self.count}")
-        if self.check_lines:
-            self._line(lambda: _checked(event))
+        if self.discards:
+            self.sink.write("")
         else:
-            self._line(event.model_dump_json)
+            body = line_body(event)
+            if self.check_lines:
+                check_line(event, body.decode())
+            line, self._h = seal_bytes(self._h, body)
+            self._put(line)
         self.count += 1
 
     def _line(self, body: Callable[[], str]) -> None:
-        """Seal and write the next line; to a discarding sink, pass an empty one."""
+        """Seal and write a header or footer line; to a discarding sink, pass an empty one."""
         if self.discards:
             self.sink.write("")
             return
-        line, self._h = seal(self._h, body())
-        self.sink.write(line)
+        line, self._h = seal_bytes(self._h, body().encode())
+        self._put(line)
 
     def flush(self) -> None:
         """Flush the sink (the kernel calls this once a turn)."""

@@ -9,7 +9,6 @@ import pytest
 
 import engine.log
 import engine.recorder
-from engine.events import Event
 from engine.log import DiscardSink, MemorySink
 from sim.batch.target import load_target
 from sim.batch.worker import Chunk as WorkChunk
@@ -28,8 +27,8 @@ def _count(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
         return wrapper
 
-    monkeypatch.setattr(Event, "model_dump_json", counted("dump", Event.model_dump_json))
-    monkeypatch.setattr(engine.log, "seal", counted("seal", engine.log.seal))
+    monkeypatch.setattr(engine.log, "line_body", counted("dump", engine.log.line_body))
+    monkeypatch.setattr(engine.log, "seal_bytes", counted("seal", engine.log.seal_bytes))
     # every state digest the recorder hashes, from a ruleset's snapshot_json or its snapshot
     monkeypatch.setattr(
         engine.recorder, "text_digest", counted("digest", engine.recorder.text_digest)

@@ -69,12 +69,15 @@ def test_every_event_line_is_what_validating_the_event_writes(
     Rule code builds hot events without validation (``engine.events.trusted``);
     :func:`engine.log.check_line` validates each again from its line and
     requires the same line back, so the replay is what validation would write.
+    The log writes each line from the serializer's bytes: the text is the
+    event's ``model_dump_json``.
     """
     case, out, _ = fought
     checked: list[str] = []
 
     def counting(event: Any, body: str) -> None:
         checked.append(body)
+        assert body == event.model_dump_json()
         real_check(event, body)
 
     real_check = log.check_line

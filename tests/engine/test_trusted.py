@@ -48,6 +48,19 @@ def test_trusted_equals_validated_and_writes_the_same_line() -> None:
     assert (fast.phase, fast.seq, fast.cause) == ("fire", -1, None)
 
 
+def test_trusted_with_every_field_equals_validated_in_any_order() -> None:
+    """Every field given, in declaration order (copied as it is) or not (put in order):
+    the same model, fields and line as validation's."""
+    loss = {"value": 2.5, "men": 3, "draws": [Draw("1/fire/a", 0, 0.25)]}
+    checked = Loss(**loss)  # type: ignore[arg-type]
+    for given in (loss, dict(reversed(loss.items()))):
+        fast = trusted(Loss, given)
+        assert fast == checked and fast.model_fields_set == set(Loss.model_fields)
+        assert list(fast.__dict__) == ["value", "men", "draws"]
+        assert fast.model_dump_json() == checked.model_dump_json()
+    assert trusted(Loss, loss).__dict__ is not loss  # the caller's dict is not taken over
+
+
 def test_trusted_refuses_unknown_and_missing_fields() -> None:
     """A field the model lacks, or a required one left out, is refused by name."""
     with pytest.raises(TypeError, match=r"unknown fields \['range'\], missing \[\]"):
