@@ -214,7 +214,7 @@ def _event(
     try:
         cls = registry.cls(data.get("type"))
         formats.check_event_line(format_version, cls, data)
-        current = format_version == FORMAT_VERSION
+        current = format_version in formats.WRITTEN  # the writer's shape: text checked exactly
         older = format_version < formats.FIRST_ARRAY_DRAWS_FORMAT
         event = registry.parse(
             data, strict=not current, prepare=formats.draws_as_arrays if older else None

@@ -12,12 +12,23 @@ had, so that claiming one is no way around a check (a *downgrade*):
   ``Event.older_formats``); the file may be gzip-compressed.
 - **Format 3**: as format 2, with the event types that began to record
   their ``cause`` at schema version 2.
-- **Format 4** (today's): as format 3, with every random draw written as
+- **Format 4**: as format 3, with every random draw written as
   the array ``[stream, i, u]`` instead of the object
   ``{"stream": …, "i": …, "u": …}``; every event is at its class's current
   ``schema_version`` and its line is exactly the writer's serialisation.
   Formats 1–3 hold draws only as such objects (:func:`draws_as_arrays`
   refuses an array there).
+- **Format 5** (today's): format 4's shape exactly, with the dice of random
+  derivation 2 (:mod:`engine.rng`) instead of derivation 1.
+
+Which derivation a replay's dice come from is decided here, by its format
+(:func:`derivation_of`), and nowhere else.  A battle is always re-simulated
+with its own dice: ``verify``, ``fork`` and a resumed batch study write
+:func:`resimulation_format` of the format the battle began in, the newest
+format with the same derivation (format 4 for formats 1–4; its shape is
+what the writer writes).  A replay whose header claims the other
+derivation's format (a *downgrade*, or the reverse) re-simulates to other
+dice and never verifies.
 
 In every format the header line is canonical JSON, the footer line is
 exactly what the writer writes, every field has its exact type (no ``true``
@@ -39,21 +50,29 @@ from engine.events import Draw, Event
 from engine.version import FORMAT_VERSION
 
 __all__ = [
+    "DERIVATIONS",
     "FIRST_GZIP_FORMAT",
     "FORMATS",
     "HEADER_V1",
+    "WRITTEN",
     "ShapeError",
     "check_event_line",
     "check_event_text",
     "check_footer_line",
     "check_header_line",
+    "derivation_of",
     "draws_as_arrays",
+    "resimulation_format",
     "schema_version_in",
 ]
 
-FORMATS = (1, 2, 3, 4)
+FORMATS = (1, 2, 3, 4, 5)
 """Every format version this battlesim reads; the last is the one it writes."""
 assert FORMATS[-1] == FORMAT_VERSION
+DERIVATIONS = {1: 1, 2: 1, 3: 1, 4: 1, 5: 2}
+"""The random derivation (:mod:`engine.rng`) of each format's dice."""
+WRITTEN = (4, 5)
+"""The formats this battlesim writes: today's, and 4 for a battle begun in formats 1–4."""
 FIRST_GZIP_FORMAT = 2
 FIRST_ARRAY_DRAWS_FORMAT = 4
 """The first format whose draws are ``[stream, i, u]`` arrays (before: objects)."""
@@ -76,6 +95,7 @@ _HEADER_OPTIONAL = {
     2: frozenset({"fork"}),
     3: frozenset({"fork"}),
     4: frozenset({"fork"}),
+    5: frozenset({"fork"}),
 }
 _FOOTER = ("footer", "events", "final_turn", "final_state_digest")
 
@@ -104,6 +124,21 @@ def check_header_line(version: int, body: str, data: dict[str, Any]) -> None:
         raise ShapeError(f"source {source!r} is not a scenario file name (no folders)")
     if canonical_json(data) != body:
         raise ShapeError("header is not canonical JSON (sorted keys, no spaces)")
+
+
+def derivation_of(format_version: int) -> int:
+    """The random derivation whose dice a replay of ``format_version`` holds."""
+    return DERIVATIONS[format_version]
+
+
+def resimulation_format(format_version: int) -> int:
+    """The format a battle begun in ``format_version`` is written in when fought again.
+
+    The newest format with the same random derivation, so the battle keeps
+    its dice: 4 for formats 1–4, 5 for 5.
+    """
+    derivation = DERIVATIONS[format_version]
+    return max(v for v in WRITTEN if DERIVATIONS[v] == derivation)
 
 
 def schema_version_in(format_version: int, cls: type[Event]) -> int:
@@ -141,7 +176,7 @@ def check_event_line(format_version: int, cls: type[Event], data: dict[str, Any]
 
 
 def check_event_text(event: Event, body: str) -> None:
-    """A current-format event line is exactly the writer's serialisation of the event.
+    """A :data:`WRITTEN`-format event line is exactly the writer's serialisation of the event.
 
     Raises:
         ShapeError: the text differs (a type was coerced, a key added or reordered).

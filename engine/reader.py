@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine import formats
 from engine.checks import (
     _HEADER_MARK,
     MAX_LINE,
@@ -41,7 +42,6 @@ from engine.files import MAX_INPUT, FileProblem
 from engine.formats import schema_version_in
 from engine.lines import LineSource
 from engine.log import Footer, Header
-from engine.version import FORMAT_VERSION
 
 __all__ = ["MAX_LINE", "Line", "Mark", "Replay", "ReplayError", "ReplayStream", "read_replay"]
 
@@ -66,8 +66,8 @@ class Replay:
 
     @property
     def current(self) -> bool:
-        """True when the file is in today's format: no upcasting was needed."""
-        return self.header.format_version == FORMAT_VERSION and self.upcast == 0
+        """True when the file is in a format the writer writes: no upcasting was needed."""
+        return self.header.format_version in formats.WRITTEN and self.upcast == 0
 
 
 @dataclass(frozen=True)
@@ -301,8 +301,12 @@ class ReplayStream:
 
     @property
     def current(self) -> bool:
-        """True when the file is in today's format (so far: nothing needed upcasting)."""
-        return self.header.format_version == FORMAT_VERSION and self.upcast == 0
+        """True when the file is in a format the writer writes (so far: nothing upcast).
+
+        Format 4 counts: its shape is today's, and a battle begun in it is
+        re-simulated in it (:func:`engine.formats.resimulation_format`).
+        """
+        return self.header.format_version in formats.WRITTEN and self.upcast == 0
 
 
 def read_replay(

@@ -1,15 +1,21 @@
 """Named random streams derived from a seed by a version-stable derivation.
 
-Derivation (format version 1, documented in docs/replay-format.md):
+Two derivations exist (documented in docs/replay-format.md); a replay's
+``format_version`` says which one its dice came from
+(:func:`engine.formats.derivation_of`):
 
 * The *stream key* is a tuple of strings and integers, e.g.
   ``(3, "fire", "defensive_fire", "20me")``; its *name* is the parts joined
-  by ``/`` (``"3/fire/defensive_fire/20me"``).
-* The stream's 32-byte root is ``SHA-256("battlesim-rng/1" NUL seed NUL name)``
-  with ``seed`` written in decimal.
-* Draw ``i`` (0, 1, 2, ...) is ``SHA-256(root || i as 8 bytes big-endian)``;
-  its first 8 bytes as a big-endian integer, shifted right by 11, times
-  2**-53, is a float uniform on [0, 1).
+  by ``/`` (``"3/fire/defensive_fire/20me"``).  ``seed`` is written in decimal.
+* **Derivation 2** (format 5 on): draws come in blocks of eight.  Block
+  ``b`` is ``BLAKE2b-512("battlesim-rng/2" NUL seed NUL name || b as 8 bytes
+  big-endian)``, 64 bytes read as eight big-endian 64-bit words; draw ``i``
+  is word ``i mod 8`` of block ``i div 8``.
+* **Derivation 1** (formats 1–4): the stream's 32-byte root is
+  ``SHA-256("battlesim-rng/1" NUL seed NUL name)``; draw ``i`` is the first
+  8 bytes, big-endian, of ``SHA-256(root || i as 8 bytes big-endian)``.
+* In both, a 64-bit word shifted right by 11, times 2**-53, is the draw: a
+  float uniform on [0, 1).
 
 Each draw depends only on (seed, name, i), so a stream used by one unit in
 one turn for one purpose is untouched by what any other unit does.  Nothing
@@ -21,24 +27,43 @@ from __future__ import annotations
 import hashlib
 import math
 import struct
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Final
 
 from engine.events import Draw
 
-__all__ = ["DOMAIN", "Stream", "Streams", "stream_name"]
+__all__ = [
+    "DERIVATION",
+    "DERIVATIONS",
+    "DOMAIN",
+    "DOMAIN_1",
+    "Stream",
+    "Stream1",
+    "Streams",
+    "stream_name",
+]
 
-DOMAIN: Final = b"battlesim-rng/1"
+DOMAIN: Final = b"battlesim-rng/2"
+"""Derivation 2's domain: what each block's hash input begins with."""
+DOMAIN_1: Final = b"battlesim-rng/1"
+"""Derivation 1's domain: what each stream root's hash input begins with."""
+DERIVATION: Final = 2
+"""The derivation new battles use."""
+DERIVATIONS: Final = (1, 2)
+"""Every derivation this battlesim can draw from."""
+
 _SCALE: Final = 2.0**-53
 _new_tuple = tuple.__new__
 _sha256 = hashlib.sha256
+_blake2b = hashlib.blake2b  # 64-byte digest by default: BLAKE2b-512
 _U64 = struct.Struct(">Q")  # 8 bytes big-endian: int.to_bytes / from_bytes, a third cheaper
 _pack_index, _first_u64 = _U64.pack, _U64.unpack_from
+_words = struct.Struct(">8Q").unpack  # a block's eight words at once
 
 
-def _prefix(seed: int) -> bytes:
-    """What a stream's root hashes before its name: the domain, the seed, NULs."""
-    return DOMAIN + b"\0" + str(seed).encode() + b"\0"
+def _prefix(domain: bytes, seed: int) -> bytes:
+    """What a stream's hash input holds before its name: the domain, the seed, NULs."""
+    return domain + b"\0" + str(seed).encode() + b"\0"
 
 
 StreamKey = Sequence[str | int]
@@ -50,36 +75,49 @@ def stream_name(key: StreamKey) -> str:
 
 
 class Stream:
-    """One named stream of uniform draws; counts the draws it has given.
+    """One named stream of uniform draws (derivation 2); counts the draws it has given.
+
+    The hash input up to the name is fed once per seed to a BLAKE2b hasher
+    that each block copies (cheaper than hashing the prefix again; the bytes
+    hashed are the documented ones).
 
     Args:
         seed: the scenario (or run) seed.
         name: the stream's name (see :func:`stream_name`).
     """
 
-    __slots__ = ("_root", "count", "name")
+    __slots__ = ("_block", "_hasher", "_name", "_words", "count", "name")
+    derivation: ClassVar[int] = 2
 
     def __init__(self, seed: int, name: str) -> None:
+        self._open(_blake2b(_prefix(DOMAIN, seed)), name)
+
+    def _open(self, hasher: Any, name: str) -> None:
         self.name = name
-        self._root = _sha256(_prefix(seed) + name.encode("utf-8")).digest()
         self.count = 0
+        self._hasher = hasher
+        self._name = name.encode("utf-8")
+        self._block = -1
+        self._words: tuple[int, ...] = ()
 
     @classmethod
-    def _rooted(cls, prefix: bytes, name: str) -> Stream:
-        """``Stream(seed, name)`` from the seed's :func:`_prefix`, kept by :class:`Streams`."""
+    def _opened(cls, hasher: Any, name: str) -> Stream:
+        """``Stream(seed, name)`` from the seed's pre-fed hasher, kept by :class:`Streams`."""
         stream = cls.__new__(cls)
-        stream.name = name
-        stream._root = _sha256(prefix + name.encode("utf-8")).digest()
-        stream.count = 0
+        stream._open(hasher, name)
         return stream
 
     def uniform(self) -> float:
         """Return the next float uniform on [0, 1)."""
         i = self.count
         self.count = i + 1
-        block = _sha256(self._root + _pack_index(i)).digest()
-        top: int = _first_u64(block)[0]
-        return (top >> 11) * _SCALE
+        block = i >> 3
+        if block != self._block:
+            h = self._hasher.copy()
+            h.update(self._name + _pack_index(block))
+            self._words = _words(h.digest())
+            self._block = block
+        return (self._words[i & 7] >> 11) * _SCALE
 
     def draw(self) -> Draw:
         """Return the next uniform as a :class:`Draw` record (name, index, value).
@@ -106,19 +144,67 @@ class Stream:
         return 1 + math.floor(draw.u * sides), draw
 
 
+class Stream1(Stream):
+    """A stream of derivation 1 (replay formats 1–4): one SHA-256 root, one SHA-256 a draw.
+
+    Args:
+        seed: the scenario (or run) seed.
+        name: the stream's name (see :func:`stream_name`).
+    """
+
+    __slots__ = ("_root",)
+    derivation: ClassVar[int] = 1
+
+    def __init__(self, seed: int, name: str) -> None:
+        self._rooted(_prefix(DOMAIN_1, seed), name)
+
+    def _rooted(self, prefix: bytes, name: str) -> None:
+        self._open(None, name)
+        self._root = _sha256(prefix + self._name).digest()
+
+    @classmethod
+    def _from_prefix(cls, prefix: bytes, name: str) -> Stream1:
+        stream = cls.__new__(cls)
+        stream._rooted(prefix, name)
+        return stream
+
+    def uniform(self) -> float:
+        """Return the next float uniform on [0, 1)."""
+        i = self.count
+        self.count = i + 1
+        top: int = _first_u64(_sha256(self._root + _pack_index(i)).digest())[0]
+        return (top >> 11) * _SCALE
+
+
+def _opener(seed: int, derivation: int) -> Callable[[str], Stream]:
+    """How a factory of ``derivation`` opens the stream of a name, for ``seed``."""
+    if derivation == 2:
+        hasher = _blake2b(_prefix(DOMAIN, seed))
+        return lambda name: Stream._opened(hasher, name)
+    if derivation == 1:
+        prefix = _prefix(DOMAIN_1, seed)
+        return lambda name: Stream1._from_prefix(prefix, name)
+    raise ValueError(f"random derivation {derivation!r}: this battlesim has {DERIVATIONS}")
+
+
 class Streams:
     """Factory of named streams for one seed; every stream starts at draw 0.
 
     The same key asked twice gives the *same* stream object, so draws made
     through it continue its sequence.  Streams live as long as the factory;
     call :meth:`forget` when a whole family of keys (e.g. a past turn) is done.
+
+    Args:
+        seed: the scenario (or run) seed.
+        derivation: 2 (today's) or 1 (the dice of replay formats 1–4).
     """
 
-    __slots__ = ("_prefix", "_streams", "seed")
+    __slots__ = ("_open", "_streams", "derivation", "seed")
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, derivation: int = DERIVATION) -> None:
         self.seed = seed
-        self._prefix = _prefix(seed)
+        self.derivation = derivation
+        self._open = _opener(seed, derivation)
         self._streams: dict[str, Stream] = {}
 
     def stream(self, *key: str | int) -> Stream:
@@ -126,7 +212,7 @@ class Streams:
         name = stream_name(key)
         found = self._streams.get(name)
         if found is None:
-            found = self._streams[name] = Stream._rooted(self._prefix, name)
+            found = self._streams[name] = self._open(name)
         return found
 
     def counts(self) -> dict[str, int]:

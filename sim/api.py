@@ -15,11 +15,12 @@ from pydantic import BaseModel, ValidationError
 
 from engine.canonical import digest
 from engine.events import Event, EventRegistry
+from engine.formats import resimulation_format
 from engine.log import FileSink, Header, MemorySink, Sink
 from engine.projection import Projection
 from engine.reader import ReplayError, read_replay
 from engine.replay import Mismatch, VerifyResult, verify
-from engine.version import ENGINE_VERSION
+from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.loaded import LoadedReplay
 from sim.loader import ScenarioError, load_scenario
 from sim.outputs import OutputError, check_output
@@ -73,11 +74,21 @@ class RunResult:
 
 
 def make_header(
-    ruleset: AnyRuleset, scenario: BaseModel, seed: int, source: str | None = None
+    ruleset: AnyRuleset,
+    scenario: BaseModel,
+    seed: int,
+    source: str | None = None,
+    format_version: int = FORMAT_VERSION,
 ) -> Header:
-    """The replay header for a scenario and seed (canonical scenario, digests)."""
+    """The replay header for a scenario and seed (canonical scenario, digests).
+
+    ``format_version`` is today's for a new battle; a battle fought again
+    (verify, fork, a resumed study) keeps the dice of the format it began in
+    (:func:`engine.formats.resimulation_format`).
+    """
     canonical = scenario.model_dump(mode="json")
     return Header(
+        format_version=format_version,
         engine_version=ENGINE_VERSION,
         ruleset=ruleset.name,
         ruleset_version=ruleset.version,
@@ -181,7 +192,8 @@ def simulate_into(header: Header, sink: Sink, path: str = "<header>") -> Any:
             cannot be applied (a forged change: an unknown field, a negative count).
     """
     ruleset, scenario = _header_scenario(header, path)
-    fresh = make_header(ruleset, scenario, header.seed, header.source).model_copy(
+    again = resimulation_format(header.format_version)  # its own dice
+    fresh = make_header(ruleset, scenario, header.seed, header.source, again).model_copy(
         update={"fork": header.fork}
     )
     try:

@@ -159,7 +159,7 @@ def fork_command(
 
     \b
     Example:
-      battlesim fork replays/stone_wall-s1862.jsonl --at 33 --set passed=true -o held.jsonl
+      battlesim fork replays/stone_wall-s1862.jsonl --at 38 --set passed=true -o held.jsonl
     """
     from pathlib import Path
 

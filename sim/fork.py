@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from engine.formats import resimulation_format
 from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
 from sim.api import make_header
@@ -97,9 +98,16 @@ class Forked:
 def _fork_header(
     loaded: ReplayLike, at_seq: int, event_fields: dict[str, Any], state_fields: dict[str, Any]
 ) -> Header:
-    """The child's header: today's code, the parent's seed and source, and the fork."""
+    """The child's header: today's code, the parent's seed, source and dice, and the fork.
+
+    A parent of formats 1–4 has the dice of random derivation 1: its child is
+    written in format 4, so it shares the parent's battle up to the change.
+    """
     parent = loaded.header
-    return make_header(loaded.ruleset, loaded.scenario, parent.seed, parent.source).model_copy(
+    again = resimulation_format(parent.format_version)
+    return make_header(
+        loaded.ruleset, loaded.scenario, parent.seed, parent.source, again
+    ).model_copy(
         update={
             "fork": Fork(
                 parent=Path(loaded.path).name,

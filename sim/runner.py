@@ -25,6 +25,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import simpy
 
 from engine.events import Event
+from engine.formats import derivation_of
 from engine.kernel import TurnKernel
 from engine.log import EventLog, Header, Sink
 from engine.projection import Projection
@@ -151,7 +152,7 @@ def fight(
     rec = Recorder(EventLog(header, sink), Projection(state, apply), snapshot, snapshot_json)
     env = simpy.Environment()
     kernel = TurnKernel(env, plan.phases, plan.turn_length)
-    streams = Streams(header.seed)
+    streams = Streams(header.seed, derivation_of(header.format_version))  # the header's dice
     view = plan.view(scenario, state, streams, kernel)
 
     def end(turn: int) -> bool:

@@ -20,6 +20,8 @@ from sim.cli import cli
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"
 FORMAT1 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862.format1.jsonl"
+FORMAT4 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862.format4.jsonl"
+"""The stone_wall golden as format 4 wrote it (random derivation 1): 12 turns, a snapshot."""
 
 
 def bodies(path: Path) -> list[str]:

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from engine.canonical import digest
-from engine.version import ENGINE_VERSION
+from engine.formats import derivation_of
+from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.batch.fieldpath import PathError
 from sim.batch.plan import StudyPlan
 from sim.batch.seeds import DOMAIN
 from sim.batch.store import Store
 
-__all__ = ["DB_NAME", "StudyError", "fresh_points", "open_store"]
+__all__ = ["DB_NAME", "StudyError", "fresh_points", "open_store", "other_dice"]
 
 DB_NAME = "study.duckdb"
 
@@ -98,6 +99,25 @@ def fresh_points(plan: StudyPlan, out: Path) -> list[dict[str, Any]]:
     return _check(plan)
 
 
+def other_dice(stored: dict[str, Any], where: str) -> str | None:
+    """Why a study begun with other dice cannot go on here (None when it can).
+
+    A study's plan records the replay format its runs were fought in (none:
+    before format 5).  A study begun under random derivation 1 completed or
+    rerun with derivation 2's dice would mix two battles' worth of dice in
+    one table, so it is refused, never mixed.
+    """
+    begun = stored.get("format_version", 4)
+    if begun == FORMAT_VERSION:
+        return None
+    return (
+        f"the study in {where!r} was fought with the dice of replay format {begun} "
+        f"(random derivation {derivation_of(begun)}); this battlesim fights with "
+        f"format {FORMAT_VERSION}'s (derivation {derivation_of(FORMAT_VERSION)}), so it "
+        "cannot complete or rerun it: start it again in another folder"
+    )
+
+
 def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) -> Store:
     """Create the study's database with ``points``, or (None) open it to resume.
 
@@ -113,6 +133,10 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
     store = Store.open(db)
     stored = store.meta()["plan"]
     wanted = json.loads(json.dumps(plan.identity()))  # tuples as lists, as stored
+    problem = other_dice(stored, str(out))
+    if problem is not None:
+        store.close()
+        raise StudyError(f"--resume: {problem}")
     if stored != wanted:
         store.close()
         diff = sorted(k for k in stored.keys() | wanted.keys() if stored.get(k) != wanted.get(k))

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.version import FORMAT_VERSION
 from sim.batch.design import Design, Factor, design_points
 from sim.batch.seeds import DOMAIN, run_seed
 from sim.batch.target import Target
@@ -62,6 +63,7 @@ class StudyPlan:
     def identity(self) -> dict[str, Any]:
         """Plain data of every setting that changes results, for the study table."""
         return {
+            "format_version": FORMAT_VERSION,  # the dice (engine.formats.derivation_of)
             "seed_scheme": DOMAIN,
             "target_digest": self.target.digest(),
             "seed": self.seed,

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.log import FileSink, Sink
+from sim.batch.opening import other_dice
 from sim.batch.seeds import run_seed
 from sim.batch.store import Store
 from sim.batch.target import Target
@@ -88,6 +89,9 @@ def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) ->
         row = store.run_row(run_id)
     finally:
         store.close()
+    problem = other_dice(meta["plan"], str(study_dir))
+    if problem is not None:
+        raise RerunError(problem)
     reps = int(meta["replications"])
     if not 0 <= run_id < reps * len(points):
         raise RerunError(f"no run {run_id}: the study's runs are 0 to {reps * len(points) - 1}")

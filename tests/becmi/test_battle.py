@@ -22,7 +22,12 @@ TAVERN = ROOT / "scenarios" / "tavern_brawl.yaml"
 
 
 def _events(scenario: str) -> list[dict[str, Any]]:
-    lines = golden_path(scenario, GOLDEN[scenario]).read_text(encoding="utf-8").split("\n")
+    return _lines(golden_path(scenario, GOLDEN[scenario]))
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    """A replay's event lines, decoded."""
+    lines = path.read_text(encoding="utf-8").split("\n")
     return [json.loads(x) for x in lines[1:-2]]
 
 
@@ -102,8 +107,14 @@ def test_every_resolution_redoes_from_its_own_numbers() -> None:
 
 
 def test_golden_fights_exercise_the_rules() -> None:
-    """The goldens hold a knock-out and its recovery, a pin, morale flight, cover and range."""
-    tavern, dungeon = _events("tavern_brawl.yaml"), _events("dungeon_skirmish.yaml")
+    """The goldens (today's and as format 4 wrote them, both verified) hold a knock-out and its
+    recovery, a pin, morale flight, cover and range."""
+    old = ROOT / "tests" / "data" / "replays"
+    tavern = [*_events("tavern_brawl.yaml"), *_lines(old / "tavern_brawl-s377.format4.jsonl")]
+    dungeon = [
+        *_events("dungeon_skirmish.yaml"),
+        *_lines(old / "dungeon_skirmish-s3.format4.jsonl"),
+    ]
     assert any(e["type"] == "becmi.struck" and e["knocked_out_rounds"] for e in tavern)
     assert any(e["type"] == "becmi.recovered" for e in tavern)
     assert any(e["type"] == "becmi.wrestled" and e["pins"] for e in tavern)
@@ -117,7 +128,7 @@ def _round_one(text: str) -> list[dict[str, Any]]:
     data, lines = parse_yaml(text, "t.yaml")
     ruleset, sc = validate_data(data, lines, "t.yaml")
     sink = MemorySink()
-    ruleset.simulate(sc, api.make_header(ruleset, sc, 377, "t.yaml"), sink)
+    ruleset.simulate(sc, api.make_header(ruleset, sc, 3, "t.yaml"), sink)  # his first blow lands
     events = [json.loads(line) for line in sink.lines[1:-1]]
     # The chain hash and the round's state digest follow from the change by design.
     return [
@@ -177,24 +188,24 @@ def test_cli_runs_verifies_and_shows_a_becmi_fight(tmp_path: Path) -> None:
     run = runner.invoke(cli, ["run", str(TAVERN), "--out", str(out)])
     assert run.exit_code == 0
     assert run.stdout.splitlines()[:3] == [
-        "tavern_brawl.yaml (seed 377): Thorgrim wins after 6 rounds — "
+        "tavern_brawl.yaml (seed 377): Thorgrim wins after 4 rounds — "
         "Thorgrim is the only side left standing",
-        "  Thorgrim: 1 of 1 standing; 0 dead, 0 knocked out, 0 fled; 1 hp lost",
-        "  Orc band: 0 of 2 standing; 1 dead, 0 knocked out, 1 fled; 8 hp lost",
+        "  Thorgrim: 1 of 1 standing; 0 dead, 0 knocked out, 0 fled; 2 hp lost",
+        "  Orc band: 0 of 2 standing; 1 dead, 0 knocked out, 1 fled; 5 hp lost",
     ]
     verify = runner.invoke(cli, ["verify", str(out)])
-    assert (verify.exit_code, verify.stdout.startswith(f"OK: {out}: 25 events")) == (0, True)
+    assert (verify.exit_code, verify.stdout.startswith(f"OK: {out}: 20 events")) == (0, True)
     show = runner.invoke(cli, ["show", "--turn", "3", str(out)])
     assert show.exit_code == 0
     assert show.stdout.splitlines() == [
         "Brawl at the Prancing Goat — end of round 3",
-        "unit      side      x,y  strength  status       cover  cover_kind",
-        "Thorgrim  Thorgrim  5,2  24/24 hp  in a grab    none   soft",
-        "Grub      Orc band  0,0  3/6 hp    knocked out  none   soft",
-        "Snaga     Orc band  4,7  5/5 hp    in a grab    none   soft",
+        "unit      side      x,y    strength  status             cover  cover_kind",
+        "Thorgrim  Thorgrim  30,10  22/24 hp  stunned, in a pin  none   soft",
+        "Grub      Orc band  25,8   6/6 hp    -                  none   soft",
+        "Snaga     Orc band  25,12  2/5 hp    in a pin           none   soft",
     ]
     events = runner.invoke(cli, ["show", "--events", str(out)])
     assert events.exit_code == 0
     assert events.stdout.splitlines()[-1] == (
-        "Round 6 — Thorgrim wins: Thorgrim is the only side left standing"
+        "Round 4 — Thorgrim wins: Thorgrim is the only side left standing"
     )

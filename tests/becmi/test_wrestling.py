@@ -136,6 +136,6 @@ def test_bout_narrative_names_the_hold_and_who_holds_it() -> None:
     shown = CliRunner().invoke(cli, ["show", str(golden), "--events", "--type", "becmi.wrestled"])
     lines = [line for line in shown.output.splitlines() if "Bout " in line]
     assert shown.exit_code == 0
-    assert len(lines) == len(expected) // 2 == 6
+    assert len(lines) == len(expected) // 2 > 0
     pairs = zip(expected[::2], expected[1::2], strict=True)
     assert all(v in line and c in line for (v, c), line in zip(pairs, lines, strict=True))

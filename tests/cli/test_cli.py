@@ -161,14 +161,14 @@ def test_run_prints_outcome_and_writes_default_replay(
     result = _invoke("run", str(STONE_WALL), "--seed", "7")
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout.splitlines() == [
-        "stone_wall.yaml (seed 7): Confederate wins after 4 turns — "
+        "stone_wall.yaml (seed 7): Confederate wins after 9 turns — "
         "every other army broke; Confederate holds the field",
-        "  Union: 210 men and 0 guns lost; 2 routed, 0 eliminated of 4 units — broken",
-        "  Confederate: 74 men and 0 guns lost; 0 routed, 1 eliminated of 3 units",
-        "Replay: stone_wall-s7.jsonl (50 events)",
+        "  Union: 606 men and 0 guns lost; 0 routed, 0 eliminated of 4 units — broken",
+        "  Confederate: 164 men and 0 guns lost; 0 routed, 0 eliminated of 3 units",
+        "Replay: stone_wall-s7.jsonl (91 events)",
     ]
     assert [p.name for p in tmp_path.iterdir()] == ["stone_wall-s7.jsonl"]
-    assert len((tmp_path / "stone_wall-s7.jsonl").read_bytes().splitlines()) == 52
+    assert len((tmp_path / "stone_wall-s7.jsonl").read_bytes().splitlines()) == 91 + 2
 
 
 def test_run_json_prints_one_pinned_object(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -182,11 +182,11 @@ def test_run_json_prints_one_pinned_object(tmp_path: Path, monkeypatch: pytest.M
         "scenario": str(STONE_WALL),
         "seed": 7,
         "winner": "csa",
-        "turns": 4,
-        "events": 50,
+        "turns": 9,
+        "events": 91,
         "replay": "stone_wall-s7.jsonl",
     }
-    assert got["losses"] == {"csa": {"guns": 0, "men": 74}, "usa": {"guns": 0, "men": 210}}
+    assert got["losses"] == {"csa": {"guns": 0, "men": 164}, "usa": {"guns": 0, "men": 606}}
     assert sorted(got) == [
         "events",
         "losses",
@@ -254,7 +254,7 @@ def test_run_logs_json_when_asked(tmp_path: Path) -> None:
         "event": "battle fought",
         "level": "info",
         "seed": 7,
-        "events": 50,
+        "events": 91,
         "replay": str(out),
     }
 
@@ -289,7 +289,7 @@ def test_verify_fresh_replay_exits_0(replay: Path) -> None:
     """`verify` of a fresh replay exits 0 with the OK line."""
     result = _invoke("verify", str(replay))
     assert (result.exit_code, result.stderr) == (0, "")
-    assert result.stdout == f"OK: {replay}: 50 events, intact, lawful, re-simulates byte for byte\n"
+    assert result.stdout == f"OK: {replay}: 91 events, intact, lawful, re-simulates byte for byte\n"
 
 
 def test_verify_edited_casualty_digit_exits_1_naming_seq(replay: Path, tmp_path: Path) -> None:
@@ -411,23 +411,23 @@ def test_verify_missing_file_exits_2(tmp_path: Path) -> None:
 # show
 
 END_OF_BATTLE = [
-    "Stone wall at Marye's Heights — end of battle (turn 4)",
-    "unit                               side         col,row  strength     status    "
-    "      fatigue  morale      men_lost  guns_lost",
-    "69th New York                      Union        5,3      363/450 men  routed    "
-    "          230  routed            87          0",
-    "28th Massachusetts                 Union        7,3      365/400 men  -         "
-    "           87  good              35          0",
-    "116th Pennsylvania                 Union        8,6      292/380 men  routed    "
-    "          182  routed            88          0",
-    "1st Rhode Island Light, Battery A  Union        7,11     6/6 guns     -         "
-    "            0  good               0          0",
-    "24th Georgia                       Confederate  5,2      479/500 men  "
-    "disrupted            67  disrupted         21          0",
-    "Cobb's Legion                      Confederate  -        367/420 men  "
-    "left the field      115  eliminated        53          0",
-    "Washington Artillery               Confederate  7,1      4/4 guns     -         "
-    "            0  good               0          0",
+    "Stone wall at Marye's Heights — end of battle (turn 9)",
+    "unit                               side         col,row  strength"
+    "     status     fatigue  morale     men_lost  guns_lost",
+    "69th New York                      Union        6,5      120/450"
+    " men  -              780  good            330          0",
+    "28th Massachusetts                 Union        7,5      388/400"
+    " men  -               20  good             12          0",
+    "116th Pennsylvania                 Union        8,4      116/380"
+    " men  disrupted      536  disrupted       264          0",
+    "1st Rhode Island Light, Battery A  Union        7,11     6/6"
+    " guns     -                0  good              0          0",
+    "24th Georgia                       Confederate  5,3      475/500"
+    " men  -               73  good             25          0",
+    "Cobb's Legion                      Confederate  7,3      281/420"
+    " men  -              263  good            139          0",
+    "Washington Artillery               Confederate  7,1      4/4"
+    " guns     -                0  good              0          0",
 ]
 """The seed-7 battle's final table: full names, side names, every unit's contract row."""
 
@@ -442,7 +442,7 @@ def test_show_men_lost_is_initial_less_strength(replay: Path) -> None:
 
 
 def test_show_prints_final_state(replay: Path) -> None:
-    """`show` prints the state folded to the end of the battle (seed 7: turn 4)."""
+    """`show` prints the state folded to the end of the battle (seed 7: turn 9)."""
     result = _invoke("show", str(replay))
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout.splitlines() == END_OF_BATTLE
@@ -454,31 +454,31 @@ def test_show_turn_2_prints_that_turns_state(replay: Path) -> None:
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout.splitlines() == [
         "Stone wall at Marye's Heights — end of turn 2",
-        "unit                               side         col,row  strength     status    "
-        " fatigue  morale     men_lost  guns_lost",
-        "69th New York                      Union        6,5      404/450 men  "
-        "disrupted      141  disrupted        46          0",
-        "28th Massachusetts                 Union        7,5      371/400 men  -         "
-        "      70  good             29          0",
-        "116th Pennsylvania                 Union        7,3      326/380 men  -         "
-        "     104  good             54          0",
-        "1st Rhode Island Light, Battery A  Union        7,11     6/6 guns     -         "
-        "       0  good              0          0",
-        "24th Georgia                       Confederate  5,3      494/500 men  -         "
-        "      18  good              6          0",
-        "Cobb's Legion                      Confederate  7,2      407/420 men  "
-        "disrupted       34  disrupted        13          0",
-        "Washington Artillery               Confederate  7,1      4/4 guns     -         "
-        "       0  good              0          0",
+        "unit                               side         col,row  strength"
+        "     status     fatigue  morale     men_lost  guns_lost",
+        "69th New York                      Union        6,5      394/450"
+        " men  -              108  good             56          0",
+        "28th Massachusetts                 Union        7,5      388/400"
+        " men  -               20  good             12          0",
+        "116th Pennsylvania                 Union        8,4      340/380"
+        " men  disrupted       74  disrupted        40          0",
+        "1st Rhode Island Light, Battery A  Union        7,11     6/6"
+        " guns     -                0  good              0          0",
+        "24th Georgia                       Confederate  5,3      489/500"
+        " men  -               41  good             11          0",
+        "Cobb's Legion                      Confederate  7,3      410/420"
+        " men  -               15  good             10          0",
+        "Washington Artillery               Confederate  7,1      4/4"
+        " guns     -                0  good              0          0",
     ]
 
 
-def test_show_turn_4_equals_the_end(replay: Path) -> None:
-    """`show --turn 4` (the last turn) shows the same table as the end of battle."""
-    result = _invoke("show", "--turn", "4", str(replay))
+def test_show_turn_9_equals_the_end(replay: Path) -> None:
+    """`show --turn 9` (the last turn) shows the same table as the end of battle."""
+    result = _invoke("show", "--turn", "9", str(replay))
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
-        "Stone wall at Marye's Heights — end of turn 4",
+        "Stone wall at Marye's Heights — end of turn 9",
         *END_OF_BATTLE[1:],
     ]
 
@@ -488,15 +488,15 @@ def test_show_events_narrates_the_battle(replay: Path) -> None:
     result = _invoke("show", "--events", str(replay))
     assert (result.exit_code, result.stderr) == (0, "")
     lines = result.stdout.splitlines()
-    assert len(lines) == 46
+    assert len(lines) == len(replay.read_text().splitlines()) - 2 - 9  # all but 9 turn ends
     assert lines[:3] == [
         "Turn 1, 12:00 — 69th New York moves to 5,6 (4 hexes)",
         "Turn 1, 12:00 — 28th Massachusetts moves to 7,6 (4 hexes)",
         "Turn 1, 12:00 — 116th Pennsylvania moves to 9,6 (4 hexes)",
     ]
     assert lines[-2:] == [
-        "Turn 4, 13:20 — Union breaks: 50% of its units routed or eliminated (breaks at 50%)",
-        "Turn 4, 13:20 — Confederate wins: every other army broke; Confederate holds the field",
+        "Turn 9, 15:00 — Union breaks: 44% of its men lost (breaks at 40%)",
+        "Turn 9, 15:00 — Confederate wins: every other army broke; Confederate holds the field",
     ]
 
 
@@ -505,16 +505,16 @@ def test_show_events_turn_1_stops_after_turn_1(replay: Path) -> None:
     result = _invoke("show", "--events", "--turn", "1", str(replay))
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert (len(lines), lines[-1][:40]) == (9, "Turn 1, 12:08 — 28th Massachusetts fires")
+    assert (len(lines), lines[-1][:40]) == (8, "Turn 1, 12:08 — 28th Massachusetts fires")
     assert {line[:7] for line in lines} == {"Turn 1,"}
 
 
 @pytest.mark.parametrize("extra", [[], ["--events"]])
 def test_show_turn_past_the_end_exits_2(extra: list[str], replay: Path) -> None:
-    """`show --turn 999` (with or without --events) exits 2: the battle ended at turn 4."""
+    """`show --turn 999` (with or without --events) exits 2: the battle ended at turn 9."""
     result = _invoke("show", "--turn", "999", *extra, str(replay))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == "battlesim: error: --turn 999: the battle ended at turn 4\n"
+    assert result.stderr == "battlesim: error: --turn 999: the battle ended at turn 9\n"
 
 
 @pytest.mark.parametrize(

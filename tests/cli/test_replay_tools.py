@@ -18,6 +18,11 @@ from sim.cli import cli
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"
 FORMAT1 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862.format1.jsonl"
+EVENTS = api.load_replay(GOLDEN).events
+CHECK = next(
+    e for e in EVENTS if e.type == "musket.morale_tested" and e.unit == "69ny" and not e.passed
+)
+"""The golden's first failed morale check of the 69th New York (after a lost melee: routed)."""
 
 
 def _invoke(*args: str) -> Result:
@@ -26,17 +31,17 @@ def _invoke(*args: str) -> Result:
 
 @pytest.fixture(scope="module")
 def forked(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The golden battle forked where the 69th New York failed its morale check."""
+    """The golden battle forked where the 69th New York failed its morale check: it holds."""
     out = tmp_path_factory.mktemp("fork") / "held.jsonl"
     result = _invoke(
         "fork",
         str(GOLDEN),
         "--at",
-        "33",
+        str(CHECK.seq),
         "--set",
         "passed=true",
         "--set",
-        "after=good",
+        f"after={CHECK.before}",
         "--out",
         str(out),
     )
@@ -51,26 +56,28 @@ def test_identical_battles_diff_to_nothing() -> None:
 
 
 def test_diff_names_the_first_divergent_event_exactly(forked: Path) -> None:
-    """The fork parts from its parent at seq 33; diff prints exactly where and how, bounded."""
+    """The fork parts from its parent at the check; diff prints exactly where and how, bounded."""
     result = _invoke("diff", str(GOLDEN), str(forked), "--context", "1")
     assert result.exit_code == 1
     # The changed morale check is the first draw of its stream (index 0): 0 draws before it.
+    [draw] = CHECK.draws
+    assert (draw.stream, draw.i, CHECK.cause) == (f"{CHECK.turn}/morale/melee/69ny/69ny", 0, 37)
     assert result.stdout.splitlines() == [
-        "same scenario and seed; first divergent event at seq 33, turn 3, "
-        "phase defensive_fire, unit 69ny",
+        f"same scenario and seed; first divergent event at seq {CHECK.seq}, turn {CHECK.turn}, "
+        "phase melee, unit 69ny",
         "  changed  passed: False -> True",
-        "  changed  after: 'disrupted' -> 'good'",
-        "first turn whose state differs: 3",
+        f"  changed  after: {CHECK.after!r} -> {CHECK.before!r}",
+        f"first turn whose state differs: {CHECK.turn}",
         "before:",
-        "  seq    32 turn   3 musket.fired             wash 69ny",
+        f"  seq    37 turn {CHECK.turn:3} musket.meleed            69ny 24ga",
         "after, in a:",
-        "  seq    34 turn   3 musket.rallied           116pa",
+        f"  seq    39 turn {CHECK.turn:3} musket.rallied           69ny",
         "after, in b:",
-        "  seq    34 turn   3 musket.meleed            69ny 24ga",
+        f"  seq    39 turn {CHECK.turn:3} musket.rallied           69ny",
         "random-stream draws before it, streams the divergent events draw from:",
-        "  3/morale/defensive_fire/69ny/wash: 0",
-        "draws in a's event: 3/morale/defensive_fire/69ny/wash x1",
-        "draws in b's event: 3/morale/defensive_fire/69ny/wash x1",
+        f"  {draw.stream}: 0",
+        f"draws in a's event: {draw.stream} x1",
+        f"draws in b's event: {draw.stream} x1",
     ]
 
 
@@ -87,11 +94,16 @@ def test_diff_json_has_the_same_content(forked: Path) -> None:
     """--json gives one object with the divergent seq, the changes and the draw counts."""
     result = _invoke("diff", str(GOLDEN), str(forked), "--json")
     data = json.loads(result.stdout)
-    assert (result.exit_code, data["mode"], data["seq"], data["turn"]) == (1, "same", 33, 3)
+    assert (result.exit_code, data["mode"], data["seq"], data["turn"]) == (
+        1,
+        "same",
+        CHECK.seq,
+        CHECK.turn,
+    )
     assert (data["a"], data["b"]) == (str(GOLDEN), str(forked))
     assert data["changes"] == [
         {"path": "passed", "kind": "changed", "a": False, "b": True},
-        {"path": "after", "kind": "changed", "a": "disrupted", "b": "good"},
+        {"path": "after", "kind": "changed", "a": CHECK.after, "b": CHECK.before},
     ]
     assert data["draw_counts"]["2/fire/defensive_fire/24ga"] == 5
 
@@ -108,8 +120,8 @@ def test_diff_of_variants_compares_inputs_and_outcomes(tmp_path: Path) -> None:
     data = json.loads(_invoke("diff", str(GOLDEN), str(out), "--json").stdout)
     assert data["mode"] == "variants"
     assert data["inputs"] == [{"path": "seed", "kind": "changed", "a": 1862, "b": 7}]
-    assert data["outcome"]["winner"] == ["usa", "csa"]
-    assert data["outcome"]["turns"] == [12, 4]
+    assert data["outcome"]["winner"] == ["csa", "csa"]
+    assert data["outcome"]["turns"] == [EVENTS[-1].turn, 9]
     assert data["strength_by_turn"]["0"] == {"csa": [924, 924], "usa": [1236, 1236]}
 
 
@@ -129,8 +141,8 @@ def test_forked_replay_names_its_parent_and_verifies(forked: Path) -> None:
     header = json.loads(forked.read_text().split("\n")[0])
     assert header["fork"]["parent"] == GOLDEN.name
     assert (header["fork"]["at_seq"], header["fork"]["event"]) == (
-        33,
-        {"passed": True, "after": "good"},
+        CHECK.seq,
+        {"passed": True, "after": CHECK.before},
     )
     result = _invoke("verify", str(forked))
     assert result.exit_code == 0, result.output
@@ -156,7 +168,10 @@ def test_fork_of_a_state_field_emits_an_override(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--at", "999", "--set", "passed=true"], "--at 999: the replay has seq 0..124"),
+        (
+            ["--at", "999", "--set", "passed=true"],
+            f"--at 999: the replay has seq 0..{len(EVENTS) - 1}",
+        ),
         (["--at", "14", "--set", "nope=1"], "--set nope: no key 'nope'"),
         (["--at", "14", "--set", "passed=maybe"], "--set passed: passed is a bool, not a str"),
         (["--at", "14", "--set", "seq=3"], "--set seq: the event's seq cannot change"),
@@ -179,15 +194,14 @@ def test_fork_refuses_bad_changes_with_exit_2(
 
 
 def test_why_prints_the_chain_of_causes() -> None:
-    """why 33: the volley that caused the morale check, then the check."""
-    result = _invoke("why", str(GOLDEN), "33")
+    """why of the 69th's failed check: the melee that caused it, then the check."""
+    result = _invoke("why", str(GOLDEN), str(CHECK.seq))
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
-        "[seq 32] Turn 3, 12:44 — Washington Artillery fires on 69th New York at 3 hexes: "
-        "value 1,200, modifier -30% (quality B +10, stone wall -40) → E 840, range "
-        "4.20–21.00, drew 20.90 → 21 casualties, +24 fatigue; morale check p = 0.46: required",
-        "  → [seq 33] Turn 3, 12:44 — 69th New York checks morale (loss, quality C = 4, none; "
-        "rolled 6 vs 4): disrupted",
+        "[seq 37] Turn 4, 13:12 — 69th New York charges 24th Georgia: attacker loses 21, "
+        "defender loses 6; 24th Georgia wins, 69th New York is disrupted and retreats to 6,5",
+        f"  → [seq {CHECK.seq}] Turn 4, 13:12 — 69th New York checks morale (loss, quality C = 4, "
+        "fatigue medium -1, disrupted -1; rolled 4 vs 2): routed",
     ]
 
 
@@ -196,7 +210,7 @@ def test_why_of_a_missing_seq_exits_2() -> None:
     result = _invoke("why", str(GOLDEN), "500")
     assert (result.exit_code, result.stderr) == (
         2,
-        "battlesim: error: no event seq 500: the replay has seq 0..124\n",
+        f"battlesim: error: no event seq 500: the replay has seq 0..{len(EVENTS) - 1}\n",
     )
 
 
@@ -206,8 +220,8 @@ def test_narrative_filters_by_unit_and_type() -> None:
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0] == (
-        "Turn 2, 12:24 — 69th New York checks morale (loss, quality C = 4, none; "
-        "rolled 2 vs 4): passes"
+        "Turn 1, 12:04 — 69th New York checks morale (loss, quality C = 4, none; "
+        "rolled 4 vs 4): passes"
     )
     assert all("69th New York checks morale" in line for line in lines)
     assert _invoke("show", str(GOLDEN), "--events", "--unit", "zz").exit_code == 2
@@ -227,7 +241,7 @@ def test_report_is_one_html_file_with_its_charts(tmp_path: Path) -> None:
     assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing fetched from a network
     assert sorted(p.name for p in pngs.iterdir()) == sorted(f"{s}_{m}.png" for s, m in measures)
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs.iterdir())
-    assert '<p class="headline">Union wins after 12 turns</p>' in page
+    assert f'<p class="headline">Confederate wins after {EVENTS[-1].turn} turns</p>' in page
 
 
 def test_old_format_replay_loads_shows_and_verifies() -> None:
@@ -301,11 +315,17 @@ def test_gzip_replays_are_written_and_read_transparently(tmp_path: Path) -> None
 
 def test_verify_names_the_first_event_that_breaks_an_invariant(tmp_path: Path) -> None:
     """A resealed log whose morale check goes good -> routed in defensive fire fails at its seq."""
+    check = next(
+        e
+        for e in EVENTS
+        if e.type == "musket.morale_tested"
+        and (e.phase, e.before, e.after) == ("defensive_fire", "good", "disrupted")
+    )
     lines = GOLDEN.read_text().split("\n")[:-1]
     out, h = [], GENESIS
     for n, line in enumerate(lines):
         body = line[: line.rindex(',"h":')] + "}"
-        if n == 34:  # seq 33: the 69th's check
+        if n == check.seq + 1:
             body = body.replace('"after":"disrupted"', '"after":"routed"')
         sealed, h = seal(h, body)
         out.append(sealed)
@@ -314,17 +334,25 @@ def test_verify_names_the_first_event_that_breaks_an_invariant(tmp_path: Path) -
     result = _invoke("verify", str(path))
     assert (result.exit_code, result.stdout) == (
         1,
-        "INVARIANT broken at seq 33 (line 35): musket.morale_tested: illegal morale "
-        "transition good -> routed in defensive_fire\n",
+        f"INVARIANT broken at seq {check.seq} (line {check.seq + 2}): musket.morale_tested: "
+        "illegal morale transition good -> routed in defensive_fire\n",
     )
 
 
 def test_a_fork_of_a_fork_keeps_both_changes(tmp_path: Path) -> None:
     """Forking a forked battle applies the earlier change too, and the result verifies."""
     first, second = tmp_path / "f1.jsonl", tmp_path / "f2.jsonl"
+    fire = next(e.seq for e in EVENTS if e.type == "musket.fired")
     assert (
         _invoke(
-            "fork", str(GOLDEN), "--at", "4", "--set", "result.casualties=0", "--out", str(first)
+            "fork",
+            str(GOLDEN),
+            "--at",
+            str(fire),
+            "--set",
+            "result.casualties=0",
+            "--out",
+            str(first),
         ).exit_code
         == 0
     )
@@ -342,9 +370,9 @@ def test_a_fork_of_a_fork_keeps_both_changes(tmp_path: Path) -> None:
         == 0
     )
     header = json.loads(second.read_text().split("\n")[0])
-    assert (header["fork"]["at_seq"], header["fork"]["earlier"]["at_seq"]) == (30, 4)
+    assert (header["fork"]["at_seq"], header["fork"]["earlier"]["at_seq"]) == (30, fire)
     events = [json.loads(x) for x in second.read_text().split("\n")[1:-2]]
-    assert events[4]["result"]["casualties"] == 0
+    assert events[fire]["result"]["casualties"] == 0
     assert _invoke("verify", str(second)).exit_code == 0
     data = json.loads(_invoke("diff", str(first), str(second), "--json").stdout)
     assert (data["seq"], data["event_b"]["type"]) == (31, "engine.override")
@@ -358,11 +386,11 @@ def test_fork_to_a_gz_name_is_gzip(tmp_path: Path) -> None:
             "fork",
             str(GOLDEN),
             "--at",
-            "33",
+            str(CHECK.seq),
             "--set",
             "passed=true",
             "--set",
-            "after=good",
+            f"after={CHECK.before}",
             "--out",
             str(out),
         ).exit_code

@@ -8,11 +8,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
 from click.testing import CliRunner, Result
 
+from sim import api
 from sim.cli import cli
 
 REPO = Path(__file__).resolve().parents[2]
@@ -159,15 +161,21 @@ def test_help_chunk_default_is_the_plans() -> None:
 # --json on every command that reports
 
 
+def _footer(replay: Path) -> dict[str, Any]:
+    """The replay's footer line, decoded."""
+    footer: dict[str, Any] = json.loads(replay.read_text().splitlines()[-1])
+    return footer
+
+
 def test_verify_json(replay: Path) -> None:
-    """`verify --json` prints ok, status and the event count (seed 7: 50 events)."""
+    """`verify --json` prints ok, status and the event count (the footer's)."""
     result = _invoke("verify", str(replay), "--json")
     assert result.exit_code == 0
     assert json.loads(result.stdout) == {
         "ok": True,
         "status": "ok",
         "replay": str(replay),
-        "events": 50,
+        "events": _footer(replay)["events"],
         "upcast": False,
     }
 
@@ -213,9 +221,10 @@ def test_validate_json_ok_and_errors(tmp_path: Path) -> None:
 
 
 def test_show_json_lists_every_unit_with_names(replay: Path) -> None:
-    """`show --json` gives the seven units with full names and side names at turn 4."""
+    """`show --json` gives the seven units with full names and side names at the last turn."""
     got = json.loads(_invoke("show", str(replay), "--json").stdout)
-    assert (got["turn"], got["last_turn"], len(got["units"])) == (4, 4, 7)
+    last = _footer(replay)["final_turn"]
+    assert (got["turn"], got["last_turn"], len(got["units"])) == (last, last, 7)
     battery = got["units"][3]
     assert (battery["name"], battery["side_name"]) == ("1st Rhode Island Light, Battery A", "Union")
 
@@ -228,11 +237,14 @@ def test_show_events_json_matches_the_narrative(replay: Path) -> None:
 
 
 def test_why_json_is_the_chain() -> None:
-    """`why --json` on the golden seq 33: the fire at seq 32, then the morale check at 33."""
-    got = json.loads(_invoke("why", str(GOLDEN), "33", "--json").stdout)
+    """`why --json` on the golden's first morale check: the volley that caused it, then it."""
+    events = api.load_replay(GOLDEN).events
+    check = next(e for e in events if e.type == "musket.morale_tested")
+    assert check.cause is not None
+    got = json.loads(_invoke("why", str(GOLDEN), str(check.seq), "--json").stdout)
     assert [(c["seq"], c["type"]) for c in got["chain"]] == [
-        (32, "musket.fired"),
-        (33, "musket.morale_tested"),
+        (check.cause, "musket.fired"),
+        (check.seq, "musket.morale_tested"),
     ]
 
 
@@ -335,7 +347,7 @@ def test_show_unit_takes_the_name_show_prints(name: str) -> None:
 
 
 def test_show_unit_without_events_is_its_history(replay: Path) -> None:
-    """`show --unit 69ny` without --events: turns 0..4, 450 men at the start, 363 at the end."""
+    """`show --unit 69ny` without --events: turns 0..last, 450 men at the start, the end's after."""
     result = _invoke("show", str(replay), "--unit", "69ny")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
@@ -344,10 +356,12 @@ def test_show_unit_without_events_is_its_history(replay: Path) -> None:
         "0: the start"
     )
     rows = [line.split() for line in lines[2:]]
-    assert [r[0] for r in rows] == ["0", "1", "2", "3", "4"]
-    assert (rows[0][2], rows[-1][2]) == ("450/450", "363/450")
+    last = _footer(replay)["final_turn"]
+    end = api.state_at(replay).units["69ny"].strength
+    assert [r[0] for r in rows] == [str(t) for t in range(last + 1)]
+    assert (rows[0][2], rows[-1][2]) == ("450/450", f"{end}/450")
     got = json.loads(_invoke("show", str(replay), "--unit", "69ny", "--json").stdout)
-    assert [r["strength"]["value"] for r in got["rows"]][::4] == [450, 363]
+    assert [r["strength"]["value"] for r in got["rows"]][::last] == [450, end]
 
 
 def test_type_without_events_is_refused_plainly() -> None:

@@ -10,6 +10,7 @@ import pytest
 from engine.events import EventRegistry
 from engine.log import Header
 from engine.reader import ReplayError, read_replay
+from engine.version import FORMAT_VERSION
 from tests.engine.conftest import REGISTRY, Ping, write_log
 
 
@@ -27,7 +28,7 @@ def test_layout_is_header_events_footer(lines: list[str]) -> None:
     """Line 1 is the header, then one line per event, then the footer."""
     head = json.loads(lines[0])
     assert head["format"] == "battlesim-replay"
-    assert head["format_version"] == 4
+    assert head["format_version"] == FORMAT_VERSION == 5
     assert [json.loads(x)["seq"] for x in lines[1:-1]] == [0, 1, 2, 3, 4]
     assert json.loads(lines[-1])["footer"] is True
     assert json.loads(lines[-1])["events"] == 5
@@ -120,7 +121,7 @@ def test_newer_format_is_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(ReplayError) as err:
         read_replay(_write(tmp_path, lines), _registry)
     assert err.value.message == (
-        "replay format version 99 is newer than this battlesim reads (4); upgrade battlesim"
+        "replay format version 99 is newer than this battlesim reads (5); upgrade battlesim"
     )
 
 

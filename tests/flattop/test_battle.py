@@ -46,30 +46,31 @@ def _simulate(data: dict[str, Any], seed: int = 5) -> list[dict[str, Any]]:
 
 
 def test_coral_sea_golden_outcome(tmp_path: Path) -> None:
-    """At seed 1942 Shoho is crippled with 7 hits of 8 and the Allies win 11 points to 4."""
+    """At seed 1942 Shoho is crippled with 6 hits of 8 and the Allies win 9 points to 5."""
     result = api.run(CORAL, out=tmp_path / "coral.jsonl")
     o = result.outcome.as_json()
     assert (o["winner"], o["turns"], o["reason"]) == (
         "allied",
         6,
-        "every strike flown: Allied 11 points, Japanese 4 — Allied leads by 7",
+        "every strike flown: Allied 9 points, Japanese 5 — Allied leads by 4",
     )
     assert o["sides"]["japan"]["air_factors_lost"] == {
-        "air_combat": 2, "anti_aircraft": 0, "aboard": 5, "ditched": 0,
+        "air_combat": 0, "anti_aircraft": 0, "aboard": 5, "ditched": 0,
     }  # fmt: skip
     assert o["sides"]["allied"]["air_factors_lost"] == {
-        "air_combat": 1, "anti_aircraft": 3, "aboard": 0, "ditched": 0,
+        "air_combat": 3, "anti_aircraft": 2, "aboard": 0, "ditched": 0,
     }  # fmt: skip
     assert (o["sides"]["japan"]["crippled"], o["sides"]["japan"]["sunk"]) == (["Shoho"], [])
-    assert (result.state.ships["shoho"].hits, result.events) == (7, 24)
+    assert (result.state.ships["shoho"].hits, result.events) == (6, 23)
     assert result.summary == [
-        "Allied: 0 ships sunk, 0 crippled, 4 air factors lost; 11 points",
-        "Japanese: 0 ships sunk, 1 crippled (Shoho), 7 air factors lost; 4 points",
+        "Allied: 0 ships sunk, 0 crippled, 5 air factors lost; 9 points",
+        "Japanese: 0 ships sunk, 1 crippled (Shoho), 5 air factors lost; 5 points",
     ]
 
 
 def test_coral_sea_golden_event_sequence() -> None:
-    """The strike on Shoho: air combat, AA, the attacks (doubled in the Ready box), recovery."""
+    """The strike on Shoho: air combat, AA, the attacks (doubled in the Ready box), recovery;
+    the B-17s lose their bombers to the CAP and AA before they can attack."""
     kinds = [
         (e["type"].split(".")[1], e.get("strike"), e["time"]) for e in _golden("coral_sea.yaml")
     ]
@@ -90,7 +91,6 @@ def test_coral_sea_golden_event_sequence() -> None:
         ("attacked", "lex_strike", 216.0),
         ("air_combat", "b17_raid", 222.0),
         ("anti_aircraft", "b17_raid", 222.0),
-        ("attacked", "b17_raid", 222.0),
         ("turn_ended", None, 240.0),
         ("strike_cancelled", "shoho_strike", 240.0),
         ("turn_ended", None, 300.0),
@@ -131,7 +131,7 @@ def test_two_strikes_at_the_same_minute_act_in_scenario_order() -> None:
          "escort": 2, "attacks": [{"aircraft": "dive_bomber", "factors": 2, "target": "cv3"}]}
     )  # fmt: skip
     blue["strikes"][0]["attacks"] = [{"aircraft": "dive_bomber", "factors": 8, "target": "cv3"}]
-    events = _simulate(data)
+    events = _simulate(data, seed=8)  # seed 8: s1's escorts shoot down one of the CAP
     arrival = [e for e in events if e["time"] == 129.0]
     assert [(e["strike"], e["type"].split(".")[1]) for e in arrival] == [
         ("s1", "air_combat"), ("s1", "air_combat"), ("s1", "air_combat"),
@@ -213,7 +213,9 @@ def test_every_resolution_in_the_golden_replays_redoes_from_the_log() -> None:
                     (r["fraction_hits"], r["integer_hits"]),
                 )
             assert r["hits"] == r["fraction_hits"] + r["integer_hits"]
-    assert count == 39
+    resolutions = ("flattop.air_combat", "flattop.anti_aircraft", "flattop.attacked")
+    every = [e for sc in ("coral_sea.yaml", "carrier_duel.yaml") for e in _golden(sc)]
+    assert count == sum(e["type"] in resolutions for e in every) > 0  # every one was redone
 
 
 def test_four_strikes_are_airborne_at_once_in_the_carrier_duel() -> None:
@@ -253,20 +255,20 @@ def test_cli_run_verify_and_show_work_on_a_flattop_battle(tmp_path: Path) -> Non
     assert run.exit_code == 0
     assert run.stdout.splitlines() == [
         "coral_sea.yaml (seed 1942): Allied wins after 6 turns — every strike flown: "
-        "Allied 11 points, Japanese 4 — Allied leads by 7",
-        "  Allied: 0 ships sunk, 0 crippled, 4 air factors lost; 11 points",
-        "  Japanese: 0 ships sunk, 1 crippled (Shoho), 7 air factors lost; 4 points",
-        f"Replay: {out} (24 events)",
+        "Allied 9 points, Japanese 5 — Allied leads by 4",
+        "  Allied: 0 ships sunk, 0 crippled, 5 air factors lost; 9 points",
+        "  Japanese: 0 ships sunk, 1 crippled (Shoho), 5 air factors lost; 5 points",
+        f"Replay: {out} (23 events)",
     ]
     verify = _invoke("verify", str(out))
-    assert (verify.exit_code, verify.stdout.startswith(f"OK: {out}: 24 events")) == (0, True)
+    assert (verify.exit_code, verify.stdout.startswith(f"OK: {out}: 23 events")) == (0, True)
     show = _invoke("show", str(out), "--turn", "4")
     assert show.exit_code == 0
     lines = show.stdout.splitlines()
     assert lines[0] == "Coral Sea — the strike on Shoho — end of turn 4"
     [shoho] = [line for line in lines if line.split()[:2] == ["Shoho", "Japanese"]]
-    # 7 hits of 8 taken: 1 of 8 left, crippled, on the Japanese side, at the task force's hex.
-    expected = "Shoho Japanese 20,10 1/8 hits crippled - mo_cover 7 8 0 - -"
+    # 6 hits of 8 taken: 2 of 8 left, crippled, on the Japanese side, at the task force's hex.
+    expected = "Shoho Japanese 20,10 2/8 hits crippled - mo_cover 6 8 0 - -"
     assert shoho.split() == expected.split()
     events = _invoke("show", str(out), "--events")
     assert events.stdout.splitlines()[:4] == [
@@ -333,7 +335,7 @@ def test_a_sunk_ship_answers_no_more_raids_and_its_process_ends() -> None:
          "escort": 2, "attacks": [{"aircraft": "dive_bomber", "factors": 2, "target": "cv3"}]}
     )  # fmt: skip
     rs, sc, sink, started = RULESET, load(data), MemorySink(), []
-    header = api.make_header(rs, sc, 4, "t.yaml")  # seed 4: s1's bombs sink dd2
+    header = api.make_header(rs, sc, 5, "t.yaml")  # seed 5: s1's bombs sink dd2
     runner.fight(
         rs.plan(sc), sc, header, sink, rs.initial_state(sc), rs.apply, rs.snapshot,
         watch=started.extend,

@@ -57,13 +57,17 @@ def test_audit_names_an_attack_whose_arithmetic_was_edited() -> None:
         return audit(sc, state, event.model_copy(update=fields))
 
     result = event.result.model_copy(update={"integer_hits": 0, "hits": 1})
-    assert changed(result=result) == "hits 1 + 0 = 1 are not the CRT's (1, 2)"
+    crt = (event.result.fraction_hits, event.result.integer_hits)
+    assert changed(result=result) == f"hits {crt[0]} + 0 = 1 are not the CRT's {crt}"
     assert changed(hits_taken=3) == "hits taken 3 do not follow from 3 and the Ready box"
     assert changed(hits_after=5) == "hits after are not hits before + hits taken"
     assert changed(status_after="sunk") == "6/8 hits is not sunk"
     assert changed(lost_hangar={"fighter": 9}) == "more lost aboard than was aboard"
     rolled = event.result.model_copy(update={"fraction_roll": 5})
-    assert changed(result=rolled) == "rolls [5, 0] do not come from the draws"
+    assert (
+        changed(result=rolled)
+        == f"rolls [5, {event.result.integer_roll}] do not come from the draws"
+    )
 
 
 def test_a_snapshot_written_before_ships_were_named_ships_still_restores() -> None:

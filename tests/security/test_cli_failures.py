@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 from pathlib import Path
@@ -12,6 +13,13 @@ import pytest
 import sim.cli_batch  # noqa: F401  # registers batch, study, rerun, export, campaign
 from sim.batch.executors import max_jobs
 from tests.forge import GOLDEN, invoke
+
+CHECK = next(
+    str(json.loads(line)["seq"])
+    for line in GOLDEN.read_text(encoding="utf-8").splitlines()
+    if '"type":"musket.morale_tested"' in line
+)
+"""The golden's first morale check (a d6 roll)."""
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "stone_wall.yaml"
@@ -197,8 +205,8 @@ def test_a_tampered_study_database_exits_2(tmp_path: Path) -> None:
         ("3", "state.units.1ri.strength=-5", "cannot be negative"),
         ("3", "state.units.nope.strength=5", "no key 'nope'"),
         ("3", "state.units.1ri.strength=.inf", "is an int, not a float"),
-        ("6", "roll=0", "roll: Input should be greater than or equal to 1"),
-        ("6", "roll=7", "roll: Input should be less than or equal to 6"),
+        (CHECK, "roll=0", "roll: Input should be greater than or equal to 1"),
+        (CHECK, "roll=7", "roll: Input should be less than or equal to 6"),
     ],
 )
 def test_fork_values_are_checked_before_anything_is_written(

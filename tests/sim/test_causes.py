@@ -96,9 +96,13 @@ def test_musket_battle_end_chains_back_through_the_break_to_the_last_blow(name: 
     assert events[root[0]].cause is None
 
 
+FORMAT4 = ROOT / "tests" / "data" / "replays"
+"""The goldens as format 4 wrote them (derivation 1's dice): battles with other turns of fate."""
+
+
 def test_musket_end_at_the_turn_limit_is_a_decision_of_its_own() -> None:
-    """stone_wall ends at the turn limit with no break: its end names no cause."""
-    loaded = _load("stone_wall-s1862.jsonl")
+    """stone_wall at format 4's dice ends at the turn limit unbroken: its end names no cause."""
+    loaded = api.load_replay(FORMAT4 / "stone_wall-s1862.format4.jsonl")
     ended = _only(loaded.events, "musket.battle_ended")
     assert not any(e.type == "musket.side_broken" for e in loaded.events)
     assert (ended.cause, ended.schema_version) == (None, 2)
@@ -153,8 +157,9 @@ def test_becmi_first_morale_check_names_the_sides_first_fall(name: str) -> None:
 
 
 def test_becmi_coming_to_names_the_knock_out() -> None:
-    """tavern_brawl: the combatant that comes to was knocked out by the blow before it."""
-    loaded = _load("tavern_brawl-s377.jsonl")
+    """tavern_brawl at format 4's dice: the combatant that comes to was knocked out just before."""
+    path = FORMAT4 / "tavern_brawl-s377.format4.jsonl"
+    loaded = api.load_replay(path)
     events = loaded.events
     woke: Any = _only(events, "becmi.recovered")
     blow = max(
@@ -165,7 +170,7 @@ def test_becmi_coming_to_names_the_knock_out() -> None:
         and _field(e, "knocked_out_rounds") > 0
     )
     assert woke.cause == blow
-    assert _why_seqs(REPLAYS / "tavern_brawl-s377.jsonl", woke.seq) == [blow, woke.seq]
+    assert _why_seqs(path, woke.seq) == [blow, woke.seq]
 
 
 def test_becmi_pins_chain_back_through_the_holds_to_the_bouts_start() -> None:

@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT))
 
 from sim import api  # noqa: E402
 from sim.fork import fork, parse_assignment  # noqa: E402
+from sim.musket.events import MoraleTested  # noqa: E402
 from sim.report_html import write_diff, write_report  # noqa: E402
 from tests.viewer.browser import launch, open_page  # noqa: E402
 
@@ -47,8 +48,13 @@ def shots(out: Path = OUT) -> list[Path]:
         pages[stem] = tmp / f"{stem}.html"
         write_report(api.load_replay(ROOT / "replays" / f"{stem}.jsonl"), pages[stem])
     parent = api.load_replay(ROOT / "replays" / "stone_wall-s1862.jsonl")
-    sets = [parse_assignment(s) for s in ("passed=true", "after=good")]
-    held = fork(parent, 33, sets, tmp / "held.jsonl")
+    check = next(  # the 69th New York's first failed morale check: it holds
+        e
+        for e in parent.events
+        if isinstance(e, MoraleTested) and e.unit == "69ny" and not e.passed
+    )
+    sets = [parse_assignment(s) for s in ("passed=true", f"after={check.before}")]
+    held = fork(parent, check.seq, sets, tmp / "held.jsonl")
     write_report(api.load_replay(held), tmp / "held.html")
     write_diff(parent, api.load_replay(held), tmp / "diff.html")
 

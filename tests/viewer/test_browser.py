@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from sim import analysis, api
 from sim.cli import cli
+from sim.musket.events import MoraleTested
 from sim.viewer import report_html
 from tests.viewer.browser import open_page
 from tests.viewer.conftest import GOLDENS, ROOT
@@ -132,12 +133,23 @@ def test_a_large_battle_page_holds_one_turn_of_narrative_and_keyframes_only(
         assert v.errors == []
 
 
+def _first_failed_check() -> MoraleTested:
+    """The stone wall golden's first failed morale check of the 69th New York."""
+    events = api.load_replay(_replay("stone_wall-s1862")).events
+    return next(
+        e for e in events if isinstance(e, MoraleTested) and e.unit == "69ny" and not e.passed
+    )
+
+
+CHECK = _first_failed_check()
+
+
 @pytest.fixture(scope="module")
 def forked(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The stone wall battle forked where the 69th New York failed its morale check (seq 33)."""
+    """The stone wall battle forked where the 69th New York failed its morale check: it holds."""
     out = tmp_path_factory.mktemp("fork") / "held.jsonl"
-    args = ["fork", str(_replay("stone_wall-s1862")), "--at", "33"]
-    args += ["--set", "passed=true", "--set", "after=good", "--out", str(out)]
+    args = ["fork", str(_replay("stone_wall-s1862")), "--at", str(CHECK.seq)]
+    args += ["--set", "passed=true", "--set", f"after={CHECK.before}", "--out", str(out)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     return out
@@ -147,21 +159,20 @@ def test_a_fork_page_has_a_what_if_banner_naming_the_changed_event(
     browser: Any, forked: Path, tmp_path: Path
 ) -> None:
     """report on a fork: a "What if" banner with the changed event's seq, type and fields."""
-    loaded = api.load_replay(forked)
     out = tmp_path / "held.html"
     assert CliRunner().invoke(cli, ["report", str(forked), "-o", str(out)]).exit_code == 0
     with open_page(browser, out) as v:
         banner = v.page.inner_text(".banner.whatif")
         assert "What if" in banner.replace("WHAT IF", "What if")
-        assert f"{loaded.events[33].type} (seq 33, turn {loaded.events[33].turn})" in banner
-        assert "passed = True" in banner and "after = 'good'" in banner
+        assert f"{CHECK.type} (seq {CHECK.seq}, turn {CHECK.turn})" in banner
+        assert "passed = True" in banner and f"after = {CHECK.before!r}" in banner
         assert v.errors == []
 
 
 def test_diff_html_shows_both_battles_on_one_timeline_from_the_divergence(
     browser: Any, forked: Path, tmp_path: Path
 ) -> None:
-    """diff --html: two panes start just before seq 33 and each shows its own fold per turn."""
+    """diff --html: two panes start just before the check and each shows its own fold per turn."""
     parent = _replay("stone_wall-s1862")
     out = tmp_path / "diff.html"
     result = CliRunner().invoke(cli, ["diff", str(parent), str(forked), "--html", str(out)])
@@ -171,13 +182,14 @@ def test_diff_html_shows_both_battles_on_one_timeline_from_the_divergence(
         page = v.page
         assert page.locator(".pane").count() == 2
         positions = page.eval_on_selector_all(".pane-pos", "ps => ps.map(p => p.textContent)")
-        assert all("after event 33 of" in p and "(seq 32)" in p for p in positions)
-        assert "seq 33" in page.inner_text(".banner.diff")
+        s = CHECK.seq
+        assert all(f"after event {s} of" in p and f"(seq {s - 1})" in p for p in positions)
+        assert f"seq {s}" in page.inner_text(".banner.diff")
         page.keyboard.press("Home")  # Home is the divergence, not the start
         assert (
             page.eval_on_selector_all(".pane-pos", "ps => ps.map(p => p.textContent)") == positions
         )
-        turn = a.events[33].turn + 2
+        turn = CHECK.turn + 2
         page.keyboard.press("PageDown")
         page.keyboard.press("PageDown")
         page.keyboard.press("PageDown")
