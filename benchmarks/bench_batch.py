@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -45,7 +45,8 @@ from sim.batch.rows import ChunkRows
 from sim.batch.worker import Chunk, NullSink, Shared, prepare, run_chunk
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Timed, fmt_spread, load_line, timed
+from batch_cpu import StudyCpu, accounting
+from common import Child, Timed, fmt_spread, load_line, run_child, timed
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -135,11 +136,11 @@ class Clock:
 
 
 def study_rate(runs: int, jobs: int, executor: str = "local") -> dict[str, float]:
-    """One study of stone_wall.yaml: whole-study and steady-state runs/s, and the
-    study process's own CPU (with more than one job: the parent's, the workers' apart)."""
+    """One study of stone_wall.yaml: whole-study and steady-state runs/s, the study
+    process's own CPU (with more than one job: the parent's) and its workers' CPU."""
     plan = StudyPlan(load_target(STONE_WALL), seed=99, replications=runs)
     clock = Clock()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, accounting() as acc:
         start, cpu = time.perf_counter(), time.process_time()
         kind: Any = executor
         run_study(
@@ -153,6 +154,8 @@ def study_rate(runs: int, jobs: int, executor: str = "local") -> dict[str, float
         "parent_cpu_s": cpu,
         "parent_cpu_per_run_steady": clock.steady_cpu_per_run(),
         "commit_points": clock.commits,
+        "workers_cpu_s": acc.workers,
+        "chunks_cpu_s": acc.chunks,
     }
 
 
@@ -201,11 +204,12 @@ def plain_loop(runs: int, sink: type[Any] = NullSink, collect: bool = False) -> 
         garbage.PACED.ratio = ratio
 
 
-def batch_inline(runs: int) -> Timed:
-    """CPU and wall time of the same battles through the study machinery here (--jobs 1)."""
+def batch_inline(runs: int) -> tuple[Timed, StudyCpu]:
+    """CPU and wall time of the same battles through a --jobs 1 study here, and its parts."""
     plan = StudyPlan(load_target(STONE_WALL), seed=99, replications=runs)
-    with tempfile.TemporaryDirectory() as tmp:
-        return timed(lambda: run_study(plan, Path(tmp) / "s", RunOptions(jobs=1, plots=False)))[0]
+    with tempfile.TemporaryDirectory() as tmp, accounting() as acc:
+        t = timed(lambda: run_study(plan, Path(tmp) / "s", RunOptions(jobs=1, plots=False)))[0]
+    return t, acc
 
 
 def _spin(n: int) -> int:
@@ -214,6 +218,13 @@ def _spin(n: int) -> int:
     for i in range(n):
         total += i * i % 7
     return total
+
+
+def spin_for(battle_cpu: float) -> int:
+    """Loop steps of :func:`_spin` that take one battle's CPU, so the ideal pool's tasks
+    weigh what the study's do."""
+    spin_t = timed(lambda: _spin(200_000))[0].cpu
+    return max(1000, int(200_000 * battle_cpu / max(spin_t, 1e-9)))
 
 
 def ideal_pool(tasks: int, jobs: int, spin: int) -> float:
@@ -266,17 +277,14 @@ def memory_run(runs: int, jobs: int, scenario: Path) -> dict[str, Any]:
 
 def scaling(runs: int, reps: int) -> dict[str, Any]:
     """--jobs 1 and 2 studies and an ideal pool of 1 and 2 processes, interleaved."""
-    # one battle's worth of spinning, so the ideal pool's tasks weigh what the study's do
-    spin_t = timed(lambda: _spin(200_000))[0].cpu
-    loop_one = plain_loop(20).cpu / 20
-    spin = max(1000, int(200_000 * loop_one / max(spin_t, 1e-9)))
+    spin = spin_for(plain_loop(20).cpu / 20)
     print(f"throughput: stone_wall.yaml, {runs} runs a study, {reps} reps", file=sys.stderr)
     rates: dict[str, list[dict[str, float]]] = {"1": [], "2": [], "dask2": []}
     ideal: dict[str, list[float]] = {"1": [], "2": []}
     for rep in range(reps):  # interleaved, order alternating: pairs meet the same load
         order = ("1", "2") if rep % 2 == 0 else ("2", "1")
         for jobs in order:
-            gc.collect()  # as in overhead(): no variant pays for another's garbage
+            fresh_heap()  # as in overhead(): no variant pays for another's garbage
             rates[jobs].append(study_rate(runs, int(jobs)))
             ideal[jobs].append(ideal_pool(runs, int(jobs), spin))
     rates["dask2"].append(study_rate(runs, 2, "dask"))
@@ -299,45 +307,137 @@ def scaling(runs: int, reps: int) -> dict[str, Any]:
     }
 
 
+def cli_study(runs: int, jobs: int, tree: str | None = None) -> Child:
+    """``battlesim batch stone_wall.yaml --runs N --jobs J`` as a user runs it, in a child
+    process (of source ``tree`` when given): its wall time and its own CPU (a pool's
+    workers are the forkserver's children, not its own: with --jobs 1 this is all)."""
+    env = None
+    if tree is not None:
+        env = dict(os.environ, PYTHONPATH=tree + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [str(Path(sys.executable).parent / "battlesim"), "batch", str(STONE_WALL)]
+        cmd += ["--runs", str(runs), "--jobs", str(jobs), "--seed", "99", "--no-plots", "-q"]
+        child = run_child([*cmd, "--out", f"{tmp}/s"], env)
+    if child.returncode != 0:
+        raise RuntimeError(f"battlesim batch failed: {child.stderr}")
+    return child
+
+
+def cli_scaling(runs: int, reps: int, spin: int, before: str | None) -> dict[str, Any]:
+    """The CLI's --jobs 1 and 2 studies (and a ``before`` tree's) and an ideal pool's 1 and
+    2 processes, each in a child process, interleaved, order alternating."""
+    print(f"cli scaling: battlesim batch, {runs} runs, {reps} reps", file=sys.stderr)
+    pool = [sys.executable, str(HERE / "ideal_pool.py"), str(runs)]
+    steps: list[tuple[str, Callable[[], Child]]] = [
+        ("study1", lambda: cli_study(runs, 1)),
+        ("study2", lambda: cli_study(runs, 2)),
+        ("ideal1", lambda: run_child([*pool, "1", str(spin)])),
+        ("ideal2", lambda: run_child([*pool, "2", str(spin)])),
+    ]
+    if before is not None:
+        steps += [
+            ("before1", lambda: cli_study(runs, 1, before)),
+            ("before2", lambda: cli_study(runs, 2, before)),
+        ]
+    found: dict[str, list[Child]] = {key: [] for key, _ in steps}
+    for rep in range(reps):
+        for key, work in steps if rep % 2 == 0 else steps[::-1]:
+            found[key].append(work())
+    return {"children": {k: [vars(c) for c in v] for k, v in found.items()}}
+
+
+def cli_lines(cli: dict[str, Any], runs: int, reps: int) -> list[str]:
+    """The CLI scaling section of the table."""
+    ch = cli["children"]
+
+    def speedups(a: str, b: str) -> list[float]:
+        return [x["wall"] / y["wall"] for x, y in zip(ch[a], ch[b], strict=True)]
+
+    def cpu(key: str) -> str:
+        return fmt_spread([c["cpu"] / runs for c in ch[key]], 3, 1e3)
+
+    ideal = speedups("ideal1", "ideal2")
+
+    def share(a: str, b: str) -> str:
+        return fmt_spread([x / i for x, i in zip(speedups(a, b), ideal, strict=True)], 2)
+
+    lines = [
+        f"battlesim batch as a user runs it (child processes, {runs} runs, {reps} interleaved "
+        "reps, --no-plots)",
+        f"  speedup 2/1    study {fmt_spread(speedups('study1', 'study2'), 2)}, ideal pool "
+        f"{fmt_spread(ideal, 2)} (benchmarks/ideal_pool.py: forkserver, same task sizes)",
+        f"  batch / ideal  {share('study1', 'study2')}",
+        f"  --jobs 1 CPU   {cpu('study1')} ms/run, start-up, database and summary included",
+    ]
+    if "before1" in ch:
+        lines[2] += f" (before: {share('before1', 'before2')})"
+        lines[3] += f" (before: {cpu('before1')})"
+        lines.insert(2, f"  before 2/1     {fmt_spread(speedups('before1', 'before2'), 2)}")
+    return lines
+
+
+def fresh_heap() -> None:
+    """Collect the heap and restart the paced collector's count from here.
+
+    Each variant then starts from the same heap, and the engine's paced full
+    collection (about every 5 s of CPU, tens of ms each: engine/garbage.py)
+    does not fall into one variant and not the other by chance: in a variant
+    shorter than its interval it falls into none. It is the engine's cost, the
+    same in a plain loop and in a study.
+    """
+    gc.collect()
+    garbage.PACED._since = time.process_time()  # as if it had just collected
+
+
 def overhead(runs: int, reps: int) -> tuple[dict[str, Any], float, float]:
-    """A plain loop, a --jobs 1 study and a loop that builds its lines, interleaved (CPU)."""
+    """A plain loop, a --jobs 1 study and a loop that builds its lines, interleaved (CPU).
+
+    The plain loop runs as every loop over the engine does (the paced collector
+    on, as in the study); each variant starts from a collected heap, so none
+    pays for another's garbage.
+    """
     cpu_used = wall_used = 0.0
-    print("overhead: batch --jobs 1 against a plain loop over the same battles", file=sys.stderr)
+    print(
+        f"overhead: {reps} x (plain loop, --jobs 1 study, loop building lines) of {runs} runs",
+        file=sys.stderr,
+    )
     loops: list[Timed] = []
     batches: list[Timed] = []
+    parts: list[StudyCpu] = []
     built: list[Timed] = []
-    tidy: list[Timed] = []
+
+    def study_step() -> Timed:
+        t, acc = batch_inline(runs)
+        parts.append(acc)
+        return t
+
     for rep in range(reps):
         steps = [
-            (loops, lambda: plain_loop(runs)),
-            (batches, lambda: batch_inline(runs)),
-            (built, lambda: plain_loop(runs, LinesBuiltSink)),
-            (tidy, lambda: plain_loop(runs, collect=True)),
+            (loops, lambda: plain_loop(runs, collect=True)),
+            (batches, study_step),
+            (built, lambda: plain_loop(runs, LinesBuiltSink, collect=True)),
         ]
         for into, work in steps if rep % 2 == 0 else steps[::-1]:
-            # Each variant starts from a collected heap: a plain loop leaves its battles'
-            # setup cycles uncollected (see engine/garbage.py), and the next variant's
-            # first full collection would pay for them.
-            gc.collect()
+            fresh_heap()
             t = work()
             into.append(t)
             cpu_used, wall_used = cpu_used + t.cpu, wall_used + t.wall
-    over = [b.cpu / a.cpu - 1 for a, b in zip(loops, batches, strict=True)]
-    over_tidy = [b.cpu / a.cpu - 1 for a, b in zip(tidy, batches, strict=True)]
-    saved = [1 - a.cpu / b.cpu for a, b in zip(loops, built, strict=True)]
     found = {
         "loops": loops,
         "batches": batches,
-        "over": over,
-        "over_tidy": over_tidy,
-        "saved": saved,
         "loop": [vars(t) for t in loops],
         "batch": [vars(t) for t in batches],
+        "batch_parts": [vars(p) for p in parts],
         "lines_built": [vars(t) for t in built],
-        "loop_collecting": [vars(t) for t in tidy],
-        "overhead_cpu_share": over,
-        "overhead_over_collecting_loop_cpu_share": over_tidy,
-        "discard_saves_cpu_share": saved,
+        # the whole study (its fixed costs too) over the plain loop
+        "overhead_cpu_share": [b.cpu / a.cpu - 1 for a, b in zip(loops, batches, strict=True)],
+        # the study's run loop (no database creation, no summary) over the plain loop
+        "per_run_cpu_share": [p.loop / a.cpu - 1 for a, p in zip(loops, parts, strict=True)],
+        # inside the study: its run loop over the battles fought in it (same moments)
+        "in_study_cpu_share": [p.loop / p.battles - 1 for p in parts],
+        "machinery_us_per_run": [(p.loop - p.battles) / runs * 1e6 for p in parts],
+        "fixed_ms": [(b.cpu - p.loop) * 1e3 for b, p in zip(batches, parts, strict=True)],
+        "discard_saves_cpu_share": [1 - a.cpu / b.cpu for a, b in zip(loops, built, strict=True)],
     }
     return found, cpu_used, wall_used
 
@@ -435,54 +535,106 @@ def parent_lines(
     ]
 
 
+def overhead_lines(ov: dict[str, Any], runs: int, reps: int) -> list[str]:
+    """The overhead section of the table: paired CPU ratios, medians (min-max)."""
+    loops, batches, parts = ov["loops"], ov["batches"], ov["batch_parts"]
+
+    def pct(key: str) -> str:
+        return fmt_spread([100 * o for o in ov[key]], 1)
+
+    return [
+        f"overhead (CPU, {reps} paired interleaved reps of {runs} runs): plain loop "
+        f"{fmt_spread([t.cpu / runs * 1e3 for t in loops], 3)} ms/run; --jobs 1 study "
+        f"{fmt_spread([t.cpu / runs * 1e3 for t in batches], 3)} ms/run",
+        f"  per run        study's run loop / plain loop - 1 = {pct('per_run_cpu_share')} %",
+        f"  in the study   run loop / the battles fought in it - 1 = {pct('in_study_cpu_share')} %"
+        f" ({fmt_spread(ov['machinery_us_per_run'], 1)} us/run of machinery, "
+        f"{statistics.median(p['fights'] for p in parts):,.0f} battles)",
+        f"  whole study    / plain loop - 1 = {pct('overhead_cpu_share')} %, fixed costs "
+        f"(database, summary) {fmt_spread(ov['fixed_ms'], 0)} ms a study",
+        f"a run that keeps no replay: not building and hashing its lines saves "
+        f"{pct('discard_saves_cpu_share')} % of its CPU (plain loops)",
+    ]
+
+
+def pool_cpu_line(two: list[dict[str, float]], runs: int, loop_cpu: float) -> str:
+    """The --jobs 2 studies' whole CPU (parent + workers) per run against the plain loop's."""
+    per_run = [(r["parent_cpu_s"] + r["workers_cpu_s"]) / runs for r in two]
+    over = [100 * (c / loop_cpu - 1) for c in per_run]
+    return (
+        f"  CPU, --jobs 2  parent + workers {fmt_spread(per_run, 3, 1e3)} ms/run "
+        f"(workers {fmt_spread([r['workers_cpu_s'] / runs for r in two], 3, 1e3)}) = "
+        f"{fmt_spread(over, 1)} % over the plain loop's median (start-up, pickling included)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller studies")
     parser.add_argument("--reps", type=int, default=3, help="repetitions of each timed study")
+    parser.add_argument(
+        "--overhead-reps", type=int, default=7, help="repetitions of the overhead triple"
+    )
+    parser.add_argument(
+        "--parts",
+        default="overhead,cli,scaling,alone,memory",
+        help="comma-separated parts to run (default all)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="where to write the results")
+    parser.add_argument(
+        "--before", metavar="PATH", help="a second source tree whose CLI studies run alongside"
+    )
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     runs = 400 if args.quick else 1600
+    over_runs = 300 if args.quick else 800
     sizes = [500, 1000, 4000] if args.quick else [2000, 5000, 20000, 50000]
     path = args.json or HERE / ("results-batch-quick.json" if args.quick else "results-batch.json")
-    results: dict[str, Any] = {"runs": runs}
-
+    results: dict[str, Any] = {"runs": runs, "overhead_runs": over_runs}
+    lines: list[str] = []
     start_load = os.getloadavg()
-    sc = scaling(runs, args.reps)
+    cpu_used = wall_used = 0.0
+    loop_cpu = plain_loop(20, collect=True).cpu / 20  # a first guess, replaced below
+    if "overhead" in parts:
+        ov, cpu_used, wall_used = overhead(over_runs, args.overhead_reps)
+        loop_cpu = statistics.median(t.cpu for t in ov["loops"]) / over_runs
+        keys = [k for k in ov if k not in ("loops", "batches")]
+        results["overhead"] = {k: ov[k] for k in keys}
+        lines += overhead_lines(ov, over_runs, args.overhead_reps)
+    if "cli" in parts:
+        spin = spin_for(loop_cpu)
+        cli = cli_scaling(runs, args.reps, spin, args.before)
+        results["cli_scaling"] = cli | {"spin": spin}
+        lines += cli_lines(cli, runs, args.reps)
+    if "scaling" in parts:
+        lines += scaling_lines(results, runs, args.reps, loop_cpu, "alone" in parts)
+    lines.insert(0, load_line(start_load, os.getloadavg(), cpu_used, wall_used))
+    if "memory" in parts:
+        lines += memory_lines(results, sizes)
+    results["table"] = lines
+    results["machine"] = {
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "load_avg": os.getloadavg(),
+        "median_loop_cpu_per_run_s": loop_cpu,
+    }
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    print("\n".join(lines))
+    print(f"(written to {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path})")
+
+
+def scaling_lines(
+    results: dict[str, Any], runs: int, reps: int, loop_cpu: float, alone_too: bool
+) -> list[str]:
+    """Throughput and scaling (and the parent alone behind instant workers)."""
+    sc = scaling(runs, reps)
     rates, speedup, ideal_speedup = sc["rates"], sc["speedup"], sc["ideal_speedup"]
     share, steady = sc["share"], sc["steady"]
     results["throughput"] = {"all": rates, "ideal_wall_s": sc["ideal"], "spin": sc["spin"]}
     results["scaling"] = {"batch": speedup, "ideal": ideal_speedup, "share": share}
-    ov, cpu_used, wall_used = overhead(runs, args.reps)
-    alone_runs = 10 * runs
-    print(f"parent alone: {alone_runs} runs behind instant workers", file=sys.stderr)
-    alone = []
-    for _ in range(args.reps):
-        gc.collect()
-        alone.append(parent_alone(alone_runs) | {"runs": alone_runs})
-    results["parent_alone"] = alone
-    loops, batches, over, saved = ov["loops"], ov["batches"], ov["over"], ov["saved"]
-    keys = (
-        "loop",
-        "batch",
-        "lines_built",
-        "loop_collecting",
-        "overhead_cpu_share",
-        "overhead_over_collecting_loop_cpu_share",
-        "discard_saves_cpu_share",
-    )
-    results["overhead"] = {k: ov[k] for k in keys}
-    load = load_line(start_load, os.getloadavg(), cpu_used, wall_used)
-
-    print(f"memory: a small battle, studies of {sizes} runs in fresh processes", file=sys.stderr)
-    with tempfile.TemporaryDirectory() as tmp:
-        small = Path(tmp) / "small.yaml"
-        small.write_text(yaml.safe_dump(SMALL))
-        memory = {str(n): memory_run(n, 1, small) for n in sizes}
-    results["memory"] = memory
-
     lines = [
-        load,
-        f"stone_wall.yaml, {runs} runs a study; medians (min-max) of {args.reps} interleaved reps",
+        f"stone_wall.yaml, {runs} runs a study; medians (min-max) of {reps} interleaved reps",
         f"  --jobs 1       {fmt_spread([r['rate_whole'] for r in rates['1']])} runs/s whole "
         f"study, {fmt_spread([r['rate_steady'] for r in rates['1']])} steady",
         f"  --jobs 2       {fmt_spread([r['rate_whole'] for r in rates['2']])} runs/s whole "
@@ -493,14 +645,29 @@ def main() -> None:
         f"  ideal pool 2/1 {fmt_spread(ideal_speedup, 2)} ({runs} trivial tasks of one battle's "
         "CPU each, same run)",
         f"  batch / ideal  {fmt_spread(share, 2)}",
-        *parent_lines(rates["2"], alone, runs, statistics.median(t.cpu for t in loops) / runs),
-        f"overhead (CPU): plain loop {fmt_spread([t.cpu / runs * 1e3 for t in loops], 2)} ms/run; "
-        f"batch --jobs 1 {fmt_spread([t.cpu / runs * 1e3 for t in batches], 2)} ms/run; "
-        f"overhead {fmt_spread([100 * o for o in over], 1)} %",
-        f"  against a plain loop that frees its garbage as a worker does: overhead "
-        f"{fmt_spread([100 * o for o in ov['over_tidy']], 1)} %",
-        f"a run that keeps no replay: not building and hashing its lines saves "
-        f"{fmt_spread([100 * x for x in saved], 1)} % of its CPU (plain loops)",
+        pool_cpu_line(rates["2"], runs, loop_cpu),
+    ]
+    if alone_too:
+        alone_runs = 10 * runs
+        print(f"parent alone: {alone_runs} runs behind instant workers", file=sys.stderr)
+        alone = []
+        for _ in range(reps):
+            gc.collect()
+            alone.append(parent_alone(alone_runs) | {"runs": alone_runs})
+        results["parent_alone"] = alone
+        lines += parent_lines(rates["2"], alone, runs, loop_cpu)
+    return lines
+
+
+def memory_lines(results: dict[str, Any], sizes: list[int]) -> list[str]:
+    """Memory of studies of a small battle by size, each in a fresh process."""
+    print(f"memory: a small battle, studies of {sizes} runs in fresh processes", file=sys.stderr)
+    with tempfile.TemporaryDirectory() as tmp:
+        small = Path(tmp) / "small.yaml"
+        small.write_text(yaml.safe_dump(SMALL))
+        memory = {str(n): memory_run(n, 1, small) for n in sizes}
+    results["memory"] = memory
+    lines = [
         "memory of a study (small battle, --jobs 1: one process does it all, chunks of 50):",
         "    runs    wall   ru_maxrss  (before the study)  database",
     ]
@@ -509,17 +676,7 @@ def main() -> None:
             f"  {int(n):>6,}  {m['wall_s']:5.1f} s  {m['maxrss_kib'] / MIB:6.1f} MiB  "
             f"({m['maxrss_kib_before'] / MIB:6.1f} MiB)      {m['db_bytes'] / MIB / MIB:5.1f} MiB"
         )
-    results["table"] = lines
-    results["machine"] = {
-        "platform": platform.platform(),
-        "python": sys.version.split()[0],
-        "cpus": os.cpu_count(),
-        "load_avg": os.getloadavg(),
-        "median_loop_cpu_s": statistics.median(t.cpu for t in loops),
-    }
-    path.write_text(json.dumps(results, indent=2) + "\n")
-    print("\n".join(lines))
-    print(f"(written to {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path})")
+    return lines
 
 
 if __name__ == "__main__":

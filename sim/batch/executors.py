@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from importlib import import_module
+from multiprocessing import forkserver
 from typing import Any, Literal, ParamSpec, TypeVar
 
 __all__ = ["ExecutorError", "InlineExecutor", "default_jobs", "mp_context", "open_executor"]
@@ -139,15 +140,20 @@ def open_executor(
     if jobs == 1:
         yield InlineExecutor()
         return
+    ctx = mp_context()
+    if ctx.get_start_method() == "forkserver":
+        # The server boots (a fresh interpreter importing the worker module, about half
+        # a second) while the study opens its database, not after its first submit.
+        forkserver.ensure_running()
     if os.name == "posix":
         pool = ProcessPoolExecutor(
             max_workers=jobs,
-            mp_context=mp_context(),
+            mp_context=ctx,
             initializer=_exit_with,
             initargs=(os.getpid(),),
         )
     else:  # os.kill(pid, 0) probes a process on POSIX; on Windows it would end it
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp_context())
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
     try:
         yield pool
     finally:

@@ -64,12 +64,15 @@ class ChunkRows:
         units: one list per column of the unit_finals table.
         counts: runs by winner (``""`` a draw; None a failed run).
         replays: (run id, [(battle name, lines)]) of the runs whose replays are kept.
+        cpu: CPU seconds the worker spent on these runs (paces commit points, see
+            :mod:`sim.batch.commits`; never part of the results).
     """
 
     runs: list[list[Any]]
     units: list[list[Any]]
     counts: dict[str | None, int] = field(default_factory=dict)
     replays: list[tuple[int, list[tuple[str, list[str]]]]] = field(default_factory=list)
+    cpu: float = 0.0
 
     @classmethod
     def of(
@@ -78,6 +81,7 @@ class ChunkRows:
         units: Sequence[tuple[Any, ...]],
         losses: Losses,
         replays: list[tuple[int, list[tuple[str, list[str]]]]] | None = None,
+        cpu: float = 0.0,
     ) -> ChunkRows:
         """Rows given run by run, turned into columns and counted by winner."""
         counts: dict[str | None, int] = {}
@@ -86,13 +90,15 @@ class ChunkRows:
             counts[key] = counts.get(key, 0) + 1
         width = 12 + len(losses)
         units_width = 4 + len(UNIT_COLUMNS)  # run id, battle, battle id, unit, ...
-        return cls(_columns(runs, width), _columns(units, units_width), counts, replays or [])
+        columns = _columns(runs, width), _columns(units, units_width)
+        return cls(*columns, counts, replays or [], cpu)
 
     def __len__(self) -> int:
         return len(self.runs[0])
 
     def extend(self, other: ChunkRows) -> None:
-        """Append another chunk's rows (its counts and replays are not kept)."""
+        """Append another chunk's rows and CPU (its counts and replays are not kept)."""
+        self.cpu += other.cpu
         for mine, theirs in zip(self.runs, other.runs, strict=True):
             mine.extend(theirs)
         for mine, theirs in zip(self.units, other.units, strict=True):

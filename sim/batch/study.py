@@ -4,17 +4,18 @@ Chunks are submitted point by point in rounds (chunk 0 of every point, then
 chunk 1, …), at most ``2 × jobs`` at a time. Results arrive in any order; a
 point's chunks are committed in chunk order, later ones waiting in memory.
 Committing a chunk counts it (for ``--until-ci``) and writes its kept
-replays; its rows wait for the next **commit point** — about once a second
-(:data:`COMMIT_SECONDS`) or once :data:`COMMIT_RUNS` runs wait — when every
-chunk committed since goes to DuckDB in one transaction of two INSERTs and
-``progress.json`` is rewritten. The study's own work per run is thus a few
-list appends and a share of one bulk insert, so it keeps up with many
-workers. So the committed runs of a point are always a
-prefix of its chunks, and ``--until-ci W`` — checked after each commit, on
-the runs committed so far — stops a point after the same chunk whatever the
-number of workers or their speed; chunks of a stopped point still in flight
-are dropped. ``--resume`` reads what was committed, replays the stopping rule
-over it and runs only what is missing.
+replays; its rows wait for the next **commit point** — at most about once a
+second (:data:`COMMIT_SECONDS`), and only once the runs waiting cost their
+workers 200 times what a commit point costs (:mod:`sim.batch.commits`), or
+as soon as :data:`COMMIT_RUNS` runs wait — when every chunk committed since
+goes to DuckDB in one transaction of two INSERTs and ``progress.json`` is
+rewritten. The study's own work per run is thus a few list appends and a
+share of one bulk insert, so it keeps up with many workers. So the committed
+runs of a point are always a prefix of its chunks, and ``--until-ci W`` —
+checked after each commit, on the runs committed so far — stops a point
+after the same chunk whatever the number of workers or their speed; chunks
+of a stopped point still in flight are dropped. ``--resume`` reads what was
+committed, replays the stopping rule over it and runs only what is missing.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from sim.batch.executors import open_executor
 from sim.batch.guard import FolderError, claim_folder
 from sim.batch.opening import DB_NAME, StudyError, fresh_points, open_store
 from sim.batch.plan import StudyPlan
-from sim.batch.plots import write_plots
 from sim.batch.replays import write_replays
 from sim.batch.rows import ChunkRows
 from sim.batch.stats import wilson
@@ -56,7 +56,8 @@ __all__ = [
 ]
 
 COMMIT_SECONDS = 1.0
-"""Most seconds (monotonic clock) between commit points while chunks come in.
+"""Fewest seconds (monotonic clock) between commit points while chunks come in (more
+pass when the work done since is light: see :mod:`sim.batch.commits`).
 
 The clock decides only when rows reach the database, never what they hold
 or how they are read back (always ordered by their keys)."""
@@ -85,7 +86,7 @@ class RunOptions:
     baseline: int = 0
     """The design point every other is compared with (summary only)."""
     commit_seconds: float | None = None
-    """Most seconds between commit points (None: :data:`COMMIT_SECONDS`; 0: after each chunk)."""
+    """Fewest seconds between commit points (None: :data:`COMMIT_SECONDS`; 0: after each chunk)."""
     commit_runs: int | None = None
     """Runs waiting that make a commit point (None: :data:`COMMIT_RUNS`)."""
 
@@ -346,6 +347,9 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
         summary = summarize(store, options.baseline)
         atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
         if options.plots:
+            # matplotlib only when plots are drawn: half a second of start-up saved otherwise
+            from sim.batch.plots import write_plots  # noqa: PLC0415
+
             write_plots(store, summary, out / "plots")
         return StudyResult(out, summary, runner.committed, runner.ran)
     finally:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from sim.batch.campaign import CampaignData, fight_campaign, validate_battle
 from sim.batch.rows import UNIT_COLUMNS, ChunkRows, Losses, run_row
 from sim.batch.target import Target
 from sim.loader import ScenarioError, validate_data
-from sim.ruleset import AnyRuleset
+from sim.ruleset import AnyRuleset, UnitRow
 
 __all__ = [
     "UNIT_COLUMNS",
@@ -165,14 +166,31 @@ def fight(prepared: Prepared, seed: int, sink_for: SinkFor = _null) -> Fought:
     return Fought(result.outcome, [(b.id, b.ruleset, b.state, b.scenario) for b in result.battles])
 
 
+_OWN = ("side", "initial", "strength")
+"""The unit columns a unit row holds itself (the others are among its details)."""
+assert UNIT_COLUMNS[: len(_OWN)] == _OWN
+
+
+def final_values(unit: UnitRow) -> tuple[Any, ...]:
+    """``unit.flat().get(c)`` for each of :data:`UNIT_COLUMNS`, without building the flat row.
+
+    As in :meth:`~sim.contract.UnitRow.flat`, a detail of the same name wins.
+    """
+    d = unit.details
+    own = (unit.side, unit.initial.value, unit.strength.value)
+    return (
+        *(d.get(c, v) for c, v in zip(_OWN, own, strict=True)),
+        *(d.get(c) for c in UNIT_COLUMNS[len(_OWN) :]),
+    )
+
+
 def unit_finals(fought: Fought) -> list[tuple[Any, ...]]:
     """Each unit's final state in each battle, from the ruleset's unit rows."""
-    rows: list[tuple[Any, ...]] = []
-    for k, (battle, ruleset, state, scenario) in enumerate(fought.battles):
-        for unit in ruleset.units(scenario, state):
-            flat = unit.flat()
-            rows.append((k, battle, unit.id, *(flat.get(c) for c in UNIT_COLUMNS)))
-    return rows
+    return [
+        (k, battle, unit.id, *final_values(unit))
+        for k, (battle, ruleset, state, scenario) in enumerate(fought.battles)
+        for unit in ruleset.units(scenario, state)
+    ]
 
 
 def _failure(exc: BaseException) -> str:
@@ -228,7 +246,19 @@ def _prepared(chunk: Chunk, target: Target) -> Prepared | str:
 
 
 def run_chunk(chunk: Chunk) -> ChunkRows:
-    """Fight every run of a chunk; a point that does not validate fails each of its runs."""
+    """Fight every run of a chunk; a point that does not validate fails each of its runs.
+
+    The rows carry the CPU seconds the chunk cost this process (the study paces
+    its commit points by it); a clock reading decides nothing in the rows.
+    """
+    start = time.process_time()
+    rows = _rows(chunk)
+    rows.cpu = time.process_time() - start
+    return rows
+
+
+def _rows(chunk: Chunk) -> ChunkRows:
+    """The rows of every run of a chunk."""
     target, losses = chunk.shared.open()
     prepared = _prepared(chunk, target)
     if isinstance(prepared, str):
