@@ -178,14 +178,16 @@ def _options(
     plots: bool,
     baseline: int = 0,
 ) -> RunOptions:
-    from sim.batch.executors import JOBS_PER_CPU, default_jobs, max_jobs
-    from sim.batch.study import RunOptions
+    from sim.batch.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
 
     if scheduler is not None and executor != "dask":
         _bad_input(_error("--scheduler needs --executor dask"))
     if jobs is not None and jobs > max_jobs():
         _bad_input(_error(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)"))
     kind: Literal["local", "dask"] = "dask" if executor == "dask" else "local"
+    boot_workers(kind, jobs or default_jobs())  # while DuckDB and the study load here
+    from sim.batch.study import RunOptions  # DuckDB, NumPy: after the boot began
+
     return RunOptions(
         jobs=jobs or default_jobs(),
         executor=kind,

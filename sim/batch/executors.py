@@ -27,7 +27,14 @@ from importlib import import_module
 from multiprocessing import forkserver
 from typing import Any, Literal, ParamSpec, TypeVar
 
-__all__ = ["ExecutorError", "InlineExecutor", "default_jobs", "mp_context", "open_executor"]
+__all__ = [
+    "ExecutorError",
+    "InlineExecutor",
+    "boot_workers",
+    "default_jobs",
+    "mp_context",
+    "open_executor",
+]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -72,6 +79,21 @@ def mp_context() -> multiprocessing.context.BaseContext:
         ctx.set_forkserver_preload(["sim.batch.worker"])
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def boot_workers(kind: Literal["local", "dask"], jobs: int) -> None:
+    """Start booting a local pool's forkserver now, if a study will need one.
+
+    The server is a fresh interpreter that imports the worker module (about
+    half a second of CPU) before it forks a worker. Booted early — by the
+    CLI as soon as its flags are checked, and again (a no-op then) when the
+    pool is made — it boots while the study's own process imports DuckDB and
+    creates its database, instead of after the first chunk is submitted.
+    """
+    if kind != "local" or jobs < 2:
+        return
+    if mp_context().get_start_method() == "forkserver":
+        forkserver.ensure_running()
 
 
 def _exit_with(parent: int) -> None:
@@ -141,10 +163,7 @@ def open_executor(
         yield InlineExecutor()
         return
     ctx = mp_context()
-    if ctx.get_start_method() == "forkserver":
-        # The server boots (a fresh interpreter importing the worker module, about half
-        # a second) while the study opens its database, not after its first submit.
-        forkserver.ensure_running()
+    boot_workers("local", jobs)
     if os.name == "posix":
         pool = ProcessPoolExecutor(
             max_workers=jobs,
