@@ -334,6 +334,11 @@ def cli_scaling(runs: int, reps: int, spin: int, before: str | None) -> dict[str
         ("ideal1", lambda: run_child([*pool, "1", str(spin)])),
         ("ideal2", lambda: run_child([*pool, "2", str(spin)])),
     ]
+    battles = [sys.executable, str(HERE / "battle_pool.py"), str(STONE_WALL), str(runs)]
+    steps += [
+        ("battles1", lambda: run_child([*battles, "1"])),
+        ("battles2", lambda: run_child([*battles, "2"])),
+    ]
     if before is not None:
         steps += [
             ("before1", lambda: cli_study(runs, 1, before)),
@@ -358,6 +363,10 @@ def cli_lines(cli: dict[str, Any], runs: int, reps: int) -> list[str]:
 
     ideal = speedups("ideal1", "ideal2")
 
+    def ratio(a: str, b: str) -> list[float]:
+        mine, theirs = speedups(a + "1", a + "2"), speedups(b + "1", b + "2")
+        return [x / y for x, y in zip(mine, theirs, strict=True)]
+
     def share(a: str, b: str) -> str:
         return fmt_spread([x / i for x, i in zip(speedups(a, b), ideal, strict=True)], 2)
 
@@ -367,12 +376,16 @@ def cli_lines(cli: dict[str, Any], runs: int, reps: int) -> list[str]:
         f"  speedup 2/1    study {fmt_spread(speedups('study1', 'study2'), 2)}, ideal pool "
         f"{fmt_spread(ideal, 2)} (benchmarks/ideal_pool.py: forkserver, same task sizes)",
         f"  batch / ideal  {share('study1', 'study2')}",
+        f"  battle pool    2/1 {fmt_spread(speedups('battles1', 'battles2'), 2)} "
+        "(benchmarks/battle_pool.py: the same battles, no study, a pool made as a study's)",
+        f"  batch / battle pool {fmt_spread(ratio('study', 'battles'), 2)}",
         f"  --jobs 1 CPU   {cpu('study1')} ms/run, start-up, database and summary included",
     ]
     if "before1" in ch:
         lines[2] += f" (before: {share('before1', 'before2')})"
-        lines[3] += f" (before: {cpu('before1')})"
+        lines[-1] += f" (before: {cpu('before1')})"
         lines.insert(2, f"  before 2/1     {fmt_spread(speedups('before1', 'before2'), 2)}")
+        lines.insert(6, f"  before / battle pool {fmt_spread(ratio('before', 'battles'), 2)}")
     return lines
 
 
@@ -605,6 +618,9 @@ def main() -> None:
         spin = spin_for(loop_cpu)
         cli = cli_scaling(runs, args.reps, spin, args.before)
         results["cli_scaling"] = cli | {"spin": spin}
+        jobs1 = [c for k in ("study1", "before1") for c in cli["children"].get(k, [])]
+        cpu_used += sum(c["cpu"] for c in jobs1)  # --jobs 1: all its work in its own process
+        wall_used += sum(c["wall"] for c in jobs1)
         lines += cli_lines(cli, runs, args.reps)
     if "scaling" in parts:
         lines += scaling_lines(results, runs, args.reps, loop_cpu, "alone" in parts)

@@ -1,4 +1,4 @@
-"""Commit points paced by work, unit finals read without flat rows, plots loaded only to draw.
+"""Commit points paced by work, unit finals read without flat rows, lazy plots, early boot.
 
 The pacing tests drive :class:`sim.batch.commits.CommitPoints` with injected
 clocks and chunks whose CPU is given: they count commit points, never time.
@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from sim.batch import executors
 from sim.batch.commits import FIRST_COST, CommitPoints
 from sim.batch.rows import UNIT_COLUMNS, ChunkRows
 from sim.batch.target import load_target
@@ -166,3 +167,16 @@ def test_a_study_without_plots_never_loads_matplotlib(tmp_path: Any) -> None:
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "False\n", "")
     assert (tmp_path / "s" / "summary.json").exists()
+
+
+def test_only_a_local_pool_of_two_or_more_boots_a_forkserver(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """boot_workers starts the forkserver for local --jobs 2 and 16 (where the platform uses
+    one), never for --jobs 1 (no pool) or Dask (its own workers)."""
+    calls: list[int] = []
+    monkeypatch.setattr(executors.forkserver, "ensure_running", lambda: calls.append(1))
+    for kind, jobs in (("local", 1), ("dask", 4), ("local", 2), ("local", 16)):
+        executors.boot_workers(kind, jobs)  # type: ignore[arg-type]
+    uses = executors.mp_context().get_start_method() == "forkserver"
+    assert len(calls) == (2 if uses else 0)
