@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.batch import study, worker
+from sim.batch import store, study, worker
 
 __all__ = ["StudyCpu", "accounting", "process_cpu"]
 
@@ -46,6 +46,12 @@ class StudyCpu:
     chunks: float = 0.0
     """The CPU the chunks' rows say their workers spent (``ChunkRows.cpu``)."""
     fights: int = 0
+    unit_rows: float = 0.0
+    """With ``--jobs 1``: the unit finals (``ruleset.units`` and their columns)."""
+    run_rows: float = 0.0
+    """With ``--jobs 1``: the runs' rows (outcome JSON, loss columns)."""
+    commits: float = 0.0
+    """DuckDB at commit points (``Store.commit``)."""
 
 
 def process_cpu(pid: int) -> float | None:
@@ -100,7 +106,22 @@ def accounting() -> Iterator[StudyCpu]:
                 found = _pool_cpu(executor)
                 cpu.workers += cpu.chunks if found is None else found
 
+    def timing(owner: Any, name: str, into: str) -> tuple[Any, str, Callable[..., Any]]:
+        real = getattr(owner, name)
+
+        def timed_part(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                setattr(cpu, into, getattr(cpu, into) + time.process_time() - start)
+
+        return owner, name, timed_part
+
     patches: list[tuple[Any, str, Callable[..., Any]]] = [
+        timing(worker, "unit_finals", "unit_rows"),
+        timing(worker, "run_row", "run_rows"),
+        timing(store.Store, "commit", "commits"),
         (worker, "fight", timed_fight),
         (study._Runner, "run", timed_run),
         (study._Runner, "_arrived", counted_arrived),

@@ -563,11 +563,27 @@ def overhead_lines(ov: dict[str, Any], runs: int, reps: int) -> list[str]:
         f"  in the study   run loop / the battles fought in it - 1 = {pct('in_study_cpu_share')} %"
         f" ({fmt_spread(ov['machinery_us_per_run'], 1)} us/run of machinery, "
         f"{statistics.median(p['fights'] for p in parts):,.0f} battles)",
+        "  machinery      in place, us/run: unit finals (ruleset.units) "
+        f"{fmt_spread([p['unit_rows'] / runs for p in parts], 1, 1e6)}, run rows "
+        f"{fmt_spread([p['run_rows'] / runs for p in parts], 1, 1e6)}, DuckDB commits "
+        f"{fmt_spread([p['commits'] / runs for p in parts], 1, 1e6)}, the rest "
+        f"{fmt_spread([_rest(p) / runs for p in parts], 1, 1e6)} (of which the six "
+        f"timer readings a run: {6e6 * _clock_cost():.1f})",
         f"  whole study    / plain loop - 1 = {pct('overhead_cpu_share')} %, fixed costs "
         f"(database, summary) {fmt_spread(ov['fixed_ms'], 0)} ms a study",
         f"a run that keeps no replay: not building and hashing its lines saves "
         f"{pct('discard_saves_cpu_share')} % of its CPU (plain loops)",
     ]
+
+
+def _clock_cost() -> float:
+    """CPU seconds of one reading of the CPU clock (the in-place timers take two a part)."""
+    return timed(lambda: [time.process_time() for _ in range(20_000)])[0].cpu / 20_000
+
+
+def _rest(p: dict[str, float]) -> float:
+    """The study's run loop less its battles, unit finals, run rows and commits."""
+    return p["loop"] - p["battles"] - p["unit_rows"] - p["run_rows"] - p["commits"]
 
 
 def pool_cpu_line(two: list[dict[str, float]], runs: int, loop_cpu: float) -> str:

@@ -12,7 +12,7 @@ Tables (columns in docs/batch.md):
   columns named by their paths (:mod:`sim.batch.wide`).
 
 Whole chunks' rows are committed in one transaction (the study commits the
-chunks done so far about once a second), so a killed study keeps every chunk
+chunks done so far every second or few, paced by work), so a killed study keeps every chunk
 it committed and none in part; ``run_id`` is a primary key, so
 nothing is stored twice. Rows are stored in completion order: read and export
 them ordered by their keys (as everything here does).
