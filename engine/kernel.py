@@ -45,8 +45,8 @@ from engine import garbage
 __all__ = ["TurnKernel", "frozen_heap"]
 
 OrderKey = tuple[Any, ...]
-Waiter = tuple[OrderKey, int, object]
-"""A phase waiter: its order key, its registration number, the process that waited."""
+Waiter = tuple[OrderKey, object]
+"""A phase waiter: its order key and the process that waited (kept in registration order)."""
 
 
 @contextmanager
@@ -81,15 +81,16 @@ def _owner(callback: object) -> object:
 
 
 def _in_order(callbacks: list[Callable[[simpy.Event], None]], waiters: list[Waiter]) -> None:
-    """Put a phase event's callbacks in the waiters' ``(order, n)`` order, in place.
+    """Put a phase event's callbacks in the waiters' ``(order, registration)`` order, in place.
 
     Each waiter process yielded the phase's one shared event, so SimPy
     holds its ``_resume`` in the event's public ``callbacks`` list in the
-    order the processes waited.  That is usually the sorted order already
-    (one check); otherwise the list is re-sorted by the waiter that
-    registered each callback.  A callback no waiter process registered (an
-    event yielded inside a condition, a callback added by hand) runs after
-    the waiters, in the order it was added.
+    order the processes waited, which is the order of ``waiters``.  That is
+    usually the sorted order already (one check); otherwise the list is
+    re-sorted, stably, by the order key of the waiter that registered each
+    callback.  A callback no waiter process registered (an event yielded
+    inside a condition, a callback added by hand) runs after the waiters,
+    in the order it was added.
     """
     orders = [w[0] for w in waiters]
     try:
@@ -98,14 +99,14 @@ def _in_order(callbacks: list[Callable[[simpy.Event], None]], waiters: list[Wait
         owners = []
     if (
         len(owners) == len(waiters)
-        and all(map(operator.le, orders, orders[1:]))  # n rises with registration
-        and all(map(operator.is_, owners, [w[2] for w in waiters]))
+        and all(map(operator.le, orders, orders[1:]))
+        and all(map(operator.is_, owners, [w[1] for w in waiters]))
     ):
         return
     rank: dict[int, tuple[OrderKey, int]] = {}
-    for order, k, proc in waiters:
+    for n, (order, proc) in enumerate(waiters):
         if proc is not None:
-            rank.setdefault(id(proc), (order, k))
+            rank.setdefault(id(proc), (order, n))
     known = [cb for cb in callbacks if id(_owner(cb)) in rank]
     known.sort(key=lambda cb: rank[id(_owner(cb))])
     rest = [cb for cb in callbacks if id(_owner(cb)) not in rank]
@@ -144,8 +145,7 @@ class TurnKernel:
             name: one of the kernel's phases.
             order: sort key deciding this waiter's turn among the phase's waiters.
         """
-        self._count += 1
-        self._waiters[name].append((order, self._count, self.env.active_process))
+        self._waiters[name].append((order, self.env.active_process))
         return self._opening[name]
 
     def at(self, when: float, order: OrderKey) -> simpy.Event:

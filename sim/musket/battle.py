@@ -90,14 +90,16 @@ ACTIONS: dict[str, Callable[[Battle, Rec, UnitState], None]] = {
 
 
 def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
-    unit = b.state.units[uid]
+    state, wait = b.state, b.kernel.phase  # the state is changed in place, never replaced
+    unit = state.units[uid]
     order = (b.rank[uid],)
+    steps = [(phase, ACTIONS[phase]) for phase in PHASES]
     while True:
-        for phase in PHASES:
-            yield b.kernel.phase(phase, order)
-            if b.state.ended or not unit.active:
+        for phase, act in steps:
+            yield wait(phase, order)
+            if state.ended or not unit.active:
                 return
-            ACTIONS[phase](b, rec, unit)
+            act(b, rec, unit)
 
 
 def _processes(b: Battle, rec: Rec) -> Iterator[Actor]:

@@ -11,7 +11,7 @@ each function is a plain function of its arguments.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "BASELINE",
@@ -29,9 +29,11 @@ BASELINE = 1000.0
 """Base-line combat value to which LCV and HCV refer (seed 003 L3)."""
 
 
-@dataclass(frozen=True, slots=True)
-class CasualtyRange:
-    """Effective value E and the casualty interval [low, high] it scales to."""
+class CasualtyRange(NamedTuple):
+    """Effective value E and the casualty interval [low, high] it scales to.
+
+    A named tuple: built once per resolution, it costs half a frozen dataclass.
+    """
 
     effective: float
     low: float

@@ -53,9 +53,14 @@ class Battle(BattleView[MusketScenario, BattleState]):
         """The ruleset options of this scenario."""
         return self.scenario.options
 
-    def stream(self, purpose: str, *key: str | int) -> Stream:
-        """The stream for ``purpose`` this turn: name ``<turn>/<purpose>/<key...>``."""
-        return self.streams.stream(self.turn, purpose, *key)
+    def stream(self, purpose: str, *key: str) -> Stream:
+        """The stream for ``purpose`` this turn: name ``<turn>/<purpose>/<key...>``.
+
+        The name is built here in one piece and given to the factory as a
+        one-part key, whose name is that text: the same stream as the key
+        ``(turn, purpose, *key)``, for a third of the joining.
+        """
+        return self.streams.stream("/".join((str(self.kernel.turn), purpose, *key)))
 
     def on_map(self, h: Hex) -> bool:
         """True when ``h`` lies on the map."""

@@ -20,7 +20,13 @@ def _reach(values: tuple[int, ...]) -> int:
     return reach[-1] if reach else 0
 
 
-_RANGE: dict[str, int] = {name: _reach(w["values"]) for name, w in WEAPONS.items()}  # type: ignore[arg-type]
+_VALUES: dict[str, tuple[int, ...]] = {name: w["values"] for name, w in WEAPONS.items()}  # type: ignore[misc]
+_RANGE: dict[str, int] = {name: _reach(values) for name, values in _VALUES.items()}
+_QUALITY: dict[str, tuple[str, int]] = {
+    q: (f"quality_{q}", m) for q, m in QUALITY_FIRE_MODIFIER.items() if m
+}
+"""The firer's quality modifier, as its name and percent, for the qualities that have one."""
+_CANNOT_FIRE = ("routed", "eliminated")  # eliminated: not ``active``
 
 
 def weapon_range(unit: UnitState) -> int:
@@ -35,11 +41,12 @@ def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
     unit fights in the melee phase instead of firing offensively; a battery
     that moved does not fire (option ``artillery_moved_cannot_fire``).
     """
-    if not unit.active or unit.hex is None or unit.morale == "routed":
+    if unit.morale in _CANNOT_FIRE or unit.hex is None:
         return False
-    if unit.fired_turn == b.turn:
+    turn = b.turn
+    if unit.fired_turn == turn:
         return False
-    moved = unit.moved_turn == b.turn
+    moved = unit.moved_turn == turn
     if phase == "defensive_fire":
         return not moved
     if unit.kind == "artillery" and b.options.artillery_moved_cannot_fire:
@@ -58,29 +65,12 @@ def _target(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
     return b.nearest_enemy(unit, within=reach)
 
 
-def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
-    """Resolve the unit's fire this phase, or None when it does not fire."""
-    if not may_fire(b, unit, phase):
-        return None
-    reach = weapon_range(unit)
-    target = _target(b, unit, reach)
-    if target is None or unit.hex is None or target.hex is None:
-        return None
-    rng_hexes = distance(unit.hex, target.hex)
-    values: tuple[int, ...] = WEAPONS[unit.weapon]["values"]  # type: ignore[assignment]
-    per = values[rng_hexes - 1]
-    scale = ARTILLERY_VALUE_SCALE if unit.kind == "artillery" else 1
-    base = float(per * unit.strength * scale)
-    factors: dict[str, float] = {}
-    o = b.options
-    if unit.morale == "disrupted":
-        factors["disrupted"] = o.disrupted_fire_factor
-    if unit.moved_turn == b.turn:
-        factors["moved"] = o.moved_fire_factor
-    v = base * math.prod(factors.values())
+def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float]:
+    """The firer's quality and fatigue, the target's cover and column (percent)."""
     mods: dict[str, float] = {}
-    if QUALITY_FIRE_MODIFIER[unit.quality]:
-        mods[f"quality_{unit.quality}"] = QUALITY_FIRE_MODIFIER[unit.quality]
+    quality = _QUALITY.get(unit.quality)
+    if quality is not None:
+        mods[quality[0]] = quality[1]
     penalty = b.fatigue_penalty(unit)
     if penalty:
         mods[f"fatigue_{b.fatigue_level(unit)}"] = -penalty
@@ -88,13 +78,37 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     if cover:
         mods[terrain] = cover
     if target.formation == "column":
-        mods["column"] = o.column_target_modifier
+        mods["column"] = b.options.column_target_modifier
+    return mods
+
+
+def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
+    """Resolve the unit's fire this phase, or None when it does not fire."""
+    if not may_fire(b, unit, phase):
+        return None
+    target = _target(b, unit, _RANGE[unit.weapon])
+    if target is None or unit.hex is None or target.hex is None:
+        return None
+    rng_hexes = distance(unit.hex, target.hex)
+    per = _VALUES[unit.weapon][rng_hexes - 1]
+    scale = ARTILLERY_VALUE_SCALE if unit.kind == "artillery" else 1
+    base = float(per * unit.strength * scale)
+    factors: dict[str, float] = {}
+    o = b.options
+    if unit.morale == "disrupted":
+        factors["disrupted"] = o.disrupted_fire_factor
+    turn = b.turn
+    if unit.moved_turn == turn:
+        factors["moved"] = o.moved_fire_factor
+    v = base * math.prod(factors.values()) if factors else base
     rng = b.stream("fire", phase, unit.id)
-    roll = casualty_roll(rng, v, mods, o.fire_lcv, o.fire_hcv, o.alternative_fire)
+    roll = casualty_roll(
+        rng, v, _modifiers(b, unit, target), o.fire_lcv, o.fire_hcv, o.alternative_fire
+    )
     return trusted(  # every value of its field's exact type (check_line in the tests)
         Fired,
         {
-            "turn": b.turn,
+            "turn": turn,
             "time": b.now,
             "phase": phase,
             "unit": unit.id,

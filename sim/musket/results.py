@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from engine.events import Draw, trusted
+from engine.events import trusted
 from engine.rng import Stream
 from sim.musket import combat
 from sim.musket.events import Casualties
@@ -59,14 +59,17 @@ class _Roll:
         self.rng, self.value = rng, float(v)
         self.modifiers = modifiers = {k: float(x) for k, x in modifiers.items()}
         self.lcv, self.hcv, self.alternative = float(lcv), float(hcv), alternative
-        self.draws: list[Draw] = []
         self.m = m = sum(modifiers.values(), 0.0)
         self.range = r = combat.casualty_range(v, m, lcv, hcv)
-        self.x = combat.uniform_between(r.low, r.high, self._u())
+        draw = rng.draw
+        self.draws = draws = [draw()]
+        self.x = x = combat.uniform_between(r.low, r.high, draws[0].u)
         if alternative:
             # [ours] average the two real-valued draws, then round once.
-            self.x = (self.x + combat.uniform_between(r.low, r.high, self._u())) / 2.0
-        self.casualties = combat.random_round(self.x, self._u())
+            draws.append(draw())
+            self.x = x = (x + combat.uniform_between(r.low, r.high, draws[-1].u)) / 2.0
+        draws.append(draw())
+        self.casualties = combat.random_round(x, draws[-1].u)
 
     def _u(self) -> float:
         d = self.rng.draw()
@@ -119,8 +122,11 @@ def finish(
     """
     c = roll.casualties
     guns = 0
-    gun_loss = options.guns_lost_to_any_loss or seed_gun_loss(source)
-    if target.kind == "artillery" and c > 0 and gun_loss:
+    if (
+        c > 0
+        and target.kind == "artillery"
+        and (options.guns_lost_to_any_loss or seed_gun_loss(source))
+    ):
         guns = combat.guns_lost(c, options.men_per_gun, roll._u())
     fatigue_value, added = _fatigue(roll, target, options, fatigue_factor)
     p = combat.morale_check_probability(c)
