@@ -85,23 +85,23 @@ def _in_order(callbacks: list[Callable[[simpy.Event], None]], waiters: list[Wait
 
     Each waiter process yielded the phase's one shared event, so SimPy
     holds its ``_resume`` in the event's public ``callbacks`` list in the
-    order the processes waited, which is the order of ``waiters``.  That is
-    usually the sorted order already (one check); otherwise the list is
-    re-sorted, stably, by the order key of the waiter that registered each
-    callback.  A callback no waiter process registered (an event yielded
-    inside a condition, a callback added by hand) runs after the waiters,
-    in the order it was added.
+    order the processes waited, which is the order of ``waiters``.  When
+    the two match one to one (one check), the callbacks are sorted stably
+    by their waiters' order keys, a single pass when already in order.
+    Otherwise each callback is ranked by the waiter process that registered
+    it; a callback no waiter process registered (an event yielded inside a
+    condition, a callback added by hand) runs after the waiters, in the
+    order it was added.
     """
     orders = [w[0] for w in waiters]
     try:
         owners = list(map(_SELF, callbacks))
     except AttributeError:  # a plain function among them
         owners = []
-    if (
-        len(owners) == len(waiters)
-        and all(map(operator.le, orders, orders[1:]))
-        and all(map(operator.is_, owners, [w[1] for w in waiters]))
-    ):
+    if len(owners) == len(waiters) and all(map(operator.is_, owners, [w[1] for w in waiters])):
+        if not all(map(operator.le, orders, orders[1:])):
+            ranked = sorted(range(len(orders)), key=orders.__getitem__)
+            callbacks[:] = [callbacks[i] for i in ranked]
         return
     rank: dict[int, tuple[OrderKey, int]] = {}
     for n, (order, proc) in enumerate(waiters):

@@ -26,7 +26,7 @@ from sim.musket.state import BattleState, UnitState
 from sim.musket.victory import blows, decide_breaks, decide_end
 from sim.runner import Actor, Plan
 
-__all__ = ["plan"]
+__all__ = ["plan", "waits_for"]
 
 Rec = Recorder[BattleState]
 E = TypeVar("E", bound=Event)
@@ -89,11 +89,26 @@ ACTIONS: dict[str, Callable[[Battle, Rec, UnitState], None]] = {
 }
 
 
+def waits_for(b: Battle, uid: str) -> tuple[str, ...]:
+    """The phases a unit waits for each turn: every phase but the one its order rules out.
+
+    A charging unit fights in the melee phase instead of firing offensively
+    (:func:`~sim.musket.fire.may_fire`); a unit under any other order never
+    charges (:func:`~sim.musket.melee.can_charge`).  Orders are scenario
+    data that nothing in a battle changes (a fork overrides state and event
+    fields only), so the phase left out is one in which the unit's rule
+    would decide nothing, every turn: leaving it out saves a resume, and
+    the kernel still resumes every phase's waiters in scenario order.
+    """
+    skip = "offensive_fire" if b.orders[uid].kind == "charge" else "melee"
+    return tuple(phase for phase in PHASES if phase != skip)
+
+
 def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
     state, wait = b.state, b.kernel.phase  # the state is changed in place, never replaced
     unit = state.units[uid]
     order = (b.rank[uid],)
-    steps = [(phase, ACTIONS[phase]) for phase in PHASES]
+    steps = [(phase, ACTIONS[phase]) for phase in waits_for(b, uid)]
     while True:
         for phase, act in steps:
             yield wait(phase, order)

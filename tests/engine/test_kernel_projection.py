@@ -44,6 +44,37 @@ def test_phases_open_in_order_and_waiters_resume_by_order_key() -> None:
     assert ends == [1, 2]
 
 
+def test_waiters_that_skip_phases_resume_by_order_key_then_registration() -> None:
+    """Processes waiting on different phase sequences still resume each phase by order key;
+    equal keys resume in the order they registered."""
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("a", "b", "c"), turn_minutes=30)
+    trace: list[tuple[str, str]] = []
+
+    def unit(name: str, key: int, phases: tuple[str, ...]) -> simpy.events.ProcessGenerator:
+        for phase in phases:
+            yield kernel.phase(phase, (key,))
+            trace.append((phase, name))
+
+    # in phase "a", "x1" and "y1" register for "c" before "x2" and "y2" do (through "b")
+    for name, key, phases in (
+        ("x1", 1, ("a", "c")),
+        ("x2", 1, ("a", "b", "c")),
+        ("y2", 2, ("a", "b", "c")),
+        ("y1", 2, ("a", "c")),
+        ("w0", 0, ("a", "b", "c")),
+    ):
+        env.process(unit(name, key, phases))
+    kernel.start(1, lambda t: True)
+    env.run()
+    by_phase = {p: [n for q, n in trace if q == p] for p in ("a", "b", "c")}
+    assert by_phase == {
+        "a": ["w0", "x1", "x2", "y2", "y1"],
+        "b": ["w0", "x2", "y2"],
+        "c": ["w0", "x1", "x2", "y1", "y2"],
+    }
+
+
 def test_turn_end_can_stop_the_clock() -> None:
     """A true result from on_turn_end stops the battle after that turn."""
     env = simpy.Environment()

@@ -226,3 +226,64 @@ def test_nearest_enemy_ring_search_equals_full_scan() -> None:
 def load_scenario_data(data: dict[str, Any]) -> Any:
     """Validate an in-memory scenario."""
     return _validate(data, {}, "t.yaml")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    order=st.sampled_from(["hold", "advance", "engage", "charge", "retire"]),
+    kind=st.sampled_from(["infantry", "cavalry", "artillery"]),
+    morale=st.sampled_from(["good", "disrupted", "routed"]),
+    moved=st.booleans(),
+    fired=st.booleans(),
+    fought=st.booleans(),
+)
+def test_a_unit_skips_only_the_phase_its_order_leaves_it_nothing_to_do_in(
+    order: str, kind: str, morale: str, moved: bool, fired: bool, fought: bool
+) -> None:
+    """A charging unit never fires offensively and any other unit never charges, whatever
+    its state (a fork may set any of it), so a unit waits for every phase but that one."""
+    import simpy
+
+    from engine.kernel import TurnKernel
+    from engine.rng import Streams
+    from sim.musket.battle import waits_for
+    from sim.musket.context import Battle
+    from sim.musket.data import PHASES
+    from sim.musket.fire import decide_fire
+    from sim.musket.melee import decide_melee
+    from sim.musket.state import initial_state
+
+    spec: dict[str, Any] = {"kind": "hold"}
+    if order in ("advance", "retire"):
+        spec = {"kind": order, "to": [2, 5]}
+    elif order in ("engage", "charge"):
+        spec = {"kind": order, "target": "e"}
+    me = {"id": "m", "name": "M", "kind": "infantry", "strength": 400, "quality": "A"}
+    me |= {"weapon": "rifle_musket", "at": [2, 2], "order": spec}
+    enemy = {**me, "id": "e", "name": "E", "at": [2, 3], "order": {"kind": "hold"}}
+    data = {
+        "ruleset": "musket",
+        "name": "t",
+        "map": {"width": 5, "height": 6},
+        "turns": {"limit": 3},
+        "sides": [
+            {"id": "a", "name": "A", "retreat": "north", "units": [me]},
+            {"id": "b", "name": "B", "retreat": "south", "units": [enemy]},
+        ],
+    }
+    _, sc = load_scenario_data(data)
+    state = initial_state(sc)
+    kernel = TurnKernel(simpy.Environment(), PHASES, 20)
+    kernel.turn = 2
+    b = Battle(sc, state, Streams(1), kernel)
+    unit = state.units["m"]
+    unit.kind, unit.morale = kind, morale  # as a fork may set them
+    unit.moved_turn, unit.fired_turn, unit.fought_turn = (
+        2 if x else 1 for x in (moved, fired, fought)
+    )
+    skipped = "offensive_fire" if order == "charge" else "melee"
+    assert waits_for(b, "m") == tuple(p for p in PHASES if p != skipped)
+    if order == "charge":
+        assert decide_fire(b, unit, "offensive_fire") is None
+    else:
+        assert decide_melee(b, unit) is None
