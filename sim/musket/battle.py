@@ -63,7 +63,9 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
     def act(b: Battle, rec: Rec, unit: UnitState) -> None:
         event = decide_fire(b, unit, phase)
         if event is not None:
-            _checks(b, rec, _emit(b, rec, event))
+            fired = _emit(b, rec, event)
+            if fired.result.morale_check_reason is not None:  # else _checks finds none
+                _checks(b, rec, fired)
 
     return act
 

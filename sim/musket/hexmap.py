@@ -62,10 +62,16 @@ def ring_steps(odd: bool, radius: int) -> tuple[Hex, ...]:
 
 
 def distance(a: Hex, b: Hex) -> int:
-    """Return the number of hexes between ``a`` and ``b``."""
-    ax, ay, az = _cube(a)
-    bx, by, bz = _cube(b)
-    return max(abs(ax - bx), abs(ay - by), abs(az - bz))
+    """Return the number of hexes between ``a`` and ``b``.
+
+    The largest difference of their cube coordinates (see ``_cube``): with
+    ``y = -x - z``, the y difference is ``-(dx + dz)``, so two are enough.
+    """
+    ac, ar = a
+    bc, br = b
+    dx = ac - bc
+    dz = ar - (ac - (ac & 1)) // 2 - br + (bc - (bc & 1)) // 2
+    return max(abs(dx), abs(dz), abs(dx + dz))
 
 
 def neighbours(h: Hex) -> list[Hex]:

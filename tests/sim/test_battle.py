@@ -173,6 +173,17 @@ def test_ring_search_agrees_with_a_full_scan() -> None:
             assert got == want
 
 
+def test_distance_is_the_largest_difference_of_cube_coordinates() -> None:
+    """distance(a, b) = max |difference| of the two hexes' cube coordinates, for every pair."""
+    from sim.musket.hexmap import _cube
+
+    hexes = [(c, r) for c in range(-5, 9) for r in range(-5, 9)]
+    for a in hexes:
+        for b in hexes:
+            want = max(abs(p - q) for p, q in zip(_cube(a), _cube(b), strict=True))
+            assert distance(a, b) == want
+
+
 def test_nearest_enemy_ring_search_equals_full_scan() -> None:
     """nearest_enemy picks the same unit by ring search as by a scan of every enemy."""
     import random
