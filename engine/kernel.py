@@ -45,8 +45,9 @@ from engine import garbage
 __all__ = ["TurnKernel", "frozen_heap"]
 
 OrderKey = tuple[Any, ...]
-Waiter = tuple[OrderKey, object]
-"""A phase waiter: its order key and the process that waited (kept in registration order)."""
+Waiters = list[Any]
+"""A phase's waiters in registration order, flat: order key, process, order key, process...
+(two appends, no tuple per wait: nothing more for the cyclic GC to scan)."""
 
 
 @contextmanager
@@ -80,7 +81,7 @@ def _owner(callback: object) -> object:
     return getattr(callback, "__self__", None)
 
 
-def _in_order(callbacks: list[Callable[[simpy.Event], None]], waiters: list[Waiter]) -> None:
+def _in_order(callbacks: list[Callable[[simpy.Event], None]], waiters: Waiters) -> None:
     """Put a phase event's callbacks in the waiters' ``(order, registration)`` order, in place.
 
     Each waiter process yielded the phase's one shared event, so SimPy
@@ -93,18 +94,18 @@ def _in_order(callbacks: list[Callable[[simpy.Event], None]], waiters: list[Wait
     condition, a callback added by hand) runs after the waiters, in the
     order it was added.
     """
-    orders = [w[0] for w in waiters]
+    orders, procs = waiters[0::2], waiters[1::2]
     try:
         owners = list(map(_SELF, callbacks))
     except AttributeError:  # a plain function among them
         owners = []
-    if len(owners) == len(waiters) and all(map(operator.is_, owners, [w[1] for w in waiters])):
+    if len(owners) == len(procs) and all(map(operator.is_, owners, procs)):
         if not all(map(operator.le, orders, orders[1:])):
             ranked = sorted(range(len(orders)), key=orders.__getitem__)
             callbacks[:] = [callbacks[i] for i in ranked]
         return
     rank: dict[int, tuple[OrderKey, int]] = {}
-    for n, (order, proc) in enumerate(waiters):
+    for n, (order, proc) in enumerate(zip(orders, procs, strict=True)):
         if proc is not None:
             rank.setdefault(id(proc), (order, n))
     known = [cb for cb in callbacks if id(_owner(cb)) in rank]
@@ -131,7 +132,7 @@ class TurnKernel:
         self.turn = 0
         self.phase_name = ""
         self.finished = False
-        self._waiters: dict[str, list[Waiter]] = {p: [] for p in self.phases}
+        self._waiters: dict[str, Waiters] = {p: [] for p in self.phases}
         self._opening: dict[str, simpy.Event] = {p: env.event() for p in self.phases}
         self._timed: list[tuple[float, OrderKey, int, simpy.Event]] = []
         self._count = 0
@@ -145,7 +146,9 @@ class TurnKernel:
             name: one of the kernel's phases.
             order: sort key deciding this waiter's turn among the phase's waiters.
         """
-        self._waiters[name].append((order, self.env.active_process))
+        waiters = self._waiters[name]
+        waiters.append(order)
+        waiters.append(self.env.active_process)
         return self._opening[name]
 
     def at(self, when: float, order: OrderKey) -> simpy.Event:

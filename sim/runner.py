@@ -26,7 +26,7 @@ import simpy
 
 from engine.events import Event
 from engine.formats import derivation_of
-from engine.kernel import TurnKernel
+from engine.kernel import TurnKernel, frozen_heap
 from engine.log import EventLog, Header, Sink
 from engine.projection import Projection
 from engine.recorder import Recorder
@@ -149,6 +149,21 @@ def fight(
         watch: called with the started processes before the clock runs
             (the contract suite counts them against the unit rows).
     """
+    with frozen_heap():  # the caller's heap (scenario, modules) is not scanned during set-up
+        return _fight(plan, scenario, header, sink, state, apply, snapshot, watch, snapshot_json)
+
+
+def _fight(
+    plan: Plan[ScT, StT, ViewT],
+    scenario: ScT,
+    header: Header,
+    sink: Sink,
+    state: StT,
+    apply: Callable[[StT, Event], None],
+    snapshot: Callable[[StT], dict[str, Any]],
+    watch: Callable[[Started], None] | None,
+    snapshot_json: Callable[[StT], str] | None,
+) -> StT:
     rec = Recorder(EventLog(header, sink), Projection(state, apply), snapshot, snapshot_json)
     env = simpy.Environment()
     kernel = TurnKernel(env, plan.phases, plan.turn_length)

@@ -69,3 +69,37 @@ def test_turn_end_generator_receives_each_logged_event_and_can_cite_it() -> None
         ("t.noted", "break", None),
         ("t.noted", "end", 0),
     ]
+
+
+def test_the_callers_heap_is_frozen_from_set_up_to_the_footer_and_thawed_after() -> None:
+    """Everything that exists when fight() is called (the scenario, the state) is frozen
+    for the cyclic GC while the battle is set up, fought and closed; nothing after."""
+    import gc
+
+    plan: Plan[Any, State, BattleView[Any, State]] = Plan(
+        ("only",), 1, 2, BattleView, _processes, _turn_end
+    )
+    header = Header(
+        engine_version="0",
+        ruleset="t",
+        ruleset_version="0",
+        seed=1,
+        scenario={},
+        scenario_digest="sha256:0",
+        rules_digest="sha256:0",
+    )
+    assert gc.get_freeze_count() == 0
+    caller = [object() for _ in range(1000)]  # a heap the caller made before the battle
+    frozen: list[int] = []
+
+    def snapshot(s: State) -> dict[str, Any]:  # taken for each turn's digest and the footer's
+        frozen.append(gc.get_freeze_count())
+        return {"applied": s.applied}
+
+    def watch(started: Any) -> None:  # called after set-up, before the clock runs
+        frozen.append(gc.get_freeze_count())
+
+    fight(plan, None, header, MemorySink(), State(), _apply, snapshot, watch)
+    # set-up, turn 1's digest (its end event stops the battle) and the footer's
+    assert len(frozen) == 3 and min(frozen) >= len(caller)
+    assert gc.get_freeze_count() == 0
