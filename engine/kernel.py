@@ -50,6 +50,10 @@ Waiters = list[Any]
 (two appends, no tuple per wait: nothing more for the cyclic GC to scan)."""
 
 
+_depth = 0
+"""How many :func:`frozen_heap` blocks are open (the runner's around the kernel's)."""
+
+
 @contextmanager
 def frozen_heap() -> Iterator[None]:
     """Leave every object that exists now out of the cyclic GC's scans until the end.
@@ -63,11 +67,15 @@ def frozen_heap() -> Iterator[None]:
     gives :data:`engine.garbage.PACED` a look: it collects the process's
     cycles at a bounded share of its CPU.
     """
-    outer = gc.get_freeze_count() > 0
+    global _depth  # noqa: PLW0603 - the process's one GC, like gc.freeze itself
+    # gc.get_freeze_count() walks every frozen object: asked only outside our own freeze
+    outer = _depth > 0 or gc.get_freeze_count() > 0
     gc.freeze()
+    _depth += 1
     try:
         yield
     finally:
+        _depth -= 1
         if not outer:
             gc.unfreeze()
             garbage.PACED.check()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 
+import pytest
 import simpy
 
 from engine.kernel import TurnKernel, frozen_heap
@@ -36,3 +37,19 @@ def test_a_callers_frozen_objects_stay_frozen() -> None:
         assert gc.get_freeze_count() >= before > 0
     finally:
         gc.unfreeze()
+
+
+def test_a_nested_block_keeps_the_freeze_and_asks_for_no_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Inside the runner's freeze the kernel's block freezes again but thaws nothing, and
+    does not ask for the frozen count (a walk of every frozen object); the outer thaws."""
+    asked: list[int] = []
+    count = gc.get_freeze_count
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: asked.append(1) or count())
+    with frozen_heap():
+        with frozen_heap():
+            inner = [object()]
+        assert count() > 0 and inner
+    assert count() == 0
+    assert len(asked) == 1
