@@ -89,28 +89,33 @@ def _owner(callback: object) -> object:
     return getattr(callback, "__self__", None)
 
 
-def _in_order(callbacks: list[Callable[[simpy.Event], None]], waiters: Waiters) -> None:
+def _in_order(
+    callbacks: list[Callable[[simpy.Event], None]], waiters: Waiters, ascending: list[OrderKey]
+) -> None:
     """Put a phase event's callbacks in the waiters' ``(order, registration)`` order, in place.
 
     Each waiter process yielded the phase's one shared event, so SimPy
     holds its ``_resume`` in the event's public ``callbacks`` list in the
     order the processes waited, which is the order of ``waiters``.  When
     the two match one to one (one check), the callbacks are sorted stably
-    by their waiters' order keys, a single pass when already in order.
-    Otherwise each callback is ranked by the waiter process that registered
-    it; a callback no waiter process registered (an event yielded inside a
-    condition, a callback added by hand) runs after the waiters, in the
-    order it was added.
+    by their waiters' order keys; there is nothing to do when the keys
+    equal ``ascending`` (the last phase's keys, in order: one comparison of
+    the same key objects) or rise.  Otherwise each callback is ranked by
+    the waiter process that registered it; a callback no waiter process
+    registered (an event yielded inside a condition, a callback added by
+    hand) runs after the waiters, in the order it was added.
     """
     orders, procs = waiters[0::2], waiters[1::2]
     try:
         owners = list(map(_SELF, callbacks))
     except AttributeError:  # a plain function among them
         owners = []
-    if len(owners) == len(procs) and all(map(operator.is_, owners, procs)):
-        if not all(map(operator.le, orders, orders[1:])):
+    if owners == procs:  # identity first: a process equals only itself
+        if orders != ascending and not all(map(operator.le, orders, orders[1:])):
             ranked = sorted(range(len(orders)), key=orders.__getitem__)
             callbacks[:] = [callbacks[i] for i in ranked]
+            orders = [orders[i] for i in ranked]
+        ascending[:] = orders
         return
     rank: dict[int, tuple[OrderKey, int]] = {}
     for n, (order, proc) in enumerate(zip(orders, procs, strict=True)):
@@ -141,6 +146,7 @@ class TurnKernel:
         self.phase_name = ""
         self.finished = False
         self._waiters: dict[str, Waiters] = {p: [] for p in self.phases}
+        self._ascending: list[OrderKey] = []  # the order keys of the last phase opened
         self._opening: dict[str, simpy.Event] = {p: env.event() for p in self.phases}
         self._timed: list[tuple[float, OrderKey, int, simpy.Event]] = []
         self._count = 0
@@ -219,7 +225,7 @@ class TurnKernel:
         self.phase_name = name
         event, waiters = self._opening[name], self._waiters[name]
         self._opening[name], self._waiters[name] = self.env.event(), []
-        _in_order(event.callbacks, waiters)
+        _in_order(event.callbacks, waiters, self._ascending)
         event.succeed()
         if self._timed:
             yield from self._settle()
