@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.canonical import digest
-from engine.formats import derivation_of
+from engine.formats import DERIVATIONS, derivation_of
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.batch.fieldpath import PathError
 from sim.batch.plan import StudyPlan
@@ -105,11 +105,22 @@ def other_dice(stored: dict[str, Any], where: str) -> str | None:
     A study's plan records the replay format its runs were fought in (none:
     before format 5).  A study begun under random derivation 1 completed or
     rerun with derivation 2's dice would mix two battles' worth of dice in
-    one table, so it is refused, never mixed.
+    one table, so it is refused, never mixed; so is a study of a newer
+    battlesim, and a plan recording a format no battlesim writes (edited).
     """
     begun = stored.get("format_version", 4)
-    if begun == FORMAT_VERSION:
+    if type(begun) is int and begun == FORMAT_VERSION:
         return None
+    if type(begun) is int and begun > FORMAT_VERSION:
+        return (
+            f"the study in {where!r} was fought with the dice of replay format {begun}, "
+            f"newer than this battlesim writes ({FORMAT_VERSION}): upgrade battlesim"
+        )
+    if type(begun) is not int or begun not in DERIVATIONS:
+        return (
+            f"the study in {where!r} records replay format {json.dumps(begun)}, "
+            "which no battlesim writes: its plan is damaged"
+        )
     return (
         f"the study in {where!r} was fought with the dice of replay format {begun} "
         f"(random derivation {derivation_of(begun)}); this battlesim fights with "

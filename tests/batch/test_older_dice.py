@@ -69,3 +69,46 @@ def test_rerun_of_a_study_begun_with_older_dice_exits_2(today: Path, tmp_path: P
     assert result.exit_code == 2
     assert f"the study in {str(old)!r} {MESSAGE}" in result.output
     assert not out.exists()
+
+
+def _with_format(study: Path, into: Path, value: object) -> Path:
+    """A copy of ``study`` whose stored plan records ``value`` as its format."""
+    shutil.copytree(study, into)
+    with duckdb.connect(str(into / "study.duckdb")) as db:
+        [(plan,)] = db.execute("SELECT plan FROM study").fetchall()
+        stored = json.loads(plan)
+        stored["format_version"] = value
+        db.execute("UPDATE study SET plan = ?", [json.dumps(stored)])
+    return into
+
+
+def test_a_study_of_a_newer_battlesim_is_refused_by_name(today: Path, tmp_path: Path) -> None:
+    """--resume and rerun of a study whose plan records a format newer than this
+    battlesim's say so (exit 2), never a bare KeyError."""
+    newer = FORMAT_VERSION + 1
+    new = _with_format(today, tmp_path / "new", newer)
+    expected = (
+        f"the study in {str(new)!r} was fought with the dice of replay format {newer}, "
+        f"newer than this battlesim writes ({FORMAT_VERSION}): upgrade battlesim"
+    )
+    for args in (["batch", STONE_WALL, *ARGS, "--out", new, "--resume"], ["rerun", new, "1"]):
+        result = invoke(*args)
+        assert result.exit_code == 2, result.output
+        assert expected in result.output
+        assert "KeyError" not in result.output
+
+
+@pytest.mark.parametrize("value", [0, None, "5", 4.0, True, [5]])
+def test_a_study_recording_no_format_battlesim_wrote_is_damaged(
+    today: Path, tmp_path: Path, value: object
+) -> None:
+    """A plan whose format is not one a battlesim wrote (edited: a float, a bool,
+    text, null, 0) is refused as damaged (exit 2), not read as a format it equals."""
+    bad = _with_format(today, tmp_path / "bad", value)
+    result = invoke("batch", STONE_WALL, *ARGS, "--out", bad, "--resume")
+    assert result.exit_code == 2, result.output
+    assert (
+        f"the study in {str(bad)!r} records replay format {json.dumps(value)}, "
+        "which no battlesim writes: its plan is damaged"
+    ) in result.output
+    assert "Error:" not in result.output
