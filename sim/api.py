@@ -130,7 +130,8 @@ def run(
     Raises:
         ScenarioError: the scenario is invalid (nothing is written).
         OutputError: ``out`` cannot be written, or holds another file (see ``force``).
-        OSError: the replay cannot be written (what was at ``out`` is kept).
+        OSError: the replay cannot be written (what was at ``out`` is kept);
+            its ``filename`` is the replay's path when the OS named no file.
 
     The replay is written to ``<out>.partial`` and renamed when complete; a
     run killed before the end leaves its readable prefix there.
@@ -145,8 +146,10 @@ def run(
     sink = FileSink(path)
     try:
         state = ruleset.simulate(scenario, header, sink)
-    except Exception:
+    except Exception as exc:
         sink.abandon()  # nothing half-written is left; an old replay at ``path`` is untouched
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(path)  # a refused write (disk full) names no file
         raise
     result = ruleset.outcome(scenario, state)
     return RunResult(

@@ -190,3 +190,28 @@ def test_a_killed_run_leaves_a_readable_prefix_that_verify_calls_incomplete(
     prefix = gunzip_bounded(raw)[0] if name.endswith(".gz") else raw
     assert GOLDEN.read_bytes().startswith(prefix)
     assert prefix.count(b'"type":"engine.turn_ended"') == 3
+
+
+@pytest.mark.parametrize("name", ["r.jsonl", "r.jsonl.gz"])
+def test_a_run_past_the_file_size_limit_names_its_replay(tmp_path: Path, name: str) -> None:
+    """A write refused by the OS mid-battle (here the file size limit: EFBIG, as a
+    full disk gives ENOSPC) carries no file name: run still names the replay, in
+    one line, exit 2, and leaves no partial file."""
+    import errno
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # the golden is ~60 KB
+
+    out = tmp_path / name
+    cmd = [sys.executable, "-m", "sim", "run", str(SCENARIO), "--out", str(out)]
+    done = subprocess.run(
+        cmd, check=False, cwd=SCENARIO.parents[1], capture_output=True, text=True, preexec_fn=limit
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        f"battlesim: error: cannot write replay: [Errno {errno.EFBIG}] File too large: '{out}'\n"
+    )
+    assert list(tmp_path.iterdir()) == []
