@@ -42,15 +42,26 @@ def replay_name(target: Target, run_id: int, k: int = 0, battle: str = "") -> st
 def write_replays(
     out: Path, target: Target, kept: Sequence[tuple[int, Sequence[tuple[str, Sequence[str]]]]]
 ) -> None:
-    """Write kept replays, (run id, [(battle name, lines)]), to ``out/replays/`` atomically."""
+    """Write kept replays, (run id, [(battle name, lines)]), to ``out/replays/`` atomically.
+
+    Raises:
+        OSError: a replay cannot be written (its ``filename`` is the replay's
+            path; no temporary file is left).
+    """
     for run_id, battles in kept:
         folder = out / "replays"
         folder.mkdir(exist_ok=True)
         for k, (battle, lines) in enumerate(battles):
             path = folder / replay_name(target, run_id, k, battle)
             tmp = path.with_name(path.name + ".tmp")
-            tmp.write_bytes("".join(f"{line}\n" for line in lines).encode("utf-8"))
-            os.replace(tmp, path)
+            try:
+                tmp.write_bytes("".join(f"{line}\n" for line in lines).encode("utf-8"))
+                os.replace(tmp, path)
+            except OSError as exc:
+                tmp.unlink(missing_ok=True)
+                if exc.filename is None:
+                    exc.filename = str(path)  # a refused write (disk full) names no file
+                raise
 
 
 @dataclass(frozen=True)

@@ -164,3 +164,32 @@ def test_export_csv_is_ordered_by_key_and_export_of_nothing_exits_2(tmp_path: Pa
     missing = invoke("export", tmp_path / "nothing", "--format", "parquet")
     assert missing.exit_code == 2
     assert "no study database at" in missing.output
+
+
+def test_a_kept_replay_the_os_refuses_is_named_and_leaves_no_temp_file(tmp_path: Path) -> None:
+    """A kept replay whose write the OS refuses (here the file size limit, EFBIG, as a
+    full disk gives ENOSPC) is one line naming the replay, exit 2, and no
+    ``.tmp`` file is left in ``replays/``."""
+    import errno
+    import os
+    import resource
+    import subprocess
+
+    from tests.batch.helpers import battlesim_command
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (40_000, 40_000))  # a replay is ~60 KB
+
+    out = tmp_path / "s"
+    args = ["batch", str(STONE_WALL), "--runs", "2", "--jobs", "1", "--keep-replays", "1"]
+    done = subprocess.run(
+        [*battlesim_command(), *args, "--no-plots", "--out", str(out)],
+        check=False,
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
+    )
+    assert done.returncode == 2, done.stderr
+    replay = out / "replays" / "run-0.jsonl"
+    assert done.stderr == f"battlesim: error: {replay}: {os.strerror(errno.EFBIG)}\n"
+    assert list((out / "replays").iterdir()) == []
