@@ -39,6 +39,11 @@ class _Gunzip(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    @property
+    def complete(self) -> bool:
+        """The member's end was reached and its CRC-32 and length checked (not cut short)."""
+        return bool(self._z.eof)
+
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         while not self._done:
             if not self._pending:
@@ -96,6 +101,9 @@ class LineSource:
         self.path, self.limit, self.max_line = path, limit, max_line
         with _open_regular(path, limit) as fh:
             self.gzipped = fh.read(2) == GZIP_MAGIC
+        self.cut_short = False
+        """Set by :meth:`lines` read to the end: a gzip stream ended before its
+        member's end (its trailer, CRC-32 and length, missing or cut)."""
 
     def lines(self, start: tuple[int, int] = (1, 0)) -> Iterator[tuple[int, int, bytes]]:
         """Yield ``(line number, byte offset, bytes)`` from ``start`` = (line number, offset).
@@ -106,8 +114,10 @@ class LineSource:
         n, offset = start
         with _open_regular(self.path, self.limit) as raw:
             fh: IO[bytes] = raw
+            gunzip = None
             if self.gzipped:
-                fh = io.BufferedReader(_Gunzip(raw, self.limit), _CHUNK)
+                gunzip = _Gunzip(raw, self.limit)
+                fh = io.BufferedReader(gunzip, _CHUNK)
                 _skip(fh, offset)
             else:
                 raw.seek(offset)
@@ -117,6 +127,7 @@ class LineSource:
                     _skip_rest_of_line(fh)
                 yield n, offset, line
                 n, offset = n + 1, offset + len(line)
+            self.cut_short = gunzip is not None and not gunzip.complete
 
 
 def _skip(fh: IO[bytes], size: int) -> None:

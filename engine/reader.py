@@ -217,6 +217,15 @@ class ReplayStream:
                 continue
             seq += 1
             yield line
+        if footer is not None and self._source.cut_short and not self.allow_truncated:
+            raise ReplayError(
+                self.name,
+                n,
+                "incomplete: the gzip stream was cut short after the footer "
+                "(its CRC-32 and length missing: the file was truncated)",
+                seq,
+                kind="incomplete",
+            )
         if footer is None and not self.allow_truncated:
             after = f"seq {seq - 1}" if seq > 0 else "the header"
             none = "no event and no footer" if seq == 0 else "no footer"

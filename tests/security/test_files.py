@@ -215,3 +215,19 @@ def test_a_run_past_the_file_size_limit_names_its_replay(tmp_path: Path, name: s
         f"battlesim: error: cannot write replay: [Errno {errno.EFBIG}] File too large: '{out}'\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("cut", [1, 4, 8])
+def test_a_gzip_replay_cut_in_its_trailer_never_verifies(tmp_path: Path, cut: int) -> None:
+    """A gzip replay whose last bytes (the member's CRC-32 and length, so never
+    checked) are cut off holds every line, yet it is a truncated file: INCOMPLETE,
+    exit 1; the same bytes with the trailer whole verify."""
+    whole = gzip.compress(GOLDEN.read_bytes(), mtime=0)
+    path = tmp_path / "r.jsonl.gz"
+    path.write_bytes(whole)
+    assert invoke("verify", str(path)).exit_code == 0
+    path.write_bytes(whole[:-cut])
+    result = invoke("verify", str(path))
+    assert result.exit_code == 1, result.stdout
+    assert result.stdout.startswith("INCOMPLETE at ")
+    assert "gzip stream was cut short" in result.stdout
