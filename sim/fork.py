@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from engine.formats import resimulation_format
 from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
+from engine.strictjson import INT_MAX, INT_MIN
 from sim.api import make_header
 from sim.replayfile import ReplayLike
 
@@ -37,7 +38,8 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     """``FIELD=VALUE`` → (field, value); the value is read as a YAML scalar or list.
 
     Raises:
-        ForkError: no ``=``, or a value that is not plain data.
+        ForkError: no ``=``, or a value that is not plain data (a mapping, a
+            date, an integer beyond a replay's range).
     """
     field, sep, raw = text.partition("=")
     if not sep or not field:
@@ -48,7 +50,32 @@ def parse_assignment(text: str) -> tuple[str, Any]:
         raise ForkError(f"--set {text!r}: the value is not valid YAML") from None
     if isinstance(value, dict):
         raise ForkError(f"--set {text!r}: set one field at a time, not a mapping")
+    _check_plain(value, text)
     return field, value
+
+
+def _check_plain(value: Any, text: str) -> None:
+    """``value`` is data a replay's reader reads back (:mod:`engine.strictjson`).
+
+    Raises:
+        ForkError: an integer beyond a replay's 64-bit range, or a value that
+            is not JSON data (a YAML date or timestamp).
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list | dict):
+            stack.extend(item.values() if isinstance(item, dict) else item)
+        elif type(item) is int and not INT_MIN <= item <= INT_MAX:
+            raise ForkError(
+                f"--set {text!r}: {item} is out of range (a replay holds integers "
+                f"from {INT_MIN} to {INT_MAX})"
+            )
+        elif item is not None and type(item) not in (str, int, float, bool):
+            raise ForkError(
+                f"--set {text!r}: the value is not plain data (a {type(item).__name__}; "
+                "quote it to set text)"
+            )
 
 
 def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> None:
