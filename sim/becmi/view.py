@@ -5,6 +5,7 @@ from __future__ import annotations
 from sim.becmi.report import HOLDS
 from sim.becmi.scenario import BecmiScenario
 from sim.becmi.state import BattleState, CombatantState
+from sim.contract import trusted_measure, trusted_row
 from sim.ruleset import Measure, Reading, Space, UnitRow
 
 __all__ = ["DERIVED_FIELDS", "measures", "space", "units"]
@@ -28,20 +29,24 @@ def _status(state: BattleState, c: CombatantState) -> list[str]:
 
 
 def units(sc: BecmiScenario, state: BattleState) -> list[UnitRow]:
-    """Every combatant in scenario order: where it stands (feet), hit points, condition."""
+    """Every combatant in scenario order: where it stands (feet), hit points, condition.
+
+    Built trusted (:func:`sim.contract.trusted_row`): the state's fields have
+    exact types, so the rows are what validation would make of them.
+    """
     names = {s.id: s.name for s in sc.sides}
     return [
-        UnitRow(
-            id=c.id,
-            name=c.name,
-            side=c.side,
-            side_name=names[c.side],
-            kind=c.kind,
-            position=c.at if c.status != "fled" else None,
-            strength=Measure(name="hp", value=c.hp, unit="hp"),
-            initial=Measure(name="hp", value=c.hp_max, unit="hp"),
-            status=_status(state, c),
-            details={"cover": c.cover, "cover_kind": c.cover_kind},
+        trusted_row(
+            c.id,
+            c.name,
+            c.side,
+            names[c.side],
+            c.kind,
+            c.at if c.status != "fled" else None,
+            trusted_measure("hp", c.hp, "hp"),
+            trusted_measure("hp", c.hp_max, "hp"),
+            _status(state, c),
+            {"cover": c.cover, "cover_kind": c.cover_kind},
         )
         for c in state.combatants.values()
     ]

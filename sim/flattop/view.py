@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sim.flattop.scenario import FlattopScenario
+from sim.contract import trusted_measure, trusted_row
+from sim.flattop.scenario import BaseSpec, FlattopScenario, StrikeSpec, TaskForceSpec
 from sim.flattop.state import BattleState, ShipState, StrikeState
 from sim.ruleset import Feature, Measure, Reading, Space, UnitRow
 
@@ -17,17 +18,17 @@ def _ship(state: BattleState, s: ShipState, side_name: str, at: tuple[int, int])
     details: dict[str, object] = {"task_force": s.task_force, "hits": s.hits, "damage": s.damage}
     if deck is not None:
         details["aircraft_aboard"] = deck.aboard()
-    return UnitRow(
-        id=s.id,
-        name=s.name,
-        side=s.side,
-        side_name=side_name,
-        kind=s.kind,
-        position=at,
-        strength=Measure(name="hits left", value=s.damage - s.hits, unit="hits"),
-        initial=Measure(name="hits left", value=s.damage, unit="hits"),
-        status=[] if s.status == "afloat" else [s.status],
-        details=details,
+    return trusted_row(
+        s.id,
+        s.name,
+        s.side,
+        side_name,
+        s.kind,
+        at,
+        trusted_measure("hits left", s.damage - s.hits, "hits"),
+        trusted_measure("hits left", s.damage, "hits"),
+        [] if s.status == "afloat" else [s.status],
+        details,
     )
 
 
@@ -51,66 +52,79 @@ def units(sc: FlattopScenario, state: BattleState) -> list[UnitRow]:
 
     A strike in the air has no hex of its own (the rules time its flight, they
     do not move it hex by hex): its route runs from its carrier or base to the
-    task force it attacks.
+    task force it attacks.  Rows are built trusted
+    (:func:`sim.contract.trusted_row`): the state's and the validated
+    scenario's fields have exact types.
     """
     places = _places(sc)
     rows: list[UnitRow] = []
     for side in sc.sides:
         for tf_spec in side.task_forces:
-            tf = state.task_forces[tf_spec.id]
-            cap = Measure(name="CAP", value=tf.cap, unit="air factors")
-            rows.append(
-                UnitRow(
-                    id=tf.id,
-                    name=tf.name,
-                    side=side.id,
-                    side_name=side.name,
-                    kind="task_force",
-                    position=tf_spec.at,
-                    strength=cap,
-                    initial=cap.model_copy(update={"value": tf_spec.cap}),
-                    details={"ships": [s.id for s in tf_spec.ships], "clouds": tf_spec.clouds},
-                )
-            )
+            rows.append(_task_force(state, tf_spec, side.id, side.name))
             for s in tf_spec.ships:
                 rows.append(_ship(state, state.ships[s.id], side.name, tf_spec.at))
         for b in side.bases:
-            deck = state.decks[b.id]
-            aboard = Measure(name="aircraft", value=deck.aboard(), unit="air factors")
-            start = Measure(name="aircraft", value=sum(b.aircraft.values()), unit="air factors")
-            rows.append(
-                UnitRow(
-                    id=b.id,
-                    name=b.name,
-                    side=side.id,
-                    side_name=side.name,
-                    kind="base",
-                    position=b.at,
-                    strength=aboard,
-                    initial=start,
-                )
-            )
+            rows.append(_base(state, b, side.id, side.name))
         for spec in side.strikes:
-            st = state.strikes[spec.id]
-            planned = spec.escort + sum(a.factors for a in spec.attacks)
-            rows.append(
-                UnitRow(
-                    id=st.id,
-                    name=st.name,
-                    side=side.id,
-                    side_name=side.name,
-                    kind="strike",
-                    position=None,
-                    strength=Measure(name="aloft", value=_aloft(st), unit="air factors"),
-                    initial=Measure(name="aloft", value=planned, unit="air factors"),
-                    status=[st.status],
-                    details={"origin": st.origin, "target": st.target},
-                    route=(
-                        [places[st.origin], places[st.target]] if st.status == "airborne" else None
-                    ),
-                )
-            )
+            rows.append(_strike(state, spec, side.id, side.name, places))
     return rows
+
+
+def _task_force(state: BattleState, spec: TaskForceSpec, side: str, side_name: str) -> UnitRow:
+    tf = state.task_forces[spec.id]
+    return trusted_row(
+        tf.id,
+        tf.name,
+        side,
+        side_name,
+        "task_force",
+        spec.at,
+        trusted_measure("CAP", tf.cap, "air factors"),
+        trusted_measure("CAP", spec.cap, "air factors"),
+        [],
+        {"ships": [s.id for s in spec.ships], "clouds": spec.clouds},
+    )
+
+
+def _base(state: BattleState, b: BaseSpec, side: str, side_name: str) -> UnitRow:
+    aboard = state.decks[b.id].aboard()
+    return trusted_row(
+        b.id,
+        b.name,
+        side,
+        side_name,
+        "base",
+        b.at,
+        trusted_measure("aircraft", aboard, "air factors"),
+        trusted_measure("aircraft", sum(b.aircraft.values()), "air factors"),
+        [],
+        {},
+    )
+
+
+def _strike(
+    state: BattleState,
+    spec: StrikeSpec,
+    side: str,
+    side_name: str,
+    places: dict[str, tuple[int, int]],
+) -> UnitRow:
+    st = state.strikes[spec.id]
+    planned = spec.escort + sum(a.factors for a in spec.attacks)
+    airborne = st.status == "airborne"
+    return trusted_row(
+        st.id,
+        st.name,
+        side,
+        side_name,
+        "strike",
+        None,
+        trusted_measure("aloft", _aloft(st), "air factors"),
+        trusted_measure("aloft", planned, "air factors"),
+        [st.status],
+        {"origin": st.origin, "target": st.target},
+        [places[st.origin], places[st.target]] if airborne else None,
+    )
 
 
 def measures(sc: FlattopScenario, state: BattleState) -> list[Reading]:

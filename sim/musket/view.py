@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sim.contract import trusted_measure, trusted_row
 from sim.musket.scenario import MusketScenario
 from sim.musket.state import BattleState, UnitState
 from sim.ruleset import Feature, Measure, Reading, Space, UnitRow
@@ -23,28 +24,37 @@ def _status(u: UnitState) -> list[str]:
 
 
 def units(sc: MusketScenario, state: BattleState) -> list[UnitRow]:
-    """Every unit in scenario order: its hex, strength in men or guns, morale state."""
+    """Every unit in scenario order: its hex, strength in men or guns, morale state.
+
+    Built trusted (:func:`sim.contract.trusted_row`): a study asks for the rows
+    of every run.  The state's fields have exact types (ints, a hex as a tuple
+    of ints, text; ``set_path`` keeps an override's type), so the rows are
+    what validation would make of them.
+    """
     names = {s.id: s.name for s in sc.sides}
-    return [
-        UnitRow(
-            id=u.id,
-            name=u.name,
-            side=u.side,
-            side_name=names[u.side],
-            kind=u.kind,
-            position=u.hex,
-            strength=Measure(name="strength", value=u.strength, unit=_what(u)),
-            initial=Measure(name="strength", value=u.initial, unit=_what(u)),
-            status=_status(u),
-            details={
-                "fatigue": u.fatigue,
-                "morale": u.morale,
-                "men_lost": u.men_lost,
-                "guns_lost": u.guns_lost,
-            },
+    rows = []
+    for u in state.units.values():
+        what = _what(u)
+        rows.append(
+            trusted_row(
+                u.id,
+                u.name,
+                u.side,
+                names[u.side],
+                u.kind,
+                u.hex,
+                trusted_measure("strength", u.strength, what),
+                trusted_measure("strength", u.initial, what),
+                _status(u),
+                {
+                    "fatigue": u.fatigue,
+                    "morale": u.morale,
+                    "men_lost": u.men_lost,
+                    "guns_lost": u.guns_lost,
+                },
+            )
         )
-        for u in state.units.values()
-    ]
+    return rows
 
 
 def measures(sc: MusketScenario, state: BattleState) -> list[Reading]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,10 @@ from engine import log
 from engine.canonical import canonical_json, digest
 from engine.events import TurnEnded
 from engine.log import MemorySink
+from engine.projection import PathError, set_path
 from sim import analysis, api, runner
 from sim.cli import cli
+from sim.contract import typed
 from sim.table import render_units
 from tests.contract.cases import CASES, Case
 from tests.viewer.pagecheck import NETWORK, embedded, well_formed
@@ -339,3 +342,49 @@ def test_report_parses_has_two_charts_and_no_network(fought: Any, tmp_path: Path
     rows = loaded.ruleset.units(loaded.scenario, loaded.state_at(0))
     assert [u["id"] for u in data["units"]] == [r.id for r in rows]
     assert [e["seq"] for e in data["events"]] == [e.seq for e in loaded.events]
+
+
+def _validated_again(rows: list[Any]) -> list[Any]:
+    """Each unit row as validation makes it from its own data (``model_dump`` → ``model_validate``)."""
+    return [type(r).model_validate(r.model_dump()) for r in rows]
+
+
+def _numbers(value: Any, path: str = "") -> Iterator[tuple[str, int | float]]:
+    """Every int or float leaf of snapshot data, with its dotted path (a list item
+    with an ``id`` by its id, as a state keeps units by id; others by index)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _numbers(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            step = v["id"] if isinstance(v, dict) and "id" in v else i
+            yield from _numbers(v, f"{path}.{step}")
+    elif type(value) in (int, float):
+        yield path, value
+
+
+def test_unit_rows_are_what_validation_makes_of_them(fought: Any) -> None:
+    """At the start and every turn's end, and after overriding every number of the state,
+    each unit row equals its validated copy type for type (rows may be built trusted)."""
+    _, _, loaded = fought
+    rs, sc = loaded.ruleset, loaded.scenario
+    turns = 0
+    for _turn, state in loaded.turn_ends():
+        rows = rs.units(sc, state)
+        assert typed(rows) == typed(_validated_again(rows))
+        turns += 1
+    assert turns >= 2
+    state = loaded.state_at()
+    before = rs.units(sc, state)
+    overridden = 0
+    for path, value in _numbers(rs.snapshot(state)):
+        if path.split(".")[-1] in rs.derived_fields:
+            continue
+        try:
+            set_path(state, path, value + 1, counts=True)
+        except PathError:  # a snapshot key that is not a state path (a derived total)
+            continue
+        overridden += 1
+    rows = rs.units(sc, state)
+    assert overridden > 0 and rows != before
+    assert typed(rows) == typed(_validated_again(rows))
