@@ -345,7 +345,7 @@ def test_report_parses_has_two_charts_and_no_network(fought: Any, tmp_path: Path
 
 
 def _validated_again(rows: list[Any]) -> list[Any]:
-    """Each unit row as validation makes it from its own data (``model_dump`` → ``model_validate``)."""
+    """Each unit row as validation makes it from its own data (dumped, then validated)."""
     return [type(r).model_validate(r.model_dump()) for r in rows]
 
 
