@@ -169,6 +169,7 @@ def fight(prepared: Prepared, seed: int, sink_for: SinkFor = _null) -> Fought:
 _OWN = ("side", "initial", "strength")
 """The unit columns a unit row holds itself (the others are among its details)."""
 assert UNIT_COLUMNS[: len(_OWN)] == _OWN
+_REST = UNIT_COLUMNS[len(_OWN) :]
 
 
 def final_values(unit: UnitRow) -> tuple[Any, ...]:
@@ -178,10 +179,9 @@ def final_values(unit: UnitRow) -> tuple[Any, ...]:
     """
     d = unit.details
     own = (unit.side, unit.initial.value, unit.strength.value)
-    return (
-        *(d.get(c, v) for c, v in zip(_OWN, own, strict=True)),
-        *(d.get(c) for c in UNIT_COLUMNS[len(_OWN) :]),
-    )
+    if d.keys().isdisjoint(_OWN):  # the usual case: the details hold none of the own columns
+        return (*own, *map(d.get, _REST))
+    return (*(d.get(c, v) for c, v in zip(_OWN, own, strict=True)), *map(d.get, _REST))
 
 
 def unit_finals(fought: Fought) -> list[tuple[Any, ...]]:
