@@ -39,7 +39,9 @@ __all__ = [
     "StateT",
     "UnitRow",
     "trusted_measure",
+    "trusted_outcome",
     "trusted_row",
+    "trusted_side",
     "typed",
 ]
 
@@ -276,8 +278,33 @@ def trusted_row(
 
 
 _ALL_SET: dict[type[BaseModel], set[str]] = {
-    cls: set(cls.model_fields) for cls in (Measure, UnitRow)
+    cls: set(cls.model_fields) for cls in (Measure, UnitRow, SideResult, Outcome)
 }
+
+
+def trusted_side(name: str, losses: list[Measure], details: dict[str, Any]) -> SideResult:
+    """``SideResult(name=name, losses=losses, details=details)`` without validation (as
+    :func:`trusted_row`: the caller guarantees exact types and fresh containers)."""
+    return _trusted(SideResult, {"name": name, "losses": losses, "details": details})
+
+
+def trusted_outcome(
+    winner: str | None,
+    winner_name: str | None,
+    reason: str,
+    turns: int,
+    sides: dict[str, SideResult],
+) -> Outcome:
+    """An :class:`Outcome` without validation (as :func:`trusted_row`): a study asks for
+    the outcome of every run.  The contract suite checks it against its validated copy."""
+    data = {
+        "winner": winner,
+        "winner_name": winner_name,
+        "reason": reason,
+        "turns": turns,
+        "sides": sides,
+    }
+    return _trusted(Outcome, data)
 
 
 class Reading(_Frozen):

@@ -20,8 +20,9 @@ from sim.becmi.events import (
 )
 from sim.becmi.scenario import BecmiScenario
 from sim.becmi.state import BattleState, Bout, CombatantState
+from sim.contract import trusted_measure, trusted_outcome, trusted_side
 from sim.grammar import agree, count
-from sim.ruleset import Measure, Outcome, SideResult
+from sim.ruleset import Outcome, SideResult
 
 __all__ = ["narrate", "outcome", "render_state", "summary"]
 
@@ -29,39 +30,37 @@ HOLDS = {0: "free", 1: "grab", 2: "takedown", 3: "pin"}
 
 
 def outcome(sc: BecmiScenario, state: BattleState) -> Outcome:
-    """Winner, reason, rounds and each side's losses (dead, knocked out, fled, hit points)."""
+    """Winner, reason, rounds and each side's losses (dead, knocked out, fled, hit points).
+
+    Built trusted (:func:`sim.contract.trusted_outcome`): every value is an
+    int or text of the state.
+    """
     sides: dict[str, SideResult] = {}
     for side in sc.sides:
         members = [state.combatants[c.id] for c in side.combatants]
         losses = [
-            Measure(
-                name="dead", value=sum(1 for c in members if c.status == "dead"), unit="combatants"
+            trusted_measure("dead", sum(1 for c in members if c.status == "dead"), "combatants"),
+            trusted_measure(
+                "knocked_out", sum(1 for c in members if c.present and c.unconscious), "combatants"
             ),
-            Measure(
-                name="knocked_out",
-                value=sum(1 for c in members if c.present and c.unconscious),
-                unit="combatants",
-            ),
-            Measure(
-                name="fled", value=sum(1 for c in members if c.status == "fled"), unit="combatants"
-            ),
-            Measure(name="hp", value=sum(c.hp_max - max(c.hp, 0) for c in members), unit="hp"),
+            trusted_measure("fled", sum(1 for c in members if c.status == "fled"), "combatants"),
+            trusted_measure("hp", sum(c.hp_max - max(c.hp, 0) for c in members), "hp"),
         ]
-        sides[side.id] = SideResult(
-            name=side.name,
-            losses=losses,
-            details={
+        sides[side.id] = trusted_side(
+            side.name,
+            losses,
+            {
                 "combatants": len(members),
                 "standing": sum(1 for c in members if c.conscious),
             },
         )
     names = {s.id: s.name for s in sc.sides}
-    return Outcome(
-        winner=state.winner,
-        winner_name=names[state.winner] if state.winner else None,
-        reason=state.reason,
-        turns=state.ended_turn,
-        sides=sides,
+    return trusted_outcome(
+        state.winner,
+        names[state.winner] if state.winner else None,
+        state.reason,
+        state.ended_turn,
+        sides,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.events import Event, TurnEnded
+from sim.contract import trusted_measure, trusted_outcome, trusted_side
 from sim.flattop.context import clock
 from sim.flattop.data import AIRCRAFT
 from sim.flattop.events import (
@@ -20,7 +21,7 @@ from sim.flattop.events import (
 from sim.flattop.scenario import FlattopScenario
 from sim.flattop.state import BattleState
 from sim.grammar import agree, count
-from sim.ruleset import Measure, Outcome, SideResult
+from sim.ruleset import Outcome, SideResult
 
 __all__ = ["narrate", "outcome", "render_state", "summary"]
 
@@ -28,21 +29,25 @@ _ABBREV = {"fighter": "F", "dive_bomber": "DB", "torpedo_bomber": "TB", "level_b
 
 
 def outcome(sc: FlattopScenario, state: BattleState) -> Outcome:
-    """Winner, reason, turns and each side's losses (ships sunk and crippled, air factors)."""
+    """Winner, reason, turns and each side's losses (ships sunk and crippled, air factors).
+
+    Built trusted (:func:`sim.contract.trusted_outcome`): every value is an
+    int, text, a list of text or a dict of ints of the state.
+    """
     sides: dict[str, SideResult] = {}
     for side in sc.sides:
         ships = [s for s in state.ships.values() if s.side == side.id]
         sunk = [s.name for s in ships if s.status == "sunk"]
         crippled = [s.name for s in ships if s.status == "crippled"]
         lost = state.sides[side.id].air_lost
-        sides[side.id] = SideResult(
-            name=side.name,
-            losses=[
-                Measure(name="ships_sunk", value=len(sunk), unit="ships"),
-                Measure(name="ships_crippled", value=len(crippled), unit="ships"),
-                Measure(name="air_factors", value=sum(lost.values()), unit="air factors"),
+        sides[side.id] = trusted_side(
+            side.name,
+            [
+                trusted_measure("ships_sunk", len(sunk), "ships"),
+                trusted_measure("ships_crippled", len(crippled), "ships"),
+                trusted_measure("air_factors", sum(lost.values()), "air factors"),
             ],
-            details={
+            {
                 "sunk": sunk,
                 "crippled": crippled,
                 "air_factors_lost": dict(lost),
@@ -52,12 +57,8 @@ def outcome(sc: FlattopScenario, state: BattleState) -> Outcome:
         )
     winner = state.winner
     names = {s.id: s.name for s in sc.sides}
-    return Outcome(
-        winner=winner,
-        winner_name=names[winner] if winner else None,
-        reason=state.reason,
-        turns=state.ended_turn,
-        sides=sides,
+    return trusted_outcome(
+        winner, names[winner] if winner else None, state.reason, state.ended_turn, sides
     )
 
 

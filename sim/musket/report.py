@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.events import Event, TurnEnded
+from sim.contract import trusted_measure, trusted_outcome, trusted_side
 from sim.grammar import agree, count
 from sim.musket.events import (
     BattleEnded,
@@ -18,7 +19,7 @@ from sim.musket.events import (
 )
 from sim.musket.scenario import MusketScenario
 from sim.musket.state import BattleState
-from sim.ruleset import Measure, Outcome, SideResult
+from sim.ruleset import Outcome, SideResult
 
 __all__ = ["clock", "narrate", "outcome", "render_state", "summary"]
 
@@ -31,19 +32,20 @@ def clock(sc: MusketScenario, minutes: float) -> str:
 
 
 def outcome(sc: MusketScenario, state: BattleState) -> Outcome:
-    """Winner, reason, turns and each side's losses (men and guns)."""
+    """Winner, reason, turns and each side's losses (men and guns).
+
+    Built trusted (:func:`sim.contract.trusted_outcome`): every value is an
+    int, a bool or text of the state.
+    """
     sides: dict[str, SideResult] = {}
     for side in sc.sides:
         units = [u for u in state.units.values() if u.side == side.id]
         men = sum(u.men_lost for u in units)
         guns = sum(u.guns_lost for u in units)
-        sides[side.id] = SideResult(
-            name=side.name,
-            losses=[
-                Measure(name="men", value=men, unit="men"),
-                Measure(name="guns", value=guns, unit="guns"),
-            ],
-            details={
+        sides[side.id] = trusted_side(
+            side.name,
+            [trusted_measure("men", men, "men"), trusted_measure("guns", guns, "guns")],
+            {
                 "broken": state.sides[side.id].broken,
                 "men_lost": men,
                 "guns_lost": guns,
@@ -54,12 +56,12 @@ def outcome(sc: MusketScenario, state: BattleState) -> Outcome:
             },
         )
     winner = state.winner
-    return Outcome(
-        winner=winner,
-        winner_name=sc.sides[[s.id for s in sc.sides].index(winner)].name if winner else None,
-        reason=state.reason,
-        turns=state.ended_turn,
-        sides=sides,
+    return trusted_outcome(
+        winner,
+        sc.sides[[s.id for s in sc.sides].index(winner)].name if winner else None,
+        state.reason,
+        state.ended_turn,
+        sides,
     )
 
 

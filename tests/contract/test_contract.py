@@ -345,7 +345,7 @@ def test_report_parses_has_two_charts_and_no_network(fought: Any, tmp_path: Path
 
 
 def _validated_again(rows: list[Any]) -> list[Any]:
-    """Each unit row as validation makes it from its own data (dumped, then validated)."""
+    """Each model as validation makes it from its own data (dumped, then validated)."""
     return [type(r).model_validate(r.model_dump()) for r in rows]
 
 
@@ -365,13 +365,16 @@ def _numbers(value: Any, path: str = "") -> Iterator[tuple[str, int | float]]:
 
 def test_unit_rows_are_what_validation_makes_of_them(fought: Any) -> None:
     """At the start and every turn's end, and after overriding every number of the state,
-    each unit row equals its validated copy type for type (rows may be built trusted)."""
+    each unit row and the outcome equal their validated copies type for type (a ruleset
+    may build them trusted)."""
     _, _, loaded = fought
     rs, sc = loaded.ruleset, loaded.scenario
     turns = 0
     for _turn, state in loaded.turn_ends():
         rows = rs.units(sc, state)
         assert typed(rows) == typed(_validated_again(rows))
+        outcome = rs.outcome(sc, state)
+        assert typed(outcome) == typed(_validated_again([outcome])[0])
         turns += 1
     assert turns >= 2
     state = loaded.state_at()
@@ -388,3 +391,5 @@ def test_unit_rows_are_what_validation_makes_of_them(fought: Any) -> None:
     rows = rs.units(sc, state)
     assert overridden > 0 and rows != before
     assert typed(rows) == typed(_validated_again(rows))
+    outcome = rs.outcome(sc, state)
+    assert typed(outcome) == typed(_validated_again([outcome])[0])
