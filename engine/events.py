@@ -28,6 +28,7 @@ __all__ = [
     "TurnEnded",
     "UnknownEventType",
     "Upcaster",
+    "assemble",
     "same_shape",
     "trusted",
 ]
@@ -102,9 +103,21 @@ def trusted(cls: type[M], fields: dict[str, Any]) -> M:
             unknown = sorted(set(fields) - set(template))
             missing = sorted(required - set(fields))
             raise TypeError(f"{cls.__name__}: unknown fields {unknown}, missing {missing}")
+    return assemble(cls, data, set(fields))
+
+
+def assemble(cls: type[M], data: dict[str, Any], fields_set: set[str]) -> M:
+    """An instance of ``cls`` holding ``data`` as it is: no validation, no defaults.
+
+    The low-level step of :func:`trusted` and of the contract's trusted rows:
+    ``data`` must hold every field, in declaration order, each of its exact
+    type; ``fields_set`` becomes pydantic's record of the fields given.  It
+    sets the instance's ``__dict__`` and pydantic's bookkeeping slots directly,
+    as ``model_construct`` does (which is slower).
+    """
     model = _new(cls)
     _set(model, "__dict__", data)
-    _set_fields_set(model, set(fields))
+    _set_fields_set(model, fields_set)
     _set_extra(model, None)
     _set_private(model, None)
     return model

@@ -22,7 +22,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.events import Event, EventRegistry
+from engine.events import Event, EventRegistry, assemble
 from engine.log import Header, Sink
 from sim.runner import Ending, Plan, fight
 
@@ -179,11 +179,6 @@ class UnitRow(_Frozen):
         return out
 
 
-_new = object.__new__
-_set = object.__setattr__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _M = TypeVar("_M", bound=BaseModel)
 
 CHECK_TRUSTED = os.environ.get("BATTLESIM_CHECK_LINES") == "1"
@@ -213,11 +208,7 @@ def _trusted(cls: type[_M], data: dict[str, Any]) -> _M:
     full set: one set per class is shared (nothing adds to it but a name
     already in it).
     """
-    model = _new(cls)
-    _set(model, "__dict__", data)
-    _set_fields_set(model, _ALL_SET[cls])
-    _set_extra(model, None)
-    _set_private(model, None)
+    model = assemble(cls, data, _ALL_SET[cls])
     if CHECK_TRUSTED:
         again = cls.model_validate(model.model_dump())
         if typed(again) != typed(model):
