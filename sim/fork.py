@@ -11,6 +11,8 @@ itself and ``diff`` against the parent shows what followed.
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from engine.events import Event
 from engine.formats import resimulation_format
 from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
@@ -122,6 +125,51 @@ class Forked:
     events: int
 
 
+class _Apart(Exception):
+    """Raised by :class:`_SamePrefix` once the child leaves its parent's battle.
+
+    Carries no arguments: SimPy re-creates a process's exception from its type and args.
+    """
+
+
+class _SamePrefix:
+    """A sink that writes through to ``inner`` and checks each event before ``at_seq``
+    against the parent's: a fork must be its parent's battle up to the change.
+
+    Lines are compared as JSON values without the chain hash (the child's
+    header differs, so its chain does), against the parent's events as
+    read, so an older format's upcast events compare too.  The first
+    difference is kept in :attr:`reason` and ends the fight (:class:`_Apart`).
+    """
+
+    def __init__(self, inner: FileSink, parent: Iterator[Event], at_seq: int) -> None:
+        self.inner, self._parent, self._at = inner, parent, at_seq
+        self._lines = 0
+        self.reason = ""
+
+    def write(self, line: str) -> None:
+        seq, self._lines = self._lines - 1, self._lines + 1  # line 0 is the header
+        if 0 <= seq < self._at:
+            self._check(seq, line)
+        self.inner.write(line)
+
+    def _check(self, seq: int, line: str) -> None:
+        mine: dict[str, Any] = json.loads(line)
+        del mine["h"]
+        event = next(self._parent, None)
+        theirs: dict[str, Any] = {} if event is None else json.loads(event.model_dump_json())
+        if mine != theirs:
+            keys = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
+            self.reason = f"event {seq} ({mine.get('type')}) differs in: {', '.join(keys[:6])}"
+            raise _Apart
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 def _fork_header(
     loaded: ReplayLike, at_seq: int, event_fields: dict[str, Any], state_fields: dict[str, Any]
 ) -> Header:
@@ -190,8 +238,15 @@ def fork_battle(
     if path.resolve() == Path(loaded.path).resolve():
         raise ForkError(f"--out {str(path)!r} is the parent replay itself")
     sink = FileSink(path)
+    same = _SamePrefix(sink, loaded.iter_events(), at_seq)
     try:
-        state = loaded.ruleset.simulate(loaded.scenario, header, sink)
+        state = loaded.ruleset.simulate(loaded.scenario, header, same)
+    except _Apart:
+        sink.abandon()
+        raise ForkError(
+            f"--at {at_seq}: re-simulating {Path(loaded.path).name} does not give its battle "
+            f"before seq {at_seq}: {same.reason} (is it intact? `battlesim verify` it)"
+        ) from None
     except (PathError, ValidationError) as exc:
         sink.abandon()
         raise ForkError(

@@ -102,3 +102,35 @@ def test_a_fork_of_today_s_replay_is_today_s_format(tmp_path: Path) -> None:
     assert json.loads(out.read_text().split("\n", 1)[0])["format_version"] == 5
     assert bodies(out)[1 : at + 1] == bodies(GOLDEN)[1 : at + 1]
     assert invoke("verify", str(out)).exit_code == 0
+
+
+def test_a_fork_refuses_a_parent_that_is_not_its_own_battle_before_the_change(
+    tmp_path: Path,
+) -> None:
+    """A format-5 replay relabelled 4 (re-chained) forks to other dice: refused, nothing written.
+
+    The child would verify (it is its own battle) while claiming to share its
+    parent's battle up to the change; fork compares the prefix as it fights.
+    """
+    path = forge(tmp_path, lambda t: edit_header(t, lambda h: h.update(format_version=4)))
+    at = _failed_check(path)
+    first = next(e.seq for e in api.load_replay(path).events if e.type == "musket.fired")
+    out = tmp_path / "child.jsonl"
+    result = invoke("fork", str(path), "--at", str(at), "--set", "passed=true", "--out", str(out))
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1
+    assert f"before seq {at}: event {first} (musket.fired) differs in: result" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no child, no .partial
+
+
+def test_a_format1_parent_forks_only_before_its_first_snapshot_s_place(tmp_path: Path) -> None:
+    """Format 1 had no snapshots: past turn 10's, today's seqs are one higher, so refused."""
+    parent = FIXTURES / "stone_wall-s1862.format1.jsonl"
+    events = api.load_replay(parent).events
+    tenth = next(e.seq for e in events if e.type == "engine.turn_ended" and e.turn == 10)
+    late = next(e.seq for e in events if e.seq > tenth + 1 and e.type == "musket.morale_tested")
+    out = tmp_path / "child.jsonl"
+    result = invoke("fork", str(parent), "--at", str(late), "--set", "passed=true", "-o", str(out))
+    assert result.exit_code == 2
+    assert f"event {tenth + 1} (engine.snapshot) differs in:" in result.output
+    assert not out.exists()
