@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,12 @@ import yaml
 from pydantic import ValidationError
 
 from engine.events import Event
-from engine.formats import resimulation_format
+from engine.formats import WRITTEN, resimulation_format
 from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
 from engine.strictjson import INT_MAX, INT_MIN
 from sim.api import make_header
-from sim.replayfile import ReplayLike
+from sim.replayfile import ReplayFile, ReplayLike
 
 __all__ = ["ForkError", "Forked", "fork", "fork_battle", "parse_assignment"]
 
@@ -132,17 +133,35 @@ class _Apart(Exception):
     """
 
 
+Recorded = Iterator[tuple[str | None, Callable[[], Event]]]
+"""The parent's events in order: each line's body as written (None: not in
+today's exact form) and a function that parses the event."""
+
+
+def _same(event: Event) -> Event:
+    return event
+
+
+def _recorded(loaded: ReplayLike) -> Recorded:
+    """The parent's events, by their text where the file is in a format the writer writes."""
+    if isinstance(loaded, ReplayFile) and loaded.header.format_version in WRITTEN:
+        stream = loaded.stream
+        return ((line.body, partial(stream.parse, line)) for line in stream.lines())
+    return ((None, partial(_same, e)) for e in loaded.iter_events())
+
+
 class _SamePrefix:
     """A sink that writes through to ``inner`` and checks each event before ``at_seq``
     against the parent's: a fork must be its parent's battle up to the change.
 
-    Lines are compared as JSON values without the chain hash (the child's
-    header differs, so its chain does), against the parent's events as
-    read, so an older format's upcast events compare too.  The first
-    difference is kept in :attr:`reason` and ends the fight (:class:`_Apart`).
+    A line equal in text to the parent's (without the chain hash: the child's
+    header differs, so its chain does) is the same event; any other is
+    compared as JSON values with the parent's event as read, so an older
+    format's upcast events compare too.  The first difference is kept in
+    :attr:`reason` and ends the fight (:class:`_Apart`).
     """
 
-    def __init__(self, inner: FileSink, parent: Iterator[Event], at_seq: int) -> None:
+    def __init__(self, inner: FileSink, parent: Recorded, at_seq: int) -> None:
         self.inner, self._parent, self._at = inner, parent, at_seq
         self._lines = 0
         self.reason = ""
@@ -154,10 +173,14 @@ class _SamePrefix:
         self.inner.write(line)
 
     def _check(self, seq: int, line: str) -> None:
-        mine: dict[str, Any] = json.loads(line)
-        del mine["h"]
-        event = next(self._parent, None)
-        theirs: dict[str, Any] = {} if event is None else json.loads(event.model_dump_json())
+        recorded = next(self._parent, None)
+        body = line[: line.rindex(',"h":')] + "}"
+        if recorded is not None and recorded[0] == body:
+            return
+        mine: dict[str, Any] = json.loads(body)
+        theirs: dict[str, Any] = (
+            {} if recorded is None else json.loads(recorded[1]().model_dump_json())
+        )
         if mine != theirs:
             keys = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
             self.reason = f"event {seq} ({mine.get('type')}) differs in: {', '.join(keys[:6])}"
@@ -238,7 +261,7 @@ def fork_battle(
     if path.resolve() == Path(loaded.path).resolve():
         raise ForkError(f"--out {str(path)!r} is the parent replay itself")
     sink = FileSink(path)
-    same = _SamePrefix(sink, loaded.iter_events(), at_seq)
+    same = _SamePrefix(sink, _recorded(loaded), at_seq)
     try:
         state = loaded.ruleset.simulate(loaded.scenario, header, same)
     except _Apart:
