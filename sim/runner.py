@@ -150,42 +150,28 @@ def fight(
             (the contract suite counts them against the unit rows).
     """
     with frozen_heap():  # the caller's heap (scenario, modules) is not scanned during set-up
-        return _fight(plan, scenario, header, sink, state, apply, snapshot, watch, snapshot_json)
+        rec = Recorder(EventLog(header, sink), Projection(state, apply), snapshot, snapshot_json)
+        env = simpy.Environment()
+        kernel = TurnKernel(env, plan.phases, plan.turn_length)
+        streams = Streams(header.seed, derivation_of(header.format_version))  # the header's dice
+        view = plan.view(scenario, state, streams, kernel)
 
+        def end(turn: int) -> bool:
+            _emit_all(rec, plan.turn_end(view, turn, turn == plan.turn_limit))
+            rec.end_turn(turn, float(env.now))
+            if plan.forget_streams:
+                streams.forget(f"{turn}/")
+            return state.ended
 
-def _fight(
-    plan: Plan[ScT, StT, ViewT],
-    scenario: ScT,
-    header: Header,
-    sink: Sink,
-    state: StT,
-    apply: Callable[[StT, Event], None],
-    snapshot: Callable[[StT], dict[str, Any]],
-    watch: Callable[[Started], None] | None,
-    snapshot_json: Callable[[StT], str] | None,
-) -> StT:
-    rec = Recorder(EventLog(header, sink), Projection(state, apply), snapshot, snapshot_json)
-    env = simpy.Environment()
-    kernel = TurnKernel(env, plan.phases, plan.turn_length)
-    streams = Streams(header.seed, derivation_of(header.format_version))  # the header's dice
-    view = plan.view(scenario, state, streams, kernel)
-
-    def end(turn: int) -> bool:
-        _emit_all(rec, plan.turn_end(view, turn, turn == plan.turn_limit))
-        rec.end_turn(turn, float(env.now))
-        if plan.forget_streams:
-            streams.forget(f"{turn}/")
-        return state.ended
-
-    started: Started = []
-    for process in plan.processes(view, rec):
-        if isinstance(process, Actor):
-            started.append((process.unit, env.process(process.body)))
-        else:
-            started.append((None, env.process(process)))
-    if watch is not None:
-        watch(started)
-    kernel.start(plan.turn_limit, end)
-    kernel.run()
-    rec.close(kernel.turn)
-    return state
+        started: Started = []
+        for process in plan.processes(view, rec):
+            if isinstance(process, Actor):
+                started.append((process.unit, env.process(process.body)))
+            else:
+                started.append((None, env.process(process)))
+        if watch is not None:
+            watch(started)
+        kernel.start(plan.turn_limit, end)
+        kernel.run()
+        rec.close(kernel.turn)
+        return state

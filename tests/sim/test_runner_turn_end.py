@@ -47,12 +47,8 @@ def _processes(
     return []
 
 
-def test_turn_end_generator_receives_each_logged_event_and_can_cite_it() -> None:
-    """The second turn-end event names the first's seq, which the runner sent back."""
-    plan: Plan[Any, State, BattleView[Any, State]] = Plan(
-        ("only",), 1, 3, BattleView, _processes, _turn_end
-    )
-    header = Header(
+def _header() -> Header:
+    return Header(
         engine_version="0",
         ruleset="t",
         ruleset_version="0",
@@ -61,6 +57,14 @@ def test_turn_end_generator_receives_each_logged_event_and_can_cite_it() -> None
         scenario_digest="sha256:0",
         rules_digest="sha256:0",
     )
+
+
+def test_turn_end_generator_receives_each_logged_event_and_can_cite_it() -> None:
+    """The second turn-end event names the first's seq, which the runner sent back."""
+    plan: Plan[Any, State, BattleView[Any, State]] = Plan(
+        ("only",), 1, 3, BattleView, _processes, _turn_end
+    )
+    header = _header()
     sink = MemorySink()
     state = fight(plan, None, header, sink, State(), _apply, lambda s: {"applied": s.applied})
     assert state.ended
@@ -79,15 +83,7 @@ def test_the_callers_heap_is_frozen_from_set_up_to_the_footer_and_thawed_after()
     plan: Plan[Any, State, BattleView[Any, State]] = Plan(
         ("only",), 1, 2, BattleView, _processes, _turn_end
     )
-    header = Header(
-        engine_version="0",
-        ruleset="t",
-        ruleset_version="0",
-        seed=1,
-        scenario={},
-        scenario_digest="sha256:0",
-        rules_digest="sha256:0",
-    )
+    header = _header()
     assert gc.get_freeze_count() == 0
     caller = [object() for _ in range(1000)]  # a heap the caller made before the battle
     frozen: list[int] = []
