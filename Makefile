@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SCENARIO ?= scenarios/stone_wall.yaml
 OUT    ?= out
 
-.PHONY: run test lint typecheck pytest bench bench-replay bench-memory bench-batch bench-startup golden screenshots clean
+.PHONY: run test lint typecheck pytest bench bench-floor bench-replay bench-memory bench-batch bench-startup golden screenshots clean
 
 $(BIN)/battlesim: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ pytest: $(BIN)/battlesim
 ## bench: the engine against the bare loop, the army-size sweep, start-up (figures, not a test)
 bench: $(BIN)/battlesim
 	$(BIN)/python benchmarks/bench_scale.py
+
+## bench-floor: what the framework's fixed pieces (line, chain, draws, build, apply, resumes) cost a resolution
+bench-floor: $(BIN)/battlesim
+	$(BIN)/python benchmarks/bench_floor.py
 
 ## bench-replay: every replay tool's CPU, wall time and peak memory by replay size
 bench-replay: $(BIN)/battlesim

@@ -640,6 +640,9 @@ def main() -> None:
         lines += cli_lines(cli, runs, args.reps)
     if "scaling" in parts:
         lines += scaling_lines(results, runs, args.reps, loop_cpu, "alone" in parts)
+        jobs1 = results["throughput"]["all"]["1"]  # --jobs 1: all its work in this process
+        cpu_used += sum(r["parent_cpu_s"] for r in jobs1)
+        wall_used += sum(r["wall_s"] for r in jobs1)
     lines.insert(0, load_line(start_load, os.getloadavg(), cpu_used, wall_used))
     if "memory" in parts:
         lines += memory_lines(results, sizes)
