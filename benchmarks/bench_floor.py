@@ -32,6 +32,7 @@ import argparse
 import gc
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -226,6 +227,7 @@ def main() -> None:
             t, _ = timed(work[name])
             cpu[name].append(t.cpu / meta["resolutions"] * 1e6)
             used_cpu, used_wall = used_cpu + t.cpu, used_wall + t.wall
+    shutil.rmtree(meta.pop("dir"), ignore_errors=True)
     bare = statistics.median(cpu["bare"])
     fixed = [sum(cpu[n][r] for n in FIXED) for r in range(args.reps)]
     rest = [cpu["engine"][r] - fixed[r] for r in range(args.reps)]
