@@ -91,28 +91,32 @@ def _draws(events: list[Any]) -> list[tuple[str, int]]:
 
 def _resumes(scenario: Any, turns: int) -> Callable[[], int]:
     """One process a unit resumed by the kernel in each phase it waits for; nothing else."""
+    from types import SimpleNamespace
+
     import simpy
 
     from engine.kernel import TurnKernel
+    from sim.musket.battle import waits_for
     from sim.musket.data import PHASES
 
-    units = [u.id for s in scenario.sides for u in s.units]
-    waits = [p for p in PHASES if p != "melee"]  # a holding unit's phases (battle.waits_for)
+    orders = {u.id: u.order for s in scenario.sides for u in s.units}
+    view = SimpleNamespace(orders=orders)  # all that waits_for reads of a battle
+    units = [waits_for(view, uid) for uid in orders]  # type: ignore[arg-type]
 
     def fight() -> int:
         env = simpy.Environment()
         kernel = TurnKernel(env, PHASES, scenario.turns.minutes)
         count = [0]
 
-        def unit(rank: int) -> simpy.events.ProcessGenerator:
+        def unit(rank: int, waits: tuple[str, ...]) -> simpy.events.ProcessGenerator:
             order = (rank,)
             while True:
                 for phase in waits:
                     yield kernel.phase(phase, order)
                     count[0] += 1
 
-        for rank in range(len(units)):
-            env.process(unit(rank))
+        for rank, waits in enumerate(units):
+            env.process(unit(rank, waits))
         kernel.start(turns, lambda turn: False)
         kernel.run()
         return count[0]
