@@ -9,7 +9,7 @@ interleaved in the same process.  What it measures (see benchmarks/README.md):
 2. streaming it through the real path (``sim.api.make_header`` +
    ``ruleset.simulate`` into ``engine.log.FileSink``): wall seconds, events/s;
 3. a bare-Python baseline doing the same fire-resolution arithmetic with
-   ``random.Random`` and ``sim.musket.combat``, and engine/baseline ratios;
+   ``random.Random`` and ``sim.rulesets.musket.combat``, and engine/baseline ratios;
 4. peak memory (tracemalloc and ru_maxrss, a fresh subprocess per size) at
    40, 80 and 160 turns of the same armies.
 
@@ -43,9 +43,9 @@ from typing import Any
 
 from engine.log import FileSink, MemorySink, Sink
 from sim import api
-from sim.musket import combat
-from sim.musket.scenario import MusketScenario, cross_check
-from sim.ruleset import Ruleset, get_ruleset
+from sim.contract import Ruleset, get_ruleset
+from sim.rulesets.musket import combat
+from sim.rulesets.musket.scenario import MusketScenario, cross_check
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -290,7 +290,7 @@ def baseline_inputs(scenario: MusketScenario, fired: list[dict[str, Any]]) -> tu
 
 
 def baseline_combat(inputs: Inputs, n_units: int, options: Any) -> tuple[float, int]:
-    """The resolution arithmetic with ``sim.musket.combat`` and ``random.Random``; no engine.
+    """The resolution arithmetic with musket's ``combat`` and ``random.Random``; no engine.
 
     Per resolution: effective value and [low, high], a uniform draw, random
     rounding, guns lost (batteries), fatigue Uniform(c, 3c) randomly rounded

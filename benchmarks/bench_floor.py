@@ -96,8 +96,8 @@ def _resumes(scenario: Any, turns: int) -> Callable[[], int]:
     import simpy
 
     from engine.kernel import TurnKernel
-    from sim.musket.battle import waits_for
-    from sim.musket.data import PHASES
+    from sim.rulesets.musket.battle import waits_for
+    from sim.rulesets.musket.data import PHASES
 
     orders = {u.id: u.order for s in scenario.sides for u in s.units}
     view = SimpleNamespace(orders=orders)  # all that waits_for reads of a battle
@@ -134,7 +134,7 @@ def pieces(per_side: int, resolutions: int) -> dict[str, Callable[[], Any]]:
     from engine.projection import Projection
     from engine.rng import Streams
     from sim import api
-    from sim.ruleset import get_ruleset
+    from sim.contract import get_ruleset
 
     scenario = lines_scenario(per_side, turns_for(per_side, resolutions))
     ruleset = get_ruleset("musket")

@@ -80,7 +80,7 @@ def _fight(per_side: int, resolutions: int, path: Path) -> tuple[Timed, Any]:
 
     from engine.log import FileSink
     from sim import api
-    from sim.ruleset import get_ruleset
+    from sim.contract import get_ruleset
 
     scenario = lines_scenario(per_side, turns_for(per_side, resolutions))
     ruleset = get_ruleset("musket")

@@ -24,9 +24,9 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_engine import FULL, QUICK, build_scenario  # noqa: E402
 from engine.log import FileSink  # noqa: E402
 from sim import api  # noqa: E402
-from sim.ruleset import get_ruleset  # noqa: E402
-from sim.viewer.model import battle_view  # noqa: E402
-from sim.viewer.report import report_page  # noqa: E402
+from sim.contract import get_ruleset  # noqa: E402
+from sim.replay.viewer.model import battle_view  # noqa: E402
+from sim.replay.viewer.report import report_page  # noqa: E402
 from tests.viewer.browser import launch, open_page  # noqa: E402
 
 

@@ -10,7 +10,7 @@ Every event any test writes is checked against its own line
 (:func:`engine.log.check_line`): events built trusted by rule code
 (:func:`engine.events.trusted`) must write exactly what validating them
 would.  The variable reaches battlesim commands run as subprocesses too.
-Unit rows built trusted (:func:`sim.contract.trusted_row`) are validated
+Unit rows built trusted (:func:`sim.rulesets.trusted.trusted_row`) are validated
 again as they are built, under the same switch.
 """
 
@@ -21,11 +21,11 @@ import os
 from hypothesis import settings
 
 from engine.log import EventLog
-from sim import contract
+from sim.rulesets import trusted
 
 os.environ["BATTLESIM_CHECK_LINES"] = "1"  # battlesim run as a subprocess
 EventLog.check_lines = True
-contract.CHECK_TRUSTED = True
+trusted.CHECK_TRUSTED = True
 
 settings.register_profile("battlesim", deadline=None)
 settings.load_profile("battlesim")

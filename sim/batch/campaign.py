@@ -3,7 +3,7 @@
 A campaign file names its battles' scenario files (relative to itself); the
 ruleset's ``carry_over`` hook moves the survivors of each battle into the
 next by unit id (for musket: strength, fatigue less a recovery, morale
-stepped up; see ``sim/musket/campaign.py``), and a victory rule decides the
+stepped up; see ``sim/rulesets/musket/campaign.py``), and a victory rule decides the
 campaign:
 
 * ``points`` (default): each battle is worth ``points`` (default 1) to its
@@ -27,10 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from engine.atomic import atomic_write_text
 from engine.log import FileSink, Sink
-from sim.api import make_header
 from sim.batch.seeds import battle_seed
-from sim.loader import ScenarioError, validate_data
-from sim.ruleset import AnyRuleset, Outcome
+from sim.contract import AnyRuleset, Outcome
+from sim.replay.header import make_header
+from sim.scenario.load import ScenarioError, validate_data
 
 __all__ = [
     "BattleEntry",

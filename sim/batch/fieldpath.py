@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from sim.loader import ScenarioError, parse_yaml
+from sim.scenario.load import ScenarioError, parse_yaml
 
 __all__ = ["PathError", "get_path", "parse_values", "set_paths", "split_path"]
 

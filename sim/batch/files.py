@@ -1,6 +1,6 @@
 """Reading study and campaign files, every problem located as ``file:line: field: message``.
 
-Both are YAML read by :func:`sim.loader.parse_yaml` (the scenario loader's
+Both are YAML read by :func:`sim.scenario.load.parse_yaml` (the scenario loader's
 safe parser, with its field → line map) and validated by pydantic; each
 error names the line of the field it is about, as scenario errors do.
 """
@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from sim.loader import (
+from sim.scenario.load import (
     Located,
     ScenarioError,
     error_message,

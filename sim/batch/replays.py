@@ -23,7 +23,7 @@ from sim.batch.seeds import run_seed
 from sim.batch.store import Store
 from sim.batch.target import Target
 from sim.batch.worker import fight, prepare
-from sim.loader import ScenarioError
+from sim.scenario.load import ScenarioError
 
 __all__ = ["Rerun", "RerunError", "replay_name", "rerun", "write_replays"]
 

@@ -31,7 +31,7 @@ from sim.batch.files import located, read_yaml, validate_located
 from sim.batch.guard import FolderError, contained
 from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
 from sim.batch.target import Target, load_target
-from sim.loader import Located, ScenarioError
+from sim.scenario.load import Located, ScenarioError
 
 __all__ = ["Outputs", "StudyFile", "StudySpec", "load_study"]
 

@@ -18,8 +18,8 @@ from engine.canonical import digest
 from sim.batch.campaign import BattleEntry, CampaignData, Victory, settings_for, validate_battle
 from sim.batch.fieldpath import get_path, set_paths
 from sim.batch.files import error_message, located, read_yaml, validate_located
-from sim.loader import Located, ScenarioError, load_scenario, validate_data
-from sim.ruleset import AnyRuleset
+from sim.contract import AnyRuleset
+from sim.scenario.load import Located, ScenarioError, load_scenario, validate_data
 
 __all__ = ["Target", "load_campaign", "load_target"]
 

@@ -29,12 +29,12 @@ from pydantic import ValidationError
 
 from engine.canonical import canonical_json
 from engine.log import DiscardSink, MemorySink, Sink
-from sim.api import make_header
 from sim.batch.campaign import CampaignData, fight_campaign, validate_battle
 from sim.batch.rows import UNIT_COLUMNS, ChunkRows, Losses, run_row
 from sim.batch.target import Target
-from sim.loader import ScenarioError, validate_data
-from sim.ruleset import AnyRuleset, UnitRow
+from sim.contract import AnyRuleset, UnitRow
+from sim.replay.header import make_header
+from sim.scenario.load import ScenarioError, validate_data
 
 __all__ = [
     "UNIT_COLUMNS",

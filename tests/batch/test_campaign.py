@@ -10,10 +10,10 @@ from sim.batch.campaign import CampaignData, campaign_outcome, fight_campaign
 from sim.batch.files import read_yaml
 from sim.batch.target import load_campaign
 from sim.batch.worker import NullSink
-from sim.loader import load_scenario
-from sim.musket.campaign import carry_over
-from sim.musket.state import initial_state
-from sim.ruleset import Measure, Outcome, SideResult
+from sim.contract import Measure, Outcome, SideResult
+from sim.rulesets.musket.campaign import carry_over
+from sim.rulesets.musket.state import initial_state
+from sim.scenario.load import load_scenario
 from tests.batch.helpers import CAMPAIGN, SCENARIOS, STONE_WALL, invoke
 
 

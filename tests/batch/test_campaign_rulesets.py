@@ -12,11 +12,11 @@ from sim.batch.campaign import fight_campaign, unit_ids
 from sim.batch.files import read_yaml
 from sim.batch.target import load_campaign
 from sim.batch.worker import NullSink
-from sim.becmi.campaign import carry_over as becmi_carry
-from sim.becmi.state import initial_state as becmi_initial
-from sim.flattop.campaign import carry_over as flattop_carry
-from sim.flattop.state import initial_state as flattop_initial
-from sim.loader import load_scenario
+from sim.rulesets.becmi.campaign import carry_over as becmi_carry
+from sim.rulesets.becmi.state import initial_state as becmi_initial
+from sim.rulesets.flattop.campaign import carry_over as flattop_carry
+from sim.rulesets.flattop.state import initial_state as flattop_initial
+from sim.scenario.load import load_scenario
 from tests.batch.helpers import SCENARIOS, invoke
 
 CARRIER_WAR = SCENARIOS / "carrier_war_campaign.yaml"
@@ -44,7 +44,7 @@ def test_flattop_carry_over_keeps_damage_aircraft_and_cap() -> None:
     out = flattop_carry(sc, state, nxt, {"repair": 1})
     ships = _ships(out)
     assert "hornet" not in ships
-    damage = {"carrier": 8}  # the class damage factor (sim/flattop/data.py SHIP_CLASSES)
+    damage = {"carrier": 8}  # the class damage factor (sim/rulesets/flattop/data.py SHIP_CLASSES)
     assert ships["enterprise"]["damage"] == damage["carrier"] - 4 + 1
     assert ships["shokaku"]["damage"] == damage["carrier"] - 2 + 1
     assert ships["zuikaku"]["damage"] == damage["carrier"]  # untouched: repair cannot exceed it

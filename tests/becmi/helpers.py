@@ -10,10 +10,10 @@ import simpy
 from engine.events import Draw
 from engine.kernel import TurnKernel
 from engine.rng import Stream, Streams
-from sim.becmi.context import Battle
-from sim.becmi.data import PHASES
-from sim.becmi.scenario import BecmiScenario
-from sim.becmi.state import apply_event, initial_state
+from sim.rulesets.becmi.context import Battle
+from sim.rulesets.becmi.data import PHASES
+from sim.rulesets.becmi.scenario import BecmiScenario
+from sim.rulesets.becmi.state import apply_event, initial_state
 
 FIGHTER: dict[str, Any] = {
     "id": "thorgrim",

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from engine.log import MemorySink
 from sim import api
-from sim.becmi.tohit import needed
 from sim.cli import cli
-from sim.loader import ScenarioError, load_scenario, parse_yaml, validate_data
+from sim.rulesets.becmi.tohit import needed
+from sim.scenario.load import ScenarioError, load_scenario, parse_yaml, validate_data
 from tests.golden import GOLDEN, golden_path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from engine.log import GENESIS, seal
-from sim import analysis, api
+from sim import api
 from sim.cli import cli
+from sim.replay import analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"
@@ -405,18 +406,18 @@ def test_diff_with_html_compares_the_two_battles_once(
     forked: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The page reuses the comparison the text printed: one diff_replays, not two."""
-    import sim.diff
-    import sim.viewer.report
+    import sim.replay.diff
+    import sim.replay.viewer.report
 
     calls: list[int] = []
-    real = sim.diff.diff_replays
+    real = sim.replay.diff.diff_replays
 
     def counted(*args: object, **kwargs: object) -> object:
         calls.append(1)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sim.diff, "diff_replays", counted)
-    monkeypatch.setattr(sim.viewer.report, "diff_replays", counted)
+    monkeypatch.setattr(sim.replay.diff, "diff_replays", counted)
+    monkeypatch.setattr(sim.replay.viewer.report, "diff_replays", counted)
     result = _invoke("diff", str(GOLDEN), str(forked), "--html", str(tmp_path / "d.html"))
     assert result.exit_code == 1, result.output
     assert (tmp_path / "d.html").stat().st_size > 0

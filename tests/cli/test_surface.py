@@ -153,7 +153,7 @@ def test_completion_scripts_as_documented(shell: str) -> None:
 def test_help_chunk_default_is_the_plans() -> None:
     """The --chunk-size default shown without numpy equals sim.batch.plan.DEFAULT_CHUNK."""
     from sim.batch.plan import DEFAULT_CHUNK
-    from sim.cli_batch import DEFAULT_CHUNK as SHOWN
+    from sim.cli.batch import DEFAULT_CHUNK as SHOWN
 
     assert SHOWN == DEFAULT_CHUNK
 
@@ -398,12 +398,12 @@ def test_rulesets_lists_name_version_and_source() -> None:
     """`rulesets --json` lists becmi, flattop and musket: version 1, built in, their modules."""
     got = json.loads(_invoke("rulesets", "--json").stdout)["rulesets"]
     assert [(r["name"], r["version"], r["source"], r["target"]) for r in got] == [
-        ("becmi", "1", "built in", "sim.becmi:RULESET"),
-        ("flattop", "1", "built in", "sim.flattop:RULESET"),
-        ("musket", "1", "built in", "sim.musket:RULESET"),
+        ("becmi", "1", "built in", "sim.rulesets.becmi:RULESET"),
+        ("flattop", "1", "built in", "sim.rulesets.flattop:RULESET"),
+        ("musket", "1", "built in", "sim.rulesets.musket:RULESET"),
     ]
     text = _invoke("rulesets").stdout.splitlines()
-    assert text[2] == "musket   version 1    built in (sim.musket:RULESET)"
+    assert text[2] == "musket   version 1    built in (sim.rulesets.musket:RULESET)"
 
 
 def test_scenarios_lists_every_shipped_file_once() -> None:

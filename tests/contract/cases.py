@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from sim.ruleset import get_ruleset, ruleset_names
+from sim.contract import get_ruleset, ruleset_names
 from tests.contract.toy import SCENARIOS as TOY_SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sim import ruleset as registry
+from sim.contract import registry
 
 ENTRY_POINTS = "[battlesim.rulesets]\npips = tests.contract.toy:RULESET\n"
 

@@ -22,10 +22,11 @@ from engine.canonical import canonical_json, digest
 from engine.events import TurnEnded
 from engine.log import MemorySink
 from engine.projection import PathError, set_path
-from sim import analysis, api, runner
+from sim import api, runner
 from sim.cli import cli
-from sim.contract import typed
-from sim.table import render_units
+from sim.cli.table import render_units
+from sim.replay import analysis
+from sim.rulesets.trusted import typed
 from tests.contract.cases import CASES, Case
 from tests.viewer.pagecheck import NETWORK, embedded, well_formed
 

@@ -19,7 +19,7 @@ from pydantic_core import PydanticSerializationError
 
 from engine.events import Event
 from engine.log import line_body
-from sim.ruleset import get_ruleset, ruleset_names
+from sim.contract import get_ruleset, ruleset_names
 from tests.contract.toy import RULESET as TOY
 
 _JSON = st.recursive(

@@ -9,10 +9,10 @@ import simpy
 
 from engine.kernel import TurnKernel
 from engine.rng import Streams
-from sim.flattop.context import Battle
-from sim.flattop.scenario import FlattopScenario
-from sim.flattop.state import initial_state
-from sim.loader import validate_data
+from sim.rulesets.flattop.context import Battle
+from sim.rulesets.flattop.scenario import FlattopScenario
+from sim.rulesets.flattop.state import initial_state
+from sim.scenario.load import validate_data
 
 BASE: dict[str, Any] = {
     "ruleset": "flattop",

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from sim import api
 from sim.cli import cli
-from sim.flattop import tables
-from sim.flattop.resolve import modified_table
-from sim.loader import load_scenario
+from sim.rulesets.flattop import tables
+from sim.rulesets.flattop.resolve import modified_table
+from sim.scenario.load import load_scenario
 from tests.flattop.builders import load, scenario_data
 from tests.golden import GOLDEN, golden_path
 
@@ -37,7 +37,7 @@ def _golden(scenario: str) -> list[dict[str, Any]]:
 def _simulate(data: dict[str, Any], seed: int = 5) -> list[dict[str, Any]]:
     """Events of an in-memory scenario, as the JSON lines a replay holds."""
     from engine.log import MemorySink
-    from sim.flattop import RULESET
+    from sim.rulesets.flattop import RULESET
 
     sc = load(data)
     sink = MemorySink()
@@ -315,7 +315,7 @@ def test_installed_package_declares_the_flattop_entry_point() -> None:
     from importlib.metadata import entry_points
 
     names = {ep.name: ep.value for ep in entry_points(group="battlesim.rulesets")}
-    assert names["flattop"] == "sim.flattop:RULESET"
+    assert names["flattop"] == "sim.rulesets.flattop:RULESET"
     ruleset, sc = load_scenario(CORAL)
     assert (ruleset.name, ruleset.version, type(sc).__name__) == ("flattop", "1", "FlattopScenario")
 
@@ -325,7 +325,7 @@ def test_a_sunk_ship_answers_no_more_raids_and_its_process_ends() -> None:
     has ended, as have the strikes'; every other ship, task force and base is still waiting."""
     from engine.log import MemorySink
     from sim import runner
-    from sim.flattop import RULESET
+    from sim.rulesets.flattop import RULESET
 
     data = scenario_data()
     blue = data["sides"][0]

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 from sim import api
-from sim.flattop.audit import audit
-from sim.flattop.events import Attacked
-from sim.flattop.state import restore, snapshot
+from sim.rulesets.flattop.audit import audit
+from sim.rulesets.flattop.events import Attacked
+from sim.rulesets.flattop.state import restore, snapshot
 from tests.golden import GOLDEN, golden_path
 
 DUEL = golden_path("carrier_duel.yaml", GOLDEN["carrier_duel.yaml"])

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from engine.rng import Stream
-from sim.flattop import combat, flight
-from sim.flattop.context import Battle
-from sim.flattop.resolve import modified_table, resolve
-from sim.flattop.victory import points
+from sim.rulesets.flattop import combat, flight
+from sim.rulesets.flattop.context import Battle
+from sim.rulesets.flattop.resolve import modified_table, resolve
+from sim.rulesets.flattop.victory import points
 from tests.flattop.builders import battle, scenario_data
 from tests.flattop.scripted import Scripted
 

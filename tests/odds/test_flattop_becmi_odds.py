@@ -11,12 +11,12 @@ from click.testing import CliRunner
 from scipy.stats import binomtest, chisquare
 
 from engine.rng import Stream
-from sim.becmi.dice import roll_to_hit
-from sim.becmi.options import BecmiOptions
 from sim.cli import cli
-from sim.flattop.resolve import resolve
-from sim.odds.becmi import to_hit_odds
-from sim.odds.flattop import hit_odds
+from sim.rulesets.becmi.dice import roll_to_hit
+from sim.rulesets.becmi.odds import to_hit_odds
+from sim.rulesets.becmi.options import BecmiOptions
+from sim.rulesets.flattop.odds import hit_odds
+from sim.rulesets.flattop.resolve import resolve
 
 SIGNIFICANCE = 0.001
 """Each Monte Carlo test fails below this p-value; fixed seeds fix each outcome."""

@@ -21,16 +21,16 @@ from engine.events import Draw
 from engine.log import MemorySink
 from engine.rng import Stream
 from sim import api
-from sim.becmi.dice import roll_to_hit
-from sim.becmi.options import BecmiOptions
-from sim.becmi.striking import decide_strike
-from sim.becmi.tohit import needed, plateau
-from sim.loader import validate_data
-from sim.musket import RULESET as MUSKET
-from sim.musket.options import MusketOptions
-from sim.musket.results import casualty_roll, finish
-from sim.musket.state import UnitState
-from sim.odds.becmi import to_hit_odds
+from sim.rulesets.becmi.dice import roll_to_hit
+from sim.rulesets.becmi.odds import to_hit_odds
+from sim.rulesets.becmi.options import BecmiOptions
+from sim.rulesets.becmi.striking import decide_strike
+from sim.rulesets.becmi.tohit import needed, plateau
+from sim.rulesets.musket import RULESET as MUSKET
+from sim.rulesets.musket.options import MusketOptions
+from sim.rulesets.musket.results import casualty_roll, finish
+from sim.rulesets.musket.state import UnitState
+from sim.scenario.load import validate_data
 from tests.becmi.helpers import FIGHTER, ORC, battle, scenario
 
 SIGNIFICANCE = 0.001

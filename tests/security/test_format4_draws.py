@@ -11,8 +11,8 @@ import pytest
 from engine import formats
 from engine.events import Draw
 from sim import api
-from sim.diff import draw_counts
-from sim.musket.events import Fired
+from sim.replay.diff import draw_counts
+from sim.rulesets.musket.events import Fired
 from tests.forge import GOLDEN, ROOT, edit_header, forge, invoke
 
 FORMAT3 = ROOT / "tests" / "data" / "replays"

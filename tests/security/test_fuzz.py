@@ -21,10 +21,10 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-import sim.cli_batch  # noqa: F401  # registers study
+import sim.cli.batch  # noqa: F401  # registers study
 from engine.log import MemorySink
 from sim import api
-from sim.loader import ScenarioError, read_yaml, validate_data
+from sim.scenario.load import ScenarioError, read_yaml, validate_data
 from tests.forge import bodies, invoke, reseal
 
 ROOT = Path(__file__).resolve().parents[2]

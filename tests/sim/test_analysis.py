@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from engine.events import Snapshot
-from sim import analysis, api
+from sim import api
+from sim.replay import analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"

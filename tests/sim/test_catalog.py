@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sim import catalog
-from sim import ruleset as registry
+from sim.contract import registry
+from sim.scenario import catalog
 
 
 def _with_toy(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,8 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from engine.events import Event
-from sim import analysis, api
+from sim import api
 from sim.cli import cli
+from sim.replay import analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"

@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 
 from engine.rng import Stream
-from sim.musket import combat
-from sim.musket.options import MusketOptions
-from sim.musket.results import casualty_roll, finish
-from sim.musket.state import UnitState
+from sim.rulesets.musket import combat
+from sim.rulesets.musket.options import MusketOptions
+from sim.rulesets.musket.results import casualty_roll, finish
+from sim.rulesets.musket.state import UnitState
 from tests.sim.exact import casualty_pmf
 
 N = 20_000

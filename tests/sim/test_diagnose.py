@@ -1,4 +1,4 @@
-"""Did-you-mean suggestions and one-pass validation (sim/suggest.py, sim/diagnose.py)."""
+"""Did-you-mean suggestions and one-pass validation (sim.text.suggest, sim.scenario.diagnose)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from sim.diagnose import hint_known, known_fields
-from sim.loader import ScenarioError, parse_yaml, validate_data
-from sim.musket.scenario import MusketScenario
-from sim.suggest import did_you_mean, known
+from sim.rulesets.musket.scenario import MusketScenario
+from sim.scenario.diagnose import hint_known, known_fields
+from sim.scenario.load import ScenarioError, parse_yaml, validate_data
+from sim.text.suggest import did_you_mean, known
 
 VALID = Path(__file__).resolve().parents[1] / "data" / "valid_small.yaml"
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sim import analysis, api
-from sim.grammar import agree, count, is_plural, plural
+from sim import api
+from sim.replay import analysis
+from sim.text.grammar import agree, count, is_plural, plural
 
 REPLAYS = sorted((Path(__file__).resolve().parents[2] / "replays").glob("*.jsonl"))
 

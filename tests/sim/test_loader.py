@@ -1,4 +1,4 @@
-"""Tests of sim.loader: every broken scenario is refused with file, line, field and message."""
+"""Tests of sim.scenario.load: a broken scenario is refused with file, line, field, message."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim import loader
-from sim.loader import MAX_BYTES, Located, ScenarioError, load_scenario, parse_yaml
+from sim.scenario import load as loader
+from sim.scenario.load import MAX_BYTES, Located, ScenarioError, load_scenario, parse_yaml
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CORPUS = DATA / "bad_scenarios"

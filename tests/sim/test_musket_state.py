@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from engine.canonical import canonical_json
 from engine.events import Event
 from engine.projection import set_path
-from sim.musket.events import Rested
-from sim.musket.state import (
+from sim.rulesets.musket.events import Rested
+from sim.rulesets.musket.state import (
     BattleState,
     SideState,
     UnitState,

@@ -8,9 +8,9 @@ from typing import Any
 from engine.log import MemorySink
 from engine.projection import fold
 from sim import api
-from sim.loader import ScenarioError, validate_data
-from sim.musket import RULESET
-from sim.musket.morale import failure_state
+from sim.rulesets.musket import RULESET
+from sim.rulesets.musket.morale import failure_state
+from sim.scenario.load import ScenarioError, validate_data
 
 
 def _scenario(

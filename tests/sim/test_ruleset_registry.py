@@ -6,7 +6,7 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from sim import ruleset as registry
+from sim.contract import registry
 
 
 def _with_entry_points(monkeypatch: pytest.MonkeyPatch, *eps: EntryPoint) -> None:
@@ -19,7 +19,7 @@ def test_installed_package_declares_musket_entry_point() -> None:
     from importlib.metadata import entry_points
 
     names = {ep.name: ep.value for ep in entry_points(group=registry.ENTRY_POINT_GROUP)}
-    assert names["musket"] == "sim.musket:RULESET"
+    assert names["musket"] == "sim.rulesets.musket:RULESET"
 
 
 def test_third_party_ruleset_is_found_by_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -32,12 +32,12 @@ def test_third_party_ruleset_is_found_by_entry_point(monkeypatch: pytest.MonkeyP
 
 def test_broken_entry_point_is_a_clear_lookup_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """An entry point that names something other than a matching Ruleset is refused clearly."""
-    ep = EntryPoint("liar", "sim.musket:RULESET", registry.ENTRY_POINT_GROUP)
+    ep = EntryPoint("liar", "sim.rulesets.musket:RULESET", registry.ENTRY_POINT_GROUP)
     _with_entry_points(monkeypatch, ep)
     with pytest.raises(LookupError) as err:
         registry.get_ruleset("liar")
     assert str(err.value) == (
-        "ruleset entry point 'liar' (sim.musket:RULESET) is not a Ruleset named 'liar'"
+        "ruleset entry point 'liar' (sim.rulesets.musket:RULESET) is not a Ruleset named 'liar'"
     )
 
 

@@ -1,7 +1,7 @@
 """The replay tools stream (issue 11, item 3): the work they do is counted, never timed.
 
 A 100-turn battle (snapshots after every 10th turn) is read through
-:class:`sim.replayfile.ReplayFile`: how many event lines were parsed in
+:class:`sim.replay.file.ReplayFile`: how many event lines were parsed in
 full, how many events are alive at once, where ``verify`` stops.
 """
 
@@ -19,11 +19,12 @@ from click.testing import CliRunner
 from engine.events import Event
 from engine.log import Header, Sink
 from engine.replay import verify
-from sim import analysis, api
+from sim import api
 from sim.cli import cli
-from sim.replayfile import ReplayFile
-from sim.ruleset import get_ruleset
-from sim.viewer.model import battle_view
+from sim.contract import get_ruleset
+from sim.replay import analysis
+from sim.replay.file import ReplayFile
+from sim.replay.viewer.model import battle_view
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG = ROOT / "tests" / "data" / "long_lines.yaml"

@@ -8,9 +8,9 @@ import simpy
 
 from engine.kernel import TurnKernel
 from engine.rng import Streams
-from sim.loader import validate_data
-from sim.musket.context import Battle
-from sim.musket.state import initial_state
+from sim.rulesets.musket.context import Battle
+from sim.rulesets.musket.state import initial_state
+from sim.scenario.load import validate_data
 
 
 class CountingDict(dict[Any, Any]):

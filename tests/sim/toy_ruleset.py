@@ -2,6 +2,6 @@
 
 from dataclasses import replace
 
-from sim.musket import RULESET as MUSKET
+from sim.rulesets.musket import RULESET as MUSKET
 
 RULESET = replace(MUSKET, name="toy")

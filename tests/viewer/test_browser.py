@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from sim import analysis, api
+from sim import api
 from sim.cli import cli
-from sim.musket.events import MoraleTested
-from sim.viewer import report_html
+from sim.replay import analysis
+from sim.replay.viewer import report_html
+from sim.rulesets.musket.events import MoraleTested
 from tests.viewer.browser import open_page
 from tests.viewer.conftest import GOLDENS, ROOT
 from tests.viewer.expect import draws_in, events_naming, shown_rows, turns_of, unit_rows_at

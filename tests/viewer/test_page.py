@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from sim import api
 from sim.cli import cli
-from sim.viewer import report_html
-from sim.viewer.model import battle_view, row_data
+from sim.replay.viewer import report_html
+from sim.replay.viewer.model import battle_view, row_data
 from tests.viewer.conftest import GOLDENS, ROOT
 from tests.viewer.pagecheck import NETWORK, embedded, well_formed
 

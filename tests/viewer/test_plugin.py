@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from sim import api
-from sim import ruleset as registry
 from sim.cli import cli
+from sim.contract import registry
 from tests.contract.conftest import install_toy
 from tests.contract.toy import SCENARIOS
 from tests.viewer.browser import open_page

@@ -1,0 +1,118 @@
+"""Old module paths, kept working: battlesim 0.2 moved ``sim``'s modules into layer packages.
+
+A plugin or notebook written against the flat layout (``sim.ruleset``,
+``sim.loader``, ``sim.musket``, ``sim.cli_core``, ...) keeps importing; each
+old name is the *same module object* as the new one (never a second copy,
+so classes and registries stay one), and the first import of an old name
+warns with a :class:`DeprecationWarning` naming the new one.  The map is
+:data:`MOVED`; docs/architecture.md lists the new layout.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+from collections.abc import Sequence
+from importlib.abc import Loader, MetaPathFinder
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+
+__all__ = ["MOVED", "install", "new_name"]
+
+MOVED: dict[str, str] = {
+    # the seam
+    "sim.ruleset": "sim.contract",
+    "sim.common": "sim.contract.bases",
+    "sim.options": "sim.contract.options",
+    # words
+    "sim.grammar": "sim.text.grammar",
+    "sim.suggest": "sim.text.suggest",
+    # scenario files
+    "sim.loader": "sim.scenario.load",
+    "sim.diagnose": "sim.scenario.diagnose",
+    "sim.schema": "sim.scenario.schema",
+    "sim.catalog": "sim.scenario.catalog",
+    # replays and their tools
+    "sim.loaded": "sim.replay.memory",
+    "sim.replayfile": "sim.replay.file",
+    "sim.analysis": "sim.replay.analysis",
+    "sim.diff": "sim.replay.diff",
+    "sim.fork": "sim.replay.fork",
+    "sim.report_html": "sim.replay.report",
+    "sim.viewer": "sim.replay.viewer",
+    # rule systems (packages: their submodules follow)
+    "sim.musket": "sim.rulesets.musket",
+    "sim.flattop": "sim.rulesets.flattop",
+    "sim.becmi": "sim.rulesets.becmi",
+    "sim.odds.musket": "sim.rulesets.musket.odds",
+    "sim.odds.flattop": "sim.rulesets.flattop.odds",
+    "sim.odds.becmi": "sim.rulesets.becmi.odds",
+    # the command line
+    "sim.cli_common": "sim.cli.common",
+    "sim.cli_core": "sim.cli.core",
+    "sim.cli_show": "sim.cli.show",
+    "sim.cli_info": "sim.cli.info",
+    "sim.cli_replay": "sim.cli.replay",
+    "sim.cli_odds": "sim.cli.odds",
+    "sim.cli_batch": "sim.cli.batch",
+    "sim.cli_runs": "sim.cli.runs",
+    "sim.errors": "sim.cli.errors",
+    "sim.views": "sim.cli.views",
+    "sim.table": "sim.cli.table",
+}
+"""Old module name → new module name; a submodule of an old package follows its package."""
+
+
+def new_name(name: str) -> str | None:
+    """The module an old name now is, or None when ``name`` did not move."""
+    parts = name.split(".")
+    if parts[0] != "sim":
+        return None
+    for cut in range(len(parts), 1, -1):
+        new = MOVED.get(".".join(parts[:cut]))
+        if new is not None:
+            return ".".join([new, *parts[cut:]])
+    return None
+
+
+class _Alias(MetaPathFinder, Loader):
+    """Finds an old name and hands back the module already imported under its new name."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, ModuleSpec | None] = {}
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        new = new_name(fullname)
+        if new is None:
+            return None
+        return ModuleSpec(fullname, self)
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
+        new = new_name(spec.name)
+        assert new is not None
+        warnings.warn(
+            f"{spec.name} has moved to {new}: import {new} (the old name goes in battlesim 0.4)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        module = importlib.import_module(new)
+        self._specs[module.__name__] = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        # The import system stamps the alias's spec on the module it is handed: give the
+        # real module its own back (its __name__, __file__ and __path__ are left as they are).
+        module.__spec__ = self._specs.pop(module.__name__)
+
+
+def install() -> None:
+    """Put the alias finder first on ``sys.meta_path`` (once), ahead of the path finder.
+
+    First, so that ``sim.musket.state`` is never found a second time on
+    ``sim.musket``'s path and loaded as a copy.
+    """
+    if not any(isinstance(f, _Alias) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Alias())

@@ -1,0 +1,424 @@
+"""``battlesim batch`` and ``study``: wrappers over sim.batch (``rerun``, ``export``,
+``campaign``: :mod:`sim.cli.runs`).
+
+The root group (:mod:`sim.cli`) imports these commands by name on first use;
+each imports :mod:`sim.batch` (numpy, DuckDB, matplotlib) in its own body.
+Exit codes as for every command: 0 success, 1 a study that stopped before
+its end (``--resume`` completes it), 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
+
+import click
+
+from sim.cli.common import (
+    Command,
+    echo_json,
+    fail,
+    json_option,
+    quiet_option,
+    readable_file,
+    seed_option,
+)
+
+if TYPE_CHECKING:
+    from sim.batch.design import Design, Factor
+    from sim.batch.plan import StudyPlan
+    from sim.batch.progress import ProgressBar
+    from sim.batch.study import RunOptions
+
+__all__ = ["batch", "study"]
+
+# Each command imports what it wraps in its body (PLC0415): start-up stays light.
+# ruff: noqa: PLC0415
+
+DEFAULT_CHUNK = 20
+"""``sim.batch.plan.DEFAULT_CHUNK``, repeated so help needs no numpy (a test holds them equal)."""
+
+
+def _bad_input(message: str) -> NoReturn:
+    click.echo(message, err=True)
+    sys.exit(2)
+
+
+def _error(message: str) -> str:
+    return f"battlesim: error: {message}"
+
+
+def _factor(text: str) -> Factor:
+    """A ``--sweep PATH=V1,V2,…`` or ``PATH=LOW..HIGH`` option as a factor.
+
+    Raises:
+        PathError: the option is malformed.
+    """
+    from sim.batch.design import Factor
+    from sim.batch.fieldpath import PathError, parse_values
+
+    path, eq, spec = text.partition("=")
+    if not eq or not path or not spec:
+        raise PathError(f"--sweep {text!r}: write FIELD.PATH=V1,V2,… or FIELD.PATH=LOW..HIGH")
+    low, dots, high = spec.partition("..")
+    if dots and "," not in spec:
+        ends = parse_values(f"{low},{high}", f"--sweep {path}")
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in ends):
+            raise PathError(f"--sweep {path}: a range LOW..HIGH needs two numbers")
+        kind = "int" if all(isinstance(v, int) for v in ends) else "float"
+        try:
+            return Factor(path=path, range=(ends[0], ends[1]), type=kind)
+        except ValueError as exc:
+            raise PathError(f"--sweep {path}: {_first_error(exc)}") from None
+    return Factor(path=path, values=parse_values(spec, f"--sweep {path}"))
+
+
+def _first_error(exc: ValueError) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        return str(errors()[0]["msg"]).removeprefix("Value error, ")
+    return str(exc)
+
+
+def _progress(quiet: bool) -> ProgressBar | None:
+    from sim.batch.progress import ProgressBar
+
+    return None if quiet or not sys.stderr.isatty() else ProgressBar(sys.stderr)
+
+
+def _folder(out: Path) -> Path:
+    """``out`` as an output folder, or a plain error (exit 2) when a file stands in the way."""
+    from sim.outputs import OutputError, check_output
+
+    try:
+        return check_output(out, folder=True)
+    except OutputError as exc:
+        fail(str(exc))
+
+
+def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
+    from sim.batch.executors import ExecutorError
+    from sim.batch.progress import ProgressBar
+    from sim.batch.store import StoreError
+    from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
+    from sim.batch.summary import format_summary
+
+    bar = options.progress
+    try:
+        result = run_study(plan, out, options)
+    except (StudyError, ExecutorError, StoreError) as exc:
+        _bad_input(_error(str(exc)))
+    except StudyIncomplete as exc:
+        click.echo(_error(str(exc)), err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo(
+            "\nbattlesim: interrupted; every committed chunk is kept — "
+            "run the same command with --resume to complete the study",
+            err=True,
+        )
+        sys.exit(1)
+    finally:
+        if isinstance(bar, ProgressBar):
+            bar.close()
+    if as_json:
+        echo_json(result.summary)
+    else:
+        for line in format_summary(result.summary):
+            click.echo(line)
+        resumed = f" ({result.ran} run now)" if result.ran != result.committed else ""
+        plots = f", {out / 'plots'}/" if options.plots else ""
+        click.echo(
+            f"Results: {out / DB_NAME} ({result.committed} runs{resumed}), "
+            f"{out / 'summary.json'}{plots}"
+        )
+    return result.summary
+
+
+def _executor_options(f: Any) -> Any:
+    options = [
+        click.option(
+            "--jobs",
+            "-j",
+            type=click.IntRange(1),
+            default=None,
+            help="Worker processes (default: every CPU this process may use).",
+        ),
+        click.option(
+            "--executor",
+            type=click.Choice(["local", "dask"]),
+            default="local",
+            show_default=True,
+            help="local: a process pool here; dask: a Dask LocalCluster, or --scheduler's.",
+        ),
+        click.option(
+            "--scheduler",
+            metavar="ADDRESS",
+            default=None,
+            help="An existing Dask scheduler, e.g. tcp://host:8786 (with --executor dask).",
+        ),
+        click.option(
+            "--resume", is_flag=True, help="Complete the study in --out after it was stopped."
+        ),
+        quiet_option(),
+        json_option("Print the summary as JSON."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _options(
+    jobs: int | None,
+    executor: str,
+    scheduler: str | None,
+    resume: bool,
+    quiet: bool,
+    plots: bool,
+    baseline: int = 0,
+) -> RunOptions:
+    from sim.batch.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
+
+    if scheduler is not None and executor != "dask":
+        _bad_input(_error("--scheduler needs --executor dask"))
+    if jobs is not None and jobs > max_jobs():
+        _bad_input(_error(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)"))
+    kind: Literal["local", "dask"] = "dask" if executor == "dask" else "local"
+    boot_workers(kind, jobs or default_jobs())  # while DuckDB and the study load here
+    from sim.batch.study import RunOptions  # DuckDB, NumPy: after the boot began
+
+    return RunOptions(
+        jobs=jobs or default_jobs(),
+        executor=kind,
+        scheduler=scheduler,
+        resume=resume,
+        progress=_progress(quiet),
+        plots=plots,
+        baseline=baseline,
+    )
+
+
+@click.command(cls=Command)
+@click.argument(
+    "target", metavar="SCENARIO", type=click.Path(dir_okay=False), callback=readable_file
+)
+@click.option(
+    "--runs",
+    "-n",
+    type=click.IntRange(1, 10_000_000),
+    required=True,
+    help="Replications per design point (the most, with --until-ci).",
+)
+@seed_option("Study seed (default: the scenario's or campaign's own 'seed').")
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Output folder (default: <scenario stem>-study here).",
+)
+@click.option(
+    "--sweep",
+    multiple=True,
+    metavar="FIELD.PATH=V1,V2,…",
+    help="Sweep a field by its dotted path (list items by index or id): "
+    "sides.csa.units.cobb.strength=300,420 or, with --design lhs, options.fire_hcv=15..35.",
+)
+@click.option(
+    "--design",
+    type=click.Choice(["grid", "lhs", "morris", "sobol"]),
+    default="grid",
+    show_default=True,
+    help="grid: every combination of the sweeps; lhs: a Latin hypercube of --points points; "
+    "morris: --points trajectories (elementary effects); sobol: --points base samples "
+    "(a power of two) for Sobol' indices.",
+)
+@click.option(
+    "--points",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Points (lhs), trajectories (morris) or base samples (sobol).",
+)
+@click.option("--crn", is_flag=True, help="Common random numbers: one seed per replication.")
+@click.option(
+    "--baseline",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    metavar="K",
+    help="Compare every design point with point K (paired with --crn).",
+)
+@click.option(
+    "--until-ci",
+    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    default=None,
+    metavar="W",
+    help="Stop a point once each side's Wilson 95 % half-width is at most W.",
+)
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(1, 100_000),
+    default=DEFAULT_CHUNK,
+    show_default=True,
+    help="Replications sent to a worker at once (--until-ci decides between chunks).",
+)
+@click.option(
+    "--keep-replays",
+    type=click.IntRange(0),
+    default=0,
+    metavar="K",
+    help="Keep full replays of the first K replications of each point (DIR/replays/).",
+)
+@click.option("--no-plots", is_flag=True, help="Do not write DIR/plots/.")
+@_executor_options
+def batch(
+    target: str,
+    runs: int,
+    seed: int | None,
+    out: str | None,
+    sweep: tuple[str, ...],
+    design: str,
+    points: int | None,
+    crn: bool,
+    baseline: int,
+    until_ci: float | None,
+    chunk_size: int,
+    keep_replays: int,
+    no_plots: bool,
+    jobs: int | None,
+    executor: str,
+    scheduler: str | None,
+    resume: bool,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Fight SCENARIO (or a campaign) --runs times per design point.
+
+    Writes DIR/study.duckdb (tables study, points, runs, unit_finals),
+    DIR/summary.json and DIR/plots/. See docs/batch.md.
+
+    \b
+    Example:
+      battlesim batch scenarios/stone_wall.yaml --runs 200 --jobs 2 -o sw
+    """
+    from sim.batch.fieldpath import PathError
+    from sim.batch.plan import StudyPlan
+    from sim.batch.target import Target, load_target
+    from sim.scenario.load import ScenarioError
+
+    try:
+        t: Target = load_target(target)
+    except ScenarioError as exc:
+        _bad_input(str(exc))
+    try:
+        factors = tuple(_factor(s) for s in sweep)
+    except PathError as exc:
+        _bad_input(_error(str(exc)))
+    if design != "grid" and not factors:
+        _bad_input(_error(f"--design {design} needs at least one --sweep"))
+    if design != "grid" and points is None:
+        _bad_input(_error(f"--design {design} needs --points K"))
+    if design == "grid" and points is not None:
+        _bad_input(_error("--points applies to --design lhs, morris or sobol"))
+    for f in factors:
+        if design == "grid" and f.values is None:
+            need = "--design lhs, morris or sobol"
+            _bad_input(_error(f"--sweep {f.path}: a range LOW..HIGH needs {need}"))
+    plan = StudyPlan(
+        target=t,
+        seed=seed if seed is not None else int(t.data.get("seed", 1)),
+        replications=runs,
+        factors=factors,
+        design=_design(design),
+        points=points,
+        crn=crn,
+        chunk_size=chunk_size,
+        until_ci=until_ci,
+        keep_replays=keep_replays,
+        name=t.name,
+    )
+    folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
+    options = _options(jobs, executor, scheduler, resume, quiet, not no_plots, baseline)
+    _run(plan, folder, options, as_json)
+
+
+def _design(name: str) -> Design:
+    for d in ("grid", "lhs", "morris", "sobol"):
+        if d == name:
+            return d
+    raise click.BadParameter(name)
+
+
+@click.command(cls=Command)
+@click.argument(
+    "study_file", metavar="STUDY.yaml", type=click.Path(dir_okay=False), callback=readable_file
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Output folder (default: the file's outputs.dir, else <file stem> here).",
+)
+@_executor_options
+def study(
+    study_file: str,
+    out: str | None,
+    jobs: int | None,
+    executor: str,
+    scheduler: str | None,
+    resume: bool,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Run the study described by STUDY.yaml.
+
+    The file names a scenario or campaign, factors, design and outputs.
+
+    Errors in the file are listed as file:line: field: message (exit 2).
+
+    \b
+    Example:
+      battlesim study scenarios/stone_wall_study.yaml --jobs 2
+    """
+    from sim.batch.spec import load_study
+    from sim.scenario.load import ScenarioError
+
+    try:
+        spec = load_study(study_file)
+    except ScenarioError as exc:
+        _bad_input(str(exc))
+    folder = _folder(Path(out) if out is not None else spec.out)
+    options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline)
+    _run(spec.plan, folder, options, as_json)
+    for fmt in spec.outputs.export:
+        # With --json, stdout holds the summary object alone.
+        _export(folder, fmt, folder / "export", "none" if as_json else "text")
+
+
+def _export(
+    folder: Path,
+    fmt: str,
+    dest: Path,
+    show: Literal["text", "json", "none"] = "text",
+    wide: bool = False,
+) -> None:
+    from sim.batch.store import Store, StoreError
+    from sim.batch.study import DB_NAME
+    from sim.batch.wide import export_wide
+
+    try:
+        store = Store.open(folder / DB_NAME, read_only=True)
+    except StoreError as exc:
+        _bad_input(_error(str(exc)))
+    try:
+        found = [export_wide(store, dest, fmt)] if wide else store.export(dest, fmt)
+        written = [str(p) for p in found]
+    finally:
+        store.close()
+    if show == "json":
+        echo_json({"study": str(folder), "format": fmt, "written": written})
+    elif show == "text":
+        for path in written:
+            click.echo(f"Wrote {path}")

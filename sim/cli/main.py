@@ -1,0 +1,148 @@
+"""The ``battlesim`` command line: thin click wrappers over :mod:`sim.api` and friends.
+
+Commands live in ``sim/cli_*.py`` modules that import nothing but click and
+:mod:`sim.cli.common` at module level; the root group imports them lazily by
+name (no import circle: they never import this module), and each command
+imports the work it wraps in its own body, so ``battlesim --version``,
+``--help`` and tab completion load no simulation code and no heavy library.
+
+Exit codes: 0 success, 1 a negative answer (damaged, differs, incomplete),
+2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from sim.cli.common import LazyGroup
+
+__all__ = ["cli", "main"]
+
+COMMANDS: dict[str, str] = {
+    "run": "sim.cli.core:run",
+    "verify": "sim.cli.core:verify",
+    "show": "sim.cli.show:show",
+    "validate": "sim.cli.core:validate",
+    "schema": "sim.cli.core:schema",
+    "rulesets": "sim.cli.info:rulesets",
+    "scenarios": "sim.cli.info:scenarios",
+    "new": "sim.cli.info:new",
+    "diff": "sim.cli.replay:diff",
+    "fork": "sim.cli.replay:fork_command",
+    "why": "sim.cli.replay:why",
+    "report": "sim.cli.replay:report",
+    "batch": "sim.cli.batch:batch",
+    "study": "sim.cli.batch:study",
+    "rerun": "sim.cli.runs:rerun_command",
+    "export": "sim.cli.runs:export",
+    "campaign": "sim.cli.runs:campaign",
+}
+"""Every command: name -> ``module:attribute`` (imported on first use)."""
+
+ODDS: dict[str, str] = {
+    "musket-fire": "sim.cli.odds:musket_fire",
+    "musket-melee": "sim.cli.odds:musket_melee",
+    "flattop": "sim.cli.odds:flattop_odds",
+    "becmi": "sim.cli.odds:becmi_odds",
+}
+"""The ``odds`` subcommands, imported on first use (they read the rulesets' options)."""
+
+
+class _Root(LazyGroup):
+    """The root group: lazy commands, guarded by :func:`sim.cli.errors.run_guarded`.
+
+    The guard (and pydantic with it) is imported only when a command runs,
+    never for ``--version``, ``--help`` or completion.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; whatever it does not handle is one line and exit 2."""
+        from sim.cli.errors import run_guarded  # noqa: PLC0415  # start-up stays light
+
+        return run_guarded(ctx, lambda: super(_Root, self).invoke(ctx))
+
+
+def _configure_logging(level: str, as_json: bool) -> None:
+    import logging  # noqa: PLC0415  # only commands that run pay for logging
+
+    import structlog  # noqa: PLC0415
+
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if as_json
+        else structlog.dev.ConsoleRenderer(colors=False)
+    )
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper())),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+@click.group(
+    cls=_Root,
+    lazy=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Example: battlesim run scenarios/stone_wall.yaml --seed 7 -o sw.jsonl\n\n"
+    "Shell completion (bash, zsh, fish): see README.md, 'Shell completion'.",
+)
+@click.version_option(package_name="battlesim")
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="warning",
+    show_default=True,
+    help="Operational log level (stderr).",
+)
+@click.option("--log-json", is_flag=True, help="Operational logs as JSON lines on stderr.")
+def cli(log_level: str, log_json: bool) -> None:
+    """battlesim: deterministic, event-sourced battle simulation.
+
+    Run a scenario to a replay file, check a replay, read it back, study
+    outcomes. Every command that reports takes --json; every command that
+    writes takes -o/--out. Exit codes: 0 success, 1 a negative answer
+    (damaged, differs, incomplete), 2 bad input or usage.
+    """
+    _configure_logging(log_level, log_json)
+
+
+@cli.group(cls=LazyGroup, lazy=ODDS)
+def odds() -> None:
+    """Exact odds of one resolution, as a dice calculator gives them.
+
+    \b
+    Example:
+      battlesim odds musket-fire --value 1800 --modifier -40
+    """
+
+
+def main() -> None:
+    """Console-script entry point (also ``python -m sim``).
+
+    A usage error (a missing argument, a bad flag value) is one line naming
+    the command, and exit 2; click alone would print the usage around it.
+    """
+    try:
+        code = cli.main(prog_name="battlesim", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        exc.show()  # a bare group prints its help, as click does
+        sys.exit(exc.exit_code)
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "battlesim"
+        click.echo(f"{where}: error: {exc.format_message()} (see '{where} --help')", err=True)
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("Aborted!", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,278 @@
+"""Replay commands: ``diff``, ``fork``, ``why`` and ``report`` (wrappers over sim modules)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import click
+
+from sim.cli.common import (
+    Command,
+    echo_json,
+    fail,
+    force_option,
+    json_option,
+    out_option,
+    readable_file,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from sim.replay.file import ReplayFile
+
+__all__ = ["diff", "fork_command", "report", "why"]
+
+# Each command imports what it wraps in its body (PLC0415): start-up stays light.
+# ruff: noqa: PLC0415
+
+
+def _load(path: str) -> ReplayFile:
+    """The replay, streamed; every line's chain and the footer checked before it is used."""
+    from sim import api
+
+    with _reading():
+        loaded = api.open_replay(path)
+        loaded.scan()
+        return loaded
+
+
+@contextmanager
+def _reading() -> Iterator[None]:
+    """A damaged replay found while reading it is one line naming file:line, exit 2."""
+    from engine.reader import ReplayError
+
+    try:
+        yield
+    except ReplayError as exc:
+        fail(str(exc))
+
+
+@click.command(cls=Command)
+@click.argument("a", type=click.Path(dir_okay=False), callback=readable_file)
+@click.argument("b", type=click.Path(dir_okay=False), callback=readable_file)
+@json_option()
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write both battles side by side on one timeline as one HTML page.",
+)
+@force_option()
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Print every changed field, unit, turn and random stream, not a bounded summary.",
+)
+@click.option(
+    "--context",
+    type=click.IntRange(0),
+    default=3,
+    show_default=True,
+    help="Events of context around the first divergence.",
+)
+def diff(
+    a: str,
+    b: str,
+    as_json: bool,
+    html_out: str | None,
+    force: bool,
+    verbose: bool,
+    context: int,
+) -> None:
+    """Compare two battles: exit 0 identical, 1 different, 2 bad input.
+
+    Same scenario and seed: the first divergent event with a field-level diff,
+    context and the draw counts of the random streams it draws from.
+    Otherwise: the scenario diff by field path and the outcomes side by side.
+    The text is a bounded summary (at most 20 rows a section); --verbose or
+    --json gives every row and the draw count of every stream.  With --html,
+    also a page showing both battles from their first divergent event.
+
+    \b
+    Example:
+      battlesim diff replays/stone_wall-s1862.jsonl held.jsonl --context 8
+    """
+    from pathlib import Path
+
+    from sim.outputs import OutputError, check_output
+    from sim.replay.diff import diff_replays, render
+    from sim.replay.report import write_diff
+
+    la, lb = _load(a), _load(b)
+    with _reading():
+        page = None
+        if html_out is not None:
+            try:
+                page = check_output(html_out, option="--html", force=force)
+            except OutputError as exc:
+                fail(str(exc))
+        result = diff_replays(la, lb, context, detail=as_json or verbose)
+        if page is not None:
+            _write(lambda: [write_diff(la, lb, Path(page), compared=result)])
+    if as_json:
+        echo_json(result)
+    else:
+        for line in render(result, verbose=verbose):
+            click.echo(line)
+    sys.exit(0 if result["identical"] else 1)
+
+
+@click.command("fork", cls=Command)
+@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
+@click.option(
+    "--at",
+    "at_seq",
+    type=click.IntRange(0),
+    required=True,
+    help="The event (seq) to change, or after which to change the state.",
+)
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    required=True,
+    metavar="FIELD=VALUE",
+    help="An event field (passed=true, after=good, result.casualties=0) or a state "
+    "field after the event (state.units.1ri.strength=6). Repeatable.",
+)
+@out_option("The forked replay (default: <replay stem>-fork<SEQ>.jsonl here; .gz for gzip).")
+@force_option()
+@json_option()
+def fork_command(
+    replay: str,
+    at_seq: int,
+    sets: tuple[str, ...],
+    out: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Fork REPLAY at event SEQ with a change and fight on.
+
+    The battle goes on with the same random streams.
+
+    \b
+    Example:
+      battlesim fork replays/stone_wall-s1862.jsonl --at 38 --set passed=true -o held.jsonl
+    """
+    from pathlib import Path
+
+    from sim.contract import headline
+    from sim.outputs import OutputError, check_output
+    from sim.replay.fork import ForkError, fork_battle, parse_assignment
+
+    loaded = _load(replay)
+    path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}-fork{at_seq}.jsonl")
+    try:
+        with _reading():
+            check_output(path, force=force, scenario_digest=loaded.header.scenario_digest)
+            assignments = [parse_assignment(s) for s in sets]
+            forked = fork_battle(loaded, at_seq, assignments, path)
+    except (ForkError, OutputError) as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
+    written, outcome = forked.path, loaded.ruleset.outcome(loaded.scenario, forked.state)
+    if as_json:
+        echo_json(
+            {
+                "replay": str(written),
+                "parent": replay,
+                "at": at_seq,
+                "events": forked.events,
+                **outcome.as_json(),
+            }
+        )
+        return
+    click.echo(f"forked {replay} at seq {at_seq}: {headline(loaded.ruleset, outcome)}")
+    click.echo(
+        f"Replay: {written} ({forked.events} events); "
+        f"compare with: battlesim diff {replay} {written}"
+    )
+
+
+@click.command(cls=Command)
+@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
+@click.argument("seq", type=click.IntRange(0))
+@json_option("Print one JSON object: the chain of causes, root first.")
+def why(replay: str, seq: int, as_json: bool) -> None:
+    """Explain event SEQ of REPLAY: its chain of causes, root first.
+
+    \b
+    Example:
+      battlesim why replays/stone_wall-s1862.jsonl 33
+    """
+    from sim.replay import analysis
+
+    loaded = _load(replay)
+    try:
+        with _reading():
+            chain = analysis.why(loaded, seq)
+    except IndexError as exc:
+        fail(str(exc))
+    if as_json:
+        links = [{"seq": e.seq, "turn": e.turn, "type": e.type, "line": line} for e, line in chain]
+        echo_json({"replay": replay, "seq": seq, "chain": links})
+        return
+    for depth, (event, line) in enumerate(chain):
+        arrow = "→ " if depth else ""
+        click.echo(f"{'  ' * depth}{arrow}[seq {event.seq}] {line}")
+    if len(chain) == 1:
+        click.echo("  (no recorded cause: a decision of its own, from its order and the dice)")
+
+
+@click.command(cls=Command)
+@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
+@out_option("The HTML file (default: <replay stem>.html here).")
+@click.option(
+    "--png",
+    "png_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Also write each chart as a PNG into this folder.",
+)
+@force_option()
+@json_option("Print one JSON object: the files written.")
+def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_json: bool) -> None:
+    """Write one self-contained HTML page to watch REPLAY.
+
+    Map, timeline, unit table, narrative, charts and key events, in one page.
+
+    \b
+    Example:
+      battlesim report held.jsonl -o held.html --png charts/
+    """
+    from pathlib import Path
+
+    from sim.outputs import OutputError, check_output
+    from sim.replay.report import write_report
+
+    loaded = _load(replay)
+    path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}.html")
+    try:
+        check_output(path, force=force)
+        if png_dir is not None:
+            check_output(png_dir, option="--png", folder=True)
+    except OutputError as exc:
+        fail(str(exc))
+    with _reading():
+        files = _write(lambda: write_report(loaded, path, Path(png_dir) if png_dir else None))
+    if as_json:
+        echo_json({"replay": replay, "written": [str(f) for f in files]})
+        return
+    for f in files:
+        click.echo(f"wrote {f}")
+
+
+def _write(action: Callable[[], list[Path]]) -> list[Path]:
+    """Run a writer; an unwritable place is bad input (exit 2), never a traceback."""
+    try:
+        return action()
+    except OSError as exc:
+        fail(f"cannot write {exc.filename or ''}: {exc.strerror or exc}")

@@ -1,0 +1,167 @@
+"""``battlesim rerun``, ``export`` and ``campaign``: a study's runs again, its tables, campaigns.
+
+Wrappers over :mod:`sim.batch`, imported in each command's body.
+Exit codes: 0 success, 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from sim.cli.batch import _bad_input, _error, _export, _folder
+from sim.cli.common import (
+    Command,
+    echo_json,
+    fail,
+    force_option,
+    json_option,
+    readable_file,
+    seed_option,
+)
+
+__all__ = ["campaign", "export", "rerun_command"]
+
+# Each command imports what it wraps in its body (PLC0415): start-up stays light.
+# ruff: noqa: PLC0415
+
+
+@click.command(name="rerun", cls=Command)
+@click.argument("study_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.argument("run_id", type=click.IntRange(0))
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(),
+    default=None,
+    help="Replay file (default: run-<RUN_ID>.jsonl here); a folder for a campaign run.",
+)
+@force_option()
+@json_option("Print one JSON object: the run, its seed, outcome and replay paths.")
+def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_json: bool) -> None:
+    """Fight run RUN_ID of the study in DIR again, as a full replay.
+
+    The replay is byte for byte what the run would have written (and what
+    --keep-replays kept); verify it with 'battlesim verify'.
+
+    \b
+    Example:
+      battlesim rerun sw 42 -o run-42.jsonl
+    """
+    from sim.batch.replays import RerunError, rerun
+    from sim.batch.store import StoreError
+    from sim.outputs import OutputError, check_output, replay_scenario_digest
+    from sim.text.grammar import agree, count
+
+    if out is not None:
+        existing = Path(out).is_file() and replay_scenario_digest(Path(out)) is not None
+        try:
+            check_output(out, folder=Path(out).is_dir(), force=force or existing)
+        except OutputError as exc:
+            fail(str(exc))
+    try:
+        r = rerun(study_dir, run_id, out)
+    except (StoreError, RerunError) as exc:
+        _bad_input(_error(str(exc)))
+    except OSError as exc:
+        _bad_input(_error(f"cannot write replay: {exc}"))
+    o = r.outcome
+    if as_json:
+        where = {"run": r.run_id, "point": r.point, "replication": r.replication, "seed": r.seed}
+        echo_json({**where, **o, "replays": [str(p) for p in r.paths]})
+        return
+    who = agree(o["winner_name"], "wins") if o["winner"] else "Draw"
+    click.echo(
+        f"Run {r.run_id} (point {r.point}, replication {r.replication}, seed {r.seed}): "
+        f"{who} after {count(o['turns'], 'turn')} — {o['reason']}"
+    )
+    for path in r.paths:
+        click.echo(f"Replay: {path}")
+
+
+@click.command(cls=Command)
+@click.argument("study_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.option(
+    "--format", "fmt", type=click.Choice(["parquet", "csv"]), required=True, help="File format."
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for the files (default: DIR/export).",
+)
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Write runs_wide only: one row per run, each factor a typed column named by its path.",
+)
+@json_option("Print one JSON object: the files written.")
+def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool) -> None:
+    """Export a study's tables: study, points, runs, unit_finals.
+
+    Rows are ordered by key.
+
+    \b
+    Example:
+      battlesim export sw --format parquet
+    """
+    dest = _folder(Path(out) if out is not None else Path(study_dir) / "export")
+    _export(Path(study_dir), fmt, dest, "json" if as_json else "text", wide)
+
+
+@click.command(cls=Command)
+@click.argument(
+    "campaign_file",
+    metavar="CAMPAIGN.yaml",
+    type=click.Path(dir_okay=False),
+    callback=readable_file,
+)
+@seed_option("Campaign seed (default: the file's 'seed'); battle k's seed is derived from it.")
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for the replays and campaign.json (default: <stem>-s<seed> here).",
+)
+@json_option("Print the campaign outcome as JSON.")
+def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: bool) -> None:
+    """Fight a campaign's battles in order, carrying the survivors over.
+
+    Writes one replay per battle and campaign.json (the campaign's outcome).
+
+    \b
+    Example:
+      battlesim campaign scenarios/fredericksburg_campaign.yaml --seed 3
+    """
+    from sim.batch.campaign import play_campaign
+    from sim.batch.target import load_campaign
+    from sim.contract import headline
+    from sim.scenario.load import ScenarioError
+    from sim.text.grammar import agree
+
+    try:
+        data = load_campaign(campaign_file)
+    except ScenarioError as exc:
+        _bad_input(str(exc))
+    s = seed if seed is not None else data.seed
+    folder = _folder(Path(out) if out is not None else Path(f"{Path(campaign_file).stem}-s{s}"))
+    try:
+        result, paths = play_campaign(data, s, folder)
+    except OSError as exc:
+        _bad_input(_error(f"cannot write replays: {exc}"))
+    o = result.outcome
+    if as_json:
+        echo_json({**o, "replays": [str(p) for p in paths]})
+        return
+    click.echo(f"{data.campaign} (seed {s}):")
+    for b, path in zip(result.battles, paths, strict=True):
+        click.echo(f"  {b.id}: {headline(b.ruleset, b.outcome)}")
+        for line in b.ruleset.summary(b.outcome):
+            click.echo(f"    {line}")
+        click.echo(f"    Replay: {path}")
+    who = agree(o["winner_name"], "wins the campaign") if o["winner"] else "The campaign is drawn"
+    click.echo(f"{who}: {o['reason']}")
+    click.echo(f"Summary: {folder / 'campaign.json'}")

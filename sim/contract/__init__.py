@@ -1,0 +1,71 @@
+"""The contract between battlesim and a rule system: the one import a plugin author needs.
+
+A rule system is one :class:`Ruleset` value.  Everything it hands the
+generic tools is a model of :mod:`sim.contract.models`; its battle is a
+:class:`~sim.runner.Plan` fought by the one runner (:mod:`sim.runner`);
+:mod:`sim.contract.registry` finds installed rulesets by name.
+``docs/rulesets.md`` is the guide, with a complete example plugin.
+"""
+
+from __future__ import annotations
+
+from sim.contract.models import (
+    Feature,
+    Measure,
+    Number,
+    Outcome,
+    Problem,
+    Reading,
+    SideResult,
+    Space,
+    UnitRow,
+)
+from sim.contract.registry import (
+    BUILTIN,
+    ENTRY_POINT_GROUP,
+    AnyRuleset,
+    get_ruleset,
+    headline,
+    ruleset_names,
+)
+from sim.contract.ruleset import Ruleset, ScenarioT, StateT
+
+__all__ = [
+    "BUILTIN",
+    "ENTRY_POINT_GROUP",
+    "AnyRuleset",
+    "Feature",
+    "Measure",
+    "Number",
+    "Outcome",
+    "Problem",
+    "Reading",
+    "Ruleset",
+    "ScenarioT",
+    "SideResult",
+    "Space",
+    "StateT",
+    "UnitRow",
+    "get_ruleset",
+    "headline",
+    "ruleset_names",
+]
+
+
+_MOVED_OUT = {"trusted_measure", "trusted_row", "trusted_side", "trusted_outcome", "typed"}
+
+
+def __getattr__(name: str) -> object:
+    """``sim.contract.trusted_*`` of battlesim 0.1, now :mod:`sim.rulesets.trusted` (warns)."""
+    if name in _MOVED_OUT:
+        import warnings  # noqa: PLC0415
+
+        from sim.rulesets import trusted  # noqa: PLC0415 - a deprecated path only
+
+        warnings.warn(
+            f"sim.contract.{name} has moved to sim.rulesets.trusted.{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(trusted, name)
+    raise AttributeError(f"module 'sim.contract' has no attribute {name!r}")

@@ -1,0 +1,202 @@
+"""The data a ruleset hands the generic tools: outcomes, unit rows, chart readings, the field.
+
+A generic tool (show, diff, fork, report, batch, campaign) asks a ruleset
+through its hooks and reads these models; it never reads a ruleset's state by key.
+
+* :class:`Outcome` — who won, why, after how many turns, and each side's
+  losses as named :class:`Measure` values with units.
+* :class:`UnitRow` — one row of "who is on the field": id, name, side,
+  kind, position in the battle's :class:`Space`, a strength measure and
+  status words.
+* :class:`Reading` — a measure worth charting per turn, of a side or a unit.
+* :class:`Space` — the field the battle is fought on, for a viewer to draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Feature",
+    "Measure",
+    "Number",
+    "Outcome",
+    "Problem",
+    "Reading",
+    "SideResult",
+    "Space",
+    "UnitRow",
+]
+
+Problem = tuple[tuple[str | int, ...], str]
+"""A scenario problem: the field path and the message."""
+Number = int | float
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Measure(_Frozen):
+    """A named quantity with its unit: ``Measure(name="men", value=120, unit="men")``."""
+
+    name: str
+    value: Number
+    unit: str
+
+
+class SideResult(_Frozen):
+    """One side's result of a battle.
+
+    Attributes:
+        name: the side's name.
+        losses: what it lost, each a named measure (``men``, ``ships_sunk``, ``hp``).
+        details: further plain data the ruleset reports (``run --json`` prints it).
+    """
+
+    name: str
+    losses: list[Measure]
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    def loss(self, name: str) -> Number:
+        """The value of the loss called ``name``.
+
+        Raises:
+            KeyError: no such loss.
+        """
+        for m in self.losses:
+            if m.name == name:
+                return m.value
+        raise KeyError(name)
+
+
+class Outcome(_Frozen):
+    """How a battle ended: winner (side id, None for a draw), reason, turns, sides."""
+
+    winner: str | None
+    winner_name: str | None
+    reason: str
+    turns: int
+    sides: dict[str, SideResult]
+
+    def losses(self) -> dict[str, dict[str, Number]]:
+        """Side id → loss name → value."""
+        return {sid: {m.name: m.value for m in s.losses} for sid, s in self.sides.items()}
+
+    def as_json(self) -> dict[str, Any]:
+        """Plain JSON data: ``winner``, ``winner_name``, ``reason``, ``turns`` and ``sides``.
+
+        Each side is ``{"name", "losses": {name: value}, **details}`` — the
+        keys ``run --json``, batch tables and campaigns have always used.
+        """
+        return {
+            "winner": self.winner,
+            "winner_name": self.winner_name,
+            "reason": self.reason,
+            "turns": self.turns,
+            "sides": {
+                sid: {
+                    "name": s.name,
+                    **s.details,
+                    "losses": {m.name: m.value for m in s.losses},
+                }
+                for sid, s in self.sides.items()
+            },
+        }
+
+
+class UnitRow(_Frozen):
+    """One unit on the field, as every generic tool sees it.
+
+    Attributes:
+        id: the unit's id (``show --unit`` takes it).
+        name, side, side_name, kind: who it is.
+        position: coordinates in the battle's space (``Space.axes``), None when off the field.
+        strength: what it fights with (``men``, ``hp``, ``hits`` left...).
+        initial: its strength at the start, same measure.
+        status: words describing its state (``disrupted``, ``routed``,
+            ``knocked out``, ``crippled``, ``sunk``); empty when all is well.
+        details: further plain data worth a column (fatigue, morale...).
+        route: for a unit travelling between places rather than standing at
+            one (a strike in flight), the places it travels between, from
+            first to last; a viewer draws it along that line.  None otherwise.
+    """
+
+    id: str
+    name: str
+    side: str
+    side_name: str
+    kind: str
+    position: tuple[Number, ...] | None
+    strength: Measure
+    initial: Measure
+    status: list[str] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    route: list[tuple[Number, ...]] | None = None
+
+    def flat(self, axes: Sequence[str] = ()) -> dict[str, Any]:
+        """One flat dict (a table row): position split by ``axes``, strength as value + unit.
+
+        Keys: ``id``, ``name``, ``side``, ``side_name``, ``kind``, ``strength``,
+        ``strength_unit``, ``initial``, ``status`` (words joined by commas),
+        the details, then one key per axis (None off the field).
+        """
+        out: dict[str, Any] = {
+            "id": self.id,
+            "name": self.name,
+            "side": self.side,
+            "side_name": self.side_name,
+            "kind": self.kind,
+            "strength": self.strength.value,
+            "strength_unit": self.strength.unit,
+            "initial": self.initial.value,
+            "status": ", ".join(self.status),
+            **self.details,
+        }
+        for k, axis in enumerate(axes):
+            out[axis] = self.position[k] if self.position is not None else None
+        return out
+
+
+class Reading(_Frozen):
+    """One measure worth charting, of one side or one unit, at one moment."""
+
+    scope: Literal["side", "unit"]
+    subject: str
+    """The side id or unit id."""
+    name: str
+    """The subject's display name."""
+    measure: Measure
+
+
+class Feature(_Frozen):
+    """Something drawn on the field: terrain, an objective, a base."""
+
+    kind: str
+    """``terrain``, ``objective``, ``base``..."""
+    name: str
+    cells: list[tuple[Number, ...]]
+    """Positions (cells of a grid, points of a plane) it covers."""
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class Space(_Frozen):
+    """The field a battle is fought on.
+
+    Attributes:
+        kind: ``hex`` (a hex grid of offset columns), ``plane`` (continuous
+            coordinates) or another word a viewer may know.
+        axes: the names of a position's coordinates (``col``, ``row``; ``x``, ``y``).
+        unit: what one step along an axis is (``hex``, ``ft``, ``sea hex (20 nm)``).
+        bounds: inclusive (low, high) per axis, None when the field is open.
+        features: terrain, objectives and the like.
+    """
+
+    kind: str
+    axes: tuple[str, ...]
+    unit: str
+    bounds: list[tuple[Number, Number]] | None = None
+    features: list[Feature] = Field(default_factory=list)

@@ -1,0 +1,83 @@
+"""The registry: the ``ruleset:`` key of a scenario file → the installed :class:`Ruleset`.
+
+Built-in rulesets first (:data:`BUILTIN`), then the entry points of the
+``battlesim.rulesets`` group; a module is imported on first use only.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from importlib.metadata import entry_points
+from typing import Any
+
+from sim.contract.models import Outcome
+from sim.contract.ruleset import Ruleset
+from sim.text.grammar import agree, count
+
+__all__ = [
+    "BUILTIN",
+    "ENTRY_POINT_GROUP",
+    "AnyRuleset",
+    "get_ruleset",
+    "headline",
+    "ruleset_names",
+]
+
+AnyRuleset = Ruleset[Any, Any]
+
+
+ENTRY_POINT_GROUP = "battlesim.rulesets"
+"""Entry-point group through which a package ships a ruleset (docs/rulesets.md)."""
+
+BUILTIN: dict[str, str] = {
+    "musket": "sim.rulesets.musket:RULESET",
+    "becmi": "sim.rulesets.becmi:RULESET",
+    "flattop": "sim.rulesets.flattop:RULESET",
+}
+"""The rulesets that come with battlesim, by ``module:attribute``."""
+
+_loaded: dict[str, AnyRuleset] = {}
+
+
+def headline(ruleset: AnyRuleset, outcome: Outcome, *, reason: bool = True) -> str:
+    """One line for an outcome: ``Union wins after 4 turns — <reason>``."""
+    turns = count(outcome.turns, ruleset.turn_name)
+    who = agree(outcome.winner_name or "", "wins") if outcome.winner else "Draw"
+    return f"{who} after {turns} — {outcome.reason}" if reason else f"{who} after {turns}"
+
+
+def _sources() -> dict[str, str]:
+    """``name -> module:attribute`` of every ruleset: built in, then entry points."""
+    found = dict(BUILTIN)
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        found.setdefault(ep.name, ep.value)
+    return found
+
+
+def _load(name: str, target: str) -> AnyRuleset:
+    module, _, attr = target.partition(":")
+    obj = getattr(import_module(module), attr)
+    if not isinstance(obj, Ruleset) or obj.name != name:
+        raise LookupError(
+            f"ruleset entry point {name!r} ({target}) is not a Ruleset named {name!r}"
+        )
+    return obj
+
+
+def ruleset_names() -> list[str]:
+    """Names of the installed rulesets, sorted (nothing is imported)."""
+    return sorted(_sources())
+
+
+def get_ruleset(name: str) -> AnyRuleset:
+    """Return the ruleset called ``name``, importing it on first use.
+
+    Raises:
+        LookupError: no such ruleset is installed, or its entry point is broken.
+    """
+    if name not in _loaded:
+        target = _sources().get(name)
+        if target is None:
+            raise LookupError(f"unknown ruleset {name!r}; installed: {', '.join(ruleset_names())}")
+        _loaded[name] = _load(name, target)
+    return _loaded[name]

@@ -1,0 +1,178 @@
+"""Reading a replay in depth: narrative, rows for notebooks, causes, invariants.
+
+Everything here works from the log alone (a fold of its events), never by
+re-simulating, so an old battle stays readable after the rules change.
+
+>>> from sim import api
+>>> from sim.replay import analysis
+>>> r = api.open_replay("replays/stone_wall-s1862.jsonl")
+>>> rows = analysis.unit_rows(r)          # one row per unit per turn  # doctest: +SKIP
+>>> import pandas as pd; pd.DataFrame(rows)                           # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from engine.events import Event, Override, Snapshot, TurnEnded
+from sim.contract import Reading
+from sim.replay.file import ReplayLike
+
+__all__ = [
+    "event_rows",
+    "involves",
+    "measures_by_turn",
+    "narrative",
+    "narrative_line",
+    "side_strength",
+    "unit_rows",
+    "why",
+]
+
+
+def involves(event: Event, unit: str) -> bool:
+    """True when any top-level text field of the event names ``unit`` (unit, target, side...)."""
+    return any(
+        value == unit for key, value in event.model_dump().items() if key not in ("type", "phase")
+    )
+
+
+def _type_matches(event: Event, types: Sequence[str]) -> bool:
+    return not types or any(event.type == t or event.type.endswith("." + t) for t in types)
+
+
+def narrative(
+    loaded: ReplayLike,
+    *,
+    turn: int | None = None,
+    unit: str | None = None,
+    types: Sequence[str] = (),
+) -> Iterator[tuple[Event, str]]:
+    """Yield ``(event, line)`` of the readable narrative, filtered.
+
+    Args:
+        turn: only events of this turn.
+        unit: only events naming this unit (as actor, target or side).
+        types: only these event types (``musket.fired`` or just ``fired``).
+
+    With ``turn``, the fold starts from the last snapshot before that turn.
+    """
+    folding = loaded.fold() if turn is None else loaded.fold_before_turn(turn)
+    for event, state in folding:
+        if turn is not None and event.turn != turn:
+            if event.turn > turn:
+                return
+            continue
+        if unit is not None and not involves(event, unit):
+            continue
+        if not _type_matches(event, types):
+            continue
+        line = _line(loaded, state, event)
+        if line is not None:
+            yield event, line
+
+
+def narrative_line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
+    """The narrative line of ``event`` given the state before it (forks and overrides told too)."""
+    return _line(loaded, state, event)
+
+
+def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
+    """The ruleset's narrative line, with the engine's own events and forks told too."""
+    header_fork = loaded.header.fork
+    if isinstance(event, Override):
+        turn = loaded.ruleset.turn_name.capitalize()
+        return f"{turn} {event.turn} — counterfactual: {event.path} set to {event.value!r}"
+    if isinstance(event, TurnEnded | Snapshot):
+        return None  # the engine's bookkeeping: nothing happened on the field
+    line = loaded.ruleset.narrate(loaded.scenario, state, event)
+    fork = header_fork.chain().get(event.seq) if header_fork is not None else None
+    if line is not None and fork is not None and fork.event:
+        changed = ", ".join(f"{k}={v!r}" for k, v in sorted(fork.event.items()))
+        line += f" [counterfactual: {changed}]"
+    return line
+
+
+def _record(value: Any) -> bool:
+    """An object, or a draw as format 4 writes it (``[stream, i, u]``)."""
+    return isinstance(value, dict) or (
+        isinstance(value, list) and [type(v) for v in value] == [str, int, float]
+    )
+
+
+def _flat(prefix: str, value: Any, out: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flat(f"{prefix}.{k}" if prefix else str(k), v, out)
+    elif isinstance(value, list) and value and all(map(_record, value)):
+        out[prefix] = len(value)  # lists of records (draws) become their count
+    else:
+        out[prefix] = list(value) if isinstance(value, tuple) else value
+
+
+def event_rows(loaded: ReplayLike) -> list[dict[str, Any]]:
+    """One flat row per event (nested fields as dotted columns), pandas-ready."""
+    rows = []
+    for event in loaded.iter_events():
+        row: dict[str, Any] = {}
+        _flat("", event.model_dump(mode="json"), row)
+        rows.append(row)
+    return rows
+
+
+def unit_rows(loaded: ReplayLike) -> list[dict[str, Any]]:
+    """One row per unit per turn (turn 0 is the start), from the ruleset's unit rows.
+
+    Columns: ``turn``, ``id``, ``name``, ``side``, ``side_name``, ``kind``,
+    ``strength`` (value), ``strength_unit``, ``initial``, ``status`` (words
+    joined by commas), the ruleset's details, then one column per axis of
+    its space (musket ``col``/``row``, becmi ``x``/``y``).
+    """
+    rs, sc = loaded.ruleset, loaded.scenario
+    axes = rs.space(sc).axes
+    return [
+        {"turn": turn, **row.flat(axes)}
+        for turn, state in loaded.turn_ends()
+        for row in rs.units(sc, state)
+    ]
+
+
+def side_strength(loaded: ReplayLike) -> dict[int, dict[str, int | float]]:
+    """Each side's units' strength summed (each in its own measure), at the end of each turn."""
+    rs, sc = loaded.ruleset, loaded.scenario
+    out: dict[int, dict[str, int | float]] = {}
+    for turn, state in loaded.turn_ends():
+        sums = out.setdefault(turn, {})
+        for row in rs.units(sc, state):
+            sums[row.side] = sums.get(row.side, 0) + row.strength.value
+    return out
+
+
+def measures_by_turn(loaded: ReplayLike) -> dict[int, list[Reading]]:
+    """The ruleset's chart measures (:class:`~sim.contract.Reading`) at the end of each turn."""
+    rs, sc = loaded.ruleset, loaded.scenario
+    return {turn: rs.measures(sc, state) for turn, state in loaded.turn_ends()}
+
+
+def why(loaded: ReplayLike, seq: int) -> list[tuple[Event, str]]:
+    """The chain of causes of event ``seq``, root first, each with its narrative line.
+
+    Every link must name an earlier event, so the chain ends at a first cause
+    (an event with none) after at most ``seq`` steps.  The lines are told
+    from one fold, from the last snapshot before the first cause to ``seq``.
+
+    Raises:
+        IndexError: no event ``seq`` in the replay, or a cause that is not an
+            earlier event (a damaged replay: it would never end).
+    """
+    chain = loaded.cause_chain(seq)
+    wanted = set(chain)
+    found: dict[int, tuple[Event, str]] = {}
+    for event, state in loaded.fold_near(chain[-1]):
+        if event.seq in wanted:
+            line = _line(loaded, state, event) or f"{event.type} (seq {event.seq})"
+            found[event.seq] = (event, line)
+        if event.seq == seq:
+            break
+    return [found[s] for s in reversed(chain)]

@@ -1,0 +1,340 @@
+"""Compare two battles: where the same battle parts, or how two variants differ.
+
+Two replays of the same scenario and seed (before and after a code change, or
+a fork and its parent) are compared event by event: the first divergent
+event, a field-level diff, context, and the draw counts of every random
+stream at that point.  Replays of different seeds or scenario variants are
+compared by their inputs (scenario diff by field path) and their outcomes.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Collection, Iterator
+from typing import Any
+
+from pydantic import BaseModel
+
+from engine.events import Draw, Event, TurnEnded
+from engine.jsondiff import diff
+from sim.replay.file import ReplayLike
+
+__all__ = ["SUMMARY_ROWS", "diff_replays", "draw_counts", "render"]
+
+SUMMARY_ROWS = 20
+"""Rows per section the text summary prints at most (``--verbose``: all of them)."""
+
+
+def _draws(value: Any, out: dict[str, int], wanted: Collection[str] | None) -> None:
+    """Count the :class:`Draw` records in an event's fields, however nested."""
+    if isinstance(value, Draw):
+        if wanted is None or value.stream in wanted:
+            out[value.stream] = max(out.get(value.stream, 0), value.i + 1)
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            _draws(getattr(value, name), out, wanted)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _draws(v, out, wanted)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _draws(v, out, wanted)
+
+
+def draw_counts(
+    events: Iterator[Event] | list[Event], streams: Collection[str] | None = None
+) -> dict[str, int]:
+    """Draws taken from each random stream by these events (stream name → count).
+
+    Args:
+        streams: only these streams (each counted, 0 when never drawn); default every one.
+    """
+    out: dict[str, int] = dict.fromkeys(streams, 0) if streams is not None else {}
+    for event in events:
+        _draws(event, out, streams)
+    return dict(sorted(out.items()))
+
+
+def _brief(event: Event) -> dict[str, Any]:
+    data = event.model_dump(mode="json")
+    return {k: data[k] for k in ("seq", "turn", "type", "phase", "unit", "target") if k in data}
+
+
+def _first_apart(da: dict[int, str], db: dict[int, str]) -> int | None:
+    return next((t for t in sorted(set(da) | set(db)) if da.get(t) != db.get(t)), None)
+
+
+def _rest(
+    events: Iterator[Event], first: Event | None, context: int
+) -> tuple[list[Event], dict[int, str], int]:
+    """One pass from the divergent event ``first`` to the end, keeping little.
+
+    Returns the next ``context`` events, the turn digests from ``first`` on
+    and how many events there were from ``first`` to the end.
+    """
+    after: list[Event] = []
+    digests: dict[int, str] = {}
+    count = 0
+    for event in [first] if first is not None else []:
+        count += 1
+        if isinstance(event, TurnEnded):
+            digests[event.turn] = event.state_digest
+    for event in events:
+        count += 1
+        if len(after) < context:
+            after.append(event)
+        if isinstance(event, TurnEnded):
+            digests[event.turn] = event.state_digest
+    return after, digests, count
+
+
+def _divergence(
+    a: ReplayLike, b: ReplayLike, context: int
+) -> tuple[int, Event | None, Event | None, list[Event], Iterator[Event], Iterator[Event]]:
+    """Walk both logs in step to the first event that differs (one event of each in memory)."""
+    ia, ib = a.iter_events(), b.iter_events()
+    before: deque[Event] = deque(maxlen=context or 1)
+    i = 0
+    while True:
+        x, y = next(ia, None), next(ib, None)
+        if x is None or y is None or x != y:
+            return i, x, y, list(before)[-context:] if context else [], ia, ib
+        before.append(x)
+        i += 1
+
+
+def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> dict[str, Any]:
+    i, x, y, before, ia, ib = _divergence(a, b, context)
+    if x is None and y is None:
+        return {"mode": "same", "identical": True, "events": i}
+    after_a, digests_a, rest_a = _rest(ia, x, context)
+    after_b, digests_b, rest_b = _rest(ib, y, context)
+    dx = x.model_dump(mode="json") if x is not None else None
+    dy = y.model_dump(mode="json") if y is not None else None
+    if dx is None or dy is None:
+        changes = []
+    elif dx["type"] != dy["type"]:
+        changes = [{"path": "type", "kind": "changed", "a": dx["type"], "b": dy["type"]}]
+    else:
+        changes = [c.as_json() for c in diff(dx, dy)]
+    first = x if x is not None else y
+    assert first is not None
+    draws_a = draw_counts([x] if x is not None else [])
+    draws_b = draw_counts([y] if y is not None else [])
+    streams = None if detail else sorted(set(draws_a) | set(draws_b))
+    earlier = (e for e in a.iter_events() if e.seq < i)
+    return {
+        "mode": "same",
+        "identical": False,
+        "seq": i,
+        "turn": first.turn,
+        "phase": getattr(first, "phase", None),
+        "unit": getattr(first, "unit", None),
+        "event_a": dx,
+        "event_b": dy,
+        "changes": changes,
+        "context_before": [_brief(e) for e in before],
+        "context_after_a": [_brief(e) for e in after_a],
+        "context_after_b": [_brief(e) for e in after_b],
+        "draw_counts": draw_counts(_until(earlier, i), streams),
+        "draw_counts_all": detail,
+        "draws_in_a": draws_a,
+        "draws_in_b": draws_b,
+        "first_turn_apart": _first_apart(digests_a, digests_b),
+        "events": {"a": i + rest_a, "b": i + rest_b},
+    }
+
+
+def _until(events: Iterator[Event], seq: int) -> Iterator[Event]:
+    """The events before ``seq`` (stops reading there)."""
+    for event in events:
+        if event.seq >= seq:
+            return
+        yield event
+
+
+_ROW_FIXED = ("turn", "id", "name", "side", "side_name", "kind", "strength_unit", "initial")
+"""Unit-row columns that never differ between variants of one unit."""
+
+
+def _by_turn(r: ReplayLike) -> tuple[dict[int, dict[str, int | float]], dict[str, dict[str, Any]]]:
+    """One fold: each side's strength summed at each turn's end, and the last turn's unit rows."""
+    rs, sc = r.ruleset, r.scenario
+    axes = rs.space(sc).axes
+    strength: dict[int, dict[str, int | float]] = {}
+    finals: dict[str, dict[str, Any]] = {}
+    for turn, state in r.turn_ends():
+        sums = strength.setdefault(turn, {})
+        rows = rs.units(sc, state)
+        for row in rows:
+            sums[row.side] = sums.get(row.side, 0) + row.strength.value
+        finals = {row.id: {"turn": turn, **row.flat(axes)} for row in rows}
+    return strength, finals
+
+
+def _variants(a: ReplayLike, b: ReplayLike) -> dict[str, Any]:
+    inputs = [c.as_json() for c in diff(a.header.scenario, b.header.scenario)]
+    seed = {"path": "seed", "kind": "changed", "a": a.header.seed, "b": b.header.seed}
+    if (
+        a.header.seed != b.header.seed and seed not in inputs
+    ):  # the scenario's own seed, listed once
+        inputs.insert(0, seed)
+    oa = a.ruleset.outcome(a.scenario, a.state_at()).as_json()
+    ob = b.ruleset.outcome(b.scenario, b.state_at()).as_json()
+    sa, fa = _by_turn(a)
+    sb, fb = _by_turn(b)
+    units = {}
+    for uid in [*fa, *(k for k in fb if k not in fa)]:
+        ra, rb = fa.get(uid, {}), fb.get(uid, {})
+        keys = [k for k in (*ra, *(k for k in rb if k not in ra)) if k not in _ROW_FIXED]
+        units[uid] = {k: [ra.get(k), rb.get(k)] for k in keys}
+    turns = sorted(set(sa) | set(sb))
+    return {
+        "mode": "variants",
+        "identical": not inputs and oa == ob and sa == sb,
+        "inputs": inputs,
+        "outcome": {
+            k: [oa.get(k), ob.get(k)] for k in ("winner", "winner_name", "turns", "reason")
+        },
+        "sides": {
+            sid: {
+                "losses": [
+                    oa["sides"].get(sid, {}).get("losses"),
+                    ob["sides"].get(sid, {}).get("losses"),
+                ]
+            }
+            for sid in [*oa["sides"], *(k for k in ob["sides"] if k not in oa["sides"])]
+        },
+        "units": units,
+        "strength_by_turn": {
+            t: {
+                s: [sa.get(t, {}).get(s), sb.get(t, {}).get(s)]
+                for s in sorted(set(sa.get(t, {})) | set(sb.get(t, {})))
+            }
+            for t in turns
+        },
+    }
+
+
+def diff_replays(
+    a: ReplayLike, b: ReplayLike, context: int = 3, *, detail: bool = True
+) -> dict[str, Any]:
+    """Compare two replays, streaming both; the result is plain JSON data (``diff --json``).
+
+    Args:
+        detail: count the draws of every random stream before the divergence
+            (``draw_counts_all``); otherwise only of the streams the two
+            divergent events draw from, which is all the text summary prints.
+    """
+    ha, hb = a.header, b.header
+    same = (ha.ruleset, ha.seed, ha.scenario) == (hb.ruleset, hb.seed, hb.scenario)
+    result = _same_battle(a, b, context, detail) if same else _variants(a, b)
+    return {"a": a.path, "b": b.path, **result}
+
+
+def _event_line(e: dict[str, Any]) -> str:
+    who = " ".join(str(e[k]) for k in ("unit", "target") if e.get(k))
+    return f"  seq {e['seq']:>5} turn {e['turn']:>3} {e['type']:<24} {who}"
+
+
+def render(d: dict[str, Any], *, verbose: bool = False) -> list[str]:
+    """Readable text of a :func:`diff_replays` result.
+
+    A bounded summary: at most :data:`SUMMARY_ROWS` rows per section (the
+    field changes, the units that differ, the turns), and the draw counts
+    of the streams the divergent events draw from only; ``verbose`` prints
+    every row and every stream.
+    """
+    if d["identical"]:
+        return [f"identical: {d['a']} and {d['b']}"]
+    if d["mode"] == "same":
+        return _render_same(d, verbose)
+    return _render_variants(d, verbose)
+
+
+def _bounded(rows: list[str], verbose: bool, what: str) -> list[str]:
+    """``rows``, or its first :data:`SUMMARY_ROWS` and a line saying how many more there are."""
+    if verbose or len(rows) <= SUMMARY_ROWS:
+        return rows
+    more = len(rows) - SUMMARY_ROWS
+    return [*rows[:SUMMARY_ROWS], f"  ... {more} more {what} (--verbose or --json lists them)"]
+
+
+def _render_same(d: dict[str, Any], verbose: bool) -> list[str]:
+    where = f"seq {d['seq']}, turn {d['turn']}"
+    where += f", phase {d['phase']}" if d["phase"] else ""
+    where += f", unit {d['unit']}" if d["unit"] else ""
+    out = [f"same scenario and seed; first divergent event at {where}"]
+    if d["event_a"] is None or d["event_b"] is None:
+        longer = "b" if d["event_a"] is None else "a"
+        out.append(
+            f"  {longer} goes on past the other's end "
+            f"({d['events']['a']} vs {d['events']['b']} events)"
+        )
+    changes = [f"  {c['kind']:<8} {c['path']}: {c['a']!r} -> {c['b']!r}" for c in d["changes"]]
+    out += _bounded(changes, verbose, "changed fields")
+    if d["first_turn_apart"] is not None:
+        out.append(f"first turn whose state differs: {d['first_turn_apart']}")
+    if d["context_before"]:
+        out.append("before:")
+        out += [_event_line(e) for e in d["context_before"]]
+    for side in ("a", "b"):
+        if d[f"context_after_{side}"]:
+            out.append(f"after, in {side}:")
+            out += [_event_line(e) for e in d[f"context_after_{side}"]]
+    out += _draws_section(d, verbose)
+    for side in ("a", "b"):
+        taken = ", ".join(f"{k} x{v}" for k, v in d[f"draws_in_{side}"].items()) or "none"
+        out.append(f"draws in {side}'s event: {taken}")
+    return out
+
+
+def _draws_section(d: dict[str, Any], verbose: bool) -> list[str]:
+    if verbose and d["draw_counts_all"]:
+        out = ["random-stream draws before it (stream: count):"]
+        counts = d["draw_counts"]
+    else:
+        out = ["random-stream draws before it, streams the divergent events draw from:"]
+        wanted = set(d["draws_in_a"]) | set(d["draws_in_b"])
+        counts = {k: v for k, v in d["draw_counts"].items() if k in wanted}
+    return out + ([f"  {k}: {v}" for k, v in counts.items()] or ["  (none)"])
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def _render_variants(d: dict[str, Any], verbose: bool) -> list[str]:
+    out = ["different inputs:" if d["inputs"] else "same inputs:"]
+    inputs = [f"  {c['kind']:<8} {c['path']}: {c['a']!r} -> {c['b']!r}" for c in d["inputs"]]
+    out += _bounded(inputs, verbose, "input changes")
+    out.append("outcome (a | b):")
+    out += [f"  {k:<12} {v[0]!s} | {v[1]!s}" for k, v in d["outcome"].items()]
+    out.append("losses by side (a | b):")
+    out += [f"  {sid:<12} {v['losses'][0]} | {v['losses'][1]}" for sid, v in d["sides"].items()]
+    out.append("final state by unit (a | b), where it differs:")
+    units = []
+    for uid, fields in d["units"].items():
+        moved = {k: v for k, v in fields.items() if v[0] != v[1]}
+        if moved:
+            units.append(
+                f"  {uid:<12} " + "; ".join(f"{k} {v[0]} | {v[1]}" for k, v in moved.items())
+            )
+    out += _bounded(units, verbose, "units differ")
+    out.append("strength by turn, units' own measure summed (a | b; - after a battle ended):")
+    turns = list(d["strength_by_turn"].items())
+    shown = turns if verbose else _spread(turns, SUMMARY_ROWS)
+    for t, sides in shown:
+        cells = "  ".join(f"{s} {_cell(v[0])} | {_cell(v[1])}" for s, v in sides.items())
+        out.append(f"  turn {t:>3}: {cells}")
+    if len(shown) < len(turns):
+        out.append(f"  ({len(shown)} of {len(turns)} turns, evenly spaced; --verbose lists all)")
+    return out
+
+
+def _spread(items: list[Any], most: int) -> list[Any]:
+    """At most ``most`` items, evenly spaced, the first and the last always among them."""
+    if len(items) <= most:
+        return items
+    step = (len(items) - 1) / (most - 1)
+    return [items[round(k * step)] for k in range(most)]

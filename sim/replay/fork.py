@@ -1,0 +1,282 @@
+"""Counterfactuals: fork a battle at an event, change one thing, fight on.
+
+``fork(parent, at_seq, event_fields, state_fields)`` re-simulates the parent
+from its header with the same seed, so every random stream is the same; at
+``at_seq`` the event's named fields are replaced, and each named state path
+is set right after it (an ``engine.override`` event).  The new replay's
+header names its parent and the change, so ``verify`` re-simulates the fork
+itself and ``diff`` against the parent shows what followed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from engine.events import Event
+from engine.formats import WRITTEN, resimulation_format
+from engine.log import FileSink, Fork, Header
+from engine.projection import PathError, get_path, set_path
+from engine.strictjson import INT_MAX, INT_MIN
+from sim.replay.file import ReplayFile, ReplayLike
+from sim.replay.header import make_header
+
+__all__ = ["ForkError", "Forked", "fork", "fork_battle", "parse_assignment"]
+
+_FIXED = ("type", "schema_version", "seq", "turn", "time", "cause")
+
+
+class ForkError(ValueError):
+    """A fork that cannot be made: bad seq, field, path or value."""
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """``FIELD=VALUE`` → (field, value); the value is read as a YAML scalar or list.
+
+    Raises:
+        ForkError: no ``=``, or a value that is not plain data (a mapping, a
+            date, an integer beyond a replay's range).
+    """
+    field, sep, raw = text.partition("=")
+    if not sep or not field:
+        raise ForkError(f"--set {text!r}: expected FIELD=VALUE")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        raise ForkError(f"--set {text!r}: the value is not valid YAML") from None
+    if isinstance(value, dict):
+        raise ForkError(f"--set {text!r}: set one field at a time, not a mapping")
+    _check_plain(value, text)
+    return field, value
+
+
+def _check_plain(value: Any, text: str) -> None:
+    """``value`` is data a replay's reader reads back (:mod:`engine.strictjson`).
+
+    Raises:
+        ForkError: an integer beyond a replay's 64-bit range, or a value that
+            is not JSON data (a YAML date or timestamp).
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list | dict):
+            stack.extend(item.values() if isinstance(item, dict) else item)
+        elif type(item) is int and not INT_MIN <= item <= INT_MAX:
+            raise ForkError(
+                f"--set {text!r}: {item} is out of range (a replay holds integers "
+                f"from {INT_MIN} to {INT_MAX})"
+            )
+        elif item is not None and type(item) not in (str, int, float, bool):
+            raise ForkError(
+                f"--set {text!r}: the value is not plain data (a {type(item).__name__}; "
+                "quote it to set text)"
+            )
+
+
+def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> None:
+    event = loaded.event(at_seq)
+    data = event.model_dump()
+    for path, value in fields.items():
+        if path.split(".")[0] in _FIXED:
+            raise ForkError(f"--set {path}: the event's {path.split('.')[0]} cannot change")
+        try:
+            get_path(data, path)
+            set_path(data, path, value, allow_none=True)
+        except PathError as exc:
+            raise ForkError(f"--set {path}: {exc} in event {event.type} (seq {at_seq})") from None
+    try:
+        type(event).model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ForkError(f"--set {where}: {err['msg']}") from None
+
+
+def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> None:
+    derived = loaded.ruleset.derived_fields
+    state = loaded.after(at_seq)
+    for path, value in fields.items():
+        parts = path.split(".")
+        if parts[0] in derived or parts[-1] in derived:
+            raise ForkError(
+                f"--set state.{path}: positions cannot be forked (this ruleset keeps "
+                f"{', '.join(derived)} from its events); fork a unit's own measures"
+            )
+        try:
+            set_path(state, path, value, counts=True)
+        except PathError as exc:
+            raise ForkError(f"--set state.{path}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Forked:
+    """A forked battle written: its replay, final state and event count."""
+
+    path: Path
+    state: Any
+    events: int
+
+
+class _Apart(Exception):
+    """Raised by :class:`_SamePrefix` once the child leaves its parent's battle.
+
+    Carries no arguments: SimPy re-creates a process's exception from its type and args.
+    """
+
+
+Recorded = Iterator[tuple[str | None, Callable[[], Event]]]
+"""The parent's events in order: each line's body as written (None: not in
+today's exact form) and a function that parses the event."""
+
+
+def _same(event: Event) -> Event:
+    return event
+
+
+def _recorded(loaded: ReplayLike) -> Recorded:
+    """The parent's events, by their text where the file is in a format the writer writes."""
+    if isinstance(loaded, ReplayFile) and loaded.header.format_version in WRITTEN:
+        stream = loaded.stream
+        return ((line.body, partial(stream.parse, line)) for line in stream.lines())
+    return ((None, partial(_same, e)) for e in loaded.iter_events())
+
+
+class _SamePrefix:
+    """A sink that writes through to ``inner`` and checks each event before ``at_seq``
+    against the parent's: a fork must be its parent's battle up to the change.
+
+    A line equal in text to the parent's (without the chain hash: the child's
+    header differs, so its chain does) is the same event; any other is
+    compared as JSON values with the parent's event as read, so an older
+    format's upcast events compare too.  The first difference is kept in
+    :attr:`reason` and ends the fight (:class:`_Apart`).
+    """
+
+    def __init__(self, inner: FileSink, parent: Recorded, at_seq: int) -> None:
+        self.inner, self._parent, self._at = inner, parent, at_seq
+        self._lines = 0
+        self.reason = ""
+
+    def write(self, line: str) -> None:
+        seq, self._lines = self._lines - 1, self._lines + 1  # line 0 is the header
+        if 0 <= seq < self._at:
+            self._check(seq, line)
+        self.inner.write(line)
+
+    def _check(self, seq: int, line: str) -> None:
+        recorded = next(self._parent, None)
+        body = line[: line.rindex(',"h":')] + "}"
+        if recorded is not None and recorded[0] == body:
+            return
+        mine: dict[str, Any] = json.loads(body)
+        theirs: dict[str, Any] = (
+            {} if recorded is None else json.loads(recorded[1]().model_dump_json())
+        )
+        if mine != theirs:
+            keys = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
+            self.reason = f"event {seq} ({mine.get('type')}) differs in: {', '.join(keys[:6])}"
+            raise _Apart
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def _fork_header(
+    loaded: ReplayLike, at_seq: int, event_fields: dict[str, Any], state_fields: dict[str, Any]
+) -> Header:
+    """The child's header: today's code, the parent's seed, source and dice, and the fork.
+
+    A parent of formats 1–4 has the dice of random derivation 1: its child is
+    written in format 4, so it shares the parent's battle up to the change.
+    """
+    parent = loaded.header
+    again = resimulation_format(parent.format_version)
+    return make_header(
+        loaded.ruleset, loaded.scenario, parent.seed, parent.source, again
+    ).model_copy(
+        update={
+            "fork": Fork(
+                parent=Path(loaded.path).name,
+                parent_digest="sha256:" + hashlib.sha256(parent.body().encode()).hexdigest(),
+                at_seq=at_seq,
+                event=event_fields,
+                state=state_fields,
+                earlier=parent.fork,
+            )
+        }
+    )
+
+
+def fork(
+    loaded: ReplayLike,
+    at_seq: int,
+    assignments: list[tuple[str, Any]],
+    out: str | Path,
+) -> Path:
+    """Write the forked battle's replay to ``out`` and return its path (see :func:`fork_battle`)."""
+    return fork_battle(loaded, at_seq, assignments, out).path
+
+
+def fork_battle(
+    loaded: ReplayLike,
+    at_seq: int,
+    assignments: list[tuple[str, Any]],
+    out: str | Path,
+) -> Forked:
+    """Write the forked battle's replay to ``out``; return it with its final state.
+
+    The parent is read as a stream: its event at ``at_seq`` and the state
+    after it come from the nearest snapshot before it.
+
+    Args:
+        loaded: the parent replay.
+        at_seq: the event to change, or after which to change the state.
+        assignments: ``(field, value)``; ``state.<path>`` sets a state field
+            (e.g. ``state.units.1ri.strength``), anything else an event field
+            (e.g. ``passed`` or ``result.casualties``).
+
+    Raises:
+        ForkError: the seq, a field, a path or a value is not usable.
+    """
+    if not 0 <= at_seq < loaded.count:
+        raise ForkError(f"--at {at_seq}: the replay has seq 0..{loaded.count - 1}")
+    event_fields = {f: v for f, v in assignments if not f.startswith("state.")}
+    state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
+    _check_event(loaded, at_seq, event_fields)
+    _check_state(loaded, at_seq, state_fields)
+    header = _fork_header(loaded, at_seq, event_fields, state_fields)
+    path = Path(out)
+    if path.resolve() == Path(loaded.path).resolve():
+        raise ForkError(f"--out {str(path)!r} is the parent replay itself")
+    sink = FileSink(path)
+    same = _SamePrefix(sink, _recorded(loaded), at_seq)
+    try:
+        state = loaded.ruleset.simulate(loaded.scenario, header, same)
+    except _Apart:
+        sink.abandon()
+        raise ForkError(
+            f"--at {at_seq}: re-simulating {Path(loaded.path).name} does not give its battle "
+            f"before seq {at_seq}: {same.reason} (is it intact? `battlesim verify` it)"
+        ) from None
+    except (PathError, ValidationError) as exc:
+        sink.abandon()
+        raise ForkError(
+            f"--at {at_seq}: re-simulating the parent does not reach the same event there "
+            f"(the rules changed since it was written?): {exc}"
+        ) from None
+    except Exception:
+        sink.abandon()
+        raise
+    return Forked(path, state, sink.count - 2)

@@ -1,0 +1,117 @@
+"""A battle's replay header: made for a scenario and seed, and a battle fought again from one.
+
+The header is line 1 of every replay: it carries the canonical scenario,
+the seed and the digests that make a battle re-simulable.  Every reader
+(:mod:`sim.replay.file`, :mod:`sim.replay.memory`), ``verify`` and ``fork``
+start from :func:`header_scenario`; :func:`simulate_into` fights the
+header's battle again with today's code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from engine.canonical import digest
+from engine.events import EventRegistry
+from engine.formats import resimulation_format
+from engine.log import Header, MemorySink, Sink
+from engine.reader import ReplayError
+from engine.version import ENGINE_VERSION, FORMAT_VERSION
+from sim.contract import AnyRuleset, get_ruleset
+
+__all__ = [
+    "UNFOLDABLE",
+    "header_scenario",
+    "make_header",
+    "registry_for",
+    "simulate_into",
+    "simulate_lines",
+]
+
+UNFOLDABLE = (KeyError, IndexError, ValueError, TypeError, AttributeError, ArithmeticError)
+"""What a ruleset's apply or audit raises on an event naming a unit, hex or index not there."""
+
+
+def make_header(
+    ruleset: AnyRuleset,
+    scenario: BaseModel,
+    seed: int,
+    source: str | None = None,
+    format_version: int = FORMAT_VERSION,
+) -> Header:
+    """The replay header for a scenario and seed (canonical scenario, digests).
+
+    ``format_version`` is today's for a new battle; a battle fought again
+    (verify, fork, a resumed study) keeps the dice of the format it began in
+    (:func:`engine.formats.resimulation_format`).
+    """
+    canonical = scenario.model_dump(mode="json")
+    return Header(
+        format_version=format_version,
+        engine_version=ENGINE_VERSION,
+        ruleset=ruleset.name,
+        ruleset_version=ruleset.version,
+        seed=seed,
+        scenario=canonical,
+        scenario_digest=digest(canonical),
+        rules_digest=digest(ruleset.rules_data()),
+        source=source,
+    )
+
+
+def header_scenario(header: Header, path: str) -> tuple[AnyRuleset, Any]:
+    """The header's ruleset and scenario, validated as a scenario file would be.
+
+    Raises:
+        ReplayError: at line 1, when the header's scenario does not validate.
+    """
+    try:
+        ruleset = get_ruleset(header.ruleset)
+        scenario = ruleset.scenario_model.model_validate(header.scenario)
+    except LookupError as exc:
+        raise ReplayError(path, 1, str(exc)) from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ReplayError(path, 1, f"header scenario is invalid: {where}: {err['msg']}") from None
+    problems = ruleset.cross_check(scenario)
+    if problems:
+        field, message = problems[0]
+        where = ".".join(str(p) for p in field)
+        raise ReplayError(path, 1, f"header scenario is invalid: {where}: {message}")
+    return ruleset, scenario
+
+
+def simulate_into(header: Header, sink: Sink, path: str = "<header>") -> Any:
+    """Re-simulate a replay's header into ``sink``; return the final state.
+
+    Raises:
+        ReplayError: the header's scenario does not validate, or its fork
+            cannot be applied (a forged change: an unknown field, a negative count).
+    """
+    ruleset, scenario = header_scenario(header, path)
+    again = resimulation_format(header.format_version)  # its own dice
+    fresh = make_header(ruleset, scenario, header.seed, header.source, again).model_copy(
+        update={"fork": header.fork}
+    )
+    try:
+        return ruleset.simulate(scenario, fresh, sink)
+    except UNFOLDABLE as exc:  # SimPy re-raises a process's error, sometimes as a TypeError
+        raise ReplayError(path, 1, f"the header's fork cannot be re-simulated: {exc}") from None
+
+
+def simulate_lines(header: Header, path: str = "<header>") -> list[str]:
+    """Re-simulate a replay's header in memory; return the lines it writes (small battles).
+
+    Raises:
+        ReplayError: as :func:`simulate_into`.
+    """
+    sink = MemorySink()
+    simulate_into(header, sink, path)
+    return sink.lines
+
+
+def registry_for(header: Header) -> EventRegistry:
+    return get_ruleset(header.ruleset).registry

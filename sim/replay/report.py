@@ -1,0 +1,80 @@
+"""``battlesim report`` and ``diff --html``: write the viewer pages (and PNG charts on request).
+
+The pages come from :mod:`sim.replay.viewer` and need no plotting library; the PNGs
+(``report --png DIR``) are drawn with matplotlib from the same chart series,
+imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from engine.atomic import replacing
+from sim.replay.file import ReplayLike
+from sim.replay.viewer.model import ViewData, battle_view
+from sim.replay.viewer.page import write_pieces
+from sim.replay.viewer.report import diff_pieces, report_pieces
+
+__all__ = ["key_events", "write_diff", "write_png_charts", "write_report"]
+
+
+def key_events(loaded: ReplayLike) -> list[str]:
+    """Narrative lines of the key events: a unit's first time in a status, and the end."""
+    keys = battle_view(loaded).keys
+    return [f"{e['line'] or e['type']} — {e['key']}" for _, e in keys]
+
+
+def _stem(scope: str, measure: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", f"{scope}_{measure}".lower()).strip("_")
+
+
+def write_png_charts(view: ViewData, png_dir: Path) -> list[Path]:
+    """Each chart of the page as ``<scope>_<measure>.png`` in ``png_dir``; the files written."""
+    import matplotlib  # noqa: PLC0415 - heavy, only for --png
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    png_dir.mkdir(parents=True, exist_ok=True)
+    s = view.series
+    written = []
+    for (scope, measure), lines in s.values.items():
+        fig, ax = plt.subplots(figsize=(8, 4), dpi=100)
+        for subject, values in lines.items():
+            ys = [float("nan") if v is None else v for v in values]
+            ax.plot(s.turns[: len(ys)], ys, marker="o", markersize=3, label=subject)
+        ax.set_title(f"{scope}: {measure}")
+        ax.set_xlabel(view.meta["turn_name"])
+        ax.set_ylabel(s.units[(scope, measure)])
+        ax.grid(alpha=0.3)
+        if len(lines) <= 16:
+            ax.legend(fontsize="small", ncol=2)
+        path = png_dir / f"{_stem(scope, measure)}.png"
+        with replacing(path) as temp:  # an old PNG survives a failed write
+            fig.savefig(temp, format="png", bbox_inches="tight", metadata={"Software": None})
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def write_report(loaded: ReplayLike, out: Path, png_dir: Path | None = None) -> list[Path]:
+    """Write the viewer page of a battle (and its charts as PNGs); return the files written."""
+    view = battle_view(loaded)
+    write_pieces(out, report_pieces(view))
+    if png_dir is None:
+        return [out]
+    return [out, *write_png_charts(view, png_dir)]
+
+
+def write_diff(
+    a: ReplayLike, b: ReplayLike, out: Path, compared: dict[str, Any] | None = None
+) -> Path:
+    """Write the side-by-side page of two battles; return its path.
+
+    Args:
+        compared: ``diff_replays(a, b)`` if already made (see :func:`diff_pieces`).
+    """
+    write_pieces(out, diff_pieces(a, b, compared=compared))
+    return out

@@ -1,0 +1,125 @@
+"""Line charts of a ruleset's own measures per turn, as inline SVG (no plotting library).
+
+Each chart is one (scope, measure) of :class:`~sim.replay.viewer.model.Series`: a line
+per side or per unit, coloured by side.  The ``data-x0``/``data-x1`` and
+``data-t0``/``data-t1`` attributes map turns to x, so the page can move the
+timeline cursor (``line.cursor``) and jump to a clicked turn.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from sim.replay.viewer.model import Series
+
+__all__ = ["MAX_LINES", "chart_svgs"]
+
+MAX_LINES = 40
+"""A unit chart with more units than this would be unreadable: it is left out."""
+
+_W, _H = 520, 230
+_LEFT, _RIGHT, _TOP, _BOTTOM = 46, 12, 22, 64
+_DASHES = ("", "5 3", "2 2", "8 3 2 3", "1 3")
+
+
+def _nice(top: float) -> float:
+    """A round upper bound for the y axis."""
+    if top <= 0:
+        return 1.0
+    step = 10.0 ** (len(str(int(top))) - 1)
+    for m in (1.0, 2.0, 4.0, 6.0, 8.0, 10.0):
+        if m * step >= top:
+            return m * step
+    return 10.0 * step
+
+
+def _points(values: list[float | None], turns: list[int], t0: int, t1: int, ymax: float) -> str:
+    span = max(t1 - t0, 1)
+    out = []
+    for t, v in zip(turns, values, strict=False):
+        if v is None:
+            continue
+        x = _LEFT + (t - t0) / span * (_W - _LEFT - _RIGHT)
+        y = _TOP + (1 - v / ymax) * (_H - _TOP - _BOTTOM)
+        out.append(f"{x:.1f},{y:.1f}")
+    return " ".join(out)
+
+
+def _axes(t0: int, t1: int, ymax: float, turn_name: str) -> list[str]:
+    parts = [
+        f'<rect class="frame" x="{_LEFT}" y="{_TOP}" width="{_W - _LEFT - _RIGHT}" '
+        f'height="{_H - _TOP - _BOTTOM}"/>'
+    ]
+    span = max(t1 - t0, 1)
+    every = max(1, span // 12)
+    for t in range(t0, t1 + 1, every):
+        x = _LEFT + (t - t0) / span * (_W - _LEFT - _RIGHT)
+        parts.append(f'<text class="tick" x="{x:.1f}" y="{_H - _BOTTOM + 12}">{t}</text>')
+    for k in range(5):
+        v = ymax * k / 4
+        y = _TOP + (1 - k / 4) * (_H - _TOP - _BOTTOM)
+        label = f"{v:g}" if v < 10_000 else f"{v / 1000:g}k"
+        parts.append(f'<text class="tick" x="2" y="{y + 3:.1f}">{label}</text>')
+    parts.append(
+        f'<text class="tick" x="{_W - _RIGHT}" y="{_H - _BOTTOM + 24}" '
+        f'text-anchor="end">{escape(turn_name)}</text>'
+    )
+    return parts
+
+
+def _legend(entries: list[tuple[str, str, str]]) -> list[str]:
+    parts = []
+    for k, (name, colour, dash) in enumerate(entries[:12]):
+        x = _LEFT + (k % 4) * 118
+        y = _H - _BOTTOM + 36 + (k // 4) * 11
+        parts.append(
+            f'<line x1="{x}" x2="{x + 16}" y1="{y - 3}" y2="{y - 3}" stroke="{colour}" '
+            f'stroke-width="2" stroke-dasharray="{dash}"/>'
+            f'<text class="legend" x="{x + 20}" y="{y}">{escape(name[:18])}</text>'
+        )
+    if len(entries) > 12:
+        parts.append(
+            f'<text class="legend" x="{_W - _RIGHT}" y="{_H - 4}" text-anchor="end">'
+            f"+{len(entries) - 12} more</text>"
+        )
+    return parts
+
+
+def chart_svgs(series: Series, colour_of: dict[str, str], turn_name: str) -> list[str]:
+    """One ``<svg class="chart">`` per measure, sides first (``colour_of``: subject → colour)."""
+    if not series.turns:
+        return []
+    t0, t1 = series.turns[0], series.turns[-1]
+    out = []
+    for (scope, measure), lines in sorted(series.values.items(), key=lambda kv: kv[0][0] != "side"):
+        if scope == "unit" and len(lines) > MAX_LINES:
+            continue
+        top = max((v for vs in lines.values() for v in vs if v is not None), default=0.0)
+        ymax = _nice(top)
+        unit = series.units[(scope, measure)]
+        title = f"{'Sides' if scope == 'side' else 'Units'}: {measure} ({unit}) by {turn_name}"
+        parts = [
+            f'<svg class="chart" viewBox="0 0 {_W} {_H}" data-scope="{escape(scope)}" '
+            f'data-measure="{escape(measure)}" data-x0="{_LEFT}" data-x1="{_W - _RIGHT}" '
+            f'data-t0="{t0}" data-t1="{t1}" role="img" aria-label="{escape(title)}">',
+            f'<text class="title" x="{_LEFT}" y="14">{escape(title)}</text>',
+            *_axes(t0, t1, ymax, turn_name),
+        ]
+        entries = []
+        for k, (subject, values) in enumerate(lines.items()):
+            colour = colour_of.get(subject, "#555")
+            dash = _DASHES[k % len(_DASHES)] if scope == "unit" else ""
+            name = series.names[(scope, subject)]
+            parts.append(
+                f'<polyline class="series" data-subject="{escape(subject)}" stroke="{colour}" '
+                f'stroke-dasharray="{dash}" points="{_points(values, series.turns, t0, t1, ymax)}">'
+                f"<title>{escape(name)}</title></polyline>"
+            )
+            entries.append((name, colour, dash))
+        parts += _legend(entries)
+        parts.append(
+            f'<line class="cursor" x1="{_LEFT}" x2="{_LEFT}" y1="{_TOP}" y2="{_H - _BOTTOM}"/>'
+        )
+        parts.append("</svg>")
+        out.append("".join(parts))
+    return out

@@ -1,0 +1,316 @@
+"""The data a viewer page embeds for one battle, read through the ruleset contract alone.
+
+One fold of the log gives everything: the narrative line of each event (state
+before it), the rows of every unit (:class:`~sim.contract.registry.UnitRow`) after it,
+and the chart readings (:class:`~sim.contract.registry.Reading`) at the end of each turn.
+A row is stored whole at the start and at the end of every turn (a keyframe);
+between keyframes each event carries only the rows it changed, so the page
+rebuilds any moment from the keyframe before it plus one turn of changes.
+
+A battle with more than :data:`ROW_BUDGET` unit rows to compute (units x
+events) gets keyframes only: its map and table change at turn ends, while the
+narrative still steps event by event.  The shipped battles are all far below it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.events import Event
+from sim.contract import Reading, UnitRow, headline
+from sim.replay.analysis import narrative_line
+from sim.replay.file import ReplayLike
+from sim.replay.viewer.spool import Spool, dumps
+
+__all__ = ["ROW_BUDGET", "SIDE_COLOURS", "Series", "ViewData", "battle_view", "row_data"]
+
+ROW_BUDGET = 500_000
+"""Unit rows (units x events) computed per event at most; above it, per turn only."""
+
+SIDE_COLOURS = ("#1f5fa8", "#c0392b", "#2e8b57", "#8a2be2", "#d2691e", "#008b8b")
+"""Side colours in the order sides first appear (CSS ``--side-N``)."""
+
+_SKIP = frozenset({"type", "phase", "h"})
+_ENDINGS = ("battle_ended", "side_broken")
+
+
+def row_data(row: UnitRow) -> dict[str, Any]:
+    """What the page keeps of a unit row that can change: position, strength, status, details."""
+    out: dict[str, Any] = {
+        "pos": list(row.position) if row.position is not None else None,
+        "str": row.strength.value,
+        "status": list(row.status),
+        "details": row.details,
+    }
+    if row.route:
+        out["route"] = [list(p) for p in row.route]
+    return out
+
+
+@dataclass
+class Series:
+    """Chart readings by (scope, measure): per subject, one value per turn end."""
+
+    turns: list[int] = field(default_factory=list)
+    names: dict[tuple[str, str], str] = field(default_factory=dict)
+    units: dict[tuple[str, str], str] = field(default_factory=dict)
+    values: dict[tuple[str, str], dict[str, list[float | None]]] = field(default_factory=dict)
+    """(scope, measure name) → subject → value at each of ``turns``."""
+
+    def add(self, turn: int, readings: Iterable[Reading]) -> None:
+        """Record the readings at the end of ``turn``."""
+        k = len(self.turns)
+        self.turns.append(turn)
+        for r in readings:
+            key = (r.scope, r.measure.name)
+            self.units.setdefault(key, r.measure.unit)
+            self.names.setdefault((r.scope, r.subject), r.name)
+            line = self.values.setdefault(key, {}).setdefault(r.subject, [])
+            line.extend([None] * (k - len(line)))
+            line.append(float(r.measure.value))
+
+
+@dataclass
+class _Fold:
+    """The running fold: rows now, keyframes, changes per event, first status words."""
+
+    index: dict[str, int]
+    rows: list[dict[str, Any]]
+    info: list[dict[str, Any]]
+    keyframes: Spool = field(default_factory=Spool)
+    seen: set[tuple[int, str]] = field(default_factory=set)
+
+    def refresh(self, fresh: list[UnitRow]) -> list[tuple[int, dict[str, Any]]]:
+        """Take fresh rows; return the ones that changed as (unit index, row)."""
+        changed = []
+        for row in fresh:
+            i = self.index[row.id]
+            data = row_data(row)
+            if data != self.rows[i]:
+                self.rows[i] = data
+                changed.append((i, data))
+        return changed
+
+    def keyframe(self, at: int) -> None:
+        """Store every row as the state after ``at`` events."""
+        self.keyframes.add({"at": at, "rows": self.rows})
+
+
+def _involved(event: Event, index: dict[str, int]) -> list[int]:
+    """Units the event names in a top-level field (actor, target, ship, strike...)."""
+    found = []
+    for key, value in event.model_dump().items():
+        if key in _SKIP:
+            continue
+        values = value if isinstance(value, list | tuple) else (value,)
+        found += [index[v] for v in values if isinstance(v, str) and v in index]
+    return sorted(set(found))
+
+
+def _key(
+    event: Event, changed: list[tuple[int, dict[str, Any]]], fold: _Fold, names: list[str]
+) -> str | None:
+    """Why an event is a key event: a unit's first time in a status, leaving, or the end."""
+    words = []
+    for i, row in changed:
+        for word in row["status"]:
+            if (i, word) not in fold.seen:
+                fold.seen.add((i, word))
+                words.append(f"{names[i]}: {word}")
+    if event.type.endswith(_ENDINGS):
+        words.append(event.type.rsplit(".", 1)[-1].replace("_", " "))
+    return "; ".join(words) or None
+
+
+def _unit_info(rows: list[UnitRow], sides: dict[str, int]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": r.id,
+            "name": r.name,
+            "label": r.id if len(r.id) <= 8 else r.id[:7] + "…",
+            "side": r.side,
+            "sidex": sides[r.side],
+            "side_name": r.side_name,
+            "kind": r.kind,
+            "initial": r.initial.model_dump(),
+        }
+        for r in rows
+    ]
+
+
+def _fork(loaded: ReplayLike, walk: _Walk) -> dict[str, Any] | None:
+    """The "what if" of a forked battle: each changed event, named, with its changes."""
+    fork = loaded.header.fork
+    if fork is None:
+        return None
+    changes = []
+    for seq, f in sorted(fork.chain().items()):
+        event = walk.forked.get(seq)
+        changes.append(
+            {
+                "seq": seq,
+                "type": event.type if event is not None else None,
+                "turn": event.turn if event is not None else None,
+                "line": walk.lines.get(seq),
+                "event": f.event,
+                "state": f.state,
+            }
+        )
+    return {"parent": fork.parent, "changes": changes}
+
+
+_LISTS = ("keyframes", "events", "detail_json")
+"""The large lists of the page's data, kept in spools, in the order the page embeds them."""
+
+
+@dataclass(frozen=True)
+class ViewData:
+    """One battle as the page shows it: the embedded data, chart series, first and last rows.
+
+    The small parts of the data (``meta``, ``space``, ``sides``, ``units``)
+    are in ``head``; the lists that grow with the battle (``keyframes``,
+    ``events``, ``detail_json``) in compressed spools.  :attr:`data` gives
+    the whole as plain JSON data (for tests and small battles);
+    :meth:`json_chunks` streams its JSON text to the page.
+    """
+
+    head: dict[str, Any]
+    lists: dict[str, Spool]
+    series: Series
+    first: list[UnitRow]
+    last: list[UnitRow]
+    keys: list[tuple[int, dict[str, Any]]]
+    """The key events: (index in ``events``, the event's record)."""
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """Plain JSON data, embedded in the page (``viewer.js`` reads it); built on each call."""
+        return {**self.head, **{k: list(self.lists[k].items()) for k in _LISTS}}
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The battle's title, outcome, event count and more (``data["meta"]``)."""
+        meta: dict[str, Any] = self.head["meta"]
+        return meta
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        """The page's record of each event, in order (``data["events"]``)."""
+        return self.lists["events"].items()
+
+    def json_chunks(self) -> Iterator[str]:
+        """The JSON text of :attr:`data` in pieces (``json.dumps``'s bytes, compact)."""
+        yield "{"
+        for i, (key, value) in enumerate(self.head.items()):
+            yield f"{',' if i else ''}{dumps(key)}:{dumps(value)}"
+        for key in _LISTS:
+            yield f",{dumps(key)}:"
+            yield from self.lists[key].chunks()
+        yield "}"
+
+
+Step = tuple[Event, str | None, Any, Event | None]
+
+
+def _steps(loaded: ReplayLike, state: Any) -> Iterator[Step]:
+    """Each event with its narrative line (told from the state before it), the state after
+    it and the next event (None after the last): one event of look-ahead, never more."""
+    previous: tuple[Event, str | None] | None = None
+    for event, before in loaded.fold(state=state):
+        if previous is not None:
+            yield *previous, before, event  # the shared state, now past the previous event
+        previous = event, narrative_line(loaded, before, event)
+    if previous is not None:
+        yield *previous, state, None
+
+
+@dataclass
+class _Walk:
+    """What one pass over the events collects."""
+
+    events: Spool = field(default_factory=Spool)
+    details: Spool = field(default_factory=Spool)
+    keys: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    """The key events: (index, record)."""
+    lines: dict[int, str | None] = field(default_factory=dict)
+    """Narrative lines of the forked events (a fork's banner names them)."""
+    forked: dict[int, Event] = field(default_factory=dict)
+    """The events a fork changed, by seq."""
+
+
+def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event: bool) -> _Walk:
+    rs, sc = loaded.ruleset, loaded.scenario
+    forks = loaded.header.fork.chain() if loaded.header.fork is not None else {}
+    walk = _Walk()
+    names = [row["name"] for row in fold.info]
+    for i, (event, line, after, following) in enumerate(_steps(loaded, state)):
+        if event.seq in forks:
+            walk.lines[event.seq], walk.forked[event.seq] = line, event
+        turn_end = following is None or following.turn != event.turn
+        changed = fold.refresh(rs.units(sc, after)) if per_event or turn_end else []
+        record = {
+            "seq": event.seq,
+            "turn": event.turn,
+            "time": event.time,
+            "type": event.type,
+            "line": line,
+            "cause": event.cause,
+            "units": _involved(event, fold.index),
+            "delta": [] if turn_end else changed,
+            "key": _key(event, changed, fold, names),
+        }
+        if record["key"]:
+            walk.keys.append((i, record))
+        walk.events.add(record)
+        walk.details.add(event.model_dump_json())
+        if turn_end:
+            fold.keyframe(i + 1)
+            series.add(event.turn, rs.measures(sc, after))
+    return walk
+
+
+def _meta(loaded: ReplayLike, state: Any, walk: _Walk, per_event: bool) -> dict[str, Any]:
+    rs, header = loaded.ruleset, loaded.header
+    outcome = rs.outcome(loaded.scenario, state)
+    return {
+        "title": loaded.scenario.name,
+        "ruleset": header.ruleset,
+        "seed": header.seed,
+        "replay": str(loaded.path),
+        "events": walk.events.count,
+        "turn_name": rs.turn_name,
+        "headline": headline(rs, outcome, reason=False),
+        "reason": outcome.reason,
+        "summary": rs.summary(outcome),
+        "frames": "event" if per_event else "turn",
+        "fork": _fork(loaded, walk),
+    }
+
+
+def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData:
+    """Fold a replay once into what its viewer needs (see the module docstring)."""
+    rs, sc = loaded.ruleset, loaded.scenario
+    state = rs.initial_state(sc)
+    first = rs.units(sc, state)
+    sides = {s: i for i, s in enumerate(dict.fromkeys(r.side for r in first))}
+    info = _unit_info(first, sides)
+    fold = _Fold({r.id: i for i, r in enumerate(first)}, [row_data(r) for r in first], info)
+    fold.keyframe(0)
+    series = Series()
+    series.add(0, rs.measures(sc, state))
+    per_event = len(first) * max(loaded.count, 1) <= row_budget
+    walk = _walk(loaded, state, fold, series, per_event)  # advances ``state`` to the end
+    head = {
+        "meta": _meta(loaded, state, walk, per_event),
+        "space": rs.space(sc).model_dump(mode="json"),
+        "sides": [
+            {"id": s, "name": next(r.side_name for r in first if r.side == s), "index": k}
+            for s, k in sides.items()
+        ],
+        "units": info,
+    }
+    lists = {"keyframes": fold.keyframes, "events": walk.events, "detail_json": walk.details}
+    for spool in lists.values():
+        spool.close()
+    return ViewData(head, lists, series, first, rs.units(sc, state), walk.keys)

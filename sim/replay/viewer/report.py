@@ -1,0 +1,166 @@
+"""The two pages: one battle (``battlesim report``) and two side by side (``diff --html``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from sim.replay.diff import diff_replays
+from sim.replay.file import ReplayLike
+from sim.replay.viewer.model import ROW_BUDGET, ViewData, battle_view
+from sim.replay.viewer.page import GZIP_ABOVE, PaneSpec, page_pieces
+
+__all__ = [
+    "diff_html",
+    "diff_pieces",
+    "fork_banner",
+    "report_html",
+    "report_page",
+    "report_pieces",
+]
+
+
+def _header(view: ViewData) -> str:
+    m = view.meta
+    frames = (
+        ""
+        if m["frames"] == "event"
+        else f" The map and table change at each {m['turn_name']}'s end (a large battle)."
+    )
+    summary = "".join(f"<li>{escape(line)}</li>" for line in m["summary"])
+    return (
+        f"<h1>{escape(m['title'])}</h1>"
+        f'<p class="meta">{escape(m["ruleset"])} ruleset, seed {m["seed"]}, {m["events"]} '
+        f"events — replay {escape(Path(m['replay']).name)}.{escape(frames)}</p>"
+        f'<p class="headline">{escape(m["headline"])}</p><p>{escape(m["reason"])}</p>'
+        f'<ul class="summary">{summary}</ul>'
+    )
+
+
+def _value(v: Any) -> str:
+    return escape(repr(v))
+
+
+def fork_banner(view: ViewData) -> str:
+    """The "what if" banner of a forked battle, naming each changed event; '' otherwise."""
+    fork = view.meta["fork"]
+    if fork is None:
+        return ""
+    word = view.meta["turn_name"]
+    parts = []
+    for c in fork["changes"]:
+        where = f"seq {c['seq']}" + (f", {word} {c['turn']}" if c["turn"] is not None else "")
+        what = f"{escape(c['type'] or 'event')} ({where})"
+        line = f" — “{escape(c['line'])}”" if c["line"] else ""
+        sets = [f"{escape(k)} = {_value(v)}" for k, v in sorted(c["event"].items())]
+        sets += [f"state {escape(k)} = {_value(v)} after it" for k, v in sorted(c["state"].items())]
+        parts.append(f"<li>{what}{line}: {'; '.join(sets)}</li>")
+    return (
+        '<div class="banner whatif"><b>What if</b> — this battle is a fork of '
+        f"{escape(fork['parent'])}, fought on with the same random streams after these "
+        f"changes:<ul>{''.join(parts)}</ul></div>"
+    )
+
+
+def report_html(
+    loaded: ReplayLike, *, row_budget: int = ROW_BUDGET, gzip_above: int = GZIP_ABOVE
+) -> str:
+    """The viewer page of one battle."""
+    return report_page(battle_view(loaded, row_budget=row_budget), gzip_above=gzip_above)
+
+
+def report_page(view: ViewData, *, gzip_above: int = GZIP_ABOVE) -> str:
+    """The viewer page of one battle already folded into a :class:`ViewData`."""
+    return "".join(report_pieces(view, gzip_above=gzip_above))
+
+
+def report_pieces(view: ViewData, *, gzip_above: int = GZIP_ABOVE) -> Iterator[str]:
+    """:func:`report_page` in pieces, its data streamed (``write_pieces`` writes them)."""
+    banner = fork_banner(view)
+    return page_pieces(
+        f"{view.meta['title']} — battlesim",
+        _header(view),
+        [PaneSpec(view, Path(view.meta["replay"]).name)],
+        banners=[banner] if banner else [],
+        gzip_above=gzip_above,
+    )
+
+
+def _line_at(view: ViewData, seq: int) -> str | None:
+    """The narrative line of event ``seq`` of a battle's page (None past its end)."""
+    return next((e["line"] for i, e in enumerate(view.events()) if i == seq), None)
+
+
+def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
+    if d["identical"]:
+        return '<div class="banner diff"><b>Identical</b> — the two battles do not differ.</div>'
+    if d["mode"] == "same":
+        seq = d["seq"]
+        lines = [_line_at(v, seq) for v in (a, b)]
+        told = "".join(
+            f"<li>{side}: {escape(line or '(past its end)')}</li>"
+            for side, line in zip("AB", lines, strict=True)
+        )
+        changes = "".join(
+            f"<li>{escape(c['kind'])} {escape(c['path'])}: {_value(c['a'])} → {_value(c['b'])}</li>"
+            for c in d["changes"]
+        )
+        return (
+            '<div class="banner diff"><b>First divergent event</b> — seq '
+            f"{seq}, {a.meta['turn_name']} {d['turn']}; the timeline starts just "
+            f"before it (the battles are identical up to there).<ul>{told}{changes}</ul></div>"
+        )
+    inputs = "".join(
+        f"<li>{escape(c['kind'])} {escape(c['path'])}: {_value(c['a'])} → {_value(c['b'])}</li>"
+        for c in d["inputs"]
+    )
+    return (
+        '<div class="banner diff"><b>Two variants</b> — different inputs, compared '
+        f"{a.meta['turn_name']} by {a.meta['turn_name']}:<ul>{inputs}</ul></div>"
+    )
+
+
+def diff_html(a: ReplayLike, b: ReplayLike, *, row_budget: int = ROW_BUDGET) -> str:
+    """Two battles side by side on one timeline, from their first divergent event."""
+    return "".join(diff_pieces(a, b, row_budget=row_budget))
+
+
+def diff_pieces(
+    a: ReplayLike,
+    b: ReplayLike,
+    *,
+    row_budget: int = ROW_BUDGET,
+    compared: dict[str, Any] | None = None,
+) -> Iterator[str]:
+    """:func:`diff_html` in pieces, each battle's data streamed.
+
+    Args:
+        compared: ``diff_replays(a, b)`` when the caller has it already (each
+            comparison folds both battles again).
+    """
+    d = compared if compared is not None else diff_replays(a, b, context=0, detail=False)
+    va, vb = battle_view(a, row_budget=row_budget), battle_view(b, row_budget=row_budget)
+    start = None
+    if d["mode"] == "same" and not d["identical"]:
+        turn = d["turn"]
+        k = d["seq"] - sum(1 for e in va.events() if e["turn"] < turn)
+        start = {"turn": turn, "k": k}
+    header = (
+        f"<h1>{escape(va.meta['title'])} — A and B side by side</h1>"
+        f'<p class="meta">A: {escape(Path(str(a.path)).name)} — '
+        f"{escape(va.meta['headline'])}<br>B: {escape(Path(str(b.path)).name)}"
+        f" — {escape(vb.meta['headline'])}</p>"
+    )
+    banners = [_diff_banner(d, va, vb), fork_banner(va), fork_banner(vb)]
+    return page_pieces(
+        f"{va.meta['title']} — A vs B — battlesim",
+        header,
+        [
+            PaneSpec(va, f"A: {Path(str(a.path)).name}"),
+            PaneSpec(vb, f"B: {Path(str(b.path)).name}"),
+        ],
+        banners=[x for x in banners if x],
+        start=start,
+    )

@@ -1,0 +1,109 @@
+"""Campaign carry-over for ``becmi``: a party's delve, one encounter after another [ours].
+
+``carry_over(scenario, final_state, next_data, settings)`` returns the next
+encounter's scenario data with every combatant of this one carried over by id:
+
+* **dead** combatants are gone from the next encounter;
+* **hit points**: a survivor enters with the hit points it had left plus
+  ``healing`` (a rest, a potion, a cure spell between rooms), never more
+  than the ``hp`` the next encounter gives it (its maximum); a combatant
+  knocked out at 0 or fewer hit points comes round with 1 before healing;
+* **fled**: a combatant that fled rejoins when ``fled_return`` is true
+  (the default), else it is left out;
+* a ``target`` aimed at a combatant that is gone is dropped;
+* everything else — position, cover, weapons, tactics — is the next
+  encounter's. Monsters of the next room are fresh.
+
+``settings["reinforcements"]`` (side id → combatant specs; one with a
+``class`` is a character, else a monster) join their side, fresh.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sim.rulesets.becmi.scenario import BecmiScenario
+from sim.rulesets.becmi.state import BattleState, CombatantState
+
+__all__ = ["CarryOverSettings", "carry_over"]
+
+_KINDS = ("characters", "monsters")
+
+
+class CarryOverSettings(BaseModel):
+    """A campaign's ``carry_over:`` settings for becmi encounters."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    healing: int = Field(
+        0, ge=0, le=1000, description="Hit points regained by each survivor between encounters."
+    )
+    fled_return: bool = Field(True, description="Combatants that fled rejoin the next encounter.")
+    reinforcements: dict[str, list[dict[str, Any]]] = Field(
+        default_factory=dict, description="Side id → combatant specs joining this encounter."
+    )
+
+
+def _carried(
+    spec: dict[str, Any], who: CombatantState, s: CarryOverSettings
+) -> dict[str, Any] | None:
+    """The next encounter's spec with ``who``'s hit points, or None when it is gone."""
+    if who.status == "dead" or (who.status == "fled" and not s.fled_return):
+        return None
+    most = int(spec.get("hp", who.hp_max))
+    return {**spec, "hp": max(1, min(most, max(who.hp, 1) + s.healing))}
+
+
+def _retarget(spec: dict[str, Any], gone: set[str]) -> dict[str, Any]:
+    if spec.get("target") in gone:
+        return {k: v for k, v in spec.items() if k != "target"}
+    return spec
+
+
+def _add_reinforcements(sides: dict[Any, dict[str, Any]], s: CarryOverSettings) -> None:
+    for side_id, specs in s.reinforcements.items():
+        if side_id not in sides:
+            raise ValueError(f"reinforcements: the next encounter has no side {side_id!r}")
+        side = sides[side_id]
+        for spec in copy.deepcopy(specs):
+            kind = "characters" if "class" in spec else "monsters"
+            side[kind] = [*side.get(kind, []), spec]
+
+
+def carry_over(
+    scenario: BecmiScenario,
+    final_state: BattleState,
+    next_data: dict[str, Any],
+    settings: dict[str, Any],
+) -> dict[str, Any]:
+    """The next encounter's scenario data with this one's survivors carried into it.
+
+    Raises:
+        pydantic.ValidationError: ``settings`` are not valid carry-over settings.
+        ValueError: a reinforcement names a side the next encounter does not have.
+    """
+    s = CarryOverSettings.model_validate(settings)
+    out = copy.deepcopy(next_data)
+    sides = {side.get("id"): side for side in out.get("sides", []) if isinstance(side, dict)}
+    _add_reinforcements(sides, s)
+    gone: set[str] = set()
+    for side in sides.values():
+        for kind in _KINDS:
+            kept = []
+            for spec in side.get(kind, []):
+                who = final_state.combatants.get(spec.get("id", ""))
+                new = spec if who is None else _carried(spec, who, s)
+                if new is None:
+                    gone.add(spec["id"])
+                else:
+                    kept.append(new)
+            if kind in side:
+                side[kind] = kept
+    for side in sides.values():
+        for kind in _KINDS:
+            if kind in side:
+                side[kind] = [_retarget(spec, gone) for spec in side[kind]]
+    return out

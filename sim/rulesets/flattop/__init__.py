@@ -1,0 +1,39 @@
+"""The ``flattop`` ruleset: carrier air strikes on the revised Flattop hit tables (seed 000)."""
+
+from engine.events import EventRegistry
+from sim.contract import Ruleset
+from sim.rulesets.flattop.audit import audit
+from sim.rulesets.flattop.battle import plan
+from sim.rulesets.flattop.campaign import carry_over
+from sim.rulesets.flattop.data import RULES_VERSION, rules_data
+from sim.rulesets.flattop.events import UPCASTERS, flattop_events
+from sim.rulesets.flattop.report import narrate, outcome, render_state, summary
+from sim.rulesets.flattop.scenario import FlattopScenario, cross_check
+from sim.rulesets.flattop.state import apply_event, initial_state, restore, snapshot
+from sim.rulesets.flattop.view import DERIVED_FIELDS, measures, space, units
+
+__all__ = ["RULESET"]
+
+RULESET = Ruleset(
+    name="flattop",
+    version=RULES_VERSION,
+    scenario_model=FlattopScenario,
+    registry=EventRegistry(flattop_events(), UPCASTERS, since_format=2),
+    cross_check=cross_check,
+    rules_data=rules_data,
+    plan=plan,
+    initial_state=initial_state,
+    apply=apply_event,
+    snapshot=snapshot,
+    outcome=outcome,
+    summary=summary,
+    render_state=render_state,
+    narrate=narrate,
+    restore=restore,
+    audit=audit,
+    units=units,
+    measures=measures,
+    space=space,
+    derived_fields=DERIVED_FIELDS,
+    carry_over=carry_over,
+)

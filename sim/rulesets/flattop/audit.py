@@ -1,0 +1,141 @@
+"""Invariants of a flattop log, checked event by event by ``battlesim verify``.
+
+:func:`audit` receives each event with the state *before* it and returns a
+message when the event could not have come from the rules in that state:
+a resolution whose table, cell, rolls or hits do not follow from its own
+fields and the seed's tables; losses larger than what was there; damage that
+does not add up; aircraft spotted or launched that were not aboard.
+"""
+
+from __future__ import annotations
+
+from engine.events import Event
+from sim.rulesets.flattop import tables
+from sim.rulesets.flattop.combat import ship_status
+from sim.rulesets.flattop.events import (
+    AirCombat,
+    AntiAircraft,
+    Attacked,
+    Launched,
+    Rearmed,
+    Resolution,
+    Spotted,
+)
+from sim.rulesets.flattop.resolve import modified_table
+from sim.rulesets.flattop.scenario import FlattopScenario
+from sim.rulesets.flattop.state import BattleState
+
+__all__ = ["audit", "audit_resolution"]
+
+
+def audit_resolution(r: Resolution, below_star: str) -> str | None:
+    """The resolution's table, column, cell, rolls and hits follow from its inputs (seed 000)."""
+    row = modified_table(
+        r.basic_table, r.modifiers, "star" if below_star == "star" else "no_attack"
+    )
+    if r.hit_table != (tables.ROWS[row] if row is not None else None):
+        return f"hit table {r.hit_table} does not follow from {r.basic_table} and {r.modifiers}"
+    col = tables.column_index(r.factors)
+    if r.column != tables.COLUMN_LABELS[col]:
+        return f"{r.factors} factors are not column {r.column}"
+    tenths = tables.MATRIX[row][col] if row is not None else None
+    if r.cell != (tenths / 10 if tenths is not None else None):
+        return f"cell {r.cell} is not the matrix's"
+    rolls = [x for x in (r.fraction_roll, r.integer_roll) if x is not None]
+    if rolls != [int(10 * d.u) for d in r.draws]:
+        return f"rolls {rolls} do not come from the draws"
+    if tenths is None:
+        return None if r.hits == 0 and not rolls else "no attack, yet dice or hits"
+    if (r.n, r.f) != tables.split(tenths) or (r.f > 0) != (r.fraction_roll is not None):
+        return f"cell {r.cell} splits otherwise than n={r.n}, f={r.f}"
+    if (r.n > 0) != (r.integer_roll is not None):
+        return "the integer die is rolled exactly when n >= 1"
+    hits = tables.crt_hits(r.n, r.f, r.fraction_roll, r.integer_roll)
+    if hits != (r.fraction_hits, r.integer_hits) or r.hits != sum(hits):
+        return f"hits {r.fraction_hits} + {r.integer_hits} = {r.hits} are not the CRT's {hits}"
+    return None
+
+
+def _within(lost: list[int], had: list[int], what: str) -> str | None:
+    if len(lost) != len(had) or any(x < 0 or x > h for x, h in zip(lost, had, strict=False)):
+        return f"{what} losses {lost} exceed {had}"
+    return None
+
+
+def _air(state: BattleState, e: AirCombat | AntiAircraft) -> str | None:
+    strike = state.strikes[e.strike]
+    if strike.status != "airborne":
+        return f"{e.strike} fights while {strike.status}"
+    problem = _within(e.attack_losses, strike.attacks, "bomber")
+    if problem or sum(e.attack_losses) > e.result.hits:
+        return problem or "more bombers lost than hits"
+    if isinstance(e, AntiAircraft):
+        if sum(e.aa.values()) != e.result.factors:
+            return f"AA factors {e.aa} do not add up to {e.result.factors}"
+        return None
+    cap = state.task_forces[e.task_force].cap
+    if not 0 <= e.cap_lost <= min(cap, e.result.hits):
+        return f"{e.cap_lost} CAP lost of {cap} with {e.result.hits} hits"
+    if not 0 <= e.escort_lost <= min(strike.escort, e.result.hits):
+        return f"{e.escort_lost} escorts lost of {strike.escort}"
+    return None
+
+
+def _attacked(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | None:
+    ship, strike = state.ships[e.ship], state.strikes[e.strike]
+    o = sc.options
+    if (e.hits_before, e.status_before) != (ship.hits, ship.status) or ship.status == "sunk":
+        return f"{e.ship} was {ship.status} with {ship.hits} hits, not as logged"
+    if e.result.factors != strike.attacks[e.attack]:
+        return f"attack {e.attack} has {strike.attacks[e.attack]} factors, not {e.result.factors}"
+    deck = state.decks.get(e.ship)
+    ready = deck is not None and deck.carrier and deck.ready_total() > 0
+    doubled = 2 if ready and o.ready_box_doubling else 1
+    if e.ready_box != ready or e.hits_taken != e.result.hits * doubled:
+        return f"hits taken {e.hits_taken} do not follow from {e.result.hits} and the Ready box"
+    if e.hits_after != ship.hits + e.hits_taken:
+        return "hits after are not hits before + hits taken"
+    if e.status_after != ship_status(e.hits_after, ship.damage, o.cripple_fraction):
+        return f"{e.hits_after}/{ship.damage} hits is not {e.status_after}"
+    lost = [*e.lost_ready.values(), e.lost_rearming, e.lost_hangar]
+    if any(n < 0 for box in lost for n in box.values()):
+        return "negative losses aboard"
+    if deck is None:
+        return None if not any(lost) else f"{e.ship} has no aircraft to lose"
+    for sid, box in e.lost_ready.items():
+        if any(n > deck.ready.get(sid, {}).get(t, 0) for t, n in box.items()):
+            return f"more lost from {sid}'s Ready box than was there"
+    if any(n > deck.rearming[t] for t, n in e.lost_rearming.items()) or any(
+        n > deck.hangar[t] for t, n in e.lost_hangar.items()
+    ):
+        return "more lost aboard than was aboard"
+    return None
+
+
+def audit(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
+    """A message when ``e`` breaks an invariant against the ``state`` before it, else None."""
+    result = getattr(e, "result", None)
+    if isinstance(result, Resolution):
+        problem = audit_resolution(result, sc.options.below_star)
+        if problem:
+            return problem
+    match e:
+        case Spotted():
+            hangar = state.decks[e.deck].hangar
+            if any(n < 0 or n > hangar[t] for t, n in e.aircraft.items()):
+                return f"spotted {e.aircraft} from a hangar of {hangar}"
+        case Launched():
+            ready = state.decks[e.deck].ready.get(e.strike)
+            if ready is None:
+                return f"{e.strike} launches without being spotted"
+            if e.escort > ready["fighter"] or sum(e.attacks) + e.escort > sum(ready.values()):
+                return f"{e.strike} launches more than its Ready box holds"
+        case AirCombat() | AntiAircraft():
+            return _air(state, e)
+        case Attacked():
+            return _attacked(sc, state, e)
+        case Rearmed():
+            rearming = state.decks[e.deck].rearming
+            if any(n > rearming[t] for t, n in e.aircraft.items()):
+                return f"rearmed {e.aircraft} of {rearming}"
+    return None

@@ -1,0 +1,275 @@
+"""A strike over its target: air-to-air, then anti-aircraft fire, then the attacks.
+
+The order in the hex is rules-notes §2 [src].  Every resolution goes through
+:func:`sim.rulesets.flattop.resolve.resolve` on its own stream, named by the strike
+and the actor (``<strike>/air_combat/escort``, ``<strike>/air_combat/cap/…``,
+``<strike>/anti_aircraft/<task force>``, ``<strike>/attack/<index>``), so a
+change to one strike or attack moves no other draw.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from sim.rulesets.flattop.context import Battle
+from sim.rulesets.flattop.data import CARRIER_KINDS, LOSS_ORDER
+from sim.rulesets.flattop.events import AirCombat, AntiAircraft, Attacked, Resolution
+from sim.rulesets.flattop.resolve import resolve
+from sim.rulesets.flattop.state import DeckState, ShipState
+
+__all__ = [
+    "aboard_losses",
+    "allocate",
+    "decide_air_combat",
+    "decide_anti_aircraft",
+    "decide_attack",
+    "ship_aa",
+    "ship_status",
+    "task_force_aa",
+]
+
+
+def allocate(factors: list[int], hits: int) -> list[int]:
+    """Spread hits over attacks, one at a time on the one with most factors left.
+
+    Ties go to the attack declared first (option ``loss_allocation``
+    ``largest_first`` [ours]).  Hits beyond the factors present are wasted.
+
+    >>> allocate([8, 6], 4)
+    [3, 1]
+    """
+    left, lost = list(factors), [0] * len(factors)
+    for _ in range(min(hits, sum(factors))):
+        i = max(range(len(left)), key=lambda k: (left[k], -k))
+        left[i] -= 1
+        lost[i] += 1
+    return lost
+
+
+def _combat(
+    b: Battle,
+    strike: str,
+    cause: int,
+    firer: Literal["cap", "escort"],
+    target: Literal["cap", "escort", "bombers", "strike"],
+    result: Resolution,
+    *,
+    cap_lost: int = 0,
+    escort_lost: int = 0,
+    attack_losses: list[int] | None = None,
+) -> AirCombat:
+    s = b.state.strikes[strike]
+    return AirCombat(
+        turn=b.turn,
+        time=b.now,
+        cause=cause,
+        strike=strike,
+        task_force=s.target,
+        firer=firer,
+        target=target,
+        result=result,
+        cap_lost=cap_lost,
+        escort_lost=escort_lost,
+        attack_losses=attack_losses if attack_losses is not None else [0] * len(s.attacks),
+    )
+
+
+def decide_air_combat(b: Battle, strike: str, cause: int) -> list[AirCombat]:
+    """Combat air patrol against the strike: both sides fire at once, on table 9.
+
+    Escorts fire at the CAP.  The CAP's fire depends on ``interception``:
+    ``screen`` [ours] — each escort factor ties down one CAP factor, which fires
+    at the escorts; the rest fire at the bombers; ``escorts_first`` — all CAP
+    factors fire at the strike and escorts take the hits before bombers.  All
+    strengths are those before the combat (simultaneous fire).
+    """
+    o, s = b.options, b.state.strikes[strike]
+    cap, escort, attacks = b.state.task_forces[s.target].cap, s.escort, s.attacks
+    bombers = sum(attacks)
+    if not cap or not (escort or bombers):
+        return []
+    mods = b.weather(s.target) if o.weather_in_air_combat else {}
+    table = o.table_fighter_air_to_air
+
+    def roll(*key: str, factors: int) -> Resolution:
+        return resolve(b.stream(strike, "air_combat", *key), table, mods, factors, o.below_star)
+
+    events = []
+    if escort:
+        r = roll("escort", factors=escort)
+        events.append(_combat(b, strike, cause, "escort", "cap", r, cap_lost=min(r.hits, cap)))
+    if o.interception == "escorts_first":
+        r = roll("cap", "strike", factors=cap)
+        lost_e = min(r.hits, escort)
+        events.append(
+            _combat(
+                b, strike, cause, "cap", "strike", r,
+                escort_lost=lost_e, attack_losses=allocate(attacks, r.hits - lost_e),
+            )
+        )  # fmt: skip
+        return events
+    on_escort = min(cap, escort) if bombers else cap
+    if on_escort:
+        r = roll("cap", "escort", factors=on_escort)
+        lost = min(r.hits, escort)
+        events.append(_combat(b, strike, cause, "cap", "escort", r, escort_lost=lost))
+    if cap - on_escort:
+        r = roll("cap", "bombers", factors=cap - on_escort)
+        events.append(
+            _combat(b, strike, cause, "cap", "bombers", r, attack_losses=allocate(attacks, r.hits))
+        )
+    return events
+
+
+def ship_aa(b: Battle, ship: str) -> int | None:
+    """A ship's AA factor now; None when sunk (it is out of the battle).
+
+    A crippled ship's per ``crippled_ship_aa`` [ours].
+    """
+    s = b.state.ships[ship]
+    if s.status == "sunk":
+        return None
+    if s.status == "crippled":
+        return {"full": s.aa, "half": s.aa // 2, "none": 0}[b.options.crippled_ship_aa]
+    return s.aa
+
+
+def task_force_aa(b: Battle, task_force: str) -> dict[str, int]:
+    """AA factor of each ship afloat (:func:`ship_aa`), in scenario order."""
+    factors = {s.id: ship_aa(b, s.id) for s in b.ships_of(task_force)}
+    return {sid: f for sid, f in factors.items() if f is not None}
+
+
+def decide_anti_aircraft(
+    b: Battle, strike: str, cause: int, aa: dict[str, int] | None = None
+) -> AntiAircraft | None:
+    """The task force's total AA factor fires at the bombers on table 4 ([fan]).
+
+    Only bombers are hit (rules-notes §2 [src]); None when no bombers are left
+    or the task force has no AA factor.  ``aa``: each ship's factor, as the
+    ships answered the raid (by default :func:`task_force_aa`).
+    """
+    o, s = b.options, b.state.strikes[strike]
+    aa = task_force_aa(b, s.target) if aa is None else aa
+    total = sum(aa.values())
+    if not sum(s.attacks) or not total:
+        return None
+    mods = b.weather(s.target) if o.weather_in_anti_aircraft else {}
+    stream = b.stream(strike, "anti_aircraft", s.target)
+    r = resolve(stream, o.table_anti_aircraft, mods, total, o.below_star)
+    return AntiAircraft(
+        turn=b.turn,
+        time=b.now,
+        cause=cause,
+        strike=strike,
+        task_force=s.target,
+        aa=aa,
+        result=r,
+        attack_losses=allocate(s.attacks, r.hits),
+    )
+
+
+def ship_status(hits: int, damage: int, cripple_fraction: float) -> str:
+    """Sunk at the damage factor, crippled at ``cripple_fraction`` of it ([fan])."""
+    if hits >= damage:
+        return "sunk"
+    return "crippled" if hits >= cripple_fraction * damage else "afloat"
+
+
+def aboard_losses(
+    deck: DeckState, n: int, everything: bool
+) -> tuple[dict[str, dict[str, int]], dict[str, int], dict[str, int]]:
+    """Air factors lost aboard a hit carrier: (Ready box by strike, rearming, hangar).
+
+    ``n`` factors are lost from the Ready box first (strikes in the order they
+    were spotted), then those rearming, then the hangar; within each, types in
+    ``LOSS_ORDER`` [ours].  ``everything``: the carrier sank with all aboard.
+    """
+    left = deck.aboard() if everything else n
+
+    def take(counts: dict[str, int]) -> dict[str, int]:
+        nonlocal left
+        out: dict[str, int] = {}
+        for t in LOSS_ORDER:
+            k = min(left, counts.get(t, 0))
+            if k:
+                out[t] = k
+                left -= k
+        return out
+
+    ready = {sid: took for sid, c in deck.ready.items() if (took := take(c))}
+    return ready, take(deck.rearming), take(deck.hangar)
+
+
+def _target(b: Battle, strike: str, index: int) -> tuple[str, ShipState | None]:
+    """(declared target, ship attacked): a sunk target gives way ([ours], ``retarget_sunk``)."""
+    s = b.state.strikes[strike]
+    spec = b.strikes[strike].attacks[index]
+    ships = b.ships_of(s.target)
+    declared = spec.target
+    if declared is None:
+        carriers = [x.id for x in ships if x.kind in CARRIER_KINDS]
+        declared = carriers[0] if carriers else ships[0].id
+    ship = b.state.ships[declared]
+    if ship.status != "sunk":
+        return declared, ship
+    if not b.options.retarget_sunk:
+        return declared, None
+    afloat = b.carriers_first(s.target)
+    return declared, afloat[0] if afloat else None
+
+
+def _modifiers(b: Battle, ship: ShipState) -> dict[str, int]:
+    o = b.options
+    mods: dict[str, int] = {}
+    if ship.status == "crippled":
+        mods["crippled"] = o.modifier_crippled
+    if ship.anchored:
+        mods["anchored"] = o.modifier_anchored
+    return {**mods, **b.weather(ship.task_force)}
+
+
+def decide_attack(b: Battle, strike: str, index: int, cause: int) -> Attacked | None:
+    """One declared attack on its ship: the hits, Ready-box doubling, damage, losses aboard.
+
+    None when the attack has no aircraft left or no ship to attack.
+    """
+    o, s = b.options, b.state.strikes[strike]
+    factors = s.attacks[index]
+    declared, ship = _target(b, strike, index)
+    if not factors or ship is None:
+        return None
+    spec = b.strikes[strike].attacks[index]
+    stream = b.stream(strike, "attack", index)
+    basic = o.hit_table(spec.aircraft, spec.kind)
+    r = resolve(stream, basic, _modifiers(b, ship), factors, o.below_star)
+    deck = b.state.decks.get(ship.id)
+    ready_box = deck is not None and deck.carrier and deck.ready_total() > 0
+    taken = r.hits * 2 if ready_box and o.ready_box_doubling else r.hits
+    after = ship.hits + taken
+    status = ship_status(after, ship.damage, o.cripple_fraction)
+    lost: tuple[dict[str, dict[str, int]], dict[str, int], dict[str, int]] = ({}, {}, {})
+    if deck is not None and (status == "sunk" or ready_box):
+        n = taken if o.ready_box_losses == "hits_taken" else r.hits
+        lost = aboard_losses(deck, n, everything=status == "sunk")
+    return Attacked(
+        turn=b.turn,
+        time=b.now,
+        cause=cause,
+        strike=strike,
+        attack=index,
+        aircraft=spec.aircraft,
+        weapon=spec.kind,
+        declared=declared,
+        ship=ship.id,
+        result=r,
+        ready_box=ready_box,
+        hits_taken=taken,
+        hits_before=ship.hits,
+        hits_after=after,
+        status_before=ship.status,
+        status_after=status,
+        lost_ready=lost[0],
+        lost_rearming=lost[1],
+        lost_hangar=lost[2],
+    )

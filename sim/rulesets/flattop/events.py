@@ -1,0 +1,218 @@
+"""Events of the ``flattop`` ruleset.
+
+Every resolution on the Hit Table Matrix is one event carrying a
+:class:`Resolution`: the basic hit table, its modifiers, the table used, the
+attacking factors, the cell value, both d10 rolls with their draws, and the
+hits — so a reader can redo it from the log alone.  Aircraft are counted in
+air factors (AF); ``dict[str, int]`` fields map aircraft type to AF.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.events import Draw, Event, Upcaster, same_shape
+from sim.contract.bases import BattleEndedBase
+
+__all__ = [
+    "UPCASTERS",
+    "AirCombat",
+    "AntiAircraft",
+    "Attacked",
+    "BattleEnded",
+    "Launched",
+    "Rearmed",
+    "Recovered",
+    "Resolution",
+    "Spotted",
+    "StrikeCancelled",
+    "flattop_events",
+]
+
+Status = Literal["afloat", "crippled", "sunk"]
+
+
+class Resolution(BaseModel):
+    """One attack resolved on the Hit Table Matrix and the CRT (seed 000)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    basic_table: int
+    """The attacker's basic hit table (0 stands for ``*``)."""
+    modifiers: dict[str, int]
+    """Modifiers to the hit table that applied (crippled, anchored, clouds, night)."""
+    hit_table: str | None
+    """The row used after modifiers and clamping: ``*``, ``1``..``15``; None: no attack."""
+    factors: int
+    """Attacking factors."""
+    column: str
+    """The matrix column of the factors, e.g. ``13-15``."""
+    cell: float | None
+    """The cell: expected hits; None for ``--`` (no effect) or no attack."""
+    n: int
+    """Integer part of the cell."""
+    f: int
+    """Fraction of the cell in tenths (0..9)."""
+    fraction_roll: int | None
+    """d10 (0..9) on column ``.f``; None when f = 0."""
+    integer_roll: int | None
+    """d10 (0..9) on column ``1`` (n = 1) or ``n>1``; None when n = 0."""
+    fraction_hits: int
+    integer_hits: int
+    hits: int
+    """fraction_hits + integer_hits."""
+    draws: list[Draw]
+    """The draws behind the rolls: fraction die first, then integer die."""
+
+
+class Spotted(Event):
+    """A strike's aircraft were brought up to the Ready box of its carrier or base."""
+
+    type: Literal["flattop.spotted"] = "flattop.spotted"
+    strike: str
+    deck: str
+    requested: dict[str, int]
+    aircraft: dict[str, int]
+    """What the hangar could give, by type."""
+
+
+class StrikeCancelled(Event):
+    """A strike did not launch: its carrier was sunk or crippled, or it had no aircraft."""
+
+    type: Literal["flattop.strike_cancelled"] = "flattop.strike_cancelled"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2: a strike grounded by its carrier's damage names the attack that did it."""
+    strike: str
+    reason: str
+    returned: dict[str, int]
+    """Air factors sent back from the Ready box to the hangar."""
+
+
+class Launched(Event):
+    """A strike took off towards its target task force."""
+
+    type: Literal["flattop.launched"] = "flattop.launched"
+    strike: str
+    deck: str
+    target: str
+    escort: int
+    attacks: list[int]
+    """Air factors of each declared attack, in declared order."""
+    distance: int
+    """Hexes to the target."""
+    speed: int
+    """Hexes an hour: the slowest type's."""
+    flight_minutes: int
+    arrives: float
+
+
+class AirCombat(Event):
+    """One side of the air-to-air combat over a task force, resolved on the matrix."""
+
+    type: Literal["flattop.air_combat"] = "flattop.air_combat"
+    strike: str
+    task_force: str
+    firer: Literal["cap", "escort"]
+    target: Literal["cap", "escort", "bombers", "strike"]
+    """What the firer shoots at; ``strike``: escorts first, then bombers."""
+    result: Resolution
+    cap_lost: int
+    escort_lost: int
+    attack_losses: list[int]
+    """Air factors lost by each declared attack."""
+
+
+class AntiAircraft(Event):
+    """A task force's AA fire at a strike's bombers, resolved on the matrix."""
+
+    type: Literal["flattop.anti_aircraft"] = "flattop.anti_aircraft"
+    strike: str
+    task_force: str
+    aa: dict[str, int]
+    """AA factor each ship contributed."""
+    result: Resolution
+    attack_losses: list[int]
+
+
+class Attacked(Event):
+    """One declared attack on a ship, resolved on the matrix, and its damage."""
+
+    type: Literal["flattop.attacked"] = "flattop.attacked"
+    strike: str
+    attack: int
+    """Index of the attack in the strike's declared list."""
+    aircraft: str
+    weapon: str
+    declared: str
+    """The declared target."""
+    ship: str
+    """The ship attacked (the declared one unless it was already sunk)."""
+    result: Resolution
+    ready_box: bool
+    """The ship is a carrier with aircraft in its Ready box: hits doubled."""
+    hits_taken: int
+    hits_before: int
+    hits_after: int
+    status_before: Status
+    status_after: Status
+    lost_ready: dict[str, dict[str, int]]
+    """Air factors lost aboard from the Ready box, by the strike spotted there and type."""
+    lost_rearming: dict[str, int]
+    lost_hangar: dict[str, int]
+
+
+class Recovered(Event):
+    """A strike came back and landed, or ditched for want of a deck."""
+
+    type: Literal["flattop.recovered"] = "flattop.recovered"
+    strike: str
+    deck: str | None
+    """Where it landed; None: it ditched."""
+    diverted: bool
+    aircraft: dict[str, int]
+    """Air factors landed (or ditched), by type."""
+
+
+class Rearmed(Event):
+    """Aircraft recovered from a strike are refuelled, rearmed and back in the hangar."""
+
+    type: Literal["flattop.rearmed"] = "flattop.rearmed"
+    strike: str
+    deck: str
+    aircraft: dict[str, int]
+
+
+class BattleEnded(BattleEndedBase):
+    """The outcome: the winner (None for a draw), why, and each side's points."""
+
+    type: Literal["flattop.battle_ended"] = "flattop.battle_ended"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2 records its ``cause``: the attack that last crippled or sank a ship."""
+    points: dict[str, int]
+
+
+def flattop_events() -> tuple[type[Event], ...]:
+    """Return the ruleset's event classes, for its registry."""
+    return (
+        Spotted,
+        StrikeCancelled,
+        Launched,
+        AirCombat,
+        AntiAircraft,
+        Attacked,
+        Recovered,
+        Rearmed,
+        BattleEnded,
+    )
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    # v1 recorded the cause it had (none, or the spotting); it keeps it
+    ("flattop.strike_cancelled", 1): same_shape,
+    ("flattop.battle_ended", 1): same_shape,
+}
+"""Upcasters of stored flattop events, by (type, from version)."""

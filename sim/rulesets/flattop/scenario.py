@@ -1,0 +1,242 @@
+"""Schema of a ``flattop`` scenario file, and the checks across its fields.
+
+Pydantic validates each field; :func:`cross_check` then checks what spans
+fields (unique ids, strikes from the side's own decks at enemy task forces
+within range) and returns every problem with its field path.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints
+
+from sim.contract.bases import Ident, Name, ScenarioBase, SideBase
+from sim.contract.bases import Model as _Model
+from sim.rulesets.flattop.data import (
+    CARRIER_KINDS,
+    DEFAULT_WEAPON,
+    MINUTES_PER_TURN,
+    SHIP_CLASSES,
+    WEAPONS,
+    AircraftType,
+    ShipKind,
+    Weapon,
+)
+from sim.rulesets.flattop.grid import distance
+from sim.rulesets.flattop.options import FlattopOptions
+
+__all__ = [
+    "AttackSpec",
+    "BaseSpec",
+    "FlattopScenario",
+    "ShipSpec",
+    "SideSpec",
+    "StrikeSpec",
+    "TaskForceSpec",
+    "clock_minutes",
+    "cross_check",
+]
+
+Coord = Annotated[int, Field(ge=0, le=999)]
+Hex = tuple[Coord, Coord]
+"""A hex as [column, row], 0-based, "odd-q" offset layout; a hex is about 20 nautical miles."""
+Clock = Annotated[str, StringConstraints(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")]
+Factors = Annotated[int, Field(ge=0, le=500)]
+
+Problem = tuple[tuple[str | int, ...], str]
+
+
+class TurnSpec(_Model):
+    """The clock: hour turns from a start time, and the hours of darkness."""
+
+    limit: int = Field(ge=1, le=24, description="Turn limit: hours of battle (at most a day).")
+    start: Clock = Field("06:00", description="Clock time when turn 1 begins, HH:MM.")
+    dusk: Clock = Field("18:00", description="[ours] Night begins (hit tables -4), HH:MM.")
+    dawn: Clock = Field("06:00", description="[ours] Night ends, HH:MM.")
+
+
+class ShipSpec(_Model):
+    """One ship; a carrier also holds its air factors."""
+
+    id: Ident
+    name: Name
+    kind: ShipKind
+    aa: int | None = Field(
+        None, ge=0, le=50, description="AA factor (default: by class, docs/rules/flattop.md)."
+    )
+    damage: int | None = Field(
+        None, ge=1, le=100, description="Damage factor: hits to sink (default: by class)."
+    )
+    anchored: bool = Field(False, description="At anchor (hit tables +2 against it).")
+    aircraft: dict[AircraftType, Factors] = Field(
+        default_factory=dict, description="Air factors in the hangar at the start (carriers)."
+    )
+
+    @property
+    def aa_factor(self) -> int:
+        """The AA factor: the ship's own or its class's."""
+        return self.aa if self.aa is not None else int(SHIP_CLASSES[self.kind]["aa"])
+
+    @property
+    def damage_factor(self) -> int:
+        """The damage factor: the ship's own or its class's."""
+        return self.damage if self.damage is not None else int(SHIP_CLASSES[self.kind]["damage"])
+
+
+class TaskForceSpec(_Model):
+    """Ships steaming together in one hex, under one combat air patrol."""
+
+    id: Ident
+    name: Name
+    at: Hex
+    clouds: bool = Field(False, description="The task force is under clouds (hit tables -2).")
+    cap: Factors = Field(0, description="Fighter air factors on combat air patrol overhead.")
+    ships: list[ShipSpec] = Field(min_length=1, max_length=100)
+
+
+class BaseSpec(_Model):
+    """A land airfield: launches and recovers strikes; cannot be attacked [ours]."""
+
+    id: Ident
+    name: Name
+    at: Hex
+    aircraft: dict[AircraftType, Factors] = Field(min_length=1)
+
+
+class AttackSpec(_Model):
+    """One attack of a strike: bombers of one type against a declared target."""
+
+    aircraft: Literal["dive_bomber", "torpedo_bomber", "level_bomber"]
+    factors: int = Field(ge=1, le=500, description="Air factors asked for.")
+    weapon: Weapon | None = Field(None, description="Attack kind (default by aircraft type).")
+    target: Ident | None = Field(
+        None, description="Ship of the target task force (default: its first carrier)."
+    )
+
+    @property
+    def kind(self) -> Weapon:
+        """The attack kind: the declared one or the aircraft type's default."""
+        return self.weapon if self.weapon is not None else DEFAULT_WEAPON[self.aircraft]
+
+
+class StrikeSpec(_Model):
+    """A strike launched from a carrier or base at an enemy task force."""
+
+    id: Ident
+    name: Name
+    origin: Ident = Field(description="Carrier or base of the side that launches it.")
+    launch: Clock = Field(description="Clock time of launch, HH:MM.")
+    target: Ident = Field(description="Enemy task force attacked.")
+    escort: Factors = Field(0, description="Fighter air factors escorting the bombers.")
+    attacks: list[AttackSpec] = Field(min_length=1, max_length=20)
+
+
+class SideSpec(SideBase):
+    """One side: its task forces, airfields and planned strikes."""
+
+    task_forces: list[TaskForceSpec] = Field(default_factory=list, max_length=50)
+    bases: list[BaseSpec] = Field(default_factory=list, max_length=50)
+    strikes: list[StrikeSpec] = Field(default_factory=list, max_length=200)
+
+
+class FlattopScenario(ScenarioBase):
+    """A ``flattop`` scenario file."""
+
+    ruleset: Literal["flattop"]
+    turns: TurnSpec
+    options: FlattopOptions = Field(default_factory=FlattopOptions)
+    sides: list[SideSpec] = Field(min_length=2, max_length=2)
+
+
+def clock_minutes(start: str, at: str) -> int:
+    """Minutes from ``start`` to the next ``at`` (same day or after midnight)."""
+    h0, m0 = (int(x) for x in start.split(":"))
+    h1, m1 = (int(x) for x in at.split(":"))
+    return ((h1 * 60 + m1) - (h0 * 60 + m0)) % 1440
+
+
+def cross_check(sc: FlattopScenario) -> list[Problem]:
+    """Return every problem that spans fields, each with its field path."""
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    for i, side in enumerate(sc.sides):
+        _unique(problems, seen, side.id, ("sides", i, "id"), "side")
+        for j, tf in enumerate(side.task_forces):
+            _unique(problems, seen, tf.id, ("sides", i, "task_forces", j, "id"), "task force")
+            for k, ship in enumerate(tf.ships):
+                path: tuple[str | int, ...] = ("sides", i, "task_forces", j, "ships", k)
+                _unique(problems, seen, ship.id, (*path, "id"), "ship")
+                if ship.aircraft and ship.kind not in CARRIER_KINDS:
+                    problems.append(((*path, "aircraft"), f"a {ship.kind} carries no aircraft"))
+        for j, base in enumerate(side.bases):
+            _unique(problems, seen, base.id, ("sides", i, "bases", j, "id"), "base")
+        for j, strike in enumerate(side.strikes):
+            _unique(problems, seen, strike.id, ("sides", i, "strikes", j, "id"), "strike")
+    for i, side in enumerate(sc.sides):
+        for j, strike in enumerate(side.strikes):
+            problems.extend(_check_strike(sc, i, strike, ("sides", i, "strikes", j)))
+    return problems
+
+
+def _unique(
+    problems: list[Problem],
+    seen: dict[str, str],
+    ident: str,
+    path: tuple[str | int, ...],
+    what: str,
+) -> None:
+    if ident in seen:
+        problems.append((path, f"id {ident!r} is already used by a {seen[ident]}"))
+    seen.setdefault(ident, what)
+
+
+def _check_strike(
+    sc: FlattopScenario, side_index: int, st: StrikeSpec, path: tuple[str | int, ...]
+) -> list[Problem]:
+    problems: list[Problem] = []
+    side, enemy = sc.sides[side_index], sc.sides[1 - side_index]
+    decks = {
+        s.id: (s.aircraft, tf.at)
+        for tf in side.task_forces
+        for s in tf.ships
+        if s.kind in CARRIER_KINDS
+    }
+    decks.update({b.id: (b.aircraft, b.at) for b in side.bases})
+    origin = decks.get(st.origin)
+    if origin is None:
+        problems.append(((*path, "origin"), f"{st.origin!r} is not a carrier or base of {side.id}"))
+    targets = {tf.id: tf for tf in enemy.task_forces}
+    target = targets.get(st.target)
+    if target is None:
+        problems.append(((*path, "target"), f"{st.target!r} is not a task force of {enemy.id}"))
+    if clock_minutes(sc.turns.start, st.launch) >= sc.turns.limit * MINUTES_PER_TURN:
+        problems.append(((*path, "launch"), f"{st.launch} is after the battle's last turn"))
+    types: list[str] = (["fighter"] if st.escort else []) + [a.aircraft for a in st.attacks]
+    for a_index, attack in enumerate(st.attacks):
+        apath = (*path, "attacks", a_index)
+        if attack.kind not in WEAPONS[attack.aircraft]:
+            problems.append(
+                ((*apath, "weapon"), f"a {attack.aircraft} cannot attack with {attack.kind}")
+            )
+        ships = [s.id for s in target.ships] if target is not None else []
+        if target is not None and attack.target is not None and attack.target not in ships:
+            problems.append(((*apath, "target"), f"no ship {attack.target!r} in {target.id}"))
+    if origin is None or target is None:
+        return problems
+    aircraft, at = origin
+    have = {str(t): n for t, n in aircraft.items()}
+    for t in dict.fromkeys(types):
+        if not have.get(t):
+            problems.append(((*path, "origin"), f"{st.origin} has no {t} air factors"))
+    hexes = distance(at, target.at)
+    for t in dict.fromkeys(types):
+        if hexes > sc.options.radius(t):
+            problems.append(
+                (
+                    (*path, "target"),
+                    f"{target.id} is {hexes} hexes away, beyond the {t} radius "
+                    f"of {sc.options.radius(t)}",
+                )
+            )
+    return problems

@@ -1,0 +1,40 @@
+"""The ``musket`` ruleset: horse-and-musket fire and melee combat results (seed 003)."""
+
+from engine.events import EventRegistry
+from sim.contract import Ruleset
+from sim.rulesets.musket.audit import audit
+from sim.rulesets.musket.battle import plan
+from sim.rulesets.musket.campaign import carry_over
+from sim.rulesets.musket.data import RULES_VERSION, rules_data
+from sim.rulesets.musket.events import UPCASTERS, musket_events
+from sim.rulesets.musket.report import narrate, outcome, render_state, summary
+from sim.rulesets.musket.scenario import MusketScenario, cross_check
+from sim.rulesets.musket.state import apply_event, initial_state, restore, snapshot, snapshot_json
+from sim.rulesets.musket.view import DERIVED_FIELDS, measures, space, units
+
+__all__ = ["RULESET"]
+
+RULESET = Ruleset(
+    name="musket",
+    version=RULES_VERSION,
+    scenario_model=MusketScenario,
+    registry=EventRegistry(musket_events(), UPCASTERS),
+    cross_check=cross_check,
+    rules_data=rules_data,
+    plan=plan,
+    initial_state=initial_state,
+    apply=apply_event,
+    snapshot=snapshot,
+    snapshot_json=snapshot_json,
+    outcome=outcome,
+    summary=summary,
+    restore=restore,
+    audit=audit,
+    render_state=render_state,
+    narrate=narrate,
+    carry_over=carry_over,
+    units=units,
+    measures=measures,
+    space=space,
+    derived_fields=DERIVED_FIELDS,
+)

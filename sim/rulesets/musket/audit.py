@@ -1,0 +1,119 @@
+"""Invariants of a musket log, checked event by event by ``battlesim verify``.
+
+:func:`audit` receives each event with the state *before* it and returns a
+message when the event could not have been produced by the rules from that
+state: illegal morale transitions, arithmetic that does not add up, fire
+from a routed unit, a path that jumps, losses that do not add up.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import pairwise
+
+from engine.events import Event, TurnEnded
+from sim.rulesets.musket import combat
+from sim.rulesets.musket.events import Casualties, Fired, Meleed, MoraleTested, Moved, Rallied
+from sim.rulesets.musket.hexmap import distance
+from sim.rulesets.musket.morale import failure_state
+from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.state import BattleState, UnitState
+
+__all__ = ["audit"]
+
+_UP = {"routed": "disrupted", "disrupted": "good"}
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def _arithmetic(c: Casualties) -> str | None:
+    if not _close(c.modifier, sum(c.modifiers.values())):
+        return f"modifier {c.modifier} is not the sum of its parts {c.modifiers}"
+    r = combat.casualty_range(c.v, c.modifier, c.lcv, c.hcv)
+    if not (_close(r.effective, c.effective) and _close(r.low, c.low) and _close(r.high, c.high)):
+        return f"effective value / range {c.effective}, {c.low}..{c.high} do not follow from V, m"
+    if not c.low - 1e-9 <= c.value <= c.high + 1e-9:
+        return f"casualty value {c.value} lies outside {c.low}..{c.high}"
+    if c.casualties not in (math.floor(c.value), math.floor(c.value) + 1):
+        return f"{c.casualties} casualties is not {c.value} rounded"
+    if c.casualties < 0 or c.guns_lost < 0 or c.fatigue_added < 0:
+        return "negative loss or fatigue"
+    return None
+
+
+def _losses_add_up(u: UnitState) -> str | None:
+    lost = u.guns_lost if u.kind == "artillery" else u.men_lost
+    if u.strength < 0:
+        return f"{u.id} has negative strength {u.strength}"
+    if lost + u.strength != u.initial:
+        return f"{u.id}: lost {lost} + strength {u.strength} != initial {u.initial}"
+    return None
+
+
+def _morale(state: BattleState, e: MoraleTested) -> str | None:
+    unit = state.units[e.unit]
+    if e.before != unit.morale:
+        return f"{e.unit} tested as {e.before} but was {unit.morale}"
+    if e.morale_value != e.base + sum(e.modifiers.values()):
+        return "morale value is not base + modifiers"
+    if e.roll != 1 + math.floor(e.draws[0].u * 6) or e.passed != (e.roll <= e.morale_value):
+        return f"roll {e.roll} / pass {e.passed} do not follow from the draw and value"
+    expected = e.before if e.passed else failure_state(e.before, e.phase)
+    if e.after != expected:
+        return f"illegal morale transition {e.before} -> {e.after} in {e.phase}"
+    return None
+
+
+def _rally(state: BattleState, e: Rallied) -> str | None:
+    unit = state.units[e.unit]
+    if e.before != unit.morale or e.before not in _UP:
+        return f"{e.unit} rallied from {e.before} but was {unit.morale}"
+    if e.success != (e.roll <= e.morale_value):
+        return "rally success does not follow from the roll"
+    expected = _UP[e.before] if e.success else e.before
+    return None if e.after == expected else f"illegal rally {e.before} -> {e.after}"
+
+
+def _moved(state: BattleState, e: Moved) -> str | None:
+    unit = state.units[e.unit]
+    if not unit.active or unit.hex is None or tuple(e.start) != unit.hex:
+        return f"{e.unit} moved from {e.start} but stood at {unit.hex}"
+    steps: list[tuple[int, int]] = [(e.start[0], e.start[1]), *((h[0], h[1]) for h in e.path)]
+    if any(distance(a, b) != 1 for a, b in pairwise(steps)):
+        return f"{e.unit}'s path is not a chain of neighbouring hexes"
+    if e.reason == "order" and unit.morale != "good":
+        return f"{e.unit} moved on its order while {unit.morale}"
+    return None
+
+
+def audit(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
+    """The broken invariant if ``event`` cannot follow ``state``, else None."""
+    del sc
+    match event:
+        case Fired():
+            firer, target = state.units[event.unit], state.units[event.target]
+            if not firer.active or firer.morale == "routed":
+                return f"{event.unit} fired while {firer.morale}"
+            if not target.active:
+                return f"{event.unit} fired on {event.target}, which is out of the battle"
+            return _arithmetic(event.result) or _losses_add_up(target)
+        case Meleed():
+            for c in (event.attacker_losses, event.defender_losses):
+                if (problem := _arithmetic(c)) is not None:
+                    return problem
+            return _losses_add_up(state.units[event.unit]) or _losses_add_up(
+                state.units[event.target]
+            )
+        case MoraleTested():
+            return _morale(state, event)
+        case Rallied():
+            return _rally(state, event)
+        case Moved():
+            return _moved(state, event)
+        case TurnEnded():
+            for unit in state.units.values():
+                if (problem := _losses_add_up(unit)) is not None:
+                    return problem
+    return None

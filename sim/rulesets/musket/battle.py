@@ -1,0 +1,150 @@
+"""A ``musket`` battle in SimPy: one process per unit, acting in the turn's phases.
+
+Processes are thin: they wait for their phase, ask a rule to decide, and
+emit what it decides through the recorder.  Within a phase units act in
+scenario order (side by side, unit by unit), the kernel's documented order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterator
+from typing import TypeVar
+
+import simpy
+
+from engine.events import Event
+from engine.recorder import Recorder
+from sim.rulesets.musket.context import Battle
+from sim.rulesets.musket.data import PHASES
+from sim.rulesets.musket.events import Fired, Meleed, SideBroken
+from sim.rulesets.musket.fire import decide_fire
+from sim.rulesets.musket.melee import decide_melee
+from sim.rulesets.musket.morale import decide_morale, decide_rally, decide_rest
+from sim.rulesets.musket.movement import decide_move
+from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.state import BattleState, UnitState
+from sim.rulesets.musket.victory import blows, decide_breaks, decide_end
+from sim.runner import Actor, Plan
+
+__all__ = ["plan", "waits_for"]
+
+Rec = Recorder[BattleState]
+E = TypeVar("E", bound=Event)
+
+
+def _emit(b: Battle, rec: Rec, event: E) -> E:
+    """Log one event; note it as the latest blow to each army it struck (a break's cause)."""
+    stamped = rec.emit(event)
+    for side in blows(stamped, b.state):
+        b.last_blow[side] = stamped.seq
+    return stamped
+
+
+def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
+    """Morale checks caused by a resolution, each naming its cause's seq."""
+    pairs = (
+        [(event.target, event.result)]
+        if isinstance(event, Fired)
+        else [(event.unit, event.attacker_losses), (event.target, event.defender_losses)]
+    )
+    for uid, result in pairs:
+        unit = b.state.units[uid]
+        reason = result.morale_check_reason
+        if reason is not None and unit.active and unit.hex is not None:
+            _emit(b, rec, decide_morale(b, unit, event.phase, reason, event.seq, event.unit))
+
+
+def _movement(b: Battle, rec: Rec, unit: UnitState) -> None:
+    for event in decide_move(b, unit):
+        rec.emit(event)
+
+
+def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
+    def act(b: Battle, rec: Rec, unit: UnitState) -> None:
+        event = decide_fire(b, unit, phase)
+        if event is not None:
+            fired = _emit(b, rec, event)
+            if fired.result.morale_check_reason is not None:  # else _checks finds none
+                _checks(b, rec, fired)
+
+    return act
+
+
+def _melee(b: Battle, rec: Rec, unit: UnitState) -> None:
+    event = decide_melee(b, unit)
+    if event is not None:
+        _checks(b, rec, _emit(b, rec, event))
+
+
+def _rally(b: Battle, rec: Rec, unit: UnitState) -> None:
+    for event in (decide_rest(b, unit), decide_rally(b, unit)):
+        if event is not None:
+            rec.emit(event)
+
+
+ACTIONS: dict[str, Callable[[Battle, Rec, UnitState], None]] = {
+    "movement": _movement,
+    "defensive_fire": _fire("defensive_fire"),
+    "offensive_fire": _fire("offensive_fire"),
+    "melee": _melee,
+    "rally": _rally,
+}
+
+
+def waits_for(b: Battle, uid: str) -> tuple[str, ...]:
+    """The phases a unit waits for each turn: every phase but the one its order rules out.
+
+    A charging unit fights in the melee phase instead of firing offensively
+    (:func:`~sim.rulesets.musket.fire.may_fire`); a unit under any other order never
+    charges (:func:`~sim.rulesets.musket.melee.can_charge`).  Orders are scenario
+    data that nothing in a battle changes (a fork overrides state and event
+    fields only), so the phase left out is one in which the unit's rule
+    would decide nothing, every turn: leaving it out saves a resume, and
+    the kernel still resumes every phase's waiters in scenario order.
+    """
+    skip = "offensive_fire" if b.orders[uid].kind == "charge" else "melee"
+    return tuple(phase for phase in PHASES if phase != skip)
+
+
+def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
+    state, wait = b.state, b.kernel.phase  # the state is changed in place, never replaced
+    unit = state.units[uid]
+    order = (b.rank[uid],)
+    steps = [(phase, ACTIONS[phase]) for phase in waits_for(b, uid)]
+    while True:
+        for phase, act in steps:
+            yield wait(phase, order)
+            if state.ended or not unit.active:
+                return
+            act(b, rec, unit)
+
+
+def _processes(b: Battle, rec: Rec) -> Iterator[Actor]:
+    return (Actor(uid, _unit(b, rec, uid)) for uid in b.state.units)
+
+
+def _turn_end(b: Battle, turn: int, last: bool) -> Generator[Event, Event | None, None]:
+    """Side breaks (each naming the army's last blow), then the battle's end.
+
+    The runner sends each logged event back, so the end can name the last break.
+    """
+    broke = []
+    for event in decide_breaks(b, b.last_blow):
+        stamped = yield event
+        if isinstance(stamped, SideBroken):
+            broke.append(stamped)
+    ended = decide_end(b, last_turn=last, broke=broke)
+    if ended is not None:
+        yield ended
+
+
+def plan(scenario: MusketScenario) -> Plan[MusketScenario, BattleState, Battle]:
+    """The battle's clock (the turn's phases), view, unit processes and end-of-turn rules."""
+    return Plan(
+        phases=PHASES,
+        turn_length=scenario.turns.minutes,
+        turn_limit=scenario.turns.limit,
+        view=Battle,
+        processes=_processes,
+        turn_end=_turn_end,
+    )

@@ -1,0 +1,216 @@
+"""The read-only view of a battle that the ``musket`` rules decide from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.rng import Stream
+from sim.rulesets.musket.data import QUALITY_MORALE, TERRAIN
+from sim.rulesets.musket.hexmap import distance, neighbours, ring_steps
+from sim.rulesets.musket.options import MusketOptions
+from sim.rulesets.musket.scenario import MusketScenario, Order, SideSpec
+from sim.rulesets.musket.state import BattleState, UnitState
+from sim.runner import BattleView
+
+__all__ = ["Battle", "Hex"]
+
+Hex = tuple[int, int]
+
+
+@dataclass
+class Battle(BattleView[MusketScenario, BattleState]):
+    """Scenario, options, current state, random streams and clock.
+
+    Rules read it and return events; only the recorder's apply changes
+    ``state``.
+    """
+
+    terrain: dict[Hex, str] = field(init=False)
+    cover_override: dict[Hex, int] = field(init=False)
+    rank: dict[str, int] = field(init=False)
+    sides: dict[str, SideSpec] = field(init=False)
+    orders: dict[str, Order] = field(init=False)
+    _span: int = field(init=False)
+    _nearest: dict[tuple[str, int | None], tuple[int, UnitState | None]] = field(init=False)
+    last_blow: dict[str, int] = field(default_factory=dict)
+    """Seq of the latest blow each army took (``victory.blows``), kept as the
+    battle is fought: it becomes the cause of the army's break.  Replay never
+    needs it, since the break records its cause."""
+
+    def __post_init__(self) -> None:
+        self.terrain = {(h[0], h[1]): p.terrain for p in self.scenario.map.terrain for h in p.hexes}
+        # A later patch wins for a hex's terrain and for its cover alike.
+        covers = {(h[0], h[1]): p.cover for p in self.scenario.map.terrain for h in p.hexes}
+        self.cover_override = {h: c for h, c in covers.items() if c is not None}
+        self.rank = {uid: i for i, uid in enumerate(self.state.units)}
+        self.sides = {s.id: s for s in self.scenario.sides}
+        self.orders = {u.id: u.order for s in self.scenario.sides for u in s.units}
+        self._span = self.scenario.map.width + self.scenario.map.height  # > any distance
+        self._nearest = {}
+
+    @property
+    def options(self) -> MusketOptions:
+        """The ruleset options of this scenario."""
+        return self.scenario.options
+
+    def stream(self, purpose: str, *key: str) -> Stream:
+        """The stream for ``purpose`` this turn: name ``<turn>/<purpose>/<key...>``.
+
+        The name is built here in one piece and given to the factory as a
+        one-part key, whose name is that text: the same stream as the key
+        ``(turn, purpose, *key)``, for a third of the joining.
+        """
+        return self.streams.stream("/".join((str(self.kernel.turn), purpose, *key)))
+
+    def on_map(self, h: Hex) -> bool:
+        """True when ``h`` lies on the map."""
+        return 0 <= h[0] < self.scenario.map.width and 0 <= h[1] < self.scenario.map.height
+
+    def cover(self, h: Hex | None) -> tuple[str, int]:
+        """Terrain name and its cover modifier (percent) at ``h``: the patch's own
+        ``cover`` when the scenario sets one, else the terrain table's."""
+        if h is None:
+            return "clear", 0
+        name = self.terrain.get(h, "clear")
+        return name, self.cover_override.get(h, TERRAIN[name]["cover"])
+
+    def move_cost(self, h: Hex) -> int:
+        """Movement points to enter ``h``."""
+        return TERRAIN[self.terrain.get(h, "clear")]["move_cost"]
+
+    def enemies(self, unit: UnitState) -> list[UnitState]:
+        """Active enemy units on the map, in scenario order."""
+        return [
+            u
+            for u in self.state.units.values()
+            if u.side != unit.side and u.active and u.hex is not None
+        ]
+
+    def nearest_enemy(self, unit: UnitState, within: int | None = None) -> UnitState | None:
+        """The closest enemy (ties: scenario order), optionally within a range.
+
+        Rings of hexes around the unit are searched outward while a ring's
+        area stays below the number of units, then the remaining enemies are
+        scanned: the cost depends on the distance to the nearest enemy, not on
+        the size of the armies.  The answer is cached per (unit, range) until
+        a unit is placed, moved or removed (``state.placements``).
+        """
+        assert unit.hex is not None
+        key = (unit.id, within)
+        placements = self.state.placements
+        hit = self._nearest.get(key)
+        if hit is not None and hit[0] == placements:
+            return hit[1]
+        found = self._search(unit, within)
+        self._nearest[key] = (placements, found)
+        return found
+
+    def _search(self, unit: UnitState, within: int | None) -> UnitState | None:
+        assert unit.hex is not None
+        col, row = unit.hex
+        occupant, units, rank = self.state.occupant, self.state.units, self.rank
+        reach = self._span if within is None else within
+        radius = 0
+        while radius < reach and 3 * (radius + 1) * (radius + 2) < len(units):
+            radius += 1
+            best: UnitState | None = None
+            for dc, dr in ring_steps(bool(col & 1), radius):
+                uid = occupant.get((col + dc, row + dr))
+                if uid is not None:
+                    other = units[uid]
+                    if other.side != unit.side and (best is None or rank[uid] < rank[best.id]):
+                        best = other
+            if best is not None:
+                return best
+        return self._scan(unit, radius, reach)
+
+    def _scan(self, unit: UnitState, beyond: int, reach: int) -> UnitState | None:
+        """The nearest enemy farther than ``beyond`` and within ``reach``, by a scan."""
+        if beyond >= reach:
+            return None
+        assert unit.hex is not None
+        best: tuple[int, int] | None = None
+        nearest: UnitState | None = None
+        for e in self.enemies(unit):
+            assert e.hex is not None
+            key = (distance(unit.hex, e.hex), self.rank[e.id])
+            if key[0] <= reach and (best is None or key < best):
+                best, nearest = key, e
+        return nearest
+
+    def adjacent_enemy(self, unit: UnitState, at: Hex | None = None) -> bool:
+        """True when an enemy stands next to ``at`` (default: the unit's hex)."""
+        here = at if at is not None else unit.hex
+        if here is None:
+            return False
+        for h in neighbours(here):
+            uid = self.state.occupant.get(h)
+            if uid is not None and self.state.units[uid].side != unit.side:
+                return True
+        return False
+
+    def charge_target(self, unit: UnitState) -> UnitState | None:
+        """The order's target while it is on the field, else the nearest enemy [ours]."""
+        tid = self.orders[unit.id].target
+        if tid is not None:
+            t = self.state.units[tid]
+            if t.active and t.hex is not None:
+                return t
+        return self.nearest_enemy(unit) if unit.hex is not None else None
+
+    def edge_distance(self, h: Hex, edge: str) -> int:
+        """Rows or columns between ``h`` and a map edge (0 on the edge)."""
+        m = self.scenario.map
+        return {
+            "north": h[1],
+            "south": m.height - 1 - h[1],
+            "west": h[0],
+            "east": m.width - 1 - h[0],
+        }[edge]
+
+    def fatigue_level(self, unit: UnitState) -> str:
+        """``low``, ``medium``, ``high`` or ``max`` (rules-notes §1 [src])."""
+        o = self.options
+        if unit.fatigue >= o.fatigue_max:
+            return "max"
+        if unit.fatigue >= o.fatigue_high:
+            return "high"
+        return "medium" if unit.fatigue >= o.fatigue_medium else "low"
+
+    def fatigue_penalty(self, unit: UnitState) -> int:
+        """Percent lost to fatigue for fire and melee; doubled for artillery, capped."""
+        o = self.options
+        f = unit.fatigue
+        if f < o.fatigue_medium and f < o.fatigue_high and f < o.fatigue_max:
+            return 0  # level "low" (see fatigue_level): no penalty, doubled or not
+        pct = {
+            "low": 0,
+            "medium": o.fatigue_penalty_medium,
+            "high": o.fatigue_penalty_high,
+            "max": o.fatigue_penalty_max,
+        }[self.fatigue_level(unit)]
+        if unit.kind == "artillery" and o.artillery_fatigue_double:
+            pct *= 2
+        return min(pct, o.fatigue_penalty_max)
+
+    def morale_modifiers(self, unit: UnitState, *, rally: bool = False) -> dict[str, int]:
+        """Morale modifiers (rules-notes §1 [src]); a rally omits 'already disrupted'."""
+        mods: dict[str, int] = {}
+        if unit.leader:
+            mods["leader"] = 1
+        if unit.ammo == "low":
+            mods["low_ammo"] = -1
+        if self.scenario.turns.night:
+            mods["night"] = -2
+        level = self.fatigue_level(unit)
+        if level == "medium":
+            mods["fatigue_medium"] = -1
+        elif level in ("high", "max"):
+            mods["fatigue_high"] = -2
+        if unit.morale == "disrupted" and not rally:
+            mods["disrupted"] = -1
+        return mods
+
+    def morale_base(self, unit: UnitState) -> int:
+        """Morale value of the unit's quality, A–F = 6..1."""
+        return QUALITY_MORALE[unit.quality]

@@ -1,0 +1,242 @@
+"""Events of the ``musket`` ruleset.
+
+Each resolution is one event carrying its inputs, intermediate values,
+the draws it used and its results, so a reader can redo the arithmetic
+from the log alone.  Hexes are ``[column, row]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.events import D6, Draw, Event, Upcaster, same_shape
+from sim.contract.bases import BattleEndedBase
+
+__all__ = [
+    "UPCASTERS",
+    "BattleEnded",
+    "Casualties",
+    "Fired",
+    "LeftField",
+    "MEvent",
+    "Meleed",
+    "MoraleTested",
+    "Moved",
+    "Rallied",
+    "Rested",
+    "SideBroken",
+    "musket_events",
+]
+
+Hex = tuple[int, int]
+MoraleState = Literal["good", "disrupted", "routed", "eliminated"]
+
+
+class Casualties(BaseModel):
+    """One combat results calculation (seed 003) against one unit."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    v: float
+    """Combat value V (after the firer's multiplying factors)."""
+    modifier: float
+    """Total modifier m in percent; ``modifiers`` itemises it."""
+    modifiers: dict[str, float]
+    lcv: float
+    hcv: float
+    alternative: bool
+    effective: float
+    low: float
+    high: float
+    value: float
+    """The casualty value x drawn between low and high."""
+    casualties: int
+    """x randomly rounded: men lost (or men-equivalent for a battery)."""
+    guns_lost: int
+    fatigue_value: float
+    """Uniform(c, 3c) drawn for the casualties c, before rounding and the cap."""
+    fatigue_added: int
+    morale_check_p: float
+    morale_check: bool
+    morale_check_reason: Literal["loss", "max_fatigue"] | None
+    """Why a check is required: the loss draw, or a hit at maximum fatigue."""
+    draws: list[Draw]
+
+
+class Moved(Event):
+    """A unit moved along a path of hexes."""
+
+    type: Literal["musket.moved"] = "musket.moved"
+    phase: str = "movement"
+    unit: str
+    reason: Literal["order", "rout"]
+    path: list[Hex]
+    """The hexes entered, in order; the last is where the unit ends."""
+    start: Hex
+
+
+class LeftField(Event):
+    """A routed unit left the map and is out of the battle."""
+
+    type: Literal["musket.left_field"] = "musket.left_field"
+    phase: str = "movement"
+    unit: str
+    at: Hex
+
+
+class Fired(Event):
+    """One unit's fire at another, resolved."""
+
+    type: Literal["musket.fired"] = "musket.fired"
+    schema_version: int = 2
+    """v2 added ``result.morale_check_reason``."""
+    phase: str
+    unit: str
+    target: str
+    range: int
+    base_value: float
+    """Men × value per man, or guns × value per gun × 50."""
+    factors: dict[str, float]
+    """Multiplying factors on the base value (disrupted, moved)."""
+    result: Casualties
+
+
+class Meleed(Event):
+    """A charge resolved: both sides' losses, the winner and the retreat."""
+
+    type: Literal["musket.meleed"] = "musket.meleed"
+    schema_version: int = 2
+    """v2 added ``morale_check_reason`` to both losses."""
+    phase: str = "melee"
+    unit: str
+    """The attacker."""
+    target: str
+    """The defender."""
+    attacker_losses: Casualties
+    """Calculated from the defender's strength."""
+    defender_losses: Casualties
+    """Calculated from the attacker's strength."""
+    attacker_share: float
+    defender_share: float
+    winner: str
+    loser_retreats_to: Hex | None
+    loser_state: MoraleState
+    winner_advances_to: Hex | None
+
+
+class MoraleTested(Event):
+    """A morale check: d6 against the modified morale value."""
+
+    type: Literal["musket.morale_tested"] = "musket.morale_tested"
+    phase: str
+    unit: str
+    reason: Literal["loss", "max_fatigue"]
+    quality: str
+    base: int
+    modifiers: dict[str, int]
+    morale_value: int
+    roll: D6
+    draws: list[Draw]
+    passed: bool
+    before: MoraleState
+    after: MoraleState
+
+
+class Rallied(Event):
+    """A disrupted or routed unit tried to rally."""
+
+    type: Literal["musket.rallied"] = "musket.rallied"
+    phase: str = "rally"
+    unit: str
+    morale_value: int
+    modifiers: dict[str, int]
+    roll: D6
+    draws: list[Draw]
+    success: bool
+    before: MoraleState
+    after: MoraleState
+
+
+class Rested(Event):
+    """A unit that neither moved, fired nor fought tried to recover fatigue."""
+
+    type: Literal["musket.rested"] = "musket.rested"
+    phase: str = "rally"
+    unit: str
+    p: float
+    draws: list[Draw]
+    recovered: int
+
+
+class SideBroken(Event):
+    """An army reached a break threshold."""
+
+    type: Literal["musket.side_broken"] = "musket.side_broken"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2 records its ``cause``: the army's last blow before it broke."""
+    side: str
+    reason: str
+    units_out_share: float
+    losses_share: float
+
+
+class BattleEnded(BattleEndedBase):
+    """The outcome: the winner (None for a draw) and why."""
+
+    type: Literal["musket.battle_ended"] = "musket.battle_ended"
+    older_formats: ClassVar[dict[int, int]] = {2: 1}
+    schema_version: int = 2
+    """v2 records its ``cause``: the last army to break (none at the turn limit)."""
+    objective_points: dict[str, int]
+
+
+MEvent = (
+    Moved | LeftField | Fired | Meleed | MoraleTested | Rallied | Rested | SideBroken | BattleEnded
+)
+
+
+def musket_events() -> tuple[type[Event], ...]:
+    """Return the ruleset's event classes, for its registry."""
+    return (Moved, LeftField, Fired, Meleed, MoraleTested, Rallied, Rested, SideBroken, BattleEnded)
+
+
+def _reason_v1(result: dict[str, Any]) -> dict[str, Any]:
+    """Recover the reason of a version-1 check from its recorded draws.
+
+    Version 1 drew the loss check last whenever casualties were taken; a
+    check required without that draw succeeding was forced by maximum fatigue.
+    Version 1 had no such field: a record that names one is not version 1.
+    """
+    if "morale_check_reason" in result:
+        raise ValueError("a schema-1 result has no morale_check_reason")
+    reason = None
+    if result.get("morale_check"):
+        by_loss = result["casualties"] > 0 and result["draws"][-1]["u"] < result["morale_check_p"]
+        reason = "loss" if by_loss else "max_fatigue"
+    return {**result, "morale_check_reason": reason}
+
+
+def _fired_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "result": _reason_v1(data["result"])}
+
+
+def _meleed_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **data,
+        "attacker_losses": _reason_v1(data["attacker_losses"]),
+        "defender_losses": _reason_v1(data["defender_losses"]),
+    }
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("musket.fired", 1): _fired_v1_v2,
+    ("musket.meleed", 1): _meleed_v1_v2,
+    # v1 recorded no cause; it keeps none (the log alone cannot say which
+    # blow the live battle saw last), so ``why`` calls it a decision of its own.
+    ("musket.side_broken", 1): same_shape,
+    ("musket.battle_ended", 1): same_shape,
+}
+"""Upcasters of stored musket events, by (type, from version)."""

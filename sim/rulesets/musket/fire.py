@@ -1,0 +1,121 @@
+"""Fire: who fires in which phase, at whom, and the resolution (rules-notes §1)."""
+
+from __future__ import annotations
+
+import math
+
+from engine.events import trusted
+from sim.rulesets.musket.context import Battle
+from sim.rulesets.musket.data import ARTILLERY_VALUE_SCALE, QUALITY_FIRE_MODIFIER, WEAPONS
+from sim.rulesets.musket.events import Fired
+from sim.rulesets.musket.hexmap import distance
+from sim.rulesets.musket.results import casualty_roll, finish
+from sim.rulesets.musket.state import UnitState
+
+__all__ = ["decide_fire", "may_fire", "weapon_range"]
+
+
+def _reach(values: tuple[int, ...]) -> int:
+    reach = [i + 1 for i, v in enumerate(values) if v > 0]
+    return reach[-1] if reach else 0
+
+
+_VALUES: dict[str, tuple[int, ...]] = {name: w["values"] for name, w in WEAPONS.items()}  # type: ignore[misc]
+_RANGE: dict[str, int] = {name: _reach(values) for name, values in _VALUES.items()}
+_QUALITY: dict[str, tuple[str, int]] = {
+    q: (f"quality_{q}", m) for q, m in QUALITY_FIRE_MODIFIER.items() if m
+}
+"""The firer's quality modifier, as its name and percent, for the qualities that have one."""
+_CANNOT_FIRE = ("routed", "eliminated")  # eliminated: not ``active``
+
+
+def weapon_range(unit: UnitState) -> int:
+    """Farthest hex at which the unit's weapon has a non-zero value."""
+    return _RANGE[unit.weapon]
+
+
+def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
+    """Defensive fire: units that did not move this turn; offensive: units that did.
+
+    Routed units never fire; a unit fires at most once a turn; a charging
+    unit fights in the melee phase instead of firing offensively; a battery
+    that moved does not fire (option ``artillery_moved_cannot_fire``).
+    """
+    if unit.morale in _CANNOT_FIRE or unit.hex is None:
+        return False
+    turn = b.turn
+    if unit.fired_turn == turn:
+        return False
+    moved = unit.moved_turn == turn
+    if phase == "defensive_fire":
+        return not moved
+    if unit.kind == "artillery" and b.options.artillery_moved_cannot_fire:
+        return False
+    return moved and b.orders[unit.id].kind != "charge"
+
+
+def _target(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
+    """The ordered target if active and in range, else the nearest enemy in range."""
+    assert unit.hex is not None
+    spec_target = b.orders[unit.id].target
+    if spec_target is not None:
+        t = b.state.units[spec_target]
+        if t.active and t.hex is not None and distance(unit.hex, t.hex) <= reach:
+            return t
+    return b.nearest_enemy(unit, within=reach)
+
+
+def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float]:
+    """The firer's quality and fatigue, the target's cover and column (percent)."""
+    mods: dict[str, float] = {}
+    quality = _QUALITY.get(unit.quality)
+    if quality is not None:
+        mods[quality[0]] = quality[1]
+    penalty = b.fatigue_penalty(unit)
+    if penalty:
+        mods[f"fatigue_{b.fatigue_level(unit)}"] = -penalty
+    terrain, cover = b.cover(target.hex)
+    if cover:
+        mods[terrain] = cover
+    if target.formation == "column":
+        mods["column"] = b.options.column_target_modifier
+    return mods
+
+
+def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
+    """Resolve the unit's fire this phase, or None when it does not fire."""
+    if not may_fire(b, unit, phase):
+        return None
+    target = _target(b, unit, _RANGE[unit.weapon])
+    if target is None or unit.hex is None or target.hex is None:
+        return None
+    rng_hexes = distance(unit.hex, target.hex)
+    per = _VALUES[unit.weapon][rng_hexes - 1]
+    scale = ARTILLERY_VALUE_SCALE if unit.kind == "artillery" else 1
+    base = float(per * unit.strength * scale)
+    factors: dict[str, float] = {}
+    o = b.options
+    if unit.morale == "disrupted":
+        factors["disrupted"] = o.disrupted_fire_factor
+    turn = b.turn
+    if unit.moved_turn == turn:
+        factors["moved"] = o.moved_fire_factor
+    v = base * math.prod(factors.values()) if factors else base
+    rng = b.stream("fire", phase, unit.id)
+    roll = casualty_roll(
+        rng, v, _modifiers(b, unit, target), o.fire_lcv, o.fire_hcv, o.alternative_fire
+    )
+    return trusted(  # every value of its field's exact type (check_line in the tests)
+        Fired,
+        {
+            "turn": turn,
+            "time": b.now,
+            "phase": phase,
+            "unit": unit.id,
+            "target": target.id,
+            "range": rng_hexes,
+            "base_value": base,
+            "factors": factors,
+            "result": finish(roll, target, o, source=unit.kind),
+        },
+    )

@@ -1,0 +1,125 @@
+"""Movement: orders carried out hex by hex, and routs (rules-notes §1, [ours]).
+
+A unit spends movement points (``infantry_move``, ``cavalry_move``,
+``artillery_move``; +``column_move_bonus`` in column) entering hexes
+(woods cost 2).  Each step goes to the free neighbouring hex that most
+reduces the distance to the goal (ties: the fixed neighbour order N, NE,
+SE, S, SW, NW).  With ``zone_of_control`` a unit stops when it comes next
+to an enemy; one that starts next to an enemy only moves on a retire order.
+Disrupted units hold.  Routed units run their full allowance toward their
+army's retreat edge and leave the field when they step off it.
+"""
+
+from __future__ import annotations
+
+from sim.rulesets.musket.context import Battle, Hex
+from sim.rulesets.musket.events import LeftField, Moved
+from sim.rulesets.musket.hexmap import distance, neighbours
+from sim.rulesets.musket.state import UnitState
+
+__all__ = ["allowance", "decide_move"]
+
+
+def allowance(b: Battle, unit: UnitState) -> int:
+    """Movement points of the unit this turn."""
+    o = b.options
+    mp = {"infantry": o.infantry_move, "cavalry": o.cavalry_move, "artillery": o.artillery_move}[
+        unit.kind
+    ]
+    return mp + (o.column_move_bonus if unit.formation == "column" else 0)
+
+
+def _goal(b: Battle, unit: UnitState) -> tuple[Hex, int] | None:
+    """Hex to head for and the distance from it at which to stop."""
+    order = b.orders[unit.id]
+    if order.kind in ("advance", "retire") and order.to is not None:
+        return (order.to[0], order.to[1]), 0
+    if order.kind in ("engage", "charge"):
+        target = b.charge_target(unit)
+        if target is None or target.hex is None:
+            return None
+        return target.hex, (1 if order.kind == "charge" else b.options.engage_range)
+    return None
+
+
+def _walk(b: Battle, unit: UnitState, goal: Hex, stop_at: int, mp: int) -> list[Hex]:
+    assert unit.hex is not None
+    here, path = unit.hex, []
+    retire = b.orders[unit.id].kind == "retire"
+    zoc = b.options.zone_of_control
+    if zoc and not retire and b.adjacent_enemy(unit):
+        return []
+    while mp > 0 and distance(here, goal) > stop_at:
+        best: tuple[int, int] | None = None
+        step: Hex | None = None
+        for i, h in enumerate(neighbours(here)):
+            if not b.on_map(h) or h in b.state.occupant or b.move_cost(h) > mp:
+                continue
+            key = (distance(h, goal), i)
+            if key[0] < distance(here, goal) and (best is None or key < best):
+                best, step = key, h
+        if step is None:
+            break
+        mp -= b.move_cost(step)
+        path.append(step)
+        here = step
+        if zoc and not retire and b.adjacent_enemy(unit, at=here):
+            break
+    return path
+
+
+def _rout(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
+    """Run toward the retreat edge; step off it to leave the field."""
+    assert unit.hex is not None
+    edge = b.sides[unit.side].retreat
+    here, path, mp = unit.hex, [], allowance(b, unit)
+    left: list[Moved | LeftField] = []
+    while mp > 0:
+        if b.edge_distance(here, edge) == 0:
+            left.append(
+                LeftField(turn=b.turn, time=b.now, unit=unit.id, at=here, cause=unit.morale_cause)
+            )
+            break
+        best: tuple[int, int] | None = None
+        step: Hex | None = None
+        for i, h in enumerate(neighbours(here)):
+            if not b.on_map(h) or h in b.state.occupant or b.move_cost(h) > mp:
+                continue
+            key = (b.edge_distance(h, edge), i)
+            if key[0] < b.edge_distance(here, edge) and (best is None or key < best):
+                best, step = key, h
+        if step is None:
+            break
+        mp -= b.move_cost(step)
+        path.append(step)
+        here = step
+    moved: list[Moved | LeftField] = []
+    if path:
+        moved.append(
+            Moved(
+                turn=b.turn,
+                time=b.now,
+                unit=unit.id,
+                reason="rout",
+                path=path,
+                start=unit.hex,
+                cause=unit.morale_cause,  # the check or melee that routed it
+            )
+        )
+    return moved + left
+
+
+def decide_move(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
+    """The unit's movement this turn, in the order to apply: a move or rout, perhaps
+    leaving the field, or nothing."""
+    if not unit.active or unit.hex is None or unit.morale == "disrupted":
+        return []
+    if unit.morale == "routed":
+        return _rout(b, unit)
+    goal = _goal(b, unit)
+    if goal is None:
+        return []
+    path = _walk(b, unit, goal[0], goal[1], allowance(b, unit))
+    if not path:
+        return []
+    return [Moved(turn=b.turn, time=b.now, unit=unit.id, reason="order", path=path, start=unit.hex)]

@@ -1,0 +1,181 @@
+"""Reading a ``musket`` battle: outcome summary, state table and narrative."""
+
+from __future__ import annotations
+
+from engine.events import Event, TurnEnded
+from sim.contract import Outcome, SideResult
+from sim.rulesets.musket.events import (
+    BattleEnded,
+    Casualties,
+    Fired,
+    LeftField,
+    Meleed,
+    MoraleTested,
+    Moved,
+    Rallied,
+    Rested,
+    SideBroken,
+)
+from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.state import BattleState
+from sim.rulesets.trusted import trusted_measure, trusted_outcome, trusted_side
+from sim.text.grammar import agree, count
+
+__all__ = ["clock", "narrate", "outcome", "render_state", "summary"]
+
+
+def clock(sc: MusketScenario, minutes: float) -> str:
+    """Clock time ``HH:MM`` of a simulation time, from the scenario's start."""
+    h, m = (int(x) for x in sc.turns.start.split(":"))
+    total = h * 60 + m + int(minutes)
+    return f"{total // 60 % 24:02d}:{total % 60:02d}"
+
+
+def outcome(sc: MusketScenario, state: BattleState) -> Outcome:
+    """Winner, reason, turns and each side's losses (men and guns).
+
+    Built trusted (:func:`sim.rulesets.trusted.trusted_outcome`): every value is an
+    int, a bool or text of the state.
+    """
+    sides: dict[str, SideResult] = {}
+    for side in sc.sides:
+        units = [u for u in state.units.values() if u.side == side.id]
+        men = sum(u.men_lost for u in units)
+        guns = sum(u.guns_lost for u in units)
+        sides[side.id] = trusted_side(
+            side.name,
+            [trusted_measure("men", men, "men"), trusted_measure("guns", guns, "guns")],
+            {
+                "broken": state.sides[side.id].broken,
+                "men_lost": men,
+                "guns_lost": guns,
+                "units": len(units),
+                "routed": sum(1 for u in units if u.morale == "routed"),
+                "eliminated": sum(1 for u in units if u.morale == "eliminated"),
+                "objective_points": state.objective_points.get(side.id, 0),
+            },
+        )
+    winner = state.winner
+    return trusted_outcome(
+        winner,
+        sc.sides[[s.id for s in sc.sides].index(winner)].name if winner else None,
+        state.reason,
+        state.ended_turn,
+        sides,
+    )
+
+
+def summary(outcome: Outcome) -> list[str]:
+    """One line per side: losses, routed and eliminated units, broken."""
+    lines = []
+    for side in outcome.sides.values():
+        s = side.details
+        lines.append(
+            f"{side.name}: {count(s['men_lost'], 'man', 'men')} and "
+            f"{count(s['guns_lost'], 'gun')} lost; "
+            f"{s['routed']} routed, {s['eliminated']} eliminated of {count(s['units'], 'unit')}"
+            f"{' — broken' if s['broken'] else ''}"
+        )
+    return lines
+
+
+def render_state(sc: MusketScenario, state: BattleState) -> str:
+    """A fixed-width table of every unit's state."""
+    rows = [f"{'unit':<28} {'side':<12} {'hex':>7} {'strength':>11} {'fatigue':>8} morale"]
+    for u in state.units.values():
+        hexs = f"{u.hex[0]},{u.hex[1]}" if u.hex else "-"
+        unit = "guns" if u.kind == "artillery" else "men"
+        strength = f"{u.strength}/{u.initial} {unit}"
+        rows.append(
+            f"{u.name[:28]:<28} {u.side[:12]:<12} {hexs:>7} {strength:>11} "
+            f"{u.fatigue:>8} {u.morale}"
+        )
+    return "\n".join(rows)
+
+
+def _name(state: BattleState, uid: str) -> str:
+    return state.units[uid].name
+
+
+def _mods(mods: dict[str, float] | dict[str, int]) -> str:
+    return ", ".join(f"{k.replace('_', ' ')} {v:+g}" for k, v in mods.items()) or "none"
+
+
+def _result(c: Casualties, target_kind: str) -> str:
+    loss = count(c.casualties, "casualty")
+    if target_kind == "artillery":
+        loss += f" ({count(c.guns_lost, 'gun')} lost)"
+    return (
+        f"value {c.v:,.0f}, modifier {c.modifier:+g}% ({_mods(c.modifiers)}) → "
+        f"E {c.effective:,.0f}, range {c.low:.2f}–{c.high:.2f}, drew {c.value:.2f} → {loss}, "
+        f"+{c.fatigue_added} fatigue; morale check p = {c.morale_check_p:.2f}: "
+        f"{'required' if c.morale_check else 'not required'}"
+    )
+
+
+def _melee(state: BattleState, e: Meleed) -> str:
+    """A charge: both losses, the winner, where the loser retreats and the winner advances."""
+    a, d = _name(state, e.unit), _name(state, e.target)
+    loser = d if e.winner == e.unit else a
+    if e.loser_state == "eliminated":
+        fate = f"{loser} is eliminated"
+    elif e.loser_retreats_to is not None:
+        to = e.loser_retreats_to
+        fate = f"{loser} is {e.loser_state} and retreats to {to[0]},{to[1]}"
+    else:
+        fate = f"{loser} is {e.loser_state} with nowhere to retreat"
+    advance = (
+        f"; {_name(state, e.winner)} advances to "
+        f"{e.winner_advances_to[0]},{e.winner_advances_to[1]}"
+        if e.winner_advances_to is not None
+        else ""
+    )
+    return (
+        f"{a} charges {d}: attacker loses {e.attacker_losses.casualties}, "
+        f"defender loses {e.defender_losses.casualties}; "
+        f"{agree(_name(state, e.winner), 'wins')}, {fate}{advance}"
+    )
+
+
+def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
+    """One line of narrative for an event, read against the state before it."""
+    at = f"Turn {e.turn}, {clock(sc, e.time)} — "
+    match e:
+        case Moved():
+            how = "routs" if e.reason == "rout" else "moves"
+            end = e.path[-1]
+            hexes = count(len(e.path), "hex")
+            return f"{at}{_name(state, e.unit)} {how} to {end[0]},{end[1]} ({hexes})"
+        case LeftField():
+            return f"{at}{_name(state, e.unit)} flees the field"
+        case Fired():
+            kind = state.units[e.target].kind
+            return (
+                f"{at}{_name(state, e.unit)} fires on {_name(state, e.target)} at "
+                f"{count(e.range, 'hex')}: {_result(e.result, kind)}"
+            )
+        case Meleed():
+            return at + _melee(state, e)
+        case MoraleTested():
+            verdict: str = "passes" if e.passed else e.after
+            return (
+                f"{at}{_name(state, e.unit)} checks morale ({e.reason}, quality {e.quality} "
+                f"= {e.base}, {_mods(e.modifiers)}; rolled {e.roll} vs {e.morale_value}): "
+                f"{verdict}"
+            )
+        case Rallied():
+            verdict = f"rallies to {e.after}" if e.success else "fails to rally"
+            return f"{at}{_name(state, e.unit)} {verdict} (rolled {e.roll} vs {e.morale_value})"
+        case Rested():
+            return (
+                f"{at}{_name(state, e.unit)} rests: "
+                f"{'recovers ' + str(e.recovered) + ' fatigue' if e.recovered else 'no recovery'}"
+            )
+        case SideBroken():
+            return f"{at}{agree(state.sides[e.side].name, 'breaks')}: {e.reason}"
+        case BattleEnded():
+            who = agree(state.sides[e.winner].name, "wins") if e.winner else "Draw"
+            return f"{at}{who}: {e.reason}"
+        case TurnEnded():
+            return None
+    return None

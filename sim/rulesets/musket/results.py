@@ -1,0 +1,161 @@
+"""One combat results calculation with its draws, as an event payload.
+
+The steps and their draws, in this order on one stream (docs/rules/musket.md):
+
+1. casualty value x ~ Uniform(L, H): one draw, or two averaged with the
+   Alternative Calculation (seed 003 L17);
+2. random rounding of x to casualties c: one draw (seed 003 L5);
+3. for a battery, guns lost from c at 25 men a gun: one draw (seed 003 L7),
+   unless option ``guns_lost_to_any_loss`` is off and the loss is not from
+   enemy artillery or infantry fire;
+4. fatigue Uniform(c, 3c) × factor, randomly rounded: two draws when c > 0
+   (seed 003 L9); with option ``fatigue_from: unrounded``, from x instead of c
+   (two draws when x > 0);
+5. whether a morale check is required, p = c/(c+25): one draw when c > 0
+   (seed 003 L11-L15).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from engine.events import trusted
+from engine.rng import Stream
+from sim.rulesets.musket import combat
+from sim.rulesets.musket.events import Casualties
+from sim.rulesets.musket.options import MusketOptions
+from sim.rulesets.musket.state import UnitState
+
+__all__ = ["casualty_roll", "finish", "seed_gun_loss"]
+
+
+class _Roll:
+    """The casualty value and rounding, kept open until fatigue's factor is known."""
+
+    __slots__ = (
+        "alternative",
+        "casualties",
+        "draws",
+        "hcv",
+        "lcv",
+        "m",
+        "modifiers",
+        "range",
+        "rng",
+        "value",
+        "x",
+    )
+
+    def __init__(
+        self,
+        rng: Stream,
+        v: float,
+        modifiers: dict[str, float],
+        lcv: float,
+        hcv: float,
+        alternative: bool,
+    ) -> None:
+        # floats as the event's fields hold them (rule code passes int percentages)
+        self.rng, self.value = rng, float(v)
+        self.modifiers = modifiers = {k: float(x) for k, x in modifiers.items()}
+        self.lcv, self.hcv, self.alternative = float(lcv), float(hcv), alternative
+        self.m = m = sum(modifiers.values(), 0.0)
+        self.range = r = combat.casualty_range(v, m, lcv, hcv)
+        draw = rng.draw
+        self.draws = draws = [draw()]
+        self.x = x = combat.uniform_between(r.low, r.high, draws[0].u)
+        if alternative:
+            # [ours] average the two real-valued draws, then round once.
+            draws.append(draw())
+            self.x = x = (x + combat.uniform_between(r.low, r.high, draws[-1].u)) / 2.0
+        draws.append(draw())
+        self.casualties = combat.random_round(x, draws[-1].u)
+
+    def _u(self) -> float:
+        d = self.rng.draw()
+        self.draws.append(d)
+        return d.u
+
+
+def casualty_roll(
+    rng: Stream, v: float, modifiers: dict[str, float], lcv: float, hcv: float, alternative: bool
+) -> _Roll:
+    """Steps 1–2: draw the casualty value and round it."""
+    return _Roll(rng, v, modifiers, lcv, hcv, alternative)
+
+
+def seed_gun_loss(source: str | None) -> bool:
+    """Whether a loss comes from a source seed 003 L7 names: enemy artillery or infantry fire.
+
+    Args:
+        source: the firing unit's kind, or None for a melee loss.
+    """
+    return source in ("artillery", "infantry")
+
+
+def _fatigue(
+    roll: _Roll, target: UnitState, options: MusketOptions, factor: float
+) -> tuple[float, int]:
+    """Step 4: Uniform(c, 3c) × factor, randomly rounded and capped; (value, added).
+
+    c is the rounded casualties, or the value x with ``fatigue_from: unrounded``.
+    """
+    base = roll.casualties if options.fatigue_from == "rounded" else roll.x
+    if base <= 0:
+        return 0.0, 0
+    value = combat.fatigue_value(base, roll._u()) * factor
+    rounded = combat.random_round(value, roll._u())
+    return value, max(0, min(rounded, options.fatigue_max - target.fatigue))
+
+
+def finish(
+    roll: _Roll,
+    target: UnitState,
+    options: MusketOptions,
+    fatigue_factor: float = 1.0,
+    source: str | None = None,
+) -> Casualties:
+    """Steps 3–5: guns lost, fatigue and the morale-check draw; the event payload.
+
+    Args:
+        source: the firing unit's kind; None for a melee loss.
+    """
+    c = roll.casualties
+    guns = 0
+    if (
+        c > 0
+        and target.kind == "artillery"
+        and (options.guns_lost_to_any_loss or seed_gun_loss(source))
+    ):
+        guns = combat.guns_lost(c, options.men_per_gun, roll._u())
+    fatigue_value, added = _fatigue(roll, target, options, fatigue_factor)
+    p = combat.morale_check_probability(c)
+    reason: Literal["loss", "max_fatigue"] | None = None
+    if c > 0 and roll._u() < p:
+        reason = "loss"
+    elif target.fatigue >= options.fatigue_max and fatigue_value > 0:
+        reason = "max_fatigue"  # a unit at maximum fatigue that takes more must check [src]
+    m, r = roll.m, roll.range
+    return trusted(  # every value of its field's exact type (check_line in the tests)
+        Casualties,
+        {
+            "v": roll.value,
+            "modifier": m,
+            "modifiers": roll.modifiers,
+            "lcv": roll.lcv,
+            "hcv": roll.hcv,
+            "alternative": roll.alternative,
+            "effective": r.effective,
+            "low": r.low,
+            "high": r.high,
+            "value": roll.x,
+            "casualties": c,
+            "guns_lost": guns,
+            "fatigue_value": fatigue_value,
+            "fatigue_added": added,
+            "morale_check_p": p,
+            "morale_check": reason is not None,
+            "morale_check_reason": reason,
+            "draws": roll.draws,
+        },
+    )

@@ -1,0 +1,166 @@
+"""Victory: armies break at thresholds; objectives decide at the turn limit.
+
+At the end of every turn each unbroken army is measured: the share of its
+units routed or eliminated (``break_units``) and the share of its men lost,
+a gun counting as ``men_per_gun`` men (``break_losses``).  Reaching either
+breaks it.  When every army but one is broken, that one wins; when all are,
+the battle is a draw.  At the turn limit the side with the most objective
+points wins, else it is a draw.  An objective belongs to the side of the
+unrouted unit standing on it, else to the side that held it at the start [ours].
+
+Causes: a ``musket.side_broken`` names the last blow the army took before it
+broke (the latest event that cost it men or guns or routed one of its
+units, see :func:`blows`); a ``musket.battle_ended`` that follows breaks
+names the last army to break.  An end at the turn limit is a decision of its
+own and names none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from engine.events import Event
+from sim.rulesets.musket.context import Battle
+from sim.rulesets.musket.events import (
+    BattleEnded,
+    Casualties,
+    Fired,
+    Meleed,
+    MoraleTested,
+    SideBroken,
+)
+from sim.rulesets.musket.state import BattleState, UnitState
+
+__all__ = ["blows", "decide_breaks", "decide_end", "side_shares"]
+
+_OUT = ("routed", "eliminated")
+
+
+def _lost(unit: UnitState, c: Casualties) -> bool:
+    return (c.guns_lost if unit.kind == "artillery" else c.casualties) > 0
+
+
+def _men(b: Battle, u: UnitState, n: int) -> int:
+    return n * b.options.men_per_gun if u.kind == "artillery" else n
+
+
+def side_shares(b: Battle, side: str) -> tuple[float, float]:
+    """(share of units routed or eliminated, share of men lost) of one army."""
+    units = [u for u in b.state.units.values() if u.side == side]
+    out = sum(1 for u in units if u.morale in ("routed", "eliminated"))
+    initial = sum(_men(b, u, u.initial) for u in units)
+    lost = sum(_men(b, u, u.initial - u.strength) for u in units)
+    return out / len(units), lost / initial
+
+
+def blows(event: Event, state: BattleState) -> tuple[str, ...]:
+    """The armies an event struck: it cost them men or guns, or routed one of their units.
+
+    These are the events that move an army toward its break thresholds; the
+    battle keeps the latest of each army's to name as its break's cause.
+    """
+    units = state.units
+    if isinstance(event, Fired):
+        target = units[event.target]
+        return (target.side,) if _lost(target, event.result) else ()
+    if isinstance(event, Meleed):
+        attacker, defender = units[event.unit], units[event.target]
+        loser = defender if event.winner == attacker.id else attacker
+        struck = [
+            _lost(attacker, event.attacker_losses)
+            or (loser is attacker and event.loser_state in _OUT),
+            _lost(defender, event.defender_losses)
+            or (loser is defender and event.loser_state in _OUT),
+        ]
+        sides = [u.side for u, hit in zip((attacker, defender), struck, strict=True) if hit]
+        return tuple(dict.fromkeys(sides))
+    if isinstance(event, MoraleTested) and event.after in _OUT and event.before not in _OUT:
+        return (units[event.unit].side,)
+    return ()
+
+
+def decide_breaks(b: Battle, last_blow: Mapping[str, int]) -> list[SideBroken]:
+    """Armies that reach a break threshold this turn, in scenario order.
+
+    Args:
+        last_blow: the seq of the latest blow (:func:`blows`) each army took;
+            it is the break's cause.
+    """
+    broken = []
+    for side in b.scenario.sides:
+        if b.state.sides[side.id].broken:
+            continue
+        units_out, losses = side_shares(b, side.id)
+        reasons = []
+        if units_out >= side.break_units:
+            reasons.append(
+                f"{units_out:.0%} of its units routed or eliminated "
+                f"(breaks at {side.break_units:.0%})"
+            )
+        if losses >= side.break_losses:
+            reasons.append(f"{losses:.0%} of its men lost (breaks at {side.break_losses:.0%})")
+        if reasons:
+            broken.append(
+                SideBroken(
+                    turn=b.turn,
+                    time=b.now,
+                    cause=last_blow.get(side.id),
+                    side=side.id,
+                    reason="; ".join(reasons),
+                    units_out_share=units_out,
+                    losses_share=losses,
+                )
+            )
+    return broken
+
+
+def objective_points(b: Battle) -> dict[str, int]:
+    """Objective points held by each side now."""
+    points = {s.id: 0 for s in b.scenario.sides}
+    for obj in b.scenario.victory.objectives:
+        uid = b.state.occupant.get((obj.hex[0], obj.hex[1]))
+        holder = obj.held_by
+        if uid is not None and b.state.units[uid].morale != "routed":
+            holder = b.state.units[uid].side
+        if holder is not None:
+            points[holder] += obj.points
+    return points
+
+
+def _turn_limit(b: Battle, standing: list[str], points: dict[str, int]) -> tuple[str | None, str]:
+    """Winner and reason at the turn limit: the most objective points, or a draw."""
+    ranked = sorted(standing, key=lambda s: -points[s])
+    if points[ranked[0]] > points[ranked[1]]:
+        name = b.sides[ranked[0]].name
+        return ranked[
+            0
+        ], f"turn limit: {name} holds the most objective points ({points[ranked[0]]})"
+    return None, "turn limit: no army broke and objectives are even"
+
+
+def decide_end(b: Battle, last_turn: bool, broke: Sequence[SideBroken] = ()) -> BattleEnded | None:
+    """The end of the battle after this turn's breaks, or None while it goes on.
+
+    Args:
+        broke: this turn's breaks, as logged; an end they bring names the last.
+    """
+    standing = [s.id for s in b.scenario.sides if not b.state.sides[s.id].broken]
+    points = objective_points(b)
+    cause = broke[-1].seq if broke else None
+    if len(standing) == 1:
+        winner: str | None = standing[0]
+        reason = f"every other army broke; {b.sides[standing[0]].name} holds the field"
+    elif not standing:
+        winner, reason = None, "every army broke"
+    elif last_turn:
+        (winner, reason), cause = _turn_limit(b, standing, points), None
+    else:
+        return None
+    return BattleEnded(
+        turn=b.turn,
+        time=b.now,
+        cause=cause,
+        winner=winner,
+        objective_points=points,
+        reason=reason,
+    )

@@ -1,0 +1,104 @@
+"""What the generic tools see of a ``musket`` battle: unit rows, chart measures, the map."""
+
+from __future__ import annotations
+
+from sim.contract import Feature, Measure, Reading, Space, UnitRow
+from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.state import BattleState, UnitState
+from sim.rulesets.trusted import trusted_measure, trusted_row
+
+__all__ = ["DERIVED_FIELDS", "measures", "space", "units"]
+
+DERIVED_FIELDS = ("hex", "occupant")
+"""A unit's hex and the map's occupancy are kept together by movement events: not forkable."""
+
+
+def _what(u: UnitState) -> str:
+    return "guns" if u.kind == "artillery" else "men"
+
+
+def _status(u: UnitState) -> list[str]:
+    if u.morale == "eliminated" and u.hex is None and u.strength > 0:
+        return ["left the field"]
+    return [] if u.morale == "good" else [u.morale]
+
+
+def units(sc: MusketScenario, state: BattleState) -> list[UnitRow]:
+    """Every unit in scenario order: its hex, strength in men or guns, morale state.
+
+    Built trusted (:func:`sim.rulesets.trusted.trusted_row`): a study asks for the rows
+    of every run.  The state's fields have exact types (ints, a hex as a tuple
+    of ints, text; ``set_path`` keeps an override's type), so the rows are
+    what validation would make of them.
+    """
+    names = {s.id: s.name for s in sc.sides}
+    rows = []
+    for u in state.units.values():
+        what = _what(u)
+        rows.append(
+            trusted_row(
+                u.id,
+                u.name,
+                u.side,
+                names[u.side],
+                u.kind,
+                u.hex,
+                trusted_measure("strength", u.strength, what),
+                trusted_measure("strength", u.initial, what),
+                _status(u),
+                {
+                    "fatigue": u.fatigue,
+                    "morale": u.morale,
+                    "men_lost": u.men_lost,
+                    "guns_lost": u.guns_lost,
+                },
+            )
+        )
+    return rows
+
+
+def measures(sc: MusketScenario, state: BattleState) -> list[Reading]:
+    """Per side: men and guns standing; per unit: strength and fatigue."""
+    out: list[Reading] = []
+    for side in sc.sides:
+        mine = [u for u in state.units.values() if u.side == side.id and u.active]
+        for what in ("men", "guns"):
+            total = sum(u.strength for u in mine if _what(u) == what)
+            m = Measure(name=what, value=total, unit=what)
+            out.append(Reading(scope="side", subject=side.id, name=side.name, measure=m))
+    for u in state.units.values():
+        for m in (
+            Measure(name="strength", value=u.strength, unit=_what(u)),
+            Measure(name="fatigue", value=u.fatigue, unit="fatigue points"),
+        ):
+            out.append(Reading(scope="unit", subject=u.id, name=u.name, measure=m))
+    return out
+
+
+def space(sc: MusketScenario) -> Space:
+    """The hex map: its size, terrain patches and objectives."""
+    features = [
+        Feature(
+            kind="terrain",
+            name=patch.terrain,
+            cells=[tuple(h) for h in patch.hexes],
+            details={} if patch.cover is None else {"cover": patch.cover},
+        )
+        for patch in sc.map.terrain
+    ]
+    features += [
+        Feature(
+            kind="objective",
+            name=o.name,
+            cells=[tuple(o.hex)],
+            details={"points": o.points, "held_by": o.held_by},
+        )
+        for o in sc.victory.objectives
+    ]
+    return Space(
+        kind="hex",
+        axes=("col", "row"),
+        unit="hex",
+        bounds=[(0, sc.map.width - 1), (0, sc.map.height - 1)],
+        features=features,
+    )

@@ -1,0 +1,240 @@
+"""Every problem of a scenario in one pass, with "did you mean" for misspellings.
+
+Schema errors hide the ruleset's cross-field checks (those need a valid
+model). So that one ``validate`` shows everything, the data is *repaired*
+once: unknown fields are dropped and every list item with an error is left
+out; if what remains validates, the cross checks run on it and their
+problems are reported too (mapped back to the original list positions).
+A cross problem that names a left-out item (``no unit 'b1'``) or is about
+what held one (a side left with no units) is a consequence of an error
+already reported and is not repeated.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import types
+from collections.abc import Callable
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+from sim.text.suggest import did_you_mean
+
+__all__ = ["cross_problems_after_repair", "hint", "hint_known", "known_fields", "misspelt"]
+
+Path_ = tuple[str | int, ...]
+Problem = tuple[Path_, str]
+
+_QUOTED = re.compile(r"'([^']*)'")
+_UNKNOWN = re.compile(r"^unknown \w+ '([^']+)'; known: (.+)$")
+
+
+def _unwrap(t: Any) -> list[Any]:
+    """The alternatives of a type: Annotated and Optional/Union taken apart."""
+    if get_origin(t) is Annotated:
+        return _unwrap(get_args(t)[0])
+    if get_origin(t) in (Union, types.UnionType):
+        return [x for a in get_args(t) for x in _unwrap(a)]
+    return [t]
+
+
+def _child(t: Any, seg: str | int) -> list[Any]:
+    out: list[Any] = []
+    for alt in _unwrap(t):
+        if isinstance(alt, type) and issubclass(alt, BaseModel):
+            field = alt.model_fields.get(str(seg))
+            if field is not None:
+                out.append(field.annotation)
+        elif get_origin(alt) in (list, tuple) and isinstance(seg, int):
+            out.extend(get_args(alt)[:1])
+        elif get_origin(alt) is dict and isinstance(seg, str):
+            out.extend(get_args(alt)[1:2])
+    return out
+
+
+def known_fields(model: type[BaseModel], loc: Path_) -> set[str]:
+    """The field names the model accepts at ``loc`` (a union's alternatives pooled)."""
+    candidates: list[Any] = [model]
+    for seg in loc:
+        # A segment no candidate knows is a union tag pydantic adds to locations.
+        candidates = [c for t in candidates for c in _child(t, seg)] or candidates
+    names: set[str] = set()
+    for t in candidates:
+        for alt in _unwrap(t):
+            if isinstance(alt, type) and issubclass(alt, BaseModel):
+                names |= {f.alias or n for n, f in alt.model_fields.items()}
+    return names
+
+
+def hint(model: type[BaseModel], err: Any, message: str) -> str:
+    """``message`` with "did you mean" for an unknown field or a misspelt choice."""
+    kind, loc = err["type"], tuple(err["loc"])
+    if kind == "extra_forbidden" and loc:
+        return message + did_you_mean(str(loc[-1]), known_fields(model, loc[:-1]))
+    if kind in ("literal_error", "enum") and isinstance(err.get("input"), str):
+        choices = _QUOTED.findall(str(err.get("ctx", {}).get("expected", "")))
+        return message + did_you_mean(err["input"], choices)
+    return message
+
+
+def hint_known(message: str) -> str:
+    """``unknown weapon 'x'; known: a, b`` with "did you mean" added when one is close."""
+    m = _UNKNOWN.match(message)
+    if m is None:
+        return message
+    suggestion = did_you_mean(m[1], [c.strip() for c in m[2].split(",")])
+    return message if not suggestion else f"{message.split('; known:', maxsplit=1)[0]}{suggestion}"
+
+
+def _has_default(model: type[BaseModel], loc: Path_) -> bool:
+    """True when the field at ``loc`` may be left out (it has a default)."""
+    parents: list[Any] = [model]
+    for seg in loc[:-1]:
+        parents = [c for t in parents for c in _child(t, seg)] or parents
+    fields = [
+        alt.model_fields.get(str(loc[-1]))
+        for t in parents
+        for alt in _unwrap(t)
+        if isinstance(alt, type) and issubclass(alt, BaseModel)
+    ]
+    return bool(fields) and all(f is not None and not f.is_required() for f in fields)
+
+
+def _repair(
+    model: type[BaseModel], data: Any, errors: list[Any]
+) -> tuple[Any, dict[Path_, list[int]], set[str]] | None:
+    """Data without unknown fields and erroneous list items; survivors by list; ids left out.
+
+    An erroneous field outside any list item is left out when it has a
+    default; otherwise nothing can be checked further (None).
+    """
+    removed: dict[Path_, set[int]] = {}
+    extras: list[Path_] = []
+    renames = misspelt(model, errors)
+    for err in errors:
+        loc = tuple(err["loc"])
+        if loc in renames or (err["type"] == "missing" and loc in renames.values()):
+            continue
+        item = _innermost_item(data, loc)
+        if err["type"] == "extra_forbidden" or (
+            item is None and loc and _has_default(model, loc) and _present(data, loc)
+        ):
+            extras.append(loc)
+            continue
+        if item is None:
+            return None
+        removed.setdefault(item[:-1], set()).add(int(item[-1]))
+    fixed = copy.deepcopy(data)
+    dropped_ids: set[str] = set()
+    for loc in extras:
+        parent = _get(fixed, loc[:-1])
+        if isinstance(parent, dict):
+            parent.pop(str(loc[-1]), None)
+    for typo, right in renames.items():
+        parent = _get(fixed, typo[:-1])
+        parent[str(right[-1])] = parent.pop(str(typo[-1]))
+    survivors: dict[Path_, list[int]] = {}
+    for path in sorted(removed, key=len, reverse=True):
+        items = _get(fixed, path)
+        survivors[path] = [i for i in range(len(items)) if i not in removed[path]]
+        dropped_ids |= {str(items[i]["id"]) for i in removed[path] if _has_id(items[i])}
+        items[:] = [items[i] for i in survivors[path]]
+    return fixed, survivors, dropped_ids
+
+
+def misspelt(model: type[BaseModel], errors: list[Any]) -> dict[Path_, Path_]:
+    """Misspelt keys whose suggestion is a missing field beside them: typo -> right path."""
+    missing = {tuple(e["loc"]) for e in errors if e["type"] == "missing"}
+    out: dict[Path_, Path_] = {}
+    for err in errors:
+        loc = tuple(err["loc"])
+        if err["type"] != "extra_forbidden" or not loc:
+            continue
+        known = known_fields(model, loc[:-1])
+        suggestion = did_you_mean(str(loc[-1]), known)
+        right = (*loc[:-1], suggestion.split("'")[1]) if suggestion else None
+        if right is not None and right in missing and right not in out.values():
+            out[loc] = right
+    return out
+
+
+def _present(data: Any, loc: Path_) -> bool:
+    try:
+        _get(data, loc)
+    except (KeyError, IndexError, TypeError):
+        return False
+    return True
+
+
+def _has_id(item: Any) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("id"), str)
+
+
+def _get(data: Any, path: Path_) -> Any:
+    for seg in path:
+        data = data[seg]
+    return data
+
+
+def _innermost_item(data: Any, loc: Path_) -> Path_ | None:
+    """The longest prefix of ``loc`` naming an item of a list in ``data``, if any."""
+    best: Path_ | None = None
+    node = data
+    for i, seg in enumerate(loc):
+        if isinstance(node, list) and isinstance(seg, int) and 0 <= seg < len(node):
+            best = loc[: i + 1]
+            node = node[seg]
+        elif isinstance(node, dict) and seg in node:
+            node = node[seg]
+        else:
+            break
+    return best
+
+
+def _to_original(path: Path_, survivors: dict[Path_, list[int]]) -> Path_:
+    out: Path_ = ()
+    for seg in path:
+        moved = seg
+        if isinstance(seg, int) and out in survivors and seg < len(survivors[out]):
+            moved = survivors[out][seg]
+        out = (*out, moved)
+    return out
+
+
+def cross_problems_after_repair(
+    model: type[BaseModel],
+    data: Any,
+    errors: list[Any],
+    cross_check: Callable[[Any], list[Problem]],
+) -> list[Problem]:
+    """The cross-field problems of the repaired data, in original positions (see module doc)."""
+    repaired = _repair(model, data, errors)
+    if repaired is None:
+        return []
+    fixed, survivors, dropped = repaired
+    try:
+        scenario = model.model_validate(fixed)
+    except ValidationError:
+        return []
+    left_out = [
+        (*path, i)
+        for path, kept in survivors.items()
+        for i in range(_length(data, path))
+        if i not in kept
+    ]
+    out = []
+    for path, message in cross_check(scenario):
+        where = _to_original(tuple(path), survivors)
+        # Naming a left-out item, or about what holds one (an emptied list): a consequence.
+        if any(f"'{d}'" in message for d in dropped) or any(
+            item[: len(where)] == where for item in left_out
+        ):
+            continue
+        out.append((where, message))
+    return out
+
+
+def _length(data: Any, path: Path_) -> int:
+    return len(_get(data, path))

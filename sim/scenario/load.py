@@ -1,0 +1,351 @@
+"""Safe loading of scenario files, with every error located by file, line and field.
+
+YAML is composed into nodes by PyYAML's safe composer and turned into plain
+data here: only the standard scalar tags are accepted (no tag ever runs
+code), files over :data:`MAX_BYTES`, documents nested deeper than
+:data:`MAX_DEPTH` and documents that expand past :data:`MAX_NODES` nodes
+through aliases are refused before any work, and each mapping key's line is
+remembered so a validation error can name it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from engine.files import FileProblem, read_bounded
+from engine.text import CONTROL
+from sim.contract import AnyRuleset, Problem, get_ruleset
+from sim.scenario.diagnose import cross_problems_after_repair, hint, hint_known, misspelt
+
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "Located",
+    "ScenarioError",
+    "error_message",
+    "line_of",
+    "load_scenario",
+    "located",
+    "parse_yaml",
+    "read_yaml",
+    "validate_data",
+]
+
+MAX_BYTES = 2 * 1024 * 1024
+MAX_NODES = 200_000
+MAX_DEPTH = 100
+
+Path_ = tuple[str | int, ...]
+_INT = "tag:yaml.org,2002:int"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_TEXTUAL = {"tag:yaml.org,2002:timestamp"}
+_SCALARS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+}
+
+
+@dataclass(frozen=True)
+class Located:
+    """One problem in a file: ``file:line: field.path: message``."""
+
+    file: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        # Line 0: the file as a whole (it cannot be read), no line to name.
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return (
+            f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+        )
+
+
+class ScenarioError(Exception):
+    """A scenario that cannot be used; ``problems`` lists every one found."""
+
+    def __init__(self, problems: list[Located]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+class _TooDeep(Exception):
+    """Raised by :class:`_Loader` at the first node past :data:`MAX_DEPTH`."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing nesting deeper than :data:`MAX_DEPTH`.
+
+    Its composer recurses once per level, so a short file of brackets would
+    otherwise end in a RecursionError instead of a located problem.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                event = self.peek_event()  # type: ignore[no-untyped-call]  # untyped in PyYAML's stubs
+                raise _TooDeep(event.start_mark.line + 1)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+class _Builder:
+    """Turns composed YAML nodes into plain data and a path → line map."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.lines: dict[Path_, int] = {}
+        self.nodes = 0
+        self._depth = 0
+        self._constructor = yaml.SafeLoader("")
+
+    def build(self, node: yaml.Node, path: Path_) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self._error(
+                node, path, f"document too large: more than {MAX_NODES} values (alias expansion?)"
+            )
+        # Aliases can nest a document deeper than the composer saw it.
+        if self._depth >= MAX_DEPTH:
+            raise self._error(node, path, f"nested deeper than {MAX_DEPTH} levels")
+        self.lines.setdefault(path, node.start_mark.line + 1)
+        self._depth += 1
+        try:
+            return self._value(node, path)
+        finally:
+            self._depth -= 1
+
+    def _value(self, node: yaml.Node, path: Path_) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            if node.tag != _MAP:
+                raise self._error(node, path, f"tag {node.tag!r} is not allowed")
+            return self._mapping(node, path)
+        if isinstance(node, yaml.SequenceNode):
+            if node.tag != _SEQ:
+                raise self._error(node, path, f"tag {node.tag!r} is not allowed")
+            return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+        if node.tag in _TEXTUAL or (node.tag == _INT and ":" in str(node.value)):
+            # YAML 1.1 reads 14:00 as a base-60 int and 2024-01-01 as a date:
+            # a scenario means the text.
+            return str(node.value)
+        if node.tag not in _SCALARS:
+            raise self._error(node, path, f"tag {node.tag!r} is not allowed")
+        try:
+            value = self._constructor.construct_object(node)
+        except (ValueError, KeyError, yaml.YAMLError):
+            # An explicit tag on text it cannot read, e.g. ``!!int lots``.
+            raise self._error(
+                node, path, f"{node.value!r} is not a valid {node.tag.rsplit(':', 1)[-1]}"
+            ) from None
+        if isinstance(value, str) and CONTROL.search(value):
+            raise self._error(node, path, "control characters are not allowed (only newline, tab)")
+        return value
+
+    def _mapping(self, node: yaml.MappingNode, path: Path_) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise self._error(key_node, path, "merge keys ('<<') are not allowed")
+            key = self.build(key_node, path)
+            if not isinstance(key, str | int):
+                raise self._error(key_node, path, "keys must be text")
+            key = str(key)
+            if key in out:
+                raise self._error(key_node, (*path, key), "duplicate key")
+            self.lines[(*path, key)] = key_node.start_mark.line + 1
+            out[key] = self.build(value_node, (*path, key))
+        return out
+
+    def _error(self, node: yaml.Node, path: Path_, message: str) -> ScenarioError:
+        field = ".".join(str(p) for p in path)
+        return ScenarioError([Located(self.file, node.start_mark.line + 1, field, message)])
+
+
+def parse_yaml(text: str, file: str) -> tuple[Any, dict[Path_, int]]:
+    """Parse YAML text safely into plain data and a field-path → line map.
+
+    Raises:
+        ScenarioError: too large, not YAML, a forbidden tag, a duplicate key.
+    """
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        raise ScenarioError([Located(file, 1, "", f"file too large (limit {MAX_BYTES} bytes)")])
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except _TooDeep as exc:
+        raise ScenarioError(
+            [Located(file, exc.line, "", f"nested deeper than {MAX_DEPTH} levels")]
+        ) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line = mark.line + 1 if mark is not None else 1
+        # PyYAML splits its message: "expected a single document" is the
+        # context, "but found another document" the problem.
+        where = exc.context_mark
+        context = f"{exc.context} (line {where.line + 1}), " if exc.context and where else ""
+        raise ScenarioError(
+            [Located(file, line, "", f"not valid YAML: {context}{exc.problem}")]
+        ) from None
+    except yaml.reader.ReaderError as exc:
+        line = text[: exc.position].count("\n") + 1
+        char = f" #x{exc.character:04x}" if isinstance(exc.character, int) else ""
+        raise ScenarioError(
+            [Located(file, line, "", f"not valid YAML: unacceptable character{char}: {exc.reason}")]
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ScenarioError([Located(file, 1, "", f"not valid YAML: {exc}")]) from None
+    if node is None:
+        raise ScenarioError([Located(file, 1, "", "empty file")])
+    builder = _Builder(file)
+    return builder.build(node, ()), builder.lines
+
+
+def line_of(lines: dict[Path_, int], path: Path_) -> int:
+    """The line of ``path``, or of its nearest ancestor that has one."""
+    while path and path not in lines:
+        path = path[:-1]
+    return lines.get(path, 1)
+
+
+def located(file: str, lines: dict[Path_, int], path: Path_, message: str) -> Located:
+    """A problem at field ``path`` of a file, on that field's line."""
+    return Located(file, line_of(lines, path), ".".join(str(p) for p in path), message)
+
+
+OTHER_KINDS: dict[str, str] = {
+    "campaign": "a campaign file: fight it with 'battlesim campaign FILE' (or batch)",
+    "scenario": "a study file: run it with 'battlesim study FILE'",
+}
+"""A top-level key that marks a file as something other than a scenario, and what to do."""
+
+
+def _refuse_other_kinds(data: dict[str, Any], lines: dict[Path_, int], file: str) -> None:
+    """Say plainly when a campaign or study file is given where a scenario is expected."""
+    for key, what in OTHER_KINDS.items():
+        if key in data:
+            raise ScenarioError([located(file, lines, (key,), f"not a scenario: this is {what}")])
+
+
+def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRuleset, BaseModel]:
+    """Validate parsed data against its ruleset's schema and cross-field checks."""
+    if not isinstance(data, dict):
+        raise ScenarioError(
+            [Located(file, line_of(lines, ()), "", "a scenario is a mapping of fields")]
+        )
+    name = data.get("ruleset")
+    if name is None:
+        _refuse_other_kinds(data, lines, file)
+    if not isinstance(name, str):
+        what = "missing" if name is None else "not text"
+        raise ScenarioError(
+            [
+                located(
+                    file,
+                    lines,
+                    ("ruleset",),
+                    f"{what}: name the rule system, e.g. 'ruleset: musket'",
+                )
+            ]
+        )
+    try:
+        ruleset = get_ruleset(name)
+    except LookupError as exc:
+        raise ScenarioError([located(file, lines, ("ruleset",), str(exc))]) from None
+    model = ruleset.scenario_model
+    try:
+        scenario = model.model_validate(data)
+    except ValidationError as exc:
+        # A required field reported missing beside its misspelling is said once, at the typo.
+        typos = set(misspelt(model, exc.errors()).values())
+        errors = [e for e in exc.errors() if tuple(e["loc"]) not in typos]
+        found = [
+            located(file, lines, tuple(e["loc"]), hint(model, e, error_message(e))) for e in errors
+        ]
+        later = cross_problems_after_repair(model, data, exc.errors(), ruleset.cross_check)
+        found += [located(file, lines, p, hint_known(m)) for p, m in later]
+        raise ScenarioError(found) from None
+    problems: list[Problem] = ruleset.cross_check(scenario)
+    if problems:
+        raise ScenarioError([located(file, lines, p, hint_known(m)) for p, m in problems])
+    return ruleset, scenario
+
+
+_PATTERNS = {
+    r"^([01]\d|2[0-3]):[0-5]\d$": (
+        "is not a clock time: write HH:MM on the 24-hour clock, e.g. '07:00'"
+    ),
+    r"^[A-Za-z0-9_-]{1,40}$": "is not an id: use 1 to 40 letters, digits, '_' or '-'",
+    r"^(NM|[FCTMDEH]([1-9]|[1-2][0-9]|3[0-6]))$": (
+        "is not a saving-throw class: NM (normal man) or a class letter F, C, T, M, D, E, H "
+        "and a level 1-36, e.g. 'F3'"
+    ),
+}
+"""Plain words for the patterns the rulesets' models use, instead of the regular expression."""
+
+
+def error_message(err: Any) -> str:
+    """A pydantic error's message in the loader's words."""
+    if err["type"] == "extra_forbidden":
+        return "unknown field"
+    if err["type"] == "missing":
+        return "required field is missing"
+    if err["type"] == "string_pattern_mismatch":
+        plain = _PATTERNS.get(
+            str(err.get("ctx", {}).get("pattern", "")), "has not the expected form"
+        )
+        return f"{err.get('input')!r} {plain}"
+    return str(err["msg"]).removeprefix("Value error, ")
+
+
+def read_yaml(path: str | Path) -> tuple[Any, dict[Path_, int]]:
+    """Read and safely parse a YAML file into plain data and its field → line map.
+
+    Raises:
+        ScenarioError: unreadable, too large, not UTF-8 or not safe YAML.
+    """
+    file = str(path)
+    try:
+        # Regular files only, read to one byte past the limit: never a FIFO
+        # that blocks, nor the whole of an endless or huge file.
+        if not Path(path).exists():
+            raise FileProblem("no such file")
+        raw = read_bounded(path, MAX_BYTES)
+    except FileProblem as exc:
+        line = 1 if "too large" in str(exc) else 0
+        raise ScenarioError([Located(file, line, "", str(exc))]) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ScenarioError([Located(file, line, "", "not UTF-8 text")]) from None
+    return parse_yaml(text, file)
+
+
+def load_scenario(path: str | Path) -> tuple[AnyRuleset, BaseModel]:
+    """Read, parse and validate a scenario file.
+
+    Raises:
+        ScenarioError: every problem found, each with file, line and field.
+    """
+    data, lines = read_yaml(path)
+    return validate_data(data, lines, str(path))
