@@ -21,12 +21,13 @@ def _block(lang: str, starts: str) -> tuple[int, list[str]]:
     raise AssertionError(f"docs/rulesets.md has no {lang} block starting {starts!r}")
 
 
-def _install(pyproject: dict[str, object], module: str, site: Path) -> None:
-    """What ``pip install .`` leaves behind: the package and its dist-info with entry points."""
+def _install(pyproject: dict[str, object], module: str, scenario: str, site: Path) -> None:
+    """What ``pip install .`` leaves behind: the package, its scenario and its dist-info."""
     project = pyproject["project"]
     assert isinstance(project, dict)
     (site / "battlesim_duel").mkdir(parents=True)
     (site / "battlesim_duel" / "__init__.py").write_text(module, encoding="utf-8")
+    (site / "battlesim_duel" / "duel.yaml").write_text(scenario, encoding="utf-8")
     dist = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text(
@@ -49,6 +50,7 @@ def test_the_example_pyproject_is_installable_as_written() -> None:
     assert (data["project"]["name"], data["project"]["version"]) == ("battlesim-duel", "0.1.0")
     eps = data["project"]["entry-points"]["battlesim.rulesets"]
     assert eps == {"duel": "battlesim_duel:RULESET"}
+    assert data["tool"]["setuptools"]["package-data"] == {"battlesim_duel": ["*.yaml"]}
 
 
 def test_the_example_plugin_runs_as_the_page_shows(tmp_path: Path) -> None:
@@ -58,7 +60,8 @@ def test_the_example_plugin_runs_as_the_page_shows(tmp_path: Path) -> None:
     _, scenario = _block("yaml", "ruleset: duel")
     start, console = _block("console", "$ battlesim run duel.yaml")
     site = tmp_path / "site"
-    _install(tomllib.loads("\n".join(toml_body)), "\n".join(module) + "\n", site)
+    text = "\n".join(scenario) + "\n"
+    _install(tomllib.loads("\n".join(toml_body)), "\n".join(module) + "\n", text, site)
     (tmp_path / "duel.yaml").write_text("\n".join(scenario) + "\n", encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(site)}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"

@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from sim.batch.design import DesignError, Factor, consistent
+from sim.batch.factors import DesignError, Factor, consistent
 from sim.batch.seeds import derived_seed
 
 __all__ = ["LEVELS", "RESAMPLES", "analyse", "sample", "unit_sample"]

@@ -29,6 +29,7 @@ from sim.contract.registry import (
     ruleset_names,
 )
 from sim.contract.ruleset import Ruleset, ScenarioT, StateT
+from sim.contract.state import StateBase, applies
 
 __all__ = [
     "BUILTIN",
@@ -44,8 +45,10 @@ __all__ = [
     "ScenarioT",
     "SideResult",
     "Space",
+    "StateBase",
     "StateT",
     "UnitRow",
+    "applies",
     "get_ruleset",
     "headline",
     "ruleset_names",

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from engine.events import Event, EventRegistry
 from engine.log import Header, Sink
+from sim.contract import defaults
 from sim.contract.models import Outcome, Problem, Reading, Space, UnitRow
 from sim.runner import Ending, Plan, fight
 
@@ -24,34 +25,45 @@ StateT = TypeVar("StateT", bound=Ending)
 class Ruleset(Generic[ScenarioT, StateT]):
     """Everything battlesim needs from one rule system.
 
+    Nine fields are required; every other hook has a default
+    (:mod:`sim.contract.defaults`, docs/rulesets.md).
+
     Attributes:
         name: the ``ruleset:`` key.
         version: bumped when the rules change what a battle produces.
         scenario_model: pydantic model of a scenario file.
         registry: the ruleset's event classes.
-        cross_check: problems spanning fields, each with its field path.
-        rules_data: the rules tables as plain data (digested into headers).
         plan: the battle's :class:`~sim.runner.Plan` — its clock, read-only view,
             SimPy processes and end-of-turn rules; :meth:`simulate` runs it.
         initial_state: state before the first event.
-        apply: the one apply function, ``apply(state, event)``.
-        snapshot: the state as plain JSON data.
+        outcome: the :class:`Outcome` of a state.
+        units: the :class:`UnitRow` of every unit, in scenario order.
+        space: the :class:`Space` of a scenario.
+        cross_check: problems spanning fields, each with its field path
+            (default: none).
+        rules_data: the rules tables as plain data, digested into headers
+            (default: ``{}`` — give your tables, so a changed table shows).
+        apply: the one apply function, ``apply(state, event)`` (default: the
+            state's :class:`~sim.contract.StateBase` ``@applies`` methods).
+        snapshot: the state as plain JSON data (default: a ``StateBase``'s data).
         restore: rebuild a state from its ``snapshot`` data:
             ``restore(sc, snapshot(s)) == s``, so reading can start from an
-            ``engine.snapshot``.
-        outcome: the :class:`Outcome` of a state.
-        summary: readable lines for an outcome, one per side (``run`` prints them).
+            ``engine.snapshot`` (default: a ``StateBase`` validated back).
+        summary: readable lines for an outcome, one per side (``run`` prints
+            them; default: each side's losses).
+        narrate: one line of text for an event (state before it), or None
+            (default: the event's type and own fields).
+        measures: the :class:`Reading` worth charting at this state (default:
+            each unit's strength, and each side's total when its units share
+            one measure).
+        derived_fields: names of state fields kept from others (positions,
+            occupancy); ``fork`` refuses to set them.
         render_state: the ruleset's own text table of the state, for its
             users' notebooks; None if it has none. ``show`` prints the generic
             table of the unit rows (``sim.cli.table``) for every ruleset.
-        narrate: one line of text for an event (state before it), or None.
-        units: the :class:`UnitRow` of every unit, in scenario order.
-        measures: the :class:`Reading` worth charting at this state.
-        space: the :class:`Space` of a scenario.
-        derived_fields: names of state fields kept from others (positions,
-            occupancy); ``fork`` refuses to set them.
-        examples: scenario files the ruleset's package ships (the contract suite
-            fights each; the built-in rulesets' live in ``scenarios/``).
+        examples: scenario files the ruleset's package ships (``battlesim
+            scenarios`` lists them, ``check-ruleset`` fights each; the
+            built-in rulesets' live in ``scenarios/``).
         turn_name: what one turn is called in this game ("turn", "round").
         audit: ``audit(scenario, state, event)`` checks the event against the
             state before it and returns a message when broken, else None.
@@ -70,19 +82,19 @@ class Ruleset(Generic[ScenarioT, StateT]):
     version: str
     scenario_model: type[ScenarioT]
     registry: EventRegistry
-    cross_check: Callable[[ScenarioT], list[Problem]]
-    rules_data: Callable[[], dict[str, Any]]
     plan: Callable[[ScenarioT], Plan[ScenarioT, StateT, Any]]
     initial_state: Callable[[ScenarioT], StateT]
-    apply: Callable[[StateT, Event], None]
-    snapshot: Callable[[StateT], dict[str, Any]]
-    restore: Callable[[ScenarioT, dict[str, Any]], StateT]
     outcome: Callable[[ScenarioT, StateT], Outcome]
-    summary: Callable[[Outcome], list[str]]
-    narrate: Callable[[ScenarioT, StateT, Event], str | None]
     units: Callable[[ScenarioT, StateT], list[UnitRow]]
-    measures: Callable[[ScenarioT, StateT], list[Reading]]
     space: Callable[[ScenarioT], Space]
+    cross_check: Callable[[ScenarioT], list[Problem]] = defaults.no_problems
+    rules_data: Callable[[], dict[str, Any]] = dict
+    apply: Callable[[StateT, Event], None] = defaults.apply_by_state
+    snapshot: Callable[[StateT], dict[str, Any]] = defaults.snapshot_of_state
+    restore: Callable[[ScenarioT, dict[str, Any]], StateT] = defaults.unset
+    summary: Callable[[Outcome], list[str]] = defaults.summary_of_losses
+    narrate: Callable[[ScenarioT, StateT, Event], str | None] = defaults.plain_narrate
+    measures: Callable[[ScenarioT, StateT], list[Reading]] = defaults.unset
     derived_fields: tuple[str, ...] = ()
     render_state: Callable[[ScenarioT, StateT], str] | None = None
     examples: tuple[Path, ...] = ()
@@ -92,6 +104,23 @@ class Ruleset(Generic[ScenarioT, StateT]):
         Callable[[ScenarioT, StateT, dict[str, Any], dict[str, Any]], dict[str, Any]] | None
     ) = None
     snapshot_json: Callable[[StateT], str] | None = None
+
+    def __post_init__(self) -> None:
+        """Fill in the defaults that need the ruleset's own hooks (restore, measures).
+
+        A default made for other hooks (``dataclasses.replace`` of a ruleset
+        with another ``initial_state`` or ``units``) is made again for these.
+        """
+        restore, measures = self.restore, self.measures
+        if restore is defaults.unset or (
+            isinstance(restore, defaults.StateRestore)
+            and restore.initial_state is not self.initial_state
+        ):
+            object.__setattr__(self, "restore", defaults.StateRestore(self.initial_state))
+        if measures is defaults.unset or (
+            isinstance(measures, defaults.StrengthMeasures) and measures.units is not self.units
+        ):
+            object.__setattr__(self, "measures", defaults.StrengthMeasures(self.units))
 
     def simulate(self, scenario: ScenarioT, header: Header, sink: Sink) -> StateT:
         """Fight a battle with the one runner, writing its replay; return the final state."""

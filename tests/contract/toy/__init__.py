@@ -7,14 +7,16 @@ at 0 pips is down.  A band with no one standing loses; at the turn limit
 the band with more pips left wins, or it is a draw.
 
 It implements the whole contract in one small module, so the contract
-suite proves that a ruleset nobody wrote a test for gets every tool.
+suite proves that a ruleset nobody wrote a test for gets every tool.  Its
+state derives from :class:`sim.contract.StateBase`, so ``apply``,
+``snapshot`` and ``restore`` come from the framework, and its summary lines
+and charts are the contract's defaults.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import simpy
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,11 +27,12 @@ from sim.contract import (
     Measure,
     Outcome,
     Problem,
-    Reading,
     Ruleset,
     SideResult,
     Space,
+    StateBase,
     UnitRow,
+    applies,
 )
 from sim.runner import Actor, BattleView, Plan
 
@@ -89,8 +92,7 @@ class Ended(Event):
     reason: str
 
 
-@dataclass(slots=True)
-class Fighter:
+class Fighter(BaseModel):
     """A fighter's changing state."""
 
     id: str
@@ -100,59 +102,35 @@ class Fighter:
     """Seq of the roll that took its last pip."""
 
 
-@dataclass(slots=True)
-class State:
-    """The whole battle."""
+class State(StateBase):
+    """The whole battle: fighters by id, and how it ended."""
 
     fighters: dict[str, Fighter]
-    ended: bool = False
     ended_turn: int = 0
     winner: str | None = None
     reason: str = ""
 
+    @applies(Rolled)
+    def rolled(self, e: Rolled) -> None:
+        """A hit takes a pip; the last one downs the fighter."""
+        if e.hit:
+            target = self.fighters[e.target]
+            target.pips -= 1
+            if target.pips == 0:
+                target.downed_by = e.seq
+
+    @applies(Ended)
+    def end(self, e: Ended) -> None:
+        """The battle is over."""
+        self.ended, self.ended_turn, self.winner, self.reason = True, e.turn, e.winner, e.reason
+
 
 def initial_state(sc: PipsScenario) -> State:
     """Everyone at full pips."""
-    return State({f.id: Fighter(f.id, b.id, f.pips) for b in sc.sides for f in b.fighters})
-
-
-def apply(state: State, event: Event) -> None:
-    """The one apply function."""
-    if isinstance(event, Rolled):
-        if event.hit:
-            target = state.fighters[event.target]
-            target.pips -= 1
-            if target.pips == 0:
-                target.downed_by = event.seq
-    elif isinstance(event, Ended):
-        state.ended, state.ended_turn = True, event.turn
-        state.winner, state.reason = event.winner, event.reason
-    else:
-        raise TypeError(f"pips cannot apply {type(event).__name__}")
-
-
-def snapshot(state: State) -> dict[str, Any]:
-    """Plain JSON data."""
-    return {
-        "fighters": [
-            {"id": f.id, "side": f.side, "pips": f.pips, "downed_by": f.downed_by}
-            for f in state.fighters.values()
-        ],
-        "ended": state.ended,
-        "ended_turn": state.ended_turn,
-        "winner": state.winner,
-        "reason": state.reason,
-    }
-
-
-def restore(sc: PipsScenario, data: dict[str, Any]) -> State:
-    """The state of a snapshot."""
-    del sc
     fighters = {
-        r["id"]: Fighter(r["id"], r["side"], r["pips"], r["downed_by"]) for r in data["fighters"]
+        f.id: Fighter(id=f.id, side=b.id, pips=f.pips) for b in sc.sides for f in b.fighters
     }
-    rest = {k: data[k] for k in ("ended", "ended_turn", "winner", "reason")}
-    return State(fighters, **rest)
+    return State(fighters=fighters)
 
 
 def _standing(state: State, side: str) -> list[Fighter]:
@@ -250,11 +228,6 @@ def outcome(sc: PipsScenario, state: State) -> Outcome:
     )
 
 
-def summary(o: Outcome) -> list[str]:
-    """One line per band."""
-    return [f"{s.name}: {s.loss('pips')} pips lost" for s in o.sides.values()]
-
-
 def narrate(sc: PipsScenario, state: State, e: Event) -> str | None:
     """One line per event."""
     if isinstance(e, Rolled):
@@ -284,25 +257,6 @@ def units(sc: PipsScenario, state: State) -> list[UnitRow]:
     ]
 
 
-def measures(sc: PipsScenario, state: State) -> list[Reading]:
-    """Pips standing per band and per fighter."""
-    out = [
-        Reading(
-            scope="side",
-            subject=b.id,
-            name=b.name,
-            measure=Measure(
-                name="pips", value=sum(f.pips for f in _standing(state, b.id)), unit="pips"
-            ),
-        )
-        for b in sc.sides
-    ]
-    return out + [
-        Reading(scope="unit", subject=r.id, name=r.name, measure=r.strength)
-        for r in units(sc, state)
-    ]
-
-
 def space(sc: PipsScenario) -> Space:
     """A line of squares."""
     return Space(kind="line", axes=("square",), unit="square", bounds=[(0, 99)])
@@ -317,14 +271,9 @@ RULESET: Ruleset[PipsScenario, State] = Ruleset(
     rules_data=lambda: {"hit_on": 5, "die": 6},
     plan=plan,
     initial_state=initial_state,
-    apply=apply,
-    snapshot=snapshot,
-    restore=restore,
     outcome=outcome,
-    summary=summary,
     narrate=narrate,
     units=units,
-    measures=measures,
     space=space,
     examples=SCENARIOS,
 )

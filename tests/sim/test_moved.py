@@ -1,0 +1,113 @@
+"""Old module paths keep working: the same module objects, a DeprecationWarning, old plugins run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from sim._moved import MOVED, new_name
+
+ROOT = Path(__file__).resolve().parents[2]
+BATTLESIM = Path(sys.executable).parent / "battlesim"
+
+_PROBE = """
+import importlib, json, sys, warnings
+from sim._moved import MOVED
+out = {}
+for old, new in sorted(MOVED.items()):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        a = importlib.import_module(old)
+    b = importlib.import_module(new)
+    words = [str(w.message) for w in caught if w.category is DeprecationWarning]
+    out[old] = [a is b, a.__spec__.name, words[:1]]
+print(json.dumps(out))
+"""
+
+
+def test_new_name_maps_packages_with_their_submodules_and_nothing_else() -> None:
+    """A moved package's submodules follow it; a name that did not move maps to None."""
+    assert new_name("sim.musket.state") == "sim.rulesets.musket.state"
+    assert new_name("sim.ruleset") == "sim.contract"
+    assert new_name("sim.odds.musket") == "sim.rulesets.musket.odds"
+    assert new_name("sim.odds.exact") is None
+    assert new_name("sim.runner") is None
+    assert new_name("simpy.core") is None
+
+
+def test_every_old_name_is_the_new_module_and_warns_once_naming_it() -> None:
+    """Each old path imports the very module of its new path (one object), warning with the path."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    seen = json.loads(done.stdout)
+    assert set(seen) == set(MOVED)
+    for old, (same, spec, words) in seen.items():
+        new = MOVED[old]
+        assert same, old
+        assert spec == new, old  # the real module keeps its own spec
+        assert words == [
+            f"{old} has moved to {new}: import {new} (the old name goes in battlesim 0.4)"
+        ], old
+
+
+def test_a_submodule_through_an_old_package_is_not_loaded_twice() -> None:
+    """``sim.musket.state`` and ``sim.rulesets.musket.state`` are one module: one class each."""
+    code = (
+        "import warnings; warnings.simplefilter('ignore')\n"
+        "from sim.musket.state import BattleState as A\n"
+        "from sim.rulesets.musket.state import BattleState as B\n"
+        "import sys; print(A is B, len({id(m) for m in sys.modules.values() "
+        "if (getattr(m, '__file__', None) or '').endswith('musket/state.py')}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.split() == ["True", "1"]
+
+
+def test_a_plugin_written_against_the_02_docs_runs_unchanged(tmp_path: Path) -> None:
+    """The duel plugin exactly as 0.2's docs showed it (sim.ruleset imports) runs and verifies."""
+    site = tmp_path / "site"
+    (site / "battlesim_duel").mkdir(parents=True)
+    shutil.copy(ROOT / "tests/data/plugins/duel_v02.py", site / "battlesim_duel/__init__.py")
+    dist = site / "battlesim_duel-0.1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: battlesim-duel\nVersion: 0.1.0\n")
+    (dist / "entry_points.txt").write_text("[battlesim.rulesets]\nduel = battlesim_duel:RULESET\n")
+    (tmp_path / "duel.yaml").write_text(
+        "ruleset: duel\nname: Hector and Achilles\nseed: 7\nturns: 12\nchampions:\n"
+        "  - {id: achilles, name: Achilles, health: 9, at: 40}\n"
+        "  - {id: hector, name: Hector, health: 8, at: 41}\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(site)}
+
+    def battlesim(*args: str) -> list[str]:
+        done = subprocess.run(
+            [str(BATTLESIM), *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    # Achilles: 9 health; his blows take 2, 2, 0, 0, 1 ... the page's own figures.
+    assert battlesim("run", "duel.yaml", "--out", "d.jsonl") == [
+        "duel.yaml (seed 7): Hector wins after 5 turns — achilles fell",
+        "  Achilles: lost 9 health",
+        "  Hector: lost 6 health",
+        "Replay: d.jsonl (16 events)",
+    ]
+    assert battlesim("verify", "d.jsonl") == [
+        "OK: d.jsonl: 16 events, intact, lawful, re-simulates byte for byte"
+    ]
+    assert battlesim("show", "d.jsonl", "--unit", "hector")[-1].split() == [
+        "5", "41", "2/8", "health", "-"
+    ]  # fmt: skip

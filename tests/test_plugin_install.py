@@ -1,0 +1,156 @@
+"""The docs' example plugin, pip-installed into a fresh venv beside a built battlesim, works.
+
+Issue 21's proof that the framework is a framework: no source checkout on
+the path, battlesim installed from a wheel (not editable), the plugin
+installed from the files docs/rulesets.md shows, and every command run on
+it. The fresh venv borrows this environment's third-party packages through
+a ``.pth`` line (nothing is downloaded but the build backend); battlesim
+itself and the plugin are real installs into it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.test_docs_rulesets import _block
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pip(python: Path, *args: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+         "--no-deps", *args],
+        capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A fresh venv with battlesim built from a copy of the source, and the docs' plugin."""
+    where = tmp_path_factory.mktemp("fresh")
+    env = where / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    python = env / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    # third-party packages from this environment, but not its editable battlesim
+    (Path(site) / "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    source = where / "battlesim-src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for package in ("engine", "sim"):
+        shutil.copytree(
+            ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    _pip(python, str(source))
+    plugin = where / "battlesim-duel"
+    (plugin / "battlesim_duel").mkdir(parents=True)
+    (plugin / "pyproject.toml").write_text("\n".join(_block("toml", "[build-system]")[1]) + "\n")
+    (plugin / "battlesim_duel" / "__init__.py").write_text(
+        "\n".join(_block("python", '"""battlesim-duel')[1]) + "\n", encoding="utf-8"
+    )
+    (plugin / "battlesim_duel" / "duel.yaml").write_text(
+        "\n".join(_block("yaml", "ruleset: duel")[1]) + "\n", encoding="utf-8"
+    )
+    _pip(python, str(plugin))
+    yield env
+
+
+def _run(env: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return subprocess.run(
+        [str(env / "bin" / "battlesim"), *args],
+        cwd=cwd, env=clean, capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+
+
+def _ok(env: Path, cwd: Path, *args: str) -> list[str]:
+    done = _run(env, cwd, *args)
+    assert done.returncode == 0, f"battlesim {' '.join(args)}\n{done.stdout}{done.stderr}"
+    return done.stdout.splitlines()
+
+
+def test_battlesim_is_installed_from_a_wheel_not_the_checkout(venv: Path, tmp_path: Path) -> None:
+    """The venv's sim package is the installed copy, with its templates and viewer assets."""
+    code = (
+        "import sim, sim.contract, importlib.resources as r; print(sim.__file__); "
+        "print(r.files('sim.rulesets.musket').joinpath('template.yaml').is_file(), "
+        "r.files('sim.replay.viewer').joinpath('assets/viewer.js').is_file())"
+    )
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", code], cwd=tmp_path, capture_output=True,
+        text=True, check=True,
+    )  # fmt: skip
+    where, found = done.stdout.splitlines()
+    assert str(venv) in where and str(ROOT) not in where
+    assert found == "True True"
+
+
+def test_the_plugin_fights_verifies_and_reads_back(venv: Path, tmp_path: Path) -> None:
+    """run, verify, show, why, diff, fork and report work on the installed plugin's battle."""
+    scenario = "\n".join(_block("yaml", "ruleset: duel")[1]) + "\n"
+    (tmp_path / "duel.yaml").write_text(scenario, encoding="utf-8")
+    assert _ok(venv, tmp_path, "run", "duel.yaml", "--out", "d.jsonl")[0] == (
+        "duel.yaml (seed 7): Hector wins after 5 turns — achilles fell"
+    )
+    assert _ok(venv, tmp_path, "verify", "d.jsonl") == [
+        "OK: d.jsonl: 16 events, intact, lawful, re-simulates byte for byte"
+    ]
+    assert "Hector" in "\n".join(_ok(venv, tmp_path, "show", "d.jsonl", "--turn", "3"))
+    # the ending cites the blow that felled Achilles; why walks back to it
+    assert _ok(venv, tmp_path, "why", "d.jsonl", "14") == [
+        "[seq 13] Turn 5: hector rolls 6 and strikes achilles for 1",
+        "  → [seq 14] Turn 5: hector wins (achilles fell)",
+    ]
+    _ok(venv, tmp_path, "run", "duel.yaml", "--seed", "8", "--out", "e.jsonl")
+    assert _run(venv, tmp_path, "diff", "d.jsonl", "e.jsonl").returncode == 1  # they differ
+    _ok(venv, tmp_path, "fork", "d.jsonl", "--at", "1", "--set", "damage=0", "--out", "f.jsonl")
+    assert _ok(venv, tmp_path, "verify", "f.jsonl")[0].startswith("OK: f.jsonl")
+    _ok(venv, tmp_path, "report", "d.jsonl", "--out", "d.html")
+    assert (tmp_path / "d.html").stat().st_size > 10_000
+
+
+def test_a_campaign_of_the_plugin_carries_health_over(venv: Path, tmp_path: Path) -> None:
+    """Two bouts: the second starts from the first's health left plus the rest setting."""
+    scenario = "\n".join(_block("yaml", "ruleset: duel")[1]) + "\n"
+    (tmp_path / "duel.yaml").write_text(scenario, encoding="utf-8")
+    (tmp_path / "bouts.yaml").write_text(
+        "campaign: Two bouts\nseed: 3\ncarry_over:\n  rest: 1\nbattles:\n"
+        "  - {id: first, scenario: duel.yaml}\n  - {id: second, scenario: duel.yaml}\n"
+    )
+    summary = json.loads("\n".join(_ok(venv, tmp_path, "campaign", "bouts.yaml", "--json")))
+    assert [b["id"] for b in summary["battles"]] == ["first", "second"]
+    # health left after the first bout, from its replay's own final state, plus rest: 1
+    state = _final_health(venv, tmp_path, summary["replays"][0])
+    second = json.loads((tmp_path / summary["replays"][1]).read_text().splitlines()[0])
+    carried = {c["id"]: c["health"] for c in second["scenario"]["champions"]}
+    start = {"achilles": 9, "hector": 8}  # duel.yaml
+    assert carried == {cid: min(start[cid], max(1, hp + 1)) for cid, hp in state.items()}
+
+
+def _final_health(venv: Path, cwd: Path, replay: str) -> dict[str, int]:
+    """Each champion's health at the end of a replay, read with the installed API."""
+    code = (
+        "import json, sys; from sim import api; "
+        "s = api.state_at(sys.argv[1]); print(json.dumps(s.health))"
+    )
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", code, replay], cwd=cwd, capture_output=True,
+        text=True, check=True,
+    )  # fmt: skip
+    health: dict[str, int] = json.loads(done.stdout)
+    return health
