@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from engine.events import Event, EventRegistry
 from engine.log import Header, Sink
 from sim.contract.models import Outcome, Problem, Reading, Space, UnitRow
+from sim.contract.odds import OddsResolution
 from sim.runner import Ending, Plan, fight
 
 __all__ = ["Ruleset", "ScenarioT", "StateT"]
@@ -64,6 +65,10 @@ class Ruleset(Generic[ScenarioT, StateT]):
             text for every state; the contract suite compares the two at every
             turn's end of every example, and the test suite's line check on
             every digest.  None: the snapshot is serialised (the same digest).
+        odds: the single resolutions whose exact odds the ruleset gives,
+            each a :class:`~sim.contract.odds.OddsResolution`; ``battlesim
+            odds`` offers one command for each (docs/rulesets.md, "Exact
+            odds: the ``odds`` hook").
     """
 
     name: str
@@ -92,6 +97,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
         Callable[[ScenarioT, StateT, dict[str, Any], dict[str, Any]], dict[str, Any]] | None
     ) = None
     snapshot_json: Callable[[StateT], str] | None = None
+    odds: tuple[OddsResolution, ...] = ()
 
     def simulate(self, scenario: ScenarioT, header: Header, sink: Sink) -> StateT:
         """Fight a battle with the one runner, writing its replay; return the final state."""

@@ -32,6 +32,7 @@ from sim.contract import (
     UnitRow,
 )
 from sim.runner import Actor, BattleView, Plan
+from tests.contract.toy.odds import ROLLS
 
 __all__ = ["RULESET", "SCENARIOS"]
 
@@ -327,4 +328,5 @@ RULESET: Ruleset[PipsScenario, State] = Ruleset(
     measures=measures,
     space=space,
     examples=SCENARIOS,
+    odds=(ROLLS,),
 )
