@@ -165,10 +165,13 @@ def _range(p: OddsParam) -> str:
 
 def _param_problem(p: OddsParam) -> str | None:
     """What is wrong with a parameter, or None."""
+    return _shape_problem(p) or _default_problem(p)
+
+
+def _shape_problem(p: OddsParam) -> str | None:
+    """What is wrong with a parameter's name, kind and the fields its kind takes, or None."""
     if not _PARAM.match(p.name) or p.name in RESERVED:
         return "a name is a snake_case word, not help or json"
-    if p.required and p.default is not None:
-        return "a required parameter has no default"
     if (p.low is not None or p.high is not None) and p.kind not in ("exact", "integer"):
         return "bounds are for exact and integer parameters"
     if p.kind == "integer" and not all(isinstance(b, int | None) for b in (p.low, p.high)):
@@ -177,20 +180,29 @@ def _param_problem(p: OddsParam) -> str | None:
         return f"low {p.low} is above high {p.high}"
     if bool(p.choices) != (p.kind == "choice"):
         return "a choice parameter, and only one, has choices"
-    if p.kind == "choice" and p.default is not None and p.default not in p.choices:
-        return f"default {p.default!r} is not one of its choices"
-    if p.default is not None and not _of_kind(p, p.default):
-        return f"default {p.default!r} is not a value of kind {p.kind}"
-    if p.default is not None and p.kind != "flag" and not _within(p, p.default):
-        return f"default {p.default} is out of its bounds"
     if p.kind == "flag" and p.required:
         return "a flag is never required"
-    if p.kind == "flag" and p.default is True and not p.negatable:
-        return "a flag that defaults to True must be negatable"
     if p.negatable and p.kind != "flag":
         return "only a flag is negatable"
     if p.parse is not None and p.kind != "text":
         return "only a text parameter has parse"
+    return None
+
+
+def _default_problem(p: OddsParam) -> str | None:
+    """What is wrong with a parameter's default, or None."""
+    if p.default is None:
+        return None
+    if p.required:
+        return "a required parameter has no default"
+    if not _of_kind(p, p.default):
+        return f"default {p.default!r} is not a value of kind {p.kind}"
+    if p.kind == "choice" and p.default not in p.choices:
+        return f"default {p.default!r} is not one of its choices"
+    if p.kind != "flag" and not _within(p, p.default):
+        return f"default {p.default} is out of its bounds"
+    if p.default is True and not p.negatable:
+        return "a flag that defaults to True must be negatable"
     return None
 
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Mapping
 from fractions import Fraction
 from itertools import product
+from pathlib import Path
 from typing import Any
 
 import click
@@ -35,6 +36,8 @@ from sim.contract import (
 )
 from tests.contract.toy import RULESET as TOY
 from tests.contract.toy.odds import ROLLS
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "rulesets.md"
 
 
 def _cli(*args: str) -> Result:
@@ -277,3 +280,28 @@ def test_the_odds_group_is_a_click_group_of_commands() -> None:
     ctx = click.Context(odds, info_name="odds")
     assert isinstance(odds.get_command(ctx, "pips-rolls"), click.Command)
     assert odds.get_command(ctx, "nosuch") is None
+
+
+def _fenced(lang: str, starts: str) -> list[str]:
+    """The lines of docs/rulesets.md's ``lang`` block whose first line starts with ``starts``."""
+    text = PAGE.read_text(encoding="utf-8")
+    head = f"```{lang}\n{starts}"
+    assert head in text, f"docs/rulesets.md has no {lang} block starting {starts!r}"
+    return (starts + text.split(head, 1)[1].split("\n```\n", 1)[0]).split("\n")
+
+
+def test_the_guide_example_prints_what_the_guide_shows() -> None:
+    """docs/rulesets.md's odds example, run as a command, prints the page's output."""
+    code = _fenced("python", "# exact odds")
+    command_line, *shown = _fenced("console", "$ battlesim odds duel-volley")
+    namespace: dict[str, Any] = {}
+    exec(compile("\n".join(code), str(PAGE), "exec"), namespace)
+    volley = namespace["VOLLEY"]
+    assert isinstance(volley, OddsResolution)
+    assert command_line.startswith("$ battlesim odds duel-volley ")
+    args = command_line.split()[4:]
+    printed = CliRunner().invoke(command(volley, "duel-volley"), args).stdout.splitlines()
+    assert printed == shown
+    # 2 shots at 1/3: (2/3)^2 = 4/9, 2 (1/3)(2/3) = 4/9, (1/3)^2 = 1/9
+    data = json.loads(CliRunner().invoke(command(volley, "x"), [*args, "--json"]).stdout)
+    assert data["exact"] == {"0": "4/9", "1": "4/9", "2": "1/9"}
