@@ -54,12 +54,10 @@ def odds_commands() -> dict[str, click.Command]:
 
     installed = ruleset_names()
     order = [n for n in BUILTIN if n in installed] + [n for n in installed if n not in BUILTIN]
-    offered = {n: {r.name: r for r in get_ruleset(n).odds} for n in order}
-    pairs = [(n, [r.name for r in get_ruleset(n).odds]) for n in order]
-    return {
-        name: command(offered[ruleset][resolution], name)
-        for name, (ruleset, resolution) in command_names(pairs).items()
-    }
+    offered = {n: get_ruleset(n).odds for n in order}
+    names = command_names([(n, [r.name for r in odds]) for n, odds in offered.items()])
+    each = {(n, r.name): r for n, odds in offered.items() for r in odds}
+    return {name: command(each[key], name) for name, key in names.items()}
 
 
 def command(resolution: OddsResolution, name: str) -> click.Command:
