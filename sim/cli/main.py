@@ -42,13 +42,30 @@ COMMANDS: dict[str, str] = {
 }
 """Every command: name -> ``module:attribute`` (imported on first use)."""
 
-ODDS: dict[str, str] = {
-    "musket-fire": "sim.cli.odds:musket_fire",
-    "musket-melee": "sim.cli.odds:musket_melee",
-    "flattop": "sim.cli.odds:flattop_odds",
-    "becmi": "sim.cli.odds:becmi_odds",
-}
-"""The ``odds`` subcommands, imported on first use (they read the rulesets' options)."""
+
+class _Odds(LazyGroup):
+    """The ``odds`` group: one command per resolution of every installed ruleset.
+
+    The commands come from :func:`sim.cli.odds.odds_commands`, imported (with
+    the rulesets) only when the group lists or runs them, once per invocation.
+    """
+
+    def _odds(self, ctx: click.Context) -> dict[str, click.Command]:
+        key = "battlesim.odds"
+        if key not in ctx.meta:
+            from sim.cli.odds import odds_commands  # noqa: PLC0415  # start-up stays light
+
+            ctx.meta[key] = odds_commands()
+        commands: dict[str, click.Command] = ctx.meta[key]
+        return commands
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every odds command of the installed rulesets, sorted."""
+        return sorted(self._odds(ctx))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The odds command of that name, or None."""
+        return self._odds(ctx).get(cmd_name)
 
 
 class _Root(LazyGroup):
@@ -114,9 +131,11 @@ def cli(log_level: str, log_json: bool) -> None:
     _configure_logging(log_level, log_json)
 
 
-@cli.group(cls=LazyGroup, lazy=ODDS)
+@cli.group(cls=_Odds)
 def odds() -> None:
     """Exact odds of one resolution, as a dice calculator gives them.
+
+    The commands are those the installed rulesets offer.
 
     \b
     Example:

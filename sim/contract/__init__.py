@@ -3,7 +3,8 @@
 A rule system is one :class:`Ruleset` value.  Everything it hands the
 generic tools is a model of :mod:`sim.contract.models`; its battle is a
 :class:`~sim.runner.Plan` fought by the one runner (:mod:`sim.runner`);
-:mod:`sim.contract.registry` finds installed rulesets by name.
+:mod:`sim.contract.registry` finds installed rulesets by name;
+:mod:`sim.contract.odds` describes the exact odds a ruleset offers.
 ``docs/rulesets.md`` is the guide, with a complete example plugin.
 """
 
@@ -20,6 +21,17 @@ from sim.contract.models import (
     Space,
     UnitRow,
 )
+from sim.contract.odds import (
+    LARGEST,
+    OddsInputError,
+    OddsParam,
+    OddsResolution,
+    OddsResult,
+    ParamKind,
+    distribution_json,
+    distribution_table,
+    read_exact,
+)
 from sim.contract.registry import (
     BUILTIN,
     ENTRY_POINT_GROUP,
@@ -34,11 +46,17 @@ from sim.contract.state import StateBase, applies
 __all__ = [
     "BUILTIN",
     "ENTRY_POINT_GROUP",
+    "LARGEST",
     "AnyRuleset",
     "Feature",
     "Measure",
     "Number",
+    "OddsInputError",
+    "OddsParam",
+    "OddsResolution",
+    "OddsResult",
     "Outcome",
+    "ParamKind",
     "Problem",
     "Reading",
     "Ruleset",
@@ -49,8 +67,11 @@ __all__ = [
     "StateT",
     "UnitRow",
     "applies",
+    "distribution_json",
+    "distribution_table",
     "get_ruleset",
     "headline",
+    "read_exact",
     "ruleset_names",
 ]
 

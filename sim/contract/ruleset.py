@@ -13,6 +13,7 @@ from engine.events import Event, EventRegistry
 from engine.log import Header, Sink
 from sim.contract import defaults
 from sim.contract.models import Outcome, Problem, Reading, Space, UnitRow
+from sim.contract.odds import OddsResolution
 from sim.runner import Ending, Plan, fight
 
 __all__ = ["Ruleset", "ScenarioT", "StateT"]
@@ -76,6 +77,10 @@ class Ruleset(Generic[ScenarioT, StateT]):
             text for every state; the contract suite compares the two at every
             turn's end of every example, and the test suite's line check on
             every digest.  None: the snapshot is serialised (the same digest).
+        odds: the single resolutions whose exact odds the ruleset gives,
+            each a :class:`~sim.contract.odds.OddsResolution`; ``battlesim
+            odds`` offers one command for each (docs/rulesets.md, "Exact
+            odds: the ``odds`` hook").
     """
 
     name: str
@@ -104,6 +109,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
         Callable[[ScenarioT, StateT, dict[str, Any], dict[str, Any]], dict[str, Any]] | None
     ) = None
     snapshot_json: Callable[[StateT], str] | None = None
+    odds: tuple[OddsResolution, ...] = ()
 
     def __post_init__(self) -> None:
         """Fill in the defaults that need the ruleset's own hooks (restore, measures).

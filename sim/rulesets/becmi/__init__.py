@@ -6,6 +6,7 @@ from sim.rulesets.becmi.battle import plan
 from sim.rulesets.becmi.campaign import carry_over
 from sim.rulesets.becmi.data import RULES_VERSION, rules_data
 from sim.rulesets.becmi.events import UPCASTERS, becmi_events
+from sim.rulesets.becmi.odds import RESOLUTIONS
 from sim.rulesets.becmi.report import narrate, outcome, render_state, summary
 from sim.rulesets.becmi.scenario import BecmiScenario, cross_check
 from sim.rulesets.becmi.state import apply_event, initial_state, restore, snapshot
@@ -35,4 +36,5 @@ RULESET = Ruleset(
     space=space,
     derived_fields=DERIVED_FIELDS,
     carry_over=carry_over,
+    odds=RESOLUTIONS,
 )

@@ -1,16 +1,23 @@
-"""Exact odds of one becmi attack roll: enumerate the d20 (seed 001 L8–L14, L70–L85)."""
+"""Exact odds of one becmi attack roll: enumerate the d20 (seed 001 L8–L14, L70–L85).
+
+:data:`ATTACK` offers them as ``battlesim odds becmi`` (docs/odds.md),
+through the ruleset's ``odds`` hook.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
+from sim.contract import OddsParam, OddsResolution, OddsResult
 from sim.rulesets.becmi.data import COVER, LONG_RANGE_MODIFIER
 from sim.rulesets.becmi.dice import hits
 from sim.rulesets.becmi.options import BecmiOptions
 from sim.rulesets.becmi.tohit import needed
 
-__all__ = ["ToHitOdds", "to_hit_odds"]
+__all__ = ["ATTACK", "RESOLUTIONS", "ToHitOdds", "render", "to_hit_odds"]
 
 
 @dataclass(frozen=True)
@@ -68,3 +75,82 @@ def to_hit_odds(
     )
     mods = {k: v for k, v in mods.items() if v}
     return ToHitOdds(need.h, need.needed, mods, need.needed - total_mod, need.damage_bonus, p)
+
+
+def _face(die_needed: int) -> str:
+    if die_needed > 20:
+        return "no face reaches it by its total"
+    if die_needed <= 1:
+        return "every face reaches it"
+    return f"the d20 must show {die_needed} or more"
+
+
+def render(o: ToHitOdds, thac0: int, ac: int) -> OddsResult:
+    """The text and JSON of one attack roll's odds (THAC0 and AC as given)."""
+    data = {
+        "distribution": {"hit": float(o.p_hit), "miss": float(1 - o.p_hit)},
+        "exact": {"hit": str(o.p_hit), "miss": str(1 - o.p_hit)},
+        "mean": float(o.p_hit),
+        "needed": o.needed,
+        "die_needed": o.die_needed,
+        "damage_bonus": o.damage_bonus,
+        "p_hit": float(o.p_hit),
+        "h": o.h,
+        "modifiers": o.modifiers,
+    }
+    mods = ", ".join(f"{k} {v:+d}" for k, v in o.modifiers.items()) or "none"
+    bonus = f", +{o.damage_bonus} damage" if o.damage_bonus else ""
+    first = f"THAC0 {thac0} - AC {ac} = H {o.h} -> needs {o.needed}{bonus}; modifiers: {mods}"
+    if o.die_needed is None:
+        second = "full hard cover: it cannot be hit"
+    else:
+        second = (
+            f"{_face(o.die_needed)} (naturals as set); "
+            f"p(hit) = {float(o.p_hit):.4f} (exactly {o.p_hit})"
+        )
+    return OddsResult((first, second), data)
+
+
+def _attack(values: Mapping[str, Any]) -> OddsResult:
+    options = BecmiOptions(
+        natural_1_misses=values["natural_1_misses"], natural_20_hits=values["natural_20_hits"]
+    )
+    thac0, ac = values["thac0"], values["ac"]
+    return render(to_hit_odds(thac0, ac, values["range"], values["cover"], options), thac0, ac)
+
+
+COVERS = tuple(
+    f"{a}-{k}" for a in ("quarter", "half", "three_quarters", "full") for k in ("soft", "hard")
+)
+"""The ``--cover`` words: ``<amount>-<soft|hard>``."""
+
+ATTACK = OddsResolution(
+    name="becmi",
+    summary="Roll needed, damage bonus and chance to hit of one attack.",
+    params=(
+        OddsParam("thac0", "integer", "Attacker's THAC0.", required=True, low=-20, high=40),
+        OddsParam("ac", "integer", "Target's armour class.", required=True, low=-40, high=20),
+        OddsParam("range", "choice", "Missile range band.", choices=("short", "medium", "long")),
+        OddsParam("cover", "choice", "Target's cover.", choices=COVERS),
+        OddsParam(
+            "natural_1_misses",
+            "flag",
+            "A natural 1 always misses.",
+            default=True,
+            negatable=True,
+        ),
+        OddsParam(
+            "natural_20_hits",
+            "flag",
+            "A natural 20 always hits.",
+            default=False,
+            negatable=True,
+        ),
+    ),
+    compute=_attack,
+    examples=("--thac0 19 --ac 9 --range long --cover half-soft",),
+)
+"""``battlesim odds becmi``: one d20 attack roll against an armour class."""
+
+RESOLUTIONS = (ATTACK,)
+"""The becmi ruleset's ``odds``."""

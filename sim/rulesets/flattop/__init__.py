@@ -7,6 +7,7 @@ from sim.rulesets.flattop.battle import plan
 from sim.rulesets.flattop.campaign import carry_over
 from sim.rulesets.flattop.data import RULES_VERSION, rules_data
 from sim.rulesets.flattop.events import UPCASTERS, flattop_events
+from sim.rulesets.flattop.odds import RESOLUTIONS
 from sim.rulesets.flattop.report import narrate, outcome, render_state, summary
 from sim.rulesets.flattop.scenario import FlattopScenario, cross_check
 from sim.rulesets.flattop.state import apply_event, initial_state, restore, snapshot
@@ -36,4 +37,5 @@ RULESET = Ruleset(
     space=space,
     derived_fields=DERIVED_FIELDS,
     carry_over=carry_over,
+    odds=RESOLUTIONS,
 )

@@ -1,14 +1,27 @@
-"""Exact odds of one flattop attack: enumerate both d10s (seed 000, "HOW TO USE")."""
+"""Exact odds of one flattop attack: enumerate both d10s (seed 000, "HOW TO USE").
+
+:data:`ATTACK` offers them as ``battlesim odds flattop`` (docs/odds.md),
+through the ruleset's ``odds`` hook.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
+from sim.contract import (
+    OddsParam,
+    OddsResolution,
+    OddsResult,
+    distribution_json,
+    distribution_table,
+)
 from sim.rulesets.flattop import tables
 from sim.rulesets.flattop.resolve import modified_table
 
-__all__ = ["HitOdds", "hit_odds"]
+__all__ = ["ATTACK", "RESOLUTIONS", "HitOdds", "hit_odds", "render"]
 
 
 @dataclass(frozen=True)
@@ -47,3 +60,70 @@ def hit_odds(basic: int, factors: int, modifier: int = 0) -> HitOdds:
     dist = dict(sorted(dist.items()))
     mean = sum((k * p for k, p in dist.items()), Fraction(0))
     return HitOdds(tables.ROWS[row], label, Fraction(tenths, 10), dist, mean)
+
+
+def render(o: HitOdds, factors: int) -> OddsResult:
+    """The text and JSON of one attack's odds (``factors`` as given, for the first line)."""
+    data = {
+        **distribution_json(o.distribution),
+        "hit_table": o.hit_table,
+        "column": o.column,
+        "cell": float(o.cell) if o.cell is not None else None,
+    }
+    if o.hit_table is None:
+        first = "below the * row: no attack"
+    else:
+        cell = f"{float(o.cell):.1f}" if o.cell is not None else "-- (no effect)"
+        first = f"hit table {o.hit_table}, {factors} factors (column {o.column}): cell {cell}"
+    lines = (
+        first,
+        *distribution_table(o.distribution, "hits"),
+        f"mean {float(o.mean):.6g} (exactly {o.mean})",
+    )
+    return OddsResult(lines, data)
+
+
+def hit_table(text: str) -> int:
+    """A basic hit table as given: ``*`` is 0, else 1..15.
+
+    Raises:
+        ValueError: anything else, with the one-line message.
+    """
+    if text == "*":
+        return 0
+    if text.isdigit() and 1 <= int(text) <= 15:
+        return int(text)
+    raise ValueError(f"{text!r} is not a hit table (* or 1..15)")
+
+
+def _attack(values: Mapping[str, Any]) -> OddsResult:
+    o = hit_odds(values["hit_table"], values["factors"], values["modifier"])
+    return render(o, values["factors"])
+
+
+ATTACK = OddsResolution(
+    name="flattop",
+    summary="Exact hits of one attack (revised Hit Table Matrix and CRT).",
+    params=(
+        OddsParam(
+            "hit_table",
+            "text",
+            "The attacker's basic hit table: * or 1..15.",
+            required=True,
+            parse=hit_table,
+        ),
+        OddsParam("factors", "integer", "Attacking factors.", required=True, low=1),
+        OddsParam(
+            "modifier",
+            "integer",
+            "Hit-table modifier (crippled +2, anchored +2, clouds -2, night -4).",
+            default=0,
+        ),
+    ),
+    compute=_attack,
+    examples=("--hit-table 7 --factors 12 --modifier -2",),
+)
+"""``battlesim odds flattop``: one attack on the revised Hit Table Matrix and CRT."""
+
+RESOLUTIONS = (ATTACK,)
+"""The flattop ruleset's ``odds``."""

@@ -7,6 +7,7 @@ from sim.rulesets.musket.battle import plan
 from sim.rulesets.musket.campaign import carry_over
 from sim.rulesets.musket.data import RULES_VERSION, rules_data
 from sim.rulesets.musket.events import UPCASTERS, musket_events
+from sim.rulesets.musket.odds import RESOLUTIONS
 from sim.rulesets.musket.report import narrate, outcome, render_state, summary
 from sim.rulesets.musket.scenario import MusketScenario, cross_check
 from sim.rulesets.musket.state import apply_event, initial_state, restore, snapshot, snapshot_json
@@ -37,4 +38,5 @@ RULESET = Ruleset(
     measures=measures,
     space=space,
     derived_fields=DERIVED_FIELDS,
+    odds=RESOLUTIONS,
 )

@@ -5,17 +5,39 @@ Calculation, the mean of two such draws, triangular on [L, H] — and is then
 randomly rounded, so P(c = k) = ∫ density(x) · tent(x − k) dx, computed here
 in exact rationals.  From it follow the morale-check probability
 Σ P(k)·k/(k+25), the fatigue range and mean, and the guns lost by a battery.
+
+:data:`RESOLUTIONS` offers them as ``battlesim odds musket-fire`` and
+``musket-melee`` (docs/odds.md), through the ruleset's ``odds`` hook.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
+from sim.contract import (
+    OddsInputError,
+    OddsParam,
+    OddsResolution,
+    OddsResult,
+    distribution_json,
+    distribution_table,
+)
 from sim.odds.exact import integrate_product, tent, triangular, uniform
+from sim.rulesets.musket.options import MusketOptions
 
-__all__ = ["CasualtyOdds", "casualty_odds", "guns_lost_odds"]
+__all__ = [
+    "FIRE",
+    "MELEE",
+    "RESOLUTIONS",
+    "CasualtyOdds",
+    "casualty_odds",
+    "guns_lost_odds",
+    "render",
+]
 
 
 @dataclass(frozen=True)
@@ -95,3 +117,120 @@ def guns_lost_odds(dist: dict[int, Fraction], men_per_gun: int = 25) -> dict[int
         if extra:
             out[whole + 1] = out.get(whole + 1, Fraction(0)) + p * extra
     return {g: p for g, p in sorted(out.items()) if p}
+
+
+def _as_json(o: CasualtyOdds, guns: dict[int, Fraction] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        **distribution_json(o.distribution),
+        "effective": float(o.effective),
+        "low": float(o.low),
+        "high": float(o.high),
+        "morale_check_p": float(o.morale_check_p),
+        "fatigue": {"min": o.fatigue_min, "max": o.fatigue_max, "mean": float(o.fatigue_mean)},
+    }
+    if guns is not None:
+        out["guns_lost"] = {str(g): float(p) for g, p in guns.items()}
+        out["guns_lost_mean"] = float(sum(g * p for g, p in guns.items()))
+    return out
+
+
+def _as_lines(o: CasualtyOdds, guns: dict[int, Fraction] | None) -> list[str]:
+    shape = "triangular" if o.alternative else "uniform"
+    lines = [
+        f"effective value {float(o.effective):,.2f}; casualty value {shape} on "
+        f"[{float(o.low):.4g}, {float(o.high):.4g}]",
+        *distribution_table(o.distribution, "casualties"),
+        f"mean {float(o.mean):.6g} (exactly {o.mean}); morale check required with "
+        f"probability {float(o.morale_check_p):.6f}",
+        f"fatigue added: {o.fatigue_min}..{o.fatigue_max}, mean {float(o.fatigue_mean):.6g}",
+    ]
+    if guns is not None:
+        lines += ["against a battery (25 men a gun):", *distribution_table(guns, "guns lost")]
+    return lines
+
+
+def render(o: CasualtyOdds, guns: dict[int, Fraction] | None) -> OddsResult:
+    """The text and JSON of one calculation's odds (and of the guns lost, when given)."""
+    return OddsResult(tuple(_as_lines(o, guns)), _as_json(o, guns))
+
+
+def _compute(values: Mapping[str, Any], factor: Fraction) -> OddsResult:
+    """The odds of one calculation from the command's values, at fatigue factor ``factor``."""
+    try:
+        o = casualty_odds(
+            values["value"],
+            values["modifier"],
+            values["lcv"],
+            values["hcv"],
+            values["alternative"],
+            factor,
+        )
+    except ValueError as exc:
+        raise OddsInputError(str(exc)) from None
+    return render(o, guns_lost_odds(o.distribution) if values["target_artillery"] else None)
+
+
+def _fire(values: Mapping[str, Any]) -> OddsResult:
+    return _compute(values, Fraction(1))
+
+
+def _melee(values: Mapping[str, Any]) -> OddsResult:
+    loser = values["loser"]
+    factor = _DEFAULTS.melee_loser_fatigue_factor if loser else _DEFAULTS.melee_fatigue_factor
+    return _compute(values, Fraction(str(factor)))
+
+
+_DEFAULTS = MusketOptions()
+
+
+def _exact(number: float) -> Fraction:
+    """An option's default as the command line reads it: exactly, from its decimal text."""
+    return Fraction(str(number))
+
+
+def _params(lcv: float, hcv: float, lcv_help: str, hcv_help: str) -> tuple[OddsParam, ...]:
+    """The parameters of both calculations, with their LCV and HCV defaults and help."""
+    return (
+        OddsParam("value", "exact", "Combat value V.", required=True),
+        OddsParam("modifier", "exact", "Modifier m in percent, e.g. -40.", default=0),
+        OddsParam("alternative", "flag", "The Alternative Calculation."),
+        OddsParam("target_artillery", "flag", "Also the distribution of guns lost by a battery."),
+        OddsParam("lcv", "exact", lcv_help, default=_exact(lcv)),
+        OddsParam("hcv", "exact", hcv_help, default=_exact(hcv)),
+    )
+
+
+FIRE = OddsResolution(
+    name="musket-fire",
+    summary="Exact casualties of one volley (combat value V, modifier M).",
+    params=_params(
+        _DEFAULTS.fire_lcv,
+        _DEFAULTS.fire_hcv,
+        "Low Combat Value L per 1000: the casualty range starts at L x E / 1000.",
+        "High Combat Value H per 1000: the casualty range ends at H x E / 1000.",
+    ),
+    compute=_fire,
+    examples=("--value 1800 --modifier -40",),
+)
+"""``battlesim odds musket-fire``: one volley with the fire LCV/HCV, fatigue factor 1."""
+
+MELEE = OddsResolution(
+    name="musket-melee",
+    summary="Exact casualties of one side in a melee.",
+    params=(
+        *_params(
+            _DEFAULTS.melee_lcv,
+            _DEFAULTS.melee_hcv,
+            "Melee Low Combat Value L per 1000: the range starts at L x E / 1000.",
+            "Melee High Combat Value H per 1000: the range ends at H x E / 1000.",
+        ),
+        OddsParam("loser", "flag", "Fatigue of the melee's loser (x2, not x1.5)."),
+    ),
+    compute=_melee,
+    examples=("--value 450 --loser",),
+    description="V is the *opposing* side's strength.",
+)
+"""``battlesim odds musket-melee``: one side's losses in a melee, at the melee fatigue factor."""
+
+RESOLUTIONS = (FIRE, MELEE)
+"""The musket ruleset's ``odds``."""

@@ -35,6 +35,7 @@ from sim.contract import (
     applies,
 )
 from sim.runner import Actor, BattleView, Plan
+from tests.contract.toy.odds import ROLLS
 
 __all__ = ["RULESET", "SCENARIOS"]
 
@@ -276,4 +277,5 @@ RULESET: Ruleset[PipsScenario, State] = Ruleset(
     units=units,
     space=space,
     examples=SCENARIOS,
+    odds=(ROLLS,),
 )
