@@ -66,7 +66,7 @@ def test_the_example_plugin_runs_as_the_page_shows(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(site)}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
     runs = console_examples(start, console)
-    assert len(runs) == 4
+    assert len(runs) == 5
     for example in runs:
         done = subprocess.run(
             ["bash", "-c", example.command],

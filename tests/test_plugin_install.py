@@ -154,3 +154,10 @@ def _final_health(venv: Path, cwd: Path, replay: str) -> dict[str, int]:
     )  # fmt: skip
     health: dict[str, int] = json.loads(done.stdout)
     return health
+
+
+def test_the_plugins_odds_are_a_command(venv: Path, tmp_path: Path) -> None:
+    """duel-blow against 2 health: rolls 1, 2-3, 4-6 deal 0, 1, 2 (6 // 2 = 3 capped at 2)."""
+    got = json.loads(_ok(venv, tmp_path, "odds", "duel-blow", "--health", "2", "--json")[0])
+    assert got["exact"] == {"0": "1/6", "1": "1/3", "2": "1/2"}
+    assert got["mean_exact"] == "4/3"  # (0 + 1 + 1 + 2 + 2 + 2) / 6
