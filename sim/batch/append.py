@@ -5,10 +5,11 @@ value matters. DuckDB scans NumPy arrays at C speed (about 1.3 µs a unit
 row here), where a list passed as a query parameter is converted value by
 value (about 10 µs a row; ``executemany`` is a thousand times slower). A
 column goes to DuckDB as a NumPy array when its values are plain: ``int``
-(with a null mask when some are None) for an integer column, ``str`` for a
-VARCHAR one. Any other column — a float in an integer column, a bool, an
-int beyond 64 bits — sends the whole batch through the list parameters
-instead, so DuckDB casts every value exactly as it always did.
+(with a null mask when some are None) for an integer column, ``int`` and
+``float`` (the same) for a DOUBLE one, ``str`` for a VARCHAR one. Any other
+column — a float in an integer column, a bool, an int beyond 64 bits —
+sends the whole batch through the list parameters instead, so DuckDB casts
+every value exactly as it always did.
 """
 
 from __future__ import annotations
@@ -42,15 +43,19 @@ def _array(name: str, col: list[Any], sql: str) -> dict[str, np.ndarray[Any, Any
         values = np.empty(len(col), dtype=object)
         values[:] = col
         return {name: values}
-    if sql not in _INTEGERS or not kinds <= {int, _NONE}:
+    if sql in _INTEGERS and kinds <= {int, _NONE}:
+        dtype: type[np.generic] = np.int64
+    elif sql == "DOUBLE" and kinds <= {int, float, _NONE}:
+        dtype = np.float64
+    else:
         return None
     try:
         if _NONE not in kinds:
-            return {name: np.array(col, dtype=np.int64)}
-        ints = np.array([0 if v is None else v for v in col], dtype=np.int64)
+            return {name: np.array(col, dtype=dtype)}
+        values = np.array([0 if v is None else v for v in col], dtype=dtype)
     except OverflowError:  # beyond 64 bits: DuckDB says what it says of such a value
         return None
-    return {name: ints, name + "_null": np.array([v is None for v in col], dtype=bool)}
+    return {name: values, name + "_null": np.array([v is None for v in col], dtype=bool)}
 
 
 def _frame(

@@ -18,6 +18,7 @@ from sim.batch.fieldpath import PathError
 from sim.batch.plan import StudyPlan
 from sim.batch.seeds import DOMAIN
 from sim.batch.store import Store
+from sim.batch.units import start_details
 
 __all__ = ["DB_NAME", "StudyError", "fresh_points", "open_store", "other_dice"]
 
@@ -138,7 +139,8 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
     db = out / DB_NAME
     if points is not None:
         out.mkdir(parents=True, exist_ok=True)
-        return Store.create(db, _meta(plan), points, plan.target.sides())
+        details = start_details(plan.target.scenarios())
+        return Store.create(db, _meta(plan), points, plan.target.sides(), details)
     if not db.is_file():
         raise StudyError(f"--resume: no study to resume in {str(out)!r}")
     store = Store.open(db)

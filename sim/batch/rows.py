@@ -2,10 +2,12 @@
 
 A worker turns each run into its row of the ``runs`` table (the outcome
 already as canonical JSON, the losses already in their columns) and its
-units' rows of ``unit_finals``, and returns a chunk's rows column by column
-in one :class:`ChunkRows`. The study's process then only appends columns and
-hands them to DuckDB: its work per run stays small, so it never becomes the
-bottleneck however many workers feed it.
+units' rows of ``unit_rows`` (each :class:`~sim.contract.UnitRow`'s side,
+kind, measures and status words, its details already canonical JSON), and
+returns a chunk's rows column by column in one :class:`ChunkRows`. The
+study's process then only appends columns and hands them to DuckDB: its work
+per run stays small, so it never becomes the bottleneck however many workers
+feed it.
 """
 
 from __future__ import annotations
@@ -18,10 +20,16 @@ import orjson
 
 from engine.canonical import canonical_json
 
-__all__ = ["UNIT_COLUMNS", "ChunkRows", "Losses", "outcome_json", "run_row"]
+__all__ = ["UNIT_COLUMNS", "UNIT_KEYS", "ChunkRows", "Losses", "outcome_json", "run_row"]
 
-UNIT_COLUMNS = ("side", "initial", "strength", "fatigue", "morale", "men_lost", "guns_lost")
-"""Columns of a unit row (:meth:`sim.contract.UnitRow.flat`) kept as per-unit finals (or None)."""
+UNIT_KEYS = ("run_id", "battle", "battle_id", "unit")
+"""The columns that name a unit row: its run, battle (index, campaign id) and unit id."""
+
+UNIT_COLUMNS = ("side", "kind", "initial", "strength", "strength_unit", "status", "details")
+"""What a unit's final :class:`~sim.contract.UnitRow` holds, after :data:`UNIT_KEYS`: its
+side and kind, the values of its initial and final strength and that measure's unit, its
+status words joined by ``", "`` (as :meth:`~sim.contract.UnitRow.flat` joins them) and its
+details as canonical JSON."""
 
 Losses = tuple[tuple[str, str], ...]
 """(side, loss kind) of each loss column of the runs table, in order."""
@@ -29,26 +37,23 @@ Losses = tuple[tuple[str, str], ...]
 
 _PLAIN = frozenset({str, int, bool, type(None)})
 _NESTED = frozenset({dict, list, tuple})
-_ANY = _PLAIN | _NESTED
 _TEXT = frozenset({str})
 
 
 def _plain(value: Any) -> bool:
     """Whether ``value`` is text, ints, booleans and null in dicts keyed by text and arrays."""
     if type(value) is dict:
-        if not set(map(type, value)) <= _TEXT:
+        if not _TEXT.issuperset(map(type, value)):
             return False
         value = value.values()
-    kinds = set(map(type, value))
-    if kinds <= _PLAIN:
+    if _PLAIN.issuperset(map(type, value)):  # the usual case: flat, checked at C speed
         return True
-    if not kinds <= _ANY:
-        return False
-    return all(_plain(v) for v in value if type(v) in _NESTED)
+    return all(type(v) in _PLAIN or (type(v) in _NESTED and _plain(v)) for v in value)
 
 
 def outcome_json(outcome: dict[str, Any]) -> str:
-    """:func:`engine.canonical.canonical_json` of an outcome, by orjson when it writes the same.
+    """:func:`engine.canonical.canonical_json` of an outcome (or a unit's details), by orjson
+    when it writes the same.
 
     orjson writes text, ints, booleans and null exactly as the canonical
     encoder does (sorted keys, no spaces, ``ensure_ascii=False``: the domain
@@ -129,7 +134,7 @@ class ChunkRows:
             key = (row[6] or "") if row[4] == "done" else None  # winner, status
             counts[key] = counts.get(key, 0) + 1
         width = 12 + len(losses)
-        units_width = 4 + len(UNIT_COLUMNS)  # run id, battle, battle id, unit, ...
+        units_width = len(UNIT_KEYS) + len(UNIT_COLUMNS)
         columns = _columns(runs, width), _columns(units, units_width)
         return cls(*columns, counts, replays or [], cpu)
 

@@ -7,7 +7,9 @@ Tables (columns in docs/batch.md):
 * ``points``: one row per design point, a column per factor;
 * ``runs``: one row per run — id, point, replication, seed, status, error,
   winner, turns, losses by side (``<side>_<kind>_lost``), the outcome as JSON;
-* ``unit_finals``: one row per unit per battle of each run;
+* ``unit_rows``: one row per unit per battle of each run, what its final
+  :class:`~sim.contract.UnitRow` holds, and the view ``unit_finals`` over it
+  with each detail as a typed column (:mod:`sim.batch.units`);
 * the view ``runs_wide``: each run with its point's factors as typed
   columns named by their paths (:mod:`sim.batch.wide`).
 
@@ -32,7 +34,9 @@ import duckdb
 from engine.atomic import replacing
 from engine.canonical import canonical_json
 from sim.batch.append import column_types, insert_columns, insert_rows
-from sim.batch.rows import UNIT_COLUMNS, ChunkRows
+from sim.batch.rows import ChunkRows
+from sim.batch.units import TABLE as UNIT_TABLE
+from sim.batch.units import DetailColumn, create_units, legacy_columns, legacy_units
 from sim.batch.wide import create_view
 
 __all__ = [
@@ -51,7 +55,7 @@ TABLES = {
     "runs": "run_id",
     "unit_finals": "run_id, battle, unit",
 }
-"""Each table and the key it is ordered by when read or exported."""
+"""Each table (``unit_finals``: a view) and the key it is ordered by when read or exported."""
 
 STUDY_COLUMNS = {
     "name": "VARCHAR",
@@ -81,17 +85,6 @@ STUDY_COLUMNS = {
 """The study row's columns; the last five hold JSON."""
 
 _JSON = ("factors", "sides", "loss_columns", "plan", "target")
-
-UNIT_TYPES = {
-    "side": "VARCHAR",
-    "initial": "BIGINT",
-    "strength": "BIGINT",
-    "fatigue": "BIGINT",
-    "morale": "VARCHAR",
-    "men_lost": "BIGINT",
-    "guns_lost": "BIGINT",
-}
-
 
 Config = dict[str, str | bool | int | float | list[str]]
 
@@ -156,6 +149,8 @@ class Store:
         self.con = con
         self._loss: list[tuple[str, str, str]] = []
         self._types: dict[str, list[str]] = {}
+        self._legacy: list[str] | None = None
+        """The value columns of a study's ``unit_finals`` table made before ``unit_rows``."""
 
     # ----------------------------------------------------------------- opening
 
@@ -172,6 +167,7 @@ class Store:
         store = cls(p, _connect(p, read_only))
         try:
             store._loss = [(s, k, c) for s, k, c in store.meta()["loss_columns"]]
+            store._legacy = legacy_columns(store.con)
             if not read_only:  # a study made before the view existed gets it
                 create_view(store)
         except (duckdb.Error, KeyError, IndexError) as exc:
@@ -186,8 +182,13 @@ class Store:
         meta: dict[str, Any],
         points: Sequence[dict[str, Any]],
         sides: dict[str, tuple[str, list[str]]],
+        details: Sequence[DetailColumn] = (),
     ) -> Store:
-        """Create the database with its tables, the study row and the design points."""
+        """Create the database with its tables, the study row and the design points.
+
+        ``details`` are the typed detail columns of the ``unit_finals`` view
+        (:func:`sim.batch.units.start_details`).
+        """
         p = Path(path)
         store = cls(p, _connect(p, False))
         store._loss = loss_columns(sides)
@@ -211,11 +212,7 @@ class Store:
             "error VARCHAR, winner VARCHAR, winner_name VARCHAR, reason VARCHAR, turns INTEGER, "
             f"battles INTEGER{losses}, outcome VARCHAR)"
         )
-        units = "".join(f", {quote(c)} {UNIT_TYPES[c]}" for c in UNIT_COLUMNS)
-        con.execute(
-            "CREATE TABLE unit_finals (run_id BIGINT NOT NULL, battle INTEGER NOT NULL, "
-            f"battle_id VARCHAR, unit VARCHAR NOT NULL{units})"
-        )
+        create_units(con, details)
         create_view(store)
         con.commit()
         return store
@@ -298,12 +295,16 @@ class Store:
         study calls this at its commit points, not once per chunk.
         """
         con = self.con
+        units, into = rows.units, UNIT_TABLE
+        if self._legacy is not None:  # a study made before unit_rows: rows of its shape
+            into = "unit_finals"
+            units = legacy_units(units, self._legacy) if units[0] else []
         if not self._types:
-            self._types = {t: column_types(con, t) for t in ("runs", "unit_finals")}
+            self._types = {t: column_types(con, t) for t in ("runs", into)}
         con.begin()
         try:
             insert_columns(con, "runs", rows.runs, self._types["runs"])
-            insert_columns(con, "unit_finals", rows.units, self._types["unit_finals"])
+            insert_columns(con, into, units, self._types[into])
             con.commit()
         except BaseException:
             with contextlib.suppress(duckdb.Error):  # a failed commit has already ended it

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from engine.canonical import canonical_json
 from engine.log import DiscardSink, MemorySink, Sink
 from sim.batch.campaign import CampaignData, fight_campaign, validate_battle
-from sim.batch.rows import UNIT_COLUMNS, ChunkRows, Losses, run_row
+from sim.batch.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_row
 from sim.batch.target import Target
 from sim.contract import AnyRuleset, UnitRow
 from sim.replay.header import make_header
@@ -166,26 +166,31 @@ def fight(prepared: Prepared, seed: int, sink_for: SinkFor = _null) -> Fought:
     return Fought(result.outcome, [(b.id, b.ruleset, b.state, b.scenario) for b in result.battles])
 
 
-_OWN = ("side", "initial", "strength")
-"""The unit columns a unit row holds itself (the others are among its details)."""
-assert UNIT_COLUMNS[: len(_OWN)] == _OWN
-_REST = UNIT_COLUMNS[len(_OWN) :]
-
-
 def final_values(unit: UnitRow) -> tuple[Any, ...]:
-    """``unit.flat().get(c)`` for each of :data:`UNIT_COLUMNS`, without building the flat row.
+    """A unit row's values for :data:`~sim.batch.rows.UNIT_COLUMNS`.
 
-    As in :meth:`~sim.contract.UnitRow.flat`, a detail of the same name wins.
+    Side, kind, initial and final strength (values) and the strength's unit,
+    the status words joined by ``", "`` (``""`` when all is well) and the
+    details as canonical JSON (:func:`~sim.batch.rows.outcome_json`; ``{}``
+    when there are none).
     """
-    d = unit.details
-    own = (unit.side, unit.initial.value, unit.strength.value)
-    if d.keys().isdisjoint(_OWN):  # the usual case: the details hold none of the own columns
-        return (*own, *map(d.get, _REST))
-    return (*(d.get(c, v) for c, v in zip(_OWN, own, strict=True)), *map(d.get, _REST))
+    strength, details = unit.strength, unit.details
+    return (
+        unit.side,
+        unit.kind,
+        unit.initial.value,
+        strength.value,
+        strength.unit,
+        ", ".join(unit.status),
+        outcome_json(details) if details else "{}",
+    )
 
 
 def unit_finals(fought: Fought) -> list[tuple[Any, ...]]:
-    """Each unit's final state in each battle, from the ruleset's unit rows."""
+    """Each unit's final row in each battle: (battle index, battle id, unit id, *values).
+
+    The values are :func:`final_values` of the ruleset's unit rows of the final state.
+    """
     return [
         (k, battle, unit.id, *final_values(unit))
         for k, (battle, ruleset, state, scenario) in enumerate(fought.battles)

@@ -295,8 +295,9 @@ def batch(
 ) -> None:
     """Fight SCENARIO (or a campaign) --runs times per design point.
 
-    Writes DIR/study.duckdb (tables study, points, runs, unit_finals),
-    DIR/summary.json and DIR/plots/. See docs/batch.md.
+    Writes DIR/study.duckdb (tables study, points, runs, unit_finals:
+    each unit's final side, kind, strength, status words and details, every
+    ruleset's), DIR/summary.json and DIR/plots/. See docs/batch.md.
 
     \b
     Example:

@@ -141,12 +141,10 @@ def schema(out: str | None, force: bool) -> None:
     Example:
       battlesim schema -o docs/scenario.schema.json --force
     """
-    import json
-
     from sim.outputs import OutputError, check_output, write_text
-    from sim.scenario.schema import scenario_json_schema
+    from sim.scenario.schema import schema_text
 
-    text = json.dumps(scenario_json_schema(), indent=2, sort_keys=True) + "\n"
+    text = schema_text()
     if out is None:
         click.echo(text, nl=False)
         return

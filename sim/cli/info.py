@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import click
 
 from sim.cli.common import Command, echo_json, fail, force_option, json_option
+
+if TYPE_CHECKING:
+    from sim.scenario.catalog import ScenarioInfo
 
 __all__ = ["new", "rulesets", "scenarios"]
 
@@ -35,38 +39,66 @@ def rulesets(as_json: bool) -> None:
 
 
 @click.command(cls=Command)
-@json_option("Print one JSON object: every shipped file with its kind, name and summary.")
+@json_option(
+    "Print one JSON object: the folder, and every file with its kind, name, summary, "
+    "path and source."
+)
 def scenarios(as_json: bool) -> None:
     """List the shipped scenarios, campaigns and studies, one line each.
+
+    First the checkout's scenarios/ folder (when battlesim runs from one),
+    then each installed ruleset's examples, under a line saying where they
+    come from; a file is listed once.
 
     \b
     Example:
       battlesim scenarios
     """
-    from sim.scenario.catalog import SCENARIOS, CatalogError, shipped_scenarios
+    from sim.scenario.catalog import SCENARIOS, CatalogError, listed_scenarios
 
     try:
-        found = shipped_scenarios()
+        found = listed_scenarios()
     except CatalogError as exc:
         fail(str(exc))
     if as_json:
         echo_json({"folder": str(SCENARIOS), "scenarios": [asdict(s) for s in found]})
         return
+    _print_scenarios(found)
+
+
+def _print_scenarios(found: list[ScenarioInfo]) -> None:
+    """A heading per source (the folder, then each ruleset), its files one line each."""
+    from sim.scenario.catalog import FOLDER_SOURCE, SCENARIOS, ruleset_source
+
     width = max(len(s.file) for s in found)
+    source = None
     for s in found:
-        click.echo(f"{s.file:<{width}}  {s.kind:<8} {s.name}: {s.summary}")
+        if s.source != source:
+            source = s.source
+            if source == FOLDER_SOURCE:
+                click.echo(f"{FOLDER_SOURCE} {SCENARIOS}:")
+            else:
+                name = source.removeprefix("ruleset ")
+                click.echo(f"examples of ruleset {name} ({ruleset_source(name)}):")
+        click.echo(f"  {s.file:<{width}}  {s.kind:<8} {s.name}: {s.summary}")
 
 
 @click.command(cls=Command)
 @click.argument("ruleset")
 @click.argument("name", metavar="NAME.yaml", type=click.Path(dir_okay=False))
 @force_option()
-@json_option("Print one JSON object: the file, ruleset and scenario name.")
+@json_option(
+    "Print one JSON object: the file, ruleset and scenario name, the schema's path and "
+    "what was done with it (schema_state: written, unchanged or left), and a note or null."
+)
 def new(ruleset: str, name: str, force: bool, as_json: bool) -> None:
     """Write NAME.yaml: a commented, valid starting scenario of RULESET.
 
     The file starts with the schema line for editor completion; it
-    validates and runs as written.
+    validates and runs as written. The line points at scenario.schema.json
+    beside it, the JSON Schema of every installed ruleset, which new writes
+    (or refreshes, if battlesim wrote it); a file of that name battlesim did
+    not write is never overwritten (a note on stderr says so).
 
     \b
     Example:
@@ -81,6 +113,8 @@ def new(ruleset: str, name: str, force: bool, as_json: bool) -> None:
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot write {name}: {exc.strerror or exc}")
+    if made["note"] is not None:
+        click.echo(f"battlesim: note: {made['note']}", err=True)
     if as_json:
         echo_json(made)
         return

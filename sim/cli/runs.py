@@ -101,7 +101,8 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
 def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool) -> None:
     """Export a study's tables: study, points, runs, unit_finals.
 
-    Rows are ordered by key.
+    Rows are ordered by key. unit_finals has a column per unit detail
+    (docs/batch.md); a study made by an older battlesim exports as it is.
 
     \b
     Example:

@@ -3,13 +3,14 @@
 ``battlesim rulesets``, ``scenarios`` and ``new`` wrap these functions. A
 ruleset offers a starting scenario by shipping ``template.yaml`` in its
 package (beside the module its entry point names); ``{name}`` in it is
-replaced by the new scenario's name.
+replaced by the new scenario's name. ``new`` writes the JSON Schema of every
+installed ruleset beside it, so the editor's schema line works for a plugin
+and outside a checkout.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -20,23 +21,26 @@ from typing import Any
 from sim.contract import BUILTIN, ENTRY_POINT_GROUP, get_ruleset, ruleset_names
 from sim.outputs import check_output, write_text
 from sim.scenario.load import ScenarioError, read_yaml
+from sim.scenario.schema import SCHEMA_FILE, is_our_schema, schema_text
 
 __all__ = [
+    "FOLDER_SOURCE",
     "SCENARIOS",
     "CatalogError",
     "RulesetInfo",
     "ScenarioInfo",
+    "SchemaWritten",
     "installed_rulesets",
+    "listed_scenarios",
     "new_scenario",
+    "ruleset_source",
     "shipped_scenarios",
     "template_text",
+    "write_schema",
 ]
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 """The shipped scenarios (a source checkout or an editable install)."""
-
-SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "scenario.schema.json"
-"""The committed JSON Schema of scenario files (``battlesim schema``)."""
 
 
 class CatalogError(Exception):
@@ -76,7 +80,7 @@ def installed_rulesets() -> list[RulesetInfo]:
 
 @dataclass(frozen=True)
 class ScenarioInfo:
-    """One shipped scenario file and what it is."""
+    """One shipped scenario file, what it is and where it comes from."""
 
     file: str
     kind: str
@@ -84,6 +88,10 @@ class ScenarioInfo:
     name: str
     summary: str
     """The first sentence of its description (or its name)."""
+    path: str
+    """The file's full path."""
+    source: str
+    """``scenarios folder`` (the checkout's) or ``ruleset <name>`` (one of its examples)."""
 
 
 def _first_sentence(text: str) -> str:
@@ -92,7 +100,14 @@ def _first_sentence(text: str) -> str:
     return flat if end < 0 else flat[: end + 1]
 
 
-def _describe(path: Path) -> ScenarioInfo:
+def _describe(path: Path, source: str) -> ScenarioInfo:
+    try:
+        return _read(path, source)
+    except ScenarioError as exc:
+        return ScenarioInfo(path.name, "?", path.stem, f"unreadable: {exc}", str(path), source)
+
+
+def _read(path: Path, source: str) -> ScenarioInfo:
     data, _ = read_yaml(path)
     data = data if isinstance(data, dict) else {}
     if "campaign" in data:
@@ -103,7 +118,7 @@ def _describe(path: Path) -> ScenarioInfo:
         kind, name = str(data.get("ruleset", "?")), str(data.get("name", path.stem))
     fallback = f"a study of {data['scenario']}" if kind == "study" else name
     summary = _first_sentence(str(data.get("description") or fallback))
-    return ScenarioInfo(path.name, kind, name, summary)
+    return ScenarioInfo(path.name, kind, name, summary, str(path), source)
 
 
 def shipped_scenarios(folder: Path = SCENARIOS) -> list[ScenarioInfo]:
@@ -114,13 +129,41 @@ def shipped_scenarios(folder: Path = SCENARIOS) -> list[ScenarioInfo]:
     """
     if not folder.is_dir():
         raise CatalogError(f"no shipped scenarios here: {folder} is not a folder")
-    out = []
-    for path in sorted(folder.glob("*.yaml")):
-        try:
-            out.append(_describe(path))
-        except ScenarioError as exc:
-            out.append(ScenarioInfo(path.name, "?", path.stem, f"unreadable: {exc}"))
+    return [_describe(path, FOLDER_SOURCE) for path in sorted(folder.glob("*.yaml"))]
+
+
+FOLDER_SOURCE = "scenarios folder"
+"""The :attr:`ScenarioInfo.source` of a file in the checkout's scenarios folder."""
+
+
+def listed_scenarios(folder: Path = SCENARIOS) -> list[ScenarioInfo]:
+    """The files of ``folder`` (when it exists), then each installed ruleset's ``examples``.
+
+    Rulesets come in name order, each one's examples in its own order; a file
+    already listed (the same resolved path) is not listed again.
+
+    Raises:
+        CatalogError: no folder and no ruleset ships examples: nothing to list.
+    """
+    out = shipped_scenarios(folder) if folder.is_dir() else []
+    seen = {Path(s.path).resolve() for s in out}
+    for name in ruleset_names():
+        for example in get_ruleset(name).examples:
+            path = Path(example)
+            if path.resolve() not in seen:
+                seen.add(path.resolve())
+                out.append(_describe(path, f"ruleset {name}"))
+    if not out:
+        raise CatalogError(
+            f"no scenarios to list: {folder} is not a folder and no installed ruleset "
+            "ships examples"
+        )
     return out
+
+
+def ruleset_source(name: str) -> str:
+    """Where an installed ruleset comes from: ``built in`` or ``<distribution> <version>``."""
+    return _target_and_source(name)[1]
 
 
 def template_text(ruleset: str) -> str:
@@ -142,29 +185,78 @@ def template_text(ruleset: str) -> str:
     return resource.read_text(encoding="utf-8")
 
 
-def _schema_line(path: Path) -> str:
-    """The editor's schema comment, pointing at the committed schema from ``path``'s folder."""
-    if SCHEMA.is_file():
-        where = Path(os.path.relpath(SCHEMA, path.resolve().parent)).as_posix()
-    else:  # pragma: no cover - installed without the docs: `battlesim schema -o` makes one
-        where = "scenario.schema.json"
-    return f"# yaml-language-server: $schema={where}\n"
+@dataclass(frozen=True)
+class SchemaWritten:
+    """What ``new`` did with the schema beside the scenario."""
+
+    path: Path
+    state: str
+    """``written`` (new or refreshed), ``unchanged`` (already the same), or ``left`` (a
+    file battlesim did not write has the name: it is never overwritten)."""
+
+    @property
+    def note(self) -> str | None:
+        """The one line to tell the user when the schema was left, else None."""
+        if self.state != "left":
+            return None
+        return (
+            f"{self.path} was not written by battlesim: left as it is (the new file's schema "
+            "line points at it; `battlesim schema -o FILE` writes the schema elsewhere)"
+        )
+
+
+def write_schema(folder: Path) -> SchemaWritten:
+    """Write the schema of every installed ruleset to ``folder/scenario.schema.json``.
+
+    A schema battlesim wrote there before (its title says so) is refreshed; a
+    file battlesim did not write is left as it is. Written atomically.
+
+    Raises:
+        OSError: the schema cannot be written.
+    """
+    path = folder / SCHEMA_FILE
+    text = schema_text()
+    if path.exists() or path.is_symlink():
+        try:
+            old = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return SchemaWritten(path, "left")
+        if not is_our_schema(old):
+            return SchemaWritten(path, "left")
+        if old == text:
+            return SchemaWritten(path, "unchanged")
+    write_text(path, text)
+    return SchemaWritten(path, "written")
 
 
 def new_scenario(ruleset: str, path: str | Path, *, force: bool = False) -> dict[str, Any]:
     """Write a commented, valid starting scenario of ``ruleset`` to ``path``.
 
-    The name is the file's stem, made readable; the first line is the
-    editor's schema comment.
+    The name is the file's stem, made readable. The first line is the
+    editor's schema comment, pointing at ``scenario.schema.json`` beside the
+    file: the schema of every installed ruleset, written (or refreshed) there
+    by :func:`write_schema`. The result has ``file``, ``ruleset``, ``name``,
+    ``schema`` (its path), ``schema_state`` (see :class:`SchemaWritten`) and
+    ``note`` (a line for the user, or None).
 
     Raises:
         CatalogError: unknown ruleset or no template.
         OutputError: ``path`` cannot be written or exists (without ``force``).
+        OSError: the scenario or the schema cannot be written.
     """
     p = Path(path)
     text = template_text(ruleset)
     check_output(p, option="NAME.yaml", force=force)
     name = p.stem.replace("_", " ").replace("-", " ").strip().capitalize() or "New battle"
-    body = _schema_line(p) + "#\n" + text.replace("{name}", json.dumps(name, ensure_ascii=False))
+    schema = write_schema(p.parent)
+    line = f"# yaml-language-server: $schema={SCHEMA_FILE}\n"
+    body = line + "#\n" + text.replace("{name}", json.dumps(name, ensure_ascii=False))
     write_text(p, body)
-    return {"file": str(p), "ruleset": ruleset, "name": name}
+    return {
+        "file": str(p),
+        "ruleset": ruleset,
+        "name": name,
+        "schema": str(schema.path),
+        "schema_state": schema.state,
+        "note": schema.note,
+    }

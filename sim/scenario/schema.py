@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Union
 
 from pydantic import Field, TypeAdapter
 
 from sim.contract import get_ruleset, ruleset_names
 
-__all__ = ["scenario_json_schema"]
+__all__ = ["SCHEMA_FILE", "TITLE", "is_our_schema", "scenario_json_schema", "schema_text"]
+
+TITLE = "battlesim scenario"
+"""The schema's ``title``: how battlesim knows a schema file as its own."""
+
+SCHEMA_FILE = "scenario.schema.json"
+"""The name ``battlesim new`` gives the schema it writes beside a new scenario."""
 
 
 def scenario_json_schema() -> dict[str, Any]:
@@ -20,5 +27,19 @@ def scenario_json_schema() -> dict[str, Any]:
         union: Any = Union[models]  # noqa: UP007
         schema = TypeAdapter(Annotated[union, Field(discriminator="ruleset")]).json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "battlesim scenario"
+    schema["title"] = TITLE
     return schema
+
+
+def schema_text() -> str:
+    """The schema as ``battlesim schema`` writes it: indented JSON, keys sorted, a newline."""
+    return json.dumps(scenario_json_schema(), indent=2, sort_keys=True) + "\n"
+
+
+def is_our_schema(text: str) -> bool:
+    """Whether ``text`` is a schema battlesim wrote (a JSON object titled :data:`TITLE`)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("title") == TITLE

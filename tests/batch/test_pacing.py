@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from engine.canonical import canonical_json
 from sim.batch import executors
 from sim.batch.commits import FIRST_COST, CommitPoints
 from sim.batch.rows import UNIT_COLUMNS, ChunkRows
@@ -114,7 +115,7 @@ def test_chunks_add_their_workers_cpu() -> None:
     assert rows.cpu == 0.75 and rows.runs == [[0, 1, 0, 1, 2]]
 
 
-def _unit(details: dict[str, Any]) -> UnitRow:
+def _unit(details: dict[str, Any], status: list[str]) -> UnitRow:
     return UnitRow(
         id="u",
         name="U",
@@ -124,31 +125,41 @@ def _unit(details: dict[str, Any]) -> UnitRow:
         position=None,
         strength=Measure(name="strength", value=7, unit="men"),
         initial=Measure(name="strength", value=9, unit="men"),
+        status=status,
         details=details,
     )
 
 
-def test_final_values_are_the_flat_rows_values_details_winning() -> None:
-    """A unit row's own side, initial and strength, the details for the rest (None when
-    missing), and a detail named like an own column wins, as in flat()."""
-    plain = _unit({"fatigue": 2, "morale": "good"})
-    assert final_values(plain) == ("blue", 9, 7, 2, "good", None, None)
-    odd = _unit({"side": "red", "strength": 1, "guns_lost": 3})
-    assert final_values(odd) == tuple(odd.flat().get(c) for c in UNIT_COLUMNS)
-    assert final_values(odd)[:3] == ("red", 9, 1)
+def test_final_values_are_the_rows_own_fields_its_status_words_and_its_details() -> None:
+    """Side, kind, initial, strength, its unit, the words joined by ", " and the details as
+    canonical JSON (keys sorted; a float and a nested list written as the canonical encoder
+    writes them; no details: {})."""
+    plain = _unit({"morale": "good", "fatigue": 2}, ["disrupted", "out of ammunition"])
+    assert final_values(plain) == (
+        "blue", "foot", 9, 7, "men", "disrupted, out of ammunition",
+        '{"fatigue":2,"morale":"good"}',
+    )  # fmt: skip
+    odd = _unit({"side": "red", "hp": 1.5, "path": [[0, 1]]}, [])
+    assert final_values(odd) == (
+        "blue", "foot", 9, 7, "men", "", canonical_json(odd.details),
+    )  # fmt: skip
+    assert final_values(_unit({}, []))[-1] == "{}"
+    assert len(final_values(plain)) == len(UNIT_COLUMNS)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.ruleset != "pips"], ids=str)
-def test_unit_finals_equal_the_flat_rows_for_every_ruleset(case: Any) -> None:
-    """Each shipped scenario's fought units: the finals read directly equal flat().get()."""
+def test_unit_finals_hold_every_unit_rows_fields_for_every_ruleset(case: Any) -> None:
+    """Each shipped scenario's fought units: the finals equal the unit rows' fields, the
+    details as the canonical encoder writes them (tests/contract checks the toy's)."""
     if not case.scenario.exists():
         pytest.skip("no scenario")
     fought = fight(prepare(load_target(case.scenario), {}), 3)
     expected = [
-        (k, battle, u.id, *(u.flat().get(c) for c in UNIT_COLUMNS))
+        (k, battle, u.id, u.side, u.kind, u.initial.value, u.strength.value, u.strength.unit,
+         ", ".join(u.status), canonical_json(u.details))
         for k, (battle, ruleset, state, scenario) in enumerate(fought.battles)
         for u in ruleset.units(scenario, state)
-    ]
+    ]  # fmt: skip
     assert unit_finals(fought) == expected and expected
 
 

@@ -407,10 +407,13 @@ def test_rulesets_lists_name_version_and_source() -> None:
 
 
 def test_scenarios_lists_every_shipped_file_once() -> None:
-    """`scenarios` prints one line per file in scenarios/, with its kind."""
+    """`scenarios` prints the folder's heading, then one line per file in scenarios/, with its
+    kind (the built-in rulesets ship no examples of their own)."""
     files = sorted(p.name for p in (REPO / "scenarios").glob("*.yaml"))
-    lines = _invoke("scenarios").stdout.splitlines()
+    heading, *lines = _invoke("scenarios").stdout.splitlines()
+    assert heading == f"scenarios folder {REPO / 'scenarios'}:"
     assert [line.split()[0] for line in lines] == files
+    assert all(line.startswith("  ") for line in lines)
     kinds = {line.split()[0]: line.split()[1] for line in lines}
     assert (kinds["stone_wall.yaml"], kinds["coral_sea.yaml"], kinds["tavern_brawl.yaml"]) == (
         "musket",
@@ -421,21 +424,27 @@ def test_scenarios_lists_every_shipped_file_once() -> None:
         "campaign",
         "study",
     )
-    study = next(line for line in lines if line.startswith("stone_wall_study.yaml"))
+    study = next(line for line in lines if line.startswith("  stone_wall_study.yaml"))
     assert study.endswith("Stone wall — cover and fire lethality: a study of stone_wall.yaml")
+    listed = json.loads(_invoke("scenarios", "--json").stdout)
+    assert listed["folder"] == str(REPO / "scenarios")
+    assert [(s["file"], s["path"], s["source"]) for s in listed["scenarios"]] == [
+        (f, str(REPO / "scenarios" / f), "scenarios folder") for f in files
+    ]
 
 
 @pytest.mark.parametrize("ruleset", ["becmi", "flattop", "musket"])
 def test_new_scenario_validates_and_runs(ruleset: str, tmp_path: Path) -> None:
-    """`new RULESET x.yaml` writes a commented file with the schema line that validates and runs."""
+    """`new RULESET x.yaml` writes a commented file that validates and runs, its schema line
+    pointing at the schema written beside it (the installed rulesets': the committed one)."""
     path = tmp_path / "my_battle.yaml"
     made = _invoke("new", ruleset, str(path))
-    assert made.exit_code == 0
+    assert (made.exit_code, made.stderr) == (0, "")
     text = path.read_text(encoding="utf-8")
     first = text.splitlines()[0]
-    assert first.startswith("# yaml-language-server: $schema=")
-    schema = (path.parent / first.split("=", 1)[1]).resolve()
-    assert schema == (REPO / "docs" / "scenario.schema.json").resolve()
+    assert first == "# yaml-language-server: $schema=scenario.schema.json"
+    written = (tmp_path / "scenario.schema.json").read_text(encoding="utf-8")
+    assert written == (REPO / "docs" / "scenario.schema.json").read_text(encoding="utf-8")
     assert sum(1 for line in text.splitlines() if "#" in line) >= 5
     valid = _invoke("validate", str(path), "--json")
     assert json.loads(valid.stdout) == {
@@ -472,6 +481,7 @@ def test_gitignore_covers_what_the_readme_leaves() -> None:
         "sw.jsonl.gz",
         "my_battle.yaml",
         "typos.yaml",
+        "scenario.schema.json",
     ]
     left += ["stone_wall-s7.jsonl", "fredericksburg_campaign-s1/campaign.json", "out/x.jsonl"]
     proc = subprocess.run(
