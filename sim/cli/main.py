@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "validate": "sim.cli.core:validate",
     "schema": "sim.cli.core:schema",
     "rulesets": "sim.cli.info:rulesets",
+    "check-ruleset": "sim.cli.check:check_ruleset",
     "scenarios": "sim.cli.info:scenarios",
     "new": "sim.cli.info:new",
     "diff": "sim.cli.replay:diff",
