@@ -8,7 +8,7 @@ from typing import Any
 from engine.events import TurnEnded
 from engine.log import EventLog, MemorySink
 from sim.conformance.battle import Battle, tool_problem
-from sim.conformance.requirement import requirement
+from sim.conformance.requirement import NotChecked, requirement
 
 __all__ = [
     "BATTLE_LASTS_TWO_TURNS",
@@ -45,7 +45,7 @@ def SHIPS_A_SCENARIO(battle: Battle) -> None:  # noqa: N802  # a requirement, na
 )
 def SCENARIO_RUNS(battle: Battle) -> None:  # noqa: N802
     if battle.scenario is None:
-        return  # ships-a-scenario says so
+        raise NotChecked(f"{battle.name}: nothing to run (see ships-a-scenario)")
     problem = battle.fight.problem
     if problem is not None:
         raise battle.failed(problem)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ __all__ = [
     "DIFF_WITH_ITSELF",
     "FORK_CHANGES_AN_EVENT",
     "FORK_REFUSES_DERIVED_FIELDS",
-    "REPORT_HAS_TWO_CHARTS",
+    "REPORT_CHARTS_EVERY_MEASURE",
     "REPORT_PAGE",
     "fork_candidates",
 ]
@@ -36,7 +37,7 @@ TRIES = 4
 @requirement(
     "diff-with-itself",
     "`diff` finds a replay identical to itself (exit 0).",
-    "Nothing to do beyond a replay that reads back (see scenario-runs)",
+    "A replay that reads back whole is enough: meet scenario-runs first",
     "Checking a ruleset",
 )
 def DIFF_WITH_ITSELF(battle: Battle) -> None:  # noqa: N802
@@ -234,18 +235,33 @@ def REPORT_PAGE(battle: Battle) -> None:  # noqa: N802
         raise battle.failed("the report does not embed every event")
 
 
+def _measured(battle: Battle) -> set[tuple[str, str]]:
+    """Every (scope, measure name) that ``measures`` gives at the start or a turn's end."""
+    loaded = battle.loaded
+    rs, sc = loaded.ruleset, loaded.scenario
+    return {(r.scope, r.measure.name) for _, s in loaded.turn_ends() for r in rs.measures(sc, s)}
+
+
 @requirement(
-    "report-has-two-charts",
-    "`report` draws two charts or more (one per measure and scope that measures gives).",
+    "report-charts-every-measure",
+    "`report` draws a chart for each measure that measures gives (one at least; of units only "
+    "while few enough to read).",
     "Return from measures a Reading of each side (scope 'side') and of each unit (scope "
-    "'unit'), so the report charts sides and units",
+    "'unit') for what is worth charting, strength at least",
     "The models",
 )
-def REPORT_HAS_TWO_CHARTS(battle: Battle) -> None:  # noqa: N802
-    battle.loaded  # noqa: B018  # fought, or NotChecked
+def REPORT_CHARTS_EVERY_MEASURE(battle: Battle) -> None:  # noqa: N802
+    measured = _measured(battle)
     _, page, problem = _report(battle)
     if problem is not None:
         raise battle.failed(problem)
-    charts = re.findall(r'<svg class="chart"[^>]*data-measure="([^"]*)"', page)
-    if len(charts) < 2:
-        raise battle.failed(f"the report draws {len(charts)} chart(s): {charts}")
+    charts = re.findall(r'<svg class="chart"[^>]*data-scope="([^"]*)" data-measure="([^"]*)"', page)
+    drawn = {(html.unescape(a), html.unescape(b)) for a, b in charts}
+    if not measured:
+        raise battle.failed("measures gives no reading: the report has nothing to chart")
+    if strays := sorted(drawn - measured):
+        raise battle.failed(f"the report charts {strays}, which measures does not give")
+    if missing := sorted(m for m in measured - drawn if m[0] != "unit"):
+        raise battle.failed(f"the report draws no chart of {missing}")
+    if not drawn:
+        raise battle.failed(f"the report draws no chart of {sorted(measured)}")

@@ -59,14 +59,21 @@ class Requirement:
     Attributes:
         id: stable, lower-case words joined by hyphens (``restore-inverts-snapshot``).
         statement: the requirement in one line.
-        hint: how to meet it, pointing into docs/rulesets.md.
+        how: how to meet it.
+        section: the section of docs/rulesets.md that says more.
         check: the check, run on one scenario's battle at a time.
     """
 
     id: str
     statement: str
-    hint: str
+    how: str
+    section: str
     check: Check
+
+    @property
+    def hint(self) -> str:
+        """How to meet it, and where to read more: ``… (docs/rulesets.md, 'section')``."""
+        return f"{self.how} ({DOCS}, '{self.section}')"
 
     def __call__(self, battle: Battle) -> None:
         """Check the requirement on one battle (raises RequirementFailed or NotChecked)."""
@@ -76,15 +83,15 @@ class Requirement:
 def requirement(
     id: str,
     statement: str,
-    hint: str,
+    how: str,
     section: str,
 ) -> Callable[[Check], Requirement]:
     """Decorator: the check function below becomes the :class:`Requirement` ``id``.
 
-    The hint ends with where to read more: ``(docs/rulesets.md, 'section')``.
+    ``how`` says how to meet it; ``section`` names where docs/rulesets.md says more.
     """
 
     def make(check: Check) -> Requirement:
-        return Requirement(id, statement, f"{hint} ({DOCS}, '{section}')", check)
+        return Requirement(id, statement, how, section, check)
 
     return make

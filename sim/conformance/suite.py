@@ -53,7 +53,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     checks_tools.FORK_REFUSES_DERIVED_FIELDS,
     checks_tools.BATCH_RUNS,
     checks_tools.REPORT_PAGE,
-    checks_tools.REPORT_HAS_TWO_CHARTS,
+    checks_tools.REPORT_CHARTS_EVERY_MEASURE,
 )
 """Every requirement of the contract, in the order they are checked."""
 
