@@ -56,7 +56,7 @@ def _summary(verdicts: list[Verdict]) -> str:
 def check_ruleset(
     name: str, scenarios: tuple[str, ...], as_json: bool, exitfirst: bool, only: tuple[str, ...]
 ) -> None:
-    """Check that ruleset NAME meets the contract, on every scenario it ships.
+    """Check that ruleset NAME meets the contract on its scenarios.
 
     Every tool (run, verify, show, why, diff, fork, batch, report) is run on
     each of the ruleset's examples, plus each --scenario FILE, and every

@@ -37,7 +37,7 @@ def rulesets(as_json: bool) -> None:
 @click.command(cls=Command)
 @json_option("Print one JSON object: every shipped file with its kind, name and summary.")
 def scenarios(as_json: bool) -> None:
-    """List the shipped scenarios, campaigns and studies, one line each.
+    """List the shipped scenarios, campaigns and studies.
 
     \b
     Example:
@@ -63,7 +63,7 @@ def scenarios(as_json: bool) -> None:
 @force_option()
 @json_option("Print one JSON object: the file, ruleset and scenario name.")
 def new(ruleset: str, name: str, force: bool, as_json: bool) -> None:
-    """Write NAME.yaml: a commented, valid starting scenario of RULESET.
+    """Write NAME.yaml: a commented, valid scenario of RULESET.
 
     The file starts with the schema line for editor completion; it
     validates and runs as written.

@@ -117,7 +117,7 @@ def cli(log_level: str, log_json: bool) -> None:
 
 @cli.group(cls=LazyGroup, lazy=ODDS)
 def odds() -> None:
-    """Exact odds of one resolution, as a dice calculator gives them.
+    """Exact odds of one resolution, as dice calculators give them.
 
     \b
     Example:

@@ -58,9 +58,9 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_command_is_listed() -> None:
-    """The root group lists the seventeen commands and odds its four calculators."""
-    assert len(COMMANDS) == 21
-    assert ("rulesets",) in COMMANDS and ("new",) in COMMANDS and ("scenarios",) in COMMANDS
+    """The root group lists the eighteen commands and odds its four calculators."""
+    assert len(COMMANDS) == 22
+    assert ("check-ruleset",) in COMMANDS and ("rulesets",) in COMMANDS and ("new",) in COMMANDS and ("scenarios",) in COMMANDS
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
