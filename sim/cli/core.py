@@ -102,7 +102,7 @@ def verify(replay: str, as_json: bool) -> None:
 @click.argument("scenario", type=click.Path(dir_okay=False), callback=readable_file)
 @json_option("Print one JSON object: ok, ruleset, name, or every error.")
 def validate(scenario: str, as_json: bool) -> None:
-    """Check SCENARIO; list every error as file:line: field: message.
+    """Check SCENARIO; every error as file:line: field: message.
 
     Exit 0 when valid, 2 with the errors on stderr.
 
@@ -135,7 +135,7 @@ def validate(scenario: str, as_json: bool) -> None:
 @out_option("Write the schema to this file instead of printing it.")
 @force_option()
 def schema(out: str | None, force: bool) -> None:
-    """Print the JSON Schema of scenario files (for editor completion).
+    """Print the JSON Schema of scenario files, for editors.
 
     \b
     Example:

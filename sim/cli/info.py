@@ -44,7 +44,7 @@ def rulesets(as_json: bool) -> None:
     "path and source."
 )
 def scenarios(as_json: bool) -> None:
-    """List the shipped scenarios, campaigns and studies, one line each.
+    """List the shipped scenarios, campaigns and studies.
 
     First the checkout's scenarios/ folder (when battlesim runs from one),
     then each installed ruleset's examples, under a line saying where they
@@ -92,7 +92,7 @@ def _print_scenarios(found: list[ScenarioInfo]) -> None:
     "what was done with it (schema_state: written, unchanged or left), and a note or null."
 )
 def new(ruleset: str, name: str, force: bool, as_json: bool) -> None:
-    """Write NAME.yaml: a commented, valid starting scenario of RULESET.
+    """Write NAME.yaml: a commented, valid scenario of RULESET.
 
     The file starts with the schema line for editor completion; it
     validates and runs as written. The line points at scenario.schema.json

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "validate": "sim.cli.core:validate",
     "schema": "sim.cli.core:schema",
     "rulesets": "sim.cli.info:rulesets",
+    "check-ruleset": "sim.cli.check:check_ruleset",
     "scenarios": "sim.cli.info:scenarios",
     "new": "sim.cli.info:new",
     "diff": "sim.cli.replay:diff",
@@ -133,7 +134,7 @@ def cli(log_level: str, log_json: bool) -> None:
 
 @cli.group(cls=_Odds)
 def odds() -> None:
-    """Exact odds of one resolution, as a dice calculator gives them.
+    """Exact odds of one resolution, as dice calculators give them.
 
     The commands are those the installed rulesets offer.
 

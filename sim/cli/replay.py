@@ -86,7 +86,7 @@ def diff(
     verbose: bool,
     context: int,
 ) -> None:
-    """Compare two battles: exit 0 identical, 1 different, 2 bad input.
+    """Compare two battles: 0 identical, 1 different, 2 bad input.
 
     Same scenario and seed: the first divergent event with a field-level diff,
     context and the draw counts of the random streams it draws from.

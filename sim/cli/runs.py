@@ -129,7 +129,7 @@ def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool)
 )
 @json_option("Print the campaign outcome as JSON.")
 def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: bool) -> None:
-    """Fight a campaign's battles in order, carrying the survivors over.
+    """Fight a campaign's battles in order, survivors carried over.
 
     Writes one replay per battle and campaign.json (the campaign's outcome).
 

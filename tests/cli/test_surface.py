@@ -58,9 +58,10 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_command_is_listed() -> None:
-    """The root group lists the seventeen commands and odds its four calculators."""
-    assert len(COMMANDS) == 21
+    """The root group lists the eighteen commands and odds its four calculators."""
+    assert len(COMMANDS) == 22
     assert ("rulesets",) in COMMANDS and ("new",) in COMMANDS and ("scenarios",) in COMMANDS
+    assert ("check-ruleset",) in COMMANDS
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=" ".join)

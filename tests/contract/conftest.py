@@ -20,13 +20,18 @@ from sim.contract import registry
 ENTRY_POINTS = "[battlesim.rulesets]\npips = tests.contract.toy:RULESET\n"
 
 
+def install_plugin(where: Path, name: str, entry_points: str) -> Path:
+    """Write distribution ``name``'s metadata and entry points under ``where``; return it."""
+    dist = where / f"{name.replace('-', '_')}-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(entry_points)
+    return where
+
+
 def install_toy(where: Path) -> Path:
     """Write the ``pips-toy`` distribution's metadata under ``where``; return the directory."""
-    dist = where / "pips_toy-0.1.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pips-toy\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text(ENTRY_POINTS)
-    return where
+    return install_plugin(where, "pips-toy", ENTRY_POINTS)
 
 
 @pytest.fixture(scope="package", autouse=True)

@@ -1,0 +1,110 @@
+"""``battlesim check-ruleset``: the ruleset contract's requirements (:mod:`sim.conformance`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from sim.cli.common import Command, echo_json, fail, json_option
+
+if TYPE_CHECKING:
+    from sim.conformance import Verdict
+
+__all__ = ["check_ruleset"]
+
+# The command imports what it wraps in its body (PLC0415): start-up stays light.
+# ruff: noqa: PLC0415
+
+
+def _line(v: Verdict) -> str:
+    """One line: ``met  ID: statement`` or ``FAILED  ID: message — how to meet it: hint``."""
+    r = v.requirement
+    if v.status == "met":
+        return f"met          {r.id}: {r.statement}"
+    if v.status == "failed":
+        return f"FAILED       {r.id}: {v.message} — how to meet it: {r.hint}"
+    return f"not checked  {r.id}: {v.message}"
+
+
+def _summary(verdicts: list[Verdict]) -> str:
+    """``N passed, N failed`` (and ``, N not checked`` when some were not)."""
+    counts = {s: sum(v.status == s for v in verdicts) for s in ("met", "failed", "not checked")}
+    text = f"{counts['met']} passed, {counts['failed']} failed"
+    return text + (f", {counts['not checked']} not checked" if counts["not checked"] else "")
+
+
+@click.command("check-ruleset", cls=Command)
+@click.argument("name")
+@click.option(
+    "--scenario",
+    "scenarios",
+    multiple=True,
+    metavar="FILE",
+    help="Also check on this scenario of the ruleset (repeatable).",
+)
+@json_option("Print one JSON object: every requirement with its status, message and hint.")
+@click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first requirement not met.")
+@click.option(
+    "--only",
+    multiple=True,
+    metavar="ID",
+    help="Check only this requirement (repeatable; ids as docs/rulesets.md lists them).",
+)
+def check_ruleset(
+    name: str, scenarios: tuple[str, ...], as_json: bool, exitfirst: bool, only: tuple[str, ...]
+) -> None:
+    """Check that ruleset NAME meets the contract on its scenarios.
+
+    Every tool (run, verify, show, why, diff, fork, batch, report) is run on
+    each of the ruleset's examples, plus each --scenario FILE, and every
+    requirement is printed met or FAILED, with how to meet it. Exit 0 when
+    all are met, 1 when one is not, 2 for bad input.
+
+    \b
+    Example:
+      battlesim check-ruleset duel --scenario my_duel.yaml
+    """
+    from sim.conformance import REQUIREMENTS, SuiteInputError, run_suite, scenarios_for
+    from sim.contract import get_ruleset, ruleset_names
+    from sim.text.suggest import did_you_mean
+
+    if name not in ruleset_names():
+        fail(f"unknown ruleset {name!r}; installed: {', '.join(ruleset_names())}")
+    try:
+        ruleset = get_ruleset(name)
+    except Exception as exc:  # a broken entry point or module: the plugin cannot load
+        fail(f"ruleset {name!r} cannot be loaded: {type(exc).__name__}: {exc}")
+    ids = [r.id for r in REQUIREMENTS]
+    for wanted in only:
+        if wanted not in ids:
+            fail(f"--only {wanted}: no such requirement{did_you_mean(wanted, ids)}")
+    try:
+        files = scenarios_for(ruleset, [Path(s) for s in scenarios])
+    except SuiteInputError as exc:
+        fail(str(exc))
+    chosen = [r for r in REQUIREMENTS if not only or r.id in only]
+    verdicts = run_suite(
+        ruleset,
+        files,
+        chosen,
+        exitfirst=exitfirst,
+        progress=lambda text: click.echo(f"check-ruleset {name}: {text}", err=True),
+        verdict=lambda v: None if as_json else click.echo(_line(v)),
+    )
+    if as_json:
+        echo_json(
+            {
+                "ruleset": name,
+                "scenarios": [str(f) for f in files],
+                "requirements": [v.as_json() for v in verdicts],
+                "passed": sum(v.status == "met" for v in verdicts),
+                "failed": sum(v.status == "failed" for v in verdicts),
+                "not_checked": sum(v.status == "not checked" for v in verdicts),
+            }
+        )
+    else:
+        click.echo(_summary(verdicts))
+    sys.exit(0 if all(v.status == "met" for v in verdicts) else 1)

@@ -1,0 +1,130 @@
+"""One scenario of one ruleset, fought once with ``battlesim run``, for every check to read.
+
+A :class:`Battle` fights its scenario the first time a check asks for it
+(``battlesim run`` in-process, through click's ``CliRunner``) and keeps the
+replay, its loaded form and whatever else two checks share (another
+seed's replay, the report page) in its own folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from sim.conformance.requirement import NotChecked, RequirementFailed
+from sim.contract import AnyRuleset
+
+if TYPE_CHECKING:
+    from click.testing import Result
+
+    from sim.replay.memory import LoadedReplay
+
+__all__ = ["Battle", "Fight", "tool_problem"]
+
+T = TypeVar("T")
+
+
+def tool_problem(result: Result) -> str:
+    """What a command printed (its last lines), and the exception it raised, if any."""
+    lines = [line for line in result.output.splitlines() if line.strip()][-3:]
+    said = " / ".join(lines) or "nothing printed"
+    exc = result.exception
+    if exc is not None and not isinstance(exc, SystemExit):
+        return f"exit {result.exit_code}: {type(exc).__name__}: {exc} ({said})"
+    return f"exit {result.exit_code}: {said}"
+
+
+@dataclass(frozen=True)
+class Fight:
+    """What ``battlesim run`` made of the scenario: its output and replay, or its problem."""
+
+    result: Result | None
+    replay: Path
+    loaded: LoadedReplay | None
+    problem: str | None
+
+
+@dataclass
+class Battle:
+    """One scenario (None: the ruleset ships none) of one ruleset, checked in ``workdir``."""
+
+    ruleset: AnyRuleset
+    scenario: Path | None
+    workdir: Path
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        """The scenario's file name, as messages name it."""
+        return self.scenario.name if self.scenario is not None else "(no scenario)"
+
+    def failed(
+        self,
+        what: str,
+        *,
+        turn: int | None = None,
+        seq: int | None = None,
+        field: str | None = None,
+    ) -> RequirementFailed:
+        """A :class:`RequirementFailed` naming this battle's scenario."""
+        return RequirementFailed(what, scenario=self.name, turn=turn, seq=seq, field=field)
+
+    def cli(self, *args: str | Path | int) -> Result:
+        """Run ``battlesim ARGS`` in this process; its output and exit code."""
+        from click.testing import CliRunner  # noqa: PLC0415  # the CLI is the top layer
+
+        from sim.cli.main import cli  # noqa: PLC0415
+
+        return CliRunner().invoke(cli, [str(a) for a in args])
+
+    def scratch(self, name: str) -> Path:
+        """A fresh folder ``name`` in the battle's working folder."""
+        path = self.workdir / name
+        path.mkdir(parents=True, exist_ok=False)
+        return path
+
+    def shared(self, key: str, make: Callable[[], T]) -> T:
+        """``make()`` the first time ``key`` is asked for, the same value after."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        value: T = self._memo[key]
+        return value
+
+    @cached_property
+    def fight(self) -> Fight:
+        """The scenario fought with ``battlesim run --out`` (once)."""
+        out = self.workdir / "battle.jsonl"
+        if self.scenario is None:
+            return Fight(None, out, None, "the ruleset ships no scenario to fight")
+        result = self.cli("run", self.scenario, "--out", out)
+        if result.exit_code != 0:
+            return Fight(
+                result, out, None, f"battlesim run {self.scenario} failed: {tool_problem(result)}"
+            )
+        from sim import api  # noqa: PLC0415
+
+        try:
+            loaded = api.load_replay(out)
+        except Exception as exc:  # a replay that does not read back
+            return Fight(result, out, None, f"its replay does not read back: {exc}")
+        if loaded.ruleset.name != self.ruleset.name:
+            problem = f"a scenario of ruleset {loaded.ruleset.name!r}, not {self.ruleset.name!r}"
+            return Fight(result, out, None, problem)
+        return Fight(result, out, loaded, None)
+
+    @property
+    def loaded(self) -> LoadedReplay:
+        """The replay read whole; NotChecked when the scenario did not run."""
+        fight = self.fight
+        if fight.loaded is None:
+            raise NotChecked(f"{self.name}: not fought ({fight.problem})")
+        return fight.loaded
+
+    @property
+    def replay(self) -> Path:
+        """The replay file (the scenario fought first)."""
+        self.loaded  # noqa: B018  # fought, or NotChecked
+        return self.fight.replay

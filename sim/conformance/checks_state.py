@@ -1,0 +1,162 @@
+"""Requirements of the state: fold, snapshot, restore, digests and processes agree."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from engine.canonical import canonical_json, digest
+from engine.events import TurnEnded
+from engine.log import MemorySink
+from sim import runner
+from sim.conformance.battle import Battle
+from sim.conformance.checks_run import live
+from sim.conformance.differ import first_difference
+from sim.conformance.requirement import requirement
+
+__all__ = [
+    "DIGEST_IS_SNAPSHOT_DIGEST",
+    "FOLD_EQUALS_LIVE",
+    "ONE_PROCESS_PER_UNIT",
+    "RESTORE_INVERTS_SNAPSHOT",
+    "SNAPSHOT_JSON_IS_CANONICAL",
+    "SNAPSHOT_START_EQUALS_FOLD",
+]
+
+
+@requirement(
+    "fold-equals-live",
+    "The state folded from the replay's events equals the live battle's final state.",
+    "Change state only in apply, from the event alone (no draw, no clock, nothing the "
+    "processes keep aside); make the state comparable with == (a dataclass)",
+    "Decide, then apply",
+)
+def FOLD_EQUALS_LIVE(battle: Battle) -> None:  # noqa: N802
+    loaded, fought = battle.loaded, live(battle)
+    if fought.problem is not None:
+        raise battle.failed(f"fighting live failed: {fought.problem}")
+    rs, folded = loaded.ruleset, loaded.state_at(use_snapshots=False)
+    where = first_difference(rs.snapshot(folded), rs.snapshot(fought.state))
+    where = where or first_difference(folded, fought.state)
+    if where is not None:
+        raise battle.failed(f"folded {where.left}, live {where.right}", field=where.path)
+
+
+@requirement(
+    "digest-is-snapshot-digest",
+    "Every engine.turn_ended digest is sha256 of canonical_json(snapshot(state)) at that turn's "
+    "end.",
+    "Let the runner digest the snapshot; a snapshot_json must write exactly the snapshot's "
+    "canonical text",
+    "The contract",
+)
+def DIGEST_IS_SNAPSHOT_DIGEST(battle: Battle) -> None:  # noqa: N802
+    loaded = battle.loaded
+    rs = loaded.ruleset
+    for event, before in loaded.fold(state=rs.initial_state(loaded.scenario)):
+        if isinstance(event, TurnEnded) and event.state_digest != digest(rs.snapshot(before)):
+            raise battle.failed(
+                "the digest is not the snapshot's digest", turn=event.turn, seq=event.seq
+            )
+
+
+@requirement(
+    "snapshot-json-is-canonical",
+    "snapshot_json (if given) writes canonical_json(snapshot(s)) at every turn's end, and a "
+    "battle fought without it writes the same bytes.",
+    "Write snapshot_json from the same values as snapshot, with engine.canonical's "
+    "members_json; or leave it None",
+    "The contract",
+)
+def SNAPSHOT_JSON_IS_CANONICAL(battle: Battle) -> None:  # noqa: N802
+    loaded = battle.loaded
+    rs, sc = loaded.ruleset, loaded.scenario
+    if rs.snapshot_json is None:
+        return  # digests are serialised from the snapshot
+    for turn, state in loaded.turn_ends():
+        text, canonical = rs.snapshot_json(state), canonical_json(rs.snapshot(state))
+        if text != canonical:
+            where = first_difference(json.loads(text), json.loads(canonical))
+            raise battle.failed(f"snapshot_json differs from canonical_json: {where}", turn=turn)
+    sink = MemorySink()
+    state, plan, header = rs.initial_state(sc), rs.plan(sc), loaded.header
+    runner.fight(plan, sc, header, sink, state, rs.apply, rs.snapshot)  # no snapshot_json
+    if "\n".join(sink.lines) + "\n" != battle.replay.read_text(encoding="utf-8"):
+        raise battle.failed("fought without snapshot_json, the replay's bytes differ")
+
+
+@requirement(
+    "one-process-per-unit",
+    "The plan starts one live SimPy process per unit row (Actor with the row's id), none for a "
+    "stranger.",
+    "Return from the plan's processes an Actor(unit_id, body) for every unit that units() "
+    "lists, and plain generators for the battle's own clocks",
+    "The battle runner",
+)
+def ONE_PROCESS_PER_UNIT(battle: Battle) -> None:  # noqa: N802
+    loaded = battle.loaded
+    rs, sc = loaded.ruleset, loaded.scenario
+    rows = rs.units(sc, rs.initial_state(sc))
+    seen: list[list[str]] = []
+
+    def watch(started: runner.Started) -> None:  # called before the clock starts
+        seen.append([u for u, process in started if process.is_alive and u is not None])
+
+    state, plan = rs.initial_state(sc), rs.plan(sc)
+    runner.fight(plan, sc, loaded.header, MemorySink(), state, rs.apply, rs.snapshot, watch=watch)
+    kind = {r.id: r.kind for r in rows}
+    units = seen[0]
+    if Counter(kind.get(u, "?") for u in units) != Counter(r.kind for r in rows):
+        raise battle.failed(
+            f"live processes by kind {dict(Counter(kind.get(u, '?') for u in units))}"
+        )
+    if sorted(units) != sorted(kind):
+        missing, strangers = sorted(set(kind) - set(units)), sorted(set(units) - set(kind))
+        raise battle.failed(f"no process for {missing}; processes for no row: {strangers}")
+
+
+@requirement(
+    "restore-inverts-snapshot",
+    "restore(scenario, snapshot(s)) == s after a JSON round trip, at the start and every turn's "
+    "end.",
+    "Put in snapshot everything that changes, and rebuild every field of the state from it in "
+    "restore (nothing left at its start value)",
+    "The contract",
+)
+def RESTORE_INVERTS_SNAPSHOT(battle: Battle) -> None:  # noqa: N802
+    loaded = battle.loaded
+    rs, sc = loaded.ruleset, loaded.scenario
+    for turn, state in loaded.turn_ends():
+        data = json.loads(json.dumps(rs.snapshot(state)))
+        restored = rs.restore(sc, data)
+        if restored != state:
+            where = first_difference(restored, state) or first_difference(
+                rs.snapshot(restored), data
+            )
+            what = f"restore(snapshot(s)) differs from s: restored {where.left if where else '?'}, "
+            raise battle.failed(
+                f"{what}s holds {where.right if where else '?'}",
+                turn=turn,
+                field=where.path if where else None,
+            )
+
+
+@requirement(
+    "snapshot-start-equals-fold",
+    "state_at(turn) started from the nearest engine.snapshot equals the fold from the first "
+    "event, at every turn.",
+    "restore must rebuild the state a fold reaches (see restore-inverts-snapshot)",
+    "The contract",
+)
+def SNAPSHOT_START_EQUALS_FOLD(battle: Battle) -> None:  # noqa: N802
+    loaded = battle.loaded
+    rs = loaded.ruleset
+    for turn in range(loaded.last_turn + 1):
+        fast: Any = rs.snapshot(loaded.state_at(turn))
+        slow: Any = rs.snapshot(loaded.state_at(turn, use_snapshots=False))
+        where = first_difference(fast, slow)
+        if where is not None:
+            raise battle.failed(
+                f"from a snapshot {where.left}, folded {where.right}", turn=turn, field=where.path
+            )

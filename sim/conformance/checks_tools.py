@@ -1,0 +1,267 @@
+"""Requirements of the replay tools: ``diff``, ``fork``, ``batch`` and ``report``."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.events import Event
+from sim.conformance.battle import Battle, tool_problem
+from sim.conformance.page import NETWORK, embedded, well_formed
+from sim.conformance.requirement import requirement
+
+__all__ = [
+    "BATCH_RUNS",
+    "DIFF_ANOTHER_SEED",
+    "DIFF_WITH_ITSELF",
+    "FORK_CHANGES_AN_EVENT",
+    "FORK_REFUSES_DERIVED_FIELDS",
+    "REPORT_CHARTS_EVERY_MEASURE",
+    "REPORT_PAGE",
+    "fork_candidates",
+]
+
+FIXED = ("type", "schema_version", "seq", "turn", "time", "cause")
+"""Event fields a fork never changes (``sim.replay.fork``)."""
+
+TRIES = 4
+"""Forks tried before the requirement fails (each re-simulates the battle twice)."""
+
+
+@requirement(
+    "diff-with-itself",
+    "`diff` finds a replay identical to itself (exit 0).",
+    "A replay that reads back whole is enough: meet scenario-runs first",
+    "Checking a ruleset",
+)
+def DIFF_WITH_ITSELF(battle: Battle) -> None:  # noqa: N802
+    out = battle.replay
+    same = battle.cli("diff", out, out)
+    if (same.exit_code, same.stdout) != (0, f"identical: {out} and {out}\n"):
+        raise battle.failed(f"battlesim diff of the replay with itself: {tool_problem(same)}")
+
+
+@requirement(
+    "diff-another-seed",
+    "`diff --json` of the replay and one of another seed names the seed and compares every "
+    "unit's row, strength included.",
+    "units() gives the same ids in every battle of a scenario, each row with its strength",
+    "The models",
+)
+def DIFF_ANOTHER_SEED(battle: Battle) -> None:  # noqa: N802
+    loaded, out = battle.loaded, battle.replay
+    seed = loaded.header.seed + 1
+    other = battle.scratch("other-seed") / "other.jsonl"
+    made = battle.cli("run", battle.scenario or "", "--seed", seed, "--out", other)
+    if made.exit_code != 0:
+        raise battle.failed(f"battlesim run --seed {seed}: {tool_problem(made)}")
+    result = battle.cli("diff", out, other, "--json")
+    if result.exit_code not in (0, 1):
+        raise battle.failed(f"battlesim diff --json: {tool_problem(result)}")
+    data = json.loads(result.stdout)
+    change = {"path": "seed", "kind": "changed", "a": seed - 1, "b": seed}
+    if data["mode"] != "variants" or data["inputs"][:1] != [change]:
+        raise battle.failed(f"diff --json: mode {data['mode']!r}, inputs {data['inputs'][:1]}")
+    ids = [r.id for r in loaded.ruleset.units(loaded.scenario, loaded.state_at())]
+    if sorted(data["units"]) != sorted(ids):
+        raise battle.failed(
+            f"diff --json compares units {sorted(data['units'])}, not {sorted(ids)}"
+        )
+    for unit, fields in data["units"].items():
+        if "strength" not in fields:
+            raise battle.failed(f"diff --json has no strength for {unit}", field="strength")
+
+
+def _changed(value: Any, others: list[Any]) -> Any:
+    """Another value of the same type: a flipped bool, an int one nearer 0 (or 1), another
+    text seen in the same field; None when there is none."""
+    if type(value) is bool:
+        return not value
+    if type(value) is int:
+        return value - 1 if value > 0 else value + 1
+    return next((o for o in others if o != value), None)
+
+
+def fork_candidates(events: list[Event]) -> Iterator[tuple[Event, str, Any]]:
+    """(event, field, new value) a fork may set: yes/no fields first, then texts, then whole
+    numbers, each in seq order; only changes after which the event still validates."""
+    seen: dict[tuple[str, str], list[Any]] = {}
+    fields: list[tuple[Event, str, Any]] = []
+    for e in events:
+        if e.type.startswith("engine."):
+            continue
+        for k, v in e.model_dump().items():
+            if k not in FIXED and type(v) in (bool, int, str):
+                fields.append((e, k, v))
+                seen.setdefault((e.type, k), []).append(v)
+    rank = {bool: 0, str: 1, int: 2}
+    for e, k, v in sorted(fields, key=lambda f: rank[type(f[2])]):
+        new = _changed(v, seen[(e.type, k)])
+        if new is None:
+            continue
+        try:
+            type(e).model_validate({**e.model_dump(), k: new})
+        except ValidationError:
+            continue
+        yield e, k, new
+
+
+def _fork(battle: Battle, event: Event, field: str, value: Any, n: int) -> str | None:
+    """Fork at ``event`` with ``field`` set to ``value``; None when the fork verifies."""
+    out, at = battle.replay, event.seq
+    forked = battle.scratch(f"fork-{n}") / "forked.jsonl"
+    made = battle.cli(
+        "fork", out, "--at", at, "--set", f"{field}={json.dumps(value)}", "-o", forked
+    )
+    if made.exit_code != 0:
+        return f"fork at seq {at} with {field}={json.dumps(value)}: {tool_problem(made)}"
+    if not made.stdout.startswith(f"forked {out} at seq {at}: "):
+        return f"fork at seq {at} printed {made.stdout.splitlines()[:1]}"
+    from sim import api  # noqa: PLC0415
+
+    if getattr(api.load_replay(forked).events[at], field) != value:
+        return f"the fork's seq {at} does not hold {field}={json.dumps(value)}"
+    verify = battle.cli("verify", forked)
+    if verify.exit_code != 0:
+        return (
+            f"the fork at seq {at} with {field}={json.dumps(value)} fails verify: "
+            + tool_problem(verify)
+        )
+    return None
+
+
+@requirement(
+    "fork-changes-an-event",
+    "`fork` changes a field of a ruleset event (a yes/no, a text or a whole number that still "
+    "validates) and the fork verifies.",
+    "Record decisions as event fields (a bool, a choice, a count) that apply and the rules "
+    "after it read, rather than recomputing them",
+    "Decide, then apply",
+)
+def FORK_CHANGES_AN_EVENT(battle: Battle) -> None:  # noqa: N802
+    problems = []
+    for n, (event, field, value) in enumerate(fork_candidates(battle.loaded.events)):
+        if n == TRIES:
+            break
+        problem = _fork(battle, event, field, value, n)
+        if problem is None:
+            return
+        problems.append(problem)
+    if not problems:
+        raise battle.failed("no ruleset event has a bool, text or int field to change")
+    raise battle.failed(f"no fork of {len(problems)} tried verifies; the first: {problems[0]}")
+
+
+@requirement(
+    "fork-refuses-derived-fields",
+    "`fork --set state.…` refuses a path ending in one of the ruleset's derived_fields (exit 2).",
+    "List in derived_fields only the names of state fields the rules keep from others",
+    "The contract",
+)
+def FORK_REFUSES_DERIVED_FIELDS(battle: Battle) -> None:  # noqa: N802
+    out = battle.replay
+    for name in battle.ruleset.derived_fields:
+        refused = battle.cli("fork", out, "--at", "0", "--set", f"state.x.{name}=1")
+        if refused.exit_code != 2 or "positions cannot be forked" not in refused.output:
+            raise battle.failed(f"fork --set state.x.{name}=1: {tool_problem(refused)}", field=name)
+
+
+@requirement(
+    "batch-runs",
+    "`batch --runs 3` fights three runs, each done and stored with every unit's final row.",
+    "Fight only from the scenario and the seed; units() lists the same units in every run",
+    "Checking a ruleset",
+)
+def BATCH_RUNS(battle: Battle) -> None:  # noqa: N802
+    loaded = battle.loaded
+    out = battle.scratch("batch") / "study"
+    result = battle.cli("batch", battle.scenario or "", "--runs", "3", "--out", out, "--no-plots")
+    if result.exit_code != 0:
+        raise battle.failed(f"battlesim batch --runs 3: {tool_problem(result)}")
+    import duckdb  # noqa: PLC0415  # the batch store's own library
+
+    with duckdb.connect(str(out / "study.duckdb"), read_only=True) as con:
+        runs = con.execute("SELECT status, count(*) FROM runs GROUP BY status").fetchall()
+        units = con.execute("SELECT count(DISTINCT unit) FROM unit_finals").fetchall()
+    if runs != [("done", 3)]:
+        raise battle.failed(f"the study's runs by status: {runs}, not [('done', 3)]")
+    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at())
+    if units[0][0] != len(rows):
+        raise battle.failed(f"the study stores {units[0][0]} units' finals, not {len(rows)}")
+
+
+def _report(battle: Battle) -> tuple[Path, str, str | None]:
+    """The replay's report page (written once): its path, text, and the command's problem."""
+
+    def write() -> tuple[Path, str, str | None]:
+        page = battle.scratch("report") / "report.html"
+        result = battle.cli("report", battle.replay, "-o", page)
+        if (result.exit_code, result.stdout) != (0, f"wrote {page}\n"):
+            return page, "", f"battlesim report: {tool_problem(result)}"
+        return page, page.read_text(encoding="utf-8"), None
+
+    return battle.shared("report", write)
+
+
+@requirement(
+    "report-page",
+    "`report` writes one well-formed page that fetches nothing and embeds every unit and event.",
+    "narrate returns one line of plain text (or None) for each event; units() lists every unit "
+    "at the start",
+    "The contract",
+)
+def REPORT_PAGE(battle: Battle) -> None:  # noqa: N802
+    loaded = battle.loaded
+    _, page, problem = _report(battle)
+    if problem is not None:
+        raise battle.failed(problem)
+    if problems := well_formed(page):
+        raise battle.failed(f"the report page is not well formed: {problems[0]}")
+    if (found := NETWORK.search(page)) is not None:
+        raise battle.failed(f"the report page fetches: {found.group(0)!r}")
+    data = embedded(page)
+    if len(data) != 1:
+        raise battle.failed(f"the report page embeds {len(data)} battles' data, not 1")
+    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at(0))
+    if [u["id"] for u in data[0]["units"]] != [r.id for r in rows]:
+        raise battle.failed("the report's units are not the unit rows at the start")
+    if [e["seq"] for e in data[0]["events"]] != [e.seq for e in loaded.events]:
+        raise battle.failed("the report does not embed every event")
+
+
+def _measured(battle: Battle) -> set[tuple[str, str]]:
+    """Every (scope, measure name) that ``measures`` gives at the start or a turn's end."""
+    loaded = battle.loaded
+    rs, sc = loaded.ruleset, loaded.scenario
+    return {(r.scope, r.measure.name) for _, s in loaded.turn_ends() for r in rs.measures(sc, s)}
+
+
+@requirement(
+    "report-charts-every-measure",
+    "`report` draws a chart for each measure that measures gives (one at least; of units only "
+    "while few enough to read).",
+    "Return from measures a Reading of each side (scope 'side') and of each unit (scope "
+    "'unit') for what is worth charting, strength at least",
+    "The models",
+)
+def REPORT_CHARTS_EVERY_MEASURE(battle: Battle) -> None:  # noqa: N802
+    measured = _measured(battle)
+    _, page, problem = _report(battle)
+    if problem is not None:
+        raise battle.failed(problem)
+    charts = re.findall(r'<svg class="chart"[^>]*data-scope="([^"]*)" data-measure="([^"]*)"', page)
+    drawn = {(html.unescape(a), html.unescape(b)) for a, b in charts}
+    if not measured:
+        raise battle.failed("measures gives no reading: the report has nothing to chart")
+    if strays := sorted(drawn - measured):
+        raise battle.failed(f"the report charts {strays}, which measures does not give")
+    if missing := sorted(m for m in measured - drawn if m[0] != "unit"):
+        raise battle.failed(f"the report draws no chart of {missing}")
+    if not drawn:
+        raise battle.failed(f"the report draws no chart of {sorted(measured)}")

@@ -1,0 +1,189 @@
+"""The suite: every requirement, the scenarios a ruleset is checked on, and the run of both."""
+
+from __future__ import annotations
+
+import tempfile
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from sim.conformance import checks_rows, checks_run, checks_show, checks_state, checks_tools
+from sim.conformance.battle import Battle
+from sim.conformance.requirement import NotChecked, Requirement, RequirementFailed
+from sim.contract import BUILTIN, AnyRuleset
+
+__all__ = [
+    "REQUIREMENTS",
+    "SuiteInputError",
+    "Verdict",
+    "check",
+    "run_suite",
+    "scenarios_for",
+]
+
+REQUIREMENTS: tuple[Requirement, ...] = (
+    checks_run.SHIPS_A_SCENARIO,
+    checks_run.SCENARIO_RUNS,
+    checks_run.RUN_PRINTS_HEADLINE,
+    checks_run.EVENT_LINES_VALIDATE,
+    checks_run.RUN_IS_DETERMINISTIC,
+    checks_run.VERIFY_ACCEPTS_REPLAY,
+    checks_run.BATTLE_LASTS_TWO_TURNS,
+    checks_run.OUTCOME_NAMES_EVERY_SIDE,
+    checks_state.FOLD_EQUALS_LIVE,
+    checks_state.DIGEST_IS_SNAPSHOT_DIGEST,
+    checks_state.SNAPSHOT_JSON_IS_CANONICAL,
+    checks_state.ONE_PROCESS_PER_UNIT,
+    checks_state.RESTORE_INVERTS_SNAPSHOT,
+    checks_state.SNAPSHOT_START_EQUALS_FOLD,
+    checks_rows.ROWS_ARE_VALIDATED,
+    checks_rows.ROWS_FOLLOW_THE_STATE,
+    checks_show.SHOW_PRINTS_STATE_TABLE,
+    checks_show.SHOW_UNIT_EVERY_KIND,
+    checks_show.SHOW_EVENTS_EVERY_KIND,
+    checks_show.EVENTS_RECORD_CAUSES,
+    checks_show.WHY_WALKS_TO_FIRST_CAUSE,
+    checks_tools.DIFF_WITH_ITSELF,
+    checks_tools.DIFF_ANOTHER_SEED,
+    checks_tools.FORK_CHANGES_AN_EVENT,
+    checks_tools.FORK_REFUSES_DERIVED_FIELDS,
+    checks_tools.BATCH_RUNS,
+    checks_tools.REPORT_PAGE,
+    checks_tools.REPORT_CHARTS_EVERY_MEASURE,
+)
+"""Every requirement of the contract, in the order they are checked."""
+
+
+class SuiteInputError(ValueError):
+    """A scenario the suite cannot take: missing, unreadable, or another ruleset's."""
+
+
+def _ruleset_key(path: Path) -> str | None:
+    """The ``ruleset:`` key of a YAML file, or None (a campaign, a study, no mapping)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise SuiteInputError(f"{path}: cannot read it as YAML ({type(exc).__name__})") from None
+    key = data.get("ruleset") if isinstance(data, dict) else None
+    return key if isinstance(key, str) else None
+
+
+def scenarios_for(
+    ruleset: AnyRuleset, extra: Sequence[str | Path] = (), folder: Path | None = None
+) -> list[Path]:
+    """The scenarios ``ruleset`` is checked on, each once, in this order:
+
+    for a built-in ruleset, the files of a source checkout's ``scenarios/``
+    folder (``folder``; default :data:`sim.scenario.catalog.SCENARIOS`) with its
+    ``ruleset:`` key, when the folder exists; then its ``examples``; then
+    ``extra`` (``--scenario FILE``).
+
+    Raises:
+        SuiteInputError: an ``extra`` file that does not exist or names another ruleset.
+    """
+    from sim.scenario.catalog import SCENARIOS  # noqa: PLC0415  # a source checkout's folder
+
+    folder = SCENARIOS if folder is None else folder
+    found: list[Path] = []
+    if ruleset.name in BUILTIN and folder.is_dir():
+        found += [p for p in sorted(folder.glob("*.yaml")) if _ruleset_key(p) == ruleset.name]
+    found += [Path(p) for p in ruleset.examples]
+    for given in map(Path, extra):
+        if not given.is_file():
+            raise SuiteInputError(f"--scenario {given}: no such file")
+        key = _ruleset_key(given)
+        if key != ruleset.name:
+            raise SuiteInputError(
+                f"--scenario {given}: a scenario of ruleset {key!r}, not {ruleset.name!r}"
+            )
+        found.append(given)
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One requirement checked on every scenario: met, failed, or not checked."""
+
+    requirement: Requirement
+    status: str
+    """``met``, ``failed`` or ``not checked``."""
+    message: str | None = None
+    scenario: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The verdict for ``--json``: id, statement, status, message, hint, scenario."""
+        r = self.requirement
+        return {
+            "id": r.id,
+            "statement": r.statement,
+            "status": self.status,
+            "message": self.message,
+            "hint": r.hint,
+            "scenario": self.scenario,
+        }
+
+
+def _crash(battle: Battle, exc: Exception) -> str:
+    """A check's unexpected error as one line, with the innermost place it was raised."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{battle.name}: {type(exc).__name__}: {exc}{where}"
+
+
+def check(requirement: Requirement, battles: Sequence[Battle]) -> Verdict:
+    """Check one requirement on every battle; the first failure is its verdict."""
+    skipped: tuple[str, str] | None = None
+    for battle in battles:
+        try:
+            requirement.check(battle)
+        except RequirementFailed as exc:
+            return Verdict(requirement, "failed", exc.message, exc.scenario)
+        except NotChecked as exc:
+            skipped = skipped or (str(exc), battle.name)
+        except Exception as exc:  # the ruleset's own error is the finding
+            return Verdict(requirement, "failed", _crash(battle, exc), battle.name)
+    if skipped is not None:
+        return Verdict(requirement, "not checked", skipped[0], skipped[1])
+    return Verdict(requirement, "met")
+
+
+def run_suite(
+    ruleset: AnyRuleset,
+    scenarios: Sequence[Path],
+    requirements: Sequence[Requirement] = REQUIREMENTS,
+    *,
+    exitfirst: bool = False,
+    progress: Callable[[str], None] = lambda _: None,
+    verdict: Callable[[Verdict], None] = lambda _: None,
+) -> list[Verdict]:
+    """Check ``requirements`` on ``ruleset`` fighting each of ``scenarios`` once.
+
+    Everything is written under a temporary folder, removed at the end.
+    ``progress`` hears what is being done, ``verdict`` each requirement's
+    verdict as it is reached; ``exitfirst`` stops after the first one not met.
+    """
+    verdicts: list[Verdict] = []
+    with tempfile.TemporaryDirectory(prefix="battlesim-check-") as tmp:
+        battles = [
+            Battle(ruleset, path, Path(tmp) / f"{k}-{path.stem}")
+            for k, path in enumerate(scenarios)
+        ] or [Battle(ruleset, None, Path(tmp) / "none")]
+        for battle in battles:
+            battle.workdir.mkdir()
+            if battle.scenario is not None:
+                progress(f"fighting {battle.name}")
+                battle.fight  # noqa: B018  # fought once, up front
+        for k, req in enumerate(requirements, 1):
+            progress(f"checking {req.id} ({k}/{len(requirements)})")
+            verdicts.append(check(req, battles))
+            verdict(verdicts[-1])
+            if exitfirst and verdicts[-1].status != "met":
+                break
+    return verdicts

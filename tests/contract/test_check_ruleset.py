@@ -1,0 +1,173 @@
+"""``battlesim check-ruleset``: the toy passes, a broken copy fails one requirement, bad input is 2.
+
+The requirements themselves run over every case in test_contract.py; here
+only the command around them, on the toy (a few runs of a tiny battle).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from engine.events import Snapshot
+from sim import api
+from sim.cli.main import cli
+from sim.conformance import REQUIREMENTS
+from sim.contract import get_ruleset, registry, ruleset_names
+from tests.contract import broken
+from tests.contract.conftest import install_plugin
+from tests.contract.toy import SCENARIOS as TOY_SCENARIOS
+
+ROOT = Path(__file__).resolve().parents[2]
+IDS = [r.id for r in REQUIREMENTS]
+RESTORE = next(r for r in REQUIREMENTS if r.id == "restore-inverts-snapshot")
+
+
+def _check(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli, ["check-ruleset", *(str(a) for a in args)])
+
+
+@pytest.fixture(scope="module")
+def broken_plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """``pips_broken`` installed as a plugin; its scenario: the toy's duel under its name."""
+    where = str(install_plugin(tmp_path_factory.mktemp("site"), "pips-broken", broken.ENTRY_POINTS))
+    sys.path.insert(0, where)
+    data = yaml.safe_load(TOY_SCENARIOS[0].read_text(encoding="utf-8"))
+    data["ruleset"] = broken.NAME
+    scenario = tmp_path_factory.mktemp("broken") / "broken_duel.yaml"
+    scenario.write_text(yaml.safe_dump(data), encoding="utf-8")
+    yield scenario
+    sys.path.remove(where)
+    registry._loaded.pop(broken.NAME, None)
+
+
+def _verdicts(output: str) -> dict[str, str]:
+    """``id -> status word`` of each requirement line."""
+    found = re.findall(r"^(met|FAILED|not checked) +([a-z0-9-]+): ", output, re.MULTILINE)
+    return {rid: status for status, rid in found}
+
+
+def test_the_toy_meets_every_requirement() -> None:
+    """check-ruleset pips: every requirement met, in order, the summary line last, exit 0."""
+    result = _check("pips")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert list(_verdicts(result.stdout).items()) == [(i, "met") for i in IDS]
+    assert lines[-1] == f"{len(IDS)} passed, 0 failed"
+    assert len(lines) == len(IDS) + 1
+    assert f"check-ruleset pips: fighting {TOY_SCENARIOS[0].name}" in result.stderr.splitlines()
+
+
+def _first_turn_forgotten(scenario: Path, tmp_path: Path) -> int:
+    """The first turn whose end state the broken restore gets wrong: the first that changed.
+
+    No engine.snapshot of the battle holds a state the broken restore gets wrong (the
+    battle has not ended at one), so only restore-inverts-snapshot meets the fault.
+    """
+    out = tmp_path / "broken.jsonl"
+    api.run(scenario, out=out)
+    loaded = api.load_replay(out)
+    snapshots = [e.state for e in loaded.events if isinstance(e, Snapshot)]
+    assert all(broken.forgotten(loaded.scenario, s) is None for s in snapshots)
+    toy = get_ruleset("pips")
+    return next(
+        turn
+        for turn, state in loaded.turn_ends()
+        if broken.forgotten(loaded.scenario, toy.snapshot(state)) is not None
+    )
+
+
+def test_a_broken_restore_fails_that_requirement_alone(broken_plugin: Path, tmp_path: Path) -> None:
+    """A restore that forgets a field fails restore-inverts-snapshot only: where, hint, exit 1."""
+    result = _check(broken.NAME, "--scenario", broken_plugin)
+    assert result.exit_code == 1, result.output
+    verdicts = _verdicts(result.stdout)
+    assert verdicts == {i: "FAILED" if i == RESTORE.id else "met" for i in IDS}
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    turn = _first_turn_forgotten(broken_plugin, tmp_path)
+    where = f"FAILED       {RESTORE.id}: {broken_plugin.name}, turn {turn}, field "
+    assert line.startswith(where)
+    assert line.endswith(f" — how to meet it: {RESTORE.hint}")
+    assert result.stdout.splitlines()[-1] == f"{len(IDS) - 1} passed, 1 failed"
+
+
+def test_json_gives_each_requirement_with_its_status_and_hint(broken_plugin: Path) -> None:
+    """--json --only: one entry per requirement asked for; -x stops at the first not met."""
+    only = ["--only", RESTORE.id, "--only", "ships-a-scenario", "--only", "diff-with-itself"]
+    result = _check(broken.NAME, "--scenario", broken_plugin, "--json", "-x", *only)
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert [(e["id"], e["status"]) for e in data["requirements"]] == [
+        ("ships-a-scenario", "met"),
+        (RESTORE.id, "failed"),
+    ]
+    entry = data["requirements"][1]
+    assert (entry["hint"], entry["statement"]) == (RESTORE.hint, RESTORE.statement)
+    assert entry["scenario"] == broken_plugin.name
+    assert entry["message"].startswith(f"{broken_plugin.name}, turn ")
+    assert (data["passed"], data["failed"], data["scenarios"]) == (1, 1, [str(broken_plugin)])
+
+
+def test_a_ruleset_without_a_scenario_fails_ships_a_scenario(broken_plugin: Path) -> None:
+    """No examples and no --scenario: ships-a-scenario fails, nothing else can be checked."""
+    del broken_plugin  # installed; its examples are empty
+    result = _check(broken.NAME)
+    assert result.exit_code == 1
+    verdicts = _verdicts(result.stdout)
+    assert verdicts == {i: "FAILED" if i == "ships-a-scenario" else "not checked" for i in IDS}
+    assert result.stdout.splitlines()[-1] == f"0 passed, 1 failed, {len(IDS) - 1} not checked"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nope"], "unknown ruleset 'nope'; installed: {installed}"),
+        (["pips", "--scenario", "missing.yaml"], "--scenario missing.yaml: no such file"),
+        (
+            ["pips", "--scenario", str(ROOT / "scenarios" / "tavern_brawl.yaml")],
+            "--scenario {root}/scenarios/tavern_brawl.yaml: a scenario of ruleset 'becmi', "
+            "not 'pips'",
+        ),
+        (
+            ["pips", "--only", "restore-invert"],
+            "--only restore-invert: no such requirement; did you mean 'restore-inverts-snapshot'?",
+        ),
+    ],
+    ids=["unknown-ruleset", "missing-scenario", "another-rulesets-scenario", "unknown-id"],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
+    """An unknown ruleset, a missing or foreign --scenario, an unknown --only id: exit 2."""
+    result = _check(*args)
+    installed = ", ".join(ruleset_names())
+    expected = "battlesim: error: " + message.format(installed=installed, root=ROOT)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", expected + "\n")
+
+
+def test_help_has_an_example() -> None:
+    """check-ruleset --help ends with an example command."""
+    result = CliRunner().invoke(cli, ["check-ruleset", "--help"])
+    assert "battlesim check-ruleset duel --scenario my_duel.yaml" in result.output
+
+
+def test_the_docs_table_lists_exactly_the_shipped_requirements() -> None:
+    """docs/rulesets.md's 'Checking a ruleset' table has one row per shipped id, in order,
+    with its statement and how to meet it."""
+    page = (ROOT / "docs" / "rulesets.md").read_text(encoding="utf-8")
+    section = page.split("## Checking a ruleset", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| (.*) \| (.*) \|$", section, re.MULTILINE)
+    assert [r[0] for r in rows] == IDS
+    for row, req in zip(rows, REQUIREMENTS, strict=True):
+        how = f"{_cell(req.how)} (see *{req.section}*)"
+        assert row == (req.id, _cell(req.statement), how)
+
+
+def _cell(text: str) -> str:
+    """Text as a markdown table cell holds it (a pipe escaped)."""
+    return text.replace("|", "\\|")
