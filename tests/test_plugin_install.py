@@ -161,3 +161,35 @@ def test_the_plugins_odds_are_a_command(venv: Path, tmp_path: Path) -> None:
     got = json.loads(_ok(venv, tmp_path, "odds", "duel-blow", "--health", "2", "--json")[0])
     assert got["exact"] == {"0": "1/6", "1": "1/3", "2": "1/2"}
     assert got["mean_exact"] == "4/3"  # (0 + 1 + 1 + 2 + 2 + 2) / 6
+
+
+def test_the_shipped_contract_check_passes_on_the_plugin(venv: Path, tmp_path: Path) -> None:
+    """check-ruleset, from the installed battlesim, meets every requirement on the plugin."""
+    out = _ok(venv, tmp_path, "check-ruleset", "duel", "--json")
+    report = json.loads("\n".join(out))
+    failed = [r["id"] for r in report["requirements"] if r["status"] != "met"]
+    assert failed == []
+    assert len(report["requirements"]) >= 28
+
+
+def test_scenarios_new_and_a_studys_unit_finals_reach_the_plugin(
+    venv: Path, tmp_path: Path
+) -> None:
+    """scenarios lists the plugin's example; new writes a valid one; a study keeps its rows."""
+    listed = json.loads("\n".join(_ok(venv, tmp_path, "scenarios", "--json")))["scenarios"]
+    mine = [s for s in listed if s["name"] == "Hector and Achilles"]
+    assert len(mine) == 1 and mine[0]["path"].endswith("battlesim_duel/duel.yaml")
+    _ok(venv, tmp_path, "new", "duel", "mine.yaml")
+    _ok(venv, tmp_path, "validate", "mine.yaml")
+    assert "duel" in (tmp_path / "scenario.schema.json").read_text()
+    _ok(venv, tmp_path, "batch", mine[0]["path"], "--runs", "3", "--out", "study")
+    code = (
+        "import duckdb; c = duckdb.connect('study/study.duckdb', read_only=True); "
+        'print(c.execute("SELECT count(*), count(DISTINCT run_id), min(strength_unit), '
+        'max(kind) FROM unit_finals").fetchall())'
+    )
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", code], cwd=tmp_path, capture_output=True,
+        text=True, check=True,
+    )  # fmt: skip
+    assert done.stdout.strip() == "[(6, 3, 'health', 'champion')]"  # 2 champions x 3 runs

@@ -11,7 +11,7 @@ from engine.projection import PathError, set_path
 from sim.conformance.battle import Battle
 from sim.conformance.differ import first_difference
 from sim.conformance.requirement import requirement
-from sim.rulesets.trusted import typed
+from sim.contract.models import typed
 
 __all__ = ["ROWS_ARE_VALIDATED", "ROWS_FOLLOW_THE_STATE", "numbers"]
 

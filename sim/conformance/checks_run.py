@@ -9,6 +9,7 @@ from engine.events import TurnEnded
 from engine.log import EventLog, MemorySink
 from sim.conformance.battle import Battle, tool_problem
 from sim.conformance.requirement import NotChecked, requirement
+from sim.contract import headline
 
 __all__ = [
     "BATTLE_LASTS_TWO_TURNS",
@@ -64,13 +65,10 @@ def RUN_PRINTS_HEADLINE(battle: Battle) -> None:  # noqa: N802
     rs, sc = loaded.ruleset, loaded.scenario
     outcome = rs.outcome(sc, loaded.state_at())
     lines = result.stdout.splitlines()
-    n, word = outcome.turns, rs.turn_name
-    who = f"{outcome.winner_name} wins" if outcome.winner else "Draw"
-    start = f"{battle.name} (seed {loaded.header.seed}): {who}"
-    turns = f" after {n} {word}{'' if n == 1 else 's'} — "
-    if not lines or not lines[0].startswith(start) or turns not in lines[0]:
+    expected = f"{battle.name} (seed {loaded.header.seed}): {headline(rs, outcome)}"
+    if not lines or lines[0] != expected:
         first = lines[0] if lines else "nothing"
-        raise battle.failed(f"run's first line is {first!r}, expected {start}{turns}…")
+        raise battle.failed(f"run's first line is {first!r}, expected {expected!r}")
     summary = [f"  {s}" for s in rs.summary(outcome)]
     if lines[1:-1] != summary:
         raise battle.failed(f"run printed {lines[1:-1]!r} under the headline, summary {summary!r}")

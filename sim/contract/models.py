@@ -29,6 +29,7 @@ __all__ = [
     "SideResult",
     "Space",
     "UnitRow",
+    "typed",
 ]
 
 Problem = tuple[tuple[str | int, ...], str]
@@ -200,3 +201,18 @@ class Space(_Frozen):
     unit: str
     bounds: list[tuple[Number, Number]] | None = None
     features: list[Feature] = Field(default_factory=list)
+
+
+def typed(value: Any) -> Any:
+    """``value`` with the exact type of every part spelled out, for comparing two models.
+
+    ``1 == 1.0 == True`` and ``(1, 2) != [1, 2]`` only by type: two values
+    whose :func:`typed` forms are equal are the same data of the same types.
+    """
+    if isinstance(value, BaseModel):
+        return (type(value), tuple((k, typed(v)) for k, v in value.__dict__.items()))
+    if isinstance(value, dict):
+        return (dict, tuple((typed(k), typed(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return (type(value), tuple(typed(v) for v in value))
+    return (type(value), value)

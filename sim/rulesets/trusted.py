@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from engine.events import assemble
-from sim.contract.models import Measure, Number, Outcome, SideResult, UnitRow
+from sim.contract.models import Measure, Number, Outcome, SideResult, UnitRow, typed
 
 __all__ = [
     "CHECK_TRUSTED",
@@ -35,21 +35,6 @@ _M = TypeVar("_M", bound=BaseModel)
 CHECK_TRUSTED = os.environ.get("BATTLESIM_CHECK_LINES") == "1"
 """Validate every model built by :func:`trusted_measure` / :func:`trusted_row` again and
 require the same model (the test suite turns this on, with the event line check)."""
-
-
-def typed(value: Any) -> Any:
-    """``value`` with the exact type of every part spelled out, for comparing two models.
-
-    ``1 == 1.0 == True`` and ``(1, 2) != [1, 2]`` only by type: two values
-    whose :func:`typed` forms are equal are the same data of the same types.
-    """
-    if isinstance(value, BaseModel):
-        return (type(value), tuple((k, typed(v)) for k, v in value.__dict__.items()))
-    if isinstance(value, dict):
-        return (dict, tuple((typed(k), typed(v)) for k, v in value.items()))
-    if isinstance(value, list | tuple):
-        return (type(value), tuple(typed(v) for v in value))
-    return (type(value), value)
 
 
 def _trusted(cls: type[_M], data: dict[str, Any]) -> _M:

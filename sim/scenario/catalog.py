@@ -167,22 +167,27 @@ def ruleset_source(name: str) -> str:
 
 
 def template_text(ruleset: str) -> str:
-    """The ruleset's ``template.yaml``.
+    """The ruleset's ``template.yaml``, else its first example scenario.
 
     Raises:
-        CatalogError: the ruleset is unknown or ships no template.
+        CatalogError: the ruleset is unknown, or ships neither a template nor an example.
     """
     try:
-        get_ruleset(ruleset)
+        found = get_ruleset(ruleset)
     except LookupError as exc:
         raise CatalogError(str(exc)) from None
     target, _ = _target_and_source(ruleset)
     module = import_module(target.partition(":")[0])
     package = module.__name__ if hasattr(module, "__path__") else module.__package__ or ""
     resource = files(package).joinpath("template.yaml")
-    if not resource.is_file():
-        raise CatalogError(f"ruleset {ruleset!r} ships no template.yaml: start from a scenario")
-    return resource.read_text(encoding="utf-8")
+    if resource.is_file():
+        return resource.read_text(encoding="utf-8")
+    for example in found.examples:
+        if Path(example).is_file():
+            return Path(example).read_text(encoding="utf-8")
+    raise CatalogError(
+        f"ruleset {ruleset!r} ships no template.yaml and no examples: start from a scenario"
+    )
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The contract suite's cases: every installed ruleset × its scenarios, plus the toy."""
+"""The contract suite's cases: every installed ruleset × its scenarios, plus the two plugins."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sim.conformance import scenarios_for
 from sim.contract import get_ruleset, ruleset_names
+from tests.contract.phalanx import SCENARIOS as PHALANX_SCENARIOS
 from tests.contract.toy import SCENARIOS as TOY_SCENARIOS
 
 
@@ -34,6 +35,7 @@ def cases() -> list[Case]:
         mine = scenarios_for(get_ruleset(name))
         found += [Case(name, p) for p in mine] or [Case(name, None)]
     found += [Case("pips", p) for p in TOY_SCENARIOS]
+    found += [Case("phalanx", p) for p in PHALANX_SCENARIOS]
     return found
 
 

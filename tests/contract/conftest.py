@@ -1,4 +1,4 @@
-"""The toy ``pips`` ruleset installed as a real plugin for the contract suite.
+"""The toy ``pips`` and the ``phalanx`` rulesets installed as real plugins for the contract suite.
 
 A distribution ``pips-toy`` is written to a temporary directory — its
 ``METADATA`` and an ``entry_points.txt`` declaring ``pips`` in the
@@ -17,7 +17,11 @@ import pytest
 
 from sim.contract import registry
 
-ENTRY_POINTS = "[battlesim.rulesets]\npips = tests.contract.toy:RULESET\n"
+ENTRY_POINTS = (
+    "[battlesim.rulesets]\n"
+    "pips = tests.contract.toy:RULESET\n"
+    "phalanx = tests.contract.phalanx:RULESET\n"
+)
 
 
 def install_plugin(where: Path, name: str, entry_points: str) -> Path:
@@ -42,3 +46,4 @@ def toy_plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     yield
     sys.path.remove(where)
     registry._loaded.pop("pips", None)
+    registry._loaded.pop("phalanx", None)

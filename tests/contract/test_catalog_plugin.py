@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 
 from sim.cli import cli
 from sim.scenario import catalog
+from tests.contract.phalanx import SCENARIOS as PHALANX_SCENARIOS
 from tests.contract.schema_check import schema_errors
 from tests.contract.toy import SCENARIOS
 
@@ -26,12 +27,13 @@ def _cli(*args: str | Path) -> Result:
 
 
 def test_scenarios_lists_the_folder_then_the_plugins_examples() -> None:
-    """--json lists every file of scenarios/ first, then pips_duel.yaml from ruleset pips,
+    """--json lists every file of scenarios/ first, then each plugin's example by ruleset name,
     with the path the ruleset gives; the text heads the toy's line with its distribution."""
     folder = sorted(p.name for p in (REPO / "scenarios").glob("*.yaml"))
     listed = json.loads(_cli("scenarios", "--json").stdout)
     got = [(s["file"], s["source"]) for s in listed["scenarios"]]
-    assert got == [(f, "scenarios folder") for f in folder] + [("pips_duel.yaml", "ruleset pips")]
+    plugins = [("phalanx_clash.yaml", "ruleset phalanx"), ("pips_duel.yaml", "ruleset pips")]
+    assert got == [(f, "scenarios folder") for f in folder] + plugins
     assert listed["scenarios"][-1] == {
         "file": "pips_duel.yaml",
         "kind": "pips",
@@ -53,10 +55,15 @@ def test_an_example_in_the_listed_folder_is_listed_once(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "pips_duel.yaml").symlink_to(SCENARIOS[0])
     found = catalog.listed_scenarios(folder)
-    assert [(s.file, s.source) for s in found] == [("pips_duel.yaml", "scenarios folder")]
+    phalanx = ("phalanx_clash.yaml", "ruleset phalanx", str(PHALANX_SCENARIOS[0]))
+    assert [(s.file, s.source) for s in found] == [
+        ("pips_duel.yaml", "scenarios folder"),
+        phalanx[:2],
+    ]
     alone = catalog.listed_scenarios(tmp_path / "nowhere")
     assert [(s.file, s.source, s.path) for s in alone] == [
-        ("pips_duel.yaml", "ruleset pips", str(SCENARIOS[0]))
+        phalanx,
+        ("pips_duel.yaml", "ruleset pips", str(SCENARIOS[0])),
     ]
 
 
@@ -81,7 +88,13 @@ def test_new_writes_a_schema_beside_the_file_that_validates_a_plugins_scenario(
     )  # fmt: skip
     assert result.stderr == ""
     schema = json.loads((tmp_path / "scenario.schema.json").read_text(encoding="utf-8"))
-    assert sorted(schema["discriminator"]["mapping"]) == ["becmi", "flattop", "musket", "pips"]
+    assert sorted(schema["discriminator"]["mapping"]) == [
+        "becmi",
+        "flattop",
+        "musket",
+        "phalanx",
+        "pips",
+    ]
     assert data["name"] == "Duel" and schema_errors(schema, data) == []
     data["sides"][0]["fighters"][0]["pips"] = 0
     assert schema_errors(schema, data) == ["$.sides[0].fighters[0].pips: 0 out of bounds"]

@@ -32,11 +32,13 @@ def test_an_entry_point_ruleset_is_listed_with_its_source(monkeypatch: pytest.Mo
 def test_a_ruleset_without_template_is_refused_plainly(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """`new toy x.yaml` for a ruleset that ships no template.yaml is a CatalogError; no file."""
+    """`new toy x.yaml`, a ruleset with no template.yaml nor examples: CatalogError, no file."""
     _with_toy(monkeypatch)
     with pytest.raises(catalog.CatalogError) as info:
         catalog.new_scenario("toy", tmp_path / "x.yaml")
-    assert str(info.value) == "ruleset 'toy' ships no template.yaml: start from a scenario"
+    assert str(info.value) == (
+        "ruleset 'toy' ships no template.yaml and no examples: start from a scenario"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
