@@ -179,6 +179,12 @@ def test_scenarios_new_and_a_studys_unit_finals_reach_the_plugin(
     listed = json.loads("\n".join(_ok(venv, tmp_path, "scenarios", "--json")))["scenarios"]
     mine = [s for s in listed if s["name"] == "Hector and Achilles"]
     assert len(mine) == 1 and mine[0]["path"].endswith("battlesim_duel/duel.yaml")
+    # the built-in rulesets' examples ship in the wheel: no checkout needed
+    shipped = {(s["file"], s["source"]) for s in listed if s["source"] != "ruleset duel"}
+    assert ("stone_wall.yaml", "ruleset musket") in shipped
+    assert ("coral_sea.yaml", "ruleset flattop") in shipped
+    assert ("tavern_brawl.yaml", "ruleset becmi") in shipped
+    assert not any(source == "scenarios folder" for _, source in shipped)
     _ok(venv, tmp_path, "new", "duel", "mine.yaml")
     _ok(venv, tmp_path, "validate", "mine.yaml")
     assert "duel" in (tmp_path / "scenario.schema.json").read_text()

@@ -15,6 +15,7 @@ from engine.events import Event
 from sim.conformance.battle import Battle, tool_problem
 from sim.conformance.page import NETWORK, embedded, well_formed
 from sim.conformance.requirement import requirement
+from sim.replay.fork import FIXED
 
 __all__ = [
     "BATCH_RUNS",
@@ -26,9 +27,6 @@ __all__ = [
     "REPORT_PAGE",
     "fork_candidates",
 ]
-
-FIXED = ("type", "schema_version", "seq", "turn", "time", "cause")
-"""Event fields a fork never changes (``sim.replay.fork``)."""
 
 TRIES = 4
 """Forks tried before the requirement fails (each re-simulates the battle twice)."""

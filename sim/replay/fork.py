@@ -29,9 +29,10 @@ from engine.strictjson import INT_MAX, INT_MIN
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import make_header
 
-__all__ = ["ForkError", "Forked", "fork", "fork_battle", "parse_assignment"]
+__all__ = ["FIXED", "ForkError", "Forked", "fork", "fork_battle", "parse_assignment"]
 
-_FIXED = ("type", "schema_version", "seq", "turn", "time", "cause")
+FIXED = ("type", "schema_version", "seq", "turn", "time", "cause")
+"""Event fields a fork never changes: the log's and the clock's, not the rules'."""
 
 
 class ForkError(ValueError):
@@ -86,7 +87,7 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> Non
     event = loaded.event(at_seq)
     data = event.model_dump()
     for path, value in fields.items():
-        if path.split(".")[0] in _FIXED:
+        if path.split(".")[0] in FIXED:
             raise ForkError(f"--set {path}: the event's {path.split('.')[0]} cannot change")
         try:
             get_path(data, path)

@@ -6,3 +6,17 @@ Each is a package of the same rooms (``scenario``, ``options``, ``data``,
 alone, exactly as a plugin does; :mod:`~sim.rulesets.trusted` is their
 shared speed device.
 """
+
+from pathlib import Path
+
+__all__ = ["examples_of"]
+
+
+def examples_of(package_file: str) -> tuple[Path, ...]:
+    """A built-in ruleset's example scenarios: the ``examples/*.yaml`` beside ``package_file``.
+
+    In a checkout each is a link to its file in ``scenarios/``; a built
+    package holds copies, so ``battlesim scenarios`` and ``check-ruleset``
+    find them in an installed battlesim too.
+    """
+    return tuple(sorted((Path(package_file).parent / "examples").glob("*.yaml")))

@@ -4,4 +4,4 @@ from dataclasses import replace
 
 from sim.rulesets.musket import RULESET as MUSKET
 
-RULESET = replace(MUSKET, name="toy")
+RULESET = replace(MUSKET, name="toy", examples=())

@@ -2,6 +2,7 @@
 
 from engine.events import EventRegistry
 from sim.contract import Ruleset
+from sim.rulesets import examples_of
 from sim.rulesets.becmi.battle import plan
 from sim.rulesets.becmi.campaign import carry_over
 from sim.rulesets.becmi.data import RULES_VERSION, rules_data
@@ -15,6 +16,7 @@ from sim.rulesets.becmi.view import DERIVED_FIELDS, measures, space, units
 __all__ = ["RULESET"]
 
 RULESET = Ruleset(
+    examples=examples_of(__file__),
     name="becmi",
     version=RULES_VERSION,
     scenario_model=BecmiScenario,

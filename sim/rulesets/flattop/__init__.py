@@ -2,6 +2,7 @@
 
 from engine.events import EventRegistry
 from sim.contract import Ruleset
+from sim.rulesets import examples_of
 from sim.rulesets.flattop.audit import audit
 from sim.rulesets.flattop.battle import plan
 from sim.rulesets.flattop.campaign import carry_over
@@ -16,6 +17,7 @@ from sim.rulesets.flattop.view import DERIVED_FIELDS, measures, space, units
 __all__ = ["RULESET"]
 
 RULESET = Ruleset(
+    examples=examples_of(__file__),
     name="flattop",
     version=RULES_VERSION,
     scenario_model=FlattopScenario,
