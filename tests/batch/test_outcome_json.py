@@ -13,7 +13,7 @@ from sim.batch import rows
 from sim.batch.rows import outcome_json
 from sim.batch.target import load_target
 from sim.batch.worker import fight, prepare
-from tests.contract.cases import CASES
+from tests.contract.cases import INSTALLED_CASES
 
 _SCALARS = (
     st.text()  # any code point, lone surrogates and control characters included
@@ -49,7 +49,7 @@ def test_same_text_or_same_refusal_as_canonical_json(value: dict[Any, Any]) -> N
     assert _either(outcome_json, value) == _either(canonical_json, value)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.ruleset != "pips"], ids=str)
+@pytest.mark.parametrize("case", INSTALLED_CASES, ids=str)
 def test_every_shipped_outcome_takes_the_fast_path(
     case: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

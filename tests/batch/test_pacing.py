@@ -21,7 +21,7 @@ from sim.batch.target import load_target
 from sim.batch.worker import fight, final_values, prepare, unit_finals
 from sim.contract import Measure, UnitRow
 from tests.batch.helpers import REPO
-from tests.contract.cases import CASES
+from tests.contract.cases import INSTALLED_CASES
 
 
 @dataclass
@@ -147,7 +147,7 @@ def test_final_values_are_the_rows_own_fields_its_status_words_and_its_details()
     assert len(final_values(plain)) == len(UNIT_COLUMNS)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.ruleset != "pips"], ids=str)
+@pytest.mark.parametrize("case", INSTALLED_CASES, ids=str)
 def test_unit_finals_hold_every_unit_rows_fields_for_every_ruleset(case: Any) -> None:
     """Each shipped scenario's fought units: the finals equal the unit rows' fields, the
     details as the canonical encoder writes them (tests/contract checks the toy's)."""

@@ -40,3 +40,9 @@ def cases() -> list[Case]:
 
 
 CASES = cases()
+
+PLUGINS = ("pips", "phalanx")
+"""The test suite's own plugins, installed only for the tests under tests/contract/."""
+
+INSTALLED_CASES = [c for c in CASES if c.ruleset not in PLUGINS]
+"""The cases of the rulesets installed everywhere (tests outside tests/contract/ use these)."""
