@@ -78,6 +78,15 @@ def _run(env: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+def _python(env: Path, cwd: Path, code: str, *args: str) -> str:
+    """What the venv's python prints running ``code`` (with ``args``) in ``cwd``."""
+    done = subprocess.run(
+        [str(env / "bin" / "python"), "-c", code, *args], cwd=cwd, capture_output=True,
+        text=True, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
 def _ok(env: Path, cwd: Path, *args: str) -> list[str]:
     done = _run(env, cwd, *args)
     assert done.returncode == 0, f"battlesim {' '.join(args)}\n{done.stdout}{done.stderr}"
@@ -91,11 +100,7 @@ def test_battlesim_is_installed_from_a_wheel_not_the_checkout(venv: Path, tmp_pa
         "print(r.files('sim.rulesets.musket').joinpath('template.yaml').is_file(), "
         "r.files('sim.replay.viewer').joinpath('assets/viewer.js').is_file())"
     )
-    done = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", code], cwd=tmp_path, capture_output=True,
-        text=True, check=True,
-    )  # fmt: skip
-    where, found = done.stdout.splitlines()
+    where, found = _python(venv, tmp_path, code).splitlines()
     assert str(venv) in where and str(ROOT) not in where
     assert found == "True True"
 
@@ -148,11 +153,7 @@ def _final_health(venv: Path, cwd: Path, replay: str) -> dict[str, int]:
         "import json, sys; from sim import api; "
         "s = api.state_at(sys.argv[1]); print(json.dumps(s.health))"
     )
-    done = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", code, replay], cwd=cwd, capture_output=True,
-        text=True, check=True,
-    )  # fmt: skip
-    health: dict[str, int] = json.loads(done.stdout)
+    health: dict[str, int] = json.loads(_python(venv, cwd, code, replay))
     return health
 
 
@@ -194,8 +195,6 @@ def test_scenarios_new_and_a_studys_unit_finals_reach_the_plugin(
         'print(c.execute("SELECT count(*), count(DISTINCT run_id), min(strength_unit), '
         'max(kind) FROM unit_finals").fetchall())'
     )
-    done = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", code], cwd=tmp_path, capture_output=True,
-        text=True, check=True,
-    )  # fmt: skip
-    assert done.stdout.strip() == "[(6, 3, 'health', 'champion')]"  # 2 champions x 3 runs
+    assert (
+        _python(venv, tmp_path, code).strip() == "[(6, 3, 'health', 'champion')]"
+    )  # 2 champions x 3 runs
