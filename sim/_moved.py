@@ -79,9 +79,6 @@ def new_name(name: str) -> str | None:
 class _Alias(MetaPathFinder, Loader):
     """Finds an old name and hands back the module already imported under its new name."""
 
-    def __init__(self) -> None:
-        self._specs: dict[str, ModuleSpec | None] = {}
-
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
@@ -99,13 +96,19 @@ class _Alias(MetaPathFinder, Loader):
             stacklevel=2,
         )
         module = importlib.import_module(new)
-        self._specs[module.__name__] = module.__spec__
+        spec.loader_state = module.__spec__  # this import's own: no state shared between imports
         return module
 
     def exec_module(self, module: ModuleType) -> None:
-        # The import system stamps the alias's spec on the module it is handed: give the
-        # real module its own back (its __name__, __file__ and __path__ are left as they are).
-        module.__spec__ = self._specs.pop(module.__name__)
+        # The import system stamped the alias's spec on the module it was handed: give the
+        # real module its own back (its __name__, __file__ and __path__ were left as they are).
+        alias = module.__spec__
+        if alias is not None and alias.loader is self:
+            module.__spec__ = alias.loader_state
+
+    def get_code(self, fullname: str) -> None:
+        """``python -m <old name>``: refused with the new name (nothing was ever run so)."""
+        raise ImportError(f"{fullname} has moved to {new_name(fullname)}; run `python -m sim`")
 
 
 def install() -> None:

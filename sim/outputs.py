@@ -13,6 +13,8 @@ import json
 import os
 from pathlib import Path
 
+from engine.atomic import atomic_write_text
+
 __all__ = ["OutputError", "check_output", "replay_scenario_digest", "write_text"]
 
 _HEADER_LIMIT = 4 * 1024 * 1024
@@ -97,12 +99,10 @@ def check_output(
 def write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` under a temporary name, renamed when complete.
 
+    The temporary name is new and created exclusively (:mod:`engine.atomic`),
+    so a link planted beside ``path`` is never followed.
+
     Raises:
         OSError: the file cannot be written (nothing is left behind).
     """
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
+    atomic_write_text(path, text)

@@ -89,6 +89,13 @@ def _reader_gone(ctx: click.Context) -> None:
     ctx.exit(BROKEN_PIPE)
 
 
+def _note_broken_rulesets() -> None:
+    """One note on stderr for each plugin a command that reads every ruleset had to leave out."""
+    registry = sys.modules.get("sim.contract.registry")  # never imported just for this
+    for line in registry.broken() if registry is not None else ():
+        click.echo(f"battlesim: note: {line}", err=True)
+
+
 def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     """Run a group's ``invoke``: escaped output, and any unhandled error one line, exit 2."""
     with safe_streams():
@@ -103,6 +110,8 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
         except Exception as exc:
             click.echo(f"battlesim: error: {describe(exc)}", err=True)
             ctx.exit(2)
+        finally:
+            _note_broken_rulesets()
 
 
 class GuardedGroup(click.Group):

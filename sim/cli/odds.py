@@ -50,11 +50,11 @@ def command_names(offers: list[tuple[str, list[str]]]) -> dict[str, tuple[str, s
 
 def odds_commands() -> dict[str, click.Command]:
     """One click command per resolution of every installed ruleset, by command name."""
-    from sim.contract import BUILTIN, get_ruleset, ruleset_names  # noqa: PLC0415
+    from sim.contract import BUILTIN, loaded_rulesets  # noqa: PLC0415
 
-    installed = ruleset_names()
+    installed = {r.name: r for r in loaded_rulesets()}  # a broken plugin is left out, noted
     order = [n for n in BUILTIN if n in installed] + [n for n in installed if n not in BUILTIN]
-    offered = {n: get_ruleset(n).odds for n in order}
+    offered = {n: installed[n].odds for n in order}
     names = command_names([(n, [r.name for r in odds]) for n, odds in offered.items()])
     each = {(n, r.name): r for n, odds in offered.items() for r in odds}
     return {name: command(each[key], name) for name, key in names.items()}

@@ -36,8 +36,10 @@ from sim.contract.registry import (
     BUILTIN,
     ENTRY_POINT_GROUP,
     AnyRuleset,
+    broken,
     get_ruleset,
     headline,
+    loaded_rulesets,
     ruleset_names,
 )
 from sim.contract.ruleset import Ruleset, ScenarioT, StateT
@@ -67,10 +69,12 @@ __all__ = [
     "StateT",
     "UnitRow",
     "applies",
+    "broken",
     "distribution_json",
     "distribution_table",
     "get_ruleset",
     "headline",
+    "loaded_rulesets",
     "read_exact",
     "ruleset_names",
 ]

@@ -8,7 +8,7 @@ outcome, unit rows and field.  A ruleset that wants more gives the hook.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.events import Draw, Event
@@ -59,17 +59,15 @@ def snapshot_of_state(state: Any) -> dict[str, Any]:
     return _state_base(state, "snapshot").snapshot()
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class StateRestore:
     """``restore``: the snapshot validated back into the class ``initial_state`` makes."""
 
     initial_state: Callable[[Any], Any]
-    cls: type[StateBase] | None = field(default=None, init=False)
 
     def __call__(self, scenario: Any, data: dict[str, Any]) -> Any:
-        if self.cls is None:
-            self.cls = type(_state_base(self.initial_state(scenario), "restore"))
-        return self.cls.restore(data)
+        cls = type(_state_base(self.initial_state(scenario), "restore"))
+        return cls.restore(data)
 
 
 def summary_of_losses(outcome: Outcome) -> list[str]:

@@ -18,8 +18,10 @@ __all__ = [
     "BUILTIN",
     "ENTRY_POINT_GROUP",
     "AnyRuleset",
+    "broken",
     "get_ruleset",
     "headline",
+    "loaded_rulesets",
     "ruleset_names",
 ]
 
@@ -37,6 +39,7 @@ BUILTIN: dict[str, str] = {
 """The rulesets that come with battlesim, by ``module:attribute``."""
 
 _loaded: dict[str, AnyRuleset] = {}
+_broken: dict[str, str] = {}
 
 
 def headline(ruleset: AnyRuleset, outcome: Outcome, *, reason: bool = True) -> str:
@@ -81,3 +84,24 @@ def get_ruleset(name: str) -> AnyRuleset:
             raise LookupError(f"unknown ruleset {name!r}; installed: {', '.join(ruleset_names())}")
         _loaded[name] = _load(name, target)
     return _loaded[name]
+
+
+def loaded_rulesets() -> list[AnyRuleset]:
+    """Every installed ruleset that loads, by name; one whose import fails is left out.
+
+    For the tools that read every ruleset (``scenarios``, ``new``'s schema,
+    ``schema``, ``odds``): one broken plugin must not take the others down.
+    What went wrong is kept for :func:`broken`.
+    """
+    found = []
+    for name in ruleset_names():
+        try:
+            found.append(get_ruleset(name))
+        except Exception as exc:  # a plugin's import may raise anything
+            _broken[name] = f"ruleset {name!r} cannot be loaded: {type(exc).__name__}: {exc}"
+    return found
+
+
+def broken() -> list[str]:
+    """One line for each ruleset :func:`loaded_rulesets` had to leave out, by name."""
+    return [_broken[name] for name in sorted(_broken)]

@@ -17,9 +17,12 @@ event's class (an event with none is refused with :class:`TypeError`, so a
 forgotten event type fails the first battle that logs it, never silently);
 ``snapshot`` is the model's JSON data; ``restore`` validates it back, so
 ``restore(sc, snapshot(s)) == s`` holds by construction for any fields
-pydantic round-trips through JSON (ints, text, booleans, lists, dicts keyed
-by text, nested models; not floats that must keep their exact type in
-``dict[str, float | int]``-style unions, nor sets).
+pydantic round-trips through JSON (ints, text, booleans, lists, dicts,
+nested models; not floats that must keep their exact type in
+``float | int``-style unions).  A ``set`` or ``frozenset`` field (nested
+models included) is refused when the class is made: its JSON order follows
+string hashing, which changes from process to process, so the state digest
+would too.
 
 The engine's own events (``engine.turn_ended``, ``engine.snapshot``,
 ``engine.override``) never reach ``apply``.
@@ -27,8 +30,9 @@ The engine's own events (``engine.turn_ended``, ``engine.snapshot``,
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Callable, MutableSet
+from collections.abc import Set as AbstractSet
+from typing import Any, ClassVar, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict
 
@@ -38,7 +42,6 @@ __all__ = ["StateBase", "applies"]
 
 _E = TypeVar("_E", bound=Event)
 _S = TypeVar("_S", bound="StateBase")
-Method = Callable[[Any, Any], None]
 
 _MARK = "__battlesim_applies__"
 
@@ -57,6 +60,47 @@ def applies(*events: type[Event]) -> Callable[[Callable[[_S, _E], None]], Callab
     return mark
 
 
+def _unordered(annotation: Any, seen: set[type]) -> str | None:
+    """``set`` or ``frozenset`` when the annotation holds one anywhere (nested models too)."""
+    origin = get_origin(annotation) or annotation
+    if origin in (set, frozenset, AbstractSet, MutableSet):
+        return getattr(origin, "__name__", "set")
+    if isinstance(origin, type) and issubclass(origin, BaseModel) and origin not in seen:
+        seen.add(origin)
+        return next(
+            (u for f in origin.model_fields.values() if (u := _unordered(f.annotation, seen))),
+            None,
+        )
+    return next((u for a in get_args(annotation) if (u := _unordered(a, seen))), None)
+
+
+def _appliers(cls: type) -> dict[type[Event], str]:
+    """Event class → method name, from the bases down to ``cls``.
+
+    A method redefined lower down with marks of its own applies those events
+    instead of its base's; redefined without marks, it applies what the
+    base's did (it is called by name, so the override runs).
+
+    Raises:
+        TypeError: two methods of one class claim the same event class.
+    """
+    found: dict[type[Event], str] = {}
+    for klass in reversed(cls.__mro__):
+        level: dict[type[Event], str] = {}
+        for name, member in vars(klass).items():
+            marks = getattr(member, _MARK, ())
+            if marks:
+                found = {e: n for e, n in found.items() if n != name}
+            for event in marks:
+                if event in level:
+                    raise TypeError(
+                        f"{klass.__name__}: {name} and {level[event]} both apply {event.__name__}"
+                    )
+                level[event] = name
+        found.update(level)
+    return found
+
+
 class StateBase(BaseModel):
     """A ruleset's battle state: fields, plus one :func:`applies` method per event class.
 
@@ -70,29 +114,21 @@ class StateBase(BaseModel):
     ended: bool = False
     """True once the battle is over: the runner stops at the end of that turn."""
 
-    appliers: ClassVar[dict[type[Event], Method]] = {}
-    """Event class → the method applying it, collected from the class and its bases."""
+    appliers: ClassVar[dict[type[Event], str]] = {}
+    """Event class → the name of the method applying it, from the class and its bases."""
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         """Collect the :func:`applies` methods of the new class and its bases."""
         super().__pydantic_init_subclass__(**kwargs)
-        found: dict[type[Event], tuple[str, Method]] = {}
-        for klass in reversed(cls.__mro__):
-            own = vars(klass)
-            # a method redefined lower down replaces what its name applied higher up
-            found = {e: (n, m) for e, (n, m) in found.items() if n not in own}
-            level: dict[type[Event], tuple[str, Method]] = {}
-            for name, member in own.items():
-                for event in getattr(member, _MARK, ()):
-                    if event in level:
-                        raise TypeError(
-                            f"{klass.__name__}: {name} and {level[event][0]} both apply "
-                            f"{event.__name__}"
-                        )
-                    level[event] = (name, member)
-            found.update(level)
-        cls.appliers = {event: method for event, (_, method) in found.items()}
+        for name, info in cls.model_fields.items():
+            unordered = _unordered(info.annotation, set())
+            if unordered:
+                raise TypeError(
+                    f"{cls.__name__}.{name}: a {unordered} has no fixed order, so its snapshot "
+                    "(and the state digest) would change with the process: keep a sorted list"
+                )
+        cls.appliers = _appliers(cls)
 
     def apply(self, event: Event) -> None:
         """Change this state by ``event`` through its class's :func:`applies` method.
@@ -100,13 +136,13 @@ class StateBase(BaseModel):
         Raises:
             TypeError: no method applies the event's class.
         """
-        method = self.appliers.get(type(event))
-        if method is None:
+        name = self.appliers.get(type(event))
+        if name is None:
             raise TypeError(
                 f"{type(self).__name__} has no @applies({type(event).__name__}) method "
                 f"for {event.type!r}"
             )
-        method(self, event)
+        getattr(self, name)(event)
 
     def snapshot(self) -> dict[str, Any]:
         """The state as plain JSON data (what ``engine.snapshot`` stores and each turn digests)."""

@@ -18,7 +18,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from sim.contract import BUILTIN, ENTRY_POINT_GROUP, get_ruleset, ruleset_names
+from sim.contract import BUILTIN, ENTRY_POINT_GROUP, get_ruleset, loaded_rulesets, ruleset_names
 from sim.outputs import check_output, write_text
 from sim.scenario.load import ScenarioError, read_yaml
 from sim.scenario.schema import SCHEMA_FILE, is_our_schema, schema_text
@@ -147,8 +147,9 @@ def listed_scenarios(folder: Path = SCENARIOS) -> list[ScenarioInfo]:
     """
     out = shipped_scenarios(folder) if folder.is_dir() else []
     seen = {Path(s.path).resolve() for s in out}
-    for name in ruleset_names():
-        for example in get_ruleset(name).examples:
+    for ruleset in loaded_rulesets():
+        name = ruleset.name
+        for example in ruleset.examples:
             path = Path(example)
             if path.resolve() not in seen:
                 seen.add(path.resolve())
@@ -251,6 +252,8 @@ def new_scenario(ruleset: str, path: str | Path, *, force: bool = False) -> dict
     """
     p = Path(path)
     text = template_text(ruleset)
+    if p.name == SCHEMA_FILE:
+        raise CatalogError(f"{p}: that name is the schema's, which new writes beside the file")
     check_output(p, option="NAME.yaml", force=force)
     name = p.stem.replace("_", " ").replace("-", " ").strip().capitalize() or "New battle"
     schema = write_schema(p.parent)

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Union
 
 from pydantic import Field, TypeAdapter
 
-from sim.contract import get_ruleset, ruleset_names
+from sim.contract import loaded_rulesets
 
 __all__ = ["SCHEMA_FILE", "TITLE", "is_our_schema", "scenario_json_schema", "schema_text"]
 
@@ -20,7 +20,7 @@ SCHEMA_FILE = "scenario.schema.json"
 
 def scenario_json_schema() -> dict[str, Any]:
     """One schema accepting a scenario of any installed ruleset (tagged by ``ruleset``)."""
-    models = tuple(get_ruleset(n).scenario_model for n in ruleset_names())
+    models = tuple(r.scenario_model for r in loaded_rulesets())
     if len(models) == 1:
         schema: dict[str, Any] = models[0].model_json_schema()
     else:

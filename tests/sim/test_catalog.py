@@ -47,3 +47,17 @@ def test_scenarios_outside_a_checkout_are_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(catalog.CatalogError) as info:
         catalog.shipped_scenarios(tmp_path / "nowhere")
     assert str(info.value) == f"no shipped scenarios here: {tmp_path / 'nowhere'} is not a folder"
+
+
+def test_new_writes_through_no_planted_link(tmp_path: Path) -> None:
+    """Links planted at the temporary names beside the new files are never written through."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    folder = tmp_path / "work"
+    folder.mkdir()
+    for name in (".scenario.schema.json.partial", ".x.yaml.partial"):
+        (folder / name).symlink_to(victim)
+    catalog.new_scenario("musket", folder / "x.yaml")
+    assert victim.read_text() == "precious\n"
+    for name in ("scenario.schema.json", "x.yaml"):
+        assert (folder / name).is_file() and not (folder / name).is_symlink()

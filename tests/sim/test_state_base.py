@@ -194,3 +194,33 @@ def test_a_hook_given_is_kept_as_given() -> None:
     ruleset = replace(PIPS, measures=mine, restore=PIPS.restore)
     assert ruleset.measures is mine
     assert ruleset.restore is PIPS.restore
+
+
+def test_a_method_overridden_without_a_mark_still_applies_its_event() -> None:
+    """Redefining ``hit`` plainly keeps Hit dispatched to it: the override runs, by name."""
+
+    class Doubled(Toy):
+        def hit(self, e: Hit) -> None:
+            self.bodies[e.who].hp -= 2 * e.n
+
+    state = Doubled(bodies={"a": Body(hp=5)})
+    state.apply(Hit(seq=1, turn=1, time=0.0, who="a", n=2))
+    assert Doubled.appliers == {Hit: "hit"}
+    assert state.bodies["a"].hp == 1
+
+
+def test_set_fields_are_refused_when_the_class_is_made() -> None:
+    """A set (here inside a nested model) would make the snapshot's order follow the hash seed."""
+
+    class Tags(BaseModel):
+        seen: set[str] = Field(default_factory=set)
+
+    with pytest.raises(TypeError, match=r"Bad\.tags: a set has no fixed order"):
+
+        class Bad(StateBase):
+            tags: dict[str, Tags]
+
+
+def test_a_ruleset_with_the_default_restore_can_be_hashed() -> None:
+    """The derived restore compares by identity, so the Ruleset stays hashable (a dict key)."""
+    assert {PIPS: "pips"}[PIPS] == "pips"
