@@ -173,8 +173,9 @@ def test_builtins_keep_their_names_before_a_plugin_sorted_first(
     """A plugin 'aaa' also offering `becmi` gets `aaa.becmi`: built-in rulesets come first."""
     clash = dataclasses.replace(TOY, name="aaa", odds=(dataclasses.replace(ROLLS, name="becmi"),))
     real = sim.contract.get_ruleset
-    monkeypatch.setattr(sim.contract, "ruleset_names", lambda: ["aaa", *BUILTIN])
-    monkeypatch.setattr(sim.contract, "get_ruleset", lambda n: clash if n == "aaa" else real(n))
+    monkeypatch.setattr(
+        sim.contract, "loaded_rulesets", lambda: [clash, *(real(n) for n in BUILTIN)]
+    )
     listing = _cli("odds", "--help").stdout.split("Commands:")[1]
     assert "aaa.becmi     Exact pips taken by N rolls of a d6." in listing
     assert "becmi         Roll needed, damage bonus and chance to hit of one attack." in listing

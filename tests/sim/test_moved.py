@@ -111,3 +111,14 @@ def test_a_plugin_written_against_the_02_docs_runs_unchanged(tmp_path: Path) -> 
     assert battlesim("show", "d.jsonl", "--unit", "hector")[-1].split() == [
         "5", "41", "2/8", "health", "-"
     ]  # fmt: skip
+
+
+def test_running_an_old_path_as_a_module_says_where_it_went() -> None:
+    """``python -m sim.cli_core`` (never runnable) fails in one line naming the new module."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sim.cli_core"], capture_output=True, text=True, cwd=ROOT,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "sim.cli_core has moved to sim.cli.core; run `python -m sim`" in done.stderr
+    assert "Traceback" not in done.stderr
