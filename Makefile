@@ -10,7 +10,7 @@ OUT    ?= out
 $(BIN)/battlesim: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,dask,notebook]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,dask,notebook,study]'
 	@touch $@
 
 ## run: install, fight the default scenario headless, print the outcome and the replay path
