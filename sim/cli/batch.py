@@ -169,6 +169,15 @@ def _executor_options(f: Any) -> Any:
     return f
 
 
+def _interval_option(f: Any) -> Any:
+    return click.option(
+        "--interval",
+        type=click.Choice(["wilson", "clopper-pearson", "jeffreys"]),
+        default=None,
+        help="Win and draw rates' 95 % interval (default wilson; a study file's `interval`).",
+    )(f)
+
+
 def _options(
     jobs: int | None,
     executor: str,
@@ -177,6 +186,7 @@ def _options(
     quiet: bool,
     plots: bool,
     baseline: int = 0,
+    interval: str = "wilson",
 ) -> RunOptions:
     from sim.batch.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
 
@@ -196,6 +206,7 @@ def _options(
         progress=_progress(quiet),
         plots=plots,
         baseline=baseline,
+        interval=interval,
     )
 
 
@@ -254,8 +265,10 @@ def _options(
     type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
     default=None,
     metavar="W",
-    help="Stop a point once each side's Wilson 95 % half-width is at most W.",
+    help="Target half-width W of each side's Wilson 95 % interval: a pilot sizes each "
+    "point's run, a fresh confirmatory sample is summarised (unbiased).",
 )
+@_interval_option
 @click.option(
     "--chunk-size",
     type=click.IntRange(1, 100_000),
@@ -283,6 +296,7 @@ def batch(
     crn: bool,
     baseline: int,
     until_ci: float | None,
+    interval: str | None,
     chunk_size: int,
     keep_replays: int,
     no_plots: bool,
@@ -340,7 +354,9 @@ def batch(
         name=t.name,
     )
     folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
-    options = _options(jobs, executor, scheduler, resume, quiet, not no_plots, baseline)
+    options = _options(
+        jobs, executor, scheduler, resume, quiet, not no_plots, baseline, interval or "wilson"
+    )
     _run(plan, folder, options, as_json)
 
 
@@ -362,10 +378,12 @@ def _design(name: str) -> Design:
     default=None,
     help="Output folder (default: the file's outputs.dir, else <file stem> here).",
 )
+@_interval_option
 @_executor_options
 def study(
     study_file: str,
     out: str | None,
+    interval: str | None,
     jobs: int | None,
     executor: str,
     scheduler: str | None,
@@ -391,7 +409,10 @@ def study(
     except ScenarioError as exc:
         _bad_input(str(exc))
     folder = _folder(Path(out) if out is not None else spec.out)
-    options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline)
+    options = _options(
+        jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline,
+        interval or spec.interval,
+    )  # fmt: skip
     _run(spec.plan, folder, options, as_json)
     for fmt in spec.outputs.export:
         # With --json, stdout holds the summary object alone.
