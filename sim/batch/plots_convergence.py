@@ -106,7 +106,8 @@ def convergence_plot(
     if pilot is not None:
         axes[0].annotate("pilot (not summarised)", (pilot / 2, 0.97), ha="center", va="top",
                          fontsize=7, color="#555555")  # fmt: skip
-    widths_ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    if widths_ax.get_legend_handles_labels()[1]:  # one point and no target: nothing to name
+        widths_ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     total = len(summary["points"])
     shown = "" if total <= MAX_SERIES else f" — points 0–{MAX_SERIES - 1} of {total} shown"
     fig.suptitle(wrap(f"Running win rates with 95 % bands, every side{shown}", 90), fontsize=10)
