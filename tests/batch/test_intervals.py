@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +18,7 @@ from sim.batch.compare import Moments, paired_interval, welch_interval
 from sim.batch.differences import Table2x2, newcombe, newcombe_paired
 from sim.batch.pooled import cluster_mean
 from sim.batch.stats import clopper_pearson, jeffreys, proportion, wilson
+from tests.batch.helpers import STONE_WALL, invoke
 
 CASES = [(0, 40), (40, 40), (3, 40), (17, 40), (1, 1), (0, 1), (0, 140), (200, 200)]
 
@@ -131,3 +134,33 @@ def test_cluster_robust_standard_error_equals_statsmodels_ols_clustered() -> Non
     assert se == pytest.approx(float(fit.bse[0]), rel=1e-10)
     naive = math.sqrt(p * (1 - p) / len(y))
     assert se > naive  # the shared luck makes the naive error too small
+
+
+def test_interval_flag_and_study_field_choose_the_method_and_say_none_or_all(
+    tmp_path: Path,
+) -> None:
+    """--interval clopper-pearson (and a study file's interval: jeffreys) set every rate's
+    interval and method; 10 of 10 and 0 of 10 are said in words and marked in the JSON."""
+    args = ["--runs", "10", "--seed", "1", "--no-plots", "--jobs", "1"]
+    result = invoke("batch", STONE_WALL, "--out", tmp_path / "cp", *args, "--interval",
+                    "clopper-pearson")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(
+        "Win and draw rates with 95 % Clopper–Pearson (exact) intervals"
+    )
+    summary = json.loads((tmp_path / "cp" / "summary.json").read_text())
+    assert summary["study"]["interval"] == "clopper-pearson"
+    pt = summary["points"][0]
+    for rate in (*pt["win"].values(), pt["draw"]):
+        iv = clopper_pearson(rate["count"], pt["done"])
+        assert (rate["low"], rate["high"], rate["method"]) == (iv.low, iv.high, "clopper-pearson")
+        if rate["count"] in (0, pt["done"]):
+            assert rate["observed"] == ("none" if rate["count"] == 0 else "all")
+            word = "never in 10 runs" if rate["count"] == 0 else "in all 10 runs"
+            assert f"]  {word}" in result.output
+    study = tmp_path / "s.yaml"
+    study.write_text(f"scenario: {STONE_WALL}\nreplications: 4\ninterval: jeffreys\n")
+    result = invoke("study", study, "--out", tmp_path / "j", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "j" / "summary.json").read_text())
+    assert {r["method"] for r in summary["points"][0]["win"].values()} == {"jeffreys"}
