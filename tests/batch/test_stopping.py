@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
 
 from sim.batch.stats import wilson
 from sim.batch.stopping import confirm_runs
-from tests.batch.helpers import STONE_WALL, invoke, tables
+from tests.batch.helpers import REPO, STONE_WALL, invoke, tables
 
 W = 0.15
 ARGS = ["--runs", "45", "--seed", "7", "--chunk-size", "5", "--until-ci", str(W), "--jobs", "1"]
@@ -79,3 +82,20 @@ def test_a_run_too_short_for_a_pilot_and_a_confirmation_is_refused(tmp_path: Pat
     assert result.exit_code == 2
     assert "its pilot takes 5 runs of a point, leaving none of --runs 5" in result.output
     assert "raise --runs (at least 10)" in result.output
+
+
+def test_a_study_killed_after_its_pilot_resumes_to_the_same_stop(tmp_path: Path) -> None:
+    """SIGKILL after 5 committed chunks (the pilots and one confirmatory chunk), then --resume:
+    the stopping rule replayed over what was committed gives the uninterrupted study's tables."""
+    killed = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "tests.batch.kill_after", "5", str(tmp_path / "pids.txt")]
+    cmd += ["batch", str(STONE_WALL), "--out", str(killed), *ARGS]
+    done = subprocess.run(cmd, check=False, cwd=REPO, capture_output=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert len(tables(killed)["runs"]) == 25
+    resumed = invoke("batch", STONE_WALL, "--out", killed, "--resume", *ARGS)
+    assert resumed.exit_code == 0, resumed.output
+    whole = tmp_path / "whole"
+    assert invoke("batch", STONE_WALL, "--out", whole, *ARGS).exit_code == 0
+    assert tables(killed) == tables(whole)
+    assert (killed / "summary.json").read_bytes() == (whole / "summary.json").read_bytes()
