@@ -202,6 +202,15 @@ def _footer(name: str, n: int, body: str, data: dict[str, Any], seq: int) -> Foo
     return footer
 
 
+def _forks_reached(name: str, n: int, header: Header, events: int) -> None:
+    """At the footer: every fork of the header changes an event the file has (a real fork)."""
+    del n  # the fault is the header's
+    try:
+        formats.check_forks_reached(header.fork, events)
+    except formats.ShapeError as exc:
+        raise ReplayError(name, 1, f"bad header: {exc}") from None
+
+
 def _event(
     name: str,
     n: int,
@@ -216,11 +225,17 @@ def _event(
         formats.check_event_line(format_version, cls, data)
         current = format_version in formats.WRITTEN  # the writer's shape: text checked exactly
         older = format_version < formats.FIRST_ARRAY_DRAWS_FORMAT
-        event = registry.parse(
-            data, strict=not current, prepare=formats.draws_as_arrays if older else None
-        )
+        record: list[dict[str, Any]] = []
+
+        def prepare(cls: type[Event], upcast: dict[str, Any]) -> dict[str, Any]:
+            record.append(formats.draws_as_arrays(cls, upcast) if older else upcast)
+            return record[-1]
+
+        event = registry.parse(data, strict=not current, prepare=None if current else prepare)
         if current:
             formats.check_event_text(event, body)
+        else:  # no exact text to compare: every number has the JSON type the writer gives it
+            formats.check_number_types(event.model_dump(mode="json"), record[-1])
     except UnknownEventType as exc:
         unknown = str(exc).startswith("unknown event type")
         hint = " (this battlesim does not know it; upgrade?)" if unknown else ""
