@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
@@ -212,9 +211,7 @@ class _Runner:
             state["stopped"] = {
                 str(pt.index): "ci" if self._satisfied(pt) else "runs" for pt in self.points
             }
-        tmp = self.out / "progress.json.tmp"
-        tmp.write_text(json.dumps(state) + "\n")
-        os.replace(tmp, self.out / "progress.json")
+        atomic_write_text(self.out / "progress.json", json.dumps(state) + "\n")
         if self.options.progress is not None:
             self.options.progress(self.committed, planned)
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.atomic import replacing
+
 if TYPE_CHECKING:
     from sim.batch.store import Store
 
@@ -63,11 +65,13 @@ def create_view(store: Store) -> None:
 
 def export_wide(store: Store, dest: Path, fmt: str) -> Path:
     """Write ``runs_wide`` ordered by run id to ``dest/runs_wide.<fmt>`` (parquet or csv)."""
+    from sim.batch.store import utf8_path  # noqa: PLC0415  # store imports this module
+
+    utf8_path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     out = dest / f"{VIEW}.{fmt}"
-    tmp = dest / f".{VIEW}.{fmt}.part"
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
-    literal = "'" + str(tmp).replace("'", "''") + "'"
-    store.con.execute(f"COPY ({wide_select(store)} ORDER BY r.run_id) TO {literal} ({options})")
-    tmp.replace(out)
+    with replacing(out) as temp:  # an old export survives a failed one
+        literal = "'" + str(temp).replace("'", "''") + "'"
+        store.con.execute(f"COPY ({wide_select(store)} ORDER BY r.run_id) TO {literal} ({options})")
     return out
