@@ -81,6 +81,16 @@ def test_a_latin1_terminal_gets_escapes_not_an_error(tmp_path: Path) -> None:
     assert invoke("verify", str(out)).exit_code == 0
 
 
+def test_a_replay_path_that_is_not_utf8_prints_as_an_escape(tmp_path: Path) -> None:
+    """``verify o\\xff.jsonl`` on a strict UTF-8 terminal: the byte is printed as an
+    escape and the answer is OK (it used to end in ``UnicodeEncodeError``)."""
+    out = tmp_path / f"{NOT_UTF8}.jsonl"
+    out.write_bytes(GOLDEN.read_bytes())
+    done = _cli("verify", os.fsdecode(out), env={"PYTHONIOENCODING": "utf-8"}, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith(f"OK: {tmp_path}/sc\\udcff.jsonl: ")
+
+
 # leftovers (item 11)
 
 _INTERRUPT = """

@@ -142,3 +142,29 @@ def test_a_5000_digit_number_in_a_scenario_is_one_short_line(tmp_path: Path) -> 
     result = invoke("validate", str(bad))
     assert result.exit_code == 2
     assert f"{bad}:{line}: seed: a 5000-digit number is out of range" in result.output
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"seed": 2**64}, "integer 18446744073709551616 is out of range"),
+        ({"source": "a\x01.yaml"}, "source: control characters are not allowed"),
+        ({"source": "../a.yaml"}, "source '../a.yaml' is not a scenario file name"),
+    ],
+)
+def test_no_log_starts_with_a_header_its_reader_refuses(
+    change: dict[str, object], reason: str
+) -> None:
+    """The backstop behind every check: ``EventLog`` reads its own header back as
+    ``verify`` will, and refuses before a line is written."""
+    from engine.log import EventLog, MemorySink
+    from sim.replay.header import make_header
+    from sim.scenario.load import load_scenario
+
+    ruleset, scenario = load_scenario(BRAWL)
+    header = make_header(ruleset, scenario, 377).model_copy(update=change)
+    sink = MemorySink()
+    with pytest.raises(ValueError, match="a replay with this header would not read back: ") as e:
+        EventLog(header, sink)
+    assert reason in str(e.value)
+    assert sink.lines == []
