@@ -21,12 +21,12 @@ from pydantic import ValidationError
 
 from engine import formats
 from engine.events import Event, EventRegistry, UnknownEventType
-from engine.log import FORMAT, GENESIS, Footer, Header, chain_link
+from engine.log import FORMAT, GENESIS, Footer, Header, chain_link, seal
 from engine.strictjson import StrictJSONError, loads
 from engine.text import find_control
 from engine.version import FORMAT_VERSION
 
-__all__ = ["MAX_LINE", "Kind", "ReplayError"]
+__all__ = ["MAX_LINE", "Kind", "ReplayError", "check_written_header"]
 
 MAX_LINE = 16 * 1024 * 1024
 _SUSPECT = re.compile(r"\\[ubfr]|[\x00-\x1f\x7f-\x9f]")
@@ -250,3 +250,21 @@ def _event(
         # A cause is an event already logged: no cycle, no forward or negative link.
         raise ReplayError(name, n, f"bad event: cause {event.cause} is not an earlier seq", seq)
     return event
+
+
+def check_written_header(header: Header) -> None:
+    """Refuse to start a replay whose header its own reader would refuse.
+
+    The header is checked as :mod:`engine.reader` checks line 1 (strict JSON,
+    a replay's integer range, no control character, the format's exact shape),
+    so nothing is written that ``verify`` would call DAMAGED at line 1 — a seed
+    of 2⁶⁴ or a control character in a fork's path, whatever the caller checked.
+
+    Raises:
+        ValueError: the header would not read back.
+    """
+    line, _ = seal(GENESIS, header.body())
+    try:
+        _header("<header>", line, gzipped=False)
+    except ReplayError as exc:
+        raise ValueError(f"a replay with this header would not read back: {exc.message}") from None

@@ -65,9 +65,6 @@ def create_view(store: Store) -> None:
 
 def export_wide(store: Store, dest: Path, fmt: str) -> Path:
     """Write ``runs_wide`` ordered by run id to ``dest/runs_wide.<fmt>`` (parquet or csv)."""
-    from sim.batch.store import utf8_path  # noqa: PLC0415  # store imports this module
-
-    utf8_path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     out = dest / f"{VIEW}.{fmt}"
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"

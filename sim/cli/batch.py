@@ -410,7 +410,7 @@ def _export(
 ) -> None:
     """Export the study in ``folder`` to ``dest`` (``inside``: the study's own ``export/``)."""
     from engine.atomic import own_folder
-    from sim.batch.store import Store, StoreError
+    from sim.batch.store import Store, StoreError, utf8_path
     from sim.batch.study import DB_NAME
     from sim.batch.wide import export_wide
 
@@ -419,6 +419,7 @@ def _export(
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     try:
+        utf8_path(dest)  # DuckDB cannot write to any other
         if inside:
             own_folder(dest)  # a planted link must not send the export out of the study
         found = [export_wide(store, dest, fmt)] if wide else store.export(dest, fmt)

@@ -152,12 +152,12 @@ def test_a_5000_digit_number_in_a_scenario_is_one_short_line(tmp_path: Path) -> 
         ({"source": "../a.yaml"}, "source '../a.yaml' is not a scenario file name"),
     ],
 )
-def test_no_log_starts_with_a_header_its_reader_refuses(
+def test_no_battle_starts_with_a_header_its_reader_refuses(
     change: dict[str, object], reason: str
 ) -> None:
-    """The backstop behind every check: ``EventLog`` reads its own header back as
-    ``verify`` will, and refuses before a line is written."""
-    from engine.log import EventLog, MemorySink
+    """The backstop behind every check: the runner reads the header back as ``verify``
+    will (``engine.checks.check_written_header``) and refuses before a line is written."""
+    from engine.log import MemorySink
     from sim.replay.header import make_header
     from sim.scenario.load import load_scenario
 
@@ -165,6 +165,6 @@ def test_no_log_starts_with_a_header_its_reader_refuses(
     header = make_header(ruleset, scenario, 377).model_copy(update=change)
     sink = MemorySink()
     with pytest.raises(ValueError, match="a replay with this header would not read back: ") as e:
-        EventLog(header, sink)
+        ruleset.simulate(scenario, header, sink)
     assert reason in str(e.value)
     assert sink.lines == []
