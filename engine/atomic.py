@@ -1,4 +1,4 @@
-"""Writing files so that nothing is lost: a temporary name, then one rename.
+"""Writing files so that nothing is lost and no planted link is followed.
 
 Opening the final path for writing destroys what was there the moment it
 is opened; a failure (disk full, Ctrl-C, SIGKILL) then leaves neither the
@@ -7,20 +7,34 @@ beside the final path and renames over it only once the content is
 complete and flushed to disk, so the final name holds either the old file
 or the whole new one.
 
+Every file is *created*, never opened as found: the temporary name is new
+and made with ``O_CREAT | O_EXCL | O_NOFOLLOW``, so a symbolic link (even a
+dangling one), a hard link or any file planted under it is never written
+through; the rename then replaces whatever entry holds the final name (a
+link there is replaced, its target untouched).
+
 Two kinds of temporary name:
 
-- :func:`replacing` uses a hidden, unique ``.<name>.<pid>.tmp``, removed on
-  any failure: for reports, exports and study files, whose prefix is useless.
-- :func:`partial_path` is ``<name>.partial``: a replay being written.  A run
-  killed before it ends leaves its readable prefix there, under a name that
-  says it is incomplete (``battlesim verify`` calls it so).
+- :func:`replacing` uses a fresh hidden ``.<name>.<pid>.<random>.tmp``,
+  removed on any failure: for reports, exports and study files, whose
+  prefix is useless.
+- :func:`claim_partial` takes ``<name>.partial``: a replay being written.
+  A run killed before it ends leaves its readable prefix there, under a
+  name that says it is incomplete (``battlesim verify`` calls it so); the
+  next run removes such a leftover and creates the name afresh.  Anything
+  else under that name (a link, a file with other hard links, a file another
+  process is writing) is refused.
+
+:func:`own_folder` makes the folders a tool creates inside one it was given
+(a study's ``plots/``, ``export/``, ``replays/``) and refuses one that is a
+symbolic link, so no output leaves the folder the user named.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import itertools
+import fcntl
 import os
 import stat
 from collections.abc import Iterator
@@ -31,14 +45,18 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "check_target",
+    "claim_partial",
     "commit",
     "open_exclusive",
+    "own_folder",
     "partial_path",
     "replacing",
 ]
 
 PARTIAL = ".partial"
-_counter = itertools.count()
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
+_TRIES = 100
 
 
 def check_target(final: str | os.PathLike[str]) -> None:
@@ -74,7 +92,7 @@ def _fsync_dir(folder: Path) -> None:
 
 def commit(temp: str | os.PathLike[str], final: str | os.PathLike[str]) -> None:
     """Flush ``temp`` to disk and rename it over ``final`` (atomic on POSIX)."""
-    fd = os.open(temp, os.O_RDONLY)
+    fd = os.open(temp, os.O_RDONLY | _NOFOLLOW)
     try:
         os.fsync(fd)
     finally:
@@ -84,38 +102,156 @@ def commit(temp: str | os.PathLike[str], final: str | os.PathLike[str]) -> None:
 
 
 def open_exclusive(path: str | os.PathLike[str]) -> int:
-    """Create ``path`` for writing, failing if anything is already there.
+    """Create ``path`` for writing, failing if anything is already there (a link included).
 
     Raises:
-        FileExistsError: the name is taken (another writer, or a leftover).
+        FileExistsError: the name is taken (another writer, a leftover, a link).
         OSError: the folder is not writable.
     """
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    return os.open(path, _CREATE, 0o666)
+
+
+def _planted(path: Path, what: str) -> OSError:
+    return OSError(
+        errno.EEXIST,
+        f"{what}, not a leftover battlesim made (it never writes through one): remove it",
+        str(path),
+    )
+
+
+def claim_partial(final: str | os.PathLike[str]) -> int:
+    """Create ``<final>.partial`` afresh and hold an exclusive lock on it; return its descriptor.
+
+    A leftover of a killed run (a regular file with no other link that no
+    process holds) is removed first.
+
+    Raises:
+        BlockingIOError: another process is writing the same replay.
+        OSError: something battlesim did not make holds the name (a symbolic
+            link, a file with other hard links, a folder), or the folder is
+            not writable.
+    """
+    partial = partial_path(final)
+    for _ in range(2):
+        try:
+            fd = open_exclusive(partial)
+        except FileExistsError:
+            _remove_leftover(partial)
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            break
+        return fd
+    raise BlockingIOError(
+        errno.EAGAIN, "another battlesim process is writing this replay", str(partial)
+    )
+
+
+def _remove_leftover(partial: Path) -> None:
+    """Remove a killed run's ``.partial``; refuse anything else there."""
+    try:
+        fd = os.open(partial, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return  # gone meanwhile: create it again
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _planted(partial, "is a symbolic link") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _planted(partial, "is not a regular file")
+        if info.st_nlink != 1:
+            raise _planted(partial, f"has {info.st_nlink} hard links")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise BlockingIOError(
+                errno.EAGAIN, "another battlesim process is writing this replay", str(partial)
+            ) from None
+        partial.unlink(missing_ok=True)  # while locked: no writer holds it
+    finally:
+        os.close(fd)
+
+
+def own_folder(folder: str | os.PathLike[str]) -> Path:
+    """Create ``folder`` (and its parents) if needed; refuse it if it is a symbolic link.
+
+    For the folders a tool makes inside the one it was given (a study's
+    ``plots/``), so that a planted link cannot send its files elsewhere.
+
+    Raises:
+        OSError: ``folder`` is a symbolic link or not a folder, or cannot be made.
+    """
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    mode = os.lstat(path).st_mode
+    if stat.S_ISLNK(mode):
+        raise OSError(
+            errno.ELOOP,
+            "is a symbolic link; battlesim writes only into folders it made: remove it",
+            str(path),
+        )
+    if not stat.S_ISDIR(mode):
+        raise OSError(errno.ENOTDIR, "not a folder", str(path))
+    return path
+
+
+def _create_temp(final: Path) -> tuple[int, Path]:
+    """Create a new hidden name beside ``final``; a name already taken is passed over.
+
+    The name is random (not only the process id) so that no one can plant a
+    file under every name it might take.
+    """
+    for _ in range(_TRIES):
+        temp = final.with_name(f".{final.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        try:
+            return open_exclusive(temp), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name beside it", str(final))
 
 
 @contextlib.contextmanager
-def replacing(final: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path beside ``final``; rename it over ``final`` on success.
+def _fresh(final: str | os.PathLike[str]) -> Iterator[tuple[int, Path]]:
+    """A new, exclusively created temporary file beside ``final``: (descriptor, path).
 
-    On any exception the temporary file is removed and ``final`` is left
-    as it was.
+    Renamed over ``final`` when the block ends; removed on any exception.
     """
     path = Path(final)
     check_target(path)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{next(_counter)}.tmp")
-    os.close(open_exclusive(temp))
+    fd, temp = _create_temp(path)
     try:
-        yield temp
+        try:
+            yield fd, temp
+        finally:
+            os.close(fd)
         commit(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
 
 
+@contextlib.contextmanager
+def replacing(final: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a new temporary path beside ``final``; rename it over ``final`` on success.
+
+    The temporary file exists (empty, created exclusively) when yielded, for
+    writers that take a path (DuckDB, matplotlib).  On any exception it is
+    removed and ``final`` is left as it was.
+    """
+    with _fresh(final) as (_, temp):
+        yield temp
+
+
 def atomic_write_bytes(final: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``final`` through a temporary name and a rename."""
-    with replacing(final) as temp, open(temp, "wb") as fh:
-        fh.write(data)
+    """Write ``data`` to ``final`` through a new temporary file and a rename."""
+    with _fresh(final) as (fd, _):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
 
 
 def atomic_write_text(final: str | os.PathLike[str], text: str) -> None:

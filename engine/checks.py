@@ -21,12 +21,12 @@ from pydantic import ValidationError
 
 from engine import formats
 from engine.events import Event, EventRegistry, UnknownEventType
-from engine.log import FORMAT, GENESIS, Footer, Header, chain_link
+from engine.log import FORMAT, GENESIS, Footer, Header, chain_link, seal
 from engine.strictjson import StrictJSONError, loads
 from engine.text import find_control
 from engine.version import FORMAT_VERSION
 
-__all__ = ["MAX_LINE", "Kind", "ReplayError"]
+__all__ = ["MAX_LINE", "Kind", "ReplayError", "check_written_header"]
 
 MAX_LINE = 16 * 1024 * 1024
 _SUSPECT = re.compile(r"\\[ubfr]|[\x00-\x1f\x7f-\x9f]")
@@ -202,6 +202,15 @@ def _footer(name: str, n: int, body: str, data: dict[str, Any], seq: int) -> Foo
     return footer
 
 
+def _forks_reached(name: str, n: int, header: Header, events: int) -> None:
+    """At the footer: every fork of the header changes an event the file has (a real fork)."""
+    del n  # the fault is the header's
+    try:
+        formats.check_forks_reached(header.fork, events)
+    except formats.ShapeError as exc:
+        raise ReplayError(name, 1, f"bad header: {exc}") from None
+
+
 def _event(
     name: str,
     n: int,
@@ -216,11 +225,17 @@ def _event(
         formats.check_event_line(format_version, cls, data)
         current = format_version in formats.WRITTEN  # the writer's shape: text checked exactly
         older = format_version < formats.FIRST_ARRAY_DRAWS_FORMAT
-        event = registry.parse(
-            data, strict=not current, prepare=formats.draws_as_arrays if older else None
-        )
+        record: list[dict[str, Any]] = []
+
+        def prepare(cls: type[Event], upcast: dict[str, Any]) -> dict[str, Any]:
+            record.append(formats.draws_as_arrays(cls, upcast) if older else upcast)
+            return record[-1]
+
+        event = registry.parse(data, strict=not current, prepare=None if current else prepare)
         if current:
             formats.check_event_text(event, body)
+        else:  # no exact text to compare: every number has the JSON type the writer gives it
+            formats.check_number_types(event.model_dump(mode="json"), record[-1])
     except UnknownEventType as exc:
         unknown = str(exc).startswith("unknown event type")
         hint = " (this battlesim does not know it; upgrade?)" if unknown else ""
@@ -235,3 +250,21 @@ def _event(
         # A cause is an event already logged: no cycle, no forward or negative link.
         raise ReplayError(name, n, f"bad event: cause {event.cause} is not an earlier seq", seq)
     return event
+
+
+def check_written_header(header: Header) -> None:
+    """Refuse to start a replay whose header its own reader would refuse.
+
+    The header is checked as :mod:`engine.reader` checks line 1 (strict JSON,
+    a replay's integer range, no control character, the format's exact shape),
+    so nothing is written that ``verify`` would call DAMAGED at line 1 — a seed
+    of 2⁶⁴ or a control character in a fork's path, whatever the caller checked.
+
+    Raises:
+        ValueError: the header would not read back.
+    """
+    line, _ = seal(GENESIS, header.body())
+    try:
+        _header("<header>", line, gzipped=False)
+    except ReplayError as exc:
+        raise ValueError(f"a replay with this header would not read back: {exc.message}") from None

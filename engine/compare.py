@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from engine.canonical import canonical_json
 from engine.events import Event, EventRegistry, TurnEnded
 from engine.log import Header
 from engine.reader import ReplayError, ReplayStream
@@ -39,9 +40,22 @@ Auditor = Callable[[Event], "Mismatch | None"]
 """Called with each recorded event in order: the first broken invariant, else None."""
 
 
+def _canonical(data: Any) -> str:
+    """``data``'s canonical JSON: equal only when the written values are (``4`` is not ``4.0``)."""
+    return canonical_json(data)
+
+
+def _differ(a: dict[str, Any], b: dict[str, Any], key: str) -> bool:
+    return key not in a or key not in b or _canonical(a[key]) != _canonical(b[key])
+
+
 def _fields_differ(a: dict[str, Any], b: dict[str, Any]) -> str:
     keys = sorted(set(a) | set(b), key=lambda k: (k not in a, k))
-    changed = [k for k in keys if a.get(k, ...) != b.get(k, ...) and k != "h"]
+    changed = [
+        k
+        for k in keys
+        if k != "h" and (k not in a or k not in b or _canonical(a[k]) != _canonical(b[k]))
+    ]
     return ", ".join(changed[:6]) or "bytes"
 
 
@@ -250,9 +264,9 @@ class SemanticCompare:
             raise Stop
 
     def _header(self, data: dict[str, Any]) -> None:
-        old = self.recorded.stream.header.model_dump(exclude={"format_version"})
-        new = Header.model_validate(data).model_dump(exclude={"format_version"})
-        if old != new:
+        old = self.recorded.stream.header.model_dump(mode="json", exclude={"format_version"})
+        new = Header.model_validate(data).model_dump(mode="json", exclude={"format_version"})
+        if _canonical(old) != _canonical(new):  # exact: 4 is not 4.0
             reason = f"header differs from re-simulation in: {_fields_differ(old, new)}"
             self.mismatch = Mismatch(1, None, reason)
 
@@ -273,10 +287,11 @@ class SemanticCompare:
             n = self.kept - 1
             reason = f"{self.recorded.events} events recorded, more re-simulated"
             self.mismatch = Mismatch(n + 2, n, reason)
-        elif old != new:
+        else:
             a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
-            reason = f"event {old.type} differs from re-simulation in: {_fields_differ(a, b)}"
-            self.mismatch = Mismatch(old.seq + 2, old.seq, reason)
+            if _canonical(a) != _canonical(b):  # exact: an Any field's 4 is not 4.0
+                reason = f"event {old.type} differs from re-simulation in: {_fields_differ(a, b)}"
+                self.mismatch = Mismatch(old.seq + 2, old.seq, reason)
 
     def _cause(self, cause: int) -> int:
         """A cause renumbered; -1 when it named an event the old format did not have."""

@@ -38,6 +38,7 @@ for a number) and ``schema_version`` is always present.
 from __future__ import annotations
 
 import json
+import re
 import types
 from collections.abc import Callable
 from functools import cache
@@ -59,7 +60,9 @@ __all__ = [
     "check_event_line",
     "check_event_text",
     "check_footer_line",
+    "check_forks_reached",
     "check_header_line",
+    "check_number_types",
     "derivation_of",
     "draws_as_arrays",
     "resimulation_format",
@@ -120,10 +123,76 @@ def check_header_line(version: int, body: str, data: dict[str, Any]) -> None:
     if "fork" in data and data["fork"] is None:
         raise ShapeError("header 'fork' is written only when there is one, never as null")
     source = data["source"]
-    if isinstance(source, str) and (source in ("", ".", "..") or "/" in source or "\\" in source):
+    if isinstance(source, str) and not _file_name(source):
         raise ShapeError(f"source {source!r} is not a scenario file name (no folders)")
+    _check_fork(data.get("fork"))
     if canonical_json(data) != body:
         raise ShapeError("header is not canonical JSON (sorted keys, no spaces)")
+
+
+def _file_name(name: str) -> bool:
+    return name not in ("", ".", "..") and "/" not in name and "\\" not in name
+
+
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _check_fork(fork: object) -> None:
+    """Each fork of a header's chain describes a fork ``battlesim fork`` can make.
+
+    Its parent is a file name, its ``parent_digest`` a SHA-256 and its
+    ``at_seq`` an event (``seq`` ≥ 0; that the battle reaches it is checked
+    at the footer, :func:`check_forks_reached`).  Types are the model's to check.
+
+    Raises:
+        ShapeError: a fork no battlesim writes.
+    """
+    while isinstance(fork, dict):
+        parent, digest, at = fork.get("parent"), fork.get("parent_digest"), fork.get("at_seq")
+        if isinstance(parent, str) and not _file_name(parent):
+            raise ShapeError(f"fork parent {parent!r} is not a replay file name (no folders)")
+        if isinstance(digest, str) and not _DIGEST.fullmatch(digest):
+            raise ShapeError(f"fork parent_digest {digest!r} is not 'sha256:' and 64 hex digits")
+        if type(at) is int and at < 0:
+            raise ShapeError(f"fork at_seq {at} is not an event's seq (from 0)")
+        fork = fork.get("earlier")
+
+
+def check_forks_reached(fork: object, events: int) -> None:
+    """Every fork of a header's chain changes an event the battle has (``at_seq`` < ``events``).
+
+    Raises:
+        ShapeError: a fork at an event the battle never reached (it changed nothing).
+    """
+    while fork is not None:
+        at = getattr(fork, "at_seq", 0)
+        if at >= events:
+            raise ShapeError(
+                f"the header's fork at seq {at} changes nothing: the battle has {events} events"
+            )
+        fork = getattr(fork, "earlier", None)
+
+
+def check_number_types(written: Any, recorded: Any) -> None:
+    """A record of an older format holds each number as its writer wrote it.
+
+    ``written`` is the parsed event dumped as JSON data (what a writer writes),
+    ``recorded`` the record as read (once upcast); where the event holds a
+    float, the record must too: every battlesim writes ``4.0``, so ``4`` is an
+    edited record, which the strict parse alone would accept.
+
+    Raises:
+        ShapeError: an integer where the event holds a float.
+    """
+    stack: list[tuple[Any, Any, str]] = [(written, recorded, "")]
+    while stack:
+        w, r, where = stack.pop()
+        if type(w) is float and type(r) is int:
+            raise ShapeError(f"{where or 'value'}: {r} is written {float(r)!r} (a float)")
+        if type(w) is dict and type(r) is dict:
+            stack.extend((w[k], r[k], f"{where}.{k}" if where else k) for k in w if k in r)
+        elif type(w) is list and type(r) is list and len(w) == len(r):
+            stack.extend((a, b, f"{where}[{i}]") for i, (a, b) in enumerate(zip(w, r, strict=True)))
 
 
 def derivation_of(format_version: int) -> int:

@@ -31,6 +31,7 @@ from engine.checks import (
     ReplayError,
     _event,
     _footer,
+    _forks_reached,
     _header,
     _link,
     _looks_like_replay,
@@ -213,6 +214,7 @@ class ReplayStream:
             previous = h
             if line is None:
                 footer = self.footer = _footer(self.name, n, body, self._data, seq)
+                _forks_reached(self.name, n, self.header, seq)
                 self.footer_line = text
                 continue
             seq += 1

@@ -10,14 +10,12 @@ line the log did not build.
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import gzip
 import os
 from pathlib import Path
 from typing import IO, ClassVar, Protocol
 
-from engine.atomic import check_target, commit, partial_path
+from engine.atomic import check_target, claim_partial, commit, partial_path
 
 __all__ = ["DiscardSink", "FileSink", "MemorySink", "Sink"]
 
@@ -94,8 +92,10 @@ class FileSink:
     :data:`BUFFER` bytes, then written in one call; :meth:`flush` pushes
     them to the OS, so a run killed mid-battle leaves a readable prefix under
     ``<path>.partial``, which the reader reports as incomplete.  The
-    partial file is locked while written: a second writer of the same path
-    is refused, and a leftover of a killed run is reused.
+    partial file is created afresh (:func:`engine.atomic.claim_partial`: a
+    killed run's leftover is removed first, a planted link or hard link is
+    refused, never written through) and locked while written: a second
+    writer of the same path is refused.
 
     Args:
         path: the final replay path.
@@ -115,16 +115,7 @@ class FileSink:
         self.path = Path(path)
         self.partial = partial_path(self.path)
         check_target(self.path)
-        check_target(self.partial)
-        fd = os.open(self.partial, os.O_WRONLY | os.O_CREAT, 0o666)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            os.ftruncate(fd, 0)
-        except OSError:
-            os.close(fd)
-            raise BlockingIOError(
-                errno.EAGAIN, "another battlesim process is writing this replay", str(self.partial)
-            ) from None
+        fd = claim_partial(self.path)
         self._file: IO[bytes] = os.fdopen(fd, "wb")
         self._fh: IO[bytes] | gzip.GzipFile = self._file
         if compress if compress is not None else self.path.suffix == ".gz":
@@ -133,8 +124,17 @@ class FileSink:
             self._fh = gzip.GzipFile(filename="", mode="wb", fileobj=self._file, mtime=0)
         self._lines: list[bytes] = []
         self._held = 0
+        self._done = False
         self.count = 0
         """Lines written so far."""
+
+    def __enter__(self) -> FileSink:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        """On any exception (Ctrl-C, SIGTERM as :class:`KeyboardInterrupt`) abandon the file."""
+        if kind is not None:
+            self.abandon()
 
     def write(self, line: str | bytes) -> None:
         """Store one line (no trailing newline): text, or its UTF-8 bytes."""
@@ -164,9 +164,16 @@ class FileSink:
         self._fh.close()
         self._file.close()
         commit(self.partial, self.path)
+        self._done = True
 
     def abandon(self) -> None:
-        """Stop writing and remove the partial file (the final name is untouched)."""
+        """Stop writing and remove the partial file (the final name is untouched).
+
+        Nothing is done once the file is complete (:meth:`close`).
+        """
+        if self._done:
+            return
+        self._done = True
         self._lines = []
         with contextlib.suppress(OSError, ValueError):
             self._fh.close()

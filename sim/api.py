@@ -28,6 +28,7 @@ from sim.replay.header import (
 from sim.replay.memory import LoadedReplay
 from sim.replay.verify import verify_replay
 from sim.scenario.load import ScenarioError, load_scenario
+from sim.scenario.values import check_seed, check_turn
 
 __all__ = [
     "LoadedReplay",
@@ -78,11 +79,9 @@ def default_replay_path(scenario_path: str | Path, seed: int) -> Path:
     return Path(f"{Path(scenario_path).stem}-s{seed}.jsonl")
 
 
-def _seed_of(scenario: BaseModel, seed: int | None) -> int:
-    if seed is not None:
-        return seed
-    found = getattr(scenario, "seed", 0)
-    return int(found)
+def _seed_of(scenario: BaseModel, seed: object) -> int:
+    """The run's seed: ``seed`` checked as ``--seed`` is, else the scenario's own."""
+    return check_seed(seed if seed is not None else getattr(scenario, "seed", 0))
 
 
 def run(
@@ -101,6 +100,8 @@ def run(
         force: overwrite an existing file even if it is not a replay of this scenario.
 
     Raises:
+        ValueProblem: ``seed`` is not a whole number from 0 to 2⁶³ − 1 (a
+            ``ValueError``; ``True``, ``"7"`` and ``-1`` are refused as ``--seed`` refuses them).
         ScenarioError: the scenario is invalid (nothing is written).
         OutputError: ``out`` cannot be written, or holds another file (see ``force``).
         OSError: the replay cannot be written (what was at ``out`` is kept);
@@ -109,6 +110,8 @@ def run(
     The replay is written to ``<out>.partial`` and renamed when complete; a
     run killed before the end leaves its readable prefix there.
     """
+    if seed is not None:
+        check_seed(seed)  # before the scenario is read: the argument is wrong whatever it holds
     ruleset, scenario = load_scenario(scenario_path)
     s = _seed_of(scenario, seed)
     path = Path(out) if out is not None else default_replay_path(scenario_path, s)
@@ -116,14 +119,15 @@ def run(
         raise OutputError(f"--out {out}: that is the scenario file itself")
     header = make_header(ruleset, scenario, s, source=Path(scenario_path).name)
     check_output(path, force=force, scenario_digest=header.scenario_digest)
-    sink = FileSink(path)
-    try:
-        state = ruleset.simulate(scenario, header, sink)
-    except Exception as exc:
-        sink.abandon()  # nothing half-written is left; an old replay at ``path`` is untouched
-        if isinstance(exc, OSError) and exc.filename is None:
-            exc.filename = str(path)  # a refused write (disk full) names no file
-        raise
+    # On any exception, Ctrl-C included, nothing half-written is left (the
+    # sink abandons its .partial); an old replay at ``path`` is untouched.
+    with FileSink(path) as sink:
+        try:
+            state = ruleset.simulate(scenario, header, sink)
+        except OSError as exc:
+            if exc.filename is None:
+                exc.filename = str(path)  # a refused write (disk full) names no file
+            raise
     result = ruleset.outcome(scenario, state)
     return RunResult(
         str(scenario_path),
@@ -162,7 +166,14 @@ def open_replay(path: str | Path, *, allow_truncated: bool = False) -> ReplayFil
 
 
 def state_at(path: str | Path, turn: int | None = None) -> Any:
-    """Fold a replay to the state at the end of ``turn`` (default: the end), streaming it."""
+    """Fold a replay to the state at the end of ``turn`` (default: the end), streaming it.
+
+    Raises:
+        ValueProblem: ``turn`` is not a whole number from 0 (a ``ValueError``:
+            ``-1``, ``nan``, ``inf`` are refused as ``show --turn`` refuses them).
+        ReplayError: the file is damaged, from a newer format, or unknown.
+    """
+    check_turn(turn)
     return open_replay(path).state_at(turn)
 
 

@@ -24,6 +24,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import simpy
 
+from engine.checks import check_written_header
 from engine.events import Event
 from engine.formats import derivation_of
 from engine.kernel import TurnKernel, frozen_heap
@@ -149,6 +150,8 @@ def fight(
         watch: called with the started processes before the clock runs
             (the contract suite counts them against the unit rows).
     """
+    if getattr(sink, "discards", False) is not True:  # a line will be read: it must read back
+        check_written_header(header)
     with frozen_heap():  # the caller's heap (scenario, modules) is not scanned during set-up
         rec = Recorder(EventLog(header, sink), Projection(state, apply), snapshot, snapshot_json)
         env = simpy.Environment()

@@ -283,11 +283,19 @@ def play_campaign(
     folder.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
 
+    sinks: list[FileSink] = []
+
     def sink_for(k: int, entry: BattleEntry) -> Sink:
         paths.append(folder / campaign_replay_name(k, entry.id))
-        return FileSink(paths[-1])
+        sinks.append(FileSink(paths[-1]))
+        return sinks[-1]
 
-    result = fight_campaign(campaign, seed, sink_for)
+    try:
+        result = fight_campaign(campaign, seed, sink_for)
+    except BaseException:  # Ctrl-C and SIGTERM too: no .partial is left
+        for sink in sinks:
+            sink.abandon()  # a battle already complete keeps its replay
+        raise
     summary = {
         "campaign": campaign.campaign,
         "seed": seed,

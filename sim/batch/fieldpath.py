@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from sim.scenario.load import ScenarioError, parse_yaml
+from sim.scenario.values import ValueProblem, parse_value
 
 __all__ = ["PathError", "get_path", "parse_values", "set_paths", "split_path"]
 
@@ -126,8 +126,9 @@ def parse_values(text: str, where: str) -> list[Any]:
         if item == "":
             raise PathError(f"{where}: empty value in {text!r}")
         try:
-            value, _ = parse_yaml(item, where)
-        except ScenarioError as exc:
-            raise PathError(f"{where}: {item!r}: {exc.problems[0].message}") from None
+            value = parse_value(item)
+        except ValueProblem as exc:
+            shown = item if len(item) <= 60 else f"{item[:40]}... ({len(item)} characters)"
+            raise PathError(f"{where}: {shown!r}: {exc}") from None
         values.append(value)
     return values

@@ -62,6 +62,14 @@ def claim_folder(out: Path, db_name: str, resume: bool) -> Iterator[None]:
         FolderError: ``out`` is a file, holds files no study made (new
             studies only), cannot be created, or another study holds it.
     """
+    try:
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(out).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise FolderError(
+            f"'{shown}': a study folder's name must be UTF-8 text (its database, DuckDB, "
+            "cannot open any other): choose another name"
+        ) from None
     if out.exists() and not out.is_dir():
         raise FolderError(f"{str(out)!r} is a file, not a folder")
     made = not out.exists()

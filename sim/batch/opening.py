@@ -11,6 +11,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from engine.canonical import digest
 from engine.formats import DERIVATIONS, derivation_of
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
@@ -18,8 +20,10 @@ from sim.batch.fieldpath import PathError
 from sim.batch.plan import StudyPlan
 from sim.batch.seeds import DOMAIN
 from sim.batch.stopping import pilot_runs
-from sim.batch.store import Store
+from sim.batch.store import BIGINT_MAX, BIGINT_MIN, Store
 from sim.batch.units import start_details
+from sim.batch.worker import prepare
+from sim.scenario.load import ScenarioError
 
 __all__ = ["DB_NAME", "StudyError", "fresh_points", "open_store", "other_dice"]
 
@@ -90,9 +94,45 @@ def _check(plan: StudyPlan) -> list[dict[str, Any]]:
     if len({f.path for f in plan.factors}) != len(plan.factors):
         raise StudyError("a field is swept twice")
     try:
-        return plan.design_points()
+        points = plan.design_points()
     except ValueError as exc:
         raise StudyError(str(exc)) from None
+    for i, point in enumerate(points):
+        _check_point(plan, i, point)
+    return points
+
+
+def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
+    """Refuse a design point no run could fight, before the study starts.
+
+    A value the schema refuses (``--sweep seed=-5``) would otherwise fail
+    every run of its point, and an integer beyond the database's 64 bits
+    would leave a study that cannot be opened.
+
+    Raises:
+        StudyError: the point's values do not make a valid scenario (campaign).
+    """
+    shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in point.items())
+    for path, value in point.items():
+        if type(value) is int and not BIGINT_MIN <= value <= BIGINT_MAX:
+            raise StudyError(
+                f"--sweep {path}={value}: out of range (a study stores whole numbers "
+                f"from {BIGINT_MIN} to {BIGINT_MAX})"
+            )
+    try:
+        prepare(plan.target, point)
+    except ScenarioError as exc:
+        p = exc.problems[0]
+        where = f"{p.field}: " if p.field else ""
+        raise StudyError(
+            f"design point {index} ({shown}) is not a valid scenario: {where}{p.message}"
+        ) from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise StudyError(
+            f"design point {index} ({shown}) is not a valid campaign: {where}: {err['msg']}"
+        ) from None
 
 
 def fresh_points(plan: StudyPlan, out: Path) -> list[dict[str, Any]]:
@@ -146,6 +186,12 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
         StudyError: nothing to resume, or the stored study is not this plan.
     """
     db = out / DB_NAME
+    for name in (db, db.with_name(db.name + ".wal")):
+        if name.is_symlink():  # DuckDB would write through it, out of the study
+            raise StudyError(
+                f"{str(name)!r} is a symbolic link; battlesim writes a study only into "
+                "files it made: remove it"
+            )
     if points is not None:
         out.mkdir(parents=True, exist_ok=True)
         details = start_details(plan.target.scenarios())

@@ -30,6 +30,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from engine.atomic import own_folder
 from sim.batch.labels import loss_label
 from sim.batch.plots_analysis import paired_plot, sensitivity_plot
 from sim.batch.plots_convergence import MAX_SERIES, convergence_plot, index_convergence_plot
@@ -212,7 +213,7 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
 
 def write_plots(store: Store, summary: dict[str, Any], folder: Path) -> list[Path]:
     """Write the study's plots into ``folder``; return their paths."""
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = own_folder(folder)  # a planted link must not send the plots out of the study
     if not any(p["done"] for p in summary["points"]):
         return []
     written = [_outcomes(summary, folder / "outcomes.png")]

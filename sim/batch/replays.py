@@ -9,7 +9,6 @@ for battle k (from 1) of a campaign.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.atomic import atomic_write_bytes, own_folder
 from engine.log import FileSink, Sink
 from sim.batch.opening import other_dice
 from sim.batch.seeds import run_seed
@@ -49,16 +49,12 @@ def write_replays(
             path; no temporary file is left).
     """
     for run_id, battles in kept:
-        folder = out / "replays"
-        folder.mkdir(exist_ok=True)
+        folder = own_folder(out / "replays")
         for k, (battle, lines) in enumerate(battles):
             path = folder / replay_name(target, run_id, k, battle)
-            tmp = path.with_name(path.name + ".tmp")
             try:
-                tmp.write_bytes("".join(f"{line}\n" for line in lines).encode("utf-8"))
-                os.replace(tmp, path)
+                atomic_write_bytes(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
             except OSError as exc:
-                tmp.unlink(missing_ok=True)
                 if exc.filename is None:
                     exc.filename = str(path)  # a refused write (disk full) names no file
                 raise
@@ -116,12 +112,20 @@ def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) ->
     folder, file = _paths(target, run_id, Path(dest) if dest is not None else None)
     written: list[Path] = []
 
+    sinks: list[FileSink] = []
+
     def sink_for(k: int, battle: str) -> Sink:
         path = file if file is not None else folder / replay_name(target, run_id, k, battle)
         written.append(path)
-        return FileSink(path)
+        sinks.append(FileSink(path))
+        return sinks[-1]
 
     if file is None:
         folder.mkdir(parents=True, exist_ok=True)
-    fought = fight(prepared, seed, sink_for)
+    try:
+        fought = fight(prepared, seed, sink_for)
+    except BaseException:  # Ctrl-C and SIGTERM too: no .partial is left
+        for sink in sinks:
+            sink.abandon()  # a complete one is kept
+        raise
     return Rerun(run_id, point, replication, seed, written, fought.outcome)

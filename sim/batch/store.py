@@ -124,6 +124,10 @@ def loss_columns(sides: dict[str, tuple[str, list[str]]]) -> list[tuple[str, str
     return out
 
 
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+"""The whole numbers a study's tables hold (DuckDB's ``BIGINT``)."""
+
+
 def _sql_type(values: Iterable[Any]) -> str:
     vals = list(values)
     if all(isinstance(v, bool) for v in vals):
@@ -315,6 +319,7 @@ class Store:
 
     def export(self, dest: Path, fmt: str) -> list[Path]:
         """Write every table, ordered by its key, to ``dest/<table>.<fmt>`` (parquet or csv)."""
+        utf8_path(dest)
         dest.mkdir(parents=True, exist_ok=True)
         options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
         written = []
@@ -329,14 +334,45 @@ class Store:
         return written
 
 
+def utf8_path(path: Path) -> str:
+    """``path`` as DuckDB takes it: UTF-8 text.
+
+    Raises:
+        StoreError: the path holds bytes that are not UTF-8 (DuckDB would fail
+            with ``std::bad_cast``).
+    """
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise StoreError(
+            f"'{shown}': the path is not UTF-8 text, which DuckDB cannot open; "
+            "choose a name of UTF-8 characters"
+        ) from None
+    return text
+
+
 def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     config: Config = {"threads": 1} if read_only else dict(WRITER_CONFIG)
+    utf8_path(path)
     try:
         return duckdb.connect(str(path), read_only=read_only, config=config)
-    except duckdb.IOException as exc:
-        raise StoreError(f"cannot open {str(path)!r} (in use by another study?): {exc}") from None
     except duckdb.Error as exc:
-        raise StoreError(f"cannot open {str(path)!r}: {exc}") from None
+        raise StoreError(_open_failed(path, exc, read_only)) from None
+
+
+def _open_failed(path: Path, exc: duckdb.Error, read_only: bool) -> str:
+    """One line saying why DuckDB could not open a study: a lock held, or what the OS said."""
+    detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if isinstance(exc, duckdb.IOException) and "lock" in detail.lower():
+        return f"cannot open {str(path)!r}: in use by another battlesim process ({detail})"
+    if not read_only and "read-only file system" in detail.lower():
+        return (
+            f"cannot open {str(path)!r} to write: its file system is read-only "
+            "(a study is resumed where it can be written)"
+        )
+    return f"cannot open {str(path)!r}: {detail}"
 
 
 def _create_points(con: duckdb.DuckDBPyConnection, points: Sequence[dict[str, Any]]) -> None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
@@ -230,9 +229,7 @@ class _Runner:
                 str(pt.index): "ci" if pt.last is not None and not pt.capped else "runs"
                 for pt in self.points
             }
-        tmp = self.out / "progress.json.tmp"
-        tmp.write_text(json.dumps(state) + "\n")
-        os.replace(tmp, self.out / "progress.json")
+        atomic_write_text(self.out / "progress.json", json.dumps(state) + "\n")
         if self.options.progress is not None:
             self.options.progress(self.committed, planned)
 

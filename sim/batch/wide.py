@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.atomic import replacing
 from sim.batch.stopping import summarised
 
 if TYPE_CHECKING:
@@ -70,9 +71,8 @@ def export_wide(store: Store, dest: Path, fmt: str) -> Path:
     """Write ``runs_wide`` ordered by run id to ``dest/runs_wide.<fmt>`` (parquet or csv)."""
     dest.mkdir(parents=True, exist_ok=True)
     out = dest / f"{VIEW}.{fmt}"
-    tmp = dest / f".{VIEW}.{fmt}.part"
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
-    literal = "'" + str(tmp).replace("'", "''") + "'"
-    store.con.execute(f"COPY ({wide_select(store)} ORDER BY r.run_id) TO {literal} ({options})")
-    tmp.replace(out)
+    with replacing(out) as temp:  # an old export survives a failed one
+        literal = "'" + str(temp).replace("'", "''") + "'"
+        store.con.execute(f"COPY ({wide_select(store)} ORDER BY r.run_id) TO {literal} ({options})")
     return out

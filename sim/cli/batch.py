@@ -17,6 +17,7 @@ import click
 
 from sim.cli.common import (
     Command,
+    Whole,
     echo_json,
     fail,
     json_option,
@@ -141,7 +142,7 @@ def _executor_options(f: Any) -> Any:
         click.option(
             "--jobs",
             "-j",
-            type=click.IntRange(1),
+            type=Whole(1),
             default=None,
             help="Worker processes (default: every CPU this process may use).",
         ),
@@ -217,7 +218,7 @@ def _options(
 @click.option(
     "--runs",
     "-n",
-    type=click.IntRange(1, 10_000_000),
+    type=Whole(1, 10_000_000),
     required=True,
     help="Replications per design point (the most, with --until-ci).",
 )
@@ -247,14 +248,14 @@ def _options(
 )
 @click.option(
     "--points",
-    type=click.IntRange(1, 100_000),
+    type=Whole(1, 100_000),
     default=None,
     help="Points (lhs), trajectories (morris) or base samples (sobol).",
 )
 @click.option("--crn", is_flag=True, help="Common random numbers: one seed per replication.")
 @click.option(
     "--baseline",
-    type=click.IntRange(0),
+    type=Whole(0),
     default=0,
     show_default=True,
     metavar="K",
@@ -271,14 +272,14 @@ def _options(
 @_interval_option
 @click.option(
     "--chunk-size",
-    type=click.IntRange(1, 100_000),
+    type=Whole(1, 100_000),
     default=DEFAULT_CHUNK,
     show_default=True,
     help="Replications sent to a worker at once (--until-ci decides between chunks).",
 )
 @click.option(
     "--keep-replays",
-    type=click.IntRange(0),
+    type=Whole(0),
     default=0,
     metavar="K",
     help="Keep full replays of the first K replications of each point (DIR/replays/).",
@@ -416,7 +417,7 @@ def study(
     _run(spec.plan, folder, options, as_json)
     for fmt in spec.outputs.export:
         # With --json, stdout holds the summary object alone.
-        _export(folder, fmt, folder / "export", "none" if as_json else "text")
+        _export(folder, fmt, folder / "export", "none" if as_json else "text", inside=True)
 
 
 def _export(
@@ -425,8 +426,12 @@ def _export(
     dest: Path,
     show: Literal["text", "json", "none"] = "text",
     wide: bool = False,
+    *,
+    inside: bool = False,
 ) -> None:
-    from sim.batch.store import Store, StoreError
+    """Export the study in ``folder`` to ``dest`` (``inside``: the study's own ``export/``)."""
+    from engine.atomic import own_folder
+    from sim.batch.store import Store, StoreError, utf8_path
     from sim.batch.study import DB_NAME
     from sim.batch.wide import export_wide
 
@@ -435,8 +440,13 @@ def _export(
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     try:
+        utf8_path(dest)  # DuckDB cannot write to any other
+        if inside:
+            own_folder(dest)  # a planted link must not send the export out of the study
         found = [export_wide(store, dest, fmt)] if wide else store.export(dest, fmt)
         written = [str(p) for p in found]
+    except StoreError as exc:
+        _bad_input(_error(str(exc)))
     finally:
         store.close()
     if show == "json":

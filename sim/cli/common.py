@@ -19,6 +19,7 @@ import click
 __all__ = [
     "Command",
     "LazyGroup",
+    "Whole",
     "echo_json",
     "fail",
     "force_option",
@@ -86,26 +87,39 @@ class LazyGroup(click.Group):
         return Command.get_short_help_str(self, limit)  # type: ignore[arg-type]  # same fields
 
 
-SEED_MAX = 2**63 - 1
+class Whole(click.IntRange):
+    """A whole-number option or argument (``click.IntRange``): a very long one named by length.
+
+    5,000 digits would otherwise be echoed whole in the error line, or end
+    in Python's own integer-conversion limit message.
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            digits = value.strip().lstrip("+-").replace("_", "")
+            if len(digits) > _DIGITS_SHOWN and digits.isascii() and digits.isdigit():
+                self.fail(f"a {len(digits)}-digit number is out of range", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+_DIGITS_SHOWN = 40
+"""Numbers longer than this are named by their length in an error."""
 
 
 def seed_value(ctx: click.Context, param: click.Parameter, value: Any) -> int | None:
-    """Callback: a seed is a whole number from 0 to 2**63 - 1, else a plain usage error."""
+    """Callback: a seed is a whole number from 0 to 2**63 - 1, else a plain usage error.
+
+    The check is :func:`sim.scenario.values.check_seed`, the API's too.
+    """
+    from sim.scenario.values import ValueProblem, check_seed, seed_from_text  # noqa: PLC0415
+
     del ctx
-    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
-        number = value
-    else:
-        text = str(value).strip().replace("_", "")
-        if not text.isdigit():
-            raise click.BadParameter(
-                f"{value!r} is not a seed: use a whole number from 0 to {SEED_MAX}", param=param
-            )
-        number = int(text)
-    if number is not None and not 0 <= number <= SEED_MAX:
-        raise click.BadParameter(
-            f"{value} is not a seed: use a whole number from 0 to {SEED_MAX}", param=param
-        )
-    return number
+    if value is None:
+        return None
+    try:
+        return check_seed(value) if isinstance(value, int) else seed_from_text(str(value))
+    except ValueProblem as exc:
+        raise click.BadParameter(str(exc), param=param) from None
 
 
 def seed_option(help_text: str) -> Callable[[F], F]:

@@ -42,6 +42,7 @@ def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: 
     import structlog
 
     from sim import api
+    from sim.cli.errors import describe
     from sim.outputs import OutputError
 
     try:
@@ -52,7 +53,7 @@ def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: 
     except OutputError as exc:
         fail(str(exc))
     except OSError as exc:
-        fail(f"cannot write replay: {exc}")
+        fail(f"cannot write replay: {describe(exc)}")
     structlog.get_logger("battlesim").info(
         "battle fought",
         scenario=scenario,

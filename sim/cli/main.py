@@ -12,7 +12,10 @@ Exit codes: 0 success, 1 a negative answer (damaged, differs, incomplete),
 
 from __future__ import annotations
 
+import contextlib
+import re
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -80,7 +83,10 @@ class _Root(LazyGroup):
         """Run the command; whatever it does not handle is one line and exit 2."""
         from sim.cli.errors import run_guarded  # noqa: PLC0415  # start-up stays light
 
-        return run_guarded(ctx, lambda: super(_Root, self).invoke(ctx))
+        _tolerant_streams()
+        _matplotlib_cache()
+        with _terminate_as_interrupt():
+            return run_guarded(ctx, lambda: super(_Root, self).invoke(ctx))
 
 
 def _configure_logging(level: str, as_json: bool) -> None:
@@ -144,6 +150,103 @@ def odds() -> None:
     """
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is, so that it ends as Ctrl-C does.
+
+    Every writer removes what it had not finished (a replay's ``.partial``,
+    a report's temporary file) on any exception, this one included.
+    """
+
+
+def _terminated(signum: int, frame: object) -> None:
+    del signum, frame
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Meanwhile, SIGTERM raises :class:`Terminated` (when no one else handles it)."""
+    import signal  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is not signal.SIG_DFL:
+        yield  # a host program's own handler stays
+        return
+    signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+_LONG_NUMBER = re.compile(r"\d{41,}")
+"""A number too long to echo in an error line (5,000 digits): shown by its length."""
+
+
+def _tolerant_streams() -> None:
+    """Print what the terminal's encoding cannot show as ``\\u2014`` escapes, never fail.
+
+    Under ``PYTHONIOENCODING=latin-1`` (or a C locale) an em dash or a file
+    name holding a byte that is not UTF-8 would otherwise end a command with
+    exit 2 after its work was done (a replay already written).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _matplotlib_cache() -> None:
+    """Give matplotlib a private cache folder when its own is not writable.
+
+    matplotlib would make a new temporary one on every run and say so on
+    stderr; a command's stderr holds its errors only.  The folder is the
+    user's own (``<tmp>/battlesim-<uid>/matplotlib``, mode 0700); if even that
+    cannot be had, matplotlib's note is silenced instead.
+    """
+    import os  # noqa: PLC0415  # the few commands that draw pay for this
+
+    if "MPLCONFIGDIR" in os.environ:
+        return
+    home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    existing = os.path.join(home, "matplotlib")
+    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)  # matplotlib makes the rest
+    if os.path.isdir(existing) and os.access(existing, os.W_OK):
+        return
+    private = _private_folder()
+    if private is not None:
+        os.environ["MPLCONFIGDIR"] = private
+    else:
+        import logging  # noqa: PLC0415
+
+        logging.getLogger("matplotlib").setLevel(logging.ERROR)
+
+
+def _private_folder() -> str | None:
+    """``<tmp>/battlesim-<uid>/matplotlib``, made 0700 and checked to be the user's own."""
+    import os  # noqa: PLC0415
+    import stat  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    base = os.path.join(tempfile.gettempdir(), f"battlesim-{os.getuid()}")
+    try:
+        for folder in (base, os.path.join(base, "matplotlib")):
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            info = os.lstat(folder)  # a link or someone else's folder is not ours
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+                return None
+            if info.st_mode & 0o077:
+                return None
+    except OSError:
+        return None
+    return os.path.join(base, "matplotlib")
+
+
 def main() -> None:
     """Console-script entry point (also ``python -m sim``).
 
@@ -157,12 +260,15 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx is not None else "battlesim"
-        click.echo(f"{where}: error: {exc.format_message()} (see '{where} --help')", err=True)
+        message = _LONG_NUMBER.sub(lambda m: f"<{len(m.group())} digits>", exc.format_message())
+        click.echo(f"{where}: error: {message} (see '{where} --help')", err=True)
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
-    except click.Abort:
+    except click.Abort as exc:
+        if isinstance(exc.__cause__, Terminated):
+            sys.exit(143)  # 128 + SIGTERM, as a shell reports a terminated command
         click.echo("Aborted!", err=True)
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)

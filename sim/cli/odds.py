@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from sim.cli.common import Command
+from sim.cli.common import Command, Whole
 
 if TYPE_CHECKING:
     from sim.contract import OddsParam, OddsResolution
@@ -101,7 +101,7 @@ def _option(p: OddsParam) -> click.Option:
     if p.kind == "integer":
         low, high = (None if b is None else int(b) for b in (p.low, p.high))
         bounded = low is not None or high is not None
-        kind = click.IntRange(low, high) if bounded else click.INT
+        kind = Whole(low, high) if bounded else Whole()
         return click.Option([p.option, p.name], type=kind, **common)
     if p.kind == "choice":
         return click.Option([p.option, p.name], type=click.Choice(list(p.choices)), **common)

@@ -11,6 +11,7 @@ import click
 
 from sim.cli.common import (
     Command,
+    Whole,
     echo_json,
     fail,
     force_option,
@@ -72,7 +73,7 @@ def _reading() -> Iterator[None]:
 )
 @click.option(
     "--context",
-    type=click.IntRange(0),
+    type=Whole(0),
     default=3,
     show_default=True,
     help="Events of context around the first divergence.",
@@ -129,7 +130,7 @@ def diff(
 @click.option(
     "--at",
     "at_seq",
-    type=click.IntRange(0),
+    type=Whole(0),
     required=True,
     help="The event (seq) to change, or after which to change the state.",
 )
@@ -199,7 +200,7 @@ def fork_command(
 
 @click.command(cls=Command)
 @click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
-@click.argument("seq", type=click.IntRange(0))
+@click.argument("seq", type=Whole(0))
 @json_option("Print one JSON object: the chain of causes, root first.")
 def why(replay: str, seq: int, as_json: bool) -> None:
     """Explain event SEQ of REPLAY: its chain of causes, root first.

@@ -13,6 +13,7 @@ import click
 from sim.cli.batch import _bad_input, _error, _export, _folder
 from sim.cli.common import (
     Command,
+    Whole,
     echo_json,
     fail,
     force_option,
@@ -29,7 +30,7 @@ __all__ = ["campaign", "export", "rerun_command"]
 
 @click.command(name="rerun", cls=Command)
 @click.argument("study_dir", metavar="DIR", type=click.Path(file_okay=False))
-@click.argument("run_id", type=click.IntRange(0))
+@click.argument("run_id", type=Whole(0))
 @click.option(
     "-o",
     "--out",
@@ -51,6 +52,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     """
     from sim.batch.replays import RerunError, rerun
     from sim.batch.store import StoreError
+    from sim.cli.errors import describe
     from sim.outputs import OutputError, check_output, replay_scenario_digest
     from sim.text.grammar import agree, count
 
@@ -65,7 +67,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     except (StoreError, RerunError) as exc:
         _bad_input(_error(str(exc)))
     except OSError as exc:
-        _bad_input(_error(f"cannot write replay: {exc}"))
+        _bad_input(_error(f"cannot write replay: {describe(exc)}"))
     o = r.outcome
     if as_json:
         where = {"run": r.run_id, "point": r.point, "replication": r.replication, "seed": r.seed}
@@ -109,7 +111,7 @@ def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool)
       battlesim export sw --format parquet
     """
     dest = _folder(Path(out) if out is not None else Path(study_dir) / "export")
-    _export(Path(study_dir), fmt, dest, "json" if as_json else "text", wide)
+    _export(Path(study_dir), fmt, dest, "json" if as_json else "text", wide, inside=out is None)
 
 
 @click.command(cls=Command)
@@ -139,6 +141,7 @@ def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: boo
     """
     from sim.batch.campaign import play_campaign
     from sim.batch.target import load_campaign
+    from sim.cli.errors import describe
     from sim.contract import headline
     from sim.scenario.load import ScenarioError
     from sim.text.grammar import agree
@@ -152,7 +155,7 @@ def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: boo
     try:
         result, paths = play_campaign(data, s, folder)
     except OSError as exc:
-        _bad_input(_error(f"cannot write replays: {exc}"))
+        _bad_input(_error(f"cannot write replays: {describe(exc)}"))
     o = result.outcome
     if as_json:
         echo_json({**o, "replays": [str(p) for p in paths]})

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sim.cli.common import Command, echo_json, fail, json_option, readable_file
+from sim.cli.common import Command, Whole, echo_json, fail, json_option, readable_file
 
 if TYPE_CHECKING:
     from sim.replay.file import ReplayFile
@@ -21,7 +21,7 @@ __all__ = ["show"]
 @click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
 @click.option(
     "--turn",
-    type=click.IntRange(0),
+    type=Whole(0),
     default=None,
     help="State at the end of this turn (0: the start); with --events, that turn's events.",
 )

@@ -33,6 +33,7 @@ from engine.reader import Mark, ReplayError, ReplayStream
 from sim.contract import AnyRuleset
 from sim.replay.header import header_scenario, registry_for
 from sim.replay.memory import walk_causes
+from sim.scenario.values import check_turn
 
 __all__ = ["ReplayFile", "ReplayLike", "Scan"]
 
@@ -186,7 +187,12 @@ class ReplayFile:
         return self._folding(marks[-1] if marks else None)
 
     def state_at(self, turn: int | None = None) -> Any:
-        """State at the end of ``turn`` (default: the end), from the nearest snapshot before it."""
+        """State at the end of ``turn`` (default: the end), from the nearest snapshot before it.
+
+        Raises:
+            ValueProblem: ``turn`` is not None or a whole number from 0.
+        """
+        check_turn(turn)
         marks = [m for m in self.scan().snapshots if turn is None or m.turn <= turn]
         state, events, start = self._from(marks[-1] if marks else None)
         projection = Projection(state, self.ruleset.apply)

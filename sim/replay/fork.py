@@ -18,16 +18,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from engine.events import Event
 from engine.formats import WRITTEN, resimulation_format
 from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
-from engine.strictjson import INT_MAX, INT_MIN
 from sim.replay.file import ReplayFile, ReplayLike
-from sim.replay.header import make_header
+from sim.replay.header import file_label, make_header
+from sim.scenario.values import ValueProblem, check_name, parse_value
 
 __all__ = ["FIXED", "ForkError", "Forked", "fork", "fork_battle", "parse_assignment"]
 
@@ -42,45 +41,25 @@ class ForkError(ValueError):
 def parse_assignment(text: str) -> tuple[str, Any]:
     """``FIELD=VALUE`` → (field, value); the value is read as a YAML scalar or list.
 
+    The value goes through the one check of every command-line value
+    (:func:`sim.scenario.values.parse_value`: plain data, no aliases, bounded).
+
     Raises:
-        ForkError: no ``=``, or a value that is not plain data (a mapping, a
-            date, an integer beyond a replay's range).
+        ForkError: no ``=``, a control character in the field, a mapping, or a
+            value that is not bounded plain data (an alias, an integer beyond a
+            replay's range).
     """
     field, sep, raw = text.partition("=")
     if not sep or not field:
         raise ForkError(f"--set {text!r}: expected FIELD=VALUE")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
-        raise ForkError(f"--set {text!r}: the value is not valid YAML") from None
+        check_name(field)
+        value = parse_value(raw) if raw.strip() else ""
+    except ValueProblem as exc:
+        raise ForkError(f"--set {text!r}: {exc}") from None
     if isinstance(value, dict):
         raise ForkError(f"--set {text!r}: set one field at a time, not a mapping")
-    _check_plain(value, text)
     return field, value
-
-
-def _check_plain(value: Any, text: str) -> None:
-    """``value`` is data a replay's reader reads back (:mod:`engine.strictjson`).
-
-    Raises:
-        ForkError: an integer beyond a replay's 64-bit range, or a value that
-            is not JSON data (a YAML date or timestamp).
-    """
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list | dict):
-            stack.extend(item.values() if isinstance(item, dict) else item)
-        elif type(item) is int and not INT_MIN <= item <= INT_MAX:
-            raise ForkError(
-                f"--set {text!r}: {item} is out of range (a replay holds integers "
-                f"from {INT_MIN} to {INT_MAX})"
-            )
-        elif item is not None and type(item) not in (str, int, float, bool):
-            raise ForkError(
-                f"--set {text!r}: the value is not plain data (a {type(item).__name__}; "
-                "quote it to set text)"
-            )
 
 
 def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> None:
@@ -209,7 +188,7 @@ def _fork_header(
     ).model_copy(
         update={
             "fork": Fork(
-                parent=Path(loaded.path).name,
+                parent=file_label(Path(loaded.path).name),
                 parent_digest="sha256:" + hashlib.sha256(parent.body().encode()).hexdigest(),
                 at_seq=at_seq,
                 event=event_fields,
@@ -277,7 +256,7 @@ def fork_battle(
             f"--at {at_seq}: re-simulating the parent does not reach the same event there "
             f"(the rules changed since it was written?): {exc}"
         ) from None
-    except Exception:
+    except BaseException:  # Ctrl-C and SIGTERM too: no .partial is left
         sink.abandon()
         raise
     return Forked(path, state, sink.count - 2)

@@ -18,11 +18,13 @@ from engine.events import EventRegistry
 from engine.formats import resimulation_format
 from engine.log import Header, MemorySink, Sink
 from engine.reader import ReplayError
+from engine.text import CONTROL
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.contract import AnyRuleset, get_ruleset
 
 __all__ = [
     "UNFOLDABLE",
+    "file_label",
     "header_scenario",
     "make_header",
     "registry_for",
@@ -32,6 +34,17 @@ __all__ = [
 
 UNFOLDABLE = (KeyError, IndexError, ValueError, TypeError, AttributeError, ArithmeticError)
 """What a ruleset's apply or audit raises on an event naming a unit, hex or index not there."""
+
+
+def file_label(name: str) -> str:
+    """A file name as a replay holds it (``source``, a fork's ``parent``): valid text.
+
+    A name's bytes that are not UTF-8 (read by Python as lone surrogates,
+    ``b"\\xff"`` → ``"\\udcff"``) and control characters, which no replay may
+    hold, become U+FFFD; any other name is kept as it is.
+    """
+    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return CONTROL.sub("\ufffd", text)
 
 
 def make_header(
@@ -57,7 +70,7 @@ def make_header(
         scenario=canonical,
         scenario_digest=digest(canonical),
         rules_digest=digest(ruleset.rules_data()),
-        source=source,
+        source=file_label(source) if source is not None else None,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from engine.events import Event
@@ -9,8 +10,10 @@ from engine.log import Header
 from engine.projection import Projection
 from engine.replay import Mismatch, VerifyResult, verify
 from sim.replay.header import UNFOLDABLE, header_scenario, registry_for, simulate_into
+from sim.scenario.catalog import SCENARIOS
+from sim.scenario.load import ScenarioError, read_yaml
 
-__all__ = ["verify_replay"]
+__all__ = ["source_mismatch", "verify_replay"]
 
 
 class _Auditor:
@@ -58,12 +61,55 @@ def verify_replay(path: str | Path) -> VerifyResult:
     """Integrity and the ruleset's invariants, compared line by line while re-simulating.
 
     The file is streamed: memory holds the recorded fold's state, the
-    re-simulation's, and one line of each.
+    re-simulation's, and one line of each.  The header's ``source``, the one
+    field a re-simulation copies rather than derives, is checked against the
+    scenario file it names where that file can be found (:func:`source_mismatch`).
     """
     name = str(path)
-    return verify(
-        path,
-        registry_for,
-        lambda header, sink: simulate_into(header, sink, name),
-        lambda header: _Auditor(header, name),
+    headers: list[Header] = []
+
+    def auditor(header: Header) -> _Auditor:
+        headers.append(header)
+        return _Auditor(header, name)
+
+    result = verify(
+        path, registry_for, lambda header, sink: simulate_into(header, sink, name), auditor
+    )
+    if result.ok and headers:
+        found = source_mismatch(headers[0], Path(path))
+        if found is not None:
+            return replace(result, mismatch=found)
+    return result
+
+
+def source_mismatch(header: Header, path: Path) -> Mismatch | None:
+    """The header's ``source`` names a scenario file of another battle (None: it does not).
+
+    The file is looked for beside the replay, then among the shipped
+    scenarios; one found must be a scenario of the same ruleset and name as
+    the header's (a study's sweep changes values, never the name).  A name
+    found nowhere cannot be checked and is taken as written.
+    """
+    if header.source is None:
+        return None
+    for folder in (path.parent, SCENARIOS):
+        candidate = folder / header.source
+        if candidate.is_file():
+            break
+    else:
+        return None
+    try:
+        data, _ = read_yaml(candidate)
+    except (ScenarioError, OSError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    ours = header.scenario
+    if (data.get("ruleset"), data.get("name")) == (ours.get("ruleset"), ours.get("name")):
+        return None
+    return Mismatch(
+        1,
+        None,
+        f"header differs from re-simulation in: source ({str(candidate)!r} is the "
+        f"scenario {data.get('name')!r}, not this battle's {ours.get('name')!r})",
     )

@@ -40,6 +40,8 @@ __all__ = [
 MAX_BYTES = 2 * 1024 * 1024
 MAX_NODES = 200_000
 MAX_DEPTH = 100
+_DIGITS_SHOWN = 40
+"""Longer integers are refused by their length (no field holds one)."""
 
 Path_ = tuple[str | int, ...]
 _INT = "tag:yaml.org,2002:int"
@@ -151,6 +153,10 @@ class _Builder:
             return str(node.value)
         if node.tag not in _SCALARS:
             raise self._error(node, path, f"tag {node.tag!r} is not allowed")
+        digits = str(node.value).lstrip("+-").replace("_", "")
+        if node.tag == _INT and len(digits) > _DIGITS_SHOWN:
+            # Named by its length: not echoed whole, never Python's int-conversion limit.
+            raise self._error(node, path, f"a {len(digits)}-digit number is out of range")
         try:
             value = self._constructor.construct_object(node)
         except (ValueError, KeyError, yaml.YAMLError):

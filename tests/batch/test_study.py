@@ -97,23 +97,18 @@ def test_summary_counts_and_intervals(inline: Path) -> None:
         assert pt["turns"]["median"] == (turns[5] + turns[6]) / 2
 
 
-def test_an_invalid_point_fails_its_runs_and_the_study_goes_on(tmp_path: Path) -> None:
-    """A sweep value the schema refuses fails that point's runs, with the error; others run."""
+def test_an_invalid_point_is_refused_before_the_study_starts(tmp_path: Path) -> None:
+    """A sweep value the schema refuses stops the study before anything is written
+    (issue 25 item 5: never every run "failed: invalid scenario" and exit 0)."""
     plan = _plan(factors=(Factor(path="sides.csa.units.cobb.strength", values=[0, 420]),))
-    result = run_study(plan, tmp_path, RunOptions(jobs=2))
-    runs = tables(tmp_path)["runs"]
-    failed = [r for r in runs if r[1] == 0]
-    assert {(r[4], r[5]) for r in failed} == {
-        (
-            "failed",
-            "invalid scenario: sides.1.units.1.strength: "
-            "Input should be greater than or equal to 1",
-        )
-    }
-    assert len(failed) == 12
-    assert {r[4] for r in runs if r[1] == 1} == {"done"}
-    assert result.summary["points"][0]["failed"] == 12
-    assert result.summary["points"][1]["done"] == 12
+    out = tmp_path / "st"
+    with pytest.raises(StudyError) as caught:
+        run_study(plan, out, RunOptions(jobs=2))
+    assert str(caught.value) == (
+        "design point 0 (sides.csa.units.cobb.strength=0) is not a valid scenario: "
+        "sides.1.units.1.strength: Input should be greater than or equal to 1"
+    )
+    assert not out.exists()
 
 
 def test_a_run_that_raises_is_recorded_and_the_others_complete(

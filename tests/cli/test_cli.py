@@ -262,7 +262,7 @@ def test_run_logs_json_when_asked(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("flag", "message"),
     [
-        ("-5", f"{SEED_ERROR} '-5' {NOT_A_SEED}"),
+        ("-5", f"{SEED_ERROR} -5 {NOT_A_SEED}"),
         ("abc", f"{SEED_ERROR} 'abc' {NOT_A_SEED}"),
         ("9223372036854775808", f"{SEED_ERROR} 9223372036854775808 {NOT_A_SEED}"),
     ],

@@ -139,8 +139,8 @@ def test_run_never_writes_over_a_device(target: str) -> None:
     result = invoke("run", str(SCENARIO), "--out", target)
     assert result.exit_code == 2
     assert result.stderr == (
-        f"battlesim: error: cannot write replay: [Errno 22] not a regular file; "
-        f"battlesim writes only files: '{target}'\n"
+        f"battlesim: error: cannot write replay: {target}: not a regular file; "
+        "battlesim writes only files\n"
     )
     assert not Path(target + ".partial").exists()
 
@@ -197,7 +197,6 @@ def test_a_run_past_the_file_size_limit_names_its_replay(tmp_path: Path, name: s
     """A write refused by the OS mid-battle (here the file size limit: EFBIG, as a
     full disk gives ENOSPC) carries no file name: run still names the replay, in
     one line, exit 2, and leaves no partial file."""
-    import errno
     import resource
     import subprocess
     import sys
@@ -211,9 +210,7 @@ def test_a_run_past_the_file_size_limit_names_its_replay(tmp_path: Path, name: s
         cmd, check=False, cwd=SCENARIO.parents[1], capture_output=True, text=True, preexec_fn=limit
     )
     assert done.returncode == 2, done.stderr
-    assert done.stderr == (
-        f"battlesim: error: cannot write replay: [Errno {errno.EFBIG}] File too large: '{out}'\n"
-    )
+    assert done.stderr == f"battlesim: error: cannot write replay: {out}: File too large\n"
     assert list(tmp_path.iterdir()) == []
 
 

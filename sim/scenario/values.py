@@ -1,0 +1,153 @@
+"""A value typed on the command line (``fork --set``, ``--sweep``): plain data, bounded, acyclic.
+
+Every such value passes through :func:`parse_value` and nothing else: the
+text is read as YAML by the scenario loader (:func:`sim.scenario.load.parse_yaml`:
+standard scalar tags only, nesting at most :data:`~sim.scenario.load.MAX_DEPTH`
+deep, no control characters), with two more bounds a value on a command line
+never needs to pass: no aliases (``&a [*a]`` is a cycle, ``[*a, *a, …]`` an
+explosion), and at most :data:`MAX_VALUES` values in all.  Integers must fit
+a replay (−2⁶³ … 2⁶⁴−1, :mod:`engine.strictjson`).  The result is a fresh
+tree of ``None``, ``bool``, ``int``, ``float``, ``str`` and lists (mappings
+where the caller allows them), so no later walk over it can loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from engine.strictjson import INT_MAX, INT_MIN
+from engine.text import CONTROL
+from sim.scenario.load import ScenarioError, parse_yaml
+
+__all__ = [
+    "MAX_VALUES",
+    "SEED_MAX",
+    "ValueProblem",
+    "check_name",
+    "check_seed",
+    "check_turn",
+    "parse_value",
+    "seed_from_text",
+]
+
+MAX_VALUES = 10_000
+"""Scalars, lists and mappings one command-line value may hold."""
+
+
+class ValueProblem(ValueError):
+    """A command-line value that is not bounded plain data; the message says why."""
+
+
+def parse_value(text: str) -> Any:
+    """``text`` read as one YAML value: plain data, no aliases, bounded in size and depth.
+
+    Raises:
+        ValueProblem: not valid YAML, an alias, too many values, nested too
+            deep, a tag, a control character, or an integer beyond a replay's range.
+    """
+    count = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                raise ValueProblem(f"aliases (*{event.anchor}) are not allowed in a value")
+            if isinstance(event, yaml.NodeEvent):
+                count += 1
+                if count > MAX_VALUES:
+                    raise ValueProblem(f"too large: more than {MAX_VALUES} values")
+    except yaml.YAMLError:
+        pass  # parse_yaml names the problem and its place
+    try:
+        value, _ = parse_yaml(text, "value")
+    except ScenarioError as exc:
+        raise ValueProblem(exc.problems[0].message) from None
+    _check_range(value)
+    return value
+
+
+def _check_range(value: Any) -> None:
+    stack = [value]  # a fresh tree without aliases: every node is visited once
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif type(item) is int and not INT_MIN <= item <= INT_MAX:
+            raise ValueProblem(
+                f"{item} is out of range (a replay holds integers from {INT_MIN} to {INT_MAX})"
+            )
+
+
+def check_name(name: str) -> None:
+    """A field path or name typed on the command line holds no control character.
+
+    Raises:
+        ValueProblem: it does (a replay refuses control characters in any text).
+    """
+    found = CONTROL.search(name)
+    if found is not None:
+        raise ValueProblem(
+            f"control character \\x{ord(found.group()):02x} in {name!r} "
+            "(a replay holds none but newline and tab)"
+        )
+
+
+SEED_MAX = 2**63 - 1
+"""The largest seed: every seed is a whole number from 0 to 2⁶³ − 1 (a replay's header holds it)."""
+
+_DIGITS_MAX = 40
+"""Longer digit strings are out of range before Python is asked to convert them."""
+
+
+def check_seed(value: object) -> int:
+    """``value`` as a seed: an ``int`` (not a bool) from 0 to :data:`SEED_MAX`.
+
+    The one seed check of the CLI (``--seed``, ``--sweep seed=``) and the API.
+
+    Raises:
+        ValueProblem: anything else (``-1``, ``2**64``, ``True``, ``"7"``, ``7.0``).
+    """
+    if type(value) is not int or not 0 <= value <= SEED_MAX:
+        shown = _short(value)
+        raise ValueProblem(f"{shown} is not a seed: use a whole number from 0 to {SEED_MAX}")
+    return value
+
+
+def seed_from_text(text: str) -> int:
+    """A seed typed as text (``1862``, ``1_862``), checked by :func:`check_seed`.
+
+    Raises:
+        ValueProblem: not a whole number, or out of range (even 5,000 digits long).
+    """
+    number = text.strip().replace("_", "")
+    digits = number[1:] if number[:1] in ("-", "+") else number
+    whole = digits.isascii() and digits.isdigit()
+    if not whole or len(digits) > _DIGITS_MAX:
+        shown = f"a {len(digits)}-digit number" if whole else _short(text)
+        raise ValueProblem(f"{shown} is not a seed: use a whole number from 0 to {SEED_MAX}")
+    return check_seed(int(number))
+
+
+def check_turn(value: object) -> int | None:
+    """``value`` as a turn: None (the end) or an ``int`` (not a bool) from 0.
+
+    The one turn check of ``show --turn`` and :func:`sim.api.state_at`.
+
+    Raises:
+        ValueProblem: anything else (``-1``, ``nan``, ``inf``, ``2.0``, ``True``).
+    """
+    if value is None:
+        return None
+    if type(value) is not int or value < 0:
+        raise ValueProblem(f"{_short(value)} is not a turn: use a whole number from 0")
+    return value
+
+
+def _short(value: object) -> str:
+    """``repr(value)``, cut to a readable length (a 5,000-digit number stays one line)."""
+    if type(value) is int and value.bit_length() > 200:  # no str() past Python's digit limit
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."

@@ -1,0 +1,246 @@
+"""No write follows a planted link (issue 25, item 1).
+
+Every writer creates its files afresh (``engine.atomic``): a symbolic link,
+a dangling link or a hard link planted under the final name or the
+``.partial`` name is never written through, and a study's own folders
+(``plots/``, ``export/``, ``replays/``) that are links are refused.  The
+family — link kinds × writers × names — is drawn by Hypothesis.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sim.cli.batch  # noqa: F401  # registers batch, study, rerun, export, campaign
+from engine.atomic import atomic_write_text, claim_partial, own_folder, replacing
+from engine.log import FileSink
+from sim import api
+from sim.outputs import OutputError
+from tests.forge import GOLDEN, invoke
+
+ROOT = Path(__file__).resolve().parents[2]
+BRAWL = ROOT / "scenarios" / "tavern_brawl.yaml"
+CAMPAIGN = ROOT / "scenarios" / "delve_campaign.yaml"
+VICTIM = b"DATA\n"
+
+KINDS = ("symlink", "dangling", "hardlink")
+
+
+def _plant(kind: str, at: Path, victim: Path) -> None:
+    if kind == "symlink":
+        at.symlink_to(victim)
+    elif kind == "dangling":
+        at.symlink_to(victim.with_name("created-outside"))
+    else:
+        os.link(victim, at)
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A two-run study of the brawl to rerun and export."""
+    out = tmp_path_factory.mktemp("study") / "st"
+    result = invoke("batch", str(BRAWL), "--runs", "2", "--out", str(out), "--no-plots")
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _writers(study: Path) -> dict[str, tuple[Callable[[Path], int], str]]:
+    """name → (write into folder D, exit code), and the file name it writes in D."""
+
+    def cli(*args: str) -> Callable[[Path], int]:
+        def write(folder: Path) -> int:
+            return invoke(*(a.replace("{D}", str(folder)) for a in args)).exit_code
+
+        return write
+
+    def api_run(folder: Path) -> int:
+        try:
+            api.run(BRAWL, out=folder / "out.jsonl")
+        except (OSError, OutputError):
+            return 2
+        return 0
+
+    return {
+        "run": (cli("run", str(BRAWL), "--out", "{D}/out.jsonl"), "out.jsonl"),
+        "run-gz": (cli("run", str(BRAWL), "--out", "{D}/out.jsonl.gz"), "out.jsonl.gz"),
+        "fork": (cli("fork", str(GOLDEN), "--at", "3", "--out", "{D}/out.jsonl"), "out.jsonl"),
+        "rerun": (cli("rerun", str(study), "1", "--out", "{D}/out.jsonl"), "out.jsonl"),
+        "campaign": (cli("campaign", str(CAMPAIGN), "--out", "{D}"), "1-barricade.jsonl"),
+        "api": (api_run, "out.jsonl"),
+    }
+
+
+WRITERS = ("run", "run-gz", "fork", "rerun", "campaign", "api")
+
+
+@settings(
+    max_examples=24,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    writer=st.sampled_from(WRITERS),
+    kind=st.sampled_from(KINDS),
+    partial=st.booleans(),
+)
+def test_no_writer_follows_a_planted_link(
+    tmp_path: Path, study: Path, writer: str, kind: str, partial: bool
+) -> None:
+    """A link at the replay's final or ``.partial`` name: the victim outside keeps its
+    bytes, no file appears outside, and whatever the writer says, the final name is a
+    regular file of its own (exit 0) or the refusal is exit 2."""
+    base = Path(tempfile.mkdtemp(dir=tmp_path))  # Hypothesis may draw one example twice
+    folder, outside = base / "d", base / "outside"
+    folder.mkdir(parents=True)
+    outside.mkdir()
+    victim = outside / "victim.txt"
+    victim.write_bytes(VICTIM)
+    write, name = _writers(study)[writer]
+    planted = folder / (name + ".partial" if partial else name)
+    _plant(kind, planted, victim)
+    code = write(folder)
+    assert victim.read_bytes() == VICTIM
+    assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
+    assert code in (0, 2)
+    if code == 0:
+        final = folder / name
+        assert final.is_file() and not final.is_symlink()
+        assert final.stat().st_ino != victim.stat().st_ino
+    if partial:  # a link at .partial is never taken for a leftover
+        assert code == 2
+
+
+def test_the_refusal_names_the_partial_and_says_what_to_do(tmp_path: Path) -> None:
+    """The issue's reproducer: one line naming the planted name, exit 2, victim intact."""
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(VICTIM)
+    out = tmp_path / "out.jsonl"
+    (tmp_path / "out.jsonl.partial").symlink_to(victim)
+    result = invoke("run", str(BRAWL), "--out", str(out))
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"battlesim: error: cannot write replay: {out}.partial: is a symbolic link, not a "
+        "leftover battlesim made (it never writes through one): remove it\n",
+    )
+    assert victim.read_bytes() == VICTIM
+
+
+def test_a_killed_runs_leftover_is_replaced_not_reused(tmp_path: Path) -> None:
+    """A regular ``.partial`` with one link and no writer is a killed run's: it is removed
+    and the name created afresh (a new inode), and the run completes."""
+    out = tmp_path / "out.jsonl"
+    leftover = tmp_path / "out.jsonl.partial"
+    leftover.write_bytes(b"half a replay\n")
+    with leftover.open("rb") as held:  # keeps the old inode from being reused at once
+        sink = FileSink(out)
+        assert os.fstat(sink._file.fileno()).st_ino != os.fstat(held.fileno()).st_ino
+        assert held.read() == b"half a replay\n"  # removed, never truncated
+        sink.abandon()
+    leftover.write_bytes(b"half a replay\n")
+    assert invoke("run", str(BRAWL), "--out", str(out)).exit_code == 0
+    assert not leftover.exists() and invoke("verify", str(out)).exit_code == 0
+
+
+def test_a_partial_being_written_is_refused(tmp_path: Path) -> None:
+    """While one writer holds ``.partial``, a second is refused and the first is untouched."""
+    out = tmp_path / "out.jsonl"
+    fd = claim_partial(out)
+    try:
+        with pytest.raises(BlockingIOError, match="another battlesim process"):
+            claim_partial(out)
+        assert os.fstat(fd).st_ino == (tmp_path / "out.jsonl.partial").stat().st_ino
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_atomic_write_replaces_a_link_at_the_final_name(tmp_path: Path, kind: str) -> None:
+    """``atomic_write_text`` over a link: the link is replaced by the new file, its target kept."""
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(VICTIM)
+    final = tmp_path / "summary.json"
+    _plant(kind, final, victim)
+    atomic_write_text(final, "{}\n")
+    assert not final.is_symlink() and final.read_text() == "{}\n"
+    assert victim.read_bytes() == VICTIM
+    assert not (tmp_path / "created-outside").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["victim.txt", "summary.json"])
+
+
+def test_a_temporary_name_taken_by_a_link_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The temporary name is fresh: a link planted under the first name tried is never
+    opened; the next name is taken and the victim keeps its bytes."""
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(VICTIM)
+    names = iter([b"\x00\x00\x00\x01", b"\x00\x00\x00\x02"])
+    monkeypatch.setattr(os, "urandom", lambda n: next(names))
+    first = tmp_path / f".r.html.{os.getpid()}.00000001.tmp"
+    first.symlink_to(victim)
+    with replacing(tmp_path / "r.html") as temp:
+        assert temp.name == f".r.html.{os.getpid()}.00000002.tmp"
+        temp.write_text("page")
+    assert (tmp_path / "r.html").read_text() == "page" and victim.read_bytes() == VICTIM
+
+
+def test_own_folder_refuses_a_link(tmp_path: Path) -> None:
+    """A study's own folder that is a symbolic link is refused, named, never followed."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "plots").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OSError, match="is a symbolic link") as caught:
+        own_folder(tmp_path / "plots")
+    assert caught.value.filename == str(tmp_path / "plots")
+    assert own_folder(tmp_path / "new" / "made") == tmp_path / "new" / "made"
+
+
+def test_export_into_a_linked_export_folder_is_refused(tmp_path: Path, study: Path) -> None:
+    """``export`` of a study whose ``export/`` is a link to a folder outside: exit 2, one
+    line, nothing written outside."""
+    copy = tmp_path / "st"
+    shutil.copytree(study, copy)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (copy / "export").symlink_to(outside)
+    result = invoke("export", str(copy), "--format", "csv")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"battlesim: error: {copy}/export: is a symbolic link; battlesim writes only "
+        "into folders it made: remove it\n"
+    )
+    assert list(outside.iterdir()) == []
+
+
+def test_resume_into_a_linked_plots_folder_is_refused(tmp_path: Path) -> None:
+    """``batch --resume`` of a study whose ``plots/`` is a link: exit 2, nothing outside."""
+    out = tmp_path / "st"
+    args = ["batch", str(BRAWL), "--runs", "2", "--out", str(out)]
+    assert invoke(*args, "--no-plots").exit_code == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (out / "plots").symlink_to(outside)
+    result = invoke(*args, "--resume")
+    assert result.exit_code == 2, result.output
+    assert "plots: is a symbolic link" in result.stderr and result.stderr.count("\n") == 1
+    assert list(outside.iterdir()) == []
+
+
+def test_a_linked_study_database_is_refused(tmp_path: Path) -> None:
+    """A ``study.duckdb`` that is a link (DuckDB would write through it): exit 2."""
+    out = tmp_path / "st"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(VICTIM)
+    (out / "study.duckdb").symlink_to(victim)
+    result = invoke("batch", str(BRAWL), "--runs", "2", "--out", str(out), "--resume")
+    assert result.exit_code == 2, result.output
+    assert "study.duckdb' is a symbolic link" in result.stderr
+    assert victim.read_bytes() == VICTIM
