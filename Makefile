@@ -42,7 +42,7 @@ pytest: $(FULL)
 
 ## docs-examples: rewrite the outputs README.md and docs/*.md show from what their commands print now
 docs-examples: $(FULL)
-	$(BIN)/python tests/readme_examples.py update
+	$(BIN)/python tests/readme_examples.py update --slow
 
 ## bench: the engine against the bare loop, the army-size sweep, start-up (figures, not a test)
 bench: $(FULL)

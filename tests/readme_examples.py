@@ -4,7 +4,9 @@ The scheme (documented in README.md, "How the examples are tested"):
 
 * a ```` ```console ```` block holds ``$ command`` lines, each followed by
   its expected output; a line ``…`` in the expected output stands for any
-  lines (one or more) left out;
+  lines (one or more) left out; ``$ make TARGET`` shows what make echoes on
+  a fresh checkout (``make -n``, its silent steps left out, nothing
+  installed) followed by what its battlesim commands print;
 * in README.md a ```` ```sh ```` block holds commands only (``# comments``
   are dropped, a trailing ``\\`` continues a line); each must exit 0
   (``diff``: 0 or 1). Lines starting with ``make`` are not run (``make
@@ -17,20 +19,24 @@ The scheme (documented in README.md, "How the examples are tested"):
   (``…`` as in console blocks);
 * HTML comments, invisible on the rendered page, drive the test:
   ``<!-- docs-test: setup COMMAND -->`` runs a command there (preparing the
-  files the next examples need; it must exit 0), ``<!-- docs-test: check
+  files the next examples need; it must exit 0; the comment may run over
+  several lines, e.g. a ``python - <<'EOF'`` script), ``<!-- docs-test: check
   COMMAND -->`` runs one that must exit 0 (a figure the prose quotes, checked
   against what a command prints), and ``<!-- docs-test: skip REASON -->``
   before a block leaves it out — every skip is counted in
   ``tests/test_doc_examples.py`` (``SKIPPED``).
 
+A console example shows what a terminal would: stdout and stderr together.
 Commands run with bash, in order, one scratch directory per page holding
 copies of ``scenarios/``, ``replays/``, ``docs/`` and ``tests/data/``, with
 battlesim on ``PATH``.
 
-``python tests/readme_examples.py update [PAGE…]`` runs the pages (all by
-default) the same way and rewrites each console example's shown output with
-what its command prints now (keeping a ``…`` cut at the same place); the
-outputs change when the rules or the wording do (``make docs-examples``).
+``python tests/readme_examples.py update [--slow] [PAGE…]`` runs the pages
+(all by default) the same way and rewrites each console example's shown
+output with what its command prints now (keeping a ``…`` cut at the same
+place); the outputs change when the rules or the wording do (``make
+docs-examples`` passes ``--slow``: the examples skipped as ``slow: …`` in
+the tests run there too).
 """
 
 from __future__ import annotations
@@ -62,7 +68,7 @@ __all__ = [
 
 ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^```(\w*)\s*$")
-DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(run|setup|check|skip)\b\s*(.*?)\s*-->\s*$")
+DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(run|setup|check|skip)\b\s*(.*?)\s*-->\s*$", re.S)
 ASSIGN = re.compile(r"^([A-Z_][A-Z0-9_]*)=(\S+)$")
 COPIED = ("scenarios", "replays", "docs", "tests/data")
 """What each page's scratch directory holds a copy of."""
@@ -96,6 +102,7 @@ def _blocks(text: str) -> list[tuple[str, int, list[str], list[tuple[str, str, i
     lang: str | None = None
     start, body = 0, []
     pending: list[tuple[str, str, int]] = []
+    opened: tuple[int, list[str]] | None = None  # a directive running over several lines
     for n, line in enumerate(text.splitlines(), 1):
         fence = FENCE.match(line)
         if fence and lang is None:
@@ -105,6 +112,15 @@ def _blocks(text: str) -> list[tuple[str, int, list[str], list[tuple[str, str, i
             lang, pending = None, []
         elif lang is not None:
             body.append(line)
+        elif opened is not None:
+            opened[1].append(line)
+            if line.rstrip().endswith("-->"):
+                d = DIRECTIVE.match("\n".join(opened[1]).strip())
+                if d:
+                    pending.append((d.group(1), d.group(2), opened[0]))
+                opened = None
+        elif line.startswith("<!-- docs-test:") and not line.rstrip().endswith("-->"):
+            opened = (n, [line])
         else:
             d = DIRECTIVE.match(line.strip())
             if d:
@@ -202,7 +218,19 @@ def prepare(page: Path, where: Path) -> Page:
     for name in COPIED:
         shutil.copytree(ROOT / name, where / name)
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    return Page(page, where, {**os.environ, "PATH": path, "PYTHONHASHSEED": "0"})
+    env = {**os.environ, "PATH": path, "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1"}
+    return Page(page, where, env)
+
+
+MAKE = """d=$(mktemp -d) && cp {root}/Makefile {root}/pyproject.toml "$d"/ &&
+make --no-print-directory -n -C "$d" {target} | grep -v -e '^touch ' -e '^mkdir -p ' |
+while IFS= read -r line; do
+  echo "$line"
+  case "$line" in .venv/bin/battlesim*) mkdir -p out; eval "${{line#.venv/bin/}}" ;; esac
+done; rm -rf "$d"
+"""
+"""A console ``$ make TARGET``: what make echoes for a fresh checkout (its silent ``touch`` and
+``mkdir`` left out; the installs are not run) and what the battlesim commands print."""
 
 
 def run_example(example: Example, page: Page) -> subprocess.CompletedProcess[str] | None:
@@ -211,11 +239,15 @@ def run_example(example: Example, page: Page) -> subprocess.CompletedProcess[str
     if assign:
         page.env[assign.group(1)] = assign.group(2)
         return None
+    command = example.command
+    if example.kind == "console" and re.fullmatch(r"make [a-z-]+", command):
+        command = MAKE.format(root=ROOT, target=command.split()[1])
     return subprocess.run(
-        ["bash", "-c", example.command],
+        ["bash", "-c", command],
         cwd=page.where,
         env=page.env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if example.kind == "console" else subprocess.PIPE,
         text=True,
         timeout=900,
         check=False,
@@ -254,8 +286,12 @@ def _cut_like(expected: list[str], actual: list[str]) -> list[str]:
     return [*actual[:head], "…", *(actual[len(actual) - tail :] if tail else [])]
 
 
-def update(page_path: Path) -> list[str]:
-    """Run ``page_path``'s examples and rewrite its console outputs; return what changed."""
+def update(page_path: Path, slow: bool = False) -> list[str]:
+    """Run ``page_path``'s examples and rewrite its console outputs; return what changed.
+
+    Args:
+        slow: run the examples skipped as slow too (``skip slow: …``) and rewrite theirs.
+    """
     lines = page_path.read_text(encoding="utf-8").splitlines(keepends=True)
     found = examples(page_path)
     notes: list[str] = []
@@ -264,7 +300,7 @@ def update(page_path: Path) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="docs-examples-") as tmp:
         page = prepare(page_path, Path(tmp))
         for e in found:
-            if e.skip is not None:
+            if e.skip is not None and not (slow and e.skip.startswith("slow")):
                 continue
             done = run_example(e, page)
             if done is None:
@@ -288,15 +324,16 @@ def update(page_path: Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    """``update [PAGE…]``: rewrite the shown outputs of the pages (all by default)."""
+    """``update [--slow] [PAGE…]``: rewrite the shown outputs of the pages (all by default)."""
     if not argv or argv[0] != "update":
-        print("usage: python tests/readme_examples.py update [PAGE.md …]", file=sys.stderr)
+        print("usage: python tests/readme_examples.py update [--slow] [PAGE.md …]", file=sys.stderr)
         return 2
-    chosen = [Path(a).resolve() for a in argv[1:]] or pages()
+    slow = "--slow" in argv[1:]
+    chosen = [Path(a).resolve() for a in argv[1:] if a != "--slow"] or pages()
     for p in chosen:
         if not any(e.expected is not None or e.kind != "sh" for e in examples(p)):
             continue
-        for note in update(p):
+        for note in update(p, slow=slow):
             print(note)
     return 0
 
