@@ -5,62 +5,75 @@ BIN    := $(VENV)/bin
 SCENARIO ?= scenarios/stone_wall.yaml
 OUT    ?= out
 
-.PHONY: run test lint typecheck pytest bench bench-floor bench-replay bench-memory bench-batch bench-startup golden screenshots clean
+FULL   := $(VENV)/.extras
+.PHONY: run dev test lint typecheck pytest docs-examples bench bench-floor bench-replay bench-memory bench-batch bench-startup golden screenshots clean
 
+# What a battle needs and nothing more (run, verify, show, why, diff, fork, report...).
 $(BIN)/battlesim: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,dask,notebook,study]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
 	@touch $@
 
-## run: install, fight the default scenario headless, print the outcome and the replay path
+# Everything else: batch studies (study extra), Dask, notebooks, the test tools.
+$(FULL): $(BIN)/battlesim
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,dask,notebook,study]'
+	@touch $@
+
+## run: install what a battle needs, fight the default scenario headless, print the outcome and the replay path
 run: $(BIN)/battlesim
 	@mkdir -p $(OUT)
 	$(BIN)/battlesim run $(SCENARIO) --out $(OUT)/$(notdir $(basename $(SCENARIO)))-default.jsonl
 
-## test: install with dev extras, then ruff, mypy --strict and pytest
+## dev: install every extra (studies, Dask, notebooks, test tools) into .venv
+dev: $(FULL)
+
+## test: install with every extra, then ruff, mypy --strict and pytest
 test: lint typecheck pytest
 
-lint: $(BIN)/battlesim
+lint: $(FULL)
 	$(BIN)/ruff check engine sim tests benchmarks
 	$(BIN)/ruff format --check engine sim tests benchmarks
 
-typecheck: $(BIN)/battlesim
+typecheck: $(FULL)
 	$(BIN)/mypy
 
-pytest: $(BIN)/battlesim
+pytest: $(FULL)
 	$(BIN)/pytest
 
+## docs-examples: rewrite the outputs README.md and docs/*.md show from what their commands print now
+docs-examples: $(FULL)
+	$(BIN)/python tests/readme_examples.py update --slow
+
 ## bench: the engine against the bare loop, the army-size sweep, start-up (figures, not a test)
-bench: $(BIN)/battlesim
+bench: $(FULL)
 	$(BIN)/python benchmarks/bench_scale.py
 
 ## bench-floor: what the framework's fixed pieces (line, chain, draws, build, apply, resumes) cost a resolution
-bench-floor: $(BIN)/battlesim
+bench-floor: $(FULL)
 	$(BIN)/python benchmarks/bench_floor.py
 
 ## bench-replay: every replay tool's CPU, wall time and peak memory by replay size
-bench-replay: $(BIN)/battlesim
+bench-replay: $(FULL)
 	$(BIN)/python benchmarks/bench_replay.py
 
 ## bench-memory: a large mixed battle's throughput and peak memory against battle length
-bench-memory: $(BIN)/battlesim
+bench-memory: $(FULL)
 	$(BIN)/python benchmarks/bench_engine.py
 
 ## bench-batch: the batch-study benchmark (runs/s with 1 and 2 workers, overhead, memory)
-bench-batch: $(BIN)/battlesim
+bench-batch: $(FULL)
 	$(BIN)/python benchmarks/bench_batch.py
 
 ## bench-startup: CPU of `battlesim --version`, `--help` and completion against the bare imports
-bench-startup: $(BIN)/battlesim
+bench-startup: $(FULL)
 	$(BIN)/python benchmarks/bench_startup.py
 
 ## golden: regenerate the golden replays (an explicit, reviewed act)
-golden: $(BIN)/battlesim
+golden: $(FULL)
 	$(BIN)/python tests/golden.py regenerate
 
 ## screenshots: the viewer screenshots docs/viewer.md shows (headless system Chromium)
-screenshots: $(BIN)/battlesim
+screenshots: $(FULL)
 	$(BIN)/python tests/viewer/screenshots.py
 
 clean:

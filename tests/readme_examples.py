@@ -1,59 +1,141 @@
-"""README examples: the fenced ``console`` and ``sh`` blocks, as commands to run.
+"""The docs' examples (README.md and docs/*.md) as commands to run, and their update.
 
 The scheme (documented in README.md, "How the examples are tested"):
 
 * a ```` ```console ```` block holds ``$ command`` lines, each followed by
   its expected output; a line ``…`` in the expected output stands for any
-  lines (one or more) left out;
-* a ```` ```sh ```` block holds commands only (``# comments`` are dropped,
-  a trailing ``\\`` continues a line); each must exit 0 (``diff``: 0 or 1).
-  Lines starting with ``make`` are not run (``make test`` is what runs the test);
-* a ```` ```python ```` block runs as one script and must exit 0.
+  lines (one or more) left out; ``$ make TARGET`` shows what make echoes on
+  a fresh checkout (``make -n``, its silent steps left out, nothing
+  installed) followed by what its battlesim commands print;
+* in README.md a ```` ```sh ```` block holds commands only (``# comments``
+  are dropped, a trailing ``\\`` continues a line); each must exit 0
+  (``diff``: 0 or 1). Lines starting with ``make`` are not run (``make
+  test`` is what runs the test). In docs/*.md, ``sh`` blocks are synopses
+  (``battlesim show REPLAY [--turn N]``) and are run only when marked
+  ``<!-- docs-test: run -->``;
+* a ```` ```python ```` block runs as one script and must exit 0 (in
+  docs/*.md: when marked ``<!-- docs-test: run -->``, as for ``sh``); an
+  ```` ```output ```` block right after it is what the script must print
+  (``…`` as in console blocks);
+* HTML comments, invisible on the rendered page, drive the test:
+  ``<!-- docs-test: setup COMMAND -->`` runs a command there (preparing the
+  files the next examples need; it must exit 0; the comment may run over
+  several lines, e.g. a ``python - <<'EOF'`` script), ``<!-- docs-test: check
+  COMMAND -->`` runs one that must exit 0 (a figure the prose quotes, checked
+  against what a command prints), and ``<!-- docs-test: skip REASON -->``
+  before a block leaves it out — every skip is counted in
+  ``tests/test_doc_examples.py`` (``SKIPPED``).
 
-Commands run with bash, in order, in one scratch directory holding copies of
-``scenarios/``, ``replays/`` and ``docs/``, with battlesim on ``PATH``.
+A console example shows what a terminal would: stdout and stderr together.
+Commands run with bash, in order, one scratch directory per page holding
+copies of ``scenarios/``, ``replays/``, ``docs/`` and ``tests/data/``, with
+battlesim on ``PATH``.
+
+``python tests/readme_examples.py update [--slow] [PAGE…]`` runs the pages
+(all by default) the same way and rewrites each console example's shown
+output with what its command prints now (keeping a ``…`` cut at the same
+place); the outputs change when the rules or the wording do (``make
+docs-examples`` passes ``--slow``: the examples skipped as ``slow: …`` in
+the tests run there too).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Example", "console_examples", "examples", "fenced_blocks", "matches"]
+__all__ = [
+    "ROOT",
+    "Example",
+    "Page",
+    "console_examples",
+    "examples",
+    "exit_ok",
+    "failure",
+    "fenced_blocks",
+    "matches",
+    "pages",
+    "prepare",
+    "run_example",
+    "update",
+]
 
+ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^```(\w*)\s*$")
+DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(run|setup|check|skip)\b\s*(.*?)\s*-->\s*$", re.S)
+ASSIGN = re.compile(r"^([A-Z_][A-Z0-9_]*)=(\S+)$")
+COPIED = ("scenarios", "replays", "docs", "tests/data")
+"""What each page's scratch directory holds a copy of."""
 
 
 @dataclass
 class Example:
-    """One command, where it is in the README, and its expected output (console) or None (sh)."""
+    """One command, where it is in its page, and its expected output (console) or None.
+
+    ``kind`` is ``console``, ``sh``, ``python``, ``setup`` or ``check``; ``skip``
+    the reason a ``<!-- docs-test: skip -->`` gave, or None.
+    """
 
     line: int
     command: str
     expected: list[str] | None = field(default=None)
+    kind: str = "sh"
+    skip: str | None = None
+    shown_at: int = 0
+    """0-based index in the page's lines of the first expected line (``update`` rewrites there)."""
 
 
 def fenced_blocks(text: str) -> list[tuple[str, int, list[str]]]:
-    out: list[tuple[str, int, list[str]]] = []
-    lang, start, body = None, 0, []
+    """Each fenced block: (language, first body line number, body lines)."""
+    return [(lang, start, body) for lang, start, body, _ in _blocks(text)]
+
+
+def _blocks(text: str) -> list[tuple[str, int, list[str], list[tuple[str, str, int]]]]:
+    """Fenced blocks, each with the directives met since the block before it."""
+    out: list[tuple[str, int, list[str], list[tuple[str, str, int]]]] = []
+    lang: str | None = None
+    start, body = 0, []
+    pending: list[tuple[str, str, int]] = []
+    opened: tuple[int, list[str]] | None = None  # a directive running over several lines
     for n, line in enumerate(text.splitlines(), 1):
         fence = FENCE.match(line)
         if fence and lang is None:
             lang, start, body = fence.group(1), n + 1, []
         elif line.strip() == "```" and lang is not None:
-            out.append((lang, start, body))
-            lang = None
+            out.append((lang, start, body, pending))
+            lang, pending = None, []
         elif lang is not None:
             body.append(line)
+        elif opened is not None:
+            opened[1].append(line)
+            if line.rstrip().endswith("-->"):
+                d = DIRECTIVE.match("\n".join(opened[1]).strip())
+                if d:
+                    pending.append((d.group(1), d.group(2), opened[0]))
+                opened = None
+        elif line.startswith("<!-- docs-test:") and not line.rstrip().endswith("-->"):
+            opened = (n, [line])
+        else:
+            d = DIRECTIVE.match(line.strip())
+            if d:
+                pending.append((d.group(1), d.group(2), n))
+    if pending:
+        out.append(("", 0, [], pending))
     return out
 
 
 def console_examples(start: int, body: list[str]) -> list[Example]:
+    """The ``$ command`` lines of a console block, each with the lines below it."""
     found: list[Example] = []
     for k, line in enumerate(body):
         if line.startswith("$ "):
-            found.append(Example(start + k, line[2:], []))
+            found.append(Example(start + k, line[2:], [], "console", shown_at=start + k))
         elif found and found[-1].expected is not None:
             found[-1].expected.append(line)
     return found
@@ -76,16 +158,34 @@ def _sh(start: int, body: list[str]) -> list[Example]:
     return found
 
 
-def examples(readme: Path) -> list[Example]:
-    """Every runnable example of ``readme``, in order."""
+def examples(page: Path) -> list[Example]:
+    """Every example of ``page`` in order, hidden setups and checks included (skips marked)."""
+    readme = page.name == "README.md"
     found: list[Example] = []
-    for lang, start, body in fenced_blocks(readme.read_text(encoding="utf-8")):
+    blocks = _blocks(page.read_text(encoding="utf-8"))
+    for k, (lang, start, body, directives) in enumerate(blocks):
+        run, skip = readme, None
+        for kind, arg, n in directives:
+            if kind in ("setup", "check"):
+                found.append(Example(n, arg, None, kind))
+            elif kind == "run":
+                run = True
+            else:
+                skip = arg or "marked skip"
+        block: list[Example] = []
         if lang == "console":
-            found += console_examples(start, body)
-        elif lang == "sh":
-            found += _sh(start, body)
-        elif lang == "python":
-            found.append(Example(start, "python - <<'README'\n" + "\n".join(body) + "\nREADME"))
+            block = console_examples(start, body)
+        elif lang == "sh" and run:
+            block = _sh(start, body)
+        elif lang == "python" and run:
+            script = "python - <<'README'\n" + "\n".join(body) + "\nREADME"
+            block = [Example(start, script, None, "python")]
+            after = blocks[k + 1] if k + 1 < len(blocks) else None
+            if after is not None and after[0] == "output" and not after[3]:
+                block[0].expected, block[0].shown_at = list(after[2]), after[1] - 1
+        for e in block:
+            e.skip = skip
+        found += block
     return found
 
 
@@ -97,3 +197,147 @@ def matches(expected: list[str], actual: list[str]) -> bool:
     if head.strip() == "…":
         return any(matches(rest, actual[k:]) for k in range(1, len(actual) + 1))
     return bool(actual) and actual[0].rstrip() == head.rstrip() and matches(rest, actual[1:])
+
+
+@dataclass
+class Page:
+    """One documentation page with examples, and its scratch directory and shell variables."""
+
+    path: Path
+    where: Path
+    env: dict[str, str]
+
+
+def pages() -> list[Path]:
+    """README.md and every docs/*.md page (docs/rules/ too), in a fixed order."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def prepare(page: Path, where: Path) -> Page:
+    """A scratch directory for ``page``: copies of :data:`COPIED`, battlesim on PATH."""
+    for name in COPIED:
+        shutil.copytree(ROOT / name, where / name)
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    env = {**os.environ, "PATH": path, "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1"}
+    return Page(page, where, env)
+
+
+MAKE = """d=$(mktemp -d) && cp {root}/Makefile {root}/pyproject.toml "$d"/ &&
+make --no-print-directory -n -C "$d" {target} | grep -v -e '^touch ' -e '^mkdir -p ' |
+while IFS= read -r line; do
+  echo "$line"
+  case "$line" in .venv/bin/battlesim*) mkdir -p out; eval "${{line#.venv/bin/}}" ;; esac
+done; rm -rf "$d"
+"""
+"""A console ``$ make TARGET``: what make echoes for a fresh checkout (its silent ``touch`` and
+``mkdir`` left out; the installs are not run) and what the battlesim commands print."""
+
+
+def run_example(example: Example, page: Page) -> subprocess.CompletedProcess[str] | None:
+    """Run one example in its page's directory (None for ``NAME=value``, which sets a variable)."""
+    assign = ASSIGN.match(example.command)
+    if assign:
+        page.env[assign.group(1)] = assign.group(2)
+        return None
+    command = example.command
+    if example.kind == "console" and re.fullmatch(r"make [a-z-]+", command):
+        command = MAKE.format(root=ROOT, target=command.split()[1])
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=page.where,
+        env=page.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if example.kind == "console" else subprocess.PIPE,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+def exit_ok(example: Example, code: int) -> bool:
+    """Whether an ``sh``, ``python``, ``setup`` or ``check`` example ended as it must."""
+    return code in ((0, 1) if example.command.startswith("battlesim diff ") else (0,))
+
+
+def failure(example: Example, page: Page) -> str | None:
+    """Run ``example``; None when it did what its page says, else what went wrong."""
+    done = run_example(example, page)
+    if done is None:
+        return None
+    where = f"{page.path.relative_to(ROOT)}:{example.line}: {example.command}"
+    if example.expected is None:
+        if exit_ok(example, done.returncode):
+            return None
+        return f"{where}\nexit {done.returncode}\n{done.stdout}{done.stderr}"
+    actual = done.stdout.splitlines()
+    if matches(example.expected, actual):
+        return None
+    return f"{where}\n" + "\n".join(actual) + (f"\n(stderr) {done.stderr}" if done.stderr else "")
+
+
+def _cut_like(expected: list[str], actual: list[str]) -> list[str]:
+    """``actual`` cut where ``expected`` was: the lines before its first ``…``, after its last."""
+    cuts = [k for k, line in enumerate(expected) if line.strip() == "…"]
+    if not cuts:
+        return actual
+    head, tail = cuts[0], len(expected) - cuts[-1] - 1
+    if head + tail >= len(actual):
+        return actual
+    return [*actual[:head], "…", *(actual[len(actual) - tail :] if tail else [])]
+
+
+def update(page_path: Path, slow: bool = False) -> list[str]:
+    """Run ``page_path``'s examples and rewrite its console outputs; return what changed.
+
+    Args:
+        slow: run the examples skipped as slow too (``skip slow: …``) and rewrite theirs.
+    """
+    lines = page_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    found = examples(page_path)
+    notes: list[str] = []
+    edits: list[tuple[int, int, list[str]]] = []  # (first line index, count, new lines)
+    rel = page_path.relative_to(ROOT)
+    with tempfile.TemporaryDirectory(prefix="docs-examples-") as tmp:
+        page = prepare(page_path, Path(tmp))
+        for e in found:
+            if e.skip is not None and not (slow and e.skip.startswith("slow")):
+                continue
+            done = run_example(e, page)
+            if done is None:
+                continue
+            if e.expected is None:
+                if not exit_ok(e, done.returncode):
+                    notes.append(f"{rel}:{e.line}: exit {done.returncode}: {e.command[:80]}")
+                continue
+            assert e.expected is not None
+            actual = [line.rstrip() for line in done.stdout.splitlines()]
+            if matches(e.expected, actual):
+                continue
+            new = _cut_like(e.expected, actual)
+            edits.append((e.shown_at, len(e.expected), new))
+            notes.append(f"{rel}:{e.line}: output rewritten: {e.command[:80]}")
+    for first, count, new in sorted(edits, reverse=True):
+        lines[first : first + count] = [f"{x}\n" for x in new]
+    if edits:
+        page_path.write_text("".join(lines), encoding="utf-8")
+    return notes
+
+
+def main(argv: list[str]) -> int:
+    """``update [--slow] [PAGE…]``: rewrite the shown outputs of the pages (all by default)."""
+    if not argv or argv[0] != "update":
+        print("usage: python tests/readme_examples.py update [--slow] [PAGE.md …]", file=sys.stderr)
+        return 2
+    slow = "--slow" in argv[1:]
+    chosen = [Path(a).resolve() for a in argv[1:] if a != "--slow"] or pages()
+    for p in chosen:
+        if not any(e.expected is not None or e.kind != "sh" for e in examples(p)):
+            continue
+        for note in update(p, slow=slow):
+            print(note)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main(sys.argv[1:]))

@@ -73,7 +73,9 @@ def _outcomes(summary: dict[str, Any], path: Path) -> Path:
         bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
     _point_axis(fig, ax, pts)
     ax.set_ylabel("runs")
-    ax.set_title(wrap(f"Outcomes — {summary['study']['name']}", 70))
+    ax.set_title(
+        wrap(f"Outcomes — {summary['study']['name']}", int(fig.get_figwidth() * 8)), loc="left"
+    )
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     return _save(fig, path)
 

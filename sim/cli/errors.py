@@ -24,7 +24,15 @@ from engine.reader import ReplayError
 from engine.strictjson import StrictJSONError
 from engine.text import escape
 
-__all__ = ["GuardedGroup", "SafeText", "describe", "run_guarded", "safe_streams"]
+__all__ = [
+    "EXTRAS",
+    "GuardedGroup",
+    "SafeText",
+    "describe",
+    "missing_extra",
+    "run_guarded",
+    "safe_streams",
+]
 
 
 class SafeText:
@@ -77,6 +85,32 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {_one_line(str(exc))}"
 
 
+EXTRAS = {
+    "numpy": "study",
+    "scipy": "study",
+    "duckdb": "study",
+    "matplotlib": "study",
+    "SALib": "study",
+    "statsmodels": "study",
+    "optuna": "study",
+    "sklearn": "study",
+    "pandas": "notebook",
+    "pyarrow": "notebook",
+    "dask": "dask",
+    "distributed": "dask",
+}
+"""Top-level module -> the extra of pyproject.toml that installs it (``make run`` installs none)."""
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """The extra to install for a missing optional library, or None for any other module."""
+    return EXTRAS.get(_top(exc))
+
+
+def _top(exc: ModuleNotFoundError) -> str:
+    return (exc.name or "").split(".", 1)[0]
+
+
 BROKEN_PIPE = 141
 """Exit status when stdout's reader has gone (``| head``): 128 + SIGPIPE, as a shell reports."""
 
@@ -107,6 +141,19 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
             raise
         except BrokenPipeError:
             _reader_gone(ctx)
+        except ModuleNotFoundError as exc:
+            extra = missing_extra(exc)
+            if extra is None:
+                click.echo(f"battlesim: error: {describe(exc)}", err=True)
+            else:
+                command = ctx.invoked_subcommand or "this command"
+                click.echo(
+                    f"battlesim: error: battlesim {command} needs {_top(exc)}, which a lean "
+                    f"install (make run) leaves out: pip install 'battlesim[{extra}]' "
+                    "(or make dev)",
+                    err=True,
+                )
+            ctx.exit(2)
         except Exception as exc:
             click.echo(f"battlesim: error: {describe(exc)}", err=True)
             ctx.exit(2)

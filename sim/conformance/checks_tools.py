@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from engine.events import Event
 from sim.conformance.battle import Battle, tool_problem
 from sim.conformance.page import NETWORK, embedded, well_formed
-from sim.conformance.requirement import requirement
+from sim.conformance.requirement import NotChecked, requirement
 from sim.replay.fork import FIXED
 
 __all__ = [
@@ -177,6 +177,10 @@ def FORK_REFUSES_DERIVED_FIELDS(battle: Battle) -> None:  # noqa: N802
     "Checking a ruleset",
 )
 def BATCH_RUNS(battle: Battle) -> None:  # noqa: N802
+    from importlib.util import find_spec  # noqa: PLC0415
+
+    if find_spec("duckdb") is None:  # a lean install (make run) has no study store
+        raise NotChecked("batch studies need the study extra: pip install 'battlesim[study]'")
     loaded = battle.loaded
     out = battle.scratch("batch") / "study"
     result = battle.cli("batch", battle.scenario or "", "--runs", "3", "--out", out, "--no-plots")

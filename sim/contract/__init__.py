@@ -11,6 +11,7 @@ generic tools is a model of :mod:`sim.contract.models`; its battle is a
 from __future__ import annotations
 
 from sim.contract.models import (
+    Engagement,
     Feature,
     Measure,
     Number,
@@ -50,6 +51,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "LARGEST",
     "AnyRuleset",
+    "Engagement",
     "Feature",
     "Measure",
     "Number",

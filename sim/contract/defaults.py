@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.events import Draw, Event
-from sim.contract.models import Measure, Outcome, Problem, Reading, UnitRow
+from sim.contract.models import Engagement, Measure, Outcome, Problem, Reading, UnitRow
 from sim.contract.state import StateBase
 
 __all__ = [
     "StateRestore",
     "StrengthMeasures",
     "apply_by_state",
+    "no_engagements",
     "no_problems",
     "plain_narrate",
     "snapshot_of_state",
@@ -32,6 +33,12 @@ _BASE_FIELDS = frozenset({"type", "schema_version", "seq", "turn", "time", "caus
 def unset(*args: Any) -> Any:
     """Stands for a hook the :class:`Ruleset` fills in once it is built (never called)."""
     raise AssertionError("a Ruleset default was not filled in")
+
+
+def no_engagements(scenario: Any, event: Event) -> list[Engagement]:
+    """``engagements``: the ruleset names no unit striking another (the viewer draws none)."""
+    del scenario, event
+    return []
 
 
 def no_problems(scenario: Any) -> list[Problem]:

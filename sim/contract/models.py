@@ -124,6 +124,10 @@ class UnitRow(_Frozen):
         route: for a unit travelling between places rather than standing at
             one (a strike in flight), the places it travels between, from
             first to last; a viewer draws it along that line.  None otherwise.
+        facing: for a ruleset whose units face a way, the way it faces, in
+            degrees clockwise from the space's second axis decreasing ("up" on
+            the map: 0 up, 90 towards the first axis increasing); the viewer
+            draws a wedge that way.  None when the rules have no facing.
     """
 
     id: str
@@ -137,6 +141,8 @@ class UnitRow(_Frozen):
     status: list[str] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
     route: list[tuple[Number, ...]] | None = None
+    facing: float | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Left out of dumps when None, so rows of rulesets without facing read as before."""
 
     def flat(self, axes: Sequence[str] = ()) -> dict[str, Any]:
         """One flat dict (a table row): position split by ``axes``, strength as value + unit.
@@ -160,6 +166,25 @@ class UnitRow(_Frozen):
         for k, axis in enumerate(axes):
             out[axis] = self.position[k] if self.position is not None else None
         return out
+
+
+class Engagement(_Frozen):
+    """One unit firing on, charging or striking another in an event, and how it went.
+
+    A viewer draws it from ``actor`` to ``target`` (unit ids of
+    :meth:`Ruleset.units`) while the event is the current one.
+
+    Attributes:
+        kind: ``fire`` (at a distance), ``melee`` (hand to hand, a charge) or
+            ``strike`` (aircraft attacking a ship).
+        result: a few words of the outcome (``8 casualties``, ``hit for 5``,
+            ``2 hits``).
+    """
+
+    kind: Literal["fire", "melee", "strike"]
+    actor: str
+    target: str
+    result: str
 
 
 class Reading(_Frozen):

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from engine.events import Event, EventRegistry
 from engine.log import Header, Sink
 from sim.contract import defaults
-from sim.contract.models import Outcome, Problem, Reading, Space, UnitRow
+from sim.contract.models import Engagement, Outcome, Problem, Reading, Space, UnitRow
 from sim.contract.odds import OddsResolution
 from sim.runner import Ending, Plan, fight
 
@@ -81,6 +81,10 @@ class Ruleset(Generic[ScenarioT, StateT]):
             each a :class:`~sim.contract.odds.OddsResolution`; ``battlesim
             odds`` offers one command for each (docs/rulesets.md, "Exact
             odds: the ``odds`` hook").
+        engagements: the units an event shows firing on, charging or
+            striking others, each an :class:`Engagement` with a few words of
+            its result; the report page draws them from actor to target
+            (default: none).
     """
 
     name: str
@@ -110,6 +114,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     ) = None
     snapshot_json: Callable[[StateT], str] | None = None
     odds: tuple[OddsResolution, ...] = ()
+    engagements: Callable[[ScenarioT, Event], list[Engagement]] = defaults.no_engagements
 
     def __post_init__(self) -> None:
         """Fill in the defaults that need the ruleset's own hooks (restore, measures).

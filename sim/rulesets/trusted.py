@@ -74,6 +74,7 @@ def trusted_row(
     status: list[str],
     details: dict[str, Any],
     route: list[tuple[Number, ...]] | None = None,
+    facing: float | None = None,
 ) -> UnitRow:
     """A :class:`UnitRow` built without validation (about a tenth of the cost).
 
@@ -100,6 +101,7 @@ def trusted_row(
             "status": status,
             "details": details,
             "route": route,
+            "facing": facing,
         },
     )
 

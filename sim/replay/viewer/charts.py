@@ -12,7 +12,7 @@ from html import escape
 
 from sim.replay.viewer.model import Series
 
-__all__ = ["MAX_LINES", "chart_svgs"]
+__all__ = ["MAX_LINES", "chart_svgs", "tick_step"]
 
 MAX_LINES = 40
 """A unit chart with more units than this would be unreadable: it is left out."""
@@ -45,14 +45,38 @@ def _points(values: list[float | None], turns: list[int], t0: int, t1: int, ymax
     return " ".join(out)
 
 
+TICK_CHAR = 5.5
+"""Width of a digit of a tick label (9 px text) in the chart's units; labels keep a gap of two."""
+
+
+def tick_step(t0: int, t1: int, width: float) -> int:
+    """The step between labelled ticks on an axis of ``width`` from t0 to t1: 1, 2 or 5 times a
+    power of ten, wide enough that no two labels touch."""
+    span = max(t1 - t0, 1)
+    label = (max(len(str(t0)), len(str(t1))) + 2) * TICK_CHAR
+    fit = max(1, int(width // label))
+    step = 1
+    while span / step > fit:
+        step = _next_step(step)
+    return step
+
+
+def _next_step(step: int) -> int:
+    """1, 2, 5, 10, 20, 50, ... after ``step``."""
+    lead = int(str(step)[0])
+    power = int("1" + "0" * (len(str(step)) - 1))
+    factor: int = {1: 2, 2: 5, 5: 10}[lead]
+    return factor * power
+
+
 def _axes(t0: int, t1: int, ymax: float, turn_name: str) -> list[str]:
     parts = [
         f'<rect class="frame" x="{_LEFT}" y="{_TOP}" width="{_W - _LEFT - _RIGHT}" '
         f'height="{_H - _TOP - _BOTTOM}"/>'
     ]
     span = max(t1 - t0, 1)
-    every = max(1, span // 12)
-    for t in range(t0, t1 + 1, every):
+    every = tick_step(t0, t1, _W - _LEFT - _RIGHT)
+    for t in range(t0 - t0 % every + (every if t0 % every else 0), t1 + 1, every):
         x = _LEFT + (t - t0) / span * (_W - _LEFT - _RIGHT)
         parts.append(f'<text class="tick" x="{x:.1f}" y="{_H - _BOTTOM + 12}">{t}</text>')
     for k in range(5):
@@ -97,7 +121,8 @@ def chart_svgs(series: Series, colour_of: dict[str, str], turn_name: str) -> lis
         top = max((v for vs in lines.values() for v in vs if v is not None), default=0.0)
         ymax = _nice(top)
         unit = series.units[(scope, measure)]
-        title = f"{'Sides' if scope == 'side' else 'Units'}: {measure} ({unit}) by {turn_name}"
+        what = measure if unit in (measure, "") else f"{measure} ({unit})"
+        title = f"{'Sides' if scope == 'side' else 'Units'}: {what} by {turn_name}"
         parts = [
             f'<svg class="chart" viewBox="0 0 {_W} {_H}" data-scope="{escape(scope)}" '
             f'data-measure="{escape(measure)}" data-x0="{_LEFT}" data-x1="{_W - _RIGHT}" '

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.events import Event
-from sim.contract import Reading, UnitRow, headline
+from sim.contract import Engagement, Reading, UnitRow, headline
 from sim.replay.analysis import narrative_line
 from sim.replay.file import ReplayLike
 from sim.replay.viewer.spool import Spool, dumps
@@ -46,6 +46,8 @@ def row_data(row: UnitRow) -> dict[str, Any]:
     }
     if row.route:
         out["route"] = [list(p) for p in row.route]
+    if row.facing is not None:
+        out["facing"] = row.facing
     return out
 
 
@@ -109,6 +111,15 @@ def _involved(event: Event, index: dict[str, int]) -> list[int]:
     return sorted(set(found))
 
 
+def _shots(engagements: list[Engagement], index: dict[str, int]) -> list[list[Any]]:
+    """The event's engagements as ``[actor index, target index, kind, result]`` (the page's)."""
+    return [
+        [index[e.actor], index[e.target], e.kind, e.result]
+        for e in engagements
+        if e.actor in index and e.target in index
+    ]
+
+
 def _key(
     event: Event, changed: list[tuple[int, dict[str, Any]]], fold: _Fold, names: list[str]
 ) -> str | None:
@@ -130,6 +141,7 @@ def _unit_info(rows: list[UnitRow], sides: dict[str, int]) -> list[dict[str, Any
             "id": r.id,
             "name": r.name,
             "label": r.id if len(r.id) <= 8 else r.id[:7] + "…",
+            "short": r.id if len(r.id) <= 4 else r.id[:3] + "…",
             "side": r.side,
             "sidex": sides[r.side],
             "side_name": r.side_name,
@@ -260,6 +272,9 @@ def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event
             "delta": [] if turn_end else changed,
             "key": _key(event, changed, fold, names),
         }
+        shots = _shots(rs.engagements(sc, event), fold.index)
+        if shots:
+            record["shots"] = shots
         if record["key"]:
             walk.keys.append((i, record))
         walk.events.add(record)

@@ -144,11 +144,16 @@ def _colours(view: ViewData) -> dict[str, str]:
     return {**side, **{u["id"]: side[u["side"]] for u in view.head["units"]}}
 
 
+def _key_line(e: dict[str, Any], word: str) -> str:
+    """A key event as the narrative tells it (its line names the turn), or its type and turn."""
+    return str(e["line"]) if e["line"] else f"{word.capitalize()} {e['turn']} — {e['type']}"
+
+
 def _key_events(view: ViewData) -> str:
     word = view.meta["turn_name"]
     items = [
-        f'<li><a href="#" data-event="{i}">[seq {e["seq"]}] {word} {e["turn"]}: '
-        f"{escape(e['line'] or e['type'])}</a> <span class='muted'>— {escape(e['key'])}</span></li>"
+        f'<li><a href="#" data-event="{i}">[seq {e["seq"]}] {escape(_key_line(e, word))}</a> '
+        f"<span class='muted'>— {escape(e['key'])}</span></li>"
         for i, e in view.keys
     ]
     return f'<ol class="key-events">{"".join(items)}</ol>' if items else "<p>None.</p>"

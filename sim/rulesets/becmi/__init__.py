@@ -6,6 +6,7 @@ from sim.rulesets import examples_of
 from sim.rulesets.becmi.battle import plan
 from sim.rulesets.becmi.campaign import carry_over
 from sim.rulesets.becmi.data import RULES_VERSION, rules_data
+from sim.rulesets.becmi.engage import engagements
 from sim.rulesets.becmi.events import UPCASTERS, becmi_events
 from sim.rulesets.becmi.odds import RESOLUTIONS
 from sim.rulesets.becmi.report import narrate, outcome, render_state, summary
@@ -34,6 +35,7 @@ RULESET = Ruleset(
     turn_name="round",
     restore=restore,
     units=units,
+    engagements=engagements,
     measures=measures,
     space=space,
     derived_fields=DERIVED_FIELDS,

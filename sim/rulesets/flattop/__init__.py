@@ -7,6 +7,7 @@ from sim.rulesets.flattop.audit import audit
 from sim.rulesets.flattop.battle import plan
 from sim.rulesets.flattop.campaign import carry_over
 from sim.rulesets.flattop.data import RULES_VERSION, rules_data
+from sim.rulesets.flattop.engage import engagements
 from sim.rulesets.flattop.events import UPCASTERS, flattop_events
 from sim.rulesets.flattop.odds import RESOLUTIONS
 from sim.rulesets.flattop.report import narrate, outcome, render_state, summary
@@ -35,6 +36,7 @@ RULESET = Ruleset(
     restore=restore,
     audit=audit,
     units=units,
+    engagements=engagements,
     measures=measures,
     space=space,
     derived_fields=DERIVED_FIELDS,

@@ -7,6 +7,7 @@ from sim.rulesets.musket.audit import audit
 from sim.rulesets.musket.battle import plan
 from sim.rulesets.musket.campaign import carry_over
 from sim.rulesets.musket.data import RULES_VERSION, rules_data
+from sim.rulesets.musket.engage import engagements
 from sim.rulesets.musket.events import UPCASTERS, musket_events
 from sim.rulesets.musket.odds import RESOLUTIONS
 from sim.rulesets.musket.report import narrate, outcome, render_state, summary
@@ -37,6 +38,7 @@ RULESET = Ruleset(
     narrate=narrate,
     carry_over=carry_over,
     units=units,
+    engagements=engagements,
     measures=measures,
     space=space,
     derived_fields=DERIVED_FIELDS,

@@ -24,6 +24,17 @@
   const TERRAIN = { woods: "#9cc48a", forest: "#9cc48a", stone_wall: "#a9a9a9", wall: "#a9a9a9", fence: "#c9a77c", hedge: "#b5c46a", breastworks: "#cdb38b", river: "#8fbbe0", stream: "#a8cbe8", water: "#8fbbe0", town: "#c79a8a", village: "#c79a8a", road: "#ddd0b0", hill: "#d8cc9a", marsh: "#a9c9b8" };
   const fmt = (v) => (typeof v === "number" && !Number.isInteger(v) ? v.toFixed(1) : String(v));
   const posText = (pos) => (pos === null ? "off the field" : pos.map(fmt).join(", "));
+  // plain data as words: lists joined by commas, mappings as "key value", nothing as "none"
+  function words(v) {
+    if (v === null || v === undefined) return "none";
+    if (Array.isArray(v)) return v.length ? v.map(words).join(", ") : "none";
+    if (typeof v === "object") {
+      const parts = Object.entries(v).map(([k, x]) => `${k.replaceAll("_", " ")} ${words(x)}`);
+      return parts.length ? parts.join(", ") : "none";
+    }
+    if (typeof v === "boolean") return v ? "yes" : "no";
+    return fmt(v);
+  }
 
   async function decode(script) {
     const text = script.textContent.trim();
@@ -145,12 +156,19 @@
         "data-kind": sp.kind,
       });
       host.append(this.root);
+      this.fixed = []; // labels that never move (objectives, places)
       this.drawGround(sp);
       this.routes = svg("g", { class: "routes" });
       this.layer = svg("g", { class: "units" });
-      this.root.append(this.routes, this.layer);
+      this.shots = svg("g", { class: "shots" });
+      this.root.append(this.routes, this.layer, this.shots);
       this.marks = battle.units.map((u, i) => this.mark(u, i));
+      this.at = battle.units.map(() => null); // [x, y, radius] of each visible mark
       this.shown = [];
+      this.shotLabels = [];
+      this.aloftAt = new Map(); // unit index -> [x, y, radius] of a strike drawn in flight
+      this.labels = new Labels(this.root);
+      this.fixedBoxes = this.labels.place(this.fixed, []);
     }
     fit(pts) {
       const lo = [Infinity, Infinity];
@@ -224,9 +242,12 @@
       }
       if (f.kind !== "terrain" && f.cells.length) {
         const [x, y] = this.xy(f.cells[0]);
-        g.append(svg("text", { class: "flabel", x, y: y + this.size() * 0.95 }, f.name));
+        const text = svg("text", { class: "flabel", x, y }, f.name);
+        text.append(svg("title", {}, `${f.kind}: ${f.name}`));
+        g.append(text);
+        this.fixed.push({ node: text, x, y, r: this.size() * 0.55, full: f.name });
       }
-      g.append(svg("title", {}, `${f.kind}: ${f.name}${i >= 0 ? "" : ""}`));
+      g.append(svg("title", {}, `${f.kind}: ${f.name}`));
       return g;
     }
     size() {
@@ -234,14 +255,18 @@
     }
     mark(u, i) {
       const g = svg("g", { class: `unit side-${u.sidex}`, "data-unit": u.id, "data-index": i });
+      g.append(svg("path", { class: "facing", d: "" }));
       g.append(svg("circle", { class: "body", r: 6 }));
       g.append(svg("path", { class: "cross", d: "" }));
-      g.append(svg("text", { class: "ulabel" }, u.label));
+      g.append(svg("rect", { class: "bar-back" }), svg("rect", { class: "bar" }));
+      const label = svg("text", { class: "ulabel" }, u.label);
+      label.append(svg("title", {}, `${u.name} (${u.side_name})`));
+      g.append(label);
       g.append(svg("title", {}));
       this.layer.append(g);
       return g;
     }
-    show(rows, selected) {
+    show(rows, selected, shots = null) {
       const stacks = new Map();
       rows.forEach((r, i) => {
         if (r.pos === null) return;
@@ -254,7 +279,10 @@
         members.forEach((u, k) => place.set(u, [k, members.length]));
       }
       const routes = rows.some((r, i) => r.route || this.shown[i]?.row.route);
-      if (routes) this.routes.replaceChildren();
+      if (routes) {
+        this.routes.replaceChildren();
+        this.aloftAt.clear();
+      }
       rows.forEach((r, i) => {
         const slot = place.get(i) ?? [0, 1];
         const was = this.shown[i];
@@ -263,6 +291,53 @@
         else if (routes && r.route) this.route(r.route, this.b.units[i]);
         this.shown[i] = { row: r, slot, chosen: selected === i };
       });
+      this.drawShots(shots);
+      this.placeLabels(selected);
+    }
+    drawShots(shots) {
+      // the current event's fire, charges or strikes: a line from actor to target, and its result
+      this.shots.replaceChildren();
+      this.shotLabels = [];
+      for (const [a, t, kind, result] of shots || []) {
+        const [pa, pt] = [this.at[a] ?? this.aloftAt.get(a), this.at[t] ?? this.aloftAt.get(t)];
+        if (!pa || !pt) continue;
+        const [x1, y1, r1] = pa;
+        const [x2, y2, r2] = pt;
+        const d = Math.hypot(x2 - x1, y2 - y1);
+        if (d <= r1 + r2 + 2) continue; // touching marks: no room for a line
+        const [ux, uy] = [(x2 - x1) / d, (y2 - y1) / d];
+        const [sx, sy] = [x1 + ux * r1, y1 + uy * r1];
+        const [ex, ey] = [x2 - ux * (r2 + 1), y2 - uy * (r2 + 1)];
+        const [actor, target] = [this.b.units[a], this.b.units[t]];
+        const g = svg("g", { class: `shot-group ${kind}`, "data-actor": actor.id, "data-target": target.id, "data-result": result });
+        g.append(svg("line", { class: `shot ${kind}`, x1: sx.toFixed(1), y1: sy.toFixed(1), x2: ex.toFixed(1), y2: ey.toFixed(1) }));
+        const h = 3.5;
+        const head = [[ex, ey], [ex - ux * h * 1.7 - uy * h, ey - uy * h * 1.7 + ux * h], [ex - ux * h * 1.7 + uy * h, ey - uy * h * 1.7 - ux * h]];
+        g.append(svg("polygon", { class: `shot-head ${kind}`, points: head.map((p) => p.map((v) => v.toFixed(1)).join(",")).join(" ") }));
+        const text = svg("text", { class: "shot-result" }, result);
+        text.append(svg("title", {}, `${actor.name} → ${target.name}: ${result}`));
+        g.append(text, svg("title", {}, `${actor.name} → ${target.name}: ${result}`));
+        this.shots.append(g);
+        this.shotLabels.push({ node: text, x: (sx + ex) / 2, y: (sy + ey) / 2, r: 2, full: result, short: result.split(/[;,]/)[0], local: false });
+      }
+    }
+    placeLabels(selected) {
+      // the selected unit first, then in unit order; each label goes where it overlaps no other
+      const order = this.b.units.map((_, i) => i).filter((i) => this.at[i] !== null);
+      if (selected !== null && this.at[selected] !== null) order.sort((a, b) => (b === selected) - (a === selected));
+      const items = order.map((i) => {
+        const [x, y, r] = this.at[i];
+        const u = this.b.units[i];
+        return { node: this.marks[i].querySelector(".ulabel"), x, y, r, full: u.label, short: u.short, local: true };
+      });
+      for (const plane of this.routes.querySelectorAll(".aloft")) {
+        const [x, y] = plane.dataset.at.split(",").map(Number);
+        const u = this.b.units[this.b.unitIndex.get(plane.dataset.unit)];
+        items.push({ node: plane.querySelector("text"), x, y, r: 7, full: u.label, short: u.short, local: true });
+      }
+      // no label over a mark either: the marks are what a reader clicks
+      const marks = [...order.map((i) => this.at[i]), ...this.aloftAt.values()].map(([x, y, r]) => [x - r, y - r * 1.45 - 2, x + r, y + r]);
+      this.labels.place([...this.shotLabels, ...items], [...this.fixedBoxes, ...marks]);
     }
     update(i, r, slot, chosen) {
       const g = this.marks[i];
@@ -280,6 +355,7 @@
       if (r.route) this.route(r.route, u);
       if (r.pos === null) {
         g.setAttribute("visibility", "hidden");
+        this.at[i] = null;
         return;
       }
       g.removeAttribute("visibility");
@@ -296,12 +372,35 @@
       const body = g.querySelector(".body");
       body.setAttribute("r", rad.toFixed(1));
       const frac = u.initial.value > 0 ? Math.max(0, Math.min(1, r.str / u.initial.value)) : 1;
-      body.setAttribute("fill-opacity", (0.25 + 0.75 * frac).toFixed(2));
+      body.setAttribute("fill-opacity", (0.35 + 0.65 * frac).toFixed(2));
       const c = rad * 0.7;
       g.querySelector(".cross").setAttribute("d", `M${-c},${-c}L${c},${c}M${-c},${c}L${c},${-c}`);
-      const label = g.querySelector(".ulabel");
-      label.setAttribute("y", (rad + 9).toFixed(1));
-      label.style.display = n > 2 && !chosen ? "none" : "";
+      // strength: a bar across the top of the mark, full at the unit's starting strength
+      const bw = Math.max(8, rad * 2.2);
+      const bh = Math.max(1.6, rad * 0.32);
+      const by = -rad - bh - 1;
+      for (const [cls, w] of [["bar-back", bw], ["bar", bw * frac]]) {
+        const bar = g.querySelector(`.${cls}`);
+        bar.setAttribute("x", (-bw / 2).toFixed(1));
+        bar.setAttribute("y", by.toFixed(1));
+        bar.setAttribute("width", w.toFixed(1));
+        bar.setAttribute("height", bh.toFixed(1));
+      }
+      g.dataset.fraction = frac.toFixed(3);
+      // facing (rulesets whose units face a way): a wedge from the mark's edge
+      const facing = g.querySelector(".facing");
+      if (typeof r.facing === "number") {
+        const t = ((r.facing - 90) * Math.PI) / 180;
+        const tip = [Math.cos(t) * rad * 1.7, Math.sin(t) * rad * 1.7];
+        const side = (d) => [Math.cos(t + d) * rad * 0.9, Math.sin(t + d) * rad * 0.9];
+        const [a, b] = [side(0.6), side(-0.6)];
+        facing.setAttribute("d", `M${a[0].toFixed(1)},${a[1].toFixed(1)}L${tip[0].toFixed(1)},${tip[1].toFixed(1)}L${b[0].toFixed(1)},${b[1].toFixed(1)}Z`);
+        g.dataset.facing = String(r.facing);
+      } else {
+        facing.setAttribute("d", "");
+        delete g.dataset.facing;
+      }
+      this.at[i] = [x, y, rad];
     }
     route(points, u) {
       const line = points.map((p) => this.xy(p).map((v) => v.toFixed(1)).join(",")).join(" ");
@@ -309,9 +408,84 @@
       path.append(svg("title", {}, `${u.name} in flight`));
       this.routes.append(path);
       const [x, y] = points.length > 1 ? midpoint(this.xy(points[0]), this.xy(points[points.length - 1])) : this.xy(points[0]);
-      const plane = svg("g", { class: `aloft side-${u.sidex}`, "data-unit": u.id, transform: `translate(${x.toFixed(1)},${y.toFixed(1)})` });
-      plane.append(svg("polygon", { points: "0,-7 5,6 0,3 -5,6" }), svg("text", { y: 16 }, u.label));
+      const plane = svg("g", { class: `aloft side-${u.sidex}`, "data-unit": u.id, "data-at": `${x.toFixed(1)},${y.toFixed(1)}`, transform: `translate(${x.toFixed(1)},${y.toFixed(1)})` });
+      const label = svg("text", { y: 16 }, u.label);
+      label.append(svg("title", {}, `${u.name} (${u.side_name}) in flight`));
+      this.aloftAt.set(this.b.unitIndex.get(u.id), [x, y, 7]);
+      plane.append(svg("polygon", { points: "0,-7 5,6 0,3 -5,6" }), label);
       this.routes.append(plane);
+    }
+  }
+  // ---- labels that never overlap: each tries places around its mark, then a shorter text ----
+  class Labels {
+    constructor(root) {
+      this.root = root;
+      this.sizes = new Map(); // "class|text" -> [width, ascent, descent]
+    }
+    size(node, text) {
+      const key = `${node.getAttribute("class") || node.parentNode.getAttribute("class")}|${text}`;
+      if (!this.sizes.has(key)) {
+        const was = [node.textContent, node.style.display];
+        const kids = [...node.childNodes].filter((c) => c.nodeType !== 3);
+        node.textContent = text;
+        node.style.display = "";
+        node.setAttribute("x", "0");
+        node.setAttribute("y", "0");
+        const b = node.getBBox();
+        this.sizes.set(key, [b.width, -b.y, b.y + b.height]);
+        node.textContent = was[0];
+        node.append(...kids);
+        node.style.display = was[1];
+      }
+      return this.sizes.get(key);
+    }
+    // items: {node, x, y, r, full, short, local}; x, y the mark's centre in the field's units
+    // (local: the label sits in the mark's group, so it is placed relative to the mark)
+    place(items, taken) {
+      const boxes = taken.slice();
+      const free = (b) => boxes.every((o) => b[2] <= o[0] || o[2] <= b[0] || b[3] <= o[1] || o[3] <= b[1]);
+      for (const it of items) {
+        const kids = [...it.node.childNodes].filter((c) => c.nodeType !== 3);
+        let done = false;
+        for (const text of [it.full, it.short].filter((t, k, all) => t && all.indexOf(t) === k)) {
+          const [w, up, down] = this.size(it.node, text);
+          const h = up + down;
+          const g = 1;
+          const spots = [
+            [0, it.r + g + up], // below
+            [0, -it.r - 5 - down], // above (clear of the strength bar)
+            [it.r + g + w / 2, up - h / 2], // right
+            [-it.r - g - w / 2, up - h / 2], // left
+            [it.r + w / 2, it.r + up], // below right
+            [-it.r - w / 2, it.r + up], // below left
+            [it.r + w / 2, -it.r - down - 3], // above right
+            [-it.r - w / 2, -it.r - down - 3], // above left
+            [0, it.r + g + up + h], // further below
+            [0, -it.r - 5 - down - h], // further above
+          ];
+          for (const [dx, dy] of spots) {
+            const bx = it.x + dx;
+            const by = it.y + dy;
+            const box = [bx - w / 2, by - up, bx + w / 2, by + down];
+            if (!free(box)) continue;
+            it.node.textContent = text;
+            it.node.append(...kids);
+            it.node.setAttribute("x", (it.local ? dx : bx).toFixed(1));
+            it.node.setAttribute("y", (it.local ? dy : by).toFixed(1));
+            it.node.style.display = "";
+            it.node.dataset.shown = text === it.full ? "full" : "short";
+            boxes.push(box);
+            done = true;
+            break;
+          }
+          if (done) break;
+        }
+        if (!done) {
+          it.node.style.display = "none"; // no room: the full name is on the mark's hover
+          it.node.dataset.shown = "none";
+        }
+      }
+      return boxes;
     }
   }
   const midpoint = (a, b) => [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
@@ -380,7 +554,7 @@
     show(p) {
       this.p = p;
       const rows = this.b.rowsAt(p);
-      this.field.show(rows, this.selected);
+      this.field.show(rows, this.selected, p > 0 ? this.b.events[p - 1].shots : null);
       rows.forEach((r, i) => {
         const was = this.tableShown[i];
         if (!was || was.row !== r || was.chosen !== (this.selected === i)) this.row(i, r);
@@ -414,7 +588,7 @@
       live[0].textContent = posText(r.pos);
       live[1].textContent = `${fmt(r.str)} / ${fmt(u.initial.value)} ${u.initial.unit}`;
       live[2].textContent = r.status.join(", ");
-      live[3].textContent = Object.entries(r.details || {}).map(([k, v]) => `${k} ${typeof v === "object" ? JSON.stringify(v) : fmt(v)}`).join("; ");
+      live[3].textContent = Object.entries(r.details || {}).map(([k, v]) => `${k.replaceAll("_", " ")} ${words(v)}`).join("; ");
       live[3].title = live[3].textContent;
       tr.dataset.pos = r.pos === null ? "" : r.pos.join(",");
       tr.classList.toggle("selected", this.selected === i);
@@ -526,7 +700,7 @@
     for (const [k, v] of Object.entries(obj)) {
       if (skip.has(k)) continue;
       const tr = el("tr");
-      tr.append(el("th", {}, k), el("td", {}, typeof v === "object" && v !== null ? JSON.stringify(v) : fmt(v)));
+      tr.append(el("th", {}, k), el("td", {}, words(v)));
       t.append(tr);
     }
     return t;

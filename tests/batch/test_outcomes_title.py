@@ -1,0 +1,40 @@
+"""The outcomes plot's title stays inside the picture, however long the study's name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from sim.batch import plots
+from sim.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_outcomes_title_is_not_clipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-point campaign study (the narrowest plot) keeps its whole title inside the figure."""
+    out = tmp_path / "delve-study"
+    args = ["batch", str(ROOT / "scenarios" / "delve_campaign.yaml"), "--runs", "2"]
+    done = CliRunner().invoke(cli, [*args, "--out", str(out), "--no-plots", "-q"])
+    assert done.exit_code == 0, done.output
+    summary: dict[str, Any] = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    for win in summary["points"][0]["win"].values():
+        win["count"] = 1  # every side in the legend, as in a long study: the widest legend
+    drawn: list[Figure] = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path: drawn.append(fig) or path)
+    plots._outcomes(summary, tmp_path / "outcomes.png")
+    (fig,) = drawn
+    FigureCanvasAgg(fig)
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    fig.draw_without_rendering()
+    ax = fig.axes[0]
+    (title,) = [t for t in (ax.title, ax._left_title, ax._right_title) if t.get_text()]
+    box = title.get_window_extent(renderer)
+    assert box.x0 >= fig.bbox.x0 and box.x1 <= fig.bbox.x1
+    assert title.get_text().startswith("Outcomes — The delve")

@@ -1,0 +1,60 @@
+"""The page's static text reads right: key events, chart titles, axis ticks (no browser)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from sim.replay.viewer.charts import TICK_CHAR, chart_svgs, tick_step
+from sim.replay.viewer.model import Series
+from tests.viewer.conftest import GOLDENS
+
+STEMS = [p.stem for p in GOLDENS]
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_key_events_name_the_turn_once(pages: dict[str, Path], stem: str) -> None:
+    """A key event reads "[seq N] Turn 2, 12:24 — …", never "turn 2: Turn 2, 12:24"."""
+    page = pages[stem].read_text(encoding="utf-8")
+    keys = re.findall(r'<a href="#" data-event="\d+">(.*?)</a>', page)
+    assert keys
+    for key in map(unescape, keys):
+        assert not re.match(r"\[seq \d+\] (turn|round) \d+: ", key), key
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_chart_title_repeats_its_unit(pages: dict[str, Path], stem: str) -> None:
+    """A chart is titled "Sides: men by turn", not "Sides: men (men) by turn"."""
+    page = pages[stem].read_text(encoding="utf-8")
+    titles = [unescape(t) for t in re.findall(r'<text class="title"[^>]*>(.*?)</text>', page)]
+    assert titles
+    for title in titles:
+        repeated = re.search(r": (\w[\w ]*) \((\w[\w ]*)\)", title)
+        assert repeated is None or repeated.group(1) != repeated.group(2), title
+
+
+def test_short_battles_label_every_turn() -> None:
+    """With room for every turn's label, every turn is labelled."""
+    assert [tick_step(0, n, 462) for n in (4, 12, 40)] == [1, 1, 2]
+
+
+@pytest.mark.parametrize(("t0", "t1"), [(0, 12), (0, 40), (0, 100), (0, 1440), (1, 9999)])
+def test_tick_labels_never_touch(t0: int, t1: int) -> None:
+    """Neighbouring x-axis tick labels are at least their width plus a gap apart."""
+    series = Series()
+    for t in range(t0, t1 + 1, max(1, (t1 - t0) // 50)):
+        series.add(t, [])
+    series.turns[-1] = t1
+    series.values[("side", "men")] = {"a": [1.0] * len(series.turns)}
+    series.units[("side", "men")] = "men"
+    series.names[("side", "a")] = "A"
+    (svg,) = chart_svgs(series, {"a": "#000"}, "turn")
+    ticks = re.findall(r'<text class="tick" x="([\d.]+)" y="(\d+)">(\d+)</text>', svg)
+    xs = [(float(x), label) for x, y, label in ticks if y == ticks[0][1]]
+    assert len(xs) >= 2
+    width = (len(str(t1)) + 2) * TICK_CHAR
+    assert all(b[0] - a[0] >= width - 0.1 for a, b in pairwise(xs))
