@@ -59,7 +59,7 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_command_is_listed() -> None:
     """The root group lists the eighteen commands and odds its four calculators."""
-    assert len(COMMANDS) == 22
+    assert len(COMMANDS) == 23
     assert ("rulesets",) in COMMANDS and ("new",) in COMMANDS and ("scenarios",) in COMMANDS
     assert ("check-ruleset",) in COMMANDS
 
@@ -425,6 +425,7 @@ def test_scenarios_lists_every_shipped_file_once() -> None:
         "campaign",
         "study",
     )
+    assert kinds["coral_sea_calibration.yaml"] == "calibration"
     study = next(line for line in lines if line.startswith("  stone_wall_study.yaml"))
     assert study.endswith("Stone wall — cover and fire lethality: a study of stone_wall.yaml")
     listed = json.loads(_invoke("scenarios", "--json").stdout)
