@@ -199,7 +199,17 @@ def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict
             problems.append(located(file, lines, where, str(exc)))
             continue
         if f.values is not None:
-            if value not in f.values:
+            if not all(v is None or isinstance(v, bool | int | float | str) for v in f.values):
+                problems.append(
+                    located(
+                        file,
+                        lines,
+                        ("factors", i, "values"),
+                        "a calibration's values are numbers, text, true/false or null "
+                        "(one choice each)",
+                    )
+                )
+            elif value not in f.values:
                 problems.append(
                     located(
                         file,

@@ -27,7 +27,8 @@ def small(folder: Path, **changes: Any) -> Path:
     """The shipped calibration with RUNS runs and TRIALS trials (and ``changes``) in ``folder``."""
     data = yaml.safe_load(SHIPPED.read_text(encoding="utf-8"))
     data.update(scenario=str(SCENARIOS / data["scenario"]), replications=RUNS, trials=TRIALS)
-    data.update(startup_trials=3, **changes)
+    data.update(startup_trials=3)
+    data.update(changes)
     path = folder / "fit.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
@@ -196,6 +197,9 @@ def test_the_patch_sets_the_best_point_on_the_scenario(
         ({"factors": [{"path": "options.table_anti_aircaft", "range": [1, 6]}]},
          "factors.0.path: no field 'table_anti_aircaft' in options"),
         ({"trials": 0}, "trials: Input should be greater than or equal to 1"),
+        ({"factors": [{"path": "options.table_anti_aircraft", "values": [[4], 5]}]},
+         "factors.0.values: a calibration's values are numbers, text, true/false or null"),
+        ({"startup_trials": 9}, "startup_trials: 9 random trials is more than the 5 trials"),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_line_naming_the_file_and_field(
