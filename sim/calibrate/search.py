@@ -271,7 +271,8 @@ def calibrate(
         CalibrationError: the folder cannot be used, or holds another calibration.
     """
     try:
-        with claim_folder(out, IDENTITY, resume):
+        # resume=True: the folder's own check (_stored) says "calibration", not "study".
+        with claim_folder(out, IDENTITY, resume=True):
             return _search(spec, out, executor, resume, progress)
     except FolderError as exc:
         raise CalibrationError(str(exc)) from None

@@ -212,3 +212,17 @@ def test_bad_input_is_one_line_naming_the_file_and_field(
     [line] = result.stderr.splitlines()
     assert line.startswith(f"{path}:") and message in line, line
     assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_holding_other_files_is_refused(tmp_path: Path) -> None:
+    """-o naming a folder with files no calibration made: exit 2, one line, nothing written."""
+    path = small(tmp_path)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    result = invoke("calibrate", path, "-o", tmp_path / "out", "--jobs", "1")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"battlesim: error: {str(tmp_path / 'out')!r} holds files that no calibration made: "
+        "name a new or empty folder"
+    ]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["notes.txt"]
