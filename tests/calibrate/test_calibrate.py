@@ -16,6 +16,7 @@ from sim.batch.target import load_target
 from sim.batch.worker import fight, prepare
 from sim.calibrate import calibrate, load_calibration
 from sim.calibrate.measures import estimate
+from sim.scenario.load import load_scenario
 from tests.batch.helpers import SCENARIOS, invoke
 
 SHIPPED = SCENARIOS / "coral_sea_calibration.yaml"
@@ -172,6 +173,8 @@ def test_the_patch_sets_the_best_point_on_the_scenario(
     best = result["best"]["params"]
     patch = yaml.safe_load((folder / "t" / "patch.yaml").read_text(encoding="utf-8"))
     assert patch == best
+    _, validated = load_scenario(folder / "t" / "calibrated.yaml")  # a scenario file as it is
+    assert validated.options.table_anti_aircraft == best["options.table_anti_aircraft"]
     scenario = yaml.safe_load((folder / "t" / "calibrated.yaml").read_text(encoding="utf-8"))
     assert scenario["options"]["table_anti_aircraft"] == best["options.table_anti_aircraft"]
     assert (
