@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("replays and their tools", ("sim.replay",)),
     ("batch studies", ("sim.batch",)),
     ("calibration", ("sim.calibrate",)),
+    ("historical cases", ("sim.history",)),
     ("the Python API", ("sim.api",)),
     ("the tools on top", ("sim.cli", "sim.conformance", "sim.__main__")),
 ]

@@ -41,6 +41,7 @@ COMMANDS: dict[str, str] = {
     "export": "sim.cli.runs:export",
     "campaign": "sim.cli.runs:campaign",
     "calibrate": "sim.cli.calibrate:calibrate",
+    "history": "sim.cli.history:history",
 }
 """Every command: name -> ``module:attribute`` (imported on first use)."""
 

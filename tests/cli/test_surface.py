@@ -58,8 +58,9 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_command_is_listed() -> None:
-    """The root group lists the eighteen commands and odds its four calculators."""
-    assert len(COMMANDS) == 23
+    """The root group lists the twenty commands and odds its four calculators."""
+    assert len(COMMANDS) == 24
+    assert ("history",) in COMMANDS and ("calibrate",) in COMMANDS
     assert ("rulesets",) in COMMANDS and ("new",) in COMMANDS and ("scenarios",) in COMMANDS
     assert ("check-ruleset",) in COMMANDS
 
