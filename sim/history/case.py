@@ -48,6 +48,7 @@ Kind = Literal[
     "unit_loss_max",
     "loss_ratio",
     "loss_from",
+    "outcome_loss",
 ]
 
 _NEEDS: dict[str, tuple[str, ...]] = {
@@ -59,6 +60,7 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "unit_loss_max": ("side", "unit"),
     "loss_ratio": ("side", "over", "unit"),
     "loss_from": ("side", "unit", "by_kind", "event", "amount"),
+    "outcome_loss": ("side", "loss"),
 }
 """The fields each kind needs."""
 
@@ -71,6 +73,7 @@ _ALLOWS: dict[str, tuple[str, ...]] = {
     "unit_loss_max": ("kinds", "after_contact", "battle"),
     "loss_ratio": ("battle",),
     "loss_from": ("actor", "target", "battle"),
+    "outcome_loss": ("battle",),
 }
 """The optional fields each kind reads (besides ``at_least``/``at_most``)."""
 
@@ -135,6 +138,7 @@ class MeasureSpec(BaseModel):
     amount: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
     actor: Name | None = None
     target: Name | None = None
+    loss: Name | None = None
     at_least: float | None = None
     at_most: float | None = None
     historical: float
@@ -147,7 +151,10 @@ class MeasureSpec(BaseModel):
         if missing:
             raise ValueError(f"kind {self.kind} needs {', '.join(missing)}")
         allowed = set(_NEEDS[self.kind]) | set(_ALLOWS[self.kind])
-        fields = (*_OPTIONAL, "side", "over", "unit", "word", "hexes", "by_kind", "event", "amount")
+        fields = (
+            *_OPTIONAL,
+            *("side", "over", "unit", "word", "hexes", "by_kind", "event", "amount", "loss"),
+        )
         extra = [f for f in fields if getattr(self, f) is not None and f not in allowed]
         if extra:
             raise ValueError(f"kind {self.kind} does not read {', '.join(extra)}")
@@ -238,9 +245,48 @@ def _target(spec: CaseFile, file: str, lines: dict[tuple[str | int, ...], int]) 
             target.check_path(field_path)
         except PathError as exc:
             problems.append(located(file, lines, ("set", field_path), str(exc)))
+    problems.extend(_outcome_losses(spec, target, file, lines))
     if problems:
         raise ScenarioError(problems)
     return target
+
+
+def _outcome_losses(
+    spec: CaseFile, target: Target, file: str, lines: dict[tuple[str | int, ...], int]
+) -> list[Located]:
+    """An ``outcome_loss`` measure must name a side and one of the losses its outcome lists.
+
+    The loss names are read from the outcome of each battle's initial state
+    (through the contract), so a misspelt name is an error here rather than
+    a silent 0 in every run.
+    """
+    wanted = [(i, m) for i, m in enumerate(spec.measures) if m.kind == "outcome_loss"]
+    if not wanted:
+        return []
+    names: dict[str, set[str]] = {}
+    for ruleset, scenario in target.scenarios():
+        outcome = ruleset.outcome(scenario, ruleset.initial_state(scenario))
+        for side, losses in outcome.losses().items():
+            names.setdefault(side, set()).update(losses)
+    problems = []
+    for i, m in wanted:
+        assert m.side is not None and m.loss is not None
+        if m.side not in names:
+            known = ", ".join(sorted(names))
+            problems.append(
+                located(file, lines, ("measures", i, "side"), f"no side {m.side!r} ({known})")
+            )
+        elif m.loss not in names[m.side]:
+            known = ", ".join(sorted(names[m.side]))
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    ("measures", i, "loss"),
+                    f"the outcome lists no loss {m.loss!r} for {m.side!r} ({known})",
+                )
+            )
+    return problems
 
 
 def load_case(path: str | Path) -> Case:

@@ -1,8 +1,9 @@
 """What one run of a case yields for each measure (docs/history.md, *Measure kinds*).
 
-A run is read through the contract alone: each battle's outcome, its units'
-rows (``UnitRow``) at the end of every turn and at its end, and — for
-``loss_from`` — the plain JSON of the events of one type. So every kind
+A run is read through the contract alone: each battle's outcome (its winner
+and its losses), its units' rows (``UnitRow``) at the end of every turn and
+at its end, and — for ``loss_from`` — the plain JSON of the events of one
+type. So every kind
 works for every ruleset.
 """
 
@@ -33,6 +34,8 @@ class BattleRecord:
     """The unit rows at the end of each turn, turn 1 first (when a measure needs them)."""
     events: list[dict[str, Any]] = field(default_factory=list)
     """The plain JSON of the events a ``loss_from`` measure sums."""
+    losses: dict[str, dict[str, float]] = field(default_factory=dict)
+    """The outcome's losses: side id → loss name → value (``outcome_loss``)."""
 
 
 @dataclass
@@ -148,6 +151,9 @@ def _raw(run: RunRecord, spec: MeasureSpec) -> Value:
         return _unit_loss_max(battle, spec)
     if spec.kind == "loss_ratio":
         return _loss_ratio(battle, spec)
+    if spec.kind == "outcome_loss":
+        assert spec.side is not None and spec.loss is not None
+        return float(battle.losses[spec.side][spec.loss])
     return _loss_from(battle, spec)
 
 

@@ -148,15 +148,16 @@ def _record(task: _Task, prepared: Prepared, seed: int) -> RunRecord:
     fought = fight(prepared, seed, sink_for)
     battles = []
     for k, (bid, ruleset, state, scenario) in enumerate(fought.battles):
-        winner = ruleset.outcome(scenario, state).winner
+        outcome = ruleset.outcome(scenario, state)
         watch = watches[k] if watches else None
         battles.append(
             BattleRecord(
                 bid,
-                winner,
+                outcome.winner,
                 ruleset.units(scenario, state),
                 watch.turns if watch is not None else [],
                 watch.events if watch is not None else [],
+                {s: {k: float(v) for k, v in ls.items()} for s, ls in outcome.losses().items()},
             )
         )
     return RunRecord(battles, fought.outcome.get("winner"))

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from sim import api
+from sim.batch.seeds import run_seed
 from tests.batch.helpers import SCENARIOS, invoke
 
 CASE = """\
@@ -92,6 +94,51 @@ def test_an_unknown_case_is_bad_input(tmp_path: Path) -> None:
     result = invoke("history", "--suite", suite(tmp_path), "--case", "smal")
     assert result.exit_code == 2
     assert "--case smal: no such case; did you mean 'small'?" in result.output
+
+
+OUTCOME_LOSS = """\
+  - id: lost
+    label: Union men lost
+    kind: outcome_loss
+    side: usa
+    loss: {loss}
+    historical: 0
+    accept: {{max: 100000}}
+    source: A test.
+"""
+
+
+def test_outcome_loss_is_the_mean_of_the_runs_outcome_losses(tmp_path: Path) -> None:
+    """Run r of a case fights with run_seed(seed, 0, r); the estimate is the mean of what each
+    run's outcome lists as the side's loss, redone here one battle at a time."""
+    folder = suite(tmp_path)
+    path = folder / "small.yaml"
+    outcome = api.run(SCENARIOS / "stone_wall.yaml", seed=1, out=tmp_path / "one.jsonl").outcome
+    name = next(iter(outcome.losses()["usa"]))
+    path.write_text(path.read_text() + OUTCOME_LOSS.format(loss=name))
+    result = invoke("history", "--suite", folder, "--json")
+    assert result.exit_code == 0, result.output
+    (case,) = json.loads(result.stdout)["cases"]
+    lost = next(m for m in case["measures"] if m["id"] == "lost")
+    each = [
+        api.run(
+            SCENARIOS / "stone_wall.yaml", seed=run_seed(7, 0, r), out=tmp_path / f"{r}.jsonl"
+        ).outcome.losses()["usa"][name]
+        for r in range(4)
+    ]
+    assert (lost["method"], lost["value"]) == ("normal 95 %", pytest.approx(sum(each) / 4))
+
+
+def test_an_outcome_loss_the_outcome_does_not_list_is_located(tmp_path: Path) -> None:
+    """A misspelt loss is an error when the case is read, not a silent 0 in every run."""
+    folder = suite(tmp_path)
+    path = folder / "small.yaml"
+    path.write_text(path.read_text() + OUTCOME_LOSS.format(loss="mne"))
+    result = invoke("history", "--suite", folder)
+    assert result.exit_code == 2
+    assert f"{path}:19: measures.1.loss: the outcome lists no loss 'mne' for 'usa' (guns, men)" in (
+        result.output
+    )
 
 
 @pytest.mark.parametrize(

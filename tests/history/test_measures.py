@@ -115,3 +115,21 @@ def test_a_kind_refuses_fields_it_does_not_read() -> None:
         spec(kind="win", side="usa", hexes=[[1, 1]])
     with pytest.raises(ValueError, match="kind loss needs unit"):
         spec(kind="loss", side="usa")
+
+
+def test_outcome_loss_reads_the_outcomes_losses() -> None:
+    """A flattop strike's unit rows count the aircraft aloft (0 once landed), so a side's
+    air factors lost are read from the outcome's losses, the ruleset's own count."""
+    battle = BattleRecord(
+        None, "allied", [], losses={"allied": {"air_factors": 3.0}, "japan": {"air_factors": 6.0}}
+    )
+    run = RunRecord([battle], "allied")
+    lost = spec(kind="outcome_loss", side="allied", loss="air_factors")
+    assert value_of(run, lost) == 3.0
+    assert value_of(run, spec(kind="outcome_loss", side="japan", loss="air_factors")) == 6.0
+    one = spec(kind="outcome_loss", side="allied", loss="air_factors", at_most=1)
+    assert (value_of(run, one), one.statistic) == (0.0, "probability")
+    with pytest.raises(ValueError, match="kind outcome_loss needs loss"):
+        spec(kind="outcome_loss", side="allied")
+    with pytest.raises(ValueError, match="kind outcome_loss does not read unit"):
+        spec(kind="outcome_loss", side="allied", loss="air_factors", unit="air factors")
