@@ -51,27 +51,32 @@ def _simulate(data: dict[str, Any], seed: int = 5) -> list[dict[str, Any]]:
 def test_coral_sea_golden_outcome(tmp_path: Path) -> None:
     """At seed 1942 Lexington's dive bombers cripple Shoho (3 hits of her light carrier's 5) and
     Yorktown's torpedo bombers sink her; each side scores the other's losses: the Allies 5 for
-    Shoho and 6 for the AF lost (4 aboard her, 2 of her CAP), the Japanese 6 for the AF lost."""
+    Shoho and 6 for the AF lost (4 aboard her, 2 of her CAP), the Japanese 4 for the AF lost
+    (2 in air combat; 2 to the AA, 7 factors against Lexington's strike, then 6 with Shoho
+    crippled firing half her 2)."""
     result = api.run(CORAL, out=tmp_path / "coral.jsonl")
     o = result.outcome.as_json()
     assert (o["winner"], o["turns"], o["reason"]) == (
         "allied",
         5,
-        "every strike flown: Allied 11 points, Japanese 6 — Allied leads by 5",
+        "every strike flown: Allied 11 points, Japanese 4 — Allied leads by 7",
     )
     japan, allied = o["sides"]["japan"], o["sides"]["allied"]
     assert japan["air_factors_lost"] == {
         "air_combat": 2, "anti_aircraft": 0, "aboard": 4, "ditched": 0,
     }  # fmt: skip
     assert allied["air_factors_lost"] == {
-        "air_combat": 2, "anti_aircraft": 4, "aboard": 0, "ditched": 0,
+        "air_combat": 2, "anti_aircraft": 2, "aboard": 0, "ditched": 0,
     }  # fmt: skip
     assert (japan["sunk"], japan["crippled"], result.state.ships["shoho"].hits) == (
         ["Shoho"],
         [],
         5,
     )
-    assert (allied["points"], japan["points"]) == (5 + 6, 6)
+    assert (allied["points"], japan["points"]) == (5 + 6, 4)
+    aa = [(e["result"]["factors"], e["result"]["hits"]) for e in _golden("coral_sea.yaml")
+          if e["type"] == "flattop.anti_aircraft"]  # fmt: skip
+    assert aa == [(2 + 4 * 1 + 1, 0), (1 + 4 * 1 + 1, 2)]
     golden = _golden("coral_sea.yaml")
     attacks = [
         (e["strike"], e["hits_taken"], e["status_after"]) for e in golden if "hits_taken" in e
