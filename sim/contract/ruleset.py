@@ -81,6 +81,12 @@ class Ruleset(Generic[ScenarioT, StateT]):
             each a :class:`~sim.contract.odds.OddsResolution`; ``battlesim
             odds`` offers one command for each (docs/rulesets.md, "Exact
             odds: the ``odds`` hook").
+        older_versions: earlier rules versions the ruleset still fights: a
+            replay's header names its version, and its scenario is read and
+            written for it (the pydantic context ``{"ruleset_version": v}``;
+            :class:`~sim.contract.options.ChangedDefaults`), so ``verify``
+            fights it again under the rules it was fought under (default:
+            none).
     """
 
     name: str
@@ -110,6 +116,11 @@ class Ruleset(Generic[ScenarioT, StateT]):
     ) = None
     snapshot_json: Callable[[StateT], str] | None = None
     odds: tuple[OddsResolution, ...] = ()
+    older_versions: tuple[str, ...] = ()
+
+    def fights(self, version: str) -> bool:
+        """True when a battle fought under rules ``version`` can be fought again exactly."""
+        return version == self.version or version in self.older_versions
 
     def __post_init__(self) -> None:
         """Fill in the defaults that need the ruleset's own hooks (restore, measures).
