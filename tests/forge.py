@@ -18,7 +18,9 @@ from engine.log import GENESIS, seal
 from sim.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"
+GOLDEN = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
+"""The stone wall golden replay as musket rules version 1 wrote it (kept when version 2
+regenerated replays/): the battle these forgery tests were written against."""
 FORMAT1 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862.format1.jsonl"
 FORMAT4 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862.format4.jsonl"
 """The stone_wall golden as format 4 wrote it (random derivation 1): 12 turns, a snapshot."""

@@ -34,7 +34,7 @@ def regenerate() -> None:
     """Write every golden replay afresh."""
     for scenario, seed in GOLDEN.items():
         out = golden_path(scenario, seed)
-        api.run(ROOT / "scenarios" / scenario, seed=seed, out=out)
+        api.run(ROOT / "scenarios" / scenario, seed=seed, out=out, force=True)  # deliberate
         print(f"wrote {out.relative_to(ROOT)}")
 
 

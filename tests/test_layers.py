@@ -22,6 +22,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("scenario files", ("sim.scenario",)),
     ("replays and their tools", ("sim.replay",)),
     ("batch studies", ("sim.batch",)),
+    ("calibration", ("sim.calibrate",)),
+    ("historical cases", ("sim.history",)),
     ("the Python API", ("sim.api",)),
     ("the tools on top", ("sim.cli", "sim.conformance", "sim.__main__")),
 ]

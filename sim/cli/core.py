@@ -87,15 +87,20 @@ def verify(replay: str, as_json: bool) -> None:
     """
     from sim import api
     from sim.cli import views
+    from sim.replay.verify import rules_version
 
     result = api.verify_replay(replay)
     if result.damage is not None and result.damage.kind in views.NOT_A_REPLAY:
         fail(str(result.damage))
+    rules = rules_version(replay)
     if as_json:
-        echo_json(views.verify_json(result))
+        data = views.verify_json(result)
+        echo_json(data if rules is None else {**data, "rules": rules.as_json()})
     else:
         for line in views.verify_lines(result):
             click.echo(line)
+        if rules is not None:  # a note beside the verdict: stdout keeps its one line
+            click.echo(f"battlesim: note: {rules.line()}", err=True)
     sys.exit(0 if result.ok else 1)
 
 

@@ -43,6 +43,8 @@ COMMANDS: dict[str, str] = {
     "rerun": "sim.cli.runs:rerun_command",
     "export": "sim.cli.runs:export",
     "campaign": "sim.cli.runs:campaign",
+    "calibrate": "sim.cli.calibrate:calibrate",
+    "history": "sim.cli.history:history",
 }
 """Every command: name -> ``module:attribute`` (imported on first use)."""
 

@@ -12,11 +12,19 @@ always did.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    model_serializer,
+    model_validator,
+)
 
-__all__ = ["later_option"]
+__all__ = ["VERSION_KEY", "ChangedDefaults", "later_option"]
 
 
 def later_option(default: Any, description: str, **constraints: Any) -> Any:
@@ -27,3 +35,58 @@ def later_option(default: Any, description: str, **constraints: Any) -> Any:
         exclude_if=lambda value: bool(value == default),
         **constraints,
     )
+
+
+VERSION_KEY = "ruleset_version"
+"""The pydantic validation and serialization context key naming the rules version a
+scenario is read or written for (:func:`sim.replay.header.header_scenario`,
+:func:`sim.replay.header.make_header`)."""
+
+
+def _earlier(version: Any, since: str) -> bool:
+    """True when ``version`` is a rules version before ``since`` (versions are whole numbers)."""
+    if not isinstance(version, str) or not version.isdigit() or not since.isdigit():
+        return False
+    return int(version) < int(since)
+
+
+class ChangedDefaults(BaseModel):
+    """Options whose defaults changed with the ruleset's version.
+
+    ``CHANGED`` maps a version to the options whose default it changed, each
+    with its value *before* that version. A scenario read for an earlier
+    version (the context ``{"ruleset_version": v}``, which a replay's header
+    gives) gets the earlier values of the options it does not set, and is
+    written for that version without them; so a replay fought before the
+    change is fought again exactly, and its header is written back byte for
+    byte. Declare each changed option with :func:`later_option` (its new
+    default, left out of dumps).
+    """
+
+    CHANGED: ClassVar[dict[str, dict[str, Any]]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_defaults(cls, data: Any, info: ValidationInfo) -> Any:
+        version = (info.context or {}).get(VERSION_KEY)
+        if not isinstance(data, dict):
+            return data
+        filled = dict(data)
+        for since, before in cls.CHANGED.items():
+            if _earlier(version, since):
+                for name, value in before.items():
+                    filled.setdefault(name, value)
+        return filled
+
+    @model_serializer(mode="wrap")
+    def _earlier_dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        data = handler(self)
+        version = (info.context or {}).get(VERSION_KEY)
+        if not isinstance(data, dict):
+            return data
+        for since, before in self.CHANGED.items():
+            if _earlier(version, since):
+                for name, value in before.items():
+                    if name in data and getattr(self, name) == value:
+                        del data[name]
+        return data

@@ -85,6 +85,12 @@ class Ruleset(Generic[ScenarioT, StateT]):
             striking others, each an :class:`Engagement` with a few words of
             its result; the report page draws them from actor to target
             (default: none).
+        older_versions: earlier rules versions the ruleset still fights: a
+            replay's header names its version, and its scenario is read and
+            written for it (the pydantic context ``{"ruleset_version": v}``;
+            :class:`~sim.contract.options.ChangedDefaults`), so ``verify``
+            fights it again under the rules it was fought under (default:
+            none).
     """
 
     name: str
@@ -115,6 +121,11 @@ class Ruleset(Generic[ScenarioT, StateT]):
     snapshot_json: Callable[[StateT], str] | None = None
     odds: tuple[OddsResolution, ...] = ()
     engagements: Callable[[ScenarioT, Event], list[Engagement]] = defaults.no_engagements
+    older_versions: tuple[str, ...] = ()
+
+    def fights(self, version: str) -> bool:
+        """True when a battle fought under rules ``version`` can be fought again exactly."""
+        return version == self.version or version in self.older_versions
 
     def __post_init__(self) -> None:
         """Fill in the defaults that need the ruleset's own hooks (restore, measures).

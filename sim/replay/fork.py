@@ -25,7 +25,7 @@ from engine.formats import WRITTEN, resimulation_format
 from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
 from sim.replay.file import ReplayFile, ReplayLike
-from sim.replay.header import file_label, make_header
+from sim.replay.header import file_label, fought_under, make_header
 from sim.scenario.values import ValueProblem, check_name, parse_value
 
 __all__ = ["FIXED", "ForkError", "Forked", "fork", "fork_battle", "parse_assignment"]
@@ -176,15 +176,16 @@ class _SamePrefix:
 def _fork_header(
     loaded: ReplayLike, at_seq: int, event_fields: dict[str, Any], state_fields: dict[str, Any]
 ) -> Header:
-    """The child's header: today's code, the parent's seed, source and dice, and the fork.
+    """The child's header: today's code, the parent's seed, source, dice and rules, and the fork.
 
     A parent of formats 1–4 has the dice of random derivation 1: its child is
     written in format 4, so it shares the parent's battle up to the change.
     """
     parent = loaded.header
     again = resimulation_format(parent.format_version)
+    version = fought_under(loaded.ruleset, parent)
     return make_header(
-        loaded.ruleset, loaded.scenario, parent.seed, parent.source, again
+        loaded.ruleset, loaded.scenario, parent.seed, parent.source, again, ruleset_version=version
     ).model_copy(
         update={
             "fork": Fork(

@@ -21,10 +21,12 @@ from engine.reader import ReplayError
 from engine.text import CONTROL
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.contract import AnyRuleset, get_ruleset
+from sim.contract.options import VERSION_KEY
 
 __all__ = [
     "UNFOLDABLE",
     "file_label",
+    "fought_under",
     "header_scenario",
     "make_header",
     "registry_for",
@@ -53,19 +55,23 @@ def make_header(
     seed: int,
     source: str | None = None,
     format_version: int = FORMAT_VERSION,
+    ruleset_version: str | None = None,
 ) -> Header:
     """The replay header for a scenario and seed (canonical scenario, digests).
 
     ``format_version`` is today's for a new battle; a battle fought again
     (verify, fork, a resumed study) keeps the dice of the format it began in
-    (:func:`engine.formats.resimulation_format`).
+    (:func:`engine.formats.resimulation_format`), and the rules version it was
+    fought under (``ruleset_version``, one the ruleset :meth:`~sim.contract.Ruleset.fights`;
+    default: today's), for which its scenario is written.
     """
-    canonical = scenario.model_dump(mode="json")
+    version = ruleset_version if ruleset_version is not None else ruleset.version
+    canonical = scenario.model_dump(mode="json", context={VERSION_KEY: version})
     return Header(
         format_version=format_version,
         engine_version=ENGINE_VERSION,
         ruleset=ruleset.name,
-        ruleset_version=ruleset.version,
+        ruleset_version=version,
         seed=seed,
         scenario=canonical,
         scenario_digest=digest(canonical),
@@ -82,7 +88,8 @@ def header_scenario(header: Header, path: str) -> tuple[AnyRuleset, Any]:
     """
     try:
         ruleset = get_ruleset(header.ruleset)
-        scenario = ruleset.scenario_model.model_validate(header.scenario)
+        context = {VERSION_KEY: fought_under(ruleset, header)}
+        scenario = ruleset.scenario_model.model_validate(header.scenario, context=context)
     except LookupError as exc:
         raise ReplayError(path, 1, str(exc)) from None
     except ValidationError as exc:
@@ -97,6 +104,17 @@ def header_scenario(header: Header, path: str) -> tuple[AnyRuleset, Any]:
     return ruleset, scenario
 
 
+def fought_under(ruleset: AnyRuleset, header: Header) -> str:
+    """The rules version to read and fight a header's battle under.
+
+    The header's own when the ruleset still fights it, else today's (a
+    version the ruleset does not know is fought under today's rules, so its
+    header, written again, differs at line 1).
+    """
+    v = header.ruleset_version
+    return v if ruleset.fights(v) else ruleset.version
+
+
 def simulate_into(header: Header, sink: Sink, path: str = "<header>") -> Any:
     """Re-simulate a replay's header into ``sink``; return the final state.
 
@@ -106,9 +124,10 @@ def simulate_into(header: Header, sink: Sink, path: str = "<header>") -> Any:
     """
     ruleset, scenario = header_scenario(header, path)
     again = resimulation_format(header.format_version)  # its own dice
-    fresh = make_header(ruleset, scenario, header.seed, header.source, again).model_copy(
-        update={"fork": header.fork}
-    )
+    version = fought_under(ruleset, header)
+    fresh = make_header(
+        ruleset, scenario, header.seed, header.source, again, ruleset_version=version
+    ).model_copy(update={"fork": header.fork})
     try:
         return ruleset.simulate(scenario, fresh, sink)
     except UNFOLDABLE as exc:  # SimPy re-raises a process's error, sometimes as a TypeError

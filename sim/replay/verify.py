@@ -2,18 +2,64 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.events import Event
 from engine.log import Header
 from engine.projection import Projection
+from engine.reader import ReplayError, ReplayStream
 from engine.replay import Mismatch, VerifyResult, verify
+from sim.contract import get_ruleset
 from sim.replay.header import UNFOLDABLE, header_scenario, registry_for, simulate_into
 from sim.scenario.catalog import SCENARIOS
 from sim.scenario.load import ScenarioError, read_yaml
 
-__all__ = ["source_mismatch", "verify_replay"]
+__all__ = ["RulesVersion", "rules_version", "source_mismatch", "verify_replay"]
+
+
+@dataclass(frozen=True)
+class RulesVersion:
+    """The rules version a replay was fought under, when it is not this battlesim's."""
+
+    ruleset: str
+    fought_under: str
+    current: str
+    fought_again: bool
+    """True when this battlesim still fights that version (``Ruleset.older_versions``)."""
+
+    def line(self) -> str:
+        """One sentence for ``verify``'s text."""
+        old = f"fought under {self.ruleset} rules v{self.fought_under}"
+        now = f"this battlesim's are v{self.current}"
+        if self.fought_again:
+            return f"{old} ({now}); fought again under v{self.fought_under}"
+        return (
+            f"{old}, which this battlesim cannot fight again ({now}): a difference "
+            "comes from the rules, not necessarily from tampering"
+        )
+
+    def as_json(self) -> dict[str, object]:
+        """The ``rules`` object of ``verify --json``."""
+        return {
+            "ruleset": self.ruleset,
+            "fought_under": self.fought_under,
+            "current": self.current,
+            "fought_again": self.fought_again,
+        }
+
+
+def rules_version(path: str | Path) -> RulesVersion | None:
+    """The replay's rules version when it is not today's; None when it is (or is unreadable)."""
+    try:
+        header = ReplayStream(path, registry_for).header
+        ruleset = get_ruleset(header.ruleset)
+    except (ReplayError, LookupError):
+        return None
+    if header.ruleset_version == ruleset.version:
+        return None
+    v = header.ruleset_version
+    return RulesVersion(ruleset.name, v, ruleset.version, ruleset.fights(v))
 
 
 class _Auditor:

@@ -84,7 +84,7 @@ class ScenarioInfo:
 
     file: str
     kind: str
-    """A ruleset name, ``campaign`` or ``study``."""
+    """A ruleset name, ``campaign``, ``study`` or ``calibration``."""
     name: str
     summary: str
     """The first sentence of its description (or its name)."""
@@ -112,11 +112,13 @@ def _read(path: Path, source: str) -> ScenarioInfo:
     data = data if isinstance(data, dict) else {}
     if "campaign" in data:
         kind, name = "campaign", str(data["campaign"])
+    elif "targets" in data and "ruleset" not in data:
+        kind, name = "calibration", str(data.get("name", path.stem))
     elif "scenario" in data and "ruleset" not in data:
         kind, name = "study", str(data.get("name", path.stem))
     else:
         kind, name = str(data.get("ruleset", "?")), str(data.get("name", path.stem))
-    fallback = f"a study of {data['scenario']}" if kind == "study" else name
+    fallback = f"a {kind} of {data.get('scenario')}" if kind in ("study", "calibration") else name
     summary = _first_sentence(str(data.get("description") or fallback))
     return ScenarioInfo(path.name, kind, name, summary, str(path), source)
 

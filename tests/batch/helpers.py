@@ -14,8 +14,11 @@ from sim.cli import cli
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = REPO / "scenarios"
-STONE_WALL = SCENARIOS / "stone_wall.yaml"
-CAMPAIGN = SCENARIOS / "fredericksburg_campaign.yaml"
+RULES1 = REPO / "tests" / "data" / "rules1"
+"""The musket scenarios and campaign as they were before issue 22 rebuilt them, with
+musket rules version 1's options: the battles these tests pin."""
+STONE_WALL = RULES1 / "stone_wall.yaml"
+CAMPAIGN = RULES1 / "fredericksburg_campaign.yaml"
 
 
 def invoke(*args: str | Path) -> Result:

@@ -14,7 +14,7 @@ from sim.contract import Measure, Outcome, SideResult
 from sim.rulesets.musket.campaign import carry_over
 from sim.rulesets.musket.state import initial_state
 from sim.scenario.load import load_scenario
-from tests.batch.helpers import CAMPAIGN, SCENARIOS, STONE_WALL, invoke
+from tests.batch.helpers import CAMPAIGN, RULES1, STONE_WALL, invoke
 
 
 def _units(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -30,7 +30,7 @@ def test_carry_over_moves_survivors_by_id_with_exact_values() -> None:
     u["28ma"].strength, u["28ma"].fatigue, u["28ma"].morale = 367, 75, "disrupted"
     u["116pa"].strength, u["116pa"].morale = 0, "eliminated"  # destroyed
     u["cobb"].strength, u["cobb"].fatigue, u["cobb"].morale = 288, 655, "routed"
-    nxt, _ = read_yaml(SCENARIOS / "chancellorsville.yaml")
+    nxt, _ = read_yaml(RULES1 / "chancellorsville.yaml")
     reinforcement = {
         "id": "88ny", "name": "88th New York", "kind": "infantry", "strength": 320,
         "quality": "C", "weapon": "rifle_musket", "at": [6, 2],
@@ -62,7 +62,7 @@ def test_carry_over_settings_can_leave_fled_units_out() -> None:
     _, sc = load_scenario(STONE_WALL)
     state = initial_state(sc)
     state.units["69ny"].morale = "eliminated"
-    nxt, _ = read_yaml(SCENARIOS / "chancellorsville.yaml")
+    nxt, _ = read_yaml(RULES1 / "chancellorsville.yaml")
     out = _units(carry_over(sc, state, nxt, {"fled_return": False, "morale_recovery": 0}))
     assert "69ny" not in out
     assert out["24ga"]["order"] == {"kind": "advance", "to": [5, 3]}

@@ -17,7 +17,10 @@ from sim.cli import cli
 from sim.replay import analysis
 
 ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"
+GOLDEN = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
+"""The stone wall golden as musket rules version 1 wrote it (kept: these tests pin it)."""
+STONE_WALL = ROOT / "tests" / "data" / "rules1" / "stone_wall.yaml"
+"""That battle's scenario: the pre-issue-22 stone wall with version 1's options."""
 FORMAT1 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862.format1.jsonl"
 EVENTS = api.load_replay(GOLDEN).events
 CHECK = next(
@@ -111,14 +114,10 @@ def test_diff_json_has_the_same_content(forked: Path) -> None:
 
 def test_diff_of_variants_compares_inputs_and_outcomes(tmp_path: Path) -> None:
     """Two seeds of one scenario: the seed is the only input change; outcomes side by side."""
-    out = tmp_path / "s7.jsonl"
-    assert (
-        _invoke(
-            "run", str(ROOT / "scenarios" / "stone_wall.yaml"), "--seed", "7", "--out", str(out)
-        ).exit_code
-        == 0
-    )
-    data = json.loads(_invoke("diff", str(GOLDEN), str(out), "--json").stdout)
+    out, base = tmp_path / "s7.jsonl", tmp_path / "s1862.jsonl"
+    for seed, path in (("7", out), ("1862", base)):
+        assert _invoke("run", str(STONE_WALL), "--seed", seed, "--out", str(path)).exit_code == 0
+    data = json.loads(_invoke("diff", str(base), str(out), "--json").stdout)
     assert data["mode"] == "variants"
     assert data["inputs"] == [{"path": "seed", "kind": "changed", "a": 1862, "b": 7}]
     assert data["outcome"]["winner"] == ["csa", "csa"]
@@ -128,12 +127,13 @@ def test_diff_of_variants_compares_inputs_and_outcomes(tmp_path: Path) -> None:
 
 def test_a_scenario_seed_changed_is_one_input_change(tmp_path: Path) -> None:
     """The scenario's own seed edited (so the header's differs too): "seed" is listed once."""
-    text = (ROOT / "scenarios" / "stone_wall.yaml").read_text(encoding="utf-8")
+    text = STONE_WALL.read_text(encoding="utf-8")
     scenario = tmp_path / "stone_wall.yaml"
     scenario.write_text(text.replace("\nseed: 1862\n", "\nseed: 7\n"), encoding="utf-8")
-    out = tmp_path / "s7.jsonl"
+    out, base = tmp_path / "s7.jsonl", tmp_path / "s1862.jsonl"
     assert _invoke("run", str(scenario), "--out", str(out)).exit_code == 0
-    data = json.loads(_invoke("diff", str(GOLDEN), str(out), "--json").stdout)
+    assert _invoke("run", str(STONE_WALL), "--out", str(base)).exit_code == 0
+    data = json.loads(_invoke("diff", str(base), str(out), "--json").stdout)
     assert data["inputs"] == [{"path": "seed", "kind": "changed", "a": 1862, "b": 7}]
 
 
@@ -298,14 +298,10 @@ def test_newer_event_schema_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_gzip_replays_are_written_and_read_transparently(tmp_path: Path) -> None:
     """run --out x.jsonl.gz writes gzip; verify and show read it; a cut file is truncated."""
-    out = tmp_path / "sw.jsonl.gz"
-    assert (
-        _invoke(
-            "run", str(ROOT / "scenarios" / "stone_wall.yaml"), "--seed", "1862", "--out", str(out)
-        ).exit_code
-        == 0
-    )
-    assert gzip.decompress(out.read_bytes()) == GOLDEN.read_bytes()
+    out, plain = tmp_path / "sw.jsonl.gz", tmp_path / "sw.jsonl"
+    assert _invoke("run", str(STONE_WALL), "--seed", "1862", "--out", str(out)).exit_code == 0
+    assert _invoke("run", str(STONE_WALL), "--seed", "1862", "--out", str(plain)).exit_code == 0
+    assert gzip.decompress(out.read_bytes()) == plain.read_bytes()
     assert _invoke("verify", str(out)).exit_code == 0
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(out.read_bytes()[: len(out.read_bytes()) // 2])

@@ -18,8 +18,10 @@ from sim import api
 from sim.cli import cli
 
 REPO = Path(__file__).resolve().parents[2]
-STONE_WALL = REPO / "scenarios" / "stone_wall.yaml"
-GOLDEN = REPO / "replays" / "stone_wall-s1862.jsonl"
+STONE_WALL = REPO / "tests" / "data" / "rules1" / "stone_wall.yaml"
+"""The pre-issue-22 stone wall with musket rules version 1's options (the battles pinned here)."""
+GOLDEN = REPO / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
+"""Its seed-1862 replay as version 1 wrote it."""
 
 
 def _invoke(*args: str) -> Result:
@@ -58,8 +60,9 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_command_is_listed() -> None:
-    """The root group lists the eighteen commands and odds its four calculators."""
-    assert len(COMMANDS) == 22
+    """The root group lists the twenty commands and odds its four calculators."""
+    assert len(COMMANDS) == 24
+    assert ("history",) in COMMANDS and ("calibrate",) in COMMANDS
     assert ("rulesets",) in COMMANDS and ("new",) in COMMANDS and ("scenarios",) in COMMANDS
     assert ("check-ruleset",) in COMMANDS
 
@@ -214,7 +217,7 @@ def test_validate_json_ok_and_errors(tmp_path: Path) -> None:
     assert got["errors"] == [
         {
             "file": str(bad),
-            "line": 44,
+            "line": 55,
             "field": "sides.0.units.0.quality",
             "message": "Input should be 'A', 'B', 'C', 'D', 'E' or 'F'",
         }
@@ -386,7 +389,7 @@ def test_clock_time_without_leading_zero_is_explained(tmp_path: Path) -> None:
     bad.write_text(STONE_WALL.read_text().replace('start: "12:00"', 'start: "7:00"'))
     result = _invoke("validate", str(bad))
     assert result.stderr == (
-        f"{bad}:19: turns.start: '7:00' is not a clock time: write HH:MM on the 24-hour clock, "
+        f"{bad}:25: turns.start: '7:00' is not a clock time: write HH:MM on the 24-hour clock, "
         "e.g. '07:00'\n"
     )
     assert not re.search(r"\^|\\d", result.stderr)
@@ -401,10 +404,10 @@ def test_rulesets_lists_name_version_and_source() -> None:
     assert [(r["name"], r["version"], r["source"], r["target"]) for r in got] == [
         ("becmi", "1", "built in", "sim.rulesets.becmi:RULESET"),
         ("flattop", "1", "built in", "sim.rulesets.flattop:RULESET"),
-        ("musket", "1", "built in", "sim.rulesets.musket:RULESET"),
+        ("musket", "2", "built in", "sim.rulesets.musket:RULESET"),
     ]
     text = _invoke("rulesets").stdout.splitlines()
-    assert text[2] == "musket   version 1    built in (sim.rulesets.musket:RULESET)"
+    assert text[2] == "musket   version 2    built in (sim.rulesets.musket:RULESET)"
 
 
 def test_scenarios_lists_every_shipped_file_once() -> None:
@@ -425,6 +428,7 @@ def test_scenarios_lists_every_shipped_file_once() -> None:
         "campaign",
         "study",
     )
+    assert kinds["coral_sea_calibration.yaml"] == "calibration"
     study = next(line for line in lines if line.startswith("  stone_wall_study.yaml"))
     assert study.endswith("Stone wall — cover and fire lethality: a study of stone_wall.yaml")
     listed = json.loads(_invoke("scenarios", "--json").stdout)

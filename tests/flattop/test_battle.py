@@ -22,6 +22,9 @@ from tests.golden import GOLDEN, golden_path
 
 ROOT = Path(__file__).resolve().parents[2]
 CORAL = ROOT / "scenarios" / "coral_sea.yaml"
+SKETCH = ROOT / "tests" / "data" / "scenarios" / "coral_sea_sketch.yaml"
+"""coral_sea.yaml as the rules-notes sketch had it (a Ready box hit, B-17s, a cancelled strike)."""
+SKETCH_REPLAY = ROOT / "tests" / "data" / "replays" / "coral_sea_sketch-s1942.jsonl"
 DUEL = ROOT / "scenarios" / "carrier_duel.yaml"
 BATTLESIM = Path(sys.executable).parent / "battlesim"
 
@@ -46,8 +49,48 @@ def _simulate(data: dict[str, Any], seed: int = 5) -> list[dict[str, Any]]:
 
 
 def test_coral_sea_golden_outcome(tmp_path: Path) -> None:
-    """At seed 1942 Shoho is crippled with 6 hits of 8 and the Allies win 9 points to 5."""
+    """At seed 1942 Lexington's dive bombers cripple Shoho (3 hits of her light carrier's 5) and
+    Yorktown's torpedo bombers sink her; each side scores the other's losses: the Allies 5 for
+    Shoho and 6 for the AF lost (4 aboard her, 2 of her CAP), the Japanese 4 for the AF lost
+    (2 in air combat; 2 to the AA, 7 factors against Lexington's strike, then 6 with Shoho
+    crippled firing half her 2)."""
     result = api.run(CORAL, out=tmp_path / "coral.jsonl")
+    o = result.outcome.as_json()
+    assert (o["winner"], o["turns"], o["reason"]) == (
+        "allied",
+        5,
+        "every strike flown: Allied 11 points, Japanese 4 — Allied leads by 7",
+    )
+    japan, allied = o["sides"]["japan"], o["sides"]["allied"]
+    assert japan["air_factors_lost"] == {
+        "air_combat": 2, "anti_aircraft": 0, "aboard": 4, "ditched": 0,
+    }  # fmt: skip
+    assert allied["air_factors_lost"] == {
+        "air_combat": 2, "anti_aircraft": 2, "aboard": 0, "ditched": 0,
+    }  # fmt: skip
+    assert (japan["sunk"], japan["crippled"], result.state.ships["shoho"].hits) == (
+        ["Shoho"],
+        [],
+        5,
+    )
+    assert (allied["points"], japan["points"]) == (5 + 6, 4)
+    aa = [(e["result"]["factors"], e["result"]["hits"]) for e in _golden("coral_sea.yaml")
+          if e["type"] == "flattop.anti_aircraft"]  # fmt: skip
+    assert aa == [(2 + 4 * 1 + 1, 0), (1 + 4 * 1 + 1, 2)]
+    golden = _golden("coral_sea.yaml")
+    attacks = [
+        (e["strike"], e["hits_taken"], e["status_after"]) for e in golden if "hits_taken" in e
+    ]
+    assert attacks == [
+        ("lex_strike", 3, "crippled"), ("lex_strike", 0, "crippled"),
+        ("yorktown_strike", 0, "crippled"), ("yorktown_strike", 2, "sunk"),
+    ]  # fmt: skip
+    assert [e["time"] for e in golden if e["type"] == "flattop.launched"] == [30.0, 45.0]
+
+
+def test_coral_sea_sketch_outcome(tmp_path: Path) -> None:
+    """The sketch at seed 1942: Shoho is crippled with 6 hits of 8 and the Allies win 9 to 5."""
+    result = api.run(SKETCH, out=tmp_path / "coral.jsonl")
     o = result.outcome.as_json()
     assert (o["winner"], o["turns"], o["reason"]) == (
         "allied",
@@ -68,12 +111,10 @@ def test_coral_sea_golden_outcome(tmp_path: Path) -> None:
     ]
 
 
-def test_coral_sea_golden_event_sequence() -> None:
-    """The strike on Shoho: air combat, AA, the attacks (doubled in the Ready box), recovery;
-    the B-17s lose their bombers to the CAP and AA before they can attack."""
-    kinds = [
-        (e["type"].split(".")[1], e.get("strike"), e["time"]) for e in _golden("coral_sea.yaml")
-    ]
+def test_coral_sea_sketch_event_sequence() -> None:
+    """The sketch's strike on Shoho: air combat, AA, the attacks (doubled in the Ready box),
+    recovery; the B-17s lose their bombers to the CAP and AA before they can attack."""
+    kinds = [(e["type"].split(".")[1], e.get("strike"), e["time"]) for e in _events(SKETCH_REPLAY)]
     assert kinds == [
         ("turn_ended", None, 60.0),
         ("spotted", "lex_strike", 90.0),
@@ -99,7 +140,7 @@ def test_coral_sea_golden_event_sequence() -> None:
         ("battle_ended", None, 360.0),
         ("turn_ended", None, 360.0),
     ]
-    dive = _golden("coral_sea.yaml")[12]
+    dive = _events(SKETCH_REPLAY)[12]
     got = (dive["ready_box"], dive["result"]["hits"], dive["hits_taken"], dive["status_after"])
     assert got == (True, 3, 6, "crippled")
     assert dive["lost_ready"] == {"shoho_strike": {"torpedo_bomber": 3, "fighter": 2}}
@@ -165,7 +206,7 @@ def _draws(events: list[dict[str, Any]], strike: str) -> list[tuple[str, int, fl
 
 def test_one_strikes_change_moves_no_draw_of_another() -> None:
     """Launching the B-17s earlier changes what Lexington's strike meets, not the dice it rolls."""
-    data = yaml.safe_load(CORAL.read_text(encoding="utf-8"))
+    data = yaml.safe_load(SKETCH.read_text(encoding="utf-8"))
     base = _simulate(data, seed=1942)
     data["sides"][0]["strikes"][1]["launch"] = "08:00"
     moved = _simulate(data, seed=1942)
@@ -251,10 +292,10 @@ def _invoke(*args: str) -> Any:
 def test_cli_run_verify_and_show_work_on_a_flattop_battle(tmp_path: Path) -> None:
     """run prints the outcome, verify passes, show --turn folds and show --events narrates."""
     out = tmp_path / "cs.jsonl"
-    run = _invoke("run", str(CORAL), "--out", str(out))
+    run = _invoke("run", str(SKETCH), "--out", str(out))
     assert run.exit_code == 0
     assert run.stdout.splitlines() == [
-        "coral_sea.yaml (seed 1942): Allied wins after 6 turns — every strike flown: "
+        "coral_sea_sketch.yaml (seed 1942): Allied wins after 6 turns — every strike flown: "
         "Allied 9 points, Japanese 5 — Allied leads by 4",
         "  Allied: 0 ships sunk, 0 crippled, 5 air factors lost; 9 points",
         "  Japanese: 0 ships sunk, 1 crippled (Shoho), 5 air factors lost; 5 points",
@@ -289,7 +330,7 @@ def test_cli_run_verify_and_show_work_on_a_flattop_battle(tmp_path: Path) -> Non
 
 def test_cli_validate_names_each_cross_field_problem_with_its_line(tmp_path: Path) -> None:
     """A strike at its own task force, one beyond its radius, a cruiser with aircraft: exit 2."""
-    text = CORAL.read_text(encoding="utf-8")
+    text = SKETCH.read_text(encoding="utf-8")
     text = text.replace("target: mo_cover\n        escort: 4", "target: tf17\n        escort: 4")
     text = text.replace("at: [20, 10]", "at: [20, 30]")
     text = text.replace(
@@ -301,11 +342,11 @@ def test_cli_validate_names_each_cross_field_problem_with_its_line(tmp_path: Pat
     result = _invoke("validate", str(bad))
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        f"{bad}:87: sides.1.task_forces.0.ships.1.aircraft: a heavy_cruiser carries no aircraft",
-        f"{bad}:61: sides.0.strikes.0.target: 'tf17' is not a task force of japan",
-        f"{bad}:96: sides.1.strikes.0.target: tf17 is 20 hexes away, "
+        f"{bad}:91: sides.1.task_forces.0.ships.1.aircraft: a heavy_cruiser carries no aircraft",
+        f"{bad}:65: sides.0.strikes.0.target: 'tf17' is not a task force of japan",
+        f"{bad}:100: sides.1.strikes.0.target: tf17 is 20 hexes away, "
         "beyond the fighter radius of 9",
-        f"{bad}:96: sides.1.strikes.0.target: tf17 is 20 hexes away, "
+        f"{bad}:100: sides.1.strikes.0.target: tf17 is 20 hexes away, "
         "beyond the torpedo_bomber radius of 9",
     ]
 

@@ -13,6 +13,8 @@ from tests.golden import GOLDEN, golden_path
 
 DUEL = golden_path("carrier_duel.yaml", GOLDEN["carrier_duel.yaml"])
 CORAL = golden_path("coral_sea.yaml", GOLDEN["coral_sea.yaml"])
+SKETCH = DUEL.parents[1] / "tests" / "data" / "replays" / "coral_sea_sketch-s1942.jsonl"
+"""The rules-notes sketch coral_sea.yaml was (its strike on Shoho hits her Ready box)."""
 
 
 def test_restore_rebuilds_every_turns_state_from_its_snapshot() -> None:
@@ -35,17 +37,17 @@ def test_reading_from_the_turn_10_snapshot_equals_folding_from_the_start() -> No
 
 def test_the_golden_replays_are_lawful() -> None:
     """verify's audit finds nothing wrong in either golden flattop replay."""
-    for path in (CORAL, DUEL):
+    for path in (CORAL, SKETCH, DUEL):
         result = api.verify_replay(path)
         assert (result.ok, result.damage, result.mismatch) == (True, None, None)
 
 
 def _attack_with_state() -> tuple[Any, Any, Attacked]:
-    loaded = api.load_replay(CORAL)
+    loaded = api.load_replay(SKETCH)
     for event, state in loaded.fold():
         if isinstance(event, Attacked) and event.ready_box:
             return loaded.scenario, state, event
-    raise AssertionError("no Ready-box attack in the golden replay")
+    raise AssertionError("no Ready-box attack in the sketch's replay")
 
 
 def test_audit_names_an_attack_whose_arithmetic_was_edited() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.forge import FORMAT1, FORMAT4, GOLDEN, bodies, edit_header, forge, invoke, reseal
+from tests.forge import FORMAT1, FORMAT4, GOLDEN, ROOT, bodies, edit_header, forge, invoke, reseal
 
 
 def _verify_refuses(path: Path, fragment: str) -> str:
@@ -130,7 +130,7 @@ def test_format1_is_never_gzip(tmp_path: Path) -> None:
 
 def test_format1_of_a_ruleset_born_in_format2_is_refused(tmp_path: Path) -> None:
     """becmi did not exist in format 1: a becmi replay claiming format 1 is refused."""
-    source = GOLDEN.parent / "tavern_brawl-s377.jsonl"
+    source = ROOT / "replays" / "tavern_brawl-s377.jsonl"
 
     def change(header: dict[str, Any]) -> None:
         header["format_version"] = 1

@@ -13,7 +13,10 @@ from sim import api
 from sim.replay import analysis
 
 ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"
+GOLDEN = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
+"""The stone wall golden replay as fought under musket rules version 1 (before rules
+version 2 changed four defaults and the scenario was rebuilt from the record): the
+reading tools read an old battle from its log alone, as they did when it was fought."""
 
 
 @pytest.fixture(scope="module")

@@ -224,9 +224,13 @@ def test_flattop_end_names_the_attack_that_last_crippled_or_sank(name: str) -> N
     assert _why_seqs(REPLAYS / name, ended.seq) == chain
 
 
+SKETCH = ROOT / "tests" / "data" / "replays" / "coral_sea_sketch-s1942.jsonl"
+"""The rules-notes sketch coral_sea.yaml was: Shoho's own strike is grounded when she is hit."""
+
+
 def test_flattop_grounded_strike_names_the_attack_on_its_carrier() -> None:
-    """coral_sea: a strike cancelled because its carrier was crippled names that attack."""
-    loaded = _load("coral_sea-s1942.jsonl")
+    """The sketch: a strike cancelled because its carrier was crippled names that attack."""
+    loaded = api.load_replay(SKETCH)
     events = loaded.events
     cancelled: Any = _only(events, "flattop.strike_cancelled")
     sc: Any = loaded.scenario
@@ -239,7 +243,7 @@ def test_flattop_grounded_strike_names_the_attack_on_its_carrier() -> None:
         and _field(e, "status_after") != _field(e, "status_before")
     )
     assert cancelled.cause == hit
-    assert _why_seqs(REPLAYS / "coral_sea-s1942.jsonl", cancelled.seq)[-2:] == [hit, cancelled.seq]
+    assert _why_seqs(SKETCH, cancelled.seq)[-2:] == [hit, cancelled.seq]
 
 
 # --- why itself -----------------------------------------------------------------

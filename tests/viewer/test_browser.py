@@ -134,9 +134,14 @@ def test_a_large_battle_page_holds_one_turn_of_narrative_and_keyframes_only(
         assert v.errors == []
 
 
+RULES1 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
+"""The stone wall golden as musket rules version 1 wrote it: the fork and diff pages below
+are pinned to its battle (the 69th New York's failed check and the turns after it)."""
+
+
 def _first_failed_check() -> MoraleTested:
-    """The stone wall golden's first failed morale check of the 69th New York."""
-    events = api.load_replay(_replay("stone_wall-s1862")).events
+    """The version-1 stone wall golden's first failed morale check of the 69th New York."""
+    events = api.load_replay(RULES1).events
     return next(
         e for e in events if isinstance(e, MoraleTested) and e.unit == "69ny" and not e.passed
     )
@@ -149,7 +154,7 @@ CHECK = _first_failed_check()
 def forked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The stone wall battle forked where the 69th New York failed its morale check: it holds."""
     out = tmp_path_factory.mktemp("fork") / "held.jsonl"
-    args = ["fork", str(_replay("stone_wall-s1862")), "--at", str(CHECK.seq)]
+    args = ["fork", str(RULES1), "--at", str(CHECK.seq)]
     args += ["--set", "passed=true", "--set", f"after={CHECK.before}", "--out", str(out)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
@@ -174,7 +179,7 @@ def test_diff_html_shows_both_battles_on_one_timeline_from_the_divergence(
     browser: Any, forked: Path, tmp_path: Path
 ) -> None:
     """diff --html: two panes start just before the check and each shows its own fold per turn."""
-    parent = _replay("stone_wall-s1862")
+    parent = RULES1
     out = tmp_path / "diff.html"
     result = CliRunner().invoke(cli, ["diff", str(parent), str(forked), "--html", str(out)])
     assert result.exit_code == 1  # they differ

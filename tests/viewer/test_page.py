@@ -82,7 +82,7 @@ def test_large_data_is_embedded_gzip_and_decodes_to_the_same_battle() -> None:
 
 def test_key_events_name_what_the_outcome_counts() -> None:
     """Key events include each crippled carrier of the outcome, and each death of a becmi fight."""
-    coral = api.load_replay(ROOT / "replays" / "coral_sea-s1942.jsonl")
+    coral = api.load_replay(ROOT / "tests" / "data" / "replays" / "coral_sea_sketch-s1942.jsonl")
     keys = [e["key"] or "" for e in battle_view(coral).data["events"]]
     outcome = coral.ruleset.outcome(coral.scenario, coral.state_at())
     crippled = [n for s in outcome.sides.values() for n in s.details.get("crippled", [])]

@@ -6,7 +6,7 @@ from sim.rulesets import examples_of
 from sim.rulesets.musket.audit import audit
 from sim.rulesets.musket.battle import plan
 from sim.rulesets.musket.campaign import carry_over
-from sim.rulesets.musket.data import RULES_VERSION, rules_data
+from sim.rulesets.musket.data import RULESET_VERSION, rules_data
 from sim.rulesets.musket.engage import engagements
 from sim.rulesets.musket.events import UPCASTERS, musket_events
 from sim.rulesets.musket.odds import RESOLUTIONS
@@ -20,7 +20,8 @@ __all__ = ["RULESET"]
 RULESET = Ruleset(
     examples=examples_of(__file__),
     name="musket",
-    version=RULES_VERSION,
+    version=RULESET_VERSION,
+    older_versions=("1",),
     scenario_model=MusketScenario,
     registry=EventRegistry(musket_events(), UPCASTERS),
     cross_check=cross_check,

@@ -60,7 +60,8 @@ def _morale(state: BattleState, e: MoraleTested) -> str | None:
         return "morale value is not base + modifiers"
     if e.roll != 1 + math.floor(e.draws[0].u * 6) or e.passed != (e.roll <= e.morale_value):
         return f"roll {e.roll} / pass {e.passed} do not follow from the draw and value"
-    expected = e.before if e.passed else failure_state(e.before, e.phase)
+    failed = e.before if e.reason == "charge" else failure_state(e.before, e.phase)
+    expected = e.before if e.passed else failed
     if e.after != expected:
         return f"illegal morale transition {e.before} -> {e.after} in {e.phase}"
     return None
@@ -83,8 +84,10 @@ def _moved(state: BattleState, e: Moved) -> str | None:
     steps: list[tuple[int, int]] = [(e.start[0], e.start[1]), *((h[0], h[1]) for h in e.path)]
     if any(distance(a, b) != 1 for a, b in pairwise(steps)):
         return f"{e.unit}'s path is not a chain of neighbouring hexes"
-    if e.reason == "order" and unit.morale != "good":
+    if e.reason in ("order", "break_off") and unit.morale != "good":
         return f"{e.unit} moved on its order while {unit.morale}"
+    if e.reason == "fall_back" and unit.morale != "disrupted":
+        return f"{e.unit} fell back disrupted while {unit.morale}"
     return None
 
 

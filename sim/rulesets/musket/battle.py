@@ -18,8 +18,13 @@ from sim.rulesets.musket.context import Battle
 from sim.rulesets.musket.data import PHASES
 from sim.rulesets.musket.events import Fired, Meleed, SideBroken
 from sim.rulesets.musket.fire import decide_fire
-from sim.rulesets.musket.melee import decide_melee
-from sim.rulesets.musket.morale import decide_morale, decide_rally, decide_rest
+from sim.rulesets.musket.melee import can_charge, decide_melee
+from sim.rulesets.musket.morale import (
+    decide_charge_test,
+    decide_morale,
+    decide_rally,
+    decide_rest,
+)
 from sim.rulesets.musket.movement import decide_move
 from sim.rulesets.musket.scenario import MusketScenario
 from sim.rulesets.musket.state import BattleState, UnitState
@@ -41,7 +46,10 @@ def _emit(b: Battle, rec: Rec, event: E) -> E:
 
 
 def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
-    """Morale checks caused by a resolution, each naming its cause's seq."""
+    """Morale checks caused by a resolution, each naming its cause's seq.
+
+    After a melee the winner checks too only with option ``melee_winner_tests``.
+    """
     pairs = (
         [(event.target, event.result)]
         if isinstance(event, Fired)
@@ -50,6 +58,8 @@ def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
     for uid, result in pairs:
         unit = b.state.units[uid]
         reason = result.morale_check_reason
+        if isinstance(event, Meleed) and uid == event.winner and not b.options.melee_winner_tests:
+            continue
         if reason is not None and unit.active and unit.hex is not None:
             _emit(b, rec, decide_morale(b, unit, event.phase, reason, event.seq, event.unit))
 
@@ -71,6 +81,10 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
 
 
 def _melee(b: Battle, rec: Rec, unit: UnitState) -> None:
+    if b.options.charge_test:
+        target = can_charge(b, unit)
+        if target is not None and not _emit(b, rec, decide_charge_test(b, unit, target)).passed:
+            return
     event = decide_melee(b, unit)
     if event is not None:
         _checks(b, rec, _emit(b, rec, event))

@@ -15,6 +15,7 @@ from sim.runner import BattleView
 __all__ = ["Battle", "Hex"]
 
 Hex = tuple[int, int]
+_ATTACKS = ("charge", "engage")
 
 
 @dataclass
@@ -157,6 +158,29 @@ class Battle(BattleView[MusketScenario, BattleState]):
             if t.active and t.hex is not None:
                 return t
         return self.nearest_enemy(unit) if unit.hex is not None else None
+
+    def attacking(self, unit: UnitState) -> bool:
+        """True when the unit's order is an attack: ``charge`` or ``engage``."""
+        return self.orders[unit.id].kind in _ATTACKS
+
+    def broken_off(self, unit: UnitState) -> bool:
+        """True when the unit's attack is given up [ours, option ``break_off_loss``]: its
+        order is ``charge`` or ``engage`` and it has lost that share of its strength at
+        the start of the battle."""
+        limit = self.options.break_off_loss
+        if limit is None or unit.initial <= 0 or self.orders[unit.id].kind not in _ATTACKS:
+            return False
+        return unit.initial - unit.strength >= limit * unit.initial
+
+    def edge_hex(self, h: Hex, edge: str) -> Hex:
+        """The hex of the map edge ``edge`` straight back from ``h``."""
+        m = self.scenario.map
+        return {
+            "north": (h[0], 0),
+            "south": (h[0], m.height - 1),
+            "west": (0, h[1]),
+            "east": (m.width - 1, h[1]),
+        }[edge]
 
     def edge_distance(self, h: Hex, edge: str) -> int:
         """Rows or columns between ``h`` and a map edge (0 on the edge)."""

@@ -24,6 +24,11 @@ __all__ = [
 ]
 
 RULES_VERSION: Final = "1"
+"""The version of the tables below (``rules_data``, digested into every header)."""
+
+RULESET_VERSION: Final = "2"
+"""The version of the rules: 2 changed the defaults of two options of ours around the
+seed (``options.RULES_V1``); a version-1 replay is still fought again under version 1."""
 
 PHASES: Final = ("movement", "defensive_fire", "offensive_fire", "melee", "rally")
 """The phases of a turn, in order [ours]; rules-notes §1 [src] names defensive fire."""

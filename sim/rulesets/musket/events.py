@@ -71,7 +71,9 @@ class Moved(Event):
     type: Literal["musket.moved"] = "musket.moved"
     phase: str = "movement"
     unit: str
-    reason: Literal["order", "rout"]
+    reason: Literal["order", "rout", "break_off", "fall_back"]
+    """``break_off``: an attack given up, falling back (option ``break_off_loss``);
+    ``fall_back``: a disrupted attacker falling back (``disrupted_attackers_fall_back``)."""
     path: list[Hex]
     """The hexes entered, in order; the last is where the unit ends."""
     start: Hex
@@ -132,7 +134,8 @@ class MoraleTested(Event):
     type: Literal["musket.morale_tested"] = "musket.morale_tested"
     phase: str
     unit: str
-    reason: Literal["loss", "max_fatigue"]
+    reason: Literal["loss", "max_fatigue", "charge"]
+    """``charge``: the test before a charge closes (option ``charge_test``)."""
     quality: str
     base: int
     modifiers: dict[str, int]

@@ -74,7 +74,7 @@ def retreat_hex(b: Battle, unit: UnitState, away_from: Hex) -> Hex | None:
 
 def can_charge(b: Battle, unit: UnitState) -> UnitState | None:
     """The charge target next to the unit, if it may attack now [src: disrupted,
-    routed units and artillery cannot attack]."""
+    routed units and artillery cannot attack; ours: nor a unit that has broken off]."""
     order = b.orders[unit.id]
     if (
         order.kind != "charge"
@@ -82,6 +82,7 @@ def can_charge(b: Battle, unit: UnitState) -> UnitState | None:
         or unit.morale != "good"
         or unit.hex is None
         or unit.fought_turn == b.turn
+        or b.broken_off(unit)
     ):
         return None
     target = b.charge_target(unit)

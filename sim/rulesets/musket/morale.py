@@ -9,7 +9,7 @@ from sim.rulesets.musket.context import Battle
 from sim.rulesets.musket.events import MoraleTested, Rallied, Rested
 from sim.rulesets.musket.state import UnitState
 
-__all__ = ["decide_morale", "decide_rally", "decide_rest", "failure_state"]
+__all__ = ["decide_charge_test", "decide_morale", "decide_rally", "decide_rest", "failure_state"]
 
 _STEP_UP = {"routed": "disrupted", "disrupted": "good"}
 
@@ -66,6 +66,41 @@ def decide_morale(
             "before": unit.morale,
             "after": after,
         },
+    )
+
+
+def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleTested:
+    """The test before a charge closes [ours, option ``charge_test``].
+
+    The seed's morale test (d6 ≤ morale value with the usual modifiers), with
+    ``target_in_cover`` −1 for each whole 20 % of cover the target's hex gives
+    (a fence or breastworks −1, a stone wall or woods −2); a unit that fails
+    does not close this turn: it stays where it is, in good order, and fires
+    from there. One draw on ``<turn>/morale/charge/<unit>``.
+    """
+    mods = b.morale_modifiers(unit)
+    cover = b.cover(target.hex)[1]
+    if cover <= -20:
+        mods["target_in_cover"] = -(-cover // 20)
+    base = b.morale_base(unit)
+    value = base + sum(mods.values())
+    roll, draw = b.stream("morale", "charge", unit.id).roll(6)
+    passed = roll <= value
+    return MoraleTested(
+        turn=b.turn,
+        time=b.now,
+        phase="melee",
+        unit=unit.id,
+        reason="charge",
+        quality=unit.quality,
+        base=base,
+        modifiers=mods,
+        morale_value=value,
+        roll=roll,
+        draws=[draw],
+        passed=passed,
+        before=unit.morale,
+        after=unit.morale,
     )
 
 

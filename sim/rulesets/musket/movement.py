@@ -6,11 +6,16 @@ A unit spends movement points (``infantry_move``, ``cavalry_move``,
 reduces the distance to the goal (ties: the fixed neighbour order N, NE,
 SE, S, SW, NW).  With ``zone_of_control`` a unit stops when it comes next
 to an enemy; one that starts next to an enemy only moves on a retire order.
-Disrupted units hold.  Routed units run their full allowance toward their
-army's retreat edge and leave the field when they step off it.
+Disrupted units hold, except that a disrupted attacker falls back (option
+``disrupted_attackers_fall_back``).  Routed units run their full allowance toward their
+army's retreat edge and leave the field when they step off it.  An attacking
+unit that has broken off (option ``break_off_loss``) falls back toward that
+edge as on a retire order, and stays at the edge.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from sim.rulesets.musket.context import Battle, Hex
 from sim.rulesets.musket.events import LeftField, Moved
@@ -42,10 +47,11 @@ def _goal(b: Battle, unit: UnitState) -> tuple[Hex, int] | None:
     return None
 
 
-def _walk(b: Battle, unit: UnitState, goal: Hex, stop_at: int, mp: int) -> list[Hex]:
+def _walk(
+    b: Battle, unit: UnitState, goal: Hex, stop_at: int, mp: int, retire: bool = False
+) -> list[Hex]:
     assert unit.hex is not None
     here, path = unit.hex, []
-    retire = b.orders[unit.id].kind == "retire"
     zoc = b.options.zone_of_control
     if zoc and not retire and b.adjacent_enemy(unit):
         return []
@@ -109,17 +115,51 @@ def _rout(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
     return moved + left
 
 
+def _near(b: Battle, unit: UnitState, h: Hex, within: int) -> bool:
+    """True when an enemy stands within ``within`` hexes of ``h``."""
+    return any(e.hex is not None and distance(h, e.hex) <= within for e in b.enemies(unit))
+
+
+def _fall_back(b: Battle, unit: UnitState) -> list[Hex]:
+    """A disrupted attacker's path back toward its edge, until no enemy is within 2 hexes."""
+    assert unit.hex is not None
+    if not _near(b, unit, unit.hex, FALL_BACK_CLEAR):
+        return []
+    back = b.edge_hex(unit.hex, b.sides[unit.side].retreat)
+    path = _walk(b, unit, back, 0, allowance(b, unit), retire=True)
+    for k, h in enumerate(path):
+        if not _near(b, unit, h, FALL_BACK_CLEAR):
+            return path[: k + 1]
+    return path
+
+
+FALL_BACK_CLEAR = 1
+"""A disrupted attacker falls back until no enemy is within this many hexes [ours]."""
+
+
 def decide_move(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
     """The unit's movement this turn, in the order to apply: a move or rout, perhaps
     leaving the field, or nothing."""
-    if not unit.active or unit.hex is None or unit.morale == "disrupted":
+    if not unit.active or unit.hex is None:
         return []
-    if unit.morale == "routed":
+    reason: Literal["order", "break_off", "fall_back"]
+    if unit.morale == "disrupted":
+        if not (b.options.disrupted_attackers_fall_back and b.attacking(unit)):
+            return []
+        path, reason = _fall_back(b, unit), "fall_back"
+    elif unit.morale == "routed":
         return _rout(b, unit)
-    goal = _goal(b, unit)
-    if goal is None:
-        return []
-    path = _walk(b, unit, goal[0], goal[1], allowance(b, unit))
+    elif b.broken_off(unit):
+        back = b.edge_hex(unit.hex, b.sides[unit.side].retreat)
+        path = _walk(b, unit, back, 0, allowance(b, unit), retire=True)
+        reason = "break_off"
+    else:
+        goal = _goal(b, unit)
+        if goal is None:
+            return []
+        retire = b.orders[unit.id].kind == "retire"
+        path = _walk(b, unit, goal[0], goal[1], allowance(b, unit), retire)
+        reason = "order"
     if not path:
         return []
-    return [Moved(turn=b.turn, time=b.now, unit=unit.id, reason="order", path=path, start=unit.hex)]
+    return [Moved(turn=b.turn, time=b.now, unit=unit.id, reason=reason, path=path, start=unit.hex)]

@@ -7,19 +7,29 @@ default was chosen.  Scenarios set them under ``options:``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from sim.contract.options import later_option
+from sim.contract.options import ChangedDefaults, later_option
 
-__all__ = ["MusketOptions"]
+__all__ = ["RULES_V1", "MusketOptions"]
+
+RULES_V1: dict[str, object] = {
+    "disrupted_attackers_fall_back": False,
+    "break_off_loss": None,
+    "charge_test": False,
+    "melee_winner_tests": True,
+}
+"""The options whose defaults musket rules version 2 changed, at their version-1 values:
+a replay fought under version 1 is read, fought again and written with these."""
 
 
-class MusketOptions(BaseModel):
+class MusketOptions(ChangedDefaults):
     """Options of the musket ruleset, with their defaults."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    CHANGED: ClassVar[dict[str, dict[str, object]]] = {"2": RULES_V1}
 
     alternative_fire: bool = Field(
         False,
@@ -136,4 +146,33 @@ class MusketOptions(BaseModel):
     )
     zone_of_control: bool = Field(
         True, description="[ours] A unit that comes next to an enemy stops moving."
+    )
+    disrupted_attackers_fall_back: bool = later_option(
+        True,
+        "[ours] A disrupted unit on a charge or engage order falls back toward its retreat "
+        "edge, as far as its movement allows and until no enemy is within 2 hexes, where it "
+        "may rally and come on again (rules version 2). false: disrupted units hold where "
+        "they are, under fire, neither closing nor leaving (version 1).",
+    )
+    break_off_loss: float | None = later_option(
+        0.4,
+        "[ours] An attacking unit (a charge or engage order) that has lost this share "
+        "of its strength at the start of the battle breaks off: it no longer charges, and "
+        "falls back toward its retreat edge as on a retire order (rules version 2). "
+        "null: attacks go on to the end (version 1).",
+        ge=0,
+        le=1,
+    )
+    charge_test: bool = later_option(
+        True,
+        "[ours] A unit about to charge first tests its morale (the seed's test, with "
+        "-1 more for each whole 20 % of cover its target has); failing, it does not close "
+        "this turn and stays where it is, firing (rules version 2). false: every charge "
+        "that may go in goes in (version 1).",
+    )
+    melee_winner_tests: bool = later_option(
+        False,
+        "[ours] false: the side that wins a melee takes no morale check for its losses "
+        "in it, only the loser does (rules version 2). true: both do, so a defender that "
+        "throws a charge back can rout for the men it lost doing so (version 1).",
     )

@@ -142,7 +142,11 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
     at = f"Turn {e.turn}, {clock(sc, e.time)} — "
     match e:
         case Moved():
-            how = "routs" if e.reason == "rout" else "moves"
+            how = {
+                "rout": "routs",
+                "break_off": "breaks off, falls back",
+                "fall_back": "falls back disrupted",
+            }.get(e.reason, "moves")
             end = e.path[-1]
             hexes = count(len(e.path), "hex")
             return f"{at}{_name(state, e.unit)} {how} to {end[0]},{end[1]} ({hexes})"
@@ -158,6 +162,8 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
             return at + _melee(state, e)
         case MoraleTested():
             verdict: str = "passes" if e.passed else e.after
+            if e.reason == "charge" and not e.passed:
+                verdict = "will not close"
             return (
                 f"{at}{_name(state, e.unit)} checks morale ({e.reason}, quality {e.quality} "
                 f"= {e.base}, {_mods(e.modifiers)}; rolled {e.roll} vs {e.morale_value}): "

@@ -1,0 +1,173 @@
+"""What a calibration target measures: one number per run, from a study chunk's rows.
+
+A measure is named by a dotted text and read from the rows the batch
+engine's workers return (:class:`sim.batch.rows.ChunkRows`), so every
+ruleset's runs are measured the same way, through its outcome and unit rows:
+
+============================  =======  ==============================================
+measure                       kind     per run
+============================  =======  ==============================================
+``win.<side>``                rate     1 when the side won, else 0
+``draw``                      rate     1 when nobody won
+``losses.<side>.<kind>``      mean     the side's loss of that kind (the study's
+                                       ``<side>_<kind>_lost`` column)
+``turns``                     mean     turns fought
+``unit.<unit>.<status>``      rate     1 when the unit ends with that status word
+                                       (``sunk``, ``routed``, ``dead``…)
+``unit.<unit>.strength``      mean     the unit's final strength (men, hits left, hp…)
+``unit.<unit>.lost``          mean     its initial strength less its final strength
+============================  =======  ==============================================
+
+A *rate* is estimated with the Wilson score 95 % interval, a *mean* with the
+Student t 95 % interval (n − 1 degrees of freedom). Unit measures read a
+scenario's units; a campaign's are refused (a unit may fight several battles).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sim.batch.rows import UNIT_COLUMNS, UNIT_KEYS, ChunkRows
+from sim.batch.stats import wilson
+
+__all__ = ["Estimate", "Measure", "MeasureError", "estimate", "parse_measure", "values"]
+
+Kind = Literal["rate", "mean"]
+
+_RUN_STATUS, _RUN_WINNER, _RUN_TURNS, _RUN_LOSSES = 4, 6, 9, 11
+"""Columns of the runs table (sim.batch.rows.run_row): status, winner, turns, first loss."""
+
+_UNIT = {name: i for i, name in enumerate((*UNIT_KEYS, *UNIT_COLUMNS))}
+
+
+class MeasureError(ValueError):
+    """A measure that names nothing in the study's target."""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure: its name, whether it is a rate or a mean, and what it reads."""
+
+    name: str
+    kind: Kind
+    what: str
+    """``win``, ``draw``, ``loss``, ``turns``, ``unit-status``, ``unit-strength``, ``unit-lost``."""
+    key: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A measure over the done runs of one trial: estimate and 95 % interval."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+    method: str
+
+
+def parse_measure(
+    name: str,
+    sides: dict[str, list[str]],
+    units: list[str] | None,
+) -> Measure:
+    """Parse ``name`` against the target's sides (id → loss kinds) and unit ids.
+
+    ``units`` is None for a campaign (unit measures are refused there).
+
+    Raises:
+        MeasureError: the name is malformed or names no side, loss kind or unit.
+    """
+    parts = name.split(".")
+    head = parts[0]
+    if name == "draw":
+        return Measure(name, "rate", "draw")
+    if name == "turns":
+        return Measure(name, "mean", "turns")
+    if head == "win" and len(parts) == 2:
+        _side(parts[1], sides)
+        return Measure(name, "rate", "win", (parts[1],))
+    if head == "losses" and len(parts) == 3:
+        kinds = _side(parts[1], sides)
+        if parts[2] not in kinds:
+            raise MeasureError(
+                f"{name!r}: side {parts[1]!r} has no loss {parts[2]!r} (it has {', '.join(kinds)})"
+            )
+        return Measure(name, "mean", "loss", (parts[1], parts[2]))
+    if head == "unit" and len(parts) == 3:
+        if units is None:
+            raise MeasureError(f"{name!r}: unit measures apply to a scenario, not a campaign")
+        if parts[1] not in units:
+            raise MeasureError(f"{name!r}: no unit {parts[1]!r} in the scenario")
+        if parts[2] in ("strength", "lost"):
+            return Measure(name, "mean", f"unit-{parts[2]}", (parts[1],))
+        return Measure(name, "rate", "unit-status", (parts[1], parts[2]))
+    raise MeasureError(
+        f"{name!r} is not a measure: write win.<side>, draw, losses.<side>.<kind>, turns, "
+        "unit.<unit>.<status word>, unit.<unit>.strength or unit.<unit>.lost"
+    )
+
+
+def _side(sid: str, sides: dict[str, list[str]]) -> list[str]:
+    if sid not in sides:
+        raise MeasureError(f"no side {sid!r} (the sides are {', '.join(sides)})")
+    return sides[sid]
+
+
+def values(measure: Measure, rows: ChunkRows, losses: tuple[tuple[str, str], ...]) -> list[float]:
+    """The measure's value in each done run of ``rows``, in row order."""
+    runs = rows.runs
+    done = [i for i, status in enumerate(runs[_RUN_STATUS]) if status == "done"]
+    if measure.what == "win":
+        return [float(runs[_RUN_WINNER][i] == measure.key[0]) for i in done]
+    if measure.what == "draw":
+        return [float(runs[_RUN_WINNER][i] is None) for i in done]
+    if measure.what == "turns":
+        return [float(runs[_RUN_TURNS][i]) for i in done]
+    if measure.what == "loss":
+        column = runs[_RUN_LOSSES + losses.index((measure.key[0], measure.key[1]))]
+        return [float(column[i] or 0) for i in done]
+    return _unit_values(measure, rows, [runs[0][i] for i in done])
+
+
+def _unit_values(measure: Measure, rows: ChunkRows, run_ids: list[int]) -> list[float]:
+    """A unit measure in each of ``run_ids`` (a unit missing from a run's rows reads 0)."""
+    units = rows.units
+    found: dict[int, float] = {}
+    for i, unit in enumerate(units[_UNIT["unit"]]):
+        if unit != measure.key[0]:
+            continue
+        if measure.what == "unit-status":
+            words = str(units[_UNIT["status"]][i]).split(", ")
+            value = float(measure.key[1] in words)
+        elif measure.what == "unit-strength":
+            value = float(units[_UNIT["strength"]][i])
+        else:
+            value = float(units[_UNIT["initial"]][i]) - float(units[_UNIT["strength"]][i])
+        found[units[_UNIT["run_id"]][i]] = value
+    return [found.get(r, 0.0) for r in run_ids]
+
+
+def estimate(kind: Kind, xs: list[float]) -> Estimate:
+    """The estimate of a rate (Wilson 95 %) or a mean (Student t 95 %) from per-run values."""
+    n = len(xs)
+    if kind == "rate":
+        w = wilson(round(sum(xs)), n)
+        return Estimate(w.p, w.low, w.high, n, "Wilson 95 %")
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0, "Student t 95 %")
+    mean = math.fsum(xs) / n
+    if n == 1:
+        return Estimate(mean, math.nan, math.nan, 1, "Student t 95 %")
+    from scipy.stats import t  # type: ignore[import-untyped]  # noqa: PLC0415  # no stubs; heavy
+
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1))
+    half = float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+    return Estimate(mean, mean - half, mean + half, n, "Student t 95 %")
+
+
+def describe(measure: Measure) -> dict[str, Any]:
+    """Plain data naming a measure (for the JSON output)."""
+    return {"measure": measure.name, "kind": measure.kind}

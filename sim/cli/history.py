@@ -1,0 +1,165 @@
+"""``battlesim history``: the historical benchmark suite, each case against the record."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sim.cli.common import Command, echo_json, fail, force_option, json_option, quiet_option
+
+__all__ = ["history"]
+
+
+def _select(cases: list[Any], wanted: tuple[str, ...]) -> list[Any]:
+    """The cases named by ``--case`` (all when none), or exit 2 naming an unknown one."""
+    if not wanted:
+        return cases
+    from sim.text.suggest import did_you_mean  # noqa: PLC0415
+
+    ids = [c.id for c in cases]
+    for w in wanted:
+        if w not in ids:
+            fail(f"--case {w}: no such case{did_you_mean(w, ids)} (cases: {', '.join(ids)})")
+    return [c for c in cases if c.id in wanted]
+
+
+def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | None, Path | None]:
+    """The output folder and the plot's path, checked before anything is fought."""
+    from sim.outputs import OutputError, check_output  # noqa: PLC0415
+
+    try:
+        folder = check_output(out, folder=True) if out is not None else None
+        png = Path(plot) if plot is not None else None
+        if png is None and folder is not None:
+            png = folder / "history.png"
+        if plot is not None:
+            check_output(plot, option="--plot", force=force)
+        if folder is not None and folder.is_dir() and plot is not None:
+            for name in ("history.txt", "history.json"):
+                check_output(folder / name, force=force)
+        elif folder is not None and folder.is_dir():
+            for name in ("history.txt", "history.json", "history.png"):
+                check_output(folder / name, force=force)
+    except OutputError as exc:
+        fail(str(exc))
+    return folder, png
+
+
+@click.command(cls=Command)
+@click.option(
+    "--case",
+    "cases",
+    metavar="ID",
+    multiple=True,
+    help="Run only this case (repeat for more; default: every case).",
+)
+@click.option(
+    "--suite",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="A folder of case files (default: the suite shipped with battlesim).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Worker processes (the results are the same for any number).",
+)
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also draw every measure against history into this PNG.",
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Also write history.txt, history.json and history.png into this folder.",
+)
+@force_option()
+@quiet_option()
+@json_option("Print the results as one JSON object.")
+def history(
+    cases: tuple[str, ...],
+    suite: str | None,
+    jobs: int,
+    plot: str | None,
+    out: str | None,
+    force: bool,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Fight the historical cases and compare each with the record.
+
+    Each case is a shipped scenario or campaign set up from the record; it
+    is fought as a study with fixed seeds, and each measure's estimate (with
+    its 95 % interval and the interval's method) is set against the
+    historical value, the range a designer accepts and the source.
+
+    Exit 0 when every case passes, 1 when one fails, 2 on bad input.
+
+    \b
+    Examples:
+      battlesim history
+      battlesim history --case quatre_bras_hedge --jobs 2
+      battlesim history --json --plot history.png
+    """
+    from engine.atomic import atomic_write_text  # noqa: PLC0415
+    from sim.history import SUITE, load_suite, run_suite, table  # noqa: PLC0415
+    from sim.history import as_json as json_of  # noqa: PLC0415
+    from sim.scenario.load import ScenarioError  # noqa: PLC0415
+
+    try:
+        chosen = _select(load_suite(Path(suite) if suite is not None else SUITE), cases)
+    except ScenarioError as exc:
+        fail(str(exc))
+    if not chosen:
+        fail(f"{suite}: no case files (*.yaml) in this folder")
+    folder, png = _outputs(out, plot, force)
+    results = run_suite(chosen, jobs, _progress(chosen, quiet))
+    lines = table(results)
+    data = json_of(results)
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(folder / "history.txt", "\n".join(lines) + "\n")
+        import json  # noqa: PLC0415
+
+        atomic_write_text(folder / "history.json", json.dumps(data, indent=2) + "\n")
+    if png is not None:
+        from sim.history.plot import plot as draw  # noqa: PLC0415
+
+        draw(results, png)
+    if as_json:
+        echo_json(data)
+    else:
+        for line in lines:
+            click.echo(line)
+    sys.exit(0 if all(r.passed for r in results) else 1)
+
+
+def _progress(chosen: list[Any], quiet: bool) -> Any:
+    """For each case as it starts: its line on stderr, and a bar on a terminal."""
+    from sim.batch.progress import ProgressBar  # noqa: PLC0415
+
+    bars: list[ProgressBar] = []
+
+    def start(case: Any) -> Any:
+        if bars:
+            bars.pop().close()
+        if quiet:
+            return None
+        n = chosen.index(case) + 1
+        click.echo(f"[{n}/{len(chosen)}] {case.id}: {case.spec.runs} runs", err=True)
+        if not sys.stderr.isatty():
+            return None
+        bars.append(ProgressBar(sys.stderr))
+        return bars[-1]
+
+    return start

@@ -1,0 +1,315 @@
+"""Historical case files (format 1, docs/history.md): the model, and reading a suite.
+
+A case is a shipped scenario or campaign, the quantities of the real battle
+it must reproduce, each with its source, and the range a designer accepts.
+Every problem in a file is reported as ``file:line: field: message``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from sim.batch.fieldpath import PathError
+from sim.batch.files import located, read_yaml, validate_located
+from sim.batch.target import Target, load_target
+from sim.scenario.load import Located, ScenarioError
+
+__all__ = [
+    "FORMAT",
+    "SUITE",
+    "Accept",
+    "Case",
+    "CaseFile",
+    "MeasureSpec",
+    "load_case",
+    "load_suite",
+]
+
+FORMAT = 1
+"""The case format's version (docs/history.md)."""
+
+SUITE = Path(__file__).parent / "suite"
+"""The shipped suite: one case per ``<id>.yaml``."""
+
+Ident = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_]{1,40}$")]
+Name = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
+Text = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+
+Kind = Literal[
+    "win",
+    "battles_won",
+    "reaches",
+    "status",
+    "loss",
+    "unit_loss_max",
+    "loss_ratio",
+    "loss_from",
+    "outcome_loss",
+]
+
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "win": ("side",),
+    "battles_won": ("side",),
+    "reaches": ("side", "hexes"),
+    "status": ("unit", "word"),
+    "loss": ("side", "unit"),
+    "unit_loss_max": ("side", "unit"),
+    "loss_ratio": ("side", "over", "unit"),
+    "loss_from": ("side", "unit", "by_kind", "event", "amount"),
+    "outcome_loss": ("side", "loss"),
+}
+"""The fields each kind needs."""
+
+_ALLOWS: dict[str, tuple[str, ...]] = {
+    "win": ("battle",),
+    "battles_won": (),
+    "reaches": ("battle",),
+    "status": ("battle",),
+    "loss": ("share", "kinds", "after_contact", "battle"),
+    "unit_loss_max": ("kinds", "after_contact", "battle"),
+    "loss_ratio": ("battle",),
+    "loss_from": ("actor", "target", "battle"),
+    "outcome_loss": ("battle",),
+}
+"""The optional fields each kind reads (besides ``at_least``/``at_most``)."""
+
+PROBABILITY_KINDS = frozenset({"win", "reaches", "status"})
+RATIO_KINDS = frozenset({"loss_ratio", "loss_from"})
+_OPTIONAL = ("share", "kinds", "after_contact", "battle", "actor", "target")
+
+
+class Accept(BaseModel):
+    """The range a designer accepts: ``min``, ``max`` or both."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min: float | None = None
+    max: float | None = None
+
+    @model_validator(mode="after")
+    def _some(self) -> Accept:
+        if self.min is None and self.max is None:
+            raise ValueError("give min, max or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min {self.min} is above max {self.max}")
+        return self
+
+    def holds(self, value: float) -> bool:
+        """True when ``value`` lies in the range."""
+        return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
+
+    def text(self) -> str:
+        """The range as a reader writes it: ``≤ 0.05``, ``≥ 0.7``, ``3 – 7``."""
+        if self.min is None:
+            return f"≤ {_num(self.max)}"
+        if self.max is None:
+            return f"≥ {_num(self.min)}"
+        return f"{_num(self.min)} – {_num(self.max)}"
+
+
+def _num(x: float | None) -> str:
+    assert x is not None
+    return f"{x:g}"
+
+
+class MeasureSpec(BaseModel):
+    """One quantity of a case: what is measured in each run, history, the accepted range."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: Ident
+    label: Text
+    kind: Kind
+    side: Name | None = None
+    over: Name | None = None
+    unit: Annotated[str, StringConstraints(min_length=1, max_length=40)] | None = None
+    word: Annotated[str, StringConstraints(min_length=1, max_length=40)] | None = None
+    hexes: list[tuple[int, int]] | None = Field(None, min_length=1, max_length=1000)
+    share: bool | None = None
+    kinds: list[Name] | None = Field(None, min_length=1, max_length=20)
+    after_contact: int | None = Field(None, ge=0, le=1000)
+    battle: Name | None = None
+    by_kind: Name | None = None
+    event: Annotated[str, StringConstraints(min_length=1, max_length=80)] | None = None
+    amount: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
+    actor: Name | None = None
+    target: Name | None = None
+    loss: Name | None = None
+    at_least: float | None = None
+    at_most: float | None = None
+    historical: float
+    accept: Accept
+    source: Text
+
+    @model_validator(mode="after")
+    def _fields_of_kind(self) -> MeasureSpec:
+        missing = [f for f in _NEEDS[self.kind] if getattr(self, f) is None]
+        if missing:
+            raise ValueError(f"kind {self.kind} needs {', '.join(missing)}")
+        allowed = set(_NEEDS[self.kind]) | set(_ALLOWS[self.kind])
+        fields = (
+            *_OPTIONAL,
+            *("side", "over", "unit", "word", "hexes", "by_kind", "event", "amount", "loss"),
+        )
+        extra = [f for f in fields if getattr(self, f) is not None and f not in allowed]
+        if extra:
+            raise ValueError(f"kind {self.kind} does not read {', '.join(extra)}")
+        if self.at_least is not None and self.at_most is not None:
+            raise ValueError("give at_least or at_most, not both")
+        if self.threshold is not None and self.kind in PROBABILITY_KINDS | RATIO_KINDS:
+            raise ValueError(f"kind {self.kind} cannot take at_least or at_most")
+        return self
+
+    @property
+    def threshold(self) -> float | None:
+        """``at_least`` or ``at_most``, whichever is set."""
+        return self.at_least if self.at_least is not None else self.at_most
+
+    @property
+    def statistic(self) -> Literal["probability", "mean", "ratio"]:
+        """How the runs' values are combined (docs/history.md, *Measure kinds*)."""
+        if self.kind in PROBABILITY_KINDS or self.threshold is not None:
+            return "probability"
+        return "ratio" if self.kind in RATIO_KINDS else "mean"
+
+
+class CaseFile(BaseModel):
+    """The fields of a case file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format: Literal[1]
+    id: Ident
+    title: Text
+    battle: Text | None = None
+    scenario: Annotated[str, StringConstraints(min_length=1, max_length=400)] | None = None
+    campaign: Annotated[str, StringConstraints(min_length=1, max_length=400)] | None = None
+    set: dict[Annotated[str, StringConstraints(min_length=1, max_length=200)], Any] = Field(
+        default_factory=dict, max_length=100
+    )
+    seed: int = Field(ge=0, le=2**63 - 1)
+    runs: int = Field(ge=1, le=100_000)
+    notes: Annotated[str, StringConstraints(max_length=20_000)] = ""
+    measures: list[MeasureSpec] = Field(min_length=1, max_length=50)
+
+    @model_validator(mode="after")
+    def _one_target(self) -> CaseFile:
+        if (self.scenario is None) == (self.campaign is None):
+            raise ValueError("name a 'scenario' or a 'campaign' (one of them)")
+        ids = [m.id for m in self.measures]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"measure id {twice[0]!r} is used twice")
+        return self
+
+
+@dataclass(frozen=True)
+class Case:
+    """A case file read and checked: its fields, the target it fights, its file."""
+
+    spec: CaseFile
+    target: Target
+    file: Path
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def source_name(self) -> str:
+        """The scenario or campaign file's name, as the table shows it."""
+        rel = self.spec.scenario or self.spec.campaign
+        assert rel is not None
+        return Path(rel).name
+
+
+def _target(spec: CaseFile, file: str, lines: dict[tuple[str | int, ...], int]) -> Target:
+    key = "scenario" if spec.scenario is not None else "campaign"
+    rel = spec.scenario if spec.scenario is not None else spec.campaign
+    assert rel is not None
+    path = Path(file).parent / rel
+    if not path.is_file():
+        raise ScenarioError([located(file, lines, (key,), f"no file {str(path)!r}")])
+    target = load_target(path)
+    if target.kind != key:
+        raise ScenarioError(
+            [located(file, lines, (key,), f"{rel!r} is a {target.kind} file, not a {key}")]
+        )
+    problems: list[Located] = []
+    for field_path in spec.set:
+        try:
+            target.check_path(field_path)
+        except PathError as exc:
+            problems.append(located(file, lines, ("set", field_path), str(exc)))
+    problems.extend(_outcome_losses(spec, target, file, lines))
+    if problems:
+        raise ScenarioError(problems)
+    return target
+
+
+def _outcome_losses(
+    spec: CaseFile, target: Target, file: str, lines: dict[tuple[str | int, ...], int]
+) -> list[Located]:
+    """An ``outcome_loss`` measure must name a side and one of the losses its outcome lists.
+
+    The loss names are read from the outcome of each battle's initial state
+    (through the contract), so a misspelt name is an error here rather than
+    a silent 0 in every run.
+    """
+    wanted = [(i, m) for i, m in enumerate(spec.measures) if m.kind == "outcome_loss"]
+    if not wanted:
+        return []
+    names: dict[str, set[str]] = {}
+    for ruleset, scenario in target.scenarios():
+        outcome = ruleset.outcome(scenario, ruleset.initial_state(scenario))
+        for side, losses in outcome.losses().items():
+            names.setdefault(side, set()).update(losses)
+    problems = []
+    for i, m in wanted:
+        assert m.side is not None and m.loss is not None
+        if m.side not in names:
+            known = ", ".join(sorted(names))
+            problems.append(
+                located(file, lines, ("measures", i, "side"), f"no side {m.side!r} ({known})")
+            )
+        elif m.loss not in names[m.side]:
+            known = ", ".join(sorted(names[m.side]))
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    ("measures", i, "loss"),
+                    f"the outcome lists no loss {m.loss!r} for {m.side!r} ({known})",
+                )
+            )
+    return problems
+
+
+def load_case(path: str | Path) -> Case:
+    """Read one case file and the scenario or campaign it names.
+
+    Raises:
+        ScenarioError: every problem, located by file, line and field.
+    """
+    file = str(path)
+    data, lines = read_yaml(path)
+    spec = validate_located(CaseFile, data, lines, file, "historical case")
+    if Path(file).stem != spec.id:
+        raise ScenarioError(
+            [located(file, lines, ("id",), f"the case {spec.id!r} belongs in {spec.id}.yaml")]
+        )
+    return Case(spec, _target(spec, file, lines), Path(file))
+
+
+def load_suite(folder: str | Path = SUITE) -> list[Case]:
+    """Every case of a suite folder (``*.yaml``, not its subfolders), by id.
+
+    Raises:
+        ScenarioError: a case file has a problem (every problem of the first such file).
+    """
+    files = sorted(Path(folder).glob("*.yaml"))
+    return [load_case(f) for f in files]

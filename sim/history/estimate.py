@@ -1,0 +1,74 @@
+"""A measure's estimate over a case's runs, with its 95 % interval (docs/history.md).
+
+* probability: the share of runs, Wilson score interval;
+* mean: mean ± 1.96 · s/√n (normal), *s* the runs' standard deviation;
+* ratio: R = ΣX/ΣY of the runs' pairs, half-width
+  1.96 · √(Σ(X − R·Y)² / (n(n − 1))) / Ȳ (delta method).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sim.batch.stats import Z95, wilson
+from sim.history.measures import Value
+
+__all__ = ["METHODS", "Estimate", "estimate"]
+
+METHODS = {
+    "probability": "Wilson 95 %",
+    "mean": "normal 95 %",
+    "ratio": "delta method 95 %",
+}
+"""Each statistic's interval, as the table names it."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An estimate over ``n`` runs and its interval ``[low, high]``, named by ``method``."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+    method: str
+
+
+def _probability(values: Sequence[float]) -> Estimate:
+    k = sum(1 for v in values if v)
+    iv = wilson(k, len(values))
+    return Estimate(iv.p, iv.low, iv.high, iv.n, METHODS["probability"])
+
+
+def _mean(values: Sequence[float]) -> Estimate:
+    n = len(values)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return Estimate(mean, math.nan, math.nan, n, METHODS["mean"])
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    half = Z95 * math.sqrt(var / n)
+    return Estimate(mean, mean - half, mean + half, n, METHODS["mean"])
+
+
+def _ratio(pairs: Sequence[tuple[float, float]]) -> Estimate:
+    n = len(pairs)
+    sx = math.fsum(x for x, _ in pairs)
+    sy = math.fsum(y for _, y in pairs)
+    if sy == 0:
+        return Estimate(math.nan, math.nan, math.nan, n, METHODS["ratio"])
+    r = sx / sy
+    if n < 2:
+        return Estimate(r, math.nan, math.nan, n, METHODS["ratio"])
+    resid = math.fsum((x - r * y) ** 2 for x, y in pairs)
+    half = Z95 * math.sqrt(resid / (n * (n - 1))) / (sy / n)
+    return Estimate(r, r - half, r + half, n, METHODS["ratio"])
+
+
+def estimate(statistic: str, values: Sequence[Value]) -> Estimate:
+    """The estimate of ``statistic`` (probability, mean or ratio) over the runs' values."""
+    if statistic == "ratio":
+        return _ratio([v for v in values if isinstance(v, tuple)])
+    numbers = [v for v in values if not isinstance(v, tuple)]
+    return _probability(numbers) if statistic == "probability" else _mean(numbers)

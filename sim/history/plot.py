@@ -1,0 +1,70 @@
+"""The suite as one figure: each measure's estimate and interval against history.
+
+One row per measure, each on its own axis (the measures' scales differ): the
+accepted range shaded, the historical value a diamond, the estimate a dot
+with its 95 % interval — green when it passes, red when it fails.
+matplotlib is imported only here (``battlesim history --plot``).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from matplotlib.figure import Figure
+
+from sim.batch.plotting import save, wrap
+from sim.history.run import CaseResult, MeasureResult
+
+__all__ = ["plot"]
+
+_PASS, _FAIL, _ACCEPT, _HISTORY = "#5b8c3a", "#a3312b", "#dfe8f2", "#1f4e9c"
+
+
+def _span(m: MeasureResult) -> tuple[float, float]:
+    e, a = m.estimate, m.spec.accept
+    xs = [x for x in (e.value, e.low, e.high, m.spec.historical, a.min, a.max) if x is not None]
+    xs = [x for x in xs if not math.isnan(x)]
+    lo, hi = min(xs), max(xs)
+    pad = (hi - lo) * 0.15 or 0.1
+    return lo - pad, hi + pad
+
+
+def _row(ax: object, m: MeasureResult) -> None:
+    from matplotlib.axes import Axes  # noqa: PLC0415
+
+    assert isinstance(ax, Axes)
+    lo, hi = _span(m)
+    a, e = m.spec.accept, m.estimate
+    left = a.min if a.min is not None else lo
+    ax.axvspan(left, a.max if a.max is not None else hi, color=_ACCEPT)
+    colour = _PASS if m.passed else _FAIL
+    if not math.isnan(e.value):
+        err = [[e.value - e.low], [e.high - e.value]] if not math.isnan(e.low) else None
+        ax.errorbar([e.value], [0], xerr=err, fmt="o", color=colour, capsize=4)
+    ax.plot([m.spec.historical], [0], marker="D", color=_HISTORY, linestyle="none")
+    ax.set_xlim(lo, hi)
+    ax.set_yticks([])
+    ax.set_ylim(-1, 1)
+    verdict = "pass" if m.passed else "FAIL"
+    ax.set_title(wrap(f"{m.spec.label} — {verdict}", 70), fontsize=9, loc="left", parse_math=False)
+    ax.tick_params(axis="x", labelsize=8)
+
+
+def plot(results: list[CaseResult], path: Path) -> Path:
+    """Draw every measure of ``results`` into one PNG at ``path``."""
+    rows = [(r, m) for r in results for m in r.measures]
+    fig = Figure(figsize=(7.5, 0.95 * len(rows) + 1.2), layout="constrained")
+    axes = fig.subplots(len(rows), 1, squeeze=False)[:, 0]
+    for ax, (_res, m) in zip(axes, rows, strict=True):
+        _row(ax, m)
+    for ax, (res, _m) in zip(axes, rows, strict=True):
+        ax.set_ylabel(
+            wrap(res.case.id, 16), fontsize=7, rotation=0, ha="right", va="center", parse_math=False
+        )
+    fig.suptitle(
+        "Historical cases: estimate (dot, 95 % interval), history (diamond), accepted (shaded)",
+        fontsize=9,
+        parse_math=False,
+    )
+    return save(fig, path)

@@ -1,0 +1,231 @@
+"""`battlesim calibrate`: the shipped fit improves its targets, deterministically and resumably."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from sim.batch.executors import InlineExecutor
+from sim.batch.seeds import run_seed
+from sim.batch.target import load_target
+from sim.batch.worker import fight, prepare
+from sim.calibrate import calibrate, load_calibration
+from sim.calibrate.measures import estimate
+from sim.scenario.load import load_scenario
+from tests.batch.helpers import SCENARIOS, invoke
+
+SHIPPED = SCENARIOS / "coral_sea_calibration.yaml"
+RUNS, TRIALS = 30, 5
+"""Small enough to take a few seconds; the shipped file asks for 100 runs and 30 trials."""
+
+
+def small(folder: Path, **changes: Any) -> Path:
+    """The shipped calibration with RUNS runs and TRIALS trials (and ``changes``) in ``folder``."""
+    data = yaml.safe_load(SHIPPED.read_text(encoding="utf-8"))
+    data.update(scenario=str(SCENARIOS / data["scenario"]), replications=RUNS, trials=TRIALS)
+    data.update(startup_trials=3)
+    data.update(changes)
+    path = folder / "fit.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], str]:
+    """The small calibration run once with --jobs 1: its folder, JSON and text output."""
+    folder = tmp_path_factory.mktemp("fit")
+    path = small(folder)
+    as_json = invoke("calibrate", path, "-o", folder / "j", "--jobs", "1", "-q", "--json")
+    assert as_json.exit_code == 0, as_json.output
+    text = invoke("calibrate", path, "-o", folder / "t", "--jobs", "1", "-q")
+    assert text.exit_code == 0, text.output
+    return folder, json.loads(as_json.stdout), text.stdout
+
+
+def _misses(point: dict[str, Any]) -> list[float]:
+    return [t["miss"] for t in point["targets"]]
+
+
+def test_the_shipped_calibration_improves_its_targets(
+    fitted: tuple[Path, dict[str, Any], str],
+) -> None:
+    """The best point beats trial 0 (the scenario's own values): a lower objective, and no
+    target further from history than it was."""
+    _, result, _ = fitted
+    start, best = result["start"], result["best"]
+    assert (start["trial"], result["improved"]) == (0, True)
+    assert best["objective"] < start["objective"]
+    assert all(b <= s for b, s in zip(_misses(best), _misses(start), strict=True))
+    assert start["params"] == {
+        "options.table_anti_aircraft": 4,
+        "options.cripple_fraction": 0.5,
+        "sides.japan.task_forces.mo_main.cap": 2,
+    }
+
+
+def test_the_objective_is_the_weighted_sum_of_squared_misses(
+    fitted: tuple[Path, dict[str, Any], str],
+) -> None:
+    """Each miss is the distance outside the historical range over the scale (0.1 for a rate,
+    the range's magnitude otherwise); the objective is Σ weight · miss²."""
+    _, result, _ = fitted
+    for point in (result["start"], result["best"]):
+        for t in point["targets"]:
+            low, high, x = t["historical"]["low"], t["historical"]["high"], t["achieved"]
+            unit = 0.1 if t["kind"] == "rate" else max(1.0, abs(low), abs(high))
+            assert t["miss"] == pytest.approx(max(low - x, x - high, 0.0) / unit, abs=1e-12)
+        total = sum(t["weight"] * t["miss"] ** 2 for t in point["targets"])
+        assert point["objective"] == pytest.approx(total, rel=1e-12)
+
+
+def test_trial_0_measures_the_scenario_fought_on_the_common_seeds(
+    fitted: tuple[Path, dict[str, Any], str],
+) -> None:
+    """Trial 0's P(Shoho sunk) and US air factors lost equal the same RUNS seeds fought directly
+    (run r: run_seed(seed, ·, r, crn=True)), with the Wilson and Student t intervals."""
+    _, result, _ = fitted
+    target = load_target(SCENARIOS / "coral_sea.yaml")
+    prepared = prepare(target, {})
+    sunk, lost = [], []
+    for r in range(RUNS):
+        fought = fight(prepared, run_seed(1942, 0, r, crn=True))
+        _, ruleset, state, scenario = fought.battles[0]
+        [shoho] = [u for u in ruleset.units(scenario, state) if u.id == "shoho"]
+        sunk.append(float("sunk" in shoho.status))
+        lost.append(float(fought.outcome["sides"]["allied"]["losses"]["air_factors"]))
+    got = result["start"]["targets"]
+    assert got[0]["achieved"] == sum(sunk) / RUNS
+    assert got[1]["achieved"] == pytest.approx(math.fsum(lost) / RUNS, rel=1e-12)
+    rate, mean = estimate("rate", sunk), estimate("mean", lost)
+    assert (got[0]["low"], got[0]["high"], got[0]["interval"]) == (
+        rate.low,
+        rate.high,
+        "Wilson 95 %",
+    )
+    assert (got[1]["low"], got[1]["high"], got[1]["interval"]) == (
+        mean.low,
+        mean.high,
+        "Student t 95 %",
+    )
+
+
+def test_student_t_interval_of_a_mean() -> None:
+    """Mean 2.5 of 1..4, s = √(5/3), half-width t(0.975, 3) · s / 2 with t = 3.182446305284263."""
+    e = estimate("mean", [1.0, 2.0, 3.0, 4.0])
+    half = 3.182446305284263 * math.sqrt(5 / 3) / 2
+    assert (e.value, e.n) == (2.5, 4)
+    assert e.low == pytest.approx(2.5 - half, rel=1e-12)
+    assert e.high == pytest.approx(2.5 + half, rel=1e-12)
+
+
+def test_same_file_same_bytes_with_any_number_of_workers(
+    fitted: tuple[Path, dict[str, Any], str],
+) -> None:
+    """--jobs 2 proposes the same points and prints and writes the same bytes as --jobs 1."""
+    folder, _, text = fitted
+    path = folder / "fit.yaml"
+    two = invoke("calibrate", path, "-o", folder / "t2", "--jobs", "2", "-q")
+    assert two.exit_code == 0, two.output
+    assert two.stdout.replace(str(folder / "t2"), "DIR") == text.replace(str(folder / "t"), "DIR")
+    for name in ("trials.jsonl", "patch.yaml"):
+        assert (folder / "t2" / name).read_bytes() == (folder / "t" / name).read_bytes()
+
+
+def test_a_stopped_calibration_resumes_to_the_same_result(
+    fitted: tuple[Path, dict[str, Any], str], tmp_path: Path
+) -> None:
+    """Stopped after trial 1, --resume re-asks the sampler for the stored trials (the same
+    points), fights only the rest, and ends with the uninterrupted run's trials and output."""
+    folder, _, text = fitted
+    spec = load_calibration(folder / "fit.yaml")
+    out = tmp_path / "r"
+
+    def stop(trial: Any, _best: Any, _planned: int) -> None:
+        if trial.number == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        calibrate(spec, out, InlineExecutor(), progress=stop)
+    assert len((out / "trials.jsonl").read_text(encoding="utf-8").splitlines()) == 2
+    again = invoke("calibrate", folder / "fit.yaml", "-o", out, "--jobs", "1")
+    assert again.exit_code == 2
+    assert "already holds a calibration: add --resume" in again.stderr
+    fought: list[int] = []
+    trials = calibrate(spec, out, InlineExecutor(), resume=True,
+                       progress=lambda t, _b, _p: fought.append(t.number))  # fmt: skip
+    assert [t.number for t in trials] == fought == list(range(TRIALS))
+    assert (out / "trials.jsonl").read_bytes() == (folder / "t" / "trials.jsonl").read_bytes()
+    resumed = invoke("calibrate", folder / "fit.yaml", "-o", out, "--jobs", "1", "-q", "--resume")
+    assert resumed.stdout.replace(str(out), "DIR") == text.replace(str(folder / "t"), "DIR")
+
+
+def test_the_patch_sets_the_best_point_on_the_scenario(
+    fitted: tuple[Path, dict[str, Any], str],
+) -> None:
+    """patch.yaml maps each factor's path to its best value; calibrated.yaml is coral_sea with
+    those values set, and the text names the best trial and the files."""
+    folder, result, text = fitted
+    best = result["best"]["params"]
+    patch = yaml.safe_load((folder / "t" / "patch.yaml").read_text(encoding="utf-8"))
+    assert patch == best
+    _, validated = load_scenario(folder / "t" / "calibrated.yaml")  # a scenario file as it is
+    assert validated.options.table_anti_aircraft == best["options.table_anti_aircraft"]
+    scenario = yaml.safe_load((folder / "t" / "calibrated.yaml").read_text(encoding="utf-8"))
+    assert scenario["options"]["table_anti_aircraft"] == best["options.table_anti_aircraft"]
+    assert (
+        scenario["sides"][1]["task_forces"][0]["cap"] == best["sides.japan.task_forces.mo_main.cap"]
+    )
+    assert (folder / "t" / "search.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    lines = text.splitlines()
+    assert lines[1].startswith(f"Best: trial {result['best']['trial']}, objective ")
+    assert lines[-1].startswith(f"Results: {folder / 't' / 'patch.yaml'}, ")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"targets": [{"measure": "unit.zuikaku.sunk", "range": [0.7, 1]}]},
+         "targets.0.measure: 'unit.zuikaku.sunk': no unit 'zuikaku' in the scenario"),
+        ({"targets": [{"measure": "losses.allied.men", "value": 1}]},
+         "targets.0.measure: 'losses.allied.men': side 'allied' has no loss 'men'"),
+        ({"targets": [{"measure": "win.allied", "value": 2}]},
+         "targets.0: win.allied is a rate: its target must lie in [0, 1]"),
+        ({"factors": [{"path": "options.table_anti_aircraft", "range": [5, 6], "type": "int"}]},
+         "factors.0.range: the scenario's value 4 is outside [5, 6]"),
+        ({"factors": [{"path": "options.table_anti_aircaft", "range": [1, 6]}]},
+         "factors.0.path: no field 'table_anti_aircaft' in options"),
+        ({"trials": 0}, "trials: Input should be greater than or equal to 1"),
+        ({"factors": [{"path": "options.table_anti_aircraft", "values": [[4], 5]}]},
+         "factors.0.values: a calibration's values are numbers, text, true/false or null"),
+        ({"startup_trials": 9}, "startup_trials: 9 random trials is more than the 5 trials"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_one_line_naming_the_file_and_field(
+    tmp_path: Path, changes: dict[str, Any], message: str
+) -> None:
+    """A calibration file's error: exit 2, one line, file:line: field: message."""
+    path = small(tmp_path, **changes)
+    result = invoke("calibrate", path, "-o", tmp_path / "out")
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"{path}:") and message in line, line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_holding_other_files_is_refused(tmp_path: Path) -> None:
+    """-o naming a folder with files no calibration made: exit 2, one line, nothing written."""
+    path = small(tmp_path)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    result = invoke("calibrate", path, "-o", tmp_path / "out", "--jobs", "1")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"battlesim: error: {str(tmp_path / 'out')!r} holds files that no calibration made: "
+        "name a new or empty folder"
+    ]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["notes.txt"]

@@ -1,0 +1,160 @@
+"""``battlesim history`` on small suites: exit codes, JSON, plot, outputs, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sim import api
+from sim.batch.seeds import run_seed
+from tests.batch.helpers import SCENARIOS, invoke
+
+CASE = """\
+format: 1
+id: {id}
+title: A small case
+scenario: {scenario}
+seed: 7
+runs: 4
+measures:
+  - id: holds
+    label: P(the Confederates hold)
+    kind: win
+    side: csa
+    historical: 1
+    accept: {{min: {least}}}
+    source: A test.
+"""
+
+
+def suite(tmp_path: Path, least: float = 0.0, case_id: str = "small") -> Path:
+    folder = tmp_path / "suite"
+    folder.mkdir(exist_ok=True)
+    text = CASE.format(id=case_id, scenario=SCENARIOS / "stone_wall.yaml", least=least)
+    (folder / f"{case_id}.yaml").write_text(text)
+    return folder
+
+
+def test_a_passing_suite_exits_0_and_prints_its_table(tmp_path: Path) -> None:
+    """Every measure in range: exit 0, the table names the case and the tally."""
+    result = invoke("history", "--suite", suite(tmp_path), "-q")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "small: A small case"
+    assert lines[1] == "  stone_wall.yaml, 4 runs, seed 7"
+    assert "P(the Confederates hold)" in lines[3] and lines[3].split()[-2] == "pass"
+    assert lines[-1] == "1 of 1 cases pass."
+
+
+def test_a_failing_case_exits_1(tmp_path: Path) -> None:
+    """A measure outside its range fails its case, and the command exits 1."""
+    result = invoke("history", "--suite", suite(tmp_path, least=2), "--json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["passed"] is False
+    (case,) = data["cases"]
+    (m,) = case["measures"]
+    assert (case["id"], m["id"], m["method"], m["runs"]) == ("small", "holds", "Wilson 95 %", 4)
+    assert m["accept"] == {"min": 2.0, "max": None}
+    assert m["passed"] is False
+    assert m["low"] <= m["value"] <= m["high"]
+
+
+def test_results_do_not_depend_on_the_worker_count(tmp_path: Path) -> None:
+    """The same seeds in the same order: one worker or two give the same bytes."""
+    folder = suite(tmp_path)
+    one = invoke("history", "--suite", folder, "--json", "--jobs", "1")
+    two = invoke("history", "--suite", folder, "--json", "--jobs", "2")
+    assert one.exit_code == two.exit_code == 0
+    assert one.stdout == two.stdout
+
+
+def test_plot_and_out_folder(tmp_path: Path) -> None:
+    """--plot draws a PNG; -o writes the table, the JSON and the plot, and keeps them
+    from being overwritten without --force."""
+    folder = suite(tmp_path)
+    png = tmp_path / "h.png"
+    assert invoke("history", "--suite", folder, "--plot", png, "-q").exit_code == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    out = tmp_path / "out"
+    first = invoke("history", "--suite", folder, "-o", out, "-q")
+    assert first.exit_code == 0
+    assert sorted(p.name for p in out.iterdir()) == ["history.json", "history.png", "history.txt"]
+    assert (out / "history.txt").read_text().splitlines()[0] == "small: A small case"
+    again = invoke("history", "--suite", folder, "-o", out, "-q")
+    assert again.exit_code == 2
+    assert "add --force" in again.output
+    assert invoke("history", "--suite", folder, "-o", out, "-q", "--force").exit_code == 0
+
+
+def test_an_unknown_case_is_bad_input(tmp_path: Path) -> None:
+    """--case names a case that is not there: exit 2 with a suggestion."""
+    result = invoke("history", "--suite", suite(tmp_path), "--case", "smal")
+    assert result.exit_code == 2
+    assert "--case smal: no such case; did you mean 'small'?" in result.output
+
+
+OUTCOME_LOSS = """\
+  - id: lost
+    label: Union men lost
+    kind: outcome_loss
+    side: usa
+    loss: {loss}
+    historical: 0
+    accept: {{max: 100000}}
+    source: A test.
+"""
+
+
+def test_outcome_loss_is_the_mean_of_the_runs_outcome_losses(tmp_path: Path) -> None:
+    """Run r of a case fights with run_seed(seed, 0, r); the estimate is the mean of what each
+    run's outcome lists as the side's loss, redone here one battle at a time."""
+    folder = suite(tmp_path)
+    path = folder / "small.yaml"
+    outcome = api.run(SCENARIOS / "stone_wall.yaml", seed=1, out=tmp_path / "one.jsonl").outcome
+    name = next(iter(outcome.losses()["usa"]))
+    path.write_text(path.read_text() + OUTCOME_LOSS.format(loss=name))
+    result = invoke("history", "--suite", folder, "--json")
+    assert result.exit_code == 0, result.output
+    (case,) = json.loads(result.stdout)["cases"]
+    lost = next(m for m in case["measures"] if m["id"] == "lost")
+    each = [
+        api.run(
+            SCENARIOS / "stone_wall.yaml", seed=run_seed(7, 0, r), out=tmp_path / f"{r}.jsonl"
+        ).outcome.losses()["usa"][name]
+        for r in range(4)
+    ]
+    assert (lost["method"], lost["value"]) == ("normal 95 %", pytest.approx(sum(each) / 4))
+
+
+def test_an_outcome_loss_the_outcome_does_not_list_is_located(tmp_path: Path) -> None:
+    """A misspelt loss is an error when the case is read, not a silent 0 in every run."""
+    folder = suite(tmp_path)
+    path = folder / "small.yaml"
+    path.write_text(path.read_text() + OUTCOME_LOSS.format(loss="mne"))
+    result = invoke("history", "--suite", folder)
+    assert result.exit_code == 2
+    assert f"{path}:19: measures.1.loss: the outcome lists no loss 'mne' for 'usa' (guns, men)" in (
+        result.output
+    )
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("runs: 4", "runs: 0"), ":6: runs: Input should be greater than or equal to 1"),
+        (("kind: win", "kind: wins"), ":10: measures.0.kind: Input should be"),
+        (("    side: csa\n", ""), ":8: measures.0: kind win needs side"),
+        (("id: small", "id: other"), ":2: id: the case 'other' belongs in other.yaml"),
+    ],
+)
+def test_a_bad_case_file_is_located(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
+    """Every problem in a case file is one located line and exit 2, never a traceback."""
+    folder = suite(tmp_path)
+    path = folder / "small.yaml"
+    path.write_text(path.read_text().replace(*edit, 1))
+    result = invoke("history", "--suite", folder)
+    assert result.exit_code == 2
+    assert f"{path}{message}" in result.output
