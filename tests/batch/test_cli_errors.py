@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.batch.helpers import CAMPAIGN, SCENARIOS, STONE_WALL, invoke
+from tests.batch.helpers import CAMPAIGN, RULES1, STONE_WALL, invoke
 
 GOOD = """\
 name: ok
@@ -21,9 +21,9 @@ factors:
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
-    """A folder with the shipped scenarios beside the test's files."""
+    """A folder with the campaign's scenarios (tests/data/rules1) beside the test's files."""
     for name in ("stone_wall.yaml", "chancellorsville.yaml"):
-        shutil.copy(SCENARIOS / name, tmp_path / name)
+        shutil.copy(RULES1 / name, tmp_path / name)
     return tmp_path
 
 

@@ -174,7 +174,7 @@ def test_the_shipped_sobol_study_file_is_16_base_samples_of_three_factors() -> N
     assert [f.path for f in spec.plan.factors] == [
         "map.terrain.0.cover",
         "options.fire_hcv",
-        "sides.csa.units.cobb.strength",
+        "sides.csa.units.phil.strength",
     ]
     assert len(spec.plan.design_points()) == 80
 
