@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from engine.log import FileSink
 from engine.reader import read_replay
 from sim.contract import Outcome, headline
-from sim.outputs import OutputError, check_output
+from sim.outputs import OutputError, check_output, is_replay
 from sim.replay.file import ReplayFile
 from sim.replay.header import (
     header_scenario,
@@ -98,7 +98,8 @@ def run(
         scenario_path: a scenario YAML file.
         seed: the seed; default the scenario's own ``seed``.
         out: the replay path; default :func:`default_replay_path`.
-        force: overwrite an existing file even if it is not a replay of this scenario.
+        force: overwrite an existing file even if it is not a battlesim replay
+            (a replay at ``out``, of this scenario or another, is replaced anyway).
 
     Raises:
         ScenarioError: the scenario is invalid (nothing is written).
@@ -115,7 +116,7 @@ def run(
     if path.resolve() == Path(scenario_path).resolve():
         raise OutputError(f"--out {out}: that is the scenario file itself")
     header = make_header(ruleset, scenario, s, source=Path(scenario_path).name)
-    check_output(path, force=force, scenario_digest=header.scenario_digest)
+    check_output(path, force=force, ours=is_replay, what="a replay")
     sink = FileSink(path)
     try:
         state = ruleset.simulate(scenario, header, sink)
