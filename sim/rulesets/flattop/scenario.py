@@ -25,6 +25,7 @@ from sim.rulesets.flattop.data import (
 )
 from sim.rulesets.flattop.grid import distance
 from sim.rulesets.flattop.options import FlattopOptions
+from sim.text.suggest import did_you_mean
 
 __all__ = [
     "AttackSpec",
@@ -205,11 +206,17 @@ def _check_strike(
     decks.update({b.id: (b.aircraft, b.at) for b in side.bases})
     origin = decks.get(st.origin)
     if origin is None:
-        problems.append(((*path, "origin"), f"{st.origin!r} is not a carrier or base of {side.id}"))
+        hint = did_you_mean(st.origin, decks)
+        problems.append(
+            ((*path, "origin"), f"{st.origin!r} is not a carrier or base of {side.id}{hint}")
+        )
     targets = {tf.id: tf for tf in enemy.task_forces}
     target = targets.get(st.target)
     if target is None:
-        problems.append(((*path, "target"), f"{st.target!r} is not a task force of {enemy.id}"))
+        hint = did_you_mean(st.target, targets)
+        problems.append(
+            ((*path, "target"), f"{st.target!r} is not a task force of {enemy.id}{hint}")
+        )
     if clock_minutes(sc.turns.start, st.launch) >= sc.turns.limit * MINUTES_PER_TURN:
         problems.append(((*path, "launch"), f"{st.launch} is after the battle's last turn"))
     types: list[str] = (["fighter"] if st.escort else []) + [a.aircraft for a in st.attacks]
@@ -221,7 +228,8 @@ def _check_strike(
             )
         ships = [s.id for s in target.ships] if target is not None else []
         if target is not None and attack.target is not None and attack.target not in ships:
-            problems.append(((*apath, "target"), f"no ship {attack.target!r} in {target.id}"))
+            hint = did_you_mean(attack.target, ships)
+            problems.append(((*apath, "target"), f"no ship {attack.target!r} in {target.id}{hint}"))
     if origin is None or target is None:
         return problems
     aircraft, at = origin
