@@ -31,6 +31,7 @@ from sim.batch.plots_analysis import paired_plot, sensitivity_plot
 from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_keys, save, wrap
 from sim.batch.stats import wilson
 from sim.batch.store import Store, quote
+from sim.text.grammar import agree
 
 __all__ = ["write_plots"]
 
@@ -52,7 +53,7 @@ def _outcomes(summary: dict[str, Any], path: Path) -> Path:
     x = list(range(len(pts)))
     bottom = [0.0] * len(pts)
     series = [
-        (w["name"] + " wins", [p["win"][sid]["count"] for p in pts])
+        (agree(w["name"], "wins"), [p["win"][sid]["count"] for p in pts])
         for sid, w in pts[0]["win"].items()
     ]
     series += [("draw", [p["draw"]["count"] for p in pts]), ("failed", [p["failed"] for p in pts])]
@@ -200,7 +201,7 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
             linestyle=LINESTYLES[i % len(LINESTYLES)] if numeric and len(xs) <= 12 else "none",
             capsize=3,
             color=COLOURS[i % len(COLOURS)],
-            label=f"{name} wins",
+            label=agree(name, "wins"),
             markersize=4,
         )
     if not numeric:

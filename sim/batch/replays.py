@@ -74,6 +74,8 @@ class Rerun:
     seed: int
     paths: list[Path]
     outcome: dict[str, Any]
+    turn_name: str = "turn"
+    """The ruleset's word for a turn ("round" in becmi)."""
 
 
 def _paths(target: Target, run_id: int, dest: Path | None) -> tuple[Path, Path | None]:
@@ -124,4 +126,5 @@ def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) ->
     if file is None:
         folder.mkdir(parents=True, exist_ok=True)
     fought = fight(prepared, seed, sink_for)
-    return Rerun(run_id, point, replication, seed, written, fought.outcome)
+    turn = target.ruleset().turn_name
+    return Rerun(run_id, point, replication, seed, written, fought.outcome, turn)

@@ -20,8 +20,10 @@ from typing import Any
 from sim.batch.labels import loss_label, measure_label
 from sim.batch.stats import wilson
 from sim.batch.store import Store, point_label, quote
+from sim.contract import get_ruleset
+from sim.text.grammar import agree, plural
 
-__all__ = ["format_summary", "summarize"]
+__all__ = ["format_summary", "summarize", "turn_name"]
 
 
 def _stats(n: int, s: int, s2: int, q: list[float] | None) -> dict[str, float | None]:
@@ -126,6 +128,7 @@ def summarize(store: Store, baseline: int = 0) -> dict[str, Any]:
         "study": {
             "name": meta["name"],
             "kind": meta["kind"],
+            "ruleset": meta.get("ruleset"),
             "source": meta["source"],
             "seed": meta["seed"],
             "crn": meta["crn"],
@@ -176,14 +179,23 @@ def _stats_line(label: str, s: dict[str, float | None]) -> str:
     )
 
 
+def turn_name(summary: dict[str, Any]) -> str:
+    """The study's ruleset's word for a turn ("round" in becmi); "turn" when it is unknown."""
+    try:
+        return get_ruleset(str(summary["study"].get("ruleset"))).turn_name
+    except LookupError:
+        return "turn"
+
+
 def format_summary(summary: dict[str, Any]) -> list[str]:
     """Readable lines: per point, win probabilities with intervals, losses and turns."""
+    turns = plural(turn_name(summary))
     lines = []
     for pt in summary["points"]:
         failed = f", {pt['failed']} failed" if pt["failed"] else ""
         lines.append(f"Point {pt['point']} ({pt['label']}): {pt['done']} runs{failed}")
         for w in pt["win"].values():
-            label = f"{w['name']} wins"
+            label = agree(w["name"], "wins")
             lines.append(f"  {label:<28} {_pct(w['p'])}  [{_pct(w['low'])}, {_pct(w['high'])}]")
         d = pt["draw"]
         lines.append(f"  {'draw':<28} {_pct(d['p'])}  [{_pct(d['low'])}, {_pct(d['high'])}]")
@@ -191,7 +203,7 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
             name = pt["win"][sid]["name"]
             for kind, stats in kinds.items():
                 lines.append(_stats_line(f"{name} {loss_label(kind)}", stats))
-        lines.append(_stats_line("turns", pt["turns"]))
+        lines.append(_stats_line(turns, pt["turns"]))
         for error, n in list(pt["errors"].items())[:3]:
             lines.append(f"  failed ×{n}: {error}")
         lines.extend(_stop_lines(pt, summary["study"]["until_ci"]))

@@ -122,7 +122,7 @@ def diff(
     if as_json:
         echo_json(result)
     else:
-        for line in render(result, verbose=verbose):
+        for line in render(result, verbose=verbose, turn=la.ruleset.turn_name):
             click.echo(line)
     sys.exit(0 if result["identical"] else 1)
 

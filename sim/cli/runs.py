@@ -75,7 +75,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     who = agree(o["winner_name"], "wins") if o["winner"] else "Draw"
     click.echo(
         f"Run {r.run_id} (point {r.point}, replication {r.replication}, seed {r.seed}): "
-        f"{who} after {count(o['turns'], 'turn')} — {o['reason']}"
+        f"{who} after {count(o['turns'], r.turn_name)} — {o['reason']}"
     )
     for path in r.paths:
         click.echo(f"Replay: {path}")
