@@ -192,6 +192,39 @@ def _unique(
     seen.setdefault(ident, what)
 
 
+def _asked(st: StrikeSpec) -> dict[str, int]:
+    """Air factors a strike asks of its origin, by type: its escort's fighters, its attacks'."""
+    asked: dict[str, int] = {"fighter": st.escort} if st.escort else {}
+    for attack in st.attacks:
+        asked[attack.aircraft] = asked.get(attack.aircraft, 0) + attack.factors
+    return asked
+
+
+def _over_committed(
+    st: StrikeSpec, have: dict[str, int], path: tuple[str | int, ...]
+) -> list[Problem]:
+    """A strike asking more air factors of a type than its origin holds at the start.
+
+    The strike would fly with fewer than written (launch takes what is
+    ready), so the file would not say what is fought.
+    """
+    problems: list[Problem] = []
+    for t, n in _asked(st).items():
+        held = have.get(t, 0)
+        if held and n > held:
+            where: tuple[str | int, ...] = (*path, "escort") if t == "fighter" else path
+            if t != "fighter":
+                first = next(i for i, a in enumerate(st.attacks) if a.aircraft == t)
+                where = (*path, "attacks", first, "factors")
+            problems.append(
+                (
+                    where,
+                    f"{n} {t} air factors asked of {st.origin}, which holds {held} at the start",
+                )
+            )
+    return problems
+
+
 def _check_strike(
     sc: FlattopScenario, side_index: int, st: StrikeSpec, path: tuple[str | int, ...]
 ) -> list[Problem]:
@@ -237,6 +270,7 @@ def _check_strike(
     for t in dict.fromkeys(types):
         if not have.get(t):
             problems.append(((*path, "origin"), f"{st.origin} has no {t} air factors"))
+    problems.extend(_over_committed(st, have, path))
     hexes = distance(at, target.at)
     for t in dict.fromkeys(types):
         if hexes > sc.options.radius(t):
