@@ -89,7 +89,7 @@ def verify(replay: str, as_json: bool) -> None:
 
     result = api.verify_replay(replay)
     if result.damage is not None and result.damage.kind in views.NOT_A_REPLAY:
-        fail(str(result.damage))
+        fail(views.replay_problem(result.damage))
     if as_json:
         echo_json(views.verify_json(result))
     else:

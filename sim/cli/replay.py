@@ -46,11 +46,12 @@ def _load(path: str) -> ReplayFile:
 def _reading() -> Iterator[None]:
     """A damaged replay found while reading it is one line naming file:line, exit 2."""
     from engine.reader import ReplayError
+    from sim.cli.views import replay_problem
 
     try:
         yield
     except ReplayError as exc:
-        fail(str(exc))
+        fail(replay_problem(exc))
 
 
 @click.command(cls=Command)
