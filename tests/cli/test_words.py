@@ -160,3 +160,19 @@ def test_plot_legend_agrees_with_a_plural_side(
     plots._outcomes(summary, tmp_path / "outcomes.png")
     labels = figures[0].axes[0].get_legend_handles_labels()[1]
     assert labels == ["The party wins", "The goblins win"]
+
+
+def test_irregular_plural_side_names_take_a_plural_verb() -> None:
+    """'Rohan's men win', 'The horsemen win'; 'Yemen wins', 'Bunker Hill wins', 'The party wins'."""
+    from sim.text.grammar import agree
+
+    assert [agree(n, "wins") for n in ("Rohan's men", "The horsemen", "Riflemen")] == [
+        "Rohan's men win",
+        "The horsemen win",
+        "Riflemen win",
+    ]
+    assert [agree(n, "is") for n in ("Yemen", "Bunker Hill", "The party")] == [
+        "Yemen is",
+        "Bunker Hill is",
+        "The party is",
+    ]
