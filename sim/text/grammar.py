@@ -16,6 +16,7 @@ _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "goes": "
 _SINGULAR_ENDINGS = ("ss", "us", "is")
 _IRREGULAR_PLURALS = frozenset(
     {"men", "women", "people", "folk", "children", "riflemen", "bowmen", "footmen", "yeomen"}
+    | {"horsemen", "spearmen", "pikemen", "freemen"}
     | {"militiamen", "infantrymen", "cavalrymen", "artillerymen", "seamen", "airmen"}
 )
 
