@@ -10,6 +10,7 @@ path.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar, cast
@@ -27,14 +28,33 @@ class OutOfOrder(ValueError):
 
 
 class PathError(ValueError):
-    """A state path that does not exist, or a value of the wrong type for it."""
+    """A state path that does not exist, or a value of the wrong type for it.
+
+    Attributes:
+        missing: the segment that named nothing ("" for a wrong value).
+        choices: the keys or fields that were there instead, for a "did you mean".
+    """
+
+    def __init__(self, message: str, missing: str = "", choices: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.missing = missing
+        self.choices = choices
+
+
+def _fields_of(obj: Any) -> tuple[str, ...]:
+    """The public field names of a dataclass or pydantic object (for a suggestion)."""
+    if dataclasses.is_dataclass(obj):
+        return tuple(f.name for f in dataclasses.fields(obj))
+    names = getattr(type(obj), "model_fields", None)
+    return tuple(names) if isinstance(names, dict) else ()
 
 
 def _step(obj: Any, part: str) -> Any:
     if isinstance(obj, dict):
         if part in obj:
             return obj[part]
-        raise PathError(f"no key {part!r}; has: {', '.join(map(str, list(obj)[:12]))}")
+        keys = tuple(map(str, obj))
+        raise PathError(f"no key {part!r}; has: {', '.join(keys[:12])}", part, keys)
     if isinstance(obj, list):
         try:
             return obj[int(part)]
@@ -42,7 +62,7 @@ def _step(obj: Any, part: str) -> Any:
             raise PathError(f"no item {part!r}") from None
     if hasattr(obj, part) and not part.startswith("_"):
         return getattr(obj, part)
-    raise PathError(f"no field {part!r}")
+    raise PathError(f"no field {part!r}", part, _fields_of(obj))
 
 
 def _a(name: str) -> str:

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from engine.log import FileSink
 from engine.reader import read_replay
 from sim.contract import Outcome, headline
-from sim.outputs import OutputError, check_output
+from sim.outputs import OutputError, check_output, is_replay
 from sim.replay.file import ReplayFile
 from sim.replay.header import (
     header_scenario,
@@ -97,7 +97,8 @@ def run(
         scenario_path: a scenario YAML file.
         seed: the seed; default the scenario's own ``seed``.
         out: the replay path; default :func:`default_replay_path`.
-        force: overwrite an existing file even if it is not a replay of this scenario.
+        force: overwrite an existing file even if it is not a battlesim replay
+            (a replay at ``out``, of this scenario or another, is replaced anyway).
 
     Raises:
         ValueProblem: ``seed`` is not a whole number from 0 to 2⁶³ − 1 (a
@@ -118,7 +119,7 @@ def run(
     if path.resolve() == Path(scenario_path).resolve():
         raise OutputError(f"--out {out}: that is the scenario file itself")
     header = make_header(ruleset, scenario, s, source=Path(scenario_path).name)
-    check_output(path, force=force, scenario_digest=header.scenario_digest)
+    check_output(path, force=force, ours=is_replay, what="a replay")
     # On any exception, Ctrl-C included, nothing half-written is left (the
     # sink abandons its .partial); an old replay at ``path`` is untouched.
     with FileSink(path) as sink:

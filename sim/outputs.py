@@ -2,8 +2,12 @@
 
 Every command that writes a file asks :func:`check_output` first, so a bad
 ``--out`` is one plain sentence (exit 2) and an existing file is never lost
-by accident: only a replay of the same scenario is overwritten without
-``--force`` (running or forking a battle again to the same name is routine).
+by accident.  Writing over what battlesim itself wrote is routine — a
+scenario edited and run again, a report or a diff page regenerated — so a
+file the command recognises as its own kind (``ours``: :func:`is_replay`,
+:func:`is_page`, a schema) is replaced without a word.  ``--force`` is for
+anything else: a file battlesim did not write, or one of another kind (a
+page where a replay would go).
 """
 
 from __future__ import annotations
@@ -11,14 +15,33 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.atomic import atomic_write_text
 
-__all__ = ["OutputError", "check_output", "replay_scenario_digest", "write_text"]
+__all__ = [
+    "PAGE_GENERATOR",
+    "OutputError",
+    "check_output",
+    "is_page",
+    "is_replay",
+    "replay_scenario_digest",
+    "write_text",
+]
 
 _HEADER_LIMIT = 4 * 1024 * 1024
 """Read at most this much of an existing file looking for a replay header."""
+_PAGE_LIMIT = 256 * 1024
+"""Read at most this much of an existing file looking for a page's marks."""
+
+PAGE_GENERATOR = '<meta name="generator" content="battlesim">'
+"""The mark in the ``<head>`` of every page battlesim writes (report, diff --html)."""
+_PAGE_START = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+_OLD_PAGE_MARK = '<svg id="ns-probe" width="0" height="0" aria-hidden="true"></svg>'
+"""A page written before the generator mark: its first line and the probe the viewer measures."""
+_HEAD_END = re.compile(r"</head>", re.IGNORECASE)
 
 
 class OutputError(Exception):
@@ -35,8 +58,8 @@ def _blocking_file(path: Path) -> Path | None:
     return None
 
 
-def replay_scenario_digest(path: Path) -> str | None:
-    """The ``scenario_digest`` in the header of a replay file, or None if it is not one."""
+def _replay_header(path: Path) -> dict[str, object] | None:
+    """The header of a battlesim replay (plain or gzip), or None if the file is not one."""
     try:
         with path.open("rb") as raw:
             magic = raw.read(2)
@@ -48,8 +71,40 @@ def replay_scenario_digest(path: Path) -> str | None:
         return None
     if not isinstance(header, dict) or header.get("format") != "battlesim-replay":
         return None
-    found = header.get("scenario_digest")
+    return header
+
+
+def replay_scenario_digest(path: Path) -> str | None:
+    """The ``scenario_digest`` in the header of a replay file, or None if it is not one."""
+    header = _replay_header(path)
+    found = header.get("scenario_digest") if header is not None else None
     return found if isinstance(found, str) else None
+
+
+def is_replay(path: Path) -> bool:
+    """Whether ``path`` holds a battlesim replay: its first line a ``battlesim-replay`` header."""
+    return _replay_header(path) is not None
+
+
+def is_page(path: Path) -> bool:
+    """Whether ``path`` holds a page battlesim wrote (``report``, ``diff --html``).
+
+    Such a page carries :data:`PAGE_GENERATOR` in its ``<head>``; a page
+    written before that mark starts with battlesim's exact first line and
+    has the viewer's probe right after its head.
+    """
+    try:
+        with path.open("rb") as fh:
+            text = fh.read(_PAGE_LIMIT).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    end = _HEAD_END.search(text)
+    if end is None:
+        return False
+    if PAGE_GENERATOR in text[: end.start()]:
+        return True
+    rest = text[end.end() :].lstrip()
+    return text.startswith(_PAGE_START) and rest.startswith("<body>") and _OLD_PAGE_MARK in rest
 
 
 def check_output(
@@ -57,7 +112,8 @@ def check_output(
     *,
     option: str = "--out",
     force: bool = False,
-    scenario_digest: str | None = None,
+    ours: Callable[[Path], bool] | None = None,
+    what: str = "a file",
     folder: bool = False,
 ) -> Path:
     """Refuse an output path that cannot be written or would destroy another file.
@@ -66,8 +122,10 @@ def check_output(
         path: where the command will write.
         option: the option's name, for the message.
         force: overwrite an existing file whatever it holds.
-        scenario_digest: the scenario of the replay to be written; an existing
-            replay of the same scenario is overwritten without ``force``.
+        ours: recognises a file this command writes (:func:`is_replay`,
+            :func:`is_page`); such a file is overwritten without ``force``.
+            None: every existing file needs ``force``.
+        what: what the command writes, for the message ("a replay", "a page").
         folder: the output is a folder (created if missing; an existing one is reused).
 
     Raises:
@@ -87,11 +145,11 @@ def check_output(
     if p.is_dir():
         raise OutputError(f"{option} {path}: {str(p)!r} is a folder, not a file")
     if p.is_file() and not force and p.resolve() != Path(os.devnull).resolve():
-        if scenario_digest is not None and replay_scenario_digest(p) == scenario_digest:
+        if ours is not None and ours(p):
             return p
-        what = "is not a replay of this scenario" if scenario_digest else "already exists"
+        kind = f"is not {what} battlesim wrote" if ours is not None else "already exists"
         raise OutputError(
-            f"{option} {path}: the file {what}; add --force to overwrite it, or choose another name"
+            f"{option} {path}: the file {kind}; add --force to overwrite it, or choose another name"
         )
     return p
 

@@ -19,6 +19,7 @@ import copy
 from typing import Any
 
 from sim.scenario.values import ValueProblem, parse_value
+from sim.text.suggest import close_names
 
 __all__ = ["PathError", "get_path", "parse_values", "set_paths", "split_path"]
 
@@ -39,13 +40,26 @@ def split_path(path: str) -> list[str]:
     return parts
 
 
+def _suggest(segment: str, choices: list[str], walked: str) -> str:
+    """``; did you mean 'walked.choice'?`` for the choices closest to ``segment``, else ``""``."""
+    found = close_names(segment, choices)
+    if not found:
+        return ""
+    paths = [f"{walked}.{c}" if walked else c for c in found]
+    quoted = [repr(p) for p in paths]
+    either = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+    return f"; did you mean {either}?"
+
+
 def _step(node: Any, segment: str, walked: str) -> tuple[Any, str | int]:
     """The child of ``node`` named by ``segment`` and the key or index that reaches it."""
     where = walked or "the top level"
     if isinstance(node, dict):
         if segment not in node:
-            known = ", ".join(sorted(node))
-            raise PathError(f"no field {segment!r} in {where} (fields: {known})")
+            hint = _suggest(segment, list(node), walked)
+            if hint:
+                raise PathError(f"no field {segment!r} in {where}{hint}")
+            raise PathError(f"no field {segment!r} in {where} (fields: {', '.join(sorted(node))})")
         return node[segment], segment
     if isinstance(node, list):
         if segment.isdigit():
@@ -55,7 +69,11 @@ def _step(node: Any, segment: str, walked: str) -> tuple[Any, str | int]:
             return node[i], i
         ids = [item.get("id") for item in node if isinstance(item, dict)]
         if ids.count(segment) != 1:
-            known = ", ".join(str(i) for i in ids if i is not None) or "none"
+            named = [str(i) for i in ids if i is not None]
+            hint = _suggest(segment, named, walked) if ids.count(segment) == 0 else ""
+            if hint:
+                raise PathError(f"no item with id {segment!r} in {where}{hint}")
+            known = ", ".join(named) or "none"
             raise PathError(f"no item with id {segment!r} in {where} (ids: {known})")
         i = ids.index(segment)
         return node[i], i

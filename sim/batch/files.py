@@ -12,12 +12,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from sim.scenario.load import (
+    KINDS,
     Located,
     ScenarioError,
     error_message,
     line_of,
     located,
     read_yaml,
+    refuse_other_kind,
 )
 
 __all__ = ["error_message", "line_of", "located", "read_yaml", "validate_located"]
@@ -36,6 +38,8 @@ def validate_located(
     """
     if not isinstance(data, dict):
         raise ScenarioError([Located(file, line_of(lines, ()), "", f"a {what} is a mapping")])
+    if what in KINDS:  # a scenario given to study, a study to campaign…: one line, not a dozen
+        refuse_other_kind(data, lines, file, what)
     try:
         return model.model_validate(data)
     except ValidationError as exc:

@@ -38,6 +38,7 @@ from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_k
 from sim.batch.pooled import pooled
 from sim.batch.stopping import summarised
 from sim.batch.store import Store, quote
+from sim.text.grammar import agree
 
 __all__ = ["write_plots"]
 
@@ -57,7 +58,7 @@ def _outcomes(summary: dict[str, Any], path: Path) -> Path:
     x = list(range(len(pts)))
     bottom = [0.0] * len(pts)
     series = [
-        (w["name"] + " wins", [p["win"][sid]["count"] for p in pts])
+        (agree(w["name"], "wins"), [p["win"][sid]["count"] for p in pts])
         for sid, w in pts[0]["win"].items()
     ]
     series += [("draw", [p["draw"]["count"] for p in pts]), ("failed", [p["failed"] for p in pts])]
@@ -193,7 +194,7 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
             linestyle=LINESTYLES[i % len(LINESTYLES)] if numeric and len(xs) <= 12 else "none",
             capsize=3,
             color=COLOURS[i % len(COLOURS)],
-            label=f"{name} wins",
+            label=agree(name, "wins"),
             markersize=4,
         )
     if not numeric:

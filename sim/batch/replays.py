@@ -70,6 +70,8 @@ class Rerun:
     seed: int
     paths: list[Path]
     outcome: dict[str, Any]
+    turn_name: str = "turn"
+    """The ruleset's word for a turn ("round" in becmi)."""
 
 
 def _paths(target: Target, run_id: int, dest: Path | None) -> tuple[Path, Path | None]:
@@ -128,4 +130,5 @@ def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) ->
         for sink in sinks:
             sink.abandon()  # a complete one is kept
         raise
-    return Rerun(run_id, point, replication, seed, written, fought.outcome)
+    turn = target.ruleset().turn_name
+    return Rerun(run_id, point, replication, seed, written, fought.outcome, turn)

@@ -21,8 +21,10 @@ from sim.batch.labels import loss_label, measure_label
 from sim.batch.stats import proportion, wilson
 from sim.batch.stopping import PILOT, confirm_runs, rule_of, summarised
 from sim.batch.store import Store, point_label, quote
+from sim.contract import get_ruleset
+from sim.text.grammar import agree, plural
 
-__all__ = ["format_summary", "summarize"]
+__all__ = ["format_summary", "summarize", "turn_name"]
 
 
 def _stats(n: int, s: int, s2: int, q: list[float] | None) -> dict[str, float | None]:
@@ -173,6 +175,7 @@ def summarize(store: Store, baseline: int = 0, interval: str = "wilson") -> dict
         "study": {
             "name": meta["name"],
             "kind": meta["kind"],
+            "ruleset": meta.get("ruleset"),
             "source": meta["source"],
             "seed": meta["seed"],
             "crn": meta["crn"],
@@ -254,8 +257,17 @@ def _stats_line(label: str, s: dict[str, float | None]) -> str:
     )
 
 
+def turn_name(summary: dict[str, Any]) -> str:
+    """The study's ruleset's word for a turn ("round" in becmi); "turn" when it is unknown."""
+    try:
+        return get_ruleset(str(summary["study"].get("ruleset"))).turn_name
+    except LookupError:
+        return "turn"
+
+
 def format_summary(summary: dict[str, Any]) -> list[str]:
     """Readable lines: per point, win probabilities with intervals, losses and turns."""
+    turns = plural(turn_name(summary))
     lines = []
     method = summary["study"].get("interval", "wilson")
     if method != "wilson":
@@ -266,13 +278,13 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
         extra = f" (after a pilot of {pilot['runs']}, not summarised)" if pilot else ""
         lines.append(f"Point {pt['point']} ({pt['label']}): {pt['done']} runs{failed}{extra}")
         for w in pt["win"].values():
-            lines.append(_rate_line(f"{w['name']} wins", w, pt["done"]))
+            lines.append(_rate_line(agree(w["name"], "wins"), w, pt["done"]))
         lines.append(_rate_line("draw", pt["draw"], pt["done"]))
         for sid, kinds in pt["losses"].items():
             name = pt["win"][sid]["name"]
             for kind, stats in kinds.items():
                 lines.append(_stats_line(f"{name} {loss_label(kind)}", stats))
-        lines.append(_stats_line("turns", pt["turns"]))
+        lines.append(_stats_line(turns, pt["turns"]))
         for error, n in list(pt["errors"].items())[:3]:
             lines.append(f"  failed ×{n}: {error}")
         lines.extend(_stop_lines(pt, summary["study"]["until_ci"]))

@@ -104,6 +104,7 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
     from sim.batch.store import StoreError
     from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
     from sim.batch.summary import format_summary
+    from sim.text.grammar import count
 
     bar = options.progress
     try:
@@ -128,10 +129,12 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
     else:
         for line in format_summary(result.summary):
             click.echo(line)
-        resumed = f" ({result.ran} run now)" if result.ran != result.committed else ""
+        resumed = ""
+        if result.ran != result.committed:  # a resumed study: what this command added
+            resumed = f", {result.ran} fought now" if result.ran else ", all fought before"
         plots = f", {out / 'plots'}/" if options.plots else ""
         click.echo(
-            f"Results: {out / DB_NAME} ({result.committed} runs{resumed}), "
+            f"Results: {out / DB_NAME} ({count(result.committed, 'run')}{resumed}), "
             f"{out / 'summary.json'}{plots}"
         )
     return result.summary

@@ -72,7 +72,9 @@ def check_ruleset(
     from sim.text.suggest import did_you_mean
 
     if name not in ruleset_names():
-        fail(f"unknown ruleset {name!r}; installed: {', '.join(ruleset_names())}")
+        names = ruleset_names()
+        hint = did_you_mean(name, names) or f"; installed: {', '.join(names)}"
+        fail(f"unknown ruleset {name!r}{hint}")
     try:
         ruleset = get_ruleset(name)
     except Exception as exc:  # a broken entry point or module: the plugin cannot load

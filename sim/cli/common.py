@@ -17,6 +17,8 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 __all__ = [
+    "PAGE_FORCE",
+    "REPLAY_FORCE",
     "Command",
     "LazyGroup",
     "Whole",
@@ -151,13 +153,23 @@ def out_option(help_text: str, *, folder: bool = False) -> Callable[[F], F]:
     return click.option("-o", "--out", type=kind, default=None, help=help_text)
 
 
-def force_option() -> Callable[[F], F]:
-    """``--force``: overwrite an existing file that is not a replay of the same scenario."""
-    return click.option(
-        "--force",
-        is_flag=True,
-        help="Overwrite an existing output file even if it is not a replay of this scenario.",
-    )
+REPLAY_FORCE = (
+    "Overwrite a file at the output path that is not a battlesim replay "
+    "(a replay there is replaced without it)."
+)
+PAGE_FORCE = (
+    "Overwrite a file at the output path that is not a page battlesim wrote "
+    "(an earlier report or diff page is replaced without it)."
+)
+
+
+def force_option(help_text: str = REPLAY_FORCE, flag: str = "--force") -> Callable[[F], F]:
+    """``--force``: overwrite an existing file battlesim did not write, or of another kind.
+
+    What battlesim wrote itself (a replay where a replay goes, a page where a
+    page goes) is replaced without it; ``help_text`` says so for the command.
+    """
+    return click.option(flag, "force", is_flag=True, help=help_text)
 
 
 def quiet_option() -> Callable[[F], F]:

@@ -32,8 +32,8 @@ __all__ = ["run", "schema", "validate", "verify"]
 def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: bool) -> None:
     """Fight SCENARIO headless, write its replay, print the outcome.
 
-    An existing file at --out is overwritten only when it is a replay of
-    the same scenario (or with --force).
+    A replay already at --out (an earlier run of this scenario, edited or
+    not) is replaced; any other file only with --force.
 
     \b
     Example:
@@ -91,7 +91,7 @@ def verify(replay: str, as_json: bool) -> None:
 
     result = api.verify_replay(replay)
     if result.damage is not None and result.damage.kind in views.NOT_A_REPLAY:
-        fail(str(result.damage))
+        fail(views.replay_problem(result.damage))
     rules = rules_version(replay)
     if as_json:
         data = views.verify_json(result)
@@ -139,23 +139,26 @@ def validate(scenario: str, as_json: bool) -> None:
 
 @click.command(cls=Command)
 @out_option("Write the schema to this file instead of printing it.")
-@force_option()
+@force_option(
+    "Overwrite a file at --out that is not a schema battlesim wrote "
+    "(an earlier schema is replaced without it)."
+)
 def schema(out: str | None, force: bool) -> None:
     """Print the JSON Schema of scenario files, for editors.
 
     \b
     Example:
-      battlesim schema -o docs/scenario.schema.json --force
+      battlesim schema -o docs/scenario.schema.json
     """
     from sim.outputs import OutputError, check_output, write_text
-    from sim.scenario.schema import schema_text
+    from sim.scenario.schema import is_schema_file, schema_text
 
     text = schema_text()
     if out is None:
         click.echo(text, nl=False)
         return
     try:
-        write_text(check_output(out, force=force), text)
+        write_text(check_output(out, force=force, ours=is_schema_file, what="a schema"), text)
     except OutputError as exc:
         fail(str(exc))
     except OSError as exc:

@@ -86,7 +86,10 @@ def _print_scenarios(found: list[ScenarioInfo]) -> None:
 @click.command(cls=Command)
 @click.argument("ruleset")
 @click.argument("name", metavar="NAME.yaml", type=click.Path(dir_okay=False))
-@force_option()
+@force_option(
+    "Overwrite an existing NAME.yaml (a scenario is yours once written: "
+    "without --force new never writes over one)."
+)
 @json_option(
     "Print one JSON object: the file, ruleset and scenario name, the schema's path and "
     "what was done with it (schema_state: written, unchanged or left), and a note or null."

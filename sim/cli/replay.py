@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from sim.cli.common import (
+    PAGE_FORCE,
     Command,
     Whole,
     echo_json,
@@ -46,11 +47,12 @@ def _load(path: str) -> ReplayFile:
 def _reading() -> Iterator[None]:
     """A damaged replay found while reading it is one line naming file:line, exit 2."""
     from engine.reader import ReplayError
+    from sim.cli.views import replay_problem
 
     try:
         yield
     except ReplayError as exc:
-        fail(str(exc))
+        fail(replay_problem(exc))
 
 
 @click.command(cls=Command)
@@ -64,7 +66,7 @@ def _reading() -> Iterator[None]:
     default=None,
     help="Also write both battles side by side on one timeline as one HTML page.",
 )
-@force_option()
+@force_option(PAGE_FORCE)
 @click.option(
     "--verbose",
     "-v",
@@ -102,7 +104,7 @@ def diff(
     """
     from pathlib import Path
 
-    from sim.outputs import OutputError, check_output
+    from sim.outputs import OutputError, check_output, is_page
     from sim.replay.diff import diff_replays, render
     from sim.replay.report import write_diff
 
@@ -111,7 +113,9 @@ def diff(
         page = None
         if html_out is not None:
             try:
-                page = check_output(html_out, option="--html", force=force)
+                page = check_output(
+                    html_out, option="--html", force=force, ours=is_page, what="a page"
+                )
             except OutputError as exc:
                 fail(str(exc))
         result = diff_replays(la, lb, context, detail=as_json or verbose)
@@ -120,7 +124,7 @@ def diff(
     if as_json:
         echo_json(result)
     else:
-        for line in render(result, verbose=verbose):
+        for line in render(result, verbose=verbose, turn=la.ruleset.turn_name):
             click.echo(line)
     sys.exit(0 if result["identical"] else 1)
 
@@ -165,14 +169,14 @@ def fork_command(
     from pathlib import Path
 
     from sim.contract import headline
-    from sim.outputs import OutputError, check_output
+    from sim.outputs import OutputError, check_output, is_replay
     from sim.replay.fork import ForkError, fork_battle, parse_assignment
 
     loaded = _load(replay)
     path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}-fork{at_seq}.jsonl")
     try:
         with _reading():
-            check_output(path, force=force, scenario_digest=loaded.header.scenario_digest)
+            check_output(path, force=force, ours=is_replay, what="a replay")
             assignments = [parse_assignment(s) for s in sets]
             forked = fork_battle(loaded, at_seq, assignments, path)
     except (ForkError, OutputError) as exc:
@@ -238,7 +242,7 @@ def why(replay: str, seq: int, as_json: bool) -> None:
     default=None,
     help="Also write each chart as a PNG into this folder.",
 )
-@force_option()
+@force_option(PAGE_FORCE)
 @json_option("Print one JSON object: the files written.")
 def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_json: bool) -> None:
     """Write one self-contained HTML page to watch REPLAY.
@@ -251,13 +255,13 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
     """
     from pathlib import Path
 
-    from sim.outputs import OutputError, check_output
+    from sim.outputs import OutputError, check_output, is_page
     from sim.replay.report import write_report
 
     loaded = _load(replay)
     path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}.html")
     try:
-        check_output(path, force=force)
+        check_output(path, force=force, ours=is_page, what="a page")
         if png_dir is not None:
             check_output(png_dir, option="--png", folder=True)
     except OutputError as exc:

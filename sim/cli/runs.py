@@ -53,13 +53,14 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     from sim.batch.replays import RerunError, rerun
     from sim.batch.store import StoreError
     from sim.cli.errors import describe
-    from sim.outputs import OutputError, check_output, replay_scenario_digest
+    from sim.outputs import OutputError, check_output, is_replay
     from sim.text.grammar import agree, count
 
     if out is not None:
-        existing = Path(out).is_file() and replay_scenario_digest(Path(out)) is not None
         try:
-            check_output(out, folder=Path(out).is_dir(), force=force or existing)
+            check_output(
+                out, folder=Path(out).is_dir(), force=force, ours=is_replay, what="a replay"
+            )
         except OutputError as exc:
             fail(str(exc))
     try:
@@ -76,7 +77,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     who = agree(o["winner_name"], "wins") if o["winner"] else "Draw"
     click.echo(
         f"Run {r.run_id} (point {r.point}, replication {r.replication}, seed {r.seed}): "
-        f"{who} after {count(o['turns'], 'turn')} — {o['reason']}"
+        f"{who} after {count(o['turns'], r.turn_name)} — {o['reason']}"
     )
     for path in r.paths:
         click.echo(f"Replay: {path}")

@@ -66,13 +66,14 @@ def show(
     """
     from engine.reader import ReplayError
     from sim import api
+    from sim.cli import views
 
     try:
         loaded = api.open_replay(replay)
         loaded.scan()  # every line's chain and the footer, before anything is printed
         _show(loaded, turn, narrate, unit, seqs, types, as_json)
     except ReplayError as exc:
-        fail(str(exc))
+        fail(views.replay_problem(exc))
 
 
 def _show(

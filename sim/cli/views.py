@@ -10,16 +10,33 @@ from engine.reader import ReplayError
 from engine.replay import VerifyResult
 from sim.contract import UnitRow
 from sim.replay.file import ReplayLike
-from sim.scenario.load import ScenarioError
+from sim.scenario.load import KINDS, ScenarioError, yaml_kind
 from sim.text.suggest import did_you_mean, known
 
 NOT_A_REPLAY = ("not_replay", "unsupported", "unreadable")
 """Damage kinds that mean "no replay to check" (bad input, exit 2), not "damaged" (exit 1)."""
 
+
+def replay_problem(error: ReplayError) -> str:
+    """The error's line; a scenario, campaign or study file given as a replay says what to do.
+
+    ``stone_wall.yaml:1: not a battlesim replay; this is a scenario: fight it with …``
+    """
+    text = str(error)
+    if error.kind != "not_replay":
+        return text
+    kind = yaml_kind(error.path)
+    if kind is None:
+        return text
+    what, todo = KINDS[kind]
+    return f"{text}; this is {what}: {todo}"
+
+
 __all__ = [
     "NOT_A_REPLAY",
     "problems_json",
     "replay_error_json",
+    "replay_problem",
     "state_rows",
     "unit_history",
     "unit_json",

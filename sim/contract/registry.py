@@ -13,6 +13,7 @@ from typing import Any
 from sim.contract.models import Outcome
 from sim.contract.ruleset import Ruleset
 from sim.text.grammar import agree, count
+from sim.text.suggest import did_you_mean
 
 __all__ = [
     "BUILTIN",
@@ -81,7 +82,9 @@ def get_ruleset(name: str) -> AnyRuleset:
     if name not in _loaded:
         target = _sources().get(name)
         if target is None:
-            raise LookupError(f"unknown ruleset {name!r}; installed: {', '.join(ruleset_names())}")
+            names = ruleset_names()
+            hint = did_you_mean(name, names) or f"; installed: {', '.join(names)}"
+            raise LookupError(f"unknown ruleset {name!r}{hint}")
         _loaded[name] = _load(name, target)
     return _loaded[name]
 

@@ -18,11 +18,15 @@ from pydantic import BaseModel
 from engine.events import Draw, Event, TurnEnded
 from engine.jsondiff import diff
 from sim.replay.file import ReplayLike
+from sim.text.grammar import plural
+from sim.text.values import in_words, shortened
 
 __all__ = ["SUMMARY_ROWS", "diff_replays", "draw_counts", "render"]
 
 SUMMARY_ROWS = 20
 """Rows per section the text summary prints at most (``--verbose``: all of them)."""
+VALUE_WIDTH = 60
+"""Characters of one value the text shows at most (a description, a map)."""
 
 
 def _draws(value: Any, out: dict[str, int], wanted: Collection[str] | None) -> None:
@@ -157,23 +161,50 @@ _ROW_FIXED = ("turn", "id", "name", "side", "side_name", "kind", "strength_unit"
 """Unit-row columns that never differ between variants of one unit."""
 
 
-def _by_turn(r: ReplayLike) -> tuple[dict[int, dict[str, int | float]], dict[str, dict[str, Any]]]:
-    """One fold: each side's strength summed at each turn's end, and the last turn's unit rows."""
+Sums = dict[int, dict[str, dict[str, int | float]]]
+"""Turn → side → strength unit → the side's units' strengths summed."""
+
+
+def _by_turn(r: ReplayLike) -> tuple[Sums, dict[str, dict[str, Any]]]:
+    """One fold: each side's strength at each turn's end, and the last turn's unit rows.
+
+    Strengths are summed per unit of measure (men; flattop's air factors apart
+    from its ships' hits left): a sum of unlike measures means nothing.
+    """
     rs, sc = r.ruleset, r.scenario
     axes = rs.space(sc).axes
-    strength: dict[int, dict[str, int | float]] = {}
+    strength: Sums = {}
     finals: dict[str, dict[str, Any]] = {}
     for turn, state in r.turn_ends():
         sums = strength.setdefault(turn, {})
         rows = rs.units(sc, state)
         for row in rows:
-            sums[row.side] = sums.get(row.side, 0) + row.strength.value
+            side = sums.setdefault(row.side, {})
+            side[row.strength.unit] = side.get(row.strength.unit, 0) + row.strength.value
         finals = {row.id: {"turn": turn, **row.flat(axes)} for row in rows}
     return strength, finals
 
 
+def _in_field_order(data: Any, like: Any) -> Any:
+    """``data`` with its mappings' keys in ``like``'s order (the scenario model's fields).
+
+    A header holds its scenario in canonical JSON, keys sorted; a reader
+    expects the file's order, ``ruleset`` and ``name`` first.
+    """
+    if isinstance(data, dict) and isinstance(like, dict):
+        keys = [k for k in like if k in data] + [k for k in data if k not in like]
+        return {k: _in_field_order(data[k], like.get(k)) for k in keys}
+    if isinstance(data, list) and isinstance(like, list):
+        return [_in_field_order(x, like[i] if i < len(like) else None) for i, x in enumerate(data)]
+    return data
+
+
+def _scenario_of(r: ReplayLike) -> Any:
+    return _in_field_order(r.header.scenario, r.scenario.model_dump(mode="json"))
+
+
 def _variants(a: ReplayLike, b: ReplayLike) -> dict[str, Any]:
-    inputs = [c.as_json() for c in diff(a.header.scenario, b.header.scenario)]
+    inputs = [c.as_json() for c in diff(_scenario_of(a), _scenario_of(b))]
     seed = {"path": "seed", "kind": "changed", "a": a.header.seed, "b": b.header.seed}
     if (
         a.header.seed != b.header.seed and seed not in inputs
@@ -206,14 +237,19 @@ def _variants(a: ReplayLike, b: ReplayLike) -> dict[str, Any]:
             for sid in [*oa["sides"], *(k for k in ob["sides"] if k not in oa["sides"])]
         },
         "units": units,
-        "strength_by_turn": {
-            t: {
-                s: [sa.get(t, {}).get(s), sb.get(t, {}).get(s)]
-                for s in sorted(set(sa.get(t, {})) | set(sb.get(t, {})))
-            }
-            for t in turns
-        },
+        "strength_by_turn": {t: _strengths(sa.get(t, {}), sb.get(t, {})) for t in turns},
     }
+
+
+def _strengths(
+    a: dict[str, dict[str, int | float]], b: dict[str, dict[str, int | float]]
+) -> dict[str, dict[str, list[int | float | None]]]:
+    """Side → unit of measure → [a, b] (None where a battle had ended)."""
+    out: dict[str, dict[str, list[int | float | None]]] = {}
+    for side in sorted(set(a) | set(b)):
+        ua, ub = a.get(side, {}), b.get(side, {})
+        out[side] = {u: [ua.get(u), ub.get(u)] for u in [*ua, *(k for k in ub if k not in ua)]}
+    return out
 
 
 def diff_replays(
@@ -232,24 +268,25 @@ def diff_replays(
     return {"a": a.path, "b": b.path, **result}
 
 
-def _event_line(e: dict[str, Any]) -> str:
+def _event_line(e: dict[str, Any], turn: str = "turn") -> str:
     who = " ".join(str(e[k]) for k in ("unit", "target") if e.get(k))
-    return f"  seq {e['seq']:>5} turn {e['turn']:>3} {e['type']:<24} {who}"
+    return f"  seq {e['seq']:>5} {turn} {e['turn']:>3} {e['type']:<24} {who}"
 
 
-def render(d: dict[str, Any], *, verbose: bool = False) -> list[str]:
+def render(d: dict[str, Any], *, verbose: bool = False, turn: str = "turn") -> list[str]:
     """Readable text of a :func:`diff_replays` result.
 
     A bounded summary: at most :data:`SUMMARY_ROWS` rows per section (the
     field changes, the units that differ, the turns), and the draw counts
     of the streams the divergent events draw from only; ``verbose`` prints
-    every row and every stream.
+    every row and every stream.  Values are in words (:func:`in_words`);
+    ``turn`` is the ruleset's word for a turn ("round" in becmi).
     """
     if d["identical"]:
         return [f"identical: {d['a']} and {d['b']}"]
     if d["mode"] == "same":
-        return _render_same(d, verbose)
-    return _render_variants(d, verbose)
+        return _render_same(d, verbose, turn)
+    return _render_variants(d, verbose, turn)
 
 
 def _bounded(rows: list[str], verbose: bool, what: str) -> list[str]:
@@ -260,8 +297,22 @@ def _bounded(rows: list[str], verbose: bool, what: str) -> list[str]:
     return [*rows[:SUMMARY_ROWS], f"  ... {more} more {what} (--verbose or --json lists them)"]
 
 
-def _render_same(d: dict[str, Any], verbose: bool) -> list[str]:
-    where = f"seq {d['seq']}, turn {d['turn']}"
+def _value(value: Any) -> str:
+    """A value in words on one line, long ones cut (``--json`` has them whole)."""
+    return shortened(in_words(value), VALUE_WIDTH)
+
+
+def _change(c: dict[str, Any]) -> str:
+    """One changed field: ``changed  options.fire_hcv: 25 -> 30``; a missing or extra one alone."""
+    if c["kind"] == "missing":
+        return f"  {'missing':<8} {c['path']} (in a: {_value(c['a'])})"
+    if c["kind"] == "extra":
+        return f"  {'extra':<8} {c['path']} (in b: {_value(c['b'])})"
+    return f"  {c['kind']:<8} {c['path']}: {_value(c['a'])} -> {_value(c['b'])}"
+
+
+def _render_same(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
+    where = f"seq {d['seq']}, {turn} {d['turn']}"
     where += f", phase {d['phase']}" if d["phase"] else ""
     where += f", unit {d['unit']}" if d["unit"] else ""
     out = [f"same scenario and seed; first divergent event at {where}"]
@@ -271,17 +322,16 @@ def _render_same(d: dict[str, Any], verbose: bool) -> list[str]:
             f"  {longer} goes on past the other's end "
             f"({d['events']['a']} vs {d['events']['b']} events)"
         )
-    changes = [f"  {c['kind']:<8} {c['path']}: {c['a']!r} -> {c['b']!r}" for c in d["changes"]]
-    out += _bounded(changes, verbose, "changed fields")
+    out += _bounded([_change(c) for c in d["changes"]], verbose, "changed fields")
     if d["first_turn_apart"] is not None:
-        out.append(f"first turn whose state differs: {d['first_turn_apart']}")
+        out.append(f"first {turn} whose state differs: {d['first_turn_apart']}")
     if d["context_before"]:
         out.append("before:")
-        out += [_event_line(e) for e in d["context_before"]]
+        out += [_event_line(e, turn) for e in d["context_before"]]
     for side in ("a", "b"):
         if d[f"context_after_{side}"]:
             out.append(f"after, in {side}:")
-            out += [_event_line(e) for e in d[f"context_after_{side}"]]
+            out += [_event_line(e, turn) for e in d[f"context_after_{side}"]]
     out += _draws_section(d, verbose)
     for side in ("a", "b"):
         taken = ", ".join(f"{k} x{v}" for k, v in d[f"draws_in_{side}"].items()) or "none"
@@ -301,34 +351,55 @@ def _draws_section(d: dict[str, Any], verbose: bool) -> list[str]:
 
 
 def _cell(value: Any) -> str:
-    return "-" if value is None else str(value)
+    return "-" if value is None else _value(value)
 
 
-def _render_variants(d: dict[str, Any], verbose: bool) -> list[str]:
+def _outcome_cell(key: str, value: Any) -> str:
+    if value is None and key in ("winner", "winner_name"):
+        return "draw"
+    return _cell(value)
+
+
+def _strength_cells(sides: dict[str, dict[str, list[Any]]]) -> str:
+    """``csa men 924 | 810; usa men 1236 | 952`` (each side's measures, a | b)."""
+    return "; ".join(
+        f"{side} " + ", ".join(f"{unit} {_cell(v[0])} | {_cell(v[1])}" for unit, v in by.items())
+        for side, by in sides.items()
+    )
+
+
+def _render_variants(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
     out = ["different inputs:" if d["inputs"] else "same inputs:"]
-    inputs = [f"  {c['kind']:<8} {c['path']}: {c['a']!r} -> {c['b']!r}" for c in d["inputs"]]
-    out += _bounded(inputs, verbose, "input changes")
+    out += _bounded([_change(c) for c in d["inputs"]], verbose, "input changes")
     out.append("outcome (a | b):")
-    out += [f"  {k:<12} {v[0]!s} | {v[1]!s}" for k, v in d["outcome"].items()]
+    out += [
+        f"  {k:<12} {_outcome_cell(k, v[0])} | {_outcome_cell(k, v[1])}"
+        for k, v in d["outcome"].items()
+    ]
     out.append("losses by side (a | b):")
-    out += [f"  {sid:<12} {v['losses'][0]} | {v['losses'][1]}" for sid, v in d["sides"].items()]
+    out += [
+        f"  {sid:<12} {_cell(v['losses'][0])} | {_cell(v['losses'][1])}"
+        for sid, v in d["sides"].items()
+    ]
     out.append("final state by unit (a | b), where it differs:")
     units = []
     for uid, fields in d["units"].items():
         moved = {k: v for k, v in fields.items() if v[0] != v[1]}
         if moved:
             units.append(
-                f"  {uid:<12} " + "; ".join(f"{k} {v[0]} | {v[1]}" for k, v in moved.items())
+                f"  {uid:<12} "
+                + "; ".join(f"{k} {_cell(v[0])} | {_cell(v[1])}" for k, v in moved.items())
             )
     out += _bounded(units, verbose, "units differ")
-    out.append("strength by turn, units' own measure summed (a | b; - after a battle ended):")
+    out.append(f"strength by {turn}, units' own measures summed (a | b; - after a battle ended):")
     turns = list(d["strength_by_turn"].items())
     shown = turns if verbose else _spread(turns, SUMMARY_ROWS)
     for t, sides in shown:
-        cells = "  ".join(f"{s} {_cell(v[0])} | {_cell(v[1])}" for s, v in sides.items())
-        out.append(f"  turn {t:>3}: {cells}")
+        out.append(f"  {turn} {t:>3}: {_strength_cells(sides)}")
     if len(shown) < len(turns):
-        out.append(f"  ({len(shown)} of {len(turns)} turns, evenly spaced; --verbose lists all)")
+        out.append(
+            f"  ({len(shown)} of {len(turns)} {plural(turn)}, evenly spaced; --verbose lists all)"
+        )
     return out
 
 

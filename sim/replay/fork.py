@@ -27,6 +27,7 @@ from engine.projection import PathError, get_path, set_path
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import file_label, fought_under, make_header
 from sim.scenario.values import ValueProblem, check_name, parse_value
+from sim.text.suggest import did_you_mean
 
 __all__ = ["FIXED", "ForkError", "Forked", "fork", "fork_battle", "parse_assignment"]
 
@@ -72,7 +73,11 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> Non
             get_path(data, path)
             set_path(data, path, value, allow_none=True)
         except PathError as exc:
-            raise ForkError(f"--set {path}: {exc} in event {event.type} (seq {at_seq})") from None
+            hint = did_you_mean(exc.missing, exc.choices) if exc.missing else ""
+            what = f"no field {exc.missing!r}" if hint else str(exc)
+            raise ForkError(
+                f"--set {path}: {what} in event {event.type} (seq {at_seq}){hint}"
+            ) from None
     try:
         type(event).model_validate(data)
     except ValidationError as exc:
@@ -94,7 +99,9 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> Non
         try:
             set_path(state, path, value, counts=True)
         except PathError as exc:
-            raise ForkError(f"--set state.{path}: {exc}") from None
+            hint = did_you_mean(exc.missing, exc.choices) if exc.missing else ""
+            what = f"no field {exc.missing!r}" if hint else str(exc)
+            raise ForkError(f"--set state.{path}: {what}{hint}") from None
 
 
 @dataclass(frozen=True)

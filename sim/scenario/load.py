@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -20,21 +20,28 @@ from pydantic import BaseModel, ValidationError
 from engine.files import FileProblem, read_bounded
 from engine.text import CONTROL
 from sim.contract import AnyRuleset, Problem, get_ruleset
+from sim.outputs import is_replay
 from sim.scenario.diagnose import cross_problems_after_repair, hint, hint_known, misspelt
 
 __all__ = [
+    "KINDS",
     "MAX_BYTES",
     "MAX_DEPTH",
     "MAX_NODES",
+    "REPLAY_HINT",
+    "FileKind",
     "Located",
     "ScenarioError",
     "error_message",
+    "kind_of",
     "line_of",
     "load_scenario",
     "located",
     "parse_yaml",
     "read_yaml",
+    "refuse_other_kind",
     "validate_data",
+    "yaml_kind",
 ]
 
 MAX_BYTES = 2 * 1024 * 1024
@@ -238,18 +245,73 @@ def located(file: str, lines: dict[Path_, int], path: Path_, message: str) -> Lo
     return Located(file, line_of(lines, path), ".".join(str(p) for p in path), message)
 
 
-OTHER_KINDS: dict[str, str] = {
-    "campaign": "a campaign file: fight it with 'battlesim campaign FILE' (or batch)",
-    "scenario": "a study file: run it with 'battlesim study FILE'",
+FileKind = Literal["scenario", "campaign", "study"]
+
+KINDS: dict[FileKind, tuple[str, str]] = {
+    "study": ("a study file", "run it with 'battlesim study FILE'"),
+    "campaign": ("a campaign file", "fight it with 'battlesim campaign FILE' (or batch)"),
+    "scenario": (
+        "a scenario",
+        "fight it with 'battlesim run FILE', or study it with 'battlesim batch FILE --runs N'",
+    ),
 }
-"""A top-level key that marks a file as something other than a scenario, and what to do."""
+"""Each kind of YAML file battlesim reads: what it is, and what to do with it."""
+_MARKS: dict[FileKind, tuple[str, ...]] = {
+    "study": ("replications",),
+    "campaign": ("battles",),
+    "scenario": ("ruleset",),
+}
+"""A top-level key only that kind of file has (a study's ``campaign`` names one, so
+``campaign`` alone marks nothing); study first, since it may name the others."""
+_SHOWN_AT: dict[FileKind, tuple[str, ...]] = {
+    "study": ("scenario", "campaign", "replications"),
+    "campaign": ("campaign", "battles"),
+    "scenario": ("ruleset",),
+}
+"""The field a wrong-kind message points at: the file's first telling line."""
+REPLAY_HINT = (
+    "a battlesim replay, not a YAML file: read it with 'battlesim show FILE' "
+    "(or verify, report, diff)"
+)
 
 
-def _refuse_other_kinds(data: dict[str, Any], lines: dict[Path_, int], file: str) -> None:
-    """Say plainly when a campaign or study file is given where a scenario is expected."""
-    for key, what in OTHER_KINDS.items():
-        if key in data:
-            raise ScenarioError([located(file, lines, (key,), f"not a scenario: this is {what}")])
+def kind_of(data: Any) -> FileKind | None:
+    """Which kind of battlesim YAML file ``data`` is, by its top-level keys; None if none."""
+    if not isinstance(data, dict):
+        return None
+    for kind, marks in _MARKS.items():
+        if any(key in data for key in marks):
+            return kind
+    if "campaign" in data and "scenario" not in data:
+        return "campaign"  # a campaign whose battles are missing is still a campaign
+    if "scenario" in data:
+        return "study"
+    return None
+
+
+def yaml_kind(path: str | Path) -> FileKind | None:
+    """The kind of battlesim YAML file at ``path`` (None: unreadable, not YAML, or none)."""
+    try:
+        data, _ = read_yaml(path)
+    except ScenarioError:
+        return None
+    return kind_of(data)
+
+
+def refuse_other_kind(data: Any, lines: dict[Path_, int], file: str, expected: FileKind) -> None:
+    """One plain line when a file of another kind is given where ``expected`` is read.
+
+    Raises:
+        ScenarioError: ``data`` is plainly another kind of battlesim file.
+    """
+    found = kind_of(data)
+    if found is None or found == expected:
+        return
+    key = next(k for k in _SHOWN_AT[found] if k in data)
+    what, todo = KINDS[found]
+    wanted = KINDS[expected][0]
+    message = f"not {wanted}: this is {what}: {todo}"
+    raise ScenarioError([located(file, lines, (key,), message)])
 
 
 def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRuleset, BaseModel]:
@@ -260,7 +322,7 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
         )
     name = data.get("ruleset")
     if name is None:
-        _refuse_other_kinds(data, lines, file)
+        refuse_other_kind(data, lines, file, "scenario")
     if not isinstance(name, str):
         what = "missing" if name is None else "not text"
         raise ScenarioError(
@@ -339,6 +401,8 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[Path_, int]]:
     except FileProblem as exc:
         line = 1 if "too large" in str(exc) else 0
         raise ScenarioError([Located(file, line, "", str(exc))]) from None
+    if is_replay(Path(path)):
+        raise ScenarioError([Located(file, 1, "", REPLAY_HINT)])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

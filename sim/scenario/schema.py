@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any, Union
 
 from pydantic import Field, TypeAdapter
 
 from sim.contract import loaded_rulesets
 
-__all__ = ["SCHEMA_FILE", "TITLE", "is_our_schema", "scenario_json_schema", "schema_text"]
+__all__ = [
+    "SCHEMA_FILE",
+    "TITLE",
+    "is_our_schema",
+    "is_schema_file",
+    "scenario_json_schema",
+    "schema_text",
+]
 
 TITLE = "battlesim scenario"
 """The schema's ``title``: how battlesim knows a schema file as its own."""
@@ -34,6 +42,14 @@ def scenario_json_schema() -> dict[str, Any]:
 def schema_text() -> str:
     """The schema as ``battlesim schema`` writes it: indented JSON, keys sorted, a newline."""
     return json.dumps(scenario_json_schema(), indent=2, sort_keys=True) + "\n"
+
+
+def is_schema_file(path: Path) -> bool:
+    """Whether the file at ``path`` is a schema battlesim wrote (see :func:`is_our_schema`)."""
+    try:
+        return is_our_schema(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def is_our_schema(text: str) -> bool:

@@ -3,8 +3,9 @@
 Narratives, headlines and summaries of every ruleset use these, so a count
 of one and a side named in the plural read right. A name is plural when its
 last word ends in "s" but not in "ss", "us" or "is" ("The goblins",
-"Orc raiders"; not "Orc band", "Thorgrim", "Bunker Hill"): a simple rule
-that a side name can always satisfy by its wording.
+"Orc raiders"; not "Orc band", "Thorgrim", "Bunker Hill"), or is an
+irregular plural ("Rohan's men", "The people"): a simple rule that a side
+name can always satisfy by its wording.
 """
 
 from __future__ import annotations
@@ -13,12 +14,19 @@ __all__ = ["agree", "count", "is_plural", "plural"]
 
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "goes": "go"}
 _SINGULAR_ENDINGS = ("ss", "us", "is")
+_IRREGULAR_PLURALS = frozenset(
+    {"men", "women", "people", "folk", "children", "riflemen", "bowmen", "footmen", "yeomen"}
+    | {"horsemen", "spearmen", "pikemen", "freemen"}
+    | {"militiamen", "infantrymen", "cavalrymen", "artillerymen", "seamen", "airmen"}
+)
 
 
 def is_plural(name: str) -> bool:
     """True when ``name`` reads as a plural ("The goblins", "Orcs"), by its last word."""
     words = name.split()
     last = words[-1].lower().strip(".,;:!?'\"") if words else ""
+    if last in _IRREGULAR_PLURALS or last.endswith("smen"):  # horsemen, swordsmen, kinsmen
+        return True
     return last.endswith("s") and not last.endswith(_SINGULAR_ENDINGS) and len(last) > 2
 
 

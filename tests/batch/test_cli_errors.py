@@ -34,7 +34,7 @@ def folder(tmp_path: Path) -> Path:
          ["4: replications: Input should be greater than or equal to 1"]),
         (GOOD.replace("seed: 1", "seed: 1\ncolour: red"), ["4: colour: unknown field"]),
         (GOOD.replace("options.fire_hcv", "options.fire_hvc"),
-         ["6: factors.0.path: no field 'fire_hvc' in options (fields: "]),
+         ["6: factors.0.path: no field 'fire_hvc' in options; did you mean 'options.fire_hcv'?"]),
         (GOOD.replace("values: [15, 25]", "range: [30, 20]"),
          ["6: factors.0: range: low 30 must be below high 20"]),
         (GOOD.replace("values: [15, 25]", "range: [15, 35]"),

@@ -36,7 +36,8 @@ def test_set_paths_copies_and_sets_each_value() -> None:
 @pytest.mark.parametrize(
     ("path", "message"),
     [
-        ("options.fire_hvc", "no field 'fire_hvc' in options (fields: fire_hcv)"),
+        ("options.fire_hvc", "no field 'fire_hvc' in options; did you mean 'options.fire_hcv'?"),
+        ("options.range", "no field 'range' in options (fields: fire_hcv)"),
         (
             "sides.csa.units.nope.strength",
             "no item with id 'nope' in sides.csa.units (ids: cobb, 24ga)",

@@ -54,7 +54,7 @@ def test_resume_after_sigkill_equals_an_uninterrupted_study(tmp_path: Path) -> N
 
     resumed = invoke("batch", STONE_WALL, "--out", killed, "--resume", "--jobs", "2", *ARGS)
     assert resumed.exit_code == 0, resumed.output
-    assert f"(300 runs ({300 - before} run now))" in resumed.output
+    assert f"(300 runs, {300 - before} fought now)" in resumed.output
 
     whole = tmp_path / "whole"
     assert invoke("batch", STONE_WALL, "--out", whole, "--jobs", "1", *ARGS).exit_code == 0
@@ -69,5 +69,5 @@ def test_resume_of_a_finished_study_runs_nothing(tmp_path: Path) -> None:
     before = tables(tmp_path)
     again = invoke(*args, "--resume")
     assert again.exit_code == 0
-    assert "(10 runs (0 run now))" in again.output
+    assert "(10 runs, all fought before)" in again.output
     assert tables(tmp_path) == before

@@ -112,7 +112,7 @@ def test_sobol_study_resumes_after_sigkill_to_identical_indices(tmp_path: Path) 
     assert not (killed / "summary.json").exists()
     resumed = invoke("batch", STONE_WALL, "--out", killed, "--resume", "--jobs", "2", *ARGS)
     assert resumed.exit_code == 0, resumed.output
-    assert f"(80 runs ({80 - len(runs)} run now))" in resumed.output
+    assert f"(80 runs, {80 - len(runs)} fought now)" in resumed.output
     whole = tmp_path / "whole"
     assert invoke("batch", STONE_WALL, "--out", whole, "--jobs", "1", *ARGS).exit_code == 0
     assert tables(killed) == tables(whole)

@@ -525,7 +525,11 @@ def test_show_turn_past_the_end_exits_2(extra: list[str], replay: Path) -> None:
         (b"hello\n", "{p}:1: not a battlesim replay"),
         (b"", "{p}:1: empty file: not a battlesim replay"),
         (b'{"a":1}\n\xff\xfe\n', "{p}:1: not a battlesim replay"),
-        (b"ruleset: musket\nname: x", "{p}:1: not a battlesim replay"),
+        (
+            b"ruleset: musket\nname: x",
+            "{p}:1: not a battlesim replay; this is a scenario: fight it with "
+            "'battlesim run FILE', or study it with 'battlesim batch FILE --runs N'",
+        ),
     ],
 )
 def test_show_non_replay_exits_2_without_traceback(

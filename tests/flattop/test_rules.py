@@ -269,17 +269,18 @@ def test_aboard_losses_take_ready_then_rearming_then_hangar_bombers_first() -> N
 
 
 def test_spotting_takes_what_the_hangar_has_and_cancels_when_it_has_none() -> None:
-    """Asked for F4 DB8 TB6 from a hangar of F2 DB2: F2 DB2 come up; from nothing: cancelled."""
-    data = scenario_data()
-    data["sides"][0]["strikes"][0]["origin"] = "cv2"
-    data["sides"][0]["strikes"][0]["attacks"] = [{"aircraft": "dive_bomber", "factors": 8}]
-    b = battle(data)
+    """Asked for F4 DB8 TB6 of a hangar down to F2 DB2 (losses earlier that day): F2 DB2
+    come up; from nothing: cancelled.  (A scenario may not ask more than the deck holds at
+    the start: tests/cli/test_flattop_commitments.py.)"""
+    b = battle(scenario_data())
+    b.state.decks["cv1"].hangar = {"fighter": 2, "dive_bomber": 2, "torpedo_bomber": 0,
+                                   "level_bomber": 0}  # fmt: skip
     event = flight.decide_spot(b, "s1")
     assert event.type == "flattop.spotted"
     assert (event.requested, event.aircraft) == (  # type: ignore[union-attr]
-        {"fighter": 4, "dive_bomber": 8}, {"fighter": 2, "dive_bomber": 2},
+        {"fighter": 4, "dive_bomber": 8, "torpedo_bomber": 6}, {"fighter": 2, "dive_bomber": 2},
     )  # fmt: skip
-    b.state.decks["cv2"].hangar = {"fighter": 0, "dive_bomber": 0, "torpedo_bomber": 0,
+    b.state.decks["cv1"].hangar = {"fighter": 0, "dive_bomber": 0, "torpedo_bomber": 0,
                                    "level_bomber": 0}  # fmt: skip
     cancelled = flight.decide_spot(b, "s1")
     assert (cancelled.type, cancelled.reason) == (  # type: ignore[union-attr]

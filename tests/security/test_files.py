@@ -14,7 +14,7 @@ from engine.files import FileProblem, gunzip_bounded, read_bounded
 from tests.forge import GOLDEN, invoke
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "stone_wall.yaml"
-OTHER = ROOT / "replays" / "napoleonic_brigade-s1815.jsonl"
+OTHER = GOLDEN.parents[3] / "replays" / "napoleonic_brigade-s1815.jsonl"
 
 
 # gzip (item 2)

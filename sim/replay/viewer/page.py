@@ -247,6 +247,7 @@ def page_pieces(
     yield f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="battlesim">
 <title>{escape(title)}</title>
 <style>
 {_asset("viewer.css")}{sides}</style></head>

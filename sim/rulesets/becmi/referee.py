@@ -18,6 +18,7 @@ from engine.events import Draw
 from sim.rulesets.becmi.context import Battle
 from sim.rulesets.becmi.events import BattleEnded, Initiative, MoraleChecked, Recovered
 from sim.rulesets.becmi.scenario import SideSpec
+from sim.text.grammar import agree
 
 __all__ = ["decide_end", "decide_initiative", "decide_morale", "decide_recoveries", "standing"]
 
@@ -144,7 +145,7 @@ def decide_end(b: Battle, last_round: bool) -> BattleEnded | None:
     up = standing(b)
     names = {s.id: s.name for s in b.scenario.sides}
     if len(up) == 1:
-        reason = f"{names[up[0]]} is the only side left standing"
+        reason = agree(names[up[0]], "is the only side left standing")
         return BattleEnded(
             turn=b.turn,
             time=b.now,

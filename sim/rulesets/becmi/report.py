@@ -106,7 +106,7 @@ def render_state(sc: BecmiScenario, state: BattleState) -> str:
     for c in state.combatants.values():
         cover = "-" if c.cover == "none" else f"{c.cover} {c.cover_kind}"
         rows.append(
-            f"{c.name[:24]:<24} {c.side[:12]:<12} {f'{c.hp}/{c.hp_max}':>7} "
+            f"{c.name[:24]:<24} {c.side[:12]:<12} {f'{max(c.hp, 0)}/{c.hp_max}':>7} "
             f"{f'{c.at[0]},{c.at[1]}':>11} {cover:<14} {_status(state, c, round_)}"
         )
     return "\n".join(rows)
@@ -116,9 +116,21 @@ def _mods(mods: dict[str, int]) -> str:
     return "".join(f" {v:+d} ({k.replace('_', ' ')})" for k, v in mods.items())
 
 
+def _signed(v: int) -> str:
+    """``+4``, ``−1`` (a true minus sign, as in the arithmetic around it)."""
+    return f"+{v}" if v >= 0 else f"−{-v}"
+
+
 def to_hit_text(th: ToHit) -> str:
-    """The to-hit arithmetic in words: ``THAC0 17 − AC 6 = H 11 → needs 11; …``."""
-    ac = f"AC {th.ac}" if not th.ac_modifiers else f"AC {th.ac_base}{_mods(th.ac_modifiers)}"
+    """The to-hit arithmetic in words: ``THAC0 17 − AC 6 = H 11 → needs 11; …``.
+
+    An adjusted AC is shown as the AC the subtraction uses, then where it
+    came from: ``THAC0 19 − AC 8 (base 9, dexterity −1) = H 11``.
+    """
+    ac = f"AC {th.ac}"
+    if th.ac_modifiers:
+        parts = [f"{k.replace('_', ' ')} {_signed(v)}" for k, v in th.ac_modifiers.items()]
+        ac += f" (base {th.ac_base}, {', '.join(parts)})"
     steps = "".join(f", past {s.threshold}: {s.before} → {s.after}" for s in th.steps)
     bonus = f" (+{th.damage_bonus} damage)" if th.damage_bonus else ""
     natural = f", natural {th.natural}" if th.natural else ""

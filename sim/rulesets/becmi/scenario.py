@@ -17,6 +17,7 @@ from sim.contract.bases import Model as _Model
 from sim.rulesets.becmi.data import CLASS_MAX_LEVEL, DEMIHUMAN_MAX_LEVEL, WEAPONS, CoverAmount
 from sim.rulesets.becmi.options import BecmiOptions
 from sim.rulesets.becmi.tohit import parse_hd
+from sim.text.suggest import did_you_mean
 
 __all__ = [
     "Abilities",
@@ -207,7 +208,8 @@ def _check_combatant(
     if c.pull and c.haymaker and not sc.options.haymaker_may_pull:
         problems.append(((*path, "pull"), "a haymaker cannot be pulled (haymaker_may_pull)"))
     if c.target is not None and c.target not in side_of:
-        problems.append(((*path, "target"), f"no combatant {c.target!r}"))
+        hint = did_you_mean(c.target, [cid for cid, s in side_of.items() if s != side])
+        problems.append(((*path, "target"), f"no combatant {c.target!r}{hint}"))
     elif c.target is not None and side_of[c.target] == side:
         problems.append(((*path, "target"), f"{c.target!r} is not an enemy"))
     if isinstance(c, CharacterSpec):

@@ -82,8 +82,8 @@ class CombatantState:
         return self.status == "ok" and not self.unconscious
 
     def stunned(self, round_: int) -> bool:
-        """True while a stun lasts."""
-        return round_ <= self.stunned_through
+        """True while a stun lasts (never before one: round 0, the start, is no stun)."""
+        return self.stunned_through > 0 and round_ <= self.stunned_through
 
 
 @dataclass(slots=True)

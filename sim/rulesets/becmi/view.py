@@ -31,6 +31,9 @@ def _status(state: BattleState, c: CombatantState) -> list[str]:
 def units(sc: BecmiScenario, state: BattleState) -> list[UnitRow]:
     """Every combatant in scenario order: where it stands (feet), hit points, condition.
 
+    Hit points below 0 are shown as 0: a combatant at −4 hp is dead, and
+    "−4/4 hp" reads as a sum, not as a state.
+
     Built trusted (:func:`sim.rulesets.trusted.trusted_row`): the state's fields have
     exact types, so the rows are what validation would make of them.
     """
@@ -43,7 +46,7 @@ def units(sc: BecmiScenario, state: BattleState) -> list[UnitRow]:
             names[c.side],
             c.kind,
             c.at if c.status != "fled" else None,
-            trusted_measure("hp", c.hp, "hp"),
+            trusted_measure("hp", max(c.hp, 0), "hp"),
             trusted_measure("hp", c.hp_max, "hp"),
             _status(state, c),
             {"cover": c.cover, "cover_kind": c.cover_kind},
@@ -53,7 +56,7 @@ def units(sc: BecmiScenario, state: BattleState) -> list[UnitRow]:
 
 
 def measures(sc: BecmiScenario, state: BattleState) -> list[Reading]:
-    """Per side: hit points and combatants still standing; per combatant: hit points."""
+    """Per side: hit points and combatants still standing; per combatant: hit points (≥ 0)."""
     out: list[Reading] = []
     for side in sc.sides:
         members = [c for c in state.combatants.values() if c.side == side.id]
@@ -65,7 +68,7 @@ def measures(sc: BecmiScenario, state: BattleState) -> list[Reading]:
         ):
             out.append(Reading(scope="side", subject=side.id, name=side.name, measure=m))
     for c in state.combatants.values():
-        m = Measure(name="hp", value=c.hp, unit="hp")
+        m = Measure(name="hp", value=max(c.hp, 0), unit="hp")
         out.append(Reading(scope="unit", subject=c.id, name=c.name, measure=m))
     return out
 

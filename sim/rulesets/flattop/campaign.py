@@ -101,18 +101,29 @@ def _task_force(
 def _strike(
     st: dict[str, Any], origin: dict[str, int] | None, ships: list[str] | None
 ) -> dict[str, Any] | None:
-    """The strike as it can still fly, or None (origin gone, target gone, nothing to send)."""
+    """The strike as it can still fly, or None (origin gone, target gone, nothing to send).
+
+    It asks no more of a type than its origin has left — escort first, then
+    attacks in order, as the launch takes them — since a scenario asking more
+    than a deck holds is refused; the launch would take no more anyway.
+    """
     if origin is None or ships is None:
         return None
+    left = dict(origin)
+    escort = min(st.get("escort", 0), left.get("fighter", 0))
+    left["fighter"] = left.get("fighter", 0) - escort
     attacks = []
     for a in st.get("attacks", []):
-        if not origin.get(a.get("aircraft", ""), 0):
+        kind = a.get("aircraft", "")
+        n = min(a.get("factors", 0), left.get(kind, 0))
+        if not n:
             continue
+        left[kind] -= n
         gone = a.get("target") is not None and a["target"] not in ships
-        attacks.append({k: v for k, v in a.items() if k != "target"} if gone else a)
+        kept = {k: v for k, v in a.items() if k != "target"} if gone else dict(a)
+        attacks.append({**kept, "factors": n} if n != a.get("factors") else kept)
     if not attacks:
         return None
-    escort = st.get("escort", 0) if origin.get("fighter", 0) else 0
     return {**st, "attacks": attacks, "escort": escort}
 
 

@@ -25,6 +25,7 @@ from sim.rulesets.flattop.data import (
 )
 from sim.rulesets.flattop.grid import distance
 from sim.rulesets.flattop.options import FlattopOptions
+from sim.text.suggest import did_you_mean
 
 __all__ = [
     "AttackSpec",
@@ -191,6 +192,39 @@ def _unique(
     seen.setdefault(ident, what)
 
 
+def _asked(st: StrikeSpec) -> dict[str, int]:
+    """Air factors a strike asks of its origin, by type: its escort's fighters, its attacks'."""
+    asked: dict[str, int] = {"fighter": st.escort} if st.escort else {}
+    for attack in st.attacks:
+        asked[attack.aircraft] = asked.get(attack.aircraft, 0) + attack.factors
+    return asked
+
+
+def _over_committed(
+    st: StrikeSpec, have: dict[str, int], path: tuple[str | int, ...]
+) -> list[Problem]:
+    """A strike asking more air factors of a type than its origin holds at the start.
+
+    The strike would fly with fewer than written (launch takes what is
+    ready), so the file would not say what is fought.
+    """
+    problems: list[Problem] = []
+    for t, n in _asked(st).items():
+        held = have.get(t, 0)
+        if held and n > held:
+            where: tuple[str | int, ...] = (*path, "escort") if t == "fighter" else path
+            if t != "fighter":
+                first = next(i for i, a in enumerate(st.attacks) if a.aircraft == t)
+                where = (*path, "attacks", first, "factors")
+            problems.append(
+                (
+                    where,
+                    f"{n} {t} air factors asked of {st.origin}, which holds {held} at the start",
+                )
+            )
+    return problems
+
+
 def _check_strike(
     sc: FlattopScenario, side_index: int, st: StrikeSpec, path: tuple[str | int, ...]
 ) -> list[Problem]:
@@ -205,11 +239,17 @@ def _check_strike(
     decks.update({b.id: (b.aircraft, b.at) for b in side.bases})
     origin = decks.get(st.origin)
     if origin is None:
-        problems.append(((*path, "origin"), f"{st.origin!r} is not a carrier or base of {side.id}"))
+        hint = did_you_mean(st.origin, decks)
+        problems.append(
+            ((*path, "origin"), f"{st.origin!r} is not a carrier or base of {side.id}{hint}")
+        )
     targets = {tf.id: tf for tf in enemy.task_forces}
     target = targets.get(st.target)
     if target is None:
-        problems.append(((*path, "target"), f"{st.target!r} is not a task force of {enemy.id}"))
+        hint = did_you_mean(st.target, targets)
+        problems.append(
+            ((*path, "target"), f"{st.target!r} is not a task force of {enemy.id}{hint}")
+        )
     if clock_minutes(sc.turns.start, st.launch) >= sc.turns.limit * MINUTES_PER_TURN:
         problems.append(((*path, "launch"), f"{st.launch} is after the battle's last turn"))
     types: list[str] = (["fighter"] if st.escort else []) + [a.aircraft for a in st.attacks]
@@ -221,7 +261,8 @@ def _check_strike(
             )
         ships = [s.id for s in target.ships] if target is not None else []
         if target is not None and attack.target is not None and attack.target not in ships:
-            problems.append(((*apath, "target"), f"no ship {attack.target!r} in {target.id}"))
+            hint = did_you_mean(attack.target, ships)
+            problems.append(((*apath, "target"), f"no ship {attack.target!r} in {target.id}{hint}"))
     if origin is None or target is None:
         return problems
     aircraft, at = origin
@@ -229,6 +270,7 @@ def _check_strike(
     for t in dict.fromkeys(types):
         if not have.get(t):
             problems.append(((*path, "origin"), f"{st.origin} has no {t} air factors"))
+    problems.extend(_over_committed(st, have, path))
     hexes = distance(at, target.at)
     for t in dict.fromkeys(types):
         if hexes > sc.options.radius(t):

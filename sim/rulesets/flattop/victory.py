@@ -16,6 +16,7 @@ from __future__ import annotations
 from sim.rulesets.flattop.context import Battle
 from sim.rulesets.flattop.events import BattleEnded
 from sim.rulesets.flattop.state import BattleState
+from sim.text.grammar import agree
 
 __all__ = ["DONE", "decide_end", "points"]
 
@@ -54,7 +55,7 @@ def decide_end(b: Battle, last_turn: bool) -> BattleEnded | None:
     winner = a if pa - pc >= b.options.victory_margin else None
     if pc - pa >= b.options.victory_margin:
         winner = c
-    verdict = f"{names[winner]} leads by {abs(pa - pc)}" if winner else "no side leads enough"
+    verdict = agree(names[winner], f"leads by {abs(pa - pc)}") if winner else "no side leads enough"
     damaged = [s.status_cause for s in b.state.ships.values() if s.status_cause is not None]
     return BattleEnded(
         turn=b.turn,

@@ -15,6 +15,7 @@ from sim.contract.bases import Ident, Name, ScenarioBase, SideBase
 from sim.contract.bases import Model as _Model
 from sim.rulesets.musket.data import WEAPONS, Terrain
 from sim.rulesets.musket.options import MusketOptions
+from sim.text.suggest import did_you_mean
 
 __all__ = [
     "Hex",
@@ -231,7 +232,9 @@ def _check_unit(
     if o.kind in ("engage", "charge") and o.target is None:
         problems.append(((*path, "order", "target"), f"{article} {o.kind} order needs a target"))
     if o.target is not None and o.target not in side_of:
-        problems.append(((*path, "order", "target"), f"no unit {o.target!r}"))
+        enemies = [uid for uid, s in side_of.items() if s != side]
+        hint = did_you_mean(o.target, enemies)
+        problems.append(((*path, "order", "target"), f"no unit {o.target!r}{hint}"))
     elif o.target is not None and side_of[o.target] == side:
         problems.append(((*path, "order", "target"), f"{o.target!r} is not an enemy unit"))
     if o.kind == "charge" and u.kind == "artillery":

@@ -30,6 +30,7 @@ from sim.rulesets.musket.events import (
     SideBroken,
 )
 from sim.rulesets.musket.state import BattleState, UnitState
+from sim.text.grammar import agree
 
 __all__ = ["blows", "decide_breaks", "decide_end", "side_shares"]
 
@@ -134,7 +135,7 @@ def _turn_limit(b: Battle, standing: list[str], points: dict[str, int]) -> tuple
         name = b.sides[ranked[0]].name
         return ranked[
             0
-        ], f"turn limit: {name} holds the most objective points ({points[ranked[0]]})"
+        ], f"turn limit: {agree(name, 'holds')} the most objective points ({points[ranked[0]]})"
     return None, "turn limit: no army broke and objectives are even"
 
 
@@ -149,7 +150,7 @@ def decide_end(b: Battle, last_turn: bool, broke: Sequence[SideBroken] = ()) -> 
     cause = broke[-1].seq if broke else None
     if len(standing) == 1:
         winner: str | None = standing[0]
-        reason = f"every other army broke; {b.sides[standing[0]].name} holds the field"
+        reason = f"every other army broke; {agree(b.sides[standing[0]].name, 'holds the field')}"
     elif not standing:
         winner, reason = None, "every army broke"
     elif last_turn:

@@ -1,0 +1,65 @@
+"""becmi in words: no stun before a blow, no hp below 0, an AC that reads right (issue 24)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sim.cli import cli
+from sim.rulesets.becmi.events import ToHit
+from sim.rulesets.becmi.report import to_hit_text
+from sim.rulesets.becmi.state import CombatantState
+
+REPO = Path(__file__).resolve().parents[2]
+BRAWL = REPO / "replays" / "tavern_brawl-s377.jsonl"
+
+
+def _show(*args: str) -> list[str]:
+    result = CliRunner().invoke(cli, ["show", str(BRAWL), *args], prog_name="battlesim")
+    assert result.exit_code == 0, result.output
+    return result.stdout.splitlines()
+
+
+def _combatant(stunned_through: int) -> CombatantState:
+    return CombatantState(
+        id="g", side="s", name="G", kind="monster", hp_max=4, hp=4, at=(0, 0),
+        cover="none", cover_kind="soft", stunned_through=stunned_through,
+    )  # fmt: skip
+
+
+def test_nobody_is_stunned_before_a_stun() -> None:
+    """stunned_through 0 means never stunned: not at round 0; a stun through 2 lasts rounds ≤ 2."""
+    assert not _combatant(0).stunned(0)
+    assert not _combatant(0).stunned(1)
+    assert [_combatant(2).stunned(r) for r in (1, 2, 3)] == [True, True, False]
+
+
+def test_show_at_the_start_lists_no_one_stunned() -> None:
+    """`show --turn 0` of the brawl: every combatant's status is '-', as no blow has landed."""
+    rows = _show("--turn", "0")
+    assert rows[0] == "Brawl at the Prancing Goat — end of round 0"
+    assert [r.split()[-3] for r in rows[2:]] == ["-", "-", "-"]
+
+
+def test_a_dead_combatant_has_0_hp_left_not_minus() -> None:
+    """Snaga, cut to −1 hp, shows 0/5 hp dead at the end (never '-1/5 hp')."""
+    snaga = next(r for r in _show() if r.startswith("Snaga"))
+    assert snaga.split()[4:7] == ["0/5", "hp", "dead"]
+    unit = _show("--unit", "snaga")
+    assert not any("-1/5" in r for r in unit)
+
+
+def test_an_adjusted_ac_reads_as_the_ac_used_then_its_parts() -> None:
+    """THAC0 19 against AC 9 with Dex −1 is AC 8, H = 19 − 8 = 11; a stun adds +4: AC 12."""
+    th = ToHit(
+        thac0=19, ac_base=9, ac_modifiers={"dexterity": -1}, ac=8, h=11, steps=[], needed=11,
+        damage_bonus=0, modifiers={}, roll=9, total=9, natural=None, hit=False,
+    )  # fmt: skip
+    assert to_hit_text(th) == (
+        "THAC0 19 − AC 8 (base 9, dexterity −1) = H 11 → needs 11; rolled 9 = 9: miss"
+    )
+    stunned = th.model_copy(update={"ac_modifiers": {"dexterity": -1, "stunned": 4}, "ac": 12})
+    assert to_hit_text(stunned).startswith("THAC0 19 − AC 12 (base 9, dexterity −1, stunned +4)")
+    plain = th.model_copy(update={"ac_modifiers": {}, "ac": 9})
+    assert to_hit_text(plain).startswith("THAC0 19 − AC 9 = H 11")

@@ -1,0 +1,78 @@
+"""A flattop strike may not ask more air factors than its carrier or base holds (issue 24)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from sim.cli import cli
+
+REPO = Path(__file__).resolve().parents[2]
+DUEL = REPO / "scenarios" / "carrier_duel.yaml"
+
+
+def _validate(tmp_path: Path, *edits: tuple[str, str]) -> Result:
+    text = DUEL.read_text()
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    path = tmp_path / "duel.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(cli, ["validate", str(path)], prog_name="battlesim")
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    return result
+
+
+def test_thirty_dive_bombers_from_a_deck_of_ten_are_refused(tmp_path: Path) -> None:
+    """Hornet holds 10 dive bombers: a strike of 30 is one clear line naming the field, exit 2."""
+    result = _validate(
+        tmp_path,
+        ("factors: 8, target: zuikaku}\n          - {aircraft: torpedo_bomber",
+         "factors: 30, target: zuikaku}\n          - {aircraft: torpedo_bomber"),
+    )  # fmt: skip
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"{tmp_path / 'duel.yaml'}:68: sides.0.strikes.1.attacks.0.factors: 30 dive_bomber "
+        "air factors asked of hornet, which holds 10 at the start\n",
+    )
+
+
+def test_an_escort_and_two_attacks_of_one_type_are_counted_together(tmp_path: Path) -> None:
+    """Escort 9 of Enterprise's 8 fighters; two dive-bomber attacks of 10 + 3 > 12: both refused."""
+    result = _validate(
+        tmp_path,
+        ("escort: 3\n        attacks:\n          - {aircraft: dive_bomber, factors: 10",
+         "escort: 9\n        attacks:\n          - {aircraft: dive_bomber, factors: 10"),
+        ("{aircraft: torpedo_bomber, factors: 4, target: shokaku}",
+         "{aircraft: dive_bomber, factors: 3, target: shokaku}"),
+    )  # fmt: skip
+    assert result.exit_code == 2
+    lines = [line.split(": ", 1)[1] for line in result.stderr.splitlines()]
+    assert lines == [
+        "sides.0.strikes.0.escort: 9 fighter air factors asked of enterprise, "
+        "which holds 8 at the start",
+        "sides.0.strikes.0.attacks.0.factors: 13 dive_bomber air factors asked of enterprise, "
+        "which holds 12 at the start",
+    ]
+
+
+def test_asking_exactly_what_the_deck_holds_is_valid(tmp_path: Path) -> None:
+    """10 dive bombers of Hornet's 10 validate."""
+    result = _validate(
+        tmp_path,
+        ("factors: 8, target: zuikaku}\n          - {aircraft: torpedo_bomber",
+         "factors: 10, target: zuikaku}\n          - {aircraft: torpedo_bomber"),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+
+
+def test_a_campaign_day_asks_no_more_than_the_decks_carried_into_it(tmp_path: Path) -> None:
+    """Day 2 of the carrier war is fought with what day 1 left aboard (its strikes cut to fit)."""
+    campaign = REPO / "scenarios" / "carrier_war_campaign.yaml"
+    result = CliRunner().invoke(
+        cli, ["campaign", str(campaign), "-o", str(tmp_path / "cw")], prog_name="battlesim"
+    )
+    assert result.exit_code == 0, result.output
+    assert "cannot be fought" not in result.stdout
+    assert (tmp_path / "cw" / "2-day2.jsonl").is_file()

@@ -1,0 +1,178 @@
+"""Output that reads right: agreeing verbs, each ruleset's turn word, diff in words (issue 24)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from sim.batch import plots
+from sim.batch.summary import format_summary
+from sim.cli import cli
+from sim.scenario.load import load_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+SCENARIOS = REPO / "scenarios"
+REPLAYS = REPO / "replays"
+PYTHON_REPR = re.compile(r"\{'|\['|\bNone\b|\bTrue\b|\bFalse\b")
+
+
+def _invoke(*args: str) -> Result:
+    result = CliRunner().invoke(cli, list(args), prog_name="battlesim")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def _plural_brawl(tmp_path: Path) -> Path:
+    """The tavern brawl with both sides named in the plural."""
+    text = (SCENARIOS / "tavern_brawl.yaml").read_text()
+    text = text.replace("    name: Thorgrim\n", "    name: The dwarves\n", 1)
+    text = text.replace("    name: Orc band\n", "    name: The hobgoblin guards\n", 1)
+    path = tmp_path / "brawl.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_plural_side_is_the_only_side_left_standing_in_the_plural(tmp_path: Path) -> None:
+    """becmi's end reason and the headline agree with 'The dwarves': 'are', 'win', in rounds."""
+    result = _invoke("run", str(_plural_brawl(tmp_path)), "-o", str(tmp_path / "b.jsonl"))
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0] == (
+        "brawl.yaml (seed 377): The dwarves win after 4 rounds — "
+        "The dwarves are the only side left standing"
+    )
+
+
+def test_diff_of_two_rulesets_names_the_ruleset_first() -> None:
+    """A musket-vs-flattop diff lists `ruleset` as its first input change, in the file's order."""
+    result = _invoke(
+        "diff", str(REPLAYS / "stone_wall-s1862.jsonl"), str(REPLAYS / "carrier_duel-s688.jsonl")
+    )
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [
+        "different inputs:",
+        "  changed  ruleset: musket -> flattop",
+        "  changed  name: Stone wall at Marye's Heights -> Carrier duel — a day of strikes",
+    ]
+    assert not PYTHON_REPR.search(result.stdout), result.stdout
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("stone_wall-s1862.jsonl", "chancellorsville-s1863.jsonl"),
+        ("carrier_duel-s688.jsonl", "coral_sea-s1942.jsonl"),
+        ("tavern_brawl-s377.jsonl", "dungeon_skirmish-s3.jsonl"),
+    ],
+)
+def test_diff_text_has_no_python_reprs(a: str, b: str) -> None:
+    """Every value in diff's text is in words: no {'men': …}, ['…'], None, True or False."""
+    result = _invoke("diff", str(REPLAYS / a), str(REPLAYS / b), "--verbose")
+    assert result.exit_code == 1
+    assert not PYTHON_REPR.search(result.stdout), result.stdout
+
+
+def test_flattop_strength_by_turn_keeps_hits_apart_from_air_factors() -> None:
+    """Turn 0: a side's air factors are its CAP and bases; its hits, its ships' damage factors."""
+    _, sc = load_scenario(SCENARIOS / "carrier_duel.yaml")
+    cells = []
+    for side in sorted(sc.sides, key=lambda s: s.id):
+        air = sum(tf.cap for tf in side.task_forces)
+        air += sum(sum(b.aircraft.values()) for b in side.bases)
+        hits = sum(ship.damage_factor for tf in side.task_forces for ship in tf.ships)
+        cells.append(f"{side.id} air factors {air} | {air}, hits {hits} | {hits}")
+    other = _invoke("diff", str(REPLAYS / "carrier_duel-s688.jsonl"), str(_reseeded_duel()))
+    row = next(line for line in other.stdout.splitlines() if line.startswith("  turn   0:"))
+    assert row == "  turn   0: " + "; ".join(cells)
+
+
+def _reseeded_duel() -> Path:
+    out = REPO / ".pytest_cache" / "carrier_duel-s5.jsonl"
+    out.parent.mkdir(exist_ok=True)
+    scenario = str(SCENARIOS / "carrier_duel.yaml")
+    assert _invoke("run", scenario, "--seed", "5", "-o", str(out)).exit_code == 0
+    return out
+
+
+def test_becmi_diff_speaks_of_rounds(tmp_path: Path) -> None:
+    """diff of two becmi fights: 'strength by round', 'round   0:', never 'turn'."""
+    other = tmp_path / "brawl-s5.jsonl"
+    scenario = str(SCENARIOS / "tavern_brawl.yaml")
+    assert _invoke("run", scenario, "--seed", "5", "-o", str(other)).exit_code == 0
+    result = _invoke("diff", str(REPLAYS / "tavern_brawl-s377.jsonl"), str(other))
+    lines = result.stdout.splitlines()
+    assert "strength by round, units' own measures summed (a | b; - after a battle ended):" in lines
+    assert any(
+        line.startswith("  round   0: orcs hp 11 | 11; thorgrim hp 24 | 24") for line in lines
+    )
+    assert not any(line.startswith("  turn ") for line in lines)
+
+
+def test_batch_and_rerun_speak_of_rounds_and_agree_with_plural_sides(tmp_path: Path) -> None:
+    """A becmi batch summary says 'The goblins win' and 'rounds'; rerun 'after N rounds'."""
+    out = tmp_path / "study"
+    scenario = str(SCENARIOS / "dungeon_skirmish.yaml")
+    result = _invoke("batch", scenario, "--runs", "3", "--jobs", "1", "--no-plots", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    labels = [line.split("  ")[1].strip() for line in result.stdout.splitlines()[1:4]]
+    assert labels == ["The party wins", "The goblins win", "draw"]
+    assert any(line.startswith("  rounds ") for line in result.stdout.splitlines())
+    assert not any(line.startswith("  turns ") for line in result.stdout.splitlines())
+    rerun = _invoke("rerun", str(out), "0", "-o", str(tmp_path / "r0.jsonl"))
+    assert rerun.exit_code == 0
+    assert re.search(r": (The party wins|The goblins win) after \d+ rounds? — ", rerun.stdout), (
+        rerun.stdout
+    )
+
+
+def _summary(names: dict[str, str], ruleset: str) -> dict[str, Any]:
+    win = {
+        sid: {"name": n, "count": 1, "p": 0.5, "low": 0.1, "high": 0.9} for sid, n in names.items()
+    }
+    point = {
+        "point": 0, "label": "base", "factors": {}, "runs": 2, "done": 2, "failed": 0,
+        "errors": {}, "win": win, "draw": {"count": 0, "p": 0.0, "low": 0.0, "high": 0.8},
+        "losses": {}, "turns": {"mean": 3.0, "sd": 1.0, "median": 3.0, "p5": 2.0, "p95": 4.0},
+    }  # fmt: skip
+    study = {"name": "s", "ruleset": ruleset, "until_ci": None}
+    return {"study": study, "points": [point], "unmet_targets": []}
+
+
+def test_summary_lines_agree_with_singular_and_plural_names() -> None:
+    """'Union wins', 'The goblins win'; a musket study's turns are 'turns'."""
+    lines = format_summary(_summary({"usa": "Union", "gob": "The goblins"}, "musket"))
+    assert lines[1].startswith("  Union wins ")
+    assert lines[2].startswith("  The goblins win ")
+    assert lines[4].startswith("  turns ")
+
+
+def test_plot_legend_agrees_with_a_plural_side(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The outcomes plot's legend: 'The party wins', 'The goblins win'."""
+    figures: list[Any] = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path: figures.append(fig) or path)
+    summary = _summary({"party": "The party", "gob": "The goblins"}, "becmi")
+    plots._outcomes(summary, tmp_path / "outcomes.png")
+    labels = figures[0].axes[0].get_legend_handles_labels()[1]
+    assert labels == ["The party wins", "The goblins win"]
+
+
+def test_irregular_plural_side_names_take_a_plural_verb() -> None:
+    """'Rohan's men win', 'The horsemen win'; 'Yemen wins', 'Bunker Hill wins', 'The party wins'."""
+    from sim.text.grammar import agree
+
+    assert [agree(n, "wins") for n in ("Rohan's men", "The horsemen", "Riflemen")] == [
+        "Rohan's men win",
+        "The horsemen win",
+        "Riflemen win",
+    ]
+    assert [agree(n, "is") for n in ("Yemen", "Bunker Hill", "The party")] == [
+        "Yemen is",
+        "Bunker Hill is",
+        "The party is",
+    ]
