@@ -20,11 +20,20 @@ from typing import Any
 import duckdb
 import numpy as np
 
-__all__ = ["column_types", "insert_columns", "insert_rows"]
+__all__ = ["column_names", "column_types", "insert_columns", "insert_rows"]
 
 _INTEGERS = frozenset({"BIGINT", "INTEGER"})
 _NONE = type(None)
 _VIEW = "battlesim_append"
+
+
+def column_names(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """A table's column names, in order."""
+    rows = con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = ? ORDER BY column_index",
+        [table],
+    ).fetchall()
+    return [r[0] for r in rows]
 
 
 def column_types(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:

@@ -1,8 +1,9 @@
 """Comparisons of every design point with a baseline point: paired with CRN, else unpaired.
 
 For each point p other than the baseline b, each side s and each measure —
-``win_rate`` (1 when s won the run, else 0) and ``losses.<kind>`` (s's
-losses of that kind) — the difference ``mean(p) − mean(b)`` with a 95 %
+``win_rate`` (1 when s won the run, else 0), ``losses.<kind>`` (s's
+losses of that kind), ``draws`` (the random draws s's units' events
+recorded) and, for no side, ``turns`` — the difference ``mean(p) − mean(b)`` with a 95 %
 interval:
 
 * **paired** (the study ran with ``--crn``): over the replications r done at
@@ -79,12 +80,22 @@ def welch_interval(a: Moments, b: Moments) -> tuple[float, float, float] | None:
     return diff, diff - half, diff + half
 
 
-def measures(store: Store) -> list[tuple[str, str, str]]:
-    """(side, measure, SQL expression over ``runs``) of every compared measure."""
+def measures(store: Store) -> list[tuple[str | None, str, str]]:
+    """(side, measure, SQL expression over ``runs``) of every compared measure.
+
+    Each side's ``win_rate``, its ``losses.<kind>`` and its ``draws`` (the
+    random draws its units' events recorded; none in a study made before
+    them), then ``turns`` (the battle's length, summed over a campaign's
+    battles), which is no side's (side None).
+    """
     sides = [s[0] for s in store.meta()["sides"]]
     won = "CAST(coalesce(winner, '') = '{}' AS INTEGER)"
-    out = [(sid, "win_rate", won.format(_escape(sid))) for sid in sides]
+    out: list[tuple[str | None, str, str]] = [
+        (sid, "win_rate", won.format(_escape(sid))) for sid in sides
+    ]
     out += [(sid, f"losses.{kind}", quote(col)) for sid, kind, col in store.losses]
+    out += [(sid, "draws", quote(col)) for sid, col in store.draws]
+    out.append((None, "turns", "turns"))
     return out
 
 
@@ -116,7 +127,11 @@ def _paired(store: Store, expr: str, baseline: int) -> dict[int, Moments]:
 
 
 def _row(
-    point: int, baseline: int, side: str, measure: str, iv: tuple[float, float, float] | None
+    point: int,
+    baseline: int,
+    side: str | None,
+    measure: str,
+    iv: tuple[float, float, float] | None,
 ) -> dict[str, Any]:
     diff, low, high = iv if iv is not None else (None, None, None)
     return {"point": point, "baseline": baseline, "side": side, "measure": measure,
@@ -156,7 +171,7 @@ def compare(store: Store, baseline: int) -> tuple[list[dict[str, Any]], list[dic
 
 
 def _variance(
-    point: int, baseline: int, side: str, measure: str, d: Moments, a: Moments, b: Moments
+    point: int, baseline: int, side: str | None, measure: str, d: Moments, a: Moments, b: Moments
 ) -> dict[str, Any]:
     paired_sd = math.sqrt(d.var) if d.n > 1 else None
     unpaired = a.var + b.var if a.n > 1 and b.n > 1 else None

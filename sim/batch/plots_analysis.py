@@ -74,7 +74,8 @@ def paired_plot(summary: dict[str, Any], path: Path) -> Path | None:
     fig = Figure(figsize=(5.2 * ncols, height * nrows + 1.2), layout="constrained")
     for i, ((side, measure), group) in enumerate(groups.items()):
         ax = fig.add_subplot(nrows, ncols, i + 1)
-        _forest(ax, group, keys, COLOURS[list(names).index(side) % len(COLOURS)])
+        k = list(names).index(side) if side in names else len(names)  # turns: no side's
+        _forest(ax, group, keys, COLOURS[k % len(COLOURS)])
         ax.set_title(wrap(measure_label(names.get(side, side), measure), 40), fontsize=9)
         ax.set_xlabel(_unit(measure), fontsize=8)
     how = "paired, common random numbers" if rows[0]["paired"] else "unpaired (no --crn)"
