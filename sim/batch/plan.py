@@ -42,6 +42,9 @@ class StudyPlan:
         until_ci: stop a point once every side's Wilson 95 % half-width is at most this.
         keep_replays: keep full replays of the first K replications of each point.
         name: the study's name.
+        overrides: the study file's fields the command line overrode, each
+            ``{"file": <the file's value>, "value": <this plan's>}``
+            (:mod:`sim.batch.overrides`); part of the identity when there are any.
     """
 
     target: Target
@@ -55,6 +58,7 @@ class StudyPlan:
     until_ci: float | None = None
     keep_replays: int = 0
     name: str = field(default="")
+    overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def design_points(self) -> list[dict[str, Any]]:
         """The design points (see :func:`sim.batch.design.design_points`)."""
@@ -62,7 +66,7 @@ class StudyPlan:
 
     def identity(self) -> dict[str, Any]:
         """Plain data of every setting that changes results, for the study table."""
-        return {
+        out: dict[str, Any] = {
             "format_version": FORMAT_VERSION,  # the dice (engine.formats.derivation_of)
             "seed_scheme": DOMAIN,
             "target_digest": self.target.digest(),
@@ -76,6 +80,9 @@ class StudyPlan:
             "until_ci": self.until_ci,
             "keep_replays": self.keep_replays,
         }
+        if self.overrides:  # a plan that overrides nothing is the plan it always was
+            out["overrides"] = self.overrides
+        return out
 
     def chunks(self) -> int:
         """Chunks per design point."""

@@ -135,6 +135,7 @@ def summarize(store: Store, baseline: int = 0) -> dict[str, Any]:
             "until_ci": meta["until_ci"],
             "confidence": 0.95,
             "interval": "wilson",
+            **({"overrides": meta["plan"]["overrides"]} if "overrides" in meta["plan"] else {}),
         },
         "points": points,
         "unmet_targets": [

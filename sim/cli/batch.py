@@ -127,6 +127,9 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
     else:
         for line in format_summary(result.summary):
             click.echo(line)
+        overrides = result.summary["study"].get("overrides")
+        if overrides:
+            click.echo(f"Overrides of the study file: {_overrides_text(overrides)}")
         resumed = f" ({result.ran} run now)" if result.ran != result.committed else ""
         plots = f", {out / 'plots'}/" if options.plots else ""
         click.echo(
@@ -134,6 +137,19 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
             f"{out / 'summary.json'}{plots}"
         )
     return result.summary
+
+
+def _overrides_text(overrides: dict[str, dict[str, Any]]) -> str:
+    """``--runs 20 (the file: 200), --until-ci 0.1 (the file: none)``."""
+    from sim.batch.overrides import FLAGS
+
+    def shown(value: Any) -> str:
+        return "none" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+    return ", ".join(
+        f"{FLAGS.get(k, k)} {shown(v.get('value'))} (the file: {shown(v.get('file'))})"
+        for k, v in overrides.items()
+    )
 
 
 def _executor_options(f: Any) -> Any:
@@ -362,10 +378,33 @@ def _design(name: str) -> Design:
     default=None,
     help="Output folder (default: the file's outputs.dir, else <file stem> here).",
 )
+@click.option(
+    "--runs",
+    "-n",
+    type=click.IntRange(1, 10_000_000),
+    default=None,
+    help="Replications per design point instead of the file's 'replications'.",
+)
+@click.option(
+    "--until-ci",
+    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    default=None,
+    metavar="W",
+    help="Stop a point at this Wilson 95 % half-width instead of the file's 'until_ci'.",
+)
+@click.option(
+    "--points",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Points (lhs), trajectories (morris) or base samples (sobol) instead of the file's.",
+)
 @_executor_options
 def study(
     study_file: str,
     out: str | None,
+    runs: int | None,
+    until_ci: float | None,
+    points: int | None,
     jobs: int | None,
     executor: str,
     scheduler: str | None,
@@ -376,14 +415,21 @@ def study(
     """Run the study described by STUDY.yaml.
 
     The file names a scenario or campaign, factors, design and outputs.
+    --runs, --until-ci and --points override the file's replications,
+    until_ci and points; what they changed is recorded in the study's plan
+    (summary.json's "overrides"), and --resume without them completes the
+    study as it was begun.
 
     Errors in the file are listed as file:line: field: message (exit 2).
 
     \b
-    Example:
+    Examples:
       battlesim study scenarios/stone_wall_study.yaml --jobs 2
+      battlesim study scenarios/stone_wall_study.yaml --runs 20 --out sw-quick
     """
+    from sim.batch.overrides import OverrideError, Overrides, override, stored_overrides
     from sim.batch.spec import load_study
+    from sim.batch.store import StoreError
     from sim.scenario.load import ScenarioError
 
     try:
@@ -391,6 +437,11 @@ def study(
     except ScenarioError as exc:
         _bad_input(str(exc))
     folder = _folder(Path(out) if out is not None else spec.out)
+    try:
+        stored = stored_overrides(folder) if resume else None
+        spec = override(spec, Overrides(runs, until_ci, points), stored)
+    except (OverrideError, StoreError) as exc:
+        _bad_input(_error(str(exc)))
     options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline)
     _run(spec.plan, folder, options, as_json)
     for fmt in spec.outputs.export:
