@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "rerun": "sim.cli.runs:rerun_command",
     "export": "sim.cli.runs:export",
     "campaign": "sim.cli.runs:campaign",
+    "discover": "sim.cli.studies:discover",
 }
 """Every command: name -> ``module:attribute`` (imported on first use)."""
 
