@@ -122,10 +122,11 @@ def _check_plan(store: Store, meta: dict[str, Any], check: StudyCheck) -> None:
         or plan.get("target_digest") != meta["target_digest"]
     ):
         check.differences.append("study: the stored target data does not digest to target_digest")
-    factors = [Factor.model_validate(f) for f in plan["factors"]]
     try:
-        wanted = design_points(plan["design"], factors, plan["points"], int(plan["seed"]))
-    except ValueError as exc:
+        factors = [Factor.model_validate(f) for f in plan.get("factors", meta["factors"])]
+        design, seed = plan.get("design", meta["design"]), int(plan.get("seed", meta["seed"]))
+        wanted = design_points(design, factors, plan.get("points"), seed)
+    except (ValueError, TypeError) as exc:
         check.differences.append(f"points: the plan's design cannot be made: {exc}")
     else:
         if canonical_json(wanted) != canonical_json(store.points()):
