@@ -113,33 +113,29 @@ def _literal(text: str) -> str:
 
 def loss_columns(sides: dict[str, tuple[str, list[str]]]) -> list[tuple[str, str, str]]:
     """(side, kind, column) of each loss column: ``<side>_<kind>_lost``, made unique."""
-    out: list[tuple[str, str, str]] = []
     used: set[str] = set()
-    for sid, (_name, kinds) in sides.items():
-        for kind in kinds:
-            base = re.sub(r"[^A-Za-z0-9_]", "_", f"{sid}_{kind}_lost")
-            column, n = base, 1
-            while column in used:
-                n += 1
-                column = f"{base}_{n}"
-            used.add(column)
-            out.append((sid, kind, column))
-    return out
+    return [
+        (sid, kind, _unique(f"{sid}_{kind}_lost", used))
+        for sid, (_name, kinds) in sides.items()
+        for kind in kinds
+    ]
+
+
+def _unique(name: str, used: set[str]) -> str:
+    """``name`` as a plain column name (``_`` for any other character), made unique in ``used``."""
+    base = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    column, n = base, 1
+    while column in used:
+        n += 1
+        column = f"{base}_{n}"
+    used.add(column)
+    return column
 
 
 def draw_columns(sides: Iterable[str], losses: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
     """(side, column) of each side's draws column: ``<side>_draws``, made unique."""
     used = {c for _, _, c in losses}
-    out: list[tuple[str, str]] = []
-    for sid in sides:
-        base = re.sub(r"[^A-Za-z0-9_]", "_", f"{sid}_draws")
-        column, n = base, 1
-        while column in used:
-            n += 1
-            column = f"{base}_{n}"
-        used.add(column)
-        out.append((sid, column))
-    return out
+    return [(sid, _unique(f"{sid}_draws", used)) for sid in sides]
 
 
 def _sql_type(values: Iterable[Any]) -> str:
