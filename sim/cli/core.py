@@ -76,7 +76,7 @@ def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:
     from pathlib import Path
 
     if not Path(value).exists():
-        fail(f"{value}: no such file or folder")
+        fail(f"{value}: no such file")
     return value
 
 
