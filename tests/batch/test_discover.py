@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sim.batch.condition import ConditionError, parse_condition
 from sim.batch.discover import discover, discover_lines
@@ -191,3 +194,45 @@ def test_the_command_refuses_bad_input_with_one_line(wall: Path, tmp_path: Path)
     none = invoke("discover", tmp_path, "-m", "turns > 1")
     assert none.exit_code == 2
     assert f"{str(tmp_path)!r}: no study here (no study.duckdb)" in none.output
+
+
+_levels = st.lists(st.integers(-5, 5), min_size=1, max_size=4, unique=True)
+
+
+@st.composite
+def _data(draw: st.DrawFn) -> Data:
+    """2 numeric factors on a small grid, each point with 0-12 runs and some holding."""
+    xs, ys = draw(_levels), draw(_levels)
+    values = [[x, y] for x in xs for y in ys]
+    runs = draw(st.lists(st.integers(0, 12), min_size=len(values), max_size=len(values)))
+    holds = [draw(st.integers(0, n)) for n in runs]
+    return Data(factors=["x", "y"], values=values, runs=runs, holds=holds)
+
+
+def _inside(data: Data, limits: tuple[Limit | None, ...], i: int) -> bool:
+    return all(lim is None or lim.admits(data.values[i][j]) for j, lim in enumerate(limits))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_data(), st.floats(0.05, 0.45), st.floats(0.0, 1.0))
+def test_prim_laws(data: Data, alpha: float, min_coverage: float) -> None:
+    """Every peel shrinks the box and keeps at least min_mass of the runs; each box's counts
+    are the runs it admits; boxes are denser than the runs they were found in, disjoint,
+    and found again identically."""
+    total = sum(data.runs)
+    boxes = find_boxes(data, 3, alpha, 0.05, min_coverage)
+    assert boxes == find_boxes(data, 3, alpha, 0.05, min_coverage)
+    taken: set[int] = set()
+    for box in boxes:
+        steps = box.trajectory
+        assert all(a.runs > b.runs for a, b in itertools.pairwise(steps))
+        assert all(s.runs >= 0.05 * total for s in steps)
+        rest = [i for i in range(len(data.runs)) if i not in taken and data.runs[i] > 0]
+        mine = [i for i in rest if _inside(data, box.limits, i)]
+        assert (box.runs, box.holds) == (
+            sum(data.runs[i] for i in mine),
+            sum(data.holds[i] for i in mine),
+        )
+        before = sum(data.holds[i] for i in rest) / sum(data.runs[i] for i in rest)
+        assert box.holds / box.runs > before
+        taken |= set(mine)
