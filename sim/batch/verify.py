@@ -26,6 +26,7 @@ that is not a study's, a study fought with other dice — raises
 
 from __future__ import annotations
 
+import inspect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,8 +158,7 @@ def _check_summary(store: Store, folder: Path, meta: dict[str, Any], check: Stud
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         check.differences.append(f"summary.json: unreadable: {exc}")
         return
-    baseline = stored.get("baseline", 0) if isinstance(stored, dict) else 0
-    again = json.loads(json.dumps(summarize(store, baseline if isinstance(baseline, int) else 0)))
+    again = json.loads(json.dumps(summarize(store, **_settings(stored))))
     found = _changes(stored, again, "summary.json", "stored", "re-derived")
     check.differences.extend(found)
     if found and meta.get("battlesim_version") not in (None, _own_version()):
@@ -166,6 +166,25 @@ def _check_summary(store: Store, folder: Path, meta: dict[str, Any], check: Stud
             f"the study was made by battlesim {meta['battlesim_version']}; its summary is "
             f"re-derived by {_own_version()}, whose summary may hold other fields"
         )
+
+
+def _settings(stored: Any) -> dict[str, Any]:
+    """The summary's settings that are not in the database, as ``summary.json`` names them.
+
+    The baseline of the comparisons, and the proportions' interval when the
+    summary code takes one (``study.interval``): the summary is made again as
+    the study made it.
+    """
+    out: dict[str, Any] = {"baseline": 0}
+    if not isinstance(stored, dict):
+        return out
+    if isinstance(stored.get("baseline"), int):
+        out["baseline"] = stored["baseline"]
+    study = stored.get("study")
+    takes = inspect.signature(summarize).parameters
+    if isinstance(study, dict) and isinstance(study.get("interval"), str) and "interval" in takes:
+        out["interval"] = study["interval"]
+    return out
 
 
 def _own_version() -> str:
