@@ -84,29 +84,29 @@ def test_points_override_a_sobol_design(tmp_path: Path) -> None:
 
 
 def test_the_command_runs_the_cut_study_and_resume_keeps_its_plan(tmp_path: Path) -> None:
-    """--runs 2: 4 runs stored, the plan and summary.json record it, the output says it;
+    """--runs 4: 8 runs stored, the plan and summary.json record it, the output says it;
     --resume without the flag finishes it as begun; --resume --runs 3 is refused."""
     study = _file(tmp_path, GRID)
     out = tmp_path / "out"
-    first = invoke("study", study, "--runs", "2", "--out", out, "--jobs", "1")
+    first = invoke("study", study, "--runs", "4", "--out", out, "--jobs", "1")
     assert first.exit_code == 0, first.output
-    assert len(tables(out)["runs"]) == 4
-    recorded = {"replications": {"file": 200, "value": 2}}
+    assert len(tables(out)["runs"]) == 8
+    recorded = {"replications": {"file": 200, "value": 4}}
     plan = stored_overrides(out)
-    assert plan is not None and plan["overrides"] == recorded and plan["replications"] == 2
+    assert plan is not None and plan["overrides"] == recorded and plan["replications"] == 4
     summary = json.loads((out / "summary.json").read_text())
     assert summary["study"]["overrides"] == recorded
-    assert summary["study"]["replications"] == 2
-    assert "Overrides of the study file: --runs 2 (the file: 200)" in first.output.splitlines()
+    assert summary["study"]["replications"] == 4
+    assert "Overrides of the study file: --runs 4 (the file: 200)" in first.output.splitlines()
 
     again = invoke("study", study, "--out", out, "--resume", "--jobs", "1")
     assert again.exit_code == 0, again.output
-    assert f"Results: {out / 'study.duckdb'} (4 runs (0 run now))" in again.output
+    assert f"Results: {out / 'study.duckdb'} (8 runs (0 run now))" in again.output
 
     refused = invoke("study", study, "--out", out, "--resume", "--runs", "3")
     assert refused.exit_code == 2
     assert refused.output == (
-        "battlesim: error: --runs 3: the study being resumed was begun with --runs 2; a begun "
+        "battlesim: error: --runs 3: the study being resumed was begun with --runs 4; a begun "
         "study keeps its plan: resume without the flag, or start it in another --out\n"
     )
     file_value = invoke("study", study, "--out", out, "--resume", "--until-ci", "0.1")
