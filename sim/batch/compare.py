@@ -3,19 +3,26 @@
 For each point p other than the baseline b, each side s and each measure —
 ``win_rate`` (1 when s won the run, else 0), ``losses.<kind>`` (s's
 losses of that kind), ``draws`` (the random draws s's units' events
-recorded) and, for no side, ``turns`` — the difference ``mean(p) − mean(b)`` with a 95 %
-interval:
+recorded) and, for no side, ``turns`` — the difference ``mean(p) − mean(b)``
+with a 95 % interval whose ``method`` is named in each comparison:
 
-* **paired** (the study ran with ``--crn``): over the replications r done at
-  both points, ``d_r = x(p, r) − x(b, r)``; the interval is
-  ``d̄ ± t(0.975, n − 1) · s_d / √n`` (Student's t);
-* **unpaired** (no CRN): ``x̄_p − x̄_b ± t(0.975, ν) · √(s_p²/n_p + s_b²/n_b)``
-  with Welch's ν.
+* a win rate (a proportion): ``newcombe-paired`` with CRN (over the
+  replications done at both points, Newcombe's paired score interval) or
+  ``newcombe`` without (independent samples), :mod:`sim.batch.differences`;
+* a loss, **paired** (``t``, the study ran with ``--crn``): over the
+  replications r done at both points, ``d_r = x(p, r) − x(b, r)``; the
+  interval is ``d̄ ± t(0.975, n − 1) · s_d / √n`` (Student's t);
+* a loss, **unpaired** (``welch``): ``x̄_p − x̄_b ± t(0.975, ν) · √(s_p²/n_p + s_b²/n_b)``
+  with Welch's ν;
+* a loss that never varied (every d_r the same, or both samples constant):
+  ``no-variation``, no interval (``ci_low``/``ci_high`` null): the text says
+  "no variation observed" instead of a zero-width interval.
 
 The variance reduction of pairing (reported with CRN) compares the paired
 standard deviation ``s_d`` with ``√(s_p² + s_b²)``, the standard deviation a
 difference of independent runs would have. Sums are exact integers from
-DuckDB, so the figures do not depend on the order runs were stored in.
+DuckDB, so the figures do not depend on the order runs were stored in. With
+``--until-ci`` only the confirmatory runs count (:mod:`sim.batch.stopping`).
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from sim.batch.differences import Table2x2, newcombe, newcombe_paired
+from sim.batch.stopping import summarised
 from sim.batch.store import Store, quote
 
 __all__ = ["Moments", "compare", "measures", "paired_interval", "per_point", "welch_interval"]
@@ -58,15 +67,21 @@ def _t(df: float) -> float:
     return float(t.ppf(0.5 + CONFIDENCE / 2, df))
 
 
-def paired_interval(d: Moments) -> tuple[float, float, float] | None:
+Interval = tuple[float, float | None, float | None]
+"""(difference, low, high); low and high are None when nothing varied."""
+
+
+def paired_interval(d: Moments) -> Interval | None:
     """(mean, low, high) of paired differences, or None with fewer than two pairs."""
     if d.n < 2:
         return None
+    if d.var == 0:
+        return d.mean, None, None
     half = _t(d.n - 1) * math.sqrt(d.var / d.n)
     return d.mean, d.mean - half, d.mean + half
 
 
-def welch_interval(a: Moments, b: Moments) -> tuple[float, float, float] | None:
+def welch_interval(a: Moments, b: Moments) -> Interval | None:
     """(mean a − mean b, low, high) by Welch's t, or None with fewer than two runs each."""
     if a.n < 2 or b.n < 2:
         return None
@@ -74,7 +89,7 @@ def welch_interval(a: Moments, b: Moments) -> tuple[float, float, float] | None:
     diff = a.mean - b.mean
     se2 = va + vb
     if se2 == 0:
-        return diff, diff, diff
+        return diff, None, None
     df = se2 * se2 / (va * va / (a.n - 1) + vb * vb / (b.n - 1))
     half = _t(df) * math.sqrt(se2)
     return diff, diff - half, diff + half
@@ -103,39 +118,65 @@ def _escape(text: str) -> str:
     return text.replace("'", "''")
 
 
+def _done(store: Store) -> str:
+    """The runs summarised: done, and (with ``--until-ci``) not the pilot's."""
+    return f"status = 'done' AND {summarised(store.meta()['plan'])}"
+
+
 def per_point(store: Store, expr: str) -> dict[int, Moments]:
     rows = store.con.execute(
         f"SELECT point, count(x), coalesce(sum(x), 0), coalesce(sum(x * x), 0) "
-        f"FROM (SELECT point, ({expr})::HUGEINT AS x FROM runs WHERE status = 'done') "
+        f"FROM (SELECT point, ({expr})::HUGEINT AS x FROM runs WHERE {_done(store)}) "
         "WHERE x IS NOT NULL GROUP BY point ORDER BY point"
     ).fetchall()
     return {int(p): Moments(int(n), int(s), int(s2)) for p, n, s, s2 in rows}
 
 
-def _paired(store: Store, expr: str, baseline: int) -> dict[int, Moments]:
-    """Moments of x(p, r) − x(baseline, r) over replications done at both, per point."""
+def _paired(store: Store, expr: str, baseline: int) -> dict[int, tuple[Moments, Table2x2]]:
+    """Per point, over replications done at both: moments of x(p, r) − x(baseline, r), and
+    the 2×2 table of (x(p, r), x(baseline, r)) counted as if x were 0/1 (for win rates)."""
     rows = store.con.execute(
         "WITH x AS (SELECT point, replication, "
-        f"({expr})::HUGEINT AS v FROM runs WHERE status = 'done') "
-        "SELECT p.point, count(*), sum(p.v - b.v), sum((p.v - b.v) * (p.v - b.v)) "
+        f"({expr})::HUGEINT AS v FROM runs WHERE {_done(store)}) "
+        "SELECT p.point, count(*), sum(p.v - b.v), sum((p.v - b.v) * (p.v - b.v)), "
+        "count(*) FILTER (p.v = 1 AND b.v = 1), count(*) FILTER (p.v = 1 AND b.v = 0), "
+        "count(*) FILTER (p.v = 0 AND b.v = 1), count(*) FILTER (p.v = 0 AND b.v = 0) "
         "FROM x p JOIN x b ON p.replication = b.replication AND b.point = ? "
         "WHERE p.point <> ? AND p.v IS NOT NULL AND b.v IS NOT NULL "
         "GROUP BY p.point ORDER BY p.point",
         [baseline, baseline],
     ).fetchall()
-    return {int(p): Moments(int(n), int(s), int(s2)) for p, n, s, s2 in rows}
+    return {
+        int(p): (Moments(int(n), int(s), int(s2)), Table2x2(int(a), int(b), int(c), int(d)))
+        for p, n, s, s2, a, b, c, d in rows
+    }
 
 
-def _row(
-    point: int,
-    baseline: int,
-    side: str | None,
-    measure: str,
-    iv: tuple[float, float, float] | None,
+def _row(  # the fields of one comparison
+    point: int, baseline: int, side: str | None, measure: str, iv: Interval | None, method: str
 ) -> dict[str, Any]:
     diff, low, high = iv if iv is not None else (None, None, None)
+    if iv is not None and low is None:
+        method = "no-variation"
     return {"point": point, "baseline": baseline, "side": side, "measure": measure,
-            "difference": diff, "ci_low": low, "ci_high": high}  # fmt: skip
+            "difference": diff, "ci_low": low, "ci_high": high, "method": method}  # fmt: skip
+
+
+def _interval(
+    binary: bool, crn: bool, a: Moments, b: Moments, pair: tuple[Moments, Table2x2] | None
+) -> tuple[Interval | None, str]:
+    """The interval of one comparison and its method's name."""
+    if binary and crn:
+        if pair is None or pair[1].n == 0:
+            return None, "newcombe-paired"
+        return newcombe_paired(pair[1]), "newcombe-paired"
+    if binary:
+        if a.n == 0 or b.n == 0:
+            return None, "newcombe"
+        return newcombe(a.s, a.n, b.s, b.n), "newcombe"
+    if crn:
+        return paired_interval(pair[0] if pair else Moments(0, 0, 0)), "t"
+    return welch_interval(a, b), "welch"
 
 
 def compare(store: Store, baseline: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -143,7 +184,7 @@ def compare(store: Store, baseline: int) -> tuple[list[dict[str, Any]], list[dic
 
     Returns:
         ``comparisons``: one object per (point, side, measure) with exactly
-        point, baseline, side, measure, difference, ci_low, ci_high, paired;
+        point, baseline, side, measure, difference, ci_low, ci_high, method, paired;
         ``variance``: with CRN, per (point, side, measure) the paired and the
         unpaired standard deviation of a difference and their variance ratio.
     """
@@ -159,13 +200,13 @@ def compare(store: Store, baseline: int) -> tuple[list[dict[str, Any]], list[dic
             if p == baseline:
                 continue
             a = single.get(p, Moments(0, 0, 0))
+            pair = pairs.get(p)
             if crn:
-                d = pairs.get(p, Moments(0, 0, 0))
-                iv = paired_interval(d)
+                d = pair[0] if pair else Moments(0, 0, 0)
                 variance.append(_variance(p, baseline, side, measure, d, a, b))
-            else:
-                iv = welch_interval(a, b)
-            comparisons.append({**_row(p, baseline, side, measure, iv), "paired": crn})
+            iv, method = _interval(measure.endswith("_rate"), crn, a, b, pair)
+            row = _row(p, baseline, side, measure, iv, method)
+            comparisons.append({**row, "paired": crn})
     # by point, then in measure order (sorting is stable)
     return sorted(comparisons, key=lambda c: c["point"]), sorted(variance, key=lambda v: v["point"])
 

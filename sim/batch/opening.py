@@ -17,6 +17,7 @@ from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.batch.fieldpath import PathError
 from sim.batch.plan import StudyPlan
 from sim.batch.seeds import DOMAIN
+from sim.batch.stopping import pilot_runs
 from sim.batch.store import Store
 from sim.batch.units import start_details
 
@@ -73,6 +74,14 @@ def _check(plan: StudyPlan) -> list[dict[str, Any]]:
         raise StudyError("--chunk-size must be at least 1")
     if plan.until_ci is not None and not 0 < plan.until_ci < 0.5:
         raise StudyError("--until-ci W needs 0 < W < 0.5 (a half-width of a probability)")
+    if plan.until_ci is not None:
+        pilot = pilot_runs(plan.until_ci, plan.replications, plan.chunk_size)
+        if pilot >= plan.replications:
+            raise StudyError(
+                f"--until-ci {plan.until_ci:g}: its pilot takes {pilot} runs of a point, leaving "
+                f"none of --runs {plan.replications} for the confirmatory sample: raise --runs "
+                f"(at least {pilot + plan.chunk_size}) or lower --chunk-size"
+            )
     for f in plan.factors:
         try:
             plan.target.check_path(f.path)

@@ -16,6 +16,7 @@ from typing import Any
 from engine.version import FORMAT_VERSION
 from sim.batch.design import Design, Factor, design_points
 from sim.batch.seeds import DOMAIN, run_seed
+from sim.batch.stopping import PILOT
 from sim.batch.target import Target
 from sim.batch.worker import RunSpec
 
@@ -39,7 +40,8 @@ class StudyPlan:
         points: design points of a Latin hypercube.
         crn: common random numbers: run seeds depend on the replication only.
         chunk_size: replications per chunk.
-        until_ci: stop a point once every side's Wilson 95 % half-width is at most this.
+        until_ci: the target Wilson 95 % half-width of every side's win rate (a pilot
+            sizes each point's confirmatory sample: :mod:`sim.batch.stopping`).
         keep_replays: keep full replays of the first K replications of each point.
         name: the study's name.
         overrides: the study file's fields the command line overrode, each
@@ -79,6 +81,8 @@ class StudyPlan:
             "chunk_size": self.chunk_size,
             "until_ci": self.until_ci,
             "keep_replays": self.keep_replays,
+            # the --until-ci rule (sim.batch.stopping); a plan without it stopped sequentially
+            **({"stopping": PILOT} if self.until_ci is not None else {}),
         }
         if self.overrides:  # a plan that overrides nothing is the plan it always was
             out["overrides"] = self.overrides

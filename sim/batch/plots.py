@@ -3,9 +3,13 @@
 * ``outcomes.png``: runs won by each side, drawn and failed, per design point;
 * ``losses.png``: histograms of each side's losses (per point when few);
 * ``win_vs_<factor>.png``: each side's win probability against each swept
-  factor, pooled over the other factors, with Wilson 95 % interval bars;
-* ``convergence.png``: the running win rate of the first side as
-  replications accumulate, with its 95 % band;
+  factor, pooled over the other factors, with 95 % interval bars — with CRN
+  clustered by replication (:mod:`sim.batch.pooled`), the method named on
+  the axis;
+* ``losses.png``: whole-number bins (one bar per value when the values span
+  at most 30), and the title says when the runs of all points are pooled;
+* ``convergence.png``, ``sensitivity_convergence.png``: see
+  :mod:`sim.batch.plots_convergence`;
 * ``paired.png`` and ``sensitivity.png``: see :mod:`sim.batch.plots_analysis`.
 
 Titles wrap, long point labels become keys spelled out under the figure,
@@ -28,14 +32,14 @@ from matplotlib.ticker import MaxNLocator
 
 from sim.batch.labels import loss_label
 from sim.batch.plots_analysis import paired_plot, sensitivity_plot
+from sim.batch.plots_convergence import MAX_SERIES, convergence_plot, index_convergence_plot
 from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_keys, save, wrap
-from sim.batch.stats import wilson
+from sim.batch.pooled import pooled
+from sim.batch.stopping import summarised
 from sim.batch.store import Store, quote
 
 __all__ = ["write_plots"]
 
-MAX_SERIES = 6
-"""Points drawn as separate series; with more, runs are pooled."""
 BINS = 30
 _save = save
 
@@ -95,21 +99,19 @@ def _histogram(
 ) -> tuple[list[float], dict[int, list[int]]]:
     """Bin edges and counts per point (or all pooled under -1) of a runs column."""
     c = quote(column)
-    row = store.con.execute(
-        f"SELECT min({c}), max({c}) FROM runs WHERE status = 'done' AND {c} IS NOT NULL"
-    ).fetchone()
+    where = f"status = 'done' AND {c} IS NOT NULL AND {summarised(store.meta()['plan'])}"
+    row = store.con.execute(f"SELECT min({c}), max({c}) FROM runs WHERE {where}").fetchone()
     if row is None or row[0] is None:
         return [], {}
-    lo, hi = float(row[0]), float(row[1])
-    if hi - lo < BINS:  # few whole numbers (guns lost): one bar per value
-        lo, width, nbins = lo - 0.5, 1.0, int(hi - lo) + 1
-    else:
-        width, nbins = (hi - lo) / BINS, BINS
+    low, high = int(row[0]), int(row[1])  # losses are counts: bins of whole numbers
+    width = max(1, -(-(high - low + 1) // BINS))  # ⌈values / BINS⌉, so at most BINS bins
+    nbins = -(-(high - low + 1) // width)
+    lo = low - 0.5  # each bin holds the integers [lo + i·width + ½, …]: no value on an edge
     group = "point" if per_point else "-1"
     rows = store.con.execute(
-        f"SELECT {group} AS g, least(CAST(floor(({c} - ?) / ?) AS BIGINT), ?) AS b, count(*) "
-        f"FROM runs WHERE status = 'done' AND {c} IS NOT NULL GROUP BY ALL ORDER BY ALL",
-        [lo, width, nbins - 1],
+        f"SELECT {group} AS g, CAST(floor(({c} - ?) / ?) AS BIGINT) AS b, count(*) "
+        f"FROM runs WHERE {where} GROUP BY ALL ORDER BY ALL",
+        [lo, width],
     ).fetchall()
     counts: dict[int, list[int]] = {}
     for g, b, n in rows:
@@ -144,11 +146,17 @@ def _losses(store: Store, summary: dict[str, Any], path: Path) -> Path | None:
                 linestyle=style, linewidth=1.3,
             )  # fmt: skip
         ax.set_title(wrap(f"{names.get(sid, sid)}: {loss_label(kind)}", 45), fontsize=10)
-        ax.set_xlabel(loss_label(kind))
+        width = edges[1] - edges[0] if len(edges) > 1 else 1
+        bins = "one bar per value" if width == 1 else f"bins of {width:g}"
+        ax.set_xlabel(f"{loss_label(kind)} ({bins})")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # losses are counts
         ax.set_ylabel("runs")
         if per_point and i == 0:
             ax.legend(fontsize=7, frameon=False)
+    how = "one line per design point" if per_point else "one design point"
+    if not per_point and len(pts) > 1:
+        how = f"the runs of all {len(pts)} design points pooled"
+    fig.suptitle(wrap(f"Losses per run — {how}", 90), fontsize=10)
     if per_point:
         key_legend(fig, legend)
     return _save(fig, path)
@@ -161,36 +169,18 @@ def _any_nonzero(store: Store, column: str) -> bool:
     return row is not None and row[0] is not None and row[0] > 0
 
 
-def _pooled(store: Store, path: str) -> list[tuple[Any, dict[str, int], int]]:
-    """(factor value, wins by side, runs done) pooled over the other factors, by value.
-
-    Values come in the order they first appear in the design (a values
-    list's own order), numbers in ascending order.
-    """
-    rows = store.con.execute(
-        f"SELECT p.{quote(path)} AS v, min(p.point) AS first, coalesce(r.winner, ''), count(*) "
-        "FROM runs r JOIN points p USING (point) WHERE r.status = 'done' GROUP BY v, r.winner"
-    ).fetchall()
-    out: dict[Any, dict[str, int]] = {}
-    first: dict[Any, int] = {}
-    for v, f, w, n in rows:
-        out.setdefault(v, {})[w] = n
-        first[v] = min(f, first.get(v, f))
-    numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in out)
-    order = sorted(out, key=lambda v: v if numeric else first[v])
-    return [(v, out[v], sum(out[v].values())) for v in order]
-
-
 def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Path:
     names = _sides(summary)
-    data = _pooled(store, path)
-    numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v, _, _ in data)
-    xs: list[float] = [float(v) if numeric else float(i) for i, (v, _, _) in enumerate(data)]
+    study = summary["study"]
+    rows = pooled(store, path, list(names), bool(study["crn"]), study.get("interval", "wilson"))
+    values = list(dict.fromkeys(r.value for r in rows))
+    numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+    xs: list[float] = [float(v) if numeric else float(i) for i, v in enumerate(values)]
     span = (max(xs) - min(xs)) if len(xs) > 1 else 1.0
     fig = Figure(figsize=(6.5, 4.2), layout="constrained")
     ax = fig.add_subplot()
     for i, (sid, name) in enumerate(names.items()):
-        iv = [wilson(wins.get(sid, 0), n) for _, wins, n in data]
+        iv = [r for r in rows if r.side == sid]
         shift = (i - (len(names) - 1) / 2) * span * 0.012
         ax.errorbar(
             [x + shift for x in xs],
@@ -205,68 +195,19 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
         )
     if not numeric:
         ax.set_xticks(xs)
-        ax.set_xticklabels([str(v) for v, _, _ in data])
+        ax.set_xticklabels([str(v) for v in values])
     ax.set_ylim(-0.02, 1.02)
     note = ""
     if len(summary["study"]["factors"]) > 1:
         lhs = summary["study"]["design"] == "lhs"
         note = " (the other factors vary)" if lhs else " (pooled over the other factors)"
     ax.set_xlabel(wrap(path + note, 60))
-    ax.set_ylabel("win probability (95 % Wilson interval)")
+    methods = sorted({r.method for r in rows})
+    ax.set_ylabel(wrap(f"win probability (95 % interval: {', '.join(methods)})", 45))
     ax.set_title(wrap(f"Win probability against {path}", 60))
     ax.grid(alpha=0.3)
     ax.legend(frameon=False)
     return _save(fig, file)
-
-
-def _running(store: Store, side: str, point: int, step: int) -> list[tuple[int, int]]:
-    """(runs done, wins of ``side``) at every ``step``-th done run of a point, and the last."""
-    rows = store.con.execute(
-        "SELECT n, k FROM (SELECT row_number() OVER w AS n, "
-        "sum(CASE WHEN winner = ? THEN 1 ELSE 0 END) OVER w AS k, count(*) OVER () AS total "
-        "FROM runs WHERE status = 'done' AND point = ? "
-        "WINDOW w AS (ORDER BY replication ROWS UNBOUNDED PRECEDING)) "
-        "WHERE n % ? = 0 OR n = total ORDER BY n",
-        [side, point, step],
-    ).fetchall()
-    return [(int(n), int(k)) for n, k in rows]
-
-
-def _convergence(store: Store, summary: dict[str, Any], path: Path) -> Path:
-    names = _sides(summary)
-    side, name = next(iter(names.items()))
-    pts = summary["points"][:MAX_SERIES]
-    wide = len(summary["points"]) > 1
-    fig = Figure(figsize=(10.0 if wide else 7.0, 4.2), layout="constrained")
-    ax = fig.add_subplot()
-    keys, legend = point_keys(pts)
-    for i, pt in enumerate(pts):
-        step = max(1, pt["done"] // 400)
-        series = _running(store, side, pt["point"], step)
-        if not series:
-            continue
-        ns = [n for n, _ in series]
-        iv = [wilson(k, n) for n, k in series]
-        colour = COLOURS[i % len(COLOURS)]
-        every = max(1, len(ns) // 8)  # markers staggered between series, so each shows
-        label = keys[pt["point"]] if len(summary["points"]) > 1 else None
-        ax.plot(
-            ns, [v.p for v in iv], color=colour, label=label, linewidth=1.4,
-            linestyle=LINESTYLES[i % len(LINESTYLES)], marker=MARKERS[i % len(MARKERS)],
-            markevery=(i * every // len(pts), every), markersize=4,
-        )  # fmt: skip
-        ax.fill_between(ns, [v.low for v in iv], [v.high for v in iv], color=colour, alpha=0.12)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("replications")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel(f"{name} win rate so far")
-    shown = "" if len(summary["points"]) <= MAX_SERIES else f" (first {MAX_SERIES} points)"
-    ax.set_title(wrap(f"Running win rate of {name}, with 95 % band{shown}", 70))
-    ax.grid(alpha=0.3)
-    if len(summary["points"]) > 1:
-        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        key_legend(fig, legend)
-    return _save(fig, path)
 
 
 def write_plots(store: Store, summary: dict[str, Any], folder: Path) -> list[Path]:
@@ -281,10 +222,12 @@ def write_plots(store: Store, summary: dict[str, Any], folder: Path) -> list[Pat
     for f in summary["study"]["factors"]:
         safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f["path"])
         written.append(_win_vs(store, summary, f["path"], folder / f"win_vs_{safe}.png"))
-    written.append(_convergence(store, summary, folder / "convergence.png"))
+    plan = store.meta()["plan"]
+    written.append(convergence_plot(store, summary, plan, folder / "convergence.png"))
     for extra in (
         paired_plot(summary, folder / "paired.png"),
         sensitivity_plot(summary, folder / "sensitivity.png"),
+        index_convergence_plot(summary, folder / "sensitivity_convergence.png"),
     ):
         if extra is not None:
             written.append(extra)

@@ -14,30 +14,28 @@ same in every process and after ``--resume``:
 
 Every point is fought ``replications`` times; the output of a point is the
 mean of a measure over its done runs (each side's win rate, each side's mean
-losses of each kind). The analysis (``morris.analyze``: μ, μ*, σ, and μ*'s
-95 % bootstrap half-width; ``sobol.analyze``: S1 and ST with their 95 %
-bootstrap half-widths) is seeded from the study seed too, so the indices are
-identical whenever the runs are. Effects are per factor's whole range (the
-analysis sees the unit cube).
+losses of each kind). The analysis (:mod:`sim.batch.indices`: Morris μ, μ*,
+σ from exact steps, Sobol' S1 and ST, each with a percentile bootstrap
+interval, flags, the share of replication noise and the indices' convergence
+over the base samples) is seeded from the study seed too, so the indices are
+identical whenever the runs are. Effects are per factor's whole range.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Literal
 
 import numpy as np
 
 from sim.batch.factors import DesignError, Factor, consistent
+from sim.batch.indices import RESAMPLES
 from sim.batch.seeds import derived_seed
 
 __all__ = ["LEVELS", "RESAMPLES", "analyse", "sample", "unit_sample"]
 
 LEVELS = 4
 """Grid levels of a Morris design (SALib's default)."""
-RESAMPLES = 1000
-"""Bootstrap resamples for the confidence intervals."""
 
 Method = Literal["morris", "sobol"]
 
@@ -88,34 +86,69 @@ def sample(method: Method, factors: list[Factor], points: int, seed: int) -> lis
     return [{f.path: f.at(float(u)) for f, u in zip(factors, row, strict=True)} for row in rows]
 
 
-def _clean(x: Any) -> float | None:
-    value = float(x)
-    return None if math.isnan(value) or math.isinf(value) else value
+def _positions(factors: list[Factor], points: list[dict[str, Any]]) -> tuple[Any, list[float]]:
+    """Each point's factor positions (a range: its value; values: the value's index) and spans."""
+    x = [
+        [
+            float(p[f.path]) if f.values is None else float(f.values.index(p[f.path]))
+            for f in factors
+        ]
+        for p in points
+    ]
+    spans = [
+        float(f.range[1] - f.range[0])
+        if f.range is not None
+        else float(max(1, len(f.values or []) - 1))
+        for f in factors
+    ]
+    return x, spans
 
 
-def _indices(
-    method: Method, factors: list[Factor], x: Any, y: Any, seed: int
-) -> list[dict[str, Any]]:
-    problem = _problem(factors)
-    with warnings.catch_warnings():  # a near-constant output divides by ~0: NaN, said as None
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return _salib(method, factors, problem, x, y, seed)
+def _convergence(method: Method, factors: list[Factor], y: Any, seed: int, points: int,
+                 positions: tuple[Any, list[float]]) -> list[dict[str, Any]]:  # fmt: skip
+    """The indices on the first N base samples (trajectories), N = 4, 8, … up to the design's."""
+    from sim.batch.indices import morris_indices, sobol_indices  # noqa: PLC0415
+
+    names = [f.path for f in factors]
+    rows = len(y) // points
+    out = []
+    n = 4
+    while n <= points:
+        part = y[: n * rows]
+        if method == "sobol":
+            ix = sobol_indices(names, part, seed)
+            values = {i["factor"]: {"S1": i["S1"], "ST": i["ST"]} for i in ix}
+        else:
+            ix = morris_indices(names, positions[0][: n * rows], part, positions[1], seed)
+            values = {i["factor"]: {"mu_star": i["mu_star"], "sigma": i["sigma"]} for i in ix}
+        out.append({"base_samples": n, "indices": values})
+        n *= 2
+    return out
 
 
-def _salib(
-    method: Method, factors: list[Factor], problem: dict[str, Any], x: Any, y: Any, seed: int
-) -> list[dict[str, Any]]:
+def _measure(  # one measure's analysis
+    method: Method, factors: list[Factor], per: dict[int, Any], npoints: int,
+    seed: int, points: int, positions: tuple[Any, list[float]],
+) -> dict[str, Any]:  # fmt: skip
+    from sim.batch.indices import morris_indices, noise_share, sobol_indices  # noqa: PLC0415
+
+    y = np.array([per[i].mean if i in per else math.nan for i in range(npoints)])
+    if np.isnan(y).any():
+        return {"error": "a design point has no completed run: no indices", "indices": []}
+    if float(np.ptp(y)) == 0.0:
+        return {"error": "the measure is the same at every point: no indices", "indices": []}
+    names = [f.path for f in factors]
     if method == "sobol":
-        from SALib.analyze import sobol  # type: ignore[import-untyped]  # noqa: PLC0415
-
-        r = sobol.analyze(problem, y, calc_second_order=False, num_resamples=RESAMPLES, seed=seed)
-        keys = ("S1", "S1_conf", "ST", "ST_conf")
+        indices = sobol_indices(names, y, seed)
     else:
-        from SALib.analyze import morris  # noqa: PLC0415
-
-        r = morris.analyze(problem, x, y, num_resamples=RESAMPLES, num_levels=LEVELS, seed=seed)
-        keys = ("mu", "mu_star", "mu_star_conf", "sigma")
-    return [{"factor": f.path, **{k: _clean(r[k][i]) for k in keys}} for i, f in enumerate(factors)]
+        indices = morris_indices(names, positions[0], y, positions[1], seed)
+    share = noise_share(list(y), [per[i].var for i in range(npoints)],
+                        [per[i].n for i in range(npoints)])  # fmt: skip
+    return {
+        "indices": indices,
+        "noise_share": share,
+        "convergence": _convergence(method, factors, y, seed, points, positions),
+    }
 
 
 def analyse(store: Any, meta: dict[str, Any]) -> dict[str, Any]:
@@ -141,20 +174,14 @@ def analyse(store: Any, meta: dict[str, Any]) -> dict[str, Any]:
         "design_points": len(mapped),
         "confidence": 0.95,
         "resamples": RESAMPLES,
+        "interval": "percentile-bootstrap",
         "measures": [],
     }
+    positions = _positions(factors, mapped)
     for side, measure, expr in measures(store):
         per = per_point(store, expr)
-        y = np.array([per[i].mean if i in per else math.nan for i in range(len(mapped))])
+        seed = _seed(int(meta["seed"]), method, f"analyse-{side}-{measure}")
         entry: dict[str, Any] = {"side": side, "measure": measure}
-        if np.isnan(y).any():
-            entry["error"] = "a design point has no completed run: no indices"
-            entry["indices"] = []
-        elif float(np.ptp(y)) == 0.0:
-            entry["error"] = "the measure is the same at every point: no indices"
-            entry["indices"] = []
-        else:
-            seed = _seed(int(meta["seed"]), method, f"analyse-{side}-{measure}")
-            entry["indices"] = _indices(method, factors, x, y, seed)
+        entry.update(_measure(method, factors, per, len(mapped), seed, points, positions))
         out["measures"].append(entry)
     return out

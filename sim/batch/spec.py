@@ -53,6 +53,10 @@ class Outputs(BaseModel):
     )
 
 
+Interval = Literal["wilson", "clopper-pearson", "jeffreys"]
+"""The interval methods a study file may name (:data:`sim.batch.stats.METHODS`)."""
+
+
 class StudyFile(BaseModel):
     """The fields of a study file."""
 
@@ -74,6 +78,9 @@ class StudyFile(BaseModel):
     baseline: int = Field(
         0, ge=0, le=100_000, description="The design point the others are compared with."
     )
+    interval: Interval = Field(
+        "wilson", description="The 95 % interval of win and draw rates (summary only)."
+    )
     factors: list[Factor] = Field(default_factory=list, max_length=100)
     outputs: Outputs = Field(default_factory=Outputs)
 
@@ -88,6 +95,8 @@ class StudySpec:
     """The output folder (``outputs.dir`` relative to the file, else ./<stem>)."""
     baseline: int = 0
     """The design point the others are compared with."""
+    interval: str = "wilson"
+    """The proportions' interval (:data:`sim.batch.stats.METHODS`)."""
 
 
 def _consistency(sf: StudyFile) -> list[tuple[tuple[str, ...], str]]:
@@ -189,4 +198,4 @@ def load_study(path: str | Path) -> StudySpec:
         name=sf.name or Path(file).stem,
     )
     out = _out(sf, file, lines)
-    return StudySpec(plan, sf.outputs, out, sf.baseline)
+    return StudySpec(plan, sf.outputs, out, sf.baseline, sf.interval)

@@ -1,15 +1,37 @@
-"""Binomial confidence intervals for win probabilities (Wilson score interval)."""
+"""Binomial confidence intervals for win probabilities: Wilson, Clopper–Pearson, Jeffreys.
+
+* ``wilson`` (default): the score interval, Wilson (1927);
+* ``clopper-pearson``: the exact interval from the binomial tails, Clopper & Pearson (1934):
+  [B(α/2; k, n − k + 1), B(1 − α/2; k + 1, n − k)], B the beta quantile;
+* ``jeffreys``: the equal-tailed posterior interval under the Jeffreys prior
+  Beta(½, ½): [B(α/2; k + ½, n − k + ½), B(1 − α/2; k + ½, n − k + ½)], with the
+  lower end 0 when k = 0 and the upper 1 when k = n (Brown, Cai & DasGupta 2001).
+
+Each returns an :class:`Interval`; :func:`proportion` picks one by name.
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal, get_args
 
-__all__ = ["Z95", "Interval", "wilson"]
+__all__ = [
+    "METHODS",
+    "Z95",
+    "Interval",
+    "clopper_pearson",
+    "jeffreys",
+    "proportion",
+    "wilson",
+]
 
 Z95: Final = 1.959963984540054
 """The 97.5 % quantile of the standard normal: a two-sided 95 % interval."""
+ALPHA: Final = 0.05
+
+Method = Literal["wilson", "clopper-pearson", "jeffreys"]
+METHODS: Final[tuple[str, ...]] = get_args(Method)
 
 
 @dataclass(frozen=True)
@@ -49,3 +71,49 @@ def wilson(k: int, n: int, z: float = Z95) -> Interval:
     half = z / denom * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
     # low <= p <= high holds exactly; clamp away the last bit of rounding (e.g. k = 0).
     return Interval(k, n, p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
+
+
+def _beta(q: float, a: float, b: float) -> float:
+    from scipy.stats import beta  # type: ignore[import-untyped]  # noqa: PLC0415  # slow import
+
+    return float(beta.ppf(q, a, b))
+
+
+def _checked(k: int, n: int, name: str) -> None:
+    if not 0 <= k <= n:
+        raise ValueError(f"{name}: need 0 <= k <= n, got k={k}, n={n}")
+
+
+def clopper_pearson(k: int, n: int) -> Interval:
+    """The exact (Clopper–Pearson) 95 % interval of ``k`` successes in ``n`` trials."""
+    _checked(k, n, "clopper_pearson")
+    if n == 0:
+        return Interval(0, 0, math.nan, 0.0, 1.0)
+    low = 0.0 if k == 0 else _beta(ALPHA / 2, k, n - k + 1)
+    high = 1.0 if k == n else _beta(1 - ALPHA / 2, k + 1, n - k)
+    return Interval(k, n, k / n, low, high)
+
+
+def jeffreys(k: int, n: int) -> Interval:
+    """The Jeffreys 95 % interval of ``k`` successes in ``n`` trials."""
+    _checked(k, n, "jeffreys")
+    if n == 0:
+        return Interval(0, 0, math.nan, 0.0, 1.0)
+    low = 0.0 if k == 0 else _beta(ALPHA / 2, k + 0.5, n - k + 0.5)
+    high = 1.0 if k == n else _beta(1 - ALPHA / 2, k + 0.5, n - k + 0.5)
+    return Interval(k, n, k / n, low, high)
+
+
+def proportion(k: int, n: int, method: str = "wilson") -> Interval:
+    """The 95 % interval of ``k`` of ``n`` by ``method`` (one of :data:`METHODS`).
+
+    Raises:
+        ValueError: an unknown method, or ``k`` outside 0 … ``n``.
+    """
+    if method == "wilson":
+        return wilson(k, n)
+    if method == "clopper-pearson":
+        return clopper_pearson(k, n)
+    if method == "jeffreys":
+        return jeffreys(k, n)
+    raise ValueError(f"unknown interval {method!r}: one of {', '.join(METHODS)}")

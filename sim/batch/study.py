@@ -12,9 +12,10 @@ goes to DuckDB in one transaction of two INSERTs and ``progress.json`` is
 rewritten. The study's own work per run is thus a few list appends and a
 share of one bulk insert, so it keeps up with many workers. So the committed
 runs of a point are always a prefix of its chunks, and ``--until-ci W`` —
-checked after each commit, on the runs committed so far — stops a point
-after the same chunk whatever the number of workers or their speed; chunks
-of a stopped point still in flight are dropped. ``--resume`` reads what was
+decided once a point's pilot chunks are committed (:mod:`sim.batch.stopping`:
+the pilot sizes a confirmatory sample) — stops a point after the same chunk
+whatever the number of workers or their speed; chunks of a stopped point
+still in flight are dropped. ``--resume`` reads what was
 committed, replays the stopping rule over it and runs only what is missing.
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
@@ -39,7 +41,7 @@ from sim.batch.opening import DB_NAME, StudyError, fresh_points, open_store
 from sim.batch.plan import StudyPlan
 from sim.batch.replays import write_replays
 from sim.batch.rows import ChunkRows
-from sim.batch.stats import wilson
+from sim.batch.stopping import confirm_runs, pilot_runs
 from sim.batch.store import Store
 from sim.batch.summary import summarize
 from sim.batch.worker import Chunk, RunSpec, Shared, run_chunk
@@ -85,6 +87,8 @@ class RunOptions:
     plots: bool = True
     baseline: int = 0
     """The design point every other is compared with (summary only)."""
+    interval: str = "wilson"
+    """The win and draw rates' 95 % interval (summary only; :data:`sim.batch.stats.METHODS`)."""
     commit_seconds: float | None = None
     """Fewest seconds between commit points (None: :data:`COMMIT_SECONDS`; 0: after each chunk)."""
     commit_runs: int | None = None
@@ -118,6 +122,10 @@ class _Point:
     partial: dict[int, dict[str | None, int]] = field(default_factory=dict)
     """Chunks stored in part (only if rows were deleted by hand): their stored counts."""
     buffered: dict[int, ChunkRows] = field(default_factory=dict)
+    last: int | None = None
+    """With ``--until-ci``: the chunks the point runs in all, once its pilot has sized it."""
+    capped: bool = False
+    """The confirmatory sample the pilot asked for was cut to ``--runs``."""
 
     def absorb(self, counts: dict[str | None, int]) -> None:
         for winner, n in counts.items():
@@ -158,11 +166,19 @@ class _Runner:
 
     # ------------------------------------------------------------ the stopping rule
 
+    def _sized(self, pt: _Point) -> None:
+        """Once the pilot's chunks are in: the chunks the point runs (pilot and confirmation)."""
+        w, chunk, runs = self.plan.until_ci, self.plan.chunk_size, self.plan.replications
+        if w is None or pt.last is not None or pt.next_commit * chunk < pilot_runs(w, runs, chunk):
+            return
+        wins = [pt.wins.get(s, 0) for s in self.sides]
+        extra, pt.capped = confirm_runs(wins, pt.done, w, runs, chunk)
+        pt.last = math.ceil((pilot_runs(w, runs, chunk) + extra) / chunk)
+
     def _satisfied(self, pt: _Point) -> bool:
-        w = self.plan.until_ci
-        if w is None or pt.done == 0:
-            return False
-        return all(wilson(pt.wins.get(s, 0), pt.done).half_width <= w for s in self.sides)
+        """The point has run every chunk its pilot asked for."""
+        self._sized(pt)
+        return pt.last is not None and pt.next_commit >= pt.last
 
     def _advance(self, pt: _Point) -> None:
         """Commit (or absorb, if already stored) this point's chunks that are next in order."""
@@ -201,7 +217,8 @@ class _Runner:
         """Runs the study will have: committed, plus the rest of each unstopped point."""
         total = 0
         for pt in self.points:
-            rest = 0 if pt.stopped else max(0, self.plan.replications - pt.runs)
+            end = self.plan.replications if pt.last is None else pt.last * self.plan.chunk_size
+            rest = 0 if pt.stopped else max(0, min(end, self.plan.replications) - pt.runs)
             total += pt.runs + rest
         return total
 
@@ -211,7 +228,8 @@ class _Runner:
         if finished:
             state["finished"] = True
             state["stopped"] = {
-                str(pt.index): "ci" if self._satisfied(pt) else "runs" for pt in self.points
+                str(pt.index): "ci" if pt.last is not None and not pt.capped else "runs"
+                for pt in self.points
             }
         tmp = self.out / "progress.json.tmp"
         tmp.write_text(json.dumps(state) + "\n")
@@ -345,7 +363,7 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
             raise
     try:
         store.unlimit()
-        summary = summarize(store, options.baseline)
+        summary = summarize(store, options.baseline, options.interval)
         atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
         if options.plots:
             # matplotlib only when plots are drawn: half a second of start-up saved otherwise

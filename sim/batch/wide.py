@@ -1,6 +1,8 @@
 """The ``runs_wide`` view: one row per run, every factor a typed column named by its path.
 
-Columns: ``run_id, point, replication, seed, status``, then one column per
+Columns: ``run_id, point, replication, seed, status, pilot`` (true for the
+runs of a ``--until-ci`` pilot, which the summary leaves out:
+:mod:`sim.batch.stopping`), then one column per
 factor named by its path (``options.fire_hcv``; ``factor:<path>`` if the
 path is also a column of ``runs``, like ``seed``) with the type the
 ``points`` table gave it (BIGINT, DOUBLE, BOOLEAN or VARCHAR), then
@@ -17,14 +19,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sim.batch.stopping import summarised
+
 if TYPE_CHECKING:
     from sim.batch.store import Store
 
 __all__ = ["VIEW", "create_view", "export_wide", "wide_columns", "wide_select"]
 
 VIEW = "runs_wide"
-_RUNS = ("run_id", "point", "replication", "seed", "status", "error", "winner", "winner_name",
-         "reason", "turns", "battles", "outcome")  # fmt: skip
+_RUNS = ("run_id", "point", "replication", "seed", "status", "pilot", "error", "winner",
+         "winner_name", "reason", "turns", "battles", "outcome")  # fmt: skip
 
 
 def _quote(name: str) -> str:
@@ -51,8 +55,9 @@ def wide_select(store: Store) -> str:
     )
     losses = "".join(f", r.{_quote(c)}" for _, _, c in store.losses)
     draws = "".join(f", r.{_quote(c)}" for _, c in store.draws)
+    pilot = f"NOT ({summarised(store.meta()['plan'])}) AS pilot"
     return (
-        f"SELECT r.run_id, r.point, r.replication, r.seed, r.status{factors}, r.winner, "
+        f"SELECT r.run_id, r.point, r.replication, r.seed, r.status, {pilot}{factors}, r.winner, "
         f"r.winner_name, r.reason, r.turns, r.battles{losses}{draws}, r.error "
         "FROM runs r JOIN points p USING (point)"
     )

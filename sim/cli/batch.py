@@ -185,6 +185,15 @@ def _executor_options(f: Any) -> Any:
     return f
 
 
+def _interval_option(f: Any) -> Any:
+    return click.option(
+        "--interval",
+        type=click.Choice(["wilson", "clopper-pearson", "jeffreys"]),
+        default=None,
+        help="Win and draw rates' 95 % interval (default wilson; a study file's `interval`).",
+    )(f)
+
+
 def _options(
     jobs: int | None,
     executor: str,
@@ -193,6 +202,7 @@ def _options(
     quiet: bool,
     plots: bool,
     baseline: int = 0,
+    interval: str = "wilson",
 ) -> RunOptions:
     from sim.batch.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
 
@@ -212,6 +222,7 @@ def _options(
         progress=_progress(quiet),
         plots=plots,
         baseline=baseline,
+        interval=interval,
     )
 
 
@@ -270,8 +281,10 @@ def _options(
     type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
     default=None,
     metavar="W",
-    help="Stop a point once each side's Wilson 95 % half-width is at most W.",
+    help="Target half-width W of each side's Wilson 95 % interval: a pilot sizes each "
+    "point's run, a fresh confirmatory sample is summarised (unbiased).",
 )
+@_interval_option
 @click.option(
     "--chunk-size",
     type=click.IntRange(1, 100_000),
@@ -299,6 +312,7 @@ def batch(
     crn: bool,
     baseline: int,
     until_ci: float | None,
+    interval: str | None,
     chunk_size: int,
     keep_replays: int,
     no_plots: bool,
@@ -356,7 +370,9 @@ def batch(
         name=t.name,
     )
     folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
-    options = _options(jobs, executor, scheduler, resume, quiet, not no_plots, baseline)
+    options = _options(
+        jobs, executor, scheduler, resume, quiet, not no_plots, baseline, interval or "wilson"
+    )
     _run(plan, folder, options, as_json)
 
 
@@ -390,7 +406,8 @@ def _design(name: str) -> Design:
     type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
     default=None,
     metavar="W",
-    help="Stop a point at this Wilson 95 % half-width instead of the file's 'until_ci'.",
+    help="Target half-width W (the --until-ci rule: a pilot, then a confirmatory sample) "
+    "instead of the file's 'until_ci'.",
 )
 @click.option(
     "--points",
@@ -398,6 +415,7 @@ def _design(name: str) -> Design:
     default=None,
     help="Points (lhs), trajectories (morris) or base samples (sobol) instead of the file's.",
 )
+@_interval_option
 @_executor_options
 def study(
     study_file: str,
@@ -405,6 +423,7 @@ def study(
     runs: int | None,
     until_ci: float | None,
     points: int | None,
+    interval: str | None,
     jobs: int | None,
     executor: str,
     scheduler: str | None,
@@ -442,7 +461,10 @@ def study(
         spec = override(spec, Overrides(runs, until_ci, points), stored)
     except (OverrideError, StoreError) as exc:
         _bad_input(_error(str(exc)))
-    options = _options(jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline)
+    options = _options(
+        jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline,
+        interval or spec.interval,
+    )  # fmt: skip
     _run(spec.plan, folder, options, as_json)
     for fmt in spec.outputs.export:
         # With --json, stdout holds the summary object alone.

@@ -1,7 +1,7 @@
-"""Comparisons with a baseline point: paired t intervals under CRN, Welch's otherwise.
+"""Comparisons with a baseline point: Newcombe's intervals for win rates, t or Welch for losses.
 
 Expected values are computed here from the stored runs with the statistics
-module and Student's t, independently of sim.batch.compare's exact sums.
+module, Student's t and statsmodels, independently of sim.batch.compare's exact sums.
 """
 
 from __future__ import annotations
@@ -14,6 +14,10 @@ from typing import Any
 
 import pytest
 from scipy.stats import t  # type: ignore[import-untyped]
+from statsmodels.stats.proportion import (  # type: ignore[import-untyped]
+    confint_proportions_2indep,
+    proportion_confint,
+)
 
 from sim.batch.design import Factor
 from sim.batch.plan import StudyPlan
@@ -22,7 +26,8 @@ from sim.batch.target import load_target
 from tests.batch.helpers import STONE_WALL, invoke, tables
 
 TARGET = load_target(STONE_WALL)
-KEYS = {"point", "baseline", "side", "measure", "difference", "ci_low", "ci_high", "paired"}
+KEYS = {"point", "baseline", "side", "measure", "difference", "ci_low", "ci_high", "method",
+        "paired"}  # fmt: skip
 TOL = 1e-9
 """Exact sums against float statistics: agreement to rounding."""
 
@@ -61,8 +66,27 @@ def crn(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]
     return out, run_study(_plan(True), out, RunOptions(jobs=1)).summary
 
 
-def test_paired_intervals_match_a_hand_computed_paired_t(crn: tuple[Path, dict[str, Any]]) -> None:
-    """Each comparison is mean(d) ± t(0.975, n-1)·sd(d)/√n over d_r = x(p,r) − x(0,r)."""
+def _newcombe_paired(a: list[int], b: list[int]) -> tuple[float, float]:
+    """Newcombe (1998) paired method 10 from statsmodels' Wilson limits."""
+    n = len(a)
+    cells = [sum(1 for u, v in zip(a, b, strict=True) if (u, v) == k)
+             for k in ((1, 1), (1, 0), (0, 1), (0, 0))]  # fmt: skip
+    both, only_a, only_b, neither = cells
+    p1, p2 = sum(a) / n, sum(b) / n
+    l1, u1 = proportion_confint(sum(a), n, method="wilson")
+    l2, u2 = proportion_confint(sum(b), n, method="wilson")
+    den = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
+    phi = (both * neither - only_a * only_b) / math.sqrt(den) if den else 0.0
+    delta = math.sqrt((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
+    eps = math.sqrt((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2)
+    return p1 - p2 - delta, p1 - p2 + eps
+
+
+def test_paired_intervals_are_newcombes_for_win_rates_and_t_for_losses(
+    crn: tuple[Path, dict[str, Any]],
+) -> None:
+    """Win rates: Newcombe's paired score interval; losses: mean(d) ± t(0.975, n-1)·sd(d)/√n
+    over d_r = x(p,r) − x(0,r); a loss that never varies: no interval, "no-variation"."""
     out, summary = crn
     x = _values(out)
     rows = summary["comparisons"]
@@ -72,9 +96,18 @@ def test_paired_intervals_match_a_hand_computed_paired_t(crn: tuple[Path, dict[s
         assert set(c) == KEYS
         assert c["paired"] is True
         assert c["baseline"] == 0
-        d = [a - b for a, b in zip(x[c["point"], c["side"], c["measure"]],
-                                   x[0, c["side"], c["measure"]], strict=True)]  # fmt: skip
+        a, b = x[c["point"], c["side"], c["measure"]], x[0, c["side"], c["measure"]]
+        d = [u - v for u, v in zip(a, b, strict=True)]
         mean = statistics.fmean(d)
+        if c["measure"] == "win_rate":
+            assert c["method"] == "newcombe-paired"
+            assert c["difference"] == pytest.approx(mean, abs=TOL)
+            assert (c["ci_low"], c["ci_high"]) == pytest.approx(_newcombe_paired(a, b), abs=TOL)
+            continue
+        if statistics.stdev(d) == 0:
+            assert (c["method"], c["ci_low"], c["ci_high"]) == ("no-variation", None, None)
+            continue
+        assert c["method"] == "t"
         half = t.ppf(0.975, len(d) - 1) * statistics.stdev(d) / math.sqrt(len(d))
         assert c["difference"] == pytest.approx(mean, abs=TOL)
         assert c["ci_low"] == pytest.approx(mean - half, abs=TOL)
@@ -100,7 +133,8 @@ def test_variance_reduction_compares_paired_and_independent_sd(
 
 
 def test_without_crn_the_comparison_is_welchs_and_says_unpaired(tmp_path: Path) -> None:
-    """No CRN: x̄_p − x̄_0 ± t(ν)·√(s_p²/n + s_0²/n), Welch's ν; paired false; no reduction."""
+    """No CRN: win rates Newcombe's score interval (statsmodels "newcomb"); losses
+    x̄_p − x̄_0 ± t(ν)·√(s_p²/n + s_0²/n), Welch's ν; paired false; no reduction."""
     summary = run_study(_plan(False), tmp_path, RunOptions(jobs=1, plots=False)).summary
     x = _values(tmp_path)
     assert "variance_reduction" not in summary
@@ -110,9 +144,17 @@ def test_without_crn_the_comparison_is_welchs_and_says_unpaired(tmp_path: Path) 
         va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
         diff = statistics.fmean(a) - statistics.fmean(b)
         assert c["difference"] == pytest.approx(diff, abs=TOL)
-        if va + vb == 0:
-            assert c["ci_low"] == c["ci_high"] == c["difference"]
+        if c["measure"] == "win_rate":
+            assert c["method"] == "newcombe"
+            ref = confint_proportions_2indep(
+                sum(a), len(a), sum(b), len(b), method="newcomb", compare="diff"
+            )
+            assert (c["ci_low"], c["ci_high"]) == pytest.approx(ref, abs=TOL)
             continue
+        if va + vb == 0:
+            assert (c["method"], c["ci_low"], c["ci_high"]) == ("no-variation", None, None)
+            continue
+        assert c["method"] == "welch"
         df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
         half = t.ppf(0.975, df) * math.sqrt(va + vb)
         assert c["ci_low"] == pytest.approx(diff - half, abs=TOL)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import signal
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from SALib.analyze import morris as morris_analyze  # type: ignore[import-untyped]
 from SALib.analyze import sobol  # type: ignore[import-untyped]
 from SALib.sample import morris as morris_sample  # type: ignore[import-untyped]
 from SALib.sample import sobol as sobol_sample  # type: ignore[import-untyped]
@@ -126,10 +126,12 @@ def test_sobol_indices_are_salibs_on_the_point_means(tmp_path: Path) -> None:
     """S1/ST per measure equal SALib's sobol.analyze of each point's mean, same seed."""
     result = invoke("batch", STONE_WALL, "--out", tmp_path, "--jobs", "1", *ARGS)
     assert result.exit_code == 0, result.output
-    assert "Sobol' indices (4 base samples, 20 points; ± is the 95 % bootstrap half-width):" in (
-        result.output
+    assert (
+        "Sobol' indices (4 base samples, 20 points; [95 % percentile bootstrap interval]):"
+        in result.output
     )
-    assert "  Confederate win rate:\n    map.terrain.0.cover            S1 " in result.output
+    assert "  Confederate win rate: (replication noise " in result.output
+    assert "\n    map.terrain.0.cover            S1 " in result.output
     sens = json.loads((tmp_path / "summary.json").read_text())["sensitivity"]
     assert (sens["method"], sens["base_samples"], sens["design_points"]) == ("sobol", 4, 20)
     runs = tables(tmp_path)["runs"]
@@ -138,12 +140,31 @@ def test_sobol_indices_are_salibs_on_the_point_means(tmp_path: Path) -> None:
     problem = {"num_vars": 3, "names": [f.path for f in FACTORS], "bounds": [[0.0, 1.0]] * 3}
     seed = derived_seed(2024, "sobol-analyse-csa-win_rate") % 2**32
     expected = sobol.analyze(
-        problem, y, calc_second_order=False, num_resamples=RESAMPLES, seed=seed
-    )
+        problem, y, calc_second_order=False, num_resamples=RESAMPLES, seed=seed,
+        keep_resamples=True,
+    )  # fmt: skip
     assert [ix["factor"] for ix in entry["indices"]] == [f.path for f in FACTORS]
     for i, ix in enumerate(entry["indices"]):
-        for key in ("S1", "S1_conf", "ST", "ST_conf"):
+        for key in ("S1", "ST"):
             assert ix[key] == pytest.approx(float(expected[key][i]), rel=1e-12, abs=1e-12)
+            resampled = expected[f"{key}_conf_all"][:, i]
+            low, high = np.percentile(resampled[np.isfinite(resampled)], [2.5, 97.5])
+            assert ix[f"{key}_low"] == pytest.approx(low, rel=1e-12, abs=1e-12)
+            assert ix[f"{key}_high"] == pytest.approx(high, rel=1e-12, abs=1e-12)
+        flags = {f["flag"]: f["beyond_interval"] for f in ix["flags"]}
+        assert ("S1<0" in flags) is (ix["S1"] < 0)
+        assert ("S1>1" in flags) is (ix["S1"] > 1)
+        assert ("S1>ST" in flags) is (ix["S1"] > ix["ST"])
+        widest = max(ix["S1_high"] - ix["S1_low"], ix["ST_high"] - ix["ST_low"])
+        assert ("wide" in flags) is (widest > 0.5)
+        if "S1>ST" in flags:
+            assert flags["S1>ST"] is (ix["S1_low"] > ix["ST_high"])
+    assert [c["base_samples"] for c in entry["convergence"]] == [4]
+    means = [statistics.fmean(int(r[6] == "csa") for r in runs if r[1] == p) for p in range(20)]
+    variances = [statistics.variance([int(r[6] == "csa") for r in runs if r[1] == p])
+                 for p in range(20)]  # fmt: skip
+    noise = statistics.fmean(v / 4 for v in variances) / statistics.variance(means)
+    assert entry["noise_share"] == pytest.approx(noise, rel=1e-9)
 
 
 def test_the_shipped_sobol_study_file_is_16_base_samples_of_three_factors() -> None:
@@ -172,33 +193,47 @@ def test_a_study_file_refuses_a_sobol_design_without_a_power_of_two(tmp_path: Pa
     )
 
 
-def test_morris_indices_are_salibs_on_the_point_means(tmp_path: Path) -> None:
-    """μ, μ*, its interval and σ per measure equal SALib's morris.analyze of the point means."""
+def test_morris_effects_divide_by_the_exact_step_of_each_factor(tmp_path: Path) -> None:
+    """μ, μ*, σ from elementary effects (y′ − y)/Δ with Δ the step actually taken as a share
+    of the range (an int range 15..35 steps 14 or 13 of 20, not 2/3; a values factor:
+    positions / (values − 1): 300 → 500 is 1, 420 → 500 is ½); μ*'s percentile bootstrap
+    interval holds μ*."""
     args = ["--design", "morris", "--points", "2", "--runs", "3", "--seed", "5", "--crn"]
     args += ["--quiet", "--no-plots", *SWEEPS]
     result = invoke("batch", STONE_WALL, "--out", tmp_path, "--jobs", "1", *args)
     assert result.exit_code == 0, result.output
     assert "Morris elementary effects (2 trajectories, 8 points;" in result.output
-    sens = json.loads((tmp_path / "summary.json").read_text())["sensitivity"]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    sens = summary["sensitivity"]
     runs = tables(tmp_path)["runs"]
-    y = np.array([sum(r[11] for r in runs if r[1] == p) / 3 for p in range(8)])  # usa men lost
+    y = [sum(r[11] for r in runs if r[1] == p) / 3 for p in range(8)]  # usa men lost
     entry = next(m for m in sens["measures"] if (m["side"], m["measure"]) == ("usa", "losses.men"))
-    problem = {"num_vars": 3, "names": [f.path for f in FACTORS], "bounds": [[0.0, 1.0]] * 3}
-    x = unit_sample("morris", FACTORS, 2, 5)
-    seed = derived_seed(5, "morris-analyse-usa-losses.men") % 2**32
-    expected = morris_analyze.analyze(
-        problem, x, y, num_resamples=RESAMPLES, num_levels=4, seed=seed
-    )
-    for i, ix in enumerate(entry["indices"]):
-        for key in ("mu", "mu_star", "mu_star_conf", "sigma"):
-            assert ix[key] == pytest.approx(float(expected[key][i]), rel=1e-12, abs=1e-12)
-    # μ* is the mean absolute elementary effect: check it by hand from the trajectories
-    for i in range(3):
+    values = [pt["factors"] for pt in summary["points"]]
+    spans = {"map.terrain.0.cover": 30, "options.fire_hcv": 20, "sides.csa.units.cobb.strength": 2}
+    levels = [300, 420, 500]
+
+    def position(path: str, v: float) -> float:
+        return levels.index(int(v)) if path.endswith("strength") else v
+
+    steps = set()
+    for i, f in enumerate(FACTORS):
         effects = []
         for t in range(2):
-            rows, ys = x[4 * t : 4 * t + 4], y[4 * t : 4 * t + 4]
-            for k in range(3):
-                step = rows[k + 1] - rows[k]
-                if step[i] != 0:
-                    effects.append((ys[k + 1] - ys[k]) / step[i])
-        assert entry["indices"][i]["mu_star"] == pytest.approx(np.mean(np.abs(effects)))
+            for k in range(4 * t, 4 * t + 3):
+                a, b = values[k], values[k + 1]
+                moved = [p for p in a if a[p] != b[p]]
+                if moved == [f.path]:
+                    delta = (position(f.path, b[f.path]) - position(f.path, a[f.path])) / spans[
+                        f.path
+                    ]
+                    steps.add((f.path, abs(delta)))
+                    effects.append((y[k + 1] - y[k]) / delta)
+        ix = entry["indices"][i]
+        assert ix["mu_star"] == pytest.approx(np.mean(np.abs(effects)), rel=1e-12)
+        assert ix["mu"] == pytest.approx(np.mean(effects), rel=1e-12)
+        assert ix["sigma"] == pytest.approx(np.std(effects, ddof=1), rel=1e-12)
+        assert ix["mu_star_low"] <= ix["mu_star"] <= ix["mu_star_high"]
+    assert steps <= {("options.fire_hcv", 14 / 20), ("options.fire_hcv", 13 / 20),
+                     ("map.terrain.0.cover", 20 / 30), ("map.terrain.0.cover", 21 / 30),
+                     ("sides.csa.units.cobb.strength", 1.0),
+                     ("sides.csa.units.cobb.strength", 0.5)}  # fmt: skip

@@ -1,37 +1,52 @@
-"""Why each point stopped: "ci" (target half-width reached) or "runs" (cap reached)."""
+"""--until-ci: the pilot sizes each point; only the confirmatory runs are summarised."""
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
-from sim.batch.stats import wilson
-from tests.batch.helpers import STONE_WALL, invoke, tables
+import duckdb
 
-W = 0.09
-ARGS = ["--runs", "40", "--seed", "7", "--chunk-size", "5", "--until-ci", str(W), "--jobs", "1"]
+from sim.batch.stats import wilson
+from sim.batch.stopping import confirm_runs
+from tests.batch.helpers import REPO, STONE_WALL, invoke, tables
+
+W = 0.15
+ARGS = ["--runs", "45", "--seed", "7", "--chunk-size", "5", "--until-ci", str(W), "--jobs", "1"]
 ARGS += ["--sweep", "map.terrain.0.cover=-50,0", "--no-plots"]
+PILOT = 10  # ⌈min(1.96²/(32 · 0.15²), 45/4)⌉ = 6, in whole chunks of 5
 
 
 def test_each_point_says_why_it_stopped_and_unmet_targets_are_flagged(tmp_path: Path) -> None:
-    """stopped/half_width per point from its stored runs; --json, text and progress.json agree."""
+    """Pilot counts decide the stop; figures are over the confirmatory runs; all outputs agree."""
     result = invoke("batch", STONE_WALL, "--out", tmp_path, *ARGS, "--json")
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)
     runs = tables(tmp_path)["runs"]
     reasons = []
     for pt in summary["points"]:
-        winners = [r[6] for r in runs if r[1] == pt["point"]]
-        width = max(wilson(winners.count(s), len(winners)).half_width for s in ("usa", "csa"))
+        pilot = [r[6] for r in runs if r[1] == pt["point"] and r[2] < PILOT]
+        confirm = [r[6] for r in runs if r[1] == pt["point"] and r[2] >= PILOT]
+        wins = [pilot.count(s) for s in ("usa", "csa")]
+        planned, capped = confirm_runs(wins, len(pilot), W, 45, 5)
+        assert len(pilot) == PILOT
+        assert len(confirm) == planned
+        assert pt["pilot"] == {"runs": PILOT, "done": PILOT, "draws": pilot.count(None),
+                               "wins": {"usa": wins[0], "csa": wins[1]}}  # fmt: skip
+        assert pt["done"] == planned
+        assert pt["win"]["usa"]["count"] == confirm.count("usa")  # the pilot is not summarised
+        width = max(wilson(confirm.count(s), len(confirm)).half_width for s in ("usa", "csa"))
         assert pt["half_width"] == width
-        expected = "ci" if width <= W else "runs"
-        assert pt["stopped"] == expected
-        assert pt["target_met"] is (expected == "ci")
-        if expected == "runs":
-            assert len(winners) == 40  # the cap, not the target, stopped it
-        reasons.append(expected)
+        assert pt["stopped"] == ("runs" if capped else "ci")
+        assert pt["target_met"] is (width <= W)
+        reasons.append(pt["stopped"])
     assert reasons == ["ci", "runs"]  # the wall holds (Union never wins); no wall: Union wins some
-    assert summary["unmet_targets"] == [1]
+    assert summary["unmet_targets"] == [
+        p["point"] for p in summary["points"] if not p["target_met"]
+    ]
     progress = json.loads((tmp_path / "progress.json").read_text())
     assert progress == {
         "committed": len(runs),
@@ -41,11 +56,46 @@ def test_each_point_says_why_it_stopped_and_unmet_targets_are_flagged(tmp_path: 
     }
 
 
-def test_text_summary_flags_a_point_that_missed_its_target(tmp_path: Path) -> None:
-    """The readable summary says 'stopped: ci' or 'TARGET NOT MET' and lists unmet points."""
+def test_the_pilot_runs_are_marked_in_runs_wide(tmp_path: Path) -> None:
+    """runs_wide.pilot is true exactly for replications 0 … pilot − 1 of each point."""
+    assert invoke("batch", STONE_WALL, "--out", tmp_path, *ARGS).exit_code == 0
+    con = duckdb.connect(str(tmp_path / "study.duckdb"), read_only=True)
+    rows = con.execute("SELECT replication, pilot FROM runs_wide ORDER BY run_id").fetchall()
+    assert rows and all(pilot is (rep < PILOT) for rep, pilot in rows)
+
+
+def test_text_summary_says_how_each_point_stopped(tmp_path: Path) -> None:
+    """The readable summary names the pilot and says when the cap cut the confirmatory sample."""
     result = invoke("batch", STONE_WALL, "--out", tmp_path, *ARGS)
     assert result.exit_code == 0, result.output
-    assert "  stopped: ci — half-width " in result.output
-    assert "  stopped: runs — cap of 40 runs reached" in result.output
-    assert "TARGET NOT MET" in result.output
-    assert f"Target --until-ci {W:g} not met at point(s) 1: raise --runs" in result.output
+    assert f"runs (after a pilot of {PILOT}, not summarised)" in result.output
+    assert f"  stopped: ci — the pilot's {PILOT} runs sized the sample at " in result.output
+    assert f"  stopped: runs — the pilot's {PILOT} runs asked for more than the cap left" in (
+        result.output
+    )
+
+
+def test_a_run_too_short_for_a_pilot_and_a_confirmation_is_refused(tmp_path: Path) -> None:
+    """--runs that the pilot would use up leaves no confirmatory sample: exit 2, with the fix."""
+    args = ["--runs", "5", "--chunk-size", "5", "--until-ci", "0.05", "--no-plots"]
+    result = invoke("batch", STONE_WALL, "--out", tmp_path, *args)
+    assert result.exit_code == 2
+    assert "its pilot takes 5 runs of a point, leaving none of --runs 5" in result.output
+    assert "raise --runs (at least 10)" in result.output
+
+
+def test_a_study_killed_after_its_pilot_resumes_to_the_same_stop(tmp_path: Path) -> None:
+    """SIGKILL after 5 committed chunks (the pilots and one confirmatory chunk), then --resume:
+    the stopping rule replayed over what was committed gives the uninterrupted study's tables."""
+    killed = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "tests.batch.kill_after", "5", str(tmp_path / "pids.txt")]
+    cmd += ["batch", str(STONE_WALL), "--out", str(killed), *ARGS]
+    done = subprocess.run(cmd, check=False, cwd=REPO, capture_output=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert len(tables(killed)["runs"]) == 25
+    resumed = invoke("batch", STONE_WALL, "--out", killed, "--resume", *ARGS)
+    assert resumed.exit_code == 0, resumed.output
+    whole = tmp_path / "whole"
+    assert invoke("batch", STONE_WALL, "--out", whole, *ARGS).exit_code == 0
+    assert tables(killed) == tables(whole)
+    assert (killed / "summary.json").read_bytes() == (whole / "summary.json").read_bytes()

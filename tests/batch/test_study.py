@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -142,16 +143,32 @@ def test_a_run_that_raises_is_recorded_and_the_others_complete(
 
 
 def _stop_chunk(winners: list[str | None], sides: list[str], width: float, chunk: int) -> int:
-    """Runs kept by the rule: the first whole-chunk prefix whose intervals are narrow enough."""
-    for n in range(chunk, len(winners) + chunk, chunk):
-        prefix = winners[:n]
-        if all(wilson(prefix.count(s), len(prefix)).half_width <= width for s in sides):
-            return len(prefix)
-    return len(winners)
+    """Runs kept by the pilot rule, derived by brute force from its definition.
+
+    Pilot: ⌈min(z²/32W², R/4)⌉ runs in whole chunks; sizing p: the point of the
+    pilot's Wilson interval nearest ½; then the fewest runs whose Wilson
+    half-width at that p is <= W, in whole chunks, capped at R less the pilot.
+    """
+    z = 1.959963984540054
+    total = len(winners)
+    pilot = -(-math.ceil(min(z * z / (32 * width * width), total / 4)) // chunk) * chunk
+    need = 0
+    for s in sides:
+        iv = wilson(winners[:pilot].count(s), pilot)
+        p = min(max(0.5, iv.low), iv.high)
+        n = next((n for n in range(1, total) if wilson_width(p, n) <= width), total)
+        need = max(need, n)
+    return pilot + min(total - pilot, -(-need // chunk) * chunk)
+
+
+def wilson_width(p: float, n: int) -> float:
+    """The Wilson half-width at an observed proportion p of n runs (p·n need not be whole)."""
+    z2 = 1.959963984540054**2
+    return math.sqrt(z2) / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
 
 
 def test_until_ci_stops_each_point_after_the_same_chunk_for_any_job_count(tmp_path: Path) -> None:
-    """--until-ci stops a point after the first chunk whose Wilson half-widths are <= W."""
+    """--until-ci stops a point after the pilot and the confirmatory chunks the pilot sized."""
     plan = _plan(replications=80, until_ci=0.12, keep_replays=0)
     run_study(plan, tmp_path / "one", RunOptions(jobs=1, plots=False))
     run_study(plan, tmp_path / "two", RunOptions(jobs=2, plots=False))

@@ -81,10 +81,11 @@ def test_export_wide_writes_runs_wide_ordered_by_run_id(study: Path, tmp_path: P
     assert result.output == f"Wrote {tmp_path / 'runs_wide.csv'}\n"
     with (tmp_path / "runs_wide.csv").open() as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0])[:8] == [
-        "run_id", "point", "replication", "seed", "status",
+    assert list(rows[0])[:9] == [
+        "run_id", "point", "replication", "seed", "status", "pilot",
         "options.fire_hcv", "turns.limit", "factor:seed",
     ]  # fmt: skip
+    assert {r["pilot"] for r in rows} == {"false"}  # no --until-ci: no pilot
     assert [int(r["run_id"]) for r in rows] == list(range(16))
     assert [r["options.fire_hcv"] for r in rows[:2]] == ["15.0", "15.0"]
 
