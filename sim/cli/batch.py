@@ -444,7 +444,7 @@ def study(
     \b
     Examples:
       battlesim study scenarios/stone_wall_study.yaml --jobs 2
-      battlesim study scenarios/stone_wall_study.yaml --runs 20 --out sw-quick
+      battlesim study scenarios/stone_wall_study.yaml --runs 40 --out sw-quick
     """
     from sim.batch.overrides import OverrideError, Overrides, override, stored_overrides
     from sim.batch.spec import load_study
