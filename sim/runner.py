@@ -14,18 +14,26 @@ closes every turn the same way:
 4. the battle stops when the state says it has ended, or at the turn limit.
 
 Then the footer is written with the final state's digest.
+
+A :class:`DrawTally` handed to :func:`fight` counts the random draws each
+event records (its :class:`~engine.events.Draw` records, however nested)
+by the unit whose process emitted it (its :class:`Actor`): a study's
+"draws per side" measure, for every ruleset through its plan alone.
 """
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Callable, Generator, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 import simpy
+from pydantic import BaseModel
 
 from engine.checks import check_written_header
-from engine.events import Event
+from engine.events import Draw, Event
 from engine.formats import derivation_of
 from engine.kernel import TurnKernel, frozen_heap
 from engine.log import EventLog, Header, Sink
@@ -33,7 +41,16 @@ from engine.projection import Projection
 from engine.recorder import Recorder
 from engine.rng import Streams
 
-__all__ = ["Actor", "BattleView", "Ending", "Plan", "Started", "fight"]
+__all__ = [
+    "Actor",
+    "BattleView",
+    "DrawTally",
+    "Ending",
+    "Plan",
+    "Started",
+    "fight",
+    "recorded_draws",
+]
 
 
 class Ending(Protocol):
@@ -129,6 +146,99 @@ def _emit_all(rec: Recorder[StT], events: Iterable[Event]) -> None:
         return
 
 
+_PLANS: dict[type[Any], tuple[tuple[str, str], ...]] = {}
+"""Per event class: the fields that may hold draws, and how to count them."""
+
+
+def _may_hold_draws(annotation: Any) -> bool:
+    if annotation is Draw or annotation is Any or annotation is object:
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_may_hold_draws(arg) for arg in typing.get_args(annotation))
+
+
+def _how(annotation: Any) -> str | None:
+    """``one`` (a Draw or None), ``list`` (a list or tuple of Draws), ``walk`` or None."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if annotation is Draw or (
+        origin in (typing.Union, types.UnionType) and set(args) == {Draw, type(None)}
+    ):
+        return "one"
+    if origin in (list, tuple) and args and all(a in (Draw, ...) for a in args):
+        return "list"
+    return "walk" if _may_hold_draws(annotation) else None
+
+
+def _plan_of(cls: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    found = _PLANS.get(cls)
+    if found is None:
+        found = tuple(
+            (name, how)
+            for name, info in cls.model_fields.items()
+            if (how := _how(info.annotation)) is not None
+        )
+        _PLANS[cls] = found
+    return found
+
+
+def _walk(value: Any) -> int:
+    if isinstance(value, Draw):
+        return 1
+    if isinstance(value, BaseModel):
+        return recorded_draws(value)
+    if isinstance(value, dict):
+        return sum(_walk(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return sum(_walk(v) for v in value)
+    return 0
+
+
+def recorded_draws(event: BaseModel) -> int:
+    """The random draws an event records: its :class:`Draw` records, however nested.
+
+    Which fields can hold one is read once per class from its annotations
+    (``Draw``, ``Draw | None``, ``list[Draw]`` are counted at once; a model,
+    a mapping or ``Any`` is walked), so counting costs a few attribute reads.
+    """
+    n = 0
+    for name, how in _plan_of(type(event)):
+        value = getattr(event, name)
+        if how == "one":
+            n += value is not None
+        elif how == "list":
+            n += len(value)
+        else:
+            n += _walk(value)
+    return n
+
+
+@dataclass
+class DrawTally:
+    """Random draws recorded in the events each unit's process emitted (unit id → draws).
+
+    Events emitted by no unit's process — the end of a turn, a referee, a
+    process a unit's process started — count under None.
+    """
+
+    by_unit: dict[str | None, int] = field(default_factory=dict)
+    _owner: dict[simpy.Process, str] = field(default_factory=dict)
+    _env: simpy.Environment | None = None
+
+    def watch(self, env: simpy.Environment, started: Started) -> None:
+        """Know which process is which unit's."""
+        self._env = env
+        self._owner = {process: unit for unit, process in started if unit is not None}
+
+    def count(self, event: Event) -> None:
+        """Add the draws ``event`` records to the unit whose process is running."""
+        n = recorded_draws(event)
+        if n:
+            active = self._env.active_process if self._env is not None else None
+            unit = self._owner.get(active) if active is not None else None
+            self.by_unit[unit] = self.by_unit.get(unit, 0) + n
+
+
 def fight(
     plan: Plan[ScT, StT, ViewT],
     scenario: ScT,
@@ -139,6 +249,7 @@ def fight(
     snapshot: Callable[[StT], dict[str, Any]],
     watch: Callable[[Started], None] | None = None,
     snapshot_json: Callable[[StT], str] | None = None,
+    draws: DrawTally | None = None,
 ) -> StT:
     """Fight a battle to its end, writing its replay to ``sink``; return the final state.
 
@@ -149,10 +260,13 @@ def fight(
         snapshot_json: the ruleset's canonical text of a snapshot, if it has one.
         watch: called with the started processes before the clock runs
             (the contract suite counts them against the unit rows).
+        draws: counts each applied event's recorded draws by the unit that emitted it.
     """
     if getattr(sink, "discards", False) is not True:  # a line will be read: it must read back
         check_written_header(header)
     with frozen_heap():  # the caller's heap (scenario, modules) is not scanned during set-up
+        if draws is not None:
+            apply = _counting(apply, draws)
         rec = Recorder(EventLog(header, sink), Projection(state, apply), snapshot, snapshot_json)
         env = simpy.Environment()
         kernel = TurnKernel(env, plan.phases, plan.turn_length)
@@ -174,7 +288,21 @@ def fight(
                 started.append((None, env.process(process)))
         if watch is not None:
             watch(started)
+        if draws is not None:
+            draws.watch(env, started)
         kernel.start(plan.turn_limit, end)
         kernel.run()
         rec.close(kernel.turn)
         return state
+
+
+def _counting(
+    apply: Callable[[StT, Event], None], tally: DrawTally
+) -> Callable[[StT, Event], None]:
+    """``apply``, counting each event's draws first (the ruleset's events only)."""
+
+    def counted(state: StT, event: Event) -> None:
+        tally.count(event)
+        apply(state, event)
+
+    return counted

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sim.batch.campaign import CampaignData, CampaignResult, fight_campaign
     from sim.batch.design import DesignError, Factor, design_points
+    from sim.batch.discover import discover
     from sim.batch.executors import ExecutorError, open_executor
     from sim.batch.fieldpath import PathError, get_path, set_paths
     from sim.batch.plan import StudyPlan
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from sim.batch.study import RunOptions, StudyError, StudyIncomplete, StudyResult, run_study
     from sim.batch.summary import format_summary, summarize
     from sim.batch.target import Target, load_campaign, load_target
+    from sim.batch.verify import StudyCheck, verify_study
 
 __all__ = [
     "CampaignData",
@@ -42,6 +44,7 @@ __all__ = [
     "RunOptions",
     "Store",
     "StoreError",
+    "StudyCheck",
     "StudyError",
     "StudyIncomplete",
     "StudyPlan",
@@ -50,6 +53,7 @@ __all__ = [
     "Target",
     "battle_seed",
     "design_points",
+    "discover",
     "fight_campaign",
     "format_summary",
     "get_path",
@@ -62,6 +66,7 @@ __all__ = [
     "run_study",
     "set_paths",
     "summarize",
+    "verify_study",
     "wilson",
 ]
 
@@ -80,6 +85,7 @@ _HOME = {
     "RunOptions": "sim.batch.study",
     "Store": "sim.batch.store",
     "StoreError": "sim.batch.store",
+    "StudyCheck": "sim.batch.verify",
     "StudyError": "sim.batch.study",
     "StudyIncomplete": "sim.batch.study",
     "StudyPlan": "sim.batch.plan",
@@ -88,6 +94,7 @@ _HOME = {
     "Target": "sim.batch.target",
     "battle_seed": "sim.batch.seeds",
     "design_points": "sim.batch.design",
+    "discover": "sim.batch.discover",
     "fight_campaign": "sim.batch.campaign",
     "format_summary": "sim.batch.summary",
     "get_path": "sim.batch.fieldpath",
@@ -100,6 +107,7 @@ _HOME = {
     "run_study": "sim.batch.study",
     "set_paths": "sim.batch.fieldpath",
     "summarize": "sim.batch.summary",
+    "verify_study": "sim.batch.verify",
     "wilson": "sim.batch.stats",
 }
 

@@ -20,20 +20,30 @@ from typing import Any
 import duckdb
 import numpy as np
 
-__all__ = ["column_types", "insert_columns", "insert_rows"]
+__all__ = ["column_names", "column_types", "insert_columns", "insert_rows"]
 
 _INTEGERS = frozenset({"BIGINT", "INTEGER"})
 _NONE = type(None)
 _VIEW = "battlesim_append"
 
 
-def column_types(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
-    """SQL types of a table's columns, in order."""
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
     rows = con.execute(
-        "SELECT data_type FROM duckdb_columns() WHERE table_name = ? ORDER BY column_index",
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? "
+        "ORDER BY column_index",
         [table],
     ).fetchall()
-    return [r[0] for r in rows]
+    return [(r[0], r[1]) for r in rows]
+
+
+def column_names(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """A table's column names, in order."""
+    return [name for name, _ in _columns(con, table)]
+
+
+def column_types(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """SQL types of a table's columns, in order."""
+    return [sql for _, sql in _columns(con, table)]
 
 
 def _array(name: str, col: list[Any], sql: str) -> dict[str, np.ndarray[Any, Any]] | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -30,6 +30,7 @@ from engine.log import FileSink, Sink
 from sim.batch.seeds import battle_seed
 from sim.contract import AnyRuleset, Outcome
 from sim.replay.header import make_header
+from sim.runner import DrawTally
 from sim.scenario.load import ScenarioError, validate_data
 
 __all__ = [
@@ -96,6 +97,8 @@ class BattleResult:
     scenario: Any
     state: Any
     outcome: Outcome
+    draws: dict[str | None, int] = field(default_factory=dict)
+    """The random draws its events recorded, by the unit that emitted them."""
 
 
 @dataclass(frozen=True)
@@ -195,9 +198,14 @@ def fight_campaign(
             fallen |= fallen_in(entry, ruleset, scenario)
         s = battle_seed(seed, k)
         header = make_header(ruleset, scenario, s, source=entry.source)
-        state = ruleset.simulate(scenario, header, sink_for(k, entry))
+        tally = DrawTally()
+        state = ruleset.simulate(scenario, header, sink_for(k, entry), tally)
         outcome = ruleset.outcome(scenario, state)
-        fought.append(BattleResult(entry.id, entry.source, s, ruleset, scenario, state, outcome))
+        fought.append(
+            BattleResult(
+                entry.id, entry.source, s, ruleset, scenario, state, outcome, tally.by_unit
+            )
+        )
         if _decided_early(campaign, fought):
             ended = f"a side reached {campaign.victory.needed} points"
             break

@@ -1,9 +1,10 @@
 """Comparisons of every design point with a baseline point: paired with CRN, else unpaired.
 
 For each point p other than the baseline b, each side s and each measure —
-``win_rate`` (1 when s won the run, else 0) and ``losses.<kind>`` (s's
-losses of that kind) — the difference ``mean(p) − mean(b)`` with a 95 %
-interval whose ``method`` is named in each comparison:
+``win_rate`` (1 when s won the run, else 0), ``losses.<kind>`` (s's
+losses of that kind), ``draws`` (the random draws s's units' events
+recorded) and, for no side, ``turns`` — the difference ``mean(p) − mean(b)``
+with a 95 % interval whose ``method`` is named in each comparison:
 
 * a win rate (a proportion): ``newcombe-paired`` with CRN (over the
   replications done at both points, Newcombe's paired score interval) or
@@ -94,12 +95,22 @@ def welch_interval(a: Moments, b: Moments) -> Interval | None:
     return diff, diff - half, diff + half
 
 
-def measures(store: Store) -> list[tuple[str, str, str]]:
-    """(side, measure, SQL expression over ``runs``) of every compared measure."""
+def measures(store: Store) -> list[tuple[str | None, str, str]]:
+    """(side, measure, SQL expression over ``runs``) of every compared measure.
+
+    Each side's ``win_rate``, its ``losses.<kind>`` and its ``draws`` (the
+    random draws its units' events recorded; none in a study made before
+    them), then ``turns`` (the battle's length, summed over a campaign's
+    battles), which is no side's (side None).
+    """
     sides = [s[0] for s in store.meta()["sides"]]
     won = "CAST(coalesce(winner, '') = '{}' AS INTEGER)"
-    out = [(sid, "win_rate", won.format(_escape(sid))) for sid in sides]
+    out: list[tuple[str | None, str, str]] = [
+        (sid, "win_rate", won.format(_escape(sid))) for sid in sides
+    ]
     out += [(sid, f"losses.{kind}", quote(col)) for sid, kind, col in store.losses]
+    out += [(sid, "draws", quote(col)) for sid, col in store.draws]
+    out.append((None, "turns", "turns"))
     return out
 
 
@@ -142,7 +153,7 @@ def _paired(store: Store, expr: str, baseline: int) -> dict[int, tuple[Moments, 
 
 
 def _row(  # the fields of one comparison
-    point: int, baseline: int, side: str, measure: str, iv: Interval | None, method: str
+    point: int, baseline: int, side: str | None, measure: str, iv: Interval | None, method: str
 ) -> dict[str, Any]:
     diff, low, high = iv if iv is not None else (None, None, None)
     if iv is not None and low is None:
@@ -201,7 +212,7 @@ def compare(store: Store, baseline: int) -> tuple[list[dict[str, Any]], list[dic
 
 
 def _variance(
-    point: int, baseline: int, side: str, measure: str, d: Moments, a: Moments, b: Moments
+    point: int, baseline: int, side: str | None, measure: str, d: Moments, a: Moments, b: Moments
 ) -> dict[str, Any]:
     paired_sd = math.sqrt(d.var) if d.n > 1 else None
     unpaired = a.var + b.var if a.n > 1 and b.n > 1 else None

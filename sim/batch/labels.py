@@ -19,9 +19,13 @@ def loss_label(kind: str) -> str:
     return words if words.split(" ")[-1] in _SAID else f"{words} lost"
 
 
-def measure_label(side_name: str, measure: str) -> str:
-    """A compared measure in words: "Union win rate", "Union men lost"."""
+def measure_label(side_name: str | None, measure: str) -> str:
+    """A compared measure in words: "Union win rate", "Union men lost", "Union random draws"."""
+    if side_name is None:
+        return measure  # a measure of the run: "turns"
     if measure == "win_rate":
         return f"{side_name} win rate"
+    if measure == "draws":
+        return f"{side_name} random draws"
     kind = measure.removeprefix("losses.")
     return f"{side_name} {loss_label(kind)}"

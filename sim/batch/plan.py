@@ -44,6 +44,9 @@ class StudyPlan:
             sizes each point's confirmatory sample: :mod:`sim.batch.stopping`).
         keep_replays: keep full replays of the first K replications of each point.
         name: the study's name.
+        overrides: the study file's fields the command line overrode, each
+            ``{"file": <the file's value>, "value": <this plan's>}``
+            (:mod:`sim.batch.overrides`); part of the identity when there are any.
     """
 
     target: Target
@@ -57,6 +60,7 @@ class StudyPlan:
     until_ci: float | None = None
     keep_replays: int = 0
     name: str = field(default="")
+    overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def design_points(self) -> list[dict[str, Any]]:
         """The design points (see :func:`sim.batch.design.design_points`)."""
@@ -64,7 +68,7 @@ class StudyPlan:
 
     def identity(self) -> dict[str, Any]:
         """Plain data of every setting that changes results, for the study table."""
-        return {
+        out: dict[str, Any] = {
             "format_version": FORMAT_VERSION,  # the dice (engine.formats.derivation_of)
             "seed_scheme": DOMAIN,
             "target_digest": self.target.digest(),
@@ -80,6 +84,9 @@ class StudyPlan:
             # the --until-ci rule (sim.batch.stopping); a plan without it stopped sequentially
             **({"stopping": PILOT} if self.until_ci is not None else {}),
         }
+        if self.overrides:  # a plan that overrides nothing is the plan it always was
+            out["overrides"] = self.overrides
+        return out
 
     def chunks(self) -> int:
         """Chunks per design point."""

@@ -108,7 +108,8 @@ def paired_plot(summary: dict[str, Any], path: Path) -> Path | None:
     fig = Figure(figsize=(5.2 * ncols, height * nrows + 1.4), layout="constrained")
     for i, ((side, measure), group) in enumerate(groups.items()):
         ax = fig.add_subplot(nrows, ncols, i + 1)
-        _forest(ax, group, keys, COLOURS[list(names).index(side) % len(COLOURS)], spread)
+        k = list(names).index(side) if side in names else len(names)  # turns: no side's
+        _forest(ax, group, keys, COLOURS[k % len(COLOURS)], spread)
         method = next((c["method"] for c in group if c["method"] != "no-variation"), "")
         title = (
             f"{measure_label(names.get(side, side), measure)} ({METHOD_WORDS.get(method, method)})"

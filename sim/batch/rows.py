@@ -76,8 +76,12 @@ def run_row(
     error: str | None,
     outcome: dict[str, Any] | None,
     losses: Losses,
+    draws: tuple[int | None, ...] = (),
 ) -> tuple[Any, ...]:
-    """One row of the runs table: ``ids`` are (run id, point, replication, seed)."""
+    """One row of the runs table: ``ids`` are (run id, point, replication, seed).
+
+    ``draws``: each side's random draws (the ``<side>_draws`` columns, after the losses).
+    """
     o = outcome or {}
     sides = o.get("sides", {})
     lost = [sides[sid]["losses"].get(kind) if sid in sides else None for sid, kind in losses]
@@ -92,6 +96,7 @@ def run_row(
         o.get("turns"),
         battles,
         *lost,
+        *draws,
         outcome_json(outcome) if outcome is not None else None,
     )
 
@@ -127,13 +132,17 @@ class ChunkRows:
         losses: Losses,
         replays: list[tuple[int, list[tuple[str, list[str]]]]] | None = None,
         cpu: float = 0.0,
+        draws: int = 0,
     ) -> ChunkRows:
-        """Rows given run by run, turned into columns and counted by winner."""
+        """Rows given run by run, turned into columns and counted by winner.
+
+        ``draws``: the number of draw columns each run row ends with.
+        """
         counts: dict[str | None, int] = {}
         for row in runs:
             key = (row[6] or "") if row[4] == "done" else None  # winner, status
             counts[key] = counts.get(key, 0) + 1
-        width = 12 + len(losses)
+        width = 12 + len(losses) + draws
         units_width = len(UNIT_KEYS) + len(UNIT_COLUMNS)
         columns = _columns(runs, width), _columns(units, units_width)
         return cls(*columns, counts, replays or [], cpu)

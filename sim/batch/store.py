@@ -6,7 +6,9 @@ Tables (columns in docs/batch.md):
   design, factors), enough to rebuild any run;
 * ``points``: one row per design point, a column per factor;
 * ``runs``: one row per run — id, point, replication, seed, status, error,
-  winner, turns, losses by side (``<side>_<kind>_lost``), the outcome as JSON;
+  winner, turns, losses by side (``<side>_<kind>_lost``), the outcome as JSON,
+  the random draws of each side's units (``<side>_draws``, after the
+  losses; a study made before them has none, and is resumed without them);
 * ``unit_rows``: one row per unit per battle of each run, what its final
   :class:`~sim.contract.UnitRow` holds, and the view ``unit_finals`` over it
   with each detail as a typed column (:mod:`sim.batch.units`);
@@ -33,7 +35,7 @@ import duckdb
 
 from engine.atomic import replacing
 from engine.canonical import canonical_json
-from sim.batch.append import column_types, insert_columns, insert_rows
+from sim.batch.append import column_names, column_types, insert_columns, insert_rows
 from sim.batch.rows import ChunkRows
 from sim.batch.units import TABLE as UNIT_TABLE
 from sim.batch.units import DetailColumn, create_units, legacy_columns, legacy_units
@@ -44,6 +46,7 @@ __all__ = [
     "TABLES",
     "Store",
     "StoreError",
+    "draw_columns",
     "loss_columns",
     "point_label",
     "quote",
@@ -110,18 +113,29 @@ def _literal(text: str) -> str:
 
 def loss_columns(sides: dict[str, tuple[str, list[str]]]) -> list[tuple[str, str, str]]:
     """(side, kind, column) of each loss column: ``<side>_<kind>_lost``, made unique."""
-    out: list[tuple[str, str, str]] = []
     used: set[str] = set()
-    for sid, (_name, kinds) in sides.items():
-        for kind in kinds:
-            base = re.sub(r"[^A-Za-z0-9_]", "_", f"{sid}_{kind}_lost")
-            column, n = base, 1
-            while column in used:
-                n += 1
-                column = f"{base}_{n}"
-            used.add(column)
-            out.append((sid, kind, column))
-    return out
+    return [
+        (sid, kind, _unique(f"{sid}_{kind}_lost", used))
+        for sid, (_name, kinds) in sides.items()
+        for kind in kinds
+    ]
+
+
+def _unique(name: str, used: set[str]) -> str:
+    """``name`` as a plain column name (``_`` for any other character), made unique in ``used``."""
+    base = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    column, n = base, 1
+    while column in used:
+        n += 1
+        column = f"{base}_{n}"
+    used.add(column)
+    return column
+
+
+def draw_columns(sides: Iterable[str], losses: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """(side, column) of each side's draws column: ``<side>_draws``, made unique."""
+    used = {c for _, _, c in losses}
+    return [(sid, _unique(f"{sid}_draws", used)) for sid in sides]
 
 
 BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
@@ -152,6 +166,7 @@ class Store:
         self.path = path
         self.con = con
         self._loss: list[tuple[str, str, str]] = []
+        self._draws: list[tuple[str, str]] = []
         self._types: dict[str, list[str]] = {}
         self._legacy: list[str] | None = None
         """The value columns of a study's ``unit_finals`` table made before ``unit_rows``."""
@@ -170,7 +185,11 @@ class Store:
             raise StoreError(f"no study database at {str(p)!r}")
         store = cls(p, _connect(p, read_only))
         try:
-            store._loss = [(s, k, c) for s, k, c in store.meta()["loss_columns"]]
+            meta = store.meta()
+            store._loss = [(s, k, c) for s, k, c in meta["loss_columns"]]
+            have = set(column_names(store.con, "runs"))
+            wanted = draw_columns([side[0] for side in meta["sides"]], store._loss)
+            store._draws = [(s, c) for s, c in wanted if c in have]
             store._legacy = legacy_columns(store.con)
             if not read_only:  # a study made before the view existed gets it
                 create_view(store)
@@ -196,6 +215,7 @@ class Store:
         p = Path(path)
         store = cls(p, _connect(p, False))
         store._loss = loss_columns(sides)
+        store._draws = draw_columns(sides, store._loss)
         meta = {**meta, "loss_columns": [list(x) for x in store._loss]}
         con = store.con
         con.begin()
@@ -210,11 +230,12 @@ class Store:
         insert_rows(con, "study", [tuple(row)])
         _create_points(con, points)
         losses = "".join(f", {quote(c)} BIGINT" for _, _, c in store._loss)
+        draws = "".join(f", {quote(c)} BIGINT" for _, c in store._draws)
         con.execute(
             "CREATE TABLE runs (run_id BIGINT PRIMARY KEY, point INTEGER NOT NULL, "
             "replication INTEGER NOT NULL, seed BIGINT NOT NULL, status VARCHAR NOT NULL, "
             "error VARCHAR, winner VARCHAR, winner_name VARCHAR, reason VARCHAR, turns INTEGER, "
-            f"battles INTEGER{losses}, outcome VARCHAR)"
+            f"battles INTEGER{losses}{draws}, outcome VARCHAR)"
         )
         create_units(con, details)
         create_view(store)
@@ -247,6 +268,16 @@ class Store:
     def losses(self) -> list[tuple[str, str, str]]:
         """(side, kind, column) of the runs table's loss columns."""
         return list(self._loss)
+
+    @property
+    def legacy(self) -> list[str] | None:
+        """The value columns of a ``unit_finals`` table made before ``unit_rows`` (else None)."""
+        return None if self._legacy is None else list(self._legacy)
+
+    @property
+    def draws(self) -> list[tuple[str, str]]:
+        """(side, column) of the runs table's draw columns (none in a study made before them)."""
+        return list(self._draws)
 
     def points(self) -> list[dict[str, Any]]:
         """The design points in order (factor path → value)."""

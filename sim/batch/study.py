@@ -147,7 +147,8 @@ class _Runner:
         self.committed = store.count()
         self.ran = 0
         losses = tuple((side, kind) for side, kind, _ in store.losses)
-        self.shared = Shared.of(plan.target, losses)
+        sides = tuple(side for side, _ in store.draws)
+        self.shared = Shared.of(plan.target, losses, sides)
         self.commits = CommitPoints(
             store,
             COMMIT_SECONDS if options.commit_seconds is None else options.commit_seconds,

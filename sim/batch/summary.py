@@ -186,6 +186,7 @@ def summarize(store: Store, baseline: int = 0, interval: str = "wilson") -> dict
             "stopping": rule_of(plan),
             "confidence": 0.95,
             "interval": interval,
+            **({"overrides": meta["plan"]["overrides"]} if "overrides" in meta["plan"] else {}),
         },
         "points": points,
         "unmet_targets": [

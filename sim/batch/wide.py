@@ -7,8 +7,9 @@ factor named by its path (``options.fire_hcv``; ``factor:<path>`` if the
 path is also a column of ``runs``, like ``seed``) with the type the
 ``points`` table gave it (BIGINT, DOUBLE, BOOLEAN or VARCHAR), then
 ``winner, winner_name, reason, turns, battles``, the loss columns
-(``<side>_<kind>_lost``) and ``error``. No join, no quoting of dotted names
-in a notebook beyond the column's own name::
+(``<side>_<kind>_lost``), the draw columns (``<side>_draws``) and
+``error``. No join, no quoting of dotted names in a notebook beyond the
+column's own name::
 
     SELECT "options.fire_hcv", avg(usa_men_lost) FROM runs_wide GROUP BY ALL
 """
@@ -54,10 +55,11 @@ def wide_select(store: Store) -> str:
         f", p.{_quote(p)} AS {_quote(c)}" for p, c in zip(paths, wide_columns(paths), strict=True)
     )
     losses = "".join(f", r.{_quote(c)}" for _, _, c in store.losses)
+    draws = "".join(f", r.{_quote(c)}" for _, c in store.draws)
     pilot = f"NOT ({summarised(store.meta()['plan'])}) AS pilot"
     return (
         f"SELECT r.run_id, r.point, r.replication, r.seed, r.status, {pilot}{factors}, r.winner, "
-        f"r.winner_name, r.reason, r.turns, r.battles{losses}, r.error "
+        f"r.winner_name, r.reason, r.turns, r.battles{losses}{draws}, r.error "
         "FROM runs r JOIN points p USING (point)"
     )
 

@@ -22,7 +22,7 @@ import pickle
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -34,6 +34,7 @@ from sim.batch.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_ro
 from sim.batch.target import Target
 from sim.contract import AnyRuleset, UnitRow
 from sim.replay.header import make_header
+from sim.runner import DrawTally
 from sim.scenario.load import ScenarioError, validate_data
 
 __all__ = [
@@ -44,9 +45,12 @@ __all__ = [
     "Prepared",
     "RunSpec",
     "Shared",
+    "failure",
     "fight",
     "prepare",
     "run_chunk",
+    "run_rows",
+    "side_draws",
 ]
 
 SinkFor = Callable[[int, str], Sink]
@@ -67,7 +71,7 @@ so a design of more points is prepared again each round, as it was for every chu
 OPENED_CACHE = 4
 """Studies' shared parts a worker keeps (a Dask worker may serve several studies)."""
 
-_OPENED: OrderedDict[str, tuple[Target, Losses]] = OrderedDict()
+_OPENED: OrderedDict[str, tuple[Target, Losses, tuple[str, ...]]] = OrderedDict()
 _PREPARED: OrderedDict[tuple[str, str], Prepared | str] = OrderedDict()
 
 
@@ -84,7 +88,7 @@ class RunSpec:
 
 @dataclass(frozen=True)
 class Shared:
-    """What every chunk of a study shares, pickled once: the target and the loss columns.
+    """What every chunk of a study shares, pickled once: the target, the loss columns, the sides.
 
     A chunk carries these bytes (copying them costs the study next to nothing)
     and a worker unpickles them once per ``key``.
@@ -94,13 +98,14 @@ class Shared:
     blob: bytes
 
     @classmethod
-    def of(cls, target: Target, losses: Losses) -> Shared:
-        """Pack ``target`` and ``losses``; the key is a digest of the packed bytes."""
-        blob = pickle.dumps((target, losses), protocol=pickle.HIGHEST_PROTOCOL)
+    def of(cls, target: Target, losses: Losses, sides: tuple[str, ...] = ()) -> Shared:
+        """Pack ``target``, ``losses`` and the sides whose draws are counted (their
+        ``<side>_draws`` columns, in order); the key is a digest of the packed bytes."""
+        blob = pickle.dumps((target, losses, sides), protocol=pickle.HIGHEST_PROTOCOL)
         return cls(hashlib.sha256(blob).hexdigest(), blob)
 
-    def open(self) -> tuple[Target, Losses]:
-        """The target and the loss columns, unpickled once per process."""
+    def opened(self) -> tuple[Target, Losses, tuple[str, ...]]:
+        """The target, the loss columns and the sides, unpickled once per process."""
         found = _OPENED.get(self.key)
         if found is None:
             found = pickle.loads(self.blob)  # made by the study that sent it: trusted
@@ -108,6 +113,11 @@ class Shared:
             while len(_OPENED) > OPENED_CACHE:
                 _OPENED.popitem(last=False)
         return found
+
+    def open(self) -> tuple[Target, Losses]:
+        """The target and the loss columns."""
+        target, losses, _ = self.opened()
+        return target, losses
 
 
 @dataclass(frozen=True)
@@ -131,11 +141,13 @@ class Prepared:
 
 @dataclass(frozen=True)
 class Fought:
-    """One run fought: its outcome and the final state of each battle."""
+    """One run fought: its outcome, the final state of each battle, the draws of its units."""
 
     outcome: dict[str, Any]
     battles: list[tuple[str | None, AnyRuleset, Any, Any]]
     """(battle id or None for a lone scenario, ruleset, final state, scenario), in order."""
+    draws: list[dict[str | None, int]] = field(default_factory=list)
+    """Per battle: the random draws its events recorded, by the unit that emitted them."""
 
 
 def prepare(target: Target, values: dict[str, Any]) -> Prepared:
@@ -158,12 +170,16 @@ def fight(prepared: Prepared, seed: int, sink_for: SinkFor = _null) -> Fought:
     if prepared.scenario is not None:
         ruleset, scenario = prepared.scenario
         header = make_header(ruleset, scenario, seed, source=prepared.target.source)
-        state = ruleset.simulate(scenario, header, sink_for(0, prepared.target.stem))
+        tally = DrawTally()
+        state = ruleset.simulate(scenario, header, sink_for(0, prepared.target.stem), tally)
         outcome = ruleset.outcome(scenario, state).as_json()
-        return Fought(outcome, [(None, ruleset, state, scenario)])
+        return Fought(outcome, [(None, ruleset, state, scenario)], [tally.by_unit])
     assert prepared.campaign is not None
     result = fight_campaign(prepared.campaign, seed, lambda k, e: sink_for(k, e.id))
-    return Fought(result.outcome, [(b.id, b.ruleset, b.state, b.scenario) for b in result.battles])
+    battles: list[tuple[str | None, AnyRuleset, Any, Any]] = [
+        (b.id, b.ruleset, b.state, b.scenario) for b in result.battles
+    ]
+    return Fought(result.outcome, battles, [b.draws for b in result.battles])
 
 
 def final_values(unit: UnitRow) -> tuple[Any, ...]:
@@ -198,7 +214,8 @@ def unit_finals(fought: Fought) -> list[tuple[Any, ...]]:
     ]
 
 
-def _failure(exc: BaseException) -> str:
+def failure(exc: BaseException) -> str:
+    """Why a run (or a design point) failed, in one line: what its ``error`` column holds."""
     if isinstance(exc, ScenarioError):
         p = exc.problems[0]
         return f"invalid scenario: {p.field}: {p.message}" if p.field else str(p.message)
@@ -212,10 +229,31 @@ Kept = list[tuple[str, list[str]]]
 """(battle name, replay lines) of each battle of a run whose replay is kept."""
 
 
-def _one(
-    prepared: Prepared, run: RunSpec, losses: Losses
+def side_draws(
+    fought: Fought, finals: list[tuple[Any, ...]], sides: tuple[str, ...]
+) -> tuple[int, ...]:
+    """Each side's random draws: those of its units' events, over every battle.
+
+    A unit's side is its final unit row's (``finals``: :func:`unit_finals`);
+    draws of events no unit emitted (a turn's end, a referee) are no side's.
+    """
+    side_of = {(k, unit): side for k, _battle, unit, side, *_rest in finals}
+    total = dict.fromkeys(sides, 0)
+    for k, by_unit in enumerate(fought.draws):
+        for unit, n in by_unit.items():
+            side = side_of.get((k, unit)) if unit is not None else None
+            if side in total:
+                total[side] += n
+    return tuple(total[s] for s in sides)
+
+
+def run_rows(
+    prepared: Prepared, run: RunSpec, losses: Losses, sides: tuple[str, ...] = ()
 ) -> tuple[tuple[Any, ...], list[tuple[Any, ...]], Kept]:
-    """A run's row, its units' rows and (if kept) its replays' lines."""
+    """A run's row, its units' rows and (if kept) its replays' lines (``verify`` re-fights by it).
+
+    The row ends with each of ``sides``' draws (None for a failed run).
+    """
     sinks: list[tuple[str, MemorySink]] = []
 
     def keep(_k: int, name: str) -> Sink:
@@ -227,10 +265,12 @@ def _one(
     try:
         fought = fight(prepared, run.seed, keep if run.keep_replay else _null)
     except Exception as exc:  # a failing run is data: record it, go on
-        return run_row(ids, "failed", _failure(exc), None, losses), [], []
-    units = [(run.run_id, *u) for u in unit_finals(fought)]
+        return run_row(ids, "failed", failure(exc), None, losses, (None,) * len(sides)), [], []
+    finals = unit_finals(fought)
+    units = [(run.run_id, *u) for u in finals]
     kept = [(name, sink.lines) for name, sink in sinks]
-    return run_row(ids, "done", None, fought.outcome, losses), units, kept
+    draws = side_draws(fought, finals, sides)
+    return run_row(ids, "done", None, fought.outcome, losses, draws), units, kept
 
 
 def _prepared(chunk: Chunk, target: Target) -> Prepared | str:
@@ -243,7 +283,7 @@ def _prepared(chunk: Chunk, target: Target) -> Prepared | str:
     try:
         found = prepare(target, chunk.values)
     except (ScenarioError, ValidationError) as exc:
-        found = _failure(exc)
+        found = failure(exc)
     _PREPARED[key] = found
     while len(_PREPARED) > PREPARED_CACHE:
         _PREPARED.popitem(last=False)
@@ -264,21 +304,20 @@ def run_chunk(chunk: Chunk) -> ChunkRows:
 
 def _rows(chunk: Chunk) -> ChunkRows:
     """The rows of every run of a chunk."""
-    target, losses = chunk.shared.open()
+    target, losses, sides = chunk.shared.opened()
     prepared = _prepared(chunk, target)
     if isinstance(prepared, str):
-        rows = [
-            run_row((r.run_id, r.point, r.replication, r.seed), "failed", prepared, None, losses)
-            for r in chunk.runs
-        ]
-        return ChunkRows.of(rows, [], losses)
+        ids = [(r.run_id, r.point, r.replication, r.seed) for r in chunk.runs]
+        none = (None,) * len(sides)
+        rows = [run_row(i, "failed", prepared, None, losses, none) for i in ids]
+        return ChunkRows.of(rows, [], losses, draws=len(sides))
     runs: list[tuple[Any, ...]] = []
     units: list[tuple[Any, ...]] = []
     replays: list[tuple[int, Kept]] = []
     for run in chunk.runs:
-        row, finals, kept = _one(prepared, run, losses)
+        row, finals, kept = run_rows(prepared, run, losses, sides)
         runs.append(row)
         units.extend(finals)
         if kept:
             replays.append((run.run_id, kept))
-    return ChunkRows.of(runs, units, losses, replays)
+    return ChunkRows.of(runs, units, losses, replays, draws=len(sides))

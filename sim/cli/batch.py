@@ -129,6 +129,9 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
     else:
         for line in format_summary(result.summary):
             click.echo(line)
+        overrides = result.summary["study"].get("overrides")
+        if overrides:
+            click.echo(f"Overrides of the study file: {_overrides_text(overrides)}")
         resumed = ""
         if result.ran != result.committed:  # a resumed study: what this command added
             resumed = f", {result.ran} fought now" if result.ran else ", all fought before"
@@ -138,6 +141,19 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
             f"{out / 'summary.json'}{plots}"
         )
     return result.summary
+
+
+def _overrides_text(overrides: dict[str, dict[str, Any]]) -> str:
+    """``--runs 20 (the file: 200), --until-ci 0.1 (the file: none)``."""
+    from sim.batch.overrides import FLAGS
+
+    def shown(value: Any) -> str:
+        return "none" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+    return ", ".join(
+        f"{FLAGS.get(k, k)} {shown(v.get('value'))} (the file: {shown(v.get('file'))})"
+        for k, v in overrides.items()
+    )
 
 
 def _executor_options(f: Any) -> Any:
@@ -382,11 +398,35 @@ def _design(name: str) -> Design:
     default=None,
     help="Output folder (default: the file's outputs.dir, else <file stem> here).",
 )
+@click.option(
+    "--runs",
+    "-n",
+    type=click.IntRange(1, 10_000_000),
+    default=None,
+    help="Replications per design point instead of the file's 'replications'.",
+)
+@click.option(
+    "--until-ci",
+    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    default=None,
+    metavar="W",
+    help="Target half-width W (the --until-ci rule: a pilot, then a confirmatory sample) "
+    "instead of the file's 'until_ci'.",
+)
+@click.option(
+    "--points",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Points (lhs), trajectories (morris) or base samples (sobol) instead of the file's.",
+)
 @_interval_option
 @_executor_options
 def study(
     study_file: str,
     out: str | None,
+    runs: int | None,
+    until_ci: float | None,
+    points: int | None,
     interval: str | None,
     jobs: int | None,
     executor: str,
@@ -398,14 +438,21 @@ def study(
     """Run the study described by STUDY.yaml.
 
     The file names a scenario or campaign, factors, design and outputs.
+    --runs, --until-ci and --points override the file's replications,
+    until_ci and points; what they changed is recorded in the study's plan
+    (summary.json's "overrides"), and --resume without them completes the
+    study as it was begun.
 
     Errors in the file are listed as file:line: field: message (exit 2).
 
     \b
-    Example:
+    Examples:
       battlesim study scenarios/stone_wall_study.yaml --jobs 2
+      battlesim study scenarios/stone_wall_study.yaml --runs 40 --out sw-quick
     """
+    from sim.batch.overrides import OverrideError, Overrides, override, stored_overrides
     from sim.batch.spec import load_study
+    from sim.batch.store import StoreError
     from sim.scenario.load import ScenarioError
 
     try:
@@ -413,6 +460,11 @@ def study(
     except ScenarioError as exc:
         _bad_input(str(exc))
     folder = _folder(Path(out) if out is not None else spec.out)
+    try:
+        stored = stored_overrides(folder) if resume else None
+        spec = override(spec, Overrides(runs, until_ci, points), stored)
+    except (OverrideError, StoreError) as exc:
+        _bad_input(_error(str(exc)))
     options = _options(
         jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline,
         interval or spec.interval,

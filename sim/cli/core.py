@@ -71,20 +71,53 @@ def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: 
     click.echo(f"Replay: {result.replay} ({result.events} events)")
 
 
-@click.command(cls=Command)
-@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
-@json_option()
-def verify(replay: str, as_json: bool) -> None:
-    """Check REPLAY's integrity and re-simulate it byte for byte.
+def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Callback: a replay file or a study folder that exists, else a plain error (exit 2)."""
+    del ctx, param
+    from pathlib import Path
 
-    Exit 0 when identical; 1 naming the first damaged, unlawful or
-    differing seq (INCOMPLETE: a run stopped before its end); 2 when
-    REPLAY is not a battlesim replay, or is from a newer battlesim.
+    if not Path(value).exists():
+        fail(f"{value}: no such file")
+    return value
+
+
+@click.command(cls=Command)
+@click.argument("replay", metavar="REPLAY|STUDY_DIR", type=click.Path(), callback=_existing)
+@click.option(
+    "--sample",
+    type=click.IntRange(0, 1_000_000),
+    default=None,
+    metavar="N",
+    help="Study folder: runs to fight again and compare (default 5; 0: none).",
+)
+@seed_option("Study folder: seed of the sample of runs (default: the study seed).")
+@json_option()
+def verify(replay: str, sample: int | None, seed: int | None, as_json: bool) -> None:
+    """Check a replay byte for byte, or a study folder as a whole.
+
+    A replay: its integrity checked and the battle re-simulated. Exit 0
+    when identical; 1 naming the first damaged, unlawful or differing seq
+    (INCOMPLETE: a run stopped before its end); 2 when REPLAY is not a
+    battlesim replay, or is from a newer battlesim.
+
+    Given a study folder (battlesim batch/study's DIR): checks the plan and
+    every run's seed, re-derives summary.json from the database and
+    compares it, and fights a seeded sample of runs again (--sample N),
+    comparing their rows, unit rows and kept replays. Exit 0 when all
+    agree, 1 naming each difference, 2 when the folder holds no study.
 
     \b
-    Example:
+    Examples:
       battlesim verify replays/stone_wall-s1862.jsonl --json
+      battlesim verify stone_wall_study --sample 10
     """
+    from pathlib import Path
+
+    if Path(replay).is_dir():
+        _verify_study(replay, sample, seed, as_json)
+        return
+    if sample is not None or seed is not None:
+        fail(f"{replay}: --sample and --seed apply to a study folder, not a replay")
     from sim import api
     from sim.cli import views
     from sim.replay.verify import rules_version
@@ -102,6 +135,22 @@ def verify(replay: str, as_json: bool) -> None:
         if rules is not None:  # a note beside the verdict: stdout keeps its one line
             click.echo(f"battlesim: note: {rules.line()}", err=True)
     sys.exit(0 if result.ok else 1)
+
+
+def _verify_study(folder: str, sample: int | None, seed: int | None, as_json: bool) -> None:
+    from sim.batch.store import StoreError
+    from sim.batch.verify import DEFAULT_SAMPLE, StudyVerifyError, verify_lines, verify_study
+
+    try:
+        check = verify_study(folder, DEFAULT_SAMPLE if sample is None else sample, seed)
+    except (StudyVerifyError, StoreError) as exc:
+        fail(str(exc))
+    if as_json:
+        echo_json(check.as_json())
+    else:
+        for line in verify_lines(check):
+            click.echo(line)
+    sys.exit(0 if check.ok else 1)
 
 
 @click.command(cls=Command)

@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "campaign": "sim.cli.runs:campaign",
     "calibrate": "sim.cli.calibrate:calibrate",
     "history": "sim.cli.history:history",
+    "discover": "sim.cli.studies:discover",
 }
 """Every command: name -> ``module:attribute`` (imported on first use)."""
 

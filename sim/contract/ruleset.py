@@ -14,7 +14,7 @@ from engine.log import Header, Sink
 from sim.contract import defaults
 from sim.contract.models import Engagement, Outcome, Problem, Reading, Space, UnitRow
 from sim.contract.odds import OddsResolution
-from sim.runner import Ending, Plan, fight
+from sim.runner import DrawTally, Ending, Plan, fight
 
 __all__ = ["Ruleset", "ScenarioT", "StateT"]
 
@@ -144,8 +144,13 @@ class Ruleset(Generic[ScenarioT, StateT]):
         ):
             object.__setattr__(self, "measures", defaults.StrengthMeasures(self.units))
 
-    def simulate(self, scenario: ScenarioT, header: Header, sink: Sink) -> StateT:
-        """Fight a battle with the one runner, writing its replay; return the final state."""
+    def simulate(
+        self, scenario: ScenarioT, header: Header, sink: Sink, draws: DrawTally | None = None
+    ) -> StateT:
+        """Fight a battle with the one runner, writing its replay; return the final state.
+
+        ``draws`` counts the random draws the events record, by unit (a study's measure).
+        """
         state = self.initial_state(scenario)
         return fight(
             self.plan(scenario),
@@ -156,4 +161,5 @@ class Ruleset(Generic[ScenarioT, StateT]):
             self.apply,
             self.snapshot,
             snapshot_json=self.snapshot_json,
+            draws=draws,
         )

@@ -43,16 +43,20 @@ def _plan(crn: bool) -> StudyPlan:
     )
 
 
-def _values(out: Path) -> dict[tuple[int, str, str], list[int]]:
-    """x(point, side, measure) per replication, in replication order, from the runs table."""
+def _values(out: Path) -> dict[tuple[int, str | None, str], list[int]]:
+    """x(point, side, measure) per replication, in replication order, from the runs table:
+    win rates and losses from the outcome, each side's draws column, the turns (no side's)."""
     store_runs = tables(out)["runs"]
-    out_values: dict[tuple[int, str, str], list[int]] = {}
+    out_values: dict[tuple[int, str | None, str], list[int]] = {}
     for r in store_runs:
-        point, winner, outcome = r[1], r[6], json.loads(r[-1])
+        point, winner, turns, outcome = r[1], r[6], r[9], json.loads(r[-1])
+        draws = {"usa": r[-3], "csa": r[-2]}  # usa_draws, csa_draws, then outcome
         for sid, side in outcome["sides"].items():
             out_values.setdefault((point, sid, "win_rate"), []).append(int(winner == sid))
             for kind, n in side["losses"].items():
                 out_values.setdefault((point, sid, f"losses.{kind}"), []).append(n)
+            out_values.setdefault((point, sid, "draws"), []).append(draws[sid])
+        out_values.setdefault((point, None, "turns"), []).append(turns)
     return out_values
 
 
@@ -86,7 +90,8 @@ def test_paired_intervals_are_newcombes_for_win_rates_and_t_for_losses(
     out, summary = crn
     x = _values(out)
     rows = summary["comparisons"]
-    assert len(rows) == 2 * 2 * 3  # points 1 and 2 × two sides × (win rate, men, guns)
+    # points 1 and 2 × (two sides × (win rate, men, guns, draws) + turns)
+    assert len(rows) == 2 * (2 * 4 + 1)
     for c in rows:
         assert set(c) == KEYS
         assert c["paired"] is True
@@ -107,7 +112,7 @@ def test_paired_intervals_are_newcombes_for_win_rates_and_t_for_losses(
         assert c["difference"] == pytest.approx(mean, abs=TOL)
         assert c["ci_low"] == pytest.approx(mean - half, abs=TOL)
         assert c["ci_high"] == pytest.approx(mean + half, abs=TOL)
-    assert [c["point"] for c in rows] == [1] * 6 + [2] * 6
+    assert [c["point"] for c in rows] == [1] * 9 + [2] * 9
 
 
 def test_variance_reduction_compares_paired_and_independent_sd(

@@ -592,7 +592,7 @@ def test_schema_is_json_with_title_and_ruleset() -> None:
     [
         ([], "Usage: battlesim [OPTIONS] COMMAND [ARGS]..."),
         (["run"], "Usage: battlesim run [OPTIONS] SCENARIO"),
-        (["verify"], "Usage: battlesim verify [OPTIONS] REPLAY"),
+        (["verify"], "Usage: battlesim verify [OPTIONS] REPLAY|STUDY_DIR"),
         (["show"], "Usage: battlesim show [OPTIONS] REPLAY"),
         (["validate"], "Usage: battlesim validate [OPTIONS] SCENARIO"),
         (["schema"], "Usage: battlesim schema [OPTIONS]"),

@@ -60,9 +60,9 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_command_is_listed() -> None:
-    """The root group lists the twenty commands and odds its four calculators."""
-    assert len(COMMANDS) == 24
-    assert ("history",) in COMMANDS and ("calibrate",) in COMMANDS
+    """The root group lists the twenty-one commands and odds its four calculators."""
+    assert len(COMMANDS) == 25  # 21 commands and 4 odds calculators
+    assert ("history",) in COMMANDS and ("calibrate",) in COMMANDS and ("discover",) in COMMANDS
     assert ("rulesets",) in COMMANDS and ("new",) in COMMANDS and ("scenarios",) in COMMANDS
     assert ("check-ruleset",) in COMMANDS
 

@@ -10,8 +10,10 @@ from typing import Any
 import duckdb
 import pytest
 
+from sim.api import load_replay
 from sim.batch import RunOptions, StudyPlan, load_target, run_study
-from sim.batch.worker import fight, prepare
+from sim.batch.worker import RunSpec, fight, prepare, run_rows
+from sim.runner import recorded_draws
 from tests.contract.cases import CASES, Case
 from tests.contract.toy import SCENARIOS
 
@@ -76,3 +78,34 @@ def test_a_studys_unit_finals_are_the_rulesets_unit_rows(case: Case, tmp_path: P
         for u in ruleset.units(scenario, state)
     )  # fmt: skip
     assert [(*r[:-1], json.loads(r[-1])) for r in stored] == expected and expected
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_each_sides_draws_are_the_draws_its_units_events_record(case: Case, tmp_path: Path) -> None:
+    """Every installed ruleset and both plugins: the draws counted while fighting, by unit,
+    add up to the Draw records of every event of the run's replay; a side's draws column is
+    the sum over its units (read from the contract's unit rows), and no unit's count is
+    anything but a unit row's id or None (no unit's process: a turn's end, a referee)."""
+    if case.scenario is None:
+        pytest.skip("no scenario (check-ruleset's ships-a-scenario fails it)")
+    target = load_target(case.scenario)
+    prepared = prepare(target, {})
+    sides = tuple(target.sides())
+    row, finals, kept = run_rows(prepared, RunSpec(0, 0, 0, 77, keep_replay=True), (), sides)
+    fought = fight(prepared, 77)
+    recorded = 0
+    for k, (battle, lines) in enumerate(kept):
+        path = tmp_path / f"{k}-{battle}.jsonl"
+        path.write_text("".join(f"{line}\n" for line in lines))
+        recorded += sum(recorded_draws(e) for e in load_replay(path).events)
+    assert sum(n for by_unit in fought.draws for n in by_unit.values()) == recorded > 0
+    units = {(f[1], f[3]): f[4] for f in finals}  # (battle, unit) -> side; f[0]: run id
+    for k, by_unit in enumerate(fought.draws):
+        assert all(u is None or (k, u) in units for u in by_unit)
+    by_side = dict.fromkeys(sides, 0)
+    for k, by_unit in enumerate(fought.draws):
+        for unit, n in by_unit.items():
+            if unit is not None:
+                by_side[units[k, unit]] += n
+    assert row[11 : 11 + len(sides)] == tuple(by_side[s] for s in sides)
+    assert sum(by_side.values()) > 0

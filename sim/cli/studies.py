@@ -1,0 +1,136 @@
+"""``battlesim discover``: where in the factors of a study an outcome holds (PRIM).
+
+A wrapper over :mod:`sim.batch.discover`; ``verify STUDY_DIR`` is in
+:mod:`sim.cli.core` beside the replay ``verify``. Exit codes: 0 done, 2 bad
+input (no study, a condition that cannot be read).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from sim.cli.common import Command, echo_json, fail, force_option, json_option
+
+__all__ = ["discover"]
+
+# Each command imports what it wraps in its body (PLC0415): start-up stays light.
+# ruff: noqa: PLC0415
+
+
+@click.command(cls=Command)
+@click.argument("study_dir", metavar="STUDY_DIR", type=click.Path(file_okay=False))
+@click.option(
+    "--measure",
+    "-m",
+    required=True,
+    metavar="CONDITION",
+    help="The outcome, a condition on a run: \"winner == 'usa'\", 'turns > 10', "
+    "'usa_men_lost >= 500 and not draw' (see docs/batch.md).",
+)
+@click.option(
+    "--boxes",
+    type=click.IntRange(1, 20),
+    default=3,
+    show_default=True,
+    help="Boxes to find at most (each covers what the ones before left).",
+)
+@click.option(
+    "--min-coverage",
+    type=click.FloatRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="The box reported is the densest whose coverage is at least this.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Share of a box's runs each peel removes.",
+)
+@click.option(
+    "--min-mass",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Peeling stops before a box holds less than this share of the runs.",
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The plot (default: STUDY_DIR/plots/discover.png).",
+)
+@click.option("--no-plot", is_flag=True, help="Draw no plot.")
+@force_option()
+@json_option("Print the boxes as one JSON object.")
+def discover(
+    study_dir: str,
+    measure: str,
+    boxes: int,
+    min_coverage: float,
+    alpha: float,
+    min_mass: float,
+    out: str | None,
+    no_plot: bool,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Find where in a study's factors an outcome holds (PRIM).
+
+    Prints each box as plain conditions on the factors with its density
+    (share of its runs where the outcome holds), coverage (share of all
+    such runs it holds) and counts, and draws the coverage-density
+    trade-off. Deterministic: the same study gives the same boxes.
+
+    \b
+    Examples:
+      battlesim discover stone_wall_study --measure "winner == 'usa'"
+      battlesim discover sw-lhs -m 'usa_men_lost > 600' --boxes 1 --json
+    """
+    from sim.batch.condition import ConditionError
+    from sim.batch.discover import DiscoverError, discover_lines
+    from sim.batch.discover import discover as find
+    from sim.batch.store import StoreError
+
+    try:
+        result = find(study_dir, measure, boxes, min_coverage, alpha, min_mass)
+    except (ConditionError, DiscoverError, StoreError) as exc:
+        fail(str(exc))
+    result["plot"] = None if no_plot else str(_plot(result, study_dir, out, force))
+    if as_json:
+        echo_json(result)
+        return
+    for line in discover_lines(result):
+        click.echo(line)
+    if result["plot"] is not None:
+        click.echo(f"Plot: {result['plot']}")
+
+
+def _plot(result: dict[str, object], study_dir: str, out: str | None, force: bool) -> Path:
+    """Draw the plot at ``out``, or in the study's plots/ folder (a real folder, not a link)."""
+    from sim.batch.plots_discover import discover_plot
+    from sim.outputs import OutputError, check_output
+
+    if out is None:
+        folder = Path(study_dir) / "plots"
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            fail(
+                f"{folder}: not a folder of the study (a link or a file): name the plot with --out"
+            )
+        folder.mkdir(exist_ok=True)
+        path = folder / "discover.png"
+        force = True  # the study's own plot, drawn again
+    else:
+        path = Path(out)
+    try:
+        checked = check_output(path, force=force)
+    except OutputError as exc:
+        fail(str(exc))
+    try:
+        return discover_plot(result, checked)
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
