@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from sim.contract.bases import validate_plain
 from sim.scenario.load import (
     Located,
     ScenarioError,
@@ -37,7 +38,7 @@ def validate_located(
     if not isinstance(data, dict):
         raise ScenarioError([Located(file, line_of(lines, ()), "", f"a {what} is a mapping")])
     try:
-        return model.model_validate(data)
+        return validate_plain(model, data)
     except ValidationError as exc:
         raise ScenarioError(
             [located(file, lines, tuple(e["loc"]), error_message(e)) for e in exc.errors()]

@@ -28,6 +28,7 @@ from engine.projection import PathError, get_path, set_path
 from engine.strictjson import INT_MAX, INT_MIN
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import make_header
+from sim.scenario.load import CoreLoader
 
 __all__ = ["FIXED", "ForkError", "Forked", "fork", "fork_battle", "parse_assignment"]
 
@@ -50,7 +51,8 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     if not sep or not field:
         raise ForkError(f"--set {text!r}: expected FIELD=VALUE")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        # YAML 1.2's booleans: passed=yes is the text 'yes', not true (strict scalars)
+        value = yaml.load(raw, Loader=CoreLoader) if raw.strip() else ""
     except yaml.YAMLError:
         raise ForkError(f"--set {text!r}: the value is not valid YAML") from None
     if isinstance(value, dict):
