@@ -16,6 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sim.batch.csvsafe import csv_select
+
 if TYPE_CHECKING:
     from sim.batch.store import Store
 
@@ -68,6 +70,9 @@ def export_wide(store: Store, dest: Path, fmt: str) -> Path:
     tmp = dest / f".{VIEW}.{fmt}.part"
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
     literal = "'" + str(tmp).replace("'", "''") + "'"
-    store.con.execute(f"COPY ({wide_select(store)} ORDER BY r.run_id) TO {literal} ({options})")
+    select = f"{wide_select(store)} ORDER BY r.run_id"
+    if fmt == "csv":  # text a spreadsheet would run as a formula stays text
+        select = csv_select(store.con, select)
+    store.con.execute(f"COPY ({select}) TO {literal} ({options})")
     tmp.replace(out)
     return out
