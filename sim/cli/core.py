@@ -14,6 +14,7 @@ from sim.cli.common import (
     json_option,
     out_option,
     readable_file,
+    say,
     seed_option,
 )
 
@@ -64,10 +65,10 @@ def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: 
         echo_json(result.as_json())
         return
     name = click.format_filename(scenario, shorten=True)
-    click.echo(f"{name} (seed {result.seed}): {result.headline}")
+    say(f"{name} (seed {result.seed}): {result.headline}")
     for line in result.summary:
-        click.echo(f"  {line}")
-    click.echo(f"Replay: {result.replay} ({result.events} events)")
+        say(f"  {line}")
+    say(f"Replay: {result.replay} ({result.events} events)")
 
 
 @click.command(cls=Command)
@@ -94,7 +95,7 @@ def verify(replay: str, as_json: bool) -> None:
         echo_json(views.verify_json(result))
     else:
         for line in views.verify_lines(result):
-            click.echo(line)
+            say(line)
     sys.exit(0 if result.ok else 1)
 
 
@@ -128,7 +129,7 @@ def validate(scenario: str, as_json: bool) -> None:
     if as_json:
         echo_json({"file": scenario, "ok": True, "ruleset": ruleset.name, "name": name})
         return
-    click.echo(f"OK: {scenario} is a valid {ruleset.name} scenario: {name}")
+    say(f"OK: {scenario} is a valid {ruleset.name} scenario: {name}")
 
 
 @click.command(cls=Command)
@@ -154,4 +155,4 @@ def schema(out: str | None, force: bool) -> None:
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot write {out}: {exc.strerror or exc}")
-    click.echo(f"Wrote {out}")
+    say(f"Wrote {out}")

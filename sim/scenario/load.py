@@ -108,7 +108,7 @@ CoreLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != _BOOL]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-CoreLoader.add_implicit_resolver(  # type: ignore[no-untyped-call]  # untyped in PyYAML's stubs
+CoreLoader.add_implicit_resolver(
     _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )
 
