@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from sim.contract.bases import validate_plain
 from sim.scenario.load import (
     KINDS,
     Located,
@@ -41,7 +42,7 @@ def validate_located(
     if what in KINDS:  # a scenario given to study, a study to campaign…: one line, not a dozen
         refuse_other_kind(data, lines, file, what)
     try:
-        return model.model_validate(data)
+        return validate_plain(model, data)
     except ValidationError as exc:
         raise ScenarioError(
             [located(file, lines, tuple(e["loc"]), error_message(e)) for e in exc.errors()]

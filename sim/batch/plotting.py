@@ -12,8 +12,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from engine.atomic import replacing
 
@@ -21,6 +23,7 @@ __all__ = [
     "COLOURS",
     "LINESTYLES",
     "MARKERS",
+    "as_text",
     "key_legend",
     "point_keys",
     "save",
@@ -118,9 +121,20 @@ def key_legend(fig: Figure, lines: list[str]) -> None:
     )
 
 
+def as_text(fig: Figure) -> None:
+    """Every text of ``fig`` drawn as written: ``$...$`` in a side's name is not mathtext.
+
+    matplotlib reads text between dollar signs as mathematics, and a name
+    such as ``$\\notacommand{x}$`` makes the whole figure fail to draw.
+    """
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+
+
 def save(fig: Figure, path: Path) -> Path:
-    """Write ``fig`` as a PNG at ``path`` (Agg canvas: no display, no pyplot)."""
+    """Write ``fig`` as a PNG at ``path`` (Agg canvas: no display, no pyplot); text as text."""
     FigureCanvasAgg(fig)
-    with replacing(path) as temp:  # an old plot survives a failed write
-        fig.savefig(temp, dpi=110, format="png")
+    as_text(fig)
+    with rc_context({"text.parse_math": False}), replacing(path) as temp:
+        fig.savefig(temp, dpi=110, format="png")  # an old plot survives a failed write
     return path

@@ -36,6 +36,7 @@ import duckdb
 from engine.atomic import replacing
 from engine.canonical import canonical_json
 from sim.batch.append import column_names, column_types, insert_columns, insert_rows
+from sim.batch.csvsafe import csv_select
 from sim.batch.rows import ChunkRows
 from sim.batch.units import TABLE as UNIT_TABLE
 from sim.batch.units import DetailColumn, create_units, legacy_columns, legacy_units
@@ -356,11 +357,11 @@ class Store:
         written = []
         for name, key in TABLES.items():
             out = dest / f"{name}.{fmt}"
+            select = f"SELECT * FROM {name} ORDER BY {key}"
+            if fmt == "csv":  # text a spreadsheet would run as a formula stays text
+                select = csv_select(self.con, select)
             with replacing(out) as temp:  # an old export survives a failed one
-                self.con.execute(
-                    f"COPY (SELECT * FROM {name} ORDER BY {key}) TO {_literal(str(temp))} "
-                    f"({options})"
-                )
+                self.con.execute(f"COPY ({select}) TO {_literal(str(temp))} ({options})")
             written.append(out)
         return written
 

@@ -19,6 +19,7 @@ from sim.batch.campaign import BattleEntry, CampaignData, Victory, settings_for,
 from sim.batch.fieldpath import get_path, set_paths
 from sim.batch.files import error_message, located, read_yaml, validate_located
 from sim.contract import AnyRuleset
+from sim.contract.bases import validate_plain
 from sim.scenario.load import Located, ScenarioError, load_scenario, validate_data
 
 __all__ = ["Target", "load_campaign", "load_target"]
@@ -67,7 +68,7 @@ class Target:
         """Each battle's validated base scenario (one for a scenario target)."""
         if self.kind == "scenario":
             return [validate_data(self.data, {}, self.source)]
-        campaign = CampaignData.model_validate(self.data)
+        campaign = validate_plain(CampaignData, self.data)
         return [validate_battle(b.scenario, b.source) for b in campaign.battles]
 
     def sides(self) -> dict[str, tuple[str, list[str]]]:
@@ -143,7 +144,7 @@ def load_campaign(path: str | Path) -> CampaignData:
         ScenarioError: every problem, located by file, line and field.
     """
     data, lines = read_yaml(path)
-    return CampaignData.model_validate(_campaign_target(path, data, lines).data)
+    return validate_plain(CampaignData, _campaign_target(path, data, lines).data)
 
 
 def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -> Target:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.atomic import replacing
+from sim.batch.csvsafe import csv_select
 from sim.batch.stopping import summarised
 
 if TYPE_CHECKING:
@@ -76,5 +77,8 @@ def export_wide(store: Store, dest: Path, fmt: str) -> Path:
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
     with replacing(out) as temp:  # an old export survives a failed one
         literal = "'" + str(temp).replace("'", "''") + "'"
-        store.con.execute(f"COPY ({wide_select(store)} ORDER BY r.run_id) TO {literal} ({options})")
+        select = f"{wide_select(store)} ORDER BY r.run_id"
+        if fmt == "csv":  # text a spreadsheet would run as a formula stays text
+            select = csv_select(store.con, select)
+        store.con.execute(f"COPY ({select}) TO {literal} ({options})")
     return out

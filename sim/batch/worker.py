@@ -33,6 +33,7 @@ from sim.batch.campaign import CampaignData, fight_campaign, validate_battle
 from sim.batch.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_row
 from sim.batch.target import Target
 from sim.contract import AnyRuleset, UnitRow
+from sim.contract.bases import validate_plain
 from sim.replay.header import make_header
 from sim.runner import DrawTally
 from sim.scenario.load import ScenarioError, validate_data
@@ -159,7 +160,7 @@ def prepare(target: Target, values: dict[str, Any]) -> Prepared:
     data = target.at(values)
     if target.kind == "scenario":
         return Prepared(target, scenario=validate_data(data, {}, target.source))
-    campaign = CampaignData.model_validate(data)
+    campaign = validate_plain(CampaignData, data)
     first = campaign.battles[0]
     validate_battle(first.scenario, first.source)  # later battles depend on the fighting
     return Prepared(target, campaign=campaign)

@@ -29,6 +29,7 @@ __all__ = [
     "out_option",
     "quiet_option",
     "readable_file",
+    "say",
     "seed_option",
     "seed_value",
 ]
@@ -36,9 +37,17 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def say(text: str, *, err: bool = False) -> None:
+    """Print ``text`` as one line: a newline, CR, tab or invisible character in a name,
+    file name or message shown escaped (``\\n``), never starting a line of its own."""
+    from engine.text import one_line  # noqa: PLC0415 - --version imports no engine
+
+    click.echo(one_line(text), err=err)
+
+
 def fail(message: str) -> NoReturn:
     """Print ``battlesim: error: <message>`` on stderr and exit 2 (bad input)."""
-    click.echo(f"battlesim: error: {message}", err=True)
+    say(f"battlesim: error: {message}", err=True)
     sys.exit(2)
 
 

@@ -14,6 +14,7 @@ from sim.cli.common import (
     json_option,
     out_option,
     readable_file,
+    say,
     seed_option,
 )
 
@@ -65,10 +66,10 @@ def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: 
         echo_json(result.as_json())
         return
     name = click.format_filename(scenario, shorten=True)
-    click.echo(f"{name} (seed {result.seed}): {result.headline}")
+    say(f"{name} (seed {result.seed}): {result.headline}")
     for line in result.summary:
-        click.echo(f"  {line}")
-    click.echo(f"Replay: {result.replay} ({result.events} events)")
+        say(f"  {line}")
+    say(f"Replay: {result.replay} ({result.events} events)")
 
 
 def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -131,7 +132,7 @@ def verify(replay: str, sample: int | None, seed: int | None, as_json: bool) -> 
         echo_json(data if rules is None else {**data, "rules": rules.as_json()})
     else:
         for line in views.verify_lines(result):
-            click.echo(line)
+            say(line)
         if rules is not None:  # a note beside the verdict: stdout keeps its one line
             click.echo(f"battlesim: note: {rules.line()}", err=True)
     sys.exit(0 if result.ok else 1)
@@ -183,7 +184,7 @@ def validate(scenario: str, as_json: bool) -> None:
     if as_json:
         echo_json({"file": scenario, "ok": True, "ruleset": ruleset.name, "name": name})
         return
-    click.echo(f"OK: {scenario} is a valid {ruleset.name} scenario: {name}")
+    say(f"OK: {scenario} is a valid {ruleset.name} scenario: {name}")
 
 
 @click.command(cls=Command)
@@ -212,4 +213,4 @@ def schema(out: str | None, force: bool) -> None:
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot write {out}: {exc.strerror or exc}")
-    click.echo(f"Wrote {out}")
+    say(f"Wrote {out}")

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from engine.files import FileProblem
 from engine.reader import ReplayError
 from engine.strictjson import StrictJSONError
-from engine.text import escape
+from engine.text import escape, one_line
 
 __all__ = [
     "EXTRAS",
@@ -135,7 +135,11 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     with safe_streams():
         try:
             return invoke()
-        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+        except click.ClickException as exc:
+            # A file name's newline starts no line of its own (``message`` is Final in the stubs).
+            vars(exc)["message"] = one_line(exc.message)
+            raise
+        except (click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except KeyboardInterrupt:
             raise
@@ -155,7 +159,7 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
                 )
             ctx.exit(2)
         except Exception as exc:
-            click.echo(f"battlesim: error: {describe(exc)}", err=True)
+            click.echo(f"battlesim: error: {one_line(describe(exc))}", err=True)
             ctx.exit(2)
         finally:
             _note_broken_rulesets()

@@ -19,6 +19,7 @@ from sim.cli.common import (
     json_option,
     out_option,
     readable_file,
+    say,
 )
 
 if TYPE_CHECKING:
@@ -125,7 +126,7 @@ def diff(
         echo_json(result)
     else:
         for line in render(result, verbose=verbose, turn=la.ruleset.turn_name):
-            click.echo(line)
+            say(line)
     sys.exit(0 if result["identical"] else 1)
 
 
@@ -195,8 +196,8 @@ def fork_command(
             }
         )
         return
-    click.echo(f"forked {replay} at seq {at_seq}: {headline(loaded.ruleset, outcome)}")
-    click.echo(
+    say(f"forked {replay} at seq {at_seq}: {headline(loaded.ruleset, outcome)}")
+    say(
         f"Replay: {written} ({forked.events} events); "
         f"compare with: battlesim diff {replay} {written}"
     )
@@ -227,7 +228,7 @@ def why(replay: str, seq: int, as_json: bool) -> None:
         return
     for depth, (event, line) in enumerate(chain):
         arrow = "→ " if depth else ""
-        click.echo(f"{'  ' * depth}{arrow}[seq {event.seq}] {line}")
+        say(f"{'  ' * depth}{arrow}[seq {event.seq}] {line}")
     if len(chain) == 1:
         click.echo("  (no recorded cause: a decision of its own, from its order and the dice)")
 
@@ -272,7 +273,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
         echo_json({"replay": replay, "written": [str(f) for f in files]})
         return
     for f in files:
-        click.echo(f"wrote {f}")
+        say(f"wrote {f}")
 
 
 def _write(action: Callable[[], list[Path]]) -> list[Path]:

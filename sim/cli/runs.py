@@ -19,6 +19,7 @@ from sim.cli.common import (
     force_option,
     json_option,
     readable_file,
+    say,
     seed_option,
 )
 
@@ -75,12 +76,12 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
         echo_json({**where, **o, "replays": [str(p) for p in r.paths]})
         return
     who = agree(o["winner_name"], "wins") if o["winner"] else "Draw"
-    click.echo(
+    say(
         f"Run {r.run_id} (point {r.point}, replication {r.replication}, seed {r.seed}): "
         f"{who} after {count(o['turns'], r.turn_name)} — {o['reason']}"
     )
     for path in r.paths:
-        click.echo(f"Replay: {path}")
+        say(f"Replay: {path}")
 
 
 @click.command(cls=Command)
@@ -161,12 +162,12 @@ def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: boo
     if as_json:
         echo_json({**o, "replays": [str(p) for p in paths]})
         return
-    click.echo(f"{data.campaign} (seed {s}):")
+    say(f"{data.campaign} (seed {s}):")
     for b, path in zip(result.battles, paths, strict=True):
-        click.echo(f"  {b.id}: {headline(b.ruleset, b.outcome)}")
+        say(f"  {b.id}: {headline(b.ruleset, b.outcome)}")
         for line in b.ruleset.summary(b.outcome):
-            click.echo(f"    {line}")
-        click.echo(f"    Replay: {path}")
+            say(f"    {line}")
+        say(f"    Replay: {path}")
     who = agree(o["winner_name"], "wins the campaign") if o["winner"] else "The campaign is drawn"
-    click.echo(f"{who}: {o['reason']}")
-    click.echo(f"Summary: {folder / 'campaign.json'}")
+    say(f"{who}: {o['reason']}")
+    say(f"Summary: {folder / 'campaign.json'}")

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sim.cli.common import Command, Whole, echo_json, fail, json_option, readable_file
+from sim.cli.common import Command, Whole, echo_json, fail, json_option, readable_file, say
 
 if TYPE_CHECKING:
     from sim.replay.file import ReplayFile
@@ -139,7 +139,7 @@ def _narrative(
         echo_json({"replay": loaded.path, "events": events})
         return
     for event, line in told:
-        click.echo(f"[seq {event.seq}] {line}" if seqs else line)
+        say(f"[seq {event.seq}] {line}" if seqs else line)
 
 
 def _history(loaded: ReplayFile, unit: str, turn: int | None, as_json: bool) -> None:
@@ -154,7 +154,7 @@ def _history(loaded: ReplayFile, unit: str, turn: int | None, as_json: bool) -> 
         return
     axes = loaded.ruleset.space(loaded.scenario).axes
     name, side = history[0][1].name, history[0][1].side_name
-    click.echo(f"{loaded.scenario.name} — {name} ({side}) at the end of each {word}, 0: the start")
+    say(f"{loaded.scenario.name} — {name} ({side}) at the end of each {word}, 0: the start")
     cells = [{word: t, **unit_cells(r, axes)} for t, r in history]
     for row in cells:
         del row["unit"], row["side"]
@@ -180,5 +180,5 @@ def _state(loaded: ReplayFile, turn: int | None, last: int, as_json: bool) -> No
         return
     word = loaded.ruleset.turn_name
     label = f"end of {word} {turn}" if turn is not None else f"end of battle ({word} {last})"
-    click.echo(f"{loaded.scenario.name} — {label}")
+    say(f"{loaded.scenario.name} — {label}")
     click.echo(render_units(rows, loaded.ruleset.space(loaded.scenario)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.text import one_line
 from sim.contract import Space, UnitRow
 
 __all__ = ["render_units", "table", "unit_cells"]
@@ -59,8 +60,8 @@ def _cell(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, list | tuple):
-        return ",".join(str(v) for v in value)
-    return str(value)
+        return one_line(",".join(str(v) for v in value))
+    return one_line(str(value))  # a name's newline must not start a row of its own
 
 
 def render_units(rows: list[UnitRow], space: Space) -> str:

@@ -8,13 +8,24 @@ re-declares (``ruleset``'s ``Literal``, ``type``) keeps the base's place.
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from engine.events import Event
 
-__all__ = ["BattleEndedBase", "Ident", "Model", "Name", "ScenarioBase", "SideBase"]
+__all__ = [
+    "BattleEndedBase",
+    "Ident",
+    "Model",
+    "Name",
+    "ScenarioBase",
+    "SideBase",
+    "validate_plain",
+]
+
+M = TypeVar("M", bound=BaseModel)
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=120)]
@@ -50,3 +61,21 @@ class BattleEndedBase(Event):
 
     winner: str | None
     reason: str
+
+
+def validate_plain(model: type[M], data: Any) -> M:
+    """Validate plain data read from a file or an option (YAML, ``--set``) with strict types.
+
+    The data is checked as the JSON it is: a number field takes a number and
+    never text (``ac: "6"``) nor a boolean (``hp: true``), an integer field
+    never a float (``hp: 24.0``), a true/false field only true or false
+    (``monster_morale: "yes"``); a float field takes an integer.  Lists
+    become tuples and text becomes a ``Literal`` or enum as usual.  Every
+    ruleset's and plugin's model gets this from the loaders, whatever its
+    own config.
+
+    Raises:
+        pydantic.ValidationError: as ``model.model_validate`` (locations alike).
+    """
+    text = json.dumps(data, ensure_ascii=False, allow_nan=True)
+    return model.model_validate_json(text, strict=True)

@@ -38,6 +38,11 @@ def write_png_charts(view: ViewData, png_dir: Path) -> list[Path]:
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
     png_dir.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context({"text.parse_math": False}):  # "$x$" in a name is text
+        return _png_charts(view, png_dir, plt)
+
+
+def _png_charts(view: ViewData, png_dir: Path, plt: Any) -> list[Path]:
     s = view.series
     written = []
     for (scope, measure), lines in s.values.items():

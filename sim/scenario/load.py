@@ -10,6 +10,7 @@ remembered so a validation error can name it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -18,8 +19,9 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from engine.files import FileProblem, read_bounded
-from engine.text import CONTROL
+from engine.text import CONTROL, one_line
 from sim.contract import AnyRuleset, Problem, get_ruleset
+from sim.contract.bases import validate_plain
 from sim.outputs import is_replay
 from sim.scenario.diagnose import cross_problems_after_repair, hint, hint_known, misspelt
 
@@ -29,6 +31,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_NODES",
     "REPLAY_HINT",
+    "CoreLoader",
     "FileKind",
     "Located",
     "ScenarioError",
@@ -76,9 +79,10 @@ class Located:
     def __str__(self) -> str:
         # Line 0: the file as a whole (it cannot be read), no line to name.
         where = f"{self.file}:{self.line}" if self.line else self.file
-        return (
+        text = (
             f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
         )
+        return one_line(text)  # one problem, one line, whatever the file's name or keys hold
 
 
 class ScenarioError(Exception):
@@ -97,8 +101,29 @@ class _TooDeep(Exception):
         self.line = line
 
 
-class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing nesting deeper than :data:`MAX_DEPTH`.
+_BOOL = "tag:yaml.org,2002:bool"
+
+
+class CoreLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.2's booleans: only ``true`` and ``false``.
+
+    YAML 1.1 also reads ``yes``, ``no``, ``on``, ``off`` (``y``, ``n``) as
+    booleans, so ``seed: yes`` became seed 1 and a side named ``No`` a
+    boolean; here they are text, which a number or true/false field refuses.
+    """
+
+
+CoreLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _BOOL]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+CoreLoader.add_implicit_resolver(
+    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+class _Loader(CoreLoader):
+    """The core loader, refusing nesting deeper than :data:`MAX_DEPTH`.
 
     Its composer recurses once per level, so a short file of brackets would
     otherwise end in a RecursionError instead of a located problem.
@@ -341,7 +366,7 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
         raise ScenarioError([located(file, lines, ("ruleset",), str(exc))]) from None
     model = ruleset.scenario_model
     try:
-        scenario = model.model_validate(data)
+        scenario = validate_plain(model, data)
     except ValidationError as exc:
         # A required field reported missing beside its misspelling is said once, at the typo.
         typos = set(misspelt(model, exc.errors()).values())
@@ -371,8 +396,51 @@ _PATTERNS = {
 """Plain words for the patterns the rulesets' models use, instead of the regular expression."""
 
 
+_STRICT = {"int_type": "an integer", "float_type": "a number", "bool_type": "true or false"}
+"""Strict type errors (:func:`~sim.contract.bases.validate_plain`) and what the field takes."""
+
+
+def _shown_value(value: Any) -> str:
+    """A value as the file would write it: ``true``, ``24.0``, ``'6'``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _strict_message(err: Any) -> str | None:
+    """Plain words for a value of the wrong type; None for other errors."""
+    kind, value = err["type"], err.get("input")
+    if kind == "string_type" and isinstance(value, int | float):
+        return f"{_shown_value(value)} is a number, not text: quote it ('{value}')"
+    wanted = _STRICT.get(kind)
+    if wanted is None:
+        return None
+    shown = _shown_value(value)
+    if isinstance(value, str):
+        if kind == "bool_type":
+            return f"{shown} is not true or false (write true or false)"
+        if _numeric(value):
+            return f"{shown} is text, not {wanted}: write the number without quotes"
+    if isinstance(value, bool):
+        return f"{shown} is not {wanted}"
+    if isinstance(value, float) and kind == "int_type" and value.is_integer():
+        return f"{shown} is not an integer: write {int(value)}"
+    return f"{shown} is not {wanted}"
+
+
 def error_message(err: Any) -> str:
     """A pydantic error's message in the loader's words."""
+    strict = _strict_message(err)
+    if strict is not None:
+        return strict
     if err["type"] == "extra_forbidden":
         return "unknown field"
     if err["type"] == "missing":

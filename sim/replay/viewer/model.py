@@ -24,10 +24,22 @@ from sim.replay.analysis import narrative_line
 from sim.replay.file import ReplayLike
 from sim.replay.viewer.spool import Spool, dumps
 
-__all__ = ["ROW_BUDGET", "SIDE_COLOURS", "Series", "ViewData", "battle_view", "row_data"]
+__all__ = [
+    "CHART_TURNS",
+    "ROW_BUDGET",
+    "SIDE_COLOURS",
+    "Series",
+    "ViewData",
+    "battle_view",
+    "row_data",
+]
 
 ROW_BUDGET = 500_000
 """Unit rows (units x events) computed per event at most; above it, per turn only."""
+
+CHART_TURNS = 200
+"""Turn ends a chart keeps at most: a longer battle's charts read every k-th turn's end
+(and the last), so the charts held while the page is built stay small however long it is."""
 
 SIDE_COLOURS = ("#1f5fa8", "#c0392b", "#2e8b57", "#8a2be2", "#d2691e", "#008b8b")
 """Side colours in the order sides first appear (CSS ``--side-N``)."""
@@ -56,6 +68,8 @@ class Series:
     """Chart readings by (scope, measure): per subject, one value per turn end."""
 
     turns: list[int] = field(default_factory=list)
+    every: int = 1
+    """Turn ends read: every ``every``-th (and the first and last); 1 below :data:`CHART_TURNS`."""
     names: dict[tuple[str, str], str] = field(default_factory=dict)
     units: dict[tuple[str, str], str] = field(default_factory=dict)
     values: dict[tuple[str, str], dict[str, list[float | None]]] = field(default_factory=dict)
@@ -281,11 +295,14 @@ def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event
         walk.details.add(event.model_dump_json())
         if turn_end:
             fold.keyframe(i + 1)
-            series.add(event.turn, rs.measures(sc, after))
+            if following is None or event.turn % series.every == 0:
+                series.add(event.turn, rs.measures(sc, after))
     return walk
 
 
-def _meta(loaded: ReplayLike, state: Any, walk: _Walk, per_event: bool) -> dict[str, Any]:
+def _meta(
+    loaded: ReplayLike, state: Any, walk: _Walk, per_event: bool, every: int
+) -> dict[str, Any]:
     rs, header = loaded.ruleset, loaded.header
     outcome = rs.outcome(loaded.scenario, state)
     return {
@@ -299,6 +316,7 @@ def _meta(loaded: ReplayLike, state: Any, walk: _Walk, per_event: bool) -> dict[
         "reason": outcome.reason,
         "summary": rs.summary(outcome),
         "frames": "event" if per_event else "turn",
+        "chart_every": every,
         "fork": _fork(loaded, walk),
     }
 
@@ -312,12 +330,12 @@ def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData
     info = _unit_info(first, sides)
     fold = _Fold({r.id: i for i, r in enumerate(first)}, [row_data(r) for r in first], info)
     fold.keyframe(0)
-    series = Series()
+    series = Series(every=-(-loaded.last_turn // CHART_TURNS) or 1)
     series.add(0, rs.measures(sc, state))
     per_event = len(first) * max(loaded.count, 1) <= row_budget
     walk = _walk(loaded, state, fold, series, per_event)  # advances ``state`` to the end
     head = {
-        "meta": _meta(loaded, state, walk, per_event),
+        "meta": _meta(loaded, state, walk, per_event, series.every),
         "space": rs.space(sc).model_dump(mode="json"),
         "sides": [
             {"id": s, "name": next(r.side_name for r in first if r.side == s), "index": k}

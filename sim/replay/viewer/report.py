@@ -29,6 +29,8 @@ def _header(view: ViewData) -> str:
         if m["frames"] == "event"
         else f" The map and table change at each {m['turn_name']}'s end (a large battle)."
     )
+    if m.get("chart_every", 1) > 1:  # a long battle: its charts thinned
+        frames += f" The charts show every {m['chart_every']}th {m['turn_name']}'s end."
     summary = "".join(f"<li>{escape(line)}</li>" for line in m["summary"])
     return (
         f"<h1>{escape(m['title'])}</h1>"

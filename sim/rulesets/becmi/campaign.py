@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sim.contract.bases import validate_plain
 from sim.rulesets.becmi.scenario import BecmiScenario
 from sim.rulesets.becmi.state import BattleState, CombatantState
 
@@ -85,7 +86,7 @@ def carry_over(
         pydantic.ValidationError: ``settings`` are not valid carry-over settings.
         ValueError: a reinforcement names a side the next encounter does not have.
     """
-    s = CarryOverSettings.model_validate(settings)
+    s = validate_plain(CarryOverSettings, settings)
     out = copy.deepcopy(next_data)
     sides = {side.get("id"): side for side in out.get("sides", []) if isinstance(side, dict)}
     _add_reinforcements(sides, s)

@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sim.contract.bases import validate_plain
 from sim.rulesets.flattop.data import AIRCRAFT
 from sim.rulesets.flattop.scenario import FlattopScenario
 from sim.rulesets.flattop.state import BattleState, StrikeState
@@ -161,7 +162,7 @@ def carry_over(
         pydantic.ValidationError: ``settings`` are not valid carry-over settings.
         ValueError: a reinforcement names a side the next battle does not have.
     """
-    s = CarryOverSettings.model_validate(settings)
+    s = validate_plain(CarryOverSettings, settings)
     out = copy.deepcopy(next_data)
     sides = [side for side in out.get("sides", []) if isinstance(side, dict)]
     air = _aircraft_at_end(scenario, final_state)

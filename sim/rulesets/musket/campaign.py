@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sim.contract.bases import validate_plain
 from sim.rulesets.musket.scenario import MusketScenario
 from sim.rulesets.musket.state import BattleState, UnitState
 
@@ -101,7 +102,7 @@ def carry_over(
         pydantic.ValidationError: ``settings`` are not valid carry-over settings.
         ValueError: a reinforcement names a side the next battle does not have.
     """
-    s = CarryOverSettings.model_validate(settings)
+    s = validate_plain(CarryOverSettings, settings)
     out = copy.deepcopy(next_data)
     sides = out.get("sides", [])
     by_id = {side.get("id"): side for side in sides if isinstance(side, dict)}

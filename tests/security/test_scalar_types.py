@@ -1,0 +1,143 @@
+"""Strict scalar types: YAML 1.1 booleans, text and fractions never pass as numbers or booleans.
+
+Every scenario, study, campaign and ``--set`` value is read with YAML 1.2's
+booleans (only ``true``/``false``) and validated as the JSON it is
+(:func:`sim.contract.bases.validate_plain`), so ``seed: yes`` is not seed 1,
+``hp: true`` not 1 hp, ``ac: "6"`` not 6 and ``hp: 24.0`` not 24.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sim.cli import cli
+from sim.scenario.load import CoreLoader, ScenarioError, load_scenario, parse_yaml
+
+TAVERN = Path("scenarios/tavern_brawl.yaml").read_text(encoding="utf-8")
+STONE = Path("scenarios/stone_wall.yaml").read_text(encoding="utf-8")
+
+# (scenario text, the line's exact text, field path as the error names it)
+FIELDS = [
+    (
+        TAVERN,
+        "        level: 4             # THAC0 17 (seed L24, F 4-6)",
+        "sides.0.characters.0.level",
+    ),
+    (TAVERN, "        hp: 24", "sides.0.characters.0.hp"),
+    (TAVERN, "        ac: 6\n", "sides.1.monsters.0.ac"),
+    (
+        TAVERN,
+        "  monster_morale: true # orcs may bolt for the door (2d6 against ML 8)",
+        "options.monster_morale",
+    ),
+    (STONE, "        strength: 450", "sides.0.units.0.strength"),
+]
+
+# YAML text → how it must be refused: a word every message has
+BAD_FOR_INT = {
+    "yes": "'yes' is not an integer",
+    "on": "'on' is not an integer",
+    "no": "'no' is not an integer",
+    "true": "true is not an integer",
+    '"6"': "'6' is text, not an integer: write the number without quotes",
+    "24.0": "24.0 is not an integer: write 24",
+    "6.5": "6.5 is not an integer",
+}
+BAD_FOR_BOOL = {
+    '"yes"': "'yes' is not true or false (write true or false)",
+    "yes": "'yes' is not true or false (write true or false)",
+    "off": "'off' is not true or false (write true or false)",
+    '"true"': "'true' is not true or false (write true or false)",
+    "1": "1 is not true or false",
+}
+
+
+def _with(text: str, line: str, value: str) -> str:
+    key, _, _ = line.strip().partition(":")
+    indent = line[: len(line) - len(line.lstrip())]
+    new = f"{indent}{key}: {value}" + ("\n" if line.endswith("\n") else "")
+    assert text.count(line) >= 1
+    return text.replace(line, new, 1)
+
+
+def _line_of(text: str, line: str) -> int:
+    return text[: text.index(line)].count("\n") + 1
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(case=st.sampled_from(FIELDS), data=st.data())
+def test_a_wrong_scalar_is_refused_in_one_line_naming_file_line_and_field(
+    case: tuple[str, str, str], data: st.DataObject, tmp_path: Path
+) -> None:
+    """Each bad value of an integer or true/false field: one problem at its file, line, field."""
+    text, line, field = case
+    bad = BAD_FOR_BOOL if field.endswith("monster_morale") else BAD_FOR_INT
+    value = data.draw(st.sampled_from(sorted(bad)))
+    path = tmp_path / "s.yaml"
+    path.write_text(_with(text, line, value), encoding="utf-8")
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(path)
+    assert [str(p) for p in exc.value.problems] == [
+        f"{path}:{_line_of(text, line)}: {field}: " + bad[value]
+    ]
+
+
+def test_seed_yes_exits_2_with_one_line(tmp_path: Path) -> None:
+    """``seed: yes`` (YAML 1.1's true) is refused by run: exit 2, one line, no battle fought."""
+    path = tmp_path / "s.yaml"
+    path.write_text(re.sub(r"(?m)^seed: .*$", "seed: yes", STONE), encoding="utf-8")
+    out = tmp_path / "r.jsonl"
+    result = CliRunner().invoke(cli, ["run", str(path), "--out", str(out)])
+    assert result.exit_code == 2
+    line = _line_of(STONE, "\nseed:") + 1
+    assert result.output == f"{path}:{line}: seed: 'yes' is not an integer\n"
+    assert not out.exists()
+
+
+def test_yaml_1_1_words_are_text_and_true_false_are_booleans() -> None:
+    """Only true/false (any of YAML 1.2's spellings) are booleans; yes/no/on/off/y/n are text."""
+    data, _ = parse_yaml("[yes, no, on, off, y, n, Yes, ON, true, False, TRUE]", "f")
+    assert data == ["yes", "no", "on", "off", "y", "n", "Yes", "ON", True, False, True]
+    import yaml
+
+    assert yaml.load("a: yes", Loader=CoreLoader) == {"a": "yes"}
+
+
+def test_float_fields_still_take_integers_and_text_fields_refuse_numbers(tmp_path: Path) -> None:
+    """A float field written as an integer loads as a float; a number where text goes is refused."""
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        STONE.replace("    break_losses: 0.4", "    break_losses: 1", 1), encoding="utf-8"
+    )
+    _, sc = load_scenario(path)
+    assert [s.break_losses for s in sc.sides] == [1.0, 0.5]  # type: ignore[attr-defined]
+    assert type(sc.sides[0].break_losses) is float  # type: ignore[attr-defined]
+    path.write_text(STONE.replace("\nname: ", "\nname: 1863 #", 1), encoding="utf-8")
+    with pytest.raises(
+        ScenarioError, match=r"name: 1863 is a number, not text: quote it \('1863'\)"
+    ):
+        load_scenario(path)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in Path("scenarios").glob("*.yaml")))
+def test_every_shipped_file_still_loads(name: str) -> None:
+    """Scenarios, studies and campaigns shipped in scenarios/ load under strict types."""
+    from sim.batch.spec import load_study
+    from sim.batch.target import load_campaign
+
+    path = Path("scenarios") / name
+    text = path.read_text(encoding="utf-8")
+    if re.search(r"(?m)^campaign:", text):
+        load_campaign(path)
+    elif re.search(r"(?m)^scenario:", text):
+        load_study(path)
+    else:
+        load_scenario(path)
