@@ -6,7 +6,7 @@ SCENARIO ?= scenarios/stone_wall.yaml
 OUT    ?= out
 
 FULL   := $(VENV)/.extras
-.PHONY: run dev test lint typecheck pytest docs-examples bench bench-floor bench-replay bench-memory bench-batch bench-startup golden screenshots clean
+.PHONY: run dev test test-long lint typecheck pytest docs-examples bench bench-floor bench-replay bench-memory bench-batch bench-startup golden screenshots clean
 
 # What a battle needs and nothing more (run, verify, show, why, diff, fork, report...).
 $(BIN)/battlesim: pyproject.toml
@@ -43,6 +43,10 @@ pytest: $(FULL)
 ## docs-examples: rewrite the outputs README.md and docs/*.md show from what their commands print now
 docs-examples: $(FULL)
 	$(BIN)/python tests/readme_examples.py update --slow
+
+## test-long: the tests too slow for CI (the 200,000-event flat-memory check, ~6 CPU-minutes)
+test-long: $(FULL)
+	BATTLESIM_LONG_TESTS=1 $(BIN)/pytest tests/security/test_flat_memory.py
 
 ## bench: the engine against the bare loop, the army-size sweep, start-up (figures, not a test)
 bench: $(FULL)

@@ -13,6 +13,7 @@ not time, is measured.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +74,11 @@ def long_replay(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return big, short
 
 
+@pytest.mark.skipif(
+    os.environ.get("BATTLESIM_LONG_TESTS") != "1",
+    reason="about 6 CPU-minutes (a 200,000-event battle fought, then read five times): "
+    "run by `make test-long` (BATTLESIM_LONG_TESTS=1), not in the 10-minute CI",
+)
 def test_tools_peak_within_twice_verify(long_replay: tuple[Path, Path], tmp_path: Path) -> None:
     """show --unit, report, diff and why each peak at most 2 x verify's memory on 200k+ events."""
     big, short = long_replay
