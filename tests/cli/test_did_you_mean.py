@@ -67,7 +67,7 @@ def test_enum_value_kind_cruiser_suggests_the_cruisers(tmp_path: Path) -> None:
             "stone_wall.yaml",
             "target: 24ga}",
             "target: 24gaa}",
-            "sides.0.units.0.order.target: no unit '24gaa'; did you mean '24ga'?",
+            "sides.0.units.1.order.target: no unit '24gaa'; did you mean '24ga'?",
         ),
         (
             "dungeon_skirmish.yaml",
@@ -110,11 +110,11 @@ def test_sweep_path_suggests_the_field_meant(tmp_path: Path) -> None:
         "did you mean 'options.fire_hcv'?\n",
     )
     result = _invoke(
-        "batch", scenario, "--sweep", "sides.csa.units.cob.strength=1,2", "--runs", "1", "-o", out
+        "batch", scenario, "--sweep", "sides.csa.units.phi.strength=1,2", "--runs", "1", "-o", out
     )
     assert result.stderr == (
-        "battlesim: error: --sweep sides.csa.units.cob.strength: no item with id 'cob' in "
-        "sides.csa.units; did you mean 'sides.csa.units.cobb'?\n"
+        "battlesim: error: --sweep sides.csa.units.phi.strength: no item with id 'phi' in "
+        "sides.csa.units; did you mean 'sides.csa.units.phil'?\n"
     )
 
 
@@ -122,7 +122,7 @@ def test_fork_set_suggests_the_event_or_state_field_meant(tmp_path: Path) -> Non
     """A misspelt event field, state field or unit id after `--set` gets a suggestion."""
     out = str(tmp_path / "f.jsonl")
     cases = {
-        "rol=6": "--set rol: no field 'rol' in event musket.morale_tested (seq 4); "
+        "rol=6": "--set rol: no field 'rol' in event musket.morale_tested (seq 8); "
         "did you mean 'roll'?",
         "state.units.69ny.strenght=6": "--set state.units.69ny.strenght: no field 'strenght'; "
         "did you mean 'strength'?",
@@ -130,7 +130,7 @@ def test_fork_set_suggests_the_event_or_state_field_meant(tmp_path: Path) -> Non
         "did you mean '69ny'?",
     }
     for assignment, message in cases.items():
-        result = _invoke("fork", str(GOLDEN), "--at", "4", "--set", assignment, "-o", out)
+        result = _invoke("fork", str(GOLDEN), "--at", "8", "--set", assignment, "-o", out)
         assert (result.exit_code, result.stderr) == (2, f"battlesim: error: {message}\n")
 
 

@@ -85,7 +85,7 @@ def test_a_replay_path_that_is_not_utf8_prints_as_an_escape(tmp_path: Path) -> N
     """``verify o\\xff.jsonl`` on a strict UTF-8 terminal: the byte is printed as an
     escape and the answer is OK (it used to end in ``UnicodeEncodeError``)."""
     out = tmp_path / f"{NOT_UTF8}.jsonl"
-    out.write_bytes(GOLDEN.read_bytes())
+    out.write_bytes((GOLDEN.parents[3] / "replays" / "stone_wall-s1862.jsonl").read_bytes())
     done = _cli("verify", os.fsdecode(out), env={"PYTHONIOENCODING": "utf-8"}, cwd=tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith(f"OK: {tmp_path}/sc\\udcff.jsonl: ")
