@@ -101,7 +101,7 @@ def test_the_command_runs_the_cut_study_and_resume_keeps_its_plan(tmp_path: Path
 
     again = invoke("study", study, "--out", out, "--resume", "--jobs", "1")
     assert again.exit_code == 0, again.output
-    assert f"Results: {out / 'study.duckdb'} (8 runs (0 run now))" in again.output
+    assert f"Results: {out / 'study.duckdb'} (8 runs, all fought before)" in again.output
 
     refused = invoke("study", study, "--out", out, "--resume", "--runs", "3")
     assert refused.exit_code == 2

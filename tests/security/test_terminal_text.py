@@ -59,7 +59,7 @@ def _clean(output: str) -> None:
         ["show", "{a}", "--events", "--seqs", "--unit", "69ny"],
         ["show", "{a}", "--turn", "3"],
         ["show", "{a}", "--unit", "69ny"],
-        ["why", "{a}", "38"],
+        ["why", "{a}", "22"],
         ["diff", "{a}", "{b}"],
         ["diff", "{a}", "{b}", "--verbose"],
         ["verify", "{a}"],
