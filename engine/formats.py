@@ -161,15 +161,21 @@ def _check_fork(fork: object) -> None:
 def check_forks_reached(fork: object, events: int) -> None:
     """Every fork of a header's chain changes an event the battle has (``at_seq`` < ``events``).
 
+    An earlier fork (the parent's) may lie past the battle's end when a later
+    fork, made at a lower seq, changed the battle's course before it: a fork
+    of a fork at seq 66 can end the battle before its parent's fork at seq 87.
+
     Raises:
         ShapeError: a fork at an event the battle never reached (it changed nothing).
     """
+    before: int | None = None  # the lowest at_seq of the later forks seen so far
     while fork is not None:
         at = getattr(fork, "at_seq", 0)
-        if at >= events:
+        if at >= events and (before is None or before >= at):
             raise ShapeError(
                 f"the header's fork at seq {at} changes nothing: the battle has {events} events"
             )
+        before = at if before is None else min(before, at)
         fork = getattr(fork, "earlier", None)
 
 
