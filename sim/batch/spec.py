@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sim.batch.design import Design, DesignError, Factor
 from sim.batch.fieldpath import PathError
-from sim.batch.files import located, read_yaml, validate_located
+from sim.batch.files import located, read_located
 from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
 from sim.batch.sources import named_target, output_folder
 from sim.batch.target import Target
@@ -151,9 +151,7 @@ def load_study(path: str | Path) -> StudySpec:
     Raises:
         ScenarioError: every problem, located by file, line and field.
     """
-    file = str(path)
-    data, lines = read_yaml(path)
-    sf = validate_located(StudyFile, data, lines, file, "study")
+    sf, file, lines = read_located(path, StudyFile, "study")
     problems = [located(file, lines, p, m) for p, m in _consistency(sf)]
     if problems:
         raise ScenarioError(problems)

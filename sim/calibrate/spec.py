@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sim.batch.factors import Factor
 from sim.batch.fieldpath import PathError, get_path
-from sim.batch.files import located, read_yaml, validate_located
+from sim.batch.files import located, read_located
 from sim.batch.plan import DEFAULT_CHUNK
 from sim.batch.sources import Lines, named_target, output_folder
 from sim.batch.target import Target
@@ -278,9 +278,7 @@ def load_calibration(path: str | Path) -> CalibrationSpec:
     Raises:
         ScenarioError: every problem, located by file, line and field.
     """
-    file = str(path)
-    data, lines = read_yaml(path)
-    cf = validate_located(CalibrationFile, data, lines, file, "calibration")
+    cf, file, lines = read_located(path, CalibrationFile, "calibration")
     if cf.startup_trials > cf.trials:
         raise ScenarioError(
             [

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from sim.batch.fieldpath import PathError
-from sim.batch.files import located, read_yaml, validate_located
+from sim.batch.files import located, read_located
 from sim.batch.sources import named_target
 from sim.batch.target import Target
 from sim.scenario.load import Located, ScenarioError
@@ -286,9 +286,7 @@ def load_case(path: str | Path) -> Case:
     Raises:
         ScenarioError: every problem, located by file, line and field.
     """
-    file = str(path)
-    data, lines = read_yaml(path)
-    spec = validate_located(CaseFile, data, lines, file, "historical case")
+    spec, file, lines = read_located(path, CaseFile, "historical case")
     if Path(file).stem != spec.id:
         raise ScenarioError(
             [located(file, lines, ("id",), f"the case {spec.id!r} belongs in {spec.id}.yaml")]
