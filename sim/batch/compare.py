@@ -20,7 +20,9 @@ with a 95 % interval whose ``method`` is named in each comparison:
 
 The variance reduction of pairing (reported with CRN) compares the paired
 standard deviation ``s_d`` with ``√(s_p² + s_b²)``, the standard deviation a
-difference of independent runs would have. Sums are exact integers from
+difference of independent runs would have; their ratio ``s_d² / (s_p² + s_b²)``
+is computed exactly from the sums and rounded once, so a ratio of exactly 1
+is 1.0 and a ratio above 1 is really above 1. Sums are exact integers from
 DuckDB, so the figures do not depend on the order runs were stored in. With
 ``--until-ci`` only the confirmatory runs count (:mod:`sim.batch.stopping`).
 """
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from sim.batch.differences import Table2x2, newcombe, newcombe_paired
@@ -58,6 +61,13 @@ class Moments:
         if self.n < 2:
             return 0.0
         return (self.n * self.s2 - self.s * self.s) / (self.n * (self.n - 1))
+
+    @property
+    def exact_var(self) -> Fraction:
+        """:attr:`var` as an exact fraction of the integer sums."""
+        if self.n < 2:
+            return Fraction(0)
+        return Fraction(self.n * self.s2 - self.s * self.s, self.n * (self.n - 1))
 
 
 def _t(df: float) -> float:
@@ -218,7 +228,9 @@ def _variance(
     unpaired = a.var + b.var if a.n > 1 and b.n > 1 else None
     ratio = None
     if paired_sd is not None and unpaired:
-        ratio = paired_sd**2 / unpaired
+        # exact, then rounded once: a ratio of exactly 1 (a constant baseline) reads 1.0, not
+        # 1.0000000000000002 — "above 1" (pairing cost precision) is then never float noise
+        ratio = float(d.exact_var / (a.exact_var + b.exact_var))
     return {
         "point": point,
         "baseline": baseline,

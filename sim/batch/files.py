@@ -7,6 +7,7 @@ error names the line of the field it is about, as scenario errors do.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -23,7 +24,14 @@ from sim.scenario.load import (
     refuse_other_kind,
 )
 
-__all__ = ["error_message", "line_of", "located", "read_yaml", "validate_located"]
+__all__ = [
+    "error_message",
+    "line_of",
+    "located",
+    "read_located",
+    "read_yaml",
+    "validate_located",
+]
 
 M = TypeVar("M", bound=BaseModel)
 FieldPath = tuple[str | int, ...]
@@ -47,3 +55,20 @@ def validate_located(
         raise ScenarioError(
             [located(file, lines, tuple(e["loc"]), error_message(e)) for e in exc.errors()]
         ) from None
+
+
+def read_located(
+    path: str | Path, model: type[M], what: str
+) -> tuple[M, str, dict[FieldPath, int]]:
+    """Read the YAML file ``path`` as ``model``, a ``what`` (``"study"``, ``"calibration"``…).
+
+    Returns:
+        The validated model, the file's name as its errors give it (for
+        further checks to locate theirs by :func:`located`), and its line map.
+
+    Raises:
+        ScenarioError: the file cannot be read or parsed, or does not validate.
+    """
+    file = str(path)
+    data, lines = read_yaml(path)
+    return validate_located(model, data, lines, file, what), file, lines

@@ -27,10 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sim.batch.design import Design, DesignError, Factor
 from sim.batch.fieldpath import PathError
-from sim.batch.files import located, read_yaml, validate_located
-from sim.batch.guard import FolderError, contained
+from sim.batch.files import located, read_located
 from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
-from sim.batch.target import Target, load_target
+from sim.batch.sources import named_target, output_folder
+from sim.batch.target import Target
 from sim.scenario.load import Located, ScenarioError
 
 __all__ = ["Outputs", "StudyFile", "StudySpec", "load_study"]
@@ -125,21 +125,6 @@ def _consistency(sf: StudyFile) -> list[tuple[tuple[str, ...], str]]:
     return problems
 
 
-def _target(sf: StudyFile, file: str, lines: dict[tuple[str | int, ...], int]) -> Target:
-    key = "scenario" if sf.scenario is not None else "campaign"
-    rel = sf.scenario if sf.scenario is not None else sf.campaign
-    assert rel is not None
-    path = Path(file).parent / rel
-    if not path.is_file():
-        raise ScenarioError([located(file, lines, (key,), f"no file {str(path)!r}")])
-    target = load_target(path)
-    if target.kind != key:
-        raise ScenarioError(
-            [located(file, lines, (key,), f"{rel!r} is a {target.kind} file, not a {key}")]
-        )
-    return target
-
-
 def _check_factors(
     sf: StudyFile, target: Target, file: str, lines: dict[tuple[str | int, ...], int]
 ) -> None:
@@ -160,29 +145,17 @@ def _check_factors(
         raise ScenarioError(problems)
 
 
-def _out(sf: StudyFile, file: str, lines: dict[tuple[str | int, ...], int]) -> Path:
-    """``outputs.dir`` inside the study file's folder, else ./<file stem>."""
-    if not sf.outputs.dir:
-        return Path(Path(file).stem)
-    try:
-        return contained(Path(file).parent, sf.outputs.dir)
-    except FolderError as exc:
-        raise ScenarioError([located(file, lines, ("outputs", "dir"), str(exc))]) from None
-
-
 def load_study(path: str | Path) -> StudySpec:
     """Read a study file and the scenario or campaign it names.
 
     Raises:
         ScenarioError: every problem, located by file, line and field.
     """
-    file = str(path)
-    data, lines = read_yaml(path)
-    sf = validate_located(StudyFile, data, lines, file, "study")
+    sf, file, lines = read_located(path, StudyFile, "study")
     problems = [located(file, lines, p, m) for p, m in _consistency(sf)]
     if problems:
         raise ScenarioError(problems)
-    target = _target(sf, file, lines)
+    target = named_target(file, lines, sf.scenario, sf.campaign)
     _check_factors(sf, target, file, lines)
     plan = StudyPlan(
         target=target,
@@ -197,5 +170,5 @@ def load_study(path: str | Path) -> StudySpec:
         keep_replays=sf.outputs.keep_replays,
         name=sf.name or Path(file).stem,
     )
-    out = _out(sf, file, lines)
+    out = output_folder(file, lines, sf.outputs.dir)
     return StudySpec(plan, sf.outputs, out, sf.baseline, sf.interval)

@@ -8,6 +8,8 @@
   lower end 0 when k = 0 and the upper 1 when k = n (Brown, Cai & DasGupta 2001).
 
 Each returns an :class:`Interval`; :func:`proportion` picks one by name.
+:class:`Estimate` is any estimate with its interval and the method's name
+(a calibration target's, a historical case's measure).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Final, Literal, get_args
 __all__ = [
     "METHODS",
     "Z95",
+    "Estimate",
     "Interval",
     "clopper_pearson",
     "jeffreys",
@@ -48,6 +51,17 @@ class Interval:
     def half_width(self) -> float:
         """Half the interval's width (the ``--until-ci`` criterion)."""
         return (self.high - self.low) / 2
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An estimate over ``n`` runs and its interval ``[low, high]``, named by ``method``."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+    method: str
 
 
 def wilson(k: int, n: int, z: float = Z95) -> Interval:

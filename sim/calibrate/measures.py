@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sim.batch.rows import UNIT_COLUMNS, UNIT_KEYS, ChunkRows
-from sim.batch.stats import wilson
+from sim.batch.stats import Estimate, wilson
 
 __all__ = ["Estimate", "Measure", "MeasureError", "estimate", "parse_measure", "values"]
 
@@ -55,17 +55,6 @@ class Measure:
     what: str
     """``win``, ``draw``, ``loss``, ``turns``, ``unit-status``, ``unit-strength``, ``unit-lost``."""
     key: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A measure over the done runs of one trial: estimate and 95 % interval."""
-
-    value: float
-    low: float
-    high: float
-    n: int
-    method: str
 
 
 def parse_measure(

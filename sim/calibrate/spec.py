@@ -29,10 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sim.batch.factors import Factor
 from sim.batch.fieldpath import PathError, get_path
-from sim.batch.files import located, read_yaml, validate_located
-from sim.batch.guard import FolderError, contained
+from sim.batch.files import located, read_located
 from sim.batch.plan import DEFAULT_CHUNK
-from sim.batch.target import Target, load_target
+from sim.batch.sources import Lines, named_target, output_folder
+from sim.batch.target import Target
 from sim.calibrate.measures import Measure, MeasureError, parse_measure
 from sim.scenario.load import Located, ScenarioError
 
@@ -162,26 +162,12 @@ class CalibrationSpec:
         }
 
 
-Lines = dict[tuple[str | int, ...], int]
-
-
 def _target(cf: CalibrationFile, file: str, lines: Lines) -> Target:
     if (cf.scenario is None) == (cf.campaign is None):
         raise ScenarioError(
             [located(file, lines, (), "name the 'scenario' or the 'campaign' to fit (one of them)")]
         )
-    key = "scenario" if cf.scenario is not None else "campaign"
-    rel = cf.scenario if cf.scenario is not None else cf.campaign
-    assert rel is not None
-    path = Path(file).parent / rel
-    if not path.is_file():
-        raise ScenarioError([located(file, lines, (key,), f"no file {str(path)!r}")])
-    target = load_target(path)
-    if target.kind != key:
-        raise ScenarioError(
-            [located(file, lines, (key,), f"{rel!r} is a {target.kind} file, not a {key}")]
-        )
-    return target
+    return named_target(file, lines, cf.scenario, cf.campaign)
 
 
 def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict[str, Any]:
@@ -286,24 +272,13 @@ def _measures(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> t
     return tuple(out)
 
 
-def _out(cf: CalibrationFile, file: str, lines: Lines) -> Path:
-    if not cf.outputs.dir:
-        return Path(Path(file).stem)
-    try:
-        return contained(Path(file).parent, cf.outputs.dir)
-    except FolderError as exc:
-        raise ScenarioError([located(file, lines, ("outputs", "dir"), str(exc))]) from None
-
-
 def load_calibration(path: str | Path) -> CalibrationSpec:
     """Read a calibration file and the scenario or campaign it fits.
 
     Raises:
         ScenarioError: every problem, located by file, line and field.
     """
-    file = str(path)
-    data, lines = read_yaml(path)
-    cf = validate_located(CalibrationFile, data, lines, file, "calibration")
+    cf, file, lines = read_located(path, CalibrationFile, "calibration")
     if cf.startup_trials > cf.trials:
         raise ScenarioError(
             [
@@ -330,7 +305,7 @@ def load_calibration(path: str | Path) -> CalibrationSpec:
         goals=tuple(cf.targets),
         measures=measures,
         start=start,
-        out=_out(cf, file, lines),
+        out=output_folder(file, lines, cf.outputs.dir),
         plots=cf.outputs.plots,
         source=Path(file).name,
     )

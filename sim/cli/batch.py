@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 import click
 
 from sim.cli.common import (
+    STUDY_OUT,
     Command,
     Whole,
     echo_json,
+    executor_options,
     fail,
-    json_option,
-    quiet_option,
+    out_option,
     readable_file,
     seed_option,
 )
@@ -156,37 +157,9 @@ def _overrides_text(overrides: dict[str, dict[str, Any]]) -> str:
     )
 
 
-def _executor_options(f: Any) -> Any:
-    options = [
-        click.option(
-            "--jobs",
-            "-j",
-            type=Whole(1),
-            default=None,
-            help="Worker processes (default: every CPU this process may use).",
-        ),
-        click.option(
-            "--executor",
-            type=click.Choice(["local", "dask"]),
-            default="local",
-            show_default=True,
-            help="local: a process pool here; dask: a Dask LocalCluster, or --scheduler's.",
-        ),
-        click.option(
-            "--scheduler",
-            metavar="ADDRESS",
-            default=None,
-            help="An existing Dask scheduler, e.g. tcp://host:8786 (with --executor dask).",
-        ),
-        click.option(
-            "--resume", is_flag=True, help="Complete the study in --out after it was stopped."
-        ),
-        quiet_option(),
-        json_option("Print the summary as JSON."),
-    ]
-    for option in reversed(options):
-        f = option(f)
-    return f
+_executor_options = executor_options(
+    "Complete the study in --out after it was stopped.", "Print the summary as JSON."
+)
 
 
 def _interval_option(f: Any) -> Any:
@@ -391,13 +364,7 @@ def _design(name: str) -> Design:
 @click.argument(
     "study_file", metavar="STUDY.yaml", type=click.Path(dir_okay=False), callback=readable_file
 )
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Output folder (default: the file's outputs.dir, else <file stem> here).",
-)
+@out_option(STUDY_OUT, folder=True)
 @click.option(
     "--runs",
     "-n",

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Literal
 
 import click
 
-from sim.cli.common import Command, echo_json, fail, json_option, quiet_option, readable_file
+from sim.cli.common import (
+    STUDY_OUT,
+    Command,
+    echo_json,
+    executor_options,
+    fail,
+    out_option,
+    readable_file,
+)
 
 if TYPE_CHECKING:
     from sim.calibrate import Trial
@@ -30,36 +38,10 @@ __all__ = ["calibrate"]
     type=click.Path(dir_okay=False),
     callback=readable_file,
 )
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Output folder (default: the file's outputs.dir, else <file stem> here).",
+@out_option(STUDY_OUT, folder=True)
+@executor_options(
+    "Continue the calibration in --out after it stopped.", "Print the result as one JSON object."
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=None,
-    help="Worker processes (default: every CPU this process may use).",
-)
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "dask"]),
-    default="local",
-    show_default=True,
-    help="local: a process pool here; dask: a Dask LocalCluster, or --scheduler's.",
-)
-@click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    default=None,
-    help="An existing Dask scheduler, e.g. tcp://host:8786 (with --executor dask).",
-)
-@click.option("--resume", is_flag=True, help="Continue the calibration in --out after it stopped.")
-@quiet_option()
-@json_option("Print the result as one JSON object.")
 def calibrate(
     calibration_file: str,
     out: str | None,

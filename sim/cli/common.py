@@ -184,3 +184,44 @@ def force_option(help_text: str = REPLAY_FORCE, flag: str = "--force") -> Callab
 def quiet_option() -> Callable[[F], F]:
     """``-q/--quiet``: no progress on stderr."""
     return click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+
+
+STUDY_OUT = "Output folder (default: the file's outputs.dir, else <file stem> here)."
+"""``-o/--out`` of a command that runs a study-like file (``study``, ``calibrate``)."""
+
+
+def executor_options(resume_help: str, json_help: str) -> Callable[[F], F]:
+    """What runs a study's battles: ``--jobs``, ``--executor``, ``--scheduler``, ``--resume``,
+    ``-q/--quiet`` and ``--json`` (``batch``, ``study``, ``calibrate``)."""
+    options = [
+        click.option(
+            "--jobs",
+            "-j",
+            type=Whole(1),
+            default=None,
+            help="Worker processes (default: every CPU this process may use).",
+        ),
+        click.option(
+            "--executor",
+            type=click.Choice(["local", "dask"]),
+            default="local",
+            show_default=True,
+            help="local: a process pool here; dask: a Dask LocalCluster, or --scheduler's.",
+        ),
+        click.option(
+            "--scheduler",
+            metavar="ADDRESS",
+            default=None,
+            help="An existing Dask scheduler, e.g. tcp://host:8786 (with --executor dask).",
+        ),
+        click.option("--resume", is_flag=True, help=resume_help),
+        quiet_option(),
+        json_option(json_help),
+    ]
+
+    def decorate(f: F) -> F:
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return decorate

@@ -8,7 +8,15 @@ from typing import Any
 
 import click
 
-from sim.cli.common import Command, echo_json, fail, force_option, json_option, quiet_option
+from sim.cli.common import (
+    Command,
+    echo_json,
+    fail,
+    force_option,
+    json_option,
+    out_option,
+    quiet_option,
+)
 
 __all__ = ["history"]
 
@@ -76,13 +84,7 @@ def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | Non
     default=None,
     help="Also draw every measure against history into this PNG.",
 )
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Also write history.txt, history.json and history.png into this folder.",
-)
+@out_option("Also write history.txt, history.json and history.png into this folder.", folder=True)
 @force_option()
 @quiet_option()
 @json_option("Print the results as one JSON object.")

@@ -18,6 +18,7 @@ from sim.cli.common import (
     fail,
     force_option,
     json_option,
+    out_option,
     readable_file,
     say,
     seed_option,
@@ -89,13 +90,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
 @click.option(
     "--format", "fmt", type=click.Choice(["parquet", "csv"]), required=True, help="File format."
 )
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Folder for the files (default: DIR/export).",
-)
+@out_option("Folder for the files (default: DIR/export).", folder=True)
 @click.option(
     "--wide",
     is_flag=True,
@@ -124,13 +119,7 @@ def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool)
     callback=readable_file,
 )
 @seed_option("Campaign seed (default: the file's 'seed'); battle k's seed is derived from it.")
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Folder for the replays and campaign.json (default: <stem>-s<seed> here).",
-)
+@out_option("Folder for the replays and campaign.json (default: <stem>-s<seed> here).", folder=True)
 @json_option("Print the campaign outcome as JSON.")
 def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: bool) -> None:
     """Fight a campaign's battles in order, survivors carried over.

@@ -14,8 +14,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from sim.batch.fieldpath import PathError
-from sim.batch.files import located, read_yaml, validate_located
-from sim.batch.target import Target, load_target
+from sim.batch.files import located, read_located
+from sim.batch.sources import named_target
+from sim.batch.target import Target
 from sim.scenario.load import Located, ScenarioError
 
 __all__ = [
@@ -228,17 +229,7 @@ class Case:
 
 
 def _target(spec: CaseFile, file: str, lines: dict[tuple[str | int, ...], int]) -> Target:
-    key = "scenario" if spec.scenario is not None else "campaign"
-    rel = spec.scenario if spec.scenario is not None else spec.campaign
-    assert rel is not None
-    path = Path(file).parent / rel
-    if not path.is_file():
-        raise ScenarioError([located(file, lines, (key,), f"no file {str(path)!r}")])
-    target = load_target(path)
-    if target.kind != key:
-        raise ScenarioError(
-            [located(file, lines, (key,), f"{rel!r} is a {target.kind} file, not a {key}")]
-        )
+    target = named_target(file, lines, spec.scenario, spec.campaign)
     problems: list[Located] = []
     for field_path in spec.set:
         try:
@@ -295,9 +286,7 @@ def load_case(path: str | Path) -> Case:
     Raises:
         ScenarioError: every problem, located by file, line and field.
     """
-    file = str(path)
-    data, lines = read_yaml(path)
-    spec = validate_located(CaseFile, data, lines, file, "historical case")
+    spec, file, lines = read_located(path, CaseFile, "historical case")
     if Path(file).stem != spec.id:
         raise ScenarioError(
             [located(file, lines, ("id",), f"the case {spec.id!r} belongs in {spec.id}.yaml")]

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from sim.batch.stats import Z95, wilson
+from sim.batch.stats import Z95, Estimate, wilson
 from sim.history.measures import Value
 
 __all__ = ["METHODS", "Estimate", "estimate"]
@@ -23,17 +22,6 @@ METHODS = {
     "ratio": "delta method 95 %",
 }
 """Each statistic's interval, as the table names it."""
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """An estimate over ``n`` runs and its interval ``[low, high]``, named by ``method``."""
-
-    value: float
-    low: float
-    high: float
-    n: int
-    method: str
 
 
 def _probability(values: Sequence[float]) -> Estimate:

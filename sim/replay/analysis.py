@@ -18,6 +18,7 @@ from typing import Any
 from engine.events import Event, Override, Snapshot, TurnEnded
 from sim.contract import Reading
 from sim.replay.file import ReplayLike
+from sim.scenario.values import ValueProblem, parse_value
 
 __all__ = [
     "event_rows",
@@ -25,6 +26,7 @@ __all__ = [
     "measures_by_turn",
     "narrative",
     "narrative_line",
+    "plain",
     "side_strength",
     "unit_rows",
     "why",
@@ -83,15 +85,48 @@ def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
     header_fork = loaded.header.fork
     if isinstance(event, Override):
         turn = loaded.ruleset.turn_name.capitalize()
-        return f"{turn} {event.turn} — counterfactual: {event.path} set to {event.value!r}"
+        return f"{turn} {event.turn} — counterfactual: {event.path} set to {plain(event.value)}"
     if isinstance(event, TurnEnded | Snapshot):
         return None  # the engine's bookkeeping: nothing happened on the field
     line = loaded.ruleset.narrate(loaded.scenario, state, event)
     fork = header_fork.chain().get(event.seq) if header_fork is not None else None
     if line is not None and fork is not None and fork.event:
-        changed = ", ".join(f"{k}={v!r}" for k, v in sorted(fork.event.items()))
+        changed = ", ".join(f"{k}={plain(v)}" for k, v in sorted(fork.event.items()))
         line += f" [counterfactual: {changed}]"
     return line
+
+
+_QUOTED = frozenset(",=[]{}#'\"")
+"""Characters that would make a bare text ambiguous in ``[counterfactual: a=x, b=y]``."""
+
+
+def plain(value: Any) -> str:
+    """A fork's value as ``--set`` takes it: ``true``, ``null``, ``2``, ``routed``, ``[5, 9]``.
+
+    Text is written bare unless ``--set`` would read it as something else
+    (``'1861'``, ``'true'``, ``''``) or it holds a separator: then quoted, as YAML
+    quotes (``'`` doubled inside).
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value if _bare(value) else "'" + value.replace("'", "''") + "'"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(plain(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {plain(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _bare(text: str) -> bool:
+    if not text or text != text.strip() or any(c in _QUOTED for c in text):
+        return False
+    try:
+        return bool(parse_value(text) == text)
+    except ValueProblem:
+        return False
 
 
 def _record(value: Any) -> bool:

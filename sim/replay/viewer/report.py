@@ -7,6 +7,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from sim.replay.analysis import plain
 from sim.replay.diff import diff_replays
 from sim.replay.file import ReplayLike
 from sim.replay.viewer.model import ROW_BUDGET, ViewData, battle_view
@@ -42,7 +43,7 @@ def _header(view: ViewData) -> str:
 
 
 def _value(v: Any) -> str:
-    return escape(repr(v))
+    return escape(plain(v))
 
 
 def fork_banner(view: ViewData) -> str:

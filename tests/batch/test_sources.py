@@ -1,0 +1,130 @@
+"""Study, calibration and case files read the scenario and output folder they name alike.
+
+The three readers share one reading of ``scenario:``/``campaign:`` and
+``outputs.dir``; these tests pin each reader's exact messages, so the
+sharing changed no byte of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sim.batch.spec import load_study
+from sim.calibrate.spec import load_calibration
+from sim.history.case import load_case
+from sim.scenario.load import ScenarioError
+from tests.batch.helpers import SCENARIOS
+
+STUDY = """\
+replications: 2
+{target}
+outputs: {{dir: {out}}}
+"""
+
+CALIBRATION = """\
+replications: 2
+trials: 1
+startup_trials: 1
+{target}
+factors:
+  - {{path: options.fire_hcv, range: [10, 40]}}
+targets:
+  - {{measure: win.csa, value: 1}}
+outputs: {{dir: {out}}}
+"""
+
+CASE = """\
+format: 1
+id: case
+title: A case
+{target}
+seed: 1
+runs: 2
+measures:
+  - {{id: holds, label: P(hold), kind: win, side: csa, historical: 1, accept: {{min: 0.5}},
+      source: A test.}}
+"""
+
+STONE_WALL = f"scenario: {SCENARIOS / 'stone_wall.yaml'}"
+Reader = Callable[[Path], Any]
+FILES: list[tuple[str, str, Reader]] = [
+    ("study.yaml", STUDY, load_study),
+    ("fit.yaml", CALIBRATION, load_calibration),
+    ("case.yaml", CASE, load_case),
+]
+
+
+def _file(folder: Path, name: str, text: str, target: str, out: str = "out") -> Path:
+    path = folder / name
+    path.write_text(text.format(target=target, out=out), encoding="utf-8")
+    return path
+
+
+def _error(read: Reader, path: Path) -> str:
+    with pytest.raises(ScenarioError) as caught:
+        read(path)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(("name", "text", "read"), FILES, ids=[f[0] for f in FILES])
+def test_a_missing_scenario_file_is_named_at_its_line(
+    tmp_path: Path, name: str, text: str, read: Reader
+) -> None:
+    """``scenario: nowhere.yaml``: the line of ``scenario``, and the path looked for."""
+    path = _file(tmp_path, name, text, "scenario: nowhere.yaml")
+    line = text.splitlines().index("{target}") + 1
+    assert _error(read, path) == (
+        f"{path}:{line}: scenario: no file {str(tmp_path / 'nowhere.yaml')!r}"
+    )
+
+
+@pytest.mark.parametrize(("name", "text", "read"), FILES, ids=[f[0] for f in FILES])
+def test_a_file_of_the_other_kind_is_refused(
+    tmp_path: Path, name: str, text: str, read: Reader
+) -> None:
+    """``campaign:`` naming a scenario (and the reverse): which kind the file is."""
+    line = text.splitlines().index("{target}") + 1
+    path = _file(tmp_path, name, text, f"campaign: {SCENARIOS / 'stone_wall.yaml'}")
+    assert _error(read, path) == (
+        f"{path}:{line}: campaign: {str(SCENARIOS / 'stone_wall.yaml')!r} is a scenario file, "
+        "not a campaign"
+    )
+    path = _file(tmp_path, name, text, f"scenario: {SCENARIOS / 'fredericksburg_campaign.yaml'}")
+    assert _error(read, path) == (
+        f"{path}:{line}: scenario: {str(SCENARIOS / 'fredericksburg_campaign.yaml')!r} is a "
+        "campaign file, "
+        "not a scenario"
+    )
+
+
+@pytest.mark.parametrize(("name", "text", "read"), FILES[:2], ids=[f[0] for f in FILES[:2]])
+def test_an_output_folder_outside_the_files_folder_is_refused(
+    tmp_path: Path, name: str, text: str, read: Reader
+) -> None:
+    """``outputs.dir`` climbing out or absolute: the line of ``outputs``, and why."""
+    line = text.splitlines().index("outputs: {{dir: {out}}}") + 1
+    path = _file(tmp_path, name, text, STONE_WALL, out="../elsewhere")
+    assert _error(read, path) == (
+        f"{path}:{line}: outputs.dir: '../elsewhere' leaves the study file's folder "
+        f"{str(tmp_path)!r}"
+    )
+    path = _file(tmp_path, name, text, STONE_WALL, out="/tmp/x")
+    assert _error(read, path) == (
+        f"{path}:{line}: outputs.dir: '/tmp/x' is absolute: name a folder relative to the "
+        "study file"
+    )
+
+
+@pytest.mark.parametrize(("name", "text", "read"), FILES[:2], ids=[f[0] for f in FILES[:2]])
+def test_the_output_folder_defaults_to_the_files_stem(
+    tmp_path: Path, name: str, text: str, read: Reader
+) -> None:
+    """No ``outputs.dir``: ./<file stem>; one inside the file's folder: that folder."""
+    path = _file(tmp_path, name, text.replace("outputs: {{dir: {out}}}\n", ""), STONE_WALL)
+    assert read(path).out == Path(Path(name).stem)
+    path = _file(tmp_path, name, text, STONE_WALL, out="results")
+    assert read(path).out == tmp_path / "results"
