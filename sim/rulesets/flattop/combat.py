@@ -82,11 +82,17 @@ def decide_air_combat(b: Battle, strike: str, cause: int) -> list[AirCombat]:
     at the escorts; the rest fire at the bombers; ``escorts_first`` — all CAP
     factors fire at the strike and escorts take the hits before bombers.  All
     strengths are those before the combat (simultaneous fire).
+
+    With ``cap_engagement: once_per_turn`` [ours] a CAP that has fought a raid
+    this turn meets no other raid until the next turn: none (an empty list).
     """
     o, s = b.options, b.state.strikes[strike]
-    cap, escort, attacks = b.state.task_forces[s.target].cap, s.escort, s.attacks
+    tf = b.state.task_forces[s.target]
+    cap, escort, attacks = tf.cap, s.escort, s.attacks
     bombers = sum(attacks)
     if not cap or not (escort or bombers):
+        return []
+    if o.cap_engagement == "once_per_turn" and tf.fought_turn == b.turn:
         return []
     mods = b.weather(s.target) if o.weather_in_air_combat else {}
     table = o.table_fighter_air_to_air

@@ -46,6 +46,10 @@ def outcome(sc: FlattopScenario, state: BattleState) -> Outcome:
                 trusted_measure("ships_sunk", len(sunk), "ships"),
                 trusted_measure("ships_crippled", len(crippled), "ships"),
                 trusted_measure("air_factors", sum(lost.values()), "air factors"),
+                *(
+                    trusted_measure(f"air_factors_{cause}", n, "air factors")
+                    for cause, n in lost.items()
+                ),
             ],
             {
                 "sunk": sunk,

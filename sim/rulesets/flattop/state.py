@@ -100,6 +100,11 @@ class TaskForceState:
     side: str
     name: str
     cap: int
+    fought_turn: int = field(default=0, compare=False)
+    """The last turn in which its CAP fought a raid (0: none yet).  Read only within that
+    turn (``cap_engagement: once_per_turn``), so it is not in the snapshot: a snapshot and
+    a digest are taken between turns, when it no longer matters (and a version-1 replay's
+    digests stay what they were)."""
 
 
 @dataclass(slots=True)
@@ -286,6 +291,7 @@ def _strike_losses(state: BattleState, strike_id: str, escort: int, attacks: lis
 def _(event: AirCombat, state: BattleState) -> None:
     tf = state.task_forces[event.task_force]
     tf.cap -= event.cap_lost
+    tf.fought_turn = event.turn
     state.sides[tf.side].air_lost["air_combat"] += event.cap_lost
     lost = _strike_losses(state, event.strike, event.escort_lost, event.attack_losses)
     state.sides[state.strikes[event.strike].side].air_lost["air_combat"] += lost
