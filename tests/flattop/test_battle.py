@@ -69,10 +69,8 @@ def test_coral_sea_golden_outcome(tmp_path: Path) -> None:
     assert allied["air_factors_lost"] == {
         "air_combat": 0, "anti_aircraft": 1, "aboard": 0, "ditched": 0,
     }  # fmt: skip
-    assert (japan["losses"]["air_factors_aboard"], allied["losses"]["air_factors_anti_aircraft"]) == (
-        4,
-        1,
-    )
+    losses = (japan["losses"], allied["losses"])
+    assert (losses[0]["air_factors_aboard"], losses[1]["air_factors_anti_aircraft"]) == (4, 1)
     assert (japan["sunk"], japan["crippled"], result.state.ships["shoho"].hits) == (
         ["Shoho"],
         [],
@@ -114,7 +112,7 @@ def test_coral_sea_sketch_outcome(tmp_path: Path) -> None:
         "air_combat": 1, "anti_aircraft": 1, "aboard": 0, "ditched": 0,
     }  # fmt: skip
     assert (o["sides"]["japan"]["crippled"], o["sides"]["japan"]["sunk"]) == (["Shoho"], [])
-    assert (result.state.ships["shoho"].hits, result.events) == (6, 23)
+    assert (result.state.ships["shoho"].hits, result.events) == (6, 24)
     assert result.summary == [
         "Allied: 0 ships sunk, 0 crippled, 2 air factors lost; 9 points",
         "Japanese: 0 ships sunk, 1 crippled (Shoho), 5 air factors lost; 2 points",
@@ -185,8 +183,9 @@ def _two_strikes(launch2: str = "07:00", **options: str) -> dict[str, Any]:
 
 
 def test_two_strikes_at_the_same_minute_act_in_scenario_order() -> None:
-    """Strikes launched together from two carriers arrive together; the first declared fights first
-    and (``cap_engagement: every_raid``) its escorts' kills leave the second facing a smaller CAP."""
+    """Strikes launched together from two carriers arrive together; the first declared fights
+    first and (``cap_engagement: every_raid``) its escorts' kills leave the second facing a
+    smaller CAP."""
     data = _two_strikes(cap_engagement="every_raid")
     events = _simulate(data, seed=8)  # seed 8: s1's escorts shoot down one of the CAP
     arrival = [e for e in events if e["time"] == 129.0]
@@ -202,13 +201,18 @@ def test_two_strikes_at_the_same_minute_act_in_scenario_order() -> None:
 
 def test_the_cap_fights_once_a_turn_by_default() -> None:
     """``cap_engagement: once_per_turn`` (rules version 2's default): the second raid of the same
-    minute meets no CAP (AA only); a raid an hour later, in the next turn, meets it again."""
+    minute meets no CAP (a ``cap_rearming`` naming the raid it fought, then AA); a raid an hour
+    later, in the next turn, meets it again."""
     together = [e for e in _simulate(_two_strikes(), seed=8) if e["time"] == 129.0]
     assert [(e["strike"], e["type"].split(".")[1]) for e in together] == [
         ("s1", "air_combat"), ("s1", "air_combat"), ("s1", "air_combat"),
         ("s1", "anti_aircraft"), ("s1", "attacked"),
-        ("s2", "anti_aircraft"), ("s2", "attacked"),
+        ("s2", "cap_rearming"), ("s2", "anti_aircraft"), ("s2", "attacked"),
     ]  # fmt: skip
+    rearming = together[5]
+    assert (rearming["task_force"], rearming["fought"], rearming["cap"]) == (
+        "tf2", "s1", 5 - together[0]["cap_lost"],
+    )  # fmt: skip
     later = _simulate(_two_strikes(launch2="08:00"), seed=8)
     s2 = [(e["turn"], e["type"].split(".")[1]) for e in later if e.get("strike") == "s2"]
     assert ("air_combat" in {t for _, t in s2}) and {n for n, t in s2 if t == "air_combat"} == {4}
@@ -329,10 +333,10 @@ def test_cli_run_verify_and_show_work_on_a_flattop_battle(tmp_path: Path) -> Non
         "Allied 9 points, Japanese 2 — Allied leads by 7",
         "  Allied: 0 ships sunk, 0 crippled, 2 air factors lost; 9 points",
         "  Japanese: 0 ships sunk, 1 crippled (Shoho), 5 air factors lost; 2 points",
-        f"Replay: {out} (23 events)",
+        f"Replay: {out} (24 events)",
     ]
     verify = _invoke("verify", str(out))
-    assert (verify.exit_code, verify.stdout.startswith(f"OK: {out}: 23 events")) == (0, True)
+    assert (verify.exit_code, verify.stdout.startswith(f"OK: {out}: 24 events")) == (0, True)
     show = _invoke("show", str(out), "--turn", "4")
     assert show.exit_code == 0
     lines = show.stdout.splitlines()

@@ -365,3 +365,26 @@ def test_victory_points_count_sunk_crippled_and_air_factors() -> None:
     b.state.sides["red"].air_lost["air_combat"] = 2
     assert points(b.state, 1) == {"blue": 2, "red": 14}
     assert points(b.state, 0) == {"blue": 0, "red": 9}
+
+
+def test_the_audit_holds_the_cap_to_one_raid_a_turn() -> None:
+    """verify's audit: a CAP that fought s0 this turn may only stand down (cap_rearming) for s1,
+    and may not fight it; under every_raid a cap_rearming is never lawful."""
+    from sim.rulesets.flattop.audit import audit
+    from sim.rulesets.flattop.events import AirCombat, CapRearming
+
+    b = battle()
+    _airborne(b, 4, [8, 6])
+    _script(b, 5, 5)
+    [fight, *_] = combat.decide_air_combat(b, "s1", cause=0)
+    assert isinstance(fight, AirCombat) and audit(b.scenario, b.state, fight) is None
+    tf = b.state.task_forces["tf2"]
+    tf.fought_turn, tf.fought_strike = b.turn, "s0"
+    [stand_down] = combat.decide_air_combat(b, "s1", cause=0)
+    assert isinstance(stand_down, CapRearming) and stand_down.fought == "s0"
+    assert audit(b.scenario, b.state, stand_down) is None
+    assert audit(b.scenario, b.state, fight) == "tf2's CAP fights s1 after s0 in turn 1"
+    every = battle(scenario_data(options={"cap_engagement": "every_raid"}))
+    assert audit(every.scenario, every.state, stand_down) == (
+        "tf2's CAP did not fight s0 this turn with 5 AF"
+    )

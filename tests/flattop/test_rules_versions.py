@@ -32,10 +32,14 @@ def test_options_read_for_each_version() -> None:
     Both options were in version 1's headers, so a v1 dump keeps them (byte for byte)."""
     old = FlattopOptions.model_validate({}, context={"ruleset_version": "1"})
     new = FlattopOptions.model_validate({}, context={"ruleset_version": "2"})
-    assert {k: getattr(old, k) for k in RULES_V1} == RULES_V1 == {
-        "table_anti_aircraft": 4,
-        "cap_engagement": "every_raid",
-    }
+    assert (
+        {k: getattr(old, k) for k in RULES_V1}
+        == RULES_V1
+        == {
+            "table_anti_aircraft": 4,
+            "cap_engagement": "every_raid",
+        }
+    )
     assert (new.table_anti_aircraft, new.cap_engagement) == (1, "once_per_turn")
     assert new == FlattopOptions()
     dumped = old.model_dump(context={"ruleset_version": "1"})
@@ -72,9 +76,10 @@ def test_the_old_battle_still_shows_and_explains() -> None:
     """show and why read the v1 battle from its log alone."""
     shown = invoke("show", str(RULES1))
     assert shown.exit_code == 0
-    assert shown.stdout.splitlines()[0] == "Coral Sea — the strike on Shoho — end of battle (turn 5)"
+    title = "Coral Sea — the strike on Shoho — end of battle (turn 5)"
+    assert shown.stdout.splitlines()[0] == title
     loaded = api.load_replay(RULES1)
     sunk = next(e for e in loaded.events if getattr(e, "status_after", None) == "sunk")
     chain = analysis.why(loaded, sunk.seq)
-    assert [e.type for e, _ in chain][0] == "flattop.spotted"
+    assert next(e.type for e, _ in chain) == "flattop.spotted"
     assert invoke("why", str(RULES1), str(sunk.seq)).exit_code == 0
