@@ -59,8 +59,10 @@ class ChangedDefaults(BaseModel):
     gives) gets the earlier values of the options it does not set, and is
     written for that version without them; so a replay fought before the
     change is fought again exactly, and its header is written back byte for
-    byte. Declare each changed option with :func:`later_option` (its new
-    default, left out of dumps).
+    byte. Declare an option the change added with :func:`later_option` (its new
+    default, left out of dumps); an option that was already there keeps a plain
+    ``Field`` with its new default, and stays in every dump, as the earlier
+    version wrote it (flattop's AA table, changed by its version 2).
     """
 
     CHANGED: ClassVar[dict[str, dict[str, Any]]] = {}
@@ -84,9 +86,11 @@ class ChangedDefaults(BaseModel):
         version = (info.context or {}).get(VERSION_KEY)
         if not isinstance(data, dict):
             return data
+        fields = type(self).model_fields
         for since, before in self.CHANGED.items():
             if _earlier(version, since):
                 for name, value in before.items():
-                    if name in data and getattr(self, name) == value:
+                    later = fields[name].exclude_if is not None  # added with the change
+                    if later and name in data and getattr(self, name) == value:
                         del data[name]
         return data

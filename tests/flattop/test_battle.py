@@ -50,64 +50,72 @@ def _simulate(data: dict[str, Any], seed: int = 5) -> list[dict[str, Any]]:
 
 def test_coral_sea_golden_outcome(tmp_path: Path) -> None:
     """At seed 1942 Lexington's dive bombers cripple Shoho (3 hits of her light carrier's 5) and
-    Yorktown's torpedo bombers sink her; each side scores the other's losses: the Allies 5 for
-    Shoho and 6 for the AF lost (4 aboard her, 2 of her CAP), the Japanese 4 for the AF lost
-    (2 in air combat; 2 to the AA, 7 factors against Lexington's strike, then 6 with Shoho
-    crippled firing half her 2)."""
+    Yorktown's strike sinks her (1 + 2 hits); each side scores the other's losses: the Allies 5
+    for Shoho and 4 for the AF lost aboard her, the Japanese 1 for the AF their AA shot down
+    (table 1: 7 factors against Lexington's strike, 0 hits; then 6, Shoho crippled firing half
+    her 2, 1 hit).  The CAP's one fight (with Lexington's escorts) hits nothing, and it meets
+    no second raid that turn (``cap_engagement: once_per_turn``)."""
     result = api.run(CORAL, out=tmp_path / "coral.jsonl")
     o = result.outcome.as_json()
     assert (o["winner"], o["turns"], o["reason"]) == (
         "allied",
         5,
-        "every strike flown: Allied 11 points, Japanese 4 — Allied leads by 7",
+        "every strike flown: Allied 9 points, Japanese 1 — Allied leads by 8",
     )
     japan, allied = o["sides"]["japan"], o["sides"]["allied"]
     assert japan["air_factors_lost"] == {
-        "air_combat": 2, "anti_aircraft": 0, "aboard": 4, "ditched": 0,
+        "air_combat": 0, "anti_aircraft": 0, "aboard": 4, "ditched": 0,
     }  # fmt: skip
     assert allied["air_factors_lost"] == {
-        "air_combat": 2, "anti_aircraft": 2, "aboard": 0, "ditched": 0,
+        "air_combat": 0, "anti_aircraft": 1, "aboard": 0, "ditched": 0,
     }  # fmt: skip
+    losses = (japan["losses"], allied["losses"])
+    assert (losses[0]["air_factors_aboard"], losses[1]["air_factors_anti_aircraft"]) == (4, 1)
     assert (japan["sunk"], japan["crippled"], result.state.ships["shoho"].hits) == (
         ["Shoho"],
         [],
-        5,
+        6,
     )
-    assert (allied["points"], japan["points"]) == (5 + 6, 4)
-    aa = [(e["result"]["factors"], e["result"]["hits"]) for e in _golden("coral_sea.yaml")
-          if e["type"] == "flattop.anti_aircraft"]  # fmt: skip
-    assert aa == [(2 + 4 * 1 + 1, 0), (1 + 4 * 1 + 1, 2)]
+    assert (allied["points"], japan["points"]) == (5 + 4, 1)
     golden = _golden("coral_sea.yaml")
+    aa = [(e["result"]["factors"], e["result"]["hits"]) for e in golden
+          if e["type"] == "flattop.anti_aircraft"]  # fmt: skip
+    assert aa == [(2 + 4 * 1 + 1, 0), (1 + 4 * 1 + 1, 1)]
+    assert [(e["strike"], e["firer"]) for e in golden if e["type"] == "flattop.air_combat"] == [
+        ("lex_strike", "escort"), ("lex_strike", "cap"),
+    ]  # fmt: skip
     attacks = [
         (e["strike"], e["hits_taken"], e["status_after"]) for e in golden if "hits_taken" in e
     ]
     assert attacks == [
         ("lex_strike", 3, "crippled"), ("lex_strike", 0, "crippled"),
-        ("yorktown_strike", 0, "crippled"), ("yorktown_strike", 2, "sunk"),
+        ("yorktown_strike", 1, "crippled"), ("yorktown_strike", 2, "sunk"),
     ]  # fmt: skip
     assert [e["time"] for e in golden if e["type"] == "flattop.launched"] == [30.0, 45.0]
 
 
 def test_coral_sea_sketch_outcome(tmp_path: Path) -> None:
-    """The sketch at seed 1942: Shoho is crippled with 6 hits of 8 and the Allies win 9 to 5."""
+    """The sketch at seed 1942: Shoho is crippled with 6 hits of 8 and the Allies win 9 to 2: the
+    CAP takes one of Lexington's escorts, the AA (table 1, 9 factors) one of its bombers; the B-17s
+    six minutes later meet no CAP (it fought this turn) and their AA roll misses."""
     result = api.run(SKETCH, out=tmp_path / "coral.jsonl")
     o = result.outcome.as_json()
     assert (o["winner"], o["turns"], o["reason"]) == (
         "allied",
         6,
-        "every strike flown: Allied 9 points, Japanese 5 — Allied leads by 4",
+        "every strike flown: Allied 9 points, Japanese 2 — Allied leads by 7",
     )
     assert o["sides"]["japan"]["air_factors_lost"] == {
         "air_combat": 0, "anti_aircraft": 0, "aboard": 5, "ditched": 0,
     }  # fmt: skip
     assert o["sides"]["allied"]["air_factors_lost"] == {
-        "air_combat": 3, "anti_aircraft": 2, "aboard": 0, "ditched": 0,
+        "air_combat": 1, "anti_aircraft": 1, "aboard": 0, "ditched": 0,
     }  # fmt: skip
     assert (o["sides"]["japan"]["crippled"], o["sides"]["japan"]["sunk"]) == (["Shoho"], [])
-    assert (result.state.ships["shoho"].hits, result.events) == (6, 23)
+    assert (result.state.ships["shoho"].hits, result.events) == (6, 24)
     assert result.summary == [
-        "Allied: 0 ships sunk, 0 crippled, 5 air factors lost; 9 points",
-        "Japanese: 0 ships sunk, 1 crippled (Shoho), 5 air factors lost; 5 points",
+        "Allied: 0 ships sunk, 0 crippled, 2 air factors lost; 9 points",
+        "Japanese: 0 ships sunk, 1 crippled (Shoho), 5 air factors lost; 2 points",
     ]
 
 
@@ -162,16 +170,23 @@ def test_each_hour_closes_with_one_turn_end_before_anything_else_at_that_minute(
                 assert e["turn"] == int(e["time"] // 60) + 1, e
 
 
-def test_two_strikes_at_the_same_minute_act_in_scenario_order() -> None:
-    """Strikes launched together from two carriers arrive together; the first declared fights first
-    and its escorts' kills leave the second facing a smaller CAP."""
-    data = scenario_data()
+def _two_strikes(launch2: str = "07:00", **options: str) -> dict[str, Any]:
+    """BASE with a second strike from cv2 (launched at ``launch2``) on the same task force."""
+    data = scenario_data(options=options)
     blue = data["sides"][0]
     blue["strikes"].append(
-        {"id": "s2", "name": "Strike 2", "origin": "cv2", "launch": "07:00", "target": "tf2",
+        {"id": "s2", "name": "Strike 2", "origin": "cv2", "launch": launch2, "target": "tf2",
          "escort": 2, "attacks": [{"aircraft": "dive_bomber", "factors": 2, "target": "cv3"}]}
     )  # fmt: skip
     blue["strikes"][0]["attacks"] = [{"aircraft": "dive_bomber", "factors": 8, "target": "cv3"}]
+    return data
+
+
+def test_two_strikes_at_the_same_minute_act_in_scenario_order() -> None:
+    """Strikes launched together from two carriers arrive together; the first declared fights
+    first and (``cap_engagement: every_raid``) its escorts' kills leave the second facing a
+    smaller CAP."""
+    data = _two_strikes(cap_engagement="every_raid")
     events = _simulate(data, seed=8)  # seed 8: s1's escorts shoot down one of the CAP
     arrival = [e for e in events if e["time"] == 129.0]
     assert [(e["strike"], e["type"].split(".")[1]) for e in arrival] == [
@@ -182,6 +197,25 @@ def test_two_strikes_at_the_same_minute_act_in_scenario_order() -> None:
     ]  # fmt: skip
     assert arrival[0]["cap_lost"] == 1
     assert [e["result"]["factors"] for e in arrival[6:8]] == [2, 2]  # the 4 CAP left, split
+
+
+def test_the_cap_fights_once_a_turn_by_default() -> None:
+    """``cap_engagement: once_per_turn`` (rules version 2's default): the second raid of the same
+    minute meets no CAP (a ``cap_rearming`` naming the raid it fought, then AA); a raid an hour
+    later, in the next turn, meets it again."""
+    together = [e for e in _simulate(_two_strikes(), seed=8) if e["time"] == 129.0]
+    assert [(e["strike"], e["type"].split(".")[1]) for e in together] == [
+        ("s1", "air_combat"), ("s1", "air_combat"), ("s1", "air_combat"),
+        ("s1", "anti_aircraft"), ("s1", "attacked"),
+        ("s2", "cap_rearming"), ("s2", "anti_aircraft"), ("s2", "attacked"),
+    ]  # fmt: skip
+    rearming = together[5]
+    assert (rearming["task_force"], rearming["fought"], rearming["cap"]) == (
+        "tf2", "s1", 5 - together[0]["cap_lost"],
+    )  # fmt: skip
+    later = _simulate(_two_strikes(launch2="08:00"), seed=8)
+    s2 = [(e["turn"], e["type"].split(".")[1]) for e in later if e.get("strike") == "s2"]
+    assert ("air_combat" in {t for _, t in s2}) and {n for n, t in s2 if t == "air_combat"} == {4}
 
 
 def test_a_launch_on_the_hour_belongs_to_the_next_turn() -> None:
@@ -296,13 +330,13 @@ def test_cli_run_verify_and_show_work_on_a_flattop_battle(tmp_path: Path) -> Non
     assert run.exit_code == 0
     assert run.stdout.splitlines() == [
         "coral_sea_sketch.yaml (seed 1942): Allied wins after 6 turns — every strike flown: "
-        "Allied 9 points, Japanese 5 — Allied leads by 4",
-        "  Allied: 0 ships sunk, 0 crippled, 5 air factors lost; 9 points",
-        "  Japanese: 0 ships sunk, 1 crippled (Shoho), 5 air factors lost; 5 points",
-        f"Replay: {out} (23 events)",
+        "Allied 9 points, Japanese 2 — Allied leads by 7",
+        "  Allied: 0 ships sunk, 0 crippled, 2 air factors lost; 9 points",
+        "  Japanese: 0 ships sunk, 1 crippled (Shoho), 5 air factors lost; 2 points",
+        f"Replay: {out} (24 events)",
     ]
     verify = _invoke("verify", str(out))
-    assert (verify.exit_code, verify.stdout.startswith(f"OK: {out}: 23 events")) == (0, True)
+    assert (verify.exit_code, verify.stdout.startswith(f"OK: {out}: 24 events")) == (0, True)
     show = _invoke("show", str(out), "--turn", "4")
     assert show.exit_code == 0
     lines = show.stdout.splitlines()
@@ -358,7 +392,8 @@ def test_installed_package_declares_the_flattop_entry_point() -> None:
     names = {ep.name: ep.value for ep in entry_points(group="battlesim.rulesets")}
     assert names["flattop"] == "sim.rulesets.flattop:RULESET"
     ruleset, sc = load_scenario(CORAL)
-    assert (ruleset.name, ruleset.version, type(sc).__name__) == ("flattop", "1", "FlattopScenario")
+    assert (ruleset.name, ruleset.version, type(sc).__name__) == ("flattop", "2", "FlattopScenario")
+    assert ruleset.older_versions == ("1",)
 
 
 def test_a_sunk_ship_answers_no_more_raids_and_its_process_ends() -> None:

@@ -126,7 +126,7 @@ def test_unescorted_strike_meets_the_whole_cap_and_no_cap_means_no_combat() -> N
 
 
 def test_weather_modifies_air_combat_and_aa_unless_switched_off() -> None:
-    """Clouds −2 and night −4 reach fighters' table 9 and AA's table 4; options turn that off."""
+    """Clouds −2 and night −4 reach fighters' table 9 and AA's table 1; options turn that off."""
     data = scenario_data(turns={"limit": 24, "start": "17:00", "dusk": "18:00", "dawn": "06:00"})
     data["sides"][1]["task_forces"][0]["clouds"] = True
     b = battle(data, at=60)
@@ -136,26 +136,35 @@ def test_weather_modifies_air_combat_and_aa_unless_switched_off() -> None:
     assert (first.result.modifiers, first.result.hit_table) == ({"clouds": -2, "night": -4}, "3")
     aa = combat.decide_anti_aircraft(b, "s1", cause=0)
     assert aa is not None
-    assert (aa.result.basic_table, aa.result.hit_table, aa.result.hits) == (4, None, 0)
+    assert (aa.result.basic_table, aa.result.hit_table, aa.result.hits) == (1, None, 0)
     data["options"] = {"weather_in_air_combat": False, "weather_in_anti_aircraft": False}
     b = battle(data, at=60)
     _airborne(b, 4, [8, 6])
     _script(b, 0, 0)
     assert combat.decide_air_combat(b, "s1", cause=0)[0].result.modifiers == {}
     aa = combat.decide_anti_aircraft(b, "s1", cause=0)
-    assert aa is not None and aa.result.hit_table == "4"
+    assert aa is not None and aa.result.hit_table == "1"
 
 
-def test_aa_is_the_task_forces_total_on_table_4_with_crippled_ships_at_half() -> None:
-    """AA 3 + 2 + 1 = 6 → [5-6] on table 4 = 0.7; a crippled cruiser adds 1, a sunk ship nothing."""
+def test_aa_is_the_task_forces_total_on_table_1_with_crippled_ships_at_half() -> None:
+    """AA 3 + 2 + 1 = 6 → [5-6] on table 1 = 0.2 (roll 1: 1 hit); a crippled cruiser adds 1.
+
+    Table 4, the fan reading and rules version 1's default: 0.7 (roll 1: 2 hits).
+    """
     b = battle()
     _airborne(b, 4, [8, 6])
     _script(b, 1)
     aa = combat.decide_anti_aircraft(b, "s1", cause=3)
     assert aa is not None
     assert (aa.aa, aa.result.factors, aa.result.cell, aa.result.hits, aa.attack_losses) == (
-        {"cv3": 3, "ca1": 2, "dd2": 1}, 6, 0.7, 2, [2, 0],
+        {"cv3": 3, "ca1": 2, "dd2": 1}, 6, 0.2, 1, [1, 0],
     )  # fmt: skip
+    b = battle(scenario_data(options={"table_anti_aircraft": 4}))
+    _airborne(b, 4, [8, 6])
+    _script(b, 1)
+    aa = combat.decide_anti_aircraft(b, "s1", cause=3)
+    assert aa is not None
+    assert (aa.result.cell, aa.result.hits, aa.attack_losses) == (0.7, 2, [2, 0])
     b.state.ships["ca1"].status = "crippled"
     b.state.ships["dd2"].status = "sunk"
     assert combat.task_force_aa(b, "tf2") == {"cv3": 3, "ca1": 1}
@@ -356,3 +365,26 @@ def test_victory_points_count_sunk_crippled_and_air_factors() -> None:
     b.state.sides["red"].air_lost["air_combat"] = 2
     assert points(b.state, 1) == {"blue": 2, "red": 14}
     assert points(b.state, 0) == {"blue": 0, "red": 9}
+
+
+def test_the_audit_holds_the_cap_to_one_raid_a_turn() -> None:
+    """verify's audit: a CAP that fought s0 this turn may only stand down (cap_rearming) for s1,
+    and may not fight it; under every_raid a cap_rearming is never lawful."""
+    from sim.rulesets.flattop.audit import audit
+    from sim.rulesets.flattop.events import AirCombat, CapRearming
+
+    b = battle()
+    _airborne(b, 4, [8, 6])
+    _script(b, 5, 5)
+    [fight, *_] = combat.decide_air_combat(b, "s1", cause=0)
+    assert isinstance(fight, AirCombat) and audit(b.scenario, b.state, fight) is None
+    tf = b.state.task_forces["tf2"]
+    tf.fought_turn, tf.fought_strike = b.turn, "s0"
+    [stand_down] = combat.decide_air_combat(b, "s1", cause=0)
+    assert isinstance(stand_down, CapRearming) and stand_down.fought == "s0"
+    assert audit(b.scenario, b.state, stand_down) is None
+    assert audit(b.scenario, b.state, fight) == "tf2's CAP fights s1 after s0 in turn 1"
+    every = battle(scenario_data(options={"cap_engagement": "every_raid"}))
+    assert audit(every.scenario, every.state, stand_down) == (
+        "tf2's CAP did not fight s0 this turn with 5 AF"
+    )

@@ -6,7 +6,7 @@ from sim.rulesets import examples_of
 from sim.rulesets.flattop.audit import audit
 from sim.rulesets.flattop.battle import plan
 from sim.rulesets.flattop.campaign import carry_over
-from sim.rulesets.flattop.data import RULES_VERSION, rules_data
+from sim.rulesets.flattop.data import RULESET_VERSION, rules_data
 from sim.rulesets.flattop.engage import engagements
 from sim.rulesets.flattop.events import UPCASTERS, flattop_events
 from sim.rulesets.flattop.odds import RESOLUTIONS
@@ -20,7 +20,8 @@ __all__ = ["RULESET"]
 RULESET = Ruleset(
     examples=examples_of(__file__),
     name="flattop",
-    version=RULES_VERSION,
+    version=RULESET_VERSION,
+    older_versions=("1",),
     scenario_model=FlattopScenario,
     registry=EventRegistry(flattop_events(), UPCASTERS, since_format=2),
     cross_check=cross_check,

@@ -16,6 +16,7 @@ from sim.rulesets.flattop.events import (
     AirCombat,
     AntiAircraft,
     Attacked,
+    CapRearming,
     Launched,
     Rearmed,
     Resolution,
@@ -62,7 +63,7 @@ def _within(lost: list[int], had: list[int], what: str) -> str | None:
     return None
 
 
-def _air(state: BattleState, e: AirCombat | AntiAircraft) -> str | None:
+def _air(sc: FlattopScenario, state: BattleState, e: AirCombat | AntiAircraft) -> str | None:
     strike = state.strikes[e.strike]
     if strike.status != "airborne":
         return f"{e.strike} fights while {strike.status}"
@@ -73,11 +74,24 @@ def _air(state: BattleState, e: AirCombat | AntiAircraft) -> str | None:
         if sum(e.aa.values()) != e.result.factors:
             return f"AA factors {e.aa} do not add up to {e.result.factors}"
         return None
-    cap = state.task_forces[e.task_force].cap
+    tf = state.task_forces[e.task_force]
+    cap = tf.cap
+    once = sc.options.cap_engagement == "once_per_turn"
+    if once and tf.fought_turn == e.turn and tf.fought_strike != e.strike:
+        return f"{tf.id}'s CAP fights {e.strike} after {tf.fought_strike} in turn {e.turn}"
     if not 0 <= e.cap_lost <= min(cap, e.result.hits):
         return f"{e.cap_lost} CAP lost of {cap} with {e.result.hits} hits"
     if not 0 <= e.escort_lost <= min(strike.escort, e.result.hits):
         return f"{e.escort_lost} escorts lost of {strike.escort}"
+    return None
+
+
+def _rearming(sc: FlattopScenario, state: BattleState, e: CapRearming) -> str | None:
+    """A raid meets no CAP only when, once a turn, the CAP has fought another raid this turn."""
+    tf = state.task_forces[e.task_force]
+    once = sc.options.cap_engagement == "once_per_turn"
+    if not once or tf.fought_turn != e.turn or tf.fought_strike != e.fought or tf.cap != e.cap:
+        return f"{e.task_force}'s CAP did not fight {e.fought} this turn with {e.cap} AF"
     return None
 
 
@@ -131,7 +145,9 @@ def audit(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
             if e.escort > ready["fighter"] or sum(e.attacks) + e.escort > sum(ready.values()):
                 return f"{e.strike} launches more than its Ready box holds"
         case AirCombat() | AntiAircraft():
-            return _air(state, e)
+            return _air(sc, state, e)
+        case CapRearming():
+            return _rearming(sc, state, e)
         case Attacked():
             return _attacked(sc, state, e)
         case Rearmed():

@@ -13,7 +13,7 @@ from typing import Literal
 
 from sim.rulesets.flattop.context import Battle
 from sim.rulesets.flattop.data import CARRIER_KINDS, LOSS_ORDER
-from sim.rulesets.flattop.events import AirCombat, AntiAircraft, Attacked, Resolution
+from sim.rulesets.flattop.events import AirCombat, AntiAircraft, Attacked, CapRearming, Resolution
 from sim.rulesets.flattop.resolve import resolve
 from sim.rulesets.flattop.state import DeckState, ShipState
 
@@ -74,7 +74,7 @@ def _combat(
     )
 
 
-def decide_air_combat(b: Battle, strike: str, cause: int) -> list[AirCombat]:
+def decide_air_combat(b: Battle, strike: str, cause: int) -> list[AirCombat | CapRearming]:
     """Combat air patrol against the strike: both sides fire at once, on table 9.
 
     Escorts fire at the CAP.  The CAP's fire depends on ``interception``:
@@ -82,19 +82,30 @@ def decide_air_combat(b: Battle, strike: str, cause: int) -> list[AirCombat]:
     at the escorts; the rest fire at the bombers; ``escorts_first`` — all CAP
     factors fire at the strike and escorts take the hits before bombers.  All
     strengths are those before the combat (simultaneous fire).
+
+    With ``cap_engagement: once_per_turn`` [ours] a CAP that has fought a raid
+    this turn meets no other raid until the next turn: one :class:`CapRearming`.
     """
     o, s = b.options, b.state.strikes[strike]
-    cap, escort, attacks = b.state.task_forces[s.target].cap, s.escort, s.attacks
+    tf = b.state.task_forces[s.target]
+    cap, escort, attacks = tf.cap, s.escort, s.attacks
     bombers = sum(attacks)
     if not cap or not (escort or bombers):
         return []
+    if o.cap_engagement == "once_per_turn" and tf.fought_turn == b.turn:
+        return [
+            CapRearming(
+                turn=b.turn, time=b.now, cause=cause, strike=strike, task_force=s.target,
+                cap=cap, fought=tf.fought_strike,
+            )
+        ]  # fmt: skip
     mods = b.weather(s.target) if o.weather_in_air_combat else {}
     table = o.table_fighter_air_to_air
 
     def roll(*key: str, factors: int) -> Resolution:
         return resolve(b.stream(strike, "air_combat", *key), table, mods, factors, o.below_star)
 
-    events = []
+    events: list[AirCombat | CapRearming] = []
     if escort:
         r = roll("escort", factors=escort)
         events.append(_combat(b, strike, cause, "escort", "cap", r, cap_lost=min(r.hits, cap)))

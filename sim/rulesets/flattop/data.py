@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_WEAPON",
     "LOSS_ORDER",
     "MINUTES_PER_TURN",
+    "RULESET_VERSION",
     "RULES_VERSION",
     "SHIP_CLASSES",
     "WEAPONS",
@@ -30,6 +31,12 @@ __all__ = [
 ]
 
 RULES_VERSION: Final = "1"
+"""The version of the tables below (``rules_data``, digested into every header)."""
+
+RULESET_VERSION: Final = "2"
+"""The version of the rules: 2 changed the defaults of two options of ours (the AA table
+and the CAP's engagement, ``options.RULES_V1``), chosen against the historical suite; a
+version-1 replay is still fought again under version 1."""
 
 MINUTES_PER_TURN: Final = 60
 """One turn is one hour (rules-notes §2 [src])."""

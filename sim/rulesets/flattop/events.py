@@ -22,6 +22,7 @@ __all__ = [
     "AntiAircraft",
     "Attacked",
     "BattleEnded",
+    "CapRearming",
     "Launched",
     "Rearmed",
     "Recovered",
@@ -164,6 +165,20 @@ class Attacked(Event):
     lost_hangar: dict[str, int]
 
 
+class CapRearming(Event):
+    """A raid meets no fighters: the task force's CAP fought another raid this turn and is
+    rearming (``cap_engagement: once_per_turn`` [ours])."""
+
+    type: Literal["flattop.cap_rearming"] = "flattop.cap_rearming"
+    strike: str
+    """The raid that meets no CAP."""
+    task_force: str
+    cap: int
+    """The CAP's air factors, none of which fight this raid."""
+    fought: str
+    """The strike the CAP fought earlier this turn."""
+
+
 class Recovered(Event):
     """A strike came back and landed, or ditched for want of a deck."""
 
@@ -205,6 +220,7 @@ def flattop_events() -> tuple[type[Event], ...]:
         AntiAircraft,
         Attacked,
         Recovered,
+        CapRearming,
         Rearmed,
         BattleEnded,
     )

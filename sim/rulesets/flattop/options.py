@@ -8,11 +8,17 @@ tables are 0..15, 0 standing for the matrix's ``*`` row.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-__all__ = ["FlattopOptions"]
+from sim.contract.options import ChangedDefaults
+
+__all__ = ["RULES_V1", "FlattopOptions"]
+
+RULES_V1: dict[str, object] = {"table_anti_aircraft": 4, "cap_engagement": "every_raid"}
+"""The options whose defaults flattop rules version 2 changed, at their version-1 values:
+a replay fought under version 1 is read, fought again and written with these."""
 
 
 def _table(default: int, text: str) -> int:
@@ -29,10 +35,11 @@ def _radius(default: int, what: str) -> int:
     return Field(default, ge=0, le=200, description=f"[ours] Strike radius of {what}, hexes.")
 
 
-class FlattopOptions(BaseModel):
+class FlattopOptions(ChangedDefaults):
     """Options of the flattop ruleset, with their defaults."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    CHANGED: ClassVar[dict[str, dict[str, object]]] = {"2": RULES_V1}
 
     # Basic hit tables: they belong to the attacker (rules-notes §2 [src]).
     table_fighter_air_to_air: int = _table(9, "[src] Fighters in air-to-air combat.")
@@ -41,7 +48,11 @@ class FlattopOptions(BaseModel):
     table_torpedo_bomber_torpedo: int = _table(6, "[src] Torpedo bombers with torpedoes.")
     table_torpedo_bomber_gp_bomb: int = _table(3, "[ours] Torpedo bombers bombing level.")
     table_level_bomber_gp_bomb: int = _table(2, "[ours] Level bombers against ships.")
-    table_anti_aircraft: int = _table(4, "[fan] A task force's AA fire.")
+    table_anti_aircraft: int = _table(
+        1,
+        "[ours] A task force's AA fire (the fan reading's 4 until rules version 2; "
+        "1 chosen against the historical suite's two Coral Sea cases).",
+    )
 
     # Modifiers to the hit table (rules-notes §2 [src]).
     modifier_crippled: int = Field(2, ge=-15, le=15, description="[src] Target ship crippled.")
@@ -67,10 +78,11 @@ class FlattopOptions(BaseModel):
         "of the CAP attacks the bombers; 'escorts_first': all CAP fire at the strike, hits "
         "taken by escorts before bombers.  Either way both sides fire at once.",
     )
-    cap_engagement: Literal["every_raid"] = Field(
-        "every_raid",
-        description="[ours] The CAP meets every strike that arrives, at its strength then; "
-        "it never lands or tires, and only its losses reduce it.",
+    cap_engagement: Literal["once_per_turn", "every_raid"] = Field(
+        "once_per_turn",
+        description="[ours] 'once_per_turn': the CAP fights the first raid over its task "
+        "force in a turn and no other raid that turn (it has spent its ammunition and lands "
+        "to rearm); 'every_raid' (rules version 1): it meets every raid, at its strength then.",
     )
     loss_allocation: Literal["largest_first"] = Field(
         "largest_first",

@@ -11,6 +11,7 @@ from sim.rulesets.flattop.events import (
     AntiAircraft,
     Attacked,
     BattleEnded,
+    CapRearming,
     Launched,
     Rearmed,
     Recovered,
@@ -46,6 +47,10 @@ def outcome(sc: FlattopScenario, state: BattleState) -> Outcome:
                 trusted_measure("ships_sunk", len(sunk), "ships"),
                 trusted_measure("ships_crippled", len(crippled), "ships"),
                 trusted_measure("air_factors", sum(lost.values()), "air factors"),
+                *(
+                    trusted_measure(f"air_factors_{cause}", n, "air factors")
+                    for cause, n in lost.items()
+                ),
             ],
             {
                 "sunk": sunk,
@@ -198,6 +203,12 @@ def _line(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
             )
         case AirCombat():
             return _air_combat(state, e)
+        case CapRearming():
+            return (
+                f"{state.strikes[e.strike].name} meets no fighters: "
+                f"{state.task_forces[e.task_force].name}'s CAP ({e.cap} AF) fought "
+                f"{state.strikes[e.fought].name} this hour and is rearming"
+            )
         case AntiAircraft():
             return (
                 f"{state.strikes[e.strike].name}: AA of "

@@ -20,6 +20,7 @@ from sim.rulesets.flattop.events import (
     AntiAircraft,
     Attacked,
     BattleEnded,
+    CapRearming,
     Launched,
     Rearmed,
     Recovered,
@@ -100,6 +101,12 @@ class TaskForceState:
     side: str
     name: str
     cap: int
+    fought_turn: int = field(default=0, compare=False)
+    fought_strike: str = field(default="", compare=False)
+    """The last turn in which its CAP fought a raid (0: none yet).  Read only within that
+    turn (``cap_engagement: once_per_turn``), so it is not in the snapshot: a snapshot and
+    a digest are taken between turns, when it no longer matters (and a version-1 replay's
+    digests stay what they were).  ``fought_strike``: the raid it fought then."""
 
 
 @dataclass(slots=True)
@@ -286,6 +293,7 @@ def _strike_losses(state: BattleState, strike_id: str, escort: int, attacks: lis
 def _(event: AirCombat, state: BattleState) -> None:
     tf = state.task_forces[event.task_force]
     tf.cap -= event.cap_lost
+    tf.fought_turn, tf.fought_strike = event.turn, event.strike
     state.sides[tf.side].air_lost["air_combat"] += event.cap_lost
     lost = _strike_losses(state, event.strike, event.escort_lost, event.attack_losses)
     state.sides[state.strikes[event.strike].side].air_lost["air_combat"] += lost
@@ -331,6 +339,11 @@ def _(event: Recovered, state: BattleState) -> None:
     else:
         strike.status = "recovered"
         _add(state.decks[event.deck].rearming, event.aircraft)
+
+
+@apply.register
+def _(event: CapRearming, state: BattleState) -> None:
+    """Nothing changes: the raid goes on to the AA."""
 
 
 @apply.register
