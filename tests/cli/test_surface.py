@@ -400,7 +400,7 @@ def test_clock_time_without_leading_zero_is_explained(tmp_path: Path) -> None:
 
 
 def test_rulesets_lists_name_version_and_source() -> None:
-    """`rulesets --json` lists becmi (rules v1), flattop and musket (v2), built in, their modules."""
+    """`rulesets --json`: becmi (rules v1), flattop and musket (v2), built in, their modules."""
     got = json.loads(_invoke("rulesets", "--json").stdout)["rulesets"]
     assert [(r["name"], r["version"], r["source"], r["target"]) for r in got] == [
         ("becmi", "1", "built in", "sim.rulesets.becmi:RULESET"),
