@@ -41,6 +41,7 @@ typecheck: $(FULL)
 # the longest started first (tests/units.py). `make pytest WORKERS=0` runs in one process.
 WORKERS ?= auto
 pytest: $(FULL)
+	$(BIN)/python -m compileall -q engine sim  # read by every battlesim the tests start, even under PYTHONDONTWRITEBYTECODE
 	$(BIN)/pytest -n $(WORKERS) --maxprocesses 4 --dist loadfile
 
 ## docs-examples: rewrite the outputs README.md and docs/*.md show from what their commands print now
