@@ -5,9 +5,10 @@ test file is a unit (its module fixtures are made once, e.g. the historical
 suite fought once for both of tests/history/test_suite.py's checks), except
 tests/test_doc_examples.py, whose examples are one unit per docs page (each
 page's examples run in page order in one scratch directory; pages are
-independent).  Units are handed out longest first (:data:`FIRST`, then
-collection order), so that no worker is left with a long one at the end
-while the other idles.
+independent), and tests/viewer/, one unit (its files share one headless
+Chromium and one set of report pages, session fixtures made once a worker).
+Units are handed out longest first (:data:`FIRST`, then collection order),
+so that no worker is left with a long one at the end while the other idles.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 FIRST = (
-    "tests/test_readme.py",
     "docs/batch.md",
+    "tests/test_readme.py",
+    "tests/viewer/",
     "tests/history/test_suite.py",
     "tests/test_plugin_install.py",
     "docs/replay-tools.md",
@@ -35,9 +37,11 @@ _PAGE = re.compile(r"^tests/test_doc_examples\.py::test_doc_example\[(.+\.md):\d
 
 
 def unit(nodeid: str) -> str:
-    """The unit of work a test belongs to: its docs page, or its file."""
+    """The unit of work a test belongs to: its docs page, the viewer's tests, or its file."""
     page = _PAGE.match(nodeid)
-    return page.group(1) if page else nodeid.split("::", 1)[0]
+    if page:
+        return page.group(1)
+    return "tests/viewer/" if nodeid.startswith("tests/viewer/") else nodeid.split("::", 1)[0]
 
 
 def longest_first(items: list[pytest.Item]) -> None:
