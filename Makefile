@@ -37,8 +37,12 @@ lint: $(FULL)
 typecheck: $(FULL)
 	$(BIN)/mypy
 
+# On every core, 4 at most (pytest-xdist); each test file (or docs page) stays on one worker,
+# the longest started first (tests/units.py). `make pytest WORKERS=0` runs in one process.
+WORKERS ?= auto
 pytest: $(FULL)
-	$(BIN)/pytest
+	$(BIN)/python -m compileall -q engine sim  # read by every battlesim the tests start, even under PYTHONDONTWRITEBYTECODE
+	$(BIN)/pytest -n $(WORKERS) --maxprocesses 4 --dist loadfile
 
 ## docs-examples: rewrite the outputs README.md and docs/*.md show from what their commands print now
 docs-examples: $(FULL)

@@ -12,12 +12,20 @@ Every event any test writes is checked against its own line
 would.  The variable reaches battlesim commands run as subprocesses too.
 Unit rows built trusted (:func:`sim.rulesets.trusted.trusted_row`) are validated
 again as they are built, under the same switch.
+
+``make test`` runs the suite on every core (pytest-xdist, ``--dist loadfile``,
+scheduled by :mod:`tests.units`): each test file is one unit of work, kept on
+one worker, and each docs page's examples one unit; the longest units first.
+Plain ``pytest`` runs the same tests in one process.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import settings
 
 from engine.log import EventLog
@@ -29,3 +37,29 @@ trusted.CHECK_TRUSTED = True
 
 settings.register_profile("battlesim", deadline=None)
 settings.load_profile("battlesim")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """On an xdist worker: the longest units' tests first (tests.units)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        from tests.units import longest_first
+
+        longest_first(items)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # an xdist hook: unknown without it
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` as :class:`tests.units.Units` schedules it."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.units import Units  # xdist's controller only
+
+    return Units(config, log)
+
+
+@pytest.fixture(scope="session")
+def across_workers(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this run that every xdist worker sees (each worker's temp folder is in the
+    run's one); without xdist, a folder of the run."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "across-workers"

@@ -31,6 +31,14 @@ Commands run with bash, in order, one scratch directory per page holding
 copies of ``scenarios/``, ``replays/``, ``docs/`` and ``tests/data/``, with
 battlesim on ``PATH``.
 
+A command that more than one page runs (the same text, e.g. the stone-wall
+study in README.md and docs/batch.md) is run once for all of them when the
+tests give the pages a shared folder (:func:`shared_run`): in a scratch
+directory of fresh copies, its output and the files it made kept, and each
+page given those — exactly what it would have got, because a battlesim command
+is deterministic and the page's copies are checked unchanged, none of the
+files it made already there, and the command refers to no shell variable.
+
 ``python tests/readme_examples.py update [--slow] [PAGE…]`` runs the pages
 (all by default) the same way and rewrites each console example's shown
 output with what its command prints now (keeping a ``…`` cut at the same
@@ -41,6 +49,9 @@ the tests run there too).
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -48,7 +59,9 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "ROOT",
@@ -62,7 +75,9 @@ __all__ = [
     "matches",
     "pages",
     "prepare",
+    "repeated",
     "run_example",
+    "shared_run",
     "update",
 ]
 
@@ -201,11 +216,17 @@ def matches(expected: list[str], actual: list[str]) -> bool:
 
 @dataclass
 class Page:
-    """One documentation page with examples, and its scratch directory and shell variables."""
+    """One documentation page with examples, and its scratch directory and shell variables.
+
+    ``shared``: where commands that several pages run are run once for all (None: each page
+    runs its own); ``variables``: what the page's ``NAME=value`` lines set (in ``env`` too).
+    """
 
     path: Path
     where: Path
     env: dict[str, str]
+    shared: Path | None = None
+    variables: dict[str, str] = field(default_factory=dict)
 
 
 def pages() -> list[Path]:
@@ -213,13 +234,96 @@ def pages() -> list[Path]:
     return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
-def prepare(page: Path, where: Path) -> Page:
+def prepare(page: Path, where: Path, shared: Path | None = None) -> Page:
     """A scratch directory for ``page``: copies of :data:`COPIED`, battlesim on PATH."""
     for name in COPIED:
         shutil.copytree(ROOT / name, where / name)
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     env = {**os.environ, "PATH": path, "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1"}
-    return Page(page, where, env)
+    return Page(page, where, env, shared)
+
+
+def repeated() -> frozenset[str]:
+    """Commands (console and sh, not skipped) that more than one page runs."""
+    pages_of: dict[str, set[Path]] = {}
+    for p in pages():
+        for e in examples(p):
+            if e.kind in ("console", "sh") and e.skip is None:
+                pages_of.setdefault(e.command, set()).add(p)
+    return frozenset(c for c, on in pages_of.items() if len(on) > 1)
+
+
+def _digest(where: Path) -> str:
+    return _root_digest() if where == ROOT else _tree_digest(where)
+
+
+@cache
+def _root_digest() -> str:
+    return _tree_digest(ROOT)
+
+
+def _tree_digest(where: Path) -> str:
+    """One digest of the :data:`COPIED` trees under ``where`` (names and bytes)."""
+    h = hashlib.sha256()
+    for name in COPIED:
+        for f in sorted((where / name).rglob("*")):
+            h.update(f"{f.relative_to(where)}\0".encode())
+            if f.is_file():
+                h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def _shared_result(command: str, page: Page, entry: Path) -> dict[str, Any]:
+    """Run ``command`` once in ``entry/work`` (fresh copies); what it printed and made."""
+    done_file = entry / "done.json"
+    if done_file.exists():
+        found: dict[str, Any] = json.loads(done_file.read_text(encoding="utf-8"))
+        return found
+    work = entry / "work"
+    if work.exists():
+        shutil.rmtree(work)  # a run stopped half-way: start again
+    prepare(page.path, work)
+    before = set(os.listdir(work))
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=work, env=page.env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, timeout=900, check=False,
+    )  # fmt: skip
+    result = {
+        "returncode": done.returncode,
+        "stdout": done.stdout,
+        "made": sorted(set(os.listdir(work)) - before),
+        "inputs_kept": _digest(work) == _digest(ROOT),
+    }
+    done_file.write_text(json.dumps(result), encoding="utf-8")
+    return result
+
+
+def shared_run(example: Example, page: Page) -> subprocess.CompletedProcess[str] | None:
+    """``example`` as run once for every page that runs it (stdout and stderr together),
+    its files copied into this page; None when this page must run it itself."""
+    if page.shared is None or "$" in example.command or example.command not in REPEATED:
+        return None
+    if _digest(page.where) != _digest(ROOT):
+        return None  # an earlier example changed a copied input
+    # the page's own variables reach the command: they are part of the key
+    blob = json.dumps([example.command, sorted(page.variables.items())])
+    key = hashlib.sha256(blob.encode()).hexdigest()[:16]
+    page.shared.mkdir(parents=True, exist_ok=True)
+    with (page.shared / f"{key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker running it: wait, then take its result
+        result = _shared_result(example.command, page, page.shared / key)
+    made: list[str] = result["made"]
+    if not result["inputs_kept"] or any((page.where / m).exists() for m in made):
+        return None  # the command changed a copied input, or would meet its files already here
+    for m in made:
+        source = page.shared / key / "work" / m
+        if source.is_dir():
+            shutil.copytree(source, page.where / m, symlinks=True)
+        else:
+            shutil.copy2(source, page.where / m, follow_symlinks=False)
+    return subprocess.CompletedProcess(
+        ["bash", "-c", example.command], result["returncode"], result["stdout"], ""
+    )
 
 
 MAKE = """d=$(mktemp -d) && cp {root}/Makefile {root}/pyproject.toml "$d"/ &&
@@ -237,8 +341,11 @@ def run_example(example: Example, page: Page) -> subprocess.CompletedProcess[str
     """Run one example in its page's directory (None for ``NAME=value``, which sets a variable)."""
     assign = ASSIGN.match(example.command)
     if assign:
-        page.env[assign.group(1)] = assign.group(2)
+        page.env[assign.group(1)] = page.variables[assign.group(1)] = assign.group(2)
         return None
+    shared = shared_run(example, page)
+    if shared is not None:
+        return shared
     command = example.command
     if example.kind == "console" and re.fullmatch(r"make [a-z-]+", command):
         command = MAKE.format(root=ROOT, target=command.split()[1])
@@ -252,6 +359,10 @@ def run_example(example: Example, page: Page) -> subprocess.CompletedProcess[str
         timeout=900,
         check=False,
     )
+
+
+REPEATED = repeated()
+"""Computed once: every page is read to find them."""
 
 
 def exit_ok(example: Example, code: int) -> bool:

@@ -38,9 +38,11 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Page]:
     return {}
 
 
-def _page(path: Path, made: dict[Path, Page], factory: pytest.TempPathFactory) -> Page:
+def _page(
+    path: Path, made: dict[Path, Page], factory: pytest.TempPathFactory, shared: Path
+) -> Page:
     if path not in made:
-        made[path] = prepare(path, factory.mktemp(path.stem))
+        made[path] = prepare(path, factory.mktemp(path.stem), shared)
     return made[path]
 
 
@@ -65,10 +67,11 @@ def test_doc_example(
     case: tuple[Path, Example],
     scratch: dict[Path, Page],
     tmp_path_factory: pytest.TempPathFactory,
+    across_workers: Path,
 ) -> None:
     """In page order: console output matches (… for omitted lines); run, setup, check succeed."""
     path, example = case
     if example.skip is not None:
         pytest.skip(example.skip)
-    problem = failure(example, _page(path, scratch, tmp_path_factory))
+    problem = failure(example, _page(path, scratch, tmp_path_factory, across_workers))
     assert problem is None, problem

@@ -7,8 +7,11 @@ docs/*.md follow it too (tests/test_doc_examples.py).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tests import readme_examples
 from tests.readme_examples import ROOT, Example, Page, examples, failure, prepare
 
 README = ROOT / "README.md"
@@ -16,9 +19,10 @@ EXAMPLES = examples(README)
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Page:
-    """README's scratch directory (copies of scenarios/, replays/, docs/, tests/data/)."""
-    return prepare(README, tmp_path_factory.mktemp("readme"))
+def page(tmp_path_factory: pytest.TempPathFactory, across_workers: Path) -> Page:
+    """README's scratch directory (copies of scenarios/, replays/, docs/, tests/data/); the
+    commands other pages run too are run once for all (tests.readme_examples.shared_run)."""
+    return prepare(README, tmp_path_factory.mktemp("readme"), across_workers)
 
 
 def test_the_readme_has_examples_of_both_kinds() -> None:
@@ -37,3 +41,36 @@ def test_readme_example(example: Example, page: Page) -> None:
     """In README order: console output matches (… for omitted lines); sh and python succeed."""
     problem = failure(example, page)
     assert problem is None, problem
+
+
+def test_a_command_several_pages_run_is_run_once_and_each_page_gets_its_output_and_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """shared_run: the first page runs the command in fresh copies, the second gets the same
+    output and files without running it; a page whose copies changed, or that already holds
+    a file the command makes, runs it itself (None)."""
+    count = tmp_path / "count"
+    command = f"echo ran >> {count}; echo made > made.txt; echo out; echo err >&2"
+    monkeypatch.setattr(readme_examples, "REPEATED", frozenset({command}))
+    example = Example(1, command, None, "sh")
+    shared = tmp_path / "shared"
+    first, second, changed, holding = (
+        prepare(README, _made(tmp_path / name), shared) for name in ("a", "b", "c", "d")
+    )
+    for page in (first, second):
+        done = readme_examples.shared_run(example, page)
+        assert done is not None
+        assert (done.returncode, done.stdout, done.stderr) == (0, "out\nerr\n", "")
+        assert (page.where / "made.txt").read_text() == "made\n"
+    assert count.read_text() == "ran\n"
+    (changed.where / "scenarios" / "stone_wall.yaml").write_text("changed\n")
+    (holding.where / "made.txt").write_text("mine\n")
+    assert readme_examples.shared_run(example, changed) is None
+    assert readme_examples.shared_run(example, holding) is None
+    assert (holding.where / "made.txt").read_text() == "mine\n"
+    assert readme_examples.shared_run(example, prepare(README, _made(tmp_path / "e"))) is None
+
+
+def _made(folder: Path) -> Path:
+    folder.mkdir()
+    return folder

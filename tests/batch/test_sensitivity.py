@@ -76,6 +76,15 @@ def test_a_sobol_base_sample_must_be_a_power_of_two() -> None:
         design_points("sobol", FACTORS, 6, 1)
 
 
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The ARGS study fought once, never stopped, with --jobs 1: its folder and output."""
+    folder = tmp_path_factory.mktemp("whole")
+    result = invoke("batch", STONE_WALL, "--out", folder, "--jobs", "1", *ARGS)
+    assert result.exit_code == 0, result.output
+    return folder, result.output
+
+
 def _kill_script(out: Path) -> str:
     """A study of exactly the plan ARGS describe, that SIGKILLs itself after KILL_AT commits."""
     return f"""
@@ -96,7 +105,9 @@ run_study(plan, {str(out)!r}, RunOptions(jobs=2, progress=stop, commit_seconds=0
 """
 
 
-def test_sobol_study_resumes_after_sigkill_to_identical_indices(tmp_path: Path) -> None:
+def test_sobol_study_resumes_after_sigkill_to_identical_indices(
+    tmp_path: Path, whole: tuple[Path, str]
+) -> None:
     """Killed at 30 committed runs, resumed with --jobs 2: same tables and sensitivity as whole."""
     killed = tmp_path / "killed"
     proc = subprocess.run(  # no pipes: the pool's orphaned workers would hold them open
@@ -113,28 +124,25 @@ def test_sobol_study_resumes_after_sigkill_to_identical_indices(tmp_path: Path) 
     resumed = invoke("batch", STONE_WALL, "--out", killed, "--resume", "--jobs", "2", *ARGS)
     assert resumed.exit_code == 0, resumed.output
     assert f"(80 runs, {80 - len(runs)} fought now)" in resumed.output
-    whole = tmp_path / "whole"
-    assert invoke("batch", STONE_WALL, "--out", whole, "--jobs", "1", *ARGS).exit_code == 0
-    assert tables(killed) == tables(whole)
+    assert tables(killed) == tables(whole[0])
     a = json.loads((killed / "summary.json").read_text())["sensitivity"]
-    b = json.loads((whole / "summary.json").read_text())["sensitivity"]
+    b = json.loads((whole[0] / "summary.json").read_text())["sensitivity"]
     assert a == b
     assert (killed / "plots" / "sensitivity.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_sobol_indices_are_salibs_on_the_point_means(tmp_path: Path) -> None:
+def test_sobol_indices_are_salibs_on_the_point_means(whole: tuple[Path, str]) -> None:
     """S1/ST per measure equal SALib's sobol.analyze of each point's mean, same seed."""
-    result = invoke("batch", STONE_WALL, "--out", tmp_path, "--jobs", "1", *ARGS)
-    assert result.exit_code == 0, result.output
+    folder, output = whole
     assert (
         "Sobol' indices (4 base samples, 20 points; [95 % percentile bootstrap interval]):"
-        in result.output
+        in output
     )
-    assert "  Confederate win rate: (replication noise " in result.output
-    assert "\n    map.terrain.0.cover            S1 " in result.output
-    sens = json.loads((tmp_path / "summary.json").read_text())["sensitivity"]
+    assert "  Confederate win rate: (replication noise " in output
+    assert "\n    map.terrain.0.cover            S1 " in output
+    sens = json.loads((folder / "summary.json").read_text())["sensitivity"]
     assert (sens["method"], sens["base_samples"], sens["design_points"]) == ("sobol", 4, 20)
-    runs = tables(tmp_path)["runs"]
+    runs = tables(folder)["runs"]
     y = np.array([sum(r[6] == "csa" for r in runs if r[1] == p) / 4 for p in range(20)])
     entry = next(m for m in sens["measures"] if (m["side"], m["measure"]) == ("csa", "win_rate"))
     problem = {"num_vars": 3, "names": [f.path for f in FACTORS], "bounds": [[0.0, 1.0]] * 3}

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from sim.batch.stats import wilson
 from sim.batch.stopping import confirm_runs
@@ -56,22 +57,29 @@ def test_each_point_says_why_it_stopped_and_unmet_targets_are_flagged(tmp_path: 
     }
 
 
-def test_the_pilot_runs_are_marked_in_runs_wide(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The ARGS study fought once, never stopped: its folder and the text it printed."""
+    folder = tmp_path_factory.mktemp("whole")
+    result = invoke("batch", STONE_WALL, "--out", folder, *ARGS)
+    assert result.exit_code == 0, result.output
+    return folder, result.output
+
+
+def test_the_pilot_runs_are_marked_in_runs_wide(whole: tuple[Path, str]) -> None:
     """runs_wide.pilot is true exactly for replications 0 … pilot − 1 of each point."""
-    assert invoke("batch", STONE_WALL, "--out", tmp_path, *ARGS).exit_code == 0
-    con = duckdb.connect(str(tmp_path / "study.duckdb"), read_only=True)
+    con = duckdb.connect(str(whole[0] / "study.duckdb"), read_only=True)
     rows = con.execute("SELECT replication, pilot FROM runs_wide ORDER BY run_id").fetchall()
     assert rows and all(pilot is (rep < PILOT) for rep, pilot in rows)
 
 
-def test_text_summary_says_how_each_point_stopped(tmp_path: Path) -> None:
+def test_text_summary_says_how_each_point_stopped(whole: tuple[Path, str]) -> None:
     """The readable summary names the pilot and says when the cap cut the confirmatory sample."""
-    result = invoke("batch", STONE_WALL, "--out", tmp_path, *ARGS)
-    assert result.exit_code == 0, result.output
-    assert f"runs (after a pilot of {PILOT}, not summarised)" in result.output
-    assert f"  stopped: ci — the pilot's {PILOT} runs sized the sample at " in result.output
+    output = whole[1]
+    assert f"runs (after a pilot of {PILOT}, not summarised)" in output
+    assert f"  stopped: ci — the pilot's {PILOT} runs sized the sample at " in output
     assert f"  stopped: runs — the pilot's {PILOT} runs asked for more than the cap left" in (
-        result.output
+        output
     )
 
 
@@ -84,7 +92,9 @@ def test_a_run_too_short_for_a_pilot_and_a_confirmation_is_refused(tmp_path: Pat
     assert "raise --runs (at least 10)" in result.output
 
 
-def test_a_study_killed_after_its_pilot_resumes_to_the_same_stop(tmp_path: Path) -> None:
+def test_a_study_killed_after_its_pilot_resumes_to_the_same_stop(
+    tmp_path: Path, whole: tuple[Path, str]
+) -> None:
     """SIGKILL after 5 committed chunks (the pilots and one confirmatory chunk), then --resume:
     the stopping rule replayed over what was committed gives the uninterrupted study's tables."""
     killed = tmp_path / "killed"
@@ -95,7 +105,5 @@ def test_a_study_killed_after_its_pilot_resumes_to_the_same_stop(tmp_path: Path)
     assert len(tables(killed)["runs"]) == 25
     resumed = invoke("batch", STONE_WALL, "--out", killed, "--resume", *ARGS)
     assert resumed.exit_code == 0, resumed.output
-    whole = tmp_path / "whole"
-    assert invoke("batch", STONE_WALL, "--out", whole, *ARGS).exit_code == 0
-    assert tables(killed) == tables(whole)
-    assert (killed / "summary.json").read_bytes() == (whole / "summary.json").read_bytes()
+    assert tables(killed) == tables(whole[0])
+    assert (killed / "summary.json").read_bytes() == (whole[0] / "summary.json").read_bytes()
