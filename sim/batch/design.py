@@ -73,7 +73,7 @@ def design_points(
         if points is None:
             what = "trajectories" if design == "morris" else "base samples, a power of two"
             raise DesignError(f"a {design} design needs --points K ({what})")
-        from sim.batch.sensitivity import sample  # noqa: PLC0415  # SALib only when needed
+        from sim.batch.sampling import sample  # noqa: PLC0415  # SALib only when needed
 
         return consistent(sample(design, factors, points, study_seed))
     if points is None:

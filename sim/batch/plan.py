@@ -15,10 +15,9 @@ from typing import Any
 
 from engine.version import FORMAT_VERSION
 from sim.batch.design import Design, Factor, design_points
-from sim.batch.seeds import DOMAIN, run_seed
+from sim.batch.seeds import DOMAIN, RunSpec, run_seed
 from sim.batch.stopping import PILOT
 from sim.batch.target import Target
-from sim.batch.worker import RunSpec
 
 __all__ = ["DEFAULT_CHUNK", "StudyPlan"]
 

@@ -15,6 +15,8 @@ Scheme ``battlesim-batch/1`` (docs/batch.md):
 * The Latin hypercube of a study is drawn with numpy's ``default_rng`` seeded
   by :func:`derived_seed` ``(study_seed, "lhs")``.
 
+A run and its seed travel together as a :class:`RunSpec`.
+
 Each seed depends only on those numbers, never on the worker, the executor
 or the order in which runs complete; any language can recompute it.
 """
@@ -22,9 +24,10 @@ or the order in which runs complete; any language can recompute it.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["DOMAIN", "battle_seed", "derived_seed", "run_seed"]
+__all__ = ["DOMAIN", "RunSpec", "battle_seed", "derived_seed", "run_seed"]
 
 DOMAIN: Final = "battlesim-batch/1"
 
@@ -44,3 +47,14 @@ def run_seed(study_seed: int, point: int, replication: int, crn: bool = False) -
 def battle_seed(campaign_seed: int, battle: int) -> int:
     """The seed of battle ``battle`` (0-based) of a campaign fought with ``campaign_seed``."""
     return derived_seed("campaign", campaign_seed, battle)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run: its id, design point, replication and seed, and whether to keep its replay."""
+
+    run_id: int
+    point: int
+    replication: int
+    seed: int
+    keep_replay: bool = False

@@ -1,18 +1,7 @@
 """Global sensitivity analysis with SALib: Morris screening and Sobol' indices.
 
-A ``morris`` or ``sobol`` design samples the unit cube with SALib, seeded
-from the study seed (:func:`sim.batch.seeds.derived_seed`), and maps each
-coordinate u to a factor value with :meth:`Factor.at` (a range is scaled, a
-list of values is picked from by quantile), so the design points are the
-same in every process and after ``--resume``:
-
-* ``morris``: ``points`` trajectories of ``len(factors) + 1`` points on a
-  4-level grid (SALib's ``morris.sample``);
-* ``sobol``: ``points`` base samples (a power of two) give
-  ``points × (len(factors) + 2)`` points (Saltelli's scheme as extended by
-  Jansen; ``sobol.sample`` without second-order indices).
-
-Every point is fought ``replications`` times; the output of a point is the
+A ``morris`` or ``sobol`` design's points (:mod:`sim.batch.sampling`) are
+each fought ``replications`` times; the output of a point is the
 mean of a measure over its done runs (each side's win rate, each side's mean
 losses of each kind). The analysis (:mod:`sim.batch.indices`: Morris μ, μ*,
 σ from exact steps, Sobol' S1 and ST, each with a percentile bootstrap
@@ -24,66 +13,15 @@ identical whenever the runs are. Effects are per factor's whole range.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from sim.batch.factors import DesignError, Factor, consistent
 from sim.batch.indices import RESAMPLES
-from sim.batch.seeds import derived_seed
+from sim.batch.sampling import LEVELS, Method, salib_seed, sample, unit_sample
 
 __all__ = ["LEVELS", "RESAMPLES", "analyse", "sample", "unit_sample"]
-
-LEVELS = 4
-"""Grid levels of a Morris design (SALib's default)."""
-
-Method = Literal["morris", "sobol"]
-
-
-def _seed(study_seed: int, method: str, what: str) -> int:
-    """A 32-bit seed for SALib (numpy's legacy seeding takes no more)."""
-    return derived_seed(study_seed, f"{method}-{what}") % 2**32
-
-
-def _problem(factors: list[Factor]) -> dict[str, Any]:
-    return {
-        "num_vars": len(factors),
-        "names": [f.path for f in factors],
-        "bounds": [[0.0, 1.0]] * len(factors),
-    }
-
-
-def unit_sample(method: Method, factors: list[Factor], points: int, seed: int) -> Any:
-    """The design in the unit cube: one row per design point.
-
-    Raises:
-        DesignError: no factors, or a Sobol' base sample that is not a power of two.
-    """
-    if not factors:
-        raise DesignError(f"a {method} design needs at least one factor")
-    # SALib pulls in pandas-free numpy code only, but takes ~0.3 s to import.
-    if method == "sobol":
-        if points < 2 or points & (points - 1):
-            raise DesignError(f"a sobol design needs --points a power of two (got {points})")
-        from SALib.sample import sobol  # type: ignore[import-untyped]  # noqa: PLC0415  # no stubs
-
-        return sobol.sample(
-            _problem(factors),
-            points,
-            calc_second_order=False,
-            seed=_seed(seed, method, "sample"),
-        )
-    from SALib.sample import morris  # noqa: PLC0415
-
-    return morris.sample(
-        _problem(factors), points, num_levels=LEVELS, seed=_seed(seed, method, "sample")
-    )
-
-
-def sample(method: Method, factors: list[Factor], points: int, seed: int) -> list[dict[str, Any]]:
-    """The design points: each unit-cube row mapped to factor values."""
-    rows = unit_sample(method, factors, points, seed)
-    return [{f.path: f.at(float(u)) for f, u in zip(factors, row, strict=True)} for row in rows]
 
 
 def _positions(factors: list[Factor], points: list[dict[str, Any]]) -> tuple[Any, list[float]]:
@@ -180,7 +118,7 @@ def analyse(store: Any, meta: dict[str, Any]) -> dict[str, Any]:
     positions = _positions(factors, mapped)
     for side, measure, expr in measures(store):
         per = per_point(store, expr)
-        seed = _seed(int(meta["seed"]), method, f"analyse-{side}-{measure}")
+        seed = salib_seed(int(meta["seed"]), method, f"analyse-{side}-{measure}")
         entry: dict[str, Any] = {"side": side, "measure": measure}
         entry.update(_measure(method, factors, per, len(mapped), seed, points, positions))
         out["measures"].append(entry)

@@ -17,20 +17,42 @@ column's own name::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.atomic import replacing
 from sim.batch.csvsafe import csv_select
 from sim.batch.stopping import summarised
 
 if TYPE_CHECKING:
-    from sim.batch.store import Store
+    import duckdb
 
 __all__ = ["VIEW", "create_view", "export_wide", "wide_columns", "wide_select"]
 
 VIEW = "runs_wide"
 _RUNS = ("run_id", "point", "replication", "seed", "status", "pilot", "error", "winner",
          "winner_name", "reason", "turns", "battles", "outcome")  # fmt: skip
+
+
+class Store(Protocol):
+    """What the view reads of a study's store (:class:`sim.batch.store.Store` has it all).
+
+    A protocol, so that this module never imports the store that creates the view.
+    """
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The study database's connection."""
+
+    @property
+    def losses(self) -> list[tuple[str, str, str]]:
+        """(side, kind, column) of the runs table's loss columns."""
+
+    @property
+    def draws(self) -> list[tuple[str, str]]:
+        """(side, column) of the runs table's draw columns."""
+
+    def meta(self) -> dict[str, Any]:
+        """The study's stored metadata (its ``plan`` among it)."""
 
 
 def _quote(name: str) -> str:

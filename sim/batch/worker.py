@@ -31,6 +31,7 @@ from engine.canonical import canonical_json
 from engine.log import DiscardSink, MemorySink, Sink
 from sim.batch.campaign import CampaignData, fight_campaign, validate_battle
 from sim.batch.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_row
+from sim.batch.seeds import RunSpec
 from sim.batch.target import Target
 from sim.contract import AnyRuleset, UnitRow
 from sim.contract.bases import validate_plain
@@ -74,17 +75,6 @@ OPENED_CACHE = 4
 
 _OPENED: OrderedDict[str, tuple[Target, Losses, tuple[str, ...]]] = OrderedDict()
 _PREPARED: OrderedDict[tuple[str, str], Prepared | str] = OrderedDict()
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """One run: its id, design point, replication and seed, and whether to keep its replay."""
-
-    run_id: int
-    point: int
-    replication: int
-    seed: int
-    keep_replay: bool = False
 
 
 @dataclass(frozen=True)
