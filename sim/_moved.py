@@ -60,6 +60,11 @@ MOVED: dict[str, str] = {
     "sim.errors": "sim.cli.errors",
     "sim.views": "sim.cli.views",
     "sim.table": "sim.cli.table",
+    # batch studies: sim/batch/'s one flat folder, now in the steps of a study
+    "sim.batch.stats": "sim.batch.methods.stats",
+    "sim.batch.differences": "sim.batch.methods.differences",
+    "sim.batch.indices": "sim.batch.methods.indices",
+    "sim.batch.prim": "sim.batch.methods.prim",
 }
 """Old module name → new module name; a submodule of an old package follows its package."""
 

@@ -21,7 +21,18 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("rule systems", ("sim.rulesets", "sim.odds")),
     ("scenario files", ("sim.scenario",)),
     ("replays and their tools", ("sim.replay",)),
-    ("batch studies", ("sim.batch",)),
+    # batch studies: below the flow its methods, then each step of a study in its order (a
+    # step imports the steps before it, never a later one), and the conductor on top
+    ("batch studies: methods", ("sim.batch.methods",)),
+    ("batch studies: inputs", ("sim.batch.inputs",)),
+    ("batch studies: design", ("sim.batch.planning",)),
+    ("batch studies: execution", ("sim.batch.execution",)),
+    ("batch studies: storage", ("sim.batch.storage",)),
+    ("batch studies: analysis", ("sim.batch.analysis",)),
+    ("batch studies: discovery", ("sim.batch.discovery",)),
+    ("batch studies: verification", ("sim.batch.verification",)),
+    ("batch studies: charts", ("sim.batch.charts",)),
+    ("batch studies: the conductor", ("sim.batch",)),
     ("calibration", ("sim.calibrate",)),
     ("historical cases", ("sim.history",)),
     ("the Python API", ("sim.api",)),
@@ -167,3 +178,4 @@ def test_no_import_circles() -> None:
         if node not in state:
             visit(node, [node])
     assert circles == []
+

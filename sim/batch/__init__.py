@@ -20,11 +20,11 @@ if TYPE_CHECKING:
     from sim.batch.discover import discover
     from sim.batch.executors import ExecutorError, open_executor
     from sim.batch.fieldpath import PathError, get_path, set_paths
+    from sim.batch.methods.stats import Interval, wilson
     from sim.batch.plan import StudyPlan
     from sim.batch.replays import Rerun, RerunError, rerun
     from sim.batch.seeds import battle_seed, run_seed
     from sim.batch.spec import StudySpec, load_study
-    from sim.batch.stats import Interval, wilson
     from sim.batch.store import Store, StoreError
     from sim.batch.study import RunOptions, StudyError, StudyIncomplete, StudyResult, run_study
     from sim.batch.summary import format_summary, summarize
@@ -78,7 +78,7 @@ _HOME = {
     "DesignError": "sim.batch.design",
     "ExecutorError": "sim.batch.executors",
     "Factor": "sim.batch.design",
-    "Interval": "sim.batch.stats",
+    "Interval": "sim.batch.methods.stats",
     "PathError": "sim.batch.fieldpath",
     "Rerun": "sim.batch.replays",
     "RerunError": "sim.batch.replays",
@@ -108,7 +108,7 @@ _HOME = {
     "set_paths": "sim.batch.fieldpath",
     "summarize": "sim.batch.summary",
     "verify_study": "sim.batch.verify",
-    "wilson": "sim.batch.stats",
+    "wilson": "sim.batch.methods.stats",
 }
 
 

@@ -8,7 +8,7 @@ with a 95 % interval whose ``method`` is named in each comparison:
 
 * a win rate (a proportion): ``newcombe-paired`` with CRN (over the
   replications done at both points, Newcombe's paired score interval) or
-  ``newcombe`` without (independent samples), :mod:`sim.batch.differences`;
+  ``newcombe`` without (independent samples), :mod:`sim.batch.methods.differences`;
 * a loss, **paired** (``t``, the study ran with ``--crn``): over the
   replications r done at both points, ``d_r = x(p, r) − x(b, r)``; the
   interval is ``d̄ ± t(0.975, n − 1) · s_d / √n`` (Student's t);
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from sim.batch.differences import Table2x2, newcombe, newcombe_paired
+from sim.batch.methods.differences import Table2x2, newcombe, newcombe_paired
 from sim.batch.stopping import summarised
 from sim.batch.store import Store, quote
 

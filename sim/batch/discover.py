@@ -3,7 +3,7 @@
 ``battlesim discover DIR --measure "winner == 'usa'"`` reads a finished (or
 stopped) study's done runs, counts per design point the runs where the
 condition (:mod:`sim.batch.condition`) holds, and finds boxes with PRIM
-(:mod:`sim.batch.prim`). Each box is said as plain conditions on the
+(:mod:`sim.batch.methods.prim`). Each box is said as plain conditions on the
 factors with its density, coverage and counts::
 
     Union wins in 61.0 % of runs when map.terrain.0.cover ≥ -30 and options.fire_hcv ≤ 15
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from sim.batch.condition import Condition, parse_condition
+from sim.batch.methods.prim import ALPHA, MIN_COVERAGE, MIN_MASS, Box, Data, Limit, find_boxes
 from sim.batch.opening import DB_NAME
-from sim.batch.prim import ALPHA, MIN_COVERAGE, MIN_MASS, Box, Data, Limit, find_boxes
 from sim.batch.store import Store
 
 __all__ = ["DiscoverError", "discover", "discover_lines", "number_columns"]

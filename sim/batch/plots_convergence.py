@@ -22,8 +22,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from sim.batch.labels import measure_label
+from sim.batch.methods.stats import wilson
 from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_keys, save, wrap
-from sim.batch.stats import wilson
 from sim.batch.stopping import PILOT, pilot_runs
 from sim.batch.store import Store
 

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sim.batch.stats import Z95, proportion
+from sim.batch.methods.stats import Z95, proportion
 from sim.batch.stopping import summarised
 from sim.batch.store import Store, quote
 

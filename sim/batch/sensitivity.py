@@ -3,7 +3,7 @@
 A ``morris`` or ``sobol`` design's points (:mod:`sim.batch.sampling`) are
 each fought ``replications`` times; the output of a point is the
 mean of a measure over its done runs (each side's win rate, each side's mean
-losses of each kind). The analysis (:mod:`sim.batch.indices`: Morris μ, μ*,
+losses of each kind). The analysis (:mod:`sim.batch.methods.indices`: Morris μ, μ*,
 σ from exact steps, Sobol' S1 and ST, each with a percentile bootstrap
 interval, flags, the share of replication noise and the indices' convergence
 over the base samples) is seeded from the study seed too, so the indices are
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from sim.batch.factors import DesignError, Factor, consistent
-from sim.batch.indices import RESAMPLES
+from sim.batch.methods.indices import RESAMPLES
 from sim.batch.sampling import LEVELS, Method, salib_seed, sample, unit_sample
 
 __all__ = ["LEVELS", "RESAMPLES", "analyse", "sample", "unit_sample"]
@@ -45,7 +45,7 @@ def _positions(factors: list[Factor], points: list[dict[str, Any]]) -> tuple[Any
 def _convergence(method: Method, factors: list[Factor], y: Any, seed: int, points: int,
                  positions: tuple[Any, list[float]]) -> list[dict[str, Any]]:  # fmt: skip
     """The indices on the first N base samples (trajectories), N = 4, 8, … up to the design's."""
-    from sim.batch.indices import morris_indices, sobol_indices  # noqa: PLC0415
+    from sim.batch.methods.indices import morris_indices, sobol_indices  # noqa: PLC0415
 
     names = [f.path for f in factors]
     rows = len(y) // points
@@ -68,7 +68,7 @@ def _measure(  # one measure's analysis
     method: Method, factors: list[Factor], per: dict[int, Any], npoints: int,
     seed: int, points: int, positions: tuple[Any, list[float]],
 ) -> dict[str, Any]:  # fmt: skip
-    from sim.batch.indices import morris_indices, noise_share, sobol_indices  # noqa: PLC0415
+    from sim.batch.methods.indices import morris_indices, noise_share, sobol_indices  # noqa: PLC0415
 
     y = np.array([per[i].mean if i in per else math.nan for i in range(npoints)])
     if np.isnan(y).any():

@@ -54,7 +54,7 @@ class Outputs(BaseModel):
 
 
 Interval = Literal["wilson", "clopper-pearson", "jeffreys"]
-"""The interval methods a study file may name (:data:`sim.batch.stats.METHODS`)."""
+"""The interval methods a study file may name (:data:`sim.batch.methods.stats.METHODS`)."""
 
 
 class StudyFile(BaseModel):
@@ -96,7 +96,7 @@ class StudySpec:
     baseline: int = 0
     """The design point the others are compared with."""
     interval: str = "wilson"
-    """The proportions' interval (:data:`sim.batch.stats.METHODS`)."""
+    """The proportions' interval (:data:`sim.batch.methods.stats.METHODS`)."""
 
 
 def _consistency(sf: StudyFile) -> list[tuple[tuple[str, ...], str]]:

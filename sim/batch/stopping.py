@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from sim.batch.stats import Z95, wilson
+from sim.batch.methods.stats import Z95, wilson
 
 __all__ = [
     "PILOT",

@@ -87,7 +87,9 @@ class RunOptions:
     baseline: int = 0
     """The design point every other is compared with (summary only)."""
     interval: str = "wilson"
-    """The win and draw rates' 95 % interval (summary only; :data:`sim.batch.stats.METHODS`)."""
+    """The win and draw rates' 95 % interval (summary only).
+
+    One of :data:`sim.batch.methods.stats.METHODS`."""
     commit_seconds: float | None = None
     """Fewest seconds between commit points (None: :data:`COMMIT_SECONDS`; 0: after each chunk)."""
     commit_runs: int | None = None

@@ -18,7 +18,7 @@ import math
 from typing import Any
 
 from sim.batch.labels import loss_label, measure_label
-from sim.batch.stats import proportion, wilson
+from sim.batch.methods.stats import proportion, wilson
 from sim.batch.stopping import PILOT, confirm_runs, rule_of, summarised
 from sim.batch.store import Store, point_label, quote
 from sim.contract import get_ruleset
@@ -129,7 +129,7 @@ def summarize(store: Store, baseline: int = 0, interval: str = "wilson") -> dict
     are made for grid and Latin-hypercube studies of two or more points; a
     Morris or Sobol study has its sensitivity indices instead
     (:mod:`sim.batch.sensitivity`). ``interval`` names the proportions'
-    interval (:data:`sim.batch.stats.METHODS`). With ``--until-ci`` every
+    interval (:data:`sim.batch.methods.stats.METHODS`). With ``--until-ci`` every
     figure is over each point's confirmatory runs; its pilot is counted in
     ``pilot`` (:mod:`sim.batch.stopping`).
     """
@@ -433,7 +433,7 @@ def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:
             flagged = flagged or bool(ix.get("flags"))
             lines.append(f"    {ix['factor']:<{width}}  {_index_text(sens['method'], ix)}")
     if flagged:
-        from sim.batch.indices import WIDE  # noqa: PLC0415  # numpy only for sensitivity studies
+        from sim.batch.methods.indices import WIDE  # noqa: PLC0415  # numpy only for sensitivity studies
 
         lines.append(
             "  flags: S1<0, S1>1 outside [0, 1]; S1>ST first order above total; "

@@ -29,8 +29,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sim.batch.methods.stats import Estimate, wilson
 from sim.batch.rows import UNIT_COLUMNS, UNIT_KEYS, ChunkRows
-from sim.batch.stats import Estimate, wilson
 
 __all__ = ["Estimate", "Measure", "MeasureError", "estimate", "parse_measure", "values"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.batch.stats import wilson
+from sim.batch.methods.stats import wilson
 from sim.batch.stopping import (
     PILOT,
     SEQUENTIAL,

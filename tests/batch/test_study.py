@@ -11,8 +11,8 @@ import pytest
 
 from sim.batch import worker
 from sim.batch.design import Factor
+from sim.batch.methods.stats import wilson
 from sim.batch.plan import StudyPlan
-from sim.batch.stats import wilson
 from sim.batch.study import RunOptions, StudyError, run_study
 from sim.batch.target import load_target
 from tests.batch.helpers import STONE_WALL, tables

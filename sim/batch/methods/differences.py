@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sim.batch.stats import wilson
+from sim.batch.methods.stats import wilson
 
 __all__ = ["Table2x2", "newcombe", "newcombe_paired"]
 
