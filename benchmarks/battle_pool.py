@@ -22,8 +22,8 @@ from typing import Any
 from engine.log import DiscardSink
 from sim import api
 from sim.batch.executors import mp_context
+from sim.batch.inputs.target import load_target
 from sim.batch.plan import StudyPlan
-from sim.batch.target import load_target
 from sim.batch.worker import prepare
 
 CHUNK = 20

@@ -65,6 +65,13 @@ MOVED: dict[str, str] = {
     "sim.batch.differences": "sim.batch.methods.differences",
     "sim.batch.indices": "sim.batch.methods.indices",
     "sim.batch.prim": "sim.batch.methods.prim",
+    "sim.batch.files": "sim.batch.inputs.files",
+    "sim.batch.fieldpath": "sim.batch.inputs.fieldpath",
+    "sim.batch.seeds": "sim.batch.inputs.seeds",
+    "sim.batch.target": "sim.batch.inputs.target",
+    "sim.batch.campaign": "sim.batch.inputs.campaign",
+    "sim.batch.sources": "sim.batch.inputs.sources",
+    "sim.batch.guard": "sim.batch.inputs.guard",
 }
 """Old module name → new module name; a submodule of an old package follows its package."""
 

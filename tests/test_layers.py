@@ -178,4 +178,3 @@ def test_no_import_circles() -> None:
         if node not in state:
             visit(node, [node])
     assert circles == []
-

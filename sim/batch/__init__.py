@@ -15,20 +15,20 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sim.batch.campaign import CampaignData, CampaignResult, fight_campaign
     from sim.batch.design import DesignError, Factor, design_points
     from sim.batch.discover import discover
     from sim.batch.executors import ExecutorError, open_executor
-    from sim.batch.fieldpath import PathError, get_path, set_paths
+    from sim.batch.inputs.campaign import CampaignData, CampaignResult, fight_campaign
+    from sim.batch.inputs.fieldpath import PathError, get_path, set_paths
+    from sim.batch.inputs.seeds import battle_seed, run_seed
+    from sim.batch.inputs.target import Target, load_campaign, load_target
     from sim.batch.methods.stats import Interval, wilson
     from sim.batch.plan import StudyPlan
     from sim.batch.replays import Rerun, RerunError, rerun
-    from sim.batch.seeds import battle_seed, run_seed
     from sim.batch.spec import StudySpec, load_study
     from sim.batch.store import Store, StoreError
     from sim.batch.study import RunOptions, StudyError, StudyIncomplete, StudyResult, run_study
     from sim.batch.summary import format_summary, summarize
-    from sim.batch.target import Target, load_campaign, load_target
     from sim.batch.verify import StudyCheck, verify_study
 
 __all__ = [
@@ -73,13 +73,13 @@ __all__ = [
 # Imported on first use, so a worker that needs only sim.batch.worker does not
 # pay for scipy, DuckDB and matplotlib.
 _HOME = {
-    "CampaignData": "sim.batch.campaign",
-    "CampaignResult": "sim.batch.campaign",
+    "CampaignData": "sim.batch.inputs.campaign",
+    "CampaignResult": "sim.batch.inputs.campaign",
     "DesignError": "sim.batch.design",
     "ExecutorError": "sim.batch.executors",
     "Factor": "sim.batch.design",
     "Interval": "sim.batch.methods.stats",
-    "PathError": "sim.batch.fieldpath",
+    "PathError": "sim.batch.inputs.fieldpath",
     "Rerun": "sim.batch.replays",
     "RerunError": "sim.batch.replays",
     "RunOptions": "sim.batch.study",
@@ -91,21 +91,21 @@ _HOME = {
     "StudyPlan": "sim.batch.plan",
     "StudyResult": "sim.batch.study",
     "StudySpec": "sim.batch.spec",
-    "Target": "sim.batch.target",
-    "battle_seed": "sim.batch.seeds",
+    "Target": "sim.batch.inputs.target",
+    "battle_seed": "sim.batch.inputs.seeds",
     "design_points": "sim.batch.design",
     "discover": "sim.batch.discover",
-    "fight_campaign": "sim.batch.campaign",
+    "fight_campaign": "sim.batch.inputs.campaign",
     "format_summary": "sim.batch.summary",
-    "get_path": "sim.batch.fieldpath",
-    "load_campaign": "sim.batch.target",
+    "get_path": "sim.batch.inputs.fieldpath",
+    "load_campaign": "sim.batch.inputs.target",
     "load_study": "sim.batch.spec",
-    "load_target": "sim.batch.target",
+    "load_target": "sim.batch.inputs.target",
     "open_executor": "sim.batch.executors",
     "rerun": "sim.batch.replays",
-    "run_seed": "sim.batch.seeds",
+    "run_seed": "sim.batch.inputs.seeds",
     "run_study": "sim.batch.study",
-    "set_paths": "sim.batch.fieldpath",
+    "set_paths": "sim.batch.inputs.fieldpath",
     "summarize": "sim.batch.summary",
     "verify_study": "sim.batch.verify",
     "wilson": "sim.batch.methods.stats",

@@ -1,11 +1,11 @@
 """Experimental designs: the factors of a study and its design points.
 
-A factor is a field path (:mod:`sim.batch.fieldpath`) with either a list of
+A factor is a field path (:mod:`sim.batch.inputs.fieldpath`) with either a list of
 ``values`` or a numeric ``range``. A *full-factorial grid* takes every
 combination of the factors' levels (the first factor varies slowest); a
 *Latin hypercube* (``scipy.stats.qmc.LatinHypercube``) takes ``points``
 points that stratify every factor, seeded from the study seed
-(:func:`sim.batch.seeds.derived_seed` ``(seed, "lhs")``).
+(:func:`sim.batch.inputs.seeds.derived_seed` ``(seed, "lhs")``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 
 from sim.batch.factors import DesignError, Factor, Point, consistent
-from sim.batch.seeds import derived_seed
+from sim.batch.inputs.seeds import derived_seed
 
 __all__ = ["Design", "DesignError", "Factor", "consistent", "design_points", "grid", "lhs"]
 

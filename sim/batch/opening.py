@@ -16,9 +16,9 @@ from pydantic import ValidationError
 from engine.canonical import digest
 from engine.formats import DERIVATIONS, derivation_of
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
-from sim.batch.fieldpath import PathError
+from sim.batch.inputs.fieldpath import PathError
+from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.plan import StudyPlan
-from sim.batch.seeds import DOMAIN
 from sim.batch.stopping import pilot_runs
 from sim.batch.store import BIGINT_MAX, BIGINT_MIN, Store
 from sim.batch.units import start_details

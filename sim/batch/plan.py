@@ -15,9 +15,9 @@ from typing import Any
 
 from engine.version import FORMAT_VERSION
 from sim.batch.design import Design, Factor, design_points
-from sim.batch.seeds import DOMAIN, RunSpec, run_seed
+from sim.batch.inputs.seeds import DOMAIN, RunSpec, run_seed
+from sim.batch.inputs.target import Target
 from sim.batch.stopping import PILOT
-from sim.batch.target import Target
 
 __all__ = ["DEFAULT_CHUNK", "StudyPlan"]
 

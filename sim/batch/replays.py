@@ -18,10 +18,10 @@ from pydantic import ValidationError
 
 from engine.atomic import atomic_write_bytes, own_folder
 from engine.log import FileSink, Sink
+from sim.batch.inputs.seeds import run_seed
+from sim.batch.inputs.target import Target
 from sim.batch.opening import other_dice
-from sim.batch.seeds import run_seed
 from sim.batch.store import Store
-from sim.batch.target import Target
 from sim.batch.worker import fight, prepare
 from sim.scenario.load import ScenarioError
 

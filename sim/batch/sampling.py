@@ -1,7 +1,7 @@
 """Global sensitivity designs with SALib: Morris screening and Sobol' samples.
 
 A ``morris`` or ``sobol`` design samples the unit cube with SALib, seeded
-from the study seed (:func:`sim.batch.seeds.derived_seed`), and maps each
+from the study seed (:func:`sim.batch.inputs.seeds.derived_seed`), and maps each
 coordinate u to a factor value with :meth:`Factor.at` (a range is scaled, a
 list of values is picked from by quantile), so the design points are the
 same in every process and after ``--resume``:
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from sim.batch.factors import DesignError, Factor
-from sim.batch.seeds import derived_seed
+from sim.batch.inputs.seeds import derived_seed
 
 __all__ = ["LEVELS", "Method", "salib_seed", "sample", "unit_sample"]
 

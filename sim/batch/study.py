@@ -35,7 +35,7 @@ import duckdb
 from engine.atomic import atomic_write_text
 from sim.batch.commits import CommitPoints
 from sim.batch.executors import open_executor
-from sim.batch.guard import FolderError, claim_folder
+from sim.batch.inputs.guard import FolderError, claim_folder
 from sim.batch.opening import DB_NAME, StudyError, fresh_points, open_store
 from sim.batch.plan import StudyPlan
 from sim.batch.replays import write_replays
@@ -318,7 +318,7 @@ def run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = Non
     """Run (or with ``options.resume`` complete) a study into directory ``out``.
 
     ``out`` is locked for the whole study, and a new study is refused in a
-    folder holding files no study made (:mod:`sim.batch.guard`).
+    folder holding files no study made (:mod:`sim.batch.inputs.guard`).
 
     Raises:
         StudyError: as :func:`_run_study`, or the folder cannot be claimed.

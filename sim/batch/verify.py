@@ -6,7 +6,7 @@ Four checks, every difference named:
    ``target_digest``; the stored design points are the plan's design
    (recomputed from its factors, design, points and seed); every run's id is
    ``point × replications + replication`` and its seed the one the seed
-   scheme spawns (:mod:`sim.batch.seeds`).
+   scheme spawns (:mod:`sim.batch.inputs.seeds`).
 2. **The summary**: ``summary.json`` is re-derived from the database by
    the summary code (:func:`sim.batch.summary.summarize`, with the baseline
    the stored summary names) and compared field by field.
@@ -37,13 +37,13 @@ from pydantic import ValidationError
 from engine.canonical import canonical_json
 from engine.jsondiff import diff
 from sim.batch.design import Factor, design_points
+from sim.batch.inputs.seeds import derived_seed, run_seed
+from sim.batch.inputs.target import Target
 from sim.batch.opening import DB_NAME, other_dice
 from sim.batch.replays import replay_name
 from sim.batch.rows import ChunkRows, Losses, run_row
-from sim.batch.seeds import derived_seed, run_seed
 from sim.batch.store import Store
 from sim.batch.summary import summarize
-from sim.batch.target import Target
 from sim.batch.units import TABLE as UNIT_TABLE
 from sim.batch.units import legacy_units
 from sim.batch.worker import Prepared, RunSpec, failure, prepare, run_rows

@@ -29,10 +29,10 @@ from pydantic import ValidationError
 
 from engine.canonical import canonical_json
 from engine.log import DiscardSink, MemorySink, Sink
-from sim.batch.campaign import CampaignData, fight_campaign, validate_battle
+from sim.batch.inputs.campaign import CampaignData, fight_campaign, validate_battle
+from sim.batch.inputs.seeds import RunSpec
+from sim.batch.inputs.target import Target
 from sim.batch.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_row
-from sim.batch.seeds import RunSpec
-from sim.batch.target import Target
 from sim.contract import AnyRuleset, UnitRow
 from sim.contract.bases import validate_plain
 from sim.replay.header import make_header

@@ -3,7 +3,7 @@
 Trial k sets the free factors to the sampler's point and fights
 ``replications`` runs of it in chunks (:func:`sim.batch.worker.run_chunk`)
 on the executor, with **common random numbers**: run r of every trial uses
-the seed :func:`sim.batch.seeds.run_seed` ``(seed, ·, r, crn=True)``, so two
+the seed :func:`sim.batch.inputs.seeds.run_seed` ``(seed, ·, r, crn=True)``, so two
 trials differ by their factors, not by their dice. Trial 0 is the target's
 own values (the starting point). Each target's measure is estimated over the
 trial's done runs, and the trial's objective is
@@ -37,10 +37,10 @@ from typing import Any
 
 from engine.atomic import atomic_write_text
 from engine.canonical import canonical_json
-from sim.batch.guard import FolderError, claim_folder
+from sim.batch.inputs.guard import FolderError, claim_folder
+from sim.batch.inputs.seeds import derived_seed
 from sim.batch.plan import StudyPlan
 from sim.batch.rows import ChunkRows
-from sim.batch.seeds import derived_seed
 from sim.batch.store import loss_columns
 from sim.batch.worker import Chunk, Shared, run_chunk
 from sim.calibrate.measures import Estimate, estimate, values

@@ -58,7 +58,7 @@ def _factor(text: str) -> Factor:
         PathError: the option is malformed.
     """
     from sim.batch.design import Factor
-    from sim.batch.fieldpath import PathError, parse_values
+    from sim.batch.inputs.fieldpath import PathError, parse_values
 
     path, eq, spec = text.partition("=")
     if not eq or not path or not spec:
@@ -310,9 +310,9 @@ def batch(
     Example:
       battlesim batch scenarios/stone_wall.yaml --runs 200 --jobs 2 -o sw
     """
-    from sim.batch.fieldpath import PathError
+    from sim.batch.inputs.fieldpath import PathError
+    from sim.batch.inputs.target import Target, load_target
     from sim.batch.plan import StudyPlan
-    from sim.batch.target import Target, load_target
     from sim.scenario.load import ScenarioError
 
     try:

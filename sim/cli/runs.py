@@ -130,8 +130,8 @@ def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: boo
     Example:
       battlesim campaign scenarios/fredericksburg_campaign.yaml --seed 3
     """
-    from sim.batch.campaign import play_campaign
-    from sim.batch.target import load_campaign
+    from sim.batch.inputs.campaign import play_campaign
+    from sim.batch.inputs.target import load_campaign
     from sim.cli.errors import describe
     from sim.contract import headline
     from sim.scenario.load import ScenarioError

@@ -2,7 +2,7 @@
 
 A case is a study of one design point (its ``set`` values) with ``runs``
 replications; run *r* fights with the batch engine's seed for (point 0,
-replication *r*) of the case's seed (:func:`sim.batch.seeds.run_seed`), so
+replication *r*) of the case's seed (:func:`sim.batch.inputs.seeds.run_seed`), so
 its battle can be fought again alone with ``battlesim run --seed``. Runs go
 in chunks to the batch engine's executors (:mod:`sim.batch.executors`); the
 values come back in replication order whatever the worker count, so the
@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.log import DiscardSink, Sink
 from sim.batch.executors import open_executor
-from sim.batch.seeds import run_seed
+from sim.batch.inputs.seeds import run_seed
 from sim.batch.worker import Prepared, fight, prepare
 from sim.contract import AnyRuleset, get_ruleset
 from sim.history.case import Case, MeasureSpec

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sim.batch.campaign import CampaignData, campaign_outcome, fight_campaign
-from sim.batch.files import read_yaml
-from sim.batch.target import load_campaign
+from sim.batch.inputs.campaign import CampaignData, campaign_outcome, fight_campaign
+from sim.batch.inputs.files import read_yaml
+from sim.batch.inputs.target import load_campaign
 from sim.batch.worker import NullSink
 from sim.contract import Measure, Outcome, SideResult
 from sim.rulesets.musket.campaign import carry_over

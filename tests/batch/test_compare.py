@@ -20,9 +20,9 @@ from statsmodels.stats.proportion import (  # type: ignore[import-untyped]
 )
 
 from sim.batch.design import Factor
+from sim.batch.inputs.target import load_target
 from sim.batch.plan import StudyPlan
 from sim.batch.study import RunOptions, StudyError, run_study
-from sim.batch.target import load_target
 from tests.batch.helpers import STONE_WALL, invoke, tables
 
 TARGET = load_target(STONE_WALL)

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from engine.canonical import canonical_json
 from sim.batch import rows
+from sim.batch.inputs.target import load_target
 from sim.batch.rows import outcome_json
-from sim.batch.target import load_target
 from sim.batch.worker import fight, prepare
 from tests.contract.cases import INSTALLED_CASES
 

@@ -22,7 +22,7 @@ from SALib.sample import morris as morris_sample  # type: ignore[import-untyped]
 from SALib.sample import sobol as sobol_sample  # type: ignore[import-untyped]
 
 from sim.batch.design import DesignError, Factor, design_points
-from sim.batch.seeds import derived_seed
+from sim.batch.inputs.seeds import derived_seed
 from sim.batch.sensitivity import RESAMPLES, unit_sample
 from sim.batch.spec import load_study
 from tests.batch.helpers import SCENARIOS, STONE_WALL, invoke, tables
@@ -92,7 +92,7 @@ import os, signal
 from sim.batch.design import Factor
 from sim.batch.plan import StudyPlan
 from sim.batch.study import RunOptions, run_study
-from sim.batch.target import load_target
+from sim.batch.inputs.target import load_target
 
 def stop(committed: int, planned: int) -> None:
     if committed >= {KILL_AT}:

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from sim.batch.executors import InlineExecutor
-from sim.batch.seeds import run_seed
-from sim.batch.target import load_target
+from sim.batch.inputs.seeds import run_seed
+from sim.batch.inputs.target import load_target
 from sim.batch.worker import fight, prepare
 from sim.calibrate import calibrate, load_calibration
 from sim.calibrate.measures import estimate

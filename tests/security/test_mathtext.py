@@ -13,10 +13,10 @@ import pytest
 from matplotlib.figure import Figure
 
 from sim.batch.design import Factor
+from sim.batch.inputs.target import load_target
 from sim.batch.plan import StudyPlan
 from sim.batch.plotting import save
 from sim.batch.study import RunOptions, run_study
-from sim.batch.target import load_target
 from tests.batch.helpers import STONE_WALL, invoke
 
 MATH = r"$\notacommand{x}$"

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sim.batch.files import located
-from sim.batch.guard import FolderError, contained
-from sim.batch.target import Target, load_target
+from sim.batch.inputs.files import located
+from sim.batch.inputs.guard import FolderError, contained
+from sim.batch.inputs.target import Target, load_target
 from sim.scenario.load import ScenarioError
 
 __all__ = ["Lines", "named_target", "output_folder"]
 
 Lines = dict[tuple[str | int, ...], int]
-"""A file's field path → line map (:func:`sim.batch.files.read_yaml`)."""
+"""A file's field path → line map (:func:`sim.batch.inputs.files.read_yaml`)."""
 
 
 def named_target(file: str, lines: Lines, scenario: str | None, campaign: str | None) -> Target:

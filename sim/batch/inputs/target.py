@@ -15,9 +15,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from engine.canonical import digest
-from sim.batch.campaign import BattleEntry, CampaignData, Victory, settings_for, validate_battle
-from sim.batch.fieldpath import get_path, set_paths
-from sim.batch.files import error_message, located, read_yaml, validate_located
+from sim.batch.inputs.campaign import (
+    BattleEntry,
+    CampaignData,
+    Victory,
+    settings_for,
+    validate_battle,
+)
+from sim.batch.inputs.fieldpath import get_path, set_paths
+from sim.batch.inputs.files import error_message, located, read_yaml, validate_located
 from sim.contract import AnyRuleset
 from sim.contract.bases import validate_plain
 from sim.scenario.load import Located, ScenarioError, load_scenario, validate_data
@@ -61,7 +67,7 @@ class Target:
         return set_paths(self.data, values)
 
     def check_path(self, path: str) -> None:
-        """Raise :class:`~sim.batch.fieldpath.PathError` unless ``path`` names a field."""
+        """Raise :class:`~sim.batch.inputs.fieldpath.PathError` unless ``path`` names a field."""
         get_path(self.data, path)
 
     def scenarios(self) -> list[tuple[AnyRuleset, Any]]:

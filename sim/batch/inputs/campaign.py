@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from engine.atomic import atomic_write_text
 from engine.log import FileSink, Sink
-from sim.batch.seeds import battle_seed
+from sim.batch.inputs.seeds import battle_seed
 from sim.contract import AnyRuleset, Outcome
 from sim.replay.header import make_header
 from sim.runner import DrawTally
