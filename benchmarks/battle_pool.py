@@ -23,7 +23,7 @@ from engine.log import DiscardSink
 from sim import api
 from sim.batch.executors import mp_context
 from sim.batch.inputs.target import load_target
-from sim.batch.plan import StudyPlan
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.worker import prepare
 
 CHUNK = 20

@@ -11,14 +11,15 @@ warns with a :class:`DeprecationWarning` naming the new one.  The map is
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 import warnings
 from collections.abc import Sequence
-from importlib.abc import Loader, MetaPathFinder
+from importlib.abc import InspectLoader, Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec
-from types import ModuleType
+from types import CodeType, ModuleType
 
-__all__ = ["MOVED", "install", "new_name"]
+__all__ = ["MOVED", "RUNNABLE", "install", "new_name"]
 
 MOVED: dict[str, str] = {
     # the seam
@@ -72,8 +73,17 @@ MOVED: dict[str, str] = {
     "sim.batch.campaign": "sim.batch.inputs.campaign",
     "sim.batch.sources": "sim.batch.inputs.sources",
     "sim.batch.guard": "sim.batch.inputs.guard",
+    "sim.batch.factors": "sim.batch.planning.factors",
+    "sim.batch.design": "sim.batch.planning.design",
+    "sim.batch.stopping": "sim.batch.planning.stopping",
+    "sim.batch.plan": "sim.batch.planning.plan",
+    "sim.batch.spec": "sim.batch.planning.spec",
 }
 """Old module name → new module name; a submodule of an old package follows its package."""
+
+
+RUNNABLE = frozenset({"sim.batch.stopping"})
+"""Old names ``python -m`` ran (a documented command): they still run, as their new module."""
 
 
 def new_name(name: str) -> str | None:
@@ -118,9 +128,23 @@ class _Alias(MetaPathFinder, Loader):
         if alias is not None and alias.loader is self:
             module.__spec__ = alias.loader_state
 
-    def get_code(self, fullname: str) -> None:
-        """``python -m <old name>``: refused with the new name (nothing was ever run so)."""
-        raise ImportError(f"{fullname} has moved to {new_name(fullname)}; run `python -m sim`")
+    def get_code(self, fullname: str) -> CodeType:
+        """``python -m <old name>``: a :data:`RUNNABLE` name runs as its new module, others fail.
+
+        Raises:
+            ImportError: the old name was never run so; the message names the new module.
+        """
+        new = new_name(fullname)
+        if fullname in RUNNABLE and new is not None:
+            warnings.warn(
+                f"{fullname} has moved to {new}: run `python -m {new}`", DeprecationWarning, 2
+            )
+            spec = importlib.util.find_spec(new)
+            assert spec is not None and isinstance(spec.loader, InspectLoader)
+            code = spec.loader.get_code(new)
+            assert code is not None
+            return code
+        raise ImportError(f"{fullname} has moved to {new}; run `python -m sim`")
 
 
 def install() -> None:

@@ -15,7 +15,6 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sim.batch.design import DesignError, Factor, design_points
     from sim.batch.discover import discover
     from sim.batch.executors import ExecutorError, open_executor
     from sim.batch.inputs.campaign import CampaignData, CampaignResult, fight_campaign
@@ -23,9 +22,10 @@ if TYPE_CHECKING:
     from sim.batch.inputs.seeds import battle_seed, run_seed
     from sim.batch.inputs.target import Target, load_campaign, load_target
     from sim.batch.methods.stats import Interval, wilson
-    from sim.batch.plan import StudyPlan
+    from sim.batch.planning.design import DesignError, Factor, design_points
+    from sim.batch.planning.plan import StudyPlan
+    from sim.batch.planning.spec import StudySpec, load_study
     from sim.batch.replays import Rerun, RerunError, rerun
-    from sim.batch.spec import StudySpec, load_study
     from sim.batch.store import Store, StoreError
     from sim.batch.study import RunOptions, StudyError, StudyIncomplete, StudyResult, run_study
     from sim.batch.summary import format_summary, summarize
@@ -75,9 +75,9 @@ __all__ = [
 _HOME = {
     "CampaignData": "sim.batch.inputs.campaign",
     "CampaignResult": "sim.batch.inputs.campaign",
-    "DesignError": "sim.batch.design",
+    "DesignError": "sim.batch.planning.design",
     "ExecutorError": "sim.batch.executors",
-    "Factor": "sim.batch.design",
+    "Factor": "sim.batch.planning.design",
     "Interval": "sim.batch.methods.stats",
     "PathError": "sim.batch.inputs.fieldpath",
     "Rerun": "sim.batch.replays",
@@ -88,18 +88,18 @@ _HOME = {
     "StudyCheck": "sim.batch.verify",
     "StudyError": "sim.batch.study",
     "StudyIncomplete": "sim.batch.study",
-    "StudyPlan": "sim.batch.plan",
+    "StudyPlan": "sim.batch.planning.plan",
     "StudyResult": "sim.batch.study",
-    "StudySpec": "sim.batch.spec",
+    "StudySpec": "sim.batch.planning.spec",
     "Target": "sim.batch.inputs.target",
     "battle_seed": "sim.batch.inputs.seeds",
-    "design_points": "sim.batch.design",
+    "design_points": "sim.batch.planning.design",
     "discover": "sim.batch.discover",
     "fight_campaign": "sim.batch.inputs.campaign",
     "format_summary": "sim.batch.summary",
     "get_path": "sim.batch.inputs.fieldpath",
     "load_campaign": "sim.batch.inputs.target",
-    "load_study": "sim.batch.spec",
+    "load_study": "sim.batch.planning.spec",
     "load_target": "sim.batch.inputs.target",
     "open_executor": "sim.batch.executors",
     "rerun": "sim.batch.replays",

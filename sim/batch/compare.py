@@ -24,7 +24,7 @@ difference of independent runs would have; their ratio ``s_d² / (s_p² + s_b²)
 is computed exactly from the sums and rounded once, so a ratio of exactly 1
 is 1.0 and a ratio above 1 is really above 1. Sums are exact integers from
 DuckDB, so the figures do not depend on the order runs were stored in. With
-``--until-ci`` only the confirmatory runs count (:mod:`sim.batch.stopping`).
+``--until-ci`` only the confirmatory runs count (:mod:`sim.batch.planning.stopping`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from fractions import Fraction
 from typing import Any
 
 from sim.batch.methods.differences import Table2x2, newcombe, newcombe_paired
-from sim.batch.stopping import summarised
+from sim.batch.planning.stopping import summarised
 from sim.batch.store import Store, quote
 
 __all__ = ["Moments", "compare", "measures", "paired_interval", "per_point", "welch_interval"]

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.batch.plan import StudyPlan
-from sim.batch.spec import StudySpec
+from sim.batch.planning.plan import StudyPlan
+from sim.batch.planning.spec import StudySpec
 
 __all__ = ["FLAGS", "OverrideError", "Overrides", "override", "stored_overrides"]
 

@@ -32,11 +32,11 @@ from matplotlib.ticker import MaxNLocator
 
 from engine.atomic import own_folder
 from sim.batch.labels import loss_label
+from sim.batch.planning.stopping import summarised
 from sim.batch.plots_analysis import paired_plot, sensitivity_plot
 from sim.batch.plots_convergence import MAX_SERIES, convergence_plot, index_convergence_plot
 from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_keys, save, wrap
 from sim.batch.pooled import pooled
-from sim.batch.stopping import summarised
 from sim.batch.store import Store, quote
 from sim.text.grammar import agree
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.batch.methods.stats import Z95, proportion
-from sim.batch.stopping import summarised
+from sim.batch.planning.stopping import summarised
 from sim.batch.store import Store, quote
 
 __all__ = ["Pooled", "cluster_mean", "pooled"]

@@ -1,6 +1,6 @@
 """Global sensitivity analysis with SALib: Morris screening and Sobol' indices.
 
-A ``morris`` or ``sobol`` design's points (:mod:`sim.batch.sampling`) are
+A ``morris`` or ``sobol`` design's points (:mod:`sim.batch.planning.sampling`) are
 each fought ``replications`` times; the output of a point is the
 mean of a measure over its done runs (each side's win rate, each side's mean
 losses of each kind). The analysis (:mod:`sim.batch.methods.indices`: Morris μ, μ*,
@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from sim.batch.factors import DesignError, Factor, consistent
 from sim.batch.methods.indices import RESAMPLES
-from sim.batch.sampling import LEVELS, Method, salib_seed, sample, unit_sample
+from sim.batch.planning.factors import DesignError, Factor, consistent
+from sim.batch.planning.sampling import LEVELS, Method, salib_seed, sample, unit_sample
 
 __all__ = ["LEVELS", "RESAMPLES", "analyse", "sample", "unit_sample"]
 

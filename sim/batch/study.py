@@ -12,7 +12,7 @@ goes to DuckDB in one transaction of two INSERTs and ``progress.json`` is
 rewritten. The study's own work per run is thus a few list appends and a
 share of one bulk insert, so it keeps up with many workers. So the committed
 runs of a point are always a prefix of its chunks, and ``--until-ci W`` —
-decided once a point's pilot chunks are committed (:mod:`sim.batch.stopping`:
+decided once a point's pilot chunks are committed (:mod:`sim.batch.planning.stopping`:
 the pilot sizes a confirmatory sample) — stops a point after the same chunk
 whatever the number of workers or their speed; chunks of a stopped point
 still in flight are dropped. ``--resume`` reads what was
@@ -37,10 +37,10 @@ from sim.batch.commits import CommitPoints
 from sim.batch.executors import open_executor
 from sim.batch.inputs.guard import FolderError, claim_folder
 from sim.batch.opening import DB_NAME, StudyError, fresh_points, open_store
-from sim.batch.plan import StudyPlan
+from sim.batch.planning.plan import StudyPlan
+from sim.batch.planning.stopping import confirm_runs, pilot_runs
 from sim.batch.replays import write_replays
 from sim.batch.rows import ChunkRows
-from sim.batch.stopping import confirm_runs, pilot_runs
 from sim.batch.store import Store
 from sim.batch.summary import summarize
 from sim.batch.worker import Chunk, RunSpec, Shared, run_chunk

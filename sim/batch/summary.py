@@ -19,7 +19,7 @@ from typing import Any
 
 from sim.batch.labels import loss_label, measure_label
 from sim.batch.methods.stats import proportion, wilson
-from sim.batch.stopping import PILOT, confirm_runs, rule_of, summarised
+from sim.batch.planning.stopping import PILOT, confirm_runs, rule_of, summarised
 from sim.batch.store import Store, point_label, quote
 from sim.contract import get_ruleset
 from sim.text.grammar import agree, plural
@@ -131,7 +131,7 @@ def summarize(store: Store, baseline: int = 0, interval: str = "wilson") -> dict
     (:mod:`sim.batch.sensitivity`). ``interval`` names the proportions'
     interval (:data:`sim.batch.methods.stats.METHODS`). With ``--until-ci`` every
     figure is over each point's confirmatory runs; its pilot is counted in
-    ``pilot`` (:mod:`sim.batch.stopping`).
+    ``pilot`` (:mod:`sim.batch.planning.stopping`).
     """
     meta = store.meta()
     plan = meta["plan"]

@@ -36,10 +36,10 @@ from pydantic import ValidationError
 
 from engine.canonical import canonical_json
 from engine.jsondiff import diff
-from sim.batch.design import Factor, design_points
 from sim.batch.inputs.seeds import derived_seed, run_seed
 from sim.batch.inputs.target import Target
 from sim.batch.opening import DB_NAME, other_dice
+from sim.batch.planning.design import Factor, design_points
 from sim.batch.replays import replay_name
 from sim.batch.rows import ChunkRows, Losses, run_row
 from sim.batch.store import Store

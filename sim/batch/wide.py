@@ -2,7 +2,7 @@
 
 Columns: ``run_id, point, replication, seed, status, pilot`` (true for the
 runs of a ``--until-ci`` pilot, which the summary leaves out:
-:mod:`sim.batch.stopping`), then one column per
+:mod:`sim.batch.planning.stopping`), then one column per
 factor named by its path (``options.fire_hcv``; ``factor:<path>`` if the
 path is also a column of ``runs``, like ``seed``) with the type the
 ``points`` table gave it (BIGINT, DOUBLE, BOOLEAN or VARCHAR), then
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.atomic import replacing
 from sim.batch.csvsafe import csv_select
-from sim.batch.stopping import summarised
+from sim.batch.planning.stopping import summarised
 
 if TYPE_CHECKING:
     import duckdb

@@ -39,7 +39,7 @@ from engine.atomic import atomic_write_text
 from engine.canonical import canonical_json
 from sim.batch.inputs.guard import FolderError, claim_folder
 from sim.batch.inputs.seeds import derived_seed
-from sim.batch.plan import StudyPlan
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.rows import ChunkRows
 from sim.batch.store import loss_columns
 from sim.batch.worker import Chunk, Shared, run_chunk

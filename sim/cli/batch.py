@@ -28,8 +28,8 @@ from sim.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from sim.batch.design import Design, Factor
-    from sim.batch.plan import StudyPlan
+    from sim.batch.planning.design import Design, Factor
+    from sim.batch.planning.plan import StudyPlan
     from sim.batch.progress import ProgressBar
     from sim.batch.study import RunOptions
 
@@ -39,7 +39,7 @@ __all__ = ["batch", "study"]
 # ruff: noqa: PLC0415
 
 DEFAULT_CHUNK = 20
-"""``sim.batch.plan.DEFAULT_CHUNK``, repeated so help needs no numpy (a test holds them equal)."""
+"""``sim.batch.planning.plan.DEFAULT_CHUNK``, repeated so help needs no numpy (a test checks)."""
 
 
 def _bad_input(message: str) -> NoReturn:
@@ -57,8 +57,8 @@ def _factor(text: str) -> Factor:
     Raises:
         PathError: the option is malformed.
     """
-    from sim.batch.design import Factor
     from sim.batch.inputs.fieldpath import PathError, parse_values
+    from sim.batch.planning.design import Factor
 
     path, eq, spec = text.partition("=")
     if not eq or not path or not spec:
@@ -312,7 +312,7 @@ def batch(
     """
     from sim.batch.inputs.fieldpath import PathError
     from sim.batch.inputs.target import Target, load_target
-    from sim.batch.plan import StudyPlan
+    from sim.batch.planning.plan import StudyPlan
     from sim.scenario.load import ScenarioError
 
     try:
@@ -418,7 +418,7 @@ def study(
       battlesim study scenarios/stone_wall_study.yaml --runs 40 --out sw-quick
     """
     from sim.batch.overrides import OverrideError, Overrides, override, stored_overrides
-    from sim.batch.spec import load_study
+    from sim.batch.planning.spec import load_study
     from sim.batch.store import StoreError
     from sim.scenario.load import ScenarioError
 

@@ -19,9 +19,9 @@ from statsmodels.stats.proportion import (  # type: ignore[import-untyped]
     proportion_confint,
 )
 
-from sim.batch.design import Factor
 from sim.batch.inputs.target import load_target
-from sim.batch.plan import StudyPlan
+from sim.batch.planning.design import Factor
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, StudyError, run_study
 from tests.batch.helpers import STONE_WALL, invoke, tables
 

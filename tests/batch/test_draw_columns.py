@@ -7,9 +7,9 @@ from typing import Any
 
 import duckdb
 
-from sim.batch.design import Factor
 from sim.batch.inputs.target import load_target
-from sim.batch.plan import StudyPlan
+from sim.batch.planning.design import Factor
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, run_study
 from sim.batch.verify import verify_study
 from tests.batch.helpers import STONE_WALL, tables

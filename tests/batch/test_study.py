@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from sim.batch import worker
-from sim.batch.design import Factor
 from sim.batch.inputs.target import load_target
 from sim.batch.methods.stats import wilson
-from sim.batch.plan import StudyPlan
+from sim.batch.planning.design import Factor
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, StudyError, run_study
 from tests.batch.helpers import STONE_WALL, tables
 

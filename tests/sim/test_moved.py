@@ -122,3 +122,22 @@ def test_running_an_old_path_as_a_module_says_where_it_went() -> None:
     assert done.returncode != 0
     assert "sim.cli_core has moved to sim.cli.core; run `python -m sim`" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_old_runnable_path_still_runs_as_its_new_module() -> None:
+    """``python -m sim.batch.stopping`` (once in docs/batch.md) prints what its new path does."""
+
+    def run(name: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-W", "default", "-m", name],
+            capture_output=True, text=True, cwd=ROOT, check=True,
+        )  # fmt: skip
+
+    old, new = run("sim.batch.stopping"), run("sim.batch.planning.stopping")
+    assert old.stdout == new.stdout
+    assert new.stdout.startswith("W = 0.05, --runs 1000")
+    assert new.stderr == ""
+    assert old.stderr.splitlines()[-1].endswith(
+        "DeprecationWarning: sim.batch.stopping has moved to sim.batch.planning.stopping: "
+        "run `python -m sim.batch.planning.stopping`"
+    )

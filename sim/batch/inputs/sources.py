@@ -1,6 +1,6 @@
 """What a study-like file names: the scenario or campaign it fights, and where it writes.
 
-Study files (:mod:`sim.batch.spec`), calibration files (:mod:`sim.calibrate.spec`)
+Study files (:mod:`sim.batch.planning.spec`), calibration files (:mod:`sim.calibrate.spec`)
 and historical cases (:mod:`sim.history.case`) each name one ``scenario:`` or
 ``campaign:`` file relative to themselves, and the first two an
 ``outputs.dir``; all three read them here, so their errors are worded alike

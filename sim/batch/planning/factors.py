@@ -1,6 +1,6 @@
 """A study's factors: the field paths it varies, each with its values or range.
 
-:mod:`sim.batch.design` builds design points from them and
+:mod:`sim.batch.planning.design` builds design points from them and
 :mod:`sim.batch.sensitivity` the Morris and Sobol designs; both read the
 factors from here, so neither imports the other to know what a factor is.
 """

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from sim.batch.factors import DesignError, Factor
 from sim.batch.inputs.seeds import derived_seed
+from sim.batch.planning.factors import DesignError, Factor
 
 __all__ = ["LEVELS", "Method", "salib_seed", "sample", "unit_sample"]
 

@@ -16,8 +16,8 @@ from typing import Literal
 
 import numpy as np
 
-from sim.batch.factors import DesignError, Factor, Point, consistent
 from sim.batch.inputs.seeds import derived_seed
+from sim.batch.planning.factors import DesignError, Factor, Point, consistent
 
 __all__ = ["Design", "DesignError", "Factor", "consistent", "design_points", "grid", "lhs"]
 
@@ -73,7 +73,7 @@ def design_points(
         if points is None:
             what = "trajectories" if design == "morris" else "base samples, a power of two"
             raise DesignError(f"a {design} design needs --points K ({what})")
-        from sim.batch.sampling import sample  # noqa: PLC0415  # SALib only when needed
+        from sim.batch.planning.sampling import sample  # noqa: PLC0415  # SALib only when needed
 
         return consistent(sample(design, factors, points, study_seed))
     if points is None:

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.version import FORMAT_VERSION
-from sim.batch.design import Design, Factor, design_points
 from sim.batch.inputs.seeds import DOMAIN, RunSpec, run_seed
 from sim.batch.inputs.target import Target
-from sim.batch.stopping import PILOT
+from sim.batch.planning.design import Design, Factor, design_points
+from sim.batch.planning.stopping import PILOT
 
 __all__ = ["DEFAULT_CHUNK", "StudyPlan"]
 
@@ -40,7 +40,7 @@ class StudyPlan:
         crn: common random numbers: run seeds depend on the replication only.
         chunk_size: replications per chunk.
         until_ci: the target Wilson 95 % half-width of every side's win rate (a pilot
-            sizes each point's confirmatory sample: :mod:`sim.batch.stopping`).
+            sizes each point's confirmatory sample: :mod:`sim.batch.planning.stopping`).
         keep_replays: keep full replays of the first K replications of each point.
         name: the study's name.
         overrides: the study file's fields the command line overrode, each
@@ -62,7 +62,7 @@ class StudyPlan:
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def design_points(self) -> list[dict[str, Any]]:
-        """The design points (see :func:`sim.batch.design.design_points`)."""
+        """The design points (see :func:`sim.batch.planning.design.design_points`)."""
         return design_points(self.design, list(self.factors), self.points, self.seed)
 
     def identity(self) -> dict[str, Any]:
@@ -80,7 +80,7 @@ class StudyPlan:
             "chunk_size": self.chunk_size,
             "until_ci": self.until_ci,
             "keep_replays": self.keep_replays,
-            # the --until-ci rule (sim.batch.stopping); a plan without it stopped sequentially
+            # the --until-ci rule (planning/stopping.py); a plan without it stopped sequentially
             **({"stopping": PILOT} if self.until_ci is not None else {}),
         }
         if self.overrides:  # a plan that overrides nothing is the plan it always was

@@ -25,12 +25,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sim.batch.design import Design, DesignError, Factor
 from sim.batch.inputs.fieldpath import PathError
 from sim.batch.inputs.files import located, read_located
 from sim.batch.inputs.sources import named_target, output_folder
 from sim.batch.inputs.target import Target
-from sim.batch.plan import DEFAULT_CHUNK, StudyPlan
+from sim.batch.planning.design import Design, DesignError, Factor
+from sim.batch.planning.plan import DEFAULT_CHUNK, StudyPlan
 from sim.scenario.load import Located, ScenarioError
 
 __all__ = ["Outputs", "StudyFile", "StudySpec", "load_study"]

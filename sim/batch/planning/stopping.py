@@ -21,7 +21,7 @@ results, so its proportion k/n is an unbiased estimate and its Wilson
 interval keeps Wilson's coverage; the pilot runs stay in the tables, marked
 (``runs_wide.pilot``, each point's ``pilot`` in ``summary.json``).
 :func:`simulate` measures bias and coverage of both rules on Bernoulli
-draws (``python -m sim.batch.stopping``).
+draws (``python -m sim.batch.planning.stopping``).
 
 A study made before this rule (its plan has no ``stopping``) stopped by the
 old ``sequential`` rule and is summarised over all its runs, as it was.
@@ -194,7 +194,7 @@ def _one(
 def table(
     ps: Sequence[float], w: float, replications: int, chunk: int, reps: int, seed: int
 ) -> list[str]:
-    """Bias and coverage of both rules at each p, as printed by ``python -m sim.batch.stopping``."""
+    """Bias and coverage of both rules at each p (``python -m sim.batch.planning.stopping``)."""
     lines = [
         f"W = {w:g}, --runs {replications}, chunks of {chunk}, {reps} simulated points per row "
         f"(numpy seed {seed})",
