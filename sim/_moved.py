@@ -78,6 +78,10 @@ MOVED: dict[str, str] = {
     "sim.batch.stopping": "sim.batch.planning.stopping",
     "sim.batch.plan": "sim.batch.planning.plan",
     "sim.batch.spec": "sim.batch.planning.spec",
+    "sim.batch.worker": "sim.batch.execution.worker",
+    "sim.batch.rows": "sim.batch.execution.rows",
+    "sim.batch.executors": "sim.batch.execution.executors",
+    "sim.batch.progress": "sim.batch.execution.progress",
 }
 """Old module name → new module name; a submodule of an old package follows its package."""
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sim.batch.discover import discover
-    from sim.batch.executors import ExecutorError, open_executor
+    from sim.batch.execution.executors import ExecutorError, open_executor
     from sim.batch.inputs.campaign import CampaignData, CampaignResult, fight_campaign
     from sim.batch.inputs.fieldpath import PathError, get_path, set_paths
     from sim.batch.inputs.seeds import battle_seed, run_seed
@@ -70,13 +70,13 @@ __all__ = [
     "wilson",
 ]
 
-# Imported on first use, so a worker that needs only sim.batch.worker does not
+# Imported on first use, so a worker that needs only sim.batch.execution.worker does not
 # pay for scipy, DuckDB and matplotlib.
 _HOME = {
     "CampaignData": "sim.batch.inputs.campaign",
     "CampaignResult": "sim.batch.inputs.campaign",
     "DesignError": "sim.batch.planning.design",
-    "ExecutorError": "sim.batch.executors",
+    "ExecutorError": "sim.batch.execution.executors",
     "Factor": "sim.batch.planning.design",
     "Interval": "sim.batch.methods.stats",
     "PathError": "sim.batch.inputs.fieldpath",
@@ -101,7 +101,7 @@ _HOME = {
     "load_campaign": "sim.batch.inputs.target",
     "load_study": "sim.batch.planning.spec",
     "load_target": "sim.batch.inputs.target",
-    "open_executor": "sim.batch.executors",
+    "open_executor": "sim.batch.execution.executors",
     "rerun": "sim.batch.replays",
     "run_seed": "sim.batch.inputs.seeds",
     "run_study": "sim.batch.study",

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sim.batch.rows import ChunkRows
+from sim.batch.execution.rows import ChunkRows
 from sim.batch.store import Store
 
 __all__ = ["FIRST_COST", "RATIO", "CommitPoints"]

@@ -16,13 +16,13 @@ from pydantic import ValidationError
 from engine.canonical import digest
 from engine.formats import DERIVATIONS, derivation_of
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
+from sim.batch.execution.worker import prepare
 from sim.batch.inputs.fieldpath import PathError
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import pilot_runs
 from sim.batch.store import BIGINT_MAX, BIGINT_MIN, Store
 from sim.batch.units import start_details
-from sim.batch.worker import prepare
 from sim.scenario.load import ScenarioError
 
 __all__ = ["DB_NAME", "StudyError", "fresh_points", "open_store", "other_dice"]

@@ -18,11 +18,11 @@ from pydantic import ValidationError
 
 from engine.atomic import atomic_write_bytes, own_folder
 from engine.log import FileSink, Sink
+from sim.batch.execution.worker import fight, prepare
 from sim.batch.inputs.seeds import run_seed
 from sim.batch.inputs.target import Target
 from sim.batch.opening import other_dice
 from sim.batch.store import Store
-from sim.batch.worker import fight, prepare
 from sim.scenario.load import ScenarioError
 
 __all__ = ["Rerun", "RerunError", "replay_name", "rerun", "write_replays"]

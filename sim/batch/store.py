@@ -37,7 +37,7 @@ from engine.atomic import replacing
 from engine.canonical import canonical_json
 from sim.batch.append import column_names, column_types, insert_columns, insert_rows
 from sim.batch.csvsafe import csv_select
-from sim.batch.rows import ChunkRows
+from sim.batch.execution.rows import ChunkRows
 from sim.batch.units import TABLE as UNIT_TABLE
 from sim.batch.units import DetailColumn, create_units, legacy_columns, legacy_units
 from sim.batch.wide import create_view

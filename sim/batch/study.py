@@ -34,16 +34,16 @@ import duckdb
 
 from engine.atomic import atomic_write_text
 from sim.batch.commits import CommitPoints
-from sim.batch.executors import open_executor
+from sim.batch.execution.executors import open_executor
+from sim.batch.execution.rows import ChunkRows
+from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
 from sim.batch.opening import DB_NAME, StudyError, fresh_points, open_store
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import confirm_runs, pilot_runs
 from sim.batch.replays import write_replays
-from sim.batch.rows import ChunkRows
 from sim.batch.store import Store
 from sim.batch.summary import summarize
-from sim.batch.worker import Chunk, RunSpec, Shared, run_chunk
 
 __all__ = [
     "COMMIT_RUNS",

@@ -1,7 +1,7 @@
 """Units' final rows: the ``unit_rows`` table and the ``unit_finals`` view over it.
 
 ``unit_rows`` holds what every ruleset's :class:`~sim.contract.UnitRow` holds
-at a battle's end (:data:`~sim.batch.rows.UNIT_COLUMNS`): side, kind, initial
+at a battle's end (:data:`~sim.batch.execution.rows.UNIT_COLUMNS`): side, kind, initial
 and final strength with the strength's unit, the status words and the
 details as canonical JSON. ``unit_finals``, the view users query, adds one
 typed column per detail — those the units have at the start of each of the
@@ -26,7 +26,7 @@ from typing import Any
 import duckdb
 import orjson
 
-from sim.batch.rows import UNIT_COLUMNS, UNIT_KEYS
+from sim.batch.execution.rows import UNIT_COLUMNS, UNIT_KEYS
 from sim.contract import AnyRuleset, UnitRow
 
 __all__ = [

@@ -36,17 +36,17 @@ from pydantic import ValidationError
 
 from engine.canonical import canonical_json
 from engine.jsondiff import diff
+from sim.batch.execution.rows import ChunkRows, Losses, run_row
+from sim.batch.execution.worker import Prepared, RunSpec, failure, prepare, run_rows
 from sim.batch.inputs.seeds import derived_seed, run_seed
 from sim.batch.inputs.target import Target
 from sim.batch.opening import DB_NAME, other_dice
 from sim.batch.planning.design import Factor, design_points
 from sim.batch.replays import replay_name
-from sim.batch.rows import ChunkRows, Losses, run_row
 from sim.batch.store import Store
 from sim.batch.summary import summarize
 from sim.batch.units import TABLE as UNIT_TABLE
 from sim.batch.units import legacy_units
-from sim.batch.worker import Prepared, RunSpec, failure, prepare, run_rows
 from sim.scenario.load import ScenarioError
 
 __all__ = ["DEFAULT_SAMPLE", "StudyCheck", "StudyVerifyError", "verify_study"]

@@ -28,9 +28,9 @@ from sim.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from sim.batch.execution.progress import ProgressBar
     from sim.batch.planning.design import Design, Factor
     from sim.batch.planning.plan import StudyPlan
-    from sim.batch.progress import ProgressBar
     from sim.batch.study import RunOptions
 
 __all__ = ["batch", "study"]
@@ -84,7 +84,7 @@ def _first_error(exc: ValueError) -> str:
 
 
 def _progress(quiet: bool) -> ProgressBar | None:
-    from sim.batch.progress import ProgressBar
+    from sim.batch.execution.progress import ProgressBar
 
     return None if quiet or not sys.stderr.isatty() else ProgressBar(sys.stderr)
 
@@ -100,8 +100,8 @@ def _folder(out: Path) -> Path:
 
 
 def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
-    from sim.batch.executors import ExecutorError
-    from sim.batch.progress import ProgressBar
+    from sim.batch.execution.executors import ExecutorError
+    from sim.batch.execution.progress import ProgressBar
     from sim.batch.store import StoreError
     from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
     from sim.batch.summary import format_summary
@@ -181,7 +181,7 @@ def _options(
     baseline: int = 0,
     interval: str = "wilson",
 ) -> RunOptions:
-    from sim.batch.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
+    from sim.batch.execution.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
 
     if scheduler is not None and executor != "dask":
         _bad_input(_error("--scheduler needs --executor dask"))

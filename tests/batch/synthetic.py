@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sim.batch.rows import ChunkRows, run_row
+from sim.batch.execution.rows import ChunkRows, run_row
 from sim.batch.store import STUDY_COLUMNS, Store
 
 SIDES = {"usa": ("Union", ["men"]), "csa": ("Confederate", ["men"])}

@@ -16,9 +16,9 @@ import pytest
 from engine.canonical import canonical_json
 from sim.batch import executors
 from sim.batch.commits import FIRST_COST, CommitPoints
+from sim.batch.execution.rows import UNIT_COLUMNS, ChunkRows
+from sim.batch.execution.worker import fight, final_values, prepare, unit_finals
 from sim.batch.inputs.target import load_target
-from sim.batch.rows import UNIT_COLUMNS, ChunkRows
-from sim.batch.worker import fight, final_values, prepare, unit_finals
 from sim.contract import Measure, UnitRow
 from tests.batch.helpers import REPO
 from tests.contract.cases import INSTALLED_CASES

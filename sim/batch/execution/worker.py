@@ -3,7 +3,7 @@
 A worker receives a :class:`Chunk` — the study's :class:`Shared` part (the
 target and the loss columns, pickled once by the study), one design point
 and some of its replications — and returns the chunk's table rows
-(:class:`sim.batch.rows.ChunkRows`): each run's outcome row and its units'
+(:class:`sim.batch.execution.rows.ChunkRows`): each run's outcome row and its units'
 final states, never the event log (except for the runs whose replays the
 study keeps). A run that raises is recorded as failed with its error; the
 others go on.
@@ -29,10 +29,10 @@ from pydantic import ValidationError
 
 from engine.canonical import canonical_json
 from engine.log import DiscardSink, MemorySink, Sink
+from sim.batch.execution.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_row
 from sim.batch.inputs.campaign import CampaignData, fight_campaign, validate_battle
 from sim.batch.inputs.seeds import RunSpec
 from sim.batch.inputs.target import Target
-from sim.batch.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_row
 from sim.contract import AnyRuleset, UnitRow
 from sim.contract.bases import validate_plain
 from sim.replay.header import make_header
@@ -174,11 +174,11 @@ def fight(prepared: Prepared, seed: int, sink_for: SinkFor = _null) -> Fought:
 
 
 def final_values(unit: UnitRow) -> tuple[Any, ...]:
-    """A unit row's values for :data:`~sim.batch.rows.UNIT_COLUMNS`.
+    """A unit row's values for :data:`~sim.batch.execution.rows.UNIT_COLUMNS`.
 
     Side, kind, initial and final strength (values) and the strength's unit,
     the status words joined by ``", "`` (``""`` when all is well) and the
-    details as canonical JSON (:func:`~sim.batch.rows.outcome_json`; ``{}``
+    details as canonical JSON (:func:`~sim.batch.execution.rows.outcome_json`; ``{}``
     when there are none).
     """
     strength, details = unit.strength, unit.details

@@ -76,7 +76,7 @@ def mp_context() -> multiprocessing.context.BaseContext:
     """``forkserver`` (with the worker module preloaded) where available, else ``spawn``."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["sim.batch.worker"])
+        ctx.set_forkserver_preload(["sim.batch.execution.worker"])
         return ctx
     return multiprocessing.get_context("spawn")
 
