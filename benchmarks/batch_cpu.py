@@ -31,7 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.batch import store, study, worker
+from sim.batch import study
+from sim.batch.execution import worker
+from sim.batch.storage import store
 
 __all__ = ["StudyCpu", "accounting", "process_cpu"]
 

@@ -82,6 +82,13 @@ MOVED: dict[str, str] = {
     "sim.batch.rows": "sim.batch.execution.rows",
     "sim.batch.executors": "sim.batch.execution.executors",
     "sim.batch.progress": "sim.batch.execution.progress",
+    "sim.batch.store": "sim.batch.storage.store",
+    "sim.batch.append": "sim.batch.storage.append",
+    "sim.batch.csvsafe": "sim.batch.storage.csvsafe",
+    "sim.batch.units": "sim.batch.storage.units",
+    "sim.batch.wide": "sim.batch.storage.wide",
+    "sim.batch.opening": "sim.batch.storage.opening",
+    "sim.batch.commits": "sim.batch.storage.commits",
 }
 """Old module name → new module name; a submodule of an old package follows its package."""
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from sim.batch.planning.plan import StudyPlan
     from sim.batch.planning.spec import StudySpec, load_study
     from sim.batch.replays import Rerun, RerunError, rerun
-    from sim.batch.store import Store, StoreError
+    from sim.batch.storage.store import Store, StoreError
     from sim.batch.study import RunOptions, StudyError, StudyIncomplete, StudyResult, run_study
     from sim.batch.summary import format_summary, summarize
     from sim.batch.verify import StudyCheck, verify_study
@@ -83,8 +83,8 @@ _HOME = {
     "Rerun": "sim.batch.replays",
     "RerunError": "sim.batch.replays",
     "RunOptions": "sim.batch.study",
-    "Store": "sim.batch.store",
-    "StoreError": "sim.batch.store",
+    "Store": "sim.batch.storage.store",
+    "StoreError": "sim.batch.storage.store",
     "StudyCheck": "sim.batch.verify",
     "StudyError": "sim.batch.study",
     "StudyIncomplete": "sim.batch.study",

@@ -36,7 +36,7 @@ from typing import Any
 
 from sim.batch.methods.differences import Table2x2, newcombe, newcombe_paired
 from sim.batch.planning.stopping import summarised
-from sim.batch.store import Store, quote
+from sim.batch.storage.store import Store, quote
 
 __all__ = ["Moments", "compare", "measures", "paired_interval", "per_point", "welch_interval"]
 

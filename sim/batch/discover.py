@@ -20,8 +20,8 @@ from typing import Any
 
 from sim.batch.condition import Condition, parse_condition
 from sim.batch.methods.prim import ALPHA, MIN_COVERAGE, MIN_MASS, Box, Data, Limit, find_boxes
-from sim.batch.opening import DB_NAME
-from sim.batch.store import Store
+from sim.batch.storage.opening import DB_NAME
+from sim.batch.storage.store import Store
 
 __all__ = ["DiscoverError", "discover", "discover_lines", "number_columns"]
 

@@ -121,8 +121,8 @@ def stored_overrides(out: Path) -> dict[str, Any] | None:
     Raises:
         StoreError: the database cannot be read.
     """
-    from sim.batch.opening import DB_NAME  # noqa: PLC0415  # DuckDB only when resuming
-    from sim.batch.store import Store  # noqa: PLC0415
+    from sim.batch.storage.opening import DB_NAME  # noqa: PLC0415  # DuckDB only when resuming
+    from sim.batch.storage.store import Store  # noqa: PLC0415
 
     db = out / DB_NAME
     if not db.is_file():

@@ -37,7 +37,7 @@ from sim.batch.plots_analysis import paired_plot, sensitivity_plot
 from sim.batch.plots_convergence import MAX_SERIES, convergence_plot, index_convergence_plot
 from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_keys, save, wrap
 from sim.batch.pooled import pooled
-from sim.batch.store import Store, quote
+from sim.batch.storage.store import Store, quote
 from sim.text.grammar import agree
 
 __all__ = ["write_plots"]

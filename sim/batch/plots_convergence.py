@@ -25,7 +25,7 @@ from sim.batch.labels import measure_label
 from sim.batch.methods.stats import wilson
 from sim.batch.planning.stopping import PILOT, pilot_runs
 from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_keys, save, wrap
-from sim.batch.store import Store
+from sim.batch.storage.store import Store
 
 __all__ = ["MAX_SERIES", "convergence_plot", "index_convergence_plot"]
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from sim.batch.methods.stats import Z95, proportion
 from sim.batch.planning.stopping import summarised
-from sim.batch.store import Store, quote
+from sim.batch.storage.store import Store, quote
 
 __all__ = ["Pooled", "cluster_mean", "pooled"]
 

@@ -21,8 +21,8 @@ from engine.log import FileSink, Sink
 from sim.batch.execution.worker import fight, prepare
 from sim.batch.inputs.seeds import run_seed
 from sim.batch.inputs.target import Target
-from sim.batch.opening import other_dice
-from sim.batch.store import Store
+from sim.batch.storage.opening import other_dice
+from sim.batch.storage.store import Store
 from sim.scenario.load import ScenarioError
 
 __all__ = ["Rerun", "RerunError", "replay_name", "rerun", "write_replays"]

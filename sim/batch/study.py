@@ -6,7 +6,7 @@ point's chunks are committed in chunk order, later ones waiting in memory.
 Committing a chunk counts it (for ``--until-ci``) and writes its kept
 replays; its rows wait for the next **commit point** — at most about once a
 second (:data:`COMMIT_SECONDS`), and only once the runs waiting cost their
-workers 200 times what a commit point costs (:mod:`sim.batch.commits`), or
+workers 200 times what a commit point costs (:mod:`sim.batch.storage.commits`), or
 as soon as :data:`COMMIT_RUNS` runs wait — when every chunk committed since
 goes to DuckDB in one transaction of two INSERTs and ``progress.json`` is
 rewritten. The study's own work per run is thus a few list appends and a
@@ -33,16 +33,16 @@ from typing import Any, Literal
 import duckdb
 
 from engine.atomic import atomic_write_text
-from sim.batch.commits import CommitPoints
 from sim.batch.execution.executors import open_executor
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
-from sim.batch.opening import DB_NAME, StudyError, fresh_points, open_store
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import confirm_runs, pilot_runs
 from sim.batch.replays import write_replays
-from sim.batch.store import Store
+from sim.batch.storage.commits import CommitPoints
+from sim.batch.storage.opening import DB_NAME, StudyError, fresh_points, open_store
+from sim.batch.storage.store import Store
 from sim.batch.summary import summarize
 
 __all__ = [
@@ -58,7 +58,7 @@ __all__ = [
 
 COMMIT_SECONDS = 1.0
 """Fewest seconds (monotonic clock) between commit points while chunks come in (more
-pass when the work done since is light: see :mod:`sim.batch.commits`).
+pass when the work done since is light: see :mod:`sim.batch.storage.commits`).
 
 The clock decides only when rows reach the database, never what they hold
 or how they are read back (always ordered by their keys)."""

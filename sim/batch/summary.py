@@ -20,7 +20,7 @@ from typing import Any
 from sim.batch.labels import loss_label, measure_label
 from sim.batch.methods.stats import proportion, wilson
 from sim.batch.planning.stopping import PILOT, confirm_runs, rule_of, summarised
-from sim.batch.store import Store, point_label, quote
+from sim.batch.storage.store import Store, point_label, quote
 from sim.contract import get_ruleset
 from sim.text.grammar import agree, plural
 

@@ -40,13 +40,13 @@ from sim.batch.execution.rows import ChunkRows, Losses, run_row
 from sim.batch.execution.worker import Prepared, RunSpec, failure, prepare, run_rows
 from sim.batch.inputs.seeds import derived_seed, run_seed
 from sim.batch.inputs.target import Target
-from sim.batch.opening import DB_NAME, other_dice
 from sim.batch.planning.design import Factor, design_points
 from sim.batch.replays import replay_name
-from sim.batch.store import Store
+from sim.batch.storage.opening import DB_NAME, other_dice
+from sim.batch.storage.store import Store
+from sim.batch.storage.units import TABLE as UNIT_TABLE
+from sim.batch.storage.units import legacy_units
 from sim.batch.summary import summarize
-from sim.batch.units import TABLE as UNIT_TABLE
-from sim.batch.units import legacy_units
 from sim.scenario.load import ScenarioError
 
 __all__ = ["DEFAULT_SAMPLE", "StudyCheck", "StudyVerifyError", "verify_study"]

@@ -42,7 +42,7 @@ from sim.batch.execution.worker import Chunk, Shared, run_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
 from sim.batch.inputs.seeds import derived_seed
 from sim.batch.planning.plan import StudyPlan
-from sim.batch.store import loss_columns
+from sim.batch.storage.store import loss_columns
 from sim.calibrate.measures import Estimate, estimate, values
 from sim.calibrate.spec import CalibrationSpec
 

@@ -102,7 +102,7 @@ def _folder(out: Path) -> Path:
 def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
     from sim.batch.execution.executors import ExecutorError
     from sim.batch.execution.progress import ProgressBar
-    from sim.batch.store import StoreError
+    from sim.batch.storage.store import StoreError
     from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
     from sim.batch.summary import format_summary
     from sim.text.grammar import count
@@ -419,7 +419,7 @@ def study(
     """
     from sim.batch.overrides import OverrideError, Overrides, override, stored_overrides
     from sim.batch.planning.spec import load_study
-    from sim.batch.store import StoreError
+    from sim.batch.storage.store import StoreError
     from sim.scenario.load import ScenarioError
 
     try:
@@ -453,9 +453,9 @@ def _export(
 ) -> None:
     """Export the study in ``folder`` to ``dest`` (``inside``: the study's own ``export/``)."""
     from engine.atomic import own_folder
-    from sim.batch.store import Store, StoreError, utf8_path
+    from sim.batch.storage.store import Store, StoreError, utf8_path
+    from sim.batch.storage.wide import export_wide
     from sim.batch.study import DB_NAME
-    from sim.batch.wide import export_wide
 
     try:
         store = Store.open(folder / DB_NAME, read_only=True)

@@ -139,7 +139,7 @@ def verify(replay: str, sample: int | None, seed: int | None, as_json: bool) -> 
 
 
 def _verify_study(folder: str, sample: int | None, seed: int | None, as_json: bool) -> None:
-    from sim.batch.store import StoreError
+    from sim.batch.storage.store import StoreError
     from sim.batch.verify import DEFAULT_SAMPLE, StudyVerifyError, verify_lines, verify_study
 
     try:

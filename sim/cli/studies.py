@@ -94,7 +94,7 @@ def discover(
     from sim.batch.condition import ConditionError
     from sim.batch.discover import DiscoverError, discover_lines
     from sim.batch.discover import discover as find
-    from sim.batch.store import StoreError
+    from sim.batch.storage.store import StoreError
 
     try:
         result = find(study_dir, measure, boxes, min_coverage, alpha, min_mass)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.canonical import canonical_json
-from sim.batch import rows
+from sim.batch.execution import rows
 from sim.batch.execution.rows import outcome_json
 from sim.batch.execution.worker import fight, prepare
 from sim.batch.inputs.target import load_target

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sim.batch import worker
+from sim.batch.execution import worker
 from sim.batch.inputs.target import load_target
 from sim.batch.methods.stats import wilson
 from sim.batch.planning.design import Factor

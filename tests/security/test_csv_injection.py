@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.batch.csvsafe import FORMULA_START, csv_select, neutral
 from sim.batch.inputs.target import load_target
 from sim.batch.planning.design import Factor
 from sim.batch.planning.plan import StudyPlan
+from sim.batch.storage.csvsafe import FORMULA_START, csv_select, neutral
 from sim.batch.study import RunOptions, run_study
 from tests.batch.helpers import STONE_WALL, invoke
 

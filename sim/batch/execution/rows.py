@@ -115,7 +115,7 @@ class ChunkRows:
         counts: runs by winner (``""`` a draw; None a failed run).
         replays: (run id, [(battle name, lines)]) of the runs whose replays are kept.
         cpu: CPU seconds the worker spent on these runs (paces commit points, see
-            :mod:`sim.batch.commits`; never part of the results).
+            :mod:`sim.batch.storage.commits`; never part of the results).
     """
 
     runs: list[list[Any]]

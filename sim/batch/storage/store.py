@@ -11,9 +11,9 @@ Tables (columns in docs/batch.md):
   losses; a study made before them has none, and is resumed without them);
 * ``unit_rows``: one row per unit per battle of each run, what its final
   :class:`~sim.contract.UnitRow` holds, and the view ``unit_finals`` over it
-  with each detail as a typed column (:mod:`sim.batch.units`);
+  with each detail as a typed column (:mod:`sim.batch.storage.units`);
 * the view ``runs_wide``: each run with its point's factors as typed
-  columns named by their paths (:mod:`sim.batch.wide`).
+  columns named by their paths (:mod:`sim.batch.storage.wide`).
 
 Whole chunks' rows are committed in one transaction (the study commits the
 chunks done so far every second or few, paced by work), so a killed study keeps every chunk
@@ -35,12 +35,12 @@ import duckdb
 
 from engine.atomic import replacing
 from engine.canonical import canonical_json
-from sim.batch.append import column_names, column_types, insert_columns, insert_rows
-from sim.batch.csvsafe import csv_select
 from sim.batch.execution.rows import ChunkRows
-from sim.batch.units import TABLE as UNIT_TABLE
-from sim.batch.units import DetailColumn, create_units, legacy_columns, legacy_units
-from sim.batch.wide import create_view
+from sim.batch.storage.append import column_names, column_types, insert_columns, insert_rows
+from sim.batch.storage.csvsafe import csv_select
+from sim.batch.storage.units import TABLE as UNIT_TABLE
+from sim.batch.storage.units import DetailColumn, create_units, legacy_columns, legacy_units
+from sim.batch.storage.wide import create_view
 
 __all__ = [
     "STUDY_COLUMNS",
@@ -211,7 +211,7 @@ class Store:
         """Create the database with its tables, the study row and the design points.
 
         ``details`` are the typed detail columns of the ``unit_finals`` view
-        (:func:`sim.batch.units.start_details`).
+        (:func:`sim.batch.storage.units.start_details`).
         """
         p = Path(path)
         store = cls(p, _connect(p, False))

@@ -21,8 +21,8 @@ from sim.batch.inputs.fieldpath import PathError
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import pilot_runs
-from sim.batch.store import BIGINT_MAX, BIGINT_MIN, Store
-from sim.batch.units import start_details
+from sim.batch.storage.store import BIGINT_MAX, BIGINT_MIN, Store
+from sim.batch.storage.units import start_details
 from sim.scenario.load import ScenarioError
 
 __all__ = ["DB_NAME", "StudyError", "fresh_points", "open_store", "other_dice"]

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.atomic import replacing
-from sim.batch.csvsafe import csv_select
 from sim.batch.planning.stopping import summarised
+from sim.batch.storage.csvsafe import csv_select
 
 if TYPE_CHECKING:
     import duckdb
@@ -34,7 +34,7 @@ _RUNS = ("run_id", "point", "replication", "seed", "status", "pilot", "error", "
 
 
 class Store(Protocol):
-    """What the view reads of a study's store (:class:`sim.batch.store.Store` has it all).
+    """What the view reads of a study's store (:class:`sim.batch.storage.store.Store` has it all).
 
     A protocol, so that this module never imports the store that creates the view.
     """

@@ -2,7 +2,7 @@
 
 The study commits a point's chunks in order as they arrive; their rows wait
 here until a commit point, and then go to the database in one transaction
-(:meth:`sim.batch.store.Store.commit`: two INSERTs however many chunks).
+(:meth:`sim.batch.storage.store.Store.commit`: two INSERTs however many chunks).
 Chunks are always written whole, so a killed study keeps every chunk of
 every commit point it passed and nothing else.
 
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sim.batch.execution.rows import ChunkRows
-from sim.batch.store import Store
+from sim.batch.storage.store import Store
 
 __all__ = ["FIRST_COST", "RATIO", "CommitPoints"]
 
