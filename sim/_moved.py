@@ -89,6 +89,11 @@ MOVED: dict[str, str] = {
     "sim.batch.wide": "sim.batch.storage.wide",
     "sim.batch.opening": "sim.batch.storage.opening",
     "sim.batch.commits": "sim.batch.storage.commits",
+    "sim.batch.summary": "sim.batch.analysis.summary",
+    "sim.batch.compare": "sim.batch.analysis.compare",
+    "sim.batch.pooled": "sim.batch.analysis.pooled",
+    "sim.batch.sensitivity": "sim.batch.analysis.sensitivity",
+    "sim.batch.labels": "sim.batch.analysis.labels",
 }
 """Old module name → new module name; a submodule of an old package follows its package."""
 

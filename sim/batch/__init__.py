@@ -15,6 +15,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from sim.batch.analysis.summary import format_summary, summarize
     from sim.batch.discover import discover
     from sim.batch.execution.executors import ExecutorError, open_executor
     from sim.batch.inputs.campaign import CampaignData, CampaignResult, fight_campaign
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from sim.batch.replays import Rerun, RerunError, rerun
     from sim.batch.storage.store import Store, StoreError
     from sim.batch.study import RunOptions, StudyError, StudyIncomplete, StudyResult, run_study
-    from sim.batch.summary import format_summary, summarize
     from sim.batch.verify import StudyCheck, verify_study
 
 __all__ = [
@@ -96,7 +96,7 @@ _HOME = {
     "design_points": "sim.batch.planning.design",
     "discover": "sim.batch.discover",
     "fight_campaign": "sim.batch.inputs.campaign",
-    "format_summary": "sim.batch.summary",
+    "format_summary": "sim.batch.analysis.summary",
     "get_path": "sim.batch.inputs.fieldpath",
     "load_campaign": "sim.batch.inputs.target",
     "load_study": "sim.batch.planning.spec",
@@ -106,7 +106,7 @@ _HOME = {
     "run_seed": "sim.batch.inputs.seeds",
     "run_study": "sim.batch.study",
     "set_paths": "sim.batch.inputs.fieldpath",
-    "summarize": "sim.batch.summary",
+    "summarize": "sim.batch.analysis.summary",
     "verify_study": "sim.batch.verify",
     "wilson": "sim.batch.methods.stats",
 }

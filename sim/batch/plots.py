@@ -4,7 +4,7 @@
 * ``losses.png``: histograms of each side's losses (per point when few);
 * ``win_vs_<factor>.png``: each side's win probability against each swept
   factor, pooled over the other factors, with 95 % interval bars — with CRN
-  clustered by replication (:mod:`sim.batch.pooled`), the method named on
+  clustered by replication (:mod:`sim.batch.analysis.pooled`), the method named on
   the axis;
 * ``losses.png``: whole-number bins (one bar per value when the values span
   at most 30), and the title says when the runs of all points are pooled;
@@ -15,7 +15,7 @@
 Titles wrap, long point labels become keys spelled out under the figure,
 series differ in line style and marker as well as colour (under common
 random numbers lines often coincide), and losses are named in the
-ruleset's own words (:mod:`sim.batch.labels`).
+ruleset's own words (:mod:`sim.batch.analysis.labels`).
 
 Histograms and running rates are computed in DuckDB, so memory does not
 grow with the number of runs.
@@ -31,12 +31,12 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from engine.atomic import own_folder
-from sim.batch.labels import loss_label
+from sim.batch.analysis.labels import loss_label
+from sim.batch.analysis.pooled import pooled
 from sim.batch.planning.stopping import summarised
 from sim.batch.plots_analysis import paired_plot, sensitivity_plot
 from sim.batch.plots_convergence import MAX_SERIES, convergence_plot, index_convergence_plot
 from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_keys, save, wrap
-from sim.batch.pooled import pooled
 from sim.batch.storage.store import Store, quote
 from sim.text.grammar import agree
 

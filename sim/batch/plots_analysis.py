@@ -25,7 +25,7 @@ from typing import Any
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from sim.batch.labels import measure_label
+from sim.batch.analysis.labels import measure_label
 from sim.batch.plotting import COLOURS, MARKERS, key_legend, point_keys, save, wrap
 
 __all__ = ["MAX_PAIRED", "paired_plot", "sensitivity_plot"]

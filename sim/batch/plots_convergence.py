@@ -21,7 +21,7 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from sim.batch.labels import measure_label
+from sim.batch.analysis.labels import measure_label
 from sim.batch.methods.stats import wilson
 from sim.batch.planning.stopping import PILOT, pilot_runs
 from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_keys, save, wrap

@@ -33,6 +33,7 @@ from typing import Any, Literal
 import duckdb
 
 from engine.atomic import atomic_write_text
+from sim.batch.analysis.summary import summarize
 from sim.batch.execution.executors import open_executor
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk
@@ -43,7 +44,6 @@ from sim.batch.replays import write_replays
 from sim.batch.storage.commits import CommitPoints
 from sim.batch.storage.opening import DB_NAME, StudyError, fresh_points, open_store
 from sim.batch.storage.store import Store
-from sim.batch.summary import summarize
 
 __all__ = [
     "COMMIT_RUNS",

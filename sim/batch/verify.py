@@ -8,7 +8,7 @@ Four checks, every difference named:
    ``point × replications + replication`` and its seed the one the seed
    scheme spawns (:mod:`sim.batch.inputs.seeds`).
 2. **The summary**: ``summary.json`` is re-derived from the database by
-   the summary code (:func:`sim.batch.summary.summarize`, with the baseline
+   the summary code (:func:`sim.batch.analysis.summary.summarize`, with the baseline
    the stored summary names) and compared field by field.
 3. **A sample of runs, fought again**: ``sample`` run ids drawn without
    replacement from the stored runs by NumPy's ``default_rng`` seeded
@@ -36,6 +36,7 @@ from pydantic import ValidationError
 
 from engine.canonical import canonical_json
 from engine.jsondiff import diff
+from sim.batch.analysis.summary import summarize
 from sim.batch.execution.rows import ChunkRows, Losses, run_row
 from sim.batch.execution.worker import Prepared, RunSpec, failure, prepare, run_rows
 from sim.batch.inputs.seeds import derived_seed, run_seed
@@ -46,7 +47,6 @@ from sim.batch.storage.opening import DB_NAME, other_dice
 from sim.batch.storage.store import Store
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import legacy_units
-from sim.batch.summary import summarize
 from sim.scenario.load import ScenarioError
 
 __all__ = ["DEFAULT_SAMPLE", "StudyCheck", "StudyVerifyError", "verify_study"]

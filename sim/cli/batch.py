@@ -100,11 +100,11 @@ def _folder(out: Path) -> Path:
 
 
 def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
+    from sim.batch.analysis.summary import format_summary
     from sim.batch.execution.executors import ExecutorError
     from sim.batch.execution.progress import ProgressBar
     from sim.batch.storage.store import StoreError
     from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
-    from sim.batch.summary import format_summary
     from sim.text.grammar import count
 
     bar = options.progress

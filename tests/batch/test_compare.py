@@ -1,7 +1,7 @@
 """Comparisons with a baseline point: Newcombe's intervals for win rates, t or Welch for losses.
 
 Expected values are computed here from the stored runs with the statistics
-module, Student's t and statsmodels, independently of sim.batch.compare's exact sums.
+module, Student's t and statsmodels, independently of sim.batch.analysis.compare's exact sums.
 """
 
 from __future__ import annotations

@@ -21,10 +21,10 @@ from SALib.analyze import sobol  # type: ignore[import-untyped]
 from SALib.sample import morris as morris_sample  # type: ignore[import-untyped]
 from SALib.sample import sobol as sobol_sample  # type: ignore[import-untyped]
 
+from sim.batch.analysis.sensitivity import RESAMPLES, unit_sample
 from sim.batch.inputs.seeds import derived_seed
 from sim.batch.planning.design import DesignError, Factor, design_points
 from sim.batch.planning.spec import load_study
-from sim.batch.sensitivity import RESAMPLES, unit_sample
 from tests.batch.helpers import SCENARIOS, STONE_WALL, invoke, tables
 
 FACTORS = [

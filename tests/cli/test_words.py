@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from sim.batch import plots
-from sim.batch.summary import format_summary
+from sim.batch.analysis.summary import format_summary
 from sim.cli import cli
 from sim.scenario.load import load_scenario
 

@@ -1,7 +1,7 @@
 """A study's factors: the field paths it varies, each with its values or range.
 
 :mod:`sim.batch.planning.design` builds design points from them and
-:mod:`sim.batch.sensitivity` the Morris and Sobol designs; both read the
+:mod:`sim.batch.analysis.sensitivity` the Morris and Sobol designs; both read the
 factors from here, so neither imports the other to know what a factor is.
 """
 

@@ -12,7 +12,7 @@ same in every process and after ``--resume``:
   ``points × (len(factors) + 2)`` points (Saltelli's scheme as extended by
   Jansen; ``sobol.sample`` without second-order indices).
 
-Their analysis, once the points are fought, is :mod:`sim.batch.sensitivity`'s.
+Their analysis, once the points are fought, is :mod:`sim.batch.analysis.sensitivity`'s.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sim.batch.labels import loss_label, measure_label
+from sim.batch.analysis.labels import loss_label, measure_label
 from sim.batch.methods.stats import proportion, wilson
 from sim.batch.planning.stopping import PILOT, confirm_runs, rule_of, summarised
 from sim.batch.storage.store import Store, point_label, quote
@@ -125,10 +125,10 @@ def _pilot(store: Store, plan: dict[str, Any], sides: dict[str, Any]) -> dict[in
 def summarize(store: Store, baseline: int = 0, interval: str = "wilson") -> dict[str, Any]:
     """The study's summary: its settings, one entry per design point, the comparisons.
 
-    Comparisons of each point with ``baseline`` (see :mod:`sim.batch.compare`)
+    Comparisons of each point with ``baseline`` (see :mod:`sim.batch.analysis.compare`)
     are made for grid and Latin-hypercube studies of two or more points; a
     Morris or Sobol study has its sensitivity indices instead
-    (:mod:`sim.batch.sensitivity`). ``interval`` names the proportions'
+    (:mod:`sim.batch.analysis.sensitivity`). ``interval`` names the proportions'
     interval (:data:`sim.batch.methods.stats.METHODS`). With ``--until-ci`` every
     figure is over each point's confirmatory runs; its pilot is counted in
     ``pilot`` (:mod:`sim.batch.planning.stopping`).
@@ -201,12 +201,12 @@ def _analysis(
 ) -> dict[str, Any]:
     """The ``comparisons`` (and ``variance_reduction``) or the ``sensitivity`` block."""
     if meta["design"] in ("morris", "sobol"):
-        from sim.batch.sensitivity import analyse  # noqa: PLC0415  # SALib only when needed
+        from sim.batch.analysis.sensitivity import analyse  # noqa: PLC0415  # SALib only when needed
 
         return {"sensitivity": analyse(store, meta)}
     if npoints < 2:
         return {}
-    from sim.batch.compare import compare  # noqa: PLC0415  # scipy only when needed
+    from sim.batch.analysis.compare import compare  # noqa: PLC0415  # scipy only when needed
 
     comparisons, variance = compare(store, baseline)
     out: dict[str, Any] = {"baseline": baseline, "comparisons": comparisons}
@@ -218,8 +218,8 @@ def _analysis(
 
 
 def _pooled(store: Store, meta: dict[str, Any], interval: str) -> list[dict[str, Any]]:
-    """Each side's win rate by each factor's value, pooled over the others (sim.batch.pooled)."""
-    from sim.batch.pooled import pooled  # noqa: PLC0415
+    """Each side's win rate by each factor's value, pooled over the others (pooled.py)."""
+    from sim.batch.analysis.pooled import pooled  # noqa: PLC0415
 
     sides = [s[0] for s in meta["sides"]]
     return [

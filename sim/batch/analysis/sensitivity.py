@@ -95,7 +95,7 @@ def analyse(store: Any, meta: dict[str, Any]) -> dict[str, Any]:
     Raises:
         DesignError: the stored design points are not the design's (a changed SALib).
     """
-    from sim.batch.compare import measures, per_point  # noqa: PLC0415
+    from sim.batch.analysis.compare import measures, per_point  # noqa: PLC0415
 
     method: Method = meta["design"]
     factors = [Factor.model_validate(f) for f in meta["factors"]]
