@@ -94,6 +94,8 @@ MOVED: dict[str, str] = {
     "sim.batch.pooled": "sim.batch.analysis.pooled",
     "sim.batch.sensitivity": "sim.batch.analysis.sensitivity",
     "sim.batch.labels": "sim.batch.analysis.labels",
+    "sim.batch.condition": "sim.batch.discovery.condition",
+    "sim.batch.discover": "sim.batch.discovery.discover",
 }
 """Old module name → new module name; a submodule of an old package follows its package."""
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sim.batch.analysis.summary import format_summary, summarize
-    from sim.batch.discover import discover
+    from sim.batch.discovery.discover import discover
     from sim.batch.execution.executors import ExecutorError, open_executor
     from sim.batch.inputs.campaign import CampaignData, CampaignResult, fight_campaign
     from sim.batch.inputs.fieldpath import PathError, get_path, set_paths
@@ -94,7 +94,7 @@ _HOME = {
     "Target": "sim.batch.inputs.target",
     "battle_seed": "sim.batch.inputs.seeds",
     "design_points": "sim.batch.planning.design",
-    "discover": "sim.batch.discover",
+    "discover": "sim.batch.discovery.discover",
     "fight_campaign": "sim.batch.inputs.campaign",
     "format_summary": "sim.batch.analysis.summary",
     "get_path": "sim.batch.inputs.fieldpath",

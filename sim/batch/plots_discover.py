@@ -21,7 +21,7 @@ __all__ = ["discover_plot"]
 
 
 def discover_plot(result: dict[str, Any], path: Path) -> Path:
-    """Draw the trajectories and boxes of a :func:`sim.batch.discover.discover` result."""
+    """Draw the trajectories and boxes of a :func:`sim.batch.discovery.discover.discover` result."""
     fig = Figure(figsize=(6.8, 4.6), layout="constrained")
     ax = fig.add_subplot()
     for i, box in enumerate(result["boxes"]):

@@ -2,7 +2,7 @@
 
 ``battlesim discover DIR --measure "winner == 'usa'"`` reads a finished (or
 stopped) study's done runs, counts per design point the runs where the
-condition (:mod:`sim.batch.condition`) holds, and finds boxes with PRIM
+condition (:mod:`sim.batch.discovery.condition`) holds, and finds boxes with PRIM
 (:mod:`sim.batch.methods.prim`). Each box is said as plain conditions on the
 factors with its density, coverage and counts::
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sim.batch.condition import Condition, parse_condition
+from sim.batch.discovery.condition import Condition, parse_condition
 from sim.batch.methods.prim import ALPHA, MIN_COVERAGE, MIN_MASS, Box, Data, Limit, find_boxes
 from sim.batch.storage.opening import DB_NAME
 from sim.batch.storage.store import Store
