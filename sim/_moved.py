@@ -96,6 +96,8 @@ MOVED: dict[str, str] = {
     "sim.batch.labels": "sim.batch.analysis.labels",
     "sim.batch.condition": "sim.batch.discovery.condition",
     "sim.batch.discover": "sim.batch.discovery.discover",
+    "sim.batch.verify": "sim.batch.verification.verify",
+    "sim.batch.replays": "sim.batch.verification.replays",
 }
 """Old module name → new module name; a submodule of an old package follows its package."""
 

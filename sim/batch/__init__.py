@@ -26,10 +26,10 @@ if TYPE_CHECKING:
     from sim.batch.planning.design import DesignError, Factor, design_points
     from sim.batch.planning.plan import StudyPlan
     from sim.batch.planning.spec import StudySpec, load_study
-    from sim.batch.replays import Rerun, RerunError, rerun
     from sim.batch.storage.store import Store, StoreError
     from sim.batch.study import RunOptions, StudyError, StudyIncomplete, StudyResult, run_study
-    from sim.batch.verify import StudyCheck, verify_study
+    from sim.batch.verification.replays import Rerun, RerunError, rerun
+    from sim.batch.verification.verify import StudyCheck, verify_study
 
 __all__ = [
     "CampaignData",
@@ -80,12 +80,12 @@ _HOME = {
     "Factor": "sim.batch.planning.design",
     "Interval": "sim.batch.methods.stats",
     "PathError": "sim.batch.inputs.fieldpath",
-    "Rerun": "sim.batch.replays",
-    "RerunError": "sim.batch.replays",
+    "Rerun": "sim.batch.verification.replays",
+    "RerunError": "sim.batch.verification.replays",
     "RunOptions": "sim.batch.study",
     "Store": "sim.batch.storage.store",
     "StoreError": "sim.batch.storage.store",
-    "StudyCheck": "sim.batch.verify",
+    "StudyCheck": "sim.batch.verification.verify",
     "StudyError": "sim.batch.study",
     "StudyIncomplete": "sim.batch.study",
     "StudyPlan": "sim.batch.planning.plan",
@@ -102,12 +102,12 @@ _HOME = {
     "load_study": "sim.batch.planning.spec",
     "load_target": "sim.batch.inputs.target",
     "open_executor": "sim.batch.execution.executors",
-    "rerun": "sim.batch.replays",
+    "rerun": "sim.batch.verification.replays",
     "run_seed": "sim.batch.inputs.seeds",
     "run_study": "sim.batch.study",
     "set_paths": "sim.batch.inputs.fieldpath",
     "summarize": "sim.batch.analysis.summary",
-    "verify_study": "sim.batch.verify",
+    "verify_study": "sim.batch.verification.verify",
     "wilson": "sim.batch.methods.stats",
 }
 

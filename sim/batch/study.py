@@ -40,10 +40,10 @@ from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import confirm_runs, pilot_runs
-from sim.batch.replays import write_replays
 from sim.batch.storage.commits import CommitPoints
 from sim.batch.storage.opening import DB_NAME, StudyError, fresh_points, open_store
 from sim.batch.storage.store import Store
+from sim.batch.verification.replays import write_replays
 
 __all__ = [
     "COMMIT_RUNS",

@@ -52,8 +52,8 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     Example:
       battlesim rerun sw 42 -o run-42.jsonl
     """
-    from sim.batch.replays import RerunError, rerun
     from sim.batch.storage.store import StoreError
+    from sim.batch.verification.replays import RerunError, rerun
     from sim.cli.errors import describe
     from sim.outputs import OutputError, check_output, is_replay
     from sim.text.grammar import agree, count

@@ -16,7 +16,7 @@ from sim.batch.inputs.target import load_target
 from sim.batch.planning.design import Factor
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, run_study
-from sim.batch.verify import sample_ids, verify_lines, verify_study
+from sim.batch.verification.verify import sample_ids, verify_lines, verify_study
 from tests.batch.helpers import CAMPAIGN, STONE_WALL, invoke
 
 

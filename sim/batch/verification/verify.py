@@ -42,11 +42,11 @@ from sim.batch.execution.worker import Prepared, RunSpec, failure, prepare, run_
 from sim.batch.inputs.seeds import derived_seed, run_seed
 from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Factor, design_points
-from sim.batch.replays import replay_name
 from sim.batch.storage.opening import DB_NAME, other_dice
 from sim.batch.storage.store import Store
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import legacy_units
+from sim.batch.verification.replays import replay_name
 from sim.scenario.load import ScenarioError
 
 __all__ = ["DEFAULT_SAMPLE", "StudyCheck", "StudyVerifyError", "verify_study"]
