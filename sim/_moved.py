@@ -98,6 +98,11 @@ MOVED: dict[str, str] = {
     "sim.batch.discover": "sim.batch.discovery.discover",
     "sim.batch.verify": "sim.batch.verification.verify",
     "sim.batch.replays": "sim.batch.verification.replays",
+    "sim.batch.plots": "sim.batch.charts.results",
+    "sim.batch.plots_analysis": "sim.batch.charts.analysis",
+    "sim.batch.plots_convergence": "sim.batch.charts.convergence",
+    "sim.batch.plots_discover": "sim.batch.charts.discover",
+    "sim.batch.plotting": "sim.batch.charts.plotting",
 }
 """Old module name → new module name; a submodule of an old package follows its package."""
 

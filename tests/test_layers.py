@@ -178,3 +178,14 @@ def test_no_import_circles() -> None:
         if node not in state:
             visit(node, [node])
     assert circles == []
+
+
+def test_no_batch_folder_holds_more_than_a_dozen_modules() -> None:
+    """sim/batch/ is in steps: no folder of it holds more than twelve modules (__init__ aside)."""
+    folders = [ROOT / "sim/batch", *(p.parent for p in (ROOT / "sim/batch").glob("*/__init__.py"))]
+    sizes = {
+        f.relative_to(ROOT).as_posix(): len([p for p in f.glob("*.py") if p.name != "__init__.py"])
+        for f in folders
+    }
+    assert len(sizes) > 1
+    assert {f: n for f, n in sizes.items() if n > 12} == {}

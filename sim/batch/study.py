@@ -366,7 +366,7 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
         atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
         if options.plots:
             # matplotlib only when plots are drawn: half a second of start-up saved otherwise
-            from sim.batch.plots import write_plots  # noqa: PLC0415
+            from sim.batch.charts.results import write_plots  # noqa: PLC0415
 
             write_plots(store, summary, out / "plots")
         return StudyResult(out, summary, runner.committed, runner.ran)

@@ -112,7 +112,7 @@ def discover(
 
 def _plot(result: dict[str, object], study_dir: str, out: str | None, force: bool) -> Path:
     """Draw the plot at ``out``, or in the study's plots/ folder (a real folder, not a link)."""
-    from sim.batch.plots_discover import discover_plot
+    from sim.batch.charts.discover import discover_plot
     from sim.outputs import OutputError, check_output
 
     if out is None:

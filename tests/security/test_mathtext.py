@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from matplotlib.figure import Figure
 
+from sim.batch.charts.plotting import save
 from sim.batch.inputs.target import load_target
 from sim.batch.planning.design import Factor
 from sim.batch.planning.plan import StudyPlan
-from sim.batch.plotting import save
 from sim.batch.study import RunOptions, run_study
 from tests.batch.helpers import STONE_WALL, invoke
 

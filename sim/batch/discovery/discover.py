@@ -9,7 +9,7 @@ factors with its density, coverage and counts::
     Union wins in 61.0 % of runs when map.terrain.0.cover ≥ -30 and options.fire_hcv ≤ 15
 
 and the result is plain data for ``--json`` and the plot
-(:mod:`sim.batch.plots_discover`). It works for any study of any ruleset:
+(:mod:`sim.batch.charts.discover`). It works for any study of any ruleset:
 the sides and number columns come from the study's own tables.
 """
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, save, wrap
+from sim.batch.charts.plotting import COLOURS, LINESTYLES, MARKERS, save, wrap
 
 __all__ = ["discover_plot"]
 

@@ -9,8 +9,8 @@
 * ``losses.png``: whole-number bins (one bar per value when the values span
   at most 30), and the title says when the runs of all points are pooled;
 * ``convergence.png``, ``sensitivity_convergence.png``: see
-  :mod:`sim.batch.plots_convergence`;
-* ``paired.png`` and ``sensitivity.png``: see :mod:`sim.batch.plots_analysis`.
+  :mod:`sim.batch.charts.convergence`;
+* ``paired.png`` and ``sensitivity.png``: see :mod:`sim.batch.charts.analysis`.
 
 Titles wrap, long point labels become keys spelled out under the figure,
 series differ in line style and marker as well as colour (under common
@@ -33,10 +33,18 @@ from matplotlib.ticker import MaxNLocator
 from engine.atomic import own_folder
 from sim.batch.analysis.labels import loss_label
 from sim.batch.analysis.pooled import pooled
+from sim.batch.charts.analysis import paired_plot, sensitivity_plot
+from sim.batch.charts.convergence import MAX_SERIES, convergence_plot, index_convergence_plot
+from sim.batch.charts.plotting import (
+    COLOURS,
+    LINESTYLES,
+    MARKERS,
+    key_legend,
+    point_keys,
+    save,
+    wrap,
+)
 from sim.batch.planning.stopping import summarised
-from sim.batch.plots_analysis import paired_plot, sensitivity_plot
-from sim.batch.plots_convergence import MAX_SERIES, convergence_plot, index_convergence_plot
-from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_keys, save, wrap
 from sim.batch.storage.store import Store, quote
 from sim.text.grammar import agree
 

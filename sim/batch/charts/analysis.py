@@ -26,7 +26,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from sim.batch.analysis.labels import measure_label
-from sim.batch.plotting import COLOURS, MARKERS, key_legend, point_keys, save, wrap
+from sim.batch.charts.plotting import COLOURS, MARKERS, key_legend, point_keys, save, wrap
 
 __all__ = ["MAX_PAIRED", "paired_plot", "sensitivity_plot"]
 

@@ -22,9 +22,17 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from sim.batch.analysis.labels import measure_label
+from sim.batch.charts.plotting import (
+    COLOURS,
+    LINESTYLES,
+    MARKERS,
+    key_legend,
+    point_keys,
+    save,
+    wrap,
+)
 from sim.batch.methods.stats import wilson
 from sim.batch.planning.stopping import PILOT, pilot_runs
-from sim.batch.plotting import COLOURS, LINESTYLES, MARKERS, key_legend, point_keys, save, wrap
 from sim.batch.storage.store import Store
 
 __all__ = ["MAX_SERIES", "convergence_plot", "index_convergence_plot"]
