@@ -16,8 +16,16 @@ link there is replaced, its target untouched).
 Two kinds of temporary name:
 
 - :func:`replacing` uses a fresh hidden ``.<name>.<pid>.<random>.tmp``,
-  removed on any failure: for reports, exports and study files, whose
-  prefix is useless.
+  removed on any failure: for reports, plots and study files, whose
+  prefix is useless.  It yields the open file battlesim created, never its
+  name: a writer that reopened the name (matplotlib's ``savefig(path)``)
+  would follow a link another user swapped in after the check.  Before the
+  rename the name must still be the file written (else the write is refused).
+- :func:`exporting` is for a writer that takes only a name (DuckDB's
+  ``COPY … TO``): it writes inside a private folder made by ``mkdtemp`` in
+  the system's temporary folder (mode 0700, where no other user can plant or
+  rename anything), and the result, opened without following links, is
+  renamed (or, on another file system, copied by descriptor) into place.
 - :func:`claim_partial` takes ``<name>.partial``: a replay being written.
   A run killed before it ends leaves its readable prefix there, under a
   name that says it is incomplete (``battlesim verify`` calls it so); the
@@ -36,9 +44,12 @@ import contextlib
 import errno
 import fcntl
 import os
+import shutil
 import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 __all__ = [
     "PARTIAL",
@@ -47,6 +58,7 @@ __all__ = [
     "check_target",
     "claim_partial",
     "commit",
+    "exporting",
     "open_exclusive",
     "own_folder",
     "partial_path",
@@ -214,11 +226,33 @@ def _create_temp(final: Path) -> tuple[int, Path]:
     raise FileExistsError(errno.EEXIST, "no free temporary name beside it", str(final))
 
 
+def _still_ours(fd: int, temp: Path) -> None:
+    """Refuse to rename ``temp`` unless the name still holds the file open as ``fd``.
+
+    Raises:
+        OSError: the temporary name was removed or replaced (a link swapped in).
+    """
+    mine = os.fstat(fd)
+    try:
+        there = os.lstat(temp)
+    except FileNotFoundError:
+        there = None
+    if there is None or (there.st_dev, there.st_ino) != (mine.st_dev, mine.st_ino):
+        raise OSError(
+            errno.EEXIST,
+            "its temporary name was replaced while battlesim wrote it (by another "
+            "process?); nothing was written through it",
+            str(temp),
+        )
+
+
 @contextlib.contextmanager
 def _fresh(final: str | os.PathLike[str]) -> Iterator[tuple[int, Path]]:
     """A new, exclusively created temporary file beside ``final``: (descriptor, path).
 
-    Renamed over ``final`` when the block ends; removed on any exception.
+    Written through the descriptor only; flushed, checked to be still under its
+    name, and renamed over ``final`` when the block ends; removed on any exception
+    (only if the name is still the file battlesim made).
     """
     path = Path(final)
     check_target(path)
@@ -226,24 +260,96 @@ def _fresh(final: str | os.PathLike[str]) -> Iterator[tuple[int, Path]]:
     try:
         try:
             yield fd, temp
-        finally:
-            os.close(fd)
-        commit(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+            os.fsync(fd)
+            _still_ours(fd, temp)
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                _still_ours(fd, temp)
+                temp.unlink()
+            raise
+    finally:
+        os.close(fd)
+    _fsync_dir(path.parent)
 
 
 @contextlib.contextmanager
-def replacing(final: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a new temporary path beside ``final``; rename it over ``final`` on success.
+def replacing(final: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """Yield the new temporary file beside ``final``, open for binary writing; rename it
+    over ``final`` on success.
 
-    The temporary file exists (empty, created exclusively) when yielded, for
-    writers that take a path (DuckDB, matplotlib).  On any exception it is
-    removed and ``final`` is left as it was.
+    The file object is the descriptor battlesim created (``O_EXCL | O_NOFOLLOW``),
+    never reopened by name: hand it to a writer that takes a file object
+    (matplotlib's ``savefig``).  On any exception the temporary file is removed
+    and ``final`` is left as it was.
     """
-    with _fresh(final) as (_, temp):
-        yield temp
+    with _fresh(final) as (fd, _):
+        fh = os.fdopen(os.dup(fd), "wb")
+        with fh:
+            yield fh
+            fh.flush()
+
+
+def _private_folder() -> tuple[str, int]:
+    """A new folder of our own (``mkdtemp``: mode 0700) in the system's temporary folder,
+    and a descriptor open on it."""
+    private = tempfile.mkdtemp(prefix="battlesim-")
+    return private, os.open(private, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW)
+
+
+def _copy(source: int, target: int) -> None:
+    while True:
+        block = os.read(source, 1 << 20)
+        if not block:
+            return
+        view = memoryview(block)
+        while view:
+            view = view[os.write(target, view) :]
+
+
+@contextlib.contextmanager
+def exporting(final: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a name inside a private folder for a writer that takes only a name (DuckDB's
+    ``COPY … TO``); put what it wrote at ``final`` when the block ends.
+
+    The folder is made by :func:`tempfile.mkdtemp` in the system's temporary folder:
+    mode 0700, in a folder where no other user can rename it (a sticky ``/tmp``), so
+    no one can swap a link under the name the writer is given.  The result is opened
+    without following links, must be a regular file with one link, and is renamed
+    over ``final`` — or, from another file system, copied by descriptor into a
+    temporary file beside ``final`` made as :func:`replacing` makes one.  The private
+    folder is removed whatever happens; on any exception ``final`` is left as it was.
+    On Linux the writer is given the folder as ``/proc/self/fd/<descriptor>``, the
+    folder battlesim opened even if its name were swapped.
+
+    Raises:
+        OSError: the writer left no regular file, or ``final`` cannot be written.
+    """
+    path = Path(final)
+    check_target(path)
+    private, folder = _private_folder()
+    try:
+        by_fd = Path(f"/proc/self/fd/{folder}")  # Linux: the folder opened, whatever its name
+        yield (by_fd if by_fd.is_dir() else Path(private)) / path.name
+        fd = os.open(path.name, os.O_RDONLY | _NOFOLLOW, dir_fd=folder)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+                raise OSError(errno.EINVAL, "the writer left no plain file", str(path))
+            try:
+                os.fsync(fd)
+                os.replace(path.name, path, src_dir_fd=folder)  # from a folder only we write
+                _fsync_dir(path.parent)
+            except OSError as exc:
+                if exc.errno != errno.EXDEV:
+                    raise
+                with _fresh(path) as (out, _):
+                    _copy(fd, out)
+        finally:
+            os.close(fd)
+    finally:
+        os.close(folder)
+        shutil.rmtree(private, ignore_errors=True)
 
 
 def atomic_write_bytes(final: str | os.PathLike[str], data: bytes) -> None:

@@ -57,8 +57,8 @@ def _png_charts(view: ViewData, png_dir: Path, plt: Any) -> list[Path]:
         if len(lines) <= 16:
             ax.legend(fontsize="small", ncol=2)
         path = png_dir / f"{_stem(scope, measure)}.png"
-        with replacing(path) as temp:  # an old PNG survives a failed write
-            fig.savefig(temp, format="png", bbox_inches="tight", metadata={"Software": None})
+        with replacing(path) as fh:  # an old PNG survives a failed write
+            fig.savefig(fh, format="png", bbox_inches="tight", metadata={"Software": None})
         plt.close(fig)
         written.append(path)
     return written

@@ -186,9 +186,9 @@ def test_a_temporary_name_taken_by_a_link_is_passed_over(
     monkeypatch.setattr(os, "urandom", lambda n: next(names))
     first = tmp_path / f".r.html.{os.getpid()}.00000001.tmp"
     first.symlink_to(victim)
-    with replacing(tmp_path / "r.html") as temp:
-        assert temp.name == f".r.html.{os.getpid()}.00000002.tmp"
-        temp.write_text("page")
+    with replacing(tmp_path / "r.html") as fh:
+        assert (tmp_path / f".r.html.{os.getpid()}.00000002.tmp").is_file()
+        fh.write(b"page")
     assert (tmp_path / "r.html").read_text() == "page" and victim.read_bytes() == VICTIM
 
 

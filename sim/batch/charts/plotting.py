@@ -135,6 +135,6 @@ def save(fig: Figure, path: Path) -> Path:
     """Write ``fig`` as a PNG at ``path`` (Agg canvas: no display, no pyplot); text as text."""
     FigureCanvasAgg(fig)
     as_text(fig)
-    with rc_context({"text.parse_math": False}), replacing(path) as temp:
-        fig.savefig(temp, dpi=110, format="png")  # an old plot survives a failed write
+    with rc_context({"text.parse_math": False}), replacing(path) as fh:
+        fig.savefig(fh, dpi=110, format="png")  # an old plot survives a failed write
     return path

@@ -33,7 +33,7 @@ from typing import Any
 
 import duckdb
 
-from engine.atomic import replacing
+from engine.atomic import exporting
 from engine.canonical import canonical_json
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.storage.append import column_names, column_types, insert_columns, insert_rows
@@ -360,7 +360,7 @@ class Store:
             select = f"SELECT * FROM {name} ORDER BY {key}"
             if fmt == "csv":  # text a spreadsheet would run as a formula stays text
                 select = csv_select(self.con, select)
-            with replacing(out) as temp:  # an old export survives a failed one
+            with exporting(out) as temp:  # an old export survives a failed one
                 self.con.execute(f"COPY ({select}) TO {_literal(str(temp))} ({options})")
             written.append(out)
         return written

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from engine.atomic import replacing
+from engine.atomic import exporting
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.csvsafe import csv_select
 
@@ -97,7 +97,7 @@ def export_wide(store: Store, dest: Path, fmt: str) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     out = dest / f"{VIEW}.{fmt}"
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
-    with replacing(out) as temp:  # an old export survives a failed one
+    with exporting(out) as temp:  # an old export survives a failed one
         literal = "'" + str(temp).replace("'", "''") + "'"
         select = f"{wide_select(store)} ORDER BY r.run_id"
         if fmt == "csv":  # text a spreadsheet would run as a formula stays text

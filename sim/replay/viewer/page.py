@@ -283,6 +283,6 @@ def write_pieces(path: Path, pieces: Iterable[str]) -> None:
 
     Each piece is written as it comes, so a page is never held whole.
     """
-    with replacing(path) as temp, temp.open("wb") as fh:
+    with replacing(path) as fh:
         for piece in pieces:
             fh.write(piece.encode("utf-8"))
