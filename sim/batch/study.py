@@ -41,6 +41,7 @@ from sim.batch.inputs.guard import FolderError, claim_folder
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import confirm_runs, pilot_runs
 from sim.batch.storage.commits import CommitPoints
+from sim.batch.storage.manifest import write_manifest
 from sim.batch.storage.opening import DB_NAME, StudyError, fresh_points, open_store
 from sim.batch.storage.store import Store
 from sim.batch.verification.replays import write_replays
@@ -369,6 +370,7 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
             from sim.batch.charts.results import write_plots  # noqa: PLC0415
 
             write_plots(store, summary, out / "plots")
+        write_manifest(out, store)  # last: it lists summary.json and the plots
         return StudyResult(out, summary, runner.committed, runner.ran)
     finally:
         store.close()

@@ -458,7 +458,7 @@ def _export(
     from sim.batch.study import DB_NAME
 
     try:
-        store = Store.open(folder / DB_NAME, read_only=True)
+        store = Store.open(folder / DB_NAME, read_only=True, files=True)
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     try:
@@ -467,6 +467,10 @@ def _export(
             own_folder(dest)  # a planted link must not send the export out of the study
         found = [export_wide(store, dest, fmt)] if wide else store.export(dest, fmt)
         written = [str(p) for p in found]
+        if inside:  # the study's own export/: listed in its manifest
+            from sim.batch.storage.manifest import write_manifest
+
+            write_manifest(folder, store)
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     finally:

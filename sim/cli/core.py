@@ -91,9 +91,29 @@ def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:
     metavar="N",
     help="Study folder: runs to fight again and compare (default 5; 0: none).",
 )
-@seed_option("Study folder: seed of the sample of runs (default: the study seed).")
+@seed_option("Study folder: the same as --sample-seed.")
+@click.option(
+    "--sample-seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    metavar="S",
+    help="Study folder: seed of the sample of runs (default: drawn afresh and printed).",
+)
+@click.option(
+    "--all",
+    "everything",
+    is_flag=True,
+    help="Study folder: fight every run again (the one check a forger cannot pass).",
+)
 @json_option()
-def verify(replay: str, sample: int | None, seed: int | None, as_json: bool) -> None:
+def verify(
+    replay: str,
+    sample: int | None,
+    seed: int | None,
+    sample_seed: int | None,
+    everything: bool,
+    as_json: bool,
+) -> None:
     """Check a replay byte for byte, or a study folder as a whole.
 
     A replay: its integrity checked and the battle re-simulated. Exit 0
@@ -101,11 +121,14 @@ def verify(replay: str, sample: int | None, seed: int | None, as_json: bool) -> 
     (INCOMPLETE: a run stopped before its end); 2 when REPLAY is not a
     battlesim replay, or is from a newer battlesim.
 
-    Given a study folder (battlesim batch/study's DIR): checks the plan and
-    every run's seed, re-derives summary.json from the database and
-    compares it, and fights a seeded sample of runs again (--sample N),
-    comparing their rows, unit rows and kept replays. Exit 0 when all
-    agree, 1 naming each difference, 2 when the folder holds no study.
+    Given a study folder (battlesim batch/study's DIR): checks the plan,
+    every run's seed and that every planned run is stored, each run's rows
+    and kept replays against its digest, manifest.json's files (summary.json,
+    plots, exports), re-derives summary.json, and fights again a sample of
+    runs drawn from fresh randomness (--sample N; its seed is printed, and
+    --sample-seed S repeats it; --all fights every run). Exit 0 when all
+    agree, 1 naming each difference, 2 when the folder holds no study or a
+    database that is not battlesim's.
 
     \b
     Examples:
@@ -115,10 +138,11 @@ def verify(replay: str, sample: int | None, seed: int | None, as_json: bool) -> 
     from pathlib import Path
 
     if Path(replay).is_dir():
-        _verify_study(replay, sample, seed, as_json)
+        chosen = sample_seed if sample_seed is not None else seed
+        _verify_study(replay, sample, chosen, everything, as_json)
         return
-    if sample is not None or seed is not None:
-        fail(f"{replay}: --sample and --seed apply to a study folder, not a replay")
+    if sample is not None or seed is not None or sample_seed is not None or everything:
+        fail(f"{replay}: --sample, --sample-seed and --all apply to a study folder, not a replay")
     from sim import api
     from sim.cli import views
     from sim.replay.verify import rules_version
@@ -138,7 +162,9 @@ def verify(replay: str, sample: int | None, seed: int | None, as_json: bool) -> 
     sys.exit(0 if result.ok else 1)
 
 
-def _verify_study(folder: str, sample: int | None, seed: int | None, as_json: bool) -> None:
+def _verify_study(
+    folder: str, sample: int | None, seed: int | None, everything: bool, as_json: bool
+) -> None:
     from sim.batch.storage.store import StoreError
     from sim.batch.verification.verify import (
         DEFAULT_SAMPLE,
@@ -148,7 +174,8 @@ def _verify_study(folder: str, sample: int | None, seed: int | None, as_json: bo
     )
 
     try:
-        check = verify_study(folder, DEFAULT_SAMPLE if sample is None else sample, seed)
+        size = DEFAULT_SAMPLE if sample is None else sample
+        check = verify_study(folder, size, seed, everything=everything)
     except (StudyVerifyError, StoreError) as exc:
         fail(str(exc))
     if as_json:

@@ -27,9 +27,10 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sim.batch.execution.rows import ChunkRows
+from sim.batch.storage.digests import RunDigests
 from sim.batch.storage.store import Store
 
 __all__ = ["FIRST_COST", "RATIO", "CommitPoints"]
@@ -66,6 +67,7 @@ class CommitPoints:
     clock: Callable[[], float] = time.monotonic
     written: int = 0
     _waiting: ChunkRows | None = None
+    _digests: list[RunDigests] = field(default_factory=list)
     _since: float | None = None
     _cost: float = FIRST_COST
 
@@ -83,7 +85,8 @@ class CommitPoints:
         return 0.0 if self._waiting is None else self._waiting.cpu
 
     def add(self, rows: ChunkRows) -> None:
-        """Keep a committed chunk's rows for the next commit point."""
+        """Keep a committed chunk's rows (and their digests) for the next commit point."""
+        self._digests += self.store.digests(rows)
         if self._waiting is None:
             runs, units = [list(c) for c in rows.runs], [list(c) for c in rows.units]
             self._waiting = ChunkRows(runs, units, cpu=rows.cpu)
@@ -114,11 +117,12 @@ class CommitPoints:
     def write(self) -> int:
         """Write the waiting rows in one transaction; the number of runs written."""
         rows, self._waiting = self._waiting, None
+        digests, self._digests = self._digests, []
         self._since = self.clock()
         if rows is None:
             return 0
         start = self.cpu()
-        self.store.commit(rows)
+        self.store.commit(rows, digests)
         self._cost = min(self._cost, self.cpu() - start)
         self.written += 1
         return len(rows)

@@ -38,9 +38,18 @@ from engine.canonical import canonical_json
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.storage.append import column_names, column_types, insert_columns, insert_rows
 from sim.batch.storage.csvsafe import csv_select
+from sim.batch.storage.digests import RunDigests, digest_runs
+from sim.batch.storage.schema import (
+    DIGEST_COLUMNS,
+    DIGEST_TABLE,
+    HARDENED,
+    SchemaError,
+    check_catalog,
+    check_columns,
+)
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import DetailColumn, create_units, legacy_columns, legacy_units
-from sim.batch.storage.wide import create_view
+from sim.batch.storage.wide import create_view, wide_select
 
 __all__ = [
     "STUDY_COLUMNS",
@@ -169,14 +178,22 @@ class Store:
         self._loss: list[tuple[str, str, str]] = []
         self._draws: list[tuple[str, str]] = []
         self._types: dict[str, list[str]] = {}
+        self._digests = True
+        """Whether the study has per-run digests (a study made before them has none)."""
         self._legacy: list[str] | None = None
         """The value columns of a study's ``unit_finals`` table made before ``unit_rows``."""
 
     # ----------------------------------------------------------------- opening
 
     @classmethod
-    def open(cls, path: str | Path, *, read_only: bool = False) -> Store:
-        """Open an existing study database.
+    def open(cls, path: str | Path, *, read_only: bool = False, files: bool = False) -> Store:
+        """Open an existing study database, as data (:mod:`sim.batch.storage.schema`).
+
+        DuckDB's external access and extension autoloading are off, and a read-only
+        connection locks its configuration; ``files`` (export) leaves external access
+        on for ``COPY … TO``, after the same checks. Before any row is read the
+        catalog must be a study's: base tables of battlesim's columns, no view but
+        battlesim's own SQL, nothing else; the ``study`` table must hold one row.
 
         Raises:
             StoreError: no such file, not a study, or in use by another process.
@@ -184,19 +201,30 @@ class Store:
         p = Path(path)
         if not p.is_file():
             raise StoreError(f"no study database at {str(p)!r}")
-        store = cls(p, _connect(p, read_only))
+        store = cls(p, _connect(p, read_only, files))
         try:
+            check_catalog(store.con)
+            _check_study_table(store.con)
             meta = store.meta()
             store._loss = [(s, k, c) for s, k, c in meta["loss_columns"]]
             have = set(column_names(store.con, "runs"))
             wanted = draw_columns([side[0] for side in meta["sides"]], store._loss)
             store._draws = [(s, c) for s, c in wanted if c in have]
+            losses = [c for _, _, c in store._loss]
+            check_columns(store.con, meta, losses, [c for _, c in store._draws], wide_select(store))
             store._legacy = legacy_columns(store.con)
+            store._digests = DIGEST_TABLE in {
+                r[0] for r in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+            }
             if not read_only:  # a study made before the view existed gets it
                 create_view(store)
-        except (duckdb.Error, KeyError, IndexError) as exc:
+        except SchemaError as exc:
             store.close()
             raise StoreError(f"{str(p)!r} is not a battlesim study: {exc}") from None
+        except (duckdb.Error, KeyError, IndexError, TypeError, ValueError) as exc:
+            store.close()
+            detail = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise StoreError(f"{str(p)!r} is not a battlesim study: {detail}") from None
         return store
 
     @classmethod
@@ -239,6 +267,11 @@ class Store:
             f"battles INTEGER{losses}{draws}, outcome VARCHAR)"
         )
         create_units(con, details)
+        con.execute(
+            f"CREATE TABLE {DIGEST_TABLE} ("
+            + ", ".join(f"{quote(k)} {t}" for k, t in DIGEST_COLUMNS.items())
+            + ")"
+        )
         create_view(store)
         con.commit()
         return store
@@ -324,10 +357,28 @@ class Store:
 
     # ----------------------------------------------------------------- writing
 
-    def commit(self, rows: ChunkRows) -> None:
-        """Store whole chunks' runs and unit finals in a single transaction.
+    @property
+    def has_digests(self) -> bool:
+        """Whether the study keeps per-run digests (one made before them does not)."""
+        return self._digests and self._legacy is None
 
-        Two INSERT statements whatever the number of chunks and runs: the
+    def _types_of(self) -> dict[str, list[str]]:
+        if not self._types:
+            into = UNIT_TABLE if self._legacy is None else "unit_finals"
+            self._types = {t: column_types(self.con, t) for t in ("runs", into)}
+        return self._types
+
+    def digests(self, rows: ChunkRows) -> list[RunDigests]:
+        """The per-run digests of a chunk's rows and kept replays (none for an older study)."""
+        if not self.has_digests:
+            return []
+        types = self._types_of()
+        return digest_runs(rows.runs, types["runs"], rows.units, types[UNIT_TABLE], rows.replays)
+
+    def commit(self, rows: ChunkRows, digests: Sequence[RunDigests] = ()) -> None:
+        """Store whole chunks' runs, unit finals and run digests in a single transaction.
+
+        Three INSERT statements whatever the number of chunks and runs: the
         study calls this at its commit points, not once per chunk.
         """
         con = self.con
@@ -335,12 +386,13 @@ class Store:
         if self._legacy is not None:  # a study made before unit_rows: rows of its shape
             into = "unit_finals"
             units = legacy_units(units, self._legacy) if units[0] else []
-        if not self._types:
-            self._types = {t: column_types(con, t) for t in ("runs", into)}
+        types = self._types_of()
         con.begin()
         try:
-            insert_columns(con, "runs", rows.runs, self._types["runs"])
-            insert_columns(con, into, units, self._types[into])
+            insert_columns(con, "runs", rows.runs, types["runs"])
+            insert_columns(con, into, units, types[into])
+            if digests and self.has_digests:
+                insert_rows(con, DIGEST_TABLE, list(digests), list(DIGEST_COLUMNS.values()))
             con.commit()
         except BaseException:
             with contextlib.suppress(duckdb.Error):  # a failed commit has already ended it
@@ -385,8 +437,25 @@ def utf8_path(path: Path) -> str:
     return text
 
 
-def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+def _check_study_table(con: duckdb.DuckDBPyConnection) -> None:
+    """The study table: battlesim's columns and types, and exactly one row."""
+    for name, sql in con.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = 'study' LIMIT 100"
+    ).fetchall():
+        if STUDY_COLUMNS.get(name) != sql:
+            raise SchemaError(f"its study table has a column {name!r} ({sql}) a study never has")
+    rows = con.execute("SELECT count(*) FROM (SELECT 1 FROM study LIMIT 2)").fetchone()
+    if rows is None or rows[0] != 1:
+        raise SchemaError("its study table does not hold exactly one row")
+
+
+def _connect(path: Path, read_only: bool, files: bool = False) -> duckdb.DuckDBPyConnection:
     config: Config = {"threads": 1} if read_only else dict(WRITER_CONFIG)
+    config.update(HARDENED)
+    if files:
+        config["enable_external_access"] = True  # COPY … TO, after the schema's checks
+    elif read_only:
+        config["lock_configuration"] = True
     utf8_path(path)
     try:
         return duckdb.connect(str(path), read_only=read_only, config=config)

@@ -34,6 +34,7 @@ __all__ = [
     "VIEW",
     "create_units",
     "detail_columns",
+    "detail_select",
     "legacy_columns",
     "legacy_units",
     "start_details",
@@ -134,10 +135,14 @@ def create_units(con: duckdb.DuckDBPyConnection, details: Sequence[DetailColumn]
     """Create the ``unit_rows`` table and the ``unit_finals`` view with ``details``' columns."""
     columns = ", ".join(f"{_quote(c)} {t}" for c, t in _TYPES.items())
     con.execute(f"CREATE TABLE {TABLE} ({columns})")
+    con.execute(f"CREATE VIEW {VIEW} AS {detail_select(details)}")
+
+
+def detail_select(details: Sequence[DetailColumn]) -> str:
+    """The ``unit_finals`` view's SELECT over ``unit_rows``, with ``details``' typed columns."""
     own = [_quote(c) for c in _TYPES if c != "details"]
     typed = [_detail(*d) for d in details]
-    select = ", ".join([*own, *typed, "details"])
-    con.execute(f"CREATE VIEW {VIEW} AS SELECT {select} FROM {TABLE}")
+    return f"SELECT {', '.join([*own, *typed, 'details'])} FROM {TABLE}"
 
 
 def legacy_columns(con: duckdb.DuckDBPyConnection) -> list[str] | None:

@@ -1,6 +1,7 @@
 """``battlesim verify STUDY_DIR``: a finished study checked as a whole.
 
-Four checks, every difference named:
+Seven checks, every difference named (what each proves: docs/batch.md,
+*What verify proves*):
 
 1. **The plan**: the stored target data digests to the stored
    ``target_digest``; the stored design points are the plan's design
@@ -10,14 +11,30 @@ Four checks, every difference named:
 2. **The summary**: ``summary.json`` is re-derived from the database by
    the summary code (:func:`sim.batch.analysis.summary.summarize`, with the baseline
    the stored summary names) and compared field by field.
-3. **A sample of runs, fought again**: ``sample`` run ids drawn without
-   replacement from the stored runs by NumPy's ``default_rng`` seeded
-   ``derived_seed(seed, "verify-sample")`` (``seed``: the study seed, or the
-   one given), each re-fought from the stored target, design point and seed
-   exactly as a worker fights it; its ``runs`` row and its unit rows must
-   equal the stored ones column by column.
-4. **Kept replays** of the sampled runs: the re-fought replay must equal the
+3. **Completeness**: every run the plan calls for is stored, and no other —
+   each point's replications ``0 … n-1``, ``n`` the plan's ``--runs`` or, with
+   ``--until-ci``, what the stopping rule gives when replayed over the stored
+   pilot runs (:mod:`sim.batch.planning.stopping`).
+4. **Every run's digests** (:mod:`sim.batch.storage.digests`), recomputed
+   from its stored row, unit rows and kept replay files, must equal its row of
+   ``run_digests``: an edit that did not recompute them is named by run and
+   part, without fighting anything.
+5. **The manifest** (:mod:`sim.batch.storage.manifest`): the chain of the run
+   digests, the study row and points, and every file it lists
+   (``summary.json``, plots, exports) recomputed and compared.
+6. **A sample of runs, fought again**: ``sample`` run ids drawn without
+   replacement by NumPy's ``default_rng`` seeded ``derived_seed(seed,
+   "verify-sample")``, ``seed`` drawn afresh from the operating system
+   (:func:`secrets.randbits`) unless one is given — printed, so the check can
+   be repeated; a forger cannot know which runs will be fought. Each is
+   re-fought from the stored target, design point and seed exactly as a worker
+   fights it; its ``runs`` row and unit rows must equal the stored ones.
+   ``everything`` fights every run.
+7. **Kept replays** of the sampled runs: the re-fought replay must equal the
    file in ``replays/`` byte for byte.
+
+A study made before per-run digests or the manifest is checked as far as it
+can be, and the check says (``notes``) what it could not check.
 
 A study that cannot be checked here — no study in the folder, a database
 that is not a study's, a study fought with other dice — raises
@@ -28,6 +45,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +61,21 @@ from sim.batch.execution.worker import Prepared, RunSpec, failure, prepare, run_
 from sim.batch.inputs.seeds import derived_seed, run_seed
 from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Factor, design_points
+from sim.batch.planning.stopping import PILOT, confirm_runs, pilot_runs, rule_of
+from sim.batch.storage.digests import run_digests
+from sim.batch.storage.manifest import (
+    BLOCK,
+    file_digest,
+    listed_files,
+    read_manifest,
+    runs_root,
+    study_digest,
+)
+from sim.batch.storage.manifest import (
+    NAME as MANIFEST,
+)
 from sim.batch.storage.opening import DB_NAME, other_dice
+from sim.batch.storage.schema import DIGEST_TABLE
 from sim.batch.storage.store import Store
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import legacy_units
@@ -69,6 +102,10 @@ class StudyCheck:
     runs: int
     sample_seed: int
     sampled: list[int] = field(default_factory=list)
+    digests: int = 0
+    """Runs whose stored rows and kept replays were checked against their digests."""
+    files: int = 0
+    """Files of the manifest checked against their digests."""
     replays: int = 0
     """Kept replays of the sampled runs compared byte for byte."""
     differences: list[str] = field(default_factory=list)
@@ -79,6 +116,11 @@ class StudyCheck:
         """True when nothing differs."""
         return not self.differences
 
+    @property
+    def catch(self) -> float:
+        """The chance the re-fought sample holds one given run: k / N."""
+        return len(self.sampled) / self.runs if self.runs else 1.0
+
     def as_json(self) -> dict[str, Any]:
         """Plain data for ``--json``."""
         return {
@@ -87,6 +129,9 @@ class StudyCheck:
             "runs": self.runs,
             "sample_seed": self.sample_seed,
             "sampled": self.sampled,
+            "catch_probability": self.catch,
+            "digests": self.digests,
+            "files": self.files,
             "replays": self.replays,
             "differences": self.differences,
             "notes": self.notes,
@@ -296,15 +341,268 @@ def _check_runs(
         check.replays += compared
 
 
+# ----------------------------------------------------------------- completeness
+
+
+def _wanted_runs(store: Store, meta: dict[str, Any], points: int) -> list[int] | None:
+    """Runs each point's plan calls for (None: a stopping rule this battlesim cannot replay)."""
+    plan, reps = meta["plan"], int(meta["replications"])
+    rule = rule_of(plan)
+    if rule is None:
+        return [reps] * points
+    if rule != PILOT:
+        return None
+    w, chunk = float(plan["until_ci"]), int(plan["chunk_size"])
+    pilot = pilot_runs(w, reps, chunk)
+    sides = [str(s[0]) for s in meta["sides"]]
+    done = [0] * points
+    wins = [dict.fromkeys(sides, 0) for _ in range(points)]
+    for point, winner, status, n in store.con.execute(
+        "SELECT point, winner, status, count(*) FROM runs WHERE replication < ? "
+        "GROUP BY ALL LIMIT 100000",
+        [pilot],
+    ).fetchall():
+        if status == "done" and 0 <= point < points:
+            done[point] += n
+            if winner in wins[point]:
+                wins[point][winner] += n
+    out = []
+    for p in range(points):
+        extra, _ = confirm_runs([wins[p][s] for s in sides], done[p], w, reps, chunk)
+        out.append(min(reps, math.ceil((pilot + extra) / chunk) * chunk))
+    return out
+
+
+def _check_complete(store: Store, meta: dict[str, Any], check: StudyCheck) -> bool:
+    """Every run the plan (or its stopping rule) calls for is stored, and no other.
+
+    False when the runs table holds more rows than the plan could call for (then
+    nothing else of it is read).
+    """
+    points = len(store.points())
+    reps = int(meta["replications"])
+    if check.runs > points * reps:
+        check.differences.append(
+            f"runs: {check.runs} stored, more than the plan's {points} points × {reps} runs"
+        )
+        return False
+    wanted = _wanted_runs(store, meta, points)
+    if wanted is None:
+        check.notes.append(
+            "could not check that every run is stored: the study's stopping rule "
+            f"({meta['plan'].get('stopping')}) is not one this battlesim replays"
+        )
+        return True
+    have: dict[int, set[int]] = {}
+    cur = store.con.cursor()
+    try:
+        cur.execute("SELECT point, replication FROM runs ORDER BY run_id")
+        while rows := cur.fetchmany(BLOCK):
+            for p, r in rows:
+                have.setdefault(int(p), set()).add(int(r))
+    finally:
+        cur.close()
+    missing: list[int] = []
+    extra: list[int] = []
+    for p in sorted(set(range(points)) | set(have)):
+        n = wanted[p] if 0 <= p < points else 0
+        stored = have.get(p, set())
+        missing += [p * reps + r for r in range(n) if r not in stored]
+        extra += [p * reps + r for r in sorted(stored) if not 0 <= r < n]
+    for what, ids in (("missing", missing), ("not in the plan", extra)):
+        if ids:
+            shown = ", ".join(str(i) for i in ids[:SHOWN]) + (" …" if len(ids) > SHOWN else "")
+            check.differences.append(f"runs: {len(ids)} run(s) {what} ({shown})")
+    return True
+
+
+# ----------------------------------------------------------------- digests
+
+
+def _stored_replays(folder: Path, target: Target, run_id: int, kept: str) -> list[tuple[str, str]]:
+    """(battle, digest of the file in replays/) of each replay a run's digest lists."""
+    out = []
+    for k, item in enumerate(json.loads(kept)):
+        battle = str(item[0])
+        path = folder / "replays" / replay_name(target, run_id, k, battle)
+        try:
+            out.append((battle, file_digest(path)))
+        except OSError:
+            out.append((battle, "missing"))
+    return out
+
+
+def _check_digests(store: Store, folder: Path, meta: dict[str, Any], check: StudyCheck) -> None:
+    """Every run's stored rows and kept replays against its digests, in run-id order."""
+    if not store.has_digests:
+        check.notes.append(
+            "the study was made before per-run digests: its stored rows and kept replays "
+            "were checked only for the re-fought runs (verify --all fights every run)"
+        )
+        return
+    target = Target.from_json(meta["target"])
+    con = store.con
+    run_types = [str(r[0]) for r in con.execute(
+        "SELECT data_type FROM duckdb_columns() WHERE table_name = 'runs' ORDER BY column_index"
+    ).fetchall()]  # fmt: skip
+    unit_types = [str(r[0]) for r in con.execute(
+        f"SELECT data_type FROM duckdb_columns() WHERE table_name = '{UNIT_TABLE}' "
+        "ORDER BY column_index"
+    ).fetchall()]  # fmt: skip
+    runs, units, digests = con.cursor(), con.cursor(), con.cursor()
+    found: list[str] = []
+    try:
+        runs.execute("SELECT * FROM runs ORDER BY run_id")
+        units.execute(f"SELECT * FROM {UNIT_TABLE} ORDER BY run_id, battle, unit")
+        digests.execute(f"SELECT * FROM {DIGEST_TABLE} ORDER BY run_id")
+        unit_rows = _Stream(units)
+        kept_rows = _Stream(digests)
+        while block := runs.fetchmany(BLOCK):
+            for row in block:
+                run_id = int(row[0])
+                mine = unit_rows.take(run_id)
+                stored = kept_rows.take(run_id)
+                if not stored:
+                    found.append(f"run {run_id}: has no digest (added after the study?)")
+                    continue
+                _, d_row, d_units, d_replays, d_all = stored[0]
+                replays = None if d_replays is None else _stored_replays(
+                    folder, target, run_id, d_replays
+                )  # fmt: skip
+                again = run_digests(row, run_types, mine, unit_types, replays)
+                check.digests += 1
+                found += _named(run_id, again, (run_id, d_row, d_units, d_replays, d_all))
+        found += [f"run {i}: has a digest but no stored row (deleted?)" for i in kept_rows.rest()]
+        found += [f"run {i}: has unit rows but no stored row" for i in unit_rows.rest()]
+    finally:
+        for cur in (runs, units, digests):
+            cur.close()
+    check.differences += found[: SHOWN * 4]
+    if len(found) > SHOWN * 4:
+        check.differences.append(f"runs: … and {len(found) - SHOWN * 4} more runs differ")
+
+
+def _named(run_id: int, again: tuple[Any, ...], stored: tuple[Any, ...]) -> list[str]:
+    """Which of a run's parts do not match its stored digests."""
+    out = []
+    if again[1] != stored[1]:
+        out.append(
+            f"run {run_id}: its runs row (winner, losses, outcome …) does not match its digest"
+        )
+    if again[2] != stored[2]:
+        out.append(f"run {run_id}: its unit rows do not match their digest")
+    if again[3] != stored[3]:
+        out.append(f"run {run_id}: its kept replay differs from its digest (edited or missing)")
+    if not out and again[4] != stored[4]:
+        out.append(f"run {run_id}: its digest does not match its parts")
+    return out
+
+
+class _Stream:
+    """Rows of a cursor ordered by run id, taken run by run."""
+
+    def __init__(self, cur: Any) -> None:
+        self.cur = cur
+        self.block: list[tuple[Any, ...]] = []
+        self.i = 0
+        self.skipped: list[int] = []
+
+    def _peek(self) -> tuple[Any, ...] | None:
+        if self.i >= len(self.block):
+            self.block, self.i = self.cur.fetchmany(BLOCK), 0
+            if not self.block:
+                return None
+        return self.block[self.i]
+
+    def take(self, run_id: int) -> list[tuple[Any, ...]]:
+        """The rows of ``run_id`` (rows of smaller ids passed over are remembered)."""
+        out = []
+        while (row := self._peek()) is not None and int(row[0]) <= run_id:
+            if int(row[0]) < run_id:
+                if not self.skipped or self.skipped[-1] != int(row[0]):
+                    self.skipped.append(int(row[0]))
+            else:
+                out.append(row)
+            self.i += 1
+        return out
+
+    def rest(self) -> list[int]:
+        """Run ids passed over or left: rows with no run."""
+        left = list(self.skipped)
+        while (row := self._peek()) is not None:
+            if not left or left[-1] != int(row[0]):
+                left.append(int(row[0]))
+            self.i += 1
+        return left
+
+
+# ----------------------------------------------------------------- manifest
+
+
+def _check_manifest(store: Store, folder: Path, check: StudyCheck) -> None:
+    """The manifest's run chain, study digest and files, recomputed and compared."""
+    try:
+        manifest = read_manifest(folder)
+    except ValueError as exc:
+        check.differences.append(str(exc))
+        return
+    if manifest is None:
+        what = "a study made before manifests" if not store.has_digests else "the study"
+        check.notes.append(
+            f"no {MANIFEST} ({what}, or one stopped before its end): summary.json, plots "
+            "and exports could not be checked against their digests"
+        )
+        return
+    if store.has_digests:
+        runs, root = runs_root(store)
+        if (manifest.get("runs"), manifest.get("runs_root")) != (runs, root):
+            check.differences.append(
+                f"{MANIFEST}: the runs' digests chain to another value than it records "
+                f"({runs} runs stored, {manifest.get('runs')} recorded): runs deleted, "
+                "added or changed since the study ended"
+            )
+    if manifest.get("study") != study_digest(store):
+        check.differences.append(f"{MANIFEST}: the study row or design points have changed")
+    files: dict[str, str] = manifest["files"]
+    for name, value in sorted(files.items()):
+        path = folder / name
+        if ".." in Path(name).parts or Path(name).is_absolute():
+            check.differences.append(f"{MANIFEST}: lists {name!r}, outside the study")
+            continue
+        try:
+            now = file_digest(path)
+        except OSError:
+            check.differences.append(f"{name}: missing (listed in {MANIFEST})")
+            continue
+        check.files += 1
+        if now != value:
+            check.differences.append(f"{name}: differs from its digest in {MANIFEST}")
+    unlisted = [n for n in listed_files(folder) if n not in files]
+    if unlisted:
+        shown = ", ".join(unlisted[:SHOWN]) + (" …" if len(unlisted) > SHOWN else "")
+        check.notes.append(f"not in {MANIFEST} (written after the study?): {shown}")
+
+
+def fresh_seed() -> int:
+    """A sample seed from the operating system's randomness (no study data, no clock)."""
+    return secrets.randbits(63)
+
+
 def verify_study(
-    folder: str | Path, sample: int = DEFAULT_SAMPLE, seed: int | None = None
+    folder: str | Path,
+    sample: int = DEFAULT_SAMPLE,
+    seed: int | None = None,
+    *,
+    everything: bool = False,
 ) -> StudyCheck:
-    """Check the study in ``folder``: plan, summary, a re-fought sample, kept replays.
+    """Check the study in ``folder``: plan, completeness, every run's digests, the
+    manifest, the summary, a re-fought sample drawn from fresh randomness, kept replays.
 
     Args:
         folder: the study's output folder.
         sample: runs to re-fight (0: none).
-        seed: the seed of the sample (default: the study seed).
+        seed: the seed of the sample (default: drawn afresh, :func:`fresh_seed`).
+        everything: re-fight every run (``verify --all``).
 
     Raises:
         StudyVerifyError: no study in ``folder``, or one that cannot be re-fought here.
@@ -314,11 +612,15 @@ def verify_study(
     store = _open(path)
     try:
         meta = store.meta()
-        check = StudyCheck(
-            str(folder), store.count(), seed if seed is not None else int(meta["seed"])
-        )
+        check = StudyCheck(str(folder), store.count(), seed if seed is not None else fresh_seed())
+        if not _check_complete(store, meta, check):
+            return check  # more rows than any plan: nothing more is read
         _check_plan(store, meta, check)
+        _check_digests(store, path, meta, check)
+        _check_manifest(store, path, check)
         _check_summary(store, path, meta, check)
+        if everything:
+            sample = check.runs
         if sample > 0:
             _check_runs(store, path, meta, sample, check)
         return check
@@ -330,14 +632,28 @@ def verify_lines(check: StudyCheck) -> list[str]:
     """The check in words: each difference, then one line of verdict."""
     lines = [f"DIFFERS: {d}" for d in check.differences]
     lines += [f"note: {n}" for n in check.notes]
-    fought = ", ".join(str(i) for i in check.sampled) or "none"
+    fought = ", ".join(str(i) for i in check.sampled[:10]) or "none"
+    if len(check.sampled) > 10:
+        fought += f" … {len(check.sampled) - 10} more"
     replays = f", {check.replays} kept replay(s) byte for byte" if check.replays else ""
+    digests = f"{check.digests} runs' rows and kept replays match their digests; " if (
+        check.digests
+    ) else ""  # fmt: skip
+    files = f"{check.files} file(s) match the manifest; " if check.files else ""
+    catch = (
+        f"a run altered with its digests recomputed is caught with probability "
+        f"{check.catch:.2%} ({len(check.sampled)} of {check.runs}; --all fights every run)"
+    )
     if check.ok:
         lines.append(
-            f"OK: {check.study}: plan, seeds and summary.json re-derived from {check.runs} runs; "
-            f"{len(check.sampled)} run(s) re-fought identically (sample seed {check.sample_seed}: "
-            f"{fought}){replays}"
+            f"OK: {check.study}: plan, seeds, every planned run present and summary.json "
+            f"re-derived from {check.runs} runs; {digests}{files}"
+            f"{len(check.sampled)} run(s) re-fought identically (sample seed "
+            f"{check.sample_seed}: {fought}){replays}; {catch}"
         )
     else:
-        lines.append(f"{check.study}: {len(check.differences)} difference(s)")
+        lines.append(
+            f"{check.study}: {len(check.differences)} difference(s) (sample seed "
+            f"{check.sample_seed}; repeat with --sample-seed {check.sample_seed})"
+        )
     return lines

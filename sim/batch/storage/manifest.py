@@ -1,0 +1,130 @@
+"""``manifest.json``: what a finished study wrote, each with its digest.
+
+Written (through a temporary name and a rename) when the study ends, after
+``summary.json`` and the plots, and again after ``export`` writes into the
+study's own ``export/``::
+
+    {"format": 1,
+     "study": "sha256:…",            # the study row and the design points
+     "runs": 24, "runs_root": "sha256:…",
+     "files": {"plots/outcomes.png": "sha256:…", "summary.json": "sha256:…", …}}
+
+``runs_root`` chains every run's digest (:mod:`sim.batch.storage.digests`) in
+run-id order: ``sha256`` of the lines ``<run id> <digest>\\n``. So a run
+deleted, added or moved changes it, and a file edited after the study
+changes its digest here. ``verify`` recomputes all of it from the database
+and the files, and names what differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from engine.atomic import atomic_write_text
+from engine.canonical import digest
+from sim.batch.storage.schema import DIGEST_TABLE
+from sim.batch.storage.store import Store
+
+__all__ = [
+    "FOLDERS",
+    "NAME",
+    "file_digest",
+    "listed_files",
+    "read_manifest",
+    "runs_root",
+    "study_digest",
+    "write_manifest",
+]
+
+NAME = "manifest.json"
+FOLDERS = ("plots", "export")
+"""The study's folders whose files the manifest lists (besides its top-level files)."""
+TOP = ("summary.json", "progress.json")
+BLOCK = 10_000
+
+
+def runs_root(store: Store) -> tuple[int, str]:
+    """(runs with a digest, the chain of their digests in run-id order)."""
+    chain = hashlib.sha256()
+    count = 0
+    cur = store.con.cursor()
+    try:
+        cur.execute(f"SELECT run_id, digest FROM {DIGEST_TABLE} ORDER BY run_id")
+        while rows := cur.fetchmany(BLOCK):
+            for run_id, value in rows:
+                chain.update(f"{run_id} {value}\n".encode())
+            count += len(rows)
+    finally:
+        cur.close()
+    return count, "sha256:" + chain.hexdigest()
+
+
+def study_digest(store: Store) -> str:
+    """The digest of the study row (its JSON columns decoded) and the design points."""
+    return digest({"study": store.meta(), "points": store.points()})
+
+
+def file_digest(path: Path) -> str:
+    """The digest of a file's bytes (read without following a link)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    chain = hashlib.sha256()
+    with os.fdopen(fd, "rb") as fh:
+        while block := fh.read(1 << 20):
+            chain.update(block)
+    return "sha256:" + chain.hexdigest()
+
+
+def listed_files(out: Path) -> list[str]:
+    """The files a manifest lists: ``summary.json``, ``progress.json``, plots and exports
+    (relative names, sorted); links are not followed."""
+    found = [name for name in TOP if (out / name).is_file() and not (out / name).is_symlink()]
+    for folder in FOLDERS:
+        where = out / folder
+        if where.is_dir() and not where.is_symlink():
+            found += [
+                f"{folder}/{p.name}"
+                for p in where.iterdir()
+                if p.is_file() and not p.is_symlink() and not p.name.startswith(".")
+            ]
+    return sorted(found)
+
+
+def write_manifest(out: Path, store: Store) -> None:
+    """Write ``out/manifest.json`` for the study in ``store`` and the files in ``out``."""
+    runs, root = runs_root(store) if store.has_digests else (None, None)
+    data: dict[str, Any] = {
+        "format": 1,
+        "study": study_digest(store),
+        "runs": runs,
+        "runs_root": root,
+        "files": {name: file_digest(out / name) for name in listed_files(out)},
+    }
+    atomic_write_text(out / NAME, json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def read_manifest(out: Path) -> dict[str, Any] | None:
+    """The manifest in ``out`` (None when the study has none).
+
+    Raises:
+        ValueError: a manifest that is not one (unreadable, not JSON, wrong shape).
+    """
+    path = out / NAME
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_bytes()[: 64 << 20].decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"{NAME}: unreadable: {exc}") from None
+    files = data.get("files") if isinstance(data, dict) else None
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != 1
+        or not isinstance(files, dict)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())
+    ):
+        raise ValueError(f"{NAME}: not a manifest battlesim writes")
+    return data

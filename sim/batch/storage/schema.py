@@ -1,0 +1,277 @@
+"""A study database is data: its schema checked against battlesim's before anything is read.
+
+A ``study.duckdb`` someone sent is a file of DuckDB's, and DuckDB views run
+queries when they are read: a ``runs`` view over ``read_text('FILE')`` would
+print FILE, one over ``range(10^12)`` would never end. So before a single row
+is read, the catalog alone (``duckdb_tables()``, ``duckdb_views()``,
+``duckdb_columns()`` and the other catalog functions, which run nothing the
+file holds) must be battlesim's:
+
+* the tables ``study``, ``points``, ``runs`` and ``unit_rows`` (or, in a
+  study made before ``unit_rows``, a ``unit_finals`` table of its fixed
+  columns), and ``run_digests`` when the study has one — each a base table in
+  the ``main`` schema, with battlesim's columns and types;
+* no view but ``runs_wide`` and ``unit_finals`` (over ``unit_rows``), each
+  with exactly the SQL battlesim makes for them (rebuilt in an empty in-memory
+  database from the file's columns and compared as DuckDB writes it);
+* nothing else: no other table, view, schema, macro, sequence or type.
+
+The file is opened with DuckDB's external access and extension autoloading
+off (:data:`HARDENED`), so even a view missed here could read no file.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import duckdb
+
+from sim.batch.execution.rows import UNIT_COLUMNS, UNIT_KEYS
+
+__all__ = [
+    "DIGEST_COLUMNS",
+    "DIGEST_TABLE",
+    "HARDENED",
+    "RUN_COLUMNS",
+    "SchemaError",
+    "check_catalog",
+    "check_columns",
+]
+
+HARDENED: dict[str, str | bool | int] = {
+    "enable_external_access": False,
+    "autoload_known_extensions": False,
+    "autoinstall_known_extensions": False,
+}
+"""DuckDB settings every study connection is opened with: no file, network or extension
+reached from SQL (a read-only connection also locks its configuration)."""
+
+DIGEST_TABLE = "run_digests"
+DIGEST_COLUMNS = {
+    "run_id": "BIGINT",
+    "row": "VARCHAR",
+    "units": "VARCHAR",
+    "replays": "VARCHAR",
+    "digest": "VARCHAR",
+}
+"""Each run's digests (:mod:`sim.batch.storage.digests`)."""
+
+RUN_COLUMNS = {
+    "run_id": "BIGINT",
+    "point": "INTEGER",
+    "replication": "INTEGER",
+    "seed": "BIGINT",
+    "status": "VARCHAR",
+    "error": "VARCHAR",
+    "winner": "VARCHAR",
+    "winner_name": "VARCHAR",
+    "reason": "VARCHAR",
+    "turns": "INTEGER",
+    "battles": "INTEGER",
+}
+"""The runs table's columns before the loss and draw columns (then ``outcome``)."""
+
+UNIT_TYPES = {
+    "run_id": "BIGINT",
+    "battle": "INTEGER",
+    "battle_id": "VARCHAR",
+    "unit": "VARCHAR",
+    "side": "VARCHAR",
+    "kind": "VARCHAR",
+    "initial": "DOUBLE",
+    "strength": "DOUBLE",
+    "strength_unit": "VARCHAR",
+    "status": "VARCHAR",
+    "details": "VARCHAR",
+}
+assert tuple(UNIT_TYPES) == UNIT_KEYS + UNIT_COLUMNS
+
+_LEGACY = {"run_id", "battle", "battle_id", "unit", "side", "initial", "strength", "fatigue",
+           "morale", "men_lost", "guns_lost"}  # fmt: skip
+_PLAIN = {"BIGINT", "INTEGER", "DOUBLE", "BOOLEAN", "VARCHAR"}
+_VIEWS = ("runs_wide", "unit_finals")
+
+
+class SchemaError(ValueError):
+    """A database whose schema is not a battlesim study's."""
+
+
+def _columns(con: duckdb.DuckDBPyConnection, name: str) -> list[tuple[str, str]]:
+    rows = con.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? "
+        "ORDER BY column_index LIMIT 100000",
+        [name],
+    ).fetchall()
+    return [(str(r[0]), str(r[1])) for r in rows]
+
+
+def _others(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Objects a study never holds: other schemas, macros, sequences, types, indexes."""
+    found: list[str] = []
+    queries = {
+        "schema": "SELECT schema_name FROM duckdb_schemas() WHERE NOT internal "
+        "AND schema_name <> 'main'",
+        "macro": "SELECT function_name FROM duckdb_functions() WHERE NOT internal",
+        "sequence": "SELECT sequence_name FROM duckdb_sequences()",
+        "type": "SELECT type_name FROM duckdb_types() WHERE NOT internal",
+        "index": "SELECT index_name FROM duckdb_indexes()",
+    }
+    for kind, sql in queries.items():
+        found += [f"{kind} {r[0]!r}" for r in con.execute(sql + " LIMIT 3").fetchall()]
+    return found
+
+
+def check_catalog(con: duckdb.DuckDBPyConnection) -> None:
+    """Refuse a database whose tables and views are not a study's (names, kinds, columns).
+
+    Reads the catalog only; no table or view is read.
+
+    Raises:
+        SchemaError: the first thing that is not battlesim's, in one line.
+    """
+    tables = con.execute(
+        "SELECT schema_name, table_name, temporary FROM duckdb_tables() LIMIT 100"
+    ).fetchall()
+    views = con.execute(
+        "SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal LIMIT 100"
+    ).fetchall()
+    names = {str(t[1]) for t in tables}
+    for schema, name, _ in tables:
+        if schema != "main":
+            raise SchemaError(f"it holds a table {schema}.{name}, which a study never has")
+    for schema, name in views:
+        if name in ("study", "points", "runs", "unit_rows", DIGEST_TABLE):
+            raise SchemaError(f"its {name!r} is a view, not a table: a study's tables hold data")
+        if schema != "main" or name not in _VIEWS:
+            raise SchemaError(f"it holds a view {schema}.{name}, which a study never has")
+    legacy = "unit_finals" in names
+    wanted = {"study", "points", "runs", "unit_finals" if legacy else "unit_rows"}
+    missing, extra = wanted - names, names - wanted - {DIGEST_TABLE}
+    if missing:
+        raise SchemaError(f"it has no table {sorted(missing)[0]!r}")
+    if extra:
+        raise SchemaError(f"it holds a table {sorted(extra)[0]!r}, which a study never has")
+    others = _others(con)
+    if others:
+        raise SchemaError(f"it holds a {others[0]}, which a study never has")
+    _check_tables(con, names, legacy, any(name == "unit_finals" for _, name in views))
+
+
+def _check_tables(
+    con: duckdb.DuckDBPyConnection, names: set[str], legacy: bool, units_view: bool
+) -> None:
+    """The columns of the tables whose shape does not depend on the study row."""
+    _exact(con, "unit_rows" if not legacy else "", UNIT_TYPES)
+    if DIGEST_TABLE in names:
+        _exact(con, DIGEST_TABLE, DIGEST_COLUMNS)
+    if legacy:
+        for column, sql in _columns(con, "unit_finals"):
+            if column not in _LEGACY or sql not in _PLAIN:
+                raise SchemaError(f"its unit_finals table has a column {column!r} ({sql})")
+    points = _columns(con, "points")
+    if points[:3] != [("point", "INTEGER"), ("label", "VARCHAR"), ("values", "VARCHAR")]:
+        raise SchemaError("its points table's columns are not a study's")
+    for column, sql in points[3:]:
+        if sql not in _PLAIN:
+            raise SchemaError(f"its points table's column {column!r} is of type {sql}")
+    if legacy and units_view:
+        raise SchemaError("its unit_finals is both a table and a view")
+
+
+def _exact(con: duckdb.DuckDBPyConnection, table: str, wanted: dict[str, str]) -> None:
+    if table and _columns(con, table) != list(wanted.items()):
+        raise SchemaError(f"its {table} table's columns are not a study's")
+
+
+def check_columns(
+    con: duckdb.DuckDBPyConnection,
+    meta: dict[str, Any],
+    losses: list[str],
+    draws: list[str],
+    wide_sql: str,
+) -> None:
+    """Refuse tables and views whose columns are not the ones the study row describes.
+
+    ``losses`` and ``draws`` are the runs table's loss and draw columns as the
+    study row names them (a study made before draw columns has none);
+    ``wide_sql`` is the ``runs_wide`` view's SELECT battlesim makes for this study.
+
+    Raises:
+        SchemaError: a column, type or view that is not battlesim's.
+    """
+    runs = _columns(con, "runs")
+    wanted = [*RUN_COLUMNS.items(), *((c, "BIGINT") for c in losses)]
+    wanted += [(c, "BIGINT") for c in draws]
+    if runs[: len(wanted)] != wanted or runs[len(wanted) :] not in ([], [("outcome", "VARCHAR")]):
+        extra = [c for c, _ in runs if c not in dict(wanted) and c != "outcome"]
+        shown = f": {extra[0]!r}" if extra else ""
+        raise SchemaError(f"its runs table's columns are not the study's{shown}")
+    factors = [str(f.get("path")) for f in meta.get("factors", []) if isinstance(f, dict)]
+    if [c for c, _ in _columns(con, "points")][3:] != factors:
+        raise SchemaError("its points table's columns are not the study's factors")
+    _check_views(con, wide_sql)
+
+
+def _check_views(con: duckdb.DuckDBPyConnection, wide_sql: str) -> None:
+    """Each view's SQL, as DuckDB writes it, must be the one battlesim makes."""
+    stored = {
+        str(r[0]): str(r[1])
+        for r in con.execute(
+            "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal LIMIT 10"
+        ).fetchall()
+    }
+    if not stored:
+        return
+    scratch = duckdb.connect(":memory:", config={**HARDENED, "threads": 1})
+    try:
+        for table in ("runs", "points", "unit_rows"):
+            columns = _columns(con, table)
+            if columns:
+                body = ", ".join(f"{_quote(c)} {t}" for c, t in columns)
+                scratch.execute(f"CREATE TABLE {table} ({body})")
+        if "runs_wide" in stored:
+            scratch.execute(f"CREATE VIEW runs_wide AS {wide_sql}")
+        if "unit_finals" in stored:
+            scratch.execute(f"CREATE VIEW unit_finals AS {_units_select(con, stored)}")
+        again = {
+            str(r[0]): str(r[1])
+            for r in scratch.execute(
+                "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal"
+            ).fetchall()
+        }
+    except duckdb.Error as exc:
+        raise SchemaError(f"its views are not a study's ({str(exc).splitlines()[0]})") from None
+    finally:
+        scratch.close()
+    for name, sql in stored.items():
+        if again.get(name) != sql:
+            raise SchemaError(f"its view {name!r} is not the one battlesim makes")
+
+
+def _units_select(con: duckdb.DuckDBPyConnection, stored: dict[str, str]) -> str:
+    """The ``unit_finals`` SELECT battlesim makes for the view's own detail columns."""
+    from sim.batch.storage.units import detail_select  # noqa: PLC0415
+
+    columns = _columns(con, "unit_finals")
+    own = [c for c in UNIT_TYPES if c != "details"]
+    if [c for c, _ in columns[: len(own)]] != own or columns[-1:] != [("details", "VARCHAR")]:
+        raise SchemaError("its view 'unit_finals' is not the one battlesim makes")
+    details = []
+    for name, sql in columns[len(own) : -1]:
+        key = name
+        if name.startswith("detail:"):
+            key = name[len("detail:") :]
+            short = re.fullmatch(r"(.*)_\d+", key)
+            if short and _pointer(short.group(1)) in stored["unit_finals"]:
+                key = short.group(1)
+        details.append((key, name, sql))
+    return detail_select(details)
+
+
+def _pointer(key: str) -> str:
+    return "'/" + key.replace("~", "~0").replace("/", "~1").replace("'", "''") + "'"
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'

@@ -1,0 +1,126 @@
+"""A study database is data, never code (issue 31, item 2).
+
+DuckDB views run queries when read: a ``runs`` view over ``read_text(FILE)``
+printed FILE and exported it, one over ``range(10^12)`` hung ``verify``.
+Every command that reads a study refuses, in one line and exit 2, a database
+whose tables are views or whose schema is not battlesim's — from the catalog
+alone, before a row is read.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.batch.helpers import SCENARIOS, invoke
+
+BRAWL = SCENARIOS / "tavern_brawl.yaml"
+SECRET = "the-secret-in-the-file\n"
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A two-run study of the brawl."""
+    out = tmp_path_factory.mktemp("study") / "st"
+    assert invoke("batch", BRAWL, "--runs", "2", "--out", out, "--no-plots").exit_code == 0
+    return out
+
+
+def _hostile(study: Path, tmp_path: Path, *sql: str) -> Path:
+    copy = tmp_path / "st"
+    shutil.copytree(study, copy)
+    con = duckdb.connect(str(copy / "study.duckdb"))
+    for statement in sql:
+        con.execute(statement)
+    con.close()
+    return copy
+
+
+def _refused(folder: Path, *command: str) -> str:
+    result = (
+        invoke(*command, folder)
+        if command != ("export",)
+        else invoke("export", folder, "--format", "csv")
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("battlesim: error: ")
+    assert SECRET.strip() not in result.output
+    return result.stderr
+
+
+@pytest.mark.parametrize("command", [("verify",), ("export",)])
+def test_a_runs_view_reading_a_file_is_refused(
+    study: Path, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """``runs`` as a view over read_text(FILE): one line naming the view, FILE unread."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET)
+    folder = _hostile(
+        study,
+        tmp_path,
+        "ALTER TABLE runs RENAME TO runs_kept",
+        f"CREATE VIEW runs AS SELECT content AS run_id FROM read_text('{secret}')",
+    )
+    line = _refused(folder, *command)
+    assert "its 'runs' is a view, not a table" in line
+    assert not (folder / "export" / "runs.csv").exists()
+
+
+def test_a_view_over_a_huge_range_is_refused_at_once(study: Path, tmp_path: Path) -> None:
+    """A view over range(10^12) where unit_finals was: refused from the catalog, no row read."""
+    folder = _hostile(
+        study,
+        tmp_path,
+        "DROP VIEW unit_finals",
+        "CREATE VIEW unit_finals AS SELECT range AS run_id FROM range(1000000000000)",
+    )
+    start = time.monotonic()
+    line = _refused(folder, "verify")
+    assert time.monotonic() - start < 30
+    assert "its view 'unit_finals' is not the one battlesim makes" in line
+
+
+@pytest.mark.parametrize(
+    ("sql", "named"),
+    [
+        ("CREATE TABLE extra (a INTEGER)", "it holds a table 'extra', which a study never has"),
+        ("ALTER TABLE runs ADD COLUMN extra VARCHAR", "its runs table's columns are not the "
+         "study's: 'extra'"),
+        ("ALTER TABLE unit_rows ADD COLUMN extra VARCHAR", "its unit_rows table's columns are "
+         "not a study's"),
+        ("ALTER TABLE study ADD COLUMN extra VARCHAR", "its study table has a column 'extra'"),
+        ("INSERT INTO study SELECT * FROM study", "its study table does not hold exactly one row"),
+        ("CREATE VIEW peek AS SELECT 1", "it holds a view main.peek, which a study never has"),
+        ("CREATE MACRO m(x) AS x + 1", "it holds a macro 'm', which a study never has"),
+        ("CREATE SEQUENCE s", "it holds a sequence 's', which a study never has"),
+        ("CREATE OR REPLACE VIEW runs_wide AS SELECT * FROM runs", "its view 'runs_wide' is not "
+         "the one battlesim makes"),
+    ],
+)  # fmt: skip
+def test_a_schema_that_is_not_battlesims_is_refused(
+    study: Path, tmp_path: Path, sql: str, named: str
+) -> None:
+    """An extra table, column, view, macro or sequence, or a changed view: one line, exit 2."""
+    folder = _hostile(study, tmp_path, sql)
+    assert named in _refused(folder, "verify")
+
+
+def test_the_connection_reads_no_file_even_if_asked(study: Path, tmp_path: Path) -> None:
+    """The store's own connection has external access off and its configuration locked."""
+    from sim.batch.storage.store import Store
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET)
+    store = Store.open(study / "study.duckdb", read_only=True)
+    try:
+        with pytest.raises(duckdb.Error, match="disabled"):
+            store.con.execute(f"SELECT * FROM read_text('{secret}')").fetchall()
+        with pytest.raises(duckdb.Error):
+            store.con.execute("SET enable_external_access = true")
+    finally:
+        store.close()
