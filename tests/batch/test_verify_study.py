@@ -53,12 +53,16 @@ def _sql(folder: Path, sql: str) -> list[tuple[Any, ...]]:
 
 
 def test_an_untouched_study_verifies_every_run_and_both_kept_replays(study: Path) -> None:
-    """--sample 8 re-fights all 8 runs; runs 0 and 4 kept their replays: exit 0."""
-    result = invoke("verify", study, "--sample", "8")
+    """--sample 8 re-fights all 8 runs; runs 0 and 4 kept their replays: exit 0. Every
+    run's digests and the manifest's two files (summary.json, progress.json) match."""
+    result = invoke("verify", study, "--sample", "8", "--sample-seed", "3")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [
-        f"OK: {study}: plan, seeds and summary.json re-derived from 8 runs; 8 run(s) re-fought "
-        "identically (sample seed 3: 0, 1, 2, 3, 4, 5, 6, 7), 2 kept replay(s) byte for byte"
+        f"OK: {study}: plan, seeds, every planned run present and summary.json re-derived from "
+        "8 runs; 8 runs' rows and kept replays match their digests; 2 file(s) match the "
+        "manifest; 8 run(s) re-fought identically (sample seed 3: 0, 1, 2, 3, 4, 5, 6, 7), "
+        "2 kept replay(s) byte for byte; a run altered with its digests recomputed is caught "
+        "with probability 100.00% (8 of 8; --all fights every run)"
     ]
 
 
@@ -77,11 +81,12 @@ def test_a_tampered_summary_is_named_by_its_field(copy: Path) -> None:
     count = summary["points"][1]["win"]["csa"]["count"]
     summary["points"][1]["win"]["csa"]["count"] = count + 1
     (copy / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    result = invoke("verify", copy, "--sample", "0")
+    result = invoke("verify", copy, "--sample", "0", "--sample-seed", "5")
     assert result.exit_code == 1
     assert result.output.splitlines() == [
+        "DIFFERS: summary.json: differs from its digest in manifest.json",
         f"DIFFERS: summary.json: points.1.win.csa.count: stored {count + 1}, re-derived {count}",
-        f"{copy}: 1 difference(s)",
+        f"{copy}: 2 difference(s) (sample seed 5; repeat with --sample-seed 5)",
     ]
 
 
@@ -95,7 +100,8 @@ def test_a_tampered_run_row_is_named_by_its_column(copy: Path) -> None:
     assert f"run 5: usa_men_lost: stored {lost + 7}, re-fought {lost}" in check.differences
     assert any(d.startswith("summary.json: points.1.losses.usa.men.") for d in check.differences)
     assert [d for d in check.differences if d.startswith("run ")] == [
-        f"run 5: usa_men_lost: stored {lost + 7}, re-fought {lost}"
+        "run 5: its runs row (winner, losses, outcome …) does not match its digest",
+        f"run 5: usa_men_lost: stored {lost + 7}, re-fought {lost}",
     ]
 
 
@@ -107,6 +113,8 @@ def test_a_tampered_draw_count_and_unit_row_are_caught(copy: Path) -> None:
     check = verify_study(copy, sample=8)
     runs = [d for d in check.differences if d.startswith("run ")]
     assert runs == [
+        "run 2: its runs row (winner, losses, outcome …) does not match its digest",
+        "run 3: its unit rows do not match their digest",
         f"run 2: csa_draws: stored {draws - 1}, re-fought {draws}",
         "run 3: its unit rows differ from the re-fought battle's",
     ]
@@ -140,7 +148,7 @@ def test_a_missing_summary_differs_and_a_folder_without_a_study_is_bad_input(
     assert bad.output == f"battlesim: error: {str(empty)!r}: no study here (no study.duckdb)\n"
     replay_flag = invoke("verify", copy / "replays" / "run-0.jsonl", "--sample", "3")
     assert replay_flag.exit_code == 2
-    assert "--sample and --seed apply to a study folder, not a replay" in replay_flag.output
+    assert "--sample, --sample-seed and --all apply to a study folder" in replay_flag.output
 
 
 def test_verify_json_is_the_check_as_data(study: Path) -> None:
@@ -154,6 +162,9 @@ def test_verify_json_is_the_check_as_data(study: Path) -> None:
         "runs": 8,
         "sample_seed": 11,
         "sampled": sample_ids(list(range(8)), 3, 11),
+        "catch_probability": 3 / 8,
+        "digests": 8,
+        "files": 2,
         "replays": data["replays"],
         "differences": [],
         "notes": [],

@@ -1,0 +1,214 @@
+"""``verify STUDY_DIR`` proves a whole study (issue 31, item 1).
+
+Each tampering the issue lists is caught and named, with the exit code 1
+(damaged): a forged-and-resummarised study, a deleted run, an edited unit
+row, outcome or kept replay, an edited export or plot. A fresh study
+verifies OK, and a study made before per-run digests verifies as far as it
+can and says what it could not check. A forger who recomputes every digest
+with battlesim's own code passes every digest check — only fighting the run
+again catches them: ``--all``, or a sample holding it (its chance printed).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from sim.batch.analysis.summary import summarize
+from sim.batch.storage.digests import run_digests
+from sim.batch.storage.manifest import write_manifest
+from sim.batch.storage.store import Store
+from tests.batch.helpers import SCENARIOS, invoke
+
+BRAWL = SCENARIOS / "tavern_brawl.yaml"
+RUNS = 6
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Six runs of the brawl, two replays kept, plots drawn, exported as CSV into export/."""
+    out = tmp_path_factory.mktemp("proof") / "st"
+    args: list[str | Path] = [
+        "batch",
+        BRAWL,
+        "--runs",
+        str(RUNS),
+        "--keep-replays",
+        "2",
+        "--out",
+        out,
+        "-q",
+    ]
+    assert invoke(*args).exit_code == 0
+    assert invoke("export", out, "--format", "csv").exit_code == 0
+    return out
+
+
+@pytest.fixture
+def copy(study: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(study, tmp_path / "st"))
+
+
+def _sql(folder: Path, *sql: str) -> list[tuple[Any, ...]]:
+    with duckdb.connect(str(folder / "study.duckdb")) as con:
+        rows: list[tuple[Any, ...]] = []
+        for statement in sql:
+            rows = con.execute(statement).fetchall()
+        return rows
+
+
+def _verify(folder: Path, *options: str) -> tuple[int, list[str]]:
+    result = invoke("verify", folder, "--sample-seed", "1", *options)
+    return result.exit_code, result.output.splitlines()
+
+
+def _resummarise(folder: Path) -> None:
+    """Rewrite summary.json with battlesim's own summary code, as a forger would."""
+    store = Store.open(folder / "study.duckdb", read_only=True)
+    try:
+        summary = summarize(store, 0)
+    finally:
+        store.close()
+    (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+
+
+def _redigest(folder: Path, run_id: int) -> None:
+    """Recompute one run's digests and the manifest with battlesim's own code."""
+    with duckdb.connect(str(folder / "study.duckdb")) as con:
+        types = {
+            t: [r[0] for r in con.execute(
+                "SELECT data_type FROM duckdb_columns() WHERE table_name = ? "
+                "ORDER BY column_index", [t]).fetchall()]
+            for t in ("runs", "unit_rows")
+        }  # fmt: skip
+        row = con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        units = con.execute(
+            "SELECT * FROM unit_rows WHERE run_id = ? ORDER BY battle, unit", [run_id]
+        ).fetchall()
+        (replays,) = con.execute(
+            "SELECT replays FROM run_digests WHERE run_id = ?", [run_id]
+        ).fetchone() or (None,)
+        kept = None if replays is None else [tuple(r) for r in json.loads(replays)]
+        assert row is not None
+        parts = run_digests(row, types["runs"], units, types["unit_rows"], kept)
+        con.execute(
+            "UPDATE run_digests SET row = ?, units = ?, digest = ? WHERE run_id = ?",
+            [parts[1], parts[2], parts[4], run_id],
+        )
+    store = Store.open(folder / "study.duckdb")
+    try:
+        write_manifest(folder, store)
+    finally:
+        store.close()
+
+
+def _flip_winner(folder: Path, run_id: int) -> tuple[str, str]:
+    ((winner,),) = _sql(folder, f"SELECT winner FROM runs WHERE run_id = {run_id}")
+    other = "orcs" if winner == "thorgrim" else "thorgrim"
+    _sql(folder, f"UPDATE runs SET winner = '{other}' WHERE run_id = {run_id}")
+    return winner, other
+
+
+def test_a_fresh_study_verifies_ok(study: Path) -> None:
+    """Every digest, every file of the manifest, every run fought again: exit 0."""
+    code, lines = _verify(study, "--all")
+    assert code == 0, lines
+    assert lines[-1].startswith(f"OK: {study}: plan, seeds, every planned run present")
+    assert f"{RUNS} runs' rows and kept replays match their digests" in lines[-1]
+    assert "caught with probability 100.00% (6 of 6" in lines[-1]
+
+
+def test_a_forged_and_resummarised_study_is_caught(copy: Path) -> None:
+    """Run 3's winner flipped and summary.json rewritten by battlesim's summary code: the
+    run's row no longer matches its digest, summary.json no longer matches the manifest."""
+    _flip_winner(copy, 3)
+    _resummarise(copy)
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1
+    assert "DIFFERS: run 3: its runs row (winner, losses, outcome …) does not match its digest" in (
+        lines
+    )
+    assert "DIFFERS: summary.json: differs from its digest in manifest.json" in lines
+
+
+def test_a_forger_who_recomputes_every_digest_is_caught_by_fighting_again(copy: Path) -> None:
+    """The forger also recomputes run 3's digests and the manifest with battlesim's code:
+    every digest matches (the honest limit of digests without a secret), and fighting the
+    run again names the flipped winner."""
+    winner, other = _flip_winner(copy, 3)
+    _resummarise(copy)
+    _redigest(copy, 3)
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 0, lines  # nothing fought: digests alone cannot see it
+    assert "caught with probability 0.00% (0 of 6" in lines[-1]
+    code, lines = _verify(copy, "--all")
+    assert code == 1
+    assert f"DIFFERS: run 3: winner: stored '{other}', re-fought '{winner}'" in lines
+
+
+def test_a_deleted_run_is_caught(copy: Path) -> None:
+    """Run 4 deleted with its unit rows and digests, the summary re-made: the plan calls
+    for it, and the manifest's chain of run digests no longer closes."""
+    _sql(copy, *(f"DELETE FROM {t} WHERE run_id = 4" for t in ("runs", "unit_rows", "run_digests")))
+    _resummarise(copy)
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1
+    assert "DIFFERS: runs: 1 run(s) missing (4)" in lines
+    assert any("manifest.json: the runs' digests chain to another value" in x for x in lines)
+
+
+def test_an_edited_unit_row_is_caught(copy: Path) -> None:
+    """``UPDATE unit_rows SET strength = 0`` for one run, nothing else: named by run."""
+    _sql(copy, "UPDATE unit_rows SET strength = 0 WHERE run_id = 2")
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1
+    assert lines[:-1] == ["DIFFERS: run 2: its unit rows do not match their digest"]
+
+
+def test_an_edited_outcome_is_caught(copy: Path) -> None:
+    """One run's outcome JSON changed, nothing else: named by run."""
+    _sql(copy, "UPDATE runs SET outcome = replace(outcome, 'turns', 'Turns') WHERE run_id = 5")
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1
+    assert lines[:-1] == [
+        "DIFFERS: run 5: its runs row (winner, losses, outcome …) does not match its digest"
+    ]
+
+
+def test_a_truncated_kept_replay_is_caught(copy: Path) -> None:
+    """A kept replay cut short: named by run, without fighting it again."""
+    replay = copy / "replays" / "run-1.jsonl"
+    replay.write_bytes(replay.read_bytes()[:-40])
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1
+    assert lines[:-1] == [
+        "DIFFERS: run 1: its kept replay differs from its digest (edited or missing)"
+    ]
+
+
+@pytest.mark.parametrize("name", ["export/runs.csv", "plots/outcomes.png"])
+def test_an_edited_export_or_plot_is_caught(copy: Path, name: str) -> None:
+    """A byte of an export or a plot changed: the file is named."""
+    path = copy / name
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 1
+    path.write_bytes(bytes(data))
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1
+    assert lines[:-1] == [f"DIFFERS: {name}: differs from its digest in manifest.json"]
+
+
+def test_a_study_made_before_digests_verifies_as_far_as_it_can(copy: Path) -> None:
+    """No run_digests table, no manifest: exit 0, each thing it could not check said."""
+    _sql(copy, "DROP TABLE run_digests")
+    (copy / "manifest.json").unlink()
+    code, lines = _verify(copy, "--sample", "2")
+    assert code == 0, lines
+    assert lines[0].startswith("note: the study was made before per-run digests")
+    assert lines[1].startswith("note: no manifest.json (a study made before manifests")
+    assert "caught with probability 33.33% (2 of 6" in lines[-1]
