@@ -260,9 +260,8 @@ def _fresh(final: str | os.PathLike[str]) -> Iterator[tuple[int, Path]]:
     try:
         try:
             yield fd, temp
-            os.fsync(fd)
             _still_ours(fd, temp)
-            os.replace(temp, path)
+            commit(temp, path)  # opens the name without following a link; the rename
         except BaseException:
             with contextlib.suppress(OSError):
                 _still_ours(fd, temp)
@@ -270,7 +269,6 @@ def _fresh(final: str | os.PathLike[str]) -> Iterator[tuple[int, Path]]:
             raise
     finally:
         os.close(fd)
-    _fsync_dir(path.parent)
 
 
 @contextlib.contextmanager

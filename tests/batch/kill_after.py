@@ -46,9 +46,9 @@ def _arm(after: int, pids: Path) -> None:
     commit = Store.commit
     done = 0
 
-    def commit_then_maybe_die(self: Store, records: Sequence[Any]) -> None:
+    def commit_then_maybe_die(self: Store, records: Sequence[Any], *digests: Any) -> None:
         nonlocal done
-        commit(self, records)
+        commit(self, records, *digests)
         done += 1
         if done == after:
             pids.write_text("".join(f"{p}\n" for p in sorted(descendants(os.getpid()))))

@@ -50,9 +50,9 @@ def _count_commits(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     calls = {"commit": 0, "insert": 0, "fallback": 0}
     commit, insert = Store.commit, append.insert_columns
 
-    def counted_commit(self: Store, rows: Any) -> None:
+    def counted_commit(self: Store, rows: Any, *digests: Any) -> None:
         calls["commit"] += 1
-        commit(self, rows)
+        commit(self, rows, *digests)
 
     def counted_insert(con: Any, table: str, columns: Any, types: Any) -> None:
         calls["insert"] += 1

@@ -32,7 +32,11 @@ class FakeStore:
     cost: float
     commits: list[int] = field(default_factory=list)
 
-    def commit(self, rows: ChunkRows) -> None:
+    def digests(self, rows: ChunkRows) -> list[Any]:
+        """No digests: a fake store keeps none."""
+        return []
+
+    def commit(self, rows: ChunkRows, digests: Any = ()) -> None:
         self.commits.append(len(rows))
         self.clock[0] += self.cost
 
