@@ -20,7 +20,7 @@ import duckdb
 import pytest
 
 from sim.batch.analysis.summary import summarize
-from sim.batch.storage.digests import run_digests
+from sim.batch.execution.digests import run_digests
 from sim.batch.storage.manifest import write_manifest
 from sim.batch.storage.store import Store
 from tests.batch.helpers import SCENARIOS, invoke

@@ -116,6 +116,8 @@ class ChunkRows:
         replays: (run id, [(battle name, lines)]) of the runs whose replays are kept.
         cpu: CPU seconds the worker spent on these runs (paces commit points, see
             :mod:`sim.batch.storage.commits`; never part of the results).
+        digests: each run's digests (:mod:`sim.batch.execution.digests`), made on the
+            worker.
     """
 
     runs: list[list[Any]]
@@ -123,6 +125,7 @@ class ChunkRows:
     counts: dict[str | None, int] = field(default_factory=dict)
     replays: list[tuple[int, list[tuple[str, list[str]]]]] = field(default_factory=list)
     cpu: float = 0.0
+    digests: list[tuple[int, str, str, str | None, str]] = field(default_factory=list)
 
     @classmethod
     def of(
@@ -151,8 +154,9 @@ class ChunkRows:
         return len(self.runs[0])
 
     def extend(self, other: ChunkRows) -> None:
-        """Append another chunk's rows and CPU (its counts and replays are not kept)."""
+        """Append another chunk's rows, CPU and digests (its counts and replays are not kept)."""
         self.cpu += other.cpu
+        self.digests.extend(other.digests)
         for mine, theirs in zip(self.runs, other.runs, strict=True):
             mine.extend(theirs)
         for mine, theirs in zip(self.units, other.units, strict=True):

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from engine.canonical import canonical_json
 from engine.log import DiscardSink, MemorySink, Sink
+from sim.batch.execution.digests import UNIT_TYPES, digest_runs, run_types
 from sim.batch.execution.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_row
 from sim.batch.inputs.campaign import CampaignData, fight_campaign, validate_battle
 from sim.batch.inputs.seeds import RunSpec
@@ -281,6 +282,9 @@ def _prepared(chunk: Chunk, target: Target) -> Prepared | str:
     return found
 
 
+UNIT_TYPES_LIST = list(UNIT_TYPES.values())
+
+
 def run_chunk(chunk: Chunk) -> ChunkRows:
     """Fight every run of a chunk; a point that does not validate fails each of its runs.
 
@@ -289,6 +293,9 @@ def run_chunk(chunk: Chunk) -> ChunkRows:
     """
     start = time.process_time()
     rows = _rows(chunk)
+    _, losses, sides = chunk.shared.opened()
+    types = run_types(len(losses), len(sides))
+    rows.digests = digest_runs(rows.runs, types, rows.units, UNIT_TYPES_LIST, rows.replays)
     rows.cpu = time.process_time() - start
     return rows
 

@@ -29,8 +29,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sim.batch.execution.digests import RunDigests
 from sim.batch.execution.rows import ChunkRows
-from sim.batch.storage.digests import RunDigests
 from sim.batch.storage.store import Store
 
 __all__ = ["FIRST_COST", "RATIO", "CommitPoints"]

@@ -9,7 +9,7 @@ study's own ``export/``::
      "runs": 24, "runs_root": "sha256:…",
      "files": {"plots/outcomes.png": "sha256:…", "summary.json": "sha256:…", …}}
 
-``runs_root`` chains every run's digest (:mod:`sim.batch.storage.digests`) in
+``runs_root`` chains every run's digest (:mod:`sim.batch.execution.digests`) in
 run-id order: ``sha256`` of the lines ``<run id> <digest>\\n``. So a run
 deleted, added or moved changes it, and a file edited after the study
 changes its digest here. ``verify`` recomputes all of it from the database

@@ -27,13 +27,12 @@ from typing import Any
 
 import duckdb
 
-from sim.batch.execution.rows import UNIT_COLUMNS, UNIT_KEYS
+from sim.batch.execution.digests import RUN_COLUMNS, UNIT_TYPES
 
 __all__ = [
     "DIGEST_COLUMNS",
     "DIGEST_TABLE",
     "HARDENED",
-    "RUN_COLUMNS",
     "SchemaError",
     "check_catalog",
     "check_columns",
@@ -55,37 +54,7 @@ DIGEST_COLUMNS = {
     "replays": "VARCHAR",
     "digest": "VARCHAR",
 }
-"""Each run's digests (:mod:`sim.batch.storage.digests`)."""
-
-RUN_COLUMNS = {
-    "run_id": "BIGINT",
-    "point": "INTEGER",
-    "replication": "INTEGER",
-    "seed": "BIGINT",
-    "status": "VARCHAR",
-    "error": "VARCHAR",
-    "winner": "VARCHAR",
-    "winner_name": "VARCHAR",
-    "reason": "VARCHAR",
-    "turns": "INTEGER",
-    "battles": "INTEGER",
-}
-"""The runs table's columns before the loss and draw columns (then ``outcome``)."""
-
-UNIT_TYPES = {
-    "run_id": "BIGINT",
-    "battle": "INTEGER",
-    "battle_id": "VARCHAR",
-    "unit": "VARCHAR",
-    "side": "VARCHAR",
-    "kind": "VARCHAR",
-    "initial": "DOUBLE",
-    "strength": "DOUBLE",
-    "strength_unit": "VARCHAR",
-    "status": "VARCHAR",
-    "details": "VARCHAR",
-}
-assert tuple(UNIT_TYPES) == UNIT_KEYS + UNIT_COLUMNS
+"""Each run's digests (:mod:`sim.batch.execution.digests`)."""
 
 _LEGACY = {"run_id", "battle", "battle_id", "unit", "side", "initial", "strength", "fatigue",
            "morale", "men_lost", "guns_lost"}  # fmt: skip

@@ -35,10 +35,10 @@ import duckdb
 
 from engine.atomic import exporting
 from engine.canonical import canonical_json
+from sim.batch.execution.digests import RunDigests
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.storage.append import column_names, column_types, insert_columns, insert_rows
 from sim.batch.storage.csvsafe import csv_select
-from sim.batch.storage.digests import RunDigests, digest_runs
 from sim.batch.storage.schema import (
     DIGEST_COLUMNS,
     DIGEST_TABLE,
@@ -369,11 +369,8 @@ class Store:
         return self._types
 
     def digests(self, rows: ChunkRows) -> list[RunDigests]:
-        """The per-run digests of a chunk's rows and kept replays (none for an older study)."""
-        if not self.has_digests:
-            return []
-        types = self._types_of()
-        return digest_runs(rows.runs, types["runs"], rows.units, types[UNIT_TABLE], rows.replays)
+        """The per-run digests a chunk's worker made (none kept for an older study)."""
+        return list(rows.digests) if self.has_digests else []
 
     def commit(self, rows: ChunkRows, digests: Sequence[RunDigests] = ()) -> None:
         """Store whole chunks' runs, unit finals and run digests in a single transaction.

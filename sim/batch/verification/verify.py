@@ -15,7 +15,7 @@ Seven checks, every difference named (what each proves: docs/batch.md,
    each point's replications ``0 … n-1``, ``n`` the plan's ``--runs`` or, with
    ``--until-ci``, what the stopping rule gives when replayed over the stored
    pilot runs (:mod:`sim.batch.planning.stopping`).
-4. **Every run's digests** (:mod:`sim.batch.storage.digests`), recomputed
+4. **Every run's digests** (:mod:`sim.batch.execution.digests`), recomputed
    from its stored row, unit rows and kept replay files, must equal its row of
    ``run_digests``: an edit that did not recompute them is named by run and
    part, without fighting anything.
@@ -56,13 +56,13 @@ from pydantic import ValidationError
 from engine.canonical import canonical_json
 from engine.jsondiff import diff
 from sim.batch.analysis.summary import summarize
+from sim.batch.execution.digests import run_digests
 from sim.batch.execution.rows import ChunkRows, Losses, run_row
 from sim.batch.execution.worker import Prepared, RunSpec, failure, prepare, run_rows
 from sim.batch.inputs.seeds import derived_seed, run_seed
 from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Factor, design_points
 from sim.batch.planning.stopping import PILOT, confirm_runs, pilot_runs, rule_of
-from sim.batch.storage.digests import run_digests
 from sim.batch.storage.manifest import (
     BLOCK,
     file_digest,
