@@ -124,3 +124,14 @@ def test_the_connection_reads_no_file_even_if_asked(study: Path, tmp_path: Path)
             store.con.execute("SET enable_external_access = true")
     finally:
         store.close()
+
+
+def test_a_plan_claiming_billions_of_runs_is_checked_at_once(study: Path, tmp_path: Path) -> None:
+    """A study row claiming 2·10⁹ replications over two stored runs: verify names the
+    missing runs by count and the first few, in time bounded by what is stored."""
+    folder = _hostile(study, tmp_path, "UPDATE study SET replications = 2000000000")
+    start = time.monotonic()
+    result = invoke("verify", folder, "--sample", "0")
+    assert time.monotonic() - start < 60
+    assert result.exit_code == 1, result.output
+    assert "DIFFERS: runs: 1999999998 run(s) missing (2, 3, 4 …)" in result.output.splitlines()

@@ -402,17 +402,24 @@ def _check_complete(store: Store, meta: dict[str, Any], check: StudyCheck) -> bo
                 have.setdefault(int(p), set()).add(int(r))
     finally:
         cur.close()
-    missing: list[int] = []
-    extra: list[int] = []
+    counts = {"missing": 0, "not in the plan": 0}
+    shown: dict[str, list[int]] = {"missing": [], "not in the plan": []}
     for p in sorted(set(range(points)) | set(have)):
         n = wanted[p] if 0 <= p < points else 0
         stored = have.get(p, set())
-        missing += [p * reps + r for r in range(n) if r not in stored]
-        extra += [p * reps + r for r in sorted(stored) if not 0 <= r < n]
-    for what, ids in (("missing", missing), ("not in the plan", extra)):
-        if ids:
-            shown = ", ".join(str(i) for i in ids[:SHOWN]) + (" …" if len(ids) > SHOWN else "")
-            check.differences.append(f"runs: {len(ids)} run(s) {what} ({shown})")
+        extra = sorted(r for r in stored if not 0 <= r < n)
+        counts["not in the plan"] += len(extra)
+        shown["not in the plan"] += [p * reps + r for r in extra[:SHOWN]]
+        counts["missing"] += n - (len(stored) - len(extra))
+        r = 0  # the first missing ones: at most len(stored) + SHOWN steps, whatever n is
+        while r < n and len(shown["missing"]) < SHOWN:
+            if r not in stored:
+                shown["missing"].append(p * reps + r)
+            r += 1
+    for what, count in counts.items():
+        if count:
+            ids = ", ".join(str(i) for i in shown[what][:SHOWN]) + (" …" if count > SHOWN else "")
+            check.differences.append(f"runs: {count} run(s) {what} ({ids})")
     return True
 
 
