@@ -212,3 +212,20 @@ def test_a_study_made_before_digests_verifies_as_far_as_it_can(copy: Path) -> No
     assert lines[0].startswith("note: the study was made before per-run digests")
     assert lines[1].startswith("note: no manifest.json (a study made before manifests")
     assert "caught with probability 33.33% (2 of 6" in lines[-1]
+
+
+def test_a_run_the_stopping_rule_called_for_is_missed(tmp_path: Path) -> None:
+    """With --until-ci the runs a point needs come from the stopping rule replayed over
+    its stored pilot: the study verifies, and its last confirmatory run deleted is named."""
+    out = tmp_path / "ci"
+    args: list[str | Path] = ["batch", BRAWL, "--runs", "200", "--until-ci", "0.15"]
+    assert invoke(*args, "--chunk-size", "10", "--out", out, "-q", "--no-plots").exit_code == 0
+    assert _verify(out, "--sample", "0")[0] == 0
+    ((last, count),) = _sql(out, "SELECT max(run_id), count(*) FROM runs")
+    assert count < 200  # the rule stopped the point before --runs
+    _sql(out, *(f"DELETE FROM {t} WHERE run_id = {last}" for t in ("runs", "unit_rows",
+                                                                   "run_digests")))  # fmt: skip
+    _resummarise(out)
+    code, lines = _verify(out, "--sample", "0")
+    assert code == 1
+    assert f"DIFFERS: runs: 1 run(s) missing ({last})" in lines
