@@ -54,7 +54,7 @@ def _arm(after: int, pids: Path) -> None:
             pids.write_text("".join(f"{p}\n" for p in sorted(descendants(os.getpid()))))
             os.kill(os.getpid(), signal.SIGKILL)
 
-    Store.commit = commit_then_maybe_die  # type: ignore[method-assign]
+    Store.commit = commit_then_maybe_die  # type: ignore[method-assign,assignment]
 
 
 if __name__ == "__main__":
