@@ -47,6 +47,7 @@ def test_an_older_study_resumes_into_its_own_columns_and_verifies(tmp_path: Path
         "DROP VIEW runs_wide",
         "ALTER TABLE runs DROP COLUMN usa_draws",
         "ALTER TABLE runs DROP COLUMN csa_draws",
+        "DROP TABLE run_digests",  # an earlier battlesim kept no run digests
     )
     result = run_study(_plan(), old, RunOptions(jobs=1, plots=False, resume=True))
     assert (result.committed, result.ran) == (8, 4)

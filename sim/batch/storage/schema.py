@@ -158,13 +158,15 @@ def check_columns(
     meta: dict[str, Any],
     losses: list[str],
     draws: list[str],
-    wide_sql: str,
+    wide_sql: str | None,
 ) -> None:
     """Refuse tables and views whose columns are not the ones the study row describes.
 
     ``losses`` and ``draws`` are the runs table's loss and draw columns as the
     study row names them (a study made before draw columns has none);
-    ``wide_sql`` is the ``runs_wide`` view's SELECT battlesim makes for this study.
+    ``wide_sql`` is the ``runs_wide`` view's SELECT battlesim makes for this study
+    (None: the view is not checked, because the caller replaces it at once — a
+    study reopened to resume, whose view an older battlesim may have made).
 
     Raises:
         SchemaError: a column, type or view that is not battlesim's.
@@ -182,7 +184,7 @@ def check_columns(
     _check_views(con, wide_sql)
 
 
-def _check_views(con: duckdb.DuckDBPyConnection, wide_sql: str) -> None:
+def _check_views(con: duckdb.DuckDBPyConnection, wide_sql: str | None) -> None:
     """Each view's SQL, as DuckDB writes it, must be the one battlesim makes."""
     stored = {
         str(r[0]): str(r[1])
@@ -190,6 +192,8 @@ def _check_views(con: duckdb.DuckDBPyConnection, wide_sql: str) -> None:
             "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal LIMIT 10"
         ).fetchall()
     }
+    if wide_sql is None:
+        stored.pop("runs_wide", None)
     if not stored:
         return
     scratch = duckdb.connect(":memory:", config={**HARDENED, "threads": 1})
@@ -199,7 +203,7 @@ def _check_views(con: duckdb.DuckDBPyConnection, wide_sql: str) -> None:
             if columns:
                 body = ", ".join(f"{_quote(c)} {t}" for c, t in columns)
                 scratch.execute(f"CREATE TABLE {table} ({body})")
-        if "runs_wide" in stored:
+        if "runs_wide" in stored and wide_sql is not None:
             scratch.execute(f"CREATE VIEW runs_wide AS {wide_sql}")
         if "unit_finals" in stored:
             scratch.execute(f"CREATE VIEW unit_finals AS {_units_select(con, stored)}")

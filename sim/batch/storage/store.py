@@ -211,7 +211,8 @@ class Store:
             wanted = draw_columns([side[0] for side in meta["sides"]], store._loss)
             store._draws = [(s, c) for s, c in wanted if c in have]
             losses = [c for _, _, c in store._loss]
-            check_columns(store.con, meta, losses, [c for _, c in store._draws], wide_select(store))
+            wide = wide_select(store) if read_only else None  # else replaced just below
+            check_columns(store.con, meta, losses, [c for _, c in store._draws], wide)
             store._legacy = legacy_columns(store.con)
             store._digests = DIGEST_TABLE in {
                 r[0] for r in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
