@@ -392,8 +392,8 @@ def test_installed_package_declares_the_flattop_entry_point() -> None:
     names = {ep.name: ep.value for ep in entry_points(group="battlesim.rulesets")}
     assert names["flattop"] == "sim.rulesets.flattop:RULESET"
     ruleset, sc = load_scenario(CORAL)
-    assert (ruleset.name, ruleset.version, type(sc).__name__) == ("flattop", "2", "FlattopScenario")
-    assert ruleset.older_versions == ("1",)
+    assert (ruleset.name, ruleset.version, type(sc).__name__) == ("flattop", "3", "FlattopScenario")
+    assert ruleset.older_versions == ("1", "2")
 
 
 def test_a_sunk_ship_answers_no_more_raids_and_its_process_ends() -> None:
