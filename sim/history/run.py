@@ -109,7 +109,7 @@ class _Watch:
 def _needs(measures: list[MeasureSpec]) -> tuple[bool, frozenset[str]]:
     """Whether any measure reads the turns' rows, and the event types they sum."""
     rows = any(m.kind == "reaches" or m.after_contact is not None for m in measures)
-    events = frozenset(m.event for m in measures if m.kind == "loss_from" and m.event)
+    events = frozenset(m.event for m in measures if m.kind in ("loss_from", "events") and m.event)
     return rows, events
 
 
@@ -158,6 +158,7 @@ def _record(task: _Task, prepared: Prepared, seed: int) -> RunRecord:
                 watch.turns if watch is not None else [],
                 watch.events if watch is not None else [],
                 {s: {k: float(v) for k, v in ls.items()} for s, ls in outcome.losses().items()},
+                outcome.turns,
             )
         )
     return RunRecord(battles, fought.outcome.get("winner"))
