@@ -131,7 +131,7 @@ def test_unescorted_strike_meets_the_whole_cap_and_no_cap_means_no_combat() -> N
 
 
 def test_weather_modifies_air_combat_and_aa_unless_switched_off() -> None:
-    """Clouds −2 and night −4 reach fighters' table 9 and AA's table 1; options turn that off."""
+    """Clouds −2 and night −4 reach fighters' table 9 and AA's table 4; options turn that off."""
     data = scenario_data(turns={"limit": 24, "start": "17:00", "dusk": "18:00", "dawn": "06:00"})
     data["sides"][1]["task_forces"][0]["clouds"] = True
     b = battle(data, at=60)
@@ -141,22 +141,22 @@ def test_weather_modifies_air_combat_and_aa_unless_switched_off() -> None:
     assert (first.result.modifiers, first.result.hit_table) == ({"clouds": -2, "night": -4}, "3")
     aa = combat.decide_anti_aircraft(b, "s1", cause=0)
     assert aa is not None
-    assert (aa.result.basic_table, aa.result.hit_table, aa.result.hits) == (1, None, 0)
+    assert (aa.result.basic_table, aa.result.hit_table, aa.result.hits) == (4, None, 0)
     data["options"] = {"weather_in_air_combat": False, "weather_in_anti_aircraft": False}
     b = battle(data, at=60)
     _airborne(b, 4, [8, 6])
     _script(b, 0, 0)
     assert combat.decide_air_combat(b, "s1", cause=0)[0].result.modifiers == {}
     aa = combat.decide_anti_aircraft(b, "s1", cause=0)
-    assert aa is not None and aa.result.hit_table == "1"
+    assert aa is not None and aa.result.hit_table == "4"
 
 
-def test_aa_is_the_task_forces_total_on_table_1_with_crippled_ships_at_half() -> None:
-    """AA 3 + 2 + 1 = 6 → [5-6] on table 1 = 0.2 (roll 1: 1 hit); a crippled cruiser adds 1.
+def test_aa_is_the_task_forces_total_on_table_4_with_crippled_ships_at_half() -> None:
+    """AA 3 + 2 + 1 = 6 → [5-6] on table 4 = 0.7 (roll 1: 2 hits); a crippled cruiser adds 1.
 
-    The one hit spoils an attack (``aa_spoiled_per_kill`` 2: a kill needs 3 hits).  Table
-    4, the fan reading and rules version 1's default, with every hit a kill (versions 1 and
-    2): 0.7 (roll 1: 2 hits), two bombers shot down.
+    Both hits spoil the dive bombers' attack (``aa_spoiled_per_kill`` 2: a kill needs 3
+    hits).  Rules version 2's table 1 with every hit a kill: 0.2 (roll 1: 1 hit), one
+    bomber shot down.
     """
     b = battle()
     _airborne(b, 4, [8, 6])
@@ -164,16 +164,16 @@ def test_aa_is_the_task_forces_total_on_table_1_with_crippled_ships_at_half() ->
     aa = combat.decide_anti_aircraft(b, "s1", cause=3)
     assert aa is not None
     assert (aa.aa, aa.result.factors, aa.result.cell, aa.result.hits) == (
-        {"cv3": 3, "ca1": 2, "dd2": 1}, 6, 0.2, 1,
+        {"cv3": 3, "ca1": 2, "dd2": 1}, 6, 0.7, 2,
     )  # fmt: skip
-    assert (aa.attack_losses, aa.attack_spoiled) == ([0, 0], [1, 0])
-    b = battle(scenario_data(options={"table_anti_aircraft": 4, "aa_spoiled_per_kill": 0}))
+    assert (aa.attack_losses, aa.attack_spoiled) == ([0, 0], [2, 0])
+    b = battle(scenario_data(options={"table_anti_aircraft": 1, "aa_spoiled_per_kill": 0}))
     _airborne(b, 4, [8, 6])
     _script(b, 1)
     aa = combat.decide_anti_aircraft(b, "s1", cause=3)
     assert aa is not None
     assert (aa.result.cell, aa.result.hits, aa.attack_losses, aa.attack_spoiled) == (
-        0.7, 2, [2, 0], [],
+        0.2, 1, [1, 0], [],
     )  # fmt: skip
     b.state.ships["ca1"].status = "crippled"
     b.state.ships["dd2"].status = "sunk"
@@ -445,7 +445,7 @@ def test_spoiled_air_factors_make_no_attack_and_fly_home() -> None:
     """AA 6 on table 4 (0.7), roll 0: 2 hits, both spoiling the dive bombers' attack (8 → 6
     attacking, 12 factors: [11-12] 2.7); the 8 still fly home; the audit holds both events
     to the split, and refuses an attack with the spoiled factors in it."""
-    b = battle(scenario_data(options={"table_anti_aircraft": 4}))
+    b = battle()
     _airborne(b, 0, [8, 6])
     _script(b, 0)
     aa = combat.decide_anti_aircraft(b, "s1", cause=3)
@@ -481,3 +481,29 @@ def test_ship_classes_damage_by_rules_version() -> None:
     data = scenario_data()
     data["sides"][1]["task_forces"][0]["ships"][0]["damage"] = 9
     assert battle(data).state.ships["cv3"].damage == 9
+
+
+def test_attacks_on_cruisers_and_destroyers_take_the_small_target_modifier() -> None:
+    """Dive bombers on the cruiser: table 7 − 4 = 3 (``modifier_small_target``); on the
+    carrier no such modifier; at 0 (rules versions 1 and 2) the modifier is not listed."""
+    rows = []
+    for target, options in (
+        ("ca1", {}),
+        ("dd2", {}),
+        ("cv3", {}),
+        ("ca1", {"modifier_small_target": 0}),
+    ):
+        data = scenario_data(options=options)
+        data["sides"][0]["strikes"][0]["attacks"][0]["target"] = target
+        b = battle(data)
+        _airborne(b, 0, [8, 0])
+        _script(b, 9, 9)
+        event = combat.decide_attack(b, "s1", 0, cause=1)
+        assert isinstance(event, Attacked)
+        rows.append((event.ship, event.result.modifiers, event.result.hit_table))
+    assert rows == [
+        ("ca1", {"small_target": -4}, "3"),
+        ("dd2", {"small_target": -4}, "3"),
+        ("cv3", {}, "7"),
+        ("ca1", {}, "7"),
+    ]

@@ -33,11 +33,13 @@ def test_the_kept_golden_is_a_version_1_battle() -> None:
 
 
 def test_options_read_for_each_version() -> None:
-    """Read for v1, the changed options have their v1 values; for v2 (or none), the new ones.
-    Both options were in version 1's headers, so a v1 dump keeps them (byte for byte)."""
+    """Read for v1, the options v2 changed have their v1 values; for v2, v2's; for v3 (or
+    none), today's.  The options of v1's headers stay in a v1 dump (byte for byte); those v3
+    added are left out of it."""
     old = FlattopOptions.model_validate({}, context={"ruleset_version": "1"})
     new = FlattopOptions.model_validate({}, context={"ruleset_version": "2"})
-    assert {k: getattr(old, k) for k in RULES_V2} == {k: getattr(new, k) for k in RULES_V2}
+    v1_values = {**RULES_V2, **RULES_V1}
+    assert {k: getattr(old, k) for k in v1_values} == v1_values
     assert {k: getattr(new, k) for k in RULES_V2} == RULES_V2
     assert (
         {k: getattr(old, k) for k in RULES_V1}
@@ -49,6 +51,8 @@ def test_options_read_for_each_version() -> None:
     )
     assert (new.table_anti_aircraft, new.cap_engagement) == (1, "once_per_turn")
     assert new == FlattopOptions.model_validate(RULES_V2)
+    today = FlattopOptions.model_validate({}, context={"ruleset_version": "3"})
+    assert today == FlattopOptions() and today.table_anti_aircraft == 4
     dumped = old.model_dump(context={"ruleset_version": "1"})
     assert {k: dumped[k] for k in RULES_V1} == RULES_V1
     assert not set(dumped) & FlattopOptions.ADDED
@@ -60,11 +64,11 @@ def test_version_3_options_are_in_todays_dumps_and_out_of_version_2s() -> None:
     values; ``retarget_sunk``, in version 2's headers already, stays in both."""
     today = FlattopOptions().model_dump(mode="json")
     assert set(today) >= FlattopOptions.ADDED
-    assert set(RULES_V2) - {"retarget_sunk"} == FlattopOptions.ADDED
+    assert set(RULES_V2) - {"retarget_sunk", "table_anti_aircraft"} == FlattopOptions.ADDED
     v2 = FlattopOptions.model_validate({}, context={"ruleset_version": "2"})
     dumped = v2.model_dump(mode="json", context={"ruleset_version": "2"})
     assert not set(dumped) & FlattopOptions.ADDED
-    assert dumped["retarget_sunk"] is True
+    assert (dumped["retarget_sunk"], dumped["table_anti_aircraft"]) == (True, 1)
     assert (today["retarget_sunk"], today["attack_factor_scale"]) == (False, 2)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Literal
 
 from sim.rulesets.flattop.context import Battle
-from sim.rulesets.flattop.data import CARRIER_KINDS, LOSS_ORDER
+from sim.rulesets.flattop.data import CARRIER_KINDS, LOSS_ORDER, SMALL_TARGETS
 from sim.rulesets.flattop.events import (
     AirCombat,
     AntiAircraft,
@@ -262,6 +262,8 @@ def _modifiers(b: Battle, ship: ShipState) -> dict[str, int]:
         mods["crippled"] = o.modifier_crippled
     if ship.anchored:
         mods["anchored"] = o.modifier_anchored
+    if ship.kind in SMALL_TARGETS and o.modifier_small_target:
+        mods["small_target"] = o.modifier_small_target
     return {**mods, **b.weather(ship.task_force)}
 
 

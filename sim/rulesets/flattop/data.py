@@ -23,6 +23,7 @@ __all__ = [
     "RULESET_VERSION",
     "RULES_VERSION",
     "SHIP_CLASSES",
+    "SMALL_TARGETS",
     "WEAPONS",
     "AircraftType",
     "ShipKind",
@@ -89,6 +90,8 @@ ShipKind = Literal[
     "auxiliary",
 ]
 CARRIER_KINDS: Final = ("carrier", "light_carrier")
+SMALL_TARGETS: Final = ("heavy_cruiser", "light_cruiser", "destroyer")
+"""Ship classes an attack takes ``modifier_small_target`` [ours] against."""
 
 SHIP_CLASSES: Final[dict[str, dict[str, Any]]] = {
     # aa: AA factor; damage: damage factor (hits to sink).  A ship may override both.

@@ -21,10 +21,12 @@ RULES_V1: dict[str, object] = {"table_anti_aircraft": 4, "cap_engagement": "ever
 a replay fought under version 1 is read, fought again and written with these."""
 
 RULES_V2: dict[str, object] = {
+    "table_anti_aircraft": 1,
     "attack_factor_scale": 1,
     "retarget_sunk": True,
     "log_target_sunk": False,
     "aa_spoiled_per_kill": 0,
+    "modifier_small_target": 0,
     "damage_carrier": 8,
     "damage_light_carrier": 5,
     "damage_battleship": 12,
@@ -84,7 +86,7 @@ class FlattopOptions(ChangedDefaults):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     CHANGED: ClassVar[dict[str, dict[str, object]]] = {"2": RULES_V1, "3": RULES_V2}
-    ADDED: ClassVar[frozenset[str]] = frozenset(RULES_V2) - {"retarget_sunk"}
+    ADDED: ClassVar[frozenset[str]] = frozenset(RULES_V2) - {"retarget_sunk", "table_anti_aircraft"}
 
     # Basic hit tables: they belong to the attacker (rules-notes §2 [src]).
     table_fighter_air_to_air: int = _table(9, "[src] Fighters in air-to-air combat.")
@@ -94,9 +96,10 @@ class FlattopOptions(ChangedDefaults):
     table_torpedo_bomber_gp_bomb: int = _table(3, "[ours] Torpedo bombers bombing level.")
     table_level_bomber_gp_bomb: int = _table(2, "[ours] Level bombers against ships.")
     table_anti_aircraft: int = _table(
-        1,
-        "[ours] A task force's AA fire (the fan reading's 4 until rules version 2; "
-        "1 chosen against the historical suite's two Coral Sea cases).",
+        4,
+        "[ours] A task force's AA fire: the fan reading's 4 (rules versions 1 and 3; 1 in "
+        "version 2), its hits split by aa_spoiled_per_kill; chosen on the historical "
+        "suite's fitting flattop cases.",
     )
 
     # Modifiers to the hit table (rules-notes §2 [src]).
@@ -104,6 +107,15 @@ class FlattopOptions(ChangedDefaults):
     modifier_anchored: int = Field(2, ge=-15, le=15, description="[src] Target ship anchored.")
     modifier_clouds: int = Field(-2, ge=-15, le=15, description="[src] Target under clouds.")
     modifier_night: int = Field(-4, ge=-15, le=15, description="[src] At night.")
+    modifier_small_target: int = Field(
+        -4,
+        ge=-15,
+        le=0,
+        description="[ours] Attacks on a cruiser or destroyer: a smaller, handier target "
+        "than a carrier (in 1942 the dive bombers that turned on Tone at the Eastern "
+        "Solomons and on Haruna, Tone and Chikuma at Midway hit nothing).  0 until rules "
+        "version 3.",
+    )
     below_star: Literal["no_attack", "star"] = Field(
         "no_attack",
         description="[ours] A modified table below '*' (under 0): 'no_attack' (no effect), "
