@@ -204,7 +204,7 @@ def test_attack_modifiers_crippled_and_anchored_add_two_each() -> None:
     b.state.ships["cv3"].hits, b.state.ships["cv3"].status = 4, "crippled"
     _script(b, 9, 9)
     event = combat.decide_attack(b, "s1", 0, cause=1)
-    assert event is not None
+    assert isinstance(event, Attacked)
     r = event.result
     assert (r.modifiers, r.hit_table, r.factors, r.cell, r.hits) == (
         {"crippled": 2, "anchored": 2},
@@ -227,7 +227,7 @@ def test_ready_box_doubles_hits_and_loses_that_many_air_factors_aboard() -> None
     deck.hangar = {"fighter": 2, "dive_bomber": 0, "torpedo_bomber": 1, "level_bomber": 0}
     _script(b, 0)
     event = combat.decide_attack(b, "s1", 0, cause=1)
-    assert event is not None
+    assert isinstance(event, Attacked)
     assert (event.result.cell, event.result.hits, event.ready_box, event.hits_taken) == (
         0.8,
         2,
