@@ -246,7 +246,7 @@ def test_ready_box_losses_option_hits_rolled_loses_the_undoubled_count() -> None
     b.state.decks["cv3"].ready = {"x": {"fighter": 1, "torpedo_bomber": 2}}
     _script(b, 0)
     event = combat.decide_attack(b, "s1", 0, cause=1)
-    assert event is not None and event.hits_taken == 4
+    assert isinstance(event, Attacked) and event.hits_taken == 4
     assert event.lost_ready == {"x": {"torpedo_bomber": 2}}
 
 
