@@ -404,7 +404,7 @@ def test_rulesets_lists_name_version_and_source() -> None:
     got = json.loads(_invoke("rulesets", "--json").stdout)["rulesets"]
     assert [(r["name"], r["version"], r["source"], r["target"]) for r in got] == [
         ("becmi", "1", "built in", "sim.rulesets.becmi:RULESET"),
-        ("flattop", "2", "built in", "sim.rulesets.flattop:RULESET"),
+        ("flattop", "3", "built in", "sim.rulesets.flattop:RULESET"),
         ("musket", "2", "built in", "sim.rulesets.musket:RULESET"),
     ]
     text = _invoke("rulesets").stdout.splitlines()
