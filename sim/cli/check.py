@@ -68,7 +68,7 @@ def check_ruleset(
       battlesim check-ruleset duel --scenario my_duel.yaml
     """
     from sim.conformance import REQUIREMENTS, SuiteInputError, run_suite, scenarios_for
-    from sim.contract import get_ruleset, ruleset_names
+    from sim.contract import RulesetUnavailable, get_ruleset, ruleset_names
     from sim.text.suggest import did_you_mean
 
     if name not in ruleset_names():
@@ -77,8 +77,8 @@ def check_ruleset(
         fail(f"unknown ruleset {name!r}{hint}")
     try:
         ruleset = get_ruleset(name)
-    except Exception as exc:  # a broken entry point or module: the plugin cannot load
-        fail(f"ruleset {name!r} cannot be loaded: {type(exc).__name__}: {exc}")
+    except RulesetUnavailable as exc:  # a broken entry point or module: the plugin cannot load
+        fail(str(exc))
     ids = [r.id for r in REQUIREMENTS]
     for wanted in only:
         if wanted not in ids:
