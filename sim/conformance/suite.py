@@ -28,6 +28,7 @@ __all__ = [
 REQUIREMENTS: tuple[Requirement, ...] = (
     checks_run.SHIPS_A_SCENARIO,
     checks_run.SCENARIO_RUNS,
+    checks_run.EVENTS_ARE_REGISTERED,
     checks_run.RUN_PRINTS_HEADLINE,
     checks_run.EVENT_LINES_VALIDATE,
     checks_run.RUN_IS_DETERMINISTIC,
