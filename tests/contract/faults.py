@@ -39,7 +39,7 @@ def _copy(name: str, **changes: Any) -> AnyRuleset:
     model = create_model(
         f"Scenario_{name}",
         __base__=phalanx.PhalanxScenario,
-        ruleset=(Literal[name], ...),  # type: ignore[valid-type]  # the copy's own key
+        ruleset=(Literal[name], ...),  # type: ignore[arg-type]  # the copy's own key
     )
     return dataclasses.replace(
         phalanx.RULESET, name=name, scenario_model=model, examples=(), **changes
