@@ -11,7 +11,7 @@ from engine.log import EventLog, MemorySink
 from engine.recorder import UnregisteredEvent
 from sim.conformance.battle import Battle, tool_problem
 from sim.conformance.differ import first_difference
-from sim.conformance.requirement import NotChecked, RequirementFailed, requirement
+from sim.conformance.requirement import RequirementFailed, requirement
 from sim.contract import StateBase, headline
 from sim.contract.defaults import apply_by_state
 
@@ -51,7 +51,7 @@ def SHIPS_A_SCENARIO(battle: Battle) -> None:  # noqa: N802  # a requirement, na
 )
 def SCENARIO_RUNS(battle: Battle) -> None:  # noqa: N802
     if battle.scenario is None:
-        raise NotChecked(f"{battle.name}: nothing to run (see ships-a-scenario)")
+        battle.loaded  # noqa: B018  # NotChecked, for the cause every requirement shares
     problem = battle.fight.problem
     if problem is not None:
         raise battle.failed(problem)
@@ -72,17 +72,18 @@ def _named(classes: list[type[Event]]) -> str:
     "The state base",
 )
 def EVENTS_ARE_REGISTERED(battle: Battle) -> None:  # noqa: N802
-    if battle.scenario is None:
-        raise NotChecked(f"{battle.name}: nothing to run (see ships-a-scenario)")
     from sim.scenario.load import load_scenario  # noqa: PLC0415  # the scenario layer
 
     rs = battle.ruleset
     tags = [c.model_fields["type"].default for c in rs.registry.classes]
     registered = [t for t in tags if not t.startswith("engine.")]
+    if battle.scenario is None:
+        battle.loaded  # noqa: B018  # NotChecked: nothing was fought
     try:
-        _, sc = load_scenario(battle.scenario)
-    except Exception as exc:  # an invalid file is scenario-runs' finding
-        raise NotChecked(f"{battle.name}: does not load ({type(exc).__name__})") from None
+        _, sc = load_scenario(battle.scenario or "")
+    except Exception:  # an invalid file is scenario-runs' finding: not checked, same cause
+        battle.loaded  # noqa: B018
+        raise
     state = rs.initial_state(sc)
     if isinstance(state, StateBase):
         applied = type(state).applied_events()

@@ -165,3 +165,26 @@ def test_a_state_written_outside_apply_fails_the_digest_with_the_field(folder: P
         f"phalanx_meddling.yaml, turn 1, seq {seq}, field elements.g_psiloi.side: the live "
         "state the runner digested holds 'meddled'; the events folded to here hold 'greeks'",
     )
+
+
+def test_one_broken_scenario_is_one_failure_and_one_not_checked_line(folder: Path) -> None:
+    """A scenario its model refuses: scenario-runs fails; the 28 that stand on it, one line."""
+    good = folder / "phalanx_stuck.yaml"
+    lines = good.read_text(encoding="utf-8").splitlines()
+    at = next(n for n, line in enumerate(lines, 1) if line.startswith("bounds:"))
+    bad = folder / "bad.yaml"
+    bad.write_text(good.read_text(encoding="utf-8").replace("bounds: 12", "bounds: 0"))
+    result = CliRunner().invoke(cli, ["check-ruleset", "phalanx_stuck", "--scenario", str(bad)])
+    problem = (
+        f"battlesim run {bad} failed: exit 2: {bad}:{at}: bounds: Input should be greater than "
+        "or equal to 1"
+    )
+    rest = [r.id for r in REQUIREMENTS][2:]
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"met          ships-a-scenario: {REQUIREMENTS[0].statement}",
+        _failed("scenario-runs", f"bad.yaml: {problem}"),
+        f"not checked  {len(rest)} requirements ({', '.join(rest)}): bad.yaml: not fought "
+        f"({problem})",
+        f"1 passed, 1 failed, {len(rest)} not checked",
+    ]
