@@ -512,3 +512,17 @@ def test_readme_validate_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     block = readme.split("$ battlesim validate typos.yaml 2>&1\n", 1)[1].split("```", 1)[0]
     result = _invoke("validate", "typos.yaml")
     assert (result.exit_code, result.stderr) == (2, block)
+
+
+def test_a_group_without_its_command_prints_its_help_in_lines() -> None:
+    """``battlesim odds`` alone: the group's help on stderr, line by line, exit 2 (issue 33)."""
+    result = _invoke("odds")
+    assert (result.exit_code, result.stdout) == (2, "")
+    lines = result.stderr.splitlines()
+    assert lines[:3] == [
+        "Usage: battlesim odds [OPTIONS] COMMAND [ARGS]...",
+        "",
+        "  Exact odds of one resolution, as dice calculators give them.",
+    ]
+    assert "    battlesim odds musket-fire --value 1800 --modifier -40" in lines
+    assert "\\n" not in result.stderr
