@@ -431,7 +431,14 @@ def test_scenarios_lists_every_shipped_file_once() -> None:
     )
     assert kinds["coral_sea_calibration.yaml"] == "calibration"
     study = next(line for line in lines if line.startswith("  stone_wall_study.yaml"))
-    assert study.endswith("Stone wall — cover and fire lethality: a study of stone_wall.yaml")
+    full = "Stone wall — cover and fire lethality: a study of stone_wall.yaml"
+    text = study[study.index("Stone wall") :]
+    assert full.startswith(text.removesuffix("…"))
+    # one column for the summaries whatever the kind's length (calibration is the longest),
+    # and no line past 100 columns off a terminal: a longer summary ends in "…"
+    assert len({line.index(line.split()[2]) for line in lines}) == 1
+    assert max(len(line) for line in lines) <= 100
+    assert all(line.endswith("…") for line in lines if len(line) == 100)
     listed = json.loads(_invoke("scenarios", "--json").stdout)
     assert listed["folder"] == str(REPO / "scenarios")
     assert [(s["file"], s["path"], s["source"]) for s in listed["scenarios"]] == [
