@@ -83,7 +83,7 @@ def check_ruleset(
 
     \b
     Example:
-      battlesim check-ruleset duel --scenario my_duel.yaml
+      battlesim check-ruleset musket --scenario my_battle.yaml --only scenario-runs
     """
     from sim.conformance import REQUIREMENTS, SuiteInputError, run_suite, scenarios_for
     from sim.contract import RulesetUnavailable, get_ruleset, ruleset_names

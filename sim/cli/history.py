@@ -109,9 +109,9 @@ def history(
 
     \b
     Examples:
-      battlesim history
-      battlesim history --case quatre_bras_hedge --jobs 2
-      battlesim history --json --plot history.png
+      battlesim history                                    # exit 0 or 1
+      battlesim history --case quatre_bras_hedge --jobs 2  # exit 0 or 1
+      battlesim history --json --plot history.png          # exit 0 or 1
     """
     from engine.atomic import atomic_write_text  # noqa: PLC0415
     from sim.history import SUITE, load_suite, run_suite, table  # noqa: PLC0415

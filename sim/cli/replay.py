@@ -101,7 +101,7 @@ def diff(
 
     \b
     Example:
-      battlesim diff replays/stone_wall-s1862.jsonl held.jsonl --context 8
+      battlesim diff replays/stone_wall-s1862.jsonl held.jsonl --context 8  # exit 1: they differ
     """
     from pathlib import Path
 
@@ -165,7 +165,8 @@ def fork_command(
 
     \b
     Example:
-      battlesim fork replays/stone_wall-s1862.jsonl --at 38 --set passed=true -o held.jsonl
+      battlesim fork replays/stone_wall-s1862.jsonl --at 39 \\
+        --set passed=true --set after=good -o held.jsonl
     """
     from pathlib import Path
 
