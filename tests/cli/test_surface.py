@@ -201,13 +201,15 @@ def test_verify_json_names_the_damaged_seq(replay: Path, tmp_path: Path) -> None
 
 
 def test_validate_json_ok_and_errors(tmp_path: Path) -> None:
-    """`validate --json`: ok with ruleset and name, or exit 2 with every error as data."""
+    """`validate --json`: ok with ruleset, name and warnings (none), or exit 2 with every error
+    as data."""
     good = _invoke("validate", str(STONE_WALL), "--json")
     assert json.loads(good.stdout) == {
         "file": str(STONE_WALL),
         "ok": True,
         "ruleset": "musket",
         "name": "Stone wall at Marye's Heights",
+        "warnings": [],
     }
     bad = tmp_path / "bad.yaml"
     bad.write_text(STONE_WALL.read_text().replace("quality: C\n", "quality: Q\n", 1))
@@ -465,6 +467,7 @@ def test_new_scenario_validates_and_runs(ruleset: str, tmp_path: Path) -> None:
         "ok": True,
         "ruleset": ruleset,
         "name": "My battle",
+        "warnings": [],
     }
     ran = _invoke("run", str(path), "-o", str(tmp_path / "r.jsonl"), "--json")
     assert ran.exit_code == 0
