@@ -42,10 +42,11 @@ def test_a_passing_suite_exits_0_and_prints_its_table(tmp_path: Path) -> None:
     result = invoke("history", "--suite", suite(tmp_path), "-q")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "small: A small case"
-    assert lines[1] == "  stone_wall.yaml, 4 runs, seed 7"
-    assert "P(the Confederates hold)" in lines[3] and lines[3].split()[-2] == "pass"
-    assert lines[-1] == "1 of 1 cases pass."
+    assert lines[0] == "Fitting set: the cases rule defaults may be chosen on"
+    assert lines[2] == "small: A small case"
+    assert lines[3] == "  stone_wall.yaml, seed 7, runs 0–3"
+    assert "P(the Confederates hold)" in lines[5] and lines[5].split()[-2] == "pass"
+    assert lines[-1] == "fitting: 1 of 1 measures pass (0 FAIL, 0 inconclusive); 1 of 1 cases pass."
 
 
 def test_a_failing_case_exits_1(tmp_path: Path) -> None:
@@ -82,7 +83,7 @@ def test_plot_and_out_folder(tmp_path: Path) -> None:
     first = invoke("history", "--suite", folder, "-o", out, "-q")
     assert first.exit_code == 0
     assert sorted(p.name for p in out.iterdir()) == ["history.json", "history.png", "history.txt"]
-    assert (out / "history.txt").read_text().splitlines()[0] == "small: A small case"
+    assert (out / "history.txt").read_text().splitlines()[2] == "small: A small case"
     again = invoke("history", "--suite", folder, "-o", out, "-q")
     assert again.exit_code == 2
     assert "add --force" in again.output
