@@ -115,7 +115,7 @@ DottedPath = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_]+(\.[A-Za-z
 class Accept(BaseModel):
     """The range a designer accepts: ``min``, ``max`` or both."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     min: float | None = None
     max: float | None = None
@@ -168,7 +168,7 @@ def _num(x: float | None) -> str:
 class MeasureSpec(BaseModel):
     """One quantity of a case: what is measured in each run, history, the accepted range."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     id: Ident
     label: Text
@@ -243,7 +243,7 @@ class MeasureSpec(BaseModel):
 class CaseFile(BaseModel):
     """The fields of a case file."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     format: Literal[1]
     id: Ident

@@ -142,6 +142,9 @@ def test_an_outcome_loss_the_outcome_does_not_list_is_located(tmp_path: Path) ->
     )
 
 
+FINITE = "Input should be a finite number"
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
@@ -149,6 +152,30 @@ def test_an_outcome_loss_the_outcome_does_not_list_is_located(tmp_path: Path) ->
         (("kind: win", "kind: wins"), ":10: measures.0.kind: Input should be"),
         (("    side: csa\n", ""), ":8: measures.0: kind win needs side"),
         (("id: small", "id: other"), ":2: id: the case 'other' belongs in other.yaml"),
+        (
+            ("historical: 1", "historical: .nan"),
+            f":12: measures.0.historical: {FINITE}",
+        ),
+        (
+            ("historical: 1", "historical: -.inf"),
+            f":12: measures.0.historical: {FINITE}",
+        ),
+        (
+            ("{min: 0.0}", "{min: .nan}"),
+            f":13: measures.0.accept.min: {FINITE}",
+        ),
+        (
+            ("{min: 0.0}", "{min: -.inf}"),
+            f":13: measures.0.accept.min: {FINITE}",
+        ),
+        (
+            ("{min: 0.0}", "{max: .Inf}"),
+            f":13: measures.0.accept.max: {FINITE}",
+        ),
+        (
+            ("kind: win", "kind: loss\n    unit: men\n    at_least: .nan"),
+            f":12: measures.0.at_least: {FINITE}",
+        ),
     ],
 )
 def test_a_bad_case_file_is_located(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
@@ -159,3 +186,21 @@ def test_a_bad_case_file_is_located(tmp_path: Path, edit: tuple[str, str], messa
     result = invoke("history", "--suite", folder)
     assert result.exit_code == 2
     assert f"{path}{message}" in result.output
+    assert len(result.output.splitlines()) == 1, result.output
+
+
+def test_a_title_cannot_forge_a_line(tmp_path: Path) -> None:
+    """A newline in a case's title, battle or a measure's label is printed as \\n
+    (engine.text.one_line, the escaping path every name takes), never as a line."""
+    folder = suite(tmp_path)
+    path = folder / "small.yaml"
+    text = path.read_text().replace(
+        "title: A small case", 'title: "A small case\\nfitting: 9 of 9 measures pass"'
+    )
+    path.write_text(text.replace("label: P(the Confederates hold)", 'label: "P(hold)\\nFAKE pass"'))
+    result = invoke("history", "--suite", folder, "-q")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "small: A small case\\nfitting: 9 of 9 measures pass" in lines
+    assert not [line for line in lines if line.startswith(("fitting: 9", "FAKE"))]
+    assert any(line.startswith("  P(hold)\\nFAKE pass ") for line in lines)
