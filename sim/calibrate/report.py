@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from engine.atomic import atomic_write_text
+from engine.text import one_line
 from sim.calibrate.search import SAMPLER, Trial, best_of
 from sim.calibrate.spec import CalibrationSpec, Goal
 
@@ -133,7 +134,7 @@ def format_result(spec: CalibrationSpec, trials: list[Trial], out: Path) -> list
     best = best_of(trials)
     start = trials[0]
     lines = [
-        f"{spec.name}: {len(trials)} trials of {spec.replications} runs "
+        f"{one_line(spec.name)}: {len(trials)} trials of {spec.replications} runs "
         f"(common random numbers; {SAMPLER}, seed {spec.seed})"
     ]
     if best is None:
@@ -176,10 +177,10 @@ def format_result(spec: CalibrationSpec, trials: list[Trial], out: Path) -> list
 def patch_text(spec: CalibrationSpec, best: Trial) -> str:
     """The patch: a comment naming the fit, then each factor's path and best value."""
     head = (
-        f"# battlesim calibrate {spec.source}: the best point (trial {best.number}, "
+        f"# battlesim calibrate {one_line(spec.source)}: the best point (trial {best.number}, "
         f"objective {best.objective:.6g}).\n"
-        f"# Field paths of {spec.target.source}, as a study's factors; {SCENARIO} beside this\n"
-        "# file is the scenario with them set.\n"
+        f"# Field paths of {one_line(spec.target.source)}, as a study's factors; {SCENARIO}\n"
+        "# beside this file is the scenario with them set.\n"
     )
     body = yaml.safe_dump(
         {f.path: best.params[f.path] for f in spec.factors},
@@ -197,9 +198,12 @@ def write_outputs(spec: CalibrationSpec, trials: list[Trial], out: Path) -> None
         atomic_write_text(out / PATCH, patch_text(spec, best))
         data = spec.target.at(best.params)
         head = (
-            f"# {spec.target.source} with the best point of battlesim calibrate "
-            f"{spec.source} (trial {best.number}) set:\n"
-            + "".join(f"#   {f.path} = {_value(best.params[f.path])}\n" for f in spec.factors)
+            f"# {one_line(spec.target.source)} with the best point of battlesim calibrate "
+            f"{one_line(spec.source)} (trial {best.number}) set:\n"
+            + "".join(
+                f"#   {one_line(f.path)} = {one_line(_value(best.params[f.path]))}\n"
+                for f in spec.factors
+            )
         )
         text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
         atomic_write_text(out / SCENARIO, head + text)

@@ -42,10 +42,16 @@ MAX_TRIALS = 10_000
 """Most trials a calibration may ask for."""
 
 
+MAGNITUDE = 1e12
+"""The largest magnitude a target's value or range, or a factor's range, may have."""
+SCALE = (1e-6, 1e12)
+"""The smallest and largest ``scale`` (a miss over a smaller scale could overflow)."""
+
+
 class Goal(BaseModel):
     """One target: a measure, the historical value or range it should reproduce, a weight."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     measure: str = Field(min_length=1, max_length=200, description="What to measure (see docs).")
     value: float | None = Field(None, description="The historical value.")
@@ -53,7 +59,8 @@ class Goal(BaseModel):
     weight: float = Field(1.0, gt=0, le=1e6, description="The target's weight in the objective.")
     scale: float | None = Field(
         None,
-        gt=0,
+        ge=SCALE[0],
+        le=SCALE[1],
         description="What a miss is measured in (default: 0.1 for a rate, else "
         "the target's magnitude, at least 1).",
     )
@@ -68,8 +75,8 @@ class Goal(BaseModel):
                 f"range: low {self.range[0]:g} must not be above high {self.range[1]:g}"
             )
         for x in (self.value, *(self.range or ())):
-            if x is not None and not math.isfinite(x):
-                raise ValueError("the historical value must be a finite number")
+            if x is not None and not (math.isfinite(x) and abs(x) <= MAGNITUDE):
+                raise ValueError(f"the historical value must be a number within ±{MAGNITUDE:g}")
         return self
 
     def bounds(self) -> tuple[float, float]:
@@ -106,7 +113,7 @@ class Outputs(BaseModel):
 class CalibrationFile(BaseModel):
     """The fields of a calibration file."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     name: str | None = Field(None, min_length=1, max_length=200)
     description: str = Field("", max_length=20_000)
@@ -176,6 +183,18 @@ def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict
     start: dict[str, Any] = {}
     for i, f in enumerate(cf.factors):
         where = ("factors", i, "path")
+        if f.range is not None and not all(
+            math.isfinite(x) and abs(x) <= MAGNITUDE for x in f.range
+        ):
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    ("factors", i, "range"),
+                    f"a range's ends must be numbers within ±{MAGNITUDE:g}",
+                )
+            )
+            continue
         if [g.path for g in cf.factors].index(f.path) != i:
             problems.append(located(file, lines, where, "a factor named twice"))
             continue
