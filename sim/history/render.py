@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from engine.text import one_line
+from sim.history.bands import CASE_BANDS, attribution, band_of, placement
 from sim.history.case import Split
 from sim.history.run import CaseResult, MeasureResult
 
@@ -84,6 +85,66 @@ def _case(res: CaseResult, sources: list[str]) -> list[str]:
     return out
 
 
+def _band_rows(results: list[CaseResult]) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = [
+        (
+            "case",
+            "attacker ÷ defender",
+            "95 % interval",
+            "CDB90 band (battles)",
+            "p10",
+            "p25",
+            "p50",
+            "p75",
+            "p90",
+            "where",
+            "",
+        )
+    ]
+    for r in results:
+        if r.ruleset != "musket":
+            continue
+        if r.band is None:
+            rows.append((r.case.id, "—", "", "no band assigned", *[""] * 6, ""))
+            continue
+        found = CASE_BANDS[r.case.id]
+        band, e = band_of(found.band), r.band.estimate
+        where = placement(e.value, band)
+        note = ""
+        if where == "above p90":
+            note = (
+                f"reason: {one_line(found.reason)}"
+                if found.reason
+                else "ABOVE p90: needs a sourced reason"
+            )
+        rows.append(
+            (
+                r.case.id,
+                _num(e.value),
+                f"[{_num(e.low)}, {_num(e.high)}]",
+                f"{band.label} ({band.battles})",
+                *(f"{q:.3g}" for q in band.quantiles.values()),
+                where,
+                note,
+            )
+        )
+    return rows
+
+
+def bands_section(results: list[CaseResult]) -> list[str]:
+    """Each musket case's attacker ÷ defender loss ratio beside its CDB90 band."""
+    rows = _band_rows(results)
+    if len(rows) == 1:
+        return []
+    return [
+        "Loss ratios against CDB90: the attacker's loss over the defender's, in men (delta "
+        "method 95 %), beside the ratios of the real battles of its era and posture",
+        *_lines(rows),
+        f"  {attribution()}",
+        "",
+    ]
+
+
 def _counts(results: list[CaseResult]) -> dict[str, int]:
     measures = [m for r in results for m in r.measures]
     return {
@@ -148,6 +209,7 @@ def table(results: list[CaseResult], max_runs: int | None = None) -> list[str]:
         for res in results:
             if res.case.spec.split == split:
                 out.extend(_case(res, sources))
+    out.extend(bands_section(results))
     out.append("Sources:")
     out.extend(f"  [{i}] {s}" for i, s in enumerate(sources, 1))
     out.append("")
@@ -187,6 +249,7 @@ def _case_json(r: CaseResult) -> dict[str, Any]:
         "looks": list(r.looks),
         "verdict": r.verdict,
         "passed": r.passed,
+        "loss_band": _band_json(r),
         "measures": [
             {
                 "id": m.spec.id,
@@ -209,6 +272,31 @@ def _case_json(r: CaseResult) -> dict[str, Any]:
     }
 
 
+def _band_json(r: CaseResult) -> dict[str, Any] | None:
+    if r.band is None:
+        return None
+    found = CASE_BANDS[r.case.id]
+    band, e = band_of(found.band), r.band.estimate
+    where = placement(e.value, band)
+    return {
+        "band": band.id,
+        "label": band.label,
+        "battles": band.battles,
+        "quantiles": band.quantiles,
+        "attacker": found.attacker,
+        "defender": found.defender,
+        "battle": found.battle,
+        "value": _finite(e.value),
+        "low": _finite(e.low),
+        "high": _finite(e.high),
+        "method": e.method,
+        "runs": e.n,
+        "placement": where,
+        "above_p90": where == "above p90",
+        "reason": found.reason,
+    }
+
+
 def as_json(results: list[CaseResult], max_runs: int | None = None) -> dict[str, Any]:
     """The results as plain JSON data (``battlesim history --json``; docs/history.md)."""
     sets = {}
@@ -222,6 +310,7 @@ def as_json(results: list[CaseResult], max_runs: int | None = None) -> dict[str,
         },
         "max_runs": max_runs,
         "by_chance": by_chance(results),
+        "cdb90": attribution(),
         "sets": sets,
         "cases": [_case_json(r) for r in results],
     }

@@ -23,6 +23,7 @@ from sim.batch.executors import open_executor
 from sim.batch.seeds import run_seed
 from sim.batch.worker import Prepared, fight, prepare
 from sim.contract import AnyRuleset, get_ruleset
+from sim.history.bands import band_measure
 from sim.history.case import Case, MeasureSpec, Verdict
 from sim.history.estimate import Estimate, estimate
 from sim.history.measures import BattleRecord, RunRecord, Value, value_of
@@ -74,6 +75,11 @@ class CaseResult:
     looks: tuple[int, ...] = ()
     """The run counts at which the verdicts were taken: the case's ``runs``, then each
     doubling fought because some measure was inconclusive; the last is :attr:`runs`."""
+    band: MeasureResult | None = None
+    """The attacker ÷ defender loss ratio a musket case is set beside its CDB90 band with
+    (:mod:`sim.history.bands`); None for a case with no band."""
+    ruleset: str = ""
+    """The case's ruleset (its first battle's)."""
 
     @property
     def runs(self) -> int:
@@ -215,7 +221,9 @@ def _fight(case: Case, ex: Executor, progress: Progress | None, max_runs: int) -
     seed sequence and the result is the same on every machine.
     """
     spec = case.spec
-    task = _Task(case.target, dict(spec.set), spec.seed, list(spec.measures))
+    band = band_measure(case)
+    measures = [*spec.measures, *([band] if band is not None else [])]
+    task = _Task(case.target, dict(spec.set), spec.seed, measures)
     blob = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
     values: list[list[Value]] = []
     looks: list[int] = []
@@ -233,10 +241,12 @@ def _fight(case: Case, ex: Executor, progress: Progress | None, max_runs: int) -
         looks.append(wanted)
         results = [
             MeasureResult(m, estimate(m.statistic, [v[i] for v in values]))
-            for i, m in enumerate(spec.measures)
+            for i, m in enumerate(measures)
         ]
-        if wanted >= max_runs or all(r.verdict != "inconclusive" for r in results):
-            return CaseResult(case, results, tuple(looks))
+        shown = results[: len(spec.measures)]
+        if wanted >= max_runs or all(r.verdict != "inconclusive" for r in shown):
+            extra = results[-1] if band is not None else None
+            return CaseResult(case, shown, tuple(looks), extra, case.target.ruleset().name)
         wanted = min(2 * wanted, max_runs)
 
 
