@@ -23,10 +23,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.canonical import canonical_json
 from sim.batch.factors import Factor
 from sim.batch.fieldpath import PathError, get_path
 from sim.batch.files import located, read_located
@@ -34,6 +35,7 @@ from sim.batch.plan import DEFAULT_CHUNK
 from sim.batch.sources import Lines, named_target, output_folder
 from sim.batch.target import Target
 from sim.calibrate.measures import Measure, MeasureError, parse_measure
+from sim.history.case import Case
 from sim.scenario.load import Located, ScenarioError
 
 __all__ = ["CalibrationFile", "CalibrationSpec", "Goal", "Outputs", "load_calibration"]
@@ -110,6 +112,23 @@ class Outputs(BaseModel):
     plots: bool = Field(True, description="Write DIR/search.png.")
 
 
+class HistoryTargets(BaseModel):
+    """``history:``: fit to historical cases' measures instead of a scenario's targets."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    suite: str | None = Field(
+        None, min_length=1, description="A folder of case files (default: the shipped suite)."
+    )
+    split: Literal["fitting", "held_out", "all"] = Field(
+        "fitting", description="Which cases: the fitting set (default), held-out, or all."
+    )
+    ruleset: str | None = Field(None, min_length=1, description="Only this ruleset's cases.")
+    cases: list[str] | None = Field(
+        None, min_length=1, max_length=200, description="Only these cases (by id)."
+    )
+
+
 class CalibrationFile(BaseModel):
     """The fields of a calibration file."""
 
@@ -130,7 +149,8 @@ class CalibrationFile(BaseModel):
     )
     chunk_size: int = Field(DEFAULT_CHUNK, ge=1, le=100_000)
     factors: list[Factor] = Field(min_length=1, max_length=50)
-    targets: list[Goal] = Field(min_length=1, max_length=100)
+    targets: list[Goal] = Field(default_factory=list, max_length=100)
+    history: HistoryTargets | None = None
     outputs: Outputs = Field(default_factory=Outputs)
 
 
@@ -139,7 +159,8 @@ class CalibrationSpec:
     """A calibration file read and checked."""
 
     name: str
-    target: Target
+    target: Target | None
+    """The scenario or campaign fitted; None when fitting to historical cases."""
     seed: int
     replications: int
     trials: int
@@ -154,11 +175,19 @@ class CalibrationSpec:
     plots: bool
     source: str
     """The calibration file's name."""
+    cases: tuple[Case, ...] = ()
+    """The historical cases fitted (``history:``), in order; their measures are the goals."""
 
     def identity(self) -> dict[str, Any]:
         """Every setting that changes the result (what ``--resume`` must match)."""
+        if self.target is not None:
+            digest = self.target.digest()
+        else:
+            digest = canonical_json(
+                [[c.id, c.target.digest(), c.spec.model_dump(mode="json")] for c in self.cases]
+            )
         return {
-            "target_digest": self.target.digest(),
+            "target_digest": digest,
             "seed": self.seed,
             "replications": self.replications,
             "trials": self.trials,
@@ -169,32 +198,169 @@ class CalibrationSpec:
         }
 
 
-def _target(cf: CalibrationFile, file: str, lines: Lines) -> Target:
-    if (cf.scenario is None) == (cf.campaign is None):
+def _target(cf: CalibrationFile, file: str, lines: Lines) -> Target | None:
+    named = (cf.scenario is not None) + (cf.campaign is not None) + (cf.history is not None)
+    if named != 1:
         raise ScenarioError(
-            [located(file, lines, (), "name the 'scenario' or the 'campaign' to fit (one of them)")]
+            [
+                located(
+                    file,
+                    lines,
+                    (),
+                    "name the 'scenario', the 'campaign' or the 'history' cases to fit "
+                    "(one of them)",
+                )
+            ]
         )
+    if cf.history is not None:
+        if cf.targets:
+            raise ScenarioError(
+                [
+                    located(
+                        file,
+                        lines,
+                        ("targets",),
+                        "with 'history' the targets are the cases' measures: give no targets",
+                    )
+                ]
+            )
+        return None
+    if not cf.targets:
+        raise ScenarioError([located(file, lines, ("targets",), "give at least one target")])
     return named_target(file, lines, cf.scenario, cf.campaign)
+
+
+def case_path(case: Case, path: str) -> list[str]:
+    """The field paths a factor's ``path`` sets in a case: the path itself in a scenario,
+    and in a campaign the path in each battle's scenario (``battles.<i>.scenario.<path>``)."""
+    if case.target.kind == "scenario":
+        return [path]
+    battles = case.target.data.get("battles", [])
+    return [f"battles.{i}.scenario.{path}" for i in range(len(battles))]
+
+
+def _cases(cf: CalibrationFile, file: str, lines: Lines) -> tuple[Case, ...]:
+    """The history cases a ``history:`` calibration fits, checked."""
+    from sim.history.case import SUITE, load_suite  # noqa: PLC0415
+
+    h = cf.history
+    assert h is not None
+    folder = SUITE if h.suite is None else Path(file).parent / h.suite
+    where = ("history", "suite")
+    if not folder.is_dir():
+        raise ScenarioError([located(file, lines, where, f"no folder {str(folder)!r}")])
+    cases = load_suite(folder)
+    if h.cases is not None:
+        known = {c.id for c in cases}
+        unknown = [c for c in h.cases if c not in known]
+        if unknown:
+            raise ScenarioError(
+                [located(file, lines, ("history", "cases"), f"no case {unknown[0]!r} in {folder}")]
+            )
+        cases = [c for c in cases if c.id in h.cases]
+    if h.split != "all":
+        cases = [c for c in cases if c.spec.split == h.split]
+    if h.ruleset is not None:
+        cases = [c for c in cases if c.target.ruleset().name == h.ruleset]
+    if not cases:
+        raise ScenarioError([located(file, lines, ("history",), "no case is chosen")])
+    return tuple(cases)
+
+
+def _history_start(
+    cf: CalibrationFile, cases: tuple[Case, ...], file: str, lines: Lines
+) -> dict[str, Any]:
+    """Each factor's value, the same in every case (a default they share), checked."""
+    problems: list[Located] = []
+    start: dict[str, Any] = {}
+    for i, f in enumerate(cf.factors):
+        seen: dict[str, Any] = {}
+        for case in cases:
+            for path in case_path(case, f.path):
+                if path in case.spec.set:
+                    problems.append(
+                        located(
+                            file,
+                            lines,
+                            ("factors", i, "path"),
+                            f"case {case.id} sets {path} itself: a factor cannot override it",
+                        )
+                    )
+                    continue
+                try:
+                    seen[f"{case.id}: {path}"] = get_path(case.target.data, path)
+                except PathError as exc:
+                    problems.append(
+                        located(file, lines, ("factors", i, "path"), f"case {case.id}: {exc}")
+                    )
+        values = {canonical_json(v) for v in seen.values()}
+        if len(values) > 1:
+            listed = ", ".join(f"{k} = {v!r}" for k, v in list(seen.items())[:4])
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    ("factors", i, "path"),
+                    f"the cases disagree on {f.path} ({listed}): a factor must be a value "
+                    "they share",
+                )
+            )
+        elif seen:
+            start[f.path] = next(iter(seen.values()))
+    if problems:
+        raise ScenarioError(problems)
+    return start
+
+
+def history_goals(cases: tuple[Case, ...]) -> tuple[tuple[Goal, ...], tuple[Measure, ...]]:
+    """Each case's measures as goals: the accepted range (an open side is ±MAGNITUDE), weight 1,
+    and a scale of 0.1 for a probability, else the range's largest finite end (at least 1)."""
+    goals: list[Goal] = []
+    measures: list[Measure] = []
+    for case in cases:
+        for m in case.spec.measures:
+            lo = m.accept.min if m.accept.min is not None else -MAGNITUDE
+            hi = m.accept.max if m.accept.max is not None else MAGNITUDE
+            ends = [abs(x) for x in (m.accept.min, m.accept.max) if x is not None]
+            probability = m.statistic == "probability"
+            scale = 0.1 if probability else max(1.0, *ends)
+            name = f"{case.id}.{m.id}"
+            goals.append(
+                Goal(measure=name, range=(lo, hi), scale=scale, source=" ".join(m.source.split()))
+            )
+            kind: Literal["rate", "mean"] = "rate" if probability else "mean"
+            measures.append(Measure(name, kind, "history", (case.id, m.id)))
+    return tuple(goals), tuple(measures)
+
+
+def _sane(x: float) -> bool:
+    return math.isfinite(x) and abs(x) <= MAGNITUDE
+
+
+def _finite_ranges(cf: CalibrationFile, file: str, lines: Lines) -> None:
+    """Every factor's range ends are finite and within ±MAGNITUDE."""
+    problems = [
+        located(
+            file,
+            lines,
+            ("factors", i, "range"),
+            f"a range's ends must be numbers within ±{MAGNITUDE:g}",
+        )
+        for i, f in enumerate(cf.factors)
+        if f.range is not None
+        and not all(math.isfinite(x) and abs(x) <= MAGNITUDE for x in f.range)
+    ]
+    if problems:
+        raise ScenarioError(problems)
 
 
 def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict[str, Any]:
     """Each factor's value in the target, checked inside its range or among its values."""
     problems: list[Located] = []
     start: dict[str, Any] = {}
+    _finite_ranges(cf, file, lines)
     for i, f in enumerate(cf.factors):
         where = ("factors", i, "path")
-        if f.range is not None and not all(
-            math.isfinite(x) and abs(x) <= MAGNITUDE for x in f.range
-        ):
-            problems.append(
-                located(
-                    file,
-                    lines,
-                    ("factors", i, "range"),
-                    f"a range's ends must be numbers within ±{MAGNITUDE:g}",
-                )
-            )
-            continue
         if [g.path for g in cf.factors].index(f.path) != i:
             problems.append(located(file, lines, where, "a factor named twice"))
             continue
@@ -310,21 +476,39 @@ def load_calibration(path: str | Path) -> CalibrationSpec:
             ]
         )
     target = _target(cf, file, lines)
-    start = _start(cf, target, file, lines)
-    measures = _measures(cf, target, file, lines)
+    cases: tuple[Case, ...] = ()
+    if target is None:
+        _finite_ranges(cf, file, lines)
+        cases = _cases(cf, file, lines)
+        start = _history_start(cf, cases, file, lines)
+        goals, measures = history_goals(cases)
+    else:
+        start = _start(cf, target, file, lines)
+        measures = _measures(cf, target, file, lines)
+        goals = tuple(cf.targets)
     return CalibrationSpec(
         name=cf.name or Path(file).stem,
         target=target,
+        cases=cases,
         seed=cf.seed,
         replications=cf.replications,
         trials=cf.trials,
         startup_trials=cf.startup_trials,
         chunk_size=cf.chunk_size,
         factors=tuple(cf.factors),
-        goals=tuple(cf.targets),
+        goals=goals,
         measures=measures,
         start=start,
         out=output_folder(file, lines, cf.outputs.dir),
         plots=cf.outputs.plots,
         source=Path(file).name,
     )
+
+
+def without(spec: CalibrationSpec, case_id: str) -> CalibrationSpec:
+    """A history calibration with one case left out (its goals too): a leave-one-out fit."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    cases = tuple(c for c in spec.cases if c.id != case_id)
+    goals, measures = history_goals(cases)
+    return replace(spec, cases=cases, goals=goals, measures=measures)
