@@ -2,8 +2,9 @@
 
 The sampler is optuna's TPE sampler, or — when every factor is discrete (a
 ``values`` list or an ``int`` range) and the grid of their combinations has
-no more points than ``trials`` — its brute-force sampler, which tries every
-point of the grid once, in a seeded order. No point is fought twice: a point
+no more points than ``trials`` — the whole grid, every point once: the
+scenario's own point first, then the others in an order shuffled by a
+generator seeded from the calibration seed (:func:`grid_points`). No point is fought twice: a point
 the sampler proposes again is answered with the objective it already had
 (the sampler learns nothing new, no run is fought, no trial is counted), and
 after :data:`MAX_REPEATS` such answers in a row the search stops, the space
@@ -75,7 +76,7 @@ TRIALS = "trials.jsonl"
 """One line per finished trial, in order."""
 
 SAMPLER = "optuna TPESampler"
-BRUTE_FORCE = "optuna BruteForceSampler"
+BRUTE_FORCE = "the whole grid"
 
 MAX_REPEATS = 200
 """Proposals of already-tried points in a row after which the search stops."""
@@ -271,6 +272,30 @@ def grid_size(spec: CalibrationSpec) -> int | None:
     return size
 
 
+def _levels(f: Any) -> list[Any]:
+    if f.values is not None:
+        return list(f.values)
+    return list(range(int(f.range[0]), int(f.range[1]) + 1))
+
+
+def grid_points(spec: CalibrationSpec) -> list[dict[str, Any]]:
+    """Every point of a discrete grid: the scenario's own point first, then the rest in an
+    order shuffled by ``numpy.random.default_rng(derived_seed(seed, "calibrate-grid"))``."""
+    import itertools  # noqa: PLC0415
+
+    import numpy as np  # noqa: PLC0415
+
+    paths = [f.path for f in spec.factors]
+    every = [
+        dict(zip(paths, combo, strict=True))
+        for combo in itertools.product(*(_levels(f) for f in spec.factors))
+    ]
+    start = canonical_json(dict(spec.start))
+    rest = [p for p in every if canonical_json(p) != start]
+    order = np.random.default_rng(derived_seed(spec.seed, "calibrate-grid")).permutation(len(rest))
+    return [dict(spec.start), *(rest[int(i)] for i in order)]
+
+
 def sampler_name(spec: CalibrationSpec) -> str:
     """The sampler the search uses: brute force over a grid no larger than ``trials``."""
     size = grid_size(spec)
@@ -422,6 +447,8 @@ def search(
     stored = _stored(out, spec, resume)
     shared, losses = _shared(spec)
     name = sampler_name(spec)
+    if name == BRUTE_FORCE:
+        return _grid(spec, out, executor, stored, shared, losses, progress)
     study = _study(spec, name)
     dists = _distributions(spec)
     trials: list[Trial] = []
@@ -463,6 +490,36 @@ def search(
     return Search(trials, repeats, False, name)
 
 
+def _grid(
+    spec: CalibrationSpec,
+    out: Path,
+    executor: Executor,
+    stored: list[Trial],
+    shared: Shared | None,
+    losses: tuple[tuple[str, str], ...],
+    progress: Progress | None,
+) -> Search:
+    """Fight every point of the grid once (:func:`grid_points`)."""
+    points = grid_points(spec)
+    trials: list[Trial] = []
+    for number, params in enumerate(points):
+        if number < len(stored):
+            trial = stored[number]
+            if canonical_json(trial.params) != canonical_json(params):
+                raise CalibrationError(
+                    f"{out / TRIALS}: trial {number} was {trial.params}, the grid's point "
+                    f"{number} is {params}: start again in a new folder"
+                )
+        else:
+            trial = _evaluate(spec, shared, losses, executor, number, params)
+        trials.append(trial)
+        if number >= len(stored):
+            _write(out, trials)
+        if progress is not None:
+            progress(trial, best_of(trials), len(points))
+    return Search(trials, 0, False, BRUTE_FORCE)
+
+
 def _shared(spec: CalibrationSpec) -> tuple[Shared | None, tuple[tuple[str, str], ...]]:
     """What every chunk of a scenario's trial shares, and its loss columns (none for cases)."""
     if spec.target is None:
@@ -476,13 +533,10 @@ def _study(spec: CalibrationSpec, name: str) -> Any:
     """A fresh optuna study with the seeded sampler named ``name``, trial 0 enqueued."""
     import optuna  # noqa: PLC0415
 
-    sampler: Any
-    if name == BRUTE_FORCE:
-        sampler = optuna.samplers.BruteForceSampler(seed=_sampler_seed(spec.seed))
-    else:
-        sampler = optuna.samplers.TPESampler(
-            seed=_sampler_seed(spec.seed), n_startup_trials=spec.startup_trials
-        )
+    del name  # one sampler: the grid never asks optuna
+    sampler = optuna.samplers.TPESampler(
+        seed=_sampler_seed(spec.seed), n_startup_trials=spec.startup_trials
+    )
     study = optuna.create_study(direction="minimize", sampler=sampler)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # optuna's notes on enqueued points

@@ -141,11 +141,12 @@ class CalibrationFile(BaseModel):
     seed: int = Field(1, ge=0, le=2**63 - 1, description="The calibration seed.")
     replications: int = Field(ge=1, le=1_000_000, description="Runs per trial (the same seeds).")
     trials: int = Field(ge=1, le=MAX_TRIALS, description="Points the search tries.")
-    startup_trials: int = Field(
-        10,
+    startup_trials: int | None = Field(
+        None,
         ge=1,
         le=MAX_TRIALS,
-        description="Random trials before the sampler models the objective.",
+        description="Random trials before the sampler models the objective (default: 10, "
+        "or every trial when there are fewer).",
     )
     chunk_size: int = Field(DEFAULT_CHUNK, ge=1, le=100_000)
     factors: list[Factor] = Field(min_length=1, max_length=50)
@@ -464,7 +465,7 @@ def load_calibration(path: str | Path) -> CalibrationSpec:
         ScenarioError: every problem, located by file, line and field.
     """
     cf, file, lines = read_located(path, CalibrationFile, "calibration")
-    if cf.startup_trials > cf.trials:
+    if cf.startup_trials is not None and cf.startup_trials > cf.trials:
         raise ScenarioError(
             [
                 located(
@@ -493,7 +494,7 @@ def load_calibration(path: str | Path) -> CalibrationSpec:
         seed=cf.seed,
         replications=cf.replications,
         trials=cf.trials,
-        startup_trials=cf.startup_trials,
+        startup_trials=cf.startup_trials or min(10, cf.trials),
         chunk_size=cf.chunk_size,
         factors=tuple(cf.factors),
         goals=goals,
