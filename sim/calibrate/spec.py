@@ -268,6 +268,20 @@ def _cases(cf: CalibrationFile, file: str, lines: Lines) -> tuple[Case, ...]:
     return tuple(cases)
 
 
+def _factor_values(cases: tuple[Case, ...], path: str) -> tuple[dict[str, Any], str | None]:
+    """Each case's value at a factor's path (``"case: path"`` → value), or the first problem."""
+    seen: dict[str, Any] = {}
+    for case in cases:
+        for where in case_path(case, path):
+            if where in case.spec.set:
+                return seen, f"case {case.id} sets {where} itself: a factor cannot override it"
+            try:
+                seen[f"{case.id}: {where}"] = get_path(case.target.data, where)
+            except PathError as exc:
+                return seen, f"case {case.id}: {exc}"
+    return seen, None
+
+
 def _history_start(
     cf: CalibrationFile, cases: tuple[Case, ...], file: str, lines: Lines
 ) -> dict[str, Any]:
@@ -275,25 +289,10 @@ def _history_start(
     problems: list[Located] = []
     start: dict[str, Any] = {}
     for i, f in enumerate(cf.factors):
-        seen: dict[str, Any] = {}
-        for case in cases:
-            for path in case_path(case, f.path):
-                if path in case.spec.set:
-                    problems.append(
-                        located(
-                            file,
-                            lines,
-                            ("factors", i, "path"),
-                            f"case {case.id} sets {path} itself: a factor cannot override it",
-                        )
-                    )
-                    continue
-                try:
-                    seen[f"{case.id}: {path}"] = get_path(case.target.data, path)
-                except PathError as exc:
-                    problems.append(
-                        located(file, lines, ("factors", i, "path"), f"case {case.id}: {exc}")
-                    )
+        seen, problem = _factor_values(cases, f.path)
+        if problem is not None:
+            problems.append(located(file, lines, ("factors", i, "path"), problem))
+            continue
         values = {canonical_json(v) for v in seen.values()}
         if len(values) > 1:
             listed = ", ".join(f"{k} = {v!r}" for k, v in list(seen.items())[:4])
