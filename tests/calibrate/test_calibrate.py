@@ -57,7 +57,7 @@ def test_the_shipped_calibration_improves_its_targets(
     """The best point beats trial 0 (the scenario's own values): a lower objective, and the
     target trial 0 missed most (Shoho sunk in nine runs of ten) is closer.  (With this test's
     few trials the search may give up some of another target to get there; the shipped 30
-    trials of 100 runs meet both, docs/calibrate.md.)"""
+    trials of 100 runs bring both estimates into range, docs/calibrate.md.)"""
     _, result, _ = fitted
     start, best = result["start"], result["best"]
     assert (start["trial"], result["improved"]) == (0, True)
