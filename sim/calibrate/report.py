@@ -80,7 +80,8 @@ def status(goal: Goal, est: Estimate) -> str:
 def _target_name(spec: CalibrationSpec) -> str:
     if spec.target is not None:
         return spec.target.source
-    return "history cases " + ", ".join(c.id for c in spec.cases)
+    assert spec.cases is not None
+    return "history cases " + ", ".join(spec.cases.ids)
 
 
 def format_progress(trial: Trial, best: Trial | None, planned: int) -> str:
@@ -108,7 +109,7 @@ def result_json(
         "name": spec.name,
         "source": spec.source,
         "target": _target_name(spec),
-        "cases": [c.id for c in spec.cases],
+        "cases": list(spec.cases.ids) if spec.cases is not None else [],
         "seed": spec.seed,
         "replications": spec.replications,
         "crn": True,

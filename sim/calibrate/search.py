@@ -54,7 +54,7 @@ from sim.batch.seeds import derived_seed
 from sim.batch.store import loss_columns
 from sim.batch.worker import Chunk, Shared, run_chunk
 from sim.calibrate.measures import Estimate, estimate, values
-from sim.calibrate.spec import CalibrationSpec, case_path
+from sim.calibrate.spec import CalibrationSpec
 
 __all__ = [
     "IDENTITY",
@@ -230,33 +230,10 @@ def _evaluate_cases(
     params: dict[str, Any],
     fresh: bool,
 ) -> Trial:
-    """Fight every case at ``params``: ``replications`` runs each, run *r* of a case with
-    ``run_seed(case seed, 0, r)`` at every trial (common random numbers; the seeds of the
-    case's own runs), or with ``derived_seed(case seed, FRESH)`` for its seed when ``fresh``."""
-    import pickle  # noqa: PLC0415
-
-    from sim.history.estimate import estimate as estimate_of  # noqa: PLC0415
-    from sim.history.run import CHUNK, _Task, run_chunk  # noqa: PLC0415
-
-    estimates: list[Estimate] = []
-    runs = 0
-    for case in spec.cases:
-        values = dict(case.spec.set)
-        for path, value in params.items():
-            values.update(dict.fromkeys(case_path(case, path), value))
-        seed = derived_seed(case.spec.seed, FRESH) if fresh else case.spec.seed
-        task = _Task(case.target, values, seed, list(case.spec.measures))
-        blob = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
-        n = spec.replications
-        futures = [
-            executor.submit(run_chunk, blob, s, min(s + CHUNK, n)) for s in range(0, n, CHUNK)
-        ]
-        got = [row for f in futures for row in f.result()]  # in replication order
-        runs += len(got)
-        for i, m in enumerate(case.spec.measures):
-            e = estimate_of(m.statistic, [row[i] for row in got])
-            estimates.append(Estimate(e.value, e.low, e.high, e.n, e.method))
-    return _finished(spec, number, params, tuple(estimates), runs, 0)
+    """Fight every case at ``params`` (:meth:`sim.calibrate.spec.Cases.evaluate`)."""
+    assert spec.cases is not None
+    estimates, runs = spec.cases.evaluate(executor, params, spec.replications, fresh)
+    return _finished(spec, number, params, estimates, runs, 0)
 
 
 def grid_size(spec: CalibrationSpec) -> int | None:

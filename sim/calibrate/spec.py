@@ -21,21 +21,21 @@ Paths are relative to the file. Every problem is ``file:line: field: message``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.canonical import canonical_json
 from sim.batch.factors import Factor
 from sim.batch.fieldpath import PathError, get_path
 from sim.batch.files import located, read_located
 from sim.batch.plan import DEFAULT_CHUNK
 from sim.batch.sources import Lines, named_target, output_folder
 from sim.batch.target import Target
-from sim.calibrate.measures import Measure, MeasureError, parse_measure
-from sim.history.case import Case
+from sim.calibrate.measures import Estimate, Measure, MeasureError, parse_measure
 from sim.scenario.load import Located, ScenarioError
 
 __all__ = ["CalibrationFile", "CalibrationSpec", "Goal", "Outputs", "load_calibration"]
@@ -112,6 +112,36 @@ class Outputs(BaseModel):
     plots: bool = Field(True, description="Write DIR/search.png.")
 
 
+class Cases(Protocol):
+    """Historical cases a calibration fits (``history:``), as this layer sees them.
+
+    :mod:`sim.history.fit` provides them; this layer is below the cases' own.
+    """
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The cases' ids, in order."""
+        ...
+
+    def digest(self) -> str:
+        """Everything about the cases that changes a result (what ``--resume`` matches)."""
+        ...
+
+    def goals(self) -> tuple[tuple[Goal, ...], tuple[Measure, ...]]:
+        """Every case's measures as targets, in order."""
+        ...
+
+    def without(self, case_id: str) -> Cases:
+        """The same cases less one."""
+        ...
+
+    def evaluate(
+        self, executor: Executor, params: dict[str, Any], replications: int, fresh: bool
+    ) -> tuple[tuple[Estimate, ...], int]:
+        """Fight every case at ``params``: the goals' estimates, in order, and the runs."""
+        ...
+
+
 class HistoryTargets(BaseModel):
     """``history:``: fit to historical cases' measures instead of a scenario's targets."""
 
@@ -155,6 +185,10 @@ class CalibrationFile(BaseModel):
     outputs: Outputs = Field(default_factory=Outputs)
 
 
+CasesLoader = Callable[["CalibrationFile", str, Lines], tuple[Cases, dict[str, Any]]]
+"""Reads a ``history:`` section: the cases, and each factor's value they share (trial 0)."""
+
+
 @dataclass(frozen=True)
 class CalibrationSpec:
     """A calibration file read and checked."""
@@ -176,17 +210,16 @@ class CalibrationSpec:
     plots: bool
     source: str
     """The calibration file's name."""
-    cases: tuple[Case, ...] = ()
-    """The historical cases fitted (``history:``), in order; their measures are the goals."""
+    cases: Cases | None = None
+    """The historical cases fitted (``history:``); their measures are the goals."""
 
     def identity(self) -> dict[str, Any]:
         """Every setting that changes the result (what ``--resume`` must match)."""
         if self.target is not None:
             digest = self.target.digest()
         else:
-            digest = canonical_json(
-                [[c.id, c.target.digest(), c.spec.model_dump(mode="json")] for c in self.cases]
-            )
+            assert self.cases is not None
+            digest = self.cases.digest()
         return {
             "target_digest": digest,
             "seed": self.seed,
@@ -229,108 +262,6 @@ def _target(cf: CalibrationFile, file: str, lines: Lines) -> Target | None:
     if not cf.targets:
         raise ScenarioError([located(file, lines, ("targets",), "give at least one target")])
     return named_target(file, lines, cf.scenario, cf.campaign)
-
-
-def case_path(case: Case, path: str) -> list[str]:
-    """The field paths a factor's ``path`` sets in a case: the path itself in a scenario,
-    and in a campaign the path in each battle's scenario (``battles.<i>.scenario.<path>``)."""
-    if case.target.kind == "scenario":
-        return [path]
-    battles = case.target.data.get("battles", [])
-    return [f"battles.{i}.scenario.{path}" for i in range(len(battles))]
-
-
-def _cases(cf: CalibrationFile, file: str, lines: Lines) -> tuple[Case, ...]:
-    """The history cases a ``history:`` calibration fits, checked."""
-    from sim.history.case import SUITE, load_suite  # noqa: PLC0415
-
-    h = cf.history
-    assert h is not None
-    folder = SUITE if h.suite is None else Path(file).parent / h.suite
-    where = ("history", "suite")
-    if not folder.is_dir():
-        raise ScenarioError([located(file, lines, where, f"no folder {str(folder)!r}")])
-    cases = load_suite(folder)
-    if h.cases is not None:
-        known = {c.id for c in cases}
-        unknown = [c for c in h.cases if c not in known]
-        if unknown:
-            raise ScenarioError(
-                [located(file, lines, ("history", "cases"), f"no case {unknown[0]!r} in {folder}")]
-            )
-        cases = [c for c in cases if c.id in h.cases]
-    if h.split != "all":
-        cases = [c for c in cases if c.spec.split == h.split]
-    if h.ruleset is not None:
-        cases = [c for c in cases if c.target.ruleset().name == h.ruleset]
-    if not cases:
-        raise ScenarioError([located(file, lines, ("history",), "no case is chosen")])
-    return tuple(cases)
-
-
-def _factor_values(cases: tuple[Case, ...], path: str) -> tuple[dict[str, Any], str | None]:
-    """Each case's value at a factor's path (``"case: path"`` → value), or the first problem."""
-    seen: dict[str, Any] = {}
-    for case in cases:
-        for where in case_path(case, path):
-            if where in case.spec.set:
-                return seen, f"case {case.id} sets {where} itself: a factor cannot override it"
-            try:
-                seen[f"{case.id}: {where}"] = get_path(case.target.data, where)
-            except PathError as exc:
-                return seen, f"case {case.id}: {exc}"
-    return seen, None
-
-
-def _history_start(
-    cf: CalibrationFile, cases: tuple[Case, ...], file: str, lines: Lines
-) -> dict[str, Any]:
-    """Each factor's value, the same in every case (a default they share), checked."""
-    problems: list[Located] = []
-    start: dict[str, Any] = {}
-    for i, f in enumerate(cf.factors):
-        seen, problem = _factor_values(cases, f.path)
-        if problem is not None:
-            problems.append(located(file, lines, ("factors", i, "path"), problem))
-            continue
-        values = {canonical_json(v) for v in seen.values()}
-        if len(values) > 1:
-            listed = ", ".join(f"{k} = {v!r}" for k, v in list(seen.items())[:4])
-            problems.append(
-                located(
-                    file,
-                    lines,
-                    ("factors", i, "path"),
-                    f"the cases disagree on {f.path} ({listed}): a factor must be a value "
-                    "they share",
-                )
-            )
-        elif seen:
-            start[f.path] = next(iter(seen.values()))
-    if problems:
-        raise ScenarioError(problems)
-    return start
-
-
-def history_goals(cases: tuple[Case, ...]) -> tuple[tuple[Goal, ...], tuple[Measure, ...]]:
-    """Each case's measures as goals: the accepted range (an open side is ±MAGNITUDE), weight 1,
-    and a scale of 0.1 for a probability, else the range's largest finite end (at least 1)."""
-    goals: list[Goal] = []
-    measures: list[Measure] = []
-    for case in cases:
-        for m in case.spec.measures:
-            lo = m.accept.min if m.accept.min is not None else -MAGNITUDE
-            hi = m.accept.max if m.accept.max is not None else MAGNITUDE
-            ends = [abs(x) for x in (m.accept.min, m.accept.max) if x is not None]
-            probability = m.statistic == "probability"
-            scale = 0.1 if probability else max(1.0, *ends)
-            name = f"{case.id}.{m.id}"
-            goals.append(
-                Goal(measure=name, range=(lo, hi), scale=scale, source=" ".join(m.source.split()))
-            )
-            kind: Literal["rate", "mean"] = "rate" if probability else "mean"
-            measures.append(Measure(name, kind, "history", (case.id, m.id)))
-    return tuple(goals), tuple(measures)
 
 
 def _sane(x: float) -> bool:
@@ -457,8 +388,11 @@ def _measures(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> t
     return tuple(out)
 
 
-def load_calibration(path: str | Path) -> CalibrationSpec:
+def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> CalibrationSpec:
     """Read a calibration file and the scenario or campaign it fits.
+
+    ``cases`` reads a ``history:`` section: the layer of historical cases
+    (:func:`sim.history.fit.load_cases`) passes it in, as this layer is below that one.
 
     Raises:
         ScenarioError: every problem, located by file, line and field.
@@ -476,12 +410,15 @@ def load_calibration(path: str | Path) -> CalibrationSpec:
             ]
         )
     target = _target(cf, file, lines)
-    cases: tuple[Case, ...] = ()
+    fitted: Cases | None = None
     if target is None:
         _finite_ranges(cf, file, lines)
-        cases = _cases(cf, file, lines)
-        start = _history_start(cf, cases, file, lines)
-        goals, measures = history_goals(cases)
+        if cases is None:
+            raise ScenarioError(
+                [located(file, lines, ("history",), "history cases are read by battlesim's CLI")]
+            )
+        fitted, start = cases(cf, file, lines)
+        goals, measures = fitted.goals()
     else:
         start = _start(cf, target, file, lines)
         measures = _measures(cf, target, file, lines)
@@ -489,7 +426,7 @@ def load_calibration(path: str | Path) -> CalibrationSpec:
     return CalibrationSpec(
         name=cf.name or Path(file).stem,
         target=target,
-        cases=cases,
+        cases=fitted,
         seed=cf.seed,
         replications=cf.replications,
         trials=cf.trials,
@@ -506,9 +443,10 @@ def load_calibration(path: str | Path) -> CalibrationSpec:
 
 
 def without(spec: CalibrationSpec, case_id: str) -> CalibrationSpec:
-    """A history calibration with one case left out (its goals too): a leave-one-out fit."""
+    """A calibration of cases with one case left out (its goals too): a leave-one-out fit."""
     from dataclasses import replace  # noqa: PLC0415
 
-    cases = tuple(c for c in spec.cases if c.id != case_id)
-    goals, measures = history_goals(cases)
+    assert spec.cases is not None
+    cases = spec.cases.without(case_id)
+    goals, measures = cases.goals()
     return replace(spec, cases=cases, goals=goals, measures=measures)

@@ -101,6 +101,7 @@ def calibrate(
     )
     from sim.calibrate import CalibrationError, load_calibration
     from sim.calibrate.report import format_progress, write_outputs
+    from sim.history.fit import load_cases
     from sim.outputs import OutputError, check_output
     from sim.scenario.load import ScenarioError
 
@@ -109,7 +110,7 @@ def calibrate(
     except ImportError:
         fail("calibrate needs optuna: pip install 'battlesim[study]'")
     try:
-        spec = load_calibration(calibration_file)
+        spec = load_calibration(calibration_file, load_cases)
     except ScenarioError as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)
@@ -119,7 +120,7 @@ def calibrate(
         fail(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)")
     if leave_one_out and spec.target is not None:
         fail("--leave-one-out needs a calibration of history cases (history:)")
-    if leave_one_out and len(spec.cases) < 2:
+    if leave_one_out and (spec.cases is None or len(spec.cases.ids) < 2):
         fail("--leave-one-out needs at least two cases")
     try:
         folder = check_output(Path(out) if out is not None else spec.out, folder=True)
@@ -174,11 +175,12 @@ def _fight(
     loo: Fits = []
     if leave_one_out:
         loo.append((None, best_of(found.trials)))
-        for case in spec.cases:
+        assert spec.cases is not None
+        for case_id in spec.cases.ids:
             sub = run_search(
-                without(spec, case.id), folder / f"leave-out-{case.id}", pool, resume, progress
+                without(spec, case_id), folder / f"leave-out-{case_id}", pool, resume, progress
             )
-            loo.append((case.id, best_of(sub.trials)))
+            loo.append((case_id, best_of(sub.trials)))
     return found, checks, loo
 
 

@@ -20,6 +20,7 @@ from sim.calibrate.measures import Estimate, estimate
 from sim.calibrate.report import status
 from sim.calibrate.search import grid_points
 from sim.calibrate.spec import Goal
+from sim.history.fit import load_cases
 from tests.batch.helpers import SCENARIOS, invoke
 from tests.calibrate.test_calibrate import small
 
@@ -166,7 +167,7 @@ def test_history_cases_are_the_targets(tmp_path: Path) -> None:
     same case, set to that point, on its first 4 runs (its own seeds)."""
     _suite(tmp_path / "suite")
     path = _fit(tmp_path)
-    spec = load_calibration(path)
+    spec = load_calibration(path, load_cases)
     assert [g.measure for g in spec.goals] == ["a_case.holds", "a_case.loss", "b_case.holds",
                                                "b_case.loss"]  # fmt: skip
     assert [g.unit(m.kind) for g, m in zip(spec.goals, spec.measures, strict=True)] == [
