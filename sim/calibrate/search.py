@@ -1,8 +1,8 @@
 """The search: trials proposed by a seeded optuna sampler, each fought by the batch engine.
 
 The sampler is optuna's TPE sampler, or — when every factor is discrete (a
-``values`` list or an ``int`` range) and the grid of their combinations has
-no more points than ``trials`` — the whole grid, every point once: the
+``values`` list, a range with ``levels``, or an ``int`` range) and the grid
+of their combinations has no more points than ``trials`` — the whole grid, every point once: the
 scenario's own point first, then the others in an order shuffled by a
 generator seeded from the calibration seed (:func:`grid_points`). No point is fought twice: a point
 the sampler proposes again is answered with the objective it already had
@@ -242,6 +242,8 @@ def grid_size(spec: CalibrationSpec) -> int | None:
     for f in spec.factors:
         if f.values is not None:
             size *= len(f.values)
+        elif f.levels is not None:
+            size *= f.levels
         elif f.type == "int" and f.range is not None:
             size *= int(f.range[1]) - int(f.range[0]) + 1
         else:
@@ -250,8 +252,8 @@ def grid_size(spec: CalibrationSpec) -> int | None:
 
 
 def _levels(f: Any) -> list[Any]:
-    if f.values is not None:
-        return list(f.values)
+    if f.values is not None or f.levels is not None:
+        return list(f.grid_levels())
     return list(range(int(f.range[0]), int(f.range[1]) + 1))
 
 
@@ -296,6 +298,8 @@ def _distributions(spec: CalibrationSpec) -> dict[str, Any]:
     for f in spec.factors:
         if f.values is not None:
             out[f.path] = CategoricalDistribution(f.values)
+        elif f.levels is not None:
+            out[f.path] = CategoricalDistribution(f.grid_levels())
         elif f.type == "int":
             assert f.range is not None
             out[f.path] = IntDistribution(int(f.range[0]), int(f.range[1]))

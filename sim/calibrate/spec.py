@@ -29,7 +29,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sim.batch.factors import Factor
+from sim.batch.factors import DesignError, Factor
 from sim.batch.fieldpath import PathError, get_path
 from sim.batch.files import located, read_located
 from sim.batch.plan import DEFAULT_CHUNK
@@ -358,6 +358,44 @@ def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict
     return start
 
 
+def level_of(f: Factor, value: Any) -> tuple[Any, str | None]:
+    """The level of a factor with ``levels`` that ``value`` is (within rounding), or a problem.
+
+    A range with ``levels`` is a discrete factor: its evenly spaced levels
+    (:meth:`sim.batch.factors.Factor.grid_levels`), so the start must be one of them."""
+    try:
+        levels = f.grid_levels()
+    except DesignError as exc:
+        return value, str(exc)
+    for level in levels:
+        if isinstance(value, int | float) and math.isclose(
+            level, value, rel_tol=1e-9, abs_tol=1e-12
+        ):
+            return level, None
+    shown = ", ".join(f"{x:g}" for x in levels)
+    return value, (
+        f"the scenario's value {value!r} is not one of the {len(levels)} levels ({shown}): "
+        "the search starts from the scenario's own values"
+    )
+
+
+def on_levels(
+    cf: CalibrationFile, start: dict[str, Any], file: str, lines: Lines
+) -> dict[str, Any]:
+    """``start`` with each ``levels`` factor's value read as its level (or every problem)."""
+    problems: list[Located] = []
+    out = dict(start)
+    for i, f in enumerate(cf.factors):
+        if f.levels is None or f.path not in out:
+            continue
+        out[f.path], problem = level_of(f, out[f.path])
+        if problem is not None:
+            problems.append(located(file, lines, ("factors", i, "levels"), problem))
+    if problems:
+        raise ScenarioError(problems)
+    return out
+
+
 def _measures(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> tuple[Measure, ...]:
     sides = {sid: kinds for sid, (_name, kinds) in target.sides().items()}
     units: list[str] | None = None
@@ -418,9 +456,10 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
                 [located(file, lines, ("history",), "history cases are read by battlesim's CLI")]
             )
         fitted, start = cases(cf, file, lines)
+        start = on_levels(cf, start, file, lines)
         goals, measures = fitted.goals()
     else:
-        start = _start(cf, target, file, lines)
+        start = on_levels(cf, _start(cf, target, file, lines), file, lines)
         measures = _measures(cf, target, file, lines)
         goals = tuple(cf.targets)
     return CalibrationSpec(

@@ -243,3 +243,31 @@ def test_a_factor_the_cases_disagree_on_is_refused(tmp_path: Path) -> None:
     result = invoke("calibrate", _fit(tmp_path), "-o", tmp_path / "o")
     assert result.exit_code == 2
     assert "factors.0.path: case b_case sets options.fire_hcv itself" in result.stderr
+
+
+def test_a_range_with_levels_is_discrete(tmp_path: Path) -> None:
+    """cripple_fraction over [0.3, 0.7] in 5 levels (0.3, 0.4, …, 0.7) × damage 4-5: a grid
+    of 10 points, searched whole; with 4 levels the scenario's 0.5 is none of them."""
+    factors = [
+        {"path": "options.cripple_fraction", "range": [0.3, 0.7], "levels": 5},
+        {"path": DAMAGE, "range": [4, 5], "type": "int"},
+    ]
+    path = small(tmp_path, factors=factors, trials=12, replications=2, startup_trials=None)
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
+                    "--refight", "0")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (json.loads(result.stdout)["trials"], json.loads(result.stdout)["sampler"]) == (
+        10,
+        "the whole grid",
+    )
+    lines = (tmp_path / "o" / "trials.jsonl").read_text(encoding="utf-8").splitlines()
+    points = [json.loads(line)["params"] for line in lines]
+    assert points[0] == {"options.cripple_fraction": 0.5, DAMAGE: 5}
+    fractions = sorted({p["options.cripple_fraction"] for p in points})
+    assert fractions == pytest.approx([0.3, 0.4, 0.5, 0.6, 0.7], abs=1e-12)
+    factors[0]["levels"] = 4
+    bad = small(tmp_path, factors=factors, trials=12, replications=2, startup_trials=None)
+    refused = invoke("calibrate", bad, "-o", tmp_path / "b")
+    assert refused.exit_code == 2
+    [line] = refused.stderr.splitlines()
+    assert "factors.0.levels: the scenario's value 0.5 is not one of the 4 levels" in line
