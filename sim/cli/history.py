@@ -159,7 +159,7 @@ def history(
             fail(f"--split {split}: no such case among those chosen")
     folder, png = _outputs(out, plot, force)
     results = run_suite(chosen, jobs, _progress(chosen, quiet), max_runs)
-    lines = table(results, max_runs)
+    lines = table(results, max_runs, split)  # type: ignore[arg-type]
     data = json_of(results, max_runs)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)

@@ -198,16 +198,19 @@ def by_chance(results: list[CaseResult]) -> dict[str, float | int]:
     }
 
 
-def table(results: list[CaseResult], max_runs: int | None = None) -> list[str]:
-    """The lines ``battlesim history`` prints: each set's cases, the sources, the summaries."""
+def table(
+    results: list[CaseResult], max_runs: int | None = None, split: Split | None = None
+) -> list[str]:
+    """The lines ``battlesim history`` prints: each set's cases, the sources, the summaries
+    (of both sets — ``held out: no cases.`` when there are none — or of ``split`` alone)."""
     sources: list[str] = []
     out: list[str] = []
     present = [s for s in SETS if any(r.case.spec.split == s for r in results)]
-    for split in present:
-        out.append(SETS[split][1])
+    for shown in present:
+        out.append(SETS[shown][1])
         out.append("")
         for res in results:
-            if res.case.spec.split == split:
+            if res.case.spec.split == shown:
                 out.extend(_case(res, sources))
     out.extend(bands_section(results))
     out.append("Sources:")
@@ -226,7 +229,7 @@ def table(results: list[CaseResult], max_runs: int | None = None) -> list[str]:
         f"edge of its range (nominally 2.5 % per look, {chance['looks']} looks), at most "
         f"{chance['at_most']:.2f} anywhere within it (5 % per look for a two-sided range)."
     )
-    out.extend(set_summary(s, results) for s in present)
+    out.extend(set_summary(s, results) for s in SETS if split is None or s == split)
     return out
 
 

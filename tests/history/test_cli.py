@@ -46,7 +46,12 @@ def test_a_passing_suite_exits_0_and_prints_its_table(tmp_path: Path) -> None:
     assert lines[2] == "small: A small case"
     assert lines[3] == "  stone_wall.yaml, seed 7, runs 0–3"
     assert "P(the Confederates hold)" in lines[5] and lines[5].split()[-2] == "pass"
-    assert lines[-1] == "fitting: 1 of 1 measures pass (0 FAIL, 0 inconclusive); 1 of 1 cases pass."
+    assert lines[-2:] == [
+        "fitting: 1 of 1 measures pass (0 FAIL, 0 inconclusive); 1 of 1 cases pass.",
+        "held out: no cases.",
+    ]
+    only = invoke("history", "--suite", suite(tmp_path), "-q", "--split", "fitting")
+    assert only.stdout.splitlines()[-1].startswith("fitting: 1 of 1 measures pass")
 
 
 def test_a_failing_case_exits_1(tmp_path: Path) -> None:
