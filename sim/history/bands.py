@@ -51,6 +51,19 @@ CASE_BANDS: dict[str, CaseBand] = {
     "chancellorsville_works": CaseBand("acw_prepared", "csa", "usa"),
     "quatre_bras_hedge": CaseBand("napoleonic", "french", "allies"),
     "fredericksburg_campaign": CaseBand("acw_prepared", "usa", "csa", battle="fredericksburg"),
+    # the cases written on 2026-12-03 (the attacker: the side with the charge orders; prepared:
+    # the defender fought from works or a position it had held and improved beforehand)
+    "cold_harbor": CaseBand("acw_prepared", "usa", "csa"),  # entrenched lines (CDB90: PD)
+    "fort_wagner": CaseBand("acw_prepared", "usa", "csa"),  # an earthwork fort
+    "upton_spotsylvania": CaseBand("acw_prepared", "usa", "csa"),  # the Mule Shoe's works
+    "sunken_road": CaseBand("acw_prepared", "usa", "csa"),  # the lane, fence rails piled since dawn
+    "little_round_top": CaseBand("acw_not_prepared", "csa", "usa"),  # a hill held that hour
+    "first_minnesota": CaseBand("acw_not_prepared", "usa", "csa"),  # a counter-charge in the open
+    "albuera_colborne": CaseBand("napoleonic", "french", "british"),
+    "albuera_fusiliers": CaseBand("napoleonic", "allies", "french"),
+    "bussaco_light_division": CaseBand("napoleonic", "french", "allies"),
+    "maida_kempt": CaseBand("napoleonic", "french", "british"),
+    "waterloo_derlon": CaseBand("napoleonic", "french", "allies"),
 }
 """Each musket case's band, by case id. A new musket case adds its line here: the band
 (``acw_prepared`` when the defender held works or a prepared position, else

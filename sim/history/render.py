@@ -308,9 +308,7 @@ def as_json(results: list[CaseResult], max_runs: int | None = None) -> dict[str,
         sets[split] = {**_counts(mine), "summary": set_summary(split, results)}
     return {
         "passed": all(r.passed for r in results),
-        "verdicts": {
-            k: v for k, v in _counts(results).items() if k in ("pass", "fail", "inconclusive")
-        },
+        "verdicts": {k: _counts(results)[k] for k in ("pass", "fail", "inconclusive")},
         "max_runs": max_runs,
         "by_chance": by_chance(results),
         "cdb90": attribution(),

@@ -159,3 +159,21 @@ def test_a_musket_case_is_shown_beside_its_band(tmp_path: Path) -> None:
     text = invoke("history", "--suite", folder).output
     assert re.search(r"\n  unbanded +— +no band assigned\n", text), text
     assert "jrnold/CDB90" in text and "ODC-By" in text
+
+
+def test_every_shipped_musket_case_has_a_band_with_its_own_sides() -> None:
+    """Each shipped musket case is in CASE_BANDS, whose attacker and defender are two of its
+    sides (and its campaign battle one of its battles); no other case is."""
+    from sim.history import SUITE, load_suite
+
+    for case in load_suite(SUITE):
+        musket = case.target.ruleset().name == "musket"
+        assert (case.id in CASE_BANDS) == musket, case.id
+        if not musket:
+            continue
+        found = CASE_BANDS[case.id]
+        sides = case.target.sides()
+        assert {found.attacker, found.defender} <= set(sides), case.id
+        assert found.attacker != found.defender
+        if found.battle is not None:
+            assert found.battle in [b["id"] for b in case.target.data["battles"]], case.id
