@@ -29,12 +29,12 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sim.batch.factors import DesignError, Factor
-from sim.batch.fieldpath import PathError, get_path
-from sim.batch.files import located, read_located
-from sim.batch.plan import DEFAULT_CHUNK
-from sim.batch.sources import Lines, named_target, output_folder
-from sim.batch.target import Target
+from sim.batch.inputs.fieldpath import PathError, get_path
+from sim.batch.inputs.files import located, read_located
+from sim.batch.inputs.sources import Lines, named_target, output_folder
+from sim.batch.inputs.target import Target
+from sim.batch.planning.factors import DesignError, Factor
+from sim.batch.planning.plan import DEFAULT_CHUNK
 from sim.calibrate.measures import Estimate, Measure, MeasureError, parse_measure
 from sim.scenario.load import Located, ScenarioError
 
@@ -362,7 +362,7 @@ def level_of(f: Factor, value: Any) -> tuple[Any, str | None]:
     """The level of a factor with ``levels`` that ``value`` is (within rounding), or a problem.
 
     A range with ``levels`` is a discrete factor: its evenly spaced levels
-    (:meth:`sim.batch.factors.Factor.grid_levels`), so the start must be one of them."""
+    (:meth:`sim.batch.planning.factors.Factor.grid_levels`), so the start must be one of them."""
     try:
         levels = f.grid_levels()
     except DesignError as exc:

@@ -23,6 +23,9 @@ __all__ = ["new", "rulesets", "scenarios"]
 def rulesets(as_json: bool) -> None:
     """List the installed rulesets: name, version and where from.
 
+    A ruleset whose package cannot be imported is listed with its error
+    (exit 0: the others are usable).
+
     \b
     Example:
       battlesim rulesets --json
@@ -35,7 +38,10 @@ def rulesets(as_json: bool) -> None:
         return
     width = max(len(r.name) for r in found)
     for r in found:
-        click.echo(f"{r.name:<{width}}  version {r.version:<4} {r.source} ({r.target})")
+        if r.error is not None:
+            click.echo(f"{r.name:<{width}}  BROKEN       {r.error}")
+        else:
+            click.echo(f"{r.name:<{width}}  version {r.version:<4} {r.source} ({r.target})")
 
 
 @click.command(cls=Command)

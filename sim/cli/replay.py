@@ -259,6 +259,10 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
     from sim.outputs import OutputError, check_output, is_page
     from sim.replay.report import write_report
 
+    if png_dir is not None:
+        # Refused before anything is written: a lean install has no matplotlib (one line
+        # naming the extra, exit 2), and a page written first would go unmentioned.
+        import matplotlib  # noqa: F401
     loaded = _load(replay)
     path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}.html")
     try:

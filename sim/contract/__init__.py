@@ -4,12 +4,24 @@ A rule system is one :class:`Ruleset` value.  Everything it hands the
 generic tools is a model of :mod:`sim.contract.models`; its battle is a
 :class:`~sim.runner.Plan` fought by the one runner (:mod:`sim.runner`);
 :mod:`sim.contract.registry` finds installed rulesets by name;
-:mod:`sim.contract.odds` describes the exact odds a ruleset offers.
+:mod:`sim.contract.odds` describes the exact odds a ruleset offers;
+:mod:`sim.contract.bases` holds the scenario, side and battle-ended bases
+the built-in rulesets derive from (a plugin may too).
 ``docs/rulesets.md`` is the guide, with a complete example plugin.
 """
 
 from __future__ import annotations
 
+from sim.contract import bases
+from sim.contract.bases import (
+    BattleEndedBase,
+    Ident,
+    Model,
+    Name,
+    ScenarioBase,
+    SideBase,
+    validate_plain,
+)
 from sim.contract.models import (
     Engagement,
     Feature,
@@ -37,9 +49,11 @@ from sim.contract.registry import (
     BUILTIN,
     ENTRY_POINT_GROUP,
     AnyRuleset,
+    RulesetUnavailable,
     broken,
     get_ruleset,
     headline,
+    load_error,
     loaded_rulesets,
     ruleset_names,
 )
@@ -51,9 +65,13 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "LARGEST",
     "AnyRuleset",
+    "BattleEndedBase",
     "Engagement",
     "Feature",
+    "Ident",
     "Measure",
+    "Model",
+    "Name",
     "Number",
     "OddsInputError",
     "OddsParam",
@@ -64,21 +82,27 @@ __all__ = [
     "Problem",
     "Reading",
     "Ruleset",
+    "RulesetUnavailable",
+    "ScenarioBase",
     "ScenarioT",
+    "SideBase",
     "SideResult",
     "Space",
     "StateBase",
     "StateT",
     "UnitRow",
     "applies",
+    "bases",
     "broken",
     "distribution_json",
     "distribution_table",
     "get_ruleset",
     "headline",
+    "load_error",
     "loaded_rulesets",
     "read_exact",
     "ruleset_names",
+    "validate_plain",
 ]
 
 

@@ -150,6 +150,10 @@ class Ruleset(Generic[ScenarioT, StateT]):
         """Fight a battle with the one runner, writing its replay; return the final state.
 
         ``draws`` counts the random draws the events record, by unit (a study's measure).
+
+        Raises:
+            engine.recorder.UnregisteredEvent: the battle recorded an event of a class
+                ``registry`` does not list (its replay could not be read back).
         """
         state = self.initial_state(scenario)
         return fight(
@@ -162,4 +166,5 @@ class Ruleset(Generic[ScenarioT, StateT]):
             self.snapshot,
             snapshot_json=self.snapshot_json,
             draws=draws,
+            registry=self.registry,
         )

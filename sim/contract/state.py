@@ -130,6 +130,16 @@ class StateBase(BaseModel):
                 )
         cls.appliers = _appliers(cls)
 
+    @classmethod
+    def applied_events(cls) -> tuple[type[Event], ...]:
+        """The event classes its :func:`applies` methods apply, bases' first, in mark order.
+
+        ``EventRegistry(State.applied_events())`` is the registry of a ruleset whose
+        state applies every event it records (``check-ruleset``'s ``events-are-registered``
+        holds by construction).
+        """
+        return tuple(cls.appliers)
+
     def apply(self, event: Event) -> None:
         """Change this state by ``event`` through its class's :func:`applies` method.
 

@@ -14,10 +14,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from sim.batch.fieldpath import PathError
-from sim.batch.files import located, read_located
-from sim.batch.sources import named_target
-from sim.batch.target import Target
+from sim.batch.inputs.fieldpath import PathError
+from sim.batch.inputs.files import located, read_located
+from sim.batch.inputs.sources import named_target
+from sim.batch.inputs.target import Target
 from sim.scenario.load import Located, ScenarioError
 
 __all__ = [

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from engine.canonical import canonical_json
-from sim.batch.fieldpath import PathError, get_path
-from sim.batch.files import located
-from sim.batch.seeds import derived_seed
-from sim.batch.sources import Lines
+from sim.batch.inputs.fieldpath import PathError, get_path
+from sim.batch.inputs.files import located
+from sim.batch.inputs.seeds import derived_seed
+from sim.batch.inputs.sources import Lines
 from sim.calibrate.measures import Estimate, Measure
 from sim.calibrate.search import FRESH
 from sim.calibrate.spec import MAGNITUDE, CalibrationFile, Goal

@@ -2,9 +2,9 @@
 
 A case is a study of one design point (its ``set`` values) with ``runs``
 replications; run *r* fights with the batch engine's seed for (point 0,
-replication *r*) of the case's seed (:func:`sim.batch.seeds.run_seed`), so
+replication *r*) of the case's seed (:func:`sim.batch.inputs.seeds.run_seed`), so
 its battle can be fought again alone with ``battlesim run --seed``. Runs go
-in chunks to the batch engine's executors (:mod:`sim.batch.executors`); the
+in chunks to the batch engine's executors (:mod:`sim.batch.execution.executors`); the
 values come back in replication order whatever the worker count, so the
 result is the same on every machine.
 """
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.log import DiscardSink, Sink
-from sim.batch.executors import open_executor
-from sim.batch.seeds import run_seed
-from sim.batch.worker import Prepared, fight, prepare
+from sim.batch.execution.executors import open_executor
+from sim.batch.execution.worker import Prepared, fight, prepare
+from sim.batch.inputs.seeds import run_seed
 from sim.contract import AnyRuleset, get_ruleset
 from sim.history.bands import band_measure
 from sim.history.case import Case, MeasureSpec, Verdict

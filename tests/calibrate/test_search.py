@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from sim.batch.seeds import derived_seed, run_seed
-from sim.batch.target import load_target
-from sim.batch.worker import fight, prepare
+from sim.batch.execution.worker import fight, prepare
+from sim.batch.inputs.seeds import derived_seed, run_seed
+from sim.batch.inputs.target import load_target
 from sim.calibrate import load_calibration
 from sim.calibrate.measures import Estimate, estimate
 from sim.calibrate.report import status
@@ -30,10 +30,10 @@ AA = "options.table_anti_aircraft"
 
 def test_a_small_discrete_grid_is_searched_whole(tmp_path: Path) -> None:
     """2 × 2 points and 10 trials asked: 4 trials, every point once, the scenario's own
-    (damage 5, AA table 1) first, the rest in grid_points' seeded order."""
+    (damage 5, AA table 4) first, the rest in grid_points' seeded order."""
     factors = [
         {"path": DAMAGE, "range": [4, 5], "type": "int"},
-        {"path": AA, "values": [1, 2]},
+        {"path": AA, "values": [4, 3]},
     ]
     path = small(tmp_path, factors=factors, trials=10, replications=3, startup_trials=None)
     result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
@@ -43,8 +43,8 @@ def test_a_small_discrete_grid_is_searched_whole(tmp_path: Path) -> None:
     assert (data["trials"], data["sampler"], data["repeats"]) == (4, "the whole grid", 0)
     lines = (tmp_path / "o" / "trials.jsonl").read_text(encoding="utf-8").splitlines()
     points = [json.loads(line)["params"] for line in lines]
-    assert points[0] == {DAMAGE: 5, AA: 1}
-    assert sorted((p[DAMAGE], p[AA]) for p in points) == list(itertools.product([4, 5], [1, 2]))
+    assert points[0] == {DAMAGE: 5, AA: 4}
+    assert sorted((p[DAMAGE], p[AA]) for p in points) == list(itertools.product([4, 5], [3, 4]))
     assert points == grid_points(load_calibration(path))
 
 
@@ -53,7 +53,7 @@ def test_no_point_is_fought_twice(tmp_path: Path) -> None:
     answered from the trials; the 5 trials fought are 5 different points."""
     factors = [
         {"path": DAMAGE, "range": [4, 5], "type": "int"},
-        {"path": AA, "range": [1, 3], "type": "int"},
+        {"path": AA, "range": [2, 4], "type": "int"},
     ]
     path = small(tmp_path, factors=factors, trials=5, replications=2)
     result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",

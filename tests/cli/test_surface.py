@@ -155,8 +155,8 @@ def test_completion_scripts_as_documented(shell: str) -> None:
 
 
 def test_help_chunk_default_is_the_plans() -> None:
-    """The --chunk-size default shown without numpy equals sim.batch.plan.DEFAULT_CHUNK."""
-    from sim.batch.plan import DEFAULT_CHUNK
+    """The --chunk-size default shown without numpy equals sim.batch.planning.plan.DEFAULT_CHUNK."""
+    from sim.batch.planning.plan import DEFAULT_CHUNK
     from sim.cli.batch import DEFAULT_CHUNK as SHOWN
 
     assert SHOWN == DEFAULT_CHUNK
@@ -404,7 +404,7 @@ def test_rulesets_lists_name_version_and_source() -> None:
     got = json.loads(_invoke("rulesets", "--json").stdout)["rulesets"]
     assert [(r["name"], r["version"], r["source"], r["target"]) for r in got] == [
         ("becmi", "1", "built in", "sim.rulesets.becmi:RULESET"),
-        ("flattop", "2", "built in", "sim.rulesets.flattop:RULESET"),
+        ("flattop", "3", "built in", "sim.rulesets.flattop:RULESET"),
         ("musket", "2", "built in", "sim.rulesets.musket:RULESET"),
     ]
     text = _invoke("rulesets").stdout.splitlines()
@@ -512,3 +512,17 @@ def test_readme_validate_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     block = readme.split("$ battlesim validate typos.yaml 2>&1\n", 1)[1].split("```", 1)[0]
     result = _invoke("validate", "typos.yaml")
     assert (result.exit_code, result.stderr) == (2, block)
+
+
+def test_a_group_without_its_command_prints_its_help_in_lines() -> None:
+    """``battlesim odds`` alone: the group's help on stderr, line by line, exit 2 (issue 33)."""
+    result = _invoke("odds")
+    assert (result.exit_code, result.stdout) == (2, "")
+    lines = result.stderr.splitlines()
+    assert lines[:3] == [
+        "Usage: battlesim odds [OPTIONS] COMMAND [ARGS]...",
+        "",
+        "  Exact odds of one resolution, as dice calculators give them.",
+    ]
+    assert "    battlesim odds musket-fire --value 1800 --modifier -40" in lines
+    assert "\\n" not in result.stderr

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.batch.stats import wilson
+from sim.batch.methods.stats import wilson
 from sim.history.case import Accept
 from sim.history.estimate import estimate
 

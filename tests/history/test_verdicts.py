@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from scipy.stats import binom  # type: ignore[import-untyped]
 
-from sim.batch.stats import wilson
+from sim.batch.methods.stats import wilson
 from sim.history.case import Accept
 from sim.history.render import by_chance
 from tests.batch.helpers import SCENARIOS, invoke

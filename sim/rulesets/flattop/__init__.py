@@ -21,7 +21,7 @@ RULESET = Ruleset(
     examples=examples_of(__file__),
     name="flattop",
     version=RULESET_VERSION,
-    older_versions=("1",),
+    older_versions=("1", "2"),
     scenario_model=FlattopScenario,
     registry=EventRegistry(flattop_events(), UPCASTERS, since_format=2),
     cross_check=cross_check,

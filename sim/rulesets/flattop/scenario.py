@@ -79,10 +79,10 @@ class ShipSpec(_Model):
         """The AA factor: the ship's own or its class's."""
         return self.aa if self.aa is not None else int(SHIP_CLASSES[self.kind]["aa"])
 
-    @property
-    def damage_factor(self) -> int:
-        """The damage factor: the ship's own or its class's."""
-        return self.damage if self.damage is not None else int(SHIP_CLASSES[self.kind]["damage"])
+    def damage_factor(self, options: FlattopOptions) -> int:
+        """The damage factor: the ship's own, or its class's under ``options``
+        (``damage_<class>``; version 1 and 2's are ``data.SHIP_CLASSES``')."""
+        return self.damage if self.damage is not None else options.damage(self.kind)
 
 
 class TaskForceSpec(_Model):

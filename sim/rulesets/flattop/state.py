@@ -26,6 +26,7 @@ from sim.rulesets.flattop.events import (
     Recovered,
     Spotted,
     StrikeCancelled,
+    TargetSunk,
 )
 from sim.rulesets.flattop.scenario import FlattopScenario
 
@@ -122,6 +123,15 @@ class StrikeState:
     """planned, spotted, airborne, recovered, destroyed (none came back), ditched or cancelled."""
     escort: int = 0
     attacks: list[int] = field(default_factory=list)
+    spoiled: list[int] = field(default_factory=list, compare=False)
+    """Air factors of each attack whose attack AA fire spoiled (``aa_spoiled_per_kill``):
+    still in ``attacks``, they fly home without attacking.  Read only between the AA fire
+    and the attacks, at one minute, so it is not in the snapshot (as a CAP's
+    ``fought_turn``), and older replays' digests stay what they were."""
+
+    def attacking(self, index: int) -> int:
+        """Air factors of attack ``index`` that make its attack: those left, less the spoiled."""
+        return self.attacks[index] - (self.spoiled[index] if self.spoiled else 0)
 
 
 @dataclass(slots=True)
@@ -161,8 +171,9 @@ def initial_state(sc: FlattopScenario) -> BattleState:
         for tf in side.task_forces:
             tfs[tf.id] = TaskForceState(tf.id, side.id, tf.name, tf.cap)
             for s in tf.ships:
+                damage = s.damage_factor(sc.options)
                 ships[s.id] = ShipState(
-                    s.id, side.id, tf.id, s.name, s.kind, s.aa_factor, s.damage_factor, s.anchored
+                    s.id, side.id, tf.id, s.name, s.kind, s.aa_factor, damage, s.anchored
                 )
                 if s.aircraft:
                     decks[s.id] = DeckState(
@@ -301,6 +312,7 @@ def _(event: AirCombat, state: BattleState) -> None:
 
 @apply.register
 def _(event: AntiAircraft, state: BattleState) -> None:
+    state.strikes[event.strike].spoiled = list(event.attack_spoiled)
     lost = _strike_losses(state, event.strike, 0, event.attack_losses)
     state.sides[state.strikes[event.strike].side].air_lost["anti_aircraft"] += lost
 
@@ -330,6 +342,7 @@ def _(event: Recovered, state: BattleState) -> None:
     strike = state.strikes[event.strike]
     strike.escort = 0
     strike.attacks = [0] * len(strike.attacks)
+    strike.spoiled = []
     total = sum(event.aircraft.values())
     if not total:
         strike.status = "destroyed"
@@ -344,6 +357,11 @@ def _(event: Recovered, state: BattleState) -> None:
 @apply.register
 def _(event: CapRearming, state: BattleState) -> None:
     """Nothing changes: the raid goes on to the AA."""
+
+
+@apply.register
+def _(event: TargetSunk, state: BattleState) -> None:
+    """Nothing changes: the attack's aircraft fly home with the strike."""
 
 
 @apply.register
