@@ -115,8 +115,12 @@ BUDGET = {
     "battlesim study scenarios/stone_wall_study.yaml --runs 40 --out sw-quick": ["--runs", "24"],
     "battlesim history": ["--case", "quatre_bras_hedge"],
     "battlesim history --json --plot history.png": ["--case", "quatre_bras_hedge"],
+    # one held-out case, few runs
     "battlesim history --split held_out --max-runs 3200": [
-        *("--case", "maida_kempt", "--max-runs", "200")  # a held-out case, few runs
+        "--case",
+        "maida_kempt",
+        "--max-runs",
+        "200",
     ],
 }
 """Examples run with these arguments appended (a later option wins): each costs minutes as
