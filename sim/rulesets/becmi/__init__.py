@@ -11,7 +11,7 @@ from sim.rulesets.becmi.events import UPCASTERS, becmi_events
 from sim.rulesets.becmi.odds import RESOLUTIONS
 from sim.rulesets.becmi.report import narrate, outcome, render_state, summary
 from sim.rulesets.becmi.scenario import BecmiScenario, cross_check
-from sim.rulesets.becmi.state import apply_event, initial_state, restore, snapshot
+from sim.rulesets.becmi.state import initial_state
 from sim.rulesets.becmi.view import DERIVED_FIELDS, measures, space, units
 
 __all__ = ["RULESET"]
@@ -26,14 +26,11 @@ RULESET = Ruleset(
     rules_data=rules_data,
     plan=plan,
     initial_state=initial_state,
-    apply=apply_event,
-    snapshot=snapshot,
     outcome=outcome,
     summary=summary,
     render_state=render_state,
     narrate=narrate,
     turn_name="round",
-    restore=restore,
     units=units,
     engagements=engagements,
     measures=measures,

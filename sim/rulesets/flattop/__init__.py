@@ -12,7 +12,7 @@ from sim.rulesets.flattop.events import UPCASTERS, flattop_events
 from sim.rulesets.flattop.odds import RESOLUTIONS
 from sim.rulesets.flattop.report import narrate, outcome, render_state, summary
 from sim.rulesets.flattop.scenario import FlattopScenario, cross_check
-from sim.rulesets.flattop.state import apply_event, initial_state, restore, snapshot
+from sim.rulesets.flattop.state import initial_state
 from sim.rulesets.flattop.view import DERIVED_FIELDS, measures, space, units
 
 __all__ = ["RULESET"]
@@ -28,13 +28,10 @@ RULESET = Ruleset(
     rules_data=rules_data,
     plan=plan,
     initial_state=initial_state,
-    apply=apply_event,
-    snapshot=snapshot,
     outcome=outcome,
     summary=summary,
     render_state=render_state,
     narrate=narrate,
-    restore=restore,
     audit=audit,
     units=units,
     engagements=engagements,
