@@ -7,15 +7,16 @@ comes out of a battle — on these::
     class Settings(CarrySettings):
         rest: int = Field(0, ge=0)
 
-    def carry_over(sc, final, next_data, settings):
-        s = validate_plain(Settings, settings)
-        battle = NextBattle(next_data)
+    def carry(sc, final, battle: NextBattle, s: Settings) -> None:
         battle.reinforce(s.reinforcements, "fighters")
         gone = battle.carry("fighters", final.fighters, lambda spec, f: ...)
-        return battle.data
 
-The next battle's data is copied first (``next_data`` is never changed in
-place); a reinforcement for a side the next battle does not have is a
+    carry_over = CarryOver(Settings, carry)      # Ruleset(..., carry_over=carry_over)
+
+:class:`CarryOver` reads the settings (a ``ValidationError`` the campaign
+reports at ``carry_over.<field>``), copies the next battle's data
+(``next_data`` is never changed in place) and returns the edited copy; a
+reinforcement for a side the next battle does not have is a
 :class:`ValueError` with one line, which the campaign reports at the
 battle's ``reinforcements``.
 """
@@ -24,16 +25,21 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CarrySettings", "NextBattle", "Spec"]
+from sim.contract.bases import validate_plain
+
+__all__ = ["CarryOver", "CarrySettings", "NextBattle", "Spec"]
 
 Spec = dict[str, Any]
 """A unit's plain scenario data, as its YAML file gives it."""
 
 T = TypeVar("T")
+Sc = TypeVar("Sc")
+St = TypeVar("St")
 
 
 class CarrySettings(BaseModel):
@@ -115,3 +121,36 @@ class NextBattle:
         for side in self.sides.values():
             if key in side:
                 side[key] = [change(spec) for spec in side[key]]
+
+
+Cs = TypeVar("Cs", bound=CarrySettings)
+
+
+@dataclass(frozen=True)
+class CarryOver(Generic[Sc, St, Cs]):
+    """A ruleset's ``carry_over`` hook: settings read, the next battle copied, ``carry`` run on it.
+
+    Attributes:
+        settings: the ruleset's :class:`CarrySettings` model.
+        carry: ``carry(scenario, final_state, battle, settings)`` edits the
+            :class:`NextBattle` in place: what is the ruleset's own.
+        battle: what the next battle is called in messages ("encounter").
+    """
+
+    settings: type[Cs]
+    carry: Callable[[Sc, St, NextBattle, Cs], None]
+    battle: str = "battle"
+
+    def __call__(
+        self, scenario: Sc, final_state: St, next_data: dict[str, Any], settings: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The next battle's scenario data with this battle's survivors carried into it.
+
+        Raises:
+            pydantic.ValidationError: ``settings`` are not valid carry-over settings.
+            ValueError: a reinforcement names a side the next battle does not have.
+        """
+        read = validate_plain(self.settings, settings)
+        battle = NextBattle(next_data, self.battle)
+        self.carry(scenario, final_state, battle, read)
+        return battle.data

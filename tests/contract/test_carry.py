@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from sim.contract.bases import validate_plain
-from sim.contract.carry import CarrySettings, NextBattle
+from sim.contract.carry import CarryOver, CarrySettings, NextBattle
 
 NEXT: dict[str, Any] = {
     "name": "day 2",
@@ -55,3 +55,22 @@ def test_settings_refuse_unknown_fields_and_default_to_no_reinforcements() -> No
     assert validate_plain(CarrySettings, {}).reinforcements == {}
     with pytest.raises(ValidationError, match="healing"):
         validate_plain(CarrySettings, {"healing": 1})
+
+
+def test_carry_over_reads_the_settings_copies_the_battle_and_returns_the_copy() -> None:
+    """CarryOver runs the ruleset's part on a NextBattle made from a copy, after the settings."""
+    seen: list[tuple[object, object, int]] = []
+
+    def carry(sc: str, final: dict[str, int], battle: NextBattle, s: CarrySettings) -> None:
+        seen.append((sc, final, len(s.reinforcements)))
+        battle.reinforce(s.reinforcements, "units")
+
+    hook = CarryOver(CarrySettings, carry, battle="bout")
+    out = hook("sc", {"a": 1}, NEXT, {"reinforcements": {"blue": [{"id": "z", "hp": 1}]}})
+    assert seen == [("sc", {"a": 1}, 1)]
+    assert [u["id"] for u in out["sides"][1]["units"]] == ["x", "y", "z"]
+    assert [u["id"] for u in NEXT["sides"][1]["units"]] == ["x", "y"]
+    with pytest.raises(ValidationError, match="rest"):
+        hook("sc", {}, NEXT, {"rest": 2})
+    with pytest.raises(ValueError, match="the next bout has no side 'g'"):
+        hook("sc", {}, NEXT, {"reinforcements": {"g": []}})

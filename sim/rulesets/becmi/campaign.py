@@ -20,12 +20,9 @@ encounter's scenario data with every combatant of this one carried over by id:
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
-from sim.contract.bases import validate_plain
-from sim.contract.carry import CarrySettings, NextBattle, Spec
+from sim.contract.carry import CarryOver, CarrySettings, NextBattle, Spec
 from sim.rulesets.becmi.scenario import BecmiScenario
 from sim.rulesets.becmi.state import BattleState, CombatantState
 
@@ -54,28 +51,19 @@ def _carried(spec: Spec, who: CombatantState, s: CarryOverSettings) -> Spec | No
     return {**spec, "hp": max(1, min(most, max(who.hp, 1) + s.healing))}
 
 
-def carry_over(
-    scenario: BecmiScenario,
-    final_state: BattleState,
-    next_data: dict[str, Any],
-    settings: dict[str, Any],
-) -> dict[str, Any]:
-    """The next encounter's scenario data with this one's survivors carried into it.
-
-    Raises:
-        pydantic.ValidationError: ``settings`` are not valid carry-over settings.
-        ValueError: a reinforcement names a side the next encounter does not have.
-    """
-    s = validate_plain(CarryOverSettings, settings)
-    encounter = NextBattle(next_data, "encounter")
+def _carry(
+    scenario: BecmiScenario, final: BattleState, encounter: NextBattle, s: CarryOverSettings
+) -> None:
+    """Reinforcements join; survivors carry their hit points; a target that is gone is dropped."""
     encounter.reinforce(s.reinforcements, lambda spec: _KINDS[0] if "class" in spec else _KINDS[1])
     gone: dict[str, Spec] = {}
     for kind in _KINDS:
-        gone |= encounter.carry(
-            kind, final_state.combatants, lambda spec, who: _carried(spec, who, s)
-        )
-    for kind in _KINDS:  # a target that is gone is dropped
+        gone |= encounter.carry(kind, final.combatants, lambda spec, who: _carried(spec, who, s))
+    for kind in _KINDS:
         encounter.each(
             kind, lambda spec: {k: v for k, v in spec.items() if k != "target" or v not in gone}
         )
-    return encounter.data
+
+
+carry_over = CarryOver(CarryOverSettings, _carry, battle="encounter")
+"""The next encounter's scenario data with this one's survivors carried into it."""

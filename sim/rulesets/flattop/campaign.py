@@ -30,8 +30,7 @@ from typing import Any
 
 from pydantic import Field
 
-from sim.contract.bases import validate_plain
-from sim.contract.carry import CarrySettings, NextBattle
+from sim.contract.carry import CarryOver, CarrySettings, NextBattle
 from sim.rulesets.flattop.data import AIRCRAFT
 from sim.rulesets.flattop.scenario import FlattopScenario
 from sim.rulesets.flattop.state import BattleState, StrikeState
@@ -148,20 +147,10 @@ def _carry_side(
             base["aircraft"] = dict(air[base["id"]])
 
 
-def carry_over(
-    scenario: FlattopScenario,
-    final_state: BattleState,
-    next_data: dict[str, Any],
-    settings: dict[str, Any],
-) -> dict[str, Any]:
-    """The next day's scenario data with this day's fleets carried into it.
-
-    Raises:
-        pydantic.ValidationError: ``settings`` are not valid carry-over settings.
-        ValueError: a reinforcement names a side the next battle does not have.
-    """
-    s = validate_plain(CarryOverSettings, settings)
-    battle = NextBattle(next_data)
+def _carry(
+    scenario: FlattopScenario, final_state: BattleState, battle: NextBattle, s: CarryOverSettings
+) -> None:
+    """Fleets carried in, reinforcements appended, then the strikes that can still fly."""
     sides = battle.listed
     air = _aircraft_at_end(scenario, final_state)
     for side in sides:
@@ -179,4 +168,7 @@ def carry_over(
             for st in side.get("strikes", [])
         ]
         side["strikes"] = [st for st in strikes if st is not None]
-    return battle.data
+
+
+carry_over = CarryOver(CarryOverSettings, _carry)
+"""The next day's scenario data with this day's fleets carried into it."""
