@@ -1,6 +1,6 @@
 """Battle state of the ``becmi`` ruleset, and the methods that change it.
 
-:class:`BattleState` is a :class:`~sim.contract.StateBase`: its
+:class:`BattleState` is a :class:`~sim.contract.StateBase` (with the battle's end): its
 :func:`~sim.contract.applies` methods are the only writers of state (the
 live simulation calls them through the engine's recorder for each event it
 logs, and replay folds the logged events through them), and its snapshot
@@ -15,7 +15,8 @@ from typing import ClassVar
 from pydantic import Field
 
 from engine.events import Event
-from sim.contract import StateBase, applies
+from sim.contract import applies
+from sim.contract.ending import EndingState
 from sim.contract.parts import ById, Part
 from sim.rulesets.becmi.events import (
     Attacked,
@@ -102,7 +103,7 @@ class SideState(Part):
     half_out_checked: bool = False
 
 
-class BattleState(StateBase):
+class BattleState(EndingState):
     """The whole fight: combatants in scenario order, sides, bouts, outcome."""
 
     snapshot_order: ClassVar[tuple[str, ...]] = (
@@ -125,9 +126,6 @@ class BattleState(StateBase):
     """Side ids in this round's initiative order."""
     round: int = 0
     """The round under way (set by its initiative)."""
-    ended_turn: int = 0
-    winner: str | None = None
-    reason: str = ""
 
     def _leave_bout(self, c: CombatantState) -> None:
         """Take a fallen or fled combatant out of its bout; a team left empty ends the bout."""
@@ -243,10 +241,7 @@ class BattleState(StateBase):
 
     @applies(BattleEnded)
     def battle_ended(self, event: BattleEnded) -> None:
-        self.ended = True
-        self.ended_turn = event.turn
-        self.winner = event.winner
-        self.reason = event.reason
+        self.end(event)
 
 
 def initial_state(sc: BecmiScenario) -> BattleState:

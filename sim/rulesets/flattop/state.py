@@ -1,6 +1,6 @@
 """Battle state of the ``flattop`` ruleset, and the methods that change it.
 
-:class:`BattleState` is a :class:`~sim.contract.StateBase`: its
+:class:`BattleState` is a :class:`~sim.contract.StateBase` (with the battle's end): its
 :func:`~sim.contract.applies` methods are the only writers of state (the
 live simulation calls them through the engine's recorder for each event it
 logs, and replay folds the logged events through them).  Every number an
@@ -18,7 +18,8 @@ from typing import Any, ClassVar, Self
 
 from pydantic import Field
 
-from sim.contract import StateBase, applies
+from sim.contract import applies
+from sim.contract.ending import EndingState
 from sim.contract.parts import ById, Part, fixed
 from sim.rulesets.flattop.data import AIRCRAFT
 from sim.rulesets.flattop.events import (
@@ -152,7 +153,7 @@ class SideState(Part):
     )
 
 
-class BattleState(StateBase):
+class BattleState(EndingState):
     """The whole battle, every mapping in scenario order."""
 
     snapshot_order: ClassVar[tuple[str, ...]] = (
@@ -174,9 +175,6 @@ class BattleState(StateBase):
     task_forces: ById[TaskForceState]
     strikes: ById[StrikeState]
     sides: ById[SideState]
-    ended_turn: int = 0
-    winner: str | None = None
-    reason: str = ""
     points: dict[str, int] = Field(default_factory=dict)
 
     @classmethod
@@ -277,10 +275,7 @@ class BattleState(StateBase):
 
     @applies(BattleEnded)
     def battle_ended(self, event: BattleEnded) -> None:
-        self.ended = True
-        self.ended_turn = event.turn
-        self.winner = event.winner
-        self.reason = event.reason
+        self.end(event)
         self.points = dict(event.points)
 
 
