@@ -19,18 +19,11 @@ model that refuses unknown fields and compares what its snapshot holds).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_args
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    WrapSerializer,
-)
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-__all__ = ["ById", "Part", "fixed", "overlay", "same_snapshot"]
+__all__ = ["ById", "Part", "as_rows", "fixed", "overlay", "rows_paths", "same_snapshot"]
 
 R = TypeVar("R")
 
@@ -42,13 +35,60 @@ def _rows_in(value: Any) -> Any:
     return value
 
 
-def _rows_out(value: Any, handler: SerializerFunctionWrapHandler) -> Any:
-    """The rows by id → the list of rows, in order."""
-    return list(handler(value).values())
+class _Rows:
+    """The mark of a :data:`ById` field (its snapshot is a list)."""
 
 
-ById = Annotated[dict[str, R], BeforeValidator(_rows_in), WrapSerializer(_rows_out)]
-"""Rows by their ``id`` for the rules; in the snapshot, the list of the rows in order."""
+ById = Annotated[dict[str, R], BeforeValidator(_rows_in), _Rows()]
+"""Rows by their ``id`` for the rules; in the snapshot, the list of the rows in order.
+
+The model dump stays a dict (pydantic serialises it in one pass, with no
+Python call per field); :func:`rows_paths` finds these fields once per class
+and :func:`as_rows` turns their dumps into lists, which is what
+:meth:`~sim.contract.StateBase.snapshot` does.
+"""
+
+Path = tuple[str, ...]
+
+
+def rows_paths(model: type[BaseModel], prefix: Path = ()) -> list[Path]:
+    """Where a dump of ``model`` holds :data:`ById` rows, deepest first (``*``: every row).
+
+    Fields are followed into nested models and into the rows of a ``ById``.
+    """
+    found: list[Path] = []
+    for name, info in model.model_fields.items():
+        if info.exclude:
+            continue
+        if any(isinstance(m, _Rows) for m in info.metadata):
+            found.append((*prefix, name))
+            row = get_args(info.annotation)[1]
+            found += rows_paths(row, (*prefix, name, "*")) if _is_model(row) else []
+        elif isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
+            found += rows_paths(info.annotation, (*prefix, name))
+    return sorted(found, key=len, reverse=True)
+
+
+def _is_model(t: Any) -> bool:
+    return isinstance(t, type) and issubclass(t, BaseModel)
+
+
+def as_rows(data: dict[str, Any], paths: list[Path]) -> dict[str, Any]:
+    """A model dump with the dicts at ``paths`` (deepest first) turned into lists of rows."""
+    for path in paths:
+        _rows_at(data, path)
+    return data
+
+
+def _rows_at(node: Any, path: Path) -> None:
+    head, rest = path[0], path[1:]
+    if head == "*":
+        for row in node.values() if isinstance(node, dict) else node:
+            _rows_at(row, rest)
+    elif not rest:
+        node[head] = list(node[head].values())
+    else:
+        _rows_at(node[head], rest)
 
 
 def fixed(default: Any = ..., **kwargs: Any) -> Any:
@@ -106,8 +146,6 @@ def has_fixed(model: type[BaseModel], seen: set[type] | None = None) -> bool:
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
     """Model classes named anywhere in an annotation (``dict[str, Ship]`` → ``[Ship]``)."""
-    from typing import get_args  # noqa: PLC0415
-
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return [annotation]
     return [m for a in get_args(annotation) for m in _models_in(a)]

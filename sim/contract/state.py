@@ -15,7 +15,9 @@ Then :class:`~sim.contract.Ruleset` needs no ``apply``, ``snapshot`` or
 ``restore``: ``apply(state, event)`` calls the method marked for the
 event's class (an event with none is refused with :class:`TypeError`, so a
 forgotten event type fails the first battle that logs it, never silently);
-``snapshot`` is the model's JSON data; ``restore`` validates it back, so
+``snapshot`` is the model's JSON data (:data:`~sim.contract.parts.ById` rows
+as lists, :func:`~sim.contract.parts.fixed` fields left out); ``restore``
+validates it back (fixed fields from the scenario's initial state), so
 ``restore(sc, snapshot(s)) == s`` holds by construction for any fields
 pydantic round-trips through JSON (ints, text, booleans, lists, dicts,
 nested models; not floats that must keep their exact type in
@@ -123,6 +125,9 @@ class StateBase(BaseModel):
     first).  The key order shows only in an ``engine.snapshot`` event's line (digests sort
     keys): a ruleset whose replays were written before it used the base keeps their order."""
 
+    rows_paths: ClassVar[list[tuple[str, ...]]] = []
+    """Where the dump holds :data:`~sim.contract.parts.ById` rows (made lists in the snapshot)."""
+
     has_fixed: ClassVar[bool] = False
     """True when a field (nested parts included) is :func:`~sim.contract.parts.fixed`."""
 
@@ -139,6 +144,7 @@ class StateBase(BaseModel):
                 )
         cls.appliers = _appliers(cls)
         cls.has_fixed = parts.has_fixed(cls)
+        cls.rows_paths = parts.rows_paths(cls)
         kept = [n for n, info in cls.model_fields.items() if not info.exclude]
         if cls.snapshot_order and sorted(cls.snapshot_order) != sorted(kept):
             raise TypeError(
@@ -172,7 +178,7 @@ class StateBase(BaseModel):
 
     def snapshot(self) -> dict[str, Any]:
         """The state as plain JSON data (what ``engine.snapshot`` stores and each turn digests)."""
-        data = self.model_dump(mode="json")
+        data = parts.as_rows(self.model_dump(mode="json"), self.rows_paths)
         if self.snapshot_order:
             return {key: data[key] for key in self.snapshot_order}
         return data

@@ -35,7 +35,7 @@ from sim.rulesets.flattop.events import (
     StrikeCancelled,
     TargetSunk,
 )
-from sim.rulesets.flattop.scenario import FlattopScenario
+from sim.rulesets.flattop.scenario import BaseSpec, FlattopScenario, ShipSpec
 
 __all__ = [
     "BattleState",
@@ -279,6 +279,13 @@ class BattleState(EndingState):
         self.points = dict(event.points)
 
 
+def _deck(spec: ShipSpec | BaseSpec, side: str) -> DeckState:
+    """The deck of a carrier or a base, its aircraft in the hangar."""
+    hangar = _counts({str(t): n for t, n in spec.aircraft.items()})
+    carrier = isinstance(spec, ShipSpec)
+    return DeckState(id=spec.id, side=side, name=spec.name, carrier=carrier, hangar=hangar)
+
+
 def initial_state(sc: FlattopScenario) -> BattleState:
     """Build the state at the start of the battle from its scenario."""
     ships: dict[str, ShipState] = {}
@@ -300,21 +307,9 @@ def initial_state(sc: FlattopScenario) -> BattleState:
                     anchored=s.anchored,
                 )
                 if s.aircraft:
-                    decks[s.id] = DeckState(
-                        id=s.id,
-                        side=side.id,
-                        name=s.name,
-                        carrier=True,
-                        hangar=_counts({str(t): n for t, n in s.aircraft.items()}),
-                    )
+                    decks[s.id] = _deck(s, side.id)
         for b in side.bases:
-            decks[b.id] = DeckState(
-                id=b.id,
-                side=side.id,
-                name=b.name,
-                carrier=False,
-                hangar=_counts({str(t): n for t, n in b.aircraft.items()}),
-            )
+            decks[b.id] = _deck(b, side.id)
         for st in side.strikes:
             strikes[st.id] = StrikeState(
                 id=st.id, side=side.id, name=st.name, origin=st.origin, target=st.target
