@@ -6,7 +6,9 @@ generic tools is a model of :mod:`sim.contract.models`; its battle is a
 :mod:`sim.contract.registry` finds installed rulesets by name;
 :mod:`sim.contract.odds` describes the exact odds a ruleset offers;
 :mod:`sim.contract.bases` holds the scenario, side and battle-ended bases
-the built-in rulesets derive from (a plugin may too).
+the built-in rulesets derive from (a plugin may too); :mod:`sim.contract.parts`,
+:mod:`sim.contract.ending`, :mod:`sim.contract.carry` and :mod:`sim.contract.ids`
+are the state, carry-over and cross-check pieces every ruleset shares.
 ``docs/rulesets.md`` is the guide, with a complete example plugin.
 """
 
@@ -22,6 +24,9 @@ from sim.contract.bases import (
     SideBase,
     validate_plain,
 )
+from sim.contract.carry import CarryOver, CarrySettings, NextBattle
+from sim.contract.ending import EndingState
+from sim.contract.ids import UniqueIds
 from sim.contract.models import (
     Engagement,
     Feature,
@@ -46,6 +51,7 @@ from sim.contract.odds import (
     distribution_table,
     read_exact,
 )
+from sim.contract.parts import ById, Part, fixed
 from sim.contract.registry import (
     BUILTIN,
     ENTRY_POINT_GROUP,
@@ -67,12 +73,17 @@ __all__ = [
     "LARGEST",
     "AnyRuleset",
     "BattleEndedBase",
+    "ById",
+    "CarryOver",
+    "CarrySettings",
+    "EndingState",
     "Engagement",
     "Feature",
     "Ident",
     "Measure",
     "Model",
     "Name",
+    "NextBattle",
     "Number",
     "OddsInputError",
     "OddsParam",
@@ -80,6 +91,7 @@ __all__ = [
     "OddsResult",
     "Outcome",
     "ParamKind",
+    "Part",
     "Problem",
     "Reach",
     "Reading",
@@ -92,12 +104,14 @@ __all__ = [
     "Space",
     "StateBase",
     "StateT",
+    "UniqueIds",
     "UnitRow",
     "applies",
     "bases",
     "broken",
     "distribution_json",
     "distribution_table",
+    "fixed",
     "get_ruleset",
     "headline",
     "load_error",

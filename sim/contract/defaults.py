@@ -80,8 +80,8 @@ class StateRestore:
     initial_state: Callable[[Any], Any]
 
     def __call__(self, scenario: Any, data: dict[str, Any]) -> Any:
-        cls = type(_state_base(self.initial_state(scenario), "restore"))
-        return cls.restore(data)
+        start = _state_base(self.initial_state(scenario), "restore")
+        return type(start).restore(data, start)
 
 
 def summary_of_losses(outcome: Outcome) -> list[str]:

@@ -14,7 +14,6 @@ from sim.rulesets.flattop.data import SHIP_CLASSES
 from sim.rulesets.flattop.events import Attacked, TargetSunk
 from sim.rulesets.flattop.options import FlattopOptions
 from sim.rulesets.flattop.resolve import modified_table, resolve
-from sim.rulesets.flattop.state import apply_event
 from sim.rulesets.flattop.victory import points
 from tests.flattop.builders import battle, scenario_data
 from tests.flattop.scripted import Scripted
@@ -454,7 +453,7 @@ def test_spoiled_air_factors_make_no_attack_and_fly_home() -> None:
     assert audit(b.scenario, b.state, aa) is None
     assert audit(b.scenario, b.state, aa.model_copy(update={"attack_spoiled": [1, 0]}))
     aa = aa.model_copy(update={"seq": 7})
-    apply_event(b.state, aa)
+    b.state.apply(aa)
     assert (b.state.strikes["s1"].attacks, b.state.strikes["s1"].attacking(0)) == ([8, 6], 6)
     _script(b, 9, 9)
     event = combat.decide_attack(b, "s1", 0, cause=1)

@@ -30,7 +30,6 @@ __all__ = [
     "Spotted",
     "StrikeCancelled",
     "TargetSunk",
-    "flattop_events",
 ]
 
 Status = Literal["afloat", "crippled", "sunk"]
@@ -230,23 +229,6 @@ class BattleEnded(BattleEndedBase):
     schema_version: int = 2
     """v2 records its ``cause``: the attack that last crippled or sank a ship."""
     points: dict[str, int]
-
-
-def flattop_events() -> tuple[type[Event], ...]:
-    """Return the ruleset's event classes, for its registry."""
-    return (
-        Spotted,
-        StrikeCancelled,
-        Launched,
-        AirCombat,
-        AntiAircraft,
-        Attacked,
-        Recovered,
-        CapRearming,
-        Rearmed,
-        BattleEnded,
-        TargetSunk,
-    )
 
 
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
