@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from sim.batch.methods.differences import Table2x2, newcombe, newcombe_paired
+from sim.batch.methods.differences import PAIRED_DEFAULT, Table2x2, newcombe, newcombe_paired
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.store import Store, quote
 
@@ -178,8 +178,8 @@ def _interval(
     """The interval of one comparison and its method's name."""
     if binary and crn:
         if pair is None or pair[1].n == 0:
-            return None, "newcombe-paired"
-        return newcombe_paired(pair[1]), "newcombe-paired"
+            return None, PAIRED_DEFAULT
+        return newcombe_paired(pair[1], PAIRED_DEFAULT), PAIRED_DEFAULT
     if binary:
         if a.n == 0 or b.n == 0:
             return None, "newcombe"
