@@ -107,6 +107,29 @@ def _whole(data: Data, j: int) -> Limit:
     return Limit(levels=tuple(vals))
 
 
+SIGNIFICANT = 0.05
+"""A restriction whose quasi-p-value is above this is said to add little to its box."""
+
+
+def _significance_json(data: Data, box: Box) -> list[dict[str, Any]]:
+    out = []
+    for sig in box.significance:
+        lim = box.limits[sig.factor]
+        assert lim is not None
+        factor = data.factors[sig.factor]
+        if sig.bound == "levels":
+            shown = _limit_text(factor, lim, _whole(data, sig.factor))
+        elif sig.bound == "low":
+            shown = f"{factor} ≥ {_shown(lim.low)}"
+        else:
+            shown = f"{factor} ≤ {_shown(lim.high)}"
+        out.append(
+            {"factor": factor, "bound": sig.bound, "condition": shown, "qp": sig.qp,
+             "significant": sig.qp <= SIGNIFICANT}
+        )  # fmt: skip
+    return out
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f} %"
 
@@ -128,6 +151,7 @@ def _box_json(data: Data, box: Box, k: int, total: tuple[int, int], words: str) 
         "coverage": box.holds / holds if holds else None,
         "mass": box.runs / runs if runs else None,
         "text": f"{words} in {_pct(density)} of runs when {where}{rest}",
+        "significance": _significance_json(data, box),
         "trajectory": [
             {
                 "runs": s.runs,
@@ -217,4 +241,17 @@ def discover_lines(result: dict[str, Any]) -> list[str]:
             f"(of the {result['holds']} runs where it holds), density {_pct(b['density'])}, "
             f"mass {_pct(b['mass'])}"
         )
+        if b["significance"]:
+            said = "; ".join(f"{s['condition']} (qp {_qp(s['qp'])})" for s in b["significance"])
+            lines.append(f"  quasi-p of each restriction (one-sided binomial test): {said}")
+        weak = [s["condition"] for s in b["significance"] if not s["significant"]]
+        if weak:
+            lines.append(
+                f"  not significant at {SIGNIFICANT:g} (adds little; the box without it is "
+                f"nearly as dense): {', '.join(weak)}"
+            )
     return lines
+
+
+def _qp(qp: float) -> str:
+    return f"= {qp:.2g}" if qp >= 0.001 else "< 0.001"
