@@ -32,7 +32,9 @@ def _wall(_p: int, values: dict[str, Any]) -> list[Outcome]:
     """
     inside = values[COVER] >= -30 and values[FIRE] <= 20
     wins = 18 if inside else 1
-    return [("usa", 5)] * wins + [("csa", 12)] * (20 - wins)
+    won: Outcome = ("usa", 5)
+    lost: Outcome = ("csa", 12)
+    return [won] * wins + [lost] * (20 - wins)
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +94,9 @@ def test_a_second_box_covers_what_the_first_left(tmp_path: Path) -> None:
 
     def two(_p: int, v: dict[str, Any]) -> list[Outcome]:
         wins = {(-20, 10): 20, (-50, 40): 15}.get((v[COVER], v[FIRE]), 0)
-        return [("usa", 5)] * wins + [("csa", 12)] * (20 - wins)
+        won: Outcome = ("usa", 5)
+        lost: Outcome = ("csa", 12)
+        return [won] * wins + [lost] * (20 - wins)
 
     out = synthetic_study(tmp_path / "s", FACTORS, GRID, two)
     result = discover(out, "winner == 'usa'", min_coverage=0.5)
