@@ -38,7 +38,15 @@ from sim.batch.methods.differences import PAIRED_DEFAULT, Table2x2, newcombe, ne
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.store import Store, quote
 
-__all__ = ["Moments", "compare", "measures", "paired_interval", "per_point", "welch_interval"]
+__all__ = [
+    "Moments",
+    "compare",
+    "measures",
+    "paired_interval",
+    "per_point",
+    "summarised_runs",
+    "welch_interval",
+]
 
 CONFIDENCE = 0.95
 
@@ -128,9 +136,13 @@ def _escape(text: str) -> str:
     return text.replace("'", "''")
 
 
-def _done(store: Store) -> str:
-    """The runs summarised: done, and (with ``--until-ci``) not the pilot's."""
+def summarised_runs(store: Store) -> str:
+    """A SQL condition on ``runs``: the runs summarised, done and (with ``--until-ci``) not
+    the pilot's."""
     return f"status = 'done' AND {summarised(store.meta()['plan'])}"
+
+
+_done = summarised_runs
 
 
 def per_point(store: Store, expr: str) -> dict[int, Moments]:
