@@ -175,16 +175,17 @@ def test_sobol_indices_are_salibs_on_the_point_means(whole: tuple[Path, str]) ->
     assert entry["noise_share"] == pytest.approx(noise, rel=1e-9)
 
 
-def test_the_shipped_sobol_study_file_is_16_base_samples_of_three_factors() -> None:
-    """scenarios/stone_wall_sobol.yaml: 16 × (3 + 2) = 80 points, CRN, the three factors."""
+def test_the_shipped_sobol_study_file_is_64_base_samples_of_three_factors() -> None:
+    """scenarios/stone_wall_sobol.yaml: 64 × (3 + 2) = 320 points, CRN, the three factors
+    (64: the size whose indices held within their intervals when doubled; docs/batch.md)."""
     spec = load_study(SCENARIOS / "stone_wall_sobol.yaml")
-    assert (spec.plan.design, spec.plan.points, spec.plan.crn) == ("sobol", 16, True)
+    assert (spec.plan.design, spec.plan.points, spec.plan.crn) == ("sobol", 64, True)
     assert [f.path for f in spec.plan.factors] == [
         "map.terrain.0.cover",
         "options.fire_hcv",
         "sides.csa.units.phil.strength",
     ]
-    assert len(spec.plan.design_points()) == 80
+    assert len(spec.plan.design_points()) == 320
 
 
 def test_a_study_file_refuses_a_sobol_design_without_a_power_of_two(tmp_path: Path) -> None:
