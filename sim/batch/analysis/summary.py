@@ -354,7 +354,7 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
     base = summary["baseline"]
     how = (
         "paired (CRN: the same replications); 95 % intervals: win rates Newcombe's paired "
-        "score, losses Student's t"
+        "score (method 10, uncorrected), losses Student's t"
         if rows[0]["paired"]
         else "unpaired (no --crn); 95 % intervals: win rates Newcombe's score, losses Welch's t"
     )
