@@ -55,18 +55,21 @@ def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
 
 
 def _target(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
-    """The ordered target if active and in range, else the nearest enemy in range."""
+    """The ordered target if active and in range, else the nearest enemy in range (with
+    option ``enfilade``, among equally near ones the most nearly straight ahead)."""
     assert unit.hex is not None
     spec_target = b.orders[unit.id].target
     if spec_target is not None:
         t = b.state.units[spec_target]
         if t.active and t.hex is not None and distance(unit.hex, t.hex) <= reach:
             return t
-    return b.nearest_enemy(unit, within=reach)
+    return b.nearest_ahead(unit, within=reach)
 
 
 def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float]:
-    """The firer's quality and fatigue, the target's cover and column (percent)."""
+    """The firer's quality and fatigue, the target's cover and column, and enfilade
+    (percent): a wall, breastworks or fence covers only against fire from the front, and
+    fire from the flank or rear gets ``enfilade_fire_modifier`` (option ``enfilade``)."""
     mods: dict[str, float] = {}
     quality = _QUALITY.get(unit.quality)
     if quality is not None:
@@ -74,11 +77,13 @@ def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float
     penalty = b.fatigue_penalty(unit)
     if penalty:
         mods[f"fatigue_{b.fatigue_level(unit)}"] = -penalty
-    terrain, cover = b.cover(target.hex)
+    terrain, cover, arc = b.cover_against(target, unit.hex)
     if cover:
         mods[terrain] = cover
     if target.formation == "column":
         mods["column"] = b.options.column_target_modifier
+    if arc != "front":  # only with option enfilade: fire from the target's flank or rear
+        mods["enfilade"] = b.options.enfilade_fire_modifier
     return mods
 
 
