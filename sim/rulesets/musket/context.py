@@ -320,8 +320,9 @@ class Battle(BattleView[MusketScenario, BattleState]):
     def morale_modifiers(self, unit: UnitState, *, rally: bool = False) -> dict[str, int]:
         """Morale modifiers (rules-notes §1 [src]); a rally omits 'already disrupted'.
 
-        With option ``loss_morale_step`` [ours], −1 for each whole step of that size of
-        its starting strength the unit has lost.
+        With option ``cover_morale`` [ours], + that much in a hex whose cover is 20 % or
+        more (behind a wall, works, a fence or in woods); with ``loss_morale_step``
+        [ours], −1 for each whole step of that size of its starting strength lost.
         """
         mods: dict[str, int] = {}
         if unit.leader:
@@ -337,6 +338,9 @@ class Battle(BattleView[MusketScenario, BattleState]):
             mods["fatigue_high"] = -2
         if unit.morale == "disrupted" and not rally:
             mods["disrupted"] = -1
+        works = self.options.cover_morale
+        if works and self.cover(unit.hex)[1] <= -20:
+            mods["in_cover"] = works
         step = self.options.loss_morale_step
         if step is not None and unit.initial > 0:
             lost = math.floor((unit.initial - unit.strength) / unit.initial / step + 1e-9)

@@ -57,12 +57,11 @@ def rally_to(o: MusketOptions, morale: str, attacking: bool) -> str:
 
 def out_of_fire(b: Battle, unit: UnitState) -> bool:
     """True when a spent unit may rally to good order: no enemy within
-    ``assault_exhaustion`` hexes, not fired on this turn, and rested (its fatigue below
+    ``spent_rally_distance`` hexes, not fired on this turn, and rested (its fatigue below
     ``fatigue_medium``)."""
-    clear = b.options.assault_exhaustion
     if b.fired_on(unit) or unit.fatigue >= b.options.fatigue_medium:
         return False
-    return b.nearest_enemy(unit, within=clear) is None
+    return b.nearest_enemy(unit, within=b.options.spent_rally_distance) is None
 
 
 def decide_morale(

@@ -32,6 +32,7 @@ RULES_V2: dict[str, object] = {
     "closing_recoil_margin": None,
     "rout_loss": None,
     "loss_morale_step": None,
+    "cover_morale": 0,
     "heavy_loss_check": False,
     "pass_through_friends": False,
     "assault_exhaustion": None,
@@ -118,7 +119,7 @@ class MusketOptions(ChangedDefaults):
         "lost the smaller share of its strength wins; a tie goes to the defender.",
     )
     melee_odds_exponent: float = later_option(
-        2.0,
+        1.0,
         "[ours] k of the 'odds' melee rule: how steeply the attacker's chance of winning "
         "rises with the odds r (r = 1: one half, whatever k).",
         ge=0,
@@ -219,7 +220,7 @@ class MusketOptions(ChangedDefaults):
         "that may go in goes in (version 1).",
     )
     closing_loss_step: float | None = later_option(
-        0.05,
+        0.03,
         "[ours] With charge_test: the charging unit's test is -1 more for each whole "
         "share of this size of its strength it has lost to fire this turn (what the "
         "defender's fire has just done to it; rules version 3). null: no such modifier "
@@ -236,7 +237,7 @@ class MusketOptions(ChangedDefaults):
         le=6,
     )
     closing_recoil_margin: int | None = later_option(
-        2,
+        3,
         "[ours] With charge_test: a unit that fails its test by this much or more (roll "
         "minus morale value) is thrown back: it is spent (assault_exhaustion) and "
         "withdraws; failing by less it stays in the firefight (rules version 3). null: "
@@ -253,6 +254,14 @@ class MusketOptions(ChangedDefaults):
         ge=0,
         le=1,
     )
+    cover_morale: int = later_option(
+        1,
+        "[ours] Morale checks and rallies of a unit in a hex with 20 % cover or more (a "
+        "wall, breastworks, a fence, woods) are +this: men behind works stand (rules "
+        "version 3; 0: no such modifier, as version 2).",
+        ge=0,
+        le=6,
+    )
     heavy_loss_check: bool = later_option(
         True,
         "[ours] A unit that has lost rout_loss or more of its starting strength checks "
@@ -261,7 +270,7 @@ class MusketOptions(ChangedDefaults):
         "false: only the seed's draw and maximum fatigue require checks (version 2).",
     )
     loss_morale_step: float | None = later_option(
-        0.25,
+        0.2,
         "[ours] Every morale check and rally of a unit is -1 for each whole share of "
         "this size of its starting strength it has lost (rules version 3). null: losses "
         "weigh on morale only through the check's probability (version 2).",
@@ -276,12 +285,27 @@ class MusketOptions(ChangedDefaults):
         "edge, and a unit blocked by its own side stays (version 2).",
     )
     assault_exhaustion: int | None = later_option(
-        4,
+        1,
         "[ours] A repulsed attacker (one that was disrupted, or thrown back by its "
         "charge test) rallies only to 'spent': it does not advance or charge, and "
-        "withdraws until no enemy is within this many hexes, where it may rally to good "
-        "order (rules version 3). null: it rallies straight to good order and comes on "
-        "again (version 2).",
+        "withdraws until no enemy is within this many hexes (1: it keeps up the firefight "
+        "at two hexes); it rallies to good order only out of fire (spent_rally_distance) "
+        "(rules version 3). null: it rallies straight to good order and comes on again "
+        "(version 2).",
+        ge=1,
+        le=50,
+    )
+    spent_counts_out: bool = later_option(
+        True,
+        "[ours] With assault_exhaustion: a spent unit counts as out for its army's "
+        "break_units, as routed and eliminated ones do: an assault whose regiments have "
+        "all been thrown back is over (rules version 3).",
+    )
+    spent_rally_distance: int = later_option(
+        4,
+        "[ours] With assault_exhaustion: a spent unit rallies to good order only with no "
+        "enemy within this many hexes, in a turn it was not fired on, and rested (fatigue "
+        "below fatigue_medium).",
         ge=1,
         le=50,
     )
