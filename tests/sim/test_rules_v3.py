@@ -458,3 +458,33 @@ def test_unit_rows_face_away_from_the_retreat_edge() -> None:
     assert [r.facing for r in units(b.scenario, b.state)] == [0.0, 180.0]
     b2 = _battle({**data, "options": {"enfilade": False}})
     assert [r.facing for r in units(b2.scenario, b2.state)] == [None, None]
+
+
+def test_fire_spares_a_routed_enemy_while_another_is_in_reach() -> None:
+    """spare_routed: a routed enemy next to the firer is passed over for one in good order
+    two hexes off; alone in reach it is fired on; without the option it is the target."""
+    from sim.rulesets.musket.fire import decide_fire
+
+    data = _scenario(
+        [_inf("me", [4, 5], order={"kind": "hold"})],
+        [_inf("r", [4, 4], morale="routed"), _inf("g", [4, 3])],
+        limit=1,
+    )
+    b = _battle(data)
+    me = b.state.units["me"]
+    fired = decide_fire(b, me, "defensive_fire")
+    assert fired is not None and fired.target == "g"
+    b2 = _battle({**data, "options": {"spare_routed": False}})
+    fired = decide_fire(b2, b2.state.units["me"], "defensive_fire")
+    assert fired is not None and fired.target == "r"
+    b3 = _battle(
+        {
+            **data,
+            "sides": [
+                data["sides"][0],
+                {**data["sides"][1], "units": [_inf("r", [4, 4], morale="routed")]},
+            ],
+        }
+    )
+    fired = decide_fire(b3, b3.state.units["me"], "defensive_fire")
+    assert fired is not None and fired.target == "r"

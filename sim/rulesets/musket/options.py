@@ -37,6 +37,7 @@ RULES_V2: dict[str, object] = {
     "pass_through_friends": False,
     "assault_exhaustion": None,
     "routed_rally_out_of_fire": False,
+    "spare_routed": False,
     "enfilade": False,
 }
 """The options whose defaults musket rules version 3 changed (or that version 3 added),
@@ -314,6 +315,13 @@ class MusketOptions(ChangedDefaults):
         "[ours] A routed unit does not try to rally in a turn it was fired on, so a unit "
         "routed by a volley runs before it can rally (rules version 3). false: it rallies "
         "whenever no enemy is next to it (version 2).",
+    )
+    spare_routed: bool = later_option(
+        True,
+        "[ours] A unit fires on a routed enemy (its ordered target or the nearest) only "
+        "when no enemy in better order is within reach: fire goes to the threats, and a "
+        "broken unit can get away (rules version 3). false: routed enemies are targets "
+        "like any other (version 2).",
     )
     enfilade: bool = later_option(
         True,
