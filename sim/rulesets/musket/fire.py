@@ -63,9 +63,9 @@ def _target(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
     spec_target = b.orders[unit.id].target
     if spec_target is not None:
         t = b.state.units[spec_target]
-        if t.active and t.hex is not None and distance(unit.hex, t.hex) <= reach:
-            if not (spare and t.morale == "routed"):
-                return t
+        in_reach = t.active and t.hex is not None and distance(unit.hex, t.hex) <= reach
+        if in_reach and not (spare and t.morale == "routed"):
+            return t
     found = b.nearest_ahead(unit, within=reach)
     if found is not None and spare and found.morale == "routed":
         return _nearest_unrouted(b, unit, reach) or found
