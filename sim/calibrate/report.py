@@ -211,7 +211,7 @@ def _plot(spec: CalibrationSpec, trials: list[Trial], path: Path) -> None:
     """Objective by trial (failed trials left out) and the best so far, as a PNG at ``path``."""
     from matplotlib.figure import Figure  # noqa: PLC0415  # matplotlib only when plotting
 
-    from sim.batch.plotting import COLOURS, save, wrap  # noqa: PLC0415
+    from sim.batch.charts.plotting import COLOURS, save, wrap  # noqa: PLC0415
 
     fig = Figure(figsize=(7, 4.4), layout="constrained")
     ax = fig.add_subplot(1, 1, 1)

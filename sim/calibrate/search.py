@@ -1,9 +1,9 @@
 """The search: trials proposed by optuna's seeded TPE sampler, each fought by the batch engine.
 
 Trial k sets the free factors to the sampler's point and fights
-``replications`` runs of it in chunks (:func:`sim.batch.worker.run_chunk`)
+``replications`` runs of it in chunks (:func:`sim.batch.execution.worker.run_chunk`)
 on the executor, with **common random numbers**: run r of every trial uses
-the seed :func:`sim.batch.seeds.run_seed` ``(seed, ·, r, crn=True)``, so two
+the seed :func:`sim.batch.inputs.seeds.run_seed` ``(seed, ·, r, crn=True)``, so two
 trials differ by their factors, not by their dice. Trial 0 is the target's
 own values (the starting point). Each target's measure is estimated over the
 trial's done runs, and the trial's objective is
@@ -37,12 +37,12 @@ from typing import Any
 
 from engine.atomic import atomic_write_text
 from engine.canonical import canonical_json
-from sim.batch.guard import FolderError, claim_folder
-from sim.batch.plan import StudyPlan
-from sim.batch.rows import ChunkRows
-from sim.batch.seeds import derived_seed
-from sim.batch.store import loss_columns
-from sim.batch.worker import Chunk, Shared, run_chunk
+from sim.batch.execution.rows import ChunkRows
+from sim.batch.execution.worker import Chunk, Shared, run_chunk
+from sim.batch.inputs.guard import FolderError, claim_folder
+from sim.batch.inputs.seeds import derived_seed
+from sim.batch.planning.plan import StudyPlan
+from sim.batch.storage.store import loss_columns
 from sim.calibrate.measures import Estimate, estimate, values
 from sim.calibrate.spec import CalibrationSpec
 

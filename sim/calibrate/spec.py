@@ -27,12 +27,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sim.batch.factors import Factor
-from sim.batch.fieldpath import PathError, get_path
-from sim.batch.files import located, read_located
-from sim.batch.plan import DEFAULT_CHUNK
-from sim.batch.sources import Lines, named_target, output_folder
-from sim.batch.target import Target
+from sim.batch.inputs.fieldpath import PathError, get_path
+from sim.batch.inputs.files import located, read_located
+from sim.batch.inputs.sources import Lines, named_target, output_folder
+from sim.batch.inputs.target import Target
+from sim.batch.planning.factors import Factor
+from sim.batch.planning.plan import DEFAULT_CHUNK
 from sim.calibrate.measures import Measure, MeasureError, parse_measure
 from sim.scenario.load import Located, ScenarioError
 

@@ -28,9 +28,9 @@ from sim.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from sim.batch.design import Design, Factor
-    from sim.batch.plan import StudyPlan
-    from sim.batch.progress import ProgressBar
+    from sim.batch.execution.progress import ProgressBar
+    from sim.batch.planning.design import Design, Factor
+    from sim.batch.planning.plan import StudyPlan
     from sim.batch.study import RunOptions
 
 __all__ = ["batch", "study"]
@@ -39,7 +39,7 @@ __all__ = ["batch", "study"]
 # ruff: noqa: PLC0415
 
 DEFAULT_CHUNK = 20
-"""``sim.batch.plan.DEFAULT_CHUNK``, repeated so help needs no numpy (a test holds them equal)."""
+"""``sim.batch.planning.plan.DEFAULT_CHUNK``, repeated so help needs no numpy (a test checks)."""
 
 
 def _bad_input(message: str) -> NoReturn:
@@ -57,8 +57,8 @@ def _factor(text: str) -> Factor:
     Raises:
         PathError: the option is malformed.
     """
-    from sim.batch.design import Factor
-    from sim.batch.fieldpath import PathError, parse_values
+    from sim.batch.inputs.fieldpath import PathError, parse_values
+    from sim.batch.planning.design import Factor
 
     path, eq, spec = text.partition("=")
     if not eq or not path or not spec:
@@ -84,7 +84,7 @@ def _first_error(exc: ValueError) -> str:
 
 
 def _progress(quiet: bool) -> ProgressBar | None:
-    from sim.batch.progress import ProgressBar
+    from sim.batch.execution.progress import ProgressBar
 
     return None if quiet or not sys.stderr.isatty() else ProgressBar(sys.stderr)
 
@@ -100,11 +100,11 @@ def _folder(out: Path) -> Path:
 
 
 def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
-    from sim.batch.executors import ExecutorError
-    from sim.batch.progress import ProgressBar
-    from sim.batch.store import StoreError
+    from sim.batch.analysis.summary import format_summary
+    from sim.batch.execution.executors import ExecutorError
+    from sim.batch.execution.progress import ProgressBar
+    from sim.batch.storage.store import StoreError
     from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
-    from sim.batch.summary import format_summary
     from sim.text.grammar import count
 
     bar = options.progress
@@ -181,7 +181,7 @@ def _options(
     baseline: int = 0,
     interval: str = "wilson",
 ) -> RunOptions:
-    from sim.batch.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
+    from sim.batch.execution.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
 
     if scheduler is not None and executor != "dask":
         _bad_input(_error("--scheduler needs --executor dask"))
@@ -310,9 +310,9 @@ def batch(
     Example:
       battlesim batch scenarios/stone_wall.yaml --runs 200 --jobs 2 -o sw
     """
-    from sim.batch.fieldpath import PathError
-    from sim.batch.plan import StudyPlan
-    from sim.batch.target import Target, load_target
+    from sim.batch.inputs.fieldpath import PathError
+    from sim.batch.inputs.target import Target, load_target
+    from sim.batch.planning.plan import StudyPlan
     from sim.scenario.load import ScenarioError
 
     try:
@@ -418,8 +418,8 @@ def study(
       battlesim study scenarios/stone_wall_study.yaml --runs 40 --out sw-quick
     """
     from sim.batch.overrides import OverrideError, Overrides, override, stored_overrides
-    from sim.batch.spec import load_study
-    from sim.batch.store import StoreError
+    from sim.batch.planning.spec import load_study
+    from sim.batch.storage.store import StoreError
     from sim.scenario.load import ScenarioError
 
     try:
@@ -453,9 +453,9 @@ def _export(
 ) -> None:
     """Export the study in ``folder`` to ``dest`` (``inside``: the study's own ``export/``)."""
     from engine.atomic import own_folder
-    from sim.batch.store import Store, StoreError, utf8_path
+    from sim.batch.storage.store import Store, StoreError, utf8_path
+    from sim.batch.storage.wide import export_wide
     from sim.batch.study import DB_NAME
-    from sim.batch.wide import export_wide
 
     try:
         store = Store.open(folder / DB_NAME, read_only=True)

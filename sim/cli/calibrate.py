@@ -68,7 +68,7 @@ def calibrate(
     Example:
       battlesim calibrate scenarios/coral_sea_calibration.yaml --jobs 2
     """
-    from sim.batch.executors import (
+    from sim.batch.execution.executors import (
         JOBS_PER_CPU,
         ExecutorError,
         boot_workers,

@@ -139,8 +139,13 @@ def verify(replay: str, sample: int | None, seed: int | None, as_json: bool) -> 
 
 
 def _verify_study(folder: str, sample: int | None, seed: int | None, as_json: bool) -> None:
-    from sim.batch.store import StoreError
-    from sim.batch.verify import DEFAULT_SAMPLE, StudyVerifyError, verify_lines, verify_study
+    from sim.batch.storage.store import StoreError
+    from sim.batch.verification.verify import (
+        DEFAULT_SAMPLE,
+        StudyVerifyError,
+        verify_lines,
+        verify_study,
+    )
 
     try:
         check = verify_study(folder, DEFAULT_SAMPLE if sample is None else sample, seed)

@@ -148,7 +148,7 @@ def history(
 
 def _progress(chosen: list[Any], quiet: bool) -> Any:
     """For each case as it starts: its line on stderr, and a bar on a terminal."""
-    from sim.batch.progress import ProgressBar  # noqa: PLC0415
+    from sim.batch.execution.progress import ProgressBar  # noqa: PLC0415
 
     bars: list[ProgressBar] = []
 

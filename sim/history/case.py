@@ -13,10 +13,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from sim.batch.fieldpath import PathError
-from sim.batch.files import located, read_located
-from sim.batch.sources import named_target
-from sim.batch.target import Target
+from sim.batch.inputs.fieldpath import PathError
+from sim.batch.inputs.files import located, read_located
+from sim.batch.inputs.sources import named_target
+from sim.batch.inputs.target import Target
 from sim.scenario.load import Located, ScenarioError
 
 __all__ = [
@@ -50,6 +50,9 @@ Kind = Literal[
     "loss_ratio",
     "loss_from",
     "outcome_loss",
+    "events",
+    "units_below",
+    "duration",
 ]
 
 _NEEDS: dict[str, tuple[str, ...]] = {
@@ -62,6 +65,9 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "loss_ratio": ("side", "over", "unit"),
     "loss_from": ("side", "unit", "by_kind", "event", "amount"),
     "outcome_loss": ("side", "loss"),
+    "events": ("event",),
+    "units_below": ("side", "unit"),
+    "duration": (),
 }
 """The fields each kind needs."""
 
@@ -75,12 +81,30 @@ _ALLOWS: dict[str, tuple[str, ...]] = {
     "loss_ratio": ("battle",),
     "loss_from": ("actor", "target", "battle"),
     "outcome_loss": ("battle",),
+    "events": ("where", "side", "side_field", "battle"),
+    "units_below": ("share", "kinds", "battle"),
+    "duration": ("battle",),
 }
 """The optional fields each kind reads (besides ``at_least``/``at_most``)."""
 
 PROBABILITY_KINDS = frozenset({"win", "reaches", "status"})
 RATIO_KINDS = frozenset({"loss_ratio", "loss_from"})
-_OPTIONAL = ("share", "kinds", "after_contact", "battle", "actor", "target")
+_OPTIONAL = (
+    "share",
+    "kinds",
+    "after_contact",
+    "battle",
+    "actor",
+    "target",
+    "where",
+    "side_field",
+)
+Split = Literal["fitting", "held_out"]
+"""The set a case belongs to (docs/history.md, *Fitting and held-out cases*)."""
+Scalar = bool | int | float | str | None
+"""A value an ``events`` measure's ``where`` compares a field with."""
+DottedPath = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+){0,9}$")]
+"""A dotted field path into an event's JSON (``result.casualties``, ``hits.0``)."""
 
 
 class Accept(BaseModel):
@@ -130,7 +154,9 @@ class MeasureSpec(BaseModel):
     unit: Annotated[str, StringConstraints(min_length=1, max_length=40)] | None = None
     word: Annotated[str, StringConstraints(min_length=1, max_length=40)] | None = None
     hexes: list[tuple[int, int]] | None = Field(None, min_length=1, max_length=1000)
-    share: bool | None = None
+    share: bool | float | None = None
+    """``loss``: true (a share, the default) or false (the amount); ``units_below``: the
+    share of its initial strength at or under which a unit counts (default 0)."""
     kinds: list[Name] | None = Field(None, min_length=1, max_length=20)
     after_contact: int | None = Field(None, ge=0, le=1000)
     battle: Name | None = None
@@ -140,6 +166,8 @@ class MeasureSpec(BaseModel):
     actor: Name | None = None
     target: Name | None = None
     loss: Name | None = None
+    where: dict[DottedPath, Scalar] | None = Field(None, min_length=1, max_length=20)
+    side_field: DottedPath | None = None
     at_least: float | None = None
     at_most: float | None = None
     historical: float
@@ -159,6 +187,16 @@ class MeasureSpec(BaseModel):
         extra = [f for f in fields if getattr(self, f) is not None and f not in allowed]
         if extra:
             raise ValueError(f"kind {self.kind} does not read {', '.join(extra)}")
+        if self.kind == "loss" and self.share is not None and not isinstance(self.share, bool):
+            raise ValueError("kind loss takes share: true or false")
+        if (
+            self.kind == "units_below"
+            and self.share is not None
+            and (isinstance(self.share, bool) or not 0 <= self.share <= 1)
+        ):
+            raise ValueError("kind units_below takes share: a number from 0 to 1")
+        if self.side_field is not None and self.side is None:
+            raise ValueError("side_field names where the side's unit is: give side too")
         if self.at_least is not None and self.at_most is not None:
             raise ValueError("give at_least or at_most, not both")
         if self.threshold is not None and self.kind in PROBABILITY_KINDS | RATIO_KINDS:
@@ -195,6 +233,7 @@ class CaseFile(BaseModel):
     seed: int = Field(ge=0, le=2**63 - 1)
     runs: int = Field(ge=1, le=100_000)
     notes: Annotated[str, StringConstraints(max_length=20_000)] = ""
+    split: Split = "fitting"
     measures: list[MeasureSpec] = Field(min_length=1, max_length=50)
 
     @model_validator(mode="after")

@@ -2,15 +2,15 @@
 
 A run is read through the contract alone: each battle's outcome (its winner
 and its losses), its units' rows (``UnitRow``) at the end of every turn and
-at its end, and — for ``loss_from`` — the plain JSON of the events of one
-type. So every kind
-works for every ruleset.
+at its end, its outcome's turn count, and — for ``loss_from`` and
+``events`` — the plain JSON of the events of the types they name. So every
+kind works for every ruleset.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,8 @@ class BattleRecord:
     """The plain JSON of the events a ``loss_from`` measure sums."""
     losses: dict[str, dict[str, float]] = field(default_factory=dict)
     """The outcome's losses: side id → loss name → value (``outcome_loss``)."""
+    turns_played: int = 0
+    """The outcome's ``turns``: the last turn played (``duration``)."""
 
 
 @dataclass
@@ -112,6 +114,60 @@ def _path(data: Any, dotted: str) -> float:
     return float(data)
 
 
+_MISSING = object()
+
+
+def _at(data: Any, dotted: str) -> Any:
+    """The value at a dotted path of an event's JSON, or ``_MISSING`` when there is none."""
+    for part in dotted.split("."):
+        if isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            data = data[int(part)]
+        elif isinstance(data, dict) and part in data:
+            data = data[part]
+        else:
+            return _MISSING
+    return data
+
+
+def _equal(found: Any, wanted: Any) -> bool:
+    """JSON equality as a reader means it: ``true`` is not ``1``, ``2`` is ``2.0``."""
+    if isinstance(found, bool) or isinstance(wanted, bool):
+        return isinstance(found, bool) and isinstance(wanted, bool) and found == wanted
+    if isinstance(found, int | float) and isinstance(wanted, int | float):
+        return float(found) == float(wanted)
+    return type(found) is type(wanted) and bool(found == wanted)
+
+
+def _events(battle: BattleRecord, spec: MeasureSpec) -> float:
+    """How many of the battle's events of type ``event`` match ``where`` and ``side``."""
+    side_of = {r.id: r.side for r in battle.final}
+    where = spec.where or {}
+    count = 0
+    for e in battle.events:
+        if e.get("type") != spec.event:
+            continue
+        if not all(_equal(_at(e, path), value) for path, value in where.items()):
+            continue
+        if spec.side is not None:
+            uid = _at(e, spec.side_field or "unit")
+            if not isinstance(uid, str) or side_of.get(uid) != spec.side:
+                continue
+        count += 1
+    return float(count)
+
+
+def _units_below(battle: BattleRecord, spec: MeasureSpec) -> float:
+    """How many of the side's counted units end at or under ``share`` of their initial strength."""
+    share = 0.0 if spec.share is None else float(spec.share)
+    return float(
+        sum(
+            float(r.strength.value) <= share * float(r.initial.value)
+            for r in _counted(battle.final, spec)
+            if float(r.initial.value) > 0
+        )
+    )
+
+
 def _loss_from(battle: BattleRecord, spec: MeasureSpec) -> tuple[float, float]:
     """(the side's loss inflicted by units of ``by_kind``, the side's whole loss)."""
     assert spec.amount is not None
@@ -119,6 +175,8 @@ def _loss_from(battle: BattleRecord, spec: MeasureSpec) -> tuple[float, float]:
     actor, target = spec.actor or "unit", spec.target or "target"
     part = 0.0
     for e in battle.events:
+        if e.get("type") != spec.event:
+            continue
         a, t = who.get(e.get(actor, "")), who.get(e.get(target, ""))
         if a is not None and t is not None and a[1] == spec.by_kind and t[0] == spec.side:
             part += _path(e, spec.amount)
@@ -131,6 +189,31 @@ def _loss_ratio(battle: BattleRecord, spec: MeasureSpec) -> tuple[float, float]:
     return mine, theirs
 
 
+def _status(battle: BattleRecord, spec: MeasureSpec) -> float:
+    return float(any(r.id == spec.unit and spec.word in r.status for r in battle.final))
+
+
+def _outcome_loss(battle: BattleRecord, spec: MeasureSpec) -> float:
+    assert spec.side is not None and spec.loss is not None
+    return float(battle.losses[spec.side][spec.loss])
+
+
+_OF_BATTLE: dict[str, Callable[[BattleRecord, MeasureSpec], Value]] = {
+    "win": lambda battle, spec: float(battle.winner == spec.side),
+    "status": _status,
+    "reaches": _reaches,
+    "loss": _loss,
+    "unit_loss_max": _unit_loss_max,
+    "loss_ratio": _loss_ratio,
+    "outcome_loss": _outcome_loss,
+    "events": _events,
+    "units_below": _units_below,
+    "duration": lambda battle, _spec: float(battle.turns_played),
+    "loss_from": _loss_from,
+}
+"""What each kind reads from the one battle it measures."""
+
+
 def _raw(run: RunRecord, spec: MeasureSpec) -> Value:
     if spec.kind == "battles_won":
         return float(sum(b.winner == spec.side for b in run.battles))
@@ -139,22 +222,7 @@ def _raw(run: RunRecord, spec: MeasureSpec) -> Value:
     battle = _battle(run, spec)
     if battle is None:  # a campaign that ended before this battle: nothing happened there
         return (0.0, 0.0) if spec.statistic == "ratio" else 0.0
-    if spec.kind == "win":
-        return float(battle.winner == spec.side)
-    if spec.kind == "status":
-        return float(any(r.id == spec.unit and spec.word in r.status for r in battle.final))
-    if spec.kind == "reaches":
-        return _reaches(battle, spec)
-    if spec.kind == "loss":
-        return _loss(battle, spec)
-    if spec.kind == "unit_loss_max":
-        return _unit_loss_max(battle, spec)
-    if spec.kind == "loss_ratio":
-        return _loss_ratio(battle, spec)
-    if spec.kind == "outcome_loss":
-        assert spec.side is not None and spec.loss is not None
-        return float(battle.losses[spec.side][spec.loss])
-    return _loss_from(battle, spec)
+    return _OF_BATTLE[spec.kind](battle, spec)
 
 
 def value_of(run: RunRecord, spec: MeasureSpec) -> Value:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from sim.batch.plotting import save, wrap
+from sim.batch.charts.plotting import save, wrap
 from sim.history.run import CaseResult, MeasureResult
 
 __all__ = ["plot"]

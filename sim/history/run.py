@@ -2,9 +2,9 @@
 
 A case is a study of one design point (its ``set`` values) with ``runs``
 replications; run *r* fights with the batch engine's seed for (point 0,
-replication *r*) of the case's seed (:func:`sim.batch.seeds.run_seed`), so
+replication *r*) of the case's seed (:func:`sim.batch.inputs.seeds.run_seed`), so
 its battle can be fought again alone with ``battlesim run --seed``. Runs go
-in chunks to the batch engine's executors (:mod:`sim.batch.executors`); the
+in chunks to the batch engine's executors (:mod:`sim.batch.execution.executors`); the
 values come back in replication order whatever the worker count, so the
 result is the same on every machine.
 """
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.log import DiscardSink, Sink
-from sim.batch.executors import open_executor
-from sim.batch.seeds import run_seed
-from sim.batch.worker import Prepared, fight, prepare
+from sim.batch.execution.executors import open_executor
+from sim.batch.execution.worker import Prepared, fight, prepare
+from sim.batch.inputs.seeds import run_seed
 from sim.contract import AnyRuleset, get_ruleset
 from sim.history.case import Case, MeasureSpec
 from sim.history.estimate import Estimate, estimate
@@ -109,7 +109,7 @@ class _Watch:
 def _needs(measures: list[MeasureSpec]) -> tuple[bool, frozenset[str]]:
     """Whether any measure reads the turns' rows, and the event types they sum."""
     rows = any(m.kind == "reaches" or m.after_contact is not None for m in measures)
-    events = frozenset(m.event for m in measures if m.kind == "loss_from" and m.event)
+    events = frozenset(m.event for m in measures if m.kind in ("loss_from", "events") and m.event)
     return rows, events
 
 
@@ -158,6 +158,7 @@ def _record(task: _Task, prepared: Prepared, seed: int) -> RunRecord:
                 watch.turns if watch is not None else [],
                 watch.events if watch is not None else [],
                 {s: {k: float(v) for k, v in ls.items()} for s, ls in outcome.losses().items()},
+                outcome.turns,
             )
         )
     return RunRecord(battles, fought.outcome.get("winner"))

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.batch import study
-from sim.batch.store import Store
+from sim.batch.storage.store import Store
 from sim.cli import cli
 
 

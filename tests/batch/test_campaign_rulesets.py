@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from sim.batch.campaign import fight_campaign, unit_ids
-from sim.batch.files import read_yaml
-from sim.batch.target import load_campaign
-from sim.batch.worker import NullSink
+from sim.batch.execution.worker import NullSink
+from sim.batch.inputs.campaign import fight_campaign, unit_ids
+from sim.batch.inputs.files import read_yaml
+from sim.batch.inputs.target import load_campaign
 from sim.rulesets.becmi.campaign import carry_over as becmi_carry
 from sim.rulesets.becmi.state import initial_state as becmi_initial
 from sim.rulesets.flattop.campaign import carry_over as flattop_carry

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.batch.condition import ConditionError, parse_condition
-from sim.batch.discover import discover, discover_lines
-from sim.batch.prim import Data, Limit, find_boxes
+from sim.batch.discovery.condition import ConditionError, parse_condition
+from sim.batch.discovery.discover import discover, discover_lines
+from sim.batch.methods.prim import Data, Limit, find_boxes
 from tests.batch.helpers import invoke
 from tests.batch.synthetic import Outcome, synthetic_study
 

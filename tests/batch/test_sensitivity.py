@@ -21,10 +21,10 @@ from SALib.analyze import sobol  # type: ignore[import-untyped]
 from SALib.sample import morris as morris_sample  # type: ignore[import-untyped]
 from SALib.sample import sobol as sobol_sample  # type: ignore[import-untyped]
 
-from sim.batch.design import DesignError, Factor, design_points
-from sim.batch.seeds import derived_seed
-from sim.batch.sensitivity import RESAMPLES, unit_sample
-from sim.batch.spec import load_study
+from sim.batch.analysis.sensitivity import RESAMPLES, unit_sample
+from sim.batch.inputs.seeds import derived_seed
+from sim.batch.planning.design import DesignError, Factor, design_points
+from sim.batch.planning.spec import load_study
 from tests.batch.helpers import SCENARIOS, STONE_WALL, invoke, tables
 
 FACTORS = [
@@ -89,10 +89,10 @@ def _kill_script(out: Path) -> str:
     """A study of exactly the plan ARGS describe, that SIGKILLs itself after KILL_AT commits."""
     return f"""
 import os, signal
-from sim.batch.design import Factor
-from sim.batch.plan import StudyPlan
+from sim.batch.planning.design import Factor
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, run_study
-from sim.batch.target import load_target
+from sim.batch.inputs.target import load_target
 
 def stop(committed: int, planned: int) -> None:
     if committed >= {KILL_AT}:

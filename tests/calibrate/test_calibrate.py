@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
-from sim.batch.executors import InlineExecutor
-from sim.batch.seeds import run_seed
-from sim.batch.target import load_target
-from sim.batch.worker import fight, prepare
+from sim.batch.execution.executors import InlineExecutor
+from sim.batch.execution.worker import fight, prepare
+from sim.batch.inputs.seeds import run_seed
+from sim.batch.inputs.target import load_target
 from sim.calibrate import calibrate, load_calibration
 from sim.calibrate.measures import estimate
 from sim.scenario.load import load_scenario

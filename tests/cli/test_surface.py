@@ -155,8 +155,8 @@ def test_completion_scripts_as_documented(shell: str) -> None:
 
 
 def test_help_chunk_default_is_the_plans() -> None:
-    """The --chunk-size default shown without numpy equals sim.batch.plan.DEFAULT_CHUNK."""
-    from sim.batch.plan import DEFAULT_CHUNK
+    """The --chunk-size default shown without numpy equals sim.batch.planning.plan.DEFAULT_CHUNK."""
+    from sim.batch.planning.plan import DEFAULT_CHUNK
     from sim.cli.batch import DEFAULT_CHUNK as SHOWN
 
     assert SHOWN == DEFAULT_CHUNK

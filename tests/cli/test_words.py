@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from sim.batch import plots
-from sim.batch.summary import format_summary
+from sim.batch.analysis.summary import format_summary
+from sim.batch.charts import results
 from sim.cli import cli
 from sim.scenario.load import load_scenario
 
@@ -155,9 +155,9 @@ def test_plot_legend_agrees_with_a_plural_side(
 ) -> None:
     """The outcomes plot's legend: 'The party wins', 'The goblins win'."""
     figures: list[Any] = []
-    monkeypatch.setattr(plots, "_save", lambda fig, path: figures.append(fig) or path)
+    monkeypatch.setattr(results, "_save", lambda fig, path: figures.append(fig) or path)
     summary = _summary({"party": "The party", "gob": "The goblins"}, "becmi")
-    plots._outcomes(summary, tmp_path / "outcomes.png")
+    results._outcomes(summary, tmp_path / "outcomes.png")
     labels = figures[0].axes[0].get_legend_handles_labels()[1]
     assert labels == ["The party wins", "The goblins win"]
 

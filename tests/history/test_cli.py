@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sim import api
-from sim.batch.seeds import run_seed
+from sim.batch.inputs.seeds import run_seed
 from tests.batch.helpers import SCENARIOS, invoke
 
 CASE = """\

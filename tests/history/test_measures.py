@@ -133,3 +133,77 @@ def test_outcome_loss_reads_the_outcomes_losses() -> None:
         spec(kind="outcome_loss", side="allied")
     with pytest.raises(ValueError, match="kind outcome_loss does not read unit"):
         spec(kind="outcome_loss", side="allied", loss="air_factors", unit="air factors")
+
+
+MELEES = [
+    {"type": "musket.melee", "unit": "a", "target": "w", "result": {"winner": "w", "close": True}},
+    {"type": "musket.melee", "unit": "w", "target": "b", "result": {"winner": "w", "close": 1}},
+    {"type": "musket.melee", "unit": "b", "target": "w", "result": {"winner": "b"}},
+    {"type": "musket.fired", "unit": "a", "target": "w", "result": {"winner": "w"}},
+    {"type": "musket.melee", "unit": "z", "target": "w", "result": {"winner": "w"}},
+]
+MELEE_RUN = RunRecord([BattleRecord(None, "csa", FINAL, [], MELEES, turns_played=7)], "csa")
+
+
+def test_events_counts_the_events_that_match() -> None:
+    """Four musket.melee events (the fired one is another type); w won three; usa's units
+    a and b started two of them (z is no unit of the battle); w, csa's, was the target of
+    three; ``close: true`` is not ``close: 1``, and a missing field matches nothing."""
+    melee = spec(kind="events", event="musket.melee")
+    assert value_of(MELEE_RUN, melee) == 4.0
+    won = melee.model_copy(update={"where": {"result.winner": "w"}})
+    assert value_of(MELEE_RUN, won) == 3.0
+    assert value_of(MELEE_RUN, melee.model_copy(update={"side": "usa"})) == 2.0
+    on_csa = melee.model_copy(update={"side": "csa", "side_field": "target"})
+    assert value_of(MELEE_RUN, on_csa) == 3.0
+    usa_won = melee.model_copy(update={"side": "usa", "where": {"result.winner": "w"}})
+    assert value_of(MELEE_RUN, usa_won) == 1.0
+    assert value_of(MELEE_RUN, melee.model_copy(update={"where": {"result.close": True}})) == 1.0
+    assert value_of(MELEE_RUN, melee.model_copy(update={"where": {"result.close": 1}})) == 1.0
+    assert value_of(MELEE_RUN, melee.model_copy(update={"where": {"result.nope": 1}})) == 0.0
+    once = spec(kind="events", event="musket.melee", side="csa", at_least=1)
+    assert (value_of(MELEE_RUN, once), once.statistic) == (1.0, "probability")
+    assert melee.statistic == "mean"
+
+
+def test_units_below_counts_units_at_or_under_a_share_of_their_strength() -> None:
+    """usa's men: a ends at 100 of 400 (0.25), b at 240 of 300 (0.8); the battery's guns
+    are not men. None is at 0; one at or under 0.25; both at or under 0.8."""
+    below = spec(kind="units_below", side="usa", unit="men")
+    assert value_of(RUN, below) == 0.0
+    assert value_of(RUN, below.model_copy(update={"share": 0.25})) == 1.0
+    assert value_of(RUN, below.model_copy(update={"share": 0.2499})) == 0.0
+    assert value_of(RUN, below.model_copy(update={"share": 0.8})) == 2.0
+    guns = spec(kind="units_below", side="usa", unit="guns", share=5 / 6)
+    assert value_of(RUN, guns) == 1.0
+    only_art = spec(kind="units_below", side="usa", unit="men", share=1, kinds=["artillery"])
+    assert value_of(RUN, only_art) == 0.0
+    some = spec(kind="units_below", side="usa", unit="men", share=0.25, at_least=1)
+    assert (value_of(RUN, some), some.statistic) == (1.0, "probability")
+    with pytest.raises(ValueError, match="units_below takes share: a number from 0 to 1"):
+        spec(kind="units_below", side="usa", unit="men", share=1.5)
+    with pytest.raises(ValueError, match="units_below takes share: a number"):
+        spec(kind="units_below", side="usa", unit="men", share=True)
+    with pytest.raises(ValueError, match="kind loss takes share: true or false"):
+        spec(kind="loss", side="usa", unit="men", share=0.5)
+
+
+def test_duration_is_the_last_turn_played() -> None:
+    """The outcome's turn count; a campaign battle never fought lasted 0 turns."""
+    assert value_of(MELEE_RUN, spec(kind="duration")) == 7.0
+    assert value_of(MELEE_RUN, spec(kind="duration", battle="later")) == 0.0
+    long = spec(kind="duration", at_least=7)
+    assert (value_of(MELEE_RUN, long), long.statistic) == (1.0, "probability")
+    with pytest.raises(ValueError, match="kind duration does not read side"):
+        spec(kind="duration", side="usa")
+
+
+def test_new_kinds_refuse_what_they_do_not_read() -> None:
+    with pytest.raises(ValueError, match="kind events needs event"):
+        spec(kind="events")
+    with pytest.raises(ValueError, match="side_field names where"):
+        spec(kind="events", event="x", side_field="target")
+    with pytest.raises(ValueError, match="kind loss does not read where"):
+        spec(kind="loss", side="usa", unit="men", where={"a": 1})
+    with pytest.raises(ValueError, match=r"should match pattern"):
+        spec(kind="events", event="x", where={"a..b": 1})
