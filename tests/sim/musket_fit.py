@@ -5,10 +5,11 @@ option values, beside the conduct figures.
     .venv/bin/python tests/sim/musket_fit.py --grid rout_loss=0.25,0.3 \\
         --grid closing_loss_step=0.03,0.05 [--runs 200] [--case ID ...]
 
-Each case is fought with its own runs and seeds (``battlesim history --case ID``), with
-the options of the point set in every battle's scenario. Only cases whose ``split`` is
-``fitting`` (or that have none, which means fitting) are fought: a held-out case's
-results are never read here.
+Each musket case of the suite whose ``split`` is ``fitting`` (or each ``--case``, which
+must be) is fought with its own seed and runs (``battlesim history --case ID``, or
+``--runs``), with the options of the point set in every battle's scenario, and each
+measure's 95 % interval is judged against its accepted range: PASS inside, FAIL wholly
+outside, INCONCLUSIVE otherwise. A held-out case is never fought here.
 """
 
 from __future__ import annotations
@@ -28,13 +29,6 @@ from sim.history.case import load_case  # noqa: E402
 from sim.history.run import run_case  # noqa: E402
 from tests.sim.musket_conduct import with_options  # noqa: E402
 
-FITTING = (
-    "stone_wall_first_hour",
-    "marye_heights_day",
-    "quatre_bras_hedge",
-    "chancellorsville_works",
-    "fredericksburg_campaign",
-)
 SUITE = ROOT / "sim" / "history" / "suite"
 
 
@@ -45,12 +39,31 @@ def _split(path: Path) -> str:
     return "fitting"
 
 
-def _cases(ids: list[str]) -> list[Path]:
-    paths = [SUITE / f"{i}.yaml" for i in ids]
-    for p in paths:
+def fitting_cases(ids: list[str]) -> list[Path]:
+    """The musket cases of the suite whose ``split`` is ``fitting`` (or the ``ids`` named,
+    each of which must be fitting): a held-out case is never fought here."""
+    if ids:
+        paths = [SUITE / f"{i}.yaml" for i in ids]
+        for p in paths:
+            if _split(p) != "fitting":
+                raise SystemExit(f"{p.name} is held out: its results are not read while fitting")
+        return paths
+    found = []
+    for p in sorted(SUITE.glob("*.yaml")):
         if _split(p) != "fitting":
-            raise SystemExit(f"{p.name} is held out: its results are not read while fitting")
-    return paths
+            continue
+        case = load_case(p)
+        if all(ruleset.name == "musket" for ruleset, _ in case.target.scenarios()):
+            found.append(p)
+    return found
+
+
+def verdict(low: float, high: float, lo: float | None, hi: float | None) -> str:
+    """PASS when the interval lies within the accepted range, FAIL when wholly outside it,
+    else INCONCLUSIVE (the suite's rule, docs/history.md)."""
+    inside = (lo is None or low >= lo) and (hi is None or high <= hi)
+    outside = (lo is not None and high < lo) or (hi is not None and low > hi)
+    return "PASS" if inside else "FAIL" if outside else "INCONCLUSIVE"
 
 
 def _parse(text: str) -> tuple[str, list[Any]]:
@@ -65,29 +78,31 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=None, help="runs per case (default: the case's)")
     args = ap.parse_args()
     grid = [_parse(g) for g in args.grid]
-    paths = _cases(args.case or list(FITTING))
+    paths = fitting_cases(args.case)
     names = [n for n, _ in grid]
     for point in itertools.product(*(vs for _, vs in grid)):
         options = dict(zip(names, point, strict=True))
-        passed = total = 0
+        tally = {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0}
         cells = []
         for path in paths:
             case = load_case(path)
-            spec = (
-                case.spec if args.runs is None else case.spec.model_copy(update={"runs": args.runs})
-            )
+            runs = {"runs": args.runs} if args.runs else {}
+            spec = case.spec.model_copy(update=runs)
             case = dataclasses.replace(case, spec=spec, target=with_options(case.target, options))
             result = run_case(case, jobs=1)
             for m in result.measures:
-                e = m.estimate
-                total += 1
-                passed += m.passed
-                mark = "ok" if m.passed else "MISS"
-                cells.append(f"{case.id}.{m.spec.id}={e.value:.3g}[{e.low:.3g},{e.high:.3g}]{mark}")
+                e, a = m.estimate, m.spec.accept
+                v = verdict(e.low, e.high, a.min, a.max)
+                tally[v] += 1
+                cells.append(
+                    f"{case.id}.{m.spec.id} = {e.value:.3g} [{e.low:.3g}, {e.high:.3g}] "
+                    f"accept {a.min}..{a.max}: {v}"
+                )
         label = " ".join(f"{k}={v}" for k, v in options.items()) or "(defaults)"
-        print(f"{label}: {passed}/{total} pass")
+        print(f"{label}: " + ", ".join(f"{n} {k.lower()}" for k, n in tally.items()))
         for c in cells:
             print("   ", c)
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":
