@@ -6,8 +6,9 @@ import math
 from typing import Literal
 
 from engine.events import trusted
-from sim.rulesets.musket.context import Battle
+from sim.rulesets.musket.context import Battle, arc_of
 from sim.rulesets.musket.events import MoraleTested, Rallied, Rested
+from sim.rulesets.musket.hexmap import neighbours
 from sim.rulesets.musket.options import MusketOptions
 from sim.rulesets.musket.state import UnitState
 
@@ -126,7 +127,8 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
     from there. One draw on ``<turn>/morale/charge/<unit>``.
 
     Rules version 3 adds ``under_fire`` −1 for each whole ``closing_loss_step`` of its
-    strength the unit lost to fire this turn, and ``odds`` ± ``closing_odds`` when its
+    strength the unit lost to fire this turn, ``support`` + ``closing_support`` with a
+    friend behind it (:func:`supported`), and ``odds`` ± ``closing_odds`` when its
     men are at least twice the target's in melee, or fewer than the target's; failing
     by ``closing_recoil_margin`` or more throws it back (:func:`charge_failure`).
     """
@@ -139,6 +141,9 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
         lost = closing_loss_steps(b.fire_share(unit), step)
         if lost:
             mods["under_fire"] = -lost
+    support = b.options.closing_support
+    if support and supported(b, unit):
+        mods["support"] = support
     odds = b.options.closing_odds
     if odds:
         mine = melee_men(b, unit, defending=False)
@@ -167,6 +172,24 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
         before=unit.morale,
         after=unit.morale if passed else charge_failure(b.options, unit.morale, roll, value),
     )
+
+
+def supported(b: Battle, unit: UnitState) -> bool:
+    """True when a unit of its own side, in good order or spent, stands next to the unit
+    in its rear arc (behind it, facing away from its retreat edge): a supported attack
+    [ours, option ``closing_support``]."""
+    if unit.hex is None:
+        return False
+    retreat = b.sides[unit.side].retreat
+    for h in neighbours(unit.hex):
+        uid = b.state.occupant.get(h)
+        if uid is None:
+            continue
+        friend = b.state.units[uid]
+        ours = friend.side == unit.side and friend.morale in ("good", "spent")
+        if ours and arc_of(unit.hex, retreat, h) == "rear":
+            return True
+    return False
 
 
 def melee_men(b: Battle, unit: UnitState, *, defending: bool) -> float:

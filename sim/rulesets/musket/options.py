@@ -28,6 +28,7 @@ a replay fought under version 1 is read, fought again and written with these."""
 RULES_V2: dict[str, object] = {
     "melee_winner_rule": "lower_loss_share",
     "closing_loss_step": None,
+    "closing_support": None,
     "closing_odds": None,
     "closing_recoil_margin": None,
     "rout_loss": None,
@@ -228,6 +229,15 @@ class MusketOptions(ChangedDefaults):
         "(version 2).",
         gt=0,
         le=1,
+    )
+    closing_support: int | None = later_option(
+        1,
+        "[ours] With charge_test: +this when a unit of its own side in good order stands "
+        "right behind the charging unit (its rear hexside): a supported attack, a column "
+        "of lines, goes in where a lone line stops (rules version 3). null: support does "
+        "not count (version 2).",
+        ge=0,
+        le=6,
     )
     closing_odds: int | None = later_option(
         1,
