@@ -30,9 +30,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sim.batch.execution.worker import fight, prepare  # noqa: E402
 from sim.batch.inputs.seeds import run_seed  # noqa: E402
 from sim.batch.inputs.target import Target, load_target  # noqa: E402
-from sim.batch.execution.worker import fight, prepare  # noqa: E402
 
 SHIPPED = (
     "stone_wall.yaml",

@@ -488,3 +488,27 @@ def test_fire_spares_a_routed_enemy_while_another_is_in_reach() -> None:
     )
     fired = decide_fire(b3, b3.state.units["me"], "defensive_fire")
     assert fired is not None and fired.target == "r"
+
+
+def test_a_friend_right_behind_supports_the_charge() -> None:
+    """closing_support: a good-order friend on the rear hexside (S, for a side retreating
+    south) gives +1; one beside it (SE: the flank) does not; nor a routed one."""
+    from sim.rulesets.musket.morale import supported
+
+    def battle(friend_at: list[int], morale: str = "good") -> Battle:
+        return _battle(
+            _scenario(
+                [
+                    _inf("att", [4, 5], order={"kind": "charge", "target": "def"}),
+                    _inf("f", friend_at, morale=morale),
+                ],
+                [_inf("def", [4, 4], order={"kind": "hold"})],
+            )
+        )
+
+    b = battle([4, 6])
+    assert supported(b, b.state.units["att"])
+    b = battle([5, 5])  # even column 4: (5, 5) is the SE neighbour
+    assert not supported(b, b.state.units["att"])
+    b = battle([4, 6], "routed")
+    assert not supported(b, b.state.units["att"])
