@@ -42,6 +42,10 @@ DEFAULT_CHUNK = 20
 """``sim.batch.planning.plan.DEFAULT_CHUNK``, repeated so help needs no numpy (a test checks)."""
 
 
+LARGE_DESIGN = 2_000
+"""Design points from which ``study`` says it is checking them (a few seconds' work)."""
+
+
 def _bad_input(message: str) -> NoReturn:
     click.echo(message, err=True)
     sys.exit(2)
@@ -116,11 +120,7 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
         click.echo(_error(str(exc)), err=True)
         sys.exit(1)
     except KeyboardInterrupt:
-        click.echo(
-            "\nbattlesim: interrupted; every committed chunk is kept — "
-            "run the same command with --resume to complete the study",
-            err=True,
-        )
+        click.echo("\n" + _interrupted(out / DB_NAME), err=True)
         sys.exit(1)
     finally:
         if isinstance(bar, ProgressBar):
@@ -142,6 +142,48 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
             f"{out / 'summary.json'}{plots}"
         )
     return result.summary
+
+
+def _interrupted(db: Path) -> str:
+    """What an interrupt leaves: the committed chunks, or (truthfully) nothing yet."""
+    from sim.batch.storage.store import Store, StoreError
+    from sim.text.grammar import count
+
+    done = 0
+    if db.is_file():
+        try:
+            store = Store.open(db, read_only=True)
+            try:
+                row = store.con.execute("SELECT count(*) FROM runs").fetchone()
+                done = int(row[0]) if row else 0
+            finally:
+                store.close()
+        except (StoreError, OSError, ValueError):
+            done = 0  # not readable now: claim nothing
+    if done == 0:
+        return (
+            "battlesim: interrupted before any chunk was committed: no run is kept — "
+            "run the same command with --resume to start the study"
+        )
+    return (
+        f"battlesim: interrupted; the committed chunks are kept ({count(done, 'run')}) — "
+        "run the same command with --resume to complete the study"
+    )
+
+
+def _sized(plan: StudyPlan, where: str, quiet: bool) -> None:
+    """Refuse a plan of too many runs (exit 2) before a point is built; say a long check."""
+    from sim.batch.planning.plan import size_problem
+
+    problem = size_problem(plan)
+    if problem is not None:
+        _bad_input(_error(f"{where}: {problem}"))
+    points = plan.point_count()
+    if points >= LARGE_DESIGN and not quiet:
+        click.echo(
+            f"battlesim: building and checking {points:,} design points before the first run…",
+            err=True,
+        )
 
 
 def _overrides_text(overrides: dict[str, dict[str, Any]]) -> str:
@@ -347,6 +389,7 @@ def batch(
         name=t.name,
     )
     folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
+    _sized(plan, target, quiet or resume)
     options = _options(
         jobs, executor, scheduler, resume, quiet, not no_plots, baseline, interval or "wilson"
     )
@@ -432,6 +475,7 @@ def study(
         spec = override(spec, Overrides(runs, until_ci, points), stored)
     except (OverrideError, StoreError) as exc:
         _bad_input(_error(str(exc)))
+    _sized(spec.plan, study_file, quiet or resume)
     options = _options(
         jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline,
         interval or spec.interval,

@@ -89,7 +89,7 @@ def discover(
     \b
     Examples:
       battlesim discover stone_wall_study --measure "winner == 'usa'"
-      battlesim discover sw-lhs -m 'usa_men_lost > 600' --boxes 1 --json
+      battlesim discover sw-quick -m 'usa_men_lost > 600' --boxes 1 --json
     """
     from sim.batch.discovery.condition import ConditionError
     from sim.batch.discovery.discover import DiscoverError, discover_lines

@@ -83,7 +83,7 @@ def test_flattop_strength_by_turn_keeps_hits_apart_from_air_factors() -> None:
     for side in sorted(sc.sides, key=lambda s: s.id):
         air = sum(tf.cap for tf in side.task_forces)
         air += sum(sum(b.aircraft.values()) for b in side.bases)
-        hits = sum(ship.damage_factor for tf in side.task_forces for ship in tf.ships)
+        hits = sum(ship.damage_factor(sc.options) for tf in side.task_forces for ship in tf.ships)
         cells.append(f"{side.id} air factors {air} | {air}, hits {hits} | {hits}")
     other = _invoke("diff", str(REPLAYS / "carrier_duel-s688.jsonl"), str(_reseeded_duel()))
     row = next(line for line in other.stdout.splitlines() if line.startswith("  turn   0:"))

@@ -34,11 +34,19 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from sim.batch.methods.differences import Table2x2, newcombe, newcombe_paired
+from sim.batch.methods.differences import PAIRED_DEFAULT, Table2x2, newcombe, newcombe_paired
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.store import Store, quote
 
-__all__ = ["Moments", "compare", "measures", "paired_interval", "per_point", "welch_interval"]
+__all__ = [
+    "Moments",
+    "compare",
+    "measures",
+    "paired_interval",
+    "per_point",
+    "summarised_runs",
+    "welch_interval",
+]
 
 CONFIDENCE = 0.95
 
@@ -128,9 +136,13 @@ def _escape(text: str) -> str:
     return text.replace("'", "''")
 
 
-def _done(store: Store) -> str:
-    """The runs summarised: done, and (with ``--until-ci``) not the pilot's."""
+def summarised_runs(store: Store) -> str:
+    """A SQL condition on ``runs``: the runs summarised, done and (with ``--until-ci``) not
+    the pilot's."""
     return f"status = 'done' AND {summarised(store.meta()['plan'])}"
+
+
+_done = summarised_runs
 
 
 def per_point(store: Store, expr: str) -> dict[int, Moments]:
@@ -178,8 +190,8 @@ def _interval(
     """The interval of one comparison and its method's name."""
     if binary and crn:
         if pair is None or pair[1].n == 0:
-            return None, "newcombe-paired"
-        return newcombe_paired(pair[1]), "newcombe-paired"
+            return None, PAIRED_DEFAULT
+        return newcombe_paired(pair[1], PAIRED_DEFAULT), PAIRED_DEFAULT
     if binary:
         if a.n == 0 or b.n == 0:
             return None, "newcombe"

@@ -64,9 +64,47 @@ def _convergence(method: Method, factors: list[Factor], y: Any, seed: int, point
     return out
 
 
+def pair_noise(store: Any, expr: str, pairs: list[tuple[int, int]]) -> dict[tuple[int, int], float]:
+    """Per pair of points (p, q): the noise variance of ȳ_p − ȳ_q, var_r(y_p,r − y_q,r)/n.
+
+    Over the replications r done at both (summarised runs only); a pair with
+    fewer than two shared replications is left out.
+    """
+    from sim.batch.analysis.compare import summarised_runs  # noqa: PLC0415
+
+    if not pairs:
+        return {}
+    values = ", ".join(f"({int(p)}, {int(q)})" for p, q in pairs)
+    rows = store.con.execute(
+        f"WITH x AS (SELECT point, replication, ({expr})::DOUBLE AS v FROM runs "
+        f"WHERE {summarised_runs(store)}), pairs(p, q) AS (VALUES {values}) "
+        "SELECT pairs.p, pairs.q, count(*), var_samp(a.v - b.v) FROM pairs "
+        "JOIN x a ON a.point = pairs.p JOIN x b ON b.point = pairs.q "
+        "AND b.replication = a.replication WHERE a.v IS NOT NULL AND b.v IS NOT NULL "
+        "GROUP BY pairs.p, pairs.q"
+    ).fetchall()
+    return {(int(p), int(q)): float(v) / int(n) for p, q, n, v in rows if int(n) > 1}
+
+
+def _denoised(store: Any, expr: str, y: Any, k: int) -> list[float | None]:
+    """The noise-corrected total index of each factor of a Sobol' design (None: not known)."""
+    from sim.batch.methods.indices import noise_corrected_totals  # noqa: PLC0415
+
+    step = k + 2
+    samples = len(y) // step
+    pairs = [(j * step, j * step + i) for j in range(samples) for i in range(1, k + 2)]
+    noise = pair_noise(store, expr, pairs)
+    if len(noise) != len(pairs):
+        return [None] * k
+    table = np.array([[noise[(j * step, j * step + i)] for i in range(1, k + 2)]
+                      for j in range(samples)])  # fmt: skip
+    return noise_corrected_totals(y, k, table)
+
+
 def _measure(  # one measure's analysis
     method: Method, factors: list[Factor], per: dict[int, Any], npoints: int,
     seed: int, points: int, positions: tuple[Any, list[float]],
+    store: Any = None, expr: str = "",
 ) -> dict[str, Any]:  # fmt: skip
     from sim.batch.methods.indices import morris_indices, noise_share, sobol_indices  # noqa: PLC0415
 
@@ -78,6 +116,9 @@ def _measure(  # one measure's analysis
     names = [f.path for f in factors]
     if method == "sobol":
         indices = sobol_indices(names, y, seed)
+        if store is not None:
+            for ix, corrected in zip(indices, _denoised(store, expr, y, len(names)), strict=True):
+                ix["ST_noise_corrected"] = corrected
     else:
         indices = morris_indices(names, positions[0], y, positions[1], seed)
     share = noise_share(list(y), [per[i].var for i in range(npoints)],
@@ -120,6 +161,8 @@ def analyse(store: Any, meta: dict[str, Any]) -> dict[str, Any]:
         per = per_point(store, expr)
         seed = salib_seed(int(meta["seed"]), method, f"analyse-{side}-{measure}")
         entry: dict[str, Any] = {"side": side, "measure": measure}
-        entry.update(_measure(method, factors, per, len(mapped), seed, points, positions))
+        entry.update(
+            _measure(method, factors, per, len(mapped), seed, points, positions, store, expr)
+        )
         out["measures"].append(entry)
     return out

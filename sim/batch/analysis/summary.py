@@ -354,7 +354,7 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
     base = summary["baseline"]
     how = (
         "paired (CRN: the same replications); 95 % intervals: win rates Newcombe's paired "
-        "score, losses Student's t"
+        "score (method 10, uncorrected), losses Student's t"
         if rows[0]["paired"]
         else "unpaired (no --crn); 95 % intervals: win rates Newcombe's score, losses Welch's t"
     )
@@ -391,11 +391,18 @@ def _flag_text(ix: dict[str, Any]) -> str:
     return ("   flags: " + " ".join(words)) if words else ""
 
 
+def _denoised_text(ix: dict[str, Any]) -> str:
+    if "ST_noise_corrected" not in ix:  # a summary made before it
+        return ""
+    return f"   ST without noise {_f(ix['ST_noise_corrected'])}"
+
+
 def _index_text(method: str, ix: dict[str, Any]) -> str:
     if method == "sobol":
         return (
             f"S1 {_f(ix['S1'])} [{_f(ix['S1_low'])}, {_f(ix['S1_high'])}]   "
-            f"ST {_f(ix['ST'])} [{_f(ix['ST_low'])}, {_f(ix['ST_high'])}]{_flag_text(ix)}"
+            f"ST {_f(ix['ST'])} [{_f(ix['ST_low'])}, {_f(ix['ST_high'])}]{_denoised_text(ix)}"
+            f"{_flag_text(ix)}"
         )
     return (
         f"μ* {_f(ix['mu_star'])} [{_f(ix['mu_star_low'])}, {_f(ix['mu_star_high'])}]   "
@@ -437,6 +444,7 @@ def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:
 
         lines.append(
             "  flags: S1<0, S1>1 outside [0, 1]; S1>ST first order above total; "
-            f"wide: an interval wider than {WIDE}; ! beyond its interval (not noise)"
+            f"ST>1 total above 1; wide: an interval wider than {WIDE}; "
+            "! beyond its interval (not noise)"
         )
     return lines

@@ -32,7 +32,7 @@ from sim.text.suggest import did_you_mean, known
 __all__ = ["Condition", "ConditionError", "parse_condition"]
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+    r"\s*(?:(?P<num>[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
     r"|(?P<text>'[^']*'|\"[^\"]*\")"
     r"|(?P<op>==|!=|<=|>=|<|>|=|≤|≥|≠)"
@@ -42,6 +42,15 @@ _SAME = {"=": "==", "≤": "<=", "≥": ">=", "≠": "!="}
 _SQL_OP = {"==": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _SHOWN = {"==": "=", "!=": "≠", "<": "<", "<=": "≤", ">": ">", ">=": "≥"}
 _KEYWORDS = ("and", "or", "not", "draw", "winner")
+_EXCERPT = 40
+"""The most characters of the condition (or of one of its words) an error quotes."""
+
+
+def excerpt(text: str, limit: int = _EXCERPT) -> str:
+    """``text`` quoted, or its first ``limit`` characters and its length when it is longer."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
 
 
 class ConditionError(ValueError):
@@ -91,6 +100,10 @@ class _Parser:
             m = _TOKEN.match(text, pos)
             if m is None or m.end() == pos:
                 start = len(text) - len(text[pos:].lstrip())
+                if text[start].isdigit():  # ١٠, ５: a digit, but not one a condition takes
+                    raise self._error(
+                        start, f"{text[start]!r} is not an ASCII digit: write numbers with 0-9"
+                    )
                 raise self._error(start, f"cannot read {text[start : start + 10]!r}")
             kind = m.lastgroup or ""
             value = m.group(kind)
@@ -99,7 +112,7 @@ class _Parser:
         return out
 
     def _error(self, at: int, message: str) -> ConditionError:
-        return ConditionError(f"--measure {self.text!r}: at character {at + 1}: {message}")
+        return ConditionError(f"--measure {excerpt(self.text)}: at character {at + 1}: {message}")
 
     def _peek(self) -> tuple[str, str, int]:
         return self.tokens[self.i] if self.i < len(self.tokens) else ("end", "", len(self.text))
@@ -122,7 +135,7 @@ class _Parser:
         sql, words = self._or()
         kind, value, at = self._peek()
         if kind != "end":
-            raise self._error(at, f"expected 'and', 'or' or the end, found {value!r}")
+            raise self._error(at, f"expected 'and', 'or' or the end, found {excerpt(value)}")
         if self.said is not None and words == self.said[0]:  # one outcome alone: say it
             return sql, self.said[1]
         return sql, f"“{words}” holds"
@@ -187,21 +200,23 @@ class _Parser:
         sides = ", ".join(f"{sid} ({name})" for sid, name in self.sides.items())
         raise self._error(
             at,
-            f"{wanted!r} is no side of this study{did_you_mean(wanted, choices)} (sides: {sides})",
+            f"{excerpt(wanted)} is no side of this study"
+            f"{did_you_mean(wanted, choices) if len(wanted) <= _EXCERPT else ''} "
+            f"(sides: {sides})",
         )
 
     def _number(self) -> tuple[str, str]:
         kind, name, at = self._take()
         if kind != "name":
-            shown = "the end" if kind == "end" else repr(name)
+            shown = "the end" if kind == "end" else excerpt(name)
             raise self._error(
                 at, f"expected a measure, 'winner', 'draw', 'not' or '(', found {shown}"
             )
         if name not in self.numbers:
-            hint = did_you_mean(name, [*self.numbers, *_KEYWORDS])
+            hint = did_you_mean(name, [*self.numbers, *_KEYWORDS]) if len(name) <= _EXCERPT else ""
             raise self._error(
                 at,
-                f"{name!r} is not a measure of this study{hint} "
+                f"{excerpt(name)} is not a measure of this study{hint} "
                 f"(measures: {known(self.numbers, 40)}; or winner, draw)",
             )
         kind, op, at = self._take()
@@ -212,7 +227,8 @@ class _Parser:
             raise self._error(at, f"{name} {op} needs a number")
         number = float(value)
         if not math.isfinite(number):
-            raise self._error(at, f"{value} is not a finite number")
+            shown = value if len(value) <= _EXCERPT else excerpt(value)
+            raise self._error(at, f"{shown} is not a finite number")
         shown = f"{number:g}"
         sql = f"coalesce({_quote(name)} {_SQL_OP[op]} {number!r}, false)"
         return sql, f"{name} {_SHOWN[op]} {shown}"

@@ -20,6 +20,7 @@ from typing import Any
 
 from sim.batch.discovery.condition import Condition, parse_condition
 from sim.batch.methods.prim import ALPHA, MIN_COVERAGE, MIN_MASS, Box, Data, Limit, find_boxes
+from sim.batch.planning.stopping import summarised
 from sim.batch.storage.opening import DB_NAME
 from sim.batch.storage.store import Store
 
@@ -42,15 +43,19 @@ def number_columns(store: Store) -> list[str]:
     return [n for n, t in rows if t in _NUMBER_TYPES and n not in _NOT_MEASURES]
 
 
-def _data(store: Store, condition: Condition) -> Data:
-    meta = store.meta()
+def _data(store: Store, condition: Condition, meta: dict[str, Any], points: list[Any]) -> Data:
+    """Per point, its summarised runs and those where ``condition`` holds.
+
+    The runs are the summary's: done, and with ``--until-ci`` the confirmatory
+    runs only (the pilot sized the sample; it is kept apart, as the summary keeps it).
+    """
     factors = [str(f["path"]) for f in meta["factors"]]
-    points = store.points()
     counts = {
         int(p): (int(n), int(k))
         for p, n, k in store.con.execute(
             f"SELECT point, count(*), count(*) FILTER (WHERE {condition.sql}) "
-            "FROM runs WHERE status = 'done' GROUP BY point ORDER BY point"
+            f"FROM runs WHERE status = 'done' AND {summarised(meta['plan'])} "
+            "GROUP BY point ORDER BY point"
         ).fetchall()
     }
     return Data(
@@ -102,6 +107,29 @@ def _whole(data: Data, j: int) -> Limit:
     return Limit(levels=tuple(vals))
 
 
+SIGNIFICANT = 0.05
+"""A restriction whose quasi-p-value is above this is said to add little to its box."""
+
+
+def _significance_json(data: Data, box: Box) -> list[dict[str, Any]]:
+    out = []
+    for sig in box.significance:
+        lim = box.limits[sig.factor]
+        assert lim is not None
+        factor = data.factors[sig.factor]
+        if sig.bound == "levels":
+            shown = _limit_text(factor, lim, _whole(data, sig.factor))
+        elif sig.bound == "low":
+            shown = f"{factor} ≥ {_shown(lim.low)}"
+        else:
+            shown = f"{factor} ≤ {_shown(lim.high)}"
+        out.append(
+            {"factor": factor, "bound": sig.bound, "condition": shown, "qp": sig.qp,
+             "significant": sig.qp <= SIGNIFICANT}
+        )  # fmt: skip
+    return out
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f} %"
 
@@ -123,6 +151,7 @@ def _box_json(data: Data, box: Box, k: int, total: tuple[int, int], words: str) 
         "coverage": box.holds / holds if holds else None,
         "mass": box.runs / runs if runs else None,
         "text": f"{words} in {_pct(density)} of runs when {where}{rest}",
+        "significance": _significance_json(data, box),
         "trajectory": [
             {
                 "runs": s.runs,
@@ -155,10 +184,19 @@ def discover(
         raise DiscoverError(f"{str(study_dir)!r}: no study here (no {DB_NAME})")
     store = Store.open(db, read_only=True)
     try:
-        meta = store.meta()
+        try:
+            meta = store.meta()
+        except ValueError as exc:  # a JSON column that is not JSON: the file is damaged
+            raise DiscoverError(f"{db}: damaged: the study's plan is not JSON ({exc})") from None
+        try:
+            points = store.points()
+        except ValueError as exc:
+            raise DiscoverError(f"{db}: damaged: a design point is not JSON ({exc})") from None
+        if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
+            raise DiscoverError(f"{db}: damaged: a design point is not a mapping of factors")
         sides = {str(sid): str(name) for sid, name, _ in meta["sides"]}
         condition = parse_condition(measure, sides, number_columns(store))
-        data = _data(store, condition)
+        data = _data(store, condition, meta, points)
     finally:
         store.close()
     if not data.factors:
@@ -203,4 +241,17 @@ def discover_lines(result: dict[str, Any]) -> list[str]:
             f"(of the {result['holds']} runs where it holds), density {_pct(b['density'])}, "
             f"mass {_pct(b['mass'])}"
         )
+        if b["significance"]:
+            said = "; ".join(f"{s['condition']} (qp {_qp(s['qp'])})" for s in b["significance"])
+            lines.append(f"  quasi-p of each restriction (one-sided binomial test): {said}")
+        weak = [s["condition"] for s in b["significance"] if not s["significant"]]
+        if weak:
+            lines.append(
+                f"  not significant at {SIGNIFICANT:g} (adds little; the box without it is "
+                f"nearly as dense): {', '.join(weak)}"
+            )
     return lines
+
+
+def _qp(qp: float) -> str:
+    return f"= {qp:.2g}" if qp >= 0.001 else "< 0.001"

@@ -13,8 +13,22 @@
   interval excludes the valid value too): ``S1<0`` (S1 < 0; beyond when its
   upper end is below 0), ``S1>1`` (beyond when its lower end is above 1),
   ``S1>ST`` (a first-order index above the total one, impossible in
-  theory; beyond when S1's lower end is above ST's upper end), ``wide`` (an
+  theory; beyond when S1's lower end is above ST's upper end), ``ST>1`` (a
+  total index above 1, impossible for a share of variance: replication noise
+  or too few base samples; beyond when its lower end is above 1), ``wide`` (an
   interval of S1 or ST wider than :data:`WIDE`: the index is not pinned down).
+* **Noise-corrected total index** ``ST_noise_corrected``: Jansen's ST is
+  ½·mean((ȳ_A − ȳ_ABi)²) over var(ȳ_A ∪ ȳ_B); each point's output ȳ is a mean
+  over runs, so both carry replication noise, which pushes every ST up and
+  their sum above 1. The noise in each difference ȳ_p − ȳ_q is estimated from
+  the runs themselves, var_r(y_p,r − y_q,r)/n over the replications r the two
+  points share (with CRN the same seeds, so the common part of the noise
+  cancels, as it does in ȳ_p − ȳ_q), and taken out of both::
+
+      ST_c = (½·mean((ȳ_A − ȳ_ABi)² − σ²(A, ABi))) / (var(ȳ_A ∪ ȳ_B) − ½·mean σ²(A, B))
+
+  (None when the corrected variance is not positive: the points differ by
+  noise alone). It has no interval; read it beside ST and ``noise_share``.
 * **Replication noise**: a point's output is a mean over its runs, with
   sampling variance s²/n; ``noise_share`` is the mean of those over the
   design's points against the variance of the outputs between points
@@ -32,7 +46,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RESAMPLES", "WIDE", "flags", "morris_indices", "noise_share", "sobol_indices"]
+__all__ = [
+    "RESAMPLES",
+    "WIDE",
+    "flags",
+    "morris_indices",
+    "noise_corrected_totals",
+    "noise_share",
+    "sobol_indices",
+]
 
 RESAMPLES = 1000
 """Bootstrap resamples for the intervals."""
@@ -90,9 +112,33 @@ def flags(ix: dict[str, Any]) -> list[dict[str, Any]]:
     if s1 > st:
         beyond = s1_low is not None and st_high is not None and s1_low > st_high
         out.append({"flag": "S1>ST", "beyond_interval": beyond})
+    if st > 1:
+        out.append({"flag": "ST>1", "beyond_interval": st_low is not None and st_low > 1})
     widths = [h - lo for lo, h in ((s1_low, s1_high), (st_low, st_high)) if lo is not None]
     if any(w > WIDE for w in widths if w is not None):
         out.append({"flag": "wide", "beyond_interval": False})
+    return out
+
+
+def noise_corrected_totals(y: Any, factors: int, noise: Any) -> list[float | None]:
+    """Each factor's total index with replication noise taken out (see the module doc).
+
+    ``y``: the point outputs in SALib's order, per base sample A, AB₁ … AB_k, B;
+    ``noise[j, i]``: the noise variance of ȳ_A − ȳ_ABi of base sample j (i < k), and
+    ``noise[j, k]`` that of ȳ_A − ȳ_B.
+    """
+    step = factors + 2
+    y = np.asarray(y, dtype=float)
+    noise = np.asarray(noise, dtype=float)
+    a, b = y[0::step], y[step - 1 :: step]
+    variance = float(np.var(np.r_[a, b])) - 0.5 * float(np.mean(noise[:, factors]))
+    if not math.isfinite(variance) or variance <= 0:
+        return [None] * factors
+    out: list[float | None] = []
+    for i in range(factors):
+        ab = y[i + 1 :: step]
+        total = 0.5 * float(np.mean((a - ab) ** 2 - noise[:, i]))
+        out.append(_clean(total / variance))
     return out
 
 

@@ -17,9 +17,20 @@ Each step's box is one point of the *peeling trajectory*, a trade-off:
 The box reported is the densest one on the trajectory whose coverage is at
 least ``min_coverage`` (ties: the larger coverage, then the earlier box),
 then *pasted*: a bound is moved back out one value, or a level added back,
-while that raises the density. Further boxes cover what the first left:
-the runs in the boxes found so far are set aside and PRIM runs again on the
+while that raises the density. Each restriction of a box gets a
+*quasi-p-value* (:class:`Significance`), the one-sided binomial test
+ema_workbench's PRIM reports. Further boxes cover what the first left: the
+runs in the boxes found so far are set aside and PRIM runs again on the
 rest, while the new box is denser than what remains.
+
+Against ema_workbench 2.5's ``Prim`` on the same runs (each run a row, the
+same ``peel_alpha``, ``paste_alpha``, ``mass_min``, the box chosen by the
+same rule from its trajectory), the boxes restrict the same factors on the
+same sides, and each bound lies within one step of the factor's values:
+ema's bounds are quantiles between two values (``cover ≥ -35`` where this
+says ``cover ≥ -30``, the next value below being -40), this one's are
+values the study has. The quasi-p-values are the same where both boxes
+admit the same runs (tests/batch/test_prim_ema.py).
 
 The data are the design points, each with its number of done runs and of
 runs where the outcome holds (every run of a point has the point's factor
@@ -33,7 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Box", "Data", "Limit", "Step", "find_boxes"]
+__all__ = ["Box", "Data", "Limit", "Significance", "Step", "find_boxes"]
 
 ALPHA = 0.05
 """The share of a box's runs a peel removes (at least one value)."""
@@ -86,6 +97,24 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Significance:
+    """The quasi-p-value of one restriction of a box (Bryant and Lempert 2010).
+
+    With the restriction lifted (the bound moved back to the end of the
+    factor's values, or every level admitted again) the box holds ``runs_j``
+    runs, ``holds_j`` of them where the outcome holds; ``qp`` is the chance
+    that ``runs`` runs drawn at that density would show ``holds`` or more
+    (a one-sided binomial test, as ema_workbench's ``PrimBox.inspect`` computes
+    it). A restriction with a large qp adds little to the box.
+    """
+
+    factor: int
+    bound: str
+    """``"low"``, ``"high"`` or ``"levels"``."""
+    qp: float
+
+
+@dataclass(frozen=True)
 class Box:
     """A box found: its limits (None: the factor is not restricted) and its counts."""
 
@@ -94,6 +123,8 @@ class Box:
     holds: int
     trajectory: list[Step] = field(default_factory=list)
     """The peeling trajectory it was chosen from."""
+    significance: list[Significance] = field(default_factory=list)
+    """One per restricted bound (or level set), in factor order, low before high."""
 
 
 def _full(data: Data, rows: list[int]) -> tuple[Limit, ...]:
@@ -259,6 +290,36 @@ def _restrictions(
     return tuple(out)
 
 
+def _quasi_p(
+    data: Data, rows: list[int], limits: tuple[Limit, ...], restricted: tuple[Limit | None, ...]
+) -> list[Significance]:
+    """Each restriction's quasi-p-value within ``rows`` (see :class:`Significance`)."""
+    from scipy.stats import binomtest  # type: ignore[import-untyped]  # noqa: PLC0415  # no stubs
+
+    runs, holds = _counts(data, _inside(data, rows, limits))
+    full = _full(data, rows)
+    out: list[Significance] = []
+    for j, lim in enumerate(restricted):
+        if lim is None:
+            continue
+        whole = full[j]
+        lifted: list[tuple[str, Limit]] = []
+        if lim.levels is not None:
+            lifted.append(("levels", whole))
+        else:
+            assert lim.low is not None and lim.high is not None
+            assert whole.low is not None and whole.high is not None
+            if lim.low > whole.low:
+                lifted.append(("low", Limit(low=whole.low, high=lim.high)))
+            if lim.high < whole.high:
+                lifted.append(("high", Limit(low=lim.low, high=whole.high)))
+        for bound, wider in lifted:
+            r, h = _counts(data, _inside(data, rows, _with(limits, j, wider)))
+            qp = float(binomtest(holds, runs, h / r, alternative="greater").pvalue)
+            out.append(Significance(j, bound, qp))
+    return out
+
+
 def find_boxes(
     data: Data,
     boxes: int = 1,
@@ -286,6 +347,8 @@ def find_boxes(
         r, h = _counts(data, inside)
         if _density(r, h) <= _density(runs, holds):
             break
-        found.append(Box(_restrictions(data, rows, limits), r, h, trajectory))
+        restricted = _restrictions(data, rows, limits)
+        significance = _quasi_p(data, rows, limits, restricted)
+        found.append(Box(restricted, r, h, trajectory, significance))
         rows = [i for i in rows if i not in set(inside)]
     return found

@@ -27,6 +27,7 @@ __all__ = [
     "jeffreys",
     "proportion",
     "wilson",
+    "wilson_cc",
 ]
 
 Z95: Final = 1.959963984540054
@@ -85,6 +86,33 @@ def wilson(k: int, n: int, z: float = Z95) -> Interval:
     half = z / denom * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
     # low <= p <= high holds exactly; clamp away the last bit of rounding (e.g. k = 0).
     return Interval(k, n, p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
+
+
+def wilson_cc(k: int, n: int, z: float = Z95) -> Interval:
+    """The Wilson score interval with continuity correction (Newcombe 1998a, method 4).
+
+    low = (2np̂ + z² − 1 − z√(z² − 2 − 1/n + 4p̂(n(1 − p̂) + 1))) / 2(n + z²), 0 when k = 0;
+    high = (2np̂ + z² + 1 + z√(z² + 2 − 1/n + 4p̂(n(1 − p̂) − 1))) / 2(n + z²), 1 when k = n.
+
+    Raises:
+        ValueError: ``k`` is negative or more than ``n``.
+    """
+    if not 0 <= k <= n:
+        raise ValueError(f"wilson_cc: need 0 <= k <= n, got k={k}, n={n}")
+    if n == 0:
+        return Interval(0, 0, math.nan, 0.0, 1.0)
+    p = k / n
+    z2 = z * z
+    denom = 2 * (n + z2)
+    low = 0.0
+    if k > 0:
+        low = 2 * n * p + z2 - 1 - z * math.sqrt(z2 - 2 - 1 / n + 4 * p * (n * (1 - p) + 1))
+        low /= denom
+    high = 1.0
+    if k < n:
+        high = 2 * n * p + z2 + 1 + z * math.sqrt(z2 + 2 - 1 / n + 4 * p * (n * (1 - p) - 1))
+        high /= denom
+    return Interval(k, n, p, min(p, max(0.0, low)), max(p, min(1.0, high)))
 
 
 def _beta(q: float, a: float, b: float) -> float:

@@ -19,11 +19,15 @@ from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Design, Factor, design_points
 from sim.batch.planning.stopping import PILOT
 
-__all__ = ["DEFAULT_CHUNK", "StudyPlan"]
+__all__ = ["DEFAULT_CHUNK", "MAX_RUNS", "StudyPlan", "size_problem"]
 
 DEFAULT_CHUNK = 20
 """Replications per chunk: ~0.1 s of work for a small battle, so a task's
 overhead (~0.2 ms in a process pool, a few ms in Dask) stays under a few %."""
+
+MAX_RUNS = 100_000_000
+"""Most runs (design points × replications) a study may plan: about a week of one
+core's fighting at ~5 ms a small battle, and a runs table DuckDB still reads at ease."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,19 @@ class StudyPlan:
     def design_points(self) -> list[dict[str, Any]]:
         """The design points (see :func:`sim.batch.planning.design.design_points`)."""
         return design_points(self.design, list(self.factors), self.points, self.seed)
+
+    def point_count(self) -> int:
+        """How many design points the design has, counted without building them."""
+        k = len(self.factors)
+        if k == 0:
+            return 1
+        if self.design == "grid":
+            try:
+                return math.prod(len(f.grid_levels()) for f in self.factors)
+            except ValueError:
+                return 1  # a bad grid is refused with its own message when it is built
+        points = self.points or 0
+        return points * {"lhs": 1, "morris": k + 1, "sobol": k + 2}[self.design]
 
     def identity(self) -> dict[str, Any]:
         """Plain data of every setting that changes results, for the study table."""
@@ -114,3 +131,18 @@ class StudyPlan:
         first = chunk * self.chunk_size
         last = min(first + self.chunk_size, self.replications)
         return [self.run(point, r) for r in range(first, last)]
+
+
+def size_problem(plan: StudyPlan) -> str | None:
+    """Why the plan is too large to run (None when it is not): its points × replications.
+
+    Said before a design point is built, so a study of 10¹² runs is refused at once.
+    """
+    points = plan.point_count()
+    runs = points * plan.replications
+    if runs <= MAX_RUNS:
+        return None
+    return (
+        f"{points:,} design points × {plan.replications:,} replications = {runs:,} runs; "
+        f"a study plans at most {MAX_RUNS:,} (lower the replications or the points)"
+    )
