@@ -402,15 +402,16 @@ def test_clock_time_without_leading_zero_is_explained(tmp_path: Path) -> None:
 
 
 def test_rulesets_lists_name_version_and_source() -> None:
-    """`rulesets --json`: becmi (rules v1), flattop and musket (v2), built in, their modules."""
+    """`rulesets --json`: becmi (rules v1), flattop and musket (v3), built in, their
+    modules."""
     got = json.loads(_invoke("rulesets", "--json").stdout)["rulesets"]
     assert [(r["name"], r["version"], r["source"], r["target"]) for r in got] == [
         ("becmi", "1", "built in", "sim.rulesets.becmi:RULESET"),
         ("flattop", "3", "built in", "sim.rulesets.flattop:RULESET"),
-        ("musket", "2", "built in", "sim.rulesets.musket:RULESET"),
+        ("musket", "3", "built in", "sim.rulesets.musket:RULESET"),
     ]
     text = _invoke("rulesets").stdout.splitlines()
-    assert text[2] == "musket   version 2    built in (sim.rulesets.musket:RULESET)"
+    assert text[2] == "musket   version 3    built in (sim.rulesets.musket:RULESET)"
 
 
 def test_scenarios_lists_every_shipped_file_once() -> None:

@@ -1,7 +1,8 @@
 """A fork of a fork may end the battle before its parent's fork point, and still verify.
 
-The stone wall's seq 87 is the 69th New York's failed charge check; forked
-there with ``passed=true`` the battle runs on (the parent's fork at 87).
+The stone wall golden as musket rules version 2 wrote it (kept in tests/data/replays;
+forks of it are fought again under version 2): its seq 87 is the 69th New York's
+failed charge check; forked there with ``passed=true`` the battle runs on (the parent's fork at 87).
 Forking that child at seq 66 (an earlier charge check) ends the battle in 75
 events, before seq 87: the earlier fork is never reached because the later
 one changed the course first.  The file is lawful and must verify; a fork
@@ -18,7 +19,13 @@ import pytest
 from engine.formats import ShapeError, check_forks_reached
 from tests.forge import invoke
 
-GOLDEN = Path(__file__).resolve().parents[2] / "replays" / "stone_wall-s1862.jsonl"
+GOLDEN = (
+    Path(__file__).resolve().parents[2]
+    / "tests"
+    / "data"
+    / "replays"
+    / "stone_wall-s1862-musket-rules2.jsonl"
+)
 
 
 def _chain(*ats: int) -> SimpleNamespace | None:

@@ -9,6 +9,7 @@ printed through :func:`engine.text.escape` (the guarded streams).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,13 @@ HIDDEN = ["\u202e", "\u202d", "\u2066", "\u2069", "\u200b", "\u200d", "\u200e", 
 """Bidirectional controls, zero-width characters and a line separator."""
 UNIT = f"69th\n{FORGED}\u202etxt.exe\u200b"
 SIDE = f"Uni\u200bon\n{FORGED}"
+SEQ_69 = next(
+    e["seq"]
+    for e in map(json.loads, (ROOT / "replays" / "stone_wall-s1862.jsonl").read_text().splitlines())
+    if e.get("unit") == "69ny"
+)
+"""The first event of the 69th New York in the golden battle, which the renamed scenario
+fights again at the same seed: ``why`` narrates it with the forged name."""
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +67,7 @@ def _clean(output: str) -> None:
         ["show", "{a}", "--events", "--seqs", "--unit", "69ny"],
         ["show", "{a}", "--turn", "3"],
         ["show", "{a}", "--unit", "69ny"],
-        ["why", "{a}", "22"],
+        ["why", "{a}", str(SEQ_69)],
         ["diff", "{a}", "{b}"],
         ["diff", "{a}", "{b}", "--verbose"],
         ["verify", "{a}"],

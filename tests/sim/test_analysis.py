@@ -11,6 +11,7 @@ import pytest
 from engine.events import Snapshot
 from sim import api
 from sim.replay import analysis
+from sim.rulesets.musket.options import RULES_V2
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
@@ -21,8 +22,10 @@ reading tools read an old battle from its log alone, as they did when it was fou
 
 @pytest.fixture(scope="module")
 def long_battle(tmp_path_factory: pytest.TempPathFactory) -> api.LoadedReplay:
-    """The stone wall fought to a 25-turn limit with no army breaking."""
+    """The stone wall fought to a 25-turn limit with no army breaking (under rules version
+    2's options: version 3's routs would take every regiment off the field first)."""
     text = (ROOT / "scenarios" / "stone_wall.yaml").read_text()
+    text = text.replace("\nvictory:", f"\noptions: {json.dumps(RULES_V2)}\nvictory:", 1)
     text = text.replace("limit: 12 ", "limit: 25 ").replace("break_units: 0.5", "break_units: 1.0")
     text = text.replace("break_losses: 0.4", "break_losses: 1.0").replace(
         "break_losses: 0.5", "break_losses: 1.0"

@@ -99,8 +99,8 @@ def test_fold_equals_live_state_after_every_event(seed: int, scenario: str) -> N
 
 def _draws(event: dict[str, Any]) -> list[dict[str, Any]]:
     found = list(event.get("draws", []))
-    for key in ("result", "attacker_losses", "defender_losses"):
-        found += event.get(key, {}).get("draws", [])
+    for key in ("result", "attacker_losses", "defender_losses", "odds"):
+        found += (event.get(key) or {}).get("draws", [])
     # format 4: each draw is [stream, i, u]
     named = [dict(zip(("stream", "i", "u"), d, strict=True)) for d in found]
     return sorted(named, key=lambda d: (d["stream"], d["i"]))

@@ -2,7 +2,9 @@
 
 ``charge_test``, ``break_off_loss``, ``disrupted_attackers_fall_back`` and
 ``melee_winner_tests`` (docs/rules/musket.md, *Rules versions*); expected values
-come from the events' own draws and the rules' arithmetic.
+come from the events' own draws and the rules' arithmetic. Each battle is fought
+with version 3's options at their version-2 values (``options.RULES_V2``), so what is
+tested is version 2's rules; tests/sim/test_rules_v3.py tests version 3's.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from sim.rulesets.musket.context import Battle
 from sim.rulesets.musket.data import PHASES
 from sim.rulesets.musket.melee import can_charge
 from sim.rulesets.musket.movement import decide_move
+from sim.rulesets.musket.options import RULES_V2
 from sim.rulesets.musket.state import initial_state
 from sim.scenario.load import validate_data
 from tests.sim.test_rules import _fight as _lines
@@ -42,7 +45,7 @@ def _wall(terrain: str | None, **options: Any) -> dict[str, Any]:
         [_inf("att", [4, 5], order={"kind": "charge", "target": "def"})],
         [_inf("def", [4, 4], order={"kind": "hold"})],
         limit=1,
-        options=options,
+        options={**RULES_V2, **options},
     )
     if terrain is not None:
         data["map"]["terrain"] = [{"terrain": terrain, "hexes": [[4, 4]]}]
@@ -97,6 +100,7 @@ def test_version_1_charges_without_a_test() -> None:
 
 
 def _battle(data: dict[str, Any]) -> Battle:
+    data = {**data, "options": {**RULES_V2, **data.get("options", {})}}
     _, sc = validate_data(data, {}, "t.yaml")
     kernel = TurnKernel(simpy.Environment(), PHASES, sc.turns.minutes)
     return Battle(sc, initial_state(sc), Streams(1), kernel)

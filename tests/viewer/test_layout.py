@@ -161,7 +161,8 @@ def test_markers_carry_strength_as_a_bar(browser: Any, pages: dict[str, Path]) -
 def test_a_unit_with_a_facing_gets_a_wedge_pointing_that_way(
     browser: Any, pages: dict[str, Path], tmp_path: Path
 ) -> None:
-    """A ruleset whose rows give ``facing`` has a wedge drawn that way; without it, none."""
+    """A ruleset whose rows give ``facing`` has a wedge drawn that way (musket's, away from
+    each side's retreat edge); without it (becmi), none."""
     loaded = api.load_replay(_replay("stone_wall-s1862"))
     rs = loaded.ruleset
     units = rs.units
@@ -179,6 +180,11 @@ def test_a_unit_with_a_facing_gets_a_wedge_pointing_that_way(
         )
         assert wedges and all(f == "90" for f, _ in wedges)
         assert all(x > 0 for _, x in wedges)  # 90 degrees: towards the first axis (right)
-    with open_page(browser, pages["stone_wall-s1862"]) as v:
+    with open_page(browser, pages["stone_wall-s1862"]) as v:  # musket v3: units face
+        faces = v.page.eval_on_selector_all(
+            "svg.field g.unit[data-facing]", "gs => gs.map(g => g.dataset.facing)"
+        )
+        assert set(faces) == {"0", "180"}  # away from the south and north retreat edges
+    with open_page(browser, pages["tavern_brawl-s377"]) as v:  # becmi: no facing
         assert v.page.locator("svg.field g.unit[data-facing]").count() == 0
         assert v.page.locator("svg.field g.unit path.facing[d^=M]").count() == 0

@@ -15,13 +15,14 @@ from engine.events import Event, TurnEnded
 from sim.rulesets.musket import combat
 from sim.rulesets.musket.events import Casualties, Fired, Meleed, MoraleTested, Moved, Rallied
 from sim.rulesets.musket.hexmap import distance
-from sim.rulesets.musket.morale import failure_state
+from sim.rulesets.musket.melee import EXPONENT_CAP, attacker_chance
+from sim.rulesets.musket.morale import charge_failure, failure_state, rally_to
 from sim.rulesets.musket.scenario import MusketScenario
 from sim.rulesets.musket.state import BattleState, UnitState
 
 __all__ = ["audit"]
 
-_UP = {"routed": "disrupted", "disrupted": "good"}
+_UP = {"routed": "disrupted", "disrupted": "good", "spent": "good"}
 
 
 def _close(a: float, b: float) -> bool:
@@ -52,7 +53,19 @@ def _losses_add_up(u: UnitState) -> str | None:
     return None
 
 
-def _morale(state: BattleState, e: MoraleTested) -> str | None:
+def _heavy(sc: MusketScenario, unit: UnitState) -> bool:
+    limit = sc.options.rout_loss
+    lost = (unit.initial - unit.strength) / unit.initial if unit.initial > 0 else 0.0
+    return limit is not None and lost >= limit
+
+
+def _attacking(sc: MusketScenario, uid: str) -> bool:
+    return any(
+        u.order.kind in ("charge", "engage") for s in sc.sides for u in s.units if u.id == uid
+    )
+
+
+def _morale(sc: MusketScenario, state: BattleState, e: MoraleTested) -> str | None:
     unit = state.units[e.unit]
     if e.before != unit.morale:
         return f"{e.unit} tested as {e.before} but was {unit.morale}"
@@ -60,20 +73,24 @@ def _morale(state: BattleState, e: MoraleTested) -> str | None:
         return "morale value is not base + modifiers"
     if e.roll != 1 + math.floor(e.draws[0].u * 6) or e.passed != (e.roll <= e.morale_value):
         return f"roll {e.roll} / pass {e.passed} do not follow from the draw and value"
-    failed = e.before if e.reason == "charge" else failure_state(e.before, e.phase)
+    if e.reason == "charge":
+        failed = charge_failure(sc.options, e.before, e.roll, e.morale_value)
+    else:
+        failed = failure_state(e.before, e.phase, _heavy(sc, unit))
     expected = e.before if e.passed else failed
     if e.after != expected:
         return f"illegal morale transition {e.before} -> {e.after} in {e.phase}"
     return None
 
 
-def _rally(state: BattleState, e: Rallied) -> str | None:
+def _rally(sc: MusketScenario, state: BattleState, e: Rallied) -> str | None:
     unit = state.units[e.unit]
     if e.before != unit.morale or e.before not in _UP:
         return f"{e.unit} rallied from {e.before} but was {unit.morale}"
     if e.success != (e.roll <= e.morale_value):
         return "rally success does not follow from the roll"
-    expected = _UP[e.before] if e.success else e.before
+    up = rally_to(sc.options, e.before, _attacking(sc, e.unit))
+    expected = up if e.success else e.before
     return None if e.after == expected else f"illegal rally {e.before} -> {e.after}"
 
 
@@ -88,12 +105,40 @@ def _moved(state: BattleState, e: Moved) -> str | None:
         return f"{e.unit} moved on its order while {unit.morale}"
     if e.reason == "fall_back" and unit.morale != "disrupted":
         return f"{e.unit} fell back disrupted while {unit.morale}"
+    if e.reason == "withdraw" and unit.morale != "spent":
+        return f"{e.unit} withdrew spent while {unit.morale}"
+    end = state.occupant.get((e.path[-1][0], e.path[-1][1]))
+    if end is not None and end != e.unit:
+        return f"{e.unit} ended its move on {end}'s hex"
     return None
+
+
+def _odds(e: Meleed) -> str | None:
+    """The ``odds`` rule's winner follows from its weights, ratio and draw."""
+    o = e.odds
+    if o is None:
+        return None
+    ratio = o.attacker_weight / o.defender_weight if o.defender_weight > 0 else EXPONENT_CAP
+    if not _close(ratio, o.ratio) or not _close(attacker_chance(o.ratio, o.exponent), o.p_attacker):
+        return f"odds {o.ratio} / chance {o.p_attacker} do not follow from the weights"
+    if o.attacker_wins != (o.draws[0].u < o.p_attacker):
+        return "the melee's winner does not follow from the draw"
+    if (e.winner == e.unit) != o.attacker_wins:
+        return f"{e.winner} is named the winner against the odds draw"
+    return None
+
+
+def _melee(state: BattleState, e: Meleed) -> str | None:
+    for c in (e.attacker_losses, e.defender_losses):
+        if (problem := _arithmetic(c)) is not None:
+            return problem
+    if (problem := _odds(e)) is not None:
+        return problem
+    return _losses_add_up(state.units[e.unit]) or _losses_add_up(state.units[e.target])
 
 
 def audit(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
     """The broken invariant if ``event`` cannot follow ``state``, else None."""
-    del sc
     match event:
         case Fired():
             firer, target = state.units[event.unit], state.units[event.target]
@@ -103,16 +148,11 @@ def audit(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
                 return f"{event.unit} fired on {event.target}, which is out of the battle"
             return _arithmetic(event.result) or _losses_add_up(target)
         case Meleed():
-            for c in (event.attacker_losses, event.defender_losses):
-                if (problem := _arithmetic(c)) is not None:
-                    return problem
-            return _losses_add_up(state.units[event.unit]) or _losses_add_up(
-                state.units[event.target]
-            )
+            return _melee(state, event)
         case MoraleTested():
-            return _morale(state, event)
+            return _morale(sc, state, event)
         case Rallied():
-            return _rally(state, event)
+            return _rally(sc, state, event)
         case Moved():
             return _moved(state, event)
         case TurnEnded():

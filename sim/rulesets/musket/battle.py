@@ -61,7 +61,16 @@ def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
         if isinstance(event, Meleed) and uid == event.winner and not b.options.melee_winner_tests:
             continue
         if reason is not None and unit.active and unit.hex is not None:
-            _emit(b, rec, decide_morale(b, unit, event.phase, reason, event.seq, event.unit))
+            flanked = (
+                "enfilade" in result.modifiers
+                if isinstance(event, Fired)
+                else uid == event.target and event.flank not in (None, "front")
+            )
+            _emit(
+                b,
+                rec,
+                decide_morale(b, unit, event.phase, reason, event.seq, event.unit, flanked),
+            )
 
 
 def _movement(b: Battle, rec: Rec, unit: UnitState) -> None:
@@ -74,6 +83,9 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
         event = decide_fire(b, unit, phase)
         if event is not None:
             fired = _emit(b, rec, event)
+            turn, before = b.fire_losses.get(fired.target, (0, 0))
+            lost = fired.result.casualties + (before if turn == b.turn else 0)
+            b.fire_losses[fired.target] = (b.turn, lost)
             if fired.result.morale_check_reason is not None:  # else _checks finds none
                 _checks(b, rec, fired)
 

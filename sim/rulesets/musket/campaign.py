@@ -60,7 +60,7 @@ class CarryOverSettings(BaseModel):
 
 def _morale(unit: UnitState, steps: int) -> Morale:
     """The unit's morale after ``steps`` of recovery; one that fled starts as routed."""
-    start = "routed" if unit.morale == "eliminated" else unit.morale
+    start = {"eliminated": "routed", "spent": "good"}.get(unit.morale, unit.morale)
     return _LADDER[min(_LADDER.index(start) + steps, len(_LADDER) - 1)]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from engine.rng import Stream
@@ -16,6 +17,41 @@ __all__ = ["Battle", "Hex"]
 
 Hex = tuple[int, int]
 _ATTACKS = ("charge", "engage")
+LINEAR_COVER = ("stone_wall", "breastworks", "fence")
+"""Cover that faces one way: with option ``enfilade`` it covers only against the front."""
+_FACING = {"north": (0.0, 1.0), "south": (0.0, -1.0), "east": (-1.0, 0.0), "west": (1.0, 0.0)}
+"""A side's facing, away from its retreat edge, as a unit vector (x east, y south) [ours]."""
+_ROOT3 = math.sqrt(3.0)
+_FRONT_COS = 0.5 - 1e-9
+"""Within 60° of the facing: the front arc (three hexsides at one hex)."""
+_REAR_COS = -0.5 * _ROOT3 + 1e-9
+"""Beyond 150° of the facing: the rear arc; between, the flank."""
+
+
+def _centre(h: Hex) -> tuple[float, float]:
+    """A hex's centre in hex widths: flat-topped hexes in "odd-q" columns."""
+    return 1.5 * h[0], _ROOT3 * (h[1] + 0.5 * (h[0] & 1))
+
+
+def facing_cos(at: Hex, retreat: str, source: Hex) -> float:
+    """The cosine of the angle between the facing of a unit at ``at`` (away from its
+    ``retreat`` edge) and the direction to ``source``: 1 straight ahead, −1 behind."""
+    (x0, y0), (x1, y1) = _centre(at), _centre(source)
+    dx, dy = x1 - x0, y1 - y0
+    norm = math.hypot(dx, dy)
+    if norm == 0:
+        return 1.0
+    fx, fy = _FACING[retreat]
+    return (dx * fx + dy * fy) / norm
+
+
+def arc_of(at: Hex, facing: str, source: Hex) -> str:
+    """``front``, ``flank`` or ``rear``: where ``source`` lies for a unit at ``at`` facing
+    away from its ``facing`` retreat edge [ours, option ``enfilade``]."""
+    cos = facing_cos(at, facing, source)
+    if cos >= _FRONT_COS:
+        return "front"
+    return "rear" if cos <= _REAR_COS else "flank"
 
 
 @dataclass
@@ -33,6 +69,12 @@ class Battle(BattleView[MusketScenario, BattleState]):
     orders: dict[str, Order] = field(init=False)
     _span: int = field(init=False)
     _nearest: dict[tuple[str, int | None], tuple[int, UnitState | None]] = field(init=False)
+    fire_losses: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Unit id → (the last turn it was fired on, men it lost to fire that turn), kept as
+    the battle is fought (``battle.py``): the closing test reads this turn's losses
+    (option ``closing_loss_step``), and a spent unit rallies only in a turn it was not
+    fired on (``assault_exhaustion``). Replay never needs it: the test records its
+    modifiers, and the rally its result."""
     last_blow: dict[str, int] = field(default_factory=dict)
     """Seq of the latest blow each army took (``victory.blows``), kept as the
     battle is fought: it becomes the cause of the army's break.  Replay never
@@ -74,6 +116,64 @@ class Battle(BattleView[MusketScenario, BattleState]):
             return "clear", 0
         name = self.terrain.get(h, "clear")
         return name, self.cover_override.get(h, TERRAIN[name]["cover"])
+
+    def arc(self, unit: UnitState, source: Hex | None) -> str:
+        """Where ``source`` lies for ``unit``: ``front``, ``flank`` or ``rear``; always
+        ``front`` without option ``enfilade`` (units then have no facing)."""
+        if not self.options.enfilade or unit.hex is None or source is None:
+            return "front"
+        return arc_of(unit.hex, self.sides[unit.side].retreat, source)
+
+    def nearest_ahead(self, unit: UnitState, within: int) -> UnitState | None:
+        """The nearest enemy within ``within`` hexes; among equally near ones, the one most
+        nearly straight ahead of the unit's facing, then scenario order (option
+        ``enfilade``: a line fires to its front rather than all at one end's target)."""
+        nearest = self.nearest_enemy(unit, within=within)
+        if nearest is None or not self.options.enfilade or unit.hex is None:
+            return nearest
+        assert nearest.hex is not None
+        d = distance(unit.hex, nearest.hex)
+        col, row = unit.hex
+        retreat = self.sides[unit.side].retreat
+        best: tuple[float, int] | None = None
+        found = nearest
+        for dc, dr in ring_steps(bool(col & 1), d):
+            h = (col + dc, row + dr)
+            uid = self.state.occupant.get(h)
+            if uid is None or self.state.units[uid].side == unit.side:
+                continue
+            key = (-round(facing_cos(unit.hex, retreat, h), 9), self.rank[uid])
+            if best is None or key < best:
+                best, found = key, self.state.units[uid]
+        return found
+
+    def cover_against(self, unit: UnitState, source: Hex | None) -> tuple[str, int, str]:
+        """The unit's terrain, its cover against fire or a charge from ``source``, and the
+        arc it comes from: a wall, breastworks or fence covers only the front
+        (option ``enfilade``)."""
+        name, cover = self.cover(unit.hex)
+        arc = self.arc(unit, source)
+        if arc != "front" and name in LINEAR_COVER:
+            cover = 0
+        return name, cover, arc
+
+    def fire_share(self, unit: UnitState) -> float:
+        """The share of its strength at the start of this turn the unit has lost to fire
+        this turn: what the enemy's fire has just done to it."""
+        turn, lost = self.fire_losses.get(unit.id, (0, 0))
+        if turn != self.turn or lost <= 0:
+            return 0.0
+        return lost / (unit.strength + lost)
+
+    def fired_on(self, unit: UnitState) -> bool:
+        """True when the unit has been fired on this turn (with or without losses)."""
+        return self.fire_losses.get(unit.id, (0, 0))[0] == self.turn
+
+    def loss_share(self, unit: UnitState) -> float:
+        """The share of its starting strength (men or guns) the unit has lost."""
+        if unit.initial <= 0:
+            return 0.0
+        return (unit.initial - unit.strength) / unit.initial
 
     def move_cost(self, h: Hex) -> int:
         """Movement points to enter ``h``."""
@@ -218,7 +318,12 @@ class Battle(BattleView[MusketScenario, BattleState]):
         return min(pct, o.fatigue_penalty_max)
 
     def morale_modifiers(self, unit: UnitState, *, rally: bool = False) -> dict[str, int]:
-        """Morale modifiers (rules-notes §1 [src]); a rally omits 'already disrupted'."""
+        """Morale modifiers (rules-notes §1 [src]); a rally omits 'already disrupted'.
+
+        With option ``cover_morale`` [ours], + that much in a hex whose cover is 20 % or
+        more (behind a wall, works, a fence or in woods); with ``loss_morale_step``
+        [ours], −1 for each whole step of that size of its starting strength lost.
+        """
         mods: dict[str, int] = {}
         if unit.leader:
             mods["leader"] = 1
@@ -233,6 +338,14 @@ class Battle(BattleView[MusketScenario, BattleState]):
             mods["fatigue_high"] = -2
         if unit.morale == "disrupted" and not rally:
             mods["disrupted"] = -1
+        works = self.options.cover_morale
+        if works and self.cover(unit.hex)[1] <= -20:
+            mods["in_cover"] = works
+        step = self.options.loss_morale_step
+        if step is not None and unit.initial > 0:
+            lost = math.floor((unit.initial - unit.strength) / unit.initial / step + 1e-9)
+            if lost:
+                mods["losses"] = -lost
         return mods
 
     def morale_base(self, unit: UnitState) -> int:

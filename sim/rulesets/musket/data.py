@@ -26,15 +26,17 @@ __all__ = [
 RULES_VERSION: Final = "1"
 """The version of the tables below (``rules_data``, digested into every header)."""
 
-RULESET_VERSION: Final = "2"
-"""The version of the rules: 2 changed the defaults of two options of ours around the
-seed (``options.RULES_V1``); a version-1 replay is still fought again under version 1."""
+RULESET_VERSION: Final = "3"
+"""The version of the rules: 2 changed the defaults of four options of ours around the
+seed (``options.RULES_V1``), 3 added and changed the options of ``options.RULES_V2``
+(melee odds, closing, rout on heavy loss, getting out, assault exhaustion, facing); a
+version-1 or version-2 replay is still fought again under the rules it names."""
 
 PHASES: Final = ("movement", "defensive_fire", "offensive_fire", "melee", "rally")
 """The phases of a turn, in order [ours]; rules-notes §1 [src] names defensive fire."""
 
 KINDS: Final = ("infantry", "cavalry", "artillery")
-MORALE_STATES: Final = ("good", "disrupted", "routed", "eliminated")
+MORALE_STATES: Final = ("good", "spent", "disrupted", "routed", "eliminated")
 
 # Fire value per man (infantry, cavalry) or per gun (artillery) at 1, 2, 3 ...
 # hexes; past the end of a tuple the weapon cannot reach.  rules-notes §1 [fan].

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from engine.events import D6, Draw, Event, Upcaster, same_shape
 from sim.contract.bases import BattleEndedBase
@@ -21,6 +21,7 @@ __all__ = [
     "Fired",
     "LeftField",
     "MEvent",
+    "MeleeOdds",
     "Meleed",
     "MoraleTested",
     "Moved",
@@ -31,7 +32,9 @@ __all__ = [
 ]
 
 Hex = tuple[int, int]
-MoraleState = Literal["good", "disrupted", "routed", "eliminated"]
+MoraleState = Literal["good", "spent", "disrupted", "routed", "eliminated"]
+"""``spent``: an attacker repulsed, in order but done attacking until it rallies out of
+fire (option ``assault_exhaustion``, rules version 3)."""
 
 
 class Casualties(BaseModel):
@@ -60,8 +63,9 @@ class Casualties(BaseModel):
     fatigue_added: int
     morale_check_p: float
     morale_check: bool
-    morale_check_reason: Literal["loss", "max_fatigue"] | None
-    """Why a check is required: the loss draw, or a hit at maximum fatigue."""
+    morale_check_reason: Literal["loss", "max_fatigue", "heavy_losses"] | None
+    """Why a check is required: the loss draw, a hit at maximum fatigue, or a loss that
+    leaves the unit at ``rout_loss`` or more lost (option ``heavy_loss_check``)."""
     draws: list[Draw]
 
 
@@ -71,9 +75,10 @@ class Moved(Event):
     type: Literal["musket.moved"] = "musket.moved"
     phase: str = "movement"
     unit: str
-    reason: Literal["order", "rout", "break_off", "fall_back"]
+    reason: Literal["order", "rout", "break_off", "fall_back", "withdraw"]
     """``break_off``: an attack given up, falling back (option ``break_off_loss``);
-    ``fall_back``: a disrupted attacker falling back (``disrupted_attackers_fall_back``)."""
+    ``fall_back``: a disrupted attacker falling back (``disrupted_attackers_fall_back``);
+    ``withdraw``: a spent attacker leaving the enemy's fire (``assault_exhaustion``)."""
     path: list[Hex]
     """The hexes entered, in order; the last is where the unit ends."""
     start: Hex
@@ -105,6 +110,36 @@ class Fired(Event):
     result: Casualties
 
 
+class MeleeOdds(BaseModel):
+    """Who wins a melee under the ``odds`` rule (rules version 3): each side's weight, the
+    odds, the attacker's chance and the draw against it.
+
+    A side's weight is its melee strength × (1 + its modifiers/100) × its factors.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    attacker_strength: float
+    attacker_modifiers: dict[str, float]
+    """Percent: quality, fatigue, column."""
+    attacker_factors: dict[str, float]
+    attacker_weight: float
+    defender_strength: float
+    defender_modifiers: dict[str, float]
+    """Percent: quality, fatigue."""
+    defender_factors: dict[str, float]
+    """Multipliers: disorder, flank, and its cover as 1 ÷ (1 + cover/100)."""
+    defender_weight: float
+    ratio: float
+    """r = attacker_weight / defender_weight (a very large number for a weightless defender)."""
+    exponent: float
+    p_attacker: float
+    """r^k / (r^k + 1): the attacker's chance of winning."""
+    draws: list[Draw]
+    attacker_wins: bool
+    """The draw fell below ``p_attacker``."""
+
+
 class Meleed(Event):
     """A charge resolved: both sides' losses, the winner and the retreat."""
 
@@ -126,6 +161,13 @@ class Meleed(Event):
     loser_retreats_to: Hex | None
     loser_state: MoraleState
     winner_advances_to: Hex | None
+    odds: MeleeOdds | None = Field(None, exclude_if=lambda value: value is None)
+    """How the winner was drawn under the ``odds`` rule; left out of the line under
+    ``lower_loss_share`` (rules versions 1-2), whose lines it leaves as they were."""
+    flank: Literal["front", "flank", "rear"] | None = Field(
+        None, exclude_if=lambda value: value is None
+    )
+    """The arc of the defender the charge came from, with option ``enfilade``."""
 
 
 class MoraleTested(Event):
@@ -134,7 +176,7 @@ class MoraleTested(Event):
     type: Literal["musket.morale_tested"] = "musket.morale_tested"
     phase: str
     unit: str
-    reason: Literal["loss", "max_fatigue", "charge"]
+    reason: Literal["loss", "max_fatigue", "heavy_losses", "charge"]
     """``charge``: the test before a charge closes (option ``charge_test``)."""
     quality: str
     base: int

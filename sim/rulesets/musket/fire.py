@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from engine.events import trusted
-from sim.rulesets.musket.context import Battle
+from sim.rulesets.musket.context import Battle, facing_cos
 from sim.rulesets.musket.data import ARTILLERY_VALUE_SCALE, QUALITY_FIRE_MODIFIER, WEAPONS
 from sim.rulesets.musket.events import Fired
 from sim.rulesets.musket.hexmap import distance
@@ -55,18 +55,47 @@ def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
 
 
 def _target(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
-    """The ordered target if active and in range, else the nearest enemy in range."""
+    """The ordered target if active and in range, else the nearest enemy in range (with
+    option ``enfilade``, among equally near ones the most nearly straight ahead). With
+    ``spare_routed``, a routed enemy only when no other is in reach."""
     assert unit.hex is not None
+    spare = b.options.spare_routed
     spec_target = b.orders[unit.id].target
     if spec_target is not None:
         t = b.state.units[spec_target]
-        if t.active and t.hex is not None and distance(unit.hex, t.hex) <= reach:
+        in_reach = t.active and t.hex is not None and distance(unit.hex, t.hex) <= reach
+        if in_reach and not (spare and t.morale == "routed"):
             return t
-    return b.nearest_enemy(unit, within=reach)
+    found = b.nearest_ahead(unit, within=reach)
+    if found is not None and spare and found.morale == "routed":
+        return _nearest_unrouted(b, unit, reach) or found
+    return found
+
+
+def _nearest_unrouted(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
+    """The nearest enemy within ``reach`` that is not routed (ties: most nearly ahead,
+    then scenario order), by a scan; None when every enemy in reach is routed."""
+    assert unit.hex is not None
+    retreat = b.sides[unit.side].retreat
+    best: tuple[int, float, int] | None = None
+    found = None
+    for e in b.enemies(unit):
+        if e.morale == "routed" or e.hex is None:
+            continue
+        d = distance(unit.hex, e.hex)
+        if d > reach:
+            continue
+        cos = round(facing_cos(unit.hex, retreat, e.hex), 9) if b.options.enfilade else 0.0
+        key = (d, -cos, b.rank[e.id])
+        if best is None or key < best:
+            best, found = key, e
+    return found
 
 
 def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float]:
-    """The firer's quality and fatigue, the target's cover and column (percent)."""
+    """The firer's quality and fatigue, the target's cover and column, and enfilade
+    (percent): a wall, breastworks or fence covers only against fire from the front, and
+    fire from the flank or rear gets ``enfilade_fire_modifier`` (option ``enfilade``)."""
     mods: dict[str, float] = {}
     quality = _QUALITY.get(unit.quality)
     if quality is not None:
@@ -74,11 +103,13 @@ def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float
     penalty = b.fatigue_penalty(unit)
     if penalty:
         mods[f"fatigue_{b.fatigue_level(unit)}"] = -penalty
-    terrain, cover = b.cover(target.hex)
+    terrain, cover, arc = b.cover_against(target, unit.hex)
     if cover:
         mods[terrain] = cover
     if target.formation == "column":
         mods["column"] = b.options.column_target_modifier
+    if arc != "front":  # only with option enfilade: fire from the target's flank or rear
+        mods["enfilade"] = b.options.enfilade_fire_modifier
     return mods
 
 

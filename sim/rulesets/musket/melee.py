@@ -11,14 +11,17 @@ attacker takes the vacated hex when ``winner_advances``.
 
 from __future__ import annotations
 
+import math
+
+from engine.events import Draw
 from sim.rulesets.musket.context import Battle, Hex
 from sim.rulesets.musket.data import QUALITY_FIRE_MODIFIER
-from sim.rulesets.musket.events import Meleed
+from sim.rulesets.musket.events import Meleed, MeleeOdds
 from sim.rulesets.musket.hexmap import distance, neighbours
 from sim.rulesets.musket.results import casualty_roll, finish
 from sim.rulesets.musket.state import UnitState
 
-__all__ = ["decide_melee", "melee_strength", "retreat_hex"]
+__all__ = ["attacker_chance", "decide_melee", "melee_odds", "melee_strength", "retreat_hex"]
 
 
 def melee_strength(
@@ -41,17 +44,93 @@ def melee_strength(
     return men, factors
 
 
-def _modifiers(b: Battle, striker: UnitState, struck: UnitState) -> dict[str, float]:
+def _own(b: Battle, unit: UnitState) -> dict[str, float]:
+    """A side's own percent modifiers in melee: quality (``melee_quality``) and fatigue."""
     mods: dict[str, float] = {}
-    if b.options.melee_quality and QUALITY_FIRE_MODIFIER[striker.quality]:
-        mods[f"quality_{striker.quality}"] = QUALITY_FIRE_MODIFIER[striker.quality]
-    if b.fatigue_penalty(striker):
-        mods[f"fatigue_{b.fatigue_level(striker)}"] = -b.fatigue_penalty(striker)
+    if b.options.melee_quality and QUALITY_FIRE_MODIFIER[unit.quality]:
+        mods[f"quality_{unit.quality}"] = QUALITY_FIRE_MODIFIER[unit.quality]
+    if b.fatigue_penalty(unit):
+        mods[f"fatigue_{b.fatigue_level(unit)}"] = -b.fatigue_penalty(unit)
+    return mods
+
+
+def _modifiers(b: Battle, striker: UnitState, struck: UnitState) -> dict[str, float]:
+    mods = _own(b, striker)
     if b.options.melee_cover:
-        terrain, cover = b.cover(struck.hex)
+        terrain, cover, _ = b.cover_against(struck, striker.hex)
         if cover:
             mods[terrain] = cover
     return mods
+
+
+EXPONENT_CAP = 1e12
+"""A ratio past which the odds rule's chance is 1 (or 0): r^k would overflow a float."""
+
+
+def attacker_chance(ratio: float, exponent: float) -> float:
+    """r^k / (r^k + 1): the attacker's chance of winning at odds r [ours, ``odds`` rule]."""
+    if ratio <= 0:
+        return 0.0 if exponent > 0 else 0.5
+    log = exponent * math.log(ratio)
+    if log > 700:
+        return 1.0
+    if log < -700:
+        return 0.0
+    power = math.exp(log)
+    return power / (power + 1.0)
+
+
+def _weight(strength: float, mods: dict[str, float], factors: dict[str, float]) -> float:
+    return max(
+        0.0, strength * (1.0 + sum(mods.values(), 0.0) / 100.0) * math.prod(factors.values())
+    )
+
+
+def melee_odds(b: Battle, attacker: UnitState, defender: UnitState, arc: str, u: Draw) -> MeleeOdds:
+    """The ``odds`` rule [ours, rules version 3]: each side's weight, the odds and the draw.
+
+    Attacker: melee strength × (1 + (quality + fatigue + ``melee_column_bonus`` in
+    column)/100). Defender: melee strength × (1 + (quality + fatigue)/100) ×
+    ``melee_disorder_factor`` if disrupted × ``melee_flank_factor`` if charged from
+    its flank or rear ÷ (1 + cover/100) of its hex (``melee_cover``; a wall,
+    breastworks or fence only from the front). The attacker wins when the draw
+    falls below r^k / (r^k + 1), r the ratio of weights, k ``melee_odds_exponent``.
+    """
+    o = b.options
+    s_att, _ = melee_strength(b, attacker, defending=False)
+    s_def, _ = melee_strength(b, defender, defending=True)
+    m_att = _own(b, attacker)
+    if attacker.formation == "column" and o.melee_column_bonus:
+        m_att["column"] = float(o.melee_column_bonus)
+    f_att: dict[str, float] = {}
+    m_def = _own(b, defender)
+    f_def: dict[str, float] = {}
+    if defender.morale == "disrupted":
+        f_def["disorder"] = o.melee_disorder_factor
+    if arc != "front":
+        f_def[arc] = o.melee_flank_factor
+    if o.melee_cover:
+        terrain, cover, _ = b.cover_against(defender, attacker.hex)
+        if cover:
+            f_def[terrain] = 1.0 / max(1e-9, 1.0 + cover / 100.0)
+    w_att, w_def = _weight(s_att, m_att, f_att), _weight(s_def, m_def, f_def)
+    ratio = w_att / w_def if w_def > 0 else EXPONENT_CAP
+    p = attacker_chance(ratio, o.melee_odds_exponent)
+    return MeleeOdds(
+        attacker_strength=s_att,
+        attacker_modifiers=m_att,
+        attacker_factors=f_att,
+        attacker_weight=w_att,
+        defender_strength=s_def,
+        defender_modifiers=m_def,
+        defender_factors=f_def,
+        defender_weight=w_def,
+        ratio=ratio,
+        exponent=float(o.melee_odds_exponent),
+        p_attacker=p,
+        draws=[u],
+        attacker_wins=u.u < p,
+    )
 
 
 def retreat_hex(b: Battle, unit: UnitState, away_from: Hex) -> Hex | None:
@@ -108,7 +187,13 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
     )
     share_att = min(1.0, hit_att.casualties / max(v_att, 1.0))
     share_def = min(1.0, hit_def.casualties / max(v_def, 1.0))
-    attacker_wins = share_att < share_def
+    arc = b.arc(defender, unit.hex)
+    odds = None
+    if o.melee_winner_rule == "odds":
+        odds = melee_odds(b, unit, defender, arc, rng.draw())
+        attacker_wins = odds.attacker_wins
+    else:
+        attacker_wins = share_att < share_def
     winner, loser = (unit, defender) if attacker_wins else (defender, unit)
     base, lose = o.melee_fatigue_factor, o.melee_loser_fatigue_factor
     defender_losses = finish(hit_def, defender, o, lose if loser is defender else base)
@@ -118,7 +203,7 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
     if loser.kind == "artillery" and o.guns_captured:
         loser_state, retreat = "eliminated", None
     else:
-        loser_state = "routed" if loser.morale != "good" else "disrupted"
+        loser_state = "routed" if loser.morale in ("disrupted", "routed") else "disrupted"
         retreat = retreat_hex(b, loser, other)
     advance = None
     if attacker_wins and o.winner_advances and (retreat is not None or loser_state == "eliminated"):
@@ -136,4 +221,6 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
         loser_retreats_to=retreat,
         loser_state=loser_state,
         winner_advances_to=advance,
+        odds=odds,
+        flank=arc if o.enfilade else None,
     )

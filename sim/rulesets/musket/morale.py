@@ -2,36 +2,77 @@
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from engine.events import trusted
-from sim.rulesets.musket.context import Battle
+from sim.rulesets.musket.context import Battle, arc_of
 from sim.rulesets.musket.events import MoraleTested, Rallied, Rested
+from sim.rulesets.musket.hexmap import neighbours
+from sim.rulesets.musket.options import MusketOptions
 from sim.rulesets.musket.state import UnitState
 
-__all__ = ["decide_charge_test", "decide_morale", "decide_rally", "decide_rest", "failure_state"]
+__all__ = [
+    "charge_failure",
+    "closing_loss_steps",
+    "decide_charge_test",
+    "decide_morale",
+    "decide_rally",
+    "decide_rest",
+    "failure_state",
+    "heavy_losses",
+    "out_of_fire",
+    "rally_to",
+]
 
-_STEP_UP = {"routed": "disrupted", "disrupted": "good"}
+_STEP_UP = {"routed": "disrupted", "disrupted": "good", "spent": "good"}
 
 
-def failure_state(current: str, phase: str) -> str:
+def failure_state(current: str, phase: str, heavy: bool = False) -> str:
     """State after a failed check: Disrupted in defensive fire, else Routed.
 
     A unit already routed stays routed; one already disrupted that fails in
     defensive fire stays disrupted (the rule names only the result state).
+    ``heavy``: the unit has lost ``rout_loss`` of its strength [ours, rules version 3],
+    and a failed check routs it in any phase.
     """
-    if current == "routed":
+    if current == "routed" or heavy:
         return "routed"
     return "disrupted" if phase == "defensive_fire" else "routed"
+
+
+def heavy_losses(b: Battle, unit: UnitState) -> bool:
+    """True when the unit has lost ``rout_loss`` of its starting strength (option)."""
+    limit = b.options.rout_loss
+    return limit is not None and b.loss_share(unit) >= limit
+
+
+def rally_to(o: MusketOptions, morale: str, attacking: bool) -> str:
+    """The state a successful rally steps up to from ``morale``: a disrupted attacker
+    (a charge or engage order) only to ``spent`` under option ``assault_exhaustion``,
+    every other unit one step up."""
+    if morale == "disrupted" and attacking and o.assault_exhaustion is not None:
+        return "spent"
+    return _STEP_UP[morale]
+
+
+def out_of_fire(b: Battle, unit: UnitState) -> bool:
+    """True when a spent unit may rally to good order: no enemy within
+    ``spent_rally_distance`` hexes, not fired on this turn, and rested (its fatigue below
+    ``fatigue_medium``)."""
+    if b.fired_on(unit) or unit.fatigue >= b.options.fatigue_medium:
+        return False
+    return b.nearest_enemy(unit, within=b.options.spent_rally_distance) is None
 
 
 def decide_morale(
     b: Battle,
     unit: UnitState,
     phase: str,
-    reason: Literal["loss", "max_fatigue"],
+    reason: Literal["loss", "max_fatigue", "heavy_losses"],
     cause: int,
     source: str,
+    flanked: bool = False,
 ) -> MoraleTested:
     """A morale check: fails when a d6 rolls above the modified morale value.
 
@@ -40,13 +81,20 @@ def decide_morale(
         source: the unit that acted in that resolution (the firer, or the
             charging unit); it names the stream, so the draw does not move
             when a counterfactual shifts later seqs.
+        flanked: the fire or charge came from the unit's flank or rear (option
+            ``enfilade``): ``enfilade_morale`` is added.
+
+    With option ``rout_loss``, a unit that fails having lost that share of its
+    strength routs whatever the phase.
     """
     mods = b.morale_modifiers(unit)
+    if flanked:
+        mods["enfilade"] = b.options.enfilade_morale
     base = b.morale_base(unit)
     value = base + sum(mods.values())
     roll, draw = b.stream("morale", phase, unit.id, source).roll(6)
     passed = roll <= value
-    after = unit.morale if passed else failure_state(unit.morale, phase)
+    after = unit.morale if passed else failure_state(unit.morale, phase, heavy_losses(b, unit))
     return trusted(  # every value of its field's exact type (check_line in the tests)
         MoraleTested,
         {
@@ -77,11 +125,33 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
     (a fence or breastworks −1, a stone wall or woods −2); a unit that fails
     does not close this turn: it stays where it is, in good order, and fires
     from there. One draw on ``<turn>/morale/charge/<unit>``.
+
+    Rules version 3 adds ``under_fire`` −1 for each whole ``closing_loss_step`` of its
+    strength the unit lost to fire this turn, ``support`` + ``closing_support`` with a
+    friend behind it (:func:`supported`), and ``odds`` ± ``closing_odds`` when its
+    men are at least twice the target's in melee, or fewer than the target's; failing
+    by ``closing_recoil_margin`` or more throws it back (:func:`charge_failure`).
     """
     mods = b.morale_modifiers(unit)
-    cover = b.cover(target.hex)[1]
+    cover = b.cover_against(target, unit.hex)[1]
     if cover <= -20:
         mods["target_in_cover"] = -(-cover // 20)
+    step = b.options.closing_loss_step
+    if step is not None:
+        lost = closing_loss_steps(b.fire_share(unit), step)
+        if lost:
+            mods["under_fire"] = -lost
+    support = b.options.closing_support
+    if support and supported(b, unit):
+        mods["support"] = support
+    odds = b.options.closing_odds
+    if odds:
+        mine = melee_men(b, unit, defending=False)
+        theirs = melee_men(b, target, defending=True)
+        if mine >= 2 * theirs:
+            mods["odds"] = odds
+        elif mine < theirs:
+            mods["odds"] = -odds
     base = b.morale_base(unit)
     value = base + sum(mods.values())
     roll, draw = b.stream("morale", "charge", unit.id).roll(6)
@@ -100,19 +170,75 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
         draws=[draw],
         passed=passed,
         before=unit.morale,
-        after=unit.morale,
+        after=unit.morale if passed else charge_failure(b.options, unit.morale, roll, value),
     )
 
 
+def supported(b: Battle, unit: UnitState) -> bool:
+    """True when a unit of its own side, in good order or spent, stands next to the unit
+    in its rear arc (behind it, facing away from its retreat edge): a supported attack
+    [ours, option ``closing_support``]."""
+    if unit.hex is None:
+        return False
+    retreat = b.sides[unit.side].retreat
+    for h in neighbours(unit.hex):
+        uid = b.state.occupant.get(h)
+        if uid is None:
+            continue
+        friend = b.state.units[uid]
+        ours = friend.side == unit.side and friend.morale in ("good", "spent")
+        if ours and arc_of(unit.hex, retreat, h) == "rear":
+            return True
+    return False
+
+
+def melee_men(b: Battle, unit: UnitState, *, defending: bool) -> float:
+    """Men in melee: a gun counts ``defending_gun_men``, a routed defender ÷
+    ``routed_defender_divisor`` (as :func:`~sim.rulesets.musket.melee.melee_strength`)."""
+    o = b.options
+    men = float(unit.strength)
+    if unit.kind == "artillery":
+        men *= o.defending_gun_men
+    if defending and unit.morale == "routed":
+        men /= o.routed_defender_divisor
+    return men
+
+
+def closing_loss_steps(share: float, step: float) -> int:
+    """Whole steps of ``step`` in the share lost (``closing_loss_step``), exact at the
+    steps' edges: 0.3 lost in steps of 0.15 is 2."""
+    return math.floor(share / step + 1e-9)
+
+
+def charge_failure(o: MusketOptions, before: str, roll: int, value: int) -> str:
+    """The state after a failed charge test: unchanged (the unit stays in the firefight),
+    or, failing by ``closing_recoil_margin`` or more, thrown back: ``spent`` under
+    ``assault_exhaustion`` (``disrupted`` without it, so it falls back)."""
+    margin = o.closing_recoil_margin
+    if margin is None or roll - value < margin:
+        return before
+    return "spent" if o.assault_exhaustion is not None else "disrupted"
+
+
 def decide_rally(b: Battle, unit: UnitState) -> Rallied | None:
-    """A disrupted or routed unit with no enemy next to it rallies one step on d6 ≤ morale."""
+    """A disrupted or routed unit with no enemy next to it rallies one step on d6 ≤ morale.
+
+    Under option ``assault_exhaustion`` a disrupted attacker rallies only to
+    ``spent``, and a spent unit rallies to good order only out of fire
+    (:func:`out_of_fire`); under ``routed_rally_out_of_fire`` a routed unit does not
+    try in a turn it was fired on.
+    """
     if unit.morale not in _STEP_UP or unit.hex is None or b.adjacent_enemy(unit):
+        return None
+    if unit.morale == "spent" and not out_of_fire(b, unit):
+        return None
+    if unit.morale == "routed" and b.options.routed_rally_out_of_fire and b.fired_on(unit):
         return None
     mods = b.morale_modifiers(unit, rally=True)
     value = b.morale_base(unit) + sum(mods.values())
     roll, draw = b.stream("rally", unit.id).roll(6)
     success = roll <= value
-    after = _STEP_UP[unit.morale] if success else unit.morale
+    after = rally_to(b.options, unit.morale, b.attacking(unit)) if success else unit.morale
     return Rallied(
         turn=b.turn,
         time=b.now,

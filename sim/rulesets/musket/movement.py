@@ -15,11 +15,12 @@ edge as on a retire order, and stays at the edge.
 
 from __future__ import annotations
 
+import heapq
 from typing import Literal
 
 from sim.rulesets.musket.context import Battle, Hex
 from sim.rulesets.musket.events import LeftField, Moved
-from sim.rulesets.musket.hexmap import distance, neighbours
+from sim.rulesets.musket.hexmap import distance, neighbours, ring_steps
 from sim.rulesets.musket.state import UnitState
 
 __all__ = ["allowance", "decide_move"]
@@ -74,9 +75,118 @@ def _walk(
     return path
 
 
+def _enemy_within(b: Battle, unit: UnitState, h: Hex, within: int) -> bool:
+    """True when an enemy of ``unit`` stands within ``within`` hexes of ``h`` (by rings)."""
+    occupant, units = b.state.occupant, b.state.units
+    odd = bool(h[0] & 1)
+    for radius in range(1, within + 1):
+        for dc, dr in ring_steps(odd, radius):
+            uid = occupant.get((h[0] + dc, h[1] + dr))
+            if uid is not None and units[uid].side != unit.side:
+                return True
+    return False
+
+
+def _reachable(b: Battle, unit: UnitState, mp: int) -> dict[Hex, tuple[int, list[Hex]]]:
+    """Every hex the unit can reach this turn, through hexes of its own side and around
+    them (never an enemy's), with the cheapest cost and path [ours, ``pass_through_friends``].
+
+    Cheapest first; among equal costs, the first found in the fixed neighbour order,
+    so the paths are the same in every process.
+    """
+    assert unit.hex is not None
+    start = unit.hex
+    best: dict[Hex, tuple[int, list[Hex]]] = {start: (0, [])}
+    frontier: list[tuple[int, int, Hex]] = [(0, 0, start)]
+    order = 0
+    units, occupant = b.state.units, b.state.occupant
+    while frontier:
+        cost, _, here = heapq.heappop(frontier)
+        if best[here][0] < cost:
+            continue
+        for h in neighbours(here):
+            if not b.on_map(h):
+                continue
+            uid = occupant.get(h)
+            if uid is not None and units[uid].side != unit.side:
+                continue
+            step = cost + b.move_cost(h)
+            if step > mp or (h in best and best[h][0] <= step):
+                continue
+            best[h] = (step, [*best[here][1], h])
+            order += 1
+            heapq.heappush(frontier, (step, order, h))
+    return best
+
+
+def _free(b: Battle, unit: UnitState, h: Hex) -> bool:
+    occupant = b.state.occupant.get(h)
+    return occupant is None or occupant == unit.id
+
+
+def _rout_through(b: Battle, unit: UnitState) -> tuple[list[Hex], bool]:
+    """A routed unit's way out through or around its own side: the free hex it can reach
+    nearest its retreat edge (then the cheapest), and whether it leaves the field there
+    (it reaches the edge with points to spare) [ours, ``pass_through_friends``]."""
+    assert unit.hex is not None
+    edge = b.sides[unit.side].retreat
+    mp = allowance(b, unit)
+    reach = _reachable(b, unit, mp)
+    key, chosen = None, unit.hex
+    for h, (cost, _) in reach.items():
+        if not _free(b, unit, h):
+            continue
+        k = (b.edge_distance(h, edge), cost)
+        if key is None or k < key:
+            key, chosen = k, h
+    cost, path = reach[chosen]
+    return path, b.edge_distance(chosen, edge) == 0 and cost < mp
+
+
+def _get_out(b: Battle, unit: UnitState, clear: int) -> list[Hex]:
+    """A disrupted or spent attacker's way out of the enemy's reach, through or around its
+    own side: the cheapest free hex it can reach with no enemy within ``clear`` hexes
+    (then the nearest its edge); none such, the free hex nearest its edge
+    [ours, ``pass_through_friends``]."""
+    assert unit.hex is not None
+    edge = b.sides[unit.side].retreat
+    reach = _reachable(b, unit, allowance(b, unit))
+    key: tuple[int, int, int] | None = None
+    chosen = unit.hex
+    for h, (cost, _) in reach.items():
+        if not _free(b, unit, h):
+            continue
+        near = _enemy_within(b, unit, h, clear)
+        k = (1, b.edge_distance(h, edge), cost) if near else (0, cost, b.edge_distance(h, edge))
+        if key is None or k < key:
+            key, chosen = k, h
+    return reach[chosen][1]
+
+
 def _rout(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
     """Run toward the retreat edge; step off it to leave the field."""
     assert unit.hex is not None
+    if b.options.pass_through_friends:
+        path, leaves = _rout_through(b, unit)
+        out: list[Moved | LeftField] = []
+        if path:
+            out.append(
+                Moved(
+                    turn=b.turn,
+                    time=b.now,
+                    unit=unit.id,
+                    reason="rout",
+                    path=path,
+                    start=unit.hex,
+                    cause=unit.morale_cause,
+                )
+            )
+        if leaves:
+            at = path[-1] if path else unit.hex
+            out.append(
+                LeftField(turn=b.turn, time=b.now, unit=unit.id, at=at, cause=unit.morale_cause)
+            )
+        return out
     edge = b.sides[unit.side].retreat
     here, path, mp = unit.hex, [], allowance(b, unit)
     left: list[Moved | LeftField] = []
@@ -120,15 +230,19 @@ def _near(b: Battle, unit: UnitState, h: Hex, within: int) -> bool:
     return any(e.hex is not None and distance(h, e.hex) <= within for e in b.enemies(unit))
 
 
-def _fall_back(b: Battle, unit: UnitState) -> list[Hex]:
-    """A disrupted attacker's path back toward its edge, until no enemy is within 2 hexes."""
+def _fall_back(b: Battle, unit: UnitState, clear: int = 1) -> list[Hex]:
+    """A disrupted (or spent) attacker's path back toward its edge, until no enemy is
+    within ``clear`` hexes (1 for a disrupted unit, ``assault_exhaustion`` for a spent
+    one); through and around its own side with ``pass_through_friends``."""
     assert unit.hex is not None
-    if not _near(b, unit, unit.hex, FALL_BACK_CLEAR):
+    if not _near(b, unit, unit.hex, clear):
         return []
+    if b.options.pass_through_friends:
+        return _get_out(b, unit, clear)
     back = b.edge_hex(unit.hex, b.sides[unit.side].retreat)
     path = _walk(b, unit, back, 0, allowance(b, unit), retire=True)
     for k, h in enumerate(path):
-        if not _near(b, unit, h, FALL_BACK_CLEAR):
+        if not _near(b, unit, h, clear):
             return path[: k + 1]
     return path
 
@@ -142,11 +256,16 @@ def decide_move(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
     leaving the field, or nothing."""
     if not unit.active or unit.hex is None:
         return []
-    reason: Literal["order", "break_off", "fall_back"]
+    reason: Literal["order", "break_off", "fall_back", "withdraw"]
     if unit.morale == "disrupted":
         if not (b.options.disrupted_attackers_fall_back and b.attacking(unit)):
             return []
-        path, reason = _fall_back(b, unit), "fall_back"
+        path, reason = _fall_back(b, unit, FALL_BACK_CLEAR), "fall_back"
+    elif unit.morale == "spent":
+        clear = b.options.assault_exhaustion
+        if clear is None or not b.attacking(unit):
+            return []
+        path, reason = _fall_back(b, unit, clear), "withdraw"
     elif unit.morale == "routed":
         return _rout(b, unit)
     elif b.broken_off(unit):

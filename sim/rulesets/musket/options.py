@@ -13,7 +13,7 @@ from pydantic import ConfigDict, Field
 
 from sim.contract.options import ChangedDefaults, later_option
 
-__all__ = ["RULES_V1", "MusketOptions"]
+__all__ = ["RULES_V1", "RULES_V2", "MusketOptions"]
 
 RULES_V1: dict[str, object] = {
     "disrupted_attackers_fall_back": False,
@@ -25,11 +25,32 @@ RULES_V1: dict[str, object] = {
 a replay fought under version 1 is read, fought again and written with these."""
 
 
+RULES_V2: dict[str, object] = {
+    "melee_winner_rule": "lower_loss_share",
+    "closing_loss_step": None,
+    "closing_support": None,
+    "closing_odds": None,
+    "closing_recoil_margin": None,
+    "rout_loss": None,
+    "loss_morale_step": None,
+    "cover_morale": 0,
+    "heavy_loss_check": False,
+    "pass_through_friends": False,
+    "assault_exhaustion": None,
+    "routed_rally_out_of_fire": False,
+    "spare_routed": False,
+    "enfilade": False,
+}
+"""The options whose defaults musket rules version 3 changed (or that version 3 added),
+at their version-2 values, which leave version 2's behaviour as it was: a replay fought
+under version 2 (or 1) is read, fought again and written with these."""
+
+
 class MusketOptions(ChangedDefaults):
     """Options of the musket ruleset, with their defaults."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    CHANGED: ClassVar[dict[str, dict[str, object]]] = {"2": RULES_V1}
+    CHANGED: ClassVar[dict[str, dict[str, object]]] = {"2": RULES_V1, "3": RULES_V2}
 
     alternative_fire: bool = Field(
         False,
@@ -91,10 +112,40 @@ class MusketOptions(ChangedDefaults):
     routed_defender_divisor: float = Field(
         4, ge=1, le=100, description="Routed defenders count ÷4 [src]."
     )
-    melee_winner_rule: Literal["lower_loss_share"] = Field(
-        "lower_loss_share",
-        description="[ours] The side that lost the smaller share of its "
-        "strength wins; a tie goes to the defender.",
+    melee_winner_rule: Literal["lower_loss_share", "odds"] = Field(
+        "odds",
+        description="[ours] Who wins a melee. 'odds' (rules version 3): a draw against "
+        "the attacker's chance r^k/(r^k + 1), r the odds of the two sides' weights "
+        "(strength with quality, fatigue, formation, order, the defender's cover and "
+        "flank), k = melee_odds_exponent. 'lower_loss_share' (versions 1-2): the side that "
+        "lost the smaller share of its strength wins; a tie goes to the defender.",
+    )
+    melee_odds_exponent: float = later_option(
+        1.0,
+        "[ours] k of the 'odds' melee rule: how steeply the attacker's chance of winning "
+        "rises with the odds r (r = 1: one half, whatever k).",
+        ge=0,
+        le=20,
+    )
+    melee_column_bonus: int = later_option(
+        20,
+        "[ours] 'odds' melee rule: an attacker in column weighs this many percent more "
+        "(shock: the column's weight of men at the point of contact).",
+        ge=-100,
+        le=500,
+    )
+    melee_disorder_factor: float = later_option(
+        0.5,
+        "[ours] 'odds' melee rule: a disrupted side weighs this much (x).",
+        ge=0,
+        le=1,
+    )
+    melee_flank_factor: float = later_option(
+        0.5,
+        "[ours] 'odds' melee rule, with enfilade: a defender charged from its flank or "
+        "rear weighs this much (x), and its wall, breastworks or fence does not count.",
+        ge=0,
+        le=1,
     )
     melee_quality: bool = Field(
         True,
@@ -169,6 +220,139 @@ class MusketOptions(ChangedDefaults):
         "-1 more for each whole 20 % of cover its target has); failing, it does not close "
         "this turn and stays where it is, firing (rules version 2). false: every charge "
         "that may go in goes in (version 1).",
+    )
+    closing_loss_step: float | None = later_option(
+        0.03,
+        "[ours] With charge_test: the charging unit's test is -1 more for each whole "
+        "share of this size of its strength it has lost to fire this turn (what the "
+        "defender's fire has just done to it; rules version 3). null: no such modifier "
+        "(version 2).",
+        gt=0,
+        le=1,
+    )
+    closing_support: int | None = later_option(
+        1,
+        "[ours] With charge_test: +this when a unit of its own side in good order stands "
+        "right behind the charging unit (its rear hexside): a supported attack, a column "
+        "of lines, goes in where a lone line stops (rules version 3). null: support does "
+        "not count (version 2).",
+        ge=0,
+        le=6,
+    )
+    closing_odds: int | None = later_option(
+        1,
+        "[ours] With charge_test: +this when the charging unit's men are at least twice "
+        "the target's melee strength, -this when they are fewer (rules version 3). "
+        "null: odds do not count in the test (version 2).",
+        ge=0,
+        le=6,
+    )
+    closing_recoil_margin: int | None = later_option(
+        3,
+        "[ours] With charge_test: a unit that fails its test by this much or more (roll "
+        "minus morale value) is thrown back: it is spent (assault_exhaustion) and "
+        "withdraws; failing by less it stays in the firefight (rules version 3). null: "
+        "a failed test always leaves it in the firefight (version 2).",
+        ge=1,
+        le=12,
+    )
+    rout_loss: float | None = later_option(
+        0.3,
+        "[ours] A unit that fails a morale check when it has lost this share of its "
+        "starting strength routs, in any phase (defensive fire included): heavy losses "
+        "end its fight (rules version 3). null: a failed check in defensive fire only "
+        "disrupts (version 2).",
+        ge=0,
+        le=1,
+    )
+    cover_morale: int = later_option(
+        1,
+        "[ours] Morale checks and rallies of a unit in a hex with 20 % cover or more (a "
+        "wall, breastworks, a fence, woods) are +this: men behind works stand (rules "
+        "version 3; 0: no such modifier, as version 2).",
+        ge=0,
+        le=6,
+    )
+    heavy_loss_check: bool = later_option(
+        True,
+        "[ours] A unit that has lost rout_loss or more of its starting strength checks "
+        "morale after every loss (reason heavy_losses), as a unit at maximum fatigue does "
+        "[src]: the seed's probability still decides the other checks (rules version 3). "
+        "false: only the seed's draw and maximum fatigue require checks (version 2).",
+    )
+    loss_morale_step: float | None = later_option(
+        0.2,
+        "[ours] Every morale check and rally of a unit is -1 for each whole share of "
+        "this size of its starting strength it has lost (rules version 3). null: losses "
+        "weigh on morale only through the check's probability (version 2).",
+        gt=0,
+        le=1,
+    )
+    pass_through_friends: bool = later_option(
+        True,
+        "[ours] Routed units, and disrupted or spent units falling back, go through "
+        "hexes of their own side and around them to get out (they end in an empty "
+        "hex); rules version 3. false: they step only into empty hexes nearer their "
+        "edge, and a unit blocked by its own side stays (version 2).",
+    )
+    assault_exhaustion: int | None = later_option(
+        1,
+        "[ours] A repulsed attacker (one that was disrupted, or thrown back by its "
+        "charge test) rallies only to 'spent': it does not advance or charge, and "
+        "withdraws until no enemy is within this many hexes (1: it keeps up the firefight "
+        "at two hexes); it rallies to good order only out of fire (spent_rally_distance) "
+        "(rules version 3). null: it rallies straight to good order and comes on again "
+        "(version 2).",
+        ge=1,
+        le=50,
+    )
+    spent_counts_out: bool = later_option(
+        True,
+        "[ours] With assault_exhaustion: a spent unit counts as out for its army's "
+        "break_units, as routed and eliminated ones do: an assault whose regiments have "
+        "all been thrown back is over (rules version 3).",
+    )
+    spent_rally_distance: int = later_option(
+        4,
+        "[ours] With assault_exhaustion: a spent unit rallies to good order only with no "
+        "enemy within this many hexes, in a turn it was not fired on, and rested (fatigue "
+        "below fatigue_medium).",
+        ge=1,
+        le=50,
+    )
+    routed_rally_out_of_fire: bool = later_option(
+        True,
+        "[ours] A routed unit does not try to rally in a turn it was fired on, so a unit "
+        "routed by a volley runs before it can rally (rules version 3). false: it rallies "
+        "whenever no enemy is next to it (version 2).",
+    )
+    spare_routed: bool = later_option(
+        True,
+        "[ours] A unit fires on a routed enemy (its ordered target or the nearest) only "
+        "when no enemy in better order is within reach: fire goes to the threats, and a "
+        "broken unit can get away (rules version 3). false: routed enemies are targets "
+        "like any other (version 2).",
+    )
+    enfilade: bool = later_option(
+        True,
+        "[ours] Facing: every unit faces away from its side's retreat edge. Fire from a "
+        "target's flank or rear gets enfilade_fire_modifier and its morale check "
+        "enfilade_morale; a wall, breastworks or fence covers only against fire and "
+        "charges from the front (rules version 3). false: units have no facing "
+        "(version 2).",
+    )
+    enfilade_fire_modifier: int = later_option(
+        40,
+        "Fire at a unit from its flank or rear: +40 % [fan], with enfilade.",
+        ge=-100,
+        le=500,
+    )
+    enfilade_morale: int = later_option(
+        -2,
+        "Morale check of a unit fired on or charged from its flank or rear: -2 [src], "
+        "with enfilade.",
+        ge=-6,
+        le=6,
     )
     melee_winner_tests: bool = later_option(
         False,

@@ -130,10 +130,16 @@ def _melee(state: BattleState, e: Meleed) -> str:
         if e.winner_advances_to is not None
         else ""
     )
+    flank = f" in the {e.flank}" if e.flank not in (None, "front") else ""
+    odds = (
+        f" (odds {e.odds.ratio:.2f}, attacker's chance {e.odds.p_attacker:.2f})"
+        if e.odds is not None
+        else ""
+    )
     return (
-        f"{a} charges {d}: attacker loses {e.attacker_losses.casualties}, "
+        f"{a} charges {d}{flank}: attacker loses {e.attacker_losses.casualties}, "
         f"defender loses {e.defender_losses.casualties}; "
-        f"{agree(_name(state, e.winner), 'wins')}, {fate}{advance}"
+        f"{agree(_name(state, e.winner), 'wins')}{odds}, {fate}{advance}"
     )
 
 
@@ -146,6 +152,7 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
                 "rout": "routs",
                 "break_off": "breaks off, falls back",
                 "fall_back": "falls back disrupted",
+                "withdraw": "withdraws, spent,",
             }.get(e.reason, "moves")
             end = e.path[-1]
             hexes = count(len(e.path), "hex")
@@ -163,7 +170,7 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
         case MoraleTested():
             verdict: str = "passes" if e.passed else e.after
             if e.reason == "charge" and not e.passed:
-                verdict = "will not close"
+                verdict = "will not close" if e.after == e.before else f"is thrown back, {e.after}"
             return (
                 f"{at}{_name(state, e.unit)} checks morale ({e.reason}, quality {e.quality} "
                 f"= {e.base}, {_mods(e.modifiers)}; rolled {e.roll} vs {e.morale_value}): "

@@ -12,7 +12,9 @@ The steps and their draws, in this order on one stream (docs/rules/musket.md):
    (seed 003 L9); with option ``fatigue_from: unrounded``, from x instead of c
    (two draws when x > 0);
 5. whether a morale check is required, p = c/(c+25): one draw when c > 0
-   (seed 003 L11-L15).
+   (seed 003 L11-L15). Without it, a check is still required of a unit at maximum
+   fatigue [src], or of one the loss leaves at ``rout_loss`` or more lost (option
+   ``heavy_loss_check``, ours): no draw.
 """
 
 from __future__ import annotations
@@ -108,6 +110,16 @@ def _fatigue(
     return value, max(0, min(rounded, options.fatigue_max - target.fatigue))
 
 
+def _heavy_after(target: UnitState, c: int, guns: int, options: MusketOptions) -> bool:
+    """True when the loss leaves the unit having lost ``rout_loss`` or more of its
+    starting strength (option ``heavy_loss_check``)."""
+    limit = options.rout_loss
+    if limit is None or target.initial <= 0:
+        return False
+    lost = min(guns if target.kind == "artillery" else c, target.strength)
+    return (target.initial - target.strength + lost) >= limit * target.initial
+
+
 def finish(
     roll: _Roll,
     target: UnitState,
@@ -130,11 +142,13 @@ def finish(
         guns = combat.guns_lost(c, options.men_per_gun, roll._u())
     fatigue_value, added = _fatigue(roll, target, options, fatigue_factor)
     p = combat.morale_check_probability(c)
-    reason: Literal["loss", "max_fatigue"] | None = None
+    reason: Literal["loss", "max_fatigue", "heavy_losses"] | None = None
     if c > 0 and roll._u() < p:
         reason = "loss"
     elif target.fatigue >= options.fatigue_max and fatigue_value > 0:
         reason = "max_fatigue"  # a unit at maximum fatigue that takes more must check [src]
+    elif c > 0 and options.heavy_loss_check and _heavy_after(target, c, guns, options):
+        reason = "heavy_losses"  # [ours] a unit badly cut up checks after every loss
     m, r = roll.m, roll.range
     return trusted(  # every value of its field's exact type (check_line in the tests)
         Casualties,

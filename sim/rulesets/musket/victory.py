@@ -37,6 +37,15 @@ __all__ = ["blows", "decide_breaks", "decide_end", "side_shares"]
 _OUT = ("routed", "eliminated")
 
 
+def _spent_out(b: Battle, u: UnitState) -> bool:
+    """A spent unit that has lost ``rout_loss`` of its strength, with option
+    ``spent_counts_out``: an assault thrown back and cut up is over."""
+    limit = b.options.rout_loss
+    if u.morale != "spent" or not b.options.spent_counts_out or limit is None:
+        return False
+    return b.loss_share(u) >= limit
+
+
 def _lost(unit: UnitState, c: Casualties) -> bool:
     return (c.guns_lost if unit.kind == "artillery" else c.casualties) > 0
 
@@ -46,9 +55,10 @@ def _men(b: Battle, u: UnitState, n: int) -> int:
 
 
 def side_shares(b: Battle, side: str) -> tuple[float, float]:
-    """(share of units routed or eliminated, share of men lost) of one army."""
+    """(share of units routed or eliminated — or spent, with option ``spent_counts_out`` —,
+    share of men lost) of one army."""
     units = [u for u in b.state.units.values() if u.side == side]
-    out = sum(1 for u in units if u.morale in ("routed", "eliminated"))
+    out = sum(1 for u in units if u.morale in _OUT or _spent_out(b, u))
     initial = sum(_men(b, u, u.initial) for u in units)
     lost = sum(_men(b, u, u.initial - u.strength) for u in units)
     return out / len(units), lost / initial

@@ -9,6 +9,10 @@ from sim.rulesets.trusted import trusted_measure, trusted_row
 
 __all__ = ["DERIVED_FIELDS", "measures", "space", "units"]
 
+FACING_DEGREES = {"south": 0.0, "west": 90.0, "north": 180.0, "east": 270.0}
+"""A side's facing by its retreat edge, in the unit row's degrees (0 up the map, 90 towards
+columns increasing): away from the edge (option ``enfilade``)."""
+
 DERIVED_FIELDS = ("hex", "occupant")
 """A unit's hex and the map's occupancy are kept together by movement events: not forkable."""
 
@@ -32,6 +36,8 @@ def units(sc: MusketScenario, state: BattleState) -> list[UnitRow]:
     what validation would make of them.
     """
     names = {s.id: s.name for s in sc.sides}
+    # option enfilade: every unit faces away from its side's retreat edge
+    facing = {s.id: FACING_DEGREES[s.retreat] for s in sc.sides} if sc.options.enfilade else {}
     rows = []
     for u in state.units.values():
         what = _what(u)
@@ -52,6 +58,7 @@ def units(sc: MusketScenario, state: BattleState) -> list[UnitRow]:
                     "men_lost": u.men_lost,
                     "guns_lost": u.guns_lost,
                 },
+                facing=facing.get(u.side),
             )
         )
     return rows
