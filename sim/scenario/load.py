@@ -169,10 +169,11 @@ def _fast_loader() -> type[Any] | None:
 
 
 _CLoader = _fast_loader()
-_PURE_ONLY = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^[ ]*[^#\s].*\?", re.MULTILINE)
+_PURE_ONLY = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^[ ]*[^#\s].*\?|[|>][-+0-9]*#", re.MULTILINE)
 """Where libyaml and PyYAML part: a tab, a byte-order mark or a Unicode line break
 anywhere, a ``?`` outside a whole-line comment (PyYAML ends a plain scalar in
-a flow collection at ``?``, libyaml does not).  Such texts are composed by
+a flow collection at ``?``, libyaml does not), a block scalar's ``|`` or ``>``
+with a ``#`` straight after it (libyaml reads ``>#`` as a comment).  Such texts are composed by
 PyYAML alone; scenarios rarely hold one."""
 _NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
 """What PyYAML's own reader refuses: such a text is always composed by it, for its message."""

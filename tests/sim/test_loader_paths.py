@@ -129,6 +129,8 @@ def test_damaged_variants_parse_the_same_both_ways(
         "a: 12:30\nb: 2024-01-01\nc: yes\nd: True\n",
         "? [a, b]\n: 1\n",
         "a:\n\t- 1\n",
+        "># a comment\n an empty document\n",
+        "a: |-#x\n  b\n",
     ],
 )
 def test_hostile_and_odd_documents_parse_the_same_both_ways(
