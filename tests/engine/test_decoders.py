@@ -136,7 +136,7 @@ def test_a_die_out_of_its_range_is_left_to_pydantic() -> None:
     from sim.contract import get_ruleset
 
     registry = get_ruleset("becmi").registry
-    stream, lines = _lines(ROOT / "replays" / "tavern_brawl-s377.jsonl")
+    _stream, lines = _lines(ROOT / "replays" / "tavern_brawl-s377.jsonl")
     line = next(line for line in lines if '"roll":' in line.body and line.type is not None)
     data = json.loads(line.body)
     assert decoders.decode_exact(registry.fast_decoder(line.type), line.body.encode()) is not None
