@@ -267,10 +267,11 @@ def _event_fast(
     """
     if format_version not in formats.WRITTEN or not (_PLAIN(body) or not _SUSPECT.search(body)):
         return None
-    fast = registry.fast_decoder(tag)
+    from engine.decoders import decode_exact, fast_decoder  # noqa: PLC0415 - msgspec when reading
+
+    fast = fast_decoder(registry, tag)
     if fast is None:
         return None
-    from engine.decoders import decode_exact  # noqa: PLC0415 - msgspec only when reading
 
     event = decode_exact(fast, body.encode())
     if event is None or event.seq != seq:

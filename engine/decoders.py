@@ -41,9 +41,9 @@ import msgspec
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from engine.events import Draw, Event, assemble
+from engine.events import Draw, Event, EventRegistry, assemble
 
-__all__ = ["FastEvent", "compile_event", "decode_exact"]
+__all__ = ["FastEvent", "compile_event", "decode_exact", "fast_decoder"]
 
 _INT64 = (-(2**63), 2**63 - 1)
 _PLAIN_TYPES = (int, str, float, bool)
@@ -79,6 +79,24 @@ def compile_event(cls: type[Event]) -> FastEvent | None:
         return FastEvent(cls)
     except _Unsupported:
         return None
+
+
+_COMPILED: dict[type[Event], FastEvent | None] = {}
+
+
+def fast_decoder(registry: EventRegistry, tag: str) -> FastEvent | None:
+    """The compiled decoder of the class ``registry`` holds for ``tag`` (once per class).
+
+    Compiled the first time a reader asks, from the registered pydantic
+    class; None when that class is read by pydantic alone.
+
+    Raises:
+        UnknownEventType: ``tag`` is not registered.
+    """
+    cls = registry.cls(tag)
+    if cls not in _COMPILED:
+        _COMPILED[cls] = compile_event(cls)
+    return _COMPILED[cls]
 
 
 def decode_exact(fast: FastEvent, body: bytes) -> Event | None:

@@ -282,8 +282,6 @@ class EventRegistry:
             if not isinstance(tag, str) or tag in self._classes:
                 raise ValueError(f"event class {cls.__name__} needs a unique type tag")
             self._classes[tag] = cls
-        self._fast: dict[str, Any] = {}
-        """Each type's compiled msgspec decoder (:mod:`engine.decoders`), made on first read."""
         union: Any = Union[tuple(self._classes.values())]  # noqa: UP007
         self._adapter: TypeAdapter[Event] = TypeAdapter(
             Annotated[union, Field(discriminator="type")]
@@ -304,19 +302,6 @@ class EventRegistry:
         if found is None:
             raise UnknownEventType(f"unknown event type {tag!r}")
         return found
-
-    def fast_decoder(self, tag: str) -> Any:
-        """The compiled msgspec decoder of ``tag`` (:func:`engine.decoders.compile_event`).
-
-        Compiled from the registered pydantic class the first time a reader
-        asks (msgspec is imported only then); None when the class can be read
-        by pydantic alone.  ``tag`` must be registered.
-        """
-        if tag not in self._fast:
-            from engine.decoders import compile_event  # noqa: PLC0415 - msgspec only when reading
-
-            self._fast[tag] = compile_event(self._classes[tag])
-        return self._fast[tag]
 
     def parse(
         self,
