@@ -252,6 +252,33 @@ def _event(
     return event
 
 
+def _event_fast(
+    body: str, seq: int, registry: EventRegistry, tag: str, format_version: int
+) -> Event | None:
+    """The event of a writer's-form line read by msgspec, or None: read it with :func:`_event`.
+
+    For a line of a :data:`~engine.formats.WRITTEN` format whose prefix
+    (type, schema version, seq, cause) the reader has already matched, and
+    whose text cannot hold a control character.  Accepted only when the
+    line is exactly the writer's serialisation of the event it decodes to
+    (:func:`engine.decoders.decode_exact`) and its seq and cause are lawful;
+    every other line, lawful or not, is left to the pydantic path, which
+    words any refusal.
+    """
+    if format_version not in formats.WRITTEN or not (_PLAIN(body) or not _SUSPECT.search(body)):
+        return None
+    from engine.decoders import decode_exact, fast_decoder  # noqa: PLC0415 - msgspec when reading
+
+    fast = fast_decoder(registry, tag)
+    if fast is None:
+        return None
+
+    event = decode_exact(fast, body.encode())
+    if event is None or event.seq != seq:
+        return None
+    return event if event.cause is None or 0 <= event.cause < seq else None
+
+
 def check_written_header(header: Header) -> None:
     """Refuse to start a replay whose header its own reader would refuse.
 

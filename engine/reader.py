@@ -30,6 +30,7 @@ from engine.checks import (
     Kind,
     ReplayError,
     _event,
+    _event_fast,
     _footer,
     _forks_reached,
     _header,
@@ -290,6 +291,14 @@ class ReplayStream:
             return line.event
         mark = line.mark
         data = line.data
+        if data is None and line.type is not None:
+            fast = _event_fast(
+                line.body, mark.seq, self.registry, line.type, self.header.format_version
+            )
+            if fast is not None:
+                self.parsed += 1
+                line.event = fast
+                return fast
         if data is None:
             data = _open(self.name, mark.line, line.text, line.body, mark.seq)
         event = _event(

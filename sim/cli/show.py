@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from collections.abc import Iterator
+from itertools import islice
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -143,23 +146,58 @@ def _narrative(
 
 
 def _history(loaded: ReplayFile, unit: str, turn: int | None, as_json: bool) -> None:
+    """The unit's row at the start and at each turn's end, printed as the replay is read."""
     from sim.cli import views
-    from sim.cli.table import table, unit_cells
+    from sim.cli.table import stream_table, unit_cells
 
-    history = views.unit_history(loaded, unit, turn)
     word = loaded.ruleset.turn_name
     if as_json:
-        rows = [{word: t, **views.unit_json(r)} for t, r in history]
-        echo_json({"replay": loaded.path, "unit": unit, "rows": rows})
+        _history_json(loaded, unit, turn, word)
         return
     axes = loaded.ruleset.space(loaded.scenario).axes
-    name, side = history[0][1].name, history[0][1].side_name
+    first = next(views.iter_unit_history(loaded, unit, 0))[1]
+    name, side = first.name, first.side_name
     say(f"{loaded.scenario.name} — {name} ({side}) at the end of each {word}, 0: the start")
-    cells = [{word: t, **unit_cells(r, axes)} for t, r in history]
-    for row in cells:
-        del row["unit"], row["side"]
-    for line in table(cells):
+
+    def cells() -> Iterator[dict[str, Any]]:
+        for t, r in views.iter_unit_history(loaded, unit, turn):
+            row = {word: t, **unit_cells(r, axes)}
+            del row["unit"], row["side"]
+            yield row
+
+    for line in stream_table(cells):
         click.echo(line)
+
+
+def _history_json(loaded: ReplayFile, unit: str, turn: int | None, word: str) -> None:
+    """``echo_json({"replay", "unit", "rows"})``'s exact line, its rows written as they come.
+
+    The file is read to its end first when the history is long (more than
+    :data:`_KEEP` rows), so damage is reported before anything is printed.
+    """
+    from sim.cli import views
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for t, r in views.iter_unit_history(loaded, unit, turn):
+            yield {word: t, **views.unit_json(r)}
+
+    found = rows()
+    kept = list(islice(found, _KEEP + 1))
+    if len(kept) <= _KEEP:
+        echo_json({"replay": loaded.path, "unit": unit, "rows": kept})
+        return
+    for _ in found:
+        pass  # read (and check) the rest before printing
+    del kept
+    head = json.dumps({"replay": loaded.path}, sort_keys=True)[:-1]
+    click.echo(f'{head}, "rows": [', nl=False)
+    for i, row in enumerate(rows()):
+        click.echo((", " if i else "") + json.dumps(row, sort_keys=True), nl=False)
+    click.echo(f'], "unit": {json.dumps(unit)}}}')
+
+
+_KEEP = 2000
+"""Rows of a unit's history held in memory; a longer one is read twice (measured, printed)."""
 
 
 def _state(loaded: ReplayFile, turn: int | None, last: int, as_json: bool) -> None:

@@ -7,12 +7,14 @@ words and the ruleset's scalar details, each in its own column.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, islice
 from typing import Any
 
 from engine.text import one_line
 from sim.contract import Space, UnitRow
 
-__all__ = ["render_units", "table", "unit_cells"]
+__all__ = ["Layout", "render_units", "stream_table", "table", "unit_cells"]
 
 
 def _number(value: Any) -> str:
@@ -36,20 +38,73 @@ def unit_cells(row: UnitRow, axes: tuple[str, ...]) -> dict[str, Any]:
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
     """A plain fixed-width table of rows (columns in first-seen order; text left, numbers right)."""
-    columns: list[str] = []
+    layout = Layout()
     for row in rows:
-        columns.extend(k for k in row if k not in columns)
-    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
-    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
-    numeric = [all(_is_number(row.get(c)) for row in rows) for c in columns]
+        layout.add(row)
+    return [layout.header(), *(layout.line(row) for row in rows)]
 
-    def fmt(values: list[str]) -> str:
+
+class Layout:
+    """The columns, widths and alignment of a :func:`table`, measured one row at a time.
+
+    A row without a column shows ``-`` there (and counts as a number).
+    """
+
+    def __init__(self) -> None:
+        self.columns: list[str] = []
+        self.widths: list[int] = []
+        self.numeric: list[bool] = []
+        self.rows = 0
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Measure one row."""
+        for key in row:
+            if key not in self.columns:
+                self.columns.append(key)
+                self.widths.append(max(len(key), 1 if self.rows else 0))  # earlier rows: "-"
+                self.numeric.append(True)
+        for i, column in enumerate(self.columns):
+            value = row.get(column)
+            self.widths[i] = max(self.widths[i], len(_cell(value)))
+            self.numeric[i] = self.numeric[i] and _is_number(value)
+        self.rows += 1
+
+    def header(self) -> str:
+        """The header line."""
+        return self._fmt(self.columns)
+
+    def line(self, row: dict[str, Any]) -> str:
+        """One measured row's line."""
+        return self._fmt([_cell(row.get(c)) for c in self.columns])
+
+    def _fmt(self, values: list[str]) -> str:
         parts = [
-            v.rjust(w) if n else v.ljust(w) for v, w, n in zip(values, widths, numeric, strict=True)
+            v.rjust(w) if n else v.ljust(w)
+            for v, w, n in zip(values, self.widths, self.numeric, strict=True)
         ]
         return "  ".join(parts).rstrip()
 
-    return [fmt(columns), *(fmt(r) for r in cells)]
+
+def stream_table(rows: Callable[[], Iterable[dict[str, Any]]], keep: int = 2000) -> Iterator[str]:
+    """:func:`table` of the rows ``rows()`` yields, its lines made one at a time.
+
+    Up to ``keep`` rows are held and printed as :func:`table` prints them;
+    a longer table is measured in a first pass over ``rows()`` (which then
+    meets any error before a line is printed) and printed in a second, so
+    memory holds ``keep`` rows at most, whatever the table's length.
+    """
+    found = iter(rows())
+    kept = list(islice(found, keep + 1))
+    if len(kept) <= keep:
+        yield from table(kept)
+        return
+    layout = Layout()
+    for row in chain(kept, found):
+        layout.add(row)
+    del kept
+    yield layout.header()
+    for row in rows():
+        yield layout.line(row)
 
 
 def _is_number(value: Any) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -34,6 +34,7 @@ def replay_problem(error: ReplayError) -> str:
 
 __all__ = [
     "NOT_A_REPLAY",
+    "iter_unit_history",
     "problems_json",
     "replay_error_json",
     "replay_problem",
@@ -120,10 +121,15 @@ def state_rows(loaded: ReplayLike, turn: int | None) -> list[UnitRow]:
 
 def unit_history(loaded: ReplayLike, unit: str, turn: int | None) -> list[tuple[int, UnitRow]]:
     """One unit at the start (turn 0) and at the end of every turn up to ``turn``."""
+    return list(iter_unit_history(loaded, unit, turn))
+
+
+def iter_unit_history(
+    loaded: ReplayLike, unit: str, turn: int | None
+) -> Iterator[tuple[int, UnitRow]]:
+    """:func:`unit_history` one turn at a time, as the replay is read (memory flat in turns)."""
     rs, sc = loaded.ruleset, loaded.scenario
-    out: list[tuple[int, UnitRow]] = []
     for t, state in loaded.turn_ends():
         if turn is not None and t > turn:
             break
-        out.extend((t, r) for r in rs.units(sc, state) if r.id == unit)
-    return out
+        yield from ((t, r) for r in rs.units(sc, state) if r.id == unit)

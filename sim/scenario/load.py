@@ -1,11 +1,19 @@
 """Safe loading of scenario files, with every error located by file, line and field.
 
-YAML is composed into nodes by PyYAML's safe composer and turned into plain
-data here: only the standard scalar tags are accepted (no tag ever runs
-code), files over :data:`MAX_BYTES`, documents nested deeper than
-:data:`MAX_DEPTH` and documents that expand past :data:`MAX_NODES` nodes
-through aliases are refused before any work, and each mapping key's line is
-remembered so a validation error can name it.
+YAML is composed into nodes by libyaml's composer (PyYAML's ``CSafeLoader``)
+and turned into plain data here.  libyaml is only a speed device: on any
+problem at all (a YAML error, a character where the two part or that
+PyYAML's reader refuses, nesting past :data:`MAX_DEPTH`, an alias cycle, a forbidden tag),
+and wherever libyaml is not installed, the document is composed again by
+PyYAML's pure-Python composer, whose messages and line numbers are the ones
+reported; for a document both accept they make the same nodes, so the same
+data and the same line map (``tests/sim/test_loader_paths.py``).
+
+Only the standard scalar tags are accepted (no tag ever runs code), files
+over :data:`MAX_BYTES`, documents nested deeper than :data:`MAX_DEPTH` and
+documents that expand past :data:`MAX_NODES` nodes through aliases are
+refused before any work, and each mapping key's line is remembered so a
+validation error can name it.
 """
 
 from __future__ import annotations
@@ -144,6 +152,68 @@ class _Loader(CoreLoader):
             self._depth -= 1
 
 
+_CSafe: type[Any] | None = getattr(yaml, "CSafeLoader", None)
+"""libyaml's safe loader, when PyYAML was built with it."""
+
+
+def _fast_loader() -> type[Any] | None:
+    """The core loader on libyaml's parser and composer; None without libyaml."""
+    if _CSafe is None:
+        return None
+
+    class _CLoader(_CSafe):  # type: ignore[misc,valid-type]  # PyYAML's C classes are untyped
+        """libyaml's composer with the core loader's tag resolution (the resolver is Python)."""
+
+    _CLoader.yaml_implicit_resolvers = CoreLoader.yaml_implicit_resolvers
+    return _CLoader
+
+
+_CLoader = _fast_loader()
+_PURE_ONLY = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^[ ]*[^#\s].*\?|[|>][-+0-9]*#", re.MULTILINE)
+"""Where libyaml and PyYAML part: a tab, a byte-order mark or a Unicode line break
+anywhere, a ``?`` outside a whole-line comment (PyYAML ends a plain scalar in
+a flow collection at ``?``, libyaml does not), a block scalar's ``|`` or ``>``
+with a ``#`` straight after it (libyaml reads ``>#`` as a comment).  Such texts are composed by
+PyYAML alone; scenarios rarely hold one."""
+_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
+"""What PyYAML's own reader refuses: such a text is always composed by it, for its message."""
+
+
+def _compose_fast(text: str) -> yaml.Node | None:
+    """The document composed by libyaml, or None where the pure composer must do it."""
+    if _CLoader is None or _PURE_ONLY.search(text) or _NON_PRINTABLE.search(text):
+        return None
+    try:
+        node: yaml.Node | None = yaml.compose(text, Loader=_CLoader)
+    except Exception:  # any failure: the pure composer gives the message
+        return None
+    return node
+
+
+def _parse_fast(text: str, file: str) -> tuple[Any, dict[Path_, int]] | None:
+    """Data and line map from libyaml's nodes; None where the pure path must parse.
+
+    A document libyaml composes is built as it is: the builder follows every
+    alias with its own depth and node limits, so a document it builds without
+    a problem is one PyYAML's composer (which counts the same levels, aliases
+    not followed) would not refuse as too deep, and it would make the same
+    nodes.  A problem the builder finds is reported only once PyYAML's
+    composer has accepted the document too (else its message is the one).
+    """
+    node = _compose_fast(text)
+    if node is None:
+        return None
+    builder = _Builder(file)
+    try:
+        return builder.build(node, ()), builder.lines
+    except ScenarioError:
+        try:
+            yaml.compose(text, Loader=_Loader)
+        except Exception:  # the pure path reports whatever it is
+            return None
+        raise
+
+
 class _Builder:
     """Turns composed YAML nodes into plain data and a path → line map."""
 
@@ -228,6 +298,9 @@ def parse_yaml(text: str, file: str) -> tuple[Any, dict[Path_, int]]:
     """
     if len(text.encode("utf-8")) > MAX_BYTES:
         raise ScenarioError([Located(file, 1, "", f"file too large (limit {MAX_BYTES} bytes)")])
+    fast = _parse_fast(text, file)
+    if fast is not None:
+        return fast
     try:
         node = yaml.compose(text, Loader=_Loader)
     except _TooDeep as exc:

@@ -1,0 +1,232 @@
+"""Fast strict decoding of event lines: msgspec decoders compiled from the pydantic event models.
+
+The event models stay the authoring surface (a plugin writes pydantic
+models); :func:`compile_event` turns one into a msgspec-typed ``TypedDict``
+of the same fields, types and bounds (and one per nested model), once per
+class.  :func:`decode_exact` reads a
+line's body with it and accepts the line only when msgspec's encoding of
+what it read is byte for byte the body: then the line is exactly the
+writer's serialisation, and the event is assembled from the decoded values
+without validating again.
+
+It is a speed device only, never the judge.  Whatever it does not accept —
+a class it cannot compile (validators, serializers, aliases, ``Any``, a
+constraint it cannot express), a line it cannot decode, one whose
+re-encoding differs (a float msgspec writes otherwise, ``4`` for ``4.0``,
+an escape, a key out of order) — it returns ``None`` for, and the pydantic
+path (:func:`engine.checks._event`) reads the line and words any refusal.
+So the fast path never accepts a line the pydantic path would refuse:
+
+- field types, ``Literal`` tags and ``ge``/``le`` bounds are the model's;
+  unknown fields are refused at every level; integers are bounded to the
+  64-bit signed range (the strict JSON reader's range, narrowed: a larger
+  one goes to the pydantic path);
+- the body's bytes must equal the encoding of the decoded values, in
+  declaration order, so no key is missing, repeated, reordered or written
+  in another form; a line whose text may hold a control character never
+  comes here (the caller's check).
+
+``tests/engine/test_decoders.py`` decodes every golden's events both ways
+and demands equal events.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypedDict, Union, get_args, get_origin
+
+import annotated_types
+import msgspec
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from engine.events import Draw, Event, EventRegistry, assemble
+
+__all__ = ["FastEvent", "compile_event", "decode_exact", "fast_decoder"]
+
+_INT64 = (-(2**63), 2**63 - 1)
+_PLAIN_TYPES = (int, str, float, bool)
+_Convert = Callable[[Any], Any]
+
+
+class _Unsupported(TypeError):
+    """A model the fast path does not compile (it is read by pydantic alone)."""
+
+
+class _NotExact(ValueError):
+    """An object whose keys are not its model's fields in declaration order."""
+
+
+class FastEvent:
+    """One event class's compiled decoder: a msgspec ``TypedDict`` and how to build the event."""
+
+    __slots__ = ("_build", "_decoder", "_encode", "schema_version")
+
+    def __init__(self, cls: type[Event]) -> None:
+        if "h" in cls.model_fields:  # the line's chain link: a body holding one is a forgery
+            raise _Unsupported(f"{cls.__name__} has a field named 'h'")
+        struct, build = _model(cls)
+        self._decoder = msgspec.json.Decoder(struct)
+        self._encode = msgspec.json.Encoder().encode
+        self._build = build
+        self.schema_version: int = cls.model_fields["schema_version"].default
+
+
+def compile_event(cls: type[Event]) -> FastEvent | None:
+    """The fast decoder of ``cls``, or None when only pydantic may read it."""
+    try:
+        return FastEvent(cls)
+    except _Unsupported:
+        return None
+
+
+_COMPILED: dict[type[Event], FastEvent | None] = {}
+
+
+def fast_decoder(registry: EventRegistry, tag: str) -> FastEvent | None:
+    """The compiled decoder of the class ``registry`` holds for ``tag`` (once per class).
+
+    Compiled the first time a reader asks, from the registered pydantic
+    class; None when that class is read by pydantic alone.
+
+    Raises:
+        UnknownEventType: ``tag`` is not registered.
+    """
+    cls = registry.cls(tag)
+    if cls not in _COMPILED:
+        _COMPILED[cls] = compile_event(cls)
+    return _COMPILED[cls]
+
+
+def decode_exact(fast: FastEvent, body: bytes) -> Event | None:
+    """The event whose exact writer's line body is ``body``; None: let pydantic read it."""
+    try:
+        data = fast._decoder.decode(body)
+        if fast._encode(data) != body or data["schema_version"] != fast.schema_version:
+            return None
+        event: Event = fast._build(data)
+    except (msgspec.MsgspecError, _NotExact):
+        return None
+    return event
+
+
+def _model(cls: type[BaseModel]) -> tuple[Any, _Convert]:
+    """A TypedDict with ``cls``'s fields, and a function making the model from one."""
+    decorators = cls.__pydantic_decorators__
+    if (
+        decorators.field_validators
+        or decorators.model_validators
+        or decorators.validators
+        or decorators.field_serializers
+        or decorators.model_serializers
+        or decorators.computed_fields
+        or decorators.root_validators
+    ):
+        raise _Unsupported(f"{cls.__name__} has validators or serializers")
+    if cls.model_config.get("extra") == "allow":
+        raise _Unsupported(f"{cls.__name__} allows extra fields")
+    if cls.__pydantic_root_model__ or cls.model_config.get("strict"):
+        raise _Unsupported(f"{cls.__name__} is a root model or strict")
+    fields: list[tuple[str, Any]] = []
+    converters: dict[str, _Convert] = {}
+    for name, info in cls.model_fields.items():
+        if info.alias or info.serialization_alias or info.validation_alias or info.exclude:
+            raise _Unsupported(f"{cls.__name__}.{name} has an alias or is excluded")
+        kind, convert = _type(info.annotation, info.metadata)
+        fields.append((name, kind))
+        if convert is not None:
+            converters[name] = convert
+    spec: Any = TypedDict(f"{cls.__name__}Spec", dict(fields))  # type: ignore[misc]  # made at run time
+    names = tuple(name for name, _ in fields)
+    everything = frozenset(names)
+    items = tuple(converters.items())
+
+    def build(data: dict[str, Any]) -> Any:
+        if tuple(data) != names:  # msgspec ignores unknown keys, and keeps the text's order
+            raise _NotExact(cls.__name__)
+        for name, convert in items:
+            data[name] = convert(data[name])
+        return assemble(cls, data, set(everything))
+
+    return spec, build
+
+
+def _bounds(metadata: list[Any]) -> msgspec.Meta:
+    """The ``ge``/``le`` bounds of an int field, within the 64-bit signed range."""
+    low, high = _INT64
+    for item in metadata:
+        if isinstance(item, annotated_types.Ge) and isinstance(item.ge, int):
+            low = max(low, item.ge)
+        elif isinstance(item, annotated_types.Le) and isinstance(item.le, int):
+            high = min(high, item.le)
+        else:
+            raise _Unsupported(f"constraint {item!r}")
+    return msgspec.Meta(ge=low, le=high)
+
+
+def _type(annotation: Any, metadata: list[Any]) -> tuple[Any, _Convert | None]:
+    """The msgspec type of one annotation, and the conversion of a decoded value (None: as is)."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        extra = [m for m in args[1:] if not _is_fieldinfo(m)]
+        for m in args[1:]:
+            if _is_fieldinfo(m):
+                extra.extend(m.metadata)
+        return _type(args[0], [*metadata, *extra])
+    if annotation is int:
+        return Annotated[int, _bounds(metadata)], None
+    if metadata:
+        raise _Unsupported(f"constraints on {annotation!r}")
+    if annotation in _PLAIN_TYPES or annotation is type(None):
+        return annotation, None
+    if annotation is Draw:
+        return tuple[str, Annotated[int, _bounds([])], float], _draw
+    if origin is Literal:
+        if not all(type(a) in (str, int) and type(a) is not bool for a in args):
+            raise _Unsupported(f"{annotation!r}")
+        return annotation, None
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return _model(annotation)
+    return _container(annotation, origin, args)
+
+
+def _container(annotation: Any, origin: Any, args: tuple[Any, ...]) -> tuple[Any, _Convert | None]:
+    """The msgspec type of an optional, list, tuple or str-keyed dict annotation."""
+    if origin in (Union, types.UnionType):
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) != 1 or len(args) != 2:
+            raise _Unsupported(f"{annotation!r}: only an optional type")
+        inner, convert = _type(rest[0], [])
+        return inner | None, None if convert is None else _optional(convert)
+    if origin is list and len(args) == 1:
+        inner, convert = _type(args[0], [])
+        return list[inner], None if convert is None else _items(convert)  # type: ignore[valid-type]
+    if origin is tuple and args and ... not in args:
+        specs = [_type(a, []) for a in args]
+        if any(c is not None for _, c in specs):
+            raise _Unsupported(f"{annotation!r}: a tuple holding models or draws")
+        return tuple[tuple(s for s, _ in specs)], None  # type: ignore[misc]
+    if origin is dict and len(args) == 2 and args[0] is str:
+        inner, convert = _type(args[1], [])
+        return dict[str, inner], None if convert is None else _values(convert)  # type: ignore[valid-type]
+    raise _Unsupported(f"{annotation!r}")
+
+
+def _is_fieldinfo(item: Any) -> bool:
+    return isinstance(item, FieldInfo)
+
+
+_draw = Draw._make
+
+
+def _optional(convert: _Convert) -> _Convert:
+    return lambda value: None if value is None else convert(value)
+
+
+def _items(convert: _Convert) -> _Convert:
+    return lambda value: [convert(v) for v in value]
+
+
+def _values(convert: _Convert) -> _Convert:
+    return lambda value: {k: convert(v) for k, v in value.items()}

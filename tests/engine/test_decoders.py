@@ -1,0 +1,186 @@
+"""The msgspec decoders compiled from the event models read what pydantic reads, and no more.
+
+Every event line of every golden replay (and of the format-4 replays kept
+under tests/data) is read both ways: by :func:`engine.decoders.decode_exact`
+and by the pydantic path (:func:`engine.checks._event`); the events must be
+equal, field by field, with the same Python types.  Lines the pydantic path
+refuses, or whose text is not exactly the writer's, are never accepted by
+the fast path (it returns None and leaves them to pydantic).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from engine import decoders
+from engine.checks import _event, _event_fast, _open
+from engine.events import Event, EventRegistry
+from engine.reader import ReplayStream
+from sim.replay.header import registry_for
+
+ROOT = Path(__file__).resolve().parents[2]
+REPLAYS = sorted((ROOT / "replays").glob("*.jsonl")) + sorted(
+    (ROOT / "tests" / "data" / "replays").glob("*.format4.jsonl")
+)
+
+
+def _typed(value: Any) -> Any:
+    """A value with every nested model and container spelt out with its exact types."""
+    if isinstance(value, BaseModel):
+        return (type(value), {k: _typed(v) for k, v in value.__dict__.items()})
+    if isinstance(value, list | tuple):
+        return (type(value), [_typed(v) for v in value])
+    if isinstance(value, dict):
+        return (dict, {k: _typed(v) for k, v in value.items()})
+    return (type(value), value)
+
+
+def _lines(path: Path) -> tuple[ReplayStream, list[Any]]:
+    stream = ReplayStream(path, registry_for)
+    return stream, list(stream.lines())
+
+
+@pytest.mark.parametrize("path", REPLAYS, ids=lambda p: p.name)
+def test_every_event_decodes_to_the_same_event_both_ways(path: Path) -> None:
+    """msgspec and pydantic give equal events of identical types for each line of each replay."""
+    stream, lines = _lines(path)
+    fast_read = 0
+    for line in lines:
+        if line.type is None:
+            continue  # parsed at once by the reader: not the writer's exact prefix
+        data = _open(stream.name, line.mark.line, line.text, line.body, line.seq)
+        slow = _event(
+            stream.name,
+            line.mark.line,
+            (line.body, data),
+            line.seq,
+            stream.registry,
+            stream.header.format_version,
+        )
+        fast = _event_fast(
+            line.body, line.seq, stream.registry, line.type, stream.header.format_version
+        )
+        if fast is None:
+            continue
+        fast_read += 1
+        assert _typed(fast) == _typed(slow)
+        assert fast.model_fields_set == slow.model_fields_set
+        assert fast.model_dump_json() == slow.model_dump_json() == line.body
+    compiled = {
+        t for t in stream.registry.types if decoders.fast_decoder(stream.registry, t) is not None
+    }
+    expected = sum(1 for line in lines if line.type in compiled)
+    assert fast_read == expected > len(lines) // 2
+
+
+def test_every_registered_type_but_the_open_ones_compiles() -> None:
+    """Each ruleset's event classes compile, except the two holding free-form values."""
+    from sim.contract import get_ruleset
+
+    for name in ("musket", "becmi", "flattop"):
+        registry: EventRegistry = get_ruleset(name).registry
+        missing = [t for t in registry.types if decoders.fast_decoder(registry, t) is None]
+        assert missing == ["engine.override", "engine.snapshot"], name
+
+
+def _fired() -> tuple[EventRegistry, str, dict[str, Any]]:
+    """A real musket.fired line body from the stone-wall golden, and its registry."""
+    stream, lines = _lines(ROOT / "replays" / "stone_wall-s1862.jsonl")
+    line = next(line for line in lines if line.type == "musket.fired")
+    return stream.registry, line.body, json.loads(line.body)
+
+
+def _variants(body: str, data: dict[str, Any]) -> dict[str, str]:
+    """Lines a forger might write, each not the writer's exact text or not lawful."""
+    floats = [k for k, v in data.items() if type(v) is float and v.is_integer()]
+    ints = [k for k, v in data.items() if type(v) is int and k != "seq"]
+    key = floats[0]
+    out = {
+        "float written as int": body.replace(f'"{key}":{data[key]!r}', f'"{key}":{int(data[key])}'),
+        "int of 2**64": body.replace(f'"{ints[0]}":{data[ints[0]]}', f'"{ints[0]}":{2**64}'),
+        "int of 2**63": body.replace(f'"{ints[0]}":{data[ints[0]]}', f'"{ints[0]}":{2**63}'),
+        "extra key": body[:-1] + ',"extra":1}',
+        "h inside": body[:-1] + ',"h":"00"}',
+        "space": body.replace(",", ", ", 1),
+        "escaped letter": body.replace('"musket.fired"', '"musket.fir\\u0065d"'),
+        "key repeated": body[:-1] + f',"{ints[0]}":{data[ints[0]]}}}',
+        "bool for int": body.replace(f'"{ints[0]}":{data[ints[0]]}', f'"{ints[0]}":true'),
+        "null for required": body.replace(f'"{key}":{data[key]!r}', f'"{key}":null'),
+    }
+    reordered = dict(reversed(list(data.items())))
+    out["keys reordered"] = json.dumps(reordered, separators=(",", ":"))
+    missing = dict(data)
+    del missing["cause"]
+    out["default left out"] = json.dumps(missing, separators=(",", ":"))
+    assert all(v != body for v in out.values())
+    return out
+
+
+def test_forged_texts_are_left_to_pydantic() -> None:
+    """No text other than the writer's exact line is accepted by the fast decoder."""
+    registry, body, data = _fired()
+    fast = decoders.fast_decoder(registry, "musket.fired")
+    assert decoders.decode_exact(fast, body.encode()) is not None
+    refused = {
+        name: decoders.decode_exact(fast, text.encode())
+        for name, text in _variants(body, data).items()
+    }
+    assert refused == dict.fromkeys(refused)
+
+
+def test_a_die_out_of_its_range_is_left_to_pydantic() -> None:
+    """A d20 of 21 is not decoded fast: the bounds compile from the model's ge/le."""
+    from sim.contract import get_ruleset
+
+    registry = get_ruleset("becmi").registry
+    _stream, lines = _lines(ROOT / "replays" / "tavern_brawl-s377.jsonl")
+    line = next(line for line in lines if '"roll":' in line.body and line.type is not None)
+    data = json.loads(line.body)
+    assert (
+        decoders.decode_exact(decoders.fast_decoder(registry, line.type), line.body.encode())
+        is not None
+    )
+    roll = _find(data, "roll")
+    forged = line.body.replace(f'"roll":{roll}', '"roll":21', 1)
+    assert (
+        decoders.decode_exact(decoders.fast_decoder(registry, line.type), forged.encode()) is None
+    )
+
+
+def _find(data: Any, key: str) -> Any:
+    if isinstance(data, dict):
+        if key in data:
+            return data[key]
+        for v in data.values():
+            found = _find(v, key)
+            if found is not None:
+                return found
+    if isinstance(data, list):
+        for v in data:
+            found = _find(v, key)
+            if found is not None:
+                return found
+    return None
+
+
+def test_a_model_with_a_validator_is_not_compiled() -> None:
+    """A class whose validation does more than its types (a validator) is read by pydantic only."""
+    from typing import Literal
+
+    from pydantic import field_validator
+
+    class Checked(Event):
+        type: Literal["toy.checked"] = "toy.checked"
+        n: int
+
+        @field_validator("n")
+        @classmethod
+        def _odd(cls, n: int) -> int:
+            return n
+
+    assert decoders.compile_event(Checked) is None
