@@ -39,6 +39,15 @@ settings.register_profile("battlesim", deadline=None)
 settings.load_profile("battlesim")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """``BATTLESIM_TEST_PROFILE=FILE``: each test's CPU and processes to FILE
+    (:mod:`tests.profile_tests`)."""
+    if os.environ.get("BATTLESIM_TEST_PROFILE"):
+        from tests import profile_tests
+
+        config.pluginmanager.register(profile_tests, "battlesim-profile")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """On an xdist worker: the longest units' tests first (tests.units)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
