@@ -13,6 +13,7 @@ import pytest
 
 from tests import readme_examples
 from tests.readme_examples import ROOT, Example, Page, examples, failure, prepare
+from tests.units import rank, unit
 
 README = ROOT / "README.md"
 EXAMPLES = examples(README)
@@ -60,6 +61,19 @@ def test_the_readme_runs_in_sections() -> None:
     made = [e for e in EXAMPLES if e.command == "battlesim run scenarios/stone_wall.yaml --seed 7"]
     assert [e.unit for e in replays] == [e.unit for e in made] == ["using-it"]
     assert len(order) >= 6
+
+
+def test_each_section_is_a_unit_of_work_of_its_own() -> None:
+    """tests.units gives each README and docs section's examples one xdist unit, named
+    page#section, and keeps every other test of these files in its file's unit."""
+    assert unit("tests/test_readme.py::test_readme_example[exact-odds:224]") == (
+        "README.md#exact-odds"
+    )
+    assert unit("tests/test_doc_examples.py::test_doc_example[docs/odds.md#json:225]") == (
+        "docs/odds.md#json"
+    )
+    assert unit("tests/test_readme.py::test_the_readme_skips_nothing") == "tests/test_readme.py"
+    assert rank("docs/batch.md#study-files") < rank("README.md#using-it") < rank("tests/x.py")
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[f"{e.unit}:{e.line}" for e in EXAMPLES])
