@@ -317,7 +317,7 @@ def _keep(listener: socket.socket, conn: socket.socket, stats: Path) -> NoReturn
         conn.sendall(pid.to_bytes(4, "big"))
         ended = os.pidfd_open(pid)
         while True:
-            readable = select.select([ended, conn], [], [])[0]
+            readable = select.select([ended, conn.fileno()], [], [])[0]
             if ended in readable:
                 break
             if not conn.recv(1):
@@ -368,14 +368,16 @@ def _command(request: dict[str, Any], fds: list[int], close: list[int]) -> NoRet
                 resource.setrlimit(getattr(resource, name), tuple(limit))
         os.environ.clear()
         os.environ.update(request["env"])
-        sys.stdin = sys.__stdin__ = _stream(0, sys.__stdin__, "rb")
-        sys.stdout = sys.__stdout__ = _stream(1, sys.__stdout__, "wb")
-        sys.stderr = sys.__stderr__ = _stream(2, sys.__stderr__, "wb")
+        for fd, name, mode in ((0, "stdin", "rb"), (1, "stdout", "wb"), (2, "stderr", "wb")):
+            stream = _stream(fd, getattr(sys, f"__{name}__"), mode)
+            setattr(sys, name, stream)
+            setattr(sys, f"__{name}__", stream)  # as start-up leaves them: the same object
         script = str(REAL)
         sys.argv = [script, *request["argv"]]
         sys.orig_argv = [sys.executable, script, *request["argv"]]
         main = types.ModuleType("__main__")
-        main.__file__, main.__cached__ = script, None
+        main.__file__ = script
+        main.__dict__["__cached__"] = None
         main.__loader__ = importlib.machinery.SourceFileLoader("__main__", script)
         main.__dict__["__builtins__"] = __builtins__
         sys.modules["__main__"] = main

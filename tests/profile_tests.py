@@ -47,7 +47,7 @@ def _cpu() -> tuple[float, float]:
 
 def _forked() -> list[dict[str, Any]]:
     server = sys.modules.get("tests.forkserver")
-    return [] if server is None else server.stats()  # type: ignore[no-any-return]
+    return [] if server is None else server.stats()
 
 
 @pytest.hookimpl(hookwrapper=True)

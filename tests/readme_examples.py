@@ -123,7 +123,8 @@ def _blocks(text: str) -> list[tuple[str, int, list[str], list[tuple[str, str, i
     """Fenced blocks, each with the directives met since the block before it."""
     out: list[tuple[str, int, list[str], list[tuple[str, str, int]]]] = []
     lang: str | None = None
-    start, body = 0, []
+    start = 0
+    body: list[str] = []
     pending: list[tuple[str, str, int]] = []
     opened: tuple[int, list[str]] | None = None  # a directive running over several lines
     for n, line in enumerate(text.splitlines(), 1):
