@@ -83,6 +83,7 @@ class _Server:
     """A running fork server and its stand-in script."""
 
     def __init__(self, env: dict[str, str]) -> None:
+        self.owner = os.getpid()
         self.folder = Path(tempfile.mkdtemp(prefix="battlesim-fork-"))
         self.socket = self.folder / "s"
         self.stats = self.folder / "stats.jsonl"
@@ -114,7 +115,9 @@ class _Server:
             time.sleep(0.01)  # the stand-in runs the real script until the server listens
 
     def stop(self) -> None:
-        """End the server (its stdin closes) and remove its folder."""
+        """End the server (its stdin closes) and remove its folder (not from a forked child)."""
+        if os.getpid() != self.owner:
+            return
         if self.process.stdin is not None:
             self.process.stdin.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -261,7 +264,14 @@ def _preload() -> None:
 
 
 def _serve(path: str, ready: str) -> None:
-    """Accept commands until stdin closes; fork a keeper for each."""
+    """Accept commands until stdin closes; fork a keeper for each; then remove the folder."""
+    try:
+        _accept(path, ready)
+    finally:
+        shutil.rmtree(Path(path).parent, ignore_errors=True)  # its test process may not
+
+
+def _accept(path: str, ready: str) -> None:
     sys.path[0] = str(REAL.parent)  # as the console script's own sys.path
     _preload()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -24,15 +24,16 @@ from xdist.scheduler import LoadScopeScheduling
 
 FIRST = (
     "README.md#batch-studies-and-campaigns",
-    "docs/batch.md",
-    "README.md",
     "tests/viewer/",
     "tests/history/test_suite.py",
     "tests/test_plugin_install.py",
-    "docs/replay-tools.md",
+    "docs/batch.md#study-files",
     "tests/batch/test_sensitivity.py",
     "tests/batch/test_study.py",
     "tests/engine/test_row_digest.py",
+    "docs/batch.md",
+    "README.md#using-it",
+    "docs/replay-tools.md#pat-s-evening-replay",
 )
 """The units that took longest (``pytest --durations``), longest first; an entry names a
 unit or the start of units' names (``docs/batch.md``: each of its sections).  A unit
