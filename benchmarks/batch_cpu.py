@@ -12,7 +12,7 @@ block and fills a :class:`StudyCpu`:
   progress) — the study without its fixed costs (creating the database,
   the summary);
 * ``battles``: with ``--jobs 1``, the CPU of the battles themselves fought
-  inside that loop (``sim.batch.worker.fight``: header, simulate, outcome,
+  inside that loop (``sim.batch.execution.worker.fight``: header, simulate, outcome,
   what a plain loop does), measured at the same moments as the rest, so
   ``loop / battles - 1`` is the machinery's share with the load cancelled;
 * ``workers``: with a process pool, the CPU of its worker processes (read
@@ -31,7 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.batch import store, study, worker
+from sim.batch import study
+from sim.batch.execution import worker
+from sim.batch.storage import store
 
 __all__ = ["StudyCpu", "accounting", "process_cpu"]
 

@@ -4,7 +4,7 @@
 runs of a one-point study of ``SCENARIO`` (study seed 99, the study's seeds)
 fought as a plain loop would — header, simulate into the discarding sink,
 outcome — in chunks of 20 over a ``ProcessPoolExecutor`` of ``JOBS``
-workers made exactly as a study makes its pool (``sim.batch.executors``),
+workers made exactly as a study makes its pool (``sim.batch.execution.executors``),
 results dropped. Against a trivial task, it shows what running battles side
 by side costs on the machine itself (two battles at once may each take more
 CPU than one alone: they share caches and memory); against a study, what the
@@ -21,10 +21,10 @@ from typing import Any
 
 from engine.log import DiscardSink
 from sim import api
-from sim.batch.executors import mp_context
-from sim.batch.plan import StudyPlan
-from sim.batch.target import load_target
-from sim.batch.worker import prepare
+from sim.batch.execution.executors import mp_context
+from sim.batch.execution.worker import prepare
+from sim.batch.inputs.target import load_target
+from sim.batch.planning.plan import StudyPlan
 
 CHUNK = 20
 

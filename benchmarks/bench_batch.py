@@ -41,8 +41,8 @@ import yaml
 from engine import garbage
 from sim import api
 from sim.batch import RunOptions, StudyPlan, load_target, run_study, study
-from sim.batch.rows import ChunkRows
-from sim.batch.worker import Chunk, NullSink, Shared, prepare, run_chunk
+from sim.batch.execution.rows import ChunkRows
+from sim.batch.execution.worker import Chunk, NullSink, Shared, prepare, run_chunk
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from batch_cpu import StudyCpu, accounting

@@ -292,6 +292,16 @@ class EventRegistry:
         """Return the registered type tags, sorted."""
         return tuple(sorted(self._classes))
 
+    @property
+    def classes(self) -> tuple[type[Event], ...]:
+        """The registered event classes, the engine's own first, then as given."""
+        return tuple(self._classes.values())
+
+    def knows(self, cls: type[Event]) -> bool:
+        """True when ``cls`` itself is registered (its tag, and that class, not another)."""
+        tag = cls.model_fields["type"].default
+        return isinstance(tag, str) and self._classes.get(tag) is cls
+
     def cls(self, tag: object) -> type[Event]:
         """Return the class registered for ``tag``.
 

@@ -11,17 +11,25 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from engine.canonical import NotCanonical, RowDigest, canonical_json, text_digest
-from engine.events import Event, Override, Snapshot, TurnEnded
+from engine.events import Event, EventRegistry, Override, Snapshot, TurnEnded
 from engine.log import EventLog, Footer, Fork
 from engine.projection import Projection, set_path
 
-__all__ = ["SNAPSHOT_EVERY", "Recorder"]
+__all__ = ["SNAPSHOT_EVERY", "Recorder", "UnregisteredEvent"]
 
 SNAPSHOT_EVERY = 10
 """An ``engine.snapshot`` of the whole state follows every 10th turn's end."""
 
 S = TypeVar("S")
 E = TypeVar("E", bound=Event)
+
+
+class UnregisteredEvent(TypeError):
+    """An event whose class the ruleset's registry does not list was about to be recorded.
+
+    Its replay could never be read back (a reader parses lines through the
+    registry), so the battle stops at that event instead of writing it.
+    """
 
 
 class Recorder(Generic[S]):
@@ -34,6 +42,9 @@ class Recorder(Generic[S]):
         snapshot_json: returns :func:`~engine.canonical.canonical_json` of
             ``snapshot(state)`` written straight from the state, or None to
             serialise the snapshot (the digest is the same; see :meth:`_text`).
+        registry: the ruleset's event registry: an event of a class it does
+            not list is refused when emitted (:class:`UnregisteredEvent`),
+            checked once per class; None records any event.
     """
 
     def __init__(
@@ -42,11 +53,14 @@ class Recorder(Generic[S]):
         projection: Projection[S],
         snapshot: Callable[[S], object],
         snapshot_json: Callable[[S], str] | None = None,
+        registry: EventRegistry | None = None,
     ) -> None:
         self.log = log
         self.projection = projection
         self.snapshot = snapshot
         self.snapshot_json = snapshot_json
+        self.registry = registry
+        self._admitted: set[type[Event]] = {TurnEnded, Snapshot, Override}
         self._digests = RowDigest()
         fork = log.header.fork
         self._forks: dict[int, Fork] = fork.chain() if fork is not None else {}
@@ -67,7 +81,12 @@ class Recorder(Generic[S]):
         In a forked battle (header ``fork``) the event at each fork's
         ``at_seq`` has that fork's fields replaced, and its state overrides
         follow it as ``engine.override`` events.
+
+        Raises:
+            UnregisteredEvent: the registry does not list the event's class.
         """
+        if type(event) not in self._admitted:
+            self._admit(type(event))
         stamped = self.log.stamp(event)
         fork = self._forks.get(stamped.seq)
         if fork is not None:
@@ -82,6 +101,22 @@ class Recorder(Generic[S]):
                     )
                 )
         return stamped  # type: ignore[return-value]
+
+    def _admit(self, cls: type[Event]) -> None:
+        """Let events of ``cls`` be recorded from now on, if the registry lists it.
+
+        Raises:
+            UnregisteredEvent: it does not.
+        """
+        if self.registry is not None and not self.registry.knows(cls):
+            tag = cls.model_fields["type"].default
+            raise UnregisteredEvent(
+                f"ruleset {self.log.header.ruleset!r} records event {tag!r} at seq "
+                f"{self.log.count} ({cls.__module__}.{cls.__qualname__}), which its "
+                f"EventRegistry does not list: add {cls.__name__} to the registry of its Ruleset "
+                "(its replay could not be read back)"
+            )
+        self._admitted.add(cls)
 
     @staticmethod
     def _forked(event: Event, fork: Fork) -> Event:

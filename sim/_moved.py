@@ -11,14 +11,15 @@ warns with a :class:`DeprecationWarning` naming the new one.  The map is
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 import warnings
 from collections.abc import Sequence
-from importlib.abc import Loader, MetaPathFinder
+from importlib.abc import InspectLoader, Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec
-from types import ModuleType
+from types import CodeType, ModuleType
 
-__all__ = ["MOVED", "install", "new_name"]
+__all__ = ["MOVED", "RUNNABLE", "install", "new_name"]
 
 MOVED: dict[str, str] = {
     # the seam
@@ -60,8 +61,54 @@ MOVED: dict[str, str] = {
     "sim.errors": "sim.cli.errors",
     "sim.views": "sim.cli.views",
     "sim.table": "sim.cli.table",
+    # batch studies: sim/batch/'s one flat folder, now in the steps of a study
+    "sim.batch.stats": "sim.batch.methods.stats",
+    "sim.batch.differences": "sim.batch.methods.differences",
+    "sim.batch.indices": "sim.batch.methods.indices",
+    "sim.batch.prim": "sim.batch.methods.prim",
+    "sim.batch.files": "sim.batch.inputs.files",
+    "sim.batch.fieldpath": "sim.batch.inputs.fieldpath",
+    "sim.batch.seeds": "sim.batch.inputs.seeds",
+    "sim.batch.target": "sim.batch.inputs.target",
+    "sim.batch.campaign": "sim.batch.inputs.campaign",
+    "sim.batch.sources": "sim.batch.inputs.sources",
+    "sim.batch.guard": "sim.batch.inputs.guard",
+    "sim.batch.factors": "sim.batch.planning.factors",
+    "sim.batch.design": "sim.batch.planning.design",
+    "sim.batch.stopping": "sim.batch.planning.stopping",
+    "sim.batch.plan": "sim.batch.planning.plan",
+    "sim.batch.spec": "sim.batch.planning.spec",
+    "sim.batch.worker": "sim.batch.execution.worker",
+    "sim.batch.rows": "sim.batch.execution.rows",
+    "sim.batch.executors": "sim.batch.execution.executors",
+    "sim.batch.progress": "sim.batch.execution.progress",
+    "sim.batch.store": "sim.batch.storage.store",
+    "sim.batch.append": "sim.batch.storage.append",
+    "sim.batch.csvsafe": "sim.batch.storage.csvsafe",
+    "sim.batch.units": "sim.batch.storage.units",
+    "sim.batch.wide": "sim.batch.storage.wide",
+    "sim.batch.opening": "sim.batch.storage.opening",
+    "sim.batch.commits": "sim.batch.storage.commits",
+    "sim.batch.summary": "sim.batch.analysis.summary",
+    "sim.batch.compare": "sim.batch.analysis.compare",
+    "sim.batch.pooled": "sim.batch.analysis.pooled",
+    "sim.batch.sensitivity": "sim.batch.analysis.sensitivity",
+    "sim.batch.labels": "sim.batch.analysis.labels",
+    "sim.batch.condition": "sim.batch.discovery.condition",
+    "sim.batch.discover": "sim.batch.discovery.discover",
+    "sim.batch.verify": "sim.batch.verification.verify",
+    "sim.batch.replays": "sim.batch.verification.replays",
+    "sim.batch.plots": "sim.batch.charts.results",
+    "sim.batch.plots_analysis": "sim.batch.charts.analysis",
+    "sim.batch.plots_convergence": "sim.batch.charts.convergence",
+    "sim.batch.plots_discover": "sim.batch.charts.discover",
+    "sim.batch.plotting": "sim.batch.charts.plotting",
 }
 """Old module name → new module name; a submodule of an old package follows its package."""
+
+
+RUNNABLE = frozenset({"sim.batch.stopping"})
+"""Old names ``python -m`` ran (a documented command): they still run, as their new module."""
 
 
 def new_name(name: str) -> str | None:
@@ -106,9 +153,23 @@ class _Alias(MetaPathFinder, Loader):
         if alias is not None and alias.loader is self:
             module.__spec__ = alias.loader_state
 
-    def get_code(self, fullname: str) -> None:
-        """``python -m <old name>``: refused with the new name (nothing was ever run so)."""
-        raise ImportError(f"{fullname} has moved to {new_name(fullname)}; run `python -m sim`")
+    def get_code(self, fullname: str) -> CodeType:
+        """``python -m <old name>``: a :data:`RUNNABLE` name runs as its new module, others fail.
+
+        Raises:
+            ImportError: the old name was never run so; the message names the new module.
+        """
+        new = new_name(fullname)
+        if fullname in RUNNABLE and new is not None:
+            warnings.warn(
+                f"{fullname} has moved to {new}: run `python -m {new}`", DeprecationWarning, 2
+            )
+            spec = importlib.util.find_spec(new)
+            assert spec is not None and isinstance(spec.loader, InspectLoader)
+            code = spec.loader.get_code(new)
+            assert code is not None
+            return code
+        raise ImportError(f"{fullname} has moved to {new}; run `python -m sim`")
 
 
 def install() -> None:

@@ -191,8 +191,8 @@ def load_study(folder: str | Path) -> Any:
         ImportError: pandas is not installed.
     """
     # DuckDB and pandas are heavy; only this call needs them.
-    from sim.batch.store import Store  # noqa: PLC0415
-    from sim.batch.wide import wide_select  # noqa: PLC0415
+    from sim.batch.storage.store import Store  # noqa: PLC0415
+    from sim.batch.storage.wide import wide_select  # noqa: PLC0415
 
     store = Store.open(Path(folder) / "study.duckdb", read_only=True)
     try:

@@ -33,7 +33,7 @@ import simpy
 from pydantic import BaseModel
 
 from engine.checks import check_written_header
-from engine.events import Draw, Event
+from engine.events import Draw, Event, EventRegistry
 from engine.formats import derivation_of
 from engine.kernel import TurnKernel, frozen_heap
 from engine.log import EventLog, Header, Sink
@@ -250,6 +250,7 @@ def fight(
     watch: Callable[[Started], None] | None = None,
     snapshot_json: Callable[[StT], str] | None = None,
     draws: DrawTally | None = None,
+    registry: EventRegistry | None = None,
 ) -> StT:
     """Fight a battle to its end, writing its replay to ``sink``; return the final state.
 
@@ -261,13 +262,20 @@ def fight(
         watch: called with the started processes before the clock runs
             (the contract suite counts them against the unit rows).
         draws: counts each applied event's recorded draws by the unit that emitted it.
+        registry: the ruleset's events: an event of a class it does not list is
+            refused when emitted (:class:`~engine.recorder.UnregisteredEvent`).
+
+    Raises:
+        UnregisteredEvent: an event the registry does not list (its replay could not be read).
     """
     if getattr(sink, "discards", False) is not True:  # a line will be read: it must read back
         check_written_header(header)
     with frozen_heap():  # the caller's heap (scenario, modules) is not scanned during set-up
         if draws is not None:
             apply = _counting(apply, draws)
-        rec = Recorder(EventLog(header, sink), Projection(state, apply), snapshot, snapshot_json)
+        rec = Recorder(
+            EventLog(header, sink), Projection(state, apply), snapshot, snapshot_json, registry
+        )
         env = simpy.Environment()
         kernel = TurnKernel(env, plan.phases, plan.turn_length)
         streams = Streams(header.seed, derivation_of(header.format_version))  # the header's dice

@@ -21,7 +21,18 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("rule systems", ("sim.rulesets", "sim.odds")),
     ("scenario files", ("sim.scenario",)),
     ("replays and their tools", ("sim.replay",)),
-    ("batch studies", ("sim.batch",)),
+    # batch studies: below the flow its methods, then each step of a study in its order (a
+    # step imports the steps before it, never a later one), and the conductor on top
+    ("batch studies: methods", ("sim.batch.methods",)),
+    ("batch studies: inputs", ("sim.batch.inputs",)),
+    ("batch studies: design", ("sim.batch.planning",)),
+    ("batch studies: execution", ("sim.batch.execution",)),
+    ("batch studies: storage", ("sim.batch.storage",)),
+    ("batch studies: analysis", ("sim.batch.analysis",)),
+    ("batch studies: discovery", ("sim.batch.discovery",)),
+    ("batch studies: verification", ("sim.batch.verification",)),
+    ("batch studies: charts", ("sim.batch.charts",)),
+    ("batch studies: the conductor", ("sim.batch",)),
     ("calibration", ("sim.calibrate",)),
     ("historical cases", ("sim.history",)),
     ("the Python API", ("sim.api",)),
@@ -167,3 +178,14 @@ def test_no_import_circles() -> None:
         if node not in state:
             visit(node, [node])
     assert circles == []
+
+
+def test_no_batch_folder_holds_more_than_a_dozen_modules() -> None:
+    """sim/batch/ is in steps: no folder of it holds more than twelve modules (__init__ aside)."""
+    folders = [ROOT / "sim/batch", *(p.parent for p in (ROOT / "sim/batch").glob("*/__init__.py"))]
+    sizes = {
+        f.relative_to(ROOT).as_posix(): len([p for p in f.glob("*.py") if p.name != "__init__.py"])
+        for f in folders
+    }
+    assert len(sizes) > 1
+    assert {f: n for f, n in sizes.items() if n > 12} == {}

@@ -15,21 +15,21 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sim.batch.campaign import CampaignData, CampaignResult, fight_campaign
-    from sim.batch.design import DesignError, Factor, design_points
-    from sim.batch.discover import discover
-    from sim.batch.executors import ExecutorError, open_executor
-    from sim.batch.fieldpath import PathError, get_path, set_paths
-    from sim.batch.plan import StudyPlan
-    from sim.batch.replays import Rerun, RerunError, rerun
-    from sim.batch.seeds import battle_seed, run_seed
-    from sim.batch.spec import StudySpec, load_study
-    from sim.batch.stats import Interval, wilson
-    from sim.batch.store import Store, StoreError
+    from sim.batch.analysis.summary import format_summary, summarize
+    from sim.batch.discovery.discover import discover
+    from sim.batch.execution.executors import ExecutorError, open_executor
+    from sim.batch.inputs.campaign import CampaignData, CampaignResult, fight_campaign
+    from sim.batch.inputs.fieldpath import PathError, get_path, set_paths
+    from sim.batch.inputs.seeds import battle_seed, run_seed
+    from sim.batch.inputs.target import Target, load_campaign, load_target
+    from sim.batch.methods.stats import Interval, wilson
+    from sim.batch.planning.design import DesignError, Factor, design_points
+    from sim.batch.planning.plan import StudyPlan
+    from sim.batch.planning.spec import StudySpec, load_study
+    from sim.batch.storage.store import Store, StoreError
     from sim.batch.study import RunOptions, StudyError, StudyIncomplete, StudyResult, run_study
-    from sim.batch.summary import format_summary, summarize
-    from sim.batch.target import Target, load_campaign, load_target
-    from sim.batch.verify import StudyCheck, verify_study
+    from sim.batch.verification.replays import Rerun, RerunError, rerun
+    from sim.batch.verification.verify import StudyCheck, verify_study
 
 __all__ = [
     "CampaignData",
@@ -70,45 +70,45 @@ __all__ = [
     "wilson",
 ]
 
-# Imported on first use, so a worker that needs only sim.batch.worker does not
+# Imported on first use, so a worker that needs only sim.batch.execution.worker does not
 # pay for scipy, DuckDB and matplotlib.
 _HOME = {
-    "CampaignData": "sim.batch.campaign",
-    "CampaignResult": "sim.batch.campaign",
-    "DesignError": "sim.batch.design",
-    "ExecutorError": "sim.batch.executors",
-    "Factor": "sim.batch.design",
-    "Interval": "sim.batch.stats",
-    "PathError": "sim.batch.fieldpath",
-    "Rerun": "sim.batch.replays",
-    "RerunError": "sim.batch.replays",
+    "CampaignData": "sim.batch.inputs.campaign",
+    "CampaignResult": "sim.batch.inputs.campaign",
+    "DesignError": "sim.batch.planning.design",
+    "ExecutorError": "sim.batch.execution.executors",
+    "Factor": "sim.batch.planning.design",
+    "Interval": "sim.batch.methods.stats",
+    "PathError": "sim.batch.inputs.fieldpath",
+    "Rerun": "sim.batch.verification.replays",
+    "RerunError": "sim.batch.verification.replays",
     "RunOptions": "sim.batch.study",
-    "Store": "sim.batch.store",
-    "StoreError": "sim.batch.store",
-    "StudyCheck": "sim.batch.verify",
+    "Store": "sim.batch.storage.store",
+    "StoreError": "sim.batch.storage.store",
+    "StudyCheck": "sim.batch.verification.verify",
     "StudyError": "sim.batch.study",
     "StudyIncomplete": "sim.batch.study",
-    "StudyPlan": "sim.batch.plan",
+    "StudyPlan": "sim.batch.planning.plan",
     "StudyResult": "sim.batch.study",
-    "StudySpec": "sim.batch.spec",
-    "Target": "sim.batch.target",
-    "battle_seed": "sim.batch.seeds",
-    "design_points": "sim.batch.design",
-    "discover": "sim.batch.discover",
-    "fight_campaign": "sim.batch.campaign",
-    "format_summary": "sim.batch.summary",
-    "get_path": "sim.batch.fieldpath",
-    "load_campaign": "sim.batch.target",
-    "load_study": "sim.batch.spec",
-    "load_target": "sim.batch.target",
-    "open_executor": "sim.batch.executors",
-    "rerun": "sim.batch.replays",
-    "run_seed": "sim.batch.seeds",
+    "StudySpec": "sim.batch.planning.spec",
+    "Target": "sim.batch.inputs.target",
+    "battle_seed": "sim.batch.inputs.seeds",
+    "design_points": "sim.batch.planning.design",
+    "discover": "sim.batch.discovery.discover",
+    "fight_campaign": "sim.batch.inputs.campaign",
+    "format_summary": "sim.batch.analysis.summary",
+    "get_path": "sim.batch.inputs.fieldpath",
+    "load_campaign": "sim.batch.inputs.target",
+    "load_study": "sim.batch.planning.spec",
+    "load_target": "sim.batch.inputs.target",
+    "open_executor": "sim.batch.execution.executors",
+    "rerun": "sim.batch.verification.replays",
+    "run_seed": "sim.batch.inputs.seeds",
     "run_study": "sim.batch.study",
-    "set_paths": "sim.batch.fieldpath",
-    "summarize": "sim.batch.summary",
-    "verify_study": "sim.batch.verify",
-    "wilson": "sim.batch.stats",
+    "set_paths": "sim.batch.inputs.fieldpath",
+    "summarize": "sim.batch.analysis.summary",
+    "verify_study": "sim.batch.verification.verify",
+    "wilson": "sim.batch.methods.stats",
 }
 
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.batch.plan import StudyPlan
-from sim.batch.spec import StudySpec
+from sim.batch.planning.plan import StudyPlan
+from sim.batch.planning.spec import StudySpec
 
 __all__ = ["FLAGS", "OverrideError", "Overrides", "override", "stored_overrides"]
 
@@ -121,8 +121,8 @@ def stored_overrides(out: Path) -> dict[str, Any] | None:
     Raises:
         StoreError: the database cannot be read.
     """
-    from sim.batch.opening import DB_NAME  # noqa: PLC0415  # DuckDB only when resuming
-    from sim.batch.store import Store  # noqa: PLC0415
+    from sim.batch.storage.opening import DB_NAME  # noqa: PLC0415  # DuckDB only when resuming
+    from sim.batch.storage.store import Store  # noqa: PLC0415
 
     db = out / DB_NAME
     if not db.is_file():

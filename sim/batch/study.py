@@ -6,13 +6,13 @@ point's chunks are committed in chunk order, later ones waiting in memory.
 Committing a chunk counts it (for ``--until-ci``) and writes its kept
 replays; its rows wait for the next **commit point** — at most about once a
 second (:data:`COMMIT_SECONDS`), and only once the runs waiting cost their
-workers 200 times what a commit point costs (:mod:`sim.batch.commits`), or
+workers 200 times what a commit point costs (:mod:`sim.batch.storage.commits`), or
 as soon as :data:`COMMIT_RUNS` runs wait — when every chunk committed since
 goes to DuckDB in one transaction of two INSERTs and ``progress.json`` is
 rewritten. The study's own work per run is thus a few list appends and a
 share of one bulk insert, so it keeps up with many workers. So the committed
 runs of a point are always a prefix of its chunks, and ``--until-ci W`` —
-decided once a point's pilot chunks are committed (:mod:`sim.batch.stopping`:
+decided once a point's pilot chunks are committed (:mod:`sim.batch.planning.stopping`:
 the pilot sizes a confirmatory sample) — stops a point after the same chunk
 whatever the number of workers or their speed; chunks of a stopped point
 still in flight are dropped. ``--resume`` reads what was
@@ -33,17 +33,17 @@ from typing import Any, Literal
 import duckdb
 
 from engine.atomic import atomic_write_text
-from sim.batch.commits import CommitPoints
-from sim.batch.executors import open_executor
-from sim.batch.guard import FolderError, claim_folder
-from sim.batch.opening import DB_NAME, StudyError, fresh_points, open_store
-from sim.batch.plan import StudyPlan
-from sim.batch.replays import write_replays
-from sim.batch.rows import ChunkRows
-from sim.batch.stopping import confirm_runs, pilot_runs
-from sim.batch.store import Store
-from sim.batch.summary import summarize
-from sim.batch.worker import Chunk, RunSpec, Shared, run_chunk
+from sim.batch.analysis.summary import summarize
+from sim.batch.execution.executors import open_executor
+from sim.batch.execution.rows import ChunkRows
+from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk
+from sim.batch.inputs.guard import FolderError, claim_folder
+from sim.batch.planning.plan import StudyPlan
+from sim.batch.planning.stopping import confirm_runs, pilot_runs
+from sim.batch.storage.commits import CommitPoints
+from sim.batch.storage.opening import DB_NAME, StudyError, fresh_points, open_store
+from sim.batch.storage.store import Store
+from sim.batch.verification.replays import write_replays
 
 __all__ = [
     "COMMIT_RUNS",
@@ -58,7 +58,7 @@ __all__ = [
 
 COMMIT_SECONDS = 1.0
 """Fewest seconds (monotonic clock) between commit points while chunks come in (more
-pass when the work done since is light: see :mod:`sim.batch.commits`).
+pass when the work done since is light: see :mod:`sim.batch.storage.commits`).
 
 The clock decides only when rows reach the database, never what they hold
 or how they are read back (always ordered by their keys)."""
@@ -87,7 +87,9 @@ class RunOptions:
     baseline: int = 0
     """The design point every other is compared with (summary only)."""
     interval: str = "wilson"
-    """The win and draw rates' 95 % interval (summary only; :data:`sim.batch.stats.METHODS`)."""
+    """The win and draw rates' 95 % interval (summary only).
+
+    One of :data:`sim.batch.methods.stats.METHODS`."""
     commit_seconds: float | None = None
     """Fewest seconds between commit points (None: :data:`COMMIT_SECONDS`; 0: after each chunk)."""
     commit_runs: int | None = None
@@ -316,7 +318,7 @@ def run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = Non
     """Run (or with ``options.resume`` complete) a study into directory ``out``.
 
     ``out`` is locked for the whole study, and a new study is refused in a
-    folder holding files no study made (:mod:`sim.batch.guard`).
+    folder holding files no study made (:mod:`sim.batch.inputs.guard`).
 
     Raises:
         StudyError: as :func:`_run_study`, or the folder cannot be claimed.
@@ -364,7 +366,7 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
         atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
         if options.plots:
             # matplotlib only when plots are drawn: half a second of start-up saved otherwise
-            from sim.batch.plots import write_plots  # noqa: PLC0415
+            from sim.batch.charts.results import write_plots  # noqa: PLC0415
 
             write_plots(store, summary, out / "plots")
         return StudyResult(out, summary, runner.committed, runner.ran)

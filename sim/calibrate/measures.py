@@ -1,7 +1,7 @@
 """What a calibration target measures: one number per run, from a study chunk's rows.
 
 A measure is named by a dotted text and read from the rows the batch
-engine's workers return (:class:`sim.batch.rows.ChunkRows`), so every
+engine's workers return (:class:`sim.batch.execution.rows.ChunkRows`), so every
 ruleset's runs are measured the same way, through its outcome and unit rows:
 
 ============================  =======  ==============================================
@@ -29,15 +29,15 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sim.batch.rows import UNIT_COLUMNS, UNIT_KEYS, ChunkRows
-from sim.batch.stats import Estimate, wilson
+from sim.batch.execution.rows import UNIT_COLUMNS, UNIT_KEYS, ChunkRows
+from sim.batch.methods.stats import Estimate, wilson
 
 __all__ = ["Estimate", "Measure", "MeasureError", "estimate", "parse_measure", "values"]
 
 Kind = Literal["rate", "mean"]
 
 _RUN_STATUS, _RUN_WINNER, _RUN_TURNS, _RUN_LOSSES = 4, 6, 9, 11
-"""Columns of the runs table (sim.batch.rows.run_row): status, winner, turns, first loss."""
+"""Columns of the runs table (execution/rows.py's run_row): status, winner, turns, first loss."""
 
 _UNIT = {name: i for i, name in enumerate((*UNIT_KEYS, *UNIT_COLUMNS))}
 

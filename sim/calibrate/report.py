@@ -14,13 +14,16 @@ from typing import Any
 import yaml
 
 from engine.atomic import atomic_write_text
-from sim.calibrate.search import SAMPLER, Trial, best_of
-from sim.calibrate.spec import CalibrationSpec, Goal
+from engine.text import one_line
+from sim.calibrate.measures import Estimate
+from sim.calibrate.search import Search, Trial, best_of, sampler_name
+from sim.calibrate.spec import MAGNITUDE, CalibrationSpec, Goal
 
 __all__ = [
     "PATCH",
     "PLOT",
     "SCENARIO",
+    "format_leave_one_out",
     "format_progress",
     "format_result",
     "result_json",
@@ -51,9 +54,34 @@ def _num(x: float | None, digits: int = 3) -> str:
 
 def _goal_text(goal: Goal) -> str:
     if goal.range is not None:
-        return f"{goal.range[0]:g} … {goal.range[1]:g}"
+        low, high = goal.range
+        if low <= -MAGNITUDE:
+            return f"≤ {high:g}"
+        if high >= MAGNITUDE:
+            return f"≥ {low:g}"
+        return f"{low:g} … {high:g}"
     assert goal.value is not None
     return f"{goal.value:g}"
+
+
+def status(goal: Goal, est: Estimate) -> str:
+    """``met`` when the whole 95 % interval lies within the target's range, ``missed`` when
+    it lies wholly outside, else ``unsure`` (a straddling interval, or none)."""
+    low, high = goal.bounds()
+    if math.isnan(est.low) or math.isnan(est.high):
+        return "unsure"
+    if low <= est.low and est.high <= high:
+        return "met"
+    if est.high < low or est.low > high:
+        return "missed"
+    return "unsure"
+
+
+def _target_name(spec: CalibrationSpec) -> str:
+    if spec.target is not None:
+        return spec.target.source
+    assert spec.cases is not None
+    return "history cases " + ", ".join(spec.cases.ids)
 
 
 def format_progress(trial: Trial, best: Trial | None, planned: int) -> str:
@@ -67,19 +95,32 @@ def format_progress(trial: Trial, best: Trial | None, planned: int) -> str:
     return f"trial {trial.number} ({trial.number + 1} of {planned}): {point}: {score}{tail}"
 
 
-def result_json(spec: CalibrationSpec, trials: list[Trial], out: Path) -> dict[str, Any]:
+def result_json(
+    spec: CalibrationSpec,
+    trials: list[Trial],
+    out: Path,
+    search: Search | None = None,
+    checks: list[tuple[Trial, Trial]] | None = None,
+) -> dict[str, Any]:
     """The whole result as plain data (``--json``)."""
     best = best_of(trials)
     start = trials[0] if trials else None
     return {
         "name": spec.name,
         "source": spec.source,
-        "target": spec.target.source,
+        "target": _target_name(spec),
+        "cases": list(spec.cases.ids) if spec.cases is not None else [],
         "seed": spec.seed,
         "replications": spec.replications,
         "crn": True,
-        "sampler": SAMPLER,
+        "sampler": sampler_name(spec),
         "trials": len(trials),
+        "repeats": search.repeats if search is not None else 0,
+        "exhausted": search.exhausted if search is not None else False,
+        "refights": [
+            {"trial": t.number, "in_sample": _trial_json(spec, t), "fresh": _trial_json(spec, f)}
+            for t, f in (checks or [])
+        ],
         "factors": [f.model_dump(mode="json", exclude_none=True) for f in spec.factors],
         "start": _trial_json(spec, start),
         "best": _trial_json(spec, best),
@@ -91,7 +132,7 @@ def result_json(spec: CalibrationSpec, trials: list[Trial], out: Path) -> dict[s
         "files": {
             "trials": str(out / "trials.jsonl"),
             "patch": str(out / PATCH),
-            "scenario": str(out / SCENARIO),
+            "scenario": str(out / SCENARIO) if spec.target is not None else None,
             "plot": str(out / PLOT) if spec.plots else None,
         },
     }
@@ -114,8 +155,9 @@ def _trial_json(spec: CalibrationSpec, trial: Trial | None) -> dict[str, Any] | 
                 "high": None if math.isnan(est.high) else est.high,
                 "interval": est.method,
                 "runs": est.n,
-                "miss": goal.miss(est.value, measure.kind),
-                "met": goal.miss(est.value, measure.kind) == 0,
+                "miss": None if math.isnan(est.value) else goal.miss(est.value, measure.kind),
+                "status": status(goal, est),
+                "met": status(goal, est) == "met",
                 "source": goal.source,
             }
         )
@@ -128,21 +170,47 @@ def _trial_json(spec: CalibrationSpec, trial: Trial | None) -> dict[str, Any] | 
     }
 
 
-def format_result(spec: CalibrationSpec, trials: list[Trial], out: Path) -> list[str]:
-    """The text summary: the best point, then each target at the start and at the best."""
+def _cells(trials: list[tuple[str, Trial]], i: int) -> list[str]:
+    cells = []
+    for label, trial in trials:
+        if not trial.estimates:
+            cells.append(f"{label} —")
+            continue
+        e = trial.estimates[i]
+        cells.append(f"{label} {_num(e.value)} [{_num(e.low)}, {_num(e.high)}]")
+    return cells
+
+
+def _obj(t: Trial) -> str:
+    return "failed" if t.objective is None else f"{t.objective:.4f}"
+
+
+def format_result(
+    spec: CalibrationSpec,
+    trials: list[Trial],
+    out: Path,
+    search: Search | None = None,
+    checks: list[tuple[Trial, Trial]] | None = None,
+) -> list[str]:
+    """The text summary: the best point, each target at the start and at the best, and the
+    best points fought again on fresh seeds beside their in-sample figures."""
     best = best_of(trials)
     start = trials[0]
     lines = [
-        f"{spec.name}: {len(trials)} trials of {spec.replications} runs "
-        f"(common random numbers; {SAMPLER}, seed {spec.seed})"
+        f"{one_line(spec.name)}: {len(trials)} trials of {spec.replications} runs "
+        f"(common random numbers; {sampler_name(spec)}, seed {spec.seed})"
     ]
+    if search is not None and (search.repeats or search.exhausted):
+        note = f"{search.repeats} proposals of points already tried were not fought again"
+        if search.exhausted:
+            note += "; the search stopped: the sampler proposed only tried points"
+        lines.append(note + ".")
     if best is None:
         lines.append("No trial was fought to the end: every point failed (see trials.jsonl).")
         return lines
-    s_obj = "failed" if start.objective is None else f"{start.objective:.4f}"
     lines.append(
-        f"Best: trial {best.number}, objective {best.objective:.4f} "
-        f"(the scenario's own values, trial 0: {s_obj})"
+        f"Best: trial {best.number}, objective {_obj(best)} "
+        f"(the scenario's own values, trial 0: {_obj(start)})"
     )
     width = max(len(f.path) for f in spec.factors)
     for f in spec.factors:
@@ -150,36 +218,85 @@ def format_result(spec: CalibrationSpec, trials: list[Trial], out: Path) -> list
             f"  {f.path:<{width}}  {_value(best.params[f.path]):>8}  "
             f"(start {_value(start.params[f.path])})"
         )
-    lines.append("Targets (estimate [95 % interval]):")
+    fresh = next((again for t, again in checks or [] if t.number == best.number), None)
+    lines.append(
+        "Targets (estimate [95 % interval]; met: the whole interval within the range"
+        + ("; fresh: the best point on fresh seeds" if fresh is not None else "")
+        + "):"
+    )
     mwidth = max(len(m.name) for m in spec.measures)
     for i, (goal, measure) in enumerate(zip(spec.goals, spec.measures, strict=True)):
-        cells = []
-        for label, trial in (("start", start), ("best", best)):
-            if not trial.estimates:
-                cells.append(f"{label} —")
-                continue
-            e = trial.estimates[i]
-            cells.append(f"{label} {_num(e.value)} [{_num(e.low)}, {_num(e.high)}]")
-        met = "met" if goal.miss(best.estimates[i].value, measure.kind) == 0 else "missed"
+        shown = [("start", start), ("best", best)] + ([("fresh", fresh)] if fresh else [])
+        cells = _cells(shown, i)
+        verdict = status(goal, best.estimates[i])
+        if fresh is not None and fresh.estimates:
+            verdict += f", fresh {status(goal, fresh.estimates[i])}"
         lines.append(
             f"  {measure.name:<{mwidth}}  history {_goal_text(goal):<11}  "
-            f"{cells[0]}  {cells[1]}  {met} (weight {goal.weight:g}; "
+            f"{'  '.join(cells)}  {verdict} (weight {goal.weight:g}; "
             f"{best.estimates[i].method}, n={best.estimates[i].n})"
         )
-    files = [f"{out / PATCH}", f"{out / SCENARIO}", f"{out / 'trials.jsonl'}"]
+    if checks:
+        lines.append(
+            f"The best {len(checks)} points on fresh seeds (the winner's curse: the search "
+            "chose them on its own seeds):"
+        )
+        for t, again in checks:
+            point = ", ".join(f"{f.path}={_value(t.params[f.path])}" for f in spec.factors)
+            lines.append(f"  trial {t.number}: objective {_obj(t)}, fresh {_obj(again)}  ({point})")
+    files = [f"{out / PATCH}", f"{out / 'trials.jsonl'}"]
+    if spec.target is not None:
+        files.insert(1, f"{out / SCENARIO}")
     if spec.plots:
         files.append(f"{out / PLOT}")
     lines.append("Results: " + ", ".join(files))
     return lines
 
 
+def format_leave_one_out(
+    spec: CalibrationSpec, fits: list[tuple[str | None, Trial | None]]
+) -> list[str]:
+    """The table of fitted values with each case left out in turn (``(none)``: all cases)."""
+    head = ["case left out", *(f.path for f in spec.factors), "objective"]
+    rows = [head]
+    for left, best in fits:
+        if best is None:
+            rows.append([left or "(none)", *("—" for _ in spec.factors), "failed"])
+            continue
+        rows.append(
+            [
+                left or "(none)",
+                *(_value(best.params[f.path]) for f in spec.factors),
+                _obj(best),
+            ]
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    return [
+        "Leave one out: the fitted values with each case left out (the objective is over "
+        "the cases fitted)",
+        *(
+            "  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+            for r in rows
+        ),
+    ]
+
+
 def patch_text(spec: CalibrationSpec, best: Trial) -> str:
     """The patch: a comment naming the fit, then each factor's path and best value."""
+    if spec.target is None:
+        where = (
+            "# Field paths set on every case's scenario (in a campaign, each battle's):\n"
+            f"# {one_line(_target_name(spec))}.\n"
+        )
+    else:
+        where = (
+            f"# Field paths of {one_line(spec.target.source)}, as a study's factors; "
+            f"{SCENARIO}\n# beside this file is the scenario with them set.\n"
+        )
+    assert best.objective is not None
     head = (
-        f"# battlesim calibrate {spec.source}: the best point (trial {best.number}, "
-        f"objective {best.objective:.6g}).\n"
-        f"# Field paths of {spec.target.source}, as a study's factors; {SCENARIO} beside this\n"
-        "# file is the scenario with them set.\n"
+        f"# battlesim calibrate {one_line(spec.source)}: the best point (trial {best.number}, "
+        f"objective {best.objective:.6g}).\n" + where
     )
     body = yaml.safe_dump(
         {f.path: best.params[f.path] for f in spec.factors},
@@ -195,11 +312,15 @@ def write_outputs(spec: CalibrationSpec, trials: list[Trial], out: Path) -> None
     best = best_of(trials)
     if best is not None:
         atomic_write_text(out / PATCH, patch_text(spec, best))
+    if best is not None and spec.target is not None:
         data = spec.target.at(best.params)
         head = (
-            f"# {spec.target.source} with the best point of battlesim calibrate "
-            f"{spec.source} (trial {best.number}) set:\n"
-            + "".join(f"#   {f.path} = {_value(best.params[f.path])}\n" for f in spec.factors)
+            f"# {one_line(spec.target.source)} with the best point of battlesim calibrate "
+            f"{one_line(spec.source)} (trial {best.number}) set:\n"
+            + "".join(
+                f"#   {one_line(f.path)} = {one_line(_value(best.params[f.path]))}\n"
+                for f in spec.factors
+            )
         )
         text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
         atomic_write_text(out / SCENARIO, head + text)
@@ -211,7 +332,7 @@ def _plot(spec: CalibrationSpec, trials: list[Trial], path: Path) -> None:
     """Objective by trial (failed trials left out) and the best so far, as a PNG at ``path``."""
     from matplotlib.figure import Figure  # noqa: PLC0415  # matplotlib only when plotting
 
-    from sim.batch.plotting import COLOURS, save, wrap  # noqa: PLC0415
+    from sim.batch.charts.plotting import COLOURS, save, wrap  # noqa: PLC0415
 
     fig = Figure(figsize=(7, 4.4), layout="constrained")
     ax = fig.add_subplot(1, 1, 1)

@@ -1,9 +1,19 @@
-"""The search: trials proposed by optuna's seeded TPE sampler, each fought by the batch engine.
+"""The search: trials proposed by a seeded optuna sampler, each fought by the batch engine.
+
+The sampler is optuna's TPE sampler, or — when every factor is discrete (a
+``values`` list, a range with ``levels``, or an ``int`` range) and the grid
+of their combinations has no more points than ``trials`` — the whole grid, every point once: the
+scenario's own point first, then the others in an order shuffled by a
+generator seeded from the calibration seed (:func:`grid_points`). No point is fought twice: a point
+the sampler proposes again is answered with the objective it already had
+(the sampler learns nothing new, no run is fought, no trial is counted), and
+after :data:`MAX_REPEATS` such answers in a row the search stops, the space
+being as good as exhausted.
 
 Trial k sets the free factors to the sampler's point and fights
-``replications`` runs of it in chunks (:func:`sim.batch.worker.run_chunk`)
+``replications`` runs of it in chunks (:func:`sim.batch.execution.worker.run_chunk`)
 on the executor, with **common random numbers**: run r of every trial uses
-the seed :func:`sim.batch.seeds.run_seed` ``(seed, ·, r, crn=True)``, so two
+the seed :func:`sim.batch.inputs.seeds.run_seed` ``(seed, ·, r, crn=True)``, so two
 trials differ by their factors, not by their dice. Trial 0 is the target's
 own values (the starting point). Each target's measure is estimated over the
 trial's done runs, and the trial's objective is
@@ -37,21 +47,26 @@ from typing import Any
 
 from engine.atomic import atomic_write_text
 from engine.canonical import canonical_json
-from sim.batch.guard import FolderError, claim_folder
-from sim.batch.plan import StudyPlan
-from sim.batch.rows import ChunkRows
-from sim.batch.seeds import derived_seed
-from sim.batch.store import loss_columns
-from sim.batch.worker import Chunk, Shared, run_chunk
+from sim.batch.execution.rows import ChunkRows
+from sim.batch.execution.worker import Chunk, Shared, run_chunk
+from sim.batch.inputs.guard import FolderError, claim_folder
+from sim.batch.inputs.seeds import derived_seed
+from sim.batch.planning.plan import StudyPlan
+from sim.batch.storage.store import loss_columns
 from sim.calibrate.measures import Estimate, estimate, values
 from sim.calibrate.spec import CalibrationSpec
 
 __all__ = [
     "IDENTITY",
+    "MAX_REPEATS",
     "TRIALS",
     "CalibrationError",
+    "Search",
     "Trial",
     "calibrate",
+    "grid_size",
+    "refight",
+    "run_search",
 ]
 
 IDENTITY = "calibration.json"
@@ -61,6 +76,13 @@ TRIALS = "trials.jsonl"
 """One line per finished trial, in order."""
 
 SAMPLER = "optuna TPESampler"
+BRUTE_FORCE = "the whole grid"
+
+MAX_REPEATS = 200
+"""Proposals of already-tried points in a row after which the search stops."""
+
+FRESH = "calibrate-fresh"
+"""What the fresh seeds of a re-fight are derived with: ``derived_seed(seed, FRESH)``."""
 
 
 class CalibrationError(ValueError):
@@ -130,26 +152,50 @@ Progress = Callable[[Trial, Trial | None, int], None]
 """Called after each trial with (the trial, the best so far, trials planned)."""
 
 
-def objective(spec: CalibrationSpec, estimates: tuple[Estimate, ...]) -> float:
-    """Σ weight · (miss / scale)² over the targets (see the module's docstring)."""
+def objective(spec: CalibrationSpec, estimates: tuple[Estimate, ...]) -> float | None:
+    """Σ weight · (miss / scale)² over the targets (see the module's docstring); None when
+    some target has no estimate (e.g. a ratio whose other side lost nothing in any run)."""
     total = 0.0
     for goal, measure, est in zip(spec.goals, spec.measures, estimates, strict=True):
+        if math.isnan(est.value):
+            return None
         total += goal.weight * goal.miss(est.value, measure.kind) ** 2
     return total
 
 
+def _finished(
+    spec: CalibrationSpec,
+    number: int,
+    params: dict[str, Any],
+    estimates: tuple[Estimate, ...],
+    runs: int,
+    failed: int,
+) -> Trial:
+    value = objective(spec, estimates)
+    if value is None:
+        missing = next(
+            m.name for m, e in zip(spec.measures, estimates, strict=True) if math.isnan(e.value)
+        )
+        return Trial(number, params, None, estimates, runs, failed, f"no estimate of {missing}")
+    return Trial(number, params, value, estimates, runs, failed)
+
+
 def _evaluate(
     spec: CalibrationSpec,
-    shared: Shared,
+    shared: Shared | None,
     losses: tuple[tuple[str, str], ...],
     executor: Executor,
     number: int,
     params: dict[str, Any],
+    fresh: bool = False,
 ) -> Trial:
-    """Fight trial ``number`` at ``params`` and measure it."""
+    """Fight trial ``number`` at ``params`` and measure it (on fresh seeds: ``fresh``)."""
+    if spec.target is None:
+        return _evaluate_cases(spec, executor, number, params, fresh)
+    assert shared is not None
     plan = StudyPlan(
         target=spec.target,
-        seed=spec.seed,
+        seed=derived_seed(spec.seed, FRESH) if fresh else spec.seed,
         replications=spec.replications,
         crn=True,
         chunk_size=spec.chunk_size,
@@ -174,7 +220,71 @@ def _evaluate(
         error = next((e for e in rows.runs[5] if e), "no run was done")
         return Trial(number, params, None, (), len(status), failed, str(error))
     estimates = tuple(estimate(m.kind, values(m, rows, losses)) for m in spec.measures)
-    return Trial(number, params, objective(spec, estimates), estimates, len(status), failed)
+    return _finished(spec, number, params, estimates, len(status), failed)
+
+
+def _evaluate_cases(
+    spec: CalibrationSpec,
+    executor: Executor,
+    number: int,
+    params: dict[str, Any],
+    fresh: bool,
+) -> Trial:
+    """Fight every case at ``params`` (:meth:`sim.calibrate.spec.Cases.evaluate`)."""
+    assert spec.cases is not None
+    estimates, runs = spec.cases.evaluate(executor, params, spec.replications, fresh)
+    return _finished(spec, number, params, estimates, runs, 0)
+
+
+def grid_size(spec: CalibrationSpec) -> int | None:
+    """How many points the factors' grid has; None when some factor is continuous."""
+    size = 1
+    for f in spec.factors:
+        if f.values is not None:
+            size *= len(f.values)
+        elif f.levels is not None:
+            size *= f.levels
+        elif f.type == "int" and f.range is not None:
+            size *= int(f.range[1]) - int(f.range[0]) + 1
+        else:
+            return None
+    return size
+
+
+def _levels(f: Any) -> list[Any]:
+    if f.values is not None or f.levels is not None:
+        return list(f.grid_levels())
+    return list(range(int(f.range[0]), int(f.range[1]) + 1))
+
+
+def grid_points(spec: CalibrationSpec) -> list[dict[str, Any]]:
+    """Every point of a discrete grid: the scenario's own point first, then the rest in an
+    order shuffled by ``numpy.random.default_rng(derived_seed(seed, "calibrate-grid"))``."""
+    import itertools  # noqa: PLC0415
+
+    import numpy as np  # noqa: PLC0415
+
+    paths = [f.path for f in spec.factors]
+    every = [
+        dict(zip(paths, combo, strict=True))
+        for combo in itertools.product(*(_levels(f) for f in spec.factors))
+    ]
+    start = canonical_json(dict(spec.start))
+    rest = [p for p in every if canonical_json(p) != start]
+    order = np.random.default_rng(derived_seed(spec.seed, "calibrate-grid")).permutation(len(rest))
+    return [dict(spec.start), *(rest[int(i)] for i in order)]
+
+
+def sampler_name(spec: CalibrationSpec) -> str:
+    """The sampler the search uses: brute force over a grid no larger than ``trials``."""
+    size = grid_size(spec)
+    return BRUTE_FORCE if size is not None and size <= spec.trials else SAMPLER
+
+
+def planned(spec: CalibrationSpec) -> int:
+    """The trials the search fights: ``trials``, or the grid's points when it is smaller."""
+    size = grid_size(spec)
+    return min(spec.trials, size) if size is not None else spec.trials
 
 
 def _distributions(spec: CalibrationSpec) -> dict[str, Any]:
@@ -188,6 +298,8 @@ def _distributions(spec: CalibrationSpec) -> dict[str, Any]:
     for f in spec.factors:
         if f.values is not None:
             out[f.path] = CategoricalDistribution(f.values)
+        elif f.levels is not None:
+            out[f.path] = CategoricalDistribution(f.grid_levels())
         elif f.type == "int":
             assert f.range is not None
             out[f.path] = IntDistribution(int(f.range[0]), int(f.range[1]))
@@ -205,7 +317,7 @@ def _sampler_seed(seed: int) -> int:
 def _stored(out: Path, spec: CalibrationSpec, resume: bool) -> list[Trial]:
     """The trials already run (``--resume``), after checking the settings match."""
     ident = out / IDENTITY
-    wanted = {"calibration": spec.identity(), "sampler": SAMPLER}
+    wanted = {"calibration": spec.identity(), "sampler": sampler_name(spec)}
     if not ident.exists():
         if any(out.iterdir()):
             raise CalibrationError(
@@ -270,46 +382,79 @@ def calibrate(
     Raises:
         CalibrationError: the folder cannot be used, or holds another calibration.
     """
+    return run_search(spec, out, executor, resume, progress).trials
+
+
+def run_search(
+    spec: CalibrationSpec,
+    out: Path,
+    executor: Executor,
+    resume: bool = False,
+    progress: Progress | None = None,
+) -> Search:
+    """:func:`calibrate`, handing back the whole :class:`Search`."""
     try:
         # resume=True: the folder's own check (_stored) says "calibration", not "study".
         with claim_folder(out, IDENTITY, resume=True):
-            return _search(spec, out, executor, resume, progress)
+            return search(spec, out, executor, resume, progress)
     except FolderError as exc:
         raise CalibrationError(str(exc)) from None
 
 
-def _search(
+@dataclass
+class Search:
+    """A finished (or resumed) search: its trials and how many proposals repeated a point."""
+
+    trials: list[Trial]
+    repeats: int = 0
+    """Proposals of already-tried points, answered from the trials without a fight."""
+    exhausted: bool = False
+    """True when the search stopped after :data:`MAX_REPEATS` repeated proposals in a row."""
+    sampler: str = SAMPLER
+
+
+def search(
     spec: CalibrationSpec,
     out: Path,
     executor: Executor,
-    resume: bool,
-    progress: Progress | None,
-) -> list[Trial]:
+    resume: bool = False,
+    progress: Progress | None = None,
+) -> Search:
+    """The search itself (:func:`calibrate` claims the folder first)."""
     import optuna  # noqa: PLC0415  # the study extra; only this command needs it
     from optuna.trial import TrialState  # noqa: PLC0415
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     stored = _stored(out, spec, resume)
-    sides = spec.target.sides()
-    losses = tuple((side, kind) for side, kind, _ in loss_columns(sides))
-    shared = Shared.of(spec.target, losses)
-    sampler = optuna.samplers.TPESampler(
-        seed=_sampler_seed(spec.seed), n_startup_trials=spec.startup_trials
-    )
-    study = optuna.create_study(direction="minimize", sampler=sampler)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # optuna's notes on enqueued points
-        study.enqueue_trial(dict(spec.start))
+    shared, losses = _shared(spec)
+    name = sampler_name(spec)
+    if name == BRUTE_FORCE:
+        return _grid(spec, out, executor, stored, shared, losses, progress)
+    study = _study(spec, name)
     dists = _distributions(spec)
     trials: list[Trial] = []
-    for number in range(spec.trials):
+    tried: dict[str, Trial] = {}
+    repeats = in_a_row = 0
+    wanted = planned(spec)
+    while len(trials) < wanted:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             asked = study.ask(dists)
         params = {f.path: asked.params[f.path] for f in spec.factors}
+        key = canonical_json(params)
+        known = tried.get(key)
+        if known is not None:  # never fought twice: the sampler is told what it had
+            repeats += 1
+            in_a_row += 1
+            _tell(study, asked, known, TrialState)
+            if in_a_row >= MAX_REPEATS:
+                return Search(trials, repeats, True, name)
+            continue
+        in_a_row = 0
+        number = len(trials)
         if number < len(stored):
             trial = stored[number]
-            if canonical_json(trial.params) != canonical_json(params):
+            if canonical_json(trial.params) != key:
                 raise CalibrationError(
                     f"{out / TRIALS}: trial {number} was {trial.params}, the sampler now proposes "
                     f"{params} (another optuna version?): start again in a new folder"
@@ -317,12 +462,89 @@ def _search(
         else:
             trial = _evaluate(spec, shared, losses, executor, number, params)
         trials.append(trial)
-        if trial.objective is None:
-            study.tell(asked, state=TrialState.FAIL)
-        else:
-            study.tell(asked, trial.objective)
+        tried[key] = trial
+        _tell(study, asked, trial, TrialState)
         if number >= len(stored):
             _write(out, trials)
         if progress is not None:
-            progress(trial, best_of(trials), spec.trials)
-    return trials
+            progress(trial, best_of(trials), wanted)
+    return Search(trials, repeats, False, name)
+
+
+def _grid(
+    spec: CalibrationSpec,
+    out: Path,
+    executor: Executor,
+    stored: list[Trial],
+    shared: Shared | None,
+    losses: tuple[tuple[str, str], ...],
+    progress: Progress | None,
+) -> Search:
+    """Fight every point of the grid once (:func:`grid_points`)."""
+    points = grid_points(spec)
+    trials: list[Trial] = []
+    for number, params in enumerate(points):
+        if number < len(stored):
+            trial = stored[number]
+            if canonical_json(trial.params) != canonical_json(params):
+                raise CalibrationError(
+                    f"{out / TRIALS}: trial {number} was {trial.params}, the grid's point "
+                    f"{number} is {params}: start again in a new folder"
+                )
+        else:
+            trial = _evaluate(spec, shared, losses, executor, number, params)
+        trials.append(trial)
+        if number >= len(stored):
+            _write(out, trials)
+        if progress is not None:
+            progress(trial, best_of(trials), len(points))
+    return Search(trials, 0, False, BRUTE_FORCE)
+
+
+def _shared(spec: CalibrationSpec) -> tuple[Shared | None, tuple[tuple[str, str], ...]]:
+    """What every chunk of a scenario's trial shares, and its loss columns (none for cases)."""
+    if spec.target is None:
+        return None, ()
+    sides = spec.target.sides()
+    losses = tuple((side, kind) for side, kind, _ in loss_columns(sides))
+    return Shared.of(spec.target, losses), losses
+
+
+def _study(spec: CalibrationSpec, name: str) -> Any:
+    """A fresh optuna study with the seeded sampler named ``name``, trial 0 enqueued."""
+    import optuna  # noqa: PLC0415
+
+    del name  # one sampler: the grid never asks optuna
+    sampler = optuna.samplers.TPESampler(
+        seed=_sampler_seed(spec.seed), n_startup_trials=spec.startup_trials
+    )
+    study = optuna.create_study(direction="minimize", sampler=sampler)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # optuna's notes on enqueued points
+        study.enqueue_trial(dict(spec.start))
+    return study
+
+
+def _tell(study: Any, asked: Any, trial: Trial, states: Any) -> None:
+    if trial.objective is None:
+        study.tell(asked, state=states.FAIL)
+    else:
+        study.tell(asked, trial.objective)
+
+
+def refight(
+    spec: CalibrationSpec, trials: list[Trial], executor: Executor, best: int = 3
+) -> list[tuple[Trial, Trial]]:
+    """The ``best`` trials with the lowest objectives (distinct points, first of equals
+    first), each fought again on fresh seeds: (the trial, its re-fight). The search picked
+    its best on its own seeds, so their luck is in its figures (the winner's curse); the
+    re-fight's are not."""
+    shared, losses = _shared(spec)
+    ranked = sorted(
+        (t for t in trials if t.objective is not None),
+        key=lambda t: (t.objective, t.number),
+    )[:best]
+    return [
+        (t, _evaluate(spec, shared, losses, executor, t.number, t.params, fresh=True))
+        for t in ranked
+    ]

@@ -21,19 +21,21 @@ Paths are relative to the file. Every problem is ``file:line: field: message``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sim.batch.factors import Factor
-from sim.batch.fieldpath import PathError, get_path
-from sim.batch.files import located, read_located
-from sim.batch.plan import DEFAULT_CHUNK
-from sim.batch.sources import Lines, named_target, output_folder
-from sim.batch.target import Target
-from sim.calibrate.measures import Measure, MeasureError, parse_measure
+from sim.batch.inputs.fieldpath import PathError, get_path
+from sim.batch.inputs.files import located, read_located
+from sim.batch.inputs.sources import Lines, named_target, output_folder
+from sim.batch.inputs.target import Target
+from sim.batch.planning.factors import DesignError, Factor
+from sim.batch.planning.plan import DEFAULT_CHUNK
+from sim.calibrate.measures import Estimate, Measure, MeasureError, parse_measure
 from sim.scenario.load import Located, ScenarioError
 
 __all__ = ["CalibrationFile", "CalibrationSpec", "Goal", "Outputs", "load_calibration"]
@@ -42,10 +44,16 @@ MAX_TRIALS = 10_000
 """Most trials a calibration may ask for."""
 
 
+MAGNITUDE = 1e12
+"""The largest magnitude a target's value or range, or a factor's range, may have."""
+SCALE = (1e-6, 1e12)
+"""The smallest and largest ``scale`` (a miss over a smaller scale could overflow)."""
+
+
 class Goal(BaseModel):
     """One target: a measure, the historical value or range it should reproduce, a weight."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     measure: str = Field(min_length=1, max_length=200, description="What to measure (see docs).")
     value: float | None = Field(None, description="The historical value.")
@@ -53,7 +61,8 @@ class Goal(BaseModel):
     weight: float = Field(1.0, gt=0, le=1e6, description="The target's weight in the objective.")
     scale: float | None = Field(
         None,
-        gt=0,
+        ge=SCALE[0],
+        le=SCALE[1],
         description="What a miss is measured in (default: 0.1 for a rate, else "
         "the target's magnitude, at least 1).",
     )
@@ -68,8 +77,8 @@ class Goal(BaseModel):
                 f"range: low {self.range[0]:g} must not be above high {self.range[1]:g}"
             )
         for x in (self.value, *(self.range or ())):
-            if x is not None and not math.isfinite(x):
-                raise ValueError("the historical value must be a finite number")
+            if x is not None and not (math.isfinite(x) and abs(x) <= MAGNITUDE):
+                raise ValueError(f"the historical value must be a number within ±{MAGNITUDE:g}")
         return self
 
     def bounds(self) -> tuple[float, float]:
@@ -103,10 +112,57 @@ class Outputs(BaseModel):
     plots: bool = Field(True, description="Write DIR/search.png.")
 
 
+class Cases(Protocol):
+    """Historical cases a calibration fits (``history:``), as this layer sees them.
+
+    :mod:`sim.history.fit` provides them; this layer is below the cases' own.
+    """
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The cases' ids, in order."""
+        ...
+
+    def digest(self) -> str:
+        """Everything about the cases that changes a result (what ``--resume`` matches)."""
+        ...
+
+    def goals(self) -> tuple[tuple[Goal, ...], tuple[Measure, ...]]:
+        """Every case's measures as targets, in order."""
+        ...
+
+    def without(self, case_id: str) -> Cases:
+        """The same cases less one."""
+        ...
+
+    def evaluate(
+        self, executor: Executor, params: dict[str, Any], replications: int, fresh: bool
+    ) -> tuple[tuple[Estimate, ...], int]:
+        """Fight every case at ``params``: the goals' estimates, in order, and the runs."""
+        ...
+
+
+class HistoryTargets(BaseModel):
+    """``history:``: fit to historical cases' measures instead of a scenario's targets."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    suite: str | None = Field(
+        None, min_length=1, description="A folder of case files (default: the shipped suite)."
+    )
+    split: Literal["fitting", "held_out", "all"] = Field(
+        "fitting", description="Which cases: the fitting set (default), held-out, or all."
+    )
+    ruleset: str | None = Field(None, min_length=1, description="Only this ruleset's cases.")
+    cases: list[str] | None = Field(
+        None, min_length=1, max_length=200, description="Only these cases (by id)."
+    )
+
+
 class CalibrationFile(BaseModel):
     """The fields of a calibration file."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     name: str | None = Field(None, min_length=1, max_length=200)
     description: str = Field("", max_length=20_000)
@@ -115,16 +171,22 @@ class CalibrationFile(BaseModel):
     seed: int = Field(1, ge=0, le=2**63 - 1, description="The calibration seed.")
     replications: int = Field(ge=1, le=1_000_000, description="Runs per trial (the same seeds).")
     trials: int = Field(ge=1, le=MAX_TRIALS, description="Points the search tries.")
-    startup_trials: int = Field(
-        10,
+    startup_trials: int | None = Field(
+        None,
         ge=1,
         le=MAX_TRIALS,
-        description="Random trials before the sampler models the objective.",
+        description="Random trials before the sampler models the objective (default: 10, "
+        "or every trial when there are fewer).",
     )
     chunk_size: int = Field(DEFAULT_CHUNK, ge=1, le=100_000)
     factors: list[Factor] = Field(min_length=1, max_length=50)
-    targets: list[Goal] = Field(min_length=1, max_length=100)
+    targets: list[Goal] = Field(default_factory=list, max_length=100)
+    history: HistoryTargets | None = None
     outputs: Outputs = Field(default_factory=Outputs)
+
+
+CasesLoader = Callable[["CalibrationFile", str, Lines], tuple[Cases, dict[str, Any]]]
+"""Reads a ``history:`` section: the cases, and each factor's value they share (trial 0)."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +194,8 @@ class CalibrationSpec:
     """A calibration file read and checked."""
 
     name: str
-    target: Target
+    target: Target | None
+    """The scenario or campaign fitted; None when fitting to historical cases."""
     seed: int
     replications: int
     trials: int
@@ -147,11 +210,18 @@ class CalibrationSpec:
     plots: bool
     source: str
     """The calibration file's name."""
+    cases: Cases | None = None
+    """The historical cases fitted (``history:``); their measures are the goals."""
 
     def identity(self) -> dict[str, Any]:
         """Every setting that changes the result (what ``--resume`` must match)."""
+        if self.target is not None:
+            digest = self.target.digest()
+        else:
+            assert self.cases is not None
+            digest = self.cases.digest()
         return {
-            "target_digest": self.target.digest(),
+            "target_digest": digest,
             "seed": self.seed,
             "replications": self.replications,
             "trials": self.trials,
@@ -162,18 +232,64 @@ class CalibrationSpec:
         }
 
 
-def _target(cf: CalibrationFile, file: str, lines: Lines) -> Target:
-    if (cf.scenario is None) == (cf.campaign is None):
+def _target(cf: CalibrationFile, file: str, lines: Lines) -> Target | None:
+    named = (cf.scenario is not None) + (cf.campaign is not None) + (cf.history is not None)
+    if named != 1:
         raise ScenarioError(
-            [located(file, lines, (), "name the 'scenario' or the 'campaign' to fit (one of them)")]
+            [
+                located(
+                    file,
+                    lines,
+                    (),
+                    "name the 'scenario', the 'campaign' or the 'history' cases to fit "
+                    "(one of them)",
+                )
+            ]
         )
+    if cf.history is not None:
+        if cf.targets:
+            raise ScenarioError(
+                [
+                    located(
+                        file,
+                        lines,
+                        ("targets",),
+                        "with 'history' the targets are the cases' measures: give no targets",
+                    )
+                ]
+            )
+        return None
+    if not cf.targets:
+        raise ScenarioError([located(file, lines, ("targets",), "give at least one target")])
     return named_target(file, lines, cf.scenario, cf.campaign)
+
+
+def _sane(x: float) -> bool:
+    return math.isfinite(x) and abs(x) <= MAGNITUDE
+
+
+def _finite_ranges(cf: CalibrationFile, file: str, lines: Lines) -> None:
+    """Every factor's range ends are finite and within ±MAGNITUDE."""
+    problems = [
+        located(
+            file,
+            lines,
+            ("factors", i, "range"),
+            f"a range's ends must be numbers within ±{MAGNITUDE:g}",
+        )
+        for i, f in enumerate(cf.factors)
+        if f.range is not None
+        and not all(math.isfinite(x) and abs(x) <= MAGNITUDE for x in f.range)
+    ]
+    if problems:
+        raise ScenarioError(problems)
 
 
 def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict[str, Any]:
     """Each factor's value in the target, checked inside its range or among its values."""
     problems: list[Located] = []
     start: dict[str, Any] = {}
+    _finite_ranges(cf, file, lines)
     for i, f in enumerate(cf.factors):
         where = ("factors", i, "path")
         if [g.path for g in cf.factors].index(f.path) != i:
@@ -242,6 +358,44 @@ def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict
     return start
 
 
+def level_of(f: Factor, value: Any) -> tuple[Any, str | None]:
+    """The level of a factor with ``levels`` that ``value`` is (within rounding), or a problem.
+
+    A range with ``levels`` is a discrete factor: its evenly spaced levels
+    (:meth:`sim.batch.planning.factors.Factor.grid_levels`), so the start must be one of them."""
+    try:
+        levels = f.grid_levels()
+    except DesignError as exc:
+        return value, str(exc)
+    for level in levels:
+        if isinstance(value, int | float) and math.isclose(
+            level, value, rel_tol=1e-9, abs_tol=1e-12
+        ):
+            return level, None
+    shown = ", ".join(f"{x:g}" for x in levels)
+    return value, (
+        f"the scenario's value {value!r} is not one of the {len(levels)} levels ({shown}): "
+        "the search starts from the scenario's own values"
+    )
+
+
+def on_levels(
+    cf: CalibrationFile, start: dict[str, Any], file: str, lines: Lines
+) -> dict[str, Any]:
+    """``start`` with each ``levels`` factor's value read as its level (or every problem)."""
+    problems: list[Located] = []
+    out = dict(start)
+    for i, f in enumerate(cf.factors):
+        if f.levels is None or f.path not in out:
+            continue
+        out[f.path], problem = level_of(f, out[f.path])
+        if problem is not None:
+            problems.append(located(file, lines, ("factors", i, "levels"), problem))
+    if problems:
+        raise ScenarioError(problems)
+    return out
+
+
 def _measures(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> tuple[Measure, ...]:
     sides = {sid: kinds for sid, (_name, kinds) in target.sides().items()}
     units: list[str] | None = None
@@ -272,14 +426,17 @@ def _measures(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> t
     return tuple(out)
 
 
-def load_calibration(path: str | Path) -> CalibrationSpec:
+def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> CalibrationSpec:
     """Read a calibration file and the scenario or campaign it fits.
+
+    ``cases`` reads a ``history:`` section: the layer of historical cases
+    (:func:`sim.history.fit.load_cases`) passes it in, as this layer is below that one.
 
     Raises:
         ScenarioError: every problem, located by file, line and field.
     """
     cf, file, lines = read_located(path, CalibrationFile, "calibration")
-    if cf.startup_trials > cf.trials:
+    if cf.startup_trials is not None and cf.startup_trials > cf.trials:
         raise ScenarioError(
             [
                 located(
@@ -291,21 +448,44 @@ def load_calibration(path: str | Path) -> CalibrationSpec:
             ]
         )
     target = _target(cf, file, lines)
-    start = _start(cf, target, file, lines)
-    measures = _measures(cf, target, file, lines)
+    fitted: Cases | None = None
+    if target is None:
+        _finite_ranges(cf, file, lines)
+        if cases is None:
+            raise ScenarioError(
+                [located(file, lines, ("history",), "history cases are read by battlesim's CLI")]
+            )
+        fitted, start = cases(cf, file, lines)
+        start = on_levels(cf, start, file, lines)
+        goals, measures = fitted.goals()
+    else:
+        start = on_levels(cf, _start(cf, target, file, lines), file, lines)
+        measures = _measures(cf, target, file, lines)
+        goals = tuple(cf.targets)
     return CalibrationSpec(
         name=cf.name or Path(file).stem,
         target=target,
+        cases=fitted,
         seed=cf.seed,
         replications=cf.replications,
         trials=cf.trials,
-        startup_trials=cf.startup_trials,
+        startup_trials=cf.startup_trials or min(10, cf.trials),
         chunk_size=cf.chunk_size,
         factors=tuple(cf.factors),
-        goals=tuple(cf.targets),
+        goals=goals,
         measures=measures,
         start=start,
         out=output_folder(file, lines, cf.outputs.dir),
         plots=cf.outputs.plots,
         source=Path(file).name,
     )
+
+
+def without(spec: CalibrationSpec, case_id: str) -> CalibrationSpec:
+    """A calibration of cases with one case left out (its goals too): a leave-one-out fit."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    assert spec.cases is not None
+    cases = spec.cases.without(case_id)
+    goals, measures = cases.goals()
+    return replace(spec, cases=cases, goals=goals, measures=measures)

@@ -28,9 +28,9 @@ from sim.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from sim.batch.design import Design, Factor
-    from sim.batch.plan import StudyPlan
-    from sim.batch.progress import ProgressBar
+    from sim.batch.execution.progress import ProgressBar
+    from sim.batch.planning.design import Design, Factor
+    from sim.batch.planning.plan import StudyPlan
     from sim.batch.study import RunOptions
 
 __all__ = ["batch", "study"]
@@ -39,7 +39,11 @@ __all__ = ["batch", "study"]
 # ruff: noqa: PLC0415
 
 DEFAULT_CHUNK = 20
-"""``sim.batch.plan.DEFAULT_CHUNK``, repeated so help needs no numpy (a test holds them equal)."""
+"""``sim.batch.planning.plan.DEFAULT_CHUNK``, repeated so help needs no numpy (a test checks)."""
+
+
+LARGE_DESIGN = 2_000
+"""Design points from which ``study`` says it is checking them (a few seconds' work)."""
 
 
 def _bad_input(message: str) -> NoReturn:
@@ -57,8 +61,8 @@ def _factor(text: str) -> Factor:
     Raises:
         PathError: the option is malformed.
     """
-    from sim.batch.design import Factor
-    from sim.batch.fieldpath import PathError, parse_values
+    from sim.batch.inputs.fieldpath import PathError, parse_values
+    from sim.batch.planning.design import Factor
 
     path, eq, spec = text.partition("=")
     if not eq or not path or not spec:
@@ -84,7 +88,7 @@ def _first_error(exc: ValueError) -> str:
 
 
 def _progress(quiet: bool) -> ProgressBar | None:
-    from sim.batch.progress import ProgressBar
+    from sim.batch.execution.progress import ProgressBar
 
     return None if quiet or not sys.stderr.isatty() else ProgressBar(sys.stderr)
 
@@ -100,11 +104,11 @@ def _folder(out: Path) -> Path:
 
 
 def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
-    from sim.batch.executors import ExecutorError
-    from sim.batch.progress import ProgressBar
-    from sim.batch.store import StoreError
+    from sim.batch.analysis.summary import format_summary
+    from sim.batch.execution.executors import ExecutorError
+    from sim.batch.execution.progress import ProgressBar
+    from sim.batch.storage.store import StoreError
     from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
-    from sim.batch.summary import format_summary
     from sim.text.grammar import count
 
     bar = options.progress
@@ -116,11 +120,7 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
         click.echo(_error(str(exc)), err=True)
         sys.exit(1)
     except KeyboardInterrupt:
-        click.echo(
-            "\nbattlesim: interrupted; every committed chunk is kept — "
-            "run the same command with --resume to complete the study",
-            err=True,
-        )
+        click.echo("\n" + _interrupted(out / DB_NAME), err=True)
         sys.exit(1)
     finally:
         if isinstance(bar, ProgressBar):
@@ -142,6 +142,48 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
             f"{out / 'summary.json'}{plots}"
         )
     return result.summary
+
+
+def _interrupted(db: Path) -> str:
+    """What an interrupt leaves: the committed chunks, or (truthfully) nothing yet."""
+    from sim.batch.storage.store import Store, StoreError
+    from sim.text.grammar import count
+
+    done = 0
+    if db.is_file():
+        try:
+            store = Store.open(db, read_only=True)
+            try:
+                row = store.con.execute("SELECT count(*) FROM runs").fetchone()
+                done = int(row[0]) if row else 0
+            finally:
+                store.close()
+        except (StoreError, OSError, ValueError):
+            done = 0  # not readable now: claim nothing
+    if done == 0:
+        return (
+            "battlesim: interrupted before any chunk was committed: no run is kept — "
+            "run the same command with --resume to start the study"
+        )
+    return (
+        f"battlesim: interrupted; the committed chunks are kept ({count(done, 'run')}) — "
+        "run the same command with --resume to complete the study"
+    )
+
+
+def _sized(plan: StudyPlan, where: str, quiet: bool) -> None:
+    """Refuse a plan of too many runs (exit 2) before a point is built; say a long check."""
+    from sim.batch.planning.plan import size_problem
+
+    problem = size_problem(plan)
+    if problem is not None:
+        _bad_input(_error(f"{where}: {problem}"))
+    points = plan.point_count()
+    if points >= LARGE_DESIGN and not quiet:
+        click.echo(
+            f"battlesim: building and checking {points:,} design points before the first run…",
+            err=True,
+        )
 
 
 def _overrides_text(overrides: dict[str, dict[str, Any]]) -> str:
@@ -181,7 +223,7 @@ def _options(
     baseline: int = 0,
     interval: str = "wilson",
 ) -> RunOptions:
-    from sim.batch.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
+    from sim.batch.execution.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
 
     if scheduler is not None and executor != "dask":
         _bad_input(_error("--scheduler needs --executor dask"))
@@ -310,9 +352,9 @@ def batch(
     Example:
       battlesim batch scenarios/stone_wall.yaml --runs 200 --jobs 2 -o sw
     """
-    from sim.batch.fieldpath import PathError
-    from sim.batch.plan import StudyPlan
-    from sim.batch.target import Target, load_target
+    from sim.batch.inputs.fieldpath import PathError
+    from sim.batch.inputs.target import Target, load_target
+    from sim.batch.planning.plan import StudyPlan
     from sim.scenario.load import ScenarioError
 
     try:
@@ -347,6 +389,7 @@ def batch(
         name=t.name,
     )
     folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
+    _sized(plan, target, quiet or resume)
     options = _options(
         jobs, executor, scheduler, resume, quiet, not no_plots, baseline, interval or "wilson"
     )
@@ -418,8 +461,8 @@ def study(
       battlesim study scenarios/stone_wall_study.yaml --runs 40 --out sw-quick
     """
     from sim.batch.overrides import OverrideError, Overrides, override, stored_overrides
-    from sim.batch.spec import load_study
-    from sim.batch.store import StoreError
+    from sim.batch.planning.spec import load_study
+    from sim.batch.storage.store import StoreError
     from sim.scenario.load import ScenarioError
 
     try:
@@ -432,6 +475,7 @@ def study(
         spec = override(spec, Overrides(runs, until_ci, points), stored)
     except (OverrideError, StoreError) as exc:
         _bad_input(_error(str(exc)))
+    _sized(spec.plan, study_file, quiet or resume)
     options = _options(
         jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline,
         interval or spec.interval,
@@ -453,9 +497,9 @@ def _export(
 ) -> None:
     """Export the study in ``folder`` to ``dest`` (``inside``: the study's own ``export/``)."""
     from engine.atomic import own_folder
-    from sim.batch.store import Store, StoreError, utf8_path
+    from sim.batch.storage.store import Store, StoreError, utf8_path
+    from sim.batch.storage.wide import export_wide
     from sim.batch.study import DB_NAME
-    from sim.batch.wide import export_wide
 
     try:
         store = Store.open(folder / DB_NAME, read_only=True)

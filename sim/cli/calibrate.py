@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
@@ -23,7 +23,10 @@ from sim.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from sim.calibrate import Trial
+    from concurrent.futures import Executor
+
+    from sim.calibrate import CalibrationSpec, Trial
+    from sim.calibrate.search import Search
 
 __all__ = ["calibrate"]
 
@@ -39,12 +42,28 @@ __all__ = ["calibrate"]
     callback=readable_file,
 )
 @out_option(STUDY_OUT, folder=True)
+@click.option(
+    "--refight",
+    type=click.IntRange(0, 20),
+    default=3,
+    show_default=True,
+    metavar="N",
+    help="Fight the best N points again on fresh seeds, beside their in-sample figures.",
+)
+@click.option(
+    "--leave-one-out",
+    is_flag=True,
+    help="With history: cases, fit again with each case left out, and print the fitted "
+    "values of each fit (into DIR/leave-out-<case>/).",
+)
 @executor_options(
     "Continue the calibration in --out after it stopped.", "Print the result as one JSON object."
 )
 def calibrate(
     calibration_file: str,
     out: str | None,
+    refight: int,
+    leave_one_out: bool,
     jobs: int | None,
     executor: str,
     scheduler: str | None,
@@ -55,12 +74,16 @@ def calibrate(
     """Fit a scenario's free factors to historical targets.
 
     CALIBRATION.yaml names a scenario (or campaign), free factors with ranges
-    and targets (a measure, the historical value or range, a weight). Each
-    trial fights the same seeded runs (common random numbers) at a point
-    proposed by optuna's seeded TPE sampler; the first trial is the
-    scenario's own values. Prints a line per trial on stderr, then the best
-    point and each target at the start and at the best with its 95 %
-    interval; writes DIR/patch.yaml, DIR/calibrated.yaml, DIR/trials.jsonl
+    and targets (a measure, the historical value or range, a weight) — or,
+    with history:, historical cases (by default the fitting set) whose
+    measures are the targets. Each trial fights the same seeded runs (common
+    random numbers) at a point proposed by optuna's seeded TPE sampler (or,
+    for a small discrete grid, every point once); no point is fought twice;
+    the first trial is the scenario's own values. Prints a line per trial on
+    stderr, then the best point and each target at the start, at the best
+    and on fresh seeds with its 95 % interval (met: the whole interval in
+    range), and the best --refight points on fresh seeds; writes
+    DIR/patch.yaml, DIR/calibrated.yaml (for a scenario), DIR/trials.jsonl
     and DIR/search.png. Needs the study extra: pip install 'battlesim[study]'.
     See docs/calibrate.md.
 
@@ -68,7 +91,7 @@ def calibrate(
     Example:
       battlesim calibrate scenarios/coral_sea_calibration.yaml --jobs 2
     """
-    from sim.batch.executors import (
+    from sim.batch.execution.executors import (
         JOBS_PER_CPU,
         ExecutorError,
         boot_workers,
@@ -77,8 +100,8 @@ def calibrate(
         open_executor,
     )
     from sim.calibrate import CalibrationError, load_calibration
-    from sim.calibrate import calibrate as run
-    from sim.calibrate.report import format_progress, format_result, result_json, write_outputs
+    from sim.calibrate.report import format_progress, write_outputs
+    from sim.history.fit import load_cases
     from sim.outputs import OutputError, check_output
     from sim.scenario.load import ScenarioError
 
@@ -87,7 +110,7 @@ def calibrate(
     except ImportError:
         fail("calibrate needs optuna: pip install 'battlesim[study]'")
     try:
-        spec = load_calibration(calibration_file)
+        spec = load_calibration(calibration_file, load_cases)
     except ScenarioError as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)
@@ -95,6 +118,10 @@ def calibrate(
         fail("--scheduler needs --executor dask")
     if jobs is not None and jobs > max_jobs():
         fail(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)")
+    if leave_one_out and spec.target is not None:
+        fail("--leave-one-out needs a calibration of history cases (history:)")
+    if leave_one_out and (spec.cases is None or len(spec.cases.ids) < 2):
+        fail("--leave-one-out needs at least two cases")
     try:
         folder = check_output(Path(out) if out is not None else spec.out, folder=True)
     except OutputError as exc:
@@ -109,7 +136,9 @@ def calibrate(
 
     try:
         with open_executor(kind, workers, scheduler) as pool:
-            trials = run(spec, folder, pool, resume, progress)
+            found, checks, loo = _fight(
+                spec, folder, pool, resume, progress, refight, leave_one_out
+            )
     except (CalibrationError, ExecutorError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:
@@ -119,9 +148,68 @@ def calibrate(
             err=True,
         )
         sys.exit(1)
-    write_outputs(spec, trials, folder)
+    write_outputs(spec, found.trials, folder)
+    _report(spec, folder, found, checks, loo if leave_one_out else None, as_json)
+
+
+Fits = list[tuple[str | None, "Trial | None"]]
+
+
+def _fight(
+    spec: CalibrationSpec,
+    folder: Path,
+    pool: Executor,
+    resume: bool,
+    progress: Any,
+    refight: int,
+    leave_one_out: bool,
+) -> tuple[Search, list[tuple[Trial, Trial]], Fits]:
+    """The search, its best points fought again on fresh seeds, and the leave-one-out fits."""
+    from sim.calibrate import best_of
+    from sim.calibrate.search import refight as fight_again
+    from sim.calibrate.search import run_search
+    from sim.calibrate.spec import without
+
+    found = run_search(spec, folder, pool, resume, progress)
+    checks = fight_again(spec, found.trials, pool, refight) if refight else []
+    loo: Fits = []
+    if leave_one_out:
+        loo.append((None, best_of(found.trials)))
+        assert spec.cases is not None
+        for case_id in spec.cases.ids:
+            sub = run_search(
+                without(spec, case_id), folder / f"leave-out-{case_id}", pool, resume, progress
+            )
+            loo.append((case_id, best_of(sub.trials)))
+    return found, checks, loo
+
+
+def _report(
+    spec: CalibrationSpec,
+    folder: Path,
+    found: Search,
+    checks: list[tuple[Trial, Trial]],
+    loo: Fits | None,
+    as_json: bool,
+) -> None:
+    from sim.calibrate.report import format_leave_one_out, format_result, result_json
+
     if as_json:
-        echo_json(result_json(spec, trials, folder))
-    else:
-        for line in format_result(spec, trials, folder):
+        data = result_json(spec, found.trials, folder, found, checks)
+        if loo is not None:
+            data["leave_one_out"] = [
+                {
+                    "left_out": left,
+                    "trial": None if best is None else best.number,
+                    "params": None if best is None else best.params,
+                    "objective": None if best is None else best.objective,
+                }
+                for left, best in loo
+            ]
+        echo_json(data)
+        return
+    for line in format_result(spec, found.trials, folder, found, checks):
+        click.echo(line)
+    if loo is not None:
+        for line in format_leave_one_out(spec, loo):
             click.echo(line)

@@ -29,6 +29,22 @@ def _line(v: Verdict) -> str:
     return f"not checked  {r.id}: {v.message}"
 
 
+def _unchecked(verdicts: list[Verdict]) -> list[str]:
+    """The verdicts not checked, one line for each cause: ``not checked  N requirements (ids):
+    cause`` (a scenario that did not run is one line, not one per requirement standing on it)."""
+    by_cause: dict[str | None, list[str]] = {}
+    for v in verdicts:
+        if v.status == "not checked":
+            by_cause.setdefault(v.message, []).append(v.requirement.id)
+    lines = []
+    for cause, ids in by_cause.items():
+        if len(ids) == 1:
+            lines.append(f"not checked  {ids[0]}: {cause}")
+        else:
+            lines.append(f"not checked  {len(ids)} requirements ({', '.join(ids)}): {cause}")
+    return lines
+
+
 def _summary(verdicts: list[Verdict]) -> str:
     """``N passed, N failed`` (and ``, N not checked`` when some were not)."""
     counts = {s: sum(v.status == s for v in verdicts) for s in ("met", "failed", "not checked")}
@@ -60,15 +76,17 @@ def check_ruleset(
 
     Every tool (run, verify, show, why, diff, fork, batch, report) is run on
     each of the ruleset's examples, plus each --scenario FILE, and every
-    requirement is printed met or FAILED, with how to meet it. Exit 0 when
-    all are met, 1 when one is not, 2 for bad input.
+    requirement is printed met or FAILED, with how to meet it; those that
+    could not be checked follow, one line for each cause (a scenario that
+    does not run). Exit 0 when all are met, 1 when one is not, 2 for bad
+    input.
 
     \b
     Example:
-      battlesim check-ruleset duel --scenario my_duel.yaml
+      battlesim check-ruleset musket --scenario my_battle.yaml --only scenario-runs
     """
     from sim.conformance import REQUIREMENTS, SuiteInputError, run_suite, scenarios_for
-    from sim.contract import get_ruleset, ruleset_names
+    from sim.contract import RulesetUnavailable, get_ruleset, ruleset_names
     from sim.text.suggest import did_you_mean
 
     if name not in ruleset_names():
@@ -77,8 +95,8 @@ def check_ruleset(
         fail(f"unknown ruleset {name!r}{hint}")
     try:
         ruleset = get_ruleset(name)
-    except Exception as exc:  # a broken entry point or module: the plugin cannot load
-        fail(f"ruleset {name!r} cannot be loaded: {type(exc).__name__}: {exc}")
+    except RulesetUnavailable as exc:  # a broken entry point or module: the plugin cannot load
+        fail(str(exc))
     ids = [r.id for r in REQUIREMENTS]
     for wanted in only:
         if wanted not in ids:
@@ -94,7 +112,7 @@ def check_ruleset(
         chosen,
         exitfirst=exitfirst,
         progress=lambda text: click.echo(f"check-ruleset {name}: {text}", err=True),
-        verdict=lambda v: None if as_json else click.echo(_line(v)),
+        verdict=lambda v: None if as_json or v.status == "not checked" else click.echo(_line(v)),
     )
     if as_json:
         echo_json(
@@ -108,5 +126,7 @@ def check_ruleset(
             }
         )
     else:
+        for line in _unchecked(verdicts):
+            click.echo(line)
         click.echo(_summary(verdicts))
     sys.exit(0 if all(v.status == "met" for v in verdicts) else 1)

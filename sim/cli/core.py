@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +21,12 @@ from sim.cli.common import (
 )
 
 __all__ = ["run", "schema", "validate", "verify"]
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from sim.contract import AnyRuleset
+    from sim.scenario.load import Located
 
 # Each command imports what it wraps in its body (PLC0415): start-up stays light.
 # ruff: noqa: PLC0415
@@ -139,8 +147,13 @@ def verify(replay: str, sample: int | None, seed: int | None, as_json: bool) -> 
 
 
 def _verify_study(folder: str, sample: int | None, seed: int | None, as_json: bool) -> None:
-    from sim.batch.store import StoreError
-    from sim.batch.verify import DEFAULT_SAMPLE, StudyVerifyError, verify_lines, verify_study
+    from sim.batch.storage.store import StoreError
+    from sim.batch.verification.verify import (
+        DEFAULT_SAMPLE,
+        StudyVerifyError,
+        verify_lines,
+        verify_study,
+    )
 
     try:
         check = verify_study(folder, DEFAULT_SAMPLE if sample is None else sample, seed)
@@ -181,10 +194,33 @@ def validate(scenario: str, as_json: bool) -> None:
             click.echo(str(exc), err=True)
         sys.exit(2)
     name = str(getattr(sc, "name", ""))
+    warnings = _warnings(scenario, ruleset, sc)
+    for w in warnings:
+        click.echo(str(w), err=True)
     if as_json:
-        echo_json({"file": scenario, "ok": True, "ruleset": ruleset.name, "name": name})
+        echo_json(
+            {
+                "file": scenario,
+                "ok": True,
+                "ruleset": ruleset.name,
+                "name": name,
+                "warnings": [asdict(w) for w in warnings],
+            }
+        )
         return
     say(f"OK: {scenario} is a valid {ruleset.name} scenario: {name}")
+
+
+def _warnings(path: str, ruleset: AnyRuleset, scenario: BaseModel) -> list[Located]:
+    """``validate``'s warnings (a unit that can never reach an enemy), each at its line."""
+    from sim.scenario.load import located, read_yaml
+    from sim.scenario.reach import never_in_reach
+
+    found = never_in_reach(ruleset, scenario)
+    if not found:
+        return []
+    _, lines = read_yaml(path)
+    return [located(path, lines, p, m) for p, m in found]
 
 
 @click.command(cls=Command)

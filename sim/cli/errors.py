@@ -135,6 +135,8 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     with safe_streams():
         try:
             return invoke()
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # a group asked for with no command: its help, as written (lines and all)
         except click.ClickException as exc:
             # A file name's newline starts no line of its own (``message`` is Final in the stubs).
             vars(exc)["message"] = one_line(exc.message)

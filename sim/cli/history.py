@@ -79,6 +79,25 @@ def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | Non
     help="Worker processes (the results are the same for any number).",
 )
 @click.option(
+    "--split",
+    "split",
+    type=click.Choice(["fitting", "held_out"]),
+    default=None,
+    help="Fight only the fitting or only the held-out cases (default: both).",
+)
+@click.option(
+    "--max-runs",
+    type=click.IntRange(1, 100_000),
+    default=1600,
+    show_default=True,
+    help="While a measure is inconclusive, double its case's runs up to this many.",
+)
+@click.option(
+    "--allow-inconclusive",
+    is_flag=True,
+    help="Exit 0 when no measure fails, even if some are inconclusive.",
+)
+@click.option(
     "--plot",
     type=click.Path(dir_okay=False),
     default=None,
@@ -92,6 +111,9 @@ def history(
     cases: tuple[str, ...],
     suite: str | None,
     jobs: int,
+    split: str | None,
+    max_runs: int,
+    allow_inconclusive: bool,
     plot: str | None,
     out: str | None,
     force: bool,
@@ -103,15 +125,22 @@ def history(
     Each case is a shipped scenario or campaign set up from the record; it
     is fought as a study with fixed seeds, and each measure's estimate (with
     its 95 % interval and the interval's method) is set against the
-    historical value, the range a designer accepts and the source.
+    historical value, the range a designer accepts and the source. A
+    measure passes when its whole interval lies within the range, fails
+    when it lies wholly outside, and is inconclusive otherwise; a case with
+    an inconclusive measure is fought again with twice the runs (the next
+    seeds of its sequence) up to --max-runs. The fitting and held-out cases
+    are reported apart.
 
-    Exit 0 when every case passes, 1 when one fails, 2 on bad input.
+    Exit 0 when every measure passes, 1 when one fails or is inconclusive
+    (inconclusive only: 0 with --allow-inconclusive), 2 on bad input.
 
     \b
     Examples:
-      battlesim history
-      battlesim history --case quatre_bras_hedge --jobs 2
-      battlesim history --json --plot history.png
+      battlesim history                                          # exit 0 or 1
+      battlesim history --case quatre_bras_hedge --jobs 2        # exit 0 or 1
+      battlesim history --split held_out --max-runs 3200         # exit 0 or 1
+      battlesim history --json --plot history.png                # exit 0 or 1
     """
     from engine.atomic import atomic_write_text  # noqa: PLC0415
     from sim.history import SUITE, load_suite, run_suite, table  # noqa: PLC0415
@@ -124,10 +153,14 @@ def history(
         fail(str(exc))
     if not chosen:
         fail(f"{suite}: no case files (*.yaml) in this folder")
+    if split is not None:
+        chosen = [c for c in chosen if c.spec.split == split]
+        if not chosen:
+            fail(f"--split {split}: no such case among those chosen")
     folder, png = _outputs(out, plot, force)
-    results = run_suite(chosen, jobs, _progress(chosen, quiet))
-    lines = table(results)
-    data = json_of(results)
+    results = run_suite(chosen, jobs, _progress(chosen, quiet), max_runs)
+    lines = table(results, max_runs, split)  # type: ignore[arg-type]
+    data = json_of(results, max_runs)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(folder / "history.txt", "\n".join(lines) + "\n")
@@ -143,12 +176,15 @@ def history(
     else:
         for line in lines:
             click.echo(line)
-    sys.exit(0 if all(r.passed for r in results) else 1)
+    verdicts = {m.verdict for r in results for m in r.measures}
+    if "fail" in verdicts or ("inconclusive" in verdicts and not allow_inconclusive):
+        sys.exit(1)
+    sys.exit(0)
 
 
 def _progress(chosen: list[Any], quiet: bool) -> Any:
     """For each case as it starts: its line on stderr, and a bar on a terminal."""
-    from sim.batch.progress import ProgressBar  # noqa: PLC0415
+    from sim.batch.execution.progress import ProgressBar  # noqa: PLC0415
 
     bars: list[ProgressBar] = []
 

@@ -23,6 +23,9 @@ __all__ = ["new", "rulesets", "scenarios"]
 def rulesets(as_json: bool) -> None:
     """List the installed rulesets: name, version and where from.
 
+    A ruleset whose package cannot be imported is listed with its error
+    (exit 0: the others are usable).
+
     \b
     Example:
       battlesim rulesets --json
@@ -35,7 +38,10 @@ def rulesets(as_json: bool) -> None:
         return
     width = max(len(r.name) for r in found)
     for r in found:
-        click.echo(f"{r.name:<{width}}  version {r.version:<4} {r.source} ({r.target})")
+        if r.error is not None:
+            click.echo(f"{r.name:<{width}}  BROKEN       {r.error}")
+        else:
+            click.echo(f"{r.name:<{width}}  version {r.version:<4} {r.source} ({r.target})")
 
 
 @click.command(cls=Command)
@@ -71,6 +77,8 @@ def _print_scenarios(found: list[ScenarioInfo]) -> None:
     from sim.scenario.catalog import FOLDER_SOURCE, SCENARIOS, ruleset_source
 
     width = max(len(s.file) for s in found)
+    kind_width = max(len(s.kind) for s in found)
+    columns = _columns()
     source = None
     for s in found:
         if s.source != source:
@@ -80,7 +88,27 @@ def _print_scenarios(found: list[ScenarioInfo]) -> None:
             else:
                 name = source.removeprefix("ruleset ")
                 click.echo(f"examples of ruleset {name} ({ruleset_source(name)}):")
-        click.echo(f"  {s.file:<{width}}  {s.kind:<8} {s.name}: {s.summary}")
+        line = f"  {s.file:<{width}}  {s.kind:<{kind_width}}  {s.name}: {s.summary}"
+        click.echo(_clip(line, columns))
+
+
+SCENARIO_COLUMNS = 100
+"""Width of a `scenarios` line when the output is not a terminal (a pipe, a file)."""
+
+
+def _columns() -> int:
+    """The terminal's width, or :data:`SCENARIO_COLUMNS` when stdout is not a terminal."""
+    import shutil
+    import sys
+
+    if not sys.stdout.isatty():
+        return SCENARIO_COLUMNS
+    return max(shutil.get_terminal_size((SCENARIO_COLUMNS, 24)).columns, 40)
+
+
+def _clip(line: str, columns: int) -> str:
+    """LINE cut to COLUMNS characters, ending in "…" when cut (--json has every word)."""
+    return line if len(line) <= columns else line[: columns - 1].rstrip() + "…"
 
 
 @click.command(cls=Command)

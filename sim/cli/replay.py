@@ -101,7 +101,7 @@ def diff(
 
     \b
     Example:
-      battlesim diff replays/stone_wall-s1862.jsonl held.jsonl --context 8
+      battlesim diff replays/stone_wall-s1862.jsonl held.jsonl --context 8  # exit 1: they differ
     """
     from pathlib import Path
 
@@ -165,7 +165,8 @@ def fork_command(
 
     \b
     Example:
-      battlesim fork replays/stone_wall-s1862.jsonl --at 38 --set passed=true -o held.jsonl
+      battlesim fork replays/stone_wall-s1862.jsonl --at 39 \\
+        --set passed=true --set after=good -o held.jsonl
     """
     from pathlib import Path
 
@@ -259,6 +260,10 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
     from sim.outputs import OutputError, check_output, is_page
     from sim.replay.report import write_report
 
+    if png_dir is not None:
+        # Refused before anything is written: a lean install has no matplotlib (one line
+        # naming the extra, exit 2), and a page written first would go unmentioned.
+        import matplotlib  # noqa: F401
     loaded = _load(replay)
     path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}.html")
     try:

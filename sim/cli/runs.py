@@ -52,8 +52,8 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     Example:
       battlesim rerun sw 42 -o run-42.jsonl
     """
-    from sim.batch.replays import RerunError, rerun
-    from sim.batch.store import StoreError
+    from sim.batch.storage.store import StoreError
+    from sim.batch.verification.replays import RerunError, rerun
     from sim.cli.errors import describe
     from sim.outputs import OutputError, check_output, is_replay
     from sim.text.grammar import agree, count
@@ -130,8 +130,8 @@ def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: boo
     Example:
       battlesim campaign scenarios/fredericksburg_campaign.yaml --seed 3
     """
-    from sim.batch.campaign import play_campaign
-    from sim.batch.target import load_campaign
+    from sim.batch.inputs.campaign import play_campaign
+    from sim.batch.inputs.target import load_campaign
     from sim.cli.errors import describe
     from sim.contract import headline
     from sim.scenario.load import ScenarioError

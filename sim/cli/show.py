@@ -60,7 +60,7 @@ def show(
 
     \b
     Examples:
-      battlesim show replays/stone_wall-s1862.jsonl --turn 7
+      battlesim show replays/stone_wall-s1862.jsonl --turn 2
       battlesim show replays/stone_wall-s1862.jsonl --unit 69ny
       battlesim show replays/stone_wall-s1862.jsonl --events --type morale_tested
     """

@@ -1,6 +1,6 @@
 """``battlesim discover``: where in the factors of a study an outcome holds (PRIM).
 
-A wrapper over :mod:`sim.batch.discover`; ``verify STUDY_DIR`` is in
+A wrapper over :mod:`sim.batch.discovery.discover`; ``verify STUDY_DIR`` is in
 :mod:`sim.cli.core` beside the replay ``verify``. Exit codes: 0 done, 2 bad
 input (no study, a condition that cannot be read).
 """
@@ -89,12 +89,12 @@ def discover(
     \b
     Examples:
       battlesim discover stone_wall_study --measure "winner == 'usa'"
-      battlesim discover sw-lhs -m 'usa_men_lost > 600' --boxes 1 --json
+      battlesim discover sw-quick -m 'usa_men_lost > 600' --boxes 1 --json
     """
-    from sim.batch.condition import ConditionError
-    from sim.batch.discover import DiscoverError, discover_lines
-    from sim.batch.discover import discover as find
-    from sim.batch.store import StoreError
+    from sim.batch.discovery.condition import ConditionError
+    from sim.batch.discovery.discover import DiscoverError, discover_lines
+    from sim.batch.discovery.discover import discover as find
+    from sim.batch.storage.store import StoreError
 
     try:
         result = find(study_dir, measure, boxes, min_coverage, alpha, min_mass)
@@ -112,7 +112,7 @@ def discover(
 
 def _plot(result: dict[str, object], study_dir: str, out: str | None, force: bool) -> Path:
     """Draw the plot at ``out``, or in the study's plots/ folder (a real folder, not a link)."""
-    from sim.batch.plots_discover import discover_plot
+    from sim.batch.charts.discover import discover_plot
     from sim.outputs import OutputError, check_output
 
     if out is None:

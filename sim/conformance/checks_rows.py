@@ -13,7 +13,7 @@ from sim.conformance.differ import first_difference
 from sim.conformance.requirement import requirement
 from sim.contract.models import typed
 
-__all__ = ["ROWS_ARE_VALIDATED", "ROWS_FOLLOW_THE_STATE", "numbers"]
+__all__ = ["ROWS_ARE_VALIDATED", "ROWS_FOLLOW_THE_STATE", "STRENGTH_FOLLOWS_LOSSES", "numbers"]
 
 
 def _check_validated(battle: Battle, state: Any, turn: int | None) -> None:
@@ -87,3 +87,37 @@ def ROWS_FOLLOW_THE_STATE(battle: Battle) -> None:  # noqa: N802
     if rs.units(sc, state) == before:
         raise battle.failed(f"the unit rows stay the same with {', '.join(overridden[:4])}… raised")
     _check_validated(battle, state, None)
+
+
+@requirement(
+    "strength-follows-losses",
+    "Each side the outcome counts a loss for has a unit whose strength in the rows changes "
+    "from the start at some turn's end.",
+    "Build each row's strength from the state (what the unit has left now), never from the "
+    "scenario alone; initial is the start value",
+    "The models",
+)
+def STRENGTH_FOLLOWS_LOSSES(battle: Battle) -> None:  # noqa: N802
+    loaded = battle.loaded
+    rs, sc = loaded.ruleset, loaded.scenario
+    start = {r.id: r for r in rs.units(sc, loaded.state_at(0))}
+    changed: set[str] = set()
+    for _, state in loaded.turn_ends():
+        changed |= {
+            r.side
+            for r in rs.units(sc, state)
+            if r.id in start and r.strength != start[r.id].strength
+        }
+    outcome = rs.outcome(sc, loaded.state_at())
+    for sid, side in outcome.sides.items():
+        lost = [m for m in side.losses if m.value]
+        if not lost or sid in changed:
+            continue
+        mine = [r for r in start.values() if r.side == sid]
+        held = ", ".join(f"{r.id} {r.strength.value} {r.strength.unit}" for r in mine[:4])
+        raise battle.failed(
+            f"expected a unit of {side.name} (the outcome counts its losses: "
+            f"{', '.join(f'{m.name} {m.value}' for m in lost)}) whose strength changes; seen "
+            f"every one of its {len(mine)} units at its start strength at every "
+            f"{rs.turn_name}'s end ({held}{', …' if len(mine) > 4 else ''})"
+        )

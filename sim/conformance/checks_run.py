@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
-from engine.events import TurnEnded
+from engine.events import Event, TurnEnded
 from engine.log import EventLog, MemorySink
+from engine.recorder import UnregisteredEvent
 from sim.conformance.battle import Battle, tool_problem
-from sim.conformance.requirement import NotChecked, requirement
-from sim.contract import headline
+from sim.conformance.differ import first_difference
+from sim.conformance.requirement import RequirementFailed, requirement
+from sim.contract import StateBase, headline
+from sim.contract.defaults import apply_by_state
 
 __all__ = [
     "BATTLE_LASTS_TWO_TURNS",
+    "EVENTS_ARE_REGISTERED",
     "EVENT_LINES_VALIDATE",
     "OUTCOME_NAMES_EVERY_SIDE",
     "RUN_IS_DETERMINISTIC",
@@ -46,10 +51,73 @@ def SHIPS_A_SCENARIO(battle: Battle) -> None:  # noqa: N802  # a requirement, na
 )
 def SCENARIO_RUNS(battle: Battle) -> None:  # noqa: N802
     if battle.scenario is None:
-        raise NotChecked(f"{battle.name}: nothing to run (see ships-a-scenario)")
+        battle.loaded  # noqa: B018  # NotChecked, for the cause every requirement shares
     problem = battle.fight.problem
     if problem is not None:
         raise battle.failed(problem)
+
+
+def _named(classes: list[type[Event]]) -> str:
+    """``'duel.struck' (Struck), …`` for event classes."""
+    return ", ".join(f"{c.model_fields['type'].default!r} ({c.__name__})" for c in classes)
+
+
+@requirement(
+    "events-are-registered",
+    "The registry lists every event class the state's @applies methods apply and every event "
+    "the battle records; each registered event has an @applies method when apply is the "
+    "state's.",
+    "List every event class in the Ruleset's EventRegistry (for a StateBase state, "
+    "EventRegistry(State.applied_events()) lists exactly the ones it applies)",
+    "The state base",
+)
+def EVENTS_ARE_REGISTERED(battle: Battle) -> None:  # noqa: N802
+    from sim.scenario.load import load_scenario  # noqa: PLC0415  # the scenario layer
+
+    rs = battle.ruleset
+    tags = [c.model_fields["type"].default for c in rs.registry.classes]
+    registered = [t for t in tags if not t.startswith("engine.")]
+    if battle.scenario is None:
+        battle.loaded  # noqa: B018  # NotChecked: nothing was fought
+    try:
+        _, sc = load_scenario(battle.scenario or "")
+    except Exception:  # an invalid file is scenario-runs' finding: not checked, same cause
+        battle.loaded  # noqa: B018
+        raise
+    state = rs.initial_state(sc)
+    if isinstance(state, StateBase):
+        applied = type(state).applied_events()
+        if missing := [c for c in applied if not rs.registry.knows(c)]:
+            raise battle.failed(
+                f"{type(state).__name__} applies {_named(missing)} (@applies), which the "
+                f"registry does not list: expected every applied event among the registered "
+                f"{registered}"
+            )
+        unapplied = [
+            c
+            for c in rs.registry.classes
+            if not c.model_fields["type"].default.startswith("engine.") and c not in applied
+        ]
+        if rs.apply is apply_by_state and unapplied:
+            raise battle.failed(
+                f"the registry lists {_named(unapplied)}, which no @applies method of "
+                f"{type(state).__name__} applies: expected one for each registered event"
+            )
+    if battle.fight.problem is None:
+        return  # every event the battle recorded was registered (run refuses any other)
+    try:
+        rs.simulate(sc, _header(battle, sc), MemorySink())
+    except UnregisteredEvent as exc:
+        raise battle.failed(str(exc)) from None
+    except Exception:  # another problem: scenario-runs says which
+        return
+
+
+def _header(battle: Battle, sc: Any) -> Any:
+    """A header for fighting ``sc`` again in this process (as ``run`` makes it)."""
+    from sim.replay.header import make_header  # noqa: PLC0415
+
+    return make_header(battle.ruleset, sc, getattr(sc, "seed", 1), source=battle.name)
 
 
 @requirement(
@@ -128,10 +196,29 @@ def RUN_IS_DETERMINISTIC(battle: Battle) -> None:  # noqa: N802
     first, second = battle.replay.read_text(encoding="utf-8").splitlines(), again.text.splitlines()
     for i, (a, b) in enumerate(zip(first, second, strict=False)):
         if a != b:
-            seq = i - 1 if 0 < i < len(first) - 1 else None
-            raise battle.failed(f"fought again, a line differs: {a[:80]!r} / {b[:80]!r}", seq=seq)
+            raise _line_differs(battle, i, len(first), a, b)
     if len(first) != len(second):
         raise battle.failed(f"fought again: {len(second)} lines, not {len(first)}")
+
+
+def _line_differs(battle: Battle, i: int, lines: int, a: str, b: str) -> RequirementFailed:
+    """Line ``i`` of the replay is ``a``, fought again ``b``: the first field that differs."""
+    what = "the header" if i == 0 else "the footer" if i == lines - 1 else None
+    seq = None if what else i - 1
+    try:
+        left, right = json.loads(a), json.loads(b)
+    except ValueError:
+        return battle.failed(f"fought again, line {i + 1} differs: {a[:80]!r} / {b[:80]!r}")
+    left.pop("h", None), right.pop("h", None)
+    where = first_difference(left, right)
+    if where is None:  # only the chain hash: an earlier line differs in bytes alone
+        return battle.failed(f"fought again, line {i + 1}'s chain hash differs", seq=seq)
+    what = what or f"event {left.get('type', '?')!r}"
+    return battle.failed(
+        f"fought again, {what} differs: the replay holds {where.left}, fought again {where.right}",
+        seq=seq,
+        field=where.path or None,
+    )
 
 
 @requirement(

@@ -29,7 +29,7 @@ __all__ = [
     "fold-equals-live",
     "The state folded from the replay's events equals the live battle's final state.",
     "Change state only in apply, from the event alone (no draw, no clock, nothing the "
-    "processes keep aside); make the state comparable with == (a dataclass)",
+    "processes keep aside); make the state comparable with == (a StateBase compares its fields)",
     "Decide, then apply",
 )
 def FOLD_EQUALS_LIVE(battle: Battle) -> None:  # noqa: N802
@@ -47,18 +47,49 @@ def FOLD_EQUALS_LIVE(battle: Battle) -> None:  # noqa: N802
     "digest-is-snapshot-digest",
     "Every engine.turn_ended digest is sha256 of canonical_json(snapshot(state)) at that turn's "
     "end.",
-    "Let the runner digest the snapshot; a snapshot_json must write exactly the snapshot's "
-    "canonical text",
-    "The contract",
+    "Change the state only in apply, from the event alone: the runner digests the live state "
+    "at each turn's end, and the events folded to there must reach it (no process, rule or "
+    "view may write the state)",
+    "Decide, then apply",
 )
 def DIGEST_IS_SNAPSHOT_DIGEST(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
     rs = loaded.ruleset
     for event, before in loaded.fold(state=rs.initial_state(loaded.scenario)):
         if isinstance(event, TurnEnded) and event.state_digest != digest(rs.snapshot(before)):
+            folded = rs.snapshot(before)
+            live = _live_snapshots(battle).get(event.state_digest)
+            where = first_difference(live, folded) if live is not None else None
+            if where is None:
+                raise battle.failed(
+                    f"engine.turn_ended records digest {event.state_digest[:12]}… of the live "
+                    f"state; the events folded to here digest to {digest(folded)[:12]}…",
+                    turn=event.turn,
+                    seq=event.seq,
+                )
             raise battle.failed(
-                "the digest is not the snapshot's digest", turn=event.turn, seq=event.seq
+                f"the live state the runner digested holds {where.left}; the events folded to "
+                f"here hold {where.right}",
+                turn=event.turn,
+                seq=event.seq,
+                field=where.path,
             )
+
+
+def _live_snapshots(battle: Battle) -> dict[str, Any]:
+    """Every snapshot the runner took fighting the battle again, by its digest."""
+    loaded = battle.loaded
+    rs, sc = loaded.ruleset, loaded.scenario
+    taken: dict[str, Any] = {}
+
+    def snapshot(state: Any) -> dict[str, Any]:
+        data = rs.snapshot(state)
+        taken[digest(data)] = json.loads(json.dumps(data))
+        return data
+
+    state, plan = rs.initial_state(sc), rs.plan(sc)
+    runner.fight(plan, sc, loaded.header, MemorySink(), state, rs.apply, snapshot)
+    return taken
 
 
 @requirement(
@@ -99,17 +130,22 @@ def ONE_PROCESS_PER_UNIT(battle: Battle) -> None:  # noqa: N802
     rs, sc = loaded.ruleset, loaded.scenario
     rows = rs.units(sc, rs.initial_state(sc))
     seen: list[list[str]] = []
+    bare: list[int] = []
 
     def watch(started: runner.Started) -> None:  # called before the clock starts
         seen.append([u for u, process in started if process.is_alive and u is not None])
+        bare.append(sum(u is None for u, _ in started))
 
     state, plan = rs.initial_state(sc), rs.plan(sc)
     runner.fight(plan, sc, loaded.header, MemorySink(), state, rs.apply, rs.snapshot, watch=watch)
     kind = {r.id: r.kind for r in rows}
     units = seen[0]
-    if Counter(kind.get(u, "?") for u in units) != Counter(r.kind for r in rows):
+    live, expected = Counter(kind.get(u, "?") for u in units), Counter(r.kind for r in rows)
+    if live != expected:
         raise battle.failed(
-            f"live processes by kind {dict(Counter(kind.get(u, '?') for u in units))}"
+            f"expected one live process per unit row, by kind {dict(sorted(expected.items()))}; "
+            f"the plan started {dict(sorted(live.items())) or 'none'} ('?': an Actor whose id "
+            f"no row has), and {bare[0]} bare generator(s), which are no unit's"
         )
     if sorted(units) != sorted(kind):
         missing, strangers = sorted(set(kind) - set(units)), sorted(set(units) - set(kind))

@@ -28,6 +28,7 @@ __all__ = [
 REQUIREMENTS: tuple[Requirement, ...] = (
     checks_run.SHIPS_A_SCENARIO,
     checks_run.SCENARIO_RUNS,
+    checks_run.EVENTS_ARE_REGISTERED,
     checks_run.RUN_PRINTS_HEADLINE,
     checks_run.EVENT_LINES_VALIDATE,
     checks_run.RUN_IS_DETERMINISTIC,
@@ -42,6 +43,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     checks_state.SNAPSHOT_START_EQUALS_FOLD,
     checks_rows.ROWS_ARE_VALIDATED,
     checks_rows.ROWS_FOLLOW_THE_STATE,
+    checks_rows.STRENGTH_FOLLOWS_LOSSES,
     checks_show.SHOW_PRINTS_STATE_TABLE,
     checks_show.SHOW_UNIT_EVERY_KIND,
     checks_show.SHOW_EVENTS_EVERY_KIND,

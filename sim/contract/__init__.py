@@ -4,12 +4,29 @@ A rule system is one :class:`Ruleset` value.  Everything it hands the
 generic tools is a model of :mod:`sim.contract.models`; its battle is a
 :class:`~sim.runner.Plan` fought by the one runner (:mod:`sim.runner`);
 :mod:`sim.contract.registry` finds installed rulesets by name;
-:mod:`sim.contract.odds` describes the exact odds a ruleset offers.
+:mod:`sim.contract.odds` describes the exact odds a ruleset offers;
+:mod:`sim.contract.bases` holds the scenario, side and battle-ended bases
+the built-in rulesets derive from (a plugin may too); :mod:`sim.contract.parts`,
+:mod:`sim.contract.ending`, :mod:`sim.contract.carry` and :mod:`sim.contract.ids`
+are the state, carry-over and cross-check pieces every ruleset shares.
 ``docs/rulesets.md`` is the guide, with a complete example plugin.
 """
 
 from __future__ import annotations
 
+from sim.contract import bases
+from sim.contract.bases import (
+    BattleEndedBase,
+    Ident,
+    Model,
+    Name,
+    ScenarioBase,
+    SideBase,
+    validate_plain,
+)
+from sim.contract.carry import CarryOver, CarrySettings, NextBattle
+from sim.contract.ending import EndingState
+from sim.contract.ids import UniqueIds
 from sim.contract.models import (
     Engagement,
     Feature,
@@ -17,6 +34,7 @@ from sim.contract.models import (
     Number,
     Outcome,
     Problem,
+    Reach,
     Reading,
     SideResult,
     Space,
@@ -33,13 +51,16 @@ from sim.contract.odds import (
     distribution_table,
     read_exact,
 )
+from sim.contract.parts import ById, Part, fixed
 from sim.contract.registry import (
     BUILTIN,
     ENTRY_POINT_GROUP,
     AnyRuleset,
+    RulesetUnavailable,
     broken,
     get_ruleset,
     headline,
+    load_error,
     loaded_rulesets,
     ruleset_names,
 )
@@ -51,9 +72,18 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "LARGEST",
     "AnyRuleset",
+    "BattleEndedBase",
+    "ById",
+    "CarryOver",
+    "CarrySettings",
+    "EndingState",
     "Engagement",
     "Feature",
+    "Ident",
     "Measure",
+    "Model",
+    "Name",
+    "NextBattle",
     "Number",
     "OddsInputError",
     "OddsParam",
@@ -61,24 +91,34 @@ __all__ = [
     "OddsResult",
     "Outcome",
     "ParamKind",
+    "Part",
     "Problem",
+    "Reach",
     "Reading",
     "Ruleset",
+    "RulesetUnavailable",
+    "ScenarioBase",
     "ScenarioT",
+    "SideBase",
     "SideResult",
     "Space",
     "StateBase",
     "StateT",
+    "UniqueIds",
     "UnitRow",
     "applies",
+    "bases",
     "broken",
     "distribution_json",
     "distribution_table",
+    "fixed",
     "get_ruleset",
     "headline",
+    "load_error",
     "loaded_rulesets",
     "read_exact",
     "ruleset_names",
+    "validate_plain",
 ]
 
 

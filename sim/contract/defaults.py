@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.events import Draw, Event
-from sim.contract.models import Engagement, Measure, Outcome, Problem, Reading, UnitRow
+from sim.contract.models import Engagement, Measure, Outcome, Problem, Reach, Reading, UnitRow
 from sim.contract.state import StateBase
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "apply_by_state",
     "no_engagements",
     "no_problems",
+    "no_reach",
     "plain_narrate",
     "snapshot_of_state",
     "summary_of_losses",
@@ -38,6 +39,12 @@ def unset(*args: Any) -> Any:
 def no_engagements(scenario: Any, event: Event) -> list[Engagement]:
     """``engagements``: the ruleset names no unit striking another (the viewer draws none)."""
     del scenario, event
+    return []
+
+
+def no_reach(scenario: Any) -> list[Reach]:
+    """``reach``: the ruleset says nothing of reach (``validate`` warns of no idle unit)."""
+    del scenario
     return []
 
 
@@ -73,8 +80,8 @@ class StateRestore:
     initial_state: Callable[[Any], Any]
 
     def __call__(self, scenario: Any, data: dict[str, Any]) -> Any:
-        cls = type(_state_base(self.initial_state(scenario), "restore"))
-        return cls.restore(data)
+        start = _state_base(self.initial_state(scenario), "restore")
+        return type(start).restore(data, start)
 
 
 def summary_of_losses(outcome: Outcome) -> list[str]:

@@ -25,6 +25,7 @@ __all__ = [
     "Number",
     "Outcome",
     "Problem",
+    "Reach",
     "Reading",
     "SideResult",
     "Space",
@@ -185,6 +186,30 @@ class Engagement(_Frozen):
     actor: str
     target: str
     result: str
+
+
+class Reach(_Frozen):
+    """Whether one unit can come to blows, as a scenario sets it up (``validate`` warns).
+
+    ``validate`` warns of a unit that can never reach an enemy: it does not
+    move, no enemy is in its reach where they start, and no enemy moves.
+
+    Attributes:
+        unit: the unit's id.
+        side: its side's id (its enemies are the other sides' units).
+        path: the unit's field path in the scenario file (``sides.0.units.2``),
+            where the warning points.
+        moves: its orders can take it toward an enemy.
+        in_reach: ids of the enemies its weapons reach from where both start.
+        why: a few words of what reach it has (``napoleon_12pdr reaches 3 hexes``).
+    """
+
+    unit: str
+    side: str
+    path: tuple[str | int, ...]
+    moves: bool
+    in_reach: tuple[str, ...]
+    why: str = ""
 
 
 class Reading(_Frozen):

@@ -66,6 +66,10 @@ class ChangedDefaults(BaseModel):
     """
 
     CHANGED: ClassVar[dict[str, dict[str, Any]]] = {}
+    ADDED: ClassVar[frozenset[str]] = frozenset()
+    """Options a later version added as plain fields (in every dump of today's version, so
+    a study can sweep them): like a :func:`later_option`, each is left out of an earlier
+    version's dump while it holds that version's value (flattop's version 3)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -90,7 +94,8 @@ class ChangedDefaults(BaseModel):
         for since, before in self.CHANGED.items():
             if _earlier(version, since):
                 for name, value in before.items():
-                    later = fields[name].exclude_if is not None  # added with the change
+                    # added with the change
+                    later = fields[name].exclude_if is not None or name in self.ADDED
                     if later and name in data and getattr(self, name) == value:
                         del data[name]
         return data

@@ -19,9 +19,11 @@ __all__ = [
     "BUILTIN",
     "ENTRY_POINT_GROUP",
     "AnyRuleset",
+    "RulesetUnavailable",
     "broken",
     "get_ruleset",
     "headline",
+    "load_error",
     "loaded_rulesets",
     "ruleset_names",
 ]
@@ -43,6 +45,12 @@ _loaded: dict[str, AnyRuleset] = {}
 _broken: dict[str, str] = {}
 
 
+class RulesetUnavailable(LookupError):
+    """An installed ruleset that cannot be loaded: its module fails to import, or its entry
+    point names no :class:`Ruleset` of that name.  The message names the ruleset, its entry
+    point and the error, in one line."""
+
+
 def headline(ruleset: AnyRuleset, outcome: Outcome, *, reason: bool = True) -> str:
     """One line for an outcome: ``Union wins after 4 turns — <reason>``."""
     turns = count(outcome.turns, ruleset.turn_name)
@@ -59,12 +67,25 @@ def _sources() -> dict[str, str]:
 
 
 def _load(name: str, target: str) -> AnyRuleset:
+    """Import ``module:attribute`` and return the ruleset it names.
+
+    Raises:
+        RulesetUnavailable: the import raised (whatever a plugin's module raises), or the
+            attribute is not a :class:`Ruleset` called ``name``.
+    """
     module, _, attr = target.partition(":")
-    obj = getattr(import_module(module), attr)
+    where = f"ruleset {name!r} (entry point {name} = {target})"
+    try:
+        obj = getattr(import_module(module), attr)
+    except Exception as exc:  # a plugin's import may raise anything
+        what = " ".join(str(exc).split()) or "no details"
+        raise RulesetUnavailable(
+            f"{where} cannot be loaded: {type(exc).__name__}: {what}; fix or reinstall the "
+            "plugin's package, or uninstall it"
+        ) from exc
     if not isinstance(obj, Ruleset) or obj.name != name:
-        raise LookupError(
-            f"ruleset entry point {name!r} ({target}) is not a Ruleset named {name!r}"
-        )
+        got = f"a Ruleset named {obj.name!r}" if isinstance(obj, Ruleset) else type(obj).__name__
+        raise RulesetUnavailable(f"{where} is {got}, not a Ruleset named {name!r}")
     return obj
 
 
@@ -77,7 +98,9 @@ def get_ruleset(name: str) -> AnyRuleset:
     """Return the ruleset called ``name``, importing it on first use.
 
     Raises:
-        LookupError: no such ruleset is installed, or its entry point is broken.
+        LookupError: no such ruleset is installed.
+        RulesetUnavailable: it is installed but cannot be loaded (the message names its
+            entry point and the error).
     """
     if name not in _loaded:
         target = _sources().get(name)
@@ -100,9 +123,18 @@ def loaded_rulesets() -> list[AnyRuleset]:
     for name in ruleset_names():
         try:
             found.append(get_ruleset(name))
-        except Exception as exc:  # a plugin's import may raise anything
-            _broken[name] = f"ruleset {name!r} cannot be loaded: {type(exc).__name__}: {exc}"
+        except RulesetUnavailable as exc:
+            _broken[name] = str(exc)
     return found
+
+
+def load_error(name: str) -> str | None:
+    """Why the installed ruleset ``name`` cannot be loaded (one line), or None when it loads."""
+    try:
+        get_ruleset(name)
+    except RulesetUnavailable as exc:
+        return str(exc)
+    return None
 
 
 def broken() -> list[str]:

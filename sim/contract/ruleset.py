@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from engine.events import Event, EventRegistry
 from engine.log import Header, Sink
 from sim.contract import defaults
-from sim.contract.models import Engagement, Outcome, Problem, Reading, Space, UnitRow
+from sim.contract.models import Engagement, Outcome, Problem, Reach, Reading, Space, UnitRow
 from sim.contract.odds import OddsResolution
 from sim.runner import DrawTally, Ending, Plan, fight
 
@@ -85,6 +85,10 @@ class Ruleset(Generic[ScenarioT, StateT]):
             striking others, each an :class:`Engagement` with a few words of
             its result; the report page draws them from actor to target
             (default: none).
+        reach: each unit's :class:`Reach` as the scenario sets it up: whether
+            it moves and which enemies it reaches from the start; ``validate``
+            warns of a unit that can never reach an enemy (default: none
+            said, no warning).
         older_versions: earlier rules versions the ruleset still fights: a
             replay's header names its version, and its scenario is read and
             written for it (the pydantic context ``{"ruleset_version": v}``;
@@ -121,6 +125,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     snapshot_json: Callable[[StateT], str] | None = None
     odds: tuple[OddsResolution, ...] = ()
     engagements: Callable[[ScenarioT, Event], list[Engagement]] = defaults.no_engagements
+    reach: Callable[[ScenarioT], list[Reach]] = defaults.no_reach
     older_versions: tuple[str, ...] = ()
 
     def fights(self, version: str) -> bool:
@@ -150,6 +155,10 @@ class Ruleset(Generic[ScenarioT, StateT]):
         """Fight a battle with the one runner, writing its replay; return the final state.
 
         ``draws`` counts the random draws the events record, by unit (a study's measure).
+
+        Raises:
+            engine.recorder.UnregisteredEvent: the battle recorded an event of a class
+                ``registry`` does not list (its replay could not be read back).
         """
         state = self.initial_state(scenario)
         return fight(
@@ -162,4 +171,5 @@ class Ruleset(Generic[ScenarioT, StateT]):
             self.snapshot,
             snapshot_json=self.snapshot_json,
             draws=draws,
+            registry=self.registry,
         )

@@ -15,7 +15,9 @@ Then :class:`~sim.contract.Ruleset` needs no ``apply``, ``snapshot`` or
 ``restore``: ``apply(state, event)`` calls the method marked for the
 event's class (an event with none is refused with :class:`TypeError`, so a
 forgotten event type fails the first battle that logs it, never silently);
-``snapshot`` is the model's JSON data; ``restore`` validates it back, so
+``snapshot`` is the model's JSON data (:data:`~sim.contract.parts.ById` rows
+as lists, :func:`~sim.contract.parts.fixed` fields left out); ``restore``
+validates it back (fixed fields from the scenario's initial state), so
 ``restore(sc, snapshot(s)) == s`` holds by construction for any fields
 pydantic round-trips through JSON (ints, text, booleans, lists, dicts,
 nested models; not floats that must keep their exact type in
@@ -37,6 +39,7 @@ from typing import Any, ClassVar, TypeVar, get_args, get_origin
 from pydantic import BaseModel, ConfigDict
 
 from engine.events import Event
+from sim.contract import parts
 
 __all__ = ["StateBase", "applies"]
 
@@ -117,6 +120,17 @@ class StateBase(BaseModel):
     appliers: ClassVar[dict[type[Event], str]] = {}
     """Event class → the name of the method applying it, from the class and its bases."""
 
+    snapshot_order: ClassVar[tuple[str, ...]] = ()
+    """The snapshot's keys in this order, when given (default: the fields' order, ``ended``
+    first).  The key order shows only in an ``engine.snapshot`` event's line (digests sort
+    keys): a ruleset whose replays were written before it used the base keeps their order."""
+
+    rows_paths: ClassVar[list[tuple[str, ...]]] = []
+    """Where the dump holds :data:`~sim.contract.parts.ById` rows (made lists in the snapshot)."""
+
+    has_fixed: ClassVar[bool] = False
+    """True when a field (nested parts included) is :func:`~sim.contract.parts.fixed`."""
+
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         """Collect the :func:`applies` methods of the new class and its bases."""
@@ -129,6 +143,24 @@ class StateBase(BaseModel):
                     "(and the state digest) would change with the process: keep a sorted list"
                 )
         cls.appliers = _appliers(cls)
+        cls.has_fixed = parts.has_fixed(cls)
+        cls.rows_paths = parts.rows_paths(cls)
+        kept = [n for n, info in cls.model_fields.items() if not info.exclude]
+        if cls.snapshot_order and sorted(cls.snapshot_order) != sorted(kept):
+            raise TypeError(
+                f"{cls.__name__}.snapshot_order must name each snapshot field once: "
+                f"expected {sorted(kept)}, got {sorted(cls.snapshot_order)}"
+            )
+
+    @classmethod
+    def applied_events(cls) -> tuple[type[Event], ...]:
+        """The event classes its :func:`applies` methods apply, bases' first, in mark order.
+
+        ``EventRegistry(State.applied_events())`` is the registry of a ruleset whose
+        state applies every event it records (``check-ruleset``'s ``events-are-registered``
+        holds by construction).
+        """
+        return tuple(cls.appliers)
 
     def apply(self, event: Event) -> None:
         """Change this state by ``event`` through its class's :func:`applies` method.
@@ -146,9 +178,24 @@ class StateBase(BaseModel):
 
     def snapshot(self) -> dict[str, Any]:
         """The state as plain JSON data (what ``engine.snapshot`` stores and each turn digests)."""
-        return self.model_dump(mode="json")
+        data = parts.as_rows(self.model_dump(mode="json"), self.rows_paths)
+        if self.snapshot_order:
+            return {key: data[key] for key in self.snapshot_order}
+        return data
 
     @classmethod
-    def restore(cls: type[_S], data: dict[str, Any]) -> _S:
-        """The state a :meth:`snapshot` was taken of."""
+    def restore(cls: type[_S], data: dict[str, Any], start: _S | None = None) -> _S:
+        """The state a :meth:`snapshot` was taken of.
+
+        ``start`` is the scenario's initial state: a :func:`~sim.contract.parts.fixed`
+        field, which the snapshot leaves out, is taken from it.
+        """
+        if cls.has_fixed and start is not None:
+            return cls.model_validate(parts.overlay(start, data))
         return cls.model_validate(data)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal class and equal snapshot fields (a ``fixed`` field is left out)."""
+        return parts.same_snapshot(self, other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable

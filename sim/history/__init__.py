@@ -3,8 +3,13 @@
 A case (:mod:`sim.history.case`, docs/history.md) names a scenario or
 campaign, the quantities of the real battle with their sources, and the
 range a designer accepts; :func:`run_case` fights it as a study through the
-batch engine (:mod:`sim.history.run`); :mod:`sim.history.render` prints the
-table ``battlesim history`` shows.
+batch engine (:mod:`sim.history.run`), doubling its runs while a verdict is
+inconclusive; :mod:`sim.history.render` prints the table ``battlesim
+history`` shows, the fitting and held-out cases apart
+(:mod:`sim.history.split`: the lot rule) and each musket case's loss ratio
+beside its CDB90 band (:mod:`sim.history.bands`). :mod:`sim.history.fit`
+makes the cases a calibration's targets (``battlesim calibrate`` with
+``history:``).
 """
 
 from sim.history.case import SUITE, Case, load_case, load_suite

@@ -7,16 +7,17 @@ Every problem in a file is reported as ``file:line: field: message``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from sim.batch.fieldpath import PathError
-from sim.batch.files import located, read_located
-from sim.batch.sources import named_target
-from sim.batch.target import Target
+from sim.batch.inputs.fieldpath import PathError
+from sim.batch.inputs.files import located, read_located
+from sim.batch.inputs.sources import named_target
+from sim.batch.inputs.target import Target
 from sim.scenario.load import Located, ScenarioError
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Case",
     "CaseFile",
     "MeasureSpec",
+    "Verdict",
     "load_case",
     "load_suite",
 ]
@@ -39,6 +41,9 @@ SUITE = Path(__file__).parent / "suite"
 Ident = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_]{1,40}$")]
 Name = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+
+Verdict = Literal["pass", "fail", "inconclusive"]
+"""A measure's verdict on its interval (docs/history.md, *Verdicts*)."""
 
 Kind = Literal[
     "win",
@@ -110,7 +115,7 @@ DottedPath = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_]+(\.[A-Za-z
 class Accept(BaseModel):
     """The range a designer accepts: ``min``, ``max`` or both."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     min: float | None = None
     max: float | None = None
@@ -126,6 +131,25 @@ class Accept(BaseModel):
     def holds(self, value: float) -> bool:
         """True when ``value`` lies in the range."""
         return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
+
+    def verdict(self, value: float, low: float, high: float) -> Verdict:
+        """``pass`` when the interval [low, high] lies within the range, ``fail`` when it lies
+        wholly outside it (or there is no estimate: ``value`` is not a number), else
+        ``inconclusive`` (an interval that straddles a bound, or none: fewer than two runs)."""
+        if math.isnan(value):
+            return "fail"
+        if math.isnan(low) or math.isnan(high):
+            return "inconclusive"
+        if self.holds(low) and self.holds(high):
+            return "pass"
+        if (self.min is not None and high < self.min) or (self.max is not None and low > self.max):
+            return "fail"
+        return "inconclusive"
+
+    @property
+    def sides(self) -> int:
+        """How many bounds the range has (1 or 2)."""
+        return (self.min is not None) + (self.max is not None)
 
     def text(self) -> str:
         """The range as a reader writes it: ``≤ 0.05``, ``≥ 0.7``, ``3 – 7``."""
@@ -144,7 +168,7 @@ def _num(x: float | None) -> str:
 class MeasureSpec(BaseModel):
     """One quantity of a case: what is measured in each run, history, the accepted range."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     id: Ident
     label: Text
@@ -219,7 +243,7 @@ class MeasureSpec(BaseModel):
 class CaseFile(BaseModel):
     """The fields of a case file."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     format: Literal[1]
     id: Ident

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from sim.batch.stats import Z95, Estimate, wilson
+from sim.batch.methods.stats import Z95, Estimate, wilson
 from sim.history.measures import Value
 
 __all__ = ["METHODS", "Estimate", "estimate"]

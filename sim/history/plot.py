@@ -2,7 +2,8 @@
 
 One row per measure, each on its own axis (the measures' scales differ): the
 accepted range shaded, the historical value a diamond, the estimate a dot
-with its 95 % interval — green when it passes, red when it fails.
+with its 95 % interval — green when it passes, red when it fails, amber when
+it is inconclusive.
 matplotlib is imported only here (``battlesim history --plot``).
 """
 
@@ -13,12 +14,15 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from sim.batch.plotting import save, wrap
+from sim.batch.charts.plotting import save, wrap
 from sim.history.run import CaseResult, MeasureResult
 
 __all__ = ["plot"]
 
 _PASS, _FAIL, _ACCEPT, _HISTORY = "#5b8c3a", "#a3312b", "#dfe8f2", "#1f4e9c"
+_UNSURE = "#b07d1a"
+_COLOUR = {"pass": _PASS, "fail": _FAIL, "inconclusive": _UNSURE}
+_WORD = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconclusive"}
 
 
 def _span(m: MeasureResult) -> tuple[float, float]:
@@ -38,7 +42,7 @@ def _row(ax: object, m: MeasureResult) -> None:
     a, e = m.spec.accept, m.estimate
     left = a.min if a.min is not None else lo
     ax.axvspan(left, a.max if a.max is not None else hi, color=_ACCEPT)
-    colour = _PASS if m.passed else _FAIL
+    colour = _COLOUR[m.verdict]
     if not math.isnan(e.value):
         err = [[e.value - e.low], [e.high - e.value]] if not math.isnan(e.low) else None
         ax.errorbar([e.value], [0], xerr=err, fmt="o", color=colour, capsize=4)
@@ -46,8 +50,8 @@ def _row(ax: object, m: MeasureResult) -> None:
     ax.set_xlim(lo, hi)
     ax.set_yticks([])
     ax.set_ylim(-1, 1)
-    verdict = "pass" if m.passed else "FAIL"
-    ax.set_title(wrap(f"{m.spec.label} — {verdict}", 70), fontsize=9, loc="left", parse_math=False)
+    title = wrap(f"{m.spec.label} — {_WORD[m.verdict]}", 70)
+    ax.set_title(title, fontsize=9, loc="left", parse_math=False)
     ax.tick_params(axis="x", labelsize=8)
 
 

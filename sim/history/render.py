@@ -1,15 +1,36 @@
-"""The suite's results as a text table (what ``battlesim history`` prints) and as JSON."""
+"""The suite's results as a text table (what ``battlesim history`` prints) and as JSON.
+
+The fitting cases and the held-out cases are shown apart, each set with its
+own summary line; then the sources, how the verdicts are taken, and how many
+failures chance alone would give (docs/history.md, *Verdicts*).
+"""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
+from engine.text import one_line
+from sim.history.bands import CASE_BANDS, attribution, band_of, placement
+from sim.history.case import Split
 from sim.history.run import CaseResult, MeasureResult
 
-__all__ = ["as_json", "table"]
+__all__ = ["SETS", "as_json", "by_chance", "set_summary", "table"]
 
 _HEAD = ("measure", "simulated", "95 % interval", "method", "history", "accepted", "result", "")
+
+SETS: dict[Split, tuple[str, str]] = {
+    "fitting": ("fitting", "Fitting set: the cases rule defaults may be chosen on"),
+    "held_out": (
+        "held out",
+        "Held-out set: cases never looked at while the defaults were chosen (the model's score)",
+    ),
+}
+"""Each set's name in its summary line, and its section's heading."""
+
+_WORD = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconclusive"}
+EDGE = 0.025
+"""The chance that a 95 % interval lies wholly beyond a true value on one given side."""
 
 
 def _num(x: float) -> str:
@@ -21,13 +42,13 @@ def _num(x: float) -> str:
 def _row(m: MeasureResult, ref: int) -> tuple[str, ...]:
     e = m.estimate
     return (
-        m.spec.label,
+        one_line(m.spec.label),
         _num(e.value),
         f"[{_num(e.low)}, {_num(e.high)}]",
         e.method.removesuffix(" 95 %"),
         _num(m.spec.historical),
         m.spec.accept.text(),
-        "pass" if m.passed else "FAIL",
+        _WORD[m.verdict],
         f"[{ref}]",
     )
 
@@ -39,28 +60,176 @@ def _lines(rows: list[tuple[str, ...]]) -> list[str]:
     ]
 
 
-def table(results: list[CaseResult]) -> list[str]:
-    """The lines ``battlesim history`` prints: each case's measures, then the sources."""
+def runs_text(res: CaseResult) -> str:
+    """Which runs were fought: ``seed 1862, runs 0–199``, and the doublings if any."""
+    spec = res.case.spec
+    text = f"seed {spec.seed}, runs 0–{res.runs - 1}"
+    if len(res.looks) > 1:
+        text += f" ({', '.join(str(n) for n in res.looks[:-1])}: inconclusive, doubled)"
+    return text
+
+
+def _case(res: CaseResult, sources: list[str]) -> list[str]:
+    spec = res.case.spec
+    out = [f"{spec.id}: {one_line(spec.title)}"]
+    what = f"{one_line(res.case.source_name)}, {runs_text(res)}"
+    out.append(f"  {one_line(spec.battle)} — {what}" if spec.battle else f"  {what}")
+    rows: list[tuple[str, ...]] = [_HEAD]
+    for m in res.measures:
+        text = one_line(" ".join(m.spec.source.split()))
+        if text not in sources:
+            sources.append(text)
+        rows.append(_row(m, sources.index(text) + 1))
+    out.extend(_lines(rows))
+    out.append("")
+    return out
+
+
+def _band_rows(results: list[CaseResult]) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = [
+        (
+            "case",
+            "attacker ÷ defender",
+            "95 % interval",
+            "CDB90 band (battles)",
+            "p10",
+            "p25",
+            "p50",
+            "p75",
+            "p90",
+            "where",
+            "",
+        )
+    ]
+    for r in results:
+        if r.ruleset != "musket":
+            continue
+        if r.band is None:
+            rows.append((r.case.id, "—", "", "no band assigned", *[""] * 6, ""))
+            continue
+        found = CASE_BANDS[r.case.id]
+        band, e = band_of(found.band), r.band.estimate
+        where = placement(e.value, band)
+        note = ""
+        if where == "above p90":
+            note = (
+                f"reason: {one_line(found.reason)}"
+                if found.reason
+                else "ABOVE p90: needs a sourced reason"
+            )
+        rows.append(
+            (
+                r.case.id,
+                _num(e.value),
+                f"[{_num(e.low)}, {_num(e.high)}]",
+                f"{band.label} ({band.battles})",
+                *(f"{q:.3g}" for q in band.quantiles.values()),
+                where,
+                note,
+            )
+        )
+    return rows
+
+
+def bands_section(results: list[CaseResult]) -> list[str]:
+    """Each musket case's attacker ÷ defender loss ratio beside its CDB90 band."""
+    rows = _band_rows(results)
+    if len(rows) == 1:
+        return []
+    return [
+        "Loss ratios against CDB90: the attacker's loss over the defender's, in men (delta "
+        "method 95 %), beside the ratios of the real battles of its era and posture",
+        *_lines(rows),
+        f"  {attribution()}",
+        "",
+    ]
+
+
+def _counts(results: list[CaseResult]) -> dict[str, int]:
+    measures = [m for r in results for m in r.measures]
+    return {
+        "cases": len(results),
+        "cases_passed": sum(r.passed for r in results),
+        "measures": len(measures),
+        "pass": sum(m.verdict == "pass" for m in measures),
+        "fail": sum(m.verdict == "fail" for m in measures),
+        "inconclusive": sum(m.verdict == "inconclusive" for m in measures),
+    }
+
+
+def set_summary(split: Split, results: list[CaseResult]) -> str:
+    """``held out: 9 of 11 measures pass (1 FAIL, 1 inconclusive); 3 of 5 cases pass.``"""
+    name = SETS[split][0]
+    mine = [r for r in results if r.case.spec.split == split]
+    if not mine:
+        return f"{name}: no cases."
+    c = _counts(mine)
+    return (
+        f"{name}: {c['pass']} of {c['measures']} measures pass ({c['fail']} FAIL, "
+        f"{c['inconclusive']} inconclusive); {c['cases_passed']} of {c['cases']} cases pass."
+    )
+
+
+def by_chance(results: list[CaseResult]) -> dict[str, float | int]:
+    """How many measures would fail by chance alone, if every true value met its range.
+
+    A measure fails when its 95 % interval lies wholly outside the range; if
+    the true value is inside the range, that needs the interval to lie wholly
+    beyond the true value on one side, which a 95 % interval does with
+    probability 2.5 % on each side. So at each look (a verdict taken: the
+    first runs and each doubling) a measure whose true value sits on an edge
+    of its range fails with probability 2.5 % (``at_edge``), and one whose
+    true value is anywhere in the range with at most 2.5 % for a one-sided
+    range, 5 % for a two-sided one (``at_most``, the union bound over looks).
+    The expected number is the sum over measures.
+    """
+    looks = at_most = 0.0
+    measures = 0
+    for r in results:
+        for m in r.measures:
+            measures += 1
+            looks += len(r.looks)
+            at_most += len(r.looks) * EDGE * m.spec.accept.sides
+    return {
+        "measures": measures,
+        "looks": int(looks),
+        "at_edge": EDGE * looks,
+        "at_most": at_most,
+    }
+
+
+def table(
+    results: list[CaseResult], max_runs: int | None = None, split: Split | None = None
+) -> list[str]:
+    """The lines ``battlesim history`` prints: each set's cases, the sources, the summaries
+    (of both sets — ``held out: no cases.`` when there are none — or of ``split`` alone)."""
     sources: list[str] = []
     out: list[str] = []
-    for res in results:
-        spec = res.case.spec
-        out.append(f"{spec.id}: {spec.title}")
-        what = f"{res.case.source_name}, {spec.runs} runs, seed {spec.seed}"
-        out.append(f"  {spec.battle} — {what}" if spec.battle else f"  {what}")
-        rows: list[tuple[str, ...]] = [_HEAD]
-        for m in res.measures:
-            text = " ".join(m.spec.source.split())
-            if text not in sources:
-                sources.append(text)
-            rows.append(_row(m, sources.index(text) + 1))
-        out.extend(_lines(rows))
+    present = [s for s in SETS if any(r.case.spec.split == s for r in results)]
+    for shown in present:
+        out.append(SETS[shown][1])
         out.append("")
-    passed = sum(r.passed for r in results)
+        for res in results:
+            if res.case.spec.split == shown:
+                out.extend(_case(res, sources))
+    out.extend(bands_section(results))
     out.append("Sources:")
     out.extend(f"  [{i}] {s}" for i, s in enumerate(sources, 1))
     out.append("")
-    out.append(f"{passed} of {len(results)} cases pass.")
+    cap = f", up to {max_runs} runs" if max_runs is not None else ""
+    out.append(
+        "Verdicts: pass when the whole 95 % interval lies within the accepted range, FAIL when "
+        "it lies wholly outside it, inconclusive otherwise; a case with an inconclusive "
+        f"measure is fought again with twice the runs{cap}."
+    )
+    chance = by_chance(results)
+    out.append(
+        f"By chance alone, if every true value met its range: {chance['at_edge']:.2f} of the "
+        f"{chance['measures']} measures would be expected to FAIL with each true value on an "
+        f"edge of its range (nominally 2.5 % per look, {chance['looks']} looks), at most "
+        f"{chance['at_most']:.2f} anywhere within it (5 % per look for a two-sided range)."
+    )
+    out.extend(set_summary(s, results) for s in SETS if split is None or s == split)
     return out
 
 
@@ -68,38 +237,81 @@ def _finite(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
-def as_json(results: list[CaseResult]) -> dict[str, Any]:
-    """The results as plain JSON data (``battlesim history --json``)."""
+def _case_json(r: CaseResult) -> dict[str, Any]:
+    spec = r.case.spec
+    return {
+        "id": r.case.id,
+        "title": spec.title,
+        "battle": spec.battle,
+        "file": r.case.source_name,
+        "split": spec.split,
+        "seed": spec.seed,
+        "runs": r.runs,
+        "runs_asked": spec.runs,
+        "replications": [0, r.runs - 1],
+        "looks": list(r.looks),
+        "verdict": r.verdict,
+        "passed": r.passed,
+        "loss_band": _band_json(r),
+        "measures": [
+            {
+                "id": m.spec.id,
+                "label": m.spec.label,
+                "kind": m.spec.kind,
+                "statistic": m.spec.statistic,
+                "value": _finite(m.estimate.value),
+                "low": _finite(m.estimate.low),
+                "high": _finite(m.estimate.high),
+                "method": m.estimate.method,
+                "runs": m.estimate.n,
+                "historical": m.spec.historical,
+                "accept": {"min": m.spec.accept.min, "max": m.spec.accept.max},
+                "source": " ".join(m.spec.source.split()),
+                "verdict": m.verdict,
+                "passed": m.passed,
+            }
+            for m in r.measures
+        ],
+    }
+
+
+def _band_json(r: CaseResult) -> dict[str, Any] | None:
+    if r.band is None:
+        return None
+    found = CASE_BANDS[r.case.id]
+    band, e = band_of(found.band), r.band.estimate
+    where = placement(e.value, band)
+    return {
+        "band": band.id,
+        "label": band.label,
+        "battles": band.battles,
+        "quantiles": band.quantiles,
+        "attacker": found.attacker,
+        "defender": found.defender,
+        "battle": found.battle,
+        "value": _finite(e.value),
+        "low": _finite(e.low),
+        "high": _finite(e.high),
+        "method": e.method,
+        "runs": e.n,
+        "placement": where,
+        "above_p90": where == "above p90",
+        "reason": found.reason,
+    }
+
+
+def as_json(results: list[CaseResult], max_runs: int | None = None) -> dict[str, Any]:
+    """The results as plain JSON data (``battlesim history --json``; docs/history.md)."""
+    sets = {}
+    for split in SETS:
+        mine = [r for r in results if r.case.spec.split == split]
+        sets[split] = {**_counts(mine), "summary": set_summary(split, results)}
     return {
         "passed": all(r.passed for r in results),
-        "cases": [
-            {
-                "id": r.case.id,
-                "title": r.case.spec.title,
-                "battle": r.case.spec.battle,
-                "file": r.case.source_name,
-                "runs": r.case.spec.runs,
-                "seed": r.case.spec.seed,
-                "passed": r.passed,
-                "measures": [
-                    {
-                        "id": m.spec.id,
-                        "label": m.spec.label,
-                        "kind": m.spec.kind,
-                        "statistic": m.spec.statistic,
-                        "value": _finite(m.estimate.value),
-                        "low": _finite(m.estimate.low),
-                        "high": _finite(m.estimate.high),
-                        "method": m.estimate.method,
-                        "runs": m.estimate.n,
-                        "historical": m.spec.historical,
-                        "accept": {"min": m.spec.accept.min, "max": m.spec.accept.max},
-                        "source": " ".join(m.spec.source.split()),
-                        "passed": m.passed,
-                    }
-                    for m in r.measures
-                ],
-            }
-            for r in results
-        ],
+        "verdicts": {k: _counts(results)[k] for k in ("pass", "fail", "inconclusive")},
+        "max_runs": max_runs,
+        "by_chance": by_chance(results),
+        "cdb90": attribution(),
+        "sets": sets,
+        "cases": [_case_json(r) for r in results],
     }

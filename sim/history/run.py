@@ -2,9 +2,9 @@
 
 A case is a study of one design point (its ``set`` values) with ``runs``
 replications; run *r* fights with the batch engine's seed for (point 0,
-replication *r*) of the case's seed (:func:`sim.batch.seeds.run_seed`), so
+replication *r*) of the case's seed (:func:`sim.batch.inputs.seeds.run_seed`), so
 its battle can be fought again alone with ``battlesim run --seed``. Runs go
-in chunks to the batch engine's executors (:mod:`sim.batch.executors`); the
+in chunks to the batch engine's executors (:mod:`sim.batch.execution.executors`); the
 values come back in replication order whatever the worker count, so the
 result is the same on every machine.
 """
@@ -19,18 +19,30 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.log import DiscardSink, Sink
-from sim.batch.executors import open_executor
-from sim.batch.seeds import run_seed
-from sim.batch.worker import Prepared, fight, prepare
+from sim.batch.execution.executors import open_executor
+from sim.batch.execution.worker import Prepared, fight, prepare
+from sim.batch.inputs.seeds import run_seed
 from sim.contract import AnyRuleset, get_ruleset
-from sim.history.case import Case, MeasureSpec
+from sim.history.bands import band_measure
+from sim.history.case import Case, MeasureSpec, Verdict
 from sim.history.estimate import Estimate, estimate
 from sim.history.measures import BattleRecord, RunRecord, Value, value_of
 
-__all__ = ["CHUNK", "CaseResult", "MeasureResult", "run_case", "run_chunk", "run_suite"]
+__all__ = [
+    "CHUNK",
+    "MAX_RUNS",
+    "CaseResult",
+    "MeasureResult",
+    "run_case",
+    "run_chunk",
+    "run_suite",
+]
 
 CHUNK = 10
 """Runs a worker fights per task."""
+
+MAX_RUNS = 1600
+"""The default cap on a case's runs when an inconclusive verdict asks for more."""
 
 Progress = Callable[[int, int], None]
 
@@ -43,22 +55,49 @@ class MeasureResult:
     estimate: Estimate
 
     @property
+    def verdict(self) -> Verdict:
+        """``pass``, ``fail`` or ``inconclusive``: the whole interval against the range."""
+        e = self.estimate
+        return self.spec.accept.verdict(e.value, e.low, e.high)
+
+    @property
     def passed(self) -> bool:
-        """True when the estimate lies in the accepted range."""
-        return self.spec.accept.holds(self.estimate.value)
+        """True when the whole interval lies in the accepted range."""
+        return self.verdict == "pass"
 
 
 @dataclass(frozen=True)
 class CaseResult:
-    """A case fought: every measure's result."""
+    """A case fought: every measure's result, the runs fought and when verdicts were taken."""
 
     case: Case
     measures: list[MeasureResult]
+    looks: tuple[int, ...] = ()
+    """The run counts at which the verdicts were taken: the case's ``runs``, then each
+    doubling fought because some measure was inconclusive; the last is :attr:`runs`."""
+    band: MeasureResult | None = None
+    """The attacker ÷ defender loss ratio a musket case is set beside its CDB90 band with
+    (:mod:`sim.history.bands`); None for a case with no band."""
+    ruleset: str = ""
+    """The case's ruleset (its first battle's)."""
+
+    @property
+    def runs(self) -> int:
+        """The runs fought: replications 0 … runs − 1 of the case's seed."""
+        return self.looks[-1] if self.looks else self.case.spec.runs
+
+    @property
+    def verdict(self) -> Verdict:
+        """``fail`` if any measure fails, else ``inconclusive`` if any is, else ``pass``."""
+        verdicts = {m.verdict for m in self.measures}
+        if "fail" in verdicts:
+            return "fail"
+        return "inconclusive" if "inconclusive" in verdicts else "pass"
 
     @property
     def passed(self) -> bool:
         """True when every measure passes."""
-        return all(m.passed for m in self.measures)
+        return self.verdict == "pass"
 
 
 class _Watch:
@@ -174,42 +213,67 @@ def run_chunk(blob: bytes, start: int, stop: int) -> list[list[Value]]:
     return out
 
 
-def _fight(case: Case, ex: Executor, progress: Progress | None) -> CaseResult:
+def _fight(case: Case, ex: Executor, progress: Progress | None, max_runs: int) -> CaseResult:
+    """Fight the case's runs; while a measure is inconclusive, double them up to ``max_runs``.
+
+    The runs added are the next replications of the case's seed (run *r* always
+    fights with ``run_seed(seed, 0, r)``), so a re-fight continues the case's
+    seed sequence and the result is the same on every machine.
+    """
     spec = case.spec
-    task = _Task(case.target, dict(spec.set), spec.seed, list(spec.measures))
+    band = band_measure(case)
+    measures = [*spec.measures, *([band] if band is not None else [])]
+    task = _Task(case.target, dict(spec.set), spec.seed, measures)
     blob = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
-    bounds = [(s, min(s + CHUNK, spec.runs)) for s in range(0, spec.runs, CHUNK)]
-    futures: list[Future[list[list[Value]]]] = [ex.submit(run_chunk, blob, s, e) for s, e in bounds]
     values: list[list[Value]] = []
-    for future in futures:  # in replication order: the result never depends on timing
-        values.extend(future.result())
-        if progress is not None:
-            progress(len(values), spec.runs)
-    results = [
-        MeasureResult(m, estimate(m.statistic, [v[i] for v in values]))
-        for i, m in enumerate(spec.measures)
-    ]
-    return CaseResult(case, results)
+    looks: list[int] = []
+    wanted = spec.runs
+    while True:
+        start = len(values)
+        bounds = [(s, min(s + CHUNK, wanted)) for s in range(start, wanted, CHUNK)]
+        futures: list[Future[list[list[Value]]]] = [
+            ex.submit(run_chunk, blob, s, e) for s, e in bounds
+        ]
+        for future in futures:  # in replication order: the result never depends on timing
+            values.extend(future.result())
+            if progress is not None:
+                progress(len(values), wanted)
+        looks.append(wanted)
+        results = [
+            MeasureResult(m, estimate(m.statistic, [v[i] for v in values]))
+            for i, m in enumerate(measures)
+        ]
+        shown = results[: len(spec.measures)]
+        if wanted >= max_runs or all(r.verdict != "inconclusive" for r in shown):
+            extra = results[-1] if band is not None else None
+            return CaseResult(case, shown, tuple(looks), extra, case.target.ruleset().name)
+        wanted = min(2 * wanted, max_runs)
 
 
-def run_case(case: Case, jobs: int = 1, progress: Progress | None = None) -> CaseResult:
-    """Fight every run of ``case`` (on ``jobs`` local workers) and estimate its measures."""
-    return run_suite([case], jobs, lambda _c: progress)[0]
+def run_case(
+    case: Case, jobs: int = 1, progress: Progress | None = None, max_runs: int = MAX_RUNS
+) -> CaseResult:
+    """Fight ``case`` (on ``jobs`` local workers) and estimate its measures (see :func:`_fight`)."""
+    return run_suite([case], jobs, lambda _c: progress, max_runs)[0]
 
 
 def run_suite(
     cases: list[Case],
     jobs: int = 1,
     progress: Callable[[Case], Progress | None] | None = None,
+    max_runs: int = MAX_RUNS,
 ) -> list[CaseResult]:
     """Fight every case in turn on one pool of ``jobs`` local workers.
 
     Args:
         progress: for each case as it starts, the callback that is told
-            ``(runs done, runs)`` as its chunks come in (or None).
+            ``(runs done, runs wanted)`` as its chunks come in (or None).
+        max_runs: the most runs a case is doubled to while a measure is
+            inconclusive (a case whose own ``runs`` is larger fights those, once).
     """
     out = []
     with open_executor("local", jobs) as ex:
         for case in cases:
-            out.append(_fight(case, ex, progress(case) if progress is not None else None))
+            hook = progress(case) if progress is not None else None
+            out.append(_fight(case, ex, hook, max_runs))
     return out

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from engine.events import Draw, Event, TurnEnded
 from engine.jsondiff import diff
+from sim.contract import headline
 from sim.replay.file import ReplayLike
 from sim.text.grammar import plural
 from sim.text.values import in_words, shortened
@@ -146,6 +147,25 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         "draws_in_b": draws_b,
         "first_turn_apart": _first_apart(digests_a, digests_b),
         "events": {"a": i + rest_a, "b": i + rest_b},
+        **_outcomes(a, b),
+    }
+
+
+def _outcomes(a: ReplayLike, b: ReplayLike) -> dict[str, Any]:
+    """Whether the outcome (winner, reason, turns) and each side's losses changed, and both.
+
+    Keys ``outcome_changed``, ``losses_changed`` and ``outcomes`` (``a`` and ``b``, each
+    ``Outcome.as_json()`` with its ``headline``): how a fork ended beside its parent.
+    """
+    oa = a.ruleset.outcome(a.scenario, a.state_at())
+    ob = b.ruleset.outcome(b.scenario, b.state_at())
+    return {
+        "outcome_changed": (oa.winner, oa.reason, oa.turns) != (ob.winner, ob.reason, ob.turns),
+        "losses_changed": oa.losses() != ob.losses(),
+        "outcomes": {
+            "a": {"headline": headline(a.ruleset, oa), **oa.as_json()},
+            "b": {"headline": headline(b.ruleset, ob), **ob.as_json()},
+        },
     }
 
 
@@ -336,7 +356,30 @@ def _render_same(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
     for side in ("a", "b"):
         taken = ", ".join(f"{k} x{v}" for k, v in d[f"draws_in_{side}"].items()) or "none"
         out.append(f"draws in {side}'s event: {taken}")
-    return out
+    return out + _ending(d)
+
+
+def _ending(d: dict[str, Any]) -> list[str]:
+    """Two lines: whether the outcome changed (both headlines when it did), and the losses.
+
+    ``outcome unchanged: Union wins after 4 turns — …`` or ``outcome changed: A -> B``;
+    ``losses unchanged`` or ``losses changed: usa men 824 -> 700; …`` (each loss that differs).
+    """
+    oa, ob = d["outcomes"]["a"], d["outcomes"]["b"]
+    if d["outcome_changed"]:
+        lines = [f"outcome changed: {oa['headline']} -> {ob['headline']}"]
+    else:
+        lines = [f"outcome unchanged: {oa['headline']}"]
+    if not d["losses_changed"]:
+        return [*lines, "losses unchanged"]
+    moved = []
+    for sid in [*oa["sides"], *(k for k in ob["sides"] if k not in oa["sides"])]:
+        la = oa["sides"].get(sid, {}).get("losses", {})
+        lb = ob["sides"].get(sid, {}).get("losses", {})
+        for name in [*la, *(k for k in lb if k not in la)]:
+            if la.get(name) != lb.get(name):
+                moved.append(f"{sid} {name} {_cell(la.get(name))} -> {_cell(lb.get(name))}")
+    return [*lines, f"losses changed: {'; '.join(moved)}"]
 
 
 def _draws_section(d: dict[str, Any], verbose: bool) -> list[str]:

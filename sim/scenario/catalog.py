@@ -18,7 +18,14 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from sim.contract import BUILTIN, ENTRY_POINT_GROUP, get_ruleset, loaded_rulesets, ruleset_names
+from sim.contract import (
+    BUILTIN,
+    ENTRY_POINT_GROUP,
+    get_ruleset,
+    load_error,
+    loaded_rulesets,
+    ruleset_names,
+)
 from sim.outputs import check_output, write_text
 from sim.scenario.load import ScenarioError, read_yaml
 from sim.scenario.schema import SCHEMA_FILE, is_our_schema, schema_text
@@ -52,11 +59,14 @@ class RulesetInfo:
     """One installed ruleset: its name, rules version, and where it comes from."""
 
     name: str
-    version: str
+    version: str | None
+    """None when it cannot be loaded (see ``error``)."""
     source: str
     """``built in`` or ``<distribution> <version>`` (an entry point of another package)."""
     target: str
     """``module:attribute`` of its :class:`~sim.contract.registry.Ruleset`."""
+    error: str | None = None
+    """Why it cannot be loaded (its import error, naming the entry point); None when it loads."""
 
 
 def _target_and_source(name: str) -> tuple[str, str]:
@@ -70,11 +80,16 @@ def _target_and_source(name: str) -> tuple[str, str]:
 
 
 def installed_rulesets() -> list[RulesetInfo]:
-    """Every installed ruleset, sorted by name (each is imported to read its version)."""
+    """Every installed ruleset, sorted by name (each is imported to read its version).
+
+    One that cannot be imported is listed too, with no version and its error.
+    """
     out = []
     for name in ruleset_names():
         target, source = _target_and_source(name)
-        out.append(RulesetInfo(name, get_ruleset(name).version, source, target))
+        error = load_error(name)
+        version = None if error is not None else get_ruleset(name).version
+        out.append(RulesetInfo(name, version, source, target, error))
     return out
 
 

@@ -8,6 +8,13 @@ problems are reported too (mapped back to the original list positions).
 A cross problem that names a left-out item (``no unit 'b1'``) or is about
 what held one (a side left with no units) is a consequence of an error
 already reported and is not repeated.
+
+The fields of a left-out item that did validate are checked too: a second
+repair *mends* each such item instead, each bad field taken from its default
+or borrowed from a sibling item that validated (never an ``id``), and of
+that pass's cross problems those inside a mended item, and not at a mended
+field, are kept. So a unit with a bad ``strength`` still has its unknown
+weapon, off-map hex and missing target reported in the same pass.
 """
 
 from __future__ import annotations
@@ -210,6 +217,17 @@ def cross_problems_after_repair(
     cross_check: Callable[[Any], list[Problem]],
 ) -> list[Problem]:
     """The cross-field problems of the repaired data, in original positions (see module doc)."""
+    out = _left_out_problems(model, data, errors, cross_check)
+    return out + [p for p in _mended_problems(model, data, errors, cross_check) if p not in out]
+
+
+def _left_out_problems(
+    model: type[BaseModel],
+    data: Any,
+    errors: list[Any],
+    cross_check: Callable[[Any], list[Problem]],
+) -> list[Problem]:
+    """Cross problems of the data without its erroneous items, in original positions."""
     repaired = _repair(model, data, errors)
     if repaired is None:
         return []
@@ -233,6 +251,101 @@ def cross_problems_after_repair(
         ):
             continue
         out.append((where, message))
+    return out
+
+
+def _mend(
+    model: type[BaseModel], data: Any, errors: list[Any]
+) -> tuple[Any, list[Any], set[Path_], set[Path_]]:
+    """Data whose erroneous list items are mended where they can be; what is left wrong.
+
+    Returns the mended data, the errors not mended (their items are left out
+    as :func:`_repair` does), the mended items and the mended fields.
+    """
+    by_item: dict[Path_, list[Any]] = {}
+    rest: list[Any] = []
+    for err in errors:
+        loc = tuple(err["loc"])
+        item = _innermost_item(data, loc)
+        if item is None or err["type"] in {"extra_forbidden", "missing"}:
+            rest.append(err)
+        else:
+            by_item.setdefault(item, []).append(err)
+    fixed = copy.deepcopy(data)
+    items: set[Path_] = set()
+    fields: set[Path_] = set()
+    for item, errs in by_item.items():
+        mended = _mend_item(model, data, fixed, item, [tuple(e["loc"]) for e in errs], by_item)
+        if mended is None:
+            rest.extend(errs)
+        else:
+            items.add(item)
+            fields |= mended
+    return fixed, rest, items, fields
+
+
+def _mend_item(
+    model: type[BaseModel],
+    data: Any,
+    fixed: Any,
+    item: Path_,
+    locs: list[Path_],
+    erroneous: dict[Path_, list[Any]],
+) -> set[Path_] | None:
+    """Mend ITEM's bad fields in FIXED (default or a sibling's value); None if one cannot be."""
+    siblings = [
+        (*item[:-1], i) for i in range(_length(data, item[:-1])) if (*item[:-1], i) not in erroneous
+    ]
+    plan: list[tuple[Path_, Any]] = []
+    for loc in locs:
+        rel = loc[len(item) :]
+        if not rel or rel[0] == "id" or not _present(data, loc):
+            return None
+        if _has_default(model, loc):
+            plan.append((loc, _DEFAULT))
+            continue
+        donor = next((s for s in siblings if _present(data, (*s, *rel))), None)
+        if donor is None:
+            return None
+        plan.append((loc, copy.deepcopy(_get(data, (*donor, *rel)))))
+    for loc, value in plan:
+        parent = _get(fixed, loc[:-1])
+        if value is _DEFAULT:
+            parent.pop(loc[-1], None)
+        else:
+            parent[loc[-1]] = value
+    return set(locs)
+
+
+_DEFAULT = object()
+"""A mended field left out, so that its default applies."""
+
+
+def _mended_problems(
+    model: type[BaseModel],
+    data: Any,
+    errors: list[Any],
+    cross_check: Callable[[Any], list[Problem]],
+) -> list[Problem]:
+    """Cross problems inside mended items, not at a mended field, in original positions."""
+    mended, rest, items, fields = _mend(model, data, errors)
+    if not items:
+        return []
+    repaired = _repair(model, mended, rest)
+    if repaired is None:
+        return []
+    fixed, survivors, dropped = repaired
+    try:
+        scenario = model.model_validate(fixed)
+    except ValidationError:
+        return []
+    out = []
+    for path, message in cross_check(scenario):
+        where = _to_original(tuple(path), survivors)
+        inside = any(where[: len(i)] == i for i in items)
+        at_mended = any(where[: len(f)] == f for f in fields)
+        if inside and not at_mended and not any(f"'{d}'" in message for d in dropped):
+            out.append((where, message))
     return out
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from sim.batch.store import TABLES, Store
+from sim.batch.storage.store import TABLES, Store
 from sim.cli import cli
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,6 +7,9 @@ a count of committed work, not after a delay, so the test that uses it is
 deterministic under any load.  The workers are left to notice their parent
 is gone, as they must after a real SIGKILL; their pids are written to the
 file PIDS first, one a line, so the test can check that none outlives it.
+
+``interrupt:N`` instead of ``N`` sends SIGINT (a Ctrl-C) instead: right after the N-th
+commit, or with ``interrupt:0`` as the first chunk arrives, before anything is committed.
 """
 
 from __future__ import annotations
@@ -14,12 +17,11 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from sim.batch import study
-from sim.batch.store import Store
+from sim.batch.execution.rows import ChunkRows
+from sim.batch.storage.store import Store
 from sim.cli import cli
 
 
@@ -41,12 +43,29 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
+def _arm_interrupt(after: int) -> None:
+    study.COMMIT_SECONDS = 0.0
+    commit = Store.commit
+    done = 0
+
+    def commit_then_maybe_interrupt(self: Store, records: ChunkRows) -> None:
+        nonlocal done
+        if after == 0:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C before the first commit
+        commit(self, records)
+        done += 1
+        if done == after:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    Store.commit = commit_then_maybe_interrupt  # type: ignore[method-assign,assignment]
+
+
 def _arm(after: int, pids: Path) -> None:
     study.COMMIT_SECONDS = 0.0  # a commit point after every chunk: N commits are N chunks
     commit = Store.commit
     done = 0
 
-    def commit_then_maybe_die(self: Store, records: Sequence[Any]) -> None:
+    def commit_then_maybe_die(self: Store, records: ChunkRows) -> None:
         nonlocal done
         commit(self, records)
         done += 1
@@ -54,9 +73,12 @@ def _arm(after: int, pids: Path) -> None:
             pids.write_text("".join(f"{p}\n" for p in sorted(descendants(os.getpid()))))
             os.kill(os.getpid(), signal.SIGKILL)
 
-    Store.commit = commit_then_maybe_die  # type: ignore[method-assign]
+    Store.commit = commit_then_maybe_die  # type: ignore[method-assign,assignment]
 
 
 if __name__ == "__main__":
-    _arm(int(sys.argv[1]), Path(sys.argv[2]))
+    if sys.argv[1].startswith("interrupt:"):
+        _arm_interrupt(int(sys.argv[1].removeprefix("interrupt:")))
+    else:
+        _arm(int(sys.argv[1]), Path(sys.argv[2]))
     cli(sys.argv[3:], prog_name="battlesim")

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sim.batch.rows import ChunkRows, run_row
-from sim.batch.store import STUDY_COLUMNS, Store
+from sim.batch.execution.rows import ChunkRows, run_row
+from sim.batch.storage.store import STUDY_COLUMNS, Store
 
 SIDES = {"usa": ("Union", ["men"]), "csa": ("Confederate", ["men"])}
 LOSSES = (("usa", "men"), ("csa", "men"))

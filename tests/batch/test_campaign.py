@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sim.batch.campaign import CampaignData, campaign_outcome, fight_campaign
-from sim.batch.files import read_yaml
-from sim.batch.target import load_campaign
-from sim.batch.worker import NullSink
+from sim.batch.execution.worker import NullSink
+from sim.batch.inputs.campaign import CampaignData, campaign_outcome, fight_campaign
+from sim.batch.inputs.files import read_yaml
+from sim.batch.inputs.target import load_campaign
 from sim.contract import Measure, Outcome, SideResult
 from sim.rulesets.musket.campaign import carry_over
 from sim.rulesets.musket.state import initial_state

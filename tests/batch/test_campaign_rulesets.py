@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from sim.batch.campaign import fight_campaign, unit_ids
-from sim.batch.files import read_yaml
-from sim.batch.target import load_campaign
-from sim.batch.worker import NullSink
+from sim.batch.execution.worker import NullSink
+from sim.batch.inputs.campaign import fight_campaign, unit_ids
+from sim.batch.inputs.files import read_yaml
+from sim.batch.inputs.target import load_campaign
 from sim.rulesets.becmi.campaign import carry_over as becmi_carry
 from sim.rulesets.becmi.state import initial_state as becmi_initial
 from sim.rulesets.flattop.campaign import carry_over as flattop_carry
@@ -32,7 +32,7 @@ def test_flattop_carry_over_keeps_damage_aircraft_and_cap() -> None:
     _, sc = load_scenario(SCENARIOS / "carrier_duel.yaml")
     state = flattop_initial(sc)
     state.ships["hornet"].status = "sunk"  # Hornet's strikes cannot fly tomorrow
-    state.ships["enterprise"].hits = 4  # damage factor 8 (fleet carrier): 4 left
+    state.ships["enterprise"].hits = 4  # damage factor 6 (fleet carrier): 2 left
     state.ships["shokaku"].hits = 2
     ent = state.decks["enterprise"]
     ent.hangar.update({"fighter": 5, "dive_bomber": 3, "torpedo_bomber": 0})
@@ -44,7 +44,7 @@ def test_flattop_carry_over_keeps_damage_aircraft_and_cap() -> None:
     out = flattop_carry(sc, state, nxt, {"repair": 1})
     ships = _ships(out)
     assert "hornet" not in ships
-    damage = {"carrier": 8}  # the class damage factor (sim/rulesets/flattop/data.py SHIP_CLASSES)
+    damage = {"carrier": sc.options.damage("carrier")}  # the class's (option damage_carrier, 6)
     assert ships["enterprise"]["damage"] == damage["carrier"] - 4 + 1
     assert ships["shokaku"]["damage"] == damage["carrier"] - 2 + 1
     assert ships["zuikaku"]["damage"] == damage["carrier"]  # untouched: repair cannot exceed it

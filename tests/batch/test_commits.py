@@ -19,13 +19,14 @@ import pytest
 
 from engine import garbage
 from engine.canonical import canonical_json
-from sim.batch import append, store, worker
-from sim.batch.design import Factor
-from sim.batch.plan import StudyPlan
-from sim.batch.store import Store
+from sim.batch.execution import worker
+from sim.batch.execution.worker import Chunk, Shared, run_chunk
+from sim.batch.inputs.target import load_target
+from sim.batch.planning.design import Factor
+from sim.batch.planning.plan import StudyPlan
+from sim.batch.storage import append, store
+from sim.batch.storage.store import Store
 from sim.batch.study import RunOptions, StudyError, StudyIncomplete, run_study
-from sim.batch.target import load_target
-from sim.batch.worker import Chunk, Shared, run_chunk
 from tests.batch.helpers import STONE_WALL, tables
 
 TARGET = load_target(STONE_WALL)

@@ -1,7 +1,7 @@
 """Comparisons with a baseline point: Newcombe's intervals for win rates, t or Welch for losses.
 
 Expected values are computed here from the stored runs with the statistics
-module, Student's t and statsmodels, independently of sim.batch.compare's exact sums.
+module, Student's t and statsmodels, independently of sim.batch.analysis.compare's exact sums.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from statsmodels.stats.proportion import (  # type: ignore[import-untyped]
     proportion_confint,
 )
 
-from sim.batch.design import Factor
-from sim.batch.plan import StudyPlan
+from sim.batch.inputs.target import load_target
+from sim.batch.planning.design import Factor
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, StudyError, run_study
-from sim.batch.target import load_target
 from tests.batch.helpers import STONE_WALL, invoke, tables
 
 TARGET = load_target(STONE_WALL)

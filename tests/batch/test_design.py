@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sim.batch.design import DesignError, Factor, design_points, grid, lhs
-from sim.batch.seeds import derived_seed
+from sim.batch.inputs.seeds import derived_seed
+from sim.batch.planning.design import DesignError, Factor, design_points, grid, lhs
 
 
 def test_grid_is_every_combination_first_factor_slowest() -> None:

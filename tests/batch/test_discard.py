@@ -10,9 +10,9 @@ import pytest
 import engine.log
 import engine.recorder
 from engine.log import DiscardSink, MemorySink
-from sim.batch.target import load_target
-from sim.batch.worker import Chunk as WorkChunk
-from sim.batch.worker import RunSpec, Shared, fight, prepare, run_chunk, unit_finals
+from sim.batch.execution.worker import Chunk as WorkChunk
+from sim.batch.execution.worker import RunSpec, Shared, fight, prepare, run_chunk, unit_finals
+from sim.batch.inputs.target import load_target
 from tests.batch.helpers import CAMPAIGN, SCENARIOS, STONE_WALL
 
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.batch.condition import ConditionError, parse_condition
-from sim.batch.discover import discover, discover_lines
-from sim.batch.prim import Data, Limit, find_boxes
+from sim.batch.discovery.condition import ConditionError, parse_condition
+from sim.batch.discovery.discover import discover, discover_lines
+from sim.batch.methods.prim import Data, Limit, find_boxes
 from tests.batch.helpers import invoke
 from tests.batch.synthetic import Outcome, synthetic_study
 
@@ -32,7 +32,9 @@ def _wall(_p: int, values: dict[str, Any]) -> list[Outcome]:
     """
     inside = values[COVER] >= -30 and values[FIRE] <= 20
     wins = 18 if inside else 1
-    return [("usa", 5)] * wins + [("csa", 12)] * (20 - wins)
+    won: Outcome = ("usa", 5)
+    lost: Outcome = ("csa", 12)
+    return [won] * wins + [lost] * (20 - wins)
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +62,9 @@ def test_prim_finds_the_region_the_study_was_built_with(wall: Path) -> None:
         "Box 1: " + box["text"],
         "  72 of 80 runs in the box; coverage 85.7 % (of the 84 runs where it holds), "
         "density 90.0 %, mass 25.0 %",
+        # without cover ≥ -30 the box holds 160 runs, 76 wins: P(Bin(80, 0.475) ≥ 72) is tiny
+        "  quasi-p of each restriction (one-sided binomial test): map.terrain.0.cover ≥ -30 "
+        "(qp < 0.001); options.fire_hcv ≤ 20 (qp < 0.001)",
     ]
 
 
@@ -89,7 +94,9 @@ def test_a_second_box_covers_what_the_first_left(tmp_path: Path) -> None:
 
     def two(_p: int, v: dict[str, Any]) -> list[Outcome]:
         wins = {(-20, 10): 20, (-50, 40): 15}.get((v[COVER], v[FIRE]), 0)
-        return [("usa", 5)] * wins + [("csa", 12)] * (20 - wins)
+        won: Outcome = ("usa", 5)
+        lost: Outcome = ("csa", 12)
+        return [won] * wins + [lost] * (20 - wins)
 
     out = synthetic_study(tmp_path / "s", FACTORS, GRID, two)
     result = discover(out, "winner == 'usa'", min_coverage=0.5)
@@ -236,3 +243,32 @@ def test_prim_laws(data: Data, alpha: float, min_coverage: float) -> None:
         before = sum(data.holds[i] for i in rest) / sum(data.runs[i] for i in rest)
         assert box.holds / box.runs > before
         taken |= set(mine)
+
+
+def test_discover_counts_the_summarised_runs_and_keeps_the_pilot_apart(tmp_path: Path) -> None:
+    """An --until-ci study (W = 0.2, 20 replications, chunks of 5): its pilot is replications
+    0–4 (⌈z²/32W²⌉ = 3 runs, a whole chunk). The Union wins every pilot run and, after it,
+    only where cover ≥ -30 and fire_hcv ≤ 20: discover sees the 15 summarised runs a point,
+    240 in all, and the 4 × 15 = 60 wins of the region, as the summary does."""
+    import duckdb
+
+    from sim.batch.planning.stopping import PILOT, pilot_runs
+
+    assert pilot_runs(0.2, 20, 5) == 5
+
+    def outcomes(_p: int, values: dict[str, Any]) -> list[Outcome]:
+        inside = values[COVER] >= -30 and values[FIRE] <= 20
+        pilot: list[Outcome] = [("usa", 5)] * 5
+        after: Outcome = ("usa", 5) if inside else ("csa", 12)
+        return pilot + [after] * 15
+
+    folder = synthetic_study(tmp_path / "s", FACTORS, GRID, outcomes)
+    plan = {"design": "grid", "points": None, "until_ci": 0.2, "replications": 20,
+            "chunk_size": 5, "stopping": PILOT}  # fmt: skip
+    con = duckdb.connect(str(folder / "study.duckdb"))
+    con.execute("UPDATE study SET plan = ?", [json.dumps(plan)])
+    con.close()
+    result = discover(folder, "winner == 'usa'")
+    assert (result["runs"], result["holds"]) == (240, 60)
+    (box,) = result["boxes"]
+    assert (box["runs"], box["holds"]) == (60, 60)

@@ -7,11 +7,11 @@ from typing import Any
 
 import duckdb
 
-from sim.batch.design import Factor
-from sim.batch.plan import StudyPlan
+from sim.batch.inputs.target import load_target
+from sim.batch.planning.design import Factor
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, run_study
-from sim.batch.target import load_target
-from sim.batch.verify import verify_study
+from sim.batch.verification.verify import verify_study
 from tests.batch.helpers import STONE_WALL, tables
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.batch.fieldpath import PathError, get_path, parse_values, set_paths
+from sim.batch.inputs.fieldpath import PathError, get_path, parse_values, set_paths
 
 DATA = {
     "options": {"fire_hcv": 25},

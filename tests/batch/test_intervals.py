@@ -14,10 +14,10 @@ from statsmodels.stats.proportion import (  # type: ignore[import-untyped]
     proportion_confint,
 )
 
-from sim.batch.compare import Moments, paired_interval, welch_interval
-from sim.batch.differences import Table2x2, newcombe, newcombe_paired
-from sim.batch.pooled import cluster_mean
-from sim.batch.stats import clopper_pearson, jeffreys, proportion, wilson
+from sim.batch.analysis.compare import Moments, paired_interval, welch_interval
+from sim.batch.analysis.pooled import cluster_mean
+from sim.batch.methods.differences import Table2x2, newcombe, newcombe_paired
+from sim.batch.methods.stats import clopper_pearson, jeffreys, proportion, wilson
 from tests.batch.helpers import STONE_WALL, invoke
 
 CASES = [(0, 40), (40, 40), (3, 40), (17, 40), (1, 1), (0, 1), (0, 140), (200, 200)]

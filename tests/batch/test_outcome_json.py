@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.canonical import canonical_json
-from sim.batch import rows
-from sim.batch.rows import outcome_json
-from sim.batch.target import load_target
-from sim.batch.worker import fight, prepare
+from sim.batch.execution import rows
+from sim.batch.execution.rows import outcome_json
+from sim.batch.execution.worker import fight, prepare
+from sim.batch.inputs.target import load_target
 from tests.contract.cases import INSTALLED_CASES
 
 _SCALARS = (

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from sim.batch import plots
+from sim.batch.charts import results
 from sim.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,8 +27,8 @@ def test_the_outcomes_title_is_not_clipped(tmp_path: Path, monkeypatch: pytest.M
     for win in summary["points"][0]["win"].values():
         win["count"] = 1  # every side in the legend, as in a long study: the widest legend
     drawn: list[Figure] = []
-    monkeypatch.setattr(plots, "_save", lambda fig, path: drawn.append(fig) or path)
-    plots._outcomes(summary, tmp_path / "outcomes.png")
+    monkeypatch.setattr(results, "_save", lambda fig, path: drawn.append(fig) or path)
+    results._outcomes(summary, tmp_path / "outcomes.png")
     (fig,) = drawn
     FigureCanvasAgg(fig)
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sim.batch.overrides import OverrideError, Overrides, override, stored_overrides
-from sim.batch.spec import load_study
+from sim.batch.planning.spec import load_study
 from tests.batch.helpers import STONE_WALL, invoke, tables
 
 GRID = """\

@@ -1,6 +1,6 @@
 """Commit points paced by work, unit finals read without flat rows, lazy plots, early boot.
 
-The pacing tests drive :class:`sim.batch.commits.CommitPoints` with injected
+The pacing tests drive :class:`sim.batch.storage.commits.CommitPoints` with injected
 clocks and chunks whose CPU is given: they count commit points, never time.
 """
 
@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from engine.canonical import canonical_json
-from sim.batch import executors
-from sim.batch.commits import FIRST_COST, CommitPoints
-from sim.batch.rows import UNIT_COLUMNS, ChunkRows
-from sim.batch.target import load_target
-from sim.batch.worker import fight, final_values, prepare, unit_finals
+from sim.batch.execution import executors
+from sim.batch.execution.rows import UNIT_COLUMNS, ChunkRows
+from sim.batch.execution.worker import fight, final_values, prepare, unit_finals
+from sim.batch.inputs.target import load_target
+from sim.batch.storage.commits import FIRST_COST, CommitPoints
 from sim.contract import Measure, UnitRow
 from tests.batch.helpers import REPO
 from tests.contract.cases import INSTALLED_CASES

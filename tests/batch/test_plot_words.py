@@ -5,8 +5,8 @@ from __future__ import annotations
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from sim.batch.labels import loss_label, measure_label
-from sim.batch.plotting import key_legend, point_keys, short_paths, wrap
+from sim.batch.analysis.labels import loss_label, measure_label
+from sim.batch.charts.plotting import key_legend, point_keys, short_paths, wrap
 
 
 def test_losses_in_each_rulesets_own_words() -> None:

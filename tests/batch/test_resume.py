@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from sim.batch.store import Store
+from sim.batch.storage.store import Store
 from tests.batch.helpers import REPO, STONE_WALL, invoke, tables
 
 ARGS = ["--runs", "150", "--seed", "5", "--chunk-size", "5", "--quiet", "--no-plots"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sim.batch.spec import load_study
+from sim.batch.planning.spec import load_study
 from sim.calibrate.spec import load_calibration
 from sim.history.case import load_case
 from sim.scenario.load import ScenarioError

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from sim.batch.seeds import battle_seed, derived_seed, run_seed
-from sim.batch.stats import Z95, wilson
+from sim.batch.inputs.seeds import battle_seed, derived_seed, run_seed
+from sim.batch.methods.stats import Z95, wilson
 
 
 def _formula(k: int, n: int) -> tuple[float, float]:

@@ -11,8 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from sim.batch.stats import wilson
-from sim.batch.stopping import confirm_runs
+from sim.batch.methods.stats import wilson
+from sim.batch.planning.stopping import confirm_runs
 from tests.batch.helpers import REPO, STONE_WALL, invoke, tables
 
 W = 0.15

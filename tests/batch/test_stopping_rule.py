@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sim.batch.stats import wilson
-from sim.batch.stopping import (
+from sim.batch.methods.stats import wilson
+from sim.batch.planning.stopping import (
     PILOT,
     SEQUENTIAL,
     confirm_runs,

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from sim.batch import worker
-from sim.batch.design import Factor
-from sim.batch.plan import StudyPlan
-from sim.batch.stats import wilson
+from sim.batch.execution import worker
+from sim.batch.inputs.target import load_target
+from sim.batch.methods.stats import wilson
+from sim.batch.planning.design import Factor
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, StudyError, run_study
-from sim.batch.target import load_target
 from tests.batch.helpers import STONE_WALL, tables
 
 TARGET = load_target(STONE_WALL)

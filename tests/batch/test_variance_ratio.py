@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from sim.batch.compare import Moments, _variance
+from sim.batch.analysis.compare import Moments, _variance
 
 
 def _moments(xs: list[int]) -> Moments:

@@ -11,12 +11,12 @@ import duckdb
 import numpy as np
 import pytest
 
-from sim.batch.design import Factor
-from sim.batch.plan import StudyPlan
-from sim.batch.seeds import derived_seed
+from sim.batch.inputs.seeds import derived_seed
+from sim.batch.inputs.target import load_target
+from sim.batch.planning.design import Factor
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, run_study
-from sim.batch.target import load_target
-from sim.batch.verify import sample_ids, verify_lines, verify_study
+from sim.batch.verification.verify import sample_ids, verify_lines, verify_study
 from tests.batch.helpers import CAMPAIGN, STONE_WALL, invoke
 
 

@@ -10,10 +10,10 @@ import duckdb
 import pytest
 
 from sim import api
-from sim.batch.design import Factor, design_points
-from sim.batch.plan import StudyPlan
+from sim.batch.inputs.target import load_target
+from sim.batch.planning.design import Factor, design_points
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, run_study
-from sim.batch.target import load_target
 from tests.batch.helpers import STONE_WALL, invoke, tables
 
 FACTORS = (

@@ -13,7 +13,7 @@ from engine.rng import Stream, Streams
 from sim.rulesets.becmi.context import Battle
 from sim.rulesets.becmi.data import PHASES
 from sim.rulesets.becmi.scenario import BecmiScenario
-from sim.rulesets.becmi.state import apply_event, initial_state
+from sim.rulesets.becmi.state import initial_state
 
 FIGHTER: dict[str, Any] = {
     "id": "thorgrim",
@@ -94,4 +94,4 @@ def battle(sc: BecmiScenario, script: dict[str, list[int]], round_: int = 1) -> 
 def apply(b: Battle, *events: Any) -> None:
     """Apply events to the battle's state (as the recorder would)."""
     for e in events:
-        apply_event(b.state, e)
+        b.state.apply(e)

@@ -90,12 +90,15 @@ def test_a_battle_needs_no_extra(args: list[str], tmp_path: Path) -> None:
 def test_a_study_says_which_extra(
     args: list[str], library: str, extra: str, tmp_path: Path
 ) -> None:
-    """Without the study extra, batch and study and report --png say so in one line, exit 2."""
+    """Without the study extra, batch and study and report --png say so in one line, exit 2,
+    before writing anything (report --png: no page either, issue 33)."""
     for name in ("scenarios", "replays"):
         (tmp_path / name).symlink_to(REPO / name)
     done = _lean(args, tmp_path)
     assert done.returncode == 2
-    assert done.stderr == (
+    assert (done.stdout, done.stderr) == (
+        "",
         f"battlesim: error: battlesim {args[0]} needs {library}, which a lean install "
-        f"(make run) leaves out: pip install 'battlesim[{extra}]' (or make dev)\n"
+        f"(make run) leaves out: pip install 'battlesim[{extra}]' (or make dev)\n",
     )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["replays", "scenarios"]  # nothing written

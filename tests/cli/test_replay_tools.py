@@ -14,7 +14,9 @@ from click.testing import CliRunner, Result
 from engine.log import GENESIS, seal
 from sim import api
 from sim.cli import cli
+from sim.contract import headline
 from sim.replay import analysis
+from sim.replay.diff import render
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
@@ -82,7 +84,50 @@ def test_diff_names_the_first_divergent_event_exactly(forked: Path) -> None:
         f"  {draw.stream}: 0",
         f"draws in a's event: {draw.stream} x1",
         f"draws in b's event: {draw.stream} x1",
+        *_ending(GOLDEN, forked),
     ]
+
+
+def _ending(a: Path, b: Path) -> list[str]:
+    """The two lines a diff of a fork ends with, from both battles' outcomes."""
+    la, lb = api.load_replay(a), api.load_replay(b)
+    oa = la.ruleset.outcome(la.scenario, la.state_at())
+    ob = lb.ruleset.outcome(lb.scenario, lb.state_at())
+    ha, hb = headline(la.ruleset, oa), headline(lb.ruleset, ob)
+    same = (oa.winner, oa.reason, oa.turns) == (ob.winner, ob.reason, ob.turns)
+    lines = [f"outcome unchanged: {ha}" if same else f"outcome changed: {ha} -> {hb}"]
+    moved = [
+        f"{sid} {name} {value} -> {ob.losses()[sid][name]}"
+        for sid, losses in oa.losses().items()
+        for name, value in losses.items()
+        if ob.losses()[sid][name] != value
+    ]
+    return [*lines, f"losses changed: {'; '.join(moved)}" if moved else "losses unchanged"]
+
+
+def test_diff_of_a_fork_ends_with_whether_the_outcome_and_losses_changed(forked: Path) -> None:
+    """The 69th holds: the text ends with two lines, --json says the same; a fork of a
+    field that changes nothing after it says both are unchanged (issue 33)."""
+    la, lb = api.load_replay(GOLDEN), api.load_replay(forked)
+    oa = la.ruleset.outcome(la.scenario, la.state_at())
+    ob = lb.ruleset.outcome(lb.scenario, lb.state_at())
+    assert oa.losses() != ob.losses()  # holding on, the 69th fights on and the losses move
+    data = json.loads(_invoke("diff", str(GOLDEN), str(forked), "--json").stdout)
+    assert (data["outcome_changed"], data["losses_changed"]) == (
+        (oa.winner, oa.reason, oa.turns) != (ob.winner, ob.reason, ob.turns),
+        True,
+    )
+    assert data["outcomes"]["b"] == {"headline": headline(lb.ruleset, ob), **ob.as_json()}
+    lines = _invoke("diff", str(GOLDEN), str(forked)).stdout.splitlines()
+    assert lines[-2:] == _ending(GOLDEN, forked)
+
+
+def test_a_changed_outcome_shows_both_headlines(forked: Path) -> None:
+    """When the winner differs, the line gives both headlines, a's first (the text alone)."""
+    d = json.loads(_invoke("diff", str(GOLDEN), str(forked), "--json").stdout)
+    ha = d["outcomes"]["a"]["headline"]
+    d["outcome_changed"], d["outcomes"]["b"]["headline"] = True, "Union wins after 9 turns"
+    assert render(d)[-2] == f"outcome changed: {ha} -> Union wins after 9 turns"
 
 
 def test_diff_verbose_lists_every_stream_drawn_before(forked: Path) -> None:

@@ -155,8 +155,8 @@ def test_completion_scripts_as_documented(shell: str) -> None:
 
 
 def test_help_chunk_default_is_the_plans() -> None:
-    """The --chunk-size default shown without numpy equals sim.batch.plan.DEFAULT_CHUNK."""
-    from sim.batch.plan import DEFAULT_CHUNK
+    """The --chunk-size default shown without numpy equals sim.batch.planning.plan.DEFAULT_CHUNK."""
+    from sim.batch.planning.plan import DEFAULT_CHUNK
     from sim.cli.batch import DEFAULT_CHUNK as SHOWN
 
     assert SHOWN == DEFAULT_CHUNK
@@ -201,13 +201,15 @@ def test_verify_json_names_the_damaged_seq(replay: Path, tmp_path: Path) -> None
 
 
 def test_validate_json_ok_and_errors(tmp_path: Path) -> None:
-    """`validate --json`: ok with ruleset and name, or exit 2 with every error as data."""
+    """`validate --json`: ok with ruleset, name and warnings (none), or exit 2 with every error
+    as data."""
     good = _invoke("validate", str(STONE_WALL), "--json")
     assert json.loads(good.stdout) == {
         "file": str(STONE_WALL),
         "ok": True,
         "ruleset": "musket",
         "name": "Stone wall at Marye's Heights",
+        "warnings": [],
     }
     bad = tmp_path / "bad.yaml"
     bad.write_text(STONE_WALL.read_text().replace("quality: C\n", "quality: Q\n", 1))
@@ -404,7 +406,7 @@ def test_rulesets_lists_name_version_and_source() -> None:
     got = json.loads(_invoke("rulesets", "--json").stdout)["rulesets"]
     assert [(r["name"], r["version"], r["source"], r["target"]) for r in got] == [
         ("becmi", "1", "built in", "sim.rulesets.becmi:RULESET"),
-        ("flattop", "2", "built in", "sim.rulesets.flattop:RULESET"),
+        ("flattop", "3", "built in", "sim.rulesets.flattop:RULESET"),
         ("musket", "2", "built in", "sim.rulesets.musket:RULESET"),
     ]
     text = _invoke("rulesets").stdout.splitlines()
@@ -431,7 +433,14 @@ def test_scenarios_lists_every_shipped_file_once() -> None:
     )
     assert kinds["coral_sea_calibration.yaml"] == "calibration"
     study = next(line for line in lines if line.startswith("  stone_wall_study.yaml"))
-    assert study.endswith("Stone wall — cover and fire lethality: a study of stone_wall.yaml")
+    full = "Stone wall — cover and fire lethality: a study of stone_wall.yaml"
+    text = study[study.index("Stone wall") :]
+    assert full.startswith(text.removesuffix("…"))
+    # one column for the summaries whatever the kind's length (calibration is the longest),
+    # and no line past 100 columns off a terminal: a longer summary ends in "…"
+    assert len({line.index(line.split()[2]) for line in lines}) == 1
+    assert max(len(line) for line in lines) <= 100
+    assert all(line.endswith("…") for line in lines if len(line) == 100)
     listed = json.loads(_invoke("scenarios", "--json").stdout)
     assert listed["folder"] == str(REPO / "scenarios")
     assert [(s["file"], s["path"], s["source"]) for s in listed["scenarios"]] == [
@@ -458,6 +467,7 @@ def test_new_scenario_validates_and_runs(ruleset: str, tmp_path: Path) -> None:
         "ok": True,
         "ruleset": ruleset,
         "name": "My battle",
+        "warnings": [],
     }
     ran = _invoke("run", str(path), "-o", str(tmp_path / "r.jsonl"), "--json")
     assert ran.exit_code == 0
@@ -512,3 +522,17 @@ def test_readme_validate_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     block = readme.split("$ battlesim validate typos.yaml 2>&1\n", 1)[1].split("```", 1)[0]
     result = _invoke("validate", "typos.yaml")
     assert (result.exit_code, result.stderr) == (2, block)
+
+
+def test_a_group_without_its_command_prints_its_help_in_lines() -> None:
+    """``battlesim odds`` alone: the group's help on stderr, line by line, exit 2 (issue 33)."""
+    result = _invoke("odds")
+    assert (result.exit_code, result.stdout) == (2, "")
+    lines = result.stderr.splitlines()
+    assert lines[:3] == [
+        "Usage: battlesim odds [OPTIONS] COMMAND [ARGS]...",
+        "",
+        "  Exact odds of one resolution, as dice calculators give them.",
+    ]
+    assert "    battlesim odds musket-fire --value 1800 --modifier -40" in lines
+    assert "\\n" not in result.stderr

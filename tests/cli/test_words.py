@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from sim.batch import plots
-from sim.batch.summary import format_summary
+from sim.batch.analysis.summary import format_summary
+from sim.batch.charts import results
 from sim.cli import cli
 from sim.scenario.load import load_scenario
 
@@ -83,7 +83,7 @@ def test_flattop_strength_by_turn_keeps_hits_apart_from_air_factors() -> None:
     for side in sorted(sc.sides, key=lambda s: s.id):
         air = sum(tf.cap for tf in side.task_forces)
         air += sum(sum(b.aircraft.values()) for b in side.bases)
-        hits = sum(ship.damage_factor for tf in side.task_forces for ship in tf.ships)
+        hits = sum(ship.damage_factor(sc.options) for tf in side.task_forces for ship in tf.ships)
         cells.append(f"{side.id} air factors {air} | {air}, hits {hits} | {hits}")
     other = _invoke("diff", str(REPLAYS / "carrier_duel-s688.jsonl"), str(_reseeded_duel()))
     row = next(line for line in other.stdout.splitlines() if line.startswith("  turn   0:"))
@@ -155,9 +155,9 @@ def test_plot_legend_agrees_with_a_plural_side(
 ) -> None:
     """The outcomes plot's legend: 'The party wins', 'The goblins win'."""
     figures: list[Any] = []
-    monkeypatch.setattr(plots, "_save", lambda fig, path: figures.append(fig) or path)
+    monkeypatch.setattr(results, "_save", lambda fig, path: figures.append(fig) or path)
     summary = _summary({"party": "The party", "gob": "The goblins"}, "becmi")
-    plots._outcomes(summary, tmp_path / "outcomes.png")
+    results._outcomes(summary, tmp_path / "outcomes.png")
     labels = figures[0].axes[0].get_legend_handles_labels()[1]
     assert labels == ["The party wins", "The goblins win"]
 

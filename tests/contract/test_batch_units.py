@@ -12,7 +12,7 @@ import pytest
 
 from sim.api import load_replay
 from sim.batch import RunOptions, StudyPlan, load_target, run_study
-from sim.batch.worker import RunSpec, fight, prepare, run_rows
+from sim.batch.execution.worker import RunSpec, fight, prepare, run_rows
 from sim.runner import recorded_draws
 from tests.contract.cases import CASES, Case
 from tests.contract.toy import SCENARIOS

@@ -14,7 +14,12 @@ from sim.cli.main import cli
 from sim.contract import registry
 from tests.contract.conftest import install_plugin
 
-NOTE = "battlesim: note: ruleset 'boom' cannot be loaded: RuntimeError: plugin exploded at import"
+LOAD_ERROR = (
+    "ruleset 'boom' (entry point boom = tests.contract.boom:RULESET) cannot be loaded: "
+    "RuntimeError: plugin exploded at import; fix or reinstall the plugin's package, or "
+    "uninstall it"
+)
+NOTE = f"battlesim: note: {LOAD_ERROR}"
 
 
 @pytest.fixture(autouse=True)
@@ -60,3 +65,59 @@ def test_the_broken_plugin_itself_is_refused_in_one_line() -> None:
     result = _cli("check-ruleset", "boom")
     assert result.exit_code == 2
     assert "boom" in result.stderr and "Traceback" not in result.output
+
+
+def test_rulesets_lists_the_broken_plugin_with_its_error() -> None:
+    """rulesets: the broken plugin is a BROKEN line with its import error, the others listed."""
+    result = _cli("rulesets")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    width = max(len(n) for n in registry.ruleset_names())
+    assert f"{'boom':<{width}}  BROKEN       {LOAD_ERROR}" in lines
+    assert any(line.startswith(f"{'musket':<{width}}  version ") for line in lines)
+    data = json.loads(_cli("rulesets", "--json").stdout)["rulesets"]
+    [boom] = [r for r in data if r["name"] == "boom"]
+    assert boom == {
+        "name": "boom",
+        "version": None,
+        "source": "boom-plugin 0.1",
+        "target": "tests.contract.boom:RULESET",
+        "error": LOAD_ERROR,
+    }
+
+
+def _forged_boom_replay(tmp_path: Path) -> Path:
+    """The toy's replay with its header (and the scenario in it) naming ``boom``, sealed again."""
+    from engine.log import GENESIS, seal
+    from tests.contract.toy import SCENARIOS
+
+    out = tmp_path / "pips.jsonl"
+    assert _cli("run", str(SCENARIOS[0]), "--out", str(out)).exit_code == 0
+    h, lines = GENESIS, []
+    for i, line in enumerate(out.read_text(encoding="utf-8").splitlines()):
+        body = line[: line.rindex(',"h":')] + "}"
+        if i == 0:
+            body = body.replace('"ruleset":"pips"', '"ruleset":"boom"')
+        sealed, h = seal(h, body)
+        lines.append(sealed)
+    forged = tmp_path / "boom.jsonl"
+    forged.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return forged
+
+
+def test_run_show_and_verify_name_the_ruleset_and_its_entry_point(tmp_path: Path) -> None:
+    """run of a boom scenario, show and verify of a boom replay: one line each, exit 2."""
+    scenario = tmp_path / "boom.yaml"
+    scenario.write_text("ruleset: boom\nname: Boom\n", encoding="utf-8")
+    run = _cli("run", str(scenario))
+    assert (run.exit_code, run.stderr) == (
+        2,
+        f"{scenario}:1: ruleset: {LOAD_ERROR}\n",
+    )
+    replay = _forged_boom_replay(tmp_path)
+    for command in ("show", "verify"):
+        result = _cli(command, str(replay))
+        assert (result.exit_code, result.stderr) == (
+            2,
+            f"battlesim: error: {replay}:1: {LOAD_ERROR}\n",
+        ), command

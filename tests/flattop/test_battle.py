@@ -49,73 +49,88 @@ def _simulate(data: dict[str, Any], seed: int = 5) -> list[dict[str, Any]]:
 
 
 def test_coral_sea_golden_outcome(tmp_path: Path) -> None:
-    """At seed 1942 Lexington's dive bombers cripple Shoho (3 hits of her light carrier's 5) and
-    Yorktown's strike sinks her (1 + 2 hits); each side scores the other's losses: the Allies 5
-    for Shoho and 4 for the AF lost aboard her, the Japanese 1 for the AF their AA shot down
-    (table 1: 7 factors against Lexington's strike, 0 hits; then 6, Shoho crippled firing half
-    her 2, 1 hit).  The CAP's one fight (with Lexington's escorts) hits nothing, and it meets
-    no second raid that turn (``cap_engagement: once_per_turn``)."""
+    """At seed 1942 (flattop rules v3) Lexington's dive bombers sink Shoho in one attack: 9 AF
+    count 18 factors (``attack_factor_scale`` 2), [16-20] 4.2, rolls 1 and 5: 1 + 4 = 5 hits of
+    her 5.  Everything else finds her sunk and makes no attack (``flattop.target_sunk``):
+    Lexington's 4 AF of torpedo bombers, then Yorktown's 6 AF of dive bombers (2 of the 8
+    spoiled by the AA: table 4, 5 factors once Shoho is gone, 2 hits, none a kill) and 3 of
+    torpedo bombers.  The AA against Lexington's strike (7 factors, 1.0) rolls 7: no hit.
+    The Allies score 5 for Shoho and 4 for the AF lost aboard her; the Japanese nothing."""
     result = api.run(CORAL, out=tmp_path / "coral.jsonl")
     o = result.outcome.as_json()
     assert (o["winner"], o["turns"], o["reason"]) == (
         "allied",
         5,
-        "every strike flown: Allied 9 points, Japanese 1 — Allied leads by 8",
+        "every strike flown: Allied 9 points, Japanese 0 — Allied leads by 9",
     )
     japan, allied = o["sides"]["japan"], o["sides"]["allied"]
     assert japan["air_factors_lost"] == {
         "air_combat": 0, "anti_aircraft": 0, "aboard": 4, "ditched": 0,
     }  # fmt: skip
     assert allied["air_factors_lost"] == {
-        "air_combat": 0, "anti_aircraft": 1, "aboard": 0, "ditched": 0,
+        "air_combat": 0, "anti_aircraft": 0, "aboard": 0, "ditched": 0,
     }  # fmt: skip
-    losses = (japan["losses"], allied["losses"])
-    assert (losses[0]["air_factors_aboard"], losses[1]["air_factors_anti_aircraft"]) == (4, 1)
     assert (japan["sunk"], japan["crippled"], result.state.ships["shoho"].hits) == (
         ["Shoho"],
         [],
-        6,
+        5,
     )
-    assert (allied["points"], japan["points"]) == (5 + 4, 1)
+    assert (allied["points"], japan["points"]) == (5 + 4, 0)
     golden = _golden("coral_sea.yaml")
-    aa = [(e["result"]["factors"], e["result"]["hits"]) for e in golden
-          if e["type"] == "flattop.anti_aircraft"]  # fmt: skip
-    assert aa == [(2 + 4 * 1 + 1, 0), (1 + 4 * 1 + 1, 1)]
+    aa = [
+        (e["result"]["factors"], e["result"]["hits"], e["attack_losses"], e.get("attack_spoiled"))
+        for e in golden
+        if e["type"] == "flattop.anti_aircraft"
+    ]
+    assert aa == [(2 + 4 * 1 + 1, 0, [0, 0], None), (4 * 1 + 1, 2, [0, 0], [2, 0])]
     assert [(e["strike"], e["firer"]) for e in golden if e["type"] == "flattop.air_combat"] == [
         ("lex_strike", "escort"), ("lex_strike", "cap"),
     ]  # fmt: skip
     attacks = [
-        (e["strike"], e["hits_taken"], e["status_after"]) for e in golden if "hits_taken" in e
+        (e["strike"], e["result"]["factors"], e["hits_taken"], e["status_after"])
+        for e in golden
+        if "hits_taken" in e
     ]
-    assert attacks == [
-        ("lex_strike", 3, "crippled"), ("lex_strike", 0, "crippled"),
-        ("yorktown_strike", 1, "crippled"), ("yorktown_strike", 2, "sunk"),
-    ]  # fmt: skip
+    assert attacks == [("lex_strike", 18, 5, "sunk")]
+    withheld = [
+        (e["strike"], e["aircraft"], e["factors"], e["declared"])
+        for e in golden
+        if e["type"] == "flattop.target_sunk"
+    ]
+    assert withheld == [
+        ("lex_strike", "torpedo_bomber", 4, "shoho"),
+        ("yorktown_strike", "dive_bomber", 8 - 2, "shoho"),
+        ("yorktown_strike", "torpedo_bomber", 3, "shoho"),
+    ]
     assert [e["time"] for e in golden if e["type"] == "flattop.launched"] == [30.0, 45.0]
 
 
 def test_coral_sea_sketch_outcome(tmp_path: Path) -> None:
-    """The sketch at seed 1942: Shoho is crippled with 6 hits of 8 and the Allies win 9 to 2: the
-    CAP takes one of Lexington's escorts, the AA (table 1, 9 factors) one of its bombers; the B-17s
-    six minutes later meet no CAP (it fought this turn) and their AA roll misses."""
+    """The sketch at seed 1942 (flattop rules v3): the CAP takes one of Lexington's escorts and
+    misses the bombers; the AA (table 4, 9 factors, 1 hit) spoils one dive bomber AF's attack;
+    the other 7 attack as 14 factors ([13-15] 3.2: 1 + 3 = 4 hits) and sink Shoho, whose strike
+    is spotted: 4 hits doubled in the Ready box are her 8, and the 5 AF aboard go down with her.
+    The torpedo bombers find her sunk.  The B-17s six minutes later meet no CAP (it fought this
+    turn), their AA roll misses, and level bombing of a cruiser (table 2 − 4) is no attack.
+    The Allies win 13 (Shoho's 8 and 5 AF) to 1 (the escort)."""
     result = api.run(SKETCH, out=tmp_path / "coral.jsonl")
     o = result.outcome.as_json()
     assert (o["winner"], o["turns"], o["reason"]) == (
         "allied",
         6,
-        "every strike flown: Allied 9 points, Japanese 2 — Allied leads by 7",
+        "every strike flown: Allied 13 points, Japanese 1 — Allied leads by 12",
     )
     assert o["sides"]["japan"]["air_factors_lost"] == {
         "air_combat": 0, "anti_aircraft": 0, "aboard": 5, "ditched": 0,
     }  # fmt: skip
     assert o["sides"]["allied"]["air_factors_lost"] == {
-        "air_combat": 1, "anti_aircraft": 1, "aboard": 0, "ditched": 0,
+        "air_combat": 1, "anti_aircraft": 0, "aboard": 0, "ditched": 0,
     }  # fmt: skip
-    assert (o["sides"]["japan"]["crippled"], o["sides"]["japan"]["sunk"]) == (["Shoho"], [])
-    assert (result.state.ships["shoho"].hits, result.events) == (6, 24)
+    assert (o["sides"]["japan"]["crippled"], o["sides"]["japan"]["sunk"]) == ([], ["Shoho"])
+    assert (result.state.ships["shoho"].hits, result.events) == (8, 24)
     assert result.summary == [
-        "Allied: 0 ships sunk, 0 crippled, 2 air factors lost; 9 points",
-        "Japanese: 0 ships sunk, 1 crippled (Shoho), 5 air factors lost; 2 points",
+        "Allied: 0 ships sunk, 0 crippled, 1 air factor lost; 13 points",
+        "Japanese: 1 ship sunk (Shoho), 0 crippled, 5 air factors lost; 1 point",
     ]
 
 
@@ -330,9 +345,9 @@ def test_cli_run_verify_and_show_work_on_a_flattop_battle(tmp_path: Path) -> Non
     assert run.exit_code == 0
     assert run.stdout.splitlines() == [
         "coral_sea_sketch.yaml (seed 1942): Allied wins after 6 turns — every strike flown: "
-        "Allied 9 points, Japanese 2 — Allied leads by 7",
-        "  Allied: 0 ships sunk, 0 crippled, 2 air factors lost; 9 points",
-        "  Japanese: 0 ships sunk, 1 crippled (Shoho), 5 air factors lost; 2 points",
+        "Allied 13 points, Japanese 1 — Allied leads by 12",
+        "  Allied: 0 ships sunk, 0 crippled, 1 air factor lost; 13 points",
+        "  Japanese: 1 ship sunk (Shoho), 0 crippled, 5 air factors lost; 1 point",
         f"Replay: {out} (24 events)",
     ]
     verify = _invoke("verify", str(out))
@@ -342,8 +357,8 @@ def test_cli_run_verify_and_show_work_on_a_flattop_battle(tmp_path: Path) -> Non
     lines = show.stdout.splitlines()
     assert lines[0] == "Coral Sea — the strike on Shoho — end of turn 4"
     [shoho] = [line for line in lines if line.split()[:2] == ["Shoho", "Japanese"]]
-    # 6 hits of 8 taken: 2 of 8 left, crippled, on the Japanese side, at the task force's hex.
-    expected = "Shoho Japanese 20,10 2/8 hits crippled - mo_cover 6 8 0 - -"
+    # 8 hits of 8 taken: 0 of 8 left, sunk, on the Japanese side, at the task force's hex.
+    expected = "Shoho Japanese 20,10 0/8 hits sunk - mo_cover 8 8 0 - -"
     assert shoho.split() == expected.split()
     events = _invoke("show", str(out), "--events")
     assert events.stdout.splitlines()[:4] == [
@@ -358,7 +373,7 @@ def test_cli_run_verify_and_show_work_on_a_flattop_battle(tmp_path: Path) -> Non
     assert [line[:40] for line in shoho] == [
         "Turn 4, 10:30 — Shoho strike: F2 TB3 up ",
         "Turn 4, 10:36 — Lexington strike: dive b",
-        "Turn 4, 10:36 — Lexington strike: torped",
+        "Turn 4, 10:36 — Lexington strike: 6 AF o",
     ]
 
 
@@ -392,8 +407,8 @@ def test_installed_package_declares_the_flattop_entry_point() -> None:
     names = {ep.name: ep.value for ep in entry_points(group="battlesim.rulesets")}
     assert names["flattop"] == "sim.rulesets.flattop:RULESET"
     ruleset, sc = load_scenario(CORAL)
-    assert (ruleset.name, ruleset.version, type(sc).__name__) == ("flattop", "2", "FlattopScenario")
-    assert ruleset.older_versions == ("1",)
+    assert (ruleset.name, ruleset.version, type(sc).__name__) == ("flattop", "3", "FlattopScenario")
+    assert ruleset.older_versions == ("1", "2")
 
 
 def test_a_sunk_ship_answers_no_more_raids_and_its_process_ends() -> None:

@@ -6,13 +6,14 @@ import json
 from typing import Any
 
 from sim import api
+from sim.rulesets.flattop import RULESET
 from sim.rulesets.flattop.audit import audit
 from sim.rulesets.flattop.events import Attacked
-from sim.rulesets.flattop.state import restore, snapshot
 from tests.golden import GOLDEN, golden_path
 
 DUEL = golden_path("carrier_duel.yaml", GOLDEN["carrier_duel.yaml"])
 CORAL = golden_path("coral_sea.yaml", GOLDEN["coral_sea.yaml"])
+snapshot, restore = RULESET.snapshot, RULESET.restore
 SKETCH = DUEL.parents[1] / "tests" / "data" / "replays" / "coral_sea_sketch-s1942.jsonl"
 """The rules-notes sketch coral_sea.yaml was (its strike on Shoho hits her Ready box)."""
 

@@ -8,7 +8,11 @@ import pytest
 
 from engine.rng import Stream
 from sim.rulesets.flattop import combat, flight
+from sim.rulesets.flattop.audit import audit
 from sim.rulesets.flattop.context import Battle
+from sim.rulesets.flattop.data import SHIP_CLASSES
+from sim.rulesets.flattop.events import Attacked, TargetSunk
+from sim.rulesets.flattop.options import FlattopOptions
 from sim.rulesets.flattop.resolve import modified_table, resolve
 from sim.rulesets.flattop.victory import points
 from tests.flattop.builders import battle, scenario_data
@@ -126,7 +130,7 @@ def test_unescorted_strike_meets_the_whole_cap_and_no_cap_means_no_combat() -> N
 
 
 def test_weather_modifies_air_combat_and_aa_unless_switched_off() -> None:
-    """Clouds −2 and night −4 reach fighters' table 9 and AA's table 1; options turn that off."""
+    """Clouds −2 and night −4 reach fighters' table 9 and AA's table 4; options turn that off."""
     data = scenario_data(turns={"limit": 24, "start": "17:00", "dusk": "18:00", "dawn": "06:00"})
     data["sides"][1]["task_forces"][0]["clouds"] = True
     b = battle(data, at=60)
@@ -136,35 +140,40 @@ def test_weather_modifies_air_combat_and_aa_unless_switched_off() -> None:
     assert (first.result.modifiers, first.result.hit_table) == ({"clouds": -2, "night": -4}, "3")
     aa = combat.decide_anti_aircraft(b, "s1", cause=0)
     assert aa is not None
-    assert (aa.result.basic_table, aa.result.hit_table, aa.result.hits) == (1, None, 0)
+    assert (aa.result.basic_table, aa.result.hit_table, aa.result.hits) == (4, None, 0)
     data["options"] = {"weather_in_air_combat": False, "weather_in_anti_aircraft": False}
     b = battle(data, at=60)
     _airborne(b, 4, [8, 6])
     _script(b, 0, 0)
     assert combat.decide_air_combat(b, "s1", cause=0)[0].result.modifiers == {}
     aa = combat.decide_anti_aircraft(b, "s1", cause=0)
-    assert aa is not None and aa.result.hit_table == "1"
+    assert aa is not None and aa.result.hit_table == "4"
 
 
-def test_aa_is_the_task_forces_total_on_table_1_with_crippled_ships_at_half() -> None:
-    """AA 3 + 2 + 1 = 6 → [5-6] on table 1 = 0.2 (roll 1: 1 hit); a crippled cruiser adds 1.
+def test_aa_is_the_task_forces_total_on_table_4_with_crippled_ships_at_half() -> None:
+    """AA 3 + 2 + 1 = 6 → [5-6] on table 4 = 0.7 (roll 1: 2 hits); a crippled cruiser adds 1.
 
-    Table 4, the fan reading and rules version 1's default: 0.7 (roll 1: 2 hits).
+    Both hits spoil the dive bombers' attack (``aa_spoiled_per_kill`` 2: a kill needs 3
+    hits).  Rules version 2's table 1 with every hit a kill: 0.2 (roll 1: 1 hit), one
+    bomber shot down.
     """
     b = battle()
     _airborne(b, 4, [8, 6])
     _script(b, 1)
     aa = combat.decide_anti_aircraft(b, "s1", cause=3)
     assert aa is not None
-    assert (aa.aa, aa.result.factors, aa.result.cell, aa.result.hits, aa.attack_losses) == (
-        {"cv3": 3, "ca1": 2, "dd2": 1}, 6, 0.2, 1, [1, 0],
+    assert (aa.aa, aa.result.factors, aa.result.cell, aa.result.hits) == (
+        {"cv3": 3, "ca1": 2, "dd2": 1}, 6, 0.7, 2,
     )  # fmt: skip
-    b = battle(scenario_data(options={"table_anti_aircraft": 4}))
+    assert (aa.attack_losses, aa.attack_spoiled) == ([0, 0], [2, 0])
+    b = battle(scenario_data(options={"table_anti_aircraft": 1, "aa_spoiled_per_kill": 0}))
     _airborne(b, 4, [8, 6])
     _script(b, 1)
     aa = combat.decide_anti_aircraft(b, "s1", cause=3)
     assert aa is not None
-    assert (aa.result.cell, aa.result.hits, aa.attack_losses) == (0.7, 2, [2, 0])
+    assert (aa.result.cell, aa.result.hits, aa.attack_losses, aa.attack_spoiled) == (
+        0.2, 1, [1, 0], [],
+    )  # fmt: skip
     b.state.ships["ca1"].status = "crippled"
     b.state.ships["dd2"].status = "sunk"
     assert combat.task_force_aa(b, "tf2") == {"cv3": 3, "ca1": 1}
@@ -184,7 +193,9 @@ def test_crippled_ship_aa_option(rule: str, expected: dict[str, int]) -> None:
 
 
 def test_attack_modifiers_crippled_and_anchored_add_two_each() -> None:
-    """A crippled, anchored target: dive bombers' table 7 + 2 + 2 = 11; 8 AF → 2.7."""
+    """A crippled, anchored target: dive bombers' table 7 + 2 + 2 = 11; 8 AF count 16 factors
+    (``attack_factor_scale`` 2) → [16-20] 6.5; rolls 9, 9: .5 → 0, n>1 → 6 − 2 = 4 hits, and
+    4 + 4 = 8 sinks a carrier of damage 6."""
     data = scenario_data()
     data["sides"][1]["task_forces"][0]["ships"][0]["anchored"] = True
     b = battle(data)
@@ -192,27 +203,30 @@ def test_attack_modifiers_crippled_and_anchored_add_two_each() -> None:
     b.state.ships["cv3"].hits, b.state.ships["cv3"].status = 4, "crippled"
     _script(b, 9, 9)
     event = combat.decide_attack(b, "s1", 0, cause=1)
-    assert event is not None
+    assert isinstance(event, Attacked)
     r = event.result
-    assert (r.modifiers, r.hit_table, r.cell, r.hits) == (
+    assert (r.modifiers, r.hit_table, r.factors, r.cell, r.hits) == (
         {"crippled": 2, "anchored": 2},
         "11",
-        2.7,
-        0,
+        16,
+        6.5,
+        4,
     )
-    assert (event.hits_before, event.hits_after, event.status_after) == (4, 4, "crippled")
+    assert (event.hits_before, event.hits_after, event.status_after) == (4, 8, "sunk")
 
 
 def test_ready_box_doubles_hits_and_loses_that_many_air_factors_aboard() -> None:
-    """2 hits on a carrier with aircraft spotted become 4; 4 AF are lost: Ready box, then hangar."""
-    b = battle()
+    """2 hits on a carrier with aircraft spotted become 4; 4 AF are lost: Ready box, then hangar.
+
+    (4 AF on the matrix as 4 factors, ``attack_factor_scale`` 1: one die.)"""
+    b = battle(scenario_data(options={"attack_factor_scale": 1}))
     _airborne(b, 0, [4, 0])
     deck = b.state.decks["cv3"]
     deck.ready = {"x": {"fighter": 1, "dive_bomber": 0, "torpedo_bomber": 2, "level_bomber": 0}}
     deck.hangar = {"fighter": 2, "dive_bomber": 0, "torpedo_bomber": 1, "level_bomber": 0}
     _script(b, 0)
     event = combat.decide_attack(b, "s1", 0, cause=1)
-    assert event is not None
+    assert isinstance(event, Attacked)
     assert (event.result.cell, event.result.hits, event.ready_box, event.hits_taken) == (
         0.8,
         2,
@@ -226,38 +240,50 @@ def test_ready_box_doubles_hits_and_loses_that_many_air_factors_aboard() -> None
 
 def test_ready_box_losses_option_hits_rolled_loses_the_undoubled_count() -> None:
     """With ready_box_losses 'hits_rolled', the same attack loses 2 AF aboard, not 4."""
-    b = battle(scenario_data(options={"ready_box_losses": "hits_rolled"}))
+    b = battle(scenario_data(options={"ready_box_losses": "hits_rolled", "attack_factor_scale": 1}))
     _airborne(b, 0, [4, 0])
     b.state.decks["cv3"].ready = {"x": {"fighter": 1, "torpedo_bomber": 2}}
     _script(b, 0)
     event = combat.decide_attack(b, "s1", 0, cause=1)
-    assert event is not None and event.hits_taken == 4
+    assert isinstance(event, Attacked) and event.hits_taken == 4
     assert event.lost_ready == {"x": {"torpedo_bomber": 2}}
 
 
 def test_a_sunk_carrier_loses_everything_aboard() -> None:
-    """A carrier sunk by an attack loses every air factor in every box."""
+    """A carrier sunk by an attack loses every air factor in every box (8 AF, 16 factors on
+    table 7: 4.2; rolls 0, 0: 1 + 6 = 7 hits on a carrier of damage 6 with 2)."""
     b = battle()
     _airborne(b, 0, [8, 0])
-    b.state.ships["cv3"].hits = 6
+    b.state.ships["cv3"].hits = 2
     _script(b, 0, 0)
     event = combat.decide_attack(b, "s1", 0, cause=1)
-    assert event is not None
-    assert (event.result.hits, event.hits_after, event.status_after) == (4, 10, "sunk")
+    assert isinstance(event, Attacked)
+    assert (event.result.hits, event.hits_after, event.status_after) == (7, 9, "sunk")
     assert (event.lost_ready, event.lost_rearming, event.lost_hangar) == (
         {}, {}, {"torpedo_bomber": 3, "fighter": 3},
     )  # fmt: skip
 
 
-def test_an_attack_on_a_sunk_target_goes_for_a_carrier_afloat_or_nothing() -> None:
-    """Declared target sunk: first carrier afloat, else first ship; retarget_sunk off: none."""
+def test_an_attack_on_a_sunk_target_makes_none_or_goes_for_a_carrier_afloat() -> None:
+    """Declared target sunk: by default (rules version 3) no attack, logged as
+    flattop.target_sunk; retarget_sunk: the first carrier afloat, else the first ship; with
+    log_target_sunk off (versions 1 and 2) nothing is logged."""
     b = battle()
+    _airborne(b, 0, [8, 0])
+    b.state.ships["cv3"].status = "sunk"
+    event = combat.decide_attack(b, "s1", 0, cause=1)
+    assert isinstance(event, TargetSunk)
+    assert (event.declared, event.factors, event.aircraft, event.cause) == (
+        "cv3", 8, "dive_bomber", 1,
+    )  # fmt: skip
+    assert audit(b.scenario, b.state, event) is None
+    b = battle(scenario_data(options={"retarget_sunk": True}))
     _airborne(b, 0, [8, 0])
     b.state.ships["cv3"].status = "sunk"
     _script(b, 0, 0)
     event = combat.decide_attack(b, "s1", 0, cause=1)
-    assert event is not None and (event.declared, event.ship) == ("cv3", "ca1")
-    b = battle(scenario_data(options={"retarget_sunk": False}))
+    assert isinstance(event, Attacked) and (event.declared, event.ship) == ("cv3", "ca1")
+    b = battle(scenario_data(options={"log_target_sunk": False}))
     _airborne(b, 0, [8, 0])
     b.state.ships["cv3"].status = "sunk"
     assert combat.decide_attack(b, "s1", 0, cause=1) is None
@@ -357,14 +383,14 @@ def test_night_runs_from_dusk_to_dawn_across_midnight() -> None:
 
 
 def test_victory_points_count_sunk_crippled_and_air_factors() -> None:
-    """Red scores a sunk carrier 8, a crippled destroyer 1 and 5 AF: 14; Blue scores its 2 AF."""
+    """Red scores a sunk carrier 6, a crippled destroyer 1 and 5 AF: 12; Blue scores its 2 AF."""
     b = battle()
     b.state.ships["cv1"].status = "sunk"
     b.state.ships["dd1"].status = "crippled"
     b.state.sides["blue"].air_lost["anti_aircraft"] = 5
     b.state.sides["red"].air_lost["air_combat"] = 2
-    assert points(b.state, 1) == {"blue": 2, "red": 14}
-    assert points(b.state, 0) == {"blue": 0, "red": 9}
+    assert points(b.state, 1) == {"blue": 2, "red": 12}
+    assert points(b.state, 0) == {"blue": 0, "red": 7}
 
 
 def test_the_audit_holds_the_cap_to_one_raid_a_turn() -> None:
@@ -388,3 +414,95 @@ def test_the_audit_holds_the_cap_to_one_raid_a_turn() -> None:
     assert audit(every.scenario, every.state, stand_down) == (
         "tf2's CAP did not fight s0 this turn with 5 AF"
     )
+
+
+def test_an_attacks_air_factors_count_attack_factor_scale_factors_each() -> None:
+    """8 AF of dive bombers on table 7: 16 factors → [16-20] 4.2 by default (rules version
+    3), 8 factors → [7-8] 1.7 at ``attack_factor_scale`` 1 (versions 1 and 2), 24 → 5.3 at 3."""
+    cells = []
+    for scale in (None, 1, 3):
+        options = {} if scale is None else {"attack_factor_scale": scale}
+        b = battle(scenario_data(options=options))
+        _airborne(b, 0, [8, 0])
+        _script(b, 9, 9)
+        event = combat.decide_attack(b, "s1", 0, cause=1)
+        assert isinstance(event, Attacked)
+        assert audit(b.scenario, b.state, event) is None
+        cells.append((event.result.factors, event.result.column, event.result.cell))
+    assert cells == [(16, "16-20", 4.2), (8, "7-8", 1.7), (24, "21-25", 5.3)]
+
+
+def test_aa_split_shoots_down_one_in_one_plus_n_hits() -> None:
+    """floor(hits / (1 + N)) shot down, the rest spoiled; N = 0: every hit shoots one down."""
+    assert [combat.aa_split(h, 2) for h in range(7)] == [
+        (0, 0), (0, 1), (0, 2), (1, 2), (1, 3), (1, 4), (2, 4),
+    ]  # fmt: skip
+    assert [combat.aa_split(h, 0) for h in range(4)] == [(0, 0), (1, 0), (2, 0), (3, 0)]
+
+
+def test_spoiled_air_factors_make_no_attack_and_fly_home() -> None:
+    """AA 6 on table 4 (0.7), roll 0: 2 hits, both spoiling the dive bombers' attack (8 → 6
+    attacking, 12 factors: [11-12] 2.7); the 8 still fly home; the audit holds both events
+    to the split, and refuses an attack with the spoiled factors in it."""
+    b = battle()
+    _airborne(b, 0, [8, 6])
+    _script(b, 0)
+    aa = combat.decide_anti_aircraft(b, "s1", cause=3)
+    assert aa is not None
+    assert (aa.result.hits, aa.attack_losses, aa.attack_spoiled) == (2, [0, 0], [2, 0])
+    assert audit(b.scenario, b.state, aa) is None
+    assert audit(b.scenario, b.state, aa.model_copy(update={"attack_spoiled": [1, 0]}))
+    aa = aa.model_copy(update={"seq": 7})
+    b.state.apply(aa)
+    assert (b.state.strikes["s1"].attacks, b.state.strikes["s1"].attacking(0)) == ([8, 6], 6)
+    _script(b, 9, 9)
+    event = combat.decide_attack(b, "s1", 0, cause=1)
+    assert isinstance(event, Attacked)
+    assert (event.result.factors, event.result.cell) == (12, 2.7)
+    assert audit(b.scenario, b.state, event) is None
+    forged = event.model_copy(update={"result": event.result.model_copy(update={"factors": 11})})
+    assert audit(b.scenario, b.state, forged) == "attack 0 has 12 attacking factors, not 11"
+    recovered = flight.decide_recovery(b, "s1", cause=1)
+    assert recovered.aircraft == {"dive_bomber": 8, "torpedo_bomber": 6}
+
+
+def test_ship_classes_damage_by_rules_version() -> None:
+    """Version 3's damage factors (options of ours, from the record) and versions 1 and 2's
+    (``data.SHIP_CLASSES``): a carrier 6 (8 before), a light carrier 4 (5), a battleship 8
+    (12); cruisers, destroyers and auxiliaries unchanged.  A ship's own damage wins."""
+    new = FlattopOptions()
+    old = FlattopOptions.model_validate({}, context={"ruleset_version": "2"})
+    kinds = list(SHIP_CLASSES)
+    assert [new.damage(k) for k in kinds] == [6, 4, 8, 6, 4, 2, 3]
+    assert [old.damage(k) for k in kinds] == [SHIP_CLASSES[k]["damage"] for k in kinds]
+    b = battle()
+    assert (b.state.ships["cv3"].damage, b.state.ships["ca1"].damage) == (6, 6)
+    data = scenario_data()
+    data["sides"][1]["task_forces"][0]["ships"][0]["damage"] = 9
+    assert battle(data).state.ships["cv3"].damage == 9
+
+
+def test_attacks_on_cruisers_and_destroyers_take_the_small_target_modifier() -> None:
+    """Dive bombers on the cruiser: table 7 − 4 = 3 (``modifier_small_target``); on the
+    carrier no such modifier; at 0 (rules versions 1 and 2) the modifier is not listed."""
+    rows = []
+    for target, options in (
+        ("ca1", {}),
+        ("dd2", {}),
+        ("cv3", {}),
+        ("ca1", {"modifier_small_target": 0}),
+    ):
+        data = scenario_data(options=options)
+        data["sides"][0]["strikes"][0]["attacks"][0]["target"] = target
+        b = battle(data)
+        _airborne(b, 0, [8, 0])
+        _script(b, 9, 9)
+        event = combat.decide_attack(b, "s1", 0, cause=1)
+        assert isinstance(event, Attacked)
+        rows.append((event.ship, event.result.modifiers, event.result.hit_table))
+    assert rows == [
+        ("ca1", {"small_target": -4}, "3"),
+        ("dd2", {"small_target": -4}, "3"),
+        ("cv3", {}, "7"),
+        ("ca1", {}, "7"),
+    ]

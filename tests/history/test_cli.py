@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sim import api
-from sim.batch.seeds import run_seed
+from sim.batch.inputs.seeds import run_seed
 from tests.batch.helpers import SCENARIOS, invoke
 
 CASE = """\
@@ -42,10 +42,16 @@ def test_a_passing_suite_exits_0_and_prints_its_table(tmp_path: Path) -> None:
     result = invoke("history", "--suite", suite(tmp_path), "-q")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "small: A small case"
-    assert lines[1] == "  stone_wall.yaml, 4 runs, seed 7"
-    assert "P(the Confederates hold)" in lines[3] and lines[3].split()[-2] == "pass"
-    assert lines[-1] == "1 of 1 cases pass."
+    assert lines[0] == "Fitting set: the cases rule defaults may be chosen on"
+    assert lines[2] == "small: A small case"
+    assert lines[3] == "  stone_wall.yaml, seed 7, runs 0–3"
+    assert "P(the Confederates hold)" in lines[5] and lines[5].split()[-2] == "pass"
+    assert lines[-2:] == [
+        "fitting: 1 of 1 measures pass (0 FAIL, 0 inconclusive); 1 of 1 cases pass.",
+        "held out: no cases.",
+    ]
+    only = invoke("history", "--suite", suite(tmp_path), "-q", "--split", "fitting")
+    assert only.stdout.splitlines()[-1].startswith("fitting: 1 of 1 measures pass")
 
 
 def test_a_failing_case_exits_1(tmp_path: Path) -> None:
@@ -82,7 +88,7 @@ def test_plot_and_out_folder(tmp_path: Path) -> None:
     first = invoke("history", "--suite", folder, "-o", out, "-q")
     assert first.exit_code == 0
     assert sorted(p.name for p in out.iterdir()) == ["history.json", "history.png", "history.txt"]
-    assert (out / "history.txt").read_text().splitlines()[0] == "small: A small case"
+    assert (out / "history.txt").read_text().splitlines()[2] == "small: A small case"
     again = invoke("history", "--suite", folder, "-o", out, "-q")
     assert again.exit_code == 2
     assert "add --force" in again.output
@@ -141,6 +147,9 @@ def test_an_outcome_loss_the_outcome_does_not_list_is_located(tmp_path: Path) ->
     )
 
 
+FINITE = "Input should be a finite number"
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
@@ -148,6 +157,30 @@ def test_an_outcome_loss_the_outcome_does_not_list_is_located(tmp_path: Path) ->
         (("kind: win", "kind: wins"), ":10: measures.0.kind: Input should be"),
         (("    side: csa\n", ""), ":8: measures.0: kind win needs side"),
         (("id: small", "id: other"), ":2: id: the case 'other' belongs in other.yaml"),
+        (
+            ("historical: 1", "historical: .nan"),
+            f":12: measures.0.historical: {FINITE}",
+        ),
+        (
+            ("historical: 1", "historical: -.inf"),
+            f":12: measures.0.historical: {FINITE}",
+        ),
+        (
+            ("{min: 0.0}", "{min: .nan}"),
+            f":13: measures.0.accept.min: {FINITE}",
+        ),
+        (
+            ("{min: 0.0}", "{min: -.inf}"),
+            f":13: measures.0.accept.min: {FINITE}",
+        ),
+        (
+            ("{min: 0.0}", "{max: .Inf}"),
+            f":13: measures.0.accept.max: {FINITE}",
+        ),
+        (
+            ("kind: win", "kind: loss\n    unit: men\n    at_least: .nan"),
+            f":12: measures.0.at_least: {FINITE}",
+        ),
     ],
 )
 def test_a_bad_case_file_is_located(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
@@ -158,3 +191,21 @@ def test_a_bad_case_file_is_located(tmp_path: Path, edit: tuple[str, str], messa
     result = invoke("history", "--suite", folder)
     assert result.exit_code == 2
     assert f"{path}{message}" in result.output
+    assert len(result.output.splitlines()) == 1, result.output
+
+
+def test_a_title_cannot_forge_a_line(tmp_path: Path) -> None:
+    """A newline in a case's title, battle or a measure's label is printed as \\n
+    (engine.text.one_line, the escaping path every name takes), never as a line."""
+    folder = suite(tmp_path)
+    path = folder / "small.yaml"
+    text = path.read_text().replace(
+        "title: A small case", 'title: "A small case\\nfitting: 9 of 9 measures pass"'
+    )
+    path.write_text(text.replace("label: P(the Confederates hold)", 'label: "P(hold)\\nFAKE pass"'))
+    result = invoke("history", "--suite", folder, "-q")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "small: A small case\\nfitting: 9 of 9 measures pass" in lines
+    assert not [line for line in lines if line.startswith(("fitting: 9", "FAKE"))]
+    assert any(line.startswith("  P(hold)\\nFAKE pass ") for line in lines)

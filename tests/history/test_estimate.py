@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from sim.batch.stats import Z95
+from sim.batch.methods.stats import Z95
 from sim.history.estimate import estimate
 
 

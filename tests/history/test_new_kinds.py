@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sim import api
-from sim.batch.seeds import run_seed
+from sim.batch.inputs.seeds import run_seed
 from sim.contract import get_ruleset
 from sim.history.case import load_case
 from tests.batch.helpers import SCENARIOS, invoke

@@ -7,7 +7,9 @@ deterministic: the same seeds give the same table on every machine.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,10 +23,12 @@ COMMAND = "battlesim history --jobs 2"
 
 
 @pytest.fixture(scope="module")
-def printed() -> tuple[int, list[str]]:
-    """The shipped suite, fought once: exit code and the lines it printed."""
-    result = invoke("history", "--jobs", "2", "-q")
-    return result.exit_code, result.stdout.splitlines()
+def printed(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, list[str], dict[str, Any]]:
+    """The shipped suite, fought once: exit code, the lines it printed, its JSON."""
+    out = tmp_path_factory.mktemp("history") / "out"
+    result = invoke("history", "--jobs", "2", "-q", "-o", out)
+    data = json.loads((out / "history.json").read_text(encoding="utf-8"))
+    return result.exit_code, result.stdout.splitlines(), data
 
 
 def _doc_example() -> list[str]:
@@ -37,16 +41,36 @@ def _doc_example() -> list[str]:
     raise AssertionError(f"docs/history.md shows no `$ {COMMAND}`")
 
 
-def test_every_shipped_case_passes(printed: tuple[int, list[str]]) -> None:
-    """Every case of the shipped suite reproduces the record within its accepted range."""
-    code, lines = printed
-    cases = load_suite(SUITE)
-    assert lines[-1] == f"{len(cases)} of {len(cases)} cases pass."
-    assert code == 0
-    assert not [line for line in lines if line.rstrip().endswith("FAIL")]
+def _known_gaps() -> str:
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index("\n## Known gaps")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end >= 0 else None]
 
 
-def test_the_doc_shows_what_the_command_prints(printed: tuple[int, list[str]]) -> None:
+def test_most_held_out_measures_pass_and_every_other_is_a_known_gap(
+    printed: tuple[int, list[str], dict[str, Any]],
+) -> None:
+    """At least 80 % of the held-out measures pass (issue 30), and every measure of either
+    set that does not pass (its interval not wholly within its range) is named in
+    docs/history.md's *Known gaps* as `case.measure`. The exit code is 0 exactly when
+    every measure passes."""
+    code, _lines, data = printed
+    assert len(data["cases"]) == len(load_suite(SUITE))
+    every = [(c["id"], m["id"], c["split"], m["verdict"]) for c in data["cases"]
+             for m in c["measures"]]  # fmt: skip
+    held = [v for _c, _m, split, v in every if split == "held_out"]
+    passed = sum(v == "pass" for v in held)
+    assert passed >= 0.8 * len(held), f"held out: {passed} of {len(held)} measures pass"
+    gaps = _known_gaps()
+    missing = [f"{c}.{m}" for c, m, _s, v in every if v != "pass" and f"`{c}.{m}`" not in gaps]
+    assert missing == [], "measures that do not pass and are not in Known gaps"
+    assert code == (0 if {v for *_k, v in every} == {"pass"} else 1)
+
+
+def test_the_doc_shows_what_the_command_prints(
+    printed: tuple[int, list[str], dict[str, Any]],
+) -> None:
     """docs/history.md's table, with every source, is the command's output, line for line."""
     assert [line.rstrip() for line in _doc_example()] == [line.rstrip() for line in printed[1]]
 

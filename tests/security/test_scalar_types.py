@@ -133,8 +133,8 @@ def test_float_fields_still_take_integers_and_text_fields_refuse_numbers(tmp_pat
 @pytest.mark.parametrize("name", sorted(p.name for p in Path("scenarios").glob("*.yaml")))
 def test_every_shipped_file_still_loads(name: str) -> None:
     """Scenarios, studies and campaigns shipped in scenarios/ load under strict types."""
-    from sim.batch.spec import load_study
-    from sim.batch.target import load_campaign
+    from sim.batch.inputs.target import load_campaign
+    from sim.batch.planning.spec import load_study
 
     path = Path("scenarios") / name
     text = path.read_text(encoding="utf-8")

@@ -122,3 +122,125 @@ def test_running_an_old_path_as_a_module_says_where_it_went() -> None:
     assert done.returncode != 0
     assert "sim.cli_core has moved to sim.cli.core; run `python -m sim`" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_old_runnable_path_still_runs_as_its_new_module() -> None:
+    """``python -m sim.batch.stopping`` (once in docs/batch.md) prints what its new path does."""
+
+    def run(name: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-W", "default", "-m", name],
+            capture_output=True, text=True, cwd=ROOT, check=True,
+        )  # fmt: skip
+
+    old, new = run("sim.batch.stopping"), run("sim.batch.planning.stopping")
+    assert old.stdout == new.stdout
+    assert new.stdout.startswith("W = 0.05, --runs 1000")
+    assert new.stderr == ""
+    assert old.stderr.splitlines()[-1].endswith(
+        "DeprecationWarning: sim.batch.stopping has moved to sim.batch.planning.stopping: "
+        "run `python -m sim.batch.planning.stopping`"
+    )
+
+
+OLD_BATCH = [
+    "append",
+    "campaign",
+    "commits",
+    "compare",
+    "condition",
+    "csvsafe",
+    "design",
+    "differences",
+    "discover",
+    "executors",
+    "factors",
+    "fieldpath",
+    "files",
+    "guard",
+    "indices",
+    "labels",
+    "opening",
+    "plan",
+    "plots",
+    "plots_analysis",
+    "plots_convergence",
+    "plots_discover",
+    "plotting",
+    "pooled",
+    "prim",
+    "progress",
+    "replays",
+    "rows",
+    "seeds",
+    "sensitivity",
+    "sources",
+    "spec",
+    "stats",
+    "stopping",
+    "store",
+    "summary",
+    "target",
+    "units",
+    "verify",
+    "wide",
+    "worker",
+]
+"""Every module sim/batch/ held in one folder, but study and overrides (which stayed put)."""
+
+_BATCH_PROBE = """
+import importlib, json, sys, warnings
+out = {}
+for old in sys.argv[1:]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        a = importlib.import_module(old)
+        again = importlib.import_module(old)
+    words = [str(w.message) for w in caught if w.category is DeprecationWarning]
+    out[old] = [a.__name__, a is again, words]
+print(json.dumps(out))
+"""
+
+
+def test_every_old_batch_module_is_its_new_module_and_warns_once() -> None:
+    """Each of the 41 flat sim.batch.* names is the module at its new path, with one warning."""
+    old_names = [f"sim.batch.{m}" for m in OLD_BATCH]
+    assert len(old_names) == 41
+    done = subprocess.run(
+        [sys.executable, "-c", _BATCH_PROBE, *old_names],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    seen = json.loads(done.stdout)
+    for old in old_names:
+        name, same, words = seen[old]
+        step = name.removeprefix("sim.batch.").partition(".")[0]
+        assert step in {"methods", "inputs", "planning", "execution", "storage", "analysis",
+                        "discovery", "verification", "charts"}, old  # fmt: skip
+        assert name == MOVED[old], old
+        assert same, old
+        assert words == [
+            f"{old} has moved to {name}: import {name} (the old name goes in battlesim 0.4)"
+        ], old
+    renamed = {o: seen[o][0] for o in old_names if seen[o][0].rpartition(".")[2] != o[10:]}
+    assert renamed == {
+        "sim.batch.plots": "sim.batch.charts.results",
+        "sim.batch.plots_analysis": "sim.batch.charts.analysis",
+        "sim.batch.plots_convergence": "sim.batch.charts.convergence",
+        "sim.batch.plots_discover": "sim.batch.charts.discover",
+    }
+
+
+def test_old_batch_names_keep_what_they_exported() -> None:
+    """Names split off a moved module still import from its old path (RunSpec, sample)."""
+    code = (
+        "import warnings; warnings.simplefilter('ignore')\n"
+        "from sim.batch.worker import RunSpec as A\n"
+        "from sim.batch.inputs.seeds import RunSpec as B\n"
+        "from sim.batch.sensitivity import sample as C, unit_sample, LEVELS\n"
+        "from sim.batch.planning.sampling import sample as D\n"
+        "print(A is B, C is D, LEVELS)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.split() == ["True", "True", "4"]

@@ -37,7 +37,8 @@ def test_broken_entry_point_is_a_clear_lookup_error(monkeypatch: pytest.MonkeyPa
     with pytest.raises(LookupError) as err:
         registry.get_ruleset("liar")
     assert str(err.value) == (
-        "ruleset entry point 'liar' (sim.rulesets.musket:RULESET) is not a Ruleset named 'liar'"
+        "ruleset 'liar' (entry point liar = sim.rulesets.musket:RULESET) is a Ruleset named "
+        "'musket', not a Ruleset named 'liar'"
     )
 
 

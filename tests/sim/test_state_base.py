@@ -9,7 +9,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from engine.events import Draw, Event
+from engine.events import Draw, Event, EventRegistry
 from sim.contract import Measure, Outcome, Reading, SideResult, StateBase, UnitRow, applies
 from sim.contract.defaults import plain_narrate, summary_of_losses
 from tests.contract.toy import RULESET as PIPS
@@ -224,3 +224,24 @@ def test_set_fields_are_refused_when_the_class_is_made() -> None:
 def test_a_ruleset_with_the_default_restore_can_be_hashed() -> None:
     """The derived restore compares by identity, so the Ruleset stays hashable (a dict key)."""
     assert {PIPS: "pips"}[PIPS] == "pips"
+
+
+def test_applied_events_are_the_marked_classes_bases_first() -> None:
+    """Toy applies Hit; a subclass adding Heal applies Hit then Heal; the registry of them."""
+
+    class Healing(Toy):
+        @applies(Heal)
+        def heal(self, e: Heal) -> None:
+            self.bodies[e.who].hp += e.n
+
+    assert Toy.applied_events() == (Hit,)
+    assert Healing.applied_events() == (Hit, Heal)
+    registry = EventRegistry(Healing.applied_events())
+    assert registry.types == (
+        "engine.override",
+        "engine.snapshot",
+        "engine.turn_ended",
+        "t.heal",
+        "t.hit",
+    )
+    assert registry.knows(Heal) and not EventRegistry(Toy.applied_events()).knows(Heal)

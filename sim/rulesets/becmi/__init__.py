@@ -7,11 +7,11 @@ from sim.rulesets.becmi.battle import plan
 from sim.rulesets.becmi.campaign import carry_over
 from sim.rulesets.becmi.data import RULES_VERSION, rules_data
 from sim.rulesets.becmi.engage import engagements
-from sim.rulesets.becmi.events import UPCASTERS, becmi_events
+from sim.rulesets.becmi.events import UPCASTERS
 from sim.rulesets.becmi.odds import RESOLUTIONS
 from sim.rulesets.becmi.report import narrate, outcome, render_state, summary
 from sim.rulesets.becmi.scenario import BecmiScenario, cross_check
-from sim.rulesets.becmi.state import apply_event, initial_state, restore, snapshot
+from sim.rulesets.becmi.state import BattleState, initial_state
 from sim.rulesets.becmi.view import DERIVED_FIELDS, measures, space, units
 
 __all__ = ["RULESET"]
@@ -21,19 +21,16 @@ RULESET = Ruleset(
     name="becmi",
     version=RULES_VERSION,
     scenario_model=BecmiScenario,
-    registry=EventRegistry(becmi_events(), UPCASTERS, since_format=2),
+    registry=EventRegistry(BattleState.applied_events(), UPCASTERS, since_format=2),
     cross_check=cross_check,
     rules_data=rules_data,
     plan=plan,
     initial_state=initial_state,
-    apply=apply_event,
-    snapshot=snapshot,
     outcome=outcome,
     summary=summary,
     render_state=render_state,
     narrate=narrate,
     turn_name="round",
-    restore=restore,
     units=units,
     engagements=engagements,
     measures=measures,

@@ -20,12 +20,9 @@ encounter's scenario data with every combatant of this one carried over by id:
 
 from __future__ import annotations
 
-import copy
-from typing import Any
+from pydantic import Field
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from sim.contract.bases import validate_plain
+from sim.contract.carry import CarryOver, CarrySettings, NextBattle, Spec
 from sim.rulesets.becmi.scenario import BecmiScenario
 from sim.rulesets.becmi.state import BattleState, CombatantState
 
@@ -34,23 +31,19 @@ __all__ = ["CarryOverSettings", "carry_over"]
 _KINDS = ("characters", "monsters")
 
 
-class CarryOverSettings(BaseModel):
+class CarryOverSettings(CarrySettings):
     """A campaign's ``carry_over:`` settings for becmi encounters."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     healing: int = Field(
         0, ge=0, le=1000, description="Hit points regained by each survivor between encounters."
     )
     fled_return: bool = Field(True, description="Combatants that fled rejoin the next encounter.")
-    reinforcements: dict[str, list[dict[str, Any]]] = Field(
+    reinforcements: dict[str, list[Spec]] = Field(
         default_factory=dict, description="Side id → combatant specs joining this encounter."
     )
 
 
-def _carried(
-    spec: dict[str, Any], who: CombatantState, s: CarryOverSettings
-) -> dict[str, Any] | None:
+def _carried(spec: Spec, who: CombatantState, s: CarryOverSettings) -> Spec | None:
     """The next encounter's spec with ``who``'s hit points, or None when it is gone."""
     if who.status == "dead" or (who.status == "fled" and not s.fled_return):
         return None
@@ -58,53 +51,19 @@ def _carried(
     return {**spec, "hp": max(1, min(most, max(who.hp, 1) + s.healing))}
 
 
-def _retarget(spec: dict[str, Any], gone: set[str]) -> dict[str, Any]:
-    if spec.get("target") in gone:
-        return {k: v for k, v in spec.items() if k != "target"}
-    return spec
+def _carry(
+    scenario: BecmiScenario, final: BattleState, encounter: NextBattle, s: CarryOverSettings
+) -> None:
+    """Reinforcements join; survivors carry their hit points; a target that is gone is dropped."""
+    encounter.reinforce(s.reinforcements, lambda spec: _KINDS[0] if "class" in spec else _KINDS[1])
+    gone: dict[str, Spec] = {}
+    for kind in _KINDS:
+        gone |= encounter.carry(kind, final.combatants, lambda spec, who: _carried(spec, who, s))
+    for kind in _KINDS:
+        encounter.each(
+            kind, lambda spec: {k: v for k, v in spec.items() if k != "target" or v not in gone}
+        )
 
 
-def _add_reinforcements(sides: dict[Any, dict[str, Any]], s: CarryOverSettings) -> None:
-    for side_id, specs in s.reinforcements.items():
-        if side_id not in sides:
-            raise ValueError(f"reinforcements: the next encounter has no side {side_id!r}")
-        side = sides[side_id]
-        for spec in copy.deepcopy(specs):
-            kind = "characters" if "class" in spec else "monsters"
-            side[kind] = [*side.get(kind, []), spec]
-
-
-def carry_over(
-    scenario: BecmiScenario,
-    final_state: BattleState,
-    next_data: dict[str, Any],
-    settings: dict[str, Any],
-) -> dict[str, Any]:
-    """The next encounter's scenario data with this one's survivors carried into it.
-
-    Raises:
-        pydantic.ValidationError: ``settings`` are not valid carry-over settings.
-        ValueError: a reinforcement names a side the next encounter does not have.
-    """
-    s = validate_plain(CarryOverSettings, settings)
-    out = copy.deepcopy(next_data)
-    sides = {side.get("id"): side for side in out.get("sides", []) if isinstance(side, dict)}
-    _add_reinforcements(sides, s)
-    gone: set[str] = set()
-    for side in sides.values():
-        for kind in _KINDS:
-            kept = []
-            for spec in side.get(kind, []):
-                who = final_state.combatants.get(spec.get("id", ""))
-                new = spec if who is None else _carried(spec, who, s)
-                if new is None:
-                    gone.add(spec["id"])
-                else:
-                    kept.append(new)
-            if kind in side:
-                side[kind] = kept
-    for side in sides.values():
-        for kind in _KINDS:
-            if kind in side:
-                side[kind] = [_retarget(spec, gone) for spec in side[kind]]
-    return out
+carry_over = CarryOver(CarryOverSettings, _carry, battle="encounter")
+"""The next encounter's scenario data with this one's survivors carried into it."""

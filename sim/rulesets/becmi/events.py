@@ -33,7 +33,6 @@ __all__ = [
     "ToHit",
     "Wrestled",
     "Wrestler",
-    "becmi_events",
 ]
 
 Point = tuple[int, int]
@@ -274,21 +273,6 @@ class BattleEnded(BattleEndedBase):
     schema_version: int = 2
     """v2 records its ``cause``: the last fall of the sides no longer standing."""
     standing: list[str]
-
-
-def becmi_events() -> tuple[type[Event], ...]:
-    """Return the ruleset's event classes, for its registry."""
-    return (
-        Initiative,
-        Recovered,
-        Moved,
-        Attacked,
-        Struck,
-        Wrestled,
-        Joined,
-        MoraleChecked,
-        BattleEnded,
-    )
 
 
 UPCASTERS: dict[tuple[str, int], Upcaster] = {

@@ -14,6 +14,7 @@ from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from sim.contract.bases import Ident, Name, ScenarioBase, SideBase
 from sim.contract.bases import Model as _Model
+from sim.contract.ids import UniqueIds
 from sim.rulesets.becmi.data import CLASS_MAX_LEVEL, DEMIHUMAN_MAX_LEVEL, WEAPONS, CoverAmount
 from sim.rulesets.becmi.options import BecmiOptions
 from sim.rulesets.becmi.tohit import parse_hd
@@ -164,17 +165,15 @@ Problem = tuple[tuple[str | int, ...], str]
 def cross_check(sc: BecmiScenario) -> list[Problem]:
     """Return every problem that spans fields, each with its field path."""
     problems: list[Problem] = []
-    side_ids = [s.id for s in sc.sides]
-    for i, sid in enumerate(side_ids):
-        if side_ids.index(sid) != i:
-            problems.append((("sides", i, "id"), f"side id {sid!r} is used twice"))
+    sides, ids = UniqueIds(problems), UniqueIds(problems)  # a combatant may share a side's id
+    for i, s in enumerate(sc.sides):
+        sides.add(s.id, ("sides", i, "id"), "side")
     side_of: dict[str, str] = {}
     for i, side in enumerate(sc.sides):
         if not side.combatants:
             problems.append((("sides", i), "a side needs at least one character or monster"))
         for place, c in side.entries():
-            if c.id in side_of:
-                problems.append((("sides", i, *place, "id"), f"id {c.id!r} is used twice"))
+            ids.add(c.id, ("sides", i, *place, "id"))
             side_of.setdefault(c.id, side.id)
     for i, side in enumerate(sc.sides):
         for place, c in side.entries():

@@ -1,17 +1,23 @@
-"""Battle state of the ``becmi`` ruleset, and the one function that changes it.
+"""Battle state of the ``becmi`` ruleset, and the methods that change it.
 
-:func:`apply` is the only writer of state: the live simulation calls it
-(through the engine's recorder) for each event it logs, and replay folds
-the logged events through it.
+:class:`BattleState` is a :class:`~sim.contract.StateBase` (with the battle's end): its
+:func:`~sim.contract.applies` methods are the only writers of state (the
+live simulation calls them through the engine's recorder for each event it
+logs, and replay folds the logged events through them), and its snapshot
+(combatants, sides and bouts each a list of rows) and restore come from the
+base, as a plugin's do.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from functools import singledispatch
-from typing import Any
+from typing import ClassVar
+
+from pydantic import Field
 
 from engine.events import Event
+from sim.contract import applies
+from sim.contract.ending import EndingState
+from sim.contract.parts import ById, Part
 from sim.rulesets.becmi.events import (
     Attacked,
     BattleEnded,
@@ -25,23 +31,12 @@ from sim.rulesets.becmi.events import (
 )
 from sim.rulesets.becmi.scenario import BecmiScenario, CharacterSpec
 
-__all__ = [
-    "BattleState",
-    "Bout",
-    "CombatantState",
-    "SideState",
-    "apply",
-    "apply_event",
-    "initial_state",
-    "restore",
-    "snapshot",
-]
+__all__ = ["BattleState", "Bout", "CombatantState", "SideState", "initial_state"]
 
 Point = tuple[int, int]
 
 
-@dataclass(slots=True)
-class CombatantState:
+class CombatantState(Part):
     """One combatant's changing state (its fixed data stays in the scenario)."""
 
     id: str
@@ -86,8 +81,7 @@ class CombatantState:
         return self.stunned_through > 0 and round_ <= self.stunned_through
 
 
-@dataclass(slots=True)
-class Bout:
+class Bout(Part):
     """A wrestling bout: two teams and the hold between them (−3 … 3)."""
 
     id: str
@@ -99,8 +93,7 @@ class Bout:
     """Seq of the bout's latest round: the hold the next round starts from."""
 
 
-@dataclass(slots=True)
-class SideState:
+class SideState(Part):
     """One side: this round's initiative and the morale triggers already spent."""
 
     id: str
@@ -110,25 +103,145 @@ class SideState:
     half_out_checked: bool = False
 
 
-@dataclass(slots=True)
-class BattleState:
+class BattleState(EndingState):
     """The whole fight: combatants in scenario order, sides, bouts, outcome."""
 
-    combatants: dict[str, CombatantState]
-    sides: dict[str, SideState]
-    bouts: dict[str, Bout] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)
+    snapshot_order: ClassVar[tuple[str, ...]] = (
+        "combatants",
+        "sides",
+        "bouts",
+        "order",
+        "round",
+        "ended",
+        "ended_turn",
+        "winner",
+        "reason",
+    )
+    """The order of its snapshots before it used the base (an ``engine.snapshot`` line's)."""
+
+    combatants: ById[CombatantState]
+    sides: ById[SideState]
+    bouts: ById[Bout] = Field(default_factory=dict)
+    order: list[str] = Field(default_factory=list)
     """Side ids in this round's initiative order."""
     round: int = 0
     """The round under way (set by its initiative)."""
-    ended: bool = False
-    ended_turn: int = 0
-    winner: str | None = None
-    reason: str = ""
 
+    def _leave_bout(self, c: CombatantState) -> None:
+        """Take a fallen or fled combatant out of its bout; a team left empty ends the bout."""
+        if c.bout is None:
+            return
+        bout = self.bouts[c.bout]
+        for team in (bout.aggressors, bout.defenders):
+            if c.id in team:
+                team.remove(c.id)
+        c.bout = None
+        if not bout.aggressors or not bout.defenders:
+            self._dissolve(bout)
 
-_COMBATANT_FIELDS = tuple(f.name for f in fields(CombatantState))
-_SIDE_FIELDS = tuple(f.name for f in fields(SideState))
+    def _dissolve(self, bout: Bout) -> None:
+        for cid in (*bout.aggressors, *bout.defenders):
+            self.combatants[cid].bout = None
+        del self.bouts[bout.id]
+
+    def _harm(self, c: CombatantState, turn: int, phase: str, by: str) -> None:
+        c.harmed_round, c.harmed_phase = turn, phase
+        c.harmed_by = self.combatants[by].side
+
+    def _wound(
+        self, c: CombatantState, hp: int, killed: bool, e: Event, phase: str, by: str
+    ) -> None:
+        c.hp = hp
+        if killed:
+            c.status = "dead"
+            c.fallen_by = e.seq
+            self._harm(c, e.turn, phase, by)
+            self._leave_bout(c)
+
+    @applies(Initiative)
+    def initiative(self, event: Initiative) -> None:
+        for sid, roll in event.rolls.items():
+            self.sides[sid].initiative = roll
+        self.order = list(event.order)
+        self.round = event.turn
+
+    @applies(Recovered)
+    def recovered(self, event: Recovered) -> None:
+        c = self.combatants[event.combatant]
+        c.unconscious = False
+        c.fallen_by = None
+
+    @applies(Moved)
+    def moved(self, event: Moved) -> None:
+        c = self.combatants[event.combatant]
+        c.at = (event.to[0], event.to[1])
+        c.moved_round = event.turn
+        if event.left_cover:
+            c.cover, c.cover_kind = "none", "soft"
+
+    @applies(Attacked)
+    def attacked(self, event: Attacked) -> None:
+        target = self.combatants[event.target]
+        self._wound(target, event.hp_after, event.killed, event, event.phase, event.attacker)
+
+    @applies(Struck)
+    def struck(self, event: Struck) -> None:
+        target = self.combatants[event.target]
+        self._wound(target, event.hp_after, event.killed, event, event.phase, event.attacker)
+        if event.killed:
+            return
+        if event.stunned:
+            target.stunned_through = event.turn + event.stun_rounds
+            self._harm(target, event.turn, event.phase, event.attacker)
+        if event.knocked_out_rounds > 0:
+            target.unconscious = True
+            target.fallen_by = event.seq
+            target.wakes_round = event.turn + event.knocked_out_rounds + 1
+            self._leave_bout(target)
+
+    @applies(Wrestled)
+    def wrestled(self, event: Wrestled) -> None:
+        if event.started:
+            aggressors = [w.id for w in event.aggressors.members]
+            defenders = [w.id for w in event.defenders.members]
+            self.bouts[event.bout] = Bout(id=event.bout, aggressors=aggressors, defenders=defenders)
+            for cid in (*aggressors, *defenders):
+                self.combatants[cid].bout = event.bout
+        bout = self.bouts[event.bout]
+        bout.hold = event.hold_after
+        bout.resolved_round = event.turn
+        bout.last_round = event.seq
+        for w in (*event.aggressors.members, *event.defenders.members):
+            self.combatants[w.id].wrestled_round = event.turn
+        pinner = event.aggressors.leader if event.hold_after > 0 else event.defenders.leader
+        for pin in event.pins:
+            c = self.combatants[pin.combatant]
+            self._wound(c, pin.hp_after, pin.killed, event, event.phase, pinner)
+        if event.ended and event.bout in self.bouts:
+            self._dissolve(self.bouts[event.bout])
+
+    @applies(Joined)
+    def joined(self, event: Joined) -> None:
+        bout = self.bouts[event.bout]
+        team = bout.aggressors if event.team == "aggressors" else bout.defenders
+        team.append(event.combatant)
+        self.combatants[event.combatant].bout = event.bout
+
+    @applies(MoraleChecked)
+    def morale_checked(self, event: MoraleChecked) -> None:
+        side = self.sides[event.side]
+        side.first_fallen_checked = True
+        if event.trigger == "half_out":
+            side.half_out_checked = True
+        for cid in event.fled:
+            c = self.combatants[cid]
+            c.status = "fled"
+            c.fallen_by = event.seq
+            self._leave_bout(c)
+
+    @applies(BattleEnded)
+    def battle_ended(self, event: BattleEnded) -> None:
+        self.end(event)
 
 
 def initial_state(sc: BecmiScenario) -> BattleState:
@@ -148,207 +261,5 @@ def initial_state(sc: BecmiScenario) -> BattleState:
         for s in sc.sides
         for c in s.combatants
     }
-    sides = {s.id: SideState(s.id, s.name) for s in sc.sides}
+    sides = {s.id: SideState(id=s.id, name=s.name) for s in sc.sides}
     return BattleState(combatants=combatants, sides=sides, order=[s.id for s in sc.sides])
-
-
-def snapshot(state: BattleState) -> dict[str, Any]:
-    """Return the state as plain JSON data (for digests and tests)."""
-    return {
-        "combatants": [
-            {k: getattr(c, k) for k in _COMBATANT_FIELDS} for c in state.combatants.values()
-        ],
-        "sides": [{k: getattr(s, k) for k in _SIDE_FIELDS} for s in state.sides.values()],
-        "bouts": [
-            {
-                "id": b.id,
-                "aggressors": list(b.aggressors),
-                "defenders": list(b.defenders),
-                "hold": b.hold,
-                "resolved_round": b.resolved_round,
-                "last_round": b.last_round,
-            }
-            for b in state.bouts.values()
-        ],
-        "order": list(state.order),
-        "round": state.round,
-        "ended": state.ended,
-        "ended_turn": state.ended_turn,
-        "winner": state.winner,
-        "reason": state.reason,
-    }
-
-
-def restore(sc: BecmiScenario, data: dict[str, Any]) -> BattleState:
-    """Rebuild a state from its :func:`snapshot` (as read back from JSON)."""
-    del sc  # the snapshot is complete; the scenario is part of the interface
-    combatants = {}
-    for row in data["combatants"]:
-        fields_ = dict(row)
-        fields_["at"] = (fields_["at"][0], fields_["at"][1])
-        combatants[fields_["id"]] = CombatantState(**fields_)
-    bouts = {
-        row["id"]: Bout(
-            row["id"],
-            list(row["aggressors"]),
-            list(row["defenders"]),
-            row["hold"],
-            row["resolved_round"],
-            row["last_round"],
-        )
-        for row in data["bouts"]
-    }
-    return BattleState(
-        combatants=combatants,
-        sides={row["id"]: SideState(**row) for row in data["sides"]},
-        bouts=bouts,
-        order=list(data["order"]),
-        round=data["round"],
-        ended=data["ended"],
-        ended_turn=data["ended_turn"],
-        winner=data["winner"],
-        reason=data["reason"],
-    )
-
-
-def _leave_bout(state: BattleState, c: CombatantState) -> None:
-    """Take a fallen or fled combatant out of its bout; a team left empty ends the bout."""
-    if c.bout is None:
-        return
-    bout = state.bouts[c.bout]
-    for team in (bout.aggressors, bout.defenders):
-        if c.id in team:
-            team.remove(c.id)
-    c.bout = None
-    if not bout.aggressors or not bout.defenders:
-        _dissolve(state, bout)
-
-
-def _dissolve(state: BattleState, bout: Bout) -> None:
-    for cid in (*bout.aggressors, *bout.defenders):
-        state.combatants[cid].bout = None
-    del state.bouts[bout.id]
-
-
-def _harm(state: BattleState, c: CombatantState, turn: int, phase: str, by: str) -> None:
-    c.harmed_round, c.harmed_phase = turn, phase
-    c.harmed_by = state.combatants[by].side
-
-
-def _wound(
-    state: BattleState, c: CombatantState, hp: int, killed: bool, e: Event, phase: str, by: str
-) -> None:
-    c.hp = hp
-    if killed:
-        c.status = "dead"
-        c.fallen_by = e.seq
-        _harm(state, c, e.turn, phase, by)
-        _leave_bout(state, c)
-
-
-@singledispatch
-def apply(event: Event, state: BattleState) -> None:
-    """Apply one event to the state (dispatch on the event's class)."""
-    raise TypeError(f"becmi cannot apply {type(event).__name__}")
-
-
-def apply_event(state: BattleState, event: Event) -> None:
-    """The engine's argument order: ``(state, event)``."""
-    apply(event, state)
-
-
-@apply.register
-def _(event: Initiative, state: BattleState) -> None:
-    for sid, roll in event.rolls.items():
-        state.sides[sid].initiative = roll
-    state.order = list(event.order)
-    state.round = event.turn
-
-
-@apply.register
-def _(event: Recovered, state: BattleState) -> None:
-    c = state.combatants[event.combatant]
-    c.unconscious = False
-    c.fallen_by = None
-
-
-@apply.register
-def _(event: Moved, state: BattleState) -> None:
-    c = state.combatants[event.combatant]
-    c.at = (event.to[0], event.to[1])
-    c.moved_round = event.turn
-    if event.left_cover:
-        c.cover, c.cover_kind = "none", "soft"
-
-
-@apply.register
-def _(event: Attacked, state: BattleState) -> None:
-    target = state.combatants[event.target]
-    _wound(state, target, event.hp_after, event.killed, event, event.phase, event.attacker)
-
-
-@apply.register
-def _(event: Struck, state: BattleState) -> None:
-    target = state.combatants[event.target]
-    _wound(state, target, event.hp_after, event.killed, event, event.phase, event.attacker)
-    if event.killed:
-        return
-    if event.stunned:
-        target.stunned_through = event.turn + event.stun_rounds
-        _harm(state, target, event.turn, event.phase, event.attacker)
-    if event.knocked_out_rounds > 0:
-        target.unconscious = True
-        target.fallen_by = event.seq
-        target.wakes_round = event.turn + event.knocked_out_rounds + 1
-        _leave_bout(state, target)
-
-
-@apply.register
-def _(event: Wrestled, state: BattleState) -> None:
-    if event.started:
-        aggressors = [w.id for w in event.aggressors.members]
-        defenders = [w.id for w in event.defenders.members]
-        state.bouts[event.bout] = Bout(event.bout, aggressors, defenders)
-        for cid in (*aggressors, *defenders):
-            state.combatants[cid].bout = event.bout
-    bout = state.bouts[event.bout]
-    bout.hold = event.hold_after
-    bout.resolved_round = event.turn
-    bout.last_round = event.seq
-    for w in (*event.aggressors.members, *event.defenders.members):
-        state.combatants[w.id].wrestled_round = event.turn
-    pinner = event.aggressors.leader if event.hold_after > 0 else event.defenders.leader
-    for pin in event.pins:
-        c = state.combatants[pin.combatant]
-        _wound(state, c, pin.hp_after, pin.killed, event, event.phase, pinner)
-    if event.ended and event.bout in state.bouts:
-        _dissolve(state, state.bouts[event.bout])
-
-
-@apply.register
-def _(event: Joined, state: BattleState) -> None:
-    bout = state.bouts[event.bout]
-    team = bout.aggressors if event.team == "aggressors" else bout.defenders
-    team.append(event.combatant)
-    state.combatants[event.combatant].bout = event.bout
-
-
-@apply.register
-def _(event: MoraleChecked, state: BattleState) -> None:
-    side = state.sides[event.side]
-    side.first_fallen_checked = True
-    if event.trigger == "half_out":
-        side.half_out_checked = True
-    for cid in event.fled:
-        c = state.combatants[cid]
-        c.status = "fled"
-        c.fallen_by = event.seq
-        _leave_bout(state, c)
-
-
-@apply.register
-def _(event: BattleEnded, state: BattleState) -> None:
-    state.ended = True
-    state.ended_turn = event.turn
-    state.winner = event.winner
-    state.reason = event.reason

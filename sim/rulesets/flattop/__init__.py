@@ -8,11 +8,11 @@ from sim.rulesets.flattop.battle import plan
 from sim.rulesets.flattop.campaign import carry_over
 from sim.rulesets.flattop.data import RULESET_VERSION, rules_data
 from sim.rulesets.flattop.engage import engagements
-from sim.rulesets.flattop.events import UPCASTERS, flattop_events
+from sim.rulesets.flattop.events import UPCASTERS
 from sim.rulesets.flattop.odds import RESOLUTIONS
 from sim.rulesets.flattop.report import narrate, outcome, render_state, summary
 from sim.rulesets.flattop.scenario import FlattopScenario, cross_check
-from sim.rulesets.flattop.state import apply_event, initial_state, restore, snapshot
+from sim.rulesets.flattop.state import BattleState, initial_state
 from sim.rulesets.flattop.view import DERIVED_FIELDS, measures, space, units
 
 __all__ = ["RULESET"]
@@ -21,20 +21,17 @@ RULESET = Ruleset(
     examples=examples_of(__file__),
     name="flattop",
     version=RULESET_VERSION,
-    older_versions=("1",),
+    older_versions=("1", "2"),
     scenario_model=FlattopScenario,
-    registry=EventRegistry(flattop_events(), UPCASTERS, since_format=2),
+    registry=EventRegistry(BattleState.applied_events(), UPCASTERS, since_format=2),
     cross_check=cross_check,
     rules_data=rules_data,
     plan=plan,
     initial_state=initial_state,
-    apply=apply_event,
-    snapshot=snapshot,
     outcome=outcome,
     summary=summary,
     render_state=render_state,
     narrate=narrate,
-    restore=restore,
     audit=audit,
     units=units,
     engagements=engagements,

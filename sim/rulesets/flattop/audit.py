@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from engine.events import Event
 from sim.rulesets.flattop import tables
-from sim.rulesets.flattop.combat import ship_status
+from sim.rulesets.flattop.combat import aa_split, ship_status
 from sim.rulesets.flattop.events import (
     AirCombat,
     AntiAircraft,
@@ -21,6 +21,7 @@ from sim.rulesets.flattop.events import (
     Rearmed,
     Resolution,
     Spotted,
+    TargetSunk,
 )
 from sim.rulesets.flattop.resolve import modified_table
 from sim.rulesets.flattop.scenario import FlattopScenario
@@ -68,12 +69,14 @@ def _air(sc: FlattopScenario, state: BattleState, e: AirCombat | AntiAircraft) -
     if strike.status != "airborne":
         return f"{e.strike} fights while {strike.status}"
     problem = _within(e.attack_losses, strike.attacks, "bomber")
-    if problem or sum(e.attack_losses) > e.result.hits:
-        return problem or "more bombers lost than hits"
+    if problem:
+        return problem
     if isinstance(e, AntiAircraft):
         if sum(e.aa.values()) != e.result.factors:
             return f"AA factors {e.aa} do not add up to {e.result.factors}"
-        return None
+        return _spoiled(sc, strike.attacks, e)
+    if e.attack_losses and sum(e.attack_losses) > e.result.hits:
+        return "more bombers lost than hits"
     tf = state.task_forces[e.task_force]
     cap = tf.cap
     once = sc.options.cap_engagement == "once_per_turn"
@@ -83,6 +86,19 @@ def _air(sc: FlattopScenario, state: BattleState, e: AirCombat | AntiAircraft) -
         return f"{e.cap_lost} CAP lost of {cap} with {e.result.hits} hits"
     if not 0 <= e.escort_lost <= min(strike.escort, e.result.hits):
         return f"{e.escort_lost} escorts lost of {strike.escort}"
+    return None
+
+
+def _spoiled(sc: FlattopScenario, attacks: list[int], e: AntiAircraft) -> str | None:
+    """The hits split into kills and spoiled attacks as ``aa_spoiled_per_kill`` says."""
+    kills, spoils = aa_split(e.result.hits, sc.options.aa_spoiled_per_kill)
+    left = [a - x for a, x in zip(attacks, e.attack_losses, strict=True)]
+    if sum(e.attack_losses) != min(kills, sum(attacks)):
+        return f"{sum(e.attack_losses)} bombers shot down, not the {kills} of {e.result.hits} hits"
+    spoiled = e.attack_spoiled or [0] * len(attacks)
+    problem = _within(spoiled, left, "spoiled")
+    if problem or sum(spoiled) != min(spoils, sum(left)):
+        return problem or f"{sum(spoiled)} attacks spoiled, not {spoils} of {e.result.hits} hits"
     return None
 
 
@@ -100,8 +116,9 @@ def _attacked(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | Non
     o = sc.options
     if (e.hits_before, e.status_before) != (ship.hits, ship.status) or ship.status == "sunk":
         return f"{e.ship} was {ship.status} with {ship.hits} hits, not as logged"
-    if e.result.factors != strike.attacks[e.attack]:
-        return f"attack {e.attack} has {strike.attacks[e.attack]} factors, not {e.result.factors}"
+    factors = strike.attacking(e.attack) * o.attack_factor_scale
+    if e.result.factors != factors:
+        return f"attack {e.attack} has {factors} attacking factors, not {e.result.factors}"
     deck = state.decks.get(e.ship)
     ready = deck is not None and deck.carrier and deck.ready_total() > 0
     doubled = 2 if ready and o.ready_box_doubling else 1
@@ -126,13 +143,25 @@ def _attacked(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | Non
     return None
 
 
-def audit(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
-    """A message when ``e`` breaks an invariant against the ``state`` before it, else None."""
-    result = getattr(e, "result", None)
-    if isinstance(result, Resolution):
-        problem = audit_resolution(result, sc.options.below_star)
-        if problem:
-            return problem
+def _target_sunk(sc: FlattopScenario, state: BattleState, e: TargetSunk) -> str | None:
+    """The declared target is sunk, the attack had its factors, and none other was taken."""
+    strike = state.strikes[e.strike]
+    if not sc.options.log_target_sunk:
+        return "flattop.target_sunk is logged only with log_target_sunk"
+    if state.ships[e.declared].status != "sunk":
+        return f"{e.declared} is {state.ships[e.declared].status}, not sunk"
+    factors = strike.attacking(e.attack)
+    if strike.status != "airborne" or e.factors != factors or not e.factors:
+        return f"attack {e.attack} has {factors} air factors attacking, not {e.factors}"
+    tf = state.ships[e.declared].task_force
+    afloat = [s.id for s in state.ships.values() if s.task_force == tf and s.status != "sunk"]
+    if sc.options.retarget_sunk and afloat:
+        return f"with retarget_sunk, attack {e.attack} goes for {afloat[0]}"
+    return None
+
+
+def _deck(state: BattleState, e: Spotted | Launched | Rearmed) -> str | None:
+    """Aircraft spotted, launched or rearmed were where they are taken from."""
     match e:
         case Spotted():
             hangar = state.decks[e.deck].hangar
@@ -144,14 +173,29 @@ def audit(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
                 return f"{e.strike} launches without being spotted"
             if e.escort > ready["fighter"] or sum(e.attacks) + e.escort > sum(ready.values()):
                 return f"{e.strike} launches more than its Ready box holds"
+        case Rearmed():
+            rearming = state.decks[e.deck].rearming
+            if any(n > rearming[t] for t, n in e.aircraft.items()):
+                return f"rearmed {e.aircraft} of {rearming}"
+    return None
+
+
+def audit(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
+    """A message when ``e`` breaks an invariant against the ``state`` before it, else None."""
+    result = getattr(e, "result", None)
+    if isinstance(result, Resolution):
+        problem = audit_resolution(result, sc.options.below_star)
+        if problem:
+            return problem
+    match e:
+        case Spotted() | Launched() | Rearmed():
+            return _deck(state, e)
         case AirCombat() | AntiAircraft():
             return _air(sc, state, e)
         case CapRearming():
             return _rearming(sc, state, e)
         case Attacked():
             return _attacked(sc, state, e)
-        case Rearmed():
-            rearming = state.decks[e.deck].rearming
-            if any(n > rearming[t] for t, n in e.aircraft.items()):
-                return f"rearmed {e.aircraft} of {rearming}"
+        case TargetSunk():
+            return _target_sunk(sc, state, e)
     return None

@@ -26,12 +26,11 @@ A task force with no ship left is gone. ``settings["reinforcements"]``
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from sim.contract.bases import validate_plain
+from sim.contract.carry import CarryOver, CarrySettings, NextBattle
 from sim.rulesets.flattop.data import AIRCRAFT
 from sim.rulesets.flattop.scenario import FlattopScenario
 from sim.rulesets.flattop.state import BattleState, StrikeState
@@ -39,10 +38,8 @@ from sim.rulesets.flattop.state import BattleState, StrikeState
 __all__ = ["CarryOverSettings", "carry_over"]
 
 
-class CarryOverSettings(BaseModel):
+class CarryOverSettings(CarrySettings):
     """A campaign's ``carry_over:`` settings for flattop battles."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     repair: int = Field(0, ge=0, le=100, description="Hits made good overnight on each ship.")
     reinforcements: dict[str, list[dict[str, Any]]] = Field(
@@ -150,30 +147,15 @@ def _carry_side(
             base["aircraft"] = dict(air[base["id"]])
 
 
-def carry_over(
-    scenario: FlattopScenario,
-    final_state: BattleState,
-    next_data: dict[str, Any],
-    settings: dict[str, Any],
-) -> dict[str, Any]:
-    """The next day's scenario data with this day's fleets carried into it.
-
-    Raises:
-        pydantic.ValidationError: ``settings`` are not valid carry-over settings.
-        ValueError: a reinforcement names a side the next battle does not have.
-    """
-    s = validate_plain(CarryOverSettings, settings)
-    out = copy.deepcopy(next_data)
-    sides = [side for side in out.get("sides", []) if isinstance(side, dict)]
+def _carry(
+    scenario: FlattopScenario, final_state: BattleState, battle: NextBattle, s: CarryOverSettings
+) -> None:
+    """Fleets carried in, reinforcements appended, then the strikes that can still fly."""
+    sides = battle.listed
     air = _aircraft_at_end(scenario, final_state)
     for side in sides:
         _carry_side(side, final_state, s, air)
-    by_id = {side.get("id"): side for side in sides}
-    for side_id, specs in s.reinforcements.items():
-        if side_id not in by_id:
-            raise ValueError(f"reinforcements: the next battle has no side {side_id!r}")
-        side = by_id[side_id]
-        side["task_forces"] = [*side.get("task_forces", []), *copy.deepcopy(specs)]
+    battle.reinforce(s.reinforcements, "task_forces")
     decks = _decks(sides)
     fleets = {
         tf["id"]: [ship["id"] for ship in tf["ships"]]
@@ -186,4 +168,7 @@ def carry_over(
             for st in side.get("strikes", [])
         ]
         side["strikes"] = [st for st in strikes if st is not None]
-    return out
+
+
+carry_over = CarryOver(CarryOverSettings, _carry)
+"""The next day's scenario data with this day's fleets carried into it."""

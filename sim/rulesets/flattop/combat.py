@@ -12,12 +12,20 @@ from __future__ import annotations
 from typing import Literal
 
 from sim.rulesets.flattop.context import Battle
-from sim.rulesets.flattop.data import CARRIER_KINDS, LOSS_ORDER
-from sim.rulesets.flattop.events import AirCombat, AntiAircraft, Attacked, CapRearming, Resolution
+from sim.rulesets.flattop.data import CARRIER_KINDS, LOSS_ORDER, SMALL_TARGETS
+from sim.rulesets.flattop.events import (
+    AirCombat,
+    AntiAircraft,
+    Attacked,
+    CapRearming,
+    Resolution,
+    TargetSunk,
+)
 from sim.rulesets.flattop.resolve import resolve
 from sim.rulesets.flattop.state import DeckState, ShipState
 
 __all__ = [
+    "aa_split",
     "aboard_losses",
     "allocate",
     "decide_air_combat",
@@ -154,10 +162,11 @@ def task_force_aa(b: Battle, task_force: str) -> dict[str, int]:
 def decide_anti_aircraft(
     b: Battle, strike: str, cause: int, aa: dict[str, int] | None = None
 ) -> AntiAircraft | None:
-    """The task force's total AA factor fires at the bombers on table 4 ([fan]).
+    """The task force's total AA factor fires at the bombers on ``table_anti_aircraft``.
 
-    Only bombers are hit (rules-notes §2 [src]); None when no bombers are left
-    or the task force has no AA factor.  ``aa``: each ship's factor, as the
+    Only bombers are hit (rules-notes §2 [src]); of the hits, ``aa_split`` shoot
+    bombers down and the rest spoil attacks.  None when no bombers are left or the
+    task force has no AA factor.  ``aa``: each ship's factor, as the
     ships answered the raid (by default :func:`task_force_aa`).
     """
     o, s = b.options, b.state.strikes[strike]
@@ -168,6 +177,9 @@ def decide_anti_aircraft(
     mods = b.weather(s.target) if o.weather_in_anti_aircraft else {}
     stream = b.stream(strike, "anti_aircraft", s.target)
     r = resolve(stream, o.table_anti_aircraft, mods, total, o.below_star)
+    kills, spoils = aa_split(r.hits, o.aa_spoiled_per_kill)
+    lost = allocate(s.attacks, kills)
+    spoiled = allocate([a - x for a, x in zip(s.attacks, lost, strict=True)], spoils)
     return AntiAircraft(
         turn=b.turn,
         time=b.now,
@@ -176,8 +188,21 @@ def decide_anti_aircraft(
         task_force=s.target,
         aa=aa,
         result=r,
-        attack_losses=allocate(s.attacks, r.hits),
+        attack_losses=lost,
+        attack_spoiled=spoiled if any(spoiled) else [],
     )
+
+
+def aa_split(hits: int, spoiled_per_kill: int) -> tuple[int, int]:
+    """AA hits as (air factors shot down, attacks spoiled): of each 1 + N hits one kills.
+
+    ``aa_spoiled_per_kill`` [ours]; N = 0 shoots one down for every hit.
+
+    >>> aa_split(3, 2), aa_split(2, 2), aa_split(5, 2), aa_split(4, 0)
+    ((1, 2), (0, 2), (1, 4), (4, 0))
+    """
+    kills = hits // (1 + spoiled_per_kill)
+    return kills, hits - kills
 
 
 def ship_status(hits: int, damage: int, cripple_fraction: float) -> str:
@@ -237,23 +262,37 @@ def _modifiers(b: Battle, ship: ShipState) -> dict[str, int]:
         mods["crippled"] = o.modifier_crippled
     if ship.anchored:
         mods["anchored"] = o.modifier_anchored
+    if ship.kind in SMALL_TARGETS and o.modifier_small_target:
+        mods["small_target"] = o.modifier_small_target
     return {**mods, **b.weather(ship.task_force)}
 
 
-def decide_attack(b: Battle, strike: str, index: int, cause: int) -> Attacked | None:
+def decide_attack(b: Battle, strike: str, index: int, cause: int) -> Attacked | TargetSunk | None:
     """One declared attack on its ship: the hits, Ready-box doubling, damage, losses aboard.
 
-    None when the attack has no aircraft left or no ship to attack.
+    Its air factors count ``attack_factor_scale`` [ours] attacking factors each on the
+    matrix.  None when the attack has no aircraft left; a :class:`TargetSunk` when it
+    has no ship to attack (its target sunk and ``retarget_sunk`` off, or nothing afloat),
+    None then too with ``log_target_sunk`` off (rules versions 1 and 2).
     """
     o, s = b.options, b.state.strikes[strike]
-    factors = s.attacks[index]
+    factors = s.attacking(index)
     declared, ship = _target(b, strike, index)
-    if not factors or ship is None:
+    if not factors:
         return None
+    if ship is None:
+        if not o.log_target_sunk:
+            return None
+        spec = b.strikes[strike].attacks[index]
+        return TargetSunk(
+            turn=b.turn, time=b.now, cause=cause, strike=strike, attack=index,
+            aircraft=spec.aircraft, factors=factors, declared=declared,
+        )  # fmt: skip
     spec = b.strikes[strike].attacks[index]
     stream = b.stream(strike, "attack", index)
     basic = o.hit_table(spec.aircraft, spec.kind)
-    r = resolve(stream, basic, _modifiers(b, ship), factors, o.below_star)
+    scaled = factors * o.attack_factor_scale
+    r = resolve(stream, basic, _modifiers(b, ship), scaled, o.below_star)
     deck = b.state.decks.get(ship.id)
     ready_box = deck is not None and deck.carrier and deck.ready_total() > 0
     taken = r.hits * 2 if ready_box and o.ready_box_doubling else r.hits

@@ -23,6 +23,7 @@ __all__ = [
     "RULESET_VERSION",
     "RULES_VERSION",
     "SHIP_CLASSES",
+    "SMALL_TARGETS",
     "WEAPONS",
     "AircraftType",
     "ShipKind",
@@ -33,10 +34,12 @@ __all__ = [
 RULES_VERSION: Final = "1"
 """The version of the tables below (``rules_data``, digested into every header)."""
 
-RULESET_VERSION: Final = "2"
+RULESET_VERSION: Final = "3"
 """The version of the rules: 2 changed the defaults of two options of ours (the AA table
-and the CAP's engagement, ``options.RULES_V1``), chosen against the historical suite; a
-version-1 replay is still fought again under version 1."""
+and the CAP's engagement, ``options.RULES_V1``), chosen against the historical suite; 3
+took the hits per strike and the ships' damage factors from the record of 1942's strikes,
+and has a wave whose target has sunk make no attack (``options.RULES_V2``).  Replays of
+versions 1 and 2 are still fought again under the version they name."""
 
 MINUTES_PER_TURN: Final = 60
 """One turn is one hour (rules-notes §2 [src])."""
@@ -87,6 +90,8 @@ ShipKind = Literal[
     "auxiliary",
 ]
 CARRIER_KINDS: Final = ("carrier", "light_carrier")
+SMALL_TARGETS: Final = ("heavy_cruiser", "light_cruiser", "destroyer")
+"""Ship classes an attack takes ``modifier_small_target`` [ours] against."""
 
 SHIP_CLASSES: Final[dict[str, dict[str, Any]]] = {
     # aa: AA factor; damage: damage factor (hits to sink).  A ship may override both.
@@ -98,7 +103,9 @@ SHIP_CLASSES: Final[dict[str, dict[str, Any]]] = {
     "destroyer": {"aa": 1, "damage": 2, "source": "rules-notes §2 sketch [ours]"},
     "auxiliary": {"aa": 0, "damage": 3, "source": "ours"},
 }
-"""Default AA and damage factors by ship class."""
+"""Default AA and damage factors by ship class.  The damage factors are rules versions 1
+and 2's (and stay here, in the digested tables, so that those versions' headers keep
+their ``rules_digest``); version 3's defaults are the options ``damage_<class>``."""
 
 
 def rules_data() -> dict[str, Any]:

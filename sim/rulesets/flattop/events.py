@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from engine.events import Draw, Event, Upcaster, same_shape
 from sim.contract.bases import BattleEndedBase
@@ -29,7 +29,7 @@ __all__ = [
     "Resolution",
     "Spotted",
     "StrikeCancelled",
-    "flattop_events",
+    "TargetSunk",
 ]
 
 Status = Literal["afloat", "crippled", "sunk"]
@@ -136,6 +136,11 @@ class AntiAircraft(Event):
     """AA factor each ship contributed."""
     result: Resolution
     attack_losses: list[int]
+    """Air factors of each attack shot down."""
+    attack_spoiled: list[int] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Air factors of each attack whose attack the fire spoiled (``aa_spoiled_per_kill``
+    [ours]): they make no attack and fly home.  Empty (and left out of the line) when none
+    is spoiled, as always before rules version 3."""
 
 
 class Attacked(Event):
@@ -163,6 +168,22 @@ class Attacked(Event):
     """Air factors lost aboard from the Ready box, by the strike spotted there and type."""
     lost_rearming: dict[str, int]
     lost_hangar: dict[str, int]
+
+
+class TargetSunk(Event):
+    """An attack finds its declared target sunk and makes no attack (``retarget_sunk`` off,
+    or nothing of the task force afloat): in 1942 a wave over a sinking ship went on
+    attacking it or went home ([ours], ``log_target_sunk``)."""
+
+    type: Literal["flattop.target_sunk"] = "flattop.target_sunk"
+    strike: str
+    attack: int
+    """Index of the attack in the strike's declared list."""
+    aircraft: str
+    factors: int
+    """The attack's air factors, which make no attack."""
+    declared: str
+    """The declared target, sunk."""
 
 
 class CapRearming(Event):
@@ -208,22 +229,6 @@ class BattleEnded(BattleEndedBase):
     schema_version: int = 2
     """v2 records its ``cause``: the attack that last crippled or sank a ship."""
     points: dict[str, int]
-
-
-def flattop_events() -> tuple[type[Event], ...]:
-    """Return the ruleset's event classes, for its registry."""
-    return (
-        Spotted,
-        StrikeCancelled,
-        Launched,
-        AirCombat,
-        AntiAircraft,
-        Attacked,
-        Recovered,
-        CapRearming,
-        Rearmed,
-        BattleEnded,
-    )
 
 
 UPCASTERS: dict[tuple[str, int], Upcaster] = {

@@ -14,15 +14,61 @@ from pydantic import ConfigDict, Field
 
 from sim.contract.options import ChangedDefaults
 
-__all__ = ["RULES_V1", "FlattopOptions"]
+__all__ = ["DAMAGE_OPTIONS", "RULES_V1", "RULES_V2", "FlattopOptions"]
 
 RULES_V1: dict[str, object] = {"table_anti_aircraft": 4, "cap_engagement": "every_raid"}
 """The options whose defaults flattop rules version 2 changed, at their version-1 values:
 a replay fought under version 1 is read, fought again and written with these."""
 
+RULES_V2: dict[str, object] = {
+    "table_anti_aircraft": 1,
+    "attack_factor_scale": 1,
+    "retarget_sunk": True,
+    "log_target_sunk": False,
+    "aa_spoiled_per_kill": 0,
+    "modifier_small_target": 0,
+    "damage_carrier": 8,
+    "damage_light_carrier": 5,
+    "damage_battleship": 12,
+    "damage_heavy_cruiser": 6,
+    "damage_light_cruiser": 4,
+    "damage_destroyer": 2,
+    "damage_auxiliary": 3,
+}
+"""The options whose defaults flattop rules version 3 changed or added, at their version-2
+(and version-1) values: the hits a strike puts on its target and the hits a ship of each
+class takes to sink, both taken from the record of 1942's strikes, and what an attack does
+when its target has sunk (docs/rules/flattop.md, *Rules versions*).  The damage factors
+are those of ``data.SHIP_CLASSES``, which stays the tables' (and the header digest's)
+version 1."""
+
+DAMAGE_OPTIONS: dict[str, str] = {
+    kind: f"damage_{kind}"
+    for kind in (
+        "carrier",
+        "light_carrier",
+        "battleship",
+        "heavy_cruiser",
+        "light_cruiser",
+        "destroyer",
+        "auxiliary",
+    )
+}
+"""The option holding each ship class's default damage factor (hits to sink)."""
+
 
 def _table(default: int, text: str) -> int:
     return Field(default, ge=0, le=15, description=text)
+
+
+def _damage(default: int, what: str, record: str) -> int:
+    return Field(
+        default,
+        ge=1,
+        le=100,
+        description=f"[ours] Damage factor (hits to sink) of a {what} that does not set its "
+        f"own; from the record of 1942: {record}.",
+    )
 
 
 def _speed(default: int, what: str) -> int:
@@ -39,7 +85,8 @@ class FlattopOptions(ChangedDefaults):
     """Options of the flattop ruleset, with their defaults."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    CHANGED: ClassVar[dict[str, dict[str, object]]] = {"2": RULES_V1}
+    CHANGED: ClassVar[dict[str, dict[str, object]]] = {"2": RULES_V1, "3": RULES_V2}
+    ADDED: ClassVar[frozenset[str]] = frozenset(RULES_V2) - {"retarget_sunk", "table_anti_aircraft"}
 
     # Basic hit tables: they belong to the attacker (rules-notes §2 [src]).
     table_fighter_air_to_air: int = _table(9, "[src] Fighters in air-to-air combat.")
@@ -49,9 +96,10 @@ class FlattopOptions(ChangedDefaults):
     table_torpedo_bomber_gp_bomb: int = _table(3, "[ours] Torpedo bombers bombing level.")
     table_level_bomber_gp_bomb: int = _table(2, "[ours] Level bombers against ships.")
     table_anti_aircraft: int = _table(
-        1,
-        "[ours] A task force's AA fire (the fan reading's 4 until rules version 2; "
-        "1 chosen against the historical suite's two Coral Sea cases).",
+        4,
+        "[ours] A task force's AA fire: the fan reading's 4 (rules versions 1 and 3; 1 in "
+        "version 2), its hits split by aa_spoiled_per_kill; chosen on the historical "
+        "suite's fitting flattop cases.",
     )
 
     # Modifiers to the hit table (rules-notes §2 [src]).
@@ -59,6 +107,15 @@ class FlattopOptions(ChangedDefaults):
     modifier_anchored: int = Field(2, ge=-15, le=15, description="[src] Target ship anchored.")
     modifier_clouds: int = Field(-2, ge=-15, le=15, description="[src] Target under clouds.")
     modifier_night: int = Field(-4, ge=-15, le=15, description="[src] At night.")
+    modifier_small_target: int = Field(
+        -4,
+        ge=-15,
+        le=0,
+        description="[ours] Attacks on a cruiser or destroyer: a smaller, handier target "
+        "than a carrier (in 1942 the dive bombers that turned on Tone at the Eastern "
+        "Solomons and on Haruna, Tone and Chikuma at Midway hit nothing).  0 until rules "
+        "version 3.",
+    )
     below_star: Literal["no_attack", "star"] = Field(
         "no_attack",
         description="[ours] A modified table below '*' (under 0): 'no_attack' (no effect), "
@@ -84,15 +141,33 @@ class FlattopOptions(ChangedDefaults):
         "force in a turn and no other raid that turn (it has spent its ammunition and lands "
         "to rearm); 'every_raid' (rules version 1): it meets every raid, at its strength then.",
     )
+    aa_spoiled_per_kill: int = Field(
+        2,
+        ge=0,
+        le=10,
+        description="[ours] Of each 1 + N hits of AA fire, one shoots down an air factor and "
+        "N spoil an air factor's attack (it drops wide or turns away, and flies home): "
+        "floor(hits / (1 + N)) shot down, the rest spoiled.  0 (rules versions 1 and 2): "
+        "every hit shoots one down.  In 1942 the guns spoiled far more attacks than they "
+        "shot down aircraft.",
+    )
     loss_allocation: Literal["largest_first"] = Field(
         "largest_first",
         description="[ours] Hits on bombers fall one at a time on the attack with the most "
         "factors left (ties: declared order).",
     )
     retarget_sunk: bool = Field(
-        True,
+        False,
         description="[ours] An attack whose declared target is already sunk goes for the "
-        "first ship afloat of the task force, carriers first; else it does not attack.",
+        "first ship afloat of the task force, carriers first (true: rules versions 1 and 2); "
+        "false (rules version 3): it makes no attack -- in 1942 a wave over a sinking target "
+        "went on attacking it or went home, and the few that turned on an escort missed.",
+    )
+    log_target_sunk: bool = Field(
+        True,
+        description="[ours] An attack that makes none because its declared target has sunk (and "
+        "retarget_sunk is off, or no ship of the task force is afloat) logs "
+        "flattop.target_sunk (rules version 3; versions 1 and 2 logged nothing).",
     )
     crippled_ship_aa: Literal["half", "full", "none"] = Field(
         "half", description="[ours] AA factor of a crippled ship (half rounds down)."
@@ -128,7 +203,35 @@ class FlattopOptions(ChangedDefaults):
         "another carrier of the same task force; else it ditches.",
     )
 
+    # Attacks on ships.
+    attack_factor_scale: int = Field(
+        2,
+        description="[ours] Each bomber air factor attacking a ship counts as this many attacking "
+        "factors on the matrix (1 until rules version 3): 2 puts on a strike's target the "
+        "hits per aircraft of 1942's carrier strikes (docs/rules/flattop.md, *Hits per "
+        "strike in the record*).",
+        ge=1,
+        le=5,
+    )
+
     # Damage.
+    damage_carrier: int = _damage(
+        6, "fleet carrier", "crippled by three bomb hits, sunk by five to seven"
+    )
+    damage_light_carrier: int = _damage(
+        4, "light carrier", "Ryujo sunk by four or five hits, Zuiho put out of action by one"
+    )
+    damage_battleship: int = _damage(
+        8, "battleship", "Prince of Wales and Repulse sunk by five to seven hits"
+    )
+    damage_heavy_cruiser: int = _damage(
+        6, "heavy cruiser", "Mikuma sunk by about five hits, Mogami survived six"
+    )
+    damage_light_cruiser: int = _damage(4, "light cruiser", "Jintsu put out of action by one bomb")
+    damage_destroyer: int = _damage(2, "destroyer", "Sims sunk by three bombs")
+    damage_auxiliary: int = _damage(
+        3, "auxiliary", "Neosho left sinking by seven bombs and a crashed Val"
+    )
     cripple_fraction: float = Field(
         0.5, gt=0, le=1, description="[fan] Crippled when hits reach this share of damage."
     )
@@ -159,6 +262,12 @@ class FlattopOptions(ChangedDefaults):
     def hit_table(self, aircraft: str, weapon: str) -> int:
         """Basic hit table of an aircraft type making an attack of a kind."""
         value = getattr(self, f"table_{aircraft}_{weapon}")
+        assert isinstance(value, int)
+        return value
+
+    def damage(self, kind: str) -> int:
+        """Default damage factor of a ship class (hits to sink)."""
+        value = getattr(self, DAMAGE_OPTIONS[kind])
         assert isinstance(value, int)
         return value
 

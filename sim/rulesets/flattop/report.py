@@ -18,6 +18,7 @@ from sim.rulesets.flattop.events import (
     Resolution,
     Spotted,
     StrikeCancelled,
+    TargetSunk,
 )
 from sim.rulesets.flattop.scenario import FlattopScenario
 from sim.rulesets.flattop.state import BattleState
@@ -122,14 +123,22 @@ def _mods(mods: dict[str, int]) -> str:
     return "".join(f" {k} {v:+d}" for k, v in mods.items())
 
 
-def _resolution(r: Resolution) -> str:
-    """``table 7 (clouds -2) → 5, 14 AF [13-15] → 2.3: .3 rolled 2 → 1, n>1 rolled 8 → 1 = 2``."""
+def _resolution(r: Resolution, air_factors: int | None = None) -> str:
+    """``table 7 (clouds -2) → 5, 14 AF [13-15] → 2.3: .3 rolled 2 → 1, n>1 rolled 8 → 1 = 2``.
+
+    ``air_factors``: an attack's air factors, when each counts for more than one
+    attacking factor (``attack_factor_scale``): ``9 AF × 2 = 18 factors [16-20]``.
+    """
     head = f"table {r.basic_table}{_mods(r.modifiers)}"
     if r.hit_table is None:
         return f"{head} → below *: no attack"
     if r.modifiers:
         head += f" → {r.hit_table}"
-    head += f", {r.factors} AF [{r.column}]"
+    if air_factors and air_factors != r.factors:
+        scale = r.factors // air_factors
+        head += f", {air_factors} AF × {scale} = {r.factors} factors [{r.column}]"
+    else:
+        head += f", {r.factors} AF [{r.column}]"
     if r.cell is None:
         return f"{head} → --: no effect"
     parts = []
@@ -171,7 +180,8 @@ def _attacked(state: BattleState, e: Attacked) -> str:
     lost = f"; {aboard} AF lost aboard" if aboard else ""
     return (
         f"{state.strikes[e.strike].name}: {e.aircraft.replace('_', ' ')}s "
-        f"({e.weapon.replace('_', ' ')}) attack {target}: {_resolution(e.result)}"
+        f"({e.weapon.replace('_', ' ')}) attack {target}: "
+        f"{_resolution(e.result, state.strikes[e.strike].attacking(e.attack))}"
         f"{doubled} → {e.hits_after}/{ship[e.ship].damage} hits, {e.status_after}{lost}"
     )
 
@@ -210,13 +220,20 @@ def _line(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
                 f"{state.strikes[e.fought].name} this hour and is rearming"
             )
         case AntiAircraft():
+            spoiled = f", {_losses(e.attack_spoiled)} turn away" if e.attack_spoiled else ""
             return (
                 f"{state.strikes[e.strike].name}: AA of "
                 f"{state.task_forces[e.task_force].name}: {_resolution(e.result)}; "
-                f"bombers lose {_losses(e.attack_losses)}"
+                f"bombers lose {_losses(e.attack_losses)}{spoiled}"
             )
         case Attacked():
             return _attacked(state, e)
+        case TargetSunk():
+            return (
+                f"{state.strikes[e.strike].name}: {e.factors} AF of "
+                f"{e.aircraft.replace('_', ' ')}s find {state.ships[e.declared].name} sunk "
+                "and make no attack"
+            )
         case Recovered():
             return _recovered(state, e)
         case Rearmed():

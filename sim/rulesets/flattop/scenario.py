@@ -13,6 +13,7 @@ from pydantic import Field, StringConstraints
 
 from sim.contract.bases import Ident, Name, ScenarioBase, SideBase
 from sim.contract.bases import Model as _Model
+from sim.contract.ids import UniqueIds
 from sim.rulesets.flattop.data import (
     CARRIER_KINDS,
     DEFAULT_WEAPON,
@@ -79,10 +80,10 @@ class ShipSpec(_Model):
         """The AA factor: the ship's own or its class's."""
         return self.aa if self.aa is not None else int(SHIP_CLASSES[self.kind]["aa"])
 
-    @property
-    def damage_factor(self) -> int:
-        """The damage factor: the ship's own or its class's."""
-        return self.damage if self.damage is not None else int(SHIP_CLASSES[self.kind]["damage"])
+    def damage_factor(self, options: FlattopOptions) -> int:
+        """The damage factor: the ship's own, or its class's under ``options``
+        (``damage_<class>``; version 1 and 2's are ``data.SHIP_CLASSES``')."""
+        return self.damage if self.damage is not None else options.damage(self.kind)
 
 
 class TaskForceSpec(_Model):
@@ -160,36 +161,24 @@ def clock_minutes(start: str, at: str) -> int:
 def cross_check(sc: FlattopScenario) -> list[Problem]:
     """Return every problem that spans fields, each with its field path."""
     problems: list[Problem] = []
-    seen: dict[str, str] = {}
+    ids = UniqueIds(problems)
     for i, side in enumerate(sc.sides):
-        _unique(problems, seen, side.id, ("sides", i, "id"), "side")
+        ids.add(side.id, ("sides", i, "id"), "side")
         for j, tf in enumerate(side.task_forces):
-            _unique(problems, seen, tf.id, ("sides", i, "task_forces", j, "id"), "task force")
+            ids.add(tf.id, ("sides", i, "task_forces", j, "id"), "task force")
             for k, ship in enumerate(tf.ships):
                 path: tuple[str | int, ...] = ("sides", i, "task_forces", j, "ships", k)
-                _unique(problems, seen, ship.id, (*path, "id"), "ship")
+                ids.add(ship.id, (*path, "id"), "ship")
                 if ship.aircraft and ship.kind not in CARRIER_KINDS:
                     problems.append(((*path, "aircraft"), f"a {ship.kind} carries no aircraft"))
         for j, base in enumerate(side.bases):
-            _unique(problems, seen, base.id, ("sides", i, "bases", j, "id"), "base")
+            ids.add(base.id, ("sides", i, "bases", j, "id"), "base")
         for j, strike in enumerate(side.strikes):
-            _unique(problems, seen, strike.id, ("sides", i, "strikes", j, "id"), "strike")
+            ids.add(strike.id, ("sides", i, "strikes", j, "id"), "strike")
     for i, side in enumerate(sc.sides):
         for j, strike in enumerate(side.strikes):
             problems.extend(_check_strike(sc, i, strike, ("sides", i, "strikes", j)))
     return problems
-
-
-def _unique(
-    problems: list[Problem],
-    seen: dict[str, str],
-    ident: str,
-    path: tuple[str | int, ...],
-    what: str,
-) -> None:
-    if ident in seen:
-        problems.append((path, f"id {ident!r} is already used by a {seen[ident]}"))
-    seen.setdefault(ident, what)
 
 
 def _asked(st: StrikeSpec) -> dict[str, int]:

@@ -1,19 +1,26 @@
-"""Battle state of the ``flattop`` ruleset, and the one function that changes it.
+"""Battle state of the ``flattop`` ruleset, and the methods that change it.
 
-:func:`apply` is the only writer of state: the live simulation calls it
-(through the engine's recorder) for each event it logs, and replay folds the
-logged events through it.  Every number an event changes was decided before
-the event was made; apply only writes it down.
+:class:`BattleState` is a :class:`~sim.contract.StateBase` (with the battle's end): its
+:func:`~sim.contract.applies` methods are the only writers of state (the
+live simulation calls them through the engine's recorder for each event it
+logs, and replay folds the logged events through them).  Every number an
+event changes was decided before the event was made; apply only writes it
+down.  Snapshot and restore come from the base: what the scenario fixes
+(names, factors, origins) and what is read only within a turn are
+:func:`~sim.contract.parts.fixed`, out of the snapshot, and restored from the
+scenario's start.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import singledispatch
-from typing import Any
+from typing import Any, ClassVar, Self
 
-from engine.events import Event
+from pydantic import Field
+
+from sim.contract import applies
+from sim.contract.ending import EndingState
+from sim.contract.parts import ById, Part, fixed
 from sim.rulesets.flattop.data import AIRCRAFT
 from sim.rulesets.flattop.events import (
     AirCombat,
@@ -26,8 +33,9 @@ from sim.rulesets.flattop.events import (
     Recovered,
     Spotted,
     StrikeCancelled,
+    TargetSunk,
 )
-from sim.rulesets.flattop.scenario import FlattopScenario
+from sim.rulesets.flattop.scenario import BaseSpec, FlattopScenario, ShipSpec
 
 __all__ = [
     "BattleState",
@@ -36,11 +44,7 @@ __all__ = [
     "SideState",
     "StrikeState",
     "TaskForceState",
-    "apply",
-    "apply_event",
     "initial_state",
-    "restore",
-    "snapshot",
 ]
 
 Counts = dict[str, int]
@@ -49,201 +53,6 @@ Counts = dict[str, int]
 def _counts(given: Mapping[str, int] | None = None) -> Counts:
     """Air factors by type, every type present, in the fixed type order."""
     return {t: (given or {}).get(t, 0) for t in AIRCRAFT}
-
-
-@dataclass(slots=True)
-class ShipState:
-    """One ship's changing state; its fixed data stays in the scenario."""
-
-    id: str
-    side: str
-    task_force: str
-    name: str
-    kind: str
-    aa: int
-    damage: int
-    anchored: bool
-    hits: int = 0
-    status: str = "afloat"
-    status_cause: int | None = None
-    """Seq of the attack that crippled or sank it; None while afloat."""
-
-
-@dataclass(slots=True)
-class DeckState:
-    """The aircraft of a carrier or a base, by box.
-
-    ``ready`` is the Ready box, by strike (the strike spotted there) and type.
-    """
-
-    id: str
-    side: str
-    name: str
-    carrier: bool
-    hangar: Counts
-    rearming: Counts = field(default_factory=_counts)
-    ready: dict[str, Counts] = field(default_factory=dict)
-
-    def ready_total(self) -> int:
-        """Air factors in the Ready box."""
-        return sum(sum(c.values()) for c in self.ready.values())
-
-    def aboard(self) -> int:
-        """Air factors aboard: Ready box, rearming and hangar."""
-        return self.ready_total() + sum(self.rearming.values()) + sum(self.hangar.values())
-
-
-@dataclass(slots=True)
-class TaskForceState:
-    """A task force's combat air patrol."""
-
-    id: str
-    side: str
-    name: str
-    cap: int
-    fought_turn: int = field(default=0, compare=False)
-    fought_strike: str = field(default="", compare=False)
-    """The last turn in which its CAP fought a raid (0: none yet).  Read only within that
-    turn (``cap_engagement: once_per_turn``), so it is not in the snapshot: a snapshot and
-    a digest are taken between turns, when it no longer matters (and a version-1 replay's
-    digests stay what they were).  ``fought_strike``: the raid it fought then."""
-
-
-@dataclass(slots=True)
-class StrikeState:
-    """A strike: where it is and what is left of it."""
-
-    id: str
-    side: str
-    name: str
-    origin: str
-    target: str
-    status: str = "planned"
-    """planned, spotted, airborne, recovered, destroyed (none came back), ditched or cancelled."""
-    escort: int = 0
-    attacks: list[int] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class SideState:
-    """One side: air factors lost, by cause."""
-
-    id: str
-    name: str
-    air_lost: Counts = field(
-        default_factory=lambda: {"air_combat": 0, "anti_aircraft": 0, "aboard": 0, "ditched": 0}
-    )
-
-
-@dataclass(slots=True)
-class BattleState:
-    """The whole battle, every mapping in scenario order."""
-
-    ships: dict[str, ShipState]
-    decks: dict[str, DeckState]
-    task_forces: dict[str, TaskForceState]
-    strikes: dict[str, StrikeState]
-    sides: dict[str, SideState]
-    ended: bool = False
-    ended_turn: int = 0
-    winner: str | None = None
-    reason: str = ""
-    points: dict[str, int] = field(default_factory=dict)
-
-
-def initial_state(sc: FlattopScenario) -> BattleState:
-    """Build the state at the start of the battle from its scenario."""
-    ships: dict[str, ShipState] = {}
-    decks: dict[str, DeckState] = {}
-    tfs: dict[str, TaskForceState] = {}
-    strikes: dict[str, StrikeState] = {}
-    for side in sc.sides:
-        for tf in side.task_forces:
-            tfs[tf.id] = TaskForceState(tf.id, side.id, tf.name, tf.cap)
-            for s in tf.ships:
-                ships[s.id] = ShipState(
-                    s.id, side.id, tf.id, s.name, s.kind, s.aa_factor, s.damage_factor, s.anchored
-                )
-                if s.aircraft:
-                    decks[s.id] = DeckState(
-                        s.id,
-                        side.id,
-                        s.name,
-                        True,
-                        _counts({str(t): n for t, n in s.aircraft.items()}),
-                    )
-        for b in side.bases:
-            decks[b.id] = DeckState(
-                b.id, side.id, b.name, False, _counts({str(t): n for t, n in b.aircraft.items()})
-            )
-        for st in side.strikes:
-            strikes[st.id] = StrikeState(st.id, side.id, st.name, st.origin, st.target)
-    sides = {s.id: SideState(s.id, s.name) for s in sc.sides}
-    return BattleState(ships, decks, tfs, strikes, sides)
-
-
-def snapshot(state: BattleState) -> dict[str, Any]:
-    """Return the changing state as plain JSON data (for digests, snapshots and tests)."""
-    return {
-        "ships": [
-            {"id": s.id, "hits": s.hits, "status": s.status, "status_cause": s.status_cause}
-            for s in state.ships.values()
-        ],
-        "decks": [
-            {
-                "id": d.id,
-                "hangar": dict(d.hangar),
-                "rearming": dict(d.rearming),
-                "ready": {k: dict(v) for k, v in d.ready.items()},
-            }
-            for d in state.decks.values()
-        ],
-        "task_forces": [{"id": t.id, "cap": t.cap} for t in state.task_forces.values()],
-        "strikes": [
-            {"id": s.id, "status": s.status, "escort": s.escort, "attacks": list(s.attacks)}
-            for s in state.strikes.values()
-        ],
-        "sides": [{"id": s.id, "air_lost": dict(s.air_lost)} for s in state.sides.values()],
-        "ended": state.ended,
-        "ended_turn": state.ended_turn,
-        "winner": state.winner,
-        "reason": state.reason,
-        "points": dict(state.points),
-    }
-
-
-def restore(sc: FlattopScenario, data: dict[str, Any]) -> BattleState:
-    """Rebuild a state from its :func:`snapshot`: the scenario's, with the changing fields set."""
-    state = initial_state(sc)
-    for row in data["ships"] if "ships" in data else data["units"]:  # "units" before 0.2
-        ship = state.ships[row["id"]]
-        ship.hits, ship.status = row["hits"], row["status"]
-        ship.status_cause = row.get("status_cause")  # kept since causes were recorded
-    for row in data["decks"]:
-        deck = state.decks[row["id"]]
-        deck.hangar, deck.rearming = dict(row["hangar"]), dict(row["rearming"])
-        deck.ready = {k: dict(v) for k, v in row["ready"].items()}
-    for row in data["task_forces"]:
-        state.task_forces[row["id"]].cap = row["cap"]
-    for row in data["strikes"]:
-        strike = state.strikes[row["id"]]
-        strike.status, strike.escort, strike.attacks = row["status"], row["escort"], row["attacks"]
-    for row in data["sides"]:
-        state.sides[row["id"]].air_lost = dict(row["air_lost"])
-    state.ended, state.ended_turn = data["ended"], data["ended_turn"]
-    state.winner, state.reason, state.points = data["winner"], data["reason"], dict(data["points"])
-    return state
-
-
-@singledispatch
-def apply(event: Event, state: BattleState) -> None:
-    """Apply one event to the state (dispatch on the event's class)."""
-    raise TypeError(f"flattop cannot apply {type(event).__name__}")
-
-
-def apply_event(state: BattleState, event: Event) -> None:
-    """The engine's argument order: ``(state, event)``."""
-    apply(event, state)
 
 
 def _sub(counts: Counts, minus: dict[str, int]) -> None:
@@ -256,107 +65,254 @@ def _add(counts: Counts, plus: dict[str, int]) -> None:
         counts[t] += n
 
 
-@apply.register
-def _(event: Spotted, state: BattleState) -> None:
-    deck = state.decks[event.deck]
-    _sub(deck.hangar, event.aircraft)
-    deck.ready[event.strike] = _counts(event.aircraft)
-    state.strikes[event.strike].status = "spotted"
+class ShipState(Part):
+    """One ship's changing state; its fixed data stays in the scenario."""
+
+    id: str
+    side: str = fixed()
+    task_force: str = fixed()
+    name: str = fixed()
+    kind: str = fixed()
+    aa: int = fixed()
+    damage: int = fixed()
+    anchored: bool = fixed()
+    hits: int = 0
+    status: str = "afloat"
+    status_cause: int | None = None
+    """Seq of the attack that crippled or sank it; None while afloat."""
 
 
-@apply.register
-def _(event: StrikeCancelled, state: BattleState) -> None:
-    strike = state.strikes[event.strike]
-    deck = state.decks[strike.origin]
-    deck.ready.pop(event.strike, None)
-    _add(deck.hangar, event.returned)
-    strike.status = "cancelled"
+class DeckState(Part):
+    """The aircraft of a carrier or a base, by box.
+
+    ``ready`` is the Ready box, by strike (the strike spotted there) and type.
+    """
+
+    id: str
+    side: str = fixed()
+    name: str = fixed()
+    carrier: bool = fixed()
+    hangar: Counts
+    rearming: Counts = Field(default_factory=_counts)
+    ready: dict[str, Counts] = Field(default_factory=dict)
+
+    def ready_total(self) -> int:
+        """Air factors in the Ready box."""
+        return sum(sum(c.values()) for c in self.ready.values())
+
+    def aboard(self) -> int:
+        """Air factors aboard: Ready box, rearming and hangar."""
+        return self.ready_total() + sum(self.rearming.values()) + sum(self.hangar.values())
 
 
-@apply.register
-def _(event: Launched, state: BattleState) -> None:
-    strike = state.strikes[event.strike]
-    del state.decks[event.deck].ready[event.strike]
-    strike.status = "airborne"
-    strike.escort = event.escort
-    strike.attacks = list(event.attacks)
+class TaskForceState(Part):
+    """A task force's combat air patrol."""
+
+    id: str
+    side: str = fixed()
+    name: str = fixed()
+    cap: int
+    fought_turn: int = fixed(0)
+    fought_strike: str = fixed("")
+    """The last turn in which its CAP fought a raid (0: none yet).  Read only within that
+    turn (``cap_engagement: once_per_turn``), so it is not in the snapshot: a snapshot and
+    a digest are taken between turns, when it no longer matters (and a version-1 replay's
+    digests stay what they were).  ``fought_strike``: the raid it fought then."""
 
 
-def _strike_losses(state: BattleState, strike_id: str, escort: int, attacks: list[int]) -> int:
-    strike = state.strikes[strike_id]
-    strike.escort -= escort
-    strike.attacks = [a - lost for a, lost in zip(strike.attacks, attacks, strict=True)]
-    return escort + sum(attacks)
+class StrikeState(Part):
+    """A strike: where it is and what is left of it."""
+
+    id: str
+    side: str = fixed()
+    name: str = fixed()
+    origin: str = fixed()
+    target: str = fixed()
+    status: str = "planned"
+    """planned, spotted, airborne, recovered, destroyed (none came back), ditched or cancelled."""
+    escort: int = 0
+    attacks: list[int] = Field(default_factory=list)
+    spoiled: list[int] = fixed(default_factory=list)
+    """Air factors of each attack whose attack AA fire spoiled (``aa_spoiled_per_kill``):
+    still in ``attacks``, they fly home without attacking.  Read only between the AA fire
+    and the attacks, at one minute, so it is not in the snapshot (as a CAP's
+    ``fought_turn``), and older replays' digests stay what they were."""
+
+    def attacking(self, index: int) -> int:
+        """Air factors of attack ``index`` that make its attack: those left, less the spoiled."""
+        return self.attacks[index] - (self.spoiled[index] if self.spoiled else 0)
 
 
-@apply.register
-def _(event: AirCombat, state: BattleState) -> None:
-    tf = state.task_forces[event.task_force]
-    tf.cap -= event.cap_lost
-    tf.fought_turn, tf.fought_strike = event.turn, event.strike
-    state.sides[tf.side].air_lost["air_combat"] += event.cap_lost
-    lost = _strike_losses(state, event.strike, event.escort_lost, event.attack_losses)
-    state.sides[state.strikes[event.strike].side].air_lost["air_combat"] += lost
+class SideState(Part):
+    """One side: air factors lost, by cause."""
+
+    id: str
+    name: str = fixed()
+    air_lost: Counts = Field(
+        default_factory=lambda: {"air_combat": 0, "anti_aircraft": 0, "aboard": 0, "ditched": 0}
+    )
 
 
-@apply.register
-def _(event: AntiAircraft, state: BattleState) -> None:
-    lost = _strike_losses(state, event.strike, 0, event.attack_losses)
-    state.sides[state.strikes[event.strike].side].air_lost["anti_aircraft"] += lost
+class BattleState(EndingState):
+    """The whole battle, every mapping in scenario order."""
+
+    snapshot_order: ClassVar[tuple[str, ...]] = (
+        "ships",
+        "decks",
+        "task_forces",
+        "strikes",
+        "sides",
+        "ended",
+        "ended_turn",
+        "winner",
+        "reason",
+        "points",
+    )
+    """The order of its snapshots before it used the base (an ``engine.snapshot`` line's)."""
+
+    ships: ById[ShipState]
+    decks: ById[DeckState]
+    task_forces: ById[TaskForceState]
+    strikes: ById[StrikeState]
+    sides: ById[SideState]
+    points: dict[str, int] = Field(default_factory=dict)
+
+    @classmethod
+    def restore(cls, data: dict[str, Any], start: Self | None = None) -> Self:
+        """The state a snapshot was taken of; a snapshot before 0.2 lists ships as ``units``."""
+        if "ships" not in data and "units" in data:
+            data = {("ships" if k == "units" else k): v for k, v in data.items()}
+        return super().restore(data, start)
+
+    @applies(Spotted)
+    def spotted(self, event: Spotted) -> None:
+        deck = self.decks[event.deck]
+        _sub(deck.hangar, event.aircraft)
+        deck.ready[event.strike] = _counts(event.aircraft)
+        self.strikes[event.strike].status = "spotted"
+
+    @applies(StrikeCancelled)
+    def strike_cancelled(self, event: StrikeCancelled) -> None:
+        strike = self.strikes[event.strike]
+        deck = self.decks[strike.origin]
+        deck.ready.pop(event.strike, None)
+        _add(deck.hangar, event.returned)
+        strike.status = "cancelled"
+
+    @applies(Launched)
+    def launched(self, event: Launched) -> None:
+        strike = self.strikes[event.strike]
+        del self.decks[event.deck].ready[event.strike]
+        strike.status = "airborne"
+        strike.escort = event.escort
+        strike.attacks = list(event.attacks)
+
+    def _strike_losses(self, strike_id: str, escort: int, attacks: list[int]) -> int:
+        strike = self.strikes[strike_id]
+        strike.escort -= escort
+        strike.attacks = [a - lost for a, lost in zip(strike.attacks, attacks, strict=True)]
+        return escort + sum(attacks)
+
+    @applies(AirCombat)
+    def air_combat(self, event: AirCombat) -> None:
+        tf = self.task_forces[event.task_force]
+        tf.cap -= event.cap_lost
+        tf.fought_turn, tf.fought_strike = event.turn, event.strike
+        self.sides[tf.side].air_lost["air_combat"] += event.cap_lost
+        lost = self._strike_losses(event.strike, event.escort_lost, event.attack_losses)
+        self.sides[self.strikes[event.strike].side].air_lost["air_combat"] += lost
+
+    @applies(AntiAircraft)
+    def anti_aircraft(self, event: AntiAircraft) -> None:
+        self.strikes[event.strike].spoiled = list(event.attack_spoiled)
+        lost = self._strike_losses(event.strike, 0, event.attack_losses)
+        self.sides[self.strikes[event.strike].side].air_lost["anti_aircraft"] += lost
+
+    @applies(Attacked)
+    def attacked(self, event: Attacked) -> None:
+        ship = self.ships[event.ship]
+        ship.hits = event.hits_after
+        if event.status_after != ship.status:
+            ship.status_cause = event.seq
+        ship.status = event.status_after
+        deck = self.decks.get(event.ship)
+        if deck is None:
+            return
+        lost = 0
+        for sid, counts in event.lost_ready.items():
+            _sub(deck.ready[sid], counts)
+            lost += sum(counts.values())
+        _sub(deck.rearming, event.lost_rearming)
+        _sub(deck.hangar, event.lost_hangar)
+        lost += sum(event.lost_rearming.values()) + sum(event.lost_hangar.values())
+        self.sides[deck.side].air_lost["aboard"] += lost
+
+    @applies(Recovered)
+    def recovered(self, event: Recovered) -> None:
+        strike = self.strikes[event.strike]
+        strike.escort = 0
+        strike.attacks = [0] * len(strike.attacks)
+        strike.spoiled = []
+        total = sum(event.aircraft.values())
+        if not total:
+            strike.status = "destroyed"
+        elif event.deck is None:
+            strike.status = "ditched"
+            self.sides[strike.side].air_lost["ditched"] += total
+        else:
+            strike.status = "recovered"
+            _add(self.decks[event.deck].rearming, event.aircraft)
+
+    @applies(CapRearming, TargetSunk)
+    def nothing_changes(self, event: CapRearming | TargetSunk) -> None:
+        """Nothing changes: a raid goes on to the AA; an attack's aircraft fly home with it."""
+
+    @applies(Rearmed)
+    def rearmed(self, event: Rearmed) -> None:
+        deck = self.decks[event.deck]
+        _sub(deck.rearming, event.aircraft)
+        _add(deck.hangar, event.aircraft)
+
+    @applies(BattleEnded)
+    def battle_ended(self, event: BattleEnded) -> None:
+        self.end(event)
+        self.points = dict(event.points)
 
 
-@apply.register
-def _(event: Attacked, state: BattleState) -> None:
-    ship = state.ships[event.ship]
-    ship.hits = event.hits_after
-    if event.status_after != ship.status:
-        ship.status_cause = event.seq
-    ship.status = event.status_after
-    deck = state.decks.get(event.ship)
-    if deck is None:
-        return
-    lost = 0
-    for sid, counts in event.lost_ready.items():
-        _sub(deck.ready[sid], counts)
-        lost += sum(counts.values())
-    _sub(deck.rearming, event.lost_rearming)
-    _sub(deck.hangar, event.lost_hangar)
-    lost += sum(event.lost_rearming.values()) + sum(event.lost_hangar.values())
-    state.sides[deck.side].air_lost["aboard"] += lost
+def _deck(spec: ShipSpec | BaseSpec, side: str) -> DeckState:
+    """The deck of a carrier or a base, its aircraft in the hangar."""
+    hangar = _counts({str(t): n for t, n in spec.aircraft.items()})
+    carrier = isinstance(spec, ShipSpec)
+    return DeckState(id=spec.id, side=side, name=spec.name, carrier=carrier, hangar=hangar)
 
 
-@apply.register
-def _(event: Recovered, state: BattleState) -> None:
-    strike = state.strikes[event.strike]
-    strike.escort = 0
-    strike.attacks = [0] * len(strike.attacks)
-    total = sum(event.aircraft.values())
-    if not total:
-        strike.status = "destroyed"
-    elif event.deck is None:
-        strike.status = "ditched"
-        state.sides[strike.side].air_lost["ditched"] += total
-    else:
-        strike.status = "recovered"
-        _add(state.decks[event.deck].rearming, event.aircraft)
-
-
-@apply.register
-def _(event: CapRearming, state: BattleState) -> None:
-    """Nothing changes: the raid goes on to the AA."""
-
-
-@apply.register
-def _(event: Rearmed, state: BattleState) -> None:
-    deck = state.decks[event.deck]
-    _sub(deck.rearming, event.aircraft)
-    _add(deck.hangar, event.aircraft)
-
-
-@apply.register
-def _(event: BattleEnded, state: BattleState) -> None:
-    state.ended = True
-    state.ended_turn = event.turn
-    state.winner = event.winner
-    state.reason = event.reason
-    state.points = dict(event.points)
+def initial_state(sc: FlattopScenario) -> BattleState:
+    """Build the state at the start of the battle from its scenario."""
+    ships: dict[str, ShipState] = {}
+    decks: dict[str, DeckState] = {}
+    tfs: dict[str, TaskForceState] = {}
+    strikes: dict[str, StrikeState] = {}
+    for side in sc.sides:
+        for tf in side.task_forces:
+            tfs[tf.id] = TaskForceState(id=tf.id, side=side.id, name=tf.name, cap=tf.cap)
+            for s in tf.ships:
+                ships[s.id] = ShipState(
+                    id=s.id,
+                    side=side.id,
+                    task_force=tf.id,
+                    name=s.name,
+                    kind=s.kind,
+                    aa=s.aa_factor,
+                    damage=s.damage_factor(sc.options),
+                    anchored=s.anchored,
+                )
+                if s.aircraft:
+                    decks[s.id] = _deck(s, side.id)
+        for b in side.bases:
+            decks[b.id] = _deck(b, side.id)
+        for st in side.strikes:
+            strikes[st.id] = StrikeState(
+                id=st.id, side=side.id, name=st.name, origin=st.origin, target=st.target
+            )
+    sides = {s.id: SideState(id=s.id, name=s.name) for s in sc.sides}
+    return BattleState(ships=ships, decks=decks, task_forces=tfs, strikes=strikes, sides=sides)

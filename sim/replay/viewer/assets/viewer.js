@@ -22,6 +22,17 @@
     return node;
   }
   const TERRAIN = { woods: "#9cc48a", forest: "#9cc48a", stone_wall: "#a9a9a9", wall: "#a9a9a9", fence: "#c9a77c", hedge: "#b5c46a", breastworks: "#cdb38b", river: "#8fbbe0", stream: "#a8cbe8", water: "#8fbbe0", town: "#c79a8a", village: "#c79a8a", road: "#ddd0b0", hill: "#d8cc9a", marsh: "#a9c9b8" };
+  const tintOf = (name) => TERRAIN[name] || `hsl(${(hashText(name) % 12) * 30}, 35%, 72%)`;
+  // TEXT in NODE, a line allowed to break after each "_" (task_force, new_orleans) by a <wbr>,
+  // which copies as nothing: never inside a run of letters
+  function breakable(node, text) {
+    node.replaceChildren();
+    String(text).split("_").forEach((part, k) => {
+      if (k) node.append("_", el("wbr"));
+      node.append(part);
+    });
+    return node;
+  }
   const fmt = (v) => (typeof v === "number" && !Number.isInteger(v) ? v.toFixed(1) : String(v));
   const posText = (pos) => (pos === null ? "off the field" : pos.map(fmt).join(", "));
   // plain data as words: lists joined by commas, mappings as "key value", nothing as "none"
@@ -158,6 +169,8 @@
       host.append(this.root);
       this.fixed = []; // labels that never move (objectives, places)
       this.drawGround(sp);
+      const legend = this.legend(sp);
+      if (legend) host.append(legend);
       this.routes = svg("g", { class: "routes" });
       this.layer = svg("g", { class: "units" });
       this.shots = svg("g", { class: "shots" });
@@ -226,9 +239,26 @@
       sp.features.forEach((f, i) => g.append(this.feature(f, i)));
       this.root.append(g);
     }
+    // the terrain drawn on the map, one swatch of its tint per kind, with what it does
+    legend(sp) {
+      const seen = new Map();
+      for (const f of sp.features) {
+        if (f.kind === "terrain" && !seen.has(f.name)) seen.set(f.name, f);
+      }
+      if (!seen.size) return null;
+      const list = el("ul", { class: "terrain-legend" });
+      for (const [name, f] of seen) {
+        const item = el("li", { "data-name": name });
+        item.append(el("span", { class: "tint", style: `background: ${tintOf(name)}` }));
+        const more = Object.keys(f.details || {}).length ? ` (${words(f.details)})` : "";
+        item.append(document.createTextNode(`${name.replaceAll("_", " ")}${more}`));
+        list.append(item);
+      }
+      return list;
+    }
     feature(f, i) {
       const g = svg("g", { class: `feature ${f.kind}`, "data-name": f.name });
-      const tint = TERRAIN[f.name] || `hsl(${(hashText(f.name) % 12) * 30}, 35%, 72%)`;
+      const tint = tintOf(f.name);
       for (const cell of f.cells) {
         const [x, y] = this.xy(cell);
         if (f.kind === "terrain" && this.hex) {
@@ -337,7 +367,10 @@
       }
       // no label over a mark either: the marks are what a reader clicks
       const marks = [...order.map((i) => this.at[i]), ...this.aloftAt.values()].map(([x, y, r]) => [x - r, y - r * 1.45 - 2, x + r, y + r]);
-      this.labels.place([...this.shotLabels, ...items], [...this.fixedBoxes, ...marks]);
+      // the objectives' names first, clear of every mark where the units now stand (a unit
+      // on an objective would hide it), then the units' and the shots' clear of them too
+      const fixedBoxes = this.labels.place(this.fixed, marks);
+      this.labels.place([...this.shotLabels, ...items], fixedBoxes);
     }
     update(i, r, slot, chosen) {
       const g = this.marks[i];
@@ -541,7 +574,7 @@
         const tr = el("tr", { "data-unit": u.id, class: `side-${u.sidex}` });
         const name = el("td", { class: "name" });
         name.append(el("span", { class: "swatch" }), document.createTextNode(u.name));
-        const cells = [name, el("td", {}, u.side_name), el("td", {}, u.kind)];
+        const cells = [name, el("td", {}, u.side_name), breakable(el("td"), u.kind)];
         const live = ["pos", "str", "status", "more"].map((c) => el("td", { class: c }));
         tr.append(...cells, ...live);
         tr.addEventListener("click", () => this.pickUnit(i));
@@ -588,8 +621,9 @@
       live[0].textContent = posText(r.pos);
       live[1].textContent = `${fmt(r.str)} / ${fmt(u.initial.value)} ${u.initial.unit}`;
       live[2].textContent = r.status.join(", ");
-      live[3].textContent = Object.entries(r.details || {}).map(([k, v]) => `${k.replaceAll("_", " ")} ${words(v)}`).join("; ");
-      live[3].title = live[3].textContent;
+      const more = Object.entries(r.details || {}).map(([k, v]) => `${k.replaceAll("_", " ")} ${words(v)}`).join("; ");
+      breakable(live[3], more);
+      live[3].title = more;
       tr.dataset.pos = r.pos === null ? "" : r.pos.join(",");
       tr.classList.toggle("selected", this.selected === i);
       tr.classList.toggle("gone", r.pos === null);

@@ -1,0 +1,450 @@
+"""The summary of a study, per design point: win probabilities, losses, turns.
+
+For each point, over its runs that completed (``status = 'done'``):
+
+* each side's win probability ``wins / runs`` with its Wilson 95 % interval,
+  and the draw rate likewise;
+* mean, sample standard deviation, median, 5th and 95th percentile of each
+  side's losses of each kind and of the turns fought (percentiles by
+  linear interpolation, ``quantile_cont``).
+
+Sums are exact integers from DuckDB and quantiles come from sorted values,
+so the summary is the same whatever order the runs were stored in.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sim.batch.analysis.labels import loss_label, measure_label
+from sim.batch.methods.stats import proportion, wilson
+from sim.batch.planning.stopping import PILOT, confirm_runs, rule_of, summarised
+from sim.batch.storage.store import Store, point_label, quote
+from sim.contract import get_ruleset
+from sim.text.grammar import agree, plural
+
+__all__ = ["format_summary", "summarize", "turn_name"]
+
+
+def _stats(n: int, s: int, s2: int, q: list[float] | None) -> dict[str, float | None]:
+    if n == 0:
+        return {"mean": None, "sd": None, "median": None, "p5": None, "p95": None}
+    sd = math.sqrt((n * s2 - s * s) / (n * (n - 1))) if n > 1 else None
+    assert q is not None
+    return {"mean": s / n, "sd": sd, "median": q[1], "p5": q[0], "p95": q[2]}
+
+
+def _column_stats(store: Store, column: str, where: str) -> dict[int, dict[str, float | None]]:
+    c = quote(column)
+    rows = store.con.execute(
+        f"SELECT point, count({c}), coalesce(sum({c}::HUGEINT), 0), "
+        f"coalesce(sum({c}::HUGEINT * {c}), 0), quantile_cont({c}, [0.05, 0.5, 0.95]) "
+        f"FROM runs WHERE status = 'done' AND {where} GROUP BY point ORDER BY point"
+    ).fetchall()
+    return {p: _stats(int(n), int(s), int(s2), q) for p, n, s, s2, q in rows}
+
+
+def _counts(store: Store, where: str) -> dict[int, dict[str, int]]:
+    rows = store.con.execute(
+        "SELECT point, status, coalesce(winner, ''), count(*) FROM runs "
+        f"WHERE {where} GROUP BY ALL ORDER BY ALL"
+    ).fetchall()
+    out: dict[int, dict[str, int]] = {}
+    for point, status, winner, n in rows:
+        key = f"win:{winner}" if status == "done" else "failed"
+        out.setdefault(point, {})
+        out[point][key] = out[point].get(key, 0) + n
+    return out
+
+
+def _errors(store: Store) -> dict[int, dict[str, int]]:
+    rows = store.con.execute(
+        "SELECT point, error, count(*) FROM runs WHERE status <> 'done' GROUP BY ALL ORDER BY ALL"
+    ).fetchall()
+    out: dict[int, dict[str, int]] = {}
+    for point, error, n in rows:
+        out.setdefault(point, {})[str(error)] = n
+    return out
+
+
+def _interval(k: int, n: int, method: str) -> dict[str, Any]:
+    """A proportion with its 95 % interval; ``observed`` says when none or all of n occurred."""
+    iv = proportion(k, n, method)
+    p = None if n == 0 else iv.p
+    out = {"count": k, "p": p, "low": iv.low, "high": iv.high, "method": method}
+    if n and k in (0, n):
+        out["observed"] = "none" if k == 0 else "all"
+    return out
+
+
+def _stopping(
+    entry: dict[str, Any], plan: dict[str, Any], pilot: dict[str, int] | None
+) -> dict[str, Any]:
+    """Why a point stopped: ``ci`` (it ran what the target asked for) or ``runs`` (the cap).
+
+    ``half_width`` is the widest side's Wilson 95 % half-width over the
+    point's summarised runs; ``target_met`` whether it is at most the target.
+    With the ``pilot`` rule the pilot's counts decide the stop (as the study
+    did); a study of the old ``sequential`` rule stopped when the target was met.
+    """
+    until_ci = plan.get("until_ci")
+    done = entry["done"]
+    widths = [wilson(w["count"], done).half_width for w in entry["win"].values()]
+    width = max(widths) if done and widths else None
+    met = until_ci is not None and width is not None and width <= until_ci
+    out: dict[str, Any] = {"stopped": "ci" if met else "runs", "half_width": width}
+    if pilot is not None:
+        wins = [pilot.get(f"win:{sid}", 0) for sid in entry["win"]]
+        done_pilot = sum(n for k, n in pilot.items() if k.startswith("win:"))
+        runs, chunk = plan["replications"], plan["chunk_size"]
+        planned, capped = confirm_runs(wins, done_pilot, float(plan["until_ci"]), runs, chunk)
+        out["stopped"] = "runs" if capped else "ci"
+        out["confirm_planned"] = planned
+    return {**out, "target_met": met}
+
+
+def _pilot(store: Store, plan: dict[str, Any], sides: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Each point's pilot runs (``--until-ci``): counted apart, never summarised."""
+    if rule_of(plan) != PILOT:
+        return {}
+    counts = _counts(store, f"NOT ({summarised(plan)})")
+    out = {}
+    for point, c in counts.items():
+        done = sum(n for k, n in c.items() if k.startswith("win:"))
+        out[point] = {
+            "runs": done + c.get("failed", 0),
+            "done": done,
+            "wins": {sid: c.get(f"win:{sid}", 0) for sid in sides},
+            "draws": c.get("win:", 0),
+            "_counts": c,
+        }
+    return out
+
+
+def summarize(store: Store, baseline: int = 0, interval: str = "wilson") -> dict[str, Any]:
+    """The study's summary: its settings, one entry per design point, the comparisons.
+
+    Comparisons of each point with ``baseline`` (see :mod:`sim.batch.analysis.compare`)
+    are made for grid and Latin-hypercube studies of two or more points; a
+    Morris or Sobol study has its sensitivity indices instead
+    (:mod:`sim.batch.analysis.sensitivity`). ``interval`` names the proportions'
+    interval (:data:`sim.batch.methods.stats.METHODS`). With ``--until-ci`` every
+    figure is over each point's confirmatory runs; its pilot is counted in
+    ``pilot`` (:mod:`sim.batch.planning.stopping`).
+    """
+    meta = store.meta()
+    plan = meta["plan"]
+    where = summarised(plan)
+    sides = {sid: (name, kinds) for sid, name, kinds in meta["sides"]}
+    counts = _counts(store, where)
+    pilots = _pilot(store, plan, sides)
+    errors = _errors(store)
+    turns = _column_stats(store, "turns", where)
+    losses = {col: _column_stats(store, col, where) for _, _, col in store.losses}
+    points = []
+    for i, values in enumerate(store.points()):
+        c = counts.get(i, {})
+        done = sum(n for k, n in c.items() if k.startswith("win:"))
+        entry: dict[str, Any] = {
+            "point": i,
+            "label": point_label(values),
+            "factors": values,
+            "runs": done + c.get("failed", 0),
+            "done": done,
+            "failed": c.get("failed", 0),
+            "errors": errors.get(i, {}),
+            "win": {
+                sid: {"name": side[0], **_interval(c.get(f"win:{sid}", 0), done, interval)}
+                for sid, side in sides.items()
+            },
+            "draw": _interval(c.get("win:", 0), done, interval),
+            "losses": {},
+            "turns": turns.get(i, _stats(0, 0, 0, None)),
+        }
+        for sid, kind, col in store.losses:
+            stats = losses[col].get(i, _stats(0, 0, 0, None))
+            entry["losses"].setdefault(sid, {})[kind] = stats
+        pilot = pilots.get(i)
+        if rule_of(plan) == PILOT:
+            pilot = pilot or {"runs": 0, "done": 0, "wins": {}, "draws": 0, "_counts": {}}
+            entry["pilot"] = {k: v for k, v in pilot.items() if k != "_counts"}
+        entry.update(_stopping(entry, plan, pilot["_counts"] if pilot else None))
+        points.append(entry)
+    summary = {
+        "study": {
+            "name": meta["name"],
+            "kind": meta["kind"],
+            "ruleset": meta.get("ruleset"),
+            "source": meta["source"],
+            "seed": meta["seed"],
+            "crn": meta["crn"],
+            "replications": meta["replications"],
+            "design": meta["design"],
+            "factors": meta["factors"],
+            "until_ci": meta["until_ci"],
+            "stopping": rule_of(plan),
+            "confidence": 0.95,
+            "interval": interval,
+            **({"overrides": meta["plan"]["overrides"]} if "overrides" in meta["plan"] else {}),
+        },
+        "points": points,
+        "unmet_targets": [
+            p["point"] for p in points if meta["until_ci"] is not None and not p["target_met"]
+        ],
+    }
+    return {**summary, **_analysis(store, meta, baseline, len(points), interval)}
+
+
+def _analysis(
+    store: Store, meta: dict[str, Any], baseline: int, npoints: int, interval: str
+) -> dict[str, Any]:
+    """The ``comparisons`` (and ``variance_reduction``) or the ``sensitivity`` block."""
+    if meta["design"] in ("morris", "sobol"):
+        from sim.batch.analysis.sensitivity import analyse  # noqa: PLC0415  # SALib only when needed
+
+        return {"sensitivity": analyse(store, meta)}
+    if npoints < 2:
+        return {}
+    from sim.batch.analysis.compare import compare  # noqa: PLC0415  # scipy only when needed
+
+    comparisons, variance = compare(store, baseline)
+    out: dict[str, Any] = {"baseline": baseline, "comparisons": comparisons}
+    if variance:
+        out["variance_reduction"] = variance
+    if len(meta["factors"]) > 1:
+        out["pooled"] = _pooled(store, meta, interval)
+    return out
+
+
+def _pooled(store: Store, meta: dict[str, Any], interval: str) -> list[dict[str, Any]]:
+    """Each side's win rate by each factor's value, pooled over the others (pooled.py)."""
+    from sim.batch.analysis.pooled import pooled  # noqa: PLC0415
+
+    sides = [s[0] for s in meta["sides"]]
+    return [
+        {
+            "factor": f["path"],
+            "value": r.value,
+            "side": r.side,
+            "wins": r.wins,
+            "runs": r.runs,
+            "replications": r.clusters,
+            "p": r.p,
+            "low": r.low,
+            "high": r.high,
+            "se": r.se,
+            "method": r.method,
+        }
+        for f in meta["factors"]
+        for r in pooled(store, f["path"], sides, bool(meta["crn"]), interval)
+    ]
+
+
+def _pct(x: float | None) -> str:
+    return "   –  " if x is None else f"{100 * x:5.1f}%"
+
+
+def _num(x: float | None) -> str:
+    return "–" if x is None else f"{x:,.1f}" if abs(x) < 1e6 else f"{x:.3g}"
+
+
+def _stats_line(label: str, s: dict[str, float | None]) -> str:
+    if s["sd"] == 0 and s["mean"] is not None:
+        return f"  {label:<28} {_num(s['mean'])} in every run (no variation observed)"
+    return (
+        f"  {label:<28} mean {_num(s['mean'])}  sd {_num(s['sd'])}  median {_num(s['median'])}"
+        f"  p5 {_num(s['p5'])}  p95 {_num(s['p95'])}"
+    )
+
+
+def turn_name(summary: dict[str, Any]) -> str:
+    """The study's ruleset's word for a turn ("round" in becmi); "turn" when it is unknown."""
+    try:
+        return get_ruleset(str(summary["study"].get("ruleset"))).turn_name
+    except LookupError:
+        return "turn"
+
+
+def format_summary(summary: dict[str, Any]) -> list[str]:
+    """Readable lines: per point, win probabilities with intervals, losses and turns."""
+    turns = plural(turn_name(summary))
+    lines = []
+    method = summary["study"].get("interval", "wilson")
+    if method != "wilson":
+        lines.append(f"Win and draw rates with 95 % {INTERVAL_NAMES[method]} intervals")
+    for pt in summary["points"]:
+        failed = f", {pt['failed']} failed" if pt["failed"] else ""
+        pilot = pt.get("pilot")
+        extra = f" (after a pilot of {pilot['runs']}, not summarised)" if pilot else ""
+        lines.append(f"Point {pt['point']} ({pt['label']}): {pt['done']} runs{failed}{extra}")
+        for w in pt["win"].values():
+            lines.append(_rate_line(agree(w["name"], "wins"), w, pt["done"]))
+        lines.append(_rate_line("draw", pt["draw"], pt["done"]))
+        for sid, kinds in pt["losses"].items():
+            name = pt["win"][sid]["name"]
+            for kind, stats in kinds.items():
+                lines.append(_stats_line(f"{name} {loss_label(kind)}", stats))
+        lines.append(_stats_line(turns, pt["turns"]))
+        for error, n in list(pt["errors"].items())[:3]:
+            lines.append(f"  failed ×{n}: {error}")
+        lines.extend(_stop_lines(pt, summary["study"]["until_ci"]))
+    lines.extend(_comparison_lines(summary))
+    lines.extend(_sensitivity_lines(summary))
+    if summary.get("unmet_targets"):
+        unmet = ", ".join(str(p) for p in summary["unmet_targets"])
+        w = summary["study"]["until_ci"]
+        lines.append(f"Target --until-ci {w:g} not met at point(s) {unmet}: raise --runs")
+    return lines
+
+
+INTERVAL_NAMES = {"wilson": "Wilson score", "clopper-pearson": "Clopper–Pearson (exact)",
+                  "jeffreys": "Jeffreys"}  # fmt: skip
+
+
+def _rate_line(label: str, r: dict[str, Any], n: int) -> str:
+    text = f"  {label:<28} {_pct(r['p'])}  [{_pct(r['low'])}, {_pct(r['high'])}]"
+    if r.get("observed") == "none":
+        text += f"  never in {n} runs"
+    elif r.get("observed") == "all":
+        text += f"  in all {n} runs"
+    return text
+
+
+def _stop_lines(pt: dict[str, Any], until_ci: float | None) -> list[str]:
+    if until_ci is None or pt["half_width"] is None:
+        return []
+    hw = f"{100 * pt['half_width']:.1f} %"
+    target = f"{100 * until_ci:g} %"
+    if "pilot" not in pt:  # a study of the old sequential rule
+        if pt["stopped"] == "ci":
+            return [f"  stopped: ci — half-width {hw} ≤ {target} after {pt['done']} runs"]
+        return [
+            f"  stopped: runs — cap of {pt['runs']} runs reached, half-width {hw} > "
+            f"{target}: TARGET NOT MET"
+        ]
+    pilot = pt["pilot"]["runs"]
+    if pt["stopped"] == "runs":
+        return [
+            f"  stopped: runs — the pilot's {pilot} runs asked for more than the cap left; "
+            f"{pt['runs']} runs give half-width {hw}"
+            + (f" ≤ {target}: target met" if pt["target_met"] else f" > {target}: TARGET NOT MET")
+        ]
+    met = "≤" if pt["target_met"] else ">"
+    tail = "" if pt["target_met"] else ": TARGET NOT MET (the pilot's sizing missed)"
+    return [
+        f"  stopped: ci — the pilot's {pilot} runs sized the sample at {pt['runs']} runs; "
+        f"half-width {hw} {met} {target}{tail}"
+    ]
+
+
+def _signed(x: float | None, measure: str) -> str:
+    if x is None:
+        return "–"
+    if measure == "win_rate":
+        return f"{100 * x:+.1f} pts"
+    return f"{x:+,.1f}"
+
+
+def _comparison_lines(summary: dict[str, Any]) -> list[str]:
+    rows = summary.get("comparisons") or []
+    if not rows:
+        return []
+    points = summary["points"]
+    base = summary["baseline"]
+    how = (
+        "paired (CRN: the same replications); 95 % intervals: win rates Newcombe's paired "
+        "score (method 10, uncorrected), losses Student's t"
+        if rows[0]["paired"]
+        else "unpaired (no --crn); 95 % intervals: win rates Newcombe's score, losses Welch's t"
+    )
+    names = {sid: w["name"] for sid, w in points[0]["win"].items()}
+    sd = {(v["point"], v["side"], v["measure"]): v for v in summary.get("variance_reduction", [])}
+    lines = [f"Differences from point {base} ({points[base]['label']}) — {how}:"]
+    current = None
+    for c in rows:
+        if c["point"] != current:
+            current = c["point"]
+            lines.append(f"  Point {current} ({points[current]['label']}):")
+        label = measure_label(names.get(c["side"], c["side"]), c["measure"])
+        text = f"    {label:<30} {_signed(c['difference'], c['measure']):>11}  "
+        if c.get("method") == "no-variation":
+            lines.append(text + "no variation observed")
+            continue
+        text += f"[{_signed(c['ci_low'], c['measure'])}, {_signed(c['ci_high'], c['measure'])}]"
+        v = sd.get((c["point"], c["side"], c["measure"]))
+        if v is not None and v["paired_sd"] is not None and v["unpaired_sd"]:
+            f = "{:.3f}" if c["measure"] == "win_rate" else "{:,.1f}"
+            text += (
+                f"  sd {f.format(v['paired_sd'])} paired vs {f.format(v['unpaired_sd'])} unpaired"
+            )
+        lines.append(text)
+    return lines
+
+
+def _f(x: float | None, width: int = 6) -> str:
+    return "    –" if x is None else f"{x:{width}.3f}"
+
+
+def _flag_text(ix: dict[str, Any]) -> str:
+    words = [f["flag"] + ("!" if f["beyond_interval"] else "") for f in ix.get("flags", [])]
+    return ("   flags: " + " ".join(words)) if words else ""
+
+
+def _denoised_text(ix: dict[str, Any]) -> str:
+    if "ST_noise_corrected" not in ix:  # a summary made before it
+        return ""
+    return f"   ST without noise {_f(ix['ST_noise_corrected'])}"
+
+
+def _index_text(method: str, ix: dict[str, Any]) -> str:
+    if method == "sobol":
+        return (
+            f"S1 {_f(ix['S1'])} [{_f(ix['S1_low'])}, {_f(ix['S1_high'])}]   "
+            f"ST {_f(ix['ST'])} [{_f(ix['ST_low'])}, {_f(ix['ST_high'])}]{_denoised_text(ix)}"
+            f"{_flag_text(ix)}"
+        )
+    return (
+        f"μ* {_f(ix['mu_star'])} [{_f(ix['mu_star_low'])}, {_f(ix['mu_star_high'])}]   "
+        f"σ {_f(ix['sigma'])}   μ {_f(ix['mu'])}"
+    )
+
+
+def _noise_text(m: dict[str, Any]) -> str:
+    share = m.get("noise_share")
+    if share is None:
+        return ""
+    warn = ": the points differ mostly by noise" if share > 1 else ""
+    return f" (replication noise {100 * share:.0f} % of the variance between points{warn})"
+
+
+def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:
+    sens = summary.get("sensitivity")
+    if not sens:
+        return []
+    names = {sid: w["name"] for sid, w in summary["points"][0]["win"].items()}
+    if sens["method"] == "sobol":
+        head = f"Sobol' indices ({sens['base_samples']} base samples, "
+    else:
+        head = f"Morris elementary effects ({sens['base_samples']} trajectories, "
+    lines = [head + f"{sens['design_points']} points; [95 % percentile bootstrap interval]):"]
+    width = max((len(ix["factor"]) for m in sens["measures"] for ix in m["indices"]), default=10)
+    flagged = False
+    for m in sens["measures"]:
+        label = measure_label(names.get(m["side"], m["side"]), m["measure"])
+        if m.get("error"):
+            lines.append(f"  {label}: {m['error']}")
+            continue
+        lines.append(f"  {label}:{_noise_text(m)}")
+        for ix in m["indices"]:
+            flagged = flagged or bool(ix.get("flags"))
+            lines.append(f"    {ix['factor']:<{width}}  {_index_text(sens['method'], ix)}")
+    if flagged:
+        from sim.batch.methods.indices import WIDE  # noqa: PLC0415  # numpy only for sensitivity studies
+
+        lines.append(
+            "  flags: S1<0, S1>1 outside [0, 1]; S1>ST first order above total; "
+            f"ST>1 total above 1; wide: an interval wider than {WIDE}; "
+            "! beyond its interval (not noise)"
+        )
+    return lines

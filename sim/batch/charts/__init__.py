@@ -1,0 +1,1 @@
+"""A study shown: its plots as PNG files."""

@@ -1,0 +1,79 @@
+"""The plot of ``battlesim discover``: PRIM's coverage–density trade-off.
+
+Each box's peeling trajectory is drawn as density against coverage (every
+peel removes runs: coverage falls, density mostly rises), the boxes
+reported are marked and numbered, and a dashed line gives the share of all
+runs where the outcome holds (the density of doing nothing), a dotted one
+the least coverage a reported box may have. Text from the
+user (the measure) is drawn with mathtext off.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from sim.batch.charts.plotting import COLOURS, LINESTYLES, MARKERS, save, wrap
+
+__all__ = ["discover_plot"]
+
+
+def discover_plot(result: dict[str, Any], path: Path) -> Path:
+    """Draw the trajectories and boxes of a :func:`sim.batch.discovery.discover.discover` result."""
+    fig = Figure(figsize=(6.8, 4.6), layout="constrained")
+    ax = fig.add_subplot()
+    for i, box in enumerate(result["boxes"]):
+        steps = [s for s in box["trajectory"] if s["coverage"] is not None]
+        colour = COLOURS[i % len(COLOURS)]
+        ax.plot(
+            [s["coverage"] for s in steps],
+            [s["density"] for s in steps],
+            color=colour,
+            linestyle=LINESTYLES[i % len(LINESTYLES)],
+            marker=".",
+            markersize=4,
+            label=f"box {box['box']}: peeling trajectory",
+        )
+        ax.plot(
+            [box["coverage"]],
+            [box["density"]],
+            marker=MARKERS[i % len(MARKERS)],
+            markersize=10,
+            color=colour,
+            markeredgecolor="black",
+            linestyle="none",
+            label=f"box {box['box']}: {box['holds']} of {box['runs']} runs",
+        )
+        ax.annotate(
+            f" {box['box']}",
+            (box["coverage"], box["density"]),
+            fontsize=9,
+            parse_math=False,
+        )
+    ax.axhline(
+        result["base_rate"],
+        color="#777777",
+        linestyle="--",
+        linewidth=1,
+        label=f"all runs ({100 * result['base_rate']:.1f} %)",
+    )
+    ax.axvline(
+        result["min_coverage"],
+        color="#777777",
+        linestyle=":",
+        linewidth=1,
+        label=f"least coverage of a box ({result['min_coverage']:g})",
+    )
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("coverage: share of the runs where it holds that fall in the box")
+    ax.set_ylabel("density: share of the box's runs where it holds")
+    title = f"Where {result['words']} — PRIM (α {result['alpha']:g}, min coverage "
+    title += f"{result['min_coverage']:g})"
+    ax.set_title(wrap(title, 70), parse_math=False)
+    legend = ax.legend(loc="lower left", fontsize=8, frameon=False)
+    for text in legend.get_texts():
+        text.set_parse_math(False)
+    return save(fig, path)

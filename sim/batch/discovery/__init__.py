@@ -1,0 +1,1 @@
+"""Scenario discovery: where in the factors an outcome of a run holds."""

@@ -1,0 +1,179 @@
+"""Executors that run chunks: in this process, local processes, or Dask.
+
+Every executor is a :class:`concurrent.futures.Executor`, so the study loop
+does not know which it has:
+
+* ``local`` with one job: :class:`InlineExecutor`, in this process;
+* ``local`` with more: a ``ProcessPoolExecutor`` whose multiprocessing
+  context is chosen here, when the pool is made — ``forkserver`` where the
+  platform has it (safe after threads have started, e.g. DuckDB's), else
+  ``spawn``; the start method is never set globally or at import;
+* ``dask``: ``Client(...).get_executor()`` on a ``LocalCluster`` of
+  ``jobs`` single-threaded worker processes, or on the cluster at
+  ``scheduler`` (workers need battlesim installed).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from importlib import import_module
+from multiprocessing import forkserver
+from typing import Any, Literal, ParamSpec, TypeVar
+
+__all__ = [
+    "ExecutorError",
+    "InlineExecutor",
+    "boot_workers",
+    "default_jobs",
+    "mp_context",
+    "open_executor",
+]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class ExecutorError(RuntimeError):
+    """An executor that cannot be started (Dask missing, scheduler unreachable)."""
+
+
+class InlineExecutor(Executor):
+    """Runs each task at once, in this process (``--jobs 1``: no pickling, no pool)."""
+
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        future: Future[T] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # the future carries it, as a pool's would
+            future.set_exception(exc)
+        return future
+
+
+def default_jobs() -> int:
+    """The CPUs this process may use (all cores by default)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+JOBS_PER_CPU = 4
+
+
+def max_jobs() -> int:
+    """Most worker processes a study may ask for: a few per CPU (more only thrash)."""
+    return JOBS_PER_CPU * max(default_jobs(), 2)
+
+
+def mp_context() -> multiprocessing.context.BaseContext:
+    """``forkserver`` (with the worker module preloaded) where available, else ``spawn``."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["sim.batch.execution.worker"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def boot_workers(kind: Literal["local", "dask"], jobs: int) -> None:
+    """Start booting a local pool's forkserver now, if a study will need one.
+
+    The server is a fresh interpreter that imports the worker module (about
+    half a second of CPU) before it forks a worker. Booted early — by the
+    CLI as soon as its flags are checked, and again (a no-op then) when the
+    pool is made — it boots while the study's own process imports DuckDB and
+    creates its database, instead of after the first chunk is submitted.
+    """
+    if kind != "local" or jobs < 2:
+        return
+    if mp_context().get_start_method() == "forkserver":
+        forkserver.ensure_running()
+
+
+def _exit_with(parent: int) -> None:
+    """Worker initializer: leave when the study's process is gone.
+
+    A pool's workers wait on its queue forever; if the study's process is
+    killed (SIGKILL, power cut of a login node) nothing would end them.
+    """
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="battlesim-parent-watch", daemon=True).start()
+
+
+@contextmanager
+def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
+    try:
+        # Dask is an optional extra, and untyped: reach it through Any.
+        distributed: Any = import_module("distributed")
+    except ImportError:
+        raise ExecutorError("--executor dask needs Dask: pip install 'battlesim[dask]'") from None
+    cluster: Any = None
+    try:
+        if scheduler is None:
+            cluster = distributed.LocalCluster(
+                n_workers=jobs,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            client = distributed.Client(cluster)
+        else:
+            client = distributed.Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise ExecutorError(f"cannot reach the Dask scheduler {scheduler!r}: {exc}") from None
+    try:
+        yield client.get_executor(pure=False)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+@contextmanager
+def open_executor(
+    kind: Literal["local", "dask"] = "local", jobs: int = 1, scheduler: str | None = None
+) -> Iterator[Executor]:
+    """An executor for ``jobs`` workers, shut down (pending work cancelled) on exit.
+
+    Raises:
+        ExecutorError: Dask is not installed or its scheduler cannot be reached.
+    """
+    if kind == "dask":
+        with _dask(jobs, scheduler) as ex:
+            yield ex
+        return
+    if jobs == 1:
+        yield InlineExecutor()
+        return
+    ctx = mp_context()
+    boot_workers("local", jobs)
+    if os.name == "posix":
+        pool = ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=ctx,
+            initializer=_exit_with,
+            initargs=(os.getpid(),),
+        )
+    else:  # os.kill(pid, 0) probes a process on POSIX; on Windows it would end it
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,1 @@
+"""What a study fights: its scenario or campaign, their files and paths, its seeds, its folder."""

@@ -1,0 +1,169 @@
+"""Dotted field paths into scenario (or campaign) data, for sweeps.
+
+A path is dot-separated segments walked from the top of the data:
+
+* in a mapping, a segment is a key: ``options.fire_hcv``;
+* in a list, a segment of digits is an index (``map.terrain.0.terrain``),
+  any other segment names the item whose ``id`` equals it
+  (``sides.csa.units.cobb.strength``) — ids made only of digits must be
+  addressed by index.
+
+Paths are resolved against a scenario's *canonical* data (every default
+filled in), so any field the schema has can be swept and a misspelt one is
+refused before a run starts.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from sim.scenario.values import ValueProblem, parse_value
+from sim.text.suggest import close_names
+
+__all__ = ["PathError", "get_path", "parse_values", "set_paths", "split_path"]
+
+
+class PathError(ValueError):
+    """A path that does not lead to a field of the data."""
+
+
+def split_path(path: str) -> list[str]:
+    """The segments of a dotted path.
+
+    Raises:
+        PathError: an empty path or an empty segment (``a..b``).
+    """
+    parts = path.split(".")
+    if not path or any(p == "" for p in parts):
+        raise PathError(f"{path!r} is not a dotted field path (e.g. options.fire_hcv)")
+    return parts
+
+
+def _suggest(segment: str, choices: list[str], walked: str) -> str:
+    """``; did you mean 'walked.choice'?`` for the choices closest to ``segment``, else ``""``."""
+    found = close_names(segment, choices)
+    if not found:
+        return ""
+    paths = [f"{walked}.{c}" if walked else c for c in found]
+    quoted = [repr(p) for p in paths]
+    either = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+    return f"; did you mean {either}?"
+
+
+def _step(node: Any, segment: str, walked: str) -> tuple[Any, str | int]:
+    """The child of ``node`` named by ``segment`` and the key or index that reaches it."""
+    where = walked or "the top level"
+    if isinstance(node, dict):
+        if segment not in node:
+            hint = _suggest(segment, list(node), walked)
+            if hint:
+                raise PathError(f"no field {segment!r} in {where}{hint}")
+            raise PathError(f"no field {segment!r} in {where} (fields: {', '.join(sorted(node))})")
+        return node[segment], segment
+    if isinstance(node, list):
+        if segment.isascii() and segment.isdigit():  # 0-9 only: never ١٠
+            i = int(segment)
+            if i >= len(node):
+                raise PathError(f"{where} has {len(node)} items; no index {i}")
+            return node[i], i
+        ids = [item.get("id") for item in node if isinstance(item, dict)]
+        if ids.count(segment) != 1:
+            named = [str(i) for i in ids if i is not None]
+            hint = _suggest(segment, named, walked) if ids.count(segment) == 0 else ""
+            if hint:
+                raise PathError(f"no item with id {segment!r} in {where}{hint}")
+            known = ", ".join(named) or "none"
+            raise PathError(f"no item with id {segment!r} in {where} (ids: {known})")
+        i = ids.index(segment)
+        return node[i], i
+    raise PathError(f"{where} is a single value; it has no field {segment!r}")
+
+
+def get_path(data: Any, path: str) -> Any:
+    """The value at ``path`` in ``data``.
+
+    Raises:
+        PathError: the path does not lead to a field.
+    """
+    node = data
+    walked: list[str] = []
+    for segment in split_path(path):
+        node, _ = _step(node, segment, ".".join(walked))
+        walked.append(segment)
+    return node
+
+
+def set_paths(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``data`` with each ``path: value`` set, in the order given.
+
+    Only the mappings and lists on each path are copied (and each value set):
+    every other part is shared with ``data``, so a study of 100,000 design
+    points does not copy its whole scenario 100,000 times. Neither ``data``
+    nor the copy is changed in place by anything that reads it.
+
+    Raises:
+        PathError: a path does not lead to an existing field.
+    """
+    out: dict[str, Any] = dict(data)
+    for path, value in values.items():
+        parts = split_path(path)
+        node: Any = out
+        walked: list[str] = []
+        for segment in parts[:-1]:
+            child, key = _step(node, segment, ".".join(walked))
+            copied = _shallow(child)
+            node[key] = copied  # each container on the path is this copy's own
+            node = copied
+            walked.append(segment)
+        _, key = _step(node, parts[-1], ".".join(walked))
+        node[key] = copy.deepcopy(value)
+    return out
+
+
+def _shallow(node: Any) -> Any:
+    """A new container holding ``node``'s items (a leaf as it is)."""
+    if isinstance(node, dict):
+        return dict(node)
+    if isinstance(node, list):
+        return list(node)
+    return node
+
+
+def _split_top(text: str) -> list[str]:
+    """Split on commas outside brackets, so ``[3,4],[5,6]`` is two values."""
+    items: list[str] = []
+    depth = 0
+    start = 0
+    for i, ch in enumerate(text):
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [item.strip() for item in items]
+
+
+def parse_values(text: str, where: str) -> list[Any]:
+    """The values of ``V1,V2,…``, each read as a YAML scalar or flow list.
+
+    ``15,25`` gives ints, ``0.5`` a float, ``true`` a bool, ``B`` text,
+    ``[3,4]`` a list.
+
+    Raises:
+        PathError: an empty value, or one that is not valid YAML.
+    """
+    values = []
+    for item in _split_top(text):
+        if item == "":
+            raise PathError(f"{where}: empty value in {text!r}")
+        try:
+            value = parse_value(item)
+        except ValueProblem as exc:
+            shown = item if len(item) <= 60 else f"{item[:40]}... ({len(item)} characters)"
+            raise PathError(f"{where}: {shown!r}: {exc}") from None
+        values.append(value)
+    return values

@@ -1,0 +1,256 @@
+"""What a study runs: one scenario, or a campaign of battles, as plain canonical data.
+
+A :class:`Target` holds the scenario's canonical data (every default filled
+in, as in a replay header) or the campaign's data with each battle's
+scenario inlined. Studies store it, sweep its fields by path and rebuild
+any run from it, so a study never depends on its files staying unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from engine.canonical import digest
+from sim.batch.inputs.campaign import (
+    BattleEntry,
+    CampaignData,
+    Victory,
+    settings_for,
+    validate_battle,
+)
+from sim.batch.inputs.fieldpath import get_path, set_paths
+from sim.batch.inputs.files import error_message, located, read_yaml, validate_located
+from sim.contract import AnyRuleset
+from sim.contract.bases import validate_plain
+from sim.scenario.load import Located, ScenarioError, load_scenario, validate_data
+
+__all__ = ["Target", "load_campaign", "load_target"]
+
+Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
+FieldPath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A scenario or a campaign, as canonical plain data.
+
+    Attributes:
+        kind: ``"scenario"`` or ``"campaign"``.
+        source: the file's name (replay headers record it for a scenario).
+        data: canonical scenario data, or :class:`CampaignData` as JSON data.
+    """
+
+    kind: Literal["scenario", "campaign"]
+    source: str
+    data: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        """The scenario's or the campaign's name."""
+        return str(self.data["campaign" if self.kind == "campaign" else "name"])
+
+    @property
+    def stem(self) -> str:
+        """The file name without its extension (default output names)."""
+        return Path(self.source).stem
+
+    def digest(self) -> str:
+        """``sha256:`` of the canonical data."""
+        return digest(self.data)
+
+    def at(self, values: dict[str, Any]) -> dict[str, Any]:
+        """The data with each ``path: value`` of a design point set."""
+        return set_paths(self.data, values)
+
+    def check_path(self, path: str) -> None:
+        """Raise :class:`~sim.batch.inputs.fieldpath.PathError` unless ``path`` names a field."""
+        get_path(self.data, path)
+
+    def scenarios(self) -> list[tuple[AnyRuleset, Any]]:
+        """Each battle's validated base scenario (one for a scenario target)."""
+        if self.kind == "scenario":
+            return [validate_data(self.data, {}, self.source)]
+        campaign = validate_plain(CampaignData, self.data)
+        return [validate_battle(b.scenario, b.source) for b in campaign.battles]
+
+    def sides(self) -> dict[str, tuple[str, list[str]]]:
+        """Side id → (name, loss kinds), in order of appearance.
+
+        Read from the ruleset's outcome of each battle's initial state, so
+        nothing is fought.
+        """
+        found: dict[str, tuple[str, list[str]]] = {}
+        for ruleset, scenario in self.scenarios():
+            outcome = ruleset.outcome(scenario, ruleset.initial_state(scenario))
+            for sid, side in outcome.sides.items():
+                _, kinds = found.setdefault(sid, (side.name, []))
+                kinds.extend(m.name for m in side.losses if m.name not in kinds)
+        return found
+
+    def ruleset(self) -> AnyRuleset:
+        """The ruleset of the (first) battle."""
+        return self.scenarios()[0][0]
+
+    def as_json(self) -> dict[str, Any]:
+        """Plain data, stored with a study."""
+        return {"kind": self.kind, "source": self.source, "data": self.data}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Target:
+        """The inverse of :meth:`as_json`."""
+        return cls(data["kind"], data["source"], data["data"])
+
+
+class _BattleFile(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: Ident
+    scenario: str = Field(min_length=1, description="Scenario file, relative to the campaign.")
+    points: int = Field(1, ge=0, le=1000)
+    reinforcements: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+
+
+class _CampaignFile(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    campaign: str = Field(min_length=1, max_length=120, description="The campaign's name.")
+    description: str = Field("", max_length=20_000)
+    seed: int = Field(1, ge=0, le=2**63 - 1)
+    carry_over: dict[str, Any] = Field(default_factory=dict)
+    victory: Victory = Field(default_factory=Victory)
+    battles: list[_BattleFile] = Field(min_length=1, max_length=100)
+
+
+def is_campaign(data: Any) -> bool:
+    """Whether parsed YAML is a campaign file (it has ``campaign`` and ``battles``)."""
+    return isinstance(data, dict) and "campaign" in data and "battles" in data
+
+
+def load_target(path: str | Path) -> Target:
+    """Read a scenario or a campaign file.
+
+    Raises:
+        ScenarioError: every problem, located by file, line and field.
+    """
+    data, lines = read_yaml(path)
+    if is_campaign(data):
+        return _campaign_target(path, data, lines)
+    _, scenario = validate_data(data, lines, str(path))
+    return Target("scenario", Path(path).name, scenario.model_dump(mode="json"))
+
+
+def load_campaign(path: str | Path) -> CampaignData:
+    """Read a campaign file, its battles' scenarios inlined.
+
+    Raises:
+        ScenarioError: every problem, located by file, line and field.
+    """
+    data, lines = read_yaml(path)
+    return validate_plain(CampaignData, _campaign_target(path, data, lines).data)
+
+
+def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -> Target:
+    file = str(path)
+    cf = validate_located(_CampaignFile, data, lines, file, "campaign")
+    problems: list[Located] = []
+    entries: list[BattleEntry] = []
+    rulesets: list[AnyRuleset] = []
+    for i, b in enumerate(cf.battles):
+        where: FieldPath = ("battles", i)
+        if [x.id for x in cf.battles].index(b.id) != i:
+            problems.append(
+                located(file, lines, (*where, "id"), f"battle id {b.id!r} is used twice")
+            )
+        scenario_path = Path(file).parent / b.scenario
+        if not scenario_path.is_file():
+            problems.append(
+                located(
+                    file, lines, (*where, "scenario"), f"no scenario file {str(scenario_path)!r}"
+                )
+            )
+            continue
+        ruleset, scenario = load_scenario(scenario_path)
+        if rulesets and ruleset.name != rulesets[0].name:
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    (*where, "scenario"),
+                    f"a {ruleset.name} scenario in a {rulesets[0].name} campaign",
+                )
+            )
+        elif i > 0 and ruleset.carry_over is None:
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    (*where, "scenario"),
+                    f"ruleset {ruleset.name!r} has no campaign carry-over",
+                )
+            )
+        rulesets.append(ruleset)
+        entries.append(
+            BattleEntry(
+                id=b.id,
+                source=scenario_path.name,
+                points=b.points,
+                reinforcements=b.reinforcements,
+                scenario=scenario.model_dump(mode="json"),
+            )
+        )
+    if problems:
+        raise ScenarioError(problems)
+    campaign = CampaignData(
+        campaign=cf.campaign,
+        description=cf.description,
+        seed=cf.seed,
+        carry_over=cf.carry_over,
+        victory=cf.victory,
+        battles=entries,
+    )
+    dry = [located(file, lines, p, m) for p, m in dry_carry(campaign)]
+    if dry:
+        raise ScenarioError(dry)
+    return Target("campaign", Path(file).name, campaign.model_dump(mode="json"))
+
+
+def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
+    """Problems of carrying each battle into the next, checked on untouched armies.
+
+    Each battle's start state stands in for its end, so the settings, the
+    reinforcements and the carried scenario are checked before anything is
+    fought.
+    """
+    ruleset, scenario = validate_battle(campaign.battles[0].scenario, campaign.battles[0].source)
+    for k, entry in enumerate(campaign.battles[1:], start=1):
+        hook = ruleset.carry_over
+        if hook is None:
+            return [(("battles", k, "scenario"), f"ruleset {ruleset.name!r} has no carry-over")]
+        try:
+            data = hook(
+                scenario,
+                ruleset.initial_state(scenario),
+                entry.scenario,
+                settings_for(campaign, entry),
+            )
+        except ValidationError as exc:
+            return [(_settings_path(k, tuple(e["loc"])), error_message(e)) for e in exc.errors()]
+        except ValueError as exc:
+            return [(("battles", k, "reinforcements"), str(exc))]
+        try:
+            ruleset, scenario = validate_battle(data, entry.source)
+        except ScenarioError as exc:
+            p = exc.problems[0]
+            return [(("battles", k), f"after carry-over: {p.field}: {p.message}")]
+    return []
+
+
+def _settings_path(k: int, loc: FieldPath) -> FieldPath:
+    """Where in the campaign file a carry-over settings error is: reinforcements or settings."""
+    if loc[:1] == ("reinforcements",):
+        return ("battles", k, *loc)
+    return ("carry_over", *loc)

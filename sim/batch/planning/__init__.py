@@ -1,0 +1,1 @@
+"""A study's design: its factors and points, its stopping rule, its plan, its study file."""

@@ -1,0 +1,108 @@
+"""A study's factors: the field paths it varies, each with its values or range.
+
+:mod:`sim.batch.planning.design` builds design points from them and
+:mod:`sim.batch.analysis.sensitivity` the Morris and Sobol designs; both read the
+factors from here, so neither imports the other to know what a factor is.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
+
+__all__ = ["DesignError", "Factor", "Point", "consistent"]
+
+Point = dict[str, Any]
+"""One design point: factor path → value, in factor order."""
+
+
+class DesignError(ValueError):
+    """A design that cannot be built from its factors."""
+
+
+class Factor(BaseModel):
+    """One swept field: discrete ``values``, or a ``range`` [low, high]."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str = Field(min_length=1, description="Dotted field path, e.g. options.fire_hcv.")
+    values: list[Any] | None = Field(None, min_length=1, description="The levels to try.")
+    range: tuple[float, float] | None = Field(None, description="[low, high], inclusive.")
+    type: Literal["int", "float"] = Field("float", description="Number type of a range.")
+    levels: int | None = Field(
+        None, ge=2, le=1000, description="Evenly spaced levels of a range in a grid design."
+    )
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Factor:
+        if (self.values is None) == (self.range is None):
+            raise ValueError("give either 'values' or 'range', not both or neither")
+        if self.range is not None:
+            low, high = self.range
+            if not low < high:
+                raise ValueError(f"range: low {low:g} must be below high {high:g}")
+            if self.type == "int" and not (low.is_integer() and high.is_integer()):
+                raise ValueError("range: an int range needs whole-number ends")
+        elif self.levels is not None:
+            raise ValueError("'levels' applies to a range; a values list is its own levels")
+        return self
+
+    @field_serializer("range")
+    def _range_typed(self, rng: tuple[float, float] | None) -> list[float] | list[int] | None:
+        """An int range is written as ints, as its values are (summary.json, the study row)."""
+        if rng is None:
+            return None
+        if self.type == "int":
+            return [int(rng[0]), int(rng[1])]
+        return [float(rng[0]), float(rng[1])]
+
+    def grid_levels(self) -> list[Any]:
+        """The factor's levels in a grid design.
+
+        Raises:
+            DesignError: a range without ``levels``, or int levels that repeat.
+        """
+        if self.values is not None:
+            return list(self.values)
+        assert self.range is not None
+        if self.levels is None:
+            raise DesignError(
+                f"{self.path}: a range in a grid design needs 'levels' (or use a Latin hypercube)"
+            )
+        raw = np.linspace(self.range[0], self.range[1], self.levels)
+        if self.type == "float":
+            return [float(x) for x in raw]
+        ints = [round(float(x)) for x in raw]
+        if len(set(ints)) != len(ints):
+            raise DesignError(f"{self.path}: {self.levels} int levels repeat in {self.range}")
+        return ints
+
+    def at(self, u: float) -> Any:
+        """The factor's value at quantile ``u`` in [0, 1) (a Latin hypercube coordinate)."""
+        if self.values is not None:
+            return self.values[min(math.floor(u * len(self.values)), len(self.values) - 1)]
+        assert self.range is not None
+        low, high = self.range
+        if self.type == "int":
+            span = int(high) - int(low) + 1
+            return int(low) + min(math.floor(u * span), span - 1)
+        return float(low + u * (high - low))
+
+
+def consistent(points: list[Point]) -> list[Point]:
+    """Points whose every factor has one number type: ints become floats beside floats.
+
+    So a factor reads the same in summary.json, the points table and runs_wide.
+    """
+    if not points:
+        return points
+    mixed = [
+        path
+        for path in points[0]
+        if any(isinstance(p[path], float) for p in points)
+        and all(isinstance(p[path], int | float) and not isinstance(p[path], bool) for p in points)
+    ]
+    return [{k: float(v) if k in mixed else v for k, v in p.items()} for p in points]

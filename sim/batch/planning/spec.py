@@ -1,0 +1,174 @@
+"""Study files: a whole study in YAML, modelled on data-farming study specs.
+
+```yaml
+name: Stone wall — Union fire lethality
+scenario: stone_wall.yaml        # or  campaign: fredericksburg_campaign.yaml
+seed: 2024
+replications: 200
+design: grid                     # grid (full factorial); lhs, morris or sobol (points: K)
+crn: true                        # common random numbers across design points
+factors:
+  - {path: options.fire_hcv, values: [15, 20, 25, 30, 35]}
+  - {path: sides.csa.units.cobb.strength, range: [300, 500], type: int, levels: 3}
+outputs: {keep_replays: 1, export: [parquet]}
+```
+
+Paths in the file are relative to it. Every problem is reported as
+``file:line: field: message`` (the scenario loader's parser and line map).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sim.batch.inputs.fieldpath import PathError
+from sim.batch.inputs.files import located, read_located
+from sim.batch.inputs.sources import named_target, output_folder
+from sim.batch.inputs.target import Target
+from sim.batch.planning.design import Design, DesignError, Factor
+from sim.batch.planning.plan import DEFAULT_CHUNK, StudyPlan
+from sim.scenario.load import Located, ScenarioError
+
+__all__ = ["Outputs", "StudyFile", "StudySpec", "load_study"]
+
+
+class Outputs(BaseModel):
+    """Where results go and what is written besides the database."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    dir: str | None = Field(
+        None, description="Output folder, relative to the study file (default: ./<file stem>)."
+    )
+    keep_replays: int = Field(
+        0, ge=0, le=1_000_000, description="Full replays of the first K replications per point."
+    )
+    plots: bool = Field(True, description="Write DIR/plots/*.png.")
+    export: list[Literal["parquet", "csv"]] = Field(
+        default_factory=list, description="Also export the tables (DIR/export/)."
+    )
+
+
+Interval = Literal["wilson", "clopper-pearson", "jeffreys"]
+"""The interval methods a study file may name (:data:`sim.batch.methods.stats.METHODS`)."""
+
+
+class StudyFile(BaseModel):
+    """The fields of a study file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = Field(None, min_length=1, max_length=200)
+    description: str = Field("", max_length=20_000)
+    scenario: str | None = Field(None, min_length=1, description="Scenario file to run.")
+    campaign: str | None = Field(None, min_length=1, description="Campaign file to run.")
+    seed: int = Field(1, ge=0, le=2**63 - 1, description="The study seed.")
+    replications: int = Field(ge=1, le=10_000_000, description="Runs per design point.")
+    design: Design = "grid"
+    points: int | None = Field(None, ge=1, le=100_000, description="Points of a Latin hypercube.")
+    crn: bool = Field(False, description="Common random numbers across design points.")
+    chunk_size: int = Field(DEFAULT_CHUNK, ge=1, le=100_000)
+    until_ci: float | None = Field(
+        None, gt=0, lt=0.5, description="Stop a point at this Wilson 95 % half-width."
+    )
+    baseline: int = Field(
+        0, ge=0, le=100_000, description="The design point the others are compared with."
+    )
+    interval: Interval = Field(
+        "wilson", description="The 95 % interval of win and draw rates (summary only)."
+    )
+    factors: list[Factor] = Field(default_factory=list, max_length=100)
+    outputs: Outputs = Field(default_factory=Outputs)
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """A study file read and checked: the plan and its outputs."""
+
+    plan: StudyPlan
+    outputs: Outputs
+    out: Path
+    """The output folder (``outputs.dir`` relative to the file, else ./<stem>)."""
+    baseline: int = 0
+    """The design point the others are compared with."""
+    interval: str = "wilson"
+    """The proportions' interval (:data:`sim.batch.methods.stats.METHODS`)."""
+
+
+def _consistency(sf: StudyFile) -> list[tuple[tuple[str, ...], str]]:
+    """Problems between fields, each with the field to point at."""
+    problems: list[tuple[tuple[str, ...], str]] = []
+    if sf.scenario is not None and sf.campaign is not None:
+        problems.append((("campaign",), "name a 'scenario' or a 'campaign', not both"))
+    if sf.scenario is None and sf.campaign is None:
+        problems.append(((), "name the 'scenario' (or 'campaign') file to run"))
+    if sf.design != "grid" and sf.points is None:
+        what = {"lhs": "design points", "morris": "trajectories", "sobol": "base samples"}
+        problems.append(
+            (("design",), f"design {sf.design} needs 'points' (how many {what[sf.design]})")
+        )
+    if sf.design != "grid" and not sf.factors:
+        problems.append((("design",), f"design {sf.design} needs at least one factor"))
+    if sf.design == "sobol" and sf.points is not None and sf.points & (sf.points - 1):
+        problems.append((("points",), "a sobol design needs a power of two (base samples)"))
+    if sf.design == "grid" and sf.points is not None:
+        problems.append(
+            (
+                ("points",),
+                "'points' applies to designs lhs, morris and sobol; a grid has every combination",
+            )
+        )
+    return problems
+
+
+def _check_factors(
+    sf: StudyFile, target: Target, file: str, lines: dict[tuple[str | int, ...], int]
+) -> None:
+    problems: list[Located] = []
+    for i, f in enumerate(sf.factors):
+        try:
+            target.check_path(f.path)
+        except PathError as exc:
+            problems.append(located(file, lines, ("factors", i, "path"), str(exc)))
+        if [g.path for g in sf.factors].index(f.path) != i:
+            problems.append(located(file, lines, ("factors", i, "path"), "swept twice"))
+        if sf.design == "grid":
+            try:
+                f.grid_levels()
+            except DesignError as exc:
+                problems.append(located(file, lines, ("factors", i), str(exc)))
+    if problems:
+        raise ScenarioError(problems)
+
+
+def load_study(path: str | Path) -> StudySpec:
+    """Read a study file and the scenario or campaign it names.
+
+    Raises:
+        ScenarioError: every problem, located by file, line and field.
+    """
+    sf, file, lines = read_located(path, StudyFile, "study")
+    problems = [located(file, lines, p, m) for p, m in _consistency(sf)]
+    if problems:
+        raise ScenarioError(problems)
+    target = named_target(file, lines, sf.scenario, sf.campaign)
+    _check_factors(sf, target, file, lines)
+    plan = StudyPlan(
+        target=target,
+        seed=sf.seed,
+        replications=sf.replications,
+        factors=tuple(sf.factors),
+        design=sf.design,
+        points=sf.points,
+        crn=sf.crn,
+        chunk_size=sf.chunk_size,
+        until_ci=sf.until_ci,
+        keep_replays=sf.outputs.keep_replays,
+        name=sf.name or Path(file).stem,
+    )
+    out = output_folder(file, lines, sf.outputs.dir)
+    return StudySpec(plan, sf.outputs, out, sf.baseline, sf.interval)

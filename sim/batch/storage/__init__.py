@@ -1,0 +1,1 @@
+"""What a study keeps: its DuckDB file, tables and views, opened, resumed and committed to."""

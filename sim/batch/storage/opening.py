@@ -1,0 +1,214 @@
+"""Opening a study: its plan checked, its database created or reopened to resume.
+
+A new study's design points are checked before anything is written; a
+resumed study's stored plan must equal the one given.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.canonical import digest
+from engine.formats import DERIVATIONS, derivation_of
+from engine.version import ENGINE_VERSION, FORMAT_VERSION
+from sim.batch.execution.worker import prepare
+from sim.batch.inputs.fieldpath import PathError
+from sim.batch.inputs.seeds import DOMAIN
+from sim.batch.planning.plan import StudyPlan
+from sim.batch.planning.stopping import pilot_runs
+from sim.batch.storage.store import BIGINT_MAX, BIGINT_MIN, Store
+from sim.batch.storage.units import start_details
+from sim.scenario.load import ScenarioError
+
+__all__ = ["DB_NAME", "StudyError", "fresh_points", "open_store", "other_dice"]
+
+DB_NAME = "study.duckdb"
+
+
+class StudyError(ValueError):
+    """A study that cannot start: bad plan, output in the way, nothing to resume."""
+
+
+def _meta(plan: StudyPlan) -> dict[str, Any]:
+    ruleset = plan.target.ruleset()
+    try:
+        own = version("battlesim")
+    except PackageNotFoundError:  # running from a source tree
+        own = "unknown"
+    return {
+        "name": plan.name or plan.target.name,
+        "kind": plan.target.kind,
+        "source": plan.target.source,
+        "ruleset": ruleset.name,
+        "ruleset_version": ruleset.version,
+        "engine_version": ENGINE_VERSION,
+        "battlesim_version": own,
+        "rules_digest": digest(ruleset.rules_data()),
+        "target_digest": plan.target.digest(),
+        "seed": plan.seed,
+        "seed_scheme": DOMAIN,
+        "crn": plan.crn,
+        "replications": plan.replications,
+        "design": plan.design,
+        "design_points": len(plan.design_points()),
+        "chunk_size": plan.chunk_size,
+        "until_ci": plan.until_ci,
+        "keep_replays": plan.keep_replays,
+        "factors": [f.model_dump(exclude_none=True) for f in plan.factors],
+        "sides": [[sid, name, kinds] for sid, (name, kinds) in plan.target.sides().items()],
+        "plan": plan.identity(),
+        "target": plan.target.as_json(),
+    }
+
+
+def _check(plan: StudyPlan) -> list[dict[str, Any]]:
+    """The design points, after checking the plan can run.
+
+    Raises:
+        StudyError: a bad path, an empty design or bad numbers.
+    """
+    if plan.replications < 1:
+        raise StudyError("--runs must be at least 1")
+    if plan.chunk_size < 1:
+        raise StudyError("--chunk-size must be at least 1")
+    if plan.until_ci is not None and not 0 < plan.until_ci < 0.5:
+        raise StudyError("--until-ci W needs 0 < W < 0.5 (a half-width of a probability)")
+    if plan.until_ci is not None:
+        pilot = pilot_runs(plan.until_ci, plan.replications, plan.chunk_size)
+        if pilot >= plan.replications:
+            raise StudyError(
+                f"--until-ci {plan.until_ci:g}: its pilot takes {pilot} runs of a point, leaving "
+                f"none of --runs {plan.replications} for the confirmatory sample: raise --runs "
+                f"(at least {pilot + plan.chunk_size}) or lower --chunk-size"
+            )
+    for f in plan.factors:
+        try:
+            plan.target.check_path(f.path)
+        except PathError as exc:
+            raise StudyError(f"--sweep {f.path}: {exc}") from None
+    if len({f.path for f in plan.factors}) != len(plan.factors):
+        raise StudyError("a field is swept twice")
+    try:
+        points = plan.design_points()
+    except ValueError as exc:
+        raise StudyError(str(exc)) from None
+    for i, point in enumerate(points):
+        _check_point(plan, i, point)
+    return points
+
+
+def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
+    """Refuse a design point no run could fight, before the study starts.
+
+    A value the schema refuses (``--sweep seed=-5``) would otherwise fail
+    every run of its point, and an integer beyond the database's 64 bits
+    would leave a study that cannot be opened.
+
+    Raises:
+        StudyError: the point's values do not make a valid scenario (campaign).
+    """
+    shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in point.items())
+    for path, value in point.items():
+        if type(value) is int and not BIGINT_MIN <= value <= BIGINT_MAX:
+            raise StudyError(
+                f"--sweep {path}={value}: out of range (a study stores whole numbers "
+                f"from {BIGINT_MIN} to {BIGINT_MAX})"
+            )
+    try:
+        prepare(plan.target, point)
+    except ScenarioError as exc:
+        p = exc.problems[0]
+        where = f"{p.field}: " if p.field else ""
+        raise StudyError(
+            f"design point {index} ({shown}) is not a valid scenario: {where}{p.message}"
+        ) from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise StudyError(
+            f"design point {index} ({shown}) is not a valid campaign: {where}: {err['msg']}"
+        ) from None
+
+
+def fresh_points(plan: StudyPlan, out: Path) -> list[dict[str, Any]]:
+    """The design points of a new study in ``out``, checked before anything is written.
+
+    Raises:
+        StudyError: ``out`` already holds a study, or the plan cannot run.
+    """
+    db = out / DB_NAME
+    if db.exists():
+        raise StudyError(
+            f"{str(db)!r} already holds a study: --resume completes it, or choose another --out"
+        )
+    return _check(plan)
+
+
+def other_dice(stored: dict[str, Any], where: str) -> str | None:
+    """Why a study begun with other dice cannot go on here (None when it can).
+
+    A study's plan records the replay format its runs were fought in (none:
+    before format 5).  A study begun under random derivation 1 completed or
+    rerun with derivation 2's dice would mix two battles' worth of dice in
+    one table, so it is refused, never mixed; so is a study of a newer
+    battlesim, and a plan recording a format no battlesim writes (edited).
+    """
+    begun = stored.get("format_version", 4)
+    if type(begun) is int and begun == FORMAT_VERSION:
+        return None
+    if type(begun) is int and begun > FORMAT_VERSION:
+        return (
+            f"the study in {where!r} was fought with the dice of replay format {begun}, "
+            f"newer than this battlesim writes ({FORMAT_VERSION}): upgrade battlesim"
+        )
+    if type(begun) is not int or begun not in DERIVATIONS:
+        return (
+            f"the study in {where!r} records replay format {json.dumps(begun)}, "
+            "which no battlesim writes: its plan is damaged"
+        )
+    return (
+        f"the study in {where!r} was fought with the dice of replay format {begun} "
+        f"(random derivation {derivation_of(begun)}); this battlesim fights with "
+        f"format {FORMAT_VERSION}'s (derivation {derivation_of(FORMAT_VERSION)}), so it "
+        "cannot complete or rerun it: start it again in another folder"
+    )
+
+
+def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) -> Store:
+    """Create the study's database with ``points``, or (None) open it to resume.
+
+    Raises:
+        StudyError: nothing to resume, or the stored study is not this plan.
+    """
+    db = out / DB_NAME
+    for name in (db, db.with_name(db.name + ".wal")):
+        if name.is_symlink():  # DuckDB would write through it, out of the study
+            raise StudyError(
+                f"{str(name)!r} is a symbolic link; battlesim writes a study only into "
+                "files it made: remove it"
+            )
+    if points is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        details = start_details(plan.target.scenarios())
+        return Store.create(db, _meta(plan), points, plan.target.sides(), details)
+    if not db.is_file():
+        raise StudyError(f"--resume: no study to resume in {str(out)!r}")
+    store = Store.open(db)
+    stored = store.meta()["plan"]
+    wanted = json.loads(json.dumps(plan.identity()))  # tuples as lists, as stored
+    problem = other_dice(stored, str(out))
+    if problem is not None:
+        store.close()
+        raise StudyError(f"--resume: {problem}")
+    if stored != wanted:
+        store.close()
+        diff = sorted(k for k in stored.keys() | wanted.keys() if stored.get(k) != wanted.get(k))
+        raise StudyError(
+            f"--resume: {str(out)!r} holds a different study (differs in: {', '.join(diff)})"
+        )
+    return store

@@ -1,0 +1,441 @@
+"""A study's results in an embedded DuckDB file, ``DIR/study.duckdb``.
+
+Tables (columns in docs/batch.md):
+
+* ``study``: one row — what was run (target, its digest, versions, seed,
+  design, factors), enough to rebuild any run;
+* ``points``: one row per design point, a column per factor;
+* ``runs``: one row per run — id, point, replication, seed, status, error,
+  winner, turns, losses by side (``<side>_<kind>_lost``), the outcome as JSON,
+  the random draws of each side's units (``<side>_draws``, after the
+  losses; a study made before them has none, and is resumed without them);
+* ``unit_rows``: one row per unit per battle of each run, what its final
+  :class:`~sim.contract.UnitRow` holds, and the view ``unit_finals`` over it
+  with each detail as a typed column (:mod:`sim.batch.storage.units`);
+* the view ``runs_wide``: each run with its point's factors as typed
+  columns named by their paths (:mod:`sim.batch.storage.wide`).
+
+Whole chunks' rows are committed in one transaction (the study commits the
+chunks done so far every second or few, paced by work), so a killed study keeps every chunk
+it committed and none in part; ``run_id`` is a primary key, so
+nothing is stored twice. Rows are stored in completion order: read and export
+them ordered by their keys (as everything here does).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from engine.atomic import replacing
+from engine.canonical import canonical_json
+from sim.batch.execution.rows import ChunkRows
+from sim.batch.storage.append import column_names, column_types, insert_columns, insert_rows
+from sim.batch.storage.csvsafe import csv_select
+from sim.batch.storage.units import TABLE as UNIT_TABLE
+from sim.batch.storage.units import DetailColumn, create_units, legacy_columns, legacy_units
+from sim.batch.storage.wide import create_view
+
+__all__ = [
+    "STUDY_COLUMNS",
+    "TABLES",
+    "Store",
+    "StoreError",
+    "draw_columns",
+    "loss_columns",
+    "point_label",
+    "quote",
+]
+
+TABLES = {
+    "study": "1",
+    "points": "point",
+    "runs": "run_id",
+    "unit_finals": "run_id, battle, unit",
+}
+"""Each table (``unit_finals``: a view) and the key it is ordered by when read or exported."""
+
+STUDY_COLUMNS = {
+    "name": "VARCHAR",
+    "kind": "VARCHAR",
+    "source": "VARCHAR",
+    "ruleset": "VARCHAR",
+    "ruleset_version": "VARCHAR",
+    "engine_version": "VARCHAR",
+    "battlesim_version": "VARCHAR",
+    "rules_digest": "VARCHAR",
+    "target_digest": "VARCHAR",
+    "seed": "BIGINT",
+    "seed_scheme": "VARCHAR",
+    "crn": "BOOLEAN",
+    "replications": "INTEGER",
+    "design": "VARCHAR",
+    "design_points": "INTEGER",
+    "chunk_size": "INTEGER",
+    "until_ci": "DOUBLE",
+    "keep_replays": "INTEGER",
+    "factors": "VARCHAR",
+    "sides": "VARCHAR",
+    "loss_columns": "VARCHAR",
+    "plan": "VARCHAR",
+    "target": "VARCHAR",
+}
+"""The study row's columns; the last five hold JSON."""
+
+_JSON = ("factors", "sides", "loss_columns", "plan", "target")
+
+Config = dict[str, str | bool | int | float | list[str]]
+
+WRITER_CONFIG: Config = {"threads": 1, "memory_limit": "16MB", "checkpoint_threshold": "2MB"}
+"""The study's connection while it runs. One thread: its work is small, and the
+cores belong to the workers. A capped cache and frequent checkpoints: DuckDB
+keeps what it wrote in memory — uncheckpointed rows until its WAL reaches 16 MB,
+pages up to 80 % of RAM — so a study's memory would grow with its runs."""
+
+
+class StoreError(RuntimeError):
+    """A study database that cannot be opened or used."""
+
+
+def quote(name: str) -> str:
+    """A SQL identifier, double-quoted."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def loss_columns(sides: dict[str, tuple[str, list[str]]]) -> list[tuple[str, str, str]]:
+    """(side, kind, column) of each loss column: ``<side>_<kind>_lost``, made unique."""
+    used: set[str] = set()
+    return [
+        (sid, kind, _unique(f"{sid}_{kind}_lost", used))
+        for sid, (_name, kinds) in sides.items()
+        for kind in kinds
+    ]
+
+
+def _unique(name: str, used: set[str]) -> str:
+    """``name`` as a plain column name (``_`` for any other character), made unique in ``used``."""
+    base = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    column, n = base, 1
+    while column in used:
+        n += 1
+        column = f"{base}_{n}"
+    used.add(column)
+    return column
+
+
+def draw_columns(sides: Iterable[str], losses: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """(side, column) of each side's draws column: ``<side>_draws``, made unique."""
+    used = {c for _, _, c in losses}
+    return [(sid, _unique(f"{sid}_draws", used)) for sid in sides]
+
+
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+"""The whole numbers a study's tables hold (DuckDB's ``BIGINT``)."""
+
+
+def _sql_type(values: Iterable[Any]) -> str:
+    vals = list(values)
+    if all(isinstance(v, bool) for v in vals):
+        return "BOOLEAN"
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
+        return "BIGINT"
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in vals):
+        return "DOUBLE"
+    return "VARCHAR"
+
+
+def _cell(value: Any, sql_type: str) -> Any:
+    if sql_type == "VARCHAR" and not isinstance(value, str):
+        return canonical_json(value)
+    return value
+
+
+class Store:
+    """An open study database (one writer: the process running the study)."""
+
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection) -> None:
+        self.path = path
+        self.con = con
+        self._loss: list[tuple[str, str, str]] = []
+        self._draws: list[tuple[str, str]] = []
+        self._types: dict[str, list[str]] = {}
+        self._legacy: list[str] | None = None
+        """The value columns of a study's ``unit_finals`` table made before ``unit_rows``."""
+
+    # ----------------------------------------------------------------- opening
+
+    @classmethod
+    def open(cls, path: str | Path, *, read_only: bool = False) -> Store:
+        """Open an existing study database.
+
+        Raises:
+            StoreError: no such file, not a study, or in use by another process.
+        """
+        p = Path(path)
+        if not p.is_file():
+            raise StoreError(f"no study database at {str(p)!r}")
+        store = cls(p, _connect(p, read_only))
+        try:
+            meta = store.meta()
+            store._loss = [(s, k, c) for s, k, c in meta["loss_columns"]]
+            have = set(column_names(store.con, "runs"))
+            wanted = draw_columns([side[0] for side in meta["sides"]], store._loss)
+            store._draws = [(s, c) for s, c in wanted if c in have]
+            store._legacy = legacy_columns(store.con)
+            if not read_only:  # a study made before the view existed gets it
+                create_view(store)
+        except (duckdb.Error, KeyError, IndexError) as exc:
+            store.close()
+            raise StoreError(f"{str(p)!r} is not a battlesim study: {exc}") from None
+        return store
+
+    @classmethod
+    def create(
+        cls,
+        path: str | Path,
+        meta: dict[str, Any],
+        points: Sequence[dict[str, Any]],
+        sides: dict[str, tuple[str, list[str]]],
+        details: Sequence[DetailColumn] = (),
+    ) -> Store:
+        """Create the database with its tables, the study row and the design points.
+
+        ``details`` are the typed detail columns of the ``unit_finals`` view
+        (:func:`sim.batch.storage.units.start_details`).
+        """
+        p = Path(path)
+        store = cls(p, _connect(p, False))
+        store._loss = loss_columns(sides)
+        store._draws = draw_columns(sides, store._loss)
+        meta = {**meta, "loss_columns": [list(x) for x in store._loss]}
+        con = store.con
+        con.begin()
+        if sorted(meta) != sorted(STUDY_COLUMNS):
+            raise StoreError(f"study row fields {sorted(meta)} != {sorted(STUDY_COLUMNS)}")
+        con.execute(
+            "CREATE TABLE study ("
+            + ", ".join(f"{quote(k)} {t}" for k, t in STUDY_COLUMNS.items())
+            + ")"
+        )
+        row = [canonical_json(meta[k]) if k in _JSON else meta[k] for k in STUDY_COLUMNS]
+        insert_rows(con, "study", [tuple(row)])
+        _create_points(con, points)
+        losses = "".join(f", {quote(c)} BIGINT" for _, _, c in store._loss)
+        draws = "".join(f", {quote(c)} BIGINT" for _, c in store._draws)
+        con.execute(
+            "CREATE TABLE runs (run_id BIGINT PRIMARY KEY, point INTEGER NOT NULL, "
+            "replication INTEGER NOT NULL, seed BIGINT NOT NULL, status VARCHAR NOT NULL, "
+            "error VARCHAR, winner VARCHAR, winner_name VARCHAR, reason VARCHAR, turns INTEGER, "
+            f"battles INTEGER{losses}{draws}, outcome VARCHAR)"
+        )
+        create_units(con, details)
+        create_view(store)
+        con.commit()
+        return store
+
+    def unlimit(self) -> None:
+        """Lift the writer's memory cap, for the summary's and the plots' queries."""
+        self.con.execute("RESET memory_limit")
+
+    def close(self) -> None:
+        """Close the connection (everything committed is already durable)."""
+        self.con.close()
+
+    # ----------------------------------------------------------------- reading
+
+    def meta(self) -> dict[str, Any]:
+        """The study row, JSON columns decoded."""
+        cur = self.con.execute("SELECT * FROM study")
+        row = cur.fetchone()
+        if row is None:
+            raise StoreError("the study table is empty")
+        names = [d[0] for d in cur.description]
+        out = dict(zip(names, row, strict=True))
+        for key in _JSON:
+            out[key] = json.loads(out[key])
+        return out
+
+    @property
+    def losses(self) -> list[tuple[str, str, str]]:
+        """(side, kind, column) of the runs table's loss columns."""
+        return list(self._loss)
+
+    @property
+    def legacy(self) -> list[str] | None:
+        """The value columns of a ``unit_finals`` table made before ``unit_rows`` (else None)."""
+        return None if self._legacy is None else list(self._legacy)
+
+    @property
+    def draws(self) -> list[tuple[str, str]]:
+        """(side, column) of the runs table's draw columns (none in a study made before them)."""
+        return list(self._draws)
+
+    def points(self) -> list[dict[str, Any]]:
+        """The design points in order (factor path → value)."""
+        rows = self.con.execute('SELECT "values" FROM points ORDER BY point').fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def chunk_counts(self, chunk_size: int) -> dict[tuple[int, int], dict[str | None, int]]:
+        """Runs committed per (point, chunk index), counted by winner (None: draw or failed)."""
+        rows = self.con.execute(
+            "SELECT point, replication // ? AS chunk, "
+            "CASE WHEN status = 'done' THEN coalesce(winner, '') END AS w, count(*) "
+            "FROM runs GROUP BY ALL ORDER BY ALL",
+            [chunk_size],
+        ).fetchall()
+        out: dict[tuple[int, int], dict[str | None, int]] = {}
+        for point, chunk, w, n in rows:
+            out.setdefault((point, chunk), {})[w] = n
+        return out
+
+    def run_ids(self, low: int, high: int) -> set[int]:
+        """Ids of committed runs in [low, high)."""
+        rows = self.con.execute(
+            "SELECT run_id FROM runs WHERE run_id >= ? AND run_id < ?", [low, high]
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def count(self) -> int:
+        """Runs committed."""
+        row = self.con.execute("SELECT count(*) FROM runs").fetchone()
+        return int(row[0]) if row else 0
+
+    def run_row(self, run_id: int) -> dict[str, Any] | None:
+        """One run's row, or None."""
+        cur = self.con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
+        row = cur.fetchone()
+        if row is None:
+            return None
+        return dict(zip([d[0] for d in cur.description], row, strict=True))
+
+    def table(self, name: str) -> list[tuple[Any, ...]]:
+        """Every row of a table, ordered by its key (for tests and comparisons)."""
+        return self.con.execute(f"SELECT * FROM {name} ORDER BY {TABLES[name]}").fetchall()
+
+    # ----------------------------------------------------------------- writing
+
+    def commit(self, rows: ChunkRows) -> None:
+        """Store whole chunks' runs and unit finals in a single transaction.
+
+        Two INSERT statements whatever the number of chunks and runs: the
+        study calls this at its commit points, not once per chunk.
+        """
+        con = self.con
+        units, into = rows.units, UNIT_TABLE
+        if self._legacy is not None:  # a study made before unit_rows: rows of its shape
+            into = "unit_finals"
+            units = legacy_units(units, self._legacy) if units[0] else []
+        if not self._types:
+            self._types = {t: column_types(con, t) for t in ("runs", into)}
+        con.begin()
+        try:
+            insert_columns(con, "runs", rows.runs, self._types["runs"])
+            insert_columns(con, into, units, self._types[into])
+            con.commit()
+        except BaseException:
+            with contextlib.suppress(duckdb.Error):  # a failed commit has already ended it
+                con.rollback()
+            raise
+
+    # ----------------------------------------------------------------- export
+
+    def export(self, dest: Path, fmt: str) -> list[Path]:
+        """Write every table, ordered by its key, to ``dest/<table>.<fmt>`` (parquet or csv)."""
+        utf8_path(dest)
+        dest.mkdir(parents=True, exist_ok=True)
+        options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
+        written = []
+        for name, key in TABLES.items():
+            out = dest / f"{name}.{fmt}"
+            select = f"SELECT * FROM {name} ORDER BY {key}"
+            if fmt == "csv":  # text a spreadsheet would run as a formula stays text
+                select = csv_select(self.con, select)
+            with replacing(out) as temp:  # an old export survives a failed one
+                self.con.execute(f"COPY ({select}) TO {_literal(str(temp))} ({options})")
+            written.append(out)
+        return written
+
+
+def utf8_path(path: Path) -> str:
+    """``path`` as DuckDB takes it: UTF-8 text.
+
+    Raises:
+        StoreError: the path holds bytes that are not UTF-8 (DuckDB would fail
+            with ``std::bad_cast``).
+    """
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise StoreError(
+            f"'{shown}': the path is not UTF-8 text, which DuckDB cannot open; "
+            "choose a name of UTF-8 characters"
+        ) from None
+    return text
+
+
+def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    config: Config = {"threads": 1} if read_only else dict(WRITER_CONFIG)
+    utf8_path(path)
+    try:
+        return duckdb.connect(str(path), read_only=read_only, config=config)
+    except duckdb.Error as exc:
+        raise StoreError(_open_failed(path, exc, read_only)) from None
+
+
+def _open_failed(path: Path, exc: duckdb.Error, read_only: bool) -> str:
+    """One line saying why DuckDB could not open a study: a lock held, or what the OS said."""
+    detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if isinstance(exc, duckdb.IOException) and "lock" in detail.lower():
+        return f"cannot open {str(path)!r}: in use by another battlesim process ({detail})"
+    if not read_only and "read-only file system" in detail.lower():
+        return (
+            f"cannot open {str(path)!r} to write: its file system is read-only "
+            "(a study is resumed where it can be written)"
+        )
+    return f"cannot open {str(path)!r}: {detail}"
+
+
+def _create_points(con: duckdb.DuckDBPyConnection, points: Sequence[dict[str, Any]]) -> None:
+    paths = list(points[0]) if points else []
+    types = {p: _sql_type(pt[p] for pt in points) for p in paths}
+    cols = "".join(f", {quote(p)} {types[p]}" for p in paths)
+    con.execute(
+        f'CREATE TABLE points (point INTEGER PRIMARY KEY, label VARCHAR, "values" VARCHAR{cols})'
+    )
+    rows = [
+        (
+            i,
+            point_label(pt),
+            canonical_json(pt),
+            *(_cell(pt[p], types[p]) for p in paths),
+        )
+        for i, pt in enumerate(points)
+    ]
+    insert_rows(con, "points", rows)
+
+
+def point_label(point: dict[str, Any]) -> str:
+    """``path=value`` pairs of a design point, or ``base`` when nothing is swept."""
+    if not point:
+        return "base"
+    return ", ".join(f"{p}={_short(v)}" for p, v in point.items())
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, str):
+        return value
+    return canonical_json(value)

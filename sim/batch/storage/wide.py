@@ -1,0 +1,106 @@
+"""The ``runs_wide`` view: one row per run, every factor a typed column named by its path.
+
+Columns: ``run_id, point, replication, seed, status, pilot`` (true for the
+runs of a ``--until-ci`` pilot, which the summary leaves out:
+:mod:`sim.batch.planning.stopping`), then one column per
+factor named by its path (``options.fire_hcv``; ``factor:<path>`` if the
+path is also a column of ``runs``, like ``seed``) with the type the
+``points`` table gave it (BIGINT, DOUBLE, BOOLEAN or VARCHAR), then
+``winner, winner_name, reason, turns, battles``, the loss columns
+(``<side>_<kind>_lost``), the draw columns (``<side>_draws``) and
+``error``. No join, no quoting of dotted names in a notebook beyond the
+column's own name::
+
+    SELECT "options.fire_hcv", avg(usa_men_lost) FROM runs_wide GROUP BY ALL
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from engine.atomic import replacing
+from sim.batch.planning.stopping import summarised
+from sim.batch.storage.csvsafe import csv_select
+
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = ["VIEW", "create_view", "export_wide", "wide_columns", "wide_select"]
+
+VIEW = "runs_wide"
+_RUNS = ("run_id", "point", "replication", "seed", "status", "pilot", "error", "winner",
+         "winner_name", "reason", "turns", "battles", "outcome")  # fmt: skip
+
+
+class Store(Protocol):
+    """What the view reads of a study's store (:class:`sim.batch.storage.store.Store` has it all).
+
+    A protocol, so that this module never imports the store that creates the view.
+    """
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The study database's connection."""
+
+    @property
+    def losses(self) -> list[tuple[str, str, str]]:
+        """(side, kind, column) of the runs table's loss columns."""
+
+    @property
+    def draws(self) -> list[tuple[str, str]]:
+        """(side, column) of the runs table's draw columns."""
+
+    def meta(self) -> dict[str, Any]:
+        """The study's stored metadata (its ``plan`` among it)."""
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def wide_columns(factor_paths: list[str]) -> list[str]:
+    """The factor columns' names: the path, or ``factor:<path>`` when a runs column has it."""
+    return [f"factor:{p}" if p in _RUNS else p for p in factor_paths]
+
+
+def _factor_paths(store: Store) -> list[str]:
+    rows = store.con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'points' ORDER BY column_index"
+    ).fetchall()
+    return [r[0] for r in rows][3:]  # after point, label, values
+
+
+def wide_select(store: Store) -> str:
+    """The view's SELECT (usable where the view is missing: a study opened read-only)."""
+    paths = _factor_paths(store)
+    factors = "".join(
+        f", p.{_quote(p)} AS {_quote(c)}" for p, c in zip(paths, wide_columns(paths), strict=True)
+    )
+    losses = "".join(f", r.{_quote(c)}" for _, _, c in store.losses)
+    draws = "".join(f", r.{_quote(c)}" for _, c in store.draws)
+    pilot = f"NOT ({summarised(store.meta()['plan'])}) AS pilot"
+    return (
+        f"SELECT r.run_id, r.point, r.replication, r.seed, r.status, {pilot}{factors}, r.winner, "
+        f"r.winner_name, r.reason, r.turns, r.battles{losses}{draws}, r.error "
+        "FROM runs r JOIN points p USING (point)"
+    )
+
+
+def create_view(store: Store) -> None:
+    """Create (or replace) the ``runs_wide`` view in the study's database."""
+    store.con.execute(f"CREATE OR REPLACE VIEW {VIEW} AS {wide_select(store)}")
+
+
+def export_wide(store: Store, dest: Path, fmt: str) -> Path:
+    """Write ``runs_wide`` ordered by run id to ``dest/runs_wide.<fmt>`` (parquet or csv)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    out = dest / f"{VIEW}.{fmt}"
+    options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
+    with replacing(out) as temp:  # an old export survives a failed one
+        literal = "'" + str(temp).replace("'", "''") + "'"
+        select = f"{wide_select(store)} ORDER BY r.run_id"
+        if fmt == "csv":  # text a spreadsheet would run as a formula stays text
+            select = csv_select(store.con, select)
+        store.con.execute(f"COPY ({select}) TO {literal} ({options})")
+    return out

@@ -1,0 +1,1 @@
+"""A finished study checked, and any of its runs fought again as a full replay."""

@@ -1,0 +1,134 @@
+"""Full replays of a study's runs: the ones kept while it ran, and reruns of any run.
+
+A run's replay is what ``battlesim run`` would write for its scenario (the
+design point's data) and its seed: the same header — ``source`` is the
+scenario file's name — and the same lines. A campaign run writes one replay
+per battle. Names: ``run-<id>.jsonl``, or ``run-<id>-<k>-<battle>.jsonl``
+for battle k (from 1) of a campaign.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.atomic import atomic_write_bytes, own_folder
+from engine.log import FileSink, Sink
+from sim.batch.execution.worker import fight, prepare
+from sim.batch.inputs.seeds import run_seed
+from sim.batch.inputs.target import Target
+from sim.batch.storage.opening import other_dice
+from sim.batch.storage.store import Store
+from sim.scenario.load import ScenarioError
+
+__all__ = ["Rerun", "RerunError", "replay_name", "rerun", "write_replays"]
+
+
+class RerunError(ValueError):
+    """A run that cannot be rerun (no such run, or its point does not validate)."""
+
+
+def replay_name(target: Target, run_id: int, k: int = 0, battle: str = "") -> str:
+    """The file name of a run's replay (battle ``k`` from 0 of a campaign)."""
+    if target.kind == "scenario":
+        return f"run-{run_id}.jsonl"
+    return f"run-{run_id}-{k + 1}-{battle}.jsonl"
+
+
+def write_replays(
+    out: Path, target: Target, kept: Sequence[tuple[int, Sequence[tuple[str, Sequence[str]]]]]
+) -> None:
+    """Write kept replays, (run id, [(battle name, lines)]), to ``out/replays/`` atomically.
+
+    Raises:
+        OSError: a replay cannot be written (its ``filename`` is the replay's
+            path; no temporary file is left).
+    """
+    for run_id, battles in kept:
+        folder = own_folder(out / "replays")
+        for k, (battle, lines) in enumerate(battles):
+            path = folder / replay_name(target, run_id, k, battle)
+            try:
+                atomic_write_bytes(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
+            except OSError as exc:
+                if exc.filename is None:
+                    exc.filename = str(path)  # a refused write (disk full) names no file
+                raise
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """A rerun: the run, where its replays went and its outcome."""
+
+    run_id: int
+    point: int
+    replication: int
+    seed: int
+    paths: list[Path]
+    outcome: dict[str, Any]
+    turn_name: str = "turn"
+    """The ruleset's word for a turn ("round" in becmi)."""
+
+
+def _paths(target: Target, run_id: int, dest: Path | None) -> tuple[Path, Path | None]:
+    """(folder for a campaign's replays, file for a scenario's replay)."""
+    if target.kind == "scenario":
+        return Path("."), dest or Path(replay_name(target, run_id))
+    return dest or Path("."), None
+
+
+def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) -> Rerun:
+    """Fight run ``run_id`` of a study again, writing its full replay(s).
+
+    ``dest`` is the replay file of a scenario run (default ``run-<id>.jsonl``
+    here), or the folder for a campaign run's replays (default: here).
+
+    Raises:
+        StoreError: the study database cannot be opened.
+        RerunError: no such run, or its design point does not validate.
+    """
+    store = Store.open(Path(study_dir) / "study.duckdb", read_only=True)
+    try:
+        meta = store.meta()
+        points = store.points()
+        row = store.run_row(run_id)
+    finally:
+        store.close()
+    problem = other_dice(meta["plan"], str(study_dir))
+    if problem is not None:
+        raise RerunError(problem)
+    reps = int(meta["replications"])
+    if not 0 <= run_id < reps * len(points):
+        raise RerunError(f"no run {run_id}: the study's runs are 0 to {reps * len(points) - 1}")
+    point, replication = divmod(run_id, reps)
+    seed = row["seed"] if row else run_seed(meta["seed"], point, replication, meta["crn"])
+    target = Target.from_json(meta["target"])
+    try:
+        prepared = prepare(target, points[point])
+    except (ScenarioError, ValidationError) as exc:
+        raise RerunError(f"run {run_id} cannot be fought: {exc}") from None
+    folder, file = _paths(target, run_id, Path(dest) if dest is not None else None)
+    written: list[Path] = []
+
+    sinks: list[FileSink] = []
+
+    def sink_for(k: int, battle: str) -> Sink:
+        path = file if file is not None else folder / replay_name(target, run_id, k, battle)
+        written.append(path)
+        sinks.append(FileSink(path))
+        return sinks[-1]
+
+    if file is None:
+        folder.mkdir(parents=True, exist_ok=True)
+    try:
+        fought = fight(prepared, seed, sink_for)
+    except BaseException:  # Ctrl-C and SIGTERM too: no .partial is left
+        for sink in sinks:
+            sink.abandon()  # a complete one is kept
+        raise
+    turn = target.ruleset().turn_name
+    return Rerun(run_id, point, replication, seed, written, fought.outcome, turn)

@@ -1,0 +1,156 @@
+"""What every ``carry_over`` does alike: its settings, the next battle's sides, reinforcements.
+
+A ruleset's ``carry_over(scenario, final_state, next_data, settings)``
+(docs/rulesets.md, "Campaigns") writes only what is its own — how one unit
+comes out of a battle — on these::
+
+    class Settings(CarrySettings):
+        rest: int = Field(0, ge=0)
+
+    def carry(sc, final, battle: NextBattle, s: Settings) -> None:
+        battle.reinforce(s.reinforcements, "fighters")
+        gone = battle.carry("fighters", final.fighters, lambda spec, f: ...)
+
+    carry_over = CarryOver(Settings, carry)      # Ruleset(..., carry_over=carry_over)
+
+:class:`CarryOver` reads the settings (a ``ValidationError`` the campaign
+reports at ``carry_over.<field>``), copies the next battle's data
+(``next_data`` is never changed in place) and returns the edited copy; a
+reinforcement for a side the next battle does not have is a
+:class:`ValueError` with one line, which the campaign reports at the
+battle's ``reinforcements``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sim.contract.bases import validate_plain
+
+__all__ = ["CarryOver", "CarrySettings", "NextBattle", "Spec"]
+
+Spec = dict[str, Any]
+"""A unit's plain scenario data, as its YAML file gives it."""
+
+T = TypeVar("T")
+Sc = TypeVar("Sc")
+St = TypeVar("St")
+
+
+class CarrySettings(BaseModel):
+    """A campaign's ``carry_over:`` settings: frozen, unknown fields refused, reinforcements.
+
+    Derive a ruleset's settings from it and read them with
+    :func:`~sim.contract.bases.validate_plain`.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reinforcements: dict[str, list[Spec]] = Field(
+        default_factory=dict, description="Side id → unit specs joining this battle."
+    )
+
+
+class NextBattle:
+    """A copy of the next battle's scenario data, its sides by id: what ``carry_over`` edits.
+
+    Args:
+        next_data: the next scenario file's plain data (left as it is).
+        battle: what the next battle is called in messages ("encounter").
+    """
+
+    def __init__(self, next_data: Mapping[str, Any], battle: str = "battle") -> None:
+        self.data: dict[str, Any] = copy.deepcopy(dict(next_data))
+        self.battle = battle
+        self.listed: list[dict[str, Any]] = [
+            side for side in self.data.get("sides", []) if isinstance(side, dict)
+        ]
+        """Every side in the file's order (two with one id included: validation refuses them)."""
+        self.sides: dict[Any, dict[str, Any]] = {side.get("id"): side for side in self.listed}
+        """The sides by id (of two with one id, the later)."""
+
+    def reinforce(
+        self, reinforcements: Mapping[str, list[Spec]], key: str | Callable[[Spec], str]
+    ) -> None:
+        """Append each side's reinforcements (copied) to its list ``key`` (or ``key(spec)``).
+
+        Raises:
+            ValueError: a reinforcement names a side the next battle does not have.
+        """
+        for side_id, specs in reinforcements.items():
+            side = self.sides.get(side_id)
+            if side is None:
+                raise ValueError(f"reinforcements: the next {self.battle} has no side {side_id!r}")
+            for spec in copy.deepcopy(specs):
+                name = key if isinstance(key, str) else key(spec)
+                side[name] = [*side.get(name, []), spec]
+
+    def carry(
+        self, key: str, survivors: Mapping[str, T], carried: Callable[[Spec, T], Spec | None]
+    ) -> dict[str, Spec]:
+        """Carry the units of every side's list ``key`` that fought (by id) into the next battle.
+
+        A spec whose id is in ``survivors`` becomes ``carried(spec, unit)``, or
+        is left out when that is None; a unit that did not fight is fresh.
+
+        Returns:
+            The specs left out, by id (for orders aimed at them).
+        """
+        gone: dict[str, Spec] = {}
+        for side in self.sides.values():
+            if key not in side:
+                continue
+            kept = []
+            for spec in side[key]:
+                unit = survivors.get(spec.get("id", ""))
+                new = spec if unit is None else carried(spec, unit)
+                if new is None:
+                    gone[spec["id"]] = spec
+                else:
+                    kept.append(new)
+            side[key] = kept
+        return gone
+
+    def each(self, key: str, change: Callable[[Spec], Spec]) -> None:
+        """Replace every spec of every side's list ``key`` with ``change(spec)``."""
+        for side in self.sides.values():
+            if key in side:
+                side[key] = [change(spec) for spec in side[key]]
+
+
+Cs = TypeVar("Cs", bound=CarrySettings)
+
+
+@dataclass(frozen=True)
+class CarryOver(Generic[Sc, St, Cs]):
+    """A ruleset's ``carry_over`` hook: settings read, the next battle copied, ``carry`` run on it.
+
+    Attributes:
+        settings: the ruleset's :class:`CarrySettings` model.
+        carry: ``carry(scenario, final_state, battle, settings)`` edits the
+            :class:`NextBattle` in place: what is the ruleset's own.
+        battle: what the next battle is called in messages ("encounter").
+    """
+
+    settings: type[Cs]
+    carry: Callable[[Sc, St, NextBattle, Cs], None]
+    battle: str = "battle"
+
+    def __call__(
+        self, scenario: Sc, final_state: St, next_data: dict[str, Any], settings: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The next battle's scenario data with this battle's survivors carried into it.
+
+        Raises:
+            pydantic.ValidationError: ``settings`` are not valid carry-over settings.
+            ValueError: a reinforcement names a side the next battle does not have.
+        """
+        read = validate_plain(self.settings, settings)
+        battle = NextBattle(next_data, self.battle)
+        self.carry(scenario, final_state, battle, read)
+        return battle.data

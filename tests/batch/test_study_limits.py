@@ -1,0 +1,177 @@
+"""A study or discovery that cannot be done says so in one line (exit 2): too many runs,
+a condition too long to echo or with digits that are not ASCII, a damaged design point;
+a large design says it is being checked; an interrupt says what it kept, truthfully."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from sim.batch.storage.store import Store
+from tests.batch.helpers import REPO, STONE_WALL, invoke
+from tests.batch.synthetic import synthetic_study
+
+LHS = """\
+name: big
+scenario: {scenario}
+seed: 1
+replications: {runs}
+design: lhs
+points: {points}
+factors:
+  - {{path: {path}, range: [{low}, {high}], type: int}}
+"""
+
+
+def _study_file(
+    tmp_path: Path, runs: int, points: int, path: str = "options.fire_hcv", low: int = 15
+) -> Path:
+    file = tmp_path / "big.yaml"
+    text = LHS.format(
+        scenario=STONE_WALL, runs=runs, points=points, path=path, low=low, high=low + 20
+    )
+    file.write_text(text, encoding="utf-8")
+    return file
+
+
+def test_a_study_of_more_runs_than_the_cap_is_refused_before_a_point_is_built(
+    tmp_path: Path,
+) -> None:
+    """10⁵ points × 10⁷ replications = 10¹² runs: one line naming the file and the product."""
+    path = _study_file(tmp_path, runs=1000, points=10)
+    result = invoke(
+        "study", path, "--points", "100000", "--runs", "10000000", "--out", tmp_path / "o"
+    )
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: {path}: 100,000 design points × 10,000,000 replications = "
+        "1,000,000,000,000 runs; a study plans at most 100,000,000 (lower the replications "
+        "or the points)\n"
+    )
+    assert not (tmp_path / "o" / "study.duckdb").exists()
+
+
+def test_batch_counts_a_grid_without_building_it(tmp_path: Path) -> None:
+    """A grid's points are the product of its levels: 3 × 4 = 12 points × 10⁷ runs is over."""
+    result = invoke(
+        "batch", STONE_WALL, "--runs", "10000000", "--sweep", "options.fire_hcv=15,25,35",
+        "--sweep", "sides.csa.units.phil.strength=300,350,400,450", "--out", tmp_path / "o",
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: {STONE_WALL}: 12 design points × 10,000,000 replications = "
+        "120,000,000 runs; a study plans at most 100,000,000 (lower the replications "
+        "or the points)\n"
+    )
+
+
+def test_a_large_design_says_it_is_being_checked(tmp_path: Path) -> None:
+    """2,000 points: a line says so before the check; here the check then refuses point 0."""
+    strength = "sides.csa.units.cobb.strength"
+    path = _study_file(tmp_path, runs=1, points=2000, path=strength, low=-40)
+    result = invoke("study", path, "--out", tmp_path / "o")
+    assert result.exit_code == 2
+    lines = result.output.splitlines()
+    assert lines[0] == "battlesim: building and checking 2,000 design points before the first run…"
+    assert lines[1].startswith(f"battlesim: error: design point 0 ({strength}=-")
+    assert len(lines) == 2
+
+
+def _interrupted(tmp_path: Path, after: int) -> tuple[int, str, Path]:
+    out = tmp_path / "s"
+    cmd = [sys.executable, "-m", "tests.batch.kill_after", f"interrupt:{after}", "-", "batch"]
+    cmd += [str(STONE_WALL), "--out", str(out), "--jobs", "1", "--runs", "40", "--seed", "5"]
+    cmd += ["--chunk-size", "5", "--quiet", "--no-plots", "--sweep", "options.fire_hcv=20,30"]
+    log = tmp_path / "stderr.txt"
+    with log.open("wb") as err:
+        done = subprocess.run(cmd, check=False, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err)
+    return done.returncode, log.read_text(encoding="utf-8"), out
+
+
+def test_an_interrupt_before_any_commit_does_not_claim_kept_chunks(tmp_path: Path) -> None:
+    code, err, out = _interrupted(tmp_path, 0)
+    assert code == 1
+    assert err.strip() == (
+        "battlesim: interrupted before any chunk was committed: no run is kept — "
+        "run the same command with --resume to start the study"
+    )
+    store = Store.open(out / "study.duckdb", read_only=True)
+    try:
+        assert store.count() == 0
+    finally:
+        store.close()
+
+
+def test_an_interrupt_after_commits_counts_what_is_kept(tmp_path: Path) -> None:
+    """Two chunks of 5 runs committed, then Ctrl-C: 10 runs kept, and the study has them."""
+    code, err, out = _interrupted(tmp_path, 2)
+    assert code == 1
+    assert err.strip() == (
+        "battlesim: interrupted; the committed chunks are kept (10 runs) — "
+        "run the same command with --resume to complete the study"
+    )
+    store = Store.open(out / "study.duckdb", read_only=True)
+    try:
+        assert store.count() == 10
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    factors = [{"path": "options.fire_hcv", "values": [10, 20]}]
+    points = [{"options.fire_hcv": 10}, {"options.fire_hcv": 20}]
+    return synthetic_study(
+        tmp_path_factory.mktemp("small") / "s", factors, points, lambda p, _v: [("usa", 5)] * 4
+    )
+
+
+def test_a_100_kb_condition_is_quoted_by_a_short_excerpt(small: Path) -> None:
+    condition = "turns > 1" + "1" * 100_000 + " junk"
+    result = invoke("discover", small, "--measure", condition, "--no-plot")
+    assert result.exit_code == 2
+    shown = repr(condition[:40])
+    number = repr("1" * 40)
+    assert result.output == (
+        f"battlesim: error: --measure {shown}… (100,014 characters): at character 9: "
+        f"{number}… (100,001 characters) is not a finite number\n"
+    )
+    name = "x" * 100_000
+    result = invoke("discover", small, "--measure", f"{name} > 3", "--no-plot")
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: --measure {name[:40]!r}… (100,004 characters): at character 1: "
+        f"{name[:40]!r}… (100,000 characters) is not a measure of this study "
+        "(measures: battles, csa_draws, csa_men_lost, turns, usa_draws, usa_men_lost; "
+        "or winner, draw)\n"
+    )
+
+
+def test_a_condition_takes_ascii_digits_only(small: Path) -> None:
+    """Arabic-Indic ١٠ is a digit to Python, never to a condition."""
+    result = invoke("discover", small, "--measure", "turns > ١٠", "--no-plot")
+    assert result.exit_code == 2
+    assert result.output == (
+        "battlesim: error: --measure 'turns > ١٠': at character 9: '١' is not an ASCII digit: "
+        "write numbers with 0-9\n"
+    )
+
+
+def test_a_damaged_design_point_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    factors = [{"path": "options.fire_hcv", "values": [10, 20]}]
+    points = [{"options.fire_hcv": 10}, {"options.fire_hcv": 20}]
+    folder = synthetic_study(tmp_path / "s", factors, points, lambda p, _v: [("usa", 5)] * 4)
+    db = folder / "study.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("""UPDATE points SET "values" = '{"options.fire_hcv": ' WHERE point = 1""")
+    con.close()
+    result = invoke("discover", folder, "--measure", "turns > 3", "--no-plot")
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: {db}: damaged: a design point is not JSON "
+        "(Expecting value: line 1 column 22 (char 21))\n"
+    )

@@ -1,0 +1,273 @@
+"""The search: a small grid whole, no point fought twice, met on intervals, fresh re-fights,
+and history cases as targets (with leave-one-out)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from sim.batch.execution.worker import fight, prepare
+from sim.batch.inputs.seeds import derived_seed, run_seed
+from sim.batch.inputs.target import load_target
+from sim.calibrate import load_calibration
+from sim.calibrate.measures import Estimate, estimate
+from sim.calibrate.report import status
+from sim.calibrate.search import grid_points
+from sim.calibrate.spec import Goal
+from sim.history.fit import load_cases
+from tests.batch.helpers import SCENARIOS, invoke
+from tests.calibrate.test_calibrate import small
+
+DAMAGE = "sides.japan.task_forces.mo_main.ships.shoho.damage"
+AA = "options.table_anti_aircraft"
+
+
+def test_a_small_discrete_grid_is_searched_whole(tmp_path: Path) -> None:
+    """2 × 2 points and 10 trials asked: 4 trials, every point once, the scenario's own
+    (damage 5, AA table 4) first, the rest in grid_points' seeded order."""
+    factors = [
+        {"path": DAMAGE, "range": [4, 5], "type": "int"},
+        {"path": AA, "values": [4, 3]},
+    ]
+    path = small(tmp_path, factors=factors, trials=10, replications=3, startup_trials=None)
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
+                    "--refight", "0")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["trials"], data["sampler"], data["repeats"]) == (4, "the whole grid", 0)
+    lines = (tmp_path / "o" / "trials.jsonl").read_text(encoding="utf-8").splitlines()
+    points = [json.loads(line)["params"] for line in lines]
+    assert points[0] == {DAMAGE: 5, AA: 4}
+    assert sorted((p[DAMAGE], p[AA]) for p in points) == list(itertools.product([4, 5], [3, 4]))
+    assert points == grid_points(load_calibration(path))
+
+
+def test_no_point_is_fought_twice(tmp_path: Path) -> None:
+    """3 × 2 points, 5 trials: the TPE sampler's random start proposes repeats, which are
+    answered from the trials; the 5 trials fought are 5 different points."""
+    factors = [
+        {"path": DAMAGE, "range": [4, 5], "type": "int"},
+        {"path": AA, "range": [2, 4], "type": "int"},
+    ]
+    path = small(tmp_path, factors=factors, trials=5, replications=2)
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
+                    "--refight", "0")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["trials"], data["sampler"]) == (5, "optuna TPESampler")
+    lines = (tmp_path / "o" / "trials.jsonl").read_text(encoding="utf-8").splitlines()
+    points = {json.dumps(json.loads(line)["params"], sort_keys=True) for line in lines}
+    assert len(points) == 5
+    assert data["repeats"] >= 0
+
+
+@pytest.mark.parametrize(
+    ("interval", "word"),
+    [((0.9, 1.0), "met"), ((0.85, 0.95), "unsure"), ((0.5, 0.89), "missed"),
+     ((math.nan, math.nan), "unsure")],
+)  # fmt: skip
+def test_a_target_is_met_only_when_its_interval_is_in_range(
+    interval: tuple[float, float], word: str
+) -> None:
+    goal = Goal(measure="win.x", range=(0.9, 1.0))
+    low, high = interval
+    assert status(goal, Estimate(0.92, low, high, 100, "Wilson 95 %")) == word
+    assert status(Goal(measure="turns", value=3), Estimate(3, 3, 3, 5, "t")) == "met"
+    assert status(Goal(measure="turns", value=3), Estimate(3, 2.5, 3.5, 5, "t")) == "unsure"
+
+
+def test_the_best_point_is_fought_again_on_fresh_seeds(tmp_path: Path) -> None:
+    """--refight 1: the best trial again with run r on run_seed(derived_seed(seed,
+    "calibrate-fresh"), ·, r, crn=True); its P(Shoho sunk) recomputed here."""
+    runs = 6
+    path = small(tmp_path, trials=2, replications=runs, startup_trials=2)
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
+                    "--refight", "1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    (again,) = data["refights"]
+    assert again["trial"] == data["best"]["trial"]
+    assert again["in_sample"] == data["best"]
+    params = again["fresh"]["params"]
+    prepared = prepare(load_target(SCENARIOS / "coral_sea.yaml"), params)
+    fresh = derived_seed(1942, "calibrate-fresh")
+    sunk = []
+    for r in range(runs):
+        fought = fight(prepared, run_seed(fresh, 0, r, crn=True))
+        _, ruleset, state, scenario = fought.battles[0]
+        [shoho] = [u for u in ruleset.units(scenario, state) if u.id == "shoho"]
+        sunk.append(float("sunk" in shoho.status))
+    got = again["fresh"]["targets"][0]
+    want = estimate("rate", sunk)
+    assert (got["achieved"], got["low"], got["high"]) == (want.value, want.low, want.high)
+    text = invoke("calibrate", path, "-o", tmp_path / "t", "--jobs", "1", "-q", "--refight", "1")
+    assert "The best 1 points on fresh seeds" in text.stdout
+    assert f"trial {again['trial']}: objective " in text.stdout
+
+
+CASE = """\
+format: 1
+id: {id}
+title: A case
+scenario: {scenario}
+seed: {seed}
+runs: 50
+{set}measures:
+  - id: holds
+    label: P(the Confederates hold)
+    kind: win
+    side: csa
+    historical: 1
+    accept: {{min: 0.5}}
+    source: A test.
+  - id: loss
+    label: Union loss
+    kind: loss
+    side: usa
+    unit: men
+    historical: 0.4
+    accept: {{min: 0.3, max: 0.45}}
+    source: A test.
+"""
+
+
+def _suite(folder: Path, extra: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for cid, seed in (("a_case", 1), ("b_case", 2)):
+        text = CASE.format(id=cid, scenario=SCENARIOS / "stone_wall.yaml", seed=seed, set="")
+        (folder / f"{cid}.yaml").write_text(text + extra)
+    return folder
+
+
+def _fit(folder: Path, name: str = "fit", **changes: Any) -> Path:
+    data: dict[str, Any] = {
+        "name": "fire on two cases",
+        "history": {"suite": str(folder / "suite"), "split": "all"},
+        "seed": 3,
+        "replications": 4,
+        "trials": 2,
+        "factors": [{"path": "options.fire_hcv", "values": [25.0, 20.0]}],
+        "outputs": {"plots": False},
+    }
+    data.update(changes)
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_history_cases_are_the_targets(tmp_path: Path) -> None:
+    """Each case measure is a target (its accepted range; scale 0.1 for a probability, else
+    the largest end, at least 1); a trial's estimates are what `battlesim history` gives the
+    same case, set to that point, on its first 4 runs (its own seeds)."""
+    _suite(tmp_path / "suite")
+    path = _fit(tmp_path)
+    spec = load_calibration(path, load_cases)
+    assert [g.measure for g in spec.goals] == ["a_case.holds", "a_case.loss", "b_case.holds",
+                                               "b_case.loss"]  # fmt: skip
+    assert [g.unit(m.kind) for g, m in zip(spec.goals, spec.measures, strict=True)] == [
+        0.1, 1.0, 0.1, 1.0]  # fmt: skip
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
+                    "--refight", "0")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["cases"] == ["a_case", "b_case"] and data["files"]["scenario"] is None
+    lines = (tmp_path / "o" / "trials.jsonl").read_text(encoding="utf-8").splitlines()
+    trial = next(json.loads(x) for x in lines if json.loads(x)["params"]["options.fire_hcv"] == 20)
+    one = _suite(tmp_path / "one", extra="")
+    for f in one.iterdir():
+        f.write_text(f.read_text().replace("runs: 50\n", "runs: 4\nset: {options.fire_hcv: 20}\n"))
+    hist = invoke("history", "--suite", one, "--json", "--max-runs", "4")
+    got = [(m["value"], m["low"], m["high"]) for c in json.loads(hist.stdout)["cases"]
+           for m in c["measures"]]  # fmt: skip
+    assert got == [(e["value"], e["low"], e["high"]) for e in trial["estimates"]]
+
+
+def test_leave_one_out_fits_without_each_case(tmp_path: Path) -> None:
+    """--leave-one-out: the fit of all cases, then one without each; leaving a_case out is
+    the fit of b_case alone (the same best point and objective)."""
+    _suite(tmp_path / "suite")
+    path = _fit(tmp_path)
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
+                    "--refight", "0", "--leave-one-out")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    loo = json.loads(result.stdout)["leave_one_out"]
+    assert [x["left_out"] for x in loo] == [None, "a_case", "b_case"]
+    alone = _fit(tmp_path, "alone", history={"suite": str(tmp_path / "suite"), "split": "all",
+                                    "cases": ["b_case"]})  # fmt: skip
+    b = invoke("calibrate", alone, "-o", tmp_path / "b", "--jobs", "1", "-q", "--json",
+               "--refight", "0")  # fmt: skip
+    best = json.loads(b.stdout)["best"]
+    assert (loo[1]["params"], loo[1]["objective"]) == (best["params"], best["objective"])
+    text = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--resume",
+                  "--refight", "0", "--leave-one-out")  # fmt: skip
+    assert text.exit_code == 0, text.output
+    assert "Leave one out: the fitted values with each case left out" in text.stdout
+    assert any(line.split()[:1] == ["a_case"] for line in text.stdout.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("changes", "suite_extra", "message"),
+    [
+        ({"factors": [{"path": "options.fire_hkv", "values": [25.0]}]}, "",
+         "factors.0.path: case a_case: no field 'fire_hkv' in options"),
+        ({"targets": [{"measure": "turns", "value": 3}]}, "",
+         "targets: with 'history' the targets are the cases' measures"),
+        ({"history": {"split": "held_out"}}, "", "history: no case is chosen"),
+        ({"history": {"cases": ["c_case"]}}, "", "history.cases: no case 'c_case'"),
+    ],
+)  # fmt: skip
+def test_bad_history_calibrations_are_one_line(
+    tmp_path: Path, changes: dict[str, Any], suite_extra: str, message: str
+) -> None:
+    _suite(tmp_path / "suite", suite_extra)
+    for key in ("history",):
+        if key in changes:
+            changes[key] = {"suite": str(tmp_path / "suite"), **changes[key]}
+    path = _fit(tmp_path, **changes)
+    result = invoke("calibrate", path, "-o", tmp_path / "o")
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"{path}:") and message in line, line
+
+
+def test_a_factor_the_cases_disagree_on_is_refused(tmp_path: Path) -> None:
+    folder = _suite(tmp_path / "suite")
+    b = folder / "b_case.yaml"
+    b.write_text(b.read_text().replace("runs: 50\n", "runs: 50\nset: {options.fire_hcv: 20}\n"))
+    result = invoke("calibrate", _fit(tmp_path), "-o", tmp_path / "o")
+    assert result.exit_code == 2
+    assert "factors.0.path: case b_case sets options.fire_hcv itself" in result.stderr
+
+
+def test_a_range_with_levels_is_discrete(tmp_path: Path) -> None:
+    """cripple_fraction over [0.3, 0.7] in 5 levels (0.3, 0.4, …, 0.7) × damage 4-5: a grid
+    of 10 points, searched whole; with 4 levels the scenario's 0.5 is none of them."""
+    factors = [
+        {"path": "options.cripple_fraction", "range": [0.3, 0.7], "levels": 5},
+        {"path": DAMAGE, "range": [4, 5], "type": "int"},
+    ]
+    path = small(tmp_path, factors=factors, trials=12, replications=2, startup_trials=None)
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
+                    "--refight", "0")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (json.loads(result.stdout)["trials"], json.loads(result.stdout)["sampler"]) == (
+        10,
+        "the whole grid",
+    )
+    lines = (tmp_path / "o" / "trials.jsonl").read_text(encoding="utf-8").splitlines()
+    points = [json.loads(line)["params"] for line in lines]
+    assert points[0] == {"options.cripple_fraction": 0.5, DAMAGE: 5}
+    fractions = sorted({p["options.cripple_fraction"] for p in points})
+    assert fractions == pytest.approx([0.3, 0.4, 0.5, 0.6, 0.7], abs=1e-12)
+    factors[0]["levels"] = 4
+    bad = small(tmp_path, factors=factors, trials=12, replications=2, startup_trials=None)
+    refused = invoke("calibrate", bad, "-o", tmp_path / "b")
+    assert refused.exit_code == 2
+    [line] = refused.stderr.splitlines()
+    assert "factors.0.levels: the scenario's value 0.5 is not one of the 4 levels" in line

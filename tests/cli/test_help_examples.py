@@ -1,0 +1,211 @@
+"""Every example in every command's ``--help`` runs, exits as it says and prints what it shows.
+
+The examples are read from the commands themselves (click's help text and
+epilog, every command and subcommand), so a new example is tested the day it
+is written. They run in page order of a dependency-sorted list in one
+scratch folder holding links to the checkout's ``scenarios/`` and
+``replays/``, so ``export sw`` finds the study ``batch … -o sw`` made and
+``report held.jsonl`` the fork's replay. An example exits 0 unless its line
+says otherwise (``# exit 0 or 1``: history's verdict); lines under an example that are not
+commands are its shown output and must match what it prints.
+
+The few examples too costly for a test run with a smaller budget appended
+(``BUDGET``, counted), the rest exactly as printed.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+import pytest
+
+from sim.api import load_replay
+from sim.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+HEADING = re.compile(r"^\s*Examples?:\s*(.*)$")
+CONTINUED = re.compile(r"\\\n\s*")
+"""A shell line continued on the next (``\\`` at its end)."""
+EXIT = re.compile(r"#.*\bexit (\d)(?: or (\d))?")
+
+
+@dataclass
+class Example:
+    """One example command of a command's help, with what it shows and may exit with."""
+
+    command: str
+    line: str
+    shown: list[str] = field(default_factory=list)
+
+    @property
+    def bare(self) -> str:
+        """The line without its comment."""
+        return self.line.split("#")[0].strip()
+
+    @property
+    def exits(self) -> set[int]:
+        """The exit codes the line allows: 0 unless its comment says ``exit N [or M]``."""
+        said = EXIT.search(self.line)
+        return {int(c) for c in said.groups() if c} if said else {0}
+
+    @property
+    def argv(self) -> list[list[str]]:
+        """The battlesim argument lists of the line (``a && b`` is two)."""
+        words = shlex.split(self.line, comments=True)
+        out: list[list[str]] = [[]]
+        for word in words:
+            if word == "&&":
+                out.append([])
+            else:
+                out[-1].append(word)
+        assert all(a and a[0] == "battlesim" for a in out), self.line
+        return [a[1:] for a in out]
+
+
+def _texts(command: click.Command) -> list[str]:
+    return [t for t in (command.help, command.epilog) if t]
+
+
+def _walk(group: click.Command, path: str = "") -> list[tuple[str, click.Command]]:
+    """The command and every subcommand under it (loaded as the CLI loads them), with paths."""
+    out = [(path, group)]
+    if isinstance(group, click.Group):
+        ctx = click.Context(group, info_name=path or "battlesim")
+        for name in group.list_commands(ctx):
+            sub = group.get_command(ctx, name)
+            assert sub is not None
+            out += _walk(sub, f"{path} {name}".strip())
+    return out
+
+
+def examples() -> list[Example]:
+    """Every example of every command's help, in command order."""
+    found: list[Example] = []
+    for path, command in _walk(cli):
+        for text in _texts(command):
+            block = False
+            for raw in CONTINUED.sub("", text).splitlines():
+                heading = HEADING.match(raw)
+                if heading:
+                    block = True
+                    if heading.group(1):  # an inline example: "Example: battlesim run …"
+                        found.append(Example(path or "battlesim", heading.group(1).strip()))
+                    continue
+                if block and not raw.strip():
+                    block = False
+                elif block and raw.strip().startswith("battlesim "):
+                    found.append(Example(path or "battlesim", raw.strip()))
+                elif block:
+                    found[-1].shown.append(raw.strip())
+    return found
+
+
+ORDER = ["new", "run", "fork", "batch", "study"]
+"""Commands whose examples make what others read (a scenario, a replay, a study folder)."""
+
+BUDGET = {
+    "battlesim batch scenarios/stone_wall.yaml --runs 200 --jobs 2 -o sw": ["--runs", "50"],
+    "battlesim study scenarios/stone_wall_study.yaml --jobs 2": ["--runs", "24"],
+    "battlesim study scenarios/stone_wall_study.yaml --runs 40 --out sw-quick": ["--runs", "24"],
+    "battlesim history": ["--case", "quatre_bras_hedge"],
+    "battlesim history --json --plot history.png": ["--case", "quatre_bras_hedge"],
+    # one held-out case, few runs
+    "battlesim history --split held_out --max-runs 3200": [
+        "--case",
+        "maida_kempt",
+        "--max-runs",
+        "200",
+    ],
+}
+"""Examples run with these arguments appended (a later option wins): each costs minutes as
+printed (the whole history suite 220 s, the full study 60 s on two cores; 24 runs is the
+least the study's --until-ci pilot leaves a confirmatory sample of)."""
+
+EXAMPLES = sorted(
+    examples(), key=lambda e: ORDER.index(e.command) if e.command in ORDER else len(ORDER)
+)
+
+
+def test_every_command_has_an_example() -> None:
+    """Each command with no subcommands shows at least one example in its help."""
+    leaves = {p for p, c in _walk(cli) if p and not isinstance(c, click.Group)}
+    assert leaves - {e.command for e in EXAMPLES} == set()
+
+
+def test_budgets_name_real_examples() -> None:
+    """Every budgeted example is one the help prints (a renamed one is not run short silently)."""
+    assert set(BUDGET) <= {e.bare for e in EXAMPLES}
+    assert len(BUDGET) == 6
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the checkout's scenarios/ and replays/ (links) and a docs/ to write into."""
+    here = tmp_path_factory.mktemp("help-examples")
+    for name in ("scenarios", "replays"):
+        (here / name).symlink_to(ROOT / name, target_is_directory=True)
+    (here / "docs").mkdir()
+    return here
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.bare for e in EXAMPLES])
+def test_help_example_runs(example: Example, scratch: Path) -> None:
+    """The example exits as its line says, and prints the output its help shows."""
+    for argv in example.argv:
+        extra = BUDGET.get(example.bare, [])
+        done = subprocess.run(
+            [sys.executable, "-m", "sim", *argv, *extra],
+            cwd=scratch,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+        assert done.returncode in example.exits, (example.line, done.stderr[-2000:])
+    if example.shown:
+        assert done.stdout.splitlines() == example.shown
+
+
+FORK = next(e for e in EXAMPLES if e.command == "fork")
+
+
+def _fork_claim(line: str) -> tuple[str, int, dict[str, str]]:
+    words = shlex.split(line)
+    sets = dict(words[i + 1].split("=", 1) for i, w in enumerate(words) if w == "--set")
+    return words[2], int(words[words.index("--at") + 1]), sets
+
+
+def test_fork_example_flips_a_failed_morale_check() -> None:
+    """`fork --help`'s seq is, in the golden it names, a morale check that failed, and the
+    example sets it passed with the status the unit had before it (so the unit holds)."""
+    replay, seq, sets = _fork_claim(FORK.line)
+    events = load_replay(ROOT / replay).events
+    failed = [e.seq for e in events if getattr(e, "passed", True) is False]
+    event = events[seq]
+    assert getattr(event, "passed", None) is False, (
+        f"seq {seq} of {replay} is a {event.type}, not a failed morale check; "
+        f"the failed checks are at seq {failed}"
+    )
+    assert sets == {"passed": "true", "after": getattr(event, "before", None)}
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/viewer.md"])
+def test_pages_fork_where_the_help_does(page: str) -> None:
+    """README and the viewer page fork the stone wall golden at the seq `fork --help` names,
+    with the same changes: when the golden moves, the help's number is the one to fix."""
+    _, seq, sets = _fork_claim(FORK.line)
+    text = (ROOT / page).read_text(encoding="utf-8")
+    golden = "replays/stone_wall-s1862.jsonl"
+    commands = [
+        line.removeprefix("$ ").split("#")[0].replace("$R", golden)  # README: R=the golden
+        for line in text.splitlines()
+    ]
+    lines = [c for c in commands if c.startswith(f"battlesim fork {golden} ")]
+    assert lines
+    assert {_fork_claim(line)[1:] == (seq, sets) for line in lines} == {True}

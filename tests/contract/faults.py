@@ -1,0 +1,123 @@
+"""Faults planted in copies of the ``phalanx`` plugin, each installed as a ruleset of its own.
+
+Each copy is the phalanx :class:`~sim.contract.Ruleset` with one hook
+replaced (``dataclasses.replace``) and a scenario model whose ``ruleset:``
+key is the copy's name; ``check-ruleset`` must fail the requirement the
+fault breaks, with a message saying what was expected and what was seen.
+
+* ``phalanx_unregistered``: the registry leaves out ``Broke`` (the state applies it).
+* ``phalanx_stuck``: ``units()`` shows every element at its initial strength, always.
+* ``phalanx_unsteady``: the reason an army broke counts the battles fought in the process.
+* ``phalanx_anonymous``: the element processes are bare generators, no ``Actor``.
+* ``phalanx_meddling``: a referee process writes an element's ``side`` without an event.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import simpy
+import yaml
+from pydantic import create_model
+
+from engine.events import Event, EventRegistry
+from engine.recorder import Recorder
+from sim.contract import AnyRuleset, UnitRow
+from sim.runner import Actor, Plan
+from tests.contract import phalanx
+from tests.contract.phalanx import Advanced, Battlefield, Broke, Fought, State
+
+__all__ = ["ENTRY_POINTS", "FAULTS", "scenario_for"]
+
+
+def _copy(name: str, **changes: Any) -> AnyRuleset:
+    """The phalanx ruleset as ``name``, with ``changes``; no examples of its own."""
+    model = create_model(
+        f"Scenario_{name}",
+        __base__=phalanx.PhalanxScenario,
+        ruleset=(Literal[name], ...),  # type: ignore[arg-type]  # the copy's own key
+    )
+    return dataclasses.replace(
+        phalanx.RULESET, name=name, scenario_model=model, examples=(), **changes
+    )
+
+
+def _stuck_units(sc: Any, state: State) -> list[UnitRow]:
+    """Phalanx's rows, each at its initial strength whatever the state says."""
+    return [r.model_copy(update={"strength": r.initial}) for r in phalanx.units(sc, state)]
+
+
+_BATTLES = itertools.count(1)
+
+
+def _unsteady_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan, with a battle number from the process in the reason of its end."""
+    plan = phalanx.plan(sc)
+    battle = next(_BATTLES)
+
+    def turn_end(b: Battlefield, bound: int, last: bool) -> Iterable[Event]:
+        return [
+            e.model_copy(update={"reason": f"{e.reason} (battle {battle})"})
+            if isinstance(e, Broke)
+            else e
+            for e in plan.turn_end(b, bound, last)
+        ]
+
+    return dataclasses.replace(plan, turn_end=turn_end)
+
+
+def _anonymous_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan, its element processes given as bare generators."""
+    plan = phalanx.plan(sc)
+
+    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
+        return [p.body if isinstance(p, Actor) else p for p in plan.processes(b, rec)]
+
+    return dataclasses.replace(plan, processes=processes)
+
+
+def _meddling_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan and a referee that renames the first element's side in the first bound."""
+    plan = phalanx.plan(sc)
+    first = sc.armies[0].elements[0].id
+
+    def referee(b: Battlefield) -> Iterator[simpy.Event]:
+        yield b.kernel.phase("combat", (99,))
+        b.state.elements[first].side = "meddled"
+
+    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
+        return [*plan.processes(b, rec), referee(b)]
+
+    return dataclasses.replace(plan, processes=processes)
+
+
+FAULTS: dict[str, AnyRuleset] = {
+    r.name: r
+    for r in (
+        _copy("phalanx_unregistered", registry=EventRegistry([Advanced, Fought])),
+        _copy("phalanx_stuck", units=_stuck_units),
+        _copy("phalanx_unsteady", plan=_unsteady_plan),
+        _copy("phalanx_anonymous", plan=_anonymous_plan),
+        _copy("phalanx_meddling", plan=_meddling_plan),
+    )
+}
+"""Each faulty copy by name."""
+
+ENTRY_POINTS = "[battlesim.rulesets]\n" + "".join(
+    f"{name} = tests.contract.faults:{name.upper()}\n" for name in FAULTS
+)
+"""Every copy as an entry point of the ``battlesim.rulesets`` group."""
+
+globals().update({name.upper(): ruleset for name, ruleset in FAULTS.items()})
+
+
+def scenario_for(name: str, folder: Path) -> Path:
+    """Phalanx's example under the ruleset key ``name``, written in ``folder``."""
+    data = yaml.safe_load(phalanx.SCENARIOS[0].read_text(encoding="utf-8"))
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump({**data, "ruleset": name}), encoding="utf-8")
+    return path

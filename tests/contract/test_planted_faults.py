@@ -1,0 +1,190 @@
+"""``check-ruleset`` fails each fault planted in a copy of ``phalanx`` by the requirement it
+breaks, with a message saying what was expected and what was seen (tests/contract/faults.py)."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from engine.events import TurnEnded
+from sim import api
+from sim.cli.main import cli
+from sim.conformance import REQUIREMENTS
+from sim.contract import registry
+from tests.contract import faults, phalanx
+from tests.contract.conftest import install_plugin
+
+HINTS = {r.id: r.hint for r in REQUIREMENTS}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The faulty copies installed as plugins; a folder holding each one's scenario."""
+    where = str(install_plugin(tmp_path_factory.mktemp("site"), "faults", faults.ENTRY_POINTS))
+    sys.path.insert(0, where)
+    scenarios = tmp_path_factory.mktemp("faults")
+    for name in faults.FAULTS:
+        faults.scenario_for(name, scenarios)
+    yield scenarios
+    sys.path.remove(where)
+    for name in faults.FAULTS:
+        registry._loaded.pop(name, None)
+
+
+def _check(name: str, folder: Path, *only: str) -> Result:
+    args = ["check-ruleset", name, "--scenario", str(folder / f"{name}.yaml")]
+    args += [a for rid in only for a in ("--only", rid)]
+    return CliRunner().invoke(cli, args, prog_name="battlesim")
+
+
+def _failed(rid: str, message: str) -> str:
+    return f"FAILED       {rid}: {message} — how to meet it: {HINTS[rid]}"
+
+
+def _unregistered_error(folder: Path) -> str:
+    """What recording phalanx.broke says: the seq it would have had is phalanx's own."""
+    out = folder / "phalanx.jsonl"
+    api.run(phalanx.SCENARIOS[0], out=out)
+    seq = next(e.seq for e in api.load_replay(out).events if isinstance(e, phalanx.Broke))
+    return (
+        f"ruleset 'phalanx_unregistered' records event 'phalanx.broke' at seq {seq} "
+        "(tests.contract.phalanx.Broke), which its EventRegistry does not list: add Broke to "
+        "the registry of its Ruleset (its replay could not be read back)"
+    )
+
+
+def test_an_unregistered_event_is_refused_when_recorded(folder: Path) -> None:
+    """run: one error line naming the ruleset, the event class and the fix; exit 2, no file."""
+    out = folder / "unregistered.jsonl"
+    result = CliRunner().invoke(
+        cli, ["run", str(folder / "phalanx_unregistered.yaml"), "--out", str(out)]
+    )
+    assert (result.exit_code, result.stdout) == (2, "")
+    expected = f"battlesim: error: UnregisteredEvent: {_unregistered_error(folder)}\n"
+    assert result.stderr == expected
+    assert not out.exists() and not out.with_name(out.name + ".partial").exists()
+
+
+def test_check_ruleset_fails_an_unregistered_event_and_collapses_the_rest(folder: Path) -> None:
+    """scenario-runs and events-are-registered fail; the 27 others are one not-checked line."""
+    name = "phalanx_unregistered"
+    result = _check(name, folder)
+    assert result.exit_code == 1
+    run_error = (
+        f"battlesim run {folder / (name + '.yaml')} failed: exit 2: battlesim: error: "
+        f"UnregisteredEvent: {_unregistered_error(folder)}"
+    )
+    registered = "['phalanx.advanced', 'phalanx.fought']"
+    rest = [r.id for r in REQUIREMENTS][3:]
+    assert result.stdout.splitlines() == [
+        f"met          ships-a-scenario: {REQUIREMENTS[0].statement}",
+        _failed("scenario-runs", f"{name}.yaml: {run_error}"),
+        _failed(
+            "events-are-registered",
+            f"{name}.yaml: State applies 'phalanx.broke' (Broke) (@applies), which the registry "
+            f"does not list: expected every applied event among the registered {registered}",
+        ),
+        f"not checked  {len(rest)} requirements ({', '.join(rest)}): {name}.yaml: not fought "
+        f"({run_error})",
+        f"1 passed, 2 failed, {len(rest)} not checked",
+    ]
+
+
+def test_strength_that_never_follows_the_state_fails(folder: Path) -> None:
+    """phalanx_stuck: every row at its initial strength; the Greeks' losses show nowhere."""
+    out = folder / "stuck.jsonl"
+    api.run(folder / "phalanx_stuck.yaml", out=out)
+    loaded = api.load_replay(out)
+    greeks = loaded.scenario.armies[0]
+    lost = loaded.ruleset.outcome(loaded.scenario, loaded.state_at()).sides["greeks"].losses
+    assert [m.value for m in lost] == [2]  # two of the six elements destroyed
+    result = _check("phalanx_stuck", folder)
+    held = ", ".join(f"{e.id} 1 elements" for e in greeks.elements[:4])
+    assert result.exit_code == 1
+    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+    assert failed == [
+        _failed(
+            "strength-follows-losses",
+            "phalanx_stuck.yaml: expected a unit of Greeks (the outcome counts its losses: "
+            "elements 2) whose strength changes; seen every one of its 6 units at its start "
+            f"strength at every bound's end ({held}, …)",
+        )
+    ]
+
+
+def test_a_battle_that_differs_when_fought_again_names_the_field(folder: Path) -> None:
+    """phalanx_unsteady: the seq, the field and both values, not two line prefixes."""
+    result = _check("phalanx_unsteady", folder, "run-is-deterministic")
+    out = folder / "unsteady.jsonl"
+    api.run(folder / "phalanx_unsteady.yaml", out=out)  # a later battle of the process
+    broke = next(e for e in api.load_replay(out).events if isinstance(e, phalanx.Broke))
+    reason = broke.reason.rsplit(" (battle ", 1)[0]
+    assert result.exit_code == 1
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    assert line.startswith(
+        f"FAILED       run-is-deterministic: phalanx_unsteady.yaml, seq {broke.seq}, field "
+        f"reason: fought again, event 'phalanx.broke' differs: the replay holds '{reason} "
+        "(battle "
+    )
+    assert line.endswith(f"— how to meet it: {HINTS['run-is-deterministic']}")
+
+
+def test_no_actor_process_says_what_was_expected(folder: Path) -> None:
+    """phalanx_anonymous: the rows' kinds expected, no Actor seen, 12 bare generators."""
+    sc = api.load_replay(_fought(folder, "phalanx_anonymous")).scenario
+    kinds = dict(sorted(Counter(e.kind for a in sc.armies for e in a.elements).items()))
+    result = _check("phalanx_anonymous", folder, "one-process-per-unit")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0] == _failed(
+        "one-process-per-unit",
+        f"phalanx_anonymous.yaml: expected one live process per unit row, by kind {kinds}; "
+        "the plan started none ('?': an Actor whose id no row has), and 12 bare generator(s), "
+        "which are no unit's",
+    )
+
+
+def _fought(folder: Path, name: str) -> Path:
+    out = folder / f"{name}.jsonl"
+    api.run(folder / f"{name}.yaml", out=out)
+    return out
+
+
+def test_a_state_written_outside_apply_fails_the_digest_with_the_field(folder: Path) -> None:
+    """phalanx_meddling: turn 1's digest names the field, the live and the folded value."""
+    events = api.load_replay(_fought(folder, "phalanx_meddling")).events
+    seq = next(e.seq for e in events if isinstance(e, TurnEnded) and e.turn == 1)
+    result = _check("phalanx_meddling", folder, "digest-is-snapshot-digest")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0] == _failed(
+        "digest-is-snapshot-digest",
+        f"phalanx_meddling.yaml, turn 1, seq {seq}, field elements.g_psiloi.side: the live "
+        "state the runner digested holds 'meddled'; the events folded to here hold 'greeks'",
+    )
+
+
+def test_one_broken_scenario_is_one_failure_and_one_not_checked_line(folder: Path) -> None:
+    """A scenario its model refuses: scenario-runs fails; the 28 that stand on it, one line."""
+    good = folder / "phalanx_stuck.yaml"
+    lines = good.read_text(encoding="utf-8").splitlines()
+    at = next(n for n, line in enumerate(lines, 1) if line.startswith("bounds:"))
+    bad = folder / "bad.yaml"
+    bad.write_text(good.read_text(encoding="utf-8").replace("bounds: 12", "bounds: 0"))
+    result = CliRunner().invoke(cli, ["check-ruleset", "phalanx_stuck", "--scenario", str(bad)])
+    problem = (
+        f"battlesim run {bad} failed: exit 2: {bad}:{at}: bounds: Input should be greater than "
+        "or equal to 1"
+    )
+    rest = [r.id for r in REQUIREMENTS][2:]
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"met          ships-a-scenario: {REQUIREMENTS[0].statement}",
+        _failed("scenario-runs", f"bad.yaml: {problem}"),
+        f"not checked  {len(rest)} requirements ({', '.join(rest)}): bad.yaml: not fought "
+        f"({problem})",
+        f"1 passed, 1 failed, {len(rest)} not checked",
+    ]

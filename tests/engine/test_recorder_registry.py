@@ -1,0 +1,63 @@
+"""The recorder refuses an event its registry does not list, before applying or writing it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pytest
+
+from engine.events import Event, EventRegistry
+from engine.log import EventLog, MemorySink
+from engine.projection import Projection
+from engine.recorder import Recorder, UnregisteredEvent
+from tests.engine.conftest import REGISTRY, Ping, make_header
+
+
+class Pong(Event):
+    """An event class no registry of these tests lists."""
+
+    type: Literal["test.pong"] = "test.pong"
+
+
+class FalsePing(Event):
+    """Another class with Ping's tag: not the registered one."""
+
+    type: Literal["test.ping"] = "test.ping"
+    n: int
+
+
+def _recorder(registry: EventRegistry | None) -> tuple[Recorder[list[str]], MemorySink]:
+    sink = MemorySink()
+    applied: list[str] = []
+    projection = Projection(applied, lambda state, e: state.append(e.type))
+    return Recorder(EventLog(make_header(), sink), projection, lambda s: s, None, registry), sink
+
+
+def test_an_unregistered_event_is_refused_naming_ruleset_class_and_fix() -> None:
+    """Ping (seq 0) is recorded; Pong at seq 1 is refused: not applied, not written."""
+    rec, sink = _recorder(REGISTRY)
+    rec.emit(Ping(turn=1, time=0.0, n=1))
+    with pytest.raises(UnregisteredEvent) as err:
+        rec.emit(Pong(turn=1, time=0.0))
+    assert str(err.value) == (
+        "ruleset 'test' records event 'test.pong' at seq 1 "
+        f"({__name__}.Pong), which its EventRegistry does not list: add Pong to the "
+        "registry of its Ruleset (its replay could not be read back)"
+    )
+    assert rec.state == ["test.ping"]
+    assert (len(sink.lines), rec.next_seq) == (2, 1)  # the header and Ping only
+
+
+def test_a_class_with_a_registered_tag_is_not_the_registered_class() -> None:
+    """FalsePing shares Ping's tag, but the registry parses lines into Ping: refused."""
+    rec, _ = _recorder(REGISTRY)
+    with pytest.raises(UnregisteredEvent, match=r"'test.ping' at seq 0 \("):
+        rec.emit(FalsePing(turn=1, time=0.0, n=1))
+    assert REGISTRY.knows(Ping) and not REGISTRY.knows(FalsePing)
+
+
+def test_without_a_registry_every_event_is_recorded() -> None:
+    """A recorder given no registry (engine tests, tools) records any class."""
+    rec, sink = _recorder(None)
+    rec.emit(Pong(turn=1, time=0.0))
+    assert (rec.state, len(sink.lines)) == (["test.pong"], 2)

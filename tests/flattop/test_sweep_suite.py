@@ -1,0 +1,39 @@
+"""The fitting sweep script (tests/flattop/sweep_suite.py): its grid, its verdicts, and its
+refusal of held-out cases (defaults are chosen on the fitting set alone, issue 30)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.flattop import sweep_suite
+
+
+def test_the_grid_is_every_combination_in_order_with_yaml_values() -> None:
+    """Two options of two and three values: six points, the first option slowest."""
+    points = sweep_suite._grid(["table_anti_aircraft=1,4", "cap_engagement=once_per_turn,x,true"])
+    assert points == [
+        {"table_anti_aircraft": 1, "cap_engagement": "once_per_turn"},
+        {"table_anti_aircraft": 1, "cap_engagement": "x"},
+        {"table_anti_aircraft": 1, "cap_engagement": True},
+        {"table_anti_aircraft": 4, "cap_engagement": "once_per_turn"},
+        {"table_anti_aircraft": 4, "cap_engagement": "x"},
+        {"table_anti_aircraft": 4, "cap_engagement": True},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "verdict"),
+    [(0.1, 0.3, "pass"), (0.36, 0.5, "FAIL"), (0.3, 0.4, "?"), (0.35, 0.35, "pass")],
+)
+def test_a_verdict_is_taken_on_the_whole_interval(low: float, high: float, verdict: str) -> None:
+    """Accepted at most 0.35: inside passes, wholly above fails, across is inconclusive."""
+    measure = {"accept": {"min": None, "max": 0.35}, "low": low, "high": high}
+    assert sweep_suite.verdict(measure) == verdict
+
+
+def test_held_out_cases_are_refused_and_fitting_ones_read() -> None:
+    """A held-out case stops the sweep before anything is fought; fitting ones are read."""
+    with pytest.raises(SystemExit, match="midway_hiryu_strikes is held_out"):
+        sweep_suite._cases(["coral_sea_shoho", "midway_hiryu_strikes"])
+    cases = sweep_suite._cases(["coral_sea_shoho", "eastern_solomons_ryujo"])
+    assert [c["id"] for c in cases.values()] == ["coral_sea_shoho", "eastern_solomons_ryujo"]

@@ -1,0 +1,179 @@
+"""CDB90 loss-ratio bands: the derivation script, the shipped figures, and the column."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim.history.bands import BANDS, CASE_BANDS, band_of, placement
+from tests.batch.helpers import SCENARIOS, invoke
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "tools" / "cdb90_bands.py"
+
+BATTLES = """\
+"isqno","war","name","post1"
+1,"AMERICAN CIVIL WAR","ONE","PD"
+2,"AMERICAN CIVIL WAR","TWO","HD"
+3,"AMERICAN CIVIL WAR","THREE","FD"
+4,"AMERICAN CIVIL WAR","FOUR","HD"
+5,"AMERICAN CIVIL WAR","FIVE","HD"
+6,"AMERICAN CIVIL WAR","SIX","HD"
+7,"THE NAPOLEONIC WARS","SEVEN","HD"
+8,"THE NAPOLEONIC WARS","EIGHT","PD"
+9,"THE NAPOLEONIC WARS","NINE","HD"
+"""
+# attacker's cas, defender's cas: ratios 1, 2, 3, 4, 5, and battle 6 left out (no defender
+# loss); Napoleonic 0.5, 2 and battle 9 out of the years (1799).
+CAS = {1: (100, 100), 2: (200, 100), 3: (300, 100), 4: (400, 100), 5: (500, 100), 6: (50, 0),
+       7: (50, 100), 8: (400, 200), 9: (100, 10)}  # fmt: skip
+YEARS = {7: 1805, 8: 1815, 9: 1799}
+
+
+def _cdb90(folder: Path) -> Path:
+    data = folder / "CDB90" / "data"
+    data.mkdir(parents=True)
+    (data / "battles.csv").write_text(BATTLES)
+    (data / "version.csv").write_text('"version"\n"9.0.3"\n')
+    rows = ['"isqno","attacker","cas"']
+    for i, (a, d) in CAS.items():
+        rows += [f'{i},1,"{a}"', f'{i},0,"{d}"']
+    (data / "belligerents.csv").write_text("\n".join(rows) + "\n")
+    periods = ['"isqno","atp_number","start_time_min","start_time_max","end_time_min"']
+    for i in CAS:
+        periods.append(f'{i},1,"{YEARS.get(i, 1862)}-05-01T08:00:00",,')
+    (data / "active_periods.csv").write_text("\n".join(periods) + "\n")
+    return data.parent
+
+
+def test_the_script_derives_quantiles_of_the_ratios(tmp_path: Path) -> None:
+    """ACW ratios 1…5 (battle 6 has no defender loss): type-7 quantiles 1.4, 2, 3, 4, 4.6;
+    prepared (PD, FD) are battles 1 and 3; Napoleonic 1800-1815: 0.5 and 2."""
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(_cdb90(tmp_path)), "--commit", "abc"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    data = json.loads(done.stdout)
+    acw = data["bands"]["acw"]
+    assert acw["battles"] == 5
+    assert acw["quantiles"] == {"p10": 1.4, "p25": 2.0, "p50": 3.0, "p75": 4.0, "p90": 4.6}
+    assert (acw["max"], acw["max_battle"]) == (5.0, "Five")
+    prepared = data["bands"]["acw_prepared"]
+    assert (prepared["battles"], prepared["quantiles"]["p50"]) == (2, 2.0)
+    assert data["bands"]["acw_not_prepared"]["battles"] == 3
+    nap = data["bands"]["napoleonic"]
+    assert (nap["battles"], nap["quantiles"]["p10"], nap["max"]) == (2, 0.65, 2.0)
+    assert "ODC-By" in data["license"] and "commit abc" in data["attribution"]
+
+
+def test_the_script_quantiles_are_numpys() -> None:
+    """The script's quantile is numpy's default (linear, type 7) on any sample."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        from cdb90_bands import _quantile  # type: ignore[import-not-found]
+    finally:
+        sys.path.pop(0)
+    rng = np.random.default_rng(30)
+    for n in (1, 2, 7, 49):
+        xs = list(rng.lognormal(size=n))
+        for q in (0.1, 0.25, 0.5, 0.75, 0.9):
+            assert _quantile(xs, q) == pytest.approx(float(np.quantile(xs, q)), abs=1e-12)
+
+
+def test_the_shipped_figures() -> None:
+    """Issue 30's figures: 49 ACW battles, median 1.24; prepared defence median 1.70, 90th
+    percentile 4.9, Cold Harbor's 7.3 the largest; the Napoleonic 75th percentile 1.50."""
+    data = json.loads(BANDS.read_text(encoding="utf-8"))
+    assert "ODC-By" in data["license"]
+    acw, prepared, nap = band_of("acw"), band_of("acw_prepared"), band_of("napoleonic")
+    assert (acw.battles, acw.quantiles["p50"]) == (49, 1.24)
+    assert (prepared.quantiles["p50"], prepared.quantiles["p90"]) == (1.697, 4.91)
+    assert (prepared.max, prepared.max_battle) == (7.333, "Cold Harbor")
+    assert nap.quantiles["p75"] == 1.5
+    for b in data["bands"].values():
+        qs = list(b["quantiles"].values())
+        assert qs == sorted(qs) and qs[-1] <= b["max"]
+    for case_band in CASE_BANDS.values():
+        band_of(case_band.band)  # every case names a band the file has
+
+
+def test_placement() -> None:
+    band = band_of("acw_prepared")
+    assert placement(0.1, band) == "below p10"
+    assert placement(1.697, band) == "p25–p50"
+    assert placement(2.0, band) == "p50–p75"
+    assert placement(4.91, band) == "p75–p90"
+    assert placement(4.92, band) == "above p90"
+    assert placement(math.nan, band) == "n/a"
+
+
+CASE = """\
+format: 1
+id: {id}
+title: A small case
+scenario: {scenario}
+seed: 3
+runs: 4
+measures:
+  - id: ratio
+    label: French ÷ Allied loss
+    kind: loss_ratio
+    side: french
+    over: allies
+    unit: men
+    historical: 1
+    accept: {{min: 0, max: 1000}}
+    source: A test.
+"""
+
+
+def test_a_musket_case_is_shown_beside_its_band(tmp_path: Path) -> None:
+    """A case with quatre_bras_hedge's id gets its band (napoleonic, french over allies):
+    the band's ratio is the case's own loss_ratio measure of the same runs. A musket case
+    with no band is listed as such."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    scenario = SCENARIOS / "napoleonic_brigade.yaml"
+    for cid in ("quatre_bras_hedge", "unbanded"):
+        (folder / f"{cid}.yaml").write_text(CASE.format(id=cid, scenario=scenario))
+    result = invoke("history", "--suite", folder, "--json")
+    assert result.exit_code == 0, result.output
+    by_id = {c["id"]: c for c in json.loads(result.stdout)["cases"]}
+    qb = by_id["quatre_bras_hedge"]
+    (m,) = qb["measures"]
+    band = qb["loss_band"]
+    assert (band["value"], band["low"], band["high"]) == (m["value"], m["low"], m["high"])
+    assert (band["band"], band["attacker"], band["defender"]) == ("napoleonic", "french", "allies")
+    assert band["placement"] == placement(m["value"], band_of("napoleonic"))
+    assert band["above_p90"] is (m["value"] > band_of("napoleonic").quantiles["p90"])
+    assert by_id["unbanded"]["loss_band"] is None
+    text = invoke("history", "--suite", folder).output
+    assert re.search(r"\n  unbanded +— +no band assigned\n", text), text
+    assert "jrnold/CDB90" in text and "ODC-By" in text
+
+
+def test_every_shipped_musket_case_has_a_band_with_its_own_sides() -> None:
+    """Each shipped musket case is in CASE_BANDS, whose attacker and defender are two of its
+    sides (and its campaign battle one of its battles); no other case is."""
+    from sim.history import SUITE, load_suite
+
+    for case in load_suite(SUITE):
+        musket = case.target.ruleset().name == "musket"
+        assert (case.id in CASE_BANDS) == musket, case.id
+        if not musket:
+            continue
+        found = CASE_BANDS[case.id]
+        sides = case.target.sides()
+        assert {found.attacker, found.defender} <= set(sides), case.id
+        assert found.attacker != found.defender
+        if found.battle is not None:
+            assert found.battle in [b["id"] for b in case.target.data["battles"]], case.id
