@@ -6,7 +6,7 @@ SCENARIO ?= scenarios/stone_wall.yaml
 OUT    ?= out
 
 FULL   := $(VENV)/.extras
-.PHONY: run dev test test-long lint typecheck pytest docs-examples bench bench-floor bench-replay bench-memory bench-batch bench-startup golden screenshots clean
+.PHONY: run dev test check test-long lint typecheck pytest docs-examples bench bench-floor bench-replay bench-memory bench-batch bench-startup golden screenshots clean
 
 # What a battle needs and nothing more (run, verify, show, why, diff, fork, report...).
 $(BIN)/battlesim: pyproject.toml
@@ -37,12 +37,23 @@ lint: $(FULL)
 typecheck: $(FULL)
 	$(BIN)/mypy
 
-# On every core, 4 at most (pytest-xdist); each test file (or docs page) stays on one worker,
+# On every core, 4 at most (pytest-xdist); each test file (or docs section) stays on one worker,
 # the longest started first (tests/units.py). `make pytest WORKERS=0` runs in one process.
+# The battlesim commands the tests run are forked from a process that has imported battlesim
+# (tests/forkserver.py); BATTLESIM_TEST_SUBPROCESS=1 makes each a real process.
 WORKERS ?= auto
 pytest: $(FULL)
 	$(BIN)/python -m compileall -q engine sim  # read by every battlesim the tests start, even under PYTHONDONTWRITEBYTECODE
 	$(BIN)/pytest -n $(WORKERS) --maxprocesses 4 --dist loadfile
+
+## check: the tests a change touches, for the inner loop (pytest-testmon: those whose Python code
+## changed since they last ran, then the examples of each docs page git sees changed); the first
+## check runs every test once to learn what each one runs. `make test` (CI) runs everything.
+check: $(FULL)
+	$(BIN)/python -m compileall -q engine sim
+	$(BIN)/pytest --testmon -n $(WORKERS) --maxprocesses 4 --dist loadfile || [ $$? -eq 5 ]
+	@pages="$$($(BIN)/python tests/changed_pages.py)"; [ -z "$$pages" ] || \
+	  $(BIN)/pytest -n $(WORKERS) --maxprocesses 4 --dist loadfile $$pages
 
 ## docs-examples: rewrite the outputs README.md and docs/*.md show from what their commands print now
 docs-examples: $(FULL)
@@ -85,4 +96,4 @@ screenshots: $(FULL)
 	$(BIN)/python tests/viewer/screenshots.py
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache .testmondata

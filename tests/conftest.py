@@ -15,8 +15,14 @@ again as they are built, under the same switch.
 
 ``make test`` runs the suite on every core (pytest-xdist, ``--dist loadfile``,
 scheduled by :mod:`tests.units`): each test file is one unit of work, kept on
-one worker, and each docs page's examples one unit; the longest units first.
-Plain ``pytest`` runs the same tests in one process.
+one worker, and each README or docs section's examples one unit; the longest
+units first.  Plain ``pytest`` runs the same tests in one process.
+
+The battlesim commands tests run (the docs examples, the batch helper) are
+forked from a process that has imported battlesim (:mod:`tests.forkserver`);
+``BATTLESIM_TEST_SUBPROCESS=1`` runs each as a real process instead.
+``BATTLESIM_TEST_PROFILE=FILE`` records each test's CPU and the processes it
+started (:mod:`tests.profile_tests`).
 """
 
 from __future__ import annotations
@@ -37,6 +43,15 @@ trusted.CHECK_TRUSTED = True
 
 settings.register_profile("battlesim", deadline=None)
 settings.load_profile("battlesim")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``BATTLESIM_TEST_PROFILE=FILE``: each test's CPU and processes to FILE
+    (:mod:`tests.profile_tests`)."""
+    if os.environ.get("BATTLESIM_TEST_PROFILE"):
+        from tests import profile_tests
+
+        config.pluginmanager.register(profile_tests, "battlesim-profile")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

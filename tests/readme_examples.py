@@ -27,9 +27,13 @@ The scheme (documented in README.md, "How the examples are tested"):
   ``tests/test_doc_examples.py`` (``SKIPPED``).
 
 A console example shows what a terminal would: stdout and stderr together.
-Commands run with bash, in order, one scratch directory per page holding
+Commands run with bash, in page order, one scratch directory per section
+(``##`` or ``###`` heading; a section marked ``<!-- docs-test: continue
+UNIT -->`` uses what section UNIT, before it, made, and shares its directory) holding
 copies of ``scenarios/``, ``replays/``, ``docs/`` and ``tests/data/``, with
-battlesim on ``PATH``.
+battlesim on ``PATH``: the forking stand-in of :mod:`tests.forkserver` (the
+same output and exit codes, without Python's start-up each time), or the
+real script with ``BATTLESIM_TEST_SUBPROCESS=1``.
 
 A command that more than one page runs (the same text, e.g. the stone-wall
 study in README.md and docs/batch.md) is run once for all of them when the
@@ -78,6 +82,8 @@ __all__ = [
     "repeated",
     "run_example",
     "shared_run",
+    "slug",
+    "units",
     "update",
 ]
 
@@ -104,6 +110,8 @@ class Example:
     skip: str | None = None
     shown_at: int = 0
     """0-based index in the page's lines of the first expected line (``update`` rewrites there)."""
+    unit: str = ""
+    """The slug of the section whose scratch directory it runs in (:func:`units`)."""
 
 
 def fenced_blocks(text: str) -> list[tuple[str, int, list[str]]]:
@@ -115,7 +123,8 @@ def _blocks(text: str) -> list[tuple[str, int, list[str], list[tuple[str, str, i
     """Fenced blocks, each with the directives met since the block before it."""
     out: list[tuple[str, int, list[str], list[tuple[str, str, int]]]] = []
     lang: str | None = None
-    start, body = 0, []
+    start = 0
+    body: list[str] = []
     pending: list[tuple[str, str, int]] = []
     opened: tuple[int, list[str]] | None = None  # a directive running over several lines
     for n, line in enumerate(text.splitlines(), 1):
@@ -201,7 +210,62 @@ def examples(page: Path) -> list[Example]:
         for e in block:
             e.skip = skip
         found += block
+    unit_at = _units_by_line(page.read_text(encoding="utf-8"))
+    for e in found:
+        e.unit = next((u for n, u in reversed(unit_at) if n <= e.line), "")
     return found
+
+
+HEADING = re.compile(r"^#{2,3} +(.+?)\s*$")
+CONTINUE = re.compile(r"^<!--\s*docs-test:\s*continue\s*([a-z0-9-]*)\s*-->\s*$")
+
+
+def slug(title: str) -> str:
+    """A section title as a short name: its first four words, lower case, joined by ``-``."""
+    return "-".join(re.findall(r"[a-z0-9]+", title.lower())[:4]) or "section"
+
+
+def _units_by_line(text: str) -> list[tuple[int, str]]:
+    """(line of a ``##``/``###`` heading, its unit), in page order.
+
+    Each section is a unit: its examples run in their own scratch directory,
+    in page order.  A section marked ``<!-- docs-test: continue UNIT -->`` uses
+    files an earlier section made, so it joins that section's unit (without a
+    name: the section just before it).
+    """
+    found: list[tuple[int, str]] = [(0, "top")]
+    unit_of = {"top": "top"}  # each section's name -> the unit it runs in
+    sections = ["top"]
+    fenced = commented = False
+    for n, line in enumerate(text.splitlines(), 1):
+        if FENCE.match(line) or (fenced and line.strip() == "```"):
+            fenced = not fenced
+        elif not fenced and line.lstrip().startswith("<!--"):
+            commented = "-->" not in line
+            joined = CONTINUE.match(line.strip())
+            if joined:
+                name = joined.group(1) or sections[max(len(sections) - 2, 0)]
+                if name not in sections[:-1]:
+                    raise ValueError(f"line {n}: docs-test: continue {name}: no such section")
+                unit_of[sections[-1]] = unit_of[name]
+                found.append((n, unit_of[name]))
+        elif commented:
+            commented = "-->" not in line
+        elif not fenced and HEADING.match(line):
+            name = slug(HEADING.match(line).group(1))  # type: ignore[union-attr]
+            name = name if name not in unit_of else f"{name}-{n}"
+            sections.append(name)
+            unit_of[name] = name
+            found.append((n, name))
+    return found
+
+
+def units(page: Path) -> dict[str, list[Example]]:
+    """``page``'s examples by unit (section), in page order."""
+    out: dict[str, list[Example]] = {}
+    for e in examples(page):
+        out.setdefault(e.unit, []).append(e)
+    return out
 
 
 def matches(expected: list[str], actual: list[str]) -> bool:
@@ -235,11 +299,15 @@ def pages() -> list[Path]:
 
 
 def prepare(page: Path, where: Path, shared: Path | None = None) -> Page:
-    """A scratch directory for ``page``: copies of :data:`COPIED`, battlesim on PATH."""
+    """A scratch directory for ``page``: copies of :data:`COPIED`, battlesim on PATH
+    (:func:`tests.forkserver.bin_dir` first; this Python's folder for the rest)."""
+    from tests.forkserver import bin_dir  # as a script, importable once main() set sys.path
+
     for name in COPIED:
         shutil.copytree(ROOT / name, where / name)
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    env = {**os.environ, "PATH": path, "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1"}
+    path = [str(bin_dir(env)), str(Path(sys.executable).parent), os.environ["PATH"]]
+    env["PATH"] = os.pathsep.join(path)
     return Page(page, where, env, shared)
 
 

@@ -29,21 +29,25 @@ CASES = [(p, e) for p in PAGES for e in examples(p)]
 
 def _id(case: tuple[Path, Example]) -> str:
     page, e = case
-    return f"{page.relative_to(ROOT)}:{e.line}"
+    return f"{page.relative_to(ROOT)}#{e.unit}:{e.line}"
 
 
 @pytest.fixture(scope="module")
-def scratch(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Page]:
-    """Each page's scratch directory, made when its first example runs."""
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[Path, str], Page]:
+    """Each page section's scratch directory, made when its first example runs."""
     return {}
 
 
 def _page(
-    path: Path, made: dict[Path, Page], factory: pytest.TempPathFactory, shared: Path
+    path: Path,
+    unit: str,
+    made: dict[tuple[Path, str], Page],
+    factory: pytest.TempPathFactory,
+    shared: Path,
 ) -> Page:
-    if path not in made:
-        made[path] = prepare(path, factory.mktemp(path.stem), shared)
-    return made[path]
+    if (path, unit) not in made:
+        made[path, unit] = prepare(path, factory.mktemp(f"{path.stem}-{unit}"), shared)
+    return made[path, unit]
 
 
 def test_every_skip_is_counted() -> None:
@@ -65,13 +69,15 @@ def test_the_docs_show_output() -> None:
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 def test_doc_example(
     case: tuple[Path, Example],
-    scratch: dict[Path, Page],
+    scratch: dict[tuple[Path, str], Page],
     tmp_path_factory: pytest.TempPathFactory,
     across_workers: Path,
 ) -> None:
-    """In page order: console output matches (… for omitted lines); run, setup, check succeed."""
+    """In page order within each section (one scratch directory a section): console output
+    matches (… for omitted lines); run, setup, check succeed."""
     path, example = case
     if example.skip is not None:
         pytest.skip(example.skip)
-    problem = failure(example, _page(path, scratch, tmp_path_factory, across_workers))
+    page = _page(path, example.unit, scratch, tmp_path_factory, across_workers)
+    problem = failure(example, page)
     assert problem is None, problem

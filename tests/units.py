@@ -3,12 +3,15 @@
 A unit of work goes to one worker and runs there in collection order: each
 test file is a unit (its module fixtures are made once, e.g. the historical
 suite fought once for both of tests/history/test_suite.py's checks), except
-tests/test_doc_examples.py, whose examples are one unit per docs page (each
-page's examples run in page order in one scratch directory; pages are
-independent), and tests/viewer/, one unit (its files share one headless
-Chromium and one set of report pages, session fixtures made once a worker).
-Units are handed out longest first (:data:`FIRST`, then collection order),
-so that no worker is left with a long one at the end while the other idles.
+the examples of README.md (tests/test_readme.py) and of docs/*.md
+(tests/test_doc_examples.py), one unit per section (``README.md#using-it``:
+a section's examples run in page order in one scratch directory; sections
+are independent, or marked to continue the one before, and then are one
+section to :func:`tests.readme_examples.units`), and tests/viewer/, one unit
+(its files share one headless Chromium and one set of report pages, session
+fixtures made once a worker).  Units are handed out longest first
+(:data:`FIRST`, then collection order), so that no worker is left with a
+long one at the end while the other idles.
 """
 
 from __future__ import annotations
@@ -20,34 +23,46 @@ import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 FIRST = (
-    "docs/batch.md",
-    "tests/test_readme.py",
+    "README.md#batch-studies-and-campaigns",
     "tests/viewer/",
     "tests/history/test_suite.py",
     "tests/test_plugin_install.py",
-    "docs/replay-tools.md",
+    "docs/batch.md#study-files",
     "tests/batch/test_sensitivity.py",
     "tests/batch/test_study.py",
     "tests/engine/test_row_digest.py",
+    "docs/batch.md",
+    "README.md#using-it",
+    "docs/replay-tools.md#pat-s-evening-replay",
 )
-"""The units that took longest (``pytest --durations``), longest first.  A unit missing
-here (new, renamed) only costs balance, never a result."""
+"""The units that took longest (``pytest --durations``), longest first; an entry names a
+unit or the start of units' names (``docs/batch.md``: each of its sections).  A unit
+missing here (new, renamed) only costs balance, never a result."""
 
-_PAGE = re.compile(r"^tests/test_doc_examples\.py::test_doc_example\[(.+\.md):\d+\]$")
+_PAGE = re.compile(r"^tests/test_doc_examples\.py::test_doc_example\[(.+\.md#[^:\]]+):\d+\]$")
+_README = re.compile(r"^tests/test_readme\.py::test_readme_example\[([^:\]]+):\d+\]$")
 
 
 def unit(nodeid: str) -> str:
-    """The unit of work a test belongs to: its docs page, the viewer's tests, or its file."""
+    """The unit of work a test belongs to: its page's section, the viewer's tests, or its
+    file."""
     page = _PAGE.match(nodeid)
     if page:
         return page.group(1)
+    readme = _README.match(nodeid)
+    if readme:
+        return f"README.md#{readme.group(1)}"
     return "tests/viewer/" if nodeid.startswith("tests/viewer/") else nodeid.split("::", 1)[0]
+
+
+def rank(name: str) -> int:
+    """Where a unit is handed out: the first :data:`FIRST` entry naming it, else after all."""
+    return next((k for k, first in enumerate(FIRST) if name.startswith(first)), len(FIRST))
 
 
 def longest_first(items: list[pytest.Item]) -> None:
     """Put the :data:`FIRST` units' tests first (each worker collects, then sorts alike)."""
-    rank = {name: k for k, name in enumerate(FIRST)}
-    items.sort(key=lambda item: rank.get(unit(item.nodeid), len(FIRST)))  # stable
+    items.sort(key=lambda item: rank(unit(item.nodeid)))  # stable
 
 
 class Units(LoadScopeScheduling):

@@ -39,6 +39,9 @@ def tables(folder: Path) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def battlesim_command() -> list[str]:
-    """The console script next to this Python, else ``python -m sim`` (the same program)."""
+    """The console script next to this Python (as tests/forkserver.py runs it: forked from a
+    process that has imported battlesim), else ``python -m sim`` (the same program)."""
+    from tests.forkserver import battlesim_script
+
     script = shutil.which("battlesim", path=str(Path(sys.executable).parent))
-    return [script] if script is not None else [sys.executable, "-m", "sim"]
+    return [str(battlesim_script())] if script is not None else [sys.executable, "-m", "sim"]

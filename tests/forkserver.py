@@ -1,0 +1,449 @@
+"""``battlesim`` for the tests: a process forked from one that has already imported battlesim.
+
+A real ``battlesim`` spends about 0.5 s of CPU starting (Python, pydantic,
+the rulesets) before a 0.02 s battle.  The tests run hundreds of commands
+(every README and docs example), so :func:`battlesim_script` hands them a
+stand-in: a small ``battlesim`` script that starts without ``site``
+(``python -I -S``, a few ms) and asks a *fork server* to run the command.
+The server is a fresh Python, one per test process, started with that
+process's environment; it imports battlesim's lean modules (no thread is
+started: fork after threads is unsafe) and then, for each command, forks:
+
+* a keeper, which forks the command's process and reports its exit status
+  (a number, or the signal that ended it) back to the stand-in, which exits
+  the same way;
+* the command's process, which takes the stand-in's stdin, stdout and stderr
+  (passed over a Unix socket), its argv, working directory, environment,
+  umask and resource limits, builds ``sys.stdin``/``stdout``/``stderr`` as
+  Python's start-up would, and runs the console script's own code as ``__main__``; at the end
+  it waits for threads, runs ``atexit`` handlers and flushes, as an exiting
+  interpreter does.
+
+What a command prints and its exit code are therefore the real script's.
+What Python reads only when it starts (``PYTHON*`` variables such as
+``PYTHONHASHSEED``, the locale, ``BATTLESIM_CHECK_LINES``, the temp folder)
+cannot change after the fork, so the stand-in runs the real script
+(``exec``) whenever those differ from the server's; it does so too when
+the server is gone.  Tests of start-up itself (imports, a lean install),
+signals and the console script keep calling the real script.
+
+``BATTLESIM_TEST_SUBPROCESS=1`` turns the stand-in off: every command is a
+real process (``tests/cli/test_forkserver.py`` checks both give the same).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib.machinery
+import io
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import types
+from pathlib import Path
+from typing import Any, NoReturn
+
+__all__ = ["REAL", "battlesim_script", "bin_dir", "stand_in", "startup_key", "stats"]
+
+REAL = Path(sys.executable).parent / "battlesim"
+"""The installed console script."""
+ROOT = Path(__file__).resolve().parent.parent
+
+_LIMITS = tuple(n for n in dir(resource) if n.startswith("RLIMIT_"))
+"""The resource limits a caller's stand-in hands on (``preexec_fn=setrlimit`` in a test)."""
+_STARTUP_NAMES = ("LANG", "LANGUAGE", "TMPDIR", "TEMP", "TMP")
+_STARTUP_PREFIXES = ("PYTHON", "BATTLESIM_", "LC_")
+
+
+def startup_key(env: dict[str, str] | os._Environ[str]) -> str:
+    """The environment Python and battlesim read as they start or import (one string)."""
+    picked = {
+        k: v
+        for k, v in env.items()
+        if (k in _STARTUP_NAMES or k.startswith(_STARTUP_PREFIXES)) and k != "BATTLESIM_TEST_FORKED"
+    }
+    return json.dumps(sorted(picked.items()))
+
+
+# --- the test process's side -----------------------------------------------------------
+
+
+class _Server:
+    """A running fork server and its stand-in script."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.owner = os.getpid()
+        self.folder = Path(tempfile.mkdtemp(prefix="battlesim-fork-"))
+        self.socket = self.folder / "s"
+        self.stats = self.folder / "stats.jsonl"
+        self.key = startup_key(env)
+        ready = self.folder / "ready"
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), str(self.socket), str(ready)],
+            stdin=subprocess.PIPE,  # the server ends when this closes (the test process ended)
+            cwd=ROOT,
+            env=env,
+        )
+        (self.folder / "bin").mkdir()
+        self.script = self.folder / "bin" / "battlesim"
+        self.script.write_text(
+            _STAND_IN.format(
+                python=sys.executable,
+                socket=str(self.socket),
+                key=self.key,
+                real=str(REAL),
+                prefixes=_STARTUP_PREFIXES,
+                limits=_LIMITS,
+                names=_STARTUP_NAMES,
+            ),
+            encoding="utf-8",
+        )
+        self.script.chmod(0o755)
+        atexit.register(self.stop)
+        while not ready.exists() and self.process.poll() is None:
+            time.sleep(0.01)  # the stand-in runs the real script until the server listens
+
+    def stop(self) -> None:
+        """End the server (its stdin closes) and remove its folder (not from a forked child)."""
+        if os.getpid() != self.owner:
+            return
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=10)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_servers: dict[str, _Server] = {}
+"""The running servers, by :func:`startup_key`."""
+
+
+def battlesim_script(env: dict[str, str] | None = None) -> Path:
+    """The ``battlesim`` the tests run with ``env`` (default: this process's environment):
+    the forking stand-in of a server started with that environment, or the real script
+    when ``BATTLESIM_TEST_SUBPROCESS=1``."""
+    if os.environ.get("BATTLESIM_TEST_SUBPROCESS") == "1" or not REAL.exists():
+        return REAL
+    return stand_in(env)
+
+
+def stand_in(env: dict[str, str] | None = None) -> Path:
+    """The forking stand-in for ``env`` (default: this process's), whatever
+    ``BATTLESIM_TEST_SUBPROCESS`` says: its server is started on first use."""
+    env = dict(os.environ if env is None else env)
+    key = startup_key(env)
+    server = _servers.get(key)
+    if server is None or server.process.poll() is not None:
+        server = _servers[key] = _Server(env)
+    return server.script
+
+
+def bin_dir(env: dict[str, str] | None = None) -> Path:
+    """A folder whose ``battlesim`` is :func:`battlesim_script` (put it first on ``PATH``)."""
+    return battlesim_script(env).parent
+
+
+def stats() -> list[dict[str, Any]]:
+    """What the servers ran so far: one row per command (argv, exit status, CPU seconds)."""
+    rows: list[dict[str, Any]] = []
+    for server in _servers.values():
+        if server.stats.exists():
+            text = server.stats.read_text(encoding="utf-8")
+            rows += [json.loads(line) for line in text.splitlines() if line.endswith("}")]
+    return rows
+
+
+_STAND_IN = """#!{python} -IS
+# battlesim for the tests: runs the command in the fork server (tests/forkserver.py)
+import json, os, resource, signal, socket, sys
+
+REAL = {real!r}
+
+
+def real():
+    os.execv(REAL, [REAL, *sys.argv[1:]])
+
+
+env = dict(os.environ)
+picked = {{k: v for k, v in env.items()
+          if (k in {names!r} or k.startswith({prefixes!r})) and k != "BATTLESIM_TEST_FORKED"}}
+if json.dumps(sorted(picked.items())) != {key!r}:
+    real()
+try:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.connect({socket!r})
+    limits = {{n: resource.getrlimit(getattr(resource, n)) for n in {limits!r}}}
+    body = json.dumps(
+        {{"argv": sys.argv[1:], "cwd": os.getcwd(), "env": env, "umask": umask,
+          "limits": limits}}
+    ).encode()
+    socket.send_fds(server, [len(body).to_bytes(8, "big")], [0, 1, 2])
+    server.sendall(body)
+except OSError:
+    real()
+
+
+def read(n):
+    got = b""
+    while len(got) < n:
+        part = server.recv(n - len(got))
+        if not part:
+            return None
+        got += part
+    return int.from_bytes(got, "big")
+
+
+pid = read(4)
+if pid is None:
+    real()  # the server could not start it: nothing ran yet
+for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1,
+            signal.SIGUSR2):
+    signal.signal(sig, lambda n, _f: os.kill(pid, n))
+status = read(4)
+if status is None:
+    sys.stderr.write("battlesim (tests/forkserver.py): the fork server lost the command\\n")
+    os._exit(70)
+if os.WIFSIGNALED(status):
+    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    os.kill(os.getpid(), os.WTERMSIG(status))
+os._exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+# --- the server's side ------------------------------------------------------------------
+
+_HEAVY = frozenset(
+    [
+        "numpy",
+        "scipy",
+        "duckdb",
+        "pandas",
+        "pyarrow",
+        "matplotlib",
+        "dask",
+        "distributed",
+        "sklearn",
+        "optuna",
+        "statsmodels",
+        "SALib",
+        "playwright",
+    ]
+)
+
+
+def _preload() -> None:
+    """Import what most commands need: the CLI, its command modules, the API, replay tools
+    and the built-in rulesets; nothing heavy, and no thread may start."""
+    from importlib import import_module
+
+    from sim.cli.main import COMMANDS
+    from sim.contract.registry import BUILTIN
+
+    names = [v.split(":")[0] for v in COMMANDS.values()]
+    names += ["sim.api", "sim.replay.verify", "sim.replay.diff", "sim.replay.fork"]
+    names += [v.split(":")[0] for v in BUILTIN.values()]
+    for name in names:
+        import_module(name)
+    heavy = sorted(_HEAVY & {m.split(".")[0] for m in sys.modules})
+    threads = os.listdir("/proc/self/task") if os.path.isdir("/proc/self/task") else ["1"]
+    if heavy or threading.active_count() != 1 or len(threads) != 1:
+        raise SystemExit(f"forkserver: preloading imported {heavy} or started threads")
+
+
+def _serve(path: str, ready: str) -> None:
+    """Accept commands until stdin closes; fork a keeper for each; then remove the folder."""
+    try:
+        _accept(path, ready)
+    finally:
+        shutil.rmtree(Path(path).parent, ignore_errors=True)  # its test process may not
+
+
+def _accept(path: str, ready: str) -> None:
+    sys.path[0] = str(REAL.parent)  # as the console script's own sys.path
+    _preload()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(16)
+    usage = os.times()
+    row = {"argv": ["(the server's start-up)"], "status": 0}
+    row["cpu"] = round(usage.user + usage.system, 4)
+    with open(Path(path).parent / "stats.jsonl", "a", encoding="utf-8") as out:
+        out.write(json.dumps(row) + "\n")
+    Path(ready).touch()
+    while True:
+        readable, _, _ = select.select([listener, sys.stdin], [], [])
+        if sys.stdin in readable and not os.read(sys.stdin.fileno(), 1024):
+            return
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass  # keepers that ended
+        if listener in readable:
+            conn, _ = listener.accept()
+            if os.fork() == 0:
+                _keep(listener, conn, Path(path).parent / "stats.jsonl")
+            conn.close()
+
+
+def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
+    head, fds, _, _ = socket.recv_fds(conn, 8, 3)
+    while len(head) < 8:
+        head += conn.recv(8 - len(head))
+    size = int.from_bytes(head, "big")
+    body = b""
+    while len(body) < size:
+        part = conn.recv(size - len(body))
+        if not part:
+            raise EOFError
+        body += part
+    request: dict[str, Any] = json.loads(body)
+    return request, fds
+
+
+def _keep(listener: socket.socket, conn: socket.socket, stats: Path) -> NoReturn:
+    """The keeper: fork the command, tell the stand-in its pid, then how it ended."""
+    try:
+        listener.close()
+        request, fds = _receive(conn)
+        pid = os.fork()
+        if pid == 0:
+            conn_fd = conn.detach()
+            _command(request, fds, [conn_fd, sys.stdin.fileno()])
+        for fd in fds:
+            os.close(fd)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command has it; report its end
+        conn.sendall(pid.to_bytes(4, "big"))
+        ended = os.pidfd_open(pid)
+        while True:
+            readable = select.select([ended, conn.fileno()], [], [])[0]
+            if ended in readable:
+                break
+            if not conn.recv(1):
+                os.kill(pid, signal.SIGKILL)  # the stand-in is gone: so is the command
+                break
+        _, status, usage = os.wait4(pid, 0)
+        row = {"argv": request["argv"], "status": status}
+        row["cpu"] = round(usage.ru_utime + usage.ru_stime, 4)
+        with open(stats, "a", encoding="utf-8") as out:
+            out.write(json.dumps(row) + "\n")  # before the stand-in ends: counted in its test
+        with contextlib.suppress(OSError):
+            conn.sendall(status.to_bytes(4, "big"))
+    finally:
+        os._exit(0)
+
+
+def _stream(fd: int, like: Any, mode: str) -> io.TextIOWrapper:
+    """A text stream on ``fd`` made as Python's start-up makes ``like`` (sys.std*)."""
+    raw = io.FileIO(fd, mode, closefd=False)
+    raw.name = like.buffer.name if isinstance(like.buffer, io.FileIO) else like.buffer.raw.name
+    buffered = not isinstance(like.buffer, io.FileIO)
+    buffer: Any = raw
+    if buffered:
+        buffer = io.BufferedReader(raw) if mode == "rb" else io.BufferedWriter(raw)
+    return io.TextIOWrapper(
+        buffer,
+        encoding=like.encoding,
+        errors=like.errors,
+        newline="\n",  # POSIX start-up: no newline translation, stdin too
+        line_buffering=buffered and (fd == 2 or raw.isatty()),
+        write_through=like.write_through,
+    )
+
+
+def _command(request: dict[str, Any], fds: list[int], close: list[int]) -> NoReturn:
+    """The command's process: take the stand-in's place, run the console script, exit."""
+    status = 1
+    try:
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        for fd in {*fds, *close}:
+            if fd > 2:
+                os.close(fd)
+        os.chdir(request["cwd"])
+        os.umask(request["umask"])
+        for name, limit in request["limits"].items():
+            if resource.getrlimit(getattr(resource, name)) != tuple(limit):
+                resource.setrlimit(getattr(resource, name), tuple(limit))
+        os.environ.clear()
+        os.environ.update(request["env"])
+        for fd, name, mode in ((0, "stdin", "rb"), (1, "stdout", "wb"), (2, "stderr", "wb")):
+            stream = _stream(fd, getattr(sys, f"__{name}__"), mode)
+            setattr(sys, name, stream)
+            setattr(sys, f"__{name}__", stream)  # as start-up leaves them: the same object
+        script = str(REAL)
+        sys.argv = [script, *request["argv"]]
+        sys.orig_argv = [sys.executable, script, *request["argv"]]
+        main = types.ModuleType("__main__")
+        main.__file__ = script
+        main.__dict__["__cached__"] = None
+        main.__loader__ = importlib.machinery.SourceFileLoader("__main__", script)
+        main.__dict__["__builtins__"] = __builtins__
+        sys.modules["__main__"] = main
+        code = compile(Path(script).read_text(encoding="utf-8"), script, "exec")
+        try:
+            exec(code, main.__dict__)
+            status = 0
+        except SystemExit as exc:
+            status = _exit_code(exc)
+        except KeyboardInterrupt as exc:
+            _print_uncaught(exc)
+            _finish()
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+        except BaseException as exc:
+            _print_uncaught(exc)
+            status = 1
+        status = _finish(status)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        os._exit(status)
+
+
+def _exit_code(exc: SystemExit) -> int:
+    """The exit status an interpreter gives ``SystemExit(code)``."""
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code & 0xFF
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
+def _print_uncaught(exc: BaseException) -> None:
+    """Print as the interpreter would: the traceback from the script's frame down."""
+    tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+    sys.excepthook(type(exc), exc, tb)
+
+
+def _finish(status: int = 0) -> int:
+    """What an interpreter does on its way out: join threads, atexit, flush stdout/stderr."""
+    threading._shutdown()  # type: ignore[attr-defined]  # the interpreter's own step
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception as exc:  # as Py_Finalize reports it
+            if stream is sys.stdout:
+                status = 120
+                with contextlib.suppress(Exception):
+                    sys.stderr.write(f"Exception ignored in: {stream!r}\n")
+                    sys.stderr.write(f"{type(exc).__name__}: {exc}\n")
+                    sys.stderr.flush()
+    return status
+
+
+if __name__ == "__main__":
+    _serve(sys.argv[1], sys.argv[2])
