@@ -131,7 +131,13 @@ def _model(cls: type[BaseModel]) -> tuple[Any, _Convert]:
     fields: list[tuple[str, Any]] = []
     converters: dict[str, _Convert] = {}
     for name, info in cls.model_fields.items():
-        if info.alias or info.serialization_alias or info.validation_alias or info.exclude:
+        if (
+            info.alias
+            or info.serialization_alias
+            or info.validation_alias
+            or info.exclude
+            or getattr(info, "exclude_if", None) is not None  # a line may leave the field out
+        ):
             raise _Unsupported(f"{cls.__name__}.{name} has an alias or is excluded")
         kind, convert = _type(info.annotation, info.metadata)
         fields.append((name, kind))

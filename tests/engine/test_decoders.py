@@ -79,13 +79,20 @@ def test_every_event_decodes_to_the_same_event_both_ways(path: Path) -> None:
 
 
 def test_every_registered_type_but_the_open_ones_compiles() -> None:
-    """Each ruleset's event classes compile, except the two holding free-form values."""
+    """Each ruleset's event classes compile, except the two holding free-form values and
+    those with a field a line may leave out (``exclude_if``: rules v3's additions, kept out
+    of older versions' lines), which pydantic reads."""
     from sim.contract import get_ruleset
+
+    def optional(tag: str, registry: EventRegistry) -> bool:
+        fields = registry.cls(tag).model_fields.values()
+        return any(getattr(f, "exclude_if", None) is not None for f in fields)
 
     for name in ("musket", "becmi", "flattop"):
         registry: EventRegistry = get_ruleset(name).registry
         missing = [t for t in registry.types if decoders.fast_decoder(registry, t) is None]
-        assert missing == ["engine.override", "engine.snapshot"], name
+        left_out = [t for t in registry.types if optional(t, registry)]
+        assert missing == sorted(["engine.override", "engine.snapshot", *left_out]), name
 
 
 def _fired() -> tuple[EventRegistry, str, dict[str, Any]]:
