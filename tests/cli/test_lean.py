@@ -46,7 +46,7 @@ def test_the_core_dependencies_name_no_extra_library() -> None:
     """pyproject's core dependencies hold none of the libraries the extras bring."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     core = {re.split("[<>=]", d)[0].strip().lower() for d in project["dependencies"]}
-    assert core == {"simpy", "pydantic", "structlog", "click", "pyyaml", "orjson"}
+    assert core == {"simpy", "pydantic", "structlog", "click", "pyyaml", "orjson", "msgspec"}
     extra = project["optional-dependencies"]["study"]
     study = {re.split("[<>=]", d)[0].strip().lower() for d in extra}
     assert {"numpy", "scipy", "duckdb", "matplotlib", "salib"} <= study

@@ -158,7 +158,10 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None
 def test_help_has_an_example() -> None:
     """check-ruleset --help ends with an example command."""
     result = CliRunner().invoke(cli, ["check-ruleset", "--help"])
-    assert "battlesim check-ruleset duel --scenario my_duel.yaml" in result.output
+    assert (
+        "battlesim check-ruleset musket --scenario my_battle.yaml --only scenario-runs"
+        in result.output
+    )
 
 
 def test_the_docs_table_lists_exactly_the_shipped_requirements() -> None:
