@@ -14,12 +14,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from engine.log import MemorySink
+from sim import runner
 from sim.conformance.requirement import NotChecked, RequirementFailed
 from sim.contract import AnyRuleset
 
 if TYPE_CHECKING:
     from click.testing import Result
 
+    from engine.log import Sink
+    from sim.contract import UnitRow
     from sim.replay.memory import LoadedReplay
 
 __all__ = ["Battle", "Fight", "tool_problem"]
@@ -128,3 +132,24 @@ class Battle:
         """The replay file (the scenario fought first)."""
         self.loaded  # noqa: B018  # fought, or NotChecked
         return self.fight.replay
+
+    def rows(self, state: Any) -> list[UnitRow]:
+        """The ruleset's unit rows of the fought scenario at ``state``."""
+        loaded = self.loaded
+        return loaded.ruleset.units(loaded.scenario, state)
+
+    def fight_again(
+        self,
+        snapshot: Callable[[Any], dict[str, Any]] | None = None,
+        *,
+        sink: Sink | None = None,
+        watch: Callable[[runner.Started], None] | None = None,
+    ) -> None:
+        """Fight the scenario again in this process through the one runner, from the
+        replay's header: ``snapshot`` (default the ruleset's) digests each turn's end,
+        ``sink`` takes the lines, ``watch`` sees the processes the plan started."""
+        loaded = self.loaded
+        rs, sc = loaded.ruleset, loaded.scenario
+        state, plan = rs.initial_state(sc), rs.plan(sc)
+        digest = snapshot or rs.snapshot
+        runner.fight(plan, sc, loaded.header, sink or MemorySink(), state, rs.apply, digest, watch)

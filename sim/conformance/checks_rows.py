@@ -34,7 +34,6 @@ def _check_validated(battle: Battle, state: Any, turn: int | None) -> None:
 
 
 @requirement(
-    "rows-are-validated",
     "Each unit row and the outcome equal their validated copies, type for type, at the start "
     "and every turn's end.",
     "Build UnitRow, Measure and Outcome with their fields' types (an int where the model says "
@@ -61,7 +60,6 @@ def numbers(value: Any, path: str = "") -> Iterator[tuple[str, int | float]]:
 
 
 @requirement(
-    "rows-follow-the-state",
     "Raising every number of the final state (its snapshot's paths, derived fields aside) "
     "changes the unit rows, which still validate.",
     "Keep a unit's own measures (strength, hit points) in the state under the same path as in "
@@ -90,7 +88,6 @@ def ROWS_FOLLOW_THE_STATE(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "strength-follows-losses",
     "Each side the outcome counts a loss for has a unit whose strength in the rows changes "
     "from the start at some turn's end.",
     "Build each row's strength from the state (what the unit has left now), never from the "

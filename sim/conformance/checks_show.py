@@ -28,7 +28,6 @@ def _table(battle: Battle, state: Any) -> list[str]:
 
 
 @requirement(
-    "show-prints-state-table",
     "`show` prints the end of the battle and `show --turn 1` the end of turn 1: the unit rows.",
     "units(scenario, state) gives every unit's row at any state; space(scenario) its axes",
     "The models",
@@ -54,12 +53,11 @@ def SHOW_PRINTS_STATE_TABLE(battle: Battle) -> None:  # noqa: N802
 def _one_of_each_kind(battle: Battle) -> dict[str, UnitRow]:
     """The first unit row of each kind, at the end of the battle."""
     loaded = battle.loaded
-    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at())
+    rows = battle.rows(loaded.state_at())
     return {r.kind: r for r in reversed(rows)}
 
 
 @requirement(
-    "show-unit-every-kind",
     "`show --unit ID --json` gives a unit's rows turn by turn, for a unit of every kind; an "
     "unknown id is refused.",
     "units() lists every unit at every state, under the same id, in scenario order",
@@ -91,7 +89,6 @@ def SHOW_UNIT_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "show-events-every-kind",
     "`show --events --unit ID` lists events that involve the unit, for a unit of every kind, "
     "and some unit has events.",
     "Name the units an event is about in its own top-level text fields (unit, target), by "
@@ -116,7 +113,6 @@ def SHOW_EVENTS_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "events-record-causes",
     "The battle records a consequence: some event names the earlier event that caused it.",
     "Set cause=<seq of the triggering event> on events that follow from another (a casualty "
     "from a hit, a rout from a loss)",
@@ -131,7 +127,6 @@ def EVENTS_RECORD_CAUSES(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "why-walks-to-first-cause",
     "For every consequence, `why` prints its chain of causes, root first, each link an earlier "
     "event.",
     "A cause is always the seq of an earlier event of the same battle",
