@@ -445,9 +445,9 @@ def study(
     _sized(spec.plan, study_file, execution.quiet or execution.resume)
     options = _options(execution, spec.outputs.plots, spec.baseline, interval or spec.interval)
     _run(spec.plan, folder, options, execution.as_json)
+    # With --json, stdout holds the summary object alone.
+    show: Literal["none", "text"] = "none" if execution.as_json else "text"
     for fmt in spec.outputs.export:
-        # With --json, stdout holds the summary object alone.
-        show: Literal["none", "text"] = "none" if execution.as_json else "text"
         _export(folder, fmt, folder / "export", show, inside=True)
 
 
