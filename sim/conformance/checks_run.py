@@ -254,7 +254,7 @@ def OUTCOME_NAMES_EVERY_SIDE(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
     rs, sc, state = loaded.ruleset, loaded.scenario, loaded.state_at()
     o = rs.outcome(sc, state)
-    sides = {r.side for r in rs.units(sc, state)}
+    sides = {r.side for r in battle.rows(state)}
     if not sides <= set(o.sides) or len(o.sides) < 2:
         raise battle.failed(f"outcome sides {sorted(o.sides)}, unit rows' sides {sorted(sides)}")
     for sid, side in o.sides.items():

@@ -24,7 +24,7 @@ def _table(battle: Battle, state: Any) -> list[str]:
     from sim.cli.table import render_units  # noqa: PLC0415  # the CLI's own table
 
     rs, sc = battle.loaded.ruleset, battle.loaded.scenario
-    return render_units(rs.units(sc, state), rs.space(sc)).splitlines()
+    return render_units(battle.rows(state), rs.space(sc)).splitlines()
 
 
 @requirement(
@@ -65,7 +65,7 @@ def _one_of_each_kind(battle: Battle) -> dict[str, UnitRow]:
 )
 def SHOW_UNIT_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
-    rs, sc = loaded.ruleset, loaded.scenario
+    rs = loaded.ruleset
     for kind, row in _one_of_each_kind(battle).items():
         shown = battle.cli("show", battle.replay, "--unit", row.id, "--json")
         if shown.exit_code != 0:
@@ -73,7 +73,7 @@ def SHOW_UNIT_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
         expected = [
             {rs.turn_name: t, **r.model_dump(mode="json")}
             for t, state in loaded.turn_ends()
-            for r in rs.units(sc, state)
+            for r in battle.rows(state)
             if r.id == row.id
         ]
         rows = json.loads(shown.stdout)["rows"]
