@@ -84,6 +84,14 @@ class Battle:
 
         return CliRunner().invoke(cli, [str(a) for a in args])
 
+    def succeeded(self, what: str, *args: str | Path | int, seq: int | None = None) -> Result:
+        """Run ``battlesim ARGS`` as :meth:`cli` does; unless it exits 0, a
+        :class:`RequirementFailed` ``what: <what the command printed or raised>``."""
+        result = self.cli(*args)
+        if result.exit_code != 0:
+            raise self.failed(f"{what}: {tool_problem(result)}", seq=seq)
+        return result
+
     def scratch(self, name: str) -> Path:
         """A fresh folder ``name`` in the battle's working folder."""
         path = self.workdir / name

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim.conformance.battle import Battle, tool_problem
+from sim.conformance.battle import Battle
 from sim.conformance.requirement import requirement
 from sim.contract import UnitRow
 from sim.replay import analysis
@@ -39,10 +39,8 @@ def SHOW_PRINTS_STATE_TABLE(battle: Battle) -> None:  # noqa: N802
         ((), f"end of battle ({rs.turn_name} {loaded.last_turn})", loaded.state_at()),
         (("--turn", "1"), f"end of {rs.turn_name} 1", loaded.state_at(1)),
     ):
-        shown = battle.cli("show", battle.replay, *args)
         expected = [f"{sc.name} — {title}", *_table(battle, state)]
-        if shown.exit_code != 0:
-            raise battle.failed(f"battlesim show {' '.join(args)}: {tool_problem(shown)}")
+        shown = battle.succeeded(f"battlesim show {' '.join(args)}", "show", battle.replay, *args)
         if shown.stdout.splitlines() != expected:
             got = shown.stdout.splitlines()[:1]
             raise battle.failed(
@@ -67,9 +65,8 @@ def SHOW_UNIT_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
     rs = loaded.ruleset
     for kind, row in _one_of_each_kind(battle).items():
-        shown = battle.cli("show", battle.replay, "--unit", row.id, "--json")
-        if shown.exit_code != 0:
-            raise battle.failed(f"show --unit {row.id} ({kind}): {tool_problem(shown)}")
+        what = f"show --unit {row.id} ({kind})"
+        shown = battle.succeeded(what, "show", battle.replay, "--unit", row.id, "--json")
         expected = [
             {rs.turn_name: t, **r.model_dump(mode="json")}
             for t, state in loaded.turn_ends()
@@ -99,9 +96,8 @@ def SHOW_EVENTS_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
     told = 0
     for kind, row in _one_of_each_kind(battle).items():
-        events = battle.cli("show", battle.replay, "--events", "--unit", row.id, "--seqs")
-        if events.exit_code != 0:
-            raise battle.failed(f"show --events --unit {row.id} ({kind}): {tool_problem(events)}")
+        args = ("show", battle.replay, "--events", "--unit", row.id, "--seqs")
+        events = battle.succeeded(f"show --events --unit {row.id} ({kind})", *args)
         lines = events.stdout.splitlines()
         for line in lines:
             seq = int(line.split("]")[0].removeprefix("[seq "))
@@ -147,9 +143,7 @@ def WHY_WALKS_TO_FIRST_CAUSE(battle: Battle) -> None:  # noqa: N802
     if not consequences:
         return  # events-record-causes says so
     deepest = max(consequences, key=lambda e: len(analysis.why(loaded, e.seq)))
-    result = battle.cli("why", battle.replay, deepest.seq)
-    if result.exit_code != 0:
-        raise battle.failed(f"battlesim why: {tool_problem(result)}", seq=deepest.seq)
+    result = battle.succeeded("battlesim why", "why", battle.replay, deepest.seq, seq=deepest.seq)
     lines = [line for line in result.stdout.splitlines() if "[seq " in line]
     chain = [e.seq for e, _ in analysis.why(loaded, deepest.seq)]
     starts = ["  " * d + ("→ " if d else "") + f"[seq {s}] " for d, s in enumerate(chain)]

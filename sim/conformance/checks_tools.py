@@ -54,9 +54,8 @@ def DIFF_ANOTHER_SEED(battle: Battle) -> None:  # noqa: N802
     loaded, out = battle.loaded, battle.replay
     seed = loaded.header.seed + 1
     other = battle.scratch("other-seed") / "other.jsonl"
-    made = battle.cli("run", battle.scenario or "", "--seed", seed, "--out", other)
-    if made.exit_code != 0:
-        raise battle.failed(f"battlesim run --seed {seed}: {tool_problem(made)}")
+    what = f"battlesim run --seed {seed}"
+    battle.succeeded(what, "run", battle.scenario or "", "--seed", seed, "--out", other)
     result = battle.cli("diff", out, other, "--json")
     if result.exit_code not in (0, 1):
         raise battle.failed(f"battlesim diff --json: {tool_problem(result)}")
@@ -178,9 +177,8 @@ def BATCH_RUNS(battle: Battle) -> None:  # noqa: N802
         raise NotChecked("batch studies need the study extra: pip install 'battlesim[study]'")
     loaded = battle.loaded
     out = battle.scratch("batch") / "study"
-    result = battle.cli("batch", battle.scenario or "", "--runs", "3", "--out", out, "--no-plots")
-    if result.exit_code != 0:
-        raise battle.failed(f"battlesim batch --runs 3: {tool_problem(result)}")
+    args = ("batch", battle.scenario or "", "--runs", "3", "--out", out, "--no-plots")
+    battle.succeeded("battlesim batch --runs 3", *args)
     import duckdb  # noqa: PLC0415  # the batch store's own library
 
     with duckdb.connect(str(out / "study.duckdb"), read_only=True) as con:
