@@ -7,6 +7,7 @@ on a hit.
 from __future__ import annotations
 
 from engine.events import Draw
+from sim.contract.emit import stamp
 from sim.rulesets.becmi.context import Band, Battle, distance
 from sim.rulesets.becmi.data import WEAPONS
 from sim.rulesets.becmi.dice import roll_damage, roll_to_hit
@@ -40,8 +41,7 @@ def _resolve(
         damage = roll_damage(rng, draws, dice, dmg_mods, b.options.minimum_weapon_damage)
     hp_after = target.hp - (damage.total if damage is not None else 0)
     return Attacked(
-        turn=b.turn,
-        time=b.now,
+        **stamp(b),
         phase=phase,
         attacker=c.id,
         target=target.id,

@@ -7,6 +7,7 @@ not kill, the stun d20; if stunned, the knock-out save d20.
 from __future__ import annotations
 
 from engine.events import Draw
+from sim.contract.emit import stamp
 from sim.rulesets.becmi.context import Battle
 from sim.rulesets.becmi.data import STUNNED
 from sim.rulesets.becmi.dice import roll_save, roll_to_hit
@@ -91,8 +92,7 @@ def decide_strike(b: Battle, c: CombatantState, target: CombatantState) -> Struc
             if hp_after > 0:
                 stun_roll, t, save, knocked_out = _stun(b, draws, c, target, con)
     return Struck(
-        turn=b.turn,
-        time=b.now,
+        **stamp(b),
         attacker=c.id,
         target=target.id,
         attacker_size=spec.size,

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Literal
 
 from engine.events import Draw
+from sim.contract.emit import stamp
 from sim.rulesets.becmi.context import Battle
 from sim.rulesets.becmi.data import STUNNED
 from sim.rulesets.becmi.dice import roll_save
@@ -121,9 +122,7 @@ def decide_wrestle(
     elif after == -3:
         pins = _pins(b, draws, bout_id, aggressors, d.leader)
     return Wrestled(
-        turn=b.turn,
-        time=b.now,
-        cause=cause,
+        **stamp(b, cause),
         bout=bout_id,
         started=started,
         aggressors=a,
@@ -151,4 +150,4 @@ def decide_join(b: Battle, c: CombatantState, target: CombatantState) -> Joined:
     assert target.bout is not None
     bout = b.state.bouts[target.bout]
     team: Side = "aggressors" if target.id in bout.defenders else "defenders"
-    return Joined(turn=b.turn, time=b.now, bout=bout.id, combatant=c.id, team=team)
+    return Joined(**stamp(b), bout=bout.id, combatant=c.id, team=team)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from engine.events import trusted
+from sim.contract.emit import stamp
 from sim.rulesets.musket.context import Battle, facing_cos
 from sim.rulesets.musket.data import ARTILLERY_VALUE_SCALE, QUALITY_FIRE_MODIFIER, WEAPONS
 from sim.rulesets.musket.events import Fired
@@ -139,8 +140,7 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     return trusted(  # every value of its field's exact type (check_line in the tests)
         Fired,
         {
-            "turn": turn,
-            "time": b.now,
+            **stamp(b),
             "phase": phase,
             "unit": unit.id,
             "target": target.id,
