@@ -11,7 +11,7 @@ from sim.contract.emit import stamp
 from sim.rulesets.becmi.context import Band, Battle, distance
 from sim.rulesets.becmi.data import WEAPONS
 from sim.rulesets.becmi.dice import roll_damage, roll_to_hit
-from sim.rulesets.becmi.events import Attacked
+from sim.rulesets.becmi.events import Attacked, wound
 from sim.rulesets.becmi.state import CombatantState
 
 __all__ = ["decide_melee_attack", "decide_missile"]
@@ -39,7 +39,6 @@ def _resolve(
         dice = WEAPONS[weapon]["damage"]
         assert isinstance(dice, tuple)
         damage = roll_damage(rng, draws, dice, dmg_mods, b.options.minimum_weapon_damage)
-    hp_after = target.hp - (damage.total if damage is not None else 0)
     return Attacked(
         **stamp(b),
         phase=phase,
@@ -51,9 +50,7 @@ def _resolve(
         cover=cover,
         to_hit=th,
         damage=damage,
-        hp_before=target.hp,
-        hp_after=hp_after,
-        killed=hp_after <= 0,
+        **wound(target.hp, damage.total if damage is not None else 0),
         draws=draws,
     )
 

@@ -8,7 +8,7 @@ from the log alone.  Positions are ``[x, y]`` in feet; ``time`` is seconds.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
@@ -32,12 +32,32 @@ __all__ = [
     "Struck",
     "Team",
     "ToHit",
+    "Wound",
     "Wrestled",
     "Wrestler",
+    "wound",
 ]
 
 Point = tuple[int, int]
 Side = Literal["aggressors", "defenders"]
+
+
+class Wound(TypedDict):
+    """The hit points a hit leaves: before, after, and whether they kill (0 or fewer)."""
+
+    hp_before: int
+    hp_after: int
+    killed: bool
+
+
+def wound(hp: int, damage: int) -> Wound:
+    """``hp`` less ``damage``: a combatant left with 0 hit points or fewer is killed.
+
+    The fields of :class:`Attacked`, :class:`Struck` and :class:`Pin` that say
+    what a hit did (``Attacked(**wound(target.hp, lost), ...)``).
+    """
+    after = hp - damage
+    return {"hp_before": hp, "hp_after": after, "killed": after <= 0}
 
 
 class _Payload(BaseModel):

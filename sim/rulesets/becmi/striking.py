@@ -11,7 +11,7 @@ from sim.contract.emit import stamp
 from sim.rulesets.becmi.context import Battle
 from sim.rulesets.becmi.data import STUNNED
 from sim.rulesets.becmi.dice import roll_save, roll_to_hit
-from sim.rulesets.becmi.events import Damage, Save, Struck
+from sim.rulesets.becmi.events import Damage, Save, Struck, wound
 from sim.rulesets.becmi.options import BecmiOptions
 from sim.rulesets.becmi.state import CombatantState
 
@@ -78,8 +78,7 @@ def decide_strike(b: Battle, c: CombatantState, target: CombatantState) -> Struc
     draws: list[Draw] = []
     th = damage = save = None
     stun_roll = t = None
-    knocked_out = 0
-    hp_after = target.hp
+    knocked_out = lost = 0
     if size_ok:
         str_bonus = b.str_adj(c.id)
         mods = {"strength": str_bonus, "haymaker": HAYMAKER_TO_HIT if haymaker else 0}
@@ -88,8 +87,8 @@ def decide_strike(b: Battle, c: CombatantState, target: CombatantState) -> Struc
         th = roll_to_hit(rng, draws, b.thac0(c.id), ac_base, ac_mods, mods, b.options)
         if th.hit:
             damage = strike_damage(str_bonus, pulled, th.damage_bonus)
-            hp_after -= damage.total
-            if hp_after > 0:
+            lost = damage.total
+            if lost < target.hp:  # still standing: the blow may stun
                 stun_roll, t, save, knocked_out = _stun(b, draws, c, target, con)
     return Struck(
         **stamp(b),
@@ -110,8 +109,6 @@ def decide_strike(b: Battle, c: CombatantState, target: CombatantState) -> Struc
         stun_rounds=b.options.stun_rounds,
         save=save,
         knocked_out_rounds=knocked_out,
-        hp_before=target.hp,
-        hp_after=hp_after,
-        killed=hp_after <= 0,
+        **wound(target.hp, lost),
         draws=draws,
     )

@@ -20,7 +20,7 @@ from sim.contract.emit import stamp
 from sim.rulesets.becmi.context import Battle
 from sim.rulesets.becmi.data import STUNNED
 from sim.rulesets.becmi.dice import roll_save
-from sim.rulesets.becmi.events import Joined, Pin, Team, Wrestled, Wrestler
+from sim.rulesets.becmi.events import Joined, Pin, Team, Wrestled, Wrestler, wound
 from sim.rulesets.becmi.state import Bout, CombatantState
 
 __all__ = ["decide_bout", "decide_join", "decide_wrestle", "pin_damage", "team_rating"]
@@ -85,9 +85,7 @@ def _pins(b: Battle, draws: list[Draw], bout_id: str, victims: list[str], pinner
                 save=save,
                 str_bonus=str_bonus,
                 damage=damage,
-                hp_before=c.hp,
-                hp_after=c.hp - damage,
-                killed=c.hp - damage <= 0,
+                **wound(c.hp, damage),
             )
         )
     return pins
