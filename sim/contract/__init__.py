@@ -26,7 +26,14 @@ from sim.contract.bases import (
     validate_plain,
 )
 from sim.contract.carry import CarryOver, CarrySettings, NextBattle
-from sim.contract.emit import RecordsCause, Stamp, cause_upcasters, stamp, turn_end_from
+from sim.contract.emit import (
+    RecordsCause,
+    Rolls,
+    Stamp,
+    cause_upcasters,
+    stamp,
+    turn_end_from,
+)
 from sim.contract.ending import EndingState
 from sim.contract.ids import UniqueIds
 from sim.contract.models import (
@@ -98,6 +105,7 @@ __all__ = [
     "Reach",
     "Reading",
     "RecordsCause",
+    "Rolls",
     "Ruleset",
     "RulesetUnavailable",
     "ScenarioBase",

@@ -10,6 +10,7 @@ An event type that began to record its ``cause`` after replays were written
 derives from :class:`RecordsCause`; :func:`cause_upcasters` gives the
 registry the upcasters of its older records.  A plan whose only end-of-turn
 rule is the battle's end takes :func:`turn_end_from` as its ``turn_end``.
+:class:`Rolls` rolls dice on a stream and keeps each roll's draw for the event.
 """
 
 from __future__ import annotations
@@ -17,9 +18,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import ClassVar, Protocol, TypedDict, TypeVar
 
-from engine.events import Event, Upcaster, same_shape
+from engine.events import Draw, Event, Upcaster, same_shape
+from engine.rng import Stream
 
-__all__ = ["Clock", "RecordsCause", "Stamp", "cause_upcasters", "stamp", "turn_end_from"]
+__all__ = [
+    "Clock",
+    "RecordsCause",
+    "Rolls",
+    "Stamp",
+    "cause_upcasters",
+    "stamp",
+    "turn_end_from",
+]
 
 V = TypeVar("V")
 
@@ -52,6 +62,32 @@ def stamp(b: Clock, cause: int | None = None) -> Stamp:
     the event's declaration order.
     """
     return {"turn": b.turn, "time": b.now, "cause": cause}
+
+
+class Rolls:
+    """Dice rolled on one random stream, each roll's :class:`~engine.events.Draw` kept in
+    ``draws`` in the order rolled: the record an event carries of its dice.
+
+    Several may share one ``draws`` list (one event's dice from more than one stream)::
+
+        draws: list[Draw] = []
+        for side in sides:
+            rolls[side.id] = Rolls(b.stream("initiative", side.id), draws).roll(6)
+    """
+
+    __slots__ = ("draws", "stream")
+
+    def __init__(self, stream: Stream, draws: list[Draw] | None = None) -> None:
+        self.stream = stream
+        self.draws: list[Draw] = [] if draws is None else draws
+        """The draws taken, in order (the list given, appended to)."""
+
+    def roll(self, sides: int) -> int:
+        """A die of ``sides`` faces, 1 to ``sides`` (:meth:`engine.rng.Stream.roll`); its
+        draw is recorded."""
+        value, draw = self.stream.roll(sides)
+        self.draws.append(draw)
+        return value
 
 
 class RecordsCause(Event):

@@ -7,11 +7,13 @@ from typing import Literal
 
 import pytest
 
-from engine.events import Event, same_shape
+from engine.events import Draw, Event, same_shape
 from engine.formats import schema_version_in
+from engine.rng import Stream
 from sim.contract import (
     BattleEndedBase,
     RecordsCause,
+    Rolls,
     cause_upcasters,
     get_ruleset,
     stamp,
@@ -114,3 +116,23 @@ def test_turn_end_from_yields_the_end_once_decided_and_nothing_before() -> None:
     assert isinstance(ended, Ended)
     assert (ended.turn, ended.time, ended.reason) == (2, 20.0, "time")
     assert asked == [(1, False), (2, True)]
+
+
+def test_rolls_are_the_streams_rolls_with_their_draws_in_order() -> None:
+    """Rolls.roll(n) is Stream.roll(n)'s value; its draw goes to draws, in the order rolled."""
+    expected = Stream(7, "t/dice")
+    rolls = Rolls(Stream(7, "t/dice"))
+    want = [expected.roll(6), expected.roll(20), expected.roll(6)]
+    got = [rolls.roll(6), rolls.roll(20), rolls.roll(6)]
+    assert got == [value for value, _ in want]
+    assert rolls.draws == [draw for _, draw in want]
+    assert [(d.stream, d.i) for d in rolls.draws] == [("t/dice", 0), ("t/dice", 1), ("t/dice", 2)]
+    assert [1 + int(d.u * s) for d, s in zip(rolls.draws, (6, 20, 6), strict=True)] == got
+
+
+def test_rolls_on_two_streams_share_one_list() -> None:
+    """Two Rolls given one list append to it in the order rolled, each from its own stream."""
+    draws: list[Draw] = []
+    Rolls(Stream(1, "t/a"), draws).roll(6)
+    Rolls(Stream(1, "t/b"), draws).roll(6)
+    assert [(d.stream, d.i) for d in draws] == [("t/a", 0), ("t/b", 0)]

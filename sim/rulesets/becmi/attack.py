@@ -6,8 +6,7 @@ on a hit.
 
 from __future__ import annotations
 
-from engine.events import Draw
-from sim.contract.emit import stamp
+from sim.contract.emit import Rolls, stamp
 from sim.rulesets.becmi.context import Band, Battle, distance
 from sim.rulesets.becmi.data import WEAPONS
 from sim.rulesets.becmi.dice import roll_damage, roll_to_hit
@@ -27,18 +26,17 @@ def _resolve(
     band: Band | None,
     cover: str | None,
 ) -> Attacked:
-    rng = b.stream("attack", c.id)
-    draws: list[Draw] = []
+    dice = Rolls(b.stream("attack", c.id))
     ac_base, ac_mods = b.armour_class(target.id)
-    th = roll_to_hit(rng, draws, b.thac0(c.id), ac_base, ac_mods, mods, b.options)
+    th = roll_to_hit(dice, b.thac0(c.id), ac_base, ac_mods, mods, b.options)
     damage = None
     if th.hit:
         dmg_mods = {"negative_h": th.damage_bonus}
         if phase == "melee":
             dmg_mods["strength"] = b.str_adj(c.id)  # [src] Str adjusts hand-to-hand damage
-        dice = WEAPONS[weapon]["damage"]
-        assert isinstance(dice, tuple)
-        damage = roll_damage(rng, draws, dice, dmg_mods, b.options.minimum_weapon_damage)
+        weapon_damage = WEAPONS[weapon]["damage"]
+        assert isinstance(weapon_damage, tuple)
+        damage = roll_damage(dice, weapon_damage, dmg_mods, b.options.minimum_weapon_damage)
     return Attacked(
         **stamp(b),
         phase=phase,
@@ -51,7 +49,7 @@ def _resolve(
         to_hit=th,
         damage=damage,
         **wound(target.hp, damage.total if damage is not None else 0),
-        draws=draws,
+        draws=dice.draws,
     )
 
 

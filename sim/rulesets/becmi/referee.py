@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Literal
 
 from engine.events import Draw
-from sim.contract.emit import stamp
+from sim.contract.emit import Rolls, stamp
 from sim.rulesets.becmi.context import Battle
 from sim.rulesets.becmi.events import BattleEnded, Initiative, MoraleChecked, Recovered
 from sim.rulesets.becmi.scenario import SideSpec
@@ -44,9 +44,7 @@ def decide_initiative(b: Battle) -> Initiative:
     rolls: dict[str, int] = {}
     draws: list[Draw] = []
     for side in b.scenario.sides:
-        roll, draw = b.stream("initiative", side.id).roll(6)
-        rolls[side.id] = roll
-        draws.append(draw)
+        rolls[side.id] = Rolls(b.stream("initiative", side.id), draws).roll(6)
     index = {s.id: i for i, s in enumerate(b.scenario.sides)}
     order = sorted(rolls, key=lambda sid: (-rolls[sid], index[sid]))
     return Initiative(**stamp(b), rolls=rolls, order=order, draws=draws)
@@ -101,8 +99,8 @@ def decide_morale(b: Battle) -> list[MoraleChecked]:
         trigger, morale = _trigger(b, side), _morale_of(b, side)
         if trigger is None or not morale:
             continue
-        rng = b.stream("morale", side.id)
-        (r1, d1), (r2, d2) = rng.roll(6), rng.roll(6)
+        dice = Rolls(b.stream("morale", side.id))
+        r1, r2 = dice.roll(6), dice.roll(6)
         events.append(
             MoraleChecked(
                 **stamp(b, _trigger_cause(b, side, trigger)),
@@ -112,7 +110,7 @@ def decide_morale(b: Battle) -> list[MoraleChecked]:
                 total=r1 + r2,
                 morale=morale,
                 fled=[cid for cid, ml in morale.items() if r1 + r2 > ml],
-                draws=[d1, d2],
+                draws=dice.draws,
             )
         )
     return events
