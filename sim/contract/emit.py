@@ -1,4 +1,4 @@
-"""What a rule uses to make its events: the stamp, the cause-recording base, the end rule.
+"""What a rule makes its events with: the stamp, the dice record, the cause base, the end rule.
 
 Every event a rule decides carries the battle's moment (``turn``, ``time``)
 and, when an earlier event led to it, that event's ``cause``; :func:`stamp`
