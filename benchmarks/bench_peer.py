@@ -25,8 +25,9 @@ repetition by repetition (the issue's target: at least 0.12).  Every
 variant runs once per repetition, the order alternating; medians (min–max)
 of CPU time; a loaded-machine line on top.  ``--before PATH`` also runs
 the ``battlesim`` of the source tree at PATH (its ``engine`` and ``sim``
-first on ``PYTHONPATH``) in the same repetitions, for a before/after
-table from one run.
+first on ``PYTHONPATH``, the working folder kept off ``sys.path`` by
+``python -P``) in the same repetitions, for a before/after table from one
+run; ``--after PATH`` measures another tree than this one as "after".
 """
 
 from __future__ import annotations
@@ -142,10 +143,11 @@ def peer(resolutions: list[Resolution], n_units: int, lcv: float, hcv: float) ->
 
 
 def _command(tree: str | None, scenario: Path, out: Path) -> tuple[list[str], dict[str, str]]:
+    """``python -P -m sim run``: ``-P`` keeps the working folder (this tree) off ``sys.path``,
+    so the tree first on ``PYTHONPATH`` is the one measured."""
     env = dict(os.environ)
-    if tree is not None:
-        env["PYTHONPATH"] = tree + os.pathsep + env.get("PYTHONPATH", "")
-    command = [sys.executable, "-m", "sim", "run", str(scenario), "-o", str(out), "--force"]
+    env["PYTHONPATH"] = (tree or str(ROOT)) + os.pathsep + env.get("PYTHONPATH", "")
+    command = [sys.executable, "-P", "-m", "sim", "run", str(scenario), "-o", str(out), "--force"]
     return command, env
 
 
@@ -278,14 +280,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5, help="interleaved repetitions (default 5)")
     parser.add_argument("--before", metavar="PATH", help="a second source tree to compare")
+    parser.add_argument("--after", metavar="PATH", help="the tree measured as 'after' (this one)")
     parser.add_argument("--per-side", type=int, default=PER_SIDE, help="regiments a side (200)")
     parser.add_argument("--turns", type=int, default=TURNS, help="turns of the long run (20)")
     parser.add_argument("--json", type=Path, help="where to write the results")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
-    trees: list[tuple[str, str | None]] = [("after", None)]
+    after = str(Path(args.after).resolve()) if args.after else str(ROOT)
+    trees: list[tuple[str, str | None]] = [("after", after)]
     if args.before:
-        trees = [("before", str(Path(args.before).resolve())), ("after", str(ROOT))]
+        trees = [("before", str(Path(args.before).resolve())), ("after", after)]
     start = machine()
     found = measure(trees, args.reps, args.per_side, args.turns)
     end_load = os.getloadavg()
