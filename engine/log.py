@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from engine.canonical import canonical_json
-from engine.encoders import line_body  # the event's line: msgspec where it is pydantic's text
 from engine.events import Event
 from engine.sinks import DiscardSink, FileSink, MemorySink, Sink
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
@@ -146,6 +145,15 @@ def seal_bytes(previous: bytes, body: bytes) -> tuple[bytes, bytes]:
 
 _BLAKE2B_128 = hashlib.blake2b(digest_size=16)
 """An empty BLAKE2b-128 hasher, copied for each line."""
+
+
+def line_body(event: Event) -> bytes:
+    """The event's line without its hash: exactly ``event.model_dump_json()``, encoded.
+
+    The model's serializer is called directly (``model_dump_json`` passes its
+    every default again, then decodes what the log would encode again).
+    """
+    return type(event).__pydantic_serializer__.to_json(event)
 
 
 class UntrustedLine(AssertionError):
