@@ -95,8 +95,8 @@ def peer(resolutions: list[Resolution], n_units: int, lcv: float, hcv: float) ->
     by_unit: list[dict[int, list[tuple[float, float, int]]]] = [{} for _ in range(n_units)]
     first = min(r[0] for r in resolutions)
     last = max(r[0] for r in resolutions)
-    for turn, unit, v, m, target in resolutions:
-        by_unit[unit].setdefault(turn, []).append((v, m, target))
+    for turn, who, v, m, target in resolutions:
+        by_unit[who].setdefault(turn, []).append((v, m, target))
     lo, hi = lcv / 1000.0, hcv / 1000.0
     fatigue = [0] * n_units
     rnd = random.Random(1863).random
@@ -193,19 +193,19 @@ def measure(
         variants += [("peer", None, None), ("bare", None, None)]
         for rep in range(reps):
             print(f"repetition {rep + 1}/{reps}", file=sys.stderr)
-            for name, tree, key in variants if rep % 2 == 0 else list(reversed(variants)):
-                if key is None:
+            for name, tree, part in variants if rep % 2 == 0 else list(reversed(variants)):
+                if part is None:
                     gc.collect()
                     t, _ = timed(work[name])
                     found[name].append(t.cpu)
                     cpu, wall = cpu + t.cpu, wall + t.wall
                     continue
-                scen = long_s if key == "long" else short_s
-                command, env = _command(tree, scen, Path(tmp) / f"{name}-{key}.jsonl")
+                scen = long_s if part == "long" else short_s
+                command, env = _command(tree, scen, Path(tmp) / f"{name}-{part}.jsonl")
                 done = run_child(command, env)
                 if done.returncode != 0:
                     raise SystemExit(f"battlesim run failed ({name}):\n{done.stderr}")
-                found[name][key].append(Timed(done.cpu, done.wall).cpu)
+                found[name][part].append(Timed(done.cpu, done.wall).cpu)
                 cpu, wall = cpu + done.cpu, wall + done.wall
     found["resolutions"] = {
         "long": counts[f"{first}-long"],
