@@ -9,8 +9,6 @@ from itertools import chain, compress
 from json.encoder import encode_basestring
 from typing import Any
 
-import orjson
-
 __all__ = [
     "NotCanonical",
     "RowDigest",
@@ -46,18 +44,20 @@ _ROW_VALUES = _PLAIN | _ARRAYS
 
 
 def rows_json(rows: list[dict[str, Any]]) -> str | None:
-    """:func:`canonical_json` of a list of rows written by orjson (a tenth of the
-    cost), or None where orjson might write other text.
+    """:func:`canonical_json` of a list of rows written by msgspec's sorted encoder
+    (a twentieth of the stdlib's cost), or None where it might write other text.
 
-    orjson writes text, ints, booleans and null exactly as the stdlib encoder
-    (``ensure_ascii=False``, sorted keys, no spaces) does, but not every
-    float (``1e-7`` for ``1e-07``) and not ints beyond 64 bits (it refuses
-    them).  So the rows are passed to orjson only when every value is of
-    those exact types or an array of them (one level, as hexes are), and
-    anything orjson refuses (a wide int, a lone surrogate, a key that is
-    not text) is None too; the caller then writes them with the stdlib.
-    ``tests/engine/test_row_digest.py`` compares the two over that value
-    domain and beyond.
+    msgspec (``order="sorted"``) writes text, ints of any width, booleans and
+    null exactly as the stdlib encoder (``ensure_ascii=False``, sorted keys,
+    no spaces) does, but not every float (``1e-7`` for ``1e-07``, ``null``
+    for NaN, which the stdlib refuses), and it writes many other types the
+    stdlib refuses or writes otherwise.  So the rows are passed to it only
+    when every value is of those exact types or an array of them (one
+    level, as hexes are), and anything it refuses (a lone surrogate) is None
+    too; the caller then writes them with the stdlib.  msgspec is imported
+    on first use (a battle whose ruleset writes its own snapshot text never
+    needs it).  ``tests/engine/test_row_digest.py`` compares the two over
+    that value domain and beyond.
     """
     values = list(chain.from_iterable(map(dict.values, rows)))
     types = list(map(type, values))
@@ -68,10 +68,23 @@ def rows_json(rows: list[dict[str, Any]]) -> str | None:
         arrays = compress(values, map(_ARRAYS.__contains__, types))
         if not set(map(type, chain.from_iterable(arrays))) <= _PLAIN:
             return None
+    global _SORTED  # noqa: PLW0603 - the encoder, made once on first use
+    if _SORTED is None:
+        import msgspec  # noqa: PLC0415 - only for rulesets without their own snapshot text
+
+        _SORTED = (
+            msgspec.json.Encoder(order="sorted").encode,
+            (msgspec.EncodeError, TypeError, ValueError, OverflowError),
+        )
+    encode, refusals = _SORTED
     try:
-        return orjson.dumps(rows, option=orjson.OPT_SORT_KEYS).decode()
-    except orjson.JSONEncodeError:
+        return str(encode(rows).decode())
+    except refusals:
         return None
+
+
+_SORTED: tuple[Any, tuple[type[Exception], ...]] | None = None
+"""msgspec's sorted JSON encoder and what it raises, once :func:`rows_json` has needed it."""
 
 
 def digest(value: Any) -> str:
@@ -126,7 +139,7 @@ class RowDigest:
 
     When most rows of a list changed since the last digest (every unit acts
     every turn), checking signatures costs more than it saves: the list is
-    then written afresh, without signatures (by orjson when
+    then written afresh, without signatures (by msgspec when
     :func:`rows_json` can), for the next :data:`DIRECT_DIGESTS` digests,
     and checked again after.  A kept
     signature stays true however old it is, so the text never depends on

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -97,11 +98,27 @@ class Header(BaseModel):
     """Set when this battle was forked from another (``battlesim fork``)."""
 
     def body(self) -> str:
-        """The header's canonical JSON (a ``fork`` of None is left out)."""
+        """The header's canonical JSON (a ``fork`` of None is left out).
+
+        The last header's text is kept (a battle asks twice: the check that
+        it reads back, then the log's first line; a large scenario's text
+        costs as much as several turns).  The header is frozen, so its text
+        cannot change; a header that is not the same object is serialised.
+        """
+        global _LAST_BODY  # noqa: PLW0603 - one slot, replaced whole
+        kept = _LAST_BODY
+        if kept is not None and kept[0]() is self:
+            return kept[1]
         data = self.model_dump(mode="json")
         if data["fork"] is None:
             del data["fork"]
-        return canonical_json(data)
+        text = canonical_json(data)
+        _LAST_BODY = (weakref.ref(self), text)
+        return text
+
+
+_LAST_BODY: tuple[weakref.ref[Header], str] | None = None
+"""The last header :meth:`Header.body` wrote (a weak reference to it) and its text."""
 
 
 class Footer(BaseModel):

@@ -87,7 +87,17 @@ class Recorder(Generic[S]):
         """
         if type(event) not in self._admitted:
             self._admit(type(event))
-        stamped = self.log.stamp(event)
+        data = event.__dict__
+        if data["seq"] == -1:  # a fresh event: stamped in place, as EventLog.stamp does
+            data["seq"] = self.log.count
+            event.__pydantic_fields_set__.add("seq")
+            stamped: Event = event
+        else:
+            stamped = self.log.stamp(event)
+        if not self._forks:
+            self.projection.apply(stamped)
+            self.log.write(stamped)
+            return stamped  # type: ignore[return-value]
         fork = self._forks.get(stamped.seq)
         if fork is not None:
             stamped = self._forked(stamped, fork)

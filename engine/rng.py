@@ -119,14 +119,35 @@ class Stream:
             self._block = block
         return (self._words[i & 7] >> 11) * _SCALE
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass that overrides :meth:`uniform` (derivation 1, a test's scripted
+        dice) and not :meth:`draw` draws through its own ``uniform``."""
+        super().__init_subclass__(**kwargs)
+        if "uniform" in cls.__dict__ and "draw" not in cls.__dict__:
+            cls.draw = Stream._draw_via_uniform  # type: ignore[method-assign]
+
     def draw(self) -> Draw:
         """Return the next uniform as a :class:`Draw` record (name, index, value).
 
-        Built on :meth:`uniform`, so a stream that overrides it (a test's
-        scripted dice) records its own values.
+        The value is :meth:`uniform`'s, computed here in line (one call a
+        draw, not two); a subclass that overrides ``uniform`` draws through
+        it instead (see :meth:`__init_subclass__`), so scripted dice record
+        their own values.
         """
-        u = self.uniform()
+        i = self.count
+        self.count = i + 1
+        block = i >> 3
+        if block != self._block:
+            h = self._hasher.copy()
+            h.update(self._name + _pack_index(block))
+            self._words = _words(h.digest())
+            self._block = block
         # tuple.__new__: the named tuple's own __new__ is a Python function around it
+        return _new_tuple(Draw, (self.name, i, (self._words[i & 7] >> 11) * _SCALE))
+
+    def _draw_via_uniform(self) -> Draw:
+        """:meth:`draw` of a stream whose :meth:`uniform` is its own."""
+        u = self.uniform()
         return _new_tuple(Draw, (self.name, self.count - 1, u))
 
     def die(self, sides: int) -> tuple[int, float]:
@@ -180,7 +201,19 @@ def _opener(seed: int, derivation: int) -> Callable[[str], Stream]:
     """How a factory of ``derivation`` opens the stream of a name, for ``seed``."""
     if derivation == 2:
         hasher = _blake2b(_prefix(DOMAIN, seed))
-        return lambda name: Stream._opened(hasher, name)
+        new = Stream.__new__
+
+        def opened(name: str) -> Stream:  # Stream._opened in line: a stream is opened per use
+            stream = new(Stream)
+            stream.name = name
+            stream.count = 0
+            stream._hasher = hasher
+            stream._name = name.encode("utf-8")
+            stream._block = -1
+            stream._words = ()
+            return stream
+
+        return opened
     if derivation == 1:
         prefix = _prefix(DOMAIN_1, seed)
         return lambda name: Stream1._from_prefix(prefix, name)
@@ -208,8 +241,12 @@ class Streams:
         self._streams: dict[str, Stream] = {}
 
     def stream(self, *key: str | int) -> Stream:
-        """Return the stream named by ``key``, creating it at draw 0."""
-        name = stream_name(key)
+        """Return the stream named by ``key``, creating it at draw 0.
+
+        A one-part key of text is its own name (nothing to join: rule code
+        that builds the name in one piece passes it so).
+        """
+        name = key[0] if len(key) == 1 and type(key[0]) is str else stream_name(key)
         found = self._streams.get(name)
         if found is None:
             found = self._streams[name] = self._open(name)

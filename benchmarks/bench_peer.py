@@ -1,0 +1,325 @@
+"""battlesim peer benchmark: the engine's marginal cost per resolution against a plain-SimPy peer.
+
+A report, not a pass/fail test (issue 32's first target).  The reference
+battle (``lines.py``, 200 regiments a side) is written as a scenario file
+at 20 turns and at 1 turn, and each is fought by ``battlesim run`` in a
+fresh child measured by ``wait4``:
+
+* **engine marginal cost per resolution** = (CPU of the 20-turn run − CPU of
+  the 1-turn run) / (fire resolutions of the first − those of the second):
+  start-up, scenario loading and set-up cancel out, what is left is what
+  each further resolution costs the whole battle path (rules, events,
+  lines, chain, draws, digests, SimPy and the turn kernel);
+* **plain-SimPy peer**: the same resolutions (turns 2 to 20: each one's
+  V, m and target read back from the 20-turn replay) done by one SimPy
+  process per unit, each waking once a turn and doing its turn's fire
+  arithmetic (``bench_scale.bare_loop``'s: casualty range, a uniform,
+  random rounding, fatigue, the morale check) with ``random.Random``,
+  each resolution appended to an in-memory list as a dict event; timed in
+  this process after a warm-up;
+* **bare loop**: the same resolutions through ``bench_scale.bare_loop``
+  (no SimPy, no events), for the issue's second figure.
+
+``x peer`` = peer CPU per resolution / engine marginal CPU per resolution,
+repetition by repetition (the issue's target: at least 0.12).  Every
+variant runs once per repetition, the order alternating; medians (min–max)
+of CPU time; a loaded-machine line on top.  ``--before PATH`` also runs
+the ``battlesim`` of the source tree at PATH (its ``engine`` and ``sim``
+first on ``PYTHONPATH``, the working folder kept off ``sys.path`` by
+``python -P``) in the same repetitions, for a before/after table from one
+run; ``--after PATH`` measures another tree than this one as "after".
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench_scale import bare_loop
+from common import ROOT, Timed, fmt_spread, load_line, machine, run_child, table, timed
+
+HERE = Path(__file__).resolve().parent
+PER_SIDE = 200
+TURNS = 20
+
+Resolution = tuple[int, int, float, float, int]
+"""(turn, firing unit's index, V, m, target's index) of one fire resolution."""
+
+
+def write_scenario(path: Path, per_side: int, turns: int) -> None:
+    """The reference battle as a scenario file (JSON is YAML): the data ``lines.py`` builds."""
+    from lines import lines_scenario
+
+    scenario = lines_scenario(per_side, turns)
+    data = scenario.model_dump(mode="json", exclude_unset=True)
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def read_resolutions(path: Path, per_side: int) -> list[Resolution]:
+    """Every fire resolution the replay records, in order."""
+    from lines import lines_scenario
+
+    scenario = lines_scenario(per_side, 1)
+    index = {u.id: i for i, u in enumerate(u for s in scenario.sides for u in s.units)}
+    out: list[Resolution] = []
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if '"musket.fired"' in line:
+                r = json.loads(line)
+                res = r["result"]
+                out.append(
+                    (r["turn"], index[r["unit"]], res["v"], res["modifier"], index[r["target"]])
+                )
+    return out
+
+
+def peer(resolutions: list[Resolution], n_units: int, lcv: float, hcv: float) -> int:
+    """The plain-SimPy peer: one process per unit, a dict event per resolution in a list.
+
+    Each unit's process wakes once a turn (a SimPy timeout of one turn) and
+    does its resolutions of that turn with ``bare_loop``'s arithmetic.
+    Returns the number of events recorded.
+    """
+    import simpy
+
+    by_unit: list[dict[int, list[tuple[float, float, int]]]] = [{} for _ in range(n_units)]
+    first = min(r[0] for r in resolutions)
+    last = max(r[0] for r in resolutions)
+    for turn, who, v, m, target in resolutions:
+        by_unit[who].setdefault(turn, []).append((v, m, target))
+    lo, hi = lcv / 1000.0, hcv / 1000.0
+    fatigue = [0] * n_units
+    rnd = random.Random(1863).random
+    floor = math.floor
+    events: list[dict[str, Any]] = []
+    append = events.append
+    env = simpy.Environment()
+
+    def unit(uid: int) -> simpy.events.ProcessGenerator:
+        mine = by_unit[uid]
+        for turn in range(first, last + 1):
+            yield env.timeout(20)
+            for v, m, target in mine.get(turn, ()):
+                e = max(v * (1.0 + m / 100.0), 0.0)
+                low, high = lo * e, hi * e
+                x = low + (high - low) * rnd()
+                n = floor(x)
+                c = n + 1 if rnd() < x - n else n
+                added = 0
+                check = False
+                if c > 0:
+                    f = c + 2.0 * c * rnd()
+                    n = floor(f)
+                    added = n + 1 if rnd() < f - n else n
+                    added = max(0, min(added, 10_000 - fatigue[target]))
+                    fatigue[target] += added
+                    check = rnd() < c / (c + 25.0)
+                append(
+                    {
+                        "turn": turn,
+                        "time": env.now,
+                        "unit": uid,
+                        "target": target,
+                        "casualties": c,
+                        "fatigue_added": added,
+                        "morale_check": check,
+                    }
+                )
+
+    for uid in range(n_units):
+        env.process(unit(uid))
+    env.run()
+    return len(events)
+
+
+def _command(tree: str | None, scenario: Path, out: Path) -> tuple[list[str], dict[str, str]]:
+    """``python -P -m sim run``: ``-P`` keeps the working folder (this tree) off ``sys.path``,
+    so the tree first on ``PYTHONPATH`` is the one measured."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = (tree or str(ROOT)) + os.pathsep + env.get("PYTHONPATH", "")
+    command = [sys.executable, "-P", "-m", "sim", "run", str(scenario), "-o", str(out), "--force"]
+    return command, env
+
+
+def measure(
+    trees: list[tuple[str, str | None]], reps: int, per_side: int, turns: int
+) -> dict[str, Any]:
+    """Every variant once per repetition, the order alternating; CPU seconds of each."""
+    cpu = wall = 0.0
+    found: dict[str, Any] = {name: {"long": [], "short": []} for name, _ in trees}
+    found["peer"], found["bare"] = [], []
+    with tempfile.TemporaryDirectory(prefix="battlesim-bench-") as tmp:
+        long_s, short_s = Path(tmp) / "long.yaml", Path(tmp) / "short.yaml"
+        write_scenario(long_s, per_side, turns)
+        write_scenario(short_s, per_side, 1)
+        counts: dict[str, int] = {}
+        for name, tree in trees:  # the replays, once: what the resolutions are
+            for key, scen in (("long", long_s), ("short", short_s)):
+                out = Path(tmp) / f"{name}-{key}.jsonl"
+                command, env = _command(tree, scen, out)
+                done = run_child(command, env)
+                if done.returncode != 0:
+                    raise SystemExit(f"battlesim run failed ({name}):\n{done.stderr}")
+                counts[f"{name}-{key}"] = sum(1 for _ in read_resolutions(out, per_side))
+        first = trees[0][0]
+        if len({counts[f"{n}-long"] for n, _ in trees}) != 1:
+            raise SystemExit(f"the trees fought different battles: {counts}")
+        every = read_resolutions(Path(tmp) / f"{first}-long.jsonl", per_side)
+        marginal = [r for r in every if r[0] > 1]
+        from lines import lines_scenario
+
+        o = lines_scenario(per_side, 1).options
+        n_units = 2 * per_side
+        bare_inputs = [(v, m, target) for _, _, v, m, target in marginal]
+        work: dict[str, Callable[[], Any]] = {
+            "peer": lambda: peer(marginal, n_units, o.fire_lcv, o.fire_hcv),
+            "bare": lambda: bare_loop(bare_inputs, n_units, o.fire_lcv, o.fire_hcv),
+        }
+        for fn in work.values():  # warm-up
+            fn()
+        variants: list[tuple[str, str | None, str | None]] = [
+            (name, tree, key) for name, tree in trees for key in ("long", "short")
+        ]
+        variants += [("peer", None, None), ("bare", None, None)]
+        for rep in range(reps):
+            print(f"repetition {rep + 1}/{reps}", file=sys.stderr)
+            for name, tree, part in variants if rep % 2 == 0 else list(reversed(variants)):
+                if part is None:
+                    gc.collect()
+                    t, _ = timed(work[name])
+                    found[name].append(t.cpu)
+                    cpu, wall = cpu + t.cpu, wall + t.wall
+                    continue
+                scen = long_s if part == "long" else short_s
+                command, env = _command(tree, scen, Path(tmp) / f"{name}-{part}.jsonl")
+                done = run_child(command, env)
+                if done.returncode != 0:
+                    raise SystemExit(f"battlesim run failed ({name}):\n{done.stderr}")
+                found[name][part].append(Timed(done.cpu, done.wall).cpu)
+                cpu, wall = cpu + done.cpu, wall + done.wall
+    found["resolutions"] = {
+        "long": counts[f"{first}-long"],
+        "short": counts[f"{first}-short"],
+        "marginal": len(marginal),
+    }
+    found["_cpu"], found["_wall"] = cpu, wall
+    return found
+
+
+def render(res: dict[str, Any]) -> str:
+    m = res["machine"]
+    found = res["found"]
+    r = found["resolutions"]
+    out = [
+        f"battlesim peer benchmark, {res['date']}",
+        f"machine: {m['platform']}, Python {m['python']}, {m['cpu_count']} CPUs "
+        f"({m['cpus_usable']} usable), commit {m['commit']}",
+        res["load_line"],
+        "",
+        f"Reference battle, {res['per_side']} a side: `battlesim run` of {res['turns']} turns "
+        f"({r['long']:,} resolutions) minus 1 turn ({r['short']:,}); the peer and the bare "
+        f"loop do the {r['marginal']:,} resolutions of turns 2-{res['turns']}.",
+        f"CPU us per resolution, medians (min-max) of {res['reps']} interleaved repetitions.",
+        "",
+    ]
+    per = r["long"] - r["short"]
+    peer = [1e6 * c / r["marginal"] for c in found["peer"]]
+    bare = [1e6 * c / r["marginal"] for c in found["bare"]]
+    rows = []
+    for name in res["trees"]:
+        eng = [
+            1e6 * (a - b) / per
+            for a, b in zip(found[name]["long"], found[name]["short"], strict=True)
+        ]
+        x_peer = [p / e for p, e in zip(peer, eng, strict=True)]
+        x_bare = [b / e for b, e in zip(bare, eng, strict=True)]
+        rows.append(
+            [
+                f"engine ({name})",
+                fmt_spread(eng),
+                fmt_spread(x_peer, 3),
+                fmt_spread(x_bare, 3),
+                fmt_spread(found[name]["long"], 2),
+                fmt_spread(found[name]["short"], 2),
+            ]
+        )
+    if len(res["trees"]) == 2:  # the change itself, paired repetition by repetition
+        before, after = (
+            [a - b for a, b in zip(found[n]["long"], found[n]["short"], strict=True)]
+            for n in res["trees"]
+        )
+        paired = [a / b for a, b in zip(after, before, strict=True)]
+        rows.append(["after / before", fmt_spread(paired, 3), "", "", "", ""])
+    rows.append(["plain-SimPy peer", fmt_spread(peer, 2), "1", "", "", ""])
+    rows.append(["bare loop", fmt_spread(bare, 2), "", "1", "", ""])
+    out.append(
+        table(
+            rows,
+            [
+                "what",
+                "us CPU/res",
+                "x peer",
+                "x bare",
+                f"{res['turns']}-turn CPU s",
+                "1 turn CPU s",
+            ],
+        )
+    )
+    out += [
+        "",
+        "   x peer = peer CPU / engine marginal CPU per resolution, repetition by repetition",
+        "   (issue 32's target: >= 0.12); x bare likewise with the bare loop;",
+        "   after / before: the after tree's marginal CPU over the before tree's, per repetition.",
+    ]
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=5, help="interleaved repetitions (default 5)")
+    parser.add_argument("--before", metavar="PATH", help="a second source tree to compare")
+    parser.add_argument("--after", metavar="PATH", help="the tree measured as 'after' (this one)")
+    parser.add_argument("--per-side", type=int, default=PER_SIDE, help="regiments a side (200)")
+    parser.add_argument("--turns", type=int, default=TURNS, help="turns of the long run (20)")
+    parser.add_argument("--json", type=Path, help="where to write the results")
+    args = parser.parse_args()
+    sys.path.insert(0, str(HERE))
+    after = str(Path(args.after).resolve()) if args.after else str(ROOT)
+    trees: list[tuple[str, str | None]] = [("after", after)]
+    if args.before:
+        trees = [("before", str(Path(args.before).resolve())), ("after", after)]
+    start = machine()
+    found = measure(trees, args.reps, args.per_side, args.turns)
+    end_load = os.getloadavg()
+    cpu, wall = found.pop("_cpu"), found.pop("_wall")
+    res: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": start,
+        "loadavg_end": list(end_load),
+        "per_side": args.per_side,
+        "turns": args.turns,
+        "reps": args.reps,
+        "trees": [name for name, _ in trees],
+        "found": found,
+        "load_line": load_line(start["loadavg"], end_load, cpu, wall),
+    }
+    text = render(res)
+    res["table"] = text
+    print(text)
+    path = args.json or HERE / "results-peer.json"
+    path.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+    print(f"\nwrote {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
