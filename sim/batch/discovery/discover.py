@@ -24,7 +24,7 @@ from sim.batch.planning.stopping import summarised
 from sim.batch.storage.opening import DB_NAME
 from sim.batch.storage.store import Store
 
-__all__ = ["DiscoverError", "discover", "discover_lines", "number_columns"]
+__all__ = ["DiscoverError", "discover", "discover_lines", "number_columns", "study_data"]
 
 _NUMBER_TYPES = ("BIGINT", "INTEGER", "DOUBLE", "HUGEINT", "SMALLINT", "FLOAT")
 _NOT_MEASURES = ("run_id", "point", "replication", "seed")
@@ -164,21 +164,15 @@ def _box_json(data: Data, box: Box, k: int, total: tuple[int, int], words: str) 
     }
 
 
-def discover(
-    study_dir: str | Path,
-    measure: str,
-    boxes: int = 3,
-    min_coverage: float = MIN_COVERAGE,
-    alpha: float = ALPHA,
-    min_mass: float = MIN_MASS,
-) -> dict[str, Any]:
-    """The boxes where ``measure`` holds, as plain data.
+def study_data(study_dir: str | Path, measure: str) -> Data:
+    """The study's design points with their summarised runs and those where ``measure`` holds.
 
-    Raises:
-        DiscoverError: no study in ``study_dir``, no factor swept, or no done run.
-        ConditionError: ``measure`` cannot be read.
-        StoreError: the database cannot be opened.
+    Raises: as :func:`discover`.
     """
+    return _study(study_dir, measure)[0]
+
+
+def _study(study_dir: str | Path, measure: str) -> tuple[Data, str]:
     db = Path(study_dir) / DB_NAME
     if not db.is_file():
         raise DiscoverError(f"{str(study_dir)!r}: no study here (no {DB_NAME})")
@@ -201,14 +195,34 @@ def discover(
         store.close()
     if not data.factors:
         raise DiscoverError(f"{str(study_dir)!r}: the study sweeps no factor: nothing to discover")
-    runs, holds = sum(data.runs), sum(data.holds)
+    runs = sum(data.runs)
     if runs == 0:
         raise DiscoverError(f"{str(study_dir)!r}: the study has no done run yet")
+    return data, condition.words
+
+
+def discover(
+    study_dir: str | Path,
+    measure: str,
+    boxes: int = 3,
+    min_coverage: float = MIN_COVERAGE,
+    alpha: float = ALPHA,
+    min_mass: float = MIN_MASS,
+) -> dict[str, Any]:
+    """The boxes where ``measure`` holds, as plain data.
+
+    Raises:
+        DiscoverError: no study in ``study_dir``, no factor swept, or no done run.
+        ConditionError: ``measure`` cannot be read.
+        StoreError: the database cannot be opened.
+    """
+    data, words = _study(study_dir, measure)
+    runs, holds = sum(data.runs), sum(data.holds)
     found = find_boxes(data, boxes, alpha, min_mass, min_coverage)
     return {
         "study": str(study_dir),
         "measure": measure,
-        "words": condition.words,
+        "words": words,
         "method": "prim",
         "alpha": alpha,
         "min_mass": min_mass,
@@ -218,8 +232,7 @@ def discover(
         "holds": holds,
         "base_rate": holds / runs,
         "boxes": [
-            _box_json(data, box, k, (runs, holds), condition.words)
-            for k, box in enumerate(found, start=1)
+            _box_json(data, box, k, (runs, holds), words) for k, box in enumerate(found, start=1)
         ],
     }
 
