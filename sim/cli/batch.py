@@ -29,6 +29,7 @@ from sim.cli.common import (
 
 if TYPE_CHECKING:
     from sim.batch.execution.progress import ProgressBar
+    from sim.batch.methods.differences import Paired
     from sim.batch.planning.design import Design, Factor
     from sim.batch.planning.plan import StudyPlan
     from sim.batch.study import RunOptions
@@ -205,6 +206,13 @@ _executor_options = executor_options(
 
 
 def _interval_option(f: Any) -> Any:
+    f = click.option(
+        "--paired-interval",
+        type=click.Choice(["newcombe-paired", "newcombe-paired-cc"]),
+        default=None,
+        help="A paired (--crn) win-rate difference's 95 % interval: Newcombe's method 10 "
+        "(default) or 11, continuity-corrected (a study file's `paired_interval`).",
+    )(f)
     return click.option(
         "--interval",
         type=click.Choice(["wilson", "clopper-pearson", "jeffreys"]),
@@ -222,6 +230,7 @@ def _options(
     plots: bool,
     baseline: int = 0,
     interval: str = "wilson",
+    paired_interval: str | None = None,
 ) -> RunOptions:
     from sim.batch.execution.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
 
@@ -242,7 +251,14 @@ def _options(
         plots=plots,
         baseline=baseline,
         interval=interval,
+        paired_interval=_paired(paired_interval),
     )
+
+
+def _paired(name: str | None) -> Paired:
+    from sim.batch.methods.differences import PAIRED, PAIRED_DEFAULT
+
+    return next((p for p in PAIRED if p == name), PAIRED_DEFAULT)
 
 
 @click.command(cls=Command)
@@ -332,6 +348,7 @@ def batch(
     baseline: int,
     until_ci: float | None,
     interval: str | None,
+    paired_interval: str | None,
     chunk_size: int,
     keep_replays: int,
     no_plots: bool,
@@ -391,8 +408,9 @@ def batch(
     folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
     _sized(plan, target, quiet or resume)
     options = _options(
-        jobs, executor, scheduler, resume, quiet, not no_plots, baseline, interval or "wilson"
-    )
+        jobs, executor, scheduler, resume, quiet, not no_plots, baseline, interval or "wilson",
+        paired_interval,
+    )  # fmt: skip
     _run(plan, folder, options, as_json)
 
 
@@ -438,6 +456,7 @@ def study(
     until_ci: float | None,
     points: int | None,
     interval: str | None,
+    paired_interval: str | None,
     jobs: int | None,
     executor: str,
     scheduler: str | None,
@@ -478,7 +497,7 @@ def study(
     _sized(spec.plan, study_file, quiet or resume)
     options = _options(
         jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline,
-        interval or spec.interval,
+        interval or spec.interval, paired_interval or spec.paired_interval,
     )  # fmt: skip
     _run(spec.plan, folder, options, as_json)
     for fmt in spec.outputs.export:
