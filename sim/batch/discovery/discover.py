@@ -178,14 +178,8 @@ def _study(study_dir: str | Path, measure: str) -> tuple[Data, str]:
         raise DiscoverError(f"{str(study_dir)!r}: no study here (no {DB_NAME})")
     store = Store.open(db, read_only=True)
     try:
-        try:
-            meta = store.meta()
-        except ValueError as exc:  # a JSON column that is not JSON: the file is damaged
-            raise DiscoverError(f"{db}: damaged: the study's plan is not JSON ({exc})") from None
-        try:
-            points = store.points()
-        except ValueError as exc:
-            raise DiscoverError(f"{db}: damaged: a design point is not JSON ({exc})") from None
+        meta = store.meta()  # StoreError naming the file when a JSON column is damaged
+        points = store.points()
         if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
             raise DiscoverError(f"{db}: damaged: a design point is not a mapping of factors")
         sides = {str(sid): str(name) for sid, name, _ in meta["sides"]}

@@ -296,7 +296,12 @@ class Store:
         names = [d[0] for d in cur.description]
         out = dict(zip(names, row, strict=True))
         for key in _JSON:
-            out[key] = json.loads(out[key])
+            try:
+                out[key] = json.loads(out[key])
+            except (ValueError, TypeError) as exc:  # the file is damaged: name it, one line
+                raise StoreError(
+                    f"{self.path}: damaged: the study's {key} is not JSON ({exc})"
+                ) from None
         return out
 
     @property
@@ -317,7 +322,10 @@ class Store:
     def points(self) -> list[dict[str, Any]]:
         """The design points in order (factor path → value)."""
         rows = self.con.execute('SELECT "values" FROM points ORDER BY point').fetchall()
-        return [json.loads(r[0]) for r in rows]
+        try:
+            return [json.loads(r[0]) for r in rows]
+        except (ValueError, TypeError) as exc:  # the file is damaged: name it, one line
+            raise StoreError(f"{self.path}: damaged: a design point is not JSON ({exc})") from None
 
     def chunk_counts(self, chunk_size: int) -> dict[tuple[int, int], dict[str | None, int]]:
         """Runs committed per (point, chunk index), counted by winner (None: draw or failed)."""
