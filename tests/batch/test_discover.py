@@ -282,3 +282,45 @@ def test_discover_counts_the_summarised_runs_and_keeps_the_pilot_apart(tmp_path:
     assert (result["runs"], result["holds"]) == (240, 60)
     (box,) = result["boxes"]
     assert (box["runs"], box["holds"]) == (60, 60)
+
+
+def test_no_box_draws_no_chart(wall: Path) -> None:
+    """A condition that holds in no run, or nowhere more often than overall: the answer,
+    then "Plot: none (no box to draw)", exit 0 (a script asking many questions goes on);
+    no discover.png is written and --json says "plot": null."""
+    plot = wall / "plots" / "discover.png"
+    plot.unlink(missing_ok=True)
+    for measure in ("turns > 100", "turns > 0"):
+        result = invoke("discover", wall, "--measure", measure)
+        assert result.exit_code == 0, result.output
+        assert result.output.splitlines()[-1] == "Plot: none (no box to draw)"
+        assert not plot.exists()
+        data = json.loads(invoke("discover", wall, "-m", measure, "--json").output)
+        assert (data["boxes"], data["plot"]) == ([], None)
+
+
+def test_the_study_plot_is_listed_in_the_manifest_and_verified(tmp_path: Path) -> None:
+    """discover.png drawn in a study's plots/ is added to its manifest.json (only that
+    entry): verify then checks it, and names it when it is altered."""
+    from tests.batch.helpers import STONE_WALL
+
+    out = tmp_path / "s"
+    made = invoke(
+        "batch", STONE_WALL, "--runs", "4", "--out", out, "--seed", "3", "--jobs", "1",
+        "--sweep", "options.fire_hcv=5,45", "--no-plots", "--quiet",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    before = json.loads((out / "manifest.json").read_text())["files"]
+    result = invoke("discover", out, "--measure", "usa_men_lost >= 300")
+    assert result.exit_code == 0, result.output
+    assert "Plot: none" not in result.output
+    after = json.loads((out / "manifest.json").read_text())["files"]
+    assert set(after) - set(before) == {"plots/discover.png"}
+    assert {k: v for k, v in after.items() if k in before} == before
+    ok = invoke("verify", out, "--sample", "0")
+    assert ok.exit_code == 0, ok.output
+    plot = out / "plots" / "discover.png"
+    plot.write_bytes(plot.read_bytes() + b"\0")
+    bad = invoke("verify", out, "--sample", "0")
+    assert bad.exit_code == 1
+    assert "plots/discover.png" in bad.output
