@@ -201,5 +201,6 @@ def test_a_damaged_plan_is_one_line_naming_the_file(tmp_path: Path, command: str
     args = ["--measure", "turns > 3", "--no-plot"] if command == "discover" else ["--sample", "0"]
     result = invoke(command, folder, *args)
     assert result.exit_code == 2, result.output
-    assert result.output.startswith(f"battlesim: error: {db}: damaged: the study's plan is not JSON")
+    said = f"battlesim: error: {db}: damaged: the study's plan is not JSON"
+    assert result.output.startswith(said)
     assert result.output.count("\n") == 1
