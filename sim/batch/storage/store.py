@@ -49,7 +49,7 @@ from sim.batch.storage.schema import (
 )
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import DetailColumn, create_units, legacy_columns, legacy_units
-from sim.batch.storage.wide import create_view, wide_select
+from sim.batch.storage.wide import create_view, runs_export_select, wide_select
 
 __all__ = [
     "STUDY_COLUMNS",
@@ -415,7 +415,9 @@ class Store:
         written = []
         for name, key in TABLES.items():
             out = dest / f"{name}.{fmt}"
-            select = f"SELECT * FROM {name} ORDER BY {key}"
+            # runs: with its pilot flag and factor columns (runs_export_select)
+            table = f"({runs_export_select(self)})" if name == "runs" else name
+            select = f"SELECT * FROM {table} ORDER BY {key}"
             if fmt == "csv":  # text a spreadsheet would run as a formula stays text
                 select = csv_select(self.con, select)
             with exporting(out) as temp:  # an old export survives a failed one

@@ -26,7 +26,14 @@ from sim.batch.storage.csvsafe import csv_select
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["VIEW", "create_view", "export_wide", "wide_columns", "wide_select"]
+__all__ = [
+    "VIEW",
+    "create_view",
+    "export_wide",
+    "runs_export_select",
+    "wide_columns",
+    "wide_select",
+]
 
 VIEW = "runs_wide"
 _RUNS = ("run_id", "point", "replication", "seed", "status", "pilot", "error", "winner",
@@ -85,6 +92,22 @@ def wide_select(store: Store) -> str:
         f"r.winner_name, r.reason, r.turns, r.battles{losses}{draws}, r.error "
         "FROM runs r JOIN points p USING (point)"
     )
+
+
+def runs_export_select(store: Store) -> str:
+    """The exported ``runs`` table: every column of ``runs``, then ``pilot`` and each factor.
+
+    ``runs.csv`` (and ``runs.parquet``) keep the table's columns in their order,
+    so a script reading them by name or position still works, and gain what a
+    reader needs beside them: whether the run was an ``--until-ci`` pilot (left
+    out of the summary), and the run's factor values, named as in ``runs_wide``.
+    """
+    paths = _factor_paths(store)
+    factors = "".join(
+        f", p.{_quote(p)} AS {_quote(c)}" for p, c in zip(paths, wide_columns(paths), strict=True)
+    )
+    pilot = f"NOT ({summarised(store.meta()['plan'])}) AS pilot"
+    return f"SELECT r.*, {pilot}{factors} FROM runs r JOIN points p USING (point)"
 
 
 def create_view(store: Store) -> None:
