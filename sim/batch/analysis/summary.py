@@ -281,8 +281,39 @@ def turn_name(summary: dict[str, Any]) -> str:
         return "turn"
 
 
+SHOWN_POINTS = 20
+"""A sensitivity study (morris, sobol) prints its points' statistics up to this many points."""
+
+
 def format_summary(summary: dict[str, Any]) -> list[str]:
-    """Readable lines: per point, win probabilities with intervals, losses and turns."""
+    """Readable lines: per point, win probabilities with intervals, losses and turns.
+
+    A sensitivity study (morris, sobol) leads with its answer, the indices;
+    its points' statistics follow when there are at most :data:`SHOWN_POINTS`
+    of them, else one line says where they are (``summary.json``).
+    """
+    sensitivity = _sensitivity_lines(summary)
+    points = summary["points"]
+    if sensitivity and len(points) > SHOWN_POINTS:
+        return [
+            *sensitivity,
+            f"Each of the {len(points):,} design points' win rates, losses and "
+            f'{plural(turn_name(summary))}: summary.json ("points")',
+            *_unmet_lines(summary),
+        ]
+    return [*sensitivity, *_point_lines(summary), *_unmet_lines(summary)]
+
+
+def _unmet_lines(summary: dict[str, Any]) -> list[str]:
+    if not summary.get("unmet_targets"):
+        return []
+    unmet = ", ".join(str(p) for p in summary["unmet_targets"])
+    w = summary["study"]["until_ci"]
+    return [f"Target --until-ci {w:g} not met at point(s) {unmet}: raise --runs"]
+
+
+def _point_lines(summary: dict[str, Any]) -> list[str]:
+    """Per point: win probabilities with intervals, losses and turns; then the comparisons."""
     turns = plural(turn_name(summary))
     lines = []
     method = summary["study"].get("interval", "wilson")
@@ -305,11 +336,6 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
             lines.append(f"  failed ×{n}: {error}")
         lines.extend(_stop_lines(pt, summary["study"]["until_ci"]))
     lines.extend(_comparison_lines(summary))
-    lines.extend(_sensitivity_lines(summary))
-    if summary.get("unmet_targets"):
-        unmet = ", ".join(str(p) for p in summary["unmet_targets"])
-        w = summary["study"]["until_ci"]
-        lines.append(f"Target --until-ci {w:g} not met at point(s) {unmet}: raise --runs")
     return lines
 
 
