@@ -26,6 +26,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from sim.batch.storage.sql import literal as _literal
+from sim.batch.storage.sql import quote as _quote
 from sim.text.grammar import agree
 from sim.text.suggest import did_you_mean, known
 
@@ -71,14 +73,6 @@ class Condition:
     text: str
     sql: str
     words: str
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 class _Parser:

@@ -47,6 +47,8 @@ from sim.batch.storage.schema import (
     check_catalog,
     check_columns,
 )
+from sim.batch.storage.sql import literal as _literal
+from sim.batch.storage.sql import quote
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import DetailColumn, create_units, legacy_columns, legacy_units
 from sim.batch.storage.wide import create_view, runs_export_select, wide_select
@@ -110,15 +112,6 @@ pages up to 80 % of RAM — so a study's memory would grow with its runs."""
 
 class StoreError(RuntimeError):
     """A study database that cannot be opened or used."""
-
-
-def quote(name: str) -> str:
-    """A SQL identifier, double-quoted."""
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def loss_columns(sides: dict[str, tuple[str, list[str]]]) -> list[tuple[str, str, str]]:

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from engine.atomic import exporting
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.csvsafe import csv_select
+from sim.batch.storage.sql import literal
+from sim.batch.storage.sql import quote as _quote
 
 if TYPE_CHECKING:
     import duckdb
@@ -60,10 +62,6 @@ class Store(Protocol):
 
     def meta(self) -> dict[str, Any]:
         """The study's stored metadata (its ``plan`` among it)."""
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def wide_columns(factor_paths: list[str]) -> list[str]:
@@ -121,9 +119,8 @@ def export_wide(store: Store, dest: Path, fmt: str) -> Path:
     out = dest / f"{VIEW}.{fmt}"
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
     with exporting(out) as temp:  # an old export survives a failed one
-        literal = "'" + str(temp).replace("'", "''") + "'"
         select = f"{wide_select(store)} ORDER BY r.run_id"
         if fmt == "csv":  # text a spreadsheet would run as a formula stays text
             select = csv_select(store.con, select)
-        store.con.execute(f"COPY ({select}) TO {literal} ({options})")
+        store.con.execute(f"COPY ({select}) TO {literal(str(temp))} ({options})")
     return out
