@@ -41,7 +41,7 @@ import math
 import warnings
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -393,10 +393,15 @@ def run_search(
     progress: Progress | None = None,
 ) -> Search:
     """:func:`calibrate`, handing back the whole :class:`Search`."""
+    import optuna  # noqa: PLC0415  # the study extra; only this command needs it
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         # resume=True: the folder's own check (_stored) says "calibration", not "study".
         with claim_folder(out, IDENTITY, resume=True):
-            return search(spec, out, executor, resume, progress)
+            stored = _stored(out, spec, resume)
+            fought = _Trials(spec, out, executor, *_shared(spec), progress, stored)
+            return _grid(fought) if sampler_name(spec) == BRUTE_FORCE else _sampled(fought)
     except FolderError as exc:
         raise CalibrationError(str(exc)) from None
 
@@ -413,30 +418,52 @@ class Search:
     sampler: str = SAMPLER
 
 
-def search(
-    spec: CalibrationSpec,
-    out: Path,
-    executor: Executor,
-    resume: bool = False,
-    progress: Progress | None = None,
-) -> Search:
-    """The search itself (:func:`calibrate` claims the folder first)."""
-    import optuna  # noqa: PLC0415  # the study extra; only this command needs it
+@dataclass
+class _Trials:
+    """The search's trials in order: each read back from the stored ones (``--resume``) or
+    fought, then written and reported."""
+
+    spec: CalibrationSpec
+    out: Path
+    executor: Executor
+    shared: Shared | None
+    losses: tuple[tuple[str, str], ...]
+    progress: Progress | None
+    stored: list[Trial]
+    trials: list[Trial] = field(default_factory=list)
+
+    def take(self, params: dict[str, Any], planned: int, proposed: str) -> Trial:
+        """The next trial, at ``params`` (``proposed``: where they come from, for the error
+        when a stored trial was at another point)."""
+        number = len(self.trials)
+        if number < len(self.stored):
+            trial = self.stored[number]
+            if canonical_json(trial.params) != canonical_json(params):
+                raise CalibrationError(
+                    f"{self.out / TRIALS}: trial {number} was {trial.params}, {proposed}: "
+                    "start again in a new folder"
+                )
+        else:
+            trial = _evaluate(self.spec, self.shared, self.losses, self.executor, number, params)
+        self.trials.append(trial)
+        if number >= len(self.stored):
+            _write(self.out, self.trials)
+        if self.progress is not None:
+            self.progress(trial, best_of(self.trials), planned)
+        return trial
+
+
+def _sampled(fought: _Trials) -> Search:
+    """The points the seeded sampler proposes, none fought twice."""
     from optuna.trial import TrialState  # noqa: PLC0415
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    stored = _stored(out, spec, resume)
-    shared, losses = _shared(spec)
-    name = sampler_name(spec)
-    if name == BRUTE_FORCE:
-        return _grid(spec, out, executor, stored, shared, losses, progress)
-    study = _study(spec, name)
+    spec = fought.spec
+    study = _study(spec, SAMPLER)
     dists = _distributions(spec)
-    trials: list[Trial] = []
     tried: dict[str, Trial] = {}
     repeats = in_a_row = 0
     wanted = planned(spec)
-    while len(trials) < wanted:
+    while len(fought.trials) < wanted:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             asked = study.ask(dists)
@@ -448,57 +475,22 @@ def search(
             in_a_row += 1
             _tell(study, asked, known, TrialState)
             if in_a_row >= MAX_REPEATS:
-                return Search(trials, repeats, True, name)
+                return Search(fought.trials, repeats, True, SAMPLER)
             continue
         in_a_row = 0
-        number = len(trials)
-        if number < len(stored):
-            trial = stored[number]
-            if canonical_json(trial.params) != key:
-                raise CalibrationError(
-                    f"{out / TRIALS}: trial {number} was {trial.params}, the sampler now proposes "
-                    f"{params} (another optuna version?): start again in a new folder"
-                )
-        else:
-            trial = _evaluate(spec, shared, losses, executor, number, params)
-        trials.append(trial)
+        proposed = f"the sampler now proposes {params} (another optuna version?)"
+        trial = fought.take(params, wanted, proposed)
         tried[key] = trial
         _tell(study, asked, trial, TrialState)
-        if number >= len(stored):
-            _write(out, trials)
-        if progress is not None:
-            progress(trial, best_of(trials), wanted)
-    return Search(trials, repeats, False, name)
+    return Search(fought.trials, repeats, False, SAMPLER)
 
 
-def _grid(
-    spec: CalibrationSpec,
-    out: Path,
-    executor: Executor,
-    stored: list[Trial],
-    shared: Shared | None,
-    losses: tuple[tuple[str, str], ...],
-    progress: Progress | None,
-) -> Search:
+def _grid(fought: _Trials) -> Search:
     """Fight every point of the grid once (:func:`grid_points`)."""
-    points = grid_points(spec)
-    trials: list[Trial] = []
+    points = grid_points(fought.spec)
     for number, params in enumerate(points):
-        if number < len(stored):
-            trial = stored[number]
-            if canonical_json(trial.params) != canonical_json(params):
-                raise CalibrationError(
-                    f"{out / TRIALS}: trial {number} was {trial.params}, the grid's point "
-                    f"{number} is {params}: start again in a new folder"
-                )
-        else:
-            trial = _evaluate(spec, shared, losses, executor, number, params)
-        trials.append(trial)
-        if number >= len(stored):
-            _write(out, trials)
-        if progress is not None:
-            progress(trial, best_of(trials), len(points))
-    return Search(trials, 0, False, BRUTE_FORCE)
+        fought.take(params, len(points), f"the grid's point {number} is {params}")
+    return Search(fought.trials, 0, False, BRUTE_FORCE)
 
 
 def _shared(spec: CalibrationSpec) -> tuple[Shared | None, tuple[tuple[str, str], ...]]:

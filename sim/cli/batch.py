@@ -10,6 +10,7 @@ its end (``--resume`` completes it), 2 bad input or usage.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
@@ -18,12 +19,13 @@ import click
 from sim.cli.common import (
     STUDY_OUT,
     Command,
+    Execution,
     Whole,
     echo_json,
     executor_options,
     fail,
+    file_argument,
     out_option,
-    readable_file,
     seed_option,
 )
 
@@ -221,33 +223,31 @@ def _interval_option(f: Any) -> Any:
     )(f)
 
 
+def _until_ci_option(help_text: str) -> Callable[[Any], Any]:
+    """``--until-ci W``: the half-width the --until-ci stopping rule aims at."""
+    half_width = click.FloatRange(0, 0.5, min_open=True, max_open=True)
+    return click.option("--until-ci", type=half_width, default=None, metavar="W", help=help_text)
+
+
 def _options(
-    jobs: int | None,
-    executor: str,
-    scheduler: str | None,
-    resume: bool,
-    quiet: bool,
+    execution: Execution,
     plots: bool,
     baseline: int = 0,
     interval: str = "wilson",
     paired_interval: str | None = None,
 ) -> RunOptions:
-    from sim.batch.execution.executors import JOBS_PER_CPU, boot_workers, default_jobs, max_jobs
+    from sim.batch.execution.executors import boot_workers
 
-    if scheduler is not None and executor != "dask":
-        _bad_input(_error("--scheduler needs --executor dask"))
-    if jobs is not None and jobs > max_jobs():
-        _bad_input(_error(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)"))
-    kind: Literal["local", "dask"] = "dask" if executor == "dask" else "local"
-    boot_workers(kind, jobs or default_jobs())  # while DuckDB and the study load here
+    execution.check()
+    boot_workers(execution.kind, execution.workers)  # while DuckDB and the study load here
     from sim.batch.study import RunOptions  # DuckDB, NumPy: after the boot began
 
     return RunOptions(
-        jobs=jobs or default_jobs(),
-        executor=kind,
-        scheduler=scheduler,
-        resume=resume,
-        progress=_progress(quiet),
+        jobs=execution.workers,
+        executor=execution.kind,
+        scheduler=execution.scheduler,
+        resume=execution.resume,
+        progress=_progress(execution.quiet),
         plots=plots,
         baseline=baseline,
         interval=interval,
@@ -262,9 +262,7 @@ def _paired(name: str | None) -> Paired:
 
 
 @click.command(cls=Command)
-@click.argument(
-    "target", metavar="SCENARIO", type=click.Path(dir_okay=False), callback=readable_file
-)
+@file_argument("target", "SCENARIO")
 @click.option(
     "--runs",
     "-n",
@@ -273,13 +271,7 @@ def _paired(name: str | None) -> Paired:
     help="Replications per design point (the most, with --until-ci).",
 )
 @seed_option("Study seed (default: the scenario's or campaign's own 'seed').")
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Output folder (default: <scenario stem>-study here).",
-)
+@out_option("Output folder (default: <scenario stem>-study here).", folder=True)
 @click.option(
     "--sweep",
     multiple=True,
@@ -311,13 +303,9 @@ def _paired(name: str | None) -> Paired:
     metavar="K",
     help="Compare every design point with point K (paired with --crn).",
 )
-@click.option(
-    "--until-ci",
-    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
-    default=None,
-    metavar="W",
-    help="Target half-width W of each side's Wilson 95 % interval: a pilot sizes each "
-    "point's run, a fresh confirmatory sample is summarised (unbiased).",
+@_until_ci_option(
+    "Target half-width W of each side's Wilson 95 % interval: a pilot sizes each "
+    "point's run, a fresh confirmatory sample is summarised (unbiased)."
 )
 @_interval_option
 @click.option(
@@ -352,12 +340,7 @@ def batch(
     chunk_size: int,
     keep_replays: int,
     no_plots: bool,
-    jobs: int | None,
-    executor: str,
-    scheduler: str | None,
-    resume: bool,
-    quiet: bool,
-    as_json: bool,
+    execution: Execution,
 ) -> None:
     """Fight SCENARIO (or a campaign) --runs times per design point.
 
@@ -406,12 +389,9 @@ def batch(
         name=t.name,
     )
     folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
-    _sized(plan, target, quiet or resume)
-    options = _options(
-        jobs, executor, scheduler, resume, quiet, not no_plots, baseline, interval or "wilson",
-        paired_interval,
-    )  # fmt: skip
-    _run(plan, folder, options, as_json)
+    _sized(plan, target, execution.quiet or execution.resume)
+    options = _options(execution, not no_plots, baseline, interval or "wilson", paired_interval)
+    _run(plan, folder, options, execution.as_json)
 
 
 def _design(name: str) -> Design:
@@ -422,9 +402,7 @@ def _design(name: str) -> Design:
 
 
 @click.command(cls=Command)
-@click.argument(
-    "study_file", metavar="STUDY.yaml", type=click.Path(dir_okay=False), callback=readable_file
-)
+@file_argument("study_file", "STUDY.yaml")
 @out_option(STUDY_OUT, folder=True)
 @click.option(
     "--runs",
@@ -433,13 +411,9 @@ def _design(name: str) -> Design:
     default=None,
     help="Replications per design point instead of the file's 'replications'.",
 )
-@click.option(
-    "--until-ci",
-    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
-    default=None,
-    metavar="W",
-    help="Target half-width W (the --until-ci rule: a pilot, then a confirmatory sample) "
-    "instead of the file's 'until_ci'.",
+@_until_ci_option(
+    "Target half-width W (the --until-ci rule: a pilot, then a confirmatory sample) "
+    "instead of the file's 'until_ci'."
 )
 @click.option(
     "--points",
@@ -457,12 +431,7 @@ def study(
     points: int | None,
     interval: str | None,
     paired_interval: str | None,
-    jobs: int | None,
-    executor: str,
-    scheduler: str | None,
-    resume: bool,
-    quiet: bool,
-    as_json: bool,
+    execution: Execution,
 ) -> None:
     """Run the study described by STUDY.yaml.
 
@@ -490,19 +459,20 @@ def study(
         _bad_input(str(exc))
     folder = _folder(Path(out) if out is not None else spec.out)
     try:
-        stored = stored_overrides(folder) if resume else None
+        stored = stored_overrides(folder) if execution.resume else None
         spec = override(spec, Overrides(runs, until_ci, points), stored)
     except (OverrideError, StoreError) as exc:
         _bad_input(_error(str(exc)))
-    _sized(spec.plan, study_file, quiet or resume)
+    _sized(spec.plan, study_file, execution.quiet or execution.resume)
     options = _options(
-        jobs, executor, scheduler, resume, quiet, spec.outputs.plots, spec.baseline,
-        interval or spec.interval, paired_interval or spec.paired_interval,
+        execution, spec.outputs.plots, spec.baseline, interval or spec.interval,
+        paired_interval or spec.paired_interval,
     )  # fmt: skip
-    _run(spec.plan, folder, options, as_json)
+    _run(spec.plan, folder, options, execution.as_json)
+    # With --json, stdout holds the summary object alone.
+    show: Literal["none", "text"] = "none" if execution.as_json else "text"
     for fmt in spec.outputs.export:
-        # With --json, stdout holds the summary object alone.
-        _export(folder, fmt, folder / "export", "none" if as_json else "text", inside=True)
+        _export(folder, fmt, folder / "export", show, inside=True)
 
 
 def _export(

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from sim.cli.common import (
     STUDY_OUT,
     Command,
+    Execution,
     echo_json,
     executor_options,
     fail,
+    file_argument,
     out_option,
-    readable_file,
 )
 
 if TYPE_CHECKING:
@@ -35,12 +36,7 @@ __all__ = ["calibrate"]
 
 
 @click.command(cls=Command)
-@click.argument(
-    "calibration_file",
-    metavar="CALIBRATION.yaml",
-    type=click.Path(dir_okay=False),
-    callback=readable_file,
-)
+@file_argument("calibration_file", "CALIBRATION.yaml")
 @out_option(STUDY_OUT, folder=True)
 @click.option(
     "--refight",
@@ -64,12 +60,7 @@ def calibrate(
     out: str | None,
     refight: int,
     leave_one_out: bool,
-    jobs: int | None,
-    executor: str,
-    scheduler: str | None,
-    resume: bool,
-    quiet: bool,
-    as_json: bool,
+    execution: Execution,
 ) -> None:
     """Fit a scenario's free factors to historical targets.
 
@@ -91,14 +82,7 @@ def calibrate(
     Example:
       battlesim calibrate scenarios/coral_sea_calibration.yaml --jobs 2
     """
-    from sim.batch.execution.executors import (
-        JOBS_PER_CPU,
-        ExecutorError,
-        boot_workers,
-        default_jobs,
-        max_jobs,
-        open_executor,
-    )
+    from sim.batch.execution.executors import ExecutorError, boot_workers, open_executor
     from sim.calibrate import CalibrationError, load_calibration
     from sim.calibrate.report import format_progress, write_outputs
     from sim.history.fit import load_cases
@@ -114,10 +98,7 @@ def calibrate(
     except ScenarioError as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)
-    if scheduler is not None and executor != "dask":
-        fail("--scheduler needs --executor dask")
-    if jobs is not None and jobs > max_jobs():
-        fail(f"--jobs {jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)")
+    execution.check()
     if leave_one_out and spec.target is not None:
         fail("--leave-one-out needs a calibration of history cases (history:)")
     if leave_one_out and (spec.cases is None or len(spec.cases.ids) < 2):
@@ -126,18 +107,16 @@ def calibrate(
         folder = check_output(Path(out) if out is not None else spec.out, folder=True)
     except OutputError as exc:
         fail(str(exc))
-    kind: Literal["local", "dask"] = "dask" if executor == "dask" else "local"
-    workers = jobs or default_jobs()
-    boot_workers(kind, workers)
+    boot_workers(execution.kind, execution.workers)
 
     def progress(trial: Trial, best: Trial | None, planned: int) -> None:
-        if not quiet:
+        if not execution.quiet:
             click.echo(format_progress(trial, best, planned), err=True)
 
     try:
-        with open_executor(kind, workers, scheduler) as pool:
+        with open_executor(execution.kind, execution.workers, execution.scheduler) as pool:
             found, checks, loo = _fight(
-                spec, folder, pool, resume, progress, refight, leave_one_out
+                spec, folder, pool, execution.resume, progress, refight, leave_one_out
             )
     except (CalibrationError, ExecutorError) as exc:
         fail(str(exc))
@@ -149,7 +128,7 @@ def calibrate(
         )
         sys.exit(1)
     write_outputs(spec, found.trials, folder)
-    _report(spec, folder, found, checks, loo if leave_one_out else None, as_json)
+    _report(spec, folder, found, checks, loo if leave_one_out else None, execution.as_json)
 
 
 Fits = list[tuple[str | None, "Trial | None"]]

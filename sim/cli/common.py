@@ -7,12 +7,14 @@ command imports the work it wraps inside its own body.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from importlib import import_module
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
 
 import click
 
@@ -20,10 +22,12 @@ __all__ = [
     "PAGE_FORCE",
     "REPLAY_FORCE",
     "Command",
+    "Execution",
     "LazyGroup",
     "Whole",
     "echo_json",
     "fail",
+    "file_argument",
     "force_option",
     "json_option",
     "out_option",
@@ -151,15 +155,23 @@ def readable_file(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     return value
 
 
+def file_argument(name: str, metavar: str | None = None) -> Callable[[F], F]:
+    """Argument ``name``: an input file that exists and is a file (:func:`readable_file`)."""
+    kind = click.Path(dir_okay=False)
+    return click.argument(name, metavar=metavar, type=kind, callback=readable_file)
+
+
 def json_option(help_text: str = "Print one JSON object (for scripts).") -> Callable[[F], F]:
     """``--json``: the command's report as one JSON object on stdout."""
     return click.option("--json", "as_json", is_flag=True, help=help_text)
 
 
-def out_option(help_text: str, *, folder: bool = False) -> Callable[[F], F]:
-    """``-o/--out``: where the command writes its output."""
+def out_option(
+    help_text: str, *, folder: bool = False, names: tuple[str, ...] = ("-o", "--out")
+) -> Callable[[F], F]:
+    """``-o/--out`` (or the option ``names``): a file, or a folder, the command writes."""
     kind = click.Path(file_okay=not folder, dir_okay=folder)
-    return click.option("-o", "--out", type=kind, default=None, help=help_text)
+    return click.option(*names, type=kind, default=None, help=help_text)
 
 
 REPLAY_FORCE = (
@@ -190,9 +202,46 @@ STUDY_OUT = "Output folder (default: the file's outputs.dir, else <file stem> he
 """``-o/--out`` of a command that runs a study-like file (``study``, ``calibrate``)."""
 
 
-def executor_options(resume_help: str, json_help: str) -> Callable[[F], F]:
+@dataclass(frozen=True)
+class Execution:
+    """What runs a study's battles, as :func:`executor_options` reads it from the command line."""
+
+    jobs: int | None
+    executor: str
+    scheduler: str | None
+    resume: bool
+    quiet: bool
+    as_json: bool
+
+    def check(self) -> None:
+        """Refuse ``--scheduler`` without ``--executor dask``, and more ``--jobs`` than allowed
+        here (exit 2)."""
+        from sim.batch.execution.executors import JOBS_PER_CPU, max_jobs  # noqa: PLC0415
+
+        if self.scheduler is not None and self.executor != "dask":
+            fail("--scheduler needs --executor dask")
+        if self.jobs is not None and self.jobs > max_jobs():
+            fail(f"--jobs {self.jobs}: at most {max_jobs()} ({JOBS_PER_CPU} per CPU here)")
+
+    @property
+    def kind(self) -> Literal["local", "dask"]:
+        """The executor: a local process pool, or Dask."""
+        return "dask" if self.executor == "dask" else "local"
+
+    @property
+    def workers(self) -> int:
+        """``--jobs``, or by default every CPU this process may use."""
+        from sim.batch.execution.executors import default_jobs  # noqa: PLC0415
+
+        return self.jobs or default_jobs()
+
+
+def executor_options(
+    resume_help: str, json_help: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """What runs a study's battles: ``--jobs``, ``--executor``, ``--scheduler``, ``--resume``,
-    ``-q/--quiet`` and ``--json`` (``batch``, ``study``, ``calibrate``)."""
+    ``-q/--quiet`` and ``--json`` (``batch``, ``study``, ``calibrate``), handed to the
+    command as one :class:`Execution` named ``execution``."""
     options = [
         click.option(
             "--jobs",
@@ -219,9 +268,14 @@ def executor_options(resume_help: str, json_help: str) -> Callable[[F], F]:
         json_option(json_help),
     ]
 
-    def decorate(f: F) -> F:
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def command(**kwargs: Any) -> Any:
+            given = {field.name: kwargs.pop(field.name) for field in fields(Execution)}
+            return f(**kwargs, execution=Execution(**given))
+
         for option in reversed(options):
-            f = option(f)
-        return f
+            command = option(command)
+        return command
 
     return decorate

@@ -12,10 +12,10 @@ from sim.cli.common import (
     Command,
     echo_json,
     fail,
+    file_argument,
     force_option,
     json_option,
     out_option,
-    readable_file,
     say,
     seed_option,
 )
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 @click.command(cls=Command)
-@click.argument("scenario", type=click.Path(dir_okay=False), callback=readable_file)
+@file_argument("scenario")
 @seed_option("Seed (default: the scenario's own 'seed').")
 @out_option("Replay file (default: <scenario stem>-s<seed>.jsonl here; .gz for gzip).")
 @force_option()
@@ -195,7 +195,7 @@ def _verify_study(
 
 
 @click.command(cls=Command)
-@click.argument("scenario", type=click.Path(dir_okay=False), callback=readable_file)
+@file_argument("scenario")
 @json_option("Print one JSON object: ok, ruleset, name, or every error.")
 def validate(scenario: str, as_json: bool) -> None:
     """Check SCENARIO; every error as file:line: field: message.

@@ -97,12 +97,7 @@ def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | Non
     is_flag=True,
     help="Exit 0 when no measure fails, even if some are inconclusive.",
 )
-@click.option(
-    "--plot",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Also draw every measure against history into this PNG.",
-)
+@out_option("Also draw every measure against history into this PNG.", names=("--plot",))
 @out_option("Also write history.txt, history.json and history.png into this folder.", folder=True)
 @force_option()
 @quiet_option()

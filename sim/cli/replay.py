@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
@@ -15,18 +14,16 @@ from sim.cli.common import (
     Whole,
     echo_json,
     fail,
+    file_argument,
     force_option,
     json_option,
     out_option,
-    readable_file,
     say,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from pathlib import Path
 
-    from sim.replay.file import ReplayFile
 
 __all__ = ["diff", "fork_command", "report", "why"]
 
@@ -34,38 +31,13 @@ __all__ = ["diff", "fork_command", "report", "why"]
 # ruff: noqa: PLC0415
 
 
-def _load(path: str) -> ReplayFile:
-    """The replay, streamed; every line's chain and the footer checked before it is used."""
-    from sim import api
-
-    with _reading():
-        loaded = api.open_replay(path)
-        loaded.scan()
-        return loaded
-
-
-@contextmanager
-def _reading() -> Iterator[None]:
-    """A damaged replay found while reading it is one line naming file:line, exit 2."""
-    from engine.reader import ReplayError
-    from sim.cli.views import replay_problem
-
-    try:
-        yield
-    except ReplayError as exc:
-        fail(replay_problem(exc))
-
-
 @click.command(cls=Command)
-@click.argument("a", type=click.Path(dir_okay=False), callback=readable_file)
-@click.argument("b", type=click.Path(dir_okay=False), callback=readable_file)
+@file_argument("a")
+@file_argument("b")
 @json_option()
-@click.option(
-    "--html",
-    "html_out",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Also write both battles side by side on one timeline as one HTML page.",
+@out_option(
+    "Also write both battles side by side on one timeline as one HTML page.",
+    names=("--html", "html_out"),
 )
 @force_option(PAGE_FORCE)
 @click.option(
@@ -105,12 +77,13 @@ def diff(
     """
     from pathlib import Path
 
+    from sim.cli.views import load_replay, reading
     from sim.outputs import OutputError, check_output, is_page
     from sim.replay.diff import diff_replays, render
     from sim.replay.report import write_diff
 
-    la, lb = _load(a), _load(b)
-    with _reading():
+    la, lb = load_replay(a), load_replay(b)
+    with reading():
         page = None
         if html_out is not None:
             try:
@@ -131,7 +104,7 @@ def diff(
 
 
 @click.command("fork", cls=Command)
-@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
+@file_argument("replay")
 @click.option(
     "--at",
     "at_seq",
@@ -170,14 +143,15 @@ def fork_command(
     """
     from pathlib import Path
 
+    from sim.cli.views import load_replay, reading
     from sim.contract import headline
     from sim.outputs import OutputError, check_output, is_replay
     from sim.replay.fork import ForkError, fork_battle, parse_assignment
 
-    loaded = _load(replay)
+    loaded = load_replay(replay)
     path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}-fork{at_seq}.jsonl")
     try:
-        with _reading():
+        with reading():
             check_output(path, force=force, ours=is_replay, what="a replay")
             assignments = [parse_assignment(s) for s in sets]
             forked = fork_battle(loaded, at_seq, assignments, path)
@@ -205,7 +179,7 @@ def fork_command(
 
 
 @click.command(cls=Command)
-@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
+@file_argument("replay")
 @click.argument("seq", type=Whole(0))
 @json_option("Print one JSON object: the chain of causes, root first.")
 def why(replay: str, seq: int, as_json: bool) -> None:
@@ -215,11 +189,12 @@ def why(replay: str, seq: int, as_json: bool) -> None:
     Example:
       battlesim why replays/stone_wall-s1862.jsonl 33
     """
+    from sim.cli.views import load_replay, reading
     from sim.replay import analysis
 
-    loaded = _load(replay)
+    loaded = load_replay(replay)
     try:
-        with _reading():
+        with reading():
             chain = analysis.why(loaded, seq)
     except IndexError as exc:
         fail(str(exc))
@@ -235,14 +210,10 @@ def why(replay: str, seq: int, as_json: bool) -> None:
 
 
 @click.command(cls=Command)
-@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
+@file_argument("replay")
 @out_option("The HTML file (default: <replay stem>.html here).")
-@click.option(
-    "--png",
-    "png_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Also write each chart as a PNG into this folder.",
+@out_option(
+    "Also write each chart as a PNG into this folder.", folder=True, names=("--png", "png_dir")
 )
 @force_option(PAGE_FORCE)
 @json_option("Print one JSON object: the files written.")
@@ -257,6 +228,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
     """
     from pathlib import Path
 
+    from sim.cli.views import load_replay, reading
     from sim.outputs import OutputError, check_output, is_page
     from sim.replay.report import write_report
 
@@ -264,7 +236,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
         # Refused before anything is written: a lean install has no matplotlib (one line
         # naming the extra, exit 2), and a page written first would go unmentioned.
         import matplotlib  # noqa: F401
-    loaded = _load(replay)
+    loaded = load_replay(replay)
     path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}.html")
     try:
         check_output(path, force=force, ours=is_page, what="a page")
@@ -272,7 +244,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
             check_output(png_dir, option="--png", folder=True)
     except OutputError as exc:
         fail(str(exc))
-    with _reading():
+    with reading():
         files = _write(lambda: write_report(loaded, path, Path(png_dir) if png_dir else None))
     if as_json:
         echo_json({"replay": replay, "written": [str(f) for f in files]})

@@ -16,10 +16,10 @@ from sim.cli.common import (
     Whole,
     echo_json,
     fail,
+    file_argument,
     force_option,
     json_option,
     out_option,
-    readable_file,
     say,
     seed_option,
 )
@@ -112,12 +112,7 @@ def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool)
 
 
 @click.command(cls=Command)
-@click.argument(
-    "campaign_file",
-    metavar="CAMPAIGN.yaml",
-    type=click.Path(dir_okay=False),
-    callback=readable_file,
-)
+@file_argument("campaign_file", "CAMPAIGN.yaml")
 @seed_option("Campaign seed (default: the file's 'seed'); battle k's seed is derived from it.")
 @out_option("Folder for the replays and campaign.json (default: <stem>-s<seed> here).", folder=True)
 @json_option("Print the campaign outcome as JSON.")

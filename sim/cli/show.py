@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from sim.cli.common import Command, Whole, echo_json, fail, json_option, readable_file, say
+from sim.cli.common import Command, Whole, echo_json, fail, file_argument, json_option, say
 
 if TYPE_CHECKING:
     from sim.replay.file import ReplayFile
@@ -21,7 +21,7 @@ __all__ = ["show"]
 
 
 @click.command(cls=Command)
-@click.argument("replay", type=click.Path(dir_okay=False), callback=readable_file)
+@file_argument("replay")
 @click.option(
     "--turn",
     type=Whole(0),
@@ -67,47 +67,28 @@ def show(
       battlesim show replays/stone_wall-s1862.jsonl --unit 69ny
       battlesim show replays/stone_wall-s1862.jsonl --events --type morale_tested
     """
-    from engine.reader import ReplayError
-    from sim import api
     from sim.cli import views
 
-    try:
-        loaded = api.open_replay(replay)
-        loaded.scan()  # every line's chain and the footer, before anything is printed
-        _show(loaded, turn, narrate, unit, seqs, types, as_json)
-    except ReplayError as exc:
-        fail(views.replay_problem(exc))
-
-
-def _show(
-    loaded: ReplayFile,
-    turn: int | None,
-    narrate: bool,
-    unit: str | None,
-    seqs: bool,
-    types: tuple[str, ...],
-    as_json: bool,
-) -> None:
-    from sim.cli import views
-
-    last = loaded.last_turn
-    if turn is not None and turn > last:
-        fail(f"--turn {turn}: the battle ended at turn {last}")
-    if types and not narrate:
-        fail("--type filters the narrative: add --events")
-    if seqs and not narrate:
-        fail("--seqs numbers the narrative: add --events")
-    problem = views.unknown_types(types, loaded.ruleset.registry.types)
-    if problem is not None:
-        fail(problem)
-    if unit is not None:
-        unit = _check_unit(loaded, unit)
-    if narrate:
-        _narrative(loaded, turn, unit, types, seqs, as_json)
-    elif unit is not None:
-        _history(loaded, unit, turn, as_json)
-    else:
-        _state(loaded, turn, last, as_json)
+    loaded = views.load_replay(replay)
+    with views.reading():
+        last = loaded.last_turn
+        if turn is not None and turn > last:
+            fail(f"--turn {turn}: the battle ended at turn {last}")
+        if types and not narrate:
+            fail("--type filters the narrative: add --events")
+        if seqs and not narrate:
+            fail("--seqs numbers the narrative: add --events")
+        problem = views.unknown_types(types, loaded.ruleset.registry.types)
+        if problem is not None:
+            fail(problem)
+        if unit is not None:
+            unit = _check_unit(loaded, unit)
+        if narrate:
+            _narrative(loaded, turn, unit, types, seqs, as_json)
+        elif unit is not None:
+            _history(loaded, unit, turn, as_json)
+        else:
+            _state(loaded, turn, last, as_json)
 
 
 def _check_unit(loaded: ReplayFile, unit: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli.common import Command, echo_json, fail, force_option, json_option
+from sim.cli.common import Command, echo_json, fail, force_option, json_option, out_option
 
 __all__ = ["discover"]
 
@@ -57,13 +57,7 @@ __all__ = ["discover"]
     show_default=True,
     help="Peeling stops before a box holds less than this share of the runs.",
 )
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="The plot (default: STUDY_DIR/plots/discover.png).",
-)
+@out_option("The plot (default: STUDY_DIR/plots/discover.png).")
 @click.option("--no-plot", is_flag=True, help="Draw no plot.")
 @force_option()
 @json_option("Print the boxes as one JSON object.")

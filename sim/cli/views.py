@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any
 
 from engine.reader import ReplayError
 from engine.replay import VerifyResult
+from sim.cli.common import fail
 from sim.contract import UnitRow
-from sim.replay.file import ReplayLike
+from sim.replay.file import ReplayFile, ReplayLike
 from sim.scenario.load import KINDS, ScenarioError, yaml_kind
 from sim.text.suggest import did_you_mean, known
 
@@ -32,10 +34,31 @@ def replay_problem(error: ReplayError) -> str:
     return f"{text}; this is {what}: {todo}"
 
 
+@contextmanager
+def reading() -> Iterator[None]:
+    """A damaged replay found while reading it is one line naming file:line, exit 2."""
+    try:
+        yield
+    except ReplayError as exc:
+        fail(replay_problem(exc))
+
+
+def load_replay(path: str) -> ReplayFile:
+    """The replay, streamed; every line's chain and the footer checked before it is used."""
+    from sim import api  # noqa: PLC0415
+
+    with reading():
+        loaded = api.open_replay(path)
+        loaded.scan()
+        return loaded
+
+
 __all__ = [
     "NOT_A_REPLAY",
     "iter_unit_history",
+    "load_replay",
     "problems_json",
+    "reading",
     "replay_error_json",
     "replay_problem",
     "state_rows",

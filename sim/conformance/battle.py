@@ -14,12 +14,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from engine.log import MemorySink
+from sim import runner
 from sim.conformance.requirement import NotChecked, RequirementFailed
 from sim.contract import AnyRuleset
 
 if TYPE_CHECKING:
     from click.testing import Result
 
+    from engine.log import Sink
+    from sim.contract import UnitRow
     from sim.replay.memory import LoadedReplay
 
 __all__ = ["Battle", "Fight", "tool_problem"]
@@ -80,6 +84,14 @@ class Battle:
 
         return CliRunner().invoke(cli, [str(a) for a in args])
 
+    def succeeded(self, what: str, *args: str | Path | int, seq: int | None = None) -> Result:
+        """Run ``battlesim ARGS`` as :meth:`cli` does; unless it exits 0, a
+        :class:`RequirementFailed` ``what: <what the command printed or raised>``."""
+        result = self.cli(*args)
+        if result.exit_code != 0:
+            raise self.failed(f"{what}: {tool_problem(result)}", seq=seq)
+        return result
+
     def scratch(self, name: str) -> Path:
         """A fresh folder ``name`` in the battle's working folder."""
         path = self.workdir / name
@@ -128,3 +140,24 @@ class Battle:
         """The replay file (the scenario fought first)."""
         self.loaded  # noqa: B018  # fought, or NotChecked
         return self.fight.replay
+
+    def rows(self, state: Any) -> list[UnitRow]:
+        """The ruleset's unit rows of the fought scenario at ``state``."""
+        loaded = self.loaded
+        return loaded.ruleset.units(loaded.scenario, state)
+
+    def fight_again(
+        self,
+        snapshot: Callable[[Any], dict[str, Any]] | None = None,
+        *,
+        sink: Sink | None = None,
+        watch: Callable[[runner.Started], None] | None = None,
+    ) -> None:
+        """Fight the scenario again in this process through the one runner, from the
+        replay's header: ``snapshot`` (default the ruleset's) digests each turn's end,
+        ``sink`` takes the lines, ``watch`` sees the processes the plan started."""
+        loaded = self.loaded
+        rs, sc = loaded.ruleset, loaded.scenario
+        state, plan = rs.initial_state(sc), rs.plan(sc)
+        digest = snapshot or rs.snapshot
+        runner.fight(plan, sc, loaded.header, sink or MemorySink(), state, rs.apply, digest, watch)

@@ -20,7 +20,7 @@ def _check_validated(battle: Battle, state: Any, turn: int | None) -> None:
     """Each unit row and the outcome equal their validated copies, type for type."""
     loaded = battle.loaded
     rs, sc = loaded.ruleset, loaded.scenario
-    models: list[BaseModel] = [*rs.units(sc, state), rs.outcome(sc, state)]
+    models: list[BaseModel] = [*battle.rows(state), rs.outcome(sc, state)]
     for model in models:
         again = type(model).model_validate(model.model_dump())
         if typed(again) != typed(model):
@@ -34,7 +34,6 @@ def _check_validated(battle: Battle, state: Any, turn: int | None) -> None:
 
 
 @requirement(
-    "rows-are-validated",
     "Each unit row and the outcome equal their validated copies, type for type, at the start "
     "and every turn's end.",
     "Build UnitRow, Measure and Outcome with their fields' types (an int where the model says "
@@ -61,7 +60,6 @@ def numbers(value: Any, path: str = "") -> Iterator[tuple[str, int | float]]:
 
 
 @requirement(
-    "rows-follow-the-state",
     "Raising every number of the final state (its snapshot's paths, derived fields aside) "
     "changes the unit rows, which still validate.",
     "Keep a unit's own measures (strength, hit points) in the state under the same path as in "
@@ -70,9 +68,9 @@ def numbers(value: Any, path: str = "") -> Iterator[tuple[str, int | float]]:
 )
 def ROWS_FOLLOW_THE_STATE(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
-    rs, sc = loaded.ruleset, loaded.scenario
+    rs = loaded.ruleset
     state = loaded.state_at()
-    before = rs.units(sc, state)
+    before = battle.rows(state)
     overridden = []
     for path, value in numbers(rs.snapshot(state)):
         if path.split(".")[-1] in rs.derived_fields:
@@ -84,13 +82,12 @@ def ROWS_FOLLOW_THE_STATE(battle: Battle) -> None:  # noqa: N802
         overridden.append(path)
     if not overridden:
         raise battle.failed("no number of the snapshot is a state path outside derived_fields")
-    if rs.units(sc, state) == before:
+    if battle.rows(state) == before:
         raise battle.failed(f"the unit rows stay the same with {', '.join(overridden[:4])}… raised")
     _check_validated(battle, state, None)
 
 
 @requirement(
-    "strength-follows-losses",
     "Each side the outcome counts a loss for has a unit whose strength in the rows changes "
     "from the start at some turn's end.",
     "Build each row's strength from the state (what the unit has left now), never from the "
@@ -100,12 +97,12 @@ def ROWS_FOLLOW_THE_STATE(battle: Battle) -> None:  # noqa: N802
 def STRENGTH_FOLLOWS_LOSSES(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
     rs, sc = loaded.ruleset, loaded.scenario
-    start = {r.id: r for r in rs.units(sc, loaded.state_at(0))}
+    start = {r.id: r for r in battle.rows(loaded.state_at(0))}
     changed: set[str] = set()
     for _, state in loaded.turn_ends():
         changed |= {
             r.side
-            for r in rs.units(sc, state)
+            for r in battle.rows(state)
             if r.id in start and r.strength != start[r.id].strength
         }
     outcome = rs.outcome(sc, loaded.state_at())

@@ -31,7 +31,6 @@ __all__ = [
 
 
 @requirement(
-    "ships-a-scenario",
     "The ruleset ships at least one scenario to fight.",
     "List your package's scenario files in Ruleset.examples (declared as package data), "
     "or name one with --scenario FILE",
@@ -43,7 +42,6 @@ def SHIPS_A_SCENARIO(battle: Battle) -> None:  # noqa: N802  # a requirement, na
 
 
 @requirement(
-    "scenario-runs",
     "`battlesim run` fights each scenario to a replay of this ruleset.",
     "Run `battlesim validate FILE`, then `battlesim run FILE`: the file's `ruleset:` key is "
     "the ruleset's name, its model and cross_check accept it, and the plan fights it to the end",
@@ -63,7 +61,6 @@ def _named(classes: list[type[Event]]) -> str:
 
 
 @requirement(
-    "events-are-registered",
     "The registry lists every event class the state's @applies methods apply and every event "
     "the battle records; each registered event has an @applies method when apply is the "
     "state's.",
@@ -121,7 +118,6 @@ def _header(battle: Battle, sc: Any) -> Any:
 
 
 @requirement(
-    "run-prints-headline",
     "`run` prints the headline in the ruleset's words, then one `summary` line per side.",
     "Give Outcome its winner, winner_name, reason and turns; summary(outcome) returns readable "
     "lines; turn_name is what one turn is called",
@@ -170,7 +166,6 @@ def live(battle: Battle) -> Live:
 
 
 @requirement(
-    "event-lines-validate",
     "Every event line is what validating the event again writes (trusted builds included).",
     "Build events with their own field types (an int field gets an int, a Literal its text); "
     "events built with engine.events.trusted must hold exactly what validation would make",
@@ -183,7 +178,6 @@ def EVENT_LINES_VALIDATE(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "run-is-deterministic",
     "Fought again from the same scenario and seed, the battle writes the same replay bytes.",
     "Draw only from the runner's random streams; no module-level random, hash(), set "
     "iteration order, wall-clock time or uuid in anything that reaches an event",
@@ -222,7 +216,6 @@ def _line_differs(battle: Battle, i: int, lines: int, a: str, b: str) -> Require
 
 
 @requirement(
-    "verify-accepts-replay",
     "`battlesim verify` accepts the replay: intact, lawful under audit, re-simulated byte for "
     "byte.",
     "Keep audit(scenario, state, event) true to the rules apply follows, and fight only from "
@@ -236,7 +229,6 @@ def VERIFY_ACCEPTS_REPLAY(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "battle-lasts-two-turns",
     "Each scenario's battle lasts two turns or more, one engine.turn_ended a turn.",
     "Ship examples whose battle goes past its first turn (more strength, a later end), so "
     "states are compared after they change",
@@ -252,7 +244,6 @@ def BATTLE_LASTS_TWO_TURNS(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "outcome-names-every-side",
     "The Outcome names every side of the unit rows (two at least), losses as measures with "
     "names and units, its JSON as `run --json` prints it.",
     "outcome returns a SideResult for each side id of the rows, each loss a Measure with its "
@@ -263,7 +254,7 @@ def OUTCOME_NAMES_EVERY_SIDE(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
     rs, sc, state = loaded.ruleset, loaded.scenario, loaded.state_at()
     o = rs.outcome(sc, state)
-    sides = {r.side for r in rs.units(sc, state)}
+    sides = {r.side for r in battle.rows(state)}
     if not sides <= set(o.sides) or len(o.sides) < 2:
         raise battle.failed(f"outcome sides {sorted(o.sides)}, unit rows' sides {sorted(sides)}")
     for sid, side in o.sides.items():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim.conformance.battle import Battle, tool_problem
+from sim.conformance.battle import Battle
 from sim.conformance.requirement import requirement
 from sim.contract import UnitRow
 from sim.replay import analysis
@@ -24,11 +24,10 @@ def _table(battle: Battle, state: Any) -> list[str]:
     from sim.cli.table import render_units  # noqa: PLC0415  # the CLI's own table
 
     rs, sc = battle.loaded.ruleset, battle.loaded.scenario
-    return render_units(rs.units(sc, state), rs.space(sc)).splitlines()
+    return render_units(battle.rows(state), rs.space(sc)).splitlines()
 
 
 @requirement(
-    "show-prints-state-table",
     "`show` prints the end of the battle and `show --turn 1` the end of turn 1: the unit rows.",
     "units(scenario, state) gives every unit's row at any state; space(scenario) its axes",
     "The models",
@@ -40,10 +39,8 @@ def SHOW_PRINTS_STATE_TABLE(battle: Battle) -> None:  # noqa: N802
         ((), f"end of battle ({rs.turn_name} {loaded.last_turn})", loaded.state_at()),
         (("--turn", "1"), f"end of {rs.turn_name} 1", loaded.state_at(1)),
     ):
-        shown = battle.cli("show", battle.replay, *args)
         expected = [f"{sc.name} — {title}", *_table(battle, state)]
-        if shown.exit_code != 0:
-            raise battle.failed(f"battlesim show {' '.join(args)}: {tool_problem(shown)}")
+        shown = battle.succeeded(f"battlesim show {' '.join(args)}", "show", battle.replay, *args)
         if shown.stdout.splitlines() != expected:
             got = shown.stdout.splitlines()[:1]
             raise battle.failed(
@@ -54,12 +51,11 @@ def SHOW_PRINTS_STATE_TABLE(battle: Battle) -> None:  # noqa: N802
 def _one_of_each_kind(battle: Battle) -> dict[str, UnitRow]:
     """The first unit row of each kind, at the end of the battle."""
     loaded = battle.loaded
-    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at())
+    rows = battle.rows(loaded.state_at())
     return {r.kind: r for r in reversed(rows)}
 
 
 @requirement(
-    "show-unit-every-kind",
     "`show --unit ID --json` gives a unit's rows turn by turn, for a unit of every kind; an "
     "unknown id is refused.",
     "units() lists every unit at every state, under the same id, in scenario order",
@@ -67,15 +63,14 @@ def _one_of_each_kind(battle: Battle) -> dict[str, UnitRow]:
 )
 def SHOW_UNIT_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
-    rs, sc = loaded.ruleset, loaded.scenario
+    rs = loaded.ruleset
     for kind, row in _one_of_each_kind(battle).items():
-        shown = battle.cli("show", battle.replay, "--unit", row.id, "--json")
-        if shown.exit_code != 0:
-            raise battle.failed(f"show --unit {row.id} ({kind}): {tool_problem(shown)}")
+        what = f"show --unit {row.id} ({kind})"
+        shown = battle.succeeded(what, "show", battle.replay, "--unit", row.id, "--json")
         expected = [
             {rs.turn_name: t, **r.model_dump(mode="json")}
             for t, state in loaded.turn_ends()
-            for r in rs.units(sc, state)
+            for r in battle.rows(state)
             if r.id == row.id
         ]
         rows = json.loads(shown.stdout)["rows"]
@@ -91,7 +86,6 @@ def SHOW_UNIT_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "show-events-every-kind",
     "`show --events --unit ID` lists events that involve the unit, for a unit of every kind, "
     "and some unit has events.",
     "Name the units an event is about in its own top-level text fields (unit, target), by "
@@ -102,9 +96,8 @@ def SHOW_EVENTS_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
     told = 0
     for kind, row in _one_of_each_kind(battle).items():
-        events = battle.cli("show", battle.replay, "--events", "--unit", row.id, "--seqs")
-        if events.exit_code != 0:
-            raise battle.failed(f"show --events --unit {row.id} ({kind}): {tool_problem(events)}")
+        args = ("show", battle.replay, "--events", "--unit", row.id, "--seqs")
+        events = battle.succeeded(f"show --events --unit {row.id} ({kind})", *args)
         lines = events.stdout.splitlines()
         for line in lines:
             seq = int(line.split("]")[0].removeprefix("[seq "))
@@ -116,7 +109,6 @@ def SHOW_EVENTS_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "events-record-causes",
     "The battle records a consequence: some event names the earlier event that caused it.",
     "Set cause=<seq of the triggering event> on events that follow from another (a casualty "
     "from a hit, a rout from a loss)",
@@ -131,7 +123,6 @@ def EVENTS_RECORD_CAUSES(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "why-walks-to-first-cause",
     "For every consequence, `why` prints its chain of causes, root first, each link an earlier "
     "event.",
     "A cause is always the seq of an earlier event of the same battle",
@@ -152,9 +143,7 @@ def WHY_WALKS_TO_FIRST_CAUSE(battle: Battle) -> None:  # noqa: N802
     if not consequences:
         return  # events-record-causes says so
     deepest = max(consequences, key=lambda e: len(analysis.why(loaded, e.seq)))
-    result = battle.cli("why", battle.replay, deepest.seq)
-    if result.exit_code != 0:
-        raise battle.failed(f"battlesim why: {tool_problem(result)}", seq=deepest.seq)
+    result = battle.succeeded("battlesim why", "why", battle.replay, deepest.seq, seq=deepest.seq)
     lines = [line for line in result.stdout.splitlines() if "[seq " in line]
     chain = [e.seq for e, _ in analysis.why(loaded, deepest.seq)]
     starts = ["  " * d + ("→ " if d else "") + f"[seq {s}] " for d, s in enumerate(chain)]

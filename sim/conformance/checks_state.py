@@ -26,7 +26,6 @@ __all__ = [
 
 
 @requirement(
-    "fold-equals-live",
     "The state folded from the replay's events equals the live battle's final state.",
     "Change state only in apply, from the event alone (no draw, no clock, nothing the "
     "processes keep aside); make the state comparable with == (a StateBase compares its fields)",
@@ -44,7 +43,6 @@ def FOLD_EQUALS_LIVE(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "digest-is-snapshot-digest",
     "Every engine.turn_ended digest is sha256 of canonical_json(snapshot(state)) at that turn's "
     "end.",
     "Change the state only in apply, from the event alone: the runner digests the live state "
@@ -78,8 +76,7 @@ def DIGEST_IS_SNAPSHOT_DIGEST(battle: Battle) -> None:  # noqa: N802
 
 def _live_snapshots(battle: Battle) -> dict[str, Any]:
     """Every snapshot the runner took fighting the battle again, by its digest."""
-    loaded = battle.loaded
-    rs, sc = loaded.ruleset, loaded.scenario
+    rs = battle.loaded.ruleset
     taken: dict[str, Any] = {}
 
     def snapshot(state: Any) -> dict[str, Any]:
@@ -87,13 +84,11 @@ def _live_snapshots(battle: Battle) -> dict[str, Any]:
         taken[digest(data)] = json.loads(json.dumps(data))
         return data
 
-    state, plan = rs.initial_state(sc), rs.plan(sc)
-    runner.fight(plan, sc, loaded.header, MemorySink(), state, rs.apply, snapshot)
+    battle.fight_again(snapshot)
     return taken
 
 
 @requirement(
-    "snapshot-json-is-canonical",
     "snapshot_json (if given) writes canonical_json(snapshot(s)) at every turn's end, and a "
     "battle fought without it writes the same bytes.",
     "Write snapshot_json from the same values as snapshot, with engine.canonical's "
@@ -102,7 +97,7 @@ def _live_snapshots(battle: Battle) -> dict[str, Any]:
 )
 def SNAPSHOT_JSON_IS_CANONICAL(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
-    rs, sc = loaded.ruleset, loaded.scenario
+    rs = loaded.ruleset
     if rs.snapshot_json is None:
         return  # digests are serialised from the snapshot
     for turn, state in loaded.turn_ends():
@@ -111,14 +106,12 @@ def SNAPSHOT_JSON_IS_CANONICAL(battle: Battle) -> None:  # noqa: N802
             where = first_difference(json.loads(text), json.loads(canonical))
             raise battle.failed(f"snapshot_json differs from canonical_json: {where}", turn=turn)
     sink = MemorySink()
-    state, plan, header = rs.initial_state(sc), rs.plan(sc), loaded.header
-    runner.fight(plan, sc, header, sink, state, rs.apply, rs.snapshot)  # no snapshot_json
+    battle.fight_again(sink=sink)  # no snapshot_json
     if "\n".join(sink.lines) + "\n" != battle.replay.read_text(encoding="utf-8"):
         raise battle.failed("fought without snapshot_json, the replay's bytes differ")
 
 
 @requirement(
-    "one-process-per-unit",
     "The plan starts one live SimPy process per unit row (Actor with the row's id), none for a "
     "stranger.",
     "Return from the plan's processes an Actor(unit_id, body) for every unit that units() "
@@ -126,9 +119,8 @@ def SNAPSHOT_JSON_IS_CANONICAL(battle: Battle) -> None:  # noqa: N802
     "The battle runner",
 )
 def ONE_PROCESS_PER_UNIT(battle: Battle) -> None:  # noqa: N802
-    loaded = battle.loaded
-    rs, sc = loaded.ruleset, loaded.scenario
-    rows = rs.units(sc, rs.initial_state(sc))
+    rs, sc = battle.loaded.ruleset, battle.loaded.scenario
+    rows = battle.rows(rs.initial_state(sc))
     seen: list[list[str]] = []
     bare: list[int] = []
 
@@ -136,8 +128,7 @@ def ONE_PROCESS_PER_UNIT(battle: Battle) -> None:  # noqa: N802
         seen.append([u for u, process in started if process.is_alive and u is not None])
         bare.append(sum(u is None for u, _ in started))
 
-    state, plan = rs.initial_state(sc), rs.plan(sc)
-    runner.fight(plan, sc, loaded.header, MemorySink(), state, rs.apply, rs.snapshot, watch=watch)
+    battle.fight_again(watch=watch)
     kind = {r.id: r.kind for r in rows}
     units = seen[0]
     live, expected = Counter(kind.get(u, "?") for u in units), Counter(r.kind for r in rows)
@@ -153,7 +144,6 @@ def ONE_PROCESS_PER_UNIT(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "restore-inverts-snapshot",
     "restore(scenario, snapshot(s)) == s after a JSON round trip, at the start and every turn's "
     "end.",
     "Put in snapshot everything that changes, and rebuild every field of the state from it in "
@@ -179,7 +169,6 @@ def RESTORE_INVERTS_SNAPSHOT(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "snapshot-start-equals-fold",
     "state_at(turn) started from the nearest engine.snapshot equals the fold from the first "
     "event, at every turn.",
     "restore must rebuild the state a fold reaches (see restore-inverts-snapshot)",

@@ -33,7 +33,6 @@ TRIES = 4
 
 
 @requirement(
-    "diff-with-itself",
     "`diff` finds a replay identical to itself (exit 0).",
     "A replay that reads back whole is enough: meet scenario-runs first",
     "Checking a ruleset",
@@ -46,7 +45,6 @@ def DIFF_WITH_ITSELF(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "diff-another-seed",
     "`diff --json` of the replay and one of another seed names the seed and compares every "
     "unit's row, strength included.",
     "units() gives the same ids in every battle of a scenario, each row with its strength",
@@ -56,9 +54,8 @@ def DIFF_ANOTHER_SEED(battle: Battle) -> None:  # noqa: N802
     loaded, out = battle.loaded, battle.replay
     seed = loaded.header.seed + 1
     other = battle.scratch("other-seed") / "other.jsonl"
-    made = battle.cli("run", battle.scenario or "", "--seed", seed, "--out", other)
-    if made.exit_code != 0:
-        raise battle.failed(f"battlesim run --seed {seed}: {tool_problem(made)}")
+    what = f"battlesim run --seed {seed}"
+    battle.succeeded(what, "run", battle.scenario or "", "--seed", seed, "--out", other)
     result = battle.cli("diff", out, other, "--json")
     if result.exit_code not in (0, 1):
         raise battle.failed(f"battlesim diff --json: {tool_problem(result)}")
@@ -66,7 +63,7 @@ def DIFF_ANOTHER_SEED(battle: Battle) -> None:  # noqa: N802
     change = {"path": "seed", "kind": "changed", "a": seed - 1, "b": seed}
     if data["mode"] != "variants" or data["inputs"][:1] != [change]:
         raise battle.failed(f"diff --json: mode {data['mode']!r}, inputs {data['inputs'][:1]}")
-    ids = [r.id for r in loaded.ruleset.units(loaded.scenario, loaded.state_at())]
+    ids = [r.id for r in battle.rows(loaded.state_at())]
     if sorted(data["units"]) != sorted(ids):
         raise battle.failed(
             f"diff --json compares units {sorted(data['units'])}, not {sorted(ids)}"
@@ -135,7 +132,6 @@ def _fork(battle: Battle, event: Event, field: str, value: Any, n: int) -> str |
 
 
 @requirement(
-    "fork-changes-an-event",
     "`fork` changes a field of a ruleset event (a yes/no, a text or a whole number that still "
     "validates) and the fork verifies.",
     "Record decisions as event fields (a bool, a choice, a count) that apply and the rules "
@@ -157,7 +153,6 @@ def FORK_CHANGES_AN_EVENT(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "fork-refuses-derived-fields",
     "`fork --set state.…` refuses a path ending in one of the ruleset's derived_fields (exit 2).",
     "List in derived_fields only the names of state fields the rules keep from others",
     "The contract",
@@ -171,7 +166,6 @@ def FORK_REFUSES_DERIVED_FIELDS(battle: Battle) -> None:  # noqa: N802
 
 
 @requirement(
-    "batch-runs",
     "`batch --runs 3` fights three runs, each done and stored with every unit's final row.",
     "Fight only from the scenario and the seed; units() lists the same units in every run",
     "Checking a ruleset",
@@ -183,9 +177,8 @@ def BATCH_RUNS(battle: Battle) -> None:  # noqa: N802
         raise NotChecked("batch studies need the study extra: pip install 'battlesim[study]'")
     loaded = battle.loaded
     out = battle.scratch("batch") / "study"
-    result = battle.cli("batch", battle.scenario or "", "--runs", "3", "--out", out, "--no-plots")
-    if result.exit_code != 0:
-        raise battle.failed(f"battlesim batch --runs 3: {tool_problem(result)}")
+    args = ("batch", battle.scenario or "", "--runs", "3", "--out", out, "--no-plots")
+    battle.succeeded("battlesim batch --runs 3", *args)
     import duckdb  # noqa: PLC0415  # the batch store's own library
 
     with duckdb.connect(str(out / "study.duckdb"), read_only=True) as con:
@@ -193,7 +186,7 @@ def BATCH_RUNS(battle: Battle) -> None:  # noqa: N802
         units = con.execute("SELECT count(DISTINCT unit) FROM unit_finals").fetchall()
     if runs != [("done", 3)]:
         raise battle.failed(f"the study's runs by status: {runs}, not [('done', 3)]")
-    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at())
+    rows = battle.rows(loaded.state_at())
     if units[0][0] != len(rows):
         raise battle.failed(f"the study stores {units[0][0]} units' finals, not {len(rows)}")
 
@@ -212,7 +205,6 @@ def _report(battle: Battle) -> tuple[Path, str, str | None]:
 
 
 @requirement(
-    "report-page",
     "`report` writes one well-formed page that fetches nothing and embeds every unit and event.",
     "narrate returns one line of plain text (or None) for each event; units() lists every unit "
     "at the start",
@@ -230,7 +222,7 @@ def REPORT_PAGE(battle: Battle) -> None:  # noqa: N802
     data = embedded(page)
     if len(data) != 1:
         raise battle.failed(f"the report page embeds {len(data)} battles' data, not 1")
-    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at(0))
+    rows = battle.rows(loaded.state_at(0))
     if [u["id"] for u in data[0]["units"]] != [r.id for r in rows]:
         raise battle.failed("the report's units are not the unit rows at the start")
     if [e["seq"] for e in data[0]["events"]] != [e.seq for e in loaded.events]:
@@ -245,7 +237,6 @@ def _measured(battle: Battle) -> set[tuple[str, str]]:
 
 
 @requirement(
-    "report-charts-every-measure",
     "`report` draws a chart for each measure that measures gives (one at least; of units only "
     "while few enough to read).",
     "Return from measures a Reading of each side (scope 'side') and of each unit (scope "

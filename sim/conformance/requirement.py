@@ -80,18 +80,15 @@ class Requirement:
         self.check(battle)
 
 
-def requirement(
-    id: str,
-    statement: str,
-    how: str,
-    section: str,
-) -> Callable[[Check], Requirement]:
-    """Decorator: the check function below becomes the :class:`Requirement` ``id``.
+def requirement(statement: str, how: str, section: str) -> Callable[[Check], Requirement]:
+    """Decorator: the check function below becomes a :class:`Requirement` whose id is the
+    function's name in lower case, words joined by hyphens (``RESTORE_INVERTS_SNAPSHOT``:
+    ``restore-inverts-snapshot``).
 
     ``how`` says how to meet it; ``section`` names where docs/rulesets.md says more.
     """
 
     def make(check: Check) -> Requirement:
-        return Requirement(id, statement, how, section, check)
+        return Requirement(check.__name__.lower().replace("_", "-"), statement, how, section, check)
 
     return make

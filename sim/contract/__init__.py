@@ -6,7 +6,8 @@ generic tools is a model of :mod:`sim.contract.models`; its battle is a
 :mod:`sim.contract.registry` finds installed rulesets by name;
 :mod:`sim.contract.odds` describes the exact odds a ruleset offers;
 :mod:`sim.contract.bases` holds the scenario, side and battle-ended bases
-the built-in rulesets derive from (a plugin may too); :mod:`sim.contract.parts`,
+the built-in rulesets derive from (a plugin may too); :mod:`sim.contract.emit`
+the helpers rules make their events with (``stamp``); :mod:`sim.contract.parts`,
 :mod:`sim.contract.ending`, :mod:`sim.contract.carry` and :mod:`sim.contract.ids`
 are the state, carry-over and cross-check pieces every ruleset shares.
 ``docs/rulesets.md`` is the guide, with a complete example plugin.
@@ -25,6 +26,14 @@ from sim.contract.bases import (
     validate_plain,
 )
 from sim.contract.carry import CarryOver, CarrySettings, NextBattle
+from sim.contract.emit import (
+    RecordsCause,
+    Rolls,
+    Stamp,
+    cause_upcasters,
+    stamp,
+    turn_end_from,
+)
 from sim.contract.ending import EndingState
 from sim.contract.ids import UniqueIds
 from sim.contract.models import (
@@ -95,6 +104,8 @@ __all__ = [
     "Problem",
     "Reach",
     "Reading",
+    "RecordsCause",
+    "Rolls",
     "Ruleset",
     "RulesetUnavailable",
     "ScenarioBase",
@@ -102,6 +113,7 @@ __all__ = [
     "SideBase",
     "SideResult",
     "Space",
+    "Stamp",
     "StateBase",
     "StateT",
     "UniqueIds",
@@ -109,6 +121,7 @@ __all__ = [
     "applies",
     "bases",
     "broken",
+    "cause_upcasters",
     "distribution_json",
     "distribution_table",
     "fixed",
@@ -118,6 +131,8 @@ __all__ = [
     "loaded_rulesets",
     "read_exact",
     "ruleset_names",
+    "stamp",
+    "turn_end_from",
     "validate_plain",
 ]
 

@@ -216,42 +216,63 @@ def cross_problems_after_repair(
     errors: list[Any],
     cross_check: Callable[[Any], list[Problem]],
 ) -> list[Problem]:
-    """The cross-field problems of the repaired data, in original positions (see module doc)."""
-    out = _left_out_problems(model, data, errors, cross_check)
-    return out + [p for p in _mended_problems(model, data, errors, cross_check) if p not in out]
+    """The cross-field problems of the repaired data, in original positions (see module doc).
+
+    Two passes of :func:`_repaired_problems`: the data without its erroneous
+    items, then with those items mended where they can be.
+    """
+    found, survivors = _repaired_problems(model, data, errors, cross_check)
+    out = _beside_left_out(found, data, survivors)
+    mended, rest, items, fields = _mend(model, data, errors)
+    if items:
+        found, _ = _repaired_problems(model, mended, rest, cross_check)
+        out += [p for p in _in_mended_items(found, items, fields) if p not in out]
+    return out
 
 
-def _left_out_problems(
-    model: type[BaseModel],
-    data: Any,
-    errors: list[Any],
-    cross_check: Callable[[Any], list[Problem]],
+def _beside_left_out(
+    found: list[Problem], data: Any, survivors: dict[Path_, list[int]]
 ) -> list[Problem]:
-    """Cross problems of the data without its erroneous items, in original positions."""
-    repaired = _repair(model, data, errors)
-    if repaired is None:
-        return []
-    fixed, survivors, dropped = repaired
-    try:
-        scenario = model.model_validate(fixed)
-    except ValidationError:
-        return []
+    """The problems but those about what holds a left-out item (an emptied list): a
+    consequence, not a problem of its own."""
     left_out = [
         (*path, i)
         for path, kept in survivors.items()
         for i in range(_length(data, path))
         if i not in kept
     ]
-    out = []
-    for path, message in cross_check(scenario):
-        where = _to_original(tuple(path), survivors)
-        # Naming a left-out item, or about what holds one (an emptied list): a consequence.
-        if any(f"'{d}'" in message for d in dropped) or any(
-            item[: len(where)] == where for item in left_out
-        ):
-            continue
-        out.append((where, message))
-    return out
+    return [(w, m) for w, m in found if not any(item[: len(w)] == w for item in left_out)]
+
+
+def _in_mended_items(found: list[Problem], items: set[Path_], fields: set[Path_]) -> list[Problem]:
+    """The problems inside a mended item, but not at a field the mending set."""
+    return [
+        (where, message)
+        for where, message in found
+        if any(where[: len(i)] == i for i in items)
+        and not any(where[: len(f)] == f for f in fields)
+    ]
+
+
+def _repaired_problems(
+    model: type[BaseModel],
+    data: Any,
+    errors: list[Any],
+    cross_check: Callable[[Any], list[Problem]],
+) -> tuple[list[Problem], dict[Path_, list[int]]]:
+    """Cross problems of ``data`` with the items ``errors`` name left out (:func:`_repair`), in
+    original positions, but those naming a left-out item (a consequence); and the surviving
+    items of each list. None of either when the repaired data still does not validate."""
+    repaired = _repair(model, data, errors)
+    if repaired is None:
+        return [], {}
+    fixed, survivors, dropped = repaired
+    try:
+        scenario = model.model_validate(fixed)
+    except ValidationError:
+        return [], {}
+    found = [(_to_original(tuple(p), survivors), m) for p, m in cross_check(scenario)]
+    return [(w, m) for w, m in found if not any(f"'{d}'" in m for d in dropped)], survivors
 
 
 def _mend(
@@ -319,34 +340,6 @@ def _mend_item(
 
 _DEFAULT = object()
 """A mended field left out, so that its default applies."""
-
-
-def _mended_problems(
-    model: type[BaseModel],
-    data: Any,
-    errors: list[Any],
-    cross_check: Callable[[Any], list[Problem]],
-) -> list[Problem]:
-    """Cross problems inside mended items, not at a mended field, in original positions."""
-    mended, rest, items, fields = _mend(model, data, errors)
-    if not items:
-        return []
-    repaired = _repair(model, mended, rest)
-    if repaired is None:
-        return []
-    fixed, survivors, dropped = repaired
-    try:
-        scenario = model.model_validate(fixed)
-    except ValidationError:
-        return []
-    out = []
-    for path, message in cross_check(scenario):
-        where = _to_original(tuple(path), survivors)
-        inside = any(where[: len(i)] == i for i in items)
-        at_mended = any(where[: len(f)] == f for f in fields)
-        if inside and not at_mended and not any(f"'{d}'" in message for d in dropped):
-            out.append((where, message))
-    return out
 
 
 def _length(data: Any, path: Path_) -> int:

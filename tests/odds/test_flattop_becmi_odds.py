@@ -12,6 +12,7 @@ from scipy.stats import binomtest, chisquare
 
 from engine.rng import Stream
 from sim.cli import cli
+from sim.contract import Rolls
 from sim.rulesets.becmi.dice import roll_to_hit
 from sim.rulesets.becmi.odds import to_hit_odds
 from sim.rulesets.becmi.options import BecmiOptions
@@ -127,7 +128,7 @@ def test_becmi_live_to_hit_matches_exact(
     stream = Stream(5, f"odds/becmi/{thac0}/{ac}/{band}/{cover}")
     options = BecmiOptions()
     hits = sum(
-        roll_to_hit(stream, [], thac0, ac, {}, exact.modifiers, options).hit for _ in range(n)
+        roll_to_hit(Rolls(stream), thac0, ac, {}, exact.modifiers, options).hit for _ in range(n)
     )
     assert binomtest(hits, n, float(exact.p_hit)).pvalue > SIGNIFICANCE
 

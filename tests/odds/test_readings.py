@@ -21,6 +21,7 @@ from engine.events import Draw
 from engine.log import MemorySink
 from engine.rng import Stream
 from sim import api
+from sim.contract import Rolls
 from sim.rulesets.becmi.dice import roll_to_hit
 from sim.rulesets.becmi.odds import to_hit_odds
 from sim.rulesets.becmi.options import BecmiOptions
@@ -294,7 +295,7 @@ def test_low_plateau_reading_changes_damage_not_the_odds(setting: str, bonus: in
     assert (odds.h, odds.needed, odds.damage_bonus, odds.p_hit) == (-30, 2, bonus, F(19, 20))
     assert needed(-3, 27, setting == "every_10").damage_bonus == bonus
     stream = Stream(1, "readings/plateau")
-    assert roll_to_hit(stream, [], -3, 27, {}, {}, o).damage_bonus == bonus
+    assert roll_to_hit(Rolls(stream), -3, 27, {}, {}, o).damage_bonus == bonus
 
 
 # --- becmi: natural 1 misses ---------------------------------------------------------
@@ -318,7 +319,7 @@ def test_natural_1_misses_only_matters_when_the_roll_needed_is_0_or_1(
         odds = to_hit_odds(0, -h, options=o)
         assert (odds.needed, odds.p_hit) == (need, p)
         rolls = ScriptedD20()
-        live = [roll_to_hit(rolls, [], 0, -h, {}, {}, o).hit for _ in range(20)]
+        live = [roll_to_hit(Rolls(rolls), 0, -h, {}, {}, o).hit for _ in range(20)]
         assert F(sum(live), 20) == p
 
 

@@ -6,11 +6,11 @@ on a hit.
 
 from __future__ import annotations
 
-from engine.events import Draw
+from sim.contract.emit import Rolls, stamp
 from sim.rulesets.becmi.context import Band, Battle, distance
 from sim.rulesets.becmi.data import WEAPONS
 from sim.rulesets.becmi.dice import roll_damage, roll_to_hit
-from sim.rulesets.becmi.events import Attacked
+from sim.rulesets.becmi.events import Attacked, wound
 from sim.rulesets.becmi.state import CombatantState
 
 __all__ = ["decide_melee_attack", "decide_missile"]
@@ -26,22 +26,19 @@ def _resolve(
     band: Band | None,
     cover: str | None,
 ) -> Attacked:
-    rng = b.stream("attack", c.id)
-    draws: list[Draw] = []
+    dice = Rolls(b.stream("attack", c.id))
     ac_base, ac_mods = b.armour_class(target.id)
-    th = roll_to_hit(rng, draws, b.thac0(c.id), ac_base, ac_mods, mods, b.options)
+    th = roll_to_hit(dice, b.thac0(c.id), ac_base, ac_mods, mods, b.options)
     damage = None
     if th.hit:
         dmg_mods = {"negative_h": th.damage_bonus}
         if phase == "melee":
             dmg_mods["strength"] = b.str_adj(c.id)  # [src] Str adjusts hand-to-hand damage
-        dice = WEAPONS[weapon]["damage"]
-        assert isinstance(dice, tuple)
-        damage = roll_damage(rng, draws, dice, dmg_mods, b.options.minimum_weapon_damage)
-    hp_after = target.hp - (damage.total if damage is not None else 0)
+        weapon_damage = WEAPONS[weapon]["damage"]
+        assert isinstance(weapon_damage, tuple)
+        damage = roll_damage(dice, weapon_damage, dmg_mods, b.options.minimum_weapon_damage)
     return Attacked(
-        turn=b.turn,
-        time=b.now,
+        **stamp(b),
         phase=phase,
         attacker=c.id,
         target=target.id,
@@ -51,10 +48,8 @@ def _resolve(
         cover=cover,
         to_hit=th,
         damage=damage,
-        hp_before=target.hp,
-        hp_after=hp_after,
-        killed=hp_after <= 0,
-        draws=draws,
+        **wound(target.hp, damage.total if damage is not None else 0),
+        draws=dice.draws,
     )
 
 

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 
 import simpy
 
-from engine.events import Event
 from engine.recorder import Recorder
+from sim.contract.emit import turn_end_from
 from sim.rulesets.becmi.attack import decide_melee_attack, decide_missile
 from sim.rulesets.becmi.context import Battle
 from sim.rulesets.becmi.data import PHASES
@@ -124,12 +124,6 @@ def _processes(b: Battle, rec: Rec) -> Iterator[Actor | simpy.events.ProcessGene
         yield Actor(cid, _combatant(b, rec, cid))
 
 
-def _round_end(b: Battle, turn: int, last: bool) -> Iterator[Event]:
-    ended = decide_end(b, last_round=last)
-    if ended is not None:
-        yield ended
-
-
 def plan(scenario: BecmiScenario) -> Plan[BecmiScenario, BattleState, Battle]:
     """The fight's clock (10-second rounds), view, referee and combatant processes, round end."""
     return Plan(
@@ -138,5 +132,5 @@ def plan(scenario: BecmiScenario) -> Plan[BecmiScenario, BattleState, Battle]:
         turn_limit=scenario.rounds.limit,
         view=Battle,
         processes=_processes,
-        turn_end=_round_end,
+        turn_end=turn_end_from(decide_end),
     )

@@ -1,15 +1,15 @@
 """Dice on a named stream, returned as event payloads with their draws.
 
-Every roll is ``Stream.roll(sides)``; the :class:`~engine.events.Draw` of
-each is appended to the caller's ``draws`` list in the order rolled.
+Every roll is :meth:`sim.contract.Rolls.roll`: ``Stream.roll(sides)``, whose
+:class:`~engine.events.Draw` is kept in the caller's ``Rolls.draws`` in the
+order rolled.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from engine.events import Draw
-from engine.rng import Stream
+from sim.contract.emit import Rolls
 from sim.rulesets.becmi.events import Damage, PlateauStep, Save, ToHit
 from sim.rulesets.becmi.options import BecmiOptions
 from sim.rulesets.becmi.tohit import needed
@@ -38,8 +38,7 @@ def hits(roll: int, total: int, needed: int, options: BecmiOptions) -> tuple[boo
 
 
 def roll_to_hit(
-    rng: Stream,
-    draws: list[Draw],
+    dice: Rolls,
     thac0: int,
     ac_base: int,
     ac_mods: dict[str, int],
@@ -54,8 +53,7 @@ def roll_to_hit(
     mods = _nonzero(mods)
     ac = ac_base + sum(ac_mods.values())
     need = needed(thac0, ac, options.low_plateaus == "every_10")
-    roll, draw = rng.roll(20)
-    draws.append(draw)
+    roll = dice.roll(20)
     total = roll + sum(mods.values())
     hit, natural = hits(roll, total, need.needed, options)
     return ToHit(
@@ -76,31 +74,23 @@ def roll_to_hit(
 
 
 def roll_damage(
-    rng: Stream,
-    draws: list[Draw],
-    dice: tuple[int, int],
+    dice: Rolls,
+    damage: tuple[int, int],
     mods: dict[str, int],
     minimum: int,
 ) -> Damage:
-    """Roll ``n`` d``sides`` plus modifiers, at least ``minimum``."""
-    n, sides = dice
-    rolls = []
-    for _ in range(n):
-        roll, draw = rng.roll(sides)
-        draws.append(draw)
-        rolls.append(roll)
+    """Roll ``n`` d``sides`` (``damage``) plus modifiers, at least ``minimum``."""
+    n, sides = damage
+    rolls = [dice.roll(sides) for _ in range(n)]
     mods = _nonzero(mods)
     total = max(minimum, sum(rolls) + sum(mods.values()))
     return Damage(dice=f"{n}d{sides}", rolls=rolls, modifiers=mods, minimum=minimum, total=total)
 
 
-def roll_save(
-    rng: Stream, draws: list[Draw], number: int, save_as: str, mods: dict[str, int]
-) -> Save:
+def roll_save(dice: Rolls, number: int, save_as: str, mods: dict[str, int]) -> Save:
     """Save vs Death Ray: d20 + modifiers ≥ the table's number [src]."""
     mods = _nonzero(mods)
-    roll, draw = rng.roll(20)
-    draws.append(draw)
+    roll = dice.roll(20)
     total = roll + sum(mods.values())
     return Save(
         save_as=save_as,

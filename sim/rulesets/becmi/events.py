@@ -8,12 +8,13 @@ from the log alone.  Positions are ``[x, y]`` in feet; ``time`` is seconds.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.events import D6, D20, Draw, Event, Upcaster, same_shape
+from engine.events import D6, D20, Draw, Event, Upcaster
 from sim.contract.bases import BattleEndedBase
+from sim.contract.emit import RecordsCause, cause_upcasters
 
 __all__ = [
     "UPCASTERS",
@@ -31,12 +32,32 @@ __all__ = [
     "Struck",
     "Team",
     "ToHit",
+    "Wound",
     "Wrestled",
     "Wrestler",
+    "wound",
 ]
 
 Point = tuple[int, int]
 Side = Literal["aggressors", "defenders"]
+
+
+class Wound(TypedDict):
+    """The hit points a hit leaves: before, after, and whether they kill (0 or fewer)."""
+
+    hp_before: int
+    hp_after: int
+    killed: bool
+
+
+def wound(hp: int, damage: int) -> Wound:
+    """``hp`` less ``damage``: a combatant left with 0 hit points or fewer is killed.
+
+    The fields of :class:`Attacked`, :class:`Struck` and :class:`Pin` that say
+    what a hit did (``Attacked(**wound(target.hp, lost), ...)``).
+    """
+    after = hp - damage
+    return {"hp_before": hp, "hp_after": after, "killed": after <= 0}
 
 
 class _Payload(BaseModel):
@@ -108,13 +129,10 @@ class Initiative(Event):
     draws: list[Draw]
 
 
-class Recovered(Event):
-    """A knocked-out combatant comes to."""
+class Recovered(RecordsCause):
+    """A knocked-out combatant comes to; its ``cause`` (v2): the blow that knocked it out."""
 
     type: Literal["becmi.recovered"] = "becmi.recovered"
-    older_formats: ClassVar[dict[int, int]] = {2: 1}
-    schema_version: int = 2
-    """v2 records its ``cause``: the blow that knocked it out."""
     phase: str = "initiative"
     combatant: str
     knocked_out_round: int
@@ -217,13 +235,11 @@ class Pin(_Payload):
     killed: bool
 
 
-class Wrestled(Event):
-    """One round of a wrestling bout: d20 + WR each, the hold moved, pins."""
+class Wrestled(RecordsCause):
+    """One round of a wrestling bout: d20 + WR each, the hold moved, pins; its ``cause``
+    (v2): the bout's previous round (none for the first)."""
 
     type: Literal["becmi.wrestled"] = "becmi.wrestled"
-    older_formats: ClassVar[dict[int, int]] = {2: 1}
-    schema_version: int = 2
-    """v2 records its ``cause``: the bout's previous round (none for the first)."""
     phase: str = "melee"
     bout: str
     started: bool
@@ -248,13 +264,11 @@ class Joined(Event):
     team: Side
 
 
-class MoraleChecked(Event):
-    """A side's monsters check morale: 2d6 against each one's ML; above it flees."""
+class MoraleChecked(RecordsCause):
+    """A side's monsters check morale: 2d6 against each one's ML; above it flees.  Its
+    ``cause`` (v2): the fall that reached the trigger."""
 
     type: Literal["becmi.morale_checked"] = "becmi.morale_checked"
-    older_formats: ClassVar[dict[int, int]] = {2: 1}
-    schema_version: int = 2
-    """v2 records its ``cause``: the fall that reached the trigger."""
     phase: str = "morale"
     side: str
     trigger: Literal["first_fallen", "half_out"]
@@ -265,23 +279,15 @@ class MoraleChecked(Event):
     draws: list[Draw]
 
 
-class BattleEnded(BattleEndedBase):
-    """The outcome: the side left standing, or None for a draw, and why."""
+class BattleEnded(RecordsCause, BattleEndedBase):
+    """The outcome: the side left standing, or None for a draw, and why; its ``cause``
+    (v2): the last fall of the sides no longer standing."""
 
     type: Literal["becmi.battle_ended"] = "becmi.battle_ended"
-    older_formats: ClassVar[dict[int, int]] = {2: 1}
-    schema_version: int = 2
-    """v2 records its ``cause``: the last fall of the sides no longer standing."""
     standing: list[str]
 
 
-UPCASTERS: dict[tuple[str, int], Upcaster] = {
-    (tag, 1): same_shape  # v1 recorded no cause and keeps none
-    for tag in (
-        "becmi.recovered",
-        "becmi.wrestled",
-        "becmi.morale_checked",
-        "becmi.battle_ended",
-    )
-}
+UPCASTERS: dict[tuple[str, int], Upcaster] = cause_upcasters(
+    [Recovered, Wrestled, MoraleChecked, BattleEnded]  # v1 recorded no cause and keeps none
+)
 """Upcasters of stored becmi events, by (type, from version)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from sim.contract.emit import stamp
 from sim.rulesets.becmi.context import Battle, distance
 from sim.rulesets.becmi.data import STUNNED
 from sim.rulesets.becmi.events import Moved
@@ -54,8 +55,7 @@ def decide_move(b: Battle, c: CombatantState) -> Moved | None:
     if to == c.at:
         return None
     return Moved(
-        turn=b.turn,
-        time=b.now,
+        **stamp(b),
         combatant=c.id,
         start=c.at,
         to=to,

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Literal
 
 from engine.events import Draw
+from sim.contract.emit import Rolls, stamp
 from sim.rulesets.becmi.context import Battle
 from sim.rulesets.becmi.events import BattleEnded, Initiative, MoraleChecked, Recovered
 from sim.rulesets.becmi.scenario import SideSpec
@@ -29,9 +30,7 @@ def decide_recoveries(b: Battle) -> list[Recovered]:
     """Knocked-out combatants whose t rounds are over come to (scenario order)."""
     return [
         Recovered(
-            turn=b.turn,
-            time=b.now,
-            cause=c.fallen_by,
+            **stamp(b, c.fallen_by),
             combatant=c.id,
             knocked_out_round=c.wakes_round - 1,
         )
@@ -45,12 +44,10 @@ def decide_initiative(b: Battle) -> Initiative:
     rolls: dict[str, int] = {}
     draws: list[Draw] = []
     for side in b.scenario.sides:
-        roll, draw = b.stream("initiative", side.id).roll(6)
-        rolls[side.id] = roll
-        draws.append(draw)
+        rolls[side.id] = Rolls(b.stream("initiative", side.id), draws).roll(6)
     index = {s.id: i for i, s in enumerate(b.scenario.sides)}
     order = sorted(rolls, key=lambda sid: (-rolls[sid], index[sid]))
-    return Initiative(turn=b.turn, time=b.now, rolls=rolls, order=order, draws=draws)
+    return Initiative(**stamp(b), rolls=rolls, order=order, draws=draws)
 
 
 def _trigger(b: Battle, side: SideSpec) -> Trigger | None:
@@ -102,20 +99,18 @@ def decide_morale(b: Battle) -> list[MoraleChecked]:
         trigger, morale = _trigger(b, side), _morale_of(b, side)
         if trigger is None or not morale:
             continue
-        rng = b.stream("morale", side.id)
-        (r1, d1), (r2, d2) = rng.roll(6), rng.roll(6)
+        dice = Rolls(b.stream("morale", side.id))
+        r1, r2 = dice.roll(6), dice.roll(6)
         events.append(
             MoraleChecked(
-                turn=b.turn,
-                time=b.now,
-                cause=_trigger_cause(b, side, trigger),
+                **stamp(b, _trigger_cause(b, side, trigger)),
                 side=side.id,
                 trigger=trigger,
                 rolls=[r1, r2],
                 total=r1 + r2,
                 morale=morale,
                 fled=[cid for cid, ml in morale.items() if r1 + r2 > ml],
-                draws=[d1, d2],
+                draws=dice.draws,
             )
         )
     return events
@@ -147,23 +142,19 @@ def decide_end(b: Battle, last_round: bool) -> BattleEnded | None:
     if len(up) == 1:
         reason = agree(names[up[0]], "is the only side left standing")
         return BattleEnded(
-            turn=b.turn,
-            time=b.now,
-            cause=_last_fall(b, up),
+            **stamp(b, _last_fall(b, up)),
             winner=up[0],
             reason=reason,
             standing=up,
         )
     if not up:
         return BattleEnded(
-            turn=b.turn,
-            time=b.now,
-            cause=_last_fall(b, up),
+            **stamp(b, _last_fall(b, up)),
             winner=None,
             reason="no side is left standing",
             standing=[],
         )
     if last_round:
         reason = f"round limit reached with {len(up)} sides standing"
-        return BattleEnded(turn=b.turn, time=b.now, winner=None, reason=reason, standing=up)
+        return BattleEnded(**stamp(b), winner=None, reason=reason, standing=up)
     return None

@@ -7,10 +7,11 @@ not kill, the stun d20; if stunned, the knock-out save d20.
 from __future__ import annotations
 
 from engine.events import Draw
+from sim.contract.emit import Rolls, stamp
 from sim.rulesets.becmi.context import Battle
 from sim.rulesets.becmi.data import STUNNED
 from sim.rulesets.becmi.dice import roll_save, roll_to_hit
-from sim.rulesets.becmi.events import Damage, Save, Struck
+from sim.rulesets.becmi.events import Damage, Save, Struck, wound
 from sim.rulesets.becmi.options import BecmiOptions
 from sim.rulesets.becmi.state import CombatantState
 
@@ -44,16 +45,14 @@ def knock_out_modifiers(haymaker: bool, options: BecmiOptions) -> dict[str, int]
 
 
 def _stun(
-    b: Battle, draws: list[Draw], c: CombatantState, target: CombatantState, con: int
+    b: Battle, dice: Rolls, c: CombatantState, target: CombatantState, con: int
 ) -> tuple[int, int, Save | None, int]:
     """Stun roll t = d20 − C (L50) and, if stunned, the knock-out save (L52–L53).
 
     Returns:
         (stun roll, t, the save or None, rounds knocked out).
     """
-    rng = b.stream("strike", c.id)
-    roll, draw = rng.roll(20)
-    draws.append(draw)
+    roll = dice.roll(20)
     t = roll - con
     if t <= 0:
         return roll, t, None, 0
@@ -63,7 +62,7 @@ def _stun(
         "attacker_strength": -b.str_adj(c.id),
         "stunned": STUNNED["saves"] if target.stunned(b.turn) else 0,
     }
-    save = roll_save(rng, draws, number, save_as, mods)
+    save = roll_save(dice, number, save_as, mods)
     return roll, t, save, 0 if save.saved else t
 
 
@@ -77,22 +76,20 @@ def decide_strike(b: Battle, c: CombatantState, target: CombatantState) -> Struc
     draws: list[Draw] = []
     th = damage = save = None
     stun_roll = t = None
-    knocked_out = 0
-    hp_after = target.hp
+    knocked_out = lost = 0
     if size_ok:
         str_bonus = b.str_adj(c.id)
         mods = {"strength": str_bonus, "haymaker": HAYMAKER_TO_HIT if haymaker else 0}
         ac_base, ac_mods = b.armour_class(target.id)
-        rng = b.stream("strike", c.id)
-        th = roll_to_hit(rng, draws, b.thac0(c.id), ac_base, ac_mods, mods, b.options)
+        dice = Rolls(b.stream("strike", c.id), draws)
+        th = roll_to_hit(dice, b.thac0(c.id), ac_base, ac_mods, mods, b.options)
         if th.hit:
             damage = strike_damage(str_bonus, pulled, th.damage_bonus)
-            hp_after -= damage.total
-            if hp_after > 0:
-                stun_roll, t, save, knocked_out = _stun(b, draws, c, target, con)
+            lost = damage.total
+            if lost < target.hp:  # still standing: the blow may stun
+                stun_roll, t, save, knocked_out = _stun(b, dice, c, target, con)
     return Struck(
-        turn=b.turn,
-        time=b.now,
+        **stamp(b),
         attacker=c.id,
         target=target.id,
         attacker_size=spec.size,
@@ -110,8 +107,6 @@ def decide_strike(b: Battle, c: CombatantState, target: CombatantState) -> Struc
         stun_rounds=b.options.stun_rounds,
         save=save,
         knocked_out_rounds=knocked_out,
-        hp_before=target.hp,
-        hp_after=hp_after,
-        killed=hp_after <= 0,
+        **wound(target.hp, lost),
         draws=draws,
     )

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from engine.events import Draw
+from sim.contract.emit import Rolls, stamp
 from sim.rulesets.becmi.context import Battle
 from sim.rulesets.becmi.data import STUNNED
 from sim.rulesets.becmi.dice import roll_save
-from sim.rulesets.becmi.events import Joined, Pin, Team, Wrestled, Wrestler
+from sim.rulesets.becmi.events import Joined, Pin, Team, Wrestled, Wrestler, wound
 from sim.rulesets.becmi.state import Bout, CombatantState
 
 __all__ = ["decide_bout", "decide_join", "decide_wrestle", "pin_damage", "team_rating"]
@@ -44,14 +44,13 @@ def team_rating(
     return leader, helpers
 
 
-def _team(b: Battle, draws: list[Draw], bout_id: str, ids: list[str], pinned: bool) -> Team:
+def _team(b: Battle, dice: Rolls, ids: list[str], pinned: bool) -> Team:
     members = [b.wrestler(cid) for cid in ids]
     o = b.options
     leader, helpers = team_rating(b, members, o.wrestling_small_helper, o.wrestling_big_helper)
     penalty = -o.pinned_escape_penalty if pinned else 0
     wr = leader.wr + sum(helpers.values()) + penalty
-    roll, draw = b.stream("wrestle", bout_id).roll(20)
-    draws.append(draw)
+    roll = dice.roll(20)
     return Team(
         members=members,
         leader=leader.id,
@@ -68,15 +67,14 @@ def pin_damage(str_bonus: int) -> int:
     return max(0, 1 + str_bonus)
 
 
-def _pins(b: Battle, draws: list[Draw], bout_id: str, victims: list[str], pinner: str) -> list[Pin]:
-    rng = b.stream("wrestle", bout_id)
+def _pins(b: Battle, dice: Rolls, victims: list[str], pinner: str) -> list[Pin]:
     str_bonus = b.str_adj(pinner)
     pins = []
     for cid in victims:
         c = b.state.combatants[cid]
         number, save_as = b.death_ray(cid)
         mods = {"stunned": STUNNED["saves"] if c.stunned(b.turn) else 0}
-        save = roll_save(rng, draws, number, save_as, mods)
+        save = roll_save(dice, number, save_as, mods)
         damage = 0 if save.saved else pin_damage(str_bonus)
         pins.append(
             Pin(
@@ -84,9 +82,7 @@ def _pins(b: Battle, draws: list[Draw], bout_id: str, victims: list[str], pinner
                 save=save,
                 str_bonus=str_bonus,
                 damage=damage,
-                hp_before=c.hp,
-                hp_after=c.hp - damage,
-                killed=c.hp - damage <= 0,
+                **wound(c.hp, damage),
             )
         )
     return pins
@@ -107,9 +103,9 @@ def decide_wrestle(
         cause: the bout's previous round, whose hold this round starts from
             (its pins follow from that hold); None for a bout's first round.
     """
-    draws: list[Draw] = []
-    a = _team(b, draws, bout_id, aggressors, pinned=hold == -3)
-    d = _team(b, draws, bout_id, defenders, pinned=hold == 3)
+    dice = Rolls(b.stream("wrestle", bout_id))
+    a = _team(b, dice, aggressors, pinned=hold == -3)
+    d = _team(b, dice, defenders, pinned=hold == 3)
     winner: Side | None = None
     if a.total != d.total:
         winner = "aggressors" if a.total > d.total else "defenders"
@@ -117,13 +113,11 @@ def decide_wrestle(
     after = max(-3, min(3, after))
     pins: list[Pin] = []
     if after == 3:
-        pins = _pins(b, draws, bout_id, defenders, a.leader)
+        pins = _pins(b, dice, defenders, a.leader)
     elif after == -3:
-        pins = _pins(b, draws, bout_id, aggressors, d.leader)
+        pins = _pins(b, dice, aggressors, d.leader)
     return Wrestled(
-        turn=b.turn,
-        time=b.now,
-        cause=cause,
+        **stamp(b, cause),
         bout=bout_id,
         started=started,
         aggressors=a,
@@ -133,7 +127,7 @@ def decide_wrestle(
         winner=winner,
         pins=pins,
         ended=after == 0,
-        draws=draws,
+        draws=dice.draws,
     )
 
 
@@ -151,4 +145,4 @@ def decide_join(b: Battle, c: CombatantState, target: CombatantState) -> Joined:
     assert target.bout is not None
     bout = b.state.bouts[target.bout]
     team: Side = "aggressors" if target.id in bout.defenders else "defenders"
-    return Joined(turn=b.turn, time=b.now, bout=bout.id, combatant=c.id, team=team)
+    return Joined(**stamp(b), bout=bout.id, combatant=c.id, team=team)

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import simpy
 
-from engine.events import Event
 from engine.recorder import Recorder
+from sim.contract.emit import turn_end_from
 from sim.rulesets.flattop.combat import (
     decide_air_combat,
     decide_anti_aircraft,
@@ -190,12 +190,6 @@ def _processes(b: Battle, rec: Rec) -> Iterator[Actor]:
         yield Actor(sid, _strike(b, rec, sid, raids, inboxes))
 
 
-def _turn_end(b: Battle, turn: int, last: bool) -> Iterator[Event]:
-    ended = decide_end(b, last_turn=last)
-    if ended is not None:
-        yield ended
-
-
 def plan(scenario: FlattopScenario) -> Plan[FlattopScenario, BattleState, Battle]:
     """An hour clock with one phase, task force and strike processes, the end-of-turn check."""
     return Plan(
@@ -204,6 +198,6 @@ def plan(scenario: FlattopScenario) -> Plan[FlattopScenario, BattleState, Battle
         turn_limit=scenario.turns.limit,
         view=Battle,
         processes=_processes,
-        turn_end=_turn_end,
+        turn_end=turn_end_from(decide_end),
         forget_streams=False,
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from sim.contract.emit import stamp
 from sim.rulesets.flattop.context import Battle
 from sim.rulesets.flattop.data import CARRIER_KINDS, LOSS_ORDER, SMALL_TARGETS
 from sim.rulesets.flattop.events import (
@@ -68,9 +69,7 @@ def _combat(
 ) -> AirCombat:
     s = b.state.strikes[strike]
     return AirCombat(
-        turn=b.turn,
-        time=b.now,
-        cause=cause,
+        **stamp(b, cause),
         strike=strike,
         task_force=s.target,
         firer=firer,
@@ -103,7 +102,7 @@ def decide_air_combat(b: Battle, strike: str, cause: int) -> list[AirCombat | Ca
     if o.cap_engagement == "once_per_turn" and tf.fought_turn == b.turn:
         return [
             CapRearming(
-                turn=b.turn, time=b.now, cause=cause, strike=strike, task_force=s.target,
+                **stamp(b, cause), strike=strike, task_force=s.target,
                 cap=cap, fought=tf.fought_strike,
             )
         ]  # fmt: skip
@@ -181,9 +180,7 @@ def decide_anti_aircraft(
     lost = allocate(s.attacks, kills)
     spoiled = allocate([a - x for a, x in zip(s.attacks, lost, strict=True)], spoils)
     return AntiAircraft(
-        turn=b.turn,
-        time=b.now,
-        cause=cause,
+        **stamp(b, cause),
         strike=strike,
         task_force=s.target,
         aa=aa,
@@ -285,7 +282,7 @@ def decide_attack(b: Battle, strike: str, index: int, cause: int) -> Attacked | 
             return None
         spec = b.strikes[strike].attacks[index]
         return TargetSunk(
-            turn=b.turn, time=b.now, cause=cause, strike=strike, attack=index,
+            **stamp(b, cause), strike=strike, attack=index,
             aircraft=spec.aircraft, factors=factors, declared=declared,
         )  # fmt: skip
     spec = b.strikes[strike].attacks[index]
@@ -303,9 +300,7 @@ def decide_attack(b: Battle, strike: str, index: int, cause: int) -> Attacked | 
         n = taken if o.ready_box_losses == "hits_taken" else r.hits
         lost = aboard_losses(deck, n, everything=status == "sunk")
     return Attacked(
-        turn=b.turn,
-        time=b.now,
-        cause=cause,
+        **stamp(b, cause),
         strike=strike,
         attack=index,
         aircraft=spec.aircraft,

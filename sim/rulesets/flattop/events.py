@@ -9,12 +9,13 @@ air factors (AF); ``dict[str, int]`` fields map aircraft type to AF.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.events import Draw, Event, Upcaster, same_shape
+from engine.events import Draw, Event, Upcaster
 from sim.contract.bases import BattleEndedBase
+from sim.contract.emit import RecordsCause, cause_upcasters
 
 __all__ = [
     "UPCASTERS",
@@ -79,13 +80,13 @@ class Spotted(Event):
     """What the hangar could give, by type."""
 
 
-class StrikeCancelled(Event):
-    """A strike did not launch: its carrier was sunk or crippled, or it had no aircraft."""
+class StrikeCancelled(RecordsCause):
+    """A strike did not launch: its carrier was sunk or crippled, or it had no aircraft.
+
+    Its ``cause`` (v2): for a strike grounded by its carrier's damage, the attack that did it.
+    """
 
     type: Literal["flattop.strike_cancelled"] = "flattop.strike_cancelled"
-    older_formats: ClassVar[dict[int, int]] = {2: 1}
-    schema_version: int = 2
-    """v2: a strike grounded by its carrier's damage names the attack that did it."""
     strike: str
     reason: str
     returned: dict[str, int]
@@ -221,19 +222,15 @@ class Rearmed(Event):
     aircraft: dict[str, int]
 
 
-class BattleEnded(BattleEndedBase):
-    """The outcome: the winner (None for a draw), why, and each side's points."""
+class BattleEnded(RecordsCause, BattleEndedBase):
+    """The outcome: the winner (None for a draw), why, and each side's points; its
+    ``cause`` (v2): the attack that last crippled or sank a ship."""
 
     type: Literal["flattop.battle_ended"] = "flattop.battle_ended"
-    older_formats: ClassVar[dict[int, int]] = {2: 1}
-    schema_version: int = 2
-    """v2 records its ``cause``: the attack that last crippled or sank a ship."""
     points: dict[str, int]
 
 
-UPCASTERS: dict[tuple[str, int], Upcaster] = {
-    # v1 recorded the cause it had (none, or the spotting); it keeps it
-    ("flattop.strike_cancelled", 1): same_shape,
-    ("flattop.battle_ended", 1): same_shape,
-}
+UPCASTERS: dict[tuple[str, int], Upcaster] = cause_upcasters(
+    [StrikeCancelled, BattleEnded]  # v1 recorded the cause it had (none, or the spotting)
+)
 """Upcasters of stored flattop events, by (type, from version)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from sim.contract.emit import stamp
 from sim.rulesets.flattop.context import Battle
 from sim.rulesets.flattop.data import AIRCRAFT, CARRIER_KINDS
 from sim.rulesets.flattop.events import Launched, Rearmed, Recovered, Spotted, StrikeCancelled
@@ -30,38 +31,32 @@ def requested(b: Battle, strike: str) -> dict[str, int]:
     return want
 
 
-def _why_grounded(b: Battle, deck: str) -> str:
-    status = b.state.ships[deck].status
-    return f"{b.state.ships[deck].name} is {status}"
-
-
-def _grounded_by(b: Battle, deck: str) -> int | None:
-    """The attack that crippled or sank the deck's carrier: why its strike is cancelled."""
-    return b.state.ships[deck].status_cause
+def _grounded(b: Battle, strike: str, returned: dict[str, int]) -> StrikeCancelled:
+    """The strike cancelled because its carrier is crippled or sunk, ``returned`` to the
+    hangar; its cause is the attack that crippled or sank the carrier."""
+    carrier = b.state.ships[b.strikes[strike].origin]
+    return StrikeCancelled(
+        **stamp(b, carrier.status_cause),
+        strike=strike,
+        reason=f"{carrier.name} is {carrier.status}",
+        returned=returned,
+    )
 
 
 def decide_spot(b: Battle, strike: str) -> Spotted | StrikeCancelled:
     """Bring the strike's aircraft up to the Ready box, as many as the hangar holds."""
     st = b.strikes[strike]
     if not b.can_operate(st.origin):
-        return StrikeCancelled(
-            turn=b.turn,
-            time=b.now,
-            cause=_grounded_by(b, st.origin),
-            strike=strike,
-            reason=_why_grounded(b, st.origin),
-            returned={},
-        )
+        return _grounded(b, strike, returned={})
     want = requested(b, strike)
     hangar = b.deck(st.origin).hangar
     take = {t: min(want[t], hangar[t]) for t in AIRCRAFT}
     if not sum(take.values()):
         return StrikeCancelled(
-            turn=b.turn, time=b.now, strike=strike, reason="no aircraft in the hangar", returned={}
+            **stamp(b), strike=strike, reason="no aircraft in the hangar", returned={}
         )
     return Spotted(
-        turn=b.turn,
-        time=b.now,
+        **stamp(b),
         strike=strike,
         deck=st.origin,
         requested={t: n for t, n in want.items() if n},
@@ -75,14 +70,7 @@ def decide_launch(b: Battle, strike: str, cause: int) -> Launched | StrikeCancel
     ready = dict(b.deck(st.origin).ready.get(strike, {}))
     if not b.can_operate(st.origin):
         sunk = b.state.ships[st.origin].status == "sunk"
-        return StrikeCancelled(
-            turn=b.turn,
-            time=b.now,
-            cause=_grounded_by(b, st.origin),
-            strike=strike,
-            reason=_why_grounded(b, st.origin),
-            returned={} if sunk else {t: n for t, n in ready.items() if n},
-        )
+        return _grounded(b, strike, returned={} if sunk else {t: n for t, n in ready.items() if n})
     escort = min(st.escort, ready.get("fighter", 0))
     ready["fighter"] = ready.get("fighter", 0) - escort
     attacks = []
@@ -92,9 +80,7 @@ def decide_launch(b: Battle, strike: str, cause: int) -> Launched | StrikeCancel
         attacks.append(n)
     if not escort and not sum(attacks):
         return StrikeCancelled(
-            turn=b.turn,
-            time=b.now,
-            cause=cause,
+            **stamp(b, cause),
             strike=strike,
             reason="every aircraft in the Ready box was lost",
             returned={},
@@ -106,9 +92,7 @@ def decide_launch(b: Battle, strike: str, cause: int) -> Launched | StrikeCancel
     hexes = b.distance(strike)
     minutes = math.ceil(hexes * 60 / speed)
     return Launched(
-        turn=b.turn,
-        time=b.now,
-        cause=cause,
+        **stamp(b, cause),
         strike=strike,
         deck=st.origin,
         target=st.target,
@@ -143,9 +127,7 @@ def decide_recovery(b: Battle, strike: str, cause: int) -> Recovered:
         aircraft[a.aircraft] += n
     deck, diverted = _landing_deck(b, st.origin)
     return Recovered(
-        turn=b.turn,
-        time=b.now,
-        cause=cause,
+        **stamp(b, cause),
         strike=strike,
         deck=deck,
         diverted=diverted,
@@ -165,4 +147,4 @@ def decide_rearm(
     moved = {t: n for t, n in moved.items() if n}
     if not moved:
         return None
-    return Rearmed(turn=b.turn, time=b.now, cause=cause, strike=strike, deck=deck, aircraft=moved)
+    return Rearmed(**stamp(b, cause), strike=strike, deck=deck, aircraft=moved)

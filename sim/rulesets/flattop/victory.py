@@ -13,6 +13,7 @@ damage the points mostly come from); with no ship damaged it names none.
 
 from __future__ import annotations
 
+from sim.contract.emit import stamp
 from sim.rulesets.flattop.context import Battle
 from sim.rulesets.flattop.events import BattleEnded
 from sim.rulesets.flattop.state import BattleState
@@ -58,9 +59,7 @@ def decide_end(b: Battle, last_turn: bool) -> BattleEnded | None:
     verdict = agree(names[winner], f"leads by {abs(pa - pc)}") if winner else "no side leads enough"
     damaged = [s.status_cause for s in b.state.ships.values() if s.status_cause is not None]
     return BattleEnded(
-        turn=b.turn,
-        time=b.now,
-        cause=max(damaged, default=None),
+        **stamp(b, max(damaged, default=None)),
         winner=winner,
         reason=f"{why}: {tally} — {verdict}",
         points=score,

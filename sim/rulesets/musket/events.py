@@ -7,12 +7,13 @@ from the log alone.  Hexes are ``[column, row]``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.events import D6, Draw, Event, Upcaster, same_shape
+from engine.events import D6, Draw, Event, Upcaster
 from sim.contract.bases import BattleEndedBase
+from sim.contract.emit import RecordsCause, cause_upcasters
 
 __all__ = [
     "UPCASTERS",
@@ -215,26 +216,22 @@ class Rested(Event):
     recovered: int
 
 
-class SideBroken(Event):
-    """An army reached a break threshold."""
+class SideBroken(RecordsCause):
+    """An army reached a break threshold; its ``cause`` (v2): the army's last blow before
+    it broke."""
 
     type: Literal["musket.side_broken"] = "musket.side_broken"
-    older_formats: ClassVar[dict[int, int]] = {2: 1}
-    schema_version: int = 2
-    """v2 records its ``cause``: the army's last blow before it broke."""
     side: str
     reason: str
     units_out_share: float
     losses_share: float
 
 
-class BattleEnded(BattleEndedBase):
-    """The outcome: the winner (None for a draw) and why."""
+class BattleEnded(RecordsCause, BattleEndedBase):
+    """The outcome: the winner (None for a draw) and why; its ``cause`` (v2): the last army
+    to break (none at the turn limit)."""
 
     type: Literal["musket.battle_ended"] = "musket.battle_ended"
-    older_formats: ClassVar[dict[int, int]] = {2: 1}
-    schema_version: int = 2
-    """v2 records its ``cause``: the last army to break (none at the turn limit)."""
     objective_points: dict[str, int]
 
 
@@ -281,7 +278,6 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("musket.meleed", 1): _meleed_v1_v2,
     # v1 recorded no cause; it keeps none (the log alone cannot say which
     # blow the live battle saw last), so ``why`` calls it a decision of its own.
-    ("musket.side_broken", 1): same_shape,
-    ("musket.battle_ended", 1): same_shape,
+    **cause_upcasters([SideBroken, BattleEnded]),
 }
 """Upcasters of stored musket events, by (type, from version)."""

@@ -139,7 +139,7 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     return trusted(  # every value of its field's exact type (check_line in the tests)
         Fired,
         {
-            "turn": turn,
+            "turn": turn,  # stamp(b)'s fields written out: the hot path saves its call
             "time": b.now,
             "phase": phase,
             "unit": unit.id,

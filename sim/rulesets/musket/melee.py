@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from engine.events import Draw
+from sim.contract.emit import stamp
 from sim.rulesets.musket.context import Battle, Hex
 from sim.rulesets.musket.data import QUALITY_FIRE_MODIFIER
 from sim.rulesets.musket.events import Meleed, MeleeOdds
@@ -209,8 +210,7 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
     if attacker_wins and o.winner_advances and (retreat is not None or loser_state == "eliminated"):
         advance = defender.hex
     return Meleed(
-        turn=b.turn,
-        time=b.now,
+        **stamp(b),
         unit=unit.id,
         target=defender.id,
         attacker_losses=attacker_losses,

@@ -6,6 +6,7 @@ import math
 from typing import Literal
 
 from engine.events import trusted
+from sim.contract.emit import stamp
 from sim.rulesets.musket.context import Battle, arc_of
 from sim.rulesets.musket.events import MoraleTested, Rallied, Rested
 from sim.rulesets.musket.hexmap import neighbours
@@ -98,7 +99,7 @@ def decide_morale(
     return trusted(  # every value of its field's exact type (check_line in the tests)
         MoraleTested,
         {
-            "turn": b.turn,
+            "turn": b.turn,  # stamp(b, cause)'s fields written out: the hot path saves its call
             "time": b.now,
             "cause": cause,
             "phase": phase,
@@ -157,8 +158,7 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
     roll, draw = b.stream("morale", "charge", unit.id).roll(6)
     passed = roll <= value
     return MoraleTested(
-        turn=b.turn,
-        time=b.now,
+        **stamp(b),
         phase="melee",
         unit=unit.id,
         reason="charge",
@@ -240,8 +240,7 @@ def decide_rally(b: Battle, unit: UnitState) -> Rallied | None:
     success = roll <= value
     after = rally_to(b.options, unit.morale, b.attacking(unit)) if success else unit.morale
     return Rallied(
-        turn=b.turn,
-        time=b.now,
+        **stamp(b),
         unit=unit.id,
         morale_value=value,
         modifiers=mods,
@@ -266,4 +265,4 @@ def decide_rest(b: Battle, unit: UnitState) -> Rested | None:
     p = b.options.rest_recovery_chance
     draw = b.stream("rest", unit.id).draw()
     recovered = min(unit.fatigue, b.options.rest_recovery_amount) if draw.u < p else 0
-    return Rested(turn=b.turn, time=b.now, unit=unit.id, p=p, draws=[draw], recovered=recovered)
+    return Rested(**stamp(b), unit=unit.id, p=p, draws=[draw], recovered=recovered)

@@ -16,8 +16,10 @@ edge as on a retire order, and stays at the edge.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from typing import Literal
 
+from sim.contract.emit import stamp
 from sim.rulesets.musket.context import Battle, Hex
 from sim.rulesets.musket.events import LeftField, Moved
 from sim.rulesets.musket.hexmap import distance, neighbours, ring_steps
@@ -48,6 +50,22 @@ def _goal(b: Battle, unit: UnitState) -> tuple[Hex, int] | None:
     return None
 
 
+def _step(b: Battle, here: Hex, mp: int, far: Callable[[Hex], int]) -> Hex | None:
+    """The hex to step into from ``here``: a neighbour on the map, empty, that ``mp`` can
+    pay for and that is nearer by ``far`` (to a goal, to an edge); the nearest, the
+    first in neighbour order on a tie; None when no neighbour is nearer."""
+    near = far(here)
+    best: tuple[int, int] | None = None
+    step: Hex | None = None
+    for i, h in enumerate(neighbours(here)):
+        if not b.on_map(h) or h in b.state.occupant or b.move_cost(h) > mp:
+            continue
+        key = (far(h), i)
+        if key[0] < near and (best is None or key < best):
+            best, step = key, h
+    return step
+
+
 def _walk(
     b: Battle, unit: UnitState, goal: Hex, stop_at: int, mp: int, retire: bool = False
 ) -> list[Hex]:
@@ -57,14 +75,7 @@ def _walk(
     if zoc and not retire and b.adjacent_enemy(unit):
         return []
     while mp > 0 and distance(here, goal) > stop_at:
-        best: tuple[int, int] | None = None
-        step: Hex | None = None
-        for i, h in enumerate(neighbours(here)):
-            if not b.on_map(h) or h in b.state.occupant or b.move_cost(h) > mp:
-                continue
-            key = (distance(h, goal), i)
-            if key[0] < distance(here, goal) and (best is None or key < best):
-                best, step = key, h
+        step = _step(b, here, mp, lambda h: distance(h, goal))
         if step is None:
             break
         mp -= b.move_cost(step)
@@ -168,61 +179,34 @@ def _rout(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
     assert unit.hex is not None
     if b.options.pass_through_friends:
         path, leaves = _rout_through(b, unit)
-        out: list[Moved | LeftField] = []
-        if path:
-            out.append(
-                Moved(
-                    turn=b.turn,
-                    time=b.now,
-                    unit=unit.id,
-                    reason="rout",
-                    path=path,
-                    start=unit.hex,
-                    cause=unit.morale_cause,
-                )
-            )
-        if leaves:
-            at = path[-1] if path else unit.hex
-            out.append(
-                LeftField(turn=b.turn, time=b.now, unit=unit.id, at=at, cause=unit.morale_cause)
-            )
-        return out
+    else:
+        path, leaves = _rout_to_edge(b, unit)
+    cause = unit.morale_cause  # the check or melee that routed it
+    out: list[Moved | LeftField] = []
+    if path:
+        out.append(Moved(**stamp(b, cause), unit=unit.id, reason="rout", path=path, start=unit.hex))
+    if leaves:
+        out.append(LeftField(**stamp(b, cause), unit=unit.id, at=path[-1] if path else unit.hex))
+    return out
+
+
+def _rout_to_edge(b: Battle, unit: UnitState) -> tuple[list[Hex], bool]:
+    """A routed unit's steps straight toward its retreat edge, each nearer it, and whether
+    it reaches the edge with movement to spare (then it leaves the field)."""
+    assert unit.hex is not None
     edge = b.sides[unit.side].retreat
-    here, path, mp = unit.hex, [], allowance(b, unit)
-    left: list[Moved | LeftField] = []
+    here, mp = unit.hex, allowance(b, unit)
+    path: list[Hex] = []
     while mp > 0:
         if b.edge_distance(here, edge) == 0:
-            left.append(
-                LeftField(turn=b.turn, time=b.now, unit=unit.id, at=here, cause=unit.morale_cause)
-            )
-            break
-        best: tuple[int, int] | None = None
-        step: Hex | None = None
-        for i, h in enumerate(neighbours(here)):
-            if not b.on_map(h) or h in b.state.occupant or b.move_cost(h) > mp:
-                continue
-            key = (b.edge_distance(h, edge), i)
-            if key[0] < b.edge_distance(here, edge) and (best is None or key < best):
-                best, step = key, h
+            return path, True
+        step = _step(b, here, mp, lambda h: b.edge_distance(h, edge))
         if step is None:
             break
         mp -= b.move_cost(step)
         path.append(step)
         here = step
-    moved: list[Moved | LeftField] = []
-    if path:
-        moved.append(
-            Moved(
-                turn=b.turn,
-                time=b.now,
-                unit=unit.id,
-                reason="rout",
-                path=path,
-                start=unit.hex,
-                cause=unit.morale_cause,  # the check or melee that routed it
-            )
-        )
-    return moved + left
+    return path, False
 
 
 def _near(b: Battle, unit: UnitState, h: Hex, within: int) -> bool:
@@ -281,4 +265,4 @@ def decide_move(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
         reason = "order"
     if not path:
         return []
-    return [Moved(turn=b.turn, time=b.now, unit=unit.id, reason=reason, path=path, start=unit.hex)]
+    return [Moved(**stamp(b), unit=unit.id, reason=reason, path=path, start=unit.hex)]

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from engine.events import Event
+from sim.contract.emit import stamp
 from sim.rulesets.musket.context import Battle
 from sim.rulesets.musket.events import (
     BattleEnded,
@@ -113,9 +114,7 @@ def decide_breaks(b: Battle, last_blow: Mapping[str, int]) -> list[SideBroken]:
         if reasons:
             broken.append(
                 SideBroken(
-                    turn=b.turn,
-                    time=b.now,
-                    cause=last_blow.get(side.id),
+                    **stamp(b, last_blow.get(side.id)),
                     side=side.id,
                     reason="; ".join(reasons),
                     units_out_share=units_out,
@@ -168,9 +167,7 @@ def decide_end(b: Battle, last_turn: bool, broke: Sequence[SideBroken] = ()) -> 
     else:
         return None
     return BattleEnded(
-        turn=b.turn,
-        time=b.now,
-        cause=cause,
+        **stamp(b, cause),
         winner=winner,
         objective_points=points,
         reason=reason,
