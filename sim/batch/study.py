@@ -38,6 +38,7 @@ from sim.batch.execution.executors import open_executor
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
+from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import confirm_runs, pilot_runs
 from sim.batch.storage.commits import CommitPoints
@@ -91,6 +92,8 @@ class RunOptions:
     """The win and draw rates' 95 % interval (summary only).
 
     One of :data:`sim.batch.methods.stats.METHODS`."""
+    paired_interval: Paired = PAIRED_DEFAULT
+    """A paired (CRN) win-rate difference's 95 % interval (summary only)."""
     commit_seconds: float | None = None
     """Fewest seconds between commit points (None: :data:`COMMIT_SECONDS`; 0: after each chunk)."""
     commit_runs: int | None = None
@@ -363,7 +366,7 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
             raise
     try:
         store.unlimit()
-        summary = summarize(store, options.baseline, options.interval)
+        summary = summarize(store, options.baseline, options.interval, options.paired_interval)
         atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
         if options.plots:
             # matplotlib only when plots are drawn: half a second of start-up saved otherwise

@@ -31,6 +31,7 @@ from sim.cli.common import (
 
 if TYPE_CHECKING:
     from sim.batch.execution.progress import ProgressBar
+    from sim.batch.methods.differences import Paired
     from sim.batch.planning.design import Design, Factor
     from sim.batch.planning.plan import StudyPlan
     from sim.batch.study import RunOptions
@@ -207,6 +208,13 @@ _executor_options = executor_options(
 
 
 def _interval_option(f: Any) -> Any:
+    f = click.option(
+        "--paired-interval",
+        type=click.Choice(["newcombe-paired", "newcombe-paired-cc"]),
+        default=None,
+        help="A paired (--crn) win-rate difference's 95 % interval: Newcombe's method 10 "
+        "(default) or 11, continuity-corrected (a study file's `paired_interval`).",
+    )(f)
     return click.option(
         "--interval",
         type=click.Choice(["wilson", "clopper-pearson", "jeffreys"]),
@@ -222,7 +230,11 @@ def _until_ci_option(help_text: str) -> Callable[[Any], Any]:
 
 
 def _options(
-    execution: Execution, plots: bool, baseline: int = 0, interval: str = "wilson"
+    execution: Execution,
+    plots: bool,
+    baseline: int = 0,
+    interval: str = "wilson",
+    paired_interval: str | None = None,
 ) -> RunOptions:
     from sim.batch.execution.executors import boot_workers
 
@@ -239,7 +251,14 @@ def _options(
         plots=plots,
         baseline=baseline,
         interval=interval,
+        paired_interval=_paired(paired_interval),
     )
+
+
+def _paired(name: str | None) -> Paired:
+    from sim.batch.methods.differences import PAIRED, PAIRED_DEFAULT
+
+    return next((p for p in PAIRED if p == name), PAIRED_DEFAULT)
 
 
 @click.command(cls=Command)
@@ -317,6 +336,7 @@ def batch(
     baseline: int,
     until_ci: float | None,
     interval: str | None,
+    paired_interval: str | None,
     chunk_size: int,
     keep_replays: int,
     no_plots: bool,
@@ -370,7 +390,7 @@ def batch(
     )
     folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
     _sized(plan, target, execution.quiet or execution.resume)
-    options = _options(execution, not no_plots, baseline, interval or "wilson")
+    options = _options(execution, not no_plots, baseline, interval or "wilson", paired_interval)
     _run(plan, folder, options, execution.as_json)
 
 
@@ -410,6 +430,7 @@ def study(
     until_ci: float | None,
     points: int | None,
     interval: str | None,
+    paired_interval: str | None,
     execution: Execution,
 ) -> None:
     """Run the study described by STUDY.yaml.
@@ -443,7 +464,10 @@ def study(
     except (OverrideError, StoreError) as exc:
         _bad_input(_error(str(exc)))
     _sized(spec.plan, study_file, execution.quiet or execution.resume)
-    options = _options(execution, spec.outputs.plots, spec.baseline, interval or spec.interval)
+    options = _options(
+        execution, spec.outputs.plots, spec.baseline, interval or spec.interval,
+        paired_interval or spec.paired_interval,
+    )  # fmt: skip
     _run(spec.plan, folder, options, execution.as_json)
     # With --json, stdout holds the summary object alone.
     show: Literal["none", "text"] = "none" if execution.as_json else "text"

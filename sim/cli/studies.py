@@ -82,7 +82,7 @@ def discover(
 
     \b
     Examples:
-      battlesim discover stone_wall_study --measure "winner == 'usa'"
+      battlesim discover stone_wall_study --measure "usa_men_lost >= 541"
       battlesim discover sw-quick -m 'usa_men_lost > 600' --boxes 1 --json
     """
     from sim.batch.discovery.condition import ConditionError
@@ -94,7 +94,8 @@ def discover(
         result = find(study_dir, measure, boxes, min_coverage, alpha, min_mass)
     except (ConditionError, DiscoverError, StoreError) as exc:
         fail(str(exc))
-    result["plot"] = None if no_plot else str(_plot(result, study_dir, out, force))
+    drawn = not no_plot and bool(result["boxes"])  # never an empty chart
+    result["plot"] = str(_plot(result, study_dir, out, force)) if drawn else None
     if as_json:
         echo_json(result)
         return
@@ -102,6 +103,8 @@ def discover(
         click.echo(line)
     if result["plot"] is not None:
         click.echo(f"Plot: {result['plot']}")
+    elif not no_plot:
+        click.echo("Plot: none (no box to draw)")
 
 
 def _plot(result: dict[str, object], study_dir: str, out: str | None, force: bool) -> Path:
@@ -117,7 +120,7 @@ def _plot(result: dict[str, object], study_dir: str, out: str | None, force: boo
             )
         folder.mkdir(exist_ok=True)
         path = folder / "discover.png"
-        force = True  # the study's own plot, drawn again
+        force = True  # the study's own plot, drawn again; the manifest lists it
     else:
         path = Path(out)
     try:
@@ -125,6 +128,11 @@ def _plot(result: dict[str, object], study_dir: str, out: str | None, force: boo
     except OutputError as exc:
         fail(str(exc))
     try:
-        return discover_plot(result, checked)
+        drawn = discover_plot(result, checked)
+        if out is None:
+            from sim.batch.storage.manifest import list_file
+
+            list_file(Path(study_dir), "plots/discover.png")
+        return drawn
     except OSError as exc:
         fail(f"cannot write {path}: {exc.strerror or exc}")

@@ -163,7 +163,17 @@ def test_without_crn_the_comparison_is_welchs_and_says_unpaired(tmp_path: Path) 
 
 def test_baseline_flag_compares_with_point_k_in_text_json_and_plot(tmp_path: Path) -> None:
     """--baseline 1 --crn: comparisons of points 0 and 2 with 1, printed, stored and plotted."""
-    args = ["batch", STONE_WALL, "--out", tmp_path, "--runs", "6", "--seed", "3", "--crn"]
+    args: list[str | Path] = [
+        "batch",
+        STONE_WALL,
+        "--out",
+        tmp_path,
+        "--runs",
+        "6",
+        "--seed",
+        "3",
+        "--crn",
+    ]
     args += ["--sweep", "options.fire_hcv=15,25,35", "--baseline", "1", "--jobs", "1"]
     result = invoke(*args)
     assert result.exit_code == 0, result.output
@@ -180,3 +190,39 @@ def test_a_baseline_outside_the_design_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StudyError, match="--baseline 3: the design has points 0 to 2"):
         run_study(_plan(True), tmp_path / "x", RunOptions(jobs=1, baseline=3))
     assert not (tmp_path / "x").exists()
+
+
+def test_the_continuity_corrected_paired_interval_on_request(tmp_path: Path) -> None:
+    """--paired-interval newcombe-paired-cc: every paired win-rate comparison is method 11
+    (newcombe_paired's "newcombe-paired-cc" on the stored pairs), the summary names it
+    in study.paired_interval and in words, and verify makes the summary again with it."""
+    from sim.batch.methods.differences import Table2x2, newcombe_paired
+
+    args: list[str | Path] = [
+        "batch",
+        STONE_WALL,
+        "--out",
+        tmp_path,
+        "--runs",
+        "6",
+        "--seed",
+        "3",
+        "--crn",
+    ]
+    args += ["--sweep", "options.fire_hcv=15,35", "--jobs", "1"]
+    result = invoke(*args, "--paired-interval", "newcombe-paired-cc")
+    assert result.exit_code == 0, result.output
+    assert "win rates Newcombe's paired score (method 11, continuity-corrected)" in result.output
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["study"]["paired_interval"] == "newcombe-paired-cc"
+    x = _values(tmp_path)
+    rates = [c for c in summary["comparisons"] if c["measure"] == "win_rate"]
+    assert rates and all(c["method"] == "newcombe-paired-cc" for c in rates)
+    for c in rates:
+        a, b = x[1, c["side"], "win_rate"], x[0, c["side"], "win_rate"]
+        cells = [sum(1 for u, v in zip(a, b, strict=True) if (u, v) == k)
+                 for k in ((1, 1), (1, 0), (0, 1), (0, 0))]  # fmt: skip
+        _, low, high = newcombe_paired(Table2x2(*cells), "newcombe-paired-cc")
+        assert (c["ci_low"], c["ci_high"]) == pytest.approx((low, high), abs=TOL)
+    verified = invoke("verify", tmp_path, "--sample", "0")
+    assert verified.exit_code == 0, verified.output

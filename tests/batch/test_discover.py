@@ -68,15 +68,16 @@ def test_prim_finds_the_region_the_study_was_built_with(wall: Path) -> None:
     ]
 
 
-def test_the_trajectory_peels_a_whole_level_at_a_time_down_to_the_minimum_mass(wall: Path) -> None:
-    """A level of a factor holds 20 runs a point; α·mass is less, so a peel removes one
-    level, the one leaving the densest box: cover -50 (4 points, 4 wins: 240 runs, 80
-    wins), cover -40 (4 wins: 160, 76), fire_hcv 40 (2 points left, 2 wins: 120, 74),
-    fire_hcv 30 (80, 72: the region), then inside it 40 and 20 runs (0.05 × 320 = 16
-    runs is the least a box may keep)."""
+def test_the_trajectory_peels_a_whole_level_at_a_time_while_it_gains(wall: Path) -> None:
+    """A level of a factor holds 80 of the 320 runs; the 5 % quantile falls inside the
+    lowest (or highest) level, so a peel removes that level. Each step takes the peel
+    with the largest gain in density per run removed (ema_workbench's objective): cover
+    -50 (4 points, 4 wins: 240 runs, 80 wins), cover -40 (160, 76), fire_hcv 40 (120,
+    74), fire_hcv 30 (80, 72: the region). Inside it every point holds 18 of 20, so no
+    peel gains and peeling stops; no paste raises the density either."""
     (box,) = discover(wall, "winner == 'usa'")["boxes"]
-    assert [s["runs"] for s in box["trajectory"]] == [320, 240, 160, 120, 80, 40, 20]
-    assert [s["holds"] for s in box["trajectory"]] == [84, 80, 76, 74, 72, 36, 18]
+    assert [s["runs"] for s in box["trajectory"]] == [320, 240, 160, 120, 80]
+    assert [s["holds"] for s in box["trajectory"]] == [84, 80, 76, 74, 72]
 
 
 def test_a_number_condition_finds_the_same_region_as_the_winner_it_stands_for(wall: Path) -> None:
@@ -89,24 +90,26 @@ def test_a_number_condition_finds_the_same_region_as_the_winner_it_stands_for(wa
 
 
 def test_a_second_box_covers_what_the_first_left(tmp_path: Path) -> None:
-    """Two regions, the denser first: box 1 = the corner point, box 2 = its neighbour,
-    said of the runs outside box 1; then nothing left is denser than the rest."""
+    """Two regions, the denser first: box 1 = cover ≥ -30 at fire_hcv 10 (two points
+    winning 20 of 20), box 2 = cover -50 at fire_hcv ≥ 30 (two points winning 15 of 20),
+    said of the 280 runs outside box 1; then nothing left is denser than the rest."""
+    hot = {(-20, 10): 20, (-30, 10): 20, (-50, 40): 15, (-50, 30): 15}
 
     def two(_p: int, v: dict[str, Any]) -> list[Outcome]:
-        wins = {(-20, 10): 20, (-50, 40): 15}.get((v[COVER], v[FIRE]), 0)
+        wins = hot.get((v[COVER], v[FIRE]), 0)
         won: Outcome = ("usa", 5)
         lost: Outcome = ("csa", 12)
         return [won] * wins + [lost] * (20 - wins)
 
     out = synthetic_study(tmp_path / "s", FACTORS, GRID, two)
     result = discover(out, "winner == 'usa'", min_coverage=0.5)
-    assert [(b["runs"], b["holds"]) for b in result["boxes"]] == [(20, 20), (20, 15)]
+    assert [(b["runs"], b["holds"]) for b in result["boxes"]] == [(40, 40), (40, 30)]
     assert [b["conditions"] for b in result["boxes"]] == [
-        [f"{COVER} = -20", f"{FIRE} = 10"],
-        [f"{COVER} = -50", f"{FIRE} = 40"],
+        [f"{COVER} ≥ -30", f"{FIRE} = 10"],
+        [f"{COVER} = -50", f"{FIRE} ≥ 30"],
     ]
     assert result["boxes"][1]["text"].endswith("(outside box 1)")
-    assert result["boxes"][1]["coverage"] == 15 / 35
+    assert result["boxes"][1]["coverage"] == 30 / 70
 
 
 def test_levels_of_a_text_factor_are_peeled_one_at_a_time() -> None:
@@ -223,16 +226,22 @@ def _inside(data: Data, limits: tuple[Limit | None, ...], i: int) -> bool:
 @settings(max_examples=150, deadline=None)
 @given(_data(), st.floats(0.05, 0.45), st.floats(0.0, 1.0))
 def test_prim_laws(data: Data, alpha: float, min_coverage: float) -> None:
-    """Every peel shrinks the box and keeps at least min_mass of the runs; each box's counts
-    are the runs it admits; boxes are denser than the runs they were found in, disjoint,
-    and found again identically."""
+    """Every peel shrinks the box, every paste after them grows it and raises its density,
+    and each keeps at least min_mass of the runs; each box's counts are the runs it admits;
+    boxes are denser than the runs they were found in, disjoint, and found again
+    identically."""
     total = sum(data.runs)
     boxes = find_boxes(data, 3, alpha, 0.05, min_coverage)
     assert boxes == find_boxes(data, 3, alpha, 0.05, min_coverage)
     taken: set[int] = set()
     for box in boxes:
         steps = box.trajectory
-        assert all(a.runs > b.runs for a, b in itertools.pairwise(steps))
+        m = min(range(len(steps)), key=lambda k: (steps[k].runs, k))
+        assert all(a.runs > b.runs for a, b in itertools.pairwise(steps[: m + 1]))
+        assert all(
+            a.runs < b.runs and a.holds / a.runs < b.holds / b.runs
+            for a, b in itertools.pairwise(steps[m:])
+        )
         assert all(s.runs >= 0.05 * total for s in steps)
         rest = [i for i in range(len(data.runs)) if i not in taken and data.runs[i] > 0]
         mine = [i for i in rest if _inside(data, box.limits, i)]
@@ -273,3 +282,45 @@ def test_discover_counts_the_summarised_runs_and_keeps_the_pilot_apart(tmp_path:
     assert (result["runs"], result["holds"]) == (240, 60)
     (box,) = result["boxes"]
     assert (box["runs"], box["holds"]) == (60, 60)
+
+
+def test_no_box_draws_no_chart(wall: Path) -> None:
+    """A condition that holds in no run, or nowhere more often than overall: the answer,
+    then "Plot: none (no box to draw)", exit 0 (a script asking many questions goes on);
+    no discover.png is written and --json says "plot": null."""
+    plot = wall / "plots" / "discover.png"
+    plot.unlink(missing_ok=True)
+    for measure in ("turns > 100", "turns > 0"):
+        result = invoke("discover", wall, "--measure", measure)
+        assert result.exit_code == 0, result.output
+        assert result.output.splitlines()[-1] == "Plot: none (no box to draw)"
+        assert not plot.exists()
+        data = json.loads(invoke("discover", wall, "-m", measure, "--json").output)
+        assert (data["boxes"], data["plot"]) == ([], None)
+
+
+def test_the_study_plot_is_listed_in_the_manifest_and_verified(tmp_path: Path) -> None:
+    """discover.png drawn in a study's plots/ is added to its manifest.json (only that
+    entry): verify then checks it, and names it when it is altered."""
+    from tests.batch.helpers import STONE_WALL
+
+    out = tmp_path / "s"
+    made = invoke(
+        "batch", STONE_WALL, "--runs", "4", "--out", out, "--seed", "3", "--jobs", "1",
+        "--sweep", "options.fire_hcv=5,45", "--no-plots", "--quiet",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    before = json.loads((out / "manifest.json").read_text())["files"]
+    result = invoke("discover", out, "--measure", "usa_men_lost >= 300")
+    assert result.exit_code == 0, result.output
+    assert "Plot: none" not in result.output
+    after = json.loads((out / "manifest.json").read_text())["files"]
+    assert set(after) - set(before) == {"plots/discover.png"}
+    assert {k: v for k, v in after.items() if k in before} == before
+    ok = invoke("verify", out, "--sample", "0")
+    assert ok.exit_code == 0, ok.output
+    plot = out / "plots" / "discover.png"
+    plot.write_bytes(plot.read_bytes() + b"\0")
+    bad = invoke("verify", out, "--sample", "0")
+    assert bad.exit_code == 1
+    assert "plots/discover.png" in bad.output

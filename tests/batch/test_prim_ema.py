@@ -1,24 +1,36 @@
 """discover's PRIM against ema_workbench's on the same runs and thresholds.
 
-Each run is a row for ema (the point's factor values, and whether the outcome
-held); both use α = 0.05 peeling and pasting and a 5 % minimum mass, and the
-box taken from ema's trajectory is chosen by discover's rule (the densest with
-at least half the coverage). The boxes must restrict the same factors on the
-same sides, each bound within one step of the factor's values (ema's bounds
-are quantiles between values), and the quasi-p-values must agree. Skipped
-without ema_workbench, an optional reference (``pip install 'ema_workbench>=2.5,<3'``).
+Each run is a row for ema (the point's factor values, numbers as floats, and
+whether the outcome held); both peel and paste with α = 0.05 and stop at a 5 %
+minimum mass. discover follows ema's algorithm (its "lenient1" objective, its
+quantile peels and pastes, its stopping rules), so the two trajectories hold
+the same runs step by step; the box taken from ema's trajectory is chosen by
+discover's rule (the densest with at least half the coverage; ties: more
+coverage, then earlier). The boxes must restrict the same factors on the same
+sides, each bound within one step of the factor's values (ema's bounds are
+quantiles between two values, discover's the values the study has), and the
+quasi-p-values must be equal. Skipped without ema_workbench, an optional
+reference (``pip install 'ema_workbench>=2.5,<3'``; the ``dev`` extra has it).
+
+Factors of words are left out: ema 2.5.3 cannot peel one under pandas 2
+(``TypeError: Invalid value '{'rifle'}' for dtype 'float64'`` when it writes
+the level set into its box); discover peels them as ema's code means to, a
+level at a time (tests/batch/test_discover.py).
 """
 
 from __future__ import annotations
 
 import logging
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from sim.batch.discovery.discover import study_data
 from sim.batch.methods.prim import Box, Data, find_boxes
+from tests.batch.helpers import SCENARIOS, invoke
 
 pytestmark = pytest.mark.filterwarnings("ignore:The inplace keyword")
 
@@ -28,34 +40,45 @@ with warnings.catch_warnings():
     prim = pytest.importorskip("ema_workbench.analysis.prim")
 
 
-def _ema(data: Data) -> tuple[Any, Any, dict[str, Any]]:
-    """ema's box (limits, initial limits, quasi-p-values) for ``data``, as discover chooses."""
-    rows = [v for v, n in zip(data.values, data.runs, strict=True) for _ in range(n)]
-    y = np.array(
-        [r < h for n, h in zip(data.runs, data.holds, strict=True) for r in range(n)], dtype=bool
-    )
-    x = pd.DataFrame(rows, columns=data.factors).astype(float)
+def _ema(data: Data) -> tuple[Any, Any, dict[str, Any], list[tuple[int, int]]]:
+    """ema's chosen box: its limits, the initial limits, quasi-p-values and trajectory."""
+    keep = [i for i, n in enumerate(data.runs) if n > 0]
+    rows = [data.values[i] for i in keep for _ in range(data.runs[i])]
+    y = np.array([r < data.holds[i] for i in keep for r in range(data.runs[i])], dtype=bool)
+    x = pd.DataFrame(rows, columns=data.factors)
+    for j, name in enumerate(data.factors):
+        if data.numeric(j):
+            x[name] = x[name].astype(float)
     logging.disable(logging.WARNING)
     try:
         box = prim.Prim(x, y, threshold=0.5, peel_alpha=0.05, paste_alpha=0.05, mass_min=0.05)
         found = box.find_box()
     finally:
         logging.disable(logging.NOTSET)
-    trajectory = found.peeling_trajectory
-    i = int(trajectory[trajectory.coverage >= 0.5].density.idxmax())
+    t = found.peeling_trajectory
+    steps = [(int(n), int(k)) for n, k in zip(t.n, t.k, strict=True)]
+    total = int(y.sum())
+    i = 0
+    for s, (n, k) in enumerate(steps):
+        if k / total >= 0.5 and (k / n, k) > (steps[i][1] / steps[i][0], steps[i][1]):
+            i = s
     (_, table), *_ = found.inspect(i, style="data")
     qp = table.iloc[:, 2:4].to_numpy()  # per factor: its low bound's qp, its high bound's
     names = list(table.index)
-    return found.box_lims[i], found.box_lims[0], {n: qp[k] for k, n in enumerate(names)}
+    return found.box_lims[i], found.box_lims[0], {n: qp[k] for k, n in enumerate(names)}, steps
 
 
 def _sides(data: Data, ours: Box) -> set[tuple[str, str]]:
     return {(data.factors[s.factor], s.bound) for s in ours.significance}
 
 
-def _ema_sides(lims: Any, init: Any) -> set[tuple[str, str]]:
+def _ema_sides(data: Data, lims: Any, init: Any) -> set[tuple[str, str]]:
     out = set()
-    for name in lims.columns:
+    for j, name in enumerate(data.factors):
+        if not data.numeric(j):
+            if lims.at[0, name] != init.at[0, name]:
+                out.add((name, "levels"))
+            continue
         if lims.at[0, name] != init.at[0, name]:
             out.add((name, "low"))
         if lims.at[1, name] != init.at[1, name]:
@@ -73,28 +96,34 @@ def _within_one_step(values: list[float], ours: float, theirs: float) -> bool:
     )
 
 
-def _check(data: Data) -> tuple[Box, dict[str, Any], set[tuple[str, str]]]:
-    """Both boxes; every bound within one step; the restrictions only discover has."""
+def _check(data: Data) -> Box:
+    """Both boxes: the same trajectory, restrictions, quasi-p-values; bounds within a step."""
     (ours,) = find_boxes(data, 1, 0.05, 0.05, 0.5)
-    lims, init, qps = _ema(data)
-    theirs = _ema_sides(lims, init)
-    assert theirs <= _sides(data, ours)  # every restriction ema makes, discover makes
+    lims, init, qps, steps = _ema(data)
+    assert [(s.runs, s.holds) for s in ours.trajectory] == steps
+    assert _sides(data, ours) == _ema_sides(data, lims, init)
     for j, lim in enumerate(ours.limits):
+        name = data.factors[j]
         if lim is None:
+            continue
+        if lim.levels is not None:
+            assert set(lim.levels) == set(lims.at[0, name])
             continue
         assert lim.low is not None and lim.high is not None
         values = sorted({float(v[j]) for v in data.values})
-        name = data.factors[j]
         assert _within_one_step(values, float(lim.low), float(lims.at[0, name]))
         assert _within_one_step(values, float(lim.high), float(lims.at[1, name]))
-    return ours, qps, _sides(data, ours) - theirs
+    for s in ours.significance:
+        theirs = qps[data.factors[s.factor]][0 if s.bound in ("low", "levels") else 1]
+        assert s.qp == pytest.approx(theirs, rel=1e-9, abs=1e-300)
+    return ours
 
 
 def test_the_wall_grid_gives_the_same_box_and_the_same_quasi_p_values() -> None:
     """4 × 4 grid, 20 runs a point; the outcome holds 18 times in the region, once outside.
 
     ema says cover ≥ -35 and fire ≤ 25 where discover says ≥ -30 and ≤ 20: no value lies
-    between, so both boxes hold the same 80 runs and the quasi-p-values are equal."""
+    between, so both boxes hold the same 80 runs, 72 where the outcome holds."""
     grid = [(c, f) for c in (-50, -40, -30, -20) for f in (10, 20, 30, 40)]
     data = Data(
         factors=["cover", "fire"],
@@ -102,21 +131,16 @@ def test_the_wall_grid_gives_the_same_box_and_the_same_quasi_p_values() -> None:
         runs=[20] * 16,
         holds=[18 if c >= -30 and f <= 20 else 1 for c, f in grid],
     )
-    ours, qps, extra = _check(data)
-    assert not extra
+    ours = _check(data)
     assert (ours.runs, ours.holds) == (80, 72)
-    for s in ours.significance:
-        theirs = qps[data.factors[s.factor]][0 if s.bound == "low" else 1]
-        assert s.qp == pytest.approx(theirs, rel=1e-9, abs=1e-300)
+    assert _sides(data, ours) == {("cover", "low"), ("fire", "high")}
 
 
-def test_a_latin_hypercube_like_design_gives_the_same_restrictions_within_a_step() -> None:
+def test_a_latin_hypercube_like_design_gives_the_same_box() -> None:
     """200 points of 3 factors with whole values 0–100, 10 runs each; the outcome holds
-    with chance 0.8 where a > 60 and b < 50, else 0.1 (seeded). Both boxes restrict a
-    below, b on both sides and c below, each bound within one value of the other's, and
-    the same of them are significant (a ≥ 62 and b ≤ 49; b's and c's lower bounds are
-    not, qp 0.41 and 0.54 in both). discover also cuts a's top value (a ≤ 99), a
-    restriction its own test calls insignificant (qp 0.54): the one difference."""
+    with chance 0.8 where a > 60 and b < 50, else 0.1 (seeded). Before discover took ema's
+    objective and stopping rules it also cut a's top value (a ≤ 99, qp 0.54); now the
+    restrictions are ema's, and a ≥ 62 and b ≤ 49 are the significant ones."""
     rng = np.random.default_rng(7)
     pts = np.round(rng.uniform(0, 100, size=(200, 3)))
     chance = np.where((pts[:, 0] > 60) & (pts[:, 1] < 50), 0.8, 0.1)
@@ -127,14 +151,54 @@ def test_a_latin_hypercube_like_design_gives_the_same_restrictions_within_a_step
         runs=[10] * 200,
         holds=[int(h) for h in holds],
     )
-    ours, qps, extra = _check(data)
-    assert extra == {("a", "high")}
-    assert abs(ours.holds / ours.runs - 0.804) < 0.01  # ema's box: 193 of 240 runs, 0.804
-    for s in ours.significance:
-        name = data.factors[s.factor]
-        if (name, s.bound) in extra:
-            assert s.qp > 0.05
-            continue
-        theirs = qps[name][0 if s.bound == "low" else 1]
-        assert (s.qp <= 0.05) == (theirs <= 0.05)
-        assert s.qp == pytest.approx(theirs, abs=0.01)
+    ours = _check(data)
+    assert ("a", "high") not in _sides(data, ours)
+    significant = {(data.factors[s.factor], s.bound) for s in ours.significance if s.qp <= 0.05}
+    assert {("a", "low"), ("b", "high")} <= significant
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_random_designs_give_the_same_box(seed: int) -> None:
+    """Seeded designs of 2–4 factors (grids with repeated values, or whole numbers drawn
+    uniformly), 5–30 runs a point (some points with none), and a region of higher chance
+    in a corner, an edge or the middle of a factor: the same box as ema's each time."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 5))
+    npoints = int(rng.integers(30, 120))
+    if seed % 2:
+        levels = [np.arange(int(rng.integers(3, 8))) * 10.0 for _ in range(k)]
+        pts = np.array([[rng.choice(lv) for lv in levels] for _ in range(npoints)])
+    else:
+        pts = np.round(rng.uniform(0, 50, size=(npoints, k)))
+    runs = rng.integers(5, 31, size=npoints)
+    runs[rng.random(npoints) < 0.05] = 0
+    cut = rng.uniform(0.3, 0.7, size=k) * pts.max(axis=0)
+    region = (pts[:, 0] >= cut[0]) & (np.abs(pts[:, 1] - cut[1]) < 0.3 * pts[:, 1].max())
+    holds = rng.binomial(runs, np.where(region, 0.7, 0.15))
+    data = Data(
+        factors=[f"f{j}" for j in range(k)],
+        values=[[float(v) for v in row] for row in pts],
+        runs=[int(n) for n in runs],
+        holds=[int(h) for h in holds],
+    )
+    _check(data)
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped stone-wall study, cut to 40 runs a point (a pilot of 20, then 20)."""
+    out = tmp_path_factory.mktemp("shipped") / "sw"
+    result = invoke(
+        "study", SCENARIOS / "stone_wall_study.yaml", "--runs", "40", "--out", out,
+        "--jobs", "1", "--quiet",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.mark.parametrize("measure", ["usa_men_lost >= 541", "csa_men_lost >= 100"])
+def test_the_shipped_study_gives_the_same_box(shipped: Path, measure: str) -> None:
+    """On the shipped study's runs, each question's box is ema's."""
+    data = study_data(shipped, measure)
+    assert 0 < sum(data.holds) < sum(data.runs)
+    _check(data)

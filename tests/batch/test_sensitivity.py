@@ -177,7 +177,7 @@ def test_sobol_indices_are_salibs_on_the_point_means(whole: tuple[Path, str]) ->
 
 def test_the_shipped_sobol_study_file_is_64_base_samples_of_three_factors() -> None:
     """scenarios/stone_wall_sobol.yaml: 64 × (3 + 2) = 320 points, CRN, the three factors
-    (64: the size whose indices held within their intervals when doubled; docs/batch.md)."""
+    (64: its indices hold within their intervals when doubled, under rules v3; docs/batch.md)."""
     spec = load_study(SCENARIOS / "stone_wall_sobol.yaml")
     assert (spec.plan.design, spec.plan.points, spec.plan.crn) == ("sobol", 64, True)
     assert [f.path for f in spec.plan.factors] == [
@@ -285,3 +285,25 @@ def test_the_noise_corrected_total_index_takes_replication_noise_out() -> None:
     corrected = noise_corrected_totals(y, k, np.full((n, k + 1), 2 * sigma2))
     assert corrected[0] == pytest.approx(1, abs=0.06)
     assert corrected[1] == pytest.approx(0, abs=0.06)
+
+
+def test_a_sensitivity_summary_leads_with_its_answer(whole: tuple[Path, str]) -> None:
+    """The indices come first; 20 points (at most SHOWN_POINTS) are listed after them; a
+    design of more points gives one line naming where their statistics are instead."""
+    import json
+
+    from sim.batch.analysis.summary import SHOWN_POINTS, format_summary
+
+    folder, output = whole
+    lines = output.splitlines()
+    assert lines[0].startswith("Sobol' indices (4 base samples, 20 points;")
+    assert any(line.startswith("Point 19 (") for line in lines)
+    summary = json.loads((folder / "summary.json").read_text())
+    assert len(summary["points"]) == SHOWN_POINTS
+    summary["points"] = summary["points"] * 2  # 40 points: the statistics are not listed
+    text = format_summary(summary)
+    assert text[0] == lines[0]
+    assert not any(line.startswith("Point ") for line in text)
+    assert text[-1] == (
+        'Each of the 40 design points\' win rates, losses and turns: summary.json ("points")'
+    )

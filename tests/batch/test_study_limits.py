@@ -161,7 +161,18 @@ def test_a_condition_takes_ascii_digits_only(small: Path) -> None:
     )
 
 
-def test_a_damaged_design_point_is_one_line_naming_the_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("discover", "--measure", "turns > 3", "--no-plot"), 2),
+        (("export", "--format", "csv"), 2),
+        (("verify", "--sample", "0"), 2),
+    ],
+)
+def test_a_damaged_design_point_is_one_line_naming_the_file(
+    tmp_path: Path, args: tuple[str, ...], code: int
+) -> None:
+    """Store.points() names the database for every command that reads the points."""
     factors = [{"path": "options.fire_hcv", "values": [10, 20]}]
     points = [{"options.fire_hcv": 10}, {"options.fire_hcv": 20}]
     folder = synthetic_study(tmp_path / "s", factors, points, lambda p, _v: [("usa", 5)] * 4)
@@ -169,9 +180,27 @@ def test_a_damaged_design_point_is_one_line_naming_the_file(tmp_path: Path) -> N
     con = duckdb.connect(str(db))
     con.execute("""UPDATE points SET "values" = '{"options.fire_hcv": ' WHERE point = 1""")
     con.close()
-    result = invoke("discover", folder, "--measure", "turns > 3", "--no-plot")
-    assert result.exit_code == 2
+    result = invoke(args[0], folder, *args[1:])
+    assert result.exit_code == code, result.output
     assert result.output == (
         f"battlesim: error: {db}: damaged: a design point is not JSON "
         "(Expecting value: line 1 column 22 (char 21))\n"
     )
+
+
+@pytest.mark.parametrize("command", ["discover", "verify"])
+def test_a_damaged_plan_is_one_line_naming_the_file(tmp_path: Path, command: str) -> None:
+    """Store.meta() names the database when the study row's plan is not JSON."""
+    factors = [{"path": "options.fire_hcv", "values": [10, 20]}]
+    points = [{"options.fire_hcv": 10}, {"options.fire_hcv": 20}]
+    folder = synthetic_study(tmp_path / "s", factors, points, lambda p, _v: [("usa", 5)] * 4)
+    db = folder / "study.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE study SET plan = '{'")
+    con.close()
+    args = ["--measure", "turns > 3", "--no-plot"] if command == "discover" else ["--sample", "0"]
+    result = invoke(command, folder, *args)
+    assert result.exit_code == 2, result.output
+    said = f"battlesim: error: {db}: damaged: the study's plan is not JSON"
+    assert result.output.startswith(said)
+    assert result.output.count("\n") == 1

@@ -106,3 +106,52 @@ def test_load_study_returns_a_typed_dataframe(study: Path) -> None:
             limit = points[r[1]]["turns.limit"]
             by_hand[limit] = by_hand.get(limit, 0) + 1
     assert wins == by_hand
+
+
+def test_runs_csv_has_the_pilot_flag_and_the_factor_columns(study: Path, tmp_path: Path) -> None:
+    """export --format csv: runs.csv is the runs table's columns in their order, then
+    ``pilot`` and each factor named as in runs_wide; each run's factor values are its
+    point's, and its other columns are the table's."""
+    result = invoke("export", study, "--format", "csv", "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    with (tmp_path / "runs.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    table = tables(study)["runs"]
+    con = duckdb.connect(str(study / "study.duckdb"), read_only=True)
+    names = [r[0] for r in con.execute("DESCRIBE runs").fetchall()]
+    con.close()
+    assert list(rows[0]) == [*names, "pilot", "options.fire_hcv", "turns.limit", "factor:seed"]
+    assert [int(r["run_id"]) for r in rows] == [t[0] for t in table] == list(range(16))
+    points = design_points("grid", list(FACTORS), None, 4)
+    for r in rows:
+        point = points[int(r["point"])]
+        assert float(r["options.fire_hcv"]) == point["options.fire_hcv"]
+        assert int(r["turns.limit"]) == point["turns.limit"]
+        assert int(r["factor:seed"]) == point["seed"]
+        assert r["pilot"] == "false"
+
+
+def test_runs_csv_marks_the_pilot_runs(tmp_path: Path) -> None:
+    """An --until-ci study (W = 0.2, 20 replications, chunks of 5): its pilot is
+    replications 0–4 (``pilot_runs(0.2, 20, 5)``), marked true in runs.csv; the rest false."""
+    from sim.batch.planning.stopping import PILOT, pilot_runs
+    from tests.batch.synthetic import synthetic_study
+
+    assert pilot_runs(0.2, 20, 5) == 5
+    factors = [{"path": "options.fire_hcv", "values": [10, 20]}]
+    points = [{"options.fire_hcv": 10}, {"options.fire_hcv": 20}]
+    folder = synthetic_study(tmp_path / "s", factors, points, lambda p, _v: [("usa", 5)] * 20)
+    plan = {"design": "grid", "points": None, "until_ci": 0.2, "replications": 20,
+            "chunk_size": 5, "stopping": PILOT}  # fmt: skip
+    con = duckdb.connect(str(folder / "study.duckdb"))
+    con.execute("UPDATE study SET plan = ?", [json.dumps(plan)])
+    con.execute("DROP VIEW runs_wide")  # made for the old plan: a study refuses it now
+    con.close()
+    result = invoke("export", folder, "--format", "csv", "--out", tmp_path / "x")
+    assert result.exit_code == 0, result.output
+    with (tmp_path / "x" / "runs.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 40
+    for r in rows:
+        assert r["pilot"] == ("true" if int(r["replication"]) < 5 else "false")
+        assert int(r["options.fire_hcv"]) == (10, 20)[int(r["point"])]

@@ -34,7 +34,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from sim.batch.methods.differences import PAIRED_DEFAULT, Table2x2, newcombe, newcombe_paired
+from sim.batch.methods.differences import (
+    PAIRED_DEFAULT,
+    Paired,
+    Table2x2,
+    newcombe,
+    newcombe_paired,
+)
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.store import Store, quote
 
@@ -185,13 +191,18 @@ def _row(  # the fields of one comparison
 
 
 def _interval(
-    binary: bool, crn: bool, a: Moments, b: Moments, pair: tuple[Moments, Table2x2] | None
+    binary: bool,
+    crn: bool,
+    a: Moments,
+    b: Moments,
+    pair: tuple[Moments, Table2x2] | None,
+    paired: Paired = PAIRED_DEFAULT,
 ) -> tuple[Interval | None, str]:
     """The interval of one comparison and its method's name."""
     if binary and crn:
         if pair is None or pair[1].n == 0:
-            return None, PAIRED_DEFAULT
-        return newcombe_paired(pair[1], PAIRED_DEFAULT), PAIRED_DEFAULT
+            return None, paired
+        return newcombe_paired(pair[1], paired), paired
     if binary:
         if a.n == 0 or b.n == 0:
             return None, "newcombe"
@@ -201,8 +212,12 @@ def _interval(
     return welch_interval(a, b), "welch"
 
 
-def compare(store: Store, baseline: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def compare(
+    store: Store, baseline: int, paired: Paired = PAIRED_DEFAULT
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The comparisons with ``baseline`` and (with CRN) the variance reduction of pairing.
+
+    ``paired`` names the win rates' paired interval (:data:`~sim.batch.methods.differences.PAIRED`).
 
     Returns:
         ``comparisons``: one object per (point, side, measure) with exactly
@@ -226,7 +241,7 @@ def compare(store: Store, baseline: int) -> tuple[list[dict[str, Any]], list[dic
             if crn:
                 d = pair[0] if pair else Moments(0, 0, 0)
                 variance.append(_variance(p, baseline, side, measure, d, a, b))
-            iv, method = _interval(measure.endswith("_rate"), crn, a, b, pair)
+            iv, method = _interval(measure.endswith("_rate"), crn, a, b, pair, paired)
             row = _row(p, baseline, side, measure, iv, method)
             comparisons.append({**row, "paired": crn})
     # by point, then in measure order (sorting is stable)

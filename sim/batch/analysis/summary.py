@@ -18,6 +18,7 @@ import math
 from typing import Any
 
 from sim.batch.analysis.labels import loss_label, measure_label
+from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
 from sim.batch.methods.stats import proportion, wilson
 from sim.batch.planning.stopping import PILOT, confirm_runs, rule_of, summarised
 from sim.batch.storage.store import Store, point_label, quote
@@ -122,14 +123,21 @@ def _pilot(store: Store, plan: dict[str, Any], sides: dict[str, Any]) -> dict[in
     return out
 
 
-def summarize(store: Store, baseline: int = 0, interval: str = "wilson") -> dict[str, Any]:
+def summarize(
+    store: Store,
+    baseline: int = 0,
+    interval: str = "wilson",
+    paired_interval: Paired = PAIRED_DEFAULT,
+) -> dict[str, Any]:
     """The study's summary: its settings, one entry per design point, the comparisons.
 
     Comparisons of each point with ``baseline`` (see :mod:`sim.batch.analysis.compare`)
     are made for grid and Latin-hypercube studies of two or more points; a
     Morris or Sobol study has its sensitivity indices instead
     (:mod:`sim.batch.analysis.sensitivity`). ``interval`` names the proportions'
-    interval (:data:`sim.batch.methods.stats.METHODS`). With ``--until-ci`` every
+    interval (:data:`sim.batch.methods.stats.METHODS`), ``paired_interval`` the
+    paired win-rate differences' (:data:`sim.batch.methods.differences.PAIRED`;
+    ``study.paired_interval`` in the summary when it is not the default). With ``--until-ci`` every
     figure is over each point's confirmatory runs; its pilot is counted in
     ``pilot`` (:mod:`sim.batch.planning.stopping`).
     """
@@ -187,17 +195,24 @@ def summarize(store: Store, baseline: int = 0, interval: str = "wilson") -> dict
             "confidence": 0.95,
             "interval": interval,
             **({"overrides": meta["plan"]["overrides"]} if "overrides" in meta["plan"] else {}),
+            **({"paired_interval": paired_interval} if paired_interval != PAIRED_DEFAULT else {}),
         },
         "points": points,
         "unmet_targets": [
             p["point"] for p in points if meta["until_ci"] is not None and not p["target_met"]
         ],
     }
-    return {**summary, **_analysis(store, meta, baseline, len(points), interval)}
+    analysis = _analysis(store, meta, baseline, len(points), interval, paired_interval)
+    return {**summary, **analysis}
 
 
 def _analysis(
-    store: Store, meta: dict[str, Any], baseline: int, npoints: int, interval: str
+    store: Store,
+    meta: dict[str, Any],
+    baseline: int,
+    npoints: int,
+    interval: str,
+    paired: Paired = PAIRED_DEFAULT,
 ) -> dict[str, Any]:
     """The ``comparisons`` (and ``variance_reduction``) or the ``sensitivity`` block."""
     if meta["design"] in ("morris", "sobol"):
@@ -208,7 +223,7 @@ def _analysis(
         return {}
     from sim.batch.analysis.compare import compare  # noqa: PLC0415  # scipy only when needed
 
-    comparisons, variance = compare(store, baseline)
+    comparisons, variance = compare(store, baseline, paired)
     out: dict[str, Any] = {"baseline": baseline, "comparisons": comparisons}
     if variance:
         out["variance_reduction"] = variance
@@ -266,8 +281,39 @@ def turn_name(summary: dict[str, Any]) -> str:
         return "turn"
 
 
+SHOWN_POINTS = 20
+"""A sensitivity study (morris, sobol) prints its points' statistics up to this many points."""
+
+
 def format_summary(summary: dict[str, Any]) -> list[str]:
-    """Readable lines: per point, win probabilities with intervals, losses and turns."""
+    """Readable lines: per point, win probabilities with intervals, losses and turns.
+
+    A sensitivity study (morris, sobol) leads with its answer, the indices;
+    its points' statistics follow when there are at most :data:`SHOWN_POINTS`
+    of them, else one line says where they are (``summary.json``).
+    """
+    sensitivity = _sensitivity_lines(summary)
+    points = summary["points"]
+    if sensitivity and len(points) > SHOWN_POINTS:
+        return [
+            *sensitivity,
+            f"Each of the {len(points):,} design points' win rates, losses and "
+            f'{plural(turn_name(summary))}: summary.json ("points")',
+            *_unmet_lines(summary),
+        ]
+    return [*sensitivity, *_point_lines(summary), *_unmet_lines(summary)]
+
+
+def _unmet_lines(summary: dict[str, Any]) -> list[str]:
+    if not summary.get("unmet_targets"):
+        return []
+    unmet = ", ".join(str(p) for p in summary["unmet_targets"])
+    w = summary["study"]["until_ci"]
+    return [f"Target --until-ci {w:g} not met at point(s) {unmet}: raise --runs"]
+
+
+def _point_lines(summary: dict[str, Any]) -> list[str]:
+    """Per point: win probabilities with intervals, losses and turns; then the comparisons."""
     turns = plural(turn_name(summary))
     lines = []
     method = summary["study"].get("interval", "wilson")
@@ -290,11 +336,6 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
             lines.append(f"  failed ×{n}: {error}")
         lines.extend(_stop_lines(pt, summary["study"]["until_ci"]))
     lines.extend(_comparison_lines(summary))
-    lines.extend(_sensitivity_lines(summary))
-    if summary.get("unmet_targets"):
-        unmet = ", ".join(str(p) for p in summary["unmet_targets"])
-        w = summary["study"]["until_ci"]
-        lines.append(f"Target --until-ci {w:g} not met at point(s) {unmet}: raise --runs")
     return lines
 
 
@@ -346,6 +387,12 @@ def _signed(x: float | None, measure: str) -> str:
     return f"{x:+,.1f}"
 
 
+_PAIRED_WORDS = {
+    "newcombe-paired": "method 10, uncorrected",
+    "newcombe-paired-cc": "method 11, continuity-corrected",
+}
+
+
 def _comparison_lines(summary: dict[str, Any]) -> list[str]:
     rows = summary.get("comparisons") or []
     if not rows:
@@ -354,7 +401,8 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
     base = summary["baseline"]
     how = (
         "paired (CRN: the same replications); 95 % intervals: win rates Newcombe's paired "
-        "score (method 10, uncorrected), losses Student's t"
+        f"score ({_PAIRED_WORDS[summary['study'].get('paired_interval', PAIRED_DEFAULT)]}), "
+        "losses Student's t"
         if rows[0]["paired"]
         else "unpaired (no --crn); 95 % intervals: win rates Newcombe's score, losses Welch's t"
     )

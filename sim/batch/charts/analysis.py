@@ -75,8 +75,9 @@ def _forest(  # one panel's rows and how to draw them
     ax.grid(axis="x", alpha=0.3)
 
 
-METHOD_WORDS = {"newcombe-paired": "Newcombe paired score", "newcombe": "Newcombe score",
-                "t": "paired t", "welch": "Welch t"}  # fmt: skip
+METHOD_WORDS = {"newcombe-paired": "Newcombe paired score",
+                "newcombe-paired-cc": "Newcombe paired score, continuity-corrected",
+                "newcombe": "Newcombe score", "t": "paired t", "welch": "Welch t"}  # fmt: skip
 
 
 def _varied(group: list[dict[str, Any]]) -> bool:

@@ -24,8 +24,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from sim.batch.storage.sql import literal as _literal
+from sim.batch.storage.sql import quote as _quote
 from sim.text.grammar import agree
 from sim.text.suggest import did_you_mean, known
 
@@ -71,14 +74,6 @@ class Condition:
     text: str
     sql: str
     words: str
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 class _Parser:
@@ -141,20 +136,20 @@ class _Parser:
         return sql, f"“{words}” holds"
 
     def _or(self) -> tuple[str, str]:
-        parts = [self._and()]
-        while self._keyword("or"):
-            parts.append(self._and())
-        if len(parts) == 1:
-            return parts[0]
-        return "(" + " OR ".join(p[0] for p in parts) + ")", " or ".join(p[1] for p in parts)
+        return self._joined("or", self._and)
 
     def _and(self) -> tuple[str, str]:
-        parts = [self._factor()]
-        while self._keyword("and"):
-            parts.append(self._factor())
+        return self._joined("and", self._factor)
+
+    def _joined(self, keyword: str, part: Callable[[], tuple[str, str]]) -> tuple[str, str]:
+        """``part (keyword part)*``: one part as it is, several joined in SQL and in words."""
+        parts = [part()]
+        while self._keyword(keyword):
+            parts.append(part())
         if len(parts) == 1:
             return parts[0]
-        return "(" + " AND ".join(p[0] for p in parts) + ")", " and ".join(p[1] for p in parts)
+        sql = f" {keyword.upper()} ".join(p[0] for p in parts)
+        return f"({sql})", f" {keyword} ".join(p[1] for p in parts)
 
     def _factor(self) -> tuple[str, str]:
         if self._keyword("not"):

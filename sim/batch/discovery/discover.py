@@ -24,7 +24,7 @@ from sim.batch.planning.stopping import summarised
 from sim.batch.storage.opening import DB_NAME
 from sim.batch.storage.store import Store
 
-__all__ = ["DiscoverError", "discover", "discover_lines", "number_columns"]
+__all__ = ["DiscoverError", "discover", "discover_lines", "number_columns", "study_data"]
 
 _NUMBER_TYPES = ("BIGINT", "INTEGER", "DOUBLE", "HUGEINT", "SMALLINT", "FLOAT")
 _NOT_MEASURES = ("run_id", "point", "replication", "seed")
@@ -164,6 +164,37 @@ def _box_json(data: Data, box: Box, k: int, total: tuple[int, int], words: str) 
     }
 
 
+def study_data(study_dir: str | Path, measure: str) -> Data:
+    """The study's design points with their summarised runs and those where ``measure`` holds.
+
+    Raises: as :func:`discover`.
+    """
+    return _study(study_dir, measure)[0]
+
+
+def _study(study_dir: str | Path, measure: str) -> tuple[Data, str]:
+    db = Path(study_dir) / DB_NAME
+    if not db.is_file():
+        raise DiscoverError(f"{str(study_dir)!r}: no study here (no {DB_NAME})")
+    store = Store.open(db, read_only=True)
+    try:
+        meta = store.meta()  # StoreError naming the file when a JSON column is damaged
+        points = store.points()
+        if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
+            raise DiscoverError(f"{db}: damaged: a design point is not a mapping of factors")
+        sides = {str(sid): str(name) for sid, name, _ in meta["sides"]}
+        condition = parse_condition(measure, sides, number_columns(store))
+        data = _data(store, condition, meta, points)
+    finally:
+        store.close()
+    if not data.factors:
+        raise DiscoverError(f"{str(study_dir)!r}: the study sweeps no factor: nothing to discover")
+    runs = sum(data.runs)
+    if runs == 0:
+        raise DiscoverError(f"{str(study_dir)!r}: the study has no done run yet")
+    return data, condition.words
+
+
 def discover(
     study_dir: str | Path,
     measure: str,
@@ -179,36 +210,13 @@ def discover(
         ConditionError: ``measure`` cannot be read.
         StoreError: the database cannot be opened.
     """
-    db = Path(study_dir) / DB_NAME
-    if not db.is_file():
-        raise DiscoverError(f"{str(study_dir)!r}: no study here (no {DB_NAME})")
-    store = Store.open(db, read_only=True)
-    try:
-        try:
-            meta = store.meta()
-        except ValueError as exc:  # a JSON column that is not JSON: the file is damaged
-            raise DiscoverError(f"{db}: damaged: the study's plan is not JSON ({exc})") from None
-        try:
-            points = store.points()
-        except ValueError as exc:
-            raise DiscoverError(f"{db}: damaged: a design point is not JSON ({exc})") from None
-        if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
-            raise DiscoverError(f"{db}: damaged: a design point is not a mapping of factors")
-        sides = {str(sid): str(name) for sid, name, _ in meta["sides"]}
-        condition = parse_condition(measure, sides, number_columns(store))
-        data = _data(store, condition, meta, points)
-    finally:
-        store.close()
-    if not data.factors:
-        raise DiscoverError(f"{str(study_dir)!r}: the study sweeps no factor: nothing to discover")
+    data, words = _study(study_dir, measure)
     runs, holds = sum(data.runs), sum(data.holds)
-    if runs == 0:
-        raise DiscoverError(f"{str(study_dir)!r}: the study has no done run yet")
     found = find_boxes(data, boxes, alpha, min_mass, min_coverage)
     return {
         "study": str(study_dir),
         "measure": measure,
-        "words": condition.words,
+        "words": words,
         "method": "prim",
         "alpha": alpha,
         "min_mass": min_mass,
@@ -218,8 +226,7 @@ def discover(
         "holds": holds,
         "base_rate": holds / runs,
         "boxes": [
-            _box_json(data, box, k, (runs, holds), condition.words)
-            for k, box in enumerate(found, start=1)
+            _box_json(data, box, k, (runs, holds), words) for k, box in enumerate(found, start=1)
         ],
     }
 

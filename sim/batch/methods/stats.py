@@ -75,10 +75,8 @@ def wilson(k: int, n: int, z: float = Z95) -> Interval:
     Raises:
         ValueError: ``k`` is negative or more than ``n``.
     """
-    if not 0 <= k <= n:
-        raise ValueError(f"wilson: need 0 <= k <= n, got k={k}, n={n}")
-    if n == 0:
-        return Interval(0, 0, math.nan, 0.0, 1.0)
+    if (empty := _checked(k, n, "wilson")) is not None:
+        return empty
     p = k / n
     z2 = z * z
     denom = 1 + z2 / n
@@ -97,10 +95,8 @@ def wilson_cc(k: int, n: int, z: float = Z95) -> Interval:
     Raises:
         ValueError: ``k`` is negative or more than ``n``.
     """
-    if not 0 <= k <= n:
-        raise ValueError(f"wilson_cc: need 0 <= k <= n, got k={k}, n={n}")
-    if n == 0:
-        return Interval(0, 0, math.nan, 0.0, 1.0)
+    if (empty := _checked(k, n, "wilson_cc")) is not None:
+        return empty
     p = k / n
     z2 = z * z
     denom = 2 * (n + z2)
@@ -121,16 +117,21 @@ def _beta(q: float, a: float, b: float) -> float:
     return float(beta.ppf(q, a, b))
 
 
-def _checked(k: int, n: int, name: str) -> None:
+def _checked(k: int, n: int, name: str) -> Interval | None:
+    """None for a proportion to compute; with no trials the unknown one: NaN in [0, 1].
+
+    Raises:
+        ValueError: ``k`` is negative or more than ``n``.
+    """
     if not 0 <= k <= n:
         raise ValueError(f"{name}: need 0 <= k <= n, got k={k}, n={n}")
+    return Interval(0, 0, math.nan, 0.0, 1.0) if n == 0 else None
 
 
 def clopper_pearson(k: int, n: int) -> Interval:
     """The exact (Clopper–Pearson) 95 % interval of ``k`` successes in ``n`` trials."""
-    _checked(k, n, "clopper_pearson")
-    if n == 0:
-        return Interval(0, 0, math.nan, 0.0, 1.0)
+    if (empty := _checked(k, n, "clopper_pearson")) is not None:
+        return empty
     low = 0.0 if k == 0 else _beta(ALPHA / 2, k, n - k + 1)
     high = 1.0 if k == n else _beta(1 - ALPHA / 2, k + 1, n - k)
     return Interval(k, n, k / n, low, high)
@@ -138,9 +139,8 @@ def clopper_pearson(k: int, n: int) -> Interval:
 
 def jeffreys(k: int, n: int) -> Interval:
     """The Jeffreys 95 % interval of ``k`` successes in ``n`` trials."""
-    _checked(k, n, "jeffreys")
-    if n == 0:
-        return Interval(0, 0, math.nan, 0.0, 1.0)
+    if (empty := _checked(k, n, "jeffreys")) is not None:
+        return empty
     low = 0.0 if k == 0 else _beta(ALPHA / 2, k + 0.5, n - k + 0.5)
     high = 1.0 if k == n else _beta(1 - ALPHA / 2, k + 0.5, n - k + 0.5)
     return Interval(k, n, k / n, low, high)

@@ -29,6 +29,7 @@ from sim.batch.inputs.fieldpath import PathError
 from sim.batch.inputs.files import located, read_located
 from sim.batch.inputs.sources import named_target, output_folder
 from sim.batch.inputs.target import Target
+from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
 from sim.batch.planning.design import Design, DesignError, Factor
 from sim.batch.planning.plan import DEFAULT_CHUNK, StudyPlan
 from sim.scenario.load import Located, ScenarioError
@@ -81,6 +82,10 @@ class StudyFile(BaseModel):
     interval: Interval = Field(
         "wilson", description="The 95 % interval of win and draw rates (summary only)."
     )
+    paired_interval: Paired = Field(
+        PAIRED_DEFAULT,
+        description="The 95 % interval of a paired (CRN) win-rate difference (summary only).",
+    )
     factors: list[Factor] = Field(default_factory=list, max_length=100)
     outputs: Outputs = Field(default_factory=Outputs)
 
@@ -97,6 +102,8 @@ class StudySpec:
     """The design point the others are compared with."""
     interval: str = "wilson"
     """The proportions' interval (:data:`sim.batch.methods.stats.METHODS`)."""
+    paired_interval: Paired = PAIRED_DEFAULT
+    """The paired win-rate differences' interval (:data:`sim.batch.methods.differences.PAIRED`)."""
 
 
 def _consistency(sf: StudyFile) -> list[tuple[tuple[str, ...], str]]:
@@ -171,4 +178,4 @@ def load_study(path: str | Path) -> StudySpec:
         name=sf.name or Path(file).stem,
     )
     out = output_folder(file, lines, sf.outputs.dir)
-    return StudySpec(plan, sf.outputs, out, sf.baseline, sf.interval)
+    return StudySpec(plan, sf.outputs, out, sf.baseline, sf.interval, sf.paired_interval)

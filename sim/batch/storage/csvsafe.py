@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sim.batch.storage.sql import quote as _quote
+
 if TYPE_CHECKING:
     import duckdb
 
@@ -27,10 +29,6 @@ _SQL_START = ", ".join(f"'{c}'" if c.isprintable() else f"chr({ord(c)})" for c i
 def neutral(text: str) -> str:
     """``text`` with a single quote in front when it begins like a formula."""
     return "'" + text if text.startswith(FORMULA_START) else text
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def csv_select(con: duckdb.DuckDBPyConnection, select: str) -> str:

@@ -33,6 +33,7 @@ __all__ = [
     "FOLDERS",
     "NAME",
     "file_digest",
+    "list_file",
     "listed_files",
     "read_manifest",
     "runs_root",
@@ -104,6 +105,24 @@ def write_manifest(out: Path, store: Store) -> None:
         "files": {name: file_digest(out / name) for name in listed_files(out)},
     }
     atomic_write_text(out / NAME, json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def list_file(out: Path, name: str) -> bool:
+    """Record one file drawn after the study (``plots/discover.png``) in ``out``'s manifest.
+
+    Only that file's digest is added or replaced; every other entry stays as
+    written, so a file altered since is still caught. False when the study has
+    no manifest (made before manifests) or one battlesim did not write.
+    """
+    try:
+        data = read_manifest(out)
+    except ValueError:
+        return False
+    if data is None:
+        return False
+    data["files"][name] = file_digest(out / name)
+    atomic_write_text(out / NAME, json.dumps(data, indent=2, sort_keys=True) + "\n")
+    return True
 
 
 def read_manifest(out: Path) -> dict[str, Any] | None:

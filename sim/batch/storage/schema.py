@@ -28,6 +28,7 @@ from typing import Any
 import duckdb
 
 from sim.batch.execution.digests import RUN_COLUMNS, UNIT_TYPES
+from sim.batch.storage.sql import quote as _quote
 
 __all__ = [
     "DIGEST_COLUMNS",
@@ -244,7 +245,3 @@ def _units_select(con: duckdb.DuckDBPyConnection, stored: dict[str, str]) -> str
 
 def _pointer(key: str) -> str:
     return "'/" + key.replace("~", "~0").replace("/", "~1").replace("'", "''") + "'"
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'

@@ -47,9 +47,11 @@ from sim.batch.storage.schema import (
     check_catalog,
     check_columns,
 )
+from sim.batch.storage.sql import literal as _literal
+from sim.batch.storage.sql import quote
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import DetailColumn, create_units, legacy_columns, legacy_units
-from sim.batch.storage.wide import create_view, wide_select
+from sim.batch.storage.wide import create_view, runs_export_select, wide_select
 
 __all__ = [
     "STUDY_COLUMNS",
@@ -110,15 +112,6 @@ pages up to 80 % of RAM — so a study's memory would grow with its runs."""
 
 class StoreError(RuntimeError):
     """A study database that cannot be opened or used."""
-
-
-def quote(name: str) -> str:
-    """A SQL identifier, double-quoted."""
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def loss_columns(sides: dict[str, tuple[str, list[str]]]) -> list[tuple[str, str, str]]:
@@ -296,7 +289,12 @@ class Store:
         names = [d[0] for d in cur.description]
         out = dict(zip(names, row, strict=True))
         for key in _JSON:
-            out[key] = json.loads(out[key])
+            try:
+                out[key] = json.loads(out[key])
+            except (ValueError, TypeError) as exc:  # the file is damaged: name it, one line
+                raise StoreError(
+                    f"{self.path}: damaged: the study's {key} is not JSON ({exc})"
+                ) from None
         return out
 
     @property
@@ -317,7 +315,10 @@ class Store:
     def points(self) -> list[dict[str, Any]]:
         """The design points in order (factor path → value)."""
         rows = self.con.execute('SELECT "values" FROM points ORDER BY point').fetchall()
-        return [json.loads(r[0]) for r in rows]
+        try:
+            return [json.loads(r[0]) for r in rows]
+        except (ValueError, TypeError) as exc:  # the file is damaged: name it, one line
+            raise StoreError(f"{self.path}: damaged: a design point is not JSON ({exc})") from None
 
     def chunk_counts(self, chunk_size: int) -> dict[tuple[int, int], dict[str | None, int]]:
         """Runs committed per (point, chunk index), counted by winner (None: draw or failed)."""
@@ -407,7 +408,9 @@ class Store:
         written = []
         for name, key in TABLES.items():
             out = dest / f"{name}.{fmt}"
-            select = f"SELECT * FROM {name} ORDER BY {key}"
+            # runs: with its pilot flag and factor columns (runs_export_select)
+            table = f"({runs_export_select(self)})" if name == "runs" else name
+            select = f"SELECT * FROM {table} ORDER BY {key}"
             if fmt == "csv":  # text a spreadsheet would run as a formula stays text
                 select = csv_select(self.con, select)
             with exporting(out) as temp:  # an old export survives a failed one

@@ -27,6 +27,8 @@ import duckdb
 import orjson
 
 from sim.batch.execution.rows import UNIT_COLUMNS, UNIT_KEYS
+from sim.batch.storage.sql import literal as _literal
+from sim.batch.storage.sql import quote as _quote
 from sim.contract import AnyRuleset, UnitRow
 
 __all__ = [
@@ -63,14 +65,6 @@ _OWN = ("side", "initial", "strength")
 
 DetailColumn = tuple[str, str, str]
 """(detail key, column name, SQL type) of one typed detail column of the view."""
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _sql_type(values: Iterable[Any]) -> str:

@@ -22,11 +22,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 from engine.atomic import exporting
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.csvsafe import csv_select
+from sim.batch.storage.sql import literal
+from sim.batch.storage.sql import quote as _quote
 
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["VIEW", "create_view", "export_wide", "wide_columns", "wide_select"]
+__all__ = [
+    "VIEW",
+    "create_view",
+    "export_wide",
+    "runs_export_select",
+    "wide_columns",
+    "wide_select",
+]
 
 VIEW = "runs_wide"
 _RUNS = ("run_id", "point", "replication", "seed", "status", "pilot", "error", "winner",
@@ -53,10 +62,6 @@ class Store(Protocol):
 
     def meta(self) -> dict[str, Any]:
         """The study's stored metadata (its ``plan`` among it)."""
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def wide_columns(factor_paths: list[str]) -> list[str]:
@@ -87,6 +92,22 @@ def wide_select(store: Store) -> str:
     )
 
 
+def runs_export_select(store: Store) -> str:
+    """The exported ``runs`` table: every column of ``runs``, then ``pilot`` and each factor.
+
+    ``runs.csv`` (and ``runs.parquet``) keep the table's columns in their order,
+    so a script reading them by name or position still works, and gain what a
+    reader needs beside them: whether the run was an ``--until-ci`` pilot (left
+    out of the summary), and the run's factor values, named as in ``runs_wide``.
+    """
+    paths = _factor_paths(store)
+    factors = "".join(
+        f", p.{_quote(p)} AS {_quote(c)}" for p, c in zip(paths, wide_columns(paths), strict=True)
+    )
+    pilot = f"NOT ({summarised(store.meta()['plan'])}) AS pilot"
+    return f"SELECT r.*, {pilot}{factors} FROM runs r JOIN points p USING (point)"
+
+
 def create_view(store: Store) -> None:
     """Create (or replace) the ``runs_wide`` view in the study's database."""
     store.con.execute(f"CREATE OR REPLACE VIEW {VIEW} AS {wide_select(store)}")
@@ -98,9 +119,8 @@ def export_wide(store: Store, dest: Path, fmt: str) -> Path:
     out = dest / f"{VIEW}.{fmt}"
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
     with exporting(out) as temp:  # an old export survives a failed one
-        literal = "'" + str(temp).replace("'", "''") + "'"
         select = f"{wide_select(store)} ORDER BY r.run_id"
         if fmt == "csv":  # text a spreadsheet would run as a formula stays text
             select = csv_select(store.con, select)
-        store.con.execute(f"COPY ({select}) TO {literal} ({options})")
+        store.con.execute(f"COPY ({select}) TO {literal(str(temp))} ({options})")
     return out

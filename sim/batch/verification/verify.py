@@ -61,6 +61,7 @@ from sim.batch.execution.rows import ChunkRows, Losses, run_row
 from sim.batch.execution.worker import Prepared, RunSpec, failure, prepare, run_rows
 from sim.batch.inputs.seeds import derived_seed, run_seed
 from sim.batch.inputs.target import Target
+from sim.batch.methods.differences import PAIRED
 from sim.batch.planning.design import Factor, design_points
 from sim.batch.planning.stopping import PILOT, confirm_runs, pilot_runs, rule_of
 from sim.batch.storage.manifest import (
@@ -216,9 +217,10 @@ def _check_summary(store: Store, folder: Path, meta: dict[str, Any], check: Stud
 def _settings(stored: Any) -> dict[str, Any]:
     """The summary's settings that are not in the database, as ``summary.json`` names them.
 
-    The baseline of the comparisons, and the proportions' interval when the
-    summary code takes one (``study.interval``): the summary is made again as
-    the study made it.
+    The baseline of the comparisons, the proportions' interval when the
+    summary code takes one (``study.interval``), and the paired differences'
+    interval when it was not the default (``study.paired_interval``): the
+    summary is made again as the study made it.
     """
     out: dict[str, Any] = {"baseline": 0}
     if not isinstance(stored, dict):
@@ -229,6 +231,8 @@ def _settings(stored: Any) -> dict[str, Any]:
     takes = inspect.signature(summarize).parameters
     if isinstance(study, dict) and isinstance(study.get("interval"), str) and "interval" in takes:
         out["interval"] = study["interval"]
+    if isinstance(study, dict) and study.get("paired_interval") in PAIRED:
+        out["paired_interval"] = study["paired_interval"]
     return out
 
 
