@@ -178,7 +178,9 @@ class StateBase(BaseModel):
 
     def snapshot(self) -> dict[str, Any]:
         """The state as plain JSON data (what ``engine.snapshot`` stores and each turn digests)."""
-        data = parts.as_rows(self.model_dump(mode="json"), self.rows_paths)
+        # warnings=False: a field an override set to another type while it was None
+        # (engine.projection.set_path allows it) is written as it is, without a warning.
+        data = parts.as_rows(self.model_dump(mode="json", warnings=False), self.rows_paths)
         if self.snapshot_order:
             return {key: data[key] for key in self.snapshot_order}
         return data

@@ -8,11 +8,11 @@ from sim.rulesets.musket.battle import plan
 from sim.rulesets.musket.campaign import carry_over
 from sim.rulesets.musket.data import RULESET_VERSION, rules_data
 from sim.rulesets.musket.engage import engagements
-from sim.rulesets.musket.events import UPCASTERS, musket_events
+from sim.rulesets.musket.events import UPCASTERS
 from sim.rulesets.musket.odds import RESOLUTIONS
 from sim.rulesets.musket.report import narrate, outcome, render_state, summary
 from sim.rulesets.musket.scenario import MusketScenario, cross_check
-from sim.rulesets.musket.state import apply_event, initial_state, restore, snapshot, snapshot_json
+from sim.rulesets.musket.state import BattleState, initial_state, snapshot_json
 from sim.rulesets.musket.view import DERIVED_FIELDS, measures, space, units
 
 __all__ = ["RULESET"]
@@ -23,17 +23,14 @@ RULESET = Ruleset(
     version=RULESET_VERSION,
     older_versions=("1", "2"),
     scenario_model=MusketScenario,
-    registry=EventRegistry(musket_events(), UPCASTERS),
+    registry=EventRegistry(BattleState.applied_events(), UPCASTERS),
     cross_check=cross_check,
     rules_data=rules_data,
     plan=plan,
     initial_state=initial_state,
-    apply=apply_event,
-    snapshot=snapshot,
     snapshot_json=snapshot_json,
     outcome=outcome,
     summary=summary,
-    restore=restore,
     audit=audit,
     render_state=render_state,
     narrate=narrate,
