@@ -51,7 +51,7 @@ from sim.contract.odds import (
     distribution_table,
     read_exact,
 )
-from sim.contract.parts import ById, Part, fixed
+from sim.contract.parts import ById, Part, fixed, row, trusted_part
 from sim.contract.registry import (
     BUILTIN,
     ENTRY_POINT_GROUP,
@@ -117,7 +117,9 @@ __all__ = [
     "load_error",
     "loaded_rulesets",
     "read_exact",
+    "row",
     "ruleset_names",
+    "trusted_part",
     "validate_plain",
 ]
 

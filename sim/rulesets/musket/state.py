@@ -24,7 +24,7 @@ from pydantic import Field, model_validator
 from engine.canonical import canonical_json, members_json
 from sim.contract import applies
 from sim.contract.ending import EndingState
-from sim.contract.parts import ById, Part, fixed
+from sim.contract.parts import ById, fixed, row, trusted_part
 from sim.rulesets.musket.events import (
     BattleEnded,
     Casualties,
@@ -50,8 +50,12 @@ __all__ = [
 Hex = tuple[int, int]
 
 
-class UnitState(Part):
-    """One unit's changing state (its fixed data stays in the scenario)."""
+@row
+class UnitState:
+    """One unit's changing state (its fixed data stays in the scenario).
+
+    A :func:`~sim.contract.parts.row`: the rules read its fields thousands of times a
+    turn, at a plain object's speed."""
 
     id: str
     side: str
@@ -81,7 +85,8 @@ class UnitState(Part):
         return self.morale != "eliminated"
 
 
-class SideState(Part):
+@row
+class SideState:
     """One army's standing."""
 
     id: str
@@ -206,7 +211,8 @@ class BattleState(EndingState):
 def initial_state(sc: MusketScenario) -> BattleState:
     """Build the state at the start of the battle from its scenario."""
     units = {
-        u.id: UnitState(
+        u.id: trusted_part(
+            UnitState,
             id=u.id,
             side=s.id,
             name=u.name,
@@ -225,7 +231,7 @@ def initial_state(sc: MusketScenario) -> BattleState:
         for s in sc.sides
         for u in s.units
     }
-    sides = {s.id: SideState(id=s.id, name=s.name) for s in sc.sides}
+    sides = {s.id: trusted_part(SideState, id=s.id, name=s.name) for s in sc.sides}
     return BattleState(units=units, sides=sides)
 
 
