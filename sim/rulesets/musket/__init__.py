@@ -10,6 +10,7 @@ from sim.rulesets.musket.data import RULESET_VERSION, rules_data
 from sim.rulesets.musket.engage import engagements
 from sim.rulesets.musket.events import UPCASTERS
 from sim.rulesets.musket.odds import RESOLUTIONS
+from sim.rulesets.musket.reach import reach
 from sim.rulesets.musket.report import narrate, outcome, render_state, summary
 from sim.rulesets.musket.scenario import MusketScenario, cross_check
 from sim.rulesets.musket.state import BattleState, initial_state, snapshot_json
@@ -41,4 +42,5 @@ RULESET = Ruleset(
     space=space,
     derived_fields=DERIVED_FIELDS,
     odds=RESOLUTIONS,
+    reach=reach,
 )
