@@ -8,13 +8,15 @@ generic tools is a model of :mod:`sim.contract.models`; its battle is a
 :mod:`sim.contract.bases` holds the scenario, side and battle-ended bases
 the built-in rulesets derive from (a plugin may too); :mod:`sim.contract.parts`,
 :mod:`sim.contract.ending`, :mod:`sim.contract.carry` and :mod:`sim.contract.ids`
-are the state, carry-over and cross-check pieces every ruleset shares.
+are the state, carry-over and cross-check pieces every ruleset shares, and
+:mod:`sim.contract.assembly` gathers a ruleset's hooks from its modules by name.
 ``docs/rulesets.md`` is the guide, with a complete example plugin.
 """
 
 from __future__ import annotations
 
 from sim.contract import bases
+from sim.contract.assembly import hooks
 from sim.contract.bases import (
     BattleEndedBase,
     Ident,
@@ -114,6 +116,7 @@ __all__ = [
     "fixed",
     "get_ruleset",
     "headline",
+    "hooks",
     "load_error",
     "loaded_rulesets",
     "read_exact",

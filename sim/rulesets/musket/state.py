@@ -97,14 +97,8 @@ class SideState:
 class BattleState(EndingState):
     """The whole battle: units in scenario order, sides, outcome."""
 
-    snapshot_order: ClassVar[tuple[str, ...]] = (
-        "units",
-        "sides",
-        "ended",
-        "ended_turn",
-        "winner",
-        "reason",
-        "objective_points",
+    snapshot_order: ClassVar[tuple[str, ...]] = EndingState.with_ending(
+        ("units", "sides"), ("objective_points",)
     )
     """The order of its snapshots before it used the base (an ``engine.snapshot`` line's)."""
 
