@@ -69,6 +69,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
     orders: dict[str, Order] = field(init=False)
     _span: int = field(init=False)
     _nearest: dict[tuple[str, int | None], tuple[int, UnitState | None]] = field(init=False)
+    _ahead: dict[tuple[str, int], tuple[int, UnitState | None]] = field(init=False)
     fire_losses: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Unit id → (the last turn it was fired on, men it lost to fire that turn), kept as
     the battle is fought (``battle.py``): the closing test reads this turn's losses
@@ -90,6 +91,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
         self.orders = {u.id: u.order for s in self.scenario.sides for u in s.units}
         self._span = self.scenario.map.width + self.scenario.map.height  # > any distance
         self._nearest = {}
+        self._ahead = {}
 
     @property
     def options(self) -> MusketOptions:
@@ -131,6 +133,18 @@ class Battle(BattleView[MusketScenario, BattleState]):
         nearest = self.nearest_enemy(unit, within=within)
         if nearest is None or not self.options.enfilade or unit.hex is None:
             return nearest
+        key = (unit.id, within)
+        placements = self.state.placements
+        hit = self._ahead.get(key)
+        if hit is not None and hit[0] == placements:
+            return hit[1]
+        found = self._ahead_of(unit, nearest)
+        self._ahead[key] = (placements, found)
+        return found
+
+    def _ahead_of(self, unit: UnitState, nearest: UnitState) -> UnitState:
+        """Among the enemies as near as ``nearest``, the one most nearly ahead (ties: rank)."""
+        assert unit.hex is not None
         assert nearest.hex is not None
         d = distance(unit.hex, nearest.hex)
         col, row = unit.hex
