@@ -150,9 +150,9 @@ def row(cls: type[T]) -> type[T]:
     return cast("type[T]", made)
 
 
-CHECK_TRUSTED = os.environ.get("BATTLESIM_CHECK_LINES") == "1"
-"""Validate every part :func:`trusted_part` makes again and require the same part (the test
-suite turns this on, with the event line check)."""
+CHECK_TRUSTED: bool | None = None
+"""Validate every part :func:`trusted_part` makes again and require the same part: on with
+``BATTLESIM_CHECK_LINES=1`` (the test suite), read when the first part is made."""
 
 _MAKERS: dict[type, tuple[Callable[[dict[str, Any]], Any], frozenset[str]]] = {}
 
@@ -184,6 +184,11 @@ def _maker(cls: type) -> tuple[Callable[[dict[str, Any]], Any], frozenset[str]]:
     return found
 
 
+def _check_from_environment() -> None:
+    global CHECK_TRUSTED  # noqa: PLW0603 - read once, after the test suite sets it
+    CHECK_TRUSTED = os.environ.get("BATTLESIM_CHECK_LINES") == "1"
+
+
 def trusted_part(cls: type[T], /, **values: Any) -> T:
     """A :func:`row` made from ``values`` without validation: a speed device for ``initial_state``.
 
@@ -201,6 +206,8 @@ def trusted_part(cls: type[T], /, **values: Any) -> T:
         part: T = make(values)
     except KeyError as missing:
         raise TypeError(f"{cls.__name__}: no value for {missing.args[0]!r}") from None
+    if CHECK_TRUSTED is None:
+        _check_from_environment()
     if CHECK_TRUSTED:
         again = cls(**values)
         if again != part or any(

@@ -76,3 +76,14 @@ def test_a_row_reads_faster_than_a_part() -> None:
     of an instance goes through it); a row's has none."""
     assert "__getattr__" not in {n for k in Gun.__mro__ for n in vars(k)}
     assert any("__getattr__" in vars(k) for k in Slow.__mro__)
+
+
+def test_the_test_suite_checks_each_trusted_part_against_validation() -> None:
+    """Under BATTLESIM_CHECK_LINES=1 (set by the suite) a value of another type than its
+    field's, which validation would convert, is refused."""
+    from sim.contract import parts
+
+    trusted_part(Gun, id="g", rounds=3)
+    assert parts.CHECK_TRUSTED is True
+    with pytest.raises(TypeError, match="a trusted Gun is not what validation makes"):
+        trusted_part(Gun, id="g", rounds="3")
