@@ -9,13 +9,15 @@ generic tools is a model of :mod:`sim.contract.models`; its battle is a
 the built-in rulesets derive from (a plugin may too); :mod:`sim.contract.emit`
 the helpers rules make their events with (``stamp``); :mod:`sim.contract.parts`,
 :mod:`sim.contract.ending`, :mod:`sim.contract.carry` and :mod:`sim.contract.ids`
-are the state, carry-over and cross-check pieces every ruleset shares.
+are the state, carry-over and cross-check pieces every ruleset shares, and
+:mod:`sim.contract.assembly` gathers a ruleset's hooks from its modules by name.
 ``docs/rulesets.md`` is the guide, with a complete example plugin.
 """
 
 from __future__ import annotations
 
 from sim.contract import bases
+from sim.contract.assembly import hooks
 from sim.contract.bases import (
     BattleEndedBase,
     Ident,
@@ -60,7 +62,7 @@ from sim.contract.odds import (
     distribution_table,
     read_exact,
 )
-from sim.contract.parts import ById, Part, fixed
+from sim.contract.parts import ById, Part, fixed, row, trusted_part
 from sim.contract.registry import (
     BUILTIN,
     ENTRY_POINT_GROUP,
@@ -127,11 +129,14 @@ __all__ = [
     "fixed",
     "get_ruleset",
     "headline",
+    "hooks",
     "load_error",
     "loaded_rulesets",
     "read_exact",
+    "row",
     "ruleset_names",
     "stamp",
+    "trusted_part",
     "turn_end_from",
     "validate_plain",
 ]

@@ -63,9 +63,21 @@ def _state_base(state: Any, hook: str) -> StateBase:
     return state
 
 
+_APPLY_FUNCTIONS: dict[type, dict[type[Event], Callable[[Any, Any], None]]] = {}
+"""State class → its ``apply_functions``, read once: a pydantic model's class attributes are
+read through its metaclass's ``__getattr__`` hook, several times a dictionary lookup."""
+
+
 def apply_by_state(state: Any, event: Event) -> None:
     """``apply``: the :class:`StateBase` method marked ``@applies`` for the event's class."""
-    _state_base(state, "apply").apply(event)
+    functions = _APPLY_FUNCTIONS.get(type(state))
+    if functions is None:
+        functions = _APPLY_FUNCTIONS[type(state)] = _state_base(state, "apply").apply_functions
+    function = functions.get(type(event))
+    if function is None:
+        state.apply(event)  # refused, naming the event's class
+    else:
+        function(state, event)
 
 
 def snapshot_of_state(state: Any) -> dict[str, Any]:

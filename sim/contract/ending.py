@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from sim.contract.bases import BattleEndedBase
 from sim.contract.state import StateBase
 
@@ -20,6 +22,9 @@ class EndingState(StateBase):
             self.end(event)
     """
 
+    ENDING: ClassVar[tuple[str, ...]] = ("ended", "ended_turn", "winner", "reason")
+    """The battle's end, in the order its fields stand."""
+
     ended_turn: int = 0
     """The turn the battle ended in (0 while it goes on): the outcome's ``turns``."""
     winner: str | None = None
@@ -31,3 +36,12 @@ class EndingState(StateBase):
         self.ended_turn = event.turn
         self.winner = event.winner
         self.reason = event.reason
+
+    @classmethod
+    def with_ending(cls, before: tuple[str, ...], after: tuple[str, ...] = ()) -> tuple[str, ...]:
+        """A ``snapshot_order``: the state's fields ``before``, the battle's end, then ``after``.
+
+        The order every built-in's snapshots had before it used the base
+        (``snapshot_order = EndingState.with_ending(("units", "sides"), ("points",))``).
+        """
+        return (*before, *cls.ENDING, *after)

@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-__all__ = ["VERSION_KEY", "ChangedDefaults", "later_option"]
+__all__ = ["VERSION_KEY", "ChangedDefaults", "int_option", "later_option"]
 
 
 def later_option(default: Any, description: str, **constraints: Any) -> Any:
@@ -35,6 +35,20 @@ def later_option(default: Any, description: str, **constraints: Any) -> Any:
         exclude_if=lambda value: bool(value == default),
         **constraints,
     )
+
+
+def int_option(options: BaseModel, name: str) -> int:
+    """The whole-number option ``name`` of ``options``, for an option named from parts
+    (``f"speed_{aircraft}"``).
+
+    Raises:
+        AttributeError: there is no option ``name``.
+        TypeError: it is not a whole number.
+    """
+    value = getattr(options, name)
+    if type(value) is not int:
+        raise TypeError(f"option {name!r} is {value!r}, not a whole number")
+    return value
 
 
 VERSION_KEY = "ruleset_version"

@@ -14,18 +14,39 @@ its fields, each documented in docs/rulesets.md ("The state base"):
   ``restore`` takes it from ``initial_state(scenario)``.
 
 A nested part of the state derives from :class:`Part` (a mutable pydantic
-model that refuses unknown fields and compares what its snapshot holds).
+model that refuses unknown fields and compares what its snapshot holds), or,
+for the rows the rules read most, is a :func:`row`: the same, as a slotted
+pydantic dataclass, whose fields are read and written at a plain object's
+speed (a ``BaseModel``'s attribute reads pass through its ``__getattr__``
+hook, about four times the cost).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar, get_args
+import dataclasses
+import os
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar, cast, dataclass_transform, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 
-__all__ = ["ById", "Part", "as_rows", "fixed", "overlay", "rows_paths", "same_snapshot"]
+__all__ = [
+    "ById",
+    "Part",
+    "as_rows",
+    "fixed",
+    "overlay",
+    "row",
+    "rows_paths",
+    "same_snapshot",
+    "trusted_part",
+]
 
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 def _rows_in(value: Any) -> Any:
@@ -50,27 +71,38 @@ and :func:`as_rows` turns their dumps into lists, which is what
 
 Path = tuple[str, ...]
 
+_ROW_CONFIG = ConfigDict(extra="forbid", validate_assignment=False)
 
-def rows_paths(model: type[BaseModel], prefix: Path = ()) -> list[Path]:
+
+def fields_of(model: Any) -> dict[str, FieldInfo]:
+    """The fields of a pydantic model or :func:`row` class (empty for anything else)."""
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return model.model_fields
+    found: dict[str, FieldInfo] | None = getattr(model, "__pydantic_fields__", None)
+    return found if isinstance(model, type) and dataclasses.is_dataclass(model) and found else {}
+
+
+def rows_paths(model: Any, prefix: Path = ()) -> list[Path]:
     """Where a dump of ``model`` holds :data:`ById` rows, deepest first (``*``: every row).
 
     Fields are followed into nested models and into the rows of a ``ById``.
     """
     found: list[Path] = []
-    for name, info in model.model_fields.items():
+    for name, info in fields_of(model).items():
         if info.exclude:
             continue
         if any(isinstance(m, _Rows) for m in info.metadata):
             found.append((*prefix, name))
-            row = get_args(info.annotation)[1]
-            found += rows_paths(row, (*prefix, name, "*")) if _is_model(row) else []
-        elif isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
+            kind = get_args(info.annotation)[1]
+            found += rows_paths(kind, (*prefix, name, "*")) if _is_model(kind) else []
+        elif _is_model(info.annotation):
             found += rows_paths(info.annotation, (*prefix, name))
     return sorted(found, key=len, reverse=True)
 
 
 def _is_model(t: Any) -> bool:
-    return isinstance(t, type) and issubclass(t, BaseModel)
+    """A pydantic model or :func:`row` class."""
+    return bool(fields_of(t))
 
 
 def as_rows(data: dict[str, Any], paths: list[Path]) -> dict[str, Any]:
@@ -101,15 +133,99 @@ def fixed(default: Any = ..., **kwargs: Any) -> Any:
     return Field(default, exclude=True, **kwargs)
 
 
-def _compared(model: BaseModel) -> dict[str, Any]:
+@dataclass_transform(kw_only_default=True, field_specifiers=(Field,))
+def row(cls: type[T]) -> type[T]:
+    """A part of the state as a slotted pydantic dataclass: for the rows the rules read most.
+
+    Declared and used as a :class:`Part` is (fields, :func:`fixed`, properties,
+    methods; unknown attributes refused; made by keyword), validated when made and restored,
+    dumped by pydantic's compiled serialiser; but its attributes are slots,
+    read and written at a plain object's speed, where a ``BaseModel``'s reads
+    pass through its ``__getattr__`` hook (measured in docs/rulesets.md, "The
+    state base").  Equal when the fields its snapshot holds are.
+    """
+    cls.__eq__ = same_snapshot  # type: ignore[method-assign]
+    made: Any = pydantic_dataclass(slots=True, kw_only=True, eq=False, config=_ROW_CONFIG)(cls)
+    made.__hash__ = None  # mutable
+    return cast("type[T]", made)
+
+
+CHECK_TRUSTED: bool | None = None
+"""Validate every part :func:`trusted_part` makes again and require the same part: on with
+``BATTLESIM_CHECK_LINES=1`` (the test suite), read when the first part is made."""
+
+_MAKERS: dict[type, tuple[Callable[[dict[str, Any]], Any], frozenset[str]]] = {}
+
+
+def _maker(cls: type) -> tuple[Callable[[dict[str, Any]], Any], frozenset[str]]:
+    """A function making a ``cls`` from its values unvalidated, and its field names.
+
+    Written once per class as plain assignments (as :mod:`dataclasses` writes an
+    ``__init__``): a slot is set by a statement several times faster than by a call.
+    """
+    found = _MAKERS.get(cls)
+    if found is not None:
+        return found
+    scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    lines = ["def make(values):", "    p = new(cls)"]
+    for name, info in fields_of(cls).items():
+        if info.default_factory is not None:
+            scope[f"f_{name}"] = info.default_factory
+            value = f"values[{name!r}] if {name!r} in values else f_{name}()"
+        elif info.default is PydanticUndefined:
+            value = f"values[{name!r}]"
+        else:
+            scope[f"d_{name}"] = info.default
+            value = f"values.get({name!r}, d_{name})"
+        lines.append(f"    p.{name} = {value}")
+    lines.append("    return p")
+    exec("\n".join(lines), scope)  # our own field names, as dataclasses does
+    found = _MAKERS[cls] = (scope["make"], frozenset(fields_of(cls)))
+    return found
+
+
+def _check_from_environment() -> None:
+    global CHECK_TRUSTED  # noqa: PLW0603 - read once, after the test suite sets it
+    CHECK_TRUSTED = os.environ.get("BATTLESIM_CHECK_LINES") == "1"
+
+
+def trusted_part(cls: type[T], /, **values: Any) -> T:
+    """A :func:`row` made from ``values`` without validation: a speed device for ``initial_state``.
+
+    Validating a row costs several microseconds; an ``initial_state`` copying
+    a scenario's validated values into its rows may skip it (a fifth of the
+    cost or less).  The caller guarantees each value has its field's type; a
+    missing field without a default, or an unknown one, is a ``TypeError``.
+    With :data:`CHECK_TRUSTED` (on in the test suite) each part is validated
+    again and must equal what validation makes, type for type.
+    """
+    make, names = _maker(cls)
+    if not values.keys() <= names:
+        raise TypeError(f"{cls.__name__} has no field {sorted(values.keys() - names)[0]!r}")
+    try:
+        part: T = make(values)
+    except KeyError as missing:
+        raise TypeError(f"{cls.__name__}: no value for {missing.args[0]!r}") from None
+    if CHECK_TRUSTED is None:
+        _check_from_environment()
+    if CHECK_TRUSTED:
+        again = cls(**values)
+        if again != part or any(
+            type(getattr(again, n)) is not type(getattr(part, n)) for n in names
+        ):
+            raise TypeError(f"a trusted {cls.__name__} is not what validation makes: {part!r}")
+    return part
+
+
+def _compared(model: Any) -> dict[str, Any]:
     """The fields of ``model`` its snapshot holds."""
-    fields = type(model).model_fields
-    return {n: v for n, v in model.__dict__.items() if n in fields and not fields[n].exclude}
+    fields = fields_of(type(model))
+    return {n: getattr(model, n) for n, info in fields.items() if not info.exclude}
 
 
-def same_snapshot(a: BaseModel, b: object) -> bool:
+def same_snapshot(a: Any, b: object) -> bool:
     """``a == b`` for a state or a part: the same class and equal snapshot fields."""
-    if type(a) is not type(b) or not isinstance(b, BaseModel):
+    if type(a) is not type(b):
         return False
     return _compared(a) == _compared(b)
 
@@ -130,13 +246,13 @@ class Part(BaseModel):
     __hash__ = None  # type: ignore[assignment]  # mutable
 
 
-def has_fixed(model: type[BaseModel], seen: set[type] | None = None) -> bool:
+def has_fixed(model: type[Any], seen: set[type] | None = None) -> bool:
     """True when ``model`` or a model inside its fields has a :func:`fixed` field."""
     seen = set() if seen is None else seen
     if model in seen:
         return False
     seen.add(model)
-    for info in model.model_fields.values():
+    for info in fields_of(model).values():
         if info.exclude:
             return True
         if any(has_fixed(t, seen) for t in _models_in(info.annotation)):
@@ -144,9 +260,9 @@ def has_fixed(model: type[BaseModel], seen: set[type] | None = None) -> bool:
     return False
 
 
-def _models_in(annotation: Any) -> list[type[BaseModel]]:
-    """Model classes named anywhere in an annotation (``dict[str, Ship]`` → ``[Ship]``)."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+def _models_in(annotation: Any) -> list[type[Any]]:
+    """Model and row classes named anywhere in an annotation (``dict[str, Ship]`` → ``[Ship]``)."""
+    if _is_model(annotation):
         return [annotation]
     return [m for a in get_args(annotation) for m in _models_in(a)]
 
@@ -158,9 +274,9 @@ def overlay(start: Any, data: Any) -> Any:
     holds takes its value, and a :func:`fixed` field (or one an older
     snapshot lacks) keeps the start's.
     """
-    if isinstance(start, BaseModel) and isinstance(data, dict):
+    if _is_model(type(start)) and isinstance(data, dict):
         out = {}
-        for name, info in type(start).model_fields.items():
+        for name, info in fields_of(type(start)).items():
             value = getattr(start, name)
             keep = info.exclude or name not in data
             out[name] = value if keep else overlay(value, data[name])

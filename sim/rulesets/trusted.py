@@ -19,10 +19,12 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from engine.events import assemble
+from sim.contract.ending import EndingState
 from sim.contract.models import Measure, Number, Outcome, SideResult, UnitRow, typed
 
 __all__ = [
     "CHECK_TRUSTED",
+    "trusted_ending",
     "trusted_measure",
     "trusted_outcome",
     "trusted_row",
@@ -134,3 +136,11 @@ def trusted_outcome(
         "sides": sides,
     }
     return _trusted(Outcome, data)
+
+
+def trusted_ending(state: EndingState, sides: dict[str, SideResult]) -> Outcome:
+    """The trusted :class:`Outcome` of an :class:`~sim.contract.EndingState`: its winner,
+    named as that side's result is, its reason and turns, and the sides' results."""
+    winner = state.winner
+    name = sides[winner].name if winner is not None else None
+    return trusted_outcome(winner, name, state.reason, state.ended_turn, sides)

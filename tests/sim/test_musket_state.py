@@ -1,5 +1,6 @@
-"""musket's state: snapshot_json writes exactly canonical_json(snapshot(state)) for any field
-values, and apply_event dispatches as the singledispatch apply does."""
+"""musket's state: snapshot_json writes exactly canonical_json(state.snapshot()) for any field
+values; apply is the state base's (@applies methods, an unknown class refused); occupant is
+derived from the units' hexes, out of the snapshot, and rebuilt on restore."""
 
 from __future__ import annotations
 
@@ -12,16 +13,10 @@ from hypothesis import strategies as st
 from engine.canonical import canonical_json
 from engine.events import Event
 from engine.projection import set_path
-from sim.rulesets.musket.events import Rested
-from sim.rulesets.musket.state import (
-    BattleState,
-    SideState,
-    UnitState,
-    apply,
-    apply_event,
-    snapshot,
-    snapshot_json,
-)
+from sim.contract.defaults import apply_by_state
+from sim.rulesets.musket import RULESET
+from sim.rulesets.musket.events import LeftField, Moved, Rested
+from sim.rulesets.musket.state import BattleState, SideState, UnitState, snapshot_json
 
 _INTS = st.integers() | st.integers(min_value=-3, max_value=3)
 _HEXES = st.none() | st.tuples(st.integers(), st.integers())
@@ -69,7 +64,7 @@ def states(draw: st.DrawFn) -> BattleState:
     sides = draw(st.lists(st.tuples(st.text(), st.text(), st.booleans()), max_size=3))
     return BattleState(
         units={f"k{i}": u for i, u in enumerate(found)},
-        sides={f"s{i}": SideState(*side) for i, side in enumerate(sides)},
+        sides={f"s{i}": SideState(id=i_, name=n, broken=b) for i, (i_, n, b) in enumerate(sides)},
         ended=draw(st.booleans()),
         ended_turn=draw(_INTS),
         winner=draw(st.none() | st.text()),
@@ -81,7 +76,7 @@ def states(draw: st.DrawFn) -> BattleState:
 @given(states())
 def test_any_state_is_written_as_its_snapshots_canonical_json(state: BattleState) -> None:
     """Text with quotes, controls or non-ASCII, ints of any size, hexes or None: the same text."""
-    assert snapshot_json(state) == canonical_json(snapshot(state))
+    assert snapshot_json(state) == canonical_json(state.snapshot())
 
 
 @given(states(), st.data())
@@ -94,7 +89,7 @@ def test_a_none_field_overridden_with_any_value_is_still_written_exactly(
         for name in ("hex", "morale_cause"):
             if getattr(unit, name) is None:
                 set_path(state, f"units.{key}.{name}", data.draw(_ODD), counts=True)
-    assert snapshot_json(state) == canonical_json(snapshot(state))
+    assert snapshot_json(state) == canonical_json(state.snapshot())
 
 
 class Stranger(Event):
@@ -103,23 +98,62 @@ class Stranger(Event):
     type: Literal["test.stranger"] = "test.stranger"
 
 
-class LongRest(Rested):
-    """A subclass of a musket event: singledispatch gives it Rested's implementation."""
+def _unit(uid: str = "a", at: tuple[int, int] | None = None) -> UnitState:
+    return UnitState(
+        id=uid,
+        side="s",
+        name=uid.upper(),
+        kind="infantry",
+        quality="B",
+        weapon="musket",
+        formation="line",
+        leader=False,
+        ammo="full",
+        initial=9,
+        strength=9,
+        hex=at,
+    )
 
 
-def _unit() -> UnitState:
-    return UnitState("a", "s", "A", "infantry", "B", "musket", "line", False, "full", 9, 9, None)
-
-
-def test_apply_event_dispatches_as_apply_does_every_time() -> None:
-    """A subclass takes its base's implementation, an unknown class is refused, both
-    again on a second call (when apply_event has kept what it looked up)."""
+def test_apply_is_the_state_bases_and_refuses_an_unknown_class() -> None:
+    """Rested lowers fatigue by what it recovered (never below 0) every time; an event
+    class no @applies method names is refused, naming it."""
     state = BattleState(units={"a": _unit()}, sides={})
     state.units["a"].fatigue = 10
-    for expected in (7, 4):
-        apply_event(state, LongRest(turn=1, time=0.0, unit="a", p=0.5, draws=[], recovered=3))
+    for expected in (7, 4, 1, 0):
+        apply_by_state(state, Rested(turn=1, time=0.0, unit="a", p=0.5, draws=[], recovered=3))
         assert state.units["a"].fatigue == expected
-    for _ in range(2):
-        with pytest.raises(TypeError, match="musket cannot apply Stranger"):
-            apply_event(state, Stranger(turn=1, time=0.0))
-    assert apply.dispatch(LongRest) is apply.dispatch(Rested)
+    with pytest.raises(TypeError, match=r"no @applies\(Stranger\) method"):
+        apply_by_state(state, Stranger(turn=1, time=0.0))
+
+
+def test_the_registry_is_the_applied_events() -> None:
+    """The ruleset records exactly the event classes its state applies."""
+    assert set(BattleState.applied_events()) <= set(RULESET.registry.classes)
+    assert {c.__name__ for c in BattleState.applied_events()} == {
+        "Moved",
+        "LeftField",
+        "Fired",
+        "Meleed",
+        "MoraleTested",
+        "Rallied",
+        "Rested",
+        "SideBroken",
+        "BattleEnded",
+    }
+
+
+def test_occupant_follows_the_hexes_and_is_rebuilt_on_restore() -> None:
+    """Made from units, occupant maps each placed unit's hex to it; a move and a unit
+    leaving the field change it (and count a placement); restore rebuilds it from the
+    snapshot's hexes, which is all the snapshot holds of it."""
+    state = BattleState(units={"a": _unit("a", (1, 1)), "b": _unit("b", None)}, sides={})
+    assert state.occupant == {(1, 1): "a"}
+    assert "occupant" not in state.snapshot() and "placements" not in state.snapshot()
+    state.apply(Moved(turn=1, time=0.0, unit="a", reason="order", path=[(1, 2)], start=(1, 1)))
+    assert (state.occupant, state.placements, state.units["a"].moved_turn) == ({(1, 2): "a"}, 1, 1)
+    again = BattleState.restore(state.snapshot(), BattleState(units={}, sides={}))
+    assert again == state and again.occupant == {(1, 2): "a"}
+    state.apply(LeftField(turn=2, time=0.0, unit="a", at=(1, 2)))
+    gone = state.units["a"]
+    assert (state.occupant, gone.morale, gone.hex) == ({}, "eliminated", None)

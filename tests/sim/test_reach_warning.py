@@ -12,9 +12,11 @@ from click.testing import CliRunner
 
 from sim.cli import cli
 from sim.contract import Reach
+from sim.contract.defaults import no_reach
 from sim.rulesets.musket import RULESET as MUSKET
 from sim.rulesets.musket.data import WEAPONS
 from sim.rulesets.musket.hexmap import distance
+from sim.rulesets.musket.scenario import MusketScenario
 from sim.scenario import reach as reach_module
 from sim.scenario.catalog import template_text
 from sim.scenario.load import load_scenario
@@ -23,30 +25,24 @@ OLD_TEMPLATE_BATTERY = "at: [4, 9]"
 """Where the musket template put its battery before: 7 hexes from the one enemy, reach 3."""
 
 
-def musket_reach(scenario: Any) -> list[Reach]:
-    """A stand-in for musket's own hook (not yet in sim/rulesets/musket): a unit moves unless
-    it holds; it reaches an enemy within as many hexes as its weapon has range values."""
-    everyone = [(s, i, u) for s in scenario.sides for i, u in enumerate(s.units)]
-    out = []
-    for k, side in enumerate(scenario.sides):
-        for i, u in enumerate(side.units):
-            hexes = len(WEAPONS[u.weapon]["values"])  # type: ignore[arg-type]
-            near = tuple(
-                e.id
-                for s, _, e in everyone
-                if s.id != side.id and distance(tuple(u.at), tuple(e.at)) <= hexes
-            )
-            out.append(
-                Reach(
-                    unit=u.id,
-                    side=side.id,
-                    path=("sides", k, "units", i),
-                    moves=u.order.kind != "hold",
-                    in_reach=near,
-                    why=f"{u.weapon} reaches {hexes} hexes",
-                )
-            )
-    return out
+def test_musket_reach_is_its_orders_and_its_weapons_range() -> None:
+    """musket's own hook: a unit moves under advance, engage or charge; it reaches the
+    enemies within its weapon's range (the farthest hex of a non-zero fire value)."""
+    _, loaded = load_scenario(Path("scenarios/stone_wall.yaml").resolve())
+    assert isinstance(loaded, MusketScenario)
+    scenario = loaded
+    reaches = MUSKET.reach(scenario)
+    units = [(k, i, u) for k, s in enumerate(scenario.sides) for i, u in enumerate(s.units)]
+    assert [r.unit for r in reaches] == [u.id for _, _, u in units]
+    for r, (k, i, u) in zip(reaches, units, strict=True):
+        values: tuple[int, ...] = WEAPONS[u.weapon]["values"]  # type: ignore[assignment]
+        hexes = max(n + 1 for n, v in enumerate(values) if v > 0)
+        enemies = [e for s in scenario.sides if s.id != r.side for e in s.units]
+        near = tuple(e.id for e in enemies if distance(u.at, e.at) <= hexes)
+        assert r.path == ("sides", k, "units", i)
+        assert r.moves is (u.order.kind in ("advance", "engage", "charge"))
+        assert (r.in_reach, r.why) == (near, f"{u.weapon} reaches {hexes} hexes")
+    assert {r.moves for r in reaches} == {True, False}
 
 
 def _reach(unit: str, side: str, moves: bool, in_reach: tuple[str, ...] = ()) -> Reach:
@@ -85,7 +81,8 @@ def test_a_unit_is_idle_when_neither_it_nor_an_enemy_moves_and_none_is_in_reach(
 def test_no_reach_hook_no_warning() -> None:
     """A ruleset that leaves `reach` out (the default) gets no warning."""
     _, scenario = load_scenario(Path("scenarios/stone_wall.yaml").resolve())
-    assert reach_module.never_in_reach(dataclasses.replace(MUSKET), scenario) == []
+    silent = dataclasses.replace(MUSKET, reach=no_reach)
+    assert reach_module.never_in_reach(silent, scenario) == []
 
 
 def _template(tmp_path: Path, text: str) -> Path:
@@ -94,15 +91,12 @@ def _template(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def test_validate_warns_of_the_old_templates_battery(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With musket's reach said, the template as it was (battery 7 hexes out, holding, the one
+def test_validate_warns_of_the_old_templates_battery(tmp_path: Path) -> None:
+    """With musket's reach hook, the template as it was (battery 7 hexes out, holding, the one
     enemy holding) is valid with one warning on stderr at the battery's line; exit 0."""
     text = template_text("musket")
     battery = next(line for line in text.splitlines() if "at: [4, 5]" in line)
     old = _template(tmp_path, text.replace(battery, f"        {OLD_TEMPLATE_BATTERY}"))
-    monkeypatch.setattr(reach_module, "never_in_reach", _with_musket_reach)
     result = CliRunner().invoke(cli, ["validate", str(old)])
     assert result.exit_code == 0
     line = 1 + next(
@@ -116,10 +110,3 @@ def test_validate_warns_of_the_old_templates_battery(
     assert (data["ok"], [w["field"] for w in data["warnings"]]) == (True, ["sides.0.units.2"])
     fixed = CliRunner().invoke(cli, ["validate", str(_template(tmp_path, text))])
     assert (fixed.exit_code, fixed.stderr) == (0, "")
-
-
-_never_in_reach = reach_module.never_in_reach
-
-
-def _with_musket_reach(ruleset: Any, scenario: Any) -> Any:
-    return _never_in_reach(dataclasses.replace(ruleset, reach=musket_reach), scenario)

@@ -84,3 +84,26 @@ def test_search_is_cached_until_a_unit_is_placed() -> None:
     assert set(_lookups_per_unit(b)) == {0}
     b.state.placements += 1  # what apply's _place does when a unit moves or leaves
     assert set(_lookups_per_unit(b)) == {6 + 12, 6 + 12 + 18}
+
+
+def _ahead_lookups(b: Battle) -> list[int]:
+    counts = []
+    for unit in b.state.units.values():
+        before = CountingDict.gets
+        assert b.nearest_ahead(unit, within=4) is not None
+        counts.append(CountingDict.gets - before)
+    return counts
+
+
+def test_the_target_ahead_is_kept_until_a_unit_is_placed() -> None:
+    """With facing (enfilade, on by default) a shot's target is the nearest enemy most
+    nearly ahead: searched once, then kept while nothing is placed, and the same answer
+    as a fresh search after a placement."""
+    b = _lines(40)
+    assert b.options.enfilade
+    first = {u.id: b.nearest_ahead(u, within=4) for u in b.state.units.values()}
+    assert set(_ahead_lookups(b)) == {0}
+    b.state.placements += 1  # what apply's _place does when a unit moves or leaves
+    assert min(_ahead_lookups(b)) > 0
+    again = {u.id: b.nearest_ahead(u, within=4) for u in b.state.units.values()}
+    assert again == first

@@ -21,7 +21,7 @@ from sim.rulesets.becmi.events import (
 )
 from sim.rulesets.becmi.scenario import BecmiScenario
 from sim.rulesets.becmi.state import BattleState, Bout, CombatantState
-from sim.rulesets.trusted import trusted_measure, trusted_outcome, trusted_side
+from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
 from sim.text.grammar import agree, count
 
 __all__ = ["narrate", "outcome", "render_state", "summary"]
@@ -32,7 +32,7 @@ HOLDS = {0: "free", 1: "grab", 2: "takedown", 3: "pin"}
 def outcome(sc: BecmiScenario, state: BattleState) -> Outcome:
     """Winner, reason, rounds and each side's losses (dead, knocked out, fled, hit points).
 
-    Built trusted (:func:`sim.rulesets.trusted.trusted_outcome`): every value is an
+    Built trusted (:func:`sim.rulesets.trusted.trusted_ending`): every value is an
     int or text of the state.
     """
     sides: dict[str, SideResult] = {}
@@ -54,14 +54,7 @@ def outcome(sc: BecmiScenario, state: BattleState) -> Outcome:
                 "standing": sum(1 for c in members if c.conscious),
             },
         )
-    names = {s.id: s.name for s in sc.sides}
-    return trusted_outcome(
-        state.winner,
-        names[state.winner] if state.winner else None,
-        state.reason,
-        state.ended_turn,
-        sides,
-    )
+    return trusted_ending(state, sides)
 
 
 def summary(outcome: Outcome) -> list[str]:

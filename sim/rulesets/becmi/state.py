@@ -106,16 +106,8 @@ class SideState(Part):
 class BattleState(EndingState):
     """The whole fight: combatants in scenario order, sides, bouts, outcome."""
 
-    snapshot_order: ClassVar[tuple[str, ...]] = (
-        "combatants",
-        "sides",
-        "bouts",
-        "order",
-        "round",
-        "ended",
-        "ended_turn",
-        "winner",
-        "reason",
+    snapshot_order: ClassVar[tuple[str, ...]] = EndingState.with_ending(
+        ("combatants", "sides", "bouts", "order", "round")
     )
     """The order of its snapshots before it used the base (an ``engine.snapshot`` line's)."""
 

@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from sim.contract.options import ChangedDefaults
+from sim.contract.options import ChangedDefaults, int_option
 
 __all__ = ["DAMAGE_OPTIONS", "RULES_V1", "RULES_V2", "FlattopOptions"]
 
@@ -261,24 +261,16 @@ class FlattopOptions(ChangedDefaults):
 
     def hit_table(self, aircraft: str, weapon: str) -> int:
         """Basic hit table of an aircraft type making an attack of a kind."""
-        value = getattr(self, f"table_{aircraft}_{weapon}")
-        assert isinstance(value, int)
-        return value
+        return int_option(self, f"table_{aircraft}_{weapon}")
 
     def damage(self, kind: str) -> int:
         """Default damage factor of a ship class (hits to sink)."""
-        value = getattr(self, DAMAGE_OPTIONS[kind])
-        assert isinstance(value, int)
-        return value
+        return int_option(self, DAMAGE_OPTIONS[kind])
 
     def speed(self, aircraft: str) -> int:
         """Cruising speed of an aircraft type, hexes an hour."""
-        value = getattr(self, f"speed_{aircraft}")
-        assert isinstance(value, int)
-        return value
+        return int_option(self, f"speed_{aircraft}")
 
     def radius(self, aircraft: str) -> int:
         """Strike radius of an aircraft type, hexes."""
-        value = getattr(self, f"radius_{aircraft}")
-        assert isinstance(value, int)
-        return value
+        return int_option(self, f"radius_{aircraft}")

@@ -22,7 +22,7 @@ from sim.rulesets.flattop.events import (
 )
 from sim.rulesets.flattop.scenario import FlattopScenario
 from sim.rulesets.flattop.state import BattleState
-from sim.rulesets.trusted import trusted_measure, trusted_outcome, trusted_side
+from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
 from sim.text.grammar import agree, count
 
 __all__ = ["narrate", "outcome", "render_state", "summary"]
@@ -33,7 +33,7 @@ _ABBREV = {"fighter": "F", "dive_bomber": "DB", "torpedo_bomber": "TB", "level_b
 def outcome(sc: FlattopScenario, state: BattleState) -> Outcome:
     """Winner, reason, turns and each side's losses (ships sunk and crippled, air factors).
 
-    Built trusted (:func:`sim.rulesets.trusted.trusted_outcome`): every value is an
+    Built trusted (:func:`sim.rulesets.trusted.trusted_ending`): every value is an
     int, text, a list of text or a dict of ints of the state.
     """
     sides: dict[str, SideResult] = {}
@@ -61,11 +61,7 @@ def outcome(sc: FlattopScenario, state: BattleState) -> Outcome:
                 "points": state.points.get(side.id, 0),
             },
         )
-    winner = state.winner
-    names = {s.id: s.name for s in sc.sides}
-    return trusted_outcome(
-        winner, names[winner] if winner else None, state.reason, state.ended_turn, sides
-    )
+    return trusted_ending(state, sides)
 
 
 def _ships(n: int | float) -> str:

@@ -156,17 +156,8 @@ class SideState(Part):
 class BattleState(EndingState):
     """The whole battle, every mapping in scenario order."""
 
-    snapshot_order: ClassVar[tuple[str, ...]] = (
-        "ships",
-        "decks",
-        "task_forces",
-        "strikes",
-        "sides",
-        "ended",
-        "ended_turn",
-        "winner",
-        "reason",
-        "points",
+    snapshot_order: ClassVar[tuple[str, ...]] = EndingState.with_ending(
+        ("ships", "decks", "task_forces", "strikes", "sides"), ("points",)
     )
     """The order of its snapshots before it used the base (an ``engine.snapshot`` line's)."""
 

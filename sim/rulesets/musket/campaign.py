@@ -24,12 +24,11 @@ An order aimed at a unit that is gone loses its target; an ``engage`` or
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from sim.contract.bases import validate_plain
+from sim.contract.carry import CarryOver, CarrySettings, NextBattle, Spec
 from sim.rulesets.musket.scenario import MusketScenario
 from sim.rulesets.musket.state import BattleState, UnitState
 
@@ -39,10 +38,8 @@ Morale = Literal["good", "disrupted", "routed"]
 _LADDER: tuple[Morale, ...] = ("routed", "disrupted", "good")
 
 
-class CarryOverSettings(BaseModel):
+class CarryOverSettings(CarrySettings):
     """A campaign's ``carry_over:`` settings for musket battles."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     fatigue_recovery: int = Field(
         300, ge=0, le=100_000, description="Fatigue recovered between battles."
@@ -53,9 +50,6 @@ class CarryOverSettings(BaseModel):
     fled_return: bool = Field(
         True, description="Units that fled the field rejoin (as routed, before recovery)."
     )
-    reinforcements: dict[str, list[dict[str, Any]]] = Field(
-        default_factory=dict, description="Side id → unit specs joining this battle."
-    )
 
 
 def _morale(unit: UnitState, steps: int) -> Morale:
@@ -64,7 +58,7 @@ def _morale(unit: UnitState, steps: int) -> Morale:
     return _LADDER[min(_LADDER.index(start) + steps, len(_LADDER) - 1)]
 
 
-def _carried(spec: dict[str, Any], unit: UnitState, s: CarryOverSettings) -> dict[str, Any] | None:
+def _carried(spec: Spec, unit: UnitState, s: CarryOverSettings) -> Spec | None:
     """The next battle's unit spec with ``unit``'s end state, or None when it is gone."""
     fled = unit.morale == "eliminated" and unit.strength > 0
     if unit.strength == 0 or (fled and not s.fled_return):
@@ -77,50 +71,30 @@ def _carried(spec: dict[str, Any], unit: UnitState, s: CarryOverSettings) -> dic
     }
 
 
-def _retarget(spec: dict[str, Any], gone: dict[str, Any]) -> dict[str, Any]:
+def _retarget(spec: Spec, gone: dict[str, Spec]) -> Spec:
     """``spec`` with its order no longer aimed at a unit that is gone."""
     order = spec.get("order")
     if not isinstance(order, dict) or order.get("target") not in gone:
         return spec
     kind = order.get("kind", "hold")
+    new_order: dict[str, Any]
     if kind in ("engage", "charge"):
-        new_order = {"kind": "advance", "to": gone[order["target"]]}
+        new_order = {"kind": "advance", "to": gone[order["target"]].get("at")}
     else:
         new_order = {k: v for k, v in order.items() if k != "target"}
     return {**spec, "order": new_order}
 
 
-def carry_over(
-    scenario: MusketScenario,
-    final_state: BattleState,
-    next_data: dict[str, Any],
-    settings: dict[str, Any],
-) -> dict[str, Any]:
-    """The next battle's scenario data with this battle's survivors carried into it.
+def _carry(
+    scenario: MusketScenario, final: BattleState, battle: NextBattle, s: CarryOverSettings
+) -> None:
+    """Reinforcements join; survivors carry their strength, fatigue and morale; an order
+    aimed at a unit that is gone loses its target."""
+    del scenario  # the final state holds all that is carried
+    battle.reinforce(s.reinforcements, "units")
+    gone = battle.carry("units", final.units, lambda spec, unit: _carried(spec, unit, s))
+    battle.each("units", lambda spec: _retarget(spec, gone))
 
-    Raises:
-        pydantic.ValidationError: ``settings`` are not valid carry-over settings.
-        ValueError: a reinforcement names a side the next battle does not have.
-    """
-    s = validate_plain(CarryOverSettings, settings)
-    out = copy.deepcopy(next_data)
-    sides = out.get("sides", [])
-    by_id = {side.get("id"): side for side in sides if isinstance(side, dict)}
-    for side_id, specs in s.reinforcements.items():
-        if side_id not in by_id:
-            raise ValueError(f"reinforcements: the next battle has no side {side_id!r}")
-        by_id[side_id]["units"] = [*by_id[side_id].get("units", []), *copy.deepcopy(specs)]
-    gone: dict[str, Any] = {}
-    for side in by_id.values():
-        kept = []
-        for spec in side.get("units", []):
-            unit = final_state.units.get(spec.get("id", ""))
-            new = spec if unit is None else _carried(spec, unit, s)
-            if new is None:
-                gone[spec["id"]] = spec.get("at")
-            else:
-                kept.append(new)
-        side["units"] = kept
-    for side in by_id.values():
-        side["units"] = [_retarget(spec, gone) for spec in side["units"]]
-    return out
+
+carry_over = CarryOver(CarryOverSettings, _carry)
+"""The next battle's scenario data with this battle's survivors carried into it."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.rng import Stream
@@ -16,6 +17,8 @@ from sim.runner import BattleView
 __all__ = ["Battle", "Hex"]
 
 Hex = tuple[int, int]
+Key = tuple[str, int | None]
+"""A kept search's key: the unit's id and the range searched (None: any)."""
 _ATTACKS = ("charge", "engage")
 LINEAR_COVER = ("stone_wall", "breastworks", "fence")
 """Cover that faces one way: with option ``enfilade`` it covers only against the front."""
@@ -68,7 +71,8 @@ class Battle(BattleView[MusketScenario, BattleState]):
     sides: dict[str, SideSpec] = field(init=False)
     orders: dict[str, Order] = field(init=False)
     _span: int = field(init=False)
-    _nearest: dict[tuple[str, int | None], tuple[int, UnitState | None]] = field(init=False)
+    _nearest: dict[Key, tuple[int, UnitState | None]] = field(init=False)
+    _ahead: dict[Key, tuple[int, UnitState | None]] = field(init=False)
     fire_losses: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Unit id → (the last turn it was fired on, men it lost to fire that turn), kept as
     the battle is fought (``battle.py``): the closing test reads this turn's losses
@@ -90,6 +94,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
         self.orders = {u.id: u.order for s in self.scenario.sides for u in s.units}
         self._span = self.scenario.map.width + self.scenario.map.height  # > any distance
         self._nearest = {}
+        self._ahead = {}
 
     @property
     def options(self) -> MusketOptions:
@@ -131,6 +136,11 @@ class Battle(BattleView[MusketScenario, BattleState]):
         nearest = self.nearest_enemy(unit, within=within)
         if nearest is None or not self.options.enfilade or unit.hex is None:
             return nearest
+        return self._kept(self._ahead, (unit.id, within), lambda: self._ahead_of(unit, nearest))
+
+    def _ahead_of(self, unit: UnitState, nearest: UnitState) -> UnitState:
+        """Among the enemies as near as ``nearest``, the one most nearly ahead (ties: rank)."""
+        assert unit.hex is not None
         assert nearest.hex is not None
         d = distance(unit.hex, nearest.hex)
         col, row = unit.hex
@@ -197,13 +207,22 @@ class Battle(BattleView[MusketScenario, BattleState]):
         a unit is placed, moved or removed (``state.placements``).
         """
         assert unit.hex is not None
-        key = (unit.id, within)
+        return self._kept(self._nearest, (unit.id, within), lambda: self._search(unit, within))
+
+    def _kept(
+        self,
+        kept: dict[Key, tuple[int, UnitState | None]],
+        key: Key,
+        search: Callable[[], UnitState | None],
+    ) -> UnitState | None:
+        """``search()``'s answer, kept under ``key`` while the state's ``placements`` stands
+        (what a unit's targets depend on changes only when a unit is placed)."""
         placements = self.state.placements
-        hit = self._nearest.get(key)
+        hit = kept.get(key)
         if hit is not None and hit[0] == placements:
             return hit[1]
-        found = self._search(unit, within)
-        self._nearest[key] = (placements, found)
+        found = search()
+        kept[key] = (placements, found)
         return found
 
     def _search(self, unit: UnitState, within: int | None) -> UnitState | None:

@@ -18,7 +18,7 @@ from sim.rulesets.musket.events import (
 )
 from sim.rulesets.musket.scenario import MusketScenario
 from sim.rulesets.musket.state import BattleState
-from sim.rulesets.trusted import trusted_measure, trusted_outcome, trusted_side
+from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
 from sim.text.grammar import agree, count
 
 __all__ = ["clock", "narrate", "outcome", "render_state", "summary"]
@@ -34,7 +34,7 @@ def clock(sc: MusketScenario, minutes: float) -> str:
 def outcome(sc: MusketScenario, state: BattleState) -> Outcome:
     """Winner, reason, turns and each side's losses (men and guns).
 
-    Built trusted (:func:`sim.rulesets.trusted.trusted_outcome`): every value is an
+    Built trusted (:func:`sim.rulesets.trusted.trusted_ending`): every value is an
     int, a bool or text of the state.
     """
     sides: dict[str, SideResult] = {}
@@ -55,14 +55,7 @@ def outcome(sc: MusketScenario, state: BattleState) -> Outcome:
                 "objective_points": state.objective_points.get(side.id, 0),
             },
         )
-    winner = state.winner
-    return trusted_outcome(
-        winner,
-        sc.sides[[s.id for s in sc.sides].index(winner)].name if winner else None,
-        state.reason,
-        state.ended_turn,
-        sides,
-    )
+    return trusted_ending(state, sides)
 
 
 def summary(outcome: Outcome) -> list[str]:

@@ -13,6 +13,7 @@ from pydantic import Field, StringConstraints
 
 from sim.contract.bases import Ident, Name, ScenarioBase, SideBase
 from sim.contract.bases import Model as _Model
+from sim.contract.ids import UniqueIds
 from sim.rulesets.musket.data import WEAPONS, Terrain
 from sim.rulesets.musket.options import MusketOptions
 from sim.text.suggest import did_you_mean
@@ -185,20 +186,17 @@ def _check_map_and_options(sc: MusketScenario) -> list[Problem]:
 def cross_check(sc: MusketScenario) -> list[Problem]:
     """Return every problem that spans fields, each with its field path."""
     problems = _check_map_and_options(sc)
-    side_ids = [s.id for s in sc.sides]
-    for i, sid in enumerate(side_ids):
-        if side_ids.index(sid) != i:
-            problems.append((("sides", i, "id"), f"side id {sid!r} is used twice"))
+    side_ids = UniqueIds(problems)
+    for i, side in enumerate(sc.sides):
+        side_ids.add(side.id, ("sides", i, "id"), "side")
     side_of = {u.id: s.id for s in sc.sides for u in s.units}
-    seen: dict[str, bool] = {}
+    unit_ids = UniqueIds(problems)
     occupied: dict[tuple[int, int], str] = {}
     for i, side in enumerate(sc.sides):
         for j, u in enumerate(side.units):
             path: tuple[str | int, ...] = ("sides", i, "units", j)
             problems.extend(_check_unit(sc, u, side.id, side_of, path))
-            if u.id in seen:
-                problems.append(((*path, "id"), f"unit id {u.id!r} is used twice"))
-            seen[u.id] = True
+            unit_ids.add(u.id, (*path, "id"), "unit")
             if u.at in occupied:
                 problems.append(
                     ((*path, "at"), f"hex {list(u.at)} already holds {occupied[u.at]!r}")
@@ -207,7 +205,7 @@ def cross_check(sc: MusketScenario) -> list[Problem]:
     for k, obj in enumerate(sc.victory.objectives):
         if not _on_map(sc, obj.hex):
             problems.append((("victory", "objectives", k, "hex"), "objective is off the map"))
-        if obj.held_by is not None and obj.held_by not in side_ids:
+        if obj.held_by is not None and obj.held_by not in side_ids.first:
             problems.append((("victory", "objectives", k, "held_by"), f"no side {obj.held_by!r}"))
     return problems
 

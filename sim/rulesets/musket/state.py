@@ -1,21 +1,30 @@
-"""Battle state of the ``musket`` ruleset, and the one function that changes it.
+"""Battle state of the ``musket`` ruleset, and the methods that change it.
 
-:func:`apply` is the only writer of state: the live simulation calls it
-(through the engine's recorder) for each event it logs, and replay folds
-the logged events through it.
+:class:`BattleState` is a :class:`~sim.contract.StateBase` (with the battle's
+end), written as a plugin's is: its :func:`~sim.contract.applies` methods are
+the only writers of state (the live simulation calls them through the
+engine's recorder for each event it logs, and replay folds the logged events
+through them); snapshot and restore come from the base.  ``occupant`` (who
+stands on each hex) is :func:`~sim.contract.parts.fixed`: derived from the
+units' hexes, out of the snapshot, rebuilt whenever a state is made or
+restored and kept up to date by apply.
+
+:func:`snapshot_json` is musket's one speed device, the ``Ruleset`` hook any
+plugin may give: the text each turn's digest hashes, written straight from
+the units.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields
-from functools import singledispatch
 from json.encoder import encode_basestring
-from operator import attrgetter
-from typing import Any
+from typing import Any, ClassVar, Self
+
+from pydantic import Field, model_validator
 
 from engine.canonical import canonical_json, members_json
-from engine.events import Event
+from sim.contract import applies
+from sim.contract.ending import EndingState
+from sim.contract.parts import ById, fixed, row, trusted_part
 from sim.rulesets.musket.events import (
     BattleEnded,
     Casualties,
@@ -34,19 +43,19 @@ __all__ = [
     "BattleState",
     "SideState",
     "UnitState",
-    "apply",
     "initial_state",
-    "restore",
-    "snapshot",
     "snapshot_json",
 ]
 
 Hex = tuple[int, int]
 
 
-@dataclass(slots=True)
+@row
 class UnitState:
-    """One unit's changing state (its fixed data stays in the scenario)."""
+    """One unit's changing state (its fixed data stays in the scenario).
+
+    A :func:`~sim.contract.parts.row`: the rules read its fields thousands of times a
+    turn, at a plain object's speed."""
 
     id: str
     side: str
@@ -76,7 +85,7 @@ class UnitState:
         return self.morale != "eliminated"
 
 
-@dataclass(slots=True)
+@row
 class SideState:
     """One army's standing."""
 
@@ -85,32 +94,119 @@ class SideState:
     broken: bool = False
 
 
-@dataclass(slots=True)
-class BattleState:
+class BattleState(EndingState):
     """The whole battle: units in scenario order, sides, outcome."""
 
-    units: dict[str, UnitState]
-    sides: dict[str, SideState]
-    occupant: dict[Hex, str] = field(default_factory=dict)
-    ended: bool = False
-    ended_turn: int = 0
-    winner: str | None = None
-    reason: str = ""
-    objective_points: dict[str, int] = field(default_factory=dict)
-    placements: int = field(default=0, compare=False)
+    snapshot_order: ClassVar[tuple[str, ...]] = EndingState.with_ending(
+        ("units", "sides"), ("objective_points",)
+    )
+    """The order of its snapshots before it used the base (an ``engine.snapshot`` line's)."""
+
+    units: ById[UnitState]
+    sides: ById[SideState]
+    objective_points: dict[str, int] = Field(default_factory=dict)
+    """Each side's objective points at the end, by side id in sorted order."""
+    occupant: dict[Hex, str] = fixed(default_factory=dict)
+    """The unit on each hex: derived from the units' hexes (rebuilt when the state is
+    made or restored, kept by apply), so out of the snapshot."""
+    placements: int = fixed(0)
     """Count of changes to ``occupant``: rules cache what they derive from it
     (the nearest enemy) and trust the cache while this count stands."""
 
+    @model_validator(mode="after")
+    def _occupy(self) -> Self:
+        """``occupant`` from the units' hexes, whatever was given for it."""
+        self.occupant = {u.hex: u.id for u in self.units.values() if u.hex is not None}
+        return self
 
-_UNIT_FIELDS = tuple(f.name for f in fields(UnitState))
-_SIDE_FIELDS = tuple(f.name for f in fields(SideState))
-_unit_values = attrgetter(*_UNIT_FIELDS)
+    def _place(self, unit: UnitState, to: Hex | None) -> None:
+        if unit.hex is not None and self.occupant.get(unit.hex) == unit.id:
+            del self.occupant[unit.hex]
+        unit.hex = to
+        if to is not None:
+            self.occupant[to] = unit.id
+        self.placements += 1
+
+    def _take(self, unit: UnitState, c: Casualties) -> None:
+        if unit.kind == "artillery":
+            lost = min(c.guns_lost, unit.strength)
+            unit.guns_lost += lost
+        else:
+            lost = min(c.casualties, unit.strength)
+            unit.men_lost += lost
+        unit.strength -= lost
+        unit.fatigue += c.fatigue_added
+        if unit.strength == 0:
+            unit.morale = "eliminated"
+            self._place(unit, None)
+
+    @applies(Moved)
+    def moved(self, event: Moved) -> None:
+        unit = self.units[event.unit]
+        self._place(unit, event.path[-1])
+        if event.reason == "order":
+            unit.moved_turn = event.turn
+
+    @applies(LeftField)
+    def left_field(self, event: LeftField) -> None:
+        unit = self.units[event.unit]
+        self._place(unit, None)
+        unit.morale = "eliminated"
+
+    @applies(Fired)
+    def fired(self, event: Fired) -> None:
+        self.units[event.unit].fired_turn = event.turn
+        self._take(self.units[event.target], event.result)
+
+    @applies(Meleed)
+    def meleed(self, event: Meleed) -> None:
+        attacker, defender = self.units[event.unit], self.units[event.target]
+        attacker.fought_turn = defender.fought_turn = event.turn
+        self._take(attacker, event.attacker_losses)
+        self._take(defender, event.defender_losses)
+        loser = defender if event.winner == attacker.id else attacker
+        winner = attacker if loser is defender else defender
+        if loser.active:
+            if event.loser_state != loser.morale:
+                loser.morale_cause = event.seq
+            loser.morale = event.loser_state
+            if event.loser_state == "eliminated":
+                if loser.kind == "artillery":  # captured: its guns are lost
+                    loser.guns_lost += loser.strength
+                    loser.strength = 0
+                self._place(loser, None)
+            elif event.loser_retreats_to is not None:
+                self._place(loser, event.loser_retreats_to)
+        if event.winner_advances_to is not None and winner.active:
+            self._place(winner, event.winner_advances_to)
+
+    @applies(MoraleTested, Rallied)
+    def morale_changed(self, event: MoraleTested | Rallied) -> None:
+        unit = self.units[event.unit]
+        if event.after != unit.morale:
+            unit.morale_cause = event.seq
+        unit.morale = event.after
+
+    @applies(Rested)
+    def rested(self, event: Rested) -> None:
+        unit = self.units[event.unit]
+        unit.fatigue = max(0, unit.fatigue - event.recovered)
+
+    @applies(SideBroken)
+    def side_broken(self, event: SideBroken) -> None:
+        self.sides[event.side].broken = True
+
+    @applies(BattleEnded)
+    def battle_ended(self, event: BattleEnded) -> None:
+        self.end(event)
+        self.objective_points = dict(sorted(event.objective_points.items()))
 
 
 def initial_state(sc: MusketScenario) -> BattleState:
     """Build the state at the start of the battle from its scenario."""
     units = {
-        u.id: UnitState(
+        u.id: trusted_part(
+            UnitState,
             id=u.id,
             side=s.id,
             name=u.name,
@@ -129,29 +225,14 @@ def initial_state(sc: MusketScenario) -> BattleState:
         for s in sc.sides
         for u in s.units
     }
-    sides = {s.id: SideState(s.id, s.name) for s in sc.sides}
-    occupant = {u.hex: u.id for u in units.values() if u.hex is not None}
-    return BattleState(units=units, sides=sides, occupant=occupant)
-
-
-def snapshot(state: BattleState) -> dict[str, Any]:
-    """Return the state as plain JSON data (for digests and tests).
-
-    Every field is an immutable value (hexes are tuples), so a shallow
-    per-field copy suffices; ``dataclasses.asdict`` deep-copies and costs
-    ten times as much, once a turn for every unit.
-    """
-    values = _unit_values  # one value per field, so zip needs no strict check
-    return {
-        "units": [dict(zip(_UNIT_FIELDS, values(u), strict=False)) for u in state.units.values()],
-        **_rest(state),
-    }
+    sides = {s.id: trusted_part(SideState, id=s.id, name=s.name) for s in sc.sides}
+    return BattleState(units=units, sides=sides)
 
 
 def _rest(state: BattleState) -> dict[str, Any]:
     """The snapshot's members other than ``units``, in the snapshot's order."""
     return {
-        "sides": [{k: getattr(s, k) for k in _SIDE_FIELDS} for s in state.sides.values()],
+        "sides": [{"id": s.id, "name": s.name, "broken": s.broken} for s in state.sides.values()],
         "ended": state.ended,
         "ended_turn": state.ended_turn,
         "winner": state.winner,
@@ -163,7 +244,9 @@ def _rest(state: BattleState) -> dict[str, Any]:
 # One unit's row, keys sorted as canonical JSON sorts them.  %d takes the int
 # fields as they are: their type is kept by apply (events are validated), by
 # set_path (an override keeps a field's type) and by mypy; the two fields that
-# may be None (and so take any value by an override) go through _optional.
+# may be None (and so take any value by an override) go through _optional, as
+# the base's snapshot (pydantic's serialiser) writes them: any value as it is,
+# but for a true or false in the int field morale_cause, which it writes as 1 or 0.
 _ROW = (
     '{"ammo":%s,"fatigue":%d,"fired_turn":%d,"formation":%s,"fought_turn":%d,"guns_lost":%d,'
     '"hex":%s,"id":%s,"initial":%d,"kind":%s,"leader":%s,"men_lost":%d,"morale":%s,'
@@ -183,6 +266,13 @@ def _optional(value: object) -> str:
     return canonical_json(value)
 
 
+def _seq(value: object) -> str:
+    """``morale_cause`` (``int | None``) as canonical JSON of its snapshot value."""
+    if type(value) is bool:
+        return "1" if value else "0"
+    return _optional(value)
+
+
 def _unit_json(u: UnitState) -> str:
     """``canonical_json`` of the unit's snapshot row, written from its fields."""
     text = encode_basestring
@@ -200,7 +290,7 @@ def _unit_json(u: UnitState) -> str:
         "true" if u.leader is True else "false" if u.leader is False else canonical_json(u.leader),
         u.men_lost,
         text(u.morale),
-        _optional(u.morale_cause),
+        _seq(u.morale_cause),
         u.moved_turn,
         text(u.name),
         text(u.quality),
@@ -211,154 +301,8 @@ def _unit_json(u: UnitState) -> str:
 
 
 def snapshot_json(state: BattleState) -> str:
-    """``canonical_json(snapshot(state))``, with the unit rows written straight from
+    """``canonical_json(state.snapshot())``, with the unit rows written straight from
     the units: about half the cost of building their dicts for ``RowDigest`` to
     serialise, a fifth of the stdlib encoder's."""
     units = "[" + ",".join(map(_unit_json, state.units.values())) + "]"
-    rest = _rest(state)
-    return members_json(rest, {"units": units})
-
-
-def restore(sc: MusketScenario, data: dict[str, Any]) -> BattleState:
-    """Rebuild a state from its :func:`snapshot` (as read back from JSON)."""
-    del sc  # the snapshot is complete; the scenario is part of the interface
-    units = {}
-    for row in data["units"]:
-        fields_ = dict(row)
-        if fields_["hex"] is not None:
-            fields_["hex"] = (fields_["hex"][0], fields_["hex"][1])
-        units[fields_["id"]] = UnitState(**fields_)
-    sides = {row["id"]: SideState(**row) for row in data["sides"]}
-    occupant = {u.hex: u.id for u in units.values() if u.hex is not None}
-    return BattleState(
-        units=units,
-        sides=sides,
-        occupant=occupant,
-        ended=data["ended"],
-        ended_turn=data["ended_turn"],
-        winner=data["winner"],
-        reason=data["reason"],
-        objective_points=dict(data["objective_points"]),
-    )
-
-
-def _place(state: BattleState, unit: UnitState, to: Hex | None) -> None:
-    if unit.hex is not None and state.occupant.get(unit.hex) == unit.id:
-        del state.occupant[unit.hex]
-    unit.hex = to
-    if to is not None:
-        state.occupant[to] = unit.id
-    state.placements += 1
-
-
-def _take(state: BattleState, unit: UnitState, c: Casualties) -> None:
-    if unit.kind == "artillery":
-        lost = min(c.guns_lost, unit.strength)
-        unit.guns_lost += lost
-    else:
-        lost = min(c.casualties, unit.strength)
-        unit.men_lost += lost
-    unit.strength -= lost
-    unit.fatigue += c.fatigue_added
-    if unit.strength == 0:
-        unit.morale = "eliminated"
-        _place(state, unit, None)
-
-
-@singledispatch
-def apply(event: Event, state: BattleState) -> None:
-    """Apply one event to the state (dispatch on the event's class)."""
-    raise TypeError(f"musket cannot apply {type(event).__name__}")
-
-
-_HANDLERS: dict[type[Event], Callable[[Any, BattleState], None]] = {}
-"""Event class → :func:`apply`'s implementation for it, resolved once per class
-(``singledispatch`` resolves it again on every call, through a weak-key cache)."""
-
-
-def apply_event(state: BattleState, event: Event) -> None:
-    """The engine's argument order: ``(state, event)``; dispatch as :func:`apply` does."""
-    handler = _HANDLERS.get(type(event))
-    if handler is None:
-        handler = _HANDLERS[type(event)] = apply.dispatch(type(event))
-    handler(event, state)
-
-
-@apply.register
-def _(event: Moved, state: BattleState) -> None:
-    unit = state.units[event.unit]
-    _place(state, unit, event.path[-1])
-    if event.reason == "order":
-        unit.moved_turn = event.turn
-
-
-@apply.register
-def _(event: LeftField, state: BattleState) -> None:
-    unit = state.units[event.unit]
-    _place(state, unit, None)
-    unit.morale = "eliminated"
-
-
-@apply.register
-def _(event: Fired, state: BattleState) -> None:
-    state.units[event.unit].fired_turn = event.turn
-    _take(state, state.units[event.target], event.result)
-
-
-@apply.register
-def _(event: Meleed, state: BattleState) -> None:
-    attacker, defender = state.units[event.unit], state.units[event.target]
-    attacker.fought_turn = defender.fought_turn = event.turn
-    _take(state, attacker, event.attacker_losses)
-    _take(state, defender, event.defender_losses)
-    loser = defender if event.winner == attacker.id else attacker
-    winner = attacker if loser is defender else defender
-    if loser.active:
-        if event.loser_state != loser.morale:
-            loser.morale_cause = event.seq
-        loser.morale = event.loser_state
-        if event.loser_state == "eliminated":
-            if loser.kind == "artillery":  # captured: its guns are lost
-                loser.guns_lost += loser.strength
-                loser.strength = 0
-            _place(state, loser, None)
-        elif event.loser_retreats_to is not None:
-            _place(state, loser, event.loser_retreats_to)
-    if event.winner_advances_to is not None and winner.active:
-        _place(state, winner, event.winner_advances_to)
-
-
-@apply.register
-def _(event: MoraleTested, state: BattleState) -> None:
-    unit = state.units[event.unit]
-    if event.after != unit.morale:
-        unit.morale_cause = event.seq
-    unit.morale = event.after
-
-
-@apply.register
-def _(event: Rallied, state: BattleState) -> None:
-    unit = state.units[event.unit]
-    if event.after != unit.morale:
-        unit.morale_cause = event.seq
-    unit.morale = event.after
-
-
-@apply.register
-def _(event: Rested, state: BattleState) -> None:
-    unit = state.units[event.unit]
-    unit.fatigue = max(0, unit.fatigue - event.recovered)
-
-
-@apply.register
-def _(event: SideBroken, state: BattleState) -> None:
-    state.sides[event.side].broken = True
-
-
-@apply.register
-def _(event: BattleEnded, state: BattleState) -> None:
-    state.ended = True
-    state.ended_turn = event.turn
-    state.winner = event.winner
-    state.reason = event.reason
-    state.objective_points = dict(event.objective_points)
+    return members_json(_rest(state), {"units": units})

@@ -1,0 +1,91 @@
+"""sim.contract.hooks: a ruleset's hooks gathered from its modules by the Ruleset field names."""
+
+from __future__ import annotations
+
+import dataclasses
+from types import ModuleType
+
+import pytest
+
+from sim.contract import Ruleset, hooks
+from sim.rulesets.musket import RULESET as MUSKET
+
+
+def _module(name: str, names: dict[str, object], exported: list[str] | None) -> ModuleType:
+    module = ModuleType(name)
+    for key, value in names.items():
+        setattr(module, key, value)
+    if exported is not None:
+        module.__all__ = exported  # type: ignore[attr-defined]
+    return module
+
+
+def plan() -> None:
+    """A stand-in hook."""
+
+
+def outcome() -> None:
+    """Another."""
+
+
+def test_hooks_are_the_exported_names_of_ruleset_fields() -> None:
+    """A lower-case field name or its capitals (DERIVED_FIELDS) is a hook; other names, names
+    a module with __all__ does not export, and private names are not."""
+    report = _module("report", {"outcome": outcome, "helper": print, "plan": plan}, ["outcome"])
+    view = _module("view", {"DERIVED_FIELDS": ("hex",), "Plan": plan, "_units": plan}, None)
+    assert hooks(report, view) == {"outcome": outcome, "derived_fields": ("hex",)}
+
+
+def test_a_hook_two_modules_define_is_refused_naming_both() -> None:
+    """Ambiguity is an error at import, never a silent choice."""
+    a, b = _module("a", {"plan": plan}, None), _module("b", {"plan": plan}, ["plan"])
+    with pytest.raises(TypeError, match="hook 'plan' is defined by both a and b"):
+        hooks(a, b)
+
+
+def test_the_built_ins_are_assembled_with_every_hook_they_had() -> None:
+    """musket's hooks are its modules' functions of those names (checked against the modules,
+    not a pasted list): each field not given by hand comes from its module."""
+    from sim.rulesets.musket import battle, reach, report, state, view
+
+    assert MUSKET.plan is battle.plan and MUSKET.reach is reach.reach
+    assert (MUSKET.outcome, MUSKET.narrate) == (report.outcome, report.narrate)
+    assert MUSKET.snapshot_json is state.snapshot_json
+    assert MUSKET.derived_fields == view.DERIVED_FIELDS
+    names = {f.name for f in dataclasses.fields(Ruleset)}
+    assert {"plan", "outcome", "units", "space", "audit", "carry_over"} <= names
+
+
+def test_with_ending_puts_the_battles_end_between_a_states_own_fields() -> None:
+    """The four EndingState fields, in their order, between before and after; musket's order
+    so made names each of its snapshot fields once (StateBase checks it at class creation)."""
+    from sim.contract import EndingState
+    from sim.rulesets.musket.state import BattleState
+
+    assert EndingState.with_ending(("a",), ("z",)) == (
+        "a",
+        "ended",
+        "ended_turn",
+        "winner",
+        "reason",
+        "z",
+    )
+    assert BattleState.snapshot_order[:3] == ("units", "sides", "ended")
+
+
+def test_int_option_reads_a_whole_number_option_by_name() -> None:
+    """flattop's speed of a type is its speed_<type> option; a name that is not a whole-number
+    option is refused."""
+    from pydantic import BaseModel
+
+    from sim.contract.options import int_option
+    from sim.rulesets.flattop.options import FlattopOptions
+
+    o = FlattopOptions()
+    assert o.speed("fighter") == o.speed_fighter == int_option(o, "speed_fighter")
+
+    class Odd(BaseModel):
+        share: float = 0.5
+
+    with pytest.raises(TypeError, match=r"option 'share' is 0\.5, not a whole number"):
+        int_option(Odd(), "share")
