@@ -29,7 +29,6 @@ __all__ = [
     "Rallied",
     "Rested",
     "SideBroken",
-    "musket_events",
 ]
 
 Hex = tuple[int, int]
@@ -238,11 +237,6 @@ class BattleEnded(RecordsCause, BattleEndedBase):
 MEvent = (
     Moved | LeftField | Fired | Meleed | MoraleTested | Rallied | Rested | SideBroken | BattleEnded
 )
-
-
-def musket_events() -> tuple[type[Event], ...]:
-    """Return the ruleset's event classes, for its registry."""
-    return (Moved, LeftField, Fired, Meleed, MoraleTested, Rallied, Rested, SideBroken, BattleEnded)
 
 
 def _reason_v1(result: dict[str, Any]) -> dict[str, Any]:
