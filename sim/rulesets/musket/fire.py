@@ -131,6 +131,9 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     turn = b.turn
     if unit.moved_turn == turn:
         factors["moved"] = o.moved_fire_factor
+    share = o.column_fire_share
+    if share is not None and unit.formation == "column" and unit.kind != "artillery":
+        factors["column_fire"] = share  # only the column's leading ranks fire
     v = base * math.prod(factors.values()) if factors else base
     rng = b.stream("fire", phase, unit.id)
     roll = casualty_roll(

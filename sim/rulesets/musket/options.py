@@ -354,6 +354,16 @@ class MusketOptions(ChangedDefaults):
         ge=-6,
         le=6,
     )
+    column_fire_share: float | None = later_option(
+        None,
+        "[ours] The share of a column's men that fire: an infantry or cavalry unit in "
+        "column fires as strength x this many men (V = per-man value x strength x share, "
+        "not rounded; the factor column_fire of its fire), as only a column's leading "
+        "ranks could fire. null: every man fires (the seed's family). Artillery and "
+        "units in line are unaffected.",
+        gt=0,
+        le=1,
+    )
     melee_winner_tests: bool = later_option(
         False,
         "[ours] false: the side that wins a melee takes no morale check for its losses "
