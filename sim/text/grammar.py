@@ -10,7 +10,7 @@ name can always satisfy by its wording.
 
 from __future__ import annotations
 
-__all__ = ["agree", "count", "is_plural", "plural"]
+__all__ = ["agree", "count", "in_sentence", "is_plural", "plural"]
 
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "goes": "go"}
 _SINGULAR_ENDINGS = ("ss", "us", "is")
@@ -28,6 +28,18 @@ def is_plural(name: str) -> bool:
     if last in _IRREGULAR_PLURALS or last.endswith("smen"):  # horsemen, swordsmen, kinsmen
         return True
     return last.endswith("s") and not last.endswith(_SINGULAR_ENDINGS) and len(last) > 2
+
+
+def in_sentence(name: str) -> str:
+    """``name`` as it reads inside a sentence: a leading article in lower case.
+
+    >>> in_sentence("The goblins"), in_sentence("A company"), in_sentence("Thorgrim")
+    ('the goblins', 'a company', 'Thorgrim')
+    """
+    first, space, rest = name.partition(" ")
+    if space and first in ("The", "A", "An"):
+        return first.lower() + space + rest
+    return name
 
 
 def _verb_plural(verb: str) -> str:

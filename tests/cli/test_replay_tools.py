@@ -251,7 +251,7 @@ def test_why_prints_the_chain_of_causes() -> None:
         "[seq 37] Turn 4, 13:12 — 69th New York charges 24th Georgia: attacker loses 21, "
         "defender loses 6; 24th Georgia wins, 69th New York is disrupted and retreats to 6,5",
         f"  → [seq {CHECK.seq}] Turn 4, 13:12 — 69th New York checks morale (loss, quality C = 4, "
-        "fatigue medium -1, disrupted -1; rolled 4 vs 2): routed",
+        "fatigue medium -1, disrupted -1; rolled 4, passes at or under 2): routed",
     ]
 
 
@@ -271,7 +271,7 @@ def test_narrative_filters_by_unit_and_type() -> None:
     lines = result.stdout.splitlines()
     assert lines[0] == (
         "Turn 1, 12:04 — 69th New York checks morale (loss, quality C = 4, none; "
-        "rolled 4 vs 4): passes"
+        "rolled 4, passes at or under 4): passes"
     )
     assert all("69th New York checks morale" in line for line in lines)
     assert _invoke("show", str(GOLDEN), "--events", "--unit", "zz").exit_code == 2

@@ -9,7 +9,7 @@ import pytest
 
 from sim import api
 from sim.replay import analysis
-from sim.text.grammar import agree, count, is_plural, plural
+from sim.text.grammar import agree, count, in_sentence, is_plural, plural
 
 REPLAYS = sorted((Path(__file__).resolve().parents[2] / "replays").glob("*.jsonl"))
 
@@ -76,12 +76,43 @@ def test_one_casualty_is_singular_in_the_fire_lines() -> None:
 
 
 def test_plural_side_names_agree_in_the_becmi_narrative() -> None:
-    """The goblin skirmish: 'The goblins act first', 'The party acts first', no 'goblins acts'."""
+    """The goblin skirmish: 'the goblins act first', 'the party acts first', no 'goblins acts'.
+
+    A side's name inside a sentence takes its article in lower case (issue 33:
+    "The goblins act first" after a semicolon read as a capital mid-sentence).
+    """
     [path] = [p for p in REPLAYS if p.stem.startswith("dungeon_skirmish")]
     lines = [line for _, line in _lines(path)]
-    assert any(line.endswith("The goblins act first") for line in lines)
-    assert any(line.endswith("The party acts first") for line in lines)
-    assert not any("The goblins acts" in line or "The goblins wins" in line for line in lines)
+    assert any(line.endswith("; the goblins act first") for line in lines)
+    assert any(line.endswith("; the party acts first") for line in lines)
+    assert not any("goblins acts" in line or "The goblins wins" in line for line in lines)
+    assert not any("; The " in line or ", The " in line for line in lines)
+
+
+def test_a_name_in_a_sentence_lowers_only_its_article() -> None:
+    """in_sentence lowers a leading The/A/An and nothing else."""
+    assert in_sentence("The goblins") == "the goblins"
+    assert in_sentence("An orc band") == "an orc band"
+    assert in_sentence("Theodric") == "Theodric"
+    assert in_sentence("The") == "The"
+    assert in_sentence("Union") == "Union"
+
+
+def test_every_morale_line_says_how_its_roll_passes() -> None:
+    """musket checks and rallies say "at or under"; becmi morale: each flees above its ML."""
+    seen = 0
+    for path in REPLAYS:
+        for _, line in _lines(path):
+            if "checks morale (" in line and "Round" not in line:
+                assert ", passes at or under " in line, line
+                seen += 1
+            elif " rall" in line and "(rolled " in line:
+                assert ", rallies at or under " in line, line
+                seen += 1
+            elif "checks morale (" in line:
+                assert "each flees above its ML" in line, line
+                seen += 1
+    assert seen > 20
 
 
 def test_melee_lines_tell_retreats_and_advances() -> None:

@@ -22,7 +22,7 @@ from sim.rulesets.becmi.events import (
 from sim.rulesets.becmi.scenario import BecmiScenario
 from sim.rulesets.becmi.state import BattleState, Bout, CombatantState
 from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
-from sim.text.grammar import agree, count
+from sim.text.grammar import agree, count, in_sentence
 
 __all__ = ["narrate", "outcome", "render_state", "summary"]
 
@@ -223,8 +223,9 @@ def narrate(sc: BecmiScenario, state: BattleState, e: Event) -> str | None:
     at = f"Round {e.turn} — "
     match e:
         case Initiative():
-            rolls = ", ".join(f"{state.sides[s].name} {r}" for s, r in e.rolls.items())
-            return f"{at}initiative: {rolls}; {agree(state.sides[e.order[0]].name, 'acts first')}"
+            rolls = ", ".join(f"{in_sentence(state.sides[s].name)} {r}" for s, r in e.rolls.items())
+            first = agree(in_sentence(state.sides[e.order[0]].name), "acts first")
+            return f"{at}initiative: {rolls}; {first}"
         case Recovered():
             return f"{at}{_name(state, e.combatant)} comes to"
         case Moved():
@@ -247,7 +248,8 @@ def narrate(sc: BecmiScenario, state: BattleState, e: Event) -> str | None:
             return (
                 f"{at}{agree(state.sides[e.side].name, 'checks morale')} "
                 f"({e.trigger.replace('_', ' ')}): "
-                f"2d6 {e.rolls[0]}+{e.rolls[1]} = {e.total} vs {mls}; fled: {fled}"
+                f"2d6 {e.rolls[0]}+{e.rolls[1]} = {e.total}, each flees above its ML ({mls}); "
+                f"fled: {fled}"
             )
         case BattleEnded():
             who = agree(state.sides[e.winner].name, "wins") if e.winner else "Draw"

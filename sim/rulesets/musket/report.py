@@ -166,12 +166,16 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
                 verdict = "will not close" if e.after == e.before else f"is thrown back, {e.after}"
             return (
                 f"{at}{_name(state, e.unit)} checks morale ({e.reason}, quality {e.quality} "
-                f"= {e.base}, {_mods(e.modifiers)}; rolled {e.roll} vs {e.morale_value}): "
+                f"= {e.base}, {_mods(e.modifiers)}; rolled {e.roll}, passes at or under "
+                f"{e.morale_value}): "
                 f"{verdict}"
             )
         case Rallied():
             verdict = f"rallies to {e.after}" if e.success else "fails to rally"
-            return f"{at}{_name(state, e.unit)} {verdict} (rolled {e.roll} vs {e.morale_value})"
+            return (
+                f"{at}{_name(state, e.unit)} {verdict} "
+                f"(rolled {e.roll}, rallies at or under {e.morale_value})"
+            )
         case Rested():
             return (
                 f"{at}{_name(state, e.unit)} rests: "
