@@ -43,7 +43,7 @@ from pydantic.fields import FieldInfo
 
 from engine.events import Draw, Event, EventRegistry, assemble
 
-__all__ = ["FastEvent", "compile_event", "decode_exact", "fast_decoder"]
+__all__ = ["FastEvent", "compile_event", "decode_exact", "decode_written", "fast_decoder"]
 
 _INT64 = (-(2**63), 2**63 - 1)
 _PLAIN_TYPES = (int, str, float, bool)
@@ -106,6 +106,20 @@ def decode_exact(fast: FastEvent, body: bytes) -> Event | None:
         if fast._encode(data) != body or data["schema_version"] != fast.schema_version:
             return None
         event: Event = fast._build(data)
+    except (msgspec.MsgspecError, _NotExact):
+        return None
+    return event
+
+
+def decode_written(fast: FastEvent, body: bytes) -> Event | None:
+    """The event of a body a writer has just written, byte for byte (None: let pydantic read it).
+
+    For ``verify``'s lines that equal its re-simulation's own: the text is
+    the writer's serialisation, so it is decoded and built without encoding
+    it again to compare (:func:`decode_exact` does that for any other line).
+    """
+    try:
+        event: Event = fast._build(fast._decoder.decode(body))
     except (msgspec.MsgspecError, _NotExact):
         return None
     return event
