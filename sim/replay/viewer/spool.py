@@ -25,9 +25,14 @@ _LEVEL = 1
 _READ = 1 << 16
 
 
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+_BATCH = 1 << 16
+"""Characters of items held before they are compressed together."""
+
+
 def dumps(value: Any) -> str:
-    """Compact JSON as the page embeds it (UTF-8 kept, no NaN)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """Compact JSON as the page embeds it (UTF-8 kept, no NaN): ``json.dumps``'s text."""
+    return _ENCODE(value)
 
 
 class Spool:
@@ -44,13 +49,26 @@ class Spool:
         self.count = 0
         self.size = 0
         """Bytes of compressed text written."""
+        self._held: list[str] = []
+        self._held_size = 0
 
     def add(self, item: Any) -> None:
         """Append one item (plain JSON data)."""
         if self._closed:
             raise ValueError("the spool is closed")
-        self._write(self._z.compress((dumps(item) + "\n").encode("utf-8")))
+        text = _ENCODE(item)
+        self._held.append(text)
+        self._held_size += len(text)
         self.count += 1
+        if self._held_size >= _BATCH:
+            self._pack()
+
+    def _pack(self) -> None:
+        """Compress the items held (one per line)."""
+        if self._held:
+            self._held.append("")
+            self._write(self._z.compress("\n".join(self._held).encode("utf-8")))
+            self._held, self._held_size = [], 0
 
     def _write(self, data: bytes) -> None:
         self._file.write(data)
@@ -59,6 +77,7 @@ class Spool:
     def close(self) -> None:
         """No more items; the compressed text is complete."""
         if not self._closed:
+            self._pack()
             self._write(self._z.flush())
             self._file.flush()
             self._closed = True
