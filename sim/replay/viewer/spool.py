@@ -23,6 +23,7 @@ __all__ = ["Spool", "dumps"]
 _LEVEL = 1
 """zlib level of the spool: fast; the page's own gzip (level 9) comes after."""
 _READ = 1 << 16
+"""Bytes of compressed text read, and of text inflated, at a time."""
 
 
 _ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
@@ -90,8 +91,11 @@ class Spool:
         z = zlib.decompressobj()
         utf8 = codecs.getincrementaldecoder("utf-8")()
         self._file.seek(0)
-        while part := self._file.read(_READ):
-            yield utf8.decode(z.decompress(part))
+        part = b""
+        while part or (part := self._file.read(_READ)):
+            # bounded: a long battle's keyframes repeat, and 64 KiB of them inflate to many MiB
+            yield utf8.decode(z.decompress(part, _READ))
+            part = z.unconsumed_tail
         yield utf8.decode(z.flush(), final=True)
 
     def lines(self) -> Iterator[str]:
