@@ -158,6 +158,8 @@ class ReplayStream:
         self.header, self._after_header = _header(self.name, first, self._source.gzipped)
         self.registry = _registry(self.name, self.header, registry_for)
         self._versions: dict[str, int | None] = {}
+        self._fast: dict[str, Any] = {}
+        """The compiled decoder of each type read through :meth:`_written` (None: none)."""
         self._data: dict[str, Any] = {}
         """The footer's data, once read."""
 
@@ -303,7 +305,10 @@ class ReplayStream:
         body = text[:-_TAIL] + "}"
         kind = text[9 : text.index('"', 9)]
         line = Line(mark, text, body, kind)
-        fast = fast_decoder(self.registry, kind)
+        if kind in self._fast:
+            fast = self._fast[kind]
+        else:
+            fast = self._fast[kind] = fast_decoder(self.registry, kind)
         event = decode_written(fast, raw[: -_TAIL - 1] + b"}") if fast is not None else None
         if event is None:  # read as any line is
             line = self._line(mark, text, body) or line  # an event line: never None
