@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypedDict, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, Union, get_args, get_origin
 
 import annotated_types
 import msgspec
@@ -43,7 +43,7 @@ from pydantic.fields import FieldInfo
 
 from engine.events import Draw, Event, EventRegistry, assemble
 
-__all__ = ["FastEvent", "compile_event", "decode_exact", "fast_decoder"]
+__all__ = ["FastEvent", "compile_event", "decode_exact", "decode_written", "fast_decoder"]
 
 _INT64 = (-(2**63), 2**63 - 1)
 _PLAIN_TYPES = (int, str, float, bool)
@@ -111,6 +111,20 @@ def decode_exact(fast: FastEvent, body: bytes) -> Event | None:
     return event
 
 
+def decode_written(fast: FastEvent, body: bytes) -> Event | None:
+    """The event of a body a writer has just written, byte for byte (None: let pydantic read it).
+
+    For ``verify``'s lines that equal its re-simulation's own: the text is
+    the writer's serialisation, so it is decoded and built without encoding
+    it again to compare (:func:`decode_exact` does that for any other line).
+    """
+    try:
+        event: Event = fast._build(fast._decoder.decode(body))
+    except (msgspec.MsgspecError, _NotExact):
+        return None
+    return event
+
+
 def _model(cls: type[BaseModel]) -> tuple[Any, _Convert]:
     """A TypedDict with ``cls``'s fields, and a function making the model from one."""
     decorators = cls.__pydantic_decorators__
@@ -130,16 +144,17 @@ def _model(cls: type[BaseModel]) -> tuple[Any, _Convert]:
         raise _Unsupported(f"{cls.__name__} is a root model or strict")
     fields: list[tuple[str, Any]] = []
     converters: dict[str, _Convert] = {}
+    optional: dict[str, tuple[Callable[[Any], bool], FieldInfo]] = {}
     for name, info in cls.model_fields.items():
-        if (
-            info.alias
-            or info.serialization_alias
-            or info.validation_alias
-            or info.exclude
-            or getattr(info, "exclude_if", None) is not None  # a line may leave the field out
-        ):
+        if info.alias or info.serialization_alias or info.validation_alias or info.exclude:
             raise _Unsupported(f"{cls.__name__}.{name} has an alias or is excluded")
         kind, convert = _type(info.annotation, info.metadata)
+        left_out = getattr(info, "exclude_if", None)
+        if left_out is not None:  # the writer leaves the field out when left_out(value)
+            if info.is_required() or not left_out(info.get_default(call_default_factory=True)):
+                raise _Unsupported(f"{cls.__name__}.{name}: excluded, its default written")
+            optional[name] = (left_out, info)
+            kind = NotRequired[kind]
         fields.append((name, kind))
         if convert is not None:
             converters[name] = convert
@@ -147,13 +162,29 @@ def _model(cls: type[BaseModel]) -> tuple[Any, _Convert]:
     names = tuple(name for name, _ in fields)
     everything = frozenset(names)
     items = tuple(converters.items())
+    maybe = tuple(optional.items())
 
     def build(data: dict[str, Any]) -> Any:
-        if tuple(data) != names:  # msgspec ignores unknown keys, and keeps the text's order
+        keys = tuple(data)
+        # msgspec ignores unknown keys, and keeps the text's order
+        if keys != names and (not maybe or keys != tuple(n for n in names if n in data)):
             raise _NotExact(cls.__name__)
         for name, convert in items:
-            data[name] = convert(data[name])
-        return assemble(cls, data, set(everything))
+            if name in data:
+                data[name] = convert(data[name])
+        if len(keys) == len(names):
+            for name, (left_out, _) in maybe:
+                if left_out(data[name]):  # a value the writer never writes
+                    raise _NotExact(cls.__name__)
+            return assemble(cls, data, set(everything))
+        full = {
+            n: data[n] if n in data else optional[n][1].get_default(call_default_factory=True)
+            for n in names
+        }
+        for name, (left_out, _) in maybe:
+            if name in data and left_out(data[name]):
+                raise _NotExact(cls.__name__)
+        return assemble(cls, full, set(keys))
 
     return spec, build
 

@@ -52,6 +52,8 @@ _PREFIX = re.compile(
     r'"turn":(\d{1,18}),"time":[-+.0-9eE]{1,40},"cause":(null|\d{1,18})[,}]'
 )
 """The start of an event line as the writer writes it: type, schema version, seq, turn, cause."""
+_TAIL = len(',"h":"') + 32 + len('"}')
+"""Characters of a line's chain link, ``,"h":"<32 hex>"}``."""
 
 
 @dataclass
@@ -86,7 +88,7 @@ class Mark:
 class Line:
     """One event line whose chain link is checked: its text, and the event once parsed."""
 
-    __slots__ = ("_cause", "body", "data", "event", "mark", "text", "type")
+    __slots__ = ("_cause", "body", "data", "event", "mark", "same", "text", "type")
 
     def __init__(
         self, mark: Mark, text: str, body: str, kind: str | None, cause: int | None = None
@@ -94,6 +96,8 @@ class Line:
         self.mark, self.text, self.body, self.type, self._cause = mark, text, body, kind, cause
         self.data: dict[str, Any] | None = None
         self.event: Event | None = None
+        self.same = False
+        """The line is byte for byte the one the reader was told to expect (``expect``)."""
 
     @property
     def seq(self) -> int:
@@ -140,6 +144,12 @@ class ReplayStream:
         """Events stored in an older schema version, upcast as they were parsed."""
         self.parsed = 0
         """Event lines parsed in full so far (the work a partial reader saved is the rest)."""
+        self.expect: bytes | None = None
+        """The next line's bytes as a writer has just written them (``verify``), or None.
+
+        Set before asking :meth:`lines` for the next line; read and cleared
+        there.  See :meth:`_written`.
+        """
         try:
             self._source = LineSource(path, limit=MAX_INPUT, max_line=MAX_LINE)
         except FileProblem as exc:
@@ -148,6 +158,8 @@ class ReplayStream:
         self.header, self._after_header = _header(self.name, first, self._source.gzipped)
         self.registry = _registry(self.name, self.header, registry_for)
         self._versions: dict[str, int | None] = {}
+        self._fast: dict[str, Any] = {}
+        """The compiled decoder of each type read through :meth:`_written` (None: none)."""
         self._data: dict[str, Any] = {}
         """The footer's data, once read."""
 
@@ -209,6 +221,13 @@ class ReplayStream:
         for n, offset, raw in self._raw((start.line, start.offset)):
             if footer is not None:
                 raise ReplayError(self.name, n, "unexpected line after the footer")
+            expect, self.expect = self.expect, None
+            if expect is not None and raw == expect and raw.startswith(b'{"type":"'):
+                same = self._written(Mark(n, offset, previous, seq, -1), raw)
+                previous = same.text[-34:-2]
+                seq += 1
+                yield same
+                continue
             text = self._text(n, raw, seq)
             body, h = _link(self.name, n, text, previous, seq)
             line = self._line(Mark(n, offset, previous, seq, -1), text, body)
@@ -265,6 +284,36 @@ class ReplayStream:
         line = Line(mark, text, body, None)
         line.data = data
         self.parse(line)
+        return line
+
+    def _written(self, mark: Mark, raw: bytes) -> Line:
+        """An event line that is byte for byte the writer's line just written for it.
+
+        Only :func:`engine.replay.verify` sets :attr:`expect`: to the line its
+        re-simulation wrote at this place, every earlier line of the file
+        having been the re-simulation's too, from the header on.  Then nothing
+        about this line is left to check: it is the writer's exact
+        serialisation (strict JSON, the exact shape of today's format, the
+        expected seq, a lawful cause), and its chain link is the writer's,
+        sealed after the same previous line.  The event is still built
+        (the auditor folds it), from the decoded values alone; a class the
+        compiled decoder does not read is parsed as any line is.
+        """
+        from engine.decoders import decode_written, fast_decoder  # noqa: PLC0415 - msgspec
+
+        text = raw[:-1].decode("utf-8")
+        body = text[:-_TAIL] + "}"
+        kind = text[9 : text.index('"', 9)]
+        line = Line(mark, text, body, kind)
+        if kind in self._fast:
+            fast = self._fast[kind]
+        else:
+            fast = self._fast[kind] = fast_decoder(self.registry, kind)
+        event = decode_written(fast, raw[: -_TAIL - 1] + b"}") if fast is not None else None
+        if event is None:  # read as any line is
+            line = self._line(mark, text, body) or line  # an event line: never None
+            event = self.parse(line)
+        line.event, line.same = event, True
         return line
 
     def _expected(self, kind: str) -> int | None:

@@ -185,24 +185,28 @@ Sums = dict[int, dict[str, dict[str, int | float]]]
 """Turn → side → strength unit → the side's units' strengths summed."""
 
 
-def _by_turn(r: ReplayLike) -> tuple[Sums, dict[str, dict[str, Any]]]:
-    """One fold: each side's strength at each turn's end, and the last turn's unit rows.
+def _by_turn(r: ReplayLike) -> tuple[Sums, dict[str, dict[str, Any]], Any]:
+    """One fold: each side's strength at each turn's end, the last turn's unit rows, the end state.
 
     Strengths are summed per unit of measure (men; flattop's air factors apart
-    from its ships' hits left): a sum of unlike measures means nothing.
+    from its ships' hits left): a sum of unlike measures means nothing.  The
+    end state is the fold's own once it has read every event (``turn_ends``
+    shares one state), so the outcome needs no second fold.
     """
     rs, sc = r.ruleset, r.scenario
     axes = rs.space(sc).axes
     strength: Sums = {}
     finals: dict[str, dict[str, Any]] = {}
+    end: Any = None
     for turn, state in r.turn_ends():
+        end = state
         sums = strength.setdefault(turn, {})
         rows = rs.units(sc, state)
         for row in rows:
             side = sums.setdefault(row.side, {})
             side[row.strength.unit] = side.get(row.strength.unit, 0) + row.strength.value
         finals = {row.id: {"turn": turn, **row.flat(axes)} for row in rows}
-    return strength, finals
+    return strength, finals, end
 
 
 def _in_field_order(data: Any, like: Any) -> Any:
@@ -230,10 +234,10 @@ def _variants(a: ReplayLike, b: ReplayLike) -> dict[str, Any]:
         a.header.seed != b.header.seed and seed not in inputs
     ):  # the scenario's own seed, listed once
         inputs.insert(0, seed)
-    oa = a.ruleset.outcome(a.scenario, a.state_at()).as_json()
-    ob = b.ruleset.outcome(b.scenario, b.state_at()).as_json()
-    sa, fa = _by_turn(a)
-    sb, fb = _by_turn(b)
+    sa, fa, end_a = _by_turn(a)
+    sb, fb, end_b = _by_turn(b)
+    oa = a.ruleset.outcome(a.scenario, end_a).as_json()
+    ob = b.ruleset.outcome(b.scenario, end_b).as_json()
     units = {}
     for uid in [*fa, *(k for k in fb if k not in fa)]:
         ra, rb = fa.get(uid, {}), fb.get(uid, {})

@@ -79,20 +79,15 @@ def test_every_event_decodes_to_the_same_event_both_ways(path: Path) -> None:
 
 
 def test_every_registered_type_but_the_open_ones_compiles() -> None:
-    """Each ruleset's event classes compile, except the two holding free-form values and
-    those with a field a line may leave out (``exclude_if``: rules v3's additions, kept out
-    of older versions' lines), which pydantic reads."""
+    """Each ruleset's event classes compile, except the two holding free-form values; a
+    field a line may leave out (``exclude_if``: rules v3's additions, kept out of older
+    versions' lines) compiles as a key that may be missing."""
     from sim.contract import get_ruleset
-
-    def optional(tag: str, registry: EventRegistry) -> bool:
-        fields = registry.cls(tag).model_fields.values()
-        return any(getattr(f, "exclude_if", None) is not None for f in fields)
 
     for name in ("musket", "becmi", "flattop"):
         registry: EventRegistry = get_ruleset(name).registry
         missing = [t for t in registry.types if decoders.fast_decoder(registry, t) is None]
-        left_out = [t for t in registry.types if optional(t, registry)]
-        assert missing == sorted(["engine.override", "engine.snapshot", *left_out]), name
+        assert missing == ["engine.override", "engine.snapshot"], name
 
 
 def _fired() -> tuple[EventRegistry, str, dict[str, Any]]:
@@ -191,3 +186,81 @@ def test_a_model_with_a_validator_is_not_compiled() -> None:
             return n
 
     assert decoders.compile_event(Checked) is None
+
+
+RULES1 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
+CHANCELLORSVILLE = ROOT / "replays" / "chancellorsville-s1863.jsonl"
+CORAL_SEA = ROOT / "replays" / "coral_sea-s1942.jsonl"
+
+
+def _both(path: Path, tag: str) -> list[tuple[Any, Event, Event | None]]:
+    """Each ``tag`` line of ``path``: (line, pydantic's event, msgspec's event or None)."""
+    stream, lines = _lines(path)
+    out = []
+    for line in lines:
+        if line.type != tag:
+            continue
+        data = _open(stream.name, line.mark.line, line.text, line.body, line.seq)
+        version = stream.header.format_version
+        slow = _event(
+            stream.name, line.mark.line, (line.body, data), line.seq, stream.registry, version
+        )
+        fast = decoders.decode_exact(
+            decoders.fast_decoder(stream.registry, tag), line.body.encode()
+        )
+        out.append((line, slow, fast))
+    assert out, f"no {tag} line in {path.name}"
+    return out
+
+
+@pytest.mark.parametrize(
+    ("path", "tag", "field"),
+    [
+        (RULES1, "musket.meleed", "odds"),  # rules v1: odds and flank left out
+        (CHANCELLORSVILLE, "musket.meleed", "odds"),  # rules v3: odds written
+        (CORAL_SEA, "flattop.anti_aircraft", "attack_spoiled"),
+    ],
+)
+def test_a_field_a_line_may_leave_out_decodes_as_pydantic_reads_it(
+    path: Path, tag: str, field: str
+) -> None:
+    """Left out or written, the event is pydantic's, with its types and its set fields."""
+    both = _both(path, tag)
+    for _line, slow, fast in both:
+        assert fast is not None
+        assert _typed(fast) == _typed(slow)
+        assert fast.model_fields_set == slow.model_fields_set
+    written = [f'"{field}":' in line.body for line, _, _ in both]
+    assert all(not w for w in written) if path == RULES1 else any(written)
+
+
+def test_an_excluded_value_written_out_or_moved_is_left_to_pydantic() -> None:
+    """``"odds":null`` (which the writer leaves out), ``"attack_spoiled":[]`` (the same),
+    or an optional key out of its place: never decoded fast; pydantic refuses the first two."""
+    registry = ReplayStream(RULES1, registry_for).registry
+    melee = _both(RULES1, "musket.meleed")[0][0].body
+    null_odds = melee[:-1] + ',"odds":null}'
+    v3 = next(line.body for line, _, _ in _both(CHANCELLORSVILLE, "musket.meleed"))
+    data = json.loads(v3)
+    moved = dict(data)
+    moved["odds"] = moved.pop("odds")  # odds after flank: not the declaration order
+    assert "flank" in data and list(moved) != list(data)
+    moved_text = json.dumps(moved, separators=(",", ":"))
+    fast = decoders.fast_decoder(registry, "musket.meleed")
+    for text in (null_odds, moved_text):
+        assert decoders.decode_exact(fast, text.encode()) is None
+    aa = _both(CORAL_SEA, "flattop.anti_aircraft")
+    plain = next(line.body for line, _, _ in aa if '"attack_spoiled"' not in line.body)
+    spoiled = plain[:-1] + ',"attack_spoiled":[]}'
+    flattop = ReplayStream(CORAL_SEA, registry_for).registry
+    assert (
+        decoders.decode_exact(
+            decoders.fast_decoder(flattop, "flattop.anti_aircraft"), spoiled.encode()
+        )
+        is None
+    )
+    from engine.checks import ReplayError
+
+    for text, reg in ((null_odds, registry), (spoiled, flattop)):
+        with pytest.raises(ReplayError):
+            _event("x", 2, (text, json.loads(text)), json.loads(text)["seq"], reg, 5)

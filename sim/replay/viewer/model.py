@@ -115,14 +115,25 @@ class _Fold:
 
 
 def _involved(event: Event, index: dict[str, int]) -> list[int]:
-    """Units the event names in a top-level field (actor, target, ship, strike...)."""
-    found = []
-    for key, value in event.model_dump().items():
+    """Units the event names in a top-level field (actor, target, ship, strike...).
+
+    Read from the fields' values as they are (a nested model or a mapping
+    names no unit at the top level, as in ``model_dump``), never dumped.
+    """
+    found = set()
+    extra = event.__pydantic_extra__
+    fields = event.__dict__.items() if not extra else [*event.__dict__.items(), *extra.items()]
+    for key, value in fields:
         if key in _SKIP:
             continue
-        values = value if isinstance(value, list | tuple) else (value,)
-        found += [index[v] for v in values if isinstance(v, str) and v in index]
-    return sorted(set(found))
+        if type(value) is str:
+            if value in index:
+                found.add(index[value])
+        elif isinstance(value, list | tuple):
+            found.update(index[v] for v in value if isinstance(v, str) and v in index)
+        elif isinstance(value, str) and value in index:
+            found.add(index[value])
+    return sorted(found)
 
 
 def _shots(engagements: list[Engagement], index: dict[str, int]) -> list[list[Any]]:

@@ -23,11 +23,17 @@ __all__ = ["Spool", "dumps"]
 _LEVEL = 1
 """zlib level of the spool: fast; the page's own gzip (level 9) comes after."""
 _READ = 1 << 16
+"""Bytes of compressed text read, and of text inflated, at a time."""
+
+
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+_BATCH = 1 << 16
+"""Characters of items held before they are compressed together."""
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON as the page embeds it (UTF-8 kept, no NaN)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """Compact JSON as the page embeds it (UTF-8 kept, no NaN): ``json.dumps``'s text."""
+    return _ENCODE(value)
 
 
 class Spool:
@@ -44,13 +50,26 @@ class Spool:
         self.count = 0
         self.size = 0
         """Bytes of compressed text written."""
+        self._held: list[str] = []
+        self._held_size = 0
 
     def add(self, item: Any) -> None:
         """Append one item (plain JSON data)."""
         if self._closed:
             raise ValueError("the spool is closed")
-        self._write(self._z.compress((dumps(item) + "\n").encode("utf-8")))
+        text = _ENCODE(item)
+        self._held.append(text)
+        self._held_size += len(text)
         self.count += 1
+        if self._held_size >= _BATCH:
+            self._pack()
+
+    def _pack(self) -> None:
+        """Compress the items held (one per line)."""
+        if self._held:
+            self._held.append("")
+            self._write(self._z.compress("\n".join(self._held).encode("utf-8")))
+            self._held, self._held_size = [], 0
 
     def _write(self, data: bytes) -> None:
         self._file.write(data)
@@ -59,6 +78,7 @@ class Spool:
     def close(self) -> None:
         """No more items; the compressed text is complete."""
         if not self._closed:
+            self._pack()
             self._write(self._z.flush())
             self._file.flush()
             self._closed = True
@@ -71,8 +91,11 @@ class Spool:
         z = zlib.decompressobj()
         utf8 = codecs.getincrementaldecoder("utf-8")()
         self._file.seek(0)
-        while part := self._file.read(_READ):
-            yield utf8.decode(z.decompress(part))
+        part = b""
+        while part or (part := self._file.read(_READ)):
+            # bounded: a long battle's keyframes repeat, and 64 KiB of them inflate to many MiB
+            yield utf8.decode(z.decompress(part, _READ))
+            part = z.unconsumed_tail
         yield utf8.decode(z.flush(), final=True)
 
     def lines(self) -> Iterator[str]:

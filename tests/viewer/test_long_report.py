@@ -1,0 +1,50 @@
+"""``report`` holds memory flat in a replay's length in turns (issue 31).
+
+A replay long in turns (``benchmarks/long_turns.py``: the stone-wall golden's
+header, then one ``engine.turn_ended`` a turn, chained) is written as a page at
+two lengths, 8x apart; the traced peak (tracemalloc) of the longer may exceed
+the shorter's by far less than its page's data (a keyframe of every unit a
+turn: about 1.5 KB a turn, 3.7 MB at 2,400 turns, which compress into one 64 KiB
+read of the spool).
+"""
+
+from __future__ import annotations
+
+import sys
+import tracemalloc
+from pathlib import Path
+
+from sim.replay.file import ReplayFile
+from sim.replay.report import write_report
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _write(path: Path, turns: int) -> Path:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from long_turns import write_long_turns  # type: ignore[import-not-found]  # benchmarks/
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    write_long_turns(path, turns)
+    return path
+
+
+def _peak(path: Path, out: Path) -> int:
+    loaded = ReplayFile(path)
+    loaded.scan()
+    tracemalloc.start()
+    try:
+        write_report(loaded, out)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_report_peak_does_not_grow_with_turns(tmp_path: Path) -> None:
+    """300 and 2,400 turns: the peaks differ by under 2 MiB (the old spool: by 5 MiB)."""
+    short = _write(tmp_path / "short.jsonl", 300)
+    long = _write(tmp_path / "long.jsonl", 2400)
+    small = _peak(short, tmp_path / "short.html")
+    large = _peak(long, tmp_path / "long.html")
+    assert large - small < 2 * 1024 * 1024, (small, large)
