@@ -36,7 +36,7 @@ from engine.atomic import atomic_write_text
 from sim.batch.analysis.summary import summarize
 from sim.batch.execution.executors import open_executor
 from sim.batch.execution.rows import ChunkRows
-from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk
+from sim.batch.execution.worker import Chunk, RunSpec, Shared, study_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import confirm_runs, pilot_runs
@@ -278,7 +278,7 @@ class _Runner:
                 chunk = next(pending, None)
                 if chunk is None:
                     break
-                inflight[executor.submit(run_chunk, chunk)] = chunk
+                inflight[executor.submit(study_chunk, chunk)] = chunk
             if first:  # the progress clock starts once the workers are busy
                 self._report()
                 first = False

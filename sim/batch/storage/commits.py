@@ -89,7 +89,7 @@ class CommitPoints:
         self._digests += self.store.digests(rows)
         if self._waiting is None:
             runs, units = [list(c) for c in rows.runs], [list(c) for c in rows.units]
-            self._waiting = ChunkRows(runs, units, cpu=rows.cpu)
+            self._waiting = ChunkRows(runs, units, cpu=rows.cpu, packed=list(rows.packed))
         else:
             self._waiting.extend(rows)
 
