@@ -25,6 +25,7 @@ from sim.batch.planning.design import Factor
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.storage.store import Store
 from sim.batch.study import RunOptions, run_study
+from sim.replay.header import make_header
 from tests.batch.helpers import STONE_WALL, tables
 
 TARGET = load_target(STONE_WALL)
@@ -204,3 +205,16 @@ def test_the_run_types_a_worker_packs_match_the_study_tables(tmp_path: Path) -> 
     finally:
         con.close()
     assert stored == run_types(len(LOSSES), len(SIDES))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**63 - 1])
+def test_a_prepared_point_heads_each_run_as_make_header_does(seed: int) -> None:
+    """The header a prepared point copies for a run equals make_header's for that seed,
+    field for field and in its canonical text (the replay's first line)."""
+    prepared = worker.prepare(TARGET, {"options.fire_hcv": 35})
+    assert prepared.scenario is not None
+    ruleset, scenario = prepared.scenario
+    made = make_header(ruleset, scenario, seed, source=TARGET.source)
+    copied = prepared.header_for(seed)
+    assert copied == made and copied.body() == made.body()
+    assert prepared.header_for(seed + 1 if seed < 2**63 - 1 else 0).seed != seed
