@@ -392,8 +392,8 @@ def cli_lines(cli: dict[str, Any], runs: int, reps: int) -> list[str]:
 
 def coordinator(runs: int, reps: int, before: str | None) -> dict[str, Any]:
     """benchmarks/study_cost.py under this tree (and a ``before`` tree), one repetition a
-    child process, trees interleaved and alternating: each child's plain loop, --jobs 1
-    study and --jobs 2 coordinator CPU."""
+    child process, trees interleaved and alternating: each child's plain loop and --jobs 1
+    study of ``runs`` runs, and the coordinator's CPU in a --jobs 2 study of 4 x as many."""
     trees: list[str | None] = [None] if before is None else [None, before]
     print(f"coordinator: study_cost.py, {runs} runs, {reps} reps, trees {trees}", file=sys.stderr)
     found: dict[str, list[dict[str, Any]]] = {"after": [], "before": []}
@@ -402,7 +402,7 @@ def coordinator(runs: int, reps: int, before: str | None) -> dict[str, Any]:
             env = dict(os.environ)
             if tree is not None:
                 env["PYTHONPATH"] = tree + os.pathsep + env.get("PYTHONPATH", "")
-            cmd = [sys.executable, str(HERE / "study_cost.py"), str(runs), "1"]
+            cmd = [sys.executable, str(HERE / "study_cost.py"), str(runs), "1", str(4 * runs)]
             child = run_child(cmd, env)
             if child.returncode != 0:
                 raise RuntimeError(f"study_cost.py failed: {child.stderr}")
@@ -433,7 +433,7 @@ def coordinator_lines(found: dict[str, Any], runs: int, reps: int) -> list[str]:
         rows = found[key]
         return {
             "over": [100 * (r["jobs1"][0]["cpu"] / r["loop"][0]["cpu"] - 1) for r in rows],
-            "whole": [r["jobs2"][0]["cpu"] / runs for r in rows],
+            "whole": [r["jobs2"][0]["cpu"] / r["runs2"] for r in rows],
             "steady": [
                 r["jobs2"][0]["steady_per_run"]
                 for r in rows
@@ -443,8 +443,8 @@ def coordinator_lines(found: dict[str, Any], runs: int, reps: int) -> list[str]:
         }
 
     lines = [
-        f"study cost (benchmarks/study_cost.py, {runs} runs of stone_wall.yaml, {reps} "
-        "interleaved reps, each in a fresh process; CPU)"
+        f"study cost (benchmarks/study_cost.py, {runs} runs of stone_wall.yaml, --jobs 2 "
+        f"{4 * runs}; {reps} interleaved reps, each in a fresh process; CPU)"
     ]
     for key in ("before", "after"):
         if not found[key]:
@@ -726,7 +726,7 @@ def main() -> None:
         results["overhead"] = {k: ov[k] for k in keys}
         lines += overhead_lines(ov, over_runs, args.overhead_reps)
     if "coordinator" in parts:
-        used, more = coordinator_part(results, 200 if args.quick else 800, args.reps, args.before)
+        used, more = coordinator_part(results, 200 if args.quick else 600, args.reps, args.before)
         cpu_used, wall_used = cpu_used + used[0], wall_used + used[1]
         lines += more
     if "cli" in parts:

@@ -1,6 +1,6 @@
 """What a study costs beyond its battles, in one process of one source tree (issue 32 item 4).
 
-``python benchmarks/study_cost.py RUNS REPS`` prints one JSON line. It uses
+``python benchmarks/study_cost.py RUNS REPS [RUNS2]`` prints one JSON line. It uses
 only the public study API (``StudyPlan``, ``run_study``, ``api.make_header``),
 so the batch benchmark can run it under another tree (``PYTHONPATH=TREE``) and
 compare the two in one session (``bench_batch.py --parts coordinator --before
@@ -11,9 +11,10 @@ TREE``). Each repetition, interleaved and in alternating order:
   discarding sink, outcome — CPU seconds;
 * **--jobs 1 study** of the same runs, no plots: this process's CPU for the
   whole ``run_study`` (creating the database and the summary included);
-* **--jobs 2 study** of the same runs: the coordinator's own CPU (this
-  process, all its threads; the workers are other processes) for the whole
-  study, and between its first and last commit point (``steady``).
+* **--jobs 2 study** of ``RUNS2`` runs (default ``RUNS``; more runs give the
+  steady state more commit points): the coordinator's own CPU (this process,
+  all its threads; the workers are other processes) for the whole study, and
+  per run between its first and last commit point (``steady``).
 """
 
 from __future__ import annotations
@@ -87,18 +88,19 @@ def study(runs: int, jobs: int) -> dict[str, Any]:
 
 def main() -> None:
     runs, reps = int(sys.argv[1]), int(sys.argv[2])
+    runs2 = int(sys.argv[3]) if len(sys.argv) > 3 else runs
     plain_loop(5)  # warm-up: imports, caches, the first validations
     found: dict[str, list[Any]] = {"loop": [], "jobs1": [], "jobs2": []}
     steps = [
         ("loop", lambda: plain_loop(runs)),
         ("jobs1", lambda: study(runs, 1)),
-        ("jobs2", lambda: study(runs, 2)),
+        ("jobs2", lambda: study(runs2, 2)),
     ]
     for rep in range(reps):
         for key, work in steps if rep % 2 == 0 else steps[::-1]:
             gc.collect()
             found[key].append(work())
-    print(json.dumps({"runs": runs, **found}))
+    print(json.dumps({"runs": runs, "runs2": runs2, **found}))
 
 
 if __name__ == "__main__":
