@@ -34,9 +34,9 @@ import duckdb
 
 from engine.atomic import atomic_write_text
 from sim.batch.analysis.summary import summarize
-from sim.batch.execution.executors import open_executor
+from sim.batch.execution.executors import InlineExecutor, open_executor
 from sim.batch.execution.rows import ChunkRows
-from sim.batch.execution.worker import Chunk, RunSpec, Shared, study_chunk
+from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk, study_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import confirm_runs, pilot_runs
@@ -270,6 +270,9 @@ class _Runner:
 
     def _loop(self, executor: Executor) -> None:
         window = 2 * max(1, self.options.jobs)
+        # Rows fought in this process need no transport: packing them would cost more
+        # than the Arrow append saves (sim.batch.execution.columnar).
+        work = run_chunk if isinstance(executor, InlineExecutor) else study_chunk
         pending = self._pending()
         inflight: dict[Future[ChunkRows], Chunk] = {}
         first = True
@@ -278,7 +281,7 @@ class _Runner:
                 chunk = next(pending, None)
                 if chunk is None:
                     break
-                inflight[executor.submit(study_chunk, chunk)] = chunk
+                inflight[executor.submit(work, chunk)] = chunk
             if first:  # the progress clock starts once the workers are busy
                 self._report()
                 first = False

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pickle
 import pickletools
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -144,13 +145,14 @@ def _digests(folder: Path) -> list[tuple[Any, ...]]:
 def test_packed_python_and_mixed_chunks_store_the_same_tables(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The same study three ways — every chunk packed, none, and every other one (so one
+    """The same study three ways — every chunk packed (as a pool's workers pack them),
+    none (as a study fought in its own process sends them), and every other one (so one
     commit point holds both kinds) — stores the same tables, digests and summary."""
     options = RunOptions(jobs=1, plots=False, commit_seconds=float("inf"), commit_runs=10)
+    run_study(_plan(), tmp_path / "python", options)
+    monkeypatch.setattr("sim.batch.study.run_chunk", worker.study_chunk)
     run_study(_plan(), tmp_path / "packed", options)
     pack = worker.pack
-    monkeypatch.setattr(worker, "pack", lambda rows, *_: rows)
-    run_study(_plan(), tmp_path / "python", options)
 
     def every_other(rows: ChunkRows, *types: Any) -> ChunkRows:
         return pack(rows, *types) if rows.runs[0][0] % 8 == 0 else rows
@@ -218,3 +220,27 @@ def test_a_prepared_point_heads_each_run_as_make_header_does(seed: int) -> None:
     copied = prepared.header_for(seed)
     assert copied == made and copied.body() == made.body()
     assert prepared.header_for(seed + 1 if seed < 2**63 - 1 else 0).seed != seed
+
+
+def test_an_older_study_resumed_by_packed_chunks_is_stored_in_its_own_shape(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A study of the shape before unit_rows (a unit_finals table of fixed columns) resumed
+    by packed chunks: the batches are unpacked into its shape, and the study equals the
+    same older study resumed by Python columns."""
+    from tests.batch.test_unit_finals import _make_legacy
+
+    plan = StudyPlan(TARGET, seed=7, replications=6, chunk_size=2)
+    run_study(plan, tmp_path / "base", RunOptions(jobs=1, plots=False))
+    _make_legacy(tmp_path / "base")
+    con = duckdb.connect(str(tmp_path / "base" / "study.duckdb"))
+    con.execute("DELETE FROM unit_finals WHERE run_id >= 2; DELETE FROM runs WHERE run_id >= 2")
+    con.close()
+    for name in ("python", "packed"):
+        shutil.copytree(tmp_path / "base", tmp_path / name)
+    resume = RunOptions(jobs=1, plots=False, resume=True)
+    run_study(plan, tmp_path / "python", resume)
+    monkeypatch.setattr("sim.batch.study.run_chunk", worker.study_chunk)
+    assert run_study(plan, tmp_path / "packed", resume).ran == 4
+    packed = tables(tmp_path / "packed")
+    assert packed == tables(tmp_path / "python") and len(packed["unit_finals"]) == 6 * 7

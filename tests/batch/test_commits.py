@@ -72,18 +72,33 @@ def _count_commits(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return calls
 
 
-def test_commit_points_batch_whole_chunks_into_three_inserts_each(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _packed_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks fought in this process packed as a pool's workers pack them (Arrow batches)."""
+    monkeypatch.setattr("sim.batch.study.run_chunk", worker.study_chunk)
+
+
+@pytest.mark.parametrize(
+    ("packed", "want"),
+    [
+        (False, {"commit": 3, "batches": 0, "columns": 6, "fallback": 0}),
+        (True, {"commit": 3, "batches": 9, "columns": 0, "fallback": 0}),
+    ],
+)
+def test_commit_points_batch_whole_chunks_into_one_insert_a_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packed: bool, want: dict[str, int]
 ) -> None:
     """40 runs in 8 chunks of 5, a commit point every 15 runs waiting: after chunks 3 and 6
-    (15 runs each) and at the end (10 runs) — 3 transactions of 3 INSERTs (runs, unit rows,
-    run digests), all of Arrow record batches, none of Python columns; the tables equal
-    those of a commit after every chunk."""
+    (15 runs each) and at the end (10 runs) — 3 transactions of one INSERT a table: runs
+    and unit rows as NumPy columns when fought in this process (the digests apart), or
+    runs, unit rows and digests as Arrow batches when packed as a pool's workers pack
+    them; the tables equal those of a commit after every chunk."""
+    if packed:
+        _packed_inline(monkeypatch)
     calls = _count_commits(monkeypatch)
     batched = RunOptions(jobs=1, plots=False, commit_seconds=NEVER, commit_runs=15)
     run_study(_plan(), tmp_path / "batched", batched)
-    assert calls == {"commit": 3, "batches": 9, "columns": 0, "fallback": 0}
-    calls.update(commit=0, batches=0)
+    assert calls == want
+    calls.update(commit=0, batches=0, columns=0)
     run_study(_plan(), tmp_path / "each", RunOptions(jobs=1, plots=False, commit_seconds=0))
     assert calls["commit"] == 8
     assert tables(tmp_path / "batched") == tables(tmp_path / "each")
@@ -97,22 +112,27 @@ def test_commit_points_batch_whole_chunks_into_three_inserts_each(
     ).read_bytes()
 
 
+@pytest.mark.parametrize("packed", [False, True])
 def test_a_failed_commit_point_keeps_none_of_its_chunks_and_resume_completes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packed: bool
 ) -> None:
     """The second commit point's unit finals fail to insert: its 3 chunks are all absent,
-    the first commit point's 3 are whole, and --resume gives the uninterrupted tables."""
-    insert = append.insert_batches
+    the first commit point's 3 are whole, and --resume gives the uninterrupted tables —
+    with the rows as Python columns, and as Arrow batches."""
+    name, nth = ("insert_batches", 5) if packed else ("insert_columns", 4)
+    if packed:  # runs, unit rows, digests a commit point; else runs, unit rows
+        _packed_inline(monkeypatch)
+    insert = getattr(append, name)
     seen = {"inserts": 0}
 
     def failing(con: Any, table: str, *args: Any) -> None:
         seen["inserts"] += 1
-        if seen["inserts"] == 5:  # the second commit point's unit rows (runs, units, digests)
+        if seen["inserts"] == nth:  # the second commit point's unit rows
             assert table == "unit_rows"
             raise duckdb.IOException("injected: disk full")
         insert(con, table, *args)
 
-    monkeypatch.setattr(store, "insert_batches", failing)
+    monkeypatch.setattr(store, name, failing)
     options = RunOptions(jobs=1, plots=False, commit_seconds=NEVER, commit_runs=15)
     with pytest.raises(StudyError, match=r"study\.duckdb: injected: disk full"):
         run_study(_plan(), tmp_path / "s", options)
@@ -120,7 +140,7 @@ def test_a_failed_commit_point_keeps_none_of_its_chunks_and_resume_completes(
     # chunk 0 of both points and chunk 1 of point 0 (rounds across points): the first point
     assert [(r[1], r[2]) for r in runs] == [(0, r) for r in range(10)] + [(1, r) for r in range(5)]
     assert len(tables(tmp_path / "s")["unit_finals"]) == 15 * 7
-    monkeypatch.setattr(store, "insert_batches", insert)
+    monkeypatch.setattr(store, name, insert)
     run_study(_plan(), tmp_path / "s", RunOptions(jobs=1, plots=False, resume=True))
     run_study(_plan(), tmp_path / "whole", RunOptions(jobs=1, plots=False))
     assert tables(tmp_path / "s") == tables(tmp_path / "whole")
@@ -131,7 +151,7 @@ def test_a_lost_worker_still_writes_the_chunks_committed_before(
 ) -> None:
     """A worker failure after 3 chunks (clock off, nothing due): those 15 runs are written
     before the study reports the loss, and the message counts them."""
-    real = worker.study_chunk
+    real = worker.run_chunk
     done = {"chunks": 0}
 
     def dies(chunk: Chunk) -> Any:
@@ -140,7 +160,7 @@ def test_a_lost_worker_still_writes_the_chunks_committed_before(
             raise OSError("worker lost")
         return real(chunk)
 
-    monkeypatch.setattr("sim.batch.study.study_chunk", dies)
+    monkeypatch.setattr("sim.batch.study.run_chunk", dies)
     options = RunOptions(jobs=1, plots=False, commit_seconds=NEVER, commit_runs=1000)
     with pytest.raises(StudyIncomplete, match="the 15 runs committed are kept"):
         run_study(_plan(), tmp_path, options)

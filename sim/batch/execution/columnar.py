@@ -56,20 +56,54 @@ def arrow_type(sql: str) -> Any:
     return pa.string()
 
 
+_MAX_TEXT = 2**31 - 1
+"""Bytes an Arrow ``string`` column's 32-bit offsets can address."""
+
+
+def _array(col: list[Any], sql: str) -> Any:
+    """One column as an Arrow array built from its buffers.
+
+    Built from NumPy buffers rather than by ``pyarrow.array``, whose first call
+    on a list imports pandas (about a third of a second of CPU in every
+    worker). Raises OverflowError (an int beyond 64 bits), UnicodeEncodeError
+    (a lone surrogate) or ValueError (too much text for one column).
+    """
+    pa, np = arrow(), import_module("numpy")
+    nulls = col.count(None)  # the column holds no type that equals None but None
+    valid = None
+    if nulls:
+        present = np.array([v is not None for v in col], dtype=bool)
+        valid = pa.py_buffer(np.packbits(present, bitorder="little"))
+    if sql == "VARCHAR":
+        encoded = [b"" if v is None else v.encode("utf-8") for v in col]
+        offsets = np.zeros(len(col) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+        if offsets[-1] > _MAX_TEXT:
+            raise ValueError("more text than one Arrow string column holds")
+        buffers = [valid, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(b"".join(encoded))]
+        return pa.Array.from_buffers(pa.string(), len(col), buffers, null_count=nulls)
+    dtype = np.int64 if sql in _INTEGERS else np.float64
+    filled = [0 if v is None else v for v in col] if nulls else col
+    values = np.array(filled, dtype=dtype) if col else np.zeros(0, dtype=dtype)
+    return pa.Array.from_buffers(
+        arrow_type(sql), len(col), [valid, pa.py_buffer(values)], null_count=nulls
+    )
+
+
 def record_batch(columns: Sequence[list[Any]], types: Sequence[str]) -> Any:
     """``columns`` (one list per column, of SQL ``types``) as a record batch of columns
     ``c0, c1, …``, or None when a value is not plain for its column (see the module)."""
-    pa = arrow()
     arrays = []
     for col, sql in zip(columns, types, strict=True):
         kinds = _KINDS.get(sql)
         if kinds is None or not kinds.issuperset(map(type, col)):
             return None
         try:
-            arrays.append(pa.array(col, type=arrow_type(sql)))
-        except (pa.ArrowException, OverflowError, UnicodeError, TypeError, ValueError):
+            arrays.append(_array(col, sql))
+        except (OverflowError, UnicodeError, ValueError):
             return None  # beyond 64 bits, a lone surrogate: the store's list casts decide
-    return pa.RecordBatch.from_arrays(arrays, names=[f"c{i}" for i in range(len(arrays))])
+    names = [f"c{i}" for i in range(len(arrays))]
+    return arrow().RecordBatch.from_arrays(arrays, names=names)
 
 
 def _stream(batch: Any) -> bytes:
