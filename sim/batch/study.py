@@ -6,11 +6,14 @@ point's chunks are committed in chunk order, later ones waiting in memory.
 Committing a chunk counts it (for ``--until-ci``) and writes its kept
 replays; its rows wait for the next **commit point** — at most about once a
 second (:data:`COMMIT_SECONDS`), and only once the runs waiting cost their
-workers 200 times what a commit point costs (:mod:`sim.batch.storage.commits`), or
-as soon as :data:`COMMIT_RUNS` runs wait — when every chunk committed since
-goes to DuckDB in one transaction of two INSERTs and ``progress.json`` is
-rewritten. The study's own work per run is thus a few list appends and a
-share of one bulk insert, so it keeps up with many workers. So the committed
+workers 500 times what the cheapest commit point cost (:mod:`sim.batch.storage.commits`),
+or as soon as :data:`COMMIT_RUNS` runs wait — when every chunk committed since
+goes to DuckDB in one transaction of one INSERT a table and ``progress.json``
+is rewritten. A pool's workers send their rows as Arrow record batches
+(:mod:`sim.batch.execution.columnar`); chunks fought in this process
+(``--jobs 1``) keep them as Python columns. The study's own work per run is
+thus a share of a list append and of one bulk insert, so it keeps up with
+many workers. So the committed
 runs of a point are always a prefix of its chunks, and ``--until-ci W`` —
 decided once a point's pilot chunks are committed (:mod:`sim.batch.planning.stopping`:
 the pilot sizes a confirmatory sample) — stops a point after the same chunk
