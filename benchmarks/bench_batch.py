@@ -41,8 +41,9 @@ import yaml
 from engine import garbage
 from sim import api
 from sim.batch import RunOptions, StudyPlan, load_target, run_study, study
+from sim.batch.execution import columnar
 from sim.batch.execution.rows import ChunkRows
-from sim.batch.execution.worker import Chunk, NullSink, Shared, prepare, run_chunk
+from sim.batch.execution.worker import Chunk, NullSink, Shared, prepare, study_chunk
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from batch_cpu import StudyCpu, accounting
@@ -389,6 +390,77 @@ def cli_lines(cli: dict[str, Any], runs: int, reps: int) -> list[str]:
     return lines
 
 
+def coordinator(runs: int, reps: int, before: str | None) -> dict[str, Any]:
+    """benchmarks/study_cost.py under this tree (and a ``before`` tree), one repetition a
+    child process, trees interleaved and alternating: each child's plain loop and --jobs 1
+    study of ``runs`` runs, and the coordinator's CPU in a --jobs 2 study of 4 x as many."""
+    trees: list[str | None] = [None] if before is None else [None, before]
+    print(f"coordinator: study_cost.py, {runs} runs, {reps} reps, trees {trees}", file=sys.stderr)
+    found: dict[str, list[dict[str, Any]]] = {"after": [], "before": []}
+    for rep in range(reps):
+        for tree in trees if rep % 2 == 0 else trees[::-1]:
+            env = dict(os.environ)
+            if tree is not None:
+                env["PYTHONPATH"] = tree + os.pathsep + env.get("PYTHONPATH", "")
+            cmd = [sys.executable, str(HERE / "study_cost.py"), str(runs), "1", str(4 * runs)]
+            child = run_child(cmd, env)
+            if child.returncode != 0:
+                raise RuntimeError(f"study_cost.py failed: {child.stderr}")
+            found["after" if tree is None else "before"].append(
+                json.loads(child.stdout.strip().splitlines()[-1])
+            )
+    return found
+
+
+def coordinator_part(
+    results: dict[str, Any], runs: int, reps: int, before: str | None
+) -> tuple[tuple[float, float], list[str]]:
+    """Run the coordinator part; (CPU, wall) seconds of its single-process work, its lines."""
+    found = coordinator(runs, reps, before)
+    results["coordinator"] = found
+    cpu = wall = 0.0
+    for rows in found.values():
+        for r in rows:  # the loop and --jobs 1: all their work in the child's one process
+            cpu += r["loop"][0]["cpu"] + r["jobs1"][0]["cpu"]
+            wall += r["loop"][0]["wall"] + r["jobs1"][0]["wall"]
+    return (cpu, wall), coordinator_lines(found, runs, reps)
+
+
+def coordinator_lines(found: dict[str, Any], runs: int, reps: int) -> list[str]:
+    """The coordinator section: issue 32's two study targets, before and after."""
+
+    def figures(key: str) -> dict[str, list[float]]:
+        rows = found[key]
+        return {
+            "over": [100 * (r["jobs1"][0]["cpu"] / r["loop"][0]["cpu"] - 1) for r in rows],
+            "whole": [r["jobs2"][0]["cpu"] / r["runs2"] for r in rows],
+            "steady": [
+                r["jobs2"][0]["steady_per_run"]
+                for r in rows
+                if r["jobs2"][0]["steady_per_run"] is not None
+            ],
+            "loop": [r["loop"][0]["cpu"] / runs for r in rows],
+        }
+
+    lines = [
+        f"study cost (benchmarks/study_cost.py, {runs} runs of stone_wall.yaml, --jobs 2 "
+        f"{4 * runs}; {reps} interleaved reps, each in a fresh process; CPU)"
+    ]
+    for key in ("before", "after"):
+        if not found[key]:
+            continue
+        f = figures(key)
+        steady = fmt_spread(f["steady"], 1, 1e6) if f["steady"] else "n/a"
+        lines += [
+            f"  {key:6s} plain loop {fmt_spread(f['loop'], 3, 1e3)} ms/run; --jobs 1 study / "
+            f"plain loop - 1 = {fmt_spread(f['over'], 1)} % (target <= 10)",
+            f"         --jobs 2 coordinator CPU per committed run: whole study "
+            f"{fmt_spread(f['whole'], 1, 1e6)} us, between commit points {steady} us "
+            "(target <= 150)",
+        ]
+    return lines
+
+
 def fresh_heap() -> None:
     """Collect the heap and restart the paced collector's count from here.
 
@@ -461,42 +533,65 @@ class Instant(Executor):
     What is left is the study process's own work per run (scheduling, the
     pool's pickling both ways, collecting rows, DuckDB) at a rate no real
     pool reaches, so its CPU per run is what the parent would spend behind
-    any number of workers.
+    any number of workers. Every chunk's rows are made (renumbered and
+    pickled, as a worker would send them) before the study starts, so none
+    of a worker's work is counted as the parent's.
     """
 
-    def __init__(self, template: ChunkRows) -> None:
-        self.template = template
-        first = template.runs[0]
-        self.unit_of = [first.index(r) for r in template.units[0]]
+    def __init__(self, plan: StudyPlan, shared: Shared) -> None:
+        template = study_chunk(Chunk(shared, 0, {}, tuple(plan.chunk_runs(0, 0))))
+        self.sent = {
+            runs[0].run_id: pickle.dumps(_renumbered(template, runs), pickle.HIGHEST_PROTOCOL)
+            for runs in (plan.chunk_runs(0, j) for j in range(plan.chunks()))
+        }
 
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
         chunk = args[0]
         pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)  # the pool's feeder does this
-        t = self.template
-        runs = [list(c) for c in t.runs]
-        runs[0] = [r.run_id for r in chunk.runs]
-        runs[1] = [r.point for r in chunk.runs]
-        runs[2] = [r.replication for r in chunk.runs]
-        runs[3] = [r.seed for r in chunk.runs]
-        units = [list(c) for c in t.units]
-        units[0] = [chunk.runs[i].run_id for i in self.unit_of]
-        rows = ChunkRows(runs, units, dict(t.counts))
         future: Future[Any] = Future()  # and the pool's result thread unpickles this:
-        future.set_result(pickle.loads(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)))
+        future.set_result(pickle.loads(self.sent[chunk.runs[0].run_id]))
         return future
+
+
+def _renumbered(template: ChunkRows, runs: list[Any]) -> ChunkRows:
+    """The template chunk's rows as those of ``runs`` (ids, point, replication, seed)."""
+    pa = columnar.arrow()
+    count, *streams = template.packed[0]
+    batches = [columnar.read(data) for data in streams]
+    old = batches[0].column(0).to_pylist()
+    new = {o: r for o, r in zip(old, runs, strict=True)}
+    keys = (
+        [r.run_id for r in runs],
+        [r.point for r in runs],
+        [r.replication for r in runs],
+        [r.seed for r in runs],
+    )
+    out = []
+    for k, batch in enumerate(batches):
+        arrays = list(batch.columns)
+        if k == 0:
+            arrays[:4] = [pa.array(v, pa.int64()) for v in keys]
+        else:
+            arrays[0] = pa.array([new[i].run_id for i in arrays[0].to_pylist()], pa.int64())
+        made = pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, made.schema) as writer:
+            writer.write_batch(made)
+        out.append(sink.getvalue().to_pybytes())
+    rows = ChunkRows([[] for _ in template.runs], [[] for _ in template.units])
+    rows.counts, rows.packed = dict(template.counts), [(count, *out)]
+    return rows
 
 
 def parent_alone(runs: int) -> dict[str, float]:
     """The study process's CPU per run when chunks come back at once (see :class:`Instant`)."""
     plan = StudyPlan(load_target(STONE_WALL), seed=99, replications=runs)
-    shared = Shared.of(
-        plan.target, (("usa", "men"), ("usa", "guns"), ("csa", "men"), ("csa", "guns"))
-    )
-    template = run_chunk(Chunk(shared, 0, {}, tuple(plan.chunk_runs(0, 0))))
+    losses = (("usa", "men"), ("usa", "guns"), ("csa", "men"), ("csa", "guns"))
+    executor = Instant(plan, Shared.of(plan.target, losses, ("usa", "csa")))
 
     @contextlib.contextmanager
     def instant(*_args: Any) -> Iterator[Executor]:
-        yield Instant(template)
+        yield executor
 
     clock = Clock()
     real = study.open_executor
@@ -606,7 +701,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--parts",
-        default="overhead,cli,scaling,alone,memory",
+        default="overhead,coordinator,cli,scaling,alone,memory",
         help="comma-separated parts to run (default all)",
     )
     parser.add_argument("--json", type=Path, default=None, help="where to write the results")
@@ -630,6 +725,10 @@ def main() -> None:
         keys = [k for k in ov if k not in ("loops", "batches")]
         results["overhead"] = {k: ov[k] for k in keys}
         lines += overhead_lines(ov, over_runs, args.overhead_reps)
+    if "coordinator" in parts:
+        used, more = coordinator_part(results, 200 if args.quick else 600, args.reps, args.before)
+        cpu_used, wall_used = cpu_used + used[0], wall_used + used[1]
+        lines += more
     if "cli" in parts:
         spin = spin_for(loop_cpu)
         cli = cli_scaling(runs, args.reps, spin, args.before)

@@ -6,11 +6,14 @@ point's chunks are committed in chunk order, later ones waiting in memory.
 Committing a chunk counts it (for ``--until-ci``) and writes its kept
 replays; its rows wait for the next **commit point** — at most about once a
 second (:data:`COMMIT_SECONDS`), and only once the runs waiting cost their
-workers 200 times what a commit point costs (:mod:`sim.batch.storage.commits`), or
-as soon as :data:`COMMIT_RUNS` runs wait — when every chunk committed since
-goes to DuckDB in one transaction of two INSERTs and ``progress.json`` is
-rewritten. The study's own work per run is thus a few list appends and a
-share of one bulk insert, so it keeps up with many workers. So the committed
+workers 500 times what the cheapest commit point cost (:mod:`sim.batch.storage.commits`),
+or as soon as :data:`COMMIT_RUNS` runs wait — when every chunk committed since
+goes to DuckDB in one transaction of one INSERT a table and ``progress.json``
+is rewritten. A pool's workers send their rows as Arrow record batches
+(:mod:`sim.batch.execution.columnar`); chunks fought in this process
+(``--jobs 1``) keep them as Python columns. The study's own work per run is
+thus a share of a list append and of one bulk insert, so it keeps up with
+many workers. So the committed
 runs of a point are always a prefix of its chunks, and ``--until-ci W`` —
 decided once a point's pilot chunks are committed (:mod:`sim.batch.planning.stopping`:
 the pilot sizes a confirmatory sample) — stops a point after the same chunk
@@ -34,9 +37,9 @@ import duckdb
 
 from engine.atomic import atomic_write_text
 from sim.batch.analysis.summary import summarize
-from sim.batch.execution.executors import open_executor
+from sim.batch.execution.executors import InlineExecutor, open_executor
 from sim.batch.execution.rows import ChunkRows
-from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk
+from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk, study_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
 from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
 from sim.batch.planning.plan import StudyPlan
@@ -273,6 +276,9 @@ class _Runner:
 
     def _loop(self, executor: Executor) -> None:
         window = 2 * max(1, self.options.jobs)
+        # Rows fought in this process need no transport: packing them would cost more
+        # than the Arrow append saves (sim.batch.execution.columnar).
+        work = run_chunk if isinstance(executor, InlineExecutor) else study_chunk
         pending = self._pending()
         inflight: dict[Future[ChunkRows], Chunk] = {}
         first = True
@@ -281,7 +287,7 @@ class _Runner:
                 chunk = next(pending, None)
                 if chunk is None:
                     break
-                inflight[executor.submit(run_chunk, chunk)] = chunk
+                inflight[executor.submit(work, chunk)] = chunk
             if first:  # the progress clock starts once the workers are busy
                 self._report()
                 first = False

@@ -46,35 +46,59 @@ def _plan(**kw: Any) -> StudyPlan:
 
 
 def _count_commits(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """Count Store.commit transactions and INSERT statements of the runs' rows from here on."""
-    calls = {"commit": 0, "insert": 0, "fallback": 0}
-    commit, insert = Store.commit, append.insert_columns
+    """Count Store.commit transactions and the INSERT statements of the chunks' rows from
+    here on: of Arrow record batches (``batches``) and of Python columns holding rows
+    (``columns``; ``fallback`` those of them that took DuckDB's list casts)."""
+    calls = {"commit": 0, "batches": 0, "columns": 0, "fallback": 0}
+    commit, insert, batches = Store.commit, append.insert_columns, append.insert_batches
 
     def counted_commit(self: Store, rows: Any, *digests: Any) -> None:
         calls["commit"] += 1
         commit(self, rows, *digests)
 
     def counted_insert(con: Any, table: str, columns: Any, types: Any) -> None:
-        calls["insert"] += 1
-        calls["fallback"] += append._frame(columns, types) is None
+        if columns and columns[0]:
+            calls["columns"] += 1
+            calls["fallback"] += append._frame(columns, types) is None
         insert(con, table, columns, types)
+
+    def counted_batches(con: Any, table: str, found: Any, types: Any) -> None:
+        calls["batches"] += 1
+        batches(con, table, found, types)
 
     monkeypatch.setattr(Store, "commit", counted_commit)
     monkeypatch.setattr(store, "insert_columns", counted_insert)
+    monkeypatch.setattr(store, "insert_batches", counted_batches)
     return calls
 
 
-def test_commit_points_batch_whole_chunks_into_two_inserts_each(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _packed_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks fought in this process packed as a pool's workers pack them (Arrow batches)."""
+    monkeypatch.setattr("sim.batch.study.run_chunk", worker.study_chunk)
+
+
+@pytest.mark.parametrize(
+    ("packed", "want"),
+    [
+        (False, {"commit": 3, "batches": 0, "columns": 6, "fallback": 0}),
+        (True, {"commit": 3, "batches": 9, "columns": 0, "fallback": 0}),
+    ],
+)
+def test_commit_points_batch_whole_chunks_into_one_insert_a_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packed: bool, want: dict[str, int]
 ) -> None:
     """40 runs in 8 chunks of 5, a commit point every 15 runs waiting: after chunks 3 and 6
-    (15 runs each) and at the end (10 runs) — 3 transactions of 2 INSERTs (runs and unit
-    finals), all through NumPy columns; the tables equal those of a commit after every chunk."""
+    (15 runs each) and at the end (10 runs) — 3 transactions of one INSERT a table: runs
+    and unit rows as NumPy columns when fought in this process (the digests apart), or
+    runs, unit rows and digests as Arrow batches when packed as a pool's workers pack
+    them; the tables equal those of a commit after every chunk."""
+    if packed:
+        _packed_inline(monkeypatch)
     calls = _count_commits(monkeypatch)
     batched = RunOptions(jobs=1, plots=False, commit_seconds=NEVER, commit_runs=15)
     run_study(_plan(), tmp_path / "batched", batched)
-    assert calls == {"commit": 3, "insert": 6, "fallback": 0}
-    calls.update(commit=0, insert=0)
+    assert calls == want
+    calls.update(commit=0, batches=0, columns=0)
     run_study(_plan(), tmp_path / "each", RunOptions(jobs=1, plots=False, commit_seconds=0))
     assert calls["commit"] == 8
     assert tables(tmp_path / "batched") == tables(tmp_path / "each")
@@ -88,21 +112,27 @@ def test_commit_points_batch_whole_chunks_into_two_inserts_each(
     ).read_bytes()
 
 
+@pytest.mark.parametrize("packed", [False, True])
 def test_a_failed_commit_point_keeps_none_of_its_chunks_and_resume_completes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packed: bool
 ) -> None:
     """The second commit point's unit finals fail to insert: its 3 chunks are all absent,
-    the first commit point's 3 are whole, and --resume gives the uninterrupted tables."""
-    insert = append.insert_columns
+    the first commit point's 3 are whole, and --resume gives the uninterrupted tables —
+    with the rows as Python columns, and as Arrow batches."""
+    name, nth = ("insert_batches", 5) if packed else ("insert_columns", 4)
+    if packed:  # runs, unit rows, digests a commit point; else runs, unit rows
+        _packed_inline(monkeypatch)
+    insert = getattr(append, name)
     seen = {"inserts": 0}
 
     def failing(con: Any, table: str, *args: Any) -> None:
         seen["inserts"] += 1
-        if seen["inserts"] == 4:  # the second commit point's unit_finals
+        if seen["inserts"] == nth:  # the second commit point's unit rows
+            assert table == "unit_rows"
             raise duckdb.IOException("injected: disk full")
         insert(con, table, *args)
 
-    monkeypatch.setattr(store, "insert_columns", failing)
+    monkeypatch.setattr(store, name, failing)
     options = RunOptions(jobs=1, plots=False, commit_seconds=NEVER, commit_runs=15)
     with pytest.raises(StudyError, match=r"study\.duckdb: injected: disk full"):
         run_study(_plan(), tmp_path / "s", options)
@@ -110,7 +140,7 @@ def test_a_failed_commit_point_keeps_none_of_its_chunks_and_resume_completes(
     # chunk 0 of both points and chunk 1 of point 0 (rounds across points): the first point
     assert [(r[1], r[2]) for r in runs] == [(0, r) for r in range(10)] + [(1, r) for r in range(5)]
     assert len(tables(tmp_path / "s")["unit_finals"]) == 15 * 7
-    monkeypatch.setattr(store, "insert_columns", insert)
+    monkeypatch.setattr(store, name, insert)
     run_study(_plan(), tmp_path / "s", RunOptions(jobs=1, plots=False, resume=True))
     run_study(_plan(), tmp_path / "whole", RunOptions(jobs=1, plots=False))
     assert tables(tmp_path / "s") == tables(tmp_path / "whole")

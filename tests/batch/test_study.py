@@ -117,14 +117,14 @@ def test_a_run_that_raises_is_recorded_and_the_others_complete(
     """An exception inside one run marks only that run failed, with the exception's text."""
     plan = _plan(factors=(), replications=6, keep_replays=0)
     bad = plan.run(0, 3).seed
-    real = worker.make_header
+    real = worker.Prepared.header_for
 
-    def flaky(ruleset: Any, scenario: Any, seed: int, source: str | None = None) -> Any:
+    def flaky(self: worker.Prepared, seed: int) -> Any:
         if seed == bad:
             raise RuntimeError("injected failure")
-        return real(ruleset, scenario, seed, source)
+        return real(self, seed)
 
-    monkeypatch.setattr(worker, "make_header", flaky)
+    monkeypatch.setattr(worker.Prepared, "header_for", flaky)
     run_study(plan, tmp_path, RunOptions(jobs=1, plots=False))
     runs = tables(tmp_path)["runs"]
     assert [(r[0], r[4], r[5]) for r in runs] == [

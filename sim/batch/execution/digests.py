@@ -35,6 +35,7 @@ from engine.canonical import canonical_json, digest
 from sim.batch.execution.rows import UNIT_COLUMNS, UNIT_KEYS
 
 __all__ = [
+    "DIGEST_COLUMNS",
     "RUN_COLUMNS",
     "UNIT_TYPES",
     "RunDigests",
@@ -75,6 +76,16 @@ UNIT_TYPES = {
 }
 assert tuple(UNIT_TYPES) == UNIT_KEYS + UNIT_COLUMNS
 """The unit_rows table's columns and types."""
+
+
+DIGEST_COLUMNS = {
+    "run_id": "BIGINT",
+    "row": "VARCHAR",
+    "units": "VARCHAR",
+    "replays": "VARCHAR",
+    "digest": "VARCHAR",
+}
+"""The ``run_digests`` table's columns: one :data:`RunDigests` a row."""
 
 
 def run_types(losses: int, draws: int) -> list[str]:

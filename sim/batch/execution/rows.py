@@ -20,7 +20,15 @@ import orjson
 
 from engine.canonical import canonical_json
 
-__all__ = ["UNIT_COLUMNS", "UNIT_KEYS", "ChunkRows", "Losses", "outcome_json", "run_row"]
+__all__ = [
+    "UNIT_COLUMNS",
+    "UNIT_KEYS",
+    "ChunkRows",
+    "Losses",
+    "Packed",
+    "outcome_json",
+    "run_row",
+]
 
 UNIT_KEYS = ("run_id", "battle", "battle_id", "unit")
 """The columns that name a unit row: its run, battle (index, campaign id) and unit id."""
@@ -33,6 +41,10 @@ details as canonical JSON."""
 
 Losses = tuple[tuple[str, str], ...]
 """(side, loss kind) of each loss column of the runs table, in order."""
+
+Packed = tuple[int, bytes, bytes, bytes]
+"""A chunk's runs counted, then its runs, unit rows and run digests as Arrow record batches,
+each an IPC stream (:mod:`sim.batch.execution.columnar`)."""
 
 
 _PLAIN = frozenset({str, int, bool, type(None)})
@@ -118,6 +130,9 @@ class ChunkRows:
             :mod:`sim.batch.storage.commits`; never part of the results).
         digests: each run's digests (:mod:`sim.batch.execution.digests`), made on the
             worker.
+        packed: rows moved into Arrow record batches, one :data:`Packed` a chunk
+            (:func:`sim.batch.execution.columnar.pack`); they follow the rows of the
+            Python columns, which a packed chunk leaves empty.
     """
 
     runs: list[list[Any]]
@@ -126,6 +141,7 @@ class ChunkRows:
     replays: list[tuple[int, list[tuple[str, list[str]]]]] = field(default_factory=list)
     cpu: float = 0.0
     digests: list[tuple[int, str, str, str | None, str]] = field(default_factory=list)
+    packed: list[Packed] = field(default_factory=list)
 
     @classmethod
     def of(
@@ -151,12 +167,13 @@ class ChunkRows:
         return cls(*columns, counts, replays or [], cpu)
 
     def __len__(self) -> int:
-        return len(self.runs[0])
+        return len(self.runs[0]) + sum(p[0] for p in self.packed)
 
     def extend(self, other: ChunkRows) -> None:
         """Append another chunk's rows, CPU and digests (its counts and replays are not kept)."""
         self.cpu += other.cpu
         self.digests.extend(other.digests)
+        self.packed.extend(other.packed)
         for mine, theirs in zip(self.runs, other.runs, strict=True):
             mine.extend(theirs)
         for mine, theirs in zip(self.units, other.units, strict=True):

@@ -28,8 +28,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.canonical import canonical_json
-from engine.log import DiscardSink, MemorySink, Sink
-from sim.batch.execution.digests import UNIT_TYPES, digest_runs, run_types
+from engine.log import DiscardSink, Header, MemorySink, Sink
+from sim.batch.execution.columnar import pack
+from sim.batch.execution.digests import DIGEST_COLUMNS, UNIT_TYPES, digest_runs, run_types
 from sim.batch.execution.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_row
 from sim.batch.inputs.campaign import CampaignData, fight_campaign, validate_battle
 from sim.batch.inputs.seeds import RunSpec
@@ -54,6 +55,7 @@ __all__ = [
     "run_chunk",
     "run_rows",
     "side_draws",
+    "study_chunk",
 ]
 
 SinkFor = Callable[[int, str], Sink]
@@ -124,11 +126,23 @@ class Chunk:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A design point made ready to fight: its validated scenario or campaign."""
+    """A design point made ready to fight: its validated scenario or campaign.
+
+    A scenario's replay header is made once (``header``, for seed 0): each run's is
+    a copy with its own seed, the same header :func:`~sim.replay.header.make_header`
+    would make, without dumping and digesting the scenario again for every run.
+    """
 
     target: Target
     scenario: tuple[AnyRuleset, Any] | None = None
     campaign: CampaignData | None = None
+    header: Header | None = None
+    stem: str = ""
+
+    def header_for(self, seed: int) -> Header:
+        """The header of this point's scenario fought with ``seed``."""
+        assert self.header is not None and self.scenario is not None
+        return self.header.model_copy(update={"seed": seed})
 
 
 @dataclass(frozen=True)
@@ -150,20 +164,22 @@ def prepare(target: Target, values: dict[str, Any]) -> Prepared:
     """
     data = target.at(values)
     if target.kind == "scenario":
-        return Prepared(target, scenario=validate_data(data, {}, target.source))
+        ruleset, scenario = validate_data(data, {}, target.source)
+        header = make_header(ruleset, scenario, 0, source=target.source)
+        return Prepared(target, (ruleset, scenario), header=header, stem=target.stem)
     campaign = validate_plain(CampaignData, data)
     first = campaign.battles[0]
     validate_battle(first.scenario, first.source)  # later battles depend on the fighting
-    return Prepared(target, campaign=campaign)
+    return Prepared(target, campaign=campaign, stem=target.stem)
 
 
 def fight(prepared: Prepared, seed: int, sink_for: SinkFor = _null) -> Fought:
     """Fight one run of a prepared point with ``seed``; battle k writes to ``sink_for(k, name)``."""
     if prepared.scenario is not None:
         ruleset, scenario = prepared.scenario
-        header = make_header(ruleset, scenario, seed, source=prepared.target.source)
+        header = prepared.header_for(seed)
         tally = DrawTally()
-        state = ruleset.simulate(scenario, header, sink_for(0, prepared.target.stem), tally)
+        state = ruleset.simulate(scenario, header, sink_for(0, prepared.stem), tally)
         outcome = ruleset.outcome(scenario, state).as_json()
         return Fought(outcome, [(None, ruleset, state, scenario)], [tally.by_unit])
     assert prepared.campaign is not None
@@ -297,6 +313,20 @@ def run_chunk(chunk: Chunk) -> ChunkRows:
     types = run_types(len(losses), len(sides))
     rows.digests = digest_runs(rows.runs, types, rows.units, UNIT_TYPES_LIST, rows.replays)
     rows.cpu = time.process_time() - start
+    return rows
+
+
+DIGEST_TYPES = list(DIGEST_COLUMNS.values())
+
+
+def study_chunk(chunk: Chunk) -> ChunkRows:
+    """:func:`run_chunk` for a study: the rows packed as Arrow record batches
+    (:func:`sim.batch.execution.columnar.pack`), which the store appends as they are."""
+    rows = run_chunk(chunk)
+    start = time.process_time()
+    _, losses, sides = chunk.shared.opened()
+    rows = pack(rows, run_types(len(losses), len(sides)), UNIT_TYPES_LIST, DIGEST_TYPES)
+    rows.cpu += time.process_time() - start
     return rows
 
 

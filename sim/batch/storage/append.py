@@ -1,15 +1,19 @@
 """Appending many rows to a DuckDB table in one statement, column by column.
 
 The study's process appends every run's rows through here, so the cost per
-value matters. DuckDB scans NumPy arrays at C speed (about 1.3 µs a unit
-row here), where a list passed as a query parameter is converted value by
-value (about 10 µs a row; ``executemany`` is a thousand times slower). A
-column goes to DuckDB as a NumPy array when its values are plain: ``int``
-(with a null mask when some are None) for an integer column, ``int`` and
-``float`` (the same) for a DOUBLE one, ``str`` for a VARCHAR one. Any other
-column — a float in an integer column, a bool, an int beyond 64 bits —
-sends the whole batch through the list parameters instead, so DuckDB casts
-every value exactly as it always did.
+value matters. A study's workers send their rows as Arrow record batches
+(:mod:`sim.batch.execution.columnar`): :func:`insert_batches` hands them to
+DuckDB as one Arrow table, which it scans without touching a Python object.
+Rows given as Python columns (:func:`insert_columns`) go as follows. DuckDB
+scans NumPy arrays at C speed (about 1.3 µs a unit row here), where a list
+passed as a query parameter is converted value by value (about 10 µs a
+row; ``executemany`` is a thousand times slower). A column goes to DuckDB
+as a NumPy array when its values are plain: ``int`` (with a null mask when
+some are None) for an integer column, ``int`` and ``float`` (the same) for a
+DOUBLE one, ``str`` for a VARCHAR one. Any other column — a float in an
+integer column, a bool, an int beyond 64 bits — sends the whole batch
+through the list parameters instead, so DuckDB casts every value exactly as
+it always did.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from typing import Any
 import duckdb
 import numpy as np
 
-__all__ = ["column_names", "column_types", "insert_columns", "insert_rows"]
+from sim.batch.execution.columnar import arrow
+
+__all__ = ["column_names", "column_types", "insert_batches", "insert_columns", "insert_rows"]
 
 _INTEGERS = frozenset({"BIGINT", "INTEGER"})
 _NONE = type(None)
@@ -119,3 +125,20 @@ def insert_rows(
     """Append rows given as tuples, in one INSERT statement."""
     if rows:
         insert_columns(con, table, [list(col) for col in zip(*rows, strict=True)], types)
+
+
+def insert_batches(
+    con: duckdb.DuckDBPyConnection, table: str, batches: Sequence[Any], types: Sequence[str]
+) -> None:
+    """Append Arrow record batches of columns ``c0, c1, …`` (one per column of ``table``,
+    in order) in one INSERT statement, each column cast to its SQL type in ``types``."""
+    batches = [b for b in batches if b.num_rows]
+    if not batches:
+        return
+    frame = arrow().Table.from_batches(batches)
+    casts = ", ".join(f"c{i}::{sql}" for i, sql in enumerate(types))
+    con.register(_VIEW, frame)
+    try:
+        con.execute(f"INSERT INTO {table} SELECT {casts} FROM {_VIEW}")
+    finally:
+        con.unregister(_VIEW)

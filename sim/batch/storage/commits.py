@@ -2,7 +2,7 @@
 
 The study commits a point's chunks in order as they arrive; their rows wait
 here until a commit point, and then go to the database in one transaction
-(:meth:`sim.batch.storage.store.Store.commit`: two INSERTs however many chunks).
+(:meth:`sim.batch.storage.store.Store.commit`: one INSERT a table however many chunks).
 Chunks are always written whole, so a killed study keeps every chunk of
 every commit point it passed and nothing else.
 
@@ -12,7 +12,7 @@ A commit point comes:
 * once rows have waited :attr:`CommitPoints.seconds` (monotonic clock) *and*
   the runs waiting cost their workers at least :attr:`CommitPoints.ratio`
   times the CPU of the cheapest commit point so far (:data:`FIRST_COST`
-  before one is measured) — so a commit point's fixed cost (two INSERT
+  before one is measured) — so a commit point's fixed cost (three INSERT
   statements and a transaction: about 5–10 ms of DuckDB, whatever the rows)
   is at most about 1/ratio of the work it writes, with one worker or many,
   on an idle or a loaded machine (where a wall-clock second holds less work);
@@ -35,9 +35,14 @@ from sim.batch.storage.store import Store
 
 __all__ = ["FIRST_COST", "RATIO", "CommitPoints"]
 
-RATIO = 200.0
+RATIO = 500.0
 """Work written at a commit point (the workers' CPU for its runs) over the cheapest
-commit point's CPU: the fixed cost of committing stays under about 0.5 % of the work."""
+commit point's CPU: the fixed cost of committing stays under about 0.2 % of the work.
+
+A typical commit point costs two to five times the cheapest (DuckDB's checkpoints,
+the rows' own share), so commit points cost about 0.5–1 % of the work in all; at
+200 they cost a --jobs 2 study's coordinator more than the rest of its work per run
+together (benchmarks/study_cost.py)."""
 
 FIRST_COST = 0.01
 """CPU seconds assumed for a commit point before one is measured (and the most assumed)."""
@@ -89,7 +94,7 @@ class CommitPoints:
         self._digests += self.store.digests(rows)
         if self._waiting is None:
             runs, units = [list(c) for c in rows.runs], [list(c) for c in rows.units]
-            self._waiting = ChunkRows(runs, units, cpu=rows.cpu)
+            self._waiting = ChunkRows(runs, units, cpu=rows.cpu, packed=list(rows.packed))
         else:
             self._waiting.extend(rows)
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import duckdb
 
-from sim.batch.execution.digests import RUN_COLUMNS, UNIT_TYPES
+from sim.batch.execution.digests import DIGEST_COLUMNS, RUN_COLUMNS, UNIT_TYPES
 from sim.batch.storage.sql import quote as _quote
 
 __all__ = [
@@ -48,14 +48,6 @@ HARDENED: dict[str, str | bool | int] = {
 reached from SQL (a read-only connection also locks its configuration)."""
 
 DIGEST_TABLE = "run_digests"
-DIGEST_COLUMNS = {
-    "run_id": "BIGINT",
-    "row": "VARCHAR",
-    "units": "VARCHAR",
-    "replays": "VARCHAR",
-    "digest": "VARCHAR",
-}
-"""Each run's digests (:mod:`sim.batch.execution.digests`)."""
 
 _LEGACY = {"run_id", "battle", "battle_id", "unit", "side", "initial", "strength", "fatigue",
            "morale", "men_lost", "guns_lost"}  # fmt: skip
