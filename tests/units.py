@@ -7,7 +7,10 @@ the examples of README.md (tests/test_readme.py) and of docs/*.md
 (tests/test_doc_examples.py), one unit per section (``README.md#using-it``:
 a section's examples run in page order in one scratch directory; sections
 are independent, or marked to continue the one before, and then are one
-section to :func:`tests.readme_examples.units`), and tests/viewer/, one unit
+section to :func:`tests.readme_examples.units`), the examples of the commands'
+``--help`` (tests/cli/test_help_examples.py), one unit per group of examples
+(``tests/cli/test_help_examples.py#study``: a command's examples and those that
+read what they made), and tests/viewer/, one unit
 (its files share one headless Chromium and one set of report pages, session
 fixtures made once a worker).  Units are handed out longest first
 (:data:`FIRST`, then collection order), so that no worker is left with a
@@ -41,17 +44,21 @@ missing here (new, renamed) only costs balance, never a result."""
 
 _PAGE = re.compile(r"^tests/test_doc_examples\.py::test_doc_example\[(.+\.md#[^:\]]+):\d+\]$")
 _README = re.compile(r"^tests/test_readme\.py::test_readme_example\[([^:\]]+):\d+\]$")
+_HELP = re.compile(r"^(tests/cli/test_help_examples\.py)::test_help_example_runs\[([a-z-]+): ")
 
 
 def unit(nodeid: str) -> str:
-    """The unit of work a test belongs to: its page's section, the viewer's tests, or its
-    file."""
+    """The unit of work a test belongs to: its page's section, its group of help examples,
+    the viewer's tests, or its file."""
     page = _PAGE.match(nodeid)
     if page:
         return page.group(1)
     readme = _README.match(nodeid)
     if readme:
         return f"README.md#{readme.group(1)}"
+    help_group = _HELP.match(nodeid)
+    if help_group:
+        return f"{help_group.group(1)}#{help_group.group(2)}"
     return "tests/viewer/" if nodeid.startswith("tests/viewer/") else nodeid.split("::", 1)[0]
 
 
