@@ -26,9 +26,9 @@ import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 FIRST = (
+    "tests/history/test_suite.py",
     "README.md#batch-studies-and-campaigns",
     "tests/viewer/",
-    "tests/history/test_suite.py",
     "tests/test_plugin_install.py",
     "docs/batch.md#study-files",
     "tests/batch/test_sensitivity.py",
@@ -37,8 +37,13 @@ FIRST = (
     "docs/batch.md",
     "README.md#using-it",
     "docs/replay-tools.md#pat-s-evening-replay",
+    "tests/cli/test_help_examples.py#study",
+    "tests/cli/test_help_examples.py#calibrate",
+    "tests/cli/test_help_examples.py#history",
+    "tests/cli/test_help_examples.py#batch",
 )
-"""The units that took longest (``pytest --durations``), longest first; an entry names a
+"""The units that took longest (``pytest --durations``; the historical suite's one run of
+every case ~290 CPU seconds on two processes, 2026-12-03), longest first; an entry names a
 unit or the start of units' names (``docs/batch.md``: each of its sections).  A unit
 missing here (new, renamed) only costs balance, never a result."""
 
