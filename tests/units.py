@@ -28,6 +28,7 @@ from xdist.scheduler import LoadScopeScheduling
 FIRST = (
     "tests/history/test_suite.py",
     "README.md#batch-studies-and-campaigns",
+    "tests/cli/test_long_in_turns.py",
     "tests/viewer/",
     "tests/test_plugin_install.py",
     "docs/batch.md#study-files",
@@ -43,7 +44,8 @@ FIRST = (
     "tests/cli/test_help_examples.py#batch",
 )
 """The units that took longest (``pytest --durations``; the historical suite's one run of
-every case ~290 CPU seconds on two processes, 2026-12-03), longest first; an entry names a
+every case ~290 CPU seconds on two processes; show --unit's traced peaks ~100 in one,
+2026-12-03), longest first; an entry names a
 unit or the start of units' names (``docs/batch.md``: each of its sections).  A unit
 missing here (new, renamed) only costs balance, never a result."""
 
