@@ -7,7 +7,10 @@ the examples of README.md (tests/test_readme.py) and of docs/*.md
 (tests/test_doc_examples.py), one unit per section (``README.md#using-it``:
 a section's examples run in page order in one scratch directory; sections
 are independent, or marked to continue the one before, and then are one
-section to :func:`tests.readme_examples.units`), and tests/viewer/, one unit
+section to :func:`tests.readme_examples.units`), the examples of the commands'
+``--help`` (tests/cli/test_help_examples.py), one unit per group of examples
+(``tests/cli/test_help_examples.py#study``: a command's examples and those that
+read what they made), and tests/viewer/, one unit
 (its files share one headless Chromium and one set of report pages, session
 fixtures made once a worker).  Units are handed out longest first
 (:data:`FIRST`, then collection order), so that no worker is left with a
@@ -23,9 +26,10 @@ import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 FIRST = (
-    "README.md#batch-studies-and-campaigns",
-    "tests/viewer/",
     "tests/history/test_suite.py",
+    "README.md#batch-studies-and-campaigns",
+    "tests/cli/test_long_in_turns.py",
+    "tests/viewer/",
     "tests/test_plugin_install.py",
     "docs/batch.md#study-files",
     "tests/batch/test_sensitivity.py",
@@ -34,24 +38,34 @@ FIRST = (
     "docs/batch.md",
     "README.md#using-it",
     "docs/replay-tools.md#pat-s-evening-replay",
+    "tests/cli/test_help_examples.py#study",
+    "tests/cli/test_help_examples.py#calibrate",
+    "tests/cli/test_help_examples.py#history",
+    "tests/cli/test_help_examples.py#batch",
 )
-"""The units that took longest (``pytest --durations``), longest first; an entry names a
+"""The units that took longest (``pytest --durations``; the historical suite's one run of
+every case ~290 CPU seconds on two processes; show --unit's traced peaks ~100 in one,
+2026-12-03), longest first; an entry names a
 unit or the start of units' names (``docs/batch.md``: each of its sections).  A unit
 missing here (new, renamed) only costs balance, never a result."""
 
 _PAGE = re.compile(r"^tests/test_doc_examples\.py::test_doc_example\[(.+\.md#[^:\]]+):\d+\]$")
 _README = re.compile(r"^tests/test_readme\.py::test_readme_example\[([^:\]]+):\d+\]$")
+_HELP = re.compile(r"^(tests/cli/test_help_examples\.py)::test_help_example_runs\[([a-z-]+): ")
 
 
 def unit(nodeid: str) -> str:
-    """The unit of work a test belongs to: its page's section, the viewer's tests, or its
-    file."""
+    """The unit of work a test belongs to: its page's section, its group of help examples,
+    the viewer's tests, or its file."""
     page = _PAGE.match(nodeid)
     if page:
         return page.group(1)
     readme = _README.match(nodeid)
     if readme:
         return f"README.md#{readme.group(1)}"
+    help_group = _HELP.match(nodeid)
+    if help_group:
+        return f"{help_group.group(1)}#{help_group.group(2)}"
     return "tests/viewer/" if nodeid.startswith("tests/viewer/") else nodeid.split("::", 1)[0]
 
 

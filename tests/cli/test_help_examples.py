@@ -11,6 +11,15 @@ commands are its shown output and must match what it prints.
 
 The few examples too costly for a test run with a smaller budget appended
 (``BUDGET``, counted), the rest exactly as printed.
+
+Each example belongs to a *group* (:func:`groups`): the group of the example
+that made a file it names (``-o``/``--out``, ``new``'s scenario, a study's
+default folder), else its own command's. A group is one unit of work for
+``make test`` (tests/units.py: its examples run in order on one worker, in
+the group's own scratch folder), so the groups share the cores. The commands
+run through the forking stand-in of :mod:`tests.forkserver` (the real script
+with ``BATTLESIM_TEST_SUBPROCESS=1``): the same output and exit codes without
+Python's start-up each time.
 """
 
 from __future__ import annotations
@@ -18,7 +27,6 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +35,7 @@ import pytest
 
 from sim.api import load_replay
 from sim.cli import cli
+from tests.forkserver import battlesim_script
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADING = re.compile(r"^\s*Examples?:\s*(.*)$")
@@ -42,6 +51,8 @@ class Example:
     command: str
     line: str
     shown: list[str] = field(default_factory=list)
+    group: str = ""
+    """Its unit of work (:func:`groups`)."""
 
     @property
     def bare(self) -> str:
@@ -131,6 +142,34 @@ EXAMPLES = sorted(
     examples(), key=lambda e: ORDER.index(e.command) if e.command in ORDER else len(ORDER)
 )
 
+_MADE_BY = ("-o", "--out")
+
+
+def _made(argv: list[str]) -> set[str]:
+    """The files and folders a command's arguments say it makes (first path part)."""
+    made = {argv[k + 1] for k, w in enumerate(argv[:-1]) if w in _MADE_BY}
+    if argv[:1] == ["new"] and len(argv) >= 3:
+        made.add(argv[2])
+    if argv[:1] == ["study"] and len(argv) >= 2 and not made & set(argv):
+        made.add(Path(argv[1]).stem)  # a study file's default folder: its name
+    return {m.strip("/").split("/")[0] for m in made}
+
+
+def groups(found: list[Example]) -> None:
+    """Set each example's group: the group of the example before it that made a file it
+    names, else its own command's (the first word after ``battlesim``)."""
+    maker: dict[str, str] = {}
+    for e in found:
+        names = {w.strip("/").split("/")[0] for argv in e.argv for w in argv[1:]}
+        reads = sorted(maker[n] for n in names if n in maker)
+        e.group = reads[0] if reads else e.argv[0][0]
+        for argv in e.argv:
+            for m in _made(argv):
+                maker.setdefault(m, e.group)
+
+
+groups(EXAMPLES)
+
 
 def test_every_command_has_an_example() -> None:
     """Each command with no subcommands shows at least one example in its help."""
@@ -144,23 +183,51 @@ def test_budgets_name_real_examples() -> None:
     assert len(BUDGET) == 6
 
 
+def test_examples_that_read_what_another_made_run_in_its_group() -> None:
+    """A study's, a batch's, a fork's and a new scenario's readers share its group."""
+
+    def group(start: str) -> str:
+        (found,) = {e.group for e in EXAMPLES if e.bare.startswith(f"battlesim {start}")}
+        return found
+
+    assert group("export sw") == group("rerun sw") == group("batch") == "batch"
+    assert group("report held.jsonl") == group("diff replays/stone_wall-s1862.jsonl") == "fork"
+    assert group("verify stone_wall_study") == group("discover stone_wall_study") == "study"
+    assert group("discover sw-quick") == group("study") == "study"
+    assert group("check-ruleset musket") == group("new") == "new"
+    assert group("history") == "history"
+    assert len({e.group for e in EXAMPLES}) >= 10
+
+
 @pytest.fixture(scope="module")
-def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with the checkout's scenarios/ and replays/ (links) and a docs/ to write into."""
-    here = tmp_path_factory.mktemp("help-examples")
-    for name in ("scenarios", "replays"):
-        (here / name).symlink_to(ROOT / name, target_is_directory=True)
-    (here / "docs").mkdir()
-    return here
+def scratches() -> dict[str, Path]:
+    """Each group's scratch folder, made when its first example runs."""
+    return {}
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[e.bare for e in EXAMPLES])
+@pytest.fixture
+def scratch(
+    example: Example, scratches: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """``example``'s group's folder: the checkout's scenarios/ and replays/ (links) and a
+    docs/ to write into."""
+    group = example.group
+    if group not in scratches:
+        here = tmp_path_factory.mktemp(f"help-examples-{group}")
+        for name in ("scenarios", "replays"):
+            (here / name).symlink_to(ROOT / name, target_is_directory=True)
+        (here / "docs").mkdir()
+        scratches[group] = here
+    return scratches[group]
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[f"{e.group}: {e.bare}" for e in EXAMPLES])
 def test_help_example_runs(example: Example, scratch: Path) -> None:
     """The example exits as its line says, and prints the output its help shows."""
     for argv in example.argv:
         extra = BUDGET.get(example.bare, [])
         done = subprocess.run(
-            [sys.executable, "-m", "sim", *argv, *extra],
+            [str(battlesim_script()), *argv, *extra],
             cwd=scratch,
             capture_output=True,
             text=True,
