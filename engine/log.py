@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from engine.canonical import canonical_json
+from engine.decoders import FastEvent, compile_event, decode_exact
 from engine.events import Event
 from engine.sinks import DiscardSink, FileSink, MemorySink, Sink
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
@@ -177,6 +178,9 @@ class UntrustedLine(AssertionError):
     """An event's line is not what validating the event again writes (a trusted build's bug)."""
 
 
+_CHECKERS: dict[type[Event], FastEvent | None] = {}
+
+
 def check_line(event: Event, body: str) -> None:
     """Validate ``event`` again from its line ``body``; it must write the same line back.
 
@@ -185,10 +189,22 @@ def check_line(event: Event, body: str) -> None:
     ``Literal``, a die of 7) would write a line no reader accepts, or one
     that reads back as another.  This catches any such event.
 
+    A class the reader's compiled decoder takes (:mod:`engine.decoders`) is
+    checked by it first: it accepts a body only when the body decodes with
+    the model's own types, tags and bounds and encodes back to the same
+    bytes, which is what the strict pydantic round trip below demands (the
+    reader's tests prove the two agree on every golden line); anything it
+    does not accept is judged, and any refusal worded, by pydantic.
+
     Raises:
         UntrustedLine: the line reads back as a different line, or not at all.
     """
     cls = type(event)
+    if cls not in _CHECKERS:
+        _CHECKERS[cls] = compile_event(cls)
+    fast = _CHECKERS[cls]
+    if fast is not None and decode_exact(fast, body.encode()) is not None:
+        return  # read back strictly and written again byte for byte, at msgspec's speed
     try:
         model = cls.model_validate_json(body, strict=True)
         # the serializer itself: a test counting model_dump_json counts lines

@@ -125,3 +125,24 @@ def test_log_checks_lines_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> No
     log = EventLog(make_header(), sink)
     log.write(_with_men(3.0))
     assert '"men":3.0,' in sink.lines[-1]
+
+
+def test_check_line_reads_a_good_line_with_the_compiled_decoder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A good line of a class the reader compiles is checked without pydantic's round trip.
+
+    The bad lines above still reach pydantic (the compiled decoder does not
+    accept them), which words the refusal; a good one never needs it.
+    """
+    good = _with_men(3)
+    line = good.model_dump_json()
+    calls: list[str] = []
+
+    def counted(body: str, **kwargs: object) -> Shot:
+        calls.append(body)
+        raise AssertionError("pydantic was asked to validate a line the decoder reads")
+
+    monkeypatch.setattr(Shot, "model_validate_json", counted)
+    check_line(good, line)
+    assert calls == []
