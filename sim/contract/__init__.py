@@ -20,6 +20,7 @@ from sim.contract import bases
 from sim.contract.assembly import hooks
 from sim.contract.bases import (
     BattleEndedBase,
+    Hex,
     Ident,
     Model,
     Name,
@@ -90,6 +91,7 @@ __all__ = [
     "EndingState",
     "Engagement",
     "Feature",
+    "Hex",
     "Ident",
     "Measure",
     "Model",
