@@ -37,7 +37,7 @@ from sim.contract.emit import (
     stamp,
     turn_end_from,
 )
-from sim.contract.ending import EndingState
+from sim.contract.ending import EndingState, ending_line
 from sim.contract.ids import UniqueIds
 from sim.contract.models import (
     Engagement,
@@ -128,6 +128,7 @@ __all__ = [
     "cause_upcasters",
     "distribution_json",
     "distribution_table",
+    "ending_line",
     "fixed",
     "get_ruleset",
     "headline",
