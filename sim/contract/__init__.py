@@ -20,6 +20,7 @@ from sim.contract import bases
 from sim.contract.assembly import hooks
 from sim.contract.bases import (
     BattleEndedBase,
+    Hex,
     Ident,
     Model,
     Name,
@@ -36,7 +37,7 @@ from sim.contract.emit import (
     stamp,
     turn_end_from,
 )
-from sim.contract.ending import EndingState
+from sim.contract.ending import EndingState, ending_line
 from sim.contract.ids import UniqueIds
 from sim.contract.models import (
     Engagement,
@@ -90,6 +91,7 @@ __all__ = [
     "EndingState",
     "Engagement",
     "Feature",
+    "Hex",
     "Ident",
     "Measure",
     "Model",
@@ -126,6 +128,7 @@ __all__ = [
     "cause_upcasters",
     "distribution_json",
     "distribution_table",
+    "ending_line",
     "fixed",
     "get_ruleset",
     "headline",

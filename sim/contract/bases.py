@@ -1,4 +1,5 @@
-"""Rooms the rulesets share: identifier and name types, the scenario and side bases, battle end.
+"""Rooms the rulesets share: identifier, name and hex types, the scenario and side bases,
+battle end.
 
 Only what is truly common lives here; each ruleset extends these with its
 own data.  Field order is part of the bytes (scenario digests, event JSON):
@@ -17,6 +18,7 @@ from engine.events import Event
 
 __all__ = [
     "BattleEndedBase",
+    "Hex",
     "Ident",
     "Model",
     "Name",
@@ -29,6 +31,10 @@ M = TypeVar("M", bound=BaseModel)
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=120)]
+_HexCoord = Annotated[int, Field(ge=0, le=999)]
+Hex = tuple[_HexCoord, _HexCoord]
+"""A hex as [column, row], 0-based (0 to 999), "odd-q" offset layout: flat-topped hexes in
+columns (docs/scenario-format.md)."""
 
 
 class Model(BaseModel):

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import ClassVar, Protocol
 
 from sim.contract.bases import BattleEndedBase
 from sim.contract.state import StateBase
+from sim.text.grammar import agree
 
-__all__ = ["EndingState"]
+__all__ = ["EndingState", "ending_line"]
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+def ending_line(event: BattleEndedBase, sides: Mapping[str, _Named]) -> str:
+    """The narrative of a battle's end: ``<winner's name> wins: <reason>`` (the verb agreeing
+    with the name, :func:`sim.text.grammar.agree`), or ``Draw: <reason>``; ``sides`` are the
+    state's sides by id."""
+    who = agree(sides[event.winner].name, "wins") if event.winner else "Draw"
+    return f"{who}: {event.reason}"
 
 
 class EndingState(StateBase):

@@ -30,7 +30,6 @@ __all__ = [
     "embed",
     "embed_pieces",
     "page_pieces",
-    "render_page",
     "write_atomic",
     "write_pieces",
 ]
@@ -218,21 +217,6 @@ _CONTROLS = """<nav class="controls" aria-label="timeline">
 Click a unit or an event for its story.</span></nav>"""
 
 
-def render_page(
-    title: str,
-    header: str,
-    panes: list[PaneSpec],
-    *,
-    banners: Sequence[str] = (),
-    start: dict[str, int] | None = None,
-    gzip_above: int = GZIP_ABOVE,
-) -> str:
-    """The whole page: ``header`` and ``banners`` are trusted HTML built by the caller."""
-    return "".join(
-        page_pieces(title, header, panes, banners=banners, start=start, gzip_above=gzip_above)
-    )
-
-
 def page_pieces(
     title: str,
     header: str,
@@ -242,7 +226,8 @@ def page_pieces(
     start: dict[str, int] | None = None,
     gzip_above: int = GZIP_ABOVE,
 ) -> Iterator[str]:
-    """:func:`render_page`'s text in pieces, the battle data streamed (see :func:`write_pieces`)."""
+    """The whole page in pieces, the battle data streamed (see :func:`write_pieces`):
+    ``header`` and ``banners`` are trusted HTML built by the caller."""
     sides = "".join(
         f".side-{i} {{ --c: {c}; }}\n" for i, c in enumerate(SIDE_COLOURS)
     )  # CSS variables per side index

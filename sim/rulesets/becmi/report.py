@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.events import Event, TurnEnded
-from sim.contract import Outcome, SideResult
+from sim.contract import Outcome, SideResult, ending_line
 from sim.rulesets.becmi.events import (
     Attacked,
     BattleEnded,
@@ -252,8 +252,7 @@ def narrate(sc: BecmiScenario, state: BattleState, e: Event) -> str | None:
                 f"fled: {fled}"
             )
         case BattleEnded():
-            who = agree(state.sides[e.winner].name, "wins") if e.winner else "Draw"
-            return f"{at}{who}: {e.reason}"
+            return at + ending_line(e, state.sides)
         case TurnEnded():
             return None
     return None

@@ -8,11 +8,12 @@ tables are 0..15, 0 standing for the matrix's ``*`` row.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 from pydantic import ConfigDict, Field
 
 from sim.contract.options import ChangedDefaults, int_option
+from sim.rulesets.flattop.data import ShipKind
 
 __all__ = ["DAMAGE_OPTIONS", "RULES_V1", "RULES_V2", "FlattopOptions"]
 
@@ -42,19 +43,9 @@ when its target has sunk (docs/rules/flattop.md, *Rules versions*).  The damage 
 are those of ``data.SHIP_CLASSES``, which stays the tables' (and the header digest's)
 version 1."""
 
-DAMAGE_OPTIONS: dict[str, str] = {
-    kind: f"damage_{kind}"
-    for kind in (
-        "carrier",
-        "light_carrier",
-        "battleship",
-        "heavy_cruiser",
-        "light_cruiser",
-        "destroyer",
-        "auxiliary",
-    )
-}
-"""The option holding each ship class's default damage factor (hits to sink)."""
+DAMAGE_OPTIONS: dict[str, str] = {kind: f"damage_{kind}" for kind in get_args(ShipKind)}
+"""The option holding each ship class's default damage factor (hits to sink), for each
+of ``data.ShipKind``."""
 
 
 def _table(default: int, text: str) -> int:

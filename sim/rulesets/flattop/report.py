@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.events import Event, TurnEnded
-from sim.contract import Outcome, SideResult
+from sim.contract import Outcome, SideResult, ending_line
 from sim.rulesets.flattop.context import clock
 from sim.rulesets.flattop.data import AIRCRAFT
 from sim.rulesets.flattop.events import (
@@ -23,7 +23,7 @@ from sim.rulesets.flattop.events import (
 from sim.rulesets.flattop.scenario import FlattopScenario
 from sim.rulesets.flattop.state import BattleState
 from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
-from sim.text.grammar import agree, count
+from sim.text.grammar import count
 
 __all__ = ["narrate", "outcome", "render_state", "summary"]
 
@@ -235,8 +235,7 @@ def _line(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
         case Rearmed():
             return f"{state.decks[e.deck].name} rearms {_af(e.aircraft)}"
         case BattleEnded():
-            who = agree(state.sides[e.winner].name, "wins") if e.winner else "Draw"
-            return f"{who}: {e.reason}"
+            return ending_line(e, state.sides)
     return None
 
 

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from sim.contract.bases import Ident, Name, ScenarioBase, SideBase
+from sim.contract.bases import Hex, Ident, Name, ScenarioBase, SideBase
 from sim.contract.bases import Model as _Model
 from sim.contract.ids import UniqueIds
 from sim.rulesets.flattop.data import (
@@ -40,9 +40,7 @@ __all__ = [
     "cross_check",
 ]
 
-Coord = Annotated[int, Field(ge=0, le=999)]
-Hex = tuple[Coord, Coord]
-"""A hex as [column, row], 0-based, "odd-q" offset layout; a hex is about 20 nautical miles."""
+# A hex (sim.contract.Hex) of the strategic map is about 20 nautical miles.
 Clock = Annotated[str, StringConstraints(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")]
 Factors = Annotated[int, Field(ge=0, le=500)]
 

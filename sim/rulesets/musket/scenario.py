@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from sim.contract.bases import Ident, Name, ScenarioBase, SideBase
+from sim.contract.bases import Hex, Ident, Name, ScenarioBase, SideBase
 from sim.contract.bases import Model as _Model
 from sim.contract.ids import UniqueIds
 from sim.rulesets.musket.data import WEAPONS, Terrain
@@ -27,10 +27,6 @@ __all__ = [
     "UnitSpec",
     "cross_check",
 ]
-
-Coord = Annotated[int, Field(ge=0, le=999)]
-Hex = tuple[Coord, Coord]
-"""A hex as [column, row], 0-based, "odd-q" offset layout (docs/scenario-format.md)."""
 
 
 class TerrainPatch(_Model):
