@@ -107,8 +107,8 @@ class Stream:
         stream._open(hasher, name)
         return stream
 
-    def uniform(self) -> float:
-        """Return the next float uniform on [0, 1)."""
+    def _next(self) -> tuple[int, float]:
+        """The next draw's index and its uniform value on [0, 1), the stream advanced."""
         i = self.count
         self.count = i + 1
         block = i >> 3
@@ -117,7 +117,11 @@ class Stream:
             h.update(self._name + _pack_index(block))
             self._words = _words(h.digest())
             self._block = block
-        return (self._words[i & 7] >> 11) * _SCALE
+        return i, (self._words[i & 7] >> 11) * _SCALE
+
+    def uniform(self) -> float:
+        """Return the next float uniform on [0, 1)."""
+        return self._next()[1]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass that overrides :meth:`uniform` (derivation 1, a test's scripted
@@ -129,21 +133,13 @@ class Stream:
     def draw(self) -> Draw:
         """Return the next uniform as a :class:`Draw` record (name, index, value).
 
-        The value is :meth:`uniform`'s, computed here in line (one call a
-        draw, not two); a subclass that overrides ``uniform`` draws through
-        it instead (see :meth:`__init_subclass__`), so scripted dice record
-        their own values.
+        The value is :meth:`uniform`'s (both take it from :meth:`_next`); a
+        subclass that overrides ``uniform`` draws through it instead (see
+        :meth:`__init_subclass__`), so scripted dice record their own values.
         """
-        i = self.count
-        self.count = i + 1
-        block = i >> 3
-        if block != self._block:
-            h = self._hasher.copy()
-            h.update(self._name + _pack_index(block))
-            self._words = _words(h.digest())
-            self._block = block
+        i, u = self._next()
         # tuple.__new__: the named tuple's own __new__ is a Python function around it
-        return _new_tuple(Draw, (self.name, i, (self._words[i & 7] >> 11) * _SCALE))
+        return _new_tuple(Draw, (self.name, i, u))
 
     def _draw_via_uniform(self) -> Draw:
         """:meth:`draw` of a stream whose :meth:`uniform` is its own."""
