@@ -306,6 +306,10 @@ def prepare(page: Path, where: Path, shared: Path | None = None) -> Page:
     for name in COPIED:
         shutil.copytree(ROOT / name, where / name)
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1"}
+    # a reader types `make run` in a plain shell: not inside `make test`'s jobserver
+    # (`make -j2 typecheck pytest`), whose MAKEFLAGS would make it warn on stderr
+    for name in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
+        env.pop(name, None)
     path = [str(bin_dir(env)), str(Path(sys.executable).parent), os.environ["PATH"]]
     env["PATH"] = os.pathsep.join(path)
     return Page(page, where, env, shared)

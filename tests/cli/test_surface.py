@@ -201,15 +201,26 @@ def test_verify_json_names_the_damaged_seq(replay: Path, tmp_path: Path) -> None
 
 
 def test_validate_json_ok_and_errors(tmp_path: Path) -> None:
-    """`validate --json`: ok with ruleset, name and warnings (none), or exit 2 with every error
-    as data."""
+    """`validate --json`: ok with ruleset, name and warnings, or exit 2 with every error as data.
+
+    The rules-1 stone wall's one warning: its battery 1ri can never reach an enemy
+    (more than its 3 hexes from each, and no unit of either side moves toward it).
+    """
     good = _invoke("validate", str(STONE_WALL), "--json")
     assert json.loads(good.stdout) == {
         "file": str(STONE_WALL),
         "ok": True,
         "ruleset": "musket",
         "name": "Stone wall at Marye's Heights",
-        "warnings": [],
+        "warnings": [
+            {
+                "field": "sides.0.units.3",
+                "file": str(STONE_WALL),
+                "line": 76,
+                "message": "warning: unit '1ri' can never reach an enemy: it does not move, "
+                "no enemy is in its reach (napoleon_12pdr reaches 3 hexes) and none moves",
+            }
+        ],
     }
     bad = tmp_path / "bad.yaml"
     bad.write_text(STONE_WALL.read_text().replace("quality: C\n", "quality: Q\n", 1))
