@@ -26,6 +26,7 @@ from typing import Any
 import duckdb
 import orjson
 
+from sim.batch.execution.digests import UNIT_TYPES
 from sim.batch.execution.rows import UNIT_COLUMNS, UNIT_KEYS
 from sim.batch.storage.sql import literal as _literal
 from sim.batch.storage.sql import quote as _quote
@@ -45,19 +46,9 @@ __all__ = [
 TABLE = "unit_rows"
 VIEW = "unit_finals"
 
-_TYPES = {
-    "run_id": "BIGINT NOT NULL",
-    "battle": "INTEGER NOT NULL",
-    "battle_id": "VARCHAR",
-    "unit": "VARCHAR NOT NULL",
-    "side": "VARCHAR",
-    "kind": "VARCHAR",
-    "initial": "DOUBLE",
-    "strength": "DOUBLE",
-    "strength_unit": "VARCHAR",
-    "status": "VARCHAR",
-    "details": "VARCHAR",
-}
+_NOT_NULL = frozenset({"run_id", "battle", "unit"})
+_TYPES = {c: t + (" NOT NULL" if c in _NOT_NULL else "") for c, t in UNIT_TYPES.items()}
+"""The unit_rows table's columns as created: the shared types, its keys NOT NULL."""
 assert tuple(_TYPES) == UNIT_KEYS + UNIT_COLUMNS
 
 _OWN = ("side", "initial", "strength")
