@@ -16,7 +16,7 @@ import yaml
 from engine.atomic import atomic_write_text
 from engine.text import one_line
 from sim.calibrate.measures import Estimate
-from sim.calibrate.search import Search, Trial, best_of, sampler_name
+from sim.calibrate.search import TRIALS, Search, Trial, best_of, sampler_name
 from sim.calibrate.spec import MAGNITUDE, CalibrationSpec, Goal
 
 __all__ = [
@@ -95,14 +95,26 @@ def format_progress(trial: Trial, best: Trial | None, planned: int) -> str:
     return f"trial {trial.number} ({trial.number + 1} of {planned}): {point}: {score}{tail}"
 
 
+def _files(spec: CalibrationSpec, out: Path) -> dict[str, Path | None]:
+    """The files of a calibration in folder ``out``, by kind, in the order the summary
+    names them (None: not written for this calibration)."""
+    return {
+        "patch": out / PATCH,
+        "scenario": out / SCENARIO if spec.target is not None else None,
+        "trials": out / TRIALS,
+        "plot": out / PLOT if spec.plots else None,
+    }
+
+
 def result_json(
     spec: CalibrationSpec,
-    trials: list[Trial],
+    search: Search,
     out: Path,
-    search: Search | None = None,
     checks: list[tuple[Trial, Trial]] | None = None,
 ) -> dict[str, Any]:
-    """The whole result as plain data (``--json``)."""
+    """The whole result as plain data (``--json``): ``search`` and the ``checks`` (each
+    best point and its fight on fresh seeds) of ``spec``, written into ``out``."""
+    trials = search.trials
     best = best_of(trials)
     start = trials[0] if trials else None
     return {
@@ -115,8 +127,8 @@ def result_json(
         "crn": True,
         "sampler": sampler_name(spec),
         "trials": len(trials),
-        "repeats": search.repeats if search is not None else 0,
-        "exhausted": search.exhausted if search is not None else False,
+        "repeats": search.repeats,
+        "exhausted": search.exhausted,
         "refights": [
             {"trial": t.number, "in_sample": _trial_json(spec, t), "fresh": _trial_json(spec, f)}
             for t, f in (checks or [])
@@ -129,12 +141,7 @@ def result_json(
         and start.objective is not None
         and best.objective is not None
         and best.objective < start.objective,
-        "files": {
-            "trials": str(out / "trials.jsonl"),
-            "patch": str(out / PATCH),
-            "scenario": str(out / SCENARIO) if spec.target is not None else None,
-            "plot": str(out / PLOT) if spec.plots else None,
-        },
+        "files": {k: str(p) if p is not None else None for k, p in _files(spec, out).items()},
     }
 
 
@@ -187,26 +194,27 @@ def _obj(t: Trial) -> str:
 
 def format_result(
     spec: CalibrationSpec,
-    trials: list[Trial],
+    search: Search,
     out: Path,
-    search: Search | None = None,
     checks: list[tuple[Trial, Trial]] | None = None,
 ) -> list[str]:
-    """The text summary: the best point, each target at the start and at the best, and the
-    best points fought again on fresh seeds beside their in-sample figures."""
+    """The text summary of what :func:`result_json` holds: the best point, each target at the
+    start and at the best, and the best points fought again on fresh seeds beside their
+    in-sample figures."""
+    trials = search.trials
     best = best_of(trials)
     start = trials[0]
     lines = [
         f"{one_line(spec.name)}: {len(trials)} trials of {spec.replications} runs "
         f"(common random numbers; {sampler_name(spec)}, seed {spec.seed})"
     ]
-    if search is not None and (search.repeats or search.exhausted):
+    if search.repeats or search.exhausted:
         note = f"{search.repeats} proposals of points already tried were not fought again"
         if search.exhausted:
             note += "; the search stopped: the sampler proposed only tried points"
         lines.append(note + ".")
     if best is None:
-        lines.append("No trial was fought to the end: every point failed (see trials.jsonl).")
+        lines.append(f"No trial was fought to the end: every point failed (see {TRIALS}).")
         return lines
     lines.append(
         f"Best: trial {best.number}, objective {_obj(best)} "
@@ -244,12 +252,9 @@ def format_result(
         for t, again in checks:
             point = ", ".join(f"{f.path}={_value(t.params[f.path])}" for f in spec.factors)
             lines.append(f"  trial {t.number}: objective {_obj(t)}, fresh {_obj(again)}  ({point})")
-    files = [f"{out / PATCH}", f"{out / 'trials.jsonl'}"]
-    if spec.target is not None:
-        files.insert(1, f"{out / SCENARIO}")
-    if spec.plots:
-        files.append(f"{out / PLOT}")
-    lines.append("Results: " + ", ".join(files))
+    lines.append(
+        "Results: " + ", ".join(str(p) for p in _files(spec, out).values() if p is not None)
+    )
     return lines
 
 

@@ -35,6 +35,7 @@ from sim.batch.inputs.sources import Lines, named_target, output_folder
 from sim.batch.inputs.target import Target
 from sim.batch.planning.factors import DesignError, Factor
 from sim.batch.planning.plan import DEFAULT_CHUNK
+from sim.batch.planning.spec import RunsFile
 from sim.calibrate.measures import Estimate, Measure, MeasureError, parse_measure
 from sim.scenario.load import Located, ScenarioError
 
@@ -159,16 +160,11 @@ class HistoryTargets(BaseModel):
     )
 
 
-class CalibrationFile(BaseModel):
+class CalibrationFile(RunsFile):
     """The fields of a calibration file."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    name: str | None = Field(None, min_length=1, max_length=200)
-    description: str = Field("", max_length=20_000)
-    scenario: str | None = Field(None, min_length=1, description="Scenario file to fit.")
-    campaign: str | None = Field(None, min_length=1, description="Campaign file to fit.")
-    seed: int = Field(1, ge=0, le=2**63 - 1, description="The calibration seed.")
     replications: int = Field(ge=1, le=1_000_000, description="Runs per trial (the same seeds).")
     trials: int = Field(ge=1, le=MAX_TRIALS, description="Points the search tries.")
     startup_trials: int | None = Field(

@@ -174,7 +174,7 @@ def _report(
     from sim.calibrate.report import format_leave_one_out, format_result, result_json
 
     if as_json:
-        data = result_json(spec, found.trials, folder, found, checks)
+        data = result_json(spec, found, folder, checks)
         if loo is not None:
             data["leave_one_out"] = [
                 {
@@ -187,7 +187,7 @@ def _report(
             ]
         echo_json(data)
         return
-    for line in format_result(spec, found.trials, folder, found, checks):
+    for line in format_result(spec, found, folder, checks):
         click.echo(line)
     if loo is not None:
         for line in format_leave_one_out(spec, loo):

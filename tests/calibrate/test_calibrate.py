@@ -191,6 +191,24 @@ def test_the_patch_sets_the_best_point_on_the_scenario(
     assert lines[-1].startswith(f"Results: {folder / 't' / 'patch.yaml'}, ")
 
 
+def test_the_summary_and_the_json_name_the_same_files(
+    fitted: tuple[Path, dict[str, Any], str],
+) -> None:
+    """A scenario's fit writes the four files of docs/calibrate.md; the JSON's ``files`` and
+    the summary's last line name each, the summary in the order patch, scenario, trials, plot."""
+    folder, result, text = fitted
+    names = {
+        "patch": "patch.yaml",
+        "scenario": "calibrated.yaml",
+        "trials": "trials.jsonl",
+        "plot": "search.png",
+    }
+    assert result["files"] == {kind: str(folder / "j" / name) for kind, name in names.items()}
+    assert all(Path(path).is_file() for path in result["files"].values())
+    shown = ", ".join(str(folder / "t" / name) for name in names.values())
+    assert text.splitlines()[-1] == f"Results: {shown}"
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [

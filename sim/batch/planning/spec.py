@@ -34,7 +34,7 @@ from sim.batch.planning.design import Design, DesignError, Factor
 from sim.batch.planning.plan import DEFAULT_CHUNK, StudyPlan
 from sim.scenario.load import Located, ScenarioError
 
-__all__ = ["Outputs", "StudyFile", "StudySpec", "load_study"]
+__all__ = ["Outputs", "RunsFile", "StudyFile", "StudySpec", "load_study"]
 
 
 class Outputs(BaseModel):
@@ -58,16 +58,26 @@ Interval = Literal["wilson", "clopper-pearson", "jeffreys"]
 """The interval methods a study file may name (:data:`sim.batch.methods.stats.METHODS`)."""
 
 
-class StudyFile(BaseModel):
-    """The fields of a study file."""
+class RunsFile(BaseModel):
+    """The fields a file of seeded runs opens with (a study's, a calibration's): its name,
+    the scenario or campaign it fights, and the seed its runs' seeds are derived from.
+
+    Each file checks that it names the one to fight: :func:`load_study` the scenario or
+    the campaign, :mod:`sim.calibrate.spec` those or its historical cases.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str | None = Field(None, min_length=1, max_length=200)
     description: str = Field("", max_length=20_000)
-    scenario: str | None = Field(None, min_length=1, description="Scenario file to run.")
-    campaign: str | None = Field(None, min_length=1, description="Campaign file to run.")
-    seed: int = Field(1, ge=0, le=2**63 - 1, description="The study seed.")
+    scenario: str | None = Field(None, min_length=1, description="Scenario file to fight.")
+    campaign: str | None = Field(None, min_length=1, description="Campaign file to fight.")
+    seed: int = Field(1, ge=0, le=2**63 - 1, description="The seed every run's is derived from.")
+
+
+class StudyFile(RunsFile):
+    """The fields of a study file."""
+
     replications: int = Field(ge=1, le=10_000_000, description="Runs per design point.")
     design: Design = "grid"
     points: int | None = Field(None, ge=1, le=100_000, description="Points of a Latin hypercube.")
