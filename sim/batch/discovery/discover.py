@@ -22,6 +22,7 @@ from sim.batch.discovery.condition import Condition, parse_condition
 from sim.batch.methods.prim import ALPHA, MIN_COVERAGE, MIN_MASS, Box, Data, Limit, find_boxes
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.opening import DB_NAME
+from sim.batch.storage.sql import table_columns
 from sim.batch.storage.store import Store
 
 __all__ = ["DiscoverError", "discover", "discover_lines", "number_columns", "study_data"]
@@ -36,10 +37,7 @@ class DiscoverError(ValueError):
 
 def number_columns(store: Store) -> list[str]:
     """The runs table's number columns a condition may name (turns, losses, draws…)."""
-    rows = store.con.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = 'runs' "
-        "ORDER BY column_index"
-    ).fetchall()
+    rows = table_columns(store.con, "runs")
     return [n for n, t in rows if t in _NUMBER_TYPES and n not in _NOT_MEASURES]
 
 

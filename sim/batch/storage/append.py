@@ -25,6 +25,7 @@ import duckdb
 import numpy as np
 
 from sim.batch.execution.columnar import arrow
+from sim.batch.storage.sql import table_columns
 
 __all__ = ["column_names", "column_types", "insert_batches", "insert_columns", "insert_rows"]
 
@@ -33,23 +34,14 @@ _NONE = type(None)
 _VIEW = "battlesim_append"
 
 
-def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
-    rows = con.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? "
-        "ORDER BY column_index",
-        [table],
-    ).fetchall()
-    return [(r[0], r[1]) for r in rows]
-
-
 def column_names(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     """A table's column names, in order."""
-    return [name for name, _ in _columns(con, table)]
+    return [name for name, _ in table_columns(con, table)]
 
 
 def column_types(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     """SQL types of a table's columns, in order."""
-    return [sql for _, sql in _columns(con, table)]
+    return [sql for _, sql in table_columns(con, table)]
 
 
 def _array(name: str, col: list[Any], sql: str) -> dict[str, np.ndarray[Any, Any]] | None:

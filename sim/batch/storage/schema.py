@@ -29,6 +29,7 @@ import duckdb
 
 from sim.batch.execution.digests import DIGEST_COLUMNS, RUN_COLUMNS, UNIT_TYPES
 from sim.batch.storage.sql import quote as _quote
+from sim.batch.storage.sql import table_columns as _columns
 
 __all__ = [
     "DIGEST_COLUMNS",
@@ -57,15 +58,6 @@ _VIEWS = ("runs_wide", "unit_finals")
 
 class SchemaError(ValueError):
     """A database whose schema is not a battlesim study's."""
-
-
-def _columns(con: duckdb.DuckDBPyConnection, name: str) -> list[tuple[str, str]]:
-    rows = con.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? "
-        "ORDER BY column_index LIMIT 100000",
-        [name],
-    ).fetchall()
-    return [(str(r[0]), str(r[1])) for r in rows]
 
 
 def _others(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -30,6 +30,7 @@ from sim.batch.execution.digests import UNIT_TYPES
 from sim.batch.execution.rows import UNIT_COLUMNS, UNIT_KEYS
 from sim.batch.storage.sql import literal as _literal
 from sim.batch.storage.sql import quote as _quote
+from sim.batch.storage.sql import table_columns
 from sim.contract import AnyRuleset, UnitRow
 
 __all__ = [
@@ -143,11 +144,7 @@ def legacy_columns(con: duckdb.DuckDBPyConnection) -> list[str] | None:
     }
     if TABLE in tables or VIEW not in tables:
         return None
-    rows = con.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE table_name = ? ORDER BY column_index",
-        [VIEW],
-    ).fetchall()
-    return [r[0] for r in rows][len(UNIT_KEYS) :]
+    return [name for name, _ in table_columns(con, VIEW)][len(UNIT_KEYS) :]
 
 
 def legacy_units(units: Sequence[list[Any]], names: Sequence[str]) -> list[list[Any]]:

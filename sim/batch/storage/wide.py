@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from engine.atomic import exporting
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.csvsafe import csv_select
-from sim.batch.storage.sql import literal
+from sim.batch.storage.sql import literal, table_columns
 from sim.batch.storage.sql import quote as _quote
 
 if TYPE_CHECKING:
@@ -70,10 +70,8 @@ def wide_columns(factor_paths: list[str]) -> list[str]:
 
 
 def _factor_paths(store: Store) -> list[str]:
-    rows = store.con.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'points' ORDER BY column_index"
-    ).fetchall()
-    return [r[0] for r in rows][3:]  # after point, label, values
+    # after point, label, values
+    return [name for name, _ in table_columns(store.con, "points")][3:]
 
 
 def wide_select(store: Store) -> str:

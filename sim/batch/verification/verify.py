@@ -77,6 +77,7 @@ from sim.batch.storage.manifest import (
 )
 from sim.batch.storage.opening import DB_NAME, other_dice
 from sim.batch.storage.schema import DIGEST_TABLE
+from sim.batch.storage.sql import table_columns
 from sim.batch.storage.store import Store
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import legacy_units
@@ -453,13 +454,8 @@ def _check_digests(store: Store, folder: Path, meta: dict[str, Any], check: Stud
         return
     target = Target.from_json(meta["target"])
     con = store.con
-    run_types = [str(r[0]) for r in con.execute(
-        "SELECT data_type FROM duckdb_columns() WHERE table_name = 'runs' ORDER BY column_index"
-    ).fetchall()]  # fmt: skip
-    unit_types = [str(r[0]) for r in con.execute(
-        f"SELECT data_type FROM duckdb_columns() WHERE table_name = '{UNIT_TABLE}' "
-        "ORDER BY column_index"
-    ).fetchall()]  # fmt: skip
+    run_types = [sql for _, sql in table_columns(con, "runs")]
+    unit_types = [sql for _, sql in table_columns(con, UNIT_TABLE)]
     runs, units, digests = con.cursor(), con.cursor(), con.cursor()
     found: list[str] = []
     try:
