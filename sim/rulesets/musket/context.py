@@ -72,6 +72,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
     orders: dict[str, Order] = field(init=False)
     _span: int = field(init=False)
     _nearest: dict[Key, tuple[int, UnitState | None]] = field(init=False)
+    _steps: dict[Hex, tuple[tuple[Hex, int], ...]] = field(init=False)
     fire_losses: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Unit id → (the last turn it was fired on, men it lost to fire that turn), kept as
     the battle is fought (``battle.py``): the closing test reads this turn's losses
@@ -93,6 +94,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
         self.orders = {u.id: u.order for s in self.scenario.sides for u in s.units}
         self._span = self.scenario.map.width + self.scenario.map.height  # > any distance
         self._nearest = {}
+        self._steps = {}
 
     @property
     def options(self) -> MusketOptions:
@@ -158,6 +160,16 @@ class Battle(BattleView[MusketScenario, BattleState]):
     def move_cost(self, h: Hex) -> int:
         """Movement points to enter ``h``."""
         return TERRAIN[self.terrain.get(h, "clear")]["move_cost"]
+
+    def steps(self, h: Hex) -> tuple[tuple[Hex, int], ...]:
+        """The neighbours of ``h`` on the map, in the fixed neighbour order, each with the
+        movement points to enter it: the map's and the terrain's, which no event changes,
+        so worked out once a hex and kept."""
+        found = self._steps.get(h)
+        if found is None:
+            found = tuple((n, self.move_cost(n)) for n in neighbours(h) if self.on_map(n))
+            self._steps[h] = found
+        return found
 
     def enemies(self, unit: UnitState) -> list[UnitState]:
         """Active enemy units on the map, in scenario order."""
@@ -273,13 +285,15 @@ class Battle(BattleView[MusketScenario, BattleState]):
 
     def edge_distance(self, h: Hex, edge: str) -> int:
         """Rows or columns between ``h`` and a map edge (0 on the edge)."""
-        m = self.scenario.map
-        return {
-            "north": h[1],
-            "south": m.height - 1 - h[1],
-            "west": h[0],
-            "east": m.width - 1 - h[0],
-        }[edge]
+        if edge == "north":
+            return h[1]
+        if edge == "south":
+            return self.scenario.map.height - 1 - h[1]
+        if edge == "west":
+            return h[0]
+        if edge == "east":
+            return self.scenario.map.width - 1 - h[0]
+        raise KeyError(edge)
 
     def fatigue_level(self, unit: UnitState) -> str:
         """``low``, ``medium``, ``high`` or ``max`` (rules-notes §1 [src])."""
