@@ -1,4 +1,4 @@
-"""Targeting costs the same at any army size, and is searched once while nothing moves."""
+"""Targeting costs the same at any army size; the nearest enemy is kept while nothing moves."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from engine.kernel import TurnKernel
 from engine.rng import Streams
 from sim.rulesets.musket.context import Battle
 from sim.rulesets.musket.state import initial_state
+from sim.rulesets.musket.targeting import aim
 from sim.scenario.load import validate_data
 
 
@@ -86,24 +87,24 @@ def test_search_is_cached_until_a_unit_is_placed() -> None:
     assert set(_lookups_per_unit(b)) == {6 + 12, 6 + 12 + 18}
 
 
-def _ahead_lookups(b: Battle) -> list[int]:
+def _aim_lookups(b: Battle) -> list[int]:
+    """Hex lookups of each unit's shot in the spatial index (``state.foes``)."""
+    b.state.foes = {side: CountingDict(foes) for side, foes in b.state.foes.items()}
     counts = []
     for unit in b.state.units.values():
         before = CountingDict.gets
-        assert b.nearest_ahead(unit, within=4) is not None
+        assert aim(b, unit, 4) is not None
         counts.append(CountingDict.gets - before)
     return counts
 
 
-def test_the_target_ahead_is_kept_until_a_unit_is_placed() -> None:
-    """With facing (enfilade, on by default) a shot's target is the nearest enemy most
-    nearly ahead: searched once, then kept while nothing is placed, and the same answer
-    as a fresh search after a placement."""
+def test_a_shot_looks_at_the_same_few_hexes_at_any_army_size() -> None:
+    """With facing (enfilade, on by default) a shot walks its reach nearest first, most
+    nearly ahead first, and reads only the index of enemies: a front-rank unit looks at
+    its 6 neighbours (the row between the lines is empty) and the hex straight ahead 2
+    out, which holds an enemy; a back-rank unit also looks at ring 2's 12 hexes and the
+    hex straight ahead 3 out.  The same at 40 and at 1,600 units a side."""
     b = _lines(40)
     assert b.options.enfilade
-    first = {u.id: b.nearest_ahead(u, within=4) for u in b.state.units.values()}
-    assert set(_ahead_lookups(b)) == {0}
-    b.state.placements += 1  # what apply's _place does when a unit moves or leaves
-    assert min(_ahead_lookups(b)) > 0
-    again = {u.id: b.nearest_ahead(u, within=4) for u in b.state.units.values()}
-    assert again == first
+    small, large = _aim_lookups(b), _aim_lookups(_lines(1600))
+    assert set(small) == set(large) == {6 + 1, 6 + 12 + 1}

@@ -72,7 +72,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
     orders: dict[str, Order] = field(init=False)
     _span: int = field(init=False)
     _nearest: dict[Key, tuple[int, UnitState | None]] = field(init=False)
-    _ahead: dict[Key, tuple[int, UnitState | None]] = field(init=False)
+    _steps: dict[Hex, tuple[tuple[Hex, int], ...]] = field(init=False)
     fire_losses: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Unit id → (the last turn it was fired on, men it lost to fire that turn), kept as
     the battle is fought (``battle.py``): the closing test reads this turn's losses
@@ -94,7 +94,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
         self.orders = {u.id: u.order for s in self.scenario.sides for u in s.units}
         self._span = self.scenario.map.width + self.scenario.map.height  # > any distance
         self._nearest = {}
-        self._ahead = {}
+        self._steps = {}
 
     @property
     def options(self) -> MusketOptions:
@@ -129,34 +129,6 @@ class Battle(BattleView[MusketScenario, BattleState]):
             return "front"
         return arc_of(unit.hex, self.sides[unit.side].retreat, source)
 
-    def nearest_ahead(self, unit: UnitState, within: int) -> UnitState | None:
-        """The nearest enemy within ``within`` hexes; among equally near ones, the one most
-        nearly straight ahead of the unit's facing, then scenario order (option
-        ``enfilade``: a line fires to its front rather than all at one end's target)."""
-        nearest = self.nearest_enemy(unit, within=within)
-        if nearest is None or not self.options.enfilade or unit.hex is None:
-            return nearest
-        return self._kept(self._ahead, (unit.id, within), lambda: self._ahead_of(unit, nearest))
-
-    def _ahead_of(self, unit: UnitState, nearest: UnitState) -> UnitState:
-        """Among the enemies as near as ``nearest``, the one most nearly ahead (ties: rank)."""
-        assert unit.hex is not None
-        assert nearest.hex is not None
-        d = distance(unit.hex, nearest.hex)
-        col, row = unit.hex
-        retreat = self.sides[unit.side].retreat
-        best: tuple[float, int] | None = None
-        found = nearest
-        for dc, dr in ring_steps(bool(col & 1), d):
-            h = (col + dc, row + dr)
-            uid = self.state.occupant.get(h)
-            if uid is None or self.state.units[uid].side == unit.side:
-                continue
-            key = (-round(facing_cos(unit.hex, retreat, h), 9), self.rank[uid])
-            if best is None or key < best:
-                best, found = key, self.state.units[uid]
-        return found
-
     def cover_against(self, unit: UnitState, source: Hex | None) -> tuple[str, int, str]:
         """The unit's terrain, its cover against fire or a charge from ``source``, and the
         arc it comes from: a wall, breastworks or fence covers only the front
@@ -188,6 +160,16 @@ class Battle(BattleView[MusketScenario, BattleState]):
     def move_cost(self, h: Hex) -> int:
         """Movement points to enter ``h``."""
         return TERRAIN[self.terrain.get(h, "clear")]["move_cost"]
+
+    def steps(self, h: Hex) -> tuple[tuple[Hex, int], ...]:
+        """The neighbours of ``h`` on the map, in the fixed neighbour order, each with the
+        movement points to enter it: the map's and the terrain's, which no event changes,
+        so worked out once a hex and kept."""
+        found = self._steps.get(h)
+        if found is None:
+            found = tuple((n, self.move_cost(n)) for n in neighbours(h) if self.on_map(n))
+            self._steps[h] = found
+        return found
 
     def enemies(self, unit: UnitState) -> list[UnitState]:
         """Active enemy units on the map, in scenario order."""
@@ -303,13 +285,15 @@ class Battle(BattleView[MusketScenario, BattleState]):
 
     def edge_distance(self, h: Hex, edge: str) -> int:
         """Rows or columns between ``h`` and a map edge (0 on the edge)."""
-        m = self.scenario.map
-        return {
-            "north": h[1],
-            "south": m.height - 1 - h[1],
-            "west": h[0],
-            "east": m.width - 1 - h[0],
-        }[edge]
+        if edge == "north":
+            return h[1]
+        if edge == "south":
+            return self.scenario.map.height - 1 - h[1]
+        if edge == "west":
+            return h[0]
+        if edge == "east":
+            return self.scenario.map.width - 1 - h[0]
+        raise KeyError(edge)
 
     def fatigue_level(self, unit: UnitState) -> str:
         """``low``, ``medium``, ``high`` or ``max`` (rules-notes §1 [src])."""

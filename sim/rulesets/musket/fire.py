@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 
 from engine.events import trusted
-from sim.rulesets.musket.context import Battle, facing_cos
+from sim.rulesets.musket.context import Battle
 from sim.rulesets.musket.data import ARTILLERY_VALUE_SCALE, QUALITY_FIRE_MODIFIER, WEAPONS
 from sim.rulesets.musket.events import Fired
 from sim.rulesets.musket.hexmap import distance
 from sim.rulesets.musket.results import casualty_roll, finish
 from sim.rulesets.musket.state import UnitState
+from sim.rulesets.musket.targeting import aim
 
 __all__ = ["decide_fire", "may_fire", "weapon_range"]
 
@@ -56,40 +57,17 @@ def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
 
 def _target(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
     """The ordered target if active and in range, else the nearest enemy in range (with
-    option ``enfilade``, among equally near ones the most nearly straight ahead). With
+    option ``enfilade``, among equally near ones the most nearly straight ahead), read
+    from the spatial index (:func:`~sim.rulesets.musket.targeting.aim`). With
     ``spare_routed``, a routed enemy only when no other is in reach."""
     assert unit.hex is not None
-    spare = b.options.spare_routed
     spec_target = b.orders[unit.id].target
     if spec_target is not None:
         t = b.state.units[spec_target]
         in_reach = t.active and t.hex is not None and distance(unit.hex, t.hex) <= reach
-        if in_reach and not (spare and t.morale == "routed"):
+        if in_reach and not (b.options.spare_routed and t.morale == "routed"):
             return t
-    found = b.nearest_ahead(unit, within=reach)
-    if found is not None and spare and found.morale == "routed":
-        return _nearest_unrouted(b, unit, reach) or found
-    return found
-
-
-def _nearest_unrouted(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
-    """The nearest enemy within ``reach`` that is not routed (ties: most nearly ahead,
-    then scenario order), by a scan; None when every enemy in reach is routed."""
-    assert unit.hex is not None
-    retreat = b.sides[unit.side].retreat
-    best: tuple[int, float, int] | None = None
-    found = None
-    for e in b.enemies(unit):
-        if e.morale == "routed" or e.hex is None:
-            continue
-        d = distance(unit.hex, e.hex)
-        if d > reach:
-            continue
-        cos = round(facing_cos(unit.hex, retreat, e.hex), 9) if b.options.enfilade else 0.0
-        key = (d, -cos, b.rank[e.id])
-        if best is None or key < best:
-            best, found = key, e
-    return found
+    return aim(b, unit, reach)
 
 
 def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float]:

@@ -9,11 +9,23 @@ from __future__ import annotations
 from functools import cache
 from typing import Final
 
-__all__ = ["YARDS_PER_HEX", "distance", "neighbours", "ring", "ring_steps"]
+__all__ = ["CELL_STRIDE", "YARDS_PER_HEX", "cell", "distance", "neighbours", "ring", "ring_steps"]
 
 YARDS_PER_HEX: Final = 125
 
 Hex = tuple[int, int]
+
+CELL_STRIDE: Final = 4096
+"""A hex's :func:`cell` is ``column * CELL_STRIDE + row``: one int where a tuple would be
+hashed.  A map has at most 1,000 rows, so a hex on it and a hex up to 3,000 rows off it
+(an offset within any reach) never share a cell."""
+
+
+def cell(h: Hex) -> int:
+    """The hex as one int key, ``column * CELL_STRIDE + row``; an offset ``(dc, dr)`` adds
+    ``dc * CELL_STRIDE + dr`` to it."""
+    return h[0] * CELL_STRIDE + h[1]
+
 
 # Fixed neighbour order (N, NE, SE, S, SW, NW) so every tie-break is stable.
 _EVEN: Final = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 0), (-1, -1))

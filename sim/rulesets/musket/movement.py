@@ -98,36 +98,58 @@ def _enemy_within(b: Battle, unit: UnitState, h: Hex, within: int) -> bool:
     return False
 
 
-def _reachable(b: Battle, unit: UnitState, mp: int) -> dict[Hex, tuple[int, list[Hex]]]:
+Reach = tuple[dict[Hex, int], dict[Hex, Hex | None]]
+"""What a unit can reach this turn: the cheapest cost of each hex, and the hex it is
+entered from on the cheapest path (None: the start), both in the order first found."""
+
+
+def _reachable(b: Battle, unit: UnitState, mp: int) -> Reach:
     """Every hex the unit can reach this turn, through hexes of its own side and around
     them (never an enemy's), with the cheapest cost and path [ours, ``pass_through_friends``].
 
     Cheapest first; among equal costs, the first found in the fixed neighbour order,
-    so the paths are the same in every process.
+    so the paths are the same in every process.  A hex's path is its predecessor's
+    with the hex added: the predecessor's cost is final when it is expanded (every
+    step costs at least 1), so its path is too (:func:`_path`).
     """
     assert unit.hex is not None
     start = unit.hex
-    best: dict[Hex, tuple[int, list[Hex]]] = {start: (0, [])}
+    cost_of: dict[Hex, int] = {start: 0}
+    came_from: dict[Hex, Hex | None] = {start: None}
     frontier: list[tuple[int, int, Hex]] = [(0, 0, start)]
     order = 0
-    units, occupant = b.state.units, b.state.occupant
+    units, occupant, side, steps = b.state.units, b.state.occupant, unit.side, b.steps
     while frontier:
         cost, _, here = heapq.heappop(frontier)
-        if best[here][0] < cost:
+        if cost_of[here] < cost:
             continue
-        for h in neighbours(here):
-            if not b.on_map(h):
-                continue
+        for h, move_cost in steps(here):
             uid = occupant.get(h)
-            if uid is not None and units[uid].side != unit.side:
+            if uid is not None and units[uid].side != side:
                 continue
-            step = cost + b.move_cost(h)
-            if step > mp or (h in best and best[h][0] <= step):
+            step = cost + move_cost
+            if step > mp:
                 continue
-            best[h] = (step, [*best[here][1], h])
+            known = cost_of.get(h)
+            if known is not None and known <= step:
+                continue
+            cost_of[h] = step
+            came_from[h] = here
             order += 1
             heapq.heappush(frontier, (step, order, h))
-    return best
+    return cost_of, came_from
+
+
+def _path(reach: Reach, h: Hex) -> list[Hex]:
+    """The cheapest path to ``h`` from the start (the start not included)."""
+    came_from = reach[1]
+    path: list[Hex] = []
+    at: Hex | None = h
+    while at is not None and came_from[at] is not None:
+        path.append(at)
+        at = came_from[at]
+    path.reverse()
+    return path
 
 
 def _free(b: Battle, unit: UnitState, h: Hex) -> bool:
@@ -144,14 +166,13 @@ def _rout_through(b: Battle, unit: UnitState) -> tuple[list[Hex], bool]:
     mp = allowance(b, unit)
     reach = _reachable(b, unit, mp)
     key, chosen = None, unit.hex
-    for h, (cost, _) in reach.items():
+    for h, cost in reach[0].items():
         if not _free(b, unit, h):
             continue
         k = (b.edge_distance(h, edge), cost)
         if key is None or k < key:
             key, chosen = k, h
-    cost, path = reach[chosen]
-    return path, b.edge_distance(chosen, edge) == 0 and cost < mp
+    return _path(reach, chosen), b.edge_distance(chosen, edge) == 0 and reach[0][chosen] < mp
 
 
 def _get_out(b: Battle, unit: UnitState, clear: int) -> list[Hex]:
@@ -164,14 +185,14 @@ def _get_out(b: Battle, unit: UnitState, clear: int) -> list[Hex]:
     reach = _reachable(b, unit, allowance(b, unit))
     key: tuple[int, int, int] | None = None
     chosen = unit.hex
-    for h, (cost, _) in reach.items():
+    for h, cost in reach[0].items():
         if not _free(b, unit, h):
             continue
         near = _enemy_within(b, unit, h, clear)
         k = (1, b.edge_distance(h, edge), cost) if near else (0, cost, b.edge_distance(h, edge))
         if key is None or k < key:
             key, chosen = k, h
-    return reach[chosen][1]
+    return _path(reach, chosen)
 
 
 def _rout(b: Battle, unit: UnitState) -> list[Moved | LeftField]:

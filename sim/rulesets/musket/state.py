@@ -5,8 +5,9 @@ end), written as a plugin's is: its :func:`~sim.contract.applies` methods are
 the only writers of state (the live simulation calls them through the
 engine's recorder for each event it logs, and replay folds the logged events
 through them); snapshot and restore come from the base.  ``occupant`` (who
-stands on each hex) is :func:`~sim.contract.parts.fixed`: derived from the
-units' hexes, out of the snapshot, rebuilt whenever a state is made or
+stands on each hex) and ``foes`` (each side's enemies by hex: the spatial
+index targeting reads) are :func:`~sim.contract.parts.fixed`: derived from
+the units' hexes, out of the snapshot, rebuilt whenever a state is made or
 restored and kept up to date by apply.
 
 :func:`snapshot_json` is musket's one speed device, the ``Ruleset`` hook any
@@ -37,6 +38,7 @@ from sim.rulesets.musket.events import (
     Rested,
     SideBroken,
 )
+from sim.rulesets.musket.hexmap import cell
 from sim.rulesets.musket.scenario import MusketScenario
 
 __all__ = [
@@ -109,22 +111,40 @@ class BattleState(EndingState):
     occupant: dict[Hex, str] = fixed(default_factory=dict)
     """The unit on each hex: derived from the units' hexes (rebuilt when the state is
     made or restored, kept by apply), so out of the snapshot."""
+    foes: dict[str, dict[int, UnitState]] = fixed(default_factory=dict)
+    """The spatial index targeting reads (``targeting.py``): for each side, the units of
+    every other side on the map by their hex's :func:`~sim.rulesets.musket.hexmap.cell`.
+    Derived from the units' hexes as ``occupant`` is (rebuilt when the state is made or
+    restored, kept by apply), so out of the snapshot, the digest and every event."""
     placements: int = fixed(0)
     """Count of changes to ``occupant``: rules cache what they derive from it
     (the nearest enemy) and trust the cache while this count stands."""
 
     @model_validator(mode="after")
     def _occupy(self) -> Self:
-        """``occupant`` from the units' hexes, whatever was given for it."""
+        """``occupant`` and ``foes`` from the units' hexes, whatever was given for them."""
         self.occupant = {u.hex: u.id for u in self.units.values() if u.hex is not None}
+        self.foes = {side: {} for side in self.sides}
+        for u in self.units.values():
+            if u.hex is not None:
+                for side, foes in self.foes.items():
+                    if side != u.side:
+                        foes[cell(u.hex)] = u
         return self
 
     def _place(self, unit: UnitState, to: Hex | None) -> None:
-        if unit.hex is not None and self.occupant.get(unit.hex) == unit.id:
-            del self.occupant[unit.hex]
+        here = unit.hex
+        if here is not None and self.occupant.get(here) == unit.id:
+            del self.occupant[here]
         unit.hex = to
         if to is not None:
             self.occupant[to] = unit.id
+        for side, foes in self.foes.items():
+            if side != unit.side:
+                if here is not None and foes.get(cell(here)) is unit:
+                    del foes[cell(here)]
+                if to is not None:
+                    foes[cell(to)] = unit
         self.placements += 1
 
     def _take(self, unit: UnitState, c: Casualties) -> None:
