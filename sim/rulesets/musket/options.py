@@ -312,6 +312,14 @@ class MusketOptions(ChangedDefaults):
         "break_units, as routed and eliminated ones do: an assault whose regiments have "
         "all been thrown back is over (rules version 3).",
     )
+    spent_out_loss: float | None = later_option(
+        None,
+        "[ours] With spent_counts_out: the share of its starting strength a spent unit "
+        "must have lost to count as out for its army's break_units (0: every spent unit "
+        "counts out). null: rout_loss's share (rules version 3 as shipped).",
+        ge=0,
+        le=1,
+    )
     spent_rally_distance: int = later_option(
         4,
         "[ours] With assault_exhaustion: a spent unit rallies to good order only with no "

@@ -33,15 +33,22 @@ from sim.rulesets.musket.events import (
 from sim.rulesets.musket.state import BattleState, UnitState
 from sim.text.grammar import agree
 
-__all__ = ["blows", "decide_breaks", "decide_end", "side_shares"]
+__all__ = ["blows", "decide_breaks", "decide_end", "side_shares", "spent_out_limit"]
 
 _OUT = ("routed", "eliminated")
 
 
+def spent_out_limit(b: Battle) -> float | None:
+    """The loss share at which a spent unit counts out for its army's break:
+    ``spent_out_loss``, or ``rout_loss`` when that is null; None: never."""
+    o = b.options
+    return o.spent_out_loss if o.spent_out_loss is not None else o.rout_loss
+
+
 def _spent_out(b: Battle, u: UnitState) -> bool:
-    """A spent unit that has lost ``rout_loss`` of its strength, with option
-    ``spent_counts_out``: an assault thrown back and cut up is over."""
-    limit = b.options.rout_loss
+    """A spent unit that has lost ``spent_out_loss`` (null: ``rout_loss``) of its
+    strength, with option ``spent_counts_out``: an assault thrown back and cut up is over."""
+    limit = spent_out_limit(b)
     if u.morale != "spent" or not b.options.spent_counts_out or limit is None:
         return False
     return b.loss_share(u) >= limit

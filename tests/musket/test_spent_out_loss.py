@@ -1,0 +1,102 @@
+"""Option ``spent_out_loss``: the loss share at which a spent unit counts out for its
+army's break (docs/rules/musket.md, *Victory* and *Options*).
+
+Every unit here starts 400 strong, so a unit that has lost L men has lost L/400 of it:
+the count-out thresholds below are that share against the option (null: ``rout_loss``,
+0.3 = 120 men).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import simpy
+
+from engine.kernel import TurnKernel
+from engine.rng import Streams
+from sim.rulesets.musket.context import Battle
+from sim.rulesets.musket.data import PHASES
+from sim.rulesets.musket.options import MusketOptions
+from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.state import initial_state
+from sim.rulesets.musket.victory import decide_breaks, side_shares, spent_out_limit
+from sim.scenario.load import validate_data
+from tests.sim.test_rules import _inf, _scenario
+
+
+def _battle(options: dict[str, Any]) -> Battle:
+    """Side a: a1 and a2 (400 men each); side b: b1. Both armies break at 50 % of units."""
+    data = _scenario([_inf("a1", [1, 1]), _inf("a2", [2, 1])], [_inf("b1", [8, 8])])
+    if options:
+        data["options"] = options
+    _, sc = validate_data(data, {}, "t.yaml")
+    assert isinstance(sc, MusketScenario)
+    kernel = TurnKernel(simpy.Environment(), PHASES, sc.turns.minutes)
+    kernel.turn = 1
+    return Battle(sc, initial_state(sc), Streams(1), kernel)
+
+
+def _units_out(options: dict[str, Any], strength: int, morale: str = "spent") -> float:
+    """Side a's share of units out with a1 in ``morale`` at ``strength`` of 400."""
+    b = _battle(options)
+    a1 = b.state.units["a1"]
+    a1.morale = morale
+    a1.strength = strength
+    return side_shares(b, "a")[0]
+
+
+def test_by_default_the_threshold_is_rout_loss() -> None:
+    """null: a spent unit counts out once it has lost rout_loss (0.3: 120 of 400 men)."""
+    assert MusketOptions().spent_out_loss is None
+    assert spent_out_limit(_battle({})) == 0.3
+    assert _units_out({}, 281) == 0.0  # 119 lost: 0.2975 < 0.3
+    assert _units_out({}, 280) == 0.5  # 120 lost: 0.3
+    assert _units_out({"rout_loss": 0.25}, 301) == 0.0  # 99 lost < 100
+    assert _units_out({"rout_loss": 0.25}, 300) == 0.5  # 100 lost = 0.25
+
+
+def test_the_option_sets_the_threshold_whatever_rout_loss() -> None:
+    """0.1: 40 of 400 men lost counts out, 39 does not; 0.2: 80; rout_loss is not read."""
+    assert _units_out({"spent_out_loss": 0.1}, 361) == 0.0
+    assert _units_out({"spent_out_loss": 0.1}, 360) == 0.5
+    assert _units_out({"spent_out_loss": 0.2}, 321) == 0.0
+    assert _units_out({"spent_out_loss": 0.2}, 320) == 0.5
+    assert _units_out({"spent_out_loss": 0.2, "rout_loss": None}, 320) == 0.5
+    assert _units_out({"spent_out_loss": 0.2, "rout_loss": 0.1}, 321) == 0.0
+
+
+def test_zero_counts_every_spent_unit_out_and_only_spent_ones() -> None:
+    """0.0: a spent unit counts out at full strength; one in good order or disrupted does
+    not, whatever it lost; a routed one always does."""
+    assert _units_out({"spent_out_loss": 0.0}, 400) == 0.5
+    assert _units_out({"spent_out_loss": 0.0}, 100, morale="good") == 0.0
+    assert _units_out({"spent_out_loss": 0.0}, 100, morale="disrupted") == 0.0
+    assert _units_out({"spent_out_loss": 0.0}, 400, morale="routed") == 0.5
+
+
+def test_never_without_spent_counts_out_or_any_threshold() -> None:
+    """spent_counts_out false: no spent unit counts out; both shares null: none either."""
+    assert _units_out({"spent_out_loss": 0.0, "spent_counts_out": False}, 100) == 0.0
+    assert spent_out_limit(_battle({"rout_loss": None})) is None
+    assert _units_out({"rout_loss": None}, 100) == 0.0
+
+
+def test_a_spent_unit_counted_out_breaks_its_army() -> None:
+    """With 0.1, a1 spent with 40 of 400 lost is one of two units out: side a breaks
+    at break_units 0.5; its men lost are 40 of 800 (5 %)."""
+    b = _battle({"spent_out_loss": 0.1})
+    a1 = b.state.units["a1"]
+    a1.morale, a1.strength = "spent", 360
+    (broke,) = decide_breaks(b, {"a": 7})
+    assert (broke.side, broke.cause, broke.units_out_share) == ("a", 7, 0.5)
+    assert broke.losses_share == 40 / 800
+    assert broke.reason == "50% of its units routed or eliminated (breaks at 50%)"
+    a1.strength = 361
+    assert decide_breaks(b, {"a": 7}) == []
+
+
+def test_the_default_is_left_out_of_a_scenario_and_a_value_is_kept() -> None:
+    """A later option: at its default it is not written (older headers read back byte for
+    byte); a value set is."""
+    assert "spent_out_loss" not in MusketOptions().model_dump()
+    assert MusketOptions(spent_out_loss=0.1).model_dump()["spent_out_loss"] == 0.1
