@@ -43,9 +43,10 @@ FIRST = (
     "tests/cli/test_help_examples.py#history",
     "tests/cli/test_help_examples.py#batch",
 )
-"""The units that took longest (``pytest --durations``; the historical suite's one run of
-every case ~290 CPU seconds on two processes; show --unit's traced peaks ~100 in one,
-2026-12-03), longest first; an entry names a
+"""The units that took longest, longest first (``pytest --durations``, and the CPU of every
+process a unit starts, pools included, by ``tests/cpu_meter.py --unit``: the historical
+suite's one run of every case ~210-240 CPU seconds, the README's batch section's studies
+~115, 2026-12-03); an entry names a
 unit or the start of units' names (``docs/batch.md``: each of its sections).  A unit
 missing here (new, renamed) only costs balance, never a result."""
 
