@@ -63,7 +63,7 @@ def _peak(path: Path, as_json: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[i
     return peak, out
 
 
-def _rows_checked_once(path: Path) -> None:
+def rows_checked_once(path: Path) -> None:
     """Build the rows of the one state every turn of ``path`` holds (the header's scenario's
     initial state: the turns only end) with the suite's trusted-row check on: each row
     built trusted must be what validating it makes (:mod:`sim.rulesets.trusted`)."""
@@ -73,6 +73,7 @@ def _rows_checked_once(path: Path) -> None:
     assert trusted.CHECK_TRUSTED
     rows = ruleset.units(scenario, ruleset.initial_state(scenario))
     assert UNIT in [r.id for r in rows]
+    ruleset.outcome(scenario, ruleset.initial_state(scenario))  # the outcome is built trusted too
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
@@ -87,7 +88,7 @@ def test_show_unit_peak_does_not_grow_with_turns(
     monkeypatch.setattr(show_module, "_KEEP", 100)
     short = _write(tmp_path / "short.jsonl", 1000)
     long = _write(tmp_path / "long.jsonl", 4000)
-    _rows_checked_once(short)
+    rows_checked_once(short)
     monkeypatch.setattr(trusted, "CHECK_TRUSTED", False)
     small, _ = _peak(short, as_json, monkeypatch)
     large, lines = _peak(long, as_json, monkeypatch)
