@@ -155,12 +155,16 @@ def bin_dir(env: dict[str, str] | None = None) -> Path:
 
 
 def stats() -> list[dict[str, Any]]:
-    """What the servers ran so far: one row per command (argv, exit status, CPU seconds)."""
+    """What the servers ran so far: one row per command (argv, exit status, CPU seconds), in
+    the order the commands ended (``at``), so a caller's newest rows are the last even when
+    it has more than one server (an earlier server's row would otherwise come before a
+    later server's older ones, and ``stats()[before:]`` would name another command)."""
     rows: list[dict[str, Any]] = []
     for server in _servers.values():
         if server.stats.exists():
             text = server.stats.read_text(encoding="utf-8")
             rows += [json.loads(line) for line in text.splitlines() if line.endswith("}")]
+    rows.sort(key=lambda row: row.get("at", 0))  # stable: one server's rows keep their order
     return rows
 
 
@@ -336,6 +340,7 @@ def _keep(listener: socket.socket, conn: socket.socket, stats: Path) -> NoReturn
         _, status, usage = os.wait4(pid, 0)
         row = {"argv": request["argv"], "status": status}
         row["cpu"] = round(usage.ru_utime + usage.ru_stime, 4)
+        row["at"] = time.monotonic_ns()  # one clock for every process of the machine (Linux)
         with open(stats, "a", encoding="utf-8") as out:
             out.write(json.dumps(row) + "\n")  # before the stand-in ends: counted in its test
         with contextlib.suppress(OSError):

@@ -45,6 +45,21 @@ def _cpu() -> tuple[float, float]:
     return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
 
 
+def _pool_cpu() -> float:
+    """CPU seconds of multiprocessing's forkserver of this process and the workers it reaped."""
+    from multiprocessing import forkserver
+
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    if pid is None:
+        return 0.0
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:  # gone, or not Linux
+        return 0.0
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def _forked() -> list[dict[str, Any]]:
     server = sys.modules.get("tests.forkserver")
     return [] if server is None else server.stats()
@@ -58,7 +73,7 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
         yield
         return
     started, wall, (me, kids) = _started[0], time.perf_counter(), _cpu()
-    forked = _forked()
+    forked, pools = _forked(), _pool_cpu()
     yield
     me2, kids2 = _cpu()
     forked_rows = _forked()[len(forked) :]
@@ -70,6 +85,7 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
         "processes": _started[0] - started,
         "forked": len(forked_rows),
         "forked_cpu": round(sum(r["cpu"] for r in forked_rows), 4),
+        "pool_cpu": round(max(_pool_cpu() - pools, 0.0), 4),
     }
     with open(target, "a", encoding="utf-8") as out:
         out.write(json.dumps(row) + "\n")

@@ -28,24 +28,25 @@ from xdist.scheduler import LoadScopeScheduling
 FIRST = (
     "tests/history/test_suite.py",
     "README.md#batch-studies-and-campaigns",
-    "tests/cli/test_long_in_turns.py",
     "tests/viewer/",
-    "tests/test_plugin_install.py",
     "docs/batch.md#study-files",
-    "tests/batch/test_sensitivity.py",
+    "tests/test_plugin_install.py",
     "tests/batch/test_study.py",
+    "tests/batch/test_sensitivity.py",
+    "tests/cli/test_help_examples.py#study",
+    "tests/cli/test_help_examples.py#history",
+    "tests/cli/test_help_examples.py#calibrate",
+    "README.md#using-it",
     "tests/engine/test_row_digest.py",
     "docs/batch.md",
-    "README.md#using-it",
     "docs/replay-tools.md#pat-s-evening-replay",
-    "tests/cli/test_help_examples.py#study",
-    "tests/cli/test_help_examples.py#calibrate",
-    "tests/cli/test_help_examples.py#history",
+    "tests/cli/test_long_in_turns.py",
     "tests/cli/test_help_examples.py#batch",
 )
-"""The units that took longest (``pytest --durations``; the historical suite's one run of
-every case ~290 CPU seconds on two processes; show --unit's traced peaks ~100 in one,
-2026-12-03), longest first; an entry names a
+"""The units that took longest, longest first (``pytest --durations``, and the CPU of every
+process a unit starts, pools included, by ``tests/cpu_meter.py --unit``: the historical
+suite's one run of every case ~210-240 CPU seconds, the README's batch section's studies
+~115, the viewer's tests ~70, 2026-12-04); an entry names a
 unit or the start of units' names (``docs/batch.md``: each of its sections).  A unit
 missing here (new, renamed) only costs balance, never a result."""
 

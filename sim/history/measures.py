@@ -17,7 +17,7 @@ from typing import Any
 from sim.contract import UnitRow
 from sim.history.case import MeasureSpec
 
-__all__ = ["BattleRecord", "RunRecord", "value_of"]
+__all__ = ["BattleRecord", "RunRecord", "settled", "value_of"]
 
 Value = float | tuple[float, float]
 """A run's value: a number, or (numerator, denominator) for a ratio kind."""
@@ -106,6 +106,30 @@ def _reaches(battle: BattleRecord, spec: MeasureSpec) -> float:
             if r.side == spec.side and r.position is not None and tuple(r.position) in cells:
                 return 1.0
     return 0.0
+
+
+def settled(spec: MeasureSpec, turns: Sequence[Sequence[UnitRow]]) -> bool:
+    """Whether the rows of turns after ``turns`` (turn 1 first) can no longer change the
+    value of ``spec``, so a battle's later turns need not be read for it.
+
+    ``reaches`` reads turns up to the first that a unit of the side ends on one
+    of its hexes; ``after_contact`` up to that many turns after the first whose
+    counted rows show a loss (:func:`_rows_at`); no other kind reads turns.
+    """
+    if spec.kind == "reaches":
+        assert spec.hexes is not None
+        cells = {tuple(h) for h in spec.hexes}
+        return any(
+            r.side == spec.side and r.position is not None and tuple(r.position) in cells
+            for rows in turns
+            for r in rows
+        )
+    if spec.after_contact is not None:
+        for t, rows in enumerate(turns):
+            if _lost(_counted(rows, spec))[0] > 0:
+                return len(turns) > t + spec.after_contact
+        return False
+    return True
 
 
 def _path(data: Any, dotted: str) -> float:

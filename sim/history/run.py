@@ -15,7 +15,7 @@ import json
 import pickle
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.log import DiscardSink, Sink
@@ -26,7 +26,7 @@ from sim.contract import AnyRuleset, get_ruleset
 from sim.history.bands import band_measure
 from sim.history.case import Case, MeasureSpec, Verdict
 from sim.history.estimate import Estimate, estimate
-from sim.history.measures import BattleRecord, RunRecord, Value, value_of
+from sim.history.measures import BattleRecord, RunRecord, Value, settled, value_of
 
 __all__ = [
     "CHUNK",
@@ -100,31 +100,71 @@ class CaseResult:
         return self.verdict == "pass"
 
 
+class _Live:
+    """The state of the battle this worker is fighting, as its ruleset's ``initial_state``
+    made it (the one the runner advances in place)."""
+
+    state: Any = None
+
+
+def _living(ruleset: AnyRuleset, live: _Live) -> AnyRuleset:
+    """``ruleset``, its ``initial_state`` keeping the state it makes in ``live``."""
+    make = ruleset.initial_state
+
+    def initial_state(scenario: Any) -> Any:
+        live.state = make(scenario)
+        return live.state
+
+    return replace(ruleset, initial_state=initial_state)
+
+
 class _Watch:
     """A sink that reads a battle as it is written: unit rows at each turn end, some events.
 
-    The log hands it each line after the event is applied; it folds its own
-    copy of the battle from the header's scenario (the contract's
-    ``initial_state`` and ``apply``), so it reads any ruleset's battle,
-    lone or in a campaign.
+    The log hands it each line after the event is applied. A lone scenario's
+    rows are read from the state being fought (``live``: the state's rows at
+    the moment the ``engine.turn_ended`` line is written, every event of the
+    turn applied); a campaign's battle is folded again here from the header's
+    scenario (the contract's ``initial_state`` and ``apply``). Either way it
+    reads any ruleset's battle through the contract. A line is decoded only
+    when it names an event type the measures want, or ends a turn.
     """
 
-    def __init__(self, rows: bool, events: frozenset[str]) -> None:
-        self.rows, self.wanted = rows, events
+    takes_bytes = True
+    """The log hands over each line's bytes (:class:`engine.log.EventLog`)."""
+
+    def __init__(
+        self,
+        rows: bool,
+        events: frozenset[str],
+        live: Callable[[], list[Any]] | None = None,
+        reads: Callable[[list[list[Any]]], bool] = lambda _turns: True,
+    ) -> None:
+        self.rows, self.wanted, self.live, self.reads = rows, events, live, reads
         self.turns: list[list[Any]] = []
         self.events: list[dict[str, Any]] = []
+        self._marks = tuple(b'"' + e.encode() + b'"' for e in sorted(events))
+        self._header = True
         self._ruleset: AnyRuleset | None = None
         self._scenario: Any = None
         self._state: Any = None
 
-    def write(self, line: str) -> None:
+    def write(self, written: bytes | str) -> None:
+        """Read one line (bytes, as the log gives them; text is taken too)."""
+        line = written.encode() if isinstance(written, str) else written
+        if self._header:  # line 1
+            self._header = False
+            if self.live is None:
+                data = json.loads(line)
+                self._ruleset = get_ruleset(data["ruleset"])
+                self._scenario = self._ruleset.scenario_model.model_validate(data["scenario"])
+                self._state = self._ruleset.initial_state(self._scenario)
+            return
+        if self.live is not None:
+            self._read(line)
+            return
         data = json.loads(line)
         data.pop("h", None)
-        if self._ruleset is None:  # line 1: the header
-            self._ruleset = get_ruleset(data["ruleset"])
-            self._scenario = self._ruleset.scenario_model.model_validate(data["scenario"])
-            self._state = self._ruleset.initial_state(self._scenario)
-            return
         kind = data.get("type")
         if kind is None:  # the footer
             return
@@ -133,10 +173,26 @@ class _Watch:
         if not self.rows:
             return
         ruleset = self._ruleset
+        assert ruleset is not None
         if kind == "engine.turn_ended":
             self.turns.append(ruleset.units(self._scenario, self._state))
         elif not kind.startswith("engine."):
             ruleset.apply(self._state, ruleset.registry.parse(data))
+
+    def _read(self, line: bytes) -> None:
+        """A lone battle's line: its rows at a turn end, or a wanted event (others unread:
+        a line of type T holds the JSON string ``"T"``)."""
+        ends = self.rows and b'"engine.turn_ended"' in line
+        if ends and json.loads(line).get("type") == "engine.turn_ended":
+            assert self.live is not None
+            if self.reads(self.turns):
+                self.turns.append(self.live())
+            return
+        if any(mark in line for mark in self._marks):
+            data = json.loads(line)
+            if data.get("type") in self.wanted:
+                data.pop("h", None)
+                self.events.append(data)
 
     def flush(self) -> None:
         pass
@@ -162,26 +218,41 @@ class _Task:
     measures: list[MeasureSpec]
 
 
-_PREPARED: dict[bytes, tuple[_Task, Prepared]] = {}
+_PREPARED: dict[bytes, tuple[_Task, Prepared, _Live | None]] = {}
 
 
-def _prepared(blob: bytes) -> tuple[_Task, Prepared]:
+def _prepared(blob: bytes) -> tuple[_Task, Prepared, _Live | None]:
+    """The case's task and its prepared target; a lone scenario whose turns' rows a
+    measure reads is fought by a ruleset that keeps its state in a :class:`_Live`."""
     found = _PREPARED.get(blob)
     if found is None:
         task: _Task = pickle.loads(blob)  # made by this program's parent process: trusted
         _PREPARED.clear()
-        found = _PREPARED[blob] = (task, prepare(task.target, task.values))
+        prepared, live = prepare(task.target, task.values), None
+        if prepared.scenario is not None and _needs(task.measures)[0]:
+            live = _Live()
+            ruleset, scenario = prepared.scenario
+            prepared = replace(prepared, scenario=(_living(ruleset, live), scenario))
+        found = _PREPARED[blob] = (task, prepared, live)
     return found
 
 
-def _record(task: _Task, prepared: Prepared, seed: int) -> RunRecord:
+def _record(task: _Task, prepared: Prepared, live: _Live | None, seed: int) -> RunRecord:
     rows, events = _needs(task.measures)
     watches: list[_Watch] = []
+    rows_now: Callable[[], list[Any]] | None = None
+    if live is not None:
+        assert prepared.scenario is not None
+        ruleset, scenario = prepared.scenario
+        rows_now = lambda: ruleset.units(scenario, live.state)  # noqa: E731
+
+    def reads(turns: list[list[Any]]) -> bool:
+        return not all(settled(m, turns) for m in task.measures)
 
     def sink_for(_k: int, _name: str) -> Sink:
         if not rows and not events:
             return DiscardSink()
-        watches.append(_Watch(rows, events))
+        watches.append(_Watch(rows, events, rows_now, reads))
         return watches[-1]
 
     fought = fight(prepared, seed, sink_for)
@@ -205,55 +276,67 @@ def _record(task: _Task, prepared: Prepared, seed: int) -> RunRecord:
 
 def run_chunk(blob: bytes, start: int, stop: int) -> list[list[Value]]:
     """Fight replications ``start`` … ``stop − 1``; each run's value of every measure."""
-    task, prepared = _prepared(blob)
+    task, prepared, live = _prepared(blob)
     out = []
     for r in range(start, stop):
-        run = _record(task, prepared, run_seed(task.seed, 0, r))
+        run = _record(task, prepared, live, run_seed(task.seed, 0, r))
         out.append([value_of(run, m) for m in task.measures])
     return out
 
 
-def _fight(case: Case, ex: Executor, progress: Progress | None, max_runs: int) -> CaseResult:
-    """Fight the case's runs; while a measure is inconclusive, double them up to ``max_runs``.
+class _Fight:
+    """One case being fought on an executor: its chunks in flight and its values so far.
 
-    The runs added are the next replications of the case's seed (run *r* always
-    fights with ``run_seed(seed, 0, r)``), so a re-fight continues the case's
-    seed sequence and the result is the same on every machine.
+    The runs added by a doubling are the next replications of the case's seed
+    (run *r* always fights with ``run_seed(seed, 0, r)``), so a re-fight
+    continues the case's seed sequence and the result is the same on every machine.
     """
-    spec = case.spec
-    band = band_measure(case)
-    measures = [*spec.measures, *([band] if band is not None else [])]
-    task = _Task(case.target, dict(spec.set), spec.seed, measures)
-    blob = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
-    values: list[list[Value]] = []
-    looks: list[int] = []
-    wanted = spec.runs
-    while True:
-        start = len(values)
-        bounds = [(s, min(s + CHUNK, wanted)) for s in range(start, wanted, CHUNK)]
-        futures: list[Future[list[list[Value]]]] = [
-            ex.submit(run_chunk, blob, s, e) for s, e in bounds
-        ]
-        for future in futures:  # in replication order: the result never depends on timing
-            values.extend(future.result())
-            if progress is not None:
-                progress(len(values), wanted)
-        looks.append(wanted)
-        results = [
-            MeasureResult(m, estimate(m.statistic, [v[i] for v in values]))
-            for i, m in enumerate(measures)
-        ]
-        shown = results[: len(spec.measures)]
-        if wanted >= max_runs or all(r.verdict != "inconclusive" for r in shown):
-            extra = results[-1] if band is not None else None
-            return CaseResult(case, shown, tuple(looks), extra, case.target.ruleset().name)
-        wanted = min(2 * wanted, max_runs)
+
+    def __init__(self, case: Case, ex: Executor, max_runs: int) -> None:
+        self.case, self.ex, self.max_runs = case, ex, max_runs
+        spec = case.spec
+        self.band = band_measure(case)
+        self.measures = [*spec.measures, *([self.band] if self.band is not None else [])]
+        task = _Task(case.target, dict(spec.set), spec.seed, self.measures)
+        self.blob = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
+        self.values: list[list[Value]] = []
+        self.futures: list[Future[list[list[Value]]]] = []
+        self.wanted = 0
+
+    def submit(self, wanted: int) -> None:
+        """Hand the executor the chunks of replications ``len(values)`` … ``wanted − 1``."""
+        bounds = [(s, min(s + CHUNK, wanted)) for s in range(len(self.values), wanted, CHUNK)]
+        self.futures = [self.ex.submit(run_chunk, self.blob, s, e) for s, e in bounds]
+        self.wanted = wanted
+
+    def result(self, progress: Progress | None) -> CaseResult:
+        """Its runs' values as they come in; while a measure is inconclusive, double the
+        runs up to ``max_runs``; then every measure's estimate."""
+        spec, looks = self.case.spec, []
+        if not self.futures:
+            self.submit(spec.runs)
+        while True:
+            for future in self.futures:  # in replication order: never depends on timing
+                self.values.extend(future.result())
+                if progress is not None:
+                    progress(len(self.values), self.wanted)
+            looks.append(self.wanted)
+            results = [
+                MeasureResult(m, estimate(m.statistic, [v[i] for v in self.values]))
+                for i, m in enumerate(self.measures)
+            ]
+            shown = results[: len(spec.measures)]
+            if self.wanted >= self.max_runs or all(r.verdict != "inconclusive" for r in shown):
+                extra = results[-1] if self.band is not None else None
+                ruleset = self.case.target.ruleset().name
+                return CaseResult(self.case, shown, tuple(looks), extra, ruleset)
+            self.submit(min(2 * self.wanted, self.max_runs))
 
 
 def run_case(
     case: Case, jobs: int = 1, progress: Progress | None = None, max_runs: int = MAX_RUNS
 ) -> CaseResult:
-    """Fight ``case`` (on ``jobs`` local workers) and estimate its measures (see :func:`_fight`)."""
+    """Fight ``case`` (on ``jobs`` local workers) and estimate its measures (:class:`_Fight`)."""
     return run_suite([case], jobs, lambda _c: progress, max_runs)[0]
 
 
@@ -263,17 +346,27 @@ def run_suite(
     progress: Callable[[Case], Progress | None] | None = None,
     max_runs: int = MAX_RUNS,
 ) -> list[CaseResult]:
-    """Fight every case in turn on one pool of ``jobs`` local workers.
+    """Fight every case on one pool of ``jobs`` local workers; results in the cases' order.
+
+    With a pool, every case's first runs are handed out at once, so the
+    workers never wait while a case's last chunk is fought or its verdicts
+    taken; a doubling's runs queue behind them. One worker fights each case
+    in turn. Either way each case's values are its replications in order, so
+    the results are the same for any ``jobs``.
 
     Args:
-        progress: for each case as it starts, the callback that is told
-            ``(runs done, runs wanted)`` as its chunks come in (or None).
+        progress: for each case as its results are read, the callback that is
+            told ``(runs done, runs wanted)`` as its chunks come in (or None).
         max_runs: the most runs a case is doubled to while a measure is
             inconclusive (a case whose own ``runs`` is larger fights those, once).
     """
     out = []
     with open_executor("local", jobs) as ex:
-        for case in cases:
-            hook = progress(case) if progress is not None else None
-            out.append(_fight(case, ex, hook, max_runs))
+        fights = [_Fight(case, ex, max_runs) for case in cases]
+        if jobs > 1:
+            for f in fights:
+                f.submit(f.case.spec.runs)
+        for f in fights:
+            hook = progress(f.case) if progress is not None else None
+            out.append(f.result(hook))
     return out

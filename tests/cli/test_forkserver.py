@@ -117,3 +117,18 @@ def test_the_escape_hatch_runs_every_command_as_a_real_process(
     assert forkserver.battlesim_script() == REAL
     monkeypatch.delenv("BATTLESIM_TEST_SUBPROCESS")
     assert forkserver.battlesim_script() == stand_in() != REAL
+
+
+def test_stats_name_the_newest_command_last_across_servers(tmp_path: Path) -> None:
+    """With two servers (two start-up environments), a command on the first server after
+    one on the second is still the last row: rows come in the order the commands ended."""
+    other = {**os.environ, "BATTLESIM_TEST_SECOND_SERVER": "1"}
+    first, second = stand_in(), stand_in(other)
+    assert first != second
+    for script, env, args in ((second, other, ["--version"]), (first, None, ["--help"])):
+        before = len(forkserver.stats())
+        done = subprocess.run(
+            [str(script), *args], cwd=tmp_path, env=env, capture_output=True, check=False
+        )
+        assert done.returncode == 0
+        assert [r["argv"] for r in forkserver.stats()[before:]] == [args]

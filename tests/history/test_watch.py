@@ -1,0 +1,107 @@
+"""How a case's runs are read: a lone battle's turn rows from the state being fought, and
+only while a measure still reads them, give exactly what folding every turn again gives."""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from engine.log import Sink
+from sim.batch.execution.worker import fight, prepare
+from sim.batch.inputs.seeds import run_seed
+from sim.history import SUITE, load_suite
+from sim.history.bands import band_measure
+from sim.history.measures import BattleRecord, RunRecord, settled, value_of
+from sim.history.run import _needs, _prepared, _record, _Task, _Watch, run_chunk
+from tests.history.test_measures import RUN, TURNS, spec
+
+RUNS = 4
+"""Runs read both ways per case (each a whole battle of a shipped case)."""
+
+
+def _task(case_id: str) -> _Task:
+    (case,) = [c for c in load_suite(SUITE) if c.id == case_id]
+    band = band_measure(case)
+    measures = [*case.spec.measures, *([band] if band is not None else [])]
+    return _Task(case.target, dict(case.spec.set), case.spec.seed, measures)
+
+
+def _folded(task: _Task, r: int) -> RunRecord:
+    """Run r read the old way: every line folded again from the header, rows every turn."""
+    prepared = prepare(task.target, task.values)
+    rows, events = _needs(task.measures)
+    watches: list[_Watch] = []
+
+    def sink_for(_k: int, _name: str) -> Sink:
+        watches.append(_Watch(rows, events))
+        return watches[-1]
+
+    fought = fight(prepared, run_seed(task.seed, 0, r), sink_for)
+    out = []
+    for watch, (bid, ruleset, state, scenario) in zip(watches, fought.battles, strict=True):
+        outcome = ruleset.outcome(scenario, state)
+        losses = {s: {k: float(v) for k, v in ls.items()} for s, ls in outcome.losses().items()}
+        final = ruleset.units(scenario, state)
+        record = BattleRecord(bid, outcome.winner, final, watch.turns, watch.events, losses)
+        out.append(replace(record, turns_played=outcome.turns))
+    return RunRecord(out, fought.outcome.get("winner"))
+
+
+@pytest.mark.parametrize("case_id", ["cold_harbor", "bussaco_light_division"])
+def test_live_rows_read_what_folding_every_turn_reads(case_id: str) -> None:
+    """cold_harbor (``reaches`` and ``after_contact``) and bussaco (``reaches``): each run's
+    values are the fold's, its rows are the fold's first turns, and its events the fold's."""
+    task = _task(case_id)
+    blob = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
+    _task_again, prepared, live = _prepared(blob)
+    assert live is not None, "a lone scenario whose measures read turns is read live"
+    shorter = 0
+    for r in range(RUNS):
+        old = _folded(task, r)
+        new = _record(task, prepared, live, run_seed(task.seed, 0, r))
+        (before,), (now,) = old.battles, new.battles
+        assert now.turns == before.turns[: len(now.turns)], r
+        assert now.events == before.events, r
+        assert now.final == before.final, r
+        assert [value_of(new, m) for m in task.measures] == [
+            value_of(old, m) for m in task.measures
+        ]
+        shorter += len(now.turns) < len(before.turns)
+    assert run_chunk(blob, 0, RUNS) == [
+        [value_of(_folded(task, r), m) for m in task.measures] for r in range(RUNS)
+    ]
+    assert shorter > 0, "some run is settled before its last turn (the later ones unread)"
+
+
+def _upto(n: int) -> RunRecord:
+    (battle,) = RUN.battles
+    return RunRecord([replace(battle, turns=TURNS[:n])], RUN.winner)
+
+
+@pytest.mark.parametrize(
+    ("fields", "first"),
+    [
+        ({"kind": "reaches", "side": "usa", "hexes": [[5, 3]]}, 4),  # reached at turn 4
+        ({"kind": "reaches", "side": "usa", "hexes": [[5, 5], [9, 9]]}, 2),
+        ({"kind": "reaches", "side": "usa", "hexes": [[6, 3]]}, None),  # never reached
+        ({"kind": "loss", "side": "usa", "unit": "men", "after_contact": 1}, 3),  # 1st loss: 2
+        ({"kind": "loss", "side": "usa", "unit": "men", "after_contact": 0}, 2),
+        ({"kind": "loss", "side": "usa", "unit": "men", "after_contact": 9}, None),
+        ({"kind": "unit_loss_max", "side": "usa", "unit": "men", "after_contact": 1}, 3),
+        ({"kind": "loss", "side": "usa", "unit": "men"}, 0),  # reads the final rows only
+        ({"kind": "win", "side": "csa"}, 0),
+    ],
+)
+def test_settled_after_the_last_turn_a_measure_reads(fields: dict[str, Any], first: int) -> None:
+    """``settled`` turns true at the first turn count after which no later turn is read,
+    and the value read from that many turns is the value read from all four."""
+    m = spec(**fields)
+    flags = [settled(m, TURNS[:n]) for n in range(len(TURNS) + 1)]
+    want = [first is not None and n >= first for n in range(len(TURNS) + 1)]
+    assert flags == want
+    for n in range(len(TURNS) + 1):
+        if flags[n]:
+            assert value_of(_upto(n), m) == value_of(RUN, m), n
