@@ -30,9 +30,7 @@ from tests.forge import bodies, reseal
 ROOT = Path(__file__).resolve().parents[2]
 GOLDENS = sorted((ROOT / "replays").glob("*.jsonl"))
 STONE_WALL = ROOT / "replays" / "stone_wall-s1862.jsonl"
-AUDITED = [
-    p for p in GOLDENS if get_ruleset(ReplayStream(p, registry_for).header.ruleset).audit
-]
+AUDITED = [p for p in GOLDENS if get_ruleset(ReplayStream(p, registry_for).header.ruleset).audit]
 """The goldens of rulesets with an audit (becmi has none: its verify folds nothing)."""
 
 
@@ -77,9 +75,12 @@ def test_every_line_of_an_intact_golden_is_given_the_writers_event(
     """No event of an intact replay is decoded again: each is the re-simulation's own."""
     decoded: list[bytes] = []
     inner = engine.decoders.decode_written
-    monkeypatch.setattr(
-        engine.decoders, "decode_written", lambda fast, body: decoded.append(body) or inner(fast, body)
-    )
+
+    def counting(fast: Any, body: bytes) -> Any:
+        decoded.append(body)
+        return inner(fast, body)
+
+    monkeypatch.setattr(engine.decoders, "decode_written", counting)
     result = verify_replay(golden)
     assert result.ok
     assert handed == {"given": list(range(_events(golden))), "built": []}
@@ -167,7 +168,7 @@ def test_an_event_of_another_class_or_seq_is_not_taken(tmp_path: Path) -> None:
 
 def test_the_log_hands_events_only_to_a_sink_that_asks() -> None:
     """A sink that takes events gets each event line with its event; others get the line."""
-    header = verify_module.ReplayStream(STONE_WALL, registry_for).header
+    header = ReplayStream(STONE_WALL, registry_for).header
     events = read_replay(STONE_WALL, registry_for).events[:5]
 
     class Taking(MemorySink):
