@@ -17,7 +17,7 @@ repetitions, CPU time, after a warm-up:
   86,000 events), each a fresh child measured by ``wait4``, as a multiple of
   the CPU of the ``battlesim run`` that wrote the replay; ``--before PATH``
   runs every command from another source tree too (e.g. ``git archive main``),
-  interleaved, each against its own run.
+  interleaved, each against its own run; ``--tools verify`` measures only some.
 
 Run ``.venv/bin/python benchmarks/bench_read.py`` (``--parts load decode``
 for some; ``--quick`` for a smaller replay).  Figures go to stdout and
@@ -44,6 +44,7 @@ from lines import lines_scenario
 
 HERE = Path(__file__).resolve().parent
 PARTS = ("load", "decode", "tools")
+TOOLS = ("verify", "diff", "report")
 
 
 def _cpu(work: Callable[[], Any]) -> float:
@@ -170,16 +171,19 @@ def _make_replays(folder: Path, per_side: int, turns: int) -> int:
         return sum(1 for _ in fh) - 2
 
 
-def part_tools(folder: Path, reps: int, before: str | None) -> dict[str, Any]:
-    """verify, diff and report CPU over the run's, for each source tree, interleaved."""
+def part_tools(
+    folder: Path, reps: int, before: str | None, tools: tuple[str, ...] = TOOLS
+) -> dict[str, Any]:
+    """The ``tools``' CPU over the run's, for each source tree, interleaved."""
     bs = str(Path(sys.executable).parent / "battlesim")
     a, b = str(folder / "a.jsonl"), str(folder / "b.jsonl")
-    commands = {
+    every = {
         "run": [bs, "run", str(folder / "s.yaml"), "--out", str(folder / "r.jsonl"), "--force"],
         "verify": [bs, "verify", a],
         "diff": [bs, "diff", a, b],
         "report": [bs, "report", a, "--out", str(folder / "r.html"), "--force"],
     }
+    commands = {k: v for k, v in every.items() if k == "run" or k in tools}
     trees = _trees(before)
     runs = [(tree, label) for label in commands for tree in trees]
     found: dict[str, dict[str, list[float]]] = {t: {k: [] for k in commands} for t in trees}
@@ -234,6 +238,9 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5, help="repetitions (default 5)")
     parser.add_argument("--quick", action="store_true", help="a 50-a-side, 100-turn replay")
     parser.add_argument("--before", metavar="PATH", help="a second source tree for the tools")
+    parser.add_argument(
+        "--tools", nargs="+", choices=TOOLS, default=list(TOOLS), help="the tools part's commands"
+    )
     parser.add_argument("--json", type=Path, default=HERE / "results-read.json")
     args = parser.parse_args()
     per_side, turns = (50, 100) if args.quick else (200, 300)
@@ -253,7 +260,7 @@ def main() -> None:
             res["decode"] = part_decode(folder / "a.jsonl", max(3, args.reps // 2))
         own = (time.process_time() - c0, time.perf_counter() - w0)
         if "tools" in args.parts:
-            res["tools"] = part_tools(folder, args.reps, args.before)
+            res["tools"] = part_tools(folder, args.reps, args.before, tuple(args.tools))
     cpu = own[0] + sum(
         sum(sum(v) for v in t.values()) for t in res.get("tools", {}).get("cpu", {}).values()
     )

@@ -89,18 +89,25 @@ class Recorded:
         self.matched = False
         """The last event line read was the ``same`` given to :meth:`next`."""
 
-    def next(self, same: bytes | None = None) -> tuple[str, Event | None] | None:
+    def next(
+        self, same: bytes | None = None, given: Event | None = None
+    ) -> tuple[str, Event | None] | None:
         """The next line's text and event (None for the footer); None after the footer.
 
         Args:
             same: the line (without newline) a re-simulation has just written
                 here, every earlier line having been equal to its own: a
                 recorded line equal to it is not checked again
-                (:meth:`ReplayStream._written`); see :meth:`same`.
+                (:meth:`ReplayStream._written`); see :attr:`matched`.
+            given: the event the re-simulation serialised as ``same``: a
+                recorded line equal to ``same`` has it as its event (audited
+                and folded as the file's own), not one built again.
         """
-        self.stream.expect = None if same is None else same + b"\n"
+        stream = self.stream
+        stream.expect = None if same is None else same + b"\n"
+        stream.given = given
         line = next(self._lines, None)
-        self.stream.expect = None
+        stream.expect = stream.given = None
         if line is None:
             if self._footer_given or self.stream.footer is None:
                 return None
@@ -133,12 +140,15 @@ class Recorded:
 class Compare:
     """A sink comparing each re-simulated line with the next recorded one as it is written.
 
-    It takes the writer's bytes; until the first difference a recorded event
-    line equal to the re-simulation's is not checked again, only folded by
-    the auditor (:meth:`Recorded.next`).
+    It takes the writer's bytes, and each event with its line
+    (:meth:`write_event`); until the first difference a recorded event line
+    equal to the re-simulation's is not checked or built again: the
+    re-simulation's event, whose serialisation those bytes are, is audited
+    and folded as the file's (:meth:`Recorded.next`).
     """
 
     takes_bytes = True
+    takes_events = True
 
     def __init__(self, recorded: Recorded) -> None:
         self.recorded = recorded
@@ -151,25 +161,29 @@ class Compare:
         self._limit = 0
         """The turn of the first difference: the re-simulation goes no further."""
 
-    def write(self, written: bytes | str) -> None:
+    def write(self, written: bytes | str, event: Event | None = None) -> None:
         """Compare one written line (bytes, as the log gives them; text is taken too)."""
         if isinstance(written, str):
             written = written.encode()
         self.n += 1
         try:
             if self.mismatch is None:
-                self._compare(written)
+                self._compare(written, event)
             else:
                 self._turn(written.decode())
         except ReplayError as exc:
             self.recorded.damage = exc
             raise Stop from None
 
-    def _compare(self, written: bytes) -> None:
+    def write_event(self, written: bytes, event: Event) -> None:
+        """Compare one event line, handed with the event it serialises (:class:`EventLog`)."""
+        self.write(written, event)
+
+    def _compare(self, written: bytes, event: Event | None) -> None:
         if self.n == 1:
             text: str | None = self.recorded.stream.header_line
         else:
-            found = self.recorded.next(same=written)
+            found = self.recorded.next(same=written, given=event)
             if found is not None and found[1] is not None and self.recorded.matched:
                 return
             text = found[0] if found is not None else None

@@ -150,6 +150,13 @@ class ReplayStream:
         Set before asking :meth:`lines` for the next line; read and cleared
         there.  See :meth:`_written`.
         """
+        self.given: Event | None = None
+        """The event the writer serialised as :attr:`expect`, when it handed it over.
+
+        Set with :attr:`expect` by the same caller, which clears it again; a
+        line equal to :attr:`expect` is given this object as its event
+        instead of one built again from the same bytes (:meth:`_written`).
+        """
         try:
             self._source = LineSource(path, limit=MAX_INPUT, max_line=MAX_LINE)
         except FileProblem as exc:
@@ -162,6 +169,8 @@ class ReplayStream:
         """The compiled decoder of each type read through :meth:`_written` (None: none)."""
         self._data: dict[str, Any] = {}
         """The footer's data, once read."""
+        self._classes: dict[str, type[Event] | None] = {}
+        """The registered class of each type read through :meth:`_written` with a given event."""
 
     def _first(self) -> tuple[str, str]:
         """The header line's text (with and without newline), refused if it is not a replay's."""
@@ -295,16 +304,23 @@ class ReplayStream:
         about this line is left to check: it is the writer's exact
         serialisation (strict JSON, the exact shape of today's format, the
         expected seq, a lawful cause), and its chain link is the writer's,
-        sealed after the same previous line.  The event is still built
-        (the auditor folds it), from the decoded values alone; a class the
-        compiled decoder does not read is parsed as any line is.
+        sealed after the same previous line.  Its event is the one the writer
+        serialised into these bytes when it handed that over (:attr:`given`,
+        an instance of the class this file's registry reads the line's type
+        with, at this seq); else it is built from the decoded values alone
+        (the auditor folds it), and a class the compiled decoder does not
+        read is parsed as any line is.
         """
-        from engine.decoders import decode_written, fast_decoder  # noqa: PLC0415 - msgspec
-
         text = raw[:-1].decode("utf-8")
         body = text[:-_TAIL] + "}"
         kind = text[9 : text.index('"', 9)]
         line = Line(mark, text, body, kind)
+        given = self.given
+        if given is not None and given.seq == mark.seq and type(given) is self._class(kind):
+            line.event, line.same = given, True
+            return line
+        from engine.decoders import decode_written, fast_decoder  # noqa: PLC0415 - msgspec
+
         if kind in self._fast:
             fast = self._fast[kind]
         else:
@@ -315,6 +331,18 @@ class ReplayStream:
             event = self.parse(line)
         line.event, line.same = event, True
         return line
+
+    def _class(self, kind: str) -> type[Event] | None:
+        """The class this file's registry reads ``kind`` with (None: not registered)."""
+        try:
+            return self._classes[kind]
+        except KeyError:
+            try:
+                found: type[Event] | None = self.registry.cls(kind)
+            except UnknownEventType:
+                found = None
+            self._classes[kind] = found
+            return found
 
     def _expected(self, kind: str) -> int | None:
         """The schema version this file's format writes ``kind`` at; None for an unknown type."""

@@ -2,7 +2,9 @@
 
 :class:`engine.log.EventLog` hands each sink its lines in order, one call a
 line, without the newline: as text, or as UTF-8 bytes to a sink whose
-``takes_bytes`` is true.  :class:`FileSink` writes a replay file,
+``takes_bytes`` is true (and, to one whose ``takes_events`` is true too,
+each event line with its event: ``write_event(line, event)``, which
+``verify``'s comparing sink uses).  :class:`FileSink` writes a replay file,
 :class:`MemorySink` keeps the lines, :class:`DiscardSink` is told of each
 line the log did not build.
 """
