@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.events import Event, TurnEnded
-from engine.log import EventLog, MemorySink
+from engine.log import EventLog, MemorySink, line_body
 from engine.recorder import UnregisteredEvent
 from sim.conformance.battle import Battle, tool_problem
 from sim.conformance.differ import first_difference
@@ -145,6 +145,49 @@ class Live:
     state: Any
     text: str
     problem: str | None
+    changed: RequirementFailed | None = None
+    """The first event whose line was written and which then changed (apply kept and
+    changed one of its lists or dicts), as the failure that says so."""
+
+
+class _Keeping(MemorySink):
+    """Lines, and each event beside its line: to read the event again once the battle is over."""
+
+    takes_events = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: list[tuple[int, Event]] = []
+
+    def write_event(self, line: bytes, event: Event) -> None:
+        self.kept.append((len(self.lines), event))
+        self.write(line)
+
+
+def _changed(battle: Battle, sink: _Keeping) -> RequirementFailed | None:
+    """The first event that no longer writes its own line (``verify`` audits the
+    re-simulation's own event objects: one changed after it was written misleads it)."""
+    for at, event in sink.kept:
+        body = line_body(event).decode()
+        line = sink.lines[at]
+        if line.startswith(body[:-1] + ',"h":'):
+            continue
+        left, right = json.loads(line), json.loads(body)
+        left.pop("h", None)
+        where = first_difference(left, right)
+        seen = (
+            f"the line holds {where.left}, the event now {where.right}"
+            if where is not None
+            else "the line and the event now differ"
+        )
+        return battle.failed(
+            f"event {left.get('type', '?')!r} changed after its line was written: {seen} "
+            "(expected every event to stay as recorded: an apply that keeps an event's list or "
+            "dict must copy it)",
+            seq=event.seq,
+            field=where.path or None if where is not None else None,
+        )
+    return None
 
 
 def live(battle: Battle) -> Live:
@@ -152,7 +195,7 @@ def live(battle: Battle) -> Live:
 
     def fight() -> Live:
         loaded = battle.loaded
-        sink, saved = MemorySink(), EventLog.check_lines
+        sink, saved = _Keeping(), EventLog.check_lines
         EventLog.check_lines = True
         try:
             state = loaded.ruleset.simulate(loaded.scenario, loaded.header, sink)
@@ -160,21 +203,25 @@ def live(battle: Battle) -> Live:
             return Live(None, "", f"{type(exc).__name__}: {exc}")
         finally:
             EventLog.check_lines = saved
-        return Live(state, "\n".join(sink.lines) + "\n", None)
+        return Live(state, "\n".join(sink.lines) + "\n", None, _changed(battle, sink))
 
     return battle.shared("live", fight)
 
 
 @requirement(
-    "Every event line is what validating the event again writes (trusted builds included).",
+    "Every event line is what validating the event again writes (trusted builds included), "
+    "and each event still writes its line when the battle is over.",
     "Build events with their own field types (an int field gets an int, a Literal its text); "
-    "events built with engine.events.trusted must hold exactly what validation would make",
+    "events built with engine.events.trusted must hold exactly what validation would make; "
+    "an apply copies any list or dict it keeps from an event",
     "Events",
 )
 def EVENT_LINES_VALIDATE(battle: Battle) -> None:  # noqa: N802
-    problem = live(battle).problem
-    if problem is not None:
-        raise battle.failed(f"fought with every line checked: {problem}")
+    fought = live(battle)
+    if fought.problem is not None:
+        raise battle.failed(f"fought with every line checked: {fought.problem}")
+    if fought.changed is not None:
+        raise fought.changed
 
 
 @requirement(

@@ -10,6 +10,8 @@ fault breaks, with a message saying what was expected and what was seen.
 * ``phalanx_unsteady``: the reason an army broke counts the battles fought in the process.
 * ``phalanx_anonymous``: the element processes are bare generators, no ``Actor``.
 * ``phalanx_meddling``: a referee process writes an element's ``side`` without an event.
+* ``phalanx_keeping``: apply keeps a fought event's own ``draws`` list and empties it at
+  the next fought event, after its line is written.
 """
 
 from __future__ import annotations
@@ -95,6 +97,21 @@ def _meddling_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, processes=processes)
 
 
+_KEPT: dict[int, tuple[State, list[Any]]] = {}
+"""Per state being fought: the draws list of the last fought event its apply kept."""
+
+
+def _keeping_apply(state: State, event: Event) -> None:
+    """Phalanx's apply, keeping a fought event's own ``draws`` list (no copy) and emptying
+    the one kept before it: that event's line is written by then."""
+    phalanx.RULESET.apply(state, event)
+    if isinstance(event, Fought) and event.draws:
+        kept = _KEPT.get(id(state))
+        if kept is not None and kept[0] is state:
+            kept[1].clear()
+        _KEPT[id(state)] = (state, event.draws)
+
+
 FAULTS: dict[str, AnyRuleset] = {
     r.name: r
     for r in (
@@ -103,6 +120,7 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_unsteady", plan=_unsteady_plan),
         _copy("phalanx_anonymous", plan=_anonymous_plan),
         _copy("phalanx_meddling", plan=_meddling_plan),
+        _copy("phalanx_keeping", apply=_keeping_apply),
     )
 }
 """Each faulty copy by name."""

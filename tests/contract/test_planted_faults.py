@@ -3,6 +3,7 @@ breaks, with a message saying what was expected and what was seen (tests/contrac
 
 from __future__ import annotations
 
+import json
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -188,3 +189,21 @@ def test_one_broken_scenario_is_one_failure_and_one_not_checked_line(folder: Pat
         f"({problem})",
         f"1 passed, 1 failed, {len(rest)} not checked",
     ]
+
+
+def test_an_event_changed_after_its_line_fails_with_the_seq_and_field(folder: Path) -> None:
+    """phalanx_keeping: the first fought event with draws (another follows it), its draws as
+    written and as emptied by the next one's apply."""
+    lines = _fought(folder, "phalanx_keeping").read_text(encoding="utf-8").splitlines()
+    fought = (json.loads(line) for line in lines[1:-1])
+    first = next(e for e in fought if e["type"] == "phalanx.fought" and e["draws"])
+    written = first["draws"]
+    result = _check("phalanx_keeping", folder, "event-lines-validate")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0] == _failed(
+        "event-lines-validate",
+        f"phalanx_keeping.yaml, seq {first['seq']}, field draws.0: event 'phalanx.fought' changed "
+        f"after its line was written: the line holds {written[0]!r}, the event now missing "
+        "(expected every event to stay as recorded: an apply that keeps an event's list or dict "
+        "must copy it)",
+    )
