@@ -31,7 +31,8 @@ UNIT = "1ri"
 """A unit of the stone-wall golden, whose header the long replays carry."""
 
 
-def _write(path: Path, turns: int) -> Path:
+def write_long(path: Path, turns: int) -> Path:
+    """A replay of ``turns`` turns in which nothing changes (benchmarks/long_turns.py)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         from long_turns import write_long_turns  # type: ignore[import-not-found]  # benchmarks/
@@ -86,8 +87,8 @@ def test_show_unit_peak_does_not_grow_with_turns(
     the 5,000 builds of those same rows are not checked again (that one check, repeated
     every turn under tracemalloc, was about nine tenths of this file's CPU)."""
     monkeypatch.setattr(show_module, "_KEEP", 100)
-    short = _write(tmp_path / "short.jsonl", 1000)
-    long = _write(tmp_path / "long.jsonl", 4000)
+    short = write_long(tmp_path / "short.jsonl", 1000)
+    long = write_long(tmp_path / "long.jsonl", 4000)
     rows_checked_once(short)
     monkeypatch.setattr(trusted, "CHECK_TRUSTED", False)
     small, _ = _peak(short, as_json, monkeypatch)
@@ -103,7 +104,7 @@ def test_long_json_history_is_the_json_echo_json_prints(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Streamed row by row, the JSON of a long history is byte for byte the one-object dump."""
-    path = _write(tmp_path / "r.jsonl", 50)
+    path = write_long(tmp_path / "r.jsonl", 50)
     monkeypatch.setattr(show_module, "_KEEP", 10)  # 51 rows: the streamed path
     printed: list[str] = []
     monkeypatch.setattr(

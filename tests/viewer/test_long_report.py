@@ -10,7 +10,6 @@ read of the spool).
 
 from __future__ import annotations
 
-import sys
 import tracemalloc
 from pathlib import Path
 
@@ -19,19 +18,7 @@ import pytest
 from sim.replay.file import ReplayFile
 from sim.replay.report import write_report
 from sim.rulesets import trusted
-from tests.cli.test_long_in_turns import rows_checked_once
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _write(path: Path, turns: int) -> Path:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        from long_turns import write_long_turns  # type: ignore[import-not-found]  # benchmarks/
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    write_long_turns(path, turns)
-    return path
+from tests.cli.test_long_in_turns import rows_checked_once, write_long
 
 
 def _peak(path: Path, out: Path) -> int:
@@ -52,8 +39,8 @@ def test_report_peak_does_not_grow_with_turns(
 
     Every turn holds one state, whose rows are checked against validation once here
     (:func:`~tests.cli.test_long_in_turns.rows_checked_once`), not at each of 2,700 turns."""
-    short = _write(tmp_path / "short.jsonl", 300)
-    long = _write(tmp_path / "long.jsonl", 2400)
+    short = write_long(tmp_path / "short.jsonl", 300)
+    long = write_long(tmp_path / "long.jsonl", 2400)
     rows_checked_once(short)
     monkeypatch.setattr(trusted, "CHECK_TRUSTED", False)
     small = _peak(short, tmp_path / "short.html")
