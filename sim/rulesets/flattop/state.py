@@ -65,13 +65,18 @@ def _add(counts: Counts, plus: dict[str, int]) -> None:
         counts[t] += n
 
 
-class ShipState(Part):
-    """One ship's changing state; its fixed data stays in the scenario."""
+class _OfSide(Part):
+    """A ship, deck, task force or strike: its id, and the side and name the scenario gives it."""
 
     id: str
     side: str = fixed()
-    task_force: str = fixed()
     name: str = fixed()
+
+
+class ShipState(_OfSide):
+    """One ship's changing state; its fixed data stays in the scenario."""
+
+    task_force: str = fixed()
     kind: str = fixed()
     aa: int = fixed()
     damage: int = fixed()
@@ -82,15 +87,12 @@ class ShipState(Part):
     """Seq of the attack that crippled or sank it; None while afloat."""
 
 
-class DeckState(Part):
+class DeckState(_OfSide):
     """The aircraft of a carrier or a base, by box.
 
     ``ready`` is the Ready box, by strike (the strike spotted there) and type.
     """
 
-    id: str
-    side: str = fixed()
-    name: str = fixed()
     carrier: bool = fixed()
     hangar: Counts
     rearming: Counts = Field(default_factory=_counts)
@@ -105,12 +107,9 @@ class DeckState(Part):
         return self.ready_total() + sum(self.rearming.values()) + sum(self.hangar.values())
 
 
-class TaskForceState(Part):
+class TaskForceState(_OfSide):
     """A task force's combat air patrol."""
 
-    id: str
-    side: str = fixed()
-    name: str = fixed()
     cap: int
     fought_turn: int = fixed(0)
     fought_strike: str = fixed("")
@@ -120,12 +119,9 @@ class TaskForceState(Part):
     digests stay what they were).  ``fought_strike``: the raid it fought then."""
 
 
-class StrikeState(Part):
+class StrikeState(_OfSide):
     """A strike: where it is and what is left of it."""
 
-    id: str
-    side: str = fixed()
-    name: str = fixed()
     origin: str = fixed()
     target: str = fixed()
     status: str = "planned"
