@@ -12,6 +12,7 @@ fault breaks, with a message saying what was expected and what was seen.
 * ``phalanx_meddling``: a referee process writes an element's ``side`` without an event.
 * ``phalanx_keeping``: apply keeps a fought event's own ``draws`` list and empties it at
   the next fought event, after its line is written.
+* ``phalanx_once``: the plan fights one battle a process; fighting live again raises.
 """
 
 from __future__ import annotations
@@ -72,6 +73,17 @@ def _unsteady_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, turn_end=turn_end)
 
 
+_ONCE = itertools.count(1)
+"""Battles the ``phalanx_once`` plan was asked for in this process."""
+
+
+def _once_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan for the first battle of the process; an error for any later one."""
+    if next(_ONCE) > 1:
+        raise RuntimeError("phalanx_once fights one battle a process")
+    return phalanx.plan(sc)
+
+
 def _anonymous_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     """Phalanx's plan, its element processes given as bare generators."""
     plan = phalanx.plan(sc)
@@ -121,6 +133,7 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_anonymous", plan=_anonymous_plan),
         _copy("phalanx_meddling", plan=_meddling_plan),
         _copy("phalanx_keeping", apply=_keeping_apply),
+        _copy("phalanx_once", plan=_once_plan),
     )
 }
 """Each faulty copy by name."""
