@@ -13,6 +13,7 @@ fault breaks, with a message saying what was expected and what was seen.
 * ``phalanx_keeping``: apply keeps a fought event's own ``draws`` list and empties it at
   the next fought event, after its line is written.
 * ``phalanx_once``: the plan fights one battle a process; fighting live again raises.
+* ``phalanx_tongue_tied``: narrate raises for the first fought event: ``report`` fails.
 """
 
 from __future__ import annotations
@@ -124,6 +125,13 @@ def _keeping_apply(state: State, event: Event) -> None:
         _KEPT[id(state)] = (state, event.draws)
 
 
+def _tongue_tied_narrate(sc: Any, state: State, event: Event) -> str | None:
+    """Phalanx's narration, but no words for a fought event."""
+    if isinstance(event, Fought):
+        raise RuntimeError(f"no words for seq {event.seq}")
+    return phalanx.RULESET.narrate(sc, state, event)
+
+
 FAULTS: dict[str, AnyRuleset] = {
     r.name: r
     for r in (
@@ -134,6 +142,7 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_meddling", plan=_meddling_plan),
         _copy("phalanx_keeping", apply=_keeping_apply),
         _copy("phalanx_once", plan=_once_plan),
+        _copy("phalanx_tongue_tied", narrate=_tongue_tied_narrate),
     )
 }
 """Each faulty copy by name."""

@@ -229,3 +229,21 @@ def test_a_battle_that_cannot_be_fought_live_fails_each_check_that_fights_it(
         _failed("fold-equals-live", f"phalanx_once.yaml: fighting live failed: {error}"),
         "0 passed, 3 failed",
     ]
+
+
+def test_a_report_that_cannot_be_written_fails_both_report_checks(folder: Path) -> None:
+    """phalanx_tongue_tied: ``report`` stops at the first fought event it cannot narrate (as
+    the CLI reports an error: exit 2, one line); both report checks say so."""
+    events = api.load_replay(_fought(folder, "phalanx_tongue_tied")).events
+    seq = next(e.seq for e in events if isinstance(e, phalanx.Fought))
+    result = _check("phalanx_tongue_tied", folder, "report-page", "report-charts-every-measure")
+    problem = (
+        "phalanx_tongue_tied.yaml: battlesim report: exit 2: battlesim: error: RuntimeError: "
+        f"no words for seq {seq}"
+    )
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        _failed("report-page", problem),
+        _failed("report-charts-every-measure", problem),
+        "0 passed, 2 failed",
+    ]
