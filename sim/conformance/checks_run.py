@@ -190,8 +190,12 @@ def _changed(battle: Battle, sink: _Keeping) -> RequirementFailed | None:
     return None
 
 
-def live(battle: Battle) -> Live:
-    """The battle fought live with ``EventLog.check_lines`` on (once per battle)."""
+def live(battle: Battle, *, failing: str) -> Live:
+    """The battle fought live with ``EventLog.check_lines`` on (once per battle).
+
+    Raises:
+        RequirementFailed: ``<failing>: <the problem>`` when it could not be fought live.
+    """
 
     def fight() -> Live:
         loaded = battle.loaded
@@ -205,7 +209,10 @@ def live(battle: Battle) -> Live:
             EventLog.check_lines = saved
         return Live(state, "\n".join(sink.lines) + "\n", None, _changed(battle, sink))
 
-    return battle.shared("live", fight)
+    fought = battle.shared("live", fight)
+    if fought.problem is not None:
+        raise battle.failed(f"{failing}: {fought.problem}")
+    return fought
 
 
 @requirement(
@@ -217,9 +224,7 @@ def live(battle: Battle) -> Live:
     "Events",
 )
 def EVENT_LINES_VALIDATE(battle: Battle) -> None:  # noqa: N802
-    fought = live(battle)
-    if fought.problem is not None:
-        raise battle.failed(f"fought with every line checked: {fought.problem}")
+    fought = live(battle, failing="fought with every line checked")
     if fought.changed is not None:
         raise fought.changed
 
@@ -231,9 +236,7 @@ def EVENT_LINES_VALIDATE(battle: Battle) -> None:  # noqa: N802
     "Random streams",
 )
 def RUN_IS_DETERMINISTIC(battle: Battle) -> None:  # noqa: N802
-    again = live(battle)
-    if again.problem is not None:
-        raise battle.failed(f"fighting again failed: {again.problem}")
+    again = live(battle, failing="fighting again failed")
     first, second = battle.replay.read_text(encoding="utf-8").splitlines(), again.text.splitlines()
     for i, (a, b) in enumerate(zip(first, second, strict=False)):
         if a != b:

@@ -32,9 +32,7 @@ __all__ = [
     "Decide, then apply",
 )
 def FOLD_EQUALS_LIVE(battle: Battle) -> None:  # noqa: N802
-    loaded, fought = battle.loaded, live(battle)
-    if fought.problem is not None:
-        raise battle.failed(f"fighting live failed: {fought.problem}")
+    loaded, fought = battle.loaded, live(battle, failing="fighting live failed")
     rs, folded = loaded.ruleset, loaded.state_at(use_snapshots=False)
     where = first_difference(rs.snapshot(folded), rs.snapshot(fought.state))
     where = where or first_difference(folded, fought.state)

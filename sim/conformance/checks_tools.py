@@ -6,7 +6,6 @@ import html
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -191,17 +190,24 @@ def BATCH_RUNS(battle: Battle) -> None:  # noqa: N802
         raise battle.failed(f"the study stores {units[0][0]} units' finals, not {len(rows)}")
 
 
-def _report(battle: Battle) -> tuple[Path, str, str | None]:
-    """The replay's report page (written once): its path, text, and the command's problem."""
+def _report(battle: Battle) -> str:
+    """The text of the replay's report page (written once).
 
-    def write() -> tuple[Path, str, str | None]:
+    Raises:
+        RequirementFailed: ``battlesim report: <what it printed>`` when it did not write it.
+    """
+
+    def write() -> tuple[str, str | None]:
         page = battle.scratch("report") / "report.html"
         result = battle.cli("report", battle.replay, "-o", page)
         if (result.exit_code, result.stdout) != (0, f"wrote {page}\n"):
-            return page, "", f"battlesim report: {tool_problem(result)}"
-        return page, page.read_text(encoding="utf-8"), None
+            return "", f"battlesim report: {tool_problem(result)}"
+        return page.read_text(encoding="utf-8"), None
 
-    return battle.shared("report", write)
+    text, problem = battle.shared("report", write)
+    if problem is not None:
+        raise battle.failed(problem)
+    return text
 
 
 @requirement(
@@ -212,9 +218,7 @@ def _report(battle: Battle) -> tuple[Path, str, str | None]:
 )
 def REPORT_PAGE(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
-    _, page, problem = _report(battle)
-    if problem is not None:
-        raise battle.failed(problem)
+    page = _report(battle)
     if problems := well_formed(page):
         raise battle.failed(f"the report page is not well formed: {problems[0]}")
     if (found := NETWORK.search(page)) is not None:
@@ -245,9 +249,7 @@ def _measured(battle: Battle) -> set[tuple[str, str]]:
 )
 def REPORT_CHARTS_EVERY_MEASURE(battle: Battle) -> None:  # noqa: N802
     measured = _measured(battle)
-    _, page, problem = _report(battle)
-    if problem is not None:
-        raise battle.failed(problem)
+    page = _report(battle)
     charts = re.findall(r'<svg class="chart"[^>]*data-scope="([^"]*)" data-measure="([^"]*)"', page)
     drawn = {(html.unescape(a), html.unescape(b)) for a, b in charts}
     if not measured:

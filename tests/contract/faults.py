@@ -12,6 +12,8 @@ fault breaks, with a message saying what was expected and what was seen.
 * ``phalanx_meddling``: a referee process writes an element's ``side`` without an event.
 * ``phalanx_keeping``: apply keeps a fought event's own ``draws`` list and empties it at
   the next fought event, after its line is written.
+* ``phalanx_once``: the plan fights one battle a process; fighting live again raises.
+* ``phalanx_tongue_tied``: narrate raises for the first fought event: ``report`` fails.
 """
 
 from __future__ import annotations
@@ -72,6 +74,17 @@ def _unsteady_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, turn_end=turn_end)
 
 
+_ONCE = itertools.count(1)
+"""Battles the ``phalanx_once`` plan was asked for in this process."""
+
+
+def _once_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan for the first battle of the process; an error for any later one."""
+    if next(_ONCE) > 1:
+        raise RuntimeError("phalanx_once fights one battle a process")
+    return phalanx.plan(sc)
+
+
 def _anonymous_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     """Phalanx's plan, its element processes given as bare generators."""
     plan = phalanx.plan(sc)
@@ -112,6 +125,13 @@ def _keeping_apply(state: State, event: Event) -> None:
         _KEPT[id(state)] = (state, event.draws)
 
 
+def _tongue_tied_narrate(sc: Any, state: State, event: Event) -> str | None:
+    """Phalanx's narration, but no words for a fought event."""
+    if isinstance(event, Fought):
+        raise RuntimeError(f"no words for seq {event.seq}")
+    return phalanx.RULESET.narrate(sc, state, event)
+
+
 FAULTS: dict[str, AnyRuleset] = {
     r.name: r
     for r in (
@@ -121,6 +141,8 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_anonymous", plan=_anonymous_plan),
         _copy("phalanx_meddling", plan=_meddling_plan),
         _copy("phalanx_keeping", apply=_keeping_apply),
+        _copy("phalanx_once", plan=_once_plan),
+        _copy("phalanx_tongue_tied", narrate=_tongue_tied_narrate),
     )
 }
 """Each faulty copy by name."""

@@ -3,6 +3,7 @@ breaks, with a message saying what was expected and what was seen (tests/contrac
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from collections import Counter
@@ -207,3 +208,42 @@ def test_an_event_changed_after_its_line_fails_with_the_seq_and_field(folder: Pa
         "(expected every event to stay as recorded: an apply that keeps an event's list or dict "
         "must copy it)",
     )
+
+
+def test_a_battle_that_cannot_be_fought_live_fails_each_check_that_fights_it(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """phalanx_once: ``run`` fights its one battle; the live fight that three requirements
+    share raises, and each says so in its own words, the error after them."""
+    monkeypatch.setattr(faults, "_ONCE", itertools.count(1))
+    only = ("event-lines-validate", "run-is-deterministic", "fold-equals-live")
+    result = _check("phalanx_once", folder, *only)
+    error = "RuntimeError: phalanx_once fights one battle a process"
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        _failed(
+            "event-lines-validate",
+            f"phalanx_once.yaml: fought with every line checked: {error}",
+        ),
+        _failed("run-is-deterministic", f"phalanx_once.yaml: fighting again failed: {error}"),
+        _failed("fold-equals-live", f"phalanx_once.yaml: fighting live failed: {error}"),
+        "0 passed, 3 failed",
+    ]
+
+
+def test_a_report_that_cannot_be_written_fails_both_report_checks(folder: Path) -> None:
+    """phalanx_tongue_tied: ``report`` stops at the first fought event it cannot narrate (as
+    the CLI reports an error: exit 2, one line); both report checks say so."""
+    events = api.load_replay(_fought(folder, "phalanx_tongue_tied")).events
+    seq = next(e.seq for e in events if isinstance(e, phalanx.Fought))
+    result = _check("phalanx_tongue_tied", folder, "report-page", "report-charts-every-measure")
+    problem = (
+        "phalanx_tongue_tied.yaml: battlesim report: exit 2: battlesim: error: RuntimeError: "
+        f"no words for seq {seq}"
+    )
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        _failed("report-page", problem),
+        _failed("report-charts-every-measure", problem),
+        "0 passed, 2 failed",
+    ]
