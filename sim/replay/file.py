@@ -157,25 +157,25 @@ class ReplayFile:
             raise ReplayError(self.path, mark.line, "not the snapshot the scan found there")
         return self.ruleset.restore(self.scenario, snap.state), events, mark.seq + 1
 
-    def _folding(self, mark: Mark | None) -> Iterator[tuple[Event, Any]]:
-        state, events, start = self._from(mark)
+    def _fold(self, state: Any, events: Iterator[Event], start: int) -> Iterator[tuple[Event, Any]]:
+        """The file's one fold loop: each event (from seq ``start``) with the state *before* it.
+
+        ``state`` is advanced in place; each event is applied when the loop resumes.
+        """
         projection = Projection(state, self.ruleset.apply)
         projection.last_seq = start - 1
         for event in events:
             yield event, projection.state
             projection.apply(event)
 
+    def _folding(self, mark: Mark | None) -> Iterator[tuple[Event, Any]]:
+        return self._fold(*self._from(mark))
+
     def fold(self, *, state: Any = None) -> Iterator[tuple[Event, Any]]:
         """Yield each event with the state *before* it, from the first (see LoadedReplay.fold)."""
         if state is None:
             return self._folding(None)
-        return self._fold_into(state)
-
-    def _fold_into(self, state: Any) -> Iterator[tuple[Event, Any]]:
-        projection = Projection(state, self.ruleset.apply)
-        for event in self.stream.events():
-            yield event, projection.state
-            projection.apply(event)
+        return self._fold(state, self.stream.events(), 0)
 
     def fold_near(self, seq: int) -> Iterator[tuple[Event, Any]]:
         """Fold from the last snapshot before event ``seq`` (or the start); events from there."""
@@ -195,23 +195,17 @@ class ReplayFile:
         check_turn(turn)
         marks = [m for m in self.scan().snapshots if turn is None or m.turn <= turn]
         state, events, start = self._from(marks[-1] if marks else None)
-        projection = Projection(state, self.ruleset.apply)
-        projection.last_seq = start - 1
-        for event in events:
+        for event, _ in self._fold(state, events, start):
             if turn is not None and event.turn > turn:
                 break
-            projection.apply(event)
         return state
 
     def after(self, seq: int) -> Any:
         """The state right after event ``seq`` is applied (from the nearest snapshot)."""
         state, events, start = self._from(self._mark_before(seq))
-        projection = Projection(state, self.ruleset.apply)
-        projection.last_seq = start - 1
-        for event in events:
+        for event, _ in self._fold(state, events, start):
             if event.seq > seq:
                 break
-            projection.apply(event)
         return state
 
     def turn_ends(self) -> Iterator[tuple[int, Any]]:

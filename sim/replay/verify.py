@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from engine.events import Event
@@ -40,13 +40,8 @@ class RulesVersion:
         )
 
     def as_json(self) -> dict[str, object]:
-        """The ``rules`` object of ``verify --json``."""
-        return {
-            "ruleset": self.ruleset,
-            "fought_under": self.fought_under,
-            "current": self.current,
-            "fought_again": self.fought_again,
-        }
+        """The ``rules`` object of ``verify --json``: the fields above, in their order."""
+        return asdict(self)
 
 
 def rules_version(path: str | Path) -> RulesVersion | None:
