@@ -38,3 +38,31 @@ def test_the_outcomes_title_is_not_clipped(tmp_path: Path, monkeypatch: pytest.M
     box = title.get_window_extent(renderer)
     assert box.x0 >= fig.bbox.x0 and box.x1 <= fig.bbox.x1
     assert title.get_text().startswith("Outcomes — The delve")
+
+
+def test_the_outcomes_plot_draws_more_sides_than_it_has_colours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A study with more sides than the palette has colours cycles through them (it used to
+    index past the end of ``COLOURS``): side ``i`` is drawn in ``COLOURS[i % len(COLOURS)]``."""
+    from matplotlib.colors import to_hex
+
+    from sim.batch.charts.plotting import COLOURS
+
+    out = tmp_path / "delve-study"
+    args = ["batch", str(ROOT / "scenarios" / "delve_campaign.yaml"), "--runs", "2"]
+    done = CliRunner().invoke(cli, [*args, "--out", str(out), "--no-plots", "-q"])
+    assert done.exit_code == 0, done.output
+    summary: dict[str, Any] = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    point = summary["points"][0]
+    sides = len(COLOURS) + 2
+    point["win"] = {f"s{i}": {"name": f"side {i}", "count": 1} for i in range(sides)}
+    drawn: list[Figure] = []
+    monkeypatch.setattr(results, "_save", lambda fig, path: drawn.append(fig) or path)
+    results._outcomes(summary, tmp_path / "outcomes.png")
+    (fig,) = drawn
+    handles, labels = fig.axes[0].get_legend_handles_labels()
+    wins = [(h, lab) for h, lab in zip(handles, labels, strict=True) if lab.endswith("wins")]
+    assert [lab for _, lab in wins] == [f"side {i} wins" for i in range(sides)]
+    colours = [to_hex(h.patches[0].get_facecolor()) for h, _ in wins]
+    assert colours == [COLOURS[i % len(COLOURS)] for i in range(sides)]

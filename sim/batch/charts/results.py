@@ -73,7 +73,8 @@ def _outcomes(summary: dict[str, Any], path: Path) -> Path:
     for i, (label, counts) in enumerate(series):
         if not any(counts):
             continue
-        colour = "#bbbbbb" if label == "draw" else "#000000" if label == "failed" else COLOURS[i]
+        special = {"draw": "#bbbbbb", "failed": "#000000"}
+        colour = special.get(label, COLOURS[i % len(COLOURS)])
         bars = ax.bar(x, counts, bottom=bottom, label=label, color=colour, width=0.7)
         if len(pts) <= 12:  # each segment's share of its point's runs
             shares = [c / max(1, p["runs"]) for c, p in zip(counts, pts, strict=True)]
