@@ -22,5 +22,7 @@ def engagements(sc: MusketScenario, event: Event) -> list[Engagement]:
         a, d = event.attacker_losses.casualties, event.defender_losses.casualties
         won = "attacker wins" if event.winner == event.unit else "defender wins"
         result = f"{won}; losses {a} and {d}"
+        if event.pursuit_losses:
+            result += f", {event.pursuit_losses} more in the pursuit"
         return [Engagement(kind="melee", actor=event.unit, target=event.target, result=result)]
     return []

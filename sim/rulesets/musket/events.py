@@ -168,6 +168,10 @@ class Meleed(Event):
         None, exclude_if=lambda value: value is None
     )
     """The arc of the defender the charge came from, with option ``enfilade``."""
+    pursuit_losses: int = Field(0, exclude_if=lambda value: value == 0)
+    """Men (guns, for a battery) the loser lost besides its ``*_losses``: infantry or
+    artillery beaten by cavalry, cut down in flight or taken (option
+    ``cavalry_pursuit_share``); left out of the line at 0, as every line before it was."""
 
 
 class MoraleTested(Event):

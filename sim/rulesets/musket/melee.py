@@ -22,7 +22,15 @@ from sim.rulesets.musket.hexmap import distance, neighbours
 from sim.rulesets.musket.results import casualty_roll, finish
 from sim.rulesets.musket.state import UnitState
 
-__all__ = ["attacker_chance", "decide_melee", "melee_odds", "melee_strength", "retreat_hex"]
+__all__ = [
+    "attacker_chance",
+    "cavalry_factors",
+    "decide_melee",
+    "melee_odds",
+    "melee_strength",
+    "pursuit_loss",
+    "retreat_hex",
+]
 
 
 def melee_strength(
@@ -87,6 +95,35 @@ def _weight(strength: float, mods: dict[str, float], factors: dict[str, float]) 
     )
 
 
+def cavalry_factors(
+    b: Battle, attacker: UnitState, defender: UnitState, arc: str
+) -> dict[str, float]:
+    """A cavalry attacker's factors in the ``odds`` rule [ours]: ``cavalry_vs_broken``
+    against infantry or artillery that is disrupted, routed or charged from its flank or
+    rear; ``cavalry_vs_formed`` against any other infantry (in good order or spent, from
+    its front). A factor of 1 (the defaults) is not written."""
+    if attacker.kind != "cavalry" or defender.kind not in ("infantry", "artillery"):
+        return {}
+    o = b.options
+    if defender.morale in ("disrupted", "routed") or arc != "front":
+        name, factor = "cavalry_vs_broken", o.cavalry_vs_broken
+    elif defender.kind == "infantry":
+        name, factor = "cavalry_vs_formed", o.cavalry_vs_formed
+    else:
+        return {}
+    return {name: factor} if factor != 1.0 else {}
+
+
+def pursuit_loss(b: Battle, winner: UnitState, loser: UnitState, left: int) -> int:
+    """Men (guns) a loser with ``left`` of its strength after the melee's casualties loses
+    to a cavalry winner's pursuit: floor(``cavalry_pursuit_share`` × left), for infantry
+    or artillery [ours]; 0 at the default share 0."""
+    share = b.options.cavalry_pursuit_share
+    if not share or winner.kind != "cavalry" or loser.kind not in ("infantry", "artillery"):
+        return 0
+    return min(left, math.floor(share * left))
+
+
 def melee_odds(b: Battle, attacker: UnitState, defender: UnitState, arc: str, u: Draw) -> MeleeOdds:
     """The ``odds`` rule [ours, rules version 3]: each side's weight, the odds and the draw.
 
@@ -94,8 +131,10 @@ def melee_odds(b: Battle, attacker: UnitState, defender: UnitState, arc: str, u:
     column)/100). Defender: melee strength × (1 + (quality + fatigue)/100) ×
     ``melee_disorder_factor`` if disrupted × ``melee_flank_factor`` if charged from
     its flank or rear ÷ (1 + cover/100) of its hex (``melee_cover``; a wall,
-    breastworks or fence only from the front). The attacker wins when the draw
-    falls below r^k / (r^k + 1), r the ratio of weights, k ``melee_odds_exponent``.
+    breastworks or fence only from the front). A cavalry attacker's weight is × its
+    :func:`cavalry_factors` (``cavalry_vs_formed``, ``cavalry_vs_broken``). The attacker
+    wins when the draw falls below r^k / (r^k + 1), r the ratio of weights, k
+    ``melee_odds_exponent``.
     """
     o = b.options
     s_att, _ = melee_strength(b, attacker, defending=False)
@@ -103,7 +142,7 @@ def melee_odds(b: Battle, attacker: UnitState, defender: UnitState, arc: str, u:
     m_att = _own(b, attacker)
     if attacker.formation == "column" and o.melee_column_bonus:
         m_att["column"] = float(o.melee_column_bonus)
-    f_att: dict[str, float] = {}
+    f_att = cavalry_factors(b, attacker, defender, arc)
     m_def = _own(b, defender)
     f_def: dict[str, float] = {}
     if defender.morale == "disrupted":
@@ -201,11 +240,18 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
     attacker_losses = finish(hit_att, unit, o, lose if loser is unit else base)
     other = winner.hex
     assert other is not None
+    pursuit = 0
     if loser.kind == "artillery" and o.guns_captured:
         loser_state, retreat = "eliminated", None
     else:
         loser_state = "routed" if loser.morale in ("disrupted", "routed") else "disrupted"
         retreat = retreat_hex(b, loser, other)
+        losses = defender_losses if loser is defender else attacker_losses
+        lost = losses.guns_lost if loser.kind == "artillery" else losses.casualties
+        left = max(0, loser.strength - lost)
+        pursuit = pursuit_loss(b, winner, loser, left)
+        if left > 0 and pursuit == left:  # the pursuit took every man left
+            loser_state, retreat = "eliminated", None
     advance = None
     if attacker_wins and o.winner_advances and (retreat is not None or loser_state == "eliminated"):
         advance = defender.hex
@@ -223,4 +269,5 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
         winner_advances_to=advance,
         odds=odds,
         flank=arc if o.enfilade else None,
+        pursuit_losses=pursuit,
     )

@@ -147,6 +147,33 @@ class MusketOptions(ChangedDefaults):
         ge=0,
         le=1,
     )
+    cavalry_vs_formed: float = later_option(
+        1.0,
+        "[ours] 'odds' melee rule: a cavalry attacker's weight (x) against infantry in "
+        "good order (or spent) charged from its front: a closed front, or a square, that "
+        "cavalry rarely broke. 1: cavalry weighs as any other attacker (rules version 3 "
+        "as shipped); not yet chosen on a fitting case.",
+        ge=0,
+        le=10,
+    )
+    cavalry_vs_broken: float = later_option(
+        1.0,
+        "[ours] 'odds' melee rule: a cavalry attacker's weight (x) against infantry or "
+        "artillery that is disrupted or routed, or charged in its flank or rear (with "
+        "enfilade): men caught in line or in disorder, whom cavalry cut up. 1: as any "
+        "other attacker (rules version 3 as shipped); not yet chosen on a fitting case.",
+        ge=0,
+        le=10,
+    )
+    cavalry_pursuit_share: float = later_option(
+        0.0,
+        "[ours] Infantry or artillery that loses a melee to cavalry (and is not captured) "
+        "loses this share of the strength it has left after the melee's casualties, "
+        "rounded down (men, or guns): cut down in flight or taken. Recorded as the "
+        "meleed's pursuit_losses. 0: no pursuit (rules version 3 as shipped).",
+        ge=0,
+        le=1,
+    )
     melee_quality: bool = Field(
         True,
         description="[ours] The striking side's quality modifier (A/B +10 %, E/F -10 %) "

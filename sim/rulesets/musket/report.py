@@ -109,6 +109,7 @@ def _result(c: Casualties, target_kind: str) -> str:
 def _melee(state: BattleState, e: Meleed) -> str:
     """A charge: both losses, the winner, where the loser retreats and the winner advances."""
     a, d = _name(state, e.unit), _name(state, e.target)
+    loser_id = e.target if e.winner == e.unit else e.unit
     loser = d if e.winner == e.unit else a
     if e.loser_state == "eliminated":
         fate = f"{loser} is eliminated"
@@ -123,6 +124,13 @@ def _melee(state: BattleState, e: Meleed) -> str:
         if e.winner_advances_to is not None
         else ""
     )
+    if e.pursuit_losses:
+        lost = (
+            count(e.pursuit_losses, "gun")
+            if state.units[loser_id].kind == "artillery"
+            else count(e.pursuit_losses, "man", "men")
+        )
+        fate = f"{fate}; the cavalry's pursuit cuts down or takes {lost} more"
     flank = f" in the {e.flank}" if e.flank not in (None, "front") else ""
     odds = (
         f" (odds {e.odds.ratio:.2f}, attacker's chance {e.odds.p_attacker:.2f})"

@@ -160,6 +160,19 @@ class BattleState(EndingState):
             unit.morale = "eliminated"
             self._place(unit, None)
 
+    def _pursued(self, unit: UnitState, loss: int) -> None:
+        """Men (guns, for a battery) a melee's loser lost to cavalry's pursuit
+        (``cavalry_pursuit_share``); strength 0 eliminates."""
+        lost = min(loss, unit.strength)
+        if unit.kind == "artillery":
+            unit.guns_lost += lost
+        else:
+            unit.men_lost += lost
+        unit.strength -= lost
+        if unit.strength == 0:
+            unit.morale = "eliminated"
+            self._place(unit, None)
+
     @applies(Moved)
     def moved(self, event: Moved) -> None:
         unit = self.units[event.unit]
@@ -186,6 +199,8 @@ class BattleState(EndingState):
         self._take(defender, event.defender_losses)
         loser = defender if event.winner == attacker.id else attacker
         winner = attacker if loser is defender else defender
+        if event.pursuit_losses and loser.active:
+            self._pursued(loser, event.pursuit_losses)
         if loser.active:
             if event.loser_state != loser.morale:
                 loser.morale_cause = event.seq

@@ -87,9 +87,9 @@ def blows(event: Event, state: BattleState) -> tuple[str, ...]:
         loser = defender if event.winner == attacker.id else attacker
         struck = [
             _lost(attacker, event.attacker_losses)
-            or (loser is attacker and event.loser_state in _OUT),
+            or (loser is attacker and (event.loser_state in _OUT or event.pursuit_losses > 0)),
             _lost(defender, event.defender_losses)
-            or (loser is defender and event.loser_state in _OUT),
+            or (loser is defender and (event.loser_state in _OUT or event.pursuit_losses > 0)),
         ]
         sides = [u.side for u, hit in zip((attacker, defender), struck, strict=True) if hit]
         return tuple(dict.fromkeys(sides))
