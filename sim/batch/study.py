@@ -153,7 +153,7 @@ class _Runner:
         self.options = options
         self.sides = [side[0] for side in store.meta()["sides"]]
         self.points = [_Point(i, v, plan.chunks()) for i, v in enumerate(store.points())]
-        self.committed = store.count()
+        self.committed = 0 if store.created else store.count()
         self.ran = 0
         losses = tuple((side, kind) for side, kind, _ in store.losses)
         sides = tuple(side for side, _ in store.draws)
@@ -163,7 +163,8 @@ class _Runner:
             COMMIT_SECONDS if options.commit_seconds is None else options.commit_seconds,
             COMMIT_RUNS if options.commit_runs is None else options.commit_runs,
         )
-        for (p, j), counts in store.chunk_counts(plan.chunk_size).items():
+        stored = {} if store.created else store.chunk_counts(plan.chunk_size)
+        for (p, j), counts in stored.items():
             expected = len(plan.chunk_runs(p, j))
             if sum(counts.values()) == expected:
                 self.points[p].complete[j] = counts

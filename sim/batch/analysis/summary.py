@@ -36,14 +36,30 @@ def _stats(n: int, s: int, s2: int, q: list[float] | None) -> dict[str, float | 
     return {"mean": s / n, "sd": sd, "median": q[1], "p5": q[0], "p95": q[2]}
 
 
-def _column_stats(store: Store, column: str, where: str) -> dict[int, dict[str, float | None]]:
-    c = quote(column)
+def _column_stats(
+    store: Store, columns: list[str], where: str
+) -> dict[str, dict[int, dict[str, float | None]]]:
+    """Each column's statistics by point over the summarised runs, in one query (one
+    scan of ``runs`` for them all; each column's aggregates skip its own NULLs)."""
+    if not columns:
+        return {}
+    parts = []
+    for column in columns:
+        c = quote(column)
+        parts.append(
+            f"count({c}), coalesce(sum({c}::HUGEINT), 0), coalesce(sum({c}::HUGEINT * {c}), 0), "
+            f"quantile_cont({c}, [0.05, 0.5, 0.95])"
+        )
     rows = store.con.execute(
-        f"SELECT point, count({c}), coalesce(sum({c}::HUGEINT), 0), "
-        f"coalesce(sum({c}::HUGEINT * {c}), 0), quantile_cont({c}, [0.05, 0.5, 0.95]) "
+        f"SELECT point, {', '.join(parts)} "
         f"FROM runs WHERE status = 'done' AND {where} GROUP BY point ORDER BY point"
     ).fetchall()
-    return {p: _stats(int(n), int(s), int(s2), q) for p, n, s, s2, q in rows}
+    out: dict[str, dict[int, dict[str, float | None]]] = {column: {} for column in columns}
+    for row in rows:
+        for k, column in enumerate(columns):
+            n, total, squares, q = row[1 + 4 * k : 5 + 4 * k]
+            out[column][row[0]] = _stats(int(n), int(total), int(squares), q)
+    return out
 
 
 def _counts(store: Store, where: str) -> dict[int, dict[str, int]]:
@@ -148,8 +164,9 @@ def summarize(
     counts = _counts(store, where)
     pilots = _pilot(store, plan, sides)
     errors = _errors(store)
-    turns = _column_stats(store, "turns", where)
-    losses = {col: _column_stats(store, col, where) for _, _, col in store.losses}
+    by_column = _column_stats(store, ["turns", *(col for _, _, col in store.losses)], where)
+    turns = by_column["turns"]
+    losses = {col: by_column[col] for _, _, col in store.losses}
     points = []
     for i, values in enumerate(store.points()):
         c = counts.get(i, {})

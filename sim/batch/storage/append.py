@@ -27,9 +27,18 @@ import numpy as np
 from sim.batch.execution.columnar import arrow
 from sim.batch.storage.sql import table_columns
 
-__all__ = ["column_names", "column_types", "insert_batches", "insert_columns", "insert_rows"]
+__all__ = [
+    "column_names",
+    "column_types",
+    "insert_batches",
+    "insert_columns",
+    "insert_rows",
+    "insert_values",
+]
 
 _INTEGERS = frozenset({"BIGINT", "INTEGER"})
+_FEW = 256
+"""Values bound as parameters by :func:`insert_values` at most; more go as columns."""
 _NONE = type(None)
 _VIEW = "battlesim_append"
 
@@ -117,6 +126,32 @@ def insert_rows(
     """Append rows given as tuples, in one INSERT statement."""
     if rows:
         insert_columns(con, table, [list(col) for col in zip(*rows, strict=True)], types)
+
+
+def insert_values(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    rows: Sequence[tuple[Any, ...]],
+    types: Sequence[str],
+) -> None:
+    """Append a few rows given as tuples (the study row, a few design points) in one
+    ``INSERT … VALUES`` statement, each value a parameter cast to its column's SQL type.
+
+    The same values as :func:`insert_rows` stores (DuckDB casts each Python value to
+    ``types``' type), without building and registering NumPy arrays for them, which
+    costs a few milliseconds a statement; more than a few hundred values go through
+    :func:`insert_rows`.
+    """
+    if not rows:
+        return
+    if len(rows) * len(types) > _FEW:
+        insert_rows(con, table, rows, types)
+        return
+    row = "(" + ", ".join(f"?::{t}" for t in types) + ")"
+    if any(len(values) != len(types) for values in rows):
+        raise ValueError(f"rows of {table} do not have {len(types)} values each")
+    params = [value for values in rows for value in values]
+    con.execute(f"INSERT INTO {table} VALUES " + ", ".join([row] * len(rows)), params)
 
 
 def insert_batches(

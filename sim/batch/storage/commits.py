@@ -72,6 +72,8 @@ class CommitPoints:
     clock: Callable[[], float] = time.monotonic
     written: int = 0
     _waiting: ChunkRows | None = None
+    _count: int = 0
+    """Runs waiting (kept as chunks come: counting a merged batch's runs walks its chunks)."""
     _digests: list[RunDigests] = field(default_factory=list)
     _since: float | None = None
     _cost: float = FIRST_COST
@@ -82,7 +84,7 @@ class CommitPoints:
     @property
     def waiting(self) -> int:
         """Runs waiting for the next commit point."""
-        return 0 if self._waiting is None else len(self._waiting)
+        return self._count
 
     @property
     def work(self) -> float:
@@ -92,6 +94,7 @@ class CommitPoints:
     def add(self, rows: ChunkRows) -> None:
         """Keep a committed chunk's rows (and their digests) for the next commit point."""
         self._digests += self.store.digests(rows)
+        self._count += len(rows)
         if self._waiting is None:
             runs, units = [list(c) for c in rows.runs], [list(c) for c in rows.units]
             self._waiting = ChunkRows(runs, units, cpu=rows.cpu, packed=list(rows.packed))
@@ -123,6 +126,7 @@ class CommitPoints:
         """Write the waiting rows in one transaction; the number of runs written."""
         rows, self._waiting = self._waiting, None
         digests, self._digests = self._digests, []
+        self._count = 0
         self._since = self.clock()
         if rows is None:
             return 0

@@ -36,7 +36,7 @@ import duckdb
 from engine.atomic import exporting
 from engine.canonical import canonical_json
 from sim.batch.execution.columnar import read, unpack
-from sim.batch.execution.digests import RunDigests
+from sim.batch.execution.digests import UNIT_TYPES, RunDigests, run_types
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.storage.append import (
     column_names,
@@ -44,6 +44,7 @@ from sim.batch.storage.append import (
     insert_batches,
     insert_columns,
     insert_rows,
+    insert_values,
 )
 from sim.batch.storage.csvsafe import csv_select
 from sim.batch.storage.schema import (
@@ -58,7 +59,7 @@ from sim.batch.storage.sql import literal as _literal
 from sim.batch.storage.sql import quote
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import DetailColumn, create_units, legacy_columns, legacy_units
-from sim.batch.storage.wide import create_view, runs_export_select, wide_select
+from sim.batch.storage.wide import create_view, runs_export_select, wide_select, wide_sql
 
 __all__ = [
     "STUDY_COLUMNS",
@@ -184,6 +185,12 @@ class Store:
         """Whether the study has per-run digests (a study made before them has none)."""
         self._legacy: list[str] | None = None
         """The value columns of a study's ``unit_finals`` table made before ``unit_rows``."""
+        self._study: tuple[list[str], tuple[Any, ...]] | None = None
+        """The study row as read (column names, values): it never changes once written."""
+        self._points: list[Any] | None = None
+        """The design points' stored JSON texts, in order: they never change either."""
+        self.created = False
+        """Whether this store was just created (it holds no run yet)."""
 
     # ----------------------------------------------------------------- opening
 
@@ -258,9 +265,10 @@ class Store:
             + ", ".join(f"{quote(k)} {t}" for k, t in STUDY_COLUMNS.items())
             + ")"
         )
-        row = [canonical_json(meta[k]) if k in _JSON else meta[k] for k in STUDY_COLUMNS]
-        insert_rows(con, "study", [tuple(row)])
-        _create_points(con, points)
+        stored = {k: canonical_json(meta[k]) for k in _JSON}
+        row = [stored[k] if k in _JSON else meta[k] for k in STUDY_COLUMNS]
+        insert_values(con, "study", [tuple(row)], list(STUDY_COLUMNS.values()))
+        paths = _create_points(con, points)
         losses = "".join(f", {quote(c)} BIGINT" for _, _, c in store._loss)
         draws = "".join(f", {quote(c)} BIGINT" for _, c in store._draws)
         con.execute(
@@ -275,8 +283,15 @@ class Store:
             + ", ".join(f"{quote(k)} {t}" for k, t in DIGEST_COLUMNS.items())
             + ")"
         )
-        create_view(store)
+        # The view from what was just written (the plan as it reads back), not read again.
+        plan = json.loads(stored["plan"])
+        create_view(store, wide_sql(paths, store._loss, store._draws, plan))
         con.commit()
+        store._types = {
+            "runs": run_types(len(store._loss), len(store._draws)),
+            UNIT_TABLE: list(UNIT_TYPES.values()),
+        }
+        store.created = True
         return store
 
     def unlimit(self) -> None:
@@ -290,12 +305,14 @@ class Store:
     # ----------------------------------------------------------------- reading
 
     def meta(self) -> dict[str, Any]:
-        """The study row, JSON columns decoded."""
-        cur = self.con.execute("SELECT * FROM study")
-        row = cur.fetchone()
-        if row is None:
-            raise StoreError("the study table is empty")
-        names = [d[0] for d in cur.description]
+        """The study row, JSON columns decoded (a new dict each call)."""
+        if self._study is None:
+            cur = self.con.execute("SELECT * FROM study")
+            row = cur.fetchone()
+            if row is None:
+                raise StoreError("the study table is empty")
+            self._study = ([d[0] for d in cur.description], row)
+        names, row = self._study
         out = dict(zip(names, row, strict=True))
         for key in _JSON:
             try:
@@ -322,10 +339,12 @@ class Store:
         return list(self._draws)
 
     def points(self) -> list[dict[str, Any]]:
-        """The design points in order (factor path → value)."""
-        rows = self.con.execute('SELECT "values" FROM points ORDER BY point').fetchall()
+        """The design points in order (factor path → value; new dicts each call)."""
+        if self._points is None:
+            rows = self.con.execute('SELECT "values" FROM points ORDER BY point').fetchall()
+            self._points = [r[0] for r in rows]
         try:
-            return [json.loads(r[0]) for r in rows]
+            return [json.loads(text) for text in self._points]
         except (ValueError, TypeError) as exc:  # the file is damaged: name it, one line
             raise StoreError(f"{self.path}: damaged: a design point is not JSON ({exc})") from None
 
@@ -497,7 +516,8 @@ def _open_failed(path: Path, exc: duckdb.Error, read_only: bool) -> str:
     return f"cannot open {str(path)!r}: {detail}"
 
 
-def _create_points(con: duckdb.DuckDBPyConnection, points: Sequence[dict[str, Any]]) -> None:
+def _create_points(con: duckdb.DuckDBPyConnection, points: Sequence[dict[str, Any]]) -> list[str]:
+    """Create the ``points`` table with ``points``' rows; its factor columns' paths."""
     paths = list(points[0]) if points else []
     types = {p: _sql_type(pt[p] for pt in points) for p in paths}
     cols = "".join(f", {quote(p)} {types[p]}" for p in paths)
@@ -513,7 +533,8 @@ def _create_points(con: duckdb.DuckDBPyConnection, points: Sequence[dict[str, An
         )
         for i, pt in enumerate(points)
     ]
-    insert_rows(con, "points", rows)
+    insert_values(con, "points", rows, ["INTEGER", "VARCHAR", "VARCHAR", *types.values()])
+    return paths
 
 
 def point_label(point: dict[str, Any]) -> str:

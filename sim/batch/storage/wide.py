@@ -35,6 +35,7 @@ __all__ = [
     "runs_export_select",
     "wide_columns",
     "wide_select",
+    "wide_sql",
 ]
 
 VIEW = "runs_wide"
@@ -76,16 +77,26 @@ def _factor_paths(store: Store) -> list[str]:
 
 def wide_select(store: Store) -> str:
     """The view's SELECT (usable where the view is missing: a study opened read-only)."""
-    paths = _factor_paths(store)
+    return wide_sql(_factor_paths(store), store.losses, store.draws, store.meta()["plan"])
+
+
+def wide_sql(
+    paths: list[str],
+    losses: list[tuple[str, str, str]],
+    draws: list[tuple[str, str]],
+    plan: dict[str, Any],
+) -> str:
+    """The view's SELECT for a study of these factor paths, loss and draw columns and
+    stored plan (what :func:`wide_select` reads of an open study)."""
     factors = "".join(
         f", p.{_quote(p)} AS {_quote(c)}" for p, c in zip(paths, wide_columns(paths), strict=True)
     )
-    losses = "".join(f", r.{_quote(c)}" for _, _, c in store.losses)
-    draws = "".join(f", r.{_quote(c)}" for _, c in store.draws)
-    pilot = f"NOT ({summarised(store.meta()['plan'])}) AS pilot"
+    loss = "".join(f", r.{_quote(c)}" for _, _, c in losses)
+    draw = "".join(f", r.{_quote(c)}" for _, c in draws)
+    pilot = f"NOT ({summarised(plan)}) AS pilot"
     return (
         f"SELECT r.run_id, r.point, r.replication, r.seed, r.status, {pilot}{factors}, r.winner, "
-        f"r.winner_name, r.reason, r.turns, r.battles{losses}{draws}, r.error "
+        f"r.winner_name, r.reason, r.turns, r.battles{loss}{draw}, r.error "
         "FROM runs r JOIN points p USING (point)"
     )
 
@@ -106,9 +117,14 @@ def runs_export_select(store: Store) -> str:
     return f"SELECT r.*, {pilot}{factors} FROM runs r JOIN points p USING (point)"
 
 
-def create_view(store: Store) -> None:
-    """Create (or replace) the ``runs_wide`` view in the study's database."""
-    store.con.execute(f"CREATE OR REPLACE VIEW {VIEW} AS {wide_select(store)}")
+def create_view(store: Store, select: str | None = None) -> None:
+    """Create (or replace) the ``runs_wide`` view in the study's database.
+
+    ``select``: the view's SELECT when the caller has it (:func:`wide_sql`), else
+    :func:`wide_select` reads it from the study.
+    """
+    sql = wide_select(store) if select is None else select
+    store.con.execute(f"CREATE OR REPLACE VIEW {VIEW} AS {sql}")
 
 
 def export_wide(store: Store, dest: Path, fmt: str) -> Path:
