@@ -140,7 +140,7 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
     while True:
         for phase, act in steps:
             yield wait(phase, order)
-            if state.ended or not unit.active:
+            if state.ended or unit.morale == "eliminated":  # not unit.active, read in line
                 return
             act(b, rec, unit)
 

@@ -73,6 +73,9 @@ class Battle(BattleView[MusketScenario, BattleState]):
     _span: int = field(init=False)
     _nearest: dict[Key, tuple[int, UnitState | None]] = field(init=False)
     _steps: dict[Hex, tuple[tuple[Hex, int], ...]] = field(init=False)
+    options: MusketOptions = field(init=False)
+    """The ruleset options of this scenario (the scenario's, kept: rules read them at
+    every step, and a scenario is frozen)."""
     fire_losses: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Unit id → (the last turn it was fired on, men it lost to fire that turn), kept as
     the battle is fought (``battle.py``): the closing test reads this turn's losses
@@ -95,20 +98,16 @@ class Battle(BattleView[MusketScenario, BattleState]):
         self._span = self.scenario.map.width + self.scenario.map.height  # > any distance
         self._nearest = {}
         self._steps = {}
-
-    @property
-    def options(self) -> MusketOptions:
-        """The ruleset options of this scenario."""
-        return self.scenario.options
+        self.options = self.scenario.options
 
     def stream(self, purpose: str, *key: str) -> Stream:
         """The stream for ``purpose`` this turn: name ``<turn>/<purpose>/<key...>``.
 
-        The name is built here in one piece and given to the factory as a
-        one-part key, whose name is that text: the same stream as the key
+        The name is built here in one piece and given to the factory as it is
+        (:meth:`~engine.rng.Streams.named`): the same stream as the key
         ``(turn, purpose, *key)``, for a third of the joining.
         """
-        return self.streams.stream("/".join((str(self.kernel.turn), purpose, *key)))
+        return self.streams.named("/".join((str(self.kernel.turn), purpose, *key)))
 
     def on_map(self, h: Hex) -> bool:
         """True when ``h`` lies on the map."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from engine.events import trusted
+from engine.events import assemble
 from engine.rng import Stream
 from sim.rulesets.musket import combat
 from sim.rulesets.musket.events import Casualties
@@ -29,6 +29,10 @@ from sim.rulesets.musket.options import MusketOptions
 from sim.rulesets.musket.state import UnitState
 
 __all__ = ["casualty_roll", "finish", "seed_gun_loss"]
+
+_EVERY_FIELD = set(Casualties.model_fields)
+"""A :class:`Casualties` is built with every field given: its one fields set, shared (a nested
+record is never stamped; nothing adds to it)."""
 
 
 class _Roll:
@@ -150,7 +154,8 @@ def finish(
     elif c > 0 and options.heavy_loss_check and _heavy_after(target, c, guns, options):
         reason = "heavy_losses"  # [ours] a unit badly cut up checks after every loss
     m, r = roll.m, roll.range
-    return trusted(  # every value of its field's exact type (check_line in the tests)
+    # every field in declaration order, each of its exact type (check_line in the tests)
+    return assemble(
         Casualties,
         {
             "v": roll.value,
@@ -172,4 +177,5 @@ def finish(
             "morale_check_reason": reason,
             "draws": roll.draws,
         },
+        _EVERY_FIELD,
     )
