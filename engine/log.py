@@ -163,6 +163,7 @@ def seal_bytes(previous: bytes, body: bytes) -> tuple[bytes, bytes]:
 
 _BLAKE2B_128 = hashlib.blake2b(digest_size=16)
 """An empty BLAKE2b-128 hasher, copied for each line."""
+_join = b"".join  # a sealed line's parts: a little cheaper than %-formatting them
 
 
 def line_body(event: Event) -> bytes:
@@ -288,7 +289,7 @@ class EventLog:
             hasher.update(self._h)
             hasher.update(body)
             self._h = h = hasher.hexdigest().encode()
-            line = b'%s,"h":"%s"}' % (body[:-1], h)
+            line = _join((body[:-1], b',"h":"', h, b'"}'))
             if self._put_event is None:
                 self._put(line)
             else:
