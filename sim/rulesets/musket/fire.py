@@ -50,7 +50,7 @@ def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
     """
     if unit.morale in _CANNOT_FIRE or unit.hex is None:
         return False
-    turn = b.turn
+    turn = b.kernel.turn  # b.turn without the property: asked of every unit twice a turn
     if unit.fired_turn == turn:
         return False
     moved = unit.moved_turn == turn
@@ -112,7 +112,7 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     o = b.options
     if unit.morale == "disrupted":
         factors["disrupted"] = o.disrupted_fire_factor
-    turn = b.turn
+    turn = b.kernel.turn
     if unit.moved_turn == turn:
         factors["moved"] = o.moved_fire_factor
     share = o.column_fire_share
