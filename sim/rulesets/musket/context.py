@@ -73,6 +73,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
     _span: int = field(init=False)
     _nearest: dict[Key, tuple[int, UnitState | None]] = field(init=False)
     _steps: dict[Hex, tuple[tuple[Hex, int], ...]] = field(init=False)
+    _arcs: dict[tuple[Hex, str, Hex], str] = field(init=False)
     options: MusketOptions = field(init=False)
     """The ruleset options of this scenario (the scenario's, kept: rules read them at
     every step, and a scenario is frozen)."""
@@ -98,6 +99,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
         self._span = self.scenario.map.width + self.scenario.map.height  # > any distance
         self._nearest = {}
         self._steps = {}
+        self._arcs = {}
         self.options = self.scenario.options
 
     def stream(self, purpose: str, *key: str) -> Stream:
@@ -126,7 +128,13 @@ class Battle(BattleView[MusketScenario, BattleState]):
         ``front`` without option ``enfilade`` (units then have no facing)."""
         if not self.options.enfilade or unit.hex is None or source is None:
             return "front"
-        return arc_of(unit.hex, self.sides[unit.side].retreat, source)
+        # arc_of is a function of the two hexes and the side's retreat edge alone, which
+        # no event changes: kept by (hex, side, source), as lines hold their ground
+        key = (unit.hex, unit.side, source)
+        found = self._arcs.get(key)
+        if found is None:
+            found = self._arcs[key] = arc_of(unit.hex, self.sides[unit.side].retreat, source)
+        return found
 
     def cover_against(self, unit: UnitState, source: Hex | None) -> tuple[str, int, str]:
         """The unit's terrain, its cover against fire or a charge from ``source``, and the
