@@ -107,8 +107,12 @@ def walk(odd: bool, facing: str | None, reach: int) -> tuple[Group, ...]:
     return tuple(groups)
 
 
-Skip = tuple[tuple[int, ...], dict[int, int]]
-"""A walk's cells in order, flat, and the index of the group of each."""
+Skip = tuple[tuple[int, ...], dict[int, int], dict[int, tuple[int, ...]]]
+"""A walk's cells in order, flat (offsets), the index of the group of each, and the
+walk's cells from each hex it was taken from (absolute: a unit that holds its ground
+walks the same cells turn after turn)."""
+_TAKEN_MAX: Final = 4096
+"""The most hexes a walk keeps its absolute cells for (then it starts again)."""
 _SKIPS: dict[int, tuple[tuple[Group, ...], Skip | None]] = {}
 """By the ``id`` of a walk (:func:`walk`'s answer, kept here so its id is not reused):
 the walk and its :func:`_skip`."""
@@ -124,7 +128,7 @@ def _skip(groups: tuple[Group, ...]) -> Skip | None:
     flat: Skip | None = None
     if not any(g.live for g in groups):
         steps = tuple(step for g in groups for step in g.cells)
-        flat = steps, {step: i for i, g in enumerate(groups) for step in g.cells}
+        flat = steps, {step: i for i, g in enumerate(groups) for step in g.cells}, {}
     _SKIPS[id(groups)] = (groups, flat)
     return flat
 
@@ -138,8 +142,13 @@ def _from_first(
     flat = _skip(groups)
     if flat is None:
         return groups
-    steps, group_of = flat
-    hit = next(filter(index.__contains__, map(here.__add__, steps)), None)
+    steps, group_of, taken = flat
+    cells = taken.get(here)
+    if cells is None:
+        if len(taken) >= _TAKEN_MAX:  # a bound on what a long process keeps (a study)
+            taken.clear()
+        cells = taken[here] = tuple(map(here.__add__, steps))
+    hit = next(filter(index.__contains__, cells), None)
     return () if hit is None else groups[group_of[hit - here] :]
 
 
