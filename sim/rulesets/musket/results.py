@@ -19,6 +19,7 @@ The steps and their draws, in this order on one stream (docs/rules/musket.md):
 
 from __future__ import annotations
 
+from math import floor as _floor
 from typing import Literal
 
 from engine.events import assemble
@@ -67,15 +68,23 @@ class _Roll:
         self.lcv, self.hcv, self.alternative = float(lcv), float(hcv), alternative
         self.m = m = sum(modifiers.values(), 0.0)
         self.range = r = combat.casualty_range(v, m, lcv, hcv)
+        low, high = r.low, r.high
         draw = rng.draw
-        self.draws = draws = [draw()]
-        self.x = x = combat.uniform_between(r.low, r.high, draws[0].u)
+        # combat.uniform_between and combat.random_round written out (the same expressions:
+        # the same floats; a resolution is the battle's commonest step)
+        first = draw()
+        self.draws = draws = [first]
+        x = low + (high - low) * first.u
         if alternative:
             # [ours] average the two real-valued draws, then round once.
-            draws.append(draw())
-            self.x = x = (x + combat.uniform_between(r.low, r.high, draws[-1].u)) / 2.0
-        draws.append(draw())
-        self.casualties = combat.random_round(x, draws[-1].u)
+            second = draw()
+            draws.append(second)
+            x = (x + (low + (high - low) * second.u)) / 2.0
+        self.x = x
+        rounding = draw()
+        draws.append(rounding)
+        n = _floor(x)
+        self.casualties = n + 1 if rounding.u < x - n else n
 
     def _u(self) -> float:
         d = self.rng.draw()
@@ -109,8 +118,10 @@ def _fatigue(
     base = roll.casualties if options.fatigue_from == "rounded" else roll.x
     if base <= 0:
         return 0.0, 0
-    value = combat.fatigue_value(base, roll._u()) * factor
-    rounded = combat.random_round(value, roll._u())
+    # combat.fatigue_value (uniform between c and 3c) and combat.random_round written out
+    value = (base + (3.0 * base - base) * roll._u()) * factor
+    n = _floor(value)
+    rounded = n + 1 if roll._u() < value - n else n
     return value, max(0, min(rounded, options.fatigue_max - target.fatigue))
 
 
