@@ -142,6 +142,41 @@ def peer(resolutions: list[Resolution], n_units: int, lcv: float, hcv: float) ->
     return len(events)
 
 
+_WARM = """
+import json, sys, time
+from sim import api
+
+long_s, short_s, out, k = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+best = {"long": float("inf"), "short": float("inf")}
+for i in range(k + 1):  # the first of each is a warm-up (lazy imports, caches)
+    for key, scen in (("long", long_s), ("short", short_s)) if i % 2 else (
+        ("short", short_s), ("long", long_s)
+    ):
+        start = time.process_time()
+        api.run(scen, out=out, force=True)
+        if i:
+            best[key] = min(best[key], time.process_time() - start)
+print(json.dumps(best))
+"""
+"""A warm child (``--warm K``): ``api.run`` of the long and the short battle K times each
+after a warm-up, alternating, in one process; the fastest CPU time of each."""
+
+
+def _warm(
+    tree: str | None, long_s: Path, short_s: Path, out: Path, k: int
+) -> tuple[dict[str, float], float, float]:
+    """The fastest warm CPU seconds of the long and the short battle in one child of ``tree``;
+    with the child's own CPU and wall time (for the load line)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = (tree or str(ROOT)) + os.pathsep + env.get("PYTHONPATH", "")
+    command = [sys.executable, "-P", "-c", _WARM, str(long_s), str(short_s), str(out), str(k)]
+    done = run_child(command, env)
+    if done.returncode != 0:
+        raise SystemExit(f"battlesim run failed ({tree}):\n{done.stderr}")
+    best: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return best, done.cpu, done.wall
+
+
 def _command(tree: str | None, scenario: Path, out: Path) -> tuple[list[str], dict[str, str]]:
     """``python -P -m sim run``: ``-P`` keeps the working folder (this tree) off ``sys.path``,
     so the tree first on ``PYTHONPATH`` is the one measured."""
@@ -151,10 +186,29 @@ def _command(tree: str | None, scenario: Path, out: Path) -> tuple[list[str], di
     return command, env
 
 
+def _battles(
+    tree: str | None, part: str, long_s: Path, short_s: Path, stem: Path, warm: int
+) -> tuple[dict[str, float], float, float]:
+    """One tree's CPU seconds of a repetition: ``part`` ``long`` or ``short`` (one
+    ``battlesim run``), or ``both`` (one warm child); with the CPU and wall time spent."""
+    if part == "both":
+        return _warm(tree, long_s, short_s, stem.with_suffix(".warm.jsonl"), warm)
+    scen = long_s if part == "long" else short_s
+    command, env = _command(tree, scen, stem.with_suffix(f".{part}.jsonl"))
+    done = run_child(command, env)
+    if done.returncode != 0:
+        raise SystemExit(f"battlesim run failed ({tree}):\n{done.stderr}")
+    return {part: Timed(done.cpu, done.wall).cpu}, done.cpu, done.wall
+
+
 def measure(
-    trees: list[tuple[str, str | None]], reps: int, per_side: int, turns: int
+    trees: list[tuple[str, str | None]], reps: int, per_side: int, turns: int, warm: int = 0
 ) -> dict[str, Any]:
-    """Every variant once per repetition, the order alternating; CPU seconds of each."""
+    """Every variant once per repetition, the order alternating; CPU seconds of each.
+
+    With ``warm`` > 0 a tree's long and short battles are fought in one warm child
+    per repetition (:data:`_WARM`), each the fastest of ``warm``.
+    """
     cpu = wall = 0.0
     found: dict[str, Any] = {name: {"long": [], "short": []} for name, _ in trees}
     found["peer"], found["bare"] = [], []
@@ -188,7 +242,9 @@ def measure(
         for fn in work.values():  # warm-up
             fn()
         variants: list[tuple[str, str | None, str | None]] = [
-            (name, tree, key) for name, tree in trees for key in ("long", "short")
+            (name, tree, key)
+            for name, tree in trees
+            for key in (("both",) if warm else ("long", "short"))
         ]
         variants += [("peer", None, None), ("bare", None, None)]
         for rep in range(reps):
@@ -200,13 +256,10 @@ def measure(
                     found[name].append(t.cpu)
                     cpu, wall = cpu + t.cpu, wall + t.wall
                     continue
-                scen = long_s if part == "long" else short_s
-                command, env = _command(tree, scen, Path(tmp) / f"{name}-{part}.jsonl")
-                done = run_child(command, env)
-                if done.returncode != 0:
-                    raise SystemExit(f"battlesim run failed ({name}):\n{done.stderr}")
-                found[name][part].append(Timed(done.cpu, done.wall).cpu)
-                cpu, wall = cpu + done.cpu, wall + done.wall
+                got, c, w = _battles(tree, part, long_s, short_s, Path(tmp) / name, warm)
+                for key, seconds in got.items():
+                    found[name][key].append(seconds)
+                cpu, wall = cpu + c, wall + w
     found["resolutions"] = {
         "long": counts[f"{first}-long"],
         "short": counts[f"{first}-short"],
@@ -226,7 +279,13 @@ def render(res: dict[str, Any]) -> str:
         f"({m['cpus_usable']} usable), commit {m['commit']}",
         res["load_line"],
         "",
-        f"Reference battle, {res['per_side']} a side: `battlesim run` of {res['turns']} turns "
+        f"Reference battle, {res['per_side']} a side: "
+        + (
+            f"`api.run` in one warm child a tree and repetition, fastest of {res['warm']}, "
+            if res.get("warm")
+            else "`battlesim run` "
+        )
+        + f"of {res['turns']} turns "
         f"({r['long']:,} resolutions) minus 1 turn ({r['short']:,}); the peer and the bare "
         f"loop do the {r['marginal']:,} resolutions of turns 2-{res['turns']}.",
         f"CPU us per resolution, medians (min-max) of {res['reps']} interleaved repetitions.",
@@ -291,6 +350,14 @@ def main() -> None:
     parser.add_argument("--after", metavar="PATH", help="the tree measured as 'after' (this one)")
     parser.add_argument("--per-side", type=int, default=PER_SIDE, help="regiments a side (200)")
     parser.add_argument("--turns", type=int, default=TURNS, help="turns of the long run (20)")
+    parser.add_argument(
+        "--warm",
+        type=int,
+        default=0,
+        metavar="K",
+        help="fight each tree's battles K times in one warm child a repetition (api.run, "
+        "fastest of K after a warm-up) instead of one `battlesim run` each",
+    )
     parser.add_argument("--json", type=Path, help="where to write the results")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
@@ -299,7 +366,7 @@ def main() -> None:
     if args.before:
         trees = [("before", str(Path(args.before).resolve())), ("after", after)]
     start = machine()
-    found = measure(trees, args.reps, args.per_side, args.turns)
+    found = measure(trees, args.reps, args.per_side, args.turns, args.warm)
     end_load = os.getloadavg()
     cpu, wall = found.pop("_cpu"), found.pop("_wall")
     res: dict[str, Any] = {
@@ -309,6 +376,7 @@ def main() -> None:
         "per_side": args.per_side,
         "turns": args.turns,
         "reps": args.reps,
+        "warm": args.warm,
         "trees": [name for name, _ in trees],
         "found": found,
         "load_line": load_line(start["loadavg"], end_load, cpu, wall),

@@ -163,6 +163,7 @@ def seal_bytes(previous: bytes, body: bytes) -> tuple[bytes, bytes]:
 
 _BLAKE2B_128 = hashlib.blake2b(digest_size=16)
 """An empty BLAKE2b-128 hasher, copied for each line."""
+_join = b"".join  # a sealed line's parts: a little cheaper than %-formatting them
 
 
 def line_body(event: Event) -> bytes:
@@ -281,10 +282,14 @@ class EventLog:
         if self.discards:
             self.sink.write("")
         else:
-            body = line_body(event)
+            body = type(event).__pydantic_serializer__.to_json(event)  # line_body in line
             if self.check_lines:
                 check_line(event, body.decode())
-            line, self._h = seal_bytes(self._h, body)
+            hasher = _BLAKE2B_128.copy()  # seal_bytes in line: the same link, the same line
+            hasher.update(self._h)
+            hasher.update(body)
+            self._h = h = hasher.hexdigest().encode()
+            line = _join((body[:-1], b',"h":"', h, b'"}'))
             if self._put_event is None:
                 self._put(line)
             else:

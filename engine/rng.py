@@ -137,9 +137,17 @@ class Stream:
         subclass that overrides ``uniform`` draws through it instead (see
         :meth:`__init_subclass__`), so scripted dice record their own values.
         """
-        i, u = self._next()
+        # _next in line (draws are the commonest call of a battle): the same index and value
+        i = self.count
+        self.count = i + 1
+        block = i >> 3
+        if block != self._block:
+            h = self._hasher.copy()
+            h.update(self._name + _pack_index(block))
+            self._words = _words(h.digest())
+            self._block = block
         # tuple.__new__: the named tuple's own __new__ is a Python function around it
-        return _new_tuple(Draw, (self.name, i, u))
+        return _new_tuple(Draw, (self.name, i, (self._words[i & 7] >> 11) * _SCALE))
 
     def _draw_via_uniform(self) -> Draw:
         """:meth:`draw` of a stream whose :meth:`uniform` is its own."""
@@ -248,11 +256,34 @@ class Streams:
             found = self._streams[name] = self._open(name)
         return found
 
+    def named(self, name: str) -> Stream:
+        """Return the stream of the name ``name`` (a key already joined), creating it at draw 0.
+
+        The same stream as :meth:`stream` of a key whose name is ``name``, for rule
+        code that builds the name in one piece: nothing to look at in the key.  A
+        subclass that overrides :meth:`stream` and not this (a test's scripted dice)
+        is asked through its own ``stream`` (see :meth:`__init_subclass__`).
+        """
+        found = self._streams.get(name)
+        if found is None:
+            found = self._streams[name] = self._open(name)
+        return found
+
+    def _named_via_stream(self, name: str) -> Stream:
+        """:meth:`named` of a factory whose :meth:`stream` is its own."""
+        return self.stream(name)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "stream" in cls.__dict__ and "named" not in cls.__dict__:
+            cls.named = Streams._named_via_stream  # type: ignore[method-assign]
+
     def counts(self) -> dict[str, int]:
         """Return the number of draws made so far, by stream name (sorted)."""
         return {name: self._streams[name].count for name in sorted(self._streams)}
 
     def forget(self, prefix: str) -> None:
         """Drop streams whose name starts with ``prefix`` (bounds memory)."""
-        for name in [n for n in self._streams if n.startswith(prefix)]:
-            del self._streams[name]
+        streams = self._streams
+        if any(n.startswith(prefix) for n in streams):  # one dict made, not a deletion a name
+            self._streams = {n: s for n, s in streams.items() if not n.startswith(prefix)}

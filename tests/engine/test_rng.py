@@ -115,6 +115,56 @@ def test_same_key_continues_the_same_stream() -> None:
     assert s.counts() == {"k": 1}
 
 
+@pytest.mark.parametrize("derivation", [1, 2])
+def test_a_joined_name_opens_the_stream_of_its_key(derivation: int) -> None:
+    """``named`` of a key's joined name is that key's stream: the same object, continuing."""
+    s = Streams(3, derivation)
+    first = s.stream(4, "fire", "20me")
+    first.uniform()
+    assert s.named("4/fire/20me") is first
+    assert s.named("4/fire/20me").draw().i == 1
+    assert s.named("5/fire/20me") is s.stream(5, "fire", "20me")
+    assert s.counts() == {"4/fire/20me": 2, "5/fire/20me": 0}
+
+
+@pytest.mark.parametrize(("cls", "documented"), [(Stream, _documented_2), (Stream1, _documented_1)])
+def test_draws_across_blocks_are_the_documented_ones(cls: type[Stream], documented: object) -> None:
+    """Draws alone, then mixed with uniforms, over two blocks of eight: each the
+    documented value of its index (a draw computes its word itself)."""
+    assert callable(documented)
+    s = cls(9, "3/fire/defensive_fire/20me")
+    got = [s.draw() for _ in range(11)] + [s.uniform() for _ in range(2)] + [s.draw()]
+    values = [d if isinstance(d, float) else d.u for d in got]
+    assert values == [documented(9, "3/fire/defensive_fire/20me", i) for i in range(14)]
+    assert [d.i for d in got if not isinstance(d, float)] == [*range(11), 13]
+
+
+def test_a_factory_with_its_own_stream_is_asked_through_it_by_name() -> None:
+    """A subclass that overrides ``stream`` (scripted dice) gets ``named`` through it."""
+    asked: list[tuple[str | int, ...]] = []
+
+    class Scripted(Streams):
+        def stream(self, *key: str | int) -> Stream:
+            asked.append(key)
+            return super().stream(*key)
+
+    s = Scripted(1)
+    assert s.named("2/rally/a") is s.stream("2/rally/a")
+    assert asked == [("2/rally/a",), ("2/rally/a",)]
+
+
+def test_forget_keeps_the_other_streams_as_they_were() -> None:
+    """forget makes a new mapping of the streams it keeps: the same objects, counts kept."""
+    s = Streams(1)
+    kept = s.stream(2, "fire")
+    kept.uniform()
+    s.stream(1, "fire")
+    s.forget("1/")
+    s.forget("9/")  # nothing of the kind: nothing changes
+    assert s.stream(2, "fire") is kept
+    assert s.counts() == {"2/fire": 1}
+
+
 @pytest.mark.parametrize(("cls", "documented"), [(Stream, _documented_2), (Stream1, _documented_1)])
 def test_draw_records_name_index_and_value(cls: type[Stream], documented: object) -> None:
     """A Draw names its stream, its index and the value it gave."""

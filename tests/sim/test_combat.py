@@ -151,3 +151,37 @@ def test_event_arithmetic_can_be_checked_from_its_draws() -> None:
     assert c.value == 5.4 + (27.0 - 5.4) * u0
     assert c.casualties == combat.random_round(c.value, u1)
     assert [d.i for d in c.draws] == list(range(len(c.draws)))
+
+
+@pytest.mark.parametrize("alternative", [False, True])
+@pytest.mark.parametrize("fatigue_from", ["rounded", "unrounded"])
+def test_the_roll_is_combats_arithmetic_on_its_draws(alternative: bool, fatigue_from: str) -> None:
+    """The roll writes out combat's uniform and random rounding for speed: on 400 streams,
+    every value it records is what combat's functions make of its recorded draws, bit for
+    bit (the value, the casualties, fatigue's value and what it adds, capped)."""
+    options = MusketOptions(fatigue_from=fatigue_from)
+    for k in range(400):
+        v, factor = 40.0 * k, (0.5, 1.0, 2.0)[k % 3]
+        target = _unit(fatigue=(0, 50, options.fatigue_max - 3)[k % 3])
+        c = finish(
+            casualty_roll(Stream(k, "test/roll"), v, {"cover": -20}, 5, 25, alternative),
+            target,
+            options,
+            fatigue_factor=factor,
+        )
+        u = [d.u for d in c.draws]
+        x = combat.uniform_between(c.low, c.high, u[0])
+        if alternative:
+            x = (x + combat.uniform_between(c.low, c.high, u[1])) / 2.0
+        n = 2 if alternative else 1
+        assert (c.effective, c.low, c.high) == combat.casualty_range(v, -20.0, 5, 25)
+        assert c.value == x
+        assert c.casualties == combat.random_round(x, u[n])
+        base = c.casualties if fatigue_from == "rounded" else x
+        if base <= 0:
+            assert (c.fatigue_value, c.fatigue_added) == (0.0, 0)
+            continue
+        value = combat.fatigue_value(base, u[n + 1]) * factor
+        rounded = combat.random_round(value, u[n + 2])
+        assert c.fatigue_value == value
+        assert c.fatigue_added == max(0, min(rounded, options.fatigue_max - target.fatigue))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import simpy
 
@@ -15,13 +15,22 @@ from sim.scenario.load import validate_data
 
 
 class CountingDict(dict[Any, Any]):
-    """A dict that counts ``get`` calls: the hex lookups of a search."""
+    """A dict that counts ``get`` calls (the hex lookups of a search) and, apart, ``in``
+    tests (a shot's scan for the first hex that holds an enemy), with the keys of both."""
 
     gets = 0
+    contains = 0
+    keys_seen: ClassVar[list[Any]] = []
 
     def get(self, key: Any, default: Any = None) -> Any:
         CountingDict.gets += 1
+        CountingDict.keys_seen.append(key)
         return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        CountingDict.contains += 1
+        CountingDict.keys_seen.append(key)
+        return super().__contains__(key)
 
 
 def _lines(per_side: int) -> Battle:
@@ -87,14 +96,17 @@ def test_search_is_cached_until_a_unit_is_placed() -> None:
     assert set(_lookups_per_unit(b)) == {6 + 12, 6 + 12 + 18}
 
 
-def _aim_lookups(b: Battle) -> list[int]:
-    """Hex lookups of each unit's shot in the spatial index (``state.foes``)."""
+def _aim_lookups(b: Battle) -> list[tuple[int, int]]:
+    """Each unit's shot in the spatial index (``state.foes``): the hexes it looked at (each
+    once however often) and its lookups (``in`` tests and reads)."""
     b.state.foes = {side: CountingDict(foes) for side, foes in b.state.foes.items()}
     counts = []
     for unit in b.state.units.values():
-        before = CountingDict.gets
+        CountingDict.keys_seen = []
+        before = CountingDict.gets + CountingDict.contains
         assert aim(b, unit, 4) is not None
-        counts.append(CountingDict.gets - before)
+        lookups = CountingDict.gets + CountingDict.contains - before
+        counts.append((len(set(CountingDict.keys_seen)), lookups))
     return counts
 
 
@@ -103,8 +115,11 @@ def test_a_shot_looks_at_the_same_few_hexes_at_any_army_size() -> None:
     nearly ahead first, and reads only the index of enemies: a front-rank unit looks at
     its 6 neighbours (the row between the lines is empty) and the hex straight ahead 2
     out, which holds an enemy; a back-rank unit also looks at ring 2's 12 hexes and the
-    hex straight ahead 3 out.  The same at 40 and at 1,600 units a side."""
+    hex straight ahead 3 out.  The same at 40 and at 1,600 units a side.  The scan finds
+    the first hex that holds an enemy (one ``in`` test a hex); only that hex's group of
+    equal key is read (one read: the hex straight ahead is a group of its own), so the
+    hex that holds the target is looked up twice."""
     b = _lines(40)
     assert b.options.enfilade
     small, large = _aim_lookups(b), _aim_lookups(_lines(1600))
-    assert set(small) == set(large) == {6 + 1, 6 + 12 + 1}
+    assert set(small) == set(large) == {(6 + 1, 6 + 1 + 1), (6 + 12 + 1, 6 + 12 + 1 + 1)}

@@ -84,8 +84,9 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
         if event is not None:
             fired = _emit(b, rec, event)
             turn, before = b.fire_losses.get(fired.target, (0, 0))
-            lost = fired.result.casualties + (before if turn == b.turn else 0)
-            b.fire_losses[fired.target] = (b.turn, lost)
+            now = b.kernel.turn  # b.turn without the property
+            lost = fired.result.casualties + (before if turn == now else 0)
+            b.fire_losses[fired.target] = (now, lost)
             if fired.result.morale_check_reason is not None:  # else _checks finds none
                 _checks(b, rec, fired)
 
@@ -140,7 +141,7 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
     while True:
         for phase, act in steps:
             yield wait(phase, order)
-            if state.ended or not unit.active:
+            if state.ended or unit.morale == "eliminated":  # not unit.active, read in line
                 return
             act(b, rec, unit)
 

@@ -73,6 +73,10 @@ class Battle(BattleView[MusketScenario, BattleState]):
     _span: int = field(init=False)
     _nearest: dict[Key, tuple[int, UnitState | None]] = field(init=False)
     _steps: dict[Hex, tuple[tuple[Hex, int], ...]] = field(init=False)
+    _arcs: dict[tuple[Hex, str, Hex], str] = field(init=False)
+    options: MusketOptions = field(init=False)
+    """The ruleset options of this scenario (the scenario's, kept: rules read them at
+    every step, and a scenario is frozen)."""
     fire_losses: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Unit id → (the last turn it was fired on, men it lost to fire that turn), kept as
     the battle is fought (``battle.py``): the closing test reads this turn's losses
@@ -95,20 +99,17 @@ class Battle(BattleView[MusketScenario, BattleState]):
         self._span = self.scenario.map.width + self.scenario.map.height  # > any distance
         self._nearest = {}
         self._steps = {}
-
-    @property
-    def options(self) -> MusketOptions:
-        """The ruleset options of this scenario."""
-        return self.scenario.options
+        self._arcs = {}
+        self.options = self.scenario.options
 
     def stream(self, purpose: str, *key: str) -> Stream:
         """The stream for ``purpose`` this turn: name ``<turn>/<purpose>/<key...>``.
 
-        The name is built here in one piece and given to the factory as a
-        one-part key, whose name is that text: the same stream as the key
+        The name is built here in one piece and given to the factory as it is
+        (:meth:`~engine.rng.Streams.named`): the same stream as the key
         ``(turn, purpose, *key)``, for a third of the joining.
         """
-        return self.streams.stream("/".join((str(self.kernel.turn), purpose, *key)))
+        return self.streams.named("/".join((str(self.kernel.turn), purpose, *key)))
 
     def on_map(self, h: Hex) -> bool:
         """True when ``h`` lies on the map."""
@@ -127,7 +128,13 @@ class Battle(BattleView[MusketScenario, BattleState]):
         ``front`` without option ``enfilade`` (units then have no facing)."""
         if not self.options.enfilade or unit.hex is None or source is None:
             return "front"
-        return arc_of(unit.hex, self.sides[unit.side].retreat, source)
+        # arc_of is a function of the two hexes and the side's retreat edge alone, which
+        # no event changes: kept by (hex, side, source), as lines hold their ground
+        key = (unit.hex, unit.side, source)
+        found = self._arcs.get(key)
+        if found is None:
+            found = self._arcs[key] = arc_of(unit.hex, self.sides[unit.side].retreat, source)
+        return found
 
     def cover_against(self, unit: UnitState, source: Hex | None) -> tuple[str, int, str]:
         """The unit's terrain, its cover against fire or a charge from ``source``, and the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from engine.events import trusted
+from engine.events import assemble
 from sim.rulesets.musket.context import Battle
 from sim.rulesets.musket.data import ARTILLERY_VALUE_SCALE, QUALITY_FIRE_MODIFIER, WEAPONS
 from sim.rulesets.musket.events import Fired
@@ -28,6 +28,12 @@ _QUALITY: dict[str, tuple[str, int]] = {
 }
 """The firer's quality modifier, as its name and percent, for the qualities that have one."""
 _CANNOT_FIRE = ("routed", "eliminated")  # eliminated: not ``active``
+_FIRED_TAG: str = Fired.model_fields["type"].default
+_FIRED_VERSION: int = Fired.model_fields["schema_version"].default
+_FIRED_GIVEN = frozenset(
+    ("turn", "time", "phase", "unit", "target", "range", "base_value", "factors", "result")
+)
+"""The fields a fire resolution decides (pydantic's fields set, as ``trusted`` made it)."""
 
 
 def weapon_range(unit: UnitState) -> int:
@@ -44,7 +50,7 @@ def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
     """
     if unit.morale in _CANNOT_FIRE or unit.hex is None:
         return False
-    turn = b.turn
+    turn = b.kernel.turn  # b.turn without the property: asked of every unit twice a turn
     if unit.fired_turn == turn:
         return False
     moved = unit.moved_turn == turn
@@ -106,7 +112,7 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     o = b.options
     if unit.morale == "disrupted":
         factors["disrupted"] = o.disrupted_fire_factor
-    turn = b.turn
+    turn = b.kernel.turn
     if unit.moved_turn == turn:
         factors["moved"] = o.moved_fire_factor
     share = o.column_fire_share
@@ -117,11 +123,17 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     roll = casualty_roll(
         rng, v, _modifiers(b, unit, target), o.fire_lcv, o.fire_hcv, o.alternative_fire
     )
-    return trusted(  # every value of its field's exact type (check_line in the tests)
+    # every field in declaration order, each of its exact type (check_line in the tests): what
+    # trusted(Fired, ...) would fill in and copy, built once (the defaults written out)
+    return assemble(
         Fired,
         {
+            "type": _FIRED_TAG,
+            "schema_version": _FIRED_VERSION,
+            "seq": -1,
             "turn": turn,  # stamp(b)'s fields written out: the hot path saves its call
             "time": b.now,
+            "cause": None,
             "phase": phase,
             "unit": unit.id,
             "target": target.id,
@@ -130,4 +142,5 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
             "factors": factors,
             "result": finish(roll, target, o, source=unit.kind),
         },
+        set(_FIRED_GIVEN),
     )

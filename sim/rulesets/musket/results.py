@@ -19,9 +19,10 @@ The steps and their draws, in this order on one stream (docs/rules/musket.md):
 
 from __future__ import annotations
 
+from math import floor as _floor
 from typing import Literal
 
-from engine.events import trusted
+from engine.events import assemble
 from engine.rng import Stream
 from sim.rulesets.musket import combat
 from sim.rulesets.musket.events import Casualties
@@ -29,6 +30,10 @@ from sim.rulesets.musket.options import MusketOptions
 from sim.rulesets.musket.state import UnitState
 
 __all__ = ["casualty_roll", "finish", "seed_gun_loss"]
+
+_EVERY_FIELD = set(Casualties.model_fields)
+"""A :class:`Casualties` is built with every field given: its one fields set, shared (a nested
+record is never stamped; nothing adds to it)."""
 
 
 class _Roll:
@@ -63,15 +68,23 @@ class _Roll:
         self.lcv, self.hcv, self.alternative = float(lcv), float(hcv), alternative
         self.m = m = sum(modifiers.values(), 0.0)
         self.range = r = combat.casualty_range(v, m, lcv, hcv)
+        low, high = r.low, r.high
         draw = rng.draw
-        self.draws = draws = [draw()]
-        self.x = x = combat.uniform_between(r.low, r.high, draws[0].u)
+        # combat.uniform_between and combat.random_round written out (the same expressions:
+        # the same floats; a resolution is the battle's commonest step)
+        first = draw()
+        self.draws = draws = [first]
+        x = low + (high - low) * first.u
         if alternative:
             # [ours] average the two real-valued draws, then round once.
-            draws.append(draw())
-            self.x = x = (x + combat.uniform_between(r.low, r.high, draws[-1].u)) / 2.0
-        draws.append(draw())
-        self.casualties = combat.random_round(x, draws[-1].u)
+            second = draw()
+            draws.append(second)
+            x = (x + (low + (high - low) * second.u)) / 2.0
+        self.x = x
+        rounding = draw()
+        draws.append(rounding)
+        n = _floor(x)
+        self.casualties = n + 1 if rounding.u < x - n else n
 
     def _u(self) -> float:
         d = self.rng.draw()
@@ -105,8 +118,10 @@ def _fatigue(
     base = roll.casualties if options.fatigue_from == "rounded" else roll.x
     if base <= 0:
         return 0.0, 0
-    value = combat.fatigue_value(base, roll._u()) * factor
-    rounded = combat.random_round(value, roll._u())
+    # combat.fatigue_value (uniform between c and 3c) and combat.random_round written out
+    value = (base + (3.0 * base - base) * roll._u()) * factor
+    n = _floor(value)
+    rounded = n + 1 if roll._u() < value - n else n
     return value, max(0, min(rounded, options.fatigue_max - target.fatigue))
 
 
@@ -150,7 +165,8 @@ def finish(
     elif c > 0 and options.heavy_loss_check and _heavy_after(target, c, guns, options):
         reason = "heavy_losses"  # [ours] a unit badly cut up checks after every loss
     m, r = roll.m, roll.range
-    return trusted(  # every value of its field's exact type (check_line in the tests)
+    # every field in declaration order, each of its exact type (check_line in the tests)
+    return assemble(
         Casualties,
         {
             "v": roll.value,
@@ -172,4 +188,5 @@ def finish(
             "morale_check_reason": reason,
             "draws": roll.draws,
         },
+        _EVERY_FIELD,
     )

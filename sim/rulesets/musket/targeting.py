@@ -107,6 +107,51 @@ def walk(odd: bool, facing: str | None, reach: int) -> tuple[Group, ...]:
     return tuple(groups)
 
 
+Skip = tuple[tuple[int, ...], dict[int, int], dict[int, tuple[int, ...]]]
+"""A walk's cells in order, flat (offsets), the index of the group of each, and the
+walk's cells from each hex it was taken from (absolute: a unit that holds its ground
+walks the same cells turn after turn)."""
+_TAKEN_MAX: Final = 4096
+"""The most hexes a walk keeps its absolute cells for (then it starts again)."""
+_SKIPS: dict[int, tuple[tuple[Group, ...], Skip | None]] = {}
+"""By the ``id`` of a walk (:func:`walk`'s answer, kept here so its id is not reused):
+the walk and its :func:`_skip`."""
+
+
+def _skip(groups: tuple[Group, ...]) -> Skip | None:
+    """The cells of a walk in its order, flat, and the group of each: for finding the first
+    group that holds an enemy without walking the empty ones group by group.  None when a
+    group is ordered per shot (``live``: the walk is then taken as it is)."""
+    kept = _SKIPS.get(id(groups))
+    if kept is not None and kept[0] is groups:
+        return kept[1]
+    flat: Skip | None = None
+    if not any(g.live for g in groups):
+        steps = tuple(step for g in groups for step in g.cells)
+        flat = steps, {step: i for i, g in enumerate(groups) for step in g.cells}, {}
+    _SKIPS[id(groups)] = (groups, flat)
+    return flat
+
+
+def _from_first(
+    index: dict[int, UnitState], here: int, odd: bool, facing: str | None, reach: int
+) -> tuple[Group, ...]:
+    """The walk from the first group that holds an enemy (none: nothing to walk); the
+    groups before it hold none, so they decide nothing."""
+    groups = walk(odd, facing, reach)
+    flat = _skip(groups)
+    if flat is None:
+        return groups
+    steps, group_of, taken = flat
+    cells = taken.get(here)
+    if cells is None:
+        if len(taken) >= _TAKEN_MAX:  # a bound on what a long process keeps (a study)
+            taken.clear()
+        cells = taken[here] = tuple(map(here.__add__, steps))
+    hit = next(filter(index.__contains__, cells), None)
+    return () if hit is None else groups[group_of[hit - here] :]
+
+
 def aim(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
     """The enemy ``unit`` fires at from its hex when no ordered target is in reach: the
     first by the targeting key within ``reach`` hexes; with option ``spare_routed``, the
@@ -115,10 +160,12 @@ def aim(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
     o = b.options
     facing = b.sides[unit.side].retreat if o.enfilade else None
     spare = o.spare_routed
-    foes, rank = b.state.foes[unit.side].get, b.rank
+    index, rank = b.state.foes[unit.side], b.rank
+    foes = index.get
     here = cell(unit.hex)
+    groups = _from_first(index, here, bool(unit.hex[0] & 1), facing, reach)
     fallback: UnitState | None = None  # the first routed enemy, with spare_routed
-    for cells, offsets, live in walk(bool(unit.hex[0] & 1), facing, reach):
+    for cells, offsets, live in groups:
         if live:
             assert facing is not None
             found, routed = _live(b, unit, facing, offsets, spare)
