@@ -94,3 +94,4 @@ def open_page(browser: Any, html: Path, width: int = 1400, height: int = 1000) -
             page.remove_listener(event, listener)
         if not page.is_closed():
             page.goto("about:blank")  # the viewer's document and its timers end here
+            page.mouse.move(0, 0)  # where a new page's pointer is: no row of the next hovered
