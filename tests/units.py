@@ -45,8 +45,8 @@ FIRST = (
 )
 """The units that took longest, longest first (``pytest --durations``, and the CPU of every
 process a unit starts, pools included, by ``tests/cpu_meter.py --unit``: the historical
-suite's one run of every case ~130 CPU seconds, the README's batch section's studies ~93,
-the viewer's tests ~45, the study-files section of docs/batch.md ~35, the study help
+suite's one run of every case ~130-145 CPU seconds, the README's batch section's studies ~93,
+the viewer's tests ~40-45, the study-files section of docs/batch.md ~35, the study help
 examples ~24, the plugin install ~19, the history help examples ~18, test_study ~16,
 test_sensitivity ~15, 2026-12-04 05:17-06:05 UTC, a loaded machine); an entry names a
 unit or the start of units' names (``docs/batch.md``: each of its sections).  A unit
