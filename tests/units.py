@@ -30,11 +30,11 @@ FIRST = (
     "README.md#batch-studies-and-campaigns",
     "tests/viewer/",
     "docs/batch.md#study-files",
+    "tests/cli/test_help_examples.py#study",
     "tests/test_plugin_install.py",
+    "tests/cli/test_help_examples.py#history",
     "tests/batch/test_study.py",
     "tests/batch/test_sensitivity.py",
-    "tests/cli/test_help_examples.py#study",
-    "tests/cli/test_help_examples.py#history",
     "tests/cli/test_help_examples.py#calibrate",
     "README.md#using-it",
     "tests/engine/test_row_digest.py",
@@ -45,8 +45,10 @@ FIRST = (
 )
 """The units that took longest, longest first (``pytest --durations``, and the CPU of every
 process a unit starts, pools included, by ``tests/cpu_meter.py --unit``: the historical
-suite's one run of every case ~210-240 CPU seconds, the README's batch section's studies
-~115, the viewer's tests ~70, 2026-12-04); an entry names a
+suite's one run of every case ~130-145 CPU seconds, the README's batch section's studies ~93,
+the viewer's tests ~40-45, the study-files section of docs/batch.md ~35, the study help
+examples ~24, the plugin install ~19, the history help examples ~18, test_study ~16,
+test_sensitivity ~15, 2026-12-04 05:17-06:05 UTC, a loaded machine); an entry names a
 unit or the start of units' names (``docs/batch.md``: each of its sections).  A unit
 missing here (new, renamed) only costs balance, never a result."""
 

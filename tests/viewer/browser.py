@@ -50,24 +50,48 @@ class Loaded:
     errors: list[str] = field(default_factory=list)
 
 
+_TABS: dict[int, Any] = {}
+"""Each browser's one tab (by the browser's ``id``), which every :func:`open_page` loads."""
+
+
+def _tab(browser: Any) -> Any:
+    """The browser's tab, opened the first time (and again if one was closed).
+
+    A page of its own for each viewer page started a renderer process each time,
+    about 0.3 CPU seconds, most of what a browser test costs; a navigation reuses
+    the tab's process and makes a new document (its DOM, scripts and timers are the
+    new page's alone; the viewer keeps nothing in storage)."""
+    tab = _TABS.get(id(browser))
+    if tab is None or tab.is_closed() or tab.context.browser is not browser:
+        tab = _TABS[id(browser)] = browser.new_page()
+    return tab
+
+
 @contextmanager
 def open_page(browser: Any, html: Path, width: int = 1400, height: int = 1000) -> Iterator[Loaded]:
-    """Open ``html`` from disk and wait until the viewer says it is ready."""
-    page = browser.new_page(viewport={"width": width, "height": height})
+    """Open ``html`` from disk in the browser's tab at this size and wait until the viewer
+    says it is ready; the errors heard are this page's alone, and the tab is left blank."""
+    page = _tab(browser)
+    page.set_viewport_size({"width": width, "height": height})
     loaded = Loaded(page)
-    page.on("console", lambda m: loaded.errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: loaded.errors.append(str(e)))
-    page.on(
-        "request",
-        lambda r: (
+    heard = {
+        "console": lambda m: loaded.errors.append(m.text) if m.type == "error" else None,
+        "pageerror": lambda e: loaded.errors.append(str(e)),
+        "request": lambda r: (
             None
             if r.url.startswith(("file:", "data:", "blob:"))
             else loaded.errors.append(f"network request: {r.url}")
         ),
-    )
+    }
+    for event, listener in heard.items():
+        page.on(event, listener)
     try:
         page.goto(html.resolve().as_uri())
         page.wait_for_selector("body.ready", timeout=15_000)
         yield loaded
     finally:
-        page.close()
+        for event, listener in heard.items():
+            page.remove_listener(event, listener)
+        if not page.is_closed():
+            page.goto("about:blank")  # the viewer's document and its timers end here
+            page.mouse.move(0, 0)  # where a new page's pointer is: no row of the next hovered
