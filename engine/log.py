@@ -158,7 +158,7 @@ def seal_bytes(previous: bytes, body: bytes) -> tuple[bytes, bytes]:
     hasher.update(previous)
     hasher.update(body)
     h = hasher.hexdigest().encode()
-    return b'%s,"h":"%s"}' % (body[:-1], h), h
+    return _join((body[:-1], b',"h":"', h, b'"}')), h
 
 
 _BLAKE2B_128 = hashlib.blake2b(digest_size=16)
@@ -282,14 +282,10 @@ class EventLog:
         if self.discards:
             self.sink.write("")
         else:
-            body = type(event).__pydantic_serializer__.to_json(event)  # line_body in line
+            body = line_body(event)
             if self.check_lines:
                 check_line(event, body.decode())
-            hasher = _BLAKE2B_128.copy()  # seal_bytes in line: the same link, the same line
-            hasher.update(self._h)
-            hasher.update(body)
-            self._h = h = hasher.hexdigest().encode()
-            line = _join((body[:-1], b',"h":"', h, b'"}'))
+            line, self._h = seal_bytes(self._h, body)
             if self._put_event is None:
                 self._put(line)
             else:
