@@ -14,15 +14,11 @@ from itertools import product
 from typing import Any
 
 import pytest
-import simpy
 from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.events import Draw
-from engine.kernel import TurnKernel
-from engine.rng import Streams
 from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.data import PHASES
 from sim.rulesets.musket.events import Meleed
 from sim.rulesets.musket.melee import (
     attacker_chance,
@@ -33,10 +29,7 @@ from sim.rulesets.musket.melee import (
 )
 from sim.rulesets.musket.options import MusketOptions
 from sim.rulesets.musket.report import narrate
-from sim.rulesets.musket.scenario import MusketScenario
-from sim.rulesets.musket.state import initial_state
-from sim.scenario.load import validate_data
-from tests.sim.test_rules import _inf, _scenario
+from tests.sim.test_rules import _inf, _scenario, battle_of
 
 FRONT, FLANK, REAR = [4, 5], [5, 3], [4, 3]
 """Hexes next to the defender at (4,4), in its front, flank and rear."""
@@ -66,11 +59,7 @@ def _battle(
     data = _scenario([att], [dfn], limit=1)
     if options:
         data["options"] = options
-    _, sc = validate_data(data, {}, "t.yaml")
-    assert isinstance(sc, MusketScenario)
-    kernel = TurnKernel(simpy.Environment(), PHASES, sc.turns.minutes)
-    kernel.turn = 1
-    return Battle(sc, initial_state(sc), Streams(1), kernel)
+    return battle_of(data)
 
 
 FACTORS = {"cavalry_vs_formed": 0.25, "cavalry_vs_broken": 3.0}

@@ -10,18 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import simpy
-
-from engine.kernel import TurnKernel
-from engine.rng import Streams
 from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.data import PHASES
 from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.scenario import MusketScenario
-from sim.rulesets.musket.state import initial_state
 from sim.rulesets.musket.victory import decide_breaks, side_shares, spent_out_limit
-from sim.scenario.load import validate_data
-from tests.sim.test_rules import _inf, _scenario
+from tests.sim.test_rules import _inf, _scenario, battle_of
 
 
 def _battle(options: dict[str, Any]) -> Battle:
@@ -29,11 +21,7 @@ def _battle(options: dict[str, Any]) -> Battle:
     data = _scenario([_inf("a1", [1, 1]), _inf("a2", [2, 1])], [_inf("b1", [8, 8])])
     if options:
         data["options"] = options
-    _, sc = validate_data(data, {}, "t.yaml")
-    assert isinstance(sc, MusketScenario)
-    kernel = TurnKernel(simpy.Environment(), PHASES, sc.turns.minutes)
-    kernel.turn = 1
-    return Battle(sc, initial_state(sc), Streams(1), kernel)
+    return battle_of(data)
 
 
 def _units_out(options: dict[str, Any], strength: int, morale: str = "spent") -> float:

@@ -5,11 +5,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import simpy
+
+from engine.kernel import TurnKernel
 from engine.log import MemorySink
 from engine.projection import fold
+from engine.rng import Streams
 from sim import api
 from sim.rulesets.musket import RULESET
+from sim.rulesets.musket.context import Battle
+from sim.rulesets.musket.data import PHASES
 from sim.rulesets.musket.morale import failure_state
+from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.state import initial_state
 from sim.scenario.load import ScenarioError, validate_data
 
 
@@ -147,3 +155,12 @@ def test_terrain_patch_cover_overrides_the_terrain_table() -> None:
         e for e in _fight(data)[1:-1] if e.get("type") == "musket.fired" and e["target"] == "b1"
     ]
     assert fired and fired[0]["result"]["modifiers"] == {"stone_wall": -25.0}
+
+
+def battle_of(data: dict[str, Any], turn: int = 1) -> Battle:
+    """A scenario's battle at ``turn``, seed 1, for calling one rule function on it."""
+    _, sc = validate_data(data, {}, "t.yaml")
+    assert isinstance(sc, MusketScenario)
+    kernel = TurnKernel(simpy.Environment(), PHASES, sc.turns.minutes)
+    kernel.turn = turn
+    return Battle(sc, initial_state(sc), Streams(1), kernel)

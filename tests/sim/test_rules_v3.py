@@ -11,12 +11,9 @@ import math
 from typing import Any
 
 import pytest
-import simpy
 
-from engine.kernel import TurnKernel
 from engine.rng import Streams
 from sim.rulesets.musket.context import Battle, arc_of
-from sim.rulesets.musket.data import PHASES
 from sim.rulesets.musket.melee import attacker_chance, can_charge
 from sim.rulesets.musket.morale import (
     charge_failure,
@@ -26,21 +23,15 @@ from sim.rulesets.musket.morale import (
 )
 from sim.rulesets.musket.movement import decide_move
 from sim.rulesets.musket.options import RULES_V2, MusketOptions
-from sim.rulesets.musket.state import initial_state
-from sim.scenario.load import validate_data
 from tests.sim.test_rules import _fight as _lines
-from tests.sim.test_rules import _inf, _scenario
+from tests.sim.test_rules import _inf, _scenario, battle_of
 
 
 def _fight(data: dict[str, Any], seed: int = 1) -> list[dict[str, Any]]:
     return [e for e in _lines(data, seed) if "type" in e]
 
 
-def _battle(data: dict[str, Any], turn: int = 1) -> Battle:
-    _, sc = validate_data(data, {}, "t.yaml")
-    kernel = TurnKernel(simpy.Environment(), PHASES, sc.turns.minutes)
-    kernel.turn = turn
-    return Battle(sc, initial_state(sc), Streams(1), kernel)
+_battle = battle_of
 
 
 # --- facing -------------------------------------------------------------------------
