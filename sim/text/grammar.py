@@ -2,10 +2,11 @@
 
 Narratives, headlines and summaries of every ruleset use these, so a count
 of one and a side named in the plural read right. A name is plural when its
-last word ends in "s" but not in "ss", "us" or "is" ("The goblins",
-"Orc raiders"; not "Orc band", "Thorgrim", "Bunker Hill"), or is an
-irregular plural ("Rohan's men", "The people"): a simple rule that a side
-name can always satisfy by its wording.
+last word (before any comma) ends in "s" but not in "ss", "us" or "is"
+("The goblins", "Orc raiders", "92nd Highlanders"; not "Orc band",
+"Thorgrim", "Bunker Hill", or a place such as "28th Massachusetts"), or is an
+irregular plural ("Rohan's men", "The people"): a simple rule that a side or
+unit name can always satisfy by its wording.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ __all__ = ["agree", "count", "in_sentence", "is_plural", "plural"]
 
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "goes": "go"}
 _SINGULAR_ENDINGS = ("ss", "us", "is")
+_SINGULAR_PLACES = frozenset(
+    {"massachusetts", "texas", "arkansas", "kansas", "wales", "flanders", "paris", "athens"}
+)
 _IRREGULAR_PLURALS = frozenset(
     {"men", "women", "people", "folk", "children", "riflemen", "bowmen", "footmen", "yeomen"}
     | {"horsemen", "spearmen", "pikemen", "freemen"}
@@ -22,11 +26,17 @@ _IRREGULAR_PLURALS = frozenset(
 
 
 def is_plural(name: str) -> bool:
-    """True when ``name`` reads as a plural ("The goblins", "Orcs"), by its last word."""
-    words = name.split()
-    last = words[-1].lower().strip(".,;:!?'\"") if words else ""
+    """True when ``name`` reads as a plural ("The goblins", "Orcs"), by its last word.
+
+    The last word before any comma: "Foot battery, 6-pdrs" is a battery. A
+    place that ends in "s" is one place: "28th Massachusetts", "4th Texas".
+    """
+    words = name.partition(",")[0].split()
+    last = words[-1].lower().strip(".;:!?'\"") if words else ""
     if last in _IRREGULAR_PLURALS or last.endswith("smen"):  # horsemen, swordsmen, kinsmen
         return True
+    if last in _SINGULAR_PLACES:
+        return False
     return last.endswith("s") and not last.endswith(_SINGULAR_ENDINGS) and len(last) > 2
 
 
@@ -53,20 +63,34 @@ def _verb_plural(verb: str) -> str:
     return verb[:-1] if verb.endswith("s") else verb
 
 
-def agree(name: str, phrase: str) -> str:
+def _agreeing(plural_subject: bool, phrase: str) -> str:
+    """``phrase`` with its first word, a verb, in the subject's number."""
+    word, space, rest = phrase.partition(" ")
+    verb = word.rstrip(",;:")
+    mark = word[len(verb) :]
+    if plural_subject:
+        verb = _verb_plural(verb)
+    elif not verb.endswith("s") and verb not in _IRREGULAR.values():
+        verb = verb + ("es" if verb.endswith(("ch", "sh", "x", "z", "o")) else "s")
+    return f"{verb}{mark}{space}{rest}"
+
+
+def agree(name: str, phrase: str, *more: str, joiner: str = ", ") -> str:
     """``name`` and ``phrase`` (its first word a singular verb), the verb agreeing with the name.
+
+    Each of ``more`` is a further phrase of the same subject, joined with ``joiner``.
 
     >>> agree("Union", "wins"), agree("The goblins", "act first")
     ('Union wins', 'The goblins act first')
     >>> agree("The goblins", "acts first")
     'The goblins act first'
+    >>> agree("Royal Dragoons", "breaks off", "falls back")
+    'Royal Dragoons break off, fall back'
+    >>> agree("Royal Dragoons", "is routed", "retreats", joiner=" and ")
+    'Royal Dragoons are routed and retreat'
     """
-    verb, space, rest = phrase.partition(" ")
-    if is_plural(name):
-        verb = _verb_plural(verb)
-    elif not verb.endswith("s") and verb not in _IRREGULAR.values():
-        verb = verb + ("es" if verb.endswith(("ch", "sh", "x", "z", "o")) else "s")
-    return f"{name} {verb}{space}{rest}"
+    plural_subject = is_plural(name)
+    return f"{name} " + joiner.join(_agreeing(plural_subject, p) for p in (phrase, *more))
 
 
 def plural(word: str) -> str:

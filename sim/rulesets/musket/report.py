@@ -112,14 +112,14 @@ def _melee(state: BattleState, e: Meleed) -> str:
     loser_id = e.target if e.winner == e.unit else e.unit
     loser = d if e.winner == e.unit else a
     if e.loser_state == "eliminated":
-        fate = f"{loser} is eliminated"
+        fate = agree(loser, "is eliminated")
     elif e.loser_retreats_to is not None:
         to = e.loser_retreats_to
-        fate = f"{loser} is {e.loser_state} and retreats to {to[0]},{to[1]}"
+        fate = agree(loser, f"is {e.loser_state}", f"retreats to {to[0]},{to[1]}", joiner=" and ")
     else:
-        fate = f"{loser} is {e.loser_state} with nowhere to retreat"
+        fate = agree(loser, f"is {e.loser_state} with nowhere to retreat")
     advance = (
-        f"; {_name(state, e.winner)} advances to "
+        f"; {agree(_name(state, e.winner), 'advances')} to "
         f"{e.winner_advances_to[0]},{e.winner_advances_to[1]}"
         if e.winner_advances_to is not None
         else ""
@@ -138,7 +138,7 @@ def _melee(state: BattleState, e: Meleed) -> str:
         else ""
     )
     return (
-        f"{a} charges {d}{flank}: attacker loses {e.attacker_losses.casualties}, "
+        f"{agree(a, 'charges')} {d}{flank}: attacker loses {e.attacker_losses.casualties}, "
         f"defender loses {e.defender_losses.casualties}; "
         f"{agree(_name(state, e.winner), 'wins')}{odds}, {fate}{advance}"
     )
@@ -150,20 +150,20 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
     match e:
         case Moved():
             how = {
-                "rout": "routs",
-                "break_off": "breaks off, falls back",
-                "fall_back": "falls back disrupted",
-                "withdraw": "withdraws, spent,",
-            }.get(e.reason, "moves")
+                "rout": ("routs",),
+                "break_off": ("breaks off", "falls back"),
+                "fall_back": ("falls back disrupted",),
+                "withdraw": ("withdraws, spent,",),
+            }.get(e.reason, ("moves",))
             end = e.path[-1]
             hexes = count(len(e.path), "hex")
-            return f"{at}{_name(state, e.unit)} {how} to {end[0]},{end[1]} ({hexes})"
+            return f"{at}{agree(_name(state, e.unit), *how)} to {end[0]},{end[1]} ({hexes})"
         case LeftField():
-            return f"{at}{_name(state, e.unit)} flees the field"
+            return f"{at}{agree(_name(state, e.unit), 'flees the field')}"
         case Fired():
             kind = state.units[e.target].kind
             return (
-                f"{at}{_name(state, e.unit)} fires on {_name(state, e.target)} at "
+                f"{at}{agree(_name(state, e.unit), 'fires')} on {_name(state, e.target)} at "
                 f"{count(e.range, 'hex')}: {_result(e.result, kind)}"
             )
         case Meleed():
@@ -173,20 +173,20 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
             if e.reason == "charge" and not e.passed:
                 verdict = "will not close" if e.after == e.before else f"is thrown back, {e.after}"
             return (
-                f"{at}{_name(state, e.unit)} checks morale ({e.reason}, quality {e.quality} "
-                f"= {e.base}, {_mods(e.modifiers)}; rolled {e.roll}, passes at or under "
-                f"{e.morale_value}): "
+                f"{at}{agree(_name(state, e.unit), 'checks')} morale ({e.reason}, "
+                f"quality {e.quality} = {e.base}, {_mods(e.modifiers)}; rolled {e.roll}, "
+                f"passes at or under {e.morale_value}): "
                 f"{verdict}"
             )
         case Rallied():
             verdict = f"rallies to {e.after}" if e.success else "fails to rally"
             return (
-                f"{at}{_name(state, e.unit)} {verdict} "
+                f"{at}{agree(_name(state, e.unit), verdict)} "
                 f"(rolled {e.roll}, rallies at or under {e.morale_value})"
             )
         case Rested():
             return (
-                f"{at}{_name(state, e.unit)} rests: "
+                f"{at}{agree(_name(state, e.unit), 'rests')}: "
                 f"{'recovers ' + str(e.recovered) + ' fatigue' if e.recovered else 'no recovery'}"
             )
         case SideBroken():
