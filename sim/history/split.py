@@ -49,7 +49,10 @@ RECAST: Mapping[str, str] = {}
 
 A re-cast that keeps its original's id needs no entry."""
 
-LATE: Mapping[str, str] = {}
+LATE: Mapping[str, str] = {
+    "garcia_hernandez": "2026-12-04: the cavalry options (cavalry_vs_formed, cavalry_vs_broken, "
+    "cavalry_pursuit_share), docs/rules/musket.md, Cavalry",
+}
 """The late cases (the rule's addition of 2026-12-04): case id → the date it was written
 and the option it was written to fit. Fitting, always; outside the ranking and the counts."""
 
