@@ -64,6 +64,8 @@ CASE_BANDS: dict[str, CaseBand] = {
     "bussaco_light_division": CaseBand("napoleonic", "french", "allies"),
     "maida_kempt": CaseBand("napoleonic", "french", "british"),
     "waterloo_derlon": CaseBand("napoleonic", "french", "allies"),
+    # late cases (2026-12-04, docs/history.md: fitting only)
+    "garcia_hernandez": CaseBand("napoleonic", "kgl", "french"),
 }
 """Each musket case's band, by case id. A new musket case adds its line here: the band
 (``acw_prepared`` when the defender held works or a prepared position, else

@@ -12,17 +12,24 @@
 
 The rule reads only the case ids and their rulesets, never a result, so it
 could be (and was) fixed before any new case was written.
+
+**Late cases** (added 2026-12-04, issue 30): a case written after the held-out
+verdicts were seen, to fit a named option (:data:`LATE`), joins the fitting set
+only. It takes no part in the ranking or in the counts *k* and *n* above, so it
+never changes an existing case's split: the held-out cases stay exactly those
+the rule drew before any late case was written. A late case cannot be held out
+(its author had seen the held-out verdicts), and it is not an original case.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from sim.history.case import Case, Split
 
-__all__ = ["ORIGINAL", "PREFIX", "RECAST", "digest", "expected", "splits"]
+__all__ = ["LATE", "ORIGINAL", "PREFIX", "RECAST", "digest", "expected", "splits"]
 
 ORIGINAL = frozenset(
     {
@@ -42,6 +49,13 @@ RECAST: Mapping[str, str] = {}
 
 A re-cast that keeps its original's id needs no entry."""
 
+LATE: Mapping[str, str] = {
+    "garcia_hernandez": "2026-12-04: the cavalry options (cavalry_vs_formed, cavalry_vs_broken, "
+    "cavalry_pursuit_share), docs/rules/musket.md, Cavalry",
+}
+"""The late cases (the rule's addition of 2026-12-04): case id → the date it was written
+and the option it was written to fit. Fitting, always; outside the ranking and the counts."""
+
 PREFIX = "battlesim holdout 2026-12-03 "
 """The text each new case's id is appended to before it is hashed."""
 
@@ -51,12 +65,20 @@ def digest(case_id: str) -> str:
     return hashlib.sha256((PREFIX + case_id).encode("utf-8")).hexdigest()
 
 
-def splits(cases: Iterable[tuple[str, str]]) -> dict[str, Split]:
-    """Each case's set by the rule, from (case id, ruleset name) pairs."""
+def splits(
+    cases: Iterable[tuple[str, str]], late: Collection[str] | None = None
+) -> dict[str, Split]:
+    """Each case's set by the rule, from (case id, ruleset name) pairs. A late case
+    (``late``, by default :data:`LATE`'s ids) is fitting and is left out of its ruleset's
+    ranking and counts."""
+    late = LATE if late is None else late
     by_ruleset: dict[str, list[str]] = {}
-    for case_id, ruleset in cases:
-        by_ruleset.setdefault(ruleset, []).append(case_id)
     out: dict[str, Split] = {}
+    for case_id, ruleset in cases:
+        if case_id in late:
+            out[case_id] = "fitting"
+        else:
+            by_ruleset.setdefault(ruleset, []).append(case_id)
     for ids in by_ruleset.values():
         new = sorted((i for i in ids if i not in ORIGINAL and i not in RECAST), key=digest)
         held = max(math.ceil(len(new) / 2), math.ceil(len(ids) / 3)) if new else 0

@@ -6,7 +6,7 @@ import hashlib
 import math
 
 from sim.history import SUITE, load_suite
-from sim.history.split import ORIGINAL, RECAST, digest, expected, splits
+from sim.history.split import LATE, ORIGINAL, RECAST, digest, expected, splits
 
 MUSKET_ORIGINAL = [
     "stone_wall_first_hour",
@@ -82,3 +82,44 @@ def test_the_shipped_cases_agree_with_the_rule() -> None:
     assert unsplit == [], "new cases with no split: key (the split commit has not landed)"
     wrong = {c.id: (c.spec.split, rule[c.id]) for c in cases if c.spec.split != rule[c.id]}
     assert wrong == {}, "case: (its split, the rule's)"
+
+
+def test_a_late_case_is_fitting_and_moves_no_other_case() -> None:
+    """The late-case addition (2026-12-04): a case written after the held-out verdicts were
+    seen joins the fitting set, and every other case keeps the split the rule gave it
+    without the late case, whatever the late case's digest (it is in neither the ranking
+    nor the counts). Without the addition, one more new musket case would change them:
+    5 + 11 new = 16 cases hold out ⌈11/2⌉ = 6; with a 12th new case ⌈12/2⌉ = 6 of a new
+    ranking, and the 12th is held out if its digest ranks among the first six."""
+    new = [f"musket_{i}" for i in range(11)]
+    base = [(i, "musket") for i in MUSKET_ORIGINAL + new]
+    before = splits(base)
+    assert sum(s == "held_out" for s in before.values()) == 6
+    # a late id that would rank first of all (the smallest digest among 200 candidates)
+    late = min((f"late_{i}" for i in range(200)), key=digest)
+    assert digest(late) < min(digest(i) for i in new)
+    after = splits([*base, (late, "musket")], late={late})
+    assert after[late] == "fitting"
+    assert {i: s for i, s in after.items() if i != late} == before
+    # the same id as an ordinary new case is held out, and one case's split changes
+    # (⌈12/2⌉ = 6 held out: the late id takes the first place, the sixth drops to fitting)
+    plain = splits([*base, (late, "musket")], late=set())
+    assert plain[late] == "held_out"
+    moved = [i for i in before if plain[i] != before[i]]
+    assert moved == [_ranked(new)[5]]
+
+
+def test_the_shipped_late_cases_are_fitting() -> None:
+    """Every shipped late case is fitting, is neither original nor a re-cast, and names
+    when it was written and what it fits; the other cases' splits are the rule's without
+    the late cases (so an addition to :data:`LATE` moved nobody)."""
+    cases = load_suite(SUITE)
+    ids = {c.id for c in cases}
+    for case_id, why in LATE.items():
+        assert case_id in ids, f"{case_id}: a late case with no case file"
+        assert case_id not in ORIGINAL and case_id not in RECAST
+        assert why.startswith("2026-12-"), why
+    rule = expected(cases)
+    assert all(rule[i] == "fitting" for i in LATE)
+    without = splits((c.id, c.target.ruleset().name) for c in cases if c.id not in LATE)
+    assert {i: s for i, s in rule.items() if i not in LATE} == without

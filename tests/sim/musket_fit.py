@@ -3,13 +3,16 @@
 option values, beside the conduct figures.
 
     .venv/bin/python tests/sim/musket_fit.py --grid rout_loss=0.25,0.3 \\
-        --grid closing_loss_step=0.03,0.05 [--runs 200] [--case ID ...]
+        --grid closing_loss_step=0.03,0.05 [--runs 200] [--max-runs 200] [--case ID ...]
 
 Each musket case of the suite whose ``split`` is ``fitting`` (or each ``--case``, which
 must be) is fought with its own seed and runs (``battlesim history --case ID``, or
 ``--runs``), with the options of the point set in every battle's scenario, and each
 measure's 95 % interval is judged against its accepted range: PASS inside, FAIL wholly
-outside, INCONCLUSIVE otherwise. A held-out case is never fought here.
+outside, INCONCLUSIVE otherwise. A case is fought again with twice the runs while a measure
+is inconclusive, as ``battlesim history`` does, up to ``--max-runs`` (default the suite's
+1,600); ``--max-runs 200`` with the cases' own 200 runs judges every case on its first 200
+runs, no doubling. A held-out case is never fought here.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sim.history.case import load_case  # noqa: E402
-from sim.history.run import run_case  # noqa: E402
+from sim.history.run import MAX_RUNS, run_case  # noqa: E402
 from tests.sim.musket_conduct import with_options  # noqa: E402
 
 SUITE = ROOT / "sim" / "history" / "suite"
@@ -76,6 +79,12 @@ def main() -> None:
     ap.add_argument("--grid", action="append", default=[], metavar="OPTION=V1,V2")
     ap.add_argument("--case", action="append", default=[])
     ap.add_argument("--runs", type=int, default=None, help="runs per case (default: the case's)")
+    ap.add_argument(
+        "--max-runs",
+        type=int,
+        default=MAX_RUNS,
+        help=f"double an inconclusive case's runs up to this many (default {MAX_RUNS})",
+    )
     args = ap.parse_args()
     grid = [_parse(g) for g in args.grid]
     paths = fitting_cases(args.case)
@@ -89,7 +98,7 @@ def main() -> None:
             runs = {"runs": args.runs} if args.runs else {}
             spec = case.spec.model_copy(update=runs)
             case = dataclasses.replace(case, spec=spec, target=with_options(case.target, options))
-            result = run_case(case, jobs=1)
+            result = run_case(case, jobs=1, max_runs=args.max_runs)
             for m in result.measures:
                 e, a = m.estimate, m.spec.accept
                 v = verdict(e.low, e.high, a.min, a.max)
