@@ -347,7 +347,7 @@ _STATIC = attrgetter(
 _TEMPLATES: dict[tuple[object, ...], str] = {}
 """A row template by its unit's static fields (a pure function of them, so any state and any
 battle may share it); emptied when it holds more than :data:`_TEMPLATES_MAX`."""
-_TEMPLATES_MAX = 1 << 16
+_TEMPLATES_MAX = 1 << 14
 
 
 def _template(
