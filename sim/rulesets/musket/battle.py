@@ -139,6 +139,11 @@ SKIP_UNMOVED = True
 compare the two)."""
 
 
+KEEP_ROUTS = True
+"""A routed unit's way out is kept while no unit is placed (``Battle.routs``); off, it is
+searched every time (the tests compare the two)."""
+
+
 def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
     kernel, state, wait = b.kernel, b.state, b.kernel.phase  # the state is changed in place
     unit = state.units[uid]
@@ -164,6 +169,7 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
 
 
 def _processes(b: Battle, rec: Rec) -> Iterator[Actor]:
+    b.keep_routs = KEEP_ROUTS and rec.log.header.fork is None  # see Battle.routs
     return (Actor(uid, _unit(b, rec, uid)) for uid in b.state.units)
 
 
