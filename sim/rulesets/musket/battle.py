@@ -133,13 +133,35 @@ def waits_for(b: Battle, uid: str) -> tuple[str, ...]:
     return tuple(phase for phase in PHASES if phase != skip)
 
 
+SKIP_UNMOVED = True
+"""A unit that has not moved by order this turn does not wait for offensive fire (see
+:func:`_unit`); off, every unit waits for every phase :func:`waits_for` gives (the tests
+compare the two)."""
+
+
+KEEP_ROUTS = True
+"""A routed unit's way out is kept while no unit is placed (``Battle.routs``); off, it is
+searched every time (the tests compare the two)."""
+
+
 def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
-    state, wait = b.state, b.kernel.phase  # the state is changed in place, never replaced
+    kernel, state, wait = b.kernel, b.state, b.kernel.phase  # the state is changed in place
     unit = state.units[uid]
     order = (b.rank[uid],)
-    steps = [(phase, ACTIONS[phase]) for phase in waits_for(b, uid)]
+    # Offensive fire is only for a unit that moved by order this turn (may_fire), and only
+    # its own movement step sets moved_turn (Moved, reason "order"), which has run by the
+    # time it would wait for offensive fire: a unit that has not moved does not wait (a
+    # resume that would decide nothing), a pure saving.  In a forked battle an override
+    # may set moved_turn at any event, so there every unit waits for every phase.
+    unforked = SKIP_UNMOVED and rec.log.header.fork is None
+    steps = [
+        (phase, ACTIONS[phase], unforked and phase == "offensive_fire")
+        for phase in waits_for(b, uid)
+    ]
     while True:
-        for phase, act in steps:
+        for phase, act, if_moved in steps:
+            if if_moved and unit.moved_turn != kernel.turn:
+                continue
             yield wait(phase, order)
             if state.ended or unit.morale == "eliminated":  # not unit.active, read in line
                 return
@@ -147,6 +169,7 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
 
 
 def _processes(b: Battle, rec: Rec) -> Iterator[Actor]:
+    b.keep_routs = KEEP_ROUTS and rec.log.header.fork is None  # see Battle.routs
     return (Actor(uid, _unit(b, rec, uid)) for uid in b.state.units)
 
 

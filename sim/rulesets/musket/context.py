@@ -74,6 +74,15 @@ class Battle(BattleView[MusketScenario, BattleState]):
     _nearest: dict[Key, tuple[int, UnitState | None]] = field(init=False)
     _steps: dict[Hex, tuple[tuple[Hex, int], ...]] = field(init=False)
     _arcs: dict[tuple[Hex, str, Hex], str] = field(init=False)
+    routs: dict[tuple[str, Hex, str, int], tuple[int, tuple[Hex, ...], bool]] = field(
+        default_factory=dict
+    )
+    """A routed unit's way out (``movement._rout_through``) by (unit, hex, side, movement
+    points), with the state's ``placements`` it was found at: what it depends on besides
+    changes only when a unit is placed.  Kept only while ``keep_routs`` is on."""
+    keep_routs: bool = False
+    """Keep ``routs``: set by the battle's processes when the battle is not forked (an
+    override, which a fork may make at any event, changes fields without placing)."""
     options: MusketOptions = field(init=False)
     """The ruleset options of this scenario (the scenario's, kept: rules read them at
     every step, and a scenario is frozen)."""

@@ -119,7 +119,7 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     if share is not None and unit.formation == "column" and unit.kind != "artillery":
         factors["column_fire"] = share  # only the column's leading ranks fire
     v = base * math.prod(factors.values()) if factors else base
-    rng = b.stream("fire", phase, unit.id)
+    rng = b.streams.named(f"{turn}/fire/{phase}/{unit.id}")  # b.stream's name, in one piece
     roll = casualty_roll(
         rng, v, _modifiers(b, unit, target), o.fire_lcv, o.fire_hcv, o.alternative_fire
     )

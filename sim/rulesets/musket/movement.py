@@ -160,10 +160,28 @@ def _free(b: Battle, unit: UnitState, h: Hex) -> bool:
 def _rout_through(b: Battle, unit: UnitState) -> tuple[list[Hex], bool]:
     """A routed unit's way out through or around its own side: the free hex it can reach
     nearest its retreat edge (then the cheapest), and whether it leaves the field there
-    (it reaches the edge with points to spare) [ours, ``pass_through_friends``]."""
+    (it reaches the edge with points to spare) [ours, ``pass_through_friends``].
+
+    Kept in ``b.routs`` (when ``b.keep_routs``) while the state's ``placements`` stands:
+    a routed unit boxed in by its own side searches once, not every turn."""
+    assert unit.hex is not None
+    mp = allowance(b, unit)
+    if not b.keep_routs:
+        return _rout_search(b, unit, mp)
+    key = (unit.id, unit.hex, unit.side, mp)
+    placements = b.state.placements
+    hit = b.routs.get(key)
+    if hit is not None and hit[0] == placements:
+        return list(hit[1]), hit[2]
+    path, leaves = _rout_search(b, unit, mp)
+    b.routs[key] = (placements, tuple(path), leaves)
+    return path, leaves
+
+
+def _rout_search(b: Battle, unit: UnitState, mp: int) -> tuple[list[Hex], bool]:
+    """:func:`_rout_through`'s search."""
     assert unit.hex is not None
     edge = b.sides[unit.side].retreat
-    mp = allowance(b, unit)
     reach = _reachable(b, unit, mp)
     key, chosen = None, unit.hex
     for h, cost in reach[0].items():
