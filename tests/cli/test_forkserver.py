@@ -144,7 +144,10 @@ def _pool_servers(parent: int) -> list[int]:
             command = (entry / "cmdline").read_bytes()
         except (OSError, UnicodeDecodeError):
             continue  # not a process, or gone
-        if int(stat.rsplit(")", 1)[1].split()[1]) == parent and b"forkserver" in command:
+        if (
+            int(stat.rsplit(")", 1)[1].split()[1]) == parent
+            and b"multiprocessing.forkserver" in command
+        ):
             found.append(int(entry.name))
     return found
 
