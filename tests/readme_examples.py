@@ -409,17 +409,25 @@ def shared_command(
     env: dict[str, str],
     shared: Path,
     variables: dict[str, str] | None = None,
+    *,
+    run: bool = True,
 ) -> subprocess.CompletedProcess[str] | None:
     """``command`` as run once (in fresh copies of :data:`COPIED`, with ``env``) for every
     page and help example that runs it, keyed on the command and the page's variables (stdout
     and stderr together), its files copied into ``where``; None when the caller must run it
-    itself (it changed a copied input, or its files are already in ``where``)."""
+    itself (it changed a copied input, or its files are already in ``where``; with ``run``
+    false, when no one has run it yet or someone is running it now)."""
     # the page's own variables reach the command: they are part of the key
     blob = json.dumps([command, sorted((variables or {}).items())])
     key = hashlib.sha256(blob.encode()).hexdigest()[:16]
     shared.mkdir(parents=True, exist_ok=True)
     with (shared / f"{key}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker running it: wait, then take its result
+        try:  # another worker running it: wait (or, not to run it, leave), then take its result
+            fcntl.flock(lock, fcntl.LOCK_EX if run else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
+        if not run and not (shared / key / "done.json").exists():
+            return None
         result = _shared_result(command, env, shared / key)
     made: list[str] = result["made"]
     if not result["inputs_kept"] or any((where / m).exists() for m in made):
