@@ -20,7 +20,7 @@ started: fork after threads is unsafe) and then, for each command, forks:
   interpreter does.
 
 A command that may start a local worker pool (``batch``, ``study``,
-``calibrate``, ``history``, or any ``--jobs``) first makes the server start
+``calibrate``, or any ``--jobs``) first makes the server start
 multiprocessing's forkserver, once, with the worker module and the same
 modules preloaded; every later command's pool forks its workers from that
 one instead of booting its own (about 0.4 CPU s a command). A command whose
@@ -278,8 +278,9 @@ def _preload() -> list[str]:
 
 # --- one worker-pool server for the commands ----------------------------------------------
 
-_POOLED = frozenset({"batch", "study", "calibrate", "history"})
-"""Commands that start a pool of worker processes unless told ``--jobs 1``."""
+_POOLED = frozenset({"batch", "study", "calibrate"})
+"""Commands that start a pool of worker processes unless told ``--jobs 1`` (``history``
+fights on one worker unless told ``--jobs``)."""
 
 
 def _wants_pool(argv: list[str]) -> bool:
