@@ -19,6 +19,14 @@ started: fork after threads is unsafe) and then, for each command, forks:
   it waits for threads, runs ``atexit`` handlers and flushes, as an exiting
   interpreter does.
 
+A command that may start a local worker pool (``batch``, ``study``,
+``calibrate``, or any ``--jobs``) first makes the server start
+multiprocessing's forkserver, once, with the worker module and the same
+modules preloaded; every later command's pool forks its workers from that
+one instead of booting its own (about 0.35 CPU s a command). A command whose
+umask or resource limits are not the server's boots its own, as a real one
+does, since its workers would otherwise get the server's.
+
 What a command prints and its exit code are therefore the real script's.
 What Python reads only when it starts (``PYTHON*`` variables such as
 ``PYTHONHASHSEED``, the locale, ``BATTLESIM_CHECK_LINES``, the temp folder)
@@ -248,9 +256,9 @@ _HEAVY = frozenset(
 )
 
 
-def _preload() -> None:
+def _preload() -> list[str]:
     """Import what most commands need: the CLI, its command modules, the API, replay tools
-    and the built-in rulesets; nothing heavy, and no thread may start."""
+    and the built-in rulesets; nothing heavy, and no thread may start.  The names imported."""
     from importlib import import_module
 
     from sim.cli.main import COMMANDS
@@ -265,6 +273,83 @@ def _preload() -> None:
     threads = os.listdir("/proc/self/task") if os.path.isdir("/proc/self/task") else ["1"]
     if heavy or threading.active_count() != 1 or len(threads) != 1:
         raise SystemExit(f"forkserver: preloading imported {heavy} or started threads")
+    return names
+
+
+# --- one worker-pool server for the commands ----------------------------------------------
+
+_POOLED = frozenset({"batch", "study", "calibrate"})
+"""Commands that start a pool of worker processes unless told ``--jobs 1`` (``history``
+fights on one worker unless told ``--jobs``)."""
+
+
+def _wants_pool(argv: list[str]) -> bool:
+    """Whether a command may start a local worker pool (its first word, or a --jobs)."""
+    return bool(argv) and (argv[0] in _POOLED or any(a.startswith(("--jobs", "-j")) for a in argv))
+
+
+def _boot_pool_server(names: list[str]) -> int | None:
+    """Start multiprocessing's forkserver here, in the fork server, once, with the worker
+    module and ``names`` preloaded; its pid (None where there is no forkserver).
+
+    A command's local pool (``--jobs 2``, sim.batch.execution.executors) forks its workers
+    from multiprocessing's forkserver, a fresh interpreter (with its resource tracker) that
+    imports the worker module, and each worker then the rulesets, before it fights: about
+    0.35 s of CPU a command saved here (8 stand-in ``batch --runs 20 --jobs 2``: 9.3 -> 6.5 s
+    with this server's start). Started here it is started once per fork server, and every command
+    forked after shares it (:func:`_share_pool_server`): its workers are forked from it as
+    they would be from the command's own, run the same code on the same chunks (a study's
+    bytes are the same for any ``--jobs``, and tests prove that with real pools), and leave
+    when the command's process is gone (the executor's own parent watch). No thread starts.
+    """
+    from multiprocessing import forkserver
+
+    from sim.batch.execution.executors import mp_context
+
+    ctx = mp_context()
+    if ctx.get_start_method() != "forkserver":
+        return None
+    ctx.set_forkserver_preload(["sim.batch.execution.worker", *names])
+    forkserver.ensure_running()
+    return forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
+
+
+def _share_pool_server(request: dict[str, Any], umask: int, limits: dict[str, Any]) -> None:
+    """In a command's process: use the fork server's multiprocessing forkserver, when the
+    command's umask and resource limits are the server's (a worker has its server's, not
+    the command's); else forget it, so that the command starts its own, as a real one does.
+    Either way the inherited one is never waited for here (it is not this process's child:
+    multiprocessing's own check, ``os.waitpid``, would raise)."""
+    from multiprocessing import forkserver, resource_tracker
+
+    server: Any = forkserver._forkserver  # type: ignore[attr-defined]
+    shared = server._forkserver_pid
+    if shared is None:
+        return
+    same = request["umask"] == umask and all(
+        tuple(limit) == limits[name] for name, limit in request["limits"].items()
+    )
+    original = type(server).ensure_running.__get__(server)
+
+    def ensure_running() -> None:
+        with server._lock:
+            if server._forkserver_pid == shared:
+                alive = same
+                if alive:
+                    try:
+                        os.kill(shared, 0)
+                    except OSError:
+                        alive = False
+                if alive:
+                    resource_tracker.ensure_running()
+                    return
+                server._forkserver_pid = None  # start our own, as a real command would
+                server._forkserver_address = None
+                server._forkserver_alive_fd = None
+        original()
+
+    server.ensure_running = ensure_running
+    forkserver.ensure_running = ensure_running
 
 
 def _serve(path: str, ready: str) -> None:
@@ -277,7 +362,8 @@ def _serve(path: str, ready: str) -> None:
 
 def _accept(path: str, ready: str) -> None:
     sys.path[0] = str(REAL.parent)  # as the console script's own sys.path
-    _preload()
+    names = _preload()
+    pool: list[int | None] = []
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(16)
@@ -296,8 +382,21 @@ def _accept(path: str, ready: str) -> None:
                 pass  # keepers that ended
         if listener in readable:
             conn, _ = listener.accept()
+            try:
+                request, fds = _receive(conn)
+            except (OSError, EOFError, ValueError):
+                conn.close()  # the stand-in gave up: it runs the real script
+                continue
+            if not pool and _wants_pool(request["argv"]):
+                try:
+                    pool.append(_boot_pool_server(names))
+                except Exception:  # the commands start their own, as real ones do
+                    traceback.print_exc()
+                    pool.append(None)
             if os.fork() == 0:
-                _keep(listener, conn, Path(path).parent / "stats.jsonl")
+                _keep(listener, conn, request, fds, Path(path).parent / "stats.jsonl")
+            for fd in fds:
+                os.close(fd)
             conn.close()
 
 
@@ -316,11 +415,16 @@ def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
     return request, fds
 
 
-def _keep(listener: socket.socket, conn: socket.socket, stats: Path) -> NoReturn:
+def _keep(
+    listener: socket.socket,
+    conn: socket.socket,
+    request: dict[str, Any],
+    fds: list[int],
+    stats: Path,
+) -> NoReturn:
     """The keeper: fork the command, tell the stand-in its pid, then how it ended."""
     try:
         listener.close()
-        request, fds = _receive(conn)
         pid = os.fork()
         if pid == 0:
             conn_fd = conn.detach()
@@ -377,7 +481,9 @@ def _command(request: dict[str, Any], fds: list[int], close: list[int]) -> NoRet
             if fd > 2:
                 os.close(fd)
         os.chdir(request["cwd"])
-        os.umask(request["umask"])
+        umask = os.umask(request["umask"])
+        limits = {n: resource.getrlimit(getattr(resource, n)) for n in request["limits"]}
+        _share_pool_server(request, umask, limits)
         for name, limit in request["limits"].items():
             if resource.getrlimit(getattr(resource, name)) != tuple(limit):
                 resource.setrlimit(getattr(resource, name), tuple(limit))

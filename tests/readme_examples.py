@@ -72,6 +72,7 @@ __all__ = [
     "Example",
     "Page",
     "console_examples",
+    "example_env",
     "examples",
     "exit_ok",
     "failure",
@@ -81,6 +82,7 @@ __all__ = [
     "prepare",
     "repeated",
     "run_example",
+    "shared_command",
     "shared_run",
     "slug",
     "units",
@@ -300,11 +302,17 @@ def pages() -> list[Path]:
 
 def prepare(page: Path, where: Path, shared: Path | None = None) -> Page:
     """A scratch directory for ``page``: copies of :data:`COPIED`, battlesim on PATH
+    (:func:`example_env`)."""
+    for name in COPIED:
+        shutil.copytree(ROOT / name, where / name)
+    return Page(page, where, example_env(), shared)
+
+
+def example_env() -> dict[str, str]:
+    """The environment the examples run in: battlesim on PATH
     (:func:`tests.forkserver.bin_dir` first; this Python's folder for the rest)."""
     from tests.forkserver import bin_dir  # as a script, importable once main() set sys.path
 
-    for name in COPIED:
-        shutil.copytree(ROOT / name, where / name)
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1"}
     # a reader types `make run` in a plain shell: not inside `make test`'s jobserver
     # (`make -j2 typecheck pytest`), whose MAKEFLAGS would make it warn on stderr
@@ -312,7 +320,18 @@ def prepare(page: Path, where: Path, shared: Path | None = None) -> Page:
         env.pop(name, None)
     path = [str(bin_dir(env)), str(Path(sys.executable).parent), os.environ["PATH"]]
     env["PATH"] = os.pathsep.join(path)
-    return Page(page, where, env, shared)
+    return env
+
+
+ALSO_RUN_BY_HELP = frozenset(
+    {
+        "battlesim study scenarios/stone_wall_study.yaml --jobs 2",
+        "battlesim study scenarios/stone_wall_study.yaml --runs 40 --out sw-quick",
+    }
+)
+"""Commands a page runs that a command's ``--help`` shows too, and that
+tests/cli/test_help_examples.py runs as printed: one run serves the pages and the help
+example (:func:`shared_command`).  Each makes what it reads from the pages' inputs alone."""
 
 
 def repeated() -> frozenset[str]:
@@ -345,7 +364,7 @@ def _tree_digest(where: Path) -> str:
     return h.hexdigest()
 
 
-def _shared_result(command: str, page: Page, entry: Path) -> dict[str, Any]:
+def _shared_result(command: str, env: dict[str, str], entry: Path) -> dict[str, Any]:
     """Run ``command`` once in ``entry/work`` (fresh copies); what it printed and made."""
     done_file = entry / "done.json"
     if done_file.exists():
@@ -354,10 +373,11 @@ def _shared_result(command: str, page: Page, entry: Path) -> dict[str, Any]:
     work = entry / "work"
     if work.exists():
         shutil.rmtree(work)  # a run stopped half-way: start again
-    prepare(page.path, work)
+    for name in COPIED:
+        shutil.copytree(ROOT / name, work / name)
     before = set(os.listdir(work))
     done = subprocess.run(
-        ["bash", "-c", command], cwd=work, env=page.env, stdout=subprocess.PIPE,
+        ["bash", "-c", command], cwd=work, env=env, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, timeout=900, check=False,
     )  # fmt: skip
     result = {
@@ -373,28 +393,53 @@ def _shared_result(command: str, page: Page, entry: Path) -> dict[str, Any]:
 def shared_run(example: Example, page: Page) -> subprocess.CompletedProcess[str] | None:
     """``example`` as run once for every page that runs it (stdout and stderr together),
     its files copied into this page; None when this page must run it itself."""
-    if page.shared is None or "$" in example.command or example.command not in REPEATED:
+    command = example.command
+    if page.shared is None or "$" in command:
+        return None
+    if command not in REPEATED and command not in ALSO_RUN_BY_HELP:
         return None
     if _digest(page.where) != _digest(ROOT):
         return None  # an earlier example changed a copied input
+    return shared_command(command, page.where, page.env, page.shared, page.variables)
+
+
+def shared_command(
+    command: str,
+    where: Path,
+    env: dict[str, str],
+    shared: Path,
+    variables: dict[str, str] | None = None,
+    *,
+    run: bool = True,
+) -> subprocess.CompletedProcess[str] | None:
+    """``command`` as run once (in fresh copies of :data:`COPIED`, with ``env``) for every
+    page and help example that runs it, keyed on the command and the page's variables (stdout
+    and stderr together), its files copied into ``where``; None when the caller must run it
+    itself (it changed a copied input, or its files are already in ``where``; with ``run``
+    false, when no one has run it yet or someone is running it now)."""
     # the page's own variables reach the command: they are part of the key
-    blob = json.dumps([example.command, sorted(page.variables.items())])
+    blob = json.dumps([command, sorted((variables or {}).items())])
     key = hashlib.sha256(blob.encode()).hexdigest()[:16]
-    page.shared.mkdir(parents=True, exist_ok=True)
-    with (page.shared / f"{key}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker running it: wait, then take its result
-        result = _shared_result(example.command, page, page.shared / key)
+    shared.mkdir(parents=True, exist_ok=True)
+    with (shared / f"{key}.lock").open("w") as lock:
+        try:  # another worker running it: wait (or, not to run it, leave), then take its result
+            fcntl.flock(lock, fcntl.LOCK_EX if run else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
+        if not run and not (shared / key / "done.json").exists():
+            return None
+        result = _shared_result(command, env, shared / key)
     made: list[str] = result["made"]
-    if not result["inputs_kept"] or any((page.where / m).exists() for m in made):
+    if not result["inputs_kept"] or any((where / m).exists() for m in made):
         return None  # the command changed a copied input, or would meet its files already here
     for m in made:
-        source = page.shared / key / "work" / m
+        source = shared / key / "work" / m
         if source.is_dir():
-            shutil.copytree(source, page.where / m, symlinks=True)
+            shutil.copytree(source, where / m, symlinks=True)
         else:
-            shutil.copy2(source, page.where / m, follow_symlinks=False)
+            shutil.copy2(source, where / m, follow_symlinks=False)
     return subprocess.CompletedProcess(
-        ["bash", "-c", example.command], result["returncode"], result["stdout"], ""
+        ["bash", "-c", command], result["returncode"], result["stdout"], ""
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests import forkserver
+from tests.batch.helpers import tables
 from tests.forkserver import REAL, stand_in
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,3 +133,50 @@ def test_stats_name_the_newest_command_last_across_servers(tmp_path: Path) -> No
         )
         assert done.returncode == 0
         assert [r["argv"] for r in forkserver.stats()[before:]] == [args]
+
+
+def _pool_servers(parent: int) -> list[int]:
+    """The multiprocessing forkservers (worker-pool servers) that are children of ``parent``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text(encoding="ascii")
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, UnicodeDecodeError):
+            continue  # not a process, or gone
+        if (
+            int(stat.rsplit(")", 1)[1].split()[1]) == parent
+            and b"multiprocessing.forkserver" in command
+        ):
+            found.append(int(entry.name))
+    return found
+
+
+def test_pool_commands_share_the_servers_worker_server_and_write_what_the_real_script_writes(
+    tmp_path: Path,
+) -> None:
+    """`--jobs 2` through the stand-in: the same output and study, row for row, as the real
+    script; the workers come from the one worker-pool server its fork server started (not
+    one a command); a command whose umask is not the server's starts its own, as a real one
+    does (its workers get its umask), and writes the same study."""
+    args = ["batch", STONE_WALL, "--runs", "12", "--jobs", "2", "--quiet", "--no-plots", "-o", "s"]
+    forked, real = _both(tmp_path, *args)
+    assert forked == real
+    assert forked[0] == 0
+    assert tables(tmp_path / "forked" / "s") == tables(tmp_path / "real" / "s")
+    server = forkserver._servers[forkserver.startup_key(os.environ)].process.pid
+    shared = _pool_servers(server)
+    assert len(shared) == 1
+    for umask, name in ((None, "again"), (0o077, "own")):
+        (tmp_path / name).mkdir()
+        old = os.umask(umask) if umask is not None else None
+        try:
+            done = subprocess.run(
+                [str(stand_in()), *args], cwd=tmp_path / name, capture_output=True, check=False
+            )
+        finally:
+            if old is not None:
+                os.umask(old)
+        assert (done.returncode, done.stderr) == (0, b"")
+        assert tables(tmp_path / name / "s") == tables(tmp_path / "real" / "s")
+        assert _pool_servers(server) == shared

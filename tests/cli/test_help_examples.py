@@ -36,6 +36,8 @@ import pytest
 from sim.api import load_replay
 from sim.cli import cli
 from tests.forkserver import battlesim_script
+from tests.readme_examples import ALSO_RUN_BY_HELP, example_env, pages, shared_command
+from tests.readme_examples import examples as page_examples
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADING = re.compile(r"^\s*Examples?:\s*(.*)$")
@@ -134,9 +136,19 @@ BUDGET = {
         "200",
     ],
 }
-"""Examples run with these arguments appended (a later option wins): each costs minutes as
-printed (the whole history suite 220 s, the full study 60 s on two cores; 24 runs is the
-least the study's --until-ci pilot leaves a confirmatory sample of)."""
+"""Examples run with these arguments appended (a later option wins): each costs up to minutes
+as printed (the whole history suite ~130-145 CPU s, tests/units.py; its held-out cases at up
+to 3,200 runs a case more; the full stone wall study ~30 CPU s; 24 runs is the least the
+study's --until-ci pilot leaves a confirmatory sample of), unless :data:`SHARED`."""
+
+SHARED = ALSO_RUN_BY_HELP
+"""Examples README.md and docs/batch.md run too, as printed: when a page has already run
+one in this session (:func:`tests.readme_examples.shared_command`, keyed on the exact
+command, made from the checkout's scenarios alone), that run serves the example: its exit
+code is the example's and its files (the study folder the examples after it read) are
+copied into the group's folder. So ``make test`` fights the stone wall study once, at full
+size (README's batch section runs it first, tests/units.py), not once more here at 24 runs a
+point for each of the two; alone (``make check``, ``-k``) the example runs with its budget."""
 
 EXAMPLES = sorted(
     examples(), key=lambda e: ORDER.index(e.command) if e.command in ORDER else len(ORDER)
@@ -178,9 +190,16 @@ def test_every_command_has_an_example() -> None:
 
 
 def test_budgets_name_real_examples() -> None:
-    """Every budgeted example is one the help prints (a renamed one is not run short silently)."""
+    """Every budgeted example is one the help prints (a renamed one is not run short silently);
+    every shared one too, alone on its line, showing no output of its own, and run by a page
+    as well (else no page's run would serve it)."""
     assert set(BUDGET) <= {e.bare for e in EXAMPLES}
     assert len(BUDGET) == 6
+    shared = [e for e in EXAMPLES if e.bare in SHARED]
+    assert {e.bare for e in shared} == SHARED
+    assert [(len(e.argv), e.shown) for e in shared] == [(1, [])] * 2
+    on_pages = {e.command for p in pages() for e in page_examples(p) if e.skip is None}
+    assert on_pages >= SHARED
 
 
 def test_examples_that_read_what_another_made_run_in_its_group() -> None:
@@ -222,8 +241,14 @@ def scratch(
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[f"{e.group}: {e.bare}" for e in EXAMPLES])
-def test_help_example_runs(example: Example, scratch: Path) -> None:
-    """The example exits as its line says, and prints the output its help shows."""
+def test_help_example_runs(example: Example, scratch: Path, across_workers: Path) -> None:
+    """The example exits as its line says, and prints the output its help shows (a
+    :data:`SHARED` one a page has run already: as that run, as printed)."""
+    if example.bare in SHARED:
+        done = shared_command(example.bare, scratch, example_env(), across_workers, run=False)
+        if done is not None:
+            assert done.returncode in example.exits, (example.line, done.stdout[-2000:])
+            return
     for argv in example.argv:
         extra = BUDGET.get(example.bare, [])
         done = subprocess.run(
