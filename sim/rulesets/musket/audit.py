@@ -74,7 +74,8 @@ def _morale(sc: MusketScenario, state: BattleState, e: MoraleTested) -> str | No
     if e.roll != 1 + math.floor(e.draws[0].u * 6) or e.passed != (e.roll <= e.morale_value):
         return f"roll {e.roll} / pass {e.passed} do not follow from the draw and value"
     if e.reason == "charge":
-        failed = charge_failure(sc.options, e.before, e.roll, e.morale_value)
+        cavalry = unit.kind == "cavalry"
+        failed = charge_failure(sc.options, e.before, e.roll, e.morale_value, cavalry)
     else:
         failed = failure_state(e.before, e.phase, _heavy(sc, unit))
     expected = e.before if e.passed else failed

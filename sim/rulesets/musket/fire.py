@@ -8,12 +8,13 @@ from engine.events import assemble
 from sim.rulesets.musket.context import Battle
 from sim.rulesets.musket.data import ARTILLERY_VALUE_SCALE, QUALITY_FIRE_MODIFIER, WEAPONS
 from sim.rulesets.musket.events import Fired
-from sim.rulesets.musket.hexmap import distance
+from sim.rulesets.musket.hexmap import distance, neighbours
+from sim.rulesets.musket.melee import can_charge
 from sim.rulesets.musket.results import casualty_roll, finish
 from sim.rulesets.musket.state import UnitState
 from sim.rulesets.musket.targeting import aim
 
-__all__ = ["decide_fire", "may_fire", "weapon_range"]
+__all__ = ["closing_fire_target", "decide_fire", "may_fire", "weapon_range"]
 
 
 def _reach(values: tuple[int, ...]) -> int:
@@ -76,6 +77,35 @@ def _target(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
     return aim(b, unit, reach)
 
 
+def _charging_home(b: Battle, cavalry: UnitState) -> UnitState | None:
+    """The unit a cavalry unit is charging home this turn: its charge target, next to it,
+    when it is cavalry that moved this turn by its ``charge`` order and may charge
+    (:func:`~sim.rulesets.musket.melee.can_charge`); else None."""
+    if cavalry.kind != "cavalry" or cavalry.moved_turn != b.kernel.turn:
+        return None
+    return can_charge(b, cavalry)
+
+
+def closing_fire_target(b: Battle, unit: UnitState, target: UnitState | None) -> UnitState | None:
+    """The target under option ``cavalry_charge_home`` [ours]: cavalry charging home
+    (:func:`_charging_home`) is fired on only by the unit it charges, one volley (a unit
+    fires once a turn), and only from that unit's front; that unit fires at it before any
+    other target. Any other firer whose target it is holds its fire."""
+    if unit.hex is None:
+        return target
+    for h in neighbours(unit.hex):
+        uid = b.state.occupant.get(h)
+        if uid is None:
+            continue
+        other = b.state.units[uid]
+        charged = other.side != unit.side and _charging_home(b, other) is unit
+        if charged and b.arc(unit, h) == "front":
+            return other
+    if target is not None and _charging_home(b, target) is not None:
+        return None  # in the charge, not halted: only its target fires, from the front
+    return target
+
+
 def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float]:
     """The firer's quality and fatigue, the target's cover and column, and enfilade
     (percent): a wall, breastworks or fence covers only against fire from the front, and
@@ -102,6 +132,8 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     if not may_fire(b, unit, phase):
         return None
     target = _target(b, unit, _RANGE[unit.weapon])
+    if b.options.cavalry_charge_home:
+        target = closing_fire_target(b, unit, target)
     if target is None or unit.hex is None or target.hex is None:
         return None
     rng_hexes = distance(unit.hex, target.hex)

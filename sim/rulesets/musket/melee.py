@@ -244,7 +244,10 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
     if loser.kind == "artillery" and o.guns_captured:
         loser_state, retreat = "eliminated", None
     else:
-        loser_state = "routed" if loser.morale in ("disrupted", "routed") else "disrupted"
+        broken = loser.morale in ("disrupted", "routed") or (
+            o.cavalry_routs_infantry and winner.kind == "cavalry" and loser.kind == "infantry"
+        )
+        loser_state = "routed" if broken else "disrupted"
         retreat = retreat_hex(b, loser, other)
         losses = defender_losses if loser is defender else attacker_losses
         lost = losses.guns_lost if loser.kind == "artillery" else losses.casualties

@@ -60,7 +60,11 @@ def rally_to(o: MusketOptions, morale: str, attacking: bool) -> str:
 def out_of_fire(b: Battle, unit: UnitState) -> bool:
     """True when a spent unit may rally to good order: no enemy within
     ``spent_rally_distance`` hexes, not fired on this turn, and rested (its fatigue below
-    ``fatigue_medium``)."""
+    ``fatigue_medium``). Spent cavalry, under option ``cavalry_rally_distance``: no enemy
+    within that many hexes, fired on or not, rested or not."""
+    reform = b.options.cavalry_rally_distance
+    if reform is not None and unit.kind == "cavalry":
+        return b.nearest_enemy(unit, within=reform) is None
     if b.fired_on(unit) or unit.fatigue >= b.options.fatigue_medium:
         return False
     return b.nearest_enemy(unit, within=b.options.spent_rally_distance) is None
@@ -170,7 +174,9 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
         draws=[draw],
         passed=passed,
         before=unit.morale,
-        after=unit.morale if passed else charge_failure(b.options, unit.morale, roll, value),
+        after=unit.morale
+        if passed
+        else charge_failure(b.options, unit.morale, roll, value, unit.kind == "cavalry"),
     )
 
 
@@ -210,12 +216,16 @@ def closing_loss_steps(share: float, step: float) -> int:
     return math.floor(share / step + 1e-9)
 
 
-def charge_failure(o: MusketOptions, before: str, roll: int, value: int) -> str:
+def charge_failure(
+    o: MusketOptions, before: str, roll: int, value: int, cavalry: bool = False
+) -> str:
     """The state after a failed charge test: unchanged (the unit stays in the firefight),
     or, failing by ``closing_recoil_margin`` or more, thrown back: ``spent`` under
-    ``assault_exhaustion`` (``disrupted`` without it, so it falls back)."""
+    ``assault_exhaustion`` (``disrupted`` without it, so it falls back). Cavalry under
+    option ``cavalry_charge_home`` is thrown back whatever the margin."""
     margin = o.closing_recoil_margin
-    if margin is None or roll - value < margin:
+    home = cavalry and o.cavalry_charge_home
+    if not home and (margin is None or roll - value < margin):
         return before
     return "spent" if o.assault_exhaustion is not None else "disrupted"
 

@@ -174,6 +174,31 @@ class MusketOptions(ChangedDefaults):
         ge=0,
         le=1,
     )
+    cavalry_charge_home: bool = later_option(
+        False,
+        "[ours] Cavalry charging closes in its move: in defensive fire, cavalry on a "
+        "charge order that moved this turn and stands next to its charge target is fired "
+        "on only by that target, one volley, and only when it comes from the target's "
+        "front (none from its flank or rear); the charge test reads that fire. A cavalry "
+        "unit that fails its charge test is thrown back, never left in a firefight at one "
+        "hex. false: cavalry halts at one hex and is fired on by every enemy in reach, as "
+        "infantry is (rules version 3 as shipped).",
+    )
+    cavalry_rally_distance: int | None = later_option(
+        None,
+        "[ours] With assault_exhaustion: spent cavalry rallies to good order with no enemy "
+        "within this many hexes (1: a turn out of contact), fired on or not, rested or not, "
+        "and may charge again. null: as infantry, only out of fire "
+        "(spent_rally_distance; rules version 3 as shipped).",
+        ge=1,
+        le=50,
+    )
+    cavalry_routs_infantry: bool = later_option(
+        False,
+        "[ours] Infantry that loses a melee to cavalry is routed, not merely disrupted: "
+        "broken, it is ridden down. false: disrupted if it was in good order (rules "
+        "version 3 as shipped).",
+    )
     melee_quality: bool = Field(
         True,
         description="[ours] The striking side's quality modifier (A/B +10 %, E/F -10 %) "
