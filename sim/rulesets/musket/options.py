@@ -176,10 +176,10 @@ class MusketOptions(ChangedDefaults):
     )
     cavalry_charge_home: bool = later_option(
         False,
-        "[ours] Cavalry charging closes in its move: in defensive fire, cavalry on a "
-        "charge order that moved this turn and stands next to its charge target is fired "
-        "on only by that target, one volley, and only when it comes from the target's "
-        "front (none from its flank or rear); the charge test reads that fire. A cavalry "
+        "[ours] Cavalry charging closes in its move: cavalry on a charge order that moved "
+        "this turn and stands next to its charge target is fired on only by that target, "
+        "one volley, and only when it comes from the target's front (none from its flank "
+        "or rear; other firers hold their fire); the charge test reads that fire. A cavalry "
         "unit that fails its charge test is thrown back, never left in a firefight at one "
         "hex. false: cavalry halts at one hex and is fired on by every enemy in reach, as "
         "infantry is (rules version 3 as shipped).",
