@@ -22,6 +22,7 @@ from sim.rulesets.musket.state import (
     _unit_json,
     snapshot_json,
 )
+from tests.sim.test_musket_state import unit_state
 
 _TEXT = st.text() | st.sampled_from(["%", "%d", "%s%%", "100% strong", '"q"', "\\", "é"])
 _INTS = st.integers(min_value=0, max_value=3) | st.integers(min_value=0)
@@ -29,20 +30,8 @@ _STATIC_TEXT = ("ammo", "formation", "kind", "name", "quality", "side", "weapon"
 
 
 def _unit(uid: str, at: tuple[int, int] | None) -> UnitState:
-    return UnitState(
-        id=uid,
-        side="a" if uid < "m" else "b",
-        name=f"{uid} 50% strong",
-        kind="infantry",
-        quality="B",
-        weapon="musket",
-        formation="line",
-        leader=False,
-        ammo="full",
-        initial=400,
-        strength=400,
-        hex=at,
-    )
+    side = "a" if uid < "m" else "b"
+    return unit_state(uid, at, side=side, name=f"{uid} 50% strong", initial=400, strength=400)
 
 
 def _state() -> BattleState:

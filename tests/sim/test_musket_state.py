@@ -4,7 +4,7 @@ derived from the units' hexes, out of the snapshot, and rebuilt on restore."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given
@@ -98,21 +98,26 @@ class Stranger(Event):
     type: Literal["test.stranger"] = "test.stranger"
 
 
-def _unit(uid: str = "a", at: tuple[int, int] | None = None) -> UnitState:
-    return UnitState(
-        id=uid,
-        side="s",
-        name=uid.upper(),
-        kind="infantry",
-        quality="B",
-        weapon="musket",
-        formation="line",
-        leader=False,
-        ammo="full",
-        initial=9,
-        strength=9,
-        hex=at,
-    )
+def unit_state(uid: str = "a", at: tuple[int, int] | None = None, **fields: Any) -> UnitState:
+    """A musket unit's state: B-class infantry in line, 9 men, on side ``s`` (or ``fields``)."""
+    values: dict[str, Any] = {
+        "id": uid,
+        "side": "s",
+        "name": uid.upper(),
+        "kind": "infantry",
+        "quality": "B",
+        "weapon": "musket",
+        "formation": "line",
+        "leader": False,
+        "ammo": "full",
+        "initial": 9,
+        "strength": 9,
+        "hex": at,
+    }
+    return UnitState(**(values | fields))
+
+
+_unit = unit_state
 
 
 def test_apply_is_the_state_bases_and_refuses_an_unknown_class() -> None:
