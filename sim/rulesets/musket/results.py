@@ -118,16 +118,10 @@ def _fatigue(
     base = roll.casualties if options.fatigue_from == "rounded" else roll.x
     if base <= 0:
         return 0.0, 0
-    # combat.fatigue_value (uniform between c and 3c) and combat.random_round written out,
-    # the two draws roll._u's in line
-    draw, draws = roll.rng.draw, roll.draws
-    first = draw()
-    draws.append(first)
-    value = (base + (3.0 * base - base) * first.u) * factor
+    # combat.fatigue_value (uniform between c and 3c) and combat.random_round written out
+    value = (base + (3.0 * base - base) * roll._u()) * factor
     n = _floor(value)
-    rounding = draw()
-    draws.append(rounding)
-    rounded = n + 1 if rounding.u < value - n else n
+    rounded = n + 1 if roll._u() < value - n else n
     return value, max(0, min(rounded, options.fatigue_max - target.fatigue))
 
 
