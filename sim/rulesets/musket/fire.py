@@ -152,9 +152,10 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
         factors["column_fire"] = share  # only the column's leading ranks fire
     v = base * math.prod(factors.values()) if factors else base
     rng = b.streams.named(f"{turn}/fire/{phase}/{unit.id}")  # b.stream's name, in one piece
-    roll = casualty_roll(
-        rng, v, _modifiers(b, unit, target), o.fire_lcv, o.fire_hcv, o.alternative_fire
-    )
+    lcv, hcv, s = o.fire_lcv, o.fire_hcv, o.fire_scale
+    if s != 1:  # fire_scale: both ends of the casualty range scaled, the seed's arithmetic as is
+        lcv, hcv = s * lcv, s * hcv
+    roll = casualty_roll(rng, v, _modifiers(b, unit, target), lcv, hcv, o.alternative_fire)
     # every field in declaration order, each of its exact type (check_line in the tests): what
     # trusted(Fired, ...) would fill in and copy, built once (the defaults written out)
     return assemble(

@@ -424,6 +424,14 @@ class MusketOptions(ChangedDefaults):
         gt=0,
         le=1,
     )
+    fire_scale: float = later_option(
+        1.0,
+        "[ours] Fire's Low and High Combat Values are multiplied by this: L = s x fire_lcv "
+        "x E/1000, H = s x fire_hcv x E/1000 (melee untouched). 1: the fan reading's "
+        "5/25, 15 men lost per 1,000 of effective fire value per turn on average.",
+        gt=0,
+        le=100,
+    )
     melee_winner_tests: bool = later_option(
         False,
         "[ours] false: the side that wins a melee takes no morale check for its losses "
