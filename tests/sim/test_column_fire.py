@@ -21,7 +21,7 @@ from sim.scenario.load import validate_data
 
 def _fire(
     *,
-    share: float | None | Literal["default"],
+    share: float | Literal["default"] | None,
     formation: str = "column",
     kind: str = "infantry",
     strength: int = 900,

@@ -66,7 +66,7 @@ def test_a_version_2_scenario_reads_with_version_2_values() -> None:
     assert {k: getattr(v1, k) for k in RULES_V2} == RULES_V2
     assert {k: getattr(v1, k) for k in RULES_V1} == RULES_V1
     assert v2.charge_test is True and v2.break_off_loss == 0.4
-    assert v3 == MusketOptions(**RULES_V3)  # type: ignore[arg-type]
+    assert v3 == MusketOptions(**RULES_V3)
     assert all(getattr(v3, k) != v for k, v in RULES_V2.items())
     dumped = v2.model_dump(context={"ruleset_version": "2"})
     assert set(RULES_V2) & set(dumped) == {"melee_winner_rule"}
