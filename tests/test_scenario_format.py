@@ -92,7 +92,7 @@ def test_the_table_reads_bounds_types_and_defaults() -> None:
     assert "| `closing_loss_step` | float or `null` | > 0, ≤ 1 | `0.03` |" in rows
     assert '| `gun_loss_rule` | `"proportional"` | only value | `"proportional"` |' in rows
     assert '| `melee_winner_rule` | `"lower_loss_share"`, `"odds"` |  | `"odds"` |' in rows
-    assert "| `spent_out_loss` | float or `null` | 0–1 | `null` |" in rows
+    assert "| `spent_out_loss` | float or `null` | 0–1 | `0.2` |" in rows
     assert len(rows) == 2 + len(MusketOptions.model_fields)
 
 

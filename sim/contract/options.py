@@ -112,4 +112,8 @@ class ChangedDefaults(BaseModel):
                     later = fields[name].exclude_if is not None or name in self.ADDED
                     if later and name in data and getattr(self, name) == value:
                         del data[name]
+                    elif name not in data and getattr(self, name) != value:
+                        # set away from the earlier version's value to today's default,
+                        # which a later_option leaves out: the earlier version wrote it
+                        data[name] = getattr(self, name)
         return data

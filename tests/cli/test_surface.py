@@ -413,16 +413,16 @@ def test_clock_time_without_leading_zero_is_explained(tmp_path: Path) -> None:
 
 
 def test_rulesets_lists_name_version_and_source() -> None:
-    """`rulesets --json`: becmi (rules v1), flattop and musket (v3), built in, their
+    """`rulesets --json`: becmi (rules v1), flattop (v3) and musket (v4), built in, their
     modules."""
     got = json.loads(_invoke("rulesets", "--json").stdout)["rulesets"]
     assert [(r["name"], r["version"], r["source"], r["target"]) for r in got] == [
         ("becmi", "1", "built in", "sim.rulesets.becmi:RULESET"),
         ("flattop", "3", "built in", "sim.rulesets.flattop:RULESET"),
-        ("musket", "3", "built in", "sim.rulesets.musket:RULESET"),
+        ("musket", "4", "built in", "sim.rulesets.musket:RULESET"),
     ]
     text = _invoke("rulesets").stdout.splitlines()
-    assert text[2] == "musket   version 3    built in (sim.rulesets.musket:RULESET)"
+    assert text[2] == "musket   version 4    built in (sim.rulesets.musket:RULESET)"
 
 
 def test_scenarios_lists_every_shipped_file_once() -> None:

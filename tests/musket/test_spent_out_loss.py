@@ -2,8 +2,8 @@
 army's break (docs/rules/musket.md, *Victory* and *Options*).
 
 Every unit here starts 400 strong, so a unit that has lost L men has lost L/400 of it:
-the count-out thresholds below are that share against the option (null: ``rout_loss``,
-0.3 = 120 men).
+the count-out thresholds below are that share against the option (default 0.2 = 80 men
+since musket rules version 4; null: ``rout_loss``, 0.3 = 120 men, as version 3 had it).
 """
 
 from __future__ import annotations
@@ -33,14 +33,25 @@ def _units_out(options: dict[str, Any], strength: int, morale: str = "spent") ->
     return side_shares(b, "a")[0]
 
 
-def test_by_default_the_threshold_is_rout_loss() -> None:
-    """null: a spent unit counts out once it has lost rout_loss (0.3: 120 of 400 men)."""
-    assert MusketOptions().spent_out_loss is None
-    assert spent_out_limit(_battle({})) == 0.3
-    assert _units_out({}, 281) == 0.0  # 119 lost: 0.2975 < 0.3
-    assert _units_out({}, 280) == 0.5  # 120 lost: 0.3
-    assert _units_out({"rout_loss": 0.25}, 301) == 0.0  # 99 lost < 100
-    assert _units_out({"rout_loss": 0.25}, 300) == 0.5  # 100 lost = 0.25
+def test_by_default_the_threshold_is_a_fifth() -> None:
+    """Rules version 4's default, 0.2: a spent unit counts out once it has lost 80 of 400
+    men, whatever rout_loss."""
+    assert MusketOptions().spent_out_loss == 0.2
+    assert spent_out_limit(_battle({})) == 0.2
+    assert _units_out({}, 321) == 0.0  # 79 lost: 0.1975 < 0.2
+    assert _units_out({}, 320) == 0.5  # 80 lost: 0.2
+    assert _units_out({"rout_loss": 0.25}, 320) == 0.5
+
+
+def test_null_makes_the_threshold_rout_loss() -> None:
+    """null (version 3's behaviour): a spent unit counts out once it has lost rout_loss
+    (0.3: 120 of 400 men)."""
+    null: dict[str, Any] = {"spent_out_loss": None}
+    assert spent_out_limit(_battle(null)) == 0.3
+    assert _units_out(null, 281) == 0.0  # 119 lost: 0.2975 < 0.3
+    assert _units_out(null, 280) == 0.5  # 120 lost: 0.3
+    assert _units_out(null | {"rout_loss": 0.25}, 301) == 0.0  # 99 lost < 100
+    assert _units_out(null | {"rout_loss": 0.25}, 300) == 0.5  # 100 lost = 0.25
 
 
 def test_the_option_sets_the_threshold_whatever_rout_loss() -> None:
@@ -65,8 +76,9 @@ def test_zero_counts_every_spent_unit_out_and_only_spent_ones() -> None:
 def test_never_without_spent_counts_out_or_any_threshold() -> None:
     """spent_counts_out false: no spent unit counts out; both shares null: none either."""
     assert _units_out({"spent_out_loss": 0.0, "spent_counts_out": False}, 100) == 0.0
-    assert spent_out_limit(_battle({"rout_loss": None})) is None
-    assert _units_out({"rout_loss": None}, 100) == 0.0
+    both_null = {"rout_loss": None, "spent_out_loss": None}
+    assert spent_out_limit(_battle(both_null)) is None
+    assert _units_out(both_null, 100) == 0.0
 
 
 def test_a_spent_unit_counted_out_breaks_its_army() -> None:
@@ -84,7 +96,8 @@ def test_a_spent_unit_counted_out_breaks_its_army() -> None:
 
 
 def test_the_default_is_left_out_of_a_scenario_and_a_value_is_kept() -> None:
-    """A later option: at its default it is not written (older headers read back byte for
-    byte); a value set is."""
+    """A later option: at its default (0.2) it is not written (older headers read back byte
+    for byte); a value set, null included, is."""
     assert "spent_out_loss" not in MusketOptions().model_dump()
     assert MusketOptions(spent_out_loss=0.1).model_dump()["spent_out_loss"] == 0.1
+    assert MusketOptions(spent_out_loss=None).model_dump()["spent_out_loss"] is None

@@ -65,7 +65,7 @@ def _clean(output: str) -> None:
     [
         ["show", "{a}", "--events"],
         ["show", "{a}", "--events", "--seqs", "--unit", "69ny"],
-        ["show", "{a}", "--turn", "3"],
+        ["show", "{a}", "--turn", "2"],
         ["show", "{a}", "--unit", "69ny"],
         ["why", "{a}", str(SEQ_69)],
         ["diff", "{a}", "{b}"],

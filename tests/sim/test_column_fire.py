@@ -2,14 +2,15 @@
 
 A unit in column that is not artillery fires as strength × share men: its
 combat value is V = per-man value × strength × share (not rounded), the
-factor ``column_fire`` of its ``musket.fired`` event. None (the default)
-leaves every man firing, as before. Values are derived from the rule and
-the weapon table (smoothbore 4 per man at 1 hex, a Napoleon 11 per gun × 50).
+factor ``column_fire`` of its ``musket.fired`` event. The default is 0.5 since
+musket rules version 4; None leaves every man firing, as version 3 did. Values
+are derived from the rule and the weapon table (smoothbore 4 per man at 1 hex, a
+Napoleon 11 per gun × 50).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -20,14 +21,15 @@ from sim.scenario.load import validate_data
 
 def _fire(
     *,
-    share: float | None,
+    share: float | Literal["default"] | None,
     formation: str = "column",
     kind: str = "infantry",
     strength: int = 900,
     weapon: str = "smoothbore",
     morale: str = "good",
 ) -> Fired:
-    """The defensive fire of unit ``f`` (holding, in ``formation``) at a line next to it."""
+    """The defensive fire of unit ``f`` (holding, in ``formation``) at a line next to it;
+    ``share`` "default" leaves the option unset."""
     import simpy
 
     from engine.kernel import TurnKernel
@@ -52,7 +54,7 @@ def _fire(
             {"id": "b", "name": "B", "retreat": "south", "units": [target]},
         ],
     }
-    if share is not None:
+    if share != "default":
         data["options"] = {"column_fire_share": share}
     _, sc = validate_data(data, {}, "t.yaml")
     assert isinstance(sc, MusketScenario)
@@ -89,9 +91,16 @@ def test_the_share_multiplies_with_the_other_factors() -> None:
     assert fired.result.v == 450.0
 
 
-def test_by_default_every_man_of_a_column_fires() -> None:
-    """No option: V = 4 × 900 = 3600, no factor (today's behaviour, the replays unchanged)."""
-    assert MusketOptions().column_fire_share is None
+def test_by_default_a_column_fires_with_half_its_men() -> None:
+    """No option (rules version 4's default, 0.5): V = 4 × 900 × 0.5 = 1800."""
+    assert MusketOptions().column_fire_share == 0.5
+    fired = _fire(share="default")
+    assert fired.factors == {"column_fire": 0.5}
+    assert fired.result.v == 1800.0
+
+
+def test_null_lets_every_man_of_a_column_fire() -> None:
+    """null (version 3's behaviour): V = 4 × 900 = 3600, no factor."""
     fired = _fire(share=None)
     assert fired.factors == {}
     assert fired.result.v == 3600.0
@@ -117,7 +126,8 @@ def test_a_share_outside_0_to_1_is_refused(bad: float) -> None:
 
 
 def test_the_option_at_its_default_is_left_out_of_dumps() -> None:
-    """Declared with later_option: a scenario written at the default has no new key, so
-    every replay's header stays byte-identical."""
+    """Declared with later_option: a scenario written at the default (0.5) has no key for
+    it; any other value, null included, is written."""
     assert "column_fire_share" not in MusketOptions().model_dump()
     assert MusketOptions(column_fire_share=0.25).model_dump()["column_fire_share"] == 0.25
+    assert MusketOptions(column_fire_share=None).model_dump()["column_fire_share"] is None

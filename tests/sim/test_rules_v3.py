@@ -422,10 +422,12 @@ def test_men_behind_works_stand_better() -> None:
 
 
 def test_a_spent_unit_cut_up_counts_out_for_the_break() -> None:
-    """spent_counts_out: a spent unit that has lost rout_loss (0.3) counts as out."""
+    """spent_counts_out: a spent unit that has lost rout_loss (0.3) counts as out, with
+    spent_out_loss null as version 3 had it (version 4's 0.2: tests/musket/)."""
     from sim.rulesets.musket.victory import side_shares
 
     data = _scenario([_inf("a1", [1, 1]), _inf("a2", [2, 1])], [_inf("b1", [8, 8])])
+    data["options"] = {"spent_out_loss": None}
     b = _battle(data)
     unit = b.state.units["a1"]
     unit.morale = "spent"
@@ -433,7 +435,7 @@ def test_a_spent_unit_cut_up_counts_out_for_the_break() -> None:
     assert side_shares(b, "a")[0] == 0.0
     unit.strength = 280
     assert side_shares(b, "a")[0] == 0.5
-    b2 = _battle({**data, "options": {"spent_counts_out": False}})
+    b2 = _battle({**data, "options": {"spent_counts_out": False, "spent_out_loss": None}})
     b2.state.units["a1"].morale = "spent"
     b2.state.units["a1"].strength = 100
     assert side_shares(b2, "a")[0] == 0.0

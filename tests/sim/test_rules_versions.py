@@ -1,5 +1,6 @@
-"""Musket rules versions 2 and 3: an older battle (v1 or v2) is read, shown, explained and
-fought again under the rules it was fought under, and ``verify`` says which those were."""
+"""Musket rules versions 2, 3 and 4: an older battle (v1, v2 or v3) is read, shown,
+explained and fought again under the rules it was fought under, and ``verify`` says which
+those were."""
 
 from __future__ import annotations
 
@@ -9,35 +10,42 @@ from typing import Any
 
 import pytest
 
+from engine.canonical import digest
 from sim import api
 from sim.contract import get_ruleset
 from sim.replay import analysis
 from sim.replay.header import header_scenario, make_header
-from sim.rulesets.musket.options import RULES_V1, RULES_V2, MusketOptions
+from sim.rulesets.musket.options import RULES_V1, RULES_V2, RULES_V3, MusketOptions
 from tests.forge import ROOT, edit_header, forge, invoke
 
 RULES1 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
 """The stone wall golden replay as it was before rules version 2 (kept as it was written)."""
 RULES2 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules2.jsonl"
 """The stone wall golden replay as it was before rules version 3 (kept as it was written)."""
+RULES3 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules3.jsonl"
+"""The stone wall golden replay as it was before rules version 4 (kept as it was written)."""
+GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"
+"""Today's stone wall golden (rules version 4)."""
 
 
 def test_the_kept_golden_is_a_version_1_battle() -> None:
-    """Its header names musket rules v1, the other kept golden's v2; today's musket is v3
-    and still fights both."""
+    """Its header names musket rules v1, the other kept goldens' v2 and v3; today's musket
+    is v4 and still fights all three."""
     header = json.loads(RULES1.read_text().split("\n", 1)[0])
     musket = get_ruleset("musket")
     assert (header["ruleset"], header["ruleset_version"]) == ("musket", "1")
     header2 = json.loads(RULES2.read_text().split("\n", 1)[0])
     assert (header2["ruleset"], header2["ruleset_version"]) == ("musket", "2")
-    assert (musket.version, musket.older_versions) == ("3", ("1", "2"))
+    header3 = json.loads(RULES3.read_text().split("\n", 1)[0])
+    assert (header3["ruleset"], header3["ruleset_version"]) == ("musket", "3")
+    assert (musket.version, musket.older_versions) == ("4", ("1", "2", "3"))
 
 
 def test_a_version_1_scenario_reads_with_version_1_defaults() -> None:
-    """Read for v1, every option v2 changed has its v1 value; read for v2, v3 (or with no
+    """Read for v1, every option v2 changed has its v1 value; read for v2, v4 (or with no
     version), its new default; written for v1 the changed options are left out."""
     old = MusketOptions.model_validate({}, context={"ruleset_version": "1"})
-    new = MusketOptions.model_validate({}, context={"ruleset_version": "3"})
+    new = MusketOptions.model_validate({}, context={"ruleset_version": "4"})
     assert MusketOptions.model_validate({}, context={"ruleset_version": "2"}).charge_test
     assert {k: getattr(old, k) for k in RULES_V1} == RULES_V1
     assert new == MusketOptions()
@@ -58,21 +66,86 @@ def test_a_version_2_scenario_reads_with_version_2_values() -> None:
     assert {k: getattr(v1, k) for k in RULES_V2} == RULES_V2
     assert {k: getattr(v1, k) for k in RULES_V1} == RULES_V1
     assert v2.charge_test is True and v2.break_off_loss == 0.4
-    assert v3 == MusketOptions()
+    assert v3 == MusketOptions(**RULES_V3)
     assert all(getattr(v3, k) != v for k, v in RULES_V2.items())
     dumped = v2.model_dump(context={"ruleset_version": "2"})
     assert set(RULES_V2) & set(dumped) == {"melee_winner_rule"}
     assert dumped["melee_winner_rule"] == "lower_loss_share"
 
 
+def test_a_version_3_scenario_reads_with_version_3_values() -> None:
+    """Version 4 changed two defaults the fitting set chose: spent_out_loss 0.2 and
+    column_fire_share 0.5. Read for v3 (or v2, v1) a scenario that does not set them has
+    v3's null for both, and written for v3 it leaves them out, as v3 wrote it; read for v4
+    (or with no version) it has the new defaults, also left out of its dump."""
+    assert RULES_V3 == {"spent_out_loss": None, "column_fire_share": None}
+    for version in ("1", "2", "3"):
+        old = MusketOptions.model_validate({}, context={"ruleset_version": version})
+        assert (old.spent_out_loss, old.column_fire_share) == (None, None), version
+        assert not set(RULES_V3) & set(old.model_dump(context={"ruleset_version": version}))
+    v4 = MusketOptions.model_validate({}, context={"ruleset_version": "4"})
+    assert v4 == MusketOptions()
+    assert (v4.spent_out_loss, v4.column_fire_share) == (0.2, 0.5)
+    assert not set(RULES_V3) & set(v4.model_dump())
+    # today's scenario asking for v3's behaviour writes the nulls
+    asked = MusketOptions(spent_out_loss=None, column_fire_share=None)
+    assert {k: asked.model_dump()[k] for k in RULES_V3} == RULES_V3
+
+
+def test_the_version_3_header_leaves_the_two_options_out_and_reads_them_as_null() -> None:
+    """The kept v3 golden's header does not name spent_out_loss or column_fire_share (v3
+    left them out at their null default); read under v4 it must still give null, not
+    v4's 0.2 and 0.5 — or the v3 battle would be fought again under v4's rules."""
+    recorded = api.open_replay(RULES3).header
+    header = json.loads(RULES3.read_text().split("\n", 1)[0])
+    assert not set(RULES_V3) & set(header["scenario"]["options"])
+    _ruleset, scenario = header_scenario(recorded, str(RULES3))
+    assert scenario.options.spent_out_loss is None
+    assert scenario.options.column_fire_share is None
+
+
+def test_a_version_3_battle_that_set_the_new_defaults_still_verifies(tmp_path: Path) -> None:
+    """A v3 scenario that set spent_out_loss 0.2 and column_fire_share 0.5 wrote both in
+    its header (they were not v3's defaults); v4's dump leaves today's defaults out, so
+    written for v3 they must be put back, or its header would differ at line 1. Its battle
+    is today's golden's (v4 with these values is v3 with them), under a v3 header."""
+
+    def as_v3(header: dict[str, Any]) -> None:
+        assert header["ruleset_version"] == "4"
+        assert not set(RULES_V3) & set(header["scenario"]["options"])
+        header["ruleset_version"] = "3"
+        header["scenario"]["options"].update(spent_out_loss=0.2, column_fire_share=0.5)
+        header["scenario_digest"] = digest(header["scenario"])
+
+    forged = forge(tmp_path, lambda texts: edit_header(texts, as_v3), source=GOLDEN)
+    recorded = api.open_replay(forged).header
+    ruleset, scenario = header_scenario(recorded, str(forged))
+    assert (scenario.options.spent_out_loss, scenario.options.column_fire_share) == (0.2, 0.5)
+    again = make_header(
+        ruleset, scenario, recorded.seed, recorded.source, recorded.format_version, "3"
+    )
+    assert again.body() == recorded.body()
+    result = invoke("verify", str(forged))
+    assert result.exit_code == 0, result.stdout
+    assert result.stderr == (
+        "battlesim: note: fought under musket rules v3 (this battlesim's are v4); "
+        "fought again under v3\n"
+    )
+
+
 @pytest.mark.parametrize(
     "replay",
-    [RULES1, RULES2, ROOT / "tests" / "data" / "replays" / "coral_sea-s1942-flattop-rules1.jsonl"],
+    [
+        RULES1,
+        RULES2,
+        RULES3,
+        ROOT / "tests" / "data" / "replays" / "coral_sea-s1942-flattop-rules1.jsonl",
+    ],
 )
 def test_the_header_is_written_back_byte_for_byte(replay: Path) -> None:
     """An older header's scenario, read and written again for its version, is the recorded
-    header: musket's v1 and v2 (options added by v2 and v3) and flattop's v1 (options v1
-    already wrote, with v2's new defaults)."""
+    header: musket's v1, v2 and v3 (options added by v2 and v3, defaults changed by v4)
+    and flattop's v1 (options v1 already wrote, with v2's new defaults)."""
     recorded = api.open_replay(replay).header
     ruleset, scenario = header_scenario(recorded, str(replay))
     again = make_header(
@@ -86,18 +159,20 @@ def test_the_header_is_written_back_byte_for_byte(replay: Path) -> None:
     assert again.body() == recorded.body()
 
 
-@pytest.mark.parametrize(("replay", "version", "events"), [(RULES1, "1", 81), (RULES2, "2", 93)])
+@pytest.mark.parametrize(
+    ("replay", "version", "events"), [(RULES1, "1", 81), (RULES2, "2", 93), (RULES3, "3", 71)]
+)
 def test_verify_says_which_rules_it_was_fought_under(
     replay: Path, version: str, events: int
 ) -> None:
-    """verify re-simulates the v1 and v2 battles byte for byte and names their rules."""
+    """verify re-simulates the v1, v2 and v3 battles byte for byte and names their rules."""
     text = invoke("verify", str(replay))
     assert text.exit_code == 0
     assert text.stdout.splitlines() == [
         f"OK: {replay}: {events} events, intact, lawful, re-simulates byte for byte"
     ]
     assert text.stderr.splitlines() == [
-        f"battlesim: note: fought under musket rules v{version} (this battlesim's are v3); "
+        f"battlesim: note: fought under musket rules v{version} (this battlesim's are v4); "
         f"fought again under v{version}"
     ]
     data = json.loads(invoke("verify", str(replay), "--json").stdout)
@@ -105,7 +180,7 @@ def test_verify_says_which_rules_it_was_fought_under(
     assert data["rules"] == {
         "ruleset": "musket",
         "fought_under": version,
-        "current": "3",
+        "current": "4",
         "fought_again": True,
     }
 
@@ -121,22 +196,22 @@ def test_a_version_this_battlesim_does_not_have_is_named_not_trusted(tmp_path: P
     result = invoke("verify", str(forged))
     assert result.exit_code == 1
     (first,) = result.stdout.splitlines()
-    # fought again under v3: its header differs at line 1, unless the audit under v3's
-    # rules stops it first (a v1 rally to good order of an attacker v3 would leave spent)
+    # fought again under v4: its header differs at line 1, unless the audit under v4's
+    # rules stops it first (a v1 rally to good order of an attacker v4 would leave spent)
     assert first.startswith(("MISMATCH at line 1", "INVARIANT broken"))
     assert result.stderr == (
         "battlesim: note: fought under musket rules v7, which this battlesim cannot fight "
-        "again (this battlesim's are v3): a difference comes from the rules, not "
+        "again (this battlesim's are v4): a difference comes from the rules, not "
         "necessarily from tampering\n"
     )
 
 
-@pytest.mark.parametrize(("replay", "claimed"), [(RULES1, "2"), (RULES2, "3")])
+@pytest.mark.parametrize(("replay", "claimed"), [(RULES1, "2"), (RULES2, "3"), (RULES3, "4")])
 def test_an_older_header_cannot_pass_for_a_later_version(
     tmp_path: Path, replay: Path, claimed: str
 ) -> None:
-    """The v1 battle claimed for v2, or the v2 battle for v3, is fought under the claimed
-    version's rules, and differs."""
+    """The v1 battle claimed for v2, the v2 battle for v3, or the v3 battle for v4, is
+    fought under the claimed version's rules, and differs."""
 
     def claim(header: dict[str, Any]) -> None:
         header["ruleset_version"] = claimed
@@ -147,15 +222,15 @@ def test_an_older_header_cannot_pass_for_a_later_version(
     # v1's battle differs under v2 at its first charge; v2's breaks a v3 invariant first
     # (a charge test failed by 4 that leaves the unit in good order: v3 throws it back)
     assert "MISMATCH" in result.stdout or "INVARIANT broken" in result.stdout
-    if claimed == "3":  # today's: no note
+    if claimed == "4":  # today's: no note
         assert "fought under" not in result.stdout + result.stderr
     else:  # an older version this battlesim still fights: fought again under the claim
         assert f"fought again under v{claimed}" in result.stderr
 
 
-@pytest.mark.parametrize(("replay", "turns"), [(RULES1, 8), (RULES2, 4)])
+@pytest.mark.parametrize(("replay", "turns"), [(RULES1, 8), (RULES2, 4), (RULES3, 3)])
 def test_the_old_battle_still_shows_and_explains(replay: Path, turns: int) -> None:
-    """show, why and the narrative read the v1 and v2 battles from their logs alone."""
+    """show, why and the narrative read the v1, v2 and v3 battles from their logs alone."""
     shown = invoke("show", str(replay))
     assert shown.exit_code == 0
     title = f"Stone wall at Marye's Heights — end of battle (turn {turns})"

@@ -26,11 +26,13 @@ __all__ = [
 RULES_VERSION: Final = "1"
 """The version of the tables below (``rules_data``, digested into every header)."""
 
-RULESET_VERSION: Final = "3"
+RULESET_VERSION: Final = "4"
 """The version of the rules: 2 changed the defaults of four options of ours around the
 seed (``options.RULES_V1``), 3 added and changed the options of ``options.RULES_V2``
-(melee odds, closing, rout on heavy loss, getting out, assault exhaustion, facing); a
-version-1 or version-2 replay is still fought again under the rules it names."""
+(melee odds, closing, rout on heavy loss, getting out, assault exhaustion, facing), 4
+changed the defaults of the two of ``options.RULES_V3`` the fitting cases chose
+(spent_out_loss 0.2, column_fire_share 0.5); a version-1, -2 or -3 replay is still
+fought again under the rules it names."""
 
 PHASES: Final = ("movement", "defensive_fire", "offensive_fire", "melee", "rally")
 """The phases of a turn, in order [ours]; rules-notes §1 [src] names defensive fire."""

@@ -13,7 +13,7 @@ from pydantic import ConfigDict, Field
 
 from sim.contract.options import ChangedDefaults, later_option
 
-__all__ = ["RULES_V1", "RULES_V2", "MusketOptions"]
+__all__ = ["RULES_V1", "RULES_V2", "RULES_V3", "MusketOptions"]
 
 RULES_V1: dict[str, object] = {
     "disrupted_attackers_fall_back": False,
@@ -46,11 +46,20 @@ at their version-2 values, which leave version 2's behaviour as it was: a replay
 under version 2 (or 1) is read, fought again and written with these."""
 
 
+RULES_V3: dict[str, object] = {
+    "spent_out_loss": None,
+    "column_fire_share": None,
+}
+"""The options whose defaults musket rules version 4 changed, at their version-3 values
+(the fitting set chose spent_out_loss 0.2 and column_fire_share 0.5): a replay fought
+under version 3 (or 2, 1) is read, fought again and written with these."""
+
+
 class MusketOptions(ChangedDefaults):
     """Options of the musket ruleset, with their defaults."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    CHANGED: ClassVar[dict[str, dict[str, object]]] = {"2": RULES_V1, "3": RULES_V2}
+    CHANGED: ClassVar[dict[str, dict[str, object]]] = {"2": RULES_V1, "3": RULES_V2, "4": RULES_V3}
 
     alternative_fire: bool = Field(
         False,
@@ -365,10 +374,11 @@ class MusketOptions(ChangedDefaults):
         "all been thrown back is over (rules version 3).",
     )
     spent_out_loss: float | None = later_option(
-        None,
+        0.2,
         "[ours] With spent_counts_out: the share of its starting strength a spent unit "
         "must have lost to count as out for its army's break_units (0: every spent unit "
-        "counts out). null: rout_loss's share (rules version 3 as shipped).",
+        "counts out); 0.2 chosen on the fitting cases (rules version 4). null: "
+        "rout_loss's share (version 3).",
         ge=0,
         le=1,
     )
@@ -415,12 +425,13 @@ class MusketOptions(ChangedDefaults):
         le=6,
     )
     column_fire_share: float | None = later_option(
-        None,
+        0.5,
         "[ours] The share of a column's men that fire: an infantry or cavalry unit in "
         "column fires as strength x this many men (V = per-man value x strength x share, "
         "not rounded; the factor column_fire of its fire), as only a column's leading "
-        "ranks could fire. null: every man fires (the seed's family). Artillery and "
-        "units in line are unaffected.",
+        "ranks could fire; 0.5 chosen on the fitting cases (rules version 4). null: "
+        "every man fires, as the seed's family has it (version 3). Artillery and units "
+        "in line are unaffected.",
         gt=0,
         le=1,
     )
