@@ -5,8 +5,7 @@ of one and a side named in the plural read right. A name is plural when its
 last word (before any comma) ends in "s" but not in "ss", "us" or "is"
 ("The goblins", "Orc raiders", "92nd Highlanders"; not "Orc band",
 "Thorgrim", "Bunker Hill", or a place such as "28th Massachusetts"), or is an
-irregular plural ("Rohan's men", "The people"), or a people named by its
-adjective ("French", "British", "Japanese": the French win): a simple rule that a side or
+irregular plural ("Rohan's men", "The people"): a simple rule that a side or
 unit name can always satisfy by its wording.
 """
 
@@ -24,11 +23,6 @@ _IRREGULAR_PLURALS = frozenset(
     | {"horsemen", "spearmen", "pikemen", "freemen"}
     | {"militiamen", "infantrymen", "cavalrymen", "artillerymen", "seamen", "airmen"}
 )
-_PEOPLES = frozenset(
-    {"french", "british", "english", "irish", "scottish", "welsh", "dutch", "spanish"}
-    | {"portuguese", "japanese", "chinese", "swiss", "danish", "polish", "finnish"}
-)
-"""Peoples named by their adjective, plural as a side's name ("The French win")."""
 
 
 def is_plural(name: str) -> bool:
@@ -39,9 +33,7 @@ def is_plural(name: str) -> bool:
     """
     words = name.partition(",")[0].split()
     last = words[-1].lower().strip(".;:!?'\"") if words else ""
-    if last in _IRREGULAR_PLURALS or last in _PEOPLES:
-        return True
-    if last.endswith("smen"):  # horsemen, swordsmen, kinsmen
+    if last in _IRREGULAR_PLURALS or last.endswith("smen"):  # horsemen, swordsmen, kinsmen
         return True
     if last in _SINGULAR_PLACES:
         return False
