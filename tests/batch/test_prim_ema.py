@@ -9,8 +9,12 @@ discover's rule (the densest with at least half the coverage; ties: more
 coverage, then earlier). The boxes must restrict the same factors on the same
 sides, each bound within one step of the factor's values (ema's bounds are
 quantiles between two values, discover's the values the study has), and the
-quasi-p-values must be equal. Skipped without ema_workbench, an optional
-reference (``pip install 'ema_workbench>=2.5,<3'``; the ``dev`` extra has it).
+quasi-p-values must be equal. ema keeps its peeled box only when the box's density
+reaches its ``threshold`` (else it returns the whole space); discover shows its densest
+box at any density, so ema is given the smallest threshold above 0 (its cases of
+interest, y >= threshold, are still the runs where the outcome holds). Skipped
+without ema_workbench, an optional reference (``pip install
+'ema_workbench>=2.5,<3'``; the ``dev`` extra has it).
 
 Factors of words are left out: ema 2.5.3 cannot peel one under pandas 2
 (``TypeError: Invalid value '{'rifle'}' for dtype 'float64'`` when it writes
@@ -51,7 +55,11 @@ def _ema(data: Data) -> tuple[Any, Any, dict[str, Any], list[tuple[int, int]]]:
             x[name] = x[name].astype(float)
     logging.disable(logging.WARNING)
     try:
-        box = prim.Prim(x, y, threshold=0.5, peel_alpha=0.05, paste_alpha=0.05, mass_min=0.05)
+        # threshold: a case of interest is y >= it (True, for any threshold in (0, 1]), and ema
+        # keeps its peeled box only if the box's mean reaches it, else it returns the whole
+        # space ("dump box"); discover shows the densest box whatever its density, so the
+        # comparison takes ema's box at any density: the smallest threshold above 0
+        box = prim.Prim(x, y, threshold=1e-9, peel_alpha=0.05, paste_alpha=0.05, mass_min=0.05)
         found = box.find_box()
     finally:
         logging.disable(logging.NOTSET)

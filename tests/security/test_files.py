@@ -159,7 +159,7 @@ def flush_then_die(self):
     global flushes
     real(self)
     flushes += 1
-    if flushes == 3:  # after the third turn's lines reached the OS
+    if flushes == 1:  # after the first turn's lines reached the OS (the golden has two)
         os.kill(os.getpid(), signal.SIGKILL)
 
 EventLog.flush = flush_then_die
@@ -171,7 +171,7 @@ api.run(sys.argv[1], out=sys.argv[2], force=True)  # over a file that is no repl
 def test_a_killed_run_leaves_a_readable_prefix_that_verify_calls_incomplete(
     tmp_path: Path, name: str
 ) -> None:
-    """SIGKILL after turn 3's flush: the old replay is intact, the prefix is in <out>.partial."""
+    """SIGKILL after turn 1's flush: the old replay is intact, the prefix is in <out>.partial."""
     import signal
     import subprocess
     import sys
@@ -187,11 +187,11 @@ def test_a_killed_run_leaves_a_readable_prefix_that_verify_calls_incomplete(
     assert result.exit_code == 1
     assert result.stdout.startswith("INCOMPLETE at seq ")
     assert "no footer after seq" in result.stdout
-    # The prefix is exactly the golden replay's first lines, up to the end of turn 3.
+    # The prefix is exactly the golden replay's first lines, up to the end of turn 1.
     raw = partial.read_bytes()
     prefix = gunzip_bounded(raw)[0] if name.endswith(".gz") else raw
     assert CURRENT.read_bytes().startswith(prefix)
-    assert prefix.count(b'"type":"engine.turn_ended"') == 3
+    assert prefix.count(b'"type":"engine.turn_ended"') == 1
 
 
 @pytest.mark.parametrize("name", ["r.jsonl", "r.jsonl.gz"])
