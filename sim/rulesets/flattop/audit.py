@@ -74,6 +74,9 @@ def _air(sc: FlattopScenario, state: BattleState, e: AirCombat | AntiAircraft) -
     if isinstance(e, AntiAircraft):
         if sum(e.aa.values()) != e.result.factors:
             return f"AA factors {e.aa} do not add up to {e.result.factors}"
+        problem = _dive_bombers(sc, strike.attacks, e)
+        if problem:
+            return problem
         return _spoiled(sc, strike.attacks, e)
     if e.attack_losses and sum(e.attack_losses) > e.result.hits:
         return "more bombers lost than hits"
@@ -86,6 +89,18 @@ def _air(sc: FlattopScenario, state: BattleState, e: AirCombat | AntiAircraft) -
         return f"{e.cap_lost} CAP lost of {cap} with {e.result.hits} hits"
     if not 0 <= e.escort_lost <= min(strike.escort, e.result.hits):
         return f"{e.escort_lost} escorts lost of {strike.escort}"
+    return None
+
+
+def _dive_bombers(sc: FlattopScenario, attacks: list[int], e: AntiAircraft) -> str | None:
+    """The AA's ``dive_bombers`` modifier is there exactly when ``modifier_aa_dive_bombers``
+    is set and every bomber AF left is a dive bomber's, at that value."""
+    value = sc.options.modifier_aa_dive_bombers
+    specs = next(st for side in sc.sides for st in side.strikes if st.id == e.strike).attacks
+    kinds = {spec.aircraft for spec, af in zip(specs, attacks, strict=True) if af}
+    want = value if value and kinds == {"dive_bomber"} else None
+    if e.result.modifiers.get("dive_bombers") != want:
+        return f"AA modifiers {e.result.modifiers}: dive_bombers should be {want}"
     return None
 
 

@@ -28,6 +28,7 @@ from sim.rulesets.flattop.state import DeckState, ShipState
 __all__ = [
     "aa_split",
     "aboard_losses",
+    "all_dive_bombers",
     "allocate",
     "decide_air_combat",
     "decide_anti_aircraft",
@@ -164,8 +165,9 @@ def decide_anti_aircraft(
     """The task force's total AA factor fires at the bombers on ``table_anti_aircraft``.
 
     Only bombers are hit (rules-notes §2 [src]); of the hits, ``aa_split`` shoot
-    bombers down and the rest spoil attacks.  None when no bombers are left or the
-    task force has no AA factor.  ``aa``: each ship's factor, as the
+    bombers down and the rest spoil attacks; a raid of dive bombers alone meets it at
+    ``modifier_aa_dive_bombers`` [ours] (0 by default: no modifier).  None when no
+    bombers are left or the task force has no AA factor.  ``aa``: each ship's factor, as the
     ships answered the raid (by default :func:`task_force_aa`).
     """
     o, s = b.options, b.state.strikes[strike]
@@ -174,6 +176,8 @@ def decide_anti_aircraft(
     if not sum(s.attacks) or not total:
         return None
     mods = b.weather(s.target) if o.weather_in_anti_aircraft else {}
+    if o.modifier_aa_dive_bombers and all_dive_bombers(b, strike):
+        mods = {"dive_bombers": o.modifier_aa_dive_bombers, **mods}
     stream = b.stream(strike, "anti_aircraft", s.target)
     r = resolve(stream, o.table_anti_aircraft, mods, total, o.below_star)
     kills, spoils = aa_split(r.hits, o.aa_spoiled_per_kill)
@@ -188,6 +192,17 @@ def decide_anti_aircraft(
         attack_losses=lost,
         attack_spoiled=spoiled if any(spoiled) else [],
     )
+
+
+def all_dive_bombers(b: Battle, strike: str) -> bool:
+    """True when every bomber AF the strike has left is a dive bomber's (and it has some).
+
+    Such a raid meets the AA at ``modifier_aa_dive_bombers`` [ours].
+    """
+    left = b.state.strikes[strike].attacks
+    specs = b.strikes[strike].attacks
+    kinds = {spec.aircraft for spec, af in zip(specs, left, strict=True) if af}
+    return kinds == {"dive_bomber"}
 
 
 def aa_split(hits: int, spoiled_per_kill: int) -> tuple[int, int]:

@@ -12,7 +12,7 @@ from typing import ClassVar, Literal, get_args
 
 from pydantic import ConfigDict, Field
 
-from sim.contract.options import ChangedDefaults, int_option
+from sim.contract.options import ChangedDefaults, int_option, later_option
 from sim.rulesets.flattop.data import ShipKind
 
 __all__ = ["DAMAGE_OPTIONS", "RULES_V1", "RULES_V2", "FlattopOptions"]
@@ -141,6 +141,16 @@ class FlattopOptions(ChangedDefaults):
         "floor(hits / (1 + N)) shot down, the rest spoiled.  0 (rules versions 1 and 2): "
         "every hit shoots one down.  In 1942 the guns spoiled far more attacks than they "
         "shot down aircraft.",
+    )
+    modifier_aa_dive_bombers: int = later_option(
+        0,
+        "[ours] Modifier to a task force's AA hit table against a raid whose bombers left "
+        "are all dive bombers: 1942's guns against aircraft in their dive (VB-3 lost none of "
+        "its SBDs over Soryu; the two groups over Shoho lost one).  A raid with any torpedo "
+        "or level bomber left meets the AA unmodified.  0 (no modifier) in rules version 3; "
+        "left out of a replay's header while 0.",
+        ge=-15,
+        le=0,
     )
     loss_allocation: Literal["largest_first"] = Field(
         "largest_first",
