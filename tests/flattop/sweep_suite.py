@@ -58,7 +58,16 @@ def _cases(ids: list[str]) -> dict[str, dict[str, Any]]:
     return cases
 
 
-def fight(cases: dict[str, dict[str, Any]], point: dict[str, Any]) -> list[dict[str, Any]]:
+def history_command(suite: Path, max_runs: int | None = None) -> list[str]:
+    """``battlesim history`` over ``suite``; ``max_runs`` caps the doubling of an inconclusive
+    case's runs (``--max-runs``; None: history's own cap, 1,600)."""
+    cap = [] if max_runs is None else ["--max-runs", str(max_runs)]
+    return [str(BATTLESIM), "history", "--suite", str(suite), "--json", "-q", "--jobs", "1", *cap]
+
+
+def fight(
+    cases: dict[str, dict[str, Any]], point: dict[str, Any], max_runs: int | None = None
+) -> list[dict[str, Any]]:
     """The measures of every case at one point of the grid, as ``history --json`` gives them."""
     with tempfile.TemporaryDirectory() as tmp:
         suite = Path(tmp)
@@ -68,7 +77,7 @@ def fight(cases: dict[str, dict[str, Any]], point: dict[str, Any]) -> list[dict[
             copy["set"] = {**data.get("set", {}), **{f"options.{k}": v for k, v in point.items()}}
             (suite / f"{case_id}.yaml").write_text(yaml.safe_dump(copy, sort_keys=False))
         out = subprocess.run(
-            [str(BATTLESIM), "history", "--suite", str(suite), "--json", "-q", "--jobs", "1"],
+            history_command(suite, max_runs),
             capture_output=True,
             text=True,
             check=False,
@@ -99,12 +108,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--case", action="append", required=True, help="a fitting case id")
     parser.add_argument("--grid", action="append", default=[], help="NAME=V1,V2,...")
+    parser.add_argument(
+        "--max-runs",
+        type=int,
+        default=None,
+        help="cap on an inconclusive case's doubled runs (default: history's, 1,600); "
+        "a case's own runs (200) stop the doubling",
+    )
     args = parser.parse_args()
     cases = _cases(args.case)
     points = _grid(args.grid)
     header = False
     for point in points:
-        measures = fight(cases, point)
+        measures = fight(cases, point, args.max_runs)
         if not header:
             names = [*point, *(f"{m['case']}.{m['id']}" for m in measures), "pass"]
             print("| " + " | ".join(names) + " |")

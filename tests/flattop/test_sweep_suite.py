@@ -37,3 +37,11 @@ def test_held_out_cases_are_refused_and_fitting_ones_read() -> None:
         sweep_suite._cases(["coral_sea_shoho", "midway_hiryu_strikes"])
     cases = sweep_suite._cases(["coral_sea_shoho", "eastern_solomons_ryujo"])
     assert [c["id"] for c in cases.values()] == ["coral_sea_shoho", "eastern_solomons_ryujo"]
+
+
+def test_max_runs_is_passed_to_history_and_left_out_by_default() -> None:
+    """``--max-runs 200`` caps history's doubling at a case's own 200 runs; without it,
+    history's default cap applies."""
+    base = sweep_suite.history_command(sweep_suite.SUITE)
+    assert base[1:] == ["history", "--suite", str(sweep_suite.SUITE), "--json", "-q", "--jobs", "1"]
+    assert sweep_suite.history_command(sweep_suite.SUITE, 200) == [*base, "--max-runs", "200"]
