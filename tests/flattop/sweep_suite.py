@@ -2,11 +2,12 @@
 
 Each point of the grid is fought as ``battlesim history --suite DIR`` over copies of the
 chosen cases with ``set: {options.NAME: VALUE, ...}`` added (each case's own ``set:``
-kept), so every point fights each case's own seeds (common random numbers).  Prints one
-row per point: each measure's estimate with its 95 % interval and its verdict on the
-interval (pass: wholly inside the accepted range; FAIL: wholly outside; ?: neither), then
-how many measures pass.  docs/rules/flattop.md, *The AA table and the CAP against the suite*,
-shows the table and the command:
+kept; an option left out of canonical data at its default, a ``later_option``, is written
+into a copy of the case's scenario instead), so every point fights each case's own seeds
+(common random numbers).  Prints one row per point: each measure's estimate with its
+95 % interval and its verdict on the interval (pass: wholly inside the accepted range;
+FAIL: wholly outside; ?: neither), then how many measures pass.  docs/rules/flattop.md,
+*The AA table and the CAP against the suite*, shows the table and the command:
 
     .venv/bin/python tests/flattop/sweep_suite.py --case coral_sea_shoho \\
         --case coral_sea_tf17 --grid table_anti_aircraft=1,2,3 \\
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from sim.rulesets.flattop.options import FlattopOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "sim" / "history" / "suite"
@@ -58,6 +61,20 @@ def _cases(ids: list[str]) -> dict[str, dict[str, Any]]:
     return cases
 
 
+def _later(name: str) -> bool:
+    """An option left out of a scenario's canonical data at its default (``later_option``),
+    which a case's ``set:`` path cannot reach: it is written into the scenario instead."""
+    return FlattopOptions.model_fields[name].exclude_if is not None
+
+
+def _with_options(scenario: Path, options: dict[str, Any]) -> None:
+    """Replace the linked ``scenario`` with a copy that sets ``options``."""
+    data = yaml.safe_load(scenario.read_text())
+    data["options"] = {**(data.get("options") or {}), **options}
+    scenario.unlink()
+    scenario.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+
+
 def history_command(suite: Path, max_runs: int | None = None) -> list[str]:
     """``battlesim history`` over ``suite``; ``max_runs`` caps the doubling of an inconclusive
     case's runs (``--max-runs``; None: history's own cap, 1,600)."""
@@ -69,13 +86,19 @@ def fight(
     cases: dict[str, dict[str, Any]], point: dict[str, Any], max_runs: int | None = None
 ) -> list[dict[str, Any]]:
     """The measures of every case at one point of the grid, as ``history --json`` gives them."""
+    later = {k: v for k, v in point.items() if _later(k)}
+    plain = {k: v for k, v in point.items() if k not in later}
     with tempfile.TemporaryDirectory() as tmp:
         suite = Path(tmp)
-        (suite / "scenarios").symlink_to(SUITE / "scenarios")
+        (suite / "scenarios").mkdir()
+        for shipped in (SUITE / "scenarios").iterdir():
+            (suite / "scenarios" / shipped.name).symlink_to(shipped.resolve())
         for case_id, data in cases.items():
             copy = dict(data)
-            copy["set"] = {**data.get("set", {}), **{f"options.{k}": v for k, v in point.items()}}
+            copy["set"] = {**data.get("set", {}), **{f"options.{k}": v for k, v in plain.items()}}
             (suite / f"{case_id}.yaml").write_text(yaml.safe_dump(copy, sort_keys=False))
+            if later:
+                _with_options(suite / data["scenario"], later)
         out = subprocess.run(
             history_command(suite, max_runs),
             capture_output=True,

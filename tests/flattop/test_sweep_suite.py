@@ -3,7 +3,10 @@ refusal of held-out cases (defaults are chosen on the fitting set alone, issue 3
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from tests.flattop import sweep_suite
 
@@ -45,3 +48,22 @@ def test_max_runs_is_passed_to_history_and_left_out_by_default() -> None:
     base = sweep_suite.history_command(sweep_suite.SUITE)
     assert base[1:] == ["history", "--suite", str(sweep_suite.SUITE), "--json", "-q", "--jobs", "1"]
     assert sweep_suite.history_command(sweep_suite.SUITE, 200) == [*base, "--max-runs", "200"]
+
+
+def test_a_later_option_is_written_into_a_copy_of_the_scenario(tmp_path: Path) -> None:
+    """``modifier_aa_dive_bombers`` (a later_option, absent from canonical data at its
+    default) cannot be a ``set:`` path, so it goes into a copy of the scenario, the link
+    to the shipped file replaced and the file itself untouched; a plain option does not."""
+    assert sweep_suite._later("modifier_aa_dive_bombers")
+    assert not sweep_suite._later("table_anti_aircraft")
+    shipped = tmp_path / "shipped.yaml"
+    shipped.write_text("name: x\noptions: {table_anti_aircraft: 3}\n")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(shipped)
+    sweep_suite._with_options(link, {"modifier_aa_dive_bombers": -2})
+    assert not link.is_symlink()
+    assert yaml.safe_load(link.read_text()) == {
+        "name": "x",
+        "options": {"table_anti_aircraft": 3, "modifier_aa_dive_bombers": -2},
+    }
+    assert shipped.read_text() == "name: x\noptions: {table_anti_aircraft: 3}\n"
