@@ -54,7 +54,17 @@ CASE_BANDS: dict[str, CaseBand] = {
     # the cases written on 2026-12-03 (the attacker: the side with the charge orders; prepared:
     # the defender fought from works or a position it had held and improved beforehand)
     "cold_harbor": CaseBand("acw_prepared", "usa", "csa"),  # entrenched lines (CDB90: PD)
-    "fort_wagner": CaseBand("acw_prepared", "usa", "csa"),  # an earthwork fort
+    "fort_wagner": CaseBand(
+        "acw_prepared",
+        "usa",
+        "csa",  # an earthwork fort
+        reason=(
+            "the record's own ratio is above p90: 1,515 Union lost (246 killed, 880 wounded,"
+            " 389 missing) against 174 Confederate (36 killed, 133 wounded, 5 missing), both"
+            ' from one return (Wikipedia, "Second Battle of Fort Wagner", its note 2; the same'
+            ' totals at basd.net, "Battery Wagner"), 8.7, or 6.7 killed and wounded only.'
+        ),
+    ),
     "upton_spotsylvania": CaseBand("acw_prepared", "usa", "csa"),  # the Mule Shoe's works
     "sunken_road": CaseBand("acw_prepared", "usa", "csa"),  # the lane, fence rails piled since dawn
     "little_round_top": CaseBand("acw_not_prepared", "csa", "usa"),  # a hill held that hour
@@ -70,7 +80,9 @@ CASE_BANDS: dict[str, CaseBand] = {
 """Each musket case's band, by case id. A new musket case adds its line here: the band
 (``acw_prepared`` when the defender held works or a prepared position, else
 ``acw_not_prepared``; ``napoleonic`` for 1800–1815, whose prepared-defence band has too few
-battles to use), the attacking and defending sides' ids, and for a campaign the battle."""
+battles to use), the attacking and defending sides' ids, and for a campaign the battle. A
+``reason`` is written only as docs/history.md's *When a ratio above p90 gets a reason* says: the
+record's own ratio for the episode above p90, and the simulated one within 1.5 times it."""
 
 
 @dataclass(frozen=True)

@@ -297,6 +297,7 @@ def _band_json(r: CaseResult) -> dict[str, Any] | None:
         "placement": where,
         "above_p90": where == "above p90",
         "reason": found.reason,
+        "flagged": where == "above p90" and found.reason is None,
     }
 
 

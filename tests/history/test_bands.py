@@ -7,7 +7,9 @@ import math
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -177,3 +179,46 @@ def test_every_shipped_musket_case_has_a_band_with_its_own_sides() -> None:
         assert found.attacker != found.defender
         if found.battle is not None:
             assert found.battle in [b["id"] for b in case.target.data["battles"]], case.id
+
+
+def _fort_wagner(out: Path) -> tuple[str, dict[str, Any]]:
+    """The shipped fort_wagner case at its seed and 200 runs: its band row and loss_band."""
+    result = invoke("history", "--case", "fort_wagner", "--max-runs", "200", "-q", "-o", out)
+    assert result.exit_code in (0, 1), result.output
+    text = (out / "history.txt").read_text(encoding="utf-8")
+    (row,) = [line for line in text.splitlines() if line.startswith("  fort_wagner ")]
+    (case,) = json.loads((out / "history.json").read_text(encoding="utf-8"))["cases"]
+    return row, case["loss_band"]
+
+
+def test_a_case_with_a_sourced_reason_is_not_flagged_and_shows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fort_wagner's line in CASE_BANDS has a reason: the record's own ratio, 8.7 (6.7 killed
+    and wounded), is above the prepared band's p90 of 4.91. Its simulated ratio is above p90
+    too, so its row ends with `reason: ` and the reason's exact text, not the flag, and
+    --json gives that reason with `flagged` false. The same results with the reason taken
+    away are flagged, in the text and in `flagged`."""
+    reason = CASE_BANDS["fort_wagner"].reason
+    assert reason is not None
+    row, band = _fort_wagner(tmp_path / "with")
+    p90 = band_of("acw_prepared").quantiles["p90"]
+    assert band["placement"] == "above p90" and band["value"] > p90 == 4.91
+    assert (band["above_p90"], band["flagged"], band["reason"]) == (True, False, reason)
+    assert row.endswith(f"  above p90  reason: {reason}"), row
+    assert "needs a sourced reason" not in row
+
+    monkeypatch.setitem(CASE_BANDS, "fort_wagner", replace(CASE_BANDS["fort_wagner"], reason=None))
+    row, band = _fort_wagner(tmp_path / "without")
+    assert (band["above_p90"], band["flagged"], band["reason"]) == (True, True, None)
+    assert row.endswith("  above p90  ABOVE p90: needs a sourced reason"), row
+
+
+def test_every_reason_is_one_sourced_sentence() -> None:
+    """A reason is one sentence (one full stop, at its end) that gives the record's figures
+    (digits) and names its source (a quoted title, or an author and work in brackets)."""
+    reasons = {cid: b.reason for cid, b in CASE_BANDS.items() if b.reason is not None}
+    assert reasons, "no case has a reason"
+    for cid, text in reasons.items():
+        assert text.endswith(".") and ". " not in text, cid
+        assert re.search(r"\d", text) and "(" in text and '"' in text, cid

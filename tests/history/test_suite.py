@@ -8,12 +8,14 @@ deterministic: the same seeds give the same table on every machine.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sim.history import SUITE, load_suite
+from sim.history.bands import CASE_BANDS, RATIO_ID
 from tests.batch.helpers import invoke
 from tests.readme_examples import console_examples, fenced_blocks
 
@@ -67,6 +69,39 @@ def test_every_measure_that_does_not_pass_is_a_known_gap(
     missing = [f"{c}.{m}" for c, m, _s, v in every if v != "pass" and f"`{c}.{m}`" not in gaps]
     assert missing == [], "measures that do not pass and are not in Known gaps"
     assert code == (0 if {v for *_k, v in every} == {"pass"} else 1)
+
+
+RECORD_RATIOS = {"fort_wagner": (6.7, 8.7)}
+"""For each case with a sourced reason, the record's own attacker ÷ defender ratios for its
+episode, as its reason gives them (docs/history.md, *When a ratio above p90 gets a reason*)."""
+
+
+def test_a_ratio_above_p90_has_a_reason_by_the_rule_or_is_a_known_gap(
+    printed: tuple[int, list[str], dict[str, Any]],
+) -> None:
+    """docs/history.md's rule, on the command's own figures: a case with a reason has every
+    record figure in its reason's text and above its band's p90, and a simulated ratio at most
+    1.5 times the largest, and is not flagged; a case above p90 without one is flagged and
+    named in *Known gaps* as `case.cdb90_loss_ratio` — and no case that is not flagged is."""
+    _code, _lines, data = printed
+    gaps = _known_gaps()
+    assert {cid for cid, b in CASE_BANDS.items() if b.reason is not None} == set(RECORD_RATIOS)
+    flagged = set()
+    for case in data["cases"]:
+        band = case["loss_band"]
+        if band is None:
+            continue
+        figures = RECORD_RATIOS.get(case["id"])
+        if figures is not None:
+            assert all(f > band["quantiles"]["p90"] and str(f) in band["reason"] for f in figures)
+            assert band["value"] <= 1.5 * max(figures), case["id"]
+            assert band["flagged"] is False, case["id"]
+        else:
+            assert band["flagged"] is band["above_p90"], case["id"]
+        if band["flagged"]:
+            flagged.add(case["id"])
+    named = set(re.findall(rf"`(\w+)\.{RATIO_ID}`", gaps))
+    assert named == flagged, "Known gaps names exactly the flagged cases"
 
 
 def test_the_doc_shows_what_the_command_prints(
