@@ -81,6 +81,8 @@ def _morale(sc: MusketScenario, state: BattleState, e: MoraleTested) -> str | No
     expected = e.before if e.passed else failed
     if e.after != expected:
         return f"illegal morale transition {e.before} -> {e.after} in {e.phase}"
+    if e.prisoners and not (e.after == "routed" != e.before and e.prisoners <= unit.strength):
+        return f"{e.unit} gave up {e.prisoners} prisoners without routing, or more than it had"
     return None
 
 

@@ -24,5 +24,7 @@ def engagements(sc: MusketScenario, event: Event) -> list[Engagement]:
         result = f"{won}; losses {a} and {d}"
         if event.pursuit_losses:
             result += f", {event.pursuit_losses} more in the pursuit"
+        if event.prisoners:
+            result += f", {event.prisoners} taken prisoner"
         return [Engagement(kind="melee", actor=event.unit, target=event.target, result=result)]
     return []

@@ -172,6 +172,10 @@ class Meleed(Event):
     """Men (guns, for a battery) the loser lost besides its ``*_losses``: infantry or
     artillery beaten by cavalry, cut down in flight or taken (option
     ``cavalry_pursuit_share``); left out of the line at 0, as every line before it was."""
+    prisoners: int = Field(0, exclude_if=lambda value: value == 0)
+    """Men (guns, for a battery) the loser lost as prisoners when this melee routed it
+    next to an enemy in good order or spent (option ``rout_prisoners_share``), taken from
+    what it has left after its losses and ``pursuit_losses``; left out of the line at 0."""
 
 
 class MoraleTested(Event):
@@ -191,6 +195,10 @@ class MoraleTested(Event):
     passed: bool
     before: MoraleState
     after: MoraleState
+    prisoners: int = Field(0, exclude_if=lambda value: value == 0)
+    """Men (guns, for a battery) the unit lost as prisoners when this check routed it next
+    to an enemy in good order or spent (option ``rout_prisoners_share``); left out of the
+    line at 0, as every line before it was."""
 
 
 class Rallied(Event):

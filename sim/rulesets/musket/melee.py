@@ -19,6 +19,7 @@ from sim.rulesets.musket.context import Battle, Hex
 from sim.rulesets.musket.data import QUALITY_FIRE_MODIFIER
 from sim.rulesets.musket.events import Meleed, MeleeOdds
 from sim.rulesets.musket.hexmap import distance, neighbours
+from sim.rulesets.musket.morale import rout_prisoners
 from sim.rulesets.musket.results import casualty_roll, finish
 from sim.rulesets.musket.state import UnitState
 
@@ -240,7 +241,7 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
     attacker_losses = finish(hit_att, unit, o, lose if loser is unit else base)
     other = winner.hex
     assert other is not None
-    pursuit = 0
+    pursuit = prisoners = 0
     if loser.kind == "artillery" and o.guns_captured:
         loser_state, retreat = "eliminated", None
     else:
@@ -255,6 +256,13 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
         pursuit = pursuit_loss(b, winner, loser, left)
         if left > 0 and pursuit == left:  # the pursuit took every man left
             loser_state, retreat = "eliminated", None
+        elif loser_state == "routed" and loser.morale != "routed":  # it routs: prisoners?
+            won = defender_losses if winner is defender else attacker_losses
+            spent = won.guns_lost if winner.kind == "artillery" else won.casualties
+            gone = winner.id if spent >= winner.strength else None
+            prisoners = rout_prisoners(b, loser, left - pursuit, gone)
+            if prisoners and prisoners == left - pursuit:  # all it had left
+                loser_state, retreat = "eliminated", None
     advance = None
     if attacker_wins and o.winner_advances and (retreat is not None or loser_state == "eliminated"):
         advance = defender.hex
@@ -273,4 +281,5 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
         odds=odds,
         flank=arc if o.enfilade else None,
         pursuit_losses=pursuit,
+        prisoners=prisoners,
     )

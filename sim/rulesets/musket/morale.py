@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 from engine.events import trusted
 from sim.contract.emit import stamp
@@ -24,6 +24,7 @@ __all__ = [
     "heavy_losses",
     "out_of_fire",
     "rally_to",
+    "rout_prisoners",
 ]
 
 _STEP_UP = {"routed": "disrupted", "disrupted": "good", "spent": "good"}
@@ -46,6 +47,27 @@ def heavy_losses(b: Battle, unit: UnitState) -> bool:
     """True when the unit has lost ``rout_loss`` of its starting strength (option)."""
     limit = b.options.rout_loss
     return limit is not None and b.loss_share(unit) >= limit
+
+
+def rout_prisoners(b: Battle, unit: UnitState, left: int, gone: str | None = None) -> int:
+    """Men (guns, for a battery) a unit that routs with ``left`` of its strength loses as
+    prisoners [ours, option ``rout_prisoners_share``]: floor(share × left) when an enemy
+    unit in good order or spent stands next to it, else 0 (and 0 at the default share 0).
+    ``gone``: an enemy that does not count, as the event that routs the unit also
+    eliminates it (a melee's winner with no men left). Exact at whole numbers: 0.1 × 30
+    is 3."""
+    share = b.options.rout_prisoners_share
+    if not share or left <= 0 or unit.hex is None:
+        return 0
+    units, occupant = b.state.units, b.state.occupant
+    for h in neighbours(unit.hex):
+        uid = occupant.get(h)
+        if uid is None or uid == gone:
+            continue
+        enemy = units[uid]
+        if enemy.side != unit.side and enemy.morale in ("good", "spent"):
+            return min(left, math.floor(share * left + 1e-9))
+    return 0
 
 
 def rally_to(o: MusketOptions, morale: str, attacking: bool) -> str:
@@ -90,7 +112,9 @@ def decide_morale(
             ``enfilade``): ``enfilade_morale`` is added.
 
     With option ``rout_loss``, a unit that fails having lost that share of its
-    strength routs whatever the phase.
+    strength routs whatever the phase. With option ``rout_prisoners_share``, a unit the
+    check routs next to an enemy in good order or spent loses that share of what it has
+    left as the check's ``prisoners`` (:func:`rout_prisoners`).
     """
     mods = b.morale_modifiers(unit)
     if flanked:
@@ -100,26 +124,29 @@ def decide_morale(
     roll, draw = b.stream("morale", phase, unit.id, source).roll(6)
     passed = roll <= value
     after = unit.morale if passed else failure_state(unit.morale, phase, heavy_losses(b, unit))
-    return trusted(  # every value of its field's exact type (check_line in the tests)
-        MoraleTested,
-        {
-            "turn": b.turn,  # stamp(b, cause)'s fields written out: the hot path saves its call
-            "time": b.now,
-            "cause": cause,
-            "phase": phase,
-            "unit": unit.id,
-            "reason": reason,
-            "quality": unit.quality,
-            "base": base,
-            "modifiers": mods,
-            "morale_value": value,
-            "roll": roll,
-            "draws": [draw],
-            "passed": passed,
-            "before": unit.morale,
-            "after": after,
-        },
-    )
+    fields: dict[str, Any] = {
+        "turn": b.turn,  # stamp(b, cause)'s fields written out: the hot path saves its call
+        "time": b.now,
+        "cause": cause,
+        "phase": phase,
+        "unit": unit.id,
+        "reason": reason,
+        "quality": unit.quality,
+        "base": base,
+        "modifiers": mods,
+        "morale_value": value,
+        "roll": roll,
+        "draws": [draw],
+        "passed": passed,
+        "before": unit.morale,
+        "after": after,
+    }
+    if after == "routed" and unit.morale != "routed":  # it routs: prisoners, if any
+        taken = rout_prisoners(b, unit, unit.strength)
+        if taken:
+            fields["prisoners"] = taken
+    # every value of its field's exact type (check_line in the tests)
+    return trusted(MoraleTested, fields)
 
 
 def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleTested:

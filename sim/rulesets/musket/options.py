@@ -443,6 +443,16 @@ class MusketOptions(ChangedDefaults):
         gt=0,
         le=100,
     )
+    rout_prisoners_share: float = later_option(
+        0.0,
+        "[ours] A unit that routs (a failed check in any phase, or a melee lost that routs "
+        "it) while an enemy unit in good order (or spent) stands next to it loses this "
+        "share of the strength it has left, rounded down (men, or guns): taken prisoner "
+        "or missing. Recorded as the routing event's prisoners. 0: none (rules version 4 "
+        "as shipped).",
+        ge=0,
+        le=1,
+    )
     melee_winner_tests: bool = later_option(
         False,
         "[ours] false: the side that wins a melee takes no morale check for its losses "

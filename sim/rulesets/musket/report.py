@@ -131,6 +131,13 @@ def _melee(state: BattleState, e: Meleed) -> str:
             else count(e.pursuit_losses, "man", "men")
         )
         fate = f"{fate}; the cavalry's pursuit cuts down or takes {lost} more"
+    if e.prisoners:
+        taken = (
+            count(e.prisoners, "gun")
+            if state.units[loser_id].kind == "artillery"
+            else count(e.prisoners, "man", "men")
+        )
+        fate = f"{fate}; {taken} taken prisoner"
     flank = f" in the {e.flank}" if e.flank not in (None, "front") else ""
     odds = (
         f" (odds {e.odds.ratio:.2f}, attacker's chance {e.odds.p_attacker:.2f})"
@@ -172,6 +179,10 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
             verdict: str = "passes" if e.passed else e.after
             if e.reason == "charge" and not e.passed:
                 verdict = "will not close" if e.after == e.before else f"is thrown back, {e.after}"
+            if e.prisoners:
+                guns = state.units[e.unit].kind == "artillery"
+                taken = count(e.prisoners, "gun") if guns else count(e.prisoners, "man", "men")
+                verdict = f"{verdict}, {taken} taken prisoner"
             return (
                 f"{at}{agree(_name(state, e.unit), 'checks')} morale ({e.reason}, "
                 f"quality {e.quality} = {e.base}, {_mods(e.modifiers)}; rolled {e.roll}, "

@@ -164,7 +164,8 @@ class BattleState(EndingState):
 
     def _pursued(self, unit: UnitState, loss: int) -> None:
         """Men (guns, for a battery) a melee's loser lost to cavalry's pursuit
-        (``cavalry_pursuit_share``); strength 0 eliminates."""
+        (``cavalry_pursuit_share``), or a unit that routs lost as prisoners
+        (``rout_prisoners_share``); strength 0 eliminates."""
         lost = min(loss, unit.strength)
         if unit.kind == "artillery":
             unit.guns_lost += lost
@@ -203,6 +204,8 @@ class BattleState(EndingState):
         winner = attacker if loser is defender else defender
         if event.pursuit_losses and loser.active:
             self._pursued(loser, event.pursuit_losses)
+        if event.prisoners and loser.active:
+            self._pursued(loser, event.prisoners)
         if loser.active:
             if event.loser_state != loser.morale:
                 loser.morale_cause = event.seq
@@ -223,6 +226,8 @@ class BattleState(EndingState):
         if event.after != unit.morale:
             unit.morale_cause = event.seq
         unit.morale = event.after
+        if isinstance(event, MoraleTested) and event.prisoners and unit.active:
+            self._pursued(unit, event.prisoners)  # taken as it routs (rout_prisoners_share)
 
     @applies(Rested)
     def rested(self, event: Rested) -> None:
