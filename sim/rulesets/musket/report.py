@@ -86,6 +86,11 @@ def render_state(sc: MusketScenario, state: BattleState) -> str:
     return "\n".join(rows)
 
 
+def _men_or_guns(n: int, artillery: bool) -> str:
+    """``n`` counted in guns for a battery, in men otherwise: "1 gun", "30 men"."""
+    return count(n, "gun") if artillery else count(n, "man", "men")
+
+
 def _name(state: BattleState, uid: str) -> str:
     return state.units[uid].name
 
@@ -124,20 +129,12 @@ def _melee(state: BattleState, e: Meleed) -> str:
         if e.winner_advances_to is not None
         else ""
     )
+    artillery = state.units[loser_id].kind == "artillery"
     if e.pursuit_losses:
-        lost = (
-            count(e.pursuit_losses, "gun")
-            if state.units[loser_id].kind == "artillery"
-            else count(e.pursuit_losses, "man", "men")
-        )
+        lost = _men_or_guns(e.pursuit_losses, artillery)
         fate = f"{fate}; the cavalry's pursuit cuts down or takes {lost} more"
     if e.prisoners:
-        taken = (
-            count(e.prisoners, "gun")
-            if state.units[loser_id].kind == "artillery"
-            else count(e.prisoners, "man", "men")
-        )
-        fate = f"{fate}; {taken} taken prisoner"
+        fate = f"{fate}; {_men_or_guns(e.prisoners, artillery)} taken prisoner"
     flank = f" in the {e.flank}" if e.flank not in (None, "front") else ""
     odds = (
         f" (odds {e.odds.ratio:.2f}, attacker's chance {e.odds.p_attacker:.2f})"
@@ -181,8 +178,7 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
                 verdict = "will not close" if e.after == e.before else f"is thrown back, {e.after}"
             if e.prisoners:
                 guns = state.units[e.unit].kind == "artillery"
-                taken = count(e.prisoners, "gun") if guns else count(e.prisoners, "man", "men")
-                verdict = f"{verdict}, {taken} taken prisoner"
+                verdict = f"{verdict}, {_men_or_guns(e.prisoners, guns)} taken prisoner"
             return (
                 f"{at}{agree(_name(state, e.unit), 'checks')} morale ({e.reason}, "
                 f"quality {e.quality} = {e.base}, {_mods(e.modifiers)}; rolled {e.roll}, "
