@@ -28,6 +28,15 @@ the ``battlesim`` of the source tree at PATH (its ``engine`` and ``sim``
 first on ``PYTHONPATH``, the working folder kept off ``sys.path`` by
 ``python -P``) in the same repetitions, for a before/after table from one
 run; ``--after PATH`` measures another tree than this one as "after".
+
+``--instructions`` counts instructions instead of CPU time (``valgrind
+--tool=callgrind``, whole processes, ``PYTHONHASHSEED=0``): the engine's
+``battlesim run`` of 20 turns minus that of 1 turn, and the peer and the
+bare loop each as a child that does its work twice minus one that does it
+once (the first call is the warm-up, as in the timed mode).  The counts do
+not move with the machine's load; ``--reps`` passes (default 2) show they
+repeat.  Instructions are not time: the peer's SimPy loop and the engine's
+pydantic serializer do not run at the same instructions per cycle.
 """
 
 from __future__ import annotations
@@ -38,6 +47,8 @@ import json
 import math
 import os
 import random
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -269,6 +280,223 @@ def measure(
     return found
 
 
+VALGRIND = "/usr/bin/valgrind"
+
+_WORK = """
+import gc, json, sys
+sys.path.insert(0, sys.argv[1])
+from bench_peer import peer
+from bench_scale import bare_loop
+
+kind, path, k = sys.argv[2], sys.argv[3], int(sys.argv[4])
+with open(path, encoding="utf-8") as fh:
+    data = json.load(fh)
+marginal = [tuple(r) for r in data["marginal"]]
+n, lcv, hcv = data["n_units"], data["lcv"], data["hcv"]
+bare_inputs = [(v, m, target) for _, _, v, m, target in marginal]
+for i in range(2):  # two collections whatever k is, so they cancel in the difference
+    gc.collect()
+    if i < k:
+        if kind == "peer":
+            peer(marginal, n, lcv, hcv)
+        else:
+            bare_loop(bare_inputs, n, lcv, hcv)
+"""
+"""A child for ``--instructions``: the peer or the bare loop ``k`` (1 or 2) times over the
+resolutions in a JSON file, after a ``gc.collect()`` each of two rounds; the count of k=2
+minus that of k=1 is one warm call."""
+
+
+def callgrind_total(text: str) -> int:
+    """The instructions a callgrind output file counts: its ``totals:`` line (or
+    ``summary:``, which older files write instead)."""
+    found: dict[str, int] = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key in ("totals", "summary") and value.strip():
+            found[key] = int(value.split()[0])
+    if not found:
+        raise ValueError("no totals: or summary: line in the callgrind output")
+    return found.get("totals", found.get("summary", 0))
+
+
+def count(command: list[str], env: dict[str, str], out: Path) -> int:
+    """Instructions of ``command``'s whole process under callgrind (children not traced)."""
+    env = dict(env)
+    env["PYTHONHASHSEED"] = "0"  # string hashes, and so set and dict orders, fixed
+    done = subprocess.run(
+        [VALGRIND, "--tool=callgrind", f"--callgrind-out-file={out}", *command],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        env=env,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"under callgrind, {' '.join(command[:4])} failed:\n{done.stderr}")
+    total = callgrind_total(out.read_text(encoding="utf-8", errors="replace"))
+    out.unlink()
+    return total
+
+
+def per_resolution(long: int, short: int, resolutions: int) -> float:
+    """Instructions per resolution of a difference of two counts."""
+    if resolutions <= 0:
+        raise ValueError("the longer run must do more resolutions")
+    return (long - short) / resolutions
+
+
+def agreement(values: list[int]) -> float:
+    """The passes' largest relative difference: (max - min) / min."""
+    return (max(values) - min(values)) / min(values) if min(values) else 0.0
+
+
+def measure_instructions(
+    trees: list[tuple[str, str | None]], passes: int, per_side: int, turns: int
+) -> dict[str, Any]:
+    """Every count once per pass: each tree's long and short ``battlesim run``, and the
+    peer's and the bare loop's child at k=1 and k=2."""
+    found: dict[str, Any] = {name: {"long": [], "short": []} for name, _ in trees}
+    for kind in ("peer", "bare"):
+        found[kind] = {"1": [], "2": []}
+    with tempfile.TemporaryDirectory(prefix="battlesim-bench-") as tmp:
+        long_s, short_s = Path(tmp) / "long.yaml", Path(tmp) / "short.yaml"
+        write_scenario(long_s, per_side, turns)
+        write_scenario(short_s, per_side, 1)
+        counts: dict[str, int] = {}
+        for name, tree in trees:  # the replays, natively, once (and every .pyc written)
+            for key, scen in (("long", long_s), ("short", short_s)):
+                out = Path(tmp) / f"{name}-{key}.jsonl"
+                command, env = _command(tree, scen, out)
+                done = run_child(command, env)
+                if done.returncode != 0:
+                    raise SystemExit(f"battlesim run failed ({name}):\n{done.stderr}")
+                counts[f"{name}-{key}"] = sum(1 for _ in read_resolutions(out, per_side))
+        first = trees[0][0]
+        if len({counts[f"{n}-long"] for n, _ in trees}) != 1:
+            raise SystemExit(f"the trees fought different battles: {counts}")
+        every = read_resolutions(Path(tmp) / f"{first}-long.jsonl", per_side)
+        marginal = [r for r in every if r[0] > 1]
+        from lines import lines_scenario
+
+        o = lines_scenario(per_side, 1).options
+        inputs = Path(tmp) / "resolutions.json"
+        inputs.write_text(
+            json.dumps(
+                {
+                    "marginal": marginal,
+                    "n_units": 2 * per_side,
+                    "lcv": o.fire_lcv,
+                    "hcv": o.fire_hcv,
+                }
+            ),
+            encoding="utf-8",
+        )
+        work_env = dict(os.environ)
+        work_env["PYTHONPATH"] = str(ROOT) + os.pathsep + work_env.get("PYTHONPATH", "")
+        grind = Path(tmp) / "callgrind.out"
+        for p in range(passes):
+            for name, tree in trees:
+                for key, scen in (("long", long_s), ("short", short_s)):
+                    print(f"pass {p + 1}/{passes}: {name} {key} run", file=sys.stderr)
+                    command, env = _command(tree, scen, Path(tmp) / f"{name}-{key}.jsonl")
+                    found[name][key].append(count(command, env, grind))
+            for kind in ("peer", "bare"):
+                for k in ("1", "2"):
+                    print(f"pass {p + 1}/{passes}: {kind} x{k}", file=sys.stderr)
+                    command = [sys.executable, "-P", "-c", _WORK, str(HERE), kind, str(inputs), k]
+                    found[kind][k].append(count(command, work_env, grind))
+    found["resolutions"] = {
+        "long": counts[f"{first}-long"],
+        "short": counts[f"{first}-short"],
+        "marginal": len(marginal),
+    }
+    return found
+
+
+def render_instructions(res: dict[str, Any]) -> str:
+    m = res["machine"]
+    found = res["found"]
+    r = found["resolutions"]
+    per = r["long"] - r["short"]
+    out = [
+        f"battlesim peer benchmark, instructions (callgrind), {res['date']}",
+        f"machine: {m['platform']}, Python {m['python']}, commit {m['commit']}; "
+        f"load average {m['loadavg'][0]:.2f} at start, {res['loadavg_end'][0]:.2f} at end "
+        "(instruction counts do not depend on it)",
+        "",
+        f"Reference battle, {res['per_side']} a side: `battlesim run` of {res['turns']} turns "
+        f"({r['long']:,} resolutions) minus 1 turn ({r['short']:,}); the peer and the bare loop "
+        f"do the {r['marginal']:,} resolutions of turns 2-{res['turns']}, a child doing it "
+        "twice minus one doing it once.",
+        f"Whole processes under valgrind --tool=callgrind, PYTHONHASHSEED=0; {res['reps']} "
+        "passes, each figure the first pass's, the passes' largest difference beside it.",
+        "",
+    ]
+
+    def pr(a: str, b: str, key: str, n: int) -> list[float]:
+        return [per_resolution(x, y, n) for x, y in zip(found[key][a], found[key][b], strict=True)]
+
+    peer = pr("2", "1", "peer", r["marginal"])
+    bare = pr("2", "1", "bare", r["marginal"])
+    rows = []
+    engines: dict[str, list[float]] = {}
+    for name in res["trees"]:
+        eng = pr("long", "short", name, per)
+        engines[name] = eng
+        rows.append(
+            [
+                f"engine ({name})",
+                f"{eng[0] / 1e3:,.1f} k",
+                f"{peer[0] / eng[0]:.4f}",
+                f"{bare[0] / eng[0]:.4f}",
+                f"{100 * agreement([round(e) for e in eng]):.3f} %",
+                f"{found[name]['long'][0] / 1e6:,.1f} M",
+                f"{found[name]['short'][0] / 1e6:,.1f} M",
+                f"{100 * max(agreement(found[name][k]) for k in ('long', 'short')):.3f} %",
+            ]
+        )
+    if len(res["trees"]) == 2:
+        b, a = (engines[n][0] for n in res["trees"])
+        rows.append(["after / before", f"{a / b:.4f}", "", "", "", "", "", ""])
+    for label, kind, per_res in (("plain-SimPy peer", "peer", peer), ("bare loop", "bare", bare)):
+        rows.append(
+            [
+                label,
+                f"{per_res[0] / 1e3:,.2f} k",
+                "1" if kind == "peer" else "",
+                "1" if kind == "bare" else "",
+                f"{100 * agreement([round(x) for x in per_res]):.3f} %",
+                f"{found[kind]['2'][0] / 1e6:,.1f} M",
+                f"{found[kind]['1'][0] / 1e6:,.1f} M",
+                f"{100 * max(agreement(found[kind][k]) for k in ('1', '2')):.3f} %",
+            ]
+        )
+    out.append(
+        table(
+            rows,
+            [
+                "what",
+                "instr/res",
+                "peer / engine",
+                "bare / engine",
+                "passes differ",
+                "long (x2) count",
+                "short (x1) count",
+                "counts differ",
+            ],
+        )
+    )
+    out += [
+        "",
+        "   peer / engine = the peer's instructions per resolution over the engine's marginal",
+        "   instructions per resolution (the timed x peer's orientation; issue 32's target for",
+        "   the timed figure: >= 0.12); bare / engine likewise. Instructions are not time: the",
+        "   instructions per cycle of SimPy's loop and of pydantic's Rust serializer differ.",
+    ]
+    return "\n".join(out)
+
+
 def render(res: dict[str, Any]) -> str:
     m = res["machine"]
     found = res["found"]
@@ -345,7 +573,11 @@ def render(res: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=5, help="interleaved repetitions (default 5)")
+    parser.add_argument(
+        "--reps",
+        type=int,
+        help="interleaved repetitions (default 5); with --instructions, passes (default 2)",
+    )
     parser.add_argument("--before", metavar="PATH", help="a second source tree to compare")
     parser.add_argument("--after", metavar="PATH", help="the tree measured as 'after' (this one)")
     parser.add_argument("--per-side", type=int, default=PER_SIDE, help="regiments a side (200)")
@@ -358,14 +590,30 @@ def main() -> None:
         help="fight each tree's battles K times in one warm child a repetition (api.run, "
         "fastest of K after a warm-up) instead of one `battlesim run` each",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count instructions under valgrind --tool=callgrind instead of timing (load-free)",
+    )
     parser.add_argument("--json", type=Path, help="where to write the results")
     args = parser.parse_args()
+    if args.reps is None:
+        args.reps = 2 if args.instructions else 5
+    if args.reps < 1:
+        parser.error("--reps must be at least 1")
+    if args.instructions and args.warm:
+        parser.error("--warm is for the timed mode; --instructions counts whole processes")
+    if args.instructions and not (shutil.which(VALGRIND) or shutil.which("valgrind")):
+        parser.error(f"--instructions needs valgrind ({VALGRIND} not found)")
     sys.path.insert(0, str(HERE))
     after = str(Path(args.after).resolve()) if args.after else str(ROOT)
     trees: list[tuple[str, str | None]] = [("after", after)]
     if args.before:
         trees = [("before", str(Path(args.before).resolve())), ("after", after)]
     start = machine()
+    if args.instructions:
+        main_instructions(args, trees, start)
+        return
     found = measure(trees, args.reps, args.per_side, args.turns, args.warm)
     end_load = os.getloadavg()
     cpu, wall = found.pop("_cpu"), found.pop("_wall")
@@ -387,6 +635,31 @@ def main() -> None:
     path = args.json or HERE / "results-peer.json"
     path.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
     print(f"\nwrote {path}", file=sys.stderr)
+
+
+def main_instructions(
+    args: argparse.Namespace, trees: list[tuple[str, str | None]], start: dict[str, Any]
+) -> None:
+    """``--instructions``: count, print, write ``results-peer-instructions.json``."""
+    w0 = time.perf_counter()
+    found = measure_instructions(trees, args.reps, args.per_side, args.turns)
+    res: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": start,
+        "loadavg_end": list(os.getloadavg()),
+        "per_side": args.per_side,
+        "turns": args.turns,
+        "reps": args.reps,
+        "trees": [name for name, _ in trees],
+        "found": found,
+        "wall_s": time.perf_counter() - w0,
+    }
+    text = render_instructions(res)
+    res["table"] = text
+    print(text)
+    path = args.json or HERE / "results-peer-instructions.json"
+    path.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+    print(f"\nwrote {path} ({res['wall_s']:.0f} s)", file=sys.stderr)
 
 
 if __name__ == "__main__":
