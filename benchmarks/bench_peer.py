@@ -30,7 +30,9 @@ first on ``PYTHONPATH``, the working folder kept off ``sys.path`` by
 run; ``--after PATH`` measures another tree than this one as "after".
 
 ``--instructions`` counts instructions instead of CPU time (``valgrind
---tool=callgrind``, whole processes, ``PYTHONHASHSEED=0``): the engine's
+--tool=callgrind``, whole processes, ``PYTHONHASHSEED=0``, every ``.pyc``
+compiled natively beforehand into one temporary ``PYTHONPYCACHEPREFIX``, so
+each tree imports alike whatever its own ``__pycache__`` holds): the engine's
 ``battlesim run`` of 20 turns minus that of 1 turn, and the peer and the
 bare loop each as a child that does its work twice minus one that does it
 once (the first call is the warm-up, as in the timed mode).  The counts do
@@ -320,6 +322,16 @@ def callgrind_total(text: str) -> int:
     return found.get("totals", found.get("summary", 0))
 
 
+def same_bytecode(env: dict[str, str], cache: Path) -> dict[str, str]:
+    """``env`` with every ``.pyc`` read from and written to ``cache``: each tree's modules
+    compiled once, in a native run before any count, whatever its own ``__pycache__`` holds
+    or ``PYTHONDONTWRITEBYTECODE`` says, and nothing written into the trees."""
+    env = dict(env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
+
+
 def count(command: list[str], env: dict[str, str], out: Path) -> int:
     """Instructions of ``command``'s whole process under callgrind (children not traced)."""
     env = dict(env)
@@ -364,11 +376,12 @@ def measure_instructions(
         write_scenario(long_s, per_side, turns)
         write_scenario(short_s, per_side, 1)
         counts: dict[str, int] = {}
+        pycache = Path(tmp) / "pycache"
         for name, tree in trees:  # the replays, natively, once (and every .pyc written)
             for key, scen in (("long", long_s), ("short", short_s)):
                 out = Path(tmp) / f"{name}-{key}.jsonl"
                 command, env = _command(tree, scen, out)
-                done = run_child(command, env)
+                done = run_child(command, same_bytecode(env, pycache))
                 if done.returncode != 0:
                     raise SystemExit(f"battlesim run failed ({name}):\n{done.stderr}")
                 counts[f"{name}-{key}"] = sum(1 for _ in read_resolutions(out, per_side))
@@ -392,20 +405,27 @@ def measure_instructions(
             ),
             encoding="utf-8",
         )
-        work_env = dict(os.environ)
+        work_env = same_bytecode(dict(os.environ), pycache)
         work_env["PYTHONPATH"] = str(ROOT) + os.pathsep + work_env.get("PYTHONPATH", "")
+
+        def work(kind: str, k: str) -> list[str]:
+            return [sys.executable, "-P", "-c", _WORK, str(HERE), kind, str(inputs), k]
+
+        for kind in ("peer", "bare"):  # natively once: the children's .pyc written
+            done = run_child(work(kind, "1"), work_env)
+            if done.returncode != 0:
+                raise SystemExit(f"the {kind} child failed:\n{done.stderr}")
         grind = Path(tmp) / "callgrind.out"
         for p in range(passes):
             for name, tree in trees:
                 for key, scen in (("long", long_s), ("short", short_s)):
                     print(f"pass {p + 1}/{passes}: {name} {key} run", file=sys.stderr)
                     command, env = _command(tree, scen, Path(tmp) / f"{name}-{key}.jsonl")
-                    found[name][key].append(count(command, env, grind))
+                    found[name][key].append(count(command, same_bytecode(env, pycache), grind))
             for kind in ("peer", "bare"):
                 for k in ("1", "2"):
                     print(f"pass {p + 1}/{passes}: {kind} x{k}", file=sys.stderr)
-                    command = [sys.executable, "-P", "-c", _WORK, str(HERE), kind, str(inputs), k]
-                    found[kind][k].append(count(command, work_env, grind))
+                    found[kind][k].append(count(work(kind, k), work_env, grind))
     found["resolutions"] = {
         "long": counts[f"{first}-long"],
         "short": counts[f"{first}-short"],
