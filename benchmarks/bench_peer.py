@@ -214,6 +214,36 @@ def _battles(
     return {part: Timed(done.cpu, done.wall).cpu}, done.cpu, done.wall
 
 
+def _fight_once(
+    trees: list[tuple[str, str | None]],
+    tmp: Path,
+    per_side: int,
+    child_env: Callable[[dict[str, str]], dict[str, str]] = lambda env: env,
+) -> tuple[dict[str, int], list[Resolution]]:
+    """Each tree's long and short battle (``tmp``'s long.yaml and short.yaml) fought once:
+    the first tree's resolutions (long, short, marginal: how many), and those after turn 1.
+    Trees that fought different battles are refused."""
+    counts: dict[str, int] = {}
+    for name, tree in trees:
+        for key in ("long", "short"):
+            out = tmp / f"{name}-{key}.jsonl"
+            command, env = _command(tree, tmp / f"{key}.yaml", out)
+            done = run_child(command, child_env(env))
+            if done.returncode != 0:
+                raise SystemExit(f"battlesim run failed ({name}):\n{done.stderr}")
+            counts[f"{name}-{key}"] = sum(1 for _ in read_resolutions(out, per_side))
+    if len({counts[f"{n}-long"] for n, _ in trees}) != 1:
+        raise SystemExit(f"the trees fought different battles: {counts}")
+    first = trees[0][0]
+    marginal = [r for r in read_resolutions(tmp / f"{first}-long.jsonl", per_side) if r[0] > 1]
+    sizes = {
+        "long": counts[f"{first}-long"],
+        "short": counts[f"{first}-short"],
+        "marginal": len(marginal),
+    }
+    return sizes, marginal
+
+
 def measure(
     trees: list[tuple[str, str | None]], reps: int, per_side: int, turns: int, warm: int = 0
 ) -> dict[str, Any]:
@@ -229,20 +259,7 @@ def measure(
         long_s, short_s = Path(tmp) / "long.yaml", Path(tmp) / "short.yaml"
         write_scenario(long_s, per_side, turns)
         write_scenario(short_s, per_side, 1)
-        counts: dict[str, int] = {}
-        for name, tree in trees:  # the replays, once: what the resolutions are
-            for key, scen in (("long", long_s), ("short", short_s)):
-                out = Path(tmp) / f"{name}-{key}.jsonl"
-                command, env = _command(tree, scen, out)
-                done = run_child(command, env)
-                if done.returncode != 0:
-                    raise SystemExit(f"battlesim run failed ({name}):\n{done.stderr}")
-                counts[f"{name}-{key}"] = sum(1 for _ in read_resolutions(out, per_side))
-        first = trees[0][0]
-        if len({counts[f"{n}-long"] for n, _ in trees}) != 1:
-            raise SystemExit(f"the trees fought different battles: {counts}")
-        every = read_resolutions(Path(tmp) / f"{first}-long.jsonl", per_side)
-        marginal = [r for r in every if r[0] > 1]
+        sizes, marginal = _fight_once(trees, Path(tmp), per_side)
         from lines import lines_scenario
 
         o = lines_scenario(per_side, 1).options
@@ -273,11 +290,7 @@ def measure(
                 for key, seconds in got.items():
                     found[name][key].append(seconds)
                 cpu, wall = cpu + c, wall + w
-    found["resolutions"] = {
-        "long": counts[f"{first}-long"],
-        "short": counts[f"{first}-short"],
-        "marginal": len(marginal),
-    }
+    found["resolutions"] = sizes
     found["_cpu"], found["_wall"] = cpu, wall
     return found
 
@@ -375,21 +388,10 @@ def measure_instructions(
         long_s, short_s = Path(tmp) / "long.yaml", Path(tmp) / "short.yaml"
         write_scenario(long_s, per_side, turns)
         write_scenario(short_s, per_side, 1)
-        counts: dict[str, int] = {}
         pycache = Path(tmp) / "pycache"
-        for name, tree in trees:  # the replays, natively, once (and every .pyc written)
-            for key, scen in (("long", long_s), ("short", short_s)):
-                out = Path(tmp) / f"{name}-{key}.jsonl"
-                command, env = _command(tree, scen, out)
-                done = run_child(command, same_bytecode(env, pycache))
-                if done.returncode != 0:
-                    raise SystemExit(f"battlesim run failed ({name}):\n{done.stderr}")
-                counts[f"{name}-{key}"] = sum(1 for _ in read_resolutions(out, per_side))
-        first = trees[0][0]
-        if len({counts[f"{n}-long"] for n, _ in trees}) != 1:
-            raise SystemExit(f"the trees fought different battles: {counts}")
-        every = read_resolutions(Path(tmp) / f"{first}-long.jsonl", per_side)
-        marginal = [r for r in every if r[0] > 1]
+        sizes, marginal = _fight_once(
+            trees, Path(tmp), per_side, lambda env: same_bytecode(env, pycache)
+        )  # natively, and every .pyc written
         from lines import lines_scenario
 
         o = lines_scenario(per_side, 1).options
@@ -426,11 +428,7 @@ def measure_instructions(
                 for k in ("1", "2"):
                     print(f"pass {p + 1}/{passes}: {kind} x{k}", file=sys.stderr)
                     found[kind][k].append(count(work(kind, k), work_env, grind))
-    found["resolutions"] = {
-        "long": counts[f"{first}-long"],
-        "short": counts[f"{first}-short"],
-        "marginal": len(marginal),
-    }
+    found["resolutions"] = sizes
     return found
 
 
