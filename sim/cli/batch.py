@@ -21,6 +21,7 @@ from sim.cli.common import (
     Command,
     Execution,
     Whole,
+    default_option,
     echo_json,
     executor_options,
     fail,
@@ -279,12 +280,11 @@ def _paired(name: str | None) -> Paired:
     help="Sweep a field by its dotted path (list items by index or id): "
     "sides.csa.units.cobb.strength=300,420 or, with --design lhs, options.fire_hcv=15..35.",
 )
-@click.option(
+@default_option(
     "--design",
-    type=click.Choice(["grid", "lhs", "morris", "sobol"]),
+    kind=click.Choice(["grid", "lhs", "morris", "sobol"]),
     default="grid",
-    show_default=True,
-    help="grid: every combination of the sweeps; lhs: a Latin hypercube of --points points; "
+    help_text="grid: every combination of the sweeps; lhs: a Latin hypercube of --points points; "
     "morris: --points trajectories (elementary effects); sobol: --points base samples "
     "(a power of two) for Sobol' indices.",
 )
@@ -295,25 +295,23 @@ def _paired(name: str | None) -> Paired:
     help="Points (lhs), trajectories (morris) or base samples (sobol).",
 )
 @click.option("--crn", is_flag=True, help="Common random numbers: one seed per replication.")
-@click.option(
+@default_option(
     "--baseline",
-    type=Whole(0),
+    kind=Whole(0),
     default=0,
-    show_default=True,
     metavar="K",
-    help="Compare every design point with point K (paired with --crn).",
+    help_text="Compare every design point with point K (paired with --crn).",
 )
 @_until_ci_option(
     "Target half-width W of each side's Wilson 95 % interval: a pilot sizes each "
     "point's run, a fresh confirmatory sample is summarised (unbiased)."
 )
 @_interval_option
-@click.option(
+@default_option(
     "--chunk-size",
-    type=Whole(1, 100_000),
+    kind=Whole(1, 100_000),
     default=DEFAULT_CHUNK,
-    show_default=True,
-    help="Replications sent to a worker at once (--until-ci decides between chunks).",
+    help_text="Replications sent to a worker at once (--until-ci decides between chunks).",
 )
 @click.option(
     "--keep-replays",

@@ -16,6 +16,7 @@ from sim.cli.common import (
     STUDY_OUT,
     Command,
     Execution,
+    default_option,
     echo_json,
     executor_options,
     fail,
@@ -38,13 +39,12 @@ __all__ = ["calibrate"]
 @click.command(cls=Command)
 @file_argument("calibration_file", "CALIBRATION.yaml")
 @out_option(STUDY_OUT, folder=True)
-@click.option(
+@default_option(
     "--refight",
-    type=click.IntRange(0, 20),
+    kind=click.IntRange(0, 20),
     default=3,
-    show_default=True,
     metavar="N",
-    help="Fight the best N points again on fresh seeds, beside their in-sample figures.",
+    help_text="Fight the best N points again on fresh seeds, beside their in-sample figures.",
 )
 @click.option(
     "--leave-one-out",

@@ -10,6 +10,7 @@ import click
 
 from sim.cli.common import (
     Command,
+    default_option,
     echo_json,
     fail,
     force_option,
@@ -70,13 +71,12 @@ def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | Non
     default=None,
     help="A folder of case files (default: the suite shipped with battlesim).",
 )
-@click.option(
+@default_option(
     "--jobs",
     "-j",
-    type=click.IntRange(1, 64),
+    kind=click.IntRange(1, 64),
     default=1,
-    show_default=True,
-    help="Worker processes (the results are the same for any number).",
+    help_text="Worker processes (the results are the same for any number).",
 )
 @click.option(
     "--split",
@@ -85,12 +85,11 @@ def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | Non
     default=None,
     help="Fight only the fitting or only the held-out cases (default: both).",
 )
-@click.option(
+@default_option(
     "--max-runs",
-    type=click.IntRange(1, 100_000),
+    kind=click.IntRange(1, 100_000),
     default=1600,
-    show_default=True,
-    help="While a measure is inconclusive, double its case's runs up to this many.",
+    help_text="While a measure is inconclusive, double its case's runs up to this many.",
 )
 @click.option(
     "--allow-inconclusive",

@@ -12,6 +12,7 @@ from sim.cli.common import (
     PAGE_FORCE,
     Command,
     Whole,
+    default_option,
     echo_json,
     fail,
     file_argument,
@@ -46,12 +47,11 @@ __all__ = ["diff", "fork_command", "report", "why"]
     is_flag=True,
     help="Print every changed field, unit, turn and random stream, not a bounded summary.",
 )
-@click.option(
+@default_option(
     "--context",
-    type=Whole(0),
+    kind=Whole(0),
     default=3,
-    show_default=True,
-    help="Events of context around the first divergence.",
+    help_text="Events of context around the first divergence.",
 )
 def diff(
     a: str,

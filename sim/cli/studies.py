@@ -11,7 +11,15 @@ from pathlib import Path
 
 import click
 
-from sim.cli.common import Command, echo_json, fail, force_option, json_option, out_option
+from sim.cli.common import (
+    Command,
+    default_option,
+    echo_json,
+    fail,
+    force_option,
+    json_option,
+    out_option,
+)
 
 __all__ = ["discover"]
 
@@ -29,33 +37,29 @@ __all__ = ["discover"]
     help="The outcome, a condition on a run: \"winner == 'usa'\", 'turns > 10', "
     "'usa_men_lost >= 500 and not draw' (see docs/batch.md).",
 )
-@click.option(
+@default_option(
     "--boxes",
-    type=click.IntRange(1, 20),
+    kind=click.IntRange(1, 20),
     default=3,
-    show_default=True,
-    help="Boxes to find at most (each covers what the ones before left).",
+    help_text="Boxes to find at most (each covers what the ones before left).",
 )
-@click.option(
+@default_option(
     "--min-coverage",
-    type=click.FloatRange(0, 1),
+    kind=click.FloatRange(0, 1),
     default=0.5,
-    show_default=True,
-    help="The box reported is the densest whose coverage is at least this.",
+    help_text="The box reported is the densest whose coverage is at least this.",
 )
-@click.option(
+@default_option(
     "--alpha",
-    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    kind=click.FloatRange(0, 0.5, min_open=True, max_open=True),
     default=0.05,
-    show_default=True,
-    help="Share of a box's runs each peel removes.",
+    help_text="Share of a box's runs each peel removes.",
 )
-@click.option(
+@default_option(
     "--min-mass",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    kind=click.FloatRange(0, 1, min_open=True, max_open=True),
     default=0.05,
-    show_default=True,
-    help="Peeling stops before a box holds less than this share of the runs.",
+    help_text="Peeling stops before a box holds less than this share of the runs.",
 )
 @out_option("The plot (default: STUDY_DIR/plots/discover.png).")
 @click.option("--no-plot", is_flag=True, help="Draw no plot.")
