@@ -11,15 +11,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli.common import (
-    Command,
-    default_option,
-    echo_json,
-    fail,
-    force_option,
-    json_option,
-    out_option,
-)
+from sim.cli import common
 
 __all__ = ["discover"]
 
@@ -27,7 +19,7 @@ __all__ = ["discover"]
 # ruff: noqa: PLC0415
 
 
-@click.command(cls=Command)
+@click.command(cls=common.Command)
 @click.argument("study_dir", metavar="STUDY_DIR", type=click.Path(file_okay=False))
 @click.option(
     "--measure",
@@ -37,34 +29,34 @@ __all__ = ["discover"]
     help="The outcome, a condition on a run: \"winner == 'usa'\", 'turns > 10', "
     "'usa_men_lost >= 500 and not draw' (see docs/batch.md).",
 )
-@default_option(
+@common.default_option(
     "--boxes",
     kind=click.IntRange(1, 20),
     default=3,
     help_text="Boxes to find at most (each covers what the ones before left).",
 )
-@default_option(
+@common.default_option(
     "--min-coverage",
     kind=click.FloatRange(0, 1),
     default=0.5,
     help_text="The box reported is the densest whose coverage is at least this.",
 )
-@default_option(
+@common.default_option(
     "--alpha",
     kind=click.FloatRange(0, 0.5, min_open=True, max_open=True),
     default=0.05,
     help_text="Share of a box's runs each peel removes.",
 )
-@default_option(
+@common.default_option(
     "--min-mass",
     kind=click.FloatRange(0, 1, min_open=True, max_open=True),
     default=0.05,
     help_text="Peeling stops before a box holds less than this share of the runs.",
 )
-@out_option("The plot (default: STUDY_DIR/plots/discover.png).")
+@common.out_option("The plot (default: STUDY_DIR/plots/discover.png).")
 @click.option("--no-plot", is_flag=True, help="Draw no plot.")
-@force_option()
-@json_option("Print the boxes as one JSON object.")
+@common.force_option()
+@common.json_option("Print the boxes as one JSON object.")
 def discover(
     study_dir: str,
     measure: str,
@@ -97,11 +89,11 @@ def discover(
     try:
         result = find(study_dir, measure, boxes, min_coverage, alpha, min_mass)
     except (ConditionError, DiscoverError, StoreError) as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     drawn = not no_plot and bool(result["boxes"])  # never an empty chart
     result["plot"] = str(_plot(result, study_dir, out, force)) if drawn else None
     if as_json:
-        echo_json(result)
+        common.echo_json(result)
         return
     for line in discover_lines(result):
         click.echo(line)
@@ -119,7 +111,7 @@ def _plot(result: dict[str, object], study_dir: str, out: str | None, force: boo
     if out is None:
         folder = Path(study_dir) / "plots"
         if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-            fail(
+            common.fail(
                 f"{folder}: not a folder of the study (a link or a file): name the plot with --out"
             )
         folder.mkdir(exist_ok=True)
@@ -130,7 +122,7 @@ def _plot(result: dict[str, object], study_dir: str, out: str | None, force: boo
     try:
         checked = check_output(path, force=force)
     except OutputError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     try:
         drawn = discover_plot(result, checked)
         if out is None:
@@ -139,4 +131,4 @@ def _plot(result: dict[str, object], study_dir: str, out: str | None, force: boo
             list_file(Path(study_dir), "plots/discover.png")
         return drawn
     except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror or exc}")
+        common.fail(f"cannot write {path}: {exc.strerror or exc}")
