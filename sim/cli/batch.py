@@ -16,18 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import click
 
-from sim.cli.common import (
-    STUDY_OUT,
-    Command,
-    Execution,
-    Whole,
-    echo_json,
-    executor_options,
-    fail,
-    file_argument,
-    out_option,
-    seed_option,
-)
+from sim.cli import common
 
 if TYPE_CHECKING:
     from sim.batch.execution.progress import ProgressBar
@@ -103,7 +92,7 @@ def _folder(out: Path) -> Path:
     try:
         return check_output(out, folder=True)
     except OutputError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
 
 
 def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
@@ -129,7 +118,7 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
         if isinstance(bar, ProgressBar):
             bar.close()
     if as_json:
-        echo_json(result.summary)
+        common.echo_json(result.summary)
     else:
         for line in format_summary(result.summary):
             click.echo(line)
@@ -202,7 +191,7 @@ def _overrides_text(overrides: dict[str, dict[str, Any]]) -> str:
     )
 
 
-_executor_options = executor_options(
+_executor_options = common.executor_options(
     "Complete the study in --out after it was stopped.", "Print the summary as JSON."
 )
 
@@ -230,7 +219,7 @@ def _until_ci_option(help_text: str) -> Callable[[Any], Any]:
 
 
 def _options(
-    execution: Execution,
+    execution: common.Execution,
     plots: bool,
     baseline: int = 0,
     interval: str = "wilson",
@@ -261,17 +250,17 @@ def _paired(name: str | None) -> Paired:
     return next((p for p in PAIRED if p == name), PAIRED_DEFAULT)
 
 
-@click.command(cls=Command)
-@file_argument("target", "SCENARIO")
+@click.command(cls=common.Command)
+@common.file_argument("target", "SCENARIO")
 @click.option(
     "--runs",
     "-n",
-    type=Whole(1, 10_000_000),
+    type=common.Whole(1, 10_000_000),
     required=True,
     help="Replications per design point (the most, with --until-ci).",
 )
-@seed_option("Study seed (default: the scenario's or campaign's own 'seed').")
-@out_option("Output folder (default: <scenario stem>-study here).", folder=True)
+@common.seed_option("Study seed (default: the scenario's or campaign's own 'seed').")
+@common.out_option("Output folder (default: <scenario stem>-study here).", folder=True)
 @click.option(
     "--sweep",
     multiple=True,
@@ -279,45 +268,42 @@ def _paired(name: str | None) -> Paired:
     help="Sweep a field by its dotted path (list items by index or id): "
     "sides.csa.units.cobb.strength=300,420 or, with --design lhs, options.fire_hcv=15..35.",
 )
-@click.option(
+@common.default_option(
     "--design",
-    type=click.Choice(["grid", "lhs", "morris", "sobol"]),
+    kind=click.Choice(["grid", "lhs", "morris", "sobol"]),
     default="grid",
-    show_default=True,
-    help="grid: every combination of the sweeps; lhs: a Latin hypercube of --points points; "
+    help_text="grid: every combination of the sweeps; lhs: a Latin hypercube of --points points; "
     "morris: --points trajectories (elementary effects); sobol: --points base samples "
     "(a power of two) for Sobol' indices.",
 )
 @click.option(
     "--points",
-    type=Whole(1, 100_000),
+    type=common.Whole(1, 100_000),
     default=None,
     help="Points (lhs), trajectories (morris) or base samples (sobol).",
 )
 @click.option("--crn", is_flag=True, help="Common random numbers: one seed per replication.")
-@click.option(
+@common.default_option(
     "--baseline",
-    type=Whole(0),
+    kind=common.Whole(0),
     default=0,
-    show_default=True,
     metavar="K",
-    help="Compare every design point with point K (paired with --crn).",
+    help_text="Compare every design point with point K (paired with --crn).",
 )
 @_until_ci_option(
     "Target half-width W of each side's Wilson 95 % interval: a pilot sizes each "
     "point's run, a fresh confirmatory sample is summarised (unbiased)."
 )
 @_interval_option
-@click.option(
+@common.default_option(
     "--chunk-size",
-    type=Whole(1, 100_000),
+    kind=common.Whole(1, 100_000),
     default=DEFAULT_CHUNK,
-    show_default=True,
-    help="Replications sent to a worker at once (--until-ci decides between chunks).",
+    help_text="Replications sent to a worker at once (--until-ci decides between chunks).",
 )
 @click.option(
     "--keep-replays",
-    type=Whole(0),
+    type=common.Whole(0),
     default=0,
     metavar="K",
     help="Keep full replays of the first K replications of each point (DIR/replays/).",
@@ -340,7 +326,7 @@ def batch(
     chunk_size: int,
     keep_replays: int,
     no_plots: bool,
-    execution: Execution,
+    execution: common.Execution,
 ) -> None:
     """Fight SCENARIO (or a campaign) --runs times per design point.
 
@@ -401,9 +387,9 @@ def _design(name: str) -> Design:
     raise click.BadParameter(name)
 
 
-@click.command(cls=Command)
-@file_argument("study_file", "STUDY.yaml")
-@out_option(STUDY_OUT, folder=True)
+@click.command(cls=common.Command)
+@common.file_argument("study_file", "STUDY.yaml")
+@common.out_option(common.STUDY_OUT, folder=True)
 @click.option(
     "--runs",
     "-n",
@@ -431,7 +417,7 @@ def study(
     points: int | None,
     interval: str | None,
     paired_interval: str | None,
-    execution: Execution,
+    execution: common.Execution,
 ) -> None:
     """Run the study described by STUDY.yaml.
 
@@ -509,7 +495,7 @@ def _export(
     finally:
         store.close()
     if show == "json":
-        echo_json({"study": str(folder), "format": fmt, "written": written})
+        common.echo_json({"study": str(folder), "format": fmt, "written": written})
     elif show == "text":
         for path in written:
             click.echo(f"Wrote {path}")

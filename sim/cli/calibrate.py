@@ -12,16 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from sim.cli.common import (
-    STUDY_OUT,
-    Command,
-    Execution,
-    echo_json,
-    executor_options,
-    fail,
-    file_argument,
-    out_option,
-)
+from sim.cli import common
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -35,16 +26,15 @@ __all__ = ["calibrate"]
 # ruff: noqa: PLC0415
 
 
-@click.command(cls=Command)
-@file_argument("calibration_file", "CALIBRATION.yaml")
-@out_option(STUDY_OUT, folder=True)
-@click.option(
+@click.command(cls=common.Command)
+@common.file_argument("calibration_file", "CALIBRATION.yaml")
+@common.out_option(common.STUDY_OUT, folder=True)
+@common.default_option(
     "--refight",
-    type=click.IntRange(0, 20),
+    kind=click.IntRange(0, 20),
     default=3,
-    show_default=True,
     metavar="N",
-    help="Fight the best N points again on fresh seeds, beside their in-sample figures.",
+    help_text="Fight the best N points again on fresh seeds, beside their in-sample figures.",
 )
 @click.option(
     "--leave-one-out",
@@ -52,7 +42,7 @@ __all__ = ["calibrate"]
     help="With history: cases, fit again with each case left out, and print the fitted "
     "values of each fit (into DIR/leave-out-<case>/).",
 )
-@executor_options(
+@common.executor_options(
     "Continue the calibration in --out after it stopped.", "Print the result as one JSON object."
 )
 def calibrate(
@@ -60,7 +50,7 @@ def calibrate(
     out: str | None,
     refight: int,
     leave_one_out: bool,
-    execution: Execution,
+    execution: common.Execution,
 ) -> None:
     """Fit a scenario's free factors to historical targets.
 
@@ -92,7 +82,7 @@ def calibrate(
     try:
         import optuna  # noqa: F401  # only to say plainly when it is missing
     except ImportError:
-        fail("calibrate needs optuna: pip install 'battlesim[study]'")
+        common.fail("calibrate needs optuna: pip install 'battlesim[study]'")
     try:
         spec = load_calibration(calibration_file, load_cases)
     except ScenarioError as exc:
@@ -100,13 +90,13 @@ def calibrate(
         sys.exit(2)
     execution.check()
     if leave_one_out and spec.target is not None:
-        fail("--leave-one-out needs a calibration of history cases (history:)")
+        common.fail("--leave-one-out needs a calibration of history cases (history:)")
     if leave_one_out and (spec.cases is None or len(spec.cases.ids) < 2):
-        fail("--leave-one-out needs at least two cases")
+        common.fail("--leave-one-out needs at least two cases")
     try:
         folder = check_output(Path(out) if out is not None else spec.out, folder=True)
     except OutputError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     boot_workers(execution.kind, execution.workers)
 
     def progress(trial: Trial, best: Trial | None, planned: int) -> None:
@@ -119,7 +109,7 @@ def calibrate(
                 spec, folder, pool, execution.resume, progress, refight, leave_one_out
             )
     except (CalibrationError, ExecutorError) as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     except KeyboardInterrupt:
         click.echo(
             "\nbattlesim: interrupted; every finished trial is kept — "
@@ -185,7 +175,7 @@ def _report(
                 }
                 for left, best in loo
             ]
-        echo_json(data)
+        common.echo_json(data)
         return
     for line in format_result(spec, found, folder, checks):
         click.echo(line)

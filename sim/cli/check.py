@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sim.cli.common import Command, echo_json, fail, json_option
+from sim.cli import common
 
 if TYPE_CHECKING:
     from sim.conformance import Verdict
@@ -52,7 +52,7 @@ def _summary(verdicts: list[Verdict]) -> str:
     return text + (f", {counts['not checked']} not checked" if counts["not checked"] else "")
 
 
-@click.command("check-ruleset", cls=Command)
+@click.command("check-ruleset", cls=common.Command)
 @click.argument("name")
 @click.option(
     "--scenario",
@@ -61,7 +61,7 @@ def _summary(verdicts: list[Verdict]) -> str:
     metavar="FILE",
     help="Also check on this scenario of the ruleset (repeatable).",
 )
-@json_option("Print one JSON object: every requirement with its status, message and hint.")
+@common.json_option("Print one JSON object: every requirement with its status, message and hint.")
 @click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first requirement not met.")
 @click.option(
     "--only",
@@ -92,19 +92,19 @@ def check_ruleset(
     if name not in ruleset_names():
         names = ruleset_names()
         hint = did_you_mean(name, names) or f"; installed: {', '.join(names)}"
-        fail(f"unknown ruleset {name!r}{hint}")
+        common.fail(f"unknown ruleset {name!r}{hint}")
     try:
         ruleset = get_ruleset(name)
     except RulesetUnavailable as exc:  # a broken entry point or module: the plugin cannot load
-        fail(str(exc))
+        common.fail(str(exc))
     ids = [r.id for r in REQUIREMENTS]
     for wanted in only:
         if wanted not in ids:
-            fail(f"--only {wanted}: no such requirement{did_you_mean(wanted, ids)}")
+            common.fail(f"--only {wanted}: no such requirement{did_you_mean(wanted, ids)}")
     try:
         files = scenarios_for(ruleset, [Path(s) for s in scenarios])
     except SuiteInputError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     chosen = [r for r in REQUIREMENTS if not only or r.id in only]
     verdicts = run_suite(
         ruleset,
@@ -115,7 +115,7 @@ def check_ruleset(
         verdict=lambda v: None if as_json or v.status == "not checked" else click.echo(_line(v)),
     )
     if as_json:
-        echo_json(
+        common.echo_json(
             {
                 "ruleset": name,
                 "scenarios": [str(f) for f in files],

@@ -25,6 +25,7 @@ __all__ = [
     "Execution",
     "LazyGroup",
     "Whole",
+    "default_option",
     "echo_json",
     "fail",
     "file_argument",
@@ -161,6 +162,16 @@ def file_argument(name: str, metavar: str | None = None) -> Callable[[F], F]:
     return click.argument(name, metavar=metavar, type=kind, callback=readable_file)
 
 
+def default_option(
+    *names: str, kind: Any, default: Any, help_text: str, metavar: str | None = None
+) -> Callable[[F], F]:
+    """An option of click type ``kind`` (a range, a choice) whose default ``--help`` shows,
+    as ``[default: 3]`` after its help."""
+    return click.option(
+        *names, type=kind, default=default, show_default=True, metavar=metavar, help=help_text
+    )
+
+
 def json_option(help_text: str = "Print one JSON object (for scripts).") -> Callable[[F], F]:
     """``--json``: the command's report as one JSON object on stdout."""
     return click.option("--json", "as_json", is_flag=True, help=help_text)
@@ -250,12 +261,11 @@ def executor_options(
             default=None,
             help="Worker processes (default: every CPU this process may use).",
         ),
-        click.option(
+        default_option(
             "--executor",
-            type=click.Choice(["local", "dask"]),
+            kind=click.Choice(["local", "dask"]),
             default="local",
-            show_default=True,
-            help="local: a process pool here; dask: a Dask LocalCluster, or --scheduler's.",
+            help_text="local: a process pool here; dask: a Dask LocalCluster, or --scheduler's.",
         ),
         click.option(
             "--scheduler",

@@ -8,17 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sim.cli.common import (
-    Command,
-    echo_json,
-    fail,
-    file_argument,
-    force_option,
-    json_option,
-    out_option,
-    say,
-    seed_option,
-)
+from sim.cli import common
 
 __all__ = ["run", "schema", "validate", "verify"]
 
@@ -32,12 +22,12 @@ if TYPE_CHECKING:
 # ruff: noqa: PLC0415
 
 
-@click.command(cls=Command)
-@file_argument("scenario")
-@seed_option("Seed (default: the scenario's own 'seed').")
-@out_option("Replay file (default: <scenario stem>-s<seed>.jsonl here; .gz for gzip).")
-@force_option()
-@json_option()
+@click.command(cls=common.Command)
+@common.file_argument("scenario")
+@common.seed_option("Seed (default: the scenario's own 'seed').")
+@common.out_option("Replay file (default: <scenario stem>-s<seed>.jsonl here; .gz for gzip).")
+@common.force_option()
+@common.json_option()
 def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: bool) -> None:
     """Fight SCENARIO headless, write its replay, print the outcome.
 
@@ -60,9 +50,9 @@ def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: 
         click.echo(str(exc), err=True)
         sys.exit(2)
     except OutputError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     except OSError as exc:
-        fail(f"cannot write replay: {describe(exc)}")
+        common.fail(f"cannot write replay: {describe(exc)}")
     structlog.get_logger("battlesim").info(
         "battle fought",
         scenario=scenario,
@@ -71,13 +61,13 @@ def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: 
         replay=result.replay,
     )
     if as_json:
-        echo_json(result.as_json())
+        common.echo_json(result.as_json())
         return
     name = click.format_filename(scenario, shorten=True)
-    say(f"{name} (seed {result.seed}): {result.headline}")
+    common.say(f"{name} (seed {result.seed}): {result.headline}")
     for line in result.summary:
-        say(f"  {line}")
-    say(f"Replay: {result.replay} ({result.events} events)")
+        common.say(f"  {line}")
+    common.say(f"Replay: {result.replay} ({result.events} events)")
 
 
 def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -86,11 +76,11 @@ def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:
     from pathlib import Path
 
     if not Path(value).exists():
-        fail(f"{value}: no such file")
+        common.fail(f"{value}: no such file")
     return value
 
 
-@click.command(cls=Command)
+@click.command(cls=common.Command)
 @click.argument("replay", metavar="REPLAY|STUDY_DIR", type=click.Path(), callback=_existing)
 @click.option(
     "--sample",
@@ -99,7 +89,7 @@ def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:
     metavar="N",
     help="Study folder: runs to fight again and compare (default 5; 0: none).",
 )
-@seed_option("Study folder: the same as --sample-seed.")
+@common.seed_option("Study folder: the same as --sample-seed.")
 @click.option(
     "--sample-seed",
     type=click.IntRange(0, 2**63 - 1),
@@ -113,7 +103,7 @@ def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:
     is_flag=True,
     help="Study folder: fight every run again (the one check a forger cannot pass).",
 )
-@json_option()
+@common.json_option()
 def verify(
     replay: str,
     sample: int | None,
@@ -150,21 +140,23 @@ def verify(
         _verify_study(replay, sample, chosen, everything, as_json)
         return
     if sample is not None or seed is not None or sample_seed is not None or everything:
-        fail(f"{replay}: --sample, --sample-seed and --all apply to a study folder, not a replay")
+        common.fail(
+            f"{replay}: --sample, --sample-seed and --all apply to a study folder, not a replay"
+        )
     from sim import api
     from sim.cli import views
     from sim.replay.verify import rules_version
 
     result = api.verify_replay(replay)
     if result.damage is not None and result.damage.kind in views.NOT_A_REPLAY:
-        fail(views.replay_problem(result.damage))
+        common.fail(views.replay_problem(result.damage))
     rules = rules_version(replay)
     if as_json:
         data = views.verify_json(result)
-        echo_json(data if rules is None else {**data, "rules": rules.as_json()})
+        common.echo_json(data if rules is None else {**data, "rules": rules.as_json()})
     else:
         for line in views.verify_lines(result):
-            say(line)
+            common.say(line)
         if rules is not None:  # a note beside the verdict: stdout keeps its one line
             click.echo(f"battlesim: note: {rules.line()}", err=True)
     sys.exit(0 if result.ok else 1)
@@ -185,18 +177,18 @@ def _verify_study(
         size = DEFAULT_SAMPLE if sample is None else sample
         check = verify_study(folder, size, seed, everything=everything)
     except (StudyVerifyError, StoreError) as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     if as_json:
-        echo_json(check.as_json())
+        common.echo_json(check.as_json())
     else:
         for line in verify_lines(check):
             click.echo(line)
     sys.exit(0 if check.ok else 1)
 
 
-@click.command(cls=Command)
-@file_argument("scenario")
-@json_option("Print one JSON object: ok, ruleset, name, or every error.")
+@click.command(cls=common.Command)
+@common.file_argument("scenario")
+@common.json_option("Print one JSON object: ok, ruleset, name, or every error.")
 def validate(scenario: str, as_json: bool) -> None:
     """Check SCENARIO; every error as file:line: field: message.
 
@@ -216,7 +208,7 @@ def validate(scenario: str, as_json: bool) -> None:
         ruleset, sc = load_scenario(scenario)
     except ScenarioError as exc:
         if as_json:
-            echo_json({"file": scenario, "ok": False, "errors": views.problems_json(exc)})
+            common.echo_json({"file": scenario, "ok": False, "errors": views.problems_json(exc)})
         else:
             click.echo(str(exc), err=True)
         sys.exit(2)
@@ -225,7 +217,7 @@ def validate(scenario: str, as_json: bool) -> None:
     for w in warnings:
         click.echo(str(w), err=True)
     if as_json:
-        echo_json(
+        common.echo_json(
             {
                 "file": scenario,
                 "ok": True,
@@ -235,7 +227,7 @@ def validate(scenario: str, as_json: bool) -> None:
             }
         )
         return
-    say(f"OK: {scenario} is a valid {ruleset.name} scenario: {name}")
+    common.say(f"OK: {scenario} is a valid {ruleset.name} scenario: {name}")
 
 
 def _warnings(path: str, ruleset: AnyRuleset, scenario: BaseModel) -> list[Located]:
@@ -250,9 +242,9 @@ def _warnings(path: str, ruleset: AnyRuleset, scenario: BaseModel) -> list[Locat
     return [located(path, lines, p, m) for p, m in found]
 
 
-@click.command(cls=Command)
-@out_option("Write the schema to this file instead of printing it.")
-@force_option(
+@click.command(cls=common.Command)
+@common.out_option("Write the schema to this file instead of printing it.")
+@common.force_option(
     "Overwrite a file at --out that is not a schema battlesim wrote "
     "(an earlier schema is replaced without it)."
 )
@@ -273,7 +265,7 @@ def schema(out: str | None, force: bool) -> None:
     try:
         write_text(check_output(out, force=force, ours=is_schema_file, what="a schema"), text)
     except OutputError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     except OSError as exc:
-        fail(f"cannot write {out}: {exc.strerror or exc}")
-    say(f"Wrote {out}")
+        common.fail(f"cannot write {out}: {exc.strerror or exc}")
+    common.say(f"Wrote {out}")

@@ -8,15 +8,7 @@ from typing import Any
 
 import click
 
-from sim.cli.common import (
-    Command,
-    echo_json,
-    fail,
-    force_option,
-    json_option,
-    out_option,
-    quiet_option,
-)
+from sim.cli import common
 
 __all__ = ["history"]
 
@@ -30,7 +22,7 @@ def _select(cases: list[Any], wanted: tuple[str, ...]) -> list[Any]:
     ids = [c.id for c in cases]
     for w in wanted:
         if w not in ids:
-            fail(f"--case {w}: no such case{did_you_mean(w, ids)} (cases: {', '.join(ids)})")
+            common.fail(f"--case {w}: no such case{did_you_mean(w, ids)} (cases: {', '.join(ids)})")
     return [c for c in cases if c.id in wanted]
 
 
@@ -52,11 +44,11 @@ def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | Non
             for name in ("history.txt", "history.json", "history.png"):
                 check_output(folder / name, force=force)
     except OutputError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     return folder, png
 
 
-@click.command(cls=Command)
+@click.command(cls=common.Command)
 @click.option(
     "--case",
     "cases",
@@ -70,13 +62,12 @@ def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | Non
     default=None,
     help="A folder of case files (default: the suite shipped with battlesim).",
 )
-@click.option(
+@common.default_option(
     "--jobs",
     "-j",
-    type=click.IntRange(1, 64),
+    kind=click.IntRange(1, 64),
     default=1,
-    show_default=True,
-    help="Worker processes (the results are the same for any number).",
+    help_text="Worker processes (the results are the same for any number).",
 )
 @click.option(
     "--split",
@@ -85,23 +76,24 @@ def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | Non
     default=None,
     help="Fight only the fitting or only the held-out cases (default: both).",
 )
-@click.option(
+@common.default_option(
     "--max-runs",
-    type=click.IntRange(1, 100_000),
+    kind=click.IntRange(1, 100_000),
     default=1600,
-    show_default=True,
-    help="While a measure is inconclusive, double its case's runs up to this many.",
+    help_text="While a measure is inconclusive, double its case's runs up to this many.",
 )
 @click.option(
     "--allow-inconclusive",
     is_flag=True,
     help="Exit 0 when no measure fails, even if some are inconclusive.",
 )
-@out_option("Also draw every measure against history into this PNG.", names=("--plot",))
-@out_option("Also write history.txt, history.json and history.png into this folder.", folder=True)
-@force_option()
-@quiet_option()
-@json_option("Print the results as one JSON object.")
+@common.out_option("Also draw every measure against history into this PNG.", names=("--plot",))
+@common.out_option(
+    "Also write history.txt, history.json and history.png into this folder.", folder=True
+)
+@common.force_option()
+@common.quiet_option()
+@common.json_option("Print the results as one JSON object.")
 def history(
     cases: tuple[str, ...],
     suite: str | None,
@@ -145,13 +137,13 @@ def history(
     try:
         chosen = _select(load_suite(Path(suite) if suite is not None else SUITE), cases)
     except ScenarioError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     if not chosen:
-        fail(f"{suite}: no case files (*.yaml) in this folder")
+        common.fail(f"{suite}: no case files (*.yaml) in this folder")
     if split is not None:
         chosen = [c for c in chosen if c.spec.split == split]
         if not chosen:
-            fail(f"--split {split}: no such case among those chosen")
+            common.fail(f"--split {split}: no such case among those chosen")
     folder, png = _outputs(out, plot, force)
     results = run_suite(chosen, jobs, _progress(chosen, quiet), max_runs)
     lines = table(results, max_runs, split)  # type: ignore[arg-type]
@@ -167,7 +159,7 @@ def history(
 
         draw(results, png)
     if as_json:
-        echo_json(data)
+        common.echo_json(data)
     else:
         for line in lines:
             click.echo(line)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sim.cli.common import Command, echo_json, fail, force_option, json_option
+from sim.cli import common
 
 if TYPE_CHECKING:
     from sim.scenario.catalog import ScenarioInfo
@@ -18,8 +18,8 @@ __all__ = ["new", "rulesets", "scenarios"]
 # ruff: noqa: PLC0415
 
 
-@click.command(cls=Command)
-@json_option("Print one JSON object: every ruleset with its version and source.")
+@click.command(cls=common.Command)
+@common.json_option("Print one JSON object: every ruleset with its version and source.")
 def rulesets(as_json: bool) -> None:
     """List the installed rulesets: name, version and where from.
 
@@ -34,7 +34,7 @@ def rulesets(as_json: bool) -> None:
 
     found = installed_rulesets()
     if as_json:
-        echo_json({"rulesets": [asdict(r) for r in found]})
+        common.echo_json({"rulesets": [asdict(r) for r in found]})
         return
     width = max(len(r.name) for r in found)
     for r in found:
@@ -44,8 +44,8 @@ def rulesets(as_json: bool) -> None:
             click.echo(f"{r.name:<{width}}  version {r.version:<4} {r.source} ({r.target})")
 
 
-@click.command(cls=Command)
-@json_option(
+@click.command(cls=common.Command)
+@common.json_option(
     "Print one JSON object: the folder, and every file with its kind, name, summary, "
     "path and source."
 )
@@ -65,9 +65,9 @@ def scenarios(as_json: bool) -> None:
     try:
         found = listed_scenarios()
     except CatalogError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     if as_json:
-        echo_json({"folder": str(SCENARIOS), "scenarios": [asdict(s) for s in found]})
+        common.echo_json({"folder": str(SCENARIOS), "scenarios": [asdict(s) for s in found]})
         return
     _print_scenarios(found)
 
@@ -111,14 +111,14 @@ def _clip(line: str, columns: int) -> str:
     return line if len(line) <= columns else line[: columns - 1].rstrip() + "…"
 
 
-@click.command(cls=Command)
+@click.command(cls=common.Command)
 @click.argument("ruleset")
 @click.argument("name", metavar="NAME.yaml", type=click.Path(dir_okay=False))
-@force_option(
+@common.force_option(
     "Overwrite an existing NAME.yaml (a scenario is yours once written: "
     "without --force new never writes over one)."
 )
-@json_option(
+@common.json_option(
     "Print one JSON object: the file, ruleset and scenario name, the schema's path and "
     "what was done with it (schema_state: written, unchanged or left), and a note or null."
 )
@@ -141,12 +141,12 @@ def new(ruleset: str, name: str, force: bool, as_json: bool) -> None:
     try:
         made = new_scenario(ruleset, name, force=force)
     except (CatalogError, OutputError) as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     except OSError as exc:
-        fail(f"cannot write {name}: {exc.strerror or exc}")
+        common.fail(f"cannot write {name}: {exc.strerror or exc}")
     if made["note"] is not None:
         click.echo(f"battlesim: note: {made['note']}", err=True)
     if as_json:
-        echo_json(made)
+        common.echo_json(made)
         return
     click.echo(f"Wrote {name}: a {ruleset} scenario; next: battlesim validate {name}")

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from sim.cli.common import LazyGroup
+from sim.cli.common import LazyGroup, default_option
 
 __all__ = ["cli", "main"]
 
@@ -122,12 +122,11 @@ def _configure_logging(level: str, as_json: bool) -> None:
     "Shell completion (bash, zsh, fish): see README.md, 'Shell completion'.",
 )
 @click.version_option(package_name="battlesim")
-@click.option(
+@default_option(
     "--log-level",
-    type=click.Choice(["debug", "info", "warning", "error"]),
+    kind=click.Choice(["debug", "info", "warning", "error"]),
     default="warning",
-    show_default=True,
-    help="Operational log level (stderr).",
+    help_text="Operational log level (stderr).",
 )
 @click.option("--log-json", is_flag=True, help="Operational logs as JSON lines on stderr.")
 def cli(log_level: str, log_json: bool) -> None:

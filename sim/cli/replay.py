@@ -8,18 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sim.cli.common import (
-    PAGE_FORCE,
-    Command,
-    Whole,
-    echo_json,
-    fail,
-    file_argument,
-    force_option,
-    json_option,
-    out_option,
-    say,
-)
+from sim.cli import common
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -31,27 +20,26 @@ __all__ = ["diff", "fork_command", "report", "why"]
 # ruff: noqa: PLC0415
 
 
-@click.command(cls=Command)
-@file_argument("a")
-@file_argument("b")
-@json_option()
-@out_option(
+@click.command(cls=common.Command)
+@common.file_argument("a")
+@common.file_argument("b")
+@common.json_option()
+@common.out_option(
     "Also write both battles side by side on one timeline as one HTML page.",
     names=("--html", "html_out"),
 )
-@force_option(PAGE_FORCE)
+@common.force_option(common.PAGE_FORCE)
 @click.option(
     "--verbose",
     "-v",
     is_flag=True,
     help="Print every changed field, unit, turn and random stream, not a bounded summary.",
 )
-@click.option(
+@common.default_option(
     "--context",
-    type=Whole(0),
+    kind=common.Whole(0),
     default=3,
-    show_default=True,
-    help="Events of context around the first divergence.",
+    help_text="Events of context around the first divergence.",
 )
 def diff(
     a: str,
@@ -91,24 +79,24 @@ def diff(
                     html_out, option="--html", force=force, ours=is_page, what="a page"
                 )
             except OutputError as exc:
-                fail(str(exc))
+                common.fail(str(exc))
         result = diff_replays(la, lb, context, detail=as_json or verbose)
         if page is not None:
             _write(lambda: [write_diff(la, lb, Path(page), compared=result)])
     if as_json:
-        echo_json(result)
+        common.echo_json(result)
     else:
         for line in render(result, verbose=verbose, turn=la.ruleset.turn_name):
-            say(line)
+            common.say(line)
     sys.exit(0 if result["identical"] else 1)
 
 
-@click.command("fork", cls=Command)
-@file_argument("replay")
+@click.command("fork", cls=common.Command)
+@common.file_argument("replay")
 @click.option(
     "--at",
     "at_seq",
-    type=Whole(0),
+    type=common.Whole(0),
     required=True,
     help="The event (seq) to change, or after which to change the state.",
 )
@@ -121,9 +109,9 @@ def diff(
     help="An event field (passed=true, after=good, result.casualties=0) or a state "
     "field after the event (state.units.1ri.strength=6). Repeatable.",
 )
-@out_option("The forked replay (default: <replay stem>-fork<SEQ>.jsonl here; .gz for gzip).")
-@force_option()
-@json_option()
+@common.out_option("The forked replay (default: <replay stem>-fork<SEQ>.jsonl here; .gz for gzip).")
+@common.force_option()
+@common.json_option()
 def fork_command(
     replay: str,
     at_seq: int,
@@ -156,12 +144,12 @@ def fork_command(
             assignments = [parse_assignment(s) for s in sets]
             forked = fork_battle(loaded, at_seq, assignments, path)
     except (ForkError, OutputError) as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror or exc}")
+        common.fail(f"cannot write {path}: {exc.strerror or exc}")
     written, outcome = forked.path, loaded.ruleset.outcome(loaded.scenario, forked.state)
     if as_json:
-        echo_json(
+        common.echo_json(
             {
                 "replay": str(written),
                 "parent": replay,
@@ -171,17 +159,17 @@ def fork_command(
             }
         )
         return
-    say(f"forked {replay} at seq {at_seq}: {headline(loaded.ruleset, outcome)}")
-    say(
+    common.say(f"forked {replay} at seq {at_seq}: {headline(loaded.ruleset, outcome)}")
+    common.say(
         f"Replay: {written} ({forked.events} events); "
         f"compare with: battlesim diff {replay} {written}"
     )
 
 
-@click.command(cls=Command)
-@file_argument("replay")
-@click.argument("seq", type=Whole(0))
-@json_option("Print one JSON object: the chain of causes, root first.")
+@click.command(cls=common.Command)
+@common.file_argument("replay")
+@click.argument("seq", type=common.Whole(0))
+@common.json_option("Print one JSON object: the chain of causes, root first.")
 def why(replay: str, seq: int, as_json: bool) -> None:
     """Explain event SEQ of REPLAY: its chain of causes, root first.
 
@@ -197,26 +185,26 @@ def why(replay: str, seq: int, as_json: bool) -> None:
         with reading():
             chain = analysis.why(loaded, seq)
     except IndexError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     if as_json:
         links = [{"seq": e.seq, "turn": e.turn, "type": e.type, "line": line} for e, line in chain]
-        echo_json({"replay": replay, "seq": seq, "chain": links})
+        common.echo_json({"replay": replay, "seq": seq, "chain": links})
         return
     for depth, (event, line) in enumerate(chain):
         arrow = "→ " if depth else ""
-        say(f"{'  ' * depth}{arrow}[seq {event.seq}] {line}")
+        common.say(f"{'  ' * depth}{arrow}[seq {event.seq}] {line}")
     if len(chain) == 1:
         click.echo("  (no recorded cause: a decision of its own, from its order and the dice)")
 
 
-@click.command(cls=Command)
-@file_argument("replay")
-@out_option("The HTML file (default: <replay stem>.html here).")
-@out_option(
+@click.command(cls=common.Command)
+@common.file_argument("replay")
+@common.out_option("The HTML file (default: <replay stem>.html here).")
+@common.out_option(
     "Also write each chart as a PNG into this folder.", folder=True, names=("--png", "png_dir")
 )
-@force_option(PAGE_FORCE)
-@json_option("Print one JSON object: the files written.")
+@common.force_option(common.PAGE_FORCE)
+@common.json_option("Print one JSON object: the files written.")
 def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_json: bool) -> None:
     """Write one self-contained HTML page to watch REPLAY.
 
@@ -243,14 +231,14 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
         if png_dir is not None:
             check_output(png_dir, option="--png", folder=True)
     except OutputError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     with reading():
         files = _write(lambda: write_report(loaded, path, Path(png_dir) if png_dir else None))
     if as_json:
-        echo_json({"replay": replay, "written": [str(f) for f in files]})
+        common.echo_json({"replay": replay, "written": [str(f) for f in files]})
         return
     for f in files:
-        say(f"wrote {f}")
+        common.say(f"wrote {f}")
 
 
 def _write(action: Callable[[], list[Path]]) -> list[Path]:
@@ -258,4 +246,4 @@ def _write(action: Callable[[], list[Path]]) -> list[Path]:
     try:
         return action()
     except OSError as exc:
-        fail(f"cannot write {exc.filename or ''}: {exc.strerror or exc}")
+        common.fail(f"cannot write {exc.filename or ''}: {exc.strerror or exc}")

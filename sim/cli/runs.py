@@ -10,19 +10,8 @@ from pathlib import Path
 
 import click
 
+from sim.cli import common
 from sim.cli.batch import _bad_input, _error, _export, _folder
-from sim.cli.common import (
-    Command,
-    Whole,
-    echo_json,
-    fail,
-    file_argument,
-    force_option,
-    json_option,
-    out_option,
-    say,
-    seed_option,
-)
 
 __all__ = ["campaign", "export", "rerun_command"]
 
@@ -30,9 +19,9 @@ __all__ = ["campaign", "export", "rerun_command"]
 # ruff: noqa: PLC0415
 
 
-@click.command(name="rerun", cls=Command)
+@click.command(name="rerun", cls=common.Command)
 @click.argument("study_dir", metavar="DIR", type=click.Path(file_okay=False))
-@click.argument("run_id", type=Whole(0))
+@click.argument("run_id", type=common.Whole(0))
 @click.option(
     "-o",
     "--out",
@@ -40,8 +29,8 @@ __all__ = ["campaign", "export", "rerun_command"]
     default=None,
     help="Replay file (default: run-<RUN_ID>.jsonl here); a folder for a campaign run.",
 )
-@force_option()
-@json_option("Print one JSON object: the run, its seed, outcome and replay paths.")
+@common.force_option()
+@common.json_option("Print one JSON object: the run, its seed, outcome and replay paths.")
 def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_json: bool) -> None:
     """Fight run RUN_ID of the study in DIR again, as a full replay.
 
@@ -64,7 +53,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
                 out, folder=Path(out).is_dir(), force=force, ours=is_replay, what="a replay"
             )
         except OutputError as exc:
-            fail(str(exc))
+            common.fail(str(exc))
     try:
         r = rerun(study_dir, run_id, out)
     except (StoreError, RerunError) as exc:
@@ -74,29 +63,29 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     o = r.outcome
     if as_json:
         where = {"run": r.run_id, "point": r.point, "replication": r.replication, "seed": r.seed}
-        echo_json({**where, **o, "replays": [str(p) for p in r.paths]})
+        common.echo_json({**where, **o, "replays": [str(p) for p in r.paths]})
         return
     who = agree(o["winner_name"], "wins") if o["winner"] else "Draw"
-    say(
+    common.say(
         f"Run {r.run_id} (point {r.point}, replication {r.replication}, seed {r.seed}): "
         f"{who} after {count(o['turns'], r.turn_name)} — {o['reason']}"
     )
     for path in r.paths:
-        say(f"Replay: {path}")
+        common.say(f"Replay: {path}")
 
 
-@click.command(cls=Command)
+@click.command(cls=common.Command)
 @click.argument("study_dir", metavar="DIR", type=click.Path(file_okay=False))
 @click.option(
     "--format", "fmt", type=click.Choice(["parquet", "csv"]), required=True, help="File format."
 )
-@out_option("Folder for the files (default: DIR/export).", folder=True)
+@common.out_option("Folder for the files (default: DIR/export).", folder=True)
 @click.option(
     "--wide",
     is_flag=True,
     help="Write runs_wide only: one row per run, each factor a typed column named by its path.",
 )
-@json_option("Print one JSON object: the files written.")
+@common.json_option("Print one JSON object: the files written.")
 def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool) -> None:
     """Export a study's tables: study, points, runs, unit_finals.
 
@@ -111,11 +100,15 @@ def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool)
     _export(Path(study_dir), fmt, dest, "json" if as_json else "text", wide, inside=out is None)
 
 
-@click.command(cls=Command)
-@file_argument("campaign_file", "CAMPAIGN.yaml")
-@seed_option("Campaign seed (default: the file's 'seed'); battle k's seed is derived from it.")
-@out_option("Folder for the replays and campaign.json (default: <stem>-s<seed> here).", folder=True)
-@json_option("Print the campaign outcome as JSON.")
+@click.command(cls=common.Command)
+@common.file_argument("campaign_file", "CAMPAIGN.yaml")
+@common.seed_option(
+    "Campaign seed (default: the file's 'seed'); battle k's seed is derived from it."
+)
+@common.out_option(
+    "Folder for the replays and campaign.json (default: <stem>-s<seed> here).", folder=True
+)
+@common.json_option("Print the campaign outcome as JSON.")
 def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: bool) -> None:
     """Fight a campaign's battles in order, survivors carried over.
 
@@ -144,14 +137,14 @@ def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: boo
         _bad_input(_error(f"cannot write replays: {describe(exc)}"))
     o = result.outcome
     if as_json:
-        echo_json({**o, "replays": [str(p) for p in paths]})
+        common.echo_json({**o, "replays": [str(p) for p in paths]})
         return
-    say(f"{data.campaign} (seed {s}):")
+    common.say(f"{data.campaign} (seed {s}):")
     for b, path in zip(result.battles, paths, strict=True):
-        say(f"  {b.id}: {headline(b.ruleset, b.outcome)}")
+        common.say(f"  {b.id}: {headline(b.ruleset, b.outcome)}")
         for line in b.ruleset.summary(b.outcome):
-            say(f"    {line}")
-        say(f"    Replay: {path}")
+            common.say(f"    {line}")
+        common.say(f"    Replay: {path}")
     who = agree(o["winner_name"], "wins the campaign") if o["winner"] else "The campaign is drawn"
-    say(f"{who}: {o['reason']}")
-    say(f"Summary: {folder / 'campaign.json'}")
+    common.say(f"{who}: {o['reason']}")
+    common.say(f"Summary: {folder / 'campaign.json'}")

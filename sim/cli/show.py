@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from sim.cli.common import Command, Whole, echo_json, fail, file_argument, json_option, say
+from sim.cli import common
 
 if TYPE_CHECKING:
     from sim.replay.file import ReplayFile
@@ -20,11 +20,11 @@ __all__ = ["show"]
 # ruff: noqa: PLC0415
 
 
-@click.command(cls=Command)
-@file_argument("replay")
+@click.command(cls=common.Command)
+@common.file_argument("replay")
 @click.option(
     "--turn",
-    type=Whole(0),
+    type=common.Whole(0),
     default=None,
     help="State at the end of this turn (0: the start); with --events, that turn's events.",
 )
@@ -42,7 +42,7 @@ __all__ = ["show"]
     multiple=True,
     help="With --events: only this event type (e.g. fired or musket.fired); repeatable.",
 )
-@json_option("Print one JSON object: the units (or the unit's rows, or the events).")
+@common.json_option("Print one JSON object: the units (or the unit's rows, or the events).")
 def show(
     replay: str,
     turn: int | None,
@@ -73,14 +73,14 @@ def show(
     with views.reading():
         last = loaded.last_turn
         if turn is not None and turn > last:
-            fail(f"--turn {turn}: the battle ended at turn {last}")
+            common.fail(f"--turn {turn}: the battle ended at turn {last}")
         if types and not narrate:
-            fail("--type filters the narrative: add --events")
+            common.fail("--type filters the narrative: add --events")
         if seqs and not narrate:
-            fail("--seqs numbers the narrative: add --events")
+            common.fail("--seqs numbers the narrative: add --events")
         problem = views.unknown_types(types, loaded.ruleset.registry.types)
         if problem is not None:
-            fail(problem)
+            common.fail(problem)
         if unit is not None:
             unit = _check_unit(loaded, unit)
         if narrate:
@@ -104,7 +104,7 @@ def _check_unit(loaded: ReplayFile, unit: str) -> str:
     if len(named) == 1:
         return named[0]
     hint = did_you_mean(unit, ids) or f"; units: {known(ids, limit=40)}"
-    fail(f"--unit {unit}: no unit {unit!r} in this battle{hint}")
+    common.fail(f"--unit {unit}: no unit {unit!r} in this battle{hint}")
 
 
 def _narrative(
@@ -120,10 +120,10 @@ def _narrative(
     told = analysis.narrative(loaded, turn=turn, unit=unit, types=types)
     if as_json:
         events = [{"seq": e.seq, "turn": e.turn, "type": e.type, "line": line} for e, line in told]
-        echo_json({"replay": loaded.path, "events": events})
+        common.echo_json({"replay": loaded.path, "events": events})
         return
     for event, line in told:
-        say(f"[seq {event.seq}] {line}" if seqs else line)
+        common.say(f"[seq {event.seq}] {line}" if seqs else line)
 
 
 def _history(loaded: ReplayFile, unit: str, turn: int | None, as_json: bool) -> None:
@@ -138,7 +138,7 @@ def _history(loaded: ReplayFile, unit: str, turn: int | None, as_json: bool) -> 
     axes = loaded.ruleset.space(loaded.scenario).axes
     first = next(views.iter_unit_history(loaded, unit, 0))[1]
     name, side = first.name, first.side_name
-    say(f"{loaded.scenario.name} — {name} ({side}) at the end of each {word}, 0: the start")
+    common.say(f"{loaded.scenario.name} — {name} ({side}) at the end of each {word}, 0: the start")
 
     def cells() -> Iterator[dict[str, Any]]:
         for t, r in views.iter_unit_history(loaded, unit, turn):
@@ -165,7 +165,7 @@ def _history_json(loaded: ReplayFile, unit: str, turn: int | None, word: str) ->
     found = rows()
     kept = list(islice(found, _KEEP + 1))
     if len(kept) <= _KEEP:
-        echo_json({"replay": loaded.path, "unit": unit, "rows": kept})
+        common.echo_json({"replay": loaded.path, "unit": unit, "rows": kept})
         return
     for _ in found:
         pass  # read (and check) the rest before printing
@@ -187,7 +187,7 @@ def _state(loaded: ReplayFile, turn: int | None, last: int, as_json: bool) -> No
 
     rows = views.state_rows(loaded, turn)
     if as_json:
-        echo_json(
+        common.echo_json(
             {
                 "replay": loaded.path,
                 "scenario": loaded.scenario.name,
@@ -199,5 +199,5 @@ def _state(loaded: ReplayFile, turn: int | None, last: int, as_json: bool) -> No
         return
     word = loaded.ruleset.turn_name
     label = f"end of {word} {turn}" if turn is not None else f"end of battle ({word} {last})"
-    say(f"{loaded.scenario.name} — {label}")
+    common.say(f"{loaded.scenario.name} — {label}")
     click.echo(render_units(rows, loaded.ruleset.space(loaded.scenario)))

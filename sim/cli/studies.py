@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli.common import Command, echo_json, fail, force_option, json_option, out_option
+from sim.cli import common
 
 __all__ = ["discover"]
 
@@ -19,7 +19,7 @@ __all__ = ["discover"]
 # ruff: noqa: PLC0415
 
 
-@click.command(cls=Command)
+@click.command(cls=common.Command)
 @click.argument("study_dir", metavar="STUDY_DIR", type=click.Path(file_okay=False))
 @click.option(
     "--measure",
@@ -29,38 +29,34 @@ __all__ = ["discover"]
     help="The outcome, a condition on a run: \"winner == 'usa'\", 'turns > 10', "
     "'usa_men_lost >= 500 and not draw' (see docs/batch.md).",
 )
-@click.option(
+@common.default_option(
     "--boxes",
-    type=click.IntRange(1, 20),
+    kind=click.IntRange(1, 20),
     default=3,
-    show_default=True,
-    help="Boxes to find at most (each covers what the ones before left).",
+    help_text="Boxes to find at most (each covers what the ones before left).",
 )
-@click.option(
+@common.default_option(
     "--min-coverage",
-    type=click.FloatRange(0, 1),
+    kind=click.FloatRange(0, 1),
     default=0.5,
-    show_default=True,
-    help="The box reported is the densest whose coverage is at least this.",
+    help_text="The box reported is the densest whose coverage is at least this.",
 )
-@click.option(
+@common.default_option(
     "--alpha",
-    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    kind=click.FloatRange(0, 0.5, min_open=True, max_open=True),
     default=0.05,
-    show_default=True,
-    help="Share of a box's runs each peel removes.",
+    help_text="Share of a box's runs each peel removes.",
 )
-@click.option(
+@common.default_option(
     "--min-mass",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    kind=click.FloatRange(0, 1, min_open=True, max_open=True),
     default=0.05,
-    show_default=True,
-    help="Peeling stops before a box holds less than this share of the runs.",
+    help_text="Peeling stops before a box holds less than this share of the runs.",
 )
-@out_option("The plot (default: STUDY_DIR/plots/discover.png).")
+@common.out_option("The plot (default: STUDY_DIR/plots/discover.png).")
 @click.option("--no-plot", is_flag=True, help="Draw no plot.")
-@force_option()
-@json_option("Print the boxes as one JSON object.")
+@common.force_option()
+@common.json_option("Print the boxes as one JSON object.")
 def discover(
     study_dir: str,
     measure: str,
@@ -93,11 +89,11 @@ def discover(
     try:
         result = find(study_dir, measure, boxes, min_coverage, alpha, min_mass)
     except (ConditionError, DiscoverError, StoreError) as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     drawn = not no_plot and bool(result["boxes"])  # never an empty chart
     result["plot"] = str(_plot(result, study_dir, out, force)) if drawn else None
     if as_json:
-        echo_json(result)
+        common.echo_json(result)
         return
     for line in discover_lines(result):
         click.echo(line)
@@ -115,7 +111,7 @@ def _plot(result: dict[str, object], study_dir: str, out: str | None, force: boo
     if out is None:
         folder = Path(study_dir) / "plots"
         if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-            fail(
+            common.fail(
                 f"{folder}: not a folder of the study (a link or a file): name the plot with --out"
             )
         folder.mkdir(exist_ok=True)
@@ -126,7 +122,7 @@ def _plot(result: dict[str, object], study_dir: str, out: str | None, force: boo
     try:
         checked = check_output(path, force=force)
     except OutputError as exc:
-        fail(str(exc))
+        common.fail(str(exc))
     try:
         drawn = discover_plot(result, checked)
         if out is None:
@@ -135,4 +131,4 @@ def _plot(result: dict[str, object], study_dir: str, out: str | None, force: boo
             list_file(Path(study_dir), "plots/discover.png")
         return drawn
     except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror or exc}")
+        common.fail(f"cannot write {path}: {exc.strerror or exc}")

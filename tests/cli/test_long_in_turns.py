@@ -20,6 +20,7 @@ from typing import Any
 import click
 import pytest
 
+from sim.cli import common as common_module
 from sim.cli import show as show_module
 from sim.cli.table import stream_table, table
 from sim.contract import get_ruleset
@@ -53,7 +54,7 @@ def _peak(path: Path, as_json: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[i
             out[-1] = text  # only the first lines and the last are kept: output is not memory
 
     monkeypatch.setattr(click, "echo", keep)
-    monkeypatch.setattr(show_module, "say", keep)
+    monkeypatch.setattr(common_module, "say", keep)
     loaded = ReplayFile(path)
     tracemalloc.start()
     try:

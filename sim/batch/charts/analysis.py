@@ -26,7 +26,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from sim.batch.analysis.labels import measure_label
-from sim.batch.charts.plotting import COLOURS, MARKERS, key_legend, point_keys, save, wrap
+from sim.batch.charts.plotting import COLOURS, key_legend, look, point_keys, save, wrap
 
 __all__ = ["MAX_PAIRED", "paired_plot", "sensitivity_plot"]
 
@@ -110,7 +110,7 @@ def paired_plot(summary: dict[str, Any], path: Path) -> Path | None:
     for i, ((side, measure), group) in enumerate(groups.items()):
         ax = fig.add_subplot(nrows, ncols, i + 1)
         k = list(names).index(side) if side in names else len(names)  # turns: no side's
-        _forest(ax, group, keys, COLOURS[k % len(COLOURS)], spread)
+        _forest(ax, group, keys, look(k).colour, spread)
         method = next((c["method"] for c in group if c["method"] != "no-variation"), "")
         title = (
             f"{measure_label(names.get(side, side), measure)} ({METHOD_WORDS.get(method, method)})"
@@ -178,8 +178,8 @@ def _morris_panel(ax: Axes, indices: list[dict[str, Any]], short: list[str]) -> 
         mu, sigma = ix["mu_star"] or 0.0, ix["sigma"] or 0.0
         low, high = ix["mu_star_low"], ix["mu_star_high"]
         err = [[mu - low if low is not None else 0.0], [high - mu if high is not None else 0.0]]
-        ax.errorbar([mu], [sigma], xerr=err, fmt=MARKERS[i % len(MARKERS)], markersize=6,
-                    color=COLOURS[i % len(COLOURS)], label=label, capsize=2)  # fmt: skip
+        ax.errorbar([mu], [sigma], xerr=err, fmt=look(i).marker, markersize=6,
+                    color=look(i).colour, label=label, capsize=2)  # fmt: skip
         top = max(top, mu, sigma, high or 0.0)
     ax.plot([0, top * 1.05], [0, top * 1.05], color="#777777", linewidth=0.8, linestyle="--",
             label="μ* = σ")  # fmt: skip

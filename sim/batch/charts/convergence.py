@@ -22,15 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from sim.batch.analysis.labels import measure_label
-from sim.batch.charts.plotting import (
-    COLOURS,
-    LINESTYLES,
-    MARKERS,
-    key_legend,
-    point_keys,
-    save,
-    wrap,
-)
+from sim.batch.charts.plotting import key_legend, look, point_keys, save, wrap
 from sim.batch.methods.stats import wilson
 from sim.batch.planning.stopping import PILOT, pilot_runs
 from sim.batch.storage.store import Store
@@ -74,7 +66,7 @@ def convergence_plot(
     widths_ax = axes[-1]
     for i, pt in enumerate(pts):
         step = max(1, (pt["done"] + pt.get("pilot", {}).get("done", 0)) // 400)
-        colour, style = COLOURS[i % len(COLOURS)], LINESTYLES[i % len(LINESTYLES)]
+        colour, style, marker = look(i)
         label = keys[pt["point"]] if len(summary["points"]) > 1 else None
         widest: list[float] = []
         ns: list[int] = []
@@ -89,7 +81,7 @@ def convergence_plot(
             ]
             ax.plot(
                 ns, [v.p for v in iv], color=colour, linestyle=style, linewidth=1.3,
-                label=label, marker=MARKERS[i % len(MARKERS)], markevery=[len(ns) - 1],
+                label=label, marker=marker, markevery=[len(ns) - 1],
                 markersize=4,
             )  # fmt: skip
             ax.fill_between(ns, [v.low for v in iv], [v.high for v in iv], color=colour, alpha=0.1)
@@ -144,7 +136,7 @@ def index_convergence_plot(summary: dict[str, Any], path: Path) -> Path | None:
                 label = f"F{j + 1} {key}" if i == 0 else None
                 ax.plot(
                     ns, [float("nan") if y is None else y for y in ys], linestyle=style,
-                    color=COLOURS[j % len(COLOURS)], marker=MARKERS[j % len(MARKERS)],
+                    color=look(j).colour, marker=look(j).marker,
                     markersize=3, label=label,
                 )  # fmt: skip
         ax.set_xscale("log", base=2)

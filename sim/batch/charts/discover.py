@@ -15,7 +15,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from sim.batch.charts.plotting import COLOURS, LINESTYLES, MARKERS, save, wrap
+from sim.batch.charts.plotting import look, save, wrap
 
 __all__ = ["discover_plot"]
 
@@ -26,12 +26,12 @@ def discover_plot(result: dict[str, Any], path: Path) -> Path:
     ax = fig.add_subplot()
     for i, box in enumerate(result["boxes"]):
         steps = [s for s in box["trajectory"] if s["coverage"] is not None]
-        colour = COLOURS[i % len(COLOURS)]
+        colour, linestyle, marker = look(i)
         ax.plot(
             [s["coverage"] for s in steps],
             [s["density"] for s in steps],
             color=colour,
-            linestyle=LINESTYLES[i % len(LINESTYLES)],
+            linestyle=linestyle,
             marker=".",
             markersize=4,
             label=f"box {box['box']}: peeling trajectory",
@@ -39,7 +39,7 @@ def discover_plot(result: dict[str, Any], path: Path) -> Path:
         ax.plot(
             [box["coverage"]],
             [box["density"]],
-            marker=MARKERS[i % len(MARKERS)],
+            marker=marker,
             markersize=10,
             color=colour,
             markeredgecolor="black",
@@ -52,20 +52,12 @@ def discover_plot(result: dict[str, Any], path: Path) -> Path:
             fontsize=9,
             parse_math=False,
         )
-    ax.axhline(
-        result["base_rate"],
-        color="#777777",
-        linestyle="--",
-        linewidth=1,
-        label=f"all runs ({100 * result['base_rate']:.1f} %)",
-    )
-    ax.axvline(
-        result["min_coverage"],
-        color="#777777",
-        linestyle=":",
-        linewidth=1,
-        label=f"least coverage of a box ({result['min_coverage']:g})",
-    )
+    rate, least = result["base_rate"], result["min_coverage"]
+    for line, at, style, label in (
+        (ax.axhline, rate, "--", f"all runs ({100 * rate:.1f} %)"),
+        (ax.axvline, least, ":", f"least coverage of a box ({least:g})"),
+    ):
+        line(at, color="#777777", linestyle=style, linewidth=1, label=label)
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("coverage: share of the runs where it holds that fall in the box")

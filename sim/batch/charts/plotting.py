@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -23,8 +23,10 @@ __all__ = [
     "COLOURS",
     "LINESTYLES",
     "MARKERS",
+    "Look",
     "as_text",
     "key_legend",
+    "look",
     "point_keys",
     "save",
     "short_paths",
@@ -32,13 +34,31 @@ __all__ = [
 ]
 
 COLOURS = ("#1f4e9c", "#a3312b", "#5b8c3a", "#c98a1b", "#6b4c9a", "#2a8c8c", "#777777")
-LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 1)))
+LineStyle = str | tuple[int, tuple[int, ...]]
+"""A matplotlib line style: a name, or (offset, dash pattern)."""
+LINESTYLES: tuple[LineStyle, ...] = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 1)))
 """So lines that coincide (common random numbers) stay distinguishable."""
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 SHORT_LABEL = 28
 """Longest point label written out on an axis or in a legend."""
 MAX_KEYS = 40
 """Point keys spelled out under a figure; the rest are in summary.json."""
+
+
+class Look(NamedTuple):
+    """How one series of a plot is drawn."""
+
+    colour: str
+    linestyle: LineStyle
+    marker: str
+
+
+def look(i: int) -> Look:
+    """Series ``i``'s look: its colour, line style and marker, each list taken in turn
+    (past its end, from its start again)."""
+    return Look(
+        COLOURS[i % len(COLOURS)], LINESTYLES[i % len(LINESTYLES)], MARKERS[i % len(MARKERS)]
+    )
 
 
 def wrap(text: str, width: int) -> str:

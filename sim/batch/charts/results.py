@@ -35,15 +35,7 @@ from sim.batch.analysis.labels import loss_label
 from sim.batch.analysis.pooled import pooled
 from sim.batch.charts.analysis import paired_plot, sensitivity_plot
 from sim.batch.charts.convergence import MAX_SERIES, convergence_plot, index_convergence_plot
-from sim.batch.charts.plotting import (
-    COLOURS,
-    LINESTYLES,
-    MARKERS,
-    key_legend,
-    point_keys,
-    save,
-    wrap,
-)
+from sim.batch.charts.plotting import key_legend, look, point_keys, save, wrap
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.store import Store, quote
 from sim.text.grammar import agree
@@ -74,7 +66,7 @@ def _outcomes(summary: dict[str, Any], path: Path) -> Path:
         if not any(counts):
             continue
         special = {"draw": "#bbbbbb", "failed": "#000000"}
-        colour = special.get(label, COLOURS[i % len(COLOURS)])
+        colour = special.get(label, look(i).colour)
         bars = ax.bar(x, counts, bottom=bottom, label=label, color=colour, width=0.7)
         if len(pts) <= 12:  # each segment's share of its point's runs
             shares = [c / max(1, p["runs"]) for c, p in zip(counts, pts, strict=True)]
@@ -148,12 +140,8 @@ def _losses(store: Store, summary: dict[str, Any], path: Path) -> Path | None:
         edges, counts = _histogram(store, col, per_point)
         for g, n in counts.items():
             label = keys[g] if g >= 0 else None
-            colour = (
-                COLOURS[g % len(COLOURS)]
-                if g >= 0
-                else COLOURS[list(names).index(sid) % len(COLOURS)]
-            )
-            style = LINESTYLES[g % len(LINESTYLES)] if g >= 0 else "-"
+            colour = look(g if g >= 0 else list(names).index(sid)).colour
+            style = look(g).linestyle if g >= 0 else "-"
             ax.stairs(
                 n, edges, label=label, color=colour, fill=not per_point, alpha=0.85,
                 linestyle=style, linewidth=1.3,
@@ -195,14 +183,15 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
     for i, (sid, name) in enumerate(names.items()):
         iv = [r for r in rows if r.side == sid]
         shift = (i - (len(names) - 1) / 2) * span * 0.012
+        colour, linestyle, marker = look(i)
         ax.errorbar(
             [x + shift for x in xs],
             [v.p for v in iv],
             yerr=[[v.p - v.low for v in iv], [v.high - v.p for v in iv]],
-            fmt=MARKERS[i % len(MARKERS)],
-            linestyle=LINESTYLES[i % len(LINESTYLES)] if numeric and len(xs) <= 12 else "none",
+            fmt=marker,
+            linestyle=linestyle if numeric and len(xs) <= 12 else "none",
             capsize=3,
-            color=COLOURS[i % len(COLOURS)],
+            color=colour,
             label=agree(name, "wins"),
             markersize=4,
         )

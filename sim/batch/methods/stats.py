@@ -14,9 +14,11 @@ Each returns an :class:`Interval`; :func:`proportion` picks one by name.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Literal, get_args
+from typing import Concatenate, Final, Literal, ParamSpec, get_args
 
 __all__ = [
     "METHODS",
@@ -33,6 +35,7 @@ __all__ = [
 Z95: Final = 1.959963984540054
 """The 97.5 % quantile of the standard normal: a two-sided 95 % interval."""
 ALPHA: Final = 0.05
+P = ParamSpec("P")
 
 Method = Literal["wilson", "clopper-pearson", "jeffreys"]
 METHODS: Final[tuple[str, ...]] = get_args(Method)
@@ -65,6 +68,24 @@ class Estimate:
     method: str
 
 
+def _proportion(
+    interval: Callable[Concatenate[int, int, P], Interval],
+) -> Callable[Concatenate[int, int, P], Interval]:
+    """``interval`` of ``k`` successes in ``n`` trials, refusing ``k`` outside 0 … ``n``
+    (ValueError) and giving, with no trials, the unknown proportion: NaN in [0, 1]."""
+
+    @functools.wraps(interval)
+    def checked(k: int, n: int, /, *args: P.args, **kwargs: P.kwargs) -> Interval:
+        if not 0 <= k <= n:
+            raise ValueError(f"{interval.__name__}: need 0 <= k <= n, got k={k}, n={n}")
+        if n == 0:
+            return Interval(0, 0, math.nan, 0.0, 1.0)
+        return interval(k, n, *args, **kwargs)
+
+    return checked
+
+
+@_proportion
 def wilson(k: int, n: int, z: float = Z95) -> Interval:
     """The Wilson score interval of ``k`` successes in ``n`` trials.
 
@@ -75,8 +96,6 @@ def wilson(k: int, n: int, z: float = Z95) -> Interval:
     Raises:
         ValueError: ``k`` is negative or more than ``n``.
     """
-    if (empty := _checked(k, n, "wilson")) is not None:
-        return empty
     p = k / n
     z2 = z * z
     denom = 1 + z2 / n
@@ -86,6 +105,7 @@ def wilson(k: int, n: int, z: float = Z95) -> Interval:
     return Interval(k, n, p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
+@_proportion
 def wilson_cc(k: int, n: int, z: float = Z95) -> Interval:
     """The Wilson score interval with continuity correction (Newcombe 1998a, method 4).
 
@@ -95,8 +115,6 @@ def wilson_cc(k: int, n: int, z: float = Z95) -> Interval:
     Raises:
         ValueError: ``k`` is negative or more than ``n``.
     """
-    if (empty := _checked(k, n, "wilson_cc")) is not None:
-        return empty
     p = k / n
     z2 = z * z
     denom = 2 * (n + z2)
@@ -117,30 +135,17 @@ def _beta(q: float, a: float, b: float) -> float:
     return float(beta.ppf(q, a, b))
 
 
-def _checked(k: int, n: int, name: str) -> Interval | None:
-    """None for a proportion to compute; with no trials the unknown one: NaN in [0, 1].
-
-    Raises:
-        ValueError: ``k`` is negative or more than ``n``.
-    """
-    if not 0 <= k <= n:
-        raise ValueError(f"{name}: need 0 <= k <= n, got k={k}, n={n}")
-    return Interval(0, 0, math.nan, 0.0, 1.0) if n == 0 else None
-
-
+@_proportion
 def clopper_pearson(k: int, n: int) -> Interval:
     """The exact (Clopper–Pearson) 95 % interval of ``k`` successes in ``n`` trials."""
-    if (empty := _checked(k, n, "clopper_pearson")) is not None:
-        return empty
     low = 0.0 if k == 0 else _beta(ALPHA / 2, k, n - k + 1)
     high = 1.0 if k == n else _beta(1 - ALPHA / 2, k + 1, n - k)
     return Interval(k, n, k / n, low, high)
 
 
+@_proportion
 def jeffreys(k: int, n: int) -> Interval:
     """The Jeffreys 95 % interval of ``k`` successes in ``n`` trials."""
-    if (empty := _checked(k, n, "jeffreys")) is not None:
-        return empty
     low = 0.0 if k == 0 else _beta(ALPHA / 2, k + 0.5, n - k + 0.5)
     high = 1.0 if k == n else _beta(1 - ALPHA / 2, k + 0.5, n - k + 0.5)
     return Interval(k, n, k / n, low, high)

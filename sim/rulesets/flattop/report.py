@@ -4,22 +4,9 @@ from __future__ import annotations
 
 from engine.events import Event, TurnEnded
 from sim.contract import Outcome, SideResult, ending_line
+from sim.rulesets.flattop import events as ev
 from sim.rulesets.flattop.context import clock
 from sim.rulesets.flattop.data import AIRCRAFT
-from sim.rulesets.flattop.events import (
-    AirCombat,
-    AntiAircraft,
-    Attacked,
-    BattleEnded,
-    CapRearming,
-    Launched,
-    Rearmed,
-    Recovered,
-    Resolution,
-    Spotted,
-    StrikeCancelled,
-    TargetSunk,
-)
 from sim.rulesets.flattop.scenario import FlattopScenario
 from sim.rulesets.flattop.state import BattleState
 from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
@@ -119,7 +106,7 @@ def _mods(mods: dict[str, int]) -> str:
     return "".join(f" {k} {v:+d}" for k, v in mods.items())
 
 
-def _resolution(r: Resolution, air_factors: int | None = None) -> str:
+def _resolution(r: ev.Resolution, air_factors: int | None = None) -> str:
     """``table 7 (clouds -2) → 5, 14 AF [13-15] → 2.3: .3 rolled 2 → 1, n>1 rolled 8 → 1 = 2``.
 
     ``air_factors``: an attack's air factors, when each counts for more than one
@@ -151,7 +138,7 @@ def _losses(losses: list[int]) -> str:
     return "+".join(str(n) for n in losses)
 
 
-def _air_combat(state: BattleState, e: AirCombat) -> str:
+def _air_combat(state: BattleState, e: ev.AirCombat) -> str:
     who = "Escort" if e.firer == "escort" else "CAP"
     lost = {
         "cap": f"{e.cap_lost} CAP AF lost",
@@ -165,7 +152,7 @@ def _air_combat(state: BattleState, e: AirCombat) -> str:
     )
 
 
-def _attacked(state: BattleState, e: Attacked) -> str:
+def _attacked(state: BattleState, e: ev.Attacked) -> str:
     ship = state.ships
     target = ship[e.ship].name
     if e.ship != e.declared:
@@ -182,7 +169,7 @@ def _attacked(state: BattleState, e: Attacked) -> str:
     )
 
 
-def _recovered(state: BattleState, e: Recovered) -> str:
+def _recovered(state: BattleState, e: ev.Recovered) -> str:
     name = state.strikes[e.strike].name
     if not e.aircraft:
         return f"{name}: nothing comes back"
@@ -194,12 +181,12 @@ def _recovered(state: BattleState, e: Recovered) -> str:
 
 def _line(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
     match e:
-        case Spotted():
+        case ev.Spotted():
             name = state.strikes[e.strike].name
             return f"{name}: {_af(e.aircraft)} up to {state.decks[e.deck].name}'s Ready box"
-        case StrikeCancelled():
+        case ev.StrikeCancelled():
             return f"{state.strikes[e.strike].name} cancelled: {e.reason}"
-        case Launched():
+        case ev.Launched():
             return (
                 f"{state.strikes[e.strike].name} launches from {state.decks[e.deck].name}: "
                 f"{f'escort F{e.escort}, ' if e.escort else ''}"
@@ -207,34 +194,34 @@ def _line(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
                 f"{count(e.distance, 'hex')} at {e.speed} an hour, over "
                 f"{state.task_forces[e.target].name} at {clock(sc, e.arrives)}"
             )
-        case AirCombat():
+        case ev.AirCombat():
             return _air_combat(state, e)
-        case CapRearming():
+        case ev.CapRearming():
             return (
                 f"{state.strikes[e.strike].name} meets no fighters: "
                 f"{state.task_forces[e.task_force].name}'s CAP ({e.cap} AF) fought "
                 f"{state.strikes[e.fought].name} this hour and is rearming"
             )
-        case AntiAircraft():
+        case ev.AntiAircraft():
             spoiled = f", {_losses(e.attack_spoiled)} turn away" if e.attack_spoiled else ""
             return (
                 f"{state.strikes[e.strike].name}: AA of "
                 f"{state.task_forces[e.task_force].name}: {_resolution(e.result)}; "
                 f"bombers lose {_losses(e.attack_losses)}{spoiled}"
             )
-        case Attacked():
+        case ev.Attacked():
             return _attacked(state, e)
-        case TargetSunk():
+        case ev.TargetSunk():
             return (
                 f"{state.strikes[e.strike].name}: {e.factors} AF of "
                 f"{e.aircraft.replace('_', ' ')}s find {state.ships[e.declared].name} sunk "
                 "and make no attack"
             )
-        case Recovered():
+        case ev.Recovered():
             return _recovered(state, e)
-        case Rearmed():
+        case ev.Rearmed():
             return f"{state.decks[e.deck].name} rearms {_af(e.aircraft)}"
-        case BattleEnded():
+        case ev.BattleEnded():
             return ending_line(e, state.sides)
     return None
 

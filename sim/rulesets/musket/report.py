@@ -4,18 +4,7 @@ from __future__ import annotations
 
 from engine.events import Event, TurnEnded
 from sim.contract import Outcome, SideResult, ending_line
-from sim.rulesets.musket.events import (
-    BattleEnded,
-    Casualties,
-    Fired,
-    LeftField,
-    Meleed,
-    MoraleTested,
-    Moved,
-    Rallied,
-    Rested,
-    SideBroken,
-)
+from sim.rulesets.musket import events as ev
 from sim.rulesets.musket.scenario import MusketScenario
 from sim.rulesets.musket.state import BattleState
 from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
@@ -99,7 +88,7 @@ def _mods(mods: dict[str, float] | dict[str, int]) -> str:
     return ", ".join(f"{k.replace('_', ' ')} {v:+g}" for k, v in mods.items()) or "none"
 
 
-def _result(c: Casualties, target_kind: str) -> str:
+def _result(c: ev.Casualties, target_kind: str) -> str:
     loss = count(c.casualties, "casualty")
     if target_kind == "artillery":
         loss += f" ({count(c.guns_lost, 'gun')} lost)"
@@ -111,7 +100,7 @@ def _result(c: Casualties, target_kind: str) -> str:
     )
 
 
-def _melee(state: BattleState, e: Meleed) -> str:
+def _melee(state: BattleState, e: ev.Meleed) -> str:
     """A charge: both losses, the winner, where the loser retreats and the winner advances."""
     a, d = _name(state, e.unit), _name(state, e.target)
     loser_id = e.target if e.winner == e.unit else e.unit
@@ -152,7 +141,7 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
     """One line of narrative for an event, read against the state before it."""
     at = f"Turn {e.turn}, {clock(sc, e.time)} — "
     match e:
-        case Moved():
+        case ev.Moved():
             how = {
                 "rout": ("routs",),
                 "break_off": ("breaks off", "falls back"),
@@ -162,17 +151,17 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
             end = e.path[-1]
             hexes = count(len(e.path), "hex")
             return f"{at}{agree(_name(state, e.unit), *how)} to {end[0]},{end[1]} ({hexes})"
-        case LeftField():
+        case ev.LeftField():
             return f"{at}{agree(_name(state, e.unit), 'flees the field')}"
-        case Fired():
+        case ev.Fired():
             kind = state.units[e.target].kind
             return (
                 f"{at}{agree(_name(state, e.unit), 'fires')} on {_name(state, e.target)} at "
                 f"{count(e.range, 'hex')}: {_result(e.result, kind)}"
             )
-        case Meleed():
+        case ev.Meleed():
             return at + _melee(state, e)
-        case MoraleTested():
+        case ev.MoraleTested():
             verdict: str = "passes" if e.passed else e.after
             if e.reason == "charge" and not e.passed:
                 verdict = "will not close" if e.after == e.before else f"is thrown back, {e.after}"
@@ -185,20 +174,20 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
                 f"passes at or under {e.morale_value}): "
                 f"{verdict}"
             )
-        case Rallied():
+        case ev.Rallied():
             verdict = f"rallies to {e.after}" if e.success else "fails to rally"
             return (
                 f"{at}{agree(_name(state, e.unit), verdict)} "
                 f"(rolled {e.roll}, rallies at or under {e.morale_value})"
             )
-        case Rested():
+        case ev.Rested():
             return (
                 f"{at}{agree(_name(state, e.unit), 'rests')}: "
                 f"{'recovers ' + str(e.recovered) + ' fatigue' if e.recovered else 'no recovery'}"
             )
-        case SideBroken():
+        case ev.SideBroken():
             return f"{at}{agree(state.sides[e.side].name, 'breaks')}: {e.reason}"
-        case BattleEnded():
+        case ev.BattleEnded():
             return at + ending_line(e, state.sides)
         case TurnEnded():
             return None
