@@ -32,8 +32,14 @@ T = TypeVar("T")
 
 
 def tool_problem(result: Result) -> str:
-    """What a command printed (its last lines), and the exception it raised, if any."""
-    lines = [line for line in result.output.splitlines() if line.strip()][-3:]
+    """What a command printed, and the exception it raised, if any.
+
+    Every line it printed, up to ten; beyond that the first six (where a bad
+    scenario's first problems are), how many were left out, and the last three.
+    """
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    if len(lines) > 10:
+        lines = [*lines[:6], f"… {len(lines) - 9} more lines …", *lines[-3:]]
     said = " / ".join(lines) or "nothing printed"
     exc = result.exception
     if exc is not None and not isinstance(exc, SystemExit):

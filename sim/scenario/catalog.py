@@ -11,6 +11,7 @@ and outside a checkout.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -109,10 +110,20 @@ class ScenarioInfo:
     """``scenarios folder`` (the checkout's) or ``ruleset <name>`` (one of its examples)."""
 
 
+_NOT_AN_END = frozenset(
+    {"Gen", "Lt", "Col", "Maj", "Capt", "Brig", "St", "Mt", "vol", "No", "cf", "e.g", "i.e"}
+)
+"""Words a full stop follows without ending a sentence (besides a lone initial, "D. H. Hill")."""
+
+
 def _first_sentence(text: str) -> str:
+    """The description up to its first full stop that ends a sentence (not an initial's)."""
     flat = " ".join(text.split())
-    end = flat.find(". ")
-    return flat if end < 0 else flat[: end + 1]
+    for stop in re.finditer(r"\. ", flat):
+        word = flat[: stop.start()].rsplit(" ", 1)[-1].lstrip("(")
+        if not (len(word) == 1 and word.isupper()) and word not in _NOT_AN_END:
+            return flat[: stop.start() + 1]
+    return flat
 
 
 def _describe(path: Path, source: str) -> ScenarioInfo:

@@ -61,3 +61,20 @@ def test_new_writes_through_no_planted_link(tmp_path: Path) -> None:
     assert victim.read_text() == "precious\n"
     for name in ("scenario.schema.json", "x.yaml"):
         assert (folder / name).is_file() and not (folder / name).is_symlink()
+
+
+@pytest.mark.parametrize(
+    ("description", "summary"),
+    [
+        (
+            "The Sunken Road at Antietam: D. H. Hill's two brigades. More.",
+            "The Sunken Road at Antietam: D. H. Hill's two brigades.",
+        ),
+        ("Gen. Lee's left (cf. vol. V). Then the rest.", "Gen. Lee's left (cf. vol. V)."),
+        ("One sentence without a stop", "One sentence without a stop"),
+        ("Ends at the end.", "Ends at the end."),
+        ("Two  lines,\n  folded. Second.", "Two lines, folded."),
+    ],
+)
+def test_a_summary_ends_at_a_sentence_not_at_an_initial(description: str, summary: str) -> None:
+    assert catalog._first_sentence(description) == summary
