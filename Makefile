@@ -46,6 +46,7 @@ typecheck: $(FULL)
 WORKERS ?= auto
 pytest: $(FULL)
 	$(BIN)/python -m compileall -q engine sim  # read by every battlesim the tests start, even under PYTHONDONTWRITEBYTECODE
+	$(BIN)/python tests/assert_cache.py  # the test modules' rewritten asserts, written once for every worker
 	$(BIN)/pytest -n $(WORKERS) --maxprocesses 4 --dist loadfile
 
 ## check: the tests a change touches, for the inner loop (pytest-testmon: those whose Python code
@@ -53,6 +54,7 @@ pytest: $(FULL)
 ## check runs every test once to learn what each one runs. `make test` (CI) runs everything.
 check: $(FULL)
 	$(BIN)/python -m compileall -q engine sim
+	$(BIN)/python tests/assert_cache.py
 	$(BIN)/pytest --testmon -n $(WORKERS) --maxprocesses 4 --dist loadfile || [ $$? -eq 5 ]
 	@pages="$$($(BIN)/python tests/changed_pages.py)"; [ -z "$$pages" ] || \
 	  $(BIN)/pytest -n $(WORKERS) --maxprocesses 4 --dist loadfile $$pages

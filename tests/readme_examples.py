@@ -327,11 +327,13 @@ ALSO_RUN_BY_HELP = frozenset(
     {
         "battlesim study scenarios/stone_wall_study.yaml --jobs 2",
         "battlesim study scenarios/stone_wall_study.yaml --runs 40 --out sw-quick",
+        "battlesim calibrate scenarios/coral_sea_calibration.yaml --jobs 2",
     }
 )
 """Commands a page runs that a command's ``--help`` shows too, and that
 tests/cli/test_help_examples.py runs as printed: one run serves the pages and the help
-example (:func:`shared_command`).  Each makes what it reads from the pages' inputs alone."""
+example (:func:`shared_command`).  Each makes what it reads from the pages' inputs alone
+(the two stone-wall studies: README.md and docs/batch.md; the calibration: docs/calibrate.md)."""
 
 
 def repeated() -> frozenset[str]:

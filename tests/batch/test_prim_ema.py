@@ -25,6 +25,7 @@ level at a time (tests/batch/test_discover.py).
 from __future__ import annotations
 
 import logging
+import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -35,17 +36,25 @@ import pytest
 from sim.batch.discovery.discover import study_data
 from sim.batch.methods.prim import Box, Data, find_boxes
 from tests.batch.helpers import SCENARIOS, invoke
+from tests.readme_examples import ALSO_RUN_BY_HELP, shared_command
 
 pytestmark = pytest.mark.filterwarnings("ignore:The inplace keyword")
 
-pd = pytest.importorskip("pandas")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # ema warns about optional parts it lacks
-    prim = pytest.importorskip("ema_workbench.analysis.prim")
+
+def _references() -> tuple[Any, Any]:
+    """pandas and ema's PRIM module, imported when a test first needs them (skipped without
+    them): not when the file is collected, since ema's import walks the stack's source for
+    its loggers (about 2.5 CPU seconds), and every xdist worker collects every file."""
+    pd = pytest.importorskip("pandas")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ema warns about optional parts it lacks
+        prim = pytest.importorskip("ema_workbench.analysis.prim")
+    return pd, prim
 
 
 def _ema(data: Data) -> tuple[Any, Any, dict[str, Any], list[tuple[int, int]]]:
     """ema's chosen box: its limits, the initial limits, quasi-p-values and trajectory."""
+    pd, prim = _references()
     keep = [i for i, n in enumerate(data.runs) if n > 0]
     rows = [data.values[i] for i in keep for _ in range(data.runs[i])]
     y = np.array([r < data.holds[i] for i in keep for r in range(data.runs[i])], dtype=bool)
@@ -192,10 +201,25 @@ def test_random_designs_give_the_same_box(seed: int) -> None:
     _check(data)
 
 
+SHIPPED = "battlesim study scenarios/stone_wall_study.yaml --runs 40 --out sw-quick"
+"""README.md's and the study command's help's cut of the shipped study (one run serves them
+all, :func:`tests.readme_examples.shared_command`); the tables are the same for any --jobs."""
+
+
 @pytest.fixture(scope="module")
-def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped stone-wall study, cut to 40 runs a point (a pilot of 20, then 20)."""
-    out = tmp_path_factory.mktemp("shipped") / "sw"
+def shipped(tmp_path_factory: pytest.TempPathFactory, across_workers: Path) -> Path:
+    """The shipped stone-wall study, cut to 40 runs a point (a pilot of 20, then 20): the run
+    README.md's example made for the pages and the help examples when it is done (``make
+    test`` runs README.md's batch section first, tests/units.py), else fought here (its
+    command's pool would cost more than this process's one worker)."""
+    assert SHIPPED in ALSO_RUN_BY_HELP  # README.md and the help run it as printed
+    where = tmp_path_factory.mktemp("shipped")
+    # run=False: only a finished run is taken, so the environment is never used to run it
+    done = shared_command(SHIPPED, where, dict(os.environ), across_workers, run=False)
+    if done is not None:
+        assert done.returncode == 0, done.stdout
+        return where / "sw-quick"
+    out = where / "sw"
     result = invoke(
         "study", SCENARIOS / "stone_wall_study.yaml", "--runs", "40", "--out", out,
         "--jobs", "1", "--quiet",

@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+import sim.history
 from sim.history.bands import BANDS, CASE_BANDS, band_of, placement
+from sim.history.run import MAX_RUNS
 from tests.batch.helpers import SCENARIOS, invoke
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,6 +183,28 @@ def test_every_shipped_musket_case_has_a_band_with_its_own_sides() -> None:
             assert found.battle in [b["id"] for b in case.target.data["battles"]], case.id
 
 
+def _fight_once(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """Make the history command fight each choice of cases once in this test: a later command
+    with the same cases, workers and run cap renders the results the first one fought (a
+    fight is deterministic, and a band's reason is read when results are rendered, not when
+    they are fought). Returns the case ids of each fight, in order."""
+    fought: list[tuple[str, ...]] = []
+    results: dict[tuple[Any, ...], Any] = {}
+    real = sim.history.run_suite
+
+    def once(
+        cases: list[Any], jobs: int = 1, progress: Any = None, max_runs: int = MAX_RUNS
+    ) -> Any:
+        key = (tuple(c.id for c in cases), jobs, max_runs)
+        if key not in results:
+            fought.append(key[0])
+            results[key] = real(cases, jobs, progress, max_runs)
+        return results[key]
+
+    monkeypatch.setattr(sim.history, "run_suite", once)
+    return fought
+
+
 def _fort_wagner(out: Path) -> tuple[str, dict[str, Any]]:
     """The shipped fort_wagner case at its seed and 200 runs: its band row and loss_band."""
     result = invoke("history", "--case", "fort_wagner", "--max-runs", "200", "-q", "-o", out)
@@ -198,9 +222,11 @@ def test_a_case_with_a_sourced_reason_is_not_flagged_and_shows_it(
     and wounded), is above the prepared band's p90 of 4.91. Its simulated ratio is above p90
     too, so its row ends with `reason: ` and the reason's exact text, not the flag, and
     --json gives that reason with `flagged` false. The same results with the reason taken
-    away are flagged, in the text and in `flagged`."""
+    away are flagged, in the text and in `flagged` (the case is fought once: the second
+    command renders the first one's results)."""
     reason = CASE_BANDS["fort_wagner"].reason
     assert reason is not None
+    fought = _fight_once(monkeypatch)
     row, band = _fort_wagner(tmp_path / "with")
     p90 = band_of("acw_prepared").quantiles["p90"]
     assert band["placement"] == "above p90" and band["value"] > p90 == 4.91
@@ -212,6 +238,7 @@ def test_a_case_with_a_sourced_reason_is_not_flagged_and_shows_it(
     row, band = _fort_wagner(tmp_path / "without")
     assert (band["above_p90"], band["flagged"], band["reason"]) == (True, True, None)
     assert row.endswith("  above p90  ABOVE p90: needs a sourced reason"), row
+    assert fought == [("fort_wagner",)]
 
 
 def test_every_reason_is_one_sourced_sentence() -> None:
