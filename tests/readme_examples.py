@@ -333,7 +333,8 @@ ALSO_RUN_BY_HELP = frozenset(
 """Commands a page runs that a command's ``--help`` shows too, and that
 tests/cli/test_help_examples.py runs as printed: one run serves the pages and the help
 example (:func:`shared_command`).  Each makes what it reads from the pages' inputs alone
-(the two stone-wall studies: README.md and docs/batch.md; the calibration: docs/calibrate.md)."""
+(the two stone-wall studies: README.md and docs/batch.md; the calibration: README.md and
+docs/calibrate.md)."""
 
 
 def repeated() -> frozenset[str]:
