@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from engine.events import assemble
 from sim.contract.ending import EndingState
-from sim.contract.models import Measure, Number, Outcome, SideResult, UnitRow, typed
+from sim.contract.models import Measure, Number, Outcome, SideResult, UnitRow, same_typed, typed
 
 __all__ = [
     "CHECK_TRUSTED",
@@ -49,7 +49,7 @@ def _trusted(cls: type[_M], data: dict[str, Any]) -> _M:
     model = assemble(cls, data, _ALL_SET[cls])
     if CHECK_TRUSTED:
         again = cls.model_validate(model.model_dump())
-        if typed(again) != typed(model):
+        if not same_typed(again, model):
             raise TypeError(f"a trusted {cls.__name__} is not what validation makes: {model!r}")
     return model
 

@@ -1,0 +1,64 @@
+"""``same_typed(a, b)`` answers what ``typed(a) == typed(b)`` does, building neither."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sim.contract.models import Measure, same_typed, typed
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([0.0, 1.0, -1.0, 2.5]),
+    st.sampled_from(["", "a", "men"]),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(
+            st.one_of(st.sampled_from(["a", "b"]), st.integers(0, 1), st.booleans()),
+            inner,
+            max_size=3,
+        ),
+    ),
+    max_leaves=8,
+)
+MEASURES = st.builds(
+    lambda name, value, unit: Measure.model_construct(name=name, value=value, unit=unit),
+    st.sampled_from(["men", "guns"]),
+    st.one_of(st.integers(0, 2), st.sampled_from([0.0, 1.0, 2.0])),
+    st.sampled_from(["men", "guns"]),
+)
+
+
+@given(VALUES, VALUES)
+def test_any_two_values(a: Any, b: Any) -> None:
+    assert same_typed(a, b) == (typed(a) == typed(b))
+
+
+@given(VALUES)
+def test_a_value_and_itself_rebuilt(a: Any) -> None:
+    assert same_typed(a, a) and (typed(a) == typed(a))
+
+
+@given(
+    st.lists(st.one_of(VALUES, MEASURES), max_size=3),
+    st.lists(st.one_of(VALUES, MEASURES), max_size=3),
+)
+def test_models_among_values(a: list[Any], b: list[Any]) -> None:
+    assert same_typed(a, b) == (typed(a) == typed(b))
+
+
+def test_an_int_where_a_float_was_validated_differs() -> None:
+    """What the trusted check is for: 1 and 1.0 are equal values of different types."""
+    built = Measure.model_construct(name="men", value=1, unit="men")
+    validated = Measure.model_construct(name="men", value=1.0, unit="men")
+    assert built.value == validated.value
+    assert not same_typed(built, validated)
+    assert same_typed(built, Measure.model_construct(name="men", value=1, unit="men"))
