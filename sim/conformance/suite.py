@@ -9,12 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from sim.conformance import checks_rows, checks_run, checks_show, checks_state, checks_tools
 from sim.conformance.battle import Battle
 from sim.conformance.requirement import NotChecked, Requirement, RequirementFailed
 from sim.contract import BUILTIN, AnyRuleset
+from sim.scenario.load import ScenarioError, read_yaml
 
 __all__ = [
     "REQUIREMENTS",
@@ -67,9 +66,10 @@ class SuiteInputError(ValueError):
 def _ruleset_key(path: Path) -> str | None:
     """The ``ruleset:`` key of a YAML file, or None (a campaign, a study, no mapping)."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise SuiteInputError(f"{path}: cannot read it as YAML ({type(exc).__name__})") from None
+        data, _ = read_yaml(path)
+    except ScenarioError as exc:
+        said = exc.problems[0].message if exc.problems else "unreadable"
+        raise SuiteInputError(f"{path}: cannot read it as YAML ({said})") from None
     key = data.get("ruleset") if isinstance(data, dict) else None
     return key if isinstance(key, str) else None
 
