@@ -83,11 +83,15 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
         event = decide_fire(b, unit, phase)
         if event is not None:
             fired = _emit(b, rec, event)
-            turn, before = b.fire_losses.get(fired.target, (0, 0))
+            # the event's fields read from its __dict__ (a model's attribute reads pass
+            # through pydantic's __getattr__ hook: several times a dict's cost)
+            data = fired.__dict__
+            target, result = data["target"], data["result"].__dict__
+            turn, before = b.fire_losses.get(target, (0, 0))
             now = b.kernel.turn  # b.turn without the property
-            lost = fired.result.casualties + (before if turn == now else 0)
-            b.fire_losses[fired.target] = (now, lost)
-            if fired.result.morale_check_reason is not None:  # else _checks finds none
+            lost = result["casualties"] + (before if turn == now else 0)
+            b.fire_losses[target] = (now, lost)
+            if result["morale_check_reason"] is not None:  # else _checks finds none
                 _checks(b, rec, fired)
 
     return act
@@ -158,12 +162,13 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
         (phase, ACTIONS[phase], unforked and phase == "offensive_fire")
         for phase in waits_for(b, uid)
     ]
+    fields = state.__dict__  # state.ended read as a dict's item (not through pydantic's hook)
     while True:
         for phase, act, if_moved in steps:
             if if_moved and unit.moved_turn != kernel.turn:
                 continue
             yield wait(phase, order)
-            if state.ended or unit.morale == "eliminated":  # not unit.active, read in line
+            if fields["ended"] or unit.morale == "eliminated":  # not unit.active, in line
                 return
             act(b, rec, unit)
 
