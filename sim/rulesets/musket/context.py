@@ -110,6 +110,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
     _nearest: dict[Key, tuple[int, UnitState | None]] = field(init=False)
     _steps: dict[Hex, tuple[tuple[Hex, int], ...]] = field(init=False)
     _arcs: dict[tuple[Hex, str, Hex], str] = field(init=False)
+    _covers: dict[tuple[Hex | None, str, Hex | None], tuple[str, int, str]] = field(init=False)
     routs: dict[tuple[str, Hex, str, int], tuple[int, tuple[Hex, ...], bool]] = field(
         default_factory=dict
     )
@@ -146,6 +147,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
         self._nearest = {}
         self._steps = {}
         self._arcs = {}
+        self._covers = {}
         self.options = plain(self.scenario.options)
 
     def stream(self, purpose: str, *key: str) -> Stream:
@@ -186,11 +188,17 @@ class Battle(BattleView[MusketScenario, BattleState]):
         """The unit's terrain, its cover against fire or a charge from ``source``, and the
         arc it comes from: a wall, breastworks or fence covers only the front
         (option ``enfilade``)."""
-        name, cover = self.cover(unit.hex)
-        arc = self.arc(unit, source)
-        if arc != "front" and name in LINEAR_COVER:
-            cover = 0
-        return name, cover, arc
+        # a function of the unit's hex and side and of the source alone (terrain, options
+        # and a side's retreat edge are the scenario's): kept, as lines hold their ground
+        key = (unit.hex, unit.side, source)
+        found = self._covers.get(key)
+        if found is None:
+            name, cover = self.cover(unit.hex)
+            arc = self.arc(unit, source)
+            if arc != "front" and name in LINEAR_COVER:
+                cover = 0
+            found = self._covers[key] = (name, cover, arc)
+        return found
 
     def fire_share(self, unit: UnitState) -> float:
         """The share of its strength at the start of this turn the unit has lost to fire
