@@ -279,6 +279,11 @@ class EventLog:
         """
         if event.seq != self.count:
             raise ValueError(f"event seq {event.seq} out of order: expected {self.count}")
+        self.append(event)
+
+    def append(self, event: Event) -> None:
+        """:meth:`write` for a caller that stamped ``event`` with the log's next seq itself
+        (:class:`~engine.recorder.Recorder`): the same line, without reading the seq back."""
         if self.discards:
             self.sink.write("")
         else:

@@ -151,7 +151,11 @@ class Projection(Generic[S]):
 
     def apply(self, event: Event) -> None:
         """Apply the next event; refuse one out of order."""
-        seq = event.seq
+        self.apply_seq(event, event.seq)
+
+    def apply_seq(self, event: Event, seq: int) -> None:
+        """:meth:`apply` of an event whose ``seq`` the caller holds (it has just stamped it:
+        a pydantic model's field read costs several times an argument's)."""
         if seq != self.last_seq + 1:
             raise OutOfOrder(f"event seq {seq} applied after {self.last_seq}")
         route = _ROUTES.get(type(event))

@@ -89,8 +89,12 @@ class Recorder(Generic[S]):
             self._admit(type(event))
         data = event.__dict__
         if data["seq"] == -1:  # a fresh event: stamped in place, as EventLog.stamp does
-            data["seq"] = self.log.count
+            data["seq"] = seq = self.log.count
             event.__pydantic_fields_set__.add("seq")
+            if not self._forks:  # the commonest path: the seq just given, not read back
+                self.projection.apply_seq(event, seq)
+                self.log.append(event)
+                return event
             stamped: Event = event
         else:
             stamped = self.log.stamp(event)

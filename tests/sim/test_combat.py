@@ -158,7 +158,8 @@ def test_event_arithmetic_can_be_checked_from_its_draws() -> None:
 def test_the_roll_is_combats_arithmetic_on_its_draws(alternative: bool, fatigue_from: str) -> None:
     """The roll writes out combat's uniform and random rounding for speed: on 400 streams,
     every value it records is what combat's functions make of its recorded draws, bit for
-    bit (the value, the casualties, fatigue's value and what it adds, capped)."""
+    bit (the range, the value, the casualties, the check's probability and whether its
+    draw asks for one, fatigue's value and what it adds, capped)."""
     options = MusketOptions(fatigue_from=fatigue_from)
     for k in range(400):
         v, factor = 40.0 * k, (0.5, 1.0, 2.0)[k % 3]
@@ -177,6 +178,10 @@ def test_the_roll_is_combats_arithmetic_on_its_draws(alternative: bool, fatigue_
         assert (c.effective, c.low, c.high) == combat.casualty_range(v, -20.0, 5, 25)
         assert c.value == x
         assert c.casualties == combat.random_round(x, u[n])
+        p = combat.morale_check_probability(c.casualties)
+        assert c.morale_check_p == p
+        if c.casualties > 0:  # the check's draw is the last
+            assert (c.morale_check_reason == "loss") == (u[-1] < p)
         base = c.casualties if fatigue_from == "rounded" else x
         if base <= 0:
             assert (c.fatigue_value, c.fatigue_added) == (0.0, 0)

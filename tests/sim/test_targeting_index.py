@@ -26,7 +26,7 @@ from sim.rulesets.musket.data import WEAPONS
 from sim.rulesets.musket.events import LeftField, Moved
 from sim.rulesets.musket.hexmap import cell, distance, ring_steps
 from sim.rulesets.musket.state import BattleState, UnitState, initial_state
-from sim.rulesets.musket.targeting import aim, walk
+from sim.rulesets.musket.targeting import aim, aim_at, walk
 from sim.scenario.load import validate_data
 
 RETREATS = ("north", "south", "east", "west")
@@ -173,6 +173,17 @@ def _derived(state: BattleState) -> dict[str, dict[int, str]]:
     }
 
 
+def _aimed(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
+    """``aim``'s answer, checked against ``aim_at``'s: the same unit, with its distance."""
+    target, found = aim(b, unit, reach), aim_at(b, unit, reach)
+    if found is None:
+        assert target is None
+    else:
+        assert unit.hex is not None and found[0].hex is not None
+        assert found == (target, distance(unit.hex, found[0].hex))
+    return target
+
+
 def _ids(foes: dict[str, dict[int, UnitState]]) -> dict[str, dict[int, str]]:
     return {side: {k: u.id for k, u in by.items()} for side, by in foes.items()}
 
@@ -181,14 +192,15 @@ def _ids(foes: dict[str, dict[int, UnitState]]) -> dict[str, dict[int, str]]:
 @given(layouts())
 def test_the_index_picks_what_the_search_picked(layout: dict[str, Any]) -> None:
     """For every unit on the map and every reach up to the longest weapon's, ``aim``
-    returns the very unit the per-shot search returned (or None with it)."""
+    returns the very unit the per-shot search returned (or None with it), and ``aim_at``
+    the same with its distance in hexes."""
     b = _battle(layout)
     assert _ids(b.state.foes) == _derived(b.state)
     for unit in b.state.units.values():
         if unit.hex is None:
             continue
         for reach in range(0, MAX_REACH + 1):
-            assert aim(b, unit, reach) is searched(b, unit, reach), (unit.id, reach)
+            assert _aimed(b, unit, reach) is searched(b, unit, reach), (unit.id, reach)
 
 
 @settings(max_examples=60, deadline=None)
@@ -259,7 +271,7 @@ def test_rings_ordered_per_shot_pick_what_the_search_picked(layout: dict[str, An
             if unit.hex is None:
                 continue
             for reach in range(0, MAX_REACH + 1):
-                assert aim(b, unit, reach) is searched(b, unit, reach), (unit.id, reach)
+                assert _aimed(b, unit, reach) is searched(b, unit, reach), (unit.id, reach)
     finally:
         setattr(targeting, "SAFE_MARGIN", 1e-12)  # noqa: B010
         targeting.walk.cache_clear()

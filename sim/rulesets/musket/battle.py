@@ -83,11 +83,15 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
         event = decide_fire(b, unit, phase)
         if event is not None:
             fired = _emit(b, rec, event)
-            turn, before = b.fire_losses.get(fired.target, (0, 0))
+            # the event's fields read from its __dict__ (a model's attribute reads pass
+            # through pydantic's __getattr__ hook: several times a dict's cost)
+            data = fired.__dict__
+            target, result = data["target"], data["result"].__dict__
+            turn, before = b.fire_losses.get(target, (0, 0))
             now = b.kernel.turn  # b.turn without the property
-            lost = fired.result.casualties + (before if turn == now else 0)
-            b.fire_losses[fired.target] = (now, lost)
-            if fired.result.morale_check_reason is not None:  # else _checks finds none
+            lost = result["casualties"] + (before if turn == now else 0)
+            b.fire_losses[target] = (now, lost)
+            if result["morale_check_reason"] is not None:  # else _checks finds none
                 _checks(b, rec, fired)
 
     return act
@@ -139,6 +143,13 @@ SKIP_UNMOVED = True
 compare the two)."""
 
 
+SKIP_HOLDING = True
+"""A unit under a ``hold`` order that is not routed does not wait for the movement phase
+(see :func:`_unit`); off, it waits as every unit does (the tests compare the two)."""
+
+
+_ROUTED_OR_OUT = ("routed", "eliminated")
+
 KEEP_ROUTS = True
 """A routed unit's way out is kept while no unit is placed (``Battle.routs``); off, it is
 searched every time (the tests compare the two)."""
@@ -153,17 +164,35 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
     # time it would wait for offensive fire: a unit that has not moved does not wait (a
     # resume that would decide nothing), a pure saving.  In a forked battle an override
     # may set moved_turn at any event, so there every unit waits for every phase.
-    unforked = SKIP_UNMOVED and rec.log.header.fork is None
+    #
+    # Movement likewise, for a unit under a hold order that is not routed: decide_move moves
+    # such a unit only in a rout (a hold order is no attack: it sets no goal, is never broken
+    # off, and a disrupted or spent holder does not fall back).  Its morale is read before
+    # the wait, at the end of its previous turn or at the start: what could rout it before
+    # its movement step comes later in a turn (fire, melee, their morale tests) or is an
+    # override (a forked battle, where every unit waits as before); a rally, a rest, a
+    # move, a departure, a break change only their own unit or side.  (An eliminated unit
+    # still waits, to end its process where it always did.)
+    unforked = rec.log.header.fork is None
+    holding = SKIP_HOLDING and unforked and b.orders[uid].kind == "hold"
     steps = [
-        (phase, ACTIONS[phase], unforked and phase == "offensive_fire")
+        (
+            phase,
+            ACTIONS[phase],
+            SKIP_UNMOVED and unforked and phase == "offensive_fire",
+            holding and phase == "movement",
+        )
         for phase in waits_for(b, uid)
     ]
+    fields = state.__dict__  # state.ended read as a dict's item (not through pydantic's hook)
     while True:
-        for phase, act, if_moved in steps:
+        for phase, act, if_moved, if_steady in steps:
             if if_moved and unit.moved_turn != kernel.turn:
                 continue
+            if if_steady and unit.morale not in _ROUTED_OR_OUT:
+                continue
             yield wait(phase, order)
-            if state.ended or unit.morale == "eliminated":  # not unit.active, read in line
+            if fields["ended"] or unit.morale == "eliminated":  # not unit.active, in line
                 return
             act(b, rec, unit)
 

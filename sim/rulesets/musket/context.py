@@ -5,6 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, NoReturn, TypeVar, cast
+
+from pydantic import BaseModel
 
 from engine.rng import Stream
 from sim.rulesets.musket.data import QUALITY_MORALE, TERRAIN
@@ -14,9 +17,10 @@ from sim.rulesets.musket.scenario import MusketScenario, Order, SideSpec
 from sim.rulesets.musket.state import BattleState, UnitState
 from sim.runner import BattleView
 
-__all__ = ["Battle", "Hex"]
+__all__ = ["Battle", "Hex", "plain"]
 
 Hex = tuple[int, int]
+M = TypeVar("M", bound=BaseModel)
 Key = tuple[str, int | None]
 """A kept search's key: the unit's id and the range searched (None: any)."""
 _ATTACKS = ("charge", "engage")
@@ -57,6 +61,36 @@ def arc_of(at: Hex, facing: str, source: Hex) -> str:
     return "rear" if cos <= _REAR_COS else "flank"
 
 
+class _ReadOnly:
+    """Base of :func:`plain`'s classes: refuses every assignment."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is read-only ({name})")
+
+
+_PLAIN: dict[type[BaseModel], type[_ReadOnly]] = {}
+"""The slotted class of each model class :func:`plain` has copied."""
+
+
+def plain(model: M) -> M:
+    """A read-only copy of a frozen model's fields as plain slotted attributes (nothing
+    else: no model methods), for what the rules read at every step: the options, orders
+    and sides.  A pydantic model's reads pass through its ``__getattr__`` hook, several
+    times a slot's cost; the rules read an option about twenty times a resolution."""
+    cls = type(model)
+    kind = _PLAIN.get(cls)
+    if kind is None:
+        slots = tuple(cls.model_fields)
+        kind = _PLAIN[cls] = type(f"Plain{cls.__name__}", (_ReadOnly,), {"__slots__": slots})
+    copy = object.__new__(kind)
+    fields = model.__dict__
+    for name in cls.model_fields:
+        object.__setattr__(copy, name, fields[name])
+    return cast(M, copy)
+
+
 @dataclass
 class Battle(BattleView[MusketScenario, BattleState]):
     """Scenario, options, current state, random streams and clock.
@@ -70,10 +104,13 @@ class Battle(BattleView[MusketScenario, BattleState]):
     rank: dict[str, int] = field(init=False)
     sides: dict[str, SideSpec] = field(init=False)
     orders: dict[str, Order] = field(init=False)
+    _width: int = field(init=False)
+    _height: int = field(init=False)
     _span: int = field(init=False)
     _nearest: dict[Key, tuple[int, UnitState | None]] = field(init=False)
     _steps: dict[Hex, tuple[tuple[Hex, int], ...]] = field(init=False)
     _arcs: dict[tuple[Hex, str, Hex], str] = field(init=False)
+    _covers: dict[tuple[Hex | None, str, Hex | None], tuple[str, int, str]] = field(init=False)
     routs: dict[tuple[str, Hex, str, int], tuple[int, tuple[Hex, ...], bool]] = field(
         default_factory=dict
     )
@@ -84,8 +121,8 @@ class Battle(BattleView[MusketScenario, BattleState]):
     """Keep ``routs``: set by the battle's processes when the battle is not forked (an
     override, which a fork may make at any event, changes fields without placing)."""
     options: MusketOptions = field(init=False)
-    """The ruleset options of this scenario (the scenario's, kept: rules read them at
-    every step, and a scenario is frozen)."""
+    """The ruleset options of this scenario: its every field, read-only, as a plain object
+    (:func:`plain`: rules read them at every step, and a scenario is frozen)."""
     fire_losses: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Unit id → (the last turn it was fired on, men it lost to fire that turn), kept as
     the battle is fought (``battle.py``): the closing test reads this turn's losses
@@ -103,13 +140,15 @@ class Battle(BattleView[MusketScenario, BattleState]):
         covers = {(h[0], h[1]): p.cover for p in self.scenario.map.terrain for h in p.hexes}
         self.cover_override = {h: c for h, c in covers.items() if c is not None}
         self.rank = {uid: i for i, uid in enumerate(self.state.units)}
-        self.sides = {s.id: s for s in self.scenario.sides}
-        self.orders = {u.id: u.order for s in self.scenario.sides for u in s.units}
-        self._span = self.scenario.map.width + self.scenario.map.height  # > any distance
+        self.sides = {s.id: plain(s) for s in self.scenario.sides}
+        self.orders = {u.id: plain(u.order) for s in self.scenario.sides for u in s.units}
+        self._width, self._height = self.scenario.map.width, self.scenario.map.height
+        self._span = self._width + self._height  # > any distance
         self._nearest = {}
         self._steps = {}
         self._arcs = {}
-        self.options = self.scenario.options
+        self._covers = {}
+        self.options = plain(self.scenario.options)
 
     def stream(self, purpose: str, *key: str) -> Stream:
         """The stream for ``purpose`` this turn: name ``<turn>/<purpose>/<key...>``.
@@ -122,7 +161,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
 
     def on_map(self, h: Hex) -> bool:
         """True when ``h`` lies on the map."""
-        return 0 <= h[0] < self.scenario.map.width and 0 <= h[1] < self.scenario.map.height
+        return 0 <= h[0] < self._width and 0 <= h[1] < self._height
 
     def cover(self, h: Hex | None) -> tuple[str, int]:
         """Terrain name and its cover modifier (percent) at ``h``: the patch's own
@@ -149,11 +188,17 @@ class Battle(BattleView[MusketScenario, BattleState]):
         """The unit's terrain, its cover against fire or a charge from ``source``, and the
         arc it comes from: a wall, breastworks or fence covers only the front
         (option ``enfilade``)."""
-        name, cover = self.cover(unit.hex)
-        arc = self.arc(unit, source)
-        if arc != "front" and name in LINEAR_COVER:
-            cover = 0
-        return name, cover, arc
+        # a function of the unit's hex and side and of the source alone (terrain, options
+        # and a side's retreat edge are the scenario's): kept, as lines hold their ground
+        key = (unit.hex, unit.side, source)
+        found = self._covers.get(key)
+        if found is None:
+            name, cover = self.cover(unit.hex)
+            arc = self.arc(unit, source)
+            if arc != "front" and name in LINEAR_COVER:
+                cover = 0
+            found = self._covers[key] = (name, cover, arc)
+        return found
 
     def fire_share(self, unit: UnitState) -> float:
         """The share of its strength at the start of this turn the unit has lost to fire

@@ -12,7 +12,7 @@ from sim.rulesets.musket.hexmap import distance, neighbours
 from sim.rulesets.musket.melee import can_charge
 from sim.rulesets.musket.results import casualty_roll, finish
 from sim.rulesets.musket.state import UnitState
-from sim.rulesets.musket.targeting import aim
+from sim.rulesets.musket.targeting import aim_at
 
 __all__ = ["closing_fire_target", "decide_fire", "may_fire", "weapon_range"]
 
@@ -62,19 +62,20 @@ def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
     return moved and b.orders[unit.id].kind != "charge"
 
 
-def _target(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
+def _target(b: Battle, unit: UnitState, reach: int) -> tuple[UnitState, int] | None:
     """The ordered target if active and in range, else the nearest enemy in range (with
     option ``enfilade``, among equally near ones the most nearly straight ahead), read
-    from the spatial index (:func:`~sim.rulesets.musket.targeting.aim`). With
-    ``spare_routed``, a routed enemy only when no other is in reach."""
+    from the spatial index (:func:`~sim.rulesets.musket.targeting.aim_at`). With
+    ``spare_routed``, a routed enemy only when no other is in reach.  With its distance."""
     assert unit.hex is not None
     spec_target = b.orders[unit.id].target
     if spec_target is not None:
         t = b.state.units[spec_target]
-        in_reach = t.active and t.hex is not None and distance(unit.hex, t.hex) <= reach
-        if in_reach and not (b.options.spare_routed and t.morale == "routed"):
-            return t
-    return aim(b, unit, reach)
+        if t.active and t.hex is not None:
+            away = distance(unit.hex, t.hex)
+            if away <= reach and not (b.options.spare_routed and t.morale == "routed"):
+                return t, away
+    return aim_at(b, unit, reach)
 
 
 def _charging_home(b: Battle, cavalry: UnitState) -> UnitState | None:
@@ -114,9 +115,11 @@ def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float
     quality = _QUALITY.get(unit.quality)
     if quality is not None:
         mods[quality[0]] = quality[1]
-    penalty = b.fatigue_penalty(unit)
-    if penalty:
-        mods[f"fatigue_{b.fatigue_level(unit)}"] = -penalty
+    o, f = b.options, unit.fatigue
+    if f >= o.fatigue_medium or f >= o.fatigue_high or f >= o.fatigue_max:  # else no penalty
+        penalty = b.fatigue_penalty(unit)
+        if penalty:
+            mods[f"fatigue_{b.fatigue_level(unit)}"] = -penalty
     terrain, cover, arc = b.cover_against(target, unit.hex)
     if cover:
         mods[terrain] = cover
@@ -131,12 +134,15 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     """Resolve the unit's fire this phase, or None when it does not fire."""
     if not may_fire(b, unit, phase):
         return None
-    target = _target(b, unit, _RANGE[unit.weapon])
+    found = _target(b, unit, _RANGE[unit.weapon])
+    target = None if found is None else found[0]
     if b.options.cavalry_charge_home:
-        target = closing_fire_target(b, unit, target)
+        closing = closing_fire_target(b, unit, target)
+        if closing is not target:
+            target, found = closing, None
     if target is None or unit.hex is None or target.hex is None:
         return None
-    rng_hexes = distance(unit.hex, target.hex)
+    rng_hexes = distance(unit.hex, target.hex) if found is None else found[1]
     per = _VALUES[unit.weapon][rng_hexes - 1]
     scale = ARTILLERY_VALUE_SCALE if unit.kind == "artillery" else 1
     base = float(per * unit.strength * scale)

@@ -43,11 +43,13 @@ class _Roll:
         "alternative",
         "casualties",
         "draws",
+        "effective",
         "hcv",
+        "high",
         "lcv",
+        "low",
         "m",
         "modifiers",
-        "range",
         "rng",
         "value",
         "x",
@@ -64,11 +66,16 @@ class _Roll:
     ) -> None:
         # floats as the event's fields hold them (rule code passes int percentages)
         self.rng, self.value = rng, float(v)
-        self.modifiers = modifiers = {k: float(x) for k, x in modifiers.items()}
+        self.modifiers = modifiers = (
+            {k: float(x) for k, x in modifiers.items()} if modifiers else {}
+        )
         self.lcv, self.hcv, self.alternative = float(lcv), float(hcv), alternative
         self.m = m = sum(modifiers.values(), 0.0)
-        self.range = r = combat.casualty_range(v, m, lcv, hcv)
-        low, high = r.low, r.high
+        # combat.casualty_range (with effective_value) written out: the same expressions
+        e = v * (1.0 + m / 100.0)
+        self.effective = e = e if e > 0.0 else 0.0  # max(0.0, e), NaN and -0.0 alike
+        self.low = low = lcv * e / combat.BASELINE
+        self.high = high = hcv * e / combat.BASELINE
         draw = rng.draw
         # combat.uniform_between and combat.random_round written out (the same expressions:
         # the same floats; a resolution is the battle's commonest step)
@@ -86,11 +93,6 @@ class _Roll:
         n = _floor(x)
         self.casualties = n + 1 if rounding.u < x - n else n
 
-    def _u(self) -> float:
-        d = self.rng.draw()
-        self.draws.append(d)
-        return d.u
-
 
 def casualty_roll(
     rng: Stream, v: float, modifiers: dict[str, float], lcv: float, hcv: float, alternative: bool
@@ -106,23 +108,6 @@ def seed_gun_loss(source: str | None) -> bool:
         source: the firing unit's kind, or None for a melee loss.
     """
     return source in ("artillery", "infantry")
-
-
-def _fatigue(
-    roll: _Roll, target: UnitState, options: MusketOptions, factor: float
-) -> tuple[float, int]:
-    """Step 4: Uniform(c, 3c) × factor, randomly rounded and capped; (value, added).
-
-    c is the rounded casualties, or the value x with ``fatigue_from: unrounded``.
-    """
-    base = roll.casualties if options.fatigue_from == "rounded" else roll.x
-    if base <= 0:
-        return 0.0, 0
-    # combat.fatigue_value (uniform between c and 3c) and combat.random_round written out
-    value = (base + (3.0 * base - base) * roll._u()) * factor
-    n = _floor(value)
-    rounded = n + 1 if roll._u() < value - n else n
-    return value, max(0, min(rounded, options.fatigue_max - target.fatigue))
 
 
 def _heavy_after(target: UnitState, c: int, guns: int, options: MusketOptions) -> bool:
@@ -149,35 +134,54 @@ def finish(
     """
     c = roll.casualties
     guns = 0
+    draw, draws = roll.rng.draw, roll.draws
     if (
         c > 0
         and target.kind == "artillery"
         and (options.guns_lost_to_any_loss or seed_gun_loss(source))
     ):
-        guns = combat.guns_lost(c, options.men_per_gun, roll._u())
-    fatigue_value, added = _fatigue(roll, target, options, fatigue_factor)
-    p = combat.morale_check_probability(c)
+        d = draw()
+        draws.append(d)
+        guns = combat.guns_lost(c, options.men_per_gun, d.u)
+    # Step 4: Uniform(c, 3c) × factor, randomly rounded and capped; c is the rounded
+    # casualties, or the value x with ``fatigue_from: unrounded`` (combat.fatigue_value
+    # and combat.random_round written out: the same expressions)
+    base = c if options.fatigue_from == "rounded" else roll.x
+    fatigue_value, added = 0.0, 0
+    if not base <= 0:  # the test as written before (not ``base > 0``: alike for any value)
+        d = draw()
+        draws.append(d)
+        fatigue_value = value = (base + (3.0 * base - base) * d.u) * fatigue_factor
+        n = _floor(value)
+        d = draw()
+        draws.append(d)
+        rounded = n + 1 if d.u < value - n else n
+        added = max(0, min(rounded, options.fatigue_max - target.fatigue))
+    p = c / (c + 25.0) if c > 0 else 0.0  # combat.morale_check_probability written out
     reason: Literal["loss", "max_fatigue", "heavy_losses"] | None = None
-    if c > 0 and roll._u() < p:
-        reason = "loss"
-    elif target.fatigue >= options.fatigue_max and fatigue_value > 0:
-        reason = "max_fatigue"  # a unit at maximum fatigue that takes more must check [src]
-    elif c > 0 and options.heavy_loss_check and _heavy_after(target, c, guns, options):
-        reason = "heavy_losses"  # [ours] a unit badly cut up checks after every loss
-    m, r = roll.m, roll.range
+    if c > 0:
+        d = draw()
+        draws.append(d)
+        if d.u < p:
+            reason = "loss"
+    if reason is None:
+        if target.fatigue >= options.fatigue_max and fatigue_value > 0:
+            reason = "max_fatigue"  # a unit at maximum fatigue that takes more must check [src]
+        elif c > 0 and options.heavy_loss_check and _heavy_after(target, c, guns, options):
+            reason = "heavy_losses"  # [ours] a unit badly cut up checks after every loss
     # every field in declaration order, each of its exact type (check_line in the tests)
     return assemble(
         Casualties,
         {
             "v": roll.value,
-            "modifier": m,
+            "modifier": roll.m,
             "modifiers": roll.modifiers,
             "lcv": roll.lcv,
             "hcv": roll.hcv,
             "alternative": roll.alternative,
-            "effective": r.effective,
-            "low": r.low,
-            "high": r.high,
+            "effective": roll.effective,
+            "low": roll.low,
+            "high": roll.high,
             "value": roll.x,
             "casualties": c,
             "guns_lost": guns,
@@ -186,7 +190,7 @@ def finish(
             "morale_check_p": p,
             "morale_check": reason is not None,
             "morale_check_reason": reason,
-            "draws": roll.draws,
+            "draws": draws,
         },
         _EVERY_FIELD,
     )

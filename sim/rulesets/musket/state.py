@@ -149,19 +149,6 @@ class BattleState(EndingState):
                     foes[cell(to)] = unit
         self.placements += 1
 
-    def _take(self, unit: UnitState, c: Casualties) -> None:
-        if unit.kind == "artillery":
-            lost = min(c.guns_lost, unit.strength)
-            unit.guns_lost += lost
-        else:
-            lost = min(c.casualties, unit.strength)
-            unit.men_lost += lost
-        unit.strength -= lost
-        unit.fatigue += c.fatigue_added
-        if unit.strength == 0:
-            unit.morale = "eliminated"
-            self._place(unit, None)
-
     def _pursued(self, unit: UnitState, loss: int) -> None:
         """Men (guns, for a battery) a melee's loser lost to cavalry's pursuit
         (``cavalry_pursuit_share``), or a unit that routs lost as prisoners
@@ -191,15 +178,16 @@ class BattleState(EndingState):
 
     @applies(Fired)
     def fired(self, event: Fired) -> None:
-        self.units[event.unit].fired_turn = event.turn
-        self._take(self.units[event.target], event.result)
+        data, units = event.__dict__, self.units  # the commonest event: its fields read once
+        units[data["unit"]].fired_turn = data["turn"]
+        _take(self, units[data["target"]], data["result"])
 
     @applies(Meleed)
     def meleed(self, event: Meleed) -> None:
         attacker, defender = self.units[event.unit], self.units[event.target]
         attacker.fought_turn = defender.fought_turn = event.turn
-        self._take(attacker, event.attacker_losses)
-        self._take(defender, event.defender_losses)
+        _take(self, attacker, event.attacker_losses)
+        _take(self, defender, event.defender_losses)
         loser = defender if event.winner == attacker.id else attacker
         winner = attacker if loser is defender else defender
         if event.pursuit_losses and loser.active:
@@ -242,6 +230,24 @@ class BattleState(EndingState):
     def battle_ended(self, event: BattleEnded) -> None:
         self.end(event)
         self.objective_points = dict(sorted(event.objective_points.items()))
+
+
+def _take(state: BattleState, unit: UnitState, c: Casualties) -> None:
+    """A unit's losses and fatigue from a resolution (fire or melee): the
+    result's fields read from its ``__dict__`` (a model's attribute reads pass through
+    pydantic's ``__getattr__`` hook), strength 0 eliminates."""
+    result = c.__dict__
+    if unit.kind == "artillery":
+        lost = min(result["guns_lost"], unit.strength)
+        unit.guns_lost += lost
+    else:
+        lost = min(result["casualties"], unit.strength)
+        unit.men_lost += lost
+    unit.strength -= lost
+    unit.fatigue += result["fatigue_added"]
+    if unit.strength == 0:
+        unit.morale = "eliminated"
+        state._place(unit, None)
 
 
 def initial_state(sc: MusketScenario) -> BattleState:

@@ -44,7 +44,7 @@ from sim.rulesets.musket.context import Battle, Hex, facing_cos
 from sim.rulesets.musket.hexmap import CELL_STRIDE, cell, ring_steps
 from sim.rulesets.musket.state import UnitState
 
-__all__ = ["SAFE_MARGIN", "Group", "aim", "walk"]
+__all__ = ["SAFE_MARGIN", "Group", "aim", "aim_at", "walk"]
 
 SAFE_MARGIN: Final = 1e-12
 """How far from a rounding boundary (at 9 decimal places) a ring's every cosine must lie
@@ -55,16 +55,18 @@ at the origin and at any hex of a 1,000 x 1,000 map (measured: 5.7e-14)."""
 class Group(NamedTuple):
     """Hexes of equal targeting key: their offsets from the firer's hex as cells and as
     ``(column, row)``; ``live``: a whole ring whose order by facing is decided per shot
-    (see the module's docstring)."""
+    (see the module's docstring); ``radius``: their distance from the firer's hex (the
+    ring they lie on)."""
 
     cells: tuple[int, ...]
     offsets: tuple[Hex, ...]
     live: bool
+    radius: int
 
 
-def _group(offsets: Iterable[Hex], live: bool = False) -> Group:
+def _group(offsets: Iterable[Hex], radius: int, live: bool = False) -> Group:
     offsets = tuple(offsets)
-    return Group(tuple(dc * CELL_STRIDE + dr for dc, dr in offsets), offsets, live)
+    return Group(tuple(dc * CELL_STRIDE + dr for dc, dr in offsets), offsets, live, radius)
 
 
 def _rounded(cos: float) -> float:
@@ -93,17 +95,17 @@ def walk(odd: bool, facing: str | None, reach: int) -> tuple[Group, ...]:
     for radius in range(1, reach + 1):
         offsets = ring_steps(odd, radius)
         if facing is None:
-            groups.append(_group(offsets))
+            groups.append(_group(offsets, radius))
             continue
         cos = {
             off: facing_cos(centre, facing, (centre[0] + off[0], centre[1] + off[1]))
             for off in offsets
         }
         if not all(_safe(c) for c in cos.values()):
-            groups.append(_group(offsets, live=True))
+            groups.append(_group(offsets, radius, live=True))
             continue
         for key in sorted({_rounded(c) for c in cos.values()}, reverse=True):
-            groups.append(_group(o for o in offsets if _rounded(cos[o]) == key))
+            groups.append(_group((o for o in offsets if _rounded(cos[o]) == key), radius))
     return tuple(groups)
 
 
@@ -156,6 +158,13 @@ def aim(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
     """The enemy ``unit`` fires at from its hex when no ordered target is in reach: the
     first by the targeting key within ``reach`` hexes; with option ``spare_routed``, the
     first not routed, or, when every enemy in reach is routed, the first of them."""
+    found = aim_at(b, unit, reach)
+    return None if found is None else found[0]
+
+
+def aim_at(b: Battle, unit: UnitState, reach: int) -> tuple[UnitState, int] | None:
+    """:func:`aim`'s enemy with its distance in hexes (the ring it was found on: a shot
+    needs the range, and the walk knows it)."""
     assert unit.hex is not None
     o = b.options
     facing = b.sides[unit.side].retreat if o.enfilade else None
@@ -164,8 +173,8 @@ def aim(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
     foes = index.get
     here = cell(unit.hex)
     groups = _from_first(index, here, bool(unit.hex[0] & 1), facing, reach)
-    fallback: UnitState | None = None  # the first routed enemy, with spare_routed
-    for cells, offsets, live in groups:
+    fallback: tuple[UnitState, int] | None = None  # the first routed enemy, with spare_routed
+    for cells, offsets, live, radius in groups:
         if live:
             assert facing is not None
             found, routed = _live(b, unit, facing, offsets, spare)
@@ -184,9 +193,9 @@ def aim(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
                 elif found is None or rank[e.id] < rank[found.id]:
                     found = e
         if found is not None:
-            return found
-        if fallback is None:
-            fallback = routed
+            return found, radius
+        if fallback is None and routed is not None:
+            fallback = routed, radius
     return fallback
 
 

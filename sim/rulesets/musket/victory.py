@@ -58,18 +58,24 @@ def _lost(unit: UnitState, c: Casualties) -> bool:
     return (c.guns_lost if unit.kind == "artillery" else c.casualties) > 0
 
 
-def _men(b: Battle, u: UnitState, n: int) -> int:
-    return n * b.options.men_per_gun if u.kind == "artillery" else n
-
-
 def side_shares(b: Battle, side: str) -> tuple[float, float]:
     """(share of units routed or eliminated — or spent, with option ``spent_counts_out`` —,
     share of men lost) of one army."""
-    units = [u for u in b.state.units.values() if u.side == side]
-    out = sum(1 for u in units if u.morale in _OUT or _spent_out(b, u))
-    initial = sum(_men(b, u, u.initial) for u in units)
-    lost = sum(_men(b, u, u.initial - u.strength) for u in units)
-    return out / len(units), lost / initial
+    # one pass over the units (at every turn's end): _spent_out asked only of a spent unit
+    # (False for any other); a gun counts men_per_gun men
+    per_gun = b.options.men_per_gun
+    count = out = initial = lost = 0
+    for u in b.state.units.values():
+        if u.side != side:
+            continue
+        count += 1
+        morale = u.morale
+        if morale in _OUT or (morale == "spent" and _spent_out(b, u)):
+            out += 1
+        weight = per_gun if u.kind == "artillery" else 1
+        initial += u.initial * weight
+        lost += (u.initial - u.strength) * weight
+    return out / count, lost / initial
 
 
 def blows(event: Event, state: BattleState) -> tuple[str, ...]:
@@ -79,9 +85,11 @@ def blows(event: Event, state: BattleState) -> tuple[str, ...]:
     battle keeps the latest of each army's to name as its break's cause.
     """
     units = state.units
-    if isinstance(event, Fired):
-        target = units[event.target]
-        return (target.side,) if _lost(target, event.result) else ()
+    if isinstance(event, Fired):  # _lost, its fields read from __dict__ (the commonest event)
+        data = event.__dict__
+        target, c = units[data["target"]], data["result"].__dict__
+        lost = c["guns_lost"] if target.kind == "artillery" else c["casualties"]
+        return (target.side,) if lost > 0 else ()
     if isinstance(event, Meleed):
         attacker, defender = units[event.unit], units[event.target]
         loser = defender if event.winner == attacker.id else attacker
