@@ -16,7 +16,6 @@ import pytest
 from tests.readme_examples import ROOT, Example, Page, examples, failure, pages, prepare
 
 SKIPPED = {
-    "docs/batch.md": 1,  # the Sobol' study: 1,600 battles (make docs-examples runs it)
     "docs/calibrate.md": 1,  # the fit on the history cases: ~4,000 battles (the same)
     "docs/rulesets.md": 6,  # the duel plugin's commands: tests/test_docs_rulesets.py,
     # tests/contract/test_odds_hook.py run them with the plugin installed
