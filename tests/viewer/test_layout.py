@@ -188,3 +188,38 @@ def test_a_unit_with_a_facing_gets_a_wedge_pointing_that_way(
     with open_page(browser, pages["tavern_brawl-s377"]) as v:  # becmi: no facing
         assert v.page.locator("svg.field g.unit[data-facing]").count() == 0
         assert v.page.locator("svg.field g.unit path.facing[d^=M]").count() == 0
+
+
+CHART_OVERLAPS = """() => {
+  // every pair of legend texts (names and "+N more") in each chart whose boxes meet
+  const found = [];
+  let legends = 0;
+  for (const svg of document.querySelectorAll("svg.chart")) {
+    const boxes = [...svg.querySelectorAll("text.legend")]
+      .map((t) => [t.textContent, t.getBoundingClientRect()]);
+    legends += boxes.length;
+    for (let a = 0; a < boxes.length; a += 1) {
+      for (let b = a + 1; b < boxes.length; b += 1) {
+        const [p, q] = [boxes[a][1], boxes[b][1]];
+        const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+        const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+        if (w > 0.5 && h > 0.5) found.push([boxes[a][0], boxes[b][0]]);
+      }
+    }
+  }
+  return { found: found.slice(0, 10), legends };
+}"""
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_two_chart_legend_labels_overlap(
+    browser: Any, pages: dict[str, Path], stem: str
+) -> None:
+    """A chart's legend names and its "+N more" never lie over each other (the stone wall's
+    unit charts have thirteen units: twelve places, the last saying "+2 more")."""
+    with open_page(browser, pages[stem]) as v:
+        v.page.keyboard.press("End")
+        result = v.page.evaluate(CHART_OVERLAPS)
+        assert result["found"] == []
+        assert result["legends"] > 0
+        assert v.errors == []

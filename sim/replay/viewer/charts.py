@@ -91,20 +91,31 @@ def _axes(t0: int, t1: int, ymax: float, turn_name: str) -> list[str]:
     return parts
 
 
+_LEGEND_SLOTS = 12
+"""Legend places: three rows of four under the plot."""
+
+
+def _slot(k: int) -> tuple[int, int]:
+    """The legend place ``k``'s line start and text baseline."""
+    return _LEFT + (k % 4) * 118, _H - _BOTTOM + 36 + (k // 4) * 11
+
+
 def _legend(entries: list[tuple[str, str, str]]) -> list[str]:
+    """A line and name for each entry; beyond twelve, the last place says how many more
+    (a place of its own, so it never lies over a name)."""
+    shown = entries if len(entries) <= _LEGEND_SLOTS else entries[: _LEGEND_SLOTS - 1]
     parts = []
-    for k, (name, colour, dash) in enumerate(entries[:12]):
-        x = _LEFT + (k % 4) * 118
-        y = _H - _BOTTOM + 36 + (k // 4) * 11
+    for k, (name, colour, dash) in enumerate(shown):
+        x, y = _slot(k)
         parts.append(
             f'<line x1="{x}" x2="{x + 16}" y1="{y - 3}" y2="{y - 3}" stroke="{colour}" '
             f'stroke-width="2" stroke-dasharray="{dash}"/>'
             f'<text class="legend" x="{x + 20}" y="{y}">{escape(name[:18])}</text>'
         )
-    if len(entries) > 12:
+    if len(shown) < len(entries):
+        x, y = _slot(len(shown))
         parts.append(
-            f'<text class="legend" x="{_W - _RIGHT}" y="{_H - 4}" text-anchor="end">'
-            f"+{len(entries) - 12} more</text>"
+            f'<text class="legend" x="{x + 20}" y="{y}">+{len(entries) - len(shown)} more</text>'
         )
     return parts
 
