@@ -82,11 +82,15 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
     def act(b: Battle, rec: Rec, unit: UnitState) -> None:
         event = decide_fire(b, unit, phase)
         if event is not None:
-            fired = _emit(b, rec, event)
+            fired = rec.emit(event)
             # the event's fields read from its __dict__ (a model's attribute reads pass
             # through pydantic's __getattr__ hook: several times a dict's cost)
             data = fired.__dict__
             target, result = data["target"], data["result"].__dict__
+            # _emit's blow, victory.blows of a Fired written out on the fields read here
+            struck = b.state.units[target]
+            if (result["guns_lost"] if struck.kind == "artillery" else result["casualties"]) > 0:
+                b.last_blow[struck.side] = data["seq"]
             turn, before = b.fire_losses.get(target, (0, 0))
             now = b.kernel.turn  # b.turn without the property
             lost = result["casualties"] + (before if turn == now else 0)
