@@ -112,9 +112,11 @@ def _melee(b: Battle, rec: Rec, unit: UnitState) -> None:
 
 
 def _rally(b: Battle, rec: Rec, unit: UnitState) -> None:
-    for event in (decide_rest(b, unit), decide_rally(b, unit)):
-        if event is not None:
-            rec.emit(event)
+    rest, rally = decide_rest(b, unit), decide_rally(b, unit)  # both decided, then emitted
+    if rest is not None:
+        rec.emit(rest)
+    if rally is not None:
+        rec.emit(rally)
 
 
 ACTIONS: dict[str, Callable[[Battle, Rec, UnitState], None]] = {

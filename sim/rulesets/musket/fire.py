@@ -174,7 +174,7 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
             "schema_version": _FIRED_VERSION,
             "seq": -1,
             "turn": turn,  # stamp(b)'s fields written out: the hot path saves its call
-            "time": b.now,
+            "time": float(b.kernel.env.now),  # b.now without its property
             "cause": None,
             "phase": phase,
             "unit": unit.id,

@@ -109,49 +109,53 @@ def walk(odd: bool, facing: str | None, reach: int) -> tuple[Group, ...]:
     return tuple(groups)
 
 
-Skip = tuple[tuple[int, ...], dict[int, int], dict[int, tuple[int, ...]]]
-"""A walk's cells in order, flat (offsets), the index of the group of each, and the
-walk's cells from each hex it was taken from (absolute: a unit that holds its ground
-walks the same cells turn after turn)."""
+Skip = tuple[tuple[int, ...], dict[int, tuple[int, int]], dict[int, tuple[int, ...]]]
+"""A walk's cells in order, flat (offsets), the place of each (its group's index, and its
+index within the group), and the walk's cells from each hex it was taken from (absolute:
+a unit that holds its ground walks the same cells turn after turn)."""
 _TAKEN_MAX: Final = 4096
 """The most hexes a walk keeps its absolute cells for (then it starts again)."""
-_SKIPS: dict[int, tuple[tuple[Group, ...], Skip | None]] = {}
-"""By the ``id`` of a walk (:func:`walk`'s answer, kept here so its id is not reused):
-the walk and its :func:`_skip`."""
+_SKIPS: dict[tuple[bool, str | None, int], tuple[tuple[Group, ...], Skip | None]] = {}
+"""By :func:`walk`'s arguments (a column's parity, a facing or None, a reach: a few dozen
+keys at most): the walk and its :func:`_skip`, read without calling either."""
 
 
 def _skip(groups: tuple[Group, ...]) -> Skip | None:
-    """The cells of a walk in its order, flat, and the group of each: for finding the first
+    """The cells of a walk in its order, flat, and the place of each: for finding the first
     group that holds an enemy without walking the empty ones group by group.  None when a
     group is ordered per shot (``live``: the walk is then taken as it is)."""
-    kept = _SKIPS.get(id(groups))
-    if kept is not None and kept[0] is groups:
-        return kept[1]
-    flat: Skip | None = None
-    if not any(g.live for g in groups):
-        steps = tuple(step for g in groups for step in g.cells)
-        flat = steps, {step: i for i, g in enumerate(groups) for step in g.cells}, {}
-    _SKIPS[id(groups)] = (groups, flat)
-    return flat
+    if any(g.live for g in groups):
+        return None
+    steps = tuple(step for g in groups for step in g.cells)
+    place = {step: (i, k) for i, g in enumerate(groups) for k, step in enumerate(g.cells)}
+    return steps, place, {}
 
 
 def _from_first(
     index: dict[int, UnitState], here: int, odd: bool, facing: str | None, reach: int
-) -> tuple[Group, ...]:
-    """The walk from the first group that holds an enemy (none: nothing to walk); the
-    groups before it hold none, so they decide nothing."""
-    groups = walk(odd, facing, reach)
-    flat = _skip(groups)
+) -> tuple[tuple[Group, ...], int]:
+    """The walk from the first group that holds an enemy (none: nothing to walk), and the
+    index within that group of its first cell that holds one; the groups before it, and
+    the cells before that one, hold none, so they decide nothing."""
+    key = (odd, facing, reach)
+    kept = _SKIPS.get(key)
+    if kept is None:
+        groups = walk(odd, facing, reach)
+        kept = _SKIPS[key] = (groups, _skip(groups))
+    groups, flat = kept
     if flat is None:
-        return groups
-    steps, group_of, taken = flat
+        return groups, 0
+    steps, place, taken = flat
     cells = taken.get(here)
     if cells is None:
         if len(taken) >= _TAKEN_MAX:  # a bound on what a long process keeps (a study)
             taken.clear()
         cells = taken[here] = tuple(map(here.__add__, steps))
     hit = next(filter(index.__contains__, cells), None)
-    return () if hit is None else groups[group_of[hit - here] :]
+    if hit is None:
+        return (), 0
+    group, first = place[hit - here]
+    return groups[group:], first
 
 
 def aim(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
@@ -172,7 +176,7 @@ def aim_at(b: Battle, unit: UnitState, reach: int) -> tuple[UnitState, int] | No
     index, rank = b.state.foes[unit.side], b.rank
     foes = index.get
     here = cell(unit.hex)
-    groups = _from_first(index, here, bool(unit.hex[0] & 1), facing, reach)
+    groups, first = _from_first(index, here, bool(unit.hex[0] & 1), facing, reach)
     fallback: tuple[UnitState, int] | None = None  # the first routed enemy, with spare_routed
     for cells, offsets, live, radius in groups:
         if live:
@@ -180,7 +184,10 @@ def aim_at(b: Battle, unit: UnitState, reach: int) -> tuple[UnitState, int] | No
             found, routed = _live(b, unit, facing, offsets, spare)
         else:
             found = routed = None
-            for step in cells:
+            # the first group's cells before its first enemy's hold none
+            scan = cells[first:] if first else cells
+            first = 0
+            for step in scan:
                 e = foes(here + step)
                 if e is None:
                     continue
