@@ -191,13 +191,14 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
         for phase in waits_for(b, uid)
     ]
     fields = state.__dict__  # state.ended read as a dict's item (not through pydantic's hook)
+    me = kernel.env.active_process  # this unit's process (it is running this): read once
     while True:
         for phase, act, if_moved, if_steady in steps:
             if if_moved and unit.moved_turn != kernel.turn:
                 continue
             if if_steady and unit.morale not in _ROUTED_OR_OUT:
                 continue
-            yield wait(phase, order)
+            yield wait(phase, order, me)
             if fields["ended"] or unit.morale == "eliminated":  # not unit.active, in line
                 return
             act(b, rec, unit)

@@ -135,7 +135,10 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     """Resolve the unit's fire this phase, or None when it does not fire."""
     if not may_fire(b, unit, phase):
         return None
-    found = _target(b, unit, _RANGE[unit.weapon])
+    reach = _RANGE[unit.weapon]
+    # _target's first question asked here: with no ordered target it is aim_at's answer
+    ordered = b.orders[unit.id].target is not None
+    found = _target(b, unit, reach) if ordered else aim_at(b, unit, reach)
     target = None if found is None else found[0]
     if b.options.cavalry_charge_home:
         closing = closing_fire_target(b, unit, target)

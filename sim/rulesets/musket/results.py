@@ -111,16 +111,6 @@ def seed_gun_loss(source: str | None) -> bool:
     return source in ("artillery", "infantry")
 
 
-def _heavy_after(target: UnitState, c: int, guns: int, options: MusketOptions) -> bool:
-    """True when the loss leaves the unit having lost ``rout_loss`` or more of its
-    starting strength (option ``heavy_loss_check``)."""
-    limit = options.rout_loss
-    if limit is None or target.initial <= 0:
-        return False
-    lost = min(guns if target.kind == "artillery" else c, target.strength)
-    return (target.initial - target.strength + lost) >= limit * target.initial
-
-
 def _after(
     draw: Callable[[], Draw],
     draws: list[Draw],
@@ -166,8 +156,14 @@ def _after(
     if reason is None:
         if target.fatigue >= options.fatigue_max and fatigue_value > 0:
             reason = "max_fatigue"  # a unit at maximum fatigue that takes more must check [src]
-        elif c > 0 and options.heavy_loss_check and _heavy_after(target, c, guns, options):
-            reason = "heavy_losses"  # [ours] a unit badly cut up checks after every loss
+        elif c > 0 and options.heavy_loss_check:
+            # [ours] a unit badly cut up checks after every loss: it has lost rout_loss or more
+            # of its starting strength once this loss is taken
+            limit, initial, strength = options.rout_loss, target.initial, target.strength
+            if limit is not None and initial > 0:
+                lost = min(guns if target.kind == "artillery" else c, strength)
+                if (initial - strength + lost) >= limit * initial:
+                    reason = "heavy_losses"
     return guns, fatigue_value, added, p, reason
 
 

@@ -117,45 +117,37 @@ _TAKEN_MAX: Final = 4096
 """The most hexes a walk keeps its absolute cells for (then it starts again)."""
 _SKIPS: dict[tuple[bool, str | None, int], tuple[tuple[Group, ...], Skip | None]] = {}
 """By :func:`walk`'s arguments (a column's parity, a facing or None, a reach: a few dozen
-keys at most): the walk and its :func:`_skip`, read without calling either."""
+keys at most): the walk and its :func:`_skip`, read by :func:`aim_at` without calling
+either."""
 
 
 def _skip(groups: tuple[Group, ...]) -> Skip | None:
     """The cells of a walk in its order, flat, and the place of each: for finding the first
     group that holds an enemy without walking the empty ones group by group.  None when a
-    group is ordered per shot (``live``: the walk is then taken as it is)."""
+    group is ordered per shot (``live``: the walk is then taken as it is).  Offset 0 (the
+    firer's own cell, never on a walk) is placed past the last group: no enemy on the walk
+    leaves nothing to walk."""
     if any(g.live for g in groups):
         return None
     steps = tuple(step for g in groups for step in g.cells)
     place = {step: (i, k) for i, g in enumerate(groups) for k, step in enumerate(g.cells)}
+    place[0] = (len(groups), 0)
     return steps, place, {}
 
 
-def _from_first(
-    index: dict[int, UnitState], here: int, odd: bool, facing: str | None, reach: int
-) -> tuple[tuple[Group, ...], int]:
-    """The walk from the first group that holds an enemy (none: nothing to walk), and the
-    index within that group of its first cell that holds one; the groups before it, and
-    the cells before that one, hold none, so they decide nothing."""
-    key = (odd, facing, reach)
-    kept = _SKIPS.get(key)
-    if kept is None:
-        groups = walk(odd, facing, reach)
-        kept = _SKIPS[key] = (groups, _skip(groups))
-    groups, flat = kept
-    if flat is None:
-        return groups, 0
-    steps, place, taken = flat
-    cells = taken.get(here)
-    if cells is None:
-        if len(taken) >= _TAKEN_MAX:  # a bound on what a long process keeps (a study)
-            taken.clear()
-        cells = taken[here] = tuple(map(here.__add__, steps))
-    hit = next(filter(index.__contains__, cells), None)
-    if hit is None:
-        return (), 0
-    group, first = place[hit - here]
-    return groups[group:], first
+def _kept(key: tuple[bool, str | None, int]) -> tuple[tuple[Group, ...], Skip | None]:
+    """The walk of ``walk(*key)`` and its :func:`_skip`, kept in :data:`_SKIPS`."""
+    groups = walk(*key)
+    kept = _SKIPS[key] = (groups, _skip(groups))
+    return kept
+
+
+def _taken(taken: dict[int, tuple[int, ...]], here: int, steps: tuple[int, ...]) -> tuple[int, ...]:
+    """The walk's cells from the cell ``here`` (absolute), kept in ``taken``."""
+    if len(taken) >= _TAKEN_MAX:  # a bound on what a long process keeps (a study)
+        taken.clear()
+    cells = taken[here] = tuple(map(here.__add__, steps))
+    return cells
 
 
 def aim(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
@@ -175,8 +167,20 @@ def aim_at(b: Battle, unit: UnitState, reach: int) -> tuple[UnitState, int] | No
     spare = o.spare_routed
     index, rank = b.state.foes[unit.side], b.rank
     foes = index.get
-    here = cell(unit.hex)
-    groups, first = _from_first(index, here, bool(unit.hex[0] & 1), facing, reach)
+    col, row = unit.hex
+    here = col * CELL_STRIDE + row  # cell(unit.hex), written out
+    # The walk from the first group that holds an enemy (none: nothing to walk), from that
+    # group's first cell that holds one: the groups and cells before hold none, so they
+    # decide nothing.  The walk and its flat cells are kept by walk's arguments (_SKIPS).
+    key = (bool(col & 1), facing, reach)
+    groups, flat = _SKIPS.get(key) or _kept(key)
+    first = 0
+    if flat is not None:
+        steps, place, taken = flat
+        cells = taken.get(here) or _taken(taken, here, steps)
+        # no enemy on the walk: the firer's own cell, whose place is past the last group
+        group, first = place[next(filter(index.__contains__, cells), here) - here]
+        groups = groups[group:]
     fallback: tuple[UnitState, int] | None = None  # the first routed enemy, with spare_routed
     for cells, offsets, live, radius in groups:
         if live:
