@@ -153,16 +153,21 @@ class TurnKernel:
         self._poke: simpy.Event | None = None
         self._sleeping_until = float("inf")
 
-    def phase(self, name: str, order: OrderKey) -> simpy.Event:
+    def phase(
+        self, name: str, order: OrderKey, process: simpy.Process | None = None
+    ) -> simpy.Event:
         """Return an event that fires when phase ``name`` next opens.
 
         Args:
             name: one of the kernel's phases.
             order: sort key deciding this waiter's turn among the phase's waiters.
+            process: the process that will yield the event, when the caller holds it (a
+                process that waits every turn reads ``env.active_process``, a property,
+                once); None: the active process.
         """
         waiters = self._waiters[name]
         waiters.append(order)
-        waiters.append(self.env.active_process)
+        waiters.append(self.env.active_process if process is None else process)
         return self._opening[name]
 
     def at(self, when: float, order: OrderKey) -> simpy.Event:

@@ -44,6 +44,34 @@ def test_phases_open_in_order_and_waiters_resume_by_order_key() -> None:
     assert ends == [1, 2]
 
 
+@pytest.mark.parametrize("hold", [False, True])
+def test_a_waiter_may_name_its_own_process(hold: bool) -> None:
+    """A process that passes itself to ``phase`` (read once from ``env.active_process``)
+    is ordered exactly as one that lets the kernel read it: by order key, then
+    registration, with equal keys among them."""
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("move", "fire"), turn_minutes=20)
+    trace: list[tuple[float, str, str]] = []
+
+    def unit(name: str, key: int) -> simpy.events.ProcessGenerator:
+        me = env.active_process if hold else None
+        for _ in range(2):
+            for phase in ("move", "fire"):
+                yield kernel.phase(phase, (key,), me)
+                trace.append((env.now, phase, name))
+
+    for name, key in (("c", 3), ("a", 1), ("b2", 2), ("b1", 2)):
+        env.process(unit(name, key))
+    kernel.start(2, lambda t: False)
+    env.run()
+    one_phase = ["a", "b2", "b1", "c"]
+    assert trace == [
+        (t, phase, name)
+        for t, phase in ((0, "move"), (10, "fire"), (20, "move"), (30, "fire"))
+        for name in one_phase
+    ]
+
+
 def test_waiters_that_skip_phases_resume_by_order_key_then_registration() -> None:
     """Processes waiting on different phase sequences still resume each phase by order key;
     equal keys resume in the order they registered."""

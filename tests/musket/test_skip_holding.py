@@ -26,9 +26,9 @@ def _counting(m: pytest.MonkeyPatch, skip: bool) -> tuple[Counter[str], Counter[
     steps: Counter[str] = Counter()
     phase = TurnKernel.phase
 
-    def counted(self: TurnKernel, which: str, order: Any) -> Any:
+    def counted(self: TurnKernel, which: str, order: Any, process: Any = None) -> Any:
         waits[which] += 1
-        return phase(self, which, order)
+        return phase(self, which, order, process)
 
     def stepping(which: str, act: Any) -> Any:
         def step(*args: Any) -> None:

@@ -21,9 +21,9 @@ def _counting(m: pytest.MonkeyPatch, skip: bool) -> Counter[str]:
     waits: Counter[str] = Counter()
     phase = TurnKernel.phase
 
-    def counted(self: TurnKernel, which: str, order: Any) -> Any:
+    def counted(self: TurnKernel, which: str, order: Any, process: Any = None) -> Any:
         waits[which] += 1
-        return phase(self, which, order)
+        return phase(self, which, order, process)
 
     m.setattr(battle, "SKIP_UNMOVED", skip)
     m.setattr(TurnKernel, "phase", counted)

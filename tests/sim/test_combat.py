@@ -10,7 +10,7 @@ import pytest
 from engine.rng import Stream
 from sim.rulesets.musket import combat
 from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.results import casualty_roll, finish
+from sim.rulesets.musket.results import casualty_roll, finish, fire_result
 from sim.rulesets.musket.state import UnitState
 from tests.sim.exact import casualty_pmf
 
@@ -190,3 +190,35 @@ def test_the_roll_is_combats_arithmetic_on_its_draws(alternative: bool, fatigue_
         rounded = combat.random_round(value, u[n + 2])
         assert c.fatigue_value == value
         assert c.fatigue_added == max(0, min(rounded, options.fatigue_max - target.fatigue))
+
+
+@pytest.mark.parametrize("alternative", [False, True])
+@pytest.mark.parametrize("fatigue_from", ["rounded", "unrounded"])
+@pytest.mark.parametrize("guns_lost_to_any_loss", [False, True])
+def test_fire_result_is_finish_of_the_roll(
+    alternative: bool, fatigue_from: str, guns_lost_to_any_loss: bool
+) -> None:
+    """fire_result (fire's resolution in one call) records what finish(casualty_roll(...))
+    records, field for field and type for type, and leaves its stream where they do: on
+    300 streams, infantry and batteries, modifiers or none, float or int combat values."""
+    options = MusketOptions(fatigue_from=fatigue_from, guns_lost_to_any_loss=guns_lost_to_any_loss)
+    for k in range(300):
+        v = 37.5 * k
+        kind, source = (("infantry", "infantry"), ("artillery", "artillery"))[k % 2]
+        target = _unit(kind=kind, fatigue=(0, 50, options.fatigue_max - 3)[k % 3])
+        lcv, hcv = ((5, 25), (5.0, 25.0), (1.5, 7.25))[k % 3]
+        mods = ({}, {"quality_A": 10.0}, {"cover": -20.0, "column": 25.0})[k % 3]
+        slow_rng, fast_rng = Stream(k, "test/fire"), Stream(k, "test/fire")
+        slow = finish(
+            casualty_roll(slow_rng, v, dict(mods), lcv, hcv, alternative),
+            target,
+            options,
+            source=source,
+        )
+        fast = fire_result(fast_rng, v, dict(mods), lcv, hcv, alternative, target, options, source)
+        assert fast.model_dump_json() == slow.model_dump_json()
+        assert [type(x) for x in fast.__dict__.values()] == [
+            type(x) for x in slow.__dict__.values()
+        ]
+        assert fast.model_fields_set == slow.model_fields_set
+        assert fast_rng.count == slow_rng.count

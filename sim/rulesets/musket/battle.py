@@ -82,11 +82,15 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
     def act(b: Battle, rec: Rec, unit: UnitState) -> None:
         event = decide_fire(b, unit, phase)
         if event is not None:
-            fired = _emit(b, rec, event)
+            fired = rec.emit(event)
             # the event's fields read from its __dict__ (a model's attribute reads pass
             # through pydantic's __getattr__ hook: several times a dict's cost)
             data = fired.__dict__
             target, result = data["target"], data["result"].__dict__
+            # _emit's blow, victory.blows of a Fired written out on the fields read here
+            struck = b.state.units[target]
+            if (result["guns_lost"] if struck.kind == "artillery" else result["casualties"]) > 0:
+                b.last_blow[struck.side] = data["seq"]
             turn, before = b.fire_losses.get(target, (0, 0))
             now = b.kernel.turn  # b.turn without the property
             lost = result["casualties"] + (before if turn == now else 0)
@@ -108,9 +112,11 @@ def _melee(b: Battle, rec: Rec, unit: UnitState) -> None:
 
 
 def _rally(b: Battle, rec: Rec, unit: UnitState) -> None:
-    for event in (decide_rest(b, unit), decide_rally(b, unit)):
-        if event is not None:
-            rec.emit(event)
+    rest, rally = decide_rest(b, unit), decide_rally(b, unit)  # both decided, then emitted
+    if rest is not None:
+        rec.emit(rest)
+    if rally is not None:
+        rec.emit(rally)
 
 
 ACTIONS: dict[str, Callable[[Battle, Rec, UnitState], None]] = {
@@ -185,13 +191,14 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
         for phase in waits_for(b, uid)
     ]
     fields = state.__dict__  # state.ended read as a dict's item (not through pydantic's hook)
+    me = kernel.env.active_process  # this unit's process (it is running this): read once
     while True:
         for phase, act, if_moved, if_steady in steps:
             if if_moved and unit.moved_turn != kernel.turn:
                 continue
             if if_steady and unit.morale not in _ROUTED_OR_OUT:
                 continue
-            yield wait(phase, order)
+            yield wait(phase, order, me)
             if fields["ended"] or unit.morale == "eliminated":  # not unit.active, in line
                 return
             act(b, rec, unit)

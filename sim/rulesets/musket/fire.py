@@ -10,7 +10,7 @@ from sim.rulesets.musket.data import ARTILLERY_VALUE_SCALE, QUALITY_FIRE_MODIFIE
 from sim.rulesets.musket.events import Fired
 from sim.rulesets.musket.hexmap import distance, neighbours
 from sim.rulesets.musket.melee import can_charge
-from sim.rulesets.musket.results import casualty_roll, finish
+from sim.rulesets.musket.results import fire_result
 from sim.rulesets.musket.state import UnitState
 from sim.rulesets.musket.targeting import aim_at
 
@@ -24,8 +24,8 @@ def _reach(values: tuple[int, ...]) -> int:
 
 _VALUES: dict[str, tuple[int, ...]] = {name: w["values"] for name, w in WEAPONS.items()}  # type: ignore[misc]
 _RANGE: dict[str, int] = {name: _reach(values) for name, values in _VALUES.items()}
-_QUALITY: dict[str, tuple[str, int]] = {
-    q: (f"quality_{q}", m) for q, m in QUALITY_FIRE_MODIFIER.items() if m
+_QUALITY: dict[str, tuple[str, float]] = {
+    q: (f"quality_{q}", float(m)) for q, m in QUALITY_FIRE_MODIFIER.items() if m
 }
 """The firer's quality modifier, as its name and percent, for the qualities that have one."""
 _CANNOT_FIRE = ("routed", "eliminated")  # eliminated: not ``active``
@@ -109,8 +109,9 @@ def closing_fire_target(b: Battle, unit: UnitState, target: UnitState | None) ->
 
 def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float]:
     """The firer's quality and fatigue, the target's cover and column, and enfilade
-    (percent): a wall, breastworks or fence covers only against fire from the front, and
-    fire from the flank or rear gets ``enfilade_fire_modifier`` (option ``enfilade``)."""
+    (percent, as floats: the record keeps this dict, :func:`~sim.rulesets.musket.results.
+    fire_result`): a wall, breastworks or fence covers only against fire from the front,
+    and fire from the flank or rear gets ``enfilade_fire_modifier`` (option ``enfilade``)."""
     mods: dict[str, float] = {}
     quality = _QUALITY.get(unit.quality)
     if quality is not None:
@@ -119,14 +120,14 @@ def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float
     if f >= o.fatigue_medium or f >= o.fatigue_high or f >= o.fatigue_max:  # else no penalty
         penalty = b.fatigue_penalty(unit)
         if penalty:
-            mods[f"fatigue_{b.fatigue_level(unit)}"] = -penalty
+            mods[f"fatigue_{b.fatigue_level(unit)}"] = float(-penalty)
     terrain, cover, arc = b.cover_against(target, unit.hex)
     if cover:
-        mods[terrain] = cover
+        mods[terrain] = float(cover)
     if target.formation == "column":
-        mods["column"] = b.options.column_target_modifier
+        mods["column"] = float(b.options.column_target_modifier)
     if arc != "front":  # only with option enfilade: fire from the target's flank or rear
-        mods["enfilade"] = b.options.enfilade_fire_modifier
+        mods["enfilade"] = float(b.options.enfilade_fire_modifier)
     return mods
 
 
@@ -134,7 +135,10 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     """Resolve the unit's fire this phase, or None when it does not fire."""
     if not may_fire(b, unit, phase):
         return None
-    found = _target(b, unit, _RANGE[unit.weapon])
+    reach = _RANGE[unit.weapon]
+    # _target's first question asked here: with no ordered target it is aim_at's answer
+    ordered = b.orders[unit.id].target is not None
+    found = _target(b, unit, reach) if ordered else aim_at(b, unit, reach)
     target = None if found is None else found[0]
     if b.options.cavalry_charge_home:
         closing = closing_fire_target(b, unit, target)
@@ -161,7 +165,9 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     lcv, hcv, s = o.fire_lcv, o.fire_hcv, o.fire_scale
     if s != 1:  # fire_scale: both ends of the casualty range scaled, the seed's arithmetic as is
         lcv, hcv = s * lcv, s * hcv
-    roll = casualty_roll(rng, v, _modifiers(b, unit, target), lcv, hcv, o.alternative_fire)
+    result = fire_result(
+        rng, v, _modifiers(b, unit, target), lcv, hcv, o.alternative_fire, target, o, unit.kind
+    )
     # every field in declaration order, each of its exact type (check_line in the tests): what
     # trusted(Fired, ...) would fill in and copy, built once (the defaults written out)
     return assemble(
@@ -171,7 +177,7 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
             "schema_version": _FIRED_VERSION,
             "seq": -1,
             "turn": turn,  # stamp(b)'s fields written out: the hot path saves its call
-            "time": b.now,
+            "time": float(b.kernel.env.now),  # b.now without its property
             "cause": None,
             "phase": phase,
             "unit": unit.id,
@@ -179,7 +185,7 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
             "range": rng_hexes,
             "base_value": base,
             "factors": factors,
-            "result": finish(roll, target, o, source=unit.kind),
+            "result": result,
         },
         set(_FIRED_GIVEN),
     )

@@ -291,7 +291,7 @@ def decide_rally(b: Battle, unit: UnitState) -> Rallied | None:
 
 def decide_rest(b: Battle, unit: UnitState) -> Rested | None:
     """A unit that neither moved, fired nor fought this turn may recover fatigue [ours]."""
-    t = b.turn
+    t = b.kernel.turn  # b.turn without the property: asked of every unit every turn
     if (
         unit.fatigue <= 0
         or unit.hex is None

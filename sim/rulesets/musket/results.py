@@ -19,17 +19,18 @@ The steps and their draws, in this order on one stream (docs/rules/musket.md):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import floor as _floor
 from typing import Literal
 
-from engine.events import assemble
+from engine.events import Draw, assemble
 from engine.rng import Stream
 from sim.rulesets.musket import combat
 from sim.rulesets.musket.events import Casualties
 from sim.rulesets.musket.options import MusketOptions
 from sim.rulesets.musket.state import UnitState
 
-__all__ = ["casualty_roll", "finish", "seed_gun_loss"]
+__all__ = ["casualty_roll", "finish", "fire_result", "seed_gun_loss"]
 
 _EVERY_FIELD = set(Casualties.model_fields)
 """A :class:`Casualties` is built with every field given: its one fields set, shared (a nested
@@ -110,31 +111,19 @@ def seed_gun_loss(source: str | None) -> bool:
     return source in ("artillery", "infantry")
 
 
-def _heavy_after(target: UnitState, c: int, guns: int, options: MusketOptions) -> bool:
-    """True when the loss leaves the unit having lost ``rout_loss`` or more of its
-    starting strength (option ``heavy_loss_check``)."""
-    limit = options.rout_loss
-    if limit is None or target.initial <= 0:
-        return False
-    lost = min(guns if target.kind == "artillery" else c, target.strength)
-    return (target.initial - target.strength + lost) >= limit * target.initial
-
-
-def finish(
-    roll: _Roll,
+def _after(
+    draw: Callable[[], Draw],
+    draws: list[Draw],
+    c: int,
+    x: float,
     target: UnitState,
     options: MusketOptions,
-    fatigue_factor: float = 1.0,
-    source: str | None = None,
-) -> Casualties:
-    """Steps 3–5: guns lost, fatigue and the morale-check draw; the event payload.
-
-    Args:
-        source: the firing unit's kind; None for a melee loss.
-    """
-    c = roll.casualties
+    fatigue_factor: float,
+    source: str | None,
+) -> tuple[int, float, int, float, Literal["loss", "max_fatigue", "heavy_losses"] | None]:
+    """Steps 3–5 from the rounded casualties ``c`` and the value ``x``, each draw appended
+    to ``draws``: (guns lost, fatigue value, fatigue added, the check's p, its reason)."""
     guns = 0
-    draw, draws = roll.rng.draw, roll.draws
     if (
         c > 0
         and target.kind == "artillery"
@@ -146,7 +135,7 @@ def finish(
     # Step 4: Uniform(c, 3c) × factor, randomly rounded and capped; c is the rounded
     # casualties, or the value x with ``fatigue_from: unrounded`` (combat.fatigue_value
     # and combat.random_round written out: the same expressions)
-    base = c if options.fatigue_from == "rounded" else roll.x
+    base = c if options.fatigue_from == "rounded" else x
     fatigue_value, added = 0.0, 0
     if not base <= 0:  # the test as written before (not ``base > 0``: alike for any value)
         d = draw()
@@ -167,8 +156,99 @@ def finish(
     if reason is None:
         if target.fatigue >= options.fatigue_max and fatigue_value > 0:
             reason = "max_fatigue"  # a unit at maximum fatigue that takes more must check [src]
-        elif c > 0 and options.heavy_loss_check and _heavy_after(target, c, guns, options):
-            reason = "heavy_losses"  # [ours] a unit badly cut up checks after every loss
+        elif c > 0 and options.heavy_loss_check:
+            # [ours] a unit badly cut up checks after every loss: it has lost rout_loss or more
+            # of its starting strength once this loss is taken
+            limit, initial, strength = options.rout_loss, target.initial, target.strength
+            if limit is not None and initial > 0:
+                lost = min(guns if target.kind == "artillery" else c, strength)
+                if (initial - strength + lost) >= limit * initial:
+                    reason = "heavy_losses"
+    return guns, fatigue_value, added, p, reason
+
+
+def fire_result(
+    rng: Stream,
+    v: float,
+    modifiers: dict[str, float],
+    lcv: float,
+    hcv: float,
+    alternative: bool,
+    target: UnitState,
+    options: MusketOptions,
+    source: str,
+) -> Casualties:
+    """``finish(casualty_roll(...), target, options, source=source)`` of a fire resolution
+    (fatigue factor 1) in one call, without the open roll: the same expressions, the same
+    draws in the same order, the same record (``tests/sim/test_combat.py`` compares the two).
+
+    Args:
+        modifiers: the percent modifiers as floats, a dict the record keeps as it is (the
+            caller made it for this resolution).
+    """
+    value = float(v)
+    m = sum(modifiers.values(), 0.0)
+    # combat.casualty_range (with effective_value) written out, as in _Roll
+    e = v * (1.0 + m / 100.0)
+    effective = e = e if e > 0.0 else 0.0
+    low = lcv * e / combat.BASELINE
+    high = hcv * e / combat.BASELINE
+    draw = rng.draw
+    first = draw()
+    draws = [first]
+    x = low + (high - low) * first.u
+    if alternative:
+        second = draw()
+        draws.append(second)
+        x = (x + (low + (high - low) * second.u)) / 2.0
+    rounding = draw()
+    draws.append(rounding)
+    n = _floor(x)
+    c = n + 1 if rounding.u < x - n else n
+    guns, fatigue_value, added, p, reason = _after(draw, draws, c, x, target, options, 1.0, source)
+    # every field in declaration order, each of its exact type (check_line in the tests)
+    return assemble(
+        Casualties,
+        {
+            "v": value,
+            "modifier": m,
+            "modifiers": modifiers,
+            "lcv": float(lcv),
+            "hcv": float(hcv),
+            "alternative": alternative,
+            "effective": effective,
+            "low": low,
+            "high": high,
+            "value": x,
+            "casualties": c,
+            "guns_lost": guns,
+            "fatigue_value": fatigue_value,
+            "fatigue_added": added,
+            "morale_check_p": p,
+            "morale_check": reason is not None,
+            "morale_check_reason": reason,
+            "draws": draws,
+        },
+        _EVERY_FIELD,
+    )
+
+
+def finish(
+    roll: _Roll,
+    target: UnitState,
+    options: MusketOptions,
+    fatigue_factor: float = 1.0,
+    source: str | None = None,
+) -> Casualties:
+    """Steps 3–5: guns lost, fatigue and the morale-check draw; the event payload.
+
+    Args:
+        source: the firing unit's kind; None for a melee loss.
+    """
+    c, draws = roll.casualties, roll.draws
+    guns, fatigue_value, added, p, reason = _after(
+        roll.rng.draw, draws, c, roll.x, target, options, fatigue_factor, source
+    )
     # every field in declaration order, each of its exact type (check_line in the tests)
     return assemble(
         Casualties,

@@ -109,49 +109,45 @@ def walk(odd: bool, facing: str | None, reach: int) -> tuple[Group, ...]:
     return tuple(groups)
 
 
-Skip = tuple[tuple[int, ...], dict[int, int], dict[int, tuple[int, ...]]]
-"""A walk's cells in order, flat (offsets), the index of the group of each, and the
-walk's cells from each hex it was taken from (absolute: a unit that holds its ground
-walks the same cells turn after turn)."""
+Skip = tuple[tuple[int, ...], dict[int, tuple[int, int]], dict[int, tuple[int, ...]]]
+"""A walk's cells in order, flat (offsets), the place of each (its group's index, and its
+index within the group), and the walk's cells from each hex it was taken from (absolute:
+a unit that holds its ground walks the same cells turn after turn)."""
 _TAKEN_MAX: Final = 4096
 """The most hexes a walk keeps its absolute cells for (then it starts again)."""
-_SKIPS: dict[int, tuple[tuple[Group, ...], Skip | None]] = {}
-"""By the ``id`` of a walk (:func:`walk`'s answer, kept here so its id is not reused):
-the walk and its :func:`_skip`."""
+_SKIPS: dict[tuple[bool, str | None, int], tuple[tuple[Group, ...], Skip | None]] = {}
+"""By :func:`walk`'s arguments (a column's parity, a facing or None, a reach: a few dozen
+keys at most): the walk and its :func:`_skip`, read by :func:`aim_at` without calling
+either."""
 
 
 def _skip(groups: tuple[Group, ...]) -> Skip | None:
-    """The cells of a walk in its order, flat, and the group of each: for finding the first
+    """The cells of a walk in its order, flat, and the place of each: for finding the first
     group that holds an enemy without walking the empty ones group by group.  None when a
-    group is ordered per shot (``live``: the walk is then taken as it is)."""
-    kept = _SKIPS.get(id(groups))
-    if kept is not None and kept[0] is groups:
-        return kept[1]
-    flat: Skip | None = None
-    if not any(g.live for g in groups):
-        steps = tuple(step for g in groups for step in g.cells)
-        flat = steps, {step: i for i, g in enumerate(groups) for step in g.cells}, {}
-    _SKIPS[id(groups)] = (groups, flat)
-    return flat
+    group is ordered per shot (``live``: the walk is then taken as it is).  Offset 0 (the
+    firer's own cell, never on a walk) is placed past the last group: no enemy on the walk
+    leaves nothing to walk."""
+    if any(g.live for g in groups):
+        return None
+    steps = tuple(step for g in groups for step in g.cells)
+    place = {step: (i, k) for i, g in enumerate(groups) for k, step in enumerate(g.cells)}
+    place[0] = (len(groups), 0)
+    return steps, place, {}
 
 
-def _from_first(
-    index: dict[int, UnitState], here: int, odd: bool, facing: str | None, reach: int
-) -> tuple[Group, ...]:
-    """The walk from the first group that holds an enemy (none: nothing to walk); the
-    groups before it hold none, so they decide nothing."""
-    groups = walk(odd, facing, reach)
-    flat = _skip(groups)
-    if flat is None:
-        return groups
-    steps, group_of, taken = flat
-    cells = taken.get(here)
-    if cells is None:
-        if len(taken) >= _TAKEN_MAX:  # a bound on what a long process keeps (a study)
-            taken.clear()
-        cells = taken[here] = tuple(map(here.__add__, steps))
-    hit = next(filter(index.__contains__, cells), None)
-    return () if hit is None else groups[group_of[hit - here] :]
+def _kept(key: tuple[bool, str | None, int]) -> tuple[tuple[Group, ...], Skip | None]:
+    """The walk of ``walk(*key)`` and its :func:`_skip`, kept in :data:`_SKIPS`."""
+    groups = walk(*key)
+    kept = _SKIPS[key] = (groups, _skip(groups))
+    return kept
+
+
+def _taken(taken: dict[int, tuple[int, ...]], here: int, steps: tuple[int, ...]) -> tuple[int, ...]:
+    """The walk's cells from the cell ``here`` (absolute), kept in ``taken``."""
+    if len(taken) >= _TAKEN_MAX:  # a bound on what a long process keeps (a study)
+        taken.clear()
+    cells = taken[here] = tuple(map(here.__add__, steps))
+    return cells
 
 
 def aim(b: Battle, unit: UnitState, reach: int) -> UnitState | None:
@@ -171,8 +167,20 @@ def aim_at(b: Battle, unit: UnitState, reach: int) -> tuple[UnitState, int] | No
     spare = o.spare_routed
     index, rank = b.state.foes[unit.side], b.rank
     foes = index.get
-    here = cell(unit.hex)
-    groups = _from_first(index, here, bool(unit.hex[0] & 1), facing, reach)
+    col, row = unit.hex
+    here = col * CELL_STRIDE + row  # cell(unit.hex), written out
+    # The walk from the first group that holds an enemy (none: nothing to walk), from that
+    # group's first cell that holds one: the groups and cells before hold none, so they
+    # decide nothing.  The walk and its flat cells are kept by walk's arguments (_SKIPS).
+    key = (bool(col & 1), facing, reach)
+    groups, flat = _SKIPS.get(key) or _kept(key)
+    first = 0
+    if flat is not None:
+        steps, place, taken = flat
+        cells = taken.get(here) or _taken(taken, here, steps)
+        # no enemy on the walk: the firer's own cell, whose place is past the last group
+        group, first = place[next(filter(index.__contains__, cells), here) - here]
+        groups = groups[group:]
     fallback: tuple[UnitState, int] | None = None  # the first routed enemy, with spare_routed
     for cells, offsets, live, radius in groups:
         if live:
@@ -180,7 +188,10 @@ def aim_at(b: Battle, unit: UnitState, reach: int) -> tuple[UnitState, int] | No
             found, routed = _live(b, unit, facing, offsets, spare)
         else:
             found = routed = None
-            for step in cells:
+            # the first group's cells before its first enemy's hold none
+            scan = cells[first:] if first else cells
+            first = 0
+            for step in scan:
                 e = foes(here + step)
                 if e is None:
                     continue
