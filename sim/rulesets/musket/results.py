@@ -38,7 +38,8 @@ record is never stamped; nothing adds to it)."""
 
 
 class _Roll:
-    """The casualty value and rounding, kept open until fatigue's factor is known."""
+    """The casualty value and rounding, kept open until fatigue's factor is known (made by
+    :func:`casualty_roll`)."""
 
     __slots__ = (
         "alternative",
@@ -55,51 +56,63 @@ class _Roll:
         "value",
         "x",
     )
+    alternative: bool
+    casualties: int
+    draws: list[Draw]
+    effective: float
+    hcv: float
+    high: float
+    lcv: float
+    low: float
+    m: float
+    modifiers: dict[str, float]
+    rng: Stream
+    value: float
+    x: float
 
-    def __init__(
-        self,
-        rng: Stream,
-        v: float,
-        modifiers: dict[str, float],
-        lcv: float,
-        hcv: float,
-        alternative: bool,
-    ) -> None:
-        # floats as the event's fields hold them (rule code passes int percentages)
-        self.rng, self.value = rng, float(v)
-        self.modifiers = modifiers = (
-            {k: float(x) for k, x in modifiers.items()} if modifiers else {}
-        )
-        self.lcv, self.hcv, self.alternative = float(lcv), float(hcv), alternative
-        self.m = m = sum(modifiers.values(), 0.0)
-        # combat.casualty_range (with effective_value) written out: the same expressions
-        e = v * (1.0 + m / 100.0)
-        self.effective = e = e if e > 0.0 else 0.0  # max(0.0, e), NaN and -0.0 alike
-        self.low = low = lcv * e / combat.BASELINE
-        self.high = high = hcv * e / combat.BASELINE
-        draw = rng.draw
-        # combat.uniform_between and combat.random_round written out (the same expressions:
-        # the same floats; a resolution is the battle's commonest step)
-        first = draw()
-        self.draws = draws = [first]
-        x = low + (high - low) * first.u
-        if alternative:
-            # [ours] average the two real-valued draws, then round once.
-            second = draw()
-            draws.append(second)
-            x = (x + (low + (high - low) * second.u)) / 2.0
-        self.x = x
-        rounding = draw()
-        draws.append(rounding)
-        n = _floor(x)
-        self.casualties = n + 1 if rounding.u < x - n else n
+
+def _casualties(
+    draw: Callable[[], Draw], v: float, m: float, lcv: float, hcv: float, alternative: bool
+) -> tuple[float, float, float, float, int, list[Draw]]:
+    """Steps 1–2 from the value ``v`` and the modifiers' sum ``m``: (effective value, low,
+    high, the drawn value, the rounded casualties, the draws).
+
+    combat.casualty_range (with effective_value), combat.uniform_between and
+    combat.random_round written out: the same expressions, the same floats (a resolution is
+    the battle's commonest step).
+    """
+    e = v * (1.0 + m / 100.0)
+    e = e if e > 0.0 else 0.0  # max(0.0, e), NaN and -0.0 alike
+    low = lcv * e / combat.BASELINE
+    high = hcv * e / combat.BASELINE
+    first = draw()
+    draws = [first]
+    x = low + (high - low) * first.u
+    if alternative:
+        # [ours] average the two real-valued draws, then round once.
+        second = draw()
+        draws.append(second)
+        x = (x + (low + (high - low) * second.u)) / 2.0
+    rounding = draw()
+    draws.append(rounding)
+    n = _floor(x)
+    return e, low, high, x, (n + 1 if rounding.u < x - n else n), draws
 
 
 def casualty_roll(
     rng: Stream, v: float, modifiers: dict[str, float], lcv: float, hcv: float, alternative: bool
 ) -> _Roll:
     """Steps 1–2: draw the casualty value and round it."""
-    return _Roll(rng, v, modifiers, lcv, hcv, alternative)
+    roll = _Roll()
+    # floats as the event's fields hold them (rule code passes int percentages)
+    roll.rng, roll.value = rng, float(v)
+    roll.modifiers = modifiers = {k: float(x) for k, x in modifiers.items()} if modifiers else {}
+    roll.lcv, roll.hcv, roll.alternative = float(lcv), float(hcv), alternative
+    roll.m = m = sum(modifiers.values(), 0.0)
+    (roll.effective, roll.low, roll.high, roll.x, roll.casualties, roll.draws) = _casualties(
+        rng.draw, v, m, lcv, hcv, alternative
+    )
+    return roll
 
 
 def seed_gun_loss(source: str | None) -> bool:
@@ -111,6 +124,10 @@ def seed_gun_loss(source: str | None) -> bool:
     return source in ("artillery", "infantry")
 
 
+_After = tuple[int, float, int, float, Literal["loss", "max_fatigue", "heavy_losses"] | None]
+"""What :func:`_after` gives: guns lost, fatigue value, fatigue added, the check's p, its reason."""
+
+
 def _after(
     draw: Callable[[], Draw],
     draws: list[Draw],
@@ -120,7 +137,7 @@ def _after(
     options: MusketOptions,
     fatigue_factor: float,
     source: str | None,
-) -> tuple[int, float, int, float, Literal["loss", "max_fatigue", "heavy_losses"] | None]:
+) -> _After:
     """Steps 3–5 from the rounded casualties ``c`` and the value ``x``, each draw appended
     to ``draws``: (guns lost, fatigue value, fatigue added, the check's p, its reason)."""
     guns = 0
@@ -186,50 +203,24 @@ def fire_result(
         modifiers: the percent modifiers as floats, a dict the record keeps as it is (the
             caller made it for this resolution).
     """
-    value = float(v)
     m = sum(modifiers.values(), 0.0)
-    # combat.casualty_range (with effective_value) written out, as in _Roll
-    e = v * (1.0 + m / 100.0)
-    effective = e = e if e > 0.0 else 0.0
-    low = lcv * e / combat.BASELINE
-    high = hcv * e / combat.BASELINE
     draw = rng.draw
-    first = draw()
-    draws = [first]
-    x = low + (high - low) * first.u
-    if alternative:
-        second = draw()
-        draws.append(second)
-        x = (x + (low + (high - low) * second.u)) / 2.0
-    rounding = draw()
-    draws.append(rounding)
-    n = _floor(x)
-    c = n + 1 if rounding.u < x - n else n
-    guns, fatigue_value, added, p, reason = _after(draw, draws, c, x, target, options, 1.0, source)
-    # every field in declaration order, each of its exact type (check_line in the tests)
-    return assemble(
-        Casualties,
-        {
-            "v": value,
-            "modifier": m,
-            "modifiers": modifiers,
-            "lcv": float(lcv),
-            "hcv": float(hcv),
-            "alternative": alternative,
-            "effective": effective,
-            "low": low,
-            "high": high,
-            "value": x,
-            "casualties": c,
-            "guns_lost": guns,
-            "fatigue_value": fatigue_value,
-            "fatigue_added": added,
-            "morale_check_p": p,
-            "morale_check": reason is not None,
-            "morale_check_reason": reason,
-            "draws": draws,
-        },
-        _EVERY_FIELD,
+    effective, low, high, x, c, draws = _casualties(draw, v, m, lcv, hcv, alternative)
+    after = _after(draw, draws, c, x, target, options, 1.0, source)
+    return _payload(
+        float(v),
+        m,
+        modifiers,
+        float(lcv),
+        float(hcv),
+        alternative,
+        effective,
+        low,
+        high,
+        x,
+        c,
+        after,
+        draws,
     )
 
 
@@ -246,23 +237,56 @@ def finish(
         source: the firing unit's kind; None for a melee loss.
     """
     c, draws = roll.casualties, roll.draws
-    guns, fatigue_value, added, p, reason = _after(
-        roll.rng.draw, draws, c, roll.x, target, options, fatigue_factor, source
+    after = _after(roll.rng.draw, draws, c, roll.x, target, options, fatigue_factor, source)
+    return _payload(
+        roll.value,
+        roll.m,
+        roll.modifiers,
+        roll.lcv,
+        roll.hcv,
+        roll.alternative,
+        roll.effective,
+        roll.low,
+        roll.high,
+        roll.x,
+        c,
+        after,
+        draws,
     )
-    # every field in declaration order, each of its exact type (check_line in the tests)
+
+
+def _payload(
+    v: float,
+    m: float,
+    modifiers: dict[str, float],
+    lcv: float,
+    hcv: float,
+    alternative: bool,
+    effective: float,
+    low: float,
+    high: float,
+    x: float,
+    c: int,
+    after: _After,
+    draws: list[Draw],
+) -> Casualties:
+    """The event payload of a resolution: guns lost, fatigue and the check's reason from
+    ``after`` (:func:`_after`); every field in declaration order, each of its exact type
+    (check_line in the tests)."""
+    guns, fatigue_value, added, p, reason = after
     return assemble(
         Casualties,
         {
-            "v": roll.value,
-            "modifier": roll.m,
-            "modifiers": roll.modifiers,
-            "lcv": roll.lcv,
-            "hcv": roll.hcv,
-            "alternative": roll.alternative,
-            "effective": roll.effective,
-            "low": roll.low,
-            "high": roll.high,
-            "value": roll.x,
+            "v": v,
+            "modifier": m,
+            "modifiers": modifiers,
+            "lcv": lcv,
+            "hcv": hcv,
+            "alternative": alternative,
+            "effective": effective,
+            "low": low,
+            "high": high,
+            "value": x,
             "casualties": c,
             "guns_lost": guns,
             "fatigue_value": fatigue_value,
