@@ -172,12 +172,19 @@ def line_body(event: Event) -> bytes:
     The model's serializer is called directly (``model_dump_json`` passes its
     every default again, then decodes what the log would encode again).
     """
-    return type(event).__pydantic_serializer__.to_json(event)
+    cls = type(event)
+    serializer = _SERIALIZERS.get(cls)
+    if serializer is None:
+        serializer = cls.__pydantic_serializer__
+        if cls.__pydantic_complete__:  # never keep the placeholder of a class not yet built
+            _SERIALIZERS[cls] = serializer
+    return serializer.to_json(event)
 
 
 _SERIALIZERS: dict[type[Event], Any] = {}
-"""Each event class's ``__pydantic_serializer__``, as :func:`line_body` reads it, kept by
-:meth:`EventLog.append` (a class is never given another serializer once built)."""
+"""Each built event class's ``__pydantic_serializer__``, kept by :func:`line_body` (a model
+class's attribute read passes through its metaclass's ``__getattr__`` hook; a class is never
+given another serializer once built)."""
 
 
 class UntrustedLine(AssertionError):
@@ -292,21 +299,10 @@ class EventLog:
         if self.discards:
             self.sink.write("")
         else:
-            # line_body and seal_bytes written out (the same calls, in order: two Python
-            # calls fewer an event), the class's serializer read from a plain dict (a
-            # model class's attribute read passes through its metaclass's __getattr__ hook)
-            cls = type(event)
-            serializer = _SERIALIZERS.get(cls)
-            if serializer is None:
-                serializer = _SERIALIZERS[cls] = cls.__pydantic_serializer__
-            body = serializer.to_json(event)
+            body = line_body(event)
             if self.check_lines:
                 check_line(event, body.decode())
-            hasher = _BLAKE2B_128.copy()
-            hasher.update(self._h)
-            hasher.update(body)
-            self._h = h = hasher.hexdigest().encode()
-            line = _join((body[:-1], b',"h":"', h, b'"}'))
+            line, self._h = seal_bytes(self._h, body)
             if self._put_event is None:
                 self._put(line)
             else:
