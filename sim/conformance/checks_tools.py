@@ -160,7 +160,7 @@ def FORK_REFUSES_DERIVED_FIELDS(battle: Battle) -> None:  # noqa: N802
     out = battle.replay
     for name in battle.ruleset.derived_fields:
         refused = battle.cli("fork", out, "--at", "0", "--set", f"state.x.{name}=1")
-        if refused.exit_code != 2 or "positions cannot be forked" not in refused.output:
+        if refused.exit_code != 2 or "cannot be forked" not in refused.output:
             raise battle.failed(f"fork --set state.x.{name}=1: {tool_problem(refused)}", field=name)
 
 

@@ -93,8 +93,9 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> Non
         parts = path.split(".")
         if parts[0] in derived or parts[-1] in derived:
             raise ForkError(
-                f"--set state.{path}: positions cannot be forked (this ruleset keeps "
-                f"{', '.join(derived)} from its events); fork a unit's own measures"
+                f"--set state.{path}: positions and sides cannot be forked (this ruleset "
+                f"keeps {', '.join(derived)} in step with its events); fork a unit's own "
+                "measures"
             )
         try:
             set_path(state, path, value, counts=True)

@@ -10,8 +10,9 @@ from sim.rulesets.trusted import trusted_measure, trusted_row
 
 __all__ = ["DERIVED_FIELDS", "measures", "space", "units"]
 
-DERIVED_FIELDS = ("at", "bout", "bouts", "order")
-"""Positions and who wrestles whom are kept by movement and bout events: not forkable."""
+DERIVED_FIELDS = ("at", "bout", "bouts", "order", "side")
+"""Positions and who wrestles whom are kept by movement and bout events, and who is whose
+foe by each combatant's side: not forkable."""
 
 
 def _status(state: BattleState, c: CombatantState) -> list[str]:

@@ -9,8 +9,9 @@ from sim.rulesets.trusted import trusted_measure, trusted_row
 
 __all__ = ["DERIVED_FIELDS", "measures", "space", "units"]
 
-DERIVED_FIELDS = ("at", "position", "task_force", "origin")
-"""Where a task force is and what belongs to what are scenario facts, not forkable state."""
+DERIVED_FIELDS = ("at", "position", "task_force", "origin", "side")
+"""Where a task force is, what belongs to what and which side it fights for are scenario
+facts, not forkable state."""
 
 
 def _ship(state: BattleState, s: ShipState, side_name: str, at: tuple[int, int]) -> UnitRow:

@@ -13,9 +13,9 @@ FACING_DEGREES = {"south": 0.0, "west": 90.0, "north": 180.0, "east": 270.0}
 """A side's facing by its retreat edge, in the unit row's degrees (0 up the map, 90 towards
 columns increasing): away from the edge (option ``enfilade``)."""
 
-DERIVED_FIELDS = ("hex", "occupant", "foes")
+DERIVED_FIELDS = ("hex", "occupant", "foes", "side")
 """A unit's hex, the map's occupancy and the targeting index (each side's enemies by hex)
-are kept together by movement events: not forkable."""
+are kept together by movement events, and the index by each unit's side: not forkable."""
 
 
 def _what(u: UnitState) -> str:
