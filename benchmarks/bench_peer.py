@@ -647,12 +647,7 @@ def main() -> None:
         "found": found,
         "load_line": load_line(start["loadavg"], end_load, cpu, wall),
     }
-    text = render(res)
-    res["table"] = text
-    print(text)
-    path = args.json or HERE / "results-peer.json"
-    path.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
-    print(f"\nwrote {path}", file=sys.stderr)
+    publish(res, render(res), args.json or HERE / "results-peer.json")
 
 
 def main_instructions(
@@ -672,12 +667,16 @@ def main_instructions(
         "found": found,
         "wall_s": time.perf_counter() - w0,
     }
-    text = render_instructions(res)
+    path = args.json or HERE / "results-peer-instructions.json"
+    publish(res, render_instructions(res), path, f" ({res['wall_s']:.0f} s)")
+
+
+def publish(res: dict[str, Any], text: str, path: Path, note: str = "") -> None:
+    """Print the table ``text`` and write ``res`` with it to ``path`` as JSON."""
     res["table"] = text
     print(text)
-    path = args.json or HERE / "results-peer-instructions.json"
     path.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
-    print(f"\nwrote {path} ({res['wall_s']:.0f} s)", file=sys.stderr)
+    print(f"\nwrote {path}{note}", file=sys.stderr)
 
 
 if __name__ == "__main__":
