@@ -14,8 +14,10 @@ from sim.rulesets.musket.options import MusketOptions
 from sim.rulesets.musket.state import UnitState
 
 __all__ = [
+    "assault_mass",
     "charge_failure",
     "closing_loss_steps",
+    "closing_share",
     "decide_charge_test",
     "decide_morale",
     "decide_rally",
@@ -168,17 +170,19 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
     cover = b.cover_against(target, unit.hex)[1]
     if cover <= -20:
         mods["target_in_cover"] = -(-cover // 20)
-    step = b.options.closing_loss_step
+    o = b.options
+    mass = assault_mass(b, unit)
+    step = o.closing_loss_step
     if step is not None:
-        lost = closing_loss_steps(b.fire_share(unit), step)
+        lost = closing_loss_steps(closing_share(b, mass), step)
         if lost:
             mods["under_fire"] = -lost
-    support = b.options.closing_support
+    support = o.closing_support
     if support and supported(b, unit):
         mods["support"] = support
-    odds = b.options.closing_odds
+    odds = o.closing_odds
     if odds:
-        mine = melee_men(b, unit, defending=False)
+        mine = sum(melee_men(b, u, defending=False) for u in mass)
         theirs = melee_men(b, target, defending=True)
         if mine >= 2 * theirs:
             mods["odds"] = odds
@@ -223,6 +227,55 @@ def supported(b: Battle, unit: UnitState) -> bool:
         if ours and arc_of(unit.hex, retreat, h) == "rear":
             return True
     return False
+
+
+def assault_mass(b: Battle, unit: UnitState) -> list[UnitState]:
+    """The charging unit and, under option ``closing_depth``, the units that carry it in
+    [ours]: the column of lines behind it — the unit of its own side and kind, in good
+    order or spent, next to it in its rear arc (as :func:`supported` finds a friend), then
+    the one behind that, and so on — in that order, front to rear."""
+    if not b.options.closing_depth or unit.hex is None:
+        return [unit]
+    retreat = b.sides[unit.side].retreat
+    mass = [unit]
+    seen = {unit.id}
+    i = 0
+    while i < len(mass):
+        here = mass[i].hex
+        i += 1
+        if here is None:
+            continue
+        for h in neighbours(here):
+            uid = b.state.occupant.get(h)
+            if uid is None or uid in seen:
+                continue
+            friend = b.state.units[uid]
+            ours = friend.side == unit.side and friend.kind == unit.kind
+            if ours and friend.morale in ("good", "spent") and arc_of(here, retreat, h) == "rear":
+                mass.append(friend)
+                seen.add(uid)
+    return mass
+
+
+def closing_share(b: Battle, mass: list[UnitState]) -> float:
+    """The share of its men the charging mass (:func:`assault_mass`) has lost to fire this
+    turn, for ``closing_loss_step``: the men lost this turn over the men at the turn's
+    start, a column's men counted at option ``column_closing_share`` (its head, which
+    takes the volley) [ours]. A unit alone with the option off: :meth:`Battle.fire_share`,
+    exactly as rules version 4 has it."""
+    head = b.options.column_closing_share
+    if len(mass) == 1 and head is None:
+        return b.fire_share(mass[0])
+    lost = men = 0.0
+    for u in mass:
+        turn, taken = b.fire_losses.get(u.id, (0, 0))
+        taken = taken if turn == b.turn and taken > 0 else 0
+        start = float(u.strength + taken)
+        if head is not None and u.formation == "column" and u.kind != "artillery":
+            start *= head
+        lost += taken
+        men += start
+    return min(1.0, lost / men) if men > 0 else 0.0
 
 
 def melee_men(b: Battle, unit: UnitState, *, defending: bool) -> float:

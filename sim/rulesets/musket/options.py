@@ -443,6 +443,25 @@ class MusketOptions(ChangedDefaults):
         gt=0,
         le=100,
     )
+    closing_depth: bool = later_option(
+        False,
+        "[ours] With charge_test: a charge in depth goes in as one mass. The charging "
+        "unit's share lost to fire this turn (closing_loss_step) and its men for the odds "
+        "(closing_odds) are taken over it together with the lines behind it: the unit of "
+        "its own side and kind, in good order or spent, on its rear hexside, the one "
+        "behind that, and so on (a column of lines, whose rear lines carry the first one "
+        "in). false: the charging unit alone (rules version 4 as shipped).",
+    )
+    column_closing_share: float | None = later_option(
+        None,
+        "[ours] With charge_test: a charging infantry or cavalry unit in column counts "
+        "this share of its men when its loss to fire this turn is taken as a share "
+        "(closing_loss_step): the head of the column takes the volley, and a loss of 5 % "
+        "of the column at 0.5 counts as 10 %. null: its whole strength (rules version 4 "
+        "as shipped).",
+        gt=0,
+        le=1,
+    )
     rout_prisoners_share: float = later_option(
         0.0,
         "[ours] A unit that routs (a failed check in any phase, or a melee lost that routs "
