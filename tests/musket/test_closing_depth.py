@@ -45,8 +45,12 @@ def _ids(b: Battle) -> list[str]:
     return [u.id for u in assault_mass(b, b.state.units["att"])]
 
 
+OFF = {"closing_depth": False, "column_closing_share": None}
+"""Both options off: rules version 4's charge test."""
+
+
 def test_off_the_charging_unit_is_alone_and_its_share_is_fire_share() -> None:
-    b = _battle({}, _behind("r1", [4, 6]))
+    b = _battle(OFF, _behind("r1", [4, 6]))
     _lost(b, att=40, r1=20)
     att = b.state.units["att"]
     assert _ids(b) == ["att"]
@@ -89,7 +93,7 @@ def test_the_head_of_a_column_takes_the_volley() -> None:
         b = _battle({"column_closing_share": head}, strength=800, formation="column")
         _lost(b, att=40)
         assert closing_share(b, [b.state.units["att"]]) == share
-    b = _battle({"column_closing_share": 0.5})
+    b = _battle({"column_closing_share": 0.5, "closing_depth": False})
     _lost(b, att=40)
     assert closing_share(b, [b.state.units["att"]]) == 40 / 400
     b = _battle({"column_closing_share": 0.1}, strength=400, formation="column")

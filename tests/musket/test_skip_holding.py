@@ -55,19 +55,24 @@ def _fight(
     return out.read_bytes(), waits, steps
 
 
-@pytest.mark.parametrize("name", ["sunken_road", "maida", "bussaco"])
+@pytest.mark.parametrize(
+    ("name", "seeds"),
+    [("sunken_road", (1, 2, 7)), ("maida", (1, 2, 11)), ("bussaco", (1, 2, 7))],
+)
 def test_skipping_movement_for_holding_units_changes_no_byte(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, seeds: tuple[int, ...]
 ) -> None:
     """Battles with holding units that rout and flee, and units that move: the same replay
     with and without the skip, fewer waits, fewer movement steps and the same steps of every
     other phase.  (A wait is counted when it is registered: at the battle's end a holding
-    unit's last wait is for defensive fire instead of movement, and is never resumed.)"""
+    unit's last wait is for defensive fire instead of movement, and is never resumed.
+    Maida's seeds include one in which a British holder routs and flees: under musket rules
+    v5 the columns seldom close, and at seeds 1 to 10 none does.)"""
     _, scenario = load_scenario(ROOT / "scenarios" / f"{name}.yaml")
     assert isinstance(scenario, MusketScenario)
     holding = [u.id for side in scenario.sides for u in side.units if u.order.kind == "hold"]
     fled = 0
-    for seed in (1, 2, 7):
+    for seed in seeds:
         skipped, fewer, stepped = _fight(monkeypatch, tmp_path, name, seed, skip=True)
         waited, every, each = _fight(monkeypatch, tmp_path, name, seed, skip=False)
         assert skipped == waited

@@ -1,6 +1,5 @@
-"""Musket rules versions 2, 3 and 4: an older battle (v1, v2 or v3) is read, shown,
-explained and fought again under the rules it was fought under, and ``verify`` says which
-those were."""
+"""Musket rules versions 2 to 5: an older battle (v1 to v4) is read, shown, explained and
+fought again under the rules it was fought under, and ``verify`` says which those were."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from sim import api
 from sim.contract import get_ruleset
 from sim.replay import analysis
 from sim.replay.header import header_scenario, make_header
-from sim.rulesets.musket.options import RULES_V1, RULES_V2, RULES_V3, MusketOptions
+from sim.rulesets.musket.options import RULES_V1, RULES_V2, RULES_V3, RULES_V4, MusketOptions
 from tests.forge import ROOT, edit_header, forge, invoke
 
 RULES1 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
@@ -24,13 +23,19 @@ RULES2 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules2.j
 """The stone wall golden replay as it was before rules version 3 (kept as it was written)."""
 RULES3 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules3.jsonl"
 """The stone wall golden replay as it was before rules version 4 (kept as it was written)."""
+RULES4 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules4.jsonl"
+"""The stone wall golden replay as it was before rules version 5 (kept as it was written;
+its battle is the same under version 5, only its header's version differs)."""
+BRIGADE4 = ROOT / "tests" / "data" / "replays" / "napoleonic_brigade-s1815-musket-rules4.jsonl"
+"""The napoleonic brigade golden as it was before rules version 5 (kept as it was written):
+its 2e Léger's charge test reads under_fire -5 under v4, -21 under v5 (the column's head)."""
 GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"
-"""Today's stone wall golden (rules version 4)."""
+"""Today's stone wall golden (rules version 5)."""
 
 
 def test_the_kept_golden_is_a_version_1_battle() -> None:
-    """Its header names musket rules v1, the other kept goldens' v2 and v3; today's musket
-    is v4 and still fights all three."""
+    """Its header names musket rules v1, the other kept goldens' v2, v3 and v4; today's
+    musket is v5 and still fights all four."""
     header = json.loads(RULES1.read_text().split("\n", 1)[0])
     musket = get_ruleset("musket")
     assert (header["ruleset"], header["ruleset_version"]) == ("musket", "1")
@@ -38,14 +43,17 @@ def test_the_kept_golden_is_a_version_1_battle() -> None:
     assert (header2["ruleset"], header2["ruleset_version"]) == ("musket", "2")
     header3 = json.loads(RULES3.read_text().split("\n", 1)[0])
     assert (header3["ruleset"], header3["ruleset_version"]) == ("musket", "3")
-    assert (musket.version, musket.older_versions) == ("4", ("1", "2", "3"))
+    for kept in (RULES4, BRIGADE4):
+        header4 = json.loads(kept.read_text().split("\n", 1)[0])
+        assert (header4["ruleset"], header4["ruleset_version"]) == ("musket", "4")
+    assert (musket.version, musket.older_versions) == ("5", ("1", "2", "3", "4"))
 
 
 def test_a_version_1_scenario_reads_with_version_1_defaults() -> None:
-    """Read for v1, every option v2 changed has its v1 value; read for v2, v4 (or with no
+    """Read for v1, every option v2 changed has its v1 value; read for v2, v5 (or with no
     version), its new default; written for v1 the changed options are left out."""
     old = MusketOptions.model_validate({}, context={"ruleset_version": "1"})
-    new = MusketOptions.model_validate({}, context={"ruleset_version": "4"})
+    new = MusketOptions.model_validate({}, context={"ruleset_version": "5"})
     assert MusketOptions.model_validate({}, context={"ruleset_version": "2"}).charge_test
     assert {k: getattr(old, k) for k in RULES_V1} == RULES_V1
     assert new == MusketOptions()
@@ -66,7 +74,7 @@ def test_a_version_2_scenario_reads_with_version_2_values() -> None:
     assert {k: getattr(v1, k) for k in RULES_V2} == RULES_V2
     assert {k: getattr(v1, k) for k in RULES_V1} == RULES_V1
     assert v2.charge_test is True and v2.break_off_loss == 0.4
-    assert v3 == MusketOptions(**RULES_V3)
+    assert v3 == MusketOptions(**RULES_V3, **RULES_V4)
     assert all(getattr(v3, k) != v for k, v in RULES_V2.items())
     dumped = v2.model_dump(context={"ruleset_version": "2"})
     assert set(RULES_V2) & set(dumped) == {"melee_winner_rule"}
@@ -77,16 +85,17 @@ def test_a_version_3_scenario_reads_with_version_3_values() -> None:
     """Version 4 changed two defaults the fitting set chose: spent_out_loss 0.2 and
     column_fire_share 0.5. Read for v3 (or v2, v1) a scenario that does not set them has
     v3's null for both, and written for v3 it leaves them out, as v3 wrote it; read for v4
-    (or with no version) it has the new defaults, also left out of its dump."""
+    it has the new defaults, also left out of its dump written for v4 (and v5's two
+    changes at their v4 values)."""
     assert RULES_V3 == {"spent_out_loss": None, "column_fire_share": None}
     for version in ("1", "2", "3"):
         old = MusketOptions.model_validate({}, context={"ruleset_version": version})
         assert (old.spent_out_loss, old.column_fire_share) == (None, None), version
         assert not set(RULES_V3) & set(old.model_dump(context={"ruleset_version": version}))
     v4 = MusketOptions.model_validate({}, context={"ruleset_version": "4"})
-    assert v4 == MusketOptions()
+    assert v4 == MusketOptions(**RULES_V4)
     assert (v4.spent_out_loss, v4.column_fire_share) == (0.2, 0.5)
-    assert not set(RULES_V3) & set(v4.model_dump())
+    assert not set(RULES_V3) & set(v4.model_dump(context={"ruleset_version": "4"}))
     # today's scenario asking for v3's behaviour writes the nulls
     asked = MusketOptions(spent_out_loss=None, column_fire_share=None)
     assert {k: asked.model_dump()[k] for k in RULES_V3} == RULES_V3
@@ -106,18 +115,18 @@ def test_the_version_3_header_leaves_the_two_options_out_and_reads_them_as_null(
 
 def test_a_version_3_battle_that_set_the_new_defaults_still_verifies(tmp_path: Path) -> None:
     """A v3 scenario that set spent_out_loss 0.2 and column_fire_share 0.5 wrote both in
-    its header (they were not v3's defaults); v4's dump leaves today's defaults out, so
+    its header (they were not v3's defaults); v4's dump leaves v4's defaults out, so
     written for v3 they must be put back, or its header would differ at line 1. Its battle
-    is today's golden's (v4 with these values is v3 with them), under a v3 header."""
+    is the kept v4 golden's (v4 with these values is v3 with them), under a v3 header."""
 
     def as_v3(header: dict[str, Any]) -> None:
-        assert header["ruleset_version"] == "4"
+        assert header["ruleset_version"] == "4"  # the kept v4 golden
         assert not set(RULES_V3) & set(header["scenario"]["options"])
         header["ruleset_version"] = "3"
         header["scenario"]["options"].update(spent_out_loss=0.2, column_fire_share=0.5)
         header["scenario_digest"] = digest(header["scenario"])
 
-    forged = forge(tmp_path, lambda texts: edit_header(texts, as_v3), source=GOLDEN)
+    forged = forge(tmp_path, lambda texts: edit_header(texts, as_v3), source=RULES4)
     recorded = api.open_replay(forged).header
     ruleset, scenario = header_scenario(recorded, str(forged))
     assert (scenario.options.spent_out_loss, scenario.options.column_fire_share) == (0.2, 0.5)
@@ -128,8 +137,55 @@ def test_a_version_3_battle_that_set_the_new_defaults_still_verifies(tmp_path: P
     result = invoke("verify", str(forged))
     assert result.exit_code == 0, result.stdout
     assert result.stderr == (
-        "battlesim: note: fought under musket rules v3 (this battlesim's are v4); "
+        "battlesim: note: fought under musket rules v3 (this battlesim's are v5); "
         "fought again under v3\n"
+    )
+
+
+def test_a_version_4_scenario_reads_with_version_4_values() -> None:
+    """Version 5 changed two defaults the fitting set chose: closing_depth true and
+    column_closing_share 0.25. Read for v4 (or earlier) a scenario that does not set them
+    has v4's false and null, and written for v4 leaves them out; read for v5 (or with no
+    version) it has the new defaults, also left out of its dump."""
+    assert RULES_V4 == {"closing_depth": False, "column_closing_share": None}
+    for version in ("1", "2", "3", "4"):
+        old = MusketOptions.model_validate({}, context={"ruleset_version": version})
+        assert (old.closing_depth, old.column_closing_share) == (False, None), version
+        assert not set(RULES_V4) & set(old.model_dump(context={"ruleset_version": version}))
+    v5 = MusketOptions.model_validate({}, context={"ruleset_version": "5"})
+    assert v5 == MusketOptions()
+    assert (v5.closing_depth, v5.column_closing_share) == (True, 0.25)
+    assert not set(RULES_V4) & set(v5.model_dump())
+    asked = MusketOptions(closing_depth=False, column_closing_share=None)
+    assert {k: asked.model_dump()[k] for k in RULES_V4} == RULES_V4
+
+
+def test_a_version_4_battle_that_set_the_new_defaults_still_verifies(tmp_path: Path) -> None:
+    """A v4 scenario that set closing_depth true and column_closing_share 0.25 wrote both in
+    its header; written for v4 they must be put back, or its header would differ at line 1.
+    Its battle is today's brigade golden's (v5 is v4 with these values), under a v4 header."""
+
+    def as_v4(header: dict[str, Any]) -> None:
+        assert header["ruleset_version"] == "5"
+        assert not set(RULES_V4) & set(header["scenario"]["options"])
+        header["ruleset_version"] = "4"
+        header["scenario"]["options"].update(closing_depth=True, column_closing_share=0.25)
+        header["scenario_digest"] = digest(header["scenario"])
+
+    brigade = ROOT / "replays" / "napoleonic_brigade-s1815.jsonl"
+    forged = forge(tmp_path, lambda texts: edit_header(texts, as_v4), source=brigade)
+    recorded = api.open_replay(forged).header
+    ruleset, scenario = header_scenario(recorded, str(forged))
+    assert (scenario.options.closing_depth, scenario.options.column_closing_share) == (True, 0.25)
+    again = make_header(
+        ruleset, scenario, recorded.seed, recorded.source, recorded.format_version, "4"
+    )
+    assert again.body() == recorded.body()
+    result = invoke("verify", str(forged))
+    assert result.exit_code == 0, result.stdout
+    assert result.stderr == (
+        "battlesim: note: fought under musket rules v4 (this battlesim's are v5); "
+        "fought again under v4\n"
     )
 
 
@@ -139,12 +195,14 @@ def test_a_version_3_battle_that_set_the_new_defaults_still_verifies(tmp_path: P
         RULES1,
         RULES2,
         RULES3,
+        RULES4,
+        BRIGADE4,
         ROOT / "tests" / "data" / "replays" / "coral_sea-s1942-flattop-rules1.jsonl",
     ],
 )
 def test_the_header_is_written_back_byte_for_byte(replay: Path) -> None:
     """An older header's scenario, read and written again for its version, is the recorded
-    header: musket's v1, v2 and v3 (options added by v2 and v3, defaults changed by v4)
+    header: musket's v1 to v4 (options added by v2 and v3, defaults changed by v4 and v5)
     and flattop's v1 (options v1 already wrote, with v2's new defaults)."""
     recorded = api.open_replay(replay).header
     ruleset, scenario = header_scenario(recorded, str(replay))
@@ -160,19 +218,26 @@ def test_the_header_is_written_back_byte_for_byte(replay: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("replay", "version", "events"), [(RULES1, "1", 81), (RULES2, "2", 93), (RULES3, "3", 71)]
+    ("replay", "version", "events"),
+    [
+        (RULES1, "1", 81),
+        (RULES2, "2", 93),
+        (RULES3, "3", 71),
+        (RULES4, "4", 48),
+        (BRIGADE4, "4", 77),
+    ],
 )
 def test_verify_says_which_rules_it_was_fought_under(
     replay: Path, version: str, events: int
 ) -> None:
-    """verify re-simulates the v1, v2 and v3 battles byte for byte and names their rules."""
+    """verify re-simulates the v1 to v4 battles byte for byte and names their rules."""
     text = invoke("verify", str(replay))
     assert text.exit_code == 0
     assert text.stdout.splitlines() == [
         f"OK: {replay}: {events} events, intact, lawful, re-simulates byte for byte"
     ]
     assert text.stderr.splitlines() == [
-        f"battlesim: note: fought under musket rules v{version} (this battlesim's are v4); "
+        f"battlesim: note: fought under musket rules v{version} (this battlesim's are v5); "
         f"fought again under v{version}"
     ]
     data = json.loads(invoke("verify", str(replay), "--json").stdout)
@@ -180,7 +245,7 @@ def test_verify_says_which_rules_it_was_fought_under(
     assert data["rules"] == {
         "ruleset": "musket",
         "fought_under": version,
-        "current": "4",
+        "current": "5",
         "fought_again": True,
     }
 
@@ -196,22 +261,26 @@ def test_a_version_this_battlesim_does_not_have_is_named_not_trusted(tmp_path: P
     result = invoke("verify", str(forged))
     assert result.exit_code == 1
     (first,) = result.stdout.splitlines()
-    # fought again under v4: its header differs at line 1, unless the audit under v4's
-    # rules stops it first (a v1 rally to good order of an attacker v4 would leave spent)
+    # fought again under v5: its header differs at line 1, unless the audit under v5's
+    # rules stops it first (a v1 rally to good order of an attacker v5 would leave spent)
     assert first.startswith(("MISMATCH at line 1", "INVARIANT broken"))
     assert result.stderr == (
         "battlesim: note: fought under musket rules v7, which this battlesim cannot fight "
-        "again (this battlesim's are v4): a difference comes from the rules, not "
+        "again (this battlesim's are v5): a difference comes from the rules, not "
         "necessarily from tampering\n"
     )
 
 
-@pytest.mark.parametrize(("replay", "claimed"), [(RULES1, "2"), (RULES2, "3"), (RULES3, "4")])
+@pytest.mark.parametrize(
+    ("replay", "claimed"), [(RULES1, "2"), (RULES2, "3"), (RULES3, "4"), (BRIGADE4, "5")]
+)
 def test_an_older_header_cannot_pass_for_a_later_version(
     tmp_path: Path, replay: Path, claimed: str
 ) -> None:
-    """The v1 battle claimed for v2, the v2 battle for v3, or the v3 battle for v4, is
-    fought under the claimed version's rules, and differs."""
+    """The v1 battle claimed for v2, the v2 battle for v3, the v3 battle for v4, or the v4
+    brigade for v5, is fought under the claimed version's rules, and differs. (The kept v4
+    stone wall is no witness: its battle is the same under v5, so claimed for v5 it is
+    what v5 fights, and verifies.)"""
 
     def claim(header: dict[str, Any]) -> None:
         header["ruleset_version"] = claimed
@@ -222,15 +291,15 @@ def test_an_older_header_cannot_pass_for_a_later_version(
     # v1's battle differs under v2 at its first charge; v2's breaks a v3 invariant first
     # (a charge test failed by 4 that leaves the unit in good order: v3 throws it back)
     assert "MISMATCH" in result.stdout or "INVARIANT broken" in result.stdout
-    if claimed == "4":  # today's: no note
+    if claimed == "5":  # today's: no note
         assert "fought under" not in result.stdout + result.stderr
     else:  # an older version this battlesim still fights: fought again under the claim
         assert f"fought again under v{claimed}" in result.stderr
 
 
-@pytest.mark.parametrize(("replay", "turns"), [(RULES1, 8), (RULES2, 4), (RULES3, 3)])
+@pytest.mark.parametrize(("replay", "turns"), [(RULES1, 8), (RULES2, 4), (RULES3, 3), (RULES4, 2)])
 def test_the_old_battle_still_shows_and_explains(replay: Path, turns: int) -> None:
-    """show, why and the narrative read the v1, v2 and v3 battles from their logs alone."""
+    """show, why and the narrative read the v1 to v4 battles from their logs alone."""
     shown = invoke("show", str(replay))
     assert shown.exit_code == 0
     title = f"Stone wall at Marye's Heights — end of battle (turn {turns})"

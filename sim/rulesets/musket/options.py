@@ -13,7 +13,7 @@ from pydantic import ConfigDict, Field
 
 from sim.contract.options import ChangedDefaults, later_option
 
-__all__ = ["RULES_V1", "RULES_V2", "RULES_V3", "MusketOptions"]
+__all__ = ["RULES_V1", "RULES_V2", "RULES_V3", "RULES_V4", "MusketOptions"]
 
 RULES_V1: dict[str, object] = {
     "disrupted_attackers_fall_back": False,
@@ -55,11 +55,25 @@ RULES_V3: dict[str, object] = {
 under version 3 (or 2, 1) is read, fought again and written with these."""
 
 
+RULES_V4: dict[str, object] = {
+    "closing_depth": False,
+    "column_closing_share": None,
+}
+"""The options whose defaults musket rules version 5 changed, at their version-4 values
+(the fitting set chose closing_depth true and column_closing_share 0.25): a replay fought
+under version 4 (or 3, 2, 1) is read, fought again and written with these."""
+
+
 class MusketOptions(ChangedDefaults):
     """Options of the musket ruleset, with their defaults."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    CHANGED: ClassVar[dict[str, dict[str, object]]] = {"2": RULES_V1, "3": RULES_V2, "4": RULES_V3}
+    CHANGED: ClassVar[dict[str, dict[str, object]]] = {
+        "2": RULES_V1,
+        "3": RULES_V2,
+        "4": RULES_V3,
+        "5": RULES_V4,
+    }
 
     alternative_fire: bool = Field(
         False,
@@ -444,21 +458,22 @@ class MusketOptions(ChangedDefaults):
         le=100,
     )
     closing_depth: bool = later_option(
-        False,
+        True,
         "[ours] With charge_test: a charge in depth goes in as one mass. The charging "
         "unit's share lost to fire this turn (closing_loss_step) and its men for the odds "
         "(closing_odds) are taken over it together with the lines behind it: the unit of "
         "its own side and kind, in good order or spent, on its rear hexside, the one "
         "behind that, and so on (a column of lines, whose rear lines carry the first one "
-        "in). false: the charging unit alone (rules version 4 as shipped).",
+        "in); chosen on the fitting cases (rules version 5). false: the charging unit alone "
+        "(version 4).",
     )
     column_closing_share: float | None = later_option(
-        None,
+        0.25,
         "[ours] With charge_test: a charging infantry or cavalry unit in column counts "
         "this share of its men when its loss to fire this turn is taken as a share "
         "(closing_loss_step): the head of the column takes the volley, and a loss of 5 % "
-        "of the column at 0.5 counts as 10 %. null: its whole strength (rules version 4 "
-        "as shipped).",
+        "of the column at 0.5 counts as 10 %; 0.25 chosen on the fitting cases (rules "
+        "version 5). null: its whole strength (version 4).",
         gt=0,
         le=1,
     )
