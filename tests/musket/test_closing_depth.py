@@ -1,6 +1,7 @@
-"""Options ``closing_depth`` and ``column_closing_share``: what a charge in depth and the
-head of a column make of the charge test (docs/rules/musket.md, *Options*, and *Options
-`closing_depth` and `column_closing_share`* under *Rules version 4*).
+"""Options ``closing_depth``, ``column_closing_share`` and ``closing_rout_margin``: what a
+charge in depth, the head of a column and a volley that breaks it make of the charge test
+(docs/rules/musket.md, *Options*, and the options' protocols and results under *Rules
+version 4* and *Rules version 5*).
 
 Side a retreats south, so its units face north: (4,6) is the only hex in the rear arc of
 (4,5), (4,7) the only one in the rear arc of (4,6). The charging unit ``att`` stands at
@@ -12,13 +13,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from sim.rulesets.musket import audit
 from sim.rulesets.musket.context import Battle
 from sim.rulesets.musket.morale import (
     assault_mass,
+    charge_failure,
     closing_loss_steps,
     closing_share,
     decide_charge_test,
 )
+from sim.rulesets.musket.options import MusketOptions
 from tests.sim.test_rules import _inf, _scenario, battle_of
 
 
@@ -118,3 +122,42 @@ def test_the_charge_test_reads_the_mass() -> None:
         assert mods["under_fire"] == -math.floor(share / 0.03 + 1e-9) == (-2 if depth else -3)
         assert mods.get("odds") == odds
         assert mods["support"] == 1
+
+
+# --- closing_rout_margin: a column broken by the volley -------------------------------
+
+
+def test_failing_by_the_rout_margin_routs() -> None:
+    """closing_rout_margin 6: failing by 1 or 2 leaves the unit in the firefight, by 3 to 5
+    throws it back (closing_recoil_margin 3), by 6 or more routs it, cavalry charging home
+    too; off (null, rules version 5), any failure of 3 or more throws it back."""
+    on = MusketOptions(closing_rout_margin=6)
+    off = MusketOptions()
+    assert [charge_failure(on, "good", 6, v) for v in (4, 1, 0, -1, -9)] == [
+        "good",
+        "spent",
+        "routed",
+        "routed",
+        "routed",
+    ]
+    assert charge_failure(off, "good", 6, -9) == "spent"
+    home = on.model_copy(update={"cavalry_charge_home": True})
+    assert charge_failure(home, "good", 5, 4, cavalry=True) == "spent"
+    assert charge_failure(home, "good", 6, 0, cavalry=True) == "routed"
+
+
+def test_a_charge_test_that_routs_is_lawful_and_takes_prisoners() -> None:
+    """att 400 lost 200 to fire this turn: under fire -16 (200/400 in steps of 0.03), so
+    every roll fails by 6 or more and the unit routs; next to def in good order it gives
+    up floor(0.5 x 200) = 100 prisoners with rout_prisoners_share 0.5. The audit, which
+    re-derives every morale transition from the options, finds nothing wrong with it."""
+    b = _battle({"closing_rout_margin": 6, "rout_prisoners_share": 0.5})
+    _lost(b, att=200)
+    event = decide_charge_test(b, b.state.units["att"], b.state.units["def"])
+    assert event.modifiers["under_fire"] == -16
+    assert not event.passed and event.roll - event.morale_value >= 6
+    assert (event.after, event.prisoners) == ("routed", 100)
+    assert audit._morale(b.scenario, b.state, event) is None
+    calm = _battle({"closing_rout_margin": 6})
+    _lost(calm, att=200)
+    assert decide_charge_test(calm, calm.state.units["att"], calm.state.units["def"]).prisoners == 0

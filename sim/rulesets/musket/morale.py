@@ -192,6 +192,14 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
     value = base + sum(mods.values())
     roll, draw = b.stream("morale", "charge", unit.id).roll(6)
     passed = roll <= value
+    after = (
+        unit.morale
+        if passed
+        else charge_failure(b.options, unit.morale, roll, value, unit.kind == "cavalry")
+    )
+    taken = 0
+    if after == "routed" and unit.morale != "routed":  # broken by the volley: prisoners, if any
+        taken = rout_prisoners(b, unit, unit.strength)
     return MoraleTested(
         **stamp(b),
         phase="melee",
@@ -205,9 +213,8 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
         draws=[draw],
         passed=passed,
         before=unit.morale,
-        after=unit.morale
-        if passed
-        else charge_failure(b.options, unit.morale, roll, value, unit.kind == "cavalry"),
+        after=after,
+        prisoners=taken,
     )
 
 
@@ -302,7 +309,11 @@ def charge_failure(
     """The state after a failed charge test: unchanged (the unit stays in the firefight),
     or, failing by ``closing_recoil_margin`` or more, thrown back: ``spent`` under
     ``assault_exhaustion`` (``disrupted`` without it, so it falls back). Cavalry under
-    option ``cavalry_charge_home`` is thrown back whatever the margin."""
+    option ``cavalry_charge_home`` is thrown back whatever the margin. Failing by option
+    ``closing_rout_margin`` or more, it is ``routed``, whatever it is [ours]."""
+    broken = o.closing_rout_margin
+    if broken is not None and roll - value >= broken:
+        return "routed"
     margin = o.closing_recoil_margin
     home = cavalry and o.cavalry_charge_home
     if not home and (margin is None or roll - value < margin):

@@ -477,6 +477,15 @@ class MusketOptions(ChangedDefaults):
         gt=0,
         le=1,
     )
+    closing_rout_margin: int | None = later_option(
+        None,
+        "[ours] With charge_test: a unit that fails its test by this much or more (roll "
+        "minus morale value) routs: the volley that stopped it broke it, its head "
+        "carrying the rest away. null: a failure by closing_recoil_margin or more throws it "
+        "back, spent, however large (rules version 5 as shipped).",
+        ge=1,
+        le=60,
+    )
     rout_prisoners_share: float = later_option(
         0.0,
         "[ours] A unit that routs (a failed check in any phase, or a melee lost that routs "
