@@ -113,32 +113,45 @@ def test_the_version_3_header_leaves_the_two_options_out_and_reads_them_as_null(
     assert scenario.options.column_fire_share is None
 
 
-def test_a_version_3_battle_that_set_the_new_defaults_still_verifies(tmp_path: Path) -> None:
-    """A v3 scenario that set spent_out_loss 0.2 and column_fire_share 0.5 wrote both in
-    its header (they were not v3's defaults); v4's dump leaves v4's defaults out, so
-    written for v3 they must be put back, or its header would differ at line 1. Its battle
-    is the kept v4 golden's (v4 with these values is v3 with them), under a v3 header."""
+@pytest.mark.parametrize(
+    ("older", "source", "changed"),
+    [
+        ("3", RULES4, {"spent_out_loss": 0.2, "column_fire_share": 0.5}),
+        ("4", ROOT / "replays" / "napoleonic_brigade-s1815.jsonl", {"closing_depth": True,
+                                                                    "column_closing_share": 0.25}),
+    ],
+)  # fmt: skip
+def test_an_older_battle_that_set_the_new_defaults_still_verifies(
+    tmp_path: Path, older: str, source: Path, changed: dict[str, object]
+) -> None:
+    """A v3 scenario that set spent_out_loss 0.2 and column_fire_share 0.5 (v4's defaults),
+    or a v4 one that set closing_depth true and column_closing_share 0.25 (v5's), wrote them
+    in its header (they were not its version's defaults); the next version's dump leaves
+    them out, so written for the older version they must be put back, or its header would
+    differ at line 1. Its battle is the source's (the kept v4 stone wall; today's brigade
+    golden), the newer version being the older with these values, under an older header."""
+    newer = str(int(older) + 1)
 
-    def as_v3(header: dict[str, Any]) -> None:
-        assert header["ruleset_version"] == "4"  # the kept v4 golden
-        assert not set(RULES_V3) & set(header["scenario"]["options"])
-        header["ruleset_version"] = "3"
-        header["scenario"]["options"].update(spent_out_loss=0.2, column_fire_share=0.5)
+    def as_older(header: dict[str, Any]) -> None:
+        assert header["ruleset_version"] == newer
+        assert not set(changed) & set(header["scenario"]["options"])
+        header["ruleset_version"] = older
+        header["scenario"]["options"].update(changed)
         header["scenario_digest"] = digest(header["scenario"])
 
-    forged = forge(tmp_path, lambda texts: edit_header(texts, as_v3), source=RULES4)
+    forged = forge(tmp_path, lambda texts: edit_header(texts, as_older), source=source)
     recorded = api.open_replay(forged).header
     ruleset, scenario = header_scenario(recorded, str(forged))
-    assert (scenario.options.spent_out_loss, scenario.options.column_fire_share) == (0.2, 0.5)
+    assert {k: getattr(scenario.options, k) for k in changed} == changed
     again = make_header(
-        ruleset, scenario, recorded.seed, recorded.source, recorded.format_version, "3"
+        ruleset, scenario, recorded.seed, recorded.source, recorded.format_version, older
     )
     assert again.body() == recorded.body()
     result = invoke("verify", str(forged))
     assert result.exit_code == 0, result.stdout
     assert result.stderr == (
-        "battlesim: note: fought under musket rules v3 (this battlesim's are v5); "
-        "fought again under v3\n"
+        f"battlesim: note: fought under musket rules v{older} (this battlesim's are v5); "
+        f"fought again under v{older}\n"
     )
 
 
@@ -158,35 +171,6 @@ def test_a_version_4_scenario_reads_with_version_4_values() -> None:
     assert not set(RULES_V4) & set(v5.model_dump())
     asked = MusketOptions(closing_depth=False, column_closing_share=None)
     assert {k: asked.model_dump()[k] for k in RULES_V4} == RULES_V4
-
-
-def test_a_version_4_battle_that_set_the_new_defaults_still_verifies(tmp_path: Path) -> None:
-    """A v4 scenario that set closing_depth true and column_closing_share 0.25 wrote both in
-    its header; written for v4 they must be put back, or its header would differ at line 1.
-    Its battle is today's brigade golden's (v5 is v4 with these values), under a v4 header."""
-
-    def as_v4(header: dict[str, Any]) -> None:
-        assert header["ruleset_version"] == "5"
-        assert not set(RULES_V4) & set(header["scenario"]["options"])
-        header["ruleset_version"] = "4"
-        header["scenario"]["options"].update(closing_depth=True, column_closing_share=0.25)
-        header["scenario_digest"] = digest(header["scenario"])
-
-    brigade = ROOT / "replays" / "napoleonic_brigade-s1815.jsonl"
-    forged = forge(tmp_path, lambda texts: edit_header(texts, as_v4), source=brigade)
-    recorded = api.open_replay(forged).header
-    ruleset, scenario = header_scenario(recorded, str(forged))
-    assert (scenario.options.closing_depth, scenario.options.column_closing_share) == (True, 0.25)
-    again = make_header(
-        ruleset, scenario, recorded.seed, recorded.source, recorded.format_version, "4"
-    )
-    assert again.body() == recorded.body()
-    result = invoke("verify", str(forged))
-    assert result.exit_code == 0, result.stdout
-    assert result.stderr == (
-        "battlesim: note: fought under musket rules v4 (this battlesim's are v5); "
-        "fought again under v4\n"
-    )
 
 
 @pytest.mark.parametrize(
