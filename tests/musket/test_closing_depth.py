@@ -161,3 +161,21 @@ def test_a_charge_test_that_routs_is_lawful_and_takes_prisoners() -> None:
     calm = _battle({"closing_rout_margin": 6})
     _lost(calm, att=200)
     assert decide_charge_test(calm, calm.state.units["att"], calm.state.units["def"]).prisoners == 0
+
+
+def test_for_an_army_retreating_west_the_mass_is_a_straight_column_not_a_wedge() -> None:
+    """Side a retreats west: the rear arc of (5,4) is two hexes, SW (4,5) and NW (4,4). With
+    friends on (4,3), (4,4), (3,3)–(3,5) and (2,2)–(2,6), the column runs from (4,4), the
+    first friend in the rear arc (N, NE, SE, S, SW, NW order), on north-west in a straight
+    line: (3,3), (2,3); its wedge of ten friends would count 2,800 more men."""
+    rear = [[4, 3], [4, 4], [3, 3], [3, 4], [3, 5], [2, 2], [2, 3], [2, 4], [2, 5], [2, 6]]
+    friends = [_inf(f"r{c}{r}", [c, r], order={"kind": "hold"}) for c, r in rear]
+    data = _scenario(
+        [_inf("att", [5, 4], order={"kind": "charge", "target": "def"}), *friends],
+        [_inf("def", [6, 4], order={"kind": "hold"})],
+        limit=1,
+    )
+    data["sides"][0]["retreat"], data["sides"][1]["retreat"] = "west", "east"
+    b = battle_of(data)
+    mass = assault_mass(b, b.state.units["att"])
+    assert [u.hex for u in mass] == [(5, 4), (4, 4), (3, 3), (2, 3)]

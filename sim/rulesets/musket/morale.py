@@ -9,7 +9,7 @@ from engine.events import trusted
 from sim.contract.emit import stamp
 from sim.rulesets.musket.context import Battle, arc_of
 from sim.rulesets.musket.events import MoraleTested, Rallied, Rested
-from sim.rulesets.musket.hexmap import neighbours
+from sim.rulesets.musket.hexmap import Hex, neighbours
 from sim.rulesets.musket.options import MusketOptions
 from sim.rulesets.musket.state import UnitState
 
@@ -238,30 +238,42 @@ def supported(b: Battle, unit: UnitState) -> bool:
 
 def assault_mass(b: Battle, unit: UnitState) -> list[UnitState]:
     """The charging unit and, under option ``closing_depth``, the units that carry it in
-    [ours]: the column of lines behind it — the unit of its own side and kind, in good
-    order or spent, next to it in its rear arc (as :func:`supported` finds a friend), then
-    the one behind that, and so on — in that order, front to rear."""
+    [ours]: the column of lines behind it, front to rear — the first unit of its own side
+    and kind, in good order or spent, next to it in its rear arc (as :func:`supported` finds
+    a friend; the first in :func:`~sim.rulesets.musket.hexmap.neighbours`' order where the
+    arc has two hexes, as it has for an army retreating east or west), then the one next to
+    that in the same direction, and so on: one straight column, never a wedge."""
     if not b.options.closing_depth or unit.hex is None:
         return [unit]
     retreat = b.sides[unit.side].retreat
     mass = [unit]
-    seen = {unit.id}
-    i = 0
-    while i < len(mass):
-        here = mass[i].hex
-        i += 1
-        if here is None:
+    here, step = unit.hex, None
+    while True:  # a straight line of hexes never comes back to one it has left
+        found = _carrier(b, unit, here, retreat, step)
+        if found is None:
+            return mass
+        step, here, friend = found
+        mass.append(friend)
+
+
+def _carrier(
+    b: Battle, unit: UnitState, here: Hex, retreat: str, step: int | None
+) -> tuple[int, Hex, UnitState] | None:
+    """The next unit of :func:`assault_mass`'s column behind the hex ``here``: the first
+    in the rear arc of ``here`` (``step`` None), else the one next to ``here`` in direction
+    ``step``; with its direction and hex."""
+    around = neighbours(here)
+    for way in range(6) if step is None else (step,):
+        h = around[way]
+        uid = b.state.occupant.get(h)
+        if uid is None:
             continue
-        for h in neighbours(here):
-            uid = b.state.occupant.get(h)
-            if uid is None or uid in seen:
-                continue
-            friend = b.state.units[uid]
-            ours = friend.side == unit.side and friend.kind == unit.kind
-            if ours and friend.morale in ("good", "spent") and arc_of(here, retreat, h) == "rear":
-                mass.append(friend)
-                seen.add(uid)
-    return mass
+        friend = b.state.units[uid]
+        ours = friend.side == unit.side and friend.kind == unit.kind
+        behind = step is not None or arc_of(here, retreat, h) == "rear"
+        if ours and behind and friend.morale in ("good", "spent"):
+            return way, h, friend
+    return None
 
 
 def closing_share(b: Battle, mass: list[UnitState]) -> float:

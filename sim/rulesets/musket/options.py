@@ -462,10 +462,10 @@ class MusketOptions(ChangedDefaults):
         "[ours] With charge_test: a charge in depth goes in as one mass. The charging "
         "unit's share lost to fire this turn (closing_loss_step) and its men for the odds "
         "(closing_odds) are taken over it together with the lines behind it: the unit of "
-        "its own side and kind, in good order or spent, on its rear hexside, the one "
-        "behind that, and so on (a column of lines, whose rear lines carry the first one "
-        "in); chosen on the fitting cases (rules version 5). false: the charging unit alone "
-        "(version 4).",
+        "its own side and kind, in good order or spent, next to it in its rear arc, the "
+        "one next to that in the same direction, and so on, in a straight line (a column "
+        "of lines, whose rear lines carry the first one in); chosen on the fitting "
+        "cases (rules version 5). false: the charging unit alone (version 4).",
     )
     column_closing_share: float | None = later_option(
         0.25,
