@@ -200,13 +200,16 @@ class Battle(BattleView[MusketScenario, BattleState]):
             found = self._covers[key] = (name, cover, arc)
         return found
 
+    def fire_loss(self, unit: UnitState) -> int:
+        """The men (guns) the unit has lost to fire this turn; 0 in a turn it lost none."""
+        turn, lost = self.fire_losses.get(unit.id, (0, 0))
+        return lost if turn == self.turn and lost > 0 else 0
+
     def fire_share(self, unit: UnitState) -> float:
         """The share of its strength at the start of this turn the unit has lost to fire
         this turn: what the enemy's fire has just done to it."""
-        turn, lost = self.fire_losses.get(unit.id, (0, 0))
-        if turn != self.turn or lost <= 0:
-            return 0.0
-        return lost / (unit.strength + lost)
+        lost = self.fire_loss(unit)
+        return lost / (unit.strength + lost) if lost else 0.0
 
     def fired_on(self, unit: UnitState) -> bool:
         """True when the unit has been fired on this turn (with or without losses)."""

@@ -195,7 +195,7 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
     after = (
         unit.morale
         if passed
-        else charge_failure(b.options, unit.morale, roll, value, unit.kind == "cavalry")
+        else charge_failure(o, unit.morale, roll, value, unit.kind == "cavalry")
     )
     taken = 0
     if after == "routed" and unit.morale != "routed":  # broken by the volley: prisoners, if any
@@ -225,15 +225,7 @@ def supported(b: Battle, unit: UnitState) -> bool:
     if unit.hex is None:
         return False
     retreat = b.sides[unit.side].retreat
-    for h in neighbours(unit.hex):
-        uid = b.state.occupant.get(h)
-        if uid is None:
-            continue
-        friend = b.state.units[uid]
-        ours = friend.side == unit.side and friend.morale in ("good", "spent")
-        if ours and arc_of(unit.hex, retreat, h) == "rear":
-            return True
-    return False
+    return _carrier(b, unit, unit.hex, retreat, None, same_kind=False) is not None
 
 
 def assault_mass(b: Battle, unit: UnitState) -> list[UnitState]:
@@ -249,7 +241,7 @@ def assault_mass(b: Battle, unit: UnitState) -> list[UnitState]:
     mass = [unit]
     here, step = unit.hex, None
     while True:  # a straight line of hexes never comes back to one it has left
-        found = _carrier(b, unit, here, retreat, step)
+        found = _carrier(b, unit, here, retreat, step, same_kind=True)
         if found is None:
             return mass
         step, here, friend = found
@@ -257,11 +249,12 @@ def assault_mass(b: Battle, unit: UnitState) -> list[UnitState]:
 
 
 def _carrier(
-    b: Battle, unit: UnitState, here: Hex, retreat: str, step: int | None
+    b: Battle, unit: UnitState, here: Hex, retreat: str, step: int | None, *, same_kind: bool
 ) -> tuple[int, Hex, UnitState] | None:
-    """The next unit of :func:`assault_mass`'s column behind the hex ``here``: the first
-    in the rear arc of ``here`` (``step`` None), else the one next to ``here`` in direction
-    ``step``; with its direction and hex."""
+    """The next friend of ``unit`` (of its kind too, with ``same_kind``), in good order or
+    spent, behind the hex ``here``: the first in the rear arc of ``here`` (``step`` None),
+    else the one next to ``here`` in direction ``step``; with its direction and hex. The
+    friend :func:`supported` finds, and each next line of :func:`assault_mass`'s column."""
     around = neighbours(here)
     for way in range(6) if step is None else (step,):
         h = around[way]
@@ -269,7 +262,7 @@ def _carrier(
         if uid is None:
             continue
         friend = b.state.units[uid]
-        ours = friend.side == unit.side and friend.kind == unit.kind
+        ours = friend.side == unit.side and (not same_kind or friend.kind == unit.kind)
         behind = step is not None or arc_of(here, retreat, h) == "rear"
         if ours and behind and friend.morale in ("good", "spent"):
             return way, h, friend
@@ -287,8 +280,7 @@ def closing_share(b: Battle, mass: list[UnitState]) -> float:
         return b.fire_share(mass[0])
     lost = men = 0.0
     for u in mass:
-        turn, taken = b.fire_losses.get(u.id, (0, 0))
-        taken = taken if turn == b.turn and taken > 0 else 0
+        taken = b.fire_loss(u)
         start = float(u.strength + taken)
         if head is not None and u.formation == "column" and u.kind != "artillery":
             start *= head
