@@ -152,6 +152,7 @@ class TurnKernel:
         self._count = 0
         self._poke: simpy.Event | None = None
         self._sleeping_until = float("inf")
+        self._bodies: list[simpy.events.ProcessGenerator] = []
 
     def phase(
         self, name: str, order: OrderKey, process: simpy.Process | None = None
@@ -184,6 +185,28 @@ class TurnKernel:
         if when < self._sleeping_until and self._poke is not None and not self._poke.triggered:
             self._poke.succeed()  # the clock sleeps past it: wake it to re-plan
         return event
+
+    def process(self, body: simpy.events.ProcessGenerator) -> simpy.Process:
+        """Start ``body`` as a process of the battle, to be finished by :meth:`close`."""
+        self._bodies.append(body)
+        return self.env.process(body)
+
+    def close(self) -> None:
+        """Finish every process started by :meth:`process` that still waits (the battle is over).
+
+        At a battle's end its processes wait on events that will never come, each
+        in a cycle (the process, its generator, the event's callbacks) whose
+        generator frame holds what the process used.  Left to the cyclic GC, a
+        whole run's objects waited for a full collection, which freed them at
+        several times the cost of reference counting (a study's worker spent
+        9 % of its CPU there, a carrier battle's 23 %).  Closing a generator is
+        what the GC's finalizer would do later (``GeneratorExit`` at its
+        ``yield``); done here, its frame is freed at once and the small cycles
+        left are cheap to collect.  A finished process is not touched.
+        """
+        bodies, self._bodies = self._bodies, []
+        for body in bodies:
+            body.close()
 
     def start(self, max_turns: int, on_turn_end: Callable[[int], bool]) -> simpy.Process:
         """Start the clock process for at most ``max_turns`` turns."""

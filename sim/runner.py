@@ -290,10 +290,10 @@ def fight(
 
         started: Started = []
         for process in plan.processes(view, rec):
-            if isinstance(process, Actor):
-                started.append((process.unit, env.process(process.body)))
-            else:
-                started.append((None, env.process(process)))
+            unit, body = (
+                (process.unit, process.body) if isinstance(process, Actor) else (None, process)
+            )
+            started.append((unit, kernel.process(body)))
         if watch is not None:
             watch(started)
         if draws is not None:
@@ -301,6 +301,7 @@ def fight(
         kernel.start(plan.turn_limit, end)
         kernel.run()
         rec.close(kernel.turn)
+        kernel.close()  # the units' processes that still wait: freed now, not at a full GC
         return state
 
 

@@ -145,7 +145,7 @@ def _ship(b: Battle, rec: Rec, sid: str, inbox: simpy.Store) -> simpy.events.Pro
     while True:
         message = yield inbox.get()
         if isinstance(message, Recovered):
-            b.kernel.env.process(_rearm(b, rec, message))
+            b.kernel.process(_rearm(b, rec, message))
             continue
         assert isinstance(message, AskAA)
         factor = ship_aa(b, sid)
@@ -159,7 +159,7 @@ def _base(b: Battle, rec: Rec, inbox: simpy.Store) -> simpy.events.ProcessGenera
     while True:
         landed = yield inbox.get()
         assert isinstance(landed, Recovered)
-        b.kernel.env.process(_rearm(b, rec, landed))
+        b.kernel.process(_rearm(b, rec, landed))
 
 
 def _rearm(b: Battle, rec: Rec, landed: Recovered) -> simpy.events.ProcessGenerator:
