@@ -9,17 +9,21 @@ simulation after simulation (a batch worker, a notebook, a loop over
 (processes, generators) stay: a study's process grew by about 12 KiB a run
 of a two-regiment battle (from 107 to 359 MiB over 16,000 runs).
 
-A full collection walks the whole heap (tens of milliseconds), so it is not
-run after every run: :data:`PACED`, checked by ``frozen_heap`` at the end of
-every run (and by a batch worker after every chunk), collects once the CPU
-the process has spent since the last collection reaches :data:`RATIO` times
-what the cheapest collection so far cost, or :data:`FIRST_COST` if less (the
-cheapest: a walk of the live heap without the freeing of much garbage,
-which would otherwise stretch the interval the more garbage there is).
-Collecting then costs at most about 1/RATIO of the process's CPU, and the
-garbage held is what a few seconds of running leave (the first collection
-comes after 5 s of CPU, before its cost is known). The CPU clock decides
-only when memory is freed, never a result or an order.
+A full collection walks the whole heap, so it is not run after every run:
+:data:`PACED`, checked by ``frozen_heap`` at the end of every run (and by a
+batch worker after every chunk), collects once the CPU the process has spent
+since the last collection reaches :data:`RATIO` times the cheapest walk so
+far.  A collection's cost is the walk of what stays plus the freeing of what
+it finds; freeing is paid whenever it comes, so only the walk is the price
+of collecting more often, and it is estimated as the collection's cost times
+the share of the objects it visited that stayed (what it found unreachable,
+against the tracked objects left).  The first collection comes after
+:data:`FIRST_COST` × RATIO (5 s) of CPU, before any cost is known.  Walking
+then costs at most about 1/RATIO of the process's CPU: a pytest process or
+a notebook with a large heap collects every few tens of seconds, a study's
+worker with a small one every second or so, and the garbage held is what
+that much running leaves.  The CPU clock decides only when memory is freed,
+never a result or an order.
 """
 
 from __future__ import annotations
@@ -32,20 +36,19 @@ from dataclasses import dataclass
 __all__ = ["PACED", "RATIO", "Collector"]
 
 RATIO = 100.0
-"""CPU spent between full collections, as a multiple of the cheapest one's cost."""
+"""CPU spent between full collections, as a multiple of the cheapest walk's cost."""
 
 FIRST_COST = 0.05
-"""The cost assumed before a collection has been measured, and the most assumed after
-(a study's process with DuckDB and matplotlib loaded takes about that): collections
-come at least every 5 s of CPU."""
+"""The walk's cost assumed before a collection has been measured: the first comes after
+5 s of CPU."""
 
 
 @dataclass
 class Collector:
-    """Runs a full collection once ``ratio`` × the cheapest one's CPU has passed.
+    """Runs a full collection once ``ratio`` × the cheapest walk's CPU has passed.
 
     Attributes:
-        ratio: CPU between collections over the cheapest collection's CPU.
+        ratio: CPU between collections over the cheapest walk's CPU.
         clock: this process's CPU clock.
         collections: full collections run so far.
     """
@@ -54,7 +57,7 @@ class Collector:
     clock: Callable[[], float] = time.process_time
     collections: int = 0
     _since: float | None = None
-    _cost: float = FIRST_COST
+    _walk: float | None = None
 
     def check(self) -> None:
         """Collect if enough CPU has passed since the last collection (or the first check)."""
@@ -62,12 +65,15 @@ class Collector:
         if self._since is None:
             self._since = now
             return
-        if now - self._since < self.ratio * self._cost:
+        walk = FIRST_COST if self._walk is None else self._walk
+        if now - self._since < self.ratio * walk:
             return
-        gc.collect()
+        found = gc.collect()
         self.collections += 1
         self._since = self.clock()
-        self._cost = min(self._cost, self._since - now)
+        stayed = len(gc.get_objects())
+        cost = (self._since - now) * stayed / max(stayed + found, 1)
+        self._walk = cost if self._walk is None else min(self._walk, cost)
 
 
 PACED = Collector()
