@@ -267,6 +267,7 @@ def _preload() -> list[str]:
     names = [v.split(":")[0] for v in COMMANDS.values()]
     names += ["sim.api", "sim.replay.verify", "sim.replay.diff", "sim.replay.fork"]
     names += [v.split(":")[0] for v in BUILTIN.values()]
+    names += ["logging", "structlog"]  # every command that runs configures its logging
     for name in names:
         import_module(name)
     heavy = sorted(_HEAVY & {m.split(".")[0] for m in sys.modules})
