@@ -9,12 +9,17 @@ from hypothesis import strategies as st
 
 from sim.contract.models import Measure, same_typed, typed
 
+
+class Word(str):
+    """A subclass of ``str``: the same text, another type (marshal refuses it; it is walked)."""
+
+
 SCALARS = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(-3, 3),
-    st.sampled_from([0.0, 1.0, -1.0, 2.5]),
-    st.sampled_from(["", "a", "men"]),
+    st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.5]),  # -0.0: other bytes, the same typed value
+    st.sampled_from(["", "a", "men", Word("a")]),
 )
 VALUES = st.recursive(
     SCALARS,
@@ -53,6 +58,14 @@ def test_a_value_and_itself_rebuilt(a: Any) -> None:
 )
 def test_models_among_values(a: list[Any], b: list[Any]) -> None:
     assert same_typed(a, b) == (typed(a) == typed(b))
+
+
+def test_what_marshal_writes_apart_is_walked() -> None:
+    """Bytes that differ are not the last word: -0.0 and 0.0 are the same typed value; a
+    ``str`` subclass (which marshal refuses) is not a ``str``."""
+    assert same_typed([0.0, {"a": (1, -0.0)}], [-0.0, {"a": (1, 0.0)}])
+    assert not same_typed(["a"], [Word("a")])
+    assert same_typed([Word("a")], [Word("a")])
 
 
 def test_an_int_where_a_float_was_validated_differs() -> None:
