@@ -30,36 +30,33 @@ def test_a_collector_collects_at_a_bounded_share_of_the_cpu(
     assert collector.collections == len(ran) == 3
 
 
-def test_a_slow_walk_spaces_the_collections_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A process with a large heap (a pytest process, a notebook): a collection that frees
-    nothing and takes 0.2 s puts the next 100 x 0.2 = 20 s of CPU later, not 5."""
-    ran: list[int] = []
-    monkeypatch.setattr(garbage.gc, "collect", lambda: ran.append(1) or 0)
-    monkeypatch.setattr(garbage.gc, "get_objects", lambda: [None] * 1000)
-    ticks = iter([0.0, 5.0, 5.2, 24.0, 25.3, 25.5])
-    collector = garbage.Collector(ratio=100, clock=lambda: next(ticks))
-    collector.check()  # 0.0: the count starts
-    collector.check()  # 5.0: collects, 5.0 -> 5.2: the walk took 0.2 s
-    collector.check()  # 24.0: 18.8 s since, under 20 s
-    collector.check()  # 25.3: 20.1 s since: collects
-    assert collector.collections == len(ran) == 2
-
-
-def test_what_a_collection_frees_is_not_counted_as_its_walk(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(
+    ("found", "took", "walk"),
+    [
+        # a large heap (a pytest process, a notebook): 0.2 s and nothing freed, all walk
+        (0, 0.2, 0.2),
+        # 1 s that found 9 unreachable objects for each that stayed: a tenth is the walk
+        # (freeing is paid however often it comes)
+        (9000, 1.0, 0.1),
+    ],
+)
+def test_the_next_collection_waits_100_times_the_walk(
+    found: int, took: float, walk: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A collection of 1 s that found 9 unreachable objects for each one that stayed
-    counts 0.1 s as the walk (freeing is paid however often it comes): the next comes
-    100 x 0.1 = 10 s of CPU later."""
+    """After the first collection (at 5 s), the next comes 100 x its walk later: the
+    collection's cost times the share of the 1,000 objects visited that stayed, with no
+    cap at 0.05 s (which would bring it after 5 s)."""
     ran: list[int] = []
-    monkeypatch.setattr(garbage.gc, "collect", lambda: ran.append(1) or 9000)
+    monkeypatch.setattr(garbage.gc, "collect", lambda: ran.append(1) or found)
     monkeypatch.setattr(garbage.gc, "get_objects", lambda: [None] * 1000)
-    ticks = iter([0.0, 5.0, 6.0, 15.9, 16.1, 16.2])
+    done = 5.0 + took
+    ticks = iter([0.0, 5.0, done, done + 100 * walk - 0.1, done + 100 * walk + 0.1, 99.0])
     collector = garbage.Collector(ratio=100, clock=lambda: next(ticks))
-    collector.check()  # 0.0: the count starts
-    collector.check()  # 5.0: collects, 5.0 -> 6.0, a tenth of it the walk
-    collector.check()  # 15.9: 9.9 s since, under 10 s
-    collector.check()  # 16.1: 10.1 s since: collects
+    collector.check()  # the count starts
+    collector.check()  # 5 s since: collects
+    collector.check()  # just under 100 x the walk since
+    assert collector.collections == len(ran) == 1
+    collector.check()  # just over it: collects
     assert collector.collections == len(ran) == 2
 
 
