@@ -14,7 +14,6 @@ through its hooks and reads these models; it never reads a ruleset's state by ke
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -275,36 +274,15 @@ def same_typed(a: Any, b: Any) -> bool:
 
     The test suite's check of every trusted model (:data:`sim.rulesets.trusted.CHECK_TRUSTED`)
     asks this of every row and outcome a battle makes; the walk stops at the first difference.
-
-    A value that is not a model is first written by :mod:`marshal` (format 0: no
-    references, no interning marks), which spells out each part's exact type in C and
-    refuses a subclass: the same bytes are the same data of the same types, and
-    different bytes (``-0.0`` against ``0.0``), or a part marshal does not write, are
-    walked.  (Equal bytes also call two NaNs the same, which ``typed`` leaves to their
-    identity.)
     """
     if isinstance(a, BaseModel):
         if type(a) is not type(b):
             return False
         da, db = a.__dict__, b.__dict__
-        if len(da) != len(db):
-            return False
-        plain_a, plain_b = [], []  # the fields that are not models, compared in one go
-        for (ka, va), (kb, vb) in zip(da.items(), db.items(), strict=True):
-            if ka != kb:
-                return False
-            if isinstance(va, BaseModel):
-                if not same_typed(va, vb):
-                    return False
-            else:
-                plain_a.append(va)
-                plain_b.append(vb)
-        return same_typed(plain_a, plain_b)
-    try:
-        if marshal.dumps(a, 0) == marshal.dumps(b, 0):
-            return True
-    except ValueError:  # a model inside, or a subclass: walked
-        pass
+        return len(da) == len(db) and all(
+            ka == kb and same_typed(va, vb)
+            for (ka, va), (kb, vb) in zip(da.items(), db.items(), strict=True)
+        )
     if isinstance(a, dict):
         return (
             isinstance(b, dict)

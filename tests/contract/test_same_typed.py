@@ -11,7 +11,7 @@ from sim.contract.models import Measure, same_typed, typed
 
 
 class Word(str):
-    """A subclass of ``str``: the same text, another type (marshal refuses it; it is walked)."""
+    """A subclass of ``str``: the same text, another type."""
 
 
 SCALARS = st.one_of(
@@ -20,6 +20,7 @@ SCALARS = st.one_of(
     st.integers(-3, 3),
     st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.5]),  # -0.0: other bytes, the same typed value
     st.sampled_from(["", "a", "men", Word("a")]),
+    st.sampled_from([b"a", bytearray(b"a")]),  # the same bytes, two types
 )
 VALUES = st.recursive(
     SCALARS,
@@ -60,12 +61,13 @@ def test_models_among_values(a: list[Any], b: list[Any]) -> None:
     assert same_typed(a, b) == (typed(a) == typed(b))
 
 
-def test_what_marshal_writes_apart_is_walked() -> None:
-    """Bytes that differ are not the last word: -0.0 and 0.0 are the same typed value; a
-    ``str`` subclass (which marshal refuses) is not a ``str``."""
+def test_equal_values_of_other_types_differ() -> None:
+    """-0.0 and 0.0 are the same typed value; a ``str`` subclass is not a ``str``, nor a
+    ``bytearray`` ``bytes``, whatever they hold."""
     assert same_typed([0.0, {"a": (1, -0.0)}], [-0.0, {"a": (1, 0.0)}])
     assert not same_typed(["a"], [Word("a")])
     assert same_typed([Word("a")], [Word("a")])
+    assert not same_typed([b"ab"], [bytearray(b"ab")])
 
 
 def test_an_int_where_a_float_was_validated_differs() -> None:
