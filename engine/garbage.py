@@ -10,20 +10,20 @@ simulation after simulation (a batch worker, a notebook, a loop over
 of a two-regiment battle (from 107 to 359 MiB over 16,000 runs).
 
 A full collection walks the whole heap, so it is not run after every run:
-:data:`PACED`, checked by ``frozen_heap`` at the end of every run (and by a
-batch worker after every chunk), collects once the CPU the process has spent
-since the last collection reaches :data:`RATIO` times the cheapest walk so
-far.  A collection's cost is the walk of what stays plus the freeing of what
-it finds; freeing is paid whenever it comes, so only the walk is the price
-of collecting more often, and it is estimated as the collection's cost times
-the share of the objects it visited that stayed (what it found unreachable,
-against the tracked objects left).  The first collection comes after
-:data:`FIRST_COST` × RATIO (5 s) of CPU, before any cost is known.  Walking
-then costs at most about 1/RATIO of the process's CPU: a pytest process or
-a notebook with a large heap collects every few tens of seconds, a study's
-worker with a small one every second or so, and the garbage held is what
-that much running leaves.  The CPU clock decides only when memory is freed,
-never a result or an order.
+:data:`PACED`, checked by ``frozen_heap`` at the end of every run, collects
+once the CPU the process has spent since the last collection reaches
+:data:`RATIO` times the cheapest walk so far.  A collection's cost is the
+walk of what stays plus the freeing of what it finds; freeing is paid
+whenever it comes, so only the walk is the price of collecting more often,
+and it is estimated as the collection's cost (with the count of what stayed)
+times the share of the objects it visited that stayed (what it found
+unreachable, against the tracked objects left).  The first collection comes
+after :data:`FIRST_COST` × RATIO (5 s) of CPU, before any cost is known.
+Walking then costs at most about 1/RATIO of the process's CPU: a pytest
+process or a notebook with a large heap collects every few tens of seconds,
+a study's worker with a small one every second or so, and the garbage held
+is what that much running leaves.  The CPU clock decides only when memory is
+freed, never a result or an order.
 """
 
 from __future__ import annotations
@@ -69,9 +69,9 @@ class Collector:
         if now - self._since < self.ratio * walk:
             return
         found = gc.collect()
+        stayed = len(gc.get_objects())  # its count is part of what collecting costs
         self.collections += 1
         self._since = self.clock()
-        stayed = len(gc.get_objects())
         cost = (self._since - now) * stayed / max(stayed + found, 1)
         self._walk = cost if self._walk is None else min(self._walk, cost)
 

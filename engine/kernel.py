@@ -34,6 +34,7 @@ from __future__ import annotations
 import gc
 import heapq
 import operator
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -202,11 +203,22 @@ class TurnKernel:
         9 % of its CPU there, a carrier battle's 23 %).  Closing a generator is
         what the GC's finalizer would do later (``GeneratorExit`` at its
         ``yield``); done here, its frame is freed at once and the small cycles
-        left are cheap to collect.  A finished process is not touched.
+        left are cheap to collect.  A finished process is not touched.  A process
+        that will not close (it yields again, or its clean-up raises) cannot change
+        the battle, whose log is closed: each is named in a ``RuntimeWarning``, as
+        the GC would have reported it, and the others are closed all the same.
         """
         bodies, self._bodies = self._bodies, []
         for body in bodies:
-            body.close()
+            try:
+                body.close()
+            except Exception as exc:  # reported, as the GC's finalizer did
+                name = getattr(body, "__qualname__", type(body).__name__)
+                warnings.warn(
+                    f"process {name} did not close at the battle's end: {exc!r}",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
 
     def start(self, max_turns: int, on_turn_end: Callable[[int], bool]) -> simpy.Process:
         """Start the clock process for at most ``max_turns`` turns."""

@@ -413,7 +413,8 @@ def test_installed_package_declares_the_flattop_entry_point() -> None:
 
 def test_a_sunk_ship_answers_no_more_raids_and_its_process_ends() -> None:
     """Each ship is a process: sunk by one raid, it is gone from the next raid's AA and its process
-    has ended, as have the strikes'; every other ship, task force and base is still waiting."""
+    has ended, as have the strikes'; every other ship, task force and base was still waiting when
+    the battle ended (the kernel closed its generator then; SimPy still counts it alive)."""
     from engine.log import MemorySink
     from sim import runner
     from sim.rulesets.flattop import RULESET

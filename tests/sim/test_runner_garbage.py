@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import simpy
 
+from engine.kernel import TurnKernel
 from engine.sinks import DiscardSink
 from sim.replay.header import make_header
 from sim.scenario.load import load_scenario
@@ -53,3 +55,28 @@ def test_no_process_of_a_fought_battle_is_left_waiting(name: str) -> None:
         ruleset.simulate(scenario, make_header(ruleset, scenario, seed, source=name), DiscardSink())
     left = [g.__qualname__ for g in _waiting() if not any(g is b for b in before)]  # type: ignore[attr-defined]
     assert left == []
+
+
+def test_a_process_that_will_not_close_is_named_and_the_others_still_close() -> None:
+    """``TurnKernel.close``: a process that yields again at ``GeneratorExit`` cannot change
+    a battle that is over; it is named in a RuntimeWarning, and the next is closed anyway."""
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("a",), 1.0)
+
+    def stubborn() -> simpy.events.ProcessGenerator:
+        try:
+            yield kernel.phase("a", (0,))
+        except GeneratorExit:
+            yield kernel.phase("a", (0,))  # yields again once: close() raises RuntimeError
+
+    def plain() -> simpy.events.ProcessGenerator:
+        yield kernel.phase("a", (1,))
+
+    bodies = [stubborn(), plain()]
+    for body in bodies:
+        kernel.process(body)
+    env.run()  # both wait on a phase that never opens
+    with pytest.warns(RuntimeWarning, match=r"process .*stubborn did not close"):
+        kernel.close()
+    assert inspect.getgeneratorstate(bodies[1]) == "GEN_CLOSED"
+    bodies[0].close()  # the second time it lets go (not left to the GC's finalizer)
