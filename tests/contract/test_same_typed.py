@@ -14,6 +14,14 @@ class Word(str):
     """A subclass of ``str``: the same text, another type."""
 
 
+class Items(list[Any]):
+    """A subclass of ``list``: the same items, another type (the general branch of the walk)."""
+
+
+class Table(dict[Any, Any]):
+    """A subclass of ``dict``: :func:`typed` calls it a ``dict``, so the walk must too."""
+
+
 SCALARS = st.one_of(
     st.none(),
     st.booleans(),
@@ -27,11 +35,12 @@ VALUES = st.recursive(
     lambda inner: st.one_of(
         st.lists(inner, max_size=3),
         st.lists(inner, max_size=3).map(tuple),
+        st.lists(inner, max_size=3).map(Items),
         st.dictionaries(
             st.one_of(st.sampled_from(["a", "b"]), st.integers(0, 1), st.booleans()),
             inner,
             max_size=3,
-        ),
+        ).flatmap(lambda d: st.sampled_from([d, Table(d)])),
     ),
     max_leaves=8,
 )
@@ -77,3 +86,14 @@ def test_an_int_where_a_float_was_validated_differs() -> None:
     assert built.value == validated.value
     assert not same_typed(built, validated)
     assert same_typed(built, Measure.model_construct(name="men", value=1, unit="men"))
+
+
+def test_a_list_subclass_differs_and_a_dict_subclass_does_not() -> None:
+    """As :func:`typed` has it: a ``list`` subclass is another type, a ``dict`` subclass is a
+    ``dict`` (the walk's fast branches take exact types only)."""
+    assert not same_typed([1, 2], Items([1, 2]))
+    assert not same_typed(Items([1, 2]), [1, 2])
+    assert same_typed(Items([1, (2,)]), Items([1, (2,)]))
+    assert same_typed({"a": 1}, Table({"a": 1})) and same_typed(Table({"a": 1}), {"a": 1})
+    assert not same_typed({"a": 1}, Table({"a": 1.0}))
+    assert typed([1, 2]) != typed(Items([1, 2])) and typed({"a": 1}) == typed(Table({"a": 1}))
