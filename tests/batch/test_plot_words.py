@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
+import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.image import imread
 
 from sim.batch.analysis.labels import loss_label, measure_label
-from sim.batch.charts.plotting import key_legend, point_keys, short_paths, wrap
+from sim.batch.charts.plotting import DPI, key_legend, point_keys, save, short_paths, wrap
 
 
 def test_losses_in_each_rulesets_own_words() -> None:
@@ -75,3 +80,40 @@ def test_a_wrapped_title_and_a_40_point_key_stay_inside_the_figure() -> None:
         assert box.x0 - 1 <= e.x0 and e.x1 <= box.x1 + 1, t.get_text()[:40]
         assert box.y0 - 1 <= e.y0 and e.y1 <= box.y1 + 1, t.get_text()[:40]
     assert "P39 = cover=-59, fire_hcv=54" in fig._supxlabel.get_text()
+
+
+def _laid_out_figure() -> Figure:
+    """Two panels under constrained layout with long labels, a title and a key below."""
+    fig = Figure(figsize=(7.0, 3.4), layout="constrained")
+    for i, ax in enumerate(fig.subplots(1, 2)):
+        ax.plot([0, 1, 2, 3], [3 * i, 1, 4, 1], marker="o", label=f"side {i}")
+        ax.set_xlabel("options.fire_hcv (percentage points of the hit chance)")
+        ax.set_ylabel("Union win rate, 95 % Wilson interval")
+        ax.set_title(f"Panel {i}: the wall's cover from −20 to 0")
+        ax.legend()
+    fig.suptitle("A figure constrained layout has to make room in")
+    key_legend(fig, [f"P{i} = cobb.strength={400 + i}" for i in range(12)])
+    return fig
+
+
+def test_save_draws_once_and_writes_what_savefig_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``save`` lays a constrained figure out once and draws it once; the PNG's pixels are
+    those of matplotlib's own ``savefig`` (which draws it twice: to lay out, then to render)."""
+    plain = _laid_out_figure()
+    FigureCanvasAgg(plain)
+    plain.savefig(tmp_path / "plain.png", dpi=DPI, format="png")
+    draws: list[Figure] = []
+    real_draw = Figure.draw
+
+    def counted(self: Figure, renderer: object) -> None:
+        draws.append(self)
+        real_draw(self, renderer)
+
+    monkeypatch.setattr(Figure, "draw", counted)
+    saved = save(_laid_out_figure(), tmp_path / "saved.png")
+    assert len(draws) == 1
+    assert draws[0].get_layout_engine() is None
+    a, b = imread(tmp_path / "plain.png"), imread(saved)
+    assert a.shape == b.shape and np.array_equal(a, b)

@@ -151,10 +151,33 @@ def as_text(fig: Figure) -> None:
         text.set_parse_math(False)
 
 
+DPI = 110
+"""The resolution every plot is written at."""
+
+
 def save(fig: Figure, path: Path) -> Path:
-    """Write ``fig`` as a PNG at ``path`` (Agg canvas: no display, no pyplot); text as text."""
+    """Write ``fig`` as a PNG at ``path`` (Agg canvas: no display, no pyplot); text as text.
+
+    A figure with a layout engine (constrained layout) is laid out once here, at the
+    resolution it is written at, and the engine is then removed: ``savefig`` would
+    otherwise draw the whole figure twice, once without rendering to lay it out and
+    once to render it. The pixels are the same (``tests/batch/test_plot_words.py``).
+    """
     FigureCanvasAgg(fig)
     as_text(fig)
-    with rc_context({"text.parse_math": False}), replacing(path) as fh:
-        fig.savefig(fh, dpi=110, format="png")  # an old plot survives a failed write
+    # autolayout and constrained_layout.use off: set_layout_engine(None) then removes the engine
+    with rc_context(
+        {
+            "text.parse_math": False,
+            "figure.autolayout": False,
+            "figure.constrained_layout.use": False,
+        }
+    ):
+        engine = fig.get_layout_engine()
+        if engine is not None:
+            fig.set_dpi(DPI)
+            engine.execute(fig)
+            fig.set_layout_engine(None)
+        with replacing(path) as fh:
+            fig.savefig(fh, dpi=DPI, format="png")  # an old plot survives a failed write
     return path
