@@ -150,10 +150,11 @@ def estimate(kind: Kind, xs: list[float]) -> Estimate:
     mean = math.fsum(xs) / n
     if n == 1:
         return Estimate(mean, math.nan, math.nan, 1, "Student t 95 %")
-    from scipy.stats import t  # type: ignore[import-untyped]  # noqa: PLC0415  # no stubs; heavy
+    # scipy.stats.t.ppf's own function, without importing scipy.stats (0.4 s of CPU)
+    from scipy.special import stdtrit  # type: ignore[import-untyped]  # noqa: PLC0415  # no stubs; heavy
 
     sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1))
-    half = float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+    half = float(stdtrit(n - 1, 0.975)) * sd / math.sqrt(n)
     return Estimate(mean, mean - half, mean + half, n, "Student t 95 %")
 
 

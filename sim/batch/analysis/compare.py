@@ -85,10 +85,14 @@ class Moments:
 
 
 def _t(df: float) -> float:
-    """The 97.5 % quantile of Student's t with ``df`` degrees of freedom."""
-    from scipy.stats import t  # type: ignore[import-untyped]  # noqa: PLC0415  # slow import
+    """The 97.5 % quantile of Student's t with ``df`` degrees of freedom.
 
-    return float(t.ppf(0.5 + CONFIDENCE / 2, df))
+    ``scipy.special.stdtrit`` is the function ``scipy.stats.t.ppf`` calls, the same
+    value bit for bit, without importing ``scipy.stats`` (0.4 s of CPU a process).
+    """
+    from scipy.special import stdtrit  # type: ignore[import-untyped]  # noqa: PLC0415  # slow import
+
+    return float(stdtrit(df, 0.5 + CONFIDENCE / 2))
 
 
 Interval = tuple[float, float | None, float | None]

@@ -130,9 +130,12 @@ def wilson_cc(k: int, n: int, z: float = Z95) -> Interval:
 
 
 def _beta(q: float, a: float, b: float) -> float:
-    from scipy.stats import beta  # type: ignore[import-untyped]  # noqa: PLC0415  # slow import
+    """The ``q`` quantile of the Beta(``a``, ``b``) distribution: ``scipy.special.betaincinv``,
+    the value ``scipy.stats.beta.ppf`` gives bit for bit (``tests/batch/test_quantiles.py``),
+    without importing ``scipy.stats`` (0.4 s of CPU a process)."""
+    from scipy.special import betaincinv  # type: ignore[import-untyped]  # noqa: PLC0415  # slow import
 
-    return float(beta.ppf(q, a, b))
+    return float(betaincinv(a, b, q))
 
 
 @_proportion
