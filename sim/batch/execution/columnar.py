@@ -1,15 +1,23 @@
-"""A chunk's rows as Arrow record batches: what a study's worker sends its coordinator.
+"""A chunk's rows in Arrow's column layout: what a study's worker sends its coordinator.
 
 A worker builds its chunk's ``runs``, ``unit_rows`` and ``run_digests`` rows
 as Python columns (:class:`~sim.batch.execution.rows.ChunkRows`) and, for a
-study, packs each table's columns into one Arrow record batch here
-(:func:`pack`), each written as an Arrow IPC stream: three byte strings a
-chunk. They travel back through the executor (a local pool's pipe or Dask's
-transport) as three objects to unpickle instead of one or more per value, and
-the study's process reads them without copying (:func:`read`) and hands them
-to DuckDB as they are (:func:`sim.batch.storage.append.insert_batches`): its
-own work per run is then a share of one bulk insert scanned at C speed. No
-file is written or read on the way, and Arrow's IPC format is data only.
+study, lays each table's columns out as Arrow's buffers — a validity bitmap,
+64-bit values, or 32-bit offsets and UTF-8 text — with the standard library's
+:mod:`array` (:func:`pack`), each table in one byte string: three a chunk. A
+worker so imports neither pyarrow nor NumPy (about a tenth of a second of
+CPU each process). They travel back through the executor (a local pool's pipe
+or Dask's transport) as three objects to unpickle instead of one or more per
+value, and the study's process wraps the buffers as an Arrow record batch
+without copying them (:func:`read`) and hands it to DuckDB as it is
+(:func:`sim.batch.storage.append.insert_batches`): its own work per run is
+then a share of one bulk insert scanned at C speed. No file is written or
+read on the way, and the byte strings are data only: lengths and buffers.
+
+A table's byte string (:func:`encode`): a header — ``BSC1``, the number of
+rows and of columns — then for each column its kind (int64, float64 or
+string), its count of nulls and the lengths of its buffers, then the
+buffers, each starting on a multiple of 8 bytes.
 
 A column is packed only when its values are plain for its SQL type, the same
 rule the NumPy path of :mod:`sim.batch.storage.append` follows: ``int`` (or
@@ -23,13 +31,16 @@ before packing (:mod:`sim.batch.execution.digests`), exactly as before.
 
 from __future__ import annotations
 
+import struct
+from array import array
 from collections.abc import Sequence
 from importlib import import_module
+from itertools import accumulate
 from typing import Any
 
 from sim.batch.execution.rows import ChunkRows, Packed
 
-__all__ = ["arrow", "arrow_type", "pack", "read", "record_batch", "unpack"]
+__all__ = ["arrow", "arrow_type", "encode", "pack", "read", "record_batch", "unpack"]
 
 _NONE = type(None)
 _INTEGERS = frozenset({"BIGINT", "INTEGER"})
@@ -39,6 +50,17 @@ _KINDS = {
     "INTEGER": frozenset({int, _NONE}),
     "DOUBLE": frozenset({int, float, _NONE}),
 }
+_INT64, _FLOAT64, _STRING = 0, 1, 2
+"""A column's kind in a table's byte string."""
+
+_MAGIC = b"BSC1"
+_HEAD = struct.Struct("<4sqq")
+"""The magic, the number of rows and the number of columns."""
+_COLUMN = struct.Struct("<Bqqqq")
+"""A column's kind, nulls and the lengths of its validity, values and text buffers."""
+
+_OFFSET = next(code for code in "ilh" if array(code).itemsize == 4)
+"""The :mod:`array` type code of a 32-bit signed integer (Arrow's string offsets)."""
 
 
 def arrow() -> Any:
@@ -60,65 +82,98 @@ _MAX_TEXT = 2**31 - 1
 """Bytes an Arrow ``string`` column's 32-bit offsets can address."""
 
 
-def _array(col: list[Any], sql: str) -> Any:
-    """One column as an Arrow array built from its buffers.
+def _validity(col: list[Any]) -> bytes:
+    """Arrow's validity bitmap of ``col``: bit i (least significant first) set when
+    ``col[i]`` is not None."""
+    bits = bytearray((len(col) + 7) // 8)
+    for i, v in enumerate(col):
+        if v is not None:
+            bits[i >> 3] |= 1 << (i & 7)
+    return bytes(bits)
 
-    Built from NumPy buffers rather than by ``pyarrow.array``, whose first call
-    on a list imports pandas (about a third of a second of CPU in every
-    worker). Raises OverflowError (an int beyond 64 bits), UnicodeEncodeError
+
+def _buffers(col: list[Any], sql: str) -> tuple[int, int, bytes, bytes, bytes]:
+    """One column's kind, nulls and Arrow buffers (validity, values or offsets, text).
+
+    Raises OverflowError (an int beyond 64 bits, or too large for a float), UnicodeEncodeError
     (a lone surrogate) or ValueError (too much text for one column).
     """
-    pa, np = arrow(), import_module("numpy")
     nulls = col.count(None)  # the column holds no type that equals None but None
-    valid = None
-    if nulls:
-        present = np.array([v is not None for v in col], dtype=bool)
-        valid = pa.py_buffer(np.packbits(present, bitorder="little"))
+    valid = _validity(col) if nulls else b""
     if sql == "VARCHAR":
         encoded = [b"" if v is None else v.encode("utf-8") for v in col]
-        offsets = np.zeros(len(col) + 1, dtype=np.int64)
-        np.cumsum([len(b) for b in encoded], out=offsets[1:])
-        if offsets[-1] > _MAX_TEXT:
+        sizes = [len(b) for b in encoded]
+        if sum(sizes) > _MAX_TEXT:
             raise ValueError("more text than one Arrow string column holds")
-        buffers = [valid, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(b"".join(encoded))]
-        return pa.Array.from_buffers(pa.string(), len(col), buffers, null_count=nulls)
-    dtype = np.int64 if sql in _INTEGERS else np.float64
+        offsets = array(_OFFSET, accumulate(sizes, initial=0))
+        return _STRING, nulls, valid, offsets.tobytes(), b"".join(encoded)
     filled = [0 if v is None else v for v in col] if nulls else col
-    values = np.array(filled, dtype=dtype) if col else np.zeros(0, dtype=dtype)
-    return pa.Array.from_buffers(
-        arrow_type(sql), len(col), [valid, pa.py_buffer(values)], null_count=nulls
-    )
+    if sql in _INTEGERS:
+        return _INT64, nulls, valid, array("q", filled).tobytes(), b""
+    return _FLOAT64, nulls, valid, array("d", filled).tobytes(), b""
 
 
-def record_batch(columns: Sequence[list[Any]], types: Sequence[str]) -> Any:
-    """``columns`` (one list per column, of SQL ``types``) as a record batch of columns
-    ``c0, c1, …``, or None when a value is not plain for its column (see the module)."""
-    arrays = []
+def _pad(n: int) -> int:
+    return -n % 8
+
+
+def encode(columns: Sequence[list[Any]], types: Sequence[str]) -> bytes | None:
+    """``columns`` (one list per column, of SQL ``types``) as one table's byte string (see the
+    module), or None when a value is not plain for its column."""
+    specs = []
     for col, sql in zip(columns, types, strict=True):
         kinds = _KINDS.get(sql)
         if kinds is None or not kinds.issuperset(map(type, col)):
             return None
         try:
-            arrays.append(_array(col, sql))
+            specs.append(_buffers(col, sql))
         except (OverflowError, UnicodeError, ValueError):
             return None  # beyond 64 bits, a lone surrogate: the store's list casts decide
-    names = [f"c{i}" for i in range(len(arrays))]
-    return arrow().RecordBatch.from_arrays(arrays, names=names)
-
-
-def _stream(batch: Any) -> bytes:
-    """A record batch as an Arrow IPC stream (its schema, then the batch)."""
-    pa = arrow()
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, batch.schema) as writer:
-        writer.write_batch(batch)
-    return bytes(sink.getvalue().to_pybytes())
+    rows = len(columns[0]) if columns else 0
+    parts = [_HEAD.pack(_MAGIC, rows, len(specs))]
+    parts += [_COLUMN.pack(k, n, len(v), len(d), len(t)) for k, n, v, d, t in specs]
+    head = _HEAD.size + _COLUMN.size * len(specs)
+    parts.append(bytes(_pad(head)))
+    for _kind, _nulls, *buffers in specs:
+        for buffer in buffers:
+            parts += [buffer, bytes(_pad(len(buffer)))]
+    return b"".join(parts)
 
 
 def read(data: bytes) -> Any:
-    """The record batch of an IPC stream :func:`pack` wrote (its buffers not copied)."""
+    """The Arrow record batch (columns ``c0, c1, …``) of a table :func:`encode` wrote, its
+    buffers those of ``data``, not copied."""
     pa = arrow()
-    return pa.ipc.open_stream(pa.py_buffer(data)).read_next_batch()
+    view = memoryview(data)
+    magic, rows, width = _HEAD.unpack_from(view, 0)
+    if magic != _MAGIC:
+        raise ValueError("not a table battlesim's worker packed")
+    at = _HEAD.size
+    specs = [_COLUMN.unpack_from(view, at + i * _COLUMN.size) for i in range(width)]
+    at += _COLUMN.size * width
+    at += _pad(at)
+    arrays = []
+    for kind, nulls, *sizes in specs:
+        buffers = []
+        for size in sizes:
+            buffers.append(pa.py_buffer(view[at : at + size]))
+            at += size + _pad(size)
+        valid, values, text = buffers
+        if kind == _STRING:
+            made = [valid if nulls else None, values, text]
+            arrays.append(pa.Array.from_buffers(pa.string(), rows, made, null_count=nulls))
+        else:
+            typ = pa.int64() if kind == _INT64 else pa.float64()
+            made = [valid if nulls else None, values]
+            arrays.append(pa.Array.from_buffers(typ, rows, made, null_count=nulls))
+    return pa.RecordBatch.from_arrays(arrays, names=[f"c{i}" for i in range(width)])
+
+
+def record_batch(columns: Sequence[list[Any]], types: Sequence[str]) -> Any:
+    """``columns`` (one list per column, of SQL ``types``) as a record batch of columns
+    ``c0, c1, …``, or None when a value is not plain for its column (see the module)."""
+    data = encode(columns, types)
+    return None if data is None else read(data)
 
 
 def pack(
@@ -127,8 +182,8 @@ def pack(
     unit_types: Sequence[str],
     digest_types: Sequence[str],
 ) -> ChunkRows:
-    """``rows`` with its runs, unit rows and digests moved into Arrow record batches
-    (as IPC streams, with the number of runs: :data:`~sim.batch.execution.rows.Packed`).
+    """``rows`` with its runs, unit rows and digests moved into Arrow's column layout
+    (one byte string a table, with the number of runs: :data:`~sim.batch.execution.rows.Packed`).
 
     The Python columns are emptied (kept as empty lists, one per column) so
     the rows are sent once; counts, replays and CPU stay as they are. Rows
@@ -137,22 +192,22 @@ def pack(
     digests = [list(c) for c in zip(*rows.digests, strict=True)] if rows.digests else None
     if digests is None:
         digests = [[] for _ in digest_types]
-    runs = record_batch(rows.runs, run_types)
-    units = record_batch(rows.units, unit_types) if runs is not None else None
-    kept = record_batch(digests, digest_types) if units is not None else None
+    runs = encode(rows.runs, run_types)
+    units = encode(rows.units, unit_types) if runs is not None else None
+    kept = encode(digests, digest_types) if units is not None else None
     if runs is None or units is None or kept is None:
         return rows
-    rows.packed = [(runs.num_rows, _stream(runs), _stream(units), _stream(kept))]
+    rows.packed = [(len(rows.runs[0]) if rows.runs else 0, runs, units, kept)]
     rows.runs = [[] for _ in rows.runs]
     rows.units = [[] for _ in rows.units]
     rows.digests = []
     return rows
 
 
-def _pylist(streams: Sequence[bytes], width: int) -> list[list[Any]]:
-    """The streams' columns as Python lists, one per column, in order."""
+def _pylist(tables: Sequence[bytes], width: int) -> list[list[Any]]:
+    """The tables' columns as Python lists, one per column, in order."""
     out: list[list[Any]] = [[] for _ in range(width)]
-    for data in streams:
+    for data in tables:
         for i, column in enumerate(read(data).columns):
             out[i].extend(column.to_pylist())
     return out

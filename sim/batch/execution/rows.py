@@ -43,8 +43,8 @@ Losses = tuple[tuple[str, str], ...]
 """(side, loss kind) of each loss column of the runs table, in order."""
 
 Packed = tuple[int, bytes, bytes, bytes]
-"""A chunk's runs counted, then its runs, unit rows and run digests as Arrow record batches,
-each an IPC stream (:mod:`sim.batch.execution.columnar`)."""
+"""A chunk's runs counted, then its runs, unit rows and run digests in Arrow's column layout,
+each table one byte string (:mod:`sim.batch.execution.columnar`)."""
 
 
 _PLAIN = frozenset({str, int, bool, type(None)})
