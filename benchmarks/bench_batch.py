@@ -42,8 +42,17 @@ from engine import garbage
 from sim import api
 from sim.batch import RunOptions, StudyPlan, load_target, run_study, study
 from sim.batch.execution import columnar
+from sim.batch.execution.digests import run_types
 from sim.batch.execution.rows import ChunkRows
-from sim.batch.execution.worker import Chunk, NullSink, Shared, prepare, study_chunk
+from sim.batch.execution.worker import (
+    DIGEST_TYPES,
+    UNIT_TYPES_LIST,
+    Chunk,
+    NullSink,
+    Shared,
+    prepare,
+    study_chunk,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from batch_cpu import StudyCpu, accounting
@@ -540,8 +549,12 @@ class Instant(Executor):
 
     def __init__(self, plan: StudyPlan, shared: Shared) -> None:
         template = study_chunk(Chunk(shared, 0, {}, tuple(plan.chunk_runs(0, 0))))
+        _, losses, sides = shared.opened()
+        types = [run_types(len(losses), len(sides)), UNIT_TYPES_LIST, DIGEST_TYPES]
         self.sent = {
-            runs[0].run_id: pickle.dumps(_renumbered(template, runs), pickle.HIGHEST_PROTOCOL)
+            runs[0].run_id: pickle.dumps(
+                _renumbered(template, runs, types), pickle.HIGHEST_PROTOCOL
+            )
             for runs in (plan.chunk_runs(0, j) for j in range(plan.chunks()))
         }
 
@@ -553,11 +566,11 @@ class Instant(Executor):
         return future
 
 
-def _renumbered(template: ChunkRows, runs: list[Any]) -> ChunkRows:
-    """The template chunk's rows as those of ``runs`` (ids, point, replication, seed)."""
-    pa = columnar.arrow()
-    count, *streams = template.packed[0]
-    batches = [columnar.read(data) for data in streams]
+def _renumbered(template: ChunkRows, runs: list[Any], types: list[list[str]]) -> ChunkRows:
+    """The template chunk's rows as those of ``runs`` (ids, point, replication, seed), its
+    three tables packed again with their column ``types``."""
+    count, *tables = template.packed[0]
+    batches = [columnar.read(data) for data in tables]
     old = batches[0].column(0).to_pylist()
     new = {o: r for o, r in zip(old, runs, strict=True)}
     keys = (
@@ -567,17 +580,15 @@ def _renumbered(template: ChunkRows, runs: list[Any]) -> ChunkRows:
         [r.seed for r in runs],
     )
     out = []
-    for k, batch in enumerate(batches):
-        arrays = list(batch.columns)
+    for k, (batch, sql) in enumerate(zip(batches, types, strict=True)):
+        columns = [column.to_pylist() for column in batch.columns]
         if k == 0:
-            arrays[:4] = [pa.array(v, pa.int64()) for v in keys]
+            columns[:4] = [list(v) for v in keys]
         else:
-            arrays[0] = pa.array([new[i].run_id for i in arrays[0].to_pylist()], pa.int64())
-        made = pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_stream(sink, made.schema) as writer:
-            writer.write_batch(made)
-        out.append(sink.getvalue().to_pybytes())
+            columns[0] = [new[i].run_id for i in columns[0]]
+        made = columnar.encode(columns, sql)
+        assert made is not None
+        out.append(made)
     rows = ChunkRows([[] for _ in template.runs], [[] for _ in template.units])
     rows.counts, rows.packed = dict(template.counts), [(count, *out)]
     return rows

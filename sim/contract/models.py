@@ -297,12 +297,9 @@ def same_typed(a: Any, b: Any) -> bool:
             and all(map(eq, da, db))
             and all(map(same_typed, da.values(), db.values()))
         )
-    if isinstance(a, dict):
+    if isinstance(a, dict):  # item by item, as typed() reads them (a pair is a tuple)
         return (
-            isinstance(b, dict)
-            and len(a) == len(b)
-            and all(map(same_typed, a, b))
-            and all(map(same_typed, a.values(), b.values()))
+            isinstance(b, dict) and len(a) == len(b) and all(map(same_typed, a.items(), b.items()))
         )
     if isinstance(a, list | tuple):
         return type(a) is type(b) and len(a) == len(b) and all(map(same_typed, a, b))

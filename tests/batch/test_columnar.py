@@ -283,3 +283,89 @@ def test_the_validity_bitmap_is_arrows(n: int) -> None:
     if theirs.null_count:
         mine = batch.column(0).buffers()[0]
         assert mine.to_pybytes() == theirs.buffers()[0].to_pybytes()[: (n + 7) // 8]
+
+
+def _good() -> bytes:
+    data = columnar.encode(
+        [[1, None, 3], ["a", None, "é"], [0.5, 2, None]], ["BIGINT", "VARCHAR", "DOUBLE"]
+    )
+    assert data is not None
+    return data
+
+
+def _column_at(data: bytes, i: int, **change: int) -> bytes:
+    """``data`` with column ``i``'s header fields (kind, nulls, valid, values, text) changed."""
+    out = bytearray(data)
+    at = columnar._HEAD.size + i * columnar._COLUMN.size
+    names = ("kind", "nulls", "valid", "values", "text")
+    fields = dict(zip(names, columnar._COLUMN.unpack_from(out, at), strict=True))
+    columnar._COLUMN.pack_into(out, at, *(change.get(n, fields[n]) for n in names))
+    return bytes(out)
+
+
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        (lambda d: b"XXXX" + d[4:], "not a table"),
+        (lambda d: d[:10], "not a table"),
+        (lambda d: d[:-8], "ends inside it"),
+        (lambda d: d + bytes(8), "bytes follow"),
+        (lambda d: _column_at(d, 0, kind=7), "not a column"),
+        (lambda d: _column_at(d, 0, nulls=2), "null_count"),
+        (lambda d: _column_at(d, 0, nulls=0), "do not fit"),
+        (lambda d: _column_at(d, 0, values=16), "do not fit"),
+        (lambda d: _column_at(d, 2, text=8), "do not fit"),
+    ],
+)
+def test_read_refuses_a_table_whose_parts_do_not_fit(damage: Any, words: str) -> None:
+    """A wrong magic, a cut, trailing bytes, an unknown kind, a null count the bitmap does
+    not bear out, buffers of the wrong size: ValueError, never a batch of wrong values."""
+    assert columnar.read(_good()).to_pydict() == {
+        "c0": [1, None, 3], "c1": ["a", None, "é"], "c2": [0.5, 2.0, None],
+    }  # fmt: skip
+    with pytest.raises(ValueError, match=words):
+        columnar.read(damage(_good()))
+
+
+def test_read_refuses_string_offsets_out_of_order() -> None:
+    """Offsets that run backwards are refused by Arrow's full validation (a scan in C)."""
+    data = bytearray(columnar.encode([["ab", "c"]], ["VARCHAR"]) or b"")
+    at = columnar._HEAD.size + columnar._COLUMN.size
+    at += -at % 8
+    data[at + 4 : at + 8] = (3).to_bytes(4, "little")  # offsets 0, 3, 3 for "abc"
+    data[at + 8 : at + 12] = (1).to_bytes(4, "little")  # ... now 0, 3, 1
+    with pytest.raises(ValueError, match="column 0"):
+        columnar.read(bytes(data))
+
+
+def test_a_big_endian_machine_writes_and_reads_little_endian(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the numbers swapped on the way out and back in (what a big-endian machine does),
+    the byte string holds the swapped numbers and reads back as the same values; bitmaps
+    and text are never swapped."""
+    columns, types = (
+        [[1, None, 2**40], ["é", None, "b"], [0.5, None, -3.0]],
+        ["BIGINT", "VARCHAR", "DOUBLE"],
+    )
+    plain = columnar.encode(columns, types)
+    monkeypatch.setattr(columnar, "_SWAP", True)
+    swapped = columnar.encode(columns, types)
+    assert swapped is not None and plain is not None and swapped != plain
+    assert (2**40).to_bytes(8, "big") in swapped and "é".encode() in swapped
+    assert columnar.read(swapped).to_pydict() == {
+        "c0": columns[0],
+        "c1": columns[1],
+        "c2": columns[2],
+    }
+
+
+def test_the_batch_benchmarks_instant_workers_send_tables_the_store_reads() -> None:
+    """``make bench-batch``'s workers that answer at once re-pack a chunk for each run id:
+    the study stores them (a smoke test of the benchmark, not a timing)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    try:
+        import bench_batch
+    finally:
+        sys.path.pop(0)
+    assert bench_batch.parent_alone(8)["commit_points"] == 1

@@ -117,3 +117,20 @@ def test_save_draws_once_and_writes_what_savefig_does(
     assert draws[0].get_layout_engine() is None
     a, b = imread(tmp_path / "plain.png"), imread(saved)
     assert a.shape == b.shape and np.array_equal(a, b)
+
+
+def test_save_lays_out_as_figure_draw_does(tmp_path: Path) -> None:
+    """A constrained figure without axes is not laid out (no warning), as ``Figure.draw``
+    would not; a compressed layout that cannot be done is skipped, as ``draw`` skips it."""
+    import warnings
+
+    bare = Figure(figsize=(3, 2), layout="constrained")
+    bare.suptitle("nothing but a title")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        save(bare, tmp_path / "bare.png")
+    odd = Figure(figsize=(4, 3), layout="compressed")
+    odd.add_gridspec(1, 2).subplots()
+    odd.add_gridspec(2, 1).subplots()
+    save(odd, tmp_path / "odd.png")
+    assert imread(tmp_path / "bare.png").shape[:2] == (2 * DPI, 3 * DPI)

@@ -97,3 +97,18 @@ def test_a_list_subclass_differs_and_a_dict_subclass_does_not() -> None:
     assert same_typed({"a": 1}, Table({"a": 1})) and same_typed(Table({"a": 1}), {"a": 1})
     assert not same_typed({"a": 1}, Table({"a": 1.0}))
     assert typed([1, 2]) != typed(Items([1, 2])) and typed({"a": 1}) == typed(Table({"a": 1}))
+
+
+class Sorted(dict[Any, Any]):
+    """A ``dict`` subclass that iterates its keys sorted: :func:`typed` reads its items."""
+
+    def __iter__(self) -> Any:
+        return iter(sorted(super().__iter__()))
+
+
+def test_a_dict_is_walked_by_its_items_as_typed_reads_it() -> None:
+    """Whatever its iteration says, a dict is compared item by item, in ``items()`` order."""
+    a, b = {"b": 2, "a": 1}, Sorted(b=2, a=1)
+    assert list(b) == ["a", "b"] and list(b.items()) == [("b", 2), ("a", 1)]
+    assert same_typed(a, b) and (typed(a) == typed(b))
+    assert not same_typed({"a": 1, "b": 2}, b) and typed({"a": 1, "b": 2}) != typed(b)

@@ -8,6 +8,7 @@ matplotlib's constrained layout makes room for them — nothing is cut.
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -176,7 +177,9 @@ def save(fig: Figure, path: Path) -> Path:
         engine = fig.get_layout_engine()
         if engine is not None:
             fig.set_dpi(DPI)
-            engine.execute(fig)
+            if fig.axes:  # as Figure.draw runs the engine: only with axes, a ValueError ignored
+                with contextlib.suppress(ValueError):
+                    engine.execute(fig)
             fig.set_layout_engine(None)
         with replacing(path) as fh:
             fig.savefig(fh, dpi=DPI, format="png")  # an old plot survives a failed write

@@ -17,7 +17,11 @@ read on the way, and the byte strings are data only: lengths and buffers.
 A table's byte string (:func:`encode`): a header — ``BSC1``, the number of
 rows and of columns — then for each column its kind (int64, float64 or
 string), its count of nulls and the lengths of its buffers, then the
-buffers, each starting on a multiple of 8 bytes.
+buffers, each starting on a multiple of 8 bytes. Everything in it is
+little-endian, Arrow's own byte order, on any machine (a big-endian worker
+or study process swaps its numbers), so workers and a coordinator of either
+byte order read each other. :func:`read` refuses a byte string whose parts
+do not fit together (``ValueError``).
 
 A column is packed only when its values are plain for its SQL type, the same
 rule the NumPy path of :mod:`sim.batch.storage.append` follows: ``int`` (or
@@ -32,6 +36,7 @@ before packing (:mod:`sim.batch.execution.digests`), exactly as before.
 from __future__ import annotations
 
 import struct
+import sys
 from array import array
 from collections.abc import Sequence
 from importlib import import_module
@@ -61,6 +66,26 @@ _COLUMN = struct.Struct("<Bqqqq")
 
 _OFFSET = next(code for code in "ilh" if array(code).itemsize == 4)
 """The :mod:`array` type code of a 32-bit signed integer (Arrow's string offsets)."""
+
+_SWAP = sys.byteorder != "little"
+"""Numbers are swapped to and from little-endian (on a big-endian machine)."""
+
+
+def _little(numbers: array[Any]) -> bytes:
+    """``numbers`` as little-endian bytes."""
+    if _SWAP:
+        numbers.byteswap()
+    return numbers.tobytes()
+
+
+def _native(data: memoryview, code: str) -> memoryview | bytes:
+    """Little-endian numbers of type ``code`` as this machine's (a copy only when swapped)."""
+    if not _SWAP:
+        return data
+    numbers = array(code)
+    numbers.frombytes(data)
+    numbers.byteswap()
+    return numbers.tobytes()
 
 
 def arrow() -> Any:
@@ -106,11 +131,11 @@ def _buffers(col: list[Any], sql: str) -> tuple[int, int, bytes, bytes, bytes]:
         if sum(sizes) > _MAX_TEXT:
             raise ValueError("more text than one Arrow string column holds")
         offsets = array(_OFFSET, accumulate(sizes, initial=0))
-        return _STRING, nulls, valid, offsets.tobytes(), b"".join(encoded)
+        return _STRING, nulls, valid, _little(offsets), b"".join(encoded)
     filled = [0 if v is None else v for v in col] if nulls else col
     if sql in _INTEGERS:
-        return _INT64, nulls, valid, array("q", filled).tobytes(), b""
-    return _FLOAT64, nulls, valid, array("d", filled).tobytes(), b""
+        return _INT64, nulls, valid, _little(array("q", filled)), b""
+    return _FLOAT64, nulls, valid, _little(array("d", filled)), b""
 
 
 def _pad(n: int) -> int:
@@ -142,30 +167,53 @@ def encode(columns: Sequence[list[Any]], types: Sequence[str]) -> bytes | None:
 
 def read(data: bytes) -> Any:
     """The Arrow record batch (columns ``c0, c1, …``) of a table :func:`encode` wrote, its
-    buffers those of ``data``, not copied."""
+    buffers those of ``data``, not copied.
+
+    Raises:
+        ValueError: ``data`` is not such a table, or its parts do not fit together.
+    """
     pa = arrow()
     view = memoryview(data)
-    magic, rows, width = _HEAD.unpack_from(view, 0)
-    if magic != _MAGIC:
-        raise ValueError("not a table battlesim's worker packed")
-    at = _HEAD.size
-    specs = [_COLUMN.unpack_from(view, at + i * _COLUMN.size) for i in range(width)]
+    try:
+        magic, rows, width = _HEAD.unpack_from(view, 0)
+        if magic != _MAGIC or rows < 0 or width < 0:
+            raise ValueError("not a table battlesim's worker packed")
+        at = _HEAD.size
+        specs = [_COLUMN.unpack_from(view, at + i * _COLUMN.size) for i in range(width)]
+    except struct.error:
+        raise ValueError("not a table battlesim's worker packed") from None
     at += _COLUMN.size * width
     at += _pad(at)
     arrays = []
-    for kind, nulls, *sizes in specs:
-        buffers = []
+    for i, (kind, nulls, *sizes) in enumerate(specs):
+        if kind not in (_INT64, _FLOAT64, _STRING) or not 0 <= nulls <= rows:
+            raise ValueError(f"column {i}: not a column battlesim's worker packed")
+        width_of = 4 * (rows + 1) if kind == _STRING else 8 * rows
+        shapes = (((rows + 7) // 8) if nulls else 0, width_of)
+        if tuple(sizes[:2]) != shapes or (kind != _STRING and sizes[2]) or min(sizes) < 0:
+            raise ValueError(f"column {i}: its buffers do not fit its {rows} rows")
+        parts = []
         for size in sizes:
-            buffers.append(pa.py_buffer(view[at : at + size]))
+            if at + size > len(view):
+                raise ValueError(f"column {i}: the table ends inside it")
+            parts.append(view[at : at + size])
             at += size + _pad(size)
-        valid, values, text = buffers
+        valid, values, text = parts
+        bitmap = pa.py_buffer(valid) if nulls else None
         if kind == _STRING:
-            made = [valid if nulls else None, values, text]
-            arrays.append(pa.Array.from_buffers(pa.string(), rows, made, null_count=nulls))
+            made = [bitmap, pa.py_buffer(_native(values, _OFFSET)), pa.py_buffer(text)]
+            column = pa.Array.from_buffers(pa.string(), rows, made, null_count=nulls)
         else:
-            typ = pa.int64() if kind == _INT64 else pa.float64()
-            made = [valid if nulls else None, values]
-            arrays.append(pa.Array.from_buffers(typ, rows, made, null_count=nulls))
+            typ, code = (pa.int64(), "q") if kind == _INT64 else (pa.float64(), "d")
+            made = [bitmap, pa.py_buffer(_native(values, code))]
+            column = pa.Array.from_buffers(typ, rows, made, null_count=nulls)
+        try:  # the nulls the bitmap marks; a string's offsets in order, its text UTF-8 (in C)
+            column.validate(full=True)
+        except pa.ArrowInvalid as exc:
+            raise ValueError(f"column {i}: {exc}") from None
+        arrays.append(column)
+    if at != len(view):
+        raise ValueError("bytes follow the table's last column")
     return pa.RecordBatch.from_arrays(arrays, names=[f"c{i}" for i in range(width)])
 
 

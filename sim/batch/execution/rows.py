@@ -130,7 +130,7 @@ class ChunkRows:
             :mod:`sim.batch.storage.commits`; never part of the results).
         digests: each run's digests (:mod:`sim.batch.execution.digests`), made on the
             worker.
-        packed: rows moved into Arrow record batches, one :data:`Packed` a chunk
+        packed: rows moved into Arrow's column layout, one :data:`Packed` a chunk
             (:func:`sim.batch.execution.columnar.pack`); they follow the rows of the
             Python columns, which a packed chunk leaves empty.
     """

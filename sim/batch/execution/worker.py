@@ -320,8 +320,9 @@ DIGEST_TYPES = list(DIGEST_COLUMNS.values())
 
 
 def study_chunk(chunk: Chunk) -> ChunkRows:
-    """:func:`run_chunk` for a study: the rows packed as Arrow record batches
-    (:func:`sim.batch.execution.columnar.pack`), which the store appends as they are."""
+    """:func:`run_chunk` for a study: the rows packed in Arrow's column layout, one byte
+    string a table (:func:`sim.batch.execution.columnar.pack`), which the store wraps as
+    record batches and appends as they are."""
     rows = run_chunk(chunk)
     start = time.process_time()
     _, losses, sides = chunk.shared.opened()

@@ -1,9 +1,10 @@
 """Appending many rows to a DuckDB table in one statement, column by column.
 
 The study's process appends every run's rows through here, so the cost per
-value matters. A study's workers send their rows as Arrow record batches
-(:mod:`sim.batch.execution.columnar`): :func:`insert_batches` hands them to
-DuckDB as one Arrow table, which it scans without touching a Python object.
+value matters. A study's workers send their rows in Arrow's column layout,
+which the store reads as Arrow record batches (:mod:`sim.batch.execution.columnar`):
+:func:`insert_batches` hands them to DuckDB as one Arrow table, which it scans
+without touching a Python object.
 Rows given as Python columns (:func:`insert_columns`) go as follows. DuckDB
 scans NumPy arrays at C speed (about 1.3 µs a unit row here), where a list
 passed as a query parameter is converted value by value (about 10 µs a
