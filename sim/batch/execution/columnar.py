@@ -78,12 +78,10 @@ def _little(numbers: array[Any]) -> bytes:
     return numbers.tobytes()
 
 
-def _native(data: memoryview, code: str) -> memoryview | bytes:
-    """Little-endian numbers of type ``code`` as this machine's (a copy only when swapped)."""
-    if not _SWAP:
-        return data
-    numbers = array(code)
-    numbers.frombytes(data)
+def _native(data: bytes, at: int, size: int, kind: int) -> bytes:
+    """The little-endian numbers of a column (offsets of a string one) as this machine's."""
+    numbers = array(_OFFSET if kind == _STRING else "q" if kind == _INT64 else "d")
+    numbers.frombytes(data[at : at + size])
     numbers.byteswap()
     return numbers.tobytes()
 
@@ -139,6 +137,7 @@ def _buffers(col: list[Any], sql: str) -> tuple[int, int, bytes, bytes, bytes]:
 
 
 def _pad(n: int) -> int:
+    """Zero bytes after ``n`` to the next multiple of 8."""
     return -n % 8
 
 
@@ -173,48 +172,74 @@ def read(data: bytes) -> Any:
         ValueError: ``data`` is not such a table, or its parts do not fit together.
     """
     pa = arrow()
-    view = memoryview(data)
+    types = _types(pa)
     try:
-        magic, rows, width = _HEAD.unpack_from(view, 0)
+        magic, rows, width = _HEAD.unpack_from(data, 0)
         if magic != _MAGIC or rows < 0 or width < 0:
             raise ValueError("not a table battlesim's worker packed")
-        at = _HEAD.size
-        specs = [_COLUMN.unpack_from(view, at + i * _COLUMN.size) for i in range(width)]
+        specs = list(_COLUMN.iter_unpack(data[_HEAD.size : _HEAD.size + _COLUMN.size * width]))
     except struct.error:
         raise ValueError("not a table battlesim's worker packed") from None
-    at += _COLUMN.size * width
-    at += _pad(at)
+    whole = pa.py_buffer(data)
+    end = len(data)
+    at = _HEAD.size + _COLUMN.size * width
+    at += -at % 8
+    bitmap_size = (rows + 7) // 8
     arrays = []
-    for i, (kind, nulls, *sizes) in enumerate(specs):
-        if kind not in (_INT64, _FLOAT64, _STRING) or not 0 <= nulls <= rows:
+    for i, (kind, nulls, valid, values, text) in enumerate(specs):
+        typ = types.get(kind)
+        if typ is None or not 0 <= nulls <= rows:
             raise ValueError(f"column {i}: not a column battlesim's worker packed")
-        width_of = 4 * (rows + 1) if kind == _STRING else 8 * rows
-        shapes = (((rows + 7) // 8) if nulls else 0, width_of)
-        if tuple(sizes[:2]) != shapes or (kind != _STRING and sizes[2]) or min(sizes) < 0:
+        if (
+            valid != (bitmap_size if nulls else 0)
+            or values != (4 * (rows + 1) if kind == _STRING else 8 * rows)
+            or text < 0
+            or (kind != _STRING and text)
+        ):
             raise ValueError(f"column {i}: its buffers do not fit its {rows} rows")
-        parts = []
-        for size in sizes:
-            if at + size > len(view):
-                raise ValueError(f"column {i}: the table ends inside it")
-            parts.append(view[at : at + size])
-            at += size + _pad(size)
-        valid, values, text = parts
-        bitmap = pa.py_buffer(valid) if nulls else None
-        if kind == _STRING:
-            made = [bitmap, pa.py_buffer(_native(values, _OFFSET)), pa.py_buffer(text)]
-            column = pa.Array.from_buffers(pa.string(), rows, made, null_count=nulls)
+        if at + valid + _pad(valid) + values + _pad(values) + text + _pad(text) > end:
+            raise ValueError(f"column {i}: the table ends inside it")
+        bitmap = whole.slice(at, valid) if nulls else None
+        at += valid + _pad(valid)
+        if _SWAP:
+            numbers = pa.py_buffer(_native(data, at, values, kind))
         else:
-            typ, code = (pa.int64(), "q") if kind == _INT64 else (pa.float64(), "d")
-            made = [bitmap, pa.py_buffer(_native(values, code))]
-            column = pa.Array.from_buffers(typ, rows, made, null_count=nulls)
-        try:  # the nulls the bitmap marks; a string's offsets in order, its text UTF-8 (in C)
-            column.validate(full=True)
-        except pa.ArrowInvalid as exc:
-            raise ValueError(f"column {i}: {exc}") from None
-        arrays.append(column)
-    if at != len(view):
+            numbers = whole.slice(at, values)
+        at += values + _pad(values)
+        made = [bitmap, numbers]
+        if kind == _STRING:
+            made.append(whole.slice(at, text))
+            at += text + _pad(text)
+        arrays.append(pa.Array.from_buffers(typ, rows, made, null_count=nulls))
+    if at != end:
         raise ValueError("bytes follow the table's last column")
-    return pa.RecordBatch.from_arrays(arrays, names=[f"c{i}" for i in range(width)])
+    batch = pa.RecordBatch.from_arrays(arrays, names=_names(width))
+    try:  # the nulls each bitmap marks; strings' offsets in order, their text UTF-8 (in C)
+        batch.validate(full=True)
+    except pa.ArrowInvalid as exc:
+        raise ValueError(str(exc)) from None
+    return batch
+
+
+_TYPES: dict[int, Any] = {}
+
+
+def _types(pa: Any) -> dict[int, Any]:
+    """The Arrow type of each column kind (made once)."""
+    if not _TYPES:
+        _TYPES.update({_INT64: pa.int64(), _FLOAT64: pa.float64(), _STRING: pa.string()})
+    return _TYPES
+
+
+def _names(width: int) -> list[str]:
+    """``c0, c1, …``: a table's column names."""
+    found = _NAMES.get(width)
+    if found is None:
+        found = _NAMES[width] = [f"c{i}" for i in range(width)]
+    return found
+
+
+_NAMES: dict[int, list[str]] = {}
 
 
 def record_batch(columns: Sequence[list[Any]], types: Sequence[str]) -> Any:
