@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -45,3 +47,14 @@ def battlesim_command() -> list[str]:
 
     script = shutil.which("battlesim", path=str(Path(sys.executable).parent))
     return [str(battlesim_script())] if script is not None else [sys.executable, "-m", "sim"]
+
+
+def imported_after(code: str) -> set[str]:
+    """Every module a fresh interpreter (this one's, from the repository) has imported once
+    it has run ``code``."""
+    script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120,
+        cwd=REPO,
+    )  # fmt: skip
+    return set(json.loads(done.stdout.splitlines()[-1]))
