@@ -412,7 +412,9 @@ def coordinator(runs: int, reps: int, before: str | None) -> dict[str, Any]:
             if tree is not None:
                 env["PYTHONPATH"] = tree + os.pathsep + env.get("PYTHONPATH", "")
             cmd = [sys.executable, str(HERE / "study_cost.py"), str(runs), "1", str(4 * runs)]
-            child = run_child(cmd, env)
+            # in the tree's own folder: a pool's forkserver imports the worker module from its
+            # working folder first, whatever PYTHONPATH says
+            child = run_child(cmd, env, cwd=tree or ROOT)
             if child.returncode != 0:
                 raise RuntimeError(f"study_cost.py failed: {child.stderr}")
             found["after" if tree is None else "before"].append(

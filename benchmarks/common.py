@@ -90,8 +90,11 @@ with open(report, "w") as fh:
 """
 
 
-def run_child(command: Sequence[str], env: dict[str, str] | None = None) -> Child:
-    """Run ``command``; its own CPU, wall time and peak RSS, measured by a tiny launcher.
+def run_child(
+    command: Sequence[str], env: dict[str, str] | None = None, cwd: str | Path = ROOT
+) -> Child:
+    """Run ``command`` in ``cwd``; its own CPU, wall time and peak RSS, measured by a tiny
+    launcher.
 
     ru_maxrss survives ``execve``, so a child forked from this (large)
     process would report at least this process's peak.  A bare interpreter
@@ -106,7 +109,7 @@ def run_child(command: Sequence[str], env: dict[str, str] | None = None) -> Chil
             capture_output=True,
             text=True,
             check=False,
-            cwd=ROOT,
+            cwd=cwd,
             env=env,
         )
         cpu, wall, rss, code = json.loads(report.read_text())

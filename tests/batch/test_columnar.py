@@ -11,6 +11,7 @@ from __future__ import annotations
 import pickle
 import pickletools
 import shutil
+import struct
 import sys
 from pathlib import Path
 from typing import Any
@@ -363,3 +364,28 @@ def test_the_batch_benchmarks_instant_workers_send_tables_the_store_reads() -> N
     finally:
         sys.path.pop(0)
     assert bench_batch.parent_alone(8)["commit_points"] == 1
+
+
+def test_read_refuses_offsets_that_do_not_span_the_text_and_rows_without_columns() -> None:
+    """Offsets must start at 0 and end at the text's length (``encode`` writes nothing else:
+    [1, 2, 3] over "xab" would drop the "x"), and a table of rows has a column."""
+    head = columnar._HEAD.pack(columnar._MAGIC, 2, 1)
+    head += columnar._COLUMN.pack(columnar._STRING, 0, 0, 12, 3)
+    head += bytes(-len(head) % 8)
+    for offsets in ((1, 2, 3), (0, 1, 2)):
+        numbers = struct.pack("<iii", *offsets)
+        data = head + numbers + bytes(-len(numbers) % 8) + b"xab" + bytes(5)
+        with pytest.raises(ValueError, match="offsets do not span its text"):
+            columnar.read(data)
+    good = struct.pack("<iii", 0, 1, 3)
+    assert columnar.read(head + good + bytes(4) + b"xab" + bytes(5)).to_pydict() == {
+        "c0": ["x", "ab"]
+    }
+    with pytest.raises(ValueError, match="5 rows without a column"):
+        columnar.read(columnar._HEAD.pack(columnar._MAGIC, 5, 0) + bytes(4))
+
+
+def test_encode_refuses_columns_of_different_lengths() -> None:
+    """A caller's mistake is named where it is made, not on the coordinator."""
+    with pytest.raises(ValueError, match="one length"):
+        columnar.encode([[1, 2], [3]], ["BIGINT", "BIGINT"])

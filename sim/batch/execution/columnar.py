@@ -70,6 +70,9 @@ _OFFSET = next(code for code in "ilh" if array(code).itemsize == 4)
 _SWAP = sys.byteorder != "little"
 """Numbers are swapped to and from little-endian (on a big-endian machine)."""
 
+_NATIVE_OFFSET = struct.Struct("=i")
+"""A string column's offset as read (in this machine's order, swapped if need be)."""
+
 
 def _little(numbers: array[Any]) -> bytes:
     """``numbers`` as little-endian bytes."""
@@ -143,7 +146,13 @@ def _pad(n: int) -> int:
 
 def encode(columns: Sequence[list[Any]], types: Sequence[str]) -> bytes | None:
     """``columns`` (one list per column, of SQL ``types``) as one table's byte string (see the
-    module), or None when a value is not plain for its column."""
+    module), or None when a value is not plain for its column.
+
+    Raises:
+        ValueError: the columns are not all of one length.
+    """
+    if len({len(col) for col in columns}) > 1:
+        raise ValueError("a table's columns must all have one length")
     specs = []
     for col, sql in zip(columns, types, strict=True):
         kinds = _KINDS.get(sql)
@@ -184,19 +193,12 @@ def read(data: bytes) -> Any:
     end = len(data)
     at = _HEAD.size + _COLUMN.size * width
     at += -at % 8
-    bitmap_size = (rows + 7) // 8
     arrays = []
     for i, (kind, nulls, valid, values, text) in enumerate(specs):
         typ = types.get(kind)
-        if typ is None or not 0 <= nulls <= rows:
-            raise ValueError(f"column {i}: not a column battlesim's worker packed")
-        if (
-            valid != (bitmap_size if nulls else 0)
-            or values != (4 * (rows + 1) if kind == _STRING else 8 * rows)
-            or text < 0
-            or (kind != _STRING and text)
-        ):
-            raise ValueError(f"column {i}: its buffers do not fit its {rows} rows")
+        _check_column(
+            i, typ is not None and 0 <= nulls <= rows, kind, rows, nulls, valid, values, text
+        )
         if at + valid + _pad(valid) + values + _pad(values) + text + _pad(text) > end:
             raise ValueError(f"column {i}: the table ends inside it")
         bitmap = whole.slice(at, valid) if nulls else None
@@ -208,17 +210,39 @@ def read(data: bytes) -> Any:
         at += values + _pad(values)
         made = [bitmap, numbers]
         if kind == _STRING:
+            offsets = memoryview(numbers)
+            first = _NATIVE_OFFSET.unpack_from(offsets, 0)[0]
+            if first != 0 or _NATIVE_OFFSET.unpack_from(offsets, 4 * rows)[0] != text:
+                raise ValueError(f"column {i}: its offsets do not span its text")
             made.append(whole.slice(at, text))
             at += text + _pad(text)
         arrays.append(pa.Array.from_buffers(typ, rows, made, null_count=nulls))
     if at != end:
         raise ValueError("bytes follow the table's last column")
+    if not arrays and rows:
+        raise ValueError(f"a table of {rows} rows without a column")
     batch = pa.RecordBatch.from_arrays(arrays, names=_names(width))
     try:  # the nulls each bitmap marks; strings' offsets in order, their text UTF-8 (in C)
         batch.validate(full=True)
     except pa.ArrowInvalid as exc:
         raise ValueError(str(exc)) from None
     return batch
+
+
+def _check_column(
+    i: int, known: bool, kind: int, rows: int, nulls: int, valid: int, values: int, text: int
+) -> None:
+    """Refuse column ``i`` unless its kind is known, its nulls are at most its rows and its
+    buffers' sizes are those of ``rows`` values of its kind (ValueError)."""
+    if not known:
+        raise ValueError(f"column {i}: not a column battlesim's worker packed")
+    if (
+        valid != ((rows + 7) // 8 if nulls else 0)
+        or values != (4 * (rows + 1) if kind == _STRING else 8 * rows)
+        or text < 0
+        or (kind != _STRING and text)
+    ):
+        raise ValueError(f"column {i}: its buffers do not fit its {rows} rows")
 
 
 _TYPES: dict[int, Any] = {}
