@@ -45,7 +45,7 @@ from typing import Any
 
 from sim.batch.execution.rows import ChunkRows, Packed
 
-__all__ = ["arrow", "arrow_type", "encode", "pack", "read", "record_batch", "unpack"]
+__all__ = ["arrow", "encode", "pack", "read", "record_batch", "unpack"]
 
 _NONE = type(None)
 _INTEGERS = frozenset({"BIGINT", "INTEGER"})
@@ -92,16 +92,6 @@ def _native(data: bytes, at: int, size: int, kind: int) -> bytes:
 def arrow() -> Any:
     """The ``pyarrow`` module (a study's extra, imported where it is used; untyped: Any)."""
     return import_module("pyarrow")
-
-
-def arrow_type(sql: str) -> Any:
-    """The Arrow type a column of SQL type ``sql`` is packed as (the store casts it back)."""
-    pa = arrow()
-    if sql in _INTEGERS:
-        return pa.int64()
-    if sql == "DOUBLE":
-        return pa.float64()
-    return pa.string()
 
 
 _MAX_TEXT = 2**31 - 1
@@ -192,7 +182,7 @@ def read(data: bytes) -> Any:
     whole = pa.py_buffer(data)
     end = len(data)
     at = _HEAD.size + _COLUMN.size * width
-    at += -at % 8
+    at += _pad(at)
     arrays = []
     for i, (kind, nulls, valid, values, text) in enumerate(specs):
         typ = types.get(kind)
@@ -249,7 +239,8 @@ _TYPES: dict[int, Any] = {}
 
 
 def _types(pa: Any) -> dict[int, Any]:
-    """The Arrow type of each column kind (made once)."""
+    """The Arrow type of each column kind, made once (the store casts each back to its SQL
+    type)."""
     if not _TYPES:
         _TYPES.update({_INT64: pa.int64(), _FLOAT64: pa.float64(), _STRING: pa.string()})
     return _TYPES
