@@ -4,7 +4,9 @@ At the end of every turn each unbroken army is measured: the share of its
 units routed or eliminated (``break_units``) and the share of its men lost,
 a gun counting as ``men_per_gun`` men (``break_losses``).  Reaching either
 breaks it.  When every army but one is broken, that one wins; when all are,
-the battle is a draw.  At the turn limit the side with the most objective
+the battle is a draw.  At the turn limit — or, with option
+``assault_over_ends`` [ours], at the end of a turn in which the whole attack has
+been thrown back (:func:`assault_over`) — the side with the most objective
 points wins, else it is a draw.  An objective belongs to the side of the
 unrouted unit standing on it, else to the side that held it at the start [ours].
 
@@ -33,7 +35,14 @@ from sim.rulesets.musket.events import (
 from sim.rulesets.musket.state import BattleState, UnitState
 from sim.text.grammar import agree
 
-__all__ = ["blows", "decide_breaks", "decide_end", "side_shares", "spent_out_limit"]
+__all__ = [
+    "assault_over",
+    "blows",
+    "decide_breaks",
+    "decide_end",
+    "side_shares",
+    "spent_out_limit",
+]
 
 _OUT = ("routed", "eliminated")
 
@@ -152,15 +161,34 @@ def objective_points(b: Battle) -> dict[str, int]:
     return points
 
 
-def _turn_limit(b: Battle, standing: list[str], points: dict[str, int]) -> tuple[str | None, str]:
-    """Winner and reason at the turn limit: the most objective points, or a draw."""
+def assault_over(b: Battle) -> bool:
+    """True when the battle's attack is over [ours, option ``assault_over_ends``]: some
+    unit has an attack order (``charge`` or ``engage``) and none is still in the attack —
+    on the field, in good order and not broken off (``break_off_loss``). Every attacker is
+    disrupted, spent, routed, eliminated, gone or has broken off; a spent or disrupted
+    one could rally and come on again, but the whole attack has been thrown back at once.
+    """
+    attackers = False
+    for u in b.state.units.values():
+        if not b.attacking(u):
+            continue
+        if u.morale == "good" and u.hex is not None and not b.broken_off(u):
+            return False
+        attackers = True
+    return attackers
+
+
+def _decided(
+    b: Battle, standing: list[str], points: dict[str, int], why: str
+) -> tuple[str | None, str]:
+    """Winner and reason when no army broke: the most objective points, or a draw."""
     ranked = sorted(standing, key=lambda s: -points[s])
     if points[ranked[0]] > points[ranked[1]]:
         name = b.sides[ranked[0]].name
         return ranked[
             0
-        ], f"turn limit: {agree(name, 'holds')} the most objective points ({points[ranked[0]]})"
-    return None, "turn limit: no army broke and objectives are even"
+        ], f"{why}: {agree(name, 'holds')} the most objective points ({points[ranked[0]]})"
+    return None, f"{why}: no army broke and objectives are even"
 
 
 def decide_end(b: Battle, last_turn: bool, broke: Sequence[SideBroken] = ()) -> BattleEnded | None:
@@ -178,7 +206,9 @@ def decide_end(b: Battle, last_turn: bool, broke: Sequence[SideBroken] = ()) -> 
     elif not standing:
         winner, reason = None, "every army broke"
     elif last_turn:
-        (winner, reason), cause = _turn_limit(b, standing, points), None
+        (winner, reason), cause = _decided(b, standing, points, "turn limit"), None
+    elif b.options.assault_over_ends and assault_over(b):
+        (winner, reason), cause = _decided(b, standing, points, "the attack is over"), None
     else:
         return None
     return BattleEnded(
