@@ -43,11 +43,19 @@ from pydantic.fields import FieldInfo
 
 from engine.events import Draw, Event, EventRegistry, assemble
 
-__all__ = ["FastEvent", "compile_event", "decode_exact", "decode_written", "fast_decoder"]
+__all__ = [
+    "FastEvent",
+    "check_exact",
+    "compile_event",
+    "decode_exact",
+    "decode_written",
+    "fast_decoder",
+]
 
 _INT64 = (-(2**63), 2**63 - 1)
 _PLAIN_TYPES = (int, str, float, bool)
 _Convert = Callable[[Any], Any]
+_Check = Callable[[Any], None]
 
 
 class _Unsupported(TypeError):
@@ -61,15 +69,16 @@ class _NotExact(ValueError):
 class FastEvent:
     """One event class's compiled decoder: a msgspec ``TypedDict`` and how to build the event."""
 
-    __slots__ = ("_build", "_decoder", "_encode", "schema_version")
+    __slots__ = ("_build", "_check", "_decoder", "_encode", "schema_version")
 
     def __init__(self, cls: type[Event]) -> None:
         if "h" in cls.model_fields:  # the line's chain link: a body holding one is a forgery
             raise _Unsupported(f"{cls.__name__} has a field named 'h'")
-        struct, build = _model(cls)
+        struct, build, check = _model(cls)
         self._decoder = msgspec.json.Decoder(struct)
         self._encode = msgspec.json.Encoder().encode
         self._build = build
+        self._check = check
         self.schema_version: int = cls.model_fields["schema_version"].default
 
 
@@ -111,6 +120,24 @@ def decode_exact(fast: FastEvent, body: bytes) -> Event | None:
     return event
 
 
+def check_exact(fast: FastEvent, body: bytes) -> bool:
+    """True when :func:`decode_exact` would accept ``body``, without building the event.
+
+    The same decode, re-encoding and checks of every object's keys (their order,
+    and no value the writer leaves out) as ``decode_exact``, walked over the
+    decoded values: for :func:`engine.log.check_line`, which asks only whether a
+    line reads back as itself (the suite checks every line a test writes).
+    """
+    try:
+        data = fast._decoder.decode(body)
+        if fast._encode(data) != body or data["schema_version"] != fast.schema_version:
+            return False
+        fast._check(data)
+    except (msgspec.MsgspecError, _NotExact):
+        return False
+    return True
+
+
 def decode_written(fast: FastEvent, body: bytes) -> Event | None:
     """The event of a body a writer has just written, byte for byte (None: let pydantic read it).
 
@@ -125,8 +152,8 @@ def decode_written(fast: FastEvent, body: bytes) -> Event | None:
     return event
 
 
-def _model(cls: type[BaseModel]) -> tuple[Any, _Convert]:
-    """A TypedDict with ``cls``'s fields, and a function making the model from one."""
+def _plain(cls: type[BaseModel]) -> None:
+    """Raise :class:`_Unsupported` unless the model's lines are its fields' values alone."""
     decorators = cls.__pydantic_decorators__
     if (
         decorators.field_validators
@@ -142,13 +169,20 @@ def _model(cls: type[BaseModel]) -> tuple[Any, _Convert]:
         raise _Unsupported(f"{cls.__name__} allows extra fields")
     if cls.__pydantic_root_model__ or cls.model_config.get("strict"):
         raise _Unsupported(f"{cls.__name__} is a root model or strict")
+
+
+def _model(cls: type[BaseModel]) -> tuple[Any, _Convert, _Check]:
+    """A TypedDict with ``cls``'s fields, a function making the model from one, and one
+    raising :class:`_NotExact` where the first would, making nothing."""
+    _plain(cls)
     fields: list[tuple[str, Any]] = []
     converters: dict[str, _Convert] = {}
+    checkers: dict[str, _Check] = {}
     optional: dict[str, tuple[Callable[[Any], bool], FieldInfo]] = {}
     for name, info in cls.model_fields.items():
         if info.alias or info.serialization_alias or info.validation_alias or info.exclude:
             raise _Unsupported(f"{cls.__name__}.{name} has an alias or is excluded")
-        kind, convert = _type(info.annotation, info.metadata)
+        kind, convert, check_value = _type(info.annotation, info.metadata)
         left_out = getattr(info, "exclude_if", None)
         if left_out is not None:  # the writer leaves the field out when left_out(value)
             if info.is_required() or not left_out(info.get_default(call_default_factory=True)):
@@ -158,10 +192,13 @@ def _model(cls: type[BaseModel]) -> tuple[Any, _Convert]:
         fields.append((name, kind))
         if convert is not None:
             converters[name] = convert
+        if check_value is not None:
+            checkers[name] = check_value
     spec: Any = TypedDict(f"{cls.__name__}Spec", dict(fields))  # type: ignore[misc]  # made at run time
     names = tuple(name for name, _ in fields)
     everything = frozenset(names)
     items = tuple(converters.items())
+    checks = tuple(checkers.items())
     maybe = tuple(optional.items())
 
     def build(data: dict[str, Any]) -> Any:
@@ -186,7 +223,20 @@ def _model(cls: type[BaseModel]) -> tuple[Any, _Convert]:
                 raise _NotExact(cls.__name__)
         return assemble(cls, full, set(keys))
 
-    return spec, build
+    def check(data: dict[str, Any]) -> None:
+        keys = tuple(data)
+        if keys != names and (not maybe or keys != tuple(n for n in names if n in data)):
+            raise _NotExact(cls.__name__)
+        for name, check_value in checks:
+            if name in data:
+                check_value(data[name])
+        for name, (left_out, _) in maybe:
+            if name in data:  # the writer's test reads the value build would hold
+                value = converters[name](data[name]) if name in converters else data[name]
+                if left_out(value):
+                    raise _NotExact(cls.__name__)
+
+    return spec, build, check
 
 
 def _bounds(metadata: list[Any]) -> msgspec.Meta:
@@ -202,8 +252,9 @@ def _bounds(metadata: list[Any]) -> msgspec.Meta:
     return msgspec.Meta(ge=low, le=high)
 
 
-def _type(annotation: Any, metadata: list[Any]) -> tuple[Any, _Convert | None]:
-    """The msgspec type of one annotation, and the conversion of a decoded value (None: as is)."""
+def _type(annotation: Any, metadata: list[Any]) -> tuple[Any, _Convert | None, _Check | None]:
+    """The msgspec type of one annotation, the conversion of a decoded value (None: as is),
+    and the check of a decoded value that conversion makes (None: nothing to check)."""
     origin, args = get_origin(annotation), get_args(annotation)
     if origin is Annotated:
         extra = [m for m in args[1:] if not _is_fieldinfo(m)]
@@ -212,41 +263,55 @@ def _type(annotation: Any, metadata: list[Any]) -> tuple[Any, _Convert | None]:
                 extra.extend(m.metadata)
         return _type(args[0], [*metadata, *extra])
     if annotation is int:
-        return Annotated[int, _bounds(metadata)], None
+        return Annotated[int, _bounds(metadata)], None, None
     if metadata:
         raise _Unsupported(f"constraints on {annotation!r}")
     if annotation in _PLAIN_TYPES or annotation is type(None):
-        return annotation, None
+        return annotation, None, None
     if annotation is Draw:
-        return tuple[str, Annotated[int, _bounds([])], float], _draw
+        return tuple[str, Annotated[int, _bounds([])], float], _draw, None
     if origin is Literal:
         if not all(type(a) in (str, int) and type(a) is not bool for a in args):
             raise _Unsupported(f"{annotation!r}")
-        return annotation, None
+        return annotation, None, None
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return _model(annotation)
     return _container(annotation, origin, args)
 
 
-def _container(annotation: Any, origin: Any, args: tuple[Any, ...]) -> tuple[Any, _Convert | None]:
+def _container(
+    annotation: Any, origin: Any, args: tuple[Any, ...]
+) -> tuple[Any, _Convert | None, _Check | None]:
     """The msgspec type of an optional, list, tuple or str-keyed dict annotation."""
     if origin in (Union, types.UnionType):
         rest = [a for a in args if a is not type(None)]
         if len(rest) != 1 or len(args) != 2:
             raise _Unsupported(f"{annotation!r}: only an optional type")
-        inner, convert = _type(rest[0], [])
-        return inner | None, None if convert is None else _optional(convert)
+        inner, convert, check = _type(rest[0], [])
+        return (
+            inner | None,
+            None if convert is None else _optional(convert),
+            None if check is None else _optional(check),
+        )
     if origin is list and len(args) == 1:
-        inner, convert = _type(args[0], [])
-        return list[inner], None if convert is None else _items(convert)  # type: ignore[valid-type]
+        inner, convert, check = _type(args[0], [])
+        return (
+            list[inner],  # type: ignore[valid-type]
+            None if convert is None else _items(convert),
+            None if check is None else _each(check),
+        )
     if origin is tuple and args and ... not in args:
         specs = [_type(a, []) for a in args]
-        if any(c is not None for _, c in specs):
+        if any(c is not None for _, c, _ in specs):
             raise _Unsupported(f"{annotation!r}: a tuple holding models or draws")
-        return tuple[tuple(s for s, _ in specs)], None  # type: ignore[misc]
+        return tuple[tuple(s for s, _, _ in specs)], None, None  # type: ignore[misc]
     if origin is dict and len(args) == 2 and args[0] is str:
-        inner, convert = _type(args[1], [])
-        return dict[str, inner], None if convert is None else _values(convert)  # type: ignore[valid-type]
+        inner, convert, check = _type(args[1], [])
+        return (
+            dict[str, inner],  # type: ignore[valid-type]
+            None if convert is None else _values(convert),
+            None if check is None else _each_value(check),
+        )
     raise _Unsupported(f"{annotation!r}")
 
 
@@ -267,3 +332,19 @@ def _items(convert: _Convert) -> _Convert:
 
 def _values(convert: _Convert) -> _Convert:
     return lambda value: {k: convert(v) for k, v in value.items()}
+
+
+def _each(check: _Check) -> _Check:
+    def each(value: list[Any]) -> None:
+        for v in value:
+            check(v)
+
+    return each
+
+
+def _each_value(check: _Check) -> _Check:
+    def each(value: dict[str, Any]) -> None:
+        for v in value.values():
+            check(v)
+
+    return each

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from engine.canonical import canonical_json
-from engine.decoders import FastEvent, compile_event, decode_exact
+from engine.decoders import FastEvent, check_exact, compile_event
 from engine.events import Event
 from engine.sinks import DiscardSink, FileSink, MemorySink, Sink
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
@@ -194,7 +194,7 @@ class UntrustedLine(AssertionError):
 _CHECKERS: dict[type[Event], FastEvent | None] = {}
 
 
-def check_line(event: Event, body: str) -> None:
+def check_line(event: Event, body: str | bytes) -> None:
     """Validate ``event`` again from its line ``body``; it must write the same line back.
 
     Built with :func:`engine.events.trusted`, an event skips validation; a
@@ -203,11 +203,13 @@ def check_line(event: Event, body: str) -> None:
     that reads back as another.  This catches any such event.
 
     A class the reader's compiled decoder takes (:mod:`engine.decoders`) is
-    checked by it first: it accepts a body only when the body decodes with
-    the model's own types, tags and bounds and encodes back to the same
-    bytes, which is what the strict pydantic round trip below demands (the
-    reader's tests prove the two agree on every golden line); anything it
-    does not accept is judged, and any refusal worded, by pydantic.
+    checked by it first (:func:`~engine.decoders.check_exact`, which builds no
+    event): it accepts a body only when the body decodes with the model's own
+    types, tags and bounds and encodes back to the same bytes, which is what
+    the strict pydantic round trip below demands (the reader's tests prove the
+    two agree on every golden line); anything it does not accept is judged,
+    and any refusal worded, by pydantic.  ``body`` is the line's text or its
+    UTF-8 bytes (the log passes the bytes it writes).
 
     Raises:
         UntrustedLine: the line reads back as a different line, or not at all.
@@ -216,8 +218,10 @@ def check_line(event: Event, body: str) -> None:
     if cls not in _CHECKERS:
         _CHECKERS[cls] = compile_event(cls)
     fast = _CHECKERS[cls]
-    if fast is not None and decode_exact(fast, body.encode()) is not None:
+    raw = body if isinstance(body, bytes) else body.encode()
+    if fast is not None and check_exact(fast, raw):
         return  # read back strictly and written again byte for byte, at msgspec's speed
+    body = raw.decode() if isinstance(body, bytes) else body
     try:
         model = cls.model_validate_json(body, strict=True)
         # the serializer itself: a test counting model_dump_json counts lines
@@ -301,7 +305,7 @@ class EventLog:
         else:
             body = line_body(event)
             if self.check_lines:
-                check_line(event, body.decode())
+                check_line(event, body)
             line, self._h = seal_bytes(self._h, body)
             if self._put_event is None:
                 self._put(line)

@@ -51,9 +51,10 @@ def test_every_event_line_is_what_validating_the_event_writes(
     """
     checked: list[str] = []
 
-    def counting(event: Any, body: str) -> None:
-        checked.append(body)
-        assert body == event.model_dump_json()
+    def counting(event: Any, body: bytes) -> None:
+        text = body.decode()
+        checked.append(text)
+        assert text == event.model_dump_json()
         real_check(event, body)
 
     real_check = log.check_line

@@ -65,6 +65,9 @@ def test_every_event_decodes_to_the_same_event_both_ways(path: Path) -> None:
         fast = _event_fast(
             line.body, line.seq, stream.registry, line.type, stream.header.format_version
         )
+        compiled_type = decoders.fast_decoder(stream.registry, line.type)
+        if compiled_type is not None:  # check_line's walk accepts exactly what is built
+            assert decoders.check_exact(compiled_type, line.body.encode()) is (fast is not None)
         if fast is None:
             continue
         fast_read += 1
@@ -119,6 +122,9 @@ def _variants(body: str, data: dict[str, Any]) -> dict[str, str]:
     missing = dict(data)
     del missing["cause"]
     out["default left out"] = json.dumps(missing, separators=(",", ":"))
+    inner = dict(data)
+    inner["result"] = dict(reversed(list(data["result"].items())))
+    out["nested keys reordered"] = json.dumps(inner, separators=(",", ":"))
     assert all(v != body for v in out.values())
     return out
 
@@ -128,11 +134,12 @@ def test_forged_texts_are_left_to_pydantic() -> None:
     registry, body, data = _fired()
     fast = decoders.fast_decoder(registry, "musket.fired")
     assert decoders.decode_exact(fast, body.encode()) is not None
-    refused = {
-        name: decoders.decode_exact(fast, text.encode())
-        for name, text in _variants(body, data).items()
-    }
+    assert decoders.check_exact(fast, body.encode())
+    variants = _variants(body, data)
+    refused = {name: decoders.decode_exact(fast, text.encode()) for name, text in variants.items()}
     assert refused == dict.fromkeys(refused)
+    checked = {name: decoders.check_exact(fast, text.encode()) for name, text in variants.items()}
+    assert checked == dict.fromkeys(checked, False)
 
 
 def test_a_die_out_of_its_range_is_left_to_pydantic() -> None:
@@ -249,16 +256,14 @@ def test_an_excluded_value_written_out_or_moved_is_left_to_pydantic() -> None:
     fast = decoders.fast_decoder(registry, "musket.meleed")
     for text in (null_odds, moved_text):
         assert decoders.decode_exact(fast, text.encode()) is None
+        assert not decoders.check_exact(fast, text.encode())
     aa = _both(CORAL_SEA, "flattop.anti_aircraft")
     plain = next(line.body for line, _, _ in aa if '"attack_spoiled"' not in line.body)
     spoiled = plain[:-1] + ',"attack_spoiled":[]}'
     flattop = ReplayStream(CORAL_SEA, registry_for).registry
-    assert (
-        decoders.decode_exact(
-            decoders.fast_decoder(flattop, "flattop.anti_aircraft"), spoiled.encode()
-        )
-        is None
-    )
+    aa_fast = decoders.fast_decoder(flattop, "flattop.anti_aircraft")
+    assert decoders.decode_exact(aa_fast, spoiled.encode()) is None
+    assert not decoders.check_exact(aa_fast, spoiled.encode())
     from engine.checks import ReplayError
 
     for text, reg in ((null_odds, registry), (spoiled, flattop)):
