@@ -123,6 +123,17 @@ def test_with_the_line_check_on_a_wrong_snapshot_json_is_refused(
         rec.end_turn(1, 1.0)
     assert _battle(_good, calls)  # the right text passes the same check
 
+    def wrong_late(state: list[int]) -> str:  # right for two turns, wrong at the third
+        return _good(state) if len(state) < 3 else _good(state).replace("true", "1")
+
+    rec, _ = _recorder(wrong_late, calls)
+    for turn in (1, 2):
+        rec.emit(Ping(turn=turn, time=float(turn), n=turn * 7))
+        rec.end_turn(turn, float(turn))
+    rec.emit(Ping(turn=3, time=3.0, n=21))
+    with pytest.raises(NotCanonical):  # the rows kept from turns 1-2 do not hide it
+        rec.end_turn(3, 3.0)
+
 
 class LateTurnEnded(TurnEnded):
     """A subclass of an engine event: still the engine's to apply (as isinstance says)."""
