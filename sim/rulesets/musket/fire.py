@@ -160,6 +160,8 @@ def decide_fire(b: Battle, unit: UnitState, phase: str) -> Fired | None:
     share = o.column_fire_share
     if share is not None and unit.formation == "column" and unit.kind != "artillery":
         factors["column_fire"] = share  # only the column's leading ranks fire
+    if rng_hexes == 1 and o.close_fire_factor != 1:
+        factors["close"] = o.close_fire_factor  # point-blank musketry and canister
     v = base * math.prod(factors.values()) if factors else base
     rng = b.streams.named(f"{turn}/fire/{phase}/{unit.id}")  # b.stream's name, in one piece
     lcv, hcv, s = o.fire_lcv, o.fire_hcv, o.fire_scale

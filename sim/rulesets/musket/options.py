@@ -457,6 +457,15 @@ class MusketOptions(ChangedDefaults):
         gt=0,
         le=100,
     )
+    close_fire_factor: float = later_option(
+        1.0,
+        "[ours] Fire at one hex (125 yards or less) is multiplied by this: the factor "
+        "close of its fire value, small arms and guns alike, as musketry and canister at "
+        "point-blank range were far deadlier than the fan's table's step from two hexes "
+        "to one gives. 1: the fan's table as it is (rules version 5 as shipped).",
+        gt=0,
+        le=10,
+    )
     closing_depth: bool = later_option(
         True,
         "[ours] With charge_test: a charge in depth goes in as one mass. The charging "
