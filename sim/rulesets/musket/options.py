@@ -466,6 +466,15 @@ class MusketOptions(ChangedDefaults):
         gt=0,
         le=10,
     )
+    spent_cover: int = later_option(
+        0,
+        "[ours] Fire at a spent unit (an attacker thrown back, keeping up the firefight) "
+        "gets this modifier, in percent, as a cover modifier: its men have gone to ground "
+        "short of the enemy's line, as repulsed attackers lay down and dug in. 0: none "
+        "(rules version 5 as shipped).",
+        ge=-100,
+        le=0,
+    )
     closing_depth: bool = later_option(
         True,
         "[ours] With charge_test: a charge in depth goes in as one mass. The charging "
