@@ -121,7 +121,8 @@ def decode_exact(fast: FastEvent, body: bytes) -> Event | None:
 
 
 def check_exact(fast: FastEvent, body: bytes) -> bool:
-    """True when :func:`decode_exact` would accept ``body``, without building the event.
+    """True when :func:`decode_exact` would accept ``body``, without building the event
+    (only the value of a field the writer may leave out, to test it as the writer does).
 
     The same decode, re-encoding and checks of every object's keys (their order,
     and no value the writer leaves out) as ``decode_exact``, walked over the

@@ -131,7 +131,7 @@ def test_with_the_line_check_on_a_wrong_snapshot_json_is_refused(
         rec.emit(Ping(turn=turn, time=float(turn), n=turn * 7))
         rec.end_turn(turn, float(turn))
     rec.emit(Ping(turn=3, time=3.0, n=21))
-    with pytest.raises(NotCanonical):  # the rows kept from turns 1-2 do not hide it
+    with pytest.raises(NotCanonical):  # every turn's end is checked, not only the first
         rec.end_turn(3, 3.0)
 
 

@@ -72,6 +72,19 @@ def test_one_attacker_in_good_order_keeps_the_attack_going_engage_counts() -> No
     assert assault_over(b)
 
 
+def test_attackers_that_all_start_out_of_good_order_made_no_attack_to_end() -> None:
+    """A campaign carries a routed unit into its next battle disrupted: with every attacker
+    out of good order from the start, the rule does not apply; with one that started in
+    good order, it does once both are out of the attack."""
+    b = _battle(ON, _charge("a1", [4, 5]) | {"morale": "disrupted"})
+    assert not assault_over(b)
+    assert decide_end(b, last_turn=False) is None
+    b = _battle(ON, _charge("a1", [4, 5]) | {"morale": "disrupted"}, _charge("a2", [5, 5]))
+    assert not assault_over(b)  # a2 is in the attack
+    b.state.units["a2"].morale = "spent"
+    assert assault_over(b)
+
+
 def test_a_battle_with_no_attack_order_is_never_over_by_this_rule() -> None:
     b = _battle(ON, _inf("a1", [4, 8], order={"kind": "hold"}))
     assert not assault_over(b)

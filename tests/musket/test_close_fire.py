@@ -42,7 +42,7 @@ def _fire(k: float | None, firer_at: list[int] = [4, 5], **firer: Any) -> Fired:
 def test_at_one_hex_the_value_is_multiplied_and_the_factor_recorded() -> None:
     fired = _fire(2)
     assert fired.range == 1
-    assert fired.factors == {"close": 2.0}
+    assert list(fired.factors.items()) == [("close", 2.0)]
     r = fired.result
     assert (fired.base_value, r.v, r.effective) == (1800.0, 3600.0, 2160.0)
     assert r.low == pytest.approx(10.8, abs=1e-12)
@@ -52,7 +52,7 @@ def test_at_one_hex_the_value_is_multiplied_and_the_factor_recorded() -> None:
 def test_it_multiplies_with_the_other_factors() -> None:
     """A disrupted firer at one hex, k = 1.5: V = 1800 × 0.5 × 1.5 = 1350."""
     fired = _fire(1.5, morale="disrupted")
-    assert fired.factors == {"disrupted": 0.5, "close": 1.5}
+    assert list(fired.factors.items()) == [("disrupted", 0.5), ("close", 1.5)]
     assert fired.result.v == 1350.0
 
 
@@ -69,7 +69,8 @@ def test_at_two_hexes_and_at_its_default_nothing_changes() -> None:
 def test_a_gun_at_one_hex_fires_canister_at_the_factor() -> None:
     """Two Napoleons at one hex (11 a gun, × 50): base 1100, V 2200 at k = 2."""
     fired = _fire(2, kind="artillery", weapon="napoleon_12pdr", strength=2)
-    assert (fired.base_value, fired.factors, fired.result.v) == (1100.0, {"close": 2.0}, 2200.0)
+    assert list(fired.factors.items()) == [("close", 2.0)]
+    assert (fired.base_value, fired.result.v) == (1100.0, 2200.0)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 10.5, float("inf"), float("nan")])

@@ -43,10 +43,10 @@ def _fire(cover: int | None, morale: str, wall: bool = False) -> Fired:
 
 def test_a_spent_target_is_in_cover_and_the_modifier_is_recorded() -> None:
     r = _fire(-40, "spent").result
-    assert r.modifiers == {"to_ground": -40.0}
+    assert list(r.modifiers.items()) == [("to_ground", -40.0)]
     assert (r.v, r.modifier, r.effective) == (1800.0, -40.0, 1080.0)
     walled = _fire(-40, "spent", wall=True).result
-    assert walled.modifiers == {"stone_wall": -40.0, "to_ground": -40.0}
+    assert list(walled.modifiers.items()) == [("stone_wall", -40.0), ("to_ground", -40.0)]
     assert walled.modifier == -80.0
     assert walled.effective == pytest.approx(360.0, rel=1e-12)  # 1800 × (1 - 80/100)
 

@@ -497,10 +497,10 @@ class MusketOptions(ChangedDefaults):
     )
     assault_over_ends: bool = later_option(
         False,
-        "[ours] The battle ends at a turn's end once its attack is over: some unit has a "
-        "charge or engage order, and none of them is still in the attack (on the field, "
-        "in good order and not broken off: every one is disrupted, spent, routed, "
-        "eliminated, gone or has broken off). It is then decided as at the turn limit, "
+        "[ours] The battle ends at a turn's end once its attack is over: some unit with a "
+        "charge or engage order started in good order, and none is still in the attack "
+        "(on the field, in good order and not broken off: every one is disrupted, spent, "
+        "routed, eliminated, gone or has broken off). It is then decided as at the turn limit, "
         "on objective points. false: the battle runs to its turn limit unless an army "
         "breaks (rules version 5 as shipped).",
     )

@@ -163,19 +163,23 @@ def objective_points(b: Battle) -> dict[str, int]:
 
 def assault_over(b: Battle) -> bool:
     """True when the battle's attack is over [ours, option ``assault_over_ends``]: some
-    unit has an attack order (``charge`` or ``engage``) and none is still in the attack —
-    on the field, in good order and not broken off (``break_off_loss``). Every attacker is
+    unit with an attack order (``charge`` or ``engage``) started the battle in good order,
+    so the attack was made, and no unit with an attack order is still in the attack — on
+    the field, in good order and not broken off (``break_off_loss``). Every attacker is
     disrupted, spent, routed, eliminated, gone or has broken off; a spent or disrupted
     one could rally and come on again, but the whole attack has been thrown back at once.
+    When every attacker starts out of good order (a campaign carries a routed unit into
+    its next battle disrupted), no attack was made at the start to be thrown back, and
+    the rule does not apply in that battle.
     """
-    attackers = False
     for u in b.state.units.values():
-        if not b.attacking(u):
-            continue
-        if u.morale == "good" and u.hex is not None and not b.broken_off(u):
+        if b.attacking(u) and u.morale == "good" and u.hex is not None and not b.broken_off(u):
             return False
-        attackers = True
-    return attackers
+    return any(
+        spec.morale == "good" and spec.order.kind in ("charge", "engage")
+        for side in b.scenario.sides
+        for spec in side.units
+    )
 
 
 def _decided(
