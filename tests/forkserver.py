@@ -6,8 +6,12 @@ the rulesets) before a 0.02 s battle.  The tests run hundreds of commands
 stand-in: a small ``battlesim`` script that starts without ``site``
 (``python -I -S``, a few ms) and asks a *fork server* to run the command.
 The server is a fresh Python, one per test process, started with that
-process's environment; it imports battlesim's lean modules (no thread is
-started: fork after threads is unsafe) and then, for each command, forks:
+process's environment; it imports battlesim's lean modules, and NumPy, SciPy,
+DuckDB and matplotlib's figure and Agg canvas with their BLAS libraries
+single-threaded (no thread is started: fork after threads is unsafe; each
+command's process gives the BLAS libraries back the threads a fresh
+interpreter's take, so its numbers are a real command's), and then, for each
+command, forks:
 
 * a keeper, which forks the command's process and reports its exit status
   (a number, or the signal that ended it) back to the stand-in, which exits
@@ -69,9 +73,23 @@ REAL = Path(sys.executable).parent / "battlesim"
 ROOT = Path(__file__).resolve().parent.parent
 
 _LIMITS = tuple(n for n in dir(resource) if n.startswith("RLIMIT_"))
+OPENBLAS_VARS = frozenset({"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "GOTO_NUM_THREADS"})
+"""Variables that set the BLAS libraries' threads: with any set, nothing heavy is preloaded."""
 """The resource limits a caller's stand-in hands on (``preexec_fn=setrlimit`` in a test)."""
-_STARTUP_NAMES = ("LANG", "LANGUAGE", "TMPDIR", "TEMP", "TMP")
-_STARTUP_PREFIXES = ("PYTHON", "BATTLESIM_", "LC_")
+_STARTUP_NAMES = ("LANG", "LANGUAGE", "TMPDIR", "TEMP", "TMP", "HOME", "XDG_CACHE_HOME")
+_STARTUP_PREFIXES = (
+    "PYTHON",
+    "BATTLESIM_",
+    "LC_",
+    # read when the preloaded NumPy, its BLAS libraries and matplotlib are imported
+    "OPENBLAS_",
+    "OMP_",
+    "GOTO",
+    "MKL_",
+    "NPY_",
+    "NUMPY_",
+    "MPL",
+)
 
 
 def startup_key(env: dict[str, str] | os._Environ[str]) -> str:
@@ -256,9 +274,64 @@ _HEAVY = frozenset(
 )
 
 
+_PRELOADED_HEAVY = (
+    "numpy",
+    "scipy.special",
+    "scipy.stats",
+    "duckdb",
+    "matplotlib.figure",
+    "matplotlib.backends.backend_agg",
+    "matplotlib.ticker",
+)
+"""Heavy modules that start no thread when their BLAS libraries are loaded single-threaded:
+what a study's plots, tables and statistics import (pyarrow, pandas and SALib start a thread
+as they are imported, so each command imports them itself, as a real one does)."""
+
+_BLAS_THREADS: dict[str, int] = {}
+"""Each preloaded BLAS library's thread count in a fresh interpreter of the server's
+environment (by its file): what a command's process sets it back to."""
+
+
+def _preload_heavy() -> None:
+    """Import :data:`_PRELOADED_HEAVY` with every BLAS library single-threaded (so no thread
+    starts, and forking stays safe), after learning the thread counts a fresh interpreter's
+    BLAS libraries take here, which :func:`_command` gives them back in each command."""
+    from importlib import import_module
+
+    probe = (
+        "import json, numpy, scipy.special, threadpoolctl; "
+        "print(json.dumps({i['filepath']: i['num_threads'] "
+        "for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas'}))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=os.environ
+    )
+    _BLAS_THREADS.update(json.loads(found.stdout))
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        for name in _PRELOADED_HEAVY:
+            import_module(name)
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
+
+
+def _blas_as_fresh() -> None:
+    """In a command's process: each preloaded BLAS library's threads as a fresh interpreter
+    has them (the server loaded them single-threaded), so numbers come out as a real
+    command's (a library loaded since is already the command's own)."""
+    from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]  # no stubs
+
+    for lib in ThreadpoolController().lib_controllers:
+        wanted = _BLAS_THREADS.get(lib.filepath)
+        if wanted is not None and lib.num_threads != wanted:
+            lib.set_num_threads(wanted)
+
+
 def _preload() -> list[str]:
     """Import what most commands need: the CLI, its command modules, the API, replay tools
-    and the built-in rulesets; nothing heavy, and no thread may start.  The names imported."""
+    and the built-in rulesets, then the heavy modules that start no thread
+    (:func:`_preload_heavy`); no thread may start.  The light names imported (a worker
+    pool's server preloads those: its workers never need the heavy ones)."""
     from importlib import import_module
 
     from sim.cli.main import COMMANDS
@@ -270,7 +343,10 @@ def _preload() -> list[str]:
     names += ["logging", "structlog"]  # every command that runs configures its logging
     for name in names:
         import_module(name)
-    heavy = sorted(_HEAVY & {m.split(".")[0] for m in sys.modules})
+    if OPENBLAS_VARS.isdisjoint(os.environ):  # else the environment sets BLAS threads itself
+        _preload_heavy()
+    allowed = {name.split(".")[0] for name in _PRELOADED_HEAVY} if _BLAS_THREADS else set()
+    heavy = sorted((_HEAVY - allowed) & {m.split(".")[0] for m in sys.modules})
     threads = os.listdir("/proc/self/task") if os.path.isdir("/proc/self/task") else ["1"]
     if heavy or threading.active_count() != 1 or len(threads) != 1:
         raise SystemExit(f"forkserver: preloading imported {heavy} or started threads")
@@ -490,6 +566,8 @@ def _command(request: dict[str, Any], fds: list[int], close: list[int]) -> NoRet
                 resource.setrlimit(getattr(resource, name), tuple(limit))
         os.environ.clear()
         os.environ.update(request["env"])
+        if _BLAS_THREADS:
+            _blas_as_fresh()
         for fd, name, mode in ((0, "stdin", "rb"), (1, "stdout", "wb"), (2, "stderr", "wb")):
             stream = _stream(fd, getattr(sys, f"__{name}__"), mode)
             setattr(sys, name, stream)

@@ -3,6 +3,7 @@ console script does, so the tests that run commands through it test the real thi
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -180,3 +181,46 @@ def test_pool_commands_share_the_servers_worker_server_and_write_what_the_real_s
         assert (done.returncode, done.stderr) == (0, b"")
         assert tables(tmp_path / name / "s") == tables(tmp_path / "real" / "s")
         assert _pool_servers(server) == shared
+
+
+_BLAS_INFO = (
+    "import json, threadpoolctl; print(json.dumps(sorted((i['filepath'], i['num_threads']) "
+    "for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas')))"
+)
+
+
+def test_the_preloaded_blas_runs_single_threaded_then_as_a_fresh_interpreters() -> None:
+    """The server imports NumPy and SciPy with their BLAS libraries single-threaded (no thread
+    starts: the process has one task), and a command's process gives each library back the
+    threads a fresh interpreter's takes, so numbers come out as a real command's."""
+    env = {k: v for k, v in os.environ.items() if k not in forkserver.OPENBLAS_VARS}
+    fresh = subprocess.run(
+        [forkserver.sys.executable, "-c", f"import numpy, scipy.special; {_BLAS_INFO}"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
+    script = (
+        "import os, threadpoolctl\n"
+        "from tests import forkserver as fs\n"
+        "fs._preload_heavy()\n"
+        "assert len(os.listdir('/proc/self/task')) == 1, 'a thread started'\n"
+        "assert 'OPENBLAS_NUM_THREADS' not in os.environ\n"
+        "ones = {i['num_threads'] for i in threadpoolctl.threadpool_info()"
+        " if i['user_api'] == 'blas'}\n"
+        "assert ones == {1}, ones\n"
+        "fs._blas_as_fresh()\n"
+        f"{_BLAS_INFO}\n"
+    )
+    root = Path(forkserver.__file__).resolve().parent.parent
+    again = subprocess.run(
+        [forkserver.sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=root,
+    ).stdout
+    assert again == fresh
+    assert len(json.loads(fresh)) == 2  # NumPy's and SciPy's libraries: our own text
