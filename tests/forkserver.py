@@ -6,12 +6,12 @@ the rulesets) before a 0.02 s battle.  The tests run hundreds of commands
 stand-in: a small ``battlesim`` script that starts without ``site``
 (``python -I -S``, a few ms) and asks a *fork server* to run the command.
 The server is a fresh Python, one per test process, started with that
-process's environment; it imports battlesim's lean modules, and NumPy, SciPy,
-DuckDB and matplotlib's figure and Agg canvas with their BLAS libraries
-single-threaded (no thread is started: fork after threads is unsafe; each
-command's process gives the BLAS libraries back the threads a fresh
-interpreter's take, so its numbers are a real command's), and then, for each
-command, forks:
+process's environment; it imports battlesim's lean modules (no thread is
+started: fork after threads is unsafe) — and, with the first command that
+needs them (a study's), NumPy, SciPy, DuckDB and matplotlib's figure and Agg
+canvas, whose BLAS libraries' threads a throwaway fork shuts down (each
+command's process starts them again, as many, when it first needs them, as a
+real command does) — and then, for each command, forks:
 
 * a keeper, which forks the command's process and reports its exit status
   (a number, or the signal that ended it) back to the stand-in, which exits
@@ -73,8 +73,6 @@ REAL = Path(sys.executable).parent / "battlesim"
 ROOT = Path(__file__).resolve().parent.parent
 
 _LIMITS = tuple(n for n in dir(resource) if n.startswith("RLIMIT_"))
-OPENBLAS_VARS = frozenset({"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "GOTO_NUM_THREADS"})
-"""Variables that set the BLAS libraries' threads: with any set, nothing heavy is preloaded."""
 """The resource limits a caller's stand-in hands on (``preexec_fn=setrlimit`` in a test)."""
 _STARTUP_NAMES = ("LANG", "LANGUAGE", "TMPDIR", "TEMP", "TMP", "HOME", "XDG_CACHE_HOME")
 _STARTUP_PREFIXES = (
@@ -283,55 +281,35 @@ _PRELOADED_HEAVY = (
     "matplotlib.backends.backend_agg",
     "matplotlib.ticker",
 )
-"""Heavy modules that start no thread when their BLAS libraries are loaded single-threaded:
-what a study's plots, tables and statistics import (pyarrow, pandas and SALib start a thread
-as they are imported, so each command imports them itself, as a real one does)."""
-
-_BLAS_THREADS: dict[str, int] = {}
-"""Each preloaded BLAS library's thread count in a fresh interpreter of the server's
-environment (by its file): what a command's process sets it back to."""
+"""Heavy modules a study's plots, tables and statistics import that leave no thread running
+after a fork (:func:`_preload_heavy`). pyarrow, pandas and SALib keep one (pyarrow's
+jemalloc background thread), so each command imports them itself, as a real one does."""
 
 
 def _preload_heavy() -> None:
-    """Import :data:`_PRELOADED_HEAVY` with every BLAS library single-threaded (so no thread
-    starts, and forking stays safe), after learning the thread counts a fresh interpreter's
-    BLAS libraries take here, which :func:`_command` gives them back in each command."""
+    """Import :data:`_PRELOADED_HEAVY`, then fork once and let the child exit at once.
+
+    NumPy's and SciPy's BLAS libraries (OpenBLAS) start their worker threads as they are
+    loaded, and shut them down before any fork (their ``pthread_atfork`` handler); a process
+    forked later starts them again, as many as before, when it first needs them. So after
+    the throwaway fork this server holds no thread but its own (:func:`_preload` checks), and
+    each command's process has the BLAS threads a real command's has, started as late.
+    """
     from importlib import import_module
 
-    probe = (
-        "import json, numpy, scipy.special, threadpoolctl; "
-        "print(json.dumps({i['filepath']: i['num_threads'] "
-        "for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas'}))"
-    )
-    found = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=os.environ
-    )
-    _BLAS_THREADS.update(json.loads(found.stdout))
-    os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    try:
-        for name in _PRELOADED_HEAVY:
-            import_module(name)
-    finally:
-        del os.environ["OPENBLAS_NUM_THREADS"]
-
-
-def _blas_as_fresh() -> None:
-    """In a command's process: each preloaded BLAS library's threads as a fresh interpreter
-    has them (the server loaded them single-threaded), so numbers come out as a real
-    command's (a library loaded since is already the command's own)."""
-    from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]  # no stubs
-
-    for lib in ThreadpoolController().lib_controllers:
-        wanted = _BLAS_THREADS.get(lib.filepath)
-        if wanted is not None and lib.num_threads != wanted:
-            lib.set_num_threads(wanted)
+    for name in _PRELOADED_HEAVY:
+        import_module(name)
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def _preload() -> list[str]:
     """Import what most commands need: the CLI, its command modules, the API, replay tools
-    and the built-in rulesets, then the heavy modules that start no thread
-    (:func:`_preload_heavy`); no thread may start.  The light names imported (a worker
-    pool's server preloads those: its workers never need the heavy ones)."""
+    and the built-in rulesets; nothing heavy, and no thread may start.  The names imported
+    (a worker pool's server preloads them too).  The heavy modules come later, with the
+    first command that needs them (:data:`_HEAVY_COMMANDS`, :func:`_preload_heavy`)."""
     from importlib import import_module
 
     from sim.cli.main import COMMANDS
@@ -343,14 +321,24 @@ def _preload() -> list[str]:
     names += ["logging", "structlog"]  # every command that runs configures its logging
     for name in names:
         import_module(name)
-    if OPENBLAS_VARS.isdisjoint(os.environ):  # else the environment sets BLAS threads itself
-        _preload_heavy()
-    allowed = {name.split(".")[0] for name in _PRELOADED_HEAVY} if _BLAS_THREADS else set()
+    _check_preloaded(allowed=set())
+    return names
+
+
+def _check_preloaded(allowed: set[str]) -> None:
+    """Exit unless only ``allowed`` heavy packages are imported and one thread runs."""
     heavy = sorted((_HEAVY - allowed) & {m.split(".")[0] for m in sys.modules})
     threads = os.listdir("/proc/self/task") if os.path.isdir("/proc/self/task") else ["1"]
     if heavy or threading.active_count() != 1 or len(threads) != 1:
         raise SystemExit(f"forkserver: preloading imported {heavy} or started threads")
-    return names
+
+
+_HEAVY_COMMANDS = frozenset(
+    {"batch", "study", "calibrate", "discover", "history", "report", "export", "rerun"}
+)
+"""Commands that import what :func:`_preload_heavy` preloads (a study's plots, statistics
+and store): the first of them makes the server preload it, once. The others never need it,
+and a server that runs none of them stays lean (a fork of a larger process costs more)."""
 
 
 # --- one worker-pool server for the commands ----------------------------------------------
@@ -440,6 +428,7 @@ def _serve(path: str, ready: str) -> None:
 def _accept(path: str, ready: str) -> None:
     sys.path[0] = str(REAL.parent)  # as the console script's own sys.path
     names = _preload()
+    heavy_loaded = False
     pool: list[int | None] = []
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -464,6 +453,11 @@ def _accept(path: str, ready: str) -> None:
             except (OSError, EOFError, ValueError):
                 conn.close()  # the stand-in gave up: it runs the real script
                 continue
+            argv = request["argv"]
+            if not heavy_loaded and argv and argv[0] in _HEAVY_COMMANDS:
+                _preload_heavy()
+                _check_preloaded(allowed={n.split(".")[0] for n in _PRELOADED_HEAVY})
+                heavy_loaded = True
             if not pool and _wants_pool(request["argv"]):
                 try:
                     pool.append(_boot_pool_server(names))
@@ -566,8 +560,6 @@ def _command(request: dict[str, Any], fds: list[int], close: list[int]) -> NoRet
                 resource.setrlimit(getattr(resource, name), tuple(limit))
         os.environ.clear()
         os.environ.update(request["env"])
-        if _BLAS_THREADS:
-            _blas_as_fresh()
         for fd, name, mode in ((0, "stdin", "rb"), (1, "stdout", "wb"), (2, "stderr", "wb")):
             stream = _stream(fd, getattr(sys, f"__{name}__"), mode)
             setattr(sys, name, stream)

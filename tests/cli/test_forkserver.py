@@ -184,43 +184,50 @@ def test_pool_commands_share_the_servers_worker_server_and_write_what_the_real_s
 
 
 _BLAS_INFO = (
-    "import json, threadpoolctl; print(json.dumps(sorted((i['filepath'], i['num_threads']) "
-    "for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas')))"
+    "sorted([i['filepath'], i['num_threads']] "
+    "for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas')"
 )
 
 
-def test_the_preloaded_blas_runs_single_threaded_then_as_a_fresh_interpreters() -> None:
-    """The server imports NumPy and SciPy with their BLAS libraries single-threaded (no thread
-    starts: the process has one task), and a command's process gives each library back the
-    threads a fresh interpreter's takes, so numbers come out as a real command's."""
-    env = {k: v for k, v in os.environ.items() if k not in forkserver.OPENBLAS_VARS}
+def test_the_preloaded_blas_leaves_no_thread_and_a_command_gets_a_fresh_ones() -> None:
+    """After the server's preload (and its throwaway fork) only the main thread runs; a
+    process forked from it has the BLAS libraries' thread counts of a fresh interpreter,
+    and starts their threads when it first multiplies matrices."""
     fresh = subprocess.run(
-        [forkserver.sys.executable, "-c", f"import numpy, scipy.special; {_BLAS_INFO}"],
+        [
+            forkserver.sys.executable,
+            "-c",
+            f"import json, numpy, scipy.special, threadpoolctl; print(json.dumps({_BLAS_INFO}))",
+        ],
         capture_output=True,
         text=True,
         check=True,
-        env=env,
-    ).stdout
+    ).stdout.strip()
     script = (
-        "import os, threadpoolctl\n"
+        "import json, os, numpy, threadpoolctl\n"
         "from tests import forkserver as fs\n"
         "fs._preload_heavy()\n"
-        "assert len(os.listdir('/proc/self/task')) == 1, 'a thread started'\n"
-        "assert 'OPENBLAS_NUM_THREADS' not in os.environ\n"
-        "ones = {i['num_threads'] for i in threadpoolctl.threadpool_info()"
-        " if i['user_api'] == 'blas'}\n"
-        "assert ones == {1}, ones\n"
-        "fs._blas_as_fresh()\n"
-        f"{_BLAS_INFO}\n"
+        "tasks = lambda: len(os.listdir('/proc/self/task'))\n"
+        "assert tasks() == 1, 'a thread is left running'\n"
+        "read, write = os.pipe()\n"
+        "if os.fork() == 0:\n"
+        "    before = tasks()\n"
+        "    a = numpy.ones((400, 400)); a @ a\n"
+        f"    os.write(write, json.dumps([before, tasks(), {_BLAS_INFO}]).encode())\n"
+        "    os._exit(0)\n"
+        "os.close(write); print(os.read(read, 65536).decode())\n"
     )
     root = Path(forkserver.__file__).resolve().parent.parent
-    again = subprocess.run(
-        [forkserver.sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-        cwd=root,
-    ).stdout
-    assert again == fresh
-    assert len(json.loads(fresh)) == 2  # NumPy's and SciPy's libraries: our own text
+    before, after, counts = json.loads(
+        subprocess.run(
+            [forkserver.sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
+        ).stdout
+    )
+    assert json.dumps(counts) == fresh
+    assert len(counts) == 2  # NumPy's and SciPy's libraries
+    assert before == 1
+    assert after == 1 + max(n for _, n in counts) - 1  # the main thread and n - 1 workers
