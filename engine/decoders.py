@@ -202,11 +202,16 @@ def _model(cls: type[BaseModel]) -> tuple[Any, _Convert, _Check]:
     checks = tuple(checkers.items())
     maybe = tuple(optional.items())
 
-    def build(data: dict[str, Any]) -> Any:
+    def in_order(data: dict[str, Any]) -> tuple[str, ...]:
+        """The keys, refused unless they are the fields in order (some left out may be missing)."""
         keys = tuple(data)
         # msgspec ignores unknown keys, and keeps the text's order
         if keys != names and (not maybe or keys != tuple(n for n in names if n in data)):
             raise _NotExact(cls.__name__)
+        return keys
+
+    def build(data: dict[str, Any]) -> Any:
+        keys = in_order(data)
         for name, convert in items:
             if name in data:
                 data[name] = convert(data[name])
@@ -225,9 +230,7 @@ def _model(cls: type[BaseModel]) -> tuple[Any, _Convert, _Check]:
         return assemble(cls, full, set(keys))
 
     def check(data: dict[str, Any]) -> None:
-        keys = tuple(data)
-        if keys != names and (not maybe or keys != tuple(n for n in names if n in data)):
-            raise _NotExact(cls.__name__)
+        in_order(data)
         for name, check_value in checks:
             if name in data:
                 check_value(data[name])
