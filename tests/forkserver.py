@@ -292,7 +292,7 @@ def _preload_heavy() -> None:
     NumPy's and SciPy's BLAS libraries (OpenBLAS) start their worker threads as they are
     loaded, and shut them down before any fork (their ``pthread_atfork`` handler); a process
     forked later starts them again, as many as before, when it first needs them. So after
-    the throwaway fork this server holds no thread but its own (:func:`_preload` checks), and
+    the throwaway fork this server holds no thread but its own (the server checks), and
     each command's process has the BLAS threads a real command's has, started as late.
     """
     from importlib import import_module
