@@ -15,6 +15,7 @@ place), and an export still lands as a regular file of its own.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -159,6 +160,7 @@ def test_an_export_folder_swapped_for_a_link_is_never_written_through(
         (victims / name).write_bytes(VICTIM)
     made = engine.atomic._private_folder
     raced: list[str] = []
+    left: list[str] = []
 
     def racing() -> tuple[str, int]:
         private, fd = made()
@@ -172,11 +174,14 @@ def test_an_export_folder_swapped_for_a_link_is_never_written_through(
     try:
         result = invoke("export", study, *options, "-o", dest)
     finally:
-        for private in raced:
+        for private in raced:  # the export's rmtree met the link: the folder is ours to remove
             os.unlink(private)
             os.rename(private + ".moved", private)
+            left.extend(os.listdir(private))
+            shutil.rmtree(private)
     assert result.exit_code == 0, result.output
     assert len(raced) == len(names)
+    assert left == []  # every file DuckDB wrote was moved out of its private folder
     assert sorted(p.name for p in victims.iterdir()) == names
     assert all((victims / n).read_bytes() == VICTIM for n in names)
     for name in names:
