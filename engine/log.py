@@ -259,10 +259,11 @@ class EventLog:
         self._put_event: Callable[[bytes, Event], None] | None = (
             sink.write_event  # type: ignore[attr-defined]  # a sink that says it takes events
             if getattr(sink, "takes_events", False) is True
-            and getattr(sink, "takes_bytes", False) is True
+            and (self.discards or getattr(sink, "takes_bytes", False) is True)
             else None
         )
-        """An event line's bytes and the event itself, for a sink that asks (``takes_events``)."""
+        """An event line's bytes and the event itself, for a sink that asks (``takes_events``);
+        to a discarding sink, the event with an empty line (none is built)."""
         self._h = GENESIS.encode()
         self._line(header.body)
 
@@ -288,7 +289,9 @@ class EventLog:
         the event with its line (``write_event(line, event)``): ``verify``'s
         comparing sink (:class:`engine.compare.Compare`) gives it to the
         auditor when the recorded line is byte for byte this one, instead of
-        building the same event again from the file's bytes.
+        building the same event again from the file's bytes.  A discarding
+        sink (``discards``) that asks is handed each event with ``b""``, as no
+        line is built: ``battlesim history`` reads a battle's events so.
 
         Raises:
             ValueError: the event's ``seq`` is not the next one.
@@ -301,7 +304,10 @@ class EventLog:
         """:meth:`write` for a caller that stamped ``event`` with the log's next seq itself
         (:class:`~engine.recorder.Recorder`): the same line, without reading the seq back."""
         if self.discards:
-            self.sink.write("")
+            if self._put_event is None:
+                self.sink.write("")
+            else:
+                self._put_event(b"", event)
         else:
             body = line_body(event)
             if self.check_lines:

@@ -6,7 +6,8 @@ line, without the newline: as text, or as UTF-8 bytes to a sink whose
 each event line with its event: ``write_event(line, event)``, which
 ``verify``'s comparing sink uses).  :class:`FileSink` writes a replay file,
 :class:`MemorySink` keeps the lines, :class:`DiscardSink` is told of each
-line the log did not build.
+line the log did not build (a discarding sink whose ``takes_events`` is true
+is handed each event instead, with ``b""`` for its line).
 """
 
 from __future__ import annotations

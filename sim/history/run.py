@@ -119,31 +119,22 @@ def _living(ruleset: AnyRuleset, live: _Live) -> AnyRuleset:
 
 
 class _Watch:
-    """A sink that reads a battle as it is written: unit rows at each turn end, some events.
+    """A sink that reads a battle from its lines: unit rows at each turn end, some events.
 
-    The log hands it each line after the event is applied. A lone scenario's
-    rows are read from the state being fought (``live``: the state's rows at
-    the moment the ``engine.turn_ended`` line is written, every event of the
-    turn applied); a campaign's battle is folded again here from the header's
-    scenario (the contract's ``initial_state`` and ``apply``). Either way it
-    reads any ruleset's battle through the contract. A line is decoded only
-    when it names an event type the measures want, or ends a turn.
+    For a campaign's battle, which no live state is kept for: the battle is
+    folded again here from the header's scenario (the contract's
+    ``initial_state`` and ``apply``), so it reads any ruleset's battle through
+    the contract.  A lone battle is read by :class:`_EventWatch`, from its
+    events, without lines.
     """
 
     takes_bytes = True
     """The log hands over each line's bytes (:class:`engine.log.EventLog`)."""
 
-    def __init__(
-        self,
-        rows: bool,
-        events: frozenset[str],
-        live: Callable[[], list[Any]] | None = None,
-        reads: Callable[[list[list[Any]]], bool] = lambda _turns: True,
-    ) -> None:
-        self.rows, self.wanted, self.live, self.reads = rows, events, live, reads
+    def __init__(self, rows: bool, events: frozenset[str]) -> None:
+        self.rows, self.wanted = rows, events
         self.turns: list[list[Any]] = []
         self.events: list[dict[str, Any]] = []
-        self._marks = tuple(b'"' + e.encode() + b'"' for e in sorted(events))
         self._header = True
         self._ruleset: AnyRuleset | None = None
         self._scenario: Any = None
@@ -154,14 +145,10 @@ class _Watch:
         line = written.encode() if isinstance(written, str) else written
         if self._header:  # line 1
             self._header = False
-            if self.live is None:
-                data = json.loads(line)
-                self._ruleset = get_ruleset(data["ruleset"])
-                self._scenario = self._ruleset.scenario_model.model_validate(data["scenario"])
-                self._state = self._ruleset.initial_state(self._scenario)
-            return
-        if self.live is not None:
-            self._read(line)
+            data = json.loads(line)
+            self._ruleset = get_ruleset(data["ruleset"])
+            self._scenario = self._ruleset.scenario_model.model_validate(data["scenario"])
+            self._state = self._ruleset.initial_state(self._scenario)
             return
         data = json.loads(line)
         data.pop("h", None)
@@ -179,20 +166,50 @@ class _Watch:
         elif not kind.startswith("engine."):
             ruleset.apply(self._state, ruleset.registry.parse(data))
 
-    def _read(self, line: bytes) -> None:
-        """A lone battle's line: its rows at a turn end, or a wanted event (others unread:
-        a line of type T holds the JSON string ``"T"``)."""
-        ends = self.rows and b'"engine.turn_ended"' in line
-        if ends and json.loads(line).get("type") == "engine.turn_ended":
-            assert self.live is not None
-            if self.reads(self.turns):
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class _EventWatch:
+    """:class:`_Watch` for a lone battle, handed its events instead of lines.
+
+    A discarding sink that takes events (:class:`engine.log.EventLog`): the log
+    builds, checks and hashes no line (nor the state digests only a reader of the
+    file would look at), and hands over each event after it is applied.  The
+    rows are read from the state being fought at each turn's end, and a wanted
+    event is kept as its line's JSON object without ``h``
+    (``event.model_dump_json()``, the line's body), as :class:`_Watch` keeps it.
+    """
+
+    discards = True
+    takes_events = True
+
+    def __init__(
+        self,
+        rows: bool,
+        events: frozenset[str],
+        live: Callable[[], list[Any]] | None,
+        reads: Callable[[list[list[Any]]], bool],
+    ) -> None:
+        assert live is not None or not rows, "rows are read from the state being fought"
+        self.rows, self.wanted, self.live, self.reads = rows, events, live, reads
+        self.turns: list[list[Any]] = []
+        self.events: list[dict[str, Any]] = []
+
+    def write(self, _line: str) -> None:
+        """The header and footer, which the log builds no line for."""
+
+    def write_event(self, _line: bytes, event: Any) -> None:
+        """One event, applied; no line was built (``_line`` is empty)."""
+        kind = event.type
+        if kind == "engine.turn_ended":
+            if self.live is not None and self.reads(self.turns):
                 self.turns.append(self.live())
-            return
-        if any(mark in line for mark in self._marks):
-            data = json.loads(line)
-            if data.get("type") in self.wanted:
-                data.pop("h", None)
-                self.events.append(data)
+        elif kind in self.wanted:
+            self.events.append(json.loads(event.model_dump_json()))
 
     def flush(self) -> None:
         pass
@@ -239,7 +256,7 @@ def _prepared(blob: bytes) -> tuple[_Task, Prepared, _Live | None]:
 
 def _record(task: _Task, prepared: Prepared, live: _Live | None, seed: int) -> RunRecord:
     rows, events = _needs(task.measures)
-    watches: list[_Watch] = []
+    watches: list[_Watch | _EventWatch] = []
     rows_now: Callable[[], list[Any]] | None = None
     if live is not None:
         assert prepared.scenario is not None
@@ -252,7 +269,10 @@ def _record(task: _Task, prepared: Prepared, live: _Live | None, seed: int) -> R
     def sink_for(_k: int, _name: str) -> Sink:
         if not rows and not events:
             return DiscardSink()
-        watches.append(_Watch(rows, events, rows_now, reads))
+        if prepared.scenario is not None:  # a lone battle: its events, no lines
+            watches.append(_EventWatch(rows, events, rows_now, reads))
+        else:
+            watches.append(_Watch(rows, events))
         return watches[-1]
 
     fought = fight(prepared, seed, sink_for)

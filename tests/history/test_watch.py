@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import engine.log
 from engine.log import Sink
 from sim.batch.execution.worker import fight, prepare
 from sim.batch.inputs.seeds import run_seed
@@ -74,6 +75,33 @@ def test_live_rows_read_what_folding_every_turn_reads(case_id: str) -> None:
         [value_of(_folded(task, r), m) for m in task.measures] for r in range(RUNS)
     ]
     assert shorter > 0, "some run is settled before its last turn (the later ones unread)"
+
+
+@pytest.mark.parametrize("case_id", ["albuera_fusiliers", "midway_hiryu_strikes", "cold_harbor"])
+def test_a_lone_battle_is_read_from_its_events_without_a_line(
+    case_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lone battle's events (``musket.fired``, ``flattop.attacked``, ``musket.meleed``) are
+    handed to the watch without any line built or hashed, and each is kept as its line's
+    JSON object without ``h``, the one the fold from the lines keeps."""
+    task = _task(case_id)
+    blob = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
+    _again, prepared, live = _prepared(blob)
+    old = [_folded(task, r) for r in range(RUNS)]
+    assert any(b.events for run in old for b in run.battles), "the fold keeps some event"
+
+    def no_line(*_args: Any) -> Any:
+        raise AssertionError("a line was sealed for a battle nobody reads the lines of")
+
+    monkeypatch.setattr(engine.log, "seal_bytes", no_line)
+    for r in range(RUNS):
+        new = _record(task, prepared, live, run_seed(task.seed, 0, r))
+        (before,), (now,) = old[r].battles, new.battles
+        assert [list(e) for e in now.events] == [list(e) for e in before.events], r  # key order
+        assert now.events == before.events, r
+        assert [value_of(new, m) for m in task.measures] == [
+            value_of(old[r], m) for m in task.measures
+        ]
 
 
 def _upto(n: int) -> RunRecord:
