@@ -1,6 +1,8 @@
 """A rout's reach keeps each hex's cost and predecessor: the same hexes, costs, order and
 paths as the reach that copied a path into every hex it found (``main`` at 3dfdd52,
-copied below as it was), on random layouts with woods and units of both sides."""
+copied below as it was), on random layouts with woods and units of both sides; and a
+spent or disrupted attacker's way out, whose search stops at the first hex clear of the
+enemy, is the one chosen from the whole reach (``main`` at c55149c, copied below)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,14 @@ from engine.kernel import TurnKernel
 from engine.rng import Streams
 from sim.rulesets.musket.context import Battle, Hex
 from sim.rulesets.musket.hexmap import neighbours
-from sim.rulesets.musket.movement import _path, _reachable
+from sim.rulesets.musket.movement import (
+    _enemy_within,
+    _free,
+    _get_out,
+    _path,
+    _reachable,
+    allowance,
+)
 from sim.rulesets.musket.state import UnitState, initial_state
 from sim.scenario.load import validate_data
 
@@ -95,3 +104,35 @@ def test_the_reach_is_the_one_that_copied_paths(data: dict[str, Any], mp: int) -
         reach = _reachable(b, unit, mp)
         assert list(reach[0].items()) == [(h, cost) for h, (cost, _) in want.items()]
         assert {h: _path(reach, h) for h in reach[0]} == {h: p for h, (_, p) in want.items()}
+
+
+def get_out_as_it_was(b: Battle, unit: UnitState, clear: int) -> list[Hex]:
+    """``movement._get_out`` before its search stopped early: chosen from the whole reach."""
+    assert unit.hex is not None
+    edge = b.sides[unit.side].retreat
+    reach = _reachable(b, unit, allowance(b, unit))
+    key: tuple[int, int, int] | None = None
+    chosen = unit.hex
+    for h, cost in reach[0].items():
+        if not _free(b, unit, h):
+            continue
+        near = _enemy_within(b, unit, h, clear)
+        k = (1, b.edge_distance(h, edge), cost) if near else (0, cost, b.edge_distance(h, edge))
+        if key is None or k < key:
+            key, chosen = k, h
+    return _path(reach, chosen)
+
+
+@settings(max_examples=150, deadline=None)
+@given(layouts(), st.integers(1, 3), st.sampled_from(["line", "column"]))
+def test_the_way_out_is_the_one_the_whole_reach_gives(
+    data: dict[str, Any], clear: int, formation: str
+) -> None:
+    """For every unit, clearance and allowance (a column moves further): the same path."""
+    for side in data["sides"]:
+        for u in side["units"]:
+            u["formation"] = formation
+    _, sc = validate_data(data, {}, "t.yaml")
+    b = Battle(sc, initial_state(sc), Streams(1), TurnKernel(simpy.Environment(), ("x",), 20))
+    for unit in b.state.units.values():
+        assert _get_out(b, unit, clear) == get_out_as_it_was(b, unit, clear)

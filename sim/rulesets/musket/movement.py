@@ -22,7 +22,7 @@ from typing import Literal
 from sim.contract.emit import stamp
 from sim.rulesets.musket.context import Battle, Hex
 from sim.rulesets.musket.events import LeftField, Moved
-from sim.rulesets.musket.hexmap import distance, neighbours, ring_steps
+from sim.rulesets.musket.hexmap import distance, ring_steps
 from sim.rulesets.musket.state import UnitState
 
 __all__ = ["allowance", "decide_move"]
@@ -54,15 +54,15 @@ def _step(b: Battle, here: Hex, mp: int, far: Callable[[Hex], int]) -> Hex | Non
     """The hex to step into from ``here``: a neighbour on the map, empty, that ``mp`` can
     pay for and that is nearer by ``far`` (to a goal, to an edge); the nearest, the
     first in neighbour order on a tie; None when no neighbour is nearer."""
-    near = far(here)
-    best: tuple[int, int] | None = None
+    best = far(here)
     step: Hex | None = None
-    for i, h in enumerate(neighbours(here)):
-        if not b.on_map(h) or h in b.state.occupant or b.move_cost(h) > mp:
+    occupant = b.state.occupant
+    for h, cost in b.steps(here):  # the neighbours on the map, in neighbour order
+        if cost > mp or h in occupant:
             continue
-        key = (far(h), i)
-        if key[0] < near and (best is None or key < best):
-            best, step = key, h
+        near = far(h)
+        if near < best:  # strictly: the first in neighbour order keeps a tie
+            best, step = near, h
     return step
 
 
@@ -103,7 +103,9 @@ Reach = tuple[dict[Hex, int], dict[Hex, Hex | None]]
 entered from on the cheapest path (None: the start), both in the order first found."""
 
 
-def _reachable(b: Battle, unit: UnitState, mp: int) -> Reach:
+def _reachable(
+    b: Battle, unit: UnitState, mp: int, until: Callable[[Hex], bool] | None = None
+) -> Reach:
     """Every hex the unit can reach this turn, through hexes of its own side and around
     them (never an enemy's), with the cheapest cost and path [ours, ``pass_through_friends``].
 
@@ -111,6 +113,12 @@ def _reachable(b: Battle, unit: UnitState, mp: int) -> Reach:
     so the paths are the same in every process.  A hex's path is its predecessor's
     with the hex added: the predecessor's cost is final when it is expanded (every
     step costs at least 1), so its path is too (:func:`_path`).
+
+    With ``until``, the search stops at the first hex taken from the frontier for
+    which it is true, at cost *c*: every hex whose cost is at most *c* has then been
+    found, at its final cost and path, and in the order the whole search finds it
+    (the found hexes are the first ones of the whole search's order); a hex found
+    later, or still to be lowered, costs more than *c*.
     """
     assert unit.hex is not None
     start = unit.hex
@@ -123,6 +131,8 @@ def _reachable(b: Battle, unit: UnitState, mp: int) -> Reach:
         cost, _, here = heapq.heappop(frontier)
         if cost_of[here] < cost:
             continue
+        if until is not None and until(here):
+            break
         for h, move_cost in steps(here):
             uid = occupant.get(h)
             if uid is not None and units[uid].side != side:
@@ -197,10 +207,17 @@ def _get_out(b: Battle, unit: UnitState, clear: int) -> list[Hex]:
     """A disrupted or spent attacker's way out of the enemy's reach, through or around its
     own side: the cheapest free hex it can reach with no enemy within ``clear`` hexes
     (then the nearest its edge); none such, the free hex nearest its edge
-    [ours, ``pass_through_friends``]."""
+    [ours, ``pass_through_friends``].
+
+    The search stops at the first such hex (:func:`_reachable`'s ``until``): the
+    hexes it has found then hold every one that costs as little, so the choice
+    below is the one the whole search would give."""
     assert unit.hex is not None
     edge = b.sides[unit.side].retreat
-    reach = _reachable(b, unit, allowance(b, unit))
+    reach = _reachable(
+        b, unit, allowance(b, unit),
+        until=lambda h: _free(b, unit, h) and not _enemy_within(b, unit, h, clear),
+    )  # fmt: skip
     key: tuple[int, int, int] | None = None
     chosen = unit.hex
     for h, cost in reach[0].items():
