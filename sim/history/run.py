@@ -275,7 +275,7 @@ def _record(task: _Task, prepared: Prepared, live: _Live | None, seed: int) -> R
             watches.append(_Watch(rows, events))
         return watches[-1]
 
-    fought = fight(prepared, seed, sink_for)
+    fought = fight(prepared, seed, sink_for, draws=False)  # no measure reads them
     battles = []
     for k, (bid, ruleset, state, scenario) in enumerate(fought.battles):
         outcome = ruleset.outcome(scenario, state)

@@ -133,3 +133,17 @@ def test_settled_after_the_last_turn_a_measure_reads(fields: dict[str, Any], fir
     for n in range(len(TURNS) + 1):
         if flags[n]:
             assert value_of(_upto(n), m) == value_of(RUN, m), n
+
+
+def test_a_battle_fought_without_counting_draws_is_the_same_battle() -> None:
+    """``fight(..., draws=False)`` (what history fights with) leaves the draws uncounted and
+    changes nothing else: the same outcome and final rows as a counted run's."""
+    task = _task("sunken_road")
+    prepared = prepare(task.target, task.values)
+    for r in range(2):
+        seed = run_seed(task.seed, 0, r)
+        counted, uncounted = fight(prepared, seed), fight(prepared, seed, draws=False)
+        assert uncounted.draws == [] and sum(counted.draws[0].values()) > 0
+        assert uncounted.outcome == counted.outcome
+        (_, ruleset, state, scenario), (_, _, state2, _) = counted.battles[0], uncounted.battles[0]
+        assert ruleset.units(scenario, state2) == ruleset.units(scenario, state)

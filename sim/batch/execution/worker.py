@@ -173,15 +173,21 @@ def prepare(target: Target, values: dict[str, Any]) -> Prepared:
     return Prepared(target, campaign=campaign, stem=target.stem)
 
 
-def fight(prepared: Prepared, seed: int, sink_for: SinkFor = _null) -> Fought:
-    """Fight one run of a prepared point with ``seed``; battle k writes to ``sink_for(k, name)``."""
+def fight(
+    prepared: Prepared, seed: int, sink_for: SinkFor = _null, *, draws: bool = True
+) -> Fought:
+    """Fight one run of a prepared point with ``seed``; battle k writes to ``sink_for(k, name)``.
+
+    ``draws=False``: a lone battle's draws are not counted (its :attr:`Fought.draws` is
+    empty), for a caller that reads none (``battlesim history``)."""
     if prepared.scenario is not None:
         ruleset, scenario = prepared.scenario
         header = prepared.header_for(seed)
-        tally = DrawTally()
+        tally = DrawTally() if draws else None
         state = ruleset.simulate(scenario, header, sink_for(0, prepared.stem), tally)
         outcome = ruleset.outcome(scenario, state).as_json()
-        return Fought(outcome, [(None, ruleset, state, scenario)], [tally.by_unit])
+        counted = [tally.by_unit] if tally is not None else []
+        return Fought(outcome, [(None, ruleset, state, scenario)], counted)
     assert prepared.campaign is not None
     result = fight_campaign(prepared.campaign, seed, lambda k, e: sink_for(k, e.id))
     battles: list[tuple[str | None, AnyRuleset, Any, Any]] = [
