@@ -203,7 +203,7 @@ def _parse_fast(text: str, file: str) -> tuple[Any, dict[Path_, int]] | None:
     node = _compose_fast(text)
     if node is None:
         return None
-    builder = _Builder(file)
+    builder = _Builder(file, node)
     try:
         return builder.build(node, ()), builder.lines
     except ScenarioError:
@@ -214,17 +214,89 @@ def _parse_fast(text: str, file: str) -> tuple[Any, dict[Path_, int]] | None:
         raise
 
 
-class _Builder:
-    """Turns composed YAML nodes into plain data and a path → line map."""
+def _past_limits(root: yaml.Node) -> bool:
+    """True when building ``root`` must fail: followed through its aliases it holds more
+    than :data:`MAX_NODES` values, nests to :data:`MAX_DEPTH` levels, or holds itself.
 
-    def __init__(self, file: str) -> None:
+    Each node is counted once (an alias is the node it names), so an alias bomb is
+    sized without being expanded.
+    """
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()  # the nodes being counted: one met again is a cycle
+
+    def size(node: yaml.Node, depth: int) -> int | None:  # None: past a limit
+        if depth >= MAX_DEPTH:
+            return None
+        key = id(node)
+        known = sizes.get(key)
+        if known is not None:
+            return known
+        if key in open_:
+            return None
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        else:
+            children = []
+        open_.add(key)
+        total = 1
+        for child in children:
+            counted = size(child, depth + 1)
+            if counted is None:
+                return None
+            total += counted
+            if total > MAX_NODES:
+                return None
+        open_.discard(key)
+        sizes[key] = total
+        return total
+
+    return size(root, 0) is None
+
+
+class _Builder:
+    """Turns composed YAML nodes into plain data and a path → line map.
+
+    A document that must fail (:func:`_past_limits`: an alias bomb, say) is still
+    built node by node in the same order, so the first problem found is the one a
+    whole build finds, but a node met again through an alias whose first build raised
+    nothing is not built again while it fits in the values and levels left: it would
+    raise nothing again (its tags, keys and text are its own), and the document's data
+    and line map are never returned.  So a bomb is refused after a few thousand nodes,
+    not :data:`MAX_NODES`.
+    """
+
+    def __init__(self, file: str, root: yaml.Node | None = None) -> None:
         self.file = file
         self.lines: dict[Path_, int] = {}
         self.nodes = 0
         self._depth = 0
         self._constructor = yaml.SafeLoader("")
+        self.doomed = root is not None and _past_limits(root)
+        """The build must fail: nodes built cleanly once are skipped when met again."""
+        self._clean: dict[int, tuple[int, int, Any]] = {}
+        """(values, levels below it, value) of each node built without a problem (doomed)."""
+        self._reach = 0
+        """The deepest level entered so far under the node being built (doomed)."""
 
     def build(self, node: yaml.Node, path: Path_) -> Any:
+        if not self.doomed:
+            return self._build(node, path)
+        clean = self._clean.get(id(node))
+        if clean is not None:
+            values, below, value = clean
+            if self.nodes + values <= MAX_NODES and self._depth + below < MAX_DEPTH:
+                self.nodes += values
+                self._reach = max(self._reach, self._depth + below)
+                return value
+        before, reach, self._reach = self.nodes, self._reach, self._depth
+        value = self._build(node, path)
+        self._clean[id(node)] = (self.nodes - before, self._reach - self._depth, value)
+        self._reach = max(reach, self._reach)
+        return value
+
+    def _build(self, node: yaml.Node, path: Path_) -> Any:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise self._error(
@@ -327,7 +399,7 @@ def parse_yaml(text: str, file: str) -> tuple[Any, dict[Path_, int]]:
         raise ScenarioError([Located(file, 1, "", f"not valid YAML: {exc}")]) from None
     if node is None:
         raise ScenarioError([Located(file, 1, "", "empty file")])
-    builder = _Builder(file)
+    builder = _Builder(file, node)
     return builder.build(node, ()), builder.lines
 
 

@@ -149,3 +149,54 @@ def test_excess_depth_falls_back_and_a_cycle_is_refused_after_the_pure_composer_
     with pytest.raises(ScenarioError) as info:
         loader._parse_fast("a: &a [*a]\n", "f.yaml")
     assert str(info.value) == f"f.yaml:1: a{'.0' * (MAX_DEPTH - 1)}: nested deeper than 100 levels"
+
+
+def _alias_document(rng: random.Random) -> str:
+    """Anchors whose aliases multiply (a bomb or not), mappings of them, a chain of aliases
+    nesting deep, and perhaps a bad value or key put in at some level."""
+    levels, fan = rng.randint(2, 6), rng.randint(2, 9)
+    bad_at = rng.randrange(levels + 3)
+    bad = rng.choice(["!!int lots", "'x\x01y'", "!!python/none ''", "{a: 1, a: 2}", "{<<: {}}"])
+    lines = []
+    chain = rng.choice([0, 0, MAX_DEPTH - 5, MAX_DEPTH - 1, MAX_DEPTH + 3])
+    if chain:  # before the bomb or after it
+        head = ["d0: &d0 [1]", *(f"d{k}: &d{k} [*d{k - 1}]" for k in range(1, chain))]
+        lines += head if rng.random() < 0.5 else []
+    lines.append(f"l0: &l0 [{', '.join(['lol'] * fan)}]")
+    for k in range(1, levels):
+        items = [f"*l{k - 1}"] * rng.randint(1, fan) + ([bad] if bad_at == k else [])
+        rng.shuffle(items)
+        lines.append(f"l{k}: &l{k} [{', '.join(items)}]")
+        if rng.random() < 0.3:
+            lines.append(f"m{k}: &m{k} {{x: *l{k}, y: *l{k - 1}}}")
+    if chain:
+        if not lines[0].startswith("d0"):
+            lines += ["d0: &d0 [1]", *(f"d{k}: &d{k} [*d{k - 1}]" for k in range(1, chain))]
+        lines.append(f"dd: [*d{chain - 1}, *l{levels - 1}]")
+    if bad_at == levels:
+        lines.append(f"tail: {bad}")
+    lines.append(f"last: [*l{levels - 1}, *l{levels - 1}]")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_document_that_must_fail_fails_as_a_whole_build_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The builder skips a node built cleanly once when a document must fail (an alias bomb):
+    the same first problem, both ways, as a builder that builds every node again, over
+    seeded documents of multiplying aliases, deep alias chains and bad values (the value
+    limit lowered to 6,000, so that a whole build of a bomb is cheap; a chain of 103
+    aliases, each one level deeper, holds 5,459 values)."""
+    monkeypatch.setattr(loader, "MAX_NODES", 6_000)
+    rng = random.Random("loader-paths:aliases")
+    kinds: set[str] = set()
+    for _ in range(60):
+        text = _alias_document(rng)
+        got = _same(text, monkeypatch)
+        with monkeypatch.context() as patch:
+            patch.setattr(loader, "_past_limits", lambda _root: False)
+            whole = _same(text, monkeypatch)
+        assert got == whole, text[:300]
+        words = ("too large", "deeper", "duplicate", "merge", "tag", "not a valid", "")
+        kinds.add("ok" if got[0] == "ok" else next(k for k in words if k in got[1][0]))
+    assert kinds >= {"ok", "too large", "deeper", "duplicate", "merge", "tag", "not a valid"}
