@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,6 +99,7 @@ def _layer(name: str) -> int:
     return best[0]
 
 
+@cache  # the tree is read once for the module's tests (each parse of it ~0.6 CPU s)
 def _edges() -> list[tuple[str, str]]:
     modules = _modules()
     edges = set()
