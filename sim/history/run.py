@@ -178,7 +178,9 @@ class _EventWatch:
 
     A discarding sink that takes events (:class:`engine.log.EventLog`): the log
     builds, checks and hashes no line (nor the state digests only a reader of the
-    file would look at), and hands over each event after it is applied.  The
+    file would look at), and hands over each event after it is applied.  Not for a
+    case that counts the engine's own events (:func:`_engine_events`): their digests
+    are left out here.  The
     rows are read from the state being fought at each turn's end, and a wanted
     event is kept as its line's JSON object without ``h``
     (``event.model_dump_json()``, the line's body), as :class:`_Watch` keeps it.
@@ -216,6 +218,12 @@ class _EventWatch:
 
     def close(self) -> None:
         pass
+
+
+def _engine_events(events: frozenset[str]) -> bool:
+    """Whether a measure counts the engine's own events (``engine.turn_ended``): those are
+    read from the lines, where they hold the state digests a discarding log leaves out."""
+    return any(e.startswith("engine.") for e in events)
 
 
 def _needs(measures: list[MeasureSpec]) -> tuple[bool, frozenset[str]]:
@@ -269,8 +277,8 @@ def _record(task: _Task, prepared: Prepared, live: _Live | None, seed: int) -> R
     def sink_for(_k: int, _name: str) -> Sink:
         if not rows and not events:
             return DiscardSink()
-        if prepared.scenario is not None:  # a lone battle: its events, no lines
-            watches.append(_EventWatch(rows, events, rows_now, reads))
+        if prepared.scenario is not None and not _engine_events(events):
+            watches.append(_EventWatch(rows, events, rows_now, reads))  # a lone battle, no lines
         else:
             watches.append(_Watch(rows, events))
         return watches[-1]

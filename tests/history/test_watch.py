@@ -147,3 +147,20 @@ def test_a_battle_fought_without_counting_draws_is_the_same_battle() -> None:
         assert uncounted.outcome == counted.outcome
         (_, ruleset, state, scenario), (_, _, state2, _) = counted.battles[0], uncounted.battles[0]
         assert ruleset.units(scenario, state2) == ruleset.units(scenario, state)
+
+
+@pytest.mark.parametrize("case_id", ["sunken_road", "albuera_fusiliers"])
+def test_a_measure_of_the_engines_own_events_counts_them(case_id: str) -> None:
+    """A case file may count ``engine.turn_ended`` (a free event type): a lone battle is then
+    read from its lines, which hold every turn's end with its digest, so the count is the
+    turns the battle played, with rows read (sunken_road) or not (albuera_fusiliers)."""
+    task = _task(case_id)
+    turns = spec(id="turns_ended", kind="events", event="engine.turn_ended", accept={"min": 0})
+    task = replace(task, measures=[*task.measures, turns])
+    blob = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
+    _again, prepared, live = _prepared(blob)
+    for r in range(2):
+        run = _record(task, prepared, live, run_seed(task.seed, 0, r))
+        (battle,) = run.battles
+        assert value_of(run, turns) == battle.turns_played > 0
+        assert all(e["state_digest"] for e in battle.events if e["type"] == "engine.turn_ended")

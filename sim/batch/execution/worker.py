@@ -153,7 +153,8 @@ class Fought:
     battles: list[tuple[str | None, AnyRuleset, Any, Any]]
     """(battle id or None for a lone scenario, ruleset, final state, scenario), in order."""
     draws: list[dict[str | None, int]] = field(default_factory=list)
-    """Per battle: the random draws its events recorded, by the unit that emitted them."""
+    """Per battle: the random draws its events recorded, by the unit that emitted them (none
+    for a lone battle fought with ``draws=False``)."""
 
 
 def prepare(target: Target, values: dict[str, Any]) -> Prepared:
