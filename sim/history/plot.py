@@ -50,43 +50,53 @@ def _row(ax: object, m: MeasureResult) -> None:
     ax.set_xlim(lo, hi)
     ax.set_yticks([])
     ax.set_ylim(-1, 1)
-    title = wrap(f"{m.spec.label} — {_WORD[m.verdict]}", 70)
-    ax.set_title(title, fontsize=9, loc="left", parse_math=False)
+    ax.set_title(_title(m), fontsize=9, loc="left", parse_math=False)
     ax.tick_params(axis="x", labelsize=8)
 
 
 _WIDTH = 7.5
 """The figure's width, inches."""
-_LEFT, _RIGHT, _TOP, _BOTTOM = 1.75, 0.2, 0.6, 0.4
-"""Margins, inches: the case ids at the left, the title and first row's title at the top,
-the last row's tick labels at the bottom."""
-_AXIS, _GAP = 0.42, 0.58
-"""Each row's axis and the space above the next (its title, up to two lines, and this
-row's tick labels), inches."""
+_RIGHT, _BOTTOM, _AXIS = 0.2, 0.4, 0.42
+"""The right margin, the bottom one (the last row's tick labels) and each row's axis, inches."""
+_LINE = 0.16
+"""A title line's height at 9 points, inches."""
+_TICKS = 0.26
+"""A row's tick labels under its axis and the padding above the next row's title, inches."""
+_ID_CHAR, _ID_PAD, _LEFT_MIN = 0.055, 0.25, 1.75
+"""A case id's width per character at 7 points (DejaVu Sans averages about 0.05 in), the
+space between it and its axis, and the least left margin, inches."""
 
 
-def plot(results: list[CaseResult], path: Path) -> Path:
-    """Draw every measure of ``results`` into one PNG at ``path``.
+def _title(m: MeasureResult) -> str:
+    return wrap(f"{m.spec.label} — {_WORD[m.verdict]}", 70)
 
-    Laid out by fixed margins in inches, not by matplotlib's constrained layout, which
-    took about 5 CPU seconds to place the hundred-odd rows of the shipped suite: every
-    row has the same parts (a title of at most two lines, a case id of one), so one
-    layout fits them all.
+
+def _figure(results: list[CaseResult]) -> Figure:
+    """The figure, laid out by margins in inches worked out from what it holds.
+
+    Not by matplotlib's constrained layout, which took about 5 CPU seconds to place
+    the hundred-odd rows of the shipped suite: every row has the same parts, so the
+    longest case id sets the left margin and the most lines any title wraps to set
+    the space above every row.
     """
     rows = [(r, m) for r in results for m in r.measures]
     n = len(rows)
-    height = _TOP + _BOTTOM + n * _AXIS + (n - 1) * _GAP
+    lines = max((_title(m).count("\n") + 1 for _r, m in rows), default=1)
+    gap = _TICKS + lines * _LINE
+    top = 0.4 + lines * _LINE  # the figure title, then the first row's
+    left = max(_LEFT_MIN, _ID_PAD + _ID_CHAR * max((len(r.case.id) for r, _m in rows), default=0))
+    height = top + _BOTTOM + n * _AXIS + (n - 1) * gap
     fig = Figure(figsize=(_WIDTH, height))
     axes = fig.subplots(
         n,
         1,
         squeeze=False,
         gridspec_kw={
-            "left": _LEFT / _WIDTH,
+            "left": left / _WIDTH,
             "right": 1 - _RIGHT / _WIDTH,
-            "top": 1 - _TOP / height,
+            "top": 1 - top / height,
             "bottom": _BOTTOM / height,
-            "hspace": _GAP / _AXIS,
+            "hspace": gap / _AXIS,
         },
     )[:, 0]
     for ax, (_res, m) in zip(axes, rows, strict=True):
@@ -98,8 +108,13 @@ def plot(results: list[CaseResult], path: Path) -> Path:
     fig.suptitle(
         "Historical cases: estimate (dot, 95 % interval), history (diamond), accepted (shaded)",
         fontsize=9,
-        y=1 - 0.15 / height,
+        y=1 - 0.12 / height,
         va="top",
         parse_math=False,
     )
-    return save(fig, path)
+    return fig
+
+
+def plot(results: list[CaseResult], path: Path) -> Path:
+    """Draw every measure of ``results`` into one PNG at ``path``."""
+    return save(_figure(results), path)

@@ -1,0 +1,62 @@
+"""The history figure's layout holds whatever a case file may say: the longest case id (40
+characters) is not cut at the left, and a title of several lines meets neither the figure's
+title nor the row above (the layout is worked out in inches, not by constrained layout)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.text import Text
+
+from sim.history.plot import _figure
+
+LONG_ID = "a_rather_long_case_identifier_of_forty_c"
+LONG_LABEL = " ".join(["the share of the brigade's men lost before the reserve came up"] * 3)
+
+
+def _measure(label: str, verdict: str) -> Any:
+    estimate = SimpleNamespace(value=0.4, low=0.3, high=0.5)
+    accept = SimpleNamespace(min=0.2, max=0.6)
+    spec = SimpleNamespace(label=label, accept=accept, historical=0.45)
+    return SimpleNamespace(spec=spec, estimate=estimate, verdict=verdict)
+
+
+def _case(case_id: str, *measures: Any) -> Any:
+    return SimpleNamespace(case=SimpleNamespace(id=case_id), measures=list(measures))
+
+
+def _boxes(results: list[Any]) -> tuple[list[tuple[str, Any]], Any]:
+    """Each row's drawn extent (its title, case id, axis and the tick labels drawn) and the
+    figure's title's, with the figure's box, in pixels."""
+    fig = _figure(results)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    suptitle = fig.get_suptitle()
+    title = next(t for t in fig.findobj(Text) if t.get_text() == suptitle)
+    rows = [(ax.get_ylabel() + ": " + ax.get_title(loc="left"), ax.get_tightbbox(renderer))
+            for ax in fig.axes]  # fmt: skip
+    return [(suptitle, title.get_window_extent(renderer)), *rows], fig.bbox
+
+
+def test_a_long_id_and_a_three_line_title_fit() -> None:
+    """Every row and the figure's title lie inside the figure, and no two of them meet."""
+    results = [  # the three-line titles first (under the figure's title) and between rows
+        _case(LONG_ID, _measure(LONG_LABEL, "fail"), _measure("P(held)", "pass")),
+        _case("short", _measure(LONG_LABEL, "inconclusive")),
+    ]
+    boxes, page = _boxes(results)
+    assert [text.split(": ")[0] for text, _ in boxes[1:]] == [LONG_ID, LONG_ID, "short"]
+    assert [text.count("\n") for text, _ in boxes[1:]] == [2, 0, 2], "titles of 3 lines"
+    for text, box in boxes:
+        assert box.x0 >= page.x0 and box.x1 <= page.x1, f"cut at the side: {text!r}"
+        assert box.y0 >= page.y0 and box.y1 <= page.y1, f"cut at the top or bottom: {text!r}"
+    met = [
+        (a, b)
+        for i, (a, p) in enumerate(boxes)
+        for b, q in boxes[i + 1 :]
+        if min(p.x1, q.x1) - max(p.x0, q.x0) > 0.5 and min(p.y1, q.y1) - max(p.y0, q.y0) > 0.5
+    ]
+    assert met == []
