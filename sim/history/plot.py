@@ -34,7 +34,7 @@ def _span(m: MeasureResult) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
-def _row(ax: object, m: MeasureResult) -> None:
+def _row(ax: object, m: MeasureResult, title: str) -> None:
     from matplotlib.axes import Axes  # noqa: PLC0415
 
     assert isinstance(ax, Axes)
@@ -50,7 +50,7 @@ def _row(ax: object, m: MeasureResult) -> None:
     ax.set_xlim(lo, hi)
     ax.set_yticks([])
     ax.set_ylim(-1, 1)
-    ax.set_title(_title(m), fontsize=9, loc="left", parse_math=False)
+    ax.set_title(title, fontsize=9, loc="left", parse_math=False)
     ax.tick_params(axis="x", labelsize=8)
 
 
@@ -58,17 +58,20 @@ _WIDTH = 7.5
 """The figure's width, inches."""
 _RIGHT, _BOTTOM, _AXIS = 0.2, 0.4, 0.42
 """The right margin, the bottom one (the last row's tick labels) and each row's axis, inches."""
-_LINE = 0.16
-"""A title line's height at 9 points, inches."""
+_LINE = 0.17
+"""A title line's height at 9 points (10.8 points and a little), inches."""
 _TICKS = 0.26
 """A row's tick labels under its axis and the padding above the next row's title, inches."""
-_ID_CHAR, _ID_PAD, _LEFT_MIN = 0.055, 0.25, 1.75
-"""A case id's width per character at 7 points (DejaVu Sans averages about 0.05 in), the
-space between it and its axis, and the least left margin, inches."""
+_ID_CHAR, _ID_PAD, _LEFT_MIN = 0.065, 0.25, 1.75
+"""A case id's width per character at 7 points (DejaVu Sans: a digit 0.062 in, most letters
+less), the space between it and its axis, and the least left margin, inches."""
+_TITLE_CHAR = 0.09
+"""A title character's width at 9 points, allowed for when titles are wrapped (DejaVu Sans:
+a capital about 0.085 in, a digit 0.08, most small letters less), inches."""
 
 
-def _title(m: MeasureResult) -> str:
-    return wrap(f"{m.spec.label} — {_WORD[m.verdict]}", 70)
+def _title(m: MeasureResult, width: int) -> str:
+    return wrap(f"{m.spec.label} — {_WORD[m.verdict]}", width)
 
 
 def _figure(results: list[CaseResult]) -> Figure:
@@ -76,15 +79,17 @@ def _figure(results: list[CaseResult]) -> Figure:
 
     Not by matplotlib's constrained layout, which took about 5 CPU seconds to place
     the hundred-odd rows of the shipped suite: every row has the same parts, so the
-    longest case id sets the left margin and the most lines any title wraps to set
-    the space above every row.
+    longest case id sets the left margin, the axes' width what a title wraps at, and
+    the most lines any title wraps to the space above every row.
     """
     rows = [(r, m) for r in results for m in r.measures]
     n = len(rows)
-    lines = max((_title(m).count("\n") + 1 for _r, m in rows), default=1)
+    left = max(_LEFT_MIN, _ID_PAD + _ID_CHAR * max((len(r.case.id) for r, _m in rows), default=0))
+    width = max(20, int((_WIDTH - left - _RIGHT) / _TITLE_CHAR))
+    titles = [_title(m, width) for _r, m in rows]
+    lines = max((t.count("\n") + 1 for t in titles), default=1)
     gap = _TICKS + lines * _LINE
     top = 0.4 + lines * _LINE  # the figure title, then the first row's
-    left = max(_LEFT_MIN, _ID_PAD + _ID_CHAR * max((len(r.case.id) for r, _m in rows), default=0))
     height = top + _BOTTOM + n * _AXIS + (n - 1) * gap
     fig = Figure(figsize=(_WIDTH, height))
     axes = fig.subplots(
@@ -99,8 +104,8 @@ def _figure(results: list[CaseResult]) -> Figure:
             "hspace": gap / _AXIS,
         },
     )[:, 0]
-    for ax, (_res, m) in zip(axes, rows, strict=True):
-        _row(ax, m)
+    for ax, (_res, m), title in zip(axes, rows, titles, strict=True):
+        _row(ax, m, title)
     for ax, (res, _m) in zip(axes, rows, strict=True):
         ax.set_ylabel(
             res.case.id, fontsize=7, rotation=0, ha="right", va="center", parse_math=False

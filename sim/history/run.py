@@ -125,7 +125,8 @@ class _Watch:
     folded again here from the header's scenario (the contract's
     ``initial_state`` and ``apply``), so it reads any ruleset's battle through
     the contract.  A lone battle is read by :class:`_EventWatch`, from its
-    events, without lines.
+    events, without lines, unless a measure counts the engine's own events
+    (:func:`_engine_events`): then it is read here too.
     """
 
     takes_bytes = True

@@ -216,10 +216,13 @@ def _parse_fast(text: str, file: str) -> tuple[Any, dict[Path_, int]] | None:
 
 def _past_limits(root: yaml.Node) -> bool:
     """True when building ``root`` must fail: followed through its aliases it holds more
-    than :data:`MAX_NODES` values, nests to :data:`MAX_DEPTH` levels, or holds itself.
+    than :data:`MAX_NODES` values, holds itself, or nests to :data:`MAX_DEPTH` levels
+    where a node is first met.
 
     Each node is counted once (an alias is the node it names), so an alias bomb is
-    sized without being expanded.
+    sized without being expanded; a node is looked at only at the depth it is first
+    met, so a document that nests too deep only through a later alias to it is not
+    found here (False: it is built node by node, and refused as before).
     """
     sizes: dict[int, int] = {}
     open_: set[int] = set()  # the nodes being counted: one met again is a cycle
@@ -263,7 +266,7 @@ class _Builder:
     whole build finds, but a node met again through an alias whose first build raised
     nothing is not built again while it fits in the values and levels left: it would
     raise nothing again (its tags, keys and text are its own), and the document's data
-    and line map are never returned.  So a bomb is refused after a few thousand nodes,
+    and line map are never returned.  So a bomb is refused after a few hundred calls,
     not :data:`MAX_NODES`.
     """
 

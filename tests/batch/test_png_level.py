@@ -1,5 +1,7 @@
-"""Plots are written at zlib's fastest level (``plotting.PNG_LEVEL``), with the pixels a
-default-level file holds: PNG is lossless, so only the file's size and the time change."""
+"""Plots are written at zlib's fastest level (``sim.outputs.PNG_LEVEL``), with the pixels a
+default-level file holds: PNG is lossless, so only the file's size and the time change.
+The study, calibration and history plots (``plotting.save``) and a report's charts
+(``battlesim report --png``) alike."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from sim.batch.charts import plotting
+from tests.batch.helpers import invoke
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _figure() -> Figure:
@@ -45,3 +50,14 @@ def test_a_plot_is_written_fast_with_the_same_pixels(
     assert zlib.decompress(_idat(fast)) == zlib.decompress(_idat(default))
     with Image.open(fast) as a, Image.open(default) as b:
         assert a.size == b.size and a.tobytes() == b.tobytes()
+
+
+def test_a_reports_charts_are_written_fast(tmp_path: Path) -> None:
+    """``battlesim report --png`` writes its charts with its own ``savefig``: level 1 too."""
+    charts = tmp_path / "charts"
+    replay = ROOT / "replays" / "stone_wall-s1862.jsonl"
+    result = invoke("report", replay, "-o", tmp_path / "r.html", "--png", charts)
+    assert result.exit_code == 0, result.output
+    pngs = sorted(charts.glob("*.png"))
+    assert len(pngs) >= 3
+    assert {p.name: _idat(p)[1] >> 6 for p in pngs} == {p.name: 0 for p in pngs}

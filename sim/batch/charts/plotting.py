@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from engine.atomic import replacing
+from sim.outputs import PNG_LEVEL
 
 __all__ = [
     "COLOURS",
@@ -154,9 +155,6 @@ def as_text(fig: Figure) -> None:
 
 DPI = 110
 """The resolution every plot is written at."""
-PNG_LEVEL = 1
-"""The PNG files' zlib level (Pillow's default is 6: a tenth smaller files, a tenth slower
-plots, for plots of a few dozen KiB)."""
 
 
 def save(fig: Figure, path: Path) -> Path:
@@ -185,7 +183,6 @@ def save(fig: Figure, path: Path) -> Path:
                     engine.execute(fig)
             fig.set_layout_engine(None)
         with replacing(path) as fh:
-            # an old plot survives a failed write; zlib's fastest level: the same pixels,
-            # each plot about 11 % faster to write and its file about 11 % larger
+            # an old plot survives a failed write; zlib's fastest level (sim.outputs.PNG_LEVEL)
             fig.savefig(fh, dpi=DPI, format="png", pil_kwargs={"compress_level": PNG_LEVEL})
     return path
