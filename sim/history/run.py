@@ -179,12 +179,11 @@ class _EventWatch:
 
     A discarding sink that takes events (:class:`engine.log.EventLog`): the log
     builds, checks and hashes no line (nor the state digests only a reader of the
-    file would look at), and hands over each event after it is applied.  Not for a
-    case that counts the engine's own events (:func:`_engine_events`): their digests
-    are left out here.  The
-    rows are read from the state being fought at each turn's end, and a wanted
-    event is kept as its line's JSON object without ``h``
-    (``event.model_dump_json()``, the line's body), as :class:`_Watch` keeps it.
+    file would look at), and hands over each event after it is applied.  The rows
+    are read from the state being fought at each turn's end, and a wanted event is
+    kept as its line's JSON object without ``h`` (``event.model_dump_json()``, the
+    line's body), as :class:`_Watch` keeps it.  Not for a case that counts the
+    engine's own events (:func:`_engine_events`): their digests are left out here.
     """
 
     discards = True
