@@ -14,6 +14,7 @@ through its hooks and reads these models; it never reads a ruleset's state by ke
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Sequence
 from operator import eq
 from typing import Any, Literal
@@ -21,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "CheckedOnce",
     "Feature",
     "Measure",
     "Number",
@@ -304,3 +306,44 @@ def same_typed(a: Any, b: Any) -> bool:
     if isinstance(a, list | tuple):
         return type(a) is type(b) and len(a) == len(b) and all(map(same_typed, a, b))
     return t is type(b) and (a is b or a == b)
+
+
+class CheckedOnce:
+    """The contents a check has passed, so that the same content is not checked twice.
+
+    For the test suite's checks of trusted models (:data:`sim.rulesets.trusted.CHECK_TRUSTED`,
+    :data:`sim.contract.parts.CHECK_TRUSTED`), which validate every model a battle builds
+    again: a unit that did not change makes the same row at every turn's end and in every
+    run, and the check, a pure function of the content, gives it the same verdict each
+    time.  A content is its pickle (``pickle.dumps``, protocol 5), which spells out every
+    part's exact type — ``1``, ``1.0`` and ``True``, a ``tuple`` and a ``list``, ``-0.0``
+    and ``0.0``, a ``str`` subclass and ``str`` pickle apart — so two contents with the
+    same key are the same data of the same types (:func:`typed`); one that does not pickle
+    has no key and is checked every time.  Only passed contents are kept (a failed check
+    raises each time), at most ``limit`` of them: the set is emptied when full.
+    """
+
+    def __init__(self, limit: int = 50_000) -> None:
+        self.limit = limit
+        self._passed: set[bytes] = set()
+
+    def key(self, content: Any) -> bytes | None:
+        """``content``'s key, or None when it does not pickle."""
+        try:
+            return pickle.dumps(content, 5)
+        except Exception:  # any object that does not pickle is checked every time
+            return None
+
+    def __contains__(self, key: bytes | None) -> bool:
+        return key is not None and key in self._passed
+
+    def __len__(self) -> int:
+        return len(self._passed)
+
+    def passed(self, key: bytes | None) -> None:
+        """Keep ``key`` as passed (nothing for None)."""
+        if key is None:
+            return
+        if len(self._passed) >= self.limit:
+            self._passed.clear()
+        self._passed.add(key)

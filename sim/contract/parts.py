@@ -33,6 +33,8 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from sim.contract.models import CheckedOnce
+
 __all__ = [
     "ById",
     "Part",
@@ -197,7 +199,8 @@ def trusted_part(cls: type[T], /, **values: Any) -> T:
     cost or less).  The caller guarantees each value has its field's type; a
     missing field without a default, or an unknown one, is a ``TypeError``.
     With :data:`CHECK_TRUSTED` (on in the test suite) each part is validated
-    again and must equal what validation makes, type for type.
+    again and must equal what validation makes, type for type (the same values
+    once: :class:`~sim.contract.models.CheckedOnce`).
     """
     make, names = _maker(cls)
     if not values.keys() <= names:
@@ -209,12 +212,20 @@ def trusted_part(cls: type[T], /, **values: Any) -> T:
     if CHECK_TRUSTED is None:
         _check_from_environment()
     if CHECK_TRUSTED:
-        again = cls(**values)
-        if again != part or any(
-            type(getattr(again, n)) is not type(getattr(part, n)) for n in names
-        ):
-            raise TypeError(f"a trusted {cls.__name__} is not what validation makes: {part!r}")
+        key = _CHECKED.key((cls, values))
+        if key not in _CHECKED:
+            again = cls(**values)
+            if again != part or any(
+                type(getattr(again, n)) is not type(getattr(part, n)) for n in names
+            ):
+                raise TypeError(f"a trusted {cls.__name__} is not what validation makes: {part!r}")
+            _CHECKED.passed(key)
     return part
+
+
+_CHECKED = CheckedOnce()
+"""The values :data:`CHECK_TRUSTED` has validated: a scenario's unchanged rows, made again by
+``initial_state`` for every run, are checked once (a pure function of the values)."""
 
 
 def _compared(model: Any) -> dict[str, Any]:

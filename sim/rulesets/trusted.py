@@ -6,7 +6,8 @@ builders make the same models as they are given, about a tenth of the cost.
 The caller guarantees every value has its field's exact type.  The contract
 suite checks every ruleset's rows and outcomes against their validated
 copies, type for type, and with :data:`CHECK_TRUSTED` (on in the test
-suite) every model built here is validated again as it is built.
+suite) every model built here is validated again as it is built (each
+content once: :class:`~sim.contract.models.CheckedOnce`).
 
 A plugin never needs this module: it builds its rows the ordinary way.
 """
@@ -20,7 +21,16 @@ from pydantic import BaseModel
 
 from engine.events import assemble
 from sim.contract.ending import EndingState
-from sim.contract.models import Measure, Number, Outcome, SideResult, UnitRow, same_typed, typed
+from sim.contract.models import (
+    CheckedOnce,
+    Measure,
+    Number,
+    Outcome,
+    SideResult,
+    UnitRow,
+    same_typed,
+    typed,
+)
 
 __all__ = [
     "CHECK_TRUSTED",
@@ -48,10 +58,18 @@ def _trusted(cls: type[_M], data: dict[str, Any]) -> _M:
     """
     model = assemble(cls, data, _ALL_SET[cls])
     if CHECK_TRUSTED:
-        again = cls.model_validate(model.model_dump())
-        if not same_typed(again, model):
-            raise TypeError(f"a trusted {cls.__name__} is not what validation makes: {model!r}")
+        key = _CHECKED.key((cls, model.__dict__))
+        if key not in _CHECKED:
+            again = cls.model_validate(model.model_dump())
+            if not same_typed(again, model):
+                raise TypeError(f"a trusted {cls.__name__} is not what validation makes: {model!r}")
+            _CHECKED.passed(key)
     return model
+
+
+_CHECKED = CheckedOnce()
+"""The contents :data:`CHECK_TRUSTED` has validated: an unchanged unit's row at each turn's
+end and in each run is checked once (the check is a pure function of the content)."""
 
 
 def trusted_measure(name: str, value: Number, unit: str) -> Measure:
