@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sim.contract import parts, row, trusted_part
-from sim.contract.models import CheckedOnce, Measure, typed
+from sim.contract.models import CheckedOnce, Measure, same_typed, typed
 from sim.rulesets import trusted
 from sim.rulesets.trusted import trusted_measure, trusted_row
 
@@ -129,10 +129,12 @@ def test_a_trusted_row_is_validated_once_for_each_content(monkeypatch: pytest.Mo
     assert trusted.CHECK_TRUSTED is True
     monkeypatch.setattr(trusted, "_CHECKED", CheckedOnce())
     validated: list[str] = []
-    real = trusted.same_typed
-    monkeypatch.setattr(
-        trusted, "same_typed", lambda a, b: validated.append(type(a).__name__) or real(a, b)
-    )
+
+    def counted(a: Any, b: Any) -> bool:
+        validated.append(type(a).__name__)
+        return same_typed(a, b)
+
+    monkeypatch.setattr(trusted, "same_typed", counted)
     men = trusted_measure("men", 5, "men")
     _row(men)
     assert validated == ["Measure", "UnitRow"]
