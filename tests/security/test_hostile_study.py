@@ -203,3 +203,48 @@ def test_a_plan_claiming_billions_of_runs_is_checked_at_once(study: Path, tmp_pa
     assert len(statements) < 200  # no query per missing run
     assert result.exit_code == 1, result.output
     assert "DIFFERS: runs: 1999999998 run(s) missing (2, 3, 4 …)" in result.output.splitlines()
+
+
+def _scratch_holds() -> tuple[int, int]:
+    """The tables and (non-internal) views in this process's scratch database."""
+    from sim.batch.storage import schema
+
+    scratch = schema._scratch()
+    tables = scratch.execute("SELECT count(*) FROM duckdb_tables()").fetchone()
+    views = scratch.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()
+    assert tables is not None and views is not None
+    return tables[0], views[0]
+
+
+def test_each_view_check_starts_from_an_empty_scratch_database(study: Path, tmp_path: Path) -> None:
+    """The views are rebuilt in one in-memory database a process, each check in a
+    transaction rolled back: after a check that passes and one that fails, it is empty and
+    the same database, and a passing study passes again after the failure."""
+    from sim.batch.storage import schema
+    from sim.batch.storage.store import Store, StoreError
+
+    Store.open(study / "study.duckdb", read_only=True).close()
+    scratch = schema._scratch()
+    assert _scratch_holds() == (0, 0)
+    folder = _hostile(study, tmp_path, "CREATE OR REPLACE VIEW runs_wide AS SELECT * FROM runs")
+    with pytest.raises(StoreError, match="its view 'runs_wide' is not the one"):
+        Store.open(folder / "study.duckdb", read_only=True)
+    assert _scratch_holds() == (0, 0)
+    Store.open(study / "study.duckdb", read_only=True).close()
+    assert schema._scratch() is scratch
+    assert _scratch_holds() == (0, 0)
+
+
+def test_a_forked_child_does_not_use_its_parents_scratch_database(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A database is not shared across a fork: another pid opens its own."""
+    from sim.batch.storage import schema
+
+    parents = schema._scratch()
+    monkeypatch.setattr(schema.os, "getpid", lambda: -1)
+    childs = schema._scratch()
+    assert childs is not parents
+    assert schema._scratch() is childs
+    monkeypatch.undo()
+    assert schema._scratch() is not childs  # the parent's pid: a fresh one again

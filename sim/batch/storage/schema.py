@@ -13,7 +13,8 @@ file holds) must be battlesim's:
   the ``main`` schema, with battlesim's columns and types;
 * no view but ``runs_wide`` and ``unit_finals`` (over ``unit_rows``), each
   with exactly the SQL battlesim makes for them (rebuilt in an empty in-memory
-  database from the file's columns and compared as DuckDB writes it);
+  database from the file's columns, inside a transaction rolled back after, and
+  compared as DuckDB writes it);
 * nothing else: no other table, view, schema, macro, sequence or type.
 
 The file is opened with DuckDB's external access and extension autoloading
@@ -22,7 +23,9 @@ off (:data:`HARDENED`), so even a view missed here could read no file.
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 from typing import Any
 
 import duckdb
@@ -181,30 +184,61 @@ def _check_views(con: duckdb.DuckDBPyConnection, wide_sql: str | None) -> None:
         stored.pop("runs_wide", None)
     if not stored:
         return
-    scratch = duckdb.connect(":memory:", config={**HARDENED, "threads": 1})
-    try:
-        for table in ("runs", "points", "unit_rows"):
-            columns = _columns(con, table)
-            if columns:
-                body = ", ".join(f"{_quote(c)} {t}" for c, t in columns)
-                scratch.execute(f"CREATE TABLE {table} ({body})")
-        if "runs_wide" in stored and wide_sql is not None:
-            scratch.execute(f"CREATE VIEW runs_wide AS {wide_sql}")
-        if "unit_finals" in stored:
-            scratch.execute(f"CREATE VIEW unit_finals AS {_units_select(con, stored)}")
-        again = {
-            str(r[0]): str(r[1])
-            for r in scratch.execute(
-                "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal"
-            ).fetchall()
-        }
-    except duckdb.Error as exc:
-        raise SchemaError(f"its views are not a study's ({str(exc).splitlines()[0]})") from None
-    finally:
-        scratch.close()
+    with _SCRATCH_LOCK:
+        scratch = _scratch()
+        scratch.execute("BEGIN TRANSACTION")
+        try:
+            for table in ("runs", "points", "unit_rows"):
+                columns = _columns(con, table)
+                if columns:
+                    body = ", ".join(f"{_quote(c)} {t}" for c, t in columns)
+                    scratch.execute(f"CREATE TABLE {table} ({body})")
+            if "runs_wide" in stored and wide_sql is not None:
+                scratch.execute(f"CREATE VIEW runs_wide AS {wide_sql}")
+            if "unit_finals" in stored:
+                scratch.execute(f"CREATE VIEW unit_finals AS {_units_select(con, stored)}")
+            again = {
+                str(r[0]): str(r[1])
+                for r in scratch.execute(
+                    "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal"
+                ).fetchall()
+            }
+        except duckdb.Error as exc:
+            raise SchemaError(f"its views are not a study's ({str(exc).splitlines()[0]})") from None
+        finally:
+            _roll_back(scratch)
     for name, sql in stored.items():
         if again.get(name) != sql:
             raise SchemaError(f"its view {name!r} is not the one battlesim makes")
+
+
+_SCRATCH: list[Any] = []
+"""This process's in-memory database for rebuilding views, with the pid that opened it."""
+_SCRATCH_LOCK = threading.Lock()
+
+
+def _scratch() -> duckdb.DuckDBPyConnection:
+    """The empty in-memory database views are rebuilt in: one a process, opened on first use.
+
+    Opening one costs about 12 ms (DuckDB sets up its catalog of built-in functions), more
+    than the whole check; each check works inside a transaction it rolls back, so every
+    check starts from an empty database.  A forked child opens its own (the parent's is
+    left alone: a database is not shared across a fork).
+    """
+    if _SCRATCH and _SCRATCH[0] == os.getpid():
+        return _SCRATCH[1]  # type: ignore[no-any-return]
+    scratch = duckdb.connect(":memory:", config={**HARDENED, "threads": 1})
+    _SCRATCH[:] = [os.getpid(), scratch]
+    return scratch
+
+
+def _roll_back(scratch: duckdb.DuckDBPyConnection) -> None:
+    """Undo the check's tables and views; a scratch database that cannot is not used again."""
+    try:
+        scratch.execute("ROLLBACK")
+    except duckdb.Error:
+        _SCRATCH.clear()
+        scratch.close()
 
 
 def _units_select(con: duckdb.DuckDBPyConnection, stored: dict[str, str]) -> str:
