@@ -315,35 +315,37 @@ class CheckedOnce:
     :data:`sim.contract.parts.CHECK_TRUSTED`), which validate every model a battle builds
     again: a unit that did not change makes the same row at every turn's end and in every
     run, and the check, a pure function of the content, gives it the same verdict each
-    time.  A content is its pickle (``pickle.dumps``, protocol 5), which spells out every
-    part's exact type — ``1``, ``1.0`` and ``True``, a ``tuple`` and a ``list``, ``-0.0``
-    and ``0.0``, a ``str`` subclass and ``str`` pickle apart — so two contents with the
-    same key are the same data of the same types (:func:`typed`); one that does not pickle
-    has no key and is checked every time.  Only passed contents are kept (a failed check
-    raises each time), at most ``limit`` of them: the set is emptied when full.
+    time.  A content is kept as its class (the class object itself) and its values'
+    pickle (``pickle.dumps``, protocol 5), which spells out every part's exact type —
+    ``1``, ``1.0`` and ``True``, a ``tuple`` and a ``list``, ``-0.0`` and ``0.0``, a
+    ``str`` subclass and ``str`` pickle apart — so two contents with the same key are
+    the same data of the same types (:func:`typed`; two NaNs, which ``typed`` calls
+    unequal, share a key, and validation keeps either as it is).  A content that does not
+    pickle has no key and is checked every time.  Only passed contents are kept (a failed
+    check raises each time), at most ``limit`` of them: the set is emptied when full.
     """
 
     def __init__(self, limit: int = 50_000) -> None:
         self.limit = limit
-        self._passed: set[bytes] = set()
+        self._passed: set[tuple[type, bytes]] = set()
 
-    def key(self, content: Any) -> bytes | None:
-        """``content``'s key, or None when it does not pickle."""
+    def key(self, cls: type, values: Any) -> tuple[type, bytes] | None:
+        """The key of ``cls`` holding ``values``, or None when they do not pickle."""
         try:
-            return pickle.dumps(content, 5)
+            return cls, pickle.dumps(values, 5)
         except Exception:  # any object that does not pickle is checked every time
             return None
 
-    def __contains__(self, key: bytes | None) -> bool:
+    def __contains__(self, key: tuple[type, bytes] | None) -> bool:
         return key is not None and key in self._passed
 
-    def __len__(self) -> int:
-        return len(self._passed)
-
-    def passed(self, key: bytes | None) -> None:
+    def passed(self, key: tuple[type, bytes] | None) -> None:
         """Keep ``key`` as passed (nothing for None)."""
         if key is None:
             return
         if len(self._passed) >= self.limit:
             self._passed.clear()
         self._passed.add(key)
+
+    def __len__(self) -> int:
+        return len(self._passed)

@@ -212,7 +212,7 @@ def trusted_part(cls: type[T], /, **values: Any) -> T:
     if CHECK_TRUSTED is None:
         _check_from_environment()
     if CHECK_TRUSTED:
-        key = _CHECKED.key((cls, values))
+        key = _CHECKED.key(cls, values)
         if key not in _CHECKED:
             again = cls(**values)
             if again != part or any(

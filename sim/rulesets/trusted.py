@@ -58,7 +58,7 @@ def _trusted(cls: type[_M], data: dict[str, Any]) -> _M:
     """
     model = assemble(cls, data, _ALL_SET[cls])
     if CHECK_TRUSTED:
-        key = _CHECKED.key((cls, model.__dict__))
+        key = _CHECKED.key(cls, model.__dict__)
         if key not in _CHECKED:
             again = cls.model_validate(model.model_dump())
             if not same_typed(again, model):

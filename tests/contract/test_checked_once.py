@@ -68,10 +68,10 @@ def test_two_contents_with_one_key_are_the_same_data_of_the_same_types() -> None
     tuples and a list subclass of them, models, dicts in two orders), every group of
     values sharing a key has one typed() form: a key never stands for two typed values."""
     checked = CheckedOnce()
-    groups: dict[bytes, list[Any]] = defaultdict(list)
+    groups: dict[tuple[type, bytes], list[Any]] = defaultdict(list)
     values = _values()
     for value in values:
-        key = checked.key(value)
+        key = checked.key(Measure, value)
         assert key is not None
         groups[key].append(value)
     for same in groups.values():
@@ -85,13 +85,24 @@ def test_two_contents_with_one_key_are_the_same_data_of_the_same_types() -> None
         ([1], Items([1])),
         ("a", Word("a")),
     ]:
-        assert checked.key(a) != checked.key(b)
+        assert checked.key(Measure, a) != checked.key(Measure, b)
     assert len(values) > 700
+
+
+def test_a_class_reloaded_under_its_name_is_another_class() -> None:
+    """A key holds the class object, not its name: a module reloaded in place (the same
+    name, other fields) does not find the old class's passed contents."""
+    checked = CheckedOnce()
+    old = type("Shot", (), {"__module__": __name__})
+    new = type("Shot", (), {"__module__": __name__})
+    checked.passed(checked.key(old, {"rounds": 3}))
+    assert checked.key(old, {"rounds": 3}) in checked
+    assert checked.key(new, {"rounds": 3}) not in checked
 
 
 def test_a_content_that_does_not_pickle_has_no_key_and_is_never_passed() -> None:
     checked = CheckedOnce()
-    key = checked.key(lambda: 1)
+    key = checked.key(Measure, lambda: 1)
     assert key is None
     checked.passed(key)
     assert key not in checked
@@ -100,7 +111,7 @@ def test_a_content_that_does_not_pickle_has_no_key_and_is_never_passed() -> None
 
 def test_the_passed_set_is_emptied_when_full() -> None:
     checked = CheckedOnce(limit=2)
-    keys = [checked.key(n) for n in range(3)]
+    keys = [checked.key(Measure, n) for n in range(3)]
     checked.passed(keys[0])
     checked.passed(keys[1])
     assert keys[0] in checked and keys[1] in checked and len(checked) == 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -235,16 +236,58 @@ def test_each_view_check_starts_from_an_empty_scratch_database(study: Path, tmp_
     assert _scratch_holds() == (0, 0)
 
 
-def test_a_forked_child_does_not_use_its_parents_scratch_database(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A database is not shared across a fork: another pid opens its own."""
-    from sim.batch.storage import schema
+FORKS = """
+import multiprocessing, os, sys
+from sim.api import load_study
+from sim.batch.storage.store import Store
+folder = sys.argv[1]
+Store.open(os.path.join(folder, "study.duckdb"), read_only=True).close()
+pid = os.fork()
+if pid == 0:
+    sys.exit(0)  # an ordinary exit: the interpreter's own shutdown
+print("child", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+def rows(f):
+    return len(load_study(f))
+with multiprocessing.get_context("fork").Pool(2) as pool:
+    print("pool", pool.map_async(rows, [folder] * 2).get(timeout=30))
+"""
 
-    parents = schema._scratch()
-    monkeypatch.setattr(schema.os, "getpid", lambda: -1)
-    childs = schema._scratch()
-    assert childs is not parents
-    assert schema._scratch() is childs
+
+def test_a_process_that_checked_a_study_forks_children_that_check_studies_and_exit(
+    study: Path,
+) -> None:
+    """DuckDB runs threads while a database is open: the scratch database is closed before
+    a fork, so a child exits cleanly, and a fork pool's workers open studies (with the
+    parent's database inherited, the first crashed as it exited and the workers hung)."""
+    done = subprocess.run(
+        [sys.executable, "-c", FORKS, str(study)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["child 0", "pool [2, 2]"]
+
+
+def test_a_check_left_in_a_transaction_or_failing_in_duckdb_leaves_no_trace(
+    study: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check interrupted before its rollback leaves the scratch in a transaction: the next
+    open uses a fresh database; a rebuild DuckDB refuses is rolled back (the tables made
+    before it too); and the scratch's settings cannot be changed."""
+    from sim.batch.storage import schema
+    from sim.batch.storage.store import Store, StoreError
+
+    Store.open(study / "study.duckdb", read_only=True).close()
+    schema._scratch().execute("BEGIN TRANSACTION")  # as a Ctrl-C between BEGIN and ROLLBACK
+    Store.open(study / "study.duckdb", read_only=True).close()
+    assert _scratch_holds() == (0, 0)
+    monkeypatch.setattr(schema, "_units_select", lambda *_: "SELECT * FROM nowhere")
+    with pytest.raises(StoreError, match="its views are not a study's"):
+        Store.open(study / "study.duckdb", read_only=True)
+    assert _scratch_holds() == (0, 0)
     monkeypatch.undo()
-    assert schema._scratch() is not childs  # the parent's pid: a fresh one again
+    Store.open(study / "study.duckdb", read_only=True).close()
+    with pytest.raises(duckdb.Error, match="configuration has been locked"):
+        schema._scratch().execute("SET autoload_known_extensions = true")

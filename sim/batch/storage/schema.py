@@ -185,8 +185,7 @@ def _check_views(con: duckdb.DuckDBPyConnection, wide_sql: str | None) -> None:
     if not stored:
         return
     with _SCRATCH_LOCK:
-        scratch = _scratch()
-        scratch.execute("BEGIN TRANSACTION")
+        scratch = _begin()
         try:
             for table in ("runs", "points", "unit_rows"):
                 columns = _columns(con, table)
@@ -212,8 +211,8 @@ def _check_views(con: duckdb.DuckDBPyConnection, wide_sql: str | None) -> None:
             raise SchemaError(f"its view {name!r} is not the one battlesim makes")
 
 
-_SCRATCH: list[Any] = []
-"""This process's in-memory database for rebuilding views, with the pid that opened it."""
+_SCRATCH: list[duckdb.DuckDBPyConnection] = []
+"""This process's in-memory database for rebuilding views (none until the first check)."""
 _SCRATCH_LOCK = threading.Lock()
 
 
@@ -222,14 +221,36 @@ def _scratch() -> duckdb.DuckDBPyConnection:
 
     Opening one costs about 12 ms (DuckDB sets up its catalog of built-in functions), more
     than the whole check; each check works inside a transaction it rolls back, so every
-    check starts from an empty database.  A forked child opens its own (the parent's is
-    left alone: a database is not shared across a fork).
+    check starts from an empty database.  DuckDB runs threads of its own while a database
+    is open, so it is closed before the process forks (:func:`_before_fork`): neither the
+    parent nor the child holds a database across a fork, and each opens one again when it
+    next checks a study.
     """
-    if _SCRATCH and _SCRATCH[0] == os.getpid():
-        return _SCRATCH[1]  # type: ignore[no-any-return]
-    scratch = duckdb.connect(":memory:", config={**HARDENED, "threads": 1})
-    _SCRATCH[:] = [os.getpid(), scratch]
-    return scratch
+    if not _SCRATCH:
+        config: dict[str, str | bool | int | float | list[str]]
+        config = {**HARDENED, "threads": 1, "lock_configuration": True}
+        _SCRATCH.append(duckdb.connect(":memory:", config=config))
+    return _SCRATCH[0]
+
+
+def _drop() -> None:
+    """Close this process's scratch database, if it has one (the next check opens another)."""
+    if _SCRATCH:
+        _SCRATCH.pop().close()
+
+
+def _begin() -> duckdb.DuckDBPyConnection:
+    """The scratch database, in a transaction of its own.
+
+    A check interrupted before its rollback (Ctrl-C in a notebook) leaves a transaction
+    open: that database is closed and a fresh one used instead.
+    """
+    try:
+        _scratch().execute("BEGIN TRANSACTION")
+    except duckdb.Error:
+        _drop()
+        _scratch().execute("BEGIN TRANSACTION")
+    return _scratch()
 
 
 def _roll_back(scratch: duckdb.DuckDBPyConnection) -> None:
@@ -237,8 +258,22 @@ def _roll_back(scratch: duckdb.DuckDBPyConnection) -> None:
     try:
         scratch.execute("ROLLBACK")
     except duckdb.Error:
-        _SCRATCH.clear()
-        scratch.close()
+        _drop()
+    except BaseException:
+        _drop()
+        raise
+
+
+def _before_fork() -> None:
+    _SCRATCH_LOCK.acquire()
+    _drop()
+
+
+os.register_at_fork(
+    before=_before_fork,
+    after_in_parent=_SCRATCH_LOCK.release,
+    after_in_child=_SCRATCH_LOCK.release,
+)
 
 
 def _units_select(con: duckdb.DuckDBPyConnection, stored: dict[str, str]) -> str:
