@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from sim.batch.execution import worker
+from sim.batch.execution import executors, worker
 from sim.batch.inputs.target import load_target
 from sim.batch.methods.stats import wilson
 from sim.batch.planning.design import Factor
@@ -75,10 +76,27 @@ def test_two_processes_give_the_same_tables(inline: Path, tmp_path: Path) -> Non
     assert _outputs(tmp_path) == _outputs(inline)
 
 
-def test_dask_local_cluster_gives_the_same_tables(inline: Path, tmp_path: Path) -> None:
-    """A real Dask LocalCluster of 2 worker processes stores exactly what --jobs 1 stores."""
+def test_dask_local_cluster_gives_the_same_tables(
+    inline: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real Dask LocalCluster of 2 worker processes stores exactly what --jobs 1 stores,
+    and leaves this process's environment as it was (its Nannies set OMP_NUM_THREADS=1,
+    PYTHONHASHSEED and others in it to start their workers)."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "PYTHONHASHSEED"):
+        monkeypatch.delenv(name, raising=False)
+    before = dict(os.environ)
+    seen: list[str | None] = []
+    real = executors._restore
+
+    def restore(was: dict[str, str], set_by_cluster: dict[str, str]) -> None:
+        seen.append(os.environ.get("OMP_NUM_THREADS"))  # the cluster's, before it is undone
+        real(was, set_by_cluster)
+
+    monkeypatch.setattr(executors, "_restore", restore)
     run_study(_plan(), tmp_path, RunOptions(jobs=2, executor="dask"))
     assert _outputs(tmp_path) == _outputs(inline)
+    assert seen == ["1"]
+    assert dict(os.environ) == before
 
 
 def test_summary_counts_and_intervals(inline: Path) -> None:

@@ -122,6 +122,8 @@ def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
     except ImportError:
         raise ExecutorError("--executor dask needs Dask: pip install 'battlesim[dask]'") from None
     cluster: Any = None
+    before = dict(os.environ)
+    set_by_cluster: dict[str, str] = {}
     try:
         if scheduler is None:
             cluster = distributed.LocalCluster(
@@ -131,6 +133,8 @@ def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
                 dashboard_address=None,
                 silence_logs=logging.ERROR,
             )
+            # each Nanny sets its workers' variables in this process's environment
+            set_by_cluster = {k: v for k, v in os.environ.items() if before.get(k) != v}
             client = distributed.Client(cluster)
         else:
             client = distributed.Client(scheduler, timeout="10s")
@@ -144,6 +148,26 @@ def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
         client.close()
         if cluster is not None:
             cluster.close()
+            _restore(before, set_by_cluster)
+
+
+def _restore(before: dict[str, str], set_by_cluster: dict[str, str]) -> None:
+    """Undo what a local cluster's Nannies set in this process's environment.
+
+    A ``LocalCluster`` of worker processes sets ``OMP_NUM_THREADS=1`` (and MKL's and
+    OpenBLAS's), ``MALLOC_TRIM_THRESHOLD_`` and ``PYTHONHASHSEED`` in the *calling*
+    process's ``os.environ`` before it starts each worker, and leaves them there: a
+    notebook that ran a Dask study would start every later process with one BLAS
+    thread.  Each variable it set goes back to what it was, unless something else has
+    changed it since.
+    """
+    for name, value in set_by_cluster.items():
+        if os.environ.get(name) != value:
+            continue
+        if name in before:
+            os.environ[name] = before[name]
+        else:
+            del os.environ[name]
 
 
 @contextmanager
