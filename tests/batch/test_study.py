@@ -6,6 +6,7 @@ import json
 import math
 import os
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -96,6 +97,42 @@ def test_dask_local_cluster_gives_the_same_tables(
     run_study(_plan(), tmp_path, RunOptions(jobs=2, executor="dask"))
     assert _outputs(tmp_path) == _outputs(inline)
     assert seen == ["1"]
+    assert dict(os.environ) == before
+
+
+class _Cluster:
+    """A stand-in LocalCluster: its Nanny sets the workers' variables here, as the real one
+    does (no process is started), and then fails to start if asked to."""
+
+    def __init__(self, fail: bool, **_: Any) -> None:
+        os.environ.update({"OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "6640"})
+        if fail:
+            raise RuntimeError("Nanny failed to start.")
+
+    def close(self) -> None:
+        pass
+
+
+def _no_client(*_: Any, **__: Any) -> None:
+    raise OSError("refused")
+
+
+@pytest.mark.parametrize("fails", ["cluster", "client"])
+def test_a_local_cluster_that_fails_to_start_leaves_the_environment_as_it_was(
+    monkeypatch: pytest.MonkeyPatch, fails: str
+) -> None:
+    """Its Nannies set variables here before it failed (or before its client failed):
+    they go back too, and the user's PYTHONHASHSEED=0 with them."""
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setenv("PYTHONHASHSEED", "0")
+    fake = SimpleNamespace(
+        LocalCluster=lambda **kw: _Cluster(fails == "cluster", **kw), Client=_no_client
+    )
+    monkeypatch.setattr(executors, "import_module", lambda name: fake)
+    before = dict(os.environ)
+    refused = RuntimeError if fails == "cluster" else executors.ExecutorError
+    with pytest.raises(refused), executors.open_executor("dask", 2):
+        pass
     assert dict(os.environ) == before
 
 

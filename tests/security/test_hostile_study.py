@@ -291,3 +291,35 @@ def test_a_check_left_in_a_transaction_or_failing_in_duckdb_leaves_no_trace(
     Store.open(study / "study.duckdb", read_only=True).close()
     with pytest.raises(duckdb.Error, match="configuration has been locked"):
         schema._scratch().execute("SET autoload_known_extensions = true")
+
+
+class _Interrupted:
+    """A lock whose first acquire is interrupted (Ctrl-C while a fork waits for a check)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.held = False
+
+    def acquire(self) -> bool:
+        self.calls += 1
+        if self.calls == 1:
+            raise KeyboardInterrupt
+        self.held = True
+        return True
+
+
+def test_an_interrupt_while_a_fork_waits_still_takes_the_lock_and_closes_the_database(
+    study: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CPython forks even when its fork handler raised: the handler retries, so the lock
+    its after-fork handlers release is held and no database is left to the child."""
+    from sim.batch.storage import schema
+    from sim.batch.storage.store import Store
+
+    Store.open(study / "study.duckdb", read_only=True).close()
+    assert schema._SCRATCH
+    lock = _Interrupted()
+    monkeypatch.setattr(schema, "_SCRATCH_LOCK", lock)
+    schema._before_fork()
+    assert lock.calls == 2 and lock.held
+    assert not schema._SCRATCH

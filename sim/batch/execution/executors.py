@@ -123,32 +123,40 @@ def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
         raise ExecutorError("--executor dask needs Dask: pip install 'battlesim[dask]'") from None
     cluster: Any = None
     before = dict(os.environ)
-    set_by_cluster: dict[str, str] = {}
+    set_by_cluster: dict[str, str] | None = None
     try:
-        if scheduler is None:
-            cluster = distributed.LocalCluster(
-                n_workers=jobs,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            # each Nanny sets its workers' variables in this process's environment
-            set_by_cluster = {k: v for k, v in os.environ.items() if before.get(k) != v}
-            client = distributed.Client(cluster)
-        else:
-            client = distributed.Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError) as exc:
-        if cluster is not None:
-            cluster.close()
-        raise ExecutorError(f"cannot reach the Dask scheduler {scheduler!r}: {exc}") from None
-    try:
-        yield client.get_executor(pure=False)
+        try:
+            if scheduler is None:
+                cluster = distributed.LocalCluster(
+                    n_workers=jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+                # each Nanny sets its workers' variables in this process's environment
+                set_by_cluster = _set_since(before)
+                client = distributed.Client(cluster)
+            else:
+                client = distributed.Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            if cluster is not None:
+                cluster.close()
+            raise ExecutorError(f"cannot reach the Dask scheduler {scheduler!r}: {exc}") from None
+        try:
+            yield client.get_executor(pure=False)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-            _restore(before, set_by_cluster)
+        if scheduler is None:  # also when the cluster or its client failed to start
+            _restore(before, _set_since(before) if set_by_cluster is None else set_by_cluster)
+
+
+def _set_since(before: dict[str, str]) -> dict[str, str]:
+    """The environment variables set or changed since ``before``, with their values now."""
+    return {k: v for k, v in os.environ.items() if before.get(k) != v}
 
 
 def _restore(before: dict[str, str], set_by_cluster: dict[str, str]) -> None:

@@ -23,6 +23,7 @@ off (:data:`HARDENED`), so even a view missed here could read no file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import threading
@@ -265,8 +266,21 @@ def _roll_back(scratch: duckdb.DuckDBPyConnection) -> None:
 
 
 def _before_fork() -> None:
-    _SCRATCH_LOCK.acquire()
-    _drop()
+    """Take the lock (a check in another thread ends first) and close the scratch database.
+
+    CPython drops an exception raised in a fork handler and forks anyway, so an interrupt
+    while this waits or closes must not leave the lock untaken (the handlers after the
+    fork release it) or the database open (a child that inherits it crashes as it exits):
+    both are retried until done; the interrupt would have been lost with the handler's
+    exception in any case.
+    """
+    taken = False
+    while not taken:
+        with contextlib.suppress(BaseException):  # see above: the fork goes on regardless
+            taken = _SCRATCH_LOCK.acquire()
+    while _SCRATCH:
+        with contextlib.suppress(BaseException):
+            _drop()
 
 
 os.register_at_fork(
