@@ -223,9 +223,9 @@ def _scratch() -> duckdb.DuckDBPyConnection:
     Opening one costs about 12 ms (DuckDB sets up its catalog of built-in functions), more
     than the whole check; each check works inside a transaction it rolls back, so every
     check starts from an empty database.  DuckDB runs threads of its own while a database
-    is open, so it is closed before the process forks (:func:`_before_fork`): neither the
-    parent nor the child holds a database across a fork, and each opens one again when it
-    next checks a study.
+    is open, so it is closed before the process forks (:func:`_before_fork`): no scratch
+    database is held across a fork (a study a caller keeps open is the caller's), and
+    parent and child each open one again when they next check a study.
     """
     if not _SCRATCH:
         config: dict[str, str | bool | int | float | list[str]]
