@@ -33,7 +33,7 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from sim.contract.models import CheckedOnce
+from sim.contract.models import CheckedOnce, same_typed
 
 __all__ = [
     "ById",
@@ -199,8 +199,8 @@ def trusted_part(cls: type[T], /, **values: Any) -> T:
     cost or less).  The caller guarantees each value has its field's type; a
     missing field without a default, or an unknown one, is a ``TypeError``.
     With :data:`CHECK_TRUSTED` (on in the test suite) each part is validated
-    again and must equal what validation makes, type for type (the same values
-    once: :class:`~sim.contract.models.CheckedOnce`).
+    again and must equal what validation makes, type for type inside containers too
+    (the same values once: :class:`~sim.contract.models.CheckedOnce`).
     """
     make, names = _maker(cls)
     if not values.keys() <= names:
@@ -215,8 +215,8 @@ def trusted_part(cls: type[T], /, **values: Any) -> T:
         key = _CHECKED.key(cls, values)
         if key not in _CHECKED:
             again = cls(**values)
-            if again != part or any(
-                type(getattr(again, n)) is not type(getattr(part, n)) for n in names
+            if again != part or not all(
+                same_typed(getattr(again, n), getattr(part, n)) for n in names
             ):
                 raise TypeError(f"a trusted {cls.__name__} is not what validation makes: {part!r}")
             _CHECKED.passed(key)

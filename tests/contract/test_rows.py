@@ -87,3 +87,11 @@ def test_the_test_suite_checks_each_trusted_part_against_validation() -> None:
     assert parts.CHECK_TRUSTED is True
     with pytest.raises(TypeError, match="a trusted Gun is not what validation makes"):
         trusted_part(Gun, id="g", rounds="3")
+
+
+def test_the_suite_checks_a_trusted_parts_values_type_for_type_inside_containers() -> None:
+    """Not the field's type alone: a list of bools where validation makes a list of ints is
+    refused (``True == 1``; validation makes ``[1]``)."""
+    trusted_part(Gun, id="g", rounds=3, hits=[1, 2])
+    with pytest.raises(TypeError, match="a trusted Gun is not what validation makes"):
+        trusted_part(Gun, id="g", rounds=3, hits=[True, 2])
