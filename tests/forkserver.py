@@ -106,7 +106,7 @@ def startup_key(env: dict[str, str] | os._Environ[str]) -> str:
 class _Server:
     """A running fork server and its stand-in script."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], python: str) -> None:
         self.owner = os.getpid()
         self.folder = Path(tempfile.mkdtemp(prefix="battlesim-fork-"))
         self.socket = self.folder / "s"
@@ -114,7 +114,7 @@ class _Server:
         self.key = startup_key(env)
         ready = self.folder / "ready"
         self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), str(self.socket), str(ready)],
+            [python, str(Path(__file__).resolve()), str(self.socket), str(ready)],
             stdin=subprocess.PIPE,  # the server ends when this closes (the test process ended)
             cwd=ROOT,
             env=env,
@@ -123,10 +123,10 @@ class _Server:
         self.script = self.folder / "bin" / "battlesim"
         self.script.write_text(
             _STAND_IN.format(
-                python=sys.executable,
+                python=python,
                 socket=str(self.socket),
                 key=self.key,
-                real=str(REAL),
+                real=str(Path(python).parent / "battlesim"),
                 prefixes=_STARTUP_PREFIXES,
                 limits=_LIMITS,
                 names=_STARTUP_NAMES,
@@ -149,8 +149,8 @@ class _Server:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-_servers: dict[str, _Server] = {}
-"""The running servers, by :func:`startup_key`."""
+_servers: dict[tuple[str, str], _Server] = {}
+"""The running servers, by the Python they run and :func:`startup_key`."""
 
 
 def battlesim_script(env: dict[str, str] | None = None) -> Path:
@@ -162,14 +162,20 @@ def battlesim_script(env: dict[str, str] | None = None) -> Path:
     return stand_in(env)
 
 
-def stand_in(env: dict[str, str] | None = None) -> Path:
+def stand_in(env: dict[str, str] | None = None, python: str | None = None) -> Path:
     """The forking stand-in for ``env`` (default: this process's), whatever
-    ``BATTLESIM_TEST_SUBPROCESS`` says: its server is started on first use."""
+    ``BATTLESIM_TEST_SUBPROCESS`` says: its server is started on first use.
+
+    ``python`` (default: this one) is the interpreter of another environment with
+    battlesim installed (a fresh venv's ``bin/python``): its server imports that
+    environment's battlesim, and the stand-in runs that environment's console script
+    (``battlesim`` beside it) when it cannot ask the server."""
     env = dict(os.environ if env is None else env)
-    key = startup_key(env)
+    python = sys.executable if python is None else python
+    key = (python, startup_key(env))
     server = _servers.get(key)
     if server is None or server.process.poll() is not None:
-        server = _servers[key] = _Server(env)
+        server = _servers[key] = _Server(env, python)
     return server.script
 
 

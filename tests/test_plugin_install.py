@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.forkserver import stand_in
 from tests.test_docs_rulesets import _block
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,10 +71,17 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield env
 
 
-def _run(env: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _run(env: Path, cwd: Path, *args: str, real: bool = False) -> subprocess.CompletedProcess[str]:
+    """``battlesim ARGS`` of the venv in ``cwd``: its console script itself with ``real`` (or
+    ``BATTLESIM_TEST_SUBPROCESS=1``), else forked from a server of the venv's own Python
+    that has imported the venv's battlesim (tests/forkserver.py): the same code, without
+    half a second of start-up a command."""
     clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    script = env / "bin" / "battlesim"
+    if not real and os.environ.get("BATTLESIM_TEST_SUBPROCESS") != "1":
+        script = stand_in(clean, python=str(env / "bin" / "python"))
     return subprocess.run(
-        [str(env / "bin" / "battlesim"), *args],
+        [str(script), *args],
         cwd=cwd, env=clean, capture_output=True, text=True, check=False, timeout=300,
     )  # fmt: skip
 
@@ -87,8 +95,8 @@ def _python(env: Path, cwd: Path, code: str, *args: str) -> str:
     return done.stdout
 
 
-def _ok(env: Path, cwd: Path, *args: str) -> list[str]:
-    done = _run(env, cwd, *args)
+def _ok(env: Path, cwd: Path, *args: str, real: bool = False) -> list[str]:
+    done = _run(env, cwd, *args, real=real)
     assert done.returncode == 0, f"battlesim {' '.join(args)}\n{done.stdout}{done.stderr}"
     return done.stdout.splitlines()
 
@@ -109,7 +117,8 @@ def test_the_plugin_fights_verifies_and_reads_back(venv: Path, tmp_path: Path) -
     """run, verify, show, why, diff, fork and report work on the installed plugin's battle."""
     scenario = "\n".join(_block("yaml", "ruleset: duel")[1]) + "\n"
     (tmp_path / "duel.yaml").write_text(scenario, encoding="utf-8")
-    assert _ok(venv, tmp_path, "run", "duel.yaml", "--out", "d.jsonl")[0] == (
+    # the venv's console script itself (the other commands are forked: tests/forkserver.py)
+    assert _ok(venv, tmp_path, "run", "duel.yaml", "--out", "d.jsonl", real=True)[0] == (
         "duel.yaml (seed 7): Hector wins after 5 turns — achilles fell"
     )
     assert _ok(venv, tmp_path, "verify", "d.jsonl") == [

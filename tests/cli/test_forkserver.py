@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -165,7 +166,7 @@ def test_pool_commands_share_the_servers_worker_server_and_write_what_the_real_s
     assert forked == real
     assert forked[0] == 0
     assert tables(tmp_path / "forked" / "s") == tables(tmp_path / "real" / "s")
-    server = forkserver._servers[forkserver.startup_key(os.environ)].process.pid
+    server = forkserver._servers[sys.executable, forkserver.startup_key(os.environ)].process.pid
     shared = _pool_servers(server)
     assert len(shared) == 1
     for umask, name in ((None, "again"), (0o077, "own")):
