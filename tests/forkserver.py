@@ -375,13 +375,14 @@ def _boot_pool_server(names: list[str]) -> int | None:
     """
     from multiprocessing import forkserver
 
-    from sim.batch.execution.executors import mp_context
+    from sim.batch.execution.executors import mp_context, safe_path
 
     ctx = mp_context()
     if ctx.get_start_method() != "forkserver":
         return None
     ctx.set_forkserver_preload(["sim.batch.execution.worker", *names])
-    forkserver.ensure_running()
+    with safe_path():  # as boot_workers starts it: this server's folder is not on its path
+        forkserver.ensure_running()
     return forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
 
 

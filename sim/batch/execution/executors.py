@@ -34,6 +34,7 @@ __all__ = [
     "default_jobs",
     "mp_context",
     "open_executor",
+    "safe_path",
 ]
 
 P = ParamSpec("P")
@@ -81,6 +82,40 @@ def mp_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+SAFE_PATH = "PYTHONSAFEPATH"
+"""Python's variable (3.11+) that keeps the working directory off a new interpreter's
+``sys.path``; :func:`safe_path` sets it while battlesim starts worker processes."""
+
+
+@contextmanager
+def safe_path() -> Iterator[None]:
+    """While this lasts, an interpreter started from this process does not look for modules
+    in its working directory (``PYTHONSAFEPATH=1``, the ``-P`` flag); then the variable is
+    as it was, unless something else has changed it since.
+
+    multiprocessing starts its forkserver, and ``spawn`` its workers, as ``python -c ...``,
+    which puts the working directory first on ``sys.path`` — and the forkserver imports
+    the worker module (``sim``, NumPy, ...) before anything else, ignoring the path it is
+    handed (Python 3.11). So a study run in a folder holding a ``sim`` package, a
+    ``numpy.py`` or a ``multiprocessing`` folder ran that code in its pool's server: a
+    folder a user received is data, never code. Dask's local workers are spawned the same
+    way. A user's own non-empty value is left alone.
+    """
+    before = os.environ.get(SAFE_PATH)
+    if before:
+        yield
+        return
+    os.environ[SAFE_PATH] = "1"
+    try:
+        yield
+    finally:
+        if os.environ.get(SAFE_PATH) == "1":
+            if before is None:
+                del os.environ[SAFE_PATH]
+            else:
+                os.environ[SAFE_PATH] = before
+
+
 def boot_workers(kind: Literal["local", "dask"], jobs: int) -> None:
     """Start booting a local pool's forkserver now, if a study will need one.
 
@@ -88,12 +123,14 @@ def boot_workers(kind: Literal["local", "dask"], jobs: int) -> None:
     half a second of CPU) before it forks a worker. Booted early — by the
     CLI as soon as its flags are checked, and again (a no-op then) when the
     pool is made — it boots while the study's own process imports DuckDB and
-    creates its database, instead of after the first chunk is submitted.
+    creates its database, instead of after the first chunk is submitted. It
+    is started without the working directory on its path (:func:`safe_path`).
     """
     if kind != "local" or jobs < 2:
         return
     if mp_context().get_start_method() == "forkserver":
-        forkserver.ensure_running()
+        with safe_path():
+            forkserver.ensure_running()
 
 
 def _exit_with(parent: int) -> None:
@@ -188,7 +225,7 @@ def open_executor(
         ExecutorError: Dask is not installed or its scheduler cannot be reached.
     """
     if kind == "dask":
-        with _dask(jobs, scheduler) as ex:
+        with safe_path(), _dask(jobs, scheduler) as ex:  # a local cluster spawns its workers
             yield ex
         return
     if jobs == 1:
@@ -196,16 +233,18 @@ def open_executor(
         return
     ctx = mp_context()
     boot_workers("local", jobs)
-    if os.name == "posix":
-        pool = ProcessPoolExecutor(
-            max_workers=jobs,
-            mp_context=ctx,
-            initializer=_exit_with,
-            initargs=(os.getpid(),),
-        )
-    else:  # os.kill(pid, 0) probes a process on POSIX; on Windows it would end it
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
-    try:
-        yield pool
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    # a pool starts its workers as chunks are submitted (spawn: fresh interpreters)
+    with safe_path():
+        if os.name == "posix":
+            pool = ProcessPoolExecutor(
+                max_workers=jobs,
+                mp_context=ctx,
+                initializer=_exit_with,
+                initargs=(os.getpid(),),
+            )
+        else:  # os.kill(pid, 0) probes a process on POSIX; on Windows it would end it
+            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+        try:
+            yield pool
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
