@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, ClassVar
@@ -19,7 +20,13 @@ from typing import Any, ClassVar
 import pytest
 
 from sim.batch.execution import executors
-from sim.batch.execution.executors import SAFE_PATH, open_executor, safe_path
+from sim.batch.execution.executors import (
+    SAFE_PATH,
+    SET_BY,
+    forget_safe_path,
+    open_executor,
+    safe_path,
+)
 from tests.forkserver import REAL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,3 +133,69 @@ def test_dask_and_local_pools_start_their_workers_under_safe_path(
     with open_executor("local", 2):  # its workers start as chunks are submitted
         assert os.environ[SAFE_PATH] == "1"
     assert SAFE_PATH not in os.environ
+
+
+def test_overlapping_blocks_keep_it_set_until_the_last_one_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two studies on threads: the one that ends first does not take the variable from the
+    other (its workers started later would look in the folder again); the last one puts it
+    back."""
+    monkeypatch.delenv(SAFE_PATH, raising=False)
+    first, second = safe_path(), safe_path()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert os.environ[SAFE_PATH] == "1"
+    second.__exit__(None, None, None)
+    assert SAFE_PATH not in os.environ
+    assert SET_BY not in os.environ
+
+
+def test_a_worker_drops_what_the_studys_process_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """forget_safe_path, run as the worker module is imported: in another process than the
+    one that set them, both variables go; in that process, or for a user's own value,
+    nothing changes."""
+    monkeypatch.setenv(SAFE_PATH, "1")
+    monkeypatch.setenv(SET_BY, str(os.getpid()))
+    forget_safe_path()
+    assert (os.environ[SAFE_PATH], os.environ[SET_BY]) == ("1", str(os.getpid()))
+    monkeypatch.setenv(SET_BY, str(os.getpid() + 1))
+    forget_safe_path()
+    assert SAFE_PATH not in os.environ and SET_BY not in os.environ
+    monkeypatch.setenv(SAFE_PATH, "1")  # the user's own, no SET_BY
+    forget_safe_path()
+    assert os.environ[SAFE_PATH] == "1"
+
+
+_LATER_POOL = """
+import multiprocessing, os, sys
+from sim.batch.execution.executors import open_executor
+
+def env(q):
+    q.put(os.environ.get("PYTHONSAFEPATH"))
+
+if __name__ == "__main__":
+    with open_executor("local", 2) as ex:  # a study's pool starts the forkserver
+        during = ex.submit(os.getpid).result() > 0
+    ctx = multiprocessing.get_context("forkserver")  # then the user's own, from the same server
+    q = ctx.Queue()
+    p = ctx.Process(target=env, args=(q,))
+    p.start()
+    print(during, q.get(), os.environ.get("PYTHONSAFEPATH"))
+    p.join()
+"""
+
+
+def test_a_pool_forked_later_from_the_same_server_does_not_inherit_it(tmp_path: Path) -> None:
+    """The forkserver outlives the study and a notebook's own pool forks from it: its
+    processes (and the study's process after the study) have no PYTHONSAFEPATH."""
+    script = tmp_path / "later.py"
+    script.write_text(_LATER_POOL, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in (SAFE_PATH, SET_BY)}
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+        check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "None", "None"]

@@ -32,6 +32,7 @@ __all__ = [
     "InlineExecutor",
     "boot_workers",
     "default_jobs",
+    "forget_safe_path",
     "mp_context",
     "open_executor",
     "safe_path",
@@ -86,12 +87,22 @@ SAFE_PATH = "PYTHONSAFEPATH"
 """Python's variable (3.11+) that keeps the working directory off a new interpreter's
 ``sys.path``; :func:`safe_path` sets it while battlesim starts worker processes."""
 
+SET_BY = "BATTLESIM_SAFE_PATH_BY"
+"""The pid of the process whose :func:`safe_path` set :data:`SAFE_PATH` (a worker drops
+both: :func:`forget_safe_path`)."""
+
+_SAFE_LOCK = threading.Lock()
+_safe_users = 0
+"""How many :func:`safe_path` blocks are open in this process (studies on threads overlap)."""
+_safe_before: str | None = None
+_safe_set = False
+
 
 @contextmanager
 def safe_path() -> Iterator[None]:
     """While this lasts, an interpreter started from this process does not look for modules
-    in its working directory (``PYTHONSAFEPATH=1``, the ``-P`` flag); then the variable is
-    as it was, unless something else has changed it since.
+    in its working directory (``PYTHONSAFEPATH=1``, the ``-P`` flag); after the last open
+    block ends the variable is as it was, unless something else has changed it since.
 
     multiprocessing starts its forkserver, and ``spawn`` its workers, as ``python -c ...``,
     which puts the working directory first on ``sys.path`` — and the forkserver imports
@@ -99,21 +110,48 @@ def safe_path() -> Iterator[None]:
     handed (Python 3.11). So a study run in a folder holding a ``sim`` package, a
     ``numpy.py`` or a ``multiprocessing`` folder ran that code in its pool's server: a
     folder a user received is data, never code. Dask's local workers are spawned the same
-    way. A user's own non-empty value is left alone.
+    way. Blocks may overlap (two studies on threads): the variable is set by the first and
+    put back by the last. A user's own non-empty value is left alone. Under ``python -E``
+    (no ``PYTHON*`` variable is read, and multiprocessing passes ``-E`` on) the variable
+    does nothing: run battlesim's Python with ``-P`` or ``-I`` instead.
     """
-    before = os.environ.get(SAFE_PATH)
-    if before:
-        yield
-        return
-    os.environ[SAFE_PATH] = "1"
+    global _safe_users, _safe_before, _safe_set  # noqa: PLW0603 - one environment a process
+    with _SAFE_LOCK:
+        if _safe_users == 0:
+            _safe_before = os.environ.get(SAFE_PATH)
+            _safe_set = not _safe_before
+            if _safe_set:
+                os.environ[SAFE_PATH] = "1"
+                os.environ[SET_BY] = str(os.getpid())
+        _safe_users += 1
     try:
         yield
     finally:
-        if os.environ.get(SAFE_PATH) == "1":
-            if before is None:
-                del os.environ[SAFE_PATH]
-            else:
-                os.environ[SAFE_PATH] = before
+        with _SAFE_LOCK:
+            _safe_users -= 1
+            if _safe_users == 0 and _safe_set:
+                _safe_set = False
+                if os.environ.get(SAFE_PATH) == "1":
+                    if _safe_before is None:
+                        del os.environ[SAFE_PATH]
+                    else:
+                        os.environ[SAFE_PATH] = _safe_before
+                if os.environ.get(SET_BY) == str(os.getpid()):
+                    del os.environ[SET_BY]
+
+
+def forget_safe_path() -> None:
+    """In a process started under another process's :func:`safe_path` (a pool's forkserver
+    or worker, a Dask worker): drop the variable, once this interpreter has started with
+    it. The forkserver outlives the study, and a notebook's own pool forks its workers from
+    the same one: they should find modules beside their scripts as usual. Called when the
+    worker module is imported; nothing happens in the process that set it."""
+    by = os.environ.get(SET_BY)
+    if by is None or by == str(os.getpid()):
+        return
+    del os.environ[SET_BY]
+    if os.environ.get(SAFE_PATH) == "1":
+        del os.environ[SAFE_PATH]
 
 
 def boot_workers(kind: Literal["local", "dask"], jobs: int) -> None:

@@ -31,6 +31,7 @@ from engine.canonical import canonical_json
 from engine.log import DiscardSink, Header, MemorySink, Sink
 from sim.batch.execution.columnar import pack
 from sim.batch.execution.digests import DIGEST_COLUMNS, UNIT_TYPES, digest_runs, run_types
+from sim.batch.execution.executors import forget_safe_path
 from sim.batch.execution.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_row
 from sim.batch.inputs.campaign import CampaignData, fight_campaign, validate_battle
 from sim.batch.inputs.seeds import RunSpec
@@ -60,6 +61,8 @@ __all__ = [
 
 SinkFor = Callable[[int, str], Sink]
 
+
+forget_safe_path()  # in a pool's forkserver or worker: it has started, with a safe path
 
 NullSink = DiscardSink
 """The sink of a run whose replay is not kept: no line is serialised or hashed."""
