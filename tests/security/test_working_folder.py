@@ -199,3 +199,46 @@ def test_a_pool_forked_later_from_the_same_server_does_not_inherit_it(tmp_path: 
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "None", "None"]
+
+
+def test_a_block_interrupted_half_way_is_finished_by_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Ctrl-C inside safe_path's own steps leaves the mark (written first, removed last):
+    the next block treats the variable as its own, sets it, and puts it back."""
+    monkeypatch.setattr(executors, "_safe_before", None)
+    mine = str(os.getpid())
+    for left in ({SET_BY: mine}, {SET_BY: mine, SAFE_PATH: "1"}):  # exit cut short; entry
+        monkeypatch.delenv(SAFE_PATH, raising=False)
+        for name, value in left.items():
+            monkeypatch.setenv(name, value)
+        with safe_path():
+            assert os.environ[SAFE_PATH] == "1"
+        assert SAFE_PATH not in os.environ and SET_BY not in os.environ
+
+
+def test_a_process_with_a_block_open_keeps_it_when_the_worker_module_loads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Variables inherited from another process's block look like a user's; a block opened
+    here keeps them, and importing the worker module inside it does not drop them."""
+    monkeypatch.setenv(SAFE_PATH, "1")
+    monkeypatch.setenv(SET_BY, str(os.getpid() + 1))
+    with safe_path():
+        forget_safe_path()
+        assert os.environ[SAFE_PATH] == "1"
+    forget_safe_path()
+    assert SAFE_PATH not in os.environ
+
+
+def test_a_child_forked_inside_a_block_has_none_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """os.fork inside a block (another thread's study): the child starts with no block open
+    and a fresh lock, so its own blocks set and put back the variable as usual."""
+    monkeypatch.delenv(SAFE_PATH, raising=False)
+    with safe_path():
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            ok = executors._safe_users == 0 and not executors._SAFE_LOCK.locked()
+            os._exit(0 if ok else 1)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

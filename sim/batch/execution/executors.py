@@ -95,7 +95,35 @@ _SAFE_LOCK = threading.Lock()
 _safe_users = 0
 """How many :func:`safe_path` blocks are open in this process (studies on threads overlap)."""
 _safe_before: str | None = None
-_safe_set = False
+"""What :data:`SAFE_PATH` was before this process set it."""
+
+
+def _forked_child() -> None:
+    """A forked child has none of its parent's blocks open (nor its lock held)."""
+    global _SAFE_LOCK, _safe_users  # noqa: PLW0603 - the process's own, reset in the child
+    _SAFE_LOCK = threading.Lock()
+    _safe_users = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked_child)
+
+
+def _ours() -> bool:
+    return os.environ.get(SET_BY) == str(os.getpid())
+
+
+def _put_back() -> None:
+    """:data:`SAFE_PATH` as it was before this process set it (if it did), then
+    :data:`SET_BY` gone — in that order, so an interrupted call leaves it to the next."""
+    if not _ours():
+        return
+    if os.environ.get(SAFE_PATH) == "1":
+        if _safe_before is None:
+            del os.environ[SAFE_PATH]
+        else:
+            os.environ[SAFE_PATH] = _safe_before
+    del os.environ[SET_BY]
 
 
 @contextmanager
@@ -111,33 +139,32 @@ def safe_path() -> Iterator[None]:
     ``numpy.py`` or a ``multiprocessing`` folder ran that code in its pool's server: a
     folder a user received is data, never code. Dask's local workers are spawned the same
     way. Blocks may overlap (two studies on threads): the variable is set by the first and
-    put back by the last. A user's own non-empty value is left alone. Under ``python -E``
-    (no ``PYTHON*`` variable is read, and multiprocessing passes ``-E`` on) the variable
-    does nothing: run battlesim's Python with ``-P`` or ``-I`` instead.
+    put back by the last. A user's own non-empty value is left alone. What this process
+    set is marked (:data:`SET_BY`, its pid, written first and removed last), so a block
+    interrupted half-way (Ctrl-C) is finished by the next one. Under ``python -E`` (no
+    ``PYTHON*`` variable is read, and multiprocessing passes ``-E`` on) the variable does
+    nothing: run battlesim's Python with ``-P`` or ``-I`` instead.
     """
-    global _safe_users, _safe_before, _safe_set  # noqa: PLW0603 - one environment a process
-    with _SAFE_LOCK:
-        if _safe_users == 0:
-            _safe_before = os.environ.get(SAFE_PATH)
-            _safe_set = not _safe_before
-            if _safe_set:
-                os.environ[SAFE_PATH] = "1"
-                os.environ[SET_BY] = str(os.getpid())
-        _safe_users += 1
+    global _safe_users, _safe_before  # noqa: PLW0603 - one environment a process
+    counted = False
     try:
+        with _SAFE_LOCK:
+            if _safe_users == 0:
+                if _ours():  # left by an interrupted block: still ours
+                    os.environ[SAFE_PATH] = "1"
+                elif not os.environ.get(SAFE_PATH):
+                    _safe_before = os.environ.get(SAFE_PATH)
+                    os.environ[SET_BY] = str(os.getpid())
+                    os.environ[SAFE_PATH] = "1"
+            _safe_users += 1
+            counted = True
         yield
     finally:
         with _SAFE_LOCK:
-            _safe_users -= 1
-            if _safe_users == 0 and _safe_set:
-                _safe_set = False
-                if os.environ.get(SAFE_PATH) == "1":
-                    if _safe_before is None:
-                        del os.environ[SAFE_PATH]
-                    else:
-                        os.environ[SAFE_PATH] = _safe_before
-                if os.environ.get(SET_BY) == str(os.getpid()):
-                    del os.environ[SET_BY]
+            if counted:
+                _safe_users -= 1
+            if _safe_users == 0:
+                _put_back()
 
 
 def forget_safe_path() -> None:
@@ -145,9 +172,10 @@ def forget_safe_path() -> None:
     or worker, a Dask worker): drop the variable, once this interpreter has started with
     it. The forkserver outlives the study, and a notebook's own pool forks its workers from
     the same one: they should find modules beside their scripts as usual. Called when the
-    worker module is imported; nothing happens in the process that set it."""
+    worker module is imported; nothing happens in the process that set it, nor while a
+    block of this process's own is open."""
     by = os.environ.get(SET_BY)
-    if by is None or by == str(os.getpid()):
+    if by is None or by == str(os.getpid()) or _safe_users:
         return
     del os.environ[SET_BY]
     if os.environ.get(SAFE_PATH) == "1":
