@@ -53,20 +53,34 @@ def _forest(  # one panel's rows and how to draw them
 ) -> None:  # fmt: skip
     k = _scale(rows[0]["measure"])
     ys = list(range(len(rows)))[::-1]
+    # each kind of mark drawn by one call for the whole panel: a call a row made hundreds of
+    # artists for matplotlib to lay out and draw (rows never overlap, so the look is the same)
+    spreads: list[tuple[float, float, float]] = []  # y, low, high: ± 1 SD of the differences
+    points: list[tuple[float, float]] = []  # no variation: a point, no interval
+    bars: list[tuple[float, float, float, float]] = []  # difference, y, interval low, high
     for y, c in zip(ys, rows, strict=True):
         if c["difference"] is None:
             continue
         d = k * c["difference"]
         sd = spread.get((c["point"], c["side"], c["measure"]))
         if sd is not None:
-            ax.plot([d - k * sd, d + k * sd], [y, y], color=colour, linewidth=0.8, alpha=0.5)
-        if c["ci_low"] is None:  # no variation: a point, no interval
-            ax.plot([d], [y], marker="D", color=colour, markersize=4)
-            continue
-        lo, hi = k * c["ci_low"], k * c["ci_high"]
+            spreads.append((y, d - k * sd, d + k * sd))
+        if c["ci_low"] is None:
+            points.append((d, y))
+        else:
+            bars.append((d, y, k * c["ci_low"], k * c["ci_high"]))
+    if spreads:
+        sy, slo, shi = zip(*spreads, strict=True)
+        ax.hlines(sy, slo, shi, colors=colour, linewidth=0.8, alpha=0.5)
+    if points:
+        px, py = zip(*points, strict=True)
+        ax.plot(px, py, linestyle="none", marker="D", color=colour, markersize=4)
+    if bars:
+        d, by, lo, hi = (list(v) for v in zip(*bars, strict=True))
         ax.errorbar(
-            [d], [y], xerr=[[d - lo], [hi - d]], fmt="o", color=colour, capsize=3, markersize=4,
-            linewidth=1.8,
+            d, by, xerr=[[m - a for m, a in zip(d, lo, strict=True)],
+                         [b - m for m, b in zip(d, hi, strict=True)]],
+            fmt="o", color=colour, capsize=3, markersize=4, linewidth=1.8,
         )  # fmt: skip
     ax.axvline(0.0, color="#555555", linewidth=0.8, linestyle="--")
     ax.set_yticks(ys)
