@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from yaml.constructor import SafeConstructor
 
 from engine.files import FileProblem, read_bounded
 from engine.text import CONTROL, one_line
@@ -224,38 +225,39 @@ def _past_limits(root: yaml.Node) -> bool:
     met, so a document that nests too deep only through a later alias to it is not
     found here (False: it is built node by node, and refused as before).
     """
-    sizes: dict[int, int] = {}
-    open_: set[int] = set()  # the nodes being counted: one met again is a cycle
+    # a module-level walk, not a recursive closure (a cycle of the function and its own cell)
+    return _size(root, 0, {}, set()) is None
 
-    def size(node: yaml.Node, depth: int) -> int | None:  # None: past a limit
-        if depth >= MAX_DEPTH:
-            return None
-        key = id(node)
-        known = sizes.get(key)
-        if known is not None:
-            return known
-        if key in open_:
-            return None
-        if isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            children = [part for pair in node.value for part in pair]
-        else:
-            children = []
-        open_.add(key)
-        total = 1
-        for child in children:
-            counted = size(child, depth + 1)
-            if counted is None:
-                return None
-            total += counted
-            if total > MAX_NODES:
-                return None
-        open_.discard(key)
-        sizes[key] = total
-        return total
 
-    return size(root, 0) is None
+def _size(node: yaml.Node, depth: int, sizes: dict[int, int], open_: set[int]) -> int | None:
+    """:func:`_past_limits`' count of ``node``'s values; None past a limit. ``sizes``: each
+    node counted so far, by id; ``open_``: the nodes being counted (one met again is a cycle)."""
+    if depth >= MAX_DEPTH:
+        return None
+    key = id(node)
+    known = sizes.get(key)
+    if known is not None:
+        return known
+    if key in open_:
+        return None
+    if isinstance(node, yaml.SequenceNode):
+        children = list(node.value)
+    elif isinstance(node, yaml.MappingNode):
+        children = [part for pair in node.value for part in pair]
+    else:
+        children = []
+    open_.add(key)
+    total = 1
+    for child in children:
+        counted = _size(child, depth + 1, sizes, open_)
+        if counted is None:
+            return None
+        total += counted
+        if total > MAX_NODES:
+            return None
+    open_.discard(key)
+    sizes[key] = total
+    return total
 
 
 class _Builder:
@@ -275,7 +277,8 @@ class _Builder:
         self.lines: dict[Path_, int] = {}
         self.nodes = 0
         self._depth = 0
-        self._constructor = yaml.SafeLoader("")
+        self._constructor = SafeConstructor()  # not a loader: a loader is a cycle (its parser
+        # state is its own bound method) that kept every node it built alive until a full GC
         self.doomed = root is not None and _past_limits(root)
         """The build must fail: nodes built cleanly once are skipped when met again."""
         self._clean: dict[int, tuple[int, int, Any]] = {}
