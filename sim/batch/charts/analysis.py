@@ -71,7 +71,7 @@ def _forest(  # one panel's rows and how to draw them
             bars.append((d, y, k * c["ci_low"], k * c["ci_high"]))
     if spreads:
         sy, slo, shi = zip(*spreads, strict=True)
-        ax.hlines(sy, slo, shi, colors=colour, linewidth=0.8, alpha=0.5)
+        ax.hlines(sy, slo, shi, colors=colour, linewidth=0.8, alpha=0.5, capstyle="projecting")
     if points:
         px, py = zip(*points, strict=True)
         ax.plot(px, py, linestyle="none", marker="D", color=colour, markersize=4)
