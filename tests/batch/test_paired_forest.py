@@ -61,7 +61,7 @@ def _reference(ax: Any, rows: list[dict[str, Any]], keys: dict[int, str]) -> Non
 
 def _pixels(draw: Any) -> np.ndarray:
     fig = Figure(figsize=(5.2, 3.2), dpi=DPI)
-    canvas = FigureCanvasAgg(fig)
+    canvas: Any = FigureCanvasAgg(fig)  # matplotlib's Agg canvas is untyped
     draw(fig.add_subplot(1, 1, 1))
     canvas.draw()
     return np.asarray(canvas.buffer_rgba()).copy()
