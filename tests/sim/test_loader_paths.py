@@ -216,12 +216,13 @@ def test_parsing_leaves_no_yaml_object_for_the_cyclic_gc(
         monkeypatch.setattr(loader, "_CLoader", None)
     parse_yaml(text, "f.yaml")  # first use: whatever the modules cache once
     gc.collect()
+    debug = gc.get_debug()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
         parse_yaml(text, "f.yaml")
         gc.collect()
         left = sorted({type(o).__module__ for o in gc.garbage if "yaml" in type(o).__module__})
     finally:
-        gc.set_debug(0)
+        gc.set_debug(debug)
         gc.garbage.clear()
     assert left == []

@@ -57,7 +57,7 @@ def _forest(  # one panel's rows and how to draw them
     # artists for matplotlib to lay out and draw (rows never overlap, so the look is the same)
     spreads: list[tuple[float, float, float]] = []  # y, low, high: ± 1 SD of the differences
     points: list[tuple[float, float]] = []  # no variation: a point, no interval
-    bars: list[tuple[float, float, float, float]] = []  # difference, y, interval low, high
+    bars: list[tuple[float, float, float, float]] = []  # difference, y, its error below, above
     for y, c in zip(ys, rows, strict=True):
         if c["difference"] is None:
             continue
@@ -68,7 +68,7 @@ def _forest(  # one panel's rows and how to draw them
         if c["ci_low"] is None:
             points.append((d, y))
         else:
-            bars.append((d, y, k * c["ci_low"], k * c["ci_high"]))
+            bars.append((d, y, d - k * c["ci_low"], k * c["ci_high"] - d))
     if spreads:
         sy, slo, shi = zip(*spreads, strict=True)
         ax.hlines(sy, slo, shi, colors=colour, linewidth=0.8, alpha=0.5, capstyle="projecting")
@@ -76,11 +76,10 @@ def _forest(  # one panel's rows and how to draw them
         px, py = zip(*points, strict=True)
         ax.plot(px, py, linestyle="none", marker="D", color=colour, markersize=4)
     if bars:
-        d, by, lo, hi = (list(v) for v in zip(*bars, strict=True))
+        bx, by, below, above = zip(*bars, strict=True)
         ax.errorbar(
-            d, by, xerr=[[m - a for m, a in zip(d, lo, strict=True)],
-                         [b - m for m, b in zip(d, hi, strict=True)]],
-            fmt="o", color=colour, capsize=3, markersize=4, linewidth=1.8,
+            bx, by, xerr=[below, above], fmt="o", color=colour, capsize=3, markersize=4,
+            linewidth=1.8,
         )  # fmt: skip
     ax.axvline(0.0, color="#555555", linewidth=0.8, linestyle="--")
     ax.set_yticks(ys)
