@@ -35,19 +35,17 @@ run: $(BIN)/battlesim
 ## dev: install every extra (studies, Dask, notebooks, test tools) into .venv
 dev: $(FULL)
 
-## test: install with every extra, then ruff, mypy --strict and pytest (mypy beside pytest,
-## ~17 CPU seconds from a cold cache, at the lowest priority: it takes the CPU pytest leaves
-## idle, mostly while its last units run, instead of slowing its workers from the start)
+## test: install with every extra, then ruff, mypy --strict and pytest (mypy beside pytest:
+## ~17 CPU seconds from a cold cache, taken while pytest's last units leave a core idle)
 test: lint
-	@$(MAKE) --no-print-directory -j2 typecheck pytest TYPECHECK_NICE='nice -n 19'
+	@$(MAKE) --no-print-directory -j2 typecheck pytest
 
 lint: $(FULL)
 	$(BIN)/ruff check engine sim tests benchmarks
 	$(BIN)/ruff format --check engine sim tests benchmarks
 
-TYPECHECK_NICE ?=
 typecheck: $(FULL)
-	$(TYPECHECK_NICE) $(BIN)/mypy
+	$(BIN)/mypy
 
 # On every core, 4 at most (pytest-xdist); each test file (or docs section) stays on one worker,
 # the longest started first (tests/units.py). `make pytest WORKERS=0` runs in one process.
