@@ -13,7 +13,7 @@ FULL   := $(VENV)/.extras
 # not compile is left to its import, as pip leaves it.
 COMPILE = $(BIN)/python -m compileall -q -j0 -x 'site-packages/.+/tests?/' $(VENV)/lib || \
 	echo 'make: compileall did not compile every file; those compile when imported' >&2
-.PHONY: run dev test check test-long lint typecheck pytest docs-examples bench bench-floor bench-replay bench-memory bench-batch bench-startup golden screenshots clean
+.PHONY: run dev test browser check test-long lint typecheck pytest docs-examples bench bench-floor bench-replay bench-memory bench-batch bench-startup golden screenshots clean
 
 # What a battle needs and nothing more (run, verify, show, why, diff, fork, report...).
 $(BIN)/battlesim: pyproject.toml
@@ -37,8 +37,13 @@ dev: $(FULL)
 
 ## test: install with every extra, then ruff, mypy --strict and pytest (mypy beside pytest:
 ## ~17 CPU seconds from a cold cache, taken while pytest's last units leave a core idle)
-test: lint
+test: lint browser
 	@$(MAKE) --no-print-directory -j2 typecheck pytest
+
+## browser: the system Chromium the viewer's browser tests drive, installed when missing and
+## this is root with apt-get (.ci/chromium); else one line says those tests will skip
+browser:
+	@.ci/chromium
 
 lint: $(FULL)
 	$(BIN)/ruff check engine sim tests benchmarks

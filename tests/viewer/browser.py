@@ -1,8 +1,8 @@
 """Driving a viewer page in headless Chromium (the system's, through Playwright).
 
 Used by the browser tests and by ``make screenshots`` (docs/images/viewer-*.png).
-Chromium comes from the system packages (``.ci/run`` installs it); Playwright's
-own browser download is never used.
+Chromium comes from the system packages (``make test`` installs it where it can:
+``.ci/chromium``); Playwright's own browser download is never used.
 """
 
 from __future__ import annotations
