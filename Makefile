@@ -41,9 +41,9 @@ test: lint browser
 	@$(MAKE) --no-print-directory -j2 typecheck pytest
 
 ## browser: the system Chromium the viewer's browser tests drive, installed when missing and
-## this is root with apt-get (.ci/chromium); else one line says those tests will skip
+## this is root on Debian with apt-get (.ci/chromium); else one line says those tests will skip
 browser:
-	@.ci/chromium
+	@bash .ci/chromium
 
 lint: $(FULL)
 	$(BIN)/ruff check engine sim tests benchmarks

@@ -21,9 +21,12 @@ NAMES = ("chromium", "chromium-browser", "google-chrome")
 
 
 def chromium_path() -> str | None:
-    """The system Chromium: ``$BATTLESIM_CHROMIUM``, else the first of NAMES on PATH."""
-    found = os.environ.get("BATTLESIM_CHROMIUM")
-    return found or next((p for n in NAMES if (p := shutil.which(n))), None)
+    """The system Chromium: ``$BATTLESIM_CHROMIUM`` when set (None unless it names an
+    executable file), else the first of NAMES on PATH (as ``.ci/chromium`` looks for it)."""
+    named = os.environ.get("BATTLESIM_CHROMIUM")
+    if named:
+        return named if os.path.isfile(named) and os.access(named, os.X_OK) else None
+    return next((p for n in NAMES if (p := shutil.which(n))), None)
 
 
 @contextmanager

@@ -40,7 +40,7 @@ def browser() -> Iterator[Any]:
         missing = True
     if missing:
         if os.environ.get("CI"):
-            pytest.fail("CI has no Chromium or Playwright: .ci/chromium should have installed them")
+            pytest.fail("CI has no Chromium (.ci/run installs it) or Playwright (the dev extra)")
         pytest.skip("no system Chromium or Playwright here (apt-get install chromium)")
     with launch() as b:
         yield b

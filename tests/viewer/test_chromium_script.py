@@ -1,72 +1,157 @@
-"""``.ci/chromium``, which ``make test`` runs first: what it does where it installs nothing.
+"""``.ci/chromium``, which ``make test`` runs before the tests (``.ci/run`` with ``--required``).
 
-Its installing branch (root, apt-get, no Chromium) is what ``.ci/run`` exercises on a clean CI
-machine; here it runs with a PATH that holds neither a Chromium nor apt-get, or with
-``$BATTLESIM_CHROMIUM`` set, so it never installs.
+Each test runs it with a PATH of one temporary folder holding stand-ins: ``id`` (to be root
+or not), ``apt-get`` (which logs how it was called and installs a stand-in ``chromium``, or
+fails, or installs nothing) and Chromiums. No test can reach the real apt-get.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from tests.viewer.browser import NAMES, chromium_path
+
 SCRIPT = Path(__file__).resolve().parents[2] / ".ci" / "chromium"
-BASH = "/bin/bash"
+SKIP = (
+    "make: no Chromium here: the viewer's browser tests will skip "
+    "(install the chromium package, or set BATTLESIM_CHROMIUM to a Chromium)"
+)
+INSTALLING = "make: installing Chromium for the viewer's browser tests (apt-get install chromium)"
+NOT_INSTALLED = "make: apt-get did not install a Chromium: the viewer's browser tests will skip"
 
 
-def _run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """The script under bash, with an empty folder as its whole PATH."""
+def _tool(folder: Path, name: str, body: str, mode: int = 0o755) -> Path:
+    path = folder / name
+    path.write_text(f"#!/bin/bash\n{body}\n", encoding="utf-8")
+    path.chmod(mode)
+    return path
+
+
+def _bin(tmp_path: Path, uid: int | None = None, apt: str | None = None) -> Path:
+    """The folder that is the whole PATH: an ``id -u`` that says ``uid``; an ``apt-get`` that
+    logs ``$DEBIAN_FRONTEND $*`` to ``apt.log`` and then runs ``apt``."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    if uid is not None:
+        _tool(folder, "id", f"echo {uid}")
+    if apt is not None:
+        log = tmp_path / "apt.log"
+        _tool(folder, "apt-get", f'echo "$DEBIAN_FRONTEND $*" >> {log}\n{apt}')
+    return folder
+
+
+def _run(path: Path, *args: str, **env: str) -> tuple[int, str, list[str]]:
     clean = {k: v for k, v in os.environ.items() if k != "BATTLESIM_CHROMIUM"}
-    clean.update(PATH=str(tmp_path), **env)
-    return subprocess.run(
-        [BASH, str(SCRIPT), *args], env=clean, capture_output=True, text=True, check=False
+    clean.update(PATH=str(path), **env)
+    done = subprocess.run(
+        ["/bin/bash", str(SCRIPT), *args], env=clean, capture_output=True, text=True, check=False
     )
+    return done.returncode, done.stdout, done.stderr.splitlines()
 
 
-def test_a_chromium_named_by_the_variable_is_enough(tmp_path: Path) -> None:
-    done = _run(tmp_path, "--required", BATTLESIM_CHROMIUM="/opt/some/chrome")
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+def _apt_calls(tmp_path: Path) -> list[str]:
+    log = tmp_path / "apt.log"
+    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
 
 
-def test_a_chromium_on_path_is_enough(tmp_path: Path) -> None:
-    browser = tmp_path / "chromium-browser"
-    browser.write_text("#!/bin/sh\n", encoding="utf-8")
-    browser.chmod(0o755)
-    done = _run(tmp_path, "--required")
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+INSTALLS = (
+    'if [ "$1" = install ]; then printf "#!/bin/sh\\n" > "${0%/*}/chromium"; '
+    'command -p chmod +x "${0%/*}/chromium"; fi'
+)
+"""What the stand-in apt-get does besides logging: ``install`` puts a ``chromium`` beside it
+(``command -p``: the system's chmod, the stand-ins' PATH having none)."""
 
 
-def test_without_one_make_test_is_told_in_one_line_and_goes_on(tmp_path: Path) -> None:
-    done = _run(tmp_path)
-    assert done.returncode == 0
-    assert done.stdout == ""
-    assert done.stderr.splitlines() == [
-        "make: no Chromium here: the viewer's browser tests will skip "
-        "(install the chromium package, or set BATTLESIM_CHROMIUM to a Chromium)"
+def test_the_script_looks_for_the_names_the_tests_look_for() -> None:
+    loop = re.search(r"for name in ([^;]+); do", SCRIPT.read_text(encoding="utf-8"))
+    assert loop is not None and tuple(loop.group(1).split()) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_executable_chromium_on_path_is_enough(tmp_path: Path, name: str) -> None:
+    folder = _bin(tmp_path, uid=0, apt=INSTALLS)
+    _tool(folder, name, "")
+    assert _run(folder, "--required") == (0, "", [])
+    assert _apt_calls(tmp_path) == []
+
+
+def test_a_chromium_that_is_not_executable_is_not_one(tmp_path: Path) -> None:
+    folder = _bin(tmp_path, uid=1000)
+    _tool(folder, "chromium", "", mode=0o644)
+    assert _run(folder) == (0, "", [SKIP])
+    assert _run(folder, "--required")[0] == 1
+
+
+def test_the_variable_names_an_executable_file_or_nothing(tmp_path: Path) -> None:
+    folder = _bin(tmp_path, uid=0, apt=INSTALLS)
+    chrome = _tool(tmp_path, "chrome", "")
+    assert _run(folder, "--required", BATTLESIM_CHROMIUM=str(chrome)) == (0, "", [])
+    missing = str(tmp_path / "no-such-chrome")
+    said = [
+        f"make: BATTLESIM_CHROMIUM={missing} is not an executable file: "
+        "the viewer's browser tests will skip"
     ]
+    assert _run(folder, BATTLESIM_CHROMIUM=missing) == (0, "", said)
+    assert _run(folder, "--required", BATTLESIM_CHROMIUM=missing) == (1, "", said)
+    assert _apt_calls(tmp_path) == [], "a Chromium the user named is never installed over"
 
 
-def test_without_one_ci_fails(tmp_path: Path) -> None:
-    done = _run(tmp_path, "--required")
-    assert done.returncode == 1
-    assert len(done.stderr.splitlines()) == 1
+def test_the_tests_read_the_variable_as_the_script_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chrome = _tool(tmp_path, "chrome", "")
+    monkeypatch.setenv("BATTLESIM_CHROMIUM", str(chrome))
+    assert chromium_path() == str(chrome)
+    chrome.chmod(0o644)
+    assert chromium_path() is None
+    monkeypatch.setenv("BATTLESIM_CHROMIUM", str(tmp_path))  # a folder
+    assert chromium_path() is None
 
 
-def test_an_install_that_fails_shows_apt_s_last_words_and_goes_on(tmp_path: Path) -> None:
-    """As root with an apt-get that fails (a stand-in here), its last lines of stderr and one
-    line of ours; without root, the one line that says the tests will skip."""
-    apt = tmp_path / "apt-get"
-    apt.write_text("#!/bin/bash\necho 'E: Unable to locate package chromium' >&2\nexit 100\n")
-    apt.chmod(0o755)
-    done = _run(tmp_path)
-    assert done.returncode == 0
-    if os.geteuid() == 0:
-        assert done.stderr.splitlines() == [
-            "make: installing Chromium for the viewer's browser tests (apt-get install chromium)",
-            "E: Unable to locate package chromium",
-            "make: apt-get could not install chromium: the viewer's browser tests will skip",
-        ]
-    else:
-        assert "the viewer's browser tests will skip" in done.stderr
-    assert _run(tmp_path, "--required").returncode == 1
+def test_not_root_it_installs_nothing_and_says_so_in_one_line(tmp_path: Path) -> None:
+    folder = _bin(tmp_path, uid=1000, apt=INSTALLS)
+    assert _run(folder) == (0, "", [SKIP])
+    assert _run(folder, "--required") == (1, "", [SKIP])
+    assert _apt_calls(tmp_path) == []
+
+
+def test_without_apt_get_it_says_so_in_one_line(tmp_path: Path) -> None:
+    folder = _bin(tmp_path, uid=0)
+    assert _run(folder) == (0, "", [SKIP])
+    assert _run(folder, "--required") == (1, "", [SKIP])
+
+
+def test_as_root_with_apt_get_it_installs_the_package(tmp_path: Path) -> None:
+    folder = _bin(tmp_path, uid=0, apt=INSTALLS)
+    assert _run(folder, "--required") == (0, "", [INSTALLING])
+    assert _apt_calls(tmp_path) == [
+        "noninteractive update -qq",
+        "noninteractive install -y -qq chromium",
+    ]
+    assert (folder / "chromium").exists()
+    assert _run(folder, "--required") == (0, "", []), "found the second time"
+    assert len(_apt_calls(tmp_path)) == 2
+
+
+def test_an_apt_get_that_succeeds_without_a_chromium_is_not_believed(tmp_path: Path) -> None:
+    folder = _bin(tmp_path, uid=0, apt="exit 0")
+    assert _run(folder) == (0, "", [INSTALLING, NOT_INSTALLED])
+    assert _run(folder, "--required") == (1, "", [INSTALLING, NOT_INSTALLED])
+
+
+def test_a_failed_install_shows_apt_s_last_five_lines(tmp_path: Path) -> None:
+    words = [f"E: line {i}" for i in range(1, 8)]
+    body = "".join(f"echo '{w}' >&2\n" for w in words) + "exit 100"
+    folder = _bin(tmp_path, uid=0, apt=body)
+    assert _run(folder) == (0, "", [INSTALLING, *words[-5:], NOT_INSTALLED])
+    assert _apt_calls(tmp_path) == ["noninteractive update -qq"], "install only after update"
+
+
+def test_a_failed_install_that_said_nothing_adds_no_blank_line(tmp_path: Path) -> None:
+    folder = _bin(tmp_path, uid=0, apt="exit 100")
+    assert _run(folder, "--required") == (1, "", [INSTALLING, NOT_INSTALLED])
