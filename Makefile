@@ -35,8 +35,8 @@ run: $(BIN)/battlesim
 ## dev: install every extra (studies, Dask, notebooks, test tools) into .venv
 dev: $(FULL)
 
-## test: install with every extra, then ruff, mypy --strict and pytest (mypy beside pytest:
-## ~17 CPU seconds from a cold cache, taken while pytest's last units leave a core idle)
+## test: install with every extra, then ruff, the browser, mypy --strict and pytest (mypy beside
+## pytest: ~17 CPU seconds from a cold cache, over well before pytest's end)
 test: lint browser
 	@$(MAKE) --no-print-directory -j2 typecheck pytest
 
