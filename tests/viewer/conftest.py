@@ -41,6 +41,8 @@ def browser() -> Iterator[Any]:
     if missing:
         if os.environ.get("CI"):
             pytest.fail("CI has no Chromium (.ci/run installs it) or Playwright (the dev extra)")
-        pytest.skip("no system Chromium or Playwright here (apt-get install chromium)")
+        pytest.skip(
+            "no system Chromium or Playwright here (apt-get install chromium-headless-shell)"
+        )
     with launch() as b:
         yield b

@@ -19,9 +19,12 @@ from tests.viewer.browser import NAMES, chromium_path
 SCRIPT = Path(__file__).resolve().parents[2] / ".ci" / "chromium"
 SKIP = (
     "make: no Chromium here: the viewer's browser tests will skip "
-    "(install the chromium package, or set BATTLESIM_CHROMIUM to a Chromium)"
+    "(install the chromium-headless-shell package, or set BATTLESIM_CHROMIUM to a Chromium)"
 )
-INSTALLING = "make: installing Chromium for the viewer's browser tests (apt-get install chromium)"
+INSTALLING = (
+    "make: installing Chromium for the viewer's browser tests "
+    "(apt-get install chromium-headless-shell)"
+)
 NOT_INSTALLED = "make: apt-get did not install a Chromium: the viewer's browser tests will skip"
 
 
@@ -60,10 +63,11 @@ def _apt_calls(tmp_path: Path) -> list[str]:
 
 
 INSTALLS = (
-    'if [ "$1" = install ]; then printf "#!/bin/sh\\n" > "${0%/*}/chromium"; '
-    'command -p chmod +x "${0%/*}/chromium"; fi'
+    'if [ "$1" = install ]; then printf "#!/bin/sh\\n" > "${0%/*}/chromium-headless-shell"; '
+    'command -p chmod +x "${0%/*}/chromium-headless-shell"; fi'
 )
-"""What the stand-in apt-get does besides logging: ``install`` puts a ``chromium`` beside it
+"""What the stand-in apt-get does besides logging: ``install`` puts a ``chromium-headless-shell``
+beside it
 (``command -p``: the system's chmod, the stand-ins' PATH having none)."""
 
 
@@ -113,6 +117,20 @@ def test_the_tests_read_the_variable_as_the_script_does(
     assert chromium_path() is None
 
 
+def test_the_tests_take_the_headless_shell_before_a_full_chromium(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for name in reversed(NAMES):
+        _tool(folder, name, "")
+    monkeypatch.delenv("BATTLESIM_CHROMIUM", raising=False)
+    monkeypatch.setenv("PATH", str(folder))
+    assert chromium_path() == str(folder / "chromium-headless-shell")
+    (folder / "chromium-headless-shell").unlink()
+    assert chromium_path() == str(folder / "chromium")
+
+
 def test_not_root_it_installs_nothing_and_says_so_in_one_line(tmp_path: Path) -> None:
     folder = _bin(tmp_path, uid=1000, apt=INSTALLS)
     assert _run(folder) == (0, "", [SKIP])
@@ -131,9 +149,9 @@ def test_as_root_with_apt_get_it_installs_the_package(tmp_path: Path) -> None:
     assert _run(folder, "--required") == (0, "", [INSTALLING])
     assert _apt_calls(tmp_path) == [
         "noninteractive update -qq",
-        "noninteractive install -y -qq chromium",
+        "noninteractive install -y -qq chromium-headless-shell",
     ]
-    assert (folder / "chromium").exists()
+    assert (folder / "chromium-headless-shell").exists()
     assert _run(folder, "--required") == (0, "", []), "found the second time"
     assert len(_apt_calls(tmp_path)) == 2
 
