@@ -52,6 +52,22 @@ def test_the_core_dependencies_name_no_extra_library() -> None:
     assert {"numpy", "scipy", "duckdb", "matplotlib", "salib"} <= study
 
 
+def test_every_dependency_pins_its_major_version() -> None:
+    """Each requirement, core and extras, has an upper bound: a new major release (a new
+    API) is taken deliberately, never by a fresh install."""
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    every = [*project["dependencies"], *(r for e in project["optional-dependencies"].values()
+                                          for r in e)]  # fmt: skip
+    unbounded = [
+        r for r in every
+        if not any(s.operator in ("<", "<=", "==", "~=") for s in Requirement(r).specifier)
+    ]  # fmt: skip
+    assert unbounded == []
+    assert len(every) >= 20
+
+
 @pytest.mark.parametrize(
     "args",
     [
