@@ -19,7 +19,7 @@ __all__ = ["Loaded", "chromium_path", "launch", "open_page"]
 
 NAMES = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome")
 """The first found is used: Debian's headless shell (what Playwright runs headless by default;
-the viewer's tests cost 0.8x the CPU they cost in the full browser), else a full Chromium."""
+the viewer's tests cost 0.81x the CPU they cost in the full browser), else a full Chromium."""
 
 
 def chromium_path() -> str | None:
