@@ -27,6 +27,7 @@ from sim.history.bands import band_measure
 from sim.history.case import Case, MeasureSpec, Verdict
 from sim.history.estimate import Estimate, estimate
 from sim.history.measures import BattleRecord, RunRecord, Value, settled, value_of
+from sim.history.predictive import Predictive, predictive
 
 __all__ = [
     "CHUNK",
@@ -53,6 +54,9 @@ class MeasureResult:
 
     spec: MeasureSpec
     estimate: Estimate
+    record: Predictive | None = None
+    """Where the record's value falls among the runs' values (:mod:`sim.history.predictive`);
+    None when no run has a value."""
 
     @property
     def verdict(self) -> Verdict:
@@ -337,6 +341,12 @@ class _Fight:
         self.futures = [self.ex.submit(run_chunk, self.blob, s, e) for s, e in bounds]
         self.wanted = wanted
 
+    def _result(self, i: int, m: MeasureSpec) -> MeasureResult:
+        values = [v[i] for v in self.values]
+        return MeasureResult(
+            m, estimate(m.statistic, values), predictive(m.statistic, values, m.historical)
+        )
+
     def result(self, progress: Progress | None) -> CaseResult:
         """Its runs' values as they come in; while a measure is inconclusive, double the
         runs up to ``max_runs``; then every measure's estimate."""
@@ -349,10 +359,7 @@ class _Fight:
                 if progress is not None:
                     progress(len(self.values), self.wanted)
             looks.append(self.wanted)
-            results = [
-                MeasureResult(m, estimate(m.statistic, [v[i] for v in self.values]))
-                for i, m in enumerate(self.measures)
-            ]
+            results = [self._result(i, m) for i, m in enumerate(self.measures)]
             shown = results[: len(spec.measures)]
             if self.wanted >= self.max_runs or all(r.verdict != "inconclusive" for r in shown):
                 extra = results[-1] if self.band is not None else None

@@ -45,7 +45,8 @@ def test_a_passing_suite_exits_0_and_prints_its_table(tmp_path: Path) -> None:
     assert lines[0] == "Fitting set: the cases rule defaults may be chosen on"
     assert lines[2] == "small: A small case"
     assert lines[3] == "  stone_wall.yaml, seed 7, runs 0–3"
-    assert "P(the Confederates hold)" in lines[5] and lines[5].split()[-2] == "pass"
+    # ... result, the record's p (every run holds, as the record: 1), the source
+    assert "P(the Confederates hold)" in lines[5] and lines[5].split()[-3:] == ["pass", "1", "[1]"]
     assert lines[-2:] == [
         "fitting: 1 of 1 measures pass (0 FAIL, 0 inconclusive); 1 of 1 cases pass.",
         "held out: no cases.",
