@@ -7,7 +7,8 @@ batch engine (:mod:`sim.history.run`), doubling its runs while a verdict is
 inconclusive; :mod:`sim.history.render` prints the table ``battlesim
 history`` shows, the fitting and held-out cases apart
 (:mod:`sim.history.split`: the lot rule) and each musket case's loss ratio
-beside its CDB90 band (:mod:`sim.history.bands`). :mod:`sim.history.fit`
+beside its CDB90 band (:mod:`sim.history.bands`), and where each record
+falls among its case's runs (:mod:`sim.history.predictive`). :mod:`sim.history.fit`
 makes the cases a calibration's targets (``battlesim calibrate`` with
 ``history:``).
 """
