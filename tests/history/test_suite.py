@@ -69,6 +69,12 @@ def test_every_measure_that_does_not_pass_is_a_known_gap(
     missing = [f"{c}.{m}" for c, m, _s, v in every if v != "pass" and f"`{c}.{m}`" not in gaps]
     assert missing == [], "measures that do not pass and are not in Known gaps"
     assert code == (0 if {v for *_k, v in every} == {"pass"} else 1)
+    sets = data["sets"]
+    held_beyond = f"{sets['held_out']['beyond']} of the {sets['held_out']['record_checked']}"
+    fit_beyond = f"{sets['fitting']['beyond']} of the {sets['fitting']['record_checked']}"
+    assert f"{held_beyond} held-out records are beyond the spread and {fit_beyond} fitting" in (
+        " ".join(gaps.split())
+    ), "Known gaps states how many records lie beyond the runs' spread, as the command does"
 
 
 RECORD_RATIOS = {"fort_wagner": (6.7, 8.7)}
