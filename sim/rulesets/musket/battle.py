@@ -102,7 +102,7 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
 
 
 def _melee(b: Battle, rec: Rec, unit: UnitState) -> None:
-    if b.options.charge_test:
+    if b.options.charge_test and b.orders[unit.id].kind == "charge":  # a counterstroke: none
         target = can_charge(b, unit)
         if target is not None and not _emit(b, rec, decide_charge_test(b, unit, target)).passed:
             return
@@ -133,13 +133,20 @@ def waits_for(b: Battle, uid: str) -> tuple[str, ...]:
 
     A charging unit fights in the melee phase instead of firing offensively
     (:func:`~sim.rulesets.musket.fire.may_fire`); a unit under any other order never
-    charges (:func:`~sim.rulesets.musket.melee.can_charge`).  Orders are scenario
+    charges (:func:`~sim.rulesets.musket.melee.can_charge`), but for one on hold under
+    option ``counter_charge``, which waits for every phase.  Orders are scenario
     data that nothing in a battle changes (a fork overrides state and event
     fields only), so the phase left out is one in which the unit's rule
     would decide nothing, every turn: leaving it out saves a resume, and
     the kernel still resumes every phase's waiters in scenario order.
     """
-    skip = "offensive_fire" if b.orders[uid].kind == "charge" else "melee"
+    kind = b.orders[uid].kind
+    if kind == "charge":
+        skip = "offensive_fire"
+    elif kind == "hold" and b.options.counter_charge is not None:
+        skip = ""  # a unit on hold counter-charges (option counter_charge) and never moves
+    else:
+        skip = "melee"
     return tuple(phase for phase in PHASES if phase != skip)
 
 

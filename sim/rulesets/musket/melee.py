@@ -26,6 +26,7 @@ from sim.rulesets.musket.state import UnitState
 __all__ = [
     "attacker_chance",
     "cavalry_factors",
+    "counter_target",
     "decide_melee",
     "melee_odds",
     "melee_strength",
@@ -192,10 +193,41 @@ def retreat_hex(b: Battle, unit: UnitState, away_from: Hex) -> Hex | None:
     return found
 
 
+def counter_target(b: Battle, unit: UnitState) -> UnitState | None:
+    """The enemy a unit on hold counter-charges now [ours, option ``counter_charge``]: the
+    first, in neighbour order, next to it that is spent or disrupted — with ``open``, one
+    its hex gives it no cover against. None when it may not (not infantry or cavalry, not
+    in good order, fought this turn) or there is none."""
+    mode = b.options.counter_charge
+    if (
+        mode is None
+        or unit.kind == "artillery"
+        or unit.morale != "good"
+        or unit.hex is None
+        or unit.fought_turn == b.turn
+    ):
+        return None
+    units, occupant = b.state.units, b.state.occupant
+    for h in neighbours(unit.hex):
+        uid = occupant.get(h)
+        if uid is None:
+            continue
+        enemy = units[uid]
+        if enemy.side == unit.side or enemy.morale not in ("spent", "disrupted"):
+            continue
+        if mode == "open" and b.cover_against(unit, h)[1]:
+            continue
+        return enemy
+    return None
+
+
 def can_charge(b: Battle, unit: UnitState) -> UnitState | None:
     """The charge target next to the unit, if it may attack now [src: disrupted,
-    routed units and artillery cannot attack; ours: nor a unit that has broken off]."""
+    routed units and artillery cannot attack; ours: nor a unit that has broken off]; for a
+    unit on hold, its counterstroke's target (:func:`counter_target`)."""
     order = b.orders[unit.id]
+    if order.kind == "hold":
+        return counter_target(b, unit)
     if (
         order.kind != "charge"
         or unit.kind == "artillery"

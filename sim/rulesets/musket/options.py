@@ -513,6 +513,17 @@ class MusketOptions(ChangedDefaults):
         ge=1,
         le=60,
     )
+    counter_charge: Literal["open", "any"] | None = later_option(
+        None,
+        "[ours] The counterstroke: a unit under a hold order, infantry or cavalry in good "
+        "order that has not fought this turn, charges in the melee phase an enemy next to "
+        "it that is spent or disrupted (an attack thrown back or broken at its front), "
+        "with no charge test; the melee is any charge's, and a winner takes the hex the "
+        "loser left and holds there. 'open': only from a hex that gives it no cover "
+        "against that enemy (men behind a wall, breastworks, a fence or in woods stay in "
+        "them); 'any': from any hex. null: a unit on hold never charges (rules version 5 "
+        "as shipped).",
+    )
     rout_prisoners_share: float = later_option(
         0.0,
         "[ours] A unit that routs (a failed check in any phase, or a melee lost that routs "

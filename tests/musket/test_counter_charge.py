@@ -1,0 +1,118 @@
+"""Option ``counter_charge``: a unit on hold charges a spent or disrupted enemy next to it
+(docs/rules/musket.md, *Options*, and its protocol under *Rules version 5*).
+
+Side a retreats south (its units face north); the holder ``h`` of side a stands at (4,5),
+the broken attacker ``x`` of side b at (4,4), straight in front of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import simpy
+
+from engine.kernel import TurnKernel
+from engine.rng import Streams
+from sim.rulesets.musket import audit
+from sim.rulesets.musket.battle import waits_for
+from sim.rulesets.musket.context import Battle
+from sim.rulesets.musket.data import PHASES
+from sim.rulesets.musket.melee import can_charge, counter_target, decide_melee
+from sim.rulesets.musket.state import initial_state
+from sim.scenario.load import validate_data
+from tests.sim.test_rules import _fight, _inf, _scenario
+
+
+def _battle(
+    mode: str | None,
+    morale: str = "spent",
+    terrain: list[dict[str, Any]] | None = None,
+    seed: int = 1,
+) -> Battle:
+    holder = _inf("h", [4, 5], order={"kind": "hold"})
+    attacker = _inf("x", [4, 4], order={"kind": "charge", "target": "h"}, strength=600)
+    data = _scenario([holder], [attacker], limit=1)
+    data["options"] = {"counter_charge": mode}
+    if terrain:
+        data["map"]["terrain"] = terrain
+    _, sc = validate_data(data, {}, "t.yaml")
+    b = Battle(sc, initial_state(sc), Streams(seed), TurnKernel(simpy.Environment(), PHASES, 20))
+    b.kernel.turn = 1
+    b.state.units["x"].morale = morale
+    return b
+
+
+@pytest.mark.parametrize("morale", ["spent", "disrupted"])
+def test_a_holder_counter_charges_a_broken_attacker_next_to_it(morale: str) -> None:
+    b = _battle("open", morale)
+    h, x = b.state.units["h"], b.state.units["x"]
+    assert counter_target(b, h) is x and can_charge(b, h) is x
+    event = decide_melee(b, h)
+    assert event is not None and (event.unit, event.target) == ("h", "x")
+    assert audit._melee(b.state, event) is None  # lawful: the audit re-derives it
+
+
+@pytest.mark.parametrize("morale", ["good", "routed"])
+def test_an_enemy_in_good_order_or_routed_is_not_counter_charged(morale: str) -> None:
+    b = _battle("any", morale)
+    assert counter_target(b, b.state.units["h"]) is None
+
+
+def test_off_a_holder_never_charges_and_skips_the_melee_phase() -> None:
+    b = _battle(None)
+    h = b.state.units["h"]
+    assert counter_target(b, h) is None and can_charge(b, h) is None
+    assert "melee" not in waits_for(b, "h")
+    assert "melee" in waits_for(_battle("open"), "h")
+    assert "offensive_fire" not in waits_for(b, "x")  # a charging unit, as before
+
+
+def test_open_stays_behind_cover_that_faces_the_enemy_any_does_not() -> None:
+    wall = [{"hexes": [[4, 5]], "terrain": "stone_wall"}]
+    covered = _battle("open", terrain=wall)
+    assert counter_target(covered, covered.state.units["h"]) is None
+    anywhere = _battle("any", terrain=wall)
+    assert counter_target(anywhere, anywhere.state.units["h"]) is anywhere.state.units["x"]
+
+
+def test_a_holder_that_fought_this_turn_or_is_not_in_good_order_does_not() -> None:
+    b = _battle("any")
+    h = b.state.units["h"]
+    h.fought_turn = b.turn
+    assert counter_target(b, h) is None
+    c = _battle("any")
+    c.state.units["h"].morale = "spent"
+    assert counter_target(c, c.state.units["h"]) is None
+
+
+def test_a_won_counterstroke_takes_the_hex_the_loser_left() -> None:
+    """Among seeds, one in which h (400 men against a spent 600) wins: it advances into
+    (4,4) as the loser falls back, and holds there."""
+    for seed in range(1, 40):
+        b = _battle("any", seed=seed)
+        event = decide_melee(b, b.state.units["h"])
+        assert event is not None
+        if event.winner == "h" and event.loser_retreats_to is not None:
+            assert event.winner_advances_to == (4, 4)
+            b.state.apply(event)
+            assert b.state.units["h"].hex == (4, 4)
+            assert b.state.units["x"].morale == "disrupted"  # spent and beaten: disrupted
+            return
+    raise AssertionError("no seed in 1-39 gave the holder a win")
+
+
+def test_in_a_battle_the_volley_breaks_the_charge_and_the_line_counter_charges() -> None:
+    """A whole battle: x charges h across open ground; with the option, some h's melee
+    appears in the log against x, and none without it, over the same seeds."""
+    holder = _inf("h", [4, 6], order={"kind": "hold"}, quality="A", strength=800)
+    attacker = _inf("x", [4, 2], order={"kind": "charge", "target": "h"}, quality="D")
+
+    def meleed_by_h(mode: str | None, seed: int) -> int:
+        data = _scenario([holder], [attacker], limit=4)
+        data["options"] = {"counter_charge": mode}
+        lines = _fight(data, seed)
+        return sum(1 for x in lines if x.get("type") == "musket.meleed" and x["unit"] == "h")
+
+    assert sum(meleed_by_h(None, s) for s in range(1, 21)) == 0
+    assert sum(meleed_by_h("open", s) for s in range(1, 21)) > 0
