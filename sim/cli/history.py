@@ -117,9 +117,9 @@ def history(
     when it lies wholly outside, and is inconclusive otherwise; a case with
     an inconclusive measure is fought again with twice the runs (the next
     seeds of its sequence) up to --max-runs. The fitting and held-out cases
-    are reported apart. Each measure's "record's p" says whether the model's
-    runs reach the record's value at all ("beyond" when at most about one run
-    in twenty does on the record's side); it informs, and changes no verdict.
+    are reported apart. Each measure's "record's p" says how far out among the
+    model's runs the record's value lies ("beyond" when at most about one run
+    in twenty reaches it on its side); it informs, and changes no verdict.
 
     Exit 0 when every measure passes, 1 when one fails or is inconclusive
     (inconclusive only: 0 with --allow-inconclusive), 2 on bad input.

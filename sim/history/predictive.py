@@ -13,21 +13,27 @@ that quantity, and the record's value ``h`` is compared with them:
 * the two-sided p is ``min(1, 2 · min(p_below, p_above))``.
 
 If the record were one more draw of the model's (the runs and the record
-exchangeable), ``P(p ≤ α) ≤ α`` for every ``α``, whatever the distribution,
-ties and ``n``: a tail's ``(k + 1)/(n + 1)`` is a valid p (the record's rank
-among the ``n + 1`` values, ties counted against it), and doubling the smaller
-of two valid ps is the Bonferroni bound. So a model that generated the record
-puts it **beyond the runs' spread** (``p < 0.1``) in at most 10 % of measures,
-fewer where values tie (a probability measure's 0s and 1s); with a continuous
-quantity and 199 runs, in exactly 9 % (``tests/history/test_predictive.py``
-checks both). It is a check of the model against one realisation, not a
+exchangeable, their number fixed), ``P(p ≤ α) ≤ α`` for every ``α``, whatever
+the distribution and its ties: a tail's ``(k + 1)/(n + 1)`` is a valid p (ties
+are counted on the record's side, which can only raise it), and doubling the
+smaller of two valid ps is the Bonferroni bound. So a model that generated the
+record puts each measure's record **beyond the runs' spread** (``p < 0.1``)
+with probability at most 0.1, less where values tie (a probability measure's
+0s and 1s): with a continuous quantity and 200 runs 0.0995 (20 of the 201
+ranks the record may take), a Poisson count of mean 2.4 0.0327, an event of
+probability 0.05 0.0227 (``tests/history/test_predictive.py`` checks these
+through :func:`predictive`). A case fought again while a verdict is
+inconclusive has its number of runs chosen by its runs, so there the bound
+holds only nearly. It is a check of the model against one realisation, not a
 verdict: it says nothing of the mean, and a measure can pass its range with
-the record beyond the spread (the model too certain), or fail it with the
-record well inside (a wide spread around a mean off the record).
+the record beyond the spread (a one-sided range that asks less than the record),
+or fail it with the record inside (a wide spread around a mean off the range).
 
 A ratio measure (``loss_ratio``, ``loss_from``) is compared run by run: each
-run's ``X / Y``; a run with ``Y = 0`` counts as ``+∞`` when ``X > 0`` and has no
-value when both are 0.
+run's ``X / Y``; a run with ``Y = 0`` counts as ``+∞`` when ``X > 0`` (``−∞``
+when ``X < 0``) and has no value when both are 0. A value that is not a number
+has none either, so ``runs`` counts the runs with a value, which may be fewer
+than the measure's.
 """
 
 from __future__ import annotations
@@ -69,16 +75,17 @@ class Predictive:
 
 def _numbers(statistic: str, values: Sequence[Value]) -> list[float]:
     if statistic != "ratio":
-        return [float(v) for v in values if not isinstance(v, tuple)]
+        numbers = [float(v) for v in values if not isinstance(v, tuple)]
+        return [v for v in numbers if not math.isnan(v)]
     out = []
     for v in values:
-        if not isinstance(v, tuple):
+        if not isinstance(v, tuple) or math.isnan(v[0]) or math.isnan(v[1]):
             continue
         x, y = v
         if y:
             out.append(x / y)
         elif x:
-            out.append(math.inf)
+            out.append(math.copysign(math.inf, x))
     return out
 
 

@@ -54,7 +54,8 @@ def _record(r: Predictive | None) -> str:
     """The record's two-sided predictive p, ``beyond`` when it is below ``ALPHA``."""
     if r is None:
         return "n/a"
-    return f"{r.p:.2g} beyond" if r.beyond else f"{r.p:.2g}"
+    # three figures: at two, a p just under the cutoff (2 · 10/201 = 0.0995) reads 0.1
+    return f"{r.p:.3g} beyond" if r.beyond else f"{r.p:.3g}"
 
 
 def _row(m: MeasureResult, ref: int) -> tuple[str, ...]:
