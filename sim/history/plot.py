@@ -1,9 +1,10 @@
 """The suite as one figure: each measure's estimate and interval against history.
 
 One row per measure, each on its own axis (the measures' scales differ): the
-accepted range shaded, the historical value a diamond, the estimate a dot
-with its 95 % interval — green when it passes, red when it fails, amber when
-it is inconclusive.
+accepted range shaded, the runs' middle 90 % a grey bar (not for a
+probability, whose runs are 0 or 1), the historical value a diamond, the
+estimate a dot with its 95 % interval — green when it passes, red when it
+fails, amber when it is inconclusive.
 matplotlib is imported only here (``battlesim history --plot``).
 """
 
@@ -20,7 +21,7 @@ from sim.history.run import CaseResult, MeasureResult
 __all__ = ["plot"]
 
 _PASS, _FAIL, _ACCEPT, _HISTORY = "#5b8c3a", "#a3312b", "#dfe8f2", "#1f4e9c"
-_UNSURE = "#b07d1a"
+_UNSURE, _SPREAD = "#b07d1a", "#c4c4c4"
 _COLOUR = {"pass": _PASS, "fail": _FAIL, "inconclusive": _UNSURE}
 _WORD = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconclusive"}
 
@@ -28,6 +29,7 @@ _WORD = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconclusive"}
 def _span(m: MeasureResult) -> tuple[float, float]:
     e, a = m.estimate, m.spec.accept
     xs = [x for x in (e.value, e.low, e.high, m.spec.historical, a.min, a.max) if x is not None]
+    xs += [x for x in (getattr(m, "spread", None) or ()) if math.isfinite(x)]
     xs = [x for x in xs if not math.isnan(x)]
     lo, hi = min(xs), max(xs)
     pad = (hi - lo) * 0.15 or 0.1
@@ -42,6 +44,10 @@ def _row(ax: object, m: MeasureResult, title: str) -> None:
     a, e = m.spec.accept, m.estimate
     left = a.min if a.min is not None else lo
     ax.axvspan(left, a.max if a.max is not None else hi, color=_ACCEPT)
+    runs = getattr(m, "spread", None)
+    if runs is not None:  # the runs' middle 90 %, behind the rest; an infinite end at the edge
+        ends = [min(max(x, lo), hi) for x in runs]
+        ax.plot(ends, [0, 0], color=_SPREAD, linewidth=7, solid_capstyle="butt", zorder=1)
     colour = _COLOUR[m.verdict]
     if not math.isnan(e.value):
         err = [[e.value - e.low], [e.high - e.value]] if not math.isnan(e.low) else None
@@ -111,7 +117,8 @@ def _figure(results: list[CaseResult]) -> Figure:
             res.case.id, fontsize=7, rotation=0, ha="right", va="center", parse_math=False
         )
     fig.suptitle(
-        "Historical cases: estimate (dot, 95 % interval), history (diamond), accepted (shaded)",
+        "Historical cases: estimate (dot, 95 % interval), the runs' middle 90 % (grey), "
+        "history (diamond), accepted (shaded)",
         fontsize=9,
         y=1 - 0.12 / height,
         va="top",

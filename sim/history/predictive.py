@@ -44,13 +44,16 @@ from dataclasses import dataclass
 
 from sim.history.measures import Value
 
-__all__ = ["ALPHA", "METHOD", "Predictive", "predictive"]
+__all__ = ["ALPHA", "METHOD", "SPREAD", "Predictive", "predictive", "spread"]
 
 ALPHA = 0.1
 """A record with a two-sided p below this lies beyond the runs' spread."""
 
 METHOD = "two-sided Monte Carlo p, (k + 1)/(n + 1) a tail, ties on both sides"
 """The method, as the JSON names it."""
+
+SPREAD = (0.05, 0.95)
+"""The runs' spread a figure draws: their 5th and 95th percentiles, the middle 90 %."""
 
 
 @dataclass(frozen=True)
@@ -98,3 +101,28 @@ def predictive(statistic: str, values: Sequence[Value], historical: float) -> Pr
     below = sum(1 for v in numbers if v <= historical)
     above = sum(1 for v in numbers if v >= historical)
     return Predictive(len(numbers), below, above)
+
+
+def _quantile(ordered: list[float], q: float) -> float:
+    """The q-quantile of sorted values, interpolated linearly between the two nearest
+    (numpy's default, ``statistics.quantiles(method="inclusive")``'s); an infinite
+    neighbour gives itself."""
+    at = q * (len(ordered) - 1)
+    lo = math.floor(at)
+    hi = min(lo + 1, len(ordered) - 1)
+    a, b = ordered[lo], ordered[hi]
+    if a == b or math.isinf(a) or math.isinf(b):
+        return a if at == lo or math.isinf(a) else b
+    return a + (b - a) * (at - lo)
+
+
+def spread(statistic: str, values: Sequence[Value]) -> tuple[float, float] | None:
+    """The runs' middle 90 %: the 5th and 95th percentiles of their values (a ratio's run
+    by run, as :func:`predictive` reads them); None for a probability (its runs are 0 or
+    1) or when no run has a value."""
+    if statistic == "probability":
+        return None
+    numbers = sorted(_numbers(statistic, values))
+    if not numbers:
+        return None
+    return _quantile(numbers, SPREAD[0]), _quantile(numbers, SPREAD[1])

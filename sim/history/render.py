@@ -316,10 +316,16 @@ def _case_json(r: CaseResult) -> dict[str, Any]:
                 "verdict": m.verdict,
                 "passed": m.passed,
                 "record": _record_json(m.record),
+                "spread": _spread_json(m.spread),
             }
             for m in r.measures
         ],
     }
+
+
+def _spread_json(runs: tuple[float, float] | None) -> list[float | None] | None:
+    """The runs' 5th and 95th percentiles; an infinite one (a ratio over 0) as null."""
+    return None if runs is None else [x if math.isfinite(x) else None for x in runs]
 
 
 def _record_json(r: Predictive | None) -> dict[str, Any] | None:

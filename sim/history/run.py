@@ -27,7 +27,7 @@ from sim.history.bands import band_measure
 from sim.history.case import Case, MeasureSpec, Verdict
 from sim.history.estimate import Estimate, estimate
 from sim.history.measures import BattleRecord, RunRecord, Value, settled, value_of
-from sim.history.predictive import Predictive, predictive
+from sim.history.predictive import Predictive, predictive, spread
 
 __all__ = [
     "CHUNK",
@@ -57,6 +57,9 @@ class MeasureResult:
     record: Predictive | None = None
     """Where the record's value falls among the runs' values (:mod:`sim.history.predictive`);
     None when no run has a value."""
+    spread: tuple[float, float] | None = None
+    """The runs' 5th and 95th percentiles (:func:`sim.history.predictive.spread`); None for
+    a probability."""
 
     @property
     def verdict(self) -> Verdict:
@@ -344,7 +347,10 @@ class _Fight:
     def _result(self, i: int, m: MeasureSpec) -> MeasureResult:
         values = [v[i] for v in self.values]
         return MeasureResult(
-            m, estimate(m.statistic, values), predictive(m.statistic, values, m.historical)
+            m,
+            estimate(m.statistic, values),
+            predictive(m.statistic, values, m.historical),
+            spread(m.statistic, values),
         )
 
     def result(self, progress: Progress | None) -> CaseResult:

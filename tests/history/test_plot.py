@@ -5,6 +5,7 @@ nor the row above (the layout is worked out in inches, not by constrained layout
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 from typing import Any
 
@@ -77,3 +78,18 @@ def test_long_ids_and_titles_of_many_lines_fit(case_id: str, kind: str) -> None:
         if min(p.x1, q.x1) - max(p.x0, q.x0) > 0.5 and min(p.y1, q.y1) - max(p.y0, q.y0) > 0.5
     ]
     assert met == []
+
+
+def test_the_runs_middle_90_percent_is_drawn_behind_the_estimate() -> None:
+    """A measure with a spread gets a grey bar from its 5th to its 95th percentile, an
+    infinite end drawn at the axis' edge; a probability (no spread) gets none."""
+    with_runs = _measure("hits", "pass")
+    with_runs.spread = (0.25, 0.55)
+    beyond = _measure("ratio", "fail")
+    beyond.spread = (0.1, math.inf)
+    fig = _figure([_case("c", with_runs, beyond, _measure("P(held)", "pass"))])
+    bars = [[ln for ln in ax.get_lines() if ln.get_color() == "#c4c4c4"] for ax in fig.axes]
+    assert [len(b) for b in bars] == [1, 1, 0]
+    assert list(bars[0][0].get_xdata()) == [0.25, 0.55]
+    left, right = fig.axes[1].get_xlim()
+    assert list(bars[1][0].get_xdata()) == [0.1, right] and left < 0.1

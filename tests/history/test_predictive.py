@@ -9,12 +9,13 @@ continuous one, and by simulation of the function itself on plain draws.
 from __future__ import annotations
 
 import math
+import statistics
 
 import numpy as np
 import pytest
 from scipy.stats import binom, poisson  # type: ignore[import-untyped]
 
-from sim.history.predictive import Predictive, predictive
+from sim.history.predictive import Predictive, predictive, spread
 
 RUNS = 200
 """Runs a case is fought with: the record is compared with all 200, the 201st value."""
@@ -160,3 +161,18 @@ def test_simulated_on_plain_draws_the_rate_is_the_exact_one() -> None:
         rate = sum(r is not None and r.beyond for r in found) / len(found)
         se = math.sqrt(size * (1 - size) / len(found))
         assert abs(rate - size) <= 4 * se + 1e-9, (name, rate, size)
+
+
+def test_the_spread_is_the_runs_5th_and_95th_percentiles() -> None:
+    """Linear interpolation, as numpy's default and statistics' inclusive method: of 1 … 200,
+    at 0.05 · 199 = 9.95 places in, 10.95, and at 189.05, 190.05."""
+    runs = [float(v) for v in range(1, 201)]
+    assert spread("mean", runs) == pytest.approx((10.95, 190.05))
+    cuts = statistics.quantiles(runs, n=20, method="inclusive")
+    assert spread("mean", runs) == pytest.approx((cuts[0], cuts[-1]))
+    assert spread("probability", [0.0, 1.0, 1.0]) is None  # 0s and 1s: no spread to draw
+    assert spread("mean", [math.nan]) is None
+    # ratios run by run, X/0 infinite: of 40 runs one at +inf, the 95th percentile 0.95 · 39
+    # = 37.05 places in, between two 1s; of 20, 18.05 places in, between a 1 and the +inf
+    assert spread("ratio", [(1.0, 1.0)] * 39 + [(1.0, 0.0)]) == (1.0, 1.0)
+    assert spread("ratio", [(1.0, 1.0)] * 19 + [(1.0, 0.0)]) == (1.0, math.inf)
