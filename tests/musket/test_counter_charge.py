@@ -29,11 +29,12 @@ def _battle(
     morale: str = "spent",
     terrain: list[dict[str, Any]] | None = None,
     seed: int = 1,
+    **options: Any,
 ) -> Battle:
     holder = _inf("h", [4, 5], order={"kind": "hold"})
     attacker = _inf("x", [4, 4], order={"kind": "charge", "target": "h"}, strength=600)
     data = _scenario([holder], [attacker], limit=1)
-    data["options"] = {"counter_charge": mode}
+    data["options"] = {"counter_charge": mode, **options}
     if terrain:
         data["map"]["terrain"] = terrain
     _, sc = validate_data(data, {}, "t.yaml")
@@ -116,3 +117,47 @@ def test_in_a_battle_the_volley_breaks_the_charge_and_the_line_counter_charges()
 
     assert sum(meleed_by_h(None, s) for s in range(1, 21)) == 0
     assert sum(meleed_by_h("open", s) for s in range(1, 21)) > 0
+
+
+def _two_attackers(**options: Any) -> Battle:
+    """h at (4,5) with two broken enemies next to it: y north of it at (4,4), first in
+    neighbour order (N, NE, SE, S, SW, NW), attacking o; x south-east at (5,5) attacking h."""
+    holder = _inf("h", [4, 5], order={"kind": "hold"})
+    other = _inf("o", [2, 6], order={"kind": "hold"})
+    y = _inf("y", [4, 4], order={"kind": "charge", "target": "o"})
+    x = _inf("x", [5, 5], order={"kind": "charge", "target": "h"})
+    data = _scenario([holder, other], [y, x], limit=1)
+    data["options"] = options
+    _, sc = validate_data(data, {}, "t.yaml")
+    b = Battle(sc, initial_state(sc), Streams(1), TurnKernel(simpy.Environment(), PHASES, 20))
+    b.kernel.turn = 1
+    b.state.units["x"].morale = b.state.units["y"].morale = "spent"
+    return b
+
+
+def test_own_counter_charges_only_the_attack_that_came_at_it() -> None:
+    """Without counter_charge_own, h strikes the first broken enemy in neighbour order,
+    y; with it, x, whose charge names h; and with x in good order again, nobody."""
+    free = _two_attackers(counter_charge="any")
+    assert counter_target(free, free.state.units["h"]) is free.state.units["y"]
+    own = _two_attackers(counter_charge="any", counter_charge_own=True)
+    assert counter_target(own, own.state.units["h"]) is own.state.units["x"]
+    own.state.units["x"].morale = "good"
+    assert counter_target(own, own.state.units["h"]) is None  # y attacks o, not h
+
+
+def test_a_counterstroke_that_holds_stays_in_its_line() -> None:
+    """With counter_charge_holds, the seed whose counterstroke h wins (as in the test
+    above) leaves h on (4,5); the loser falls back as before."""
+    for seed in range(1, 40):
+        b = _battle("any", seed=seed)
+        event = decide_melee(b, b.state.units["h"])
+        assert event is not None
+        if event.winner == "h" and event.loser_retreats_to is not None:
+            held = _battle("any", seed=seed, counter_charge_holds=True)
+            same = decide_melee(held, held.state.units["h"])
+            assert same is not None and same.winner == "h"
+            assert same.winner_advances_to is None
+            assert same.loser_retreats_to == event.loser_retreats_to
+            return
+    raise AssertionError("no seed in 1-39 gave the holder a win")

@@ -193,11 +193,18 @@ def retreat_hex(b: Battle, unit: UnitState, away_from: Hex) -> Hex | None:
     return found
 
 
+def _attacks(b: Battle, enemy: UnitState, unit: UnitState) -> bool:
+    """True when ``enemy``'s order is an attack (charge or engage) that names ``unit``."""
+    order = b.orders[enemy.id]
+    return order.kind in ("charge", "engage") and order.target == unit.id
+
+
 def counter_target(b: Battle, unit: UnitState) -> UnitState | None:
     """The enemy a unit on hold counter-charges now [ours, option ``counter_charge``]: the
     first, in neighbour order, next to it that is spent or disrupted — with ``open``, one
-    its hex gives it no cover against. None when it may not (not infantry or cavalry, not
-    in good order, fought this turn) or there is none."""
+    its hex gives it no cover against; with ``counter_charge_own``, one whose attack names
+    it. None when it may not (not infantry or cavalry, not in good order, fought this
+    turn) or there is none."""
     mode = b.options.counter_charge
     if (
         mode is None
@@ -214,6 +221,8 @@ def counter_target(b: Battle, unit: UnitState) -> UnitState | None:
             continue
         enemy = units[uid]
         if enemy.side == unit.side or enemy.morale not in ("spent", "disrupted"):
+            continue
+        if b.options.counter_charge_own and not _attacks(b, enemy, unit):
             continue
         if mode == "open" and b.cover_against(unit, h)[1]:
             continue
@@ -296,7 +305,13 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
             if prisoners and prisoners == left - pursuit:  # all it had left
                 loser_state, retreat = "eliminated", None
     advance = None
-    if attacker_wins and o.winner_advances and (retreat is not None or loser_state == "eliminated"):
+    holds = o.counter_charge_holds and b.orders[unit.id].kind == "hold"  # a counterstroke
+    if (
+        attacker_wins
+        and o.winner_advances
+        and not holds
+        and (retreat is not None or loser_state == "eliminated")
+    ):
         advance = defender.hex
     return Meleed(
         **stamp(b),

@@ -524,6 +524,18 @@ class MusketOptions(ChangedDefaults):
         "them); 'any': from any hex. null: a unit on hold never charges (rules version 5 "
         "as shipped).",
     )
+    counter_charge_own: bool = later_option(
+        False,
+        "[ours] With counter_charge: a unit on hold counter-charges only an enemy whose "
+        "charge or engage order names it, the attack that came at it. false: any spent or "
+        "disrupted enemy next to it (counter_charge as first written).",
+    )
+    counter_charge_holds: bool = later_option(
+        False,
+        "[ours] With counter_charge: a unit that wins its counterstroke stays where it "
+        "stood, its line held, instead of taking the hex the loser left. false: it "
+        "advances, as any winning attacker (counter_charge as first written).",
+    )
     rout_prisoners_share: float = later_option(
         0.0,
         "[ours] A unit that routs (a failed check in any phase, or a melee lost that routs "
