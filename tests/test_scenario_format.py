@@ -31,8 +31,10 @@ def _type(annotation: Any) -> str:
     args = typing.get_args(annotation)
     if typing.get_origin(annotation) is typing.Literal:
         return ", ".join(f'`"{a}"`' for a in args)
-    if isinstance(annotation, types.UnionType):
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
         [kind] = [a for a in args if a is not type(None)]
+        if typing.get_origin(kind) is typing.Literal:  # Literal[...] | None
+            return _type(kind) + " or `null`"
         return f"{kind.__name__} or `null`"
     return str(annotation.__name__)
 
@@ -93,6 +95,7 @@ def test_the_table_reads_bounds_types_and_defaults() -> None:
     assert '| `gun_loss_rule` | `"proportional"` | only value | `"proportional"` |' in rows
     assert '| `melee_winner_rule` | `"lower_loss_share"`, `"odds"` |  | `"odds"` |' in rows
     assert "| `spent_out_loss` | float or `null` | 0–1 | `0.2` |" in rows
+    assert '| `counter_charge` | `"open"`, `"any"` or `null` |  | `null` |' in rows
     assert len(rows) == 2 + len(MusketOptions.model_fields)
 
 

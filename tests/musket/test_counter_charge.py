@@ -15,9 +15,8 @@ import simpy
 from engine.kernel import TurnKernel
 from engine.rng import Streams
 from sim.rulesets.musket import audit
-from sim.rulesets.musket.battle import waits_for
+from sim.rulesets.musket.battle import plan, waits_for
 from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.data import PHASES
 from sim.rulesets.musket.melee import can_charge, counter_target, decide_melee
 from sim.rulesets.musket.state import initial_state
 from sim.scenario.load import validate_data
@@ -38,7 +37,8 @@ def _battle(
     if terrain:
         data["map"]["terrain"] = terrain
     _, sc = validate_data(data, {}, "t.yaml")
-    b = Battle(sc, initial_state(sc), Streams(seed), TurnKernel(simpy.Environment(), PHASES, 20))
+    kernel = TurnKernel(simpy.Environment(), plan(sc).phases, 20)  # the battle's own phases
+    b = Battle(sc, initial_state(sc), Streams(seed), kernel)
     b.kernel.turn = 1
     b.state.units["x"].morale = morale
     return b
@@ -51,7 +51,8 @@ def test_a_holder_counter_charges_a_broken_attacker_next_to_it(morale: str) -> N
     assert counter_target(b, h) is x and can_charge(b, h) is x
     event = decide_melee(b, h)
     assert event is not None and (event.unit, event.target) == ("h", "x")
-    assert audit._melee(b.state, event) is None  # lawful: the audit re-derives it
+    assert audit._melee(b.state, event) is None  # its arithmetic lawful, as the audit reads it
+    assert event.cause is None  # what broke x is not in this hand-made state (set below)
 
 
 @pytest.mark.parametrize("morale", ["good", "routed"])
@@ -60,13 +61,22 @@ def test_an_enemy_in_good_order_or_routed_is_not_counter_charged(morale: str) ->
     assert counter_target(b, b.state.units["h"]) is None
 
 
-def test_off_a_holder_never_charges_and_skips_the_melee_phase() -> None:
+def test_off_a_holder_never_charges_and_the_turn_has_its_five_phases() -> None:
+    """Off: the five phases, a holder waits for neither melee nor a counterstroke. On: a
+    sixth phase after the melee, which holders wait for instead of the melee, and
+    charging units do not."""
     b = _battle(None)
     h = b.state.units["h"]
     assert counter_target(b, h) is None and can_charge(b, h) is None
-    assert "melee" not in waits_for(b, "h")
-    assert "melee" in waits_for(_battle("open"), "h")
-    assert "offensive_fire" not in waits_for(b, "x")  # a charging unit, as before
+    five = ("movement", "defensive_fire", "offensive_fire", "melee", "rally")
+    assert b.kernel.phases == five
+    assert waits_for(b, "h") == ("movement", "defensive_fire", "offensive_fire", "rally")
+    assert waits_for(b, "x") == ("movement", "defensive_fire", "melee", "rally")
+    on = _battle("open")
+    assert on.kernel.phases == (*five[:4], "counterstroke", "rally")
+    assert waits_for(on, "h") == ("movement", "defensive_fire", "offensive_fire",
+                                  "counterstroke", "rally")  # fmt: skip
+    assert waits_for(on, "x") == ("movement", "defensive_fire", "melee", "rally")
 
 
 def test_open_stays_behind_cover_that_faces_the_enemy_any_does_not() -> None:
@@ -129,7 +139,9 @@ def _two_attackers(**options: Any) -> Battle:
     data = _scenario([holder, other], [y, x], limit=1)
     data["options"] = options
     _, sc = validate_data(data, {}, "t.yaml")
-    b = Battle(sc, initial_state(sc), Streams(1), TurnKernel(simpy.Environment(), PHASES, 20))
+    b = Battle(
+        sc, initial_state(sc), Streams(1), TurnKernel(simpy.Environment(), plan(sc).phases, 20)
+    )
     b.kernel.turn = 1
     b.state.units["x"].morale = b.state.units["y"].morale = "spent"
     return b
@@ -161,3 +173,88 @@ def test_a_counterstroke_that_holds_stays_in_its_line() -> None:
             assert same.loser_retreats_to == event.loser_retreats_to
             return
     raise AssertionError("no seed in 1-39 gave the holder a win")
+
+
+@pytest.mark.parametrize("holder_first", [True, False])
+def test_the_counterstroke_follows_a_charge_thrown_back_that_turn_whichever_side_is_first(
+    holder_first: bool,
+) -> None:
+    """The counterstroke has its own phase after the melee, so a charge thrown back in the
+    melee phase (a failed test: ``after`` spent) is struck the same turn whether the
+    holder's side is listed before the attacker's or after it (in the melee phase itself,
+    a holder listed first would act before the charge it answers)."""
+    holder = _inf("h", [4, 5], order={"kind": "hold"}, quality="A", strength=800)
+    attacker = _inf("x", [4, 3], order={"kind": "charge", "target": "h"}, quality="E")
+    struck = 0
+    for seed in range(1, 31):
+        sides = ([holder], [attacker]) if holder_first else ([attacker], [holder])
+        data = _scenario(*sides, limit=3)
+        if not holder_first:
+            data["sides"][0]["retreat"], data["sides"][1]["retreat"] = "north", "south"
+        data["options"] = {"counter_charge": "any"}
+        lines = _fight(data, seed)
+        thrown = {x["turn"] for x in lines if x.get("type") == "musket.morale_tested"
+                  and x.get("reason") == "charge" and x.get("after") == "spent"}  # fmt: skip
+        hits = {x["turn"] for x in lines if x.get("type") == "musket.meleed" and x["unit"] == "h"}
+        struck += len(thrown & hits)
+        tests = [x for x in lines if x.get("type") == "musket.morale_tested"]
+        assert not [x for x in tests if x["unit"] == "h" and x["reason"] == "charge"]
+    assert struck > 0  # and never a charge test for the counterstroke (above)
+
+
+def test_an_engaging_attacker_counts_as_the_attack_that_came_at_it() -> None:
+    b = _battle("any", counter_charge_own=True)
+    assert counter_target(b, b.state.units["h"]) is b.state.units["x"]
+    engage = _inf("x", [4, 4], order={"kind": "engage", "target": "h"})
+    data = _scenario([_inf("h", [4, 5], order={"kind": "hold"})], [engage], limit=1)
+    data["options"] = {"counter_charge": "any", "counter_charge_own": True}
+    _, sc = validate_data(data, {}, "t.yaml")
+    e = Battle(
+        sc, initial_state(sc), Streams(1), TurnKernel(simpy.Environment(), plan(sc).phases, 20)
+    )
+    e.kernel.turn = 1
+    e.state.units["x"].morale = "disrupted"
+    assert counter_target(e, e.state.units["h"]) is e.state.units["x"]
+
+
+def test_a_battery_on_hold_never_counter_charges() -> None:
+    guns = {"kind": "artillery", "strength": 6, "weapon": "foot_6pdr"}
+    data = _scenario(
+        [_inf("h", [4, 5], order={"kind": "hold"}, **guns)],
+        [_inf("x", [4, 4], order={"kind": "charge", "target": "h"})],
+        limit=1,
+    )
+    data["options"] = {"counter_charge": "any"}
+    _, sc = validate_data(data, {}, "t.yaml")
+    b = Battle(
+        sc, initial_state(sc), Streams(1), TurnKernel(simpy.Environment(), plan(sc).phases, 20)
+    )
+    b.kernel.turn = 1
+    b.state.units["x"].morale = "spent"
+    assert counter_target(b, b.state.units["h"]) is None
+
+
+def test_holds_keeps_only_a_counterstroke_in_place_a_charge_still_advances() -> None:
+    """counter_charge_holds on: x, charging h (disrupted, so weak), wins and advances into
+    the hex h fell back from, in some seed."""
+    for seed in range(1, 40):
+        b = _battle("any", morale="good", seed=seed, counter_charge_holds=True)
+        b.state.units["h"].morale = "disrupted"
+        event = decide_melee(b, b.state.units["x"])
+        assert event is not None and event.unit == "x"
+        if event.winner == "x" and event.loser_retreats_to is not None:
+            assert event.winner_advances_to == (4, 5)
+            return
+    raise AssertionError("no seed in 1-39 gave the charge a win")
+
+
+def test_a_counterstroke_names_what_broke_its_target_as_its_cause() -> None:
+    b = _battle("open")
+    b.state.units["x"].morale_cause = 17  # the seq of the test or volley that threw x back
+    event = decide_melee(b, b.state.units["h"])
+    assert event is not None and event.cause == 17
+    charge = _battle("open", morale="good")
+    charge.state.units["h"].morale = "disrupted"
+    charge.state.units["h"].morale_cause = 9
+    by_x = decide_melee(charge, charge.state.units["x"])
+    assert by_x is not None and by_x.cause is None  # an ordered charge is its own decision

@@ -15,7 +15,7 @@ import simpy
 from engine.events import Event
 from engine.recorder import Recorder
 from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.data import PHASES
+from sim.rulesets.musket.data import COUNTER_PHASES, PHASES
 from sim.rulesets.musket.events import Fired, Meleed, SideBroken
 from sim.rulesets.musket.fire import decide_fire
 from sim.rulesets.musket.melee import can_charge, decide_melee
@@ -102,7 +102,9 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
 
 
 def _melee(b: Battle, rec: Rec, unit: UnitState) -> None:
-    if b.options.charge_test and b.orders[unit.id].kind == "charge":  # a counterstroke: none
+    """A charge (melee phase), or a unit on hold's counterstroke (its own phase, option
+    ``counter_charge``), which takes no charge test."""
+    if b.options.charge_test and b.orders[unit.id].kind == "charge":
         target = can_charge(b, unit)
         if target is not None and not _emit(b, rec, decide_charge_test(b, unit, target)).passed:
             return
@@ -124,30 +126,33 @@ ACTIONS: dict[str, Callable[[Battle, Rec, UnitState], None]] = {
     "defensive_fire": _fire("defensive_fire"),
     "offensive_fire": _fire("offensive_fire"),
     "melee": _melee,
+    "counterstroke": _melee,
     "rally": _rally,
 }
 
 
 def waits_for(b: Battle, uid: str) -> tuple[str, ...]:
-    """The phases a unit waits for each turn: every phase but the one its order rules out.
+    """The phases a unit waits for each turn: every phase of the battle's but those its
+    order rules out.
 
     A charging unit fights in the melee phase instead of firing offensively
     (:func:`~sim.rulesets.musket.fire.may_fire`); a unit under any other order never
     charges (:func:`~sim.rulesets.musket.melee.can_charge`), but for one on hold under
-    option ``counter_charge``, which waits for every phase.  Orders are scenario
-    data that nothing in a battle changes (a fork overrides state and event
-    fields only), so the phase left out is one in which the unit's rule
-    would decide nothing, every turn: leaving it out saves a resume, and
-    the kernel still resumes every phase's waiters in scenario order.
+    option ``counter_charge``, which strikes back in the counterstroke phase, after
+    every charge of the turn.  Orders are scenario data that nothing in a battle
+    changes (a fork overrides state and event fields only), so a phase left out is one
+    in which the unit's rule would decide nothing, every turn: leaving it out saves a
+    resume, and the kernel still resumes every phase's waiters in scenario order.
     """
     kind = b.orders[uid].kind
+    skip: tuple[str, ...]
     if kind == "charge":
-        skip = "offensive_fire"
+        skip = ("offensive_fire", "counterstroke")
     elif kind == "hold" and b.options.counter_charge is not None:
-        skip = ""  # a unit on hold counter-charges (option counter_charge) and never moves
+        skip = ("melee",)
     else:
-        skip = "melee"
-    return tuple(phase for phase in PHASES if phase != skip)
+        skip = ("melee", "counterstroke")
+    return tuple(phase for phase in b.kernel.phases if phase not in skip)
 
 
 SKIP_UNMOVED = True
@@ -234,7 +239,7 @@ def _turn_end(b: Battle, turn: int, last: bool) -> Generator[Event, Event | None
 def plan(scenario: MusketScenario) -> Plan[MusketScenario, BattleState, Battle]:
     """The battle's clock (the turn's phases), view, unit processes and end-of-turn rules."""
     return Plan(
-        phases=PHASES,
+        phases=COUNTER_PHASES if scenario.options.counter_charge is not None else PHASES,
         turn_length=scenario.turns.minutes,
         turn_limit=scenario.turns.limit,
         view=Battle,

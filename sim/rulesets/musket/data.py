@@ -12,6 +12,7 @@ from typing import Final, Literal
 
 __all__ = [
     "ARTILLERY_VALUE_SCALE",
+    "COUNTER_PHASES",
     "KINDS",
     "MORALE_STATES",
     "PHASES",
@@ -37,6 +38,18 @@ version-1 to -4 replay is still fought again under the rules it names."""
 
 PHASES: Final = ("movement", "defensive_fire", "offensive_fire", "melee", "rally")
 """The phases of a turn, in order [ours]; rules-notes §1 [src] names defensive fire."""
+
+COUNTER_PHASES: Final = (
+    "movement",
+    "defensive_fire",
+    "offensive_fire",
+    "melee",
+    "counterstroke",
+    "rally",
+)
+"""The phases of a turn under option ``counter_charge`` [ours]: units on hold strike back
+in a phase of their own, after every charge of the melee phase, so that who strikes does
+not depend on which side a scenario lists first."""
 
 KINDS: Final = ("infantry", "cavalry", "artillery")
 MORALE_STATES: Final = ("good", "spent", "disrupted", "routed", "eliminated")

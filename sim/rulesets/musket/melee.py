@@ -313,8 +313,10 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
         and (retreat is not None or loser_state == "eliminated")
     ):
         advance = defender.hex
+    # a counterstroke answers what broke its target: `why` leads back to it
+    cause = defender.morale_cause if b.orders[unit.id].kind == "hold" else None
     return Meleed(
-        **stamp(b),
+        **stamp(b, cause),
         unit=unit.id,
         target=defender.id,
         attacker_losses=attacker_losses,

@@ -516,8 +516,9 @@ class MusketOptions(ChangedDefaults):
     counter_charge: Literal["open", "any"] | None = later_option(
         None,
         "[ours] The counterstroke: a unit under a hold order, infantry or cavalry in good "
-        "order that has not fought this turn, charges in the melee phase an enemy next to "
-        "it that is spent or disrupted (an attack thrown back or broken at its front), "
+        "order that has not fought this turn, charges an enemy next to it that is spent or "
+        "disrupted (an attack thrown back or broken at its front) in a counterstroke phase "
+        "after the melee phase, "
         "with no charge test; the melee is any charge's, and a winner takes the hex the "
         "loser left and holds there. 'open': only from a hex that gives it no cover "
         "against that enemy (men behind a wall, breastworks, a fence or in woods stay in "
