@@ -12,7 +12,10 @@ measure's 95 % interval is judged against its accepted range: PASS inside, FAIL 
 outside, INCONCLUSIVE otherwise. A case is fought again with twice the runs while a measure
 is inconclusive, as ``battlesim history`` does, up to ``--max-runs`` (default the suite's
 1,600); ``--max-runs 200`` with the cases' own 200 runs judges every case on its first 200
-runs, no doubling. A held-out case is never fought here.
+runs, no doubling. A held-out case is never fought here. Each measure's line ends with the
+record's p, and each point's with how many records lie beyond the runs' spread (record's p
+below 0.1; docs/history.md, *The record among the runs*): a finer reading than the count of
+passes, for a protocol that says before its run how it will use it.
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ def main() -> None:
     for point in itertools.product(*(vs for _, vs in grid)):
         options = dict(zip(names, point, strict=True))
         tally = {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0}
+        beyond = 0  # records beyond the runs' spread (docs/history.md, The record among the runs)
         cells = []
         for path in paths:
             case = load_case(path)
@@ -103,12 +107,19 @@ def main() -> None:
                 e, a = m.estimate, m.spec.accept
                 v = verdict(e.low, e.high, a.min, a.max)
                 tally[v] += 1
+                rec = m.record
+                beyond += rec is not None and rec.beyond
                 cells.append(
                     f"{case.id}.{m.spec.id} = {e.value:.3g} [{e.low:.3g}, {e.high:.3g}] "
                     f"accept {a.min}..{a.max}: {v}"
+                    + (f" (record's p {rec.p:.3g})" if rec is not None else "")
                 )
         label = " ".join(f"{k}={v}" for k, v in options.items()) or "(defaults)"
-        print(f"{label}: " + ", ".join(f"{n} {k.lower()}" for k, n in tally.items()))
+        print(
+            f"{label}: "
+            + ", ".join(f"{n} {k.lower()}" for k, n in tally.items())
+            + f"; {beyond} records beyond the runs' spread"
+        )
         for c in cells:
             print("   ", c)
         sys.stdout.flush()
