@@ -29,7 +29,7 @@ _WORD = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconclusive"}
 def _span(m: MeasureResult) -> tuple[float, float]:
     e, a = m.estimate, m.spec.accept
     xs = [x for x in (e.value, e.low, e.high, m.spec.historical, a.min, a.max) if x is not None]
-    xs += [x for x in (getattr(m, "spread", None) or ()) if math.isfinite(x)]
+    xs += [x for x in (m.spread or ()) if math.isfinite(x)]
     xs = [x for x in xs if not math.isnan(x)]
     lo, hi = min(xs), max(xs)
     pad = (hi - lo) * 0.15 or 0.1
@@ -44,7 +44,7 @@ def _row(ax: object, m: MeasureResult, title: str) -> None:
     a, e = m.spec.accept, m.estimate
     left = a.min if a.min is not None else lo
     ax.axvspan(left, a.max if a.max is not None else hi, color=_ACCEPT)
-    runs = getattr(m, "spread", None)
+    runs = m.spread
     if runs is not None:  # the runs' middle 90 %, behind the rest; an infinite end at the edge
         ends = [min(max(x, lo), hi) for x in runs]
         ax.plot(ends, [0, 0], color=_SPREAD, linewidth=7, solid_capstyle="butt", zorder=1)

@@ -344,14 +344,12 @@ class _Fight:
         self.futures = [self.ex.submit(run_chunk, self.blob, s, e) for s, e in bounds]
         self.wanted = wanted
 
-    def _result(self, i: int, m: MeasureSpec) -> MeasureResult:
-        values = [v[i] for v in self.values]
-        return MeasureResult(
-            m,
-            estimate(m.statistic, values),
-            predictive(m.statistic, values, m.historical),
-            spread(m.statistic, values),
-        )
+    def _record(self, i: int, r: MeasureResult) -> MeasureResult:
+        """``r`` with the record's place among the runs and their spread: read once, at
+        the last look, from the values every verdict was taken on."""
+        m, values = r.spec, [v[i] for v in self.values]
+        found = predictive(m.statistic, values, m.historical)
+        return replace(r, record=found, spread=spread(m.statistic, values))
 
     def result(self, progress: Progress | None) -> CaseResult:
         """Its runs' values as they come in; while a measure is inconclusive, double the
@@ -365,11 +363,15 @@ class _Fight:
                 if progress is not None:
                     progress(len(self.values), self.wanted)
             looks.append(self.wanted)
-            results = [self._result(i, m) for i, m in enumerate(self.measures)]
+            results = [
+                MeasureResult(m, estimate(m.statistic, [v[i] for v in self.values]))
+                for i, m in enumerate(self.measures)
+            ]
             shown = results[: len(spec.measures)]
             if self.wanted >= self.max_runs or all(r.verdict != "inconclusive" for r in shown):
                 extra = results[-1] if self.band is not None else None
                 ruleset = self.case.target.ruleset().name
+                shown = [self._record(i, r) for i, r in enumerate(shown)]
                 return CaseResult(self.case, shown, tuple(looks), extra, ruleset)
             self.submit(min(2 * self.wanted, self.max_runs))
 

@@ -23,7 +23,7 @@ def _measure(label: str, verdict: str) -> Any:
     estimate = SimpleNamespace(value=0.4, low=0.3, high=0.5)
     accept = SimpleNamespace(min=0.2, max=0.6)
     spec = SimpleNamespace(label=label, accept=accept, historical=0.45)
-    return SimpleNamespace(spec=spec, estimate=estimate, verdict=verdict)
+    return SimpleNamespace(spec=spec, estimate=estimate, verdict=verdict, spread=None)
 
 
 def _case(case_id: str, *measures: Any) -> Any:

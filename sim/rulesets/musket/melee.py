@@ -193,12 +193,6 @@ def retreat_hex(b: Battle, unit: UnitState, away_from: Hex) -> Hex | None:
     return found
 
 
-def _attacks(b: Battle, enemy: UnitState, unit: UnitState) -> bool:
-    """True when ``enemy``'s order is an attack (charge or engage) that names ``unit``."""
-    order = b.orders[enemy.id]
-    return order.kind in ("charge", "engage") and order.target == unit.id
-
-
 def counter_target(b: Battle, unit: UnitState) -> UnitState | None:
     """The enemy a unit on hold counter-charges now [ours, option ``counter_charge``]: the
     first, in neighbour order, next to it that is spent or disrupted — with ``open``, one
@@ -222,7 +216,9 @@ def counter_target(b: Battle, unit: UnitState) -> UnitState | None:
         enemy = units[uid]
         if enemy.side == unit.side or enemy.morale not in ("spent", "disrupted"):
             continue
-        if b.options.counter_charge_own and not _attacks(b, enemy, unit):
+        if b.options.counter_charge_own and not (
+            b.attacking(enemy) and b.orders[enemy.id].target == unit.id  # it came at it
+        ):
             continue
         if mode == "open" and b.cover_against(unit, h)[1]:
             continue
@@ -305,7 +301,8 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
             if prisoners and prisoners == left - pursuit:  # all it had left
                 loser_state, retreat = "eliminated", None
     advance = None
-    holds = o.counter_charge_holds and b.orders[unit.id].kind == "hold"  # a counterstroke
+    counter = b.orders[unit.id].kind == "hold"  # a counterstroke (option counter_charge)
+    holds = counter and o.counter_charge_holds
     if (
         attacker_wins
         and o.winner_advances
@@ -314,7 +311,7 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
     ):
         advance = defender.hex
     # a counterstroke answers what broke its target: `why` leads back to it
-    cause = defender.morale_cause if b.orders[unit.id].kind == "hold" else None
+    cause = defender.morale_cause if counter else None
     return Meleed(
         **stamp(b, cause),
         unit=unit.id,
