@@ -45,6 +45,9 @@ def descendants(pid: int) -> set[int]:
 
 
 def _arm_interrupt(after: int) -> None:
+    # a Ctrl-C at a terminal: Python's own handler, as at any start where SIGINT is not
+    # ignored (a shell's `cmd &` starts its children with SIGINT ignored, and they inherit it)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     study.COMMIT_SECONDS = 0.0
     commit = Store.commit
     done = 0

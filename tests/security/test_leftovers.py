@@ -97,6 +97,9 @@ _INTERRUPT = """
 import os, signal, sys
 import engine.atomic, engine.sinks
 sig = getattr(signal, sys.argv[1])
+# a Ctrl-C at a terminal: Python's own handler, as at any start where SIGINT is not ignored
+# (a shell's `cmd &` starts its children with SIGINT ignored, and they would inherit it)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 if sys.argv[2] == "flush":  # mid-battle: the .partial holds turns already
     real_flush = engine.sinks.FileSink.flush
     def flush(self):
