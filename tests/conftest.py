@@ -64,8 +64,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # an xdist hook: unknown without it
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadfile`` as :class:`tests.units.Units` schedules it."""
-    if config.getvalue("dist") != "loadfile":
+    """The suite's units (:class:`tests.units.Units`) under any distribution that shares out
+    tests: ``--dist loadfile`` as ``make test`` asks, and ``load`` too, which a bare ``-n 2``
+    means (a docs section's examples read what the ones before made, so a section split
+    between workers would fail). ``--dist each`` is left to xdist."""
+    if config.getvalue("dist") in ("no", "each"):
         return None
     from tests.units import Units  # xdist's controller only
 

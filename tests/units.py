@@ -1,4 +1,5 @@
-"""How ``make test`` shares the suite among pytest-xdist workers (``--dist loadfile``).
+"""How ``make test`` shares the suite among pytest-xdist workers (``--dist loadfile``, and a
+bare ``pytest -n N`` alike: tests/conftest.py).
 
 A unit of work goes to one worker and runs there in collection order: each
 test file is a unit (its module fixtures are made once, e.g. the historical
