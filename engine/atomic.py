@@ -223,6 +223,8 @@ def _create_temp(final: Path) -> tuple[int, Path]:
             return open_exclusive(temp), temp
         except FileExistsError:
             continue
+        except OSError as exc:  # a place no file can be made: named as the user gave it
+            raise OSError(exc.errno, exc.strerror, str(final)) from None
     raise FileExistsError(errno.EEXIST, "no free temporary name beside it", str(final))
 
 

@@ -185,7 +185,7 @@ def why(replay: str, seq: int, as_json: bool) -> None:
         with reading():
             chain = analysis.why(loaded, seq)
     except IndexError as exc:
-        common.fail(str(exc))
+        common.fail(f"{replay}: {exc}")
     if as_json:
         links = [{"seq": e.seq, "turn": e.turn, "type": e.type, "line": line} for e, line in chain]
         common.echo_json({"replay": replay, "seq": seq, "chain": links})

@@ -240,7 +240,7 @@ def fork_battle(
         ForkError: the seq, a field, a path or a value is not usable.
     """
     if not 0 <= at_seq < loaded.count:
-        raise ForkError(f"--at {at_seq}: the replay has seq 0..{loaded.count - 1}")
+        raise ForkError(f"--at {at_seq}: {loaded.path} has seq 0..{loaded.count - 1}")
     event_fields = {f: v for f, v in assignments if not f.startswith("state.")}
     state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
     _check_event(loaded, at_seq, event_fields)

@@ -220,7 +220,7 @@ def test_fork_of_a_state_field_emits_an_override(tmp_path: Path) -> None:
     [
         (
             ["--at", "999", "--set", "passed=true"],
-            f"--at 999: the replay has seq 0..{len(EVENTS) - 1}",
+            f"--at 999: {GOLDEN} has seq 0..{len(EVENTS) - 1}",
         ),
         (["--at", "14", "--set", "nope=1"], "--set nope: no key 'nope'"),
         (["--at", "14", "--set", "passed=maybe"], "--set passed: passed is a bool, not a str"),
@@ -260,7 +260,26 @@ def test_why_of_a_missing_seq_exits_2() -> None:
     result = _invoke("why", str(GOLDEN), "500")
     assert (result.exit_code, result.stderr) == (
         2,
-        f"battlesim: error: no event seq 500: the replay has seq 0..{len(EVENTS) - 1}\n",
+        f"battlesim: error: {GOLDEN}: no event seq 500: the replay has seq 0..{len(EVENTS) - 1}\n",
+    )
+
+
+@pytest.mark.parametrize("command", ["report", "diff"])
+def test_a_page_that_cannot_be_made_names_the_path_given_not_a_temporary_one(
+    tmp_path: Path, command: str
+) -> None:
+    """A folder where no file can be made (Linux's /proc): the error names the page's own
+    path, not the temporary name beside it (``.page.html.<pid>.<hex>.tmp``), exit 2."""
+    page = Path("/proc") / f"{tmp_path.name}.html"
+    args = (
+        ["report", str(GOLDEN), "-o"]
+        if command == "report"
+        else ["diff", str(GOLDEN), str(GOLDEN), "--html"]
+    )
+    result = _invoke(*args, str(page))
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"battlesim: error: cannot write {page}: No such file or directory\n",
     )
 
 

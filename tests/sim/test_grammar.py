@@ -160,3 +160,29 @@ def test_unit_names_agree_in_the_musket_narrative() -> None:
                 assert singular is not is_plural(name), line
                 seen[is_plural(name)] += 1
     assert seen[True] > 10 and seen[False] > 10
+
+
+def test_tied_initiative_reads_as_the_tie_rule_says() -> None:
+    """Sides tied on the highest roll act together under ``initiative_ties: simultaneous``
+    (the default, [src]); under ``first_listed`` the first listed acts first, said as a tie."""
+    from sim.rulesets.becmi.report import narrate
+
+    [path] = [p for p in REPLAYS if p.stem.startswith("dungeon_skirmish")]
+    loaded = api.load_replay(path)
+    lines = dict((e["seq"], line) for e, line in _lines(path) if e["type"] == "becmi.initiative")
+    tied = 0
+    for e in (e for e in loaded.events if e.type == "becmi.initiative"):
+        rolls = e.rolls  # type: ignore[attr-defined]
+        top = sorted(rolls.values())[-2:]
+        if top[0] == top[1]:
+            tied += 1
+            assert lines[e.seq].endswith("; a tie: the party and the goblins act together")
+            before = loaded.state_at(e.turn - 1)
+            options = loaded.scenario.options.model_copy(update={"initiative_ties": "first_listed"})
+            scenario = loaded.scenario.model_copy(update={"options": options})
+            assert narrate(scenario, before, e).endswith(  # type: ignore[arg-type]
+                "; a tie: the party acts first, first listed"
+            )
+        else:
+            assert "tie" not in lines[e.seq] and lines[e.seq].endswith(("acts first", "act first"))
+    assert tied >= 1

@@ -218,14 +218,25 @@ def _hold_text(state: BattleState, e: Wrestled, hold: int) -> str:
     return f"{HOLDS[abs(hold)]} ({_name(state, team.leader)})"
 
 
+def _first(sc: BecmiScenario, state: BattleState, e: Initiative) -> str:
+    """Who acts first: the highest roll; sides tied on it act together under
+    ``initiative_ties: simultaneous`` [src], else in scenario order."""
+    top = [s for s in e.order if e.rolls[s] == e.rolls[e.order[0]]]
+    names = [in_sentence(state.sides[s].name) for s in top]
+    if len(top) == 1:
+        return agree(names[0], "acts first")
+    if sc.options.initiative_ties == "simultaneous":
+        return f"a tie: {', '.join(names[:-1])} and {names[-1]} act together"
+    return f"a tie: {agree(names[0], 'acts first')}, first listed"
+
+
 def narrate(sc: BecmiScenario, state: BattleState, e: Event) -> str | None:
     """One line of narrative for an event, read against the state before it."""
     at = f"Round {e.turn} — "
     match e:
         case Initiative():
             rolls = ", ".join(f"{in_sentence(state.sides[s].name)} {r}" for s, r in e.rolls.items())
-            first = agree(in_sentence(state.sides[e.order[0]].name), "acts first")
-            return f"{at}initiative: {rolls}; {first}"
+            return f"{at}initiative: {rolls}; {_first(sc, state, e)}"
         case Recovered():
             return f"{at}{_name(state, e.combatant)} comes to"
         case Moved():
