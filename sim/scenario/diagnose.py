@@ -11,10 +11,13 @@ already reported and is not repeated.
 
 The fields of a left-out item that did validate are checked too: a second
 repair *mends* each such item instead, each bad field taken from its default
-or borrowed from a sibling item that validated (never an ``id``), and of
-that pass's cross problems those inside a mended item, and not at a mended
-field, are kept. So a unit with a bad ``strength`` still has its unknown
-weapon, off-map hex and missing target reported in the same pass.
+or borrowed from a sibling item that validated (never an ``id``), or, for a
+misspelt choice with no sibling to lend one, the first choice its own error
+names; of that pass's cross problems those inside a mended item, not at a
+mended field and not naming a value the mending lent, are kept. So a unit
+with a bad ``strength`` still has its unknown weapon, off-map hex and missing
+target reported in the same pass, and a carrier whose misspelt kind was lent
+a cruiser's is not told that a cruiser carries no aircraft.
 """
 
 from __future__ import annotations
@@ -81,8 +84,7 @@ def hint(model: type[BaseModel], err: Any, message: str) -> str:
     if kind == "extra_forbidden" and loc:
         return message + did_you_mean(str(loc[-1]), known_fields(model, loc[:-1]))
     if kind in ("literal_error", "enum") and isinstance(err.get("input"), str):
-        choices = _QUOTED.findall(str(err.get("ctx", {}).get("expected", "")))
-        return message + did_you_mean(err["input"], choices)
+        return message + did_you_mean(err["input"], _choices(err))
     return message
 
 
@@ -230,6 +232,13 @@ def cross_problems_after_repair(
     return out
 
 
+def _names(message: str, value: Any) -> bool:
+    """True when ``message`` names ``value`` (a text or number) as a word of its own."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float) or value == "":
+        return False
+    return re.search(rf"(?<![\w.]){re.escape(str(value))}(?![\w])", message) is not None
+
+
 def _beside_left_out(
     found: list[Problem], data: Any, survivors: dict[Path_, list[int]]
 ) -> list[Problem]:
@@ -244,13 +253,20 @@ def _beside_left_out(
     return [(w, m) for w, m in found if not any(item[: len(w)] == w for item in left_out)]
 
 
-def _in_mended_items(found: list[Problem], items: set[Path_], fields: set[Path_]) -> list[Problem]:
-    """The problems inside a mended item, but not at a field the mending set."""
+def _in_mended_items(
+    found: list[Problem], items: set[Path_], fields: dict[Path_, Any]
+) -> list[Problem]:
+    """The problems inside a mended item, but not at a field the mending set, nor naming a
+    value it lent the item (a sibling's ``kind: heavy_cruiser`` lent to a misspelt
+    carrier makes "a heavy_cruiser carries no aircraft": the mending's, not the file's)."""
     return [
         (where, message)
         for where, message in found
         if any(where[: len(i)] == i for i in items)
         and not any(where[: len(f)] == f for f in fields)
+        and not any(
+            where[: len(f) - 1] == f[:-1] and _names(message, value) for f, value in fields.items()
+        )
     ]
 
 
@@ -277,11 +293,12 @@ def _repaired_problems(
 
 def _mend(
     model: type[BaseModel], data: Any, errors: list[Any]
-) -> tuple[Any, list[Any], set[Path_], set[Path_]]:
+) -> tuple[Any, list[Any], set[Path_], dict[Path_, Any]]:
     """Data whose erroneous list items are mended where they can be; what is left wrong.
 
     Returns the mended data, the errors not mended (their items are left out
-    as :func:`_repair` does), the mended items and the mended fields.
+    as :func:`_repair` does), the mended items and the mended fields with the
+    value each was lent (:data:`_DEFAULT` for a default).
     """
     by_item: dict[Path_, list[Any]] = {}
     rest: list[Any] = []
@@ -294,9 +311,9 @@ def _mend(
             by_item.setdefault(item, []).append(err)
     fixed = copy.deepcopy(data)
     items: set[Path_] = set()
-    fields: set[Path_] = set()
+    fields: dict[Path_, Any] = {}
     for item, errs in by_item.items():
-        mended = _mend_item(model, data, fixed, item, [tuple(e["loc"]) for e in errs], by_item)
+        mended = _mend_item(model, data, fixed, item, errs, by_item)
         if mended is None:
             rest.extend(errs)
         else:
@@ -310,32 +327,45 @@ def _mend_item(
     data: Any,
     fixed: Any,
     item: Path_,
-    locs: list[Path_],
+    errs: list[Any],
     erroneous: dict[Path_, list[Any]],
-) -> set[Path_] | None:
-    """Mend ITEM's bad fields in FIXED (default or a sibling's value); None if one cannot be."""
+) -> dict[Path_, Any] | None:
+    """Mend ITEM's bad fields in FIXED (its default, a sibling's value, or else the first
+    choice its own error names); the value lent each field; None if one cannot be."""
     siblings = [
         (*item[:-1], i) for i in range(_length(data, item[:-1])) if (*item[:-1], i) not in erroneous
     ]
-    plan: list[tuple[Path_, Any]] = []
-    for loc in locs:
+    plan: dict[Path_, Any] = {}
+    for err in errs:
+        loc = tuple(err["loc"])
         rel = loc[len(item) :]
         if not rel or rel[0] == "id" or not _present(data, loc):
             return None
         if _has_default(model, loc):
-            plan.append((loc, _DEFAULT))
+            plan[loc] = _DEFAULT
             continue
         donor = next((s for s in siblings if _present(data, (*s, *rel))), None)
-        if donor is None:
+        if donor is not None:
+            plan[loc] = copy.deepcopy(_get(data, (*donor, *rel)))
+            continue
+        choices = _choices(err)
+        if not choices:  # a lone item: a choice of its own error's, or nothing to lend
             return None
-        plan.append((loc, copy.deepcopy(_get(data, (*donor, *rel)))))
-    for loc, value in plan:
+        plan[loc] = choices[0]
+    for loc, value in plan.items():
         parent = _get(fixed, loc[:-1])
         if value is _DEFAULT:
             parent.pop(loc[-1], None)
         else:
             parent[loc[-1]] = value
-    return set(locs)
+    return plan
+
+
+def _choices(err: Any) -> list[str]:
+    """The values a misspelt choice (a literal or enum error) could have been."""
+    if err["type"] not in ("literal_error", "enum"):
+        return []
+    return _QUOTED.findall(str(err.get("ctx", {}).get("expected", "")))
 
 
 _DEFAULT = object()

@@ -311,3 +311,47 @@ def test_study_or_campaign_file_is_named_as_such(
     assert (problem.line, problem.field) == (line, field)
     assert problem.message.startswith("not a scenario: this is a ")
     assert command in problem.message
+
+
+SHIPPED = DATA.parents[1] / "scenarios"
+
+
+def _varied(tmp_path: Path, name: str, line: int, old: str, new: str) -> Path:
+    """A copy of the shipped scenario ``name`` with ``old`` changed to ``new`` on ``line``."""
+    lines = (SHIPPED / name).read_text(encoding="utf-8").split("\n")
+    assert old in lines[line - 1]
+    lines[line - 1] = lines[line - 1].replace(old, new)
+    out = tmp_path / name
+    out.write_text("\n".join(lines), encoding="utf-8")
+    return out
+
+
+def test_a_lone_item_with_a_misspelt_choice_still_has_its_other_fields_checked(
+    tmp_path: Path,
+) -> None:
+    """Thorgrim is the only character of his side, so no sibling can lend him a class: the
+    class is mended with a choice its own error names, and his misspelt target is
+    reported in the same pass (a newcomer's review found it only after the class was fixed)."""
+    path = _varied(tmp_path, "tavern_brawl.yaml", 26, "class: fighter", "class: figher")
+    lines = (path.read_text(encoding="utf-8")).split("\n")
+    lines[32] = lines[32].replace("target: grub", "target: grubb")
+    path.write_text("\n".join(lines), encoding="utf-8")
+    assert [(p.line, p.field, p.message) for p in _problems(path)] == [
+        (
+            26,
+            "sides.0.characters.0.class",
+            "Input should be 'normal_man', 'fighter', 'cleric', 'thief', 'magic_user', "
+            "'dwarf', 'elf' or 'halfling'; did you mean 'fighter'?",
+        ),
+        (33, "sides.0.characters.0.target", "no combatant 'grubb'; did you mean 'grub'?"),
+    ]
+
+
+def test_no_problem_is_reported_of_a_value_the_mending_lent(tmp_path: Path) -> None:
+    """Shoho's kind misspelt: a sibling, the heavy cruiser Aoba, lends its kind so the rest of
+    the carrier is checked, and "a heavy_cruiser carries no aircraft", the lent kind's
+    problem and not the file's, is not reported."""
+    path = _varied(tmp_path, "coral_sea.yaml", 142, "light_carrier", "light_carier")
+    assert [(p.line, p.field) for p in _problems(path)] == [
+        (142, "sides.1.task_forces.0.ships.0.kind")
+    ]
