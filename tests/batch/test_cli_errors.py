@@ -33,6 +33,10 @@ def folder(tmp_path: Path) -> Path:
         (GOOD.replace("replications: 3", "replications: 0"),
          ["4: replications: Input should be greater than or equal to 1"]),
         (GOOD.replace("seed: 1", "seed: 1\ncolour: red"), ["4: colour: unknown field"]),
+        (GOOD.replace("replications:", "replicatons:"),  # said once, not also 'missing'
+         ["4: replicatons: unknown field; did you mean 'replications'?"]),
+        (GOOD + "outputs: {keep_replay: 1}\n",
+         ["7: outputs.keep_replay: unknown field; did you mean 'keep_replays'?"]),
         (GOOD.replace("options.fire_hcv", "options.fire_hvc"),
          ["6: factors.0.path: no field 'fire_hvc' in options; did you mean 'options.fire_hcv'?"]),
         (GOOD.replace("values: [15, 25]", "range: [30, 20]"),

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from sim.contract.bases import validate_plain
+from sim.scenario.diagnose import hint, misspelt
 from sim.scenario.load import (
     KINDS,
     Located,
@@ -52,8 +53,14 @@ def validate_located(
     try:
         return validate_plain(model, data)
     except ValidationError as exc:
+        # as a scenario's: a misspelt key gets "did you mean", said once, at the typo
+        typos = set(misspelt(model, exc.errors()).values())
         raise ScenarioError(
-            [located(file, lines, tuple(e["loc"]), error_message(e)) for e in exc.errors()]
+            [
+                located(file, lines, tuple(e["loc"]), hint(model, e, error_message(e)))
+                for e in exc.errors()
+                if tuple(e["loc"]) not in typos
+            ]
         ) from None
 
 
