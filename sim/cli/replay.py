@@ -193,7 +193,9 @@ def why(replay: str, seq: int, as_json: bool) -> None:
     for depth, (event, line) in enumerate(chain):
         arrow = "→ " if depth else ""
         common.say(f"{'  ' * depth}{arrow}[seq {event.seq}] {line}")
-    if len(chain) == 1:
+    if len(chain) == 1 and chain[0][0].type in ("engine.turn_ended", "engine.snapshot"):
+        click.echo("  (no cause: the engine's bookkeeping, which no decision or dice made)")
+    elif len(chain) == 1:
         click.echo("  (no recorded cause: a decision of its own, from its order and the dice)")
 
 

@@ -190,6 +190,17 @@ def measures_by_turn(loaded: ReplayLike) -> dict[int, list[Reading]]:
     return {turn: rs.measures(sc, state) for turn, state in loaded.turn_ends()}
 
 
+def _untold(loaded: ReplayLike, event: Event) -> str:
+    """A line for an event the narrative does not tell: a turn's end, a snapshot."""
+    if event.type == "engine.turn_ended":
+        return f"the end of {loaded.ruleset.turn_name} {event.turn} ({event.type})"
+    if event.type == "engine.snapshot":
+        return (
+            f"a snapshot of the state after {loaded.ruleset.turn_name} {event.turn} ({event.type})"
+        )
+    return f"{event.type} (seq {event.seq})"
+
+
 def why(loaded: ReplayLike, seq: int) -> list[tuple[Event, str]]:
     """The chain of causes of event ``seq``, root first, each with its narrative line.
 
@@ -206,7 +217,7 @@ def why(loaded: ReplayLike, seq: int) -> list[tuple[Event, str]]:
     found: dict[int, tuple[Event, str]] = {}
     for event, state in loaded.fold_near(chain[-1]):
         if event.seq in wanted:
-            line = _line(loaded, state, event) or f"{event.type} (seq {event.seq})"
+            line = _line(loaded, state, event) or _untold(loaded, event)
             found[event.seq] = (event, line)
         if event.seq == seq:
             break

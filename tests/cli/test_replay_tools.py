@@ -255,6 +255,24 @@ def test_why_prints_the_chain_of_causes() -> None:
     ]
 
 
+def test_why_of_a_turns_end_says_it_is_the_engines_not_a_decision() -> None:
+    """A turn's end has no cause and no line of narrative: why names it for what it is,
+    and does not call it a decision from an order and the dice."""
+    end = next(e for e in EVENTS if e.type == "engine.turn_ended")
+    result = _invoke("why", str(GOLDEN), str(end.seq))
+    assert (result.exit_code, result.stdout.splitlines()) == (
+        0,
+        [
+            f"[seq {end.seq}] the end of turn {end.turn} (engine.turn_ended)",
+            "  (no cause: the engine's bookkeeping, which no decision or dice made)",
+        ],
+    )
+    first = _invoke("why", str(GOLDEN), "0")
+    assert first.stdout.splitlines()[1:] == [
+        "  (no recorded cause: a decision of its own, from its order and the dice)"
+    ]
+
+
 def test_why_of_a_missing_seq_exits_2() -> None:
     """why with a seq past the end names the valid range."""
     result = _invoke("why", str(GOLDEN), "500")
