@@ -203,7 +203,9 @@ def why(replay: str, seq: int, as_json: bool) -> None:
 @common.file_argument("replay")
 @common.out_option("The HTML file (default: <replay stem>.html here).")
 @common.out_option(
-    "Also write each chart as a PNG into this folder.", folder=True, names=("--png", "png_dir")
+    "Also write each chart as a PNG into this folder (matplotlib: the study extra, make dev).",
+    folder=True,
+    names=("--png", "png_dir"),
 )
 @common.force_option(common.PAGE_FORCE)
 @common.json_option("Print one JSON object: the files written.")
