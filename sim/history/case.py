@@ -300,6 +300,7 @@ def _target(spec: CaseFile, file: str, lines: dict[tuple[str | int, ...], int]) 
         except PathError as exc:
             problems.append(located(file, lines, ("set", field_path), str(exc)))
     problems.extend(_outcome_losses(spec, target, file, lines))
+    problems.extend(_references(spec, target, file, lines))
     if problems:
         raise ScenarioError(problems)
     return target
@@ -341,6 +342,97 @@ def _outcome_losses(
                 )
             )
     return problems
+
+
+_STRENGTH_KINDS = frozenset({"loss", "unit_loss_max", "loss_ratio", "loss_from", "units_below"})
+"""The kinds whose ``unit`` names what a strength is counted in (``men``), not a unit id."""
+
+
+@dataclass
+class _Names:
+    """What a case's battles hold, read from each base scenario's initial state."""
+
+    sides: set[str]
+    units: set[str]
+    counted: dict[str, set[str]]
+    """Side id → what its units' strength is counted in (``men``, ``guns``, ``hits``)."""
+    kinds: set[str]
+    bounds: list[list[tuple[float, float]] | None]
+
+
+def _names(target: Target) -> tuple[_Names, list[str]]:
+    """What the target's battles hold (through the contract), and its campaign's battle ids."""
+    names = _Names(set(), set(), {}, set(), [])
+    for ruleset, scenario in target.scenarios():
+        outcome = ruleset.outcome(scenario, ruleset.initial_state(scenario))
+        names.sides.update(outcome.sides)
+        for row in ruleset.units(scenario, ruleset.initial_state(scenario)):
+            names.units.add(row.id)
+            names.counted.setdefault(row.side, set()).add(row.strength.unit)
+            names.kinds.add(row.kind)
+        names.bounds.append(ruleset.space(scenario).bounds)
+    battles: list[str] = []
+    if target.kind == "campaign":
+        for battle in target.data.get("battles", []):
+            battles.append(str(battle.get("id")))
+            for joining in (battle.get("reinforcements") or {}).values():
+                names.units.update(str(u.get("id")) for u in joining if isinstance(u, dict))
+    return names, battles
+
+
+def _unknown(what: str, name: str, known: set[str] | list[str]) -> str:
+    return f"no {what} {name!r} ({', '.join(sorted(known)) or 'none'})"
+
+
+def _references(
+    spec: CaseFile, target: Target, file: str, lines: dict[tuple[str | int, ...], int]
+) -> list[Located]:
+    """Each side, unit, unit kind, battle and hex a measure names must be one of the case's
+    battles' (their base scenarios, read through the contract, and a campaign's
+    reinforcements): a misspelt name would be a silent 0 in every run, which can pass.
+
+    A status ``word`` is not checked: the contract does not list a ruleset's words.
+    """
+    names, battles = _names(target)
+    problems: list[Located] = []
+
+    def problem(i: int, field_name: str, message: str) -> None:
+        problems.append(located(file, lines, ("measures", i, field_name), message))
+
+    for i, m in enumerate(spec.measures):
+        for field_name in ("side", "over"):
+            value = getattr(m, field_name)
+            if value is not None and value not in names.sides:
+                problem(i, field_name, _unknown("side", value, names.sides))
+        if m.unit is not None and m.kind == "status" and m.unit not in names.units:
+            problem(i, "unit", _unknown("unit", m.unit, names.units))
+        if m.unit is not None and m.kind in _STRENGTH_KINDS and m.side in names.counted:
+            counted = names.counted[m.side]
+            if m.unit not in counted:
+                shown = ", ".join(sorted(counted))
+                problem(i, "unit", f"side {m.side!r} counts strength in {shown}, not {m.unit!r}")
+        for kind in m.kinds or []:
+            if kind not in names.kinds:
+                problem(i, "kinds", _unknown("unit kind", kind, names.kinds))
+        if m.battle is not None and m.battle not in battles:
+            problem(
+                i,
+                "battle",
+                _unknown("battle", m.battle, battles)
+                if battles
+                else f"a lone scenario has no battle {m.battle!r} to name (a campaign's do)",
+            )
+        for hex_ in m.hexes or []:
+            if all(b is not None and not _inside(hex_, b) for b in names.bounds):
+                problem(i, "hexes", f"hex {list(hex_)} is off the map")
+                break
+    return problems
+
+
+def _inside(point: tuple[int, int], bounds: list[tuple[float, float]]) -> bool:
+    return len(point) == len(bounds) and all(
+        lo <= x <= hi for x, (lo, hi) in zip(point, bounds, strict=True)
+    )
 
 
 def load_case(path: str | Path) -> Case:

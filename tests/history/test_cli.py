@@ -158,6 +158,28 @@ FINITE = "Input should be a finite number"
         (("kind: win", "kind: wins"), ":10: measures.0.kind: Input should be"),
         (("    side: csa\n", ""), ":8: measures.0: kind win needs side"),
         (("id: small", "id: other"), ":2: id: the case 'other' belongs in other.yaml"),
+        # a name the battle does not hold: an error, not a silent 0 in every run (which can pass)
+        (("side: csa", "side: csx"), ":11: measures.0.side: no side 'csx' (csa, usa)"),
+        (
+            ("kind: win\n    side: csa", "kind: status\n    unit: 69nx\n    word: routed"),
+            ":11: measures.0.unit: no unit '69nx' (",
+        ),
+        (
+            ("kind: win", "kind: loss\n    unit: mne"),
+            ":11: measures.0.unit: side 'csa' counts strength in guns, men, not 'mne'",
+        ),
+        (
+            ("kind: win", "kind: loss\n    unit: men\n    kinds: [infantri]"),
+            ":12: measures.0.kinds: no unit kind 'infantri' (artillery, infantry)",
+        ),
+        (
+            ("kind: win", "kind: win\n    battle: fredericksburg"),
+            ":11: measures.0.battle: a lone scenario has no battle 'fredericksburg' to name",
+        ),
+        (
+            ("kind: win", "kind: reaches\n    hexes: [[400, 4]]"),
+            ":11: measures.0.hexes: hex [400, 4] is off the map",
+        ),
         (
             ("historical: 1", "historical: .nan"),
             f":12: measures.0.historical: {FINITE}",
@@ -210,3 +232,23 @@ def test_a_title_cannot_forge_a_line(tmp_path: Path) -> None:
     assert "small: A small case\\nfitting: 9 of 9 measures pass" in lines
     assert not [line for line in lines if line.startswith(("fitting: 9", "FAKE"))]
     assert any(line.startswith("  P(hold)\\nFAKE pass ") for line in lines)
+
+
+def test_a_campaign_case_names_one_of_its_battles(tmp_path: Path) -> None:
+    """A measure's ``battle`` is one of the campaign's battle ids; a misspelt one is located
+    (it would read no battle, a silent 0 in every run)."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    text = CASE.format(id="camp", scenario="x", least=0.0).replace(
+        "scenario: x", f"campaign: {SCENARIOS / 'fredericksburg_campaign.yaml'}"
+    )
+    path = folder / "camp.yaml"
+    path.write_text(text.replace("kind: win", "kind: win\n    battle: chancellorsvile"))
+    result = invoke("history", "--suite", folder)
+    assert (result.exit_code, result.output) == (
+        2,
+        f"battlesim: error: {path}:11: measures.0.battle: no battle 'chancellorsvile' "
+        "(chancellorsville, fredericksburg)\n",
+    )
+    path.write_text(text.replace("kind: win", "kind: win\n    battle: chancellorsville"))
+    assert invoke("history", "--suite", folder, "-q").exit_code == 0
