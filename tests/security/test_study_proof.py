@@ -170,6 +170,33 @@ def test_an_edited_unit_row_is_caught(copy: Path) -> None:
     assert lines[:-1] == ["DIFFERS: run 2: its unit rows do not match their digest"]
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        """UPDATE points SET "options.fire_hcv" = 99 WHERE point = 1""",
+        "UPDATE points SET label = 'options.fire_hcv=99' WHERE point = 1",
+    ],
+)
+def test_an_edited_design_point_column_or_label_is_caught(tmp_path: Path, edit: str) -> None:
+    """The digests cover a point's ``values``; its typed factor column and its label, which
+    ``export --wide``, ``runs_wide`` and ``load_study`` read, are checked against them (an
+    edit of those alone verified, and the export then gave the forged value)."""
+    out = tmp_path / "sw"
+    made = invoke(
+        "batch", SCENARIOS / "stone_wall.yaml", "--runs", "2", "--sweep",
+        "options.fire_hcv=15,35", "--no-plots", "--out", out, "-q",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    assert _verify(out, "--sample", "0")[0] == 0
+    _sql(out, edit)
+    code, lines = _verify(out, "--sample", "0")
+    assert code == 1
+    assert lines[:-1] == [
+        "DIFFERS: points: design point 1's label or factor columns do not match its values "
+        "(edited since the study was written?)"
+    ]
+
+
 def test_an_edited_outcome_is_caught(copy: Path) -> None:
     """One run's outcome JSON changed, nothing else: named by run."""
     _sql(copy, "UPDATE runs SET outcome = replace(outcome, 'turns', 'Turns') WHERE run_id = 5")

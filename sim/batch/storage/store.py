@@ -68,6 +68,7 @@ __all__ = [
     "StoreError",
     "draw_columns",
     "loss_columns",
+    "point_cells",
     "point_label",
     "quote",
 ]
@@ -529,12 +530,17 @@ def _create_points(con: duckdb.DuckDBPyConnection, points: Sequence[dict[str, An
             i,
             point_label(pt),
             canonical_json(pt),
-            *(_cell(pt[p], types[p]) for p in paths),
+            *point_cells(pt, types),
         )
         for i, pt in enumerate(points)
     ]
     insert_values(con, "points", rows, ["INTEGER", "VARCHAR", "VARCHAR", *types.values()])
     return paths
+
+
+def point_cells(point: dict[str, Any], types: dict[str, str]) -> list[Any]:
+    """A design point's typed factor cells, one per ``path: SQL type`` of the points table."""
+    return [_cell(point.get(path), sql) for path, sql in types.items()]
 
 
 def point_label(point: dict[str, Any]) -> str:

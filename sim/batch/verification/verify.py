@@ -78,7 +78,7 @@ from sim.batch.storage.manifest import (
 from sim.batch.storage.opening import DB_NAME, other_dice
 from sim.batch.storage.schema import DIGEST_TABLE
 from sim.batch.storage.sql import table_columns
-from sim.batch.storage.store import Store
+from sim.batch.storage.store import Store, point_cells, point_label, quote
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import legacy_units
 from sim.batch.verification.replays import replay_name
@@ -546,6 +546,24 @@ class _Stream:
 # ----------------------------------------------------------------- manifest
 
 
+def _check_points(store: Store, check: StudyCheck) -> None:
+    """Each design point's label and typed factor columns against its ``values``.
+
+    The digests cover ``values``; the label and the typed columns are what
+    ``export``, ``runs_wide`` and ``load_study`` read, so an edit of them alone
+    would otherwise verify and then be reported as the study's.
+    """
+    types = dict(table_columns(store.con, "points")[3:])
+    picked = "".join(f", {quote(path)}" for path in types)
+    rows = store.con.execute(f"SELECT point, label{picked} FROM points ORDER BY point").fetchall()
+    for (point, label, *cells), values in zip(rows, store.points(), strict=True):
+        if label != point_label(values) or cells != point_cells(values, types):
+            check.differences.append(
+                f"points: design point {point}'s label or factor columns do not match its "
+                "values (edited since the study was written?)"
+            )
+
+
 def _check_manifest(store: Store, folder: Path, check: StudyCheck) -> None:
     """The manifest's run chain, study digest and files, recomputed and compared."""
     try:
@@ -623,6 +641,7 @@ def verify_study(
         if not _check_complete(store, meta, check):
             return check  # more rows than any plan: nothing more is read
         _check_plan(store, meta, check)
+        _check_points(store, check)
         _check_digests(store, path, meta, check)
         _check_manifest(store, path, check)
         _check_summary(store, path, meta, check)
