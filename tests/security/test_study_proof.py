@@ -230,6 +230,20 @@ def test_an_edited_export_or_plot_is_caught(copy: Path, name: str) -> None:
     assert lines[:-1] == [f"DIFFERS: {name}: differs from its digest in manifest.json"]
 
 
+def test_a_study_with_digests_and_no_manifest_differs(copy: Path) -> None:
+    """Every study with digests writes its manifest last: without it (the file removed, and
+    a plot then changed) nothing says the plots are the study's, so it is a difference,
+    as a missing summary.json is, not a note."""
+    (copy / "manifest.json").unlink()
+    (copy / "plots" / "outcomes.png").write_bytes(b"not the study's")
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1
+    assert lines[:-1] == [
+        "DIFFERS: manifest.json: missing (a study stopped before its end, or the file "
+        "removed): summary.json, plots and exports cannot be checked against their digests"
+    ]
+
+
 def test_a_study_made_before_digests_verifies_as_far_as_it_can(copy: Path) -> None:
     """No run_digests table, no manifest: exit 0, each thing it could not check said."""
     _sql(copy, "DROP TABLE run_digests")

@@ -572,11 +572,16 @@ def _check_manifest(store: Store, folder: Path, check: StudyCheck) -> None:
         check.differences.append(str(exc))
         return
     if manifest is None:
-        what = "a study made before manifests" if not store.has_digests else "the study"
-        check.notes.append(
-            f"no {MANIFEST} ({what}, or one stopped before its end): summary.json, plots "
-            "and exports could not be checked against their digests"
-        )
+        if store.has_digests:  # written last by every study that has digests: its end
+            check.differences.append(
+                f"{MANIFEST}: missing (a study stopped before its end, or the file removed): "
+                "summary.json, plots and exports cannot be checked against their digests"
+            )
+        else:
+            check.notes.append(
+                f"no {MANIFEST} (a study made before manifests): summary.json, plots and "
+                "exports could not be checked against their digests"
+            )
         return
     if store.has_digests:
         runs, root = runs_root(store)
