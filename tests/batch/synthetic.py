@@ -44,7 +44,8 @@ def synthetic_study(
         factors=factors,
         sides=[[sid, name, kinds] for sid, (name, kinds) in SIDES.items()],
         plan={"design": "grid", "points": None},
-        target={},
+        # the outline a study's target has (Store.meta checks it); nothing is fought from it
+        target={"kind": "scenario", "source": "synthetic.yaml", "data": {}},
     )
     del meta["loss_columns"]
     store = Store.create(folder / "study.duckdb", meta, points, SIDES)

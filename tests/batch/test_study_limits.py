@@ -204,3 +204,46 @@ def test_a_damaged_plan_is_one_line_naming_the_file(tmp_path: Path, command: str
     said = f"battlesim: error: {db}: damaged: the study's plan is not JSON"
     assert result.output.startswith(said)
     assert result.output.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ("UPDATE study SET plan = '[1]'", "the study's plan is not a mapping"),
+        ("UPDATE study SET factors = '{}'", "the study's factors is not a list"),
+        (
+            "UPDATE study SET factors = '[1]'",
+            "the study's factors holds an entry that is not a mapping",
+        ),
+        ("UPDATE study SET sides = '[1]'", "the study's sides holds an entry that is not a list"),
+        (
+            "UPDATE study SET target = '{}'",
+            "the study's target is not a scenario or campaign target (kind, source, data)",
+        ),
+        (
+            """UPDATE study SET target = '{"kind": "campaign", "source": "x", "data": []}'""",
+            "the study's target is not a scenario or campaign target (kind, source, data)",
+        ),
+        (
+            """UPDATE points SET "values" = '[1]' WHERE point = 1""",
+            "design point 1 is not a mapping",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", ["discover", "verify"])
+def test_json_of_another_shape_is_one_line_naming_the_file(
+    tmp_path: Path, command: str, edit: str, said: str
+) -> None:
+    """A study row's JSON or a design point that parses but is not of the shape battlesim
+    writes is damage named in one line, exit 2, not a Python error's name (a reviewer's
+    attack found ``AttributeError: 'list' object has no attribute 'get'``)."""
+    factors = [{"path": "options.fire_hcv", "values": [10, 20]}]
+    points = [{"options.fire_hcv": 10}, {"options.fire_hcv": 20}]
+    folder = synthetic_study(tmp_path / "s", factors, points, lambda p, _v: [("usa", 5)] * 4)
+    db = folder / "study.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute(edit)
+    con.close()
+    args = ["--measure", "turns > 3", "--no-plot"] if command == "discover" else ["--sample", "0"]
+    result = invoke(command, folder, *args)
+    assert (result.exit_code, result.output) == (2, f"battlesim: error: {db}: damaged: {said}\n")

@@ -110,6 +110,30 @@ STUDY_COLUMNS = {
 
 _JSON = ("factors", "sides", "loss_columns", "plan", "target")
 
+
+def _shape(key: str, value: Any) -> str | None:
+    """What is wrong with the outline of a study row's JSON column, or None.
+
+    The outline only (the top-level type, the target's three keys, a list of
+    mappings or of lists), so that a database written by hand fails in one
+    line naming the column rather than in whatever code first reads it.
+    """
+    if key in ("plan", "target") and not isinstance(value, dict):
+        return "is not a mapping"
+    if key in ("factors", "sides", "loss_columns") and not isinstance(value, list):
+        return "is not a list"
+    if key == "target" and (
+        value.get("kind") not in ("scenario", "campaign")
+        or not isinstance(value.get("source"), str)
+        or not isinstance(value.get("data"), dict)
+    ):
+        return "is not a scenario or campaign target (kind, source, data)"
+    item = dict if key == "factors" else list
+    if key not in {"plan", "target"} and not all(isinstance(x, item) for x in value):
+        return f"holds an entry that is not a {'mapping' if item is dict else 'list'}"
+    return None
+
+
 Config = dict[str, str | bool | int | float | list[str]]
 
 WRITER_CONFIG: Config = {"threads": 1, "memory_limit": "16MB", "checkpoint_threshold": "8MB"}
@@ -322,6 +346,9 @@ class Store:
                 raise StoreError(
                     f"{self.path}: damaged: the study's {key} is not JSON ({exc})"
                 ) from None
+            problem = _shape(key, out[key])
+            if problem is not None:  # JSON, but not what battlesim writes: one line, not a trace
+                raise StoreError(f"{self.path}: damaged: the study's {key} {problem}")
         return out
 
     @property
@@ -345,9 +372,13 @@ class Store:
             rows = self.con.execute('SELECT "values" FROM points ORDER BY point').fetchall()
             self._points = [r[0] for r in rows]
         try:
-            return [json.loads(text) for text in self._points]
+            points = [json.loads(text) for text in self._points]
         except (ValueError, TypeError) as exc:  # the file is damaged: name it, one line
             raise StoreError(f"{self.path}: damaged: a design point is not JSON ({exc})") from None
+        for i, point in enumerate(points):
+            if not isinstance(point, dict):
+                raise StoreError(f"{self.path}: damaged: design point {i} is not a mapping")
+        return points
 
     def chunk_counts(self, chunk_size: int) -> dict[tuple[int, int], dict[str | None, int]]:
         """Runs committed per (point, chunk index), counted by winner (None: draw or failed)."""
