@@ -78,6 +78,25 @@ def test_a_good_study_file_runs_and_exports(folder: Path) -> None:
     assert not (folder / "out" / "plots").exists()
 
 
+def test_reinforcements_on_the_first_battle_are_refused(folder: Path) -> None:
+    """Nothing is carried into a campaign's first battle, so reinforcements there would be
+    dropped without a word (a reviewer's attack found them so): refused, located, exit 2."""
+    campaign = folder / "c.yaml"
+    campaign.write_text(
+        "campaign: X\nbattles:\n"
+        "  - id: a\n    scenario: stone_wall.yaml\n    reinforcements:\n      usa:\n"
+        "        - {id: z, name: Z, kind: infantry, strength: 100, quality: C,"
+        " weapon: rifle_musket, at: [1, 1], order: {kind: hold}}\n"
+    )
+    result = invoke("campaign", campaign, "--out", folder / "out")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"{campaign}:5: battles.0.reinforcements: the first battle has no battle before it "
+        "to be reinforced after: put these units in its scenario\n",
+    )
+    assert not (folder / "out").exists()
+
+
 def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> None:
     """A campaign's own fields, missing scenario files and bad reinforcements are located."""
     campaign = folder / "c.yaml"

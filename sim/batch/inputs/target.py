@@ -223,8 +223,17 @@ def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
 
     Each battle's start state stands in for its end, so the settings, the
     reinforcements and the carried scenario are checked before anything is
-    fought.
+    fought. The first battle takes no reinforcements: nothing is carried into it, and its
+    units are its scenario's.
     """
+    if campaign.battles[0].reinforcements:
+        return [
+            (
+                ("battles", 0, "reinforcements"),
+                "the first battle has no battle before it to be reinforced after: "
+                "put these units in its scenario",
+            )
+        ]
     ruleset, scenario = validate_battle(campaign.battles[0].scenario, campaign.battles[0].source)
     for k, entry in enumerate(campaign.battles[1:], start=1):
         hook = ruleset.carry_over
