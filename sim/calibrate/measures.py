@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from sim.batch.execution.rows import UNIT_COLUMNS, UNIT_KEYS, ChunkRows
 from sim.batch.methods.stats import Estimate, wilson
+from sim.text.suggest import did_you_mean
 
 __all__ = ["Estimate", "Measure", "MeasureError", "estimate", "parse_measure", "values"]
 
@@ -61,8 +62,10 @@ def parse_measure(
     name: str,
     sides: dict[str, list[str]],
     units: list[str] | None,
+    words: tuple[str, ...] = (),
 ) -> Measure:
-    """Parse ``name`` against the target's sides (id → loss kinds) and unit ids.
+    """Parse ``name`` against the target's sides (id → loss kinds), unit ids and the
+    ruleset's status words (``Ruleset.status_words``; none declared: any word).
 
     ``units`` is None for a campaign (unit measures are refused there).
 
@@ -92,6 +95,11 @@ def parse_measure(
             raise MeasureError(f"{name!r}: no unit {parts[1]!r} in the scenario")
         if parts[2] in ("strength", "lost"):
             return Measure(name, "mean", f"unit-{parts[2]}", (parts[1],))
+        if words and parts[2] not in words:
+            raise MeasureError(
+                f"{name!r}: no status {parts[2]!r} (the ruleset's: {', '.join(words)}; or "
+                f"strength, lost){did_you_mean(parts[2], words)}"
+            )
         return Measure(name, "rate", "unit-status", (parts[1], parts[2]))
     raise MeasureError(
         f"{name!r} is not a measure: write win.<side>, draw, losses.<side>.<kind>, turns, "

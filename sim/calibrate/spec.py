@@ -395,6 +395,7 @@ def on_levels(
 def _measures(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> tuple[Measure, ...]:
     sides = {sid: kinds for sid, (_name, kinds) in target.sides().items()}
     units: list[str] | None = None
+    words = target.ruleset().status_words
     if target.kind == "scenario":
         ruleset, scenario = target.scenarios()[0]
         units = [u.id for u in ruleset.units(scenario, ruleset.initial_state(scenario))]
@@ -402,7 +403,7 @@ def _measures(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> t
     problems: list[Located] = []
     for i, goal in enumerate(cf.targets):
         try:
-            measure = parse_measure(goal.measure, sides, units)
+            measure = parse_measure(goal.measure, sides, units, words)
         except MeasureError as exc:
             problems.append(located(file, lines, ("targets", i, "measure"), str(exc)))
             continue

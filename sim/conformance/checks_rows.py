@@ -13,7 +13,13 @@ from sim.conformance.differ import first_difference
 from sim.conformance.requirement import requirement
 from sim.contract.models import typed
 
-__all__ = ["ROWS_ARE_VALIDATED", "ROWS_FOLLOW_THE_STATE", "STRENGTH_FOLLOWS_LOSSES", "numbers"]
+__all__ = [
+    "ROWS_ARE_VALIDATED",
+    "ROWS_FOLLOW_THE_STATE",
+    "STATUS_WORDS_ARE_DECLARED",
+    "STRENGTH_FOLLOWS_LOSSES",
+    "numbers",
+]
 
 
 def _check_validated(battle: Battle, state: Any, turn: int | None) -> None:
@@ -118,3 +124,23 @@ def STRENGTH_FOLLOWS_LOSSES(battle: Battle) -> None:  # noqa: N802
             f"every one of its {len(mine)} units at its start strength at every "
             f"{rs.turn_name}'s end ({held}{', …' if len(mine) > 4 else ''})"
         )
+
+
+@requirement(
+    "Every word a unit row's status holds, at the start and every turn's end, is one of the "
+    "ruleset's status_words (when it declares them).",
+    "List every status word your units() can give in status_words; history and calibrate "
+    "refuse a word not listed, so a misspelt one is an error, not a silent 0",
+    "The models",
+)
+def STATUS_WORDS_ARE_DECLARED(battle: Battle) -> None:  # noqa: N802
+    declared = set(battle.loaded.ruleset.status_words)
+    if not declared:
+        return
+    for turn, state in battle.loaded.turn_ends():
+        for row in battle.rows(state):
+            unknown = [w for w in row.status if w not in declared]
+            if unknown:
+                raise battle.failed(
+                    f"{row.id}: status {unknown[0]!r} is not in status_words", turn=turn
+                )

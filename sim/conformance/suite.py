@@ -42,6 +42,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     checks_state.SNAPSHOT_START_EQUALS_FOLD,
     checks_rows.ROWS_ARE_VALIDATED,
     checks_rows.ROWS_FOLLOW_THE_STATE,
+    checks_rows.STATUS_WORDS_ARE_DECLARED,
     checks_rows.STRENGTH_FOLLOWS_LOSSES,
     checks_show.SHOW_PRINTS_STATE_TABLE,
     checks_show.SHOW_UNIT_EVERY_KIND,

@@ -89,6 +89,10 @@ class Ruleset(Generic[ScenarioT, StateT]):
             it moves and which enemies it reaches from the start; ``validate``
             warns of a unit that can never reach an enemy (default: none
             said, no warning).
+        status_words: every word a unit row's ``status`` may hold; ``history`` and
+            ``calibrate`` refuse a measure or target of a word not listed, and the
+            contract suite checks every row against it (default: none declared, not
+            checked).
         older_versions: earlier rules versions the ruleset still fights: a
             replay's header names its version, and its scenario is read and
             written for it (the pydantic context ``{"ruleset_version": v}``;
@@ -127,6 +131,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     engagements: Callable[[ScenarioT, Event], list[Engagement]] = defaults.no_engagements
     reach: Callable[[ScenarioT], list[Reach]] = defaults.no_reach
     older_versions: tuple[str, ...] = ()
+    status_words: tuple[str, ...] = ()
 
     def fights(self, version: str) -> bool:
         """True when a battle fought under rules ``version`` can be fought again exactly."""

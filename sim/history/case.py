@@ -358,12 +358,15 @@ class _Names:
     """Side id → what its units' strength is counted in (``men``, ``guns``, ``hits``)."""
     kinds: set[str]
     bounds: list[list[tuple[float, float]] | None]
+    words: set[str]
+    """The rulesets' ``status_words`` (none declared: empty, and a ``word`` is not checked)."""
 
 
 def _names(target: Target) -> tuple[_Names, list[str]]:
     """What the target's battles hold (through the contract), and its campaign's battle ids."""
-    names = _Names(set(), set(), {}, set(), [])
+    names = _Names(set(), set(), {}, set(), [], set())
     for ruleset, scenario in target.scenarios():
+        names.words.update(ruleset.status_words)
         outcome = ruleset.outcome(scenario, ruleset.initial_state(scenario))
         names.sides.update(outcome.sides)
         for row in ruleset.units(scenario, ruleset.initial_state(scenario)):
@@ -391,7 +394,7 @@ def _references(
     battles' (their base scenarios, read through the contract, and a campaign's
     reinforcements): a misspelt name would be a silent 0 in every run, which can pass.
 
-    A status ``word`` is not checked: the contract does not list a ruleset's words.
+    A status ``word`` is checked against the rulesets' ``status_words`` (when declared).
     """
     names, battles = _names(target)
     problems: list[Located] = []
@@ -406,6 +409,8 @@ def _references(
                 problem(i, field_name, _unknown("side", value, names.sides))
         if m.unit is not None and m.kind == "status" and m.unit not in names.units:
             problem(i, "unit", _unknown("unit", m.unit, names.units))
+        if m.word is not None and names.words and m.word not in names.words:
+            problem(i, "word", _unknown("status word", m.word, names.words))
         if m.unit is not None and m.kind in _STRENGTH_KINDS and m.side in names.counted:
             counted = names.counted[m.side]
             if m.unit not in counted:

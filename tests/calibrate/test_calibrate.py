@@ -214,6 +214,10 @@ def test_the_summary_and_the_json_name_the_same_files(
     [
         ({"targets": [{"measure": "unit.zuikaku.sunk", "range": [0.7, 1]}]},
          "targets.0.measure: 'unit.zuikaku.sunk': no unit 'zuikaku' in the scenario"),
+        ({"targets": [{"measure": "unit.shoho.snuk", "range": [0.7, 1]}]},  # not a silent 0
+         "targets.0.measure: 'unit.shoho.snuk': no status 'snuk' (the ruleset's: crippled, "
+         "sunk, planned, spotted, cancelled, airborne, destroyed, ditched, recovered; or "
+         "strength, lost); did you mean 'sunk'?"),
         ({"targets": [{"measure": "losses.allied.men", "value": 1}]},
          "targets.0.measure: 'losses.allied.men': side 'allied' has no loss 'men'"),
         ({"targets": [{"measure": "win.allied", "value": 2}]},

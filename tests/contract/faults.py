@@ -14,6 +14,7 @@ fault breaks, with a message saying what was expected and what was seen.
   the next fought event, after its line is written.
 * ``phalanx_once``: the plan fights one battle a process; fighting live again raises.
 * ``phalanx_tongue_tied``: narrate raises for the first fought event: ``report`` fails.
+* ``phalanx_wordless``: ``status_words`` leaves out ``destroyed``, which its rows show.
 """
 
 from __future__ import annotations
@@ -143,6 +144,7 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_keeping", apply=_keeping_apply),
         _copy("phalanx_once", plan=_once_plan),
         _copy("phalanx_tongue_tied", narrate=_tongue_tied_narrate),
+        _copy("phalanx_wordless", status_words=("routed",)),
     )
 }
 """Each faulty copy by name."""

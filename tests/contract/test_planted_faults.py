@@ -247,3 +247,27 @@ def test_a_report_that_cannot_be_written_fails_both_report_checks(folder: Path) 
         _failed("report-charts-every-measure", problem),
         "0 passed, 2 failed",
     ]
+
+
+def test_a_status_word_the_ruleset_does_not_declare_fails(folder: Path) -> None:
+    """phalanx_wordless declares only 'routed'; its rows say 'destroyed' once an element is:
+    the check names the turn, the unit and the word."""
+    out = folder / "wordless.jsonl"
+    api.run(folder / "phalanx_wordless.yaml", out=out)
+    loaded = api.load_replay(out)
+    first = next(
+        (turn, row.id)
+        for turn, state in loaded.turn_ends()
+        for row in loaded.ruleset.units(loaded.scenario, state)
+        if "destroyed" in row.status
+    )
+    result = _check("phalanx_wordless", folder, "status-words-are-declared")
+    assert result.exit_code == 1
+    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+    assert failed == [
+        _failed(
+            "status-words-are-declared",
+            f"phalanx_wordless.yaml, turn {first[0]}: {first[1]}: status 'destroyed' is not "
+            "in status_words",
+        )
+    ]

@@ -165,6 +165,11 @@ FINITE = "Input should be a finite number"
             ":11: measures.0.unit: no unit '69nx' (",
         ),
         (
+            ("kind: win\n    side: csa", "kind: status\n    unit: 69ny\n    word: routd"),
+            ":12: measures.0.word: no status word 'routd' (disrupted, eliminated, left the "
+            "field, routed, spent)",
+        ),
+        (
             ("kind: win", "kind: loss\n    unit: mne"),
             ":11: measures.0.unit: side 'csa' counts strength in guns, men, not 'mne'",
         ),

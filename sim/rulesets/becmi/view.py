@@ -8,11 +8,22 @@ from sim.rulesets.becmi.scenario import BecmiScenario
 from sim.rulesets.becmi.state import BattleState, CombatantState
 from sim.rulesets.trusted import trusted_measure, trusted_row
 
-__all__ = ["DERIVED_FIELDS", "measures", "space", "units"]
+__all__ = ["DERIVED_FIELDS", "STATUS_WORDS", "measures", "space", "units"]
 
 DERIVED_FIELDS = ("at", "bout", "bouts", "order", "side")
 """Positions and who wrestles whom are kept by movement and bout events, and who is whose
 foe by each combatant's side: not forkable."""
+
+
+STATUS_WORDS = (
+    "dead",
+    "fled",
+    "knocked out",
+    "stunned",
+    "wrestling",
+    *(f"in a {HOLDS[h]}" for h in sorted(HOLDS) if h),
+)
+"""A combatant row's status words (:func:`_status`)."""
 
 
 def _status(state: BattleState, c: CombatantState) -> list[str]:

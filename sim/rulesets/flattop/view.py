@@ -7,11 +7,19 @@ from sim.rulesets.flattop.scenario import BaseSpec, FlattopScenario, StrikeSpec,
 from sim.rulesets.flattop.state import BattleState, ShipState, StrikeState
 from sim.rulesets.trusted import trusted_measure, trusted_row
 
-__all__ = ["DERIVED_FIELDS", "measures", "space", "units"]
+__all__ = ["DERIVED_FIELDS", "STATUS_WORDS", "measures", "space", "units"]
 
 DERIVED_FIELDS = ("at", "position", "task_force", "origin", "side")
 """Where a task force is, what belongs to what and which side it fights for are scenario
 facts, not forkable state."""
+
+
+STATUS_WORDS = (
+    "crippled",
+    "sunk",
+    *("planned", "spotted", "cancelled", "airborne", "destroyed", "ditched", "recovered"),
+)
+"""A ship row's status (none afloat) and a strike row's."""
 
 
 def _ship(state: BattleState, s: ShipState, side_name: str, at: tuple[int, int]) -> UnitRow:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from sim.contract import Feature, Measure, Reading, Space, UnitRow
+from sim.rulesets.musket.data import MORALE_STATES
 from sim.rulesets.musket.scenario import MusketScenario
 from sim.rulesets.musket.state import BattleState, UnitState
 from sim.rulesets.trusted import trusted_measure, trusted_row
 
-__all__ = ["DERIVED_FIELDS", "measures", "space", "units"]
+__all__ = ["DERIVED_FIELDS", "STATUS_WORDS", "measures", "space", "units"]
 
 FACING_DEGREES = {"south": 0.0, "west": 90.0, "north": 180.0, "east": 270.0}
 """A side's facing by its retreat edge, in the unit row's degrees (0 up the map, 90 towards
@@ -20,6 +21,10 @@ are kept together by movement events, and the index by each unit's side: not for
 
 def _what(u: UnitState) -> str:
     return "guns" if u.kind == "artillery" else "men"
+
+
+STATUS_WORDS = (*(m for m in MORALE_STATES if m != "good"), "left the field")
+"""A unit row's status: its morale state but good, or that it left the field."""
 
 
 def _status(u: UnitState) -> list[str]:
