@@ -95,10 +95,14 @@ def _folder(out: Path) -> Path:
         common.fail(str(exc))
 
 
-def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict[str, Any]:
+def _run(
+    plan: StudyPlan, out: Path, options: RunOptions, as_json: bool, source: str | None = None
+) -> dict[str, Any]:
+    """Run the study; ``source`` is the study file, named before a design point it refuses."""
     from sim.batch.analysis.summary import format_summary
     from sim.batch.execution.executors import ExecutorError
     from sim.batch.execution.progress import ProgressBar
+    from sim.batch.storage.opening import PointError
     from sim.batch.storage.store import StoreError
     from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
     from sim.text.grammar import count
@@ -106,6 +110,8 @@ def _run(plan: StudyPlan, out: Path, options: RunOptions, as_json: bool) -> dict
     bar = options.progress
     try:
         result = run_study(plan, out, options)
+    except PointError as exc:  # from the study file's factors, or from --sweep
+        _bad_input(_error(f"{source}: {exc}" if source is not None else str(exc)))
     except (StudyError, ExecutorError, StoreError) as exc:
         _bad_input(_error(str(exc)))
     except StudyIncomplete as exc:
@@ -454,7 +460,7 @@ def study(
         execution, spec.outputs.plots, spec.baseline, interval or spec.interval,
         paired_interval or spec.paired_interval,
     )  # fmt: skip
-    _run(spec.plan, folder, options, execution.as_json)
+    _run(spec.plan, folder, options, execution.as_json, study_file)
     # With --json, stdout holds the summary object alone.
     show: Literal["none", "text"] = "none" if execution.as_json else "text"
     for fmt in spec.outputs.export:

@@ -66,6 +66,20 @@ def test_bad_study_files_exit_2_naming_file_line_and_field(
     assert not (folder / "out").exists()
 
 
+def test_a_factor_value_the_scenario_refuses_names_the_study_file(folder: Path) -> None:
+    """A study file's factor gives a value the scenario's schema refuses: the one line names
+    the study file before the design point (``--sweep`` names the flag's point alone)."""
+    study = folder / "study.yaml"
+    study.write_text(GOOD.replace("values: [15, 25]", "values: [15, -25]"))
+    result = invoke("study", study, "--out", folder / "out")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"battlesim: error: {study}: design point 1 (options.fire_hcv=-25) is not a valid "
+        "scenario: options.fire_hcv: Input should be greater than or equal to 0\n",
+    )
+    assert not (folder / "out").exists()
+
+
 def test_a_good_study_file_runs_and_exports(folder: Path) -> None:
     """The study above runs its 2 x 3 runs and exports parquet as its outputs ask."""
     study = folder / "study.yaml"

@@ -77,7 +77,7 @@ def test_a_large_design_says_it_is_being_checked(tmp_path: Path) -> None:
     assert result.exit_code == 2
     lines = result.output.splitlines()
     assert lines[0] == "battlesim: building and checking 2,000 design points before the first run…"
-    assert lines[1].startswith(f"battlesim: error: design point 0 ({strength}=-")
+    assert lines[1].startswith(f"battlesim: error: {path}: design point 0 ({strength}=-")
     assert len(lines) == 2
 
 

@@ -25,13 +25,17 @@ from sim.batch.storage.store import BIGINT_MAX, BIGINT_MIN, Store
 from sim.batch.storage.units import start_details
 from sim.scenario.load import ScenarioError
 
-__all__ = ["DB_NAME", "StudyError", "fresh_points", "open_store", "other_dice"]
+__all__ = ["DB_NAME", "PointError", "StudyError", "fresh_points", "open_store", "other_dice"]
 
 DB_NAME = "study.duckdb"
 
 
 class StudyError(ValueError):
     """A study that cannot start: bad plan, output in the way, nothing to resume."""
+
+
+class PointError(StudyError):
+    """A design point no run could fight: a value its factor gave that the scenario refuses."""
 
 
 def _meta(plan: StudyPlan) -> dict[str, Any]:
@@ -115,7 +119,7 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
     shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in point.items())
     for path, value in point.items():
         if type(value) is int and not BIGINT_MIN <= value <= BIGINT_MAX:
-            raise StudyError(
+            raise PointError(
                 f"--sweep {path}={value}: out of range (a study stores whole numbers "
                 f"from {BIGINT_MIN} to {BIGINT_MAX})"
             )
@@ -124,13 +128,13 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
     except ScenarioError as exc:
         p = exc.problems[0]
         where = f"{p.field}: " if p.field else ""
-        raise StudyError(
+        raise PointError(
             f"design point {index} ({shown}) is not a valid scenario: {where}{p.message}"
         ) from None
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err["loc"])
-        raise StudyError(
+        raise PointError(
             f"design point {index} ({shown}) is not a valid campaign: {where}: {err['msg']}"
         ) from None
 
