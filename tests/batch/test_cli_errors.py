@@ -46,6 +46,10 @@ def folder(tmp_path: Path) -> Path:
         (GOOD.replace("stone_wall.yaml", "nowhere.yaml"), ["2: scenario: no file "]),
         (GOOD + "design: lhs\n", ["7: design: design lhs needs 'points' (how many design points)"]),
         (GOOD + "points: 4\n", ["7: points: 'points' applies to designs lhs, morris and sobol"]),
+        (GOOD.replace("values: [15, 25]", "range: [15, 35], levels: 3")
+         + "design: lhs\npoints: 4\n",
+         ["6: factors.0.levels: 'levels' applies to a grid design; lhs draws from the "
+          "whole range"]),
         (GOOD.replace("scenario: stone_wall.yaml", "description: none"),
          ["1: name the 'scenario' (or 'campaign') file to run"]),
         ("name: [unclosed\n", ["2: not valid YAML: "]),

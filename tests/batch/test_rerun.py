@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from sim import api
@@ -61,6 +63,20 @@ def test_rerun_of_a_run_that_does_not_exist_exits_2(study: Path) -> None:
     result = invoke("rerun", study, "8")
     assert result.exit_code == 2
     assert "no run 8: the study's runs are 0 to 7" in result.output
+
+
+def test_rerun_of_a_study_planning_no_runs_is_damage(study: Path, tmp_path: Path) -> None:
+    """No study writes 0 replications: one edited so says it is damaged (it said "the study's
+    runs are 0 to -1")."""
+    copy = Path(shutil.copytree(study, tmp_path / "s"))
+    with duckdb.connect(str(copy / "study.duckdb")) as con:
+        con.execute("UPDATE study SET replications = 0")
+    result = invoke("rerun", copy, "0")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"battlesim: error: {copy}: damaged: the study plans no runs (0 replications of 2 "
+        "design points)\n",
+    )
 
 
 def test_rerun_of_a_campaign_run_writes_each_battles_replay(tmp_path: Path) -> None:

@@ -158,6 +158,15 @@ def _check_factors(
                 f.grid_levels()
             except DesignError as exc:
                 problems.append(located(file, lines, ("factors", i), str(exc)))
+        elif f.levels is not None:  # the other designs draw from the whole range
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    ("factors", i, "levels"),
+                    f"'levels' applies to a grid design; {sf.design} draws from the whole range",
+                )
+            )
     if problems:
         raise ScenarioError(problems)
 

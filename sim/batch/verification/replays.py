@@ -102,6 +102,11 @@ def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) ->
     if problem is not None:
         raise RerunError(problem)
     reps = int(meta["replications"])
+    if reps * len(points) <= 0:  # no study writes this: a database edited by hand
+        raise RerunError(
+            f"{study_dir}: damaged: the study plans no runs "
+            f"({reps} replications of {len(points)} design points)"
+        )
     if not 0 <= run_id < reps * len(points):
         raise RerunError(f"no run {run_id}: the study's runs are 0 to {reps * len(points) - 1}")
     point, replication = divmod(run_id, reps)
