@@ -115,6 +115,24 @@ def test_reinforcements_on_the_first_battle_are_refused(folder: Path) -> None:
     assert not (folder / "out").exists()
 
 
+def test_a_one_battle_campaigns_carry_over_settings_are_still_checked(folder: Path) -> None:
+    """Nothing is carried out of a lone battle, but a misspelt setting is refused all the
+    same, as it is in a longer campaign (a reviewer's attack found it accepted)."""
+    campaign = folder / "c.yaml"
+    text = (
+        "campaign: X\ncarry_over: {{{key}: 3}}\n"
+        "battles:\n  - {{id: a, scenario: stone_wall.yaml}}\n"
+    )
+    campaign.write_text(text.format(key="fatigue_recovry"))
+    result = invoke("campaign", campaign, "--out", folder / "out")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"{campaign}:2: carry_over.fatigue_recovry: unknown field\n",
+    )
+    campaign.write_text(text.format(key="fatigue_recovery"))
+    assert invoke("campaign", campaign, "--out", folder / "out").exit_code == 0
+
+
 def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> None:
     """A campaign's own fields, missing scenario files and bad reinforcements are located."""
     campaign = folder / "c.yaml"

@@ -235,6 +235,17 @@ def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
             )
         ]
     ruleset, scenario = validate_battle(campaign.battles[0].scenario, campaign.battles[0].source)
+    if len(campaign.battles) == 1 and campaign.carry_over and ruleset.carry_over is not None:
+        # nothing is carried, but the settings are still checked: a misspelt one is refused
+        try:
+            ruleset.carry_over(
+                scenario,
+                ruleset.initial_state(scenario),
+                campaign.battles[0].scenario,
+                settings_for(campaign, campaign.battles[0]),
+            )
+        except ValidationError as exc:
+            return [(_settings_path(0, tuple(e["loc"])), error_message(e)) for e in exc.errors()]
     for k, entry in enumerate(campaign.battles[1:], start=1):
         hook = ruleset.carry_over
         if hook is None:
