@@ -48,6 +48,12 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     from sim.text.grammar import agree, count
 
     if out is not None:
+        inside = Path(out).resolve().is_relative_to(Path(study_dir).resolve())
+        if inside:  # its kept replays, plots and manifest are the study's, not a scratch space
+            common.fail(
+                f"--out {out!r} is inside the study {study_dir!r}, whose files its manifest "
+                "lists: write the replay elsewhere"
+            )
         try:
             check_output(
                 out, folder=Path(out).is_dir(), force=force, ours=is_replay, what="a replay"

@@ -79,6 +79,21 @@ def test_rerun_of_a_study_planning_no_runs_is_damage(study: Path, tmp_path: Path
     )
 
 
+def test_rerun_refuses_an_out_inside_the_study(study: Path) -> None:
+    """A replay written into the study's own folder would replace a kept replay the manifest
+    lists (a reviewer's attack: ``verify`` then said it differs): refused, exit 2, nothing
+    written, even with --force."""
+    before = sorted(p.name for p in study.rglob("*"))
+    out = study / "replays" / "run-0.jsonl"
+    result = invoke("rerun", study, "0", "--out", out, "--force")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"battlesim: error: --out {str(out)!r} is inside the study {str(study)!r}, whose "
+        "files its manifest lists: write the replay elsewhere\n",
+    )
+    assert sorted(p.name for p in study.rglob("*")) == before
+
+
 def test_rerun_of_a_campaign_run_writes_each_battles_replay(tmp_path: Path) -> None:
     """A campaign study's rerun writes one replay per battle, equal to the kept ones."""
     study = tmp_path / "c"
