@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from importlib import import_module
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from sim.contract.models import Outcome
 from sim.contract.ruleset import Ruleset
@@ -86,7 +86,31 @@ def _load(name: str, target: str) -> AnyRuleset:
     if not isinstance(obj, Ruleset) or obj.name != name:
         got = f"a Ruleset named {obj.name!r}" if isinstance(obj, Ruleset) else type(obj).__name__
         raise RulesetUnavailable(f"{where} is {got}, not a Ruleset named {name!r}")
+    key = _ruleset_key(obj)
+    if key is not None:
+        raise RulesetUnavailable(f"{where}: its scenario model's {key}")
     return obj
+
+
+def _ruleset_key(ruleset: AnyRuleset) -> str | None:
+    """What is wrong with the scenario model's ``ruleset`` field, or None.
+
+    Every tool tells scenarios apart by that field (the schema of all rulesets is
+    one union discriminated by it), so it must be ``Literal["<name>"]`` and nothing
+    else: one ruleset's model that takes any text, or another's name, breaks
+    ``schema`` and ``new`` for every ruleset.
+    """
+    field = ruleset.scenario_model.model_fields.get("ruleset")
+    want = f'Literal["{ruleset.name}"]'
+    if field is None:
+        return f"has no 'ruleset' field: declare ruleset: {want}"
+    if get_origin(field.annotation) is not Literal or get_args(field.annotation) != (
+        ruleset.name,
+    ):
+        shown = getattr(field.annotation, "__name__", None) or repr(field.annotation)
+        shown = shown.replace("typing.", "")
+        return f"'ruleset' field is {shown}: declare it {want}, the ruleset's own name alone"
+    return None
 
 
 def ruleset_names() -> list[str]:

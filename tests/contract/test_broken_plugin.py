@@ -121,3 +121,33 @@ def test_run_show_and_verify_name_the_ruleset_and_its_entry_point(tmp_path: Path
             2,
             f"battlesim: error: {replay}:1: {LOAD_ERROR}\n",
         ), command
+
+
+def test_a_scenario_model_whose_ruleset_is_not_its_literal_name_is_refused(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """``ruleset: str`` in a plugin's scenario model (the docs ask for ``Literal["<name>"]``)
+    passed check-ruleset and then broke ``schema`` and ``new`` for every ruleset with a
+    pydantic error naming no plugin: now the plugin is refused, in one line saying what
+    to declare, and the others' tools go on with a note."""
+    entry = "[battlesim.rulesets]\npips_loose = tests.contract.loose:RULESET\n"
+    where = str(install_plugin(tmp_path_factory.mktemp("site"), "loose-plugin", entry))
+    sys.path.insert(0, where)
+    try:
+        error = (
+            "ruleset 'pips_loose' (entry point pips_loose = tests.contract.loose:RULESET): "
+            "its scenario model's 'ruleset' field is str: declare it Literal[\"pips_loose\"], "
+            "the ruleset's own name alone"
+        )
+        check = _cli("check-ruleset", "pips_loose")
+        assert check.exit_code == 2
+        assert error in check.output
+        schema = _cli("schema")
+        assert schema.exit_code == 0
+        assert "pips_loose" not in json.loads(schema.stdout)["discriminator"]["mapping"]
+        assert f"battlesim: note: {error}" in schema.stderr.splitlines()
+        made = _cli("new", "musket", str(tmp_path / "x.yaml"))
+        assert made.exit_code == 0 and (tmp_path / "x.yaml").is_file(), made.output
+    finally:
+        sys.path.remove(where)
+        registry._broken.pop("pips_loose", None)
