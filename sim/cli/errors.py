@@ -23,6 +23,7 @@ from engine.files import FileProblem
 from engine.reader import ReplayError
 from engine.strictjson import StrictJSONError
 from engine.text import escape, one_line
+from sim.contract import HookError
 
 __all__ = [
     "EXTRAS",
@@ -80,7 +81,7 @@ def describe(exc: BaseException) -> str:
         return "input nested too deeply"
     if isinstance(exc, MemoryError):
         return "input too large for memory"
-    if isinstance(exc, FileProblem | StrictJSONError):
+    if isinstance(exc, FileProblem | StrictJSONError | HookError):
         return _one_line(str(exc))
     return f"{type(exc).__name__}: {_one_line(str(exc))}"
 

@@ -76,7 +76,7 @@ from sim.contract.registry import (
     loaded_rulesets,
     ruleset_names,
 )
-from sim.contract.ruleset import Ruleset, ScenarioT, StateT
+from sim.contract.ruleset import HookError, Ruleset, ScenarioT, StateT
 from sim.contract.state import StateBase, applies
 
 __all__ = [
@@ -92,6 +92,7 @@ __all__ = [
     "Engagement",
     "Feature",
     "Hex",
+    "HookError",
     "Ident",
     "Measure",
     "Model",

@@ -104,9 +104,7 @@ def _ruleset_key(ruleset: AnyRuleset) -> str | None:
     want = f'Literal["{ruleset.name}"]'
     if field is None:
         return f"has no 'ruleset' field: declare ruleset: {want}"
-    if get_origin(field.annotation) is not Literal or get_args(field.annotation) != (
-        ruleset.name,
-    ):
+    if get_origin(field.annotation) is not Literal or get_args(field.annotation) != (ruleset.name,):
         shown = getattr(field.annotation, "__name__", None) or repr(field.annotation)
         shown = shown.replace("typing.", "")
         return f"'ruleset' field is {shown}: declare it {want}, the ruleset's own name alone"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,10 +17,28 @@ from sim.contract.models import Engagement, Outcome, Problem, Reach, Reading, Sp
 from sim.contract.odds import OddsResolution
 from sim.runner import DrawTally, Ending, Plan, fight
 
-__all__ = ["Ruleset", "ScenarioT", "StateT"]
+__all__ = ["HookError", "Ruleset", "ScenarioT", "StateT"]
 
 ScenarioT = TypeVar("ScenarioT", bound=BaseModel)
 StateT = TypeVar("StateT", bound=Ending)
+
+
+class HookError(RuntimeError):
+    """A ruleset's hook raised, or returned what its contract does not allow.
+
+    The message names the ruleset, the hook, the event and where the hook raised, so a
+    plugin's bug reaches its author as one line (``battlesim: error: ...``, exit 2).
+    """
+
+    @classmethod
+    def raised(cls, ruleset: str, hook: str, exc: BaseException, where: str) -> HookError:
+        """The error for ``hook`` of ``ruleset`` raising ``exc`` at ``where`` (``seq 14``)."""
+        frames = traceback.extract_tb(exc.__traceback__)
+        at = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+        said = " ".join(str(exc).split()) or "no details"
+        return cls(
+            f"ruleset {ruleset!r}: {hook} raised {type(exc).__name__}: {said} at {where}{at}"
+        )
 
 
 @dataclass(frozen=True)

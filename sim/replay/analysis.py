@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from engine.events import Event, Override, Snapshot, TurnEnded
-from sim.contract import Reading
+from sim.contract import HookError, Reading
 from sim.replay.file import ReplayLike
 from sim.scenario.values import ValueProblem, parse_value
 
@@ -88,7 +88,16 @@ def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
         return f"{turn} {event.turn} — counterfactual: {event.path} set to {plain(event.value)}"
     if isinstance(event, TurnEnded | Snapshot):
         return None  # the engine's bookkeeping: nothing happened on the field
-    line = loaded.ruleset.narrate(loaded.scenario, state, event)
+    rs = loaded.ruleset
+    try:
+        line = rs.narrate(loaded.scenario, state, event)
+    except Exception as exc:  # a plugin's narrate may raise anything: one line naming it
+        raise HookError.raised(rs.name, "narrate", exc, f"seq {event.seq}") from exc
+    if line is not None and not isinstance(line, str):
+        raise HookError(
+            f"ruleset {rs.name!r}: narrate returned {type(line).__name__} at seq {event.seq}, "
+            "not a line of text or None"
+        )
     fork = header_fork.chain().get(event.seq) if header_fork is not None else None
     if line is not None and fork is not None and fork.event:
         changed = ", ".join(f"{k}={plain(v)}" for k, v in sorted(fork.event.items()))

@@ -15,6 +15,8 @@ fault breaks, with a message saying what was expected and what was seen.
 * ``phalanx_once``: the plan fights one battle a process; fighting live again raises.
 * ``phalanx_tongue_tied``: narrate raises for the first fought event: ``report`` fails.
 * ``phalanx_wordless``: ``status_words`` leaves out ``destroyed``, which its rows show.
+* ``phalanx_numeric``: narrate returns 42 for a fought event: ``show --events`` and
+  ``report`` refuse it.
 """
 
 from __future__ import annotations
@@ -133,6 +135,13 @@ def _tongue_tied_narrate(sc: Any, state: State, event: Event) -> str | None:
     return phalanx.RULESET.narrate(sc, state, event)
 
 
+def _numeric_narrate(sc: Any, state: State, event: Event) -> Any:
+    """Phalanx's narration, but a number for a fought event (narrate returns text or None)."""
+    if isinstance(event, Fought):
+        return 42
+    return phalanx.RULESET.narrate(sc, state, event)
+
+
 FAULTS: dict[str, AnyRuleset] = {
     r.name: r
     for r in (
@@ -145,6 +154,7 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_once", plan=_once_plan),
         _copy("phalanx_tongue_tied", narrate=_tongue_tied_narrate),
         _copy("phalanx_wordless", status_words=("routed",)),
+        _copy("phalanx_numeric", narrate=_numeric_narrate),
     )
 }
 """Each faulty copy by name."""

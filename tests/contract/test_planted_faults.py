@@ -233,13 +233,20 @@ def test_a_battle_that_cannot_be_fought_live_fails_each_check_that_fights_it(
 
 def test_a_report_that_cannot_be_written_fails_both_report_checks(folder: Path) -> None:
     """phalanx_tongue_tied: ``report`` stops at the first fought event it cannot narrate (as
-    the CLI reports an error: exit 2, one line); both report checks say so."""
+    the CLI reports a plugin's hook raising: exit 2, one line naming the ruleset, the hook,
+    the seq and the line that raised); both report checks say so."""
     events = api.load_replay(_fought(folder, "phalanx_tongue_tied")).events
     seq = next(e.seq for e in events if isinstance(e, phalanx.Fought))
     result = _check("phalanx_tongue_tied", folder, "report-page", "report-charts-every-measure")
+    raised = 1 + next(
+        i
+        for i, line in enumerate(Path(faults.__file__).read_text("utf-8").splitlines())
+        if "no words for seq" in line
+    )
     problem = (
-        "phalanx_tongue_tied.yaml: battlesim report: exit 2: battlesim: error: RuntimeError: "
-        f"no words for seq {seq}"
+        "phalanx_tongue_tied.yaml: battlesim report: exit 2: battlesim: error: ruleset "
+        f"'phalanx_tongue_tied': narrate raised RuntimeError: no words for seq {seq} at seq "
+        f"{seq} (at faults.py:{raised})"
     )
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
@@ -271,3 +278,28 @@ def test_a_status_word_the_ruleset_does_not_declare_fails(folder: Path) -> None:
             "in status_words",
         )
     ]
+
+
+def test_a_narrate_that_raises_or_returns_no_text_is_named_in_one_line(folder: Path) -> None:
+    """``show --events`` on a plugin whose narrate raises, or returns a number: one line
+    naming the ruleset, the hook and the seq (it said ``KeyError: 'hector'``, or printed
+    the number), exit 2; check-ruleset's report checks fail on the number too."""
+    tied = _fought(folder, "phalanx_tongue_tied")
+    seq = next(e.seq for e in api.load_replay(tied).events if isinstance(e, phalanx.Fought))
+    result = CliRunner().invoke(cli, ["show", str(tied), "--events"], prog_name="battlesim")
+    assert result.exit_code == 2  # the lines before it told, then the one line
+    assert result.stderr.startswith(
+        f"battlesim: error: ruleset 'phalanx_tongue_tied': narrate raised RuntimeError: no "
+        f"words for seq {seq} at seq {seq} (at faults.py:"
+    )
+    numeric = _fought(folder, "phalanx_numeric")
+    seq = next(e.seq for e in api.load_replay(numeric).events if isinstance(e, phalanx.Fought))
+    said = (
+        f"battlesim: error: ruleset 'phalanx_numeric': narrate returned int at seq {seq}, not a "
+        "line of text or None"
+    )
+    result = CliRunner().invoke(cli, ["show", str(numeric), "--events"], prog_name="battlesim")
+    assert (result.exit_code, result.stderr) == (2, said + "\n")
+    check = _check("phalanx_numeric", folder, "report-page")
+    assert check.exit_code == 1
+    assert said in check.stdout
