@@ -105,8 +105,12 @@ def _ruleset_key(ruleset: AnyRuleset) -> str | None:
     if field is None:
         return f"has no 'ruleset' field: declare ruleset: {want}"
     if get_origin(field.annotation) is not Literal or get_args(field.annotation) != (ruleset.name,):
-        shown = getattr(field.annotation, "__name__", None) or repr(field.annotation)
-        shown = shown.replace("typing.", "")
+        args = get_args(field.annotation)
+        shown = (
+            f"Literal[{', '.join(repr(a) for a in args)}]"
+            if get_origin(field.annotation) is Literal
+            else getattr(field.annotation, "__name__", None) or repr(field.annotation)
+        )
         return f"'ruleset' field is {shown}: declare it {want}, the ruleset's own name alone"
     return None
 

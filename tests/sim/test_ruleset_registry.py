@@ -42,6 +42,22 @@ def test_broken_entry_point_is_a_clear_lookup_error(monkeypatch: pytest.MonkeyPa
     )
 
 
+def test_a_scenario_model_keyed_to_another_ruleset_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A plugin reusing another ruleset's scenario model keeps that ruleset's key, which
+    would put two rulesets on one key of the union every tool reads scenarios by."""
+    ep = EntryPoint("toy2", "tests.sim.toy_ruleset:MUSKET_KEY", registry.ENTRY_POINT_GROUP)
+    _with_entry_points(monkeypatch, ep)
+    with pytest.raises(LookupError) as err:
+        registry.get_ruleset("toy2")
+    assert str(err.value) == (
+        "ruleset 'toy2' (entry point toy2 = tests.sim.toy_ruleset:MUSKET_KEY): its scenario "
+        "model's 'ruleset' field is Literal['musket']: declare it Literal[\"toy2\"], the "
+        "ruleset's own name alone"
+    )
+
+
 def test_unknown_ruleset_lists_the_installed_ones() -> None:
     """Asking for a ruleset that is not installed names the ones that are."""
     with pytest.raises(LookupError) as err:
