@@ -100,7 +100,8 @@ def check_ruleset(
     ids = [r.id for r in REQUIREMENTS]
     for wanted in only:
         if wanted not in ids:
-            common.fail(f"--only {wanted}: no such requirement{did_you_mean(wanted, ids)}")
+            hint = did_you_mean(wanted, ids) or f"; the requirements: {', '.join(ids)}"
+            common.fail(f"--only {wanted}: no such requirement{hint}")
     try:
         files = scenarios_for(ruleset, [Path(s) for s in scenarios])
     except SuiteInputError as exc:

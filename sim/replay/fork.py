@@ -92,10 +92,10 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> Non
     for path, value in fields.items():
         parts = path.split(".")
         if parts[0] in derived or parts[-1] in derived:
+            kept = parts[0] if parts[0] in derived else parts[-1]
             raise ForkError(
-                f"--set state.{path}: positions and sides cannot be forked (this ruleset "
-                f"keeps {', '.join(derived)} in step with its events); fork a unit's own "
-                "measures"
+                f"--set state.{path}: {kept} cannot be forked (this ruleset keeps "
+                f"{', '.join(derived)} in step with its events); fork a unit's own measures"
             )
         try:
             set_path(state, path, value, counts=True)

@@ -36,5 +36,6 @@ def test_a_side_override_is_refused_in_one_line(replay: str, path: str, tmp_path
     assert result.exit_code == 2
     lines = result.output.splitlines()
     assert len(lines) == 1
-    assert f"--set state.{path.partition('=')[0]}: positions and sides cannot be forked" in lines[0]
+    field = path.partition("=")[0]
+    assert f"--set state.{field}: side cannot be forked (this ruleset keeps " in lines[0]
     assert not out.exists()

@@ -144,14 +144,23 @@ def test_a_ruleset_without_a_scenario_fails_ships_a_scenario(broken_plugin: Path
             ["pips", "--only", "restore-invert"],
             "--only restore-invert: no such requirement; did you mean 'restore-inverts-snapshot'?",
         ),
+        (["pips", "--only", "nope"], "--only nope: no such requirement; the requirements: {ids}"),
     ],
-    ids=["unknown-ruleset", "missing-scenario", "another-rulesets-scenario", "unknown-id"],
+    ids=[
+        "unknown-ruleset",
+        "missing-scenario",
+        "another-rulesets-scenario",
+        "unknown-id",
+        "unknown-id-far-from-any",
+    ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
-    """An unknown ruleset, a missing or foreign --scenario, an unknown --only id: exit 2."""
+    """An unknown ruleset, a missing or foreign --scenario, an unknown --only id (with the
+    ids when none is close): exit 2."""
     result = _check(*args)
     installed = ", ".join(ruleset_names())
-    expected = "battlesim: error: " + message.format(installed=installed, root=ROOT)
+    ids = ", ".join(r.id for r in REQUIREMENTS)
+    expected = "battlesim: error: " + message.format(installed=installed, root=ROOT, ids=ids)
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", expected + "\n")
 
 
