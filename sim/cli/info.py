@@ -88,7 +88,8 @@ def _print_scenarios(found: list[ScenarioInfo]) -> None:
             else:
                 name = source.removeprefix("ruleset ")
                 click.echo(f"examples of ruleset {name} ({ruleset_source(name)}):")
-        line = f"  {s.file:<{width}}  {s.kind:<{kind_width}}  {s.name}: {s.summary}"
+        about = s.name if s.summary == s.name else f"{s.name}: {s.summary}"  # no description
+        line = f"  {s.file:<{width}}  {s.kind:<{kind_width}}  {about}"
         click.echo(_clip(line, columns))
 
 

@@ -44,8 +44,8 @@ def test_scenarios_lists_the_folder_then_the_plugins_examples() -> None:
     }
     lines = _cli("scenarios").stdout.splitlines()
     assert lines[-2] == "examples of ruleset pips (pips-toy 0.1):"
-    assert lines[-1].split() == ["pips_duel.yaml", "pips", "Duel", "on", "the", "line:", "Duel",
-                                 "on", "the", "line"]  # fmt: skip
+    # no description: the name once, not "Duel on the line: Duel on the line"
+    assert lines[-1].split() == ["pips_duel.yaml", "pips", "Duel", "on", "the", "line"]
 
 
 BUILT_IN = ("ruleset becmi", "ruleset flattop", "ruleset musket")
