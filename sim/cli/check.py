@@ -25,7 +25,7 @@ def _line(v: Verdict) -> str:
     if v.status == "met":
         return f"met          {r.id}: {r.statement}"
     if v.status == "failed":
-        return f"FAILED       {r.id}: {v.message} — how to meet it: {r.hint}"
+        return f"FAILED       {r.id}: {v.message} — how to meet it: {v.hint}"
     return f"not checked  {r.id}: {v.message}"
 
 

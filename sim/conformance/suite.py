@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 import traceback
 from collections.abc import Callable, Sequence
@@ -12,7 +13,7 @@ from typing import Any
 from sim.conformance import checks_rows, checks_run, checks_show, checks_state, checks_tools
 from sim.conformance.battle import Battle
 from sim.conformance.requirement import NotChecked, Requirement, RequirementFailed
-from sim.contract import BUILTIN, AnyRuleset
+from sim.contract import BUILTIN, AnyRuleset, HookError
 from sim.scenario.load import ScenarioError, read_yaml
 
 __all__ = [
@@ -120,6 +121,19 @@ class Verdict:
     message: str | None = None
     scenario: str | None = None
 
+    @property
+    def hint(self) -> str:
+        """How to meet it: the requirement's hint, or, when a hook of the ruleset raised or
+        returned what it may not (:class:`~sim.contract.HookError`'s words in the message),
+        that hook first: the requirement failed because of it, not of what it checks."""
+        found = _HOOK.search(self.message or "")
+        if found is None:
+            return self.requirement.hint
+        return (
+            f"fix the ruleset's {found[1]} first: it {found[2]} where the message says, and "
+            "this requirement could not be judged past it"
+        )
+
     def as_json(self) -> dict[str, Any]:
         """The verdict for ``--json``: id, statement, status, message, hint, scenario."""
         r = self.requirement
@@ -128,13 +142,19 @@ class Verdict:
             "statement": r.statement,
             "status": self.status,
             "message": self.message,
-            "hint": r.hint,
+            "hint": self.hint,
             "scenario": self.scenario,
         }
 
 
+_HOOK = re.compile(r"ruleset '[^']*': (\w+) (raised|returned) ")
+""":class:`~sim.contract.HookError`'s words: the hook, and what it did."""
+
+
 def _crash(battle: Battle, exc: Exception) -> str:
     """A check's unexpected error as one line, with the innermost place it was raised."""
+    if isinstance(exc, HookError):  # says the hook and where it raised already
+        return f"{battle.name}: {exc}"
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
     return f"{battle.name}: {type(exc).__name__}: {exc}{where}"
