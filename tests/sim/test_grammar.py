@@ -32,6 +32,9 @@ REPLAYS = sorted((Path(__file__).resolve().parents[2] / "replays").glob("*.jsonl
         ("1/95th Rifles", True),
         ("Ross", False),
         ("Nautilus", False),
+        ("Achilles", False),  # the docs' duel: "Achilles wins", not "Achilles win"
+        ("Leonidas", False),
+        ("Allies", True),
     ],
 )
 def test_plural_names_by_last_word(name: str, expected: bool) -> None:
