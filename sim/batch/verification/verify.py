@@ -557,7 +557,10 @@ def _check_points(store: Store, check: StudyCheck) -> None:
     picked = "".join(f", {quote(path)}" for path in types)
     rows = store.con.execute(f"SELECT point, label{picked} FROM points ORDER BY point").fetchall()
     for (point, label, *cells), values in zip(rows, store.points(), strict=True):
-        if label != point_label(values) or cells != point_cells(values, types):
+        # ``values`` is canonical JSON (keys sorted); the label and the columns follow the
+        # factors' own order, which the columns keep
+        ordered = {**{path: values[path] for path in types if path in values}, **values}
+        if label != point_label(ordered) or cells != point_cells(values, types):
             check.differences.append(
                 f"points: design point {point}'s label or factor columns do not match its "
                 "values (edited since the study was written?)"
