@@ -378,8 +378,13 @@ def _names(target: Target) -> tuple[_Names, list[str]]:
     if target.kind == "campaign":
         for battle in target.data.get("battles", []):
             battles.append(str(battle.get("id")))
-            for joining in (battle.get("reinforcements") or {}).values():
-                names.units.update(str(u.get("id")) for u in joining if isinstance(u, dict))
+            for side, joining in (battle.get("reinforcements") or {}).items():
+                specs = [u for u in joining if isinstance(u, dict)]
+                names.units.update(str(u.get("id")) for u in specs)
+                names.kinds.update(str(u["kind"]) for u in specs if "kind" in u)
+                # what a reinforcement's strength is counted in is the ruleset's to say, once
+                # the campaign carries it in: that side's strength units are not checked
+                names.counted.pop(str(side), None)
     return names, battles
 
 

@@ -257,3 +257,36 @@ def test_a_campaign_case_names_one_of_its_battles(tmp_path: Path) -> None:
     )
     path.write_text(text.replace("kind: win", "kind: win\n    battle: chancellorsville"))
     assert invoke("history", "--suite", folder, "-q").exit_code == 0
+
+
+def test_a_campaigns_reinforcements_count_among_the_names_a_measure_may_give(
+    tmp_path: Path,
+) -> None:
+    """Cavalry that joins only in the second battle is a unit kind of the case (a reviewer
+    found it refused), and its id a unit; a kind no battle nor reinforcement has is not."""
+    for name in ("stone_wall.yaml", "chancellorsville.yaml"):
+        (tmp_path / name).write_text((SCENARIOS / name).read_text())
+    (tmp_path / "camp.yaml").write_text(
+        "campaign: T\nbattles:\n  - {id: fredericksburg, scenario: stone_wall.yaml}\n"
+        "  - id: chancellorsville\n    scenario: chancellorsville.yaml\n    reinforcements:\n"
+        "      usa:\n        - {id: 6pa, name: 6th Pennsylvania Cavalry, kind: cavalry,"
+        " strength: 300, quality: C, weapon: carbine, at: [6, 2], order: {kind: hold}}\n"
+    )
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    text = CASE.format(id="camp", scenario="x", least=0.0).replace(
+        "scenario: x", f"campaign: {tmp_path / 'camp.yaml'}"
+    )
+    path = folder / "camp.yaml"
+    measure = (
+        "kind: loss\n    unit: men\n    kinds: [{kind}]\n    battle: chancellorsville\n"
+        "    side: usa"
+    )
+    path.write_text(text.replace("kind: win\n    side: csa", measure.format(kind="cavalry")))
+    assert invoke("history", "--suite", folder, "-q").exit_code == 0
+    path.write_text(text.replace("kind: win\n    side: csa", measure.format(kind="hussars")))
+    result = invoke("history", "--suite", folder)
+    assert result.exit_code == 2
+    assert "measures.0.kinds: no unit kind 'hussars' (artillery, cavalry, infantry)" in (
+        result.output
+    )
