@@ -30,7 +30,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from sim.text.suggest import did_you_mean
+from sim.text.suggest import close_names, did_you_mean
 
 __all__ = ["cross_problems_after_repair", "hint", "hint_known", "known_fields", "misspelt"]
 
@@ -233,8 +233,9 @@ def cross_problems_after_repair(
 
 
 def _names(message: str, value: Any) -> bool:
-    """True when ``message`` names ``value`` (a text or number) as a word of its own."""
-    if isinstance(value, bool) or not isinstance(value, str | int | float) or value == "":
+    """True when ``message`` names ``value``, a text, as a word of its own (a number is not
+    checked: a real problem may give the same number, "hex [14, 10]" beside a lent 14)."""
+    if not isinstance(value, str) or value == "":
         return False
     return re.search(rf"(?<![\w.]){re.escape(str(value))}(?![\w])", message) is not None
 
@@ -351,7 +352,8 @@ def _mend_item(
         choices = _choices(err)
         if not choices:  # a lone item: a choice of its own error's, or nothing to lend
             return None
-        plan[loc] = choices[0]
+        near = close_names(str(err.get("input")), choices)  # what "did you mean" offers
+        plan[loc] = near[0] if near else choices[0]
     for loc, value in plan.items():
         parent = _get(fixed, loc[:-1])
         if value is _DEFAULT:

@@ -355,3 +355,29 @@ def test_no_problem_is_reported_of_a_value_the_mending_lent(tmp_path: Path) -> N
     assert [(p.line, p.field) for p in _problems(path)] == [
         (142, "sides.1.task_forces.0.ships.0.kind")
     ]
+
+
+def test_a_lone_items_choice_is_mended_with_the_one_did_you_mean_offers(tmp_path: Path) -> None:
+    """``class: dwarff`` on a level-12 Thorgrim with an attack rank: mended as a dwarf (the
+    suggestion), not as the first choice, a normal man, who would have been told "only
+    dwarves, elves and halflings have ranks" (a reviewer's finding)."""
+    path = _varied(tmp_path, "tavern_brawl.yaml", 26, "class: fighter", "class: dwarff")
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[26] = "        level: 12\n        attack_rank: C"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    assert [(p.line, p.field) for p in _problems(path)] == [(26, "sides.0.characters.0.class")]
+
+
+def test_a_real_problem_that_gives_the_lent_number_is_still_reported(tmp_path: Path) -> None:
+    """1ri's strength is text, so a sibling lends it 14 (116pa's); its hex [14, 10] is off
+    the map all the same, and says so though it gives the number 14 (a reviewer's finding:
+    a lent number hid it)."""
+    path = _varied(tmp_path, "stone_wall.yaml", 68, "strength: 260", "strength: 14")
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[78] = lines[78].replace("strength: 6,", "strength: lots,")
+    lines[79] = lines[79].replace("at: [6, 10]", "at: [14, 10]")
+    path.write_text("\n".join(lines), encoding="utf-8")
+    assert [(p.line, p.field, p.message) for p in _problems(path)] == [
+        (79, "sides.0.units.5.strength", "'lots' is not an integer"),
+        (80, "sides.0.units.5.at", "hex [14, 10] is off the 14x12 map"),
+    ]
