@@ -211,6 +211,19 @@ def own_folder(folder: str | os.PathLike[str]) -> Path:
     return path
 
 
+NAME_MAX = 255
+"""The longest file name, in bytes, of the file systems battlesim writes to (ext4, XFS, APFS)."""
+
+
+def _temp_name(name: str) -> str:
+    """``.<name>.<pid>.<random>.tmp``, ``name`` cut so the whole fits in :data:`NAME_MAX`
+    bytes: a legal name of 250 bytes still gets a temporary name beside it."""
+    tail = f".{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    room = NAME_MAX - 1 - len(tail)
+    raw = os.fsencode(name)
+    return "." + os.fsdecode(raw[:room]) + tail
+
+
 def _create_temp(final: Path) -> tuple[int, Path]:
     """Create a new hidden name beside ``final``; a name already taken is passed over.
 
@@ -218,7 +231,7 @@ def _create_temp(final: Path) -> tuple[int, Path]:
     file under every name it might take.
     """
     for _ in range(_TRIES):
-        temp = final.with_name(f".{final.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        temp = final.with_name(_temp_name(final.name))
         try:
             return open_exclusive(temp), temp
         except FileExistsError:

@@ -244,3 +244,15 @@ def test_a_linked_study_database_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert "study.duckdb' is a symbolic link" in result.stderr
     assert victim.read_bytes() == VICTIM
+
+
+@pytest.mark.parametrize("name", ["a" * 250 + ".html", "é" * 123 + ".html"])
+def test_a_name_near_the_limit_still_gets_a_temporary_name_beside_it(
+    tmp_path: Path, name: str
+) -> None:
+    """A legal name of 250 bytes (or 251: two-byte letters) is written: the hidden temporary
+    name beside it is cut to fit 255 bytes, not refused as too long in the user's name (a
+    reviewer's finding), and none is left behind."""
+    atomic_write_text(tmp_path / name, "page")
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+    assert (tmp_path / name).read_text() == "page"

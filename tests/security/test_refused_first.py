@@ -79,7 +79,7 @@ def test_state_at_takes_a_turn_in_range() -> None:
     [
         (
             f"seed={2**63}",
-            f"--sweep seed={2**63}: out of range (a study stores whole numbers from "
+            f"design point 0 (seed={2**63}): out of range (a study stores whole numbers from "
             f"{-(2**63)} to {2**63 - 1})",
         ),
         ("seed=-5", "design point 0 (seed=-5) is not a valid scenario: seed: Input should be"),

@@ -120,8 +120,8 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
     for path, value in point.items():
         if type(value) is int and not BIGINT_MIN <= value <= BIGINT_MAX:
             raise PointError(
-                f"--sweep {path}={value}: out of range (a study stores whole numbers "
-                f"from {BIGINT_MIN} to {BIGINT_MAX})"
+                f"design point {index} ({path}={value}): out of range (a study stores whole "
+                f"numbers from {BIGINT_MIN} to {BIGINT_MAX})"
             )
     try:
         prepare(plan.target, point)
