@@ -30,32 +30,33 @@ def test_third_party_ruleset_is_found_by_entry_point(monkeypatch: pytest.MonkeyP
     assert registry.get_ruleset("toy").name == "toy"
 
 
-def test_broken_entry_point_is_a_clear_lookup_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An entry point that names something other than a matching Ruleset is refused clearly."""
-    ep = EntryPoint("liar", "sim.rulesets.musket:RULESET", registry.ENTRY_POINT_GROUP)
-    _with_entry_points(monkeypatch, ep)
-    with pytest.raises(LookupError) as err:
-        registry.get_ruleset("liar")
-    assert str(err.value) == (
-        "ruleset 'liar' (entry point liar = sim.rulesets.musket:RULESET) is a Ruleset named "
-        "'musket', not a Ruleset named 'liar'"
-    )
-
-
-def test_a_scenario_model_keyed_to_another_ruleset_is_refused(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(
+    ("name", "target", "said"),
+    [
+        (
+            "liar",
+            "sim.rulesets.musket:RULESET",
+            " is a Ruleset named 'musket', not a Ruleset named 'liar'",
+        ),
+        (  # another ruleset's scenario model keeps its key: two rulesets on one union key
+            "toy2",
+            "tests.sim.toy_ruleset:MUSKET_KEY",
+            ": its scenario model's 'ruleset' field is Literal['musket']: declare it "
+            'Literal["toy2"], the ruleset\'s own name alone',
+        ),
+    ],
+    ids=["another-name", "another-rulesets-model"],
+)
+def test_a_broken_entry_point_is_a_clear_lookup_error(
+    monkeypatch: pytest.MonkeyPatch, name: str, target: str, said: str
 ) -> None:
-    """A plugin reusing another ruleset's scenario model keeps that ruleset's key, which
-    would put two rulesets on one key of the union every tool reads scenarios by."""
-    ep = EntryPoint("toy2", "tests.sim.toy_ruleset:MUSKET_KEY", registry.ENTRY_POINT_GROUP)
-    _with_entry_points(monkeypatch, ep)
+    """An entry point that names something other than a Ruleset of that name, with a
+    scenario model keyed to it, is refused clearly."""
+    _with_entry_points(monkeypatch, EntryPoint(name, target, registry.ENTRY_POINT_GROUP))
     with pytest.raises(LookupError) as err:
-        registry.get_ruleset("toy2")
-    assert str(err.value) == (
-        "ruleset 'toy2' (entry point toy2 = tests.sim.toy_ruleset:MUSKET_KEY): its scenario "
-        "model's 'ruleset' field is Literal['musket']: declare it Literal[\"toy2\"], the "
-        "ruleset's own name alone"
-    )
+        registry.get_ruleset(name)
+    where = f"ruleset {name!r} (entry point {name} = {target})"
+    assert str(err.value) == where + said
 
 
 def test_unknown_ruleset_lists_the_installed_ones() -> None:
