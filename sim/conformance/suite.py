@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import tempfile
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from sim.conformance import checks_rows, checks_run, checks_show, checks_state, 
 from sim.conformance.battle import Battle
 from sim.conformance.requirement import NotChecked, Requirement, RequirementFailed
 from sim.contract import BUILTIN, AnyRuleset, HookError
+from sim.contract.ruleset import raised_at
 from sim.scenario.load import ScenarioError, read_yaml
 
 __all__ = [
@@ -155,9 +155,7 @@ def _crash(battle: Battle, exc: Exception) -> str:
     """A check's unexpected error as one line, with the innermost place it was raised."""
     if isinstance(exc, HookError):  # says the hook and where it raised already
         return f"{battle.name}: {exc}"
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    return f"{battle.name}: {type(exc).__name__}: {exc}{where}"
+    return f"{battle.name}: {type(exc).__name__}: {exc}{raised_at(exc)}"
 
 
 def check(requirement: Requirement, battles: Sequence[Battle]) -> Verdict:

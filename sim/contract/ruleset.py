@@ -33,12 +33,17 @@ class HookError(RuntimeError):
     @classmethod
     def raised(cls, ruleset: str, hook: str, exc: BaseException, where: str) -> HookError:
         """The error for ``hook`` of ``ruleset`` raising ``exc`` at ``where`` (``seq 14``)."""
-        frames = traceback.extract_tb(exc.__traceback__)
-        at = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
         said = " ".join(str(exc).split()) or "no details"
         return cls(
-            f"ruleset {ruleset!r}: {hook} raised {type(exc).__name__}: {said} at {where}{at}"
+            f"ruleset {ruleset!r}: {hook} raised {type(exc).__name__}: {said} at {where}"
+            + raised_at(exc)
         )
+
+
+def raised_at(exc: BaseException) -> str:
+    """``" (at file.py:LINE)"``, the innermost place ``exc`` was raised, or ``""``."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
 
 
 @dataclass(frozen=True)

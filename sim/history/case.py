@@ -8,6 +8,7 @@ Every problem in a file is reported as ``file:line: field: message``.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -299,49 +300,10 @@ def _target(spec: CaseFile, file: str, lines: dict[tuple[str | int, ...], int]) 
             target.check_path(field_path)
         except PathError as exc:
             problems.append(located(file, lines, ("set", field_path), str(exc)))
-    problems.extend(_outcome_losses(spec, target, file, lines))
     problems.extend(_references(spec, target, file, lines))
     if problems:
         raise ScenarioError(problems)
     return target
-
-
-def _outcome_losses(
-    spec: CaseFile, target: Target, file: str, lines: dict[tuple[str | int, ...], int]
-) -> list[Located]:
-    """An ``outcome_loss`` measure must name a side and one of the losses its outcome lists.
-
-    The loss names are read from the outcome of each battle's initial state
-    (through the contract), so a misspelt name is an error here rather than
-    a silent 0 in every run.
-    """
-    wanted = [(i, m) for i, m in enumerate(spec.measures) if m.kind == "outcome_loss"]
-    if not wanted:
-        return []
-    names: dict[str, set[str]] = {}
-    for ruleset, scenario in target.scenarios():
-        outcome = ruleset.outcome(scenario, ruleset.initial_state(scenario))
-        for side, losses in outcome.losses().items():
-            names.setdefault(side, set()).update(losses)
-    problems = []
-    for i, m in wanted:
-        assert m.side is not None and m.loss is not None
-        if m.side not in names:
-            known = ", ".join(sorted(names))
-            problems.append(
-                located(file, lines, ("measures", i, "side"), f"no side {m.side!r} ({known})")
-            )
-        elif m.loss not in names[m.side]:
-            known = ", ".join(sorted(names[m.side]))
-            problems.append(
-                located(
-                    file,
-                    lines,
-                    ("measures", i, "loss"),
-                    f"the outcome lists no loss {m.loss!r} for {m.side!r} ({known})",
-                )
-            )
-    return problems
 
 
 _STRENGTH_KINDS = frozenset({"loss", "unit_loss_max", "loss_ratio", "loss_from", "units_below"})
@@ -360,16 +322,21 @@ class _Names:
     bounds: list[list[tuple[float, float]] | None]
     words: set[str]
     """The rulesets' ``status_words`` (none declared: empty, and a ``word`` is not checked)."""
+    losses: dict[str, set[str]]
+    """Side id → the losses its outcome lists (``outcome_loss``: flattop's ``air_factors``)."""
 
 
 def _names(target: Target) -> tuple[_Names, list[str]]:
     """What the target's battles hold (through the contract), and its campaign's battle ids."""
-    names = _Names(set(), set(), {}, set(), [], set())
+    names = _Names(set(), set(), {}, set(), [], set(), {})
     for ruleset, scenario in target.scenarios():
         names.words.update(ruleset.status_words)
-        outcome = ruleset.outcome(scenario, ruleset.initial_state(scenario))
+        start = ruleset.initial_state(scenario)
+        outcome = ruleset.outcome(scenario, start)
         names.sides.update(outcome.sides)
-        for row in ruleset.units(scenario, ruleset.initial_state(scenario)):
+        for side, losses in outcome.losses().items():
+            names.losses.setdefault(side, set()).update(losses)
+        for row in ruleset.units(scenario, start):
             names.units.add(row.id)
             names.counted.setdefault(row.side, set()).add(row.strength.unit)
             names.kinds.add(row.kind)
@@ -395,48 +362,60 @@ def _unknown(what: str, name: str, known: set[str] | list[str]) -> str:
 def _references(
     spec: CaseFile, target: Target, file: str, lines: dict[tuple[str | int, ...], int]
 ) -> list[Located]:
-    """Each side, unit, unit kind, battle and hex a measure names must be one of the case's
-    battles' (their base scenarios, read through the contract, and a campaign's
-    reinforcements): a misspelt name would be a silent 0 in every run, which can pass.
+    """Each side, unit, unit kind, loss, battle and hex a measure names must be one of the
+    case's battles' (their base scenarios, read through the contract, and a campaign's
+    reinforcements): a misspelt name would be a silent 0 in every run, which can pass. An
+    ``outcome_loss`` names one of the losses the outcome of each battle's start lists.
 
     A status ``word`` is checked against the rulesets' ``status_words`` (when declared).
     """
     names, battles = _names(target)
-    problems: list[Located] = []
+    return [
+        located(file, lines, ("measures", i, field_name), message)
+        for i, m in enumerate(spec.measures)
+        for field_name, message in (*_named_units(m, names), *_named_places(m, names, battles))
+    ]
 
-    def problem(i: int, field_name: str, message: str) -> None:
-        problems.append(located(file, lines, ("measures", i, field_name), message))
 
-    for i, m in enumerate(spec.measures):
-        for field_name in ("side", "over"):
-            value = getattr(m, field_name)
-            if value is not None and value not in names.sides:
-                problem(i, field_name, _unknown("side", value, names.sides))
-        if m.unit is not None and m.kind == "status" and m.unit not in names.units:
-            problem(i, "unit", _unknown("unit", m.unit, names.units))
-        if m.word is not None and names.words and m.word not in names.words:
-            problem(i, "word", _unknown("status word", m.word, names.words))
-        if m.unit is not None and m.kind in _STRENGTH_KINDS and m.side in names.counted:
-            counted = names.counted[m.side]
-            if m.unit not in counted:
-                shown = ", ".join(sorted(counted))
-                problem(i, "unit", f"side {m.side!r} counts strength in {shown}, not {m.unit!r}")
-        for kind in m.kinds or []:
-            if kind not in names.kinds:
-                problem(i, "kinds", _unknown("unit kind", kind, names.kinds))
-        if m.battle is not None and m.battle not in battles:
-            problem(
-                i,
-                "battle",
+def _named_units(m: MeasureSpec, names: _Names) -> Iterator[tuple[str, str]]:
+    """(field, problem) for each side, unit, loss, status word or unit kind ``m`` names
+    that its battles lack."""
+    for field_name in ("side", "over"):
+        value = getattr(m, field_name)
+        if value is not None and value not in names.sides:
+            yield field_name, _unknown("side", value, names.sides)
+    if m.unit is not None and m.kind == "status" and m.unit not in names.units:
+        yield "unit", _unknown("unit", m.unit, names.units)
+    if m.loss is not None and m.side in names.losses and m.loss not in names.losses[m.side]:
+        known = ", ".join(sorted(names.losses[m.side]))
+        yield "loss", f"the outcome lists no loss {m.loss!r} for {m.side!r} ({known})"
+    if m.word is not None and names.words and m.word not in names.words:
+        yield "word", _unknown("status word", m.word, names.words)
+    if m.unit is not None and m.kind in _STRENGTH_KINDS and m.side in names.counted:
+        counted = names.counted[m.side]
+        if m.unit not in counted:
+            shown = ", ".join(sorted(counted))
+            yield "unit", f"side {m.side!r} counts strength in {shown}, not {m.unit!r}"
+    for kind in m.kinds or []:
+        if kind not in names.kinds:
+            yield "kinds", _unknown("unit kind", kind, names.kinds)
+
+
+def _named_places(m: MeasureSpec, names: _Names, battles: list[str]) -> Iterator[tuple[str, str]]:
+    """(field, problem) for a battle or a hex ``m`` names that the case does not have."""
+    if m.battle is not None and m.battle not in battles:
+        yield (
+            "battle",
+            (
                 _unknown("battle", m.battle, battles)
                 if battles
-                else f"a lone scenario has no battle {m.battle!r} to name (a campaign's do)",
-            )
-        for hex_ in m.hexes or []:
-            if all(b is not None and not _inside(hex_, b) for b in names.bounds):
-                problem(i, "hexes", f"hex {list(hex_)} is off the map")
-                break
-    return problems
+                else f"a lone scenario has no battle {m.battle!r} to name (a campaign's do)"
+            ),
+        )
+    for hex_ in m.hexes or []:
+        if all(b is not None and not _inside(hex_, b) for b in names.bounds):
+            yield "hexes", f"hex {list(hex_)} is off the map"
+            break
 
 
 def _inside(point: tuple[int, int], bounds: list[tuple[float, float]]) -> bool:
