@@ -91,6 +91,64 @@ def plain(model: M) -> M:
     return cast(M, copy)
 
 
+@dataclass(frozen=True)
+class _Ground:
+    """What a battle reads of its scenario alone, worked out once for every battle of one
+    scenario object (a study's point, a history case): the terrain, sides, orders and
+    options as :func:`plain` copies, and the kept neighbours, arcs and covers of
+    :meth:`Battle.steps`, :meth:`Battle.arc` and :meth:`Battle.cover_against`, each a
+    function of the scenario and its key alone (a scenario is frozen; no event changes
+    the map, a side's retreat edge or an order), filled in as the battles ask."""
+
+    terrain: dict[Hex, str]
+    cover_override: dict[Hex, int]
+    sides: dict[str, SideSpec]
+    orders: dict[str, Order]
+    width: int
+    height: int
+    options: MusketOptions
+    steps: dict[Hex, tuple[tuple[Hex, int], ...]]
+    arcs: dict[tuple[Hex, str, Hex], str]
+    covers: dict[tuple[Hex | None, str, Hex | None], tuple[str, int, str]]
+
+
+_GROUNDS: dict[int, tuple[MusketScenario, _Ground]] = {}
+"""Each recent scenario's ground, by the scenario object's id (the scenario kept with it, so
+the id stays its own)."""
+
+_GROUNDS_KEPT = 16
+"""Scenarios whose ground is kept at once: more, and every one is dropped (a study's worker
+fights one point at a time; a campaign makes a scenario for each battle)."""
+
+
+def _ground(scenario: MusketScenario) -> _Ground:
+    """The scenario's :class:`_Ground`, made the first time a battle of it is fought."""
+    kept = _GROUNDS.get(id(scenario))
+    if kept is not None and kept[0] is scenario:
+        return kept[1]
+    terrain: dict[Hex, str] = {
+        (h[0], h[1]): p.terrain for p in scenario.map.terrain for h in p.hexes
+    }
+    # A later patch wins for a hex's terrain and for its cover alike.
+    covers = {(h[0], h[1]): p.cover for p in scenario.map.terrain for h in p.hexes}
+    ground = _Ground(
+        terrain=terrain,
+        cover_override={h: c for h, c in covers.items() if c is not None},
+        sides={s.id: plain(s) for s in scenario.sides},
+        orders={u.id: plain(u.order) for s in scenario.sides for u in s.units},
+        width=scenario.map.width,
+        height=scenario.map.height,
+        options=plain(scenario.options),
+        steps={},
+        arcs={},
+        covers={},
+    )
+    if len(_GROUNDS) >= _GROUNDS_KEPT:
+        _GROUNDS.clear()
+    _GROUNDS[id(scenario)] = (scenario, ground)
+    return ground
+
+
 @dataclass
 class Battle(BattleView[MusketScenario, BattleState]):
     """Scenario, options, current state, random streams and clock.
@@ -135,20 +193,15 @@ class Battle(BattleView[MusketScenario, BattleState]):
     needs it, since the break records its cause."""
 
     def __post_init__(self) -> None:
-        self.terrain = {(h[0], h[1]): p.terrain for p in self.scenario.map.terrain for h in p.hexes}
-        # A later patch wins for a hex's terrain and for its cover alike.
-        covers = {(h[0], h[1]): p.cover for p in self.scenario.map.terrain for h in p.hexes}
-        self.cover_override = {h: c for h, c in covers.items() if c is not None}
-        self.rank = {uid: i for i, uid in enumerate(self.state.units)}
-        self.sides = {s.id: plain(s) for s in self.scenario.sides}
-        self.orders = {u.id: plain(u.order) for s in self.scenario.sides for u in s.units}
-        self._width, self._height = self.scenario.map.width, self.scenario.map.height
+        ground = _ground(self.scenario)
+        self.terrain, self.cover_override = ground.terrain, ground.cover_override
+        self.sides, self.orders = ground.sides, ground.orders
+        self._width, self._height = ground.width, ground.height
         self._span = self._width + self._height  # > any distance
+        self._steps, self._arcs, self._covers = ground.steps, ground.arcs, ground.covers
+        self.rank = {uid: i for i, uid in enumerate(self.state.units)}
         self._nearest = {}
-        self._steps = {}
-        self._arcs = {}
-        self._covers = {}
-        self.options = plain(self.scenario.options)
+        self.options = ground.options
 
     def stream(self, purpose: str, *key: str) -> Stream:
         """The stream for ``purpose`` this turn: name ``<turn>/<purpose>/<key...>``.
