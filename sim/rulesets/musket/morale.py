@@ -200,22 +200,24 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
     taken = 0
     if after == "routed" and unit.morale != "routed":  # broken by the volley: prisoners, if any
         taken = rout_prisoners(b, unit, unit.strength)
-    return MoraleTested(
+    fields = {
         **stamp(b),
-        phase="melee",
-        unit=unit.id,
-        reason="charge",
-        quality=unit.quality,
-        base=base,
-        modifiers=mods,
-        morale_value=value,
-        roll=roll,
-        draws=[draw],
-        passed=passed,
-        before=unit.morale,
-        after=after,
-        prisoners=taken,
-    )
+        "phase": "melee",
+        "unit": unit.id,
+        "reason": "charge",
+        "quality": unit.quality,
+        "base": base,
+        "modifiers": mods,
+        "morale_value": value,
+        "roll": roll,
+        "draws": [draw],
+        "passed": passed,
+        "before": unit.morale,
+        "after": after,
+    }
+    if taken:
+        fields["prisoners"] = taken
+    return trusted(MoraleTested, fields)  # every value of its field's exact type (check_line)
 
 
 def supported(b: Battle, unit: UnitState) -> bool:
@@ -344,17 +346,18 @@ def decide_rally(b: Battle, unit: UnitState) -> Rallied | None:
     roll, draw = b.stream("rally", unit.id).roll(6)
     success = roll <= value
     after = rally_to(b.options, unit.morale, b.attacking(unit)) if success else unit.morale
-    return Rallied(
+    fields = {
         **stamp(b),
-        unit=unit.id,
-        morale_value=value,
-        modifiers=mods,
-        roll=roll,
-        draws=[draw],
-        success=success,
-        before=unit.morale,
-        after=after,
-    )
+        "unit": unit.id,
+        "morale_value": value,
+        "modifiers": mods,
+        "roll": roll,
+        "draws": [draw],
+        "success": success,
+        "before": unit.morale,
+        "after": after,
+    }
+    return trusted(Rallied, fields)  # every value of its field's exact type (check_line)
 
 
 def decide_rest(b: Battle, unit: UnitState) -> Rested | None:
@@ -370,4 +373,5 @@ def decide_rest(b: Battle, unit: UnitState) -> Rested | None:
     p = b.options.rest_recovery_chance
     draw = b.stream("rest", unit.id).draw()
     recovered = min(unit.fatigue, b.options.rest_recovery_amount) if draw.u < p else 0
-    return Rested(**stamp(b), unit=unit.id, p=p, draws=[draw], recovered=recovered)
+    fields = {**stamp(b), "unit": unit.id, "p": p, "draws": [draw], "recovered": recovered}
+    return trusted(Rested, fields)  # every value of its field's exact type (check_line)

@@ -19,6 +19,7 @@ import heapq
 from collections.abc import Callable
 from typing import Literal
 
+from engine.events import trusted
 from sim.contract.emit import stamp
 from sim.rulesets.musket.context import Battle, Hex
 from sim.rulesets.musket.events import LeftField, Moved
@@ -239,10 +240,13 @@ def _rout(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
         path, leaves = _rout_to_edge(b, unit)
     cause = unit.morale_cause  # the check or melee that routed it
     out: list[Moved | LeftField] = []
+    # built trusted (every value of its field's exact type: check_line in the tests)
     if path:
-        out.append(Moved(**stamp(b, cause), unit=unit.id, reason="rout", path=path, start=unit.hex))
+        out.append(trusted(Moved, {**stamp(b, cause), "unit": unit.id, "reason": "rout",
+                                   "path": path, "start": unit.hex}))  # fmt: skip
     if leaves:
-        out.append(LeftField(**stamp(b, cause), unit=unit.id, at=path[-1] if path else unit.hex))
+        at = path[-1] if path else unit.hex
+        out.append(trusted(LeftField, {**stamp(b, cause), "unit": unit.id, "at": at}))
     return out
 
 
@@ -321,4 +325,5 @@ def decide_move(b: Battle, unit: UnitState) -> list[Moved | LeftField]:
         reason = "order"
     if not path:
         return []
-    return [Moved(**stamp(b), unit=unit.id, reason=reason, path=path, start=unit.hex)]
+    fields = {**stamp(b), "unit": unit.id, "reason": reason, "path": path, "start": unit.hex}
+    return [trusted(Moved, fields)]  # every value of its field's exact type (check_line)
