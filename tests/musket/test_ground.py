@@ -5,13 +5,18 @@ object (``context._ground``), with not a byte of any replay changed."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.sinks import MemorySink
 from sim.replay.header import make_header
-from sim.rulesets.musket import context
+from sim.rulesets.musket import context, movement
+from sim.rulesets.musket.context import Hex
+from sim.rulesets.musket.hexmap import distance, neighbours
 from sim.rulesets.musket.scenario import MusketScenario
 from sim.scenario.load import load_scenario
 
@@ -73,3 +78,31 @@ def test_the_ground_is_the_scenarios_and_kept_for_a_bounded_number_of_scenarios(
     for _ in range(3 * context._GROUNDS_KEPT):
         context._ground(scenario.model_copy(deep=True))
         assert len(context._GROUNDS) <= context._GROUNDS_KEPT
+
+
+_HEX = st.tuples(st.integers(-3, 30), st.integers(-3, 30))
+
+
+@settings(max_examples=400)
+@given(
+    here=_HEX,
+    goal=_HEX,
+    mp=st.integers(0, 4),
+    costs=st.dictionaries(_HEX, st.integers(1, 3)),
+    taken=st.sets(_HEX),
+    width=st.integers(1, 30),
+    height=st.integers(1, 30),
+)
+def test_a_step_toward_a_goal_is_the_step_nearer_by_distance(
+    here: Hex, goal: Hex, mp: int, costs: dict[Hex, int], taken: set[Hex], width: int, height: int
+) -> None:
+    """``_step_toward`` (the distance written out) picks what ``_step`` with
+    ``distance(h, goal)`` picks: the same hex or none, for any map, costs and occupants."""
+
+    def steps(h: Hex) -> tuple[tuple[Hex, int], ...]:
+        on = [n for n in neighbours(h) if 0 <= n[0] < width and 0 <= n[1] < height]
+        return tuple((n, costs.get(n, 1)) for n in on)
+
+    b = SimpleNamespace(steps=steps, state=SimpleNamespace(occupant=dict.fromkeys(taken, "u")))
+    want = movement._step(b, here, mp, lambda h: distance(h, goal))  # type: ignore[arg-type]
+    assert movement._step_toward(b, here, mp, goal) == want  # type: ignore[arg-type]

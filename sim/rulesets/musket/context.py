@@ -108,6 +108,7 @@ class _Ground:
     height: int
     options: MusketOptions
     steps: dict[Hex, tuple[tuple[Hex, int], ...]]
+    around: dict[Hex, tuple[Hex, ...]]
     arcs: dict[tuple[Hex, str, Hex], str]
     covers: dict[tuple[Hex | None, str, Hex | None], tuple[str, int, str]]
 
@@ -140,6 +141,7 @@ def _ground(scenario: MusketScenario) -> _Ground:
         height=scenario.map.height,
         options=plain(scenario.options),
         steps={},
+        around={},
         arcs={},
         covers={},
     )
@@ -167,6 +169,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
     _span: int = field(init=False)
     _nearest: dict[Key, tuple[int, UnitState | None]] = field(init=False)
     _steps: dict[Hex, tuple[tuple[Hex, int], ...]] = field(init=False)
+    _around: dict[Hex, tuple[Hex, ...]] = field(init=False)
     _arcs: dict[tuple[Hex, str, Hex], str] = field(init=False)
     _covers: dict[tuple[Hex | None, str, Hex | None], tuple[str, int, str]] = field(init=False)
     routs: dict[tuple[str, Hex, str, int], tuple[int, tuple[Hex, ...], bool]] = field(
@@ -199,6 +202,7 @@ class Battle(BattleView[MusketScenario, BattleState]):
         self._width, self._height = ground.width, ground.height
         self._span = self._width + self._height  # > any distance
         self._steps, self._arcs, self._covers = ground.steps, ground.arcs, ground.covers
+        self._around = ground.around
         self.rank = {uid: i for i, uid in enumerate(self.state.units)}
         self._nearest = {}
         self.options = ground.options
@@ -362,9 +366,13 @@ class Battle(BattleView[MusketScenario, BattleState]):
         here = at if at is not None else unit.hex
         if here is None:
             return False
-        for h in neighbours(here):
-            uid = self.state.occupant.get(h)
-            if uid is not None and self.state.units[uid].side != unit.side:
+        around = self._around.get(here)
+        if around is None:  # the six neighbours, on the map or not (kept: asked every step)
+            around = self._around[here] = tuple(neighbours(here))
+        occupant, units = self.state.occupant, self.state.units
+        for h in around:
+            uid = occupant.get(h)
+            if uid is not None and units[uid].side != unit.side:
                 return True
         return False
 

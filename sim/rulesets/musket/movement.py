@@ -67,6 +67,27 @@ def _step(b: Battle, here: Hex, mp: int, far: Callable[[Hex], int]) -> Hex | Non
     return step
 
 
+def _step_toward(b: Battle, here: Hex, mp: int, goal: Hex) -> Hex | None:
+    """:func:`_step` nearer by :func:`~sim.rulesets.musket.hexmap.distance` to ``goal``,
+    written out (the goal's part of the distance worked out once): a walk's every step."""
+    gc, gr = goal
+    gz = gr - (gc - (gc & 1)) // 2
+    c, r = here
+    dx, dz = c - gc, r - (c - (c & 1)) // 2 - gz
+    best = max(abs(dx), abs(dz), abs(dx + dz))  # distance(here, goal)
+    step: Hex | None = None
+    occupant = b.state.occupant
+    for h, cost in b.steps(here):  # the neighbours on the map, in neighbour order
+        if cost > mp or h in occupant:
+            continue
+        c, r = h
+        dx, dz = c - gc, r - (c - (c & 1)) // 2 - gz
+        near = max(abs(dx), abs(dz), abs(dx + dz))  # distance(h, goal)
+        if near < best:  # strictly: the first in neighbour order keeps a tie
+            best, step = near, h
+    return step
+
+
 def _walk(
     b: Battle, unit: UnitState, goal: Hex, stop_at: int, mp: int, retire: bool = False
 ) -> list[Hex]:
@@ -76,7 +97,7 @@ def _walk(
     if zoc and not retire and b.adjacent_enemy(unit):
         return []
     while mp > 0 and distance(here, goal) > stop_at:
-        step = _step(b, here, mp, lambda h: distance(h, goal))
+        step = _step_toward(b, here, mp, goal)
         if step is None:
             break
         mp -= b.move_cost(step)
