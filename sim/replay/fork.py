@@ -18,12 +18,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from engine.events import Event
 from engine.formats import WRITTEN, resimulation_format
 from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
+from sim.contract.parts import fields_of
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import file_label, fought_under, make_header
 from sim.scenario.values import ValueProblem, check_name, parse_value
@@ -103,6 +104,34 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> Non
             hint = did_you_mean(exc.missing, exc.choices) if exc.missing else ""
             what = f"no field {exc.missing!r}" if hint else str(exc)
             raise ForkError(f"--set state.{path}: {what}{hint}") from None
+        _check_declared(state, path, value)
+
+
+def _check_declared(state: Any, path: str, value: Any) -> None:
+    """Refuse a value its field's declared type does not take, strictly.
+
+    ``set_path`` holds a value to the type of the one it replaces, which it cannot
+    know when that is None: ``morale_cause=2.0`` or ``=abc`` over a unit's ``None``
+    (an ``int | None``) would go into the battle as they are, and into the events
+    that name the unit's morale cause.  A field of a state part (a pydantic model or
+    a :func:`~sim.contract.parts.row`) is checked against its annotation (a whole
+    number for a float, as the part's own validation takes it); a mapping's item has
+    no declared type here and is left to ``set_path``.
+    """
+    parent_path, _, last = path.rpartition(".")
+    parent = get_path(state, parent_path) if parent_path else state
+    info = fields_of(type(parent)).get(last)
+    if info is None or info.annotation is None:
+        return
+    try:
+        TypeAdapter(info.annotation).validate_python(value, strict=True)
+    except ValidationError as exc:
+        want = getattr(info.annotation, "__name__", None) or str(info.annotation)
+        msg = exc.errors()[0]["msg"]
+        raise ForkError(
+            f"--set state.{path}: {msg[:1].lower()}{msg[1:]} (the field is {want}), "
+            f"not {json.dumps(value)}"
+        ) from None
 
 
 @dataclass(frozen=True)

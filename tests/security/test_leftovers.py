@@ -157,7 +157,7 @@ def test_an_interrupted_fork_and_campaign_leave_no_partial(tmp_path: Path) -> No
     """The same for fork and campaign (the writers that make a replay through the API)."""
     fork = _interrupted(
         "SIGTERM", "flush", "fork", str(GOLDEN), "--at", "3", "--set",
-        "state.units.1ri.morale_cause=x",
+        "state.units.1ri.morale_cause=7",
         "--out", str(tmp_path / "f.jsonl"),
     )  # fmt: skip
     assert fork.returncode == 143, fork.stderr

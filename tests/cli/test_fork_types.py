@@ -1,0 +1,54 @@
+"""A state override must fit its field's declared type, also where the value it replaces is
+None (``set_path`` can only compare with the value there): ``morale_cause`` is an
+``int | None``, and a float or text there went into the forked battle's events as it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sim import api
+from sim.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+REPLAY = ROOT / "replays" / "stone_wall-s1862.jsonl"
+
+
+def _fork(tmp_path: Path, *sets: str) -> tuple[int, str, Path]:
+    out = tmp_path / "f.jsonl"
+    args = ["fork", str(REPLAY), "--at", "22", *(a for s in sets for a in ("--set", s))]
+    result = CliRunner().invoke(cli, [*args, "-o", str(out)])
+    return result.exit_code, result.output, out
+
+
+@pytest.mark.parametrize(("value", "shown"), [("2.0", "2.0"), ("abc", '"abc"'), ("true", "true")])
+def test_a_value_its_declared_type_refuses_is_one_line_and_exit_2(
+    tmp_path: Path, value: str, shown: str
+) -> None:
+    unit = api.state_at(REPLAY, 1).units["88ny"]
+    assert unit.morale_cause is None  # what the override replaces: set_path cannot tell
+    code, output, out = _fork(
+        tmp_path, "state.units.88ny.morale=routed", f"state.units.88ny.morale_cause={value}"
+    )
+    assert code == 2
+    assert output.splitlines() == [
+        "battlesim: error: --set state.units.88ny.morale_cause: input should be a valid "
+        f"integer (the field is int | None), not {shown}"
+    ]
+    assert not out.exists()
+
+
+def test_a_value_of_its_declared_type_is_forked_and_named_as_the_routs_cause(
+    tmp_path: Path,
+) -> None:
+    code, output, out = _fork(
+        tmp_path, "state.units.88ny.morale=routed", "state.units.88ny.morale_cause=5"
+    )
+    assert code == 0, output
+    events = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()[1:-1]]
+    routs = [e for e in events if e.get("unit") == "88ny" and e.get("reason") == "rout"]
+    assert routs and routs[0]["cause"] == 5
+    assert CliRunner().invoke(cli, ["verify", str(out)]).exit_code == 0
