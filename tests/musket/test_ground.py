@@ -106,3 +106,27 @@ def test_a_step_toward_a_goal_is_the_step_nearer_by_distance(
     b = SimpleNamespace(steps=steps, state=SimpleNamespace(occupant=dict.fromkeys(taken, "u")))
     want = movement._step(b, here, mp, lambda h: distance(h, goal))  # type: ignore[arg-type]
     assert movement._step_toward(b, here, mp, goal) == want  # type: ignore[arg-type]
+
+
+def test_a_grounds_pairs_are_emptied_when_full_with_no_byte_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The arcs and covers a ground keeps by pairs of hexes are bounded: a full set is
+    emptied and filled again, and the battles write the same lines as with room to spare."""
+    ruleset, scenario = load_scenario(ROOT / "scenarios" / "sunken_road.yaml")
+    context._GROUNDS.clear()
+    roomy = [_lines(ruleset, scenario, seed) for seed in (1, 2)]
+    assert len(context._GROUNDS[id(scenario)][1].covers) > 3
+    context._GROUNDS.clear()
+    monkeypatch.setattr(context, "_PAIRS_KEPT", 3)
+    sizes: list[int] = []
+    cover_against = context.Battle.cover_against
+
+    def watched(b: context.Battle, *args: Any) -> Any:
+        found = cover_against(b, *args)
+        sizes.append(len(b._covers))
+        return found
+
+    monkeypatch.setattr(context.Battle, "cover_against", watched)
+    assert [_lines(ruleset, scenario, seed) for seed in (1, 2)] == roomy
+    assert sizes and max(sizes) == 3

@@ -96,9 +96,14 @@ class _Ground:
     """What a battle reads of its scenario alone, worked out once for every battle of one
     scenario object (a study's point, a history case): the terrain, sides, orders and
     options as :func:`plain` copies, and the kept neighbours, arcs and covers of
-    :meth:`Battle.steps`, :meth:`Battle.arc` and :meth:`Battle.cover_against`, each a
-    function of the scenario and its key alone (a scenario is frozen; no event changes
-    the map, a side's retreat edge or an order), filled in as the battles ask."""
+    :meth:`Battle.steps`, :meth:`Battle.adjacent_enemy`, :meth:`Battle.arc` and
+    :meth:`Battle.cover_against`, each a function of the scenario and its key alone (a
+    scenario is frozen; no event changes the map, a side's retreat edge or an order),
+    filled in as the battles ask.  A scenario must therefore not be changed after its
+    first battle, not even a list inside it (nothing in battlesim does: a fork, a
+    campaign's next battle and a study's point are new scenario objects).  The arcs and
+    covers, kept by pairs of hexes, are emptied once they hold :data:`_PAIRS_KEPT`
+    (a large map's long study would otherwise keep every pair its battles met)."""
 
     terrain: dict[Hex, str]
     cover_override: dict[Hex, int]
@@ -116,6 +121,9 @@ class _Ground:
 _GROUNDS: dict[int, tuple[MusketScenario, _Ground]] = {}
 """Each recent scenario's ground, by the scenario object's id (the scenario kept with it, so
 the id stays its own)."""
+
+_PAIRS_KEPT = 65_536
+"""Arcs (covers) a ground keeps at most: a full set is emptied and filled again."""
 
 _GROUNDS_KEPT = 16
 """Scenarios whose ground is kept at once: more, and every one is dropped (a study's worker
@@ -238,6 +246,8 @@ class Battle(BattleView[MusketScenario, BattleState]):
         key = (unit.hex, unit.side, source)
         found = self._arcs.get(key)
         if found is None:
+            if len(self._arcs) >= _PAIRS_KEPT:
+                self._arcs.clear()
             found = self._arcs[key] = arc_of(unit.hex, self.sides[unit.side].retreat, source)
         return found
 
@@ -254,6 +264,8 @@ class Battle(BattleView[MusketScenario, BattleState]):
             arc = self.arc(unit, source)
             if arc != "front" and name in LINEAR_COVER:
                 cover = 0
+            if len(self._covers) >= _PAIRS_KEPT:
+                self._covers.clear()
             found = self._covers[key] = (name, cover, arc)
         return found
 
