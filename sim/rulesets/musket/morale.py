@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from engine.events import trusted
+from engine.events import Draw, trusted
 from sim.contract.emit import stamp
 from sim.rulesets.musket.context import Battle, arc_of
 from sim.rulesets.musket.events import MoraleTested, Rallied, Rested
@@ -126,6 +126,28 @@ def decide_morale(
     roll, draw = b.stream("morale", phase, unit.id, source).roll(6)
     passed = roll <= value
     after = unit.morale if passed else failure_state(unit.morale, phase, heavy_losses(b, unit))
+    taken = 0
+    if after == "routed" and unit.morale != "routed":  # it routs: prisoners, if any
+        taken = rout_prisoners(b, unit, unit.strength)
+    return _tested(b, cause, phase, unit, reason, base, mods, value, roll, draw, after, taken)
+
+
+def _tested(
+    b: Battle,
+    cause: int | None,
+    phase: str,
+    unit: UnitState,
+    reason: Literal["loss", "max_fatigue", "heavy_losses", "charge"],
+    base: int,
+    mods: dict[str, int],
+    value: int,
+    roll: int,
+    draw: Draw,
+    after: str,
+    taken: int,
+) -> MoraleTested:
+    """The check's event, built trusted: every value of its field's exact type (the test
+    suite's line check reads each back); ``prisoners`` left out at 0."""
     fields: dict[str, Any] = {
         "turn": b.turn,  # stamp(b, cause)'s fields written out: the hot path saves its call
         "time": b.now,
@@ -139,15 +161,12 @@ def decide_morale(
         "morale_value": value,
         "roll": roll,
         "draws": [draw],
-        "passed": passed,
+        "passed": roll <= value,
         "before": unit.morale,
         "after": after,
     }
-    if after == "routed" and unit.morale != "routed":  # it routs: prisoners, if any
-        taken = rout_prisoners(b, unit, unit.strength)
-        if taken:
-            fields["prisoners"] = taken
-    # every value of its field's exact type (check_line in the tests)
+    if taken:
+        fields["prisoners"] = taken
     return trusted(MoraleTested, fields)
 
 
@@ -200,24 +219,7 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
     taken = 0
     if after == "routed" and unit.morale != "routed":  # broken by the volley: prisoners, if any
         taken = rout_prisoners(b, unit, unit.strength)
-    fields = {
-        **stamp(b),
-        "phase": "melee",
-        "unit": unit.id,
-        "reason": "charge",
-        "quality": unit.quality,
-        "base": base,
-        "modifiers": mods,
-        "morale_value": value,
-        "roll": roll,
-        "draws": [draw],
-        "passed": passed,
-        "before": unit.morale,
-        "after": after,
-    }
-    if taken:
-        fields["prisoners"] = taken
-    return trusted(MoraleTested, fields)  # every value of its field's exact type (check_line)
+    return _tested(b, None, "melee", unit, "charge", base, mods, value, roll, draw, after, taken)
 
 
 def supported(b: Battle, unit: UnitState) -> bool:
