@@ -123,8 +123,8 @@ def _check_declared(state: Any, path: str, value: Any) -> None:
     info = fields_of(type(parent)).get(last)
     if info is None or info.annotation is None:
         return
-    try:
-        TypeAdapter(info.annotation).validate_python(value, strict=True)
+    try:  # the value as set_path stored it (a list given for a tuple is kept as a tuple)
+        TypeAdapter(info.annotation).validate_python(get_path(state, path), strict=True)
     except ValidationError as exc:
         want = getattr(info.annotation, "__name__", None) or str(info.annotation)
         msg = exc.errors()[0]["msg"]

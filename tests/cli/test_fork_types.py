@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from engine.projection import set_path
 from sim import api
 from sim.cli import cli
+from sim.contract.parts import row
+from sim.replay.fork import ForkError, _check_declared
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "replays" / "stone_wall-s1862.jsonl"
@@ -52,3 +55,22 @@ def test_a_value_of_its_declared_type_is_forked_and_named_as_the_routs_cause(
     routs = [e for e in events if e.get("unit") == "88ny" and e.get("reason") == "rout"]
     assert routs and routs[0]["cause"] == 5
     assert CliRunner().invoke(cli, ["verify", str(out)]).exit_code == 0
+
+
+@row
+class _Part:
+    at: tuple[int, int]
+    cause: int | None = None
+
+
+def test_the_value_is_checked_as_stored_a_list_given_for_a_tuple_kept_as_one() -> None:
+    """``set_path`` keeps a list given for a tuple as a tuple; the declared type is checked
+    against what it stored (a tuple field takes ``[1, 2]``), and a null field's refusal
+    names the value given."""
+    state = {"p": _Part(at=(0, 0))}
+    set_path(state, "p.at", [1, 2], counts=True)
+    _check_declared(state, "p.at", [1, 2])
+    assert state["p"].at == (1, 2)
+    set_path(state, "p.cause", [1, 2], counts=True)
+    with pytest.raises(ForkError, match=r"p\.cause: .*\(the field is int \| None\), not \[1, 2\]"):
+        _check_declared(state, "p.cause", [1, 2])
