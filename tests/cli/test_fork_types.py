@@ -74,3 +74,22 @@ def test_the_value_is_checked_as_stored_a_list_given_for_a_tuple_kept_as_one() -
     set_path(state, "p.cause", [1, 2], counts=True)
     with pytest.raises(ForkError, match=r"p\.cause: .*\(the field is int \| None\), not \[1, 2\]"):
         _check_declared(state, "p.cause", [1, 2])
+
+
+OLD_FORK = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-fork-cause-float.jsonl"
+"""A fork written before ``fork`` checked a null field's declared type (at ``1b3995a``:
+``--at 22 --set state.units.88ny.morale=routed --set state.units.88ny.morale_cause=2.0``)."""
+
+
+def test_a_fork_made_before_the_check_still_verifies_and_shows() -> None:
+    """Its override holds ``2.0``, which the rout's events wrote as the seq ``2`` (they
+    were validated then); fought again today they are validated still, where the cause
+    is not a whole number, so the fork re-simulates byte for byte and ``show`` reads it."""
+    header = json.loads(OLD_FORK.read_text(encoding="utf-8").splitlines()[0])
+    assert header["fork"]["state"]["units.88ny.morale_cause"] == 2.0
+    causes = [json.loads(line).get("cause") for line in OLD_FORK.read_text().splitlines()[1:-1]]
+    assert 2 in causes and all(type(c) is int for c in causes if c is not None)
+    verified = CliRunner().invoke(cli, ["verify", str(OLD_FORK)])
+    assert verified.exit_code == 0, verified.output
+    assert "re-simulates byte for byte" in verified.output
+    assert CliRunner().invoke(cli, ["show", str(OLD_FORK)]).exit_code == 0
