@@ -61,11 +61,17 @@ class RunResult:
     """Readable outcome lines, one per side (the ruleset's words)."""
     headline: str
     """``Union wins after 4 turns — <reason>``."""
+    ruleset: str = ""
+    """The ruleset's name, as the replay's header has it."""
+    ruleset_version: str = ""
+    """The rules version the battle was fought under (the header's ``ruleset_version``)."""
 
     def as_json(self) -> dict[str, Any]:
         """The ``run --json`` object."""
         return {
             "scenario": self.scenario,
+            "ruleset": self.ruleset,
+            "ruleset_version": self.ruleset_version,
             "seed": self.seed,
             "replay": self.replay,
             "events": self.events,
@@ -139,6 +145,8 @@ def run(
         state,
         ruleset.summary(result),
         headline(ruleset, result),
+        header.ruleset,
+        header.ruleset_version,
     )
 
 

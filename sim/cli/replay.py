@@ -154,6 +154,8 @@ def fork_command(
                 "replay": str(written),
                 "parent": replay,
                 "at": at_seq,
+                "ruleset": loaded.header.ruleset,
+                "ruleset_version": loaded.header.ruleset_version,  # a fork keeps its parent's
                 "events": forked.events,
                 **outcome.as_json(),
             }

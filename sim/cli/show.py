@@ -191,6 +191,8 @@ def _state(loaded: ReplayFile, turn: int | None, last: int, as_json: bool) -> No
             {
                 "replay": loaded.path,
                 "scenario": loaded.scenario.name,
+                "ruleset": loaded.header.ruleset,
+                "ruleset_version": loaded.header.ruleset_version,
                 "turn": last if turn is None else turn,
                 "last_turn": last,
                 "units": [views.unit_json(r) for r in rows],

@@ -16,9 +16,12 @@ from click.testing import CliRunner, Result
 from engine.canonical import canonical_json
 from engine.log import GENESIS, seal
 from sim.cli import cli
+from sim.contract.registry import get_ruleset
 
 REPO = Path(__file__).resolve().parents[2]
 STONE_WALL = REPO / "tests" / "data" / "rules1" / "stone_wall.yaml"
+MUSKET_VERSION = get_ruleset("musket").version
+"""The musket rules a battle is fought under today (its options set as version 1's)."""
 """The stone wall as it was before issue 22, with musket rules version 1's options: the
 battles these tests pin (the shipped scenarios/stone_wall.yaml was rebuilt)."""
 CORPUS = REPO / "tests" / "data" / "bad_scenarios"
@@ -189,20 +192,29 @@ def test_run_json_prints_one_pinned_object(tmp_path: Path, monkeypatch: pytest.M
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout.count("\n") == 1
     got = json.loads(result.stdout)
-    assert {k: got[k] for k in ("scenario", "seed", "winner", "turns", "events", "replay")} == {
+    assert {
+        k: got[k]
+        for k in ("scenario", "ruleset", "ruleset_version", "seed", "winner", "turns", "events")
+    } == {
         "scenario": str(STONE_WALL),
+        "ruleset": "musket",
+        "ruleset_version": MUSKET_VERSION,  # the rules it was fought under, as its header says
         "seed": 7,
         "winner": "csa",
         "turns": 9,
         "events": 91,
-        "replay": "stone_wall-s7.jsonl",
     }
+    assert got["replay"] == "stone_wall-s7.jsonl"
+    header = json.loads((tmp_path / got["replay"]).read_text().splitlines()[0])
+    assert header["ruleset_version"] == got["ruleset_version"]
     assert got["losses"] == {"csa": {"guns": 0, "men": 164}, "usa": {"guns": 0, "men": 606}}
     assert sorted(got) == [
         "events",
         "losses",
         "reason",
         "replay",
+        "ruleset",
+        "ruleset_version",
         "scenario",
         "seed",
         "sides",

@@ -504,3 +504,20 @@ def test_diff_with_html_compares_the_two_battles_once(
     assert result.exit_code == 1, result.output
     assert (tmp_path / "d.html").stat().st_size > 0
     assert len(calls) == 1
+
+
+def test_fork_json_names_the_rules_its_parent_was_fought_under(tmp_path: Path) -> None:
+    """A fork of a musket rules version 1 replay is fought under version 1, and says so."""
+    out = tmp_path / "held.jsonl"
+    result = _invoke(
+        "fork", str(GOLDEN), "--at", str(CHECK.seq), "--set", "passed=true",
+        "--set", f"after={CHECK.before}", "--out", str(out), "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    header = json.loads(out.read_text().split("\n")[0])
+    assert (got["ruleset"], got["ruleset_version"], header["ruleset_version"]) == (
+        "musket",
+        "1",
+        "1",
+    )

@@ -242,8 +242,18 @@ def test_show_json_lists_every_unit_with_names(replay: Path) -> None:
     got = json.loads(_invoke("show", str(replay), "--json").stdout)
     last = _footer(replay)["final_turn"]
     assert (got["turn"], got["last_turn"], len(got["units"])) == (last, last, 7)
+    header = json.loads(replay.read_text().splitlines()[0])
+    assert (got["ruleset"], got["ruleset_version"]) == ("musket", header["ruleset_version"])
     battery = got["units"][3]
     assert (battery["name"], battery["side_name"]) == ("1st Rhode Island Light, Battery A", "Union")
+
+
+@pytest.mark.parametrize("version", ["1", "2", "3", "4"])
+def test_show_json_names_the_rules_an_old_replay_was_fought_under(version: str) -> None:
+    """A replay fought under an older musket rules version shows that version, not today's."""
+    old = REPO / "tests" / "data" / "replays" / f"stone_wall-s1862-musket-rules{version}.jsonl"
+    got = json.loads(_invoke("show", str(old), "--json").stdout)
+    assert (got["ruleset"], got["ruleset_version"]) == ("musket", version)
 
 
 def test_show_events_json_matches_the_narrative(replay: Path) -> None:
