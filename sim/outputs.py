@@ -28,6 +28,7 @@ __all__ = [
     "check_output",
     "is_page",
     "is_replay",
+    "probe_writable",
     "replay_scenario_digest",
     "write_text",
 ]
@@ -158,6 +159,34 @@ def check_output(
             f"{option} {path}: the file {kind}; add --force to overwrite it, or choose another name"
         )
     return p
+
+
+def probe_writable(path: str | Path, *, option: str = "--out", folder: bool = False) -> None:
+    """Refuse an output that the file system will not let battlesim write, before the work.
+
+    For a command that works for a long time before it writes (``history``): a file is
+    created, exclusively and without following a link, in the folder the output goes to
+    (for a folder output not made yet, the nearest existing folder above it) and removed
+    again, so a read-only file system, a folder without write permission, or a place such
+    as ``/proc`` is refused at once, not after the fighting.
+
+    Raises:
+        OutputError: the file cannot be created there; the message names ``option``.
+    """
+    target = Path(path)
+    where = target if folder else target.parent
+    while not where.is_dir() and where != where.parent:
+        where = where.parent
+    import tempfile  # noqa: PLC0415
+
+    try:  # a new name, O_EXCL and O_NOFOLLOW (tempfile's own flags)
+        fd, name = tempfile.mkstemp(prefix=".battlesim-probe-", dir=where)
+    except OSError as exc:
+        raise OutputError(
+            f"{option} {path}: cannot write in {str(where)!r}: {exc.strerror or exc}"
+        ) from None
+    os.close(fd)
+    os.unlink(name)
 
 
 def write_text(path: Path, text: str) -> None:

@@ -28,7 +28,7 @@ def _select(cases: list[Any], wanted: tuple[str, ...]) -> list[Any]:
 
 def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | None, Path | None]:
     """The output folder and the plot's path, checked before anything is fought."""
-    from sim.outputs import OutputError, check_output  # noqa: PLC0415
+    from sim.outputs import OutputError, check_output, probe_writable  # noqa: PLC0415
 
     try:
         folder = check_output(out, folder=True) if out is not None else None
@@ -37,6 +37,9 @@ def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | Non
             png = folder / "history.png"
         if plot is not None:
             check_output(plot, option="--plot", force=force)
+            probe_writable(plot, option="--plot")
+        if out is not None:
+            probe_writable(out, folder=True)
         if folder is not None and folder.is_dir() and plot is not None:
             for name in ("history.txt", "history.json"):
                 check_output(folder / name, force=force)
@@ -138,8 +141,10 @@ def history(
 
     try:
         chosen = _select(load_suite(Path(suite) if suite is not None else SUITE), cases)
-    except ScenarioError as exc:
-        common.fail(str(exc))
+    except ScenarioError as exc:  # every problem of the file, a line each
+        for problem in exc.problems:
+            common.say(f"battlesim: error: {problem}", err=True)
+        sys.exit(2)
     if not chosen:
         common.fail(f"{suite}: no case files (*.yaml) in this folder")
     if split is not None:

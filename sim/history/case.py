@@ -226,6 +226,11 @@ class MeasureSpec(BaseModel):
             raise ValueError("give at_least or at_most, not both")
         if self.threshold is not None and self.kind in PROBABILITY_KINDS | RATIO_KINDS:
             raise ValueError(f"kind {self.kind} cannot take at_least or at_most")
+        if self.statistic == "probability" and self.historical not in (0, 1):
+            raise ValueError(
+                f"historical {self.historical:g}: a probability's record is 1 (it happened) "
+                "or 0 (it did not)"
+            )
         return self
 
     @property
@@ -300,10 +305,41 @@ def _target(spec: CaseFile, file: str, lines: dict[tuple[str | int, ...], int]) 
             target.check_path(field_path)
         except PathError as exc:
             problems.append(located(file, lines, ("set", field_path), str(exc)))
+    if not problems and spec.set:
+        problems.extend(_set_values(spec, target, file, lines))
     problems.extend(_references(spec, target, file, lines))
     if problems:
         raise ScenarioError(problems)
     return target
+
+
+def _set_values(
+    spec: CaseFile, target: Target, file: str, lines: dict[tuple[str | int, ...], int]
+) -> list[Located]:
+    """The case's ``set`` values must make a valid scenario (campaign), as every run would
+    find them: refused here, on the line of the value at fault (of ``set`` when none is
+    named), rather than by the first worker to fight the case."""
+    from pydantic import ValidationError  # noqa: PLC0415
+
+    from sim.batch.execution.worker import prepare  # noqa: PLC0415
+
+    try:
+        prepare(target, spec.set)
+    except ScenarioError as exc:
+        found = [(p.field, p.message) for p in exc.problems]
+    except ValidationError as exc:
+        found = [(".".join(str(x) for x in e["loc"]), e["msg"]) for e in exc.errors()]
+    else:
+        return []
+    return [
+        located(
+            file,
+            lines,
+            ("set", field) if field in spec.set else ("set",),
+            message if field in spec.set else f"{target.source}: {field}: {message}",
+        )
+        for field, message in found
+    ]
 
 
 _STRENGTH_KINDS = frozenset({"loss", "unit_loss_max", "loss_ratio", "loss_from", "units_below"})

@@ -101,6 +101,11 @@ class ScenarioError(Exception):
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
 
+    def __reduce__(self) -> tuple[type[ScenarioError], tuple[list[Located]]]:
+        """Rebuilt from its problems, not its message, when it crosses to another process
+        (a worker's error, pickled back to the coordinator)."""
+        return ScenarioError, (self.problems,)
+
 
 class _TooDeep(Exception):
     """Raised by :class:`_Loader` at the first node past :data:`MAX_DEPTH`."""

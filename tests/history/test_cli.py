@@ -209,6 +209,24 @@ FINITE = "Input should be a finite number"
             ("kind: win", "kind: loss\n    unit: men\n    at_least: .nan"),
             f":12: measures.0.at_least: {FINITE}",
         ),
+        # a probability's record is 1 or 0: 7 would read as far beyond every run
+        (
+            ("historical: 1", "historical: 7"),
+            ":8: measures.0: historical 7: a probability's record is 1 (it happened) or 0",
+        ),
+        (
+            ("historical: 1", "historical: 0.5"),
+            ":8: measures.0: historical 0.5: a probability's record is 1 (it happened) or 0",
+        ),
+        # a set value every run would refuse is refused when the case is read, on its line
+        (
+            ("seed: 7", "seed: 7\nset:\n  options.fire_hcv: -5"),
+            ":7: set.options.fire_hcv: Input should be greater than or equal to 0",
+        ),
+        (
+            ("seed: 7", "seed: 7\nset:\n  options.fire_lcv: 40"),
+            ":6: set: stone_wall.yaml: options.fire_hcv: fire_lcv 40 is above fire_hcv 25",
+        ),
     ],
 )
 def test_a_bad_case_file_is_located(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
@@ -220,6 +238,39 @@ def test_a_bad_case_file_is_located(tmp_path: Path, edit: tuple[str, str], messa
     assert result.exit_code == 2
     assert f"{path}{message}" in result.output
     assert len(result.output.splitlines()) == 1, result.output
+
+
+def test_every_problem_of_a_case_file_is_a_line_of_its_own(tmp_path: Path) -> None:
+    """Two problems: two located lines, each whole (never joined by an escaped newline)."""
+    folder = suite(tmp_path)
+    path = folder / "small.yaml"
+    path.write_text(path.read_text().replace("historical: 1", "historical: .nan", 1) + "  - x\n")
+    path.write_text(path.read_text().replace("  - x\n", "").replace("{min: 0.0}", "{min: .nan}", 1))
+    result = invoke("history", "--suite", folder)
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        f"battlesim: error: {path}:12: measures.0.historical: {FINITE}",
+        f"battlesim: error: {path}:13: measures.0.accept.min: {FINITE}",
+    ]
+
+
+@pytest.mark.parametrize("option", ["--plot", "--out"])
+def test_an_output_that_cannot_be_written_is_refused_before_any_fighting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str
+) -> None:
+    """/proc takes no new file: refused at once, naming the option, nothing fought."""
+    import sim.history
+
+    def never(*_args: object) -> None:
+        raise AssertionError("fought before the output was checked")
+
+    monkeypatch.setattr(sim.history, "run_suite", never)
+    where = "/proc/battlesim-history.png" if option == "--plot" else "/proc/battlesim-history"
+    result = invoke("history", "--suite", suite(tmp_path), "-q", option, where)
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: {option} {where}: cannot write in '/proc': No such file or directory\n"
+    )
 
 
 def test_a_title_cannot_forge_a_line(tmp_path: Path) -> None:

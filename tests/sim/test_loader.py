@@ -381,3 +381,17 @@ def test_a_real_problem_that_gives_the_lent_number_is_still_reported(tmp_path: P
         (79, "sides.0.units.5.strength", "'lots' is not an integer"),
         (80, "sides.0.units.5.at", "hex [14, 10] is off the 14x12 map"),
     ]
+
+
+def test_a_scenario_error_crosses_to_another_process_whole() -> None:
+    """Pickled back from a worker, the error keeps its problems and its text (rebuilt from
+    its message, a str, it was joined letter by letter)."""
+    import pickle
+
+    problems = [Located("a.yaml", 3, "options.fire_hcv", "too low"), Located("a.yaml", 0, "", "x")]
+    again = pickle.loads(pickle.dumps(ScenarioError(problems)))
+    assert isinstance(again, ScenarioError)
+    assert (again.problems, str(again)) == (
+        problems,
+        "a.yaml:3: options.fire_hcv: too low\na.yaml: x",
+    )
