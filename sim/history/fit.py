@@ -117,6 +117,7 @@ def _chosen(cf: CalibrationFile, file: str, lines: Lines) -> tuple[Case, ...]:
             [located(file, lines, ("history", "suite"), f"no folder {str(folder)!r}")]
         )
     cases = load_suite(folder)
+    names = sorted({c.target.ruleset().name for c in cases})
     if h.cases is not None:
         known = {c.id for c in cases}
         unknown = [c for c in h.cases if c not in known]
@@ -125,6 +126,25 @@ def _chosen(cf: CalibrationFile, file: str, lines: Lines) -> tuple[Case, ...]:
                 [located(file, lines, ("history", "cases"), f"no case {unknown[0]!r} in {folder}")]
             )
         cases = [c for c in cases if c.id in h.cases]
+    if h.ruleset is not None and h.ruleset not in names:
+        from sim.text.suggest import did_you_mean  # noqa: PLC0415
+
+        raise ScenarioError(
+            [
+                located(
+                    file,
+                    lines,
+                    ("history", "ruleset"),
+                    f"no case of ruleset {h.ruleset!r} in {folder} (its cases' rulesets: "
+                    f"{', '.join(names)}){did_you_mean(h.ruleset, names)}",
+                )
+            ]
+        )
+    if h.cases is not None:  # a case named is fought, or the file says why it cannot be
+        for c in cases:
+            why = _left_out(c, h.split, h.ruleset)
+            if why is not None:
+                raise ScenarioError([located(file, lines, ("history", "cases"), why)])
     if h.split != "all":
         cases = [c for c in cases if c.spec.split == h.split]
     if h.ruleset is not None:
@@ -132,6 +152,21 @@ def _chosen(cf: CalibrationFile, file: str, lines: Lines) -> tuple[Case, ...]:
     if not cases:
         raise ScenarioError([located(file, lines, ("history",), "no case is chosen")])
     return tuple(cases)
+
+
+def _left_out(case: Case, split: str, ruleset: str | None) -> str | None:
+    """Why a case named in ``history.cases`` would not be fought (its split or its ruleset
+    is not the file's), or None."""
+    if split not in ("all", case.spec.split):
+        other = "held out" if case.spec.split == "held_out" else "a fitting case"
+        return (
+            f"case {case.id!r} is {other}, and history.split is {split}: name only "
+            f"{split.replace('_', '-')} cases (or set split: all)"
+        )
+    own = case.target.ruleset().name
+    if ruleset is not None and own != ruleset:
+        return f"case {case.id!r} is a {own} case, and history.ruleset is {ruleset}"
+    return None
 
 
 def _factor_values(cases: tuple[Case, ...], path: str) -> tuple[dict[str, Any], str | None]:

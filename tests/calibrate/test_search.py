@@ -220,6 +220,12 @@ def test_leave_one_out_fits_without_each_case(tmp_path: Path) -> None:
          "targets: with 'history' the targets are the cases' measures"),
         ({"history": {"split": "held_out"}}, "", "history: no case is chosen"),
         ({"history": {"cases": ["c_case"]}}, "", "history.cases: no case 'c_case'"),
+        # a case named is fought, or the file says why not (it was dropped without a word)
+        ({"history": {"split": "held_out", "cases": ["a_case"]}}, "",
+         "history.cases: case 'a_case' is a fitting case, and history.split is held_out: "
+         "name only held-out cases (or set split: all)"),
+        ({"history": {"ruleset": "muskett"}}, "",
+         "history.ruleset: no case of ruleset 'muskett' in "),
     ],
 )  # fmt: skip
 def test_bad_history_calibrations_are_one_line(
@@ -234,6 +240,20 @@ def test_bad_history_calibrations_are_one_line(
     assert result.exit_code == 2
     [line] = result.stderr.splitlines()
     assert line.startswith(f"{path}:") and message in line, line
+
+
+def test_a_named_case_of_another_ruleset_is_refused_not_dropped(tmp_path: Path) -> None:
+    """`ruleset: musket` with a flattop case named: one located line (the shipped suite)."""
+    path = _fit(tmp_path)
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["history"] = {"ruleset": "musket", "cases": ["stone_wall_first_hour", "coral_sea_shoho"]}
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    result = invoke("calibrate", path, "-o", tmp_path / "o")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"{path}:4: history.cases: case 'coral_sea_shoho' is a flattop case, and "
+        "history.ruleset is musket\n"
+    )
 
 
 def test_a_factor_the_cases_disagree_on_is_refused(tmp_path: Path) -> None:
