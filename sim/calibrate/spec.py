@@ -296,62 +296,90 @@ def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict
         except PathError as exc:
             problems.append(located(file, lines, where, str(exc)))
             continue
-        if f.values is not None:
-            if not all(v is None or isinstance(v, bool | int | float | str) for v in f.values):
-                problems.append(
-                    located(
-                        file,
-                        lines,
-                        ("factors", i, "values"),
-                        "a calibration's values are numbers, text, true/false or null "
-                        "(one choice each)",
-                    )
+        value, found = _start_problems(i, f, value, file, lines)
+        problems.extend(found)
+        start[f.path] = value
+    if problems:
+        raise ScenarioError(problems)
+    return start
+
+
+def _shared_start(
+    cf: CalibrationFile, start: dict[str, Any], file: str, lines: Lines
+) -> dict[str, Any]:
+    """The value each factor's path has in every case (``start``), checked as a scenario's
+    is: inside the factor's range or among its values, of its type (or every problem)."""
+    problems: list[Located] = []
+    out = dict(start)
+    for i, f in enumerate(cf.factors):
+        if f.path in start:
+            out[f.path], found = _start_problems(i, f, start[f.path], file, lines, "the cases'")
+            problems.extend(found)
+    if problems:
+        raise ScenarioError(problems)
+    return out
+
+
+def _start_problems(
+    i: int, f: Factor, value: Any, file: str, lines: Lines, whose: str = "the scenario's"
+) -> tuple[Any, list[Located]]:
+    """A factor's start value (as its type reads it) and what is wrong with it: the search
+    starts from it, so it must lie inside the factor's range or among its values (for a
+    file with ``history:``, the value the cases share: ``whose`` says so)."""
+    problems: list[Located] = []
+    if f.values is not None:
+        if not all(v is None or isinstance(v, bool | int | float | str) for v in f.values):
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    ("factors", i, "values"),
+                    "a calibration's values are numbers, text, true/false or null "
+                    "(one choice each)",
                 )
-            elif value not in f.values:
-                problems.append(
-                    located(
-                        file,
-                        lines,
-                        ("factors", i, "values"),
-                        f"the scenario's value {value!r} is not among the values: "
-                        "the search starts from the scenario's own values",
-                    )
+            )
+        elif value not in f.values:
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    ("factors", i, "values"),
+                    f"{whose} value {value!r} is not among the values: "
+                    f"the search starts from {whose} own values",
                 )
-        elif not isinstance(value, int | float) or isinstance(value, bool):
+            )
+    elif not isinstance(value, int | float) or isinstance(value, bool):
+        problems.append(
+            located(
+                file,
+                lines,
+                ("factors", i, "range"),
+                f"{whose} value {value!r} is not a number",
+            )
+        )
+    else:
+        assert f.range is not None
+        if not f.range[0] <= value <= f.range[1]:
             problems.append(
                 located(
                     file,
                     lines,
                     ("factors", i, "range"),
-                    f"the scenario's value {value!r} is not a number",
+                    f"{whose} value {value!r} is outside [{f.range[0]:g}, "
+                    f"{f.range[1]:g}]: the search starts from {whose} own values",
                 )
             )
-        else:
-            assert f.range is not None
-            if not f.range[0] <= value <= f.range[1]:
-                problems.append(
-                    located(
-                        file,
-                        lines,
-                        ("factors", i, "range"),
-                        f"the scenario's value {value!r} is outside [{f.range[0]:g}, "
-                        f"{f.range[1]:g}]: the search starts from the scenario's own values",
-                    )
+        if f.type == "int" and not float(value).is_integer():
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    ("factors", i, "type"),
+                    f"{whose} value {value!r} is not a whole number",
                 )
-            if f.type == "int" and not float(value).is_integer():
-                problems.append(
-                    located(
-                        file,
-                        lines,
-                        ("factors", i, "type"),
-                        f"the scenario's value {value!r} is not a whole number",
-                    )
-                )
-            value = int(value) if f.type == "int" else float(value)
-        start[f.path] = value
-    if problems:
-        raise ScenarioError(problems)
-    return start
+            )
+        value = int(value) if f.type == "int" else float(value)
+    return value, problems
 
 
 def level_of(f: Factor, value: Any) -> tuple[Any, str | None]:
@@ -453,7 +481,7 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
                 [located(file, lines, ("history",), "history cases are read by battlesim's CLI")]
             )
         fitted, start = cases(cf, file, lines)
-        start = on_levels(cf, start, file, lines)
+        start = on_levels(cf, _shared_start(cf, start, file, lines), file, lines)
         goals, measures = fitted.goals()
     else:
         start = on_levels(cf, _start(cf, target, file, lines), file, lines)

@@ -193,6 +193,11 @@ PAGE_FORCE = (
     "Overwrite a file at the output path that is not a page battlesim wrote "
     "(an earlier report or diff page is replaced without it)."
 )
+FILE_FORCE = (
+    "Overwrite a file already at an output path (an earlier run's too: nothing is "
+    "replaced without it)."
+)
+"""``--force`` of a command whose outputs (tables, a plot) are not recognised as its own."""
 
 
 def force_option(help_text: str = REPLAY_FORCE, flag: str = "--force") -> Callable[[F], F]:

@@ -94,7 +94,7 @@ def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | Non
 @common.out_option(
     "Also write history.txt, history.json and history.png into this folder.", folder=True
 )
-@common.force_option()
+@common.force_option(common.FILE_FORCE)
 @common.quiet_option()
 @common.json_option("Print the results as one JSON object.")
 def history(

@@ -55,7 +55,9 @@ __all__ = ["discover"]
 )
 @common.out_option("The plot (default: STUDY_DIR/plots/discover.png).")
 @click.option("--no-plot", is_flag=True, help="Draw no plot.")
-@common.force_option()
+@common.force_option(
+    "Overwrite a file already at --out (the study's own plots/discover.png is redrawn without it)."
+)
 @common.json_option("Print the boxes as one JSON object.")
 def discover(
     study_dir: str,

@@ -563,6 +563,10 @@ def _shown_value(value: Any) -> str:
     return repr(value)
 
 
+_EXPONENT_NO_POINT = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+")
+"""``1e3``, ``-2E-9``: a number to the reader, text to YAML 1.1 (no decimal point)."""
+
+
 def _numeric(text: str) -> bool:
     try:
         float(text)
@@ -583,6 +587,18 @@ def _strict_message(err: Any) -> str | None:
     if isinstance(value, str):
         if kind == "bool_type":
             return f"{shown} is not true or false (write true or false)"
+        if _EXPONENT_NO_POINT.fullmatch(value):  # YAML 1.1 reads 1e3 as text, not a number
+            mantissa, exponent = value.lower().split("e")
+            number = float(value)
+            write = (
+                str(int(number))
+                if kind == "int_type" and number.is_integer() and abs(number) < 1e18
+                else f"{mantissa}.0e{exponent}"
+            )
+            return (
+                f"{shown} is read as text, not {wanted}: YAML needs a decimal point in a "
+                f"number with an exponent (write {write})"
+            )
         if _numeric(value):
             return f"{shown} is text, not {wanted}: write the number without quotes"
     if isinstance(value, bool):

@@ -182,6 +182,10 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
          "--design morris needs --points K"),
         (["--baseline", "5"], "--baseline 5: the design has points 0 to 0"),
         (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --executor dask"),
+        # not an address: named, one line, before any work (dask raised a ValueError)
+        (["--executor", "dask", "--scheduler", "notanaddress"],
+         "battlesim: error: --scheduler notanaddress: cannot reach the Dask scheduler: "
+         "missing port number in address 'notanaddress'"),
         (["--resume"], "--resume: no study to resume in"),
         (["--until-ci", "0.7"], "Invalid value for '--until-ci'"),
         (["--jobs", "0"], "Invalid value for '--jobs'"),

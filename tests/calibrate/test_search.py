@@ -226,6 +226,13 @@ def test_leave_one_out_fits_without_each_case(tmp_path: Path) -> None:
          "name only held-out cases (or set split: all)"),
         ({"history": {"ruleset": "muskett"}}, "",
          "history.ruleset: no case of ruleset 'muskett' in "),
+        # the search starts from the cases' shared value: it must be a choice, as a scenario's
+        ({"factors": [{"path": "options.fire_hcv", "values": [30.0, 15.0]}]}, "",
+         "factors.0.values: the cases' value 25.0 is not among the values: the search starts "
+         "from the cases' own values"),
+        ({"factors": [{"path": "options.fire_hcv", "range": [30.0, 40.0]}]}, "",
+         "factors.0.range: the cases' value 25.0 is outside [30, 40]: the search starts "
+         "from the cases' own values"),
     ],
 )  # fmt: skip
 def test_bad_history_calibrations_are_one_line(

@@ -51,6 +51,11 @@ BAD_FOR_INT = {
     '"6"': "'6' is text, not an integer: write the number without quotes",
     "24.0": "24.0 is not an integer: write 24",
     "6.5": "6.5 is not an integer",
+    # YAML 1.1 reads an exponent without a decimal point as text: say so, not "quotes"
+    "6e0": "'6e0' is read as text, not an integer: YAML needs a decimal point in a number "
+    "with an exponent (write 6)",
+    "25E-1": "'25E-1' is read as text, not an integer: YAML needs a decimal point in a number "
+    "with an exponent (write 25.0e-1)",
 }
 BAD_FOR_BOOL = {
     '"yes"': "'yes' is not true or false (write true or false)",
@@ -90,6 +95,19 @@ def test_a_wrong_scalar_is_refused_in_one_line_naming_file_line_and_field(
         load_scenario(path)
     assert [str(p) for p in exc.value.problems] == [
         f"{path}:{_line_of(text, line)}: {field}: " + bad[value]
+    ]
+
+
+@pytest.mark.parametrize("value", sorted(BAD_FOR_INT))
+def test_every_bad_integer_is_refused_with_its_words(value: str, tmp_path: Path) -> None:
+    """Each of them, on one field (the sampled test above may not draw every one)."""
+    text, line, field = FIELDS[-1]
+    path = tmp_path / "s.yaml"
+    path.write_text(_with(text, line, value), encoding="utf-8")
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(path)
+    assert [str(p) for p in exc.value.problems] == [
+        f"{path}:{_line_of(text, line)}: {field}: " + BAD_FOR_INT[value]
     ]
 
 

@@ -242,10 +242,14 @@ def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
                 client = distributed.Client(cluster)
             else:
                 client = distributed.Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:  # ValueError: not an address
             if cluster is not None:
                 cluster.close()
-            raise ExecutorError(f"cannot reach the Dask scheduler {scheduler!r}: {exc}") from None
+            if scheduler is None:
+                raise ExecutorError(f"cannot start a local Dask cluster: {exc}") from None
+            raise ExecutorError(
+                f"--scheduler {scheduler}: cannot reach the Dask scheduler: {exc}"
+            ) from None
         try:
             yield client.get_executor(pure=False)
         finally:
