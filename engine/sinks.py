@@ -162,12 +162,20 @@ class FileSink:
 
     def close(self) -> None:
         """Finish the file and rename it to its final name."""
+        self.finish()
+        commit(self.partial, self.path)
+        self._done = True
+
+    def finish(self) -> None:
+        """Write out and close ``<path>.partial`` (a gzip stream ended) without renaming it,
+        for a caller that reads it back first: :meth:`close` then renames it, or
+        :meth:`abandon` removes it. Nothing is done the second time."""
+        if self._fh.closed:
+            return
         if self._lines:
             self._spill()
         self._fh.close()
         self._file.close()
-        commit(self.partial, self.path)
-        self._done = True
 
     def abandon(self) -> None:
         """Stop writing and remove the partial file (the final name is untouched).

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from engine.checks import ReplayError
 from engine.events import Event
 from engine.formats import WRITTEN, resimulation_format
 from engine.log import FileSink, Fork, Header
@@ -104,7 +105,24 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> Non
             hint = did_you_mean(exc.missing, exc.choices) if exc.missing else ""
             what = f"no field {exc.missing!r}" if hint else str(exc)
             raise ForkError(f"--set state.{path}: {what}{hint}") from None
+        _check_kept(state, path)
         _check_declared(state, path, value)
+
+
+def _check_kept(state: Any, path: str) -> None:
+    """Refuse a :func:`~sim.contract.parts.fixed` field: the scenario gives it and no event
+    changes it, so a snapshot leaves it out and a reader restoring from one takes the
+    scenario's value again; forked, it would hold one value before the next snapshot and
+    another after it (``show --turn``)."""
+    parent_path, _, last = path.rpartition(".")
+    parent = get_path(state, parent_path) if parent_path else state
+    info = fields_of(type(parent)).get(last)
+    if info is not None and info.exclude:
+        raise ForkError(
+            f"--set state.{path}: {last} is fixed by the scenario (no event changes it, and "
+            "the replay's snapshots do not keep it): fork what the battle changes, or run "
+            "an edited scenario"
+        )
 
 
 def _check_declared(state: Any, path: str, value: Any) -> None:
@@ -207,7 +225,25 @@ class _SamePrefix:
         self.inner.flush()
 
     def close(self) -> None:
+        """Read the finished file back as every tool reads a replay, then commit it.
+
+        A fork's change goes into the battle as it is, and a value the rules carry into
+        later events (a morale word, a seq named as a cause) can make events the format
+        refuses; such a file would verify, since re-simulating makes it again, but
+        ``show``, ``why``, ``report`` and ``diff`` would refuse it.  It is refused here
+        instead (:class:`_Unreadable`), and the partial file removed by the caller.
+        """
+        self.inner.finish()
+        try:
+            for _ in ReplayFile(self.inner.partial).iter_events():
+                pass
+        except ReplayError as exc:
+            raise _Unreadable(str(exc)) from None
         self.inner.close()
+
+
+class _Unreadable(Exception):
+    """The forked battle's file, read back strictly, is refused; the reader's message."""
 
 
 def _fork_header(
@@ -235,6 +271,11 @@ def _fork_header(
             )
         }
     )
+
+
+def _changed(assignments: list[tuple[str, Any]]) -> str:
+    """The ``--set`` assignments as the user gave them, for a message."""
+    return ", ".join(f"{f}={json.dumps(v)}" for f, v in assignments)
 
 
 def fork(
@@ -293,6 +334,19 @@ def fork_battle(
         raise ForkError(
             f"--at {at_seq}: re-simulating the parent does not reach the same event there "
             f"(the rules changed since it was written?): {exc}"
+        ) from None
+    except _Unreadable as exc:
+        sink.abandon()
+        where = str(exc).removeprefix(f"{sink.partial}:")
+        raise ForkError(
+            f"--set {_changed(assignments)}: the battle it makes writes an event no reader "
+            f"takes (line {where}); nothing was written"
+        ) from None
+    except Exception as exc:  # the parent's battle was re-made up to at_seq: the change did it
+        sink.abandon()
+        raise ForkError(
+            f"--set {_changed(assignments)}: the rules cannot fight on with it "
+            f"({type(exc).__name__}: {exc}); nothing was written"
         ) from None
     except BaseException:  # Ctrl-C and SIGTERM too: no .partial is left
         sink.abandon()

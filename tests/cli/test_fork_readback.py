@@ -1,0 +1,124 @@
+"""A fork is written only if every tool can read it, and only a field its replay keeps.
+
+A fork's change goes into the battle as it is. A value the rules carry into later events
+(a morale word the format's events do not take, a seq named as a cause that is not an
+earlier one) made a file that re-simulated, so ``verify`` passed it, while ``show``,
+``why``, ``report`` and ``diff`` refused it; a field the scenario fixes (a ship's damage
+capacity) is left out of the snapshots, so ``show`` gave one value before the next
+snapshot and the scenario's after it. Both are refused now, one line and exit 2, and
+nothing is written (an earlier file at ``--out`` is kept).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from engine.log import EventLog
+from sim.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+STONE_WALL = ROOT / "replays" / "stone_wall-s1862.jsonl"
+CARRIERS = ROOT / "replays" / "carrier_duel-s688.jsonl"
+MORALE_WORDS = "'good', 'spent', 'disrupted', 'routed' or 'eliminated'"
+
+
+@pytest.fixture(autouse=True)
+def as_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines as an installed battlesim writes them: the suite's line check off (it would
+    refuse the first untrue event itself, with its own words: the test after these)."""
+    monkeypatch.setattr(EventLog, "check_lines", False)
+
+
+def _fork(replay: Path, at: int, out: Path, *sets: str) -> Result:
+    args = ["fork", str(replay), "--at", str(at), *(a for s in sets for a in ("--set", s))]
+    return CliRunner().invoke(cli, [*args, "-o", str(out)])
+
+
+def _left(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.parametrize("name", ["f.jsonl", "f.jsonl.gz"])
+def test_a_morale_word_the_events_refuse_is_refused_and_nothing_is_written(
+    tmp_path: Path, name: str
+) -> None:
+    result = _fork(STONE_WALL, 14, tmp_path / name, "state.units.28ma.morale=panicked")
+    assert result.exit_code == 2
+    assert result.output == (
+        'battlesim: error: --set state.units.28ma.morale="panicked": the battle it makes '
+        "writes an event no reader takes (line 18 (seq 16): bad event: "
+        f"musket.morale_tested.before: Input should be {MORALE_WORDS}); nothing was written\n"
+    )
+    assert _left(tmp_path) == []  # no replay, no .partial
+
+
+def test_with_the_line_check_on_it_is_refused_all_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(EventLog, "check_lines", True)
+    result = _fork(STONE_WALL, 14, tmp_path / "f.jsonl", "state.units.28ma.morale=panicked")
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        'battlesim: error: --set state.units.28ma.morale="panicked": the rules cannot fight on '
+        "with it (UntrustedLine: MoraleTested seq 16 does not validate: "
+    )
+    assert _left(tmp_path) == []
+
+
+def test_a_cause_that_is_no_earlier_seq_is_refused(tmp_path: Path) -> None:
+    result = _fork(
+        STONE_WALL,
+        10,
+        tmp_path / "f.jsonl",
+        "state.units.69ny.morale=routed",
+        "state.units.69ny.morale_cause=500",
+    )
+    assert result.exit_code == 2
+    assert result.output.endswith(
+        "(line 27 (seq 25): bad event: cause 500 is not an earlier seq); nothing was written\n"
+    )
+
+
+def test_a_refused_fork_keeps_the_file_already_at_out(tmp_path: Path) -> None:
+    """What was at ``--out`` (an earlier fork, which a fork replaces) survives a refusal."""
+    out = tmp_path / "f.jsonl"
+    assert _fork(STONE_WALL, 10, out, "state.units.69ny.morale=routed").exit_code == 0
+    before = out.read_bytes()
+    assert _fork(STONE_WALL, 14, out, "state.units.28ma.morale=panicked").exit_code == 2
+    assert out.read_bytes() == before
+    assert _left(tmp_path) == ["f.jsonl"]
+
+
+def test_a_fork_every_tool_reads_is_written_and_shown(tmp_path: Path) -> None:
+    out = tmp_path / "f.jsonl.gz"
+    assert _fork(STONE_WALL, 10, out, "state.units.69ny.morale=routed").exit_code == 0
+    for command in (["verify", str(out)], ["show", str(out)], ["why", str(out), "20"]):
+        result = CliRunner().invoke(cli, command)
+        assert result.exit_code == 0, (command, result.output)
+
+
+@pytest.mark.parametrize("field", ["damage", "aa", "kind", "name"])
+def test_a_field_the_scenario_fixes_cannot_be_forked(tmp_path: Path, field: str) -> None:
+    """A snapshot leaves a fixed field out: forked, show --turn would disagree with itself."""
+    value = '"x"' if field in ("kind", "name") else "50"
+    result = _fork(CARRIERS, 0, tmp_path / "f.jsonl", f"state.ships.zuikaku.{field}={value}")
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: --set state.ships.zuikaku.{field}: {field} is fixed by the "
+        "scenario (no event changes it, and the replay's snapshots do not keep it): fork "
+        "what the battle changes, or run an edited scenario\n"
+    )
+    assert _left(tmp_path) == []
+
+
+def test_a_change_the_rules_cannot_fight_on_with_names_the_set(tmp_path: Path) -> None:
+    result = _fork(STONE_WALL, 10, tmp_path / "f.jsonl", "state.units.69ny.weapon=laser")
+    assert result.exit_code == 2
+    assert result.output == (
+        'battlesim: error: --set state.units.69ny.weapon="laser": the rules cannot fight on '
+        "with it (KeyError: 'laser'); nothing was written\n"
+    )
+    assert _left(tmp_path) == []
