@@ -165,6 +165,10 @@ def verify(
 def _verify_study(
     folder: str, sample: int | None, seed: int | None, everything: bool, as_json: bool
 ) -> None:
+    from pathlib import Path
+
+    if not (Path(folder) / "study.duckdb").is_file():  # before the study extra is needed
+        common.fail(f"{folder!r}: no study here (no study.duckdb)")
     from sim.batch.storage.store import StoreError
     from sim.batch.verification.verify import (
         DEFAULT_SAMPLE,

@@ -118,3 +118,14 @@ def test_a_study_says_which_extra(
         f"(make run) leaves out: pip install 'battlesim[{extra}]' (or make dev)\n",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["replays", "scenarios"]  # nothing written
+
+
+def test_verify_of_a_folder_without_a_study_says_so_not_which_extra(tmp_path: Path) -> None:
+    """A folder with no study.duckdb is no study, extra or not: the same line as with it."""
+    (tmp_path / "empty").mkdir()
+    done = _lean(["verify", "empty"], tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "battlesim: error: 'empty': no study here (no study.duckdb)\n",
+    )
