@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from sim.contract import UnitRow
     from sim.replay.memory import LoadedReplay
 
-__all__ = ["Battle", "Fight", "tool_problem"]
+__all__ = ["Battle", "Family", "Fight", "tool_problem"]
 
 T = TypeVar("T")
 
@@ -58,12 +58,25 @@ class Fight:
 
 
 @dataclass
+class Family:
+    """The scenarios one check run fights for one ruleset, and what checks of all of them
+    share (one fresh process a hash seed fights every one: :func:`Battle.in_family`)."""
+
+    scenarios: tuple[Path, ...]
+    workdir: Path
+    memo: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Battle:
     """One scenario (None: the ruleset ships none) of one ruleset, checked in ``workdir``."""
 
     ruleset: AnyRuleset
     scenario: Path | None
     workdir: Path
+    family: Family | None = None
+    """The run's battles of this ruleset, for a check that fights them all at once (in other
+    processes); None: this battle alone."""
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -103,6 +116,13 @@ class Battle:
         path = self.workdir / name
         path.mkdir(parents=True, exist_ok=False)
         return path
+
+    def in_family(self) -> Family:
+        """The battles' family: the run's, else this battle's scenario alone."""
+        if self.family is None:
+            scenarios = () if self.scenario is None else (self.scenario,)
+            self.family = Family(scenarios, self.workdir)
+        return self.family
 
     def shared(self, key: str, make: Callable[[], T]) -> T:
         """``make()`` the first time ``key`` is asked for, the same value after."""

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from engine.events import Event, TurnEnded
 from engine.log import EventLog, MemorySink, line_body
 from engine.recorder import UnregisteredEvent
-from sim.conformance.battle import Battle, tool_problem
+from sim.conformance.battle import Battle, Family, tool_problem
 from sim.conformance.differ import first_difference
-from sim.conformance.requirement import RequirementFailed, requirement
+from sim.conformance.requirement import NotChecked, RequirementFailed, requirement
 from sim.contract import StateBase, headline
 from sim.contract.defaults import apply_by_state
 
@@ -22,6 +26,7 @@ __all__ = [
     "OUTCOME_NAMES_EVERY_SIDE",
     "RUN_IS_DETERMINISTIC",
     "RUN_PRINTS_HEADLINE",
+    "SAME_BYTES_IN_OTHER_PROCESSES",
     "SCENARIO_RUNS",
     "SHIPS_A_SCENARIO",
     "VERIFY_ACCEPTS_REPLAY",
@@ -245,23 +250,111 @@ def RUN_IS_DETERMINISTIC(battle: Battle) -> None:  # noqa: N802
         raise battle.failed(f"fought again: {len(second)} lines, not {len(first)}")
 
 
-def _line_differs(battle: Battle, i: int, lines: int, a: str, b: str) -> RequirementFailed:
-    """Line ``i`` of the replay is ``a``, fought again ``b``: the first field that differs."""
+HASH_SEEDS = ("1", "2")
+"""The ``PYTHONHASHSEED`` of each fresh process :data:`SAME_BYTES_IN_OTHER_PROCESSES` fights
+in: string hashes, and so a set's order, differ between them and from the check's own."""
+
+_FIGHT = """
+import json, sys
+from sim import api
+for scenario, out in json.loads(sys.argv[1]):
+    try:
+        api.run(scenario, out=out, force=True)
+    except Exception as exc:
+        print(json.dumps([scenario, f"{type(exc).__name__}: {exc}"]), flush=True)
+"""
+"""A fresh process's work: ``battlesim run SCENARIO --out OUT`` for each pair, through the
+API (one start-up for all of them); a battle that raises is reported, the rest go on."""
+
+
+def _other_processes(battle: Battle) -> dict[str, Path]:
+    """This battle's replay as a fresh Python fought it under each of :data:`HASH_SEEDS`.
+
+    One process a seed fights every scenario of the battle's family (the run's battles of
+    this ruleset), with this process's ``sys.path`` (a plugin found here is found there).
+
+    Raises:
+        RequirementFailed: the process failed, or the battle raised in it.
+        NotChecked: no such battle fought there.
+    """
+    family = battle.in_family()
+    fought: dict[str, dict[Path, Path | str]] = family.memo.setdefault("hash-seeds", {})
+    for seed in HASH_SEEDS:
+        if seed not in fought:
+            fought[seed] = _fight_elsewhere(family, seed)
+    found: dict[str, Path] = {}
+    assert battle.scenario is not None  # battle.replay was read first
+    for seed in HASH_SEEDS:
+        got = fought[seed].get(battle.scenario)
+        if got is None:
+            raise NotChecked(f"{battle.name}: not fought in a fresh process")
+        if isinstance(got, str):
+            raise battle.failed(f"fought under PYTHONHASHSEED={seed} in a fresh process: {got}")
+        found[seed] = got
+    return found
+
+
+def _fight_elsewhere(family: Family, seed: str) -> dict[Path, Path | str]:
+    """Every scenario of ``family`` fought in one fresh Python under hash seed ``seed``: its
+    replay's path, or what went wrong (the process's last words, or the battle's error)."""
+    folder = family.workdir / f"hash-seed-{seed}"
+    folder.mkdir(parents=True, exist_ok=True)
+    pairs = [(str(s), str(folder / f"{k}.jsonl")) for k, s in enumerate(family.scenarios)]
+    env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env.pop("BATTLESIM_CHECK_LINES", None)  # the bytes as an installed battlesim writes them
+    done = subprocess.run(
+        [sys.executable, "-c", _FIGHT, json.dumps(pairs)],
+        capture_output=True, text=True, env=env, check=False, timeout=600,
+    )  # fmt: skip
+    if done.returncode != 0:
+        said = (done.stderr.strip().splitlines() or ["nothing said"])[-1]
+        return {s: f"the process exited {done.returncode}: {said}" for s in family.scenarios}
+    failed = dict(json.loads(line) for line in done.stdout.splitlines() if line.startswith("["))
+    return {Path(s): failed[s] if s in failed else Path(out) for s, out in pairs}
+
+
+@requirement(
+    "Fought in fresh processes under other hash seeds (PYTHONHASHSEED 1 and 2), the battle "
+    "writes the same replay bytes.",
+    "Nothing that reaches an event may follow hash() or the iteration order of a set or "
+    "frozenset (string hashes differ from process to process): iterate in a stated order "
+    "(sorted, a list, a dict's insertion order)",
+    "Random streams",
+)
+def SAME_BYTES_IN_OTHER_PROCESSES(battle: Battle) -> None:  # noqa: N802
+    first = battle.replay.read_text(encoding="utf-8").splitlines()
+    for seed, path in _other_processes(battle).items():
+        other = path.read_text(encoding="utf-8").splitlines()
+        for i, (a, b) in enumerate(zip(first, other, strict=False)):
+            if a != b:
+                raise _line_differs(battle, i, len(first), a, b, f"PYTHONHASHSEED={seed}")
+        if len(first) != len(other):
+            raise battle.failed(
+                f"fought under PYTHONHASHSEED={seed}: {len(other)} lines, not {len(first)}"
+            )
+
+
+def _line_differs(
+    battle: Battle, i: int, lines: int, a: str, b: str, where: str = ""
+) -> RequirementFailed:
+    """Line ``i`` of the replay is ``a``, fought again ``b`` (``where``: under what): the
+    first field that differs."""
+    again = f"fought under {where}" if where else "fought again"
     what = "the header" if i == 0 else "the footer" if i == lines - 1 else None
     seq = None if what else i - 1
     try:
         left, right = json.loads(a), json.loads(b)
     except ValueError:
-        return battle.failed(f"fought again, line {i + 1} differs: {a[:80]!r} / {b[:80]!r}")
+        return battle.failed(f"{again}, line {i + 1} differs: {a[:80]!r} / {b[:80]!r}")
     left.pop("h", None), right.pop("h", None)
-    where = first_difference(left, right)
-    if where is None:  # only the chain hash: an earlier line differs in bytes alone
-        return battle.failed(f"fought again, line {i + 1}'s chain hash differs", seq=seq)
+    diff = first_difference(left, right)
+    if diff is None:  # only the chain hash: an earlier line differs in bytes alone
+        return battle.failed(f"{again}, line {i + 1}'s chain hash differs", seq=seq)
     what = what or f"event {left.get('type', '?')!r}"
     return battle.failed(
-        f"fought again, {what} differs: the replay holds {where.left}, fought again {where.right}",
+        f"{again}, {what} differs: the replay holds {diff.left}, {again} {diff.right}",
         seq=seq,
-        field=where.path or None,
+        field=diff.path or None,
     )
 
 

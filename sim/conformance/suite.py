@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.conformance import checks_rows, checks_run, checks_show, checks_state, checks_tools
-from sim.conformance.battle import Battle
+from sim.conformance.battle import Battle, Family
 from sim.conformance.requirement import NotChecked, Requirement, RequirementFailed
 from sim.contract import BUILTIN, AnyRuleset, HookError
 from sim.contract.ruleset import raised_at
@@ -32,6 +32,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     checks_run.RUN_PRINTS_HEADLINE,
     checks_run.EVENT_LINES_VALIDATE,
     checks_run.RUN_IS_DETERMINISTIC,
+    checks_run.SAME_BYTES_IN_OTHER_PROCESSES,
     checks_run.VERIFY_ACCEPTS_REPLAY,
     checks_run.BATTLE_LASTS_TWO_TURNS,
     checks_run.OUTCOME_NAMES_EVERY_SIDE,
@@ -192,8 +193,9 @@ def run_suite(
     """
     verdicts: list[Verdict] = []
     with tempfile.TemporaryDirectory(prefix="battlesim-check-") as tmp:
+        family = Family(tuple(scenarios), Path(tmp) / "family")
         battles = [
-            Battle(ruleset, path, Path(tmp) / f"{k}-{path.stem}")
+            Battle(ruleset, path, Path(tmp) / f"{k}-{path.stem}", family)
             for k, path in enumerate(scenarios)
         ] or [Battle(ruleset, None, Path(tmp) / "none")]
         for battle in battles:

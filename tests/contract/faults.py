@@ -17,6 +17,8 @@ fault breaks, with a message saying what was expected and what was seen.
 * ``phalanx_wordless``: ``status_words`` leaves out ``destroyed``, which its rows show.
 * ``phalanx_numeric``: narrate returns 42 for a fought event: ``show --events`` and
   ``report`` refuse it.
+* ``phalanx_hashed``: the elements act in a set's order of their ids, which the process's
+  hash seed decides: the same in one process, another in the next.
 """
 
 from __future__ import annotations
@@ -142,6 +144,17 @@ def _numeric_narrate(sc: Any, state: State, event: Event) -> Any:
     return phalanx.RULESET.narrate(sc, state, event)
 
 
+def _hashed_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan, each element's rank in its phases taken from a set's order."""
+    plan = phalanx.plan(sc)
+    ids = list({e.id for a in sc.armies for e in a.elements})  # the planted fault
+
+    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
+        return [Actor(eid, phalanx.element(b, rec, eid, k)) for k, eid in enumerate(ids)]
+
+    return dataclasses.replace(plan, processes=processes)
+
+
 FAULTS: dict[str, AnyRuleset] = {
     r.name: r
     for r in (
@@ -155,6 +168,7 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_tongue_tied", narrate=_tongue_tied_narrate),
         _copy("phalanx_wordless", status_words=("routed",)),
         _copy("phalanx_numeric", narrate=_numeric_narrate),
+        _copy("phalanx_hashed", plan=_hashed_plan),
     )
 }
 """Each faulty copy by name."""

@@ -17,15 +17,32 @@ import pytest
 
 from engine import log
 from sim.conformance import REQUIREMENTS, Battle, Requirement, RequirementFailed
+from sim.conformance.battle import Family
 from sim.contract import get_ruleset
 from tests.contract.cases import CASES, Case
+
+_FAMILIES: dict[str, Family] = {}
+"""Each ruleset's cases, as ``check-ruleset`` groups them: a check that fights in fresh
+processes fights all of a ruleset's scenarios in one (``same-bytes-in-other-processes``)."""
+
+
+def _family(ruleset: str, tmp_path_factory: pytest.TempPathFactory) -> Family:
+    if ruleset not in _FAMILIES:
+        mine = tuple(c.scenario for c in CASES if c.ruleset == ruleset and c.scenario is not None)
+        _FAMILIES[ruleset] = Family(mine, tmp_path_factory.mktemp(f"family-{ruleset}"))
+    return _FAMILIES[ruleset]
 
 
 @pytest.fixture(scope="module", params=CASES, ids=[c.id for c in CASES])
 def battle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Battle:
     """The case's ruleset and scenario, fought once with ``battlesim run`` when first read."""
     case: Case = request.param
-    return Battle(get_ruleset(case.ruleset), case.scenario, tmp_path_factory.mktemp(case.id))
+    return Battle(
+        get_ruleset(case.ruleset),
+        case.scenario,
+        tmp_path_factory.mktemp(case.id),
+        _family(case.ruleset, tmp_path_factory),
+    )
 
 
 @pytest.mark.parametrize("requirement", REQUIREMENTS, ids=[r.id for r in REQUIREMENTS])

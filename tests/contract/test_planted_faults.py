@@ -136,6 +136,33 @@ def test_a_battle_that_differs_when_fought_again_names_the_field(folder: Path) -
     assert line.endswith(f"— how to meet it: {HINTS['run-is-deterministic']}")
 
 
+def test_a_battle_that_follows_a_sets_order_fails_in_other_processes(folder: Path) -> None:
+    """phalanx_hashed: the same bytes fought again in this process (run-is-deterministic is
+    met), other bytes in a fresh one with another hash seed, the first field that differs
+    named."""
+    result = _check(
+        "phalanx_hashed", folder, "run-is-deterministic", "same-bytes-in-other-processes"
+    )
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert any(x.startswith("met          run-is-deterministic:") for x in lines), lines
+    [line] = [x for x in lines if x.startswith("FAILED")]
+    assert line.startswith(
+        "FAILED       same-bytes-in-other-processes: phalanx_hashed.yaml, seq "
+    ), line
+    assert "fought under PYTHONHASHSEED=" in line and ": the replay holds " in line
+    assert line.endswith(f"— how to meet it: {HINTS['same-bytes-in-other-processes']}")
+
+
+def test_phalanx_fought_in_other_processes_is_the_same(folder: Path) -> None:
+    """The fault's control: phalanx itself meets the requirement (its ranks in list order)."""
+    result = CliRunner().invoke(
+        cli, ["check-ruleset", "phalanx", "--only", "same-bytes-in-other-processes"]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == "1 passed, 0 failed"
+
+
 def test_no_actor_process_says_what_was_expected(folder: Path) -> None:
     """phalanx_anonymous: the rows' kinds expected, no Actor seen, 12 bare generators."""
     sc = api.load_replay(_fought(folder, "phalanx_anonymous")).scenario
