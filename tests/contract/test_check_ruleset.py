@@ -188,3 +188,12 @@ def test_the_docs_table_lists_exactly_the_shipped_requirements() -> None:
 def _cell(text: str) -> str:
     """Text as a markdown table cell holds it (a pipe escaped)."""
     return text.replace("|", "\\|")
+
+
+def test_the_docs_count_of_requirements_a_scenario_that_did_not_run_leaves_is_true() -> None:
+    """'not checked  N requirements (…)' for a scenario that did not run: all but the two
+    that ask whether it ran (ships-a-scenario, scenario-runs)."""
+    page = (ROOT / "docs" / "rulesets.md").read_text(encoding="utf-8")
+    found = re.search(r"`not checked  (\d+) requirements \(([a-z-]+), ([a-z-]+),", page)
+    assert found is not None
+    assert (int(found[1]), found[2], found[3]) == (len(IDS) - 2, IDS[2], IDS[3])
