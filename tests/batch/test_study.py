@@ -192,6 +192,32 @@ def test_a_run_that_raises_is_recorded_and_the_others_complete(
     ]
 
 
+def test_a_units_hook_that_raises_fails_its_run_not_the_study(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ruleset's ``units`` raising for one run's final state (a plugin's bug) is that
+    run's failure, recorded with its text, as a battle that raises is; the study completes
+    (it stopped with "a worker failed" and a --resume that failed the same way)."""
+    plan = _plan(factors=(), replications=4, keep_replays=0)
+    real = worker.unit_finals
+    calls = iter(range(100))
+
+    def flaky(fought: worker.Fought) -> list[tuple[Any, ...]]:
+        if next(calls) == 2:
+            raise KeyError("boom")
+        return real(fought)
+
+    monkeypatch.setattr(worker, "unit_finals", flaky)
+    run_study(plan, tmp_path, RunOptions(jobs=1, plots=False))
+    runs = tables(tmp_path)["runs"]
+    assert [(r[0], r[4], r[5]) for r in runs] == [
+        (0, "done", None),
+        (1, "done", None),
+        (2, "failed", "KeyError: 'boom'"),
+        (3, "done", None),
+    ]
+
+
 def _stop_chunk(winners: list[str | None], sides: list[str], width: float, chunk: int) -> int:
     """Runs kept by the pilot rule, derived by brute force from its definition.
 

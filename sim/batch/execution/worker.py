@@ -282,9 +282,9 @@ def run_rows(
     ids = (run.run_id, run.point, run.replication, run.seed)
     try:
         fought = fight(prepared, run.seed, keep if run.keep_replay else _null)
+        finals = unit_finals(fought)  # the ruleset's units hook: its error is the run's too
     except Exception as exc:  # a failing run is data: record it, go on
         return run_row(ids, "failed", failure(exc), None, losses, (None,) * len(sides)), [], []
-    finals = unit_finals(fought)
     units = [(run.run_id, *u) for u in finals]
     kept = [(name, sink.lines) for name, sink in sinks]
     draws = side_draws(fought, finals, sides)
