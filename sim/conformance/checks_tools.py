@@ -1,4 +1,4 @@
-"""Requirements of the replay tools: ``diff``, ``fork``, ``batch`` and ``report``."""
+"""Requirements of the tools: ``diff``, ``fork``, ``batch``, ``report`` and ``new``."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ __all__ = [
     "DIFF_WITH_ITSELF",
     "FORK_CHANGES_AN_EVENT",
     "FORK_REFUSES_DERIVED_FIELDS",
+    "NEW_WRITES_A_SCENARIO_THAT_RUNS",
     "REPORT_CHARTS_EVERY_MEASURE",
     "REPORT_PAGE",
     "fork_candidates",
@@ -260,3 +261,32 @@ def REPORT_CHARTS_EVERY_MEASURE(battle: Battle) -> None:  # noqa: N802
         raise battle.failed(f"the report draws no chart of {missing}")
     if not drawn:
         raise battle.failed(f"the report draws no chart of {sorted(measured)}")
+
+
+@requirement(
+    "`battlesim new` writes a scenario (the ruleset's template.yaml, else its first example) "
+    "that validates and runs as written.",
+    "Ship a template.yaml beside the ruleset's module that is a valid scenario of it as it "
+    "stands ({name} is what new fills in), or none: new then copies the first example (and "
+    "with neither, says so)",
+    "Plugging in: the `battlesim.rulesets` entry-point group",
+)
+def NEW_WRITES_A_SCENARIO_THAT_RUNS(battle: Battle) -> None:  # noqa: N802
+    battle.loaded  # noqa: B018  # once the ruleset's own scenarios run (else not checked)
+    family = battle.in_family()
+    made = family.memo.get("new")
+    if made is None:  # once for the ruleset, not once a scenario
+        folder = family.workdir / "new"
+        folder.mkdir(parents=True, exist_ok=True)
+        path, out = folder / "new_battle.yaml", folder / "new_battle.jsonl"
+        wrote = battle.cli("new", battle.ruleset.name, path)
+        if wrote.exit_code == 2 and "ships no template.yaml and no examples" in wrote.output:
+            made = ""  # new offers nothing to start from, and says so in its one line
+        elif wrote.exit_code != 0:
+            made = f"battlesim new {battle.ruleset.name}: {tool_problem(wrote)}"
+        else:
+            ran = battle.cli("run", path, "--out", out)
+            made = "" if ran.exit_code == 0 else f"its battlesim run: {tool_problem(ran)}"
+        family.memo["new"] = made
+    if made:
+        raise battle.failed(f"the scenario new writes does not run: {made}")

@@ -58,6 +58,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     checks_tools.BATCH_RUNS,
     checks_tools.REPORT_PAGE,
     checks_tools.REPORT_CHARTS_EVERY_MEASURE,
+    checks_tools.NEW_WRITES_A_SCENARIO_THAT_RUNS,
 )
 """Every requirement of the contract, in the order they are checked."""
 

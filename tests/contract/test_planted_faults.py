@@ -163,6 +163,37 @@ def test_phalanx_fought_in_other_processes_is_the_same(folder: Path) -> None:
     assert result.stdout.splitlines()[-1] == "1 passed, 0 failed"
 
 
+def test_a_template_that_does_not_validate_fails_new_and_names_the_field(
+    folder: Path, tmp_path: Path
+) -> None:
+    """phalanx_templated: its template.yaml misspells bounds; the ruleset's own scenario
+    runs, but the one new writes from the template does not."""
+    site = install_plugin(
+        tmp_path / "site", "templated", "[battlesim.rulesets]\n"
+        "phalanx_templated = tests.contract.templated:RULESET\n"
+    )  # fmt: skip
+    sys.path.insert(0, str(site))
+    try:
+        scenario = faults.scenario_for("phalanx_templated", tmp_path)
+        result = CliRunner().invoke(
+            cli,
+            ["check-ruleset", "phalanx_templated", "--scenario", str(scenario),
+             "--only", "new-writes-a-scenario-that-runs"],
+            prog_name="battlesim",
+        )  # fmt: skip
+    finally:
+        sys.path.remove(str(site))
+        registry._loaded.pop("phalanx_templated", None)
+    assert result.exit_code == 1, result.output
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    assert line.startswith(
+        "FAILED       new-writes-a-scenario-that-runs: phalanx_templated.yaml: the scenario new "
+        "writes does not run: its battlesim run: exit 2: "
+    ), line
+    assert "boundz: unknown field; did you mean 'bounds'?" in line
+    assert line.endswith(f"— how to meet it: {HINTS['new-writes-a-scenario-that-runs']}")
+
+
 def test_no_actor_process_says_what_was_expected(folder: Path) -> None:
     """phalanx_anonymous: the rows' kinds expected, no Actor seen, 12 bare generators."""
     sc = api.load_replay(_fought(folder, "phalanx_anonymous")).scenario
