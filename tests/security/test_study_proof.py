@@ -247,15 +247,37 @@ def test_a_study_with_digests_and_no_manifest_differs(copy: Path) -> None:
     ]
 
 
-def test_a_study_made_before_digests_verifies_as_far_as_it_can(copy: Path) -> None:
-    """No run_digests table, no manifest: exit 0, each thing it could not check said."""
+def test_a_study_without_digests_is_proved_only_by_fighting_every_run(copy: Path) -> None:
+    """No run_digests table, no manifest (a study made before them, or one stripped of both
+    to hide an edit: the two look alike): without --all a run changed outside the sample
+    would pass, so it differs; with --all every run is fought again, and it verifies."""
     _sql(copy, "DROP TABLE run_digests")
     (copy / "manifest.json").unlink()
     code, lines = _verify(copy, "--sample", "2")
-    assert code == 0, lines
-    assert lines[0].startswith("note: the study was made before per-run digests")
+    assert code == 1, lines
+    assert lines[0] == (
+        "DIFFERS: no per-run digests (a study made before them, or its run_digests table "
+        "removed): its stored rows and kept replays cannot be proved without fighting every "
+        "run again (verify --all)"
+    )
     assert lines[1].startswith("note: no manifest.json (a study made before manifests")
-    assert "caught with probability 33.33% (2 of 6" in lines[-1]
+    code, lines = _verify(copy, "--all")
+    assert code == 0, lines
+    assert lines[0].startswith("note: the study holds no per-run digests (made before them)")
+    assert lines[-1].startswith("OK: ")
+
+
+def test_a_run_edited_and_its_digests_dropped_never_verifies(copy: Path) -> None:
+    """The downgrade: one run's winner changed, the run_digests table dropped, and the
+    manifest left as the study wrote it (it records the digests' chain): it differs."""
+    _sql(copy, "UPDATE runs SET winner = NULL WHERE run_id = 1")
+    _sql(copy, "DROP TABLE run_digests")
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1, lines
+    assert (
+        "DIFFERS: manifest.json: records a chain of run digests, but the study holds none "
+        "(its run_digests table removed since the study ended)"
+    ) in lines
 
 
 def test_a_run_the_stopping_rule_called_for_is_missed(tmp_path: Path) -> None:

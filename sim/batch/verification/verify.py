@@ -444,13 +444,28 @@ def _stored_replays(folder: Path, target: Target, run_id: int, kept: str) -> lis
     return out
 
 
-def _check_digests(store: Store, folder: Path, meta: dict[str, Any], check: StudyCheck) -> None:
-    """Every run's stored rows and kept replays against its digests, in run-id order."""
+def _check_digests(
+    store: Store, folder: Path, meta: dict[str, Any], check: StudyCheck, every_run: bool
+) -> None:
+    """Every run's stored rows and kept replays against its digests, in run-id order.
+
+    A study without them (one made before them, or one whose digests were removed: the
+    two look alike) is proved whole only by fighting every run again (``--all``, or a
+    sample of every run): else a run changed outside the sample would pass, so that is a
+    difference, not a note.
+    """
     if not store.has_digests:
-        check.notes.append(
-            "the study was made before per-run digests: its stored rows and kept replays "
-            "were checked only for the re-fought runs (verify --all fights every run)"
-        )
+        if every_run:
+            check.notes.append(
+                "the study holds no per-run digests (made before them): every run was "
+                "fought again and its stored rows compared instead"
+            )
+        else:
+            check.differences.append(
+                "no per-run digests (a study made before them, or its run_digests table "
+                "removed): its stored rows and kept replays cannot be proved without "
+                "fighting every run again (verify --all)"
+            )
         return
     target = Target.from_json(meta["target"])
     con = store.con
@@ -586,6 +601,11 @@ def _check_manifest(store: Store, folder: Path, check: StudyCheck) -> None:
                 "exports could not be checked against their digests"
             )
         return
+    if not store.has_digests and manifest.get("runs_root") is not None:  # only beside digests
+        check.differences.append(
+            f"{MANIFEST}: records a chain of run digests, but the study holds none (its "
+            "run_digests table removed since the study ended)"
+        )
     if store.has_digests:
         runs, root = runs_root(store)
         if (manifest.get("runs"), manifest.get("runs_root")) != (runs, root):
@@ -650,11 +670,11 @@ def verify_study(
             return check  # more rows than any plan: nothing more is read
         _check_plan(store, meta, check)
         _check_points(store, check)
-        _check_digests(store, path, meta, check)
-        _check_manifest(store, path, check)
-        _check_summary(store, path, meta, check)
         if everything:
             sample = check.runs
+        _check_digests(store, path, meta, check, sample >= check.runs)
+        _check_manifest(store, path, check)
+        _check_summary(store, path, meta, check)
         if sample > 0:
             _check_runs(store, path, meta, sample, check)
         return check
