@@ -582,6 +582,24 @@ def _check_points(store: Store, check: StudyCheck) -> None:
             )
 
 
+def _check_chain(store: Store, manifest: dict[str, Any], check: StudyCheck) -> None:
+    """The chain of the runs' digests the manifest records, against the study's."""
+    if not store.has_digests:
+        if manifest.get("runs_root") is not None:  # written only beside digests
+            check.differences.append(
+                f"{MANIFEST}: records a chain of run digests, but the study holds none (its "
+                "run_digests table removed since the study ended)"
+            )
+        return
+    runs, root = runs_root(store)
+    if (manifest.get("runs"), manifest.get("runs_root")) != (runs, root):
+        check.differences.append(
+            f"{MANIFEST}: the runs' digests chain to another value than it records "
+            f"({runs} runs stored, {manifest.get('runs')} recorded): runs deleted, "
+            "added or changed since the study ended"
+        )
+
+
 def _check_manifest(store: Store, folder: Path, check: StudyCheck) -> None:
     """The manifest's run chain, study digest and files, recomputed and compared."""
     try:
@@ -601,19 +619,7 @@ def _check_manifest(store: Store, folder: Path, check: StudyCheck) -> None:
                 "exports could not be checked against their digests"
             )
         return
-    if not store.has_digests and manifest.get("runs_root") is not None:  # only beside digests
-        check.differences.append(
-            f"{MANIFEST}: records a chain of run digests, but the study holds none (its "
-            "run_digests table removed since the study ended)"
-        )
-    if store.has_digests:
-        runs, root = runs_root(store)
-        if (manifest.get("runs"), manifest.get("runs_root")) != (runs, root):
-            check.differences.append(
-                f"{MANIFEST}: the runs' digests chain to another value than it records "
-                f"({runs} runs stored, {manifest.get('runs')} recorded): runs deleted, "
-                "added or changed since the study ended"
-            )
+    _check_chain(store, manifest, check)
     if manifest.get("study") != study_digest(store):
         check.differences.append(f"{MANIFEST}: the study row or design points have changed")
     files: dict[str, str] = manifest["files"]
