@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.batch.helpers import CAMPAIGN, RULES1, STONE_WALL, invoke
+from tests.batch.helpers import CAMPAIGN, RULES1, SCENARIOS, STONE_WALL, invoke
 
 GOOD = """\
 name: ok
@@ -256,3 +256,28 @@ def test_a_kept_replay_the_os_refuses_is_named_and_leaves_no_temp_file(tmp_path:
     replay = out / "replays" / "run-0.jsonl"
     assert done.stderr == f"battlesim: error: {replay}: {os.strerror(errno.EFBIG)}\n"
     assert list((out / "replays").iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("campaign", "sweep", "message"),
+    [
+        ("carrier_war_campaign.yaml", "battles.day2.scenario.sides.blue.task_forces.0.cap=-1",
+         "battles.day2.scenario.sides.0.task_forces.0.cap: Input should be greater than or "
+         "equal to 0"),
+        ("delve_campaign.yaml", "battles.lair.scenario.sides.0.characters.alaric.hp=0",
+         "battles.lair.scenario.sides.0.characters.0.hp: Input should be greater than or "
+         "equal to 1"),
+    ],
+)  # fmt: skip
+def test_a_bad_value_swept_into_a_later_battle_is_refused_before_any_run(
+    tmp_path: Path, campaign: str, sweep: str, message: str
+) -> None:
+    """A campaign's later battles are fought after the earlier ones, but a value no battle
+    could take is refused up front, as in its first battle (every run failed, exit 0)."""
+    path = SCENARIOS / campaign
+    result = invoke("batch", path, "--runs", "5", "--out", tmp_path / "s", "--sweep", sweep)
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        f"battlesim: error: design point 0 ({sweep}) is not a valid scenario: {message}\n"
+    )
+    assert not (tmp_path / "s" / "study.duckdb").exists()

@@ -35,12 +35,12 @@ from sim.batch.execution.executors import forget_safe_path
 from sim.batch.execution.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_row
 from sim.batch.inputs.campaign import CampaignData, fight_campaign, validate_battle
 from sim.batch.inputs.seeds import RunSpec
-from sim.batch.inputs.target import Target
+from sim.batch.inputs.target import Target, dry_carry
 from sim.contract import AnyRuleset, UnitRow
 from sim.contract.bases import validate_plain
 from sim.replay.header import make_header
 from sim.runner import DrawTally
-from sim.scenario.load import ScenarioError, validate_data
+from sim.scenario.load import Located, ScenarioError, validate_data
 
 __all__ = [
     "UNIT_COLUMNS",
@@ -173,7 +173,24 @@ def prepare(target: Target, values: dict[str, Any]) -> Prepared:
         return Prepared(target, (ruleset, scenario), header=header, stem=target.stem)
     campaign = validate_plain(CampaignData, data)
     first = campaign.battles[0]
-    validate_battle(first.scenario, first.source)  # later battles depend on the fighting
+    validate_battle(first.scenario, first.source)
+    # later battles depend on the fighting, but each is a scenario valid as written (the
+    # campaign file's check) and carried over from the start of the one before: a value a
+    # design point sets on a later battle is checked both ways here, not in every run
+    for entry in campaign.battles[1:]:
+        try:
+            validate_battle(entry.scenario, entry.source)
+        except ScenarioError as exc:
+            raise ScenarioError(
+                [
+                    Located(p.file, p.line, f"battles.{entry.id}.scenario.{p.field}", p.message)
+                    for p in exc.problems
+                ]
+            ) from None
+    dry = dry_carry(campaign)
+    if dry:
+        path, message = dry[0]
+        raise ScenarioError([Located(target.source, 0, ".".join(map(str, path)), message)])
     return Prepared(target, campaign=campaign, stem=target.stem)
 
 
