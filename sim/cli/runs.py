@@ -7,6 +7,7 @@ Exit codes: 0 success, 2 bad input or usage.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -91,8 +92,14 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     is_flag=True,
     help="Write runs_wide only: one row per run, each factor a typed column named by its path.",
 )
+@common.force_option(
+    "Overwrite files already at --out (in the study's own export/ folder, the default, "
+    "an earlier export is replaced without it)."
+)
 @common.json_option("Print one JSON object: the files written.")
-def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool) -> None:
+def export(
+    study_dir: str, fmt: str, out: str | None, wide: bool, force: bool, as_json: bool
+) -> None:
     """Export a study's tables: study, points, runs, unit_finals.
 
     Rows are ordered by key. unit_finals has a column per unit detail
@@ -103,7 +110,23 @@ def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool)
       battlesim export sw --format parquet
     """
     dest = _folder(Path(out) if out is not None else Path(study_dir) / "export")
+    if out is not None and not force:  # files battlesim cannot tell from the user's own
+        from sim.batch.storage.store import TABLES
+        from sim.batch.storage.wide import VIEW
+
+        names = [VIEW] if wide else list(TABLES)
+        _refuse_existing([dest / f"{name}.{fmt}" for name in names])
     _export(Path(study_dir), fmt, dest, "json" if as_json else "text", wide, inside=out is None)
+
+
+def _refuse_existing(paths: list[Path]) -> None:
+    """Exit 2 naming the first of ``paths`` that exists (nothing is written)."""
+    for path in paths:
+        if path.exists() or path.is_symlink():
+            common.fail(
+                f"--out: {str(path)!r} already exists; add --force to overwrite it, or choose "
+                "another folder"
+            )
 
 
 @click.command(cls=common.Command)
@@ -114,8 +137,14 @@ def export(study_dir: str, fmt: str, out: str | None, wide: bool, as_json: bool)
 @common.out_option(
     "Folder for the replays and campaign.json (default: <stem>-s<seed> here).", folder=True
 )
+@common.force_option(
+    "Overwrite a file in the folder that battlesim did not write (its earlier replays and "
+    "campaign.json there are replaced without it)."
+)
 @common.json_option("Print the campaign outcome as JSON.")
-def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: bool) -> None:
+def campaign(
+    campaign_file: str, seed: int | None, out: str | None, force: bool, as_json: bool
+) -> None:
     """Fight a campaign's battles in order, survivors carried over.
 
     Writes one replay per battle and campaign.json (the campaign's outcome).
@@ -137,6 +166,7 @@ def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: boo
         _bad_input(str(exc))
     s = seed if seed is not None else data.seed
     folder = _folder(Path(out) if out is not None else Path(f"{Path(campaign_file).stem}-s{s}"))
+    _check_campaign_files(data, folder, force)
     try:
         result, paths = play_campaign(data, s, folder)
     except OSError as exc:
@@ -154,3 +184,33 @@ def campaign(campaign_file: str, seed: int | None, out: str | None, as_json: boo
     who = agree(o["winner_name"], "wins the campaign") if o["winner"] else "The campaign is drawn"
     common.say(f"{who}: {o['reason']}")
     common.say(f"Summary: {folder / 'campaign.json'}")
+
+
+def _check_campaign_files(data: Any, folder: Path, force: bool) -> None:
+    """Refuse (exit 2) a file in ``folder`` the campaign would replace that battlesim did
+    not write: a replay where a battle's replay goes, or a campaign.json not a campaign's."""
+    from sim.batch.inputs.campaign import campaign_replay_name
+    from sim.outputs import OutputError, check_output, is_replay
+
+    if not folder.is_dir():
+        return  # made new: nothing in it to replace
+    try:
+        for k, entry in enumerate(data.battles):
+            path = folder / campaign_replay_name(k, entry.id)
+            check_output(path, force=force, ours=is_replay, what="a replay")
+        check_output(
+            folder / "campaign.json", force=force, ours=_is_campaign_json, what="a campaign.json"
+        )
+    except OutputError as exc:
+        common.fail(str(exc))
+
+
+def _is_campaign_json(path: Path) -> bool:
+    """Whether ``path`` holds a campaign's outcome as ``campaign`` writes it."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")[:1_000_000])
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and {"campaign", "seed", "replays"} <= data.keys()

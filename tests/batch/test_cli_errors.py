@@ -281,3 +281,41 @@ def test_a_bad_value_swept_into_a_later_battle_is_refused_before_any_run(
         f"battlesim: error: design point 0 ({sweep}) is not a valid scenario: {message}\n"
     )
     assert not (tmp_path / "s" / "study.duckdb").exists()
+
+
+def test_campaign_replaces_what_it_wrote_and_no_other_file_without_force(tmp_path: Path) -> None:
+    """Its earlier replays and campaign.json are replaced; a file of the user's there
+    (where a replay or campaign.json goes) is refused, exit 2, unless --force."""
+    delve, out = SCENARIOS / "delve_campaign.yaml", tmp_path / "c"
+    assert invoke("campaign", delve, "--out", out).exit_code == 0
+    assert invoke("campaign", delve, "--out", out).exit_code == 0  # its own: replaced
+    for name in ("campaign.json", "2-guardroom.jsonl"):
+        (out / name).write_text("precious\n")
+        result = invoke("campaign", delve, "--out", out)
+        assert result.exit_code == 2
+        what = "a campaign.json" if name.endswith(".json") else "a replay"
+        assert result.output == (
+            f"battlesim: error: --out {out / name}: the file is not {what} battlesim wrote; "
+            "add --force to overwrite it, or choose another name\n"
+        )
+        assert (out / name).read_text() == "precious\n"
+        assert invoke("campaign", delve, "--out", out, "--force").exit_code == 0
+        assert (out / name).read_text() != "precious\n"
+
+
+def test_export_to_a_folder_of_the_users_needs_force_to_replace_a_file(tmp_path: Path) -> None:
+    study, out = tmp_path / "s", tmp_path / "x"
+    assert invoke("batch", STONE_WALL, "--runs", "2", "--out", study, "--no-plots").exit_code == 0
+    out.mkdir()
+    (out / "runs.csv").write_text("precious\n")
+    result = invoke("export", study, "--format", "csv", "--out", out)
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: --out: '{out / 'runs.csv'}' already exists; add --force to "
+        "overwrite it, or choose another folder\n"
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["runs.csv"]
+    assert invoke("export", study, "--format", "csv", "--out", out, "--force").exit_code == 0
+    assert (out / "runs.csv").read_text().startswith("run_id,")
+    for _ in range(2):  # the study's own export/ folder: an earlier export is replaced
+        assert invoke("export", study, "--format", "csv").exit_code == 0
