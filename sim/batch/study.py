@@ -363,14 +363,16 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
     if not 0 <= options.baseline < count:
         raise StudyError(f"--baseline {options.baseline}: the design has points 0 to {count - 1}")
     # The executor first: a scheduler that cannot be reached leaves no study behind.
-    with open_executor(options.executor, options.jobs, options.scheduler) as executor:
-        store = open_store(plan, out, points)
-        try:
+    store: Store | None = None
+    try:
+        with open_executor(options.executor, options.jobs, options.scheduler) as executor:
+            store = open_store(plan, out, points)
             runner = _Runner(plan, store, out, options)
             runner.run(executor)
-        except BaseException:
+    except BaseException:  # Ctrl-C as the pool shuts down too: the store is closed, so
+        if store is not None:  # what was committed can be read (and counted) at once
             store.close()
-            raise
+        raise
     try:
         store.unlimit()
         summary = summarize(store, options.baseline, options.interval, options.paired_interval)

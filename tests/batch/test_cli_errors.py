@@ -319,3 +319,28 @@ def test_export_to_a_folder_of_the_users_needs_force_to_replace_a_file(tmp_path:
     assert (out / "runs.csv").read_text().startswith("run_id,")
     for _ in range(2):  # the study's own export/ folder: an earlier export is replaced
         assert invoke("export", study, "--format", "csv").exit_code == 0
+
+
+def test_an_interrupt_as_the_workers_shut_down_counts_the_runs_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C after every run is committed, while the pool shuts down: the message counts
+    the runs kept (the store was left open, so it said "no run is kept")."""
+    import contextlib
+    from collections.abc import Iterator
+
+    from sim.batch import study
+    from sim.batch.execution.executors import InlineExecutor
+
+    @contextlib.contextmanager
+    def interrupted_at_exit(*_args: object) -> Iterator[InlineExecutor]:
+        yield InlineExecutor()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(study, "open_executor", interrupted_at_exit)
+    result = invoke("batch", STONE_WALL, "--runs", "6", "--out", tmp_path / "s", "--no-plots")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "battlesim: interrupted; the committed chunks are kept (6 runs) — run the same "
+        "command with --resume to complete the study"
+    )
