@@ -88,6 +88,11 @@ def discover(
     from sim.batch.discovery.discover import discover as find
     from sim.batch.storage.store import StoreError
 
+    if out is not None and Path(out).resolve().is_relative_to(Path(study_dir).resolve()):
+        common.fail(  # its database, summary, manifest and plots are the study's own
+            f"--out {out!r} is inside the study {study_dir!r}, whose files its manifest "
+            "lists: write the plot elsewhere, or leave --out out (plots/discover.png)"
+        )
     try:
         result = find(study_dir, measure, boxes, min_coverage, alpha, min_mass)
     except (ConditionError, DiscoverError, StoreError) as exc:

@@ -182,6 +182,9 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
          "--design morris needs --points K"),
         (["--baseline", "5"], "--baseline 5: the design has points 0 to 0"),
         (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --executor dask"),
+        (["--sweep", "options.fire_hcv=15,25", "--sweep", "options.fire_hcv=35"],
+         "battlesim: error: --sweep options.fire_hcv: the field is swept twice (give its "
+         "values once)"),
         # not an address: named, one line, before any work (dask raised a ValueError)
         (["--executor", "dask", "--scheduler", "notanaddress"],
          "battlesim: error: --scheduler notanaddress: cannot reach the Dask scheduler: "
@@ -343,4 +346,20 @@ def test_an_interrupt_as_the_workers_shut_down_counts_the_runs_kept(
     assert result.stderr.splitlines()[-1] == (
         "battlesim: interrupted; the committed chunks are kept (6 runs) — run the same "
         "command with --resume to complete the study"
+    )
+
+
+def test_a_new_study_over_a_database_of_anothers_says_it_is_no_study(tmp_path: Path) -> None:
+    """Not "already holds a study: --resume completes it", which --resume then refuses."""
+    import duckdb
+
+    out = tmp_path / "s"
+    out.mkdir()
+    with duckdb.connect(str(out / "study.duckdb")) as con:
+        con.execute("CREATE TABLE t (x INTEGER)")
+    result = invoke("batch", STONE_WALL, "--runs", "2", "--out", out)
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: {str(out / 'study.duckdb')!r} is not a battlesim study: it has no "
+        "table 'points': choose another --out (there is no study to --resume)\n"
     )

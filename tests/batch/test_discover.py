@@ -206,6 +206,21 @@ def test_the_command_refuses_bad_input_with_one_line(wall: Path, tmp_path: Path)
     assert f"{str(tmp_path)!r}: no study here (no study.duckdb)" in none.output
 
 
+def test_a_plot_named_inside_the_study_is_refused_even_with_force(wall: Path) -> None:
+    """--out study.duckdb --force replaced the study's database with a PNG."""
+    db = wall / "study.duckdb"
+    before = db.read_bytes()
+    for out in (db, wall / "summary.json", wall / "mine.png"):
+        result = invoke("discover", wall, "-m", "turns > 1", "--out", out, "--force")
+        assert result.exit_code == 2
+        assert result.output == (
+            f"battlesim: error: --out {str(out)!r} is inside the study {str(wall)!r}, whose "
+            "files its manifest lists: write the plot elsewhere, or leave --out out "
+            "(plots/discover.png)\n"
+        )
+    assert db.read_bytes() == before
+
+
 _levels = st.lists(st.integers(-5, 5), min_size=1, max_size=4, unique=True)
 
 

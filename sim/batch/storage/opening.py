@@ -21,7 +21,7 @@ from sim.batch.inputs.fieldpath import PathError
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import pilot_runs
-from sim.batch.storage.store import BIGINT_MAX, BIGINT_MIN, Store
+from sim.batch.storage.store import BIGINT_MAX, BIGINT_MIN, Store, StoreError
 from sim.batch.storage.units import start_details
 from sim.scenario.load import ScenarioError
 
@@ -95,8 +95,10 @@ def _check(plan: StudyPlan) -> list[dict[str, Any]]:
             plan.target.check_path(f.path)
         except PathError as exc:
             raise StudyError(f"--sweep {f.path}: {exc}") from None
-    if len({f.path for f in plan.factors}) != len(plan.factors):
-        raise StudyError("a field is swept twice")
+    paths = [f.path for f in plan.factors]
+    twice = next((p for i, p in enumerate(paths) if p in paths[:i]), None)
+    if twice is not None:
+        raise StudyError(f"--sweep {twice}: the field is swept twice (give its values once)")
     try:
         points = plan.design_points()
     except ValueError as exc:
@@ -147,6 +149,12 @@ def fresh_points(plan: StudyPlan, out: Path) -> list[dict[str, Any]]:
     """
     db = out / DB_NAME
     if db.exists():
+        try:
+            Store.open(db, read_only=True).close()
+        except StoreError as exc:  # --resume would refuse it too: say so now
+            raise StudyError(
+                f"{exc}: choose another --out (there is no study to --resume)"
+            ) from None
         raise StudyError(
             f"{str(db)!r} already holds a study: --resume completes it, or choose another --out"
         )
