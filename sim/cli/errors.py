@@ -116,6 +116,20 @@ BROKEN_PIPE = 141
 """Exit status when stdout's reader has gone (``| head``): 128 + SIGPIPE, as a shell reports."""
 
 
+def _stdout_gone() -> bool:
+    """Whether stdout's reader has gone (a pipe whose other end is closed: ``poll`` says
+    POLLERR), rather than some other pipe of the command's breaking; where that cannot be
+    asked, as before: gone."""
+    import select  # noqa: PLC0415
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll, or no descriptor (a test's)
+        return True
+
+
 def _reader_gone(ctx: click.Context) -> None:
     """Stop quietly: nobody reads stdout any more, so nothing is wrong with the input."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -146,8 +160,12 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
             raise
         except KeyboardInterrupt:
             raise
-        except BrokenPipeError:
-            _reader_gone(ctx)
+        except BrokenPipeError as exc:
+            if _stdout_gone():
+                _reader_gone(ctx)
+            # another pipe (a worker pool's): an error like any other, not a reader gone
+            click.echo(f"battlesim: error: {one_line(describe(exc))}", err=True)
+            ctx.exit(2)
         except ModuleNotFoundError as exc:
             extra = missing_extra(exc)
             if extra is None:

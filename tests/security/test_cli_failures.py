@@ -276,3 +276,30 @@ def test_reader_gone_is_quiet(tmp_path: Path) -> None:
     proc.stdout.close()  # the reader leaves before the first line is written
     err = proc.stderr.read()
     assert (proc.wait(timeout=60), err) == (141, b"")
+
+
+def test_another_broken_pipe_is_an_error_line_not_a_reader_gone(tmp_path: Path) -> None:
+    """A pipe of the command's own breaking (a worker pool's) while stdout is read still:
+    one error line, exit 2 (it was taken for `| head` gone: exit 141, nothing said)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import sim.batch.study\n"
+        "def broken(*a, **k): raise BrokenPipeError(32, 'Broken pipe')\n"
+        "sim.batch.study.run_study = broken\n"
+        "from sim.cli.main import main\n"
+        "sys.argv = ['battlesim', 'batch', sys.argv[1], '--runs', '2', '--out', 's']\n"
+        "main()\n"
+    )
+    scenario = ROOT / "scenarios" / "stone_wall.yaml"
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(scenario)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "battlesim: error: Broken pipe\n",
+    )
