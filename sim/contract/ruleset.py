@@ -31,13 +31,41 @@ class HookError(RuntimeError):
     """
 
     @classmethod
-    def raised(cls, ruleset: str, hook: str, exc: BaseException, where: str) -> HookError:
-        """The error for ``hook`` of ``ruleset`` raising ``exc`` at ``where`` (``seq 14``)."""
+    def raised(
+        cls, ruleset: str, hook: str, exc: BaseException, where: str | None = None
+    ) -> HookError:
+        """The error for ``hook`` of ``ruleset`` raising ``exc`` at ``where`` (``seq 14``;
+        None: no event to name)."""
         said = " ".join(str(exc).split()) or "no details"
+        at = f" at {where}" if where is not None else ""
         return cls(
-            f"ruleset {ruleset!r}: {hook} raised {type(exc).__name__}: {said} at {where}"
+            f"ruleset {ruleset!r}: {hook} raised {type(exc).__name__}: {said}{at}"
             + raised_at(exc)
         )
+
+
+@dataclass(frozen=True)
+class _Hooked:
+    """A hook of a ruleset that reads a state (``units``, ``outcome``, ``summary``): what
+    it raises reaches every tool as a :class:`HookError` naming the ruleset and the hook
+    (``show``, ``report`` and ``run`` said only ``KeyError: 'boom'``, and check-ruleset
+    gave each requirement that failed on it its own, unrelated hint)."""
+
+    ruleset: str
+    hook: str
+    fn: Callable[..., Any]
+
+    def __call__(self, *args: Any) -> Any:
+        try:
+            return self.fn(*args)
+        except HookError:
+            raise
+        except Exception as exc:
+            raise HookError.raised(self.ruleset, self.hook, exc) from exc
+
+
+_HOOKED = ("units", "outcome", "summary")
+"""The hooks :class:`Ruleset` guards with :class:`_Hooked`."""
 
 
 def raised_at(exc: BaseException) -> str:
@@ -167,6 +195,11 @@ class Ruleset(Generic[ScenarioT, StateT]):
         A default made for other hooks (``dataclasses.replace`` of a ruleset
         with another ``initial_state`` or ``units``) is made again for these.
         """
+        for hook in _HOOKED:
+            fn = getattr(self, hook)
+            if not (isinstance(fn, _Hooked) and fn.ruleset == self.name):
+                inner = fn.fn if isinstance(fn, _Hooked) else fn
+                object.__setattr__(self, hook, _Hooked(self.name, hook, inner))
         restore, measures = self.restore, self.measures
         if restore is defaults.unset or (
             isinstance(restore, defaults.StateRestore)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -49,7 +50,9 @@ def test_the_built_ins_are_assembled_with_every_hook_they_had() -> None:
     from sim.rulesets.musket import battle, reach, report, state, view
 
     assert MUSKET.plan is battle.plan and MUSKET.reach is reach.reach
-    assert (MUSKET.outcome, MUSKET.narrate) == (report.outcome, report.narrate)
+    # outcome (as units and summary) is guarded: what it raises names the ruleset and hook
+    assert (MUSKET.outcome.fn, MUSKET.narrate) == (report.outcome, report.narrate)  # type: ignore[attr-defined]
+    assert MUSKET.units.fn is view.units  # type: ignore[attr-defined]
     assert MUSKET.snapshot_json is state.snapshot_json
     assert MUSKET.derived_fields == view.DERIVED_FIELDS
     names = {f.name for f in dataclasses.fields(Ruleset)}
@@ -89,3 +92,28 @@ def test_int_option_reads_a_whole_number_option_by_name() -> None:
 
     with pytest.raises(TypeError, match=r"option 'share' is 0\.5, not a whole number"):
         int_option(Odd(), "share")
+
+
+def test_a_state_hook_that_raises_is_a_hook_error_naming_ruleset_and_hook() -> None:
+    """units, outcome and summary are the plugin's code: what they raise reaches every tool
+    as one HookError line naming the ruleset and the hook, with where it was raised."""
+    from sim.contract import HookError
+
+    def units(sc: Any, state: Any) -> list[Any]:
+        raise KeyError("boom")
+
+    from sim.contract import defaults
+
+    broken: Any = dataclasses.replace(
+        MUSKET, name="musket_broken", units=units, measures=defaults.unset
+    )
+    with pytest.raises(HookError) as caught:
+        broken.units(None, None)
+    assert str(caught.value).startswith(
+        "ruleset 'musket_broken': units raised KeyError: 'boom' (at test_assembly.py:"
+    )
+    # the measures default reads the guarded units; replacing keeps one guard, the new name
+    again: Any = dataclasses.replace(broken, name="musket_again")
+    assert again.units.fn is units
+    with pytest.raises(HookError, match=r"^ruleset 'musket_again': units raised KeyError"):
+        again.measures(None, None)
