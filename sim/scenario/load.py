@@ -119,21 +119,61 @@ _BOOL = "tag:yaml.org,2002:bool"
 
 
 class CoreLoader(yaml.SafeLoader):
-    """PyYAML's safe loader with YAML 1.2's booleans: only ``true`` and ``false``.
+    """PyYAML's safe loader with YAML 1.2's booleans and numbers.
 
     YAML 1.1 also reads ``yes``, ``no``, ``on``, ``off`` (``y``, ``n``) as
     booleans, so ``seed: yes`` became seed 1 and a side named ``No`` a
     boolean; here they are text, which a number or true/false field refuses.
+    It reads a number with a leading zero as octal (``at: [04, 010]`` was
+    ``[4, 8]``, ``strength: 0620`` 400) and ``08`` as text; here every run of
+    digits is decimal, as YAML 1.2 has it (``0o17`` is octal, ``0x1F``
+    hexadecimal, ``0b110`` binary). And it needs a decimal point in a float
+    (``1e3`` was text); here ``1e3`` and ``1.5e3`` are floats.
     """
 
 
+_FLOAT = "tag:yaml.org,2002:float"
+_INT_12 = re.compile(
+    r"""^(?:[-+]?[0-9][0-9_]*
+    |[-+]?0x[0-9a-fA-F_]+
+    |[-+]?0o[0-7_]+
+    |[-+]?0b[01_]+
+    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""",
+    re.VERBOSE,
+)
+"""Integers: decimal digits (a leading zero changes nothing), ``0x``, ``0o``, ``0b``; and
+YAML 1.1's ``14:00`` (base 60), which the builder keeps as the text it is meant as."""
+_FLOAT_12 = re.compile(
+    r"""^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)
+    |[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?
+    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN))$""",
+    re.VERBOSE,
+)
+"""Floats: a decimal point or an exponent (or both), ``.5``, ``.inf``, ``.nan``."""
+
 CoreLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != _BOOL]
+    first: [
+        (tag, regexp) for tag, regexp in resolvers if tag not in (_BOOL, _INT, _FLOAT)
+    ]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 CoreLoader.add_implicit_resolver(
     _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )
+CoreLoader.add_implicit_resolver(_INT, _INT_12, list("-+0123456789"))
+CoreLoader.add_implicit_resolver(_FLOAT, _FLOAT_12, list("-+0123456789."))
+
+
+def yaml_int(text: str) -> int:
+    """A YAML 1.2 integer's value (``_INT_12``, base 60 aside): decimal digits, ``0x``,
+    ``0o`` or ``0b``, with ``_`` allowed between digits."""
+    digits = text.replace("_", "")
+    sign = -1 if digits.startswith("-") else 1
+    digits = digits.lstrip("+-")
+    base = {"0x": 16, "0o": 8, "0b": 2}.get(digits[:2].lower(), 10)
+    return sign * int(digits[2:] if base != 10 else digits, base)
 
 
 class _Loader(CoreLoader):
@@ -343,7 +383,10 @@ class _Builder:
             # Named by its length: not echoed whole, never Python's int-conversion limit.
             raise self._error(node, path, f"a {len(digits)}-digit number is out of range")
         try:
-            value = self._constructor.construct_object(node)
+            if node.tag == _INT:  # YAML 1.2: a leading zero is not octal
+                value = yaml_int(str(node.value))
+            else:
+                value = self._constructor.construct_object(node)
         except (ValueError, KeyError, yaml.YAMLError):
             # An explicit tag on text it cannot read, e.g. ``!!int lots``.
             raise self._error(
@@ -563,10 +606,6 @@ def _shown_value(value: Any) -> str:
     return repr(value)
 
 
-_EXPONENT_NO_POINT = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+")
-"""``1e3``, ``-2E-9``: a number to the reader, text to YAML 1.1 (no decimal point)."""
-
-
 def _numeric(text: str) -> bool:
     try:
         float(text)
@@ -587,18 +626,6 @@ def _strict_message(err: Any) -> str | None:
     if isinstance(value, str):
         if kind == "bool_type":
             return f"{shown} is not true or false (write true or false)"
-        if _EXPONENT_NO_POINT.fullmatch(value):  # YAML 1.1 reads 1e3 as text, not a number
-            mantissa, exponent = value.lower().split("e")
-            number = float(value)
-            write = (
-                str(int(number))
-                if kind == "int_type" and number.is_integer() and abs(number) < 1e18
-                else f"{mantissa}.0e{exponent}"
-            )
-            return (
-                f"{shown} is read as text, not {wanted}: YAML needs a decimal point in a "
-                f"number with an exponent (write {write})"
-            )
         if _numeric(value):
             return f"{shown} is text, not {wanted}: write the number without quotes"
     if isinstance(value, bool):

@@ -51,11 +51,10 @@ BAD_FOR_INT = {
     '"6"': "'6' is text, not an integer: write the number without quotes",
     "24.0": "24.0 is not an integer: write 24",
     "6.5": "6.5 is not an integer",
-    # YAML 1.1 reads an exponent without a decimal point as text: say so, not "quotes"
-    "6e0": "'6e0' is read as text, not an integer: YAML needs a decimal point in a number "
-    "with an exponent (write 6)",
-    "25E-1": "'25E-1' is read as text, not an integer: YAML needs a decimal point in a number "
-    "with an exponent (write 25.0e-1)",
+    # YAML 1.2's numbers: an exponent needs no decimal point, a leading zero is not octal
+    "6e0": "6.0 is not an integer: write 6",
+    "25E-1": "2.5 is not an integer",
+    '"1e3"': "'1e3' is text, not an integer: write the number without quotes",
 }
 BAD_FOR_BOOL = {
     '"yes"': "'yes' is not true or false (write true or false)",
