@@ -39,8 +39,7 @@ class HookError(RuntimeError):
         said = " ".join(str(exc).split()) or "no details"
         at = f" at {where}" if where is not None else ""
         return cls(
-            f"ruleset {ruleset!r}: {hook} raised {type(exc).__name__}: {said}{at}"
-            + raised_at(exc)
+            f"ruleset {ruleset!r}: {hook} raised {type(exc).__name__}: {said}{at}" + raised_at(exc)
         )
 
 

@@ -154,9 +154,7 @@ _FLOAT_12 = re.compile(
 """Floats: a decimal point or an exponent (or both), ``.5``, ``.inf``, ``.nan``."""
 
 CoreLoader.yaml_implicit_resolvers = {
-    first: [
-        (tag, regexp) for tag, regexp in resolvers if tag not in (_BOOL, _INT, _FLOAT)
-    ]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_BOOL, _INT, _FLOAT)]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 CoreLoader.add_implicit_resolver(
@@ -469,9 +467,10 @@ def located(file: str, lines: dict[Path_, int], path: Path_, message: str) -> Lo
     return Located(file, line_of(lines, path), ".".join(str(p) for p in path), message)
 
 
-FileKind = Literal["scenario", "campaign", "study"]
+FileKind = Literal["scenario", "campaign", "study", "calibration"]
 
 KINDS: dict[FileKind, tuple[str, str]] = {
+    "calibration": ("a calibration file", "run it with 'battlesim calibrate FILE'"),
     "study": ("a study file", "run it with 'battlesim study FILE'"),
     "campaign": ("a campaign file", "fight it with 'battlesim campaign FILE' (or batch)"),
     "scenario": (
@@ -481,13 +480,16 @@ KINDS: dict[FileKind, tuple[str, str]] = {
 }
 """Each kind of YAML file battlesim reads: what it is, and what to do with it."""
 _MARKS: dict[FileKind, tuple[str, ...]] = {
+    "calibration": ("trials", "targets", "history"),
     "study": ("replications",),
     "campaign": ("battles",),
     "scenario": ("ruleset",),
 }
 """A top-level key only that kind of file has (a study's ``campaign`` names one, so
-``campaign`` alone marks nothing); study first, since it may name the others."""
+``campaign`` alone marks nothing); calibration first, since it has a study's
+``replications``, then study, since it may name the others."""
 _SHOWN_AT: dict[FileKind, tuple[str, ...]] = {
+    "calibration": ("scenario", "history", "trials", "targets"),
     "study": ("scenario", "campaign", "replications"),
     "campaign": ("campaign", "battles"),
     "scenario": ("ruleset",),
@@ -599,6 +601,10 @@ _STRICT = {"int_type": "an integer", "float_type": "a number", "bool_type": "tru
 """Strict type errors (:func:`~sim.contract.bases.validate_plain`) and what the field takes."""
 
 
+_BOUNDS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal"})
+"""pydantic's error types for a number outside its bounds, which a NaN fails with."""
+
+
 def _shown_value(value: Any) -> str:
     """A value as the file would write it: ``true``, ``24.0``, ``'6'``."""
     if isinstance(value, bool):
@@ -617,8 +623,14 @@ def _numeric(text: str) -> bool:
 def _strict_message(err: Any) -> str | None:
     """Plain words for a value of the wrong type; None for other errors."""
     kind, value = err["type"], err.get("input")
+    if kind == "string_type" and isinstance(value, bool):
+        return (
+            f"{_shown_value(value)} is true or false, not text: quote it ('{_shown_value(value)}')"
+        )
     if kind == "string_type" and isinstance(value, int | float):
         return f"{_shown_value(value)} is a number, not text: quote it ('{value}')"
+    if isinstance(value, float) and value != value and kind in _BOUNDS:  # noqa: PLR0124
+        return "NaN is not a number here: write a number"  # pydantic: "should be <= 1000"
     wanted = _STRICT.get(kind)
     if wanted is None:
         return None

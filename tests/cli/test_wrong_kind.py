@@ -13,6 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 SCENARIO = REPO / "scenarios" / "stone_wall.yaml"
 STUDY = REPO / "scenarios" / "stone_wall_study.yaml"
 CAMPAIGN = REPO / "scenarios" / "carrier_war_campaign.yaml"
+CALIBRATION = REPO / "scenarios" / "coral_sea_calibration.yaml"
 REPLAY = REPO / "replays" / "stone_wall-s1862.jsonl"
 
 IS_SCENARIO = (
@@ -21,6 +22,7 @@ IS_SCENARIO = (
 )
 IS_STUDY = "this is a study file: run it with 'battlesim study FILE'"
 IS_CAMPAIGN = "this is a campaign file: fight it with 'battlesim campaign FILE' (or batch)"
+IS_CALIBRATION = "this is a calibration file: run it with 'battlesim calibrate FILE'"
 IS_REPLAY = (
     "a battlesim replay, not a YAML file: read it with 'battlesim show FILE' "
     "(or verify, report, diff)"
@@ -47,6 +49,9 @@ def _line(path: Path, key: str) -> int:
         ("run", STUDY, f"scenario: not a scenario: {IS_STUDY}"),
         ("run", CAMPAIGN, f"campaign: not a scenario: {IS_CAMPAIGN}"),
         ("validate", STUDY, f"scenario: not a scenario: {IS_STUDY}"),
+        # it has a study's replications, but is no study (it said "run it with study")
+        ("validate", CALIBRATION, f"scenario: not a scenario: {IS_CALIBRATION}"),
+        ("study", CALIBRATION, f"scenario: not a study file: {IS_CALIBRATION}"),
     ],
 )
 def test_a_yaml_file_of_another_kind_is_one_line(command: str, path: Path, expected: str) -> None:

@@ -165,3 +165,24 @@ def test_every_shipped_file_still_loads(name: str) -> None:
         load_study(path)
     else:
         load_scenario(path)
+
+
+@pytest.mark.parametrize(
+    ("line", "value", "message"),
+    [
+        # a boolean where text goes is no number (it said "true is a number, not text")
+        ("name: ", "true", "name: true is true or false, not text: quote it ('true')"),
+        # NaN fails a bound (pydantic: "should be less than or equal to 1000"): say what it is
+        ("  fire_hcv: ", ".nan", "options.fire_hcv: NaN is not a number here: write a number"),
+    ],
+)
+def test_a_boolean_for_text_and_a_nan_for_a_bounded_number_say_what_they_are(
+    line: str, value: str, message: str, tmp_path: Path
+) -> None:
+    text = STONE if line != "  fire_hcv: " else STONE + "options:\n  fire_hcv: 25\n"
+    old = next(t for t in text.splitlines() if t.startswith(line))
+    path = tmp_path / "s.yaml"
+    path.write_text(text.replace(old + "\n", f"{line}{value}\n", 1), encoding="utf-8")
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(path)
+    assert [p.field + ": " + p.message for p in exc.value.problems] == [message]
