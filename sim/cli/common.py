@@ -110,6 +110,10 @@ class Whole(click.IntRange):
     in Python's own integer-conversion limit message.
     """
 
+    def _describe_range(self) -> str:
+        """The bounds for ``--help`` (none said when it has none: click wrote ``x<=None``)."""
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
             digits = value.strip().lstrip("+-").replace("_", "")

@@ -558,3 +558,15 @@ def test_a_group_without_its_command_prints_its_help_in_lines() -> None:
     ]
     assert "    battlesim odds musket-fire --value 1800 --modifier -40" in lines
     assert "\\n" not in result.stderr
+
+
+def test_odds_help_states_only_bounds_an_option_has() -> None:
+    """An unbounded whole number says no range (click wrote `[default: 0; x<=None]`)."""
+    from sim.cli.odds import odds_commands
+
+    names = sorted(odds_commands())
+    assert {"becmi", "flattop", "musket-fire", "musket-melee"} <= set(names)
+    for name in names:
+        result = _invoke("odds", name, "--help")
+        assert result.exit_code == 0, result.output
+        assert "x<=None" not in result.output and "x>=None" not in result.output, name

@@ -400,6 +400,23 @@ def test_cli_validate_names_each_cross_field_problem_with_its_line(tmp_path: Pat
     ]
 
 
+def test_a_launch_before_the_start_says_when_the_battle_is(tmp_path: Path) -> None:
+    """A launch before the start (05:00 for a 09:00 battle) was "after the battle's last
+    turn": it reads forward round the clock; the line now gives the battle's start and
+    length."""
+    text = CORAL.read_text(encoding="utf-8")
+    assert text.count('launch: "09:30"') == 1
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace('launch: "09:30"', 'launch: "05:00"'), encoding="utf-8")
+    result = _invoke("validate", str(bad))
+    line = text.splitlines().index(next(t for t in text.splitlines() if 'launch: "09:30"' in t)) + 1
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"{bad}:{line}: sides.0.strikes.0.launch: 05:00 is not within the battle, which "
+        "starts at 09:00 and lasts 6 hours (6 turns)\n",
+    )
+
+
 def test_installed_package_declares_the_flattop_entry_point() -> None:
     """The installed distribution lists flattop in the battlesim.rulesets entry-point group."""
     from importlib.metadata import entry_points

@@ -238,7 +238,14 @@ def _check_strike(
             ((*path, "target"), f"{st.target!r} is not a task force of {enemy.id}{hint}")
         )
     if clock_minutes(sc.turns.start, st.launch) >= sc.turns.limit * MINUTES_PER_TURN:
-        problems.append(((*path, "launch"), f"{st.launch} is after the battle's last turn"))
+        hours = sc.turns.limit * MINUTES_PER_TURN / 60
+        problems.append(
+            (
+                (*path, "launch"),
+                f"{st.launch} is not within the battle, which starts at {sc.turns.start} and "
+                f"lasts {hours:g} hours ({sc.turns.limit} turns)",
+            )
+        )
     types: list[str] = (["fighter"] if st.escort else []) + [a.aircraft for a in st.attacks]
     for a_index, attack in enumerate(st.attacks):
         apath = (*path, "attacks", a_index)
