@@ -157,9 +157,14 @@ def test_hit_dice_forms() -> None:
         (4, 2, 8),
         (1, -1, 2),
     ]
-    for bad in ("0", "x", "1+", "+1", "2d8"):
+    for bad in ("0", "x", "1+", "+1", "2d8", "٣"):  # "٣": a digit, not an ASCII one
         with pytest.raises(ValueError, match="Hit Dice"):
             parse_hd(bad)
+    # bounded, so every figure a battle derives stays a 64-bit integer, as replays hold
+    assert (parse_hd("100+100").dice, parse_hd("0003").dice) == (100, 3)
+    for big in ("101", "1+101", "100-101", "9999999999999999999", "1" * 5000):
+        with pytest.raises(ValueError, match="at most 100 dice and a plus or minus of at most"):
+            parse_hd(big)
 
 
 def test_ability_adjustment_table() -> None:

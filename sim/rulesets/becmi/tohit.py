@@ -143,6 +143,14 @@ class HitDice:
         return f"{self.dice}{self.plus:+d}" if self.plus else str(self.dice)
 
 
+MAX_HD = 100
+"""[ours] The most Hit Dice a monster may have: the Rules Cyclopedia's to-hit rows end at
+"35+ up"; a bound keeps every figure a battle derives from them a 64-bit integer, as a
+replay holds (a monster of 9,999,999,999,999,999,999 HD made a replay no tool could show)."""
+MAX_HD_PLUS = 100
+"""[ours] The largest plus or minus on the Hit Dice (``n+k``, ``n-k``)."""
+
+
 def parse_hd(text: str) -> HitDice:
     """Read ``"1"``, ``"1+1"``, ``"1-1"`` or ``"1/2"``.
 
@@ -152,8 +160,19 @@ def parse_hd(text: str) -> HitDice:
     if text == "1/2":
         return HitDice(0, 0, half=True)
     head, sign, tail = text.partition("+") if "+" in text else text.partition("-")
-    if not head.isdigit() or (sign and not tail.isdigit()) or int(head) < 1:
+    digits = head.isascii() and head.isdigit() and (not sign or (tail.isascii() and tail.isdigit()))
+    if not digits or int(head[:5]) < 1:
         raise ValueError(f"Hit Dice {text!r}: write 1/2, n, n+k or n-k (n >= 1)")
+    if (
+        len(head.lstrip("0")) > 3
+        or len(tail.lstrip("0")) > 3
+        or int(head) > MAX_HD
+        or (int(tail or 0) > MAX_HD_PLUS)
+    ):
+        raise ValueError(
+            f"Hit Dice {text!r}: at most {MAX_HD} dice and a plus or minus of at most "
+            f"{MAX_HD_PLUS} (the Rules Cyclopedia's tables end far below)"
+        )
     plus = int(tail) if sign else 0
     return HitDice(int(head), plus if sign == "+" else -plus)
 
