@@ -223,23 +223,41 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
     from pathlib import Path
 
     from sim.cli.views import load_replay, reading
-    from sim.outputs import OutputError, check_output, is_page
+    from sim.outputs import OutputError, check_output, is_page, probe_writable
     from sim.replay.report import write_report
 
     if png_dir is not None:
         # Refused before anything is written: a lean install has no matplotlib (one line
         # naming the extra, exit 2), and a page written first would go unmentioned.
         import matplotlib  # noqa: F401
+    for given, option in ((out, "--out"), (png_dir, "--png")):
+        if given == "":  # an empty name is no name: not the default, nor the current folder
+            common.fail(f"{option}: an empty name; give a file or folder, or leave it out")
     loaded = load_replay(replay)
-    path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}.html")
+    path = Path(out) if out is not None else Path(f"{Path(replay).name.split('.')[0]}.html")
     try:
         check_output(path, force=force, ours=is_page, what="a page")
         if png_dir is not None:
             check_output(png_dir, option="--png", folder=True)
+            probe_writable(png_dir, option="--png", folder=True)
     except OutputError as exc:
         common.fail(str(exc))
+
+    def pngs_free(paths: list[Path]) -> None:
+        """A chart's name holding a file of the user's is refused unless --force."""
+        try:
+            for p in paths:
+                if p.exists() or p.is_symlink():  # a folder made new holds nothing to keep
+                    check_output(p, option="--png", force=force)
+        except OutputError as exc:
+            common.fail(str(exc))
+
     with reading():
-        files = _write(lambda: write_report(loaded, path, Path(png_dir) if png_dir else None))
+        files = _write(
+            lambda: write_report(
+                loaded, path, Path(png_dir) if png_dir is not None else None, pngs_free
+            )
+        )
     if as_json:
         common.echo_json({"replay": replay, "written": [str(f) for f in files]})
         return

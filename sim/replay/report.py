@@ -8,6 +8,7 @@ imported only when asked for.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,9 +69,25 @@ def _png_charts(view: ViewData, png_dir: Path, plt: Any) -> list[Path]:
     return written
 
 
-def write_report(loaded: ReplayLike, out: Path, png_dir: Path | None = None) -> list[Path]:
-    """Write the viewer page of a battle (and its charts as PNGs); return the files written."""
+def png_paths(view: ViewData, png_dir: Path) -> list[Path]:
+    """The files :func:`write_png_charts` writes for ``view`` in ``png_dir``, in order."""
+    return [png_dir / f"{_stem(scope, measure)}.png" for scope, measure in view.series.values]
+
+
+def write_report(
+    loaded: ReplayLike,
+    out: Path,
+    png_dir: Path | None = None,
+    check: Callable[[list[Path]], None] | None = None,
+) -> list[Path]:
+    """Write the viewer page of a battle (and its charts as PNGs); return the files written.
+
+    ``check`` is given the PNGs' paths before anything is written, so a caller can refuse
+    them (a file of the user's there, a folder it cannot write) with nothing written yet.
+    """
     view = battle_view(loaded)
+    if png_dir is not None and check is not None:
+        check(png_paths(view, png_dir))
     write_pieces(out, report_pieces(view))
     if png_dir is None:
         return [out]

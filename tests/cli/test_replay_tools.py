@@ -521,3 +521,29 @@ def test_fork_json_names_the_rules_its_parent_was_fought_under(tmp_path: Path) -
         "1",
         "1",
     )
+
+
+def test_report_png_refuses_a_file_of_the_users_and_writes_nothing(tmp_path: Path) -> None:
+    """A chart's name in --png holding another file: exit 2 before the page is written
+    (the file was overwritten, and a failure after the page left it unmentioned);
+    --force replaces it; an empty --out or --png is no name (it meant the default)."""
+    pngs, out = tmp_path / "png", tmp_path / "r.html"
+    pngs.mkdir()
+    (pngs / "side_men.png").write_text("photo\n")
+    result = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs))
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: --png {pngs / 'side_men.png'}: the file already exists; add "
+        "--force to overwrite it, or choose another name\n"
+    )
+    assert not out.exists() and sorted(p.name for p in pngs.iterdir()) == ["side_men.png"]
+    forced = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs), "--force")
+    assert forced.exit_code == 0 and out.exists()
+    assert (pngs / "side_men.png").read_bytes()[:4] == b"\x89PNG"
+    for option in ("-o", "--png"):
+        empty = _invoke("report", str(GOLDEN), option, "")
+        assert (empty.exit_code, empty.output) == (
+            2,
+            f"battlesim: error: {'--out' if option == '-o' else option}: an empty name; give a "
+            "file or folder, or leave it out\n",
+        )
