@@ -88,26 +88,25 @@ def test_a_wrong_scalar_is_refused_in_one_line_naming_file_line_and_field(
     text, line, field = case
     bad = BAD_FOR_BOOL if field.endswith("monster_morale") else BAD_FOR_INT
     value = data.draw(st.sampled_from(sorted(bad)))
-    path = tmp_path / "s.yaml"
+    path, problems = _refused(text, line, value, tmp_path)
+    assert problems == [f"{path}:{_line_of(text, line)}: {field}: " + bad[value]]
+
+
+def _refused(text: str, line: str, value: str, folder: Path) -> tuple[Path, list[str]]:
+    """The scenario ``text`` with ``line``'s value made ``value``: its file and problems."""
+    path = folder / "s.yaml"
     path.write_text(_with(text, line, value), encoding="utf-8")
     with pytest.raises(ScenarioError) as exc:
         load_scenario(path)
-    assert [str(p) for p in exc.value.problems] == [
-        f"{path}:{_line_of(text, line)}: {field}: " + bad[value]
-    ]
+    return path, [str(p) for p in exc.value.problems]
 
 
 @pytest.mark.parametrize("value", sorted(BAD_FOR_INT))
 def test_every_bad_integer_is_refused_with_its_words(value: str, tmp_path: Path) -> None:
     """Each of them, on one field (the sampled test above may not draw every one)."""
     text, line, field = FIELDS[-1]
-    path = tmp_path / "s.yaml"
-    path.write_text(_with(text, line, value), encoding="utf-8")
-    with pytest.raises(ScenarioError) as exc:
-        load_scenario(path)
-    assert [str(p) for p in exc.value.problems] == [
-        f"{path}:{_line_of(text, line)}: {field}: " + BAD_FOR_INT[value]
-    ]
+    path, problems = _refused(text, line, value, tmp_path)
+    assert problems == [f"{path}:{_line_of(text, line)}: {field}: " + BAD_FOR_INT[value]]
 
 
 def test_seed_yes_exits_2_with_one_line(tmp_path: Path) -> None:
