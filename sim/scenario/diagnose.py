@@ -14,7 +14,9 @@ repair *mends* each such item instead, each bad field taken from its default
 or borrowed from a sibling item that validated (never an ``id``), or, for a
 misspelt choice with no sibling to lend one, the first choice its own error
 names; of that pass's cross problems those inside a mended item, not at a
-mended field and not naming a value the mending lent, are kept. So a unit
+mended field and not naming a value the mending lent, are kept, and so are
+those outside every mended item that the first pass did not have and that
+name no lent value (a sibling with the mended unit's id, a unit in its hex). So a unit
 with a bad ``strength`` still has its unknown weapon, off-map hex and missing
 target reported in the same pass, and a carrier whose misspelt kind was lent
 a cruiser's is not told that a cruiser carries no aircraft.
@@ -227,9 +229,26 @@ def cross_problems_after_repair(
     out = _beside_left_out(found, data, survivors)
     mended, rest, items, fields = _mend(model, data, errors)
     if items:
-        found, _ = _repaired_problems(model, mended, rest, cross_check)
-        out += [p for p in _in_mended_items(found, items, fields) if p not in out]
+        again, _ = _repaired_problems(model, mended, rest, cross_check)
+        out += [p for p in _in_mended_items(again, items, fields) if p not in out]
+        # and what only a mended item's presence makes, outside it: a sibling with its id,
+        # a unit in its hex (with the item left out, the first pass could not see them)
+        out += [p for p in _beside_mended_items(again, found, items, fields) if p not in out]
     return out
+
+
+def _beside_mended_items(
+    again: list[Problem], first: list[Problem], items: set[Path_], fields: dict[Path_, Any]
+) -> list[Problem]:
+    """The mended pass's problems outside every mended item that the first pass (the items
+    left out) did not have, but those naming a value the mending lent."""
+    return [
+        (where, message)
+        for where, message in again
+        if (where, message) not in first
+        and not any(where[: len(i)] == i for i in items)
+        and not any(_names(message, value) for value in fields.values())
+    ]
 
 
 def _names(message: str, value: Any) -> bool:

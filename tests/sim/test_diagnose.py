@@ -8,7 +8,7 @@ import pytest
 
 from sim.rulesets.musket.scenario import MusketScenario
 from sim.scenario.diagnose import hint_known, known_fields
-from sim.scenario.load import ScenarioError, parse_yaml, validate_data
+from sim.scenario.load import ScenarioError, load_scenario, parse_yaml, validate_data
 from sim.text.suggest import did_you_mean, known
 
 VALID = Path(__file__).resolve().parents[1] / "data" / "valid_small.yaml"
@@ -75,3 +75,37 @@ def test_consequences_of_a_left_out_unit_are_not_repeated() -> None:
         "t.yaml:41: sides.1.units.0.strength: Input should be greater than or equal to 1",
         "t.yaml:51: sides.1.units.1.at: hex [9, 9] is off the 6x6 map",
     ]
+
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "sim" / "rulesets"
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "edits", "expected"),
+    [
+        ("musket", [("- id: b2", "- id: b1"), ("strength: 450 ", "strength: -4 ")],
+         ["sides.0.units.0.strength: Input should be greater than or equal to 1",
+          "sides.0.units.1.id: unit id 'b1' is used twice"]),
+        ("musket", [("at: [5, 8]", "at: [4, 8]"), ("strength: 450 ", "strength: -4 ")],
+         ["sides.0.units.0.strength: Input should be greater than or equal to 1",
+          "sides.0.units.1.at: hex [4, 8] already holds 'b1'"]),
+        ("becmi", [("{id: g2,", "{id: g1,"), ("ac: 6, hp: 4,", "ac: 6, hp: 0,")],
+         ["sides.1.monsters.0.hp: Input should be greater than or equal to 1",
+          "sides.1.monsters.1.id: id 'g1' is used twice"]),
+    ],
+)  # fmt: skip
+def test_a_sibling_clash_is_reported_beside_a_units_own_type_error(
+    ruleset: str, edits: list[tuple[str, str]], expected: list[str], tmp_path: Path
+) -> None:
+    """A unit with a bad field is mended to check its other fields; what its presence makes
+    outside it (a sibling with its id, a unit in its hex) is reported in the same pass too
+    (it was seen only once the bad field was fixed, unless the unit came later)."""
+    text = (TEMPLATES / ruleset / "template.yaml").read_text(encoding="utf-8")
+    for old, new in edits:
+        assert text.count(old) >= 1, old
+        text = text.replace(old, new, 1)
+    path = tmp_path / "s.yaml"
+    path.write_text(text.replace("{name}", '"A test"'), encoding="utf-8")
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(path)
+    assert [f"{p.field}: {p.message}" for p in exc.value.problems] == expected
