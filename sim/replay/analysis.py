@@ -13,6 +13,7 @@ re-simulating, so an old battle stays readable after the rules change.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from engine.events import Event, Override, Snapshot, TurnEnded
@@ -89,13 +90,15 @@ def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
     if isinstance(event, TurnEnded | Snapshot):
         return None  # the engine's bookkeeping: nothing happened on the field
     rs = loaded.ruleset
+    # where, as the reader names a line: a plugin's bug, or a forged line the chain allows
+    at = f"{Path(str(loaded.path)).name}:{event.seq + 2} (seq {event.seq})"
     try:
         line = rs.narrate(loaded.scenario, state, event)
     except Exception as exc:  # a plugin's narrate may raise anything: one line naming it
-        raise HookError.raised(rs.name, "narrate", exc, f"seq {event.seq}") from exc
+        raise HookError.raised(rs.name, "narrate", exc, at) from exc
     if line is not None and not isinstance(line, str):
         raise HookError(
-            f"ruleset {rs.name!r}: narrate returned {type(line).__name__} at seq {event.seq}, "
+            f"ruleset {rs.name!r}: narrate returned {type(line).__name__} at {at}, "
             "not a line of text or None"
         )
     fork = header_fork.chain().get(event.seq) if header_fork is not None else None

@@ -303,8 +303,8 @@ def test_a_report_that_cannot_be_written_fails_both_report_checks(folder: Path) 
     )
     problem = (
         "phalanx_tongue_tied.yaml: battlesim report: exit 2: battlesim: error: ruleset "
-        f"'phalanx_tongue_tied': narrate raised RuntimeError: no words for seq {seq} at seq "
-        f"{seq} (at faults.py:{raised})"
+        f"'phalanx_tongue_tied': narrate raised RuntimeError: no words for seq {seq} at "
+        f"battle.jsonl:{seq + 2} (seq {seq}) (at faults.py:{raised})"
     )
     hint = (
         "fix the ruleset's narrate first: it raised where the message says, and this "
@@ -351,16 +351,16 @@ def test_a_narrate_that_raises_or_returns_no_text_is_named_in_one_line(folder: P
     assert result.exit_code == 2  # the lines before it told, then the one line
     assert result.stderr.startswith(
         f"battlesim: error: ruleset 'phalanx_tongue_tied': narrate raised RuntimeError: no "
-        f"words for seq {seq} at seq {seq} (at faults.py:"
+        f"words for seq {seq} at phalanx_tongue_tied.jsonl:{seq + 2} (seq {seq}) (at faults.py:"
     )
     numeric = _fought(folder, "phalanx_numeric")
     seq = next(e.seq for e in api.load_replay(numeric).events if isinstance(e, phalanx.Fought))
     said = (
-        f"battlesim: error: ruleset 'phalanx_numeric': narrate returned int at seq {seq}, not a "
-        "line of text or None"
+        f"battlesim: error: ruleset 'phalanx_numeric': narrate returned int at "
+        f"phalanx_numeric.jsonl:{seq + 2} (seq {seq}), not a line of text or None"
     )
     result = CliRunner().invoke(cli, ["show", str(numeric), "--events"], prog_name="battlesim")
     assert (result.exit_code, result.stderr) == (2, said + "\n")
     check = _check("phalanx_numeric", folder, "report-page")
     assert check.exit_code == 1
-    assert said in check.stdout
+    assert said.replace("phalanx_numeric.jsonl", "battle.jsonl") in check.stdout  # its replay
