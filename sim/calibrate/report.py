@@ -11,13 +11,12 @@ import math
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from engine.atomic import atomic_write_text
 from engine.text import one_line
 from sim.calibrate.measures import Estimate
 from sim.calibrate.search import TRIALS, Search, Trial, best_of, sampler_name
 from sim.calibrate.spec import MAGNITUDE, CalibrationSpec, Goal
+from sim.scenario.load import dump_yaml
 
 __all__ = [
     "PATCH",
@@ -303,7 +302,7 @@ def patch_text(spec: CalibrationSpec, best: Trial) -> str:
         f"# battlesim calibrate {one_line(spec.source)}: the best point (trial {best.number}, "
         f"objective {best.objective:.6g}).\n" + where
     )
-    body = yaml.safe_dump(
+    body = dump_yaml(
         {f.path: best.params[f.path] for f in spec.factors},
         sort_keys=False,
         allow_unicode=True,
@@ -327,7 +326,7 @@ def write_outputs(spec: CalibrationSpec, trials: list[Trial], out: Path) -> None
                 for f in spec.factors
             )
         )
-        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        text = dump_yaml(data, sort_keys=False, allow_unicode=True)
         atomic_write_text(out / SCENARIO, head + text)
     if spec.plots:
         _plot(spec, trials, out / PLOT)

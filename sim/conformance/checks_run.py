@@ -250,18 +250,26 @@ def RUN_IS_DETERMINISTIC(battle: Battle) -> None:  # noqa: N802
         raise battle.failed(f"fought again: {len(second)} lines, not {len(first)}")
 
 
+FRESH_TIMEOUT = 3600
+"""Seconds one fresh process may fight every scenario of a ruleset (the fights in the checking
+process have no limit; this one only stops a process that hangs)."""
+
 HASH_SEEDS = ("1", "2")
 """The ``PYTHONHASHSEED`` of each fresh process :data:`SAME_BYTES_IN_OTHER_PROCESSES` fights
 in: string hashes, and so a set's order, differ between them and from the check's own."""
 
-_FIGHT = """
+_FAILED = "battlesim-check-failed "
+"""The mark of a line the fresh process prints for a battle that raised (a plugin's own
+output, which may start with anything, is not taken for one)."""
+
+_FIGHT = f"""
 import json, sys
 from sim import api
 for scenario, out in json.loads(sys.argv[1]):
     try:
         api.run(scenario, out=out, force=True)
     except Exception as exc:
-        print(json.dumps([scenario, f"{type(exc).__name__}: {exc}"]), flush=True)
+        print({_FAILED!r} + json.dumps([scenario, f"{{type(exc).__name__}}: {{exc}}"]), flush=True)
 """
 """A fresh process's work: ``battlesim run SCENARIO --out OUT`` for each pair, through the
 API (one start-up for all of them); a battle that raises is reported, the rest go on."""
@@ -300,16 +308,27 @@ def _fight_elsewhere(family: Family, seed: str) -> dict[Path, Path | str]:
     folder = family.workdir / f"hash-seed-{seed}"
     folder.mkdir(parents=True, exist_ok=True)
     pairs = [(str(s), str(folder / f"{k}.jsonl")) for k, s in enumerate(family.scenarios)]
-    env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": os.pathsep.join(sys.path)}
+    # this process's path, less the working folder ("" or "."): a folder the check is run in
+    # is data, never code (-P keeps it off the fresh process's own path too)
+    path = [p for p in sys.path if p not in ("", ".")]
+    env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": os.pathsep.join(path)}
     env.pop("BATTLESIM_CHECK_LINES", None)  # the bytes as an installed battlesim writes them
-    done = subprocess.run(
-        [sys.executable, "-c", _FIGHT, json.dumps(pairs)],
-        capture_output=True, text=True, env=env, check=False, timeout=600,
-    )  # fmt: skip
+    try:
+        done = subprocess.run(
+            [sys.executable, "-P", "-c", _FIGHT, json.dumps(pairs)],
+            capture_output=True, text=True, env=env, check=False, timeout=FRESH_TIMEOUT,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        said = f"the fresh process fought for more than {FRESH_TIMEOUT} s and was stopped"
+        return dict.fromkeys(family.scenarios, said)
     if done.returncode != 0:
         said = (done.stderr.strip().splitlines() or ["nothing said"])[-1]
         return {s: f"the process exited {done.returncode}: {said}" for s in family.scenarios}
-    failed = dict(json.loads(line) for line in done.stdout.splitlines() if line.startswith("["))
+    failed = dict(
+        json.loads(line.removeprefix(_FAILED))
+        for line in done.stdout.splitlines()
+        if line.startswith(_FAILED)
+    )
     return {Path(s): failed[s] if s in failed else Path(out) for s, out in pairs}
 
 

@@ -54,9 +54,9 @@ class _Hooked:
     hook: str
     fn: Callable[..., Any]
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            return self.fn(*args)
+            return self.fn(*args, **kwargs)
         except HookError:
             raise
         except Exception as exc:

@@ -201,6 +201,11 @@ class _SamePrefix:
         self._lines = 0
         self.reason = ""
 
+    @property
+    def written(self) -> int:
+        """Events written so far (the header and footer not counted)."""
+        return max(self._lines - 1, 0)
+
     def write(self, line: str) -> None:
         seq, self._lines = self._lines - 1, self._lines + 1  # line 0 is the header
         if 0 <= seq < self._at:
@@ -342,8 +347,13 @@ def fork_battle(
             f"--set {_changed(assignments)}: the battle it makes writes an event no reader "
             f"takes (line {where}); nothing was written"
         ) from None
+    except OSError:  # the file cannot be written (disk full, too large): not the change's
+        sink.abandon()
+        raise
     except Exception as exc:  # the parent's battle was re-made up to at_seq: the change did it
         sink.abandon()
+        if same.written <= at_seq:  # raised before the change took effect: not the change's
+            raise
         raise ForkError(
             f"--set {_changed(assignments)}: the rules cannot fight on with it "
             f"({type(exc).__name__}: {exc}); nothing was written"

@@ -40,10 +40,12 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_NODES",
     "REPLAY_HINT",
+    "CoreDumper",
     "CoreLoader",
     "FileKind",
     "Located",
     "ScenarioError",
+    "dump_yaml",
     "error_message",
     "kind_of",
     "line_of",
@@ -53,6 +55,7 @@ __all__ = [
     "read_yaml",
     "refuse_other_kind",
     "validate_data",
+    "with_texts",
     "yaml_kind",
 ]
 
@@ -146,7 +149,6 @@ YAML 1.1's ``14:00`` (base 60), which the builder keeps as the text it is meant 
 _FLOAT_12 = re.compile(
     r"""^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)
     |[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?
-    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
     |[-+]?\.(?:inf|Inf|INF)
     |\.(?:nan|NaN|NAN))$""",
     re.VERBOSE,
@@ -164,12 +166,29 @@ CoreLoader.add_implicit_resolver(_INT, _INT_12, list("-+0123456789"))
 CoreLoader.add_implicit_resolver(_FLOAT, _FLOAT_12, list("-+0123456789."))
 
 
+class CoreDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper with :class:`CoreLoader`'s resolvers, so a string the loader
+    would read as another type (``'08'``, ``'1e3'``, ``'yes'`` no longer) is quoted: what
+    battlesim writes for itself to read again (a calibration's scenario) reads back as
+    it was written."""
+
+
+CoreDumper.yaml_implicit_resolvers = CoreLoader.yaml_implicit_resolvers
+
+
+def dump_yaml(data: Any, **kwargs: Any) -> str:
+    """``data`` as YAML that :func:`parse_yaml` reads back to the same data."""
+    return str(yaml.dump(data, Dumper=CoreDumper, **kwargs))
+
+
 def yaml_int(text: str) -> int:
     """A YAML 1.2 integer's value (``_INT_12``, base 60 aside): decimal digits, ``0x``,
     ``0o`` or ``0b``, with ``_`` allowed between digits."""
     digits = text.replace("_", "")
     sign = -1 if digits.startswith("-") else 1
-    digits = digits.lstrip("+-")
+    digits = digits[1:] if digits[:1] in ("+", "-") else digits  # one sign at most
+    if digits[:1] in ("+", "-", ""):
+        raise ValueError(f"not an integer: {text!r}")
     base = {"0x": 16, "0o": 8, "0b": 2}.get(digits[:2].lower(), 10)
     return sign * int(digits[2:] if base != 10 else digits, base)
 
@@ -303,6 +322,23 @@ def _size(node: yaml.Node, depth: int, sizes: dict[int, int], open_: set[int]) -
     return total
 
 
+class Lines(dict[Path_, int]):
+    """A file's field → line map, and the text each number was written as (``08``,
+    ``1e3``): a message that says to quote a number quotes what the file says."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: dict[Path_, str] = {}
+
+
+def with_texts(errors: list[Any], lines: dict[Path_, int]) -> list[Any]:
+    """``errors`` with each one's number as the file wrote it (``text``), where known."""
+    texts: dict[Path_, str] = getattr(lines, "texts", {})
+    return [
+        {**e, "text": texts[tuple(e["loc"])]} if tuple(e["loc"]) in texts else e for e in errors
+    ]
+
+
 class _Builder:
     """Turns composed YAML nodes into plain data and a path → line map.
 
@@ -317,7 +353,7 @@ class _Builder:
 
     def __init__(self, file: str, root: yaml.Node | None = None) -> None:
         self.file = file
-        self.lines: dict[Path_, int] = {}
+        self.lines: dict[Path_, int] = Lines()
         self.nodes = 0
         self._depth = 0
         self._constructor = SafeConstructor()  # not a loader: a loader is a cycle (its parser
@@ -390,6 +426,8 @@ class _Builder:
             raise self._error(
                 node, path, f"{node.value!r} is not a valid {node.tag.rsplit(':', 1)[-1]}"
             ) from None
+        if node.tag in (_INT, _FLOAT) and isinstance(self.lines, Lines):
+            self.lines.texts[path] = str(node.value)  # as written: '08', '1e3'
         if isinstance(value, str) and CONTROL.search(value):
             raise self._error(node, path, "control characters are not allowed (only newline, tab)")
         return value
@@ -571,7 +609,7 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
     except ValidationError as exc:
         # A required field reported missing beside its misspelling is said once, at the typo.
         typos = set(misspelt(model, exc.errors()).values())
-        errors = [e for e in exc.errors() if tuple(e["loc"]) not in typos]
+        errors = [e for e in with_texts(exc.errors(), lines) if tuple(e["loc"]) not in typos]
         found = [
             located(file, lines, tuple(e["loc"]), hint(model, e, error_message(e))) for e in errors
         ]
@@ -628,7 +666,8 @@ def _strict_message(err: Any) -> str | None:
             f"{_shown_value(value)} is true or false, not text: quote it ('{_shown_value(value)}')"
         )
     if kind == "string_type" and isinstance(value, int | float):
-        return f"{_shown_value(value)} is a number, not text: quote it ('{value}')"
+        written = err.get("text", value)  # as the file wrote it: '08', not 8
+        return f"{written} is a number, not text: quote it ('{written}')"
     if isinstance(value, float) and value != value and kind in _BOUNDS:  # noqa: PLR0124
         return "NaN is not a number here: write a number"  # pydantic: "should be <= 1000"
     wanted = _STRICT.get(kind)

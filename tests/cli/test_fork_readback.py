@@ -122,3 +122,29 @@ def test_a_change_the_rules_cannot_fight_on_with_names_the_set(tmp_path: Path) -
         "with it (KeyError: 'laser'); nothing was written\n"
     )
     assert _left(tmp_path) == []
+
+
+def test_a_write_that_fails_is_the_files_fault_not_the_sets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Disk full or file too large while the fork is written: `cannot write`, as before,
+    not "the rules cannot fight on with it"."""
+    from engine.sinks import FileSink
+
+    real = FileSink.write
+    written = [0]
+
+    def full(self: FileSink, line: str | bytes) -> None:
+        written[0] += 1
+        if written[0] > 30:
+            raise OSError(27, "File too large")
+        real(self, line)
+
+    monkeypatch.setattr(FileSink, "write", full)
+    out = tmp_path / "f.jsonl"
+    result = _fork(STONE_WALL, 10, out, "state.units.69ny.morale=routed")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"battlesim: error: cannot write {out}: File too large\n",
+    )
+    assert _left(tmp_path) == []

@@ -117,3 +117,15 @@ def test_a_state_hook_that_raises_is_a_hook_error_naming_ruleset_and_hook() -> N
     assert again.units.fn is units
     with pytest.raises(HookError, match=r"^ruleset 'musket_again': units raised KeyError"):
         again.measures(None, None)
+
+
+def test_a_guarded_hook_takes_keywords_as_the_hook_does() -> None:
+    """A plugin calling its own hook by keyword (``RULESET.units(scenario=…, state=…)``)."""
+    seen: list[tuple[Any, Any]] = []
+
+    def units(scenario: Any, state: Any) -> list[Any]:
+        seen.append((scenario, state))
+        return []
+
+    ruleset: Any = dataclasses.replace(MUSKET, name="musket_keywords", units=units)
+    assert ruleset.units(scenario=1, state=2) == [] and seen == [(1, 2)]

@@ -197,3 +197,24 @@ def test_the_docs_count_of_requirements_a_scenario_that_did_not_run_leaves_is_tr
     found = re.search(r"`not checked  (\d+) requirements \(([a-z-]+), ([a-z-]+),", page)
     assert found is not None
     assert (int(found[1]), found[2], found[3]) == (len(IDS) - 2, IDS[2], IDS[3])
+
+
+def test_the_fresh_processes_run_no_code_from_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder the check is run in is data: a json.py there is never imported by the fresh
+    processes of same-bytes-in-other-processes (-P, the working folder off PYTHONPATH)."""
+    from click.testing import CliRunner
+
+    from sim.cli import cli
+
+    marker = tmp_path / "PWNED"
+    (tmp_path / "json.py").write_text(
+        f"open({str(marker)!r}, 'a').write('x')\nraise ImportError('planted')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(
+        cli, ["check-ruleset", "becmi", "--only", "same-bytes-in-other-processes"]
+    )
+    assert result.exit_code == 0, result.output
+    assert not marker.exists()

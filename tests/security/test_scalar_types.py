@@ -171,6 +171,9 @@ def test_every_shipped_file_still_loads(name: str) -> None:
     [
         # a boolean where text goes is no number (it said "true is a number, not text")
         ("name: ", "true", "name: true is true or false, not text: quote it ('true')"),
+        # a number where text goes is quoted as written (it said "quote it ('8')" for 08)
+        ("name: ", "08", "name: 08 is a number, not text: quote it ('08')"),
+        ("name: ", "1e3", "name: 1e3 is a number, not text: quote it ('1e3')"),
         # NaN fails a bound (pydantic: "should be less than or equal to 1000"): say what it is
         ("  fire_hcv: ", ".nan", "options.fire_hcv: NaN is not a number here: write a number"),
     ],

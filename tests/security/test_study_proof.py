@@ -267,6 +267,19 @@ def test_a_study_without_digests_is_proved_only_by_fighting_every_run(copy: Path
     assert lines[-1].startswith("OK: ")
 
 
+def test_every_run_fought_again_still_finds_unit_rows_of_no_run(copy: Path) -> None:
+    """Without digests, --all compares the runs there are; unit rows copied to a run that
+    does not exist are found all the same."""
+    _sql(copy, "DROP TABLE run_digests")
+    _sql(
+        copy, "INSERT INTO unit_rows SELECT 99, * EXCLUDE (run_id) FROM unit_rows WHERE run_id = 0"
+    )
+    (copy / "manifest.json").unlink()
+    code, lines = _verify(copy, "--all")
+    assert code == 1, lines
+    assert "DIFFERS: run 99: has unit rows but no stored row" in lines
+
+
 def test_a_run_edited_and_its_digests_dropped_never_verifies(copy: Path) -> None:
     """The downgrade: one run's winner changed, the run_digests table dropped, and the
     manifest left as the study wrote it (it records the digests' chain): it differs."""

@@ -415,3 +415,13 @@ def test_numbers_are_read_as_yaml_1_2_has_them(fast: bool, monkeypatch: pytest.M
                     1.0, 3, float("inf"), float("-inf"), float("inf"), "12e", "e3", "0o8",
                     "2024-01-01"]  # fmt: skip
     assert [type(v) for v in data[:10]] == [int] * 9 + [str]
+
+
+def test_what_battlesim_writes_in_yaml_reads_back_as_written() -> None:
+    """A calibration's scenario is written with the reader's own number rules: text the
+    reader would take for a number (an id '08', '1e3', '0o17') is quoted."""
+    from sim.scenario.load import dump_yaml
+
+    data = {"id": "08", "x": "1e3", "t": "0o17", "n": 8, "f": 1.5, "b": True, "w": "yes",
+            "at": "07:00", "e": "", "l": [1, "2"]}  # fmt: skip
+    assert parse_yaml(dump_yaml(data, sort_keys=False), "f")[0] == data

@@ -23,6 +23,7 @@ from sim.scenario.load import (
     located,
     read_yaml,
     refuse_other_kind,
+    with_texts,
 )
 
 __all__ = [
@@ -58,7 +59,7 @@ def validate_located(
         raise ScenarioError(
             [
                 located(file, lines, tuple(e["loc"]), hint(model, e, error_message(e)))
-                for e in exc.errors()
+                for e in with_texts(exc.errors(), lines)
                 if tuple(e["loc"]) not in typos
             ]
         ) from None

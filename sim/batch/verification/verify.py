@@ -460,6 +460,13 @@ def _check_digests(
                 "the study holds no per-run digests (made before them): every run was "
                 "fought again and its stored rows compared instead"
             )
+            # a re-fight compares the runs there are: unit rows of no run need their own look
+            unit_table = UNIT_TABLE if store.legacy is None else "unit_finals"
+            orphans = store.con.execute(
+                f"SELECT DISTINCT run_id FROM {unit_table} WHERE run_id NOT IN "
+                "(SELECT run_id FROM runs) ORDER BY run_id"
+            ).fetchall()
+            check.differences += [f"run {r[0]}: has unit rows but no stored row" for r in orphans]
         else:
             check.differences.append(
                 "no per-run digests (a study made before them, or its run_digests table "
