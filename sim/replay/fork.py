@@ -109,15 +109,22 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> Non
         _check_declared(state, path, value)
 
 
+def _declared(state: Any, path: str) -> Any:
+    """The declared field (pydantic ``FieldInfo``) at ``path`` of a state part, or None: a
+    mapping's item, or anything else that is not a part's field."""
+    parent_path, _, last = path.rpartition(".")
+    parent = get_path(state, parent_path) if parent_path else state
+    return fields_of(type(parent)).get(last)
+
+
 def _check_kept(state: Any, path: str) -> None:
     """Refuse a :func:`~sim.contract.parts.fixed` field: the scenario gives it and no event
     changes it, so a snapshot leaves it out and a reader restoring from one takes the
     scenario's value again; forked, it would hold one value before the next snapshot and
     another after it (``show --turn``)."""
-    parent_path, _, last = path.rpartition(".")
-    parent = get_path(state, parent_path) if parent_path else state
-    info = fields_of(type(parent)).get(last)
+    info = _declared(state, path)
     if info is not None and info.exclude:
+        last = path.rpartition(".")[2]
         raise ForkError(
             f"--set state.{path}: {last} is fixed by the scenario (no event changes it, and "
             "the replay's snapshots do not keep it): fork what the battle changes, or run "
@@ -136,9 +143,7 @@ def _check_declared(state: Any, path: str, value: Any) -> None:
     number for a float, as the part's own validation takes it); a mapping's item has
     no declared type here and is left to ``set_path``.
     """
-    parent_path, _, last = path.rpartition(".")
-    parent = get_path(state, parent_path) if parent_path else state
-    info = fields_of(type(parent)).get(last)
+    info = _declared(state, path)
     if info is None or info.annotation is None:
         return
     try:  # the value as set_path stored it (a list given for a tuple is kept as a tuple)
