@@ -68,7 +68,7 @@ def test_two_contents_with_one_key_are_the_same_data_of_the_same_types() -> None
     tuples and a list subclass of them, models, dicts in two orders), every group of
     values sharing a key has one typed() form: a key never stands for two typed values."""
     checked = CheckedOnce()
-    groups: dict[tuple[type, bytes], list[Any]] = defaultdict(list)
+    groups: dict[tuple[type, Any, bytes], list[Any]] = defaultdict(list)
     values = _values()
     for value in values:
         key = checked.key(Measure, value)
@@ -187,3 +187,29 @@ def test_a_trusted_part_is_validated_once_for_each_content(monkeypatch: pytest.M
         with pytest.raises(TypeError, match="a trusted Shot is not what validation makes"):
             trusted_part(Shot, id="s", rounds="4")
     assert len(parts._CHECKED) == 2
+
+
+class Men(Measure):
+    """A Measure of another class: what a row's strength must not stand for."""
+
+
+def test_a_model_inside_a_row_is_keyed_by_its_exact_class_and_typed_values() -> None:
+    """A row's models are written as their fields in the row's key (marshal), and the key
+    names them: the plain tuple a model is written as, an int for a float inside it, or
+    a subclass in its place never shares a key with the row of the model itself."""
+    checked = CheckedOnce()
+    men = trusted_measure("men", 5, "men")
+    row = _row(men).__dict__
+    key = checked.key(type(_row(men)), row)
+    assert key is not None and key[1] == ("strength", "initial")  # both models written out
+    assert key == checked.key(
+        type(_row(men)), dict(_row(trusted_measure("men", 5, "men")).__dict__)
+    )
+    others = [
+        {**row, "strength": (tuple(men.__dict__), tuple(men.__dict__.values()))},
+        {**row, "strength": trusted_measure("men", 5.0, "men")},
+        {**row, "strength": Men(name="men", value=5, unit="men")},
+    ]
+    keys = [checked.key(type(_row(men)), other) for other in others]
+    assert key not in keys and len(set(keys)) == 3
+    assert keys[2] is not None and keys[2][1] == "pickle"  # a subclass: pickle spells it out
