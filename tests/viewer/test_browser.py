@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from sim import api
 from sim.cli import cli
 from sim.replay import analysis
-from sim.replay.viewer import report_html
+from sim.replay.viewer import diff_html, report_html
 from sim.rulesets.musket.events import MoraleTested
 from tests.viewer.browser import open_page
 from tests.viewer.conftest import GOLDENS, ROOT
@@ -210,6 +210,55 @@ def test_diff_html_shows_both_battles_on_one_timeline_from_the_divergence(
             assert sorted(marked) == sorted(u for u in rows[0] if rows[0][u] != rows[1][u])
         assert marked  # the fork has changed something by then
         assert v.errors == []
+
+
+def _rows_at_turn_ends(loaded: api.LoadedReplay) -> dict[int, dict[str, tuple[str, float, str]]]:
+    """turn → the fold's rows once that turn's events and every earlier one are applied
+    (turn 0: the start)."""
+    start = loaded.ruleset.initial_state(loaded.scenario)
+    ends = {0: unit_rows_at(loaded, start)}
+    ends.update({t: unit_rows_at(loaded, loaded.state_at(t)) for t in turns_of(loaded)})
+    return ends
+
+
+def test_a_large_battles_diff_page_compares_the_panes_at_the_same_moment(
+    browser: Any, forked: Path, tmp_path: Path
+) -> None:
+    """Above the row budget a pane's map changes at turn ends only: mid-turn both panes show
+    the turn's start and at the timeline's end of the turn both show its end, even where one
+    battle's turn had fewer events (its own end came earlier on the shared timeline); a unit
+    is marked as differing exactly when the two shown rows differ."""
+    a, b = api.load_replay(RULES1), api.load_replay(forked)
+    out = tmp_path / "diff-large.html"
+    out.write_text(diff_html(a, b, row_budget=0), encoding="utf-8")
+    ends = [_rows_at_turn_ends(x) for x in (a, b)]
+    counts = [{t: sum(1 for e in x.events if e.turn == t) for t in turns_of(x)} for x in (a, b)]
+    assert any(counts[0].get(t) != counts[1].get(t) for t in counts[0])  # what the test needs
+    with open_page(browser, out) as v:
+        page = v.page
+        assert "change at each turn's end" in page.inner_text("p.meta")
+        steps = 0
+        while True:
+            turn = int(page.get_attribute("body", "data-turn") or 0)
+            end = "(end)" in page.inner_text("#where")
+            expected = []
+            for k in (0, 1):
+                done = [t for t in ends[k] if t < turn or (end and t == turn)]
+                expected.append(ends[k][max(done)])
+            for k in (0, 1):
+                assert shown_rows(page, f'.pane[data-pane="{k}"] ') == expected[k], (turn, end, k)
+                marked = page.eval_on_selector_all(
+                    f'.pane[data-pane="{k}"] .units-table tr.differs',
+                    "rs => rs.map(r => r.dataset.unit)",
+                )
+                want = [u for u in expected[0] if expected[0][u] != expected[1].get(u)]
+                assert sorted(marked) == sorted(want), (turn, end, k)
+            before = page.get_attribute("body", "data-position")
+            page.keyboard.press("ArrowRight")
+            steps += 1
+            if page.get_attribute("body", "data-position") == before:
+                break
+        assert steps > 10 and v.errors == []
 
 
 def test_strikes_in_flight_are_drawn_along_their_route(

@@ -125,6 +125,19 @@ def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
     )
 
 
+def _large_panes(va: ViewData, vb: ViewData) -> str:
+    """The diff header's note on a pane whose map and table change at turn ends only."""
+    large = [k for k, v in (("A", va), ("B", vb)) if v.meta["frames"] == "turn"]
+    if not large:
+        return ""
+    whose = "Both panes'" if len(large) == 2 else f"{large[0]}'s"
+    word = escape(va.meta["turn_name"])
+    return (
+        f"<br>{whose} map and table change at each {word}'s end (a large battle): within a "
+        f"{word} they show its start, while the narrative steps event by event."
+    )
+
+
 def diff_html(a: ReplayLike, b: ReplayLike, *, row_budget: int = ROW_BUDGET) -> str:
     """Two battles side by side on one timeline, from their first divergent event."""
     return "".join(diff_pieces(a, b, row_budget=row_budget))
@@ -154,7 +167,7 @@ def diff_pieces(
         f"<h1>{escape(va.meta['title'])} — A and B side by side</h1>"
         f'<p class="meta">A: {escape(Path(str(a.path)).name)} — '
         f"{escape(va.meta['headline'])}<br>B: {escape(Path(str(b.path)).name)}"
-        f" — {escape(vb.meta['headline'])}</p>"
+        f" — {escape(vb.meta['headline'])}{_large_panes(va, vb)}</p>"
     )
     banners = [_diff_banner(d, va, vb), fork_banner(va), fork_banner(vb)]
     return page_pieces(

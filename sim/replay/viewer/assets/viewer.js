@@ -554,6 +554,7 @@
       this.changed = new Set((battle.meta.fork?.changes ?? []).map((c) => c.seq));
       this.scrolling = 0;
       this.p = -1;
+      this.at = -1;
       this.field = new Field(battle, $(".map", host));
       this.field.marks.forEach((g, i) => g.addEventListener("click", () => this.pickUnit(i)));
       this.table = this.buildTable($(".units-table", host));
@@ -584,9 +585,11 @@
       table.append(body);
       return table;
     }
-    show(p) {
+    show(p, at = p) {
+      // p: the events applied (the narrative's place); at: those the map and table show
       this.p = p;
-      const rows = this.b.rowsAt(p);
+      this.at = at;
+      const rows = this.b.rowsAt(at);
       this.field.show(rows, this.selected, p > 0 ? this.b.events[p - 1].shots : null);
       rows.forEach((r, i) => {
         const was = this.tableShown[i];
@@ -676,11 +679,11 @@
     }
     pickUnit(i) {
       this.selected = i;
-      this.show(this.p);
+      this.show(this.p, this.at);
       const u = this.b.units[i];
       const box = this.info;
       box.replaceChildren(el("h3", {}, `${u.name} — ${u.side_name} ${u.kind}`));
-      const r = this.b.rowsAt(this.p)[i];
+      const r = this.b.rowsAt(this.at)[i];
       box.append(el("p", {}, `Now at ${posText(r.pos)}; ${u.initial.name} ${fmt(r.str)} of ${fmt(u.initial.value)} ${u.initial.unit}${r.status.length ? "; " + r.status.join(", ") : ""}.`));
       box.append(el("p", { class: "muted" }, `Its history: ${this.b.byUnit[i].length} events name it (click one to go there).`));
       const ol = el("ol", { class: "history" });
@@ -784,18 +787,24 @@
       this.i = Math.max(this.min, Math.min(this.points.length - 1, i));
       const [t, k] = this.points[this.i];
       this.slider.value = String(this.i);
-      this.panes.forEach((p) => p.show(t === 0 ? 0 : p.b.index(t, k)));
+      const end = this.ends.includes(this.i);
+      this.panes.forEach((p) => {
+        const i = t === 0 ? 0 : p.b.index(t, k);
+        // a large battle's map and table change at turn ends only: until the shared
+        // timeline's end of this turn they show its start, even in a pane whose own
+        // events of the turn are all applied (else the panes compare two moments)
+        p.show(i, p.b.meta.frames === "turn" && !end && p.b.before.has(t) ? p.b.before.get(t) : i);
+      });
       if (this.panes.length === 2) this.contrast();
       document.body.dataset.position = String(this.i);
       document.body.dataset.turn = String(t);
       const name = this.battles[0].meta.turn_name;
-      const end = this.ends.includes(this.i);
       $("#where").textContent = this.i === 0 ? "start" : `${name} ${t}${end ? " (end)" : ""} · step ${this.i} of ${this.points.length - 1}`;
     }
     contrast() {
       // side by side: mark each unit whose place, strength or status differs from the other pane
       const [a, b] = this.panes.map((p) => {
-        const rows = p.b.rowsAt(p.p);
+        const rows = p.b.rowsAt(p.at);
         return new Map(p.b.units.map((u, i) => [u.id, JSON.stringify([rows[i].pos, rows[i].str, rows[i].status])]));
       });
       this.panes.forEach((p, side) => {
