@@ -119,7 +119,14 @@ class Recorded:
         self.events += 1
         self.lines += 1
         if self.violation is None and self.audit is not None:
-            self.violation = self.audit(event)
+            try:
+                self.violation = self.audit(event)
+            except Exception as exc:
+                if self.matched:  # the re-simulation's own line: the auditor failed, not the file
+                    raise
+                self.violation = Mismatch(
+                    self.lines, event.seq, f"cannot follow from the battle so far ({exc})"
+                )
         return line.text, event
 
     def turns(self) -> Iterator[tuple[int, str]]:

@@ -10,7 +10,7 @@ from engine.log import Header
 from engine.projection import Projection
 from engine.reader import ReplayError, ReplayStream
 from engine.replay import Mismatch, VerifyResult, verify
-from sim.contract import get_ruleset
+from sim.contract import HookError, get_ruleset
 from sim.replay.header import UNFOLDABLE, header_scenario, registry_for, simulate_into
 from sim.scenario.catalog import SCENARIOS
 from sim.scenario.load import ScenarioError, read_yaml
@@ -85,7 +85,11 @@ class _Auditor:
             fork = self.forks.get(event.seq)
             problem = None
             if fork is None or not fork.event:
-                problem = audit(self.scenario, self.projection.state, event)
+                try:
+                    problem = audit(self.scenario, self.projection.state, event)
+                except Exception as exc:  # the ruleset's bug, or a forged line's (Recorded.next)
+                    where = f"seq {event.seq}"
+                    raise HookError.raised(self.ruleset.name, "audit", exc, where) from exc
             self.projection.apply(event)
         except UNFOLDABLE as exc:  # only a forged log gets here: the reader checked types
             self.done = True
