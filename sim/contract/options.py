@@ -92,11 +92,21 @@ class ChangedDefaults(BaseModel):
         if not isinstance(data, dict):
             return data
         filled = dict(data)
-        for since, before in cls.CHANGED.items():
-            if _earlier(version, since):
-                for name, value in before.items():
-                    filled.setdefault(name, value)
+        for name, value in cls._in_effect(version).items():
+            filled.setdefault(name, value)
         return filled
+
+    @classmethod
+    def _in_effect(cls, version: Any) -> dict[str, Any]:
+        """The earlier values of the options whose defaults changed after ``version``: each
+        the value its first change after ``version`` replaced (an option changed twice, say
+        by versions 3 and 6, reads at version 1 as version 3 found it, not as version 6 did)."""
+        found: dict[str, Any] = {}
+        for since in sorted(cls.CHANGED, key=lambda v: int(v) if v.isdigit() else 0):
+            if _earlier(version, since):
+                for name, value in cls.CHANGED[since].items():
+                    found.setdefault(name, value)
+        return found
 
     @model_serializer(mode="wrap")
     def _earlier_dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
@@ -105,15 +115,13 @@ class ChangedDefaults(BaseModel):
         if not isinstance(data, dict):
             return data
         fields = type(self).model_fields
-        for since, before in self.CHANGED.items():
-            if _earlier(version, since):
-                for name, value in before.items():
-                    # added with the change
-                    later = fields[name].exclude_if is not None or name in self.ADDED
-                    if later and name in data and getattr(self, name) == value:
-                        del data[name]
-                    elif name not in data and getattr(self, name) != value:
-                        # set away from the earlier version's value to today's default,
-                        # which a later_option leaves out: the earlier version wrote it
-                        data[name] = getattr(self, name)
+        for name, value in self._in_effect(version).items():
+            # added with the change
+            later = fields[name].exclude_if is not None or name in self.ADDED
+            if later and name in data and getattr(self, name) == value:
+                del data[name]
+            elif name not in data and getattr(self, name) != value:
+                # set away from the earlier version's value to today's default,
+                # which a later_option leaves out: the earlier version wrote it
+                data[name] = getattr(self, name)
         return data
