@@ -49,6 +49,28 @@ def _differ(a: dict[str, Any], b: dict[str, Any], key: str) -> bool:
     return key not in a or key not in b or _canonical(a[key]) != _canonical(b[key])
 
 
+def _first_apart(a: Any, b: Any, depth: int = 0) -> str | None:
+    """The dotted path of the first value two mappings hold apart (keys in order, then
+    list items by index), or None when they are not both mappings or lists that part
+    below the top: where in a ``scenario`` or a ``result`` the two lines differ."""
+    if depth > 8:
+        return None
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b), key=str):
+            if k not in a or k not in b:
+                return str(k)
+            if _canonical(a[k]) != _canonical(b[k]):
+                below = _first_apart(a[k], b[k], depth + 1)
+                return str(k) if below is None else f"{k}.{below}"
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if _canonical(x) != _canonical(y):
+                below = _first_apart(x, y, depth + 1)
+                return str(i) if below is None else f"{i}.{below}"
+    return None
+
+
 def _fields_differ(a: dict[str, Any], b: dict[str, Any]) -> str:
     keys = sorted(set(a) | set(b), key=lambda k: (k not in a, k))
     changed = [
@@ -56,7 +78,11 @@ def _fields_differ(a: dict[str, Any], b: dict[str, Any]) -> str:
         for k in keys
         if k != "h" and (k not in a or k not in b or _canonical(a[k]) != _canonical(b[k]))
     ]
-    return ", ".join(changed[:6]) or "bytes"
+    named = []
+    for k in changed[:6]:
+        below = _first_apart(a[k], b[k]) if k in a and k in b else None
+        named.append(k if below is None else f"{k}.{below}")
+    return ", ".join(named) or "bytes"
 
 
 def _line_differs(n: int, a: str, b: str) -> tuple[int | None, str]:

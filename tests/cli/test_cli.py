@@ -381,7 +381,7 @@ def test_verify_resealed_edit_exits_1_with_mismatch(replay: Path, tmp_path: Path
     assert result.exit_code == 1
     assert result.stdout == (
         f"MISMATCH at seq {i - 1} (line {i + 1}): "
-        "event musket.fired differs from re-simulation in: result\n"
+        "event musket.fired differs from re-simulation in: result.casualties\n"
     )
 
 
