@@ -10,6 +10,9 @@ file PIDS first, one a line, so the test can check that none outlives it.
 
 ``interrupt:N`` instead of ``N`` sends SIGINT (a Ctrl-C) instead: right after the N-th
 commit, or with ``interrupt:0`` as the first chunk arrives, before anything is committed.
+``interrupt-group:N`` sends it to this process's whole process group, as a terminal's
+Ctrl-C does (start the command in a session of its own): a local Dask cluster's
+processes get it too.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
-def _arm_interrupt(after: int) -> None:
+def _arm_interrupt(after: int, group: bool = False) -> None:
     # a Ctrl-C at a terminal: Python's own handler, as at any start where SIGINT is not
     # ignored (a shell's `cmd &` starts its children with SIGINT ignored, and they inherit it)
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -59,7 +62,10 @@ def _arm_interrupt(after: int) -> None:
         commit(self, records, *digests)
         done += 1
         if done == after:
-            os.kill(os.getpid(), signal.SIGINT)
+            if group:
+                os.killpg(os.getpgid(0), signal.SIGINT)
+            else:
+                os.kill(os.getpid(), signal.SIGINT)
 
     Store.commit = commit_then_maybe_interrupt  # type: ignore[method-assign,assignment]
 
@@ -81,7 +87,9 @@ def _arm(after: int, pids: Path) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1].startswith("interrupt:"):
+    if sys.argv[1].startswith("interrupt-group:"):
+        _arm_interrupt(int(sys.argv[1].removeprefix("interrupt-group:")), group=True)
+    elif sys.argv[1].startswith("interrupt:"):
         _arm_interrupt(int(sys.argv[1].removeprefix("interrupt:")))
     else:
         _arm(int(sys.argv[1]), Path(sys.argv[2]))

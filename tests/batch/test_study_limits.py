@@ -121,6 +121,25 @@ def test_an_interrupt_after_commits_counts_what_is_kept(tmp_path: Path) -> None:
         store.close()
 
 
+def test_ctrl_c_at_a_terminal_on_a_local_dask_cluster_says_one_line(tmp_path: Path) -> None:
+    """Ctrl-C reaches the whole process group, the local Dask cluster's Nannies and workers
+    too: they ignore it (each printed its own KeyboardInterrupt traceback), and the
+    study closes them and says the one line a local pool's study says."""
+    out = tmp_path / "s"
+    cmd = [sys.executable, "-m", "tests.batch.kill_after", "interrupt-group:2", "-", "batch"]
+    cmd += [str(STONE_WALL), "--out", str(out), "--jobs", "2", "--runs", "400", "--seed", "5"]
+    cmd += ["--chunk-size", "5", "--quiet", "--no-plots", "--executor", "dask"]
+    done = subprocess.run(
+        cmd, check=False, cwd=REPO, capture_output=True, text=True, start_new_session=True
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    kept = done.stderr.strip()
+    assert kept.startswith("battlesim: interrupted; the committed chunks are kept ("), kept
+    assert kept.endswith(" runs) — run the same command with --resume to complete the study")
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     factors = [{"path": "options.fire_hcv", "values": [10, 20]}]

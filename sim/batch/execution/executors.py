@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -218,6 +219,28 @@ def _exit_with(parent: int) -> None:
 
 
 @contextmanager
+def _children_ignore_sigint() -> Iterator[None]:
+    """Processes started inside ignore Ctrl-C: this process handles it and closes them.
+
+    A local Dask cluster's Nannies and workers are in the terminal's process group, so
+    Ctrl-C reached each of them too and each printed its own ``KeyboardInterrupt``
+    traceback before the study's one line. An ignored SIGINT is inherited across
+    ``exec`` and Python then installs no handler for it, so the Nannies (spawned) and
+    the workers they start (and restart) ignore it; this process's handler is put back
+    as soon as they are up. Only the main thread may change a handler: elsewhere (a
+    notebook's thread) nothing is changed.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
 def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
     try:
         # Dask is an optional extra, and untyped: reach it through Any.
@@ -230,13 +253,14 @@ def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
     try:
         try:
             if scheduler is None:
-                cluster = distributed.LocalCluster(
-                    n_workers=jobs,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=logging.ERROR,
-                )
+                with _children_ignore_sigint():
+                    cluster = distributed.LocalCluster(
+                        n_workers=jobs,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
                 # each Nanny sets its workers' variables in this process's environment
                 set_by_cluster = _set_since(before)
                 client = distributed.Client(cluster)
