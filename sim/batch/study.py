@@ -88,6 +88,8 @@ class RunOptions:
     scheduler: str | None = None
     resume: bool = False
     progress: Progress | None = None
+    note: Callable[[str], None] | None = None
+    """Told, in a sentence, what the study did besides fighting (files it removed)."""
     plots: bool = True
     baseline: int = 0
     """The design point every other is compared with (summary only)."""
@@ -345,6 +347,36 @@ def run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = Non
         raise StudyError(f"{Path(out) / DB_NAME}: {detail}") from None
 
 
+STALE = ("export", "plots/discover.png", "manifest.json")
+"""What commands after a study write into its folder (``export``, ``discover``, the
+manifest they update), drawn from the runs committed then: a ``--resume`` that fights
+more removes them before it starts, so no export of an incomplete study is left beside
+the complete one, and no manifest vouches for it."""
+
+
+def _drop_stale(out: Path, note: Callable[[str], None] | None) -> None:
+    """Remove :data:`STALE` from the study folder ``out`` (a folder's files, not the
+    folder; links as links, never followed), and say which."""
+    removed: list[str] = []
+    for name in STALE:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            for item in sorted(path.iterdir()):
+                if item.is_file() or item.is_symlink():
+                    item.unlink()
+                    removed.append(f"{name}/{item.name}")
+        elif path.is_file() or path.is_symlink():
+            path.unlink()
+            removed.append(name)
+    if removed and note is not None:
+        more = f" and {len(removed) - 4} more" if len(removed) > 4 else ""
+        shown = ", ".join(removed[:4]) + more
+        note(
+            f"removed what was made from the incomplete study ({shown}): export or discover "
+            "again once it is complete"
+        )
+
+
 def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = None) -> StudyResult:
     """Run (or with ``options.resume`` complete) a study into directory ``out``.
 
@@ -368,6 +400,8 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
         with open_executor(options.executor, options.jobs, options.scheduler) as executor:
             store = open_store(plan, out, points)
             runner = _Runner(plan, store, out, options)
+            if options.resume and runner.committed < runner.planned():
+                _drop_stale(out, options.note)
             runner.run(executor)
     except BaseException:  # Ctrl-C as the pool shuts down too: the store is closed, so
         if store is not None:  # what was committed can be read (and counted) at once

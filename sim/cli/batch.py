@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from sim.batch.methods.differences import Paired
     from sim.batch.planning.design import Design, Factor
     from sim.batch.planning.plan import StudyPlan
+    from sim.batch.storage.store import Store
     from sim.batch.study import RunOptions
 
 __all__ = ["batch", "study"]
@@ -243,6 +244,7 @@ def _options(
         scheduler=execution.scheduler,
         resume=execution.resume,
         progress=_progress(execution.quiet),
+        note=lambda text: common.say(f"battlesim: note: {text}", err=True),
         plots=plots,
         baseline=baseline,
         interval=interval,
@@ -467,6 +469,27 @@ def study(
         _export(folder, fmt, folder / "export", show, inside=True)
 
 
+def _note_incomplete(folder: Path, store: Store) -> None:
+    """A note when the study in ``folder`` stopped before its end (its ``progress.json``
+    not finished): what is exported is the runs committed so far (counted in ``store``:
+    the progress file is written after each commit, so it may lag one)."""
+    import json
+
+    try:
+        state = json.loads((folder / "progress.json").read_bytes()[:4096])
+        planned = int(state["planned"])
+        finished = bool(state.get("finished"))
+    except (OSError, ValueError, TypeError, KeyError):
+        return  # no progress file (an older study), or not one battlesim wrote
+    if not finished:
+        committed = store.count()
+        common.say(
+            f"battlesim: note: {str(folder)!r} is incomplete ({committed:,} of {planned:,} runs "
+            "committed): the export holds those; complete it with --resume, then export again",
+            err=True,
+        )
+
+
 def _export(
     folder: Path,
     fmt: str,
@@ -487,6 +510,7 @@ def _export(
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     try:
+        _note_incomplete(folder, store)
         utf8_path(dest)  # DuckDB cannot write to any other
         if inside:
             own_folder(dest)  # a planted link must not send the export out of the study

@@ -4,6 +4,7 @@ a large design says it is being checked; an interrupt says what it kept, truthfu
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -119,6 +120,39 @@ def test_an_interrupt_after_commits_counts_what_is_kept(tmp_path: Path) -> None:
         assert store.count() == 10
     finally:
         store.close()
+
+
+def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
+    tmp_path: Path,
+) -> None:
+    """An export of an interrupted study holds its 10 runs and says so; the --resume that
+    fights the other 70 removes it (and the manifest the export wrote) before it starts,
+    so the finished study's manifest lists no export of 10 runs and verify passes."""
+    code, _, out = _interrupted(tmp_path, 2)
+    assert code == 1
+    exported = invoke("export", out, "--format", "csv")
+    assert exported.exit_code == 0, exported.output
+    assert exported.stderr.strip() == (
+        f"battlesim: note: {str(out)!r} is incomplete (10 of 80 runs committed): the export "
+        "holds those; complete it with --resume, then export again"
+    )
+    runs = (out / "export" / "runs.csv").read_text(encoding="utf-8").splitlines()
+    assert len(runs) == 1 + 10 and (out / "manifest.json").is_file()
+    args = ["batch", STONE_WALL, "--out", out, "--jobs", "1", "--runs", "40", "--seed", "5"]
+    args += ["--chunk-size", "5", "--quiet", "--no-plots", "--sweep", "options.fire_hcv=20,30"]
+    resumed = invoke(*args, "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert resumed.stderr.splitlines() == [
+        "battlesim: note: removed what was made from the incomplete study (export/points.csv, "
+        "export/runs.csv, export/study.csv, export/unit_finals.csv and 1 more): export or "
+        "discover again once it is complete"
+    ]
+    assert sorted(p.name for p in (out / "export").iterdir()) == []
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["runs"] == 80 and not any(f.startswith("export/") for f in manifest["files"])
+    assert invoke("verify", out, "--sample", "1").exit_code == 0
+    again = invoke("export", out, "--format", "csv")
+    assert again.exit_code == 0 and again.stderr == ""
 
 
 def test_ctrl_c_at_a_terminal_on_a_local_dask_cluster_says_one_line(tmp_path: Path) -> None:
