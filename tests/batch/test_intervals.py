@@ -136,6 +136,15 @@ def test_cluster_robust_standard_error_equals_statsmodels_ols_clustered() -> Non
     assert se > naive  # the shared luck makes the naive error too small
 
 
+def test_the_default_interval_names_its_method_too(tmp_path: Path) -> None:
+    """Without --interval the rates are Wilson's, and the summary says so first, as it does
+    for the others (it said nothing: every interval names its method)."""
+    args = ["--runs", "4", "--seed", "1", "--no-plots", "--jobs", "1"]
+    result = invoke("batch", STONE_WALL, "--out", tmp_path / "w", *args)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == "Win and draw rates with 95 % Wilson score intervals"
+
+
 def test_interval_flag_and_study_field_choose_the_method_and_say_none_or_all(
     tmp_path: Path,
 ) -> None:

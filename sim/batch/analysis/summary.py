@@ -334,8 +334,7 @@ def _point_lines(summary: dict[str, Any]) -> list[str]:
     turns = plural(turn_name(summary))
     lines = []
     method = summary["study"].get("interval", "wilson")
-    if method != "wilson":
-        lines.append(f"Win and draw rates with 95 % {INTERVAL_NAMES[method]} intervals")
+    lines.append(f"Win and draw rates with 95 % {INTERVAL_NAMES[method]} intervals")
     for pt in summary["points"]:
         failed = f", {pt['failed']} failed" if pt["failed"] else ""
         pilot = pt.get("pilot")
