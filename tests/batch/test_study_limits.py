@@ -300,3 +300,34 @@ def test_json_of_another_shape_is_one_line_naming_the_file(
     args = ["--measure", "turns > 3", "--no-plot"] if command == "discover" else ["--sample", "0"]
     result = invoke(command, folder, *args)
     assert (result.exit_code, result.output) == (2, f"battlesim: error: {db}: damaged: {said}\n")
+
+
+@pytest.mark.parametrize(
+    ("factor", "message"),
+    [
+        (
+            "{path: map.terrain.0.cover, range: [-50, -20], levels: 4}",
+            "design point 0 (map.terrain.0.cover=-50.0) is not a valid scenario: "
+            "map.terrain.0.cover: -50.0 is not an integer: write -50 (a range factor's values "
+            "are decimals unless it says 'type: int')",
+        ),
+        (
+            "{path: map.terrain.0.cover, values: [-20, -35.5]}",
+            "design point 0 (map.terrain.0.cover=-20.0) is not a valid scenario: "
+            "map.terrain.0.cover: -20.0 is not an integer: write -20 (its values mix whole "
+            "numbers with -35.5, so every one is read as a decimal)",
+        ),
+    ],
+)
+def test_a_whole_number_a_factor_made_a_decimal_says_why(
+    tmp_path: Path, factor: str, message: str
+) -> None:
+    """The study file says -50 (or -20); the scenario's int field is given -50.0: the
+    message says what made it a decimal."""
+    study = tmp_path / "s.yaml"
+    study.write_text(
+        f"scenario: {STONE_WALL}\nreplications: 5\nfactors: [{factor}]\n", encoding="utf-8"
+    )
+    result = invoke("study", study, "--out", tmp_path / "o", "-q")
+    assert result.exit_code == 2
+    assert result.stderr == f"battlesim: error: {study}: {message}\n"

@@ -132,6 +132,7 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
         where = f"{p.field}: " if p.field else ""
         raise PointError(
             f"design point {index} ({shown}) is not a valid scenario: {where}{p.message}"
+            + _decimal_hint(plan, p.field, p.message)
         ) from None
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -139,6 +140,26 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
         raise PointError(
             f"design point {index} ({shown}) is not a valid campaign: {where}: {err['msg']}"
         ) from None
+
+
+def _decimal_hint(plan: StudyPlan, field: str, message: str) -> str:
+    """Why a whole number reached a field as a decimal (``-50.0 is not an integer: write
+    -50``, when the study file says ``-50``): the factor made it one."""
+    if "is not an integer" not in message:
+        return ""
+    factor = next((f for f in plan.factors if f.path == field), None)
+    if factor is None:
+        return ""
+    if factor.range is not None and factor.type == "float":
+        return " (a range factor's values are decimals unless it says 'type: int')"
+    if factor.values is not None:
+        decimals = [v for v in factor.values if isinstance(v, float) and not v.is_integer()]
+        if decimals and any(type(v) is int for v in factor.values):
+            return (
+                f" (its values mix whole numbers with {json.dumps(decimals[0])}, so every one is "
+                "read as a decimal)"
+            )
+    return ""
 
 
 def fresh_points(plan: StudyPlan, out: Path) -> list[dict[str, Any]]:
