@@ -88,6 +88,10 @@ class RunOptions:
     scheduler: str | None = None
     resume: bool = False
     progress: Progress | None = None
+    fought: Progress | None = None
+    """For a display: called with (runs fought, runs planned) as each chunk comes in, its
+    rows perhaps still waiting for the next commit point (``progress`` counts only what
+    is committed, and moves at commit points)."""
     note: Callable[[str], None] | None = None
     """Told, in a sentence, what the study did besides fighting (files it removed)."""
     plots: bool = True
@@ -157,6 +161,8 @@ class _Runner:
         self.points = [_Point(i, v, plan.chunks()) for i, v in enumerate(store.points())]
         self.committed = 0 if store.created else store.count()
         self.ran = 0
+        self.arrived = 0
+        """Runs of the chunks taken in by this invocation (committed or waiting to be)."""
         losses = tuple((side, kind) for side, kind, _ in store.losses)
         sides = tuple(side for side, _ in store.draws)
         self.shared = Shared.of(plan.target, losses, sides)
@@ -265,6 +271,11 @@ class _Runner:
         if not pt.stopped:
             pt.buffered[chunk.runs[0].replication // self.plan.chunk_size] = rows
             self._advance(pt)
+            if self.options.fought is not None:
+                self.arrived += len(chunk.runs)
+                planned = self.planned()
+                done = self.committed - self.ran + self.arrived
+                self.options.fought(min(done, planned), planned)
 
     def run(self, executor: Executor) -> None:
         """Run every pending chunk on ``executor``; committed chunks are written even on failure."""

@@ -238,12 +238,14 @@ def _options(
     boot_workers(execution.kind, execution.workers)  # while DuckDB and the study load here
     from sim.batch.study import RunOptions  # DuckDB, NumPy: after the boot began
 
+    bar = _progress(execution.quiet)
     return RunOptions(
         jobs=execution.workers,
         executor=execution.kind,
         scheduler=execution.scheduler,
         resume=execution.resume,
-        progress=_progress(execution.quiet),
+        progress=bar,
+        fought=bar,  # the bar moves as chunks come in, not only at commit points
         note=lambda text: common.say(f"battlesim: note: {text}", err=True),
         plots=plots,
         baseline=baseline,

@@ -28,22 +28,27 @@ class ProgressBar:
     def __init__(self, stream: TextIO, label: str = "runs") -> None:
         self.stream = stream
         self.label = label
-        self._start: int | None = None
+        self._start: tuple[float, int] | None = None
         self._base: tuple[float, int] | None = None
+        self._done = 0
         self._last_draw = 0.0
         self._drawn = False
 
     def __call__(self, done: int, total: int) -> None:
         """Update to ``done`` of ``total`` runs.
 
-        The rate is measured from the first chunk done onwards, so the
-        workers' start-up and the runs a resumed study already had do not
-        count.
+        Two counts may feed it (a study's runs fought, chunk by chunk, and its
+        runs committed, which lag them): the bar never goes back. The rate is
+        measured from the first chunk done onwards, so the workers' start-up
+        and the runs a resumed study already had do not count; until a second
+        update comes after that, from the first update.
         """
         now = time.monotonic()
+        done = max(done, self._done)
+        self._done = done
         if self._start is None:
-            self._start = done
-        elif self._base is None and done > self._start:
+            self._start = (now, done)
+        elif self._base is None and done > self._start[1]:
             self._base = (now, done)  # the first chunk in: the workers are up
         if now - self._last_draw < 0.1 and done < total:
             return
@@ -56,7 +61,9 @@ class ProgressBar:
         """The bar's text for ``done`` of ``total`` at monotonic time ``now``."""
         fraction = done / total if total else 1.0
         filled = round(_WIDTH * fraction)
-        start, first = self._base or (now, done)
+        start, first = self._base or self._start or (now, done)
+        if done <= first and self._start is not None:  # nothing since the first chunk yet
+            start, first = self._start
         elapsed = now - start
         rate = (done - first) / elapsed if elapsed > 0 and done > first else 0.0
         eta = f"ETA {_clock((total - done) / rate)}" if rate > 0 and done < total else ""
