@@ -118,7 +118,9 @@ def test_batch_and_rerun_speak_of_rounds_and_agree_with_plural_sides(tmp_path: P
     scenario = str(SCENARIOS / "dungeon_skirmish.yaml")
     result = _invoke("batch", scenario, "--runs", "3", "--jobs", "1", "--no-plots", "-o", str(out))
     assert result.exit_code == 0, result.output
-    labels = [line.split("  ")[1].strip() for line in result.stdout.splitlines()[1:4]]
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Win and draw rates with 95 % Wilson score intervals"
+    labels = [line.split("  ")[1].strip() for line in lines[2:5]]
     assert labels == ["The party wins", "The goblins win", "draw"]
     assert any(line.startswith("  rounds ") for line in result.stdout.splitlines())
     assert not any(line.startswith("  turns ") for line in result.stdout.splitlines())
@@ -145,9 +147,9 @@ def _summary(names: dict[str, str], ruleset: str) -> dict[str, Any]:
 def test_summary_lines_agree_with_singular_and_plural_names() -> None:
     """'Union wins', 'The goblins win'; a musket study's turns are 'turns'."""
     lines = format_summary(_summary({"usa": "Union", "gob": "The goblins"}, "musket"))
-    assert lines[1].startswith("  Union wins ")
-    assert lines[2].startswith("  The goblins win ")
-    assert lines[4].startswith("  turns ")
+    assert lines[2].startswith("  Union wins ")
+    assert lines[3].startswith("  The goblins win ")
+    assert lines[5].startswith("  turns ")
 
 
 def test_plot_legend_agrees_with_a_plural_side(

@@ -96,8 +96,21 @@ def _result(c: ev.Casualties, target_kind: str) -> str:
         f"value {c.v:,.0f}, modifier {c.modifier:+g}% ({_mods(c.modifiers)}) → "
         f"E {c.effective:,.0f}, range {c.low:.2f}–{c.high:.2f}, drew {c.value:.2f} → {loss}, "
         f"+{c.fatigue_added} fatigue; morale check p = {c.morale_check_p:.2f}: "
-        f"{'required' if c.morale_check else 'not required'}"
+        f"{_required(c)}"
     )
+
+
+_WITHOUT_THE_DRAW = {"max_fatigue": "at maximum fatigue", "heavy_losses": "heavy losses"}
+"""Why a check is required when the loss draw did not require it (docs/rules/musket.md)."""
+
+
+def _required(c: ev.Casualties) -> str:
+    """Whether the loss requires a morale check, and why when the draw p is not the reason
+    (the draw may have missed p: a reader checking by hand would say "not required")."""
+    if not c.morale_check:
+        return "not required"
+    why = _WITHOUT_THE_DRAW.get(c.morale_check_reason or "")
+    return f"required ({why})" if why else "required"
 
 
 def _melee(state: BattleState, e: ev.Meleed) -> str:

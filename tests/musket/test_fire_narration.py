@@ -1,0 +1,43 @@
+"""A fire's narrative line says why a morale check is required when the draw is not why.
+
+The loss draw requires a check when it falls under p; a hit at maximum fatigue, or one
+leaving the unit past ``rout_loss`` (heavy losses), requires one without it. The line
+said only "required" for all three, so a reader checking the draw against p by hand
+concluded "not required" (found by a designer's review).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sim import api
+from sim.replay.analysis import narrative_line
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _first_fire(reason: str | None) -> tuple[str, Any]:
+    loaded = api.load_replay(ROOT / "replays" / "chancellorsville-s1863.jsonl")
+    for event, before in loaded.fold():
+        if event.type == "musket.fired" and event.result.morale_check_reason == reason:
+            line = narrative_line(loaded, before, event)
+            assert line is not None
+            return line, event
+    raise AssertionError(f"no fire with reason {reason!r}")
+
+
+@pytest.mark.parametrize(
+    ("reason", "said"),
+    [
+        (None, "not required"),
+        ("loss", "required"),
+        ("heavy_losses", "required (heavy losses)"),
+    ],
+)
+def test_the_line_says_why_a_check_is_required(reason: str | None, said: str) -> None:
+    line, event = _first_fire(reason)
+    p = event.result.morale_check_p
+    assert line.endswith(f"morale check p = {p:.2f}: {said}"), line
