@@ -158,7 +158,8 @@ def verify(
         for line in views.verify_lines(result):
             common.say(line)
         if rules is not None:  # a note beside the verdict: stdout keeps its one line
-            click.echo(f"battlesim: note: {rules.line()}", err=True)
+            fought = result.damage is None  # damage stops verify before it fights again
+            click.echo(f"battlesim: note: {rules.line(fought)}", err=True)
     sys.exit(0 if result.ok else 1)
 
 

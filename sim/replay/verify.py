@@ -28,10 +28,13 @@ class RulesVersion:
     fought_again: bool
     """True when this battlesim still fights that version (``Ruleset.older_versions``)."""
 
-    def line(self) -> str:
-        """One sentence for ``verify``'s text."""
+    def line(self, fought: bool = True) -> str:
+        """One sentence for ``verify``'s text (``fought``: whether verify got as far as
+        fighting the battle again; a damaged or incomplete file stops it before)."""
         old = f"fought under {self.ruleset} rules v{self.fought_under}"
         now = f"this battlesim's are v{self.current}"
+        if self.fought_again and not fought:
+            return f"{old} ({now})"
         if self.fought_again:
             return f"{old} ({now}); fought again under v{self.fought_under}"
         return (

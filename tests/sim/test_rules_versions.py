@@ -293,3 +293,17 @@ def test_the_old_battle_still_shows_and_explains(replay: Path, turns: int) -> No
     chain = analysis.why(loaded, check.seq)
     assert [e.type for e, _ in chain][-2:] == ["musket.fired", "musket.morale_tested"]
     assert invoke("why", str(replay), str(check.seq)).exit_code == 0
+
+
+def test_a_damaged_older_replay_is_not_said_to_be_fought_again(tmp_path: Path) -> None:
+    """A rules-v1 replay with a line edited (the chain not recomputed): DAMAGED, and the
+    note names the rules it was fought under without saying verify fought it again."""
+    lines = RULES1.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[9] = lines[9].replace('"turn":1', '"turn":2', 1)
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_text("".join(lines), encoding="utf-8")
+    result = invoke("verify", str(damaged))
+    assert result.exit_code == 1 and result.stdout.startswith("DAMAGED at seq 8: ")
+    assert result.stderr == (
+        "battlesim: note: fought under musket rules v1 (this battlesim's are v5)\n"
+    )
