@@ -105,6 +105,25 @@ def test_a_tampered_run_row_is_named_by_its_column(copy: Path) -> None:
     ]
 
 
+def test_the_count_of_differences_counts_those_not_listed(copy: Path) -> None:
+    """Run 5's losses raised: summary.json's re-derived figures of point 1 differ in more
+    places than are listed (three, then "… and N more"); the count, in the text and in
+    --json's ``difference_count``, is every one of them."""
+    _sql(copy, "UPDATE runs SET usa_men_lost = usa_men_lost + 7 WHERE run_id = 5")
+    check = verify_study(copy, sample=0)
+    more = [d for d in check.differences if " more differences" in d]
+    assert len(more) == 1 and more[0].startswith("summary.json: … and ")
+    hidden = int(more[0].split("… and ")[1].split()[0])
+    assert check.difference_count == len(check.differences) - 1 + hidden
+    result = invoke("verify", copy, "--sample", "0", "--sample-seed", "5", "--json")
+    data = json.loads(result.output)
+    assert data["difference_count"] == check.difference_count > len(data["differences"])
+    text = invoke("verify", copy, "--sample", "0", "--sample-seed", "5")
+    assert text.output.splitlines()[-1].startswith(
+        f"{copy}: {check.difference_count} difference(s) "
+    )
+
+
 def test_a_tampered_draw_count_and_unit_row_are_caught(copy: Path) -> None:
     """A side's draws and a unit's final strength are compared with the battle fought again."""
     ((draws,),) = _sql(copy, "SELECT csa_draws FROM runs WHERE run_id = 2")
@@ -167,6 +186,7 @@ def test_verify_json_is_the_check_as_data(study: Path) -> None:
         "files": 2,
         "replays": data["replays"],
         "differences": [],
+        "difference_count": 0,
         "notes": [],
     }
     assert data["replays"] == len([i for i in data["sampled"] if i % 4 == 0])

@@ -46,6 +46,7 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,7 @@ __all__ = ["DEFAULT_SAMPLE", "StudyCheck", "StudyVerifyError", "verify_study"]
 DEFAULT_SAMPLE = 5
 """Runs re-fought when no ``--sample`` is given."""
 SHOWN = 3
+_MORE = re.compile(r": … and (\d+) more differences$")
 """Differences of one kind shown in a message before "and N more"."""
 
 
@@ -119,6 +121,16 @@ class StudyCheck:
         return not self.differences
 
     @property
+    def difference_count(self) -> int:
+        """Every difference found: a line ``… and N more differences`` (one file's beyond
+        the :data:`SHOWN` listed) counts as its N."""
+        total = 0
+        for line in self.differences:
+            more = _MORE.search(line)
+            total += int(more.group(1)) if more else 1
+        return total
+
+    @property
     def catch(self) -> float:
         """The chance the re-fought sample holds one given run: k / N."""
         return len(self.sampled) / self.runs if self.runs else 1.0
@@ -136,6 +148,7 @@ class StudyCheck:
             "files": self.files,
             "replays": self.replays,
             "differences": self.differences,
+            "difference_count": self.difference_count,
             "notes": self.notes,
         }
 
@@ -159,6 +172,7 @@ def _changes(a: Any, b: Any, what: str, left: str, right: str) -> list[str]:
     ]
     if len(found) > SHOWN:
         out.append(f"{what}: … and {len(found) - SHOWN} more differences")
+    # (SHOWN listed and the rest counted: StudyCheck.difference_count reads this line)
     return out
 
 
@@ -720,7 +734,7 @@ def verify_lines(check: StudyCheck) -> list[str]:
         )
     else:
         lines.append(
-            f"{check.study}: {len(check.differences)} difference(s) (sample seed "
+            f"{check.study}: {check.difference_count} difference(s) (sample seed "
             f"{check.sample_seed}; repeat with --sample-seed {check.sample_seed})"
         )
     return lines
