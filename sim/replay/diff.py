@@ -19,7 +19,7 @@ from engine.events import Draw, Event, TurnEnded
 from engine.jsondiff import diff
 from sim.contract import headline
 from sim.replay.file import ReplayLike
-from sim.text.grammar import plural
+from sim.text.grammar import count, plural
 from sim.text.values import in_words, shortened
 
 __all__ = ["SUMMARY_ROWS", "diff_replays", "draw_counts", "render"]
@@ -332,7 +332,17 @@ def _change(c: dict[str, Any]) -> str:
         return f"  {'missing':<8} {c['path']} (in a: {_value(c['a'])})"
     if c["kind"] == "extra":
         return f"  {'extra':<8} {c['path']} (in b: {_value(c['b'])})"
-    return f"  {c['kind']:<8} {c['path']}: {_value(c['a'])} -> {_value(c['b'])}"
+    a, b = c["a"], c["b"]
+    if isinstance(a, list) and isinstance(b, list) and a and b:
+        # a list of values (draws, hexes) changes as one value: shown from its first
+        # differing item, so a long shared start does not push the change out of sight
+        i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+        i = min(len(a), len(b)) if i is None else i
+        if i > 0:
+            sizes = f"; {count(len(a), 'item')} -> {len(b)}" if len(a) != len(b) else ""
+            where = f"{c['path']} from item {i}{sizes}"
+            return f"  {c['kind']:<8} {where}: {_value(a[i:])} -> {_value(b[i:])}"
+    return f"  {c['kind']:<8} {c['path']}: {_value(a)} -> {_value(b)}"
 
 
 def _render_same(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
