@@ -471,10 +471,10 @@ def study(
         _export(folder, fmt, folder / "export", show, inside=True)
 
 
-def _note_incomplete(folder: Path, store: Store) -> None:
+def note_incomplete(folder: Path, store: Store | None, command: str = "export") -> None:
     """A note when the study in ``folder`` stopped before its end (its ``progress.json``
-    not finished): what is exported is the runs committed so far (counted in ``store``:
-    the progress file is written after each commit, so it may lag one)."""
+    not finished): what is read is the runs committed so far (counted in ``store``, else
+    as the progress file says: it is written after each commit, so it may lag one)."""
     import json
 
     try:
@@ -484,10 +484,11 @@ def _note_incomplete(folder: Path, store: Store) -> None:
     except (OSError, ValueError, TypeError, KeyError):
         return  # no progress file (an older study), or not one battlesim wrote
     if not finished:
-        committed = store.count()
+        committed = store.count() if store is not None else int(state["committed"])
         common.say(
             f"battlesim: note: {str(folder)!r} is incomplete ({committed:,} of {planned:,} runs "
-            "committed): the export holds those; complete it with --resume, then export again",
+            f"committed): {command} reads those; complete it with --resume, then {command} "
+            "again",
             err=True,
         )
 
@@ -512,7 +513,7 @@ def _export(
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     try:
-        _note_incomplete(folder, store)
+        note_incomplete(folder, store)
         utf8_path(dest)  # DuckDB cannot write to any other
         if inside:
             own_folder(dest)  # a planted link must not send the export out of the study

@@ -97,6 +97,9 @@ def discover(
         result = find(study_dir, measure, boxes, min_coverage, alpha, min_mass)
     except (ConditionError, DiscoverError, StoreError) as exc:
         common.fail(str(exc))
+    from sim.cli.batch import note_incomplete
+
+    note_incomplete(Path(study_dir), None, "discover")
     drawn = not no_plot and bool(result["boxes"])  # never an empty chart
     result["plot"] = str(_plot(result, study_dir, out, force)) if drawn else None
     if as_json:

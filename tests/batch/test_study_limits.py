@@ -133,8 +133,13 @@ def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
     exported = invoke("export", out, "--format", "csv")
     assert exported.exit_code == 0, exported.output
     assert exported.stderr.strip() == (
-        f"battlesim: note: {str(out)!r} is incomplete (10 of 80 runs committed): the export "
-        "holds those; complete it with --resume, then export again"
+        f"battlesim: note: {str(out)!r} is incomplete (10 of 80 runs committed): export reads "
+        "those; complete it with --resume, then export again"
+    )
+    found = invoke("discover", out, "--measure", "usa_men_lost >= 0", "--no-plot")
+    assert found.stderr.startswith(f"battlesim: note: {str(out)!r} is incomplete (")
+    assert found.stderr.rstrip().endswith(
+        "discover reads those; complete it with --resume, then discover again"
     )
     runs = (out / "export" / "runs.csv").read_text(encoding="utf-8").splitlines()
     assert len(runs) == 1 + 10 and (out / "manifest.json").is_file()

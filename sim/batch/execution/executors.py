@@ -218,6 +218,22 @@ def _exit_with(parent: int) -> None:
     threading.Thread(target=watch, name="battlesim-parent-watch", daemon=True).start()
 
 
+class _CancelledQuiet(logging.Filter):
+    """Drops tornado's log of a Dask future the study cancelled (a chunk of a point that
+    stopped, or every chunk in flight at Ctrl-C): ``distributed``'s executor passes the
+    cancellation on in a callback, which tornado logs with its traceback ("Exception in
+    callback … FutureCancelledError") after the study's own one line. Any other record
+    passes."""
+
+    def __init__(self, cancelled: type[BaseException]) -> None:
+        super().__init__()
+        self.cancelled = cancelled
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, self.cancelled)
+
+
 @contextmanager
 def _children_ignore_sigint() -> Iterator[None]:
     """Processes started inside ignore Ctrl-C: this process handles it and closes them.
@@ -274,12 +290,21 @@ def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
             raise ExecutorError(
                 f"--scheduler {scheduler}: cannot reach the Dask scheduler: {exc}"
             ) from None
+        quiet = _CancelledQuiet(distributed.client.FutureCancelledError)
+        tornado_log = logging.getLogger("tornado.application")
+        tornado_log.addFilter(quiet)
         try:
             yield client.get_executor(pure=False)
         finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            level = tornado_log.level
+            tornado_log.setLevel(logging.CRITICAL)  # closing: a connection's end is no error
+            try:
+                client.close()
+                if cluster is not None:
+                    cluster.close()
+            finally:
+                tornado_log.setLevel(level)
+                tornado_log.removeFilter(quiet)
     finally:
         if scheduler is None:  # also when the cluster or its client failed to start
             _restore(before, _set_since(before) if set_by_cluster is None else set_by_cluster)
