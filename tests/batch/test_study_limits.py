@@ -336,3 +336,26 @@ def test_a_whole_number_a_factor_made_a_decimal_says_why(
     result = invoke("study", study, "--out", tmp_path / "o", "-q")
     assert result.exit_code == 2
     assert result.stderr == f"battlesim: error: {study}: {message}\n"
+
+
+def test_tornados_log_of_a_cancelled_dask_future_is_dropped_and_no_other() -> None:
+    """What the study cancels (chunks of a stopped point, or every one in flight at
+    Ctrl-C) tornado logs with a traceback; that record alone is dropped."""
+    import logging
+
+    from distributed.client import FutureCancelledError
+
+    from sim.batch.execution.executors import _CancelledQuiet
+
+    def record(exc: BaseException) -> logging.LogRecord:
+        return logging.LogRecord(
+            "tornado.application", logging.ERROR, __file__, 1, "Exception in callback",
+            None, (type(exc), exc, None),
+        )  # fmt: skip
+
+    quiet = _CancelledQuiet()
+    assert not quiet.filter(record(FutureCancelledError("study_chunk-1", "unknown")))
+    assert quiet.filter(record(RuntimeError("a real error")))
+    assert quiet.filter(
+        logging.LogRecord("x", logging.ERROR, __file__, 1, "no exception", None, None)
+    )

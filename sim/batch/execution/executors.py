@@ -22,7 +22,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from importlib import import_module
 from multiprocessing import forkserver
@@ -225,13 +225,9 @@ class _CancelledQuiet(logging.Filter):
     callback … FutureCancelledError") after the study's own one line. Any other record
     passes."""
 
-    def __init__(self, cancelled: type[BaseException]) -> None:
-        super().__init__()
-        self.cancelled = cancelled
-
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, self.cancelled)
+        return not isinstance(exc, CancelledError)  # distributed's FutureCancelledError is one
 
 
 @contextmanager
@@ -290,7 +286,7 @@ def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
             raise ExecutorError(
                 f"--scheduler {scheduler}: cannot reach the Dask scheduler: {exc}"
             ) from None
-        quiet = _CancelledQuiet(distributed.client.FutureCancelledError)
+        quiet = _CancelledQuiet()
         tornado_log = logging.getLogger("tornado.application")
         tornado_log.addFilter(quiet)
         try:
