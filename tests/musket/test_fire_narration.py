@@ -19,14 +19,18 @@ from sim.replay.analysis import narrative_line
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _first_fire(reason: str | None) -> tuple[str, Any]:
+@pytest.fixture(scope="module")
+def first_fires() -> dict[str | None, tuple[str, Any]]:
+    """The first fire of each morale-check reason in the Chancellorsville golden: its
+    narrative line and its event (one fold)."""
     loaded = api.load_replay(ROOT / "replays" / "chancellorsville-s1863.jsonl")
+    found: dict[str | None, tuple[str, Any]] = {}
     for event, before in loaded.fold():
-        if event.type == "musket.fired" and event.result.morale_check_reason == reason:
+        if event.type == "musket.fired" and event.result.morale_check_reason not in found:
             line = narrative_line(loaded, before, event)
             assert line is not None
-            return line, event
-    raise AssertionError(f"no fire with reason {reason!r}")
+            found[event.result.morale_check_reason] = (line, event)
+    return found
 
 
 @pytest.mark.parametrize(
@@ -37,7 +41,9 @@ def _first_fire(reason: str | None) -> tuple[str, Any]:
         ("heavy_losses", "required (heavy losses)"),
     ],
 )
-def test_the_line_says_why_a_check_is_required(reason: str | None, said: str) -> None:
-    line, event = _first_fire(reason)
+def test_the_line_says_why_a_check_is_required(
+    first_fires: dict[str | None, tuple[str, Any]], reason: str | None, said: str
+) -> None:
+    line, event = first_fires[reason]
     p = event.result.morale_check_p
     assert line.endswith(f"morale check p = {p:.2f}: {said}"), line
