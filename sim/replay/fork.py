@@ -25,6 +25,7 @@ from engine.events import Event
 from engine.formats import WRITTEN, resimulation_format
 from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
+from sim.contract.models import typed
 from sim.contract.parts import fields_of
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import file_label, fought_under, make_header
@@ -65,15 +66,20 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     return field, value
 
 
-def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> None:
+def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> list[str]:
+    """Refuse an event field that cannot be set so; the fields the change leaves as they
+    were (each ``field=value`` as given)."""
     event = loaded.event(at_seq)
     data = event.model_dump()
+    kept: list[str] = []
     for path, value in fields.items():
         if path.split(".")[0] in FIXED:
             raise ForkError(f"--set {path}: the event's {path.split('.')[0]} cannot change")
         try:
-            get_path(data, path)
+            was = get_path(data, path)
             set_path(data, path, value, allow_none=True)
+            if typed(get_path(data, path)) == typed(was):
+                kept.append(f"{path}={_shown(value)}")
         except PathError as exc:
             hint = did_you_mean(exc.missing, exc.choices) if exc.missing else ""
             what = f"no field {exc.missing!r}" if hint else str(exc)
@@ -86,19 +92,26 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> Non
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         raise ForkError(f"--set {where}: {err['msg']}") from None
+    return kept
 
 
-def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> None:
+def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> list[str]:
+    """Refuse a state field that cannot be set so; those the change leaves as they were."""
     derived = loaded.ruleset.derived_fields
     state = loaded.after(at_seq)
+    kept: list[str] = []
     for path, value in fields.items():
         parts = path.split(".")
         if parts[0] in derived or parts[-1] in derived:
-            kept = parts[0] if parts[0] in derived else parts[-1]
+            held = parts[0] if parts[0] in derived else parts[-1]
             raise ForkError(
-                f"--set state.{path}: {kept} cannot be forked (this ruleset keeps "
+                f"--set state.{path}: {held} cannot be forked (this ruleset keeps "
                 f"{', '.join(derived)} in step with its events); fork a unit's own measures"
             )
+        try:
+            was: Any = typed(get_path(state, path))
+        except PathError:  # a count not kept yet (set_path makes it), or no such path
+            was = None
         try:
             set_path(state, path, value, counts=True)
         except PathError as exc:
@@ -107,6 +120,14 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> Non
             raise ForkError(f"--set state.{path}: {what}{hint}") from None
         _check_kept(state, path)
         _check_declared(state, path, value)
+        if typed(get_path(state, path)) == was:
+            kept.append(f"state.{path}={_shown(value)}")
+    return kept
+
+
+def _shown(value: Any) -> str:
+    """A value as --set takes it."""
+    return json.dumps(value) if not isinstance(value, str) else value
 
 
 def _declared(state: Any, path: str) -> Any:
@@ -323,8 +344,13 @@ def fork_battle(
         raise ForkError(f"--at {at_seq}: {loaded.path} has seq 0..{loaded.count - 1}")
     event_fields = {f: v for f, v in assignments if not f.startswith("state.")}
     state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
-    _check_event(loaded, at_seq, event_fields)
-    _check_state(loaded, at_seq, state_fields)
+    kept = _check_event(loaded, at_seq, event_fields)
+    kept += _check_state(loaded, at_seq, state_fields)
+    if kept and len(kept) == len(event_fields) + len(state_fields):  # nothing would differ
+        raise ForkError(
+            f"--set {', '.join(kept)}: already so at seq {at_seq}: the fork would be its "
+            "parent; nothing was written"
+        )
     header = _fork_header(loaded, at_seq, event_fields, state_fields)
     path = Path(out)
     if path.resolve() == Path(loaded.path).resolve():

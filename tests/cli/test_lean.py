@@ -75,7 +75,7 @@ def test_every_dependency_pins_its_major_version() -> None:
         ["verify", "replays/coral_sea-s1942.jsonl"],
         ["show", "replays/tavern_brawl-s377.jsonl", "--turn", "2"],
         ["why", "replays/stone_wall-s1862.jsonl", "38"],
-        ["fork", "replays/stone_wall-s1862.jsonl", "--at", "8", "--set", "passed=true",
+        ["fork", "replays/stone_wall-s1862.jsonl", "--at", "8", "--set", "passed=false",
          "--out", "held.jsonl"],
         ["diff", "replays/stone_wall-s1862.jsonl", "replays/stone_wall-s1862.jsonl"],
         ["report", "replays/stone_wall-s1862.jsonl", "-o", "sw.html"],

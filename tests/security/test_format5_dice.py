@@ -129,9 +129,10 @@ def test_a_format1_parent_forks_only_before_its_first_snapshot_s_place(tmp_path:
     parent = FIXTURES / "stone_wall-s1862.format1.jsonl"
     events = api.load_replay(parent).events
     tenth = next(e.seq for e in events if e.type == "engine.turn_ended" and e.turn == 10)
-    late = next(e.seq for e in events if e.seq > tenth + 1 and e.type == "musket.morale_tested")
+    late = next(e for e in events if e.seq > tenth + 1 and e.type == "musket.morale_tested")
+    flipped = "passed=false" if late.passed else "passed=true"  # type: ignore[attr-defined]
     out = tmp_path / "child.jsonl"
-    result = invoke("fork", str(parent), "--at", str(late), "--set", "passed=true", "-o", str(out))
+    result = invoke("fork", str(parent), "--at", str(late.seq), "--set", flipped, "-o", str(out))
     assert result.exit_code == 2
     assert f"event {tenth + 1} (engine.snapshot) differs in:" in result.output
     assert not out.exists()

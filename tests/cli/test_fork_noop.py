@@ -1,0 +1,62 @@
+"""A fork whose every --set leaves its field as it was would be its parent: refused.
+
+``fork --at 19 --set passed=false`` where the check had failed wrote a "fork" that diff
+then called identical to its parent (found by an engineer's review). A no-op beside a
+real change is the user's business: it is written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sim import api
+from sim.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+REPLAY = ROOT / "replays" / "stone_wall-s1862.jsonl"
+
+
+def _fork(tmp_path: Path, at: int, *sets: str) -> tuple[int, str, Path]:
+    out = tmp_path / "f.jsonl"
+    args = ["fork", str(REPLAY), "--at", str(at), *(a for s in sets for a in ("--set", s))]
+    result = CliRunner().invoke(cli, [*args, "-o", str(out)])
+    return result.exit_code, result.output, out
+
+
+def _failed_check() -> tuple[int, str]:
+    """The seq and the state after of the golden's first failed morale check."""
+    event = next(
+        e
+        for e in api.load_replay(REPLAY).events
+        if e.type == "musket.morale_tested" and not e.passed
+    )
+    return event.seq, event.after  # type: ignore[attr-defined]
+
+
+def test_an_event_field_set_to_its_own_value_is_refused(tmp_path: Path) -> None:
+    seq, _ = _failed_check()
+    code, output, out = _fork(tmp_path, seq, "passed=false")
+    assert code == 2
+    assert output == (
+        f"battlesim: error: --set passed=false: already so at seq {seq}: the fork would be "
+        "its parent; nothing was written\n"
+    )
+    assert not out.exists()
+
+
+def test_a_state_field_set_to_its_own_value_is_refused_and_a_real_change_is_not(
+    tmp_path: Path,
+) -> None:
+    seq, after = _failed_check()
+    strength = api.load_replay(REPLAY).after(seq).units["69ny"].strength
+    code, output, _ = _fork(tmp_path, seq, f"state.units.69ny.strength={strength}")
+    assert code == 2 and f"--set state.units.69ny.strength={strength}: already so" in output
+    code, output, out = _fork(tmp_path, seq, "passed=false", "passed=true")
+    assert code == 0 and out.is_file(), output  # the last --set of a field wins: a change
+    assert after != "good"
+    code, output, out = _fork(tmp_path, seq, f"state.units.69ny.strength={strength}", "after=good")
+    assert code == 0 and out.is_file(), output
+    code, output, _ = _fork(tmp_path, seq, "passed=true", "passed=false")
+    assert code == 2 and "already so" in output  # the last --set of a field is the one kept
