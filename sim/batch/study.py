@@ -163,6 +163,8 @@ class _Runner:
         self.ran = 0
         self.arrived = 0
         """Runs of the chunks taken in by this invocation (committed or waiting to be)."""
+        self._planned: int | None = None
+        """:meth:`planned` as last computed, for ``fought`` (a walk over every point)."""
         losses = tuple((side, kind) for side, kind, _ in store.losses)
         sides = tuple(side for side, _ in store.draws)
         self.shared = Shared.of(plan.target, losses, sides)
@@ -270,12 +272,14 @@ class _Runner:
         pt = self.points[chunk.point]
         if not pt.stopped:
             pt.buffered[chunk.runs[0].replication // self.plan.chunk_size] = rows
+            before = (pt.stopped, pt.last)
             self._advance(pt)
             if self.options.fought is not None:
                 self.arrived += len(chunk.runs)
-                planned = self.planned()
+                if self._planned is None or (pt.stopped, pt.last) != before:
+                    self._planned = self.planned()  # only a point's stop or size moves it
                 done = self.committed - self.ran + self.arrived
-                self.options.fought(min(done, planned), planned)
+                self.options.fought(min(done, self._planned), self._planned)
 
     def run(self, executor: Executor) -> None:
         """Run every pending chunk on ``executor``; committed chunks are written even on failure."""
