@@ -31,6 +31,7 @@ from sim.scenario.load import ScenarioError, load_scenario
 from sim.scenario.values import check_seed, check_turn
 
 __all__ = [
+    "IncompleteStudyWarning",
     "LoadedReplay",
     "RunResult",
     "ScenarioError",
@@ -186,6 +187,12 @@ def state_at(path: str | Path, turn: int | None = None) -> Any:
     return open_replay(path).state_at(turn)
 
 
+class IncompleteStudyWarning(UserWarning):
+    """:func:`load_study` read a study that stopped before its end: the DataFrame holds
+    the runs committed so far. ``battlesim batch ... --resume`` completes the study;
+    ``warnings.simplefilter("error", IncompleteStudyWarning)`` makes it an error."""
+
+
 def load_study(folder: str | Path) -> Any:
     """The runs of the batch study in ``folder`` as a pandas DataFrame, one row per run.
 
@@ -194,16 +201,34 @@ def load_study(folder: str | Path) -> Any:
     winner, reason, turns, battles and each side's losses. Needs the
     ``notebook`` extra (``pip install 'battlesim[notebook]'``: pandas, pyarrow).
 
+    A study that stopped before its end (its ``progress.json`` not finished: Ctrl-C,
+    a lost worker) is read as far as it was committed, with an
+    :class:`IncompleteStudyWarning` saying how many of its planned runs that is, as
+    ``battlesim export`` notes it.
+
     Raises:
         StoreError: no study in ``folder``.
         ImportError: pandas is not installed.
     """
+    import warnings  # noqa: PLC0415
+
     # DuckDB and pandas are heavy; only this call needs them.
+    from sim.batch.storage.progress import read_progress  # noqa: PLC0415
     from sim.batch.storage.store import Store  # noqa: PLC0415
     from sim.batch.storage.wide import wide_select  # noqa: PLC0415
 
     store = Store.open(Path(folder) / "study.duckdb", read_only=True)
     try:
-        return store.con.execute(f"{wide_select(store)} ORDER BY r.run_id").df()
+        frame = store.con.execute(f"{wide_select(store)} ORDER BY r.run_id").df()
     finally:
         store.close()
+    progress = read_progress(Path(folder))
+    if progress is not None and not progress.finished:
+        warnings.warn(
+            f"{str(folder)!r} is incomplete ({len(frame):,} of {progress.planned:,} runs "
+            "committed): the DataFrame holds those; complete the study with "
+            "battlesim batch ... --resume",
+            IncompleteStudyWarning,
+            stacklevel=2,
+        )
+    return frame

@@ -475,20 +475,15 @@ def note_incomplete(folder: Path, store: Store | None, command: str = "export") 
     """A note when the study in ``folder`` stopped before its end (its ``progress.json``
     not finished): what is read is the runs committed so far (counted in ``store``, else
     as the progress file says: it is written after each commit, so it may lag one)."""
-    import json
+    from sim.batch.storage.progress import read_progress
 
-    try:
-        state = json.loads((folder / "progress.json").read_bytes()[:4096])
-        planned = int(state["planned"])
-        finished = bool(state.get("finished"))
-    except (OSError, ValueError, TypeError, KeyError):
-        return  # no progress file (an older study), or not one battlesim wrote
-    if not finished:
-        committed = store.count() if store is not None else int(state["committed"])
+    progress = read_progress(folder)
+    if progress is not None and not progress.finished:
+        committed = store.count() if store is not None else progress.committed
         common.say(
-            f"battlesim: note: {str(folder)!r} is incomplete ({committed:,} of {planned:,} runs "
-            f"committed): {command} reads those; complete it with --resume, then {command} "
-            "again",
+            f"battlesim: note: {str(folder)!r} is incomplete ({committed:,} of "
+            f"{progress.planned:,} runs committed): {command} reads those; complete it with "
+            f"--resume, then {command} again",
             err=True,
         )
 

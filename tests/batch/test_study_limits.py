@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from sim import api
+from sim.batch.storage.progress import StudyProgress, read_progress
 from sim.batch.storage.store import Store
 from tests.batch.helpers import REPO, STONE_WALL, invoke
 from tests.batch.synthetic import synthetic_study
@@ -143,6 +146,12 @@ def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
     )
     runs = (out / "export" / "runs.csv").read_text(encoding="utf-8").splitlines()
     assert len(runs) == 1 + 10 and (out / "manifest.json").is_file()
+    with pytest.warns(api.IncompleteStudyWarning) as caught:
+        assert len(api.load_study(out)) == 10
+    assert [str(w.message) for w in caught] == [
+        f"{str(out)!r} is incomplete (10 of 80 runs committed): the DataFrame holds those; "
+        "complete the study with battlesim batch ... --resume"
+    ]
     args = ["batch", STONE_WALL, "--out", out, "--jobs", "1", "--runs", "40", "--seed", "5"]
     args += ["--chunk-size", "5", "--quiet", "--no-plots", "--sweep", "options.fire_hcv=20,30"]
     resumed = invoke(*args, "--resume")
@@ -158,6 +167,29 @@ def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
     assert invoke("verify", out, "--sample", "1").exit_code == 0
     again = invoke("export", out, "--format", "csv")
     assert again.exit_code == 0 and again.stderr == ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", api.IncompleteStudyWarning)
+        assert len(api.load_study(out)) == 80
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"committed": 10, "planned": 80}\n', StudyProgress(10, 80, finished=False)),
+        ('{"committed": 80, "planned": 80, "finished": true}\n', StudyProgress(80, 80, True)),
+        ('{"committed": 80, "planned": 80, "finished": "yes"}\n', StudyProgress(80, 80, False)),
+        ("[1, 2]\n", None),  # not battlesim's shape
+        ('{"committed": "ten", "planned": 80}\n', None),
+        ("{not json\n", None),
+    ],
+)
+def test_the_progress_file_is_read_back_or_ignored(
+    tmp_path: Path, text: str, expected: StudyProgress | None
+) -> None:
+    """progress.json as the coordinator writes it, or None for a file it did not write."""
+    (tmp_path / "progress.json").write_text(text, encoding="utf-8")
+    assert read_progress(tmp_path) == expected
+    assert read_progress(tmp_path / "absent") is None
 
 
 def test_ctrl_c_at_a_terminal_on_a_local_dask_cluster_says_one_line(tmp_path: Path) -> None:
