@@ -24,10 +24,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sim.batch.inputs.files import located
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.spec import StudySpec
+from sim.batch.planning.stopping import pilot_problem
+from sim.scenario.load import ScenarioError
 
-__all__ = ["FLAGS", "OverrideError", "Overrides", "override", "stored_overrides"]
+__all__ = [
+    "FLAGS",
+    "OverrideError",
+    "Overrides",
+    "check_stopping",
+    "override",
+    "stored_overrides",
+]
 
 FLAGS = {"replications": "--runs", "until_ci": "--until-ci", "points": "--points"}
 """The plan field each flag overrides."""
@@ -113,6 +123,30 @@ def override(spec: StudySpec, flags: Overrides, stored: dict[str, Any] | None = 
     record = {k: {"file": getattr(plan, k), "value": v} for k, v in changed.items()}
     new = dataclasses.replace(plan, **changed, overrides=record)
     return dataclasses.replace(spec, plan=new)
+
+
+def check_stopping(spec: StudySpec) -> None:
+    """Refuse an ``until_ci`` whose pilot would leave no confirmatory sample, each value
+    named as the user gave it: the file's ``until_ci`` and ``replications`` or the flags
+    ``--until-ci`` and ``--runs``, and the file's ``chunk_size`` (``study`` has no flag
+    for it).
+
+    Raises:
+        ScenarioError: the file's ``until_ci``, located at its line (``FILE:LINE: until_ci: …``).
+        OverrideError: ``--until-ci``'s.
+    """
+    plan = spec.plan
+    if plan.until_ci is None:
+        return
+    runs = "--runs" if "replications" in plan.overrides else "replications"
+    flag = "until_ci" in plan.overrides
+    chunk = "the study file's chunk_size" if flag else "chunk_size"
+    problem = pilot_problem(plan.until_ci, plan.replications, plan.chunk_size, runs, chunk)
+    if problem is None:
+        return
+    if flag:
+        raise OverrideError(f"--until-ci {plan.until_ci:g}: {problem}")
+    raise ScenarioError([located(spec.file, spec.lines, ("until_ci",), problem)])
 
 
 def stored_overrides(out: Path) -> dict[str, Any] | None:

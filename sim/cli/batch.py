@@ -444,7 +444,13 @@ def study(
       battlesim study scenarios/stone_wall_study.yaml --jobs 2
       battlesim study scenarios/stone_wall_study.yaml --runs 40 --out sw-quick
     """
-    from sim.batch.overrides import OverrideError, Overrides, override, stored_overrides
+    from sim.batch.overrides import (
+        OverrideError,
+        Overrides,
+        check_stopping,
+        override,
+        stored_overrides,
+    )
     from sim.batch.planning.spec import load_study
     from sim.batch.storage.store import StoreError
     from sim.scenario.load import ScenarioError
@@ -457,6 +463,9 @@ def study(
     try:
         stored = stored_overrides(folder) if execution.resume else None
         spec = override(spec, Overrides(runs, until_ci, points), stored)
+        check_stopping(spec)
+    except ScenarioError as exc:
+        _bad_input(str(exc))
     except (OverrideError, StoreError) as exc:
         _bad_input(_error(str(exc)))
     _sized(spec.plan, study_file, execution.quiet or execution.resume)

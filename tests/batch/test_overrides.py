@@ -131,3 +131,35 @@ def test_overriding_is_a_copy_not_an_edit(tmp_path: Path) -> None:
     before = dataclasses.asdict(spec.plan)["replications"]
     override(spec, Overrides(replications=9))
     assert spec.plan.replications == before == 200
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        # chunk_size 10: the pilot is ⌈min(z²/32W², R/4)⌉ = 2 runs rounded up to a whole
+        # chunk, 10, at most R: all of R = 8 (or 6), none left to confirm
+        ((), "{study}:5: until_ci: its pilot takes 8 runs of a point, leaving none of "
+            "replications 8 for the confirmatory sample: raise replications (at least 18) or "
+            "lower chunk_size"),
+        (("--runs", "6"), "{study}:5: until_ci: its pilot takes 6 runs of a point, leaving "
+            "none of --runs 6 for the confirmatory sample: raise --runs (at least 16) or lower "
+            "chunk_size"),
+        (("--runs", "6", "--until-ci", "0.1"), "battlesim: error: --until-ci 0.1: its pilot "
+            "takes 6 runs of a point, leaving none of --runs 6 for the confirmatory sample: "
+            "raise --runs (at least 16) or lower the study file's chunk_size"),
+    ],
+)  # fmt: skip
+def test_an_until_ci_without_room_for_its_pilot_names_each_value_as_given(
+    tmp_path: Path, flags: tuple[str, ...], expected: str
+) -> None:
+    """until_ci written in the file: the refusal names the file, its line and field, and the
+    runs as given (the file's replications, or --runs); --until-ci: the flag, as batch's
+    refusal does, and the file's chunk_size (study has no --chunk-size); exit 2, no folder."""
+    text = GRID.replace("replications: 200", "replications: 8").replace(
+        "chunk_size: 2", "chunk_size: 10"
+    )
+    study = _file(tmp_path, text)
+    result = invoke("study", study, "--out", tmp_path / "out", *flags)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == expected.format(study=study) + "\n"
+    assert not (tmp_path / "out").exists()

@@ -19,14 +19,14 @@ Paths in the file are relative to it. Every problem is reported as
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from sim.batch.inputs.fieldpath import PathError
-from sim.batch.inputs.files import located, read_located
+from sim.batch.inputs.files import FieldPath, located, read_located
 from sim.batch.inputs.sources import named_target, output_folder
 from sim.batch.inputs.target import Target
 from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
@@ -114,6 +114,10 @@ class StudySpec:
     """The proportions' interval (:data:`sim.batch.methods.stats.METHODS`)."""
     paired_interval: Paired = PAIRED_DEFAULT
     """The paired win-rate differences' interval (:data:`sim.batch.methods.differences.PAIRED`)."""
+    file: str = ""
+    """The study file, as named (for messages about its fields once flags are applied)."""
+    lines: dict[FieldPath, int] = field(default_factory=dict)
+    """Each field's line in the file (:func:`sim.scenario.load.line_of` reads it)."""
 
 
 def _consistency(sf: StudyFile) -> list[tuple[tuple[str, ...], str]]:
@@ -197,4 +201,6 @@ def load_study(path: str | Path) -> StudySpec:
         name=sf.name or Path(file).stem,
     )
     out = output_folder(file, lines, sf.outputs.dir)
-    return StudySpec(plan, sf.outputs, out, sf.baseline, sf.interval, sf.paired_interval)
+    return StudySpec(
+        plan, sf.outputs, out, sf.baseline, sf.interval, sf.paired_interval, file, lines
+    )

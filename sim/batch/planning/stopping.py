@@ -43,6 +43,7 @@ __all__ = [
     "confirm_runs",
     "half_width",
     "needed",
+    "pilot_problem",
     "pilot_runs",
     "rule_of",
     "simulate",
@@ -85,6 +86,22 @@ def pilot_runs(w: float, replications: int, chunk: int) -> int:
     """
     quarter = min(Z95 * Z95 / (32 * w * w), replications / 4)
     return min(replications, _chunks(max(1, math.ceil(quarter)), chunk))
+
+
+def pilot_problem(
+    w: float, replications: int, chunk: int, runs_name: str, chunk_name: str
+) -> str | None:
+    """Why a stopping width ``w`` cannot run in ``replications`` (the pilot leaves no
+    confirmatory sample), or None; the runs and chunk size named as the user gave them
+    (``--runs`` or a study file's ``replications``)."""
+    pilot = pilot_runs(w, replications, chunk)
+    if pilot < replications:
+        return None
+    return (
+        f"its pilot takes {pilot} runs of a point, leaving none of {runs_name} {replications} "
+        f"for the confirmatory sample: raise {runs_name} (at least {pilot + chunk}) or lower "
+        f"{chunk_name}"
+    )
 
 
 def sizing_p(k: int, n: int) -> float:

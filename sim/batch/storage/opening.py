@@ -20,7 +20,7 @@ from sim.batch.execution.worker import prepare
 from sim.batch.inputs.fieldpath import PathError
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.planning.plan import StudyPlan
-from sim.batch.planning.stopping import pilot_runs
+from sim.batch.planning.stopping import pilot_problem
 from sim.batch.storage.store import BIGINT_MAX, BIGINT_MIN, Store, StoreError
 from sim.batch.storage.units import start_details
 from sim.scenario.load import ScenarioError
@@ -83,13 +83,10 @@ def _check(plan: StudyPlan) -> list[dict[str, Any]]:
     if plan.until_ci is not None and not 0 < plan.until_ci < 0.5:
         raise StudyError("--until-ci W needs 0 < W < 0.5 (a half-width of a probability)")
     if plan.until_ci is not None:
-        pilot = pilot_runs(plan.until_ci, plan.replications, plan.chunk_size)
-        if pilot >= plan.replications:
-            raise StudyError(
-                f"--until-ci {plan.until_ci:g}: its pilot takes {pilot} runs of a point, leaving "
-                f"none of --runs {plan.replications} for the confirmatory sample: raise --runs "
-                f"(at least {pilot + plan.chunk_size}) or lower --chunk-size"
-            )
+        w = plan.until_ci
+        problem = pilot_problem(w, plan.replications, plan.chunk_size, "--runs", "--chunk-size")
+        if problem is not None:
+            raise StudyError(f"--until-ci {w:g}: {problem}")
     for f in plan.factors:
         try:
             plan.target.check_path(f.path)
