@@ -125,8 +125,8 @@ def verify(
     plots, exports), re-derives summary.json, and fights again a sample of
     runs drawn from fresh randomness (--sample N; its seed is printed, and
     --sample-seed S repeats it; --all fights every run). Exit 0 when all
-    agree, 1 naming each difference, 2 when the folder holds no study or a
-    database that is not battlesim's.
+    agree, 1 naming each difference (a database cut short is damaged), 2
+    when the folder holds no study or a database that is not battlesim's.
 
     \b
     Examples:

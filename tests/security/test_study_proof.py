@@ -221,6 +221,30 @@ def test_a_truncated_kept_replay_is_caught(copy: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("keep", [0.5, 4000 / 2**20])
+def test_a_truncated_study_database_is_damaged_not_foreign(copy: Path, keep: float) -> None:
+    """study.duckdb cut to half its size, or to 4,000 bytes (its header and part of its
+    first block): verify names it damaged, exit 1, as any difference; export and the other
+    readers refuse it in one line, exit 2. A file that is no DuckDB database is foreign."""
+    db = copy / "study.duckdb"
+    size = db.stat().st_size
+    with db.open("r+b") as f:
+        f.truncate(int(size * keep) if keep < 1 else int(keep))
+    code, lines = _verify(copy)
+    assert code == 1
+    assert lines[0].startswith(
+        f"DIFFERS: {str(db)!r} is damaged: a DuckDB database that cannot be read through (IO "
+        "Error: Could not read enough bytes from file"
+    )
+    assert lines[1].startswith(f"{copy}: 1 difference(s) (sample seed ")
+    exported = invoke("export", copy, "--format", "csv")
+    assert exported.exit_code == 2
+    assert exported.output.startswith(f"battlesim: error: {str(db)!r} is damaged: ")
+    db.write_bytes(b"hello")
+    code, _ = _verify(copy)
+    assert code == 2
+
+
 @pytest.mark.parametrize("name", ["export/runs.csv", "plots/outcomes.png"])
 def test_an_edited_export_or_plot_is_caught(copy: Path, name: str) -> None:
     """A byte of an export or a plot changed: the file is named."""

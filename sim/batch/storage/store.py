@@ -65,6 +65,7 @@ __all__ = [
     "STUDY_COLUMNS",
     "TABLES",
     "Store",
+    "StoreDamaged",
     "StoreError",
     "draw_columns",
     "loss_columns",
@@ -147,6 +148,30 @@ commit point and keeps at most a few MB of rows in memory."""
 
 class StoreError(RuntimeError):
     """A study database that cannot be opened or used."""
+
+
+class StoreDamaged(StoreError):
+    """A DuckDB database file (its header says so) that DuckDB cannot read through:
+    truncated, or overwritten in part. ``verify`` calls the study damaged (exit 1)."""
+
+
+_IO_ERRORS = (duckdb.IOException, duckdb.SerializationException, duckdb.InternalException)
+"""What DuckDB raises reading a file cut short or overwritten (not a lock: see _open_failed)."""
+
+
+def _damaged(path: Path, exc: Exception) -> str | None:
+    """The message when ``exc`` is DuckDB failing to read a file whose header is a DuckDB
+    database's (the magic ``DUCK`` at byte 8), else None: not a database, not damaged."""
+    if not isinstance(exc, _IO_ERRORS) or "lock" in str(exc).lower():
+        return None
+    try:
+        with path.open("rb") as f:
+            if f.read(12)[8:12] != b"DUCK":
+                return None
+    except OSError:
+        return None
+    detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return f"{str(path)!r} is damaged: a DuckDB database that cannot be read through ({detail})"
 
 
 def loss_columns(sides: dict[str, tuple[str, list[str]]]) -> list[tuple[str, str, str]]:
@@ -258,6 +283,9 @@ class Store:
             raise StoreError(f"{str(p)!r} is not a battlesim study: {exc}") from None
         except (duckdb.Error, KeyError, IndexError, TypeError, ValueError) as exc:
             store.close()
+            damaged = _damaged(p, exc)
+            if damaged is not None:
+                raise StoreDamaged(damaged) from None
             detail = (str(exc).splitlines() or [type(exc).__name__])[0]
             raise StoreError(f"{str(p)!r} is not a battlesim study: {detail}") from None
         return store
@@ -532,6 +560,9 @@ def _connect(path: Path, read_only: bool, files: bool = False) -> duckdb.DuckDBP
     try:
         return duckdb.connect(str(path), read_only=read_only, config=config)
     except duckdb.Error as exc:
+        damaged = _damaged(path, exc)
+        if damaged is not None:
+            raise StoreDamaged(damaged) from None
         raise StoreError(_open_failed(path, exc, read_only)) from None
 
 

@@ -79,7 +79,7 @@ from sim.batch.storage.manifest import (
 from sim.batch.storage.opening import DB_NAME, other_dice
 from sim.batch.storage.schema import DIGEST_TABLE
 from sim.batch.storage.sql import table_columns
-from sim.batch.storage.store import Store, point_cells, point_label, quote
+from sim.batch.storage.store import Store, StoreDamaged, point_cells, point_label, quote
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import legacy_units
 from sim.batch.verification.replays import replay_name
@@ -686,10 +686,16 @@ def verify_study(
 
     Raises:
         StudyVerifyError: no study in ``folder``, or one that cannot be re-fought here.
-        StoreError: the database cannot be opened as a study.
+        StoreError: the database cannot be opened as a study (one DuckDB cannot read
+            through is a difference instead: the study is damaged).
     """
     path = Path(folder)
-    store = _open(path)
+    try:
+        store = _open(path)
+    except StoreDamaged as exc:  # a study cut short or overwritten: damaged, not foreign
+        check = StudyCheck(str(folder), 0, seed if seed is not None else fresh_seed())
+        check.differences.append(str(exc))
+        return check
     try:
         meta = store.meta()
         check = StudyCheck(str(folder), store.count(), seed if seed is not None else fresh_seed())
