@@ -82,7 +82,7 @@ def test_int_option_reads_a_whole_number_option_by_name() -> None:
     from pydantic import BaseModel
 
     from sim.contract.options import int_option
-    from sim.rulesets.flattop.options import FlattopOptions
+    from sim.rulesets.flattop.model.options import FlattopOptions
 
     o = FlattopOptions()
     assert o.speed("fighter") == o.speed_fighter == int_option(o, "speed_fighter")

@@ -9,9 +9,9 @@ import simpy
 
 from engine.kernel import TurnKernel
 from engine.rng import Streams
-from sim.rulesets.flattop.context import Battle
-from sim.rulesets.flattop.scenario import FlattopScenario
-from sim.rulesets.flattop.state import initial_state
+from sim.rulesets.flattop.model.scenario import FlattopScenario
+from sim.rulesets.flattop.model.state import initial_state
+from sim.rulesets.flattop.rules.context import Battle
 from sim.scenario.load import validate_data
 
 BASE: dict[str, Any] = {

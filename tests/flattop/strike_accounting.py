@@ -29,7 +29,7 @@ import yaml
 
 from sim.api import run
 from sim.batch.inputs.seeds import run_seed
-from sim.rulesets.flattop.tables import MATRIX, column_index
+from sim.rulesets.flattop.model.tables import MATRIX, column_index
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "sim" / "history" / "suite"
@@ -131,7 +131,7 @@ def main() -> None:
         point[name] = yaml.safe_load(value)
     out = account(args.case, point, args.runs)
     sums, n, meta = out["sums"], out["runs"], out["meta"]
-    from sim.rulesets.flattop.options import FlattopOptions
+    from sim.rulesets.flattop.model.options import FlattopOptions
 
     opts = FlattopOptions(**point)
     print(f"{args.case}, {n} runs, {point or 'defaults'}: means per run")

@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from sim.rulesets.flattop.options import FlattopOptions
+from sim.rulesets.flattop.model.options import FlattopOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "sim" / "history" / "suite"

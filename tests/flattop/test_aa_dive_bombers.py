@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 
 from engine.rng import Stream
-from sim.rulesets.flattop import combat
-from sim.rulesets.flattop.audit import audit
-from sim.rulesets.flattop.context import Battle
-from sim.rulesets.flattop.events import AntiAircraft
-from sim.rulesets.flattop.options import FlattopOptions
-from sim.rulesets.flattop.tables import MATRIX, column_index
+from sim.rulesets.flattop.model.events import AntiAircraft
+from sim.rulesets.flattop.model.options import FlattopOptions
+from sim.rulesets.flattop.model.tables import MATRIX, column_index
+from sim.rulesets.flattop.reading.audit import audit
+from sim.rulesets.flattop.rules import combat
+from sim.rulesets.flattop.rules.context import Battle
 from tests.flattop.builders import battle, scenario_data
 from tests.flattop.scripted import Scripted
 

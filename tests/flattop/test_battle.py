@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from sim import api
 from sim.cli import cli
-from sim.rulesets.flattop import tables
-from sim.rulesets.flattop.resolve import modified_table
+from sim.rulesets.flattop.model import tables
+from sim.rulesets.flattop.rules.resolve import modified_table
 from sim.scenario.load import load_scenario
 from tests.flattop.builders import load, scenario_data
 from tests.golden import GOLDEN, golden_path

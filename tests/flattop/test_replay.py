@@ -7,8 +7,8 @@ from typing import Any
 
 from sim import api
 from sim.rulesets.flattop import RULESET
-from sim.rulesets.flattop.audit import audit
-from sim.rulesets.flattop.events import Attacked
+from sim.rulesets.flattop.model.events import Attacked
+from sim.rulesets.flattop.reading.audit import audit
 from tests.golden import GOLDEN, golden_path
 
 DUEL = golden_path("carrier_duel.yaml", GOLDEN["carrier_duel.yaml"])

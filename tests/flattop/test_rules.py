@@ -7,14 +7,14 @@ from typing import Any
 import pytest
 
 from engine.rng import Stream
-from sim.rulesets.flattop import combat, flight
-from sim.rulesets.flattop.audit import audit
-from sim.rulesets.flattop.context import Battle
-from sim.rulesets.flattop.data import SHIP_CLASSES
-from sim.rulesets.flattop.events import Attacked, TargetSunk
-from sim.rulesets.flattop.options import FlattopOptions
-from sim.rulesets.flattop.resolve import modified_table, resolve
-from sim.rulesets.flattop.victory import points
+from sim.rulesets.flattop.model.data import SHIP_CLASSES
+from sim.rulesets.flattop.model.events import Attacked, TargetSunk
+from sim.rulesets.flattop.model.options import FlattopOptions
+from sim.rulesets.flattop.reading.audit import audit
+from sim.rulesets.flattop.rules import combat, flight
+from sim.rulesets.flattop.rules.context import Battle
+from sim.rulesets.flattop.rules.resolve import modified_table, resolve
+from sim.rulesets.flattop.rules.victory import points
 from tests.flattop.builders import battle, scenario_data
 from tests.flattop.scripted import Scripted
 
@@ -396,8 +396,8 @@ def test_victory_points_count_sunk_crippled_and_air_factors() -> None:
 def test_the_audit_holds_the_cap_to_one_raid_a_turn() -> None:
     """verify's audit: a CAP that fought s0 this turn may only stand down (cap_rearming) for s1,
     and may not fight it; under every_raid a cap_rearming is never lawful."""
-    from sim.rulesets.flattop.audit import audit
-    from sim.rulesets.flattop.events import AirCombat, CapRearming
+    from sim.rulesets.flattop.model.events import AirCombat, CapRearming
+    from sim.rulesets.flattop.reading.audit import audit
 
     b = battle()
     _airborne(b, 4, [8, 6])

@@ -11,7 +11,7 @@ from sim import api
 from sim.contract import get_ruleset
 from sim.replay import analysis
 from sim.replay.header import header_scenario, make_header
-from sim.rulesets.flattop.options import RULES_V1, RULES_V2, FlattopOptions
+from sim.rulesets.flattop.model.options import RULES_V1, RULES_V2, FlattopOptions
 from tests.forge import ROOT, invoke
 
 RULES1 = ROOT / "tests" / "data" / "replays" / "coral_sea-s1942-flattop-rules1.jsonl"

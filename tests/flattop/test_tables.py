@@ -11,8 +11,8 @@ import pytest
 from scipy.stats import chi2, chisquare
 
 from engine.rng import Stream
-from sim.rulesets.flattop import tables
-from sim.rulesets.flattop.resolve import resolve
+from sim.rulesets.flattop.model import tables
+from sim.rulesets.flattop.rules.resolve import resolve
 from tests.flattop.scripted import Scripted
 
 ROOT = Path(__file__).resolve().parents[2]

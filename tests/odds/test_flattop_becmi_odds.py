@@ -16,8 +16,8 @@ from sim.contract import Rolls
 from sim.rulesets.becmi.dice import roll_to_hit
 from sim.rulesets.becmi.odds import to_hit_odds
 from sim.rulesets.becmi.options import BecmiOptions
-from sim.rulesets.flattop.odds import hit_odds
-from sim.rulesets.flattop.resolve import resolve
+from sim.rulesets.flattop.reading.odds import hit_odds
+from sim.rulesets.flattop.rules.resolve import resolve
 
 SIGNIFICANCE = 0.001
 """Each Monte Carlo test fails below this p-value; fixed seeds fix each outcome."""

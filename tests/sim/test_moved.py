@@ -34,6 +34,9 @@ def test_new_name_maps_packages_with_their_submodules_and_nothing_else() -> None
     assert new_name("sim.musket.state") == "sim.rulesets.musket.state"
     assert new_name("sim.ruleset") == "sim.contract"
     assert new_name("sim.odds.musket") == "sim.rulesets.musket.odds"
+    assert new_name("sim.flattop.combat") == "sim.rulesets.flattop.rules.combat"
+    assert new_name("sim.flattop.battle") == "sim.rulesets.flattop.battle"
+    assert new_name("sim.rulesets.flattop.rules.combat") is None
     assert new_name("sim.odds.exact") is None
     assert new_name("sim.runner") is None
     assert new_name("simpy.core") is None
@@ -244,3 +247,44 @@ def test_old_batch_names_keep_what_they_exported() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert done.stdout.split() == ["True", "True", "4"]
+
+
+OLD_FLATTOP = {
+    "model": ["data", "events", "grid", "options", "scenario", "state", "tables"],
+    "rules": ["combat", "context", "flight", "resolve", "victory"],
+    "reading": ["audit", "engage", "odds", "report", "view"],
+}
+"""Every module sim/rulesets/flattop/ held in one folder, but battle and campaign (which stayed)."""
+
+
+def test_every_old_flattop_module_is_its_new_module_and_warns_once() -> None:
+    """sim.rulesets.flattop.X and 0.2's sim.flattop.X are each the module at its new place."""
+    new = {m: f"sim.rulesets.flattop.{sub}.{m}" for sub, ms in OLD_FLATTOP.items() for m in ms}
+    assert len(new) == 17
+    prefixes = ("sim.rulesets.flattop", "sim.flattop")
+    olds = {f"{prefix}.{m}": n for m, n in new.items() for prefix in prefixes}
+    olds["sim.odds.flattop"] = new["odds"]
+    done = subprocess.run(
+        [sys.executable, "-c", _BATCH_PROBE, "sim.flattop", *olds],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    seen = json.loads(done.stdout)
+    for old, want in olds.items():
+        name, same, words = seen[old]
+        assert name == want == MOVED[old], old
+        assert same, old
+        assert words == [
+            f"{old} has moved to {want}: import {want} (the old name goes in battlesim 0.4)"
+        ], old
+    code = (
+        "import warnings; warnings.simplefilter('ignore')\n"
+        "from sim.flattop.tables import MATRIX as A\n"
+        "from sim.rulesets.flattop.tables import MATRIX as B\n"
+        "from sim.rulesets.flattop.model.tables import MATRIX as C\n"
+        "import sys; print(A is B is C, len({id(m) for m in sys.modules.values() "
+        "if (getattr(m, '__file__', None) or '').endswith('flattop/model/tables.py')}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.split() == ["True", "1"]

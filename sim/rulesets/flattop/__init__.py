@@ -3,19 +3,11 @@
 from engine.events import EventRegistry
 from sim.contract import Ruleset, hooks
 from sim.rulesets import examples_of
-from sim.rulesets.flattop import (
-    audit,
-    battle,
-    campaign,
-    data,
-    engage,
-    report,
-    scenario,
-    state,
-    view,
-)
-from sim.rulesets.flattop.events import UPCASTERS
-from sim.rulesets.flattop.odds import RESOLUTIONS
+from sim.rulesets.flattop import battle, campaign
+from sim.rulesets.flattop.model import data, scenario, state
+from sim.rulesets.flattop.model.events import UPCASTERS
+from sim.rulesets.flattop.reading import audit, engage, report, view
+from sim.rulesets.flattop.reading.odds import RESOLUTIONS
 
 __all__ = ["RULESET"]
 

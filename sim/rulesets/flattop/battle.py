@@ -12,7 +12,7 @@ decides through the recorder.
   each of its ships in turn for its anti-aircraft factor and resolves the
   ships' fire once, together; then the strike goes on to its attacks.
 * A **ship** answers each raid over its task force with its own AA factor
-  (:func:`~sim.rulesets.flattop.combat.ship_aa`); once sunk it answers "gone" and
+  (:func:`~sim.rulesets.flattop.rules.combat.ship_aa`); once sunk it answers "gone" and
   leaves the battle.  A carrier, like a **base**, takes in the strikes that
   land on it and rearms them (a small process per landing).
 
@@ -36,19 +36,24 @@ import simpy
 
 from engine.recorder import Recorder
 from sim.contract.emit import turn_end_from
-from sim.rulesets.flattop.combat import (
+from sim.rulesets.flattop.model.data import MINUTES_PER_TURN
+from sim.rulesets.flattop.model.events import Recovered, StrikeCancelled
+from sim.rulesets.flattop.model.scenario import FlattopScenario
+from sim.rulesets.flattop.model.state import BattleState
+from sim.rulesets.flattop.rules.combat import (
     decide_air_combat,
     decide_anti_aircraft,
     decide_attack,
     ship_aa,
 )
-from sim.rulesets.flattop.context import Battle
-from sim.rulesets.flattop.data import MINUTES_PER_TURN
-from sim.rulesets.flattop.events import Recovered, StrikeCancelled
-from sim.rulesets.flattop.flight import decide_launch, decide_rearm, decide_recovery, decide_spot
-from sim.rulesets.flattop.scenario import FlattopScenario
-from sim.rulesets.flattop.state import BattleState
-from sim.rulesets.flattop.victory import decide_end
+from sim.rulesets.flattop.rules.context import Battle
+from sim.rulesets.flattop.rules.flight import (
+    decide_launch,
+    decide_rearm,
+    decide_recovery,
+    decide_spot,
+)
+from sim.rulesets.flattop.rules.victory import decide_end
 from sim.runner import Actor, Plan
 
 __all__ = ["plan"]

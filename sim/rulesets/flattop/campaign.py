@@ -31,9 +31,9 @@ from typing import Any
 from pydantic import Field
 
 from sim.contract.carry import CarryOver, CarrySettings, NextBattle
-from sim.rulesets.flattop.data import AIRCRAFT
-from sim.rulesets.flattop.scenario import FlattopScenario
-from sim.rulesets.flattop.state import BattleState, StrikeState
+from sim.rulesets.flattop.model.data import AIRCRAFT
+from sim.rulesets.flattop.model.scenario import FlattopScenario
+from sim.rulesets.flattop.model.state import BattleState, StrikeState
 
 __all__ = ["CarryOverSettings", "carry_over"]
 

@@ -14,9 +14,9 @@ damage the points mostly come from); with no ship damaged it names none.
 from __future__ import annotations
 
 from sim.contract.emit import stamp
-from sim.rulesets.flattop.context import Battle
-from sim.rulesets.flattop.events import BattleEnded
-from sim.rulesets.flattop.state import BattleState
+from sim.rulesets.flattop.model.events import BattleEnded
+from sim.rulesets.flattop.model.state import BattleState
+from sim.rulesets.flattop.rules.context import Battle
 from sim.text.grammar import agree
 
 __all__ = ["DONE", "decide_end", "points"]

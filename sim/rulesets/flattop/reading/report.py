@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from engine.events import Event, TurnEnded
 from sim.contract import Outcome, SideResult, ending_line
-from sim.rulesets.flattop import events as ev
-from sim.rulesets.flattop.context import clock
-from sim.rulesets.flattop.data import AIRCRAFT
-from sim.rulesets.flattop.scenario import FlattopScenario
-from sim.rulesets.flattop.state import BattleState
+from sim.rulesets.flattop.model import events as ev
+from sim.rulesets.flattop.model.data import AIRCRAFT
+from sim.rulesets.flattop.model.scenario import FlattopScenario
+from sim.rulesets.flattop.model.state import BattleState
+from sim.rulesets.flattop.rules.context import clock
 from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
 from sim.text.grammar import count
 

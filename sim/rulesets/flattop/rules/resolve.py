@@ -19,8 +19,8 @@ from typing import Literal
 
 from engine.events import Draw
 from engine.rng import Stream
-from sim.rulesets.flattop import tables
-from sim.rulesets.flattop.events import Resolution
+from sim.rulesets.flattop.model import tables
+from sim.rulesets.flattop.model.events import Resolution
 
 __all__ = ["d10", "modified_table", "resolve"]
 

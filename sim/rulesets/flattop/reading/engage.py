@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from engine.events import Event
 from sim.contract import Engagement
-from sim.rulesets.flattop.events import Attacked
-from sim.rulesets.flattop.scenario import FlattopScenario
+from sim.rulesets.flattop.model.events import Attacked
+from sim.rulesets.flattop.model.scenario import FlattopScenario
 
 __all__ = ["engagements"]
 

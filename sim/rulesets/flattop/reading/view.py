@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from sim.contract import Feature, Measure, Reading, Space, UnitRow
-from sim.rulesets.flattop.scenario import BaseSpec, FlattopScenario, StrikeSpec, TaskForceSpec
-from sim.rulesets.flattop.state import BattleState, ShipState, StrikeState
+from sim.rulesets.flattop.model.scenario import BaseSpec, FlattopScenario, StrikeSpec, TaskForceSpec
+from sim.rulesets.flattop.model.state import BattleState, ShipState, StrikeState
 from sim.rulesets.trusted import trusted_measure, trusted_row
 
 __all__ = ["DERIVED_FIELDS", "STATUS_WORDS", "measures", "space", "units"]

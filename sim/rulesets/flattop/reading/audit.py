@@ -10,9 +10,8 @@ does not add up; aircraft spotted or launched that were not aboard.
 from __future__ import annotations
 
 from engine.events import Event
-from sim.rulesets.flattop import tables
-from sim.rulesets.flattop.combat import aa_split, ship_status
-from sim.rulesets.flattop.events import (
+from sim.rulesets.flattop.model import tables
+from sim.rulesets.flattop.model.events import (
     AirCombat,
     AntiAircraft,
     Attacked,
@@ -23,9 +22,10 @@ from sim.rulesets.flattop.events import (
     Spotted,
     TargetSunk,
 )
-from sim.rulesets.flattop.resolve import modified_table
-from sim.rulesets.flattop.scenario import FlattopScenario
-from sim.rulesets.flattop.state import BattleState
+from sim.rulesets.flattop.model.scenario import FlattopScenario
+from sim.rulesets.flattop.model.state import BattleState
+from sim.rulesets.flattop.rules.combat import aa_split, ship_status
+from sim.rulesets.flattop.rules.resolve import modified_table
 
 __all__ = ["audit", "audit_resolution"]
 

@@ -18,8 +18,8 @@ from sim.contract import (
     distribution_json,
     distribution_table,
 )
-from sim.rulesets.flattop import tables
-from sim.rulesets.flattop.resolve import modified_table
+from sim.rulesets.flattop.model import tables
+from sim.rulesets.flattop.rules.resolve import modified_table
 
 __all__ = ["ATTACK", "RESOLUTIONS", "HitOdds", "hit_odds", "render"]
 

@@ -3,7 +3,7 @@
 Sources are tagged as in ``shared/rules-notes.md`` §2: [seed] seed 000,
 [src] the game's public documentation, [fan] a public fan implementation,
 [ours] our choice.  Numbers that are guesses are options
-(:mod:`sim.rulesets.flattop.options`) or per-ship scenario fields, not constants here.
+(:mod:`sim.rulesets.flattop.model.options`) or per-ship scenario fields, not constants here.
 :func:`rules_data` is digested into every replay header (``rules_digest``).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal
 
-from sim.rulesets.flattop import tables
+from sim.rulesets.flattop.model import tables
 
 __all__ = [
     "AIRCRAFT",

@@ -1,7 +1,7 @@
 """A strike over its target: air-to-air, then anti-aircraft fire, then the attacks.
 
 The order in the hex is rules-notes §2 [src].  Every resolution goes through
-:func:`sim.rulesets.flattop.resolve.resolve` on its own stream, named by the strike
+:func:`sim.rulesets.flattop.rules.resolve.resolve` on its own stream, named by the strike
 and the actor (``<strike>/air_combat/escort``, ``<strike>/air_combat/cap/…``,
 ``<strike>/anti_aircraft/<task force>``, ``<strike>/attack/<index>``), so a
 change to one strike or attack moves no other draw.
@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import Literal
 
 from sim.contract.emit import stamp
-from sim.rulesets.flattop.context import Battle
-from sim.rulesets.flattop.data import CARRIER_KINDS, LOSS_ORDER, SMALL_TARGETS
-from sim.rulesets.flattop.events import (
+from sim.rulesets.flattop.model.data import CARRIER_KINDS, LOSS_ORDER, SMALL_TARGETS
+from sim.rulesets.flattop.model.events import (
     AirCombat,
     AntiAircraft,
     Attacked,
@@ -22,8 +21,9 @@ from sim.rulesets.flattop.events import (
     Resolution,
     TargetSunk,
 )
-from sim.rulesets.flattop.resolve import resolve
-from sim.rulesets.flattop.state import DeckState, ShipState
+from sim.rulesets.flattop.model.state import DeckState, ShipState
+from sim.rulesets.flattop.rules.context import Battle
+from sim.rulesets.flattop.rules.resolve import resolve
 
 __all__ = [
     "aa_split",

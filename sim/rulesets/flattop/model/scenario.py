@@ -14,7 +14,7 @@ from pydantic import Field, StringConstraints
 from sim.contract.bases import Hex, Ident, Name, ScenarioBase, SideBase
 from sim.contract.bases import Model as _Model
 from sim.contract.ids import UniqueIds
-from sim.rulesets.flattop.data import (
+from sim.rulesets.flattop.model.data import (
     CARRIER_KINDS,
     DEFAULT_WEAPON,
     MINUTES_PER_TURN,
@@ -24,8 +24,8 @@ from sim.rulesets.flattop.data import (
     ShipKind,
     Weapon,
 )
-from sim.rulesets.flattop.grid import distance
-from sim.rulesets.flattop.options import FlattopOptions
+from sim.rulesets.flattop.model.grid import distance
+from sim.rulesets.flattop.model.options import FlattopOptions
 from sim.text.suggest import did_you_mean
 
 __all__ = [

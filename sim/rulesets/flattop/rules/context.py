@@ -5,11 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.rng import Stream
-from sim.rulesets.flattop.data import CARRIER_KINDS
-from sim.rulesets.flattop.grid import distance
-from sim.rulesets.flattop.options import FlattopOptions
-from sim.rulesets.flattop.scenario import FlattopScenario, StrikeSpec, TaskForceSpec, clock_minutes
-from sim.rulesets.flattop.state import BattleState, DeckState, ShipState
+from sim.rulesets.flattop.model.data import CARRIER_KINDS
+from sim.rulesets.flattop.model.grid import distance
+from sim.rulesets.flattop.model.options import FlattopOptions
+from sim.rulesets.flattop.model.scenario import (
+    FlattopScenario,
+    StrikeSpec,
+    TaskForceSpec,
+    clock_minutes,
+)
+from sim.rulesets.flattop.model.state import BattleState, DeckState, ShipState
 from sim.runner import BattleView
 
 __all__ = ["Battle", "clock"]

@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 
 from sim.contract.emit import stamp
-from sim.rulesets.flattop.context import Battle
-from sim.rulesets.flattop.data import AIRCRAFT, CARRIER_KINDS
-from sim.rulesets.flattop.events import Launched, Rearmed, Recovered, Spotted, StrikeCancelled
+from sim.rulesets.flattop.model.data import AIRCRAFT, CARRIER_KINDS
+from sim.rulesets.flattop.model.events import Launched, Rearmed, Recovered, Spotted, StrikeCancelled
+from sim.rulesets.flattop.rules.context import Battle
 
 __all__ = ["decide_launch", "decide_rearm", "decide_recovery", "decide_spot", "requested"]
 

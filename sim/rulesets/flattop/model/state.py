@@ -21,8 +21,8 @@ from pydantic import Field
 from sim.contract import applies
 from sim.contract.ending import EndingState
 from sim.contract.parts import ById, Part, fixed
-from sim.rulesets.flattop.data import AIRCRAFT
-from sim.rulesets.flattop.events import (
+from sim.rulesets.flattop.model.data import AIRCRAFT
+from sim.rulesets.flattop.model.events import (
     AirCombat,
     AntiAircraft,
     Attacked,
@@ -35,7 +35,7 @@ from sim.rulesets.flattop.events import (
     StrikeCancelled,
     TargetSunk,
 )
-from sim.rulesets.flattop.scenario import BaseSpec, FlattopScenario, ShipSpec
+from sim.rulesets.flattop.model.scenario import BaseSpec, FlattopScenario, ShipSpec
 
 __all__ = [
     "BattleState",

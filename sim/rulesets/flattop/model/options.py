@@ -13,7 +13,7 @@ from typing import ClassVar, Literal, get_args
 from pydantic import ConfigDict, Field
 
 from sim.contract.options import ChangedDefaults, int_option, later_option
-from sim.rulesets.flattop.data import ShipKind
+from sim.rulesets.flattop.model.data import ShipKind
 
 __all__ = ["DAMAGE_OPTIONS", "RULES_V1", "RULES_V2", "FlattopOptions"]
 

@@ -1,0 +1,1 @@
+"""The flattop rules' decisions: the battle's context and pure functions that return events."""
