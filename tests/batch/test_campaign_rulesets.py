@@ -13,7 +13,7 @@ from sim.batch.inputs.campaign import fight_campaign, unit_ids
 from sim.batch.inputs.files import read_yaml
 from sim.batch.inputs.target import load_campaign
 from sim.rulesets.becmi.campaign import carry_over as becmi_carry
-from sim.rulesets.becmi.state import initial_state as becmi_initial
+from sim.rulesets.becmi.model.state import initial_state as becmi_initial
 from sim.rulesets.flattop.campaign import carry_over as flattop_carry
 from sim.rulesets.flattop.model.state import initial_state as flattop_initial
 from sim.scenario.load import load_scenario

@@ -10,10 +10,10 @@ import simpy
 from engine.events import Draw
 from engine.kernel import TurnKernel
 from engine.rng import Stream, Streams
-from sim.rulesets.becmi.context import Battle
-from sim.rulesets.becmi.data import PHASES
-from sim.rulesets.becmi.scenario import BecmiScenario
-from sim.rulesets.becmi.state import initial_state
+from sim.rulesets.becmi.model.data import PHASES
+from sim.rulesets.becmi.model.scenario import BecmiScenario
+from sim.rulesets.becmi.model.state import initial_state
+from sim.rulesets.becmi.rules.context import Battle
 
 FIGHTER: dict[str, Any] = {
     "id": "thorgrim",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.rulesets.becmi.attack import decide_melee_attack, decide_missile
+from sim.rulesets.becmi.rules.attack import decide_melee_attack, decide_missile
 from tests.becmi.helpers import FIGHTER, apply, battle, scenario
 
 ALARIC = {**FIGHTER, "id": "alaric", "name": "Alaric", "level": 3, "attack": "weapon"}

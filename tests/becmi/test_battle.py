@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from engine.log import MemorySink
 from sim import api
 from sim.cli import cli
-from sim.rulesets.becmi.tohit import needed
+from sim.rulesets.becmi.model.tohit import needed
 from sim.scenario.load import ScenarioError, load_scenario, parse_yaml, validate_data
 from tests.golden import GOLDEN, golden_path
 

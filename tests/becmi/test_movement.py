@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sim.rulesets.becmi.movement import approach, decide_move
-from sim.rulesets.becmi.striking import decide_strike
+from sim.rulesets.becmi.rules.movement import approach, decide_move
+from sim.rulesets.becmi.rules.striking import decide_strike
 from tests.becmi.helpers import FIGHTER, ORC, apply, battle, scenario
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sim.rulesets.becmi.context import Battle
-from sim.rulesets.becmi.events import Initiative
-from sim.rulesets.becmi.referee import decide_end, decide_initiative, decide_morale
+from sim.rulesets.becmi.model.events import Initiative
+from sim.rulesets.becmi.rules.context import Battle
+from sim.rulesets.becmi.rules.referee import decide_end, decide_initiative, decide_morale
 from tests.becmi.helpers import FIGHTER, ORC, apply, battle, scenario
 
 SNAGA = {**ORC, "id": "snaga", "name": "Snaga", "haymaker": True}
@@ -36,7 +36,7 @@ def test_order_keys_follow_initiative_and_haymakers_go_last() -> None:
 
 def test_simultaneous_ties_let_the_felled_act_in_the_same_phase() -> None:
     """Knocked out in melee by a tied side, Grub still strikes this phase; not next phase."""
-    from sim.rulesets.becmi.striking import decide_strike
+    from sim.rulesets.becmi.rules.striking import decide_strike
 
     script = {"1/strike/thorgrim": [19, 15, 1]}
     for ties, acts in (("simultaneous", True), ("first_listed", False)):

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from sim.rulesets.becmi.striking import decide_strike, strike_damage
+from sim.rulesets.becmi.rules.striking import decide_strike, strike_damage
 from tests.becmi.helpers import FIGHTER, ORC, apply, battle, scenario
 
 
@@ -92,7 +92,7 @@ def test_too_small_to_strike() -> None:
 
 def test_knockout_then_recovery_and_stun_effects_in_state() -> None:
     """A knock-out for t rounds wakes in round 1 + t + 1; a stun makes AC 4 worse this round."""
-    from sim.rulesets.becmi.referee import decide_recoveries
+    from sim.rulesets.becmi.rules.referee import decide_recoveries
 
     b, e = _strike([9, 15, 7])
     apply(b, e.model_copy(update={"seq": 0}))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.rulesets.becmi.data import COVER, LONG_RANGE_MODIFIER, NORMAL_MAN_THAC0, THAC0_ROWS
-from sim.rulesets.becmi.tohit import (
+from sim.rulesets.becmi.model.data import COVER, LONG_RANGE_MODIFIER, NORMAL_MAN_THAC0, THAC0_ROWS
+from sim.rulesets.becmi.model.tohit import (
     ability_adjustment,
     character_thac0,
     death_ray_save,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sim.rulesets.becmi.data import NORMAL_MAN_THAC0, THAC0_ROWS
-from sim.rulesets.becmi.tohit import needed, plateau
+from sim.rulesets.becmi.model.data import NORMAL_MAN_THAC0, THAC0_ROWS
+from sim.rulesets.becmi.model.tohit import needed, plateau
 
 TABLE_THAC0S = sorted({NORMAL_MAN_THAC0, *(row[1] for row in THAC0_ROWS)})
 HIGH_PLATEAUS = range(20, 200, 10)

@@ -7,9 +7,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sim.cli import cli
-from sim.rulesets.becmi.events import ToHit
-from sim.rulesets.becmi.report import to_hit_text
-from sim.rulesets.becmi.state import CombatantState
+from sim.rulesets.becmi.model.events import ToHit
+from sim.rulesets.becmi.model.state import CombatantState
+from sim.rulesets.becmi.reading.report import to_hit_text
 
 REPO = Path(__file__).resolve().parents[2]
 BRAWL = REPO / "replays" / "tavern_brawl-s377.jsonl"

@@ -9,7 +9,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from sim.cli import cli
-from sim.rulesets.becmi.wrestling import decide_bout, decide_join, decide_wrestle, team_rating
+from sim.rulesets.becmi.rules.wrestling import decide_bout, decide_join, decide_wrestle, team_rating
 from tests.becmi.helpers import FIGHTER, ORC, apply, battle, scenario
 
 SNAGA = {**ORC, "id": "snaga", "name": "Snaga", "attack": "wrestle", "at": [0, 5]}

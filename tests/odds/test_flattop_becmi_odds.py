@@ -13,9 +13,9 @@ from scipy.stats import binomtest, chisquare
 from engine.rng import Stream
 from sim.cli import cli
 from sim.contract import Rolls
-from sim.rulesets.becmi.dice import roll_to_hit
-from sim.rulesets.becmi.odds import to_hit_odds
-from sim.rulesets.becmi.options import BecmiOptions
+from sim.rulesets.becmi.model.options import BecmiOptions
+from sim.rulesets.becmi.reading.odds import to_hit_odds
+from sim.rulesets.becmi.rules.dice import roll_to_hit
 from sim.rulesets.flattop.reading.odds import hit_odds
 from sim.rulesets.flattop.rules.resolve import resolve
 

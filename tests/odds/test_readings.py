@@ -22,11 +22,11 @@ from engine.log import MemorySink
 from engine.rng import Stream
 from sim import api
 from sim.contract import Rolls
-from sim.rulesets.becmi.dice import roll_to_hit
-from sim.rulesets.becmi.odds import to_hit_odds
-from sim.rulesets.becmi.options import BecmiOptions
-from sim.rulesets.becmi.striking import decide_strike
-from sim.rulesets.becmi.tohit import needed, plateau
+from sim.rulesets.becmi.model.options import BecmiOptions
+from sim.rulesets.becmi.model.tohit import needed, plateau
+from sim.rulesets.becmi.reading.odds import to_hit_odds
+from sim.rulesets.becmi.rules.dice import roll_to_hit
+from sim.rulesets.becmi.rules.striking import decide_strike
 from sim.rulesets.musket import RULESET as MUSKET
 from sim.rulesets.musket.options import MusketOptions
 from sim.rulesets.musket.results import casualty_roll, finish

@@ -168,7 +168,7 @@ def test_unit_names_agree_in_the_musket_narrative() -> None:
 def test_tied_initiative_reads_as_the_tie_rule_says() -> None:
     """Sides tied on the highest roll act together under ``initiative_ties: simultaneous``
     (the default, [src]); under ``first_listed`` the first listed acts first, said as a tie."""
-    from sim.rulesets.becmi.report import narrate
+    from sim.rulesets.becmi.reading.report import narrate
 
     [path] = [p for p in REPLAYS if p.stem.startswith("dungeon_skirmish")]
     loaded = api.load_replay(path)

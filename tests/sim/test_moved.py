@@ -288,3 +288,70 @@ def test_every_old_flattop_module_is_its_new_module_and_warns_once() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert done.stdout.split() == ["True", "1"]
+
+
+OLD_BECMI = {
+    "attack": "rules",
+    "context": "rules",
+    "data": "model",
+    "dice": "rules",
+    "engage": "reading",
+    "events": "model",
+    "movement": "rules",
+    "odds": "reading",
+    "options": "model",
+    "referee": "rules",
+    "report": "reading",
+    "scenario": "model",
+    "state": "model",
+    "striking": "rules",
+    "tohit": "model",
+    "view": "reading",
+    "wrestling": "rules",
+}
+"""Every module sim/rulesets/becmi/ held in one folder, but battle and campaign (which stayed put),
+and the subpackage each is now in."""
+
+
+def test_every_old_becmi_module_is_its_new_module_and_warns_once() -> None:
+    """Each of the 17 flat becmi modules, by its 0.3 and its 0.2 name, is the module at its new
+    path (model/, rules/ or reading/), with one warning; sim.odds.becmi too."""
+    pairs = {
+        old: f"sim.rulesets.becmi.{sub}.{m}"
+        for m, sub in OLD_BECMI.items()
+        for old in (f"sim.rulesets.becmi.{m}", f"sim.becmi.{m}")
+    }
+    pairs["sim.odds.becmi"] = "sim.rulesets.becmi.reading.odds"
+    assert len(pairs) == 35
+    first = "import warnings\nwith warnings.catch_warnings():\n"
+    first += "    warnings.simplefilter('ignore')\n    import sim.becmi\n"  # its own warning
+    done = subprocess.run(
+        [sys.executable, "-c", first + _BATCH_PROBE, *pairs],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    seen = json.loads(done.stdout)
+    for old, new in pairs.items():
+        name, same, words = seen[old]
+        assert name == new == MOVED[old], old
+        assert same, old
+        assert words == [
+            f"{old} has moved to {new}: import {new} (the old name goes in battlesim 0.4)"
+        ], old
+
+
+def test_old_becmi_names_are_the_new_modules_objects() -> None:
+    """``sim.becmi.state``, ``sim.rulesets.becmi.state`` and the new path give one class."""
+    code = (
+        "import warnings; warnings.simplefilter('ignore')\n"
+        "from sim.becmi.state import BattleState as A\n"
+        "from sim.rulesets.becmi.state import BattleState as B\n"
+        "from sim.rulesets.becmi.model.state import BattleState as C\n"
+        "from sim.odds.becmi import to_hit_odds as D\n"
+        "from sim.rulesets.becmi.reading.odds import to_hit_odds as E\n"
+        "import sys; print(A is B is C, D is E, len({id(m) for m in sys.modules.values() "
+        "if (getattr(m, '__file__', None) or '').endswith('becmi/model/state.py')}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.split() == ["True", "True", "1"]

@@ -3,9 +3,11 @@
 from engine.events import EventRegistry
 from sim.contract import Ruleset, hooks
 from sim.rulesets import examples_of
-from sim.rulesets.becmi import battle, campaign, data, engage, report, scenario, state, view
-from sim.rulesets.becmi.events import UPCASTERS
-from sim.rulesets.becmi.odds import RESOLUTIONS
+from sim.rulesets.becmi import battle, campaign
+from sim.rulesets.becmi.model import data, scenario, state
+from sim.rulesets.becmi.model.events import UPCASTERS
+from sim.rulesets.becmi.reading import engage, report, view
+from sim.rulesets.becmi.reading.odds import RESOLUTIONS
 
 __all__ = ["RULESET"]
 

@@ -2,7 +2,7 @@
 
 Processes are thin: they wait for their phase, ask a rule to decide, and
 emit what it decides through the recorder.  A round is 10 seconds of
-simulation time split into the phases of :data:`~sim.rulesets.becmi.data.PHASES`.
+simulation time split into the phases of :data:`~sim.rulesets.becmi.model.data.PHASES`.
 The referee (order key ``(0,)``) acts first in a phase: it wakes the
 knocked out and rolls initiative in ``initiative``, checks morale in
 ``morale``.  Combatants (keys from :meth:`Battle.order_key`) act in
@@ -18,20 +18,20 @@ import simpy
 
 from engine.recorder import Recorder
 from sim.contract.emit import turn_end_from
-from sim.rulesets.becmi.attack import decide_melee_attack, decide_missile
-from sim.rulesets.becmi.context import Battle
-from sim.rulesets.becmi.data import PHASES
-from sim.rulesets.becmi.movement import decide_move
-from sim.rulesets.becmi.referee import (
+from sim.rulesets.becmi.model.data import PHASES
+from sim.rulesets.becmi.model.scenario import BecmiScenario
+from sim.rulesets.becmi.model.state import BattleState, CombatantState
+from sim.rulesets.becmi.rules.attack import decide_melee_attack, decide_missile
+from sim.rulesets.becmi.rules.context import Battle
+from sim.rulesets.becmi.rules.movement import decide_move
+from sim.rulesets.becmi.rules.referee import (
     decide_end,
     decide_initiative,
     decide_morale,
     decide_recoveries,
 )
-from sim.rulesets.becmi.scenario import BecmiScenario
-from sim.rulesets.becmi.state import BattleState, CombatantState
-from sim.rulesets.becmi.striking import decide_strike
-from sim.rulesets.becmi.wrestling import decide_bout, decide_join, decide_wrestle
+from sim.rulesets.becmi.rules.striking import decide_strike
+from sim.rulesets.becmi.rules.wrestling import decide_bout, decide_join, decide_wrestle
 from sim.runner import Actor, Plan
 
 __all__ = ["ROUND_SECONDS", "plan"]

@@ -23,8 +23,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from sim.contract.carry import CarryOver, CarrySettings, NextBattle, Spec
-from sim.rulesets.becmi.scenario import BecmiScenario
-from sim.rulesets.becmi.state import BattleState, CombatantState
+from sim.rulesets.becmi.model.scenario import BecmiScenario
+from sim.rulesets.becmi.model.state import BattleState, CombatantState
 
 __all__ = ["CarryOverSettings", "carry_over"]
 

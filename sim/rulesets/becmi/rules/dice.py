@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Literal
 
 from sim.contract.emit import Rolls
-from sim.rulesets.becmi.events import Damage, PlateauStep, Save, ToHit
-from sim.rulesets.becmi.options import BecmiOptions
-from sim.rulesets.becmi.tohit import needed
+from sim.rulesets.becmi.model.events import Damage, PlateauStep, Save, ToHit
+from sim.rulesets.becmi.model.options import BecmiOptions
+from sim.rulesets.becmi.model.tohit import needed
 
 __all__ = ["hits", "roll_damage", "roll_save", "roll_to_hit"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.events import Event, TurnEnded
 from sim.contract import Outcome, SideResult, ending_line
-from sim.rulesets.becmi.events import (
+from sim.rulesets.becmi.model.events import (
     Attacked,
     BattleEnded,
     Damage,
@@ -19,8 +19,8 @@ from sim.rulesets.becmi.events import (
     ToHit,
     Wrestled,
 )
-from sim.rulesets.becmi.scenario import BecmiScenario
-from sim.rulesets.becmi.state import BattleState, Bout, CombatantState
+from sim.rulesets.becmi.model.scenario import BecmiScenario
+from sim.rulesets.becmi.model.state import BattleState, Bout, CombatantState
 from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
 from sim.text.grammar import agree, count, in_sentence
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 from typing import Literal
 
 from sim.contract.emit import Rolls, stamp
-from sim.rulesets.becmi.context import Battle
-from sim.rulesets.becmi.data import STUNNED
-from sim.rulesets.becmi.dice import roll_save
-from sim.rulesets.becmi.events import Joined, Pin, Team, Wrestled, Wrestler, wound
-from sim.rulesets.becmi.state import Bout, CombatantState
+from sim.rulesets.becmi.model.data import STUNNED
+from sim.rulesets.becmi.model.events import Joined, Pin, Team, Wrestled, Wrestler, wound
+from sim.rulesets.becmi.model.state import Bout, CombatantState
+from sim.rulesets.becmi.rules.context import Battle
+from sim.rulesets.becmi.rules.dice import roll_save
 
 __all__ = ["decide_bout", "decide_join", "decide_wrestle", "pin_damage", "team_rating"]
 

@@ -7,11 +7,11 @@ on a hit.
 from __future__ import annotations
 
 from sim.contract.emit import Rolls, stamp
-from sim.rulesets.becmi.context import Band, Battle, distance
-from sim.rulesets.becmi.data import WEAPONS
-from sim.rulesets.becmi.dice import roll_damage, roll_to_hit
-from sim.rulesets.becmi.events import Attacked, wound
-from sim.rulesets.becmi.state import CombatantState
+from sim.rulesets.becmi.model.data import WEAPONS
+from sim.rulesets.becmi.model.events import Attacked, wound
+from sim.rulesets.becmi.model.state import CombatantState
+from sim.rulesets.becmi.rules.context import Band, Battle, distance
+from sim.rulesets.becmi.rules.dice import roll_damage, roll_to_hit
 
 __all__ = ["decide_melee_attack", "decide_missile"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.rulesets.becmi.data import (
+from sim.rulesets.becmi.model.data import (
     ABILITY_ADJUSTMENTS,
     COLUMN_OF_CLASS,
     DEATH_RAY,

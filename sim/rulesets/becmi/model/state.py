@@ -18,7 +18,7 @@ from engine.events import Event
 from sim.contract import applies
 from sim.contract.ending import EndingState
 from sim.contract.parts import ById, Part
-from sim.rulesets.becmi.events import (
+from sim.rulesets.becmi.model.events import (
     Attacked,
     BattleEnded,
     Initiative,
@@ -29,7 +29,7 @@ from sim.rulesets.becmi.events import (
     Struck,
     Wrestled,
 )
-from sim.rulesets.becmi.scenario import BecmiScenario, CharacterSpec
+from sim.rulesets.becmi.model.scenario import BecmiScenario, CharacterSpec
 
 __all__ = ["BattleState", "Bout", "CombatantState", "SideState", "initial_state"]
 

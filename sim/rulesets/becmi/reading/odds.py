@@ -12,10 +12,10 @@ from fractions import Fraction
 from typing import Any
 
 from sim.contract import OddsParam, OddsResolution, OddsResult
-from sim.rulesets.becmi.data import COVER, LONG_RANGE_MODIFIER
-from sim.rulesets.becmi.dice import hits
-from sim.rulesets.becmi.options import BecmiOptions
-from sim.rulesets.becmi.tohit import needed
+from sim.rulesets.becmi.model.data import COVER, LONG_RANGE_MODIFIER
+from sim.rulesets.becmi.model.options import BecmiOptions
+from sim.rulesets.becmi.model.tohit import needed
+from sim.rulesets.becmi.rules.dice import hits
 
 __all__ = ["ATTACK", "RESOLUTIONS", "ToHitOdds", "render", "to_hit_odds"]
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sim.contract import Measure, Reading, Space, UnitRow
-from sim.rulesets.becmi.report import HOLDS
-from sim.rulesets.becmi.scenario import BecmiScenario
-from sim.rulesets.becmi.state import BattleState, CombatantState
+from sim.rulesets.becmi.model.scenario import BecmiScenario
+from sim.rulesets.becmi.model.state import BattleState, CombatantState
+from sim.rulesets.becmi.reading.report import HOLDS
 from sim.rulesets.trusted import trusted_measure, trusted_row
 
 __all__ = ["DERIVED_FIELDS", "STATUS_WORDS", "measures", "space", "units"]

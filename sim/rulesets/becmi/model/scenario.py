@@ -15,9 +15,9 @@ from pydantic import ConfigDict, Field, StringConstraints, field_validator
 from sim.contract.bases import Ident, Name, ScenarioBase, SideBase
 from sim.contract.bases import Model as _Model
 from sim.contract.ids import UniqueIds
-from sim.rulesets.becmi.data import CLASS_MAX_LEVEL, DEMIHUMAN_MAX_LEVEL, WEAPONS, CoverAmount
-from sim.rulesets.becmi.options import BecmiOptions
-from sim.rulesets.becmi.tohit import parse_hd
+from sim.rulesets.becmi.model.data import CLASS_MAX_LEVEL, DEMIHUMAN_MAX_LEVEL, WEAPONS, CoverAmount
+from sim.rulesets.becmi.model.options import BecmiOptions
+from sim.rulesets.becmi.model.tohit import parse_hd
 from sim.text.suggest import did_you_mean
 
 __all__ = [

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from engine.events import Draw
 from sim.contract.emit import Rolls, stamp
-from sim.rulesets.becmi.context import Battle
-from sim.rulesets.becmi.data import STUNNED
-from sim.rulesets.becmi.dice import roll_save, roll_to_hit
-from sim.rulesets.becmi.events import Damage, Save, Struck, wound
-from sim.rulesets.becmi.options import BecmiOptions
-from sim.rulesets.becmi.state import CombatantState
+from sim.rulesets.becmi.model.data import STUNNED
+from sim.rulesets.becmi.model.events import Damage, Save, Struck, wound
+from sim.rulesets.becmi.model.options import BecmiOptions
+from sim.rulesets.becmi.model.state import CombatantState
+from sim.rulesets.becmi.rules.context import Battle
+from sim.rulesets.becmi.rules.dice import roll_save, roll_to_hit
 
 __all__ = ["HAYMAKER_TO_HIT", "decide_strike", "knock_out_modifiers", "strike_damage"]
 

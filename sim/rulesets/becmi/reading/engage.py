@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from engine.events import Event
 from sim.contract import Engagement
-from sim.rulesets.becmi.events import Attacked, Struck
-from sim.rulesets.becmi.scenario import BecmiScenario
+from sim.rulesets.becmi.model.events import Attacked, Struck
+from sim.rulesets.becmi.model.scenario import BecmiScenario
 
 __all__ = ["engagements"]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from sim.contract.emit import stamp
-from sim.rulesets.becmi.context import Battle, distance
-from sim.rulesets.becmi.data import STUNNED
-from sim.rulesets.becmi.events import Moved
-from sim.rulesets.becmi.state import CombatantState
+from sim.rulesets.becmi.model.data import STUNNED
+from sim.rulesets.becmi.model.events import Moved
+from sim.rulesets.becmi.model.state import CombatantState
+from sim.rulesets.becmi.rules.context import Battle, distance
 
 __all__ = ["approach", "decide_move"]
 

@@ -16,9 +16,9 @@ from typing import Literal
 
 from engine.events import Draw
 from sim.contract.emit import Rolls, stamp
-from sim.rulesets.becmi.context import Battle
-from sim.rulesets.becmi.events import BattleEnded, Initiative, MoraleChecked, Recovered
-from sim.rulesets.becmi.scenario import SideSpec
+from sim.rulesets.becmi.model.events import BattleEnded, Initiative, MoraleChecked, Recovered
+from sim.rulesets.becmi.model.scenario import SideSpec
+from sim.rulesets.becmi.rules.context import Battle
 from sim.text.grammar import agree
 
 __all__ = ["decide_end", "decide_initiative", "decide_morale", "decide_recoveries", "standing"]

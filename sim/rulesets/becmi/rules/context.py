@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.rng import Stream
-from sim.rulesets.becmi.data import (
+from sim.rulesets.becmi.model.data import (
     COVER,
     DEMIHUMAN_MAX_LEVEL,
     LONG_RANGE_MODIFIER,
@@ -15,11 +15,11 @@ from sim.rulesets.becmi.data import (
     STUNNED,
     WEAPONS,
 )
-from sim.rulesets.becmi.events import Wrestler
-from sim.rulesets.becmi.options import BecmiOptions
-from sim.rulesets.becmi.scenario import BecmiScenario, CharacterSpec, MonsterSpec
-from sim.rulesets.becmi.state import BattleState, CombatantState
-from sim.rulesets.becmi.tohit import (
+from sim.rulesets.becmi.model.events import Wrestler
+from sim.rulesets.becmi.model.options import BecmiOptions
+from sim.rulesets.becmi.model.scenario import BecmiScenario, CharacterSpec, MonsterSpec
+from sim.rulesets.becmi.model.state import BattleState, CombatantState
+from sim.rulesets.becmi.model.tohit import (
     HitDice,
     ability_adjustment,
     character_thac0,
