@@ -452,6 +452,21 @@ class _Builder:
         return ScenarioError([Located(self.file, node.start_mark.line + 1, field, message)])
 
 
+def _yaml_hint(context: str, problem: str, line: int, where: yaml.Mark | None) -> str:
+    """What PyYAML's words usually mean, for its three commonest mistakes of layout."""
+    if "'\\t'" in problem and "cannot start any token" in problem:
+        return " (YAML indents with spaces, never tabs)"
+    if problem == "mapping values are not allowed here":
+        return (
+            " (a 'key:' where none can begin: check this line's indentation, or quote a value "
+            "that holds ': ')"
+        )
+    if context.startswith("while parsing a block") and problem.startswith("expected <block end>"):
+        block = f"line {where.line + 1}'s" if where is not None else "its"
+        return f" (line {line} is indented as no part of {block} block is: YAML nests by spaces)"
+    return ""
+
+
 def parse_yaml(text: str, file: str) -> tuple[Any, dict[Path_, int]]:
     """Parse YAML text safely into plain data and a field-path → line map.
 
@@ -476,8 +491,9 @@ def parse_yaml(text: str, file: str) -> tuple[Any, dict[Path_, int]]:
         # context, "but found another document" the problem.
         where = exc.context_mark
         context = f"{exc.context} (line {where.line + 1}), " if exc.context and where else ""
+        hint = _yaml_hint(exc.context or "", exc.problem or "", line, where)
         raise ScenarioError(
-            [Located(file, line, "", f"not valid YAML: {context}{exc.problem}")]
+            [Located(file, line, "", f"not valid YAML: {context}{exc.problem}{hint}")]
         ) from None
     except yaml.reader.ReaderError as exc:
         line = text[: exc.position].count("\n") + 1

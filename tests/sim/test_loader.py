@@ -244,6 +244,34 @@ def test_python_tag_never_executes(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             "f:2: not valid YAML: unacceptable character #x0000: "
             "special characters are not allowed",
         ),
+        # the three commonest mistakes of layout, each with what it usually means
+        (
+            "a: 1\n b: 2\n",
+            "f:2: not valid YAML: mapping values are not allowed here (a 'key:' where none can "
+            "begin: check this line's indentation, or quote a value that holds ': ')",
+        ),
+        (
+            "a: b: c\n",
+            "f:1: not valid YAML: mapping values are not allowed here (a 'key:' where none can "
+            "begin: check this line's indentation, or quote a value that holds ': ')",
+        ),
+        (
+            "s:\n  - id: a\n    n: 1\n  u: 3\n",
+            "f:4: not valid YAML: while parsing a block collection (line 2), expected <block "
+            "end>, but found '?' (line 4 is indented as no part of line 2's block is: YAML "
+            "nests by spaces)",
+        ),
+        (
+            "s:\n  - id: a\n   n: 1\n",
+            "f:3: not valid YAML: while parsing a block collection (line 2), expected <block "
+            "end>, but found '<block mapping start>' (line 3 is indented as no part of line "
+            "2's block is: YAML nests by spaces)",
+        ),
+        (
+            "s:\n\t- a\n",
+            "f:2: not valid YAML: found character '\\t' that cannot start any token (YAML "
+            "indents with spaces, never tabs)",
+        ),
     ],
 )
 def test_parse_yaml_refuses_with_location(text: str, expected: str) -> None:
