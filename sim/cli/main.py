@@ -1,6 +1,7 @@
 """The ``battlesim`` command line: thin click wrappers over :mod:`sim.api` and friends.
 
-Commands live in ``sim/cli_*.py`` modules that import nothing but click and
+Commands live in the modules of ``sim/cli/battles/``, ``outcomes/`` and
+``rulesets/``, which import nothing but click and
 :mod:`sim.cli.common` at module level; the root group imports them lazily by
 name (no import circle: they never import this module), and each command
 imports the work it wraps in its own body, so ``battlesim --version``,
@@ -25,27 +26,27 @@ from sim.cli.common import LazyGroup, default_option
 __all__ = ["cli", "main"]
 
 COMMANDS: dict[str, str] = {
-    "run": "sim.cli.core:run",
-    "verify": "sim.cli.core:verify",
-    "show": "sim.cli.show:show",
-    "validate": "sim.cli.core:validate",
-    "schema": "sim.cli.core:schema",
-    "rulesets": "sim.cli.info:rulesets",
-    "check-ruleset": "sim.cli.check:check_ruleset",
-    "scenarios": "sim.cli.info:scenarios",
-    "new": "sim.cli.info:new",
-    "diff": "sim.cli.replay:diff",
-    "fork": "sim.cli.replay:fork_command",
-    "why": "sim.cli.replay:why",
-    "report": "sim.cli.replay:report",
-    "batch": "sim.cli.batch:batch",
-    "study": "sim.cli.batch:study",
-    "rerun": "sim.cli.runs:rerun_command",
-    "export": "sim.cli.runs:export",
-    "campaign": "sim.cli.runs:campaign",
-    "calibrate": "sim.cli.calibrate:calibrate",
-    "history": "sim.cli.history:history",
-    "discover": "sim.cli.studies:discover",
+    "run": "sim.cli.battles.core:run",
+    "verify": "sim.cli.battles.core:verify",
+    "show": "sim.cli.battles.show:show",
+    "validate": "sim.cli.battles.core:validate",
+    "schema": "sim.cli.battles.core:schema",
+    "rulesets": "sim.cli.rulesets.info:rulesets",
+    "check-ruleset": "sim.cli.rulesets.check:check_ruleset",
+    "scenarios": "sim.cli.rulesets.info:scenarios",
+    "new": "sim.cli.rulesets.info:new",
+    "diff": "sim.cli.battles.replay:diff",
+    "fork": "sim.cli.battles.replay:fork_command",
+    "why": "sim.cli.battles.replay:why",
+    "report": "sim.cli.battles.replay:report",
+    "batch": "sim.cli.outcomes.batch:batch",
+    "study": "sim.cli.outcomes.batch:study",
+    "rerun": "sim.cli.outcomes.runs:rerun_command",
+    "export": "sim.cli.outcomes.runs:export",
+    "campaign": "sim.cli.outcomes.runs:campaign",
+    "calibrate": "sim.cli.outcomes.calibrate:calibrate",
+    "history": "sim.cli.outcomes.history:history",
+    "discover": "sim.cli.outcomes.studies:discover",
 }
 """Every command: name -> ``module:attribute`` (imported on first use)."""
 
@@ -53,14 +54,14 @@ COMMANDS: dict[str, str] = {
 class _Odds(LazyGroup):
     """The ``odds`` group: one command per resolution of every installed ruleset.
 
-    The commands come from :func:`sim.cli.odds.odds_commands`, imported (with
+    The commands come from :func:`sim.cli.rulesets.odds.odds_commands`, imported (with
     the rulesets) only when the group lists or runs them, once per invocation.
     """
 
     def _odds(self, ctx: click.Context) -> dict[str, click.Command]:
         key = "battlesim.odds"
         if key not in ctx.meta:
-            from sim.cli.odds import odds_commands  # noqa: PLC0415  # start-up stays light
+            from sim.cli.rulesets.odds import odds_commands  # noqa: PLC0415  # start-up stays light
 
             ctx.meta[key] = odds_commands()
         commands: dict[str, click.Command] = ctx.meta[key]

@@ -21,7 +21,7 @@ __all__ = [
 
 def _table(battle: Battle, state: Any) -> list[str]:
     """The generic table of the unit rows, which ``show`` prints for every ruleset."""
-    from sim.cli.table import render_units  # noqa: PLC0415  # the CLI's own table
+    from sim.cli.battles.table import render_units  # noqa: PLC0415  # the CLI's own table
 
     rs, sc = battle.loaded.ruleset, battle.loaded.scenario
     return render_units(battle.rows(state), rs.space(sc)).splitlines()

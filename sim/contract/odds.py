@@ -6,7 +6,7 @@ a command name, a summary line and examples for its ``--help``, typed
 parameters (:class:`OddsParam`, each one ``--option``) and a ``compute``
 function from the parameters' values to an :class:`OddsResult` — the text
 lines to print and the JSON object for ``--json``.  ``battlesim odds`` builds
-one command per resolution of every installed ruleset (``sim/cli/odds.py``);
+one command per resolution of every installed ruleset (``sim/cli/rulesets/odds.py``);
 nothing here knows about the command line.
 
 Numbers of kind ``"exact"`` are read exactly, as :class:`~fractions.Fraction`

@@ -112,7 +112,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
             occupancy); ``fork`` refuses to set them.
         render_state: the ruleset's own text table of the state, for its
             users' notebooks; None if it has none. ``show`` prints the generic
-            table of the unit rows (``sim.cli.table``) for every ruleset.
+            table of the unit rows (``sim.cli.battles.table``) for every ruleset.
         examples: scenario files the ruleset's package ships (``battlesim
             scenarios`` lists them, ``check-ruleset`` fights each; the
             built-in rulesets' live in ``scenarios/``).

@@ -31,7 +31,7 @@ def _imported(source: str, package: str) -> list[tuple[int, str]]:
 
 
 def _package(path: Path) -> str:
-    """The package a file's module is in: ``sim/cli/odds.py`` -> ``sim.cli``."""
+    """The package a file's module is in: ``sim/cli/rulesets/odds.py`` -> ``sim.cli.rulesets``."""
     return ".".join(path.relative_to(REPO).parts[:-1])
 
 

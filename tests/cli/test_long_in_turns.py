@@ -21,8 +21,8 @@ import click
 import pytest
 
 from sim.cli import common as common_module
-from sim.cli import show as show_module
-from sim.cli.table import stream_table, table
+from sim.cli.battles import show as show_module
+from sim.cli.battles.table import stream_table, table
 from sim.contract import get_ruleset
 from sim.replay.file import ReplayFile
 from sim.rulesets import trusted

@@ -157,7 +157,7 @@ def test_completion_scripts_as_documented(shell: str) -> None:
 def test_help_chunk_default_is_the_plans() -> None:
     """The --chunk-size default shown without numpy equals sim.batch.planning.plan.DEFAULT_CHUNK."""
     from sim.batch.planning.plan import DEFAULT_CHUNK
-    from sim.cli.batch import DEFAULT_CHUNK as SHOWN
+    from sim.cli.outcomes.batch import DEFAULT_CHUNK as SHOWN
 
     assert SHOWN == DEFAULT_CHUNK
 
@@ -562,7 +562,7 @@ def test_a_group_without_its_command_prints_its_help_in_lines() -> None:
 
 def test_odds_help_states_only_bounds_an_option_has() -> None:
     """An unbounded whole number says no range (click wrote `[default: 0; x<=None]`)."""
-    from sim.cli.odds import odds_commands
+    from sim.cli.rulesets.odds import odds_commands
 
     names = sorted(odds_commands())
     assert {"becmi", "flattop", "musket-fire", "musket-melee"} <= set(names)

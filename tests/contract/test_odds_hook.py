@@ -23,7 +23,7 @@ from click.testing import CliRunner, Result
 import sim.contract
 from sim.cli import cli
 from sim.cli.main import main
-from sim.cli.odds import command, command_names
+from sim.cli.rulesets.odds import command, command_names
 from sim.contract import (
     BUILTIN,
     OddsInputError,

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import sim.cli.batch  # noqa: F401  # registers batch
+import sim.cli.outcomes.batch  # noqa: F401  # registers batch
 from sim.scenario.load import MAX_DEPTH
 from sim.scenario.values import MAX_VALUES, ValueProblem, parse_value
 from tests.forge import GOLDEN, invoke

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import sim.cli.batch  # noqa: F401  # registers batch, study, rerun, export, campaign
+import sim.cli.outcomes.batch  # noqa: F401  # registers batch, study, rerun, export, campaign
 from sim.batch.execution.executors import max_jobs
 from tests.forge import GOLDEN, invoke
 

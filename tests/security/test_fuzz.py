@@ -21,7 +21,7 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-import sim.cli.batch  # noqa: F401  # registers study
+import sim.cli.outcomes.batch  # noqa: F401  # registers study
 from engine.log import MemorySink
 from sim import api
 from sim.scenario.load import ScenarioError, read_yaml, validate_data

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import sim.cli.batch  # noqa: F401  # registers batch
+import sim.cli.outcomes.batch  # noqa: F401  # registers batch
 from sim.batch.storage import store as store_module
 from sim.batch.storage.store import Store, StoreError
 from tests.forge import GOLDEN, invoke

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import sim.cli.batch  # noqa: F401  # registers batch, study, rerun, export, campaign
+import sim.cli.outcomes.batch  # noqa: F401  # registers batch, study, rerun, export, campaign
 from engine.atomic import atomic_write_text, claim_partial, own_folder, replacing
 from engine.log import FileSink
 from sim import api

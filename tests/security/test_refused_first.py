@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sim.cli.batch  # noqa: F401  # registers batch, rerun, export
+import sim.cli.outcomes.batch  # noqa: F401  # registers batch, rerun, export
 from sim import api
 from sim.scenario.values import SEED_MAX, ValueProblem, check_seed, seed_from_text
 from tests.forge import GOLDEN, invoke

@@ -123,7 +123,7 @@ def test_running_an_old_path_as_a_module_says_where_it_went() -> None:
         check=False,
     )  # fmt: skip
     assert done.returncode != 0
-    assert "sim.cli_core has moved to sim.cli.core; run `python -m sim`" in done.stderr
+    assert "sim.cli_core has moved to sim.cli.battles.core; run `python -m sim`" in done.stderr
     assert "Traceback" not in done.stderr
 
 
@@ -355,3 +355,33 @@ def test_old_becmi_names_are_the_new_modules_objects() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert done.stdout.split() == ["True", "True", "1"]
+
+
+OLD_CLI = {
+    "battles": ["core", "show", "replay", "views", "table"],
+    "outcomes": ["batch", "runs", "studies", "calibrate", "history"],
+    "rulesets": ["info", "check", "odds"],
+}
+"""Every module sim/cli/ held in one folder, by the subpackage it is in now (but the root
+group, common and errors, which stayed put)."""
+
+
+def test_every_old_cli_module_is_its_new_module_and_warns_once() -> None:
+    """Each of the 13 flat sim.cli.* names, and 0.2's sim.cli_* names, is the moved module."""
+    moved = {f"sim.cli.{m}": f"sim.cli.{sub}.{m}" for sub, ms in OLD_CLI.items() for m in ms}
+    assert len(moved) == 13
+    flat = ("sim.views", "sim.table")
+    older = {o: n for o, n in MOVED.items() if o.startswith("sim.cli_") or o in flat}
+    assert set(older.values()) - {"sim.cli.common"} <= set(moved.values())
+    done = subprocess.run(
+        [sys.executable, "-c", _BATCH_PROBE, *moved, *older],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    seen = json.loads(done.stdout)
+    for old, new in {**moved, **older}.items():
+        name, same, words = seen[old]
+        assert name == new == MOVED[old], old
+        assert same, old
+        assert words == [
+            f"{old} has moved to {new}: import {new} (the old name goes in battlesim 0.4)"
+        ], old

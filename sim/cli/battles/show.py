@@ -67,7 +67,7 @@ def show(
       battlesim show replays/stone_wall-s1862.jsonl --unit 69ny
       battlesim show replays/stone_wall-s1862.jsonl --events --type morale_tested
     """
-    from sim.cli import views
+    from sim.cli.battles import views
 
     loaded = views.load_replay(replay)
     with views.reading():
@@ -93,7 +93,7 @@ def show(
 
 def _check_unit(loaded: ReplayFile, unit: str) -> str:
     """The id of the unit ``--unit`` names: its id, or its name as ``show`` prints it."""
-    from sim.cli import views
+    from sim.cli.battles import views
     from sim.text.suggest import did_you_mean, known
 
     rows = views.state_rows(loaded, 0)
@@ -128,8 +128,8 @@ def _narrative(
 
 def _history(loaded: ReplayFile, unit: str, turn: int | None, as_json: bool) -> None:
     """The unit's row at the start and at each turn's end, printed as the replay is read."""
-    from sim.cli import views
-    from sim.cli.table import stream_table, unit_cells
+    from sim.cli.battles import views
+    from sim.cli.battles.table import stream_table, unit_cells
 
     word = loaded.ruleset.turn_name
     if as_json:
@@ -156,7 +156,7 @@ def _history_json(loaded: ReplayFile, unit: str, turn: int | None, word: str) ->
     The file is read to its end first when the history is long (more than
     :data:`_KEEP` rows), so damage is reported before anything is printed.
     """
-    from sim.cli import views
+    from sim.cli.battles import views
 
     def rows() -> Iterator[dict[str, Any]]:
         for t, r in views.iter_unit_history(loaded, unit, turn):
@@ -182,8 +182,8 @@ _KEEP = 2000
 
 
 def _state(loaded: ReplayFile, turn: int | None, last: int, as_json: bool) -> None:
-    from sim.cli import views
-    from sim.cli.table import render_units
+    from sim.cli.battles import views
+    from sim.cli.battles.table import render_units
 
     rows = views.state_rows(loaded, turn)
     if as_json:

@@ -144,7 +144,7 @@ def verify(
             f"{replay}: --sample, --sample-seed and --all apply to a study folder, not a replay"
         )
     from sim import api
-    from sim.cli import views
+    from sim.cli.battles import views
     from sim.replay.verify import rules_version
 
     result = api.verify_replay(replay)
@@ -206,7 +206,7 @@ def validate(scenario: str, as_json: bool) -> None:
     Example:
       battlesim validate scenarios/napoleonic_brigade.yaml
     """
-    from sim.cli import views
+    from sim.cli.battles import views
     from sim.scenario.load import ScenarioError, load_scenario
 
     try:

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from sim.cli import common
-from sim.cli.batch import _bad_input, _error, _export, _folder
+from sim.cli.outcomes.batch import _bad_input, _error, _export, _folder
 
 __all__ = ["campaign", "export", "rerun_command"]
 

@@ -65,7 +65,7 @@ def diff(
     """
     from pathlib import Path
 
-    from sim.cli.views import load_replay, reading
+    from sim.cli.battles.views import load_replay, reading
     from sim.outputs import OutputError, check_output, is_page
     from sim.replay.diff import diff_replays, render
     from sim.replay.report import write_diff
@@ -131,7 +131,7 @@ def fork_command(
     """
     from pathlib import Path
 
-    from sim.cli.views import load_replay, reading
+    from sim.cli.battles.views import load_replay, reading
     from sim.contract import headline
     from sim.outputs import OutputError, check_output, is_replay
     from sim.replay.fork import ForkError, fork_battle, parse_assignment
@@ -179,7 +179,7 @@ def why(replay: str, seq: int, as_json: bool) -> None:
     Example:
       battlesim why replays/stone_wall-s1862.jsonl 33
     """
-    from sim.cli.views import load_replay, reading
+    from sim.cli.battles.views import load_replay, reading
     from sim.replay import analysis
 
     loaded = load_replay(replay)
@@ -222,7 +222,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
     """
     from pathlib import Path
 
-    from sim.cli.views import load_replay, reading
+    from sim.cli.battles.views import load_replay, reading
     from sim.outputs import OutputError, check_output, is_page, probe_writable
     from sim.replay.report import write_report
 

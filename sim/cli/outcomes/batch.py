@@ -1,5 +1,5 @@
 """``battlesim batch`` and ``study``: wrappers over sim.batch (``rerun``, ``export``,
-``campaign``: :mod:`sim.cli.runs`).
+``campaign``: :mod:`sim.cli.outcomes.runs`).
 
 The root group (:mod:`sim.cli`) imports these commands by name on first use;
 each imports :mod:`sim.batch` (numpy, DuckDB, matplotlib) in its own body.

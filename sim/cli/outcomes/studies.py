@@ -1,7 +1,7 @@
 """``battlesim discover``: where in the factors of a study an outcome holds (PRIM).
 
 A wrapper over :mod:`sim.batch.discovery.discover`; ``verify STUDY_DIR`` is in
-:mod:`sim.cli.core` beside the replay ``verify``. Exit codes: 0 done, 2 bad
+:mod:`sim.cli.battles.core` beside the replay ``verify``. Exit codes: 0 done, 2 bad
 input (no study, a condition that cannot be read).
 """
 
@@ -97,7 +97,7 @@ def discover(
         result = find(study_dir, measure, boxes, min_coverage, alpha, min_mass)
     except (ConditionError, DiscoverError, StoreError) as exc:
         common.fail(str(exc))
-    from sim.cli.batch import note_incomplete
+    from sim.cli.outcomes.batch import note_incomplete
 
     note_incomplete(Path(study_dir), None, "discover")
     drawn = not no_plot and bool(result["boxes"])  # never an empty chart

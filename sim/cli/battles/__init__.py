@@ -1,0 +1,1 @@
+"""Running and reading battles: run, verify, validate, schema, show and the replay tools."""

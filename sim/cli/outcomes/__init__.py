@@ -1,0 +1,1 @@
+"""Studying outcomes: batch studies, reruns, exports, campaigns, discovery, calibration, history."""

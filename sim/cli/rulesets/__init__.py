@@ -1,0 +1,1 @@
+"""What the installed rulesets offer: their listing, scenarios, new, check-ruleset and odds."""
