@@ -9,7 +9,7 @@ interleaved in the same process.  What it measures (see benchmarks/README.md):
 2. streaming it through the real path (``sim.api.make_header`` +
    ``ruleset.simulate`` into ``engine.log.FileSink``): wall seconds, events/s;
 3. a bare-Python baseline doing the same fire-resolution arithmetic with
-   ``random.Random`` and ``sim.rulesets.musket.combat``, and engine/baseline ratios;
+   ``random.Random`` and ``sim.rulesets.musket.rules.combat``, and engine/baseline ratios;
 4. peak memory (tracemalloc and ru_maxrss, a fresh subprocess per size) at
    40, 80 and 160 turns of the same armies.
 
@@ -44,8 +44,8 @@ from typing import Any
 from engine.log import FileSink, MemorySink, Sink
 from sim import api
 from sim.contract import Ruleset, get_ruleset
-from sim.rulesets.musket import combat
-from sim.rulesets.musket.scenario import MusketScenario, cross_check
+from sim.rulesets.musket.model.scenario import MusketScenario, cross_check
+from sim.rulesets.musket.rules import combat
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

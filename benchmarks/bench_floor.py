@@ -97,7 +97,7 @@ def _resumes(scenario: Any, turns: int) -> Callable[[], int]:
 
     from engine.kernel import TurnKernel
     from sim.rulesets.musket.battle import waits_for
-    from sim.rulesets.musket.data import PHASES
+    from sim.rulesets.musket.model.data import PHASES
 
     orders = {u.id: u.order for s in scenario.sides for u in s.units}
     view = SimpleNamespace(orders=orders)  # all that waits_for reads of a battle

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sim.rulesets.musket.scenario import MusketScenario, cross_check
+from sim.rulesets.musket.model.scenario import MusketScenario, cross_check
 
 __all__ = ["DEPTH", "lines_scenario", "turns_for"]
 

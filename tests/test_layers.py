@@ -191,3 +191,25 @@ def test_no_batch_folder_holds_more_than_a_dozen_modules() -> None:
     }
     assert len(sizes) > 1
     assert {f: n for f, n in sizes.items() if n > 12} == {}
+
+
+ROOMS = ("model", "rules", "reading")
+"""A ruleset's subpackages, lowest first (docs/architecture.md, *The rulesets*)."""
+
+
+def test_a_rulesets_rooms_import_only_downwards() -> None:
+    """In a ruleset model/ imports nothing of its rules/ or reading/, rules/ nothing of reading/."""
+
+    def room(m: str) -> tuple[str, int]:
+        parts = m.split(".")
+        at = ROOMS.index(parts[3]) if len(parts) > 3 and parts[3] in ROOMS else -1
+        return ".".join(parts[:3]), at
+
+    rooms = [(a, b, room(a), room(b)) for a, b in _edges() if a.startswith(RULESETS + ".")]
+    assert any(ra[1] == 0 for _, _, ra, _ in rooms)  # musket's model/ at least is read
+    wrong = [
+        f"{a} imports {b}"
+        for a, b, ra, rb in rooms
+        if ra[0] == rb[0] and ra[1] >= 0 and rb[1] > ra[1]
+    ]
+    assert wrong == []

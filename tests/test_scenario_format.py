@@ -1,6 +1,6 @@
 """docs/scenario-format.md's `options` table is the musket options model, row for row.
 
-The table is written from :class:`sim.rulesets.musket.options.MusketOptions`
+The table is written from :class:`sim.rulesets.musket.model.options.MusketOptions`
 (name, type, bounds, default of this rules version); when an option is added or
 a default changes, ``python tests/test_scenario_format.py`` rewrites it.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from annotated_types import Ge, Gt, Le, Lt
 
-from sim.rulesets.musket.options import MusketOptions
+from sim.rulesets.musket.model.options import MusketOptions
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "scenario-format.md"
 HEAD = "| Option | Type | Bounds | Default |\n|---|---|---|---|\n"

@@ -1,9 +1,11 @@
 """The rule systems that ship with battlesim: ``musket``, ``flattop`` and ``becmi``.
 
-Each is a package of the same rooms (``scenario``, ``options``, ``data``,
-``events``, ``state``, ``context``, rule modules, ``battle``, ``report``,
-``view``, ``odds``) assembling one ``RULESET`` through :mod:`sim.contract`
-alone, exactly as a plugin does; :mod:`~sim.rulesets.trusted` is their
+Each is a package of the same shape: ``__init__`` (assembling one ``RULESET``
+through :mod:`sim.contract` alone, exactly as a plugin does), ``battle`` and
+``campaign``, and three subpackages: ``model`` (scenario, options, events,
+state, data, the map), ``rules`` (``context`` and the rule modules) and
+``reading`` (report, view, engage, audit, odds: what the generic tools read).
+docs/architecture.md draws the tree. :mod:`~sim.rulesets.trusted` is their
 shared speed device.
 """
 

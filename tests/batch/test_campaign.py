@@ -12,7 +12,7 @@ from sim.batch.inputs.files import read_yaml
 from sim.batch.inputs.target import load_campaign
 from sim.contract import Measure, Outcome, SideResult
 from sim.rulesets.musket.campaign import carry_over
-from sim.rulesets.musket.state import initial_state
+from sim.rulesets.musket.model.state import initial_state
 from sim.scenario.load import load_scenario
 from tests.batch.helpers import CAMPAIGN, RULES1, STONE_WALL, invoke
 

@@ -57,7 +57,7 @@ def test_no_cli_module_imports_a_ruleset() -> None:
 def test_the_scan_sees_imports_inside_functions_and_relative_ones() -> None:
     """The scan finds `from sim.rulesets...`, `from sim import rulesets`, old and relative paths."""
     source = (
-        "def f():\n    from sim.rulesets.musket import odds\n"
+        "def f():\n    from sim.rulesets.musket.reading import odds\n"
         "from sim import rulesets\nimport sim.becmi.odds\nfrom ..rulesets import trusted\n"
         "from sim.contract import get_ruleset\nimport sim.cli.common\n"
     )

@@ -47,7 +47,9 @@ def test_a_hook_two_modules_define_is_refused_naming_both() -> None:
 def test_the_built_ins_are_assembled_with_every_hook_they_had() -> None:
     """musket's hooks are its modules' functions of those names (checked against the modules,
     not a pasted list): each field not given by hand comes from its module."""
-    from sim.rulesets.musket import battle, reach, report, state, view
+    from sim.rulesets.musket import battle
+    from sim.rulesets.musket.model import state
+    from sim.rulesets.musket.reading import reach, report, view
 
     assert MUSKET.plan is battle.plan and MUSKET.reach is reach.reach
     # outcome (as units and summary) is guarded: what it raises names the ruleset and hook
@@ -63,7 +65,7 @@ def test_with_ending_puts_the_battles_end_between_a_states_own_fields() -> None:
     """The four EndingState fields, in their order, between before and after; musket's order
     so made names each of its snapshot fields once (StateBase checks it at class creation)."""
     from sim.contract import EndingState
-    from sim.rulesets.musket.state import BattleState
+    from sim.rulesets.musket.model.state import BattleState
 
     assert EndingState.with_ending(("a",), ("z",)) == (
         "a",

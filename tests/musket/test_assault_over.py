@@ -15,9 +15,9 @@ import pytest
 import yaml
 
 from sim import api
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.victory import assault_over, decide_end
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.victory import assault_over, decide_end
 from tests.sim.test_rules import _inf, _scenario, battle_of
 
 ROOT = Path(__file__).resolve().parents[2]

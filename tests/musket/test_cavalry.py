@@ -18,17 +18,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.events import Draw
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.events import Meleed
-from sim.rulesets.musket.melee import (
+from sim.rulesets.musket.model.events import Meleed
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.reading.report import narrate
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.melee import (
     attacker_chance,
     cavalry_factors,
     decide_melee,
     melee_odds,
     pursuit_loss,
 )
-from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.report import narrate
 from tests.sim.test_rules import _inf, _scenario, battle_of
 
 FRONT, FLANK, REAR = [4, 5], [5, 3], [4, 3]

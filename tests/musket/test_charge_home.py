@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.fire import closing_fire_target, decide_fire
-from sim.rulesets.musket.melee import decide_melee
-from sim.rulesets.musket.morale import charge_failure, out_of_fire
-from sim.rulesets.musket.options import MusketOptions
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.fire import closing_fire_target, decide_fire
+from sim.rulesets.musket.rules.melee import decide_melee
+from sim.rulesets.musket.rules.morale import charge_failure, out_of_fire
 from tests.sim.test_rules import _fight, _inf, _scenario, battle_of
 
 FRONT, FLANK = [4, 5], [5, 3]

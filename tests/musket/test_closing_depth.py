@@ -13,16 +13,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sim.rulesets.musket import audit
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.morale import (
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.reading import audit
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.morale import (
     assault_mass,
     charge_failure,
     closing_loss_steps,
     closing_share,
     decide_charge_test,
 )
-from sim.rulesets.musket.options import MusketOptions
 from tests.sim.test_rules import _inf, _scenario, battle_of
 
 

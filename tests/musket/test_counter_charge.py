@@ -14,11 +14,11 @@ import simpy
 
 from engine.kernel import TurnKernel
 from engine.rng import Streams
-from sim.rulesets.musket import audit
 from sim.rulesets.musket.battle import plan, waits_for
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.melee import can_charge, counter_target, decide_melee
-from sim.rulesets.musket.state import initial_state
+from sim.rulesets.musket.model.state import initial_state
+from sim.rulesets.musket.reading import audit
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.melee import can_charge, counter_target, decide_melee
 from sim.scenario.load import validate_data
 from tests.sim.test_rules import _fight, _inf, _scenario
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from sim.rulesets.musket.events import Fired
-from sim.rulesets.musket.fire import decide_fire
-from sim.rulesets.musket.options import MusketOptions
+from sim.rulesets.musket.model.events import Fired
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.rules.fire import decide_fire
 from sim.scenario.load import ScenarioError, validate_data
 from tests.sim.test_rules import _fight, _inf, _scenario, battle_of
 

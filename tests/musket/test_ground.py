@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from engine.sinks import MemorySink
 from sim.replay.header import make_header
-from sim.rulesets.musket import context, movement
-from sim.rulesets.musket.context import Hex
-from sim.rulesets.musket.hexmap import distance, neighbours
-from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.model.hexmap import distance, neighbours
+from sim.rulesets.musket.model.scenario import MusketScenario
+from sim.rulesets.musket.rules import context, movement
+from sim.rulesets.musket.rules.context import Hex
 from sim.scenario.load import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,11 +11,11 @@ from pydantic import BaseModel
 
 from engine.kernel import TurnKernel
 from engine.rng import Streams
-from sim.rulesets.musket.context import LINEAR_COVER, Battle, plain
-from sim.rulesets.musket.hexmap import ring
-from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.scenario import MusketScenario
-from sim.rulesets.musket.state import initial_state
+from sim.rulesets.musket.model.hexmap import ring
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.model.scenario import MusketScenario
+from sim.rulesets.musket.model.state import initial_state
+from sim.rulesets.musket.rules.context import LINEAR_COVER, Battle, plain
 from sim.scenario.load import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]

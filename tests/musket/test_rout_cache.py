@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from sim import api
-from sim.rulesets.musket import battle, movement
+from sim.rulesets.musket import battle
+from sim.rulesets.musket.rules import movement
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -113,8 +114,8 @@ def test_a_placement_makes_the_way_out_searched_again() -> None:
     """A routed unit boxed in by enemies has no way out; once one of them leaves the field
     (a placement), the kept answer is not used: the unit finds the gap, as a fresh search
     does."""
-    from sim.rulesets.musket.events import LeftField
-    from sim.rulesets.musket.hexmap import neighbours
+    from sim.rulesets.musket.model.events import LeftField
+    from sim.rulesets.musket.model.hexmap import neighbours
     from tests.sim.test_rules import _inf, _scenario, battle_of
 
     ring = [list(h) for h in neighbours((5, 5))]

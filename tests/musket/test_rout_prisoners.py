@@ -14,13 +14,13 @@ import json
 import math
 from typing import Any
 
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.events import Meleed, MoraleTested
-from sim.rulesets.musket.melee import decide_melee
-from sim.rulesets.musket.morale import decide_morale, rout_prisoners
-from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.report import narrate
-from sim.rulesets.musket.victory import blows, side_shares
+from sim.rulesets.musket.model.events import Meleed, MoraleTested
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.reading.report import narrate
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.melee import decide_melee
+from sim.rulesets.musket.rules.morale import decide_morale, rout_prisoners
+from sim.rulesets.musket.rules.victory import blows, side_shares
 from tests.sim.test_rules import _inf, _scenario, battle_of
 
 DOOMED = {"quality": "F", "ammo": "low"}

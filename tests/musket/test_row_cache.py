@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from engine.canonical import canonical_json
 from engine.projection import set_path
 from sim.contract.defaults import apply_by_state
-from sim.rulesets.musket.events import Casualties, Fired, Moved, Rested
-from sim.rulesets.musket.state import (
+from sim.rulesets.musket.model.events import Casualties, Fired, Moved, Rested
+from sim.rulesets.musket.model.state import (
     _TEMPLATES,
     BattleState,
     SideState,

@@ -13,7 +13,7 @@ import pytest
 from engine.kernel import TurnKernel
 from sim import api
 from sim.rulesets.musket import battle
-from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.model.scenario import MusketScenario
 from sim.scenario.load import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.victory import decide_breaks, side_shares, spent_out_limit
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.victory import decide_breaks, side_shares, spent_out_limit
 from tests.sim.test_rules import _inf, _scenario, battle_of
 
 

@@ -12,8 +12,8 @@ from scipy.stats import chisquare
 
 from engine.rng import Stream
 from sim.cli import cli
-from sim.rulesets.musket.odds import casualty_odds, guns_lost_odds
-from sim.rulesets.musket.results import casualty_roll
+from sim.rulesets.musket.reading.odds import casualty_odds, guns_lost_odds
+from sim.rulesets.musket.rules.results import casualty_roll
 
 SIGNIFICANCE = 0.001
 """Chi-square tests fail below this p-value; fixed seeds make each outcome fixed."""

@@ -28,9 +28,9 @@ from sim.rulesets.becmi.reading.odds import to_hit_odds
 from sim.rulesets.becmi.rules.dice import roll_to_hit
 from sim.rulesets.becmi.rules.striking import decide_strike
 from sim.rulesets.musket import RULESET as MUSKET
-from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.results import casualty_roll, finish
-from sim.rulesets.musket.state import UnitState
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.model.state import UnitState
+from sim.rulesets.musket.rules.results import casualty_roll, finish
 from sim.scenario.load import validate_data
 from tests.becmi.helpers import FIGHTER, ORC, battle, scenario
 

@@ -12,7 +12,7 @@ from engine import formats
 from engine.events import Draw
 from sim import api
 from sim.replay.diff import draw_counts
-from sim.rulesets.musket.events import Fired
+from sim.rulesets.musket.model.events import Fired
 from tests.forge import GOLDEN, ROOT, edit_header, forge, invoke
 
 FORMAT3 = ROOT / "tests" / "data" / "replays"

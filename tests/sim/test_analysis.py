@@ -11,7 +11,7 @@ import pytest
 from engine.events import Snapshot
 from sim import api
 from sim.replay import analysis
-from sim.rulesets.musket.options import RULES_V2
+from sim.rulesets.musket.model.options import RULES_V2
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"

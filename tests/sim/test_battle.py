@@ -17,7 +17,7 @@ from engine.log import MemorySink
 from engine.projection import Projection
 from engine.recorder import Recorder
 from sim import api
-from sim.rulesets.musket.hexmap import distance
+from sim.rulesets.musket.model.hexmap import distance
 from sim.scenario.load import load_scenario
 from sim.scenario.load import validate_data as _validate
 from tests.golden import GOLDEN, golden_path
@@ -162,7 +162,7 @@ def test_every_event_names_its_cause() -> None:
 
 def test_ring_search_agrees_with_a_full_scan() -> None:
     """Hexes in ring r are exactly those at distance r."""
-    from sim.rulesets.musket.hexmap import distance, ring
+    from sim.rulesets.musket.model.hexmap import distance, ring
 
     for center in ((0, 0), (5, 4), (6, 7)):
         for r in range(0, 5):
@@ -178,7 +178,7 @@ def test_ring_search_agrees_with_a_full_scan() -> None:
 
 def test_distance_is_the_largest_difference_of_cube_coordinates() -> None:
     """distance(a, b) = max |difference| of the two hexes' cube coordinates, for every pair."""
-    from sim.rulesets.musket.hexmap import _cube
+    from sim.rulesets.musket.model.hexmap import _cube
 
     hexes = [(c, r) for c in range(-5, 9) for r in range(-5, 9)]
     for a in hexes:
@@ -195,8 +195,8 @@ def test_nearest_enemy_ring_search_equals_full_scan() -> None:
 
     from engine.kernel import TurnKernel
     from engine.rng import Streams
-    from sim.rulesets.musket.context import Battle
-    from sim.rulesets.musket.state import initial_state
+    from sim.rulesets.musket.model.state import initial_state
+    from sim.rulesets.musket.rules.context import Battle
 
     picker = random.Random(4)  # test data only: where to put units
     hexes = [(c, r) for c in range(30) for r in range(30)]
@@ -261,11 +261,11 @@ def test_a_unit_skips_only_the_phase_its_order_leaves_it_nothing_to_do_in(
     from engine.kernel import TurnKernel
     from engine.rng import Streams
     from sim.rulesets.musket.battle import waits_for
-    from sim.rulesets.musket.context import Battle
-    from sim.rulesets.musket.data import PHASES
-    from sim.rulesets.musket.fire import decide_fire
-    from sim.rulesets.musket.melee import decide_melee
-    from sim.rulesets.musket.state import initial_state
+    from sim.rulesets.musket.model.data import PHASES
+    from sim.rulesets.musket.model.state import initial_state
+    from sim.rulesets.musket.rules.context import Battle
+    from sim.rulesets.musket.rules.fire import decide_fire
+    from sim.rulesets.musket.rules.melee import decide_melee
 
     spec: dict[str, Any] = {"kind": "hold"}
     if order in ("advance", "retire"):

@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 import pytest
 
-from sim.rulesets.musket.events import Fired
-from sim.rulesets.musket.options import MusketOptions
+from sim.rulesets.musket.model.events import Fired
+from sim.rulesets.musket.model.options import MusketOptions
 from sim.scenario.load import validate_data
 
 
@@ -34,11 +34,11 @@ def _fire(
 
     from engine.kernel import TurnKernel
     from engine.rng import Streams
-    from sim.rulesets.musket.context import Battle
-    from sim.rulesets.musket.data import PHASES
-    from sim.rulesets.musket.fire import decide_fire
-    from sim.rulesets.musket.scenario import MusketScenario
-    from sim.rulesets.musket.state import initial_state
+    from sim.rulesets.musket.model.data import PHASES
+    from sim.rulesets.musket.model.scenario import MusketScenario
+    from sim.rulesets.musket.model.state import initial_state
+    from sim.rulesets.musket.rules.context import Battle
+    from sim.rulesets.musket.rules.fire import decide_fire
 
     firer = {"id": "f", "name": "F", "kind": kind, "strength": strength, "quality": "C"}
     firer |= {"weapon": weapon, "at": [2, 2], "formation": formation, "order": {"kind": "hold"}}

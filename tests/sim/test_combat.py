@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 
 from engine.rng import Stream
-from sim.rulesets.musket import combat
-from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.results import casualty_roll, finish, fire_result
-from sim.rulesets.musket.state import UnitState
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.model.state import UnitState
+from sim.rulesets.musket.rules import combat
+from sim.rulesets.musket.rules.results import casualty_roll, finish, fire_result
 from tests.sim.exact import casualty_pmf
 
 N = 20_000

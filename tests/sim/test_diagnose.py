@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.model.scenario import MusketScenario
 from sim.scenario.diagnose import hint_known, known_fields
 from sim.scenario.load import ScenarioError, load_scenario, parse_yaml, validate_data
 from sim.text.suggest import did_you_mean, known

@@ -31,9 +31,11 @@ print(json.dumps(out))
 
 def test_new_name_maps_packages_with_their_submodules_and_nothing_else() -> None:
     """A moved package's submodules follow it; a name that did not move maps to None."""
-    assert new_name("sim.musket.state") == "sim.rulesets.musket.state"
+    assert new_name("sim.musket.state") == "sim.rulesets.musket.model.state"
     assert new_name("sim.ruleset") == "sim.contract"
-    assert new_name("sim.odds.musket") == "sim.rulesets.musket.odds"
+    assert new_name("sim.odds.musket") == "sim.rulesets.musket.reading.odds"
+    assert new_name("sim.rulesets.musket.fire") == "sim.rulesets.musket.rules.fire"
+    assert new_name("sim.rulesets.musket.battle") is None
     assert new_name("sim.flattop.combat") == "sim.rulesets.flattop.rules.combat"
     assert new_name("sim.flattop.battle") == "sim.rulesets.flattop.battle"
     assert new_name("sim.rulesets.flattop.rules.combat") is None
@@ -59,13 +61,13 @@ def test_every_old_name_is_the_new_module_and_warns_once_naming_it() -> None:
 
 
 def test_a_submodule_through_an_old_package_is_not_loaded_twice() -> None:
-    """``sim.musket.state`` and ``sim.rulesets.musket.state`` are one module: one class each."""
+    """``sim.musket.state`` and ``sim.rulesets.musket.model.state``: one module, one class each."""
     code = (
         "import warnings; warnings.simplefilter('ignore')\n"
         "from sim.musket.state import BattleState as A\n"
-        "from sim.rulesets.musket.state import BattleState as B\n"
+        "from sim.rulesets.musket.model.state import BattleState as B\n"
         "import sys; print(A is B, len({id(m) for m in sys.modules.values() "
-        "if (getattr(m, '__file__', None) or '').endswith('musket/state.py')}))"
+        "if (getattr(m, '__file__', None) or '').endswith('musket/model/state.py')}))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
@@ -385,3 +387,37 @@ def test_every_old_cli_module_is_its_new_module_and_warns_once() -> None:
         assert words == [
             f"{old} has moved to {new}: import {new} (the old name goes in battlesim 0.4)"
         ], old
+
+
+OLD_MUSKET = {
+    "model": ["data", "events", "hexmap", "options", "scenario", "state"],
+    "rules": [
+        "combat", "context", "fire", "melee", "morale", "movement", "results", "targeting",
+        "victory",
+    ],
+    "reading": ["audit", "engage", "odds", "reach", "report", "view"],
+}  # fmt: skip
+"""Every module sim/rulesets/musket/ held in one folder, by its new room (battle and campaign
+stayed at the top)."""
+
+
+def test_every_old_musket_module_is_its_new_module_and_warns_once() -> None:
+    """Each of the 21 flat names, as sim.rulesets.musket.* and as 0.2's sim.musket.*, and 0.2's
+    sim.odds.musket, is the module at its new path, with one warning."""
+    new = {m: f"sim.rulesets.musket.{room}.{m}" for room, ms in OLD_MUSKET.items() for m in ms}
+    assert len(new) == 21
+    wanted = {f"sim.rulesets.musket.{m}": n for m, n in new.items()}
+    wanted |= {f"sim.musket.{m}": n for m, n in new.items()}
+    wanted["sim.odds.musket"] = new["odds"]
+    done = subprocess.run(  # sim.musket first: the old package warns once, on its own name
+        [sys.executable, "-c", _BATCH_PROBE, "sim.musket", *wanted],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    seen = json.loads(done.stdout)
+    for old, name in wanted.items():
+        assert seen[old] == [
+            name,
+            True,
+            [f"{old} has moved to {name}: import {name} (the old name goes in battlesim 0.4)"],
+        ], old
+        assert MOVED[old] == name, old

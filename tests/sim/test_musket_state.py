@@ -15,8 +15,8 @@ from engine.events import Event
 from engine.projection import set_path
 from sim.contract.defaults import apply_by_state
 from sim.rulesets.musket import RULESET
-from sim.rulesets.musket.events import LeftField, Moved, Rested
-from sim.rulesets.musket.state import BattleState, SideState, UnitState, snapshot_json
+from sim.rulesets.musket.model.events import LeftField, Moved, Rested
+from sim.rulesets.musket.model.state import BattleState, SideState, UnitState, snapshot_json
 
 _INTS = st.integers() | st.integers(min_value=-3, max_value=3)
 _HEXES = st.none() | st.tuples(st.integers(), st.integers())

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from engine.kernel import TurnKernel
 from engine.rng import Streams
-from sim.rulesets.musket.context import Battle, Hex
-from sim.rulesets.musket.hexmap import neighbours
-from sim.rulesets.musket.movement import (
+from sim.rulesets.musket.model.hexmap import neighbours
+from sim.rulesets.musket.model.state import UnitState, initial_state
+from sim.rulesets.musket.rules.context import Battle, Hex
+from sim.rulesets.musket.rules.movement import (
     _enemy_within,
     _free,
     _get_out,
@@ -25,7 +26,6 @@ from sim.rulesets.musket.movement import (
     _reachable,
     allowance,
 )
-from sim.rulesets.musket.state import UnitState, initial_state
 from sim.scenario.load import validate_data
 
 

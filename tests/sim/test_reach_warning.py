@@ -14,9 +14,9 @@ from sim.cli import cli
 from sim.contract import Reach
 from sim.contract.defaults import no_reach
 from sim.rulesets.musket import RULESET as MUSKET
-from sim.rulesets.musket.data import WEAPONS
-from sim.rulesets.musket.hexmap import distance
-from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.model.data import WEAPONS
+from sim.rulesets.musket.model.hexmap import distance
+from sim.rulesets.musket.model.scenario import MusketScenario
 from sim.scenario import reach as reach_module
 from sim.scenario.catalog import template_text
 from sim.scenario.load import load_scenario

@@ -13,11 +13,11 @@ from engine.projection import fold
 from engine.rng import Streams
 from sim import api
 from sim.rulesets.musket import RULESET
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.data import PHASES
-from sim.rulesets.musket.morale import failure_state
-from sim.rulesets.musket.scenario import MusketScenario
-from sim.rulesets.musket.state import initial_state
+from sim.rulesets.musket.model.data import PHASES
+from sim.rulesets.musket.model.scenario import MusketScenario
+from sim.rulesets.musket.model.state import initial_state
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.morale import failure_state
 from sim.scenario.load import ScenarioError, validate_data
 
 

@@ -16,12 +16,12 @@ import simpy
 
 from engine.kernel import TurnKernel
 from engine.rng import Streams
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.data import PHASES
-from sim.rulesets.musket.melee import can_charge
-from sim.rulesets.musket.movement import decide_move
-from sim.rulesets.musket.options import RULES_V2
-from sim.rulesets.musket.state import initial_state
+from sim.rulesets.musket.model.data import PHASES
+from sim.rulesets.musket.model.options import RULES_V2
+from sim.rulesets.musket.model.state import initial_state
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.melee import can_charge
+from sim.rulesets.musket.rules.movement import decide_move
 from sim.scenario.load import validate_data
 from tests.sim.test_rules import _fight as _lines
 from tests.sim.test_rules import _inf, _scenario

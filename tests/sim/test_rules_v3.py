@@ -13,16 +13,16 @@ from typing import Any
 import pytest
 
 from engine.rng import Streams
-from sim.rulesets.musket.context import Battle, arc_of
-from sim.rulesets.musket.melee import attacker_chance, can_charge
-from sim.rulesets.musket.morale import (
+from sim.rulesets.musket.model.options import RULES_V2, MusketOptions
+from sim.rulesets.musket.rules.context import Battle, arc_of
+from sim.rulesets.musket.rules.melee import attacker_chance, can_charge
+from sim.rulesets.musket.rules.morale import (
     charge_failure,
     closing_loss_steps,
     decide_rally,
     failure_state,
 )
-from sim.rulesets.musket.movement import decide_move
-from sim.rulesets.musket.options import RULES_V2, MusketOptions
+from sim.rulesets.musket.rules.movement import decide_move
 from tests.sim.test_rules import _fight as _lines
 from tests.sim.test_rules import _inf, _scenario, battle_of
 
@@ -424,7 +424,7 @@ def test_men_behind_works_stand_better() -> None:
 def test_a_spent_unit_cut_up_counts_out_for_the_break() -> None:
     """spent_counts_out: a spent unit that has lost rout_loss (0.3) counts as out, with
     spent_out_loss null as version 3 had it (version 4's 0.2: tests/musket/)."""
-    from sim.rulesets.musket.victory import side_shares
+    from sim.rulesets.musket.rules.victory import side_shares
 
     data = _scenario([_inf("a1", [1, 1]), _inf("a2", [2, 1])], [_inf("b1", [8, 8])])
     data["options"] = {"spent_out_loss": None}
@@ -444,7 +444,7 @@ def test_a_spent_unit_cut_up_counts_out_for_the_break() -> None:
 def test_unit_rows_face_away_from_the_retreat_edge() -> None:
     """Side a retreats south (faces up the map: 0°), side b north (180°); no facing
     without enfilade."""
-    from sim.rulesets.musket.view import units
+    from sim.rulesets.musket.reading.view import units
 
     data = _scenario([_inf("a1", [1, 1])], [_inf("b1", [8, 8])])
     b = _battle(data)
@@ -456,7 +456,7 @@ def test_unit_rows_face_away_from_the_retreat_edge() -> None:
 def test_fire_spares_a_routed_enemy_while_another_is_in_reach() -> None:
     """spare_routed: a routed enemy next to the firer is passed over for one in good order
     two hexes off; alone in reach it is fired on; without the option it is the target."""
-    from sim.rulesets.musket.fire import decide_fire
+    from sim.rulesets.musket.rules.fire import decide_fire
 
     data = _scenario(
         [_inf("me", [4, 5], order={"kind": "hold"})],
@@ -486,7 +486,7 @@ def test_fire_spares_a_routed_enemy_while_another_is_in_reach() -> None:
 def test_a_friend_right_behind_supports_the_charge() -> None:
     """closing_support: a good-order friend on the rear hexside (S, for a side retreating
     south) gives +1; one beside it (SE: the flank) does not; nor a routed one."""
-    from sim.rulesets.musket.morale import supported
+    from sim.rulesets.musket.rules.morale import supported
 
     def battle(friend_at: list[int], morale: str = "good") -> Battle:
         return _battle(

@@ -14,7 +14,7 @@ from sim import api
 from sim.contract import get_ruleset
 from sim.replay import analysis
 from sim.replay.header import header_scenario, make_header
-from sim.rulesets.musket.options import RULES_V1, RULES_V2, RULES_V3, RULES_V4, MusketOptions
+from sim.rulesets.musket.model.options import RULES_V1, RULES_V2, RULES_V3, RULES_V4, MusketOptions
 from tests.forge import ROOT, edit_header, forge, invoke
 
 RULES1 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"

@@ -8,9 +8,9 @@ import simpy
 
 from engine.kernel import TurnKernel
 from engine.rng import Streams
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.state import initial_state
-from sim.rulesets.musket.targeting import aim
+from sim.rulesets.musket.model.state import initial_state
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.targeting import aim
 from sim.scenario.load import validate_data
 
 

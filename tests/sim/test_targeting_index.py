@@ -20,13 +20,13 @@ from hypothesis import strategies as st
 
 from engine.kernel import TurnKernel
 from engine.rng import Streams
-from sim.rulesets.musket import targeting
-from sim.rulesets.musket.context import Battle, facing_cos
-from sim.rulesets.musket.data import WEAPONS
-from sim.rulesets.musket.events import LeftField, Moved
-from sim.rulesets.musket.hexmap import cell, distance, ring_steps
-from sim.rulesets.musket.state import BattleState, UnitState, initial_state
-from sim.rulesets.musket.targeting import aim, aim_at, walk
+from sim.rulesets.musket.model.data import WEAPONS
+from sim.rulesets.musket.model.events import LeftField, Moved
+from sim.rulesets.musket.model.hexmap import cell, distance, ring_steps
+from sim.rulesets.musket.model.state import BattleState, UnitState, initial_state
+from sim.rulesets.musket.rules import targeting
+from sim.rulesets.musket.rules.context import Battle, facing_cos
+from sim.rulesets.musket.rules.targeting import aim, aim_at, walk
 from sim.scenario.load import validate_data
 
 RETREATS = ("north", "south", "east", "west")

@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 from sim import api  # noqa: E402
 from sim.replay.fork import fork, parse_assignment  # noqa: E402
 from sim.replay.report import write_diff, write_report  # noqa: E402
-from sim.rulesets.musket.events import MoraleTested  # noqa: E402
+from sim.rulesets.musket.model.events import MoraleTested  # noqa: E402
 from tests.viewer.browser import launch, open_page  # noqa: E402
 
 OUT = ROOT / "docs" / "images"

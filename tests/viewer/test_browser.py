@@ -16,7 +16,7 @@ from sim import api
 from sim.cli import cli
 from sim.replay import analysis
 from sim.replay.viewer import diff_html, report_html
-from sim.rulesets.musket.events import MoraleTested
+from sim.rulesets.musket.model.events import MoraleTested
 from tests.viewer.browser import open_page
 from tests.viewer.conftest import GOLDENS, ROOT
 from tests.viewer.expect import draws_in, events_naming, shown_rows, turns_of, unit_rows_at

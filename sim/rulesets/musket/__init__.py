@@ -3,20 +3,11 @@
 from engine.events import EventRegistry
 from sim.contract import Ruleset, hooks
 from sim.rulesets import examples_of
-from sim.rulesets.musket import (
-    audit,
-    battle,
-    campaign,
-    data,
-    engage,
-    reach,
-    report,
-    scenario,
-    state,
-    view,
-)
-from sim.rulesets.musket.events import UPCASTERS
-from sim.rulesets.musket.odds import RESOLUTIONS
+from sim.rulesets.musket import battle, campaign
+from sim.rulesets.musket.model import data, scenario, state
+from sim.rulesets.musket.model.events import UPCASTERS
+from sim.rulesets.musket.reading import audit, engage, reach, report, view
+from sim.rulesets.musket.reading.odds import RESOLUTIONS
 
 __all__ = ["RULESET"]
 

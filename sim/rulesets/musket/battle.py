@@ -14,21 +14,21 @@ import simpy
 
 from engine.events import Event
 from engine.recorder import Recorder
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.data import COUNTER_PHASES, PHASES
-from sim.rulesets.musket.events import Fired, Meleed, SideBroken
-from sim.rulesets.musket.fire import decide_fire
-from sim.rulesets.musket.melee import can_charge, decide_melee
-from sim.rulesets.musket.morale import (
+from sim.rulesets.musket.model.data import COUNTER_PHASES, PHASES
+from sim.rulesets.musket.model.events import Fired, Meleed, SideBroken
+from sim.rulesets.musket.model.scenario import MusketScenario
+from sim.rulesets.musket.model.state import BattleState, UnitState
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.fire import decide_fire
+from sim.rulesets.musket.rules.melee import can_charge, decide_melee
+from sim.rulesets.musket.rules.morale import (
     decide_charge_test,
     decide_morale,
     decide_rally,
     decide_rest,
 )
-from sim.rulesets.musket.movement import decide_move
-from sim.rulesets.musket.scenario import MusketScenario
-from sim.rulesets.musket.state import BattleState, UnitState
-from sim.rulesets.musket.victory import blows, decide_breaks, decide_end
+from sim.rulesets.musket.rules.movement import decide_move
+from sim.rulesets.musket.rules.victory import blows, decide_breaks, decide_end
 from sim.runner import Actor, Plan
 
 __all__ = ["plan", "waits_for"]
@@ -136,8 +136,8 @@ def waits_for(b: Battle, uid: str) -> tuple[str, ...]:
     order rules out.
 
     A charging unit fights in the melee phase instead of firing offensively
-    (:func:`~sim.rulesets.musket.fire.may_fire`); a unit under any other order never
-    charges (:func:`~sim.rulesets.musket.melee.can_charge`), but for one on hold under
+    (:func:`~sim.rulesets.musket.rules.fire.may_fire`); a unit under any other order never
+    charges (:func:`~sim.rulesets.musket.rules.melee.can_charge`), but for one on hold under
     option ``counter_charge``, which strikes back in the counterstroke phase, after
     every charge of the turn.  Orders are scenario data that nothing in a battle
     changes (a fork overrides state and event fields only), so a phase left out is one

@@ -29,8 +29,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from sim.contract.carry import CarryOver, CarrySettings, NextBattle, Spec
-from sim.rulesets.musket.scenario import MusketScenario
-from sim.rulesets.musket.state import BattleState, UnitState
+from sim.rulesets.musket.model.scenario import MusketScenario
+from sim.rulesets.musket.model.state import BattleState, UnitState
 
 __all__ = ["CarryOverSettings", "carry_over"]
 

@@ -21,10 +21,10 @@ from typing import Any, Literal, TypeVar
 
 from engine.events import Event, trusted
 from sim.contract.emit import stamp
-from sim.rulesets.musket.context import Battle, Hex
-from sim.rulesets.musket.events import LeftField, Moved
-from sim.rulesets.musket.hexmap import distance, ring_steps
-from sim.rulesets.musket.state import UnitState
+from sim.rulesets.musket.model.events import LeftField, Moved
+from sim.rulesets.musket.model.hexmap import distance, ring_steps
+from sim.rulesets.musket.model.state import UnitState
+from sim.rulesets.musket.rules.context import Battle, Hex
 
 __all__ = ["allowance", "decide_move"]
 
@@ -70,7 +70,7 @@ def _step(b: Battle, here: Hex, mp: int, far: Callable[[Hex], int]) -> Hex | Non
 
 
 def _step_toward(b: Battle, here: Hex, mp: int, goal: Hex) -> Hex | None:
-    """:func:`_step` nearer by :func:`~sim.rulesets.musket.hexmap.distance` to ``goal``,
+    """:func:`_step` nearer by :func:`~sim.rulesets.musket.model.hexmap.distance` to ``goal``,
     written out (the goal's part of the distance worked out once): a walk's every step."""
     gc, gr = goal
     gz = gr - (gc - (gc & 1)) // 2

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from engine.events import Event, TurnEnded
 from sim.contract import Outcome, SideResult, ending_line
-from sim.rulesets.musket import events as ev
-from sim.rulesets.musket.scenario import MusketScenario
-from sim.rulesets.musket.state import BattleState
+from sim.rulesets.musket.model import events as ev
+from sim.rulesets.musket.model.scenario import MusketScenario
+from sim.rulesets.musket.model.state import BattleState
 from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
 from sim.text.grammar import agree, count
 

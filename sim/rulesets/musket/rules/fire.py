@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 
 from engine.events import assemble
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.data import ARTILLERY_VALUE_SCALE, QUALITY_FIRE_MODIFIER, WEAPONS
-from sim.rulesets.musket.events import Fired
-from sim.rulesets.musket.hexmap import distance, neighbours
-from sim.rulesets.musket.melee import can_charge
-from sim.rulesets.musket.results import fire_result
-from sim.rulesets.musket.state import UnitState
-from sim.rulesets.musket.targeting import aim_at
+from sim.rulesets.musket.model.data import ARTILLERY_VALUE_SCALE, QUALITY_FIRE_MODIFIER, WEAPONS
+from sim.rulesets.musket.model.events import Fired
+from sim.rulesets.musket.model.hexmap import distance, neighbours
+from sim.rulesets.musket.model.state import UnitState
+from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.melee import can_charge
+from sim.rulesets.musket.rules.results import fire_result
+from sim.rulesets.musket.rules.targeting import aim_at
 
 __all__ = ["closing_fire_target", "decide_fire", "may_fire", "weapon_range"]
 
@@ -65,7 +65,7 @@ def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
 def _target(b: Battle, unit: UnitState, reach: int) -> tuple[UnitState, int] | None:
     """The ordered target if active and in range, else the nearest enemy in range (with
     option ``enfilade``, among equally near ones the most nearly straight ahead), read
-    from the spatial index (:func:`~sim.rulesets.musket.targeting.aim_at`). With
+    from the spatial index (:func:`~sim.rulesets.musket.rules.targeting.aim_at`). With
     ``spare_routed``, a routed enemy only when no other is in reach.  With its distance."""
     assert unit.hex is not None
     spec_target = b.orders[unit.id].target
@@ -81,7 +81,7 @@ def _target(b: Battle, unit: UnitState, reach: int) -> tuple[UnitState, int] | N
 def _charging_home(b: Battle, cavalry: UnitState) -> UnitState | None:
     """The unit a cavalry unit is charging home this turn: its charge target, next to it,
     when it is cavalry that moved this turn by its ``charge`` order and may charge
-    (:func:`~sim.rulesets.musket.melee.can_charge`); else None."""
+    (:func:`~sim.rulesets.musket.rules.melee.can_charge`); else None."""
     if cavalry.kind != "cavalry" or cavalry.moved_turn != b.kernel.turn:
         return None
     return can_charge(b, cavalry)
@@ -110,7 +110,7 @@ def closing_fire_target(b: Battle, unit: UnitState, target: UnitState | None) ->
 def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float]:
     """The firer's quality and fatigue, the target's cover, column and (option
     ``spent_cover``) a spent target gone to ground, and enfilade
-    (percent, as floats: the record keeps this dict, :func:`~sim.rulesets.musket.results.
+    (percent, as floats: the record keeps this dict, :func:`~sim.rulesets.musket.rules.results.
     fire_result`): a wall, breastworks or fence covers only against fire from the front,
     and fire from the flank or rear gets ``enfilade_fire_modifier`` (option ``enfilade``)."""
     mods: dict[str, float] = {}

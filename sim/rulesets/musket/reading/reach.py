@@ -11,9 +11,9 @@ weapon's fire value is above zero (the range ``fire`` uses).
 from __future__ import annotations
 
 from sim.contract import Reach
-from sim.rulesets.musket.data import WEAPONS
-from sim.rulesets.musket.hexmap import distance
-from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.model.data import WEAPONS
+from sim.rulesets.musket.model.hexmap import distance
+from sim.rulesets.musket.model.scenario import MusketScenario
 
 __all__ = ["reach"]
 

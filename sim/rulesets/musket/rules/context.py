@@ -10,11 +10,11 @@ from typing import Any, NoReturn, TypeVar, cast
 from pydantic import BaseModel
 
 from engine.rng import Stream
-from sim.rulesets.musket.data import QUALITY_MORALE, TERRAIN
-from sim.rulesets.musket.hexmap import distance, neighbours, ring_steps
-from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.scenario import MusketScenario, Order, SideSpec
-from sim.rulesets.musket.state import BattleState, UnitState
+from sim.rulesets.musket.model.data import QUALITY_MORALE, TERRAIN
+from sim.rulesets.musket.model.hexmap import distance, neighbours, ring_steps
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.model.scenario import MusketScenario, Order, SideSpec
+from sim.rulesets.musket.model.state import BattleState, UnitState
 from sim.runner import BattleView
 
 __all__ = ["Battle", "Hex", "plain"]

@@ -27,7 +27,7 @@ from sim.contract import (
     distribution_table,
 )
 from sim.odds.exact import integrate_product, tent, triangular, uniform
-from sim.rulesets.musket.options import MusketOptions
+from sim.rulesets.musket.model.options import MusketOptions
 
 __all__ = [
     "FIRE",

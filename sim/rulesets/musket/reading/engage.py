@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from engine.events import Event
 from sim.contract import Engagement
-from sim.rulesets.musket.events import Fired, Meleed
-from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.model.events import Fired, Meleed
+from sim.rulesets.musket.model.scenario import MusketScenario
 
 __all__ = ["engagements"]
 

@@ -28,7 +28,7 @@ from engine.canonical import canonical_json, members_json
 from sim.contract import applies
 from sim.contract.ending import EndingState
 from sim.contract.parts import ById, fixed, row, trusted_part
-from sim.rulesets.musket.events import (
+from sim.rulesets.musket.model.events import (
     BattleEnded,
     Casualties,
     Fired,
@@ -40,8 +40,8 @@ from sim.rulesets.musket.events import (
     Rested,
     SideBroken,
 )
-from sim.rulesets.musket.hexmap import cell
-from sim.rulesets.musket.scenario import MusketScenario
+from sim.rulesets.musket.model.hexmap import cell
+from sim.rulesets.musket.model.scenario import MusketScenario
 
 __all__ = [
     "BattleState",
@@ -115,7 +115,7 @@ class BattleState(EndingState):
     made or restored, kept by apply), so out of the snapshot."""
     foes: dict[str, dict[int, UnitState]] = fixed(default_factory=dict)
     """The spatial index targeting reads (``targeting.py``): for each side, the units of
-    every other side on the map by their hex's :func:`~sim.rulesets.musket.hexmap.cell`.
+    every other side on the map by their hex's :func:`~sim.rulesets.musket.model.hexmap.cell`.
     Derived from the units' hexes as ``occupant`` is (rebuilt when the state is made or
     restored, kept by apply), so out of the snapshot, the digest and every event."""
     placements: int = fixed(0)

@@ -14,8 +14,8 @@ from pydantic import Field, StringConstraints
 from sim.contract.bases import Hex, Ident, Name, ScenarioBase, SideBase
 from sim.contract.bases import Model as _Model
 from sim.contract.ids import UniqueIds
-from sim.rulesets.musket.data import WEAPONS, Terrain
-from sim.rulesets.musket.options import MusketOptions
+from sim.rulesets.musket.model.data import WEAPONS, Terrain
+from sim.rulesets.musket.model.options import MusketOptions
 from sim.text.suggest import did_you_mean
 
 __all__ = [

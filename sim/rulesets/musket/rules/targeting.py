@@ -1,7 +1,7 @@
 """Targeting: the enemy a unit fires at, read from the spatial index that apply keeps.
 
 The index is ``state.foes``: for each side, the units of every other side on
-the map, by hex (as one int, :func:`~sim.rulesets.musket.hexmap.cell`).  It
+the map, by hex (as one int, :func:`~sim.rulesets.musket.model.hexmap.cell`).  It
 is derived from the units' hexes as ``state.occupant`` is: kept by apply as
 units move, retreat, advance, leave or are destroyed, rebuilt whenever a
 state is made or restored, and never in an event, a digest or a snapshot.
@@ -40,9 +40,9 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Final, NamedTuple
 
-from sim.rulesets.musket.context import Battle, Hex, facing_cos
-from sim.rulesets.musket.hexmap import CELL_STRIDE, cell, ring_steps
-from sim.rulesets.musket.state import UnitState
+from sim.rulesets.musket.model.hexmap import CELL_STRIDE, cell, ring_steps
+from sim.rulesets.musket.model.state import UnitState
+from sim.rulesets.musket.rules.context import Battle, Hex, facing_cos
 
 __all__ = ["SAFE_MARGIN", "Group", "aim", "aim_at", "walk"]
 

@@ -23,8 +23,7 @@ from collections.abc import Mapping, Sequence
 
 from engine.events import Event
 from sim.contract.emit import stamp
-from sim.rulesets.musket.context import Battle
-from sim.rulesets.musket.events import (
+from sim.rulesets.musket.model.events import (
     BattleEnded,
     Casualties,
     Fired,
@@ -32,7 +31,8 @@ from sim.rulesets.musket.events import (
     MoraleTested,
     SideBroken,
 )
-from sim.rulesets.musket.state import BattleState, UnitState
+from sim.rulesets.musket.model.state import BattleState, UnitState
+from sim.rulesets.musket.rules.context import Battle
 from sim.text.grammar import agree
 
 __all__ = [

@@ -12,13 +12,13 @@ import math
 from itertools import pairwise
 
 from engine.events import Event, TurnEnded
-from sim.rulesets.musket import combat
-from sim.rulesets.musket.events import Casualties, Fired, Meleed, MoraleTested, Moved, Rallied
-from sim.rulesets.musket.hexmap import distance
-from sim.rulesets.musket.melee import EXPONENT_CAP, attacker_chance
-from sim.rulesets.musket.morale import charge_failure, failure_state, rally_to
-from sim.rulesets.musket.scenario import MusketScenario
-from sim.rulesets.musket.state import BattleState, UnitState
+from sim.rulesets.musket.model.events import Casualties, Fired, Meleed, MoraleTested, Moved, Rallied
+from sim.rulesets.musket.model.hexmap import distance
+from sim.rulesets.musket.model.scenario import MusketScenario
+from sim.rulesets.musket.model.state import BattleState, UnitState
+from sim.rulesets.musket.rules import combat
+from sim.rulesets.musket.rules.melee import EXPONENT_CAP, attacker_chance
+from sim.rulesets.musket.rules.morale import charge_failure, failure_state, rally_to
 
 __all__ = ["audit"]
 

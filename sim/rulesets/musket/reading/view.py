@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sim.contract import Feature, Measure, Reading, Space, UnitRow
-from sim.rulesets.musket.data import MORALE_STATES
-from sim.rulesets.musket.scenario import MusketScenario
-from sim.rulesets.musket.state import BattleState, UnitState
+from sim.rulesets.musket.model.data import MORALE_STATES
+from sim.rulesets.musket.model.scenario import MusketScenario
+from sim.rulesets.musket.model.state import BattleState, UnitState
 from sim.rulesets.trusted import trusted_measure, trusted_row
 
 __all__ = ["DERIVED_FIELDS", "STATUS_WORDS", "measures", "space", "units"]

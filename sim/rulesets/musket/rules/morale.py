@@ -7,11 +7,11 @@ from typing import Any, Literal
 
 from engine.events import Draw, trusted
 from sim.contract.emit import stamp
-from sim.rulesets.musket.context import Battle, arc_of
-from sim.rulesets.musket.events import MoraleTested, Rallied, Rested
-from sim.rulesets.musket.hexmap import Hex, neighbours
-from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.state import UnitState
+from sim.rulesets.musket.model.events import MoraleTested, Rallied, Rested
+from sim.rulesets.musket.model.hexmap import Hex, neighbours
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.model.state import UnitState
+from sim.rulesets.musket.rules.context import Battle, arc_of
 
 __all__ = [
     "assault_mass",
@@ -236,7 +236,7 @@ def assault_mass(b: Battle, unit: UnitState) -> list[UnitState]:
     """The charging unit and, under option ``closing_depth``, the units that carry it in
     [ours]: the column of lines behind it, front to rear — the first unit of its own side
     and kind, in good order or spent, next to it in its rear arc (as :func:`supported` finds
-    a friend; the first in :func:`~sim.rulesets.musket.hexmap.neighbours`' order where the
+    a friend; the first in :func:`~sim.rulesets.musket.model.hexmap.neighbours`' order where the
     arc has two hexes, as it has for an army retreating east or west), then the one next to
     that in the same direction, and so on: one straight column, never a wedge."""
     if not b.options.closing_depth or unit.hex is None:
@@ -295,7 +295,7 @@ def closing_share(b: Battle, mass: list[UnitState]) -> float:
 
 def melee_men(b: Battle, unit: UnitState, *, defending: bool) -> float:
     """Men in melee: a gun counts ``defending_gun_men``, a routed defender ÷
-    ``routed_defender_divisor`` (as :func:`~sim.rulesets.musket.melee.melee_strength`)."""
+    ``routed_defender_divisor`` (as :func:`~sim.rulesets.musket.rules.melee.melee_strength`)."""
     o = b.options
     men = float(unit.strength)
     if unit.kind == "artillery":

@@ -15,13 +15,13 @@ import math
 
 from engine.events import Draw
 from sim.contract.emit import stamp
-from sim.rulesets.musket.context import Battle, Hex
-from sim.rulesets.musket.data import QUALITY_FIRE_MODIFIER
-from sim.rulesets.musket.events import Meleed, MeleeOdds
-from sim.rulesets.musket.hexmap import distance, neighbours
-from sim.rulesets.musket.morale import rout_prisoners
-from sim.rulesets.musket.results import casualty_roll, finish
-from sim.rulesets.musket.state import UnitState
+from sim.rulesets.musket.model.data import QUALITY_FIRE_MODIFIER
+from sim.rulesets.musket.model.events import Meleed, MeleeOdds
+from sim.rulesets.musket.model.hexmap import distance, neighbours
+from sim.rulesets.musket.model.state import UnitState
+from sim.rulesets.musket.rules.context import Battle, Hex
+from sim.rulesets.musket.rules.morale import rout_prisoners
+from sim.rulesets.musket.rules.results import casualty_roll, finish
 
 __all__ = [
     "attacker_chance",

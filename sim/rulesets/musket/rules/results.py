@@ -25,10 +25,10 @@ from typing import Literal
 
 from engine.events import Draw, assemble
 from engine.rng import Stream
-from sim.rulesets.musket import combat
-from sim.rulesets.musket.events import Casualties
-from sim.rulesets.musket.options import MusketOptions
-from sim.rulesets.musket.state import UnitState
+from sim.rulesets.musket.model.events import Casualties
+from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.model.state import UnitState
+from sim.rulesets.musket.rules import combat
 
 __all__ = ["casualty_roll", "finish", "fire_result", "seed_gun_loss"]
 

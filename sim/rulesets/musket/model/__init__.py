@@ -1,0 +1,1 @@
+"""What a musket battle is made of: scenario, options, events, state, rules tables, hex map."""
