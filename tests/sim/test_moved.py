@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sim._moved import MOVED, new_name
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,14 +62,25 @@ def test_every_old_name_is_the_new_module_and_warns_once_naming_it() -> None:
         ], old
 
 
-def test_a_submodule_through_an_old_package_is_not_loaded_twice() -> None:
-    """``sim.musket.state`` and ``sim.rulesets.musket.model.state``: one module, one class each."""
+@pytest.mark.parametrize(
+    ("ruleset", "module", "name"),
+    [("musket", "model.state", "BattleState"), ("flattop", "model.tables", "MATRIX"),
+     ("becmi", "model.state", "BattleState")],
+)  # fmt: skip
+def test_a_submodule_through_an_old_package_is_not_loaded_twice(
+    ruleset: str, module: str, name: str
+) -> None:
+    """``sim.musket.state``, ``sim.rulesets.musket.state`` and ``sim.rulesets.musket.model.state``:
+    one module, one object of each name (and so for each ruleset)."""
+    flat = module.rpartition(".")[2]
+    path = module.replace(".", "/") + ".py"
     code = (
         "import warnings; warnings.simplefilter('ignore')\n"
-        "from sim.musket.state import BattleState as A\n"
-        "from sim.rulesets.musket.model.state import BattleState as B\n"
-        "import sys; print(A is B, len({id(m) for m in sys.modules.values() "
-        "if (getattr(m, '__file__', None) or '').endswith('musket/model/state.py')}))"
+        f"from sim.{ruleset}.{flat} import {name} as A\n"
+        f"from sim.rulesets.{ruleset}.{flat} import {name} as B\n"
+        f"from sim.rulesets.{ruleset}.{module} import {name} as C\n"
+        "import sys; print(A is B is C, len({id(m) for m in sys.modules.values() "
+        f"if (getattr(m, '__file__', None) or '').endswith('{ruleset}/{path}')}}))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
@@ -251,112 +264,60 @@ def test_old_batch_names_keep_what_they_exported() -> None:
     assert done.stdout.split() == ["True", "True", "4"]
 
 
-OLD_FLATTOP = {
-    "model": ["data", "events", "grid", "options", "scenario", "state", "tables"],
-    "rules": ["combat", "context", "flight", "resolve", "victory"],
-    "reading": ["audit", "engage", "odds", "report", "view"],
-}
-"""Every module sim/rulesets/flattop/ held in one folder, but battle and campaign (which stayed)."""
+ROOMS = {
+    "musket": {
+        "model": ["data", "events", "hexmap", "options", "scenario", "state"],
+        "rules": [
+            "combat", "context", "fire", "melee", "morale", "movement", "results",
+            "targeting", "victory",
+        ],
+        "reading": ["audit", "engage", "odds", "reach", "report", "view"],
+    },
+    "flattop": {
+        "model": ["data", "events", "grid", "options", "scenario", "state", "tables"],
+        "rules": ["combat", "context", "flight", "resolve", "victory"],
+        "reading": ["audit", "engage", "odds", "report", "view"],
+    },
+    "becmi": {
+        "model": ["data", "events", "options", "scenario", "state", "tohit"],
+        "rules": ["attack", "context", "dice", "movement", "referee", "striking", "wrestling"],
+        "reading": ["engage", "odds", "report", "view"],
+    },
+}  # fmt: skip
+"""Every module each built-in ruleset held in one folder, by the room it is in now; battle and
+campaign stayed at the top (becmi's tohit is in model/: its scenario checks hit dice with it)."""
 
 
-def test_every_old_flattop_module_is_its_new_module_and_warns_once() -> None:
-    """sim.rulesets.flattop.X and 0.2's sim.flattop.X are each the module at its new place."""
-    new = {m: f"sim.rulesets.flattop.{sub}.{m}" for sub, ms in OLD_FLATTOP.items() for m in ms}
-    assert len(new) == 17
-    prefixes = ("sim.rulesets.flattop", "sim.flattop")
-    olds = {f"{prefix}.{m}": n for m, n in new.items() for prefix in prefixes}
-    olds["sim.odds.flattop"] = new["odds"]
-    done = subprocess.run(
-        [sys.executable, "-c", _BATCH_PROBE, "sim.flattop", *olds],
-        capture_output=True, text=True, check=True, cwd=ROOT,
-    )  # fmt: skip
-    seen = json.loads(done.stdout)
-    for old, want in olds.items():
-        name, same, words = seen[old]
-        assert name == want == MOVED[old], old
-        assert same, old
-        assert words == [
-            f"{old} has moved to {want}: import {want} (the old name goes in battlesim 0.4)"
-        ], old
-    code = (
-        "import warnings; warnings.simplefilter('ignore')\n"
-        "from sim.flattop.tables import MATRIX as A\n"
-        "from sim.rulesets.flattop.tables import MATRIX as B\n"
-        "from sim.rulesets.flattop.model.tables import MATRIX as C\n"
-        "import sys; print(A is B is C, len({id(m) for m in sys.modules.values() "
-        "if (getattr(m, '__file__', None) or '').endswith('flattop/model/tables.py')}))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert done.stdout.split() == ["True", "1"]
-
-
-OLD_BECMI = {
-    "attack": "rules",
-    "context": "rules",
-    "data": "model",
-    "dice": "rules",
-    "engage": "reading",
-    "events": "model",
-    "movement": "rules",
-    "odds": "reading",
-    "options": "model",
-    "referee": "rules",
-    "report": "reading",
-    "scenario": "model",
-    "state": "model",
-    "striking": "rules",
-    "tohit": "model",
-    "view": "reading",
-    "wrestling": "rules",
-}
-"""Every module sim/rulesets/becmi/ held in one folder, but battle and campaign (which stayed put),
-and the subpackage each is now in."""
-
-
-def test_every_old_becmi_module_is_its_new_module_and_warns_once() -> None:
-    """Each of the 17 flat becmi modules, by its 0.3 and its 0.2 name, is the module at its new
-    path (model/, rules/ or reading/), with one warning; sim.odds.becmi too."""
-    pairs = {
-        old: f"sim.rulesets.becmi.{sub}.{m}"
-        for m, sub in OLD_BECMI.items()
-        for old in (f"sim.rulesets.becmi.{m}", f"sim.becmi.{m}")
+@pytest.mark.parametrize("ruleset", sorted(ROOMS))
+def test_every_old_ruleset_module_is_its_new_module_and_warns_once(ruleset: str) -> None:
+    """Each flat module, as ``sim.rulesets.<ruleset>.X`` and as 0.2's ``sim.<ruleset>.X``, and
+    0.2's ``sim.odds.<ruleset>``, is the module in its room, with one warning; the rooms hold
+    every module the flat folder did, and the top only battle and campaign."""
+    new = {
+        m: f"sim.rulesets.{ruleset}.{room}.{m}" for room, ms in ROOMS[ruleset].items() for m in ms
     }
-    pairs["sim.odds.becmi"] = "sim.rulesets.becmi.reading.odds"
-    assert len(pairs) == 35
-    first = "import warnings\nwith warnings.catch_warnings():\n"
-    first += "    warnings.simplefilter('ignore')\n    import sim.becmi\n"  # its own warning
-    done = subprocess.run(
-        [sys.executable, "-c", first + _BATCH_PROBE, *pairs],
+    wanted = {f"sim.rulesets.{ruleset}.{m}": n for m, n in new.items()}
+    wanted |= {f"sim.{ruleset}.{m}": n for m, n in new.items()}
+    wanted[f"sim.odds.{ruleset}"] = new["odds"]
+    done = subprocess.run(  # sim.<ruleset> first: the old package warns once, on its own name
+        [sys.executable, "-c", _BATCH_PROBE, f"sim.{ruleset}", *wanted],
         capture_output=True, text=True, check=True, cwd=ROOT,
     )  # fmt: skip
     seen = json.loads(done.stdout)
-    for old, new in pairs.items():
-        name, same, words = seen[old]
-        assert name == new == MOVED[old], old
-        assert same, old
-        assert words == [
-            f"{old} has moved to {new}: import {new} (the old name goes in battlesim 0.4)"
+    for old, name in wanted.items():
+        assert seen[old] == [
+            name,
+            True,
+            [f"{old} has moved to {name}: import {name} (the old name goes in battlesim 0.4)"],
         ], old
-
-
-def test_old_becmi_names_are_the_new_modules_objects() -> None:
-    """``sim.becmi.state``, ``sim.rulesets.becmi.state`` and the new path give one class."""
-    code = (
-        "import warnings; warnings.simplefilter('ignore')\n"
-        "from sim.becmi.state import BattleState as A\n"
-        "from sim.rulesets.becmi.state import BattleState as B\n"
-        "from sim.rulesets.becmi.model.state import BattleState as C\n"
-        "from sim.odds.becmi import to_hit_odds as D\n"
-        "from sim.rulesets.becmi.reading.odds import to_hit_odds as E\n"
-        "import sys; print(A is B is C, D is E, len({id(m) for m in sys.modules.values() "
-        "if (getattr(m, '__file__', None) or '').endswith('becmi/model/state.py')}))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert done.stdout.split() == ["True", "True", "1"]
+        assert MOVED[old] == name, old
+    folder = ROOT / "sim" / "rulesets" / ruleset
+    assert sorted(p.stem for p in folder.glob("*.py")) == ["__init__", "battle", "campaign"]
+    rooms: dict[str, list[str]] = {p.parent.name: [] for p in folder.glob("*/__init__.py")}
+    for p in folder.glob("*/*.py"):
+        if p.stem != "__init__":
+            rooms[p.parent.name].append(p.stem)
+    assert {room: sorted(ms) for room, ms in rooms.items()} == ROOMS[ruleset]
 
 
 OLD_CLI = {
@@ -387,37 +348,3 @@ def test_every_old_cli_module_is_its_new_module_and_warns_once() -> None:
         assert words == [
             f"{old} has moved to {new}: import {new} (the old name goes in battlesim 0.4)"
         ], old
-
-
-OLD_MUSKET = {
-    "model": ["data", "events", "hexmap", "options", "scenario", "state"],
-    "rules": [
-        "combat", "context", "fire", "melee", "morale", "movement", "results", "targeting",
-        "victory",
-    ],
-    "reading": ["audit", "engage", "odds", "reach", "report", "view"],
-}  # fmt: skip
-"""Every module sim/rulesets/musket/ held in one folder, by its new room (battle and campaign
-stayed at the top)."""
-
-
-def test_every_old_musket_module_is_its_new_module_and_warns_once() -> None:
-    """Each of the 21 flat names, as sim.rulesets.musket.* and as 0.2's sim.musket.*, and 0.2's
-    sim.odds.musket, is the module at its new path, with one warning."""
-    new = {m: f"sim.rulesets.musket.{room}.{m}" for room, ms in OLD_MUSKET.items() for m in ms}
-    assert len(new) == 21
-    wanted = {f"sim.rulesets.musket.{m}": n for m, n in new.items()}
-    wanted |= {f"sim.musket.{m}": n for m, n in new.items()}
-    wanted["sim.odds.musket"] = new["odds"]
-    done = subprocess.run(  # sim.musket first: the old package warns once, on its own name
-        [sys.executable, "-c", _BATCH_PROBE, "sim.musket", *wanted],
-        capture_output=True, text=True, check=True, cwd=ROOT,
-    )  # fmt: skip
-    seen = json.loads(done.stdout)
-    for old, name in wanted.items():
-        assert seen[old] == [
-            name,
-            True,
-            [f"{old} has moved to {name}: import {name} (the old name goes in battlesim 0.4)"],
-        ], old
-        assert MOVED[old] == name, old
