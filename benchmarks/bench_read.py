@@ -123,8 +123,8 @@ def part_load(folder: Path, reps: int) -> dict[str, Any]:
 
 def part_decode(replay: Path, reps: int) -> dict[str, Any]:
     """Strict decode per event: the reader's path (msgspec first) against pydantic alone."""
-    from engine.checks import _event, _event_fast, _open
-    from engine.reader import ReplayStream
+    from engine.replayfile.checks import _event, _event_fast, _open
+    from engine.replayfile.reader import ReplayStream
     from sim.replay.header import registry_for
 
     stream = ReplayStream(replay, registry_for)

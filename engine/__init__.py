@@ -4,13 +4,13 @@ It knows nothing of battles; rulesets in :mod:`sim` build on it.
 """
 
 from engine.canonical import canonical_json, digest
+from engine.comparison.replay import Mismatch, VerifyResult, first_mismatch, verify
 from engine.events import Draw, Event, EventRegistry, TurnEnded, UnknownEventType
 from engine.kernel import TurnKernel
 from engine.log import EventLog, FileSink, Footer, Header, MemorySink, Sink
 from engine.projection import OutOfOrder, Projection, fold
-from engine.reader import Replay, ReplayError, read_replay
 from engine.recorder import Recorder
-from engine.replay import Mismatch, VerifyResult, first_mismatch, verify
+from engine.replayfile.reader import Replay, ReplayError, read_replay
 from engine.rng import Stream, Streams, stream_name
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 

@@ -139,7 +139,7 @@ class Draw(NamedTuple):
     A plain named tuple (a fifth of a model's cost to build, and draws are
     the commonest record), written as the JSON array ``[stream, i, u]``
     (format 4; formats 1–3 wrote an object ``{"stream", "i", "u"}``, which
-    :func:`engine.formats.draws_as_arrays` turns into this shape on read).
+    :func:`engine.replayfile.formats.draws_as_arrays` turns into this shape on read).
     In an event, a ``Draw`` passes validation as it is (the stream built
     it); anything else must be exactly such an array.
     """
@@ -329,7 +329,7 @@ class EventRegistry:
 
         Args:
             strict: exact JSON types only (no ``true`` for a number, no
-                ``"5"`` for an int), as :mod:`engine.reader` reads files.
+                ``"5"`` for an int), as :mod:`engine.replayfile.reader` reads files.
             prepare: applied to the record once upcast, before validation
                 (the reader's change of an older format's draw shape).
 

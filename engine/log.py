@@ -1,4 +1,6 @@
-"""The append-only event log and the hash chain over its lines (its sinks: :mod:`engine.sinks`).
+"""The append-only event log and the hash chain over its lines.
+
+Its sinks are in :mod:`engine.replayfile.sinks`.
 
 A replay is JSON Lines: a header line, one line per event, a footer line.
 Every line ends with ``"h"``, a link of a hash chain: the BLAKE2b-128 hex of
@@ -18,9 +20,9 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from engine.canonical import canonical_json
-from engine.decoders import FastEvent, check_exact, compile_event
 from engine.events import Event
-from engine.sinks import DiscardSink, FileSink, MemorySink, Sink
+from engine.replayfile.decoders import FastEvent, check_exact, compile_event
+from engine.replayfile.sinks import DiscardSink, FileSink, MemorySink, Sink
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 
 __all__ = [
@@ -202,8 +204,8 @@ def check_line(event: Event, body: str | bytes) -> None:
     ``Literal``, a die of 7) would write a line no reader accepts, or one
     that reads back as another.  This catches any such event.
 
-    A class the reader's compiled decoder takes (:mod:`engine.decoders`) is
-    checked by it first (:func:`~engine.decoders.check_exact`, which builds no
+    A class the reader's compiled decoder takes (:mod:`engine.replayfile.decoders`) is
+    checked by it first (:func:`~engine.replayfile.decoders.check_exact`, which builds no
     event): it accepts a body only when the body decodes with the model's own
     types, tags and bounds and encodes back to the same bytes, which is what
     the strict pydantic round trip below demands (the reader's tests prove the
@@ -287,7 +289,7 @@ class EventLog:
 
         A sink whose ``takes_events`` is true (and ``takes_bytes``) is handed
         the event with its line (``write_event(line, event)``): ``verify``'s
-        comparing sink (:class:`engine.compare.Compare`) gives it to the
+        comparing sink (:class:`engine.comparison.compare.Compare`) gives it to the
         auditor when the recorded line is byte for byte this one, instead of
         building the same event again from the file's bytes.  A discarding
         sink (``discards``) that asks is handed each event with ``b""``, as no

@@ -2,7 +2,7 @@
 
 Two derivations exist (documented in docs/replay-format.md); a replay's
 ``format_version`` says which one its dice came from
-(:func:`engine.formats.derivation_of`):
+(:func:`engine.replayfile.formats.derivation_of`):
 
 * The *stream key* is a tuple of strings and integers, e.g.
   ``(3, "fire", "defensive_fire", "20me")``; its *name* is the parts joined

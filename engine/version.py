@@ -13,5 +13,5 @@ strikes) at schema version 2.  4: random draws written as ``[stream, i, u]``
 arrays (cheaper to build and write than objects).  5: format 4's shape with
 the dice of random derivation 2 (one BLAKE2b-512 block per eight draws, see
 engine/rng.py).  Older files are read as they are, and re-simulated with
-their own dice (engine/formats.py).
+their own dice (engine/replayfile/formats.py).
 """

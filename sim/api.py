@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from engine.log import FileSink
-from engine.reader import read_replay
+from engine.replayfile.reader import read_replay
 from sim.contract import Outcome, headline
 from sim.outputs import OutputError, check_output, is_replay
 from sim.replay.file import ReplayFile

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.atomic import atomic_write_text
+from engine.safety.atomic import atomic_write_text
 
 __all__ = [
     "PAGE_GENERATOR",
@@ -192,7 +192,7 @@ def probe_writable(path: str | Path, *, option: str = "--out", folder: bool = Fa
 def write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` under a temporary name, renamed when complete.
 
-    The temporary name is new and created exclusively (:mod:`engine.atomic`),
+    The temporary name is new and created exclusively (:mod:`engine.safety.atomic`),
     so a link planted beside ``path`` is never followed.
 
     Raises:

@@ -32,13 +32,13 @@ from typing import Any, Generic, Protocol, TypeVar
 import simpy
 from pydantic import BaseModel
 
-from engine.checks import check_written_header
 from engine.events import Draw, Event, EventRegistry
-from engine.formats import derivation_of
 from engine.kernel import TurnKernel, frozen_heap
 from engine.log import EventLog, Header, Sink
 from engine.projection import Projection
 from engine.recorder import Recorder
+from engine.replayfile.checks import check_written_header
+from engine.replayfile.formats import derivation_of
 from engine.rng import Streams
 
 __all__ = [

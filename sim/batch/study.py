@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import duckdb
 
-from engine.atomic import atomic_write_text
+from engine.safety.atomic import atomic_write_text
 from sim.batch.analysis.summary import summarize
 from sim.batch.execution.executors import InlineExecutor, open_executor
 from sim.batch.execution.rows import ChunkRows

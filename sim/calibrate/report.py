@@ -11,8 +11,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import atomic_write_text
-from engine.text import one_line
+from engine.safety.atomic import atomic_write_text
+from engine.safety.text import one_line
 from sim.calibrate.measures import Estimate
 from sim.calibrate.search import TRIALS, Search, Trial, best_of, sampler_name
 from sim.calibrate.spec import MAGNITUDE, CalibrationSpec, Goal

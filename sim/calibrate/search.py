@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import atomic_write_text
 from engine.canonical import canonical_json
+from engine.safety.atomic import atomic_write_text
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.execution.worker import Chunk, Shared, run_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder

@@ -45,7 +45,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def say(text: str, *, err: bool = False) -> None:
     """Print ``text`` as one line: a newline, CR, tab or invisible character in a name,
     file name or message shown escaped (``\\n``), never starting a line of its own."""
-    from engine.text import one_line  # noqa: PLC0415 - --version imports no engine
+    from engine.safety.text import one_line  # noqa: PLC0415 - --version imports no engine
 
     click.echo(one_line(text), err=err)
 

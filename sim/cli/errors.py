@@ -19,10 +19,10 @@ from typing import IO, Any
 import click
 from pydantic import ValidationError
 
-from engine.files import FileProblem
-from engine.reader import ReplayError
-from engine.strictjson import StrictJSONError
-from engine.text import escape, one_line
+from engine.replayfile.reader import ReplayError
+from engine.safety.files import FileProblem
+from engine.safety.strictjson import StrictJSONError
+from engine.safety.text import escape, one_line
 from sim.contract import HookError
 
 __all__ = [
@@ -37,7 +37,10 @@ __all__ = [
 
 
 class SafeText:
-    """A text stream wrapper that escapes control characters (see :func:`engine.text.escape`)."""
+    """A text stream wrapper that escapes control characters.
+
+    See :func:`engine.safety.text.escape`.
+    """
 
     def __init__(self, stream: IO[str]) -> None:
         self._stream = stream

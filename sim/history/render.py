@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from engine.text import one_line
+from engine.safety.text import one_line
 from sim.history.bands import CASE_BANDS, attribution, band_of, placement
 from sim.history.case import Split
 from sim.history.predictive import ALPHA, METHOD, Predictive

@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from engine.comparison.jsondiff import diff
 from engine.events import Draw, Event, TurnEnded
-from engine.jsondiff import diff
 from sim.contract import headline
 from sim.replay.file import ReplayLike
 from sim.text.grammar import count, plural

@@ -1,7 +1,7 @@
 """A replay read from its file as a stream: the replay tools' way in.
 
 :class:`ReplayFile` never holds the battle's events: each pass opens the
-file again and folds it line by line (:class:`engine.reader.ReplayStream`),
+file again and folds it line by line (:class:`engine.replayfile.reader.ReplayStream`),
 so memory is the state plus one line, whatever the battle's length.  A
 *scan* (one pass that checks every line's chain link but parses only the
 lines it must) finds the event count, the last turn and where each
@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from engine.events import Event, Snapshot, TurnEnded
 from engine.log import Header
 from engine.projection import Projection
-from engine.reader import Mark, ReplayError, ReplayStream
+from engine.replayfile.reader import Mark, ReplayError, ReplayStream
 from sim.contract import AnyRuleset
 from sim.replay.header import header_scenario, registry_for
 from sim.replay.memory import walk_causes

@@ -20,11 +20,11 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from engine.checks import ReplayError
 from engine.events import Event
-from engine.formats import WRITTEN, resimulation_format
 from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
+from engine.replayfile.checks import ReplayError
+from engine.replayfile.formats import WRITTEN, resimulation_format
 from sim.contract.models import typed
 from sim.contract.parts import fields_of
 from sim.replay.file import ReplayFile, ReplayLike

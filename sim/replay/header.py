@@ -15,10 +15,10 @@ from pydantic import BaseModel, ValidationError
 
 from engine.canonical import digest
 from engine.events import EventRegistry
-from engine.formats import resimulation_format
 from engine.log import Header, MemorySink, Sink
-from engine.reader import ReplayError
-from engine.text import CONTROL
+from engine.replayfile.formats import resimulation_format
+from engine.replayfile.reader import ReplayError
+from engine.safety.text import CONTROL
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.contract import AnyRuleset, get_ruleset
 from sim.contract.options import VERSION_KEY
@@ -61,7 +61,7 @@ def make_header(
 
     ``format_version`` is today's for a new battle; a battle fought again
     (verify, fork, a resumed study) keeps the dice of the format it began in
-    (:func:`engine.formats.resimulation_format`), and the rules version it was
+    (:func:`engine.replayfile.formats.resimulation_format`), and the rules version it was
     fought under (``ruleset_version``, one the ruleset :meth:`~sim.contract.Ruleset.fights`;
     default: today's), for which its scenario is written.
     """

@@ -13,7 +13,7 @@ from typing import Any
 from engine.events import Event, Snapshot, TurnEnded
 from engine.log import Header
 from engine.projection import Projection
-from engine.reader import Replay
+from engine.replayfile.reader import Replay
 from sim.contract import AnyRuleset
 
 __all__ = ["LoadedReplay", "walk_causes"]

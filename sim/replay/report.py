@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import replacing
+from engine.safety.atomic import replacing
 from sim.outputs import PNG_LEVEL
 from sim.replay.file import ReplayLike
 from sim.replay.viewer.model import ViewData, battle_view

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from engine.comparison.replay import Mismatch, VerifyResult, verify
 from engine.events import Event
 from engine.log import Header
 from engine.projection import Projection
-from engine.reader import ReplayError, ReplayStream
-from engine.replay import Mismatch, VerifyResult, verify
+from engine.replayfile.reader import ReplayError, ReplayStream
 from sim.contract import HookError, get_ruleset
 from sim.replay.header import UNFOLDABLE, header_scenario, registry_for, simulate_into
 from sim.scenario.catalog import SCENARIOS

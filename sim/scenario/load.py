@@ -27,8 +27,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from yaml.constructor import SafeConstructor
 
-from engine.files import FileProblem, read_bounded
-from engine.text import CONTROL, one_line
+from engine.safety.files import FileProblem, read_bounded
+from engine.safety.text import CONTROL, one_line
 from sim.contract import AnyRuleset, Problem, get_ruleset
 from sim.contract.bases import validate_plain
 from sim.outputs import is_replay

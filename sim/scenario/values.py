@@ -6,7 +6,7 @@ standard scalar tags only, nesting at most :data:`~sim.scenario.load.MAX_DEPTH`
 deep, no control characters), with two more bounds a value on a command line
 never needs to pass: no aliases (``&a [*a]`` is a cycle, ``[*a, *a, …]`` an
 explosion), and at most :data:`MAX_VALUES` values in all.  Integers must fit
-a replay (−2⁶³ … 2⁶⁴−1, :mod:`engine.strictjson`).  The result is a fresh
+a replay (−2⁶³ … 2⁶⁴−1, :mod:`engine.safety.strictjson`).  The result is a fresh
 tree of ``None``, ``bool``, ``int``, ``float``, ``str`` and lists (mappings
 where the caller allows them), so no later walk over it can loop.
 """
@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
-from engine.strictjson import INT_MAX, INT_MIN
-from engine.text import CONTROL
+from engine.safety.strictjson import INT_MAX, INT_MIN
+from engine.safety.text import CONTROL
 from sim.scenario.load import ScenarioError, parse_yaml
 
 __all__ = [

@@ -262,7 +262,7 @@ def test_bad_input_is_one_line_naming_the_file_and_field(
 
 
 def test_a_newline_in_the_file_name_cannot_inject_a_key(tmp_path: Path) -> None:
-    """patch.yaml's comment names the calibration file on one line (engine.text.one_line):
+    """patch.yaml's comment names the calibration file on one line (engine.safety.text.one_line):
     a file named "fit\\ninjected: 1.yaml" leaves patch.yaml with the factors' keys only."""
     path = small(tmp_path, trials=1, startup_trials=1, replications=2)
     named = path.rename(tmp_path / "fit\ninjected: 1.yaml")

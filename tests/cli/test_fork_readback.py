@@ -129,7 +129,7 @@ def test_a_write_that_fails_is_the_files_fault_not_the_sets(
 ) -> None:
     """Disk full or file too large while the fork is written: `cannot write`, as before,
     not "the rules cannot fight on with it"."""
-    from engine.sinks import FileSink
+    from engine.replayfile.sinks import FileSink
 
     real = FileSink.write
     written = [0]

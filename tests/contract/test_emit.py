@@ -8,7 +8,7 @@ from typing import Literal
 import pytest
 
 from engine.events import Draw, Event, same_shape
-from engine.formats import schema_version_in
+from engine.replayfile.formats import schema_version_in
 from engine.rng import Stream
 from sim.contract import (
     BattleEndedBase,

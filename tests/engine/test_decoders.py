@@ -1,8 +1,8 @@
 """The msgspec decoders compiled from the event models read what pydantic reads, and no more.
 
 Every event line of every golden replay (and of the format-4 replays kept
-under tests/data) is read both ways: by :func:`engine.decoders.decode_exact`
-and by the pydantic path (:func:`engine.checks._event`); the events must be
+under tests/data) is read both ways: by :func:`engine.replayfile.decoders.decode_exact`
+and by the pydantic path (:func:`engine.replayfile.checks._event`); the events must be
 equal, field by field, with the same Python types.  Lines the pydantic path
 refuses, or whose text is not exactly the writer's, are never accepted by
 the fast path (it returns None and leaves them to pydantic).
@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from engine import decoders
-from engine.checks import _event, _event_fast, _open
 from engine.events import Event, EventRegistry
-from engine.reader import ReplayStream
+from engine.replayfile import decoders
+from engine.replayfile.checks import _event, _event_fast, _open
+from engine.replayfile.reader import ReplayStream
 from sim.replay.header import registry_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -264,7 +264,7 @@ def test_an_excluded_value_written_out_or_moved_is_left_to_pydantic() -> None:
     aa_fast = decoders.fast_decoder(flattop, "flattop.anti_aircraft")
     assert decoders.decode_exact(aa_fast, spoiled.encode()) is None
     assert not decoders.check_exact(aa_fast, spoiled.encode())
-    from engine.checks import ReplayError
+    from engine.replayfile.checks import ReplayError
 
     for text, reg in ((null_odds, registry), (spoiled, flattop)):
         with pytest.raises(ReplayError):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.compare import _fields_differ
+from engine.comparison.compare import _fields_differ
 
 
 def test_a_top_level_value_is_named_by_its_key() -> None:

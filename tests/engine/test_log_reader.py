@@ -9,7 +9,7 @@ import pytest
 
 from engine.events import EventRegistry
 from engine.log import Header
-from engine.reader import ReplayError, read_replay
+from engine.replayfile.reader import ReplayError, read_replay
 from engine.version import FORMAT_VERSION
 from tests.engine.conftest import REGISTRY, Ping, write_log
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.strictjson import INT_MAX, INT_MIN, MAX_DEPTH, StrictJSONError, loads
-from engine.text import escape, find_control
+from engine.safety.strictjson import INT_MAX, INT_MIN, MAX_DEPTH, StrictJSONError, loads
+from engine.safety.text import escape, find_control
 
 
 def test_nesting_of_exactly_max_depth_is_read_one_more_is_refused() -> None:

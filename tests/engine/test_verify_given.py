@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-import engine.decoders
+import engine.replayfile.decoders
 import sim.replay.verify as verify_module
 from engine.log import EventLog, Header, MemorySink
-from engine.reader import ReplayStream, read_replay
+from engine.replayfile.reader import ReplayStream, read_replay
 from sim.contract import get_ruleset
 from sim.replay.header import header_scenario, registry_for
 from sim.replay.verify import verify_replay
@@ -74,13 +74,13 @@ def test_every_line_of_an_intact_golden_is_given_the_writers_event(
 ) -> None:
     """No event of an intact replay is decoded again: each is the re-simulation's own."""
     decoded: list[bytes] = []
-    inner = engine.decoders.decode_written
+    inner = engine.replayfile.decoders.decode_written
 
     def counting(fast: Any, body: bytes) -> Any:
         decoded.append(body)
         return inner(fast, body)
 
-    monkeypatch.setattr(engine.decoders, "decode_written", counting)
+    monkeypatch.setattr(engine.replayfile.decoders, "decode_written", counting)
     result = verify_replay(golden)
     assert result.ok
     assert handed == {"given": list(range(_events(golden))), "built": []}

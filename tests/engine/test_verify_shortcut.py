@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from engine.reader import ReplayStream
+from engine.replayfile.reader import ReplayStream
 from sim.replay.verify import verify_replay
 from tests.forge import bodies, reseal
 

@@ -275,7 +275,7 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_fighting(
 
 def test_a_title_cannot_forge_a_line(tmp_path: Path) -> None:
     """A newline in a case's title, battle or a measure's label is printed as \\n
-    (engine.text.one_line, the escaping path every name takes), never as a line."""
+    (engine.safety.text.one_line, the escaping path every name takes), never as a line."""
     folder = suite(tmp_path)
     path = folder / "small.yaml"
     text = path.read_text().replace(

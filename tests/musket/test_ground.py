@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.sinks import MemorySink
+from engine.replayfile.sinks import MemorySink
 from sim.replay.header import make_header
 from sim.rulesets.musket.model.hexmap import distance, neighbours
 from sim.rulesets.musket.model.scenario import MusketScenario

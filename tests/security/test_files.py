@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.files import FileProblem, gunzip_bounded, read_bounded
+from engine.safety.files import FileProblem, gunzip_bounded, read_bounded
 from tests.forge import GOLDEN, invoke
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "stone_wall.yaml"

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from engine.formats import ShapeError, check_forks_reached
+from engine.replayfile.formats import ShapeError, check_forks_reached
 from tests.forge import invoke
 
 GOLDEN = (

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.strictjson import INT_MAX, INT_MIN
+from engine.safety.strictjson import INT_MAX, INT_MIN
 from tests.forge import GOLDEN, invoke
 
 # 1ri's morale_cause (an int | None) is null at seq 3: set_path has no value to compare with.

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from engine import formats
 from engine.events import Draw
+from engine.replayfile import formats
 from sim import api
 from sim.replay.diff import draw_counts
 from sim.rulesets.musket.model.events import Fired

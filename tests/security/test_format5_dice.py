@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import formats
+from engine.replayfile import formats
 from engine.version import FORMAT_VERSION
 from sim import api
 from tests.forge import GOLDEN, ROOT, bodies, edit_header, forge, invoke

@@ -95,23 +95,23 @@ def test_a_replay_path_that_is_not_utf8_prints_as_an_escape(tmp_path: Path) -> N
 
 _INTERRUPT = """
 import os, signal, sys
-import engine.atomic, engine.sinks
+import engine.safety.atomic, engine.replayfile.sinks
 sig = getattr(signal, sys.argv[1])
 # a Ctrl-C at a terminal: Python's own handler, as at any start where SIGINT is not ignored
 # (a shell's `cmd &` starts its children with SIGINT ignored, and they would inherit it)
 signal.signal(signal.SIGINT, signal.default_int_handler)
 if sys.argv[2] == "flush":  # mid-battle: the .partial holds turns already
-    real_flush = engine.sinks.FileSink.flush
+    real_flush = engine.replayfile.sinks.FileSink.flush
     def flush(self):
         real_flush(self)
         os.kill(os.getpid(), sig)
-    engine.sinks.FileSink.flush = flush
+    engine.replayfile.sinks.FileSink.flush = flush
 else:  # a report's temporary file complete, not yet renamed
-    real_commit = engine.atomic.commit
+    real_commit = engine.safety.atomic.commit
     def commit(temp, final):
         os.kill(os.getpid(), sig)
         real_commit(temp, final)
-    engine.atomic.commit = commit
+    engine.safety.atomic.commit = commit
 from sim.cli import main
 sys.argv = ["battlesim", *sys.argv[3:]]
 main()

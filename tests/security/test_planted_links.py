@@ -1,6 +1,6 @@
 """No write follows a planted link (issue 25, item 1).
 
-Every writer creates its files afresh (``engine.atomic``): a symbolic link,
+Every writer creates its files afresh (``engine.safety.atomic``): a symbolic link,
 a dangling link or a hard link planted under the final name or the
 ``.partial`` name is never written through, and a study's own folders
 (``plots/``, ``export/``, ``replays/``) that are links are refused.  The
@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sim.cli.outcomes.batch  # noqa: F401  # registers batch, study, rerun, export, campaign
-from engine.atomic import atomic_write_text, claim_partial, own_folder, replacing
 from engine.log import FileSink
+from engine.safety.atomic import atomic_write_text, claim_partial, own_folder, replacing
 from sim import api
 from sim.outputs import OutputError
 from tests.forge import GOLDEN, invoke

@@ -156,7 +156,8 @@ def test_no_battle_starts_with_a_header_its_reader_refuses(
     change: dict[str, object], reason: str
 ) -> None:
     """The backstop behind every check: the runner reads the header back as ``verify``
-    will (``engine.checks.check_written_header``) and refuses before a line is written."""
+    will (``engine.replayfile.checks.check_written_header``) and refuses before a line is
+    written."""
     from engine.log import MemorySink
     from sim.replay.header import make_header
     from sim.scenario.load import load_scenario

@@ -4,8 +4,8 @@ A temporary name checked and then handed to another library by name
 (matplotlib's ``savefig(path)``, DuckDB's ``COPY … TO path``) is reopened,
 and a link another local user swaps in between is followed. Each writer is
 raced here deterministically: the seam that creates the temporary file
-(``engine.atomic._create_temp``) or the private export folder
-(``engine.atomic._private_folder``) is wrapped so that, the moment it has
+(``engine.safety.atomic._create_temp``) or the private export folder
+(``engine.safety.atomic._private_folder``) is wrapped so that, the moment it has
 been made and before a byte is written, its name is swapped for a symbolic
 link to a victim. The victim keeps its bytes whatever the writer does; a
 plot whose temporary name was swapped is refused (nothing is renamed into
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-import engine.atomic
+import engine.safety.atomic
 from tests.batch.helpers import SCENARIOS, invoke
 from tests.batch.synthetic import synthetic_study
 from tests.batch.test_discover import FACTORS, GRID, _wall
@@ -97,7 +97,7 @@ PLOT_WRITERS: dict[str, Callable[[Path, Path, Path], list[str | Path]]] = {
 
 def _swapping_temps(monkeypatch: pytest.MonkeyPatch, victim: Path) -> list[Path]:
     """Make every temporary file's name a link to ``victim`` as soon as it is created."""
-    made = engine.atomic._create_temp
+    made = engine.safety.atomic._create_temp
     swapped: list[Path] = []
 
     def racing(final: Path) -> tuple[int, Path]:
@@ -107,7 +107,7 @@ def _swapping_temps(monkeypatch: pytest.MonkeyPatch, victim: Path) -> list[Path]
         swapped.append(temp)
         return fd, temp
 
-    monkeypatch.setattr(engine.atomic, "_create_temp", racing)
+    monkeypatch.setattr(engine.safety.atomic, "_create_temp", racing)
     return swapped
 
 
@@ -159,7 +159,7 @@ def test_an_export_folder_swapped_for_a_link_is_never_written_through(
     victims.mkdir()
     for name in names:
         (victims / name).write_bytes(VICTIM)
-    made = engine.atomic._private_folder
+    made = engine.safety.atomic._private_folder
     raced: list[str] = []
     left: list[str] = []
 
@@ -170,7 +170,7 @@ def test_an_export_folder_swapped_for_a_link_is_never_written_through(
         raced.append(private)
         return private, fd
 
-    monkeypatch.setattr(engine.atomic, "_private_folder", racing)
+    monkeypatch.setattr(engine.safety.atomic, "_private_folder", racing)
     dest = tmp_path / "export"
     try:
         result = invoke("export", study, *options, "-o", dest)
@@ -199,6 +199,6 @@ def test_an_export_writer_that_left_a_link_is_refused(
     victim = tmp_path / "victim.csv"
     victim.write_bytes(VICTIM)
     dest = tmp_path / "out.csv"
-    with pytest.raises(OSError), engine.atomic.exporting(dest) as temp:
+    with pytest.raises(OSError), engine.safety.atomic.exporting(dest) as temp:
         temp.symlink_to(victim)
     assert victim.read_bytes() == VICTIM and not dest.exists()

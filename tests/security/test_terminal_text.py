@@ -3,8 +3,8 @@
 A newline in a unit's name would print "FAKE: Union wins after 1 turns" as
 a line of its own; U+202E reverses what follows it; zero-width characters
 make two names look alike.  Every printer passes its lines through
-:func:`engine.text.one_line` (``sim.cli.common.say``), and everything
-printed through :func:`engine.text.escape` (the guarded streams).
+:func:`engine.safety.text.one_line` (``sim.cli.common.say``), and everything
+printed through :func:`engine.safety.text.escape` (the guarded streams).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.text import escape, one_line
+from engine.safety.text import escape, one_line
 from tests.forge import invoke
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,7 @@ import pytest
 import simpy
 
 from engine.kernel import TurnKernel
-from engine.sinks import DiscardSink
+from engine.replayfile.sinks import DiscardSink
 from sim.replay.header import make_header
 from sim.scenario.load import load_scenario
 

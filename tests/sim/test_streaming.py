@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from engine.comparison.replay import verify
 from engine.events import Event
 from engine.log import Header, Sink
-from engine.replay import verify
 from sim import api
 from sim.cli import cli
 from sim.contract import get_ruleset

@@ -18,7 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from engine.atomic import replacing
+from engine.safety.atomic import replacing
 from sim.outputs import PNG_LEVEL
 
 __all__ = [

@@ -30,7 +30,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from engine.atomic import own_folder
+from engine.safety.atomic import own_folder
 from sim.batch.analysis.labels import loss_label
 from sim.batch.analysis.pooled import pooled
 from sim.batch.charts.analysis import paired_plot, sensitivity_plot

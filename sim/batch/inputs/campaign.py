@@ -25,8 +25,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from engine.atomic import atomic_write_text
 from engine.log import FileSink, Sink
+from engine.safety.atomic import atomic_write_text
 from sim.batch.inputs.seeds import battle_seed
 from sim.contract import AnyRuleset, Outcome
 from sim.replay.header import make_header

@@ -85,7 +85,7 @@ class StudyPlan:
     def identity(self) -> dict[str, Any]:
         """Plain data of every setting that changes results, for the study table."""
         out: dict[str, Any] = {
-            "format_version": FORMAT_VERSION,  # the dice (engine.formats.derivation_of)
+            "format_version": FORMAT_VERSION,  # the dice (engine.replayfile.formats.derivation_of)
             "seed_scheme": DOMAIN,
             "target_digest": self.target.digest(),
             "seed": self.seed,

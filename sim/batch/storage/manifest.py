@@ -24,8 +24,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import atomic_write_text
 from engine.canonical import digest
+from engine.safety.atomic import atomic_write_text
 from sim.batch.storage.schema import DIGEST_TABLE
 from sim.batch.storage.store import Store
 

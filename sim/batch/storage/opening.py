@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.canonical import digest
-from engine.formats import DERIVATIONS, derivation_of
+from engine.replayfile.formats import DERIVATIONS, derivation_of
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.batch.execution.worker import prepare
 from sim.batch.inputs.fieldpath import PathError

@@ -33,8 +33,8 @@ from typing import Any
 
 import duckdb
 
-from engine.atomic import exporting
 from engine.canonical import canonical_json
+from engine.safety.atomic import exporting
 from sim.batch.execution.columnar import read, unpack
 from sim.batch.execution.digests import UNIT_TYPES, RunDigests, run_types
 from sim.batch.execution.rows import ChunkRows

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from engine.atomic import exporting
+from engine.safety.atomic import exporting
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.csvsafe import csv_select
 from sim.batch.storage.sql import literal, table_columns

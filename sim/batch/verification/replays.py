@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.atomic import atomic_write_bytes, own_folder
 from engine.log import FileSink, Sink
+from engine.safety.atomic import atomic_write_bytes, own_folder
 from sim.batch.execution.worker import fight, prepare
 from sim.batch.inputs.seeds import run_seed
 from sim.batch.inputs.target import Target

@@ -55,7 +55,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.canonical import canonical_json
-from engine.jsondiff import diff
+from engine.comparison.jsondiff import diff
 from sim.batch.analysis.summary import summarize
 from sim.batch.execution.digests import run_digests
 from sim.batch.execution.rows import ChunkRows, Losses, run_row

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
 from typing import Any
 
-from engine.text import one_line
+from engine.safety.text import one_line
 from sim.contract import Space, UnitRow
 
 __all__ = ["Layout", "render_units", "stream_table", "table", "unit_cells"]

@@ -7,8 +7,8 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any
 
-from engine.reader import ReplayError
-from engine.replay import VerifyResult
+from engine.comparison.replay import VerifyResult
+from engine.replayfile.reader import ReplayError
 from sim.cli.common import fail
 from sim.contract import UnitRow
 from sim.replay.file import ReplayFile, ReplayLike

@@ -507,7 +507,7 @@ def _export(
     inside: bool = False,
 ) -> None:
     """Export the study in ``folder`` to ``dest`` (``inside``: the study's own ``export/``)."""
-    from engine.atomic import own_folder
+    from engine.safety.atomic import own_folder
     from sim.batch.storage.store import Store, StoreError, utf8_path
     from sim.batch.storage.wide import export_wide
     from sim.batch.study import DB_NAME

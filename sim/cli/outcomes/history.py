@@ -134,7 +134,7 @@ def history(
       battlesim history --split held_out --max-runs 3200         # exit 0 or 1
       battlesim history --json --plot history.png                # exit 0 or 1
     """
-    from engine.atomic import atomic_write_text  # noqa: PLC0415
+    from engine.safety.atomic import atomic_write_text  # noqa: PLC0415
     from sim.history import SUITE, load_suite, run_suite, table  # noqa: PLC0415
     from sim.history import as_json as json_of  # noqa: PLC0415
     from sim.scenario.load import ScenarioError  # noqa: PLC0415

@@ -20,7 +20,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import atomic_write_text, replacing
+from engine.safety.atomic import atomic_write_text, replacing
 from sim.replay.viewer.charts import chart_svgs
 from sim.replay.viewer.model import SIDE_COLOURS, ViewData
 
@@ -260,7 +260,7 @@ def page_pieces(
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to a temporary name beside ``path``, then rename it into place.
 
-    The one atomic writer (:func:`engine.atomic.atomic_write_text`): flushed to
+    The one atomic writer (:func:`engine.safety.atomic.atomic_write_text`): flushed to
     disk before the rename, and never over a device or a folder.
     """
     atomic_write_text(path, text)

@@ -19,7 +19,7 @@ from typing import Any
 from engine.canonical import canonical_json
 from engine.events import Event, EventRegistry, TurnEnded
 from engine.log import Header
-from engine.reader import ReplayError, ReplayStream
+from engine.replayfile.reader import ReplayError, ReplayStream
 
 __all__ = ["Auditor", "Compare", "Mismatch", "Recorded", "SemanticCompare", "Stop"]
 

@@ -2,8 +2,8 @@
 
 :class:`ReplayStream` reads the header when opened, then yields the file's
 event lines one by one: each line's hash-chain link is checked as it comes
-(:func:`engine.checks._link`), and each line a reader asks for is parsed
-with every strict check of :mod:`engine.checks` (exact JSON, exact shape of
+(:func:`engine.replayfile.checks._link`), and each line a reader asks for is parsed
+with every strict check of :mod:`engine.replayfile.checks` (exact JSON, exact shape of
 its format version, its ``seq``, a cause that is an earlier event).  The
 footer is checked at the end (its event count, nothing after it); a file
 without one is incomplete.  Memory holds one line at a time.
@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import formats
-from engine.checks import (
+from engine.events import Event, EventRegistry, UnknownEventType
+from engine.log import Footer, Header
+from engine.replayfile import formats
+from engine.replayfile.checks import (
     _HEADER_MARK,
     MAX_LINE,
     Kind,
@@ -39,11 +41,9 @@ from engine.checks import (
     _open,
     _registry,
 )
-from engine.events import Event, EventRegistry, UnknownEventType
-from engine.files import MAX_INPUT, FileProblem
-from engine.formats import schema_version_in
-from engine.lines import LineSource
-from engine.log import Footer, Header
+from engine.replayfile.formats import schema_version_in
+from engine.replayfile.lines import LineSource
+from engine.safety.files import MAX_INPUT, FileProblem
 
 __all__ = ["MAX_LINE", "Line", "Mark", "Replay", "ReplayError", "ReplayStream", "read_replay"]
 
@@ -298,7 +298,7 @@ class ReplayStream:
     def _written(self, mark: Mark, raw: bytes) -> Line:
         """An event line that is byte for byte the writer's line just written for it.
 
-        Only :func:`engine.replay.verify` sets :attr:`expect`: to the line its
+        Only :func:`engine.comparison.replay.verify` sets :attr:`expect`: to the line its
         re-simulation wrote at this place, every earlier line of the file
         having been the re-simulation's too, from the header on.  Then nothing
         about this line is left to check: it is the writer's exact
@@ -319,7 +319,7 @@ class ReplayStream:
         if given is not None and given.seq == mark.seq and type(given) is self._class(kind):
             line.event, line.same = given, True
             return line
-        from engine.decoders import decode_written, fast_decoder  # noqa: PLC0415 - msgspec
+        from engine.replayfile.decoders import decode_written, fast_decoder  # noqa: PLC0415 - msgspec
 
         if kind in self._fast:
             fast = self._fast[kind]
@@ -401,7 +401,7 @@ class ReplayStream:
         """True when the file is in a format the writer writes (so far: nothing upcast).
 
         Format 4 counts: its shape is today's, and a battle begun in it is
-        re-simulated in it (:func:`engine.formats.resimulation_format`).
+        re-simulated in it (:func:`engine.replayfile.formats.resimulation_format`).
         """
         return self.header.format_version in formats.WRITTEN and self.upcast == 0
 

@@ -1,8 +1,8 @@
 """Verify a replay: re-simulate it and compare line by line as the lines are written.
 
-The recorded file is read as a stream (:class:`~engine.reader.ReplayStream`):
+The recorded file is read as a stream (:class:`~engine.replayfile.reader.ReplayStream`):
 each time the re-simulation writes a line, the next recorded line is read,
-checked, audited and compared (:mod:`engine.compare`), so neither log is
+checked, audited and compared (:mod:`engine.comparison.compare`), so neither log is
 ever held whole.  At the first difference the re-simulation goes on to the
 end of that turn at most (to name it if its state digests differ), then
 stops; the rest of the
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.compare import (
+from engine.comparison.compare import (
     Auditor,
     Compare,
     Mismatch,
@@ -28,7 +28,7 @@ from engine.compare import (
 )
 from engine.events import EventRegistry
 from engine.log import Header, Sink
-from engine.reader import ReplayError, ReplayStream
+from engine.replayfile.reader import ReplayError, ReplayStream
 
 __all__ = [
     "Auditor",

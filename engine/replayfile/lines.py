@@ -1,7 +1,7 @@
 """A replay file's lines, one at a time, with bounds: plain text or one gzip member.
 
-The streaming counterpart of :func:`engine.files.read_bounded` and
-:func:`engine.files.gunzip_bounded`: the same checks (a regular file, at
+The streaming counterpart of :func:`engine.safety.files.read_bounded` and
+:func:`engine.safety.files.gunzip_bounded`: the same checks (a regular file, at
 most ``limit`` bytes on disk and once decompressed, one gzip member and
 nothing after it, a stream cut short yields its readable prefix), but only
 one line is in memory at a time, so a reader's memory does not grow with
@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Iterator
 from typing import IO
 
-from engine.files import GZIP_MAGIC, FileProblem, open_regular
+from engine.safety.files import GZIP_MAGIC, FileProblem, open_regular
 
 __all__ = ["LineSource"]
 

@@ -6,8 +6,8 @@ what the file is: ``"damaged"`` (edited, forged, broken), ``"incomplete"``
 (a run stopped before its footer), ``"not_replay"`` (some other file),
 ``"unsupported"`` (a newer format) or ``"unreadable"`` (missing, not a
 regular file, too large).  Parsing is strict at every level
-(:mod:`engine.strictjson`, :mod:`engine.formats`): a claimed older format is
-held to the exact shape it had.  :mod:`engine.reader` applies them line by line.
+(:mod:`engine.safety.strictjson`, :mod:`engine.replayfile.formats`): a claimed older format is
+held to the exact shape it had.  :mod:`engine.replayfile.reader` applies them line by line.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from engine import formats
 from engine.events import Event, EventRegistry, UnknownEventType
 from engine.log import FORMAT, GENESIS, Footer, Header, chain_link, seal
-from engine.strictjson import StrictJSONError, loads
-from engine.text import find_control
+from engine.replayfile import formats
+from engine.safety.strictjson import StrictJSONError, loads
+from engine.safety.text import find_control
 from engine.version import FORMAT_VERSION
 
 __all__ = ["MAX_LINE", "Kind", "ReplayError", "check_written_header"]
@@ -257,17 +257,17 @@ def _event_fast(
 ) -> Event | None:
     """The event of a writer's-form line read by msgspec, or None: read it with :func:`_event`.
 
-    For a line of a :data:`~engine.formats.WRITTEN` format whose prefix
+    For a line of a :data:`~engine.replayfile.formats.WRITTEN` format whose prefix
     (type, schema version, seq, cause) the reader has already matched, and
     whose text cannot hold a control character.  Accepted only when the
     line is exactly the writer's serialisation of the event it decodes to
-    (:func:`engine.decoders.decode_exact`) and its seq and cause are lawful;
+    (:func:`engine.replayfile.decoders.decode_exact`) and its seq and cause are lawful;
     every other line, lawful or not, is left to the pydantic path, which
     words any refusal.
     """
     if format_version not in formats.WRITTEN or not (_PLAIN(body) or not _SUSPECT.search(body)):
         return None
-    from engine.decoders import decode_exact, fast_decoder  # noqa: PLC0415 - msgspec when reading
+    from engine.replayfile.decoders import decode_exact, fast_decoder  # noqa: PLC0415 - msgspec when reading
 
     fast = fast_decoder(registry, tag)
     if fast is None:
@@ -282,7 +282,7 @@ def _event_fast(
 def check_written_header(header: Header) -> None:
     """Refuse to start a replay whose header its own reader would refuse.
 
-    The header is checked as :mod:`engine.reader` checks line 1 (strict JSON,
+    The header is checked as :mod:`engine.replayfile.reader` checks line 1 (strict JSON,
     a replay's integer range, no control character, the format's exact shape),
     so nothing is written that ``verify`` would call DAMAGED at line 1 — a seed
     of 2⁶⁴ or a control character in a fork's path, whatever the caller checked.

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import IO, ClassVar, Protocol
 
-from engine.atomic import check_target, claim_partial, commit, partial_path
+from engine.safety.atomic import check_target, claim_partial, commit, partial_path
 
 __all__ = ["DiscardSink", "FileSink", "MemorySink", "Sink"]
 
@@ -95,7 +95,7 @@ class FileSink:
     :data:`BUFFER` bytes, then written in one call; :meth:`flush` pushes
     them to the OS, so a run killed mid-battle leaves a readable prefix under
     ``<path>.partial``, which the reader reports as incomplete.  The
-    partial file is created afresh (:func:`engine.atomic.claim_partial`: a
+    partial file is created afresh (:func:`engine.safety.atomic.claim_partial`: a
     killed run's leftover is removed first, a planted link or hard link is
     refused, never written through) and locked while written: a second
     writer of the same path is refused.

@@ -14,7 +14,7 @@ a class it cannot compile (validators, serializers, aliases, ``Any``, a
 constraint it cannot express), a line it cannot decode, one whose
 re-encoding differs (a float msgspec writes otherwise, ``4`` for ``4.0``,
 an escape, a key out of order) — it returns ``None`` for, and the pydantic
-path (:func:`engine.checks._event`) reads the line and words any refusal.
+path (:func:`engine.replayfile.checks._event`) reads the line and words any refusal.
 So the fast path never accepts a line the pydantic path would refuse:
 
 - field types, ``Literal`` tags and ``ge``/``le`` bounds are the model's;

@@ -1,0 +1,1 @@
+"""A replay file: each format's exact shape, its lines read and checked, its sinks written to."""
