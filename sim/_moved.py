@@ -1,7 +1,10 @@
-"""Old module paths, kept working: battlesim 0.2 moved ``sim``'s modules into layer packages.
+"""Old module paths, kept working: battlesim 0.2 moved ``sim``'s modules into layer packages,
+and 0.3 split the folders of more than a dozen modules (``sim/batch/``, each ruleset's
+``model/``, ``rules/`` and ``reading/``, ``sim/cli/``, ``engine``'s internals).
 
-A plugin or notebook written against the flat layout (``sim.ruleset``,
-``sim.loader``, ``sim.musket``, ``sim.cli_core``, ...) keeps importing; each
+A plugin or notebook written against a flat layout (``sim.ruleset``,
+``sim.loader``, ``sim.musket``, ``sim.cli_core``, ``engine.reader``, ...) keeps
+importing (an ``engine`` name once ``sim`` is imported: ``engine`` cannot import it); each
 old name is the *same module object* as the new one (never a second copy,
 so classes and registries stay one), and the first import of an old name
 warns with a :class:`DeprecationWarning` naming the new one.  The map is
@@ -233,6 +236,21 @@ MOVED: dict[str, str] = {
     "sim.musket.audit": "sim.rulesets.musket.reading.audit",
     "sim.musket.odds": "sim.rulesets.musket.reading.odds",
     "sim.musket.reach": "sim.rulesets.musket.reading.reach",
+    # engine: its internal modules, out of the top into replayfile/, comparison/ and safety/
+    # (an alias once sim is imported: engine cannot import sim, and no doc imports these)
+    "engine.checks": "engine.replayfile.checks",
+    "engine.decoders": "engine.replayfile.decoders",
+    "engine.formats": "engine.replayfile.formats",
+    "engine.lines": "engine.replayfile.lines",
+    "engine.reader": "engine.replayfile.reader",
+    "engine.sinks": "engine.replayfile.sinks",
+    "engine.compare": "engine.comparison.compare",
+    "engine.jsondiff": "engine.comparison.jsondiff",
+    "engine.replay": "engine.comparison.replay",
+    "engine.atomic": "engine.safety.atomic",
+    "engine.files": "engine.safety.files",
+    "engine.strictjson": "engine.safety.strictjson",
+    "engine.text": "engine.safety.text",
 }
 """Old module name → new module name; a submodule of an old package follows its package."""
 
@@ -244,7 +262,7 @@ RUNNABLE = frozenset({"sim.batch.stopping"})
 def new_name(name: str) -> str | None:
     """The module an old name now is, or None when ``name`` did not move."""
     parts = name.split(".")
-    if parts[0] != "sim":
+    if parts[0] not in ("sim", "engine"):
         return None
     for cut in range(len(parts), 1, -1):
         new = MOVED.get(".".join(parts[:cut]))

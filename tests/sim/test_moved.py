@@ -44,6 +44,8 @@ def test_new_name_maps_packages_with_their_submodules_and_nothing_else() -> None
     assert new_name("sim.odds.exact") is None
     assert new_name("sim.runner") is None
     assert new_name("simpy.core") is None
+    assert new_name("engine.reader") == "engine.replayfile.reader"
+    assert new_name("engine.events") is None  # the authoring surface stayed where it was
 
 
 def test_every_old_name_is_the_new_module_and_warns_once_naming_it() -> None:
