@@ -174,7 +174,9 @@ def BATCH_RUNS(battle: Battle) -> None:  # noqa: N802
     from importlib.util import find_spec  # noqa: PLC0415
 
     if find_spec("duckdb") is None:  # a lean install (make run) has no study store
-        raise NotChecked("batch studies need the study extra: pip install 'battlesim[study]'")
+        raise NotChecked(
+            "batch studies need the study extra: pip install 'battlesim[study]'", extra="study"
+        )
     loaded = battle.loaded
     out = battle.scratch("batch") / "study"
     args = ("batch", battle.scenario or "", "--runs", "3", "--out", out, "--no-plots")

@@ -45,7 +45,12 @@ class RequirementFailed(AssertionError):
 
 class NotChecked(Exception):
     """A requirement could not be checked: something it stands on failed (the scenario did
-    not run, or there is no scenario); the message says what."""
+    not run, or there is no scenario), or this installation lacks the optional ``extra`` it
+    needs (then it is no finding against the ruleset); the message says what."""
+
+    def __init__(self, message: str, *, extra: str | None = None) -> None:
+        super().__init__(message)
+        self.extra = extra
 
 
 Check = Callable[["Battle"], None]

@@ -122,6 +122,9 @@ class Verdict:
     """``met``, ``failed`` or ``not checked``."""
     message: str | None = None
     scenario: str | None = None
+    extra: str | None = None
+    """Not checked for want of this optional extra of battlesim's: no finding against the
+    ruleset (``check-ruleset`` still exits 0 when nothing else is amiss)."""
 
     @property
     def hint(self) -> str:
@@ -146,6 +149,7 @@ class Verdict:
             "message": self.message,
             "hint": self.hint,
             "scenario": self.scenario,
+            "needs_extra": self.extra,
         }
 
 
@@ -162,18 +166,18 @@ def _crash(battle: Battle, exc: Exception) -> str:
 
 def check(requirement: Requirement, battles: Sequence[Battle]) -> Verdict:
     """Check one requirement on every battle; the first failure is its verdict."""
-    skipped: tuple[str, str] | None = None
+    skipped: tuple[str, str, str | None] | None = None
     for battle in battles:
         try:
             requirement.check(battle)
         except RequirementFailed as exc:
             return Verdict(requirement, "failed", exc.message, exc.scenario)
         except NotChecked as exc:
-            skipped = skipped or (str(exc), battle.name)
+            skipped = skipped or (str(exc), battle.name, exc.extra)
         except Exception as exc:  # the ruleset's own error is the finding
             return Verdict(requirement, "failed", _crash(battle, exc), battle.name)
     if skipped is not None:
-        return Verdict(requirement, "not checked", skipped[0], skipped[1])
+        return Verdict(requirement, "not checked", skipped[0], skipped[1], skipped[2])
     return Verdict(requirement, "met")
 
 

@@ -218,3 +218,38 @@ def test_the_fresh_processes_run_no_code_from_the_working_folder(
     )
     assert result.exit_code == 0, result.output
     assert not marker.exists()
+
+
+def test_a_requirement_this_install_cannot_check_is_no_finding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without the study extra (a lean `make run`), batch-runs is not checked and says why;
+    that is no finding against the ruleset: exit 0, and --json says which extra it needs."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a, **k: None if name == "duckdb" else real(name, *a, **k),
+    )
+    result = _check("pips", "--only", "batch-runs", "--only", "run-prints-headline")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-2:] == [
+        "not checked  batch-runs: batch studies need the study extra: pip install "
+        "'battlesim[study]'",
+        "1 passed, 0 failed, 1 not checked",
+    ]
+    as_json = _check("pips", "--only", "batch-runs", "--json")
+    assert as_json.exit_code == 0
+    found = json.loads(as_json.stdout)
+    assert (found["ok"], found["not_checked"]) == (True, 1)
+    assert found["requirements"][0]["needs_extra"] == "study"
+
+
+def test_a_requirement_not_checked_for_the_rulesets_sake_exits_1(broken_plugin: Path) -> None:
+    """Not checked because the ruleset ships no scenario, and nothing failed: still exit 1."""
+    del broken_plugin  # installed; its examples are empty
+    result = _check(broken.NAME, "--only", "run-prints-headline")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[-1] == "0 passed, 0 failed, 1 not checked"
