@@ -107,3 +107,26 @@ def test_a_study_killed_after_its_pilot_resumes_to_the_same_stop(
     assert resumed.exit_code == 0, resumed.output
     assert tables(killed) == tables(whole[0])
     assert (killed / "summary.json").read_bytes() == (whole[0] / "summary.json").read_bytes()
+
+
+def test_the_tables_command_takes_no_arguments_and_says_what_it_needs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``python -m sim.batch.planning.stopping``: --help says what it prints (exit 0), an
+    argument is refused in one line (2), and without numpy it names the extra (2), never a
+    traceback."""
+    from sim.batch.planning.stopping import main
+
+    assert main(["--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: python -m sim.batch.planning.stopping\n")
+    assert main(["-x"]) == 2
+    assert capsys.readouterr().err == (
+        "python -m sim.batch.planning.stopping: takes no arguments (got '-x'); --help says "
+        "what it prints\n"
+    )
+    monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy raises ImportError
+    assert main([]) == 2
+    assert capsys.readouterr().err == (
+        "python -m sim.batch.planning.stopping: needs numpy, in the study extra: "
+        "pip install 'battlesim[study]'\n"
+    )

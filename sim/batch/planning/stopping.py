@@ -30,6 +30,7 @@ old ``sequential`` rule and is summarised over all its runs, as it was.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -227,5 +228,36 @@ def table(
     return lines
 
 
-if __name__ == "__main__":  # pragma: no cover - exercised by the docs example
+def main(argv: Sequence[str]) -> int:
+    """``python -m sim.batch.planning.stopping``: the table of docs/batch.md; it takes no
+    arguments (``--help`` says what it prints), and needs numpy (the study extra)."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(
+            "usage: python -m sim.batch.planning.stopping\n"
+            "Prints the bias and coverage of the --until-ci rule (pilot) and of stopping at the "
+            "first chunk whose interval is narrow enough (sequential), simulated on plain "
+            "Bernoulli draws (docs/batch.md); it takes no arguments."
+        )
+        return 0
+    if argv:
+        print(
+            f"python -m sim.batch.planning.stopping: takes no arguments (got {argv[0]!r}); "
+            "--help says what it prints",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        import numpy  # noqa: F401, PLC0415
+    except ImportError:
+        print(
+            "python -m sim.batch.planning.stopping: needs numpy, in the study extra: "
+            "pip install 'battlesim[study]'",
+            file=sys.stderr,
+        )
+        return 2
     print("\n".join(table((0.03, 0.06, 0.2, 0.5), 0.05, 1000, 20, 2000, 1)))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - exercised by the docs example
+    sys.exit(main(sys.argv[1:]))
