@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -30,11 +30,16 @@ from sim.replay.verify import verify_replay
 from sim.scenario.load import ScenarioError, load_scenario
 from sim.scenario.values import check_seed, check_turn
 
+if TYPE_CHECKING:  # imported when asked for (__getattr__, below): DuckDB is heavy
+    from sim.batch.storage.store import StoreDamaged, StoreError
+
 __all__ = [
     "IncompleteStudyWarning",
     "LoadedReplay",
     "RunResult",
     "ScenarioError",
+    "StoreDamaged",
+    "StoreError",
     "default_replay_path",
     "load_replay",
     "load_study",
@@ -187,6 +192,16 @@ def state_at(path: str | Path, turn: int | None = None) -> Any:
     return open_replay(path).state_at(turn)
 
 
+def __getattr__(name: str) -> Any:
+    """``StoreError`` and ``StoreDamaged``, what :func:`load_study` raises, imported from the
+    study store (DuckDB) only when asked for: ``import sim.api`` stays light."""
+    if name in ("StoreError", "StoreDamaged"):
+        from sim.batch.storage import store  # noqa: PLC0415
+
+        return getattr(store, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class IncompleteStudyWarning(UserWarning):
     """:func:`load_study` read a study that stopped before its end: the DataFrame holds
     the runs committed so far. ``battlesim batch ... --resume`` completes the study;
@@ -207,7 +222,9 @@ def load_study(folder: str | Path) -> Any:
     ``battlesim export`` notes it.
 
     Raises:
-        StoreError: no study in ``folder``.
+        StoreError: no study in ``folder``, or a database that is not a study
+            (:class:`StoreDamaged`, a StoreError, when it is one cut short); both
+            import from here, ``from sim.api import StoreError``.
         ImportError: pandas is not installed.
     """
     import warnings  # noqa: PLC0415
@@ -226,8 +243,8 @@ def load_study(folder: str | Path) -> Any:
     if progress is not None and not progress.finished:
         warnings.warn(
             f"{str(folder)!r} is incomplete ({len(frame):,} of {progress.planned:,} runs "
-            "committed): the DataFrame holds those; complete the study with "
-            "battlesim batch ... --resume",
+            "committed): the DataFrame holds those; complete the study with --resume on the "
+            "command that made it (battlesim batch or study)",
             IncompleteStudyWarning,
             stacklevel=2,
         )

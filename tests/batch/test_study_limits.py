@@ -128,9 +128,10 @@ def test_an_interrupt_after_commits_counts_what_is_kept(tmp_path: Path) -> None:
 def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
     tmp_path: Path,
 ) -> None:
-    """An export of an interrupted study holds its 10 runs and says so; the --resume that
-    fights the other 70 removes it (and the manifest the export wrote) before it starts,
-    so the finished study's manifest lists no export of 10 runs and verify passes."""
+    """An export of an interrupted study holds its 10 runs and says so, and no manifest
+    vouches for it (a study stopped before its end has none, and the export writes none);
+    the --resume that fights the other 70 removes it before it starts, so the finished
+    study's manifest lists no export of 10 runs and verify passes."""
     code, _, out = _interrupted(tmp_path, 2)
     assert code == 1
     exported = invoke("export", out, "--format", "csv")
@@ -145,12 +146,13 @@ def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
         "discover reads those; complete it with --resume, then discover again"
     )
     runs = (out / "export" / "runs.csv").read_text(encoding="utf-8").splitlines()
-    assert len(runs) == 1 + 10 and (out / "manifest.json").is_file()
+    assert len(runs) == 1 + 10 and not (out / "manifest.json").exists()
     with pytest.warns(api.IncompleteStudyWarning) as caught:
         assert len(api.load_study(out)) == 10
     assert [str(w.message) for w in caught] == [
         f"{str(out)!r} is incomplete (10 of 80 runs committed): the DataFrame holds those; "
-        "complete the study with battlesim batch ... --resume"
+        "complete the study with --resume on the command that made it (battlesim batch or "
+        "study)"
     ]
     args = ["batch", STONE_WALL, "--out", out, "--jobs", "1", "--runs", "40", "--seed", "5"]
     args += ["--chunk-size", "5", "--quiet", "--no-plots", "--sweep", "options.fire_hcv=20,30"]
@@ -158,8 +160,8 @@ def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
     assert resumed.exit_code == 0, resumed.output
     assert resumed.stderr.splitlines() == [
         "battlesim: note: removed what was made from the incomplete study (export/points.csv, "
-        "export/runs.csv, export/study.csv, export/unit_finals.csv and 1 more): export or "
-        "discover again once it is complete"
+        "export/runs.csv, export/study.csv, export/unit_finals.csv): export or discover again "
+        "once it is complete"
     ]
     assert sorted(p.name for p in (out / "export").iterdir()) == []
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
@@ -170,6 +172,10 @@ def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
     with warnings.catch_warnings():
         warnings.simplefilter("error", api.IncompleteStudyWarning)
         assert len(api.load_study(out)) == 80
+    from sim.api import StoreError  # what load_study raises, from the API itself
+
+    with pytest.raises(StoreError, match="no study database at"):
+        api.load_study(out / "nothing")
 
 
 @pytest.mark.parametrize(
@@ -391,3 +397,32 @@ def test_tornados_log_of_a_cancelled_dask_future_is_dropped_and_no_other() -> No
     assert quiet.filter(
         logging.LogRecord("x", logging.ERROR, __file__, 1, "no exception", None, None)
     )
+
+
+def test_an_interrupt_while_the_database_is_made_leaves_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C inside Store.create, before its one commit: the file DuckDB made (no tables
+    yet) is removed, so the same command starts the study afresh, where an empty database
+    was once left that neither --resume nor a new study could take; the note says so."""
+    from sim.batch.inputs.target import load_target
+    from sim.batch.planning.plan import StudyPlan
+    from sim.batch.storage import store as store_module
+    from sim.batch.study import RunOptions, run_study
+    from sim.cli.outcomes.batch import _interrupted
+
+    def interrupted(*_args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store_module, "create_units", interrupted)
+    plan = StudyPlan(load_target(STONE_WALL), seed=4, replications=2)
+    out = tmp_path / "s"
+    with pytest.raises(KeyboardInterrupt):
+        run_study(plan, out, RunOptions(jobs=1, plots=False))
+    assert not (out / "study.duckdb").exists() and not (out / "study.duckdb.wal").exists()
+    assert _interrupted(out / "study.duckdb") == (
+        "battlesim: interrupted before the study's database was made: nothing is kept — run "
+        "the same command to start the study"
+    )
+    monkeypatch.undo()
+    assert run_study(plan, out, RunOptions(jobs=1, plots=False)).committed == 2

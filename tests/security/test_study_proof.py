@@ -221,25 +221,32 @@ def test_a_truncated_kept_replay_is_caught(copy: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("keep", [0.5, 4000 / 2**20])
-def test_a_truncated_study_database_is_damaged_not_foreign(copy: Path, keep: float) -> None:
-    """study.duckdb cut to half its size, or to 4,000 bytes (its header and part of its
-    first block): verify names it damaged, exit 1, as any difference; export and the other
-    readers refuse it in one line, exit 2. A file that is no DuckDB database is foreign."""
+@pytest.mark.parametrize("cut", ["half", "to 4000 bytes", "its last block"])
+def test_a_truncated_study_database_is_damaged_not_foreign(copy: Path, cut: str) -> None:
+    """study.duckdb cut to half its size, to 4,000 bytes (its header and part of its first
+    block), or by its last 4 KiB block (which opening does not read): verify names it
+    damaged, exit 1, as any difference, and says nothing past it was checked; export
+    refuses it in one line, exit 2, and leaves no part of an export. A file that is no
+    DuckDB database is foreign (exit 2)."""
     db = copy / "study.duckdb"
     size = db.stat().st_size
     with db.open("r+b") as f:
-        f.truncate(int(size * keep) if keep < 1 else int(keep))
+        f.truncate({"half": size // 2, "to 4000 bytes": 4000}.get(cut, size - 4096))
     code, lines = _verify(copy)
     assert code == 1
     assert lines[0].startswith(
         f"DIFFERS: {str(db)!r} is damaged: a DuckDB database that cannot be read through (IO "
         "Error: Could not read enough bytes from file"
     )
-    assert lines[1].startswith(f"{copy}: 1 difference(s) (sample seed ")
-    exported = invoke("export", copy, "--format", "csv")
+    assert lines[1:] == [
+        f"{copy}: 1 difference(s): its database is damaged, so nothing past the damage was checked"
+    ]
+    as_json = json.loads(invoke("verify", copy, "--json").stdout)
+    assert (as_json["ok"], as_json["damaged"], as_json["catch_probability"]) == (False, True, None)
+    exported = invoke("export", copy, "--format", "parquet")
     assert exported.exit_code == 2
     assert exported.output.startswith(f"battlesim: error: {str(db)!r} is damaged: ")
+    assert not list((copy / "export").glob("*.parquet"))
     db.write_bytes(b"hello")
     code, _ = _verify(copy)
     assert code == 2
@@ -255,6 +262,25 @@ def test_an_edited_export_or_plot_is_caught(copy: Path, name: str) -> None:
     code, lines = _verify(copy, "--sample", "0")
     assert code == 1
     assert lines[:-1] == [f"DIFFERS: {name}: differs from its digest in manifest.json"]
+
+
+def test_an_export_after_tampering_does_not_vouch_for_it(copy: Path) -> None:
+    """A plot edited and another removed, then `export` into the study's own export/: the
+    export adds its files to the manifest and nothing else, so verify still names both
+    (a whole new manifest would have vouched for the tampered folder)."""
+    (copy / "plots" / "outcomes.png").write_bytes(b"not the plot")
+    (copy / "plots" / "losses.png").unlink()
+    assert invoke("export", copy, "--format", "parquet").exit_code == 0
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1
+    assert lines[:-1] == [
+        "DIFFERS: plots/losses.png: missing (listed in manifest.json)",
+        "DIFFERS: plots/outcomes.png: differs from its digest in manifest.json",
+    ]
+    listed = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))["files"]
+    assert {n for n in listed if n.endswith(".parquet")} == {
+        f"export/{t}.parquet" for t in ("points", "runs", "study", "unit_finals")
+    }
 
 
 def test_a_study_with_digests_and_no_manifest_differs(copy: Path) -> None:

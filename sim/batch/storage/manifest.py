@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ __all__ = [
     "FOLDERS",
     "NAME",
     "file_digest",
-    "list_file",
+    "list_files",
     "listed_files",
     "read_manifest",
     "runs_root",
@@ -107,12 +108,15 @@ def write_manifest(out: Path, store: Store) -> None:
     atomic_write_text(out / NAME, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
-def list_file(out: Path, name: str) -> bool:
-    """Record one file drawn after the study (``plots/discover.png``) in ``out``'s manifest.
+def list_files(out: Path, names: Sequence[str]) -> bool:
+    """Record files made after the study (``plots/discover.png``, ``export/runs.csv``) in
+    ``out``'s manifest.
 
-    Only that file's digest is added or replaced; every other entry stays as
-    written, so a file altered since is still caught. False when the study has
-    no manifest (made before manifests) or one battlesim did not write.
+    Only those files' digests are added or replaced; every other entry stays as
+    written, so a file altered or removed since is still caught (rewriting the whole
+    manifest would vouch for it). False when the study has no manifest (stopped
+    before its end, or made before manifests) or one battlesim did not write: then
+    nothing is written.
     """
     try:
         data = read_manifest(out)
@@ -120,7 +124,8 @@ def list_file(out: Path, name: str) -> bool:
         return False
     if data is None:
         return False
-    data["files"][name] = file_digest(out / name)
+    for name in names:
+        data["files"][name] = file_digest(out / name)
     atomic_write_text(out / NAME, json.dumps(data, indent=2, sort_keys=True) + "\n")
     return True
 

@@ -67,6 +67,7 @@ __all__ = [
     "Store",
     "StoreDamaged",
     "StoreError",
+    "damaged",
     "draw_columns",
     "loss_columns",
     "point_cells",
@@ -159,7 +160,7 @@ _IO_ERRORS = (duckdb.IOException, duckdb.SerializationException, duckdb.Internal
 """What DuckDB raises reading a file cut short or overwritten (not a lock: see _open_failed)."""
 
 
-def _damaged(path: Path, exc: Exception) -> str | None:
+def damaged(path: Path, exc: Exception) -> str | None:
     """The message when ``exc`` is DuckDB failing to read a file whose header is a DuckDB
     database's (the magic ``DUCK`` at byte 8), else None: not a database, not damaged."""
     if not isinstance(exc, _IO_ERRORS) or "lock" in str(exc).lower():
@@ -283,9 +284,9 @@ class Store:
             raise StoreError(f"{str(p)!r} is not a battlesim study: {exc}") from None
         except (duckdb.Error, KeyError, IndexError, TypeError, ValueError) as exc:
             store.close()
-            damaged = _damaged(p, exc)
-            if damaged is not None:
-                raise StoreDamaged(damaged) from None
+            damaged_as = damaged(p, exc)
+            if damaged_as is not None:
+                raise StoreDamaged(damaged_as) from None
             detail = (str(exc).splitlines() or [type(exc).__name__])[0]
             raise StoreError(f"{str(p)!r} is not a battlesim study: {detail}") from None
         return store
@@ -305,7 +306,28 @@ class Store:
         (:func:`sim.batch.storage.units.start_details`).
         """
         p = Path(path)
-        store = cls(p, _connect(p, False))
+        try:
+            store = cls(p, _connect(p, False))
+        except KeyboardInterrupt:  # while DuckDB made the file: it holds nothing of ours
+            for leftover in (p, p.with_name(p.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+            raise
+        try:
+            return store._create(meta, points, sides, details)
+        except BaseException:  # Ctrl-C or an error before the first commit: no empty study
+            store.close()  # left behind, which neither --resume nor a new study could take
+            for leftover in (p, p.with_name(p.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+            raise
+
+    def _create(
+        self,
+        meta: dict[str, Any],
+        points: Sequence[dict[str, Any]],
+        sides: dict[str, tuple[str, list[str]]],
+        details: Sequence[DetailColumn],
+    ) -> Store:
+        store = self
         store._loss = loss_columns(sides)
         store._draws = draw_columns(sides, store._loss)
         meta = {**meta, "loss_columns": [list(x) for x in store._loss]}
@@ -504,17 +526,25 @@ class Store:
         utf8_path(dest)
         dest.mkdir(parents=True, exist_ok=True)
         options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
-        written = []
-        for name, key in TABLES.items():
-            out = dest / f"{name}.{fmt}"
-            # runs: with its pilot flag and factor columns (runs_export_select)
-            table = f"({runs_export_select(self)})" if name == "runs" else name
-            select = f"SELECT * FROM {table} ORDER BY {key}"
-            if fmt == "csv":  # text a spreadsheet would run as a formula stays text
-                select = csv_select(self.con, select)
-            with exporting(out) as temp:  # an old export survives a failed one
-                self.con.execute(f"COPY ({select}) TO {_literal(str(temp))} ({options})")
-            written.append(out)
+        written: list[Path] = []
+        try:
+            for name, key in TABLES.items():
+                out = dest / f"{name}.{fmt}"
+                # runs: with its pilot flag and factor columns (runs_export_select)
+                table = f"({runs_export_select(self)})" if name == "runs" else name
+                select = f"SELECT * FROM {table} ORDER BY {key}"
+                if fmt == "csv":  # text a spreadsheet would run as a formula stays text
+                    select = csv_select(self.con, select)
+                with exporting(out) as temp:  # an old export survives a failed one
+                    self.con.execute(f"COPY ({select}) TO {_literal(str(temp))} ({options})")
+                written.append(out)
+        except duckdb.Error as exc:  # a database damaged past its opening: no part-export
+            for path in written:
+                path.unlink(missing_ok=True)
+            damaged_as = damaged(self.path, exc)
+            if damaged_as is not None:
+                raise StoreDamaged(damaged_as) from None
+            raise
         return written
 
 
@@ -560,9 +590,9 @@ def _connect(path: Path, read_only: bool, files: bool = False) -> duckdb.DuckDBP
     try:
         return duckdb.connect(str(path), read_only=read_only, config=config)
     except duckdb.Error as exc:
-        damaged = _damaged(path, exc)
-        if damaged is not None:
-            raise StoreDamaged(damaged) from None
+        damaged_as = damaged(path, exc)
+        if damaged_as is not None:
+            raise StoreDamaged(damaged_as) from None
         raise StoreError(_open_failed(path, exc, read_only)) from None
 
 

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import duckdb
 from pydantic import ValidationError
 
 from engine.canonical import canonical_json
@@ -79,7 +80,14 @@ from sim.batch.storage.manifest import (
 from sim.batch.storage.opening import DB_NAME, other_dice
 from sim.batch.storage.schema import DIGEST_TABLE
 from sim.batch.storage.sql import table_columns
-from sim.batch.storage.store import Store, StoreDamaged, point_cells, point_label, quote
+from sim.batch.storage.store import (
+    Store,
+    StoreDamaged,
+    damaged,
+    point_cells,
+    point_label,
+    quote,
+)
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import legacy_units
 from sim.batch.verification.replays import replay_name
@@ -114,6 +122,8 @@ class StudyCheck:
     """Kept replays of the sampled runs compared byte for byte."""
     differences: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    damaged: bool = False
+    """The database could not be read through: nothing past the damage was checked."""
 
     @property
     def ok(self) -> bool:
@@ -143,13 +153,14 @@ class StudyCheck:
             "runs": self.runs,
             "sample_seed": self.sample_seed,
             "sampled": self.sampled,
-            "catch_probability": self.catch,
+            "catch_probability": None if self.damaged else self.catch,
             "digests": self.digests,
             "files": self.files,
             "replays": self.replays,
             "differences": self.differences,
             "difference_count": self.difference_count,
             "notes": self.notes,
+            "damaged": self.damaged,
         }
 
 
@@ -695,10 +706,12 @@ def verify_study(
     except StoreDamaged as exc:  # a study cut short or overwritten: damaged, not foreign
         check = StudyCheck(str(folder), 0, seed if seed is not None else fresh_seed())
         check.differences.append(str(exc))
+        check.damaged = True
         return check
+    check = StudyCheck(str(folder), 0, seed if seed is not None else fresh_seed())
     try:
         meta = store.meta()
-        check = StudyCheck(str(folder), store.count(), seed if seed is not None else fresh_seed())
+        check.runs = store.count()
         if not _check_complete(store, meta, check):
             return check  # more rows than any plan: nothing more is read
         _check_plan(store, meta, check)
@@ -710,6 +723,13 @@ def verify_study(
         _check_summary(store, path, meta, check)
         if sample > 0:
             _check_runs(store, path, meta, sample, check)
+        return check
+    except duckdb.Error as exc:  # damaged past what opening reads (the file's tail cut off)
+        damaged_as = damaged(store.path, exc)
+        if damaged_as is None:
+            raise
+        check.differences.append(damaged_as)
+        check.damaged = True
         return check
     finally:
         store.close()
@@ -731,7 +751,12 @@ def verify_lines(check: StudyCheck) -> list[str]:
         f"a run altered with its digests recomputed is caught with probability "
         f"{check.catch:.2%} ({len(check.sampled)} of {check.runs}; --all fights every run)"
     )
-    if check.ok:
+    if check.damaged:
+        lines.append(
+            f"{check.study}: {check.difference_count} difference(s): its database is damaged, "
+            "so nothing past the damage was checked"
+        )
+    elif check.ok:
         lines.append(
             f"OK: {check.study}: plan, seeds, every planned run present and summary.json "
             f"re-derived from {check.runs} runs; {digests}{files}"

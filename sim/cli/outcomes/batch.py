@@ -148,6 +148,11 @@ def _interrupted(db: Path) -> str:
     from sim.batch.storage.store import Store, StoreError
     from sim.text.grammar import count
 
+    if not db.is_file():  # interrupted while the database was being made: it was removed
+        return (
+            "battlesim: interrupted before the study's database was made: nothing is kept — "
+            "run the same command to start the study"
+        )
     done = 0
     if db.is_file():
         try:
@@ -480,14 +485,16 @@ def study(
         _export(folder, fmt, folder / "export", show, inside=True)
 
 
-def note_incomplete(folder: Path, store: Store | None, command: str = "export") -> None:
+def note_incomplete(folder: Path, store: Store | None, command: str = "export") -> bool:
     """A note when the study in ``folder`` stopped before its end (its ``progress.json``
     not finished): what is read is the runs committed so far (counted in ``store``, else
-    as the progress file says: it is written after each commit, so it may lag one)."""
+    as the progress file says: it is written after each commit, so it may lag one).
+    True when it noted so."""
     from sim.batch.storage.progress import read_progress
 
     progress = read_progress(folder)
-    if progress is not None and not progress.finished:
+    incomplete = progress is not None and not progress.finished
+    if progress is not None and incomplete:
         committed = store.count() if store is not None else progress.committed
         common.say(
             f"battlesim: note: {str(folder)!r} is incomplete ({committed:,} of "
@@ -495,6 +502,7 @@ def note_incomplete(folder: Path, store: Store | None, command: str = "export") 
             f"--resume, then {command} again",
             err=True,
         )
+    return incomplete
 
 
 def _export(
@@ -517,16 +525,24 @@ def _export(
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     try:
-        note_incomplete(folder, store)
+        store.meta(), store.points()  # a damaged plan or design point: refused, not copied
+        incomplete = note_incomplete(folder, store)
         utf8_path(dest)  # DuckDB cannot write to any other
         if inside:
             own_folder(dest)  # a planted link must not send the export out of the study
         found = [export_wide(store, dest, fmt)] if wide else store.export(dest, fmt)
         written = [str(p) for p in found]
-        if inside:  # the study's own export/: listed in its manifest
-            from sim.batch.storage.manifest import write_manifest
+        if inside:  # the study's own export/: its files added to the manifest, nothing else
+            from sim.batch.storage.manifest import list_files
 
-            write_manifest(folder, store)
+            listed = list_files(folder, [f"export/{Path(p).name}" for p in found])
+            if not listed and not incomplete:  # an incomplete study was noted just above
+                common.say(
+                    f"battlesim: note: {str(folder)!r} has no manifest.json battlesim wrote (a "
+                    "study stopped before its end writes none): the export is not listed in "
+                    "one; --resume completes the study",
+                    err=True,
+                )
     except StoreError as exc:
         _bad_input(_error(str(exc)))
     finally:

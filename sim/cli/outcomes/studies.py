@@ -136,9 +136,9 @@ def _plot(result: dict[str, object], study_dir: str, out: str | None, force: boo
     try:
         drawn = discover_plot(result, checked)
         if out is None:
-            from sim.batch.storage.manifest import list_file
+            from sim.batch.storage.manifest import list_files
 
-            list_file(Path(study_dir), "plots/discover.png")
+            list_files(Path(study_dir), ["plots/discover.png"])
         return drawn
     except OSError as exc:
         common.fail(f"cannot write {path}: {exc.strerror or exc}")
