@@ -370,8 +370,8 @@ the complete one, and no manifest vouches for it."""
 
 
 def _drop_stale(out: Path, note: Callable[[str], None] | None) -> None:
-    """Remove :data:`STALE` from the study folder ``out`` (a folder's files, not the
-    folder; links as links, never followed), and say which."""
+    """Remove :data:`STALE` from the study folder ``out`` (a folder's files, and the
+    folder once they leave it empty; links as links, never followed), and say which."""
     removed: list[str] = []
     for name in STALE:
         path = out / name
@@ -380,6 +380,8 @@ def _drop_stale(out: Path, note: Callable[[str], None] | None) -> None:
                 if item.is_file() or item.is_symlink():
                     item.unlink()
                     removed.append(f"{name}/{item.name}")
+            with contextlib.suppress(OSError):  # not empty: a folder of the user's inside
+                path.rmdir()
         elif path.is_file() or path.is_symlink():
             path.unlink()
             removed.append(name)

@@ -455,7 +455,7 @@ class _Builder:
 def _yaml_hint(context: str, problem: str, line: int, where: yaml.Mark | None) -> str:
     """What PyYAML's words usually mean, for its three commonest mistakes of layout."""
     if "'\\t'" in problem and "cannot start any token" in problem:
-        return " (YAML indents with spaces, never tabs)"
+        return " (a tab: YAML wants spaces to indent, and after a ':' or '-')"
     if problem == "mapping values are not allowed here":
         return (
             " (a 'key:' where none can begin: check this line's indentation, or quote a value "

@@ -269,8 +269,8 @@ def test_python_tag_never_executes(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         ),
         (
             "s:\n\t- a\n",
-            "f:2: not valid YAML: found character '\\t' that cannot start any token (YAML "
-            "indents with spaces, never tabs)",
+            "f:2: not valid YAML: found character '\\t' that cannot start any token (a tab: "
+            "YAML wants spaces to indent, and after a ':' or '-')",
         ),
     ],
 )

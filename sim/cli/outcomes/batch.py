@@ -118,8 +118,9 @@ def _run(
     except StudyIncomplete as exc:
         click.echo(_error(str(exc)), err=True)
         sys.exit(1)
-    except KeyboardInterrupt:
-        click.echo("\n" + _interrupted(out / DB_NAME), err=True)
+    except KeyboardInterrupt:  # a new line first only to end a progress bar's line
+        lead = "\n" if isinstance(bar, ProgressBar) else ""
+        click.echo(lead + _interrupted(out / DB_NAME), err=True)
         sys.exit(1)
     finally:
         if isinstance(bar, ProgressBar):
