@@ -188,6 +188,7 @@ def test_verify_json_is_the_check_as_data(study: Path) -> None:
         "differences": [],
         "difference_count": 0,
         "notes": [],
+        "damaged": False,
     }
     assert data["replays"] == len([i for i in data["sampled"] if i % 4 == 0])
 
