@@ -106,7 +106,7 @@ def test_a_plugin_written_against_the_02_docs_runs_unchanged(tmp_path: Path) -> 
     )
     env = {**os.environ, "PYTHONPATH": str(site)}
 
-    def battlesim(*args: str) -> list[str]:
+    def battlesim(*args: str, err: list[str] | None = None) -> list[str]:
         done = subprocess.run(
             [str(BATTLESIM), *args],
             cwd=tmp_path,
@@ -116,6 +116,8 @@ def test_a_plugin_written_against_the_02_docs_runs_unchanged(tmp_path: Path) -> 
             check=False,
         )
         assert done.returncode == 0, done.stderr
+        if err is not None:
+            err += done.stderr.splitlines()
         return done.stdout.splitlines()
 
     # Achilles: 9 health; his blows take 2, 2, 0, 0, 1 ... the page's own figures.
@@ -131,6 +133,21 @@ def test_a_plugin_written_against_the_02_docs_runs_unchanged(tmp_path: Path) -> 
     assert battlesim("show", "d.jsonl", "--unit", "hector")[-1].split() == [
         "5", "41", "2/8", "health", "-"
     ]  # fmt: skip
+    # check-ruleset tells its author what Python's default filters hide: the old path
+    notes: list[str] = []
+    battlesim(
+        "check-ruleset",
+        "duel",
+        "--scenario",
+        "duel.yaml",
+        "--only",
+        "run-prints-headline",
+        err=notes,
+    )
+    assert [n for n in notes if n.startswith("battlesim: note:")] == [
+        "battlesim: note: ruleset 'duel' imports an old module path: sim.ruleset has moved to "
+        "sim.contract: import sim.contract (the old name goes in battlesim 0.4) (__init__.py:13)"
+    ]
 
 
 def test_running_an_old_path_as_a_module_says_where_it_went() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,17 @@ def _unchecked(verdicts: list[Verdict]) -> list[str]:
         else:
             lines.append(f"not checked  {len(ids)} requirements ({', '.join(ids)}): {cause}")
     return lines
+
+
+def _moved_imports(caught: list[warnings.WarningMessage]) -> list[str]:
+    """What the ruleset's import said of old module paths (``sim._moved``'s warnings),
+    each with where: the paths go in battlesim 0.4, so a plugin author should hear of
+    them here, where Python's default filters would hide them."""
+    return [
+        f"{w.message} ({Path(w.filename).name}:{w.lineno})"
+        for w in caught
+        if issubclass(w.category, DeprecationWarning) and " has moved to " in str(w.message)
+    ]
 
 
 def _summary(verdicts: list[Verdict]) -> str:
@@ -95,9 +107,15 @@ def check_ruleset(
         hint = did_you_mean(name, names) or f"; installed: {', '.join(names)}"
         common.fail(f"unknown ruleset {name!r}{hint}")
     try:
-        ruleset = get_ruleset(name)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DeprecationWarning)
+            ruleset = get_ruleset(name)
     except RulesetUnavailable as exc:  # a broken entry point or module: the plugin cannot load
         common.fail(str(exc))
+    moved = _moved_imports(caught)
+    for line in moved:
+        click.echo(f"battlesim: note: ruleset {name!r} imports an old module path: {line}",
+                   err=True)  # fmt: skip
     ids = [r.id for r in REQUIREMENTS]
     for wanted in only:
         if wanted not in ids:
@@ -125,6 +143,7 @@ def check_ruleset(
                 "passed": sum(v.status == "met" for v in verdicts),
                 "failed": sum(v.status == "failed" for v in verdicts),
                 "not_checked": sum(v.status == "not checked" for v in verdicts),
+                "moved_imports": moved,
                 "ok": all(v.status == "met" or v.extra is not None for v in verdicts),
             }
         )
