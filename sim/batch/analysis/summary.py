@@ -101,8 +101,7 @@ def _stopping(
     """Why a point stopped: ``ci`` (it ran what the target asked for) or ``runs`` (the cap).
 
     ``half_width`` is the widest side's Wilson 95 % half-width over the
-    point's summarised runs; ``target_met`` whether it is at most the target (None
-    without one: a study without ``--until-ci`` has no target to meet or miss).
+    point's summarised runs; ``target_met`` whether it is at most the target.
     With the ``pilot`` rule the pilot's counts decide the stop (as the study
     did); a study of the old ``sequential`` rule stopped when the target was met.
     """
@@ -119,7 +118,7 @@ def _stopping(
         planned, capped = confirm_runs(wins, done_pilot, float(plan["until_ci"]), runs, chunk)
         out["stopped"] = "runs" if capped else "ci"
         out["confirm_planned"] = planned
-    return {**out, "target_met": met if until_ci is not None else None}
+    return {**out, "target_met": met}
 
 
 def _pilot(store: Store, plan: dict[str, Any], sides: dict[str, Any]) -> dict[int, dict[str, Any]]:
