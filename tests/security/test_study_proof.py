@@ -221,22 +221,30 @@ def test_a_truncated_kept_replay_is_caught(copy: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("cut", ["half", "to 4000 bytes", "its last block"])
+@pytest.mark.parametrize("cut", ["half", "to 4000 bytes", "its last block", "overwritten"])
 def test_a_truncated_study_database_is_damaged_not_foreign(copy: Path, cut: str) -> None:
     """study.duckdb cut to half its size, to 4,000 bytes (its header and part of its first
-    block), or by its last 4 KiB block (which opening does not read): verify names it
-    damaged, exit 1, as any difference, and says nothing past it was checked; export
-    refuses it in one line, exit 2, and leaves no part of an export. A file that is no
-    DuckDB database is foreign (exit 2)."""
+    block), or by its last 4 KiB block (which opening does not read), or a block of it
+    overwritten (its checksum fails): verify names it damaged, exit 1, as any difference,
+    and says nothing past it was checked; export refuses it in one line, exit 2, and
+    leaves no part of an export. A file that is no DuckDB database is foreign (exit 2)."""
     db = copy / "study.duckdb"
     size = db.stat().st_size
     with db.open("r+b") as f:
-        f.truncate({"half": size // 2, "to 4000 bytes": 4000}.get(cut, size - 4096))
+        if cut == "overwritten":
+            f.seek(8192)
+            f.write(b"\xff" * 4096)
+        else:
+            f.truncate({"half": size // 2, "to 4000 bytes": 4000}.get(cut, size - 4096))
     code, lines = _verify(copy)
     assert code == 1
+    why = (
+        "Corrupt database file: computed checksum"
+        if cut == "overwritten"
+        else "IO Error: Could not read enough bytes from file"
+    )
     assert lines[0].startswith(
-        f"DIFFERS: {str(db)!r} is damaged: a DuckDB database that cannot be read through (IO "
-        "Error: Could not read enough bytes from file"
+        f"DIFFERS: {str(db)!r} is damaged: a DuckDB database that cannot be read through ({why}"
     )
     assert lines[1:] == [
         f"{copy}: 1 difference(s): its database is damaged, so nothing past the damage was checked"
@@ -281,6 +289,60 @@ def test_an_export_after_tampering_does_not_vouch_for_it(copy: Path) -> None:
     assert {n for n in listed if n.endswith(".parquet")} == {
         f"export/{t}.parquet" for t in ("points", "runs", "study", "unit_finals")
     }
+
+
+def test_a_failed_export_leaves_the_old_export_whole(copy: Path) -> None:
+    """A write that fails on the third table (a full disk): no table of the new export is
+    put in place, every file of the old one is as it was, and it is no damage to the study
+    (the database reads back whole)."""
+    before = {p.name: p.read_bytes() for p in (copy / "export").iterdir()}
+    store = Store.open(copy / "study.duckdb", read_only=True, files=True)
+
+    class FullDisk:
+        def __init__(self, con: Any) -> None:
+            self.con, self.copies = con, 0
+
+        def execute(self, sql: str, *args: Any) -> Any:
+            if sql.startswith("COPY"):
+                self.copies += 1
+                if self.copies == 3:
+                    raise duckdb.IOException('IO Error: Could not write file "x": No space left')
+            return self.con.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.con, name)
+
+    real = store.con
+    store.con = FullDisk(real)  # type: ignore[assignment]
+    try:
+        with pytest.raises(duckdb.IOException, match="No space left"):
+            store.export(copy / "export", "csv")
+    finally:
+        store.con = real
+        store.close()
+    assert {p.name: p.read_bytes() for p in (copy / "export").iterdir()} == before
+    assert _verify(copy, "--sample", "0")[0] == 0
+
+
+def test_a_resume_never_vouches_for_an_export_it_did_not_make(copy: Path) -> None:
+    """The study completed again (--resume of a finished study) writes its manifest anew:
+    its own files as they are, an export only as the manifest before listed it. An export
+    forged since still differs; with the manifest removed too, the export is listed in
+    none (verify notes it), never digested as it now is."""
+    forged = copy / "export" / "runs.csv"
+    forged.write_text("run_id\n0,forged\n", encoding="utf-8")
+    args: list[str | Path] = ["batch", BRAWL, "--runs", str(RUNS), "--keep-replays", "2"]
+    args += ["--out", copy, "-q", "--resume"]
+    assert invoke(*args).exit_code == 0
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1
+    assert lines[:-1] == ["DIFFERS: export/runs.csv: differs from its digest in manifest.json"]
+    (copy / "manifest.json").unlink()
+    assert invoke(*args).exit_code == 0
+    listed = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))["files"]
+    assert not [name for name in listed if name.startswith("export/")]
+    code, lines = _verify(copy, "--sample", "0")
+    assert lines[0].startswith("note: not in manifest.json (written after the study?): export/")
 
 
 def test_a_study_with_digests_and_no_manifest_differs(copy: Path) -> None:

@@ -95,15 +95,33 @@ def listed_files(out: Path) -> list[str]:
     return sorted(found)
 
 
+AFTER = ("export/", "plots/discover.png")
+"""What is made after the study, by ``export`` and ``discover`` (:func:`list_files`)."""
+
+
 def write_manifest(out: Path, store: Store) -> None:
-    """Write ``out/manifest.json`` for the study in ``store`` and the files in ``out``."""
+    """Write ``out/manifest.json`` for the study in ``store``: the files the study writes
+    itself (``summary.json``, ``progress.json``, its plots) as they are now, and the files
+    made after it (:data:`AFTER`) only as the manifest before listed them. A study
+    completed (or resumed) never vouches for an export or a plot it did not make: one
+    edited since keeps its old digest, and so still differs; one no manifest listed is
+    left for ``verify`` to note."""
     runs, root = runs_root(store) if store.has_digests else (None, None)
+    try:
+        before = (read_manifest(out) or {}).get("files", {})
+    except ValueError:
+        before = {}
+    files = {
+        name: before[name] if name.startswith(AFTER) else file_digest(out / name)
+        for name in listed_files(out)
+        if not name.startswith(AFTER) or name in before
+    }
     data: dict[str, Any] = {
         "format": 1,
         "study": study_digest(store),
         "runs": runs,
         "runs_root": root,
-        "files": {name: file_digest(out / name) for name in listed_files(out)},
+        "files": files,
     }
     atomic_write_text(out / NAME, json.dumps(data, indent=2, sort_keys=True) + "\n")
 

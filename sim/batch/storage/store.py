@@ -156,14 +156,17 @@ class StoreDamaged(StoreError):
     truncated, or overwritten in part. ``verify`` calls the study damaged (exit 1)."""
 
 
-_IO_ERRORS = (duckdb.IOException, duckdb.SerializationException, duckdb.InternalException)
-"""What DuckDB raises reading a file cut short or overwritten (not a lock: see _open_failed)."""
+_READ_DAMAGE = ("could not read enough bytes from file", "corrupt database file")
+"""DuckDB's words when a file's blocks cannot be read back: cut short, or a block whose
+checksum fails (overwritten in part). Nothing else counts: a lock, a read-only file
+system, a permission or a failed write is the machine's, not damage to the study."""
 
 
 def damaged(path: Path, exc: Exception) -> str | None:
-    """The message when ``exc`` is DuckDB failing to read a file whose header is a DuckDB
-    database's (the magic ``DUCK`` at byte 8), else None: not a database, not damaged."""
-    if not isinstance(exc, _IO_ERRORS) or "lock" in str(exc).lower():
+    """The message when ``exc`` is DuckDB failing to read back a block of a file whose
+    header is a DuckDB database's (the magic ``DUCK`` at byte 8), else None."""
+    detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if not isinstance(exc, duckdb.Error) or not any(m in detail.lower() for m in _READ_DAMAGE):
         return None
     try:
         with path.open("rb") as f:
@@ -171,7 +174,6 @@ def damaged(path: Path, exc: Exception) -> str | None:
                 return None
     except OSError:
         return None
-    detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     return f"{str(path)!r} is damaged: a DuckDB database that cannot be read through ({detail})"
 
 
@@ -528,19 +530,21 @@ class Store:
         options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
         written: list[Path] = []
         try:
-            for name, key in TABLES.items():
-                out = dest / f"{name}.{fmt}"
-                # runs: with its pilot flag and factor columns (runs_export_select)
-                table = f"({runs_export_select(self)})" if name == "runs" else name
-                select = f"SELECT * FROM {table} ORDER BY {key}"
-                if fmt == "csv":  # text a spreadsheet would run as a formula stays text
-                    select = csv_select(self.con, select)
-                with exporting(out) as temp:  # an old export survives a failed one
+            # Every table written aside first; all put in place only once each is whole,
+            # so a failed export (a damaged database, a full disk, Ctrl-C) leaves the
+            # folder's old export, every file of it, as it was.
+            with contextlib.ExitStack() as stack:
+                for name, key in TABLES.items():
+                    out = dest / f"{name}.{fmt}"
+                    # runs: with its pilot flag and factor columns (runs_export_select)
+                    table = f"({runs_export_select(self)})" if name == "runs" else name
+                    select = f"SELECT * FROM {table} ORDER BY {key}"
+                    if fmt == "csv":  # text a spreadsheet would run as a formula stays text
+                        select = csv_select(self.con, select)
+                    temp = stack.enter_context(exporting(out))
                     self.con.execute(f"COPY ({select}) TO {_literal(str(temp))} ({options})")
-                written.append(out)
-        except duckdb.Error as exc:  # a database damaged past its opening: no part-export
-            for path in written:
-                path.unlink(missing_ok=True)
+                    written.append(out)
+        except duckdb.Error as exc:
             damaged_as = damaged(self.path, exc)
             if damaged_as is not None:
                 raise StoreDamaged(damaged_as) from None
@@ -599,7 +603,7 @@ def _connect(path: Path, read_only: bool, files: bool = False) -> duckdb.DuckDBP
 def _open_failed(path: Path, exc: duckdb.Error, read_only: bool) -> str:
     """One line saying why DuckDB could not open a study: a lock held, or what the OS said."""
     detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    if isinstance(exc, duckdb.IOException) and "lock" in detail.lower():
+    if isinstance(exc, duckdb.IOException) and "could not set lock" in detail.lower():
         return f"cannot open {str(path)!r}: in use by another battlesim process ({detail})"
     if not read_only and "read-only file system" in detail.lower():
         return (

@@ -539,9 +539,8 @@ def _export(
             listed = list_files(folder, [f"export/{Path(p).name}" for p in found])
             if not listed and not incomplete:  # an incomplete study was noted just above
                 common.say(
-                    f"battlesim: note: {str(folder)!r} has no manifest.json battlesim wrote (a "
-                    "study stopped before its end writes none): the export is not listed in "
-                    "one; --resume completes the study",
+                    f"battlesim: note: {str(folder)!r} has no manifest.json battlesim wrote: "
+                    "the export is listed in none, and verify says so",
                     err=True,
                 )
     except StoreError as exc:
