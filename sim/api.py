@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
 from engine.log import FileSink
 from engine.replayfile.reader import read_replay
+from sim.batch.storage import StoreDamaged, StoreError
 from sim.contract import Outcome, headline
 from sim.outputs import OutputError, check_output, is_replay
 from sim.replay.file import ReplayFile
@@ -29,9 +30,6 @@ from sim.replay.memory import LoadedReplay
 from sim.replay.verify import verify_replay
 from sim.scenario.load import ScenarioError, load_scenario
 from sim.scenario.values import check_seed, check_turn
-
-if TYPE_CHECKING:  # imported when asked for (__getattr__, below): DuckDB is heavy
-    from sim.batch.storage.store import StoreDamaged, StoreError
 
 __all__ = [
     "IncompleteStudyWarning",
@@ -192,16 +190,6 @@ def state_at(path: str | Path, turn: int | None = None) -> Any:
     return open_replay(path).state_at(turn)
 
 
-def __getattr__(name: str) -> Any:
-    """``StoreError`` and ``StoreDamaged``, what :func:`load_study` raises, imported from the
-    study store (DuckDB) only when asked for: ``import sim.api`` stays light."""
-    if name in ("StoreError", "StoreDamaged"):
-        from sim.batch.storage import store  # noqa: PLC0415
-
-        return getattr(store, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 class IncompleteStudyWarning(UserWarning):
     """:func:`load_study` read a study that stopped before its end: the DataFrame holds
     the runs committed so far. ``battlesim batch ... --resume`` completes the study;
@@ -224,7 +212,7 @@ def load_study(folder: str | Path) -> Any:
     Raises:
         StoreError: no study in ``folder``, or a database that is not a study
             (:class:`StoreDamaged`, a StoreError, when it is one cut short); both
-            import from here, ``from sim.api import StoreError``.
+            import from here, ``from sim.api import StoreError``, with no DuckDB.
         ImportError: pandas is not installed.
     """
     import warnings  # noqa: PLC0415

@@ -172,8 +172,9 @@ def check(requirement: Requirement, battles: Sequence[Battle]) -> Verdict:
             requirement.check(battle)
         except RequirementFailed as exc:
             return Verdict(requirement, "failed", exc.message, exc.scenario)
-        except NotChecked as exc:
-            skipped = skipped or (str(exc), battle.name, exc.extra)
+        except NotChecked as exc:  # the ruleset's own cause outweighs a missing extra
+            if skipped is None or (skipped[2] is not None and exc.extra is None):
+                skipped = (str(exc), battle.name, exc.extra)
         except Exception as exc:  # the ruleset's own error is the finding
             return Verdict(requirement, "failed", _crash(battle, exc), battle.name)
     if skipped is not None:

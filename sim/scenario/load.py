@@ -452,8 +452,11 @@ class _Builder:
         return ScenarioError([Located(self.file, node.start_mark.line + 1, field, message)])
 
 
-def _yaml_hint(context: str, problem: str, line: int, where: yaml.Mark | None) -> str:
-    """What PyYAML's words usually mean, for its three commonest mistakes of layout."""
+def _yaml_hint(
+    context: str, problem: str, mark: yaml.Mark | None, where: yaml.Mark | None
+) -> str:
+    """What PyYAML's words usually mean, for its commonest mistakes of layout."""
+    line = mark.line + 1 if mark is not None else 1
     if "'\\t'" in problem and "cannot start any token" in problem:
         return " (a tab: YAML wants spaces to indent, and after a ':' or '-')"
     if problem == "mapping values are not allowed here":
@@ -463,6 +466,11 @@ def _yaml_hint(context: str, problem: str, line: int, where: yaml.Mark | None) -
         )
     if context.startswith("while parsing a block") and problem.startswith("expected <block end>"):
         block = f"line {where.line + 1}'s" if where is not None else "its"
+        if mark is not None and where is not None and mark.column == where.column:
+            return (
+                f" (line {line} starts where {block} block does, but is the other kind: a "
+                "block is all '- ' items or all 'key:' lines)"
+            )
         return f" (line {line} is indented as no part of {block} block is: YAML nests by spaces)"
     return ""
 
@@ -491,7 +499,7 @@ def parse_yaml(text: str, file: str) -> tuple[Any, dict[Path_, int]]:
         # context, "but found another document" the problem.
         where = exc.context_mark
         context = f"{exc.context} (line {where.line + 1}), " if exc.context and where else ""
-        hint = _yaml_hint(exc.context or "", exc.problem or "", line, where)
+        hint = _yaml_hint(exc.context or "", exc.problem or "", mark, where)
         raise ScenarioError(
             [Located(file, line, "", f"not valid YAML: {context}{exc.problem}{hint}")]
         ) from None

@@ -137,16 +137,17 @@ def test_overriding_is_a_copy_not_an_edit(tmp_path: Path) -> None:
     ("flags", "expected"),
     [
         # chunk_size 10: the pilot is ⌈min(z²/32W², R/4)⌉ = 2 runs rounded up to a whole
-        # chunk, 10, at most R: all of R = 8 (or 6), none left to confirm
+        # chunk, 10, at most R: all of R = 8 (or 6), none left to confirm; R = 11 is the
+        # fewest that leave one (a pilot of 10)
         ((), "{study}:5: until_ci: its pilot takes 8 runs of a point, leaving none of "
-            "replications 8 for the confirmatory sample: raise replications (at least 18) or "
+            "replications 8 for the confirmatory sample: raise replications (at least 11) or "
             "lower chunk_size"),
         (("--runs", "6"), "{study}:5: until_ci: its pilot takes 6 runs of a point, leaving "
-            "none of --runs 6 for the confirmatory sample: raise --runs (at least 16) or lower "
+            "none of --runs 6 for the confirmatory sample: raise --runs (at least 11) or lower "
             "chunk_size"),
         (("--runs", "6", "--until-ci", "0.1"), "battlesim: error: --until-ci 0.1: its pilot "
             "takes 6 runs of a point, leaving none of --runs 6 for the confirmatory sample: "
-            "raise --runs (at least 16) or lower the study file's chunk_size"),
+            "raise --runs (at least 11) or lower the study file's chunk_size"),
     ],
 )  # fmt: skip
 def test_an_until_ci_without_room_for_its_pilot_names_each_value_as_given(

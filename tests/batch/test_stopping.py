@@ -89,7 +89,8 @@ def test_a_run_too_short_for_a_pilot_and_a_confirmation_is_refused(tmp_path: Pat
     result = invoke("batch", STONE_WALL, "--out", tmp_path, *args)
     assert result.exit_code == 2
     assert "its pilot takes 5 runs of a point, leaving none of --runs 5" in result.output
-    assert "raise --runs (at least 10)" in result.output
+    # the fewest --runs that leave one: 6 (a pilot of ⌈min(48, 6/4)⌉ = 2 runs, one chunk of 5)
+    assert "raise --runs (at least 6)" in result.output
 
 
 def test_a_study_killed_after_its_pilot_resumes_to_the_same_stop(

@@ -187,6 +187,11 @@ def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
         ("[1, 2]\n", None),  # not battlesim's shape
         ('{"committed": "ten", "planned": 80}\n', None),
         ("{not json\n", None),
+        ('{"committed": 1e400, "planned": 80}\n', None),  # not int(inf): an OverflowError
+        ('{"committed": "10", "planned": 80}\n', None),
+        ('{"committed": true, "planned": 80}\n', None),
+        ('{"committed": 3.7, "planned": 80}\n', None),
+        (" " * 5000 + "{}\n", None),  # longer than battlesim ever writes
     ],
 )
 def test_the_progress_file_is_read_back_or_ignored(
@@ -196,6 +201,19 @@ def test_the_progress_file_is_read_back_or_ignored(
     (tmp_path / "progress.json").write_text(text, encoding="utf-8")
     assert read_progress(tmp_path) == expected
     assert read_progress(tmp_path / "absent") is None
+
+
+def test_a_progress_file_that_is_no_file_is_not_read(tmp_path: Path) -> None:
+    """A link to /dev/zero (endless) or a FIFO (which would block) where progress.json
+    should be: None, at once, without reading it."""
+    import os
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "progress.json").symlink_to("/dev/zero")
+    assert read_progress(tmp_path / "a") is None
+    (tmp_path / "b").mkdir()
+    os.mkfifo(tmp_path / "b" / "progress.json")
+    assert read_progress(tmp_path / "b") is None
 
 
 def test_ctrl_c_at_a_terminal_on_a_local_dask_cluster_says_one_line(tmp_path: Path) -> None:

@@ -291,6 +291,32 @@ def test_an_export_after_tampering_does_not_vouch_for_it(copy: Path) -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("error", "is_damage"),
+    [
+        (duckdb.IOException('IO Error: Could not read enough bytes from file "s"'), True),
+        (duckdb.Error("Corrupt database file: computed checksum 1 does not match stored "
+                      "checksum 2 in block at location 8192"), True),
+        (duckdb.IOException('IO Error: Could not set lock on file "s": Conflicting lock is '
+                            "held in python (PID 1)"), False),
+        (duckdb.IOException('IO Error: Cannot open file "s": Read-only file system'), False),
+        (duckdb.IOException('IO Error: Cannot open file "s": Permission denied'), False),
+        (duckdb.IOException('IO Error: Could not write file "x.csv": File too large'), False),
+    ],
+)  # fmt: skip
+def test_damage_is_a_block_that_cannot_be_read_back(
+    study: Path, error: Exception, is_damage: bool
+) -> None:
+    """Only DuckDB's words for a block it cannot read back (cut short, a checksum that
+    fails) make a DuckDB file damaged; a lock, a read-only file system, a permission or a
+    failed write are the machine's, and keep their own messages."""
+    from sim.batch.storage.store import damaged
+
+    found = damaged(study / "study.duckdb", error)
+    assert (found is not None) == is_damage
+    assert damaged(study / "summary.json", error) is None  # not a DuckDB file: never damage
+
+
 def test_a_failed_export_leaves_the_old_export_whole(copy: Path) -> None:
     """A write that fails on the third table (a full disk): no table of the new export is
     put in place, every file of the old one is as it was, and it is no damage to the study

@@ -258,8 +258,14 @@ def test_python_tag_never_executes(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         (
             "s:\n  - id: a\n    n: 1\n  u: 3\n",
             "f:4: not valid YAML: while parsing a block collection (line 2), expected <block "
-            "end>, but found '?' (line 4 is indented as no part of line 2's block is: YAML "
-            "nests by spaces)",
+            "end>, but found '?' (line 4 starts where line 2's block does, but is the other "
+            "kind: a block is all '- ' items or all 'key:' lines)",
+        ),
+        (
+            "a: 1\n- b\n",
+            "f:2: not valid YAML: while parsing a block mapping (line 1), expected <block end>, "
+            "but found '-' (line 2 starts where line 1's block does, but is the other kind: a "
+            "block is all '- ' items or all 'key:' lines)",
         ),
         (
             "s:\n  - id: a\n   n: 1\n",

@@ -146,7 +146,8 @@ def test_a_plugin_written_against_the_02_docs_runs_unchanged(tmp_path: Path) -> 
     )
     assert [n for n in notes if n.startswith("battlesim: note:")] == [
         "battlesim: note: ruleset 'duel' imports an old module path: sim.ruleset has moved to "
-        "sim.contract: import sim.contract (the old name goes in battlesim 0.4) (__init__.py:13)"
+        "sim.contract: import sim.contract (the old name goes in battlesim 0.4) "
+        "(battlesim_duel/__init__.py:13)"
     ]
 
 

@@ -98,9 +98,12 @@ def pilot_problem(
     pilot = pilot_runs(w, replications, chunk)
     if pilot < replications:
         return None
+    least = replications + 1  # the fewest runs that leave the pilot a run to confirm
+    while pilot_runs(w, least, chunk) >= least:
+        least += 1
     return (
         f"its pilot takes {pilot} runs of a point, leaving none of {runs_name} {replications} "
-        f"for the confirmatory sample: raise {runs_name} (at least {pilot + chunk}) or lower "
+        f"for the confirmatory sample: raise {runs_name} (at least {least}) or lower "
         f"{chunk_name}"
     )
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from engine.canonical import digest
 from engine.safety.atomic import atomic_write_text
+from engine.safety.files import FileProblem, read_bounded
 from sim.batch.storage.schema import DIGEST_TABLE
 from sim.batch.storage.store import Store
 
@@ -155,11 +156,11 @@ def read_manifest(out: Path) -> dict[str, Any] | None:
         ValueError: a manifest that is not one (unreadable, not JSON, wrong shape).
     """
     path = out / NAME
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return None
-    try:
-        data = json.loads(path.read_bytes()[: 64 << 20].decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    try:  # a regular file of at most 64 MiB: never a FIFO that blocks or an endless file
+        data = json.loads(read_bounded(path, 64 << 20).decode("utf-8"))
+    except (FileProblem, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"{NAME}: unreadable: {exc}") from None
     files = data.get("files") if isinstance(data, dict) else None
     if (

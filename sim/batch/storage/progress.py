@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.safety.files import FileProblem, read_bounded
+
 __all__ = ["StudyProgress", "read_progress"]
 
 _MAX_BYTES = 4096
@@ -30,13 +32,16 @@ class StudyProgress:
 
 def read_progress(folder: Path) -> StudyProgress | None:
     """``folder``'s progress, or None when it has no ``progress.json`` (a study of an
-    older battlesim) or one battlesim did not write."""
+    older battlesim) or one battlesim did not write: not a regular file of at most
+    :data:`_MAX_BYTES` (a link to ``/dev/zero``, a FIFO), not JSON, or counts that are not
+    whole numbers of runs."""
     try:
-        state = json.loads((folder / "progress.json").read_bytes()[:_MAX_BYTES])
-        return StudyProgress(
-            committed=int(state["committed"]),
-            planned=int(state["planned"]),
-            finished=state.get("finished") is True,
-        )
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        state = json.loads(read_bounded(folder / "progress.json", _MAX_BYTES))
+    except (FileProblem, ValueError):
         return None
+    if not isinstance(state, dict):
+        return None
+    committed, planned = state.get("committed"), state.get("planned")
+    if type(committed) is not int or type(planned) is not int or min(committed, planned) < 0:
+        return None
+    return StudyProgress(committed, planned, finished=state.get("finished") is True)

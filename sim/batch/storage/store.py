@@ -38,6 +38,7 @@ from engine.safety.atomic import exporting
 from sim.batch.execution.columnar import read, unpack
 from sim.batch.execution.digests import UNIT_TYPES, RunDigests, run_types
 from sim.batch.execution.rows import ChunkRows
+from sim.batch.storage import StoreDamaged, StoreError
 from sim.batch.storage.append import (
     column_names,
     column_types,
@@ -145,15 +146,6 @@ keeps what it wrote in memory — uncheckpointed rows until its WAL reaches 16 M
 by default, pages up to 80 % of RAM — so a study's memory would grow with its
 runs. A checkpoint every 8 MB of WAL (was 2 MB) halves what checkpoints cost a
 commit point and keeps at most a few MB of rows in memory."""
-
-
-class StoreError(RuntimeError):
-    """A study database that cannot be opened or used."""
-
-
-class StoreDamaged(StoreError):
-    """A DuckDB database file (its header says so) that DuckDB cannot read through:
-    truncated, or overwritten in part. ``verify`` calls the study damaged (exit 1)."""
 
 
 _READ_DAMAGE = ("could not read enough bytes from file", "corrupt database file")
@@ -308,17 +300,20 @@ class Store:
         (:func:`sim.batch.storage.units.start_details`).
         """
         p = Path(path)
+        made = [f for f in (p, p.with_name(p.name + ".wal")) if not f.exists()]
+        if len(made) < 2:  # a study is created where there is none; never over a file
+            raise StoreError(f"{str(p)!r} already exists: a new study is made where none is")
         try:
             store = cls(p, _connect(p, False))
         except KeyboardInterrupt:  # while DuckDB made the file: it holds nothing of ours
-            for leftover in (p, p.with_name(p.name + ".wal")):
+            for leftover in made:
                 leftover.unlink(missing_ok=True)
             raise
         try:
             return store._create(meta, points, sides, details)
         except BaseException:  # Ctrl-C or an error before the first commit: no empty study
             store.close()  # left behind, which neither --resume nor a new study could take
-            for leftover in (p, p.with_name(p.name + ".wal")):
+            for leftover in made:
                 leftover.unlink(missing_ok=True)
             raise
 

@@ -155,16 +155,15 @@ def _interrupted(db: Path) -> str:
             "run the same command to start the study"
         )
     done = 0
-    if db.is_file():
+    try:
+        store = Store.open(db, read_only=True)
         try:
-            store = Store.open(db, read_only=True)
-            try:
-                row = store.con.execute("SELECT count(*) FROM runs").fetchone()
-                done = int(row[0]) if row else 0
-            finally:
-                store.close()
-        except (StoreError, OSError, ValueError):
-            done = 0  # not readable now: claim nothing
+            row = store.con.execute("SELECT count(*) FROM runs").fetchone()
+            done = int(row[0]) if row else 0
+        finally:
+            store.close()
+    except (StoreError, OSError, ValueError):
+        done = 0  # not readable now: claim nothing
     if done == 0:
         return (
             "battlesim: interrupted before any chunk was committed: no run is kept — "
@@ -494,8 +493,7 @@ def note_incomplete(folder: Path, store: Store | None, command: str = "export") 
     from sim.batch.storage.progress import read_progress
 
     progress = read_progress(folder)
-    incomplete = progress is not None and not progress.finished
-    if progress is not None and incomplete:
+    if progress is not None and not progress.finished:
         committed = store.count() if store is not None else progress.committed
         common.say(
             f"battlesim: note: {str(folder)!r} is incomplete ({committed:,} of "
@@ -503,7 +501,8 @@ def note_incomplete(folder: Path, store: Store | None, command: str = "export") 
             f"--resume, then {command} again",
             err=True,
         )
-    return incomplete
+        return True
+    return False
 
 
 def _export(

@@ -51,7 +51,7 @@ def _moved_imports(caught: list[warnings.WarningMessage]) -> list[str]:
     each with where: the paths go in battlesim 0.4, so a plugin author should hear of
     them here, where Python's default filters would hide them."""
     return [
-        f"{w.message} ({Path(w.filename).name}:{w.lineno})"
+        f"{w.message} ({Path(w.filename).parent.name}/{Path(w.filename).name}:{w.lineno})"
         for w in caught
         if issubclass(w.category, DeprecationWarning) and " has moved to " in str(w.message)
     ]
@@ -113,6 +113,9 @@ def check_ruleset(
     except RulesetUnavailable as exc:  # a broken entry point or module: the plugin cannot load
         common.fail(str(exc))
     moved = _moved_imports(caught)
+    for w in caught:  # every other warning of the import is shown too
+        if not (issubclass(w.category, DeprecationWarning) and " has moved to " in str(w.message)):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     for line in moved:
         click.echo(f"battlesim: note: ruleset {name!r} imports an old module path: {line}",
                    err=True)  # fmt: skip
