@@ -452,9 +452,7 @@ class _Builder:
         return ScenarioError([Located(self.file, node.start_mark.line + 1, field, message)])
 
 
-def _yaml_hint(
-    context: str, problem: str, mark: yaml.Mark | None, where: yaml.Mark | None
-) -> str:
+def _yaml_hint(context: str, problem: str, mark: yaml.Mark | None, where: yaml.Mark | None) -> str:
     """What PyYAML's words usually mean, for its commonest mistakes of layout."""
     line = mark.line + 1 if mark is not None else 1
     if "'\\t'" in problem and "cannot start any token" in problem:
