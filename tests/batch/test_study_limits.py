@@ -417,6 +417,28 @@ def test_tornados_log_of_a_cancelled_dask_future_is_dropped_and_no_other() -> No
     )
 
 
+def test_the_schedulers_word_on_a_forgotten_chunk_is_dropped() -> None:
+    """At Ctrl-C the scheduler may log that it could not gather a chunk the study had just
+    cancelled ('forgotten', as it should be): that record alone is dropped, so the study's
+    one line stays one; a key in any other state still logs (seen once in a fresh clone's
+    run of the Ctrl-C test above)."""
+    import logging
+
+    from sim.batch.execution.executors import _ForgottenQuiet
+
+    def record(msg: str, *args: object) -> logging.LogRecord:
+        return logging.LogRecord(
+            "distributed.scheduler", logging.ERROR, __file__, 1, msg, args, None
+        )
+
+    quiet = _ForgottenQuiet()
+    gone = {"study_chunk-7eff": "forgotten", "study_chunk-8a01": "forgotten"}
+    assert not quiet.filter(record("Couldn't gather keys: %s", gone))
+    assert quiet.filter(record("Couldn't gather keys: %s", {"study_chunk-1": "erred"}))
+    assert quiet.filter(record("Couldn't gather keys: %s", {**gone, "study_chunk-2": "memory"}))
+    assert quiet.filter(record("Another scheduler error"))
+
+
 def test_an_interrupt_while_the_database_is_made_leaves_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import re
 import signal
 import threading
 import time
@@ -230,6 +231,21 @@ class _CancelledQuiet(logging.Filter):
         return not isinstance(exc, CancelledError)  # distributed's FutureCancelledError is one
 
 
+class _ForgottenQuiet(logging.Filter):
+    """Drops the scheduler's ``Couldn't gather keys: {…: 'forgotten'}``: a result asked for
+    of a chunk the study had just cancelled (Ctrl-C, a point that stopped), which the
+    scheduler has forgotten, as it should. A key in any other state still logs."""
+
+    _STATE = re.compile(r": '(\w+)'")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if not text.startswith("Couldn't gather keys"):
+            return True
+        states = self._STATE.findall(text)
+        return not states or any(state != "forgotten" for state in states)
+
+
 @contextmanager
 def _children_ignore_sigint() -> Iterator[None]:
     """Processes started inside ignore Ctrl-C: this process handles it and closes them.
@@ -289,6 +305,9 @@ def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
         quiet = _CancelledQuiet()
         tornado_log = logging.getLogger("tornado.application")
         tornado_log.addFilter(quiet)
+        forgotten = _ForgottenQuiet()
+        scheduler_log = logging.getLogger("distributed.scheduler")
+        scheduler_log.addFilter(forgotten)
         try:
             yield client.get_executor(pure=False)
         finally:
@@ -301,6 +320,7 @@ def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
             finally:
                 tornado_log.setLevel(level)
                 tornado_log.removeFilter(quiet)
+                scheduler_log.removeFilter(forgotten)
     finally:
         if scheduler is None:  # also when the cluster or its client failed to start
             _restore(before, _set_since(before) if set_by_cluster is None else set_by_cluster)
