@@ -133,7 +133,7 @@ def check_stopping(spec: StudySpec) -> None:
 
     Raises:
         ScenarioError: the file's ``until_ci``, located at its line (``FILE:LINE: until_ci: …``).
-        OverrideError: ``--until-ci``'s.
+        OverrideError: ``--until-ci``'s, or that of a spec made in code (no file).
     """
     plan = spec.plan
     if plan.until_ci is None:
@@ -146,6 +146,8 @@ def check_stopping(spec: StudySpec) -> None:
         return
     if flag:
         raise OverrideError(f"--until-ci {plan.until_ci:g}: {problem}")
+    if not spec.file:  # a spec made in code, not read from a file: no line to name
+        raise OverrideError(f"until_ci {plan.until_ci:g}: {problem}")
     raise ScenarioError([located(spec.file, spec.lines, ("until_ci",), problem)])
 
 
