@@ -166,12 +166,12 @@ def test_an_until_ci_without_room_for_its_pilot_names_each_value_as_given(
     assert not (tmp_path / "out").exists()
 
 
-def test_a_spec_made_in_code_is_refused_without_a_file_line() -> None:
+def test_a_spec_made_in_code_is_refused_without_a_file_line(tmp_path: Path) -> None:
     """A StudySpec built in code (no file) whose until_ci leaves no room: one line naming
     the field, not ':1:' of no file."""
     from sim.batch.overrides import check_stopping
 
-    spec = load_study(STONE_WALL.parent / "stone_wall_study.yaml")
+    spec = load_study(_file(tmp_path, GRID))
     plan = dataclasses.replace(spec.plan, until_ci=0.05, replications=4, chunk_size=10)
     with pytest.raises(OverrideError, match=r"^until_ci 0.05: its pilot takes 4 runs"):
         check_stopping(dataclasses.replace(spec, plan=plan, file=""))
