@@ -46,6 +46,11 @@ def _unchecked(verdicts: list[Verdict]) -> list[str]:
     return lines
 
 
+def _is_moved(w: warnings.WarningMessage) -> bool:
+    """``sim._moved``'s warning of an old module path."""
+    return issubclass(w.category, DeprecationWarning) and " has moved to " in str(w.message)
+
+
 def _moved_imports(caught: list[warnings.WarningMessage]) -> list[str]:
     """What the ruleset's import said of old module paths (``sim._moved``'s warnings),
     each with where: the paths go in battlesim 0.4, so a plugin author should hear of
@@ -53,7 +58,7 @@ def _moved_imports(caught: list[warnings.WarningMessage]) -> list[str]:
     return [
         f"{w.message} ({Path(w.filename).parent.name}/{Path(w.filename).name}:{w.lineno})"
         for w in caught
-        if issubclass(w.category, DeprecationWarning) and " has moved to " in str(w.message)
+        if _is_moved(w)
     ]
 
 
@@ -114,7 +119,7 @@ def check_ruleset(
         common.fail(str(exc))
     moved = _moved_imports(caught)
     for w in caught:  # every other warning of the import is shown too
-        if not (issubclass(w.category, DeprecationWarning) and " has moved to " in str(w.message)):
+        if not _is_moved(w):
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     for line in moved:
         click.echo(f"battlesim: note: ruleset {name!r} imports an old module path: {line}",
@@ -137,6 +142,8 @@ def check_ruleset(
         progress=lambda text: click.echo(f"check-ruleset {name}: {text}", err=True),
         verdict=lambda v: None if as_json or v.status == "not checked" else click.echo(_line(v)),
     )
+    # a requirement not checked only for want of an optional extra is no finding
+    ok = all(v.status == "met" or v.extra is not None for v in verdicts)
     if as_json:
         common.echo_json(
             {
@@ -147,11 +154,11 @@ def check_ruleset(
                 "failed": sum(v.status == "failed" for v in verdicts),
                 "not_checked": sum(v.status == "not checked" for v in verdicts),
                 "moved_imports": moved,
-                "ok": all(v.status == "met" or v.extra is not None for v in verdicts),
+                "ok": ok,
             }
         )
     else:
         for line in _unchecked(verdicts):
             click.echo(line)
         click.echo(_summary(verdicts))
-    sys.exit(0 if all(v.status == "met" or v.extra is not None for v in verdicts) else 1)
+    sys.exit(0 if ok else 1)
