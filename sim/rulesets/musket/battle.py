@@ -136,7 +136,8 @@ def waits_for(b: Battle, uid: str) -> tuple[str, ...]:
     order rules out.
 
     A charging unit fights in the melee phase instead of firing offensively
-    (:func:`~sim.rulesets.musket.rules.fire.may_fire`); a unit under any other order never
+    (:func:`~sim.rulesets.musket.rules.fire.may_fire`; with option ``charging_fire`` it
+    waits for offensive fire too); a unit under any other order never
     charges (:func:`~sim.rulesets.musket.rules.melee.can_charge`), but for one on hold under
     option ``counter_charge``, which strikes back in the counterstroke phase, after
     every charge of the turn.  Orders are scenario data that nothing in a battle
@@ -147,7 +148,8 @@ def waits_for(b: Battle, uid: str) -> tuple[str, ...]:
     kind = b.orders[uid].kind
     skip: tuple[str, ...]
     if kind == "charge":
-        skip = ("offensive_fire", "counterstroke")
+        fires = b.options.charging_fire  # it fires on its way in, then charges
+        skip = ("counterstroke",) if fires else ("offensive_fire", "counterstroke")
     elif kind == "hold" and b.options.counter_charge is not None:
         skip = ("melee",)
     else:

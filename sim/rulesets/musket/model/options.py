@@ -537,6 +537,14 @@ class MusketOptions(ChangedDefaults):
         "stood, its line held, instead of taking the hex the loser left. false: it "
         "advances, as any winning attacker (counter_charge as first written).",
     )
+    charging_fire: bool = later_option(
+        False,
+        "[ours] A unit on a charge order that moved this turn fires in the offensive fire "
+        "phase, as any unit that moved (x moved_fire_factor), at its order's target when "
+        "that is in reach, and then charges in the melee phase: the attack's fire on its "
+        "way in. false: a charging unit that moved holds its fire (it fires only in a turn "
+        "it did not move, in defensive fire).",
+    )
     rout_prisoners_share: float = later_option(
         0.0,
         "[ours] A unit that routs (a failed check in any phase, or a melee lost that routs "

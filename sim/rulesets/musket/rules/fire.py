@@ -46,7 +46,8 @@ def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
     """Defensive fire: units that did not move this turn; offensive: units that did.
 
     Routed units never fire; a unit fires at most once a turn; a charging
-    unit fights in the melee phase instead of firing offensively; a battery
+    unit fights in the melee phase instead of firing offensively (with option
+    ``charging_fire``, it fires offensively too, then charges); a battery
     that moved does not fire (option ``artillery_moved_cannot_fire``).
     """
     if unit.morale in _CANNOT_FIRE or unit.hex is None:
@@ -59,7 +60,7 @@ def may_fire(b: Battle, unit: UnitState, phase: str) -> bool:
         return not moved
     if unit.kind == "artillery" and b.options.artillery_moved_cannot_fire:
         return False
-    return moved and b.orders[unit.id].kind != "charge"
+    return moved and (b.orders[unit.id].kind != "charge" or b.options.charging_fire)
 
 
 def _target(b: Battle, unit: UnitState, reach: int) -> tuple[UnitState, int] | None:
