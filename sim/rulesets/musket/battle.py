@@ -143,17 +143,20 @@ def waits_for(b: Battle, uid: str) -> tuple[str, ...]:
     every charge of the turn.  Orders are scenario data that nothing in a battle
     changes (a fork overrides state and event fields only), so a phase left out is one
     in which the unit's rule would decide nothing, every turn: leaving it out saves a
-    resume, and the kernel still resumes every phase's waiters in scenario order.
+    resume, and the kernel still resumes every phase's waiters in scenario order.  A unit
+    with later orders (ours) waits for every phase any of its orders needs.
     """
-    kind = b.orders[uid].kind
-    skip: tuple[str, ...]
-    if kind == "charge":
-        fires = b.options.charging_fire  # it fires on its way in, then charges
-        skip = ("counterstroke",) if fires else ("offensive_fire", "counterstroke")
-    elif kind == "hold" and b.options.counter_charge is not None:
-        skip = ("melee",)
-    else:
-        skip = ("melee", "counterstroke")
+    skip: set[str] | None = None
+    for kind in b.order_kinds(uid):  # with later orders (ours), the phases any of them needs
+        if kind == "charge":
+            fires = b.options.charging_fire  # it fires on its way in, then charges
+            own = {"counterstroke"} if fires else {"offensive_fire", "counterstroke"}
+        elif kind == "hold" and b.options.counter_charge is not None:
+            own = {"melee"}
+        else:
+            own = {"melee", "counterstroke"}
+        skip = own if skip is None else skip & own
+    assert skip is not None
     return tuple(phase for phase in b.kernel.phases if phase not in skip)
 
 
@@ -169,6 +172,8 @@ SKIP_HOLDING = True
 
 
 _ROUTED_OR_OUT = ("routed", "eliminated")
+
+_HOLD_ONLY = frozenset(("hold",))
 
 KEEP_ROUTS = True
 """A routed unit's way out is kept while no unit is placed (``Battle.routs``); off, it is
@@ -194,7 +199,7 @@ def _unit(b: Battle, rec: Rec, uid: str) -> simpy.events.ProcessGenerator:
     # move, a departure, a break change only their own unit or side.  (An eliminated unit
     # still waits, to end its process where it always did.)
     unforked = rec.log.header.fork is None
-    holding = SKIP_HOLDING and unforked and b.orders[uid].kind == "hold"
+    holding = SKIP_HOLDING and unforked and b.order_kinds(uid) == _HOLD_ONLY
     steps = [
         (
             phase,

@@ -71,18 +71,31 @@ def _carried(spec: Spec, unit: UnitState, s: CarryOverSettings) -> Spec | None:
     }
 
 
-def _retarget(spec: Spec, gone: dict[str, Spec]) -> Spec:
-    """``spec`` with its order no longer aimed at a unit that is gone."""
-    order = spec.get("order")
+def _aimed_elsewhere(order: Any, gone: dict[str, Spec]) -> Any:
+    """``order`` (a spec's order or later order) no longer aimed at a unit that is gone."""
     if not isinstance(order, dict) or order.get("target") not in gone:
-        return spec
+        return order
     kind = order.get("kind", "hold")
-    new_order: dict[str, Any]
     if kind in ("engage", "charge"):
-        new_order = {"kind": "advance", "to": gone[order["target"]].get("at")}
-    else:
-        new_order = {k: v for k, v in order.items() if k != "target"}
-    return {**spec, "order": new_order}
+        again = {"kind": "advance", "to": gone[order["target"]].get("at")}
+        return {**again, "turn": order["turn"]} if "turn" in order else again
+    return {k: v for k, v in order.items() if k != "target"}
+
+
+def _retarget(spec: Spec, gone: dict[str, Spec]) -> Spec:
+    """``spec`` with its order, and each of its later orders (ours), no longer aimed at a unit
+    that is gone."""
+    out = spec
+    order = spec.get("order")
+    again = _aimed_elsewhere(order, gone)
+    if again is not order:
+        out = {**out, "order": again}
+    later = spec.get("later_orders")
+    if isinstance(later, list):
+        redone = [_aimed_elsewhere(o, gone) for o in later]
+        if any(a is not b for a, b in zip(redone, later, strict=True)):
+            out = {**out, "later_orders": redone}
+    return out
 
 
 def _carry(

@@ -20,12 +20,14 @@ from sim.text.suggest import did_you_mean
 
 __all__ = [
     "Hex",
+    "LaterOrder",
     "MusketScenario",
     "Objective",
     "Order",
     "SideSpec",
     "UnitSpec",
     "cross_check",
+    "order_at",
 ]
 
 
@@ -76,6 +78,20 @@ class Order(_Model):
     )
 
 
+class LaterOrder(Order):
+    """An order that takes the place of the unit's order from a turn on [ours]."""
+
+    turn: int = Field(
+        ge=2,
+        le=1000,
+        description="The turn from whose start the order holds, until a later one takes over.",
+    )
+
+
+def _no_later_orders(value: list[LaterOrder]) -> bool:
+    return not value
+
+
 class UnitSpec(_Model):
     """One regiment or battery."""
 
@@ -88,6 +104,14 @@ class UnitSpec(_Model):
     at: Hex
     formation: Literal["line", "column"] = "line"
     order: Order = Field(default_factory=Order)
+    later_orders: list[LaterOrder] = Field(
+        default_factory=list,
+        max_length=1000,
+        exclude_if=_no_later_orders,  # left out of a scenario's dump when there are none
+        description="[ours] Orders that take over from later turns, in rising turn order: "
+        "each holds from the start of its turn until the next; 'order' holds until the "
+        "first.",
+    )
     leader: bool = Field(False, description="A leader is with the unit (morale +1).")
     ammo: Literal["full", "low"] = "full"
     fatigue: int = Field(0, ge=0, le=100_000)
@@ -221,20 +245,56 @@ def _check_unit(
         )
     elif (weapon["kind"] == "gun") != (u.kind == "artillery"):
         problems.append(((*path, "weapon"), f"{u.kind} cannot use {u.weapon!r}"))
-    o = u.order
+    problems.extend(_check_order(sc, u, u.order, side, side_of, (*path, "order")))
+    last = 1
+    for k, later in enumerate(u.later_orders):
+        at: tuple[str | int, ...] = (*path, "later_orders", k)
+        problems.extend(_check_order(sc, u, later, side, side_of, at))
+        if later.turn <= last:
+            problems.append(
+                (
+                    (*at, "turn"),
+                    f"turn {later.turn} is not after turn {last}: later orders "
+                    "take over in rising turn order",
+                )
+            )
+        last = max(last, later.turn)
+    return problems
+
+
+def _check_order(
+    sc: MusketScenario,
+    u: UnitSpec,
+    o: Order,
+    side: str,
+    side_of: dict[str, str],
+    path: tuple[str | int, ...],
+) -> list[Problem]:
+    problems: list[Problem] = []
     article = "an" if o.kind[0] in "aeiou" else "a"
     if o.kind in ("engage", "charge") and o.target is None:
-        problems.append(((*path, "order", "target"), f"{article} {o.kind} order needs a target"))
+        problems.append(((*path, "target"), f"{article} {o.kind} order needs a target"))
     if o.target is not None and o.target not in side_of:
         enemies = [uid for uid, s in side_of.items() if s != side]
         hint = did_you_mean(o.target, enemies)
-        problems.append(((*path, "order", "target"), f"no unit {o.target!r}{hint}"))
+        problems.append(((*path, "target"), f"no unit {o.target!r}{hint}"))
     elif o.target is not None and side_of[o.target] == side:
-        problems.append(((*path, "order", "target"), f"{o.target!r} is not an enemy unit"))
+        problems.append(((*path, "target"), f"{o.target!r} is not an enemy unit"))
     if o.kind == "charge" and u.kind == "artillery":
-        problems.append(((*path, "order", "kind"), "artillery cannot charge"))
+        problems.append(((*path, "kind"), "artillery cannot charge"))
     if o.kind in ("advance", "retire") and o.to is None:
-        problems.append(((*path, "order", "to"), f"{article} {o.kind} order needs a hex 'to'"))
+        problems.append(((*path, "to"), f"{article} {o.kind} order needs a hex 'to'"))
     if o.to is not None and not _on_map(sc, o.to):
-        problems.append(((*path, "order", "to"), "destination is off the map"))
+        problems.append(((*path, "to"), "destination is off the map"))
     return problems
+
+
+def order_at(u: UnitSpec, turn: int) -> Order:
+    """The order that holds for unit ``u`` in ``turn``: its latest later order whose turn has
+    come, else its ``order``."""
+    found = u.order
+    for later in u.later_orders:
+        if later.turn > turn:
+            break
+        found = later
+    return found

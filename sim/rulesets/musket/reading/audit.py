@@ -14,7 +14,7 @@ from itertools import pairwise
 from engine.events import Event, TurnEnded
 from sim.rulesets.musket.model.events import Casualties, Fired, Meleed, MoraleTested, Moved, Rallied
 from sim.rulesets.musket.model.hexmap import distance
-from sim.rulesets.musket.model.scenario import MusketScenario
+from sim.rulesets.musket.model.scenario import MusketScenario, order_at
 from sim.rulesets.musket.model.state import BattleState, UnitState
 from sim.rulesets.musket.rules import combat
 from sim.rulesets.musket.rules.melee import EXPONENT_CAP, attacker_chance
@@ -59,9 +59,13 @@ def _heavy(sc: MusketScenario, unit: UnitState) -> bool:
     return limit is not None and lost >= limit
 
 
-def _attacking(sc: MusketScenario, uid: str) -> bool:
+def _attacking(sc: MusketScenario, uid: str, turn: int) -> bool:
+    """The unit's order in ``turn`` (its later orders too, ours) is an attack."""
     return any(
-        u.order.kind in ("charge", "engage") for s in sc.sides for u in s.units if u.id == uid
+        order_at(u, turn).kind in ("charge", "engage")
+        for s in sc.sides
+        for u in s.units
+        if u.id == uid
     )
 
 
@@ -92,7 +96,7 @@ def _rally(sc: MusketScenario, state: BattleState, e: Rallied) -> str | None:
         return f"{e.unit} rallied from {e.before} but was {unit.morale}"
     if e.success != (e.roll <= e.morale_value):
         return "rally success does not follow from the roll"
-    up = rally_to(sc.options, e.before, _attacking(sc, e.unit))
+    up = rally_to(sc.options, e.before, _attacking(sc, e.unit, e.turn))
     expected = up if e.success else e.before
     return None if e.after == expected else f"illegal rally {e.before} -> {e.after}"
 

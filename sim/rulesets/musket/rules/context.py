@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeVar, cast
 
@@ -109,6 +109,9 @@ class _Ground:
     cover_override: dict[Hex, int]
     sides: dict[str, SideSpec]
     orders: dict[str, Order]
+    later: dict[str, tuple[tuple[int, Order], ...]]
+    """The later orders (``UnitSpec.later_orders``, ours) of each unit that has them, by
+    id: (turn, order) in rising turn order, the orders as :func:`plain` copies."""
     width: int
     height: int
     options: MusketOptions
@@ -145,6 +148,12 @@ def _ground(scenario: MusketScenario) -> _Ground:
         cover_override={h: c for h, c in covers.items() if c is not None},
         sides={s.id: plain(s) for s in scenario.sides},
         orders={u.id: plain(u.order) for s in scenario.sides for u in s.units},
+        later={
+            u.id: tuple((o.turn, plain(o)) for o in u.later_orders)
+            for s in scenario.sides
+            for u in s.units
+            if u.later_orders
+        },
         width=scenario.map.width,
         height=scenario.map.height,
         options=plain(scenario.options),
@@ -159,6 +168,49 @@ def _ground(scenario: MusketScenario) -> _Ground:
     return ground
 
 
+class TurnOrders(Mapping[str, Order]):
+    """Each unit's order in the kernel's current turn, for a scenario with later orders
+    (``UnitSpec.later_orders``, ours): the orders of every unit without them, and for each
+    unit with them the latest whose turn has come (else its ``order``), as
+    :func:`~sim.rulesets.musket.model.scenario.order_at` gives, worked out again when the
+    turn changes.  A function of the scenario and the turn alone: no event changes it, and a
+    battle restored or forked at any event reads the orders of its own turn."""
+
+    def __init__(
+        self,
+        base: dict[str, Order],
+        later: dict[str, tuple[tuple[int, Order], ...]],
+        kernel: Any,
+    ) -> None:
+        self._base, self._later, self._kernel = base, later, kernel
+        self._turn = -1
+        self._now: dict[str, Order] = base
+
+    def __getitem__(self, uid: str) -> Order:
+        if self._kernel.turn != self._turn:
+            turn = self._turn = self._kernel.turn
+            now = dict(self._base)
+            for u, orders in self._later.items():
+                for at, order in orders:
+                    if at > turn:
+                        break
+                    now[u] = order
+            self._now = now
+        return self._now[uid]
+
+    def kinds(self, uid: str) -> frozenset[str]:
+        """Every order kind the unit has in the battle: its ``order``'s and its later ones'."""
+        return frozenset(
+            (self._base[uid].kind, *(order.kind for _, order in self._later.get(uid, ())))
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._base)
+
+    def __len__(self) -> int:
+        return len(self._base)
+
+
 @dataclass
 class Battle(BattleView[MusketScenario, BattleState]):
     """Scenario, options, current state, random streams and clock.
@@ -171,7 +223,9 @@ class Battle(BattleView[MusketScenario, BattleState]):
     cover_override: dict[Hex, int] = field(init=False)
     rank: dict[str, int] = field(init=False)
     sides: dict[str, SideSpec] = field(init=False)
-    orders: dict[str, Order] = field(init=False)
+    orders: Mapping[str, Order] = field(init=False)
+    """Each unit's order this turn: the scenario's ``order``, or with later orders (ours)
+    the one that holds in the kernel's turn (:class:`TurnOrders`)."""
     _width: int = field(init=False)
     _height: int = field(init=False)
     _span: int = field(init=False)
@@ -207,6 +261,8 @@ class Battle(BattleView[MusketScenario, BattleState]):
         ground = _ground(self.scenario)
         self.terrain, self.cover_override = ground.terrain, ground.cover_override
         self.sides, self.orders = ground.sides, ground.orders
+        if ground.later:
+            self.orders = TurnOrders(ground.orders, ground.later, self.kernel)
         self._width, self._height = ground.width, ground.height
         self._span = self._width + self._height  # > any distance
         self._steps, self._arcs, self._covers = ground.steps, ground.arcs, ground.covers
@@ -214,6 +270,14 @@ class Battle(BattleView[MusketScenario, BattleState]):
         self.rank = {uid: i for i, uid in enumerate(self.state.units)}
         self._nearest = {}
         self.options = ground.options
+
+    def order_kinds(self, uid: str) -> frozenset[str]:
+        """Every order kind the unit has in the battle: its one order's, or with later orders
+        (ours) each of theirs too."""
+        orders = self.orders
+        if isinstance(orders, TurnOrders):
+            return orders.kinds(uid)
+        return frozenset((orders[uid].kind,))
 
     def stream(self, purpose: str, *key: str) -> Stream:
         """The stream for ``purpose`` this turn: name ``<turn>/<purpose>/<key...>``.

@@ -31,6 +31,7 @@ from sim.rulesets.musket.model.events import (
     MoraleTested,
     SideBroken,
 )
+from sim.rulesets.musket.model.scenario import order_at
 from sim.rulesets.musket.model.state import BattleState, UnitState
 from sim.rulesets.musket.rules.context import Battle
 from sim.text.grammar import agree
@@ -176,7 +177,7 @@ def assault_over(b: Battle) -> bool:
         if b.attacking(u) and u.morale == "good" and u.hex is not None and not b.broken_off(u):
             return False
     return any(
-        spec.morale == "good" and spec.order.kind in ("charge", "engage")
+        spec.morale == "good" and order_at(spec, b.kernel.turn).kind in ("charge", "engage")
         for side in b.scenario.sides
         for spec in side.units
     )
