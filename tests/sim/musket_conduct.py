@@ -2,9 +2,11 @@
 docs/rules/musket.md (*Conduct over 200 runs*).
 
     .venv/bin/python tests/sim/musket_conduct.py [--runs 200] [--set option=value ...]
-        [scenario-or-campaign.yaml ...]
+        [--fitting] [scenario-or-campaign.yaml ...]
 
-For each file (default: every shipped musket scenario and campaign), it fights
+For each file (default: every shipped musket scenario and campaign, read from the
+``scenarios`` folder: :func:`shipped`; with ``--fitting``, less the scenarios the
+held-out cases fight, so that a fitting protocol reads nothing held out), it fights
 ``--runs`` replications on the seeds a batch study or ``battlesim history`` uses
 (``run_seed(<the file's seed>, 0, r)``), one process, and prints per battle: who
 won; the share of runs in which some infantry or cavalry unit was shot to nothing
@@ -21,6 +23,7 @@ import argparse
 import copy
 import dataclasses
 import json
+import re
 import sys
 from collections import Counter
 from functools import partial
@@ -34,12 +37,36 @@ from sim.batch.execution.worker import fight, prepare  # noqa: E402
 from sim.batch.inputs.seeds import run_seed  # noqa: E402
 from sim.batch.inputs.target import Target, load_target  # noqa: E402
 
-SHIPPED = (
-    "stone_wall.yaml",
-    "chancellorsville.yaml",
-    "napoleonic_brigade.yaml",
-    "fredericksburg_campaign.yaml",
-)
+
+def held_out_scenarios(suite: Path = ROOT / "sim" / "history" / "suite") -> set[str]:
+    """The file names of the scenarios the held-out cases of the historical suite fight."""
+    names: set[str] = set()
+    for case in sorted(suite.glob("*.yaml")):
+        text = case.read_text()
+        scenario = re.search(r"^scenario: *(\S+)", text, re.MULTILINE)
+        if re.search(r"^split: *held_out\b", text, re.MULTILINE) and scenario is not None:
+            names.add(Path(scenario.group(1)).name)
+    return names
+
+
+def shipped(folder: Path = ROOT / "scenarios") -> list[Path]:
+    """Every musket scenario in ``folder`` (its top-level ``ruleset: musket``) and every
+    campaign whose first battle's scenario is one, by name: the default list, read from
+    the folder so that a scenario added to it is in every conduct run."""
+    found: list[Path] = []
+    musket: set[str] = set()
+    campaigns: list[tuple[Path, str]] = []
+    for path in sorted(folder.glob("*.yaml")):
+        text = path.read_text()
+        if re.search(r"^ruleset: *musket\b", text, re.MULTILINE):
+            found.append(path)
+            musket.add(path.name)
+        elif re.search(r"^battles:", text, re.MULTILINE):
+            first = re.search(r"^ +scenario: *(\S+)", text, re.MULTILINE)
+            if first is not None:
+                campaigns.append((path, first.group(1)))
+    found.extend(path for path, first in campaigns if first in musket)
+    return found
 
 
 class _Melees:
@@ -118,9 +145,17 @@ def main() -> None:
     ap.add_argument("files", nargs="*")
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE")
+    ap.add_argument(
+        "--fitting",
+        action="store_true",
+        help="leave out the scenarios the held-out cases fight (a fitting protocol's "
+        "conduct check: nothing held out is read while choosing)",
+    )
     args = ap.parse_args()
     sets = {k: _value(v) for k, v in (s.split("=", 1) for s in args.set)}
-    files = [Path(f) for f in args.files] or [ROOT / "scenarios" / f for f in SHIPPED]
+    files = [Path(f) for f in args.files] or shipped()
+    if args.fitting:
+        files = [f for f in files if f.name not in held_out_scenarios()]
     print(
         f"{'battle':<22} {'runs':>4} {'wins':<26} {'shot0':>6} {'guns0':>6} "
         f"{'melee':>6} {'att.won':>11} {'turns':>5}"
