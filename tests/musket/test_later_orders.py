@@ -8,11 +8,14 @@ sends it in.
 
 from __future__ import annotations
 
+import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 import simpy
+import yaml
 
 from engine.kernel import TurnKernel
 from engine.rng import Streams
@@ -22,9 +25,13 @@ from sim.rulesets.musket.battle import plan, waits_for
 from sim.rulesets.musket.campaign import _retarget
 from sim.rulesets.musket.model.scenario import order_at
 from sim.rulesets.musket.model.state import initial_state
+from sim.rulesets.musket.reading.reach import reach as musket_reach
 from sim.rulesets.musket.rules.context import Battle
+from sim.rulesets.musket.rules.victory import assault_over
 from sim.scenario.load import ScenarioError, validate_data
 from tests.sim.test_rules import _fight, _inf, _scenario
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _data(later: list[dict[str, Any]] | None, limit: int = 6) -> dict[str, Any]:
@@ -165,3 +172,71 @@ def test_a_replay_with_later_orders_verifies(tmp_path: Any) -> None:
     path.write_text(json.dumps(_data([{"turn": 3, "kind": "charge", "target": "h"}])))
     result = api.run(path, seed=9, out=tmp_path / "r.jsonl")
     assert result.replay is not None and verify_replay(result.replay).ok
+
+
+def _shipped(name: str, options: dict[str, Any], uid: str, later: dict[str, Any]) -> tuple:
+    data = yaml.safe_load((ROOT / "scenarios" / name).read_text())
+    data["options"] = {**data.get("options", {}), **options}
+    plain = copy.deepcopy(data)
+    for side in data["sides"]:
+        for u in side["units"]:
+            if u["id"] == uid:
+                u["later_orders"] = [later]
+    return plain, data
+
+
+def _events_without_chain(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in e.items() if k != "h"} for e in events[1:-1]]
+
+
+@pytest.mark.parametrize(
+    ("name", "uid", "later", "seed"),
+    [
+        ("stone_wall.yaml", "18ga", {"turn": 13, "kind": "charge", "target": "116pa"}, 1),
+        ("chancellorsville.yaml", "24ga", {"turn": 13, "kind": "hold"}, 2),
+    ],
+)
+def test_with_counterstrokes_a_unit_strikes_only_in_the_phase_of_its_order(
+    name: str, uid: str, later: dict[str, Any], seed: int
+) -> None:
+    """Option counter_charge: a unit whose orders mix hold and charge waits for both the
+    melee and the counterstroke phase, and must strike only in the one its order of the turn
+    names (a review found a holder's counterstroke in the melee phase, and a charger charging
+    again in the counterstroke phase). A later order past the last turn never holds, so the
+    battle is the one without it, event for event (the chain differs: the header does)."""
+    plain, with_later = _shipped(name, {"counter_charge": "any"}, uid, later)
+    assert later["turn"] > plain["turns"]["limit"]
+    assert _events_without_chain(_fight(with_later, seed)) == _events_without_chain(
+        _fight(plain, seed)
+    )
+
+
+def test_a_unit_that_later_attacks_is_not_warned_it_can_never_reach_an_enemy() -> None:
+    """validate's reach warning reads every order: x holds out of reach, then charges."""
+    _, sc = validate_data(_data([{"turn": 3, "kind": "charge", "target": "h"}]), {}, "t.yaml")
+    found = {r.unit: r.moves for r in musket_reach(sc)}
+    assert found == {"h": False, "x": True}
+    _, still = validate_data(_data([{"turn": 3, "kind": "hold"}]), {}, "t.yaml")
+    assert {r.unit: r.moves for r in musket_reach(still)} == {"h": False, "x": False}
+
+
+def test_the_attack_is_not_over_while_a_later_wave_is_still_to_go_in() -> None:
+    """Option assault_over_ends: the first wave x1 thrown back (spent) in turn 1 does not end
+    the battle while x2, on hold until its later charge in turn 3, is still to go in; once x2
+    is out of good order too, the attack is over."""
+    first = _inf("x1", [3, 2], order={"kind": "charge", "target": "h"})
+    second = _inf("x2", [5, 1], order={"kind": "hold"})
+    second["later_orders"] = [{"turn": 3, "kind": "charge", "target": "h"}]
+    data = _scenario([_inf("h", [4, 7], order={"kind": "hold"})], [first, second], limit=6)
+    data["options"] = {"assault_over_ends": True}
+    _, sc = validate_data(data, {}, "t.yaml")
+    kernel = TurnKernel(simpy.Environment(), plan(sc).phases, 20)
+    b = Battle(sc, initial_state(sc), Streams(1), kernel)
+    b.state.units["x1"].morale = "spent"
+    for turn in (1, 2, 3):
+        b.kernel.turn = turn
+        assert assault_over(b) is False
+    b.state.units["x2"].morale = "disrupted"
+    assert assault_over(b) is True
+    b.kernel.turn = 2  # before x2's charge: its attack still to come, but it is not in order
+    assert assault_over(b) is True

@@ -101,16 +101,26 @@ def _fire(phase: str) -> Callable[[Battle, Rec, UnitState], None]:
     return act
 
 
-def _melee(b: Battle, rec: Rec, unit: UnitState) -> None:
-    """A charge (melee phase), or a unit on hold's counterstroke (its own phase, option
-    ``counter_charge``), which takes no charge test."""
-    if b.options.charge_test and b.orders[unit.id].kind == "charge":
-        target = can_charge(b, unit)
-        if target is not None and not _emit(b, rec, decide_charge_test(b, unit, target)).passed:
+def _strike(phase_kind: str) -> Callable[[Battle, Rec, UnitState], None]:
+    """A charge (the melee phase: a unit on ``charge``), or a unit on hold's counterstroke
+    (its own phase, option ``counter_charge``: a unit on ``hold``), which takes no charge
+    test.  A unit acts only when its order this turn is the phase's: one with later orders
+    (ours) waits for both phases, and strikes in the one its order of the turn names."""
+
+    def act(b: Battle, rec: Rec, unit: UnitState) -> None:
+        kind = b.orders[unit.id].kind
+        if kind != phase_kind:
             return
-    event = decide_melee(b, unit)
-    if event is not None:
-        _checks(b, rec, _emit(b, rec, event))
+        if b.options.charge_test and kind == "charge":
+            target = can_charge(b, unit)
+            test = None if target is None else decide_charge_test(b, unit, target)
+            if test is not None and not _emit(b, rec, test).passed:
+                return
+        event = decide_melee(b, unit)
+        if event is not None:
+            _checks(b, rec, _emit(b, rec, event))
+
+    return act
 
 
 def _rally(b: Battle, rec: Rec, unit: UnitState) -> None:
@@ -125,8 +135,8 @@ ACTIONS: dict[str, Callable[[Battle, Rec, UnitState], None]] = {
     "movement": _movement,
     "defensive_fire": _fire("defensive_fire"),
     "offensive_fire": _fire("offensive_fire"),
-    "melee": _melee,
-    "counterstroke": _melee,
+    "melee": _strike("charge"),
+    "counterstroke": _strike("hold"),
     "rally": _rally,
 }
 

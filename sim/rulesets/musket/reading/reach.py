@@ -3,9 +3,10 @@
 ``validate`` warns of a unit that can never reach an enemy (``sim/scenario/reach.py``):
 one that holds, has no enemy within its weapon's range where both start, and
 whose enemies all hold too.  A unit moves toward the enemy under an
-``advance``, ``engage`` or ``charge`` order; ``hold`` and ``retire`` do not
-bring it closer.  Its weapon reaches as far as the farthest hex at which the
-weapon's fire value is above zero (the range ``fire`` uses).
+``advance``, ``engage`` or ``charge`` order, its ``order`` or any of its later
+orders (ours); ``hold`` and ``retire`` do not bring it closer.  Its weapon
+reaches as far as the farthest hex at which the weapon's fire value is above
+zero (the range ``fire`` uses).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def reach(sc: MusketScenario) -> list[Reach]:
                     unit=u.id,
                     side=side.id,
                     path=("sides", k, "units", i),
-                    moves=u.order.kind in _TOWARD,
+                    moves=any(o.kind in _TOWARD for o in (u.order, *u.later_orders)),
                     in_reach=near,
                     why=f"{u.weapon} reaches {hexes} hex{'es' if hexes != 1 else ''}",
                 )

@@ -24,6 +24,7 @@ M = TypeVar("M", bound=BaseModel)
 Key = tuple[str, int | None]
 """A kept search's key: the unit's id and the range searched (None: any)."""
 _ATTACKS = ("charge", "engage")
+_ATTACKS_SET = frozenset(_ATTACKS)
 LINEAR_COVER = ("stone_wall", "breastworks", "fence")
 """Cover that faces one way: with option ``enfilade`` it covers only against the front."""
 _FACING = {"north": (0.0, 1.0), "south": (0.0, -1.0), "east": (-1.0, 0.0), "west": (1.0, 0.0)}
@@ -197,6 +198,10 @@ class TurnOrders(Mapping[str, Order]):
                     now[u] = order
             self._now = now
         return self._now[uid]
+
+    def kinds_after(self, uid: str, turn: int) -> frozenset[str]:
+        """The kinds of the unit's later orders that take over after ``turn``."""
+        return frozenset(order.kind for at, order in self._later.get(uid, ()) if at > turn)
 
     def kinds(self, uid: str) -> frozenset[str]:
         """Every order kind the unit has in the battle: its ``order``'s and its later ones'."""
@@ -464,6 +469,22 @@ class Battle(BattleView[MusketScenario, BattleState]):
     def attacking(self, unit: UnitState) -> bool:
         """True when the unit's order is an attack: ``charge`` or ``engage``."""
         return self.orders[unit.id].kind in _ATTACKS
+
+    def attack_to_come(self, unit: UnitState) -> bool:
+        """True when a later order of the unit (ours) that takes over after this turn is an
+        attack, and the unit has not already lost the share at which an attack is given up
+        (``break_off_loss``): it is still to go in."""
+        orders = self.orders
+        if not isinstance(orders, TurnOrders) or not (
+            orders.kinds_after(unit.id, self.kernel.turn) & _ATTACKS_SET
+        ):
+            return False
+        limit = self.options.break_off_loss
+        return (
+            limit is None
+            or unit.initial <= 0
+            or (unit.initial - unit.strength < limit * unit.initial)
+        )
 
     def broken_off(self, unit: UnitState) -> bool:
         """True when the unit's attack is given up [ours, option ``break_off_loss``]: its

@@ -171,11 +171,14 @@ def assault_over(b: Battle) -> bool:
     one could rally and come on again, but the whole attack has been thrown back at once.
     When every attacker starts out of good order (a campaign carries a routed unit into
     its next battle disrupted), no attack was made at the start to be thrown back, and
-    the rule does not apply in that battle.
+    the rule does not apply in that battle.  A unit in good order whose later order (ours)
+    sends it into the attack after this turn is still to go in: the attack is not over.
     """
     for u in b.state.units.values():
-        if b.attacking(u) and u.morale == "good" and u.hex is not None and not b.broken_off(u):
-            return False
+        if u.morale != "good" or u.hex is None:
+            continue
+        if (b.attacking(u) and not b.broken_off(u)) or b.attack_to_come(u):
+            return False  # still in the attack, or (a later order, ours) still to go in
     return any(
         spec.morale == "good" and order_at(spec, b.kernel.turn).kind in ("charge", "engage")
         for side in b.scenario.sides
