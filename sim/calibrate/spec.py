@@ -29,7 +29,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sim.batch.inputs.fieldpath import PathError, get_path
+from sim.batch.inputs.fieldpath import PathError
 from sim.batch.inputs.files import located, read_located
 from sim.batch.inputs.sources import Lines, named_target, output_folder
 from sim.batch.inputs.target import Target
@@ -292,7 +292,7 @@ def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict
             problems.append(located(file, lines, where, "a factor named twice"))
             continue
         try:
-            value = get_path(target.data, f.path)
+            value = target.get(f.path)
         except PathError as exc:
             problems.append(located(file, lines, where, str(exc)))
             continue

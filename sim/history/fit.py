@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from engine.canonical import canonical_json
-from sim.batch.inputs.fieldpath import PathError, get_path
+from sim.batch.inputs.fieldpath import PathError
 from sim.batch.inputs.files import located
 from sim.batch.inputs.seeds import derived_seed
 from sim.batch.inputs.sources import Lines
@@ -177,7 +177,7 @@ def _factor_values(cases: tuple[Case, ...], path: str) -> tuple[dict[str, Any], 
             if where in case.spec.set:
                 return seen, f"case {case.id} sets {where} itself: a factor cannot override it"
             try:
-                seen[f"{case.id}: {where}"] = get_path(case.target.data, where)
+                seen[f"{case.id}: {where}"] = case.target.get(where)
             except PathError as exc:
                 return seen, f"case {case.id}: {exc}"
     return seen, None

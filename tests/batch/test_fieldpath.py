@@ -59,3 +59,55 @@ def test_values_are_read_as_yaml_scalars_and_flow_lists() -> None:
     assert parse_values("15,25.5,true,B,[3, 4]", "--sweep x") == [15, 25.5, True, "B", [3, 4]]
     with pytest.raises(PathError, match="empty value"):
         parse_values("1,,2", "--sweep x")
+
+
+def test_a_field_left_out_at_its_default_is_found_in_the_fallback_and_written_in() -> None:
+    """An option added after replays were written is left out of the canonical data at its
+    default (``later_option``); the fallback (the data with those defaults filled in) finds
+    it, and setting it writes it into the copy, sharing nothing the caller can change."""
+    data = {"options": {"fire_hcv": 25}, "sides": [{"id": "a", "units": [{"id": "u"}]}]}
+    full = {
+        "options": {"fire_hcv": 25, "fire_scale": 1.0},
+        "sides": [{"id": "a", "units": [{"id": "u", "later_orders": []}]}],
+    }
+    assert get_path(data, "options.fire_scale", full) == 1.0
+    assert get_path(data, "sides.a.units.u.later_orders", full) == []
+    out = set_paths(data, {"options.fire_scale": 2.0, "options.fire_hcv": 30}, full)
+    assert out["options"] == {"fire_hcv": 30, "fire_scale": 2.0}
+    assert data == {"options": {"fire_hcv": 25}, "sides": [{"id": "a", "units": [{"id": "u"}]}]}
+    assert full["options"] == {"fire_hcv": 25, "fire_scale": 1.0}
+    with pytest.raises(PathError, match="no field 'fire_scale' in options"):
+        get_path(data, "options.fire_scale")  # without the fallback, as before
+    with pytest.raises(PathError, match=r"did you mean 'options.fire_scale'\?"):
+        get_path(data, "options.fire_scal", full)  # suggested among every field
+
+
+def test_filled_writes_in_every_field_a_dump_leaves_out() -> None:
+    from sim.batch.inputs.fieldpath import filled
+    from sim.scenario.load import validate_data
+
+    _, sc = validate_data(
+        {
+            "ruleset": "musket",
+            "name": "t",
+            "map": {"width": 4, "height": 4},
+            "turns": {"limit": 2},
+            "sides": [
+                {"id": "a", "name": "A", "retreat": "south", "units": [_unit("x", [0, 3])]},
+                {"id": "b", "name": "B", "retreat": "north", "units": [_unit("y", [0, 0])]},
+            ],
+        },
+        {},
+        "t.yaml",
+    )
+    dumped = sc.model_dump(mode="json")
+    full = filled(sc)
+    assert "fire_scale" not in dumped["options"] and full["options"]["fire_scale"] == 1.0
+    assert full["options"]["charging_fire"] is False and full["options"]["counter_charge"] is None
+    assert full["sides"][0]["units"][0]["later_orders"] == []
+    assert {k: v for k, v in full["options"].items() if k in dumped["options"]} == dumped["options"]
+
+
+def _unit(uid: str, at: list[int]) -> dict[str, object]:
+    return {"id": uid, "name": uid, "kind": "infantry", "strength": 100, "quality": "C",
+            "weapon": "rifle_musket", "at": at}  # fmt: skip

@@ -10,7 +10,11 @@ A path is dot-separated segments walked from the top of the data:
 
 Paths are resolved against a scenario's *canonical* data (every default
 filled in), so any field the schema has can be swept and a misspelt one is
-refused before a run starts.
+refused before a run starts.  A field the canonical data leaves out at its
+default (an option added after replays were written,
+:func:`sim.contract.options.later_option`) is found in a ``fallback``: the same
+data with those defaults filled in (:func:`filled`, :meth:`Target.filled
+<sim.batch.inputs.target.Target.filled>`); setting it writes it into the copy.
 """
 
 from __future__ import annotations
@@ -18,10 +22,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
 from sim.scenario.values import ValueProblem, parse_value
 from sim.text.suggest import close_names
 
-__all__ = ["PathError", "get_path", "parse_values", "set_paths", "split_path"]
+__all__ = ["PathError", "filled", "get_path", "parse_values", "set_paths", "split_path"]
 
 
 class PathError(ValueError):
@@ -80,27 +87,76 @@ def _step(node: Any, segment: str, walked: str) -> tuple[Any, str | int]:
     raise PathError(f"{where} is a single value; it has no field {segment!r}")
 
 
-def get_path(data: Any, path: str) -> Any:
-    """The value at ``path`` in ``data``.
+def filled(model: BaseModel) -> dict[str, Any]:
+    """``model``'s JSON data with every field its dump leaves out at its default (a
+    ``later_option``, a list left out while empty) written in, at every depth: the
+    fields a path may name."""
+    data = model.model_dump(mode="json")
+    _fill(model, data)
+    return data
+
+
+def _fill(model: BaseModel, data: dict[str, Any]) -> None:
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if name not in data:
+            data[name] = to_jsonable_python(value)
+        elif isinstance(value, BaseModel) and isinstance(data[name], dict):
+            _fill(value, data[name])
+        elif isinstance(value, (list, tuple)) and isinstance(data[name], list):
+            for item, dumped in zip(value, data[name], strict=False):
+                if isinstance(item, BaseModel) and isinstance(dumped, dict):
+                    _fill(item, dumped)
+
+
+def _alt(alt: Any, segment: str) -> Any:
+    """The fallback's child named by ``segment`` (as :func:`_step` finds it), or None."""
+    if alt is None:
+        return None
+    try:
+        child, _ = _step(alt, segment, "")
+    except PathError:
+        return None
+    return child
+
+
+def _step_or(node: Any, alt: Any, segment: str, walked: str) -> tuple[Any, str | int, bool]:
+    """:func:`_step`, or, for a key a mapping leaves out that its fallback has, the
+    fallback's child (and True: the key is to be written in)."""
+    if isinstance(node, dict) and segment not in node and isinstance(alt, dict):
+        if segment in alt:
+            return alt[segment], segment, True
+        _step(alt, segment, walked)  # no such field: named among every field there is
+    child, key = _step(node, segment, walked)
+    return child, key, False
+
+
+def get_path(data: Any, path: str, fallback: Any = None) -> Any:
+    """The value at ``path`` in ``data`` (or, for a field it leaves out at its default,
+    in ``fallback``).
 
     Raises:
         PathError: the path does not lead to a field.
     """
-    node = data
+    node, alt = data, fallback
     walked: list[str] = []
     for segment in split_path(path):
-        node, _ = _step(node, segment, ".".join(walked))
+        node, _, _ = _step_or(node, alt, segment, ".".join(walked))
+        alt = _alt(alt, segment)
         walked.append(segment)
     return node
 
 
-def set_paths(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+def set_paths(
+    data: dict[str, Any], values: dict[str, Any], fallback: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A copy of ``data`` with each ``path: value`` set, in the order given.
 
     Only the mappings and lists on each path are copied (and each value set):
     every other part is shared with ``data``, so a study of 100,000 design
     points does not copy its whole scenario 100,000 times. Neither ``data``
-    nor the copy is changed in place by anything that reads it.
+    nor the copy is changed in place by anything that reads it.  A field
+    ``data`` leaves out at its default and ``fallback`` has is written in.
 
     Raises:
         PathError: a path does not lead to an existing field.
@@ -109,14 +165,16 @@ def set_paths(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     for path, value in values.items():
         parts = split_path(path)
         node: Any = out
+        alt: Any = fallback
         walked: list[str] = []
         for segment in parts[:-1]:
-            child, key = _step(node, segment, ".".join(walked))
+            child, key, _ = _step_or(node, alt, segment, ".".join(walked))
             copied = _shallow(child)
             node[key] = copied  # each container on the path is this copy's own
             node = copied
+            alt = _alt(alt, segment)
             walked.append(segment)
-        _, key = _step(node, parts[-1], ".".join(walked))
+        _, key, _ = _step_or(node, alt, parts[-1], ".".join(walked))
         node[key] = copy.deepcopy(value)
     return out
 

@@ -8,6 +8,7 @@ any run from it, so a study never depends on its files staying unchanged.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -22,7 +23,7 @@ from sim.batch.inputs.campaign import (
     settings_for,
     validate_battle,
 )
-from sim.batch.inputs.fieldpath import get_path, set_paths
+from sim.batch.inputs.fieldpath import filled, get_path, set_paths
 from sim.batch.inputs.files import error_message, located, read_yaml, validate_located
 from sim.contract import AnyRuleset
 from sim.contract.bases import validate_plain
@@ -32,6 +33,10 @@ __all__ = ["Target", "load_campaign", "load_target"]
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 FieldPath = tuple[str | int, ...]
+
+_FILLED: dict[int, tuple[Target, dict[str, Any]]] = {}
+"""Each recent target's :meth:`Target.filled` data, by the target object's id (the target
+kept with it, so the id stays its own)."""
 
 
 @dataclass(frozen=True)
@@ -62,13 +67,40 @@ class Target:
         """``sha256:`` of the canonical data."""
         return digest(self.data)
 
+    def filled(self) -> dict[str, Any]:
+        """The data with every field its canonical form leaves out at its default written in
+        (:func:`~sim.batch.inputs.fieldpath.filled`: an option added after replays were
+        written, ``later_option``): what a path may name. Worked out once."""
+        found = _FILLED.get(id(self))
+        if found is not None and found[0] is self:
+            return found[1]
+        if self.kind == "scenario":
+            full = filled(self.scenarios()[0][1])
+        else:
+            full = copy.deepcopy(self.data)
+            for battle, (_, scenario) in zip(full["battles"], self.scenarios(), strict=True):
+                battle["scenario"] = filled(scenario)
+        if len(_FILLED) >= 64:
+            _FILLED.clear()
+        _FILLED[id(self)] = (self, full)
+        return full
+
     def at(self, values: dict[str, Any]) -> dict[str, Any]:
-        """The data with each ``path: value`` of a design point set."""
-        return set_paths(self.data, values)
+        """The data with each ``path: value`` of a design point set (an option left out at its
+        default is written in)."""
+        return set_paths(self.data, values, self.filled() if values else None)
+
+    def get(self, path: str) -> Any:
+        """The value at ``path`` (an option left out at its default: that default).
+
+        Raises:
+            PathError: the path names no field.
+        """
+        return get_path(self.data, path, self.filled())
 
     def check_path(self, path: str) -> None:
         """Raise :class:`~sim.batch.inputs.fieldpath.PathError` unless ``path`` names a field."""
-        get_path(self.data, path)
+        self.get(path)
 
     def scenarios(self) -> list[tuple[AnyRuleset, Any]]:
         """Each battle's validated base scenario (one for a scenario target)."""
