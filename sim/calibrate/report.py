@@ -15,7 +15,7 @@ from engine.safety.atomic import atomic_write_text
 from engine.safety.text import one_line
 from sim.calibrate.measures import Estimate
 from sim.calibrate.search import TRIALS, Search, Trial, best_of, sampler_name
-from sim.calibrate.spec import MAGNITUDE, CalibrationSpec, Goal
+from sim.calibrate.spec import MAGNITUDE, CalibrationSpec, Goal, verdict
 from sim.scenario.load import dump_yaml
 
 __all__ = [
@@ -66,14 +66,7 @@ def _goal_text(goal: Goal) -> str:
 def status(goal: Goal, est: Estimate) -> str:
     """``met`` when the whole 95 % interval lies within the target's range, ``missed`` when
     it lies wholly outside, else ``unsure`` (a straddling interval, or none)."""
-    low, high = goal.bounds()
-    if math.isnan(est.low) or math.isnan(est.high):
-        return "unsure"
-    if low <= est.low and est.high <= high:
-        return "met"
-    if est.high < low or est.low > high:
-        return "missed"
-    return "unsure"
+    return verdict(goal, est.low, est.high)
 
 
 def _target_name(spec: CalibrationSpec) -> str:

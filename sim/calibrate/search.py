@@ -54,7 +54,7 @@ from sim.batch.inputs.seeds import derived_seed
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.storage.store import loss_columns
 from sim.calibrate.measures import Estimate, estimate, values
-from sim.calibrate.spec import CalibrationSpec
+from sim.calibrate.spec import CalibrationSpec, verdict
 
 __all__ = [
     "IDENTITY",
@@ -154,12 +154,27 @@ Progress = Callable[[Trial, Trial | None, int], None]
 
 def objective(spec: CalibrationSpec, estimates: tuple[Estimate, ...]) -> float | None:
     """Σ weight · (miss / scale)² over the targets (see the module's docstring); None when
-    some target has no estimate (e.g. a ratio whose other side lost nothing in any run)."""
+    some target has no estimate (e.g. a ratio whose other side lost nothing in any run).
+
+    With the file's ``objective: verdicts``, the verdicts come first: the weight of the
+    targets not met (their 95 % interval not wholly within the range), plus
+    (the weight of those missed, wholly outside, + D / (1 + D)) / (W + 1), where D is the
+    distance above and W the targets' total weight. With weights of 1 the order is
+    lexicographic: fewer targets not met, then fewer missed, then the smaller distance —
+    the order `battlesim history`'s verdicts and the fitting protocols read.
+    """
     total = 0.0
+    not_met = missed = weights = 0.0
     for goal, measure, est in zip(spec.goals, spec.measures, estimates, strict=True):
         if math.isnan(est.value):
             return None
         total += goal.weight * goal.miss(est.value, measure.kind) ** 2
+        found = verdict(goal, est.low, est.high)
+        weights += goal.weight
+        not_met += goal.weight * (found != "met")
+        missed += goal.weight * (found == "missed")
+    if spec.objective == "verdicts":
+        return not_met + (missed + total / (1.0 + total)) / (weights + 1.0)
     return total
 
 

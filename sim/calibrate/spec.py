@@ -175,10 +175,29 @@ class CalibrationFile(RunsFile):
         "or every trial when there are fewer).",
     )
     chunk_size: int = Field(DEFAULT_CHUNK, ge=1, le=100_000)
+    objective: Literal["distance", "verdicts"] = Field(
+        "distance",
+        description="What the search minimises: 'distance', the sum of weight x (miss / "
+        "scale)^2 over the targets; 'verdicts', first the targets not met (their weights), "
+        "then those missed, then the distance (docs/calibrate.md, *The objective*).",
+    )
     factors: list[Factor] = Field(min_length=1, max_length=50)
     targets: list[Goal] = Field(default_factory=list, max_length=100)
     history: HistoryTargets | None = None
     outputs: Outputs = Field(default_factory=Outputs)
+
+
+def verdict(goal: Goal, low: float, high: float) -> str:
+    """``met`` when the interval [low, high] lies within the target's range, ``missed`` when
+    it lies wholly outside, else ``unsure`` (a straddling interval, or none: NaN ends)."""
+    bottom, top = goal.bounds()
+    if math.isnan(low) or math.isnan(high):
+        return "unsure"
+    if bottom <= low and high <= top:
+        return "met"
+    if high < bottom or low > top:
+        return "missed"
+    return "unsure"
 
 
 CasesLoader = Callable[["CalibrationFile", str, Lines], tuple[Cases, dict[str, Any]]]
@@ -208,6 +227,9 @@ class CalibrationSpec:
     """The calibration file's name."""
     cases: Cases | None = None
     """The historical cases fitted (``history:``); their measures are the goals."""
+    objective: str = "distance"
+    """What the search minimises: ``distance`` or ``verdicts``
+    (:func:`sim.calibrate.search.objective`)."""
 
     def identity(self) -> dict[str, Any]:
         """Every setting that changes the result (what ``--resume`` must match)."""
@@ -225,6 +247,8 @@ class CalibrationSpec:
             "chunk_size": self.chunk_size,
             "factors": [f.model_dump(mode="json", exclude_none=True) for f in self.factors],
             "targets": [g.model_dump(mode="json", exclude_none=True) for g in self.goals],
+            # left out at the default, so a calibration written before the choice resumes
+            **({} if self.objective == "distance" else {"objective": self.objective}),
         }
 
 
@@ -495,6 +519,7 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
         replications=cf.replications,
         trials=cf.trials,
         startup_trials=cf.startup_trials or min(10, cf.trials),
+        objective=cf.objective,
         chunk_size=cf.chunk_size,
         factors=tuple(cf.factors),
         goals=goals,
