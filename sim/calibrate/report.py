@@ -118,6 +118,7 @@ def result_json(
         "replications": spec.replications,
         "crn": True,
         "sampler": sampler_name(spec),
+        "objective": spec.objective,
         "trials": len(trials),
         "repeats": search.repeats,
         "exhausted": search.exhausted,
@@ -198,7 +199,8 @@ def format_result(
     start = trials[0]
     lines = [
         f"{one_line(spec.name)}: {len(trials)} trials of {spec.replications} runs "
-        f"(common random numbers; {sampler_name(spec)}, seed {spec.seed})"
+        f"(common random numbers; {sampler_name(spec)}, seed {spec.seed}"
+        f"{'; objective: verdicts' if spec.objective == 'verdicts' else ''})"
     ]
     if search.repeats or search.exhausted:
         note = f"{search.repeats} proposals of points already tried were not fought again"
@@ -346,7 +348,11 @@ def _plot(spec: CalibrationSpec, trials: list[Trial], path: Path) -> None:
     if ys and min(ys) > 0 and max(ys) / min(ys) > 100:
         ax.set_yscale("log")
     ax.set_xlabel("trial")
-    ax.set_ylabel("objective (weighted squared misses)")
+    ax.set_ylabel(
+        "objective (targets not met, then missed, then misses)"
+        if spec.objective == "verdicts"
+        else "objective (weighted squared misses)"
+    )
     ax.set_title(wrap(spec.name, 70).replace("$", r"\$"))
     fig.legend(loc="outside lower center", ncols=3, frameon=False)  # never over a point
     ax.grid(True, alpha=0.3)

@@ -350,12 +350,12 @@ def _stored(out: Path, spec: CalibrationSpec, resume: bool) -> list[Trial]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CalibrationError(f"{ident}: not a calibration's settings ({exc})") from None
     if stored != json.loads(json.dumps(wanted)):
-        diff = [
-            k
-            for k in wanted["calibration"]
-            if stored.get("calibration", {}).get(k)
-            != json.loads(json.dumps(wanted["calibration"]))[k]
-        ]
+        now = json.loads(json.dumps(wanted["calibration"]))
+        was = stored.get("calibration", {}) if isinstance(stored, dict) else {}
+        was = was if isinstance(was, dict) else {}
+        # every setting either side names (one left out at its default is named by the other)
+        keys = list(now) + [k for k in was if k not in now]
+        diff = [k for k in keys if was.get(k) != now.get(k)]
         raise CalibrationError(
             f"{ident}: the calibration there was started with other settings "
             f"({', '.join(diff) or 'sampler'}): resume it with the same file, or name a new folder"

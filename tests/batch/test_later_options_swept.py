@@ -64,3 +64,13 @@ def test_calibrate_starts_a_later_option_at_its_default(tmp_path: Path) -> None:
     )
     spec = load_calibration(f, load_cases)
     assert spec.start == {"options.charging_fire": False, "options.fire_scale": 1.0}
+
+
+def test_a_field_named_by_its_alias_is_not_filled_in_again_under_its_python_name() -> None:
+    """becmi's ``class_`` is written ``class``: the filled data must not grow a ``class_``,
+    which a path could then name and no scenario accepts (a review found calibrate took
+    ``…thorgrim.class_`` and every trial failed)."""
+    target = load_target(ROOT / "scenarios" / "tavern_brawl.yaml")
+    assert target.get("sides.thorgrim.characters.thorgrim.class") is not None
+    with pytest.raises(PathError, match="no field 'class_'"):
+        target.check_path("sides.thorgrim.characters.thorgrim.class_")

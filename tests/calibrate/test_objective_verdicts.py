@@ -119,3 +119,29 @@ def test_a_calibration_file_chooses_its_objective(tmp_path: Path) -> None:
     (tmp_path / "x.yaml").write_text(body + "objective: passes\n")
     with pytest.raises(Exception, match="objective"):
         load_calibration(tmp_path / "x.yaml")
+
+
+def test_a_resume_with_the_objective_left_out_names_it(tmp_path: Path) -> None:
+    """A calibration started with ``objective: verdicts`` and resumed from a file that leaves
+    the key out (the default, distance) is refused naming ``objective``, not the sampler
+    (a review found it said "(sampler)": the key is left out of the settings at its
+    default, and only the new settings' keys were compared)."""
+    import json
+
+    from sim.calibrate.search import IDENTITY, CalibrationError, _stored
+
+    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "stone_wall.yaml"
+    (tmp_path / "sw.yaml").write_text(scenario.read_text())
+    body = (
+        "scenario: sw.yaml\nseed: 1\nreplications: 4\ntrials: 2\n"
+        "factors:\n  - {path: options.fire_hcv, values: [25.0, 30.0]}\n"
+        "targets:\n  - {measure: win.csa, range: [0.9, 1.0]}\n"
+    )
+    (tmp_path / "d.yaml").write_text(body)
+    (tmp_path / "v.yaml").write_text(body + "objective: verdicts\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    _stored(out, load_calibration(tmp_path / "v.yaml"), resume=False)
+    assert json.loads((out / IDENTITY).read_text())["calibration"]["objective"] == "verdicts"
+    with pytest.raises(CalibrationError, match=r"other settings \(objective\)"):
+        _stored(out, load_calibration(tmp_path / "d.yaml"), resume=True)

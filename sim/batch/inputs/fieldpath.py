@@ -88,23 +88,25 @@ def _step(node: Any, segment: str, walked: str) -> tuple[Any, str | int]:
 
 
 def filled(model: BaseModel) -> dict[str, Any]:
-    """``model``'s JSON data with every field its dump leaves out at its default (a
-    ``later_option``, a list left out while empty) written in, at every depth: the
-    fields a path may name."""
+    """``model``'s JSON data with every field its dump leaves out at its default (one made
+    with ``exclude_if``: a ``later_option``, a list left out while empty) written in, at
+    every depth and under the name the dump uses: the fields a path may name."""
     data = model.model_dump(mode="json")
     _fill(model, data)
     return data
 
 
 def _fill(model: BaseModel, data: dict[str, Any]) -> None:
-    for name in type(model).model_fields:
+    for name, info in type(model).model_fields.items():
         value = getattr(model, name)
-        if name not in data:
-            data[name] = to_jsonable_python(value)
-        elif isinstance(value, BaseModel) and isinstance(data[name], dict):
-            _fill(value, data[name])
-        elif isinstance(value, (list, tuple)) and isinstance(data[name], list):
-            for item, dumped in zip(value, data[name], strict=False):
+        key = name if name in data else (info.serialization_alias or info.alias or name)
+        if key not in data:
+            if info.exclude_if is not None:  # left out at its default: a path may name it
+                data[key] = to_jsonable_python(value)
+        elif isinstance(value, BaseModel) and isinstance(data[key], dict):
+            _fill(value, data[key])
+        elif isinstance(value, (list, tuple)) and isinstance(data[key], list):
+            for item, dumped in zip(value, data[key], strict=False):
                 if isinstance(item, BaseModel) and isinstance(dumped, dict):
                     _fill(item, dumped)
 
