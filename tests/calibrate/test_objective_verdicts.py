@@ -102,7 +102,9 @@ def test_verdicts_order_is_lexicographic_where_distance_is_not() -> None:
     assert _score("distance", MET_A, MET_B) == _score("distance", UNSURE_A, MET_B)
 
 
-def test_a_calibration_file_chooses_its_objective(tmp_path: Path) -> None:
+def _files(tmp_path: Path) -> str:
+    """The stone wall and two calibration files of it, ``d.yaml`` (the default objective)
+    and ``v.yaml`` (``objective: verdicts``); the body they share."""
     scenario = Path(__file__).resolve().parents[2] / "scenarios" / "stone_wall.yaml"
     (tmp_path / "sw.yaml").write_text(scenario.read_text())
     body = (
@@ -112,6 +114,11 @@ def test_a_calibration_file_chooses_its_objective(tmp_path: Path) -> None:
     )
     (tmp_path / "d.yaml").write_text(body)
     (tmp_path / "v.yaml").write_text(body + "objective: verdicts\n")
+    return body
+
+
+def test_a_calibration_file_chooses_its_objective(tmp_path: Path) -> None:
+    body = _files(tmp_path)
     d, v = load_calibration(tmp_path / "d.yaml"), load_calibration(tmp_path / "v.yaml")
     assert (d.objective, v.objective) == ("distance", "verdicts")
     assert "objective" not in d.identity()  # a calibration written before the choice resumes
@@ -130,15 +137,7 @@ def test_a_resume_with_the_objective_left_out_names_it(tmp_path: Path) -> None:
 
     from sim.calibrate.search import IDENTITY, CalibrationError, _stored
 
-    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "stone_wall.yaml"
-    (tmp_path / "sw.yaml").write_text(scenario.read_text())
-    body = (
-        "scenario: sw.yaml\nseed: 1\nreplications: 4\ntrials: 2\n"
-        "factors:\n  - {path: options.fire_hcv, values: [25.0, 30.0]}\n"
-        "targets:\n  - {measure: win.csa, range: [0.9, 1.0]}\n"
-    )
-    (tmp_path / "d.yaml").write_text(body)
-    (tmp_path / "v.yaml").write_text(body + "objective: verdicts\n")
+    _files(tmp_path)
     out = tmp_path / "out"
     out.mkdir()
     _stored(out, load_calibration(tmp_path / "v.yaml"), resume=False)
