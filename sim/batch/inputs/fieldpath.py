@@ -122,15 +122,14 @@ def _alt(alt: Any, segment: str) -> Any:
     return child
 
 
-def _step_or(node: Any, alt: Any, segment: str, walked: str) -> tuple[Any, str | int, bool]:
+def _step_or(node: Any, alt: Any, segment: str, walked: str) -> tuple[Any, str | int]:
     """:func:`_step`, or, for a key a mapping leaves out that its fallback has, the
-    fallback's child (and True: the key is to be written in)."""
+    fallback's child (a caller that sets it writes the key in)."""
     if isinstance(node, dict) and segment not in node and isinstance(alt, dict):
         if segment in alt:
-            return alt[segment], segment, True
+            return alt[segment], segment
         _step(alt, segment, walked)  # no such field: named among every field there is
-    child, key = _step(node, segment, walked)
-    return child, key, False
+    return _step(node, segment, walked)
 
 
 def get_path(data: Any, path: str, fallback: Any = None) -> Any:
@@ -143,7 +142,7 @@ def get_path(data: Any, path: str, fallback: Any = None) -> Any:
     node, alt = data, fallback
     walked: list[str] = []
     for segment in split_path(path):
-        node, _, _ = _step_or(node, alt, segment, ".".join(walked))
+        node, _ = _step_or(node, alt, segment, ".".join(walked))
         alt = _alt(alt, segment)
         walked.append(segment)
     return node
@@ -170,13 +169,13 @@ def set_paths(
         alt: Any = fallback
         walked: list[str] = []
         for segment in parts[:-1]:
-            child, key, _ = _step_or(node, alt, segment, ".".join(walked))
+            child, key = _step_or(node, alt, segment, ".".join(walked))
             copied = _shallow(child)
             node[key] = copied  # each container on the path is this copy's own
             node = copied
             alt = _alt(alt, segment)
             walked.append(segment)
-        _, key, _ = _step_or(node, alt, parts[-1], ".".join(walked))
+        _, key = _step_or(node, alt, parts[-1], ".".join(walked))
         node[key] = copy.deepcopy(value)
     return out
 
