@@ -23,6 +23,7 @@ from engine.replayfile.reader import ReplayError
 from engine.safety.files import FileProblem
 from engine.safety.strictjson import StrictJSONError
 from engine.safety.text import escape, one_line
+from sim.cli.interrupts import pending
 from sim.contract import HookError
 
 __all__ = [
@@ -183,6 +184,9 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
                 )
             ctx.exit(2)
         except Exception as exc:
+            interrupt = pending()  # an error a library made of Ctrl-C or SIGTERM: that signal
+            if interrupt is not None:
+                raise interrupt from exc
             click.echo(f"battlesim: error: {one_line(describe(exc))}", err=True)
             ctx.exit(2)
         finally:

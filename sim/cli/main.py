@@ -13,10 +13,8 @@ Exit codes: 0 success, 1 a negative answer (damaged, differs, incomplete),
 
 from __future__ import annotations
 
-import contextlib
 import re
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -86,10 +84,11 @@ class _Root(LazyGroup):
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; whatever it does not handle is one line and exit 2."""
         from sim.cli.errors import run_guarded  # noqa: PLC0415  # start-up stays light
+        from sim.cli.interrupts import signals_as_interrupts  # noqa: PLC0415
 
         _tolerant_streams()
         _matplotlib_cache()
-        with _terminate_as_interrupt():
+        with signals_as_interrupts():
             return run_guarded(ctx, lambda: super(_Root, self).invoke(ctx))
 
 
@@ -151,39 +150,6 @@ def odds() -> None:
     Example:
       battlesim odds musket-fire --value 1800 --modifier -40
     """
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the command is, so that it ends as Ctrl-C does.
-
-    Every writer removes what it had not finished (a replay's ``.partial``,
-    a report's temporary file) on any exception, this one included.
-    """
-
-
-def _terminated(signum: int, frame: object) -> None:
-    del signum, frame
-    raise Terminated
-
-
-@contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """Meanwhile, SIGTERM raises :class:`Terminated` (when no one else handles it)."""
-    import signal  # noqa: PLC0415
-    import threading  # noqa: PLC0415
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous is not signal.SIG_DFL:
-        yield  # a host program's own handler stays
-        return
-    signal.signal(signal.SIGTERM, _terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 _LONG_NUMBER = re.compile(r"\d{41,}")
@@ -270,6 +236,8 @@ def main() -> None:
         exc.show()
         sys.exit(exc.exit_code)
     except click.Abort as exc:
+        from sim.cli.interrupts import Terminated  # noqa: PLC0415  # start-up stays light
+
         if isinstance(exc.__cause__, Terminated):
             sys.exit(143)  # 128 + SIGTERM, as a shell reports a terminated command
         click.echo("Aborted!", err=True)

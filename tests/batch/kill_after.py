@@ -12,7 +12,13 @@ file PIDS first, one a line, so the test can check that none outlives it.
 commit, or with ``interrupt:0`` as the first chunk arrives, before anything is committed.
 ``interrupt-group:N`` sends it to this process's whole process group, as a terminal's
 Ctrl-C does (start the command in a session of its own): a local Dask cluster's
-processes get it too.
+processes get it too, and a local pool's workers.
+
+``interrupt-in-duckdb:N:KIND`` interrupts the commit after the N-th as DuckDB reports a
+Ctrl-C that comes while it runs a statement: the interrupt is taken, and an error of the
+library's raised instead (KIND: ``interrupt``, ``InterruptException``; ``runtime``, a
+``RuntimeError`` "Query interrupted"; ``transaction``, the "transaction is aborted" error of
+the statement after one it interrupted).
 """
 
 from __future__ import annotations
@@ -20,8 +26,11 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
+
+import duckdb
 
 from sim.batch import study
 from sim.batch.execution.rows import ChunkRows
@@ -70,6 +79,35 @@ def _arm_interrupt(after: int, group: bool = False) -> None:
     Store.commit = commit_then_maybe_interrupt  # type: ignore[method-assign,assignment]
 
 
+LIBRARY_ERRORS: dict[str, BaseException] = {
+    "interrupt": duckdb.InterruptException("INTERRUPT Error: Interrupted!"),
+    "runtime": RuntimeError("Query interrupted"),
+    "transaction": duckdb.TransactionException(
+        "TransactionContext Error: Current transaction is aborted (please ROLLBACK)"
+    ),
+}
+
+
+def _arm_library_interrupt(after: int, kind: str) -> None:
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as _arm_interrupt says
+    study.COMMIT_SECONDS = 0.0
+    commit = Store.commit
+    done = 0
+
+    def commit_interrupted_inside(self: Store, records: ChunkRows, *digests: Any) -> None:
+        nonlocal done
+        done += 1
+        if done == after + 1:
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(10)  # the handler runs at once: an interrupted sleep
+            except KeyboardInterrupt:
+                raise LIBRARY_ERRORS[kind] from None
+        commit(self, records, *digests)
+
+    Store.commit = commit_interrupted_inside  # type: ignore[method-assign,assignment]
+
+
 def _arm(after: int, pids: Path) -> None:
     study.COMMIT_SECONDS = 0.0  # a commit point after every chunk: N commits are N chunks
     commit = Store.commit
@@ -87,7 +125,10 @@ def _arm(after: int, pids: Path) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1].startswith("interrupt-group:"):
+    if sys.argv[1].startswith("interrupt-in-duckdb:"):
+        count, kind = sys.argv[1].removeprefix("interrupt-in-duckdb:").split(":")
+        _arm_library_interrupt(int(count), kind)
+    elif sys.argv[1].startswith("interrupt-group:"):
         _arm_interrupt(int(sys.argv[1].removeprefix("interrupt-group:")), group=True)
     elif sys.argv[1].startswith("interrupt:"):
         _arm_interrupt(int(sys.argv[1].removeprefix("interrupt:")))

@@ -15,6 +15,7 @@ does not know which it has:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -26,7 +27,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from importlib import import_module
-from multiprocessing import forkserver
+from multiprocessing import forkserver, resource_tracker
 from typing import Any, Literal, ParamSpec, TypeVar
 
 __all__ = [
@@ -198,15 +199,135 @@ def boot_workers(kind: Literal["local", "dask"], jobs: int) -> None:
         return
     if mp_context().get_start_method() == "forkserver":
         with safe_path():
-            forkserver.ensure_running()
+            # first, as the server needs it: starting it unblocks SIGINT (Python 3.11)
+            resource_tracker.ensure_running()
+            with _sigint_blocked():
+                forkserver.ensure_running()
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Meanwhile, SIGINT is blocked in this thread: the forkserver started inside boots with
+    it blocked, as multiprocessing starts its resource tracker.
+
+    The server ignores Ctrl-C once it is up, but only after it has imported the worker
+    module (half a second): a Ctrl-C in that time ended it with a ``KeyboardInterrupt``
+    traceback after the study's own line. Blocked, the signal waits; the server then
+    ignores it, and each worker it forks unblocks it once its own handler is set
+    (:func:`_exit_with`). This process loses nothing: a Ctrl-C meanwhile is taken by
+    another of its threads, or waits until the block ends.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+_stopping = False
+"""In a pool's worker: a Ctrl-C has come, so no further task is started."""
+
+_busy = False
+"""In a pool's worker: a task is running."""
+
+
+def _worker_interrupted(signum: int, frame: object) -> None:
+    """A pool worker's SIGINT: it stops the task running, if any, and every later one.
+
+    A terminal's Ctrl-C reaches the whole process group, the workers too. Raised while a
+    task runs, the interrupt ends it as any error does (a kept replay's temporary file is
+    removed) and its future carries it; between tasks, waiting on the pool's queue, it
+    is ignored, where it printed a ``KeyboardInterrupt`` traceback from every idle worker
+    after the study's own line (and could leave the queue's lock held). The tasks already
+    queued for the worker then end at once (:class:`_Task`), so the command's process,
+    closing the pool, does not wait for them.
+    """
+    del signum, frame
+    global _stopping  # noqa: PLW0603 - this worker process's own
+    _stopping = True
+    if _busy:
+        raise KeyboardInterrupt
+
+
+class _Task:
+    """A task as a pool's worker runs it: marked as running (:func:`_worker_interrupted`),
+    and not started at all once the worker has been interrupted."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        global _busy  # noqa: PLW0603 - this worker process's own
+        if _stopping:
+            raise KeyboardInterrupt
+        _busy = True
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            _busy = False
+
+
+class _Pool(ProcessPoolExecutor):
+    """A process pool whose workers stop at Ctrl-C without a word (:func:`_worker_interrupted`),
+    and whose ``submit`` is never cut in half by one (:func:`_sigint_deferred`)."""
+
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        with _sigint_deferred():
+            return super().submit(_Task(fn), *args, **kwargs)
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Meanwhile, a Ctrl-C waits, and is taken at the end as if it came then.
+
+    ``ProcessPoolExecutor.submit`` starts a worker (forkserver: hands it the pool's queues,
+    whose semaphores it opens by name) and updates the pool's books under a lock; an
+    interrupt half-way left a worker the pool did not know of, which failed with a
+    ``FileNotFoundError`` traceback once this process had gone and its semaphores with it.
+    Only the main thread may change a handler: elsewhere, and where SIGINT is not handled
+    by a Python function (ignored, or left to the system), nothing is deferred.
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield
+        return
+    came: list[tuple[int, Any]] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: came.append((signum, frame)))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if came:
+            previous(*came[0])
+
+
+def _interrupt_workers(pool: ProcessPoolExecutor) -> None:
+    """Send each live worker of ``pool`` a SIGINT, as a terminal's Ctrl-C does: the command
+    is ending (an interrupt, SIGTERM to its process alone, an error), so the tasks its
+    workers are running and those queued for them stop instead of running to their end.
+    The pool keeps its processes in a private attribute; without it nothing is sent."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        if process.is_alive() and process.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGINT)
 
 
 def _exit_with(parent: int) -> None:
-    """Worker initializer: leave when the study's process is gone.
+    """Worker initializer: leave when the study's process is gone; a Ctrl-C stops the
+    worker's tasks without a traceback (:func:`_worker_interrupted`).
 
     A pool's workers wait on its queue forever; if the study's process is
     killed (SIGKILL, power cut of a login node) nothing would end them.
     """
+    signal.signal(signal.SIGINT, _worker_interrupted)
+    if hasattr(signal, "pthread_sigmask"):  # forked blocked (_sigint_blocked): now handled
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def watch() -> None:
         while True:
@@ -371,7 +492,7 @@ def open_executor(
     # a pool starts its workers as chunks are submitted (spawn: fresh interpreters)
     with safe_path():
         if os.name == "posix":
-            pool = ProcessPoolExecutor(
+            pool: ProcessPoolExecutor = _Pool(
                 max_workers=jobs,
                 mp_context=ctx,
                 initializer=_exit_with,
@@ -381,5 +502,9 @@ def open_executor(
             pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
         try:
             yield pool
+        except BaseException:
+            if os.name == "posix":
+                _interrupt_workers(pool)
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -106,11 +106,13 @@ def _run(
     from sim.batch.storage.opening import PointError
     from sim.batch.storage.store import StoreError
     from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
+    from sim.cli.interrupts import errors_as_interrupts
     from sim.text.grammar import count
 
     bar = options.progress
     try:
-        result = run_study(plan, out, options)
+        with errors_as_interrupts():  # DuckDB's error for a Ctrl-C at a commit is a Ctrl-C
+            result = run_study(plan, out, options)
     except PointError as exc:  # from the study file's factors, or from --sweep
         _bad_input(_error(f"{source}: {exc}" if source is not None else str(exc)))
     except (StudyError, ExecutorError, StoreError) as exc:

@@ -75,6 +75,7 @@ def calibrate(
     from sim.batch.execution.executors import ExecutorError, boot_workers, open_executor
     from sim.calibrate import CalibrationError, load_calibration
     from sim.calibrate.report import format_progress, write_outputs
+    from sim.cli.interrupts import errors_as_interrupts
     from sim.history.fit import load_cases
     from sim.outputs import OutputError, check_output
     from sim.scenario.load import ScenarioError
@@ -104,7 +105,10 @@ def calibrate(
             click.echo(format_progress(trial, best, planned), err=True)
 
     try:
-        with open_executor(execution.kind, execution.workers, execution.scheduler) as pool:
+        with (
+            errors_as_interrupts(),
+            open_executor(execution.kind, execution.workers, execution.scheduler) as pool,
+        ):
             found, checks, loo = _fight(
                 spec, folder, pool, execution.resume, progress, refight, leave_one_out
             )
