@@ -17,6 +17,7 @@ import sys
 import time
 from concurrent.futures import CancelledError
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -218,3 +219,25 @@ def test_a_ctrl_c_while_a_task_is_handed_to_the_pool_is_taken_after() -> None:
         reached.append("the end of the block")
     assert reached == ["the end of the block"]
     assert type(pending()) is KeyboardInterrupt
+
+
+@pytest.mark.parametrize(
+    ("stopping", "error", "reported"),
+    [
+        (True, KeyboardInterrupt(), False),
+        (True, ValueError("a finalizer's own error"), True),
+        (False, KeyboardInterrupt(), True),
+    ],
+)
+def test_a_worker_drops_an_interrupt_python_could_not_raise_after_a_ctrl_c(
+    monkeypatch: pytest.MonkeyPatch, stopping: bool, error: BaseException, reported: bool
+) -> None:
+    """In a worker, a Ctrl-C's KeyboardInterrupt raised inside a finalizer or a C callback
+    is unraisable: Python printed it ("Exception ignored in …", with a traceback). After
+    the worker's Ctrl-C it is dropped; anything else, or before one, is reported as before."""
+    seen: list[object] = []
+    monkeypatch.setattr(executors, "_stopping", stopping)
+    hook = executors._QuietInterrupt(seen.append)
+    unraisable = SimpleNamespace(exc_type=type(error), exc_value=error, exc_traceback=None)
+    hook(unraisable)
+    assert (seen == [unraisable]) is reported

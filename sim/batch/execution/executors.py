@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -318,6 +319,23 @@ def _interrupt_workers(pool: ProcessPoolExecutor) -> None:
                 os.kill(process.pid, signal.SIGINT)
 
 
+class _QuietInterrupt:
+    """A pool worker's ``sys.unraisablehook``: after a Ctrl-C, the interrupt raised where
+    Python cannot raise one (a finalizer, a callback from C, such as a regular expression
+    compiled for a model's field) is dropped, where Python printed it as "Exception ignored
+    in …" with its traceback. The task then runs on; the command's process, ending, sends
+    the worker another SIGINT (:func:`_interrupt_workers`), and the tasks queued after it
+    end at once. Anything else goes to the hook that was there."""
+
+    def __init__(self, hook: Callable[[Any], object]) -> None:
+        self.hook = hook
+
+    def __call__(self, unraisable: Any) -> None:
+        if _stopping and isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return
+        self.hook(unraisable)
+
+
 def _exit_with(parent: int) -> None:
     """Worker initializer: leave when the study's process is gone; a Ctrl-C stops the
     worker's tasks without a traceback (:func:`_worker_interrupted`).
@@ -325,6 +343,7 @@ def _exit_with(parent: int) -> None:
     A pool's workers wait on its queue forever; if the study's process is
     killed (SIGKILL, power cut of a login node) nothing would end them.
     """
+    sys.unraisablehook = _QuietInterrupt(sys.unraisablehook)
     signal.signal(signal.SIGINT, _worker_interrupted)
     if hasattr(signal, "pthread_sigmask"):  # forked blocked (_sigint_blocked): now handled
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
