@@ -33,8 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import duckdb
-
 from engine.safety.atomic import atomic_write_text
 from sim.batch.analysis.summary import summarize
 from sim.batch.execution.executors import InlineExecutor, open_executor
@@ -45,6 +43,7 @@ from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import confirm_runs, pilot_runs
 from sim.batch.storage.commits import CommitPoints
+from sim.batch.storage.duck import duckdb
 from sim.batch.storage.manifest import write_manifest
 from sim.batch.storage.opening import DB_NAME, StudyError, fresh_points, open_store
 from sim.batch.storage.store import Store

@@ -181,7 +181,7 @@ def BATCH_RUNS(battle: Battle) -> None:  # noqa: N802
     out = battle.scratch("batch") / "study"
     args = ("batch", battle.scenario or "", "--runs", "3", "--out", out, "--no-plots")
     battle.succeeded("battlesim batch --runs 3", *args)
-    import duckdb  # noqa: PLC0415  # the batch store's own library
+    from sim.batch.storage.duck import duckdb  # noqa: PLC0415  # the batch store's own library
 
     with duckdb.connect(str(out / "study.duckdb"), read_only=True) as con:
         runs = con.execute("SELECT status, count(*) FROM runs GROUP BY status").fetchall()

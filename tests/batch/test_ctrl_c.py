@@ -11,6 +11,7 @@ database. (:mod:`sim.cli.interrupts`, :mod:`sim.batch.execution.executors`.)
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from types import SimpleNamespace
 import pytest
 
 from sim.batch.execution import executors
+from sim.batch.execution.signals import sigint_deferred
 from sim.batch.storage.store import Store
 from sim.cli.interrupts import Terminated, errors_as_interrupts, pending, signals_as_interrupts
 
@@ -43,6 +45,7 @@ import sys
 from multiprocessing import forkserver
 from pathlib import Path
 from sim.batch.execution import executors
+from sim.batch.execution.signals import sigint_deferred
 from sim.batch.storage.store import Store
 with executors.open_executor("local", 2) as pool:
     worker = pool.submit(Path.read_text, Path("/proc/self/status")).result()
@@ -212,7 +215,7 @@ def test_a_ctrl_c_while_a_task_is_handed_to_the_pool_is_taken_after() -> None:
     with (
         signals_as_interrupts(),
         pytest.raises(KeyboardInterrupt),
-        executors._sigint_deferred(),
+        sigint_deferred(),
     ):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)  # no interrupt here: the handler only notes it
@@ -241,3 +244,19 @@ def test_a_worker_drops_an_interrupt_python_could_not_raise_after_a_ctrl_c(
     unraisable = SimpleNamespace(exc_type=type(error), exc_value=error, exc_traceback=None)
     hook(unraisable)
     assert (seen == [unraisable]) is reported
+
+
+def test_duckdb_is_imported_with_a_ctrl_c_held_back() -> None:
+    """A Ctrl-C inside DuckDB's C++ initialisation aborts the process (SIGABRT): every module
+    of battlesim imports it from sim/batch/storage/duck.py, which holds a Ctrl-C back while
+    it does (the holding itself: the test above)."""
+    importing = re.compile(r"^\s*(import duckdb\b|from duckdb\b)", re.MULTILINE)
+    found = sorted(
+        str(path.relative_to(REPO))
+        for folder in ("sim", "engine")
+        for path in (REPO / folder).rglob("*.py")
+        if importing.search(path.read_text(encoding="utf-8"))
+    )
+    assert found == ["sim/batch/storage/duck.py"]
+    duck = (REPO / "sim/batch/storage/duck.py").read_text(encoding="utf-8")
+    assert "with sigint_deferred():\n    import duckdb\n" in duck

@@ -31,6 +31,8 @@ from importlib import import_module
 from multiprocessing import forkserver, resource_tracker
 from typing import Any, Literal, ParamSpec, TypeVar
 
+from sim.batch.execution.signals import sigint_deferred
+
 __all__ = [
     "ExecutorError",
     "InlineExecutor",
@@ -275,36 +277,11 @@ class _Task:
 
 class _Pool(ProcessPoolExecutor):
     """A process pool whose workers stop at Ctrl-C without a word (:func:`_worker_interrupted`),
-    and whose ``submit`` is never cut in half by one (:func:`_sigint_deferred`)."""
+    and whose ``submit`` is never cut in half by one (:func:`sigint_deferred`)."""
 
     def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
-        with _sigint_deferred():
+        with sigint_deferred():
             return super().submit(_Task(fn), *args, **kwargs)
-
-
-@contextmanager
-def _sigint_deferred() -> Iterator[None]:
-    """Meanwhile, a Ctrl-C waits, and is taken at the end as if it came then.
-
-    ``ProcessPoolExecutor.submit`` starts a worker (forkserver: hands it the pool's queues,
-    whose semaphores it opens by name) and updates the pool's books under a lock; an
-    interrupt half-way left a worker the pool did not know of, which failed with a
-    ``FileNotFoundError`` traceback once this process had gone and its semaphores with it.
-    Only the main thread may change a handler: elsewhere, and where SIGINT is not handled
-    by a Python function (ignored, or left to the system), nothing is deferred.
-    """
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not callable(previous):
-        yield
-        return
-    came: list[tuple[int, Any]] = []
-    signal.signal(signal.SIGINT, lambda signum, frame: came.append((signum, frame)))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if came:
-            previous(*came[0])
 
 
 def _interrupt_workers(pool: ProcessPoolExecutor) -> None:

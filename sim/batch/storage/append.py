@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import duckdb
 import numpy as np
 
 from sim.batch.execution.columnar import arrow
+from sim.batch.storage.duck import duckdb
 from sim.batch.storage.sql import table_columns
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sim.batch.storage.sql import quote as _quote
 
 if TYPE_CHECKING:
-    import duckdb
+    from sim.batch.storage.duck import duckdb
 
 __all__ = ["FORMULA_START", "csv_select", "neutral"]
 

@@ -29,9 +29,8 @@ import re
 import threading
 from typing import Any
 
-import duckdb
-
 from sim.batch.execution.digests import DIGEST_COLUMNS, RUN_COLUMNS, UNIT_TYPES
+from sim.batch.storage.duck import duckdb
 from sim.batch.storage.sql import quote as _quote
 from sim.batch.storage.sql import table_columns as _columns
 

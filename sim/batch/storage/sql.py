@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import duckdb
+    from sim.batch.storage.duck import duckdb
 
 __all__ = ["literal", "quote", "table_columns"]
 

@@ -31,8 +31,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from engine.canonical import canonical_json
 from engine.safety.atomic import exporting
 from sim.batch.execution.columnar import read, unpack
@@ -48,6 +46,7 @@ from sim.batch.storage.append import (
     insert_values,
 )
 from sim.batch.storage.csvsafe import csv_select
+from sim.batch.storage.duck import duckdb
 from sim.batch.storage.schema import (
     DIGEST_COLUMNS,
     DIGEST_TABLE,

@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import duckdb
 import orjson
 
 from sim.batch.execution.digests import UNIT_TYPES
 from sim.batch.execution.rows import UNIT_COLUMNS, UNIT_KEYS
+from sim.batch.storage.duck import duckdb
 from sim.batch.storage.sql import literal as _literal
 from sim.batch.storage.sql import quote as _quote
 from sim.batch.storage.sql import table_columns

@@ -26,7 +26,7 @@ from sim.batch.storage.sql import literal, table_columns
 from sim.batch.storage.sql import quote as _quote
 
 if TYPE_CHECKING:
-    import duckdb
+    from sim.batch.storage.duck import duckdb
 
 __all__ = [
     "VIEW",

@@ -52,7 +52,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
 from pydantic import ValidationError
 
 from engine.canonical import canonical_json
@@ -66,6 +65,7 @@ from sim.batch.inputs.target import Target
 from sim.batch.methods.differences import PAIRED
 from sim.batch.planning.design import Factor, design_points
 from sim.batch.planning.stopping import PILOT, confirm_runs, pilot_runs, rule_of
+from sim.batch.storage.duck import duckdb
 from sim.batch.storage.manifest import (
     BLOCK,
     file_digest,
