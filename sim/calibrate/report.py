@@ -103,9 +103,11 @@ def result_json(
     search: Search,
     out: Path,
     checks: list[tuple[Trial, Trial]] | None = None,
+    start_check: tuple[Trial, Trial] | None = None,
 ) -> dict[str, Any]:
     """The whole result as plain data (``--json``): ``search`` and the ``checks`` (each
-    best point and its fight on fresh seeds) of ``spec``, written into ``out``."""
+    best point and its fight on fresh seeds) of ``spec``, written into ``out``;
+    ``start_refight``, trial 0 and its fight on the same fresh seeds (``start_check``)."""
     trials = search.trials
     best = best_of(trials)
     start = trials[0] if trials else None
@@ -126,6 +128,13 @@ def result_json(
             {"trial": t.number, "in_sample": _trial_json(spec, t), "fresh": _trial_json(spec, f)}
             for t, f in (checks or [])
         ],
+        "start_refight": None
+        if start_check is None
+        else {
+            "trial": start_check[0].number,
+            "in_sample": _trial_json(spec, start_check[0]),
+            "fresh": _trial_json(spec, start_check[1]),
+        },
         "factors": [f.model_dump(mode="json", exclude_none=True) for f in spec.factors],
         "start": _trial_json(spec, start),
         "best": _trial_json(spec, best),
@@ -190,10 +199,11 @@ def format_result(
     search: Search,
     out: Path,
     checks: list[tuple[Trial, Trial]] | None = None,
+    start_check: tuple[Trial, Trial] | None = None,
 ) -> list[str]:
     """The text summary of what :func:`result_json` holds: the best point, each target at the
     start and at the best, and the best points fought again on fresh seeds beside their
-    in-sample figures."""
+    in-sample figures, then the start on those seeds when it is not among them."""
     trials = search.trials
     best = best_of(trials)
     start = trials[0]
@@ -246,6 +256,12 @@ def format_result(
         for t, again in checks:
             point = ", ".join(f"{f.path}={_value(t.params[f.path])}" for f in spec.factors)
             lines.append(f"  trial {t.number}: objective {_obj(t)}, fresh {_obj(again)}  ({point})")
+        if start_check is not None and all(t.number != 0 for t, _ in checks):
+            t, again = start_check
+            lines.append(
+                f"  and the start, trial 0: objective {_obj(t)}, fresh {_obj(again)}  "
+                "(the scenario's own values)"
+            )
     lines.append(
         "Results: " + ", ".join(str(p) for p in _files(spec, out).values() if p is not None)
     )

@@ -66,6 +66,7 @@ __all__ = [
     "calibrate",
     "grid_size",
     "refight",
+    "refight_start",
     "run_search",
 ]
 
@@ -555,3 +556,23 @@ def refight(
         (t, _evaluate(spec, shared, losses, executor, t.number, t.params, fresh=True))
         for t in ranked
     ]
+
+
+def refight_start(
+    spec: CalibrationSpec,
+    trials: list[Trial],
+    executor: Executor,
+    checks: list[tuple[Trial, Trial]],
+) -> tuple[Trial, Trial] | None:
+    """Trial 0, the scenario's own values, and its fight on the same fresh seeds as
+    :func:`refight`'s: the baseline the best points' fresh figures are read against (the
+    best's in-sample lead over the start is partly the winner's curse; on fresh seeds it
+    is not). Taken from ``checks`` when the start is among them; None when it failed."""
+    start = next((t for t in trials if t.number == 0), None)
+    if start is None or start.objective is None:
+        return None
+    done = next((pair for pair in checks if pair[0].number == 0), None)
+    if done is not None:
+        return done
+    shared, losses = _shared(spec)
+    return start, _evaluate(spec, shared, losses, executor, 0, start.params, fresh=True)

@@ -298,3 +298,61 @@ def test_a_range_with_levels_is_discrete(tmp_path: Path) -> None:
     assert refused.exit_code == 2
     [line] = refused.stderr.splitlines()
     assert "factors.0.levels: the scenario's value 0.5 is not one of the 4 levels" in line
+
+
+def test_the_start_is_fought_on_the_same_fresh_seeds_when_it_is_not_among_the_best(
+    tmp_path: Path,
+) -> None:
+    """Shoho with 5 hits to sink (the scenario's own, trial 0) or 40, and a target of
+    "sunk in at most a tenth of the runs": trial 1 (40: never sunk) is the best, so with
+    --refight 1 the start is fought again on its own, on the fresh seeds the best was, and
+    its P(sunk) there is recomputed here; the text prints it after the best."""
+    runs = 6
+    path = small(
+        tmp_path,
+        trials=2,
+        replications=runs,
+        startup_trials=2,
+        factors=[{"path": "sides.japan.task_forces.mo_main.ships.shoho.damage", "values": [5, 40]}],
+        targets=[{"measure": "unit.shoho.sunk", "range": [0.0, 0.1], "weight": 1}],
+    )
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
+                    "--refight", "1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["best"]["trial"] == 1
+    assert [r["trial"] for r in data["refights"]] == [1]
+    start = data["start_refight"]
+    assert (start["trial"], start["in_sample"]) == (0, data["start"])
+    prepared = prepare(load_target(SCENARIOS / "coral_sea.yaml"), start["fresh"]["params"])
+    fresh = derived_seed(1942, "calibrate-fresh")
+    sunk = []
+    for r in range(runs):
+        fought = fight(prepared, run_seed(fresh, 0, r, crn=True))
+        _, ruleset, state, scenario = fought.battles[0]
+        [shoho] = [u for u in ruleset.units(scenario, state) if u.id == "shoho"]
+        sunk.append(float("sunk" in shoho.status))
+    got = start["fresh"]["targets"][0]
+    want = estimate("rate", sunk)
+    assert (got["achieved"], got["low"], got["high"]) == (want.value, want.low, want.high)
+    text = invoke("calibrate", path, "-o", tmp_path / "t", "--jobs", "1", "-q", "--refight", "1")
+    tail = text.stdout.splitlines()[-3:-1]
+    assert tail[0].startswith("  trial 1: objective ")
+    assert tail[1].startswith("  and the start, trial 0: objective ")
+    assert tail[1].endswith("(the scenario's own values)")
+
+
+def test_the_start_among_the_best_is_its_refight(tmp_path: Path) -> None:
+    """The shipped calibration's start is its best (objective 0): ``start_refight`` is the
+    start's ``refights`` entry, fought once, and the text adds no line for it."""
+    path = small(tmp_path, trials=2, replications=6, startup_trials=2)
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
+                    "--refight", "1")  # fmt: skip
+    data = json.loads(result.stdout)
+    assert data["best"]["trial"] == 0
+    assert data["start_refight"] == data["refights"][0]
+    text = invoke("calibrate", path, "-o", tmp_path / "t", "--jobs", "1", "-q", "--refight", "1")
+    assert "and the start" not in text.stdout
+    none = invoke("calibrate", path, "-o", tmp_path / "n", "--jobs", "1", "-q", "--json",
+                  "--refight", "0")  # fmt: skip
+    assert json.loads(none.stdout)["start_refight"] is None

@@ -109,7 +109,7 @@ def calibrate(
             errors_as_interrupts(),
             open_executor(execution.kind, execution.workers, execution.scheduler) as pool,
         ):
-            found, checks, loo = _fight(
+            found, checks, start, loo = _fight(
                 spec, folder, pool, execution.resume, progress, refight, leave_one_out
             )
     except (CalibrationError, ExecutorError) as exc:
@@ -122,10 +122,11 @@ def calibrate(
         )
         sys.exit(1)
     write_outputs(spec, found.trials, folder)
-    _report(spec, folder, found, checks, loo if leave_one_out else None, execution.as_json)
+    _report(spec, folder, found, (checks, start), loo if leave_one_out else None, execution.as_json)
 
 
 Fits = list[tuple[str | None, "Trial | None"]]
+Checks = list[tuple["Trial", "Trial"]]
 
 
 def _fight(
@@ -136,15 +137,17 @@ def _fight(
     progress: Any,
     refight: int,
     leave_one_out: bool,
-) -> tuple[Search, list[tuple[Trial, Trial]], Fits]:
-    """The search, its best points fought again on fresh seeds, and the leave-one-out fits."""
+) -> tuple[Search, Checks, tuple[Trial, Trial] | None, Fits]:
+    """The search, its best points fought again on fresh seeds, the start on those seeds
+    too, and the leave-one-out fits."""
     from sim.calibrate import best_of
     from sim.calibrate.search import refight as fight_again
-    from sim.calibrate.search import run_search
+    from sim.calibrate.search import refight_start, run_search
     from sim.calibrate.spec import without
 
     found = run_search(spec, folder, pool, resume, progress)
     checks = fight_again(spec, found.trials, pool, refight) if refight else []
+    start = refight_start(spec, found.trials, pool, checks) if refight else None
     loo: Fits = []
     if leave_one_out:
         loo.append((None, best_of(found.trials)))
@@ -154,21 +157,21 @@ def _fight(
                 without(spec, case_id), folder / f"leave-out-{case_id}", pool, resume, progress
             )
             loo.append((case_id, best_of(sub.trials)))
-    return found, checks, loo
+    return found, checks, start, loo
 
 
 def _report(
     spec: CalibrationSpec,
     folder: Path,
     found: Search,
-    checks: list[tuple[Trial, Trial]],
+    fresh: tuple[Checks, tuple[Trial, Trial] | None],
     loo: Fits | None,
     as_json: bool,
 ) -> None:
     from sim.calibrate.report import format_leave_one_out, format_result, result_json
 
     if as_json:
-        data = result_json(spec, found, folder, checks)
+        data = result_json(spec, found, folder, *fresh)
         if loo is not None:
             data["leave_one_out"] = [
                 {
@@ -181,7 +184,7 @@ def _report(
             ]
         common.echo_json(data)
         return
-    for line in format_result(spec, found, folder, checks):
+    for line in format_result(spec, found, folder, *fresh):
         click.echo(line)
     if loo is not None:
         for line in format_leave_one_out(spec, loo):
