@@ -24,6 +24,7 @@ import math
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -140,6 +141,11 @@ class Cases(Protocol):
         self, executor: Executor, params: dict[str, Any], replications: int, fresh: bool
     ) -> tuple[tuple[Estimate, ...], int]:
         """Fight every case at ``params``: the goals' estimates, in order, and the runs."""
+        ...
+
+    def refused(self, params: dict[str, Any]) -> str | None:
+        """Why some case's scenario with ``params`` set is not valid (naming the case), or
+        None when every case's is."""
         ...
 
 
@@ -507,10 +513,12 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
         fitted, start = cases(cf, file, lines)
         start = on_levels(cf, _shared_start(cf, start, file, lines), file, lines)
         goals, measures = fitted.goals()
+        _ends_accepted(cf, start, file, lines, fitted.refused)
     else:
         start = on_levels(cf, _start(cf, target, file, lines), file, lines)
         measures = _measures(cf, target, file, lines)
         goals = tuple(cf.targets)
+        _ends_accepted(cf, start, file, lines, partial(_refused, target))
     return CalibrationSpec(
         name=cf.name or Path(file).stem,
         target=target,
@@ -529,6 +537,64 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
         plots=cf.outputs.plots,
         source=Path(file).name,
     )
+
+
+def _refused(target: Target, params: dict[str, Any]) -> str | None:
+    """Why ``target`` with ``params`` set is not a valid scenario (or campaign), or None."""
+    from pydantic import ValidationError  # noqa: PLC0415
+
+    from sim.batch.execution.worker import failure, prepare  # noqa: PLC0415
+
+    try:
+        prepare(target, params)
+    except (ScenarioError, ValidationError) as exc:
+        return failure(exc)
+    return None
+
+
+def _ends(f: Factor) -> list[Any]:
+    """The values of ``f`` that bound what the search can try: each of its values or levels,
+    or the two ends of its range."""
+    if f.values is not None or f.levels is not None:
+        return list(f.grid_levels())
+    assert f.range is not None
+    ends = [f.range[0], f.range[1]]
+    return [int(x) for x in ends] if f.type == "int" else ends
+
+
+def _ends_accepted(
+    cf: CalibrationFile,
+    start: dict[str, Any],
+    file: str,
+    lines: Lines,
+    refused: Callable[[dict[str, Any]], str | None],
+) -> None:
+    """Refuse a factor whose range (or values) reaches values the scenario refuses, before
+    any trial: each factor at each end of its range, each of its values or levels, the
+    others at the start. Without this, every trial the sampler put there failed ("invalid
+    scenario"), and the search spent its trials on them.
+
+    Raises:
+        ScenarioError: a factor with such a value, located at its range or values.
+    """
+    problems: list[Located] = []
+    for i, f in enumerate(cf.factors):
+        field = "range" if f.values is None else "values"
+        for value in _ends(f):
+            why = refused({**start, f.path: value})
+            if why is not None:
+                problems.append(
+                    located(
+                        file,
+                        lines,
+                        ("factors", i, field),
+                        f"{f.path} = {value!r} is refused ({why}): every trial there "
+                        "would fail; keep the factor to values the scenario accepts",
+                    )
+                )
+                break
+    if problems:
+        raise ScenarioError(problems)
 
 
 def without(spec: CalibrationSpec, case_id: str) -> CalibrationSpec:

@@ -80,6 +80,23 @@ class HistoryCases:
     def without(self, case_id: str) -> HistoryCases:
         return HistoryCases(tuple(c for c in self.cases if c.id != case_id))
 
+    def refused(self, params: dict[str, Any]) -> str | None:
+        """Why some case's scenario with ``params`` set (over the case's own ``set``) is not
+        valid, naming the case; None when every case's is."""
+        from pydantic import ValidationError  # noqa: PLC0415
+
+        from sim.batch.execution.worker import failure, prepare  # noqa: PLC0415
+
+        for case in self.cases:
+            values = dict(case.spec.set)
+            for path, value in params.items():
+                values.update(dict.fromkeys(case_path(case, path), value))
+            try:
+                prepare(case.target, values)
+            except (ScenarioError, ValidationError) as exc:
+                return f"case {case.id}: {failure(exc)}"
+        return None
+
     def evaluate(
         self, executor: Executor, params: dict[str, Any], replications: int, fresh: bool
     ) -> tuple[tuple[Estimate, ...], int]:

@@ -356,3 +356,51 @@ def test_the_start_among_the_best_is_its_refight(tmp_path: Path) -> None:
     none = invoke("calibrate", path, "-o", tmp_path / "n", "--jobs", "1", "-q", "--json",
                   "--refight", "0")  # fmt: skip
     assert json.loads(none.stdout)["start_refight"] is None
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def test_a_range_reaching_values_the_scenario_refuses_is_refused_before_any_trial(
+    tmp_path: Path,
+) -> None:
+    """cripple_fraction must be above 0: a range from -0.5 would have the sampler's trials
+    there fail one by one ("invalid scenario"). Refused at load, exit 2, one line at the
+    factor's range, with the scenario's own reason; no trial is fought (no folder)."""
+    factor = {"path": "options.cripple_fraction", "range": [-0.5, 0.7]}
+    path = small(tmp_path, factors=[factor])
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q")
+    assert result.exit_code == 2
+    assert result.output == (
+        f"{path}:{_line_of(path, 'range:')}: factors.0.range: options.cripple_fraction = -0.5 "
+        "is refused (invalid scenario: options.cripple_fraction: Input should be greater "
+        "than 0): every trial there would fail; keep the factor to values the scenario "
+        "accepts\n"
+    )
+    assert not (tmp_path / "o").exists()
+    ok = small(tmp_path, factors=[{**factor, "range": [0.3, 0.7]}])
+    assert load_calibration(ok, load_cases).factors[0].range == (0.3, 0.7)
+
+
+def test_a_value_a_history_case_refuses_names_the_case(tmp_path: Path) -> None:
+    """The same for history cases: each case's scenario, its own ``set`` under the point;
+    the first case that refuses is named."""
+    data = {
+        "name": "fire_hcv below zero",
+        "history": {"cases": ["bussaco_light_division", "sunken_road"]},
+        "seed": 30,
+        "replications": 2,
+        "trials": 2,
+        "factors": [{"path": "options.fire_hcv", "values": [25.0, -5.0]}],
+    }
+    path = tmp_path / "cases.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q")
+    assert result.exit_code == 2
+    assert result.output == (
+        f"{path}:{_line_of(path, 'values:')}: factors.0.values: options.fire_hcv = -5.0 is "
+        "refused (case bussaco_light_division: invalid scenario: options.fire_hcv: Input "
+        "should be greater than or equal to 0): every trial there would fail; keep the "
+        "factor to values the scenario accepts\n"
+    )
