@@ -82,6 +82,22 @@ def test_a_target_is_met_only_when_its_interval_is_in_range(
     assert status(Goal(measure="turns", value=3), Estimate(3, 2.5, 3.5, 5, "t")) == "unsure"
 
 
+def _assert_sunk_on_fresh_seeds(fresh_trial: dict[str, Any], runs: int) -> None:
+    """The trial's P(Shoho sunk) on fresh seeds, recomputed here: run r with
+    run_seed(derived_seed(1942, "calibrate-fresh"), 0, r, crn=True) at its params."""
+    prepared = prepare(load_target(SCENARIOS / "coral_sea.yaml"), fresh_trial["params"])
+    fresh = derived_seed(1942, "calibrate-fresh")
+    sunk = []
+    for r in range(runs):
+        fought = fight(prepared, run_seed(fresh, 0, r, crn=True))
+        _, ruleset, state, scenario = fought.battles[0]
+        [shoho] = [u for u in ruleset.units(scenario, state) if u.id == "shoho"]
+        sunk.append(float("sunk" in shoho.status))
+    got = fresh_trial["targets"][0]
+    want = estimate("rate", sunk)
+    assert (got["achieved"], got["low"], got["high"]) == (want.value, want.low, want.high)
+
+
 def test_the_best_point_is_fought_again_on_fresh_seeds(tmp_path: Path) -> None:
     """--refight 1: the best trial again with run r on run_seed(derived_seed(seed,
     "calibrate-fresh"), ·, r, crn=True); its P(Shoho sunk) recomputed here."""
@@ -94,18 +110,7 @@ def test_the_best_point_is_fought_again_on_fresh_seeds(tmp_path: Path) -> None:
     (again,) = data["refights"]
     assert again["trial"] == data["best"]["trial"]
     assert again["in_sample"] == data["best"]
-    params = again["fresh"]["params"]
-    prepared = prepare(load_target(SCENARIOS / "coral_sea.yaml"), params)
-    fresh = derived_seed(1942, "calibrate-fresh")
-    sunk = []
-    for r in range(runs):
-        fought = fight(prepared, run_seed(fresh, 0, r, crn=True))
-        _, ruleset, state, scenario = fought.battles[0]
-        [shoho] = [u for u in ruleset.units(scenario, state) if u.id == "shoho"]
-        sunk.append(float("sunk" in shoho.status))
-    got = again["fresh"]["targets"][0]
-    want = estimate("rate", sunk)
-    assert (got["achieved"], got["low"], got["high"]) == (want.value, want.low, want.high)
+    _assert_sunk_on_fresh_seeds(again["fresh"], runs)
     text = invoke("calibrate", path, "-o", tmp_path / "t", "--jobs", "1", "-q", "--refight", "1")
     assert "The best 1 points on fresh seeds" in text.stdout
     assert f"trial {again['trial']}: objective " in text.stdout
@@ -324,17 +329,7 @@ def test_the_start_is_fought_on_the_same_fresh_seeds_when_it_is_not_among_the_be
     assert [r["trial"] for r in data["refights"]] == [1]
     start = data["start_refight"]
     assert (start["trial"], start["in_sample"]) == (0, data["start"])
-    prepared = prepare(load_target(SCENARIOS / "coral_sea.yaml"), start["fresh"]["params"])
-    fresh = derived_seed(1942, "calibrate-fresh")
-    sunk = []
-    for r in range(runs):
-        fought = fight(prepared, run_seed(fresh, 0, r, crn=True))
-        _, ruleset, state, scenario = fought.battles[0]
-        [shoho] = [u for u in ruleset.units(scenario, state) if u.id == "shoho"]
-        sunk.append(float("sunk" in shoho.status))
-    got = start["fresh"]["targets"][0]
-    want = estimate("rate", sunk)
-    assert (got["achieved"], got["low"], got["high"]) == (want.value, want.low, want.high)
+    _assert_sunk_on_fresh_seeds(start["fresh"], runs)
     text = invoke("calibrate", path, "-o", tmp_path / "t", "--jobs", "1", "-q", "--refight", "1")
     tail = text.stdout.splitlines()[-3:-1]
     assert tail[0].startswith("  trial 1: objective ")
