@@ -1,6 +1,6 @@
 """``python -m sim`` is ``battlesim``: the same commands, options and exit codes."""
 
-from sim.cli import cli
+from sim.cli import main
 
 if __name__ == "__main__":
-    cli(prog_name="battlesim")
+    main()

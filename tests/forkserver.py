@@ -375,14 +375,13 @@ def _boot_pool_server(names: list[str]) -> int | None:
     """
     from multiprocessing import forkserver
 
-    from sim.batch.execution.executors import mp_context, safe_path
+    from sim.batch.execution.executors import mp_context, preloaded, start_forkserver
 
     ctx = mp_context()
     if ctx.get_start_method() != "forkserver":
         return None
-    ctx.set_forkserver_preload(["sim.batch.execution.worker", *names])
-    with safe_path():  # as boot_workers starts it: this server's folder is not on its path
-        forkserver.ensure_running()
+    ctx.set_forkserver_preload(preloaded(*names))
+    start_forkserver()  # as boot_workers starts it: not on this folder's path, SIGINT held
     return forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
 
 

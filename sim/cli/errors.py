@@ -149,6 +149,15 @@ def _note_broken_rulesets() -> None:
         click.echo(f"battlesim: note: {line}", err=True)
 
 
+def _signal_instead(exc: BaseException) -> None:
+    """Raise the interrupt of a Ctrl-C or SIGTERM that came while the command ran, if one did
+    (:func:`sim.cli.interrupts.pending`), in place of ``exc``: the command ends as that signal
+    ends it (130, 143), not as an error."""
+    interrupt = pending()
+    if interrupt is not None:
+        raise interrupt from exc
+
+
 def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     """Run a group's ``invoke``: escaped output, and any unhandled error one line, exit 2."""
     with safe_streams():
@@ -167,6 +176,7 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
         except BrokenPipeError as exc:
             if _stdout_gone():
                 _reader_gone(ctx)
+            _signal_instead(exc)  # a pool's pipe, closed by a Ctrl-C or SIGTERM
             # another pipe (a worker pool's): an error like any other, not a reader gone
             click.echo(f"battlesim: error: {one_line(describe(exc))}", err=True)
             ctx.exit(2)
@@ -184,9 +194,7 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
                 )
             ctx.exit(2)
         except Exception as exc:
-            interrupt = pending()  # an error a library made of Ctrl-C or SIGTERM: that signal
-            if interrupt is not None:
-                raise interrupt from exc
+            _signal_instead(exc)  # an error a library made of Ctrl-C or SIGTERM
             click.echo(f"battlesim: error: {one_line(describe(exc))}", err=True)
             ctx.exit(2)
         finally:

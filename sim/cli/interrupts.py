@@ -37,6 +37,9 @@ class Terminated(KeyboardInterrupt):
 _received: list[int] = []
 """The signals that came while a command ran, in order (this process's own)."""
 
+_active: list[bool] = [False]
+"""Whether a command's :func:`signals_as_interrupts` is open (on the main thread)."""
+
 
 def _interrupted(signum: int, frame: FrameType | None) -> None:
     del frame
@@ -63,6 +66,7 @@ def signals_as_interrupts() -> Iterator[None]:
         yield
         return
     _received.clear()
+    _active[0] = True
     installed: list[tuple[signal.Signals, Any]] = []
     chosen: tuple[tuple[signal.Signals, Any, Callable[[int, FrameType | None], None]], ...] = (
         (signal.SIGINT, signal.default_int_handler, _interrupted),
@@ -78,12 +82,16 @@ def signals_as_interrupts() -> Iterator[None]:
     finally:
         for signum, previous in installed:
             signal.signal(signum, previous)
+        _active[0] = False
+        _received.clear()  # no later command (another thread's, the same process's) reads it
 
 
 def pending() -> KeyboardInterrupt | None:
     """The interrupt a signal that came while the command ran stands for, or None: a
     :class:`Terminated` for SIGTERM, a :class:`KeyboardInterrupt` for Ctrl-C (the first to
     come decides)."""
+    if not _active[0] or threading.current_thread() is not threading.main_thread():
+        return None  # a signal is this process's main thread's, while a command runs there
     if not _received:
         return None
     return Terminated() if _received[0] == signal.SIGTERM else KeyboardInterrupt()

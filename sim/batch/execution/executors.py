@@ -31,7 +31,7 @@ from importlib import import_module
 from multiprocessing import forkserver, resource_tracker
 from typing import Any, Literal, ParamSpec, TypeVar
 
-from sim.batch.execution.signals import sigint_deferred
+from sim.batch.execution.signals import interrupts_deferred
 
 __all__ = [
     "ExecutorError",
@@ -41,7 +41,9 @@ __all__ = [
     "forget_safe_path",
     "mp_context",
     "open_executor",
+    "preloaded",
     "safe_path",
+    "start_forkserver",
 ]
 
 P = ParamSpec("P")
@@ -84,9 +86,26 @@ def mp_context() -> multiprocessing.context.BaseContext:
     """``forkserver`` (with the worker module preloaded) where available, else ``spawn``."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["sim.batch.execution.worker"])
+        ctx.set_forkserver_preload(preloaded())
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def preloaded(*names: str) -> list[str]:
+    """What a pool's forkserver imports as it starts: the worker module, ``names``, and last
+    :mod:`sim.batch.execution.unblock`, which unblocks SIGINT (:func:`start_forkserver`)."""
+    return ["sim.batch.execution.worker", *names, "sim.batch.execution.unblock"]
+
+
+def start_forkserver() -> None:
+    """Start this process's multiprocessing forkserver if it is not running: without the
+    working directory on its path (:func:`safe_path`), and with SIGINT blocked while it
+    imports :func:`preloaded` (:func:`_sigint_blocked`), which unblocks it at the end."""
+    with safe_path():
+        # first, as the server needs it: starting it unblocks SIGINT (Python 3.11)
+        resource_tracker.ensure_running()
+        with _sigint_blocked():
+            forkserver.ensure_running()
 
 
 SAFE_PATH = "PYTHONSAFEPATH"
@@ -201,11 +220,7 @@ def boot_workers(kind: Literal["local", "dask"], jobs: int) -> None:
     if kind != "local" or jobs < 2:
         return
     if mp_context().get_start_method() == "forkserver":
-        with safe_path():
-            # first, as the server needs it: starting it unblocks SIGINT (Python 3.11)
-            resource_tracker.ensure_running()
-            with _sigint_blocked():
-                forkserver.ensure_running()
+        start_forkserver()
 
 
 @contextmanager
@@ -215,10 +230,10 @@ def _sigint_blocked() -> Iterator[None]:
 
     The server ignores Ctrl-C once it is up, but only after it has imported the worker
     module (half a second): a Ctrl-C in that time ended it with a ``KeyboardInterrupt``
-    traceback after the study's own line. Blocked, the signal waits; the server then
-    ignores it, and each worker it forks unblocks it once its own handler is set
-    (:func:`_exit_with`). This process loses nothing: a Ctrl-C meanwhile is taken by
-    another of its threads, or waits until the block ends.
+    traceback after the study's own line. Blocked, the signal waits, and the last module
+    the server imports drops it and unblocks SIGINT (:mod:`sim.batch.execution.unblock`),
+    so that no process it forks inherits the block. This process loses nothing: a Ctrl-C
+    meanwhile is taken by another of its threads, or waits until the block ends.
     """
     if not hasattr(signal, "pthread_sigmask"):
         yield
@@ -249,9 +264,10 @@ def _worker_interrupted(signum: int, frame: object) -> None:
     closing the pool, does not wait for them.
     """
     del signum, frame
-    global _stopping  # noqa: PLW0603 - this worker process's own
+    global _stopping, _busy  # noqa: PLW0603 - this worker process's own
     _stopping = True
     if _busy:
+        _busy = False  # now, in case the task's own clearing is what this cuts short
         raise KeyboardInterrupt
 
 
@@ -277,10 +293,10 @@ class _Task:
 
 class _Pool(ProcessPoolExecutor):
     """A process pool whose workers stop at Ctrl-C without a word (:func:`_worker_interrupted`),
-    and whose ``submit`` is never cut in half by one (:func:`sigint_deferred`)."""
+    and whose ``submit`` is never cut in half by one (:func:`interrupts_deferred`)."""
 
     def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
-        with sigint_deferred():
+        with interrupts_deferred():
             return super().submit(_Task(fn), *args, **kwargs)
 
 
@@ -308,21 +324,25 @@ class _QuietInterrupt:
         self.hook = hook
 
     def __call__(self, unraisable: Any) -> None:
+        global _busy  # noqa: PLW0603 - this worker process's own
         if _stopping and isinstance(unraisable.exc_value, KeyboardInterrupt):
+            _busy = True  # raised inside the task, which did not stop: it still runs
             return
         self.hook(unraisable)
 
 
-def _exit_with(parent: int) -> None:
+def _exit_with(parent: int, ignore_sigint: bool = False) -> None:
     """Worker initializer: leave when the study's process is gone; a Ctrl-C stops the
-    worker's tasks without a traceback (:func:`_worker_interrupted`).
+    worker's tasks without a traceback (:func:`_worker_interrupted`), unless the command's
+    process ignores Ctrl-C (``ignore_sigint``: a shell's ``cmd &`` starts it so), when its
+    workers ignore it too.
 
     A pool's workers wait on its queue forever; if the study's process is
     killed (SIGKILL, power cut of a login node) nothing would end them.
     """
     sys.unraisablehook = _QuietInterrupt(sys.unraisablehook)
-    signal.signal(signal.SIGINT, _worker_interrupted)
-    if hasattr(signal, "pthread_sigmask"):  # forked blocked (_sigint_blocked): now handled
+    signal.signal(signal.SIGINT, signal.SIG_IGN if ignore_sigint else _worker_interrupted)
+    if hasattr(signal, "pthread_sigmask"):  # a server started by another's code may block it
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def watch() -> None:
@@ -492,7 +512,7 @@ def open_executor(
                 max_workers=jobs,
                 mp_context=ctx,
                 initializer=_exit_with,
-                initargs=(os.getpid(),),
+                initargs=(os.getpid(), signal.getsignal(signal.SIGINT) is signal.SIG_IGN),
             )
         else:  # os.kill(pid, 0) probes a process on POSIX; on Windows it would end it
             pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)

@@ -5,15 +5,15 @@ DuckDB's module is C++ (pybind11). A ``KeyboardInterrupt`` raised in the Python 
 initialisation calls (the creation of an enum) escapes as a C++ exception that nothing
 catches, and the process aborts (SIGABRT) after printing the traceback: one Ctrl-C in 40,
 sent at a random moment of ``battlesim calibrate``'s first seconds, did so. Held back
-(:func:`~sim.batch.execution.signals.sigint_deferred`), the Ctrl-C is taken once the module
+(:func:`~sim.batch.execution.signals.interrupts_deferred`), the Ctrl-C is taken once the module
 is in, as the command's own interrupt.
 """
 
 from __future__ import annotations
 
-from sim.batch.execution.signals import sigint_deferred
+from sim.batch.execution.signals import interrupts_deferred
 
-with sigint_deferred():
+with interrupts_deferred():
     import duckdb
 
 __all__ = ["duckdb"]
