@@ -17,7 +17,9 @@ Light on purpose: the root group imports it before every command.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
@@ -77,13 +79,35 @@ def signals_as_interrupts() -> Iterator[None]:
         if previous is default:
             signal.signal(signum, handler)
             installed.append((signum, previous))
+    hook = sys.unraisablehook
+    sys.unraisablehook = _Redeliver(hook)
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         for signum, previous in installed:
             signal.signal(signum, previous)
         _active[0] = False
         _received.clear()  # no later command (another thread's, the same process's) reads it
+
+
+class _Redeliver:
+    """``sys.unraisablehook`` while a command runs: an interrupt of ours that Python could
+    not raise where the signal found the program (a finalizer, a callback from C code) is
+    sent again a moment later, instead of being printed as "Exception ignored in …" with
+    its traceback and lost, the command running on as if no Ctrl-C had come. Anything
+    else goes to the hook that was there."""
+
+    def __init__(self, hook: Callable[[Any], object]) -> None:
+        self.hook = hook
+
+    def __call__(self, unraisable: Any) -> None:
+        if _active[0] and _received and isinstance(unraisable.exc_value, KeyboardInterrupt):
+            again = threading.Timer(0.01, os.kill, (os.getpid(), _received[-1]))
+            again.daemon = True
+            again.start()
+            return
+        self.hook(unraisable)
 
 
 def pending() -> KeyboardInterrupt | None:

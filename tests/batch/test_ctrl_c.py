@@ -323,3 +323,28 @@ def test_a_signal_is_the_running_commands_alone() -> None:
     assert pending() is None
     with pytest.raises(RuntimeError), errors_as_interrupts():
         raise RuntimeError("a genuine bug")
+
+
+class _CutShort:
+    """An object whose finalizer is where a Ctrl-C finds the program."""
+
+    def __del__(self) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)  # the handler runs here: its KeyboardInterrupt cannot leave __del__
+
+
+@pytest.mark.usefixtures("python_handlers")
+def test_a_ctrl_c_python_could_not_raise_is_sent_again(capsys: pytest.CaptureFixture[str]) -> None:
+    """Raised in a finalizer, the interrupt is "unraisable": Python printed it with its
+    traceback and went on as if no Ctrl-C had come. While a command runs it is sent again,
+    and raised where the program is next; nothing is printed."""
+    reached = []
+    with signals_as_interrupts(), pytest.raises(KeyboardInterrupt):
+        doomed = _CutShort()
+        del doomed
+        reached.append("after the finalizer")
+        for _ in range(100):
+            time.sleep(0.05)  # interrupted here, 10 ms after the finalizer
+        reached.append("not reached")
+    assert reached == ["after the finalizer"]
+    assert capsys.readouterr().err == ""
