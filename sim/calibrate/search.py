@@ -246,8 +246,13 @@ def _evaluate_cases(
     params: dict[str, Any],
     fresh: bool,
 ) -> Trial:
-    """Fight every case at ``params`` (:meth:`sim.calibrate.spec.Cases.evaluate`)."""
+    """Fight every case at ``params`` (:meth:`sim.calibrate.spec.Cases.evaluate`); a point
+    some case's scenario refuses is a failed trial, as a scenario's is (it stopped the
+    whole calibration, and ``--resume`` proposed it again, so one never finished)."""
     assert spec.cases is not None
+    refused = spec.cases.refused(params)
+    if refused is not None:
+        return Trial(number, params, None, (), 0, 0, refused)
     estimates, runs = spec.cases.evaluate(executor, params, spec.replications, fresh)
     return _finished(spec, number, params, estimates, runs, 0)
 

@@ -553,13 +553,38 @@ def _refused(target: Target, params: dict[str, Any]) -> str | None:
 
 
 def _ends(f: Factor) -> list[Any]:
-    """The values of ``f`` that bound what the search can try: each of its values or levels,
-    or the two ends of its range."""
-    if f.values is not None or f.levels is not None:
-        return list(f.grid_levels())
+    """The values of ``f`` at the edges of what the search proposes: each of its values,
+    the first and last of its levels or of an int range, and for a float range a point a
+    millionth of its width inside each end (the search practically never proposes an end
+    itself, which an open bound, ``> 0``, may refuse)."""
+    if f.values is not None:
+        return list(f.values)
+    if f.levels is not None:
+        levels = f.grid_levels()
+        return [levels[0], levels[-1]]
     assert f.range is not None
-    ends = [f.range[0], f.range[1]]
-    return [int(x) for x in ends] if f.type == "int" else ends
+    low, high = f.range
+    if f.type == "int":
+        return [int(low), int(high)]
+    inward = (high - low) * 1e-6
+    return [low + inward, high - inward]
+
+
+def _edges(f: Factor) -> list[Any]:
+    """What :func:`_ends` stands for, as the file says it: a float range's ends themselves."""
+    if f.values is None and f.levels is None and f.type != "int":
+        assert f.range is not None
+        return list(f.range)
+    return _ends(f)
+
+
+def _others(cf: CalibrationFile, start: dict[str, Any], i: int) -> list[dict[str, Any]]:
+    """Settings of every factor but the ``i``-th to try a value of it against: the start,
+    then every other factor at its low edge, then at its high edge (a value that only some
+    settings of the others accept, ``escort`` against ``fighters``, is not refused)."""
+    lows = {f.path: _ends(f)[0] for k, f in enumerate(cf.factors) if k != i}
+    highs = {f.path: _ends(f)[-1] for k, f in enumerate(cf.factors) if k != i}
+    return [dict(start), {**start, **lows}, {**start, **highs}]
 
 
 def _ends_accepted(
@@ -569,9 +594,10 @@ def _ends_accepted(
     lines: Lines,
     refused: Callable[[dict[str, Any]], str | None],
 ) -> None:
-    """Refuse a factor whose range (or values) reaches values the scenario refuses, before
-    any trial: each factor at each end of its range, each of its values or levels, the
-    others at the start. Without this, every trial the sampler put there failed ("invalid
+    """Refuse a factor that reaches values the scenario refuses, before any trial: each
+    edge of what it proposes (:func:`_ends`), tried with the other factors at the start,
+    then all at their low edges, then all at their high edges; refused only when every
+    one refuses it. Without this, every trial the sampler put there failed ("invalid
     scenario"), and the search spent its trials on them.
 
     Raises:
@@ -580,16 +606,23 @@ def _ends_accepted(
     problems: list[Located] = []
     for i, f in enumerate(cf.factors):
         field = "range" if f.values is None else "values"
-        for value in _ends(f):
-            why = refused({**start, f.path: value})
-            if why is not None:
+        near = f.values is None and f.levels is None and f.type != "int"
+        for value, edge in zip(_ends(f), _edges(f), strict=True):
+            whys = []
+            for others in _others(cf, start, i):
+                why = refused({**others, f.path: value})
+                if why is None:
+                    break
+                whys.append(why)
+            else:
                 problems.append(
                     located(
                         file,
                         lines,
                         ("factors", i, field),
-                        f"{f.path} = {value!r} is refused ({why}): every trial there "
-                        "would fail; keep the factor to values the scenario accepts",
+                        f"{f.path} {'near' if near else '='} {edge!r} is refused "
+                        f"({whys[0]}): every trial there would fail; keep the factor to "
+                        "values the scenario accepts",
                     )
                 )
                 break

@@ -16,6 +16,7 @@ from sim.batch.execution.worker import fight, prepare
 from sim.batch.inputs.seeds import derived_seed, run_seed
 from sim.batch.inputs.target import load_target
 from sim.calibrate import load_calibration
+from sim.calibrate import search as search_module
 from sim.calibrate.measures import Estimate, estimate
 from sim.calibrate.report import status
 from sim.calibrate.search import grid_points
@@ -319,7 +320,10 @@ def test_the_start_is_fought_on_the_same_fresh_seeds_when_it_is_not_among_the_be
         replications=runs,
         startup_trials=2,
         factors=[{"path": "sides.japan.task_forces.mo_main.ships.shoho.damage", "values": [5, 40]}],
-        targets=[{"measure": "unit.shoho.sunk", "range": [0.0, 0.1], "weight": 1}],
+        targets=[
+            {"measure": "unit.shoho.sunk", "range": [0.0, 0.1], "weight": 1},
+            {"measure": "losses.allied.air_factors", "range": [0, 3], "weight": 1},
+        ],
     )
     result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
                     "--refight", "1")  # fmt: skip
@@ -330,6 +334,11 @@ def test_the_start_is_fought_on_the_same_fresh_seeds_when_it_is_not_among_the_be
     start = data["start_refight"]
     assert (start["trial"], start["in_sample"]) == (0, data["start"])
     _assert_sunk_on_fresh_seeds(start["fresh"], runs)
+    # fought on other seeds than the search's: the American losses come out otherwise
+    losses = [
+        t["achieved"] for t in (start["in_sample"]["targets"][1], start["fresh"]["targets"][1])
+    ]
+    assert losses[0] != losses[1], losses
     text = invoke("calibrate", path, "-o", tmp_path / "t", "--jobs", "1", "-q", "--refight", "1")
     tail = text.stdout.splitlines()[-3:-1]
     assert tail[0].startswith("  trial 1: objective ")
@@ -337,15 +346,27 @@ def test_the_start_is_fought_on_the_same_fresh_seeds_when_it_is_not_among_the_be
     assert tail[1].endswith("(the scenario's own values)")
 
 
-def test_the_start_among_the_best_is_its_refight(tmp_path: Path) -> None:
+def test_the_start_among_the_best_is_its_refight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The shipped calibration's start is its best (objective 0): ``start_refight`` is the
     start's ``refights`` entry, fought once, and the text adds no line for it."""
+    fresh_fights: list[int] = []
+    evaluate = search_module._evaluate
+
+    def counted(*args: Any, fresh: bool = False) -> Any:
+        if fresh:
+            fresh_fights.append(args[4])
+        return evaluate(*args, fresh=fresh)
+
+    monkeypatch.setattr(search_module, "_evaluate", counted)
     path = small(tmp_path, trials=2, replications=6, startup_trials=2)
     result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
                     "--refight", "1")  # fmt: skip
     data = json.loads(result.stdout)
     assert data["best"]["trial"] == 0
     assert data["start_refight"] == data["refights"][0]
+    assert fresh_fights == [0]  # the start, once
     text = invoke("calibrate", path, "-o", tmp_path / "t", "--jobs", "1", "-q", "--refight", "1")
     assert "and the start" not in text.stdout
     none = invoke("calibrate", path, "-o", tmp_path / "n", "--jobs", "1", "-q", "--json",
@@ -357,25 +378,46 @@ def _line_of(path: Path, text: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
 
 
+@pytest.mark.parametrize(("span", "end"), [([-0.5, 0.7], "near -0.5"), ([0.3, 1.5], "near 1.5")])
 def test_a_range_reaching_values_the_scenario_refuses_is_refused_before_any_trial(
-    tmp_path: Path,
+    tmp_path: Path, span: list[float], end: str
 ) -> None:
-    """cripple_fraction must be above 0: a range from -0.5 would have the sampler's trials
-    there fail one by one ("invalid scenario"). Refused at load, exit 2, one line at the
-    factor's range, with the scenario's own reason; no trial is fought (no folder)."""
-    factor = {"path": "options.cripple_fraction", "range": [-0.5, 0.7]}
-    path = small(tmp_path, factors=[factor])
+    """cripple_fraction is in (0, 1]: a range reaching beyond either end would have the
+    sampler's trials there fail one by one ("invalid scenario"). Refused at load, exit 2,
+    one line at the factor's range, with the scenario's own reason; no trial is fought."""
+    path = small(tmp_path, factors=[{"path": "options.cripple_fraction", "range": span}])
     result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q")
     assert result.exit_code == 2
+    bound = "greater than 0" if span[0] < 0 else "less than or equal to 1"
     assert result.output == (
-        f"{path}:{_line_of(path, 'range:')}: factors.0.range: options.cripple_fraction = -0.5 "
-        "is refused (invalid scenario: options.cripple_fraction: Input should be greater "
-        "than 0): every trial there would fail; keep the factor to values the scenario "
-        "accepts\n"
+        f"{path}:{_line_of(path, 'range:')}: factors.0.range: options.cripple_fraction {end} "
+        f"is refused (invalid scenario: options.cripple_fraction: Input should be {bound}): "
+        "every trial there would fail; keep the factor to values the scenario accepts\n"
     )
     assert not (tmp_path / "o").exists()
-    ok = small(tmp_path, factors=[{**factor, "range": [0.3, 0.7]}])
-    assert load_calibration(ok, load_cases).factors[0].range == (0.3, 0.7)
+
+
+ESCORT = "sides.allied.strikes.lex_strike.escort"
+FIGHTERS = "sides.allied.task_forces.tf17.ships.lexington.aircraft.fighter"
+
+
+@pytest.mark.parametrize(
+    "factors",
+    [
+        # an open bound at a float range's end: the search never proposes 0.0 itself
+        [{"path": "options.cripple_fraction", "range": [0.0, 0.7]}],
+        # escort 9 needs more than the 7 fighters at the start: the fighters' range has 12
+        [
+            {"path": ESCORT, "range": [1, 9], "type": "int"},
+            {"path": FIGHTERS, "range": [5, 12], "type": "int"},
+        ],
+    ],
+)
+def test_a_range_the_scenario_accepts_somewhere_at_its_ends_loads(
+    tmp_path: Path, factors: list[dict[str, Any]]
+) -> None:
+    path = small(tmp_path, factors=factors)
+    assert len(load_calibration(path, load_cases).factors) == len(factors)
 
 
 def test_a_value_a_history_case_refuses_names_the_case(tmp_path: Path) -> None:
@@ -398,4 +440,35 @@ def test_a_value_a_history_case_refuses_names_the_case(tmp_path: Path) -> None:
         "refused (case bussaco_light_division: invalid scenario: options.fire_hcv: Input "
         "should be greater than or equal to 0): every trial there would fail; keep the "
         "factor to values the scenario accepts\n"
+    )
+
+
+def test_a_point_a_history_case_refuses_is_a_failed_trial(tmp_path: Path) -> None:
+    """fire_lcv 30 with fire_hcv 40 is a valid point, with fire_hcv 25 not (the Low Combat
+    Value cannot exceed the High), so the file loads; the grid's invalid point is a failed
+    trial naming the case, as a scenario's is, and the search goes on (it stopped the
+    whole calibration with exit 2, and --resume proposed the point again)."""
+    data = {
+        "name": "lcv against hcv",
+        "history": {"cases": ["bussaco_light_division"]},
+        "seed": 30,
+        "replications": 2,
+        "trials": 4,
+        "factors": [
+            {"path": "options.fire_lcv", "values": [5.0, 30.0]},
+            {"path": "options.fire_hcv", "values": [25.0, 40.0]},
+        ],
+        "outputs": {"plots": False},
+    }
+    path = tmp_path / "cases.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--refight", "0")
+    assert result.exit_code == 0, result.output
+    trials = [json.loads(x) for x in (tmp_path / "o" / "trials.jsonl").read_text().splitlines()]
+    assert len(trials) == 4
+    failed = [t for t in trials if t["objective"] is None]
+    assert [t["params"] for t in failed] == [{"options.fire_lcv": 30.0, "options.fire_hcv": 25.0}]
+    assert failed[0]["error"] == (
+        "case bussaco_light_division: invalid scenario: options.fire_hcv: fire_lcv 30 is above "
+        "fire_hcv 25: the Low Combat Value cannot exceed the High"
     )

@@ -34,7 +34,8 @@ __all__ = ["calibrate"]
     kind=click.IntRange(0, 20),
     default=3,
     metavar="N",
-    help_text="Fight the best N points again on fresh seeds, beside their in-sample figures.",
+    help_text="Fight the best N points again on fresh seeds, beside their in-sample figures, "
+    "and the start on the same seeds (one more fight when it is not among them).",
 )
 @click.option(
     "--leave-one-out",
