@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import CancelledError
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -44,10 +45,13 @@ _BOOTED = """
 import signal, sys
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import forkserver, get_context
+from concurrent.futures import CancelledError
 from pathlib import Path
 from sim.batch.execution import executors
 if sys.argv[1] == "ignored":  # as a shell's `cmd &` starts a command
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+else:  # as at a terminal, whatever the test run inherited (`make test &` ignores it)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 status = Path("/proc/self/status")
 with executors.open_executor("local", 2) as pool:
     ours = pool.submit(Path.read_text, status).result()
@@ -96,6 +100,7 @@ def test_a_command_that_ignores_ctrl_c_has_workers_that_ignore_it() -> None:
 
 _UNBLOCKING = """
 import os, signal, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a server started at a terminal
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 os.kill(os.getpid(), signal.SIGINT)  # a Ctrl-C while the server imports: it waits
 assert signal.SIGINT in signal.sigpending()
@@ -112,6 +117,28 @@ def test_the_servers_last_import_drops_a_waiting_ctrl_c_and_unblocks_it() -> Non
         [sys.executable, "-c", _UNBLOCKING], capture_output=True, text=True, check=False, cwd=REPO
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "unblocked\n", "")
+
+
+@pytest.mark.usefixtures("python_handlers")
+def test_leaving_the_pool_on_an_error_stops_running_and_queued_tasks() -> None:
+    """An error (here a ValueError; Ctrl-C or SIGTERM to the command alone alike) leaves
+    the pool: the workers are sent a SIGINT, so the two 30-second tasks running stop at
+    once and the one queued behind them never starts. Each ends in KeyboardInterrupt, or is
+    cancelled; none finishes."""
+    with executors.open_executor("local", 2) as warm:  # the workers up, their handlers set
+        assert list(warm.map(abs, [-1, -2])) == [1, 2]
+    futures = []
+    with pytest.raises(ValueError), executors.open_executor("local", 2) as pool:
+        assert list(pool.map(abs, [-1, -2])) == [1, 2]  # both workers started
+        futures = [pool.submit(time.sleep, 30) for _ in range(3)]
+        time.sleep(0.5)
+        raise ValueError("the command failed")
+    for future in futures:
+        assert future.done()
+        if not future.cancelled():
+            assert isinstance(future.exception(), KeyboardInterrupt)
+    with pytest.raises((KeyboardInterrupt, CancelledError)):
+        futures[0].result()
 
 
 def _study(tmp_path: Path, how: str, jobs: int, runs: int) -> subprocess.CompletedProcess[str]:
