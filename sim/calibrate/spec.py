@@ -552,39 +552,23 @@ def _refused(target: Target, params: dict[str, Any]) -> str | None:
     return None
 
 
-def _ends(f: Factor) -> list[Any]:
-    """The values of ``f`` at the edges of what the search proposes: each of its values,
-    the first and last of its levels or of an int range, and for a float range a point a
-    millionth of its width inside each end (the search practically never proposes an end
-    itself, which an open bound, ``> 0``, may refuse)."""
+def _ends(f: Factor) -> list[tuple[Any, str]]:
+    """The values of ``f`` at the edges of what the search proposes, each with how the
+    file says it: each of its values, the first and last of its levels or of an int range
+    (``= 5``), and for a float range a point a millionth of its width inside each end
+    (``near 0.0``: the search practically never proposes an end itself, which an open
+    bound, ``> 0``, may refuse)."""
     if f.values is not None:
-        return list(f.values)
+        return [(v, f"= {v!r}") for v in f.values]
     if f.levels is not None:
         levels = f.grid_levels()
-        return [levels[0], levels[-1]]
+        return [(v, f"= {v!r}") for v in (levels[0], levels[-1])]
     assert f.range is not None
     low, high = f.range
     if f.type == "int":
-        return [int(low), int(high)]
+        return [(int(v), f"= {int(v)!r}") for v in (low, high)]
     inward = (high - low) * 1e-6
-    return [low + inward, high - inward]
-
-
-def _edges(f: Factor) -> list[Any]:
-    """What :func:`_ends` stands for, as the file says it: a float range's ends themselves."""
-    if f.values is None and f.levels is None and f.type != "int":
-        assert f.range is not None
-        return list(f.range)
-    return _ends(f)
-
-
-def _others(cf: CalibrationFile, start: dict[str, Any], i: int) -> list[dict[str, Any]]:
-    """Settings of every factor but the ``i``-th to try a value of it against: the start,
-    then every other factor at its low edge, then at its high edge (a value that only some
-    settings of the others accept, ``escort`` against ``fighters``, is not refused)."""
-    lows = {f.path: _ends(f)[0] for k, f in enumerate(cf.factors) if k != i}
-    highs = {f.path: _ends(f)[-1] for k, f in enumerate(cf.factors) if k != i}
-    return [dict(start), {**start, **lows}, {**start, **highs}]
+    return [(low + inward, f"near {low!r}"), (high - inward, f"near {high!r}")]
 
 
 def _ends_accepted(
@@ -596,20 +580,22 @@ def _ends_accepted(
 ) -> None:
     """Refuse a factor that reaches values the scenario refuses, before any trial: each
     edge of what it proposes (:func:`_ends`), tried with the other factors at the start,
-    then all at their low edges, then all at their high edges; refused only when every
-    one refuses it. Without this, every trial the sampler put there failed ("invalid
-    scenario"), and the search spent its trials on them.
+    then all at their low edges, then all at their high edges (a value that only some
+    settings of the others accept, ``escort`` against ``fighters``, is not refused);
+    refused only when every one refuses it. Without this, every trial the sampler put
+    there failed ("invalid scenario"), and the search spent its trials on them.
 
     Raises:
         ScenarioError: a factor with such a value, located at its range or values.
     """
+    ends = [_ends(f) for f in cf.factors]
     problems: list[Located] = []
     for i, f in enumerate(cf.factors):
-        field = "range" if f.values is None else "values"
-        near = f.values is None and f.levels is None and f.type != "int"
-        for value, edge in zip(_ends(f), _edges(f), strict=True):
+        lows = {g.path: ends[k][0][0] for k, g in enumerate(cf.factors) if k != i}
+        highs = {g.path: ends[k][-1][0] for k, g in enumerate(cf.factors) if k != i}
+        for value, said in ends[i]:
             whys = []
-            for others in _others(cf, start, i):
+            for others in (start, {**start, **lows}, {**start, **highs}):
                 why = refused({**others, f.path: value})
                 if why is None:
                     break
@@ -619,10 +605,9 @@ def _ends_accepted(
                     located(
                         file,
                         lines,
-                        ("factors", i, field),
-                        f"{f.path} {'near' if near else '='} {edge!r} is refused "
-                        f"({whys[0]}): every trial there would fail; keep the factor to "
-                        "values the scenario accepts",
+                        ("factors", i, "range" if f.values is None else "values"),
+                        f"{f.path} {said} is refused ({whys[0]}): every trial there would "
+                        "fail; keep the factor to values the scenario accepts",
                     )
                 )
                 break

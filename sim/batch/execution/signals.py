@@ -42,9 +42,11 @@ def interrupts_deferred() -> Iterator[None]:
 
     def hold(signum: int, frame: Any) -> None:
         came.append((signum, frame))
-        if len(came) > 1:  # insisted on: now, by the first one's handler
+        if len(came) > 1:  # insisted on: now, by the first one's handler, and only now
+            first = came[0]
+            came.clear()
             _put_back(previous)
-            previous[came[0][0]](*came[0])
+            previous[first[0]](*first)
 
     for signum in _HELD:
         handler = signal.getsignal(signum)
