@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -19,6 +20,7 @@ from sim.batch.inputs.fieldpath import PathError
 from sim.batch.inputs.files import located, read_located
 from sim.batch.inputs.sources import named_target
 from sim.batch.inputs.target import Target
+from sim.history.eventpaths import path_problem, value_problem
 from sim.scenario.load import Located, ScenarioError
 
 __all__ = [
@@ -360,6 +362,8 @@ class _Names:
     """The rulesets' ``status_words`` (none declared: empty, and a ``word`` is not checked)."""
     losses: dict[str, set[str]]
     """Side id → the losses its outcome lists (``outcome_loss``: flattop's ``air_factors``)."""
+    events: dict[str, type[BaseModel]] = dataclasses.field(default_factory=dict)
+    """Event type → its class, from the rulesets' registries."""
 
 
 def _names(target: Target) -> tuple[_Names, list[str]]:
@@ -367,6 +371,8 @@ def _names(target: Target) -> tuple[_Names, list[str]]:
     names = _Names(set(), set(), {}, set(), [], set(), {})
     for ruleset, scenario in target.scenarios():
         names.words.update(ruleset.status_words)
+        for cls in ruleset.registry.classes:
+            names.events[cls.model_fields["type"].default] = cls
         start = ruleset.initial_state(scenario)
         outcome = ruleset.outcome(scenario, start)
         names.sides.update(outcome.sides)
@@ -409,7 +415,11 @@ def _references(
     return [
         located(file, lines, ("measures", i, field_name), message)
         for i, m in enumerate(spec.measures)
-        for field_name, message in (*_named_units(m, names), *_named_places(m, names, battles))
+        for field_name, message in (
+            *_named_units(m, names),
+            *_named_places(m, names, battles),
+            *_named_events(m, names),
+        )
     ]
 
 
@@ -435,6 +445,39 @@ def _named_units(m: MeasureSpec, names: _Names) -> Iterator[tuple[str, str]]:
     for kind in m.kinds or []:
         if kind not in names.kinds:
             yield "kinds", _unknown("unit kind", kind, names.kinds)
+    if m.by_kind is not None and m.by_kind not in names.kinds:
+        yield "by_kind", _unknown("unit kind", m.by_kind, names.kinds)
+
+
+def _named_events(m: MeasureSpec, names: _Names) -> Iterator[tuple[str, str]]:
+    """(field, problem) for an event type ``m`` names that no ruleset of its battles
+    logs, and each field path into that event that its class does not have
+    (:mod:`sim.history.eventpaths`): a path left at its default (``unit``, ``target``)
+    is checked too, at the field that would change it."""
+    if m.event is None or not names.events:
+        return
+    cls = names.events.get(m.event)
+    if cls is None:
+        yield "event", _unknown("event type", m.event, set(names.events))
+        return
+    for key, value in (m.where or {}).items():
+        if (problem := value_problem(cls, key, value)) is not None:
+            yield "where", problem
+    # (the field, its value, the path it reads when left out and the field that then
+    # stands for it, what the path must end at)
+    paths: list[tuple[str, str | None, str, str, str]] = []
+    if m.kind == "events" and m.side is not None:
+        paths.append(("side_field", m.side_field, "unit", "side", "text"))
+    if m.kind == "loss_from":
+        paths.append(("actor", m.actor, "unit", "event", "text"))
+        paths.append(("target", m.target, "target", "event", "text"))
+        paths.append(("amount", m.amount, "", "amount", "number"))
+    for field_name, given, default, instead, ends_at in paths:
+        if (problem := path_problem(cls, given or default, ends_at)) is not None:
+            yield (field_name, problem) if given else (
+                instead,
+                f"{problem} (name one with {field_name})",
+            )
 
 
 def _named_places(m: MeasureSpec, names: _Names, battles: list[str]) -> Iterator[tuple[str, str]]:

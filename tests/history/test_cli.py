@@ -149,6 +149,10 @@ def test_an_outcome_loss_the_outcome_does_not_list_is_located(tmp_path: Path) ->
 
 
 FINITE = "Input should be a finite number"
+LOSS_FROM = (
+    "kind: loss_from\n    unit: men\n    by_kind: {by_kind}\n    event: musket.fired\n"
+    "    amount: {amount}"
+)
 
 
 @pytest.mark.parametrize(
@@ -176,6 +180,55 @@ FINITE = "Input should be a finite number"
         (
             ("kind: win", "kind: loss\n    unit: men\n    kinds: [infantri]"),
             ":12: measures.0.kinds: no unit kind 'infantri' (artillery, infantry)",
+        ),
+        # an event type or a field path an event measure reads (D1, D2 of a review)
+        (
+            ("kind: win", "kind: events\n    event: musket.melee"),
+            ":11: measures.0.event: no event type 'musket.melee' (",
+        ),
+        (
+            ("kind: win", "kind: events\n    event: musket.meleed\n    where: {phaze: melee}"),
+            ":12: measures.0.where: no field 'phaze' in musket.meleed events",
+        ),
+        (
+            ("kind: win", "kind: events\n    event: musket.meleed\n    where: {turn: one}"),
+            ":12: measures.0.where: 'turn' of musket.meleed events never holds 'one'",
+        ),
+        (
+            ("kind: win", "kind: events\n    event: engine.turn_ended"),
+            ":12: measures.0.side: no field 'unit' in engine.turn_ended events (name one "
+            "with side_field)",
+        ),
+        (
+            ("kind: win", "kind: events\n    event: musket.meleed\n    side_field: winer"),
+            ":12: measures.0.side_field: no field 'winer' in musket.meleed events",
+        ),
+        (
+            ("kind: win", LOSS_FROM.format(by_kind="infantri", amount="result.casualties")),
+            ":12: measures.0.by_kind: no unit kind 'infantri' (artillery, infantry)",
+        ),
+        (
+            ("kind: win", LOSS_FROM.format(by_kind="infantry", amount="result.casulties")),
+            ":14: measures.0.amount: no field 'result.casulties' in musket.fired events",
+        ),
+        (
+            ("kind: win", LOSS_FROM.format(by_kind="infantry", amount="phase")),
+            ":14: measures.0.amount: 'phase' of musket.fired events is not a number",
+        ),
+        (
+            ("kind: win", LOSS_FROM.format(by_kind="infantry", amount="result.draws.5.2")),
+            ":14: measures.0.amount: 'result.draws.5.2' of musket.fired events is optional or an "
+            "item of a list or mapping",
+        ),
+        (
+            ("kind: win", LOSS_FROM.format(by_kind="infantry", amount="result.casualties")
+             + "\n    actor: shooter"),
+            ":15: measures.0.actor: no field 'shooter' in musket.fired events",
+        ),
+        (
+            ("kind: win", LOSS_FROM.format(by_kind="infantry", amount="range")
+             .replace("musket.fired", "musket.meleed")),
+            ":14: measures.0.amount: no field 'range' in musket.meleed events",
         ),
         (
             ("kind: win", "kind: win\n    battle: fredericksburg"),

@@ -1,0 +1,48 @@
+"""What an event measure names is checked against the ruleset's event classes
+(:mod:`sim.history.eventpaths`): every field every shipped event has is a path, and a
+name no event has, an item a list may not hold, or a value a field never holds is not."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from sim.history.eventpaths import path_problem, value_problem
+from sim.contract.registry import get_ruleset
+from sim.rulesets.musket.model.events import Fired, Meleed
+
+EVERY_EVENT = [
+    cls for name in ("musket", "flattop", "becmi") for cls in get_ruleset(name).registry.classes
+]
+
+
+@pytest.mark.parametrize("cls", EVERY_EVENT, ids=lambda c: c.model_fields["type"].default)
+def test_every_field_of_every_event_is_a_path_and_no_other_name_is(cls: type[BaseModel]) -> None:
+    for name in cls.model_fields:
+        assert path_problem(cls, name) is None, name
+    assert path_problem(cls, "no_such_field") is not None
+
+
+def test_paths_go_through_models_named_tuples_and_fixed_items_only() -> None:
+    assert path_problem(Fired, "result.casualties", "number") is None
+    assert path_problem(Fired, "result.modifiers.column") is None  # a mapping's key, in a where
+    assert path_problem(Fired, "result.draws.0.2") is None  # a where may look anywhere
+    # an amount summed over events must be where every such event has it
+    assert "optional or an item of a list or mapping" in str(path_problem(Fired, "result.draws.0.2", "number"))
+    assert "optional or an item of a list or mapping" in str(path_problem(Fired, "factors.x", "number"))
+    assert path_problem(Fired, "result.draws.0.name") is not None  # a list is read by index
+    assert path_problem(Fired, "phase", "number") == "'phase' of musket.fired events is not a number"
+    assert path_problem(Meleed, "winner", "text") is None
+    assert path_problem(Meleed, "attacker_share", "text") is not None
+    assert path_problem(Meleed, "odds.attacker_weight") is None  # through an optional model
+    assert "optional" in str(path_problem(Meleed, "odds.attacker_weight", "number"))
+
+
+def test_a_where_value_must_be_one_the_field_can_hold() -> None:
+    assert value_problem(Meleed, "turn", 1) is None
+    assert value_problem(Meleed, "turn", 1.0) is None  # 1 is 1.0, as the reader compares
+    assert value_problem(Meleed, "turn", "1") is not None
+    assert value_problem(Meleed, "turn", True) is not None  # true is not 1
+    assert value_problem(Meleed, "flank", "rear") is None
+    assert value_problem(Meleed, "flank", "behind") is not None  # not one of its Literal's
+    assert value_problem(Meleed, "winner", "attacker") is None
