@@ -412,14 +412,16 @@ def run_search(
     executor: Executor,
     resume: bool = False,
     progress: Progress | None = None,
+    ours: bool = False,
 ) -> Search:
-    """:func:`calibrate`, handing back the whole :class:`Search`."""
+    """:func:`calibrate`, handing back the whole :class:`Search`. ``ours``: ``out`` is a
+    folder named by the tool inside the user's (a leave-one-out fit's), never a link."""
     import optuna  # noqa: PLC0415  # the study extra; only this command needs it
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         # resume=True: the folder's own check (_stored) says "calibration", not "study".
-        with claim_folder(out, IDENTITY, resume=True):
+        with claim_folder(out, IDENTITY, resume=True, ours=ours):
             stored = _stored(out, spec, resume)
             fought = _Trials(spec, out, executor, *_shared(spec), progress, stored)
             return _grid(fought) if sampler_name(spec) == BRUTE_FORCE else _sampled(fought)

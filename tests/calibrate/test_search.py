@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
 import math
 from pathlib import Path
 from typing import Any
@@ -215,6 +216,30 @@ def test_leave_one_out_fits_without_each_case(tmp_path: Path) -> None:
     assert text.exit_code == 0, text.output
     assert "Leave one out: the fitted values with each case left out" in text.stdout
     assert any(line.split()[:1] == ["a_case"] for line in text.stdout.splitlines())
+
+
+def test_a_leave_one_out_folder_that_is_a_link_is_refused_and_nothing_is_written_through_it(
+    tmp_path: Path,
+) -> None:
+    """The fits' folders are named by the tool inside the user's: one replaced by a link
+    (to a folder elsewhere) is refused in one line, exit 2, and its target stays empty."""
+    _suite(tmp_path / "suite")
+    path = _fit(tmp_path)
+    args = ("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--refight", "0",
+            "--leave-one-out")  # fmt: skip
+    assert invoke(*args).exit_code == 0
+    sub = tmp_path / "o" / "leave-out-a_case"
+    shutil.rmtree(sub)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    sub.symlink_to(victim)
+    result = invoke(*args, "--resume")
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: {str(sub)!r} is a symbolic link; battlesim writes only into "
+        "folders it made: remove it\n"
+    )
+    assert list(victim.iterdir()) == []
 
 
 @pytest.mark.parametrize(

@@ -52,11 +52,14 @@ def _check_fresh(out: Path, db_name: str) -> None:
 
 
 @contextlib.contextmanager
-def claim_folder(out: Path, db_name: str, resume: bool) -> Iterator[None]:
+def claim_folder(out: Path, db_name: str, resume: bool, ours: bool = False) -> Iterator[None]:
     """Create or check ``out`` and hold an exclusive lock on it meanwhile.
 
     A folder made here and still empty at the end (the study stopped before
-    writing anything) is removed again.
+    writing anything) is removed again. ``ours``: a folder the tool names inside the
+    one it was given (a calibration's ``leave-out-<case>``), refused if it is a symbolic
+    link, so that a planted link cannot send its files elsewhere (the folder a user
+    names may be a link of theirs).
 
     Raises:
         FolderError: ``out`` is a file, holds files no study made (new
@@ -70,12 +73,18 @@ def claim_folder(out: Path, db_name: str, resume: bool) -> Iterator[None]:
             f"'{shown}': a study folder's name must be UTF-8 text (its database, DuckDB, "
             "cannot open any other): choose another name"
         ) from None
+    if ours and out.is_symlink():
+        raise FolderError(
+            f"{str(out)!r} is a symbolic link; battlesim writes only into folders it made: "
+            "remove it"
+        )
     if out.exists() and not out.is_dir():
         raise FolderError(f"{str(out)!r} is a file, not a folder")
     made = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
-        fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        nofollow = getattr(os, "O_NOFOLLOW", 0) if ours else 0
+        fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow)
     except OSError as exc:
         raise FolderError(f"cannot use folder {str(out)!r}: {exc.strerror}") from None
     try:

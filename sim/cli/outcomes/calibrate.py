@@ -154,9 +154,8 @@ def _fight(
         loo.append((None, best_of(found.trials)))
         assert spec.cases is not None
         for case_id in spec.cases.ids:
-            sub = run_search(
-                without(spec, case_id), folder / f"leave-out-{case_id}", pool, resume, progress
-            )
+            out = folder / f"leave-out-{case_id}"
+            sub = run_search(without(spec, case_id), out, pool, resume, progress, ours=True)
             loo.append((case_id, best_of(sub.trials)))
     return found, checks, start, loo
 
