@@ -151,7 +151,11 @@ def check_output(
         return p
     if p.is_dir():
         raise OutputError(f"{option} {path}: {str(p)!r} is a folder, not a file")
-    if p.is_file() and not force and p.resolve() != Path(os.devnull).resolve():
+    if p.exists() and not p.is_file():  # /dev/null, a FIFO: the writer refuses them after the work
+        raise OutputError(
+            f"{option} {path}: {str(p)!r} is not a regular file; battlesim writes only files"
+        )
+    if p.is_file() and not force:
         if ours is not None and ours(p):
             return p
         kind = f"is not {what} battlesim wrote" if ours is not None else "already exists"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -394,3 +395,25 @@ def test_a_campaigns_reinforcements_count_among_the_names_a_measure_may_give(
     assert "measures.0.kinds: no unit kind 'hussars' (artillery, cavalry, infantry)" in (
         result.output
     )
+
+
+def test_an_output_that_is_not_a_regular_file_is_refused_before_any_fight(
+    tmp_path: Path,
+) -> None:
+    """--plot /dev/null, or a FIFO where -o's history.json goes: one line and exit 2 before
+    anything is fought or written (the writer refused them only after the fight, and -o's
+    history.txt was written before its history.json failed)."""
+    folder = suite(tmp_path)
+    result = invoke("history", "--suite", folder, "-q", "--plot", "/dev/null")
+    assert result.exit_code == 2
+    assert result.output == (
+        "battlesim: error: --plot /dev/null: '/dev/null' is not a regular file; "
+        "battlesim writes only files\n"
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "history.json")
+    result = invoke("history", "--suite", folder, "-q", "-o", out)
+    assert result.exit_code == 2
+    assert "history.json' is not a regular file; battlesim writes only files" in result.output
+    assert sorted(p.name for p in out.iterdir()) == ["history.json"]

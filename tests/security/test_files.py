@@ -137,11 +137,12 @@ def test_run_writes_the_final_name_only_when_complete(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("target", ["/dev/full", "/dev/zero"])
 def test_run_never_writes_over_a_device(target: str) -> None:
-    """run --out /dev/full is refused (exit 2, one line); the device is left alone."""
+    """run --out /dev/full is refused before the battle (exit 2, one line); the device is
+    left alone. (The writer refuses it too: ``engine.safety.atomic.check_target``.)"""
     result = invoke("run", str(SCENARIO), "--out", target)
     assert result.exit_code == 2
     assert result.stderr == (
-        f"battlesim: error: cannot write replay: {target}: not a regular file; "
+        f"battlesim: error: --out {target}: {target!r} is not a regular file; "
         "battlesim writes only files\n"
     )
     assert not Path(target + ".partial").exists()
@@ -230,3 +231,13 @@ def test_a_gzip_replay_cut_in_its_trailer_never_verifies(tmp_path: Path, cut: in
     assert result.exit_code == 1, result.stdout
     assert result.stdout.startswith("INCOMPLETE at ")
     assert "gzip stream was cut short" in result.stdout
+
+
+@pytest.mark.parametrize("target", ["/dev/full", "/dev/null"])
+def test_the_writer_itself_never_writes_over_a_device(target: str) -> None:
+    """Behind every command's check: the atomic writer refuses anything but a regular file,
+    and leaves nothing beside it."""
+    from engine.safety.atomic import atomic_write_text
+
+    with pytest.raises(OSError, match="not a regular file; battlesim writes only files"):
+        atomic_write_text(target, "x")
