@@ -311,15 +311,41 @@ def _finite_ranges(cf: CalibrationFile, file: str, lines: Lines) -> None:
         raise ScenarioError(problems)
 
 
+def _value_key(value: Any) -> tuple[str, Any]:
+    """A factor's value as a point reads it: ``3`` and ``3.0`` are one, ``true`` is not ``1``."""
+    if isinstance(value, bool) or value is None:
+        return "other", value
+    if isinstance(value, int | float):
+        return "number", float(value)
+    return "other", value
+
+
+def _named_twice(cf: CalibrationFile, file: str, lines: Lines) -> list[Located]:
+    """A factor whose path an earlier one names, and a value a factor's ``values`` name
+    again: the grid would fight the same point twice (and a path named twice would set
+    one value over the other)."""
+    problems: list[Located] = []
+    paths = [f.path for f in cf.factors]
+    for i, f in enumerate(cf.factors):
+        if paths.index(f.path) != i:
+            problems.append(located(file, lines, ("factors", i, "path"), "a factor named twice"))
+        keys = [_value_key(v) for v in f.values or []]
+        for j, key in enumerate(keys):
+            if keys.index(key) != j:
+                where = ("factors", i, "values", j)
+                message = f"the value {f.values[j]!r} is named twice"  # type: ignore[index]
+                problems.append(located(file, lines, where, message))
+    return problems
+
+
 def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict[str, Any]:
     """Each factor's value in the target, checked inside its range or among its values."""
-    problems: list[Located] = []
+    problems: list[Located] = _named_twice(cf, file, lines)
     start: dict[str, Any] = {}
     _finite_ranges(cf, file, lines)
     for i, f in enumerate(cf.factors):
         where = ("factors", i, "path")
         if [g.path for g in cf.factors].index(f.path) != i:
-            problems.append(located(file, lines, where, "a factor named twice"))
             continue
         try:
             value = target.get(f.path)
@@ -339,10 +365,11 @@ def _shared_start(
 ) -> dict[str, Any]:
     """The value each factor's path has in every case (``start``), checked as a scenario's
     is: inside the factor's range or among its values, of its type (or every problem)."""
-    problems: list[Located] = []
+    problems: list[Located] = _named_twice(cf, file, lines)
     out = dict(start)
+    paths = [f.path for f in cf.factors]
     for i, f in enumerate(cf.factors):
-        if f.path in start:
+        if f.path in start and paths.index(f.path) == i:
             out[f.path], found = _start_problems(i, f, start[f.path], file, lines, "the cases'")
             problems.extend(found)
     if problems:

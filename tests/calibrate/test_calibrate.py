@@ -244,6 +244,12 @@ def test_the_summary_and_the_json_name_the_same_files(
          "factors.0.range: a range's ends must be numbers within ±1e+12"),
         ({"factors": [{"path": "options.cripple_fraction", "range": [0, 1e300]}]},
          "factors.0.range: a range's ends must be numbers within ±1e+12"),
+        # the grid would fight a point twice (it was: trials 1 and 2 both at 3)
+        ({"factors": [{"path": "options.table_anti_aircraft", "values": [4, 3, 3.0]}]},
+         "factors.0.values.2: the value 3.0 is named twice"),
+        ({"factors": [{"path": "options.table_anti_aircraft", "values": [4, 3]},
+                      {"path": "options.table_anti_aircraft", "values": [4, 2]}]},
+         "factors.1.path: a factor named twice"),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_line_naming_the_file_and_field(

@@ -251,6 +251,12 @@ def test_a_leave_one_out_folder_that_is_a_link_is_refused_and_nothing_is_written
          "targets: with 'history' the targets are the cases' measures"),
         ({"history": {"split": "held_out"}}, "", "history: no case is chosen"),
         ({"history": {"cases": ["c_case"]}}, "", "history.cases: no case 'c_case'"),
+        # a path named twice set one value over the other; the grid counted both
+        ({"factors": [{"path": "options.fire_hcv", "values": [25.0, 15.0]},
+                      {"path": "options.fire_hcv", "values": [25.0, 40.0]}]}, "",
+         "factors.1.path: a factor named twice"),
+        ({"factors": [{"path": "options.fire_hcv", "values": [25.0, 15, 15.0]}]}, "",
+         "factors.0.values.2: the value 15.0 is named twice"),
         # a case named is fought, or the file says why not (it was dropped without a word)
         ({"history": {"split": "held_out", "cases": ["a_case"]}}, "",
          "history.cases: case 'a_case' is a fitting case, and history.split is held_out: "
