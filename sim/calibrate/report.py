@@ -87,12 +87,13 @@ def format_progress(trial: Trial, best: Trial | None, planned: int) -> str:
     return f"trial {trial.number} ({trial.number + 1} of {planned}): {point}: {score}{tail}"
 
 
-def _files(spec: CalibrationSpec, out: Path) -> dict[str, Path | None]:
+def _files(spec: CalibrationSpec, out: Path, best: Trial | None) -> dict[str, Path | None]:
     """The files of a calibration in folder ``out``, by kind, in the order the summary
-    names them (None: not written for this calibration)."""
+    names them (None: not written for this calibration; the patch and the calibrated
+    scenario are not when no trial was fought to the end, ``best`` None)."""
     return {
-        "patch": out / PATCH,
-        "scenario": out / SCENARIO if spec.target is not None else None,
+        "patch": out / PATCH if best is not None else None,
+        "scenario": out / SCENARIO if spec.target is not None and best is not None else None,
         "trials": out / TRIALS,
         "plot": out / PLOT if spec.plots else None,
     }
@@ -143,7 +144,9 @@ def result_json(
         and start.objective is not None
         and best.objective is not None
         and best.objective < start.objective,
-        "files": {k: str(p) if p is not None else None for k, p in _files(spec, out).items()},
+        "files": {
+            k: str(p) if p is not None else None for k, p in _files(spec, out, best).items()
+        },
     }
 
 
@@ -263,7 +266,7 @@ def format_result(
                 "(the scenario's own values)"
             )
     lines.append(
-        "Results: " + ", ".join(str(p) for p in _files(spec, out).values() if p is not None)
+        "Results: " + ", ".join(str(p) for p in _files(spec, out, best).values() if p is not None)
     )
     return lines
 

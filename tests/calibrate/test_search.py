@@ -503,3 +503,43 @@ def test_a_point_a_history_case_refuses_is_a_failed_trial(tmp_path: Path) -> Non
         "case bussaco_light_division: invalid scenario: options.fire_hcv: fire_lcv 30 is above "
         "fire_hcv 25: the Low Combat Value cannot exceed the High"
     )
+
+
+NO_ESTIMATE = """\
+format: 1
+id: guns
+title: A ratio of guns no run can estimate
+scenario: {scenario}
+seed: 1
+runs: 4
+set: {{turns.limit: 1}}
+measures:
+  - id: ratio
+    label: guns lost, Union over Confederate
+    kind: loss_ratio
+    side: usa
+    over: csa
+    unit: guns
+    historical: 3
+    accept: {{min: 1}}
+    source: A test of a ratio no run can estimate.
+"""
+
+
+def test_when_no_trial_is_fought_to_the_end_no_patch_is_written_or_named(tmp_path: Path) -> None:
+    """Every trial fails (its one measure has no estimate: no Confederate gun is lost in one
+    turn): the text says so, no patch.yaml is written, and --json names none (it named one)."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "guns.yaml").write_text(NO_ESTIMATE.format(scenario=SCENARIOS / "stone_wall.yaml"))
+    path = _fit(tmp_path)
+    args = ("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--refight", "0")
+    result = invoke(*args, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["best"] is None
+    assert data["files"] == {"patch": None, "scenario": None,
+                             "trials": str(tmp_path / "o" / "trials.jsonl"), "plot": None}  # fmt: skip
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["calibration.json", "trials.jsonl"]
+    text = invoke(*args, "--resume")
+    assert "No trial was fought to the end: every point failed (see trials.jsonl)." in text.stdout
