@@ -126,19 +126,56 @@ class Trial:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Trial:
-        """The inverse of :meth:`as_json`."""
+        """The inverse of :meth:`as_json`.
+
+        Raises:
+            ValueError, KeyError, TypeError: ``data`` is not such a record (a field of the
+                wrong type: an objective that is text would fail only when compared).
+        """
+        if not isinstance(data["params"], dict) or not isinstance(data["estimates"], list):
+            raise TypeError("params must be a mapping and estimates a list")
+        error = data.get("error")
+        if error is not None and not isinstance(error, str):
+            raise TypeError(f"error must be text, not {error!r}")
         return cls(
-            number=int(data["trial"]),
+            number=_whole(data["trial"]),
             params=dict(data["params"]),
-            objective=data["objective"],
+            objective=_number(data["objective"]),
             estimates=tuple(
-                Estimate(_nan(e["value"]), _nan(e["low"]), _nan(e["high"]), e["n"], e["method"])
+                Estimate(
+                    _nan(_number(e["value"])),
+                    _nan(_number(e["low"])),
+                    _nan(_number(e["high"])),
+                    _whole(e["n"]),
+                    _text(e["method"]),
+                )
                 for e in data["estimates"]
             ),
-            runs=int(data["runs"]),
-            failed=int(data["failed"]),
-            error=data.get("error"),
+            runs=_whole(data["runs"]),
+            failed=_whole(data["failed"]),
+            error=error,
         )
+
+
+def _number(x: Any) -> float | None:
+    """A stored number (or null), refusing text and true/false."""
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+        raise TypeError(f"{x!r} is not a finite number")
+    return float(x)
+
+
+def _whole(x: Any) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise TypeError(f"{x!r} is not a whole number")
+    return x
+
+
+def _text(x: Any) -> str:
+    if not isinstance(x, str):
+        raise TypeError(f"{x!r} is not text")
+    return x
 
 
 def _num(x: float) -> float | None:
@@ -370,7 +407,11 @@ def _stored(out: Path, spec: CalibrationSpec, resume: bool) -> list[Trial]:
     if not path.exists():
         return []
     trials: list[Trial] = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CalibrationError(f"{path}: not a calibration's trials ({exc})") from None
+    for i, line in enumerate(text.splitlines(), 1):
         try:
             trials.append(Trial.from_json(json.loads(line)))
         except (ValueError, KeyError, TypeError) as exc:

@@ -295,3 +295,29 @@ def test_a_folder_holding_other_files_is_refused(tmp_path: Path) -> None:
         "name a new or empty folder"
     ]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda b: b"\xff\xfe" + b, "trials.jsonl: not a calibration's trials ('utf-8' codec"),
+        (lambda b: b.replace(b'"objective":', b'"objective":"abc","x":', 1),
+         "trials.jsonl:1: not a trial record ('abc' is not a finite number)"),
+        (lambda b: b.replace(b'"runs":', b'"runs":true,"x":', 1),
+         "trials.jsonl:1: not a trial record (True is not a whole number)"),
+    ],
+)  # fmt: skip
+def test_damaged_trials_on_resume_are_one_line_naming_the_file(
+    tmp_path: Path, damage: Any, message: str
+) -> None:
+    """trials.jsonl damaged between runs: --resume says which file and line, exit 2 (bytes
+    that are not UTF-8 and an objective that is text were tracebacks-in-a-line naming none)."""
+    path = small(tmp_path, trials=1, startup_trials=1, replications=2)
+    out = tmp_path / "out"
+    assert invoke("calibrate", path, "-o", out, "--jobs", "1", "-q").exit_code == 0
+    trials = out / "trials.jsonl"
+    trials.write_bytes(damage(trials.read_bytes()))
+    result = invoke("calibrate", path, "-o", out, "--jobs", "1", "-q", "--resume")
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"battlesim: error: {trials}") and message in line, line
