@@ -527,10 +527,14 @@ def located(file: str, lines: dict[Path_, int], path: Path_, message: str) -> Lo
     return Located(file, line_of(lines, path), ".".join(str(p) for p in path), message)
 
 
-FileKind = Literal["scenario", "campaign", "study", "calibration"]
+FileKind = Literal["scenario", "campaign", "study", "calibration", "case"]
 
 KINDS: dict[FileKind, tuple[str, str]] = {
     "calibration": ("a calibration file", "run it with 'battlesim calibrate FILE'"),
+    "case": (
+        "a historical case file",
+        "fight it with 'battlesim history --suite FOLDER --case ID' (the folder it is in, its id)",
+    ),
     "study": ("a study file", "run it with 'battlesim study FILE'"),
     "campaign": ("a campaign file", "fight it with 'battlesim campaign FILE' (or batch)"),
     "scenario": (
@@ -541,15 +545,18 @@ KINDS: dict[FileKind, tuple[str, str]] = {
 """Each kind of YAML file battlesim reads: what it is, and what to do with it."""
 _MARKS: dict[FileKind, tuple[str, ...]] = {
     "calibration": ("trials", "targets", "history"),
+    "case": ("measures",),
     "study": ("replications",),
     "campaign": ("battles",),
     "scenario": ("ruleset",),
 }
 """A top-level key only that kind of file has (a study's ``campaign`` names one, so
 ``campaign`` alone marks nothing); calibration first, since it has a study's
-``replications``, then study, since it may name the others."""
+``replications``, then a historical case (its ``measures``), then study, since it may
+name the others."""
 _SHOWN_AT: dict[FileKind, tuple[str, ...]] = {
     "calibration": ("scenario", "history", "trials", "targets"),
+    "case": ("measures",),
     "study": ("scenario", "campaign", "replications"),
     "campaign": ("campaign", "battles"),
     "scenario": ("ruleset",),

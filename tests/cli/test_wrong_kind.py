@@ -15,6 +15,7 @@ STUDY = REPO / "scenarios" / "stone_wall_study.yaml"
 CAMPAIGN = REPO / "scenarios" / "carrier_war_campaign.yaml"
 CALIBRATION = REPO / "scenarios" / "coral_sea_calibration.yaml"
 REPLAY = REPO / "replays" / "stone_wall-s1862.jsonl"
+CASE = REPO / "sim" / "history" / "suite" / "maida_kempt.yaml"
 
 IS_SCENARIO = (
     "this is a scenario: fight it with 'battlesim run FILE', "
@@ -23,6 +24,10 @@ IS_SCENARIO = (
 IS_STUDY = "this is a study file: run it with 'battlesim study FILE'"
 IS_CAMPAIGN = "this is a campaign file: fight it with 'battlesim campaign FILE' (or batch)"
 IS_CALIBRATION = "this is a calibration file: run it with 'battlesim calibrate FILE'"
+IS_CASE = (
+    "this is a historical case file: fight it with 'battlesim history --suite FOLDER --case ID' "
+    "(the folder it is in, its id)"
+)
 IS_REPLAY = (
     "a battlesim replay, not a YAML file: read it with 'battlesim show FILE' "
     "(or verify, report, diff)"
@@ -52,6 +57,10 @@ def _line(path: Path, key: str) -> int:
         # it has a study's replications, but is no study (it said "run it with study")
         ("validate", CALIBRATION, f"scenario: not a scenario: {IS_CALIBRATION}"),
         ("study", CALIBRATION, f"scenario: not a study file: {IS_CALIBRATION}"),
+        # a history case has a study's scenario: it was called a study file
+        ("run", CASE, f"measures: not a scenario: {IS_CASE}"),
+        ("study", CASE, f"measures: not a study file: {IS_CASE}"),
+        ("calibrate", CASE, f"measures: not a calibration file: {IS_CASE}"),
     ],
 )
 def test_a_yaml_file_of_another_kind_is_one_line(command: str, path: Path, expected: str) -> None:
