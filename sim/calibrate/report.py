@@ -325,6 +325,29 @@ def patch_text(spec: CalibrationSpec, best: Trial) -> str:
     return head + body
 
 
+def battle_file(battle: str) -> str:
+    """The calibrated scenario of a campaign's battle, beside ``calibrated.yaml``."""
+    return f"calibrated-{battle}.yaml"
+
+
+def _campaign_file(data: dict[str, Any], out: Path, head: str) -> dict[str, Any]:
+    """A calibrated campaign as a campaign file ``battlesim campaign`` reads: each battle's
+    scenario, with the point set, written to :func:`battle_file` beside it and named there
+    (a campaign names its battles' scenario files; the study form inlines them)."""
+    battles = []
+    for battle in data["battles"]:
+        name = battle_file(battle["id"])
+        where = f"# battle {one_line(battle['id'])} of the calibrated campaign ({SCENARIO}), "
+        where += f"from {one_line(battle['source'])}:\n"
+        text = dump_yaml(battle["scenario"], sort_keys=False, allow_unicode=True)
+        atomic_write_text(out / name, head + where + text)
+        entry = {"id": battle["id"], "scenario": name, "points": battle["points"]}
+        if battle.get("reinforcements"):
+            entry["reinforcements"] = battle["reinforcements"]
+        battles.append(entry)
+    return {**{k: v for k, v in data.items() if k != "battles"}, "battles": battles}
+
+
 def write_outputs(spec: CalibrationSpec, trials: list[Trial], out: Path) -> None:
     """``patch.yaml``, ``calibrated.yaml`` and (unless switched off) ``search.png``."""
     best = best_of(trials)
@@ -340,6 +363,8 @@ def write_outputs(spec: CalibrationSpec, trials: list[Trial], out: Path) -> None
                 for f in spec.factors
             )
         )
+        if spec.target.kind == "campaign":
+            data = _campaign_file(data, out, head)
         text = dump_yaml(data, sort_keys=False, allow_unicode=True)
         atomic_write_text(out / SCENARIO, head + text)
     if spec.plots:

@@ -13,7 +13,7 @@ import yaml
 from sim.batch.execution.executors import InlineExecutor
 from sim.batch.execution.worker import fight, prepare
 from sim.batch.inputs.seeds import run_seed
-from sim.batch.inputs.target import load_target
+from sim.batch.inputs.target import load_campaign, load_target
 from sim.calibrate import calibrate, load_calibration
 from sim.calibrate.measures import estimate
 from sim.scenario.load import load_scenario
@@ -321,3 +321,41 @@ def test_damaged_trials_on_resume_are_one_line_naming_the_file(
     assert result.exit_code == 2
     [line] = result.stderr.splitlines()
     assert line.startswith(f"battlesim: error: {trials}") and message in line, line
+
+
+def test_a_campaigns_calibrated_file_is_a_campaign_battlesim_fights(tmp_path: Path) -> None:
+    """A campaign's fit writes calibrated.yaml as a campaign file naming each battle's
+    calibrated scenario beside it (it held the study form, every scenario inlined, which
+    `battlesim campaign` and `batch` refused): read back, it is the campaign at the best
+    point, battle for battle, and `battlesim campaign` fights it."""
+    campaign = SCENARIOS / "fredericksburg_campaign.yaml"
+    path = tmp_path / "camp.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": "campaign fit",
+                "campaign": str(campaign),
+                "seed": 3,
+                "replications": 2,
+                "trials": 2,
+                "factors": [
+                    {"path": "battles.0.scenario.options.fire_hcv", "values": [25.0, 40.0]}
+                ],
+                "targets": [{"measure": "losses.usa.men", "range": [0, 1]}],
+                "outputs": {"plots": False},
+            },
+            sort_keys=False,
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "o"
+    result = invoke("calibrate", path, "-o", out, "--jobs", "1", "-q", "--json", "--refight", "0")
+    assert result.exit_code == 0, result.output
+    best = json.loads(result.stdout)["best"]["params"]
+    written = load_campaign(out / "calibrated.yaml").model_dump(mode="json")
+    wanted = load_target(campaign).at(best)
+    for battle in wanted["battles"]:
+        battle["source"] = f"calibrated-{battle['id']}.yaml"
+    assert written == wanted
+    fought = invoke("campaign", out / "calibrated.yaml", "--seed", "1", "-o", tmp_path / "c")
+    assert fought.exit_code == 0, fought.output
