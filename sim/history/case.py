@@ -115,13 +115,20 @@ DottedPath = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_]+(\.[A-Za-z
 """A dotted field path into an event's JSON (``result.casualties``, ``hits.0``)."""
 
 
+MAGNITUDE = 1e12
+"""The largest number a case may give (a record, a range's end, a threshold), as a
+calibration's (``sim.calibrate.spec.MAGNITUDE``): a case is fitted by ``calibrate``, and
+its plot draws every range; 1e308 broke both (issue 30's review)."""
+Bounded = Annotated[float, Field(ge=-MAGNITUDE, le=MAGNITUDE)]
+
+
 class Accept(BaseModel):
     """The range a designer accepts: ``min``, ``max`` or both."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    min: float | None = None
-    max: float | None = None
+    min: Bounded | None = None
+    max: Bounded | None = None
 
     @model_validator(mode="after")
     def _some(self) -> Accept:
@@ -195,9 +202,9 @@ class MeasureSpec(BaseModel):
     loss: Name | None = None
     where: dict[DottedPath, Scalar] | None = Field(None, min_length=1, max_length=20)
     side_field: DottedPath | None = None
-    at_least: float | None = None
-    at_most: float | None = None
-    historical: float
+    at_least: Bounded | None = None
+    at_most: Bounded | None = None
+    historical: Bounded
     accept: Accept
     source: Text
 

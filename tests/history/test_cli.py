@@ -263,6 +263,15 @@ LOSS_FROM = (
             ("kind: win", "kind: loss\n    unit: men\n    at_least: .nan"),
             f":12: measures.0.at_least: {FINITE}",
         ),
+        # within a calibration's ±1e12: 1e308 broke the plot and a fit of the case
+        (
+            ("historical: 1", "historical: -1.0e+308"),
+            ":12: measures.0.historical: Input should be greater than or equal to -1000000000000",
+        ),
+        (
+            ("{min: 0.0}", "{max: 1.0e+13}"),
+            ":13: measures.0.accept.max: Input should be less than or equal to 1000000000000",
+        ),
         # a probability's record is 1 or 0: 7 would read as far beyond every run
         (
             ("historical: 1", "historical: 7"),
