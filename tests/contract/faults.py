@@ -19,6 +19,9 @@ fault breaks, with a message saying what was expected and what was seen.
   ``report`` refuse it.
 * ``phalanx_hashed``: the elements act in a set's order of their ids, which the process's
   hash seed decides: the same in one process, another in the next.
+* ``phalanx_forgetful``: the fights fought are counted in a ``fixed()`` field, which the
+  snapshot and ``==`` leave out, and every row shows the count: restored from a snapshot,
+  the state compares equal and its rows show 0.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from pydantic import create_model
 
 from engine.events import Event, EventRegistry
 from engine.recorder import Recorder
-from sim.contract import AnyRuleset, UnitRow
+from sim.contract import AnyRuleset, UnitRow, fixed
+from sim.contract.defaults import apply_by_state
 from sim.runner import Actor, Plan
 from tests.contract import phalanx
 from tests.contract.phalanx import Advanced, Battlefield, Broke, Fought, State
@@ -144,6 +148,30 @@ def _numeric_narrate(sc: Any, state: State, event: Event) -> Any:
     return phalanx.RULESET.narrate(sc, state, event)
 
 
+class _ForgetfulState(State):
+    """Phalanx's state with the fights counted where the snapshot does not look."""
+
+    fights: int = fixed(0)
+
+
+def _forgetful_initial(sc: Any) -> _ForgetfulState:
+    return _ForgetfulState(elements=phalanx.initial_state(sc).elements)
+
+
+def _forgetful_apply(state: Any, event: Event) -> None:
+    apply_by_state(state, event)
+    if isinstance(event, Fought):
+        state.fights += 1
+
+
+def _forgetful_units(sc: Any, state: Any) -> list[UnitRow]:
+    """Phalanx's rows, each with the fights fought so far in its details."""
+    return [
+        r.model_copy(update={"details": {**r.details, "fights": state.fights}})
+        for r in phalanx.units(sc, state)
+    ]
+
+
 def _hashed_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     """Phalanx's plan, each element's rank in its phases taken from a set's order."""
     plan = phalanx.plan(sc)
@@ -169,6 +197,12 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_wordless", status_words=("routed",)),
         _copy("phalanx_numeric", narrate=_numeric_narrate),
         _copy("phalanx_hashed", plan=_hashed_plan),
+        _copy(
+            "phalanx_forgetful",
+            initial_state=_forgetful_initial,
+            apply=_forgetful_apply,
+            units=_forgetful_units,
+        ),
     )
 }
 """Each faulty copy by name."""

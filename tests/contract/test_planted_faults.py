@@ -364,3 +364,25 @@ def test_a_narrate_that_raises_or_returns_no_text_is_named_in_one_line(folder: P
     check = _check("phalanx_numeric", folder, "report-page")
     assert check.exit_code == 1
     assert said.replace("phalanx_numeric.jsonl", "battle.jsonl") in check.stdout  # its replay
+
+
+def test_a_field_events_change_but_the_snapshot_leaves_out_fails_by_its_rows(folder: Path) -> None:
+    """phalanx_forgetful: the fights are counted in a fixed() field, shown in every row.
+    The states restored from a snapshot compare equal (== leaves the field out), so only
+    the rows tell: restore-inverts-snapshot fails at the first bound with a fight, naming
+    the rows' field and both values (it passed, and `show` read the count back as 0)."""
+    out = folder / "forgetful.jsonl"
+    api.run(folder / "phalanx_forgetful.yaml", out=out)
+    loaded = api.load_replay(out)
+    first = next(e for e in loaded.events if isinstance(e, phalanx.Fought))
+    fights = sum(isinstance(e, phalanx.Fought) and e.turn <= first.turn for e in loaded.events)
+    result = _check("phalanx_forgetful", folder, "restore-inverts-snapshot")
+    assert result.exit_code == 1
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    assert line == _failed(
+        "restore-inverts-snapshot",
+        f"phalanx_forgetful.yaml, turn {first.turn}, field units()[0].details.fights: the "
+        f"unit rows of restore(snapshot(s)) differ from those of s: 0, against {fights} (a "
+        "field events change but the snapshot leaves out, as fixed() does, is back at its "
+        "start value)",
+    )
