@@ -15,7 +15,7 @@ from engine.events import Event, EventRegistry, Override, Snapshot, TurnEnded
 from engine.log import EventLog, Footer, Fork
 from engine.projection import Projection, set_path
 
-__all__ = ["SNAPSHOT_EVERY", "Recorder", "UnregisteredEvent"]
+__all__ = ["SNAPSHOT_EVERY", "Recorder", "UnlawfulCause", "UnregisteredEvent"]
 
 SNAPSHOT_EVERY = 10
 """An ``engine.snapshot`` of the whole state follows every 10th turn's end."""
@@ -29,6 +29,14 @@ class UnregisteredEvent(TypeError):
 
     Its replay could never be read back (a reader parses lines through the
     registry), so the battle stops at that event instead of writing it.
+    """
+
+
+class UnlawfulCause(ValueError):
+    """An event about to be recorded names as its cause no earlier event's seq.
+
+    Every reader refuses such a line (``cause … is not an earlier seq``): the replay
+    would look tampered with, so the battle stops at that event instead of writing it.
     """
 
 
@@ -84,12 +92,17 @@ class Recorder(Generic[S]):
 
         Raises:
             UnregisteredEvent: the registry does not list the event's class.
+            UnlawfulCause: its ``cause`` is no earlier event's seq.
         """
         if type(event) not in self._admitted:
             self._admit(type(event))
         data = event.__dict__
         if data["seq"] == -1:  # a fresh event: stamped in place, as EventLog.stamp does
             data["seq"] = seq = self.log.count
+            cause = data["cause"]
+            if cause is not None and not 0 <= cause < seq:
+                data["seq"] = -1
+                raise self._unlawful(event, seq)
             event.__pydantic_fields_set__.add("seq")
             if not self._forks:  # the commonest path: the seq just given, not read back
                 self.projection.apply_seq(event, seq)
@@ -98,6 +111,8 @@ class Recorder(Generic[S]):
             stamped: Event = event
         else:
             stamped = self.log.stamp(event)
+            if stamped.cause is not None and not 0 <= stamped.cause < stamped.seq:
+                raise self._unlawful(stamped, stamped.seq)
         if not self._forks:
             self.projection.apply(stamped)
             self.log.write(stamped)
@@ -131,6 +146,14 @@ class Recorder(Generic[S]):
                 "(its replay could not be read back)"
             )
         self._admitted.add(cls)
+
+    def _unlawful(self, event: Event, seq: int) -> UnlawfulCause:
+        tag = type(event).model_fields["type"].default
+        return UnlawfulCause(
+            f"ruleset {self.log.header.ruleset!r} records event {tag!r} at seq {seq} with cause "
+            f"{event.cause}, which is not an earlier event's seq: a cause names the event, "
+            "already recorded, that brought this one about (its replay would not verify)"
+        )
 
     @staticmethod
     def _forked(event: Event, fork: Fork) -> Event:

@@ -147,7 +147,14 @@ class Battle:
         try:
             loaded = api.load_replay(out)
         except Exception as exc:  # a replay that does not read back
-            return Fight(result, out, None, f"its replay does not read back: {exc}")
+            return Fight(
+                result,
+                out,
+                None,
+                f"its replay does not read back: {exc} (battlesim run wrote it: the ruleset "
+                "recorded an event its readers refuse, such as a number that is not finite, "
+                "which a line holds as null)",
+            )
         if loaded.ruleset.name != self.ruleset.name:
             problem = f"a scenario of ruleset {loaded.ruleset.name!r}, not {self.ruleset.name!r}"
             return Fight(result, out, None, problem)

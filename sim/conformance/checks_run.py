@@ -49,7 +49,8 @@ def SHIPS_A_SCENARIO(battle: Battle) -> None:  # noqa: N802  # a requirement, na
 @requirement(
     "`battlesim run` fights each scenario to a replay of this ruleset.",
     "Run `battlesim validate FILE`, then `battlesim run FILE`: the file's `ruleset:` key is "
-    "the ruleset's name, its model and cross_check accept it, and the plan fights it to the end",
+    "the ruleset's name, its model and cross_check accept it, and the plan fights it to the "
+    "end, recording events that read back (finite numbers, causes that are earlier seqs)",
     "Plugging in: the `battlesim.rulesets` entry-point group",
 )
 def SCENARIO_RUNS(battle: Battle) -> None:  # noqa: N802

@@ -9,7 +9,7 @@ import pytest
 from engine.events import Event, EventRegistry
 from engine.log import EventLog, MemorySink
 from engine.projection import Projection
-from engine.recorder import Recorder, UnregisteredEvent
+from engine.recorder import Recorder, UnlawfulCause, UnregisteredEvent
 from tests.engine.conftest import REGISTRY, Ping, make_header
 
 
@@ -61,3 +61,25 @@ def test_without_a_registry_every_event_is_recorded() -> None:
     rec, sink = _recorder(None)
     rec.emit(Pong(turn=1, time=0.0))
     assert (rec.state, len(sink.lines)) == (["test.pong"], 2)
+
+
+@pytest.mark.parametrize("cause", [1, 5, -1])
+def test_a_cause_that_is_no_earlier_seq_is_refused_before_it_is_applied_or_written(
+    cause: int,
+) -> None:
+    """Ping at seq 0 records; one at seq 1 whose cause is itself, a later seq or negative is
+    refused, naming the ruleset, the event, the seq and the cause (every reader refused the
+    line, and verify called the replay damaged, though run had exited 0)."""
+    rec, sink = _recorder(REGISTRY)
+    rec.emit(Ping(turn=1, time=0.0, n=1))
+    with pytest.raises(UnlawfulCause) as err:
+        rec.emit(Ping(turn=1, time=0.0, n=2, cause=cause))
+    assert str(err.value) == (
+        f"ruleset 'test' records event 'test.ping' at seq 1 with cause {cause}, which is not "
+        "an earlier event's seq: a cause names the event, already recorded, that brought this "
+        "one about (its replay would not verify)"
+    )
+    assert rec.state == ["test.ping"]
+    assert (len(sink.lines), rec.next_seq) == (2, 1)
+    rec.emit(Ping(turn=1, time=0.0, n=3, cause=0))  # an earlier seq: recorded
+    assert rec.next_seq == 2
