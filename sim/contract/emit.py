@@ -72,7 +72,7 @@ class Rolls:
 
         draws: list[Draw] = []
         for side in sides:
-            rolls[side.id] = Rolls(b.stream("initiative", side.id), draws).roll(6)
+            rolls[side.id] = Rolls(b.streams.stream(b.turn, "initiative", side.id), draws).roll(6)
     """
 
     __slots__ = ("draws", "stream")
