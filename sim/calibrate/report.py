@@ -144,9 +144,7 @@ def result_json(
         and start.objective is not None
         and best.objective is not None
         and best.objective < start.objective,
-        "files": {
-            k: str(p) if p is not None else None for k, p in _files(spec, out, best).items()
-        },
+        "files": {k: str(p) if p is not None else None for k, p in _files(spec, out, best).items()},
     }
 
 

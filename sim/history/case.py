@@ -7,9 +7,9 @@ Every problem in a file is reported as ``file:line: field: message``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -187,7 +187,11 @@ class MeasureSpec(BaseModel):
     over: Name | None = None
     unit: Annotated[str, StringConstraints(min_length=1, max_length=40)] | None = None
     word: Annotated[str, StringConstraints(min_length=1, max_length=40)] | None = None
-    hexes: list[tuple[int, int]] | None = Field(None, min_length=1, max_length=1000)
+    hexes: list[Annotated[tuple[int, ...], Field(min_length=1, max_length=3)]] | None = Field(
+        None, min_length=1, max_length=1000
+    )
+    """Places, each with as many coordinates as the space has axes (a hex map's two, a
+    line's one: the ruleset's ``space``)."""
     share: bool | float | None = None
     """``loss``: true (a share, the default) or false (the amount); ``units_below``: the
     share of its initial strength at or under which a unit counts (default 0)."""
@@ -481,9 +485,13 @@ def _named_events(m: MeasureSpec, names: _Names) -> Iterator[tuple[str, str]]:
         paths.append(("amount", m.amount, "", "amount", "number"))
     for field_name, given, default, instead, ends_at in paths:
         if (problem := path_problem(cls, given or default, ends_at)) is not None:
-            yield (field_name, problem) if given else (
-                instead,
-                f"{problem} (name one with {field_name})",
+            yield (
+                (field_name, problem)
+                if given
+                else (
+                    instead,
+                    f"{problem} (name one with {field_name})",
+                )
             )
 
 
@@ -499,12 +507,19 @@ def _named_places(m: MeasureSpec, names: _Names, battles: list[str]) -> Iterator
             ),
         )
     for hex_ in m.hexes or []:
+        known = [b for b in names.bounds if b is not None]
+        if known and all(len(hex_) != len(b) for b in known):
+            axes = " or ".join(sorted({str(len(b)) for b in known}))
+            n = len(hex_)
+            plural = "s" * (n != 1)
+            yield "hexes", f"place {list(hex_)} has {n} coordinate{plural}; the map has {axes}"
+            break
         if all(b is not None and not _inside(hex_, b) for b in names.bounds):
             yield "hexes", f"hex {list(hex_)} is off the map"
             break
 
 
-def _inside(point: tuple[int, int], bounds: list[tuple[float, float]]) -> bool:
+def _inside(point: tuple[int, ...], bounds: list[tuple[float, float]]) -> bool:
     return len(point) == len(bounds) and all(
         lo <= x <= hi for x, (lo, hi) in zip(point, bounds, strict=True)
     )

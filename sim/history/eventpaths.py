@@ -32,10 +32,10 @@ def _leaves(annotation: Any, parts: Sequence[str], fixed: bool = False) -> list[
     if origin is Annotated:
         return _leaves(get_args(annotation)[0], parts, fixed)
     if origin in _UNIONS:
-        args = [a for a in get_args(annotation) if a is not type(None)]
-        if fixed and len(args) < len(get_args(annotation)):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        if fixed and len(members) < len(get_args(annotation)):
             return []  # an optional field: null, or left out of the line
-        return [leaf for arg in args for leaf in _leaves(arg, parts, fixed)]
+        return [leaf for arg in members for leaf in _leaves(arg, parts, fixed)]
     if annotation is Any or annotation is object:
         return [Any]
     if not parts:
@@ -44,13 +44,16 @@ def _leaves(annotation: Any, parts: Sequence[str], fixed: bool = False) -> list[
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         info = annotation.model_fields.get(head)
         return [] if info is None else _leaves(info.annotation, rest, fixed)
-    if isinstance(annotation, type) and issubclass(annotation, tuple) and hasattr(
-        annotation, "_fields"
+    if (
+        isinstance(annotation, type)
+        and issubclass(annotation, tuple)
+        and hasattr(annotation, "_fields")
     ):  # a NamedTuple (a draw) is written as a list of its fields
         hints = get_type_hints(annotation)
-        annotation = tuple[tuple(hints[name] for name in annotation._fields)]
-        origin = tuple
-    args = get_args(annotation)
+        args: tuple[Any, ...] = tuple(hints[name] for name in annotation._fields)
+        annotation, origin = tuple, tuple
+    else:
+        args = get_args(annotation)
     if not head.isdigit() and (origin in (tuple, list, Sequence) or annotation in (tuple, list)):
         return []
     if (origin is tuple or annotation is tuple) and not (len(args) == 2 and args[1] is Ellipsis):
@@ -104,7 +107,9 @@ def _holds(leaf: Any, value: Any) -> bool:
         return True
     if get_origin(leaf) is Literal:
         return any(type(v) is type(value) and v == value for v in get_args(leaf)) or any(
-            isinstance(v, _NUMBERS) and not isinstance(v, bool) and _is(type(value), _NUMBERS)
+            isinstance(v, _NUMBERS)
+            and not isinstance(v, bool)
+            and _is(type(value), _NUMBERS)
             and float(v) == float(value)
             for v in get_args(leaf)
         )

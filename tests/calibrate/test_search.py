@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import shutil
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -538,8 +538,9 @@ def test_when_no_trial_is_fought_to_the_end_no_patch_is_written_or_named(tmp_pat
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["best"] is None
-    assert data["files"] == {"patch": None, "scenario": None,
-                             "trials": str(tmp_path / "o" / "trials.jsonl"), "plot": None}  # fmt: skip
-    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["calibration.json", "trials.jsonl"]
+    trials = str(tmp_path / "o" / "trials.jsonl")
+    assert data["files"] == {"patch": None, "scenario": None, "trials": trials, "plot": None}
+    written = sorted(p.name for p in (tmp_path / "o").iterdir())
+    assert written == ["calibration.json", "trials.jsonl"]
     text = invoke(*args, "--resume")
     assert "No trial was fought to the end: every point failed (see trials.jsonl)." in text.stdout

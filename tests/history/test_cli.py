@@ -222,13 +222,20 @@ LOSS_FROM = (
             "item of a list or mapping",
         ),
         (
-            ("kind: win", LOSS_FROM.format(by_kind="infantry", amount="result.casualties")
-             + "\n    actor: shooter"),
+            (
+                "kind: win",
+                LOSS_FROM.format(by_kind="infantry", amount="result.casualties")
+                + "\n    actor: shooter",
+            ),
             ":15: measures.0.actor: no field 'shooter' in musket.fired events",
         ),
         (
-            ("kind: win", LOSS_FROM.format(by_kind="infantry", amount="range")
-             .replace("musket.fired", "musket.meleed")),
+            (
+                "kind: win",
+                LOSS_FROM.format(by_kind="infantry", amount="range").replace(
+                    "musket.fired", "musket.meleed"
+                ),
+            ),
             ":14: measures.0.amount: no field 'range' in musket.meleed events",
         ),
         (
