@@ -50,20 +50,24 @@ def _leaves(annotation: Any, parts: Sequence[str], fixed: bool = False) -> list[
         and hasattr(annotation, "_fields")
     ):  # a NamedTuple (a draw) is written as a list of its fields
         hints = get_type_hints(annotation)
-        args: tuple[Any, ...] = tuple(hints[name] for name in annotation._fields)
-        annotation, origin = tuple, tuple
-    else:
-        args = get_args(annotation)
-    if not head.isdigit() and (origin in (tuple, list, Sequence) or annotation in (tuple, list)):
+        return _items(tuple, tuple(hints[name] for name in annotation._fields), parts, fixed)
+    return _items(origin or annotation, get_args(annotation), parts, fixed)
+
+
+def _items(kind: Any, args: tuple[Any, ...], parts: Sequence[str], fixed: bool) -> list[Any]:
+    """:func:`_leaves` into a container: ``kind`` its origin (``tuple``, ``list``, ``dict``)
+    and ``args`` its parameters."""
+    head, rest = parts[0], parts[1:]
+    if kind in (tuple, list, Sequence) and not head.isdigit():
         return []
-    if (origin is tuple or annotation is tuple) and not (len(args) == 2 and args[1] is Ellipsis):
+    if kind is tuple and not (len(args) == 2 and args[1] is Ellipsis):
         index = int(head)
         if not args:
             return [] if fixed else [Any]
         return _leaves(args[index], rest, fixed) if index < len(args) else []
-    if origin in (tuple, list, Sequence) or annotation in (tuple, list):
+    if kind in (tuple, list, Sequence):
         return [] if fixed else _leaves(args[0] if args else Any, rest, fixed)
-    if origin in (dict, Mapping) or annotation is dict:
+    if kind in (dict, Mapping):
         return [] if fixed else _leaves(args[1] if len(args) == 2 else Any, rest, fixed)
     return []
 
