@@ -27,6 +27,8 @@ from engine.replayfile.checks import ReplayError
 from engine.replayfile.formats import WRITTEN, resimulation_format
 from sim.contract.models import typed
 from sim.contract.parts import fields_of
+from sim.contract import headline
+from sim.replay import analysis
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import file_label, fought_under, make_header
 from sim.scenario.values import ValueProblem, check_name, parse_value
@@ -266,15 +268,33 @@ class _SamePrefix:
         """
         self.inner.finish()
         try:
-            for _ in ReplayFile(self.inner.partial).iter_events():
-                pass
+            _every_tool_reads(ReplayFile(self.inner.partial))
         except ReplayError as exc:
-            raise _Unreadable(str(exc)) from None
+            where = str(exc).removeprefix(f"{self.inner.partial}:")
+            raise _Unreadable(f"writes an event no reader takes (line {where})") from None
+        except Exception as exc:  # a hook of the ruleset, given the changed battle
+            said = str(exc).replace(f"{Path(self.inner.partial).name}:", "line ")
+            raise _Unreadable(f"is one its ruleset's tools cannot read: {said}") from None
         self.inner.close()
 
 
+def _every_tool_reads(readback: ReplayFile) -> None:
+    """Read ``readback`` as ``show --events``, ``why``, ``report`` and ``diff`` do: every
+    event parsed strictly and told (``narrate``), and at each turn's end and the battle's
+    the unit rows and the outcome (``units``, ``outcome``, the headline ``run`` and
+    ``fork`` print)."""
+    for _ in analysis.narrative(readback):
+        pass
+    rs, sc = readback.ruleset, readback.scenario
+    for _turn, state in readback.turn_ends():
+        rs.units(sc, state)
+    final = readback.state_at()
+    rs.units(sc, final)
+    headline(rs, rs.outcome(sc, final))
+
+
 class _Unreadable(Exception):
-    """The forked battle's file, read back strictly, is refused; the reader's message."""
+    """The forked battle, read back as every tool reads it, is refused: why."""
 
 
 def _fork_header(
@@ -373,18 +393,16 @@ def fork_battle(
         ) from None
     except _Unreadable as exc:
         sink.abandon()
-        where = str(exc).removeprefix(f"{sink.partial}:")
         raise ForkError(
-            f"--set {_changed(assignments)}: the battle it makes writes an event no reader "
-            f"takes (line {where}); nothing was written"
+            f"--set {_changed(assignments)}: the battle it makes {exc}; nothing was written"
         ) from None
     except OSError:  # the file cannot be written (disk full, too large): not the change's
         sink.abandon()
         raise
     except Exception as exc:  # the parent's battle was re-made up to at_seq: the change did it
         sink.abandon()
-        if same.written <= at_seq:  # raised before the change took effect: not the change's
-            raise
+        if same.written < at_seq or (same.written == at_seq and not event_fields):
+            raise  # raised before the change took effect (the changed event, or after it)
         raise ForkError(
             f"--set {_changed(assignments)}: the rules cannot fight on with it "
             f"({type(exc).__name__}: {exc}); nothing was written"

@@ -78,7 +78,10 @@ def test_a_cause_that_is_no_earlier_seq_is_refused(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert result.output.endswith(
-        "(line 27 (seq 25): bad event: cause 500 is not an earlier seq); nothing was written\n"
+        "the rules cannot fight on with it (UnlawfulCause: ruleset 'musket' records event "
+        "'musket.moved' at seq 25 with cause 500, which is not an earlier event's seq: "
+        "a cause names the event, already recorded, that brought this one about (its replay "
+        "would not verify)); nothing was written\n"
     )
 
 
@@ -146,5 +149,53 @@ def test_a_write_that_fails_is_the_files_fault_not_the_sets(
     assert (result.exit_code, result.output) == (
         2,
         f"battlesim: error: cannot write {out}: File too large\n",
+    )
+    assert _left(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("replay", "at", "change", "told"),
+    [
+        # the winner names no side: the fork's outcome and narrative raise (it was written,
+        # over the file at --out, and then `fork` exited 2)
+        (STONE_WALL, 46, "winner=zzz",
+         "narrate raised KeyError: 'zzz' at line 48 (seq 46)"),
+        # a strike's target no ship is: verify passed the fork, show and report refused it
+        (ROOT / "replays" / "coral_sea-s1942.jsonl", 2, "target=mo_mainx",
+         "narrate raised KeyError: 'mo_mainx' at line 4 (seq 2)"),
+    ],
+)  # fmt: skip
+def test_a_fork_its_rulesets_tools_cannot_read_is_refused_and_out_is_kept(
+    tmp_path: Path, replay: Path, at: int, change: str, told: str
+) -> None:
+    out = tmp_path / "f.jsonl"
+    assert _fork(STONE_WALL, 19, out, "passed=true", "after=good").exit_code == 0
+    before = out.read_bytes()
+    result = _fork(replay, at, out, change)
+    assert result.exit_code == 2
+    field, value = change.split("=")
+    assert result.output.startswith(
+        f'battlesim: error: --set {field}="{value}": the battle it makes is one its ruleset\'s '
+        "tools cannot read: ruleset "
+    )
+    assert told in result.output and result.output.endswith("; nothing was written\n")
+    assert out.read_bytes() == before
+    assert _left(tmp_path) == ["f.jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("at", "change", "error"),
+    [(19, "unit=nonexist", "KeyError: 'nonexist'"), (5, "target=zz", "KeyError: 'zz'")],
+)
+def test_a_changed_event_the_rules_cannot_apply_is_the_changes_doing(
+    tmp_path: Path, at: int, change: str, error: str
+) -> None:
+    """The changed event itself fails to apply: named as the --set's, not a bare error."""
+    result = _fork(STONE_WALL, at, tmp_path / "f.jsonl", change)
+    field, value = change.split("=")
+    assert result.exit_code == 2
+    assert result.output == (
+        f'battlesim: error: --set {field}="{value}": the rules cannot fight on with it '
+        f"({error}); nothing was written\n"
     )
     assert _left(tmp_path) == []
