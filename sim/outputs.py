@@ -74,7 +74,7 @@ def _replay_header(path: Path) -> dict[str, object] | None:
         with opener(path, "rb") as fh:
             first = fh.readline(_HEADER_LIMIT)
         header = json.loads(first)
-    except (OSError, EOFError, ValueError):
+    except (OSError, EOFError, ValueError, RecursionError):  # a first line nested 100,000 deep
         return None
     if not isinstance(header, dict) or header.get("format") != "battlesim-replay":
         return None

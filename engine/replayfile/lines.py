@@ -83,6 +83,14 @@ def _open_regular(path: str | os.PathLike[str], limit: int) -> IO[bytes]:
     return fh
 
 
+def _readline(fh: IO[bytes], size: int) -> bytes:
+    """One line, at most ``size`` bytes; a read the system refuses is a :class:`FileProblem`."""
+    try:
+        return fh.readline(size)
+    except OSError as exc:
+        raise FileProblem(f"cannot be read: {exc.strerror or exc}") from None
+
+
 class LineSource:
     """The lines of one replay file as bytes, each with its line number and byte offset.
 
@@ -100,7 +108,10 @@ class LineSource:
     def __init__(self, path: str | os.PathLike[str], *, limit: int, max_line: int) -> None:
         self.path, self.limit, self.max_line = path, limit, max_line
         with _open_regular(path, limit) as fh:
-            self.gzipped = fh.read(2) == GZIP_MAGIC
+            try:
+                self.gzipped = fh.read(2) == GZIP_MAGIC
+            except OSError as exc:  # /proc/self/mem: a regular file no read returns
+                raise FileProblem(f"cannot be read: {exc.strerror or exc}") from None
         self.cut_short = False
         """Set by :meth:`lines` read to the end: a gzip stream ended before its
         member's end (its trailer, CRC-32 and length, missing or cut)."""
@@ -121,7 +132,7 @@ class LineSource:
                 _skip(fh, offset)
             else:
                 raw.seek(offset)
-            while line := fh.readline(self.max_line + 2):
+            while line := _readline(fh, self.max_line + 2):
                 if len(line) > self.max_line + 1:
                     line = line[: self.max_line + 1]  # refused by the caller as too long
                     _skip_rest_of_line(fh)

@@ -241,3 +241,33 @@ def test_the_writer_itself_never_writes_over_a_device(target: str) -> None:
 
     with pytest.raises(OSError, match="not a regular file; battlesim writes only files"):
         atomic_write_text(target, "x")
+
+
+@pytest.mark.parametrize("command", ["verify", "show", "validate"])
+def test_a_first_line_nested_a_hundred_thousand_deep_is_named(tmp_path: Path, command: str) -> None:
+    """It was `battlesim: error: input nested too deeply`, naming no file (the check of
+    whether a file is a replay hit Python's recursion limit)."""
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    result = invoke(command, str(deep))
+    assert result.exit_code == 2
+    assert str(deep) in result.stderr and "nested too deeply" not in result.stderr
+
+
+def test_run_over_a_deeply_nested_file_asks_for_force(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    out.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    result = invoke("run", str(SCENARIO), "--out", str(out))
+    assert result.exit_code == 2
+    assert "the file is not a replay battlesim wrote; add --force" in result.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="Linux's /proc")
+@pytest.mark.parametrize("command", ["verify", "show"])
+def test_a_file_no_read_returns_is_named(command: str) -> None:
+    """/proc/self/mem is a regular file every read of which fails: one line naming it."""
+    result = invoke(command, "/proc/self/mem")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "battlesim: error: /proc/self/mem: cannot be read: Input/output error\n"
+    )
