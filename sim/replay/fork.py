@@ -25,9 +25,9 @@ from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
 from engine.replayfile.checks import ReplayError
 from engine.replayfile.formats import WRITTEN, resimulation_format
+from sim.contract import headline
 from sim.contract.models import typed
 from sim.contract.parts import fields_of
-from sim.contract import headline
 from sim.replay import analysis
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import file_label, fought_under, make_header
