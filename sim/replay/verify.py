@@ -155,9 +155,16 @@ def source_mismatch(header: Header, path: Path) -> Mismatch | None:
     ours = header.scenario
     if (data.get("ruleset"), data.get("name")) == (ours.get("ruleset"), ours.get("name")):
         return None
+    shipped = candidate.parent != path.parent
     return Mismatch(
         1,
         None,
         f"header differs from re-simulation in: source ({str(candidate)!r} is the "
-        f"scenario {data.get('name')!r}, not this battle's {ours.get('name')!r})",
+        f"scenario {data.get('name')!r}, not this battle's {ours.get('name')!r})"
+        + (
+            "; if this battle's scenario is a file of your own of that name, keep the "
+            "replay beside it and verify it there"
+            if shipped
+            else ""
+        ),
     )

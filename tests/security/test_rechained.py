@@ -85,7 +85,9 @@ def test_the_issue_reproducer_renamed_source(tmp_path: Path) -> None:
         1,
         "MISMATCH at line 1: header differs from re-simulation in: source "
         f"('{ROOT / 'scenarios' / OTHER_SCENARIO}' is the scenario "
-        "'Brawl at the Prancing Goat', not this battle's \"Stone wall at Marye's Heights\")\n",
+        "'Brawl at the Prancing Goat', not this battle's \"Stone wall at Marye's Heights\"); "
+        "if this battle's scenario is a file of your own of that name, keep the replay beside "
+        "it and verify it there\n",
     )
 
 
