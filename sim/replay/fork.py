@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from engine.events import Event
+from engine.events import Event, Snapshot, TurnEnded
 from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
 from engine.replayfile.checks import ReplayError
@@ -236,11 +236,14 @@ class _SamePrefix:
 
     def write(self, line: str) -> None:
         seq, self._lines = self._lines - 1, self._lines + 1  # line 0 is the header
-        if 0 <= seq < self._at:
+        if 0 <= seq <= self._at:
             self._check(seq, line)
         self.inner.write(line)
 
     def _check(self, seq: int, line: str) -> None:
+        """The event at ``seq`` is the parent's; at the fork's seq, of the parent's type
+        (its fields are the change's): a re-simulation that numbers events otherwise
+        (a format-1 parent past its first snapshot) would change another event."""
         recorded = next(self._parent, None)
         body = line[: line.rindex(',"h":')] + "}"
         if recorded is not None and recorded[0] == body:
@@ -249,6 +252,8 @@ class _SamePrefix:
         theirs: dict[str, Any] = (
             {} if recorded is None else json.loads(recorded[1]().model_dump_json())
         )
+        if seq == self._at:
+            mine, theirs = {"type": mine.get("type")}, {"type": theirs.get("type")}
         if mine != theirs:
             keys = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
             self.reason = f"event {seq} ({mine.get('type')}) differs in: {', '.join(keys[:6])}"
@@ -364,6 +369,14 @@ def fork_battle(
         raise ForkError(f"--at {at_seq}: {loaded.path} has seq 0..{loaded.count - 1}")
     event_fields = {f: v for f, v in assignments if not f.startswith("state.")}
     state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
+    at_event = loaded.event(at_seq)
+    if state_fields and isinstance(at_event, TurnEnded | Snapshot):
+        raise ForkError(
+            f"--at {at_seq}: {at_event.type} closes turn {at_event.turn} after its state "
+            f"digest, so a state change there would be in no turn's end (show --turn and "
+            f"show --unit would disagree): fork the state at seq {at_seq - 1}, the turn's "
+            "last event, or at the next turn's first"
+        )
     kept = _check_event(loaded, at_seq, event_fields)
     kept += _check_state(loaded, at_seq, state_fields)
     if kept and len(kept) == len(event_fields) + len(state_fields):  # nothing would differ

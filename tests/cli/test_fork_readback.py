@@ -199,3 +199,17 @@ def test_a_changed_event_the_rules_cannot_apply_is_the_changes_doing(
         f"({error}); nothing was written\n"
     )
     assert _left(tmp_path) == []
+
+
+def test_a_state_change_at_a_turns_end_is_refused(tmp_path: Path) -> None:
+    """Seq 20 is turn 1's engine.turn_ended: an override after it was in show --turn 1's
+    state and not in show --unit's (nor in the turn's digest)."""
+    result = _fork(STONE_WALL, 20, tmp_path / "f.jsonl", "state.units.69ny.strength=50")
+    assert result.exit_code == 2
+    assert result.output == (
+        "battlesim: error: --at 20: engine.turn_ended closes turn 1 after its state digest, so "
+        "a state change there would be in no turn's end (show --turn and show --unit would "
+        "disagree): fork the state at seq 19, the turn's last event, or at the next turn's "
+        "first\n"
+    )
+    assert _left(tmp_path) == []

@@ -358,6 +358,21 @@ def test_old_format_replay_loads_shows_and_verifies() -> None:
     )
 
 
+def test_a_format_1_replay_forks_only_before_its_first_snapshot(tmp_path: Path) -> None:
+    """Seq 107 is a fire in the format-1 file and the turn-10 snapshot in today's
+    re-simulation: a state fork there is refused (its override went in at 108, before that
+    fire, and the fork was written); seq 50, before the snapshot, forks."""
+    out = tmp_path / "f.jsonl"
+    result = _invoke("fork", str(FORMAT1), "--at", "107", "--set", "state.units.1ri.strength=1",
+                     "-o", str(out))  # fmt: skip
+    assert result.exit_code == 2
+    assert "event 107 (engine.snapshot) differs in: type" in result.stderr
+    assert not out.exists()
+    result = _invoke("fork", str(FORMAT1), "--at", "50", "--set", "state.units.1ri.strength=1",
+                     "-o", str(out))  # fmt: skip
+    assert result.exit_code == 0, result.output
+
+
 def test_newer_event_schema_is_a_clear_error(tmp_path: Path) -> None:
     """An event from a newer schema version is refused with the versions, not a traceback."""
     lines = GOLDEN.read_text().split("\n")[:-1]
@@ -444,7 +459,7 @@ def test_a_fork_of_a_fork_keeps_both_changes(tmp_path: Path) -> None:
             "fork",
             str(first),
             "--at",
-            "30",
+            "29",  # the last event of turn 3 (30 closes it: a state fork there is refused)
             "--set",
             "state.units.wash.strength=1",
             "--out",
@@ -453,12 +468,12 @@ def test_a_fork_of_a_fork_keeps_both_changes(tmp_path: Path) -> None:
         == 0
     )
     header = json.loads(second.read_text().split("\n")[0])
-    assert (header["fork"]["at_seq"], header["fork"]["earlier"]["at_seq"]) == (30, fire)
+    assert (header["fork"]["at_seq"], header["fork"]["earlier"]["at_seq"]) == (29, fire)
     events = [json.loads(x) for x in second.read_text().split("\n")[1:-2]]
     assert events[fire]["result"]["casualties"] == 0
     assert _invoke("verify", str(second)).exit_code == 0
     data = json.loads(_invoke("diff", str(first), str(second), "--json").stdout)
-    assert (data["seq"], data["event_b"]["type"]) == (31, "engine.override")
+    assert (data["seq"], data["event_b"]["type"]) == (30, "engine.override")
 
 
 def test_fork_to_a_gz_name_is_gzip(tmp_path: Path) -> None:
