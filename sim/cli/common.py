@@ -110,15 +110,26 @@ class Whole(click.IntRange):
     in Python's own integer-conversion limit message.
     """
 
+    def __init__(self, min: int | None = None, max: int | None = None, **kwargs: Any) -> None:
+        # no number past a machine index: --context 10**20 ended in Python's OverflowError
+        self._unbounded = max is None
+        super().__init__(min, sys.maxsize if max is None else max, **kwargs)
+
     def _describe_range(self) -> str:
-        """The bounds for ``--help`` (none said when it has none: click wrote ``x<=None``)."""
-        return "" if self.min is None and self.max is None else super()._describe_range()
+        """The bounds for ``--help`` (none said when it has none: click wrote ``x<=None``;
+        the machine's largest index, which bounds every unbounded one, is not said)."""
+        if self._unbounded:
+            return "" if self.min is None else f"x>={self.min}"
+        return super()._describe_range()
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
             digits = value.strip().lstrip("+-").replace("_", "")
             if len(digits) > _DIGITS_SHOWN and digits.isascii() and digits.isdigit():
                 self.fail(f"a {len(digits)}-digit number is out of range", param, ctx)
+            huge = self._unbounded and digits.isascii() and digits.isdigit()
+            if huge and int(digits) > sys.maxsize:
+                self.fail(f"{value.strip()} is too large (at most {sys.maxsize})", param, ctx)
         return super().convert(value, param, ctx)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -562,3 +563,23 @@ def test_report_png_refuses_a_file_of_the_users_and_writes_nothing(tmp_path: Pat
             f"battlesim: error: {'--out' if option == '-o' else option}: an empty name; give a "
             "file or folder, or leave it out\n",
         )
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (["diff", str(GOLDEN), str(GOLDEN), "--context", "99999999999999999999"], "'--context'"),
+        (["why", str(GOLDEN), "99999999999999999999"], "'SEQ'"),
+    ],
+)
+def test_a_whole_number_past_a_machine_index_is_a_usage_error(args: list[str], name: str) -> None:
+    """It ended in `OverflowError: Python int too large to convert to C ssize_t`, naming no
+    option; the largest a machine index holds is said, not printed in --help."""
+    result = _invoke(*args)
+    assert result.exit_code == 2
+    assert (
+        f"Invalid value for {name}: 99999999999999999999 is too large (at most "
+        f"{sys.maxsize})" in result.output
+    )
+    assert "x>=0" in _invoke("diff", "--help").output
+    assert str(sys.maxsize) not in _invoke("diff", "--help").output
