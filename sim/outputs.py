@@ -122,6 +122,7 @@ def check_output(
     ours: Callable[[Path], bool] | None = None,
     what: str = "a file",
     folder: bool = False,
+    reads: tuple[str | Path, ...] = (),
 ) -> Path:
     """Refuse an output path that cannot be written or would destroy another file.
 
@@ -134,6 +135,8 @@ def check_output(
             None: every existing file needs ``force``.
         what: what the command writes, for the message ("a replay", "a page").
         folder: the output is a folder (created if missing; an existing one is reused).
+        reads: the files the command reads: the output is never one of them, ``force``
+            or not (a report written over the replay it reads would lose it).
 
     Raises:
         OutputError: a parent is a file or missing, the path is of the wrong
@@ -151,6 +154,12 @@ def check_output(
         return p
     if p.is_dir():
         raise OutputError(f"{option} {path}: {str(p)!r} is a folder, not a file")
+    for given in reads:
+        if p.exists() and Path(given).exists() and os.path.samefile(p, given):
+            raise OutputError(
+                f"{option} {path}: that is {str(given)!r}, which this command reads: "
+                "choose another name"
+            )
     if p.exists() and not p.is_file():  # /dev/null, a FIFO: the writer refuses them after the work
         raise OutputError(
             f"{option} {path}: {str(p)!r} is not a regular file; battlesim writes only files"

@@ -583,3 +583,21 @@ def test_a_whole_number_past_a_machine_index_is_a_usage_error(args: list[str], n
     )
     assert "x>=0" in _invoke("diff", "--help").output
     assert str(sys.maxsize) not in _invoke("diff", "--help").output
+
+
+def test_a_page_is_never_written_over_a_replay_it_reads(tmp_path: Path) -> None:
+    """report -o and diff --html naming an input replay: refused even with --force (the
+    replay was replaced by the page; fork already refused its parent)."""
+    replay = tmp_path / "r.jsonl"
+    replay.write_bytes(GOLDEN.read_bytes())
+    for args, option in (
+        (["report", str(replay), "-o", str(replay), "--force"], "--out"),
+        (["diff", str(replay), str(GOLDEN), "--html", str(replay), "--force"], "--html"),
+    ):
+        result = _invoke(*args)
+        assert result.exit_code == 2
+        assert result.output == (
+            f"battlesim: error: {option} {replay}: that is {str(replay)!r}, which this command "
+            "reads: choose another name\n"
+        )
+        assert replay.read_bytes() == GOLDEN.read_bytes()

@@ -76,7 +76,12 @@ def diff(
         if html_out is not None:
             try:
                 page = check_output(
-                    html_out, option="--html", force=force, ours=is_page, what="a page"
+                    html_out,
+                    option="--html",
+                    force=force,
+                    ours=is_page,
+                    what="a page",
+                    reads=(a, b),
                 )
             except OutputError as exc:
                 common.fail(str(exc))
@@ -236,7 +241,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
     loaded = load_replay(replay)
     path = Path(out) if out is not None else Path(f"{Path(replay).name.split('.')[0]}.html")
     try:
-        check_output(path, force=force, ours=is_page, what="a page")
+        check_output(path, force=force, ours=is_page, what="a page", reads=(replay,))
         if png_dir is not None:
             check_output(png_dir, option="--png", folder=True)
             probe_writable(png_dir, option="--png", folder=True)
