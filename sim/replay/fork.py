@@ -367,6 +367,13 @@ def fork_battle(
     """
     if not 0 <= at_seq < loaded.count:
         raise ForkError(f"--at {at_seq}: {loaded.path} has seq 0..{loaded.count - 1}")
+    version = loaded.header.ruleset_version
+    if not loaded.ruleset.fights(version):
+        raise ForkError(
+            f"{Path(loaded.path).name} was fought under {loaded.ruleset.name} rules version "
+            f"{version!r}, which this battlesim cannot fight again (its rules are version "
+            f"{loaded.ruleset.version!r}): a fork of it would be another battle's"
+        )
     event_fields = {f: v for f, v in assignments if not f.startswith("state.")}
     state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
     at_event = loaded.event(at_seq)

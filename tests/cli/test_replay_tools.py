@@ -8,6 +8,7 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -601,3 +602,24 @@ def test_a_page_is_never_written_over_a_replay_it_reads(tmp_path: Path) -> None:
             "reads: choose another name\n"
         )
         assert replay.read_bytes() == GOLDEN.read_bytes()
+
+
+def test_a_parent_fought_under_rules_this_battlesim_cannot_fight_is_not_forked(
+    tmp_path: Path,
+) -> None:
+    """A (re-chained) parent of musket rules version "0": fork said OK and printed "0" in
+    --json, though it fought the fork under today's rules (its header said so)."""
+    from tests.forge import edit_header, forge
+
+    def change(header: dict[str, Any]) -> None:
+        header["ruleset_version"] = "0"
+
+    parent = forge(tmp_path, lambda t: edit_header(t, change))
+    out = tmp_path / "child.jsonl"
+    result = _invoke("fork", str(parent), "--at", "19", "--set", "passed=true", "-o", str(out))
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        f"battlesim: error: {parent.name} was fought under musket rules version '0', which "
+        "this battlesim cannot fight again (its rules are version "
+    )
+    assert not out.exists()
