@@ -150,8 +150,8 @@ def fork_command(
             forked = fork_battle(loaded, at_seq, assignments, path)
     except (ForkError, OutputError) as exc:
         common.fail(str(exc))
-    except OSError as exc:
-        common.fail(f"cannot write {path}: {exc.strerror or exc}")
+    except OSError as exc:  # named as the system names it: a link planted at <out>.partial
+        common.fail(f"cannot write {exc.filename or path}: {exc.strerror or exc}")
     written, outcome = forked.path, loaded.ruleset.outcome(loaded.scenario, forked.state)
     if as_json:
         common.echo_json(
