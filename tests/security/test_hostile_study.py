@@ -323,3 +323,49 @@ def test_an_interrupt_while_a_fork_waits_still_takes_the_lock_and_closes_the_dat
     schema._before_fork()
     assert lock.calls == 2 and lock.held
     assert not schema._SCRATCH
+
+
+def _rebuilt_study(study: Path, tmp_path: Path, generated: str, check: str) -> Path:
+    """The study with its ``study`` table made again, its ``name`` column ``generated``
+    (an expression, or "" to keep it a column) and the table's ``check`` (or "")."""
+    copy = tmp_path / "st"
+    shutil.copytree(study, copy)
+    con = duckdb.connect(str(copy / "study.duckdb"))
+    columns = con.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = 'study' "
+        "ORDER BY column_index"
+    ).fetchall()
+    kept = [f'"{c}"' for c, _ in columns if not (generated and c == "name")]
+    made = ", ".join(
+        f'"{c}" {t} GENERATED ALWAYS AS ({generated}) VIRTUAL'
+        if generated and c == "name"
+        else f'"{c}" {t}'
+        for c, t in columns
+    )
+    con.execute(f"CREATE TABLE study2 ({made}{', CHECK (' + check + ')' if check else ''})")
+    con.execute(f"INSERT INTO study2 ({', '.join(kept)}) SELECT {', '.join(kept)} FROM study")
+    con.execute("DROP TABLE study")
+    con.execute("ALTER TABLE study2 RENAME TO study")
+    con.close()
+    return copy
+
+
+@pytest.mark.parametrize(
+    ("generated", "check", "named"),
+    [
+        ("'PWNED ' || CAST(random() AS VARCHAR)", "",
+         "it holds a column study.name computed by an expression, which a study never has"),
+        ("", "random() >= 0", "it holds a CHECK constraint on its study table, which a study "
+         "never has"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("command", [("verify",), ("export",)])
+def test_an_expression_in_a_table_is_refused_before_a_row_is_read(
+    study: Path, tmp_path: Path, generated: str, check: str, named: str, command: tuple[str, ...]
+) -> None:
+    """A generated column (evaluated on every read: verify reported a new random study name
+    each time and export wrote it) or a CHECK constraint (evaluated on every write: verify
+    passed): refused from the catalog, one line, exit 2."""
+    folder = _rebuilt_study(study, tmp_path, generated, check)
+    assert named in _refused(folder, *command)
+    assert not (folder / "export").exists()

@@ -246,6 +246,45 @@ def test_a_linked_study_database_is_refused(tmp_path: Path) -> None:
     assert victim.read_bytes() == VICTIM
 
 
+def test_a_linked_spill_folder_is_refused(tmp_path: Path) -> None:
+    """``study.duckdb.tmp``, where DuckDB spills what does not fit its memory, planted as a
+    link to a folder outside: --resume is refused, and nothing is written there (DuckDB
+    wrote its temporary files through it)."""
+    out = tmp_path / "st"
+    args = ["batch", str(BRAWL), "--runs", "2", "--out", str(out), "--no-plots"]
+    assert invoke(*args).exit_code == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (out / "study.duckdb.tmp").symlink_to(outside)
+    result = invoke(*args, "--resume")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"battlesim: error: {str(out / 'study.duckdb.tmp')!r} is a symbolic link; battlesim "
+        "writes a study only into files it made: remove it\n"
+    )
+    assert list(outside.iterdir()) == []
+
+
+def test_the_writers_memory_cap_grows_with_the_rows_planned(tmp_path: Path) -> None:
+    """16 MiB and 128 bytes a keyed row: a run's row and its units' final rows, for every
+    run planned (a 16 MB cap ended a 59,000-run study in DuckDB's FATAL checkpoint error,
+    and the resumes after it), set once the database is open."""
+    from sim.batch.inputs.target import load_target
+    from sim.batch.planning.plan import StudyPlan
+    from sim.batch.storage.opening import open_store
+
+    target = load_target(BRAWL)
+    units = sum(len(rs.units(sc, rs.initial_state(sc))) for rs, sc in target.scenarios())
+    plan = StudyPlan(target=target, replications=59_000, seed=1)
+    store = open_store(plan, tmp_path / "st", plan.design_points())
+    try:
+        [(limit,)] = store.con.execute("SELECT current_setting('memory_limit')").fetchall()
+    finally:
+        store.close()
+    rows = 59_000 * (1 + units)
+    assert limit == f"{16 + -(-rows * 128 // 2**20)}.0 MiB"
+
+
 @pytest.mark.parametrize("name", ["a" * 250 + ".html", "é" * 123 + ".html"])
 def test_a_name_near_the_limit_still_gets_a_temporary_name_beside_it(
     tmp_path: Path, name: str

@@ -216,7 +216,8 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
         StudyError: nothing to resume, or the stored study is not this plan.
     """
     db = out / DB_NAME
-    for name in (db, db.with_name(db.name + ".wal")):
+    # the database, its log, and the folder DuckDB spills to (``<db>.tmp``, made when needed)
+    for name in (db, db.with_name(db.name + ".wal"), db.with_name(db.name + ".tmp")):
         if name.is_symlink():  # DuckDB would write through it, out of the study
             raise StudyError(
                 f"{str(name)!r} is a symbolic link; battlesim writes a study only into "
@@ -225,7 +226,9 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
     if points is not None:
         out.mkdir(parents=True, exist_ok=True)
         details = start_details(plan.target.scenarios())
-        return Store.create(db, _meta(plan), points, plan.target.sides(), details)
+        store = Store.create(db, _meta(plan), points, plan.target.sides(), details)
+        store.cap_memory(_planned_rows(plan))
+        return store
     if not db.is_file():
         raise StudyError(f"--resume: no study to resume in {str(out)!r}")
     store = Store.open(db)
@@ -241,4 +244,12 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
         raise StudyError(
             f"--resume: {str(out)!r} holds a different study (differs in: {', '.join(diff)})"
         )
+    store.cap_memory(_planned_rows(plan))
     return store
+
+
+def _planned_rows(plan: StudyPlan) -> int:
+    """The rows the study's keyed tables may hold: a run's row and its units' final rows
+    for every run planned (the most, with ``until_ci``)."""
+    units = sum(len(rs.units(sc, rs.initial_state(sc))) for rs, sc in plan.target.scenarios())
+    return plan.point_count() * plan.replications * (1 + units)

@@ -79,6 +79,26 @@ def _others(con: duckdb.DuckDBPyConnection) -> list[str]:
     return found
 
 
+def _expressions(con: duckdb.DuckDBPyConnection) -> str | None:
+    """An expression the file would have DuckDB evaluate as its rows are read or written:
+    a column's default or generated value (``GENERATED ALWAYS AS (random() …)``, evaluated
+    on every read), or a constraint other than a key or NOT NULL (``CHECK``, evaluated on
+    every write). A study's tables hold none; the catalog names them without evaluating."""
+    column = con.execute(
+        "SELECT table_name, column_name FROM duckdb_columns() "
+        "WHERE NOT internal AND column_default IS NOT NULL LIMIT 1"
+    ).fetchone()
+    if column is not None:
+        return f"a column {column[0]}.{column[1]} computed by an expression"
+    constraint = con.execute(
+        "SELECT table_name, constraint_type FROM duckdb_constraints() "
+        "WHERE constraint_type NOT IN ('PRIMARY KEY', 'NOT NULL', 'UNIQUE') LIMIT 1"
+    ).fetchone()
+    if constraint is not None:
+        return f"a {constraint[1]} constraint on its {constraint[0]} table"
+    return None
+
+
 def check_catalog(con: duckdb.DuckDBPyConnection) -> None:
     """Refuse a database whose tables and views are not a study's (names, kinds, columns).
 
@@ -112,6 +132,9 @@ def check_catalog(con: duckdb.DuckDBPyConnection) -> None:
     others = _others(con)
     if others:
         raise SchemaError(f"it holds a {others[0]}, which a study never has")
+    computed = _expressions(con)
+    if computed is not None:
+        raise SchemaError(f"it holds {computed}, which a study never has")
     _check_tables(con, names, legacy, any(name == "unit_finals" for _, name in views))
 
 
