@@ -370,7 +370,15 @@ def write_outputs(spec: CalibrationSpec, trials: list[Trial], out: Path) -> None
 
 
 def _plot(spec: CalibrationSpec, trials: list[Trial], path: Path) -> None:
-    """Objective by trial (failed trials left out) and the best so far, as a PNG at ``path``."""
+    """Objective by trial (failed trials left out) and the best so far, as a PNG at ``path``
+    (in matplotlib's default style: :func:`~sim.batch.charts.plotting.in_default_style`)."""
+    from matplotlib import style  # noqa: PLC0415  # matplotlib only when plotting
+
+    with style.context("default"):
+        _draw(spec, trials, path)
+
+
+def _draw(spec: CalibrationSpec, trials: list[Trial], path: Path) -> None:
     from matplotlib.figure import Figure  # noqa: PLC0415  # matplotlib only when plotting
 
     from sim.batch.charts.plotting import COLOURS, save, wrap  # noqa: PLC0415

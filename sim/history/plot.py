@@ -15,7 +15,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from sim.batch.charts.plotting import save, wrap
+from sim.batch.charts.plotting import in_default_style, save, wrap
 from sim.history.run import CaseResult, MeasureResult
 
 __all__ = ["plot"]
@@ -127,6 +127,7 @@ def _figure(results: list[CaseResult]) -> Figure:
     return fig
 
 
+@in_default_style
 def plot(results: list[CaseResult], path: Path) -> Path:
     """Draw every measure of ``results`` into one PNG at ``path``."""
     return save(_figure(results), path)

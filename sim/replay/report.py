@@ -40,7 +40,9 @@ def write_png_charts(view: ViewData, png_dir: Path) -> list[Path]:
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
     png_dir.mkdir(parents=True, exist_ok=True)
-    with matplotlib.rc_context({"text.parse_math": False}):  # "$x$" in a name is text
+    # matplotlib's default style, whatever rc file it read (a matplotlibrc where battlesim
+    # is run: sim.batch.charts.plotting.in_default_style); "$x$" in a name is text
+    with matplotlib.style.context("default"), matplotlib.rc_context({"text.parse_math": False}):
         return _png_charts(view, png_dir, plt)
 
 

@@ -15,11 +15,12 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from sim.batch.charts.plotting import look, save, wrap
+from sim.batch.charts.plotting import in_default_style, look, save, wrap
 
 __all__ = ["discover_plot"]
 
 
+@in_default_style
 def discover_plot(result: dict[str, Any], path: Path) -> Path:
     """Draw the trajectories and boxes of a :func:`sim.batch.discovery.discover.discover` result."""
     fig = Figure(figsize=(6.8, 4.6), layout="constrained")

@@ -9,11 +9,13 @@ matplotlib's constrained layout makes room for them — nothing is cut.
 from __future__ import annotations
 
 import contextlib
+import functools
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
-from matplotlib import rc_context
+from matplotlib import rc_context, style
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -27,6 +29,7 @@ __all__ = [
     "MARKERS",
     "Look",
     "as_text",
+    "in_default_style",
     "key_legend",
     "look",
     "point_keys",
@@ -45,6 +48,24 @@ SHORT_LABEL = 28
 """Longest point label written out on an axis or in a legend."""
 MAX_KEYS = 40
 """Point keys spelled out under a figure; the rest are in summary.json."""
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def in_default_style(draw: F) -> F:
+    """``draw`` under matplotlib's own default style, whatever rc file matplotlib read when
+    imported (a ``matplotlibrc`` in the folder battlesim is run in, the user's own): the
+    same study draws the same plots wherever it is run, and a received folder's rc file
+    is data, never settings (``text.usetex: True`` in one made a study fail after its
+    last run, looking for LaTeX). The caller's own style is back after it."""
+
+    @functools.wraps(draw)
+    def drawn(*args: Any, **kwargs: Any) -> Any:
+        with style.context("default"):
+            return draw(*args, **kwargs)
+
+    return drawn  # type: ignore[return-value]
 
 
 class Look(NamedTuple):

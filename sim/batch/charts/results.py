@@ -35,7 +35,7 @@ from sim.batch.analysis.labels import loss_label
 from sim.batch.analysis.pooled import pooled
 from sim.batch.charts.analysis import paired_plot, sensitivity_plot
 from sim.batch.charts.convergence import MAX_SERIES, convergence_plot, index_convergence_plot
-from sim.batch.charts.plotting import key_legend, look, point_keys, save, wrap
+from sim.batch.charts.plotting import in_default_style, key_legend, look, point_keys, save, wrap
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.store import Store, quote
 from sim.text.grammar import agree
@@ -212,6 +212,7 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
     return _save(fig, file)
 
 
+@in_default_style
 def write_plots(store: Store, summary: dict[str, Any], folder: Path) -> list[Path]:
     """Write the study's plots into ``folder``; return their paths."""
     folder = own_folder(folder)  # a planted link must not send the plots out of the study
