@@ -71,3 +71,24 @@ def test_resume_of_a_finished_study_runs_nothing(tmp_path: Path) -> None:
     assert again.exit_code == 0
     assert "(10 runs, all fought before)" in again.output
     assert tables(tmp_path) == before
+
+
+def test_a_resume_from_the_same_battle_under_another_file_name_is_refused(
+    tmp_path: Path,
+) -> None:
+    """The same scenario copied to sw2.yaml: a study begun from it and resumed from
+    stone_wall.yaml named one file in its first replays and the other in the rest, and
+    `verify` called every later run DIFFERS."""
+    copy = tmp_path / "sw2.yaml"
+    copy.write_bytes(STONE_WALL.read_bytes())
+    out = tmp_path / "s"
+    args = ["--runs", "4", "--keep-replays", "4", "-o", str(out), "--no-plots", "--jobs", "1"]
+    assert invoke("batch", str(copy), *args).exit_code == 0
+    result = invoke("batch", str(STONE_WALL), *args, "--resume")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"battlesim: error: --resume: the study in {str(out)!r} was begun from 'sw2.yaml', not "
+        "'stone_wall.yaml' (the same battle, but its replays name the file): resume it with "
+        "that file\n"
+    )
+    assert invoke("batch", str(copy), *args, "--resume").exit_code == 0

@@ -244,6 +244,14 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
         raise StudyError(
             f"--resume: {str(out)!r} holds a different study (differs in: {', '.join(diff)})"
         )
+    begun = store.meta().get("source")
+    if begun is not None and begun != plan.target.source:
+        store.close()
+        raise StudyError(
+            f"--resume: the study in {str(out)!r} was begun from {begun!r}, not "
+            f"{plan.target.source!r} (the same battle, but its replays name the file): "
+            "resume it with that file"
+        )
     store.cap_memory(_planned_rows(plan))
     return store
 
