@@ -185,6 +185,10 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
         (["--sweep", "options.fire_hcv=15,25", "--sweep", "options.fire_hcv=35"],
          "battlesim: error: --sweep options.fire_hcv: the field is swept twice (give its "
          "values once)"),
+        # a side renamed at a point: its wins were counted as nobody's (rates adding to 22.5 %)
+        (["--sweep", "sides.0.id=usa,union"],
+         "battlesim: error: --sweep sides.0.id: a study compares the same sides and units at "
+         "every point, read by their ids: a factor cannot change an id (or the ruleset)"),
         # not an address: named, one line, before any work (dask raised a ValueError)
         (["--executor", "dask", "--scheduler", "notanaddress"],
          "battlesim: error: --scheduler notanaddress: cannot reach the Dask scheduler: "

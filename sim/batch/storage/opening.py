@@ -96,6 +96,13 @@ def _check(plan: StudyPlan) -> list[dict[str, Any]]:
     twice = next((p for i, p in enumerate(paths) if p in paths[:i]), None)
     if twice is not None:
         raise StudyError(f"--sweep {twice}: the field is swept twice (give its values once)")
+    renamed = next((p for p in paths if p.rsplit(".", 1)[-1] in ("id", "ruleset")), None)
+    if renamed is not None:  # a point whose side is 'hero', not 'thorgrim': rates that add
+        # to 22.5 %, and a false "significant" difference of -67.5 points
+        raise StudyError(
+            f"--sweep {renamed}: a study compares the same sides and units at every point, "
+            "read by their ids: a factor cannot change an id (or the ruleset)"
+        )
     try:
         points = plan.design_points()
     except ValueError as exc:
