@@ -43,6 +43,9 @@ def folder(tmp_path: Path) -> Path:
          ["6: factors.0: range: low 30 must be below high 20"]),
         (GOOD.replace("values: [15, 25]", "range: [15, 35]"),
          ["6: factors.0: options.fire_hcv: a range in a grid design needs 'levels'"]),
+        # an infinite end: a numpy warning, then a design point of NaN
+        (GOOD.replace("values: [15, 25]", "range: [1, .inf], levels: 2"),
+         ["6: factors.0.range.1: Input should be a finite number"]),
         (GOOD.replace("stone_wall.yaml", "nowhere.yaml"), ["2: scenario: no file "]),
         (GOOD + "design: lhs\n", ["7: design: design lhs needs 'points' (how many design points)"]),
         (GOOD + "points: 4\n", ["7: points: 'points' applies to designs lhs, morris and sobol"]),
@@ -185,6 +188,9 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
         (["--sweep", "options.fire_hcv=15,25", "--sweep", "options.fire_hcv=35"],
          "battlesim: error: --sweep options.fire_hcv: the field is swept twice (give its "
          "values once)"),
+        # 1e400 reads as infinity: its design point was options.fire_hcv=NaN
+        (["--design", "morris", "--points", "2", "--sweep", "options.fire_hcv=1..1e400"],
+         "battlesim: error: --sweep options.fire_hcv: Input should be a finite number"),
         # a side renamed at a point: its wins were counted as nobody's (rates adding to 22.5 %)
         (["--sweep", "sides.0.id=usa,union"],
          "battlesim: error: --sweep sides.0.id: a study compares the same sides and units at "

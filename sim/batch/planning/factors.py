@@ -24,9 +24,9 @@ class DesignError(ValueError):
 
 
 class Factor(BaseModel):
-    """One swept field: discrete ``values``, or a ``range`` [low, high]."""
+    """One swept field: discrete ``values``, or a ``range`` [low, high] of finite numbers."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     path: str = Field(min_length=1, description="Dotted field path, e.g. options.fire_hcv.")
     values: list[Any] | None = Field(None, min_length=1, description="The levels to try.")
