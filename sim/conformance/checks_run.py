@@ -260,7 +260,7 @@ HASH_SEEDS = ("1", "2")
 """The ``PYTHONHASHSEED`` of each fresh process :data:`SAME_BYTES_IN_OTHER_PROCESSES` fights
 in when the battles name no two ids (:func:`_hash_seeds` chooses them otherwise)."""
 
-CANDIDATE_SEEDS = tuple(str(n) for n in range(1, 17))
+CANDIDATE_SEEDS = tuple(str(n) for n in range(1, 9))
 """The hash seeds :func:`_hash_seeds` chooses two from."""
 
 _ORDERS = """
@@ -285,8 +285,8 @@ def _hash_seeds(family: Family) -> tuple[str, ...]:
     each), how it orders every pair of the battles' unit and side ids; the seed that orders
     the most pairs otherwise than this process is taken, then the one that does so for most
     of the pairs the first left alike (then for most pairs). Each pair is then fought in the
-    other order unless all sixteen seeds order it as this process does (one chance in
-    65,536 for a pair).
+    other order unless all eight seeds order it as this process does (one chance in 256
+    for a pair; a few ms a seed).
     """
     ids = sorted(_ids(family))[:40]  # 780 pairs at most
     if len(ids) < 2:
