@@ -406,6 +406,14 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
     """
     options = options or RunOptions()
     out = Path(out)
+    plots = out / "plots"
+    if options.plots and (plots.is_symlink() or (plots.exists() and not plots.is_dir())):
+        # refused when the plots are drawn, after the last run: say so before the first
+        what = "a symbolic link" if plots.is_symlink() else "a file"
+        raise StudyError(
+            f"{str(plots)!r} is {what}, not the study's folder of plots: remove it "
+            "(or add --no-plots)"
+        )
     points = None if options.resume else fresh_points(plan, out)
     count = len(points if points is not None else plan.design_points())
     if not 0 <= options.baseline < count:

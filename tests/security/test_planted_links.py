@@ -219,17 +219,25 @@ def test_export_into_a_linked_export_folder_is_refused(tmp_path: Path, study: Pa
     assert list(outside.iterdir()) == []
 
 
-def test_resume_into_a_linked_plots_folder_is_refused(tmp_path: Path) -> None:
-    """``batch --resume`` of a study whose ``plots/`` is a link: exit 2, nothing outside."""
+@pytest.mark.parametrize("what", ["a symbolic link", "a file"])
+def test_resume_into_a_linked_plots_folder_is_refused(tmp_path: Path, what: str) -> None:
+    """``batch --resume`` of a study whose ``plots/`` is a link or a file: exit 2 before
+    any run (it was refused once every run was fought), nothing outside."""
     out = tmp_path / "st"
     args = ["batch", str(BRAWL), "--runs", "2", "--out", str(out)]
     assert invoke(*args, "--no-plots").exit_code == 0
     outside = tmp_path / "outside"
     outside.mkdir()
-    (out / "plots").symlink_to(outside)
+    if what == "a file":
+        (out / "plots").write_text("mine\n")
+    else:
+        (out / "plots").symlink_to(outside)
     result = invoke(*args, "--resume")
     assert result.exit_code == 2, result.output
-    assert "plots: is a symbolic link" in result.stderr and result.stderr.count("\n") == 1
+    assert result.stderr == (
+        f"battlesim: error: {str(out / 'plots')!r} is {what}, not the study's folder of "
+        "plots: remove it (or add --no-plots)\n"
+    )
     assert list(outside.iterdir()) == []
 
 
