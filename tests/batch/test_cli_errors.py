@@ -188,6 +188,11 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
         (["--sweep", "options.fire_hcv=15,25", "--sweep", "options.fire_hcv=35"],
          "battlesim: error: --sweep options.fire_hcv: the field is swept twice (give its "
          "values once)"),
+        # one field by its ids and by its indexes: the second factor set nothing
+        (["--sweep", "sides.csa.units.wash.strength=4,8",
+          "--sweep", "sides.1.units.2.strength=6,7"],
+         "battlesim: error: --sweep sides.1.units.2.strength: the field is swept twice, as "
+         "sides.csa.units.wash.strength too (give its values once)"),
         # 1e400 reads as infinity: its design point was options.fire_hcv=NaN
         (["--design", "morris", "--points", "2", "--sweep", "options.fire_hcv=1..1e400"],
          "battlesim: error: --sweep options.fire_hcv: Input should be a finite number"),

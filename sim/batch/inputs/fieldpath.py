@@ -132,6 +132,24 @@ def _step_or(node: Any, alt: Any, segment: str, walked: str) -> tuple[Any, str |
     return _step(node, segment, walked)
 
 
+def resolve_path(data: Any, path: str, fallback: Any = None) -> tuple[str | int, ...]:
+    """The keys and indexes ``path`` walks in ``data``: one field named two ways (an item
+    by its id and by its index) resolves the same.
+
+    Raises:
+        PathError: the path does not lead to a field.
+    """
+    node, alt = data, fallback
+    walked: list[str] = []
+    keys: list[str | int] = []
+    for segment in split_path(path):
+        node, key = _step_or(node, alt, segment, ".".join(walked))
+        alt = _alt(alt, segment)
+        walked.append(segment)
+        keys.append(key)
+    return tuple(keys)
+
+
 def get_path(data: Any, path: str, fallback: Any = None) -> Any:
     """The value at ``path`` in ``data`` (or, for a field it leaves out at its default,
     in ``fallback``).

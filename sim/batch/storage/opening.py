@@ -17,7 +17,7 @@ from engine.canonical import digest
 from engine.replayfile.formats import DERIVATIONS, derivation_of
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.batch.execution.worker import prepare
-from sim.batch.inputs.fieldpath import PathError
+from sim.batch.inputs.fieldpath import PathError, resolve_path
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import pilot_problem
@@ -93,9 +93,14 @@ def _check(plan: StudyPlan) -> list[dict[str, Any]]:
         except PathError as exc:
             raise StudyError(f"--sweep {f.path}: {exc}") from None
     paths = [f.path for f in plan.factors]
-    twice = next((p for i, p in enumerate(paths) if p in paths[:i]), None)
+    fields = [_field(plan, p) for p in paths]  # an item by its id and by its index: one field
+    twice = next((i for i in range(len(paths)) if fields[i] in fields[:i]), None)
     if twice is not None:
-        raise StudyError(f"--sweep {twice}: the field is swept twice (give its values once)")
+        first = paths[fields.index(fields[twice])]
+        also = f", as {first} too" if first != paths[twice] else ""
+        raise StudyError(
+            f"--sweep {paths[twice]}: the field is swept twice{also} (give its values once)"
+        )
     renamed = next((p for p in paths if p.rsplit(".", 1)[-1] in ("id", "ruleset")), None)
     if renamed is not None:  # a point whose side is 'hero', not 'thorgrim': rates that add
         # to 22.5 %, and a false "significant" difference of -67.5 points
@@ -110,6 +115,15 @@ def _check(plan: StudyPlan) -> list[dict[str, Any]]:
     for i, point in enumerate(points):
         _check_point(plan, i, point)
     return points
+
+
+def _field(plan: StudyPlan, path: str) -> tuple[str | int, ...] | str:
+    """The keys and indexes ``path`` walks in the target (the path as written, where it
+    leads to no field: refused later, on its own)."""
+    try:
+        return resolve_path(plan.target.data, path, plan.target.filled())
+    except PathError:
+        return path
 
 
 def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
