@@ -623,3 +623,23 @@ def test_a_parent_fought_under_rules_this_battlesim_cannot_fight_is_not_forked(
         "this battlesim cannot fight again (its rules are version "
     )
     assert not out.exists()
+
+
+def test_default_names_keep_a_replays_name_but_its_suffixes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``.hidden.jsonl`` forks to ``.hidden-fork<seq>.jsonl`` and reports to
+    ``.hidden.html`` (they were ``-fork<seq>.jsonl``, which the suggested diff command took
+    for an option, and ``.html``); ``a.b.jsonl.gz`` reports to ``a.b.html``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".hidden.jsonl").write_bytes(GOLDEN.read_bytes())
+    at = CHECK.seq
+    result = _invoke("fork", ".hidden.jsonl", "--at", str(at), "--set", "passed=true",
+                     "--set", f"after={CHECK.before}")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"battlesim diff .hidden.jsonl .hidden-fork{at}.jsonl" in result.output
+    assert _invoke("report", ".hidden.jsonl").exit_code == 0
+    (tmp_path / "a.b.jsonl.gz").write_bytes(gzip.compress(GOLDEN.read_bytes()))
+    assert _invoke("report", "a.b.jsonl.gz").exit_code == 0
+    made = sorted(p.name for p in tmp_path.iterdir())
+    assert {f".hidden-fork{at}.jsonl", ".hidden.html", "a.b.html"} <= set(made), made

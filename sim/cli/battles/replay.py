@@ -20,6 +20,18 @@ __all__ = ["diff", "fork_command", "report", "why"]
 # ruff: noqa: PLC0415
 
 
+def _stem(replay: str) -> str:
+    """A replay's name without ``.gz`` and ``.jsonl``, for the names of what is made from it:
+    ``.hidden.jsonl`` gives ``.hidden`` (its first dot's split gave "", so ``-fork19.jsonl``,
+    which the diff command suggested beside it took for an option)."""
+    from pathlib import Path  # noqa: PLC0415
+
+    name = Path(replay).name
+    for suffix in (".gz", ".jsonl"):
+        name = name.removesuffix(suffix)
+    return name or "replay"
+
+
 @click.command(cls=common.Command)
 @common.file_argument("a")
 @common.file_argument("b")
@@ -142,7 +154,7 @@ def fork_command(
     from sim.replay.fork import ForkError, fork_battle, parse_assignment
 
     loaded = load_replay(replay)
-    path = Path(out) if out else Path(f"{Path(replay).name.split('.')[0]}-fork{at_seq}.jsonl")
+    path = Path(out) if out else Path(f"{_stem(replay)}-fork{at_seq}.jsonl")
     try:
         with reading():
             check_output(path, force=force, ours=is_replay, what="a replay")
@@ -239,7 +251,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
         if given == "":  # an empty name is no name: not the default, nor the current folder
             common.fail(f"{option}: an empty name; give a file or folder, or leave it out")
     loaded = load_replay(replay)
-    path = Path(out) if out is not None else Path(f"{Path(replay).name.split('.')[0]}.html")
+    path = Path(out) if out is not None else Path(f"{_stem(replay)}.html")
     try:
         check_output(path, force=force, ours=is_page, what="a page", reads=(replay,))
         if png_dir is not None:
