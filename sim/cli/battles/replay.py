@@ -24,7 +24,7 @@ def _stem(replay: str) -> str:
     """A replay's name without ``.gz`` and ``.jsonl``, for the names of what is made from it:
     ``.hidden.jsonl`` gives ``.hidden`` (its first dot's split gave "", so ``-fork19.jsonl``,
     which the diff command suggested beside it took for an option)."""
-    from pathlib import Path  # noqa: PLC0415
+    from pathlib import Path
 
     name = Path(replay).name
     for suffix in (".gz", ".jsonl"):
