@@ -570,3 +570,21 @@ def test_odds_help_states_only_bounds_an_option_has() -> None:
         result = _invoke("odds", name, "--help")
         assert result.exit_code == 0, result.output
         assert "x<=None" not in result.output and "x>=None" not in result.output, name
+
+
+def test_show_unit_by_a_name_two_units_bear_asks_for_an_id(tmp_path: Path) -> None:
+    """Two units named "69th New York": the name is not unknown (it said "no unit"), it
+    names two: say which, by id."""
+    from sim import api
+
+    scenario = tmp_path / "twins.yaml"
+    text = (REPO / "scenarios" / "stone_wall.yaml").read_text(encoding="utf-8")
+    scenario.write_text(text.replace("name: 28th Massachusetts", "name: 69th New York"))
+    replay = tmp_path / "twins.jsonl"
+    api.run(scenario, out=replay)
+    result = _invoke("show", str(replay), "--unit", "69th New York")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "battlesim: error: --unit 69th New York: 2 units are named '69th New York' "
+        "(28ma, 69ny): name one by its id\n",
+    )

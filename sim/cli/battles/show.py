@@ -103,6 +103,11 @@ def _check_unit(loaded: ReplayFile, unit: str) -> str:
     named = [r.id for r in rows if r.name.casefold() == unit.casefold()]
     if len(named) == 1:
         return named[0]
+    if named:  # "no unit" said of a name two units bear
+        common.fail(
+            f"--unit {unit}: {len(named)} units are named {unit!r} ({', '.join(named)}): "
+            "name one by its id"
+        )
     hint = did_you_mean(unit, ids) or f"; units: {known(ids, limit=40)}"
     common.fail(f"--unit {unit}: no unit {unit!r} in this battle{hint}")
 
