@@ -30,7 +30,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sim.batch.inputs.fieldpath import PathError
+from sim.batch.inputs.fieldpath import PathError, resolve_path
 from sim.batch.inputs.files import located, read_located
 from sim.batch.inputs.sources import Lines, named_target, output_folder
 from sim.batch.inputs.target import Target
@@ -329,6 +329,16 @@ def _named_twice(cf: CalibrationFile, file: str, lines: Lines) -> list[Located]:
     for i, f in enumerate(cf.factors):
         if paths.index(f.path) != i:
             problems.append(located(file, lines, ("factors", i, "path"), "a factor named twice"))
+        if f.path.rsplit(".", 1)[-1] in ("id", "ruleset"):  # a renamed side "meets" any target
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    ("factors", i, "path"),
+                    "a factor cannot change an id (or the ruleset): the targets read sides "
+                    "and units by their ids",
+                )
+            )
         keys = [_value_key(v) for v in f.values or []]
         for j, key in enumerate(keys):
             if keys.index(key) != j:
@@ -342,6 +352,7 @@ def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict
     """Each factor's value in the target, checked inside its range or among its values."""
     problems: list[Located] = _named_twice(cf, file, lines)
     start: dict[str, Any] = {}
+    reached: dict[tuple[str | int, ...], str] = {}
     _finite_ranges(cf, file, lines)
     for i, f in enumerate(cf.factors):
         where = ("factors", i, "path")
@@ -349,9 +360,15 @@ def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict
             continue
         try:
             value = target.get(f.path)
+            field = resolve_path(target.data, f.path, target.filled())
         except PathError as exc:
             problems.append(located(file, lines, where, str(exc)))
             continue
+        if field in reached:  # one field by its ids and by its indexes: one set over the other
+            message = f"a factor named twice, as {reached[field]} too"
+            problems.append(located(file, lines, where, message))
+            continue
+        reached[field] = f.path
         value, found = _start_problems(i, f, value, file, lines)
         problems.extend(found)
         start[f.path] = value

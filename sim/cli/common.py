@@ -128,6 +128,7 @@ class Whole(click.IntRange):
             if len(digits) > _DIGITS_SHOWN and digits.isascii() and digits.isdigit():
                 self.fail(f"a {len(digits)}-digit number is out of range", param, ctx)
             huge = self._unbounded and digits.isascii() and digits.isdigit()
+            huge = huge and not value.strip().startswith("-")  # below the range: click says so
             if huge and int(digits) > sys.maxsize:
                 self.fail(f"{value.strip()} is too large (at most {sys.maxsize})", param, ctx)
         return super().convert(value, param, ctx)

@@ -343,7 +343,21 @@ def _set_values(
     except ValidationError as exc:
         found = [(".".join(str(x) for x in e["loc"]), e["msg"]) for e in exc.errors()]
     else:
-        return []
+        if not spec.set:
+            return []
+        at = Target(target.kind, target.source, target.at(spec.set))
+        if at.identities() == target.identities():
+            return []
+        # a side or unit renamed: the measures name the battle's, checked against its start
+        return [
+            located(
+                file,
+                lines,
+                ("set",),
+                "a set value cannot change a side's or a unit's id (or the ruleset): the "
+                "measures read them by their ids",
+            )
+        ]
     return [
         located(
             file,
@@ -375,6 +389,8 @@ class _Names:
     """Side id → the losses its outcome lists (``outcome_loss``: flattop's ``air_factors``)."""
     events: dict[str, type[BaseModel]] = dataclasses.field(default_factory=dict)
     """Event type → its class, from the rulesets' registries."""
+    axes: set[int] = dataclasses.field(default_factory=set)
+    """How many axes the battles' spaces have (a place has as many coordinates)."""
 
 
 def _names(target: Target) -> tuple[_Names, list[str]]:
@@ -393,7 +409,9 @@ def _names(target: Target) -> tuple[_Names, list[str]]:
             names.units.add(row.id)
             names.counted.setdefault(row.side, set()).add(row.strength.unit)
             names.kinds.add(row.kind)
-        names.bounds.append(ruleset.space(scenario).bounds)
+        space = ruleset.space(scenario)
+        names.bounds.append(space.bounds)
+        names.axes.add(len(space.axes))
     battles: list[str] = []
     if target.kind == "campaign":
         for battle in target.data.get("battles", []):
@@ -507,9 +525,8 @@ def _named_places(m: MeasureSpec, names: _Names, battles: list[str]) -> Iterator
             ),
         )
     for hex_ in m.hexes or []:
-        known = [b for b in names.bounds if b is not None]
-        if known and all(len(hex_) != len(b) for b in known):
-            axes = " or ".join(sorted({str(len(b)) for b in known}))
+        if names.axes and len(hex_) not in names.axes:
+            axes = " or ".join(str(n) for n in sorted(names.axes))
             n = len(hex_)
             plural = "s" * (n != 1)
             yield "hexes", f"place {list(hex_)} has {n} coordinate{plural}; the map has {axes}"

@@ -344,6 +344,12 @@ def fork(
     return fork_battle(loaded, at_seq, assignments, out).path
 
 
+def _battle_event(loaded: ReplayLike, seqs: range) -> int | None:
+    """The first of ``seqs`` that is an event of the battle, not the engine's record of a
+    turn's end (``engine.turn_ended``, ``engine.snapshot``); None if none is."""
+    return next((n for n in seqs if not isinstance(loaded.event(n), TurnEnded | Snapshot)), None)
+
+
 def fork_battle(
     loaded: ReplayLike,
     at_seq: int,
@@ -378,11 +384,14 @@ def fork_battle(
     state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
     at_event = loaded.event(at_seq)
     if state_fields and isinstance(at_event, TurnEnded | Snapshot):
+        near = [_battle_event(loaded, range(at_seq - 1, -1, -1))]
+        near.append(_battle_event(loaded, range(at_seq + 1, loaded.count)))
+        seqs = " or ".join(str(n) for n in near if n is not None) or "none: the battle has none"
         raise ForkError(
-            f"--at {at_seq}: {at_event.type} closes turn {at_event.turn} after its state "
-            f"digest, so a state change there would be in no turn's end (show --turn and "
-            f"show --unit would disagree): fork the state at seq {at_seq - 1}, the turn's "
-            "last event, or at the next turn's first"
+            f"--at {at_seq}: {at_event.type} is the engine's record of turn "
+            f"{at_event.turn}'s end, after the turn's state digest, so a state change there "
+            "would be in no turn's end (show --turn and show --unit would disagree): fork "
+            f"the state at an event of the battle (the nearest: seq {seqs})"
         )
     kept = _check_event(loaded, at_seq, event_fields)
     kept += _check_state(loaded, at_seq, state_fields)

@@ -56,6 +56,6 @@ def is_our_schema(text: str) -> bool:
     """Whether ``text`` is a schema battlesim wrote (a JSON object titled :data:`TITLE`)."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested 100,000 deep: not ours
         return False
     return isinstance(data, dict) and data.get("title") == TITLE

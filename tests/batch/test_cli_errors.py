@@ -378,3 +378,38 @@ def test_a_new_study_over_a_database_of_anothers_says_it_is_no_study(tmp_path: P
         f"battlesim: error: {str(out / 'study.duckdb')!r} is not a battlesim study: it has no "
         "table 'points': choose another --out (there is no study to --resume)\n"
     )
+
+
+RENAMING_STUDY = """\
+name: rename by mapping
+scenario: {scenario}
+seed: 1
+replications: 4
+design: grid
+factors:
+  - path: sides.0
+    values:
+      - {{id: thorgrim, name: Thorgrim, characters: [{character}]}}
+      - {{id: hero, name: Thorgrim, characters: [{character}]}}
+"""
+THORGRIM = (
+    "{id: thorgrim, name: Thorgrim, class: fighter, level: 4, abilities: {strength: 16, "
+    "dexterity: 13, constitution: 14}, armour_ac: 9, hp: 24, at: [30, 10], attack: strike, "
+    "target: grub, tactics: advance}"
+)
+
+
+def test_a_whole_side_as_a_factors_value_may_not_rename_it(tmp_path: Path) -> None:
+    """The side as a mapping, its id 'hero' at point 1: the study ran and counted its wins
+    as nobody's (rates adding to 30 %, a "significant" -50 points)."""
+    study = tmp_path / "ren.yaml"
+    brawl = SCENARIOS / "tavern_brawl.yaml"
+    study.write_text(RENAMING_STUDY.format(scenario=brawl, character=THORGRIM))
+    result = invoke("study", str(study), "--out", str(tmp_path / "s"), "-q")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("battlesim: error: design point 1 (sides.0={")
+    assert result.stderr.endswith(
+        "has sides ['hero', 'orcs'] and units ['thorgrim', 'grub', 'snaga'], not the battle's "
+        "['thorgrim', 'orcs'] and ['thorgrim', 'grub', 'snaga']: a study compares the same "
+        "sides and units at every point, read by their ids\n"
+    )

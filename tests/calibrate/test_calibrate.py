@@ -244,6 +244,17 @@ def test_the_summary_and_the_json_name_the_same_files(
          "factors.0.range.1: Input should be a finite number"),
         ({"factors": [{"path": "options.cripple_fraction", "range": [0, 1e300]}]},
          "factors.0.range: a range's ends must be numbers within ±1e+12"),
+        # one field by its id and by its index: the second set over the first
+        ({"factors": [{"path": "options.table_anti_aircraft", "values": [4, 3]},
+                      {"path": "sides.japan.task_forces.mo_main.ships.shoho.damage",
+                       "values": [4, 5]},
+                      {"path": "sides.1.task_forces.0.ships.0.damage", "values": [4, 6]}]},
+         "factors.2.path: a factor named twice, as "
+         "sides.japan.task_forces.mo_main.ships.shoho.damage too"),
+        # a renamed side meets any target on its old id (the best point was the renamed one)
+        ({"factors": [{"path": "sides.japan.id", "values": ["japan", "nippon"]}]},
+         "factors.0.path: a factor cannot change an id (or the ruleset): the targets read "
+         "sides and units by their ids"),
         # the grid would fight a point twice (it was: trials 1 and 2 both at 3)
         ({"factors": [{"path": "options.table_anti_aircraft", "values": [4, 3, 3.0]}]},
          "factors.0.values.2: the value 3.0 is named twice"),

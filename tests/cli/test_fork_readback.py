@@ -207,9 +207,9 @@ def test_a_state_change_at_a_turns_end_is_refused(tmp_path: Path) -> None:
     result = _fork(STONE_WALL, 20, tmp_path / "f.jsonl", "state.units.69ny.strength=50")
     assert result.exit_code == 2
     assert result.output == (
-        "battlesim: error: --at 20: engine.turn_ended closes turn 1 after its state digest, so "
-        "a state change there would be in no turn's end (show --turn and show --unit would "
-        "disagree): fork the state at seq 19, the turn's last event, or at the next turn's "
-        "first\n"
+        "battlesim: error: --at 20: engine.turn_ended is the engine's record of turn 1's end, "
+        "after the turn's state digest, so a state change there would be in no turn's end "
+        "(show --turn and show --unit would disagree): fork the state at an event of the "
+        "battle (the nearest: seq 19 or 21)\n"
     )
     assert _left(tmp_path) == []

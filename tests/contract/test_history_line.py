@@ -57,3 +57,19 @@ def test_a_place_with_the_wrong_number_of_coordinates_is_located(tmp_path: Path)
         f"battlesim: error: {folder / 'line.yaml'}:12: measures.0.hexes: place [4, 0] has 2 "
         "coordinates; the map has 1\n"
     )
+
+
+def test_a_place_is_checked_against_a_space_without_bounds_too(tmp_path: Path) -> None:
+    """flattop's space declares no bounds: a one-coordinate place on its two-axis map read
+    nothing in every run (and passed a record of 0), as the review found."""
+    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "coral_sea.yaml"
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    text = CASE.format(scenario=scenario, where="[5]").replace("side: red", "side: allied")
+    (folder / "line.yaml").write_text(text.replace("historical: 1", "historical: 0"))
+    result = invoke("history", "--suite", folder)
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: {folder / 'line.yaml'}:12: measures.0.hexes: place [5] has 1 "
+        "coordinate; the map has 2\n"
+    )

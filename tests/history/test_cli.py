@@ -433,3 +433,36 @@ def test_an_output_that_is_not_a_regular_file_is_refused_before_any_fight(
     assert result.exit_code == 2
     assert "history.json' is not a regular file; battlesim writes only files" in result.output
     assert sorted(p.name for p in out.iterdir()) == ["history.json"]
+
+
+def test_a_set_value_that_renames_a_side_is_located(tmp_path: Path) -> None:
+    """``set: {sides.0.id: hero}`` on the brawl: the measures, checked against the battle's
+    start, named 'thorgrim', whose win never came (a review's case)."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    text = CASE.format(id="small", scenario=SCENARIOS / "tavern_brawl.yaml", least=0.0)
+    text = text.replace("side: csa", "side: thorgrim").replace(
+        "seed: 7", "seed: 7\nset:\n  sides.0.id: hero"
+    )
+    (folder / "small.yaml").write_text(text)
+    result = invoke("history", "--suite", folder)
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: {folder / 'small.yaml'}:6: set: a set value cannot change a side's "
+        "or a unit's id (or the ruleset): the measures read them by their ids\n"
+    )
+
+
+def test_a_plot_is_never_written_over_a_case_or_its_scenario(tmp_path: Path) -> None:
+    """--plot naming the case file (or its scenario), --force or not: refused before the
+    fight (the PNG replaced it)."""
+    folder = suite(tmp_path)
+    case = folder / "small.yaml"
+    before = case.read_bytes()
+    result = invoke("history", "--suite", folder, "-q", "--plot", case, "--force")
+    assert result.exit_code == 2
+    assert result.output == (
+        f"battlesim: error: --plot {case}: that is {str(case)!r}, which this command reads: "
+        "choose another name\n"
+    )
+    assert case.read_bytes() == before

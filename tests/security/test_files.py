@@ -271,3 +271,21 @@ def test_a_file_no_read_returns_is_named(command: str) -> None:
     assert result.stderr == (
         "battlesim: error: /proc/self/mem: cannot be read: Input/output error\n"
     )
+
+
+def test_a_deeply_nested_file_where_schema_or_campaign_write_is_named(tmp_path: Path) -> None:
+    """`schema -o` and `campaign --out` over a file nested 100,000 deep: 'not ours', as a
+    replay's check says (both said `input nested too deeply`, naming nothing)."""
+    deep = "[" * 100_000 + "]" * 100_000 + "\n"
+    schema = tmp_path / "deep.json"
+    schema.write_text(deep)
+    result = invoke("schema", "-o", str(schema))
+    assert result.exit_code == 2 and "nested too deeply" not in result.stderr
+    assert str(schema) in result.stderr
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "campaign.json").write_text(deep)
+    campaign = Path(__file__).resolve().parents[2] / "scenarios" / "delve_campaign.yaml"
+    result = invoke("campaign", str(campaign), "--out", str(folder))
+    assert result.exit_code == 2 and "nested too deeply" not in result.stderr
+    assert "campaign.json" in result.stderr

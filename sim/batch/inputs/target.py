@@ -109,6 +109,17 @@ class Target:
         campaign = validate_plain(CampaignData, self.data)
         return [validate_battle(b.scenario, b.source) for b in campaign.battles]
 
+    def identities(self) -> tuple[list[str], list[str]]:
+        """The side ids and unit ids of the battles at their start, in order of appearance
+        (what a study, a calibration's targets and a case's measures read results by)."""
+        sides: list[str] = []
+        units: list[str] = []
+        for rs, sc in self.scenarios():
+            start = rs.initial_state(sc)
+            sides += [s for s in rs.outcome(sc, start).sides if s not in sides]
+            units += [r.id for r in rs.units(sc, start) if r.id not in units]
+        return sides, units
+
     def sides(self) -> dict[str, tuple[str, list[str]]]:
         """Side id → (name, loss kinds), in order of appearance.
 

@@ -19,6 +19,7 @@ from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.batch.execution.worker import prepare
 from sim.batch.inputs.fieldpath import PathError, resolve_path
 from sim.batch.inputs.seeds import DOMAIN
+from sim.batch.inputs.target import Target
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import pilot_problem
 from sim.batch.storage.store import BIGINT_MAX, BIGINT_MIN, Store, StoreError
@@ -114,7 +115,27 @@ def _check(plan: StudyPlan) -> list[dict[str, Any]]:
         raise StudyError(str(exc)) from None
     for i, point in enumerate(points):
         _check_point(plan, i, point)
+    if any(isinstance(v, dict | list) for f in plan.factors for v in f.values or []):
+        _same_ids(plan, points)  # a whole side or unit as a factor's value may rename it
     return points
+
+
+def _same_ids(plan: StudyPlan, points: list[dict[str, Any]]) -> None:
+    """Every design point has the base's sides and units, by id.
+
+    Raises:
+        StudyError: a point renames, adds or drops one.
+    """
+    base = plan.target.identities()
+    for i, point in enumerate(points):
+        at = Target(plan.target.kind, plan.target.source, plan.target.at(point)).identities()
+        if at != base:
+            shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in point.items())
+            raise StudyError(
+                f"design point {i} ({shown[:200]}) has sides {at[0]} and units {at[1]}, not "
+                f"the battle's {base[0]} and {base[1]}: a study compares the same sides and "
+                "units at every point, read by their ids"
+            )
 
 
 def _field(plan: StudyPlan, path: str) -> tuple[str | int, ...] | str:
@@ -266,7 +287,8 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
             f"--resume: {str(out)!r} holds a different study (differs in: {', '.join(diff)})"
         )
     begun = store.meta().get("source")
-    if begun is not None and begun != plan.target.source:
+    # a scenario's replays name its file; a campaign's name its battles' (not the campaign's)
+    if plan.target.kind == "scenario" and begun is not None and begun != plan.target.source:
         store.close()
         raise StudyError(
             f"--resume: the study in {str(out)!r} was begun from {begun!r}, not "

@@ -26,8 +26,11 @@ def _select(cases: list[Any], wanted: tuple[str, ...]) -> list[Any]:
     return [c for c in cases if c.id in wanted]
 
 
-def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | None, Path | None]:
-    """The output folder and the plot's path, checked before anything is fought."""
+def _outputs(
+    out: str | None, plot: str | None, force: bool, reads: tuple[Path, ...] = ()
+) -> tuple[Path | None, Path | None]:
+    """The output folder and the plot's path, checked before anything is fought (never one
+    of the files the command ``reads``: a case file or its scenario)."""
     from sim.outputs import OutputError, check_output, probe_writable  # noqa: PLC0415
 
     try:
@@ -36,16 +39,16 @@ def _outputs(out: str | None, plot: str | None, force: bool) -> tuple[Path | Non
         if png is None and folder is not None:
             png = folder / "history.png"
         if plot is not None:
-            check_output(plot, option="--plot", force=force)
+            check_output(plot, option="--plot", force=force, reads=reads)
             probe_writable(plot, option="--plot")
         if out is not None:
             probe_writable(out, folder=True)
         if folder is not None and folder.is_dir() and plot is not None:
             for name in ("history.txt", "history.json"):
-                check_output(folder / name, force=force)
+                check_output(folder / name, force=force, reads=reads)
         elif folder is not None and folder.is_dir():
             for name in ("history.txt", "history.json", "history.png"):
-                check_output(folder / name, force=force)
+                check_output(folder / name, force=force, reads=reads)
     except OutputError as exc:
         common.fail(str(exc))
     return folder, png
@@ -151,7 +154,10 @@ def history(
         chosen = [c for c in chosen if c.spec.split == split]
         if not chosen:
             common.fail(f"--split {split}: no such case among those chosen")
-    folder, png = _outputs(out, plot, force)
+    reads = tuple(  # each case file and the scenario or campaign it names
+        p for c in chosen for p in (c.file, c.file.parent / str(c.spec.scenario or c.spec.campaign))
+    )
+    folder, png = _outputs(out, plot, force, reads)
     results = run_suite(chosen, jobs, _progress(chosen, quiet), max_runs)
     lines = table(results, max_runs, split)  # type: ignore[arg-type]
     data = json_of(results, max_runs)

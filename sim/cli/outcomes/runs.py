@@ -211,6 +211,6 @@ def _is_campaign_json(path: Path) -> bool:
 
     try:
         data = json.loads(path.read_text(encoding="utf-8")[:1_000_000])
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # nested 100,000 deep: not ours
         return False
     return isinstance(data, dict) and {"campaign", "seed", "replays"} <= data.keys()
