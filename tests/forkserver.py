@@ -382,7 +382,8 @@ def _boot_pool_server(names: list[str]) -> int | None:
         return None
     ctx.set_forkserver_preload(preloaded(*names))
     start_forkserver()  # as boot_workers starts it: not on this folder's path, SIGINT held
-    return forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
+    pid: int | None = forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
+    return pid
 
 
 def _share_pool_server(request: dict[str, Any], umask: int, limits: dict[str, Any]) -> None:
@@ -393,7 +394,7 @@ def _share_pool_server(request: dict[str, Any], umask: int, limits: dict[str, An
     multiprocessing's own check, ``os.waitpid``, would raise)."""
     from multiprocessing import forkserver, resource_tracker
 
-    server: Any = forkserver._forkserver  # type: ignore[attr-defined]
+    server: Any = forkserver._forkserver
     shared = server._forkserver_pid
     if shared is None:
         return
