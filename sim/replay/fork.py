@@ -288,14 +288,15 @@ def _every_tool_reads(readback: ReplayFile) -> None:
     event parsed strictly and told (``narrate``), and at each turn's end and the battle's
     the unit rows and the outcome (``units``, ``outcome``, the headline ``run`` and
     ``fork`` print)."""
-    for _ in analysis.narrative(readback):
-        pass
     rs, sc = readback.ruleset, readback.scenario
-    for _turn, state in readback.turn_ends():
-        rs.units(sc, state)
-    final = readback.state_at()
-    rs.units(sc, final)
-    headline(rs, rs.outcome(sc, final))
+    state = rs.initial_state(sc)  # advanced in place by the one fold
+    rs.units(sc, state)
+    for event, before in readback.fold(state=state):
+        analysis.narrative_line(readback, before, event)
+        if isinstance(event, TurnEnded):
+            rs.units(sc, before)
+    rs.units(sc, state)  # the battle's end: every event applied
+    headline(rs, rs.outcome(sc, state))
 
 
 class _Unreadable(Exception):
