@@ -19,10 +19,13 @@ __all__ = ["never_in_reach"]
 def never_in_reach(ruleset: AnyRuleset, scenario: Any) -> list[Problem]:
     """A warning, at the unit's field path, for each unit that can never reach an enemy."""
     reaches: list[Reach] = ruleset.reach(scenario)
+    sides = {r.side for r in reaches}  # membership only: the warnings keep scenario order
+    moving = {r.side for r in reaches if r.moves}
     out: list[Problem] = []
     for r in reaches:
-        enemies = [e for e in reaches if e.side != r.side]
-        if r.moves or r.in_reach or not enemies or any(e.moves for e in enemies):
+        has_enemies = len(sides - {r.side}) > 0
+        enemy_moves = len(moving - {r.side}) > 0
+        if r.moves or r.in_reach or not has_enemies or enemy_moves:
             continue
         how = f" ({r.why})" if r.why else ""
         out.append(

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 from sim.cli import cli
@@ -17,6 +20,7 @@ from sim.rulesets.musket import RULESET as MUSKET
 from sim.rulesets.musket.model.data import WEAPONS
 from sim.rulesets.musket.model.hexmap import distance
 from sim.rulesets.musket.model.scenario import MusketScenario
+from sim.rulesets.musket.reading import reach as musket_reach
 from sim.scenario import reach as reach_module
 from sim.scenario.catalog import template_text
 from sim.scenario.load import load_scenario
@@ -43,6 +47,79 @@ def test_musket_reach_is_its_orders_and_its_weapons_range() -> None:
         assert r.moves is (u.order.kind in ("advance", "engage", "charge"))
         assert (r.in_reach, r.why) == (near, f"{u.weapon} reaches {hexes} hexes")
     assert {r.moves for r in reaches} == {True, False}
+
+
+def lines_scenario(per_side: int, turns: int) -> MusketScenario:
+    """The benchmarks' two facing lines (benchmarks/lines.py)."""
+    folder = str(Path(__file__).resolve().parents[2] / "benchmarks")
+    sys.path.insert(0, folder)
+    try:
+        from lines import lines_scenario as made  # type: ignore[import-not-found]  # benchmarks/
+    finally:
+        sys.path.remove(folder)
+    scenario: MusketScenario = made(per_side, turns)
+    return scenario
+
+
+def _brute_force(scenario: MusketScenario) -> list[tuple[str, ...]]:
+    """Each unit's enemies within its weapon's range, measured to every enemy in turn."""
+    out = []
+    for side in scenario.sides:
+        for u in side.units:
+            values: tuple[int, ...] = WEAPONS[u.weapon]["values"]  # type: ignore[assignment]
+            hexes = max((n + 1 for n, v in enumerate(values) if v > 0), default=0)
+            enemies = [e for s in scenario.sides if s.id != side.id for e in s.units]
+            out.append(tuple(e.id for e in enemies if distance(u.at, e.at) <= hexes))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 11), st.integers(0, 11), st.sampled_from(sorted(WEAPONS))),
+        min_size=2,
+        max_size=120,
+    ),
+    st.integers(1, 119),
+)
+def test_musket_reach_by_hexes_lists_what_measuring_to_every_enemy_does(
+    placed: list[tuple[int, int, str]], split: int
+) -> None:
+    """Whether a unit's enemies are found from the hexes in its range (fewer hexes than
+    enemies) or by measuring to each enemy, they are the same, in scenario order; units
+    crowded on a small map, several to a hex, every weapon."""
+    split = max(1, min(split, len(placed) - 1))
+    base = lines_scenario(2, 3)
+    sides = []
+    for k, chunk in enumerate((placed[:split], placed[split:])):
+        template = base.sides[k].units[0]
+        units = [
+            template.model_copy(update={"id": f"u{k}_{i}", "at": (c, r), "weapon": w})
+            for i, (c, r, w) in enumerate(chunk)
+        ]
+        sides.append(base.sides[k].model_copy(update={"units": units}))
+    scenario = base.model_copy(update={"sides": sides})
+    assert [r.in_reach for r in MUSKET.reach(scenario)] == _brute_force(scenario)
+
+
+def test_musket_reach_of_a_large_battle_measures_no_pair_of_units(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At 400 regiments a side (rifles reach fewer hexes than there are enemies) each unit's
+    enemies come from the hexes in its range: ``distance`` is never called, which at 3,200 a
+    side would be 10 million calls (``validate`` took 21 s there; issue 32)."""
+    scenario = lines_scenario(400, 3)
+    expected = _brute_force(scenario)
+    calls = [0]
+
+    def counted(a: tuple[int, int], b: tuple[int, int]) -> int:
+        calls[0] += 1
+        return distance(a, b)
+
+    monkeypatch.setattr(musket_reach, "distance", counted)
+    assert [r.in_reach for r in MUSKET.reach(scenario)] == expected
+    assert calls[0] == 0
+    assert sum(map(len, expected)) > 400  # the lines are in each other's reach
 
 
 def _reach(unit: str, side: str, moves: bool, in_reach: tuple[str, ...] = ()) -> Reach:
