@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import (  # type: ignore[import-untyped]
 )
 
 from sim.batch.analysis.compare import Moments, paired_interval, welch_interval
-from sim.batch.analysis.pooled import cluster_mean
+from sim.batch.analysis.pooled import _one, cluster_mean
 from sim.batch.methods.differences import Table2x2, newcombe, newcombe_paired
 from sim.batch.methods.stats import clopper_pearson, jeffreys, proportion, wilson
 from tests.batch.helpers import STONE_WALL, invoke
@@ -173,3 +173,17 @@ def test_interval_flag_and_study_field_choose_the_method_and_say_none_or_all(
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "j" / "summary.json").read_text())
     assert {r["method"] for r in summary["points"][0]["win"].values()} == {"jeffreys"}
+
+
+def test_a_pooled_rate_whose_replications_all_won_the_same_share_keeps_its_estimate() -> None:
+    """Under CRN, 20 replications each winning 1 of its 2 runs have a clustered se of 0 though
+    the rate is 0.5: the interval is the pooled counts' (Wilson on 20 of 40), which holds the
+    estimate; only a side that never or always won counts each replication as one trial."""
+    half = _one(1.0, "usa", 20, 40, [(2, 1)] * 20, True, "wilson")
+    expected = wilson(20, 40)
+    assert (half.p, half.low, half.high, half.method) == (0.5, expected.low, expected.high, "wilson")
+    assert half.low < half.p < half.high
+    never = _one(1.0, "usa", 0, 40, [(2, 0)] * 20, True, "wilson")
+    assert (never.low, never.high, never.method) == (0.0, wilson(0, 20).high, "wilson-by-replication")
+    always = _one(1.0, "usa", 40, 40, [(2, 2)] * 20, True, "wilson")
+    assert (always.low, always.high) == (wilson(20, 20).low, 1.0)

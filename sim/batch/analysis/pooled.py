@@ -12,9 +12,11 @@ gives) ::
     se² = G/(G − 1) · Σ_g (k_g − n_g p̂)² / N²
 
 (g a replication, n_g its runs at that value, k_g its wins, G the
-replications), and p̂ ± z·se clipped to [0, 1]; when no replication's runs
-differ (never or always won, se = 0) each replication counts as one trial
-(``<interval>-by-replication``). Without CRN, or when every value has one
+replications), and p̂ ± z·se clipped to [0, 1]; when the side never or
+always won (se = 0) each replication counts as one trial
+(``<interval>-by-replication``), and when se is 0 otherwise (every
+replication won the same share of its runs) the pooled counts get the
+study's proportion interval, as without CRN. Without CRN, or when every value has one
 point (nothing pooled), the runs are independent and the pooled counts get
 the study's proportion interval (``wilson`` by default).
 With ``--until-ci`` only confirmatory runs count.
@@ -108,9 +110,11 @@ def _one(  # one pooled estimate's inputs
         if se > 0:
             low, high = max(0.0, p - Z95 * se), min(1.0, p + Z95 * se)
             return Pooled(v, side, wins, total, len(groups), p, low, high, se, "cluster-robust")
-        # never (or always) won: no spread to cluster; each replication counts as one trial
-        iv = proportion(len(groups) if wins else 0, len(groups), method)
-        name = f"{method}-by-replication"
-        return Pooled(v, side, wins, total, len(groups), p, iv.low, iv.high, 0.0, name)
+        if wins in (0, total):  # never (or always) won: each replication counts as one trial
+            iv = proportion(len(groups) if wins else 0, len(groups), method)
+            name = f"{method}-by-replication"
+            return Pooled(v, side, wins, total, len(groups), p, iv.low, iv.high, 0.0, name)
+        # every replication won the same share (its runs differ, the replications do not):
+        # the pooled counts' own interval, which this within-replication balance makes wider
     iv = proportion(wins, total, method)
     return Pooled(v, side, wins, total, len(groups), iv.p, iv.low, iv.high, None, method)
