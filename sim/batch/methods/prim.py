@@ -42,8 +42,9 @@ equal (tests/batch/test_prim_ema.py).
 The data are the design points, each with its number of done runs and of
 runs where the outcome holds (every run of a point has the point's factor
 values), so the work grows with the points, not the runs. Nothing is random:
-ties go to the earlier factor, low side before high, so the boxes are the
-same on every machine.
+ties go to the earlier factor, and within it a peel takes the high end before
+the low and a paste the low before the high, so the boxes are the same on
+every machine.
 """
 
 from __future__ import annotations
