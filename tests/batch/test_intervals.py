@@ -181,9 +181,18 @@ def test_a_pooled_rate_whose_replications_all_won_the_same_share_keeps_its_estim
     estimate; only a side that never or always won counts each replication as one trial."""
     half = _one(1.0, "usa", 20, 40, [(2, 1)] * 20, True, "wilson")
     expected = wilson(20, 40)
-    assert (half.p, half.low, half.high, half.method) == (0.5, expected.low, expected.high, "wilson")
+    assert (half.p, half.low, half.high, half.method) == (
+        0.5,
+        expected.low,
+        expected.high,
+        "wilson",
+    )
     assert half.low < half.p < half.high
     never = _one(1.0, "usa", 0, 40, [(2, 0)] * 20, True, "wilson")
-    assert (never.low, never.high, never.method) == (0.0, wilson(0, 20).high, "wilson-by-replication")
+    assert (never.low, never.high, never.method) == (
+        0.0,
+        wilson(0, 20).high,
+        "wilson-by-replication",
+    )
     always = _one(1.0, "usa", 40, 40, [(2, 2)] * 20, True, "wilson")
     assert (always.low, always.high) == (wilson(20, 20).low, 1.0)

@@ -134,7 +134,7 @@ def test_outcome_loss_is_the_mean_of_the_runs_outcome_losses(tmp_path: Path) -> 
         ).outcome.losses()["usa"][name]
         for r in range(4)
     ]
-    assert (lost["method"], lost["value"]) == ("normal 95 %", pytest.approx(sum(each) / 4))
+    assert (lost["method"], lost["value"]) == ("Student t 95 %", pytest.approx(sum(each) / 4))
 
 
 def test_an_outcome_loss_the_outcome_does_not_list_is_located(tmp_path: Path) -> None:

@@ -101,7 +101,7 @@ def test_new_kinds_are_the_mean_of_what_each_replay_shows(tmp_path: Path) -> Non
     got = {m["id"]: (m["value"], m["method"]) for m in case["measures"]}
     each = [_by_hand(tmp_path, r) for r in range(RUNS)]
     for i, mid in enumerate(("failed", "melee_on_csa", "halved", "turns")):
-        assert got[mid] == (pytest.approx(sum(v[i] for v in each) / RUNS), "normal 95 %"), mid
+        assert got[mid] == (pytest.approx(sum(v[i] for v in each) / RUNS), "Student t 95 %"), mid
     assert any(v[0] for v in each), "the battle has failed morale tests to count"
     assert all(v[3] > 0 for v in each)
 
