@@ -127,7 +127,13 @@ class SideSpec(SideBase):
         description="Map edge the side's routed units flee toward."
     )
     break_units: float = Field(
-        0.5, gt=0, le=1, description="Share of units routed or eliminated at which the army breaks."
+        0.5,
+        gt=0,
+        le=1,
+        description=(
+            "Share of units out at which the army breaks: routed or eliminated, or spent "
+            "having lost spent_out_loss of their strength (option spent_counts_out)."
+        ),
     )
     break_losses: float = Field(
         0.5,

@@ -1,7 +1,10 @@
 """Victory: armies break at thresholds; objectives decide at the turn limit.
 
 At the end of every turn each unbroken army is measured: the share of its
-units routed or eliminated (``break_units``) and the share of its men lost,
+units out — routed or eliminated, or spent having lost ``spent_out_loss`` of
+their strength (option ``spent_counts_out``) — (``break_units``; the event's
+``reason`` says "routed or eliminated" for all of them, as rules versions 1–5
+wrote it: its words are part of every replay's bytes) and the share of its men lost,
 a gun counting as ``men_per_gun`` men (``break_losses``).  Reaching either
 breaks it.  When every army but one is broken, that one wins; when all are,
 the battle is a draw.  At the turn limit — or, with option
