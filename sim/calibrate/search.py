@@ -41,7 +41,7 @@ import math
 import warnings
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -507,6 +507,8 @@ class _Trials:
                     f"{self.out / TRIALS}: trial {number} was {trial.params}, {proposed}: "
                     "start again in a new folder"
                 )
+            # read back with sorted keys (canonical JSON): shown in the factors' order again
+            trial = replace(trial, params={k: trial.params[k] for k in params})
         else:
             trial = _evaluate(self.spec, self.shared, self.losses, self.executor, number, params)
         self.trials.append(trial)

@@ -158,9 +158,16 @@ def test_a_stopped_calibration_resumes_to_the_same_result(
     assert again.exit_code == 2
     assert "already holds a calibration: add --resume" in again.stderr
     fought: list[int] = []
-    trials = calibrate(spec, out, InlineExecutor(), resume=True,
-                       progress=lambda t, _b, _p: fought.append(t.number))  # fmt: skip
+    shown: list[list[str]] = []
+
+    def seen(trial: Any, _best: Any, _planned: int) -> None:
+        fought.append(trial.number)
+        shown.append(list(trial.params))
+
+    trials = calibrate(spec, out, InlineExecutor(), resume=True, progress=seen)
     assert [t.number for t in trials] == fought == list(range(TRIALS))
+    # the trials read back are shown with their factors in the file's order, as fought ones
+    assert shown == [[f.path for f in spec.factors]] * TRIALS
     assert (out / "trials.jsonl").read_bytes() == (folder / "t" / "trials.jsonl").read_bytes()
     resumed = invoke("calibrate", folder / "fit.yaml", "-o", out, "--jobs", "1", "-q", "--resume")
     assert resumed.stdout.replace(str(out), "DIR") == text.replace(str(folder / "t"), "DIR")
