@@ -34,7 +34,7 @@ from sim.batch.inputs.fieldpath import PathError, resolve_path
 from sim.batch.inputs.files import located, read_located
 from sim.batch.inputs.sources import Lines, named_target, output_folder
 from sim.batch.inputs.target import Target
-from sim.batch.planning.factors import DesignError, Factor
+from sim.batch.planning.factors import DesignError, Factor, repeated
 from sim.batch.planning.plan import DEFAULT_CHUNK
 from sim.batch.planning.spec import RunsFile
 from sim.calibrate.measures import Estimate, Measure, MeasureError, parse_measure
@@ -311,15 +311,6 @@ def _finite_ranges(cf: CalibrationFile, file: str, lines: Lines) -> None:
         raise ScenarioError(problems)
 
 
-def _value_key(value: Any) -> tuple[str, Any]:
-    """A factor's value as a point reads it: ``3`` and ``3.0`` are one, ``true`` is not ``1``."""
-    if isinstance(value, bool) or value is None:
-        return "other", value
-    if isinstance(value, int | float):
-        return "number", float(value)
-    return "other", value
-
-
 def _named_twice(cf: CalibrationFile, file: str, lines: Lines) -> list[Located]:
     """A factor whose path an earlier one names, and a value a factor's ``values`` name
     again: the grid would fight the same point twice (and a path named twice would set
@@ -339,12 +330,10 @@ def _named_twice(cf: CalibrationFile, file: str, lines: Lines) -> list[Located]:
                     "and units by their ids",
                 )
             )
-        keys = [_value_key(v) for v in f.values or []]
-        for j, key in enumerate(keys):
-            if keys.index(key) != j:
-                where = ("factors", i, "values", j)
-                message = f"the value {f.values[j]!r} is named twice"  # type: ignore[index]
-                problems.append(located(file, lines, where, message))
+        for j in repeated(f.values or []):
+            where = ("factors", i, "values", j)
+            message = f"the value {f.values[j]!r} is named twice"  # type: ignore[index]
+            problems.append(located(file, lines, where, message))
     return problems
 
 

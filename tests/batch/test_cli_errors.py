@@ -39,6 +39,9 @@ def folder(tmp_path: Path) -> Path:
          ["7: outputs.keep_replay: unknown field; did you mean 'keep_replays'?"]),
         (GOOD.replace("options.fire_hcv", "options.fire_hvc"),
          ["6: factors.0.path: no field 'fire_hvc' in options; did you mean 'options.fire_hcv'?"]),
+        # a value named twice: the same design point fought twice
+        (GOOD.replace("values: [15, 25]", "values: [15, 25, 15.0]"),
+         ["6: factors.0.values.2: the value 15.0 is named twice"]),
         (GOOD.replace("values: [15, 25]", "range: [30, 20]"),
          ["6: factors.0: range: low 30 must be below high 20"]),
         (GOOD.replace("values: [15, 25]", "range: [15, 35]"),
@@ -188,6 +191,9 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
         (["--sweep", "options.fire_hcv=15,25", "--sweep", "options.fire_hcv=35"],
          "battlesim: error: --sweep options.fire_hcv: the field is swept twice (give its "
          "values once)"),
+        # a value named twice: two identical design points, one "compared" with the other
+        (["--sweep", "options.fire_hcv=15,25,15.0"],
+         "battlesim: error: --sweep options.fire_hcv: the value 15.0 is named twice"),
         # one field by its ids and by its indexes: the second factor set nothing
         (["--sweep", "sides.csa.units.wash.strength=4,8",
           "--sweep", "sides.1.units.2.strength=6,7"],

@@ -83,7 +83,7 @@ def test_a_wilson_interval_near_0_misses_one_side_more_than_it_says() -> None:
     interval lies wholly above it whenever one run or more has the event and its lower
     end is above 0.0025, which happens with probability 0.090; at 0.01, 0.061; at 0.05
     and above at most 0.041 on either side (checked on a grid of 0.0005)."""
-    from scipy.stats import binom  # type: ignore[import-untyped]  # noqa: PLC0415
+    from scipy.stats import binom  # type: ignore[import-untyped]
 
     n = 200
     lows = np.array([wilson(k, n).low for k in range(n + 1)])

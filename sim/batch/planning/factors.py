@@ -13,10 +13,26 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
-__all__ = ["DesignError", "Factor", "Point", "consistent"]
+__all__ = ["DesignError", "Factor", "Point", "consistent", "repeated", "value_key"]
 
 Point = dict[str, Any]
 """One design point: factor path → value, in factor order."""
+
+
+def value_key(value: Any) -> tuple[str, Any]:
+    """A factor's value as a point reads it: ``3`` and ``3.0`` are one, ``true`` is not ``1``."""
+    if isinstance(value, bool) or value is None:
+        return "other", value
+    if isinstance(value, int | float):
+        return "number", float(value)
+    return "other", value
+
+
+def repeated(values: list[Any]) -> list[int]:
+    """The indexes of the values an earlier one already names (:func:`value_key`): a design
+    would fight that point twice."""
+    keys = [value_key(v) for v in values]
+    return [j for j, key in enumerate(keys) if keys.index(key) != j]
 
 
 class DesignError(ValueError):

@@ -31,6 +31,7 @@ from sim.batch.inputs.sources import named_target, output_folder
 from sim.batch.inputs.target import Target
 from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
 from sim.batch.planning.design import Design, DesignError, Factor
+from sim.batch.planning.factors import repeated
 from sim.batch.planning.plan import DEFAULT_CHUNK, StudyPlan
 from sim.scenario.load import Located, ScenarioError
 
@@ -157,6 +158,9 @@ def _check_factors(
             problems.append(located(file, lines, ("factors", i, "path"), str(exc)))
         if [g.path for g in sf.factors].index(f.path) != i:
             problems.append(located(file, lines, ("factors", i, "path"), "swept twice"))
+        for j in repeated(f.values or []):
+            message = f"the value {f.values[j]!r} is named twice"  # type: ignore[index]
+            problems.append(located(file, lines, ("factors", i, "values", j), message))
         if sf.design == "grid":
             try:
                 f.grid_levels()

@@ -56,6 +56,7 @@ def _factor(text: str) -> Factor:
     """
     from sim.batch.inputs.fieldpath import PathError, parse_values
     from sim.batch.planning.design import Factor
+    from sim.batch.planning.factors import repeated
 
     path, eq, spec = text.partition("=")
     if not eq or not path or not spec:
@@ -70,7 +71,11 @@ def _factor(text: str) -> Factor:
             return Factor(path=path, range=(ends[0], ends[1]), type=kind)
         except ValueError as exc:
             raise PathError(f"--sweep {path}: {_first_error(exc)}") from None
-    return Factor(path=path, values=parse_values(spec, f"--sweep {path}"))
+    values = parse_values(spec, f"--sweep {path}")
+    again = repeated(values)
+    if again:
+        raise PathError(f"--sweep {path}: the value {values[again[0]]!r} is named twice")
+    return Factor(path=path, values=values)
 
 
 def _first_error(exc: ValueError) -> str:
