@@ -760,12 +760,18 @@ def verify_lines(check: StudyCheck) -> list[str]:
         lines.append(
             f"OK: {check.study}: plan, seeds, every planned run present and summary.json "
             f"re-derived from {check.runs} runs; {digests}{files}"
-            f"{len(check.sampled)} run(s) re-fought identically (sample seed "
-            f"{check.sample_seed}: {fought}){replays}; {catch}"
+            + (
+                f"{len(check.sampled)} run(s) re-fought identically (sample seed "
+                f"{check.sample_seed}: {fought}){replays}; {catch}"
+                if check.sampled
+                else f"no run re-fought (--sample 0){replays}"
+            )
         )
     else:
-        lines.append(
-            f"{check.study}: {check.difference_count} difference(s) (sample seed "
-            f"{check.sample_seed}; repeat with --sample-seed {check.sample_seed})"
+        again = (
+            f" (sample seed {check.sample_seed}; repeat with --sample-seed {check.sample_seed})"
+            if check.sampled
+            else ""
         )
+        lines.append(f"{check.study}: {check.difference_count} difference(s){again}")
     return lines
