@@ -105,6 +105,8 @@ def diff(
     else:
         for line in render(result, verbose=verbose, turn=la.ruleset.turn_name):
             common.say(line)
+    if page is not None and not as_json:  # stdout is the diff's: the page is named on stderr
+        common.say(f"wrote {page}", err=True)
     sys.exit(0 if result["identical"] else 1)
 
 
