@@ -26,6 +26,7 @@ from sim.batch.storage.store import Store
 from tests.batch.helpers import SCENARIOS, invoke
 
 BRAWL = SCENARIOS / "tavern_brawl.yaml"
+ROOT = SCENARIOS.parent
 RUNS = 6
 
 
@@ -218,6 +219,24 @@ def test_a_truncated_kept_replay_is_caught(copy: Path) -> None:
     assert code == 1
     assert lines[:-1] == [
         "DIFFERS: run 1: its kept replay differs from its digest (edited or missing)"
+    ]
+
+
+def test_a_replay_no_run_kept_is_caught(copy: Path) -> None:
+    """Run 0's kept replay copied in as run 4's, and another battle as run 5's: runs 4 and 5
+    kept none, so both files are named, though every listed replay matches its digest."""
+    replays = copy / "replays"
+    kept = sorted(p.name for p in replays.iterdir())
+    assert "run-4.jsonl" not in kept and "run-5.jsonl" not in kept
+    (replays / "run-4.jsonl").write_bytes((replays / kept[0]).read_bytes())
+    (replays / "run-5.jsonl").write_bytes(
+        (ROOT / "replays" / "stone_wall-s1862.jsonl").read_bytes()
+    )
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1
+    assert lines[:-1] == [
+        f"DIFFERS: replays/{name}: no run kept this replay (its name is not in the runs' digests)"
+        for name in ("run-4.jsonl", "run-5.jsonl")
     ]
 
 

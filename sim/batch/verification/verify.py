@@ -456,12 +456,17 @@ def _check_complete(store: Store, meta: dict[str, Any], check: StudyCheck) -> bo
 # ----------------------------------------------------------------- digests
 
 
-def _stored_replays(folder: Path, target: Target, run_id: int, kept: str) -> list[tuple[str, str]]:
-    """(battle, digest of the file in replays/) of each replay a run's digest lists."""
+def _stored_replays(
+    folder: Path, target: Target, run_id: int, kept: str, named: set[str]
+) -> list[tuple[str, str]]:
+    """(battle, digest of the file in replays/) of each replay a run's digest lists; each
+    file's name is added to ``named``."""
     out = []
     for k, item in enumerate(json.loads(kept)):
         battle = str(item[0])
-        path = folder / "replays" / replay_name(target, run_id, k, battle)
+        name = replay_name(target, run_id, k, battle)
+        named.add(name)
+        path = folder / "replays" / name
         try:
             out.append((battle, file_digest(path)))
         except OSError:
@@ -505,6 +510,7 @@ def _check_digests(
     unit_types = [sql for _, sql in table_columns(con, UNIT_TABLE)]
     runs, units, digests = con.cursor(), con.cursor(), con.cursor()
     found: list[str] = []
+    named: set[str] = set()  # the files in replays/ that runs' digests list
     try:
         runs.execute("SELECT * FROM runs ORDER BY run_id")
         units.execute(f"SELECT * FROM {UNIT_TABLE} ORDER BY run_id, battle, unit")
@@ -521,7 +527,7 @@ def _check_digests(
                     continue
                 _, d_row, d_units, d_replays, d_all = stored[0]
                 replays = None if d_replays is None else _stored_replays(
-                    folder, target, run_id, d_replays
+                    folder, target, run_id, d_replays, named
                 )  # fmt: skip
                 again = run_digests(row, run_types, mine, unit_types, replays)
                 check.digests += 1
@@ -531,9 +537,24 @@ def _check_digests(
     finally:
         for cur in (runs, units, digests):
             cur.close()
+    found += _unkept_replays(folder, named)
     check.differences += found[: SHOWN * 4]
     if len(found) > SHOWN * 4:
         check.differences.append(f"runs: … and {len(found) - SHOWN * 4} more runs differ")
+
+
+def _unkept_replays(folder: Path, named: set[str]) -> list[str]:
+    """Files in ``replays/`` no run kept: a replay there is read as its name's run's (a
+    battle of another scenario, or another run's replay, put in under a kept one's name
+    would pass every other check). Hidden files are not the study's names."""
+    where = folder / "replays"
+    if not where.is_dir() or where.is_symlink():
+        return []
+    return [
+        f"replays/{name}: no run kept this replay (its name is not in the runs' digests)"
+        for name in sorted(p.name for p in where.iterdir() if not p.name.startswith("."))
+        if name not in named
+    ]
 
 
 def _named(run_id: int, again: tuple[Any, ...], stored: tuple[Any, ...]) -> list[str]:
@@ -764,7 +785,7 @@ def verify_lines(check: StudyCheck) -> list[str]:
                 f"{len(check.sampled)} run(s) re-fought identically (sample seed "
                 f"{check.sample_seed}: {fought}){replays}; {catch}"
                 if check.sampled
-                else f"no run re-fought (--sample 0){replays}"
+                else f"no run re-fought (--sample 0){replays}; {catch}"
             )
         )
     else:
