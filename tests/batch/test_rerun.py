@@ -74,8 +74,8 @@ def test_rerun_of_a_study_planning_no_runs_is_damage(study: Path, tmp_path: Path
     result = invoke("rerun", copy, "0")
     assert (result.exit_code, result.output) == (
         2,
-        f"battlesim: error: {copy}: damaged: the study plans no runs (0 replications of 2 "
-        "design points)\n",
+        f"battlesim: error: {copy / 'study.duckdb'}: damaged: the study row has replications "
+        "0, not a whole number of at least 1\n",
     )
 
 

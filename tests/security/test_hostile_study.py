@@ -369,3 +369,33 @@ def test_an_expression_in_a_table_is_refused_before_a_row_is_read(
     folder = _rebuilt_study(study, tmp_path, generated, check)
     assert named in _refused(folder, *command)
     assert not (folder / "export").exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        # a chunk size of 0: the pilot and the chunk counts divided by zero
+        ("UPDATE study SET plan = json_merge_patch(plan, '{\"chunk_size\": 0}')",
+         "damaged: the study's plan has chunk_size 0, not a whole number of at least 1"),
+        ("UPDATE study SET plan = json_merge_patch(plan, '{\"until_ci\": 0}')",
+         "damaged: the study's plan has until_ci 0, not a half-width between 0 and 0.5"),
+        ("UPDATE study SET chunk_size = -3",
+         "damaged: the study row has chunk_size -3, not a whole number of at least 1"),
+        # a scenario's data called a campaign: a KeyError, or 28 lines of pydantic's
+        ("UPDATE study SET target = json_merge_patch(target, '{\"kind\": \"campaign\"}')",
+         "damaged: the study's target is not a campaign battlesim can fight: campaign: Field "
+         "required"),
+    ],
+)  # fmt: skip
+def test_a_plan_or_target_no_study_writes_is_one_line(
+    study: Path, tmp_path: Path, edit: str, message: str
+) -> None:
+    """Values inside the plan and the target are checked, not only their outline: each
+    command that reads the battles says so in one line naming the database, exit 2."""
+    copy = _hostile(study, tmp_path, edit)
+    for args in (("verify", copy), ("rerun", copy, "1", "--out", tmp_path / "r.jsonl")):
+        result = invoke(*args)
+        assert (result.exit_code, result.output) == (
+            2,
+            f"battlesim: error: {copy / 'study.duckdb'}: {message}\n",
+        ), args

@@ -134,6 +134,43 @@ def _shape(key: str, value: Any) -> str | None:
     item = dict if key == "factors" else list
     if key not in {"plan", "target"} and not all(isinstance(x, item) for x in value):
         return f"holds an entry that is not a {'mapping' if item is dict else 'list'}"
+    if key == "plan":
+        return _numbers(value)
+    return None
+
+
+_WHOLE = {"replications": 1, "chunk_size": 1, "seed": 0, "keep_replays": 0, "points": 1}
+"""The plan's (and the study row's) whole numbers and the least each may be: the run count,
+chunks and pilot sizes are worked out from them (a chunk size of 0 divided by zero)."""
+
+
+def _first_line(exc: Exception) -> str:
+    """An exception as one line: a pydantic error's first problem, else its first line."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = ".".join(str(x) for x in first.get("loc", ()))
+            return f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
+        except (TypeError, IndexError, KeyError, AttributeError):
+            pass
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _numbers(values: dict[str, Any]) -> str | None:
+    """What is wrong with the whole numbers and ``until_ci`` of a plan or study row, or None
+    (a key absent, as in an older plan, or a null ``points`` or ``until_ci``, is not)."""
+    for name, least in _WHOLE.items():
+        v = values.get(name)
+        if v is None and name in ("points", "keep_replays"):
+            continue
+        if name in values and not (isinstance(v, int) and not isinstance(v, bool) and v >= least):
+            return f"has {name} {v!r}, not a whole number of at least {least}"
+    w = values.get("until_ci")
+    number = isinstance(w, int | float) and not isinstance(w, bool)
+    if w is not None and not (number and 0 < w < 0.5):
+        return f"has until_ci {w!r}, not a half-width between 0 and 0.5"
     return None
 
 
@@ -413,7 +450,31 @@ class Store:
             problem = _shape(key, out[key])
             if problem is not None:  # JSON, but not what battlesim writes: one line, not a trace
                 raise StoreError(f"{self.path}: damaged: the study's {key} {problem}")
+        problem = _numbers(out)
+        if problem is not None:
+            raise StoreError(f"{self.path}: damaged: the study row {problem}")
         return out
+
+    def target(self) -> Any:
+        """The study's :class:`~sim.batch.inputs.target.Target`, each battle's scenario
+        validated as it is fought (a database written by hand fails here in one line, not in
+        whatever code first reads the battle).
+
+        Raises:
+            StoreError: the stored target is not a scenario or campaign battlesim can fight.
+        """
+        from sim.batch.inputs.target import Target  # noqa: PLC0415 - storage below inputs
+
+        target = Target.from_json(self.meta()["target"])
+        try:
+            target.scenarios()
+        except Exception as exc:  # any failure of data written by hand: one line
+            detail = _first_line(exc)
+            raise StoreError(
+                f"{self.path}: damaged: the study's target is not a {target.kind} battlesim "
+                f"can fight: {detail}"
+            ) from None
+        return target
 
     @property
     def losses(self) -> list[tuple[str, str, str]]:

@@ -96,6 +96,7 @@ def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) ->
         meta = store.meta()
         points = store.points()
         row = store.run_row(run_id)
+        target = store.target()
     finally:
         store.close()
     problem = other_dice(meta["plan"], str(study_dir))
@@ -111,7 +112,6 @@ def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) ->
         raise RerunError(f"no run {run_id}: the study's runs are 0 to {reps * len(points) - 1}")
     point, replication = divmod(run_id, reps)
     seed = row["seed"] if row else run_seed(meta["seed"], point, replication, meta["crn"])
-    target = Target.from_json(meta["target"])
     try:
         prepared = prepare(target, points[point])
     except (ScenarioError, ValidationError) as exc:

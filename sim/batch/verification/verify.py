@@ -189,7 +189,7 @@ def _changes(a: Any, b: Any, what: str, left: str, right: str) -> list[str]:
 
 def _check_plan(store: Store, meta: dict[str, Any], check: StudyCheck) -> None:
     plan = meta["plan"]
-    target = Target.from_json(meta["target"])
+    target = store.target()
     if (
         target.digest() != meta["target_digest"]
         or plan.get("target_digest") != meta["target_digest"]
@@ -352,7 +352,7 @@ def _check_runs(
         raise StudyVerifyError(problem)
     ids = [r[0] for r in store.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
     check.sampled = sample_ids(ids, sample, check.sample_seed)
-    target = Target.from_json(meta["target"])
+    target = store.target()
     points = store.points()
     reps, keep = int(meta["replications"]), int(meta["keep_replays"])
     prepared: dict[int, Prepared | str] = {}
@@ -504,7 +504,7 @@ def _check_digests(
                 "fighting every run again (verify --all)"
             )
         return
-    target = Target.from_json(meta["target"])
+    target = store.target()
     con = store.con
     run_types = [sql for _, sql in table_columns(con, "runs")]
     unit_types = [sql for _, sql in table_columns(con, UNIT_TABLE)]
