@@ -56,15 +56,27 @@ class CarrySettings(BaseModel):
     )
 
 
+def _fell(spec: Any, fallen: frozenset[str]) -> bool:
+    return isinstance(spec, dict) and isinstance(spec.get("id"), str) and spec["id"] in fallen
+
+
 class NextBattle:
     """A copy of the next battle's scenario data, its sides by id: what ``carry_over`` edits.
 
     Args:
         next_data: the next scenario file's plain data (left as it is).
         battle: what the next battle is called in messages ("encounter").
+        fallen: ids of units that fell in a battle before the one just fought: the next
+            file's specs of them are left out at once, and :meth:`carry` counts them gone,
+            so orders aimed at them are changed as for the units that fell just now.
     """
 
-    def __init__(self, next_data: Mapping[str, Any], battle: str = "battle") -> None:
+    def __init__(
+        self,
+        next_data: Mapping[str, Any],
+        battle: str = "battle",
+        fallen: frozenset[str] = frozenset(),
+    ) -> None:
         self.data: dict[str, Any] = copy.deepcopy(dict(next_data))
         self.battle = battle
         self.listed: list[dict[str, Any]] = [
@@ -73,6 +85,13 @@ class NextBattle:
         """Every side in the file's order (two with one id included: validation refuses them)."""
         self.sides: dict[Any, dict[str, Any]] = {side.get("id"): side for side in self.listed}
         """The sides by id (of two with one id, the later)."""
+        self.fallen: dict[str, Spec] = {}
+        """The specs left out because their units fell before the battle just fought, by id."""
+        for side in self.sides.values():
+            for key, specs in list(side.items()):
+                if isinstance(specs, list) and any(_fell(x, fallen) for x in specs):
+                    self.fallen.update({x["id"]: x for x in specs if _fell(x, fallen)})
+                    side[key] = [x for x in specs if not _fell(x, fallen)]
 
     def reinforce(
         self, reinforcements: Mapping[str, list[Spec]], key: str | Callable[[Spec], str]
@@ -101,7 +120,7 @@ class NextBattle:
         Returns:
             The specs left out, by id (for orders aimed at them).
         """
-        gone: dict[str, Spec] = {}
+        gone: dict[str, Spec] = dict(self.fallen)
         for side in self.sides.values():
             if key not in side:
                 continue
@@ -142,15 +161,21 @@ class CarryOver(Generic[Sc, St, Cs]):
     battle: str = "battle"
 
     def __call__(
-        self, scenario: Sc, final_state: St, next_data: dict[str, Any], settings: dict[str, Any]
+        self,
+        scenario: Sc,
+        final_state: St,
+        next_data: dict[str, Any],
+        settings: dict[str, Any],
+        fallen: frozenset[str] = frozenset(),
     ) -> dict[str, Any]:
-        """The next battle's scenario data with this battle's survivors carried into it.
+        """The next battle's scenario data with this battle's survivors carried into it;
+        ``fallen``: units that fell in earlier battles (:class:`NextBattle`).
 
         Raises:
             pydantic.ValidationError: ``settings`` are not valid carry-over settings.
             ValueError: a reinforcement names a side the next battle does not have.
         """
         read = validate_plain(self.settings, settings)
-        battle = NextBattle(next_data, self.battle)
+        battle = NextBattle(next_data, self.battle, fallen)
         self.carry(scenario, final_state, battle, read)
         return battle.data

@@ -128,3 +128,51 @@ def test_batch_studies_a_flattop_or_becmi_campaign(tmp_path: Path, campaign: Pat
     assert summary["points"][0]["done"] == 4
     words = "ships sunk" if campaign == CARRIER_WAR else " dead "
     assert words in result.output
+
+
+_PICKETS = """ruleset: musket
+name: {name}
+turns: {{limit: 3}}
+map: {{width: 10, height: 10}}
+sides:
+  - id: blue
+    name: Blue
+    retreat: south
+    units:
+      - {{id: b1, name: 1st Blue, kind: infantry, strength: 900, quality: A, weapon: rifle_musket,
+          at: [4, 6]{order}}}
+      - {{id: b2, name: 2nd Blue, kind: infantry, strength: 900, quality: A, weapon: rifle_musket,
+          at: [5, 6]}}
+  - id: red
+    name: Red
+    retreat: north
+    units:
+      - {{id: r1, name: 1st Red, kind: infantry, strength: 400, quality: C, weapon: rifle_musket,
+          at: [1, 1]}}
+      - {{id: r2, name: Red pickets, kind: infantry, strength: 1, quality: F,
+          weapon: rifle_musket, at: [4, 5]}}
+"""
+
+
+def test_a_charge_at_a_unit_that_fell_two_battles_before_becomes_an_advance(
+    tmp_path: Path,
+) -> None:
+    """Red's one-man pickets fall in battle one; battle three's file orders b1 to charge them.
+    The order becomes an advance on the hex they were to hold, as for a unit that fell in
+    the battle just before (docs/batch.md), and battle three is fought: before, only their
+    target was dropped, the charge had none, and the campaign ended after battle two."""
+    for k, name in enumerate(("Battle one", "Battle two", "Battle three"), 1):
+        order = ", order: {kind: charge, target: r2}" if k == 3 else ""
+        (tmp_path / f"f{k}.yaml").write_text(_PICKETS.format(name=name, order=order))
+    (tmp_path / "three.yaml").write_text(
+        "campaign: T\nbattles:\n  - {id: one, scenario: f1.yaml}\n"
+        "  - {id: two, scenario: f2.yaml}\n  - {id: three, scenario: f3.yaml}\n"
+    )
+    result = fight_campaign(load_campaign(tmp_path / "three.yaml"), 1, lambda _k, _e: NullSink())
+    first = result.battles[0]
+    assert first.state.units["r2"].morale == "eliminated"
+    assert len(result.battles) == 3
+    third = result.battles[2].scenario
+    [b1] = [u for u in third.sides[0].units if u.id == "b1"]
+    assert (b1.order.kind, tuple(b1.order.to)) == ("advance", (4, 5))
+    assert [u.id for u in third.sides[1].units] == ["r1"]

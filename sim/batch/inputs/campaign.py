@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from engine.log import FileSink, Sink
 from engine.safety.atomic import atomic_write_text
 from sim.batch.inputs.seeds import battle_seed
-from sim.contract import AnyRuleset, Outcome
+from sim.contract import AnyRuleset, CarryOver, Outcome
 from sim.replay.header import make_header
 from sim.runner import DrawTally
 from sim.scenario.load import ScenarioError, validate_data
@@ -165,8 +165,12 @@ def carried(
         hook = previous.ruleset.carry_over
         if hook is None:
             raise ValueError(f"ruleset {previous.ruleset.name!r} has no campaign carry-over")
-        data = hook(previous.scenario, previous.state, data, settings_for(campaign, entry))
-        data = without(data, fallen)
+        settings = settings_for(campaign, entry)
+        if isinstance(hook, CarryOver):  # it changes orders aimed at them as its rules say
+            data = hook(previous.scenario, previous.state, data, settings, fallen)
+        else:
+            data = hook(previous.scenario, previous.state, data, settings)
+        data = without(data, fallen)  # a plain hook's: their specs, and targets aimed at them
     try:
         return validate_battle(data, entry.source)
     except ScenarioError as exc:
