@@ -51,6 +51,20 @@ def test_stepping_to_a_turn_shows_every_unit_where_the_fold_puts_it(
         )
         expected = unit_rows_at(loaded, loaded.state_at(turn))
         assert dict(rows) == {u: row[0] for u, row in expected.items()}
+        # hovering a mark (the group's own title, not its label's) names the unit and its state
+        titles = dict(
+            v.page.eval_on_selector_all(
+                ".unit[data-unit]",
+                "gs => gs.map(g => [g.dataset.unit, g.querySelector(':scope > title')"
+                ".textContent])",
+            )
+        )
+        state = loaded.state_at(turn)
+        for row in loaded.ruleset.units(loaded.scenario, state):
+            if row.id in titles:
+                assert titles[row.id].startswith(f"{row.name} ({row.side_name}, {row.kind}) at "), (
+                    titles[row.id]
+                )
         v.page.keyboard.press("End")
         assert shown_rows(v.page) == unit_rows_at(loaded, loaded.state_at())
         assert v.errors == []
@@ -92,6 +106,13 @@ def test_clicking_a_unit_shows_its_history_and_an_event_its_causes_and_draws(
         assert page.locator(".details ol.history li").count() == min(len(naming), 400) + (
             len(naming) > 400
         )
+        # stepped to the end with the unit's details open, they say where it is then
+        page.keyboard.press("End")
+        [last] = [r for r in loaded.ruleset.units(loaded.scenario, loaded.state_at())
+                  if r.id == busiest.id]  # fmt: skip
+        now = page.inner_text(".details p.now")
+        assert f" {last.strength.name} {last.strength.value:g} of " in now.replace(",", ""), now
+        page.keyboard.press("Home")
         _to_turn_end(page, loaded, deepest.turn)
         page.click(f'.narrative li[data-seq="{deepest.seq}"]')
         assert f"Event seq {deepest.seq} — {deepest.type}" in page.inner_text(".details h3")
@@ -302,4 +323,33 @@ def test_space_plays_and_pauses_and_the_buttons_step(browser: Any, pages: dict[s
         assert shown_rows(page) == unit_rows_at(loaded, loaded.state_at(first))
         page.keyboard.press("End")  # a key after a click still moves the timeline
         assert page.get_attribute("body", "data-position") == str(len(loaded.events))
+        assert v.errors == []
+
+
+def test_clicking_a_chart_goes_to_the_turn_under_the_pointer(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    """A side chart's left end is turn 0, the start: a click there goes to the first position
+    (it went to the end of turn 1); its right end goes to the last turn's end."""
+    loaded = api.load_replay(_replay("stone_wall-s1862"))
+    with open_page(browser, pages["stone_wall-s1862"]) as v:
+        page = v.page
+        page.keyboard.press("End")
+
+        def click_at(key: str) -> None:
+            x, y = page.eval_on_selector(
+                'svg.chart[data-scope="side"]',
+                f"""c => {{
+                  const b = c.getBoundingClientRect(), vb = c.viewBox.baseVal;
+                  return [b.left + Number(c.dataset.{key}) / vb.width * b.width,
+                          b.top + b.height / 2];
+                }}""",
+            )
+            page.mouse.click(x, y)
+
+        page.locator('svg.chart[data-scope="side"]').first.scroll_into_view_if_needed()
+        click_at("x0")
+        assert page.get_attribute("body", "data-position") == "0"
+        click_at("x1")
+        assert page.get_attribute("body", "data-turn") == str(turns_of(loaded)[-1])
         assert v.errors == []

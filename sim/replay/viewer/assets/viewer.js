@@ -383,7 +383,7 @@
       g.classList.toggle("bad", r.status.some((s) => BAD.has(s)));
       g.classList.toggle("warn", r.status.some((s) => WARN.has(s)));
       g.classList.toggle("other", r.status.length > 0);
-      const [title] = g.getElementsByTagName("title");
+      const title = g.querySelector(":scope > title"); // the mark's own, not its label's
       title.textContent = `${u.name} (${u.side_name}, ${u.kind}) at ${posText(r.pos)}: ${fmt(r.str)}/${fmt(u.initial.value)} ${u.initial.unit}${r.status.length ? " — " + r.status.join(", ") : ""}`;
       if (r.route) this.route(r.route, u);
       if (r.pos === null) {
@@ -596,6 +596,9 @@
         if (!was || was.row !== r || was.chosen !== (this.selected === i)) this.row(i, r);
         this.tableShown[i] = { row: r, chosen: this.selected === i };
       });
+      if (this.nowLine && this.nowLine.isConnected && this.selected !== null) {
+        this.nowLine.textContent = this.nowText(this.selected); // the details keep the moment
+      }
       const turn = this.b.turnAt(p);
       if (turn !== this.turnShown) this.narrate(turn);
       for (const li of this.list.querySelectorAll("li.current")) li.classList.remove("current");
@@ -677,14 +680,20 @@
       const turn = Math.round(t0 + ((x - x0) / Math.max(x1 - x0, 1)) * (t1 - t0));
       this.v.gotoTurnEnd(Math.max(t0, Math.min(t1, turn)));
     }
+    nowText(i) {
+      // the selected unit at the moment the map and table show
+      const u = this.b.units[i];
+      const r = this.b.rowsAt(this.at)[i];
+      return `Now at ${posText(r.pos)}; ${u.initial.name} ${fmt(r.str)} of ${fmt(u.initial.value)} ${u.initial.unit}${r.status.length ? "; " + r.status.join(", ") : ""}.`;
+    }
     pickUnit(i) {
       this.selected = i;
       this.show(this.p, this.at);
       const u = this.b.units[i];
       const box = this.info;
       box.replaceChildren(el("h3", {}, `${u.name} — ${u.side_name} ${u.kind}`));
-      const r = this.b.rowsAt(this.at)[i];
-      box.append(el("p", {}, `Now at ${posText(r.pos)}; ${u.initial.name} ${fmt(r.str)} of ${fmt(u.initial.value)} ${u.initial.unit}${r.status.length ? "; " + r.status.join(", ") : ""}.`));
+      this.nowLine = el("p", { class: "now" }, this.nowText(i));
+      box.append(this.nowLine);
       box.append(el("p", { class: "muted" }, `Its history: ${this.b.byUnit[i].length} events name it (click one to go there).`));
       const ol = el("ol", { class: "history" });
       for (const j of this.b.byUnit[i].slice(0, 400)) {
@@ -818,6 +827,7 @@
       });
     }
     gotoTurnEnd(turn) {
+      if (turn <= 0) return this.go(0); // a chart's turn 0 is the start, before any event
       const i = this.ends.find((e) => e > 0 && this.points[e][0] >= turn);
       this.go(i ?? this.points.length - 1);
     }
