@@ -11,7 +11,7 @@ import pytest
 
 from sim.replay.viewer.charts import TICK_CHAR, chart_svgs, tick_step
 from sim.replay.viewer.model import Series
-from tests.viewer.conftest import GOLDENS
+from tests.viewer.conftest import GOLDENS, ROOT
 
 STEMS = [p.stem for p in GOLDENS]
 
@@ -58,3 +58,24 @@ def test_tick_labels_never_touch(t0: int, t1: int) -> None:
     assert len(xs) >= 2
     width = (len(str(t1)) + 2) * TICK_CHAR
     assert all(b[0] - a[0] >= width - 0.1 for a, b in pairwise(xs))
+
+
+def test_a_variants_banner_says_each_changed_input_as_diff_prints_it() -> None:
+    """The stone wall against Chancellorsville: the banner's changed name reads as `battlesim
+    diff` prints it, in words (it showed YAML: 'Stone wall at Marye''s Heights', quoted,
+    the apostrophe doubled), and a long description is cut as there."""
+    from sim import api
+    from sim.replay.diff import _value, diff_replays
+    from sim.replay.viewer import diff_html
+
+    a = api.load_replay(ROOT / "replays" / "stone_wall-s1862.jsonl")
+    b = api.load_replay(ROOT / "replays" / "chancellorsville-s1863.jsonl")
+    page = diff_html(a, b)
+    found = re.search(r'<div class="banner diff">(.*?)</div>', page, re.S)
+    assert found is not None
+    banner = unescape(found.group(1))
+    changes = {c["path"]: c for c in diff_replays(a, b, 5)["inputs"]}
+    name = changes["name"]
+    assert f"changed name: {_value(name['a'])} → {_value(name['b'])}" in banner
+    assert "changed name: Stone wall at Marye's Heights → " in banner
+    assert "''" not in banner

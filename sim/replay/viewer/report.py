@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from sim.replay.analysis import plain
-from sim.replay.diff import diff_replays
+from sim.replay.diff import VALUE_WIDTH, diff_replays
 from sim.replay.file import ReplayLike
 from sim.replay.viewer.model import ROW_BUDGET, ViewData, battle_view
 from sim.replay.viewer.page import GZIP_ABOVE, PaneSpec, page_pieces
+from sim.text.values import in_words, shortened
 
 __all__ = [
     "diff_html",
@@ -44,6 +45,11 @@ def _header(view: ViewData) -> str:
 
 def _value(v: Any) -> str:
     return escape(plain(v))
+
+
+def _words(v: Any) -> str:
+    """A changed value as ``battlesim diff`` prints it: in words, long ones cut."""
+    return escape(shortened(in_words(v), VALUE_WIDTH))
 
 
 def fork_banner(view: ViewData) -> str:
@@ -107,7 +113,7 @@ def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
             for side, line in zip("AB", lines, strict=True)
         )
         changes = "".join(
-            f"<li>{escape(c['kind'])} {escape(c['path'])}: {_value(c['a'])} → {_value(c['b'])}</li>"
+            f"<li>{escape(c['kind'])} {escape(c['path'])}: {_words(c['a'])} → {_words(c['b'])}</li>"
             for c in d["changes"]
         )
         return (
@@ -116,7 +122,7 @@ def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
             f"before it (the battles are identical up to there).<ul>{told}{changes}</ul></div>"
         )
     inputs = "".join(
-        f"<li>{escape(c['kind'])} {escape(c['path'])}: {_value(c['a'])} → {_value(c['b'])}</li>"
+        f"<li>{escape(c['kind'])} {escape(c['path'])}: {_words(c['a'])} → {_words(c['b'])}</li>"
         for c in d["inputs"]
     )
     return (
