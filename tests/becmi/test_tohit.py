@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from sim.rulesets.becmi.model.data import NORMAL_MAN_THAC0, THAC0_ROWS
 from sim.rulesets.becmi.model.tohit import needed, plateau
+from sim.scenario.load import ScenarioError, load_scenario
 
 TABLE_THAC0S = sorted({NORMAL_MAN_THAC0, *(row[1] for row in THAC0_ROWS)})
 HIGH_PLATEAUS = range(20, 200, 10)
@@ -61,3 +65,24 @@ def test_plateaus_hold_for_every_thac0_of_the_table(thac0: int, ac: int) -> None
     n = needed(thac0, ac)
     assert n.needed == (2 if value < 0 else value)
     assert n.damage_bonus == max(0, -value)
+
+
+def test_a_characters_class_is_written_class_and_only_so(tmp_path: Path) -> None:
+    """`class_` is the model's Python name for `class`, not a second spelling of the field: a
+    file that writes it is refused as unknown (validate and run took it, and the schema
+    `new` writes refused it)."""
+    path = tmp_path / "k.yaml"
+    path.write_text(
+        "ruleset: becmi\nname: U\nsides:\n  - id: party\n    name: The party\n"
+        "    characters:\n      - {id: hilda, name: Hilda, class_: fighter, level: 3, hp: 20,"
+        " at: [0, 0], weapon: sword}\n  - id: goblins\n    name: The goblins\n    monsters:\n"
+        '      - {id: g1, name: Goblin, hd: "1-1", ac: 6, hp: 4, at: [40, 0],'
+        " weapon: short_sword}\n"
+    )
+    with pytest.raises(ScenarioError) as refused:
+        load_scenario(path)
+    assert [(p.line, p.field, p.message) for p in refused.value.problems] == [
+        (7, "sides.0.characters.0.class_", "unknown field; did you mean 'class'?")
+    ]
+    path.write_text(path.read_text().replace("class_:", "class:"))
+    load_scenario(path)

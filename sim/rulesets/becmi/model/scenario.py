@@ -87,9 +87,7 @@ class _Combatant(_Model):
 class CharacterSpec(_Combatant):
     """A character (or a normal man): class, level, abilities and armour."""
 
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", validate_by_name=True, serialize_by_alias=True
-    )
+    model_config = ConfigDict(frozen=True, extra="forbid", serialize_by_alias=True)
 
     class_: CharacterClass = Field(alias="class")
     level: int = Field(ge=0, le=36, description="Experience level (normal man: 0).")
