@@ -44,7 +44,7 @@ def test_musket_reach_is_its_orders_and_its_weapons_range() -> None:
         enemies = [e for s in scenario.sides if s.id != r.side for e in s.units]
         near = tuple(e.id for e in enemies if distance(u.at, e.at) <= hexes)
         assert r.path == ("sides", k, "units", i)
-        assert r.moves is (u.order.kind in ("advance", "engage", "charge"))
+        assert r.moves is (u.order.kind in ("advance", "engage", "charge", "retire"))
         assert (r.in_reach, r.why) == (near, f"{u.weapon} reaches {hexes} hexes")
     assert {r.moves for r in reaches} == {True, False}
 
@@ -187,3 +187,21 @@ def test_validate_warns_of_the_old_templates_battery(tmp_path: Path) -> None:
     assert (data["ok"], [w["field"] for w in data["warnings"]]) == (True, ["sides.0.units.2"])
     fixed = CliRunner().invoke(cli, ["validate", str(_template(tmp_path, text))])
     assert (fixed.exit_code, fixed.stderr) == (0, "")
+
+
+def test_a_unit_retiring_toward_the_enemy_moves(tmp_path: Path) -> None:
+    """A retire order goes to its `to` hex, here toward the one enemy: validate warns of
+    neither unit (it warned of both, which then exchanged six volleys in the run)."""
+    path = tmp_path / "retire.yaml"
+    path.write_text(
+        "ruleset: musket\nname: Retire toward the enemy\nturns: {limit: 6}\n"
+        "map: {width: 20, height: 20}\nsides:\n"
+        "  - id: blue\n    name: Blue\n    retreat: south\n    units:\n"
+        "      - {id: b1, name: 1st Blue, kind: infantry, strength: 450, quality: C,"
+        " weapon: rifle_musket, at: [4, 18], order: {kind: retire, to: [4, 3]}}\n"
+        "  - id: red\n    name: Red\n    retreat: north\n    units:\n"
+        "      - {id: r1, name: 1st Red, kind: infantry, strength: 400, quality: C,"
+        " weapon: rifle_musket, at: [4, 1]}\n"
+    )
+    result = CliRunner().invoke(cli, ["validate", str(path)])
+    assert (result.exit_code, result.stderr) == (0, "")

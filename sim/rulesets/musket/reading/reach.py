@@ -2,9 +2,10 @@
 
 ``validate`` warns of a unit that can never reach an enemy (``sim/scenario/reach.py``):
 one that holds, has no enemy within its weapon's range where both start, and
-whose enemies all hold too.  A unit moves toward the enemy under an
-``advance``, ``engage`` or ``charge`` order, its ``order`` or any of its later
-orders (ours); ``hold`` and ``retire`` do not bring it closer.  Its weapon
+whose enemies all hold too.  A unit moves under an ``advance``, ``engage``,
+``charge`` or ``retire`` order, its ``order`` or any of its later orders (ours):
+a ``retire`` goes to its ``to`` hex, which may lie toward the enemy, so it may come
+into reach; only ``hold`` keeps it where it is.  Its weapon
 reaches as far as the farthest hex at which the weapon's fire value is above
 zero (the range ``fire`` uses).
 """
@@ -18,8 +19,8 @@ from sim.rulesets.musket.model.scenario import MusketScenario
 
 __all__ = ["reach"]
 
-_TOWARD = ("advance", "engage", "charge")
-"""Orders that can take a unit toward an enemy."""
+_MOVING = ("advance", "engage", "charge", "retire")
+"""Orders that move a unit, and so can take it toward an enemy (a retire's ``to`` hex too)."""
 
 
 def _hexes(weapon: str) -> int:
@@ -69,7 +70,7 @@ def reach(sc: MusketScenario) -> list[Reach]:
                     unit=u.id,
                     side=side.id,
                     path=("sides", k, "units", i),
-                    moves=any(o.kind in _TOWARD for o in (u.order, *u.later_orders)),
+                    moves=any(o.kind in _MOVING for o in (u.order, *u.later_orders)),
                     in_reach=near,
                     why=f"{u.weapon} reaches {hexes} hex{'es' if hexes != 1 else ''}",
                 )
