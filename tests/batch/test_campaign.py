@@ -125,6 +125,25 @@ def test_victory_by_points_and_by_last_battle() -> None:
     assert _outcome(last, ["usa", "csa"])["winner"] == "csa"
 
 
+def test_needed_points_belong_to_the_points_rule(tmp_path: Path) -> None:
+    """`needed` with rule last_battle is refused at its line (it stopped the campaign after
+    its first battle, exit 0); with points it stops the campaign early, as documented."""
+    text = CAMPAIGN.read_text(encoding="utf-8")
+    rule = "  rule: points           # most campaign points wins; equal points are a draw"
+    assert rule in text.splitlines()
+    bad = tmp_path / "c.yaml"
+    for name in ("stone_wall.yaml", "chancellorsville.yaml"):
+        (tmp_path / name).write_bytes((CAMPAIGN.parent / name).read_bytes())
+    bad.write_text(text.replace(rule, "  rule: last_battle\n  needed: 1"))
+    result = invoke("campaign", bad, "--out", tmp_path / "out")
+    line = 1 + bad.read_text().splitlines().index("victory:")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"{bad}:{line}: victory: 'needed' applies to rule points; a last_battle campaign "
+        "fights every battle\n",
+    )
+
+
 def test_campaign_command_writes_a_replay_per_battle_and_a_summary(tmp_path: Path) -> None:
     """battlesim campaign: replays 1-<id>.jsonl, 2-<id>.jsonl and campaign.json, exit 0."""
     result = invoke("campaign", CAMPAIGN, "--seed", "7", "--out", tmp_path)
