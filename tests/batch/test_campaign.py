@@ -126,8 +126,8 @@ def test_victory_by_points_and_by_last_battle() -> None:
 
 
 def test_needed_points_belong_to_the_points_rule(tmp_path: Path) -> None:
-    """`needed` with rule last_battle is refused at its line (it stopped the campaign after
-    its first battle, exit 0); with points it stops the campaign early, as documented."""
+    """`needed` with rule last_battle is refused at the victory's line: it stopped the
+    campaign after its first battle, exit 0 (`needed` is the points rule's)."""
     text = CAMPAIGN.read_text(encoding="utf-8")
     rule = "  rule: points           # most campaign points wins; equal points are a draw"
     assert rule in text.splitlines()
