@@ -76,3 +76,40 @@ def test_a_campaign_day_asks_no_more_than_the_decks_carried_into_it(tmp_path: Pa
     assert result.exit_code == 0, result.output
     assert "cannot be fought" not in result.stdout
     assert (tmp_path / "cw" / "2-day2.jsonl").is_file()
+
+
+def test_strikes_launched_together_are_counted_together(tmp_path: Path) -> None:
+    """Hornet's dawn strike moved onto Enterprise at Enterprise's dawn launch: each fits her
+    deck alone, together they ask 18 of her 12 dive bombers and 8 of her 5 torpedo bombers.
+    Refused at the second strike (the second flew with nothing: "no aircraft in the
+    hangar"); fighters, 6 of 8, fit."""
+    result = _validate(
+        tmp_path,
+        ('origin: hornet\n        launch: "07:45"', 'origin: enterprise\n        launch: "07:30"'),
+    )
+    assert result.exit_code == 2
+    together = "asked of enterprise by the strikes launched at 07:30 (ent_dawn, hor_dawn)"
+    assert result.stderr.splitlines() == [
+        f"{tmp_path / 'duel.yaml'}:61: sides.0.strikes.1: 18 dive_bomber air factors "
+        f"{together}, which holds 12 at the start",
+        f"{tmp_path / 'duel.yaml'}:61: sides.0.strikes.1: 8 torpedo_bomber air factors "
+        f"{together}, which holds 5 at the start",
+    ]
+
+
+def test_a_side_with_nothing_on_the_sea_is_refused(tmp_path: Path) -> None:
+    """A side with no task force and no base fought a one-turn "draw"; it is refused, as
+    musket and becmi refuse an empty side."""
+    path = tmp_path / "e.yaml"
+    path.write_text(
+        'ruleset: flattop\nname: Nobody there\nturns: {limit: 6, start: "07:00"}\nsides:\n'
+        "  - id: blue\n    name: Blue\n    task_forces:\n"
+        "      - {id: tf1, name: TF One, at: [4, 10],\n"
+        "         ships: [{id: dd1, name: D, kind: destroyer}]}\n"
+        "  - id: red\n    name: Red\n"
+    )
+    result = CliRunner().invoke(cli, ["validate", str(path)], prog_name="battlesim")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"{path}:10: sides.1: a side needs at least one task force or base\n",
+    )

@@ -174,8 +174,43 @@ def cross_check(sc: FlattopScenario) -> list[Problem]:
         for j, strike in enumerate(side.strikes):
             ids.add(strike.id, ("sides", i, "strikes", j, "id"), "strike")
     for i, side in enumerate(sc.sides):
+        if not side.task_forces and not side.bases:
+            problems.append((("sides", i), "a side needs at least one task force or base"))
         for j, strike in enumerate(side.strikes):
             problems.extend(_check_strike(sc, i, strike, ("sides", i, "strikes", j)))
+        problems.extend(_launched_together(side, i))
+    return problems
+
+
+def _launched_together(side: SideSpec, i: int) -> list[Problem]:
+    """Strikes of one carrier or base launched at the same time that together ask more air
+    factors of a type than it holds at the start (each alone is checked by
+    :func:`_over_committed`): the later would fly with fewer, or not at all ("no aircraft
+    in the hangar"), so the file would not say what is fought. Named at the strike that
+    goes past it."""
+    have = {s.id: s.aircraft for tf in side.task_forces for s in tf.ships}
+    have.update({b.id: b.aircraft for b in side.bases})
+    problems: list[Problem] = []
+    asked: dict[tuple[str, str], dict[str, int]] = {}
+    names: dict[tuple[str, str], list[str]] = {}
+    for j, st in enumerate(side.strikes):
+        key = (st.origin, st.launch)
+        held = {str(t): n for t, n in have.get(st.origin, {}).items()}
+        before = asked.setdefault(key, {})
+        names.setdefault(key, []).append(st.id)
+        for t, n in _asked(st).items():
+            total = before.get(t, 0) + n
+            if len(names[key]) > 1 and n <= held.get(t, 0) < total:
+                together = ", ".join(names[key])
+                problems.append(
+                    (
+                        ("sides", i, "strikes", j),
+                        f"{total} {t} air factors asked of {st.origin} by the strikes "
+                        f"launched at {st.launch} ({together}), which holds {held.get(t, 0)} "
+                        "at the start",
+                    )
+                )
+            before[t] = total
     return problems
 
 
