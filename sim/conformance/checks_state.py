@@ -27,9 +27,11 @@ __all__ = [
 
 
 @requirement(
-    "The state folded from the replay's events equals the live battle's final state.",
+    "The state folded from the replay's events equals the live battle's final state, and "
+    "shows the same unit rows.",
     "Change state only in apply, from the event alone (no draw, no clock, nothing the "
-    "processes keep aside); make the state comparable with == (a StateBase compares its fields)",
+    "processes keep aside; a rule never writes the state, a fixed() field included); make the "
+    "state comparable with == (a StateBase compares its fields)",
     "Decide, then apply",
 )
 def FOLD_EQUALS_LIVE(battle: Battle) -> None:  # noqa: N802
@@ -39,6 +41,16 @@ def FOLD_EQUALS_LIVE(battle: Battle) -> None:  # noqa: N802
     where = where or first_difference(folded, fought.state)
     if where is not None:
         raise battle.failed(f"folded {where.left}, live {where.right}", field=where.path)
+    _same_rows(
+        battle,
+        folded,
+        fought.state,
+        loaded.last_turn,
+        "the state folded from the replay",
+        "the live battle's final state",
+        "a field a rule or process writes, not apply, which == and the snapshot leave out "
+        "(a fixed() one): a study's unit_finals show it, show on the replay never does",
+    )
 
 
 @requirement(
@@ -168,7 +180,20 @@ def RESTORE_INVERTS_SNAPSHOT(battle: Battle) -> None:  # noqa: N802
         _same_rows(battle, restored, state, turn, "restore(snapshot(s))", "s")
 
 
-def _same_rows(battle: Battle, got: Any, wanted: Any, turn: int, name: str, other: str) -> None:
+_BACK_AT_START = (
+    "a field events change but the snapshot leaves out, as fixed() does, is back at its start value"
+)
+
+
+def _same_rows(
+    battle: Battle,
+    got: Any,
+    wanted: Any,
+    turn: int,
+    name: str,
+    other: str,
+    why: str = _BACK_AT_START,
+) -> None:
     """The unit rows the tools show of ``got`` are those of ``wanted``: a field left out of
     the snapshot and ``==`` (a ``fixed()`` one) that events change would pass the states'
     comparison, and ``show`` would read it back at its start value."""
@@ -177,8 +202,7 @@ def _same_rows(battle: Battle, got: Any, wanted: Any, turn: int, name: str, othe
     if where is not None:
         raise battle.failed(
             f"the unit rows of {name} differ from those of {other}: {where.left}, against "
-            f"{where.right} (a field events change but the snapshot leaves out, as fixed() "
-            "does, is back at its start value)",
+            f"{where.right} ({why})",
             turn=turn,
             field="units()" + re.sub(r"^(\d+)", r"[\1]", where.path),
         )

@@ -22,6 +22,9 @@ fault breaks, with a message saying what was expected and what was seen.
 * ``phalanx_forgetful``: the fights fought are counted in a ``fixed()`` field, which the
   snapshot and ``==`` leave out, and every row shows the count: restored from a snapshot,
   the state compares equal and its rows show 0.
+* ``phalanx_scribbling``: a referee process writes that ``fixed()`` count in the first
+  bound, no event saying so: the live state and the fold compare equal, and only their
+  rows differ (a study's ``unit_finals`` would show 5; ``show`` on the replay, 0).
 """
 
 from __future__ import annotations
@@ -172,6 +175,20 @@ def _forgetful_units(sc: Any, state: Any) -> list[UnitRow]:
     ]
 
 
+def _scribbling_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan and a referee that writes the fixed() count in the first bound."""
+    plan = phalanx.plan(sc)
+
+    def referee(b: Battlefield) -> Iterator[simpy.Event]:
+        yield b.kernel.phase("combat", (99,))
+        b.state.fights = 5  # type: ignore[attr-defined]  # a _ForgetfulState
+
+    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
+        return [*plan.processes(b, rec), referee(b)]
+
+    return dataclasses.replace(plan, processes=processes)
+
+
 def _hashed_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     """Phalanx's plan, each element's rank in its phases taken from a set's order."""
     plan = phalanx.plan(sc)
@@ -201,6 +218,12 @@ FAULTS: dict[str, AnyRuleset] = {
             "phalanx_forgetful",
             initial_state=_forgetful_initial,
             apply=_forgetful_apply,
+            units=_forgetful_units,
+        ),
+        _copy(
+            "phalanx_scribbling",
+            initial_state=_forgetful_initial,
+            plan=_scribbling_plan,
             units=_forgetful_units,
         ),
     )

@@ -386,3 +386,21 @@ def test_a_field_events_change_but_the_snapshot_leaves_out_fails_by_its_rows(fol
         "field events change but the snapshot leaves out, as fixed() does, is back at its "
         "start value)",
     )
+
+
+def test_a_field_a_process_writes_fails_by_the_rows_of_fold_and_live(folder: Path) -> None:
+    """phalanx_scribbling: a referee writes the fixed() count (5) without an event. The live
+    state and the fold compare equal (== and the snapshot leave the field out), so only the
+    rows tell: fold-equals-live fails, naming the rows' field and both values (it passed)."""
+    result = _check("phalanx_scribbling", folder, "fold-equals-live")
+    assert result.exit_code == 1
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    last = api.load_replay(_fought(folder, "phalanx_scribbling")).last_turn
+    assert line == _failed(
+        "fold-equals-live",
+        f"phalanx_scribbling.yaml, turn {last}, field units()[0].details.fights: the unit "
+        "rows of the state folded from the replay differ from those of the live battle's final "
+        "state: 0, against 5 (a field a rule or process writes, not apply, which == and the "
+        "snapshot leave out (a fixed() one): a study's unit_finals show it, show on the replay "
+        "never does)",
+    )
