@@ -481,9 +481,11 @@ def BATTLE_LASTS_TWO_TURNS(battle: Battle) -> None:  # noqa: N802
 
 @requirement(
     "The Outcome names every side of the unit rows (two at least), losses as measures with "
-    "names and units, its JSON as `run --json` prints it.",
+    "names and units, its JSON as `run --json` prints it; its winner is one of its sides, "
+    "named by that side's name, and its turns are the turns the replay played.",
     "outcome returns a SideResult for each side id of the rows, each loss a Measure with its "
-    "name and unit",
+    "name and unit, the winner read from the state the events made (None for a draw), and "
+    "turns the last turn played",
     "The models",
 )
 def OUTCOME_NAMES_EVERY_SIDE(battle: Battle) -> None:  # noqa: N802
@@ -493,6 +495,20 @@ def OUTCOME_NAMES_EVERY_SIDE(battle: Battle) -> None:  # noqa: N802
     sides = {r.side for r in battle.rows(state)}
     if not sides <= set(o.sides) or len(o.sides) < 2:
         raise battle.failed(f"outcome sides {sorted(o.sides)}, unit rows' sides {sorted(sides)}")
+    if o.winner is not None and o.winner not in o.sides:
+        raise battle.failed(f"the winner {o.winner!r} is none of the outcome's sides")
+    named = None if o.winner is None else o.sides[o.winner].name
+    if o.winner_name != named:
+        raise battle.failed(
+            f"winner_name {o.winner_name!r}, the winning side's name {named!r}", field="winner"
+        )
+    played = sum(isinstance(e, TurnEnded) for e in loaded.events)
+    if o.turns != played:
+        raise battle.failed(
+            f"the outcome says {o.turns} turns; the replay played {played} "
+            "(its engine.turn_ended events)",
+            field="turns",
+        )
     for sid, side in o.sides.items():
         for m in side.losses:
             if not (m.unit and m.name):

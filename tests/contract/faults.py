@@ -25,6 +25,7 @@ fault breaks, with a message saying what was expected and what was seen.
 * ``phalanx_scribbling``: a referee process writes that ``fixed()`` count in the first
   bound, no event saying so: the live state and the fold compare equal, and only their
   rows differ (a study's ``unit_finals`` would show 5; ``show`` on the replay, 0).
+* ``phalanx_miscounting``: the outcome says one turn more than the battle played.
 """
 
 from __future__ import annotations
@@ -189,6 +190,12 @@ def _scribbling_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, processes=processes)
 
 
+def _miscounting_outcome(sc: Any, state: State) -> Any:
+    """Phalanx's outcome, one turn too many."""
+    found = phalanx.RULESET.outcome(sc, state)
+    return found.model_copy(update={"turns": found.turns + 1})
+
+
 def _hashed_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     """Phalanx's plan, each element's rank in its phases taken from a set's order."""
     plan = phalanx.plan(sc)
@@ -226,6 +233,7 @@ FAULTS: dict[str, AnyRuleset] = {
             plan=_scribbling_plan,
             units=_forgetful_units,
         ),
+        _copy("phalanx_miscounting", outcome=_miscounting_outcome),
     )
 }
 """Each faulty copy by name."""

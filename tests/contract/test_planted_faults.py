@@ -404,3 +404,17 @@ def test_a_field_a_process_writes_fails_by_the_rows_of_fold_and_live(folder: Pat
         "snapshot leave out (a fixed() one): a study's unit_finals show it, show on the replay "
         "never does)",
     )
+
+
+def test_an_outcome_that_miscounts_the_turns_fails(folder: Path) -> None:
+    """phalanx_miscounting: `run` would print one turn more than the replay played; the
+    outcome requirement names both counts (it checked the sides and losses only)."""
+    played = api.load_replay(_fought(folder, "phalanx_miscounting")).last_turn
+    result = _check("phalanx_miscounting", folder, "outcome-names-every-side")
+    assert result.exit_code == 1
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    assert line == _failed(
+        "outcome-names-every-side",
+        f"phalanx_miscounting.yaml, field turns: the outcome says {played + 1} turns; the "
+        f"replay played {played} (its engine.turn_ended events)",
+    )
