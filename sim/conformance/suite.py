@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.conformance import checks_rows, checks_run, checks_show, checks_state, checks_tools
+from sim.conformance import (
+    checks_draws,
+    checks_rows,
+    checks_run,
+    checks_show,
+    checks_state,
+    checks_tools,
+)
 from sim.conformance.battle import Battle, Family
 from sim.conformance.requirement import NotChecked, Requirement, RequirementFailed
 from sim.contract import BUILTIN, AnyRuleset, HookError
@@ -36,6 +43,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     checks_run.VERIFY_ACCEPTS_REPLAY,
     checks_run.BATTLE_LASTS_TWO_TURNS,
     checks_run.OUTCOME_NAMES_EVERY_SIDE,
+    checks_draws.DRAWS_ARE_THE_STREAMS,
     checks_state.FOLD_EQUALS_LIVE,
     checks_state.DIGEST_IS_SNAPSHOT_DIGEST,
     checks_state.SNAPSHOT_JSON_IS_CANONICAL,

@@ -26,6 +26,8 @@ fault breaks, with a message saying what was expected and what was seen.
   bound, no event saying so: the live state and the fold compare equal, and only their
   rows differ (a study's ``unit_finals`` would show 5; ``show`` on the replay, 0).
 * ``phalanx_miscounting``: the outcome says one turn more than the battle played.
+* ``phalanx_unrecorded``: a referee rolls a die from a stream of its own in the first
+  bound, and no event records the draw.
 """
 
 from __future__ import annotations
@@ -190,6 +192,20 @@ def _scribbling_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, processes=processes)
 
 
+def _unrecorded_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan and a referee that rolls for the weather, recording nothing."""
+    plan = phalanx.plan(sc)
+
+    def referee(b: Battlefield) -> Iterator[simpy.Event]:
+        yield b.kernel.phase("combat", (99,))
+        b.streams.stream(b.turn, "weather").roll(6)
+
+    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
+        return [*plan.processes(b, rec), referee(b)]
+
+    return dataclasses.replace(plan, processes=processes)
+
+
 def _miscounting_outcome(sc: Any, state: State) -> Any:
     """Phalanx's outcome, one turn too many."""
     found = phalanx.RULESET.outcome(sc, state)
@@ -234,6 +250,7 @@ FAULTS: dict[str, AnyRuleset] = {
             units=_forgetful_units,
         ),
         _copy("phalanx_miscounting", outcome=_miscounting_outcome),
+        _copy("phalanx_unrecorded", plan=_unrecorded_plan),
     )
 }
 """Each faulty copy by name."""

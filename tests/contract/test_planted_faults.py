@@ -9,6 +9,8 @@ import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -418,3 +420,55 @@ def test_an_outcome_that_miscounts_the_turns_fails(folder: Path) -> None:
         f"phalanx_miscounting.yaml, field turns: the outcome says {played + 1} turns; the "
         f"replay played {played} (its engine.turn_ended events)",
     )
+
+
+def test_a_draw_no_event_records_fails(folder: Path) -> None:
+    """phalanx_unrecorded: a referee rolls once from '1/weather' and records nothing. The
+    replay re-simulates byte for byte (verify passes it); draws-are-the-streams counts the
+    draws the rules make against those the events record, by stream."""
+    result = _check("phalanx_unrecorded", folder, "draws-are-the-streams")
+    assert result.exit_code == 1
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    assert line == _failed(
+        "draws-are-the-streams",
+        "phalanx_unrecorded.yaml: the rules drew 1 time(s) from stream '1/weather' and the "
+        "events record 0: every draw made is recorded in the event it decided",
+    )
+
+
+def test_a_draw_recorded_with_a_value_or_index_of_its_own_fails(folder: Path) -> None:
+    """A fought event's first draw recorded with another value, then with an index the
+    stream did not give next: each is named by its stream, index and what it should be."""
+    from sim.conformance.checks_draws import DRAWS_ARE_THE_STREAMS
+    from sim.conformance.requirement import RequirementFailed
+
+    out = folder / "phalanx-draws.jsonl"
+    api.run(phalanx.SCENARIOS[0], out=out)
+    loaded = api.load_replay(out)
+    fought = next(e for e in loaded.events if isinstance(e, phalanx.Fought) and e.draws)
+    first = fought.draws[0]
+
+    def said(draw: Any) -> str:
+        edited = [
+            e.model_copy(update={"draws": [draw, *e.draws[1:]]}) if e is fought else e
+            for e in loaded.events
+        ]
+        replay = SimpleNamespace(
+            header=loaded.header, events=edited, ruleset=loaded.ruleset, scenario=loaded.scenario
+        )
+
+        def failed(what: str, **where: Any) -> RequirementFailed:
+            return RequirementFailed(what, scenario="phalanx.yaml", **where)
+
+        with pytest.raises(RequirementFailed) as caught:
+            DRAWS_ARE_THE_STREAMS.check(SimpleNamespace(loaded=replay, failed=failed))  # type: ignore[arg-type]
+        return str(caught.value)
+
+    assert (
+        f"stream {first.stream!r} draw {first.i} is recorded as 0.5; the stream's draw "
+        f"{first.i} is {first.u!r}" in said(first._replace(u=0.5))
+    )
+    later = first._replace(i=first.i + 50)
+    assert f"stream {first.stream!r} records draws up to {first.i + 50} but not draw " in said(
+        later
+    ) or f"stream {first.stream!r} draw {first.i + 50} is recorded as" in said(later)

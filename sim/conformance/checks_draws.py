@@ -1,0 +1,134 @@
+"""Requirement: the draws the events record are the named streams' own, every one of them.
+
+Invariant 2: all randomness comes from named streams derived from the seed, and each
+event records its draws. A replay whose events record a draw the stream never gave (a
+forged value, a wrong index), leave one out (a roll made and not recorded), or draw from
+somewhere else (a private ``random.Random``) re-simulates byte for byte as long as the
+rules do the same again, so ``verify`` passes it; only the streams can tell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+
+from engine.events import Draw
+from engine.log import MemorySink
+from engine.replayfile.formats import derivation_of
+from engine.rng import Stream, Streams
+from sim.conformance.battle import Battle
+from sim.conformance.requirement import requirement
+
+__all__ = ["DRAWS_ARE_THE_STREAMS"]
+
+
+def _draws(value: Any) -> Iterator[Draw]:
+    """Every :class:`Draw` ``value`` holds, however nested (a model's fields, lists, maps)."""
+    if isinstance(value, Draw):
+        yield value
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from _draws(getattr(value, name))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _draws(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _draws(item)
+
+
+class _Opened(Streams):
+    """The runner's streams, remembering every stream object opened (a forgotten one too),
+    so the draws made can be counted by name when the battle is over."""
+
+    opened: list[Stream]
+
+    def stream(self, *key: str | int) -> Stream:
+        found = super().stream(*key)
+        self.opened.append(found)
+        return found
+
+    def named(self, name: str) -> Stream:
+        found = super().named(name)
+        self.opened.append(found)
+        return found
+
+
+def _made(battle: Battle) -> dict[str, int]:
+    """The draws the rules make in fighting the battle again, by stream name."""
+    from sim import runner  # noqa: PLC0415 - the name the runner opens its streams by
+
+    loaded = battle.loaded
+    opened: list[Stream] = []
+
+    class Counting(_Opened):
+        def __init__(self, seed: int, derivation: int = 2) -> None:
+            super().__init__(seed, derivation)
+            self.opened = opened
+
+    names = vars(runner)  # the module's own names: Streams is what fight() opens
+    saved = names["Streams"]
+    names["Streams"] = Counting
+    try:
+        loaded.ruleset.simulate(loaded.scenario, loaded.header, MemorySink())
+    finally:
+        names["Streams"] = saved
+    made: dict[str, int] = {}
+    for stream in {id(s): s for s in opened}.values():
+        made[stream.name] = made.get(stream.name, 0) + stream.count
+    return {name: n for name, n in made.items() if n}
+
+
+@requirement(
+    "Every draw an event records is its stream's value at that index; each stream's draws "
+    "are recorded once each, from 0 on; and every draw the rules make is recorded.",
+    "Draw only from the battle's named streams (b.streams), never random or another "
+    "generator; record in the event the Draw each roll came from (stream.roll, stream.draw) "
+    "and every one of them, not a value or index of your own",
+    "Random streams",
+)
+def DRAWS_ARE_THE_STREAMS(battle: Battle) -> None:  # noqa: N802  # a requirement, named as a constant
+    loaded = battle.loaded
+    header = loaded.header
+    streams = Streams(header.seed, derivation_of(header.format_version))
+    recorded: dict[str, dict[int, tuple[float, int]]] = {}
+    for event in loaded.events:
+        for d in _draws(event):
+            seen = recorded.setdefault(d.stream, {})
+            if d.i in seen:
+                raise battle.failed(
+                    f"draw {d.i} of stream {d.stream!r} is recorded twice (seq "
+                    f"{seen[d.i][1]} and seq {event.seq}): each draw is made once",
+                    seq=event.seq,
+                )
+            seen[d.i] = (d.u, event.seq)
+    for name in sorted(recorded):
+        seen = recorded[name]
+        stream = streams.named(name)
+        values = [stream.draw().u for _ in range(max(seen) + 1)]
+        for i in sorted(seen):
+            u, seq = seen[i]
+            if values[i] != u:
+                raise battle.failed(
+                    f"stream {name!r} draw {i} is recorded as {u!r}; the stream's draw {i} "
+                    f"is {values[i]!r}",
+                    seq=seq,
+                )
+        missing = [i for i in range(len(values)) if i not in seen]
+        if missing:
+            raise battle.failed(
+                f"stream {name!r} records draws up to {max(seen)} but not draw {missing[0]} "
+                f"({len(missing)} of {len(values)} left out): a draw was made and not "
+                "recorded, or an index is not the stream's",
+            )
+    made = _made(battle)
+    counted = {name: len(seen) for name, seen in recorded.items()}
+    for name in sorted(made.keys() | counted.keys()):
+        if made.get(name, 0) != counted.get(name, 0):
+            raise battle.failed(
+                f"the rules drew {made.get(name, 0)} time(s) from stream {name!r} and the "
+                f"events record {counted.get(name, 0)}: every draw made is recorded in the "
+                "event it decided",
+            )
