@@ -14,6 +14,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import IO, Any
 
 import click
@@ -195,10 +196,37 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
             ctx.exit(2)
         except Exception as exc:
             _signal_instead(exc)  # an error a library made of Ctrl-C or SIGTERM
-            click.echo(f"battlesim: error: {one_line(describe(exc))}", err=True)
+            click.echo(f"battlesim: error: {one_line(describe(exc) + _where(exc))}", err=True)
             ctx.exit(2)
         finally:
             _note_broken_rulesets()
+
+
+_SAID = (ReplayError, OSError, ValidationError, RecursionError, MemoryError, FileProblem,
+         StrictJSONError, HookError)  # fmt: skip
+"""Errors :func:`describe` words itself: they name their file, field or ruleset."""
+
+
+_OURS = (
+    str(Path(__file__).resolve().parents[1]) + os.sep,
+    str(Path(__file__).resolve().parents[2] / "engine") + os.sep,
+)
+"""``sim/`` and ``engine/`` beside it: battlesim's own code."""
+
+
+def _where(exc: Exception) -> str:
+    """Where an error of no known kind was raised, ``" (at file.py:LINE)"``, when that is
+    outside battlesim: a plugin's process or apply raising (``ValueError: apply broke``)
+    is found in its own code. battlesim's own errors say what they mean without it."""
+    if isinstance(exc, _SAID):
+        return ""
+    from sim.contract.ruleset import raised_in  # noqa: PLC0415 - only when something broke
+
+    place = raised_in(exc)
+    if place is None:
+        return ""
+    path, line = place
+    return "" if str(Path(path).resolve()).startswith(_OURS) else f" (at {Path(path).name}:{line})"
 
 
 class GuardedGroup(click.Group):

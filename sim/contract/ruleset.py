@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -67,10 +68,28 @@ _HOOKED = ("units", "outcome", "summary")
 """The hooks :class:`Ruleset` guards with :class:`_Hooked`."""
 
 
-def raised_at(exc: BaseException) -> str:
-    """``" (at file.py:LINE)"``, the innermost place ``exc`` was raised, or ``""``."""
+def raised_in(exc: BaseException) -> tuple[str, int] | None:
+    """(file, line) of the innermost place ``exc`` was raised, or None.
+
+    SimPy raises a failed process's error again as a copy whose cause is the original
+    (``core.py``'s ``step``): the place is then the original's, in the process's code.
+    """
     frames = traceback.extract_tb(exc.__traceback__)
-    return f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    if not frames:
+        return None
+    cause = exc.__cause__
+    if cause is not None and f"{os.sep}simpy{os.sep}" in frames[-1].filename:
+        inner = raised_in(cause)
+        if inner is not None:
+            return inner
+    return frames[-1].filename, frames[-1].lineno or 0
+
+
+def raised_at(exc: BaseException) -> str:
+    """``" (at file.py:LINE)"``, the innermost place ``exc`` was raised (:func:`raised_in`),
+    or ``""``."""
+    place = raised_in(exc)
+    return f" (at {Path(place[0]).name}:{place[1]})" if place is not None else ""
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from engine.replayfile.formats import resimulation_format
 from engine.replayfile.reader import ReplayError
 from engine.safety.text import CONTROL
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
-from sim.contract import AnyRuleset, get_ruleset
+from sim.contract import AnyRuleset, HookError, get_ruleset
 from sim.contract.options import VERSION_KEY
 
 __all__ = [
@@ -131,6 +131,8 @@ def simulate_into(header: Header, sink: Sink, path: str = "<header>") -> Any:
     try:
         return ruleset.simulate(scenario, fresh, sink)
     except UNFOLDABLE as exc:  # SimPy re-raises a process's error, sometimes as a TypeError
+        if header.fork is None:  # nothing of the file's changes the battle: the rules raised
+            raise HookError.raised(ruleset.name, "fighting the battle again", exc) from exc
         raise ReplayError(path, 1, f"the header's fork cannot be re-simulated: {exc}") from None
 
 

@@ -274,3 +274,32 @@ def test_a_forged_fork_in_the_header_is_damage_not_a_crash(tmp_path: Path) -> No
     path = forge(tmp_path, lambda t: edit_header(t, change))
     out = _verify_refuses(path, f"{path}:1: the header's fork cannot be re-simulated: ")
     assert "cannot be negative" in out
+
+
+def test_a_ruleset_raising_as_it_fights_a_battle_again_is_its_bug_not_the_files(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A replay with no fork whose ruleset raises when it is fought again: nothing of the
+    file changed the battle, so the ruleset is named, with where it raised (exit 2 in the
+    tools), not "the header's fork cannot be re-simulated" (DAMAGED, exit 1)."""
+    import dataclasses
+
+    from engine.log import MemorySink
+    from sim import api
+    from sim.contract import HookError
+    from sim.replay import header as header_module
+
+    loaded = api.load_replay(GOLDEN)
+
+    def broken(state: Any, event: Any) -> None:
+        raise ValueError("apply broke")
+
+    ruleset = dataclasses.replace(loaded.ruleset, apply=broken)
+    monkeypatch.setattr(header_module, "header_scenario", lambda _h, _p: (ruleset, loaded.scenario))
+    with pytest.raises(HookError) as caught:
+        header_module.simulate_into(loaded.header, MemorySink())
+    line = broken.__code__.co_firstlineno + 1
+    assert str(caught.value) == (
+        "ruleset 'musket': fighting the battle again raised ValueError: apply broke "
+        f"(at test_forgery.py:{line})"
+    )

@@ -1,0 +1,37 @@
+"""An error of no known kind is one line that says where it was raised (a plugin's bug)."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import pytest
+import simpy
+
+from sim.cli.errors import _where
+from sim.contract.ruleset import raised_at
+
+
+def _process(env: simpy.Environment) -> Generator[simpy.Event, None, None]:
+    yield env.timeout(1)
+    raise ValueError("apply broke")  # the place the message names
+
+
+def test_a_process_error_is_placed_in_the_process_not_in_simpy() -> None:
+    """SimPy raises a failed process's error again as a copy (its cause the original), from
+    its own core.py: the place named is the process's line, where it was raised."""
+    env = simpy.Environment()
+    env.process(_process(env))
+    with pytest.raises(ValueError, match="apply broke") as caught:
+        env.run()
+    line = _process.__code__.co_firstlineno + 2
+    assert caught.value.__cause__ is not None  # SimPy's copy
+    assert raised_at(caught.value) == f" (at test_error_place.py:{line})"
+    assert _where(caught.value) == f" (at test_error_place.py:{line})"
+
+
+def test_errors_that_name_their_own_place_get_none() -> None:
+    """An OSError names its file, a HookError its ruleset and place: nothing is added."""
+    try:
+        open("/nonexistent/x")  # noqa: SIM115
+    except OSError as exc:
+        assert _where(exc) == ""
