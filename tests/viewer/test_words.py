@@ -79,3 +79,21 @@ def test_a_variants_banner_says_each_changed_input_as_diff_prints_it() -> None:
     assert f"changed name: {_value(name['a'])} → {_value(name['b'])}" in banner
     assert "changed name: Stone wall at Marye's Heights → " in banner
     assert "''" not in banner
+
+
+def test_a_large_battles_key_statuses_say_they_were_found_at_a_turns_end() -> None:
+    """Above the row budget the rows are read at turn ends only: a unit's first time in a
+    status is found at the end of its turn, and its key event says "by the end of turn N"
+    (it read as the turn end's own doing, [seq 544] engine.turn_ended, where the rout was
+    seq 437's). Below the budget each key event is the event itself, with no such words."""
+    from sim import api  # noqa: PLC0415
+    from sim.replay.viewer.model import battle_view  # noqa: PLC0415
+
+    loaded = api.load_replay(ROOT / "replays" / "stone_wall-s1862.jsonl")
+    per_event = [r["key"] for _i, r in battle_view(loaded).keys]
+    by_turn = battle_view(loaded, row_budget=1).keys
+    assert not any("by the end of" in k for k in per_event)
+    statuses = [(r["turn"], r["key"]) for _i, r in by_turn if ": " in r["key"]]
+    assert statuses
+    for turn, key in statuses:
+        assert key.startswith(f"by the end of turn {turn}: "), key

@@ -146,15 +146,25 @@ def _shots(engagements: list[Engagement], index: dict[str, int]) -> list[list[An
 
 
 def _key(
-    event: Event, changed: list[tuple[int, dict[str, Any]]], fold: _Fold, names: list[str]
+    event: Event,
+    changed: list[tuple[int, dict[str, Any]]],
+    fold: _Fold,
+    names: list[str],
+    turn_word: str | None = None,
 ) -> str | None:
-    """Why an event is a key event: a unit's first time in a status, leaving, or the end."""
+    """Why an event is a key event: a unit's first time in a status, leaving, or the end.
+
+    ``turn_word``: the rows are read at turn ends only (a large battle), so a status is
+    found at the end of the turn it began in, not at its event: said so ("by the end of
+    turn 3: …"), as the last event of the turn holds it."""
     words = []
     for i, row in changed:
         for word in row["status"]:
             if (i, word) not in fold.seen:
                 fold.seen.add((i, word))
                 words.append(f"{names[i]}: {word}")
+    if words and turn_word is not None:
+        words[0] = f"by the end of {turn_word} {event.turn}: {words[0]}"
     if event.type.endswith(_ENDINGS):
         words.append(event.type.rsplit(".", 1)[-1].replace("_", " "))
     return "; ".join(words) or None
@@ -295,7 +305,7 @@ def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event
             "cause": event.cause,
             "units": _involved(event, fold.index),
             "delta": [] if turn_end else changed,
-            "key": _key(event, changed, fold, names),
+            "key": _key(event, changed, fold, names, None if per_event else rs.turn_name),
         }
         shots = _shots(rs.engagements(sc, event), fold.index)
         if shots:
