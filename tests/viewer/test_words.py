@@ -86,8 +86,8 @@ def test_a_large_battles_key_statuses_say_they_were_found_at_a_turns_end() -> No
     status is found at the end of its turn, and its key event says "by the end of turn N"
     (it read as the turn end's own doing, [seq 544] engine.turn_ended, where the rout was
     seq 437's). Below the budget each key event is the event itself, with no such words."""
-    from sim import api  # noqa: PLC0415
-    from sim.replay.viewer.model import battle_view  # noqa: PLC0415
+    from sim import api
+    from sim.replay.viewer.model import battle_view
 
     loaded = api.load_replay(ROOT / "replays" / "stone_wall-s1862.jsonl")
     per_event = [r["key"] for _i, r in battle_view(loaded).keys]
