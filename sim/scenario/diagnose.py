@@ -11,9 +11,10 @@ already reported and is not repeated.
 
 The fields of a left-out item that did validate are checked too: a second
 repair *mends* each such item instead, each bad field taken from its default
-or borrowed from a sibling item that validated (never an ``id``), or, for a
-misspelt choice with no sibling to lend one, the first choice its own error
-names; of that pass's cross problems those inside a mended item, not at a
+or borrowed from a sibling item that validated (never an ``id``), or, with no
+sibling to lend one, for a misspelt choice the first choice its own error
+names and for a number out of range the nearest it may be (a lone unit's
+``strength: 0``, 1); of that pass's cross problems those inside a mended item, not at a
 mended field and not naming a value the mending lent, are kept, and so are
 those outside every mended item that the first pass did not have and that
 name no lent value (a sibling with the mended unit's id, a unit in its hex). So a unit
@@ -368,6 +369,10 @@ def _mend_item(
         if donor is not None:
             plan[loc] = copy.deepcopy(_get(data, (*donor, *rel)))
             continue
+        bound = _bound(err)
+        if bound is not None:  # a lone item's number out of range: the nearest it may be
+            plan[loc] = bound
+            continue
         choices = _choices(err)
         if not choices:  # a lone item: a choice of its own error's, or nothing to lend
             return None
@@ -380,6 +385,23 @@ def _mend_item(
         else:
             parent[loc[-1]] = value
     return plan
+
+
+def _bound(err: Any) -> int | float | None:
+    """For a number out of its range (``strength: 0`` where it must be ≥ 1), the nearest
+    value the range allows: the bound itself, or the next whole number past an open one."""
+    ctx = err.get("ctx") or {}
+    value = err.get("input")
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    for key, step in (("ge", 0), ("le", 0), ("gt", 1), ("lt", -1)):
+        limit = ctx.get(key)
+        if not number or isinstance(limit, bool) or not isinstance(limit, int | float):
+            continue
+        if step == 0:
+            return limit
+        if isinstance(value, int) and isinstance(limit, int):
+            return limit + step
+    return None
 
 
 def _choices(err: Any) -> list[str]:

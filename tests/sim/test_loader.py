@@ -51,7 +51,7 @@ def test_valid_small_scenario_loads() -> None:
 def test_expected_lists_exactly_the_corpus() -> None:
     """EXPECTED.txt has an entry for every corpus file and none for a missing one."""
     assert sorted(EXPECTED) == CORPUS_FILES
-    assert len(CORPUS_FILES) == 37
+    assert len(CORPUS_FILES) == 38
 
 
 def test_every_corpus_file_starts_with_a_comment() -> None:
