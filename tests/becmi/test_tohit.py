@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sim.rulesets.becmi.model.data import NORMAL_MAN_THAC0, THAC0_ROWS
-from sim.rulesets.becmi.model.tohit import needed, plateau
+from sim.rulesets.becmi.model.tohit import needed, parse_hd, plateau
 from sim.scenario.load import ScenarioError, load_scenario
 
 TABLE_THAC0S = sorted({NORMAL_MAN_THAC0, *(row[1] for row in THAC0_ROWS)})
@@ -86,3 +86,22 @@ def test_a_characters_class_is_written_class_and_only_so(tmp_path: Path) -> None
     ]
     path.write_text(path.read_text().replace("class_:", "class:"))
     load_scenario(path)
+
+
+@given(st.text(alphabet="0123456789+-/d ", max_size=7))
+def test_the_schemas_hit_dice_pattern_refuses_no_valid_form(text: str) -> None:
+    """The pattern the schema gives an editor for `hd` accepts every form parse_hd reads,
+    and refuses a form it does not (`1d8` passed the schema, which had no pattern): what it
+    lets through beside them is a form out of range (0 dice, too many), which validate says."""
+    import re
+
+    from sim.rulesets.becmi.model.scenario import MonsterSpec
+
+    pattern = MonsterSpec.model_json_schema()["properties"]["hd"]["pattern"]
+    matched = re.search(pattern, text) is not None
+    try:
+        parse_hd(text)
+    except ValueError as exc:
+        assert not matched or "(n >= 1)" in str(exc) or "at most" in str(exc), text
+    else:
+        assert matched, text

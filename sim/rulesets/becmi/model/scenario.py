@@ -104,7 +104,11 @@ class CharacterSpec(_Combatant):
 class MonsterSpec(_Combatant):
     """A monster: Hit Dice, armour class, morale and saving throws."""
 
-    hd: str = Field(description="Hit Dice: 1/2, n, n+k or n-k.")
+    hd: str = Field(
+        description="Hit Dice: 1/2, n, n+k or n-k.",
+        # the form for a schema-aware editor; the validator below says what is wrong
+        json_schema_extra={"pattern": r"^(1/2|[0-9]+([+-][0-9]+)?)$"},
+    )
     ac: int = Field(ge=-20, le=10, description="Armour class.")
     morale: int | None = Field(None, ge=2, le=12, description="Morale ML (2d6 above it flees).")
     save_as: (
