@@ -216,6 +216,17 @@ def test_diff_html_shows_both_battles_on_one_timeline_from_the_divergence(
         assert (
             page.eval_on_selector_all(".pane-pos", "ps => ps.map(p => p.textContent)") == positions
         )
+        # an event of this turn before the divergence: its details say the map stays at the
+        # timeline's start (they showed it as if the map were there too)
+        earlier = [e.seq for e in a.events if e.turn == CHECK.turn and e.seq < s - 1]
+        assert earlier
+        page.click(f'.pane[data-pane="0"] .narrative li[data-seq="{earlier[0]}"]')
+        assert "Before the timeline" in page.inner_text('.pane[data-pane="0"] .details')
+        assert (
+            page.eval_on_selector_all(".pane-pos", "ps => ps.map(p => p.textContent)") == positions
+        )
+        page.click(f'.pane[data-pane="0"] .narrative li[data-seq="{s}"]')
+        assert "Before the timeline" not in page.inner_text('.pane[data-pane="0"] .details')
         turn = CHECK.turn + 2
         page.keyboard.press("PageDown")
         page.keyboard.press("PageDown")

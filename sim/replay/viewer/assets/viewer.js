@@ -706,12 +706,15 @@
       box.append(ol);
     }
     pickEvent(i, jump) {
-      if (jump) this.v.gotoEvent(this, i);
+      const early = jump ? this.v.gotoEvent(this, i) : false;
       const b = this.b;
       const e = b.events[i];
       const d = b.detail(i);
       const box = this.info;
       box.replaceChildren(el("h3", {}, `Event seq ${e.seq} — ${e.type}, ${b.meta.turn_name} ${e.turn}`));
+      if (early) {
+        box.append(el("p", { class: "muted early" }, "Before the timeline, which starts where the battles part: both were the same here. The map and the table show the timeline's start."));
+      }
       box.append(el("p", { class: "line" }, this.told(e)));
       box.append(el("h4", {}, "Why: its chain of causes, root first"));
       const why = el("ol", { class: "why" });
@@ -832,9 +835,12 @@
       this.go(i ?? this.points.length - 1);
     }
     gotoEvent(pane, i) {
+      // true when the event comes before the timeline (a diff's starts at the divergence)
       const e = pane.b.events[i];
       const k = i + 1 - pane.b.before.get(e.turn);
-      this.go(this.pointOf(e.turn, k));
+      const target = this.pointOf(e.turn, k);
+      this.go(target);
+      return target < this.min;
     }
     nextTurn() {
       const i = this.ends.find((e) => e > this.i);
