@@ -301,7 +301,7 @@ def test_strikes_in_flight_are_drawn_along_their_route(
     rs, sc = loaded.ruleset, loaded.scenario
     with open_page(browser, pages["coral_sea-s1942"]) as v:
         v.page.keyboard.press("Home")
-        seen = 0
+        seen, clicked = 0, False
         for _event, state in loaded.fold():
             flying = sorted(r.id for r in rs.units(sc, state) if r.route)
             seen += len(flying)
@@ -310,8 +310,13 @@ def test_strikes_in_flight_are_drawn_along_their_route(
             )
             assert sorted(drawn) == flying
             assert v.page.locator("svg.field .routes polyline").count() == len(flying)
+            if flying and not clicked:  # its plane, clicked, opens the strike's details
+                strike = next(r for r in rs.units(sc, state) if r.id == flying[0])
+                v.page.click(f'svg.field .routes g.aloft[data-unit="{strike.id}"] polygon')
+                assert v.page.inner_text(".details h3").startswith(strike.name)
+                clicked = True
             v.page.keyboard.press("ArrowRight")
-        assert seen > 0 and v.errors == []
+        assert seen > 0 and clicked and v.errors == []
 
 
 def test_space_plays_and_pauses_and_the_buttons_step(browser: Any, pages: dict[str, Path]) -> None:

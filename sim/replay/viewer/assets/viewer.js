@@ -557,6 +557,11 @@
       this.at = -1;
       this.field = new Field(battle, $(".map", host));
       this.field.marks.forEach((g, i) => g.addEventListener("click", () => this.pickUnit(i)));
+      // a strike in flight is drawn afresh at each step: its plane, clicked, is its unit
+      this.field.routes.addEventListener("click", (ev) => {
+        const plane = ev.target.closest(".aloft[data-unit]");
+        if (plane) this.pickUnit(this.b.unitIndex.get(plane.dataset.unit));
+      });
       this.table = this.buildTable($(".units-table", host));
       this.list = $(".narrative ol", host);
       this.info = $(".details", host);
