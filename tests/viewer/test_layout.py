@@ -223,3 +223,18 @@ def test_no_two_chart_legend_labels_overlap(
         assert result["found"] == []
         assert result["legends"] > 0
         assert v.errors == []
+
+
+@pytest.mark.parametrize("width", [400, 800])
+def test_the_casualties_table_scrolls_inside_its_pane(
+    browser: Any, pages: dict[str, Path], width: int
+) -> None:
+    """At a narrow window the casualties table scrolls inside its pane: the page itself does
+    not scroll sideways (at 400 px it was 486 px wide)."""
+    with open_page(browser, pages["stone_wall-s1862"], width=width) as v:
+        page = v.page
+        wide = page.evaluate("() => document.scrollingElement.scrollWidth")
+        assert wide <= width, wide
+        table = page.eval_on_selector("table.casualties", "t => t.getBoundingClientRect().right")
+        assert table <= width
+        assert v.errors == []
