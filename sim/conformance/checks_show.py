@@ -41,10 +41,18 @@ def SHOW_PRINTS_STATE_TABLE(battle: Battle) -> None:  # noqa: N802
     ):
         expected = [f"{sc.name} — {title}", *_table(battle, state)]
         shown = battle.succeeded(f"battlesim show {' '.join(args)}", "show", battle.replay, *args)
-        if shown.stdout.splitlines() != expected:
-            got = shown.stdout.splitlines()[:1]
+        lines = shown.stdout.splitlines()
+        if lines != expected:
+            # the first line that differs, both ways (the title is often the same)
+            k = next(
+                (i for i, (a, b) in enumerate(zip(lines, expected, strict=False)) if a != b),
+                min(len(lines), len(expected)),
+            )
+            got = lines[k] if k < len(lines) else "(no more lines)"
+            wanted = expected[k] if k < len(expected) else "(no more lines)"
             raise battle.failed(
-                f"battlesim show {' '.join(args)} printed {got}…, not {expected[:1]}…"
+                f"battlesim show {' '.join(args)} printed, at line {k + 1}, {got!r}; the "
+                f"unit rows of the state folded from the replay give {wanted!r}"
             )
 
 
