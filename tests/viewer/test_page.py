@@ -120,3 +120,19 @@ def test_diff_html_of_identical_battles_says_so(tmp_path: Path) -> None:
     page = out.read_text(encoding="utf-8")
     assert "<b>Identical</b>" in page and page.count('<section class="pane"') == 2
     assert well_formed(page) == [] and NETWORK.search(page) is None
+
+
+def test_the_controls_have_names_in_words_and_the_position_is_announced(
+    pages: dict[str, Path],
+) -> None:
+    """A screen reader reads each step button by what it does (the ◀ and ▶ buttons were
+    named by their arrows), the position text as it changes, and the map as a region."""
+    page = next(iter(pages.values())).read_text(encoding="utf-8")
+    buttons = re.findall(r"<button ([^>]*)>([^<]*)</button>", page)
+    assert len(buttons) >= 7
+    for attrs, text in buttons:
+        label = re.search(r'aria-label="([^"]+)"', attrs)
+        name = label.group(1) if label is not None else text  # the accessible name
+        assert re.search(r"[a-z]{2}", name), (attrs, text)
+    assert '<div class="pane-pos" aria-live="polite">' in page
+    assert '<div class="map" role="region" aria-label="map">' in page

@@ -189,8 +189,9 @@ def _pane(k: int, spec: PaneSpec) -> str:
         f"<th>{h}</th>" for h in ("unit", "side", "kind", "position", "strength", "status", "")
     )
     return f"""<section class="pane" data-pane="{k}">
-<h2 class="pane-title">{escape(spec.title)}</h2><div class="pane-pos"></div>
-<div class="stage"><div class="map"></div><div class="table-wrap">
+<h2 class="pane-title">{escape(spec.title)}</h2><div class="pane-pos" aria-live="polite"></div>
+<div class="stage"><div class="map" role="region" aria-label="map"></div>
+<div class="table-wrap">
 <table class="units-table"><thead><tr>{heads}</tr></thead></table></div></div>
 <div class="lower"><div class="narrative"><h3>Narrative</h3><ol></ol></div>
 <div class="details"><h3>Details</h3><p class="muted">Click a unit (map or table) for its
@@ -202,13 +203,13 @@ history, or an event for its inputs, draws and causes.</p></div></div>
 
 
 _CONTROLS = """<nav class="controls" aria-label="timeline">
-<button data-act="first" title="Home">|◀ first</button>
-<button data-act="prevturn" title="PgUp">◀◀ turn</button>
-<button data-act="prev" title="←">◀</button>
+<button data-act="first" title="Home" aria-label="first">|◀ first</button>
+<button data-act="prevturn" title="PgUp" aria-label="previous turn">◀◀ turn</button>
+<button data-act="prev" title="←" aria-label="previous event">◀</button>
 <button id="play" data-act="play" title="Space">▶ play</button>
-<button data-act="next" title="→">▶</button>
-<button data-act="nextturn" title="PgDn">turn ▶▶</button>
-<button data-act="last" title="End">last ▶|</button>
+<button data-act="next" title="→" aria-label="next event">▶</button>
+<button data-act="nextturn" title="PgDn" aria-label="next turn">turn ▶▶</button>
+<button data-act="last" title="End" aria-label="last">last ▶|</button>
 <input id="slider" type="range" min="0" max="0" value="0" aria-label="timeline position">
 <span id="where"></span>
 <label>play by <select id="speed"><option value="event">event</option>
