@@ -112,6 +112,11 @@ class Ruleset(Generic[ScenarioT, StateT]):
         space: the :class:`Space` of a scenario.
         cross_check: problems spanning fields, each with its field path
             (default: none).
+        file_check: problems of a scenario *file* that a battle already fought is not held
+            to — a replay's header, a study's or calibration's stored target — because the
+            ruleset learned to refuse them after such battles were written (default: none).
+            ``validate``, ``run`` and every command reading a scenario file run it after
+            ``cross_check``.
         rules_data: the rules tables as plain data, digested into headers
             (default: ``{}`` — give your tables, so a changed table shows).
         apply: the one apply function, ``apply(state, event)`` (default: the
@@ -181,6 +186,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     units: Callable[[ScenarioT, StateT], list[UnitRow]]
     space: Callable[[ScenarioT], Space]
     cross_check: Callable[[ScenarioT], list[Problem]] = defaults.no_problems
+    file_check: Callable[[ScenarioT], list[Problem]] = defaults.no_problems
     rules_data: Callable[[], dict[str, Any]] = dict
     apply: Callable[[StateT, Event], None] = defaults.apply_by_state
     snapshot: Callable[[StateT], dict[str, Any]] = defaults.snapshot_of_state

@@ -765,4 +765,9 @@ def load_scenario(path: str | Path) -> tuple[AnyRuleset, BaseModel]:
         ScenarioError: every problem found, each with file, line and field.
     """
     data, lines = read_yaml(path)
-    return validate_data(data, lines, str(path))
+    ruleset, scenario = validate_data(data, lines, str(path))
+    # a file is held to what a battle already fought (a header, a stored target) is not
+    problems: list[Problem] = ruleset.file_check(scenario)
+    if problems:
+        raise ScenarioError([located(str(path), lines, p, hint_known(m)) for p, m in problems])
+    return ruleset, scenario

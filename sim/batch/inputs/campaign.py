@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from engine.log import FileSink, Sink
 from engine.safety.atomic import atomic_write_text
@@ -60,15 +60,6 @@ class Victory(_Model):
     needed: int | None = Field(
         None, ge=1, description="Stop once a side has this many points (rule: points)."
     )
-
-    @model_validator(mode="after")
-    def _needed_with_points(self) -> Victory:
-        if self.rule != "points" and self.needed is not None:
-            # it stopped a last_battle campaign after its first battle
-            raise ValueError(
-                f"'needed' applies to rule points; a {self.rule} campaign fights every battle"
-            )
-        return self
 
 
 class BattleEntry(_Model):

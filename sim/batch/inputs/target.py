@@ -200,6 +200,18 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
     file = str(path)
     cf = validate_located(_CampaignFile, data, lines, file, "campaign")
     problems: list[Located] = []
+    if cf.victory.rule != "points" and cf.victory.needed is not None:
+        # it stopped a last_battle campaign after its first battle; a file's check only, so a
+        # study or replay made with one before still reads
+        problems.append(
+            located(
+                file,
+                lines,
+                ("victory",),
+                f"'needed' applies to rule points; a {cf.victory.rule} campaign fights every "
+                "battle",
+            )
+        )
     entries: list[BattleEntry] = []
     rulesets: list[AnyRuleset] = []
     for i, b in enumerate(cf.battles):

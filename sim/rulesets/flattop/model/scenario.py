@@ -38,6 +38,7 @@ __all__ = [
     "TaskForceSpec",
     "clock_minutes",
     "cross_check",
+    "file_check",
 ]
 
 # A hex (sim.contract.Hex) of the strategic map is about 20 nautical miles.
@@ -174,10 +175,19 @@ def cross_check(sc: FlattopScenario) -> list[Problem]:
         for j, strike in enumerate(side.strikes):
             ids.add(strike.id, ("sides", i, "strikes", j, "id"), "strike")
     for i, side in enumerate(sc.sides):
-        if not side.task_forces and not side.bases:
-            problems.append((("sides", i), "a side needs at least one task force or base"))
         for j, strike in enumerate(side.strikes):
             problems.extend(_check_strike(sc, i, strike, ("sides", i, "strikes", j)))
+    return problems
+
+
+def file_check(sc: FlattopScenario) -> list[Problem]:
+    """What a scenario file is refused for that a battle already fought is not (its replay
+    still reads: the checks came after battles were fought with them): a side with nothing
+    on the sea, and strikes launched together asking more than their deck holds."""
+    problems: list[Problem] = []
+    for i, side in enumerate(sc.sides):
+        if not side.task_forces and not side.bases:
+            problems.append((("sides", i), "a side needs at least one task force or base"))
         problems.extend(_launched_together(side, i))
     return problems
 
