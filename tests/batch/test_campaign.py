@@ -170,16 +170,3 @@ def test_batch_accepts_a_campaign(tmp_path: Path) -> None:
     summary = json.loads(result.output)
     assert summary["study"]["kind"] == "campaign"
     assert summary["points"][0]["done"] == 4
-
-
-def test_a_campaign_stopped_at_one_point_says_one_point() -> None:
-    """`needed: 1` ends the campaign at its first win: "a side reached 1 point" (it said
-    "1 points")."""
-    campaign = load_campaign(CAMPAIGN)
-    first = campaign.model_copy(
-        update={"victory": campaign.victory.model_copy(update={"needed": 1})}
-    )
-    result = fight_campaign(first, 7, lambda _k, _e: NullSink())
-    assert len(result.battles) == 1
-    reason = result.outcome["reason"]
-    assert reason.endswith("; a side reached 1 point"), reason

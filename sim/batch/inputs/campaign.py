@@ -32,7 +32,6 @@ from sim.contract import AnyRuleset, CarryOver, Outcome
 from sim.replay.header import make_header
 from sim.runner import DrawTally
 from sim.scenario.load import ScenarioError, validate_data
-from sim.text.grammar import count
 
 __all__ = [
     "BattleEntry",
@@ -212,7 +211,7 @@ def fight_campaign(
             )
         )
         if _decided_early(campaign, fought):
-            ended = f"a side reached {count(campaign.victory.needed, 'point')}"
+            ended = f"a side reached {campaign.victory.needed} points"
             break
     return CampaignResult(fought, campaign_outcome(campaign, fought, ended))
 
