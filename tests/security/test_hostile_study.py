@@ -383,7 +383,7 @@ def test_an_expression_in_a_table_is_refused_before_a_row_is_read(
          "damaged: the study row has chunk_size -3, not a whole number of at least 1"),
         # a scenario's data called a campaign: a KeyError, or 28 lines of pydantic's
         ("UPDATE study SET target = json_merge_patch(target, '{\"kind\": \"campaign\"}')",
-         "damaged: the study's target is not a campaign battlesim can fight: campaign: Field "
+         "the study's target is not a campaign this battlesim can fight: campaign: Field "
          "required"),
     ],
 )  # fmt: skip

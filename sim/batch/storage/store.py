@@ -458,7 +458,8 @@ class Store:
     def target(self) -> Any:
         """The study's :class:`~sim.batch.inputs.target.Target`, each battle's scenario
         validated as it is fought (a database written by hand fails here in one line, not in
-        whatever code first reads the battle).
+        whatever code first reads the battle; so does a study whose target this battlesim
+        can no longer fight, which is not damage: it could not be fought again).
 
         Raises:
             StoreError: the stored target is not a scenario or campaign battlesim can fight.
@@ -471,7 +472,7 @@ class Store:
         except Exception as exc:  # any failure of data written by hand: one line
             detail = _first_line(exc)
             raise StoreError(
-                f"{self.path}: damaged: the study's target is not a {target.kind} battlesim "
+                f"{self.path}: the study's target is not a {target.kind} this battlesim "
                 f"can fight: {detail}"
             ) from None
         return target
