@@ -60,6 +60,21 @@ def _fell(spec: Any, fallen: frozenset[str]) -> bool:
     return isinstance(spec, dict) and isinstance(spec.get("id"), str) and spec["id"] in fallen
 
 
+def _drop(value: Any, fallen: frozenset[str], found: dict[str, Spec]) -> None:
+    """Take out of every list in ``value`` (a side's data, however nested) the specs of the
+    units in ``fallen``, into ``found``."""
+    if isinstance(value, dict):
+        for key, inner in list(value.items()):
+            kept = inner
+            if isinstance(inner, list) and any(_fell(x, fallen) for x in inner):
+                found.update({x["id"]: x for x in inner if _fell(x, fallen)})
+                value[key] = kept = [x for x in inner if not _fell(x, fallen)]
+            _drop(kept, fallen, found)
+    elif isinstance(value, list):
+        for item in value:
+            _drop(item, fallen, found)
+
+
 class NextBattle:
     """A copy of the next battle's scenario data, its sides by id: what ``carry_over`` edits.
 
@@ -86,12 +101,12 @@ class NextBattle:
         self.sides: dict[Any, dict[str, Any]] = {side.get("id"): side for side in self.listed}
         """The sides by id (of two with one id, the later)."""
         self.fallen: dict[str, Spec] = {}
-        """The specs left out because their units fell before the battle just fought, by id."""
-        for side in self.sides.values():
-            for key, specs in list(side.items()):
-                if isinstance(specs, list) and any(_fell(x, fallen) for x in specs):
-                    self.fallen.update({x["id"]: x for x in specs if _fell(x, fallen)})
-                    side[key] = [x for x in specs if not _fell(x, fallen)]
+        """The specs left out because their units fell before the battle just fought, by id
+        (wherever a side holds them: a regiment in its ``units``, a ship in a task force's
+        ``ships``, which then holds fewer, or none, as after a battle it lost them in)."""
+        if fallen:
+            for side in self.listed:
+                _drop(side, fallen, self.fallen)
 
     def reinforce(
         self, reinforcements: Mapping[str, list[Spec]], key: str | Callable[[Spec], str]

@@ -176,3 +176,54 @@ def test_a_charge_at_a_unit_that_fell_two_battles_before_becomes_an_advance(
     [b1] = [u for u in third.sides[0].units if u.id == "b1"]
     assert (b1.order.kind, tuple(b1.order.to)) == ("advance", (4, 5))
     assert [u.id for u in third.sides[1].units] == ["r1"]
+
+
+def test_a_ship_that_fell_two_days_before_leaves_her_task_force_as_on_the_day_after(
+    tmp_path: Path,
+) -> None:
+    """flattop: Zuikaku alone in a task force of her own, fallen before the day just fought
+    (absent from it): she is gone, her task force with her, and the strike aimed at it, as
+    when she sinks the day before. Before, she was left out only after flattop's carry, the
+    task force stayed with no ships, and the day could not be fought."""
+    import copy
+
+    import yaml
+
+    from sim.batch.inputs.campaign import carried
+
+    d = yaml.safe_load((SCENARIOS / "carrier_duel.yaml").read_text())
+    red = d["sides"][1]
+    kido = red["task_forces"][0]
+    [zui] = [s for s in kido["ships"] if s["id"] == "zuikaku"]
+    kido["ships"] = [s for s in kido["ships"] if s["id"] != "zuikaku"]
+    red["task_forces"].append({"id": "kido2", "name": "Zuikaku", "at": [15, 9], "ships": [zui]})
+    for st in d["sides"][0]["strikes"]:
+        if st["id"] == "hor_dawn":
+            st["target"] = "kido2"
+        for a in st["attacks"]:
+            if a.get("target") == "zuikaku" and st["id"] != "hor_dawn":
+                a["target"] = "shokaku"
+    (tmp_path / "three.yaml").write_text(yaml.safe_dump(d, sort_keys=False))
+    before = copy.deepcopy(d)  # the day before: no Zuikaku, nothing aimed at her
+    before["sides"][1]["task_forces"] = before["sides"][1]["task_forces"][:1]
+    before["sides"][1]["strikes"] = [
+        s for s in before["sides"][1]["strikes"] if s["origin"] != "zuikaku"
+    ]
+    before["sides"][0]["strikes"] = [
+        s for s in before["sides"][0]["strikes"] if s["id"] != "hor_dawn"
+    ]
+    (tmp_path / "two.yaml").write_text(yaml.safe_dump(before, sort_keys=False))
+    (tmp_path / "c.yaml").write_text(
+        "campaign: T\nvictory: {rule: last_battle}\nbattles:\n"
+        "  - {id: b2, scenario: two.yaml}\n  - {id: b3, scenario: three.yaml}\n"
+    )
+    campaign = load_campaign(tmp_path / "c.yaml")
+    fought = fight_campaign(campaign, 1, lambda _k, _e: NullSink())
+    fallen = frozenset({"zuikaku", "zui_dawn", "zui_second"})
+    ready = carried(campaign, 1, fought.battles[0], fallen)
+    assert not isinstance(ready, Exception), ready
+    _, scenario = ready
+    red_now = scenario.sides[1]
+    assert [tf.id for tf in red_now.task_forces] == ["kido"]
+    assert "zuikaku" not in [s.id for tf in red_now.task_forces for s in tf.ships]
+    assert "hor_dawn" not in [s.id for s in scenario.sides[0].strikes]
