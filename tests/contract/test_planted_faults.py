@@ -436,39 +436,45 @@ def test_a_draw_no_event_records_fails(folder: Path) -> None:
     )
 
 
-def test_a_draw_recorded_with_a_value_or_index_of_its_own_fails(folder: Path) -> None:
+def test_a_draw_recorded_with_a_value_or_index_of_its_own_fails(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A fought event's first draw recorded with another value, then with an index the
-    stream did not give next: each is named by its stream, index and what it should be."""
-    from sim.conformance.checks_draws import DRAWS_ARE_THE_STREAMS
+    stream never gave (past the draws made, and negative): each is named by its stream and
+    index, and an index is refused before any value is made for it (an index near 10**9
+    would have made that many)."""
+    from sim.conformance import checks_draws
     from sim.conformance.requirement import RequirementFailed
 
     out = folder / "phalanx-draws.jsonl"
     api.run(phalanx.SCENARIOS[0], out=out)
     loaded = api.load_replay(out)
-    fought = next(e for e in loaded.events if isinstance(e, phalanx.Fought) and e.draws)
+    made, events = checks_draws._fought(SimpleNamespace(loaded=loaded))  # type: ignore[arg-type]
+    fought = next(e for e in events if isinstance(e, phalanx.Fought) and e.draws)
     first = fought.draws[0]
 
     def said(draw: Any) -> str:
         edited = [
             e.model_copy(update={"draws": [draw, *e.draws[1:]]}) if e is fought else e
-            for e in loaded.events
+            for e in events
         ]
-        replay = SimpleNamespace(
-            header=loaded.header, events=edited, ruleset=loaded.ruleset, scenario=loaded.scenario
-        )
+        monkeypatch.setattr(checks_draws, "_fought", lambda _b: (made, edited))
 
         def failed(what: str, **where: Any) -> RequirementFailed:
             return RequirementFailed(what, scenario="phalanx.yaml", **where)
 
+        battle = SimpleNamespace(loaded=loaded, failed=failed)
         with pytest.raises(RequirementFailed) as caught:
-            DRAWS_ARE_THE_STREAMS.check(SimpleNamespace(loaded=replay, failed=failed))  # type: ignore[arg-type]
+            checks_draws.DRAWS_ARE_THE_STREAMS.check(battle)  # type: ignore[arg-type]
         return str(caught.value)
 
+    n = made[first.stream]
     assert (
         f"stream {first.stream!r} draw {first.i} is recorded as 0.5; the stream's draw "
-        f"{first.i} is {first.u!r}" in said(first._replace(u=0.5))
-    )
-    later = first._replace(i=first.i + 50)
-    assert f"stream {first.stream!r} records draws up to {first.i + 50} but not draw " in said(
-        later
-    ) or f"stream {first.stream!r} draw {first.i + 50} is recorded as" in said(later)
+        f"{first.i} is {first.u!r}"
+    ) in said(first._replace(u=0.5))
+    for i in (10**9, -5):
+        assert (
+            f"stream {first.stream!r} draw {i} is recorded; the rules drew {n} from it "
+            f"(draws 0 to {n - 1})"
+        ) in said(first._replace(i=i))
