@@ -186,6 +186,10 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
          "a sobol design needs --points a power of two (got 6)"),
         (["--design", "morris", "--sweep", "options.fire_hcv=15..35"],
          "--design morris needs --points K"),
+        # one value varies nothing: the dice's noise between points became its Sobol' indices
+        (["--design", "sobol", "--points", "2", "--sweep", "options.fire_hcv=15"],
+         "battlesim: error: options.fire_hcv: a sobol design needs each factor to vary (two "
+         "values or more, or a range); set a single value in the scenario instead"),
         (["--baseline", "5"], "--baseline 5: the design has points 0 to 0"),
         (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --executor dask"),
         (["--sweep", "options.fire_hcv=15,25", "--sweep", "options.fire_hcv=35"],

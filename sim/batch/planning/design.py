@@ -73,6 +73,13 @@ def design_points(
         if points is None:
             what = "trajectories" if design == "morris" else "base samples, a power of two"
             raise DesignError(f"a {design} design needs --points K ({what})")
+        fixed = next((f for f in factors if f.values is not None and len(f.values) < 2), None)
+        if design == "sobol" and fixed is not None:
+            # it varies nothing: the dice's noise between points became its S1 and ST
+            raise DesignError(
+                f"{fixed.path}: a sobol design needs each factor to vary (two values or "
+                "more, or a range); set a single value in the scenario instead"
+            )
         from sim.batch.planning.sampling import sample  # noqa: PLC0415  # SALib only when needed
 
         return consistent(sample(design, factors, points, study_seed))
