@@ -226,3 +226,20 @@ def test_the_continuity_corrected_paired_interval_on_request(tmp_path: Path) -> 
         assert (c["ci_low"], c["ci_high"]) == pytest.approx((low, high), abs=TOL)
     verified = invoke("verify", tmp_path, "--sample", "0")
     assert verified.exit_code == 0, verified.output
+
+
+def test_a_becmi_studys_differences_say_rounds_as_its_points_do(tmp_path: Path) -> None:
+    """The brawl's length is in rounds at each point and in the differences from the
+    baseline (the differences said "turns")."""
+    from tests.batch.helpers import SCENARIOS, invoke
+
+    out = tmp_path / "tb"
+    result = invoke(
+        "batch", SCENARIOS / "tavern_brawl.yaml", "--runs", "4", "--out", out, "--no-plots",
+        "--sweep", "sides.thorgrim.characters.thorgrim.hp=12,24", "-q",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    at = lines.index(next(x for x in lines if x.startswith("Differences from point 0")))
+    assert any(x.split() and x.split()[0] == "rounds" for x in lines[at:])
+    assert not any(x.split() and x.split()[0] == "turns" for x in lines)

@@ -430,7 +430,7 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
         if c["point"] != current:
             current = c["point"]
             lines.append(f"  Point {current} ({points[current]['label']}):")
-        label = measure_label(names.get(c["side"], c["side"]), c["measure"])
+        label = _said(summary, names, c["side"], c["measure"])
         text = f"    {label:<30} {_signed(c['difference'], c['measure']):>11}  "
         if c.get("method") == "no-variation":
             lines.append(text + "no variation observed")
@@ -482,6 +482,14 @@ def _noise_text(m: dict[str, Any]) -> str:
     return f" (replication noise {100 * share:.0f} % of the variance between points{warn})"
 
 
+def _said(summary: dict[str, Any], names: dict[str, str], side: str | None, measure: str) -> str:
+    """A compared measure in words, the battle's length in the ruleset's own word ("rounds"
+    for becmi), as each point's block says it."""
+    if side is None and measure == "turns":
+        return plural(turn_name(summary))
+    return measure_label(names.get(side, side) if side is not None else None, measure)
+
+
 def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:
     sens = summary.get("sensitivity")
     if not sens:
@@ -495,7 +503,7 @@ def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:
     width = max((len(ix["factor"]) for m in sens["measures"] for ix in m["indices"]), default=10)
     flagged = False
     for m in sens["measures"]:
-        label = measure_label(names.get(m["side"], m["side"]), m["measure"])
+        label = _said(summary, names, m["side"], m["measure"])
         if m.get("error"):
             lines.append(f"  {label}: {m['error']}")
             continue
