@@ -50,6 +50,14 @@ def _failed(rid: str, message: str) -> str:
     return f"FAILED       {rid}: {message} — how to meet it: {HINTS[rid]}"
 
 
+def _only_failure(name: str, folder: Path, rid: str) -> str:
+    """check-ruleset NAME --only RID: it exits 1, and its one FAILED line."""
+    result = _check(name, folder, rid)
+    assert result.exit_code == 1
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    return line
+
+
 def _unregistered_error(folder: Path) -> str:
     """What recording phalanx.broke says: the seq it would have had is phalanx's own."""
     out = folder / "phalanx.jsonl"
@@ -378,9 +386,7 @@ def test_a_field_events_change_but_the_snapshot_leaves_out_fails_by_its_rows(fol
     loaded = api.load_replay(out)
     first = next(e for e in loaded.events if isinstance(e, phalanx.Fought))
     fights = sum(isinstance(e, phalanx.Fought) and e.turn <= first.turn for e in loaded.events)
-    result = _check("phalanx_forgetful", folder, "restore-inverts-snapshot")
-    assert result.exit_code == 1
-    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    line = _only_failure("phalanx_forgetful", folder, "restore-inverts-snapshot")
     assert line == _failed(
         "restore-inverts-snapshot",
         f"phalanx_forgetful.yaml, turn {first.turn}, field units()[0].details.fights: the "
@@ -394,9 +400,7 @@ def test_a_field_a_process_writes_fails_by_the_rows_of_fold_and_live(folder: Pat
     """phalanx_scribbling: a referee writes the fixed() count (5) without an event. The live
     state and the fold compare equal (== and the snapshot leave the field out), so only the
     rows tell: fold-equals-live fails, naming the rows' field and both values (it passed)."""
-    result = _check("phalanx_scribbling", folder, "fold-equals-live")
-    assert result.exit_code == 1
-    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    line = _only_failure("phalanx_scribbling", folder, "fold-equals-live")
     last = api.load_replay(_fought(folder, "phalanx_scribbling")).last_turn
     assert line == _failed(
         "fold-equals-live",
@@ -412,9 +416,7 @@ def test_an_outcome_that_miscounts_the_turns_fails(folder: Path) -> None:
     """phalanx_miscounting: `run` would print one turn more than the replay played; the
     outcome requirement names both counts (it checked the sides and losses only)."""
     played = api.load_replay(_fought(folder, "phalanx_miscounting")).last_turn
-    result = _check("phalanx_miscounting", folder, "outcome-names-every-side")
-    assert result.exit_code == 1
-    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    line = _only_failure("phalanx_miscounting", folder, "outcome-names-every-side")
     assert line == _failed(
         "outcome-names-every-side",
         f"phalanx_miscounting.yaml, field turns: the outcome says {played + 1} turns; the "
@@ -426,9 +428,7 @@ def test_a_draw_no_event_records_fails(folder: Path) -> None:
     """phalanx_unrecorded: a referee rolls once from '1/weather' and records nothing. The
     replay re-simulates byte for byte (verify passes it); draws-are-the-streams counts the
     draws the rules make against those the events record, by stream."""
-    result = _check("phalanx_unrecorded", folder, "draws-are-the-streams")
-    assert result.exit_code == 1
-    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    line = _only_failure("phalanx_unrecorded", folder, "draws-are-the-streams")
     assert line == _failed(
         "draws-are-the-streams",
         "phalanx_unrecorded.yaml: the rules drew 1 time(s) from stream '1/weather' and the "
