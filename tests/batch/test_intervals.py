@@ -196,3 +196,17 @@ def test_a_pooled_rate_whose_replications_all_won_the_same_share_keeps_its_estim
     )
     always = _one(1.0, "usa", 40, 40, [(2, 2)] * 20, True, "wilson")
     assert (always.low, always.high) == (wilson(20, 20).low, 1.0)
+
+
+def test_a_point_of_one_run_says_one_run(tmp_path: Path) -> None:
+    """`--runs 1`: "1 run", "never in 1 run", "in its one run" (it said "1 runs")."""
+    from tests.batch.helpers import STONE_WALL, invoke
+
+    result = invoke("batch", STONE_WALL, "--runs", "1", "--out", tmp_path / "one", "-q",
+                    "--no-plots")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "Point 0 (base): 1 run" in lines
+    assert "1 runs" not in result.stdout
+    assert any(x.endswith("  never in 1 run") for x in lines)
+    assert any(x.endswith("  in its one run") for x in lines)

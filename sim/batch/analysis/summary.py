@@ -23,7 +23,7 @@ from sim.batch.methods.stats import proportion, wilson
 from sim.batch.planning.stopping import PILOT, confirm_runs, rule_of, summarised
 from sim.batch.storage.store import Store, point_label, quote
 from sim.contract import get_ruleset
-from sim.text.grammar import agree, plural
+from sim.text.grammar import agree, count, plural
 
 __all__ = ["format_summary", "summarize", "turn_name"]
 
@@ -339,7 +339,9 @@ def _point_lines(summary: dict[str, Any]) -> list[str]:
         failed = f", {pt['failed']} failed" if pt["failed"] else ""
         pilot = pt.get("pilot")
         extra = f" (after a pilot of {pilot['runs']}, not summarised)" if pilot else ""
-        lines.append(f"Point {pt['point']} ({pt['label']}): {pt['done']} runs{failed}{extra}")
+        lines.append(
+            f"Point {pt['point']} ({pt['label']}): {count(pt['done'], 'run')}{failed}{extra}"
+        )
         for w in pt["win"].values():
             lines.append(_rate_line(agree(w["name"], "wins"), w, pt["done"]))
         lines.append(_rate_line("draw", pt["draw"], pt["done"]))
@@ -362,9 +364,9 @@ INTERVAL_NAMES = {"wilson": "Wilson score", "clopper-pearson": "Clopper–Pearso
 def _rate_line(label: str, r: dict[str, Any], n: int) -> str:
     text = f"  {label:<28} {_pct(r['p'])}  [{_pct(r['low'])}, {_pct(r['high'])}]"
     if r.get("observed") == "none":
-        text += f"  never in {n} runs"
+        text += f"  never in {count(n, 'run')}"
     elif r.get("observed") == "all":
-        text += f"  in all {n} runs"
+        text += f"  in all {count(n, 'run')}" if n != 1 else "  in its one run"
     return text
 
 
