@@ -24,6 +24,7 @@ from sim.batch.planning.stopping import summarised
 from sim.batch.storage.opening import DB_NAME
 from sim.batch.storage.sql import table_columns
 from sim.batch.storage.store import Store
+from sim.text.grammar import count
 
 __all__ = ["DiscoverError", "discover", "discover_lines", "number_columns", "study_data"]
 
@@ -233,7 +234,7 @@ def discover_lines(result: dict[str, Any]) -> list[str]:
     """The result in words: the base rate, then each box with its counts."""
     lines = [
         f"{result['words']} in {_pct(result['base_rate'])} of all {result['runs']} runs "
-        f"({result['holds']} runs)."
+        f"({count(result['holds'], 'run')})."
     ]
     if not result["holds"]:
         lines.append("It holds in no run: there is no region to find.")
