@@ -369,3 +369,27 @@ def test_clicking_a_chart_goes_to_the_turn_under_the_pointer(
         click_at("x1")
         assert page.get_attribute("body", "data-turn") == str(turns_of(loaded)[-1])
         assert v.errors == []
+
+
+def test_units_and_events_open_from_the_keyboard(browser: Any, pages: dict[str, Path]) -> None:
+    """A unit's row, its mark on the map and a narrative line are reached with Tab and
+    opened with Enter, as a click opens them (none could be focused)."""
+    loaded = api.load_replay(_replay("stone_wall-s1862"))
+    first = loaded.ruleset.units(loaded.scenario, loaded.state_at(0))[0]
+    with open_page(browser, pages["stone_wall-s1862"]) as v:
+        page = v.page
+        for selector in (
+            f'.units-table tbody tr[data-unit="{first.id}"]',
+            f'svg.field .unit[data-unit="{first.id}"]',
+        ):
+            assert page.get_attribute(selector, "tabindex") == "0"
+            page.focus(selector)
+            page.keyboard.press("Enter")
+            assert page.inner_text(".details h3").startswith(first.name), selector
+        page.keyboard.press("End")
+        line = page.locator(".narrative li[data-seq]").first
+        seq = line.get_attribute("data-seq")
+        line.focus()
+        page.keyboard.press("Enter")
+        assert page.inner_text(".details h3").startswith(f"Event seq {seq} — ")
+        assert v.errors == []

@@ -556,7 +556,7 @@
       this.p = -1;
       this.at = -1;
       this.field = new Field(battle, $(".map", host));
-      this.field.marks.forEach((g, i) => g.addEventListener("click", () => this.pickUnit(i)));
+      this.field.marks.forEach((g, i) => activatable(g, () => this.pickUnit(i)));
       // a strike in flight is drawn afresh at each step: its plane, clicked, is its unit
       this.field.routes.addEventListener("click", (ev) => {
         const plane = ev.target.closest(".aloft[data-unit]");
@@ -583,7 +583,7 @@
         const cells = [name, el("td", {}, u.side_name), breakable(el("td"), u.kind)];
         const live = ["pos", "str", "status", "more"].map((c) => el("td", { class: c }));
         tr.append(...cells, ...live);
-        tr.addEventListener("click", () => this.pickUnit(i));
+        activatable(tr, () => this.pickUnit(i));
         body.append(tr);
         return { tr, live };
       });
@@ -651,7 +651,7 @@
         const cls = [e.key ? "key" : "", this.changed.has(e.seq) ? "changed" : ""].join(" ").trim();
         const li = el("li", { "data-i": i, "data-seq": e.seq, class: cls });
         li.append(el("span", { class: "seq" }, `[${e.seq}]`), document.createTextNode(" " + this.told(e)));
-        li.addEventListener("click", () => this.pickEvent(i, true));
+        activatable(li, () => this.pickEvent(i, true));
         items.push(li);
       }
       if (!items.length) items.push(el("li", { class: "empty" }, "The battle has not begun: step forward (→) or press play."));
@@ -895,6 +895,19 @@
         act[keys[ev.key]]();
       });
     }
+  }
+
+  function activatable(node, act) {
+    // clicked, or reached with Tab and opened with Enter, as a button is
+    node.setAttribute("tabindex", "0");
+    node.setAttribute("role", "button");
+    node.addEventListener("click", act);
+    node.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") {
+        ev.preventDefault();
+        act();
+      }
+    });
   }
 
   async function main() {
