@@ -275,6 +275,8 @@ class Store:
         self._legacy: list[str] | None = None
         """The value columns of a study's ``unit_finals`` table made before ``unit_rows``."""
         self._study: tuple[list[str], tuple[Any, ...]] | None = None
+        self._target: Any = None
+        """The study's target once read and validated (:meth:`target`; the row is read once)."""
         """The study row as read (column names, values): it never changes once written."""
         self._points: list[Any] | None = None
         """The design points' stored JSON texts, in order: they never change either."""
@@ -464,6 +466,8 @@ class Store:
         Raises:
             StoreError: the stored target is not a scenario or campaign battlesim can fight.
         """
+        if self._target is not None:  # verify asks three times: validated once
+            return self._target
         from sim.batch.inputs.target import Target  # noqa: PLC0415 - storage below inputs
 
         target = Target.from_json(self.meta()["target"])
@@ -475,6 +479,7 @@ class Store:
                 f"{self.path}: the study's target is not a {target.kind} this battlesim "
                 f"can fight: {detail}"
             ) from None
+        self._target = target
         return target
 
     @property
