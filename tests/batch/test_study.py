@@ -17,7 +17,7 @@ from sim.batch.methods.stats import wilson
 from sim.batch.planning.design import Factor
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, StudyError, run_study
-from tests.batch.helpers import STONE_WALL, tables
+from tests.batch.helpers import STONE_WALL, invoke, tables
 
 TARGET = load_target(STONE_WALL)
 
@@ -216,6 +216,39 @@ def test_a_units_hook_that_raises_fails_its_run_not_the_study(
         (2, "failed", "KeyError: 'boom'"),
         (3, "done", None),
     ]
+
+
+@pytest.mark.parametrize("fail", ["every", "one"])
+def test_a_study_whose_every_run_failed_exits_2_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail: str
+) -> None:
+    """Every run raising leaves tables without one outcome: the summary is printed, then
+    one line names the first error and the database, exit 2 (it said "Results: ..." and
+    exit 0). One run of four failing is a study with outcomes: exit 0, as documented."""
+    real = worker.Prepared.header_for
+    calls = iter(range(100))
+
+    def flaky(self: worker.Prepared, seed: int) -> Any:
+        if fail == "every" or next(calls) == 1:
+            raise RuntimeError("injected failure")
+        return real(self, seed)
+
+    monkeypatch.setattr(worker.Prepared, "header_for", flaky)
+    out = tmp_path / "st"
+    result = invoke("batch", STONE_WALL, "--runs", "4", "--jobs", "1", "--no-plots", "--out", out)
+    statuses = [r[4] for r in tables(out)["runs"]]
+    last = result.output.splitlines()[-1]
+    if fail == "one":
+        assert (result.exit_code, statuses.count("failed")) == (0, 1)
+        assert last.startswith("Results: ")
+        return
+    assert (result.exit_code, statuses) == (2, ["failed"] * 4)
+    assert "Point 0 (base): 0 runs, 4 failed" in result.output
+    assert last == (
+        "battlesim: error: every run of the study failed, 4 of 4 (RuntimeError: injected "
+        f"failure, at point 0); no outcome was recorded: the runs and their errors are in "
+        f"{out / 'study.duckdb'}"
+    )
 
 
 def _stop_chunk(winners: list[str | None], sides: list[str], width: float, chunk: int) -> int:

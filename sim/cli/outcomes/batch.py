@@ -148,7 +148,30 @@ def _run(
             f"Results: {out / DB_NAME} ({count(result.committed, 'run')}{resumed}), "
             f"{out / 'summary.json'}{plots}"
         )
+    _every_run_failed(result.summary, out / DB_NAME)
     return result.summary
+
+
+def _every_run_failed(summary: dict[str, Any], db: Path) -> None:
+    """Exit 2 with one line when the study has runs and none of them was fought to its end:
+    every run raised (a ruleset's bug, or a scenario its rules cannot fight), so the tables
+    hold no outcome and a script must not go on as if they did. Some runs failed among
+    runs done: exit 0, the failures counted in the summary, as documented."""
+    points = summary.get("points", [])
+    failed = sum(int(p.get("failed", 0)) for p in points)
+    if failed == 0 or any(int(p.get("done", 0)) for p in points):
+        return
+    first = next((p for p in points if p.get("errors")), None)
+    where = ""
+    if first is not None:
+        text = next(iter(first["errors"]))  # the summary's first, as its text lists them
+        where = f" ({text}, at point {first['point']})"
+    _bad_input(
+        _error(
+            f"every run of the study failed, {failed} of {failed}{where}; no outcome was "
+            f"recorded: the runs and their errors are in {db}"
+        )
+    )
 
 
 def _interrupted(db: Path) -> str:
