@@ -237,6 +237,35 @@ def test_validate_json_ok_and_errors(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("flag_first", [True, False])
+def test_validate_json_of_a_missing_file_or_a_folder_is_an_object(
+    tmp_path: Path, flag_first: bool
+) -> None:
+    """`validate --json` of a path that is no file prints the object with that one error,
+    wherever the flag stands (it printed a plain line on stderr, and a script reading the
+    object got none); without --json the words are every command's, as before."""
+    for path, message in ((tmp_path / "nope.yaml", "no such file"),
+                          (tmp_path, "a directory, not a regular file")):  # fmt: skip
+        args = ("--json", str(path)) if flag_first else (str(path), "--json")
+        result = _invoke("validate", *args)
+        assert (result.exit_code, json.loads(result.stdout)) == (
+            2,
+            {
+                "file": str(path),
+                "ok": False,
+                "errors": [{"file": str(path), "line": 0, "field": "", "message": message}],
+            },
+        )
+    plain = _invoke("validate", str(tmp_path / "nope.yaml"))
+    assert (plain.exit_code, plain.stdout, plain.stderr) == (
+        2,
+        "",
+        f"battlesim: error: {tmp_path / 'nope.yaml'}: no such file\n",
+    )
+    folder = _invoke("validate", str(tmp_path))
+    assert folder.exit_code == 2 and f"File '{tmp_path}' is a directory." in folder.stderr
+
+
 def test_show_json_lists_every_unit_with_names(replay: Path) -> None:
     """`show --json` gives the seven units with full names and side names at the last turn."""
     got = json.loads(_invoke("show", str(replay), "--json").stdout)

@@ -192,7 +192,7 @@ def _verify_study(
 
 
 @click.command(cls=common.Command)
-@common.file_argument("scenario")
+@click.argument("scenario", type=click.Path())  # checked in the body: with --json, as data
 @common.json_option("Print one JSON object: ok, ruleset, name, or every error.")
 def validate(scenario: str, as_json: bool) -> None:
     """Check SCENARIO; every error as file:line: field: message.
@@ -209,7 +209,11 @@ def validate(scenario: str, as_json: bool) -> None:
     from sim.cli.battles import views
     from sim.scenario.load import ScenarioError, load_scenario
 
-    try:
+    if not as_json:  # the file argument's checks and words, as every command's
+        ctx = click.get_current_context()
+        param = next(p for p in ctx.command.params if p.name == "scenario")
+        common.readable_file(ctx, param, click.Path(dir_okay=False).convert(scenario, param, ctx))
+    try:  # with --json a missing file or a folder is one of the errors the object lists
         ruleset, sc = load_scenario(scenario)
     except ScenarioError as exc:
         if as_json:
