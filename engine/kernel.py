@@ -154,6 +154,7 @@ class TurnKernel:
         self._poke: simpy.Event | None = None
         self._sleeping_until = float("inf")
         self._bodies: list[simpy.events.ProcessGenerator] = []
+        self._processes: list[simpy.Process] = []
 
     def phase(
         self, name: str, order: OrderKey, process: simpy.Process | None = None
@@ -190,7 +191,9 @@ class TurnKernel:
     def process(self, body: simpy.events.ProcessGenerator) -> simpy.Process:
         """Start ``body`` as a process of the battle, to be finished by :meth:`close`."""
         self._bodies.append(body)
-        return self.env.process(body)
+        process = self.env.process(body)
+        self._processes.append(process)
+        return process
 
     def close(self) -> None:
         """Finish every process started by :meth:`process` that still waits (the battle is over).
@@ -209,6 +212,7 @@ class TurnKernel:
         the GC would have reported it, and the others are closed all the same.
         """
         bodies, self._bodies = self._bodies, []
+        self._processes = []
         for body in bodies:
             try:
                 body.close()
@@ -222,15 +226,43 @@ class TurnKernel:
 
     def start(self, max_turns: int, on_turn_end: Callable[[int], bool]) -> simpy.Process:
         """Start the clock process for at most ``max_turns`` turns."""
-        return self.env.process(self._clock(max_turns, on_turn_end))
+        clock = self.env.process(self._clock(max_turns, on_turn_end))
+        self._processes.append(clock)
+        return clock
 
     def run(self, until: simpy.Event | None = None) -> None:
         """Run the environment (until ``until``, else to the end) with the setup frozen.
 
         Call it once every process is started: see :func:`frozen_heap`.
         """
-        with frozen_heap():
-            self.env.run(until=until)
+        try:
+            with frozen_heap():
+                self.env.run(until=until)
+        except Exception as raised:
+            original = self._uncopied(raised)
+            if original is None:
+                raise
+        else:
+            return
+        raise original  # outside the handler: no SimPy TypeError chained to it
+
+    def _uncopied(self, raised: Exception) -> BaseException | None:
+        """The exception a process raised, when SimPy could not copy it as it re-raises.
+
+        SimPy re-raises a failed process's exception as ``type(exc)(*exc.args)``,
+        its cause the original.  An exception that cannot be made again from its
+        ``args`` (pydantic's ``ValidationError``: a plugin building an event with a
+        wrongly typed field) made SimPy raise that construction's ``TypeError``
+        instead, and the original — its message, its place — was lost.  None when
+        ``raised`` is SimPy's copy (its cause is there) or no process failed.
+        """
+        if raised.__cause__ is not None:
+            return None
+        for process in self._processes:
+            value = process._value if process.triggered else None  # noqa: SLF001 - SimPy keeps it there
+            if isinstance(value, BaseException) and not process.ok and value is not raised:
+                return value
+        return None
 
     def _settle(self) -> simpy.events.ProcessGenerator:
         """Wait until nothing more is scheduled at the current time."""

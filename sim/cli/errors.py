@@ -218,6 +218,8 @@ def _where(exc: Exception) -> str:
     """Where an error of no known kind was raised, ``" (at file.py:LINE)"``, when that is
     outside battlesim: a plugin's process or apply raising (``ValueError: apply broke``)
     is found in its own code. battlesim's own errors say what they mean without it."""
+    if isinstance(exc, ValidationError):
+        return _built_at(exc)
     if isinstance(exc, _SAID):
         return ""
     from sim.contract.ruleset import raised_in  # noqa: PLC0415 - only when something broke
@@ -227,6 +229,20 @@ def _where(exc: Exception) -> str:
         return ""
     path, line = place
     return "" if str(Path(path).resolve()).startswith(_OURS) else f" (at {Path(path).name}:{line})"
+
+
+def _built_at(exc: ValidationError) -> str:
+    """For a model a plugin built with a wrong value (an event's ``int`` field given 5.5):
+    ``" (building Combat, at rules.py:88)"``, the innermost place outside pydantic, when
+    that is outside battlesim; battlesim's own validation errors name their file or field."""
+    import traceback  # noqa: PLC0415 - only when something broke
+
+    pydantic = f"{os.sep}pydantic{os.sep}"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if pydantic not in f.filename]
+    if not frames or str(Path(frames[-1].filename).resolve()).startswith(_OURS):
+        return ""
+    place = frames[-1]
+    return f" (building {exc.title}, at {Path(place.filename).name}:{place.lineno})"
 
 
 class GuardedGroup(click.Group):

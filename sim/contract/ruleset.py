@@ -57,11 +57,47 @@ class _Hooked:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            return self.fn(*args, **kwargs)
+            result = self.fn(*args, **kwargs)
         except HookError:
             raise
         except Exception as exc:
             raise HookError.raised(self.ruleset, self.hook, exc) from exc
+        wrong = _RETURNS[self.hook](result)
+        if wrong is not None:
+            raise HookError(f"ruleset {self.ruleset!r}: {self.hook} returned {wrong}")
+        return result
+
+
+def _rows(result: Any) -> str | None:
+    if not isinstance(result, list):
+        return f"{type(result).__name__}, not a list of UnitRow"
+    for i, row in enumerate(result):
+        if not isinstance(row, UnitRow):
+            return f"a list whose item {i} is {type(row).__name__}, not UnitRow"
+    return None
+
+
+def _outcome(result: Any) -> str | None:
+    return None if isinstance(result, Outcome) else f"{type(result).__name__}, not Outcome"
+
+
+def _lines(result: Any) -> str | None:
+    if not isinstance(result, list):
+        return f"{type(result).__name__}, not a list of str"
+    for i, line in enumerate(result):
+        if not isinstance(line, str):
+            return f"a list whose item {i} is {type(line).__name__}, not str"
+    return None
+
+
+_RETURNS: dict[str, Callable[[Any], str | None]] = {
+    "units": _rows,
+    "outcome": _outcome,
+    "summary": _lines,
+}
+"""What each guarded hook must return, as its field's type says: a wrong type is named at
+the hook (a ``units`` returning dicts failed later in ``show`` at ``'dict' object has no
+attribute 'position'``, and an ``outcome`` returning a dict was blamed on ``summary``)."""
 
 
 _HOOKED = ("units", "outcome", "summary")

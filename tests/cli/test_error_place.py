@@ -35,3 +35,19 @@ def test_errors_that_name_their_own_place_get_none() -> None:
         open("/nonexistent/x")  # noqa: SIM115
     except OSError as exc:
         assert _where(exc) == ""
+
+
+def test_a_model_a_plugin_builds_wrongly_names_the_model_and_the_plugins_line() -> None:
+    """A pydantic model built with a wrong value in a plugin's code (an event's int field
+    given 5.5) names the model and the line that built it, past pydantic's own frames
+    (it said only "unit_factor: Input should be a valid integer ...")."""
+    import pydantic
+
+    class Combat(pydantic.BaseModel):
+        unit_factor: int
+
+    with pytest.raises(pydantic.ValidationError) as caught:
+        Combat(unit_factor=5.5)  # type: ignore[arg-type]  # the place the message names
+    line = test_a_model_a_plugin_builds_wrongly_names_the_model_and_the_plugins_line.__code__
+    built = line.co_firstlineno + 10
+    assert _where(caught.value) == f" (building Combat, at test_error_place.py:{built})"

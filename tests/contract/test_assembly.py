@@ -121,6 +121,33 @@ def test_a_state_hook_that_raises_is_a_hook_error_naming_ruleset_and_hook() -> N
         again.measures(None, None)
 
 
+@pytest.mark.parametrize(
+    ("hook", "returned", "said"),
+    [
+        ("units", [{"id": "a"}], "units returned a list whose item 0 is dict, not UnitRow"),
+        ("units", ("row",), "units returned tuple, not a list of UnitRow"),
+        ("outcome", {"winner": None}, "outcome returned dict, not Outcome"),
+        ("summary", "Union: lost 3", "summary returned str, not a list of str"),
+        ("summary", ["a", 3], "summary returned a list whose item 1 is int, not str"),
+    ],
+)
+def test_a_state_hook_returning_the_wrong_type_is_a_hook_error_at_that_hook(
+    hook: str, returned: Any, said: str
+) -> None:
+    """units, outcome and summary return what their fields' types say, or every tool says
+    which hook returned what (a units of dicts failed in show at "'dict' object has no
+    attribute 'position'", and an outcome of a dict was blamed on summary)."""
+    from sim.contract import HookError
+
+    def wrong(*args: Any) -> Any:
+        return returned
+
+    broken: Any = dataclasses.replace(MUSKET, name="musket_wrong", **{hook: wrong})
+    with pytest.raises(HookError) as caught:
+        getattr(broken, hook)(None, None) if hook != "summary" else broken.summary(None)
+    assert str(caught.value) == f"ruleset 'musket_wrong': {said}"
+
+
 def test_a_guarded_hook_takes_keywords_as_the_hook_does() -> None:
     """A plugin calling its own hook by keyword (``RULESET.units(scenario=…, state=…)``)."""
     seen: list[tuple[Any, Any]] = []

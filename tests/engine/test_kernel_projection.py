@@ -209,3 +209,51 @@ def test_a_phase_waited_on_inside_a_condition_resumes_after_the_direct_waiters()
     kernel.start(1, lambda t: True)
     env.run()
     assert trace == ["a", "b", "inside@0"]
+
+
+@pytest.mark.parametrize("where", ["process", "turn end"])
+def test_an_error_simpy_cannot_copy_reaches_the_caller_itself(where: str) -> None:
+    """SimPy re-raises a failed process's error as ``type(exc)(*exc.args)``; pydantic's
+    ValidationError (a plugin building an event with a wrongly typed field) cannot be made
+    so, and SimPy raised that construction's TypeError instead, the original lost. The
+    kernel raises the original; an error SimPy can copy is SimPy's copy, as before."""
+    import pydantic
+
+    class Fired(pydantic.BaseModel):
+        value: int
+
+    def build() -> None:
+        Fired(value=5.5)  # type: ignore[arg-type]
+
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("only",), turn_minutes=5)
+
+    def body() -> simpy.events.ProcessGenerator:
+        yield kernel.phase("only", (0,))
+        build()
+
+    def turn_end(turn: int) -> bool:
+        if where == "turn end":
+            build()
+        return False
+
+    if where == "process":
+        kernel.process(body())
+    kernel.start(3, turn_end)
+    with pytest.raises(pydantic.ValidationError) as caught:
+        kernel.run()
+    assert caught.value.title == "Fired"
+    assert caught.value.errors()[0]["loc"] == ("value",)
+
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("only",), turn_minutes=5)
+
+    def plain() -> simpy.events.ProcessGenerator:
+        yield kernel.phase("only", (0,))
+        raise KeyError("boom")
+
+    original = kernel.process(plain())
+    kernel.start(3, lambda turn: True)
+    with pytest.raises(KeyError) as copied:
+        kernel.run()
+    assert copied.value.__cause__ is original.value  # SimPy's copy, its cause the original
