@@ -259,7 +259,7 @@ class TurnKernel:
         if raised.__cause__ is not None:
             return None
         for process in self._processes:
-            value = process._value if process.triggered else None  # noqa: SLF001 - SimPy keeps it there
+            value = process.value if process.triggered else None
             if isinstance(value, BaseException) and not process.ok and value is not raised:
                 return value
         return None

@@ -23,6 +23,7 @@ __all__ = [
     "FORK_CHANGES_AN_EVENT",
     "FORK_REFUSES_DERIVED_FIELDS",
     "NEW_WRITES_A_SCENARIO_THAT_RUNS",
+    "ODDS_EXAMPLES_RUN",
     "REPORT_CHARTS_EVERY_MEASURE",
     "REPORT_PAGE",
     "fork_candidates",
@@ -292,3 +293,54 @@ def NEW_WRITES_A_SCENARIO_THAT_RUNS(battle: Battle) -> None:  # noqa: N802
         family.memo["new"] = made
     if made:
         raise battle.failed(f"the scenario new writes does not run: {made}")
+
+
+@requirement(
+    "Every `battlesim odds` command the ruleset offers runs each example its --help shows, "
+    "as text and with --json (a ruleset that offers none meets it).",
+    "Make each OddsResolution's compute return an OddsResult (a tuple of one-line strings, and "
+    "a dict of plain JSON) for the values of its examples, and raise OddsInputError, never "
+    "another error, for values the rules refuse",
+    "Exact odds: the `odds` hook",
+)
+def ODDS_EXAMPLES_RUN(battle: Battle) -> None:  # noqa: N802
+    battle.loaded  # noqa: B018  # once the ruleset's own scenarios run (else not checked)
+    family = battle.in_family()
+    found = family.memo.get("odds")
+    if found is None:  # once for the ruleset, not once a scenario
+        found = family.memo["odds"] = _odds_problem(battle.ruleset)
+    if found:
+        raise battle.failed(found)
+
+
+def _odds_problem(ruleset: Any) -> str:
+    """The first example of the ruleset's odds commands that does not run, said; else ''."""
+    import shlex  # noqa: PLC0415
+
+    from click.testing import CliRunner  # noqa: PLC0415  # the CLI is the top layer
+
+    from sim.cli.rulesets.odds import command  # noqa: PLC0415
+    from sim.contract import HookError  # noqa: PLC0415
+
+    for resolution in ruleset.odds:
+        run = command(resolution, resolution.name, ruleset.name)
+        for example in resolution.examples:
+            for extra in ((), ("--json",)):
+                args = [*shlex.split(example), *extra]
+                said = f"battlesim odds {resolution.name} {' '.join(args)}"
+                result = CliRunner().invoke(run, args)
+                exc = result.exception
+                if isinstance(exc, HookError):
+                    return f"{said}: {exc}"
+                if result.exit_code != 0:
+                    return f"{said}: {tool_problem(result)}"
+                if extra:
+                    try:
+                        data = json.loads(result.stdout)
+                    except ValueError as bad:
+                        return f"{said}: printed no JSON object ({bad})"
+                    if not isinstance(data, dict):
+                        return f"{said}: printed {type(data).__name__}, not a JSON object"
+                elif not result.stdout.strip():
+                    return f"{said}: printed nothing"
+    return ""

@@ -67,6 +67,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     checks_tools.REPORT_PAGE,
     checks_tools.REPORT_CHARTS_EVERY_MEASURE,
     checks_tools.NEW_WRITES_A_SCENARIO_THAT_RUNS,
+    checks_tools.ODDS_EXAMPLES_RUN,
 )
 """Every requirement of the contract, in the order they are checked."""
 

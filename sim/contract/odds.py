@@ -259,7 +259,9 @@ class OddsResolution:
         raise ValueError(f"odds resolution {self.name!r}: {problem}")
 
 
-def distribution_table(dist: Mapping[int, Fraction], label: str) -> tuple[str, ...]:
+def distribution_table(
+    dist: Mapping[int, Fraction] | Mapping[str, Fraction], label: str
+) -> tuple[str, ...]:
     """A distribution as text: a header, then each outcome's probability, cumulative and bar.
 
     The bar is ``round(60 × p)`` ``#``; ``label`` heads the outcome column.
@@ -273,15 +275,18 @@ def distribution_table(dist: Mapping[int, Fraction], label: str) -> tuple[str, .
     return tuple(lines)
 
 
-def distribution_json(dist: Mapping[int, Fraction]) -> dict[str, Any]:
+def distribution_json(dist: Mapping[int, Fraction] | Mapping[str, Fraction]) -> dict[str, Any]:
     """The JSON keys ``distribution``, ``exact``, ``mean`` and ``mean_exact`` of a distribution.
 
-    Outcomes are string keys; ``exact`` and ``mean_exact`` are ``"p/q"`` strings.
+    Outcomes are string keys; ``exact`` and ``mean_exact`` are ``"p/q"`` strings. Outcomes
+    in words (``"attacker recoil"``) have no mean: ``mean`` and ``mean_exact`` are left
+    out unless every outcome is a number (an ``int`` or a ``Fraction``).
     """
-    mean = sum((k * p for k, p in dist.items()), Fraction(0))
-    return {
+    out: dict[str, Any] = {
         "distribution": {str(k): float(p) for k, p in dist.items()},
         "exact": {str(k): str(p) for k, p in dist.items()},
-        "mean": float(mean),
-        "mean_exact": str(mean),
     }
+    if all(isinstance(k, int | Fraction) and not isinstance(k, bool) for k in dist):
+        mean = sum((k * p for k, p in dist.items()), Fraction(0))  # type: ignore[operator]
+        out["mean"], out["mean_exact"] = float(mean), str(mean)
+    return out

@@ -142,7 +142,8 @@ def test_a_state_hook_returning_the_wrong_type_is_a_hook_error_at_that_hook(
     def wrong(*args: Any) -> Any:
         return returned
 
-    broken: Any = dataclasses.replace(MUSKET, name="musket_wrong", **{hook: wrong})
+    changes: dict[str, Any] = {hook: wrong}
+    broken: Any = dataclasses.replace(MUSKET, name="musket_wrong", **changes)
     with pytest.raises(HookError) as caught:
         getattr(broken, hook)(None, None) if hook != "summary" else broken.summary(None)
     assert str(caught.value) == f"ruleset 'musket_wrong': {said}"

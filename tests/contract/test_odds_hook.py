@@ -306,3 +306,65 @@ def test_the_guide_example_prints_what_the_guide_shows() -> None:
     # 2 shots at 1/3: (2/3)^2 = 4/9, 2 (1/3)(2/3) = 4/9, (1/3)^2 = 1/9
     data = json.loads(CliRunner().invoke(command(volley, "x"), [*args, "--json"]).stdout)
     assert data["exact"] == {"0": "4/9", "1": "4/9", "2": "1/9"}
+
+
+def _broken(values: Mapping[str, Any]) -> OddsResult:
+    if values["share"] == Fraction(1, 3):
+        return {"lines": []}  # type: ignore[return-value]  # a plugin's wrong type
+    return OddsResult(("1",), {"x": values["nope"]})  # KeyError: a plugin's bug
+
+
+BROKEN = dataclasses.replace(ECHO, name="broken", compute=_broken, examples=("--share 1/3",))
+
+
+def test_a_compute_that_raises_or_returns_the_wrong_type_is_one_line_naming_the_ruleset() -> None:
+    """compute is the plugin's code: its error (not an OddsInputError) or a result of the
+    wrong type is a HookError naming the ruleset, the command and where (it said only
+    "TypeError: can't multiply sequence by non-int of type 'Fraction'")."""
+    run = command(BROKEN, "broken", "dba")
+    raised = CliRunner().invoke(run, ["--share", "1/4"]).exception
+    assert isinstance(raised, sim.contract.HookError)
+    line = _broken.__code__.co_firstlineno + 3
+    assert str(raised) == (
+        f"ruleset 'dba': odds broken raised KeyError: 'nope' (at test_odds_hook.py:{line})"
+    )
+    returned = CliRunner().invoke(run, ["--share", "1/3", "--json"]).exception
+    assert str(returned) == "ruleset 'dba': odds broken returned dict, not OddsResult"
+    result = CliRunner().invoke(cli, ["odds", "pips-rolls", "--rolls", "2"])
+    assert result.exit_code == 0  # a sound command is untouched
+
+
+def test_check_ruleset_runs_every_odds_example_as_text_and_json() -> None:
+    """odds-examples-run: every example of every command, text and --json; the first that
+    does not run is named with the command line and what it said."""
+    from sim.conformance.checks_tools import _odds_problem
+
+    assert _odds_problem(TOY) == ""
+    broken: Any = dataclasses.replace(TOY, name="pips_broken", odds=(ROLLS, BROKEN))
+    assert _odds_problem(broken) == (
+        "battlesim odds broken --share 1/3: ruleset 'pips_broken': odds broken returned "
+        "dict, not OddsResult"
+    )
+    no_json = OddsResolution(
+        name="nojson", summary="s.", params=(), examples=("",),
+        compute=lambda values: OddsResult(("a line",), {"p": Fraction(1, 3)}),
+    )  # fmt: skip
+    assert _odds_problem(dataclasses.replace(TOY, odds=(no_json,))) == (
+        "battlesim odds nojson --json: ruleset 'pips': odds nojson returned data that is "
+        "not plain JSON (Object of type Fraction is not JSON serializable)"
+    )
+
+
+def test_distribution_json_of_outcomes_in_words_has_no_mean() -> None:
+    """Categorical outcomes (a DBA-style recoil) render; only numbers have a mean."""
+    words = {"stand": Fraction(1, 4), "recoil": Fraction(3, 4)}
+    assert sim.contract.distribution_json(words) == {
+        "distribution": {"stand": 0.25, "recoil": 0.75},
+        "exact": {"stand": "1/4", "recoil": "3/4"},
+    }
+    assert sim.contract.distribution_json({0: Fraction(1, 4), 2: Fraction(3, 4)})["mean_exact"] == (
+        "3/2"
+    )
+    assert sim.contract.distribution_table(words, "result")[1].split() == [
+        "stand", "0.250000", "0.250000", "###############",
+    ]  # fmt: skip

@@ -57,19 +57,32 @@ def odds_commands() -> dict[str, click.Command]:
     offered = {n: installed[n].odds for n in order}
     names = command_names([(n, [r.name for r in odds]) for n, odds in offered.items()])
     each = {(n, r.name): r for n, odds in offered.items() for r in odds}
-    return {name: command(each[key], name) for name, key in names.items()}
+    return {name: command(each[key], name, key[0]) for name, key in names.items()}
 
 
-def command(resolution: OddsResolution, name: str) -> click.Command:
-    """The click command ``name`` of one resolution: its options, ``--json``, and its help."""
+def command(resolution: OddsResolution, name: str, ruleset: str | None = None) -> click.Command:
+    """The click command ``name`` of one resolution: its options, ``--json``, and its help.
+
+    ``compute`` is the ruleset's code: an error of its other than ``OddsInputError``, or a
+    result that is not an ``OddsResult`` of text lines and a JSON object, is a
+    :class:`~sim.contract.HookError` naming the ruleset (``ruleset``, when given), the
+    command and where it was raised, as every other hook's is.
+    """
+    hook = f"odds {resolution.name}"
 
     def run(json_: bool, **values: Any) -> None:
-        from sim.contract import OddsInputError  # noqa: PLC0415
+        from sim.contract import HookError, OddsInputError  # noqa: PLC0415
 
+        owner = ruleset if ruleset is not None else "?"
         try:
             result = resolution.compute(values)
         except OddsInputError as exc:
             raise click.UsageError(str(exc)) from None
+        except Exception as exc:
+            raise HookError.raised(owner, hook, exc) from exc
+        wrong = _wrong_result(result, json_)
+        if wrong is not None:
+            raise HookError(f"ruleset {owner!r}: {hook} returned {wrong}")
         if json_:
             click.echo(json.dumps(result.data))
             return
@@ -79,6 +92,29 @@ def command(resolution: OddsResolution, name: str) -> click.Command:
     params: list[click.Parameter] = [_option(p) for p in resolution.params]
     params.append(click.Option(["--json", "json_"], is_flag=True, help="Print one JSON object."))
     return Command(name, params=params, callback=run, help=_help(resolution, name))
+
+
+def _wrong_result(result: Any, as_json: bool) -> str | None:
+    """What is wrong with a ``compute``'s result for the text or the ``--json`` it prints."""
+    from sim.contract import OddsResult  # noqa: PLC0415
+
+    if not isinstance(result, OddsResult):
+        return f"{type(result).__name__}, not OddsResult"
+    if as_json:
+        if not isinstance(result.data, dict):
+            return f"data of {type(result.data).__name__}, not a dict"
+        try:
+            json.dumps(result.data, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            return f"data that is not plain JSON ({exc})"
+        return None
+    if not isinstance(result.lines, tuple | list):
+        return f"lines of {type(result.lines).__name__}, not a tuple of str"
+    for i, line in enumerate(result.lines):
+        if not isinstance(line, str) or "\n" in line:
+            what = type(line).__name__ if not isinstance(line, str) else "text with a newline"
+            return f"lines whose item {i} is {what}, not one line of str"
+    return None
 
 
 def _help(resolution: OddsResolution, name: str) -> str:
