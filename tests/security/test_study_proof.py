@@ -465,3 +465,91 @@ def test_a_run_the_stopping_rule_called_for_is_missed(tmp_path: Path) -> None:
     code, lines = _verify(out, "--sample", "0")
     assert code == 1
     assert f"DIFFERS: runs: 1 run(s) missing ({last})" in lines
+
+
+def _reseal(folder: Path) -> None:
+    """summary.json and manifest.json rewritten with battlesim's own code, as a forger would."""
+    _resummarise(folder)
+    store = Store.open(folder / "study.duckdb")
+    try:
+        write_manifest(folder, store)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (
+            "SIDES",
+            "DIFFERS: study: the row's sides is not what its stored plan and target make "
+            "(edited since the study was written?)",
+        ),
+        (
+            "UPDATE study SET keep_replays = 5, chunk_size = 7",
+            "DIFFERS: study: the row's chunk_size, keep_replays are not what its stored plan "
+            "and target make (edited since the study was written?)",
+        ),
+        (
+            "UPDATE study SET ruleset_version = '0', rules_digest = 'sha256:00'",
+            "DIFFERS: study: it says its runs were fought under becmi rules version 0 "
+            "(sha256:00); this battlesim re-fights them under version 1 (sha256:",
+        ),
+        (
+            "UPDATE points SET point = 5",
+            "DIFFERS: points: the design points are not numbered 0, 1, 2 … in order "
+            "(renumbered since the study was written?)",
+        ),
+    ],
+)
+def test_a_study_row_edited_and_resealed_is_caught(copy: Path, edit: str, said: str) -> None:
+    """The row's sides (the summary's names), loss columns, copies of the plan, rules and
+    point numbers are checked against what the stored plan and target make: swapping the
+    sides' names and resealing verified with --all and credited each army with the other's
+    battles; a renumbered point's runs fell out of every export."""
+    if edit == "SIDES":  # the two sides' names swapped
+        ((stored,),) = _sql(copy, "SELECT sides FROM study")
+        sides = json.loads(stored)
+        assert [s[1] for s in sides] == ["Thorgrim", "Orc band"]
+        sides[0][1], sides[1][1] = sides[1][1], sides[0][1]
+        with duckdb.connect(str(copy / "study.duckdb")) as con:
+            con.execute("UPDATE study SET sides = ?", [json.dumps(sides)])
+    else:
+        _sql(copy, edit)
+    _reseal(copy)
+    code, lines = _verify(copy, "--all")
+    assert code == 1
+    assert any(line.startswith(said) for line in lines), lines
+
+
+def test_a_fifo_or_a_link_in_a_received_study_is_a_difference_never_read(
+    copy: Path, tmp_path: Path
+) -> None:
+    """A study's files are read only as regular files inside its folder: a FIFO in place
+    of summary.json or a kept replay blocked verify for ever; plots/ linked to a folder
+    outside, with the manifest listing a file there and its digest, had verify hash it."""
+    import hashlib
+    import os
+
+    summary = copy / "summary.json"
+    summary.unlink()
+    os.mkfifo(summary)
+    replay = sorted((copy / "replays").iterdir())[0]
+    replay.unlink()
+    os.mkfifo(replay)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("precious\n")
+    shutil.rmtree(copy / "plots")
+    (copy / "plots").symlink_to(outside, target_is_directory=True)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["files"] = {
+        k: v for k, v in manifest["files"].items() if not k.startswith("plots/")
+    } | {"plots/secret.txt": "sha256:" + hashlib.sha256(b"precious\n").hexdigest()}
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1
+    assert "DIFFERS: plots/secret.txt: a link inside the study, not a file of the study" in lines
+    assert "DIFFERS: summary.json: not a regular file, not a file of the study" in lines
+    assert "DIFFERS: summary.json: unreadable: a FIFO (named pipe), not a regular file" in lines
+    assert any(line.startswith("DIFFERS: run 0: its kept replay") for line in lines), lines

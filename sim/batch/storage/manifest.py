@@ -18,9 +18,11 @@ and the files, and names what differs.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -71,9 +73,26 @@ def study_digest(store: Store) -> str:
     return digest({"study": store.meta(), "points": store.points()})
 
 
-def file_digest(path: Path) -> str:
-    """The digest of a file's bytes (read without following a link)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+def file_digest(path: Path, within: Path | None = None) -> str:
+    """The digest of a file's bytes, read without following a link, never blocking.
+
+    ``within``: the study's folder, of which ``path`` is a file; a link among the folders
+    between them is refused too (a received study's ``plots`` linked to ``/etc`` had
+    ``verify`` hash ``/etc/hostname``).
+
+    Raises:
+        OSError: missing, a link, or not a regular file (a FIFO, which blocked ``verify``
+            for ever, a device, a folder).
+    """
+    if within is not None:
+        for folder in reversed(path.relative_to(within).parents):
+            if folder != Path(".") and (within / folder).is_symlink():
+                raise OSError(errno.ELOOP, "a link inside the study", str(within / folder))
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
     chain = hashlib.sha256()
     with os.fdopen(fd, "rb") as fh:
         while block := fh.read(1 << 20):

@@ -54,8 +54,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.canonical import canonical_json
+from engine.canonical import canonical_json, digest
 from engine.comparison.jsondiff import diff
+from engine.safety.files import FileProblem, read_bounded
 from sim.batch.analysis.summary import summarize
 from sim.batch.execution.digests import run_digests
 from sim.batch.execution.rows import ChunkRows, Losses, run_row
@@ -84,6 +85,7 @@ from sim.batch.storage.store import (
     Store,
     StoreDamaged,
     damaged,
+    loss_columns,
     point_cells,
     point_label,
     quote,
@@ -220,14 +222,77 @@ def _check_plan(store: Store, meta: dict[str, Any], check: StudyCheck) -> None:
         )
 
 
+_PLAN_COPIES = (
+    "seed",
+    "seed_scheme",
+    "replications",
+    "design",
+    "crn",
+    "chunk_size",
+    "until_ci",
+    "keep_replays",
+    "factors",
+    "target_digest",
+)
+"""The study row's fields that copy the stored plan's (``plan``), as the study wrote them."""
+
+_DESIGNS = ("grid", "lhs", "morris", "sobol")
+
+
+def _check_row(store: Store, meta: dict[str, Any], check: StudyCheck) -> bool:
+    """Every field of the study row that the stored plan and target decide, against them.
+
+    The summary, exports and readers take the sides' names, the loss columns' sides and the
+    factors from the row; the run digests cover the runs' values, not these. A row whose
+    sides or loss columns were swapped and the summary and manifest recomputed verified,
+    crediting one army with the other's battles. The fields the row only records (the
+    name, the battlesim and engine versions that made it) are left alone.
+    """
+    plan, target = meta["plan"], store.target()
+    wrong = [key for key in _PLAN_COPIES if key in plan and meta[key] != plan[key]]
+    ruleset = target.ruleset()
+    sides = target.sides()
+    derived = {
+        "kind": target.kind,
+        "source": target.source,
+        "ruleset": ruleset.name,
+        "sides": [[sid, name, kinds] for sid, (name, kinds) in sides.items()],
+        "loss_columns": [list(x) for x in loss_columns(sides)],
+        "design_points": len(store.points()),
+    }
+    wrong += [key for key, value in derived.items() if json.loads(json.dumps(value)) != meta[key]]
+    wrong += [key for key in ("design",) if key not in plan and meta[key] not in _DESIGNS]
+    if wrong:
+        check.differences.append(
+            f"study: the row's {', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not what "
+            "its stored plan and target make (edited since the study was written?)"
+        )
+    rules = digest(ruleset.rules_data())
+    if (meta["ruleset_version"], meta["rules_digest"]) != (ruleset.version, rules):
+        check.differences.append(
+            f"study: it says its runs were fought under {meta['ruleset']} rules version "
+            f"{meta['ruleset_version']} ({meta['rules_digest']}); this battlesim re-fights "
+            f"them under version {ruleset.version} ({rules})"
+        )
+    ids = [p for (p,) in store.con.execute("SELECT point FROM points ORDER BY point").fetchall()]
+    if ids != list(range(len(ids))):
+        check.differences.append(
+            "points: the design points are not numbered 0, 1, 2 … in order (renumbered since "
+            "the study was written?)"
+        )
+    return not wrong
+
+
 def _check_summary(store: Store, folder: Path, meta: dict[str, Any], check: StudyCheck) -> None:
     path = folder / "summary.json"
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         check.differences.append("summary.json: missing (a study stopped before its end?)")
         return
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    try:
+        if path.is_symlink():
+            raise FileProblem("a link, not a file of the study")
+        stored = json.loads(read_bounded(path).decode("utf-8"))  # a FIFO or /dev/zero: refused
+    except (FileProblem, OSError, UnicodeDecodeError, ValueError) as exc:
         check.differences.append(f"summary.json: unreadable: {exc}")
         return
     again = json.loads(json.dumps(summarize(store, **_settings(stored))))
@@ -468,8 +533,8 @@ def _stored_replays(
         named.add(name)
         path = folder / "replays" / name
         try:
-            out.append((battle, file_digest(path)))
-        except OSError:
+            out.append((battle, file_digest(path, folder)))
+        except OSError:  # missing, a link, a FIFO: not the kept replay
             out.append((battle, "missing"))
     return out
 
@@ -682,9 +747,12 @@ def _check_manifest(store: Store, folder: Path, check: StudyCheck) -> None:
             check.differences.append(f"{MANIFEST}: lists {name!r}, outside the study")
             continue
         try:
-            now = file_digest(path)
-        except OSError:
+            now = file_digest(path, folder)
+        except FileNotFoundError:
             check.differences.append(f"{name}: missing (listed in {MANIFEST})")
+            continue
+        except OSError as exc:  # a link, a FIFO, a device: not read
+            check.differences.append(f"{name}: {exc.strerror or exc}, not a file of the study")
             continue
         check.files += 1
         if now != value:
@@ -736,12 +804,16 @@ def verify_study(
         if not _check_complete(store, meta, check):
             return check  # more rows than any plan: nothing more is read
         _check_plan(store, meta, check)
+        row_ok = _check_row(store, meta, check)
         _check_points(store, check)
         if everything:
             sample = check.runs
         _check_digests(store, path, meta, check, sample >= check.runs)
         _check_manifest(store, path, check)
-        _check_summary(store, path, meta, check)
+        if row_ok:  # the summary reads the row: one the plan does not make is not read further
+            _check_summary(store, path, meta, check)
+        else:
+            check.notes.append("summary.json was not re-derived: the study row is not its plan's")
         if sample > 0:
             _check_runs(store, path, meta, sample, check)
         return check
