@@ -553,3 +553,28 @@ def test_a_fifo_or_a_link_in_a_received_study_is_a_difference_never_read(
     assert "DIFFERS: summary.json: not a regular file, not a file of the study" in lines
     assert "DIFFERS: summary.json: unreadable: a FIFO (named pipe), not a regular file" in lines
     assert any(line.startswith("DIFFERS: run 0: its kept replay") for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ("UPDATE runs SET outcome = '{not json' WHERE run_id = 2",
+         "DIFFERS: run 2: outcome: stored '{not json', not JSON"),
+        ("UPDATE run_digests SET replays = '{bad' WHERE run_id = 0",
+         "DIFFERS: run 0: its kept replay"),
+        ("UPDATE run_digests SET replays = '[[\"../../x\"]]' WHERE run_id = 0",
+         "DIFFERS: run 0: its kept replay"),
+        ("UPDATE study SET keep_replays = NULL",
+         "DIFFERS: study: the row's keep_replays is not what its stored plan"),
+    ],
+)  # fmt: skip
+def test_values_edited_by_hand_are_differences_not_crashes(
+    copy: Path, edit: str, said: str
+) -> None:
+    """An outcome or a kept-replay list that is not JSON, a replay list naming a path, a
+    NULL copy of the plan: each was `battlesim: error: JSONDecodeError …` (or IndexError,
+    TypeError) with exit 2; a study edited so differs, exit 1."""
+    _sql(copy, edit)
+    code, lines = _verify(copy, "--all")
+    assert code == 1, lines
+    assert any(line.startswith(said) for line in lines), lines

@@ -372,7 +372,12 @@ def _compare_row(run_id: int, stored: dict[str, Any], fought: tuple[Any, ...]) -
     for name, mine in zip(names, fought, strict=True):
         theirs = stored[name]
         if name == "outcome" and theirs is not None and mine is not None:
-            out += _changes(json.loads(theirs), json.loads(mine), f"run {run_id}: outcome",
+            try:
+                was = json.loads(theirs)
+            except ValueError:  # edited by hand: a difference, not a crash
+                out.append(f"run {run_id}: outcome: stored {theirs!r}, not JSON")
+                continue
+            out += _changes(was, json.loads(mine), f"run {run_id}: outcome",
                             "stored", "re-fought")  # fmt: skip
         elif theirs != mine:
             out.append(f"run {run_id}: {name}: stored {theirs!r}, re-fought {mine!r}")
@@ -419,7 +424,10 @@ def _check_runs(
     check.sampled = sample_ids(ids, sample, check.sample_seed)
     target = store.target()
     points = store.points()
-    reps, keep = int(meta["replications"]), int(meta["keep_replays"])
+    # the plan's (the row's copy is checked against it: an edited one is a difference there)
+    plan = meta["plan"]
+    reps = int(plan.get("replications", meta["replications"]))
+    keep = int(plan.get("keep_replays", meta["keep_replays"]) or 0)
     prepared: dict[int, Prepared | str] = {}
     for run_id in check.sampled:
         row = store.run_row(run_id)
@@ -527,8 +535,14 @@ def _stored_replays(
     """(battle, digest of the file in replays/) of each replay a run's digest lists; each
     file's name is added to ``named``."""
     out = []
-    for k, item in enumerate(json.loads(kept)):
-        battle = str(item[0])
+    try:
+        listed = json.loads(kept)
+        battles = [str(item[0]) for item in listed]
+    except (ValueError, TypeError, IndexError, KeyError):  # edited by hand: none matches
+        return [("?", "not a list of kept replays")]
+    if not all(re.fullmatch(r"[A-Za-z0-9_-]{1,40}", b) for b in battles if b):
+        return [("?", "a battle name that is no battle's id")]  # no path out of replays/
+    for k, battle in enumerate(battles):
         name = replay_name(target, run_id, k, battle)
         named.add(name)
         path = folder / "replays" / name
