@@ -578,3 +578,28 @@ def test_values_edited_by_hand_are_differences_not_crashes(
     code, lines = _verify(copy, "--all")
     assert code == 1, lines
     assert any(line.startswith(said) for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ("UPDATE study SET design = 'sobol'",
+         "damaged: the study row's design is not its plan's (edited since it was written?)"),
+        ("UPDATE runs SET point = 99 WHERE run_id = 3",
+         "damaged: 1 run(s) whose point or number is not the plan's"),
+        ("UPDATE study SET ruleset_version = '0'",
+         "this battlesim fights version 1: its runs would be fought under two rule sets"),
+    ],
+)  # fmt: skip
+def test_a_resume_refuses_a_row_or_runs_its_plan_does_not_make(
+    copy: Path, edit: str, said: str
+) -> None:
+    """--resume holds the row, its rules and the runs' numbers to the plan: an edited design
+    crashed its summary (TypeError), a run of no point its start (IndexError), and a study
+    begun under other rules would have been finished under these."""
+    _sql(copy, edit)
+    args = ("batch", BRAWL, "--runs", str(RUNS), "--keep-replays", "2", "--out", copy, "-q")
+    result = invoke(*args, "--resume")
+    assert result.exit_code == 2
+    (line,) = result.output.splitlines()
+    assert line.startswith("battlesim: error: --resume: ") and said in line, line

@@ -22,7 +22,7 @@ from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.inputs.target import Target
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import pilot_problem
-from sim.batch.storage.store import BIGINT_MAX, BIGINT_MIN, Store, StoreError
+from sim.batch.storage.store import BIGINT_MAX, BIGINT_MIN, Store, StoreError, loss_columns
 from sim.batch.storage.units import start_details
 from sim.scenario.load import ScenarioError
 
@@ -295,8 +295,54 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
             f"{plan.target.source!r} (the same battle, but its replays name the file): "
             "resume it with that file"
         )
+    problem = _resumed_row(store, plan)
+    if problem is not None:
+        store.close()
+        raise StudyError(f"--resume: {problem}")
     store.cap_memory(_planned_rows(plan))
     return store
+
+
+_RECORDED = ("name", "battlesim_version", "engine_version", "plan", "target", "source")
+"""The study row's fields a resume does not hold to this battlesim's: what the row only
+records (its name, the versions that began it), and what is compared before it."""
+
+
+def _resumed_row(store: Store, plan: StudyPlan) -> str | None:
+    """Why the study row or its runs are not what ``plan`` makes, or None.
+
+    The plan's identity matched; the row's copies of it, its sides and loss columns (which
+    the summary reads), its rules, and the runs' numbers must too. An edited row crashed
+    the resume's summary (``TypeError``), a run of no design point its start
+    (``IndexError``), and a study begun under other rules would have been finished under
+    these, its runs fought under two rule sets.
+    """
+    meta = store.meta()
+    ruleset = plan.target.ruleset()
+    begun = (meta["ruleset_version"], meta["rules_digest"])
+    if begun != (ruleset.version, digest(ruleset.rules_data())):
+        return (
+            f"the study in {str(store.path.parent)!r} was begun under {meta['ruleset']} rules "
+            f"version {begun[0]} ({begun[1]}); this battlesim fights version {ruleset.version}: "
+            "its runs would be fought under two rule sets — finish it with the battlesim that "
+            "began it, or start a new study"
+        )
+    wanted = {k: v for k, v in _meta(plan).items() if k not in _RECORDED}
+    wanted["loss_columns"] = [list(x) for x in loss_columns(plan.target.sides())]
+    wrong = [k for k, v in wanted.items() if json.loads(json.dumps(v)) != meta[k]]
+    if wrong:
+        return (
+            f"{store.path}: damaged: the study row's {', '.join(wrong)} "
+            f"{'is' if len(wrong) == 1 else 'are'} not its plan's (edited since it was written?)"
+        )
+    row = store.con.execute(
+        "SELECT count(*) FROM runs WHERE point < 0 OR point >= ? OR replication < 0 "
+        "OR replication >= ? OR run_id <> point * ? + replication",
+        [meta["design_points"], plan.replications, plan.replications],
+    ).fetchone()
+    if row is not None and row[0]:
+        return f"{store.path}: damaged: {row[0]} run(s) whose point or number is not the plan's"
+    return None
 
 
 def _planned_rows(plan: StudyPlan) -> int:
