@@ -603,3 +603,16 @@ def test_a_resume_refuses_a_row_or_runs_its_plan_does_not_make(
     assert result.exit_code == 2
     (line,) = result.output.splitlines()
     assert line.startswith("battlesim: error: --resume: ") and said in line, line
+
+
+def test_an_export_of_a_value_no_study_holds_is_one_line_naming_the_study(copy: Path) -> None:
+    """A unit row's details edited to text that is not JSON: export said DuckDB's
+    "InvalidInputException: Invalid Input Error: Malformed JSON …" alone."""
+    _sql(copy, "UPDATE unit_rows SET details = '{bad' WHERE run_id = 1")
+    result = invoke("export", copy, "--format", "csv", "-o", copy.parent / "out")
+    assert result.exit_code == 2
+    (line,) = result.output.splitlines()
+    assert line.startswith(
+        f"battlesim: error: {copy / 'study.duckdb'}: damaged: a value cannot be exported "
+        "(Invalid Input Error: Malformed JSON"
+    ), line

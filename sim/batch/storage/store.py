@@ -627,6 +627,11 @@ class Store:
             damaged_as = damaged(self.path, exc)
             if damaged_as is not None:
                 raise StoreDamaged(damaged_as) from None
+            if isinstance(exc, duckdb.InvalidInputException | duckdb.DataError):
+                # values battlesim never writes (a unit row's details that are not JSON,
+                # edited by hand): the study's, named, not DuckDB's bare words
+                detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                raise StoreError(f"{self.path}: damaged: a value cannot be exported ({detail})")
             raise
         return written
 
