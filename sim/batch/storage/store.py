@@ -631,7 +631,8 @@ class Store:
                 # values battlesim never writes (a unit row's details that are not JSON,
                 # edited by hand): the study's, named, not DuckDB's bare words
                 detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                raise StoreError(f"{self.path}: damaged: a value cannot be exported ({detail})")
+                message = f"{self.path}: damaged: a value cannot be exported ({detail})"
+                raise StoreError(message) from None
             raise
         return written
 
