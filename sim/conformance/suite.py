@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tempfile
 from collections.abc import Callable, Sequence
@@ -134,6 +135,9 @@ class Verdict:
     extra: str | None = None
     """Not checked for want of this optional extra of battlesim's: no finding against the
     ruleset (``check-ruleset`` still exits 0 when nothing else is amiss)."""
+    after: str | None = None
+    """An earlier requirement that failed and that this one stands on (:data:`STANDS_ON`):
+    its failure may be that one's alone, so the hint says to meet that one first."""
 
     @property
     def hint(self) -> str:
@@ -141,6 +145,11 @@ class Verdict:
         returned what it may not (:class:`~sim.contract.HookError`'s words in the message),
         that hook first: the requirement failed because of it, not of what it checks."""
         found = _HOOK.search(self.message or "")
+        if found is None and self.after is not None:
+            return (
+                f"meet {self.after} first, which failed: this requirement stands on it and may "
+                f"have failed for that alone; then, if it still fails: {self.requirement.hint}"
+            )
         if found is None:
             return self.requirement.hint
         return (
@@ -161,6 +170,30 @@ class Verdict:
             "needs_extra": self.extra,
         }
 
+
+_REFOUGHT = (
+    "same-bytes-in-other-processes",
+    "verify-accepts-replay",
+    "draws-are-the-streams",
+    "fold-equals-live",
+    "digest-is-snapshot-digest",
+    "one-process-per-unit",
+    "batch-runs",
+    "fork-changes-an-event",
+)
+"""The requirements that fight a battle again and compare it with the first fight."""
+
+_FOLDED = ("restore-inverts-snapshot", "snapshot-start-equals-fold", "rows-follow-the-state")
+"""The requirements that read the state the events fold to, or the snapshots of it."""
+
+STANDS_ON: dict[str, tuple[str, ...]] = {
+    **{rid: ("run-is-deterministic",) for rid in _REFOUGHT},
+    **{rid: ("fold-equals-live", "digest-is-snapshot-digest") for rid in _FOLDED},
+}
+"""Each requirement's earlier requirements whose failure alone can fail it: a battle that
+is not fought the same twice fails every comparison with a second fight, and state changed
+outside ``apply`` every comparison of the fold's state (their own hints blamed ``hash()``
+or ``restore`` for a module-level ``random`` or a rule that wrote the state)."""
 
 _HOOK = re.compile(r"ruleset '[^']*': (\w+) (raised|returned) ")
 """:class:`~sim.contract.HookError`'s words: the hook, and what it did."""
@@ -218,9 +251,16 @@ def run_suite(
             if battle.scenario is not None:
                 progress(f"fighting {battle.name}")
                 battle.fight  # noqa: B018  # fought once, up front
+        failed: set[str] = set()
         for k, req in enumerate(requirements, 1):
             progress(f"checking {req.id} ({k}/{len(requirements)})")
-            verdicts.append(check(req, battles))
+            found = check(req, battles)
+            if found.status == "failed":
+                under = next((r for r in STANDS_ON.get(req.id, ()) if r in failed), None)
+                if under is not None:
+                    found = dataclasses.replace(found, after=under)
+                failed.add(req.id)
+            verdicts.append(found)
             verdict(verdicts[-1])
             if exitfirst and verdicts[-1].status != "met":
                 break

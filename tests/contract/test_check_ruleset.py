@@ -6,6 +6,7 @@ only the command around them, on the toy (a few runs of a tiny battle).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
@@ -253,3 +254,23 @@ def test_a_requirement_not_checked_for_the_rulesets_sake_exits_1(broken_plugin: 
     result = _check(broken.NAME, "--only", "run-prints-headline")
     assert result.exit_code == 1
     assert result.stdout.splitlines()[-1] == "0 passed, 0 failed, 1 not checked"
+
+
+def test_a_requirement_that_stands_on_one_failed_before_it_says_to_meet_that_first() -> None:
+    """STANDS_ON: a failure that may be an earlier one's alone (a module-level random fails
+    every comparison with a second fight) names that one first, then its own hint; the same
+    failure with nothing failed before it keeps its own hint. Every requirement it names
+    is a shipped one checked earlier."""
+    from sim.conformance.suite import STANDS_ON, Verdict
+
+    order = {r.id: k for k, r in enumerate(REQUIREMENTS)}
+    for rid, under in STANDS_ON.items():
+        assert all(order[u] < order[rid] for u in under), rid
+    fold = next(r for r in REQUIREMENTS if r.id == "fold-equals-live")
+    alone = Verdict(fold, "failed", "x.yaml: folded 1, live 2")
+    assert alone.hint == fold.hint
+    after = dataclasses.replace(alone, after="run-is-deterministic")
+    assert after.hint == (
+        "meet run-is-deterministic first, which failed: this requirement stands on it and may "
+        f"have failed for that alone; then, if it still fails: {fold.hint}"
+    )
