@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -82,9 +83,20 @@ def test_dask_local_cluster_gives_the_same_tables(
 ) -> None:
     """A real Dask LocalCluster of 2 worker processes stores exactly what --jobs 1 stores,
     and leaves this process's environment as it was (its Nannies set OMP_NUM_THREADS=1,
-    PYTHONHASHSEED and others in it to start their workers)."""
+    PYTHONHASHSEED and others in it to start their workers). Its servers work in a folder
+    of the study's own, removed at the end, never the shared <tmp>/dask-scratch-space,
+    where a planted link at a lock file had the study empty the file it named."""
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "PYTHONHASHSEED"):
         monkeypatch.delenv(name, raising=False)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    shared = temp / "dask-scratch-space"
+    shared.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (shared / "global.lock").symlink_to(victim)
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    tmp_path = tmp_path / "study"
     before = dict(os.environ)
     seen: list[str | None] = []
     real = executors._restore
@@ -98,6 +110,9 @@ def test_dask_local_cluster_gives_the_same_tables(
     assert _outputs(tmp_path) == _outputs(inline)
     assert seen == ["1"]
     assert dict(os.environ) == before
+    assert victim.read_text() == "precious"
+    assert sorted(p.name for p in shared.iterdir()) == ["global.lock"]  # nothing of the study's
+    assert sorted(p.name for p in temp.iterdir()) == ["dask-scratch-space"]  # its own: removed
 
 
 class _Cluster:

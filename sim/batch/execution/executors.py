@@ -20,8 +20,10 @@ import logging
 import multiprocessing
 import os
 import re
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -407,6 +409,33 @@ def _children_ignore_sigint() -> Iterator[None]:
 
 @contextmanager
 def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
+    with _private_scratch(scheduler is None) as scratch, _dask_in(jobs, scheduler, scratch) as ex:
+        yield ex
+
+
+@contextmanager
+def _private_scratch(local: bool) -> Iterator[str | None]:
+    """A local cluster's scratch space (its workspaces' lock files, spilled data) in a fresh
+    folder of this process's own, removed at the end; None for a remote scheduler.
+
+    By default every Dask server (the scheduler, each Nanny and worker) works in the fixed,
+    shared ``/tmp/dask-scratch-space``, and opens its lock files there following links: a
+    link another user planted at ``global.lock`` had a study empty the file it named.
+    """
+    if not local:
+        yield None
+        return
+    scratch = tempfile.mkdtemp(prefix="battlesim-dask-")  # 0700, a name nobody chose
+    try:
+        dask: Any = import_module("dask")
+        with dask.config.set({"temporary-directory": scratch}):  # the workers inherit it
+            yield scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextmanager
+def _dask_in(jobs: int, scheduler: str | None, scratch: str | None) -> Iterator[Executor]:
     try:
         # Dask is an optional extra, and untyped: reach it through Any.
         distributed: Any = import_module("distributed")
@@ -425,6 +454,7 @@ def _dask(jobs: int, scheduler: str | None) -> Iterator[Executor]:
                         processes=True,
                         dashboard_address=None,
                         silence_logs=logging.ERROR,
+                        local_directory=scratch,
                     )
                 # each Nanny sets its workers' variables in this process's environment
                 set_by_cluster = _set_since(before)
