@@ -273,6 +273,34 @@ def test_a_linked_spill_folder_is_refused(tmp_path: Path) -> None:
     assert list(outside.iterdir()) == []
 
 
+def test_a_hard_link_or_a_fifo_at_the_studys_log_is_refused(tmp_path: Path) -> None:
+    """A hard link at ``study.duckdb.wal`` (--resume had DuckDB write its log over the file
+    it named) or a FIFO there (--resume and verify blocked for ever, deaf to SIGTERM):
+    refused in one line, exit 2, the other file untouched."""
+    out = tmp_path / "st"
+    args = ["batch", str(BRAWL), "--runs", "2", "--out", str(out), "--no-plots"]
+    assert invoke(*args).exit_code == 0
+    wal = out / "study.duckdb.wal"
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(VICTIM)
+    os.link(victim, wal)
+    result = invoke(*args, "--resume")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"battlesim: error: {str(wal)!r} is a file with 1 other name(s) (a hard link); "
+        "battlesim writes a study only into files it made: remove it\n",
+    )
+    assert victim.read_bytes() == VICTIM
+    wal.unlink()
+    os.mkfifo(wal)
+    for command in ([*args, "--resume"], ["verify", str(out), "--sample", "0"]):
+        result = invoke(*command)
+        assert result.exit_code == 2, result.output
+        assert "study.duckdb.wal' is not a regular file" in result.stderr
+    wal.unlink()
+    assert invoke("verify", str(out), "--sample", "0").exit_code == 0
+
+
 def test_the_writers_memory_cap_grows_with_the_rows_planned(tmp_path: Path) -> None:
     """16 MiB and 128 bytes a keyed row: a run's row and its units' final rows, for every
     run planned (a 16 MB cap ended a 59,000-run study in DuckDB's FATAL checkpoint error,

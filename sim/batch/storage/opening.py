@@ -22,7 +22,14 @@ from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.inputs.target import Target
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import pilot_problem
-from sim.batch.storage.store import BIGINT_MAX, BIGINT_MIN, Store, StoreError, loss_columns
+from sim.batch.storage.store import (
+    BIGINT_MAX,
+    BIGINT_MIN,
+    Store,
+    StoreError,
+    loss_columns,
+    not_ours,
+)
 from sim.batch.storage.units import start_details
 from sim.scenario.load import ScenarioError
 
@@ -264,6 +271,12 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
             raise StudyError(
                 f"{str(name)!r} is a symbolic link; battlesim writes a study only into "
                 "files it made: remove it"
+            )
+        problem = not_ours(name, folder=name.suffix == ".tmp")
+        if problem is not None:
+            raise StudyError(
+                f"{str(name)!r} is {problem}; battlesim writes a study only into files it "
+                "made: remove it"
             )
     if points is not None:
         out.mkdir(parents=True, exist_ok=True)

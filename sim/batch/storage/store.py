@@ -28,6 +28,7 @@ import contextlib
 import json
 import math
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,7 @@ __all__ = [
     "damaged",
     "draw_columns",
     "loss_columns",
+    "not_ours",
     "point_cells",
     "point_label",
     "quote",
@@ -213,6 +215,27 @@ def damaged(path: Path, exc: Exception) -> str | None:
     return f"{str(path)!r} is damaged: a DuckDB database that cannot be read through ({detail})"
 
 
+def not_ours(path: Path, *, folder: bool, writing: bool = True) -> str | None:
+    """What ``path`` is, when DuckDB must not open it as the study's own file, else None.
+
+    A hard link (a file with another name elsewhere: DuckDB's log written there wrote over
+    that file) or a FIFO, device or socket (opening a FIFO blocked the resume for ever, deaf
+    to SIGTERM) at the database or its log; anything but a folder at its spill folder.
+    Only to read (not ``writing``), a hard link is no danger and is let be.
+    """
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return None
+    if folder:
+        return None if stat.S_ISDIR(st.st_mode) else "not a folder"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    if writing and st.st_nlink > 1:
+        return f"a file with {st.st_nlink - 1} other name(s) (a hard link)"
+    return None
+
+
 def loss_columns(sides: dict[str, tuple[str, list[str]]]) -> list[tuple[str, str, str]]:
     """(side, kind, column) of each loss column: ``<side>_<kind>_lost``, made unique."""
     used: set[str] = set()
@@ -301,6 +324,10 @@ class Store:
         p = Path(path)
         if not p.is_file():
             raise StoreError(f"no study database at {str(p)!r}")
+        for name in (p, p.with_name(p.name + ".wal")):  # DuckDB reads the log as it opens
+            problem = not_ours(name, folder=False, writing=not read_only)
+            if problem is not None:
+                raise StoreError(f"{str(name)!r} is {problem}, not a study's own file")
         store = cls(p, _connect(p, read_only, files))
         try:
             check_catalog(store.con)
