@@ -47,6 +47,7 @@ from typing import Any
 
 from engine.canonical import canonical_json
 from engine.safety.atomic import atomic_write_text
+from engine.safety.files import FileProblem, read_bounded
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.execution.worker import Chunk, Shared, run_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
@@ -388,9 +389,9 @@ def _stored(out: Path, spec: CalibrationSpec, resume: bool) -> list[Trial]:
             f"{str(out)!r} already holds a calibration: add --resume to continue it, "
             "or name a new folder"
         )
-    try:
-        stored = json.loads(ident.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    try:  # a regular file only: a FIFO blocked --resume for ever
+        stored = json.loads(read_bounded(ident).decode("utf-8"))
+    except (FileProblem, OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CalibrationError(f"{ident}: not a calibration's settings ({exc})") from None
     if stored != json.loads(json.dumps(wanted)):
         now = json.loads(json.dumps(wanted["calibration"]))
@@ -408,8 +409,8 @@ def _stored(out: Path, spec: CalibrationSpec, resume: bool) -> list[Trial]:
         return []
     trials: list[Trial] = []
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_bounded(path).decode("utf-8")
+    except (FileProblem, OSError, UnicodeDecodeError) as exc:
         raise CalibrationError(f"{path}: not a calibration's trials ({exc})") from None
     for i, line in enumerate(text.splitlines(), 1):
         try:

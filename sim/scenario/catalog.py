@@ -19,6 +19,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from engine.safety.files import FileProblem, read_bounded
 from sim.contract import (
     BUILTIN,
     ENTRY_POINT_GROUP,
@@ -251,9 +252,11 @@ def write_schema(folder: Path) -> SchemaWritten:
     path = folder / SCHEMA_FILE
     text = schema_text()
     if path.exists() or path.is_symlink():
-        try:
-            old = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        if path.is_symlink():  # a link is the user's: never read through, never replaced
+            return SchemaWritten(path, "left")
+        try:  # a FIFO blocked `new` for ever, /dev/zero read without end: only a file is read
+            old = read_bounded(path).decode("utf-8")
+        except (FileProblem, OSError, UnicodeDecodeError):
             return SchemaWritten(path, "left")
         if not is_our_schema(old):
             return SchemaWritten(path, "left")

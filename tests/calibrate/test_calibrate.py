@@ -341,6 +341,25 @@ def test_damaged_trials_on_resume_are_one_line_naming_the_file(
     assert line.startswith(f"battlesim: error: {trials}") and message in line, line
 
 
+@pytest.mark.parametrize("name", ["trials.jsonl", "calibration.json"])
+def test_a_fifo_in_place_of_a_calibrations_file_is_refused_not_waited_on(
+    tmp_path: Path, name: str
+) -> None:
+    """--resume reads its trials and settings as regular files only: a FIFO there blocked
+    it for ever; it is one line naming the file, exit 2."""
+    import os
+
+    path = small(tmp_path, trials=1, startup_trials=1, replications=2)
+    out = tmp_path / "out"
+    assert invoke("calibrate", path, "-o", out, "--jobs", "1", "-q").exit_code == 0
+    (out / name).unlink()
+    os.mkfifo(out / name)
+    result = invoke("calibrate", path, "-o", out, "--jobs", "1", "-q", "--resume")
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"battlesim: error: {out / name}") and "not a regular file" in line
+
+
 def test_a_campaigns_calibrated_file_is_a_campaign_battlesim_fights(tmp_path: Path) -> None:
     """A campaign's fit writes calibrated.yaml as a campaign file naming each battle's
     calibrated scenario beside it (it held the study form, every scenario inlined, which

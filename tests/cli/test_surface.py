@@ -617,3 +617,21 @@ def test_show_unit_by_a_name_two_units_bear_asks_for_an_id(tmp_path: Path) -> No
         "battlesim: error: --unit 69th New York: 2 units are named '69th New York' "
         "(28ma, 69ny): name one by its id\n",
     )
+
+
+def test_new_leaves_a_fifo_or_a_link_at_the_schemas_name_unread(tmp_path: Path) -> None:
+    """`new` reads an existing scenario.schema.json beside the file only as a regular file:
+    a FIFO there blocked it for ever. A FIFO or a link is left as it is, the scenario
+    written."""
+    import os
+
+    os.mkfifo(tmp_path / "scenario.schema.json")
+    made = _invoke("new", "musket", str(tmp_path / "a.yaml"))
+    assert made.exit_code == 0, made.output
+    assert (tmp_path / "a.yaml").is_file()
+    other = tmp_path / "b"
+    other.mkdir()
+    (other / "scenario.schema.json").symlink_to(tmp_path / "elsewhere.json")
+    assert _invoke("new", "musket", str(other / "a.yaml")).exit_code == 0
+    assert (other / "scenario.schema.json").is_symlink()
+    assert not (tmp_path / "elsewhere.json").exists()
