@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
@@ -368,15 +369,25 @@ more removes them before it starts, so no export of an incomplete study is left 
 the complete one, and no manifest vouches for it."""
 
 
+_EXPORTED = re.compile(
+    r"\.?(study|points|runs|unit_finals|runs_wide)\.(csv|parquet)(\.\d+\.[^./]+\.tmp)?"
+)
+"""The names ``export`` writes in a study's ``export/`` (and the hidden temporary names it
+writes them under, :func:`engine.safety.atomic.replacing`'s); nothing else there is
+battlesim's."""
+
+
 def _drop_stale(out: Path, note: Callable[[str], None] | None) -> None:
-    """Remove :data:`STALE` from the study folder ``out`` (a folder's files, and the
-    folder once they leave it empty; links as links, never followed), and say which."""
+    """Remove :data:`STALE` from the study folder ``out`` (in ``export/`` only the files
+    ``export`` writes, and the folder once they leave it empty; links as links, never
+    followed), and say which. A file of the user's in ``export/`` is left (every file
+    there was removed, whatever its name)."""
     removed: list[str] = []
     for name in STALE:
         path = out / name
         if path.is_dir() and not path.is_symlink():
             for item in sorted(path.iterdir()):
-                if item.is_file() or item.is_symlink():
+                if (item.is_file() or item.is_symlink()) and _EXPORTED.fullmatch(item.name):
                     item.unlink()
                     removed.append(f"{name}/{item.name}")
             with contextlib.suppress(OSError):  # not empty: a folder of the user's inside

@@ -156,6 +156,7 @@ def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
     ]
     args = ["batch", STONE_WALL, "--out", out, "--jobs", "1", "--runs", "40", "--seed", "5"]
     args += ["--chunk-size", "5", "--quiet", "--no-plots", "--sweep", "options.fire_hcv=20,30"]
+    (out / "export" / "my_notes.txt").write_text("the user's, not an export\n")
     resumed = invoke(*args, "--resume")
     assert resumed.exit_code == 0, resumed.output
     assert resumed.stderr.splitlines() == [
@@ -163,9 +164,13 @@ def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
         "export/runs.csv, export/study.csv, export/unit_finals.csv): export or discover again "
         "once it is complete"
     ]
-    assert not (out / "export").exists()
+    # only what export wrote: a file of the user's there was removed with them
+    assert [p.name for p in (out / "export").iterdir()] == ["my_notes.txt"]
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["runs"] == 80 and not any(f.startswith("export/") for f in manifest["files"])
+    assert manifest["runs"] == 80
+    assert not any(f.startswith("export/") for f in manifest["files"])
+    (out / "export" / "my_notes.txt").unlink()
+    (out / "export").rmdir()
     assert invoke("verify", out, "--sample", "1").exit_code == 0
     again = invoke("export", out, "--format", "csv")
     assert again.exit_code == 0 and again.stderr == ""
