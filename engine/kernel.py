@@ -253,11 +253,14 @@ class TurnKernel:
         its cause the original.  An exception that cannot be made again from its
         ``args`` (pydantic's ``ValidationError``: a plugin building an event with a
         wrongly typed field) made SimPy raise that construction's ``TypeError``
-        instead, and the original — its message, its place — was lost.  None when
-        ``raised`` is SimPy's copy (its cause is there) or no process failed.
+        instead, and the original — its message, its place — was lost; a copy of an
+        ``OSError`` loses the file name set on it after it was made (a full disk's, named by
+        the replay's sink), and the original is raised then too.  None when ``raised`` is
+        SimPy's whole copy or no process failed.
         """
-        if raised.__cause__ is not None:
-            return None
+        cause = raised.__cause__
+        if cause is not None:  # SimPy's copy: the original when the copy lost what it said
+            return cause if str(cause) != str(raised) else None  # an OSError's file name
         for process in self._processes:
             value = process.value if process.triggered else None
             if isinstance(value, BaseException) and not process.ok and value is not raised:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, ClassVar, Protocol
 
@@ -153,12 +154,24 @@ class FileSink:
         lines = self._lines
         lines.append(b"")
         self._lines, self._held = [], 0
-        self._fh.write(b"\n".join(lines))
+        with self._naming():
+            self._fh.write(b"\n".join(lines))
+
+    @contextlib.contextmanager
+    def _naming(self) -> Iterator[None]:
+        """A write's error (a full disk) names no file itself: it names the replay's."""
+        try:
+            yield
+        except OSError as exc:
+            if not exc.filename:
+                exc.filename = str(self.path)
+            raise
 
     def flush(self) -> None:
         if self._lines:
             self._spill()
-        self._fh.flush()
+        with self._naming():
+            self._fh.flush()
 
     def close(self) -> None:
         """Finish the file and rename it to its final name."""
@@ -174,8 +187,9 @@ class FileSink:
             return
         if self._lines:
             self._spill()
-        self._fh.close()
-        self._file.close()
+        with self._naming():
+            self._fh.close()
+            self._file.close()
 
     def abandon(self) -> None:
         """Stop writing and remove the partial file (the final name is untouched).

@@ -277,10 +277,12 @@ def _fresh(final: str | os.PathLike[str]) -> Iterator[tuple[int, Path]]:
             yield fd, temp
             _still_ours(fd, temp)
             commit(temp, path)  # opens the name without following a link; the rename
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(OSError):
                 _still_ours(fd, temp)
                 temp.unlink()
+            if isinstance(exc, OSError) and not exc.filename:
+                exc.filename = str(path)  # a write's error (a full disk) names no file itself
             raise
     finally:
         os.close(fd)

@@ -257,3 +257,23 @@ def test_an_error_simpy_cannot_copy_reaches_the_caller_itself(where: str) -> Non
     with pytest.raises(KeyError) as copied:
         kernel.run()
     assert copied.value.__cause__ is original.value  # SimPy's copy, its cause the original
+
+
+def test_an_oserror_named_after_it_was_made_keeps_its_file_name() -> None:
+    """SimPy's copy of an OSError is made from its args alone: a file name set on it later
+    (a replay's sink names a full disk's error so) was lost, and `campaign` said `cannot
+    write replays: No space left on device`. The kernel raises the original."""
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("only",), turn_minutes=5)
+
+    def body() -> simpy.events.ProcessGenerator:
+        yield kernel.phase("only", (0,))
+        error = OSError(28, "No space left on device")
+        error.filename = "out/1-fredericksburg.jsonl"
+        raise error
+
+    kernel.process(body())
+    kernel.start(3, lambda turn: False)
+    with pytest.raises(OSError) as caught:
+        kernel.run()
+    assert caught.value.filename == "out/1-fredericksburg.jsonl"

@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -331,3 +332,52 @@ def test_a_name_near_the_limit_still_gets_a_temporary_name_beside_it(
     atomic_write_text(tmp_path / name, "page")
     assert [p.name for p in tmp_path.iterdir()] == [name]
     assert (tmp_path / name).read_text() == "page"
+
+
+def test_a_full_disk_names_the_file_being_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """os.write's error on a full disk names no file: every command said `battlesim: error:
+    No space left on device` (or `cannot write : …`). The atomic writer and the replay's
+    sink name their final path on it; nothing is left at it."""
+    import errno
+
+    real = os.write
+
+    def full(fd: int, data: Any) -> int:
+        if len(data) > 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    final = tmp_path / "summary.json"
+    with pytest.raises(OSError) as caught:
+        atomic_write_text(final, "more than three bytes")
+    assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(final))
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    replay = tmp_path / "r.jsonl"
+    sink = FileSink(replay)
+    monkeypatch.setattr(sink, "_fh", _FullFile())
+    sink.write("a line")
+    with pytest.raises(OSError) as caught:
+        sink.flush()
+    assert caught.value.filename == str(replay)
+    sink.abandon()
+
+
+class _FullFile:
+    """A file whose every write finds the disk full."""
+
+    closed = False
+
+    def write(self, data: bytes) -> int:
+        import errno
+
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def flush(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
