@@ -90,6 +90,8 @@ def write_report(
     view = battle_view(loaded)
     if png_dir is not None and check is not None:
         check(png_paths(view, png_dir))
+    if png_dir is not None:  # before the page: a folder that cannot be made leaves the page be
+        png_dir.mkdir(parents=True, exist_ok=True)
     write_pieces(out, report_pieces(view))
     if png_dir is None:
         return [out]

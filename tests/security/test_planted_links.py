@@ -381,3 +381,19 @@ class _FullFile:
 
     def close(self) -> None:
         return None
+
+
+def test_a_png_folder_that_cannot_be_made_leaves_the_existing_page(tmp_path: Path) -> None:
+    """report -o PAGE --png DIR, DIR a link to nothing: the page was written over, then the
+    folder failed (exit 2). The folder is made first; the old page is left as it was."""
+    page = tmp_path / "page.html"
+    other = GOLDEN.with_name("chancellorsville-s1863.format4.jsonl")
+    assert invoke("report", str(other), "-o", str(page)).exit_code == 0
+    before = page.read_bytes()  # another battle's page: a page written over would differ
+    (tmp_path / "png").symlink_to(tmp_path / "nowhere")
+    result = invoke(
+        "report", str(GOLDEN), "-o", str(page), "--force", "--png", str(tmp_path / "png")
+    )
+    assert result.exit_code == 2, result.output
+    assert page.read_bytes() == before
+    assert not (tmp_path / "nowhere").exists()
