@@ -616,3 +616,19 @@ def test_an_export_of_a_value_no_study_holds_is_one_line_naming_the_study(copy: 
         f"battlesim: error: {copy / 'study.duckdb'}: damaged: a value cannot be exported "
         "(Invalid Input Error: Malformed JSON"
     ), line
+
+
+def test_a_replay_planted_for_a_run_that_kept_none_is_caught_even_resealed(copy: Path) -> None:
+    """Run 2 (replication 2; the plan keeps replications 0 and 1) given run 0's replay
+    file and digest list, its digests and the manifest recomputed: verify --all said OK
+    (the re-fight compares only the replays it keeps). The runs' replay lists are held to
+    the plan and to the battles each run fought."""
+    shutil.copy(copy / "replays" / "run-0.jsonl", copy / "replays" / "run-2.jsonl")
+    ((listed,),) = _sql(copy, "SELECT replays FROM run_digests WHERE run_id = 0")
+    with duckdb.connect(str(copy / "study.duckdb")) as con:
+        con.execute("UPDATE run_digests SET replays = ? WHERE run_id = 2", [listed])
+    _redigest(copy, 2)
+    code, lines = _verify(copy, "--all")
+    assert code == 1
+    assert "DIFFERS: run 2: lists kept replays, but the plan keeps none of replication 2 (it " \
+        "keeps 2)" in lines, lines  # fmt: skip

@@ -589,6 +589,9 @@ def _check_digests(
         return
     target = store.target()
     con = store.con
+    columns = [name for name, _ in table_columns(con, "runs")]
+    at = {name: columns.index(name) for name in ("replication", "status", "battles")}
+    keep = int(meta["plan"].get("keep_replays", meta["keep_replays"]) or 0)
     run_types = [sql for _, sql in table_columns(con, "runs")]
     unit_types = [sql for _, sql in table_columns(con, UNIT_TABLE)]
     runs, units, digests = con.cursor(), con.cursor(), con.cursor()
@@ -612,6 +615,9 @@ def _check_digests(
                 replays = None if d_replays is None else _stored_replays(
                     folder, target, run_id, d_replays, named
                 )  # fmt: skip
+                kept = _kept_problem(target, keep, [row[at[k]] for k in at], d_replays)
+                if kept is not None:
+                    found.append(f"run {run_id}: {kept}")
                 again = run_digests(row, run_types, mine, unit_types, replays)
                 check.digests += 1
                 found += _named(run_id, again, (run_id, d_row, d_units, d_replays, d_all))
@@ -624,6 +630,37 @@ def _check_digests(
     check.differences += found[: SHOWN * 4]
     if len(found) > SHOWN * 4:
         check.differences.append(f"runs: … and {len(found) - SHOWN * 4} more runs differ")
+
+
+def _kept_problem(target: Target, keep: int, row: list[Any], listed: str | None) -> str | None:
+    """What is wrong with the replays a run's digest lists, for its plan and its battles.
+
+    A run keeps the replays of the battles it fought, in order, when its replication is
+    below the plan's ``keep_replays``, and none otherwise. A replay put in for a run that
+    kept none, or for a battle it did not fight, its digests recomputed, verified with
+    ``--all`` (the re-fight compares only the replays it keeps).
+    """
+    replication, status, battles = int(row[0]), row[1], row[2]
+    if listed is None:
+        if replication < keep and status == "done":
+            return f"kept no replay, though the plan keeps those of replications 0–{keep - 1}"
+        return None
+    if replication >= keep:
+        return (
+            f"lists kept replays, but the plan keeps none of replication {replication} "
+            f"(it keeps {keep})"
+        )
+    try:
+        names = [str(item[0]) for item in json.loads(listed)]
+    except (ValueError, TypeError, IndexError, KeyError):
+        return "its kept replays are not a list of battles"
+    if target.kind == "scenario":
+        fought = [target.stem]
+    else:
+        fought = [str(b["id"]) for b in target.data["battles"]][: int(battles or 0)]
+    if names != fought:
+        return f"lists kept replays of the battles {names}, not of those it fought {fought}"
+    return None
 
 
 def _unkept_replays(folder: Path, named: set[str]) -> list[str]:
