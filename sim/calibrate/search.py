@@ -391,7 +391,7 @@ def _stored(out: Path, spec: CalibrationSpec, resume: bool) -> list[Trial]:
         )
     try:  # a regular file only: a FIFO blocked --resume for ever
         stored = json.loads(read_bounded(ident).decode("utf-8"))
-    except (FileProblem, OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (FileProblem, OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise CalibrationError(f"{ident}: not a calibration's settings ({exc})") from None
     if stored != json.loads(json.dumps(wanted)):
         now = json.loads(json.dumps(wanted["calibration"]))
@@ -414,10 +414,36 @@ def _stored(out: Path, spec: CalibrationSpec, resume: bool) -> list[Trial]:
         raise CalibrationError(f"{path}: not a calibration's trials ({exc})") from None
     for i, line in enumerate(text.splitlines(), 1):
         try:
-            trials.append(Trial.from_json(json.loads(line)))
-        except (ValueError, KeyError, TypeError) as exc:
+            trial = Trial.from_json(json.loads(line))
+            _consistent(spec, trial)
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
             raise CalibrationError(f"{path}:{i}: not a trial record ({exc})") from None
+        trials.append(trial)
     return trials
+
+
+def _consistent(spec: CalibrationSpec, trial: Trial) -> None:
+    """Refuse a stored trial whose figures cannot be the calibration's own: an objective
+    that is not what its estimates give (a forged best: an objective of −1 made it the
+    winner, its patch written), or an estimate over more runs than the trial fought.
+
+    A forgery consistent in every figure is not caught here: only fighting the point
+    again would (``--refight``).
+
+    Raises:
+        ValueError: the trial is not one this calibration could have stored.
+    """
+    if trial.runs > spec.replications or any(e.n > trial.runs for e in trial.estimates):
+        raise ValueError(
+            f"estimates over more runs than the trial's {trial.runs} of {spec.replications}"
+        )
+    if trial.objective is None:
+        return
+    if len(trial.estimates) != len(spec.goals):
+        raise ValueError(f"{len(trial.estimates)} estimates for {len(spec.goals)} targets")
+    again = objective(spec, trial.estimates)
+    if again is None or not math.isclose(again, trial.objective, rel_tol=1e-12, abs_tol=0):
+        raise ValueError(f"its objective {trial.objective} is not what its estimates give")
 
 
 def _write(out: Path, trials: list[Trial]) -> None:

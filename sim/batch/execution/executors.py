@@ -427,7 +427,11 @@ def _private_scratch(local: bool) -> Iterator[str | None]:
         return
     scratch = tempfile.mkdtemp(prefix="battlesim-dask-")  # 0700, a name nobody chose
     try:
-        dask: Any = import_module("dask")
+        try:
+            import dask.config  # noqa: PLC0415  # an optional extra, as distributed is
+        except ImportError:  # _dask_in says what to install
+            yield scratch
+            return
         with dask.config.set({"temporary-directory": scratch}):  # the workers inherit it
             yield scratch
     finally:
