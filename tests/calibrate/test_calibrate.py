@@ -360,6 +360,32 @@ def test_a_fifo_in_place_of_a_calibrations_file_is_refused_not_waited_on(
     assert line.startswith(f"battlesim: error: {out / name}") and "not a regular file" in line
 
 
+@pytest.mark.parametrize(
+    ("forge", "message"),
+    [
+        (lambda t: {**t, "objective": -1.0}, "its objective -1.0 is not what its estimates give"),
+        (lambda t: {**t, "estimates": [{**e, "n": 5000} for e in t["estimates"]]},
+         "estimates over more runs than the trial's 2"),
+    ],
+)  # fmt: skip
+def test_a_stored_trial_whose_figures_do_not_agree_is_refused_on_resume(
+    tmp_path: Path, forge: Any, message: str
+) -> None:
+    """--resume took a stored trial's objective as given: an objective of -1 made a trial
+    the best, and its patch was written; estimates over 5,000 runs of a 2-run trial were
+    reported as met. Each stored objective is computed again from its estimates."""
+    path = small(tmp_path, trials=1, startup_trials=1, replications=2)
+    out = tmp_path / "out"
+    assert invoke("calibrate", path, "-o", out, "--jobs", "1", "-q").exit_code == 0
+    trials = out / "trials.jsonl"
+    [record] = [json.loads(line) for line in trials.read_text().splitlines()]
+    trials.write_text(json.dumps(forge(record)) + "\n")
+    result = invoke("calibrate", path, "-o", out, "--jobs", "1", "-q", "--resume")
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line == f"battlesim: error: {trials}:1: not a trial record ({message})"
+
+
 def test_a_campaigns_calibrated_file_is_a_campaign_battlesim_fights(tmp_path: Path) -> None:
     """A campaign's fit writes calibrated.yaml as a campaign file naming each battle's
     calibrated scenario beside it (it held the study form, every scenario inlined, which
