@@ -566,6 +566,9 @@ def test_a_fifo_or_a_link_in_a_received_study_is_a_difference_never_read(
          "DIFFERS: run 0: its kept replay"),
         ("UPDATE study SET keep_replays = NULL",
          "DIFFERS: study: the row's keep_replays is not what its stored plan"),
+        (f"UPDATE runs SET outcome = '{'[' * 100_000}' WHERE run_id = 5",
+         "DIFFERS: run 5: outcome: stored '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['… "
+         "(100000 characters), not JSON"),
     ],
 )  # fmt: skip
 def test_values_edited_by_hand_are_differences_not_crashes(
@@ -589,6 +592,8 @@ def test_values_edited_by_hand_are_differences_not_crashes(
          "damaged: 1 run(s) whose point or number is not the plan's"),
         ("UPDATE study SET ruleset_version = '0'",
          "this battlesim fights version 1: its runs would be fought under two rule sets"),
+        ("DELETE FROM points",
+         "damaged: the stored design points are not the plan's design"),
     ],
 )  # fmt: skip
 def test_a_resume_refuses_a_row_or_runs_its_plan_does_not_make(

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.canonical import digest
+from engine.canonical import canonical_json, digest
 from engine.replayfile.formats import DERIVATIONS, derivation_of
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.batch.execution.worker import prepare
@@ -348,6 +348,9 @@ def _resumed_row(store: Store, plan: StudyPlan) -> str | None:
             f"{store.path}: damaged: the study row's {', '.join(wrong)} "
             f"{'is' if len(wrong) == 1 else 'are'} not its plan's (edited since it was written?)"
         )
+    points = plan.design_points()
+    if canonical_json(points) != canonical_json(store.points()):
+        return f"{store.path}: damaged: the stored design points are not the plan's design"
     row = store.con.execute(
         "SELECT count(*) FROM runs WHERE point < 0 OR point >= ? OR replication < 0 "
         "OR replication >= ? OR run_id <> point * ? + replication",

@@ -531,7 +531,7 @@ class Store:
             self._points = [r[0] for r in rows]
         try:
             points = [json.loads(text) for text in self._points]
-        except (ValueError, TypeError) as exc:  # the file is damaged: name it, one line
+        except (ValueError, TypeError, RecursionError) as exc:  # damaged: name it, one line
             raise StoreError(f"{self.path}: damaged: a design point is not JSON ({exc})") from None
         for i, point in enumerate(points):
             if not isinstance(point, dict):

@@ -378,8 +378,13 @@ def _compare_row(run_id: int, stored: dict[str, Any], fought: tuple[Any, ...]) -
         if name == "outcome" and theirs is not None and mine is not None:
             try:
                 was = json.loads(theirs)
-            except ValueError:  # edited by hand: a difference, not a crash
-                out.append(f"run {run_id}: outcome: stored {theirs!r}, not JSON")
+            except (ValueError, RecursionError):  # edited by hand: a difference, not a crash
+                shown = (
+                    repr(theirs)
+                    if len(theirs) <= 40
+                    else f"{theirs[:40]!r}… ({len(theirs)} characters)"
+                )
+                out.append(f"run {run_id}: outcome: stored {shown}, not JSON")
                 continue
             out += _changes(was, json.loads(mine), f"run {run_id}: outcome",
                             "stored", "re-fought")  # fmt: skip
@@ -542,7 +547,7 @@ def _stored_replays(
     try:
         listed = json.loads(kept)
         battles = [str(item[0]) for item in listed]
-    except (ValueError, TypeError, IndexError, KeyError):  # edited by hand: none matches
+    except (ValueError, TypeError, IndexError, KeyError, RecursionError):  # edited by hand
         return [("?", "not a list of kept replays")]
     if not all(re.fullmatch(r"[A-Za-z0-9_-]{1,40}", b) for b in battles if b):
         return [("?", "a battle name that is no battle's id")]  # no path out of replays/
@@ -652,7 +657,7 @@ def _kept_problem(target: Target, keep: int, row: list[Any], listed: str | None)
         )
     try:
         names = [str(item[0]) for item in json.loads(listed)]
-    except (ValueError, TypeError, IndexError, KeyError):
+    except (ValueError, TypeError, IndexError, KeyError, RecursionError):
         return "its kept replays are not a list of battles"
     if target.kind == "scenario":
         fought = [target.stem]
