@@ -55,6 +55,16 @@ _depth = 0
 """How many :func:`frozen_heap` blocks are open (the runner's around the kernel's)."""
 
 
+def _uncopyable(exc: BaseException) -> bool:
+    """Whether SimPy's ``type(exc)(*exc.args)`` fails for ``exc`` (pydantic's
+    ``ValidationError``): a process's error it re-raises so is lost in a ``TypeError``."""
+    try:
+        type(exc)(*exc.args)
+    except Exception:  # any failure to make it again: SimPy's would fail alike
+        return True
+    return False
+
+
 @contextmanager
 def frozen_heap() -> Iterator[None]:
     """Leave every object that exists now out of the cyclic GC's scans until the end.
@@ -259,11 +269,11 @@ class TurnKernel:
         SimPy's whole copy or no process failed.
         """
         cause = raised.__cause__
-        if cause is not None:  # SimPy's copy: the original when the copy lost what it said
-            return cause if str(cause) != str(raised) else None  # an OSError's file name
-        for process in self._processes:
-            value = process.value if process.triggered else None
-            if isinstance(value, BaseException) and not process.ok and value is not raised:
+        if cause is not None and str(cause) != str(raised):  # a copy that lost the file name
+            return cause
+        failed = (p.value for p in self._processes if p.triggered and not p.ok)
+        for value in failed:  # the error SimPy could not copy, whichever process it failed
+            if isinstance(value, BaseException) and value is not raised and _uncopyable(value):
                 return value
         return None
 

@@ -235,14 +235,12 @@ def _built_at(exc: ValidationError) -> str:
     """For a model a plugin built with a wrong value (an event's ``int`` field given 5.5):
     ``" (building Combat, at rules.py:88)"``, the innermost place outside pydantic, when
     that is outside battlesim; battlesim's own validation errors name their file or field."""
-    import traceback  # noqa: PLC0415 - only when something broke
+    from sim.contract.ruleset import built_in  # noqa: PLC0415 - only when something broke
 
-    pydantic = f"{os.sep}pydantic{os.sep}"
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if pydantic not in f.filename]
-    if not frames or str(Path(frames[-1].filename).resolve()).startswith(_OURS):
+    place = built_in(exc)
+    if place is None or str(Path(place[0]).resolve()).startswith(_OURS):
         return ""
-    place = frames[-1]
-    return f" (building {exc.title}, at {Path(place.filename).name}:{place.lineno})"
+    return f" (building {exc.title}, at {Path(place[0]).name}:{place[1]})"
 
 
 class GuardedGroup(click.Group):

@@ -69,7 +69,7 @@ class _Hooked:
 
 
 def _rows(result: Any) -> str | None:
-    if not isinstance(result, list):
+    if not isinstance(result, list | tuple):  # a tuple of rows worked before: it still does
         return f"{type(result).__name__}, not a list of UnitRow"
     for i, row in enumerate(result):
         if not isinstance(row, UnitRow):
@@ -82,7 +82,7 @@ def _outcome(result: Any) -> str | None:
 
 
 def _lines(result: Any) -> str | None:
-    if not isinstance(result, list):
+    if not isinstance(result, list | tuple):
         return f"{type(result).__name__}, not a list of str"
     for i, line in enumerate(result):
         if not isinstance(line, str):
@@ -119,6 +119,14 @@ def raised_in(exc: BaseException) -> tuple[str, int] | None:
         if inner is not None:
             return inner
     return frames[-1].filename, frames[-1].lineno or 0
+
+
+def built_in(exc: BaseException) -> tuple[str, int] | None:
+    """(file, line) of the innermost place outside pydantic where ``exc`` was raised: for a
+    pydantic ``ValidationError``, the line that built the model with a wrong value."""
+    pydantic = f"{os.sep}pydantic{os.sep}"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if pydantic not in f.filename]
+    return (frames[-1].filename, frames[-1].lineno or 0) if frames else None
 
 
 def raised_at(exc: BaseException) -> str:

@@ -233,6 +233,47 @@ def test_a_units_hook_that_raises_fails_its_run_not_the_study(
     ]
 
 
+def test_a_run_failed_by_a_model_the_rules_built_names_the_model_and_its_line() -> None:
+    """A run whose rules built a model with a wrong value (a plugin's event): its error
+    names the model and the line, not "invalid campaign" (the words of a campaign file's
+    own models, which keep them)."""
+    import pydantic
+
+    class Struck(pydantic.BaseModel):
+        damage: int
+
+    with pytest.raises(pydantic.ValidationError) as caught:
+        Struck(damage=1.5)  # type: ignore[arg-type]
+    line = test_a_run_failed_by_a_model_the_rules_built_names_the_model_and_its_line
+    built = line.__code__.co_firstlineno + 10
+    assert worker.failure(caught.value) == (
+        "ValidationError: damage: Input should be a valid integer, got a number with a "
+        f"fractional part (building Struck, at test_study.py:{built})"
+    )
+    from sim.batch.inputs.campaign import CampaignData
+
+    with pytest.raises(pydantic.ValidationError) as campaign:
+        CampaignData.model_validate({"campaign": "x", "battles": []})
+    assert worker.failure(campaign.value).startswith("invalid campaign: ")
+
+
+def test_every_run_failed_counts_the_pilots_runs_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --until-ci the pilot's runs are counted apart in the summary: the line said
+    "180 of 180" of a study whose 200 runs all failed."""
+
+    def failing(self: worker.Prepared, seed: int) -> Any:
+        raise RuntimeError("injected failure")
+
+    monkeypatch.setattr(worker.Prepared, "header_for", failing)
+    out = tmp_path / "st"
+    args = ("--runs", "200", "--until-ci", "0.2", "--jobs", "1", "--no-plots", "--out", out)
+    result = invoke("batch", STONE_WALL, *args)
+    assert result.exit_code == 2
+    assert "every run of the study failed, 200 of 200 (" in result.output.splitlines()[-1]
+
+
 @pytest.mark.parametrize("fail", ["every", "one"])
 def test_a_study_whose_every_run_failed_exits_2_with_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail: str

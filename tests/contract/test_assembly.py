@@ -125,7 +125,8 @@ def test_a_state_hook_that_raises_is_a_hook_error_naming_ruleset_and_hook() -> N
     ("hook", "returned", "said"),
     [
         ("units", [{"id": "a"}], "units returned a list whose item 0 is dict, not UnitRow"),
-        ("units", ("row",), "units returned tuple, not a list of UnitRow"),
+        ("units", ("row",), "units returned a list whose item 0 is str, not UnitRow"),
+        ("units", {"a": 1}, "units returned dict, not a list of UnitRow"),
         ("outcome", {"winner": None}, "outcome returned dict, not Outcome"),
         ("summary", "Union: lost 3", "summary returned str, not a list of str"),
         ("summary", ["a", 3], "summary returned a list whose item 1 is int, not str"),

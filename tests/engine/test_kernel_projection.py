@@ -277,3 +277,49 @@ def test_an_oserror_named_after_it_was_made_keeps_its_file_name() -> None:
     with pytest.raises(OSError) as caught:
         kernel.run()
     assert caught.value.filename == "out/1-fredericksburg.jsonl"
+
+
+@pytest.mark.parametrize("case", ["nested", "after a handled failure"])
+def test_the_uncopyable_error_is_found_in_a_child_process_and_past_a_handled_one(
+    case: str,
+) -> None:
+    """The error SimPy could not copy is found whichever process raised it: a child process
+    another waits on (SimPy copies it into the parent, and fails there), and not an earlier
+    process's failure that a plugin caught and handled (a KeyError long gone was raised)."""
+    import pydantic
+
+    class Fired(pydantic.BaseModel):
+        value: int
+
+    env = simpy.Environment()
+    kernel = TurnKernel(env, ("only",), turn_minutes=5)
+    handled_it: list[bool] = []
+
+    def child() -> simpy.events.ProcessGenerator:
+        yield kernel.phase("only", (0,))
+        Fired(value=5.5)  # type: ignore[arg-type]
+
+    def parent(first: simpy.Process) -> simpy.events.ProcessGenerator:
+        yield first
+
+    def handled() -> simpy.events.ProcessGenerator:
+        yield kernel.phase("only", (0,))
+        raise KeyError("handled long ago")
+
+    def handler(first: simpy.Process) -> simpy.events.ProcessGenerator:
+        try:
+            yield first
+        except KeyError:
+            handled_it.append(True)  # the plugin handled it
+        yield kernel.phase("only", (1,))
+        Fired(value=5.5)  # type: ignore[arg-type]
+
+    if case == "nested":
+        kernel.process(parent(kernel.process(child())))
+    else:
+        kernel.process(handler(kernel.process(handled())))
+    kernel.start(3, lambda turn: False)
+    with pytest.raises(pydantic.ValidationError) as caught:
+        kernel.run()
+    assert caught.value.title == "Fired"
+    assert handled_it == ([] if case == "nested" else [True])

@@ -563,7 +563,8 @@ def test_a_fifo_or_a_link_in_a_received_study_is_a_difference_never_read(
         ("UPDATE run_digests SET replays = '{bad' WHERE run_id = 0",
          "DIFFERS: run 0: its kept replay"),
         ("UPDATE run_digests SET replays = '[[\"../../x\"]]' WHERE run_id = 0",
-         "DIFFERS: run 0: its kept replay"),
+         "DIFFERS: run 0: lists kept replays of the battles ['../../x'], not of those it "
+         "fought ['tavern_brawl']"),
         ("UPDATE study SET keep_replays = NULL",
          "DIFFERS: study: the row's keep_replays is not what its stored plan"),
         (f"UPDATE runs SET outcome = '{'[' * 100_000}' WHERE run_id = 5",
@@ -637,3 +638,16 @@ def test_a_replay_planted_for_a_run_that_kept_none_is_caught_even_resealed(copy:
     assert code == 1
     assert "DIFFERS: run 2: lists kept replays, but the plan keeps none of replication 2 (it " \
         "keeps 2)" in lines, lines  # fmt: skip
+
+
+def test_a_study_of_a_file_whose_name_is_no_identifier_verifies(tmp_path: Path) -> None:
+    """A scenario's kept replay is named by its run alone, whatever the file's name: a study
+    of `tavern brawl.v2.yaml` with kept replays is whole (a check meant for a campaign's
+    battle ids called its replay edited)."""
+    source = tmp_path / "tavern brawl.v2.yaml"
+    shutil.copy(BRAWL, source)
+    out = tmp_path / "st"
+    made = invoke("batch", source, "--runs", "2", "--keep-replays", "1", "--out", out, "-q")
+    assert made.exit_code == 0, made.output
+    code, lines = _verify(out, "--all")
+    assert code == 0, lines

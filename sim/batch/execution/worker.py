@@ -23,6 +23,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -38,6 +39,7 @@ from sim.batch.inputs.seeds import RunSpec
 from sim.batch.inputs.target import Target, dry_carry
 from sim.contract import AnyRuleset, UnitRow
 from sim.contract.bases import validate_plain
+from sim.contract.ruleset import built_in
 from sim.replay.header import make_header
 from sim.runner import DrawTally
 from sim.scenario.load import Located, ScenarioError, validate_data
@@ -256,8 +258,18 @@ def failure(exc: BaseException) -> str:
         return f"invalid scenario: {p.field}: {p.message}" if p.field else str(p.message)
     if isinstance(exc, ValidationError):
         err = exc.errors()[0]
-        return f"invalid campaign: {'.'.join(str(x) for x in err['loc'])}: {err['msg']}"
+        where = ".".join(str(x) for x in err["loc"])
+        if exc.title in _CAMPAIGN_MODELS:
+            return f"invalid campaign: {where}: {err['msg']}"
+        # a model the rules built with a wrong value (a plugin's event): the model and line
+        place = built_in(exc)
+        at = f", at {Path(place[0]).name}:{place[1]}" if place is not None else ""
+        return f"ValidationError: {where}: {err['msg']} (building {exc.title}{at})"
     return f"{type(exc).__name__}: {exc}"
+
+
+_CAMPAIGN_MODELS = frozenset({"CampaignData", "BattleEntry", "Victory"})
+"""The campaign file's models: their errors are the design point's campaign's."""
 
 
 Kept = list[tuple[str, list[str]]]

@@ -549,7 +549,8 @@ def _stored_replays(
         battles = [str(item[0]) for item in listed]
     except (ValueError, TypeError, IndexError, KeyError, RecursionError):  # edited by hand
         return [("?", "not a list of kept replays")]
-    if not all(re.fullmatch(r"[A-Za-z0-9_-]{1,40}", b) for b in battles if b):
+    ids = r"[A-Za-z0-9_-]{1,40}"  # a campaign's battle ids: its replays' names hold them
+    if target.kind == "campaign" and not all(re.fullmatch(ids, b) for b in battles):
         return [("?", "a battle name that is no battle's id")]  # no path out of replays/
     for k, battle in enumerate(battles):
         name = replay_name(target, run_id, k, battle)
