@@ -397,3 +397,21 @@ def test_a_png_folder_that_cannot_be_made_leaves_the_existing_page(tmp_path: Pat
     assert result.exit_code == 2, result.output
     assert page.read_bytes() == before
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_campaign_that_fails_leaves_the_folders_earlier_campaign_whole(tmp_path: Path) -> None:
+    """Each battle's replay is put in place only once the whole campaign is fought: one
+    that failed in its second battle had put its first battle's new replay over the old
+    one, beside the old second replay and the old campaign.json."""
+    campaign = ROOT / "scenarios" / "fredericksburg_campaign.yaml"
+    out = tmp_path / "c"
+    assert invoke("campaign", str(campaign), "--seed", "3", "-o", str(out)).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(VICTIM)
+    (out / "2-chancellorsville.jsonl.partial").symlink_to(victim)
+    failed = invoke("campaign", str(campaign), "--seed", "4", "-o", str(out), "--force")
+    assert failed.exit_code == 2, failed.output
+    (out / "2-chancellorsville.jsonl.partial").unlink()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert victim.read_bytes() == VICTIM

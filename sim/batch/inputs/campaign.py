@@ -283,6 +283,19 @@ def campaign_replay_name(k: int, battle: str) -> str:
     return f"{k + 1}-{battle}.jsonl"
 
 
+class _Held(FileSink):
+    """A battle's replay held at ``<name>.partial`` when the battle ends, put in place
+    (:meth:`commit`) only once the whole campaign is fought: a campaign that failed in its
+    second battle had already put its first battle's new replay over the old one, beside
+    the old second replay and the old ``campaign.json`` (a folder of two campaigns)."""
+
+    def close(self) -> None:
+        self.finish()
+
+    def commit(self) -> None:
+        FileSink.close(self)
+
+
 def play_campaign(
     campaign: CampaignData, seed: int, folder: Path
 ) -> tuple[CampaignResult, list[Path]]:
@@ -295,18 +308,20 @@ def play_campaign(
     folder.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
 
-    sinks: list[FileSink] = []
+    sinks: list[_Held] = []
 
     def sink_for(k: int, entry: BattleEntry) -> Sink:
         paths.append(folder / campaign_replay_name(k, entry.id))
-        sinks.append(FileSink(paths[-1]))
+        sinks.append(_Held(paths[-1]))
         return sinks[-1]
 
     try:
         result = fight_campaign(campaign, seed, sink_for)
+        for sink in sinks:  # every battle fought: each replay put in place
+            sink.commit()
     except BaseException:  # Ctrl-C and SIGTERM too: no .partial is left
         for sink in sinks:
-            sink.abandon()  # a battle already complete keeps its replay
+            sink.abandon()  # a replay not yet put in place leaves the folder's old one be
         raise
     summary = {
         "campaign": campaign.campaign,
