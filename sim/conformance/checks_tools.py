@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pydantic import ValidationError
@@ -275,24 +275,34 @@ def REPORT_CHARTS_EVERY_MEASURE(battle: Battle) -> None:  # noqa: N802
     "Plugging in: the `battlesim.rulesets` entry-point group",
 )
 def NEW_WRITES_A_SCENARIO_THAT_RUNS(battle: Battle) -> None:  # noqa: N802
-    battle.loaded  # noqa: B018  # once the ruleset's own scenarios run (else not checked)
-    family = battle.in_family()
-    made = family.memo.get("new")
-    if made is None:  # once for the ruleset, not once a scenario
-        folder = family.workdir / "new"
-        folder.mkdir(parents=True, exist_ok=True)
-        path, out = folder / "new_battle.yaml", folder / "new_battle.jsonl"
-        wrote = battle.cli("new", battle.ruleset.name, path)
-        if wrote.exit_code == 2 and "ships no template.yaml and no examples" in wrote.output:
-            made = ""  # new offers nothing to start from, and says so in its one line
-        elif wrote.exit_code != 0:
-            made = f"battlesim new {battle.ruleset.name}: {tool_problem(wrote)}"
-        else:
-            ran = battle.cli("run", path, "--out", out)
-            made = "" if ran.exit_code == 0 else f"its battlesim run: {tool_problem(ran)}"
-        family.memo["new"] = made
+    made = _once_for_the_ruleset(battle, "new", lambda: _new_problem(battle))
     if made:
         raise battle.failed(f"the scenario new writes does not run: {made}")
+
+
+def _once_for_the_ruleset(battle: Battle, key: str, find: Callable[[], str]) -> str:
+    """What ``find`` says of the ruleset (``""``: nothing wrong), found once for the ruleset,
+    not once a scenario, and only once its own scenarios run (else not checked)."""
+    battle.loaded  # noqa: B018
+    family = battle.in_family()
+    found = family.memo.get(key)
+    if found is None:
+        found = family.memo[key] = find()
+    return str(found)
+
+
+def _new_problem(battle: Battle) -> str:
+    """Why the scenario ``new`` writes does not run, or ``""``."""
+    folder = battle.in_family().workdir / "new"
+    folder.mkdir(parents=True, exist_ok=True)
+    path, out = folder / "new_battle.yaml", folder / "new_battle.jsonl"
+    wrote = battle.cli("new", battle.ruleset.name, path)
+    if wrote.exit_code == 2 and "ships no template.yaml and no examples" in wrote.output:
+        return ""  # new offers nothing to start from, and says so in its one line
+    if wrote.exit_code != 0:
+        return f"battlesim new {battle.ruleset.name}: {tool_problem(wrote)}"
+    ran = battle.cli("run", path, "--out", out)
+    return "" if ran.exit_code == 0 else f"its battlesim run: {tool_problem(ran)}"
 
 
 @requirement(
@@ -304,11 +314,7 @@ def NEW_WRITES_A_SCENARIO_THAT_RUNS(battle: Battle) -> None:  # noqa: N802
     "Exact odds: the `odds` hook",
 )
 def ODDS_EXAMPLES_RUN(battle: Battle) -> None:  # noqa: N802
-    battle.loaded  # noqa: B018  # once the ruleset's own scenarios run (else not checked)
-    family = battle.in_family()
-    found = family.memo.get("odds")
-    if found is None:  # once for the ruleset, not once a scenario
-        found = family.memo["odds"] = _odds_problem(battle.ruleset)
+    found = _once_for_the_ruleset(battle, "odds", lambda: _odds_problem(battle.ruleset))
     if found:
         raise battle.failed(found)
 
