@@ -47,7 +47,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -59,6 +59,7 @@ __all__ = [
     "claim_partial",
     "commit",
     "exporting",
+    "exporting_together",
     "open_exclusive",
     "own_folder",
     "partial_path",
@@ -365,6 +366,93 @@ def exporting(final: str | os.PathLike[str]) -> Iterator[Path]:
     finally:
         os.close(folder)
         shutil.rmtree(private, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def exporting_together(finals: Sequence[str | os.PathLike[str]]) -> Iterator[list[Path]]:
+    """:func:`exporting` for several files that are put in place together, or none of them.
+
+    Each writer is given a name in one private folder.  When the block ends every file
+    is first held beside its final name under a fresh temporary name (renamed there on
+    one file system, copied by descriptor from another, where a full disk fails midway),
+    and only once all are held is each renamed over its final name.  So a failed export
+    leaves every old file as it was: one that failed at its third table's copy had put
+    the first two in place beside the old others.  On any exception the held files are
+    removed (each only while its name is still the file battlesim made).
+
+    Raises:
+        OSError: a writer left no regular file, or a final file cannot be written.
+    """
+    paths = [Path(f) for f in finals]
+    for path in paths:
+        check_target(path)
+    private, folder = _private_folder()
+    names = [f"{k}-{path.name}" for k, path in enumerate(paths)]
+    held: list[tuple[int, Path, Path]] = []  # (descriptor of the held file, its name, final)
+    placed = 0
+    try:
+        by_fd = Path(f"/proc/self/fd/{folder}")  # Linux: the folder opened, whatever its name
+        base = by_fd if by_fd.is_dir() else Path(private)
+        yield [base / name for name in names]
+        for name, path in zip(names, paths, strict=True):
+            try:
+                held.append(_hold(folder, name, path))
+            except OSError as exc:
+                if not exc.filename:  # a full disk's error names no file itself
+                    exc.filename = str(path)
+                raise
+        for fd, temp, path in held:  # every file held: each put in place
+            _still_ours(fd, temp)
+            commit(temp, path)
+            placed += 1
+    except BaseException:
+        for fd, temp, _ in held[placed:]:
+            with contextlib.suppress(OSError):
+                _still_ours(fd, temp)
+                temp.unlink()
+        raise
+    finally:
+        for fd, _, _ in held:
+            os.close(fd)
+        os.close(folder)
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def _hold(folder: int, name: str, final: Path) -> tuple[int, Path, Path]:
+    """The file a writer left at ``name`` in the private ``folder``, held beside ``final``
+    under a fresh temporary name: (a descriptor of it, the temporary name, ``final``)."""
+    fd = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=folder)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            raise OSError(errno.EINVAL, "the writer left no plain file", str(final))
+        os.fsync(fd)
+        out, temp = _create_temp(final)  # a name of ours beside final, made exclusively
+        try:
+            os.replace(name, temp, src_dir_fd=folder)  # one file system: ours takes the name
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                os.close(out)
+                with contextlib.suppress(OSError):
+                    temp.unlink()
+                raise
+            try:
+                _copy(fd, out)  # another file system: copied into the name made for it
+                os.fsync(out)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    _still_ours(out, temp)
+                    temp.unlink()
+                os.close(out)
+                raise
+            os.close(fd)
+            return out, temp, final
+        os.close(out)  # the placeholder, replaced: the held file is the writer's, as fd
+        return fd, temp, final
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        raise
 
 
 def atomic_write_bytes(final: str | os.PathLike[str], data: bytes) -> None:

@@ -415,3 +415,47 @@ def test_a_campaign_that_fails_leaves_the_folders_earlier_campaign_whole(tmp_pat
     (out / "2-chancellorsville.jsonl.partial").unlink()
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert victim.read_bytes() == VICTIM
+
+
+def test_an_export_that_fails_midway_leaves_every_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """exporting_together holds every file beside its final name before any is put in
+    place: from another file system (each copied), a full disk at the third copy had put
+    the first two new files beside the old others. Every old file stays; nothing of the
+    failed export is left; the error names the file."""
+    import errno
+
+    from engine.safety import atomic
+
+    finals = [tmp_path / f"{n}.csv" for n in ("study", "points", "runs", "unit_finals")]
+    for f in finals:
+        f.write_text("OLD\n")
+    real_replace, real_copy = os.replace, atomic._copy
+    copies: list[int] = []
+
+    def other_fs(src: Any, dst: Any, **kw: Any) -> None:
+        if kw.get("src_dir_fd") is not None:  # the private folder is on another file system
+            raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
+        real_replace(src, dst, **kw)
+
+    def filling(source: int, target: int) -> None:
+        copies.append(1)
+        if len(copies) == 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_copy(source, target)
+
+    monkeypatch.setattr(atomic.os, "replace", other_fs)
+    monkeypatch.setattr(atomic, "_copy", filling)
+    with pytest.raises(OSError) as caught, atomic.exporting_together(finals) as temps:
+        for temp in temps:
+            temp.write_text("NEW\n")
+    assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(finals[2]))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f.name for f in finals)
+    assert all(f.read_text() == "OLD\n" for f in finals)
+    monkeypatch.setattr(atomic, "_copy", real_copy)
+    with atomic.exporting_together(finals) as temps:  # the same, whole: every file new
+        for temp in temps:
+            temp.write_text("NEW\n")
+    assert all(f.read_text() == "NEW\n" for f in finals)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f.name for f in finals)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.canonical import canonical_json
-from engine.safety.atomic import exporting
+from engine.safety.atomic import exporting_together
 from sim.batch.execution.columnar import read, unpack
 from sim.batch.execution.digests import UNIT_TYPES, RunDigests, run_types
 from sim.batch.execution.rows import ChunkRows
@@ -634,22 +634,20 @@ class Store:
         utf8_path(dest)
         dest.mkdir(parents=True, exist_ok=True)
         options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
-        written: list[Path] = []
+        written = [dest / f"{name}.{fmt}" for name in TABLES]
         try:
-            # Every table written aside first; all put in place only once each is whole,
-            # so a failed export (a damaged database, a full disk, Ctrl-C) leaves the
-            # folder's old export, every file of it, as it was.
-            with contextlib.ExitStack() as stack:
-                for name, key in TABLES.items():
-                    out = dest / f"{name}.{fmt}"
+            # Every table written aside first; all put in place only once each is whole
+            # and held beside its final name (copied there from another file system), so a
+            # failed export (a damaged database, a full disk, Ctrl-C) leaves the folder's
+            # old export, every file of it, as it was.
+            with exporting_together(written) as temps:
+                for (name, key), temp in zip(TABLES.items(), temps, strict=True):
                     # runs: with its pilot flag and factor columns (runs_export_select)
                     table = f"({runs_export_select(self)})" if name == "runs" else name
                     select = f"SELECT * FROM {table} ORDER BY {key}"
                     if fmt == "csv":  # text a spreadsheet would run as a formula stays text
                         select = csv_select(self.con, select)
-                    temp = stack.enter_context(exporting(out))
                     self.con.execute(f"COPY ({select}) TO {_literal(str(temp))} ({options})")
-                    written.append(out)
         except duckdb.Error as exc:
             damaged_as = damaged(self.path, exc)
             if damaged_as is not None:
