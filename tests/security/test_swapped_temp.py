@@ -182,7 +182,7 @@ def test_an_export_folder_swapped_for_a_link_is_never_written_through(
                 left.extend(os.listdir(private))
                 shutil.rmtree(private)
     assert result.exit_code == 0, result.output
-    assert len(raced) == len(names)
+    assert len(raced) == 1  # one private folder for the export's tables (exporting_together)
     assert left == []  # every file DuckDB wrote was moved out of its private folder
     assert sorted(p.name for p in victims.iterdir()) == names
     assert all((victims / n).read_bytes() == VICTIM for n in names)
