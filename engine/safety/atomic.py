@@ -162,6 +162,13 @@ def claim_partial(final: str | os.PathLike[str]) -> int:
     )
 
 
+_LEFTOVER_JSON = b'{"engine_version":'
+"""How every replay's header line begins (its keys sorted): a killed run's leftover begins
+so, or with gzip's magic, or is empty; anything else at ``<name>.partial`` is the user's
+(a file of notes there was removed without a word)."""
+_LEFTOVER_GZIP = b"\x1f\x8b"
+
+
 def _remove_leftover(partial: Path) -> None:
     """Remove a killed run's ``.partial``; refuse anything else there."""
     try:
@@ -178,6 +185,16 @@ def _remove_leftover(partial: Path) -> None:
             raise _planted(partial, "is not a regular file")
         if info.st_nlink != 1:
             raise _planted(partial, f"has {info.st_nlink} hard links")
+        head = os.pread(fd, len(_LEFTOVER_JSON), 0)
+        if head and not head.startswith(_LEFTOVER_GZIP) and not _LEFTOVER_JSON.startswith(
+            head[: len(_LEFTOVER_JSON)]
+        ):
+            raise OSError(
+                errno.EEXIST,
+                "is no replay battlesim began (a file of yours?), so it is not removed as a "
+                "killed run's leftover: move it, or write the replay elsewhere",
+                str(partial),
+            )
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

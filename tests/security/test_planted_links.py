@@ -139,15 +139,29 @@ def test_a_killed_runs_leftover_is_replaced_not_reused(tmp_path: Path) -> None:
     and the name created afresh (a new inode), and the run completes."""
     out = tmp_path / "out.jsonl"
     leftover = tmp_path / "out.jsonl.partial"
-    leftover.write_bytes(b"half a replay\n")
+    half = GOLDEN.read_bytes()[:200]  # a replay cut short where a killed run stopped
+    leftover.write_bytes(half)
     with leftover.open("rb") as held:  # keeps the old inode from being reused at once
         sink = FileSink(out)
         assert os.fstat(sink._file.fileno()).st_ino != os.fstat(held.fileno()).st_ino
-        assert held.read() == b"half a replay\n"  # removed, never truncated
+        assert held.read() == half  # removed, never truncated
         sink.abandon()
-    leftover.write_bytes(b"half a replay\n")
-    assert invoke("run", str(BRAWL), "--out", str(out)).exit_code == 0
-    assert not leftover.exists() and invoke("verify", str(out)).exit_code == 0
+    for cut in (half, half[:9], b""):  # its header cut anywhere, or nothing written yet
+        leftover.write_bytes(cut)
+        assert invoke("run", str(BRAWL), "--out", str(out), "--force").exit_code == 0
+        assert not leftover.exists() and invoke("verify", str(out)).exit_code == 0
+
+
+def test_a_file_of_the_users_at_the_partial_name_is_refused_not_removed(tmp_path: Path) -> None:
+    """A regular file at ``<out>.partial`` that no replay begins as (notes of the user's)
+    was removed as a killed run's leftover without a word; it is refused, kept as it was."""
+    out = tmp_path / "out.jsonl"
+    notes = tmp_path / "out.jsonl.partial"
+    notes.write_bytes(b"my notes, not a replay\n")
+    result = invoke("run", str(BRAWL), "--out", str(out))
+    assert result.exit_code == 2
+    assert "out.jsonl.partial: is no replay battlesim began (a file of yours?)" in result.stderr
+    assert notes.read_bytes() == b"my notes, not a replay\n" and not out.exists()
 
 
 def test_a_partial_being_written_is_refused(tmp_path: Path) -> None:
