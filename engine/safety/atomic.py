@@ -186,8 +186,10 @@ def _remove_leftover(partial: Path) -> None:
         if info.st_nlink != 1:
             raise _planted(partial, f"has {info.st_nlink} hard links")
         head = os.pread(fd, len(_LEFTOVER_JSON), 0)
-        if head and not head.startswith(_LEFTOVER_GZIP) and not _LEFTOVER_JSON.startswith(
-            head[: len(_LEFTOVER_JSON)]
+        if (
+            head
+            and not head.startswith(_LEFTOVER_GZIP)
+            and not _LEFTOVER_JSON.startswith(head[: len(_LEFTOVER_JSON)])
         ):
             raise OSError(
                 errno.EEXIST,
