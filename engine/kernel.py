@@ -269,8 +269,12 @@ class TurnKernel:
         SimPy's whole copy or no process failed.
         """
         cause = raised.__cause__
-        if cause is not None and str(cause) != str(raised):  # a copy that lost the file name
-            return cause
+        if cause is not None and type(cause) is type(raised) and str(cause) != str(raised):
+            return cause  # SimPy's copy of cause lost the file name set on the original
+        if not isinstance(raised, TypeError):
+            return None  # a whole copy, or an error not of SimPy's copying: as raised
+        # a TypeError: SimPy's failed copy, raised at once or copied on from a process
+        # that waited on the one that failed (a child), or a plugin's own TypeError
         failed = (p.value for p in self._processes if p.triggered and not p.ok)
         for value in failed:  # the error SimPy could not copy, whichever process it failed
             if isinstance(value, BaseException) and value is not raised and _uncopyable(value):

@@ -473,3 +473,36 @@ def test_an_export_that_fails_midway_leaves_every_old_file(
             temp.write_text("NEW\n")
     assert all(f.read_text() == "NEW\n" for f in finals)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f.name for f in finals)
+
+
+def test_a_study_database_kept_elsewhere_behind_a_link_is_read(tmp_path: Path) -> None:
+    """Only to read, a link at study.duckdb is followed to the file it names (verify said
+    it was "not a regular file"); a FIFO behind a link at its log is still refused."""
+    out = tmp_path / "st"
+    assert invoke("batch", str(BRAWL), "--runs", "2", "--out", str(out), "-q").exit_code == 0
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (out / "study.duckdb").rename(kept / "study.duckdb")
+    (out / "study.duckdb").symlink_to(kept / "study.duckdb")
+    assert invoke("verify", str(out), "--sample", "0").exit_code == 0
+    os.mkfifo(kept / "log")
+    (out / "study.duckdb.wal").symlink_to(kept / "log")
+    result = invoke("verify", str(out), "--sample", "0")
+    assert result.exit_code == 2 and "study.duckdb.wal' is not a regular file" in result.stderr
+
+
+def test_a_campaigns_held_replay_stays_locked_until_it_is_put_in_place(tmp_path: Path) -> None:
+    """A battle's replay held at its .partial until the campaign ends is locked all the
+    while: another writer of the same name is refused, never taking it for a killed run's
+    leftover to remove."""
+    from sim.batch.inputs.campaign import _Held
+
+    out = tmp_path / "1-fredericksburg.jsonl"
+    held = _Held(out)
+    held.write(GOLDEN.read_text(encoding="utf-8").splitlines()[0])
+    held.close()  # the battle ended: held, not yet in place
+    with pytest.raises(BlockingIOError):
+        FileSink(out)
+    held.commit()
+    assert out.is_file() and not out.with_name(out.name + ".partial").exists()
+    FileSink(out).abandon()  # free again

@@ -17,7 +17,9 @@ unit left), the campaign ends there and the rule decides on the battles fought.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -289,11 +291,31 @@ class _Held(FileSink):
     second battle had already put its first battle's new replay over the old one, beside
     the old second replay and the old ``campaign.json`` (a folder of two campaigns)."""
 
+    _lock: int | None = None
+
     def close(self) -> None:
         self.finish()
+        # still locked while held: another writer takes a .partial nobody locks for a killed
+        # run's leftover, and would remove it
+        self._lock = os.open(self.partial, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fcntl.flock(self._lock, fcntl.LOCK_SH)
 
     def commit(self) -> None:
-        FileSink.close(self)
+        try:
+            FileSink.close(self)
+        finally:
+            self._unlock()
+
+    def abandon(self) -> None:
+        try:
+            super().abandon()
+        finally:
+            self._unlock()
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
 
 def play_campaign(

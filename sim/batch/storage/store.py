@@ -221,10 +221,12 @@ def not_ours(path: Path, *, folder: bool, writing: bool = True) -> str | None:
     A hard link (a file with another name elsewhere: DuckDB's log written there wrote over
     that file) or a FIFO, device or socket (opening a FIFO blocked the resume for ever, deaf
     to SIGTERM) at the database or its log; anything but a folder at its spill folder.
-    Only to read (not ``writing``), a hard link is no danger and is let be.
+    Only to read (not ``writing``), a hard link is no danger and is let be, and a
+    symbolic link is followed to what it names (a study's database kept elsewhere; writing,
+    :func:`~sim.batch.storage.opening.open_store` refuses it in its own words).
     """
     try:
-        st = path.lstat()
+        st = path.lstat() if writing else path.stat()
     except FileNotFoundError:
         return None
     if folder:
