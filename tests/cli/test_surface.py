@@ -635,3 +635,17 @@ def test_new_leaves_a_fifo_or_a_link_at_the_schemas_name_unread(tmp_path: Path) 
     assert _invoke("new", "musket", str(other / "a.yaml")).exit_code == 0
     assert (other / "scenario.schema.json").is_symlink()
     assert not (tmp_path / "elsewhere.json").exists()
+
+
+def test_a_narrative_filtered_to_nothing_says_so_on_stderr() -> None:
+    """`show --events --turn 0` printed nothing and exited 0, which read as a fault: a note
+    on stderr says no event matched (stdout stays the narrative's lines, none)."""
+    replay = str(REPO / "replays" / "stone_wall-s1862.jsonl")
+    result = _invoke("show", replay, "--turn", "0", "--events")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == (
+        "battlesim: note: no event of this replay matches --turn 0 (turn 0 is the start: the "
+        "battle's events begin in turn 1)\n"
+    )
+    some = _invoke("show", replay, "--turn", "1", "--events")
+    assert some.stdout and some.stderr == ""

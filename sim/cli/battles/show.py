@@ -127,8 +127,17 @@ def _narrative(
         events = [{"seq": e.seq, "turn": e.turn, "type": e.type, "line": line} for e, line in told]
         common.echo_json({"replay": loaded.path, "events": events})
         return
+    shown = 0
     for event, line in told:
         common.say(f"[seq {event.seq}] {line}" if seqs else line)
+        shown += 1
+    if not shown:  # a silent exit 0 read as a fault: say so, on stderr (stdout stays the lines)
+        given = [f"--turn {turn}"] if turn is not None else []
+        given += [f"--unit {unit}"] if unit is not None else []
+        given += [f"--type {t}" for t in types]
+        start = " (turn 0 is the start: the battle's events begin in turn 1)" if turn == 0 else ""
+        what = f" matches {' '.join(given)}" if given else " is told"
+        click.echo(f"battlesim: note: no event of this replay{what}{start}", err=True)
 
 
 def _history(loaded: ReplayFile, unit: str, turn: int | None, as_json: bool) -> None:
