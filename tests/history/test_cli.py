@@ -466,3 +466,14 @@ def test_a_plot_is_never_written_over_a_case_or_its_scenario(tmp_path: Path) -> 
         "choose another name\n"
     )
     assert case.read_bytes() == before
+
+
+def test_a_split_that_leaves_no_case_names_the_cases_and_their_split() -> None:
+    """`--case maida_kempt --split fitting` said "no such case among those chosen": the
+    case is held out, and the line says so."""
+    result = invoke("history", "--case", "maida_kempt", "--split", "fitting")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "battlesim: error: --split fitting: no fitting case among those chosen (maida_kempt: "
+        "held out); leave out --split, or choose a fitting case\n"
+    )

@@ -151,9 +151,15 @@ def history(
     if not chosen:
         common.fail(f"{suite}: no case files (*.yaml) in this folder")
     if split is not None:
+        others = [c for c in chosen if c.spec.split != split]
         chosen = [c for c in chosen if c.spec.split == split]
         if not chosen:
-            common.fail(f"--split {split}: no such case among those chosen")
+            names = ", ".join(c.spec.id for c in others[:3]) + (" …" if len(others) > 3 else "")
+            held = "held out" if split == "fitting" else "fitting"
+            common.fail(
+                f"--split {split}: no {split.replace('_', '-')} case among those chosen "
+                f"({names}: {held}); leave out --split, or choose a {split.replace('_', '-')} case"
+            )
     reads = tuple(  # each case file and the scenario or campaign it names
         p for c in chosen for p in (c.file, c.file.parent / str(c.spec.scenario or c.spec.campaign))
     )
