@@ -95,7 +95,9 @@ def _outputs(
 )
 @common.out_option("Also draw every measure against history into this PNG.", names=("--plot",))
 @common.out_option(
-    "Also write history.txt, history.json and history.png into this folder.", folder=True
+    "Also write history.txt, history.json and history.png into this folder (the plot goes "
+    "to --plot's file instead when that is given).",
+    folder=True,
 )
 @common.force_option(common.FILE_FORCE)
 @common.quiet_option()
