@@ -339,3 +339,19 @@ def test_the_study_plot_is_listed_in_the_manifest_and_verified(tmp_path: Path) -
     bad = invoke("verify", out, "--sample", "0")
     assert bad.exit_code == 1
     assert "plots/discover.png" in bad.output
+
+
+def test_the_pilots_runs_are_said_left_out() -> None:
+    """With --until-ci the confirmatory runs are read and the pilot's left out: the line
+    said "of all 240 runs" of a study of 480 without a word of them."""
+    from sim.batch.discovery.discover import discover_lines
+
+    result = {"words": "“turns > 2” holds", "base_rate": 0.5, "runs": 240, "holds": 120,
+              "pilot_runs": 240, "boxes": []}  # fmt: skip
+    assert discover_lines(result)[0] == (
+        "“turns > 2” holds in 50.0 % of all 240 confirmatory runs (120 runs; the 240 pilot "
+        "runs that sized them are left out)."
+    )
+    assert discover_lines({**result, "pilot_runs": 0})[0] == (
+        "“turns > 2” holds in 50.0 % of all 240 runs (120 runs)."
+    )

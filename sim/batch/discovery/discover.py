@@ -171,7 +171,7 @@ def study_data(study_dir: str | Path, measure: str) -> Data:
     return _study(study_dir, measure)[0]
 
 
-def _study(study_dir: str | Path, measure: str) -> tuple[Data, str]:
+def _study(study_dir: str | Path, measure: str) -> tuple[Data, str, int]:
     db = Path(study_dir) / DB_NAME
     if not db.is_file():
         raise DiscoverError(f"{str(study_dir)!r}: no study here (no {DB_NAME})")
@@ -184,6 +184,10 @@ def _study(study_dir: str | Path, measure: str) -> tuple[Data, str]:
         sides = {str(sid): str(name) for sid, name, _ in meta["sides"]}
         condition = parse_condition(measure, sides, number_columns(store))
         data = _data(store, condition, meta, points)
+        row = store.con.execute(  # the pilot's runs (--until-ci): done, not summarised
+            f"SELECT count(*) FROM runs WHERE status = 'done' AND NOT ({summarised(meta['plan'])})"
+        ).fetchone()
+        pilot = int(row[0]) if row else 0
     finally:
         store.close()
     if not data.factors:
@@ -191,7 +195,7 @@ def _study(study_dir: str | Path, measure: str) -> tuple[Data, str]:
     runs = sum(data.runs)
     if runs == 0:
         raise DiscoverError(f"{str(study_dir)!r}: the study has no done run yet")
-    return data, condition.words
+    return data, condition.words, pilot
 
 
 def discover(
@@ -209,7 +213,7 @@ def discover(
         ConditionError: ``measure`` cannot be read.
         StoreError: the database cannot be opened.
     """
-    data, words = _study(study_dir, measure)
+    data, words, pilot = _study(study_dir, measure)
     runs, holds = sum(data.runs), sum(data.holds)
     found = find_boxes(data, boxes, alpha, min_mass, min_coverage)
     return {
@@ -222,6 +226,7 @@ def discover(
         "min_coverage": min_coverage,
         "factors": data.factors,
         "runs": runs,
+        "pilot_runs": pilot,
         "holds": holds,
         "base_rate": holds / runs,
         "boxes": [
@@ -232,9 +237,14 @@ def discover(
 
 def discover_lines(result: dict[str, Any]) -> list[str]:
     """The result in words: the base rate, then each box with its counts."""
+    pilot = int(result.get("pilot_runs", 0))
+    held = count(result["holds"], "run")
+    if pilot:  # --until-ci: the study's own count holds the pilot's runs too
+        held += f"; the {count(pilot, 'pilot run')} that sized them are left out"
+    kind = " confirmatory" if pilot else ""
     lines = [
-        f"{result['words']} in {_pct(result['base_rate'])} of all {result['runs']} runs "
-        f"({count(result['holds'], 'run')})."
+        f"{result['words']} in {_pct(result['base_rate'])} of all {result['runs']}{kind} runs "
+        f"({held})."
     ]
     if not result["holds"]:
         lines.append("It holds in no run: there is no region to find.")
