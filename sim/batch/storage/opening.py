@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
@@ -20,6 +20,7 @@ from sim.batch.execution.worker import prepare
 from sim.batch.inputs.fieldpath import PathError, resolve_path
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.inputs.target import Target
+from sim.batch.planning.design import Design
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import pilot_problem
 from sim.batch.storage.store import (
@@ -316,9 +317,55 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
     return store
 
 
-_RECORDED = ("name", "battlesim_version", "engine_version", "plan", "target", "source")
-"""The study row's fields a resume does not hold to this battlesim's: what the row only
-records (its name, the versions that began it), and what is compared before it."""
+_PLAN_COPIES = (
+    "seed",
+    "seed_scheme",
+    "replications",
+    "design",
+    "crn",
+    "chunk_size",
+    "until_ci",
+    "keep_replays",
+    "factors",
+    "target_digest",
+)
+"""The study row's fields that copy its stored plan's (``plan``), as :func:`_meta` writes them."""
+
+
+def row_mismatches(meta: dict[str, Any], target: Target, points: int) -> list[str]:
+    """The study row's fields that are not what its stored plan (``meta["plan"]``) and
+    ``target`` make, ``points`` the design points there are (what ``verify`` and a
+    ``--resume`` hold the row to).
+
+    The summary, exports and readers take the sides' names, the loss columns and the
+    factors from the row, and the run digests do not cover them: a row whose sides were
+    swapped, resealed, credited each army with the other's battles. The fields the row only
+    records (its name, the battlesim and engine versions that made it) are not compared;
+    the rules are, by :func:`rules_differ`.
+    """
+    plan = meta["plan"]
+    wrong = [key for key in _PLAN_COPIES if key in plan and meta[key] != plan[key]]
+    sides = target.sides()
+    derived = {
+        "kind": target.kind,
+        "source": target.source,
+        "ruleset": target.ruleset().name,
+        "sides": [[sid, name, kinds] for sid, (name, kinds) in sides.items()],
+        "loss_columns": [list(x) for x in loss_columns(sides)],
+        "design_points": points,
+    }
+    wrong += [key for key, value in derived.items() if json.loads(json.dumps(value)) != meta[key]]
+    if "design" not in plan and meta["design"] not in get_args(Design):  # a plan without one
+        wrong.append("design")
+    return wrong
+
+
+def rules_differ(meta: dict[str, Any], target: Target) -> tuple[str, str] | None:
+    """The version and rules digest this battlesim fights ``target`` under, when the study
+    row names others (the study was fought under other rules), else None."""
+    ruleset = target.ruleset()
+    fights = (ruleset.version, digest(ruleset.rules_data()))
+    return fights if (meta["ruleset_version"], meta["rules_digest"]) != fights else None
 
 
 def _resumed_row(store: Store, plan: StudyPlan) -> str | None:
@@ -331,24 +378,22 @@ def _resumed_row(store: Store, plan: StudyPlan) -> str | None:
     these, its runs fought under two rule sets.
     """
     meta = store.meta()
-    ruleset = plan.target.ruleset()
-    begun = (meta["ruleset_version"], meta["rules_digest"])
-    if begun != (ruleset.version, digest(ruleset.rules_data())):
+    fights = rules_differ(meta, plan.target)
+    if fights is not None:
         return (
             f"the study in {str(store.path.parent)!r} was begun under {meta['ruleset']} rules "
-            f"version {begun[0]} ({begun[1]}); this battlesim fights version {ruleset.version}: "
-            "its runs would be fought under two rule sets — finish it with the battlesim that "
-            "began it, or start a new study"
+            f"version {meta['ruleset_version']} ({meta['rules_digest']}); this battlesim "
+            f"fights version {fights[0]}: its runs would be fought under two rule sets — "
+            "finish it with the battlesim that began it, or start a new study"
         )
-    wanted = {k: v for k, v in _meta(plan).items() if k not in _RECORDED}
-    wanted["loss_columns"] = [list(x) for x in loss_columns(plan.target.sides())]
-    wrong = [k for k, v in wanted.items() if json.loads(json.dumps(v)) != meta[k]]
+    points = plan.design_points()
+    # the source is compared before, in its own words (and a campaign's file may move)
+    wrong = [k for k in row_mismatches(meta, plan.target, len(points)) if k != "source"]
     if wrong:
         return (
             f"{store.path}: damaged: the study row's {', '.join(wrong)} "
             f"{'is' if len(wrong) == 1 else 'are'} not its plan's (edited since it was written?)"
         )
-    points = plan.design_points()
     if canonical_json(points) != canonical_json(store.points()):
         return f"{store.path}: damaged: the stored design points are not the plan's design"
     row = store.con.execute(

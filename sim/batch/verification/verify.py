@@ -54,7 +54,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.canonical import canonical_json, digest
+from engine.canonical import canonical_json
 from engine.comparison.jsondiff import diff
 from engine.safety.files import FileProblem, read_bounded
 from sim.batch.analysis.summary import summarize
@@ -78,14 +78,13 @@ from sim.batch.storage.manifest import (
 from sim.batch.storage.manifest import (
     NAME as MANIFEST,
 )
-from sim.batch.storage.opening import DB_NAME, other_dice
+from sim.batch.storage.opening import DB_NAME, other_dice, row_mismatches, rules_differ
 from sim.batch.storage.schema import DIGEST_TABLE
 from sim.batch.storage.sql import table_columns
 from sim.batch.storage.store import (
     Store,
     StoreDamaged,
     damaged,
-    loss_columns,
     point_cells,
     point_label,
     quote,
@@ -222,57 +221,24 @@ def _check_plan(store: Store, meta: dict[str, Any], check: StudyCheck) -> None:
         )
 
 
-_PLAN_COPIES = (
-    "seed",
-    "seed_scheme",
-    "replications",
-    "design",
-    "crn",
-    "chunk_size",
-    "until_ci",
-    "keep_replays",
-    "factors",
-    "target_digest",
-)
-"""The study row's fields that copy the stored plan's (``plan``), as the study wrote them."""
-
-_DESIGNS = ("grid", "lhs", "morris", "sobol")
-
-
 def _check_row(store: Store, meta: dict[str, Any], check: StudyCheck) -> bool:
-    """Every field of the study row that the stored plan and target decide, against them.
-
-    The summary, exports and readers take the sides' names, the loss columns' sides and the
-    factors from the row; the run digests cover the runs' values, not these. A row whose
-    sides or loss columns were swapped and the summary and manifest recomputed verified,
-    crediting one army with the other's battles. The fields the row only records (the
-    name, the battlesim and engine versions that made it) are left alone.
-    """
-    plan, target = meta["plan"], store.target()
-    wrong = [key for key in _PLAN_COPIES if key in plan and meta[key] != plan[key]]
-    ruleset = target.ruleset()
-    sides = target.sides()
-    derived = {
-        "kind": target.kind,
-        "source": target.source,
-        "ruleset": ruleset.name,
-        "sides": [[sid, name, kinds] for sid, (name, kinds) in sides.items()],
-        "loss_columns": [list(x) for x in loss_columns(sides)],
-        "design_points": len(store.points()),
-    }
-    wrong += [key for key, value in derived.items() if json.loads(json.dumps(value)) != meta[key]]
-    wrong += [key for key in ("design",) if key not in plan and meta[key] not in _DESIGNS]
+    """The study row against what its stored plan and target make
+    (:func:`~sim.batch.storage.opening.row_mismatches`), its rules against those this
+    battlesim re-fights under, and the design points' numbers; whether the row is the
+    plan's (the summary, which reads it, is re-derived only then)."""
+    target = store.target()
+    wrong = row_mismatches(meta, target, len(store.points()))
     if wrong:
         check.differences.append(
             f"study: the row's {', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not what "
             "its stored plan and target make (edited since the study was written?)"
         )
-    rules = digest(ruleset.rules_data())
-    if (meta["ruleset_version"], meta["rules_digest"]) != (ruleset.version, rules):
+    fights = rules_differ(meta, target)
+    if fights is not None:
         check.differences.append(
             f"study: it says its runs were fought under {meta['ruleset']} rules version "
             f"{meta['ruleset_version']} ({meta['rules_digest']}); this battlesim re-fights "
-            f"them under version {ruleset.version} ({rules})"
+            f"them under version {fights[0]} ({fights[1]})"
         )
     ids = [p for (p,) in store.con.execute("SELECT point FROM points ORDER BY point").fetchall()]
     if ids != list(range(len(ids))):
