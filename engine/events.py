@@ -31,6 +31,7 @@ __all__ = [
     "assemble",
     "same_shape",
     "trusted",
+    "whole_dump",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -253,6 +254,28 @@ def same_shape(data: dict[str, Any]) -> dict[str, Any]:
     keeps the value it had (no cause), which is what it recorded.
     """
     return data
+
+
+def whole_dump(model: BaseModel) -> dict[str, Any]:
+    """``model.model_dump()`` with every field, those a dump leaves out at their default
+    (``exclude_if``) too: what a fork may set (``--set prisoners=40`` on an event whose
+    line has none)."""
+    data = model.model_dump()
+    for name in type(model).model_fields:
+        if name not in data:
+            data[name] = _plain(getattr(model, name))
+    return data
+
+
+def _plain(value: Any) -> Any:
+    """A value as ``model_dump`` writes it: models as dicts, in lists, tuples and dicts too."""
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    if isinstance(value, list | tuple):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 class UnknownEventType(ValueError):

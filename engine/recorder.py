@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from engine.canonical import NotCanonical, RowDigest, canonical_json, text_digest
-from engine.events import Event, EventRegistry, Override, Snapshot, TurnEnded
+from engine.events import Event, EventRegistry, Override, Snapshot, TurnEnded, whole_dump
 from engine.log import EventLog, Footer, Fork
 from engine.projection import Projection, set_path
 
@@ -160,7 +160,7 @@ class Recorder(Generic[S]):
         """The event with the fork's field overrides (validated as a whole)."""
         if not fork.event:
             return event
-        data = event.model_dump()
+        data = whole_dump(event)
         for path, value in sorted(fork.event.items()):
             set_path(data, path, value, allow_none=True)
         return type(event).model_validate(data)

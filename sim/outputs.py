@@ -22,10 +22,12 @@ from pathlib import Path
 from engine.safety.atomic import atomic_write_text
 
 __all__ = [
+    "CHART_SOFTWARE",
     "PAGE_GENERATOR",
     "PNG_LEVEL",
     "OutputError",
     "check_output",
+    "is_chart",
     "is_page",
     "is_replay",
     "probe_writable",
@@ -37,6 +39,12 @@ PNG_LEVEL = 1
 """The zlib level every PNG battlesim draws is written at (Pillow's default is 6: files a
 tenth smaller, plots a tenth slower to write, for plots of a few dozen KiB; the same
 pixels either way)."""
+
+CHART_SOFTWARE = "battlesim report"
+"""The PNG ``Software`` text every chart of ``report --png`` carries, so that the command
+knows its own charts again (it replaces them without ``--force``, as it does its page)."""
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 _HEADER_LIMIT = 4 * 1024 * 1024
 """Read at most this much of an existing file looking for a replay header."""
@@ -112,6 +120,29 @@ def is_page(path: Path) -> bool:
         return True
     rest = text[end.end() :].lstrip()
     return text.startswith(_PAGE_START) and rest.startswith("<body>") and _OLD_PAGE_MARK in rest
+
+
+def is_chart(path: Path) -> bool:
+    """Whether ``path`` holds a chart ``report --png`` wrote: a PNG whose text chunks, before
+    its image data, say :data:`CHART_SOFTWARE`."""
+    mark = b"Software\x00" + CHART_SOFTWARE.encode()
+    try:
+        with path.open("rb") as fh:
+            if fh.read(8) != _PNG_SIGNATURE:
+                return False
+            for _ in range(64):  # chunks before the image data: a few, each small
+                head = fh.read(8)
+                if len(head) < 8:
+                    return False
+                size, kind = int.from_bytes(head[:4], "big"), head[4:]
+                if kind == b"IDAT" or size > 64 * 1024:
+                    return False
+                body = fh.read(size + 4)  # and its CRC
+                if kind == b"tEXt" and body[:size] == mark:
+                    return True
+    except OSError:
+        return False
+    return False
 
 
 def check_output(

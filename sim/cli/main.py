@@ -134,7 +134,7 @@ def cli(log_level: str, log_json: bool) -> None:
 
     Run a scenario to a replay file, check a replay, read it back, study
     outcomes. Every command that reports takes --json; every command that
-    writes takes -o/--out. Exit codes: 0 success, 1 a negative answer
+    writes a file takes -o/--out (diff: --html). Exit codes: 0 success, 1 a negative answer
     (damaged, differs, incomplete), 2 bad input or usage.
     """
     _configure_logging(log_level, log_json)
@@ -216,6 +216,28 @@ def _private_folder() -> str | None:
     return os.path.join(base, "matplotlib")
 
 
+def _global_option(exc: click.UsageError) -> str | None:
+    """For an option of battlesim itself given after a command (``run … --log-level debug``):
+    the line that says where it goes; else None."""
+    ctx = exc.ctx
+    if not isinstance(exc, click.NoSuchOption) or ctx is None or ctx.parent is None:
+        return None
+    name = exc.option_name.split("=", 1)[0]
+    for param in cli.params:
+        if isinstance(param, click.Option) and name in param.opts:
+            shown = name
+            if isinstance(param.type, click.Choice):
+                shown = f"{name} {param.type.choices[0]}"
+            elif not param.is_flag:
+                shown = f"{name} VALUE"
+            command = ctx.command_path.removeprefix(f"{ctx.find_root().info_name} ")
+            return (
+                f"{name} is an option of battlesim itself: put it before the command,"
+                f" as in 'battlesim {shown} {command} …'"
+            )
+    return None
+
+
 def main() -> None:
     """Console-script entry point (also ``python -m sim``).
 
@@ -229,7 +251,9 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx is not None else "battlesim"
-        message = _LONG_NUMBER.sub(lambda m: f"<{len(m.group())} digits>", exc.format_message())
+        message = _global_option(exc) or _LONG_NUMBER.sub(
+            lambda m: f"<{len(m.group())} digits>", exc.format_message()
+        )
         click.echo(f"{where}: error: {message} (see '{where} --help')", err=True)
         sys.exit(exc.exit_code)
     except click.ClickException as exc:

@@ -427,7 +427,11 @@ def _strength_cells(sides: dict[str, dict[str, list[Any]]]) -> str:
 
 def _render_variants(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
     out = ["different inputs:" if d["inputs"] else "same inputs:"]
-    out += _bounded([_change(c) for c in d["inputs"]], verbose, "input changes")
+    changes = [dict(c) for c in d["inputs"]]
+    seeds = [c for c in changes if c["path"] == "seed"]
+    if len(seeds) == 2:  # the seeds fought with, then the scenario files' own (their default)
+        seeds[0]["path"], seeds[1]["path"] = "seed (fought with)", "seed (the scenario's default)"
+    out += _bounded([_change(c) for c in changes], verbose, "input changes")
     out.append("outcome (a | b):")
     out += [
         f"  {k:<12} {_outcome_cell(k, v[0])} | {_outcome_cell(k, v[1])}"

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from engine.events import Event, Snapshot, TurnEnded
+from engine.events import Event, Snapshot, TurnEnded, whole_dump
 from engine.log import FileSink, Fork, Header
 from engine.projection import PathError, get_path, set_path
 from engine.replayfile.checks import ReplayError
@@ -32,7 +32,7 @@ from sim.replay import analysis
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import file_label, fought_under, make_header
 from sim.scenario.values import ValueProblem, check_name, parse_value
-from sim.text.suggest import did_you_mean
+from sim.text.suggest import did_you_mean, known
 
 __all__ = ["FIXED", "ForkError", "Forked", "fork", "fork_battle", "parse_assignment"]
 
@@ -72,7 +72,7 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
     """Refuse an event field that cannot be set so; the fields the change leaves as they
     were (each ``field=value`` as given)."""
     event = loaded.event(at_seq)
-    data = event.model_dump()
+    data = whole_dump(event)  # with the fields its line leaves out at their defaults
     kept: list[str] = []
     for path, value in fields.items():
         if path.split(".")[0] in FIXED:
@@ -83,10 +83,9 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
             if typed(get_path(data, path)) == typed(was):
                 kept.append(f"{path}={_shown(value)}")
         except PathError as exc:
-            hint = did_you_mean(exc.missing, exc.choices) if exc.missing else ""
-            what = f"no field {exc.missing!r}" if hint else str(exc)
+            what, more = _missing(exc, FIXED if "." not in path else ())
             raise ForkError(
-                f"--set {path}: {what} in event {event.type} (seq {at_seq}){hint}"
+                f"--set {path}: {what} in event {event.type} (seq {at_seq}){more}"
             ) from None
     try:
         type(event).model_validate(data)
@@ -117,14 +116,23 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
         try:
             set_path(state, path, value, counts=True)
         except PathError as exc:
-            hint = did_you_mean(exc.missing, exc.choices) if exc.missing else ""
-            what = f"no field {exc.missing!r}" if hint else str(exc)
-            raise ForkError(f"--set state.{path}: {what}{hint}") from None
+            what, more = _missing(exc, derived if "." not in path else ())
+            raise ForkError(f"--set state.{path}: {what}{more}") from None
         _check_kept(state, path)
         _check_declared(state, path, value)
         if typed(get_path(state, path)) == was:
             kept.append(f"state.{path}={_shown(value)}")
     return kept
+
+
+def _missing(exc: PathError, cannot: tuple[str, ...]) -> tuple[str, str]:
+    """What a ``--set`` path named that is not there, and what follows it: the names closest
+    to it, else the names there are (those it may set: not ``cannot``)."""
+    if not exc.missing:
+        return str(exc), ""
+    hint = did_you_mean(exc.missing, exc.choices)
+    names = [c for c in exc.choices if c not in cannot]
+    return f"no field {exc.missing!r}", hint or (f"; it has {known(names, 20)}" if names else "")
 
 
 def _shown(value: Any) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.safety.atomic import replacing
-from sim.outputs import PNG_LEVEL
+from sim.outputs import CHART_SOFTWARE, PNG_LEVEL
 from sim.replay.file import ReplayLike
 from sim.replay.viewer.model import ViewData, battle_view
 from sim.replay.viewer.page import write_pieces
@@ -63,7 +63,7 @@ def _png_charts(view: ViewData, png_dir: Path, plt: Any) -> list[Path]:
         path = png_dir / f"{_stem(scope, measure)}.png"
         with replacing(path) as fh:  # an old PNG survives a failed write
             fig.savefig(
-                fh, format="png", bbox_inches="tight", metadata={"Software": None},
+                fh, format="png", bbox_inches="tight", metadata={"Software": CHART_SOFTWARE},
                 pil_kwargs={"compress_level": PNG_LEVEL},
             )  # fmt: skip
         plt.close(fig)

@@ -108,6 +108,14 @@ def test_rerun_of_a_campaign_run_writes_each_battles_replay(tmp_path: Path) -> N
     result = invoke("rerun", study, "0", "--out", again)
     assert result.exit_code == 0, result.output
     assert [p.read_bytes() for p in kept] == [(again / p.name).read_bytes() for p in kept]
+    for name in ("r0.jsonl", "r0.jsonl.gz"):  # a replay file's name: not made into a folder
+        result = invoke("rerun", study, "0", "--out", tmp_path / name)
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == (
+            f"battlesim: error: {tmp_path / name}: run 0 is a campaign's, one replay for each of "
+            "its battles, written into a folder: name a folder, not a replay file (e.g. run-0)\n"
+        )
+        assert not (tmp_path / name).exists()
 
 
 def test_rerun_and_export_json(study: Path, tmp_path: Path) -> None:

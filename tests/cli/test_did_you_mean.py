@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 from sim.cli import cli
+from sim.replay.file import ReplayFile
+from sim.replay.fork import FIXED
 from sim.text.suggest import close_names, did_you_mean, edit_distance
 
 REPO = Path(__file__).resolve().parents[2]
@@ -128,6 +131,26 @@ def test_fork_set_suggests_the_event_or_state_field_meant(tmp_path: Path) -> Non
         "did you mean 'strength'?",
         "state.units.69nyy.strength=6": "--set state.units.69nyy.strength: no field '69nyy'; "
         "did you mean '69ny'?",
+    }
+    for assignment, message in cases.items():
+        result = _invoke("fork", str(GOLDEN), "--at", "8", "--set", assignment, "-o", out)
+        assert (result.exit_code, result.stderr) == (2, f"battlesim: error: {message}\n")
+
+
+def test_fork_set_of_a_name_near_none_lists_what_may_be_set(tmp_path: Path) -> None:
+    """With no name close enough, `--set` lists the event's fields a fork may change (not the
+    log's and clock's: FIXED) or the state's names there, sorted, up to twenty."""
+    replay = ReplayFile(GOLDEN)
+    event = replay.event(8)
+    settable = sorted(name for name in type(event).model_fields if name not in FIXED)
+    names = sorted(f.name for f in dataclasses.fields(replay.after(8).units["69ny"]))
+    assert len(names) <= 20 and len(settable) <= 20
+    out = str(tmp_path / "f.jsonl")
+    cases = {
+        "nosuch=6": f"--set nosuch: no field 'nosuch' in event {event.type} (seq 8); "
+        f"it has {', '.join(settable)}",
+        "state.units.69ny.zzz=6": f"--set state.units.69ny.zzz: no field 'zzz'; "
+        f"it has {', '.join(names)}",
     }
     for assignment, message in cases.items():
         result = _invoke("fork", str(GOLDEN), "--at", "8", "--set", assignment, "-o", out)

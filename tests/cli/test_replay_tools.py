@@ -17,8 +17,10 @@ from engine.log import GENESIS, seal
 from sim import api
 from sim.cli import cli
 from sim.contract import headline
+from sim.outputs import is_chart
 from sim.replay import analysis
 from sim.replay.diff import render
+from sim.replay.file import ReplayFile
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
@@ -217,6 +219,22 @@ def test_fork_of_a_state_field_emits_an_override(tmp_path: Path) -> None:
     assert _invoke("verify", str(out)).exit_code == 0
 
 
+def test_fork_sets_a_field_its_line_leaves_out_at_its_default(tmp_path: Path) -> None:
+    """`prisoners` is left out of a morale test's line at 0; --set prisoners=3 still forks it:
+    the event holds 3, the unit has 3 men fewer after it, and the fork verifies."""
+    parent = ROOT / "replays" / "stone_wall-s1862.jsonl"
+    at = next(e.seq for e in api.load_replay(parent).events if e.type == "musket.morale_tested")
+    out = tmp_path / "f.jsonl"
+    result = _invoke("fork", str(parent), "--at", str(at), "--set", "prisoners=3", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    forked, before = ReplayFile(out), ReplayFile(parent)
+    event = forked.event(at)
+    assert "prisoners" not in before.event(at).model_dump() and event.prisoners == 3
+    unit = event.unit
+    assert forked.after(at).units[unit].strength == before.after(at).units[unit].strength - 3
+    assert _invoke("verify", str(out)).exit_code == 0
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -224,7 +242,7 @@ def test_fork_of_a_state_field_emits_an_override(tmp_path: Path) -> None:
             ["--at", "999", "--set", "passed=true"],
             f"--at 999: {GOLDEN} has seq 0..{len(EVENTS) - 1}",
         ),
-        (["--at", "14", "--set", "nope=1"], "--set nope: no key 'nope'"),
+        (["--at", "14", "--set", "nope=1"], "--set nope: no field 'nope'"),
         (["--at", "14", "--set", "passed=maybe"], "--set passed: passed is a bool, not a str"),
         (["--at", "14", "--set", "seq=3"], "--set seq: the event's seq cannot change"),
         (
@@ -550,13 +568,21 @@ def test_report_png_refuses_a_file_of_the_users_and_writes_nothing(tmp_path: Pat
     result = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs))
     assert result.exit_code == 2
     assert result.output == (
-        f"battlesim: error: --png {pngs / 'side_men.png'}: the file already exists; add "
-        "--force to overwrite it, or choose another name\n"
+        f"battlesim: error: --png {pngs / 'side_men.png'}: the file is not a chart battlesim "
+        "wrote; add --force to overwrite it, or choose another name\n"
     )
     assert not out.exists() and sorted(p.name for p in pngs.iterdir()) == ["side_men.png"]
     forced = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs), "--force")
     assert forced.exit_code == 0 and out.exists()
     assert (pngs / "side_men.png").read_bytes()[:4] == b"\x89PNG"
+    charts = sorted(pngs.iterdir())
+    assert all(is_chart(p) for p in charts) and not is_chart(GOLDEN)
+    again = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs))  # its own charts
+    assert again.exit_code == 0, again.output
+    assert sorted(pngs.iterdir()) == charts
+    (pngs / "side_men.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)  # a PNG, not ours
+    assert not is_chart(pngs / "side_men.png")
+    assert _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs)).exit_code == 2
     for option in ("-o", "--png"):
         empty = _invoke("report", str(GOLDEN), option, "")
         assert (empty.exit_code, empty.output) == (

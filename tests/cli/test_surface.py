@@ -113,6 +113,16 @@ def test_odds_lcv_and_hcv_are_explained() -> None:
             "battlesim batch: error: Invalid value for '--runs' / '-n': "
             "'x' is not a valid integer range.",
         ),
+        (
+            ["run", "scenarios/stone_wall.yaml", "--log-level", "debug"],
+            "battlesim run: error: --log-level is an option of battlesim itself: put it before"
+            " the command, as in 'battlesim --log-level debug run …'",
+        ),
+        (
+            ["odds", "musket-fire", "--value", "1800", "--log-json"],
+            "battlesim odds musket-fire: error: --log-json is an option of battlesim itself:"
+            " put it before the command, as in 'battlesim --log-json odds musket-fire …'",
+        ),
     ],
 )
 def test_usage_errors_are_one_line_exit_2(args: list[str], expected: str) -> None:

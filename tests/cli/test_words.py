@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,23 @@ def test_diff_of_two_rulesets_names_the_ruleset_first() -> None:
         "  changed  name: Stone wall at Marye's Heights -> Carrier duel — a day of strikes",
     ]
     assert not PYTHON_REPR.search(result.stdout), result.stdout
+
+
+def test_diff_tells_the_seeds_fought_with_from_the_scenarios_defaults(tmp_path: Path) -> None:
+    """Two scenarios fought at seeds other than their files' `seed`: two seed rows, each saying
+    which it is (the JSON keeps both paths `seed`, the seeds fought with first)."""
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert _invoke("run", "scenarios/stone_wall.yaml", "--seed", "3", "-o", str(a)).exit_code == 0
+    assert _invoke("run", "scenarios/tavern_brawl.yaml", "--seed", "4", "-o", str(b)).exit_code == 0
+    lines = _invoke("diff", str(a), str(b)).stdout.splitlines()
+    seeds = [line for line in lines if line.startswith("  changed  seed")]
+    assert seeds == [
+        "  changed  seed (fought with): 3 -> 4",
+        "  changed  seed (the scenario's default): 1862 -> 377",
+    ]
+    assert lines[1] == seeds[0]
+    inputs = json.loads(_invoke("diff", str(a), str(b), "--json").stdout)["inputs"]
+    assert [(c["a"], c["b"]) for c in inputs if c["path"] == "seed"] == [(3, 4), (1862, 377)]
 
 
 @pytest.mark.parametrize(

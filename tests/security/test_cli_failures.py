@@ -203,7 +203,7 @@ def test_a_tampered_study_database_exits_2(tmp_path: Path) -> None:
     ("at", "assignment", "fragment"),
     [
         ("3", "state.units.1ri.strength=-5", "cannot be negative"),
-        ("3", "state.units.nope.strength=5", "no key 'nope'"),
+        ("3", "state.units.nope.strength=5", "no field 'nope'; it has "),
         ("3", "state.units.1ri.strength=.inf", "is an int, not a float"),
         (CHECK, "roll=0", "roll: Input should be greater than or equal to 1"),
         (CHECK, "roll=7", "roll: Input should be less than or equal to 6"),

@@ -78,6 +78,11 @@ def _paths(target: Target, run_id: int, dest: Path | None) -> tuple[Path, Path |
     """(folder for a campaign's replays, file for a scenario's replay)."""
     if target.kind == "scenario":
         return Path("."), dest or Path(replay_name(target, run_id))
+    if dest is not None and not dest.is_dir() and dest.name.endswith((".jsonl", ".gz")):
+        raise RerunError(
+            f"{dest}: run {run_id} is a campaign's, one replay for each of its battles, "
+            f"written into a folder: name a folder, not a replay file (e.g. run-{run_id})"
+        )
     return dest or Path("."), None
 
 

@@ -242,7 +242,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
     from pathlib import Path
 
     from sim.cli.battles.views import load_replay, reading
-    from sim.outputs import OutputError, check_output, is_page, probe_writable
+    from sim.outputs import OutputError, check_output, is_chart, is_page, probe_writable
     from sim.replay.report import write_report
 
     if png_dir is not None:
@@ -263,11 +263,12 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
         common.fail(str(exc))
 
     def pngs_free(paths: list[Path]) -> None:
-        """A chart's name holding a file of the user's is refused unless --force."""
+        """A chart's name holding a file of the user's is refused unless --force (a chart
+        this command wrote is replaced, as its page is)."""
         try:
             for p in paths:
                 if p.exists() or p.is_symlink():  # a folder made new holds nothing to keep
-                    check_output(p, option="--png", force=force)
+                    check_output(p, option="--png", force=force, ours=is_chart, what="a chart")
         except OutputError as exc:
             common.fail(str(exc))
 
