@@ -19,7 +19,8 @@ measure                       kind     per run
 ============================  =======  ==============================================
 
 A *rate* is estimated with the Wilson score 95 % interval, a *mean* with the
-Student t 95 % interval (n − 1 degrees of freedom). Unit measures read a
+Student t 95 % interval (n − 1 degrees of freedom), cut at 0 for a loss, the turns
+or a strength, which no run puts below 0 (the method then says ``cut at 0``). Unit measures read a
 scenario's units; a campaign's are refused (a unit may fight several battles).
 """
 
@@ -56,6 +57,12 @@ class Measure:
     what: str
     """``win``, ``draw``, ``loss``, ``turns``, ``unit-status``, ``unit-strength``, ``unit-lost``."""
     key: tuple[str, ...] = ()
+
+    @property
+    def floor(self) -> float | None:
+        """0 for a mean no run can put below 0 (a loss, the turns, a strength), else None:
+        its interval is cut there (:func:`estimate`)."""
+        return 0.0 if self.what in ("loss", "turns", "unit-strength") else None
 
 
 def parse_measure(
@@ -147,8 +154,15 @@ def _unit_values(measure: Measure, rows: ChunkRows, run_ids: list[int]) -> list[
     return [found.get(r, 0.0) for r in run_ids]
 
 
-def estimate(kind: Kind, xs: list[float]) -> Estimate:
-    """The estimate of a rate (Wilson 95 %) or a mean (Student t 95 %) from per-run values."""
+def estimate(kind: Kind, xs: list[float], floor: float | None = None) -> Estimate:
+    """The estimate of a rate (Wilson 95 %) or a mean (Student t 95 %) from per-run values.
+
+    ``floor``: the least value a run can give (0 for a count). A mean's t interval reaching
+    below it is cut there, and its method says so (``Student t 95 %, cut at 0``): the true
+    mean is never below the floor, so the cut interval holds it whenever the whole one does
+    (the same coverage), and a target whose range starts at the floor is not failed by an
+    interval that reaches where no mean can be.
+    """
     n = len(xs)
     if kind == "rate":
         w = wilson(round(sum(xs)), n)
@@ -163,7 +177,10 @@ def estimate(kind: Kind, xs: list[float]) -> Estimate:
 
     sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1))
     half = float(stdtrit(n - 1, 0.975)) * sd / math.sqrt(n)
-    return Estimate(mean, mean - half, mean + half, n, "Student t 95 %")
+    low = mean - half
+    if floor is not None and low < floor <= min(xs):
+        return Estimate(mean, floor, mean + half, n, f"Student t 95 %, cut at {floor:g}")
+    return Estimate(mean, low, mean + half, n, "Student t 95 %")
 
 
 def describe(measure: Measure) -> dict[str, Any]:

@@ -233,7 +233,8 @@ def format_result(
         )
     fresh = next((again for t, again in checks or [] if t.number == best.number), None)
     lines.append(
-        "Targets (estimate [95 % interval]; met: the whole interval within the range"
+        "Targets (estimate [95 % interval]; met: the whole interval within the range,"
+        " missed: wholly outside it, unsure: across an end"
         + ("; fresh: the best point on fresh seeds" if fresh is not None else "")
         + "):"
     )

@@ -273,7 +273,7 @@ def _evaluate(
     if done == 0:
         error = next((e for e in rows.runs[5] if e), "no run was done")
         return Trial(number, params, None, (), len(status), failed, str(error))
-    estimates = tuple(estimate(m.kind, values(m, rows, losses)) for m in spec.measures)
+    estimates = tuple(estimate(m.kind, values(m, rows, losses), m.floor) for m in spec.measures)
     return _finished(spec, number, params, estimates, len(status), failed)
 
 

@@ -64,9 +64,10 @@ def calibrate(
     the first trial is the scenario's own values. Prints a line per trial on
     stderr, then the best point and each target at the start, at the best
     and on fresh seeds with its 95 % interval (met: the whole interval in
-    range), and the best --refight points on fresh seeds; writes
-    DIR/patch.yaml, DIR/calibrated.yaml (for a scenario), DIR/trials.jsonl
-    and DIR/search.png. Needs the study extra: pip install 'battlesim[study]'.
+    range; missed: wholly outside; unsure: across an end), and the best
+    --refight points on fresh seeds; writes DIR/patch.yaml, DIR/calibrated.yaml
+    (for a scenario), DIR/trials.jsonl and DIR/search.png. Needs the study
+    extra: pip install 'battlesim[study]'.
     See docs/calibrate.md.
 
     \b
