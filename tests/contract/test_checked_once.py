@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sim.contract import parts, row, trusted_part
-from sim.contract.models import CheckedOnce, Measure, same_typed, typed
+from sim.contract.models import CheckedOnce, Measure, typed
 from sim.rulesets import trusted
 from sim.rulesets.trusted import trusted_measure, trusted_row
 
@@ -138,14 +138,14 @@ def _row(strength: Measure) -> Any:
 def test_a_trusted_row_is_validated_once_for_each_content(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same row built again is not validated again; any change of value or of type is."""
     assert trusted.CHECK_TRUSTED is True
-    monkeypatch.setattr(trusted, "_CHECKED", CheckedOnce())
     validated: list[str] = []
 
-    def counted(a: Any, b: Any) -> bool:
-        validated.append(type(a).__name__)
-        return same_typed(a, b)
+    class Counted(CheckedOnce):
+        def passed(self, key: Any) -> None:  # once for each content validated and found so
+            validated.append(key[0].__name__)
+            super().passed(key)
 
-    monkeypatch.setattr(trusted, "same_typed", counted)
+    monkeypatch.setattr(trusted, "_CHECKED", Counted())
     men = trusted_measure("men", 5, "men")
     _row(men)
     assert validated == ["Measure", "UnitRow"]
