@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from engine.events import Event, Snapshot, TurnEnded, whole_dump
-from engine.log import FileSink, Fork, Header
+from engine.log import FileSink, Footer, Fork, Header
 from engine.projection import PathError, get_path, set_path
 from engine.replayfile.checks import ReplayError
 from engine.replayfile.formats import WRITTEN, resimulation_format
@@ -213,6 +213,11 @@ def _same(event: Event) -> Event:
     return event
 
 
+def _final_digest(line: str) -> Any:
+    """A footer line's ``final_state_digest``."""
+    return json.loads(line).get("final_state_digest")
+
+
 def _recorded(loaded: ReplayLike) -> Recorded:
     """The parent's events, by their text where the file is in a format the writer writes."""
     if isinstance(loaded, ReplayFile) and loaded.header.format_version in WRITTEN:
@@ -236,6 +241,19 @@ class _SamePrefix:
         self.inner, self._parent, self._at = inner, parent, at_seq
         self._lines = 0
         self.reason = ""
+        self.parent_footer: Callable[[], Footer | None] = lambda: None
+        self.same_after = False
+        """Every line after the change, the footer's digest too, is the parent's text: the
+        change made no difference to the battle (watched only after :meth:`follow`)."""
+
+    def follow(self, parent: ReplayLike, state_changed: bool) -> None:
+        """Watch whether the battle after an event's change stays the parent's, where the
+        parent's lines are in a format the writer writes (their text compares); a state
+        change always acts."""
+        if state_changed or not isinstance(parent, ReplayFile):
+            return
+        self.same_after = parent.header.format_version in WRITTEN
+        self.parent_footer = lambda: parent.stream.footer  # read once its events are
 
     @property
     def written(self) -> int:
@@ -246,7 +264,22 @@ class _SamePrefix:
         seq, self._lines = self._lines - 1, self._lines + 1  # line 0 is the header
         if 0 <= seq <= self._at:
             self._check(seq, line)
+        elif seq > self._at and self.same_after:
+            self._follow(line)
         self.inner.write(line)
+
+    def _follow(self, line: str) -> None:
+        """After the change: is this line the parent's (an event's text, or the footer's
+        final state digest with no parent event left)?"""
+        recorded = next(self._parent, None)
+        if line.startswith('{"footer":'):
+            footer = self.parent_footer() if recorded is None else None
+            self.same_after = footer is not None and footer.final_state_digest == _final_digest(
+                line
+            )
+            return
+        body = line[: line.rindex(',"h":')] + "}"
+        self.same_after = recorded is not None and recorded[0] == body
 
     def _check(self, seq: int, line: str) -> None:
         """The event at ``seq`` is the parent's; at the fork's seq, of the parent's type
@@ -288,6 +321,14 @@ class _SamePrefix:
         except Exception as exc:  # a hook of the ruleset, given the changed battle
             said = str(exc).replace(f"{Path(self.inner.partial).name}:", "line ")
             raise _Unreadable(f"is one its ruleset's tools cannot read: {said}") from None
+        if self.same_after:
+            raise _NoEffect(
+                f"is its parent's: the rules do not act on the change (every event after seq "
+                f"{self._at} and the final state are the parent's), so the fork would tell of "
+                "a change that did not happen; change what the event's result does to the units "
+                "(its fields that `battlesim show --events` narrates as the outcome), or a state "
+                "field with state.…"
+            )
         self.inner.close()
 
 
@@ -309,6 +350,12 @@ def _every_tool_reads(readback: ReplayFile) -> None:
 
 class _Unreadable(Exception):
     """The forked battle, read back as every tool reads it, is refused: why."""
+
+
+class _NoEffect(_Unreadable):
+    """The change made no difference: every event after it, and the final state, are the
+    parent's (the rules do not act on the changed field); refused as an unreadable battle
+    is, with its own words."""
 
 
 def _fork_header(
@@ -359,6 +406,22 @@ def _battle_event(loaded: ReplayLike, seqs: range) -> int | None:
     return next((n for n in seqs if not isinstance(loaded.event(n), TurnEnded | Snapshot)), None)
 
 
+def _refuse_state_at_a_turns_end(loaded: ReplayLike, at_seq: int) -> None:
+    """A state change at a turn's end or snapshot would be in no turn's end: refused."""
+    at_event = loaded.event(at_seq)
+    if not isinstance(at_event, TurnEnded | Snapshot):
+        return
+    near = [_battle_event(loaded, range(at_seq - 1, -1, -1))]
+    near.append(_battle_event(loaded, range(at_seq + 1, loaded.count)))
+    seqs = " or ".join(str(n) for n in near if n is not None) or "none: the battle has none"
+    raise ForkError(
+        f"--at {at_seq}: {at_event.type} is the engine's record of turn "
+        f"{at_event.turn}'s end, after the turn's state digest, so a state change there "
+        "would be in no turn's end (show --turn and show --unit would disagree): fork "
+        f"the state at an event of the battle (the nearest: seq {seqs})"
+    )
+
+
 def fork_battle(
     loaded: ReplayLike,
     at_seq: int,
@@ -391,17 +454,8 @@ def fork_battle(
         )
     event_fields = {f: v for f, v in assignments if not f.startswith("state.")}
     state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
-    at_event = loaded.event(at_seq)
-    if state_fields and isinstance(at_event, TurnEnded | Snapshot):
-        near = [_battle_event(loaded, range(at_seq - 1, -1, -1))]
-        near.append(_battle_event(loaded, range(at_seq + 1, loaded.count)))
-        seqs = " or ".join(str(n) for n in near if n is not None) or "none: the battle has none"
-        raise ForkError(
-            f"--at {at_seq}: {at_event.type} is the engine's record of turn "
-            f"{at_event.turn}'s end, after the turn's state digest, so a state change there "
-            "would be in no turn's end (show --turn and show --unit would disagree): fork "
-            f"the state at an event of the battle (the nearest: seq {seqs})"
-        )
+    if state_fields:
+        _refuse_state_at_a_turns_end(loaded, at_seq)
     kept = _check_event(loaded, at_seq, event_fields)
     kept += _check_state(loaded, at_seq, state_fields)
     if kept and len(kept) == len(event_fields) + len(state_fields):  # nothing would differ
@@ -415,6 +469,7 @@ def fork_battle(
         raise ForkError(f"--out {str(path)!r} is the parent replay itself")
     sink = FileSink(path)
     same = _SamePrefix(sink, _recorded(loaded), at_seq)
+    same.follow(loaded, bool(state_fields))
     try:
         state = loaded.ruleset.simulate(loaded.scenario, header, same)
     except _Apart:

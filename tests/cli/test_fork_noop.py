@@ -53,10 +53,33 @@ def test_a_state_field_set_to_its_own_value_is_refused_and_a_real_change_is_not(
     strength = api.load_replay(REPLAY).after(seq).units["69ny"].strength
     code, output, _ = _fork(tmp_path, seq, f"state.units.69ny.strength={strength}")
     assert code == 2 and f"--set state.units.69ny.strength={strength}: already so" in output
-    code, output, out = _fork(tmp_path, seq, "passed=false", "passed=true")
+    code, output, out = _fork(tmp_path, seq, "passed=false", "passed=true", "after=good")
     assert code == 0 and out.is_file(), output  # the last --set of a field wins: a change
     assert after != "good"
     code, output, out = _fork(tmp_path, seq, f"state.units.69ny.strength={strength}", "after=good")
     assert code == 0 and out.is_file(), output
     code, output, _ = _fork(tmp_path, seq, "passed=true", "passed=false")
     assert code == 2 and "already so" in output  # the last --set of a field is the one kept
+
+
+def test_a_change_the_rules_do_not_act_on_is_refused(tmp_path: Path) -> None:
+    """`passed` and `roll` are the check's record; its consequence is `after` (the morale
+    apply sets). Changing only them leaves every later event and the final state as the
+    parent's: refused (the narrative would say "passes" of a unit the state has routed),
+    and nothing is written; with `after` the same change is a fork."""
+    seq, _ = _failed_check()
+    for change in (("passed=true",), ("roll=1",), ("passed=true", "roll=1")):
+        code, output, out = _fork(tmp_path, seq, *change)
+        shown = ", ".join(change)  # as --set took them: JSON values
+        assert code == 2 and not out.exists()
+        assert output == (
+            f"battlesim: error: --set {shown}: the battle it makes is its parent's: the rules "
+            f"do not act on the change (every event after seq {seq} and the final state are "
+            "the parent's), so the fork would tell of a change that did not happen; change "
+            "what the event's result does to the units (its fields that `battlesim show "
+            "--events` narrates as the outcome), or a state field with state.…; nothing was "
+            "written\n"
+        )
+        assert sorted(p.name for p in tmp_path.iterdir()) == []
+    code, output, out = _fork(tmp_path, seq, "passed=true", "after=good")
+    assert code == 0 and out.is_file(), output

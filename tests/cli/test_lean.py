@@ -76,7 +76,7 @@ def test_every_dependency_pins_its_major_version() -> None:
         ["show", "replays/tavern_brawl-s377.jsonl", "--turn", "2"],
         ["why", "replays/stone_wall-s1862.jsonl", "38"],
         ["fork", "replays/stone_wall-s1862.jsonl", "--at", "8", "--set", "passed=false",
-         "--out", "held.jsonl"],
+         "--set", "after=routed", "--out", "held.jsonl"],
         ["diff", "replays/stone_wall-s1862.jsonl", "replays/stone_wall-s1862.jsonl"],
         ["report", "replays/stone_wall-s1862.jsonl", "-o", "sw.html"],
         ["odds", "musket-fire", "--value", "1800", "--modifier", "-40"],

@@ -106,7 +106,18 @@ def test_fork_and_schema_write_again_without_force(tmp_path: Path) -> None:
     """A fork made again, and a schema written again, need no --force; a foreign file does."""
     child = tmp_path / "held.jsonl"
     for _ in range(2):
-        made = _invoke("fork", str(GOLDEN), "--at", "8", "--set", "roll=6", "-o", str(child))
+        made = _invoke(
+            "fork",
+            str(GOLDEN),
+            "--at",
+            "8",
+            "--set",
+            "roll=6",
+            "--set",
+            "after=routed",
+            "-o",
+            str(child),
+        )
         assert (made.exit_code, made.stderr) == (0, "")
     schema = tmp_path / "s.json"
     for _ in range(2):
@@ -115,7 +126,18 @@ def test_fork_and_schema_write_again_without_force(tmp_path: Path) -> None:
     notes.write_text('{"title": "mine"}')
     result = _invoke("schema", "-o", str(notes))
     assert (result.exit_code, result.stderr) == (2, _refused("--out", notes, "a schema"))
-    result = _invoke("fork", str(GOLDEN), "--at", "8", "--set", "roll=6", "-o", str(notes))
+    result = _invoke(
+        "fork",
+        str(GOLDEN),
+        "--at",
+        "8",
+        "--set",
+        "roll=6",
+        "--set",
+        "after=routed",
+        "-o",
+        str(notes),
+    )
     assert (result.exit_code, result.stderr) == (2, _refused("--out", notes, "a replay"))
 
 

@@ -86,7 +86,10 @@ def test_a_fork_of_an_older_replay_keeps_its_dice_and_verifies(
     parent = FIXTURES / f"stone_wall-s1862.{source}.jsonl"
     at = _failed_check(parent)
     out = tmp_path / "child.jsonl"
-    result = invoke("fork", str(parent), "--at", str(at), "--set", "passed=true", "--out", str(out))
+    result = invoke(
+        "fork", str(parent), "--at", str(at), "--set", "passed=true", "--set", "after=good",
+        "--out", str(out),
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text().split("\n", 1)[0])["format_version"] == written
     before = api.load_replay(parent).events[:at]
@@ -98,7 +101,10 @@ def test_a_fork_of_today_s_replay_is_today_s_format(tmp_path: Path) -> None:
     """A fork of a format-5 replay is format 5, line for line its parent up to the change."""
     at = _failed_check(GOLDEN)
     out = tmp_path / "child.jsonl"
-    result = invoke("fork", str(GOLDEN), "--at", str(at), "--set", "passed=true", "--out", str(out))
+    result = invoke(
+        "fork", str(GOLDEN), "--at", str(at), "--set", "passed=true", "--set", "after=good",
+        "--out", str(out),
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text().split("\n", 1)[0])["format_version"] == 5
     assert bodies(out)[1 : at + 1] == bodies(GOLDEN)[1 : at + 1]
