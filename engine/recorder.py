@@ -14,8 +14,9 @@ from engine.canonical import NotCanonical, RowDigest, canonical_json, text_diges
 from engine.events import Event, EventRegistry, Override, Snapshot, TurnEnded, whole_dump
 from engine.log import EventLog, Footer, Fork
 from engine.projection import Projection, set_path
+from engine.replayfile.formats import schema_version_in
 
-__all__ = ["SNAPSHOT_EVERY", "Recorder", "UnlawfulCause", "UnregisteredEvent"]
+__all__ = ["SNAPSHOT_EVERY", "Recorder", "UnlawfulCause", "UnreadableVersion", "UnregisteredEvent"]
 
 SNAPSHOT_EVERY = 10
 """An ``engine.snapshot`` of the whole state follows every 10th turn's end."""
@@ -29,6 +30,16 @@ class UnregisteredEvent(TypeError):
 
     Its replay could never be read back (a reader parses lines through the
     registry), so the battle stops at that event instead of writing it.
+    """
+
+
+class UnreadableVersion(UnregisteredEvent):
+    """An event class whose schema version is not the one its replay's format holds it at
+    (``Event.older_formats``, ``engine.replayfile.formats.schema_version_in``).
+
+    Every reader refuses such a line (``schema_version N: format F writes T at schema
+    version V``), so the battle stops at the class's first event instead of writing a
+    replay that only ``verify``, which re-makes the same lines, would pass.
     """
 
 
@@ -136,6 +147,7 @@ class Recorder(Generic[S]):
 
         Raises:
             UnregisteredEvent: it does not.
+            UnreadableVersion: its schema version is not the one the replay's format holds.
         """
         if self.registry is not None and not self.registry.knows(cls):
             tag = cls.model_fields["type"].default
@@ -144,6 +156,17 @@ class Recorder(Generic[S]):
                 f"{self.log.count} ({cls.__module__}.{cls.__qualname__}), which its "
                 f"EventRegistry does not list: add {cls.__name__} to the registry of its Ruleset "
                 "(its replay could not be read back)"
+            )
+        written, version = self.log.header.format_version, cls.model_fields["schema_version"]
+        held = schema_version_in(written, cls)
+        if version.default != held:
+            tag = cls.model_fields["type"].default
+            raise UnreadableVersion(
+                f"ruleset {self.log.header.ruleset!r} records event {tag!r} at schema version "
+                f"{version.default} ({cls.__module__}.{cls.__qualname__}), but a format-"
+                f"{written} replay holds it at version {held}, so no reader would take the "
+                "line: a new schema version needs a new replay format (docs/replay-tools.md, "
+                "*A known gap*)"
             )
         self._admitted.add(cls)
 

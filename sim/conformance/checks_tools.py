@@ -6,11 +6,14 @@ import html
 import json
 import re
 from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import Any
 
 from pydantic import ValidationError
 
-from engine.events import Event
+from engine.canonical import canonical_json
+from engine.events import Event, Override, Snapshot, TurnEnded, whole_dump
+from engine.projection import set_path
 from sim.conformance.battle import Battle, tool_problem
 from sim.conformance.page import NETWORK, embedded, well_formed
 from sim.conformance.requirement import NotChecked, requirement
@@ -31,6 +34,11 @@ __all__ = [
 
 TRIES = 4
 """Forks tried before the requirement fails (each re-simulates the battle twice)."""
+PER_FIELD = 2
+"""Events of one type at which a field's change is looked at before that field is passed
+over, when the rules acted on it at none of them."""
+LOOKED_AT = 400
+"""Candidate changes looked at, at most, for one the rules act on (each one apply)."""
 
 
 @requirement(
@@ -84,9 +92,12 @@ def _changed(value: Any, others: list[Any]) -> Any:
     return next((o for o in others if o != value), None)
 
 
-def fork_candidates(events: list[Event]) -> Iterator[tuple[Event, str, Any]]:
-    """(event, field, new value) a fork may set: yes/no fields first, then texts, then whole
-    numbers, each in seq order; only changes after which the event still validates."""
+def fork_candidates(
+    events: list[Event], skip: Callable[[str, str], bool] = lambda _t, _f: False
+) -> Iterator[tuple[Event, str, Any]]:
+    """(event, field, new value) a fork may set: yes/no fields first, then whole numbers, then
+    texts (often another thing's id: a strike's, a ship's, which the rules after it may not
+    take), each in seq order; only changes after which the event still validates."""
     seen: dict[tuple[str, str], list[Any]] = {}
     fields: list[tuple[Event, str, Any]] = []
     for e in events:
@@ -96,8 +107,10 @@ def fork_candidates(events: list[Event]) -> Iterator[tuple[Event, str, Any]]:
             if k not in FIXED and type(v) in (bool, int, str):
                 fields.append((e, k, v))
                 seen.setdefault((e.type, k), []).append(v)
-    rank = {bool: 0, str: 1, int: 2}
+    rank = {bool: 0, int: 1, str: 2}  # a text is often another thing's id (a strike's)
     for e, k, v in sorted(fields, key=lambda f: rank[type(f[2])]):
+        if skip(e.type, k):
+            continue
         new = _changed(v, seen[(e.type, k)])
         if new is None:
             continue
@@ -134,23 +147,77 @@ def _fork(battle: Battle, event: Event, field: str, value: Any, n: int) -> str |
 
 @requirement(
     "`fork` changes a field of a ruleset event (a yes/no, a text or a whole number that still "
-    "validates) and the fork verifies.",
+    "validates and that the rules act on) and the fork verifies.",
     "Record decisions as event fields (a bool, a choice, a count) that apply and the rules "
     "after it read, rather than recomputing them",
     "Decide, then apply",
 )
 def FORK_CHANGES_AN_EVENT(battle: Battle) -> None:  # noqa: N802
     problems = []
-    for n, (event, field, value) in enumerate(fork_candidates(battle.loaded.events)):
-        if n == TRIES:
-            break
+    for n, (event, field, value) in enumerate(_acting(battle)):
         problem = _fork(battle, event, field, value, n)
         if problem is None:
             return
         problems.append(problem)
-    if not problems:
+        if len(problems) == TRIES:
+            break
+    if problems:
+        raise battle.failed(f"no fork of {len(problems)} tried verifies; the first: {problems[0]}")
+    first = next(iter(fork_candidates(battle.loaded.events)), None)
+    if first is None:
         raise battle.failed("no ruleset event has a bool, text or int field to change")
-    raise battle.failed(f"no fork of {len(problems)} tried verifies; the first: {problems[0]}")
+    event, field, value = first
+    raise battle.failed(
+        "the rules act on none of the event fields tried: applying the event with one changed "
+        f"leaves the state as it was, or fails (the first: seq {event.seq} with "
+        f"{field}={json.dumps(value)}), so `fork` refuses each"
+    )
+
+
+def _acting(battle: Battle) -> Iterator[tuple[Event, str, Any]]:
+    """The first :data:`LOOKED_AT` fork candidates the rules act on, in their order: applying
+    the event with the field changed, to the state before it, leaves another state than the
+    event as recorded does (else ``fork`` refuses the change: the battle after it would be
+    the parent's). A change apply cannot take (another strike's id where the state has none)
+    is left out too: ``fork`` refuses it as one the rules cannot fight on with. One fold of
+    the battle for each run of candidates in seq order."""
+    loaded = battle.loaded
+    rs, sc = loaded.ruleset, loaded.scenario
+    state, done = rs.initial_state(sc), 0
+    snapshots: dict[int, dict[str, Any]] = {}
+    idle: dict[tuple[str, str], int] = {}  # a field the rules did not act on, twice: passed over
+
+    def passed_over(kind: str, field: str) -> bool:
+        return idle.get((kind, field), 0) >= PER_FIELD
+
+    for event, field, value in islice(fork_candidates(loaded.events, passed_over), LOOKED_AT):
+        if event.seq < done:  # the next kind of field starts from the first event again
+            state, done, snapshots = rs.initial_state(sc), 0, {}
+        for e in loaded.events[done : event.seq]:
+            _apply(rs, state, e)
+        done = event.seq
+        before = snapshots.setdefault(event.seq, rs.snapshot(state))
+        changed = type(event).model_validate({**whole_dump(event), field: value})
+        after = []
+        for e in (event, changed):
+            trial = rs.restore(sc, before)
+            try:
+                rs.apply(trial, e)
+            except Exception:
+                break
+            after.append(canonical_json(rs.snapshot(trial)))
+        if len(after) == 2 and after[0] != after[1]:
+            yield event, field, value
+        else:
+            idle[event.type, field] = idle.get((event.type, field), 0) + 1
+
+
+def _apply(rs: Any, state: Any, event: Event) -> None:
+    """Apply ``event`` as the engine's projection does: its own events by the engine."""
+    if isinstance(event, Override):
+        set_path(state, event.path, event.value, counts=True)
+    elif not isinstance(event, TurnEnded | Snapshot):
+        rs.apply(state, event)
 
 
 @requirement(

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import pytest
 
 from engine.events import Event, EventRegistry
 from engine.log import EventLog, MemorySink
 from engine.projection import Projection
-from engine.recorder import Recorder, UnlawfulCause, UnregisteredEvent
+from engine.recorder import Recorder, UnlawfulCause, UnreadableVersion, UnregisteredEvent
+from engine.replayfile.formats import schema_version_in
+from engine.version import FORMAT_VERSION
 from tests.engine.conftest import REGISTRY, Ping, make_header
 
 
@@ -24,6 +26,22 @@ class FalsePing(Event):
 
     type: Literal["test.ping"] = "test.ping"
     n: int
+
+
+class Raised(Event):
+    """Raised to schema version 2 while saying today's format holds it at 1."""
+
+    type: Literal["test.raised"] = "test.raised"
+    schema_version: int = 2
+    older_formats: ClassVar[dict[int, int]] = {FORMAT_VERSION: 1}
+
+
+class RaisedWithAFormat(Event):
+    """Version 2, held at 1 only by the formats before today's: what a new format makes."""
+
+    type: Literal["test.raised_ok"] = "test.raised_ok"
+    schema_version: int = 2
+    older_formats: ClassVar[dict[int, int]] = {FORMAT_VERSION - 1: 1}
 
 
 def _recorder(registry: EventRegistry | None) -> tuple[Recorder[list[str]], MemorySink]:
@@ -83,3 +101,24 @@ def test_a_cause_that_is_no_earlier_seq_is_refused_before_it_is_applied_or_writt
     assert (len(sink.lines), rec.next_seq) == (2, 1)
     rec.emit(Ping(turn=1, time=0.0, n=3, cause=0))  # an earlier seq: recorded
     assert rec.next_seq == 2
+
+
+def test_an_event_at_a_schema_version_its_format_does_not_hold_is_refused_before_writing() -> None:
+    """Every reader refuses a line whose schema version is not its format's (``schema_version
+    N: format F writes T at schema version V``), and verify, re-making the same line, would
+    pass it: the recorder refuses the class's first event instead, naming the class."""
+    assert schema_version_in(FORMAT_VERSION, Raised) == 1
+    rec, sink = _recorder(None)
+    rec.emit(Ping(turn=1, time=0.0, n=1))
+    with pytest.raises(UnreadableVersion) as err:
+        rec.emit(Raised(turn=1, time=0.0))
+    assert str(err.value) == (
+        f"ruleset 'test' records event 'test.raised' at schema version 2 ({__name__}.Raised), "
+        f"but a format-{FORMAT_VERSION} replay holds it at version 1, so no reader would take "
+        "the line: a new schema version needs a new replay format (docs/replay-tools.md, "
+        "*A known gap*)"
+    )
+    assert isinstance(err.value, UnregisteredEvent)  # caught where an unlisted class is
+    assert (len(sink.lines), rec.next_seq) == (2, 1)
+    rec.emit(RaisedWithAFormat(turn=1, time=0.0))  # today's format holds its version: written
+    assert len(sink.lines) == 3
