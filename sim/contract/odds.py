@@ -52,15 +52,21 @@ class OddsInputError(ValueError):
 
 
 def read_exact(text: str) -> Fraction:
-    """Read a decimal number or fraction exactly (``-40``, ``12.5``, ``1/3``).
+    """Read a decimal number or fraction exactly (``-40``, ``12.5``, ``1/3``); a minus sign
+    as typeset (``−40``, U+2212, as the docs print it) is a minus.
 
     Raises:
         OddsInputError: not a number, or larger than :data:`LARGEST` in size
             or in denominator.
     """
     try:
-        number = Fraction(text)
+        number = Fraction(text.replace("\u2212", "-"))
     except (ValueError, ZeroDivisionError):
+        bare = text.strip().removesuffix("%").strip()
+        if bare != text.strip() and bare:
+            raise OddsInputError(
+                f"{text!r} is not a number: write the percentage without '%' ({bare})"
+            ) from None
         raise OddsInputError(f"{text!r} is not a number") from None
     if abs(number) > LARGEST or number.denominator > LARGEST:
         raise OddsInputError(

@@ -77,15 +77,17 @@ def test_bad_study_files_exit_2_naming_file_line_and_field(
 
 
 def test_a_factor_value_the_scenario_refuses_names_the_study_file(folder: Path) -> None:
-    """A study file's factor gives a value the scenario's schema refuses: the one line names
-    the study file before the design point (``--sweep`` names the flag's point alone)."""
+    """A study file's factor gives a value the scenario's schema refuses: the one line is at
+    the study file's line of that value, names the factor's field and the value, and the
+    scenario's reason (``--sweep`` names the flag's point alone)."""
     study = folder / "study.yaml"
     study.write_text(GOOD.replace("values: [15, 25]", "values: [15, -25]"))
+    line = 1 + GOOD.splitlines().index(next(t for t in GOOD.splitlines() if "values:" in t))
     result = invoke("study", study, "--out", folder / "out")
     assert (result.exit_code, result.output) == (
         2,
-        f"battlesim: error: {study}: design point 1 (options.fire_hcv=-25) is not a valid "
-        "scenario: options.fire_hcv: Input should be greater than or equal to 0\n",
+        f"{study}:{line}: factors.0.values.1: options.fire_hcv = -25: Input should be greater "
+        "than or equal to 0\n",
     )
     assert not (folder / "out").exists()
 

@@ -5,6 +5,7 @@ a large design says it is being checked; an interrupt says what it kept, truthfu
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -81,7 +82,11 @@ def test_a_large_design_says_it_is_being_checked(tmp_path: Path) -> None:
     assert result.exit_code == 2
     lines = result.output.splitlines()
     assert lines[0] == "battlesim: building and checking 2,000 design points before the first run…"
-    assert lines[1].startswith(f"battlesim: error: {path}: design point 0 ({strength}=-")
+    assert re.fullmatch(
+        rf"{re.escape(str(path))}:\d+: factors\.0\.range: {strength} = -\d+: Input should be "
+        "greater than or equal to 1",
+        lines[1],
+    )
     assert len(lines) == 2
 
 
@@ -373,15 +378,13 @@ def test_json_of_another_shape_is_one_line_naming_the_file(
     [
         (
             "{path: map.terrain.0.cover, range: [-50, -20], levels: 4}",
-            "design point 0 (map.terrain.0.cover=-50.0) is not a valid scenario: "
-            "map.terrain.0.cover: -50.0 is not an integer: write -50 (a range factor's values "
-            "are decimals unless it says 'type: int')",
+            "factors.0.range: map.terrain.0.cover = -50.0: -50.0 is not an integer: write -50 "
+            "(a range factor's values are decimals unless it says 'type: int')",
         ),
         (
             "{path: map.terrain.0.cover, values: [-20, -35.5]}",
-            "design point 0 (map.terrain.0.cover=-20.0) is not a valid scenario: "
-            "map.terrain.0.cover: -20.0 is not an integer: write -20 (its values mix whole "
-            "numbers with -35.5, so every one is read as a decimal)",
+            "factors.0.values.0: map.terrain.0.cover = -20.0: -20.0 is not an integer: write "
+            "-20 (its values mix whole numbers with -35.5, so every one is read as a decimal)",
         ),
     ],
 )
@@ -389,14 +392,15 @@ def test_a_whole_number_a_factor_made_a_decimal_says_why(
     tmp_path: Path, factor: str, message: str
 ) -> None:
     """The study file says -50 (or -20); the scenario's int field is given -50.0: the
-    message says what made it a decimal."""
+    message says what made it a decimal, at the study file's line of the factor's value
+    (or range) that made it."""
     study = tmp_path / "s.yaml"
     study.write_text(
         f"scenario: {STONE_WALL}\nreplications: 5\nfactors: [{factor}]\n", encoding="utf-8"
     )
     result = invoke("study", study, "--out", tmp_path / "o", "-q")
     assert result.exit_code == 2
-    assert result.stderr == f"battlesim: error: {study}: {message}\n"
+    assert result.stderr == f"{study}:3: {message}\n"
 
 
 def test_tornados_log_of_a_cancelled_dask_future_is_dropped_and_no_other() -> None:

@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 
 from engine.canonical import canonical_json
 from engine.log import GENESIS, seal
+from sim import api
 from sim.cli import cli
 from sim.contract.registry import get_ruleset
 
@@ -538,6 +539,10 @@ def test_show_turn_past_the_end_exits_2(extra: list[str], replay: Path) -> None:
     result = _invoke("show", "--turn", "999", *extra, str(replay))
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == "battlesim: error: --turn 999: the battle ended at turn 9\n"
+    brawl = REPO / "replays" / "tavern_brawl-s377.jsonl"  # becmi counts rounds
+    rounds = api.load_replay(brawl).last_turn
+    result = _invoke("show", "--turn", "999", *extra, str(brawl))
+    assert result.stderr == f"battlesim: error: --turn 999: the battle ended at round {rounds}\n"
 
 
 @pytest.mark.parametrize(

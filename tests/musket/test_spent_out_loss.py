@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from sim.rulesets.musket.model.options import MusketOptions
+from sim.rulesets.musket.reading.report import narrate
 from sim.rulesets.musket.rules.context import Battle
 from sim.rulesets.musket.rules.victory import decide_breaks, side_shares, spent_out_limit
 from tests.sim.test_rules import _inf, _scenario, battle_of
@@ -93,6 +94,26 @@ def test_a_spent_unit_counted_out_breaks_its_army() -> None:
     assert broke.reason == "50% of its units routed or eliminated (breaks at 50%)"
     a1.strength = 361
     assert decide_breaks(b, {"a": 7}) == []
+
+
+def test_the_narrative_of_a_break_says_which_units_counted_out() -> None:
+    """The recorded words say "routed or eliminated" for every unit out (they are part of the
+    replay's bytes); the narrative adds what they counted: a1 spent with 40 of 400 lost at
+    0.1 counts out beside a2 in good order. With no spent unit out, nothing is added."""
+    b = _battle({"spent_out_loss": 0.1})
+    a1 = b.state.units["a1"]
+    a1.morale, a1.strength = "spent", 360
+    (broke,) = decide_breaks(b, {"a": 7})
+    scenario = b.scenario
+    line = narrate(scenario, b.state, broke.model_copy(update={"seq": 8}))
+    assert line is not None and line.endswith(
+        "breaks: 50% of its units routed or eliminated (breaks at 50%) — of 2 units, 0 routed, "
+        "0 eliminated and 1 spent with 10% or more of its strength lost, which count out"
+    )
+    a1.morale, a1.strength = "routed", 360
+    (broke,) = decide_breaks(b, {"a": 7})
+    line = narrate(scenario, b.state, broke.model_copy(update={"seq": 8}))
+    assert line is not None and line.endswith("(breaks at 50%)")
 
 
 def test_the_default_is_left_out_of_a_scenario_and_a_value_is_kept() -> None:

@@ -122,6 +122,21 @@ def test_odds_cli_refuses_a_bad_number() -> None:
     result = CliRunner().invoke(cli, ["odds", "musket-fire", "--value", "400", "--modifier", "x"])
     assert result.exit_code == 2
     assert "Invalid value for '--modifier': 'x' is not a number" in result.stderr
+    result = CliRunner().invoke(
+        cli, ["odds", "musket-fire", "--value", "400", "--modifier", "-40%"]
+    )
+    assert result.exit_code == 2
+    assert (
+        "Invalid value for '--modifier': '-40%' is not a number: write the percentage without "
+        "'%' (-40)" in result.stderr
+    )
+
+
+def test_odds_cli_reads_a_typeset_minus_as_a_minus() -> None:
+    """docs/odds.md prints "−40" (U+2212, as typeset): copied into --modifier it is -40."""
+    args = ["odds", "musket-fire", "--value", "1800", "--json", "--modifier"]
+    typeset, plain = (CliRunner().invoke(cli, [*args, m]) for m in ("\u221240", "-40"))
+    assert (typeset.exit_code, typeset.stdout) == (0, plain.stdout)
 
 
 def test_odds_cli_refuses_lcv_above_hcv() -> None:

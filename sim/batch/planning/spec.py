@@ -19,13 +19,14 @@ Paths in the file are relative to it. Every problem is reported as
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sim.batch.inputs.fieldpath import PathError
+from sim.batch.inputs.fieldpath import PathError, resolve_path
 from sim.batch.inputs.files import FieldPath, located, read_located
 from sim.batch.inputs.sources import named_target, output_folder
 from sim.batch.inputs.target import Target
@@ -33,6 +34,7 @@ from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
 from sim.batch.planning.design import Design, DesignError, Factor
 from sim.batch.planning.factors import repeated
 from sim.batch.planning.plan import DEFAULT_CHUNK, StudyPlan
+from sim.contract.models import typed
 from sim.scenario.load import Located, ScenarioError
 
 __all__ = ["Outputs", "RunsFile", "StudyFile", "StudySpec", "load_study"]
@@ -119,6 +121,37 @@ class StudySpec:
     """The study file, as named (for messages about its fields once flags are applied)."""
     lines: dict[FieldPath, int] = field(default_factory=dict)
     """Each field's line in the file (:func:`sim.scenario.load.line_of` reads it)."""
+
+
+def point_problem(spec: StudySpec, field: str, point: dict[str, Any], reason: str) -> str | None:
+    """A design point the scenario refuses, told at the study file's factor that made it:
+    ``wall.yaml:5: factors.0.values.1: map.terrain.0.cover = -200: Input should be …``
+    (the value's own line among ``values``, else the factor's ``range`` or the factor);
+    None when no factor of the file sets ``field`` (a ``--sweep``'s)."""
+    target = spec.plan.target
+    for i, f in enumerate(spec.plan.factors):
+        try:  # the scenario names a field by its indexes (sides.1.units.0), a factor by ids
+            keys = ".".join(str(k) for k in resolve_path(target.data, f.path, target.filled()))
+        except PathError:
+            keys = f.path
+        if f.path not in point or not any(
+            field == p or field.startswith(f"{p}.") for p in (f.path, keys)
+        ):
+            continue
+        value = point[f.path]
+        key: tuple[str | int, ...] = ("factors", i)
+        if f.values is not None:
+            same = [j for j, v in enumerate(f.values) if typed(v) == typed(value)] or [
+                j
+                for j, v in enumerate(f.values)
+                if v == value  # -20 made -20.0 by a -35.5
+            ]
+            key = ("factors", i, "values", same[0]) if same else ("factors", i, "values")
+        elif f.range is not None:
+            key = ("factors", i, "range")
+        told = located(spec.file, spec.lines, key, f"{f.path} = {json.dumps(value)}: {reason}")
+        return str(told)
+    return None
 
 
 def _consistency(sf: StudyFile) -> list[tuple[tuple[str, ...], str]]:

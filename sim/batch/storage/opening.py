@@ -44,7 +44,19 @@ class StudyError(ValueError):
 
 
 class PointError(StudyError):
-    """A design point no run could fight: a value its factor gave that the scenario refuses."""
+    """A design point no run could fight: a value its factor gave that the scenario refuses.
+
+    Attributes:
+        field: the scenario's field that refused it ("" when none is named).
+        point: the design point's values, by path.
+        reason: the scenario's message, alone.
+    """
+
+    def __init__(
+        self, message: str, field: str = "", point: dict[str, Any] | None = None, reason: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.field, self.point, self.reason = field, point or {}, reason or message
 
 
 def _meta(plan: StudyPlan) -> dict[str, Any]:
@@ -177,9 +189,12 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
     except ScenarioError as exc:
         p = exc.problems[0]
         where = f"{p.field}: " if p.field else ""
+        reason = p.message + _decimal_hint(plan, p.field, p.message)
         raise PointError(
-            f"design point {index} ({shown}) is not a valid scenario: {where}{p.message}"
-            + _decimal_hint(plan, p.field, p.message)
+            f"design point {index} ({shown}) is not a valid scenario: {where}{reason}",
+            p.field,
+            point,
+            reason,
         ) from None
     except ValidationError as exc:
         err = exc.errors()[0]

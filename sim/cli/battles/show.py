@@ -73,7 +73,7 @@ def show(
     with views.reading():
         last = loaded.last_turn
         if turn is not None and turn > last:
-            common.fail(f"--turn {turn}: the battle ended at turn {last}")
+            common.fail(f"--turn {turn}: the battle ended at {loaded.ruleset.turn_name} {last}")
         if types and not narrate:
             common.fail("--type filters the narrative: add --events")
         if seqs and not narrate:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from sim.batch.methods.differences import Paired
     from sim.batch.planning.design import Design, Factor
     from sim.batch.planning.plan import StudyPlan
+    from sim.batch.planning.spec import StudySpec
     from sim.batch.storage.store import Store
     from sim.batch.study import RunOptions
 
@@ -102,12 +103,18 @@ def _folder(out: Path) -> Path:
 
 
 def _run(
-    plan: StudyPlan, out: Path, options: RunOptions, as_json: bool, source: str | None = None
+    plan: StudyPlan,
+    out: Path,
+    options: RunOptions,
+    as_json: bool,
+    source: StudySpec | None = None,
 ) -> dict[str, Any]:
-    """Run the study; ``source`` is the study file, named before a design point it refuses."""
+    """Run the study; ``source`` is the study file's, which names the factor of a design point
+    the scenario refuses at its line."""
     from sim.batch.analysis.summary import format_summary
     from sim.batch.execution.executors import ExecutorError
     from sim.batch.execution.progress import ProgressBar
+    from sim.batch.planning.spec import point_problem
     from sim.batch.storage.opening import PointError
     from sim.batch.storage.store import StoreError
     from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
@@ -119,7 +126,11 @@ def _run(
         with errors_as_interrupts():  # DuckDB's error for a Ctrl-C at a commit is a Ctrl-C
             result = run_study(plan, out, options)
     except PointError as exc:  # from the study file's factors, or from --sweep
-        _bad_input(_error(f"{source}: {exc}" if source is not None else str(exc)))
+        told = None if source is None else point_problem(source, exc.field, exc.point, exc.reason)
+        if told is not None:
+            click.echo(told, err=True)
+            sys.exit(2)
+        _bad_input(_error(f"{source.file}: {exc}" if source is not None else str(exc)))
     except (StudyError, ExecutorError, StoreError) as exc:
         _bad_input(_error(str(exc)))
     except StudyIncomplete as exc:
@@ -511,7 +522,7 @@ def study(
         execution, spec.outputs.plots, spec.baseline, interval or spec.interval,
         paired_interval or spec.paired_interval,
     )  # fmt: skip
-    _run(spec.plan, folder, options, execution.as_json, study_file)
+    _run(spec.plan, folder, options, execution.as_json, spec)
     # With --json, stdout holds the summary object alone.
     show: Literal["none", "text"] = "none" if execution.as_json else "text"
     for fmt in spec.outputs.export:

@@ -7,6 +7,7 @@ from sim.contract import Outcome, SideResult, ending_line
 from sim.rulesets.musket.model import events as ev
 from sim.rulesets.musket.model.scenario import MusketScenario
 from sim.rulesets.musket.model.state import BattleState
+from sim.rulesets.musket.rules.victory import spent_and_out
 from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
 from sim.text.grammar import agree, count
 
@@ -150,6 +151,25 @@ def _melee(state: BattleState, e: ev.Meleed) -> str:
     )
 
 
+def _out(sc: MusketScenario, state: BattleState, e: ev.SideBroken) -> str:
+    """What the break's "routed or eliminated" counted, when spent units counted out too
+    (option ``spent_counts_out``): the recorded words, which every replay's bytes hold,
+    say "routed or eliminated" for all of them."""
+    units = [u for u in state.units.values() if u.side == e.side]
+    spent = sum(1 for u in units if spent_and_out(sc.options, u))
+    if not spent or "routed or eliminated" not in e.reason:
+        return ""
+    routed = sum(1 for u in units if u.morale == "routed")
+    gone = sum(1 for u in units if u.morale == "eliminated")
+    limit = sc.options.spent_out_loss
+    limit = sc.options.rout_loss if limit is None else limit
+    return (
+        f" — of {count(len(units), 'unit')}, {routed} routed, {gone} eliminated and {spent} "
+        f"spent with {limit:.0%} or more of {'its' if spent == 1 else 'their'} strength lost, "
+        "which count out"
+    )
+
+
 def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
     """One line of narrative for an event, read against the state before it."""
     at = f"Turn {e.turn}, {clock(sc, e.time)} — "
@@ -199,7 +219,9 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
                 f"{'recovers ' + str(e.recovered) + ' fatigue' if e.recovered else 'no recovery'}"
             )
         case ev.SideBroken():
-            return f"{at}{agree(state.sides[e.side].name, 'breaks')}: {e.reason}"
+            return f"{at}{agree(state.sides[e.side].name, 'breaks')}: {e.reason}" + _out(
+                sc, state, e
+            )
         case ev.BattleEnded():
             return at + ending_line(e, state.sides)
         case TurnEnded():

@@ -34,6 +34,7 @@ from sim.rulesets.musket.model.events import (
     MoraleTested,
     SideBroken,
 )
+from sim.rulesets.musket.model.options import MusketOptions
 from sim.rulesets.musket.model.scenario import order_at
 from sim.rulesets.musket.model.state import BattleState, UnitState
 from sim.rulesets.musket.rules.context import Battle
@@ -54,17 +55,26 @@ _OUT = ("routed", "eliminated")
 def spent_out_limit(b: Battle) -> float | None:
     """The loss share at which a spent unit counts out for its army's break:
     ``spent_out_loss``, or ``rout_loss`` when that is null; None: never."""
-    o = b.options
+    return _limit(b.options)
+
+
+def _limit(o: MusketOptions) -> float | None:
     return o.spent_out_loss if o.spent_out_loss is not None else o.rout_loss
 
 
 def _spent_out(b: Battle, u: UnitState) -> bool:
     """A spent unit that has lost ``spent_out_loss`` (null: ``rout_loss``) of its
     strength, with option ``spent_counts_out``: an assault thrown back and cut up is over."""
-    limit = spent_out_limit(b)
-    if u.morale != "spent" or not b.options.spent_counts_out or limit is None:
+    return spent_and_out(b.options, u)
+
+
+def spent_and_out(o: MusketOptions, u: UnitState) -> bool:
+    """:func:`_spent_out` from the options alone (for the narrative of a break)."""
+    limit = _limit(o)
+    if u.morale != "spent" or not o.spent_counts_out or limit is None:
         return False
-    return b.loss_share(u) >= limit
+    share = 0.0 if u.initial <= 0 else (u.initial - u.strength) / u.initial  # Battle.loss_share
+    return share >= limit
 
 
 def _lost(unit: UnitState, c: Casualties) -> bool:
