@@ -50,13 +50,15 @@ def _differ(a: dict[str, Any], b: dict[str, Any], key: str) -> bool:
 
 
 def _first_apart(a: Any, b: Any, depth: int = 0) -> str | None:
-    """The dotted path of the first value two mappings hold apart (keys in order, then
-    list items by index), or None when they are not both mappings or lists that part
-    below the top: where in a ``scenario`` or a ``result`` the two lines differ."""
+    """The dotted path of the first value two mappings hold apart (keys in the line's
+    order, ``draws`` first: a draw more or less is the usual cause of the rest; then list
+    items by index), or None when they are not both mappings or lists that part below
+    the top: where in a ``scenario`` or a ``result`` the two lines differ."""
     if depth > 8:
         return None
     if isinstance(a, dict) and isinstance(b, dict):
-        for k in sorted(set(a) | set(b), key=str):
+        keys = [*a, *(k for k in b if k not in a)]
+        for k in sorted(keys, key=lambda k: k != "draws"):  # stable: the line's order
             if k not in a or k not in b:
                 return str(k)
             if _canonical(a[k]) != _canonical(b[k]):

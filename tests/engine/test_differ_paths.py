@@ -14,7 +14,15 @@ def test_inside_a_mapping_the_first_differing_key_in_order_is_named() -> None:
     b = {"scenario": {"options": {"fire_hcv": 25}, "name": "x"}}
     assert _fields_differ(a, b) == "scenario.options.spare_routed"
     b = {"scenario": {"options": {"fire_hcv": 35, "spare_routed": False}, "name": "y"}}
-    assert _fields_differ(a, b) == "scenario.name"  # "name" sorts before "options"
+    assert _fields_differ(a, b) == "scenario.options.fire_hcv"  # the line's order
+
+
+def test_the_draws_are_named_before_what_they_decided() -> None:
+    """A stray draw moves a draw's index and changes the casualties drawn with it: the draw
+    is named, the cause before its effect, though `casualties` comes first in the line."""
+    a = {"result": {"casualties": 6, "draws": [["2/fire/x", 0, 0.46]]}}
+    b = {"result": {"casualties": 8, "draws": [["2/fire/x", 1, 0.68]]}}
+    assert _fields_differ(a, b) == "result.draws.0.1"
 
 
 def test_inside_a_list_of_the_same_length_the_first_differing_item_is_named() -> None:

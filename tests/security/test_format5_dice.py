@@ -46,12 +46,13 @@ def test_a_format4_replay_loads_shows_and_verifies_byte_for_byte(name: str) -> N
 
 
 def _first_dice_differ(path: Path) -> str:
-    """The mismatch verify names: the first event that drew dice (a musket fire), a field of
-    its result (the first whose value differs, by name: the casualties its dice gave)."""
+    """The mismatch verify names: the first event that drew dice (a musket fire), at its
+    first draw's value (``[stream, index, u]``: another derivation, another u), the draws
+    named before what they decided."""
     seq = next(e.seq for e in api.load_replay(path).events if e.type == "musket.fired")
     return (
         f"MISMATCH at seq {seq} (line {seq + 2}): event musket.fired differs from "
-        "re-simulation in: result.casualties;"
+        "re-simulation in: result.draws.0.2;"
     )
 
 

@@ -58,14 +58,35 @@ def test_golden_replays_resimulate_byte_for_byte(scenario: str) -> None:
     """Each golden replay in replays/ is exactly what the code writes today."""
     path = golden_path(scenario, GOLDEN[scenario])
     recorded = path.read_text(encoding="utf-8").split("\n")[:-1]
-    assert _lines(ROOT / "scenarios" / scenario, GOLDEN[scenario]) == recorded
+    made = _lines(ROOT / "scenarios" / scenario, GOLDEN[scenario])
+    assert made == recorded, _golden_hint(scenario, path, made, recorded)
+
+
+def _golden_hint(scenario: str, path: Path, made: list[str], recorded: list[str]) -> str:
+    """Where today's lines leave the golden's, and how to see why (the failure's message)."""
+    at = next(
+        (i for i, (a, b) in enumerate(zip(made, recorded, strict=False)) if a != b),
+        min(len(made), len(recorded)),
+    )
+    where = "its header" if at == 0 else f"line {at + 1} (seq {at - 1})"
+    rel = path.relative_to(ROOT)
+    return (
+        f"{rel}: today's code writes another {where} ({len(made)} lines against "
+        f"{len(recorded)}). See which field and which draws: battlesim run scenarios/{scenario} "
+        f"--seed {GOLDEN[scenario]} -o /tmp/new.jsonl, then battlesim diff {rel} /tmp/new.jsonl "
+        "(an extra or missing draw shows as the streams' counts). A rule changed on purpose: "
+        "make golden, and review the replays' diff."
+    )
 
 
 @pytest.mark.parametrize("scenario", sorted(GOLDEN))
 def test_golden_replays_verify(scenario: str) -> None:
     """verify passes on each golden replay."""
     result = api.verify_replay(golden_path(scenario, GOLDEN[scenario]))
-    assert (result.ok, result.damage, result.mismatch) == (True, None, None)
+    assert (result.ok, result.damage, result.mismatch) == (True, None, None), (
+        f"battlesim verify {golden_path(scenario, GOLDEN[scenario]).relative_to(ROOT)} says: "
+        f"{result.damage or result.mismatch}"
+    )
 
 
 @settings(max_examples=8, deadline=None)
