@@ -34,7 +34,7 @@ def _ship(state: BattleState, s: ShipState, side_name: str, at: tuple[int, int])
         side_name,
         s.kind,
         at,
-        trusted_measure("hits left", max(s.damage - s.hits, 0), "hits"),  # a sunk ship: 0
+        trusted_measure("hits left", s.damage - s.hits, "hits"),
         trusted_measure("hits left", s.damage, "hits"),
         [] if s.status == "afloat" else [s.status],
         details,
