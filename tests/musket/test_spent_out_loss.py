@@ -8,13 +8,20 @@ since musket rules version 4; null: ``rout_loss``, 0.3 = 120 men, as version 3 h
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner
+
+from sim import api
+from sim.cli import cli
 from sim.rulesets.musket.model.options import MusketOptions
 from sim.rulesets.musket.reading.report import narrate
 from sim.rulesets.musket.rules.context import Battle
 from sim.rulesets.musket.rules.victory import decide_breaks, side_shares, spent_out_limit
 from tests.sim.test_rules import _inf, _scenario, battle_of
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _battle(options: dict[str, Any]) -> Battle:
@@ -122,3 +129,19 @@ def test_the_default_is_left_out_of_a_scenario_and_a_value_is_kept() -> None:
     assert "spent_out_loss" not in MusketOptions().model_dump()
     assert MusketOptions(spent_out_loss=0.1).model_dump()["spent_out_loss"] == 0.1
     assert MusketOptions(spent_out_loss=None).model_dump()["spent_out_loss"] is None
+
+
+def test_a_routed_unit_that_passes_a_check_is_told_still_routed() -> None:
+    """A check of a routed unit (heavy losses) that passes leaves it routed: the narrative
+    says so, where it said "passes" of a unit the state has routed."""
+    replay = ROOT / "replays" / "chancellorsville-s1863.jsonl"
+    loaded = api.load_replay(replay)
+    checks = [
+        e for e in loaded.events
+        if e.type == "musket.morale_tested" and e.passed and e.after == "routed"  # type: ignore[attr-defined]
+    ]  # fmt: skip
+    assert checks
+    shown = CliRunner().invoke(cli, ["show", str(replay), "--events", "--seqs"]).stdout
+    lines = {int(t.split("]")[0].removeprefix("[seq ")): t for t in shown.splitlines()}
+    for e in checks:
+        assert lines[e.seq].endswith("): passes, still routed")

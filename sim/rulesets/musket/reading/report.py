@@ -196,6 +196,8 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
             return at + _melee(state, e)
         case ev.MoraleTested():
             verdict: str = "passes" if e.passed else e.after
+            if e.passed and e.after == "routed":  # a pass does not rally a routed unit
+                verdict = "passes, still routed"
             if e.reason == "charge" and not e.passed:
                 verdict = "will not close" if e.after == e.before else f"is thrown back, {e.after}"
             if e.prisoners:
