@@ -105,19 +105,9 @@ def test_a_page_from_before_the_mark_is_still_battlesims(tmp_path: Path) -> None
 def test_fork_and_schema_write_again_without_force(tmp_path: Path) -> None:
     """A fork made again, and a schema written again, need no --force; a foreign file does."""
     child = tmp_path / "held.jsonl"
+    fork = ("fork", str(GOLDEN), "--at", "8", "--set", "roll=6", "--set", "after=routed", "-o")
     for _ in range(2):
-        made = _invoke(
-            "fork",
-            str(GOLDEN),
-            "--at",
-            "8",
-            "--set",
-            "roll=6",
-            "--set",
-            "after=routed",
-            "-o",
-            str(child),
-        )
+        made = _invoke(*fork, str(child))
         assert (made.exit_code, made.stderr) == (0, "")
     schema = tmp_path / "s.json"
     for _ in range(2):
@@ -126,18 +116,7 @@ def test_fork_and_schema_write_again_without_force(tmp_path: Path) -> None:
     notes.write_text('{"title": "mine"}')
     result = _invoke("schema", "-o", str(notes))
     assert (result.exit_code, result.stderr) == (2, _refused("--out", notes, "a schema"))
-    result = _invoke(
-        "fork",
-        str(GOLDEN),
-        "--at",
-        "8",
-        "--set",
-        "roll=6",
-        "--set",
-        "after=routed",
-        "-o",
-        str(notes),
-    )
+    result = _invoke(*fork, str(notes))
     assert (result.exit_code, result.stderr) == (2, _refused("--out", notes, "a replay"))
 
 
