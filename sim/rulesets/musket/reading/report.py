@@ -170,6 +170,19 @@ def _out(sc: MusketScenario, state: BattleState, e: ev.SideBroken) -> str:
     )
 
 
+def _verdict(state: BattleState, e: ev.MoraleTested) -> str:
+    """What a morale check did, in words."""
+    verdict: str = "passes" if e.passed else e.after
+    if e.passed and e.after == "routed":  # a pass does not rally a routed unit
+        verdict = "passes, still routed"
+    if e.reason == "charge" and not e.passed:
+        verdict = "will not close" if e.after == e.before else f"is thrown back, {e.after}"
+    if e.prisoners:
+        guns = state.units[e.unit].kind == "artillery"
+        verdict = f"{verdict}, {_men_or_guns(e.prisoners, guns)} taken prisoner"
+    return verdict
+
+
 def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
     """One line of narrative for an event, read against the state before it."""
     at = f"Turn {e.turn}, {clock(sc, e.time)} — "
@@ -195,14 +208,7 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
         case ev.Meleed():
             return at + _melee(state, e)
         case ev.MoraleTested():
-            verdict: str = "passes" if e.passed else e.after
-            if e.passed and e.after == "routed":  # a pass does not rally a routed unit
-                verdict = "passes, still routed"
-            if e.reason == "charge" and not e.passed:
-                verdict = "will not close" if e.after == e.before else f"is thrown back, {e.after}"
-            if e.prisoners:
-                guns = state.units[e.unit].kind == "artillery"
-                verdict = f"{verdict}, {_men_or_guns(e.prisoners, guns)} taken prisoner"
+            verdict = _verdict(state, e)
             return (
                 f"{at}{agree(_name(state, e.unit), 'checks')} morale ({e.reason}, "
                 f"quality {e.quality} = {e.base}, {_mods(e.modifiers)}; rolled {e.roll}, "
