@@ -15,6 +15,7 @@ from engine.events import Event, EventRegistry, Override, Snapshot, TurnEnded, w
 from engine.log import EventLog, Footer, Fork
 from engine.projection import Projection, set_path
 from engine.replayfile.formats import schema_version_in
+from engine.version import FORMAT_VERSION
 
 __all__ = ["SNAPSHOT_EVERY", "Recorder", "UnlawfulCause", "UnreadableVersion", "UnregisteredEvent"]
 
@@ -159,7 +160,8 @@ class Recorder(Generic[S]):
             )
         written, version = self.log.header.format_version, cls.model_fields["schema_version"]
         held = schema_version_in(written, cls)
-        if version.default != held:
+        if written == FORMAT_VERSION and version.default != held:  # an older format's file is
+            # a re-simulation (a fork's child, verify's), whose lines are compared as upcast
             tag = cls.model_fields["type"].default
             raise UnreadableVersion(
                 f"ruleset {self.log.header.ruleset!r} records event {tag!r} at schema version "

@@ -74,7 +74,7 @@ def _first_apart(a: Any, b: Any, depth: int = 0) -> str | None:
 
 
 def _fields_differ(a: dict[str, Any], b: dict[str, Any]) -> str:
-    keys = sorted(set(a) | set(b), key=lambda k: (k not in a, k))
+    keys = sorted(set(a) | set(b), key=lambda k: (k not in a, k != "draws", k))  # draws first
     changed = [
         k
         for k in keys

@@ -19,8 +19,8 @@ measure                       kind     per run
 ============================  =======  ==============================================
 
 A *rate* is estimated with the Wilson score 95 % interval, a *mean* with the
-Student t 95 % interval (n − 1 degrees of freedom), cut at 0 for a loss, the turns
-or a strength, which no run puts below 0 (the method then says ``cut at 0``). Unit measures read a
+Student t 95 % interval (n − 1 degrees of freedom), cut at 0 for a loss or the turns,
+which no run puts below 0 (the method then says ``cut at 0``). Unit measures read a
 scenario's units; a campaign's are refused (a unit may fight several battles).
 """
 
@@ -60,9 +60,10 @@ class Measure:
 
     @property
     def floor(self) -> float | None:
-        """0 for a mean no run can put below 0 (a loss, the turns, a strength), else None:
-        its interval is cut there (:func:`estimate`)."""
-        return 0.0 if self.what in ("loss", "turns", "unit-strength") else None
+        """0 for a mean no run can put below 0 (a loss, the turns), else None: its interval
+        is cut there (:func:`estimate`). A unit's strength is not cut: flattop's hits left
+        go below 0 for a ship sunk with hits to spare."""
+        return 0.0 if self.what in ("loss", "turns") else None
 
 
 def parse_measure(

@@ -56,6 +56,11 @@ class _Odds(LazyGroup):
     the rulesets) only when the group lists or runs them, once per invocation.
     """
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """A number with the minus sign the docs typeset (``−40``, U+2212) is read with an
+        ASCII one, for every odds command's options (``--ac −5``, ``--modifier −2``)."""
+        return super().parse_args(ctx, [_MINUS.sub("-", a) for a in args])
+
     def _odds(self, ctx: click.Context) -> dict[str, click.Command]:
         key = "battlesim.odds"
         if key not in ctx.meta:
@@ -152,6 +157,9 @@ def odds() -> None:
     """
 
 
+_MINUS = re.compile(r"(?:^|(?<==))\u2212(?=[\d.])")
+"""A typeset minus sign (U+2212) before a number."""
+
 _LONG_NUMBER = re.compile(r"\d{41,}")
 """A number too long to echo in an error line (5,000 digits): shown by its length."""
 
@@ -223,18 +231,30 @@ def _global_option(exc: click.UsageError) -> str | None:
     if not isinstance(exc, click.NoSuchOption) or ctx is None or ctx.parent is None:
         return None
     name = exc.option_name.split("=", 1)[0]
+    if name == "--version":
+        return "--version is an option of battlesim itself: battlesim --version"
     for param in cli.params:
         if isinstance(param, click.Option) and name in param.opts:
             shown = name
-            if isinstance(param.type, click.Choice):
-                shown = f"{name} {param.type.choices[0]}"
-            elif not param.is_flag:
-                shown = f"{name} VALUE"
+            if not param.is_flag:
+                shown = f"{name} {_given(name) or param.metavar or 'VALUE'}"
             command = ctx.command_path.removeprefix(f"{ctx.find_root().info_name} ")
             return (
                 f"{name} is an option of battlesim itself: put it before the command,"
                 f" as in 'battlesim {shown} {command} …'"
             )
+    return None
+
+
+def _given(name: str) -> str | None:
+    """The value given to option ``name`` on this command line (``--log-level info`` or
+    ``--log-level=info``), if any."""
+    args = sys.argv[1:]
+    for i, arg in enumerate(args):
+        if arg.startswith(f"{name}="):
+            return arg.split("=", 1)[1]
+        if arg == name and i + 1 < len(args):
+            return args[i + 1]
     return None
 
 

@@ -65,7 +65,7 @@ def read_exact(text: str) -> Fraction:
         bare = text.strip().removesuffix("%").strip()
         if bare != text.strip() and bare:
             raise OddsInputError(
-                f"{text!r} is not a number: write the percentage without '%' ({bare})"
+                f"{text!r} is not a number: write it without '%' ({bare})"
             ) from None
         raise OddsInputError(f"{text!r} is not a number") from None
     if abs(number) > LARGEST or number.denominator > LARGEST:

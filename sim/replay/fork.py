@@ -72,6 +72,12 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
     """Refuse an event field that cannot be set so; the fields the change leaves as they
     were (each ``field=value`` as given)."""
     event = loaded.event(at_seq)
+    if fields and event.type.startswith("engine."):
+        raise ForkError(
+            f"--set {', '.join(fields)}: seq {at_seq} is {event.type}, the engine's own record "
+            "(no rule decided it): change an event of the battle, or the state after this one "
+            "with state.…"
+        )
     data = whole_dump(event)  # with the fields its line leaves out at their defaults
     kept: list[str] = []
     for path, value in fields.items():
@@ -116,7 +122,7 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
         try:
             set_path(state, path, value, counts=True)
         except PathError as exc:
-            what, more = _missing(exc, derived if "." not in path else ())
+            what, more = _missing(exc, derived)  # refused wherever they are (first or last)
             raise ForkError(f"--set state.{path}: {what}{more}") from None
         _check_kept(state, path)
         _check_declared(state, path, value)
@@ -247,13 +253,14 @@ class _SamePrefix:
         change made no difference to the battle (watched only after :meth:`follow`)."""
 
     def follow(self, parent: ReplayLike, state_changed: bool) -> None:
-        """Watch whether the battle after an event's change stays the parent's, where the
-        parent's lines are in a format the writer writes (their text compares); a state
-        change always acts."""
-        if state_changed or not isinstance(parent, ReplayFile):
+        """Watch whether the battle after an event's change stays the parent's (a state
+        change always acts). The footer's digest is compared where the parent's lines are
+        in a format the writer writes; an older one's digest may be of an older snapshot."""
+        if state_changed:
             return
-        self.same_after = parent.header.format_version in WRITTEN
-        self.parent_footer = lambda: parent.stream.footer  # read once its events are
+        self.same_after = True
+        if isinstance(parent, ReplayFile) and parent.header.format_version in WRITTEN:
+            self.parent_footer = lambda: parent.stream.footer  # read once its events are
 
     @property
     def written(self) -> int:
@@ -269,17 +276,23 @@ class _SamePrefix:
         self.inner.write(line)
 
     def _follow(self, line: str) -> None:
-        """After the change: is this line the parent's (an event's text, or the footer's
-        final state digest with no parent event left)?"""
+        """After the change: is this line the parent's (an event's text, or as JSON values
+        where the parent is in an older format; the footer: no parent event left, and its
+        final state digest where the parent's footer is today's kind)?"""
         recorded = next(self._parent, None)
         if line.startswith('{"footer":'):
             footer = self.parent_footer() if recorded is None else None
-            self.same_after = footer is not None and footer.final_state_digest == _final_digest(
-                line
+            self.same_after = recorded is None and (
+                footer is None or footer.final_state_digest == _final_digest(line)
             )
             return
         body = line[: line.rindex(',"h":')] + "}"
-        self.same_after = recorded is not None and recorded[0] == body
+        if recorded is None:
+            self.same_after = False
+        elif recorded[0] is not None:
+            self.same_after = recorded[0] == body
+        else:  # an older format's event, upcast: compared as values, as _check does
+            self.same_after = json.loads(body) == json.loads(recorded[1]().model_dump_json())
 
     def _check(self, seq: int, line: str) -> None:
         """The event at ``seq`` is the parent's; at the fork's seq, of the parent's type

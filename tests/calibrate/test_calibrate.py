@@ -143,7 +143,7 @@ def test_a_mean_that_cannot_be_below_zero_has_its_interval_cut_there() -> None:
     measures = {m: parse_measure(m, {"a": ["men"]}, ["u"]) for m in (
         "losses.a.men", "turns", "unit.u.strength", "unit.u.lost", "win.a", "draw")}  # fmt: skip
     assert {m: x.floor for m, x in measures.items()} == {
-        "losses.a.men": 0.0, "turns": 0.0, "unit.u.strength": 0.0,
+        "losses.a.men": 0.0, "turns": 0.0, "unit.u.strength": None,
         "unit.u.lost": None, "win.a": None, "draw": None,
     }  # fmt: skip
 

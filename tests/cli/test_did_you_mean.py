@@ -139,11 +139,15 @@ def test_fork_set_suggests_the_event_or_state_field_meant(tmp_path: Path) -> Non
 
 def test_fork_set_of_a_name_near_none_lists_what_may_be_set(tmp_path: Path) -> None:
     """With no name close enough, `--set` lists the event's fields a fork may change (not the
-    log's and clock's: FIXED) or the state's names there, sorted, up to twenty."""
+    log's and clock's: FIXED) or the state's names there it may set (not the ruleset's
+    derived fields), sorted, up to twenty."""
     replay = ReplayFile(GOLDEN)
     event = replay.event(8)
     settable = sorted(name for name in type(event).model_fields if name not in FIXED)
-    names = sorted(f.name for f in dataclasses.fields(replay.after(8).units["69ny"]))
+    derived = replay.ruleset.derived_fields  # refused wherever they stand: not offered
+    unit = replay.after(8).units["69ny"]
+    names = sorted(f.name for f in dataclasses.fields(unit) if f.name not in derived)
+    assert {"hex", "side"} <= set(derived) and "hex" not in names
     assert len(names) <= 20 and len(settable) <= 20
     out = str(tmp_path / "f.jsonl")
     cases = {

@@ -83,3 +83,42 @@ def test_a_change_the_rules_do_not_act_on_is_refused(tmp_path: Path) -> None:
         assert sorted(p.name for p in tmp_path.iterdir()) == []
     code, output, out = _fork(tmp_path, seq, "passed=true", "after=good")
     assert code == 0 and out.is_file(), output
+
+
+def test_a_change_that_does_not_act_is_refused_for_a_parent_of_an_older_format_too(
+    tmp_path: Path,
+) -> None:
+    """A format-3 or -4 parent's lines are another format's than its fork's: the battle after
+    the change is compared event by event as upcast values, and a roll changed alone (the
+    check's record; apply reads `after`) is refused as for today's format."""
+    for source in ("format3", "format4"):
+        parent = ROOT / "tests" / "data" / "replays" / f"stone_wall-s1862.{source}.jsonl"
+        check = next(e for e in api.load_replay(parent).events if e.type == "musket.morale_tested")
+        roll = 1 if check.roll != 1 else 2  # type: ignore[attr-defined]
+        out = tmp_path / f"{source}.jsonl"
+        args = [
+            "fork",
+            str(parent),
+            "--at",
+            str(check.seq),
+            "--set",
+            f"roll={roll}",
+            "-o",
+            str(out),
+        ]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2, result.output
+        assert "the battle it makes is its parent's" in result.output
+        assert not (tmp_path / f"{source}.jsonl").exists()
+
+
+def test_an_engine_record_is_not_forked(tmp_path: Path) -> None:
+    """A turn's end is the engine's record: its fields are refused as no decision's."""
+    end = next(e for e in api.load_replay(REPLAY).events if e.type == "engine.turn_ended")
+    code, output, out = _fork(tmp_path, end.seq, "state_digest=sha256:00")
+    assert code == 2 and not out.exists()
+    assert output == (
+        f"battlesim: error: --set state_digest: seq {end.seq} is engine.turn_ended, the engine's "
+        "own record (no rule decided it): change an event of the battle, or the state after "
+        "this one with state.…\n"
+    )

@@ -42,3 +42,11 @@ def test_several_fields_are_named_in_order_and_the_chain_hash_never() -> None:
     a = {"b": 1, "a": {"x": 1}, "h": "1"}
     b = {"b": 2, "a": {"x": 2}, "h": "2"}
     assert _fields_differ(a, b) == "a.x, b"
+
+
+def test_a_top_level_draws_field_is_named_first_too() -> None:
+    """A morale test's draws are its own field: a stray draw names them before the roll and
+    the outcome they decided, which sort before them by name."""
+    a = {"after": "good", "draws": [["s", 0, 0.1]], "passed": True, "roll": 2}
+    b = {"after": "routed", "draws": [["s", 1, 0.9]], "passed": False, "roll": 6}
+    assert _fields_differ(a, b) == "draws.0.1, after, passed, roll"

@@ -122,3 +122,15 @@ def test_an_event_at_a_schema_version_its_format_does_not_hold_is_refused_before
     assert (len(sink.lines), rec.next_seq) == (2, 1)
     rec.emit(RaisedWithAFormat(turn=1, time=0.0))  # today's format holds its version: written
     assert len(sink.lines) == 3
+
+
+def test_a_re_simulation_in_an_older_format_is_not_held_to_it() -> None:
+    """An older format's file is written only as a re-simulation (a fork's child, verify's
+    in memory), whose lines are compared as upcast: a class raised since is recorded."""
+    sink = MemorySink()
+    header = make_header().model_copy(update={"format_version": FORMAT_VERSION - 1})
+    projection = Projection([], lambda state, e: state.append(e.type))
+    rec = Recorder(EventLog(header, sink), projection, lambda s: s, None, None)
+    assert schema_version_in(FORMAT_VERSION - 1, RaisedWithAFormat) == 1
+    rec.emit(RaisedWithAFormat(turn=1, time=0.0))
+    assert len(sink.lines) == 2

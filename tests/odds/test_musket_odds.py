@@ -127,8 +127,8 @@ def test_odds_cli_refuses_a_bad_number() -> None:
     )
     assert result.exit_code == 2
     assert (
-        "Invalid value for '--modifier': '-40%' is not a number: write the percentage without "
-        "'%' (-40)" in result.stderr
+        "Invalid value for '--modifier': '-40%' is not a number: write it without '%' (-40)"
+        in result.stderr
     )
 
 
@@ -137,6 +137,14 @@ def test_odds_cli_reads_a_typeset_minus_as_a_minus() -> None:
     args = ["odds", "musket-fire", "--value", "1800", "--json", "--modifier"]
     typeset, plain = (CliRunner().invoke(cli, [*args, m]) for m in ("\u221240", "-40"))
     assert (typeset.exit_code, typeset.stdout) == (0, plain.stdout)
+    for args in (  # every ruleset's odds: whole numbers too, and after "="
+        ["odds", "becmi", "--thac0", "19", "--ac", "{}5"],
+        ["odds", "flattop", "--hit-table", "7", "--factors", "12", "--modifier={}2"],
+    ):
+        typeset, plain = (
+            CliRunner().invoke(cli, [a.format(m) for a in args]) for m in ("\u2212", "-")
+        )
+        assert (typeset.exit_code, typeset.stdout) == (0, plain.stdout)
 
 
 def test_odds_cli_refuses_lcv_above_hcv() -> None:
