@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.canonical import canonical_json
-from engine.events import Event, Override, Snapshot, TurnEnded, whole_dump
-from engine.projection import set_path
+from engine.events import Event, whole_dump
+from engine.projection import Projection
 from sim.conformance.battle import Battle, tool_problem
 from sim.conformance.page import NETWORK, embedded, well_formed
 from sim.conformance.requirement import NotChecked, requirement
@@ -183,7 +183,7 @@ def _acting(battle: Battle) -> Iterator[tuple[Event, str, Any]]:
     the battle for each run of candidates in seq order."""
     loaded = battle.loaded
     rs, sc = loaded.ruleset, loaded.scenario
-    state, done = rs.initial_state(sc), 0
+    fold, done = Projection(rs.initial_state(sc), rs.apply), 0
     snapshots: dict[int, dict[str, Any]] = {}
     idle: dict[tuple[str, str], int] = {}  # a field the rules did not act on, twice: passed over
 
@@ -192,11 +192,13 @@ def _acting(battle: Battle) -> Iterator[tuple[Event, str, Any]]:
 
     for event, field, value in islice(fork_candidates(loaded.events, passed_over), LOOKED_AT):
         if event.seq < done:  # the next kind of field starts from the first event again
-            state, done, snapshots = rs.initial_state(sc), 0, {}
+            fold, done, snapshots = Projection(rs.initial_state(sc), rs.apply), 0, {}
         for e in loaded.events[done : event.seq]:
-            _apply(rs, state, e)
+            fold.apply(e)  # the engine's own events as the engine applies them
         done = event.seq
-        before = snapshots.setdefault(event.seq, rs.snapshot(state))
+        before = snapshots.get(event.seq)
+        if before is None:
+            before = snapshots[event.seq] = rs.snapshot(fold.state)
         changed = type(event).model_validate({**whole_dump(event), field: value})
         after = []
         for e in (event, changed):
@@ -210,14 +212,6 @@ def _acting(battle: Battle) -> Iterator[tuple[Event, str, Any]]:
             yield event, field, value
         else:
             idle[event.type, field] = idle.get((event.type, field), 0) + 1
-
-
-def _apply(rs: Any, state: Any, event: Event) -> None:
-    """Apply ``event`` as the engine's projection does: its own events by the engine."""
-    if isinstance(event, Override):
-        set_path(state, event.path, event.value, counts=True)
-    elif not isinstance(event, TurnEnded | Snapshot):
-        rs.apply(state, event)
 
 
 @requirement(

@@ -219,6 +219,11 @@ def _same(event: Event) -> Event:
     return event
 
 
+def _values(recorded: tuple[str | None, Callable[[], Event]]) -> Any:
+    """A parent's event as JSON values (an older format's as upcast)."""
+    return json.loads(recorded[1]().model_dump_json())
+
+
 def _final_digest(line: str) -> Any:
     """A footer line's ``final_state_digest``."""
     return json.loads(line).get("final_state_digest")
@@ -292,7 +297,7 @@ class _SamePrefix:
         elif recorded[0] is not None:
             self.same_after = recorded[0] == body
         else:  # an older format's event, upcast: compared as values, as _check does
-            self.same_after = json.loads(body) == json.loads(recorded[1]().model_dump_json())
+            self.same_after = json.loads(body) == _values(recorded)
 
     def _check(self, seq: int, line: str) -> None:
         """The event at ``seq`` is the parent's; at the fork's seq, of the parent's type
@@ -303,9 +308,7 @@ class _SamePrefix:
         if recorded is not None and recorded[0] == body:
             return
         mine: dict[str, Any] = json.loads(body)
-        theirs: dict[str, Any] = (
-            {} if recorded is None else json.loads(recorded[1]().model_dump_json())
-        )
+        theirs: dict[str, Any] = {} if recorded is None else _values(recorded)
         if seq == self._at:
             mine, theirs = {"type": mine.get("type")}, {"type": theirs.get("type")}
         if mine != theirs:
