@@ -364,10 +364,52 @@ def write_outputs(spec: CalibrationSpec, trials: list[Trial], out: Path) -> None
         )
         if spec.target.kind == "campaign":
             data = _campaign_file(data, out, head)
-        text = dump_yaml(data, sort_keys=False, allow_unicode=True)
-        atomic_write_text(out / SCENARIO, head + text)
+            text = head + dump_yaml(data, sort_keys=False, allow_unicode=True)
+        else:
+            text = _scenario_text(spec, best.params, data, head)
+        atomic_write_text(out / SCENARIO, text)
     if spec.plots:
         _plot(spec, trials, out / PLOT)
+
+
+def _scenario_text(
+    spec: CalibrationSpec, params: dict[str, Any], data: dict[str, Any], head: str
+) -> str:
+    """``head``, then the scenario file's own text with the point's fields set (its sources,
+    comments and the options it leaves at their defaults kept:
+    :func:`sim.scenario.patch.set_fields`), when the whole reads back as ``data``; else
+    ``data`` written out whole, said so."""
+    from sim.batch.inputs.fieldpath import resolve_path  # noqa: PLC0415
+    from sim.scenario.load import ScenarioError, parse_yaml, validate_data  # noqa: PLC0415
+    from sim.scenario.patch import set_fields  # noqa: PLC0415
+
+    target = spec.target
+    assert target is not None
+    edited = None
+    if spec.target_file is not None:
+        try:
+            original = spec.target_file.read_text(encoding="utf-8").removeprefix("\ufeff")
+        except (OSError, UnicodeDecodeError):
+            original = None
+        if original is not None:
+            edits = [
+                (resolve_path(target.data, f.path, target.filled()), params[f.path])
+                for f in spec.factors
+            ]
+            edited = set_fields(original, edits)
+    if edited is not None:
+        name = str(spec.target_file)
+        try:  # the text as written, header and all
+            meant = validate_data(data, {}, name)[1].model_dump(mode="json")
+            read = validate_data(*parse_yaml(head + edited, name), name)[1]
+        except ScenarioError:
+            read = None
+        if read is not None and read.model_dump(mode="json") == meant:
+            return head + edited
+    return head + (
+        "# (written from the scenario's data, every option at its value: its text could not "
+        "be edited in place)\n" + dump_yaml(data, sort_keys=False, allow_unicode=True)
+    )
 
 
 def _plot(spec: CalibrationSpec, trials: list[Trial], path: Path) -> None:

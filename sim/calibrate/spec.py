@@ -236,6 +236,9 @@ class CalibrationSpec:
     objective: str = "distance"
     """What the search minimises: ``distance`` or ``verdicts``
     (:func:`sim.calibrate.search.objective`)."""
+    target_file: Path | None = None
+    """The scenario file fitted (None for a campaign or the history cases): ``calibrated.yaml``
+    is its text with the best point set (:func:`sim.scenario.patch.set_fields`)."""
 
     def identity(self) -> dict[str, Any]:
         """Every setting that changes the result (what ``--resume`` must match)."""
@@ -411,6 +414,16 @@ def _start_problems(
                     f"the search starts from {whose} own values",
                 )
             )
+    elif value is None:  # a field left unset, whose value the rules give (a class's value)
+        problems.append(
+            located(
+                file,
+                lines,
+                ("factors", i, "path"),
+                f"{whose} value there is null (unset: the rules give it a value, or "
+                "switch it off); the search starts from its value: set one in the scenario",
+            )
+        )
     elif not isinstance(value, int | float) or isinstance(value, bool):
         problems.append(
             located(
@@ -569,6 +582,7 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
         out=output_folder(file, lines, cf.outputs.dir),
         plots=cf.outputs.plots,
         source=Path(file).name,
+        target_file=Path(file).parent / cf.scenario if cf.scenario is not None else None,
     )
 
 

@@ -234,6 +234,22 @@ def test_the_patch_sets_the_best_point_on_the_scenario(
         best["sides.japan.task_forces.mo_main.ships.shoho.damage"],
     )
     assert validated.sides[1].task_forces[0].ships[0].damage == shoho["damage"]
+    # the scenario's own text: its sources and comments kept, Shoho's damage set where the
+    # file holds it, and the options it leaves out added as one line, no other option pinned
+    written = (folder / "t" / "calibrated.yaml").read_text(encoding="utf-8").splitlines()
+    own = (SCENARIOS / "coral_sea.yaml").read_text(encoding="utf-8").splitlines()
+    assert own.count("            damage: 5") == 1
+    expected = [
+        line.replace("damage: 5", f"damage: {shoho['damage']}") if line.endswith("damage: 5")
+        else line
+        for line in own
+    ] + [
+        f"options: {{cripple_fraction: {best['options.cripple_fraction']!r}, "
+        f"table_anti_aircraft: {best['options.table_anti_aircraft']}}}"
+    ]  # fmt: skip
+    header = 1 + len(best)  # the line naming the fit, then a line per factor
+    assert all(line.startswith("# ") for line in written[:header])
+    assert written[header:] == expected
     assert (folder / "t" / "search.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     lines = text.splitlines()
     assert lines[1].startswith(f"Best: trial {result['best']['trial']}, objective ")
@@ -341,6 +357,49 @@ def test_a_newline_in_the_file_name_cannot_inject_a_key(tmp_path: Path) -> None:
     assert "fit\\ninjected: 1.yaml" in text.splitlines()[0]
     scenario = (tmp_path / "out" / "calibrated.yaml").read_text(encoding="utf-8")
     assert "injected" not in yaml.safe_load(scenario)
+
+
+def test_a_field_the_scenario_leaves_unset_is_named_with_what_to_do(tmp_path: Path) -> None:
+    """Aoba's damage is not in coral_sea.yaml (the heavy cruiser's value applies): one line at
+    the factor's path says it is unset and to set it, not "the value None is not a number"."""
+    path = small(
+        tmp_path,
+        factors=[
+            {"path": "sides.japan.task_forces.mo_main.ships.aoba.damage", "range": [3, 6],
+             "type": "int"},
+        ],
+    )  # fmt: skip
+    result = invoke("calibrate", path, "-o", tmp_path / "out", "--jobs", "1", "-q")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"{path}:{_line_of(path, 'aoba.damage')}: factors.0.path: the scenario's value there "
+        "is null (unset: the rules give it a value, or switch it off); the search starts from "
+        "its value: set one in the scenario"
+    ]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_scenario_saved_with_a_byte_order_mark_calibrates_to_a_file_that_runs(
+    tmp_path: Path,
+) -> None:
+    """coral_sea.yaml saved with a UTF-8 byte-order mark (as some editors write it): the
+    calibrated text keeps its comments and loads; the mark, which the header would have put
+    mid-file, is left out (calibrated.yaml failed: "\ufeff# yaml-language-server: unknown
+    field")."""
+    marked = tmp_path / "coral_sea.yaml"
+    marked.write_text("\ufeff" + (SCENARIOS / "coral_sea.yaml").read_text(encoding="utf-8"))
+    path = small(tmp_path, scenario=str(marked), trials=1, startup_trials=1, replications=2)
+    result = invoke("calibrate", path, "-o", tmp_path / "out", "--jobs", "1", "-q")
+    assert result.exit_code == 0, result.output
+    written = (tmp_path / "out" / "calibrated.yaml").read_text(encoding="utf-8")
+    assert "\ufeff" not in written and "# Coral Sea, 7 May 1942" in written
+    load_scenario(tmp_path / "out" / "calibrated.yaml")
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(
+        i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in line
+    )
 
 
 def test_a_folder_holding_other_files_is_refused(tmp_path: Path) -> None:
