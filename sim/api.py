@@ -51,6 +51,10 @@ __all__ = [
 ]
 
 
+_STUDY_LIBRARIES = frozenset({"numpy", "scipy", "duckdb", "pandas", "pyarrow"})
+"""What :func:`load_study` reads a study with: the study and notebook extras'."""
+
+
 @dataclass(frozen=True)
 class RunResult:
     """What :func:`run` did: where the replay went and the outcome."""
@@ -218,9 +222,20 @@ def load_study(folder: str | Path) -> Any:
     import warnings  # noqa: PLC0415
 
     # DuckDB and pandas are heavy; only this call needs them.
-    from sim.batch.storage.progress import read_progress  # noqa: PLC0415
-    from sim.batch.storage.store import Store  # noqa: PLC0415
-    from sim.batch.storage.wide import wide_select  # noqa: PLC0415
+    try:
+        import pandas  # type: ignore[import-untyped]  # noqa: F401, PLC0415  # .df() needs it
+
+        from sim.batch.storage.progress import read_progress  # noqa: PLC0415
+        from sim.batch.storage.store import Store  # noqa: PLC0415
+        from sim.batch.storage.wide import wide_select  # noqa: PLC0415
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] not in _STUDY_LIBRARIES:
+            raise
+        raise ModuleNotFoundError(
+            f"sim.api.load_study needs {exc.name}, which a lean install leaves out: "
+            "pip install 'battlesim[study,notebook]' (or make dev)",
+            name=exc.name,
+        ) from None
 
     store = Store.open(Path(folder) / "study.duckdb", read_only=True)
     try:

@@ -56,6 +56,16 @@ def fail(message: str) -> NoReturn:
     sys.exit(2)
 
 
+def needs(*modules: str) -> None:
+    """Import each of ``modules`` now, so that a command that needs an extra's library says
+    so (:func:`sim.cli.errors.run_guarded`: which extra, one line, exit 2) before it prints
+    or fights anything, not when it first reaches for the library."""
+    import importlib  # noqa: PLC0415
+
+    for name in modules:
+        importlib.import_module(name)
+
+
 def echo_json(data: Any) -> None:
     """Print one JSON object on one line (keys sorted) for scripts."""
     click.echo(json.dumps(data, sort_keys=True))

@@ -4,29 +4,35 @@
 from the jrnold/CDB90 data set (ODC-By 1.0; ``tools/cdb90_bands.py`` derives
 them): for each band — an era and the defender's posture — the number of
 battles and the 10/25/50/75/90 % quantiles of the attacker's casualties over
-the defender's. :data:`CASE_BANDS` says which band each musket case belongs
-to and who attacked; the case is fought with one more (unshown) ``loss_ratio``
-measure, and ``battlesim history`` prints the estimate beside its band. A
-ratio above the band's 90th percentile needs a sourced reason
-(:attr:`CaseBand.reason`), or it is flagged.
+the defender's. A musket case's file says which band it belongs to and who
+attacked (its ``loss_band``: :class:`sim.history.case.LossBand`); the case is
+fought with one more (unshown) ``loss_ratio`` measure, and ``battlesim
+history`` prints the estimate beside its band. A ratio above the band's 90th
+percentile needs a sourced reason (:attr:`CaseBand.reason`), or it is flagged.
 """
 
 from __future__ import annotations
 
+import decimal
 import itertools
-import json
 import math
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
-from typing import Any
 
 from sim.history.case import Case, MeasureSpec
+from sim.history.cdb90 import BANDS, band_names
+from sim.history.cdb90 import data as _data
 
-__all__ = ["BANDS", "CASE_BANDS", "Band", "CaseBand", "band_measure", "band_of", "placement"]
-
-BANDS = Path(__file__).with_name("cdb90_bands.json")
-"""The summary figures and their attribution."""
+__all__ = [
+    "BANDS",
+    "Band",
+    "CaseBand",
+    "band_measure",
+    "band_names",
+    "band_of",
+    "case_band",
+    "figure",
+    "placement",
+]
 
 RATIO_ID = "cdb90_loss_ratio"
 """The id of the measure a case is fought with for its band (never shown among its measures)."""
@@ -45,46 +51,6 @@ class CaseBand:
     """Why a ratio above the band's 90th percentile is right here, with its source."""
 
 
-CASE_BANDS: dict[str, CaseBand] = {
-    "stone_wall_first_hour": CaseBand("acw_prepared", "usa", "csa"),
-    "marye_heights_day": CaseBand("acw_prepared", "usa", "csa"),
-    "chancellorsville_works": CaseBand("acw_prepared", "csa", "usa"),
-    "quatre_bras_hedge": CaseBand("napoleonic", "french", "allies"),
-    "fredericksburg_campaign": CaseBand("acw_prepared", "usa", "csa", battle="fredericksburg"),
-    # the cases written on 2026-12-03 (the attacker: the side with the charge orders; prepared:
-    # the defender fought from works or a position it had held and improved beforehand)
-    "cold_harbor": CaseBand("acw_prepared", "usa", "csa"),  # entrenched lines (CDB90: PD)
-    "fort_wagner": CaseBand(
-        "acw_prepared",
-        "usa",
-        "csa",  # an earthwork fort
-        reason=(
-            "the record's own ratio is above p90: 1,515 Union lost (246 killed, 880 wounded,"
-            " 389 missing) against 174 Confederate (36 killed, 133 wounded, 5 missing), both"
-            ' from one return (Wikipedia, "Second Battle of Fort Wagner", its note 2; the same'
-            ' totals at basd.net, "Battery Wagner"), 8.7, or 6.7 killed and wounded only.'
-        ),
-    ),
-    "upton_spotsylvania": CaseBand("acw_prepared", "usa", "csa"),  # the Mule Shoe's works
-    "sunken_road": CaseBand("acw_prepared", "usa", "csa"),  # the lane, fence rails piled since dawn
-    "little_round_top": CaseBand("acw_not_prepared", "csa", "usa"),  # a hill held that hour
-    "first_minnesota": CaseBand("acw_not_prepared", "usa", "csa"),  # a counter-charge in the open
-    "albuera_colborne": CaseBand("napoleonic", "french", "british"),
-    "albuera_fusiliers": CaseBand("napoleonic", "allies", "french"),
-    "bussaco_light_division": CaseBand("napoleonic", "french", "allies"),
-    "maida_kempt": CaseBand("napoleonic", "french", "british"),
-    "waterloo_derlon": CaseBand("napoleonic", "french", "allies"),
-    # late cases (2026-12-04, docs/history.md: fitting only)
-    "garcia_hernandez": CaseBand("napoleonic", "kgl", "french"),
-}
-"""Each musket case's band, by case id. A new musket case adds its line here: the band
-(``acw_prepared`` when the defender held works or a prepared position, else
-``acw_not_prepared``; ``napoleonic`` for 1800–1815, whose prepared-defence band has too few
-battles to use), the attacking and defending sides' ids, and for a campaign the battle. A
-``reason`` is written only as docs/history.md's *When a ratio above p90 gets a reason* says: the
-record's own ratio for the episode above p90, and the simulated one within 1.5 times it."""
-
-
 @dataclass(frozen=True)
 class Band:
     """One CDB90 band: its label, battle count, quantiles (p10 … p90) and largest ratio."""
@@ -97,10 +63,11 @@ class Band:
     max_battle: str
 
 
-@cache
-def _data() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(BANDS.read_text(encoding="utf-8"))
-    return data
+def figure(q: float) -> str:
+    """A band's figure to three significant figures, as the data file's decimal is rounded
+    by hand (half up: 2.175 is 2.18, where the float's own ``.3g`` gives 2.17)."""
+    with decimal.localcontext(rounding=decimal.ROUND_HALF_UP):
+        return f"{decimal.Decimal(repr(q)):.3g}"
 
 
 def attribution() -> str:
@@ -115,9 +82,17 @@ def band_of(name: str) -> Band:
     return Band(name, b["label"], b["battles"], b["quantiles"], b["max"], b["max_battle"])
 
 
+def case_band(case: Case) -> CaseBand | None:
+    """The band a case's file gives (``loss_band``), else None."""
+    given = case.spec.loss_band
+    if given is None:
+        return None
+    return CaseBand(given.band, given.attacker, given.defender, given.battle, given.reason)
+
+
 def band_measure(case: Case) -> MeasureSpec | None:
     """The loss-ratio measure a musket case with a band is fought with, else None."""
-    found = CASE_BANDS.get(case.id)
+    found = case_band(case)
     if found is None:
         return None
     band = band_of(found.band)

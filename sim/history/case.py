@@ -17,11 +17,12 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from sim.batch.inputs.fieldpath import PathError
-from sim.batch.inputs.files import located, read_located
+from sim.batch.inputs.files import located, validate_located
 from sim.batch.inputs.sources import named_target
 from sim.batch.inputs.target import Target
+from sim.history.cdb90 import band_names
 from sim.history.eventpaths import path_problem, value_problem
-from sim.scenario.load import Located, ScenarioError
+from sim.scenario.load import Located, ScenarioError, read_yaml, refuse_other_kind
 
 __all__ = [
     "FORMAT",
@@ -29,6 +30,7 @@ __all__ = [
     "Accept",
     "Case",
     "CaseFile",
+    "LossBand",
     "MeasureSpec",
     "Verdict",
     "load_case",
@@ -259,6 +261,21 @@ class MeasureSpec(BaseModel):
         return "ratio" if self.kind in RATIO_KINDS else "mean"
 
 
+class LossBand(BaseModel):
+    """Which of CDB90's bands a musket case's attacker ÷ defender loss is set beside
+    (docs/history.md, *Loss ratios against CDB90*): the band, who attacked, and a sourced
+    reason when the ratio is above the band's p90 by the rule docs/history.md states."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    band: Ident
+    attacker: Name
+    defender: Name
+    battle: Name | None = None
+    """A campaign's battle to read (its ``id``); none for a lone scenario."""
+    reason: Text | None = None
+
+
 class CaseFile(BaseModel):
     """The fields of a case file."""
 
@@ -277,6 +294,7 @@ class CaseFile(BaseModel):
     runs: int = Field(ge=1, le=100_000)
     notes: Annotated[str, StringConstraints(max_length=20_000)] = ""
     split: Split = "fitting"
+    loss_band: LossBand | None = None
     measures: list[MeasureSpec] = Field(min_length=1, max_length=50)
 
     @model_validator(mode="after")
@@ -449,7 +467,39 @@ def _references(
             *_named_places(m, names, battles),
             *_named_events(m, names),
         )
+    ] + [
+        located(file, lines, ("loss_band", field_name), message)
+        for field_name, message in _named_band(spec, target, names, battles)
     ]
+
+
+def _named_band(
+    spec: CaseFile, target: Target, names: _Names, battles: list[str]
+) -> Iterator[tuple[str, str]]:
+    """(field, problem) for a ``loss_band`` naming a band CDB90's figures lack, a side the
+    battles lack, one side twice, or a battle a lone scenario cannot have (a campaign must
+    name one)."""
+    band = spec.loss_band
+    if band is None:
+        return
+    if target.ruleset().name != "musket":
+        yield "band", "a loss band is a musket case's (CDB90's battles, their losses in men)"
+        return
+    known = band_names()
+    if band.band not in known:
+        yield "band", _unknown("band", band.band, set(known))
+    for field_name in ("attacker", "defender"):
+        value = getattr(band, field_name)
+        if value not in names.sides:
+            yield field_name, _unknown("side", value, names.sides)
+    if band.attacker == band.defender:
+        yield "defender", "the attacker and the defender are one side"
+    if target.kind == "campaign" and band.battle is None:
+        yield "band", f"a campaign's case names the battle to read ({', '.join(battles)})"
+    elif target.kind == "campaign" and band.battle not in battles:
+        yield "battle", _unknown("battle", str(band.battle), set(battles))
+    elif target.kind != "campaign" and band.battle is not None:
+        yield "battle", "a scenario's case has one battle: give no 'battle'"
 
 
 def _named_units(m: MeasureSpec, names: _Names) -> Iterator[tuple[str, str]]:
@@ -548,7 +598,23 @@ def load_case(path: str | Path) -> Case:
     Raises:
         ScenarioError: every problem, located by file, line and field.
     """
-    spec, file, lines = read_located(path, CaseFile, "historical case")
+    file = str(path)
+    data, lines = read_yaml(path)
+    try:  # a case names its format and id: a file with neither is plainly something else
+        if not isinstance(data, dict) or not {"format", "id"} & data.keys():
+            refuse_other_kind(data, lines, file, "case")
+    except ScenarioError as exc:  # a calibration or a scenario kept beside the cases
+        problem = exc.problems[0]
+        raise ScenarioError(
+            [
+                dataclasses.replace(
+                    problem,
+                    message=f"{problem.message} (a suite's folder holds case files only: "
+                    "every *.yaml in it is read as a case)",
+                )
+            ]
+        ) from None
+    spec = validate_located(CaseFile, data, lines, file, "historical case")
     if Path(file).stem != spec.id:
         raise ScenarioError(
             [located(file, lines, ("id",), f"the case {spec.id!r} belongs in {spec.id}.yaml")]

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from engine.safety.text import one_line
-from sim.history.bands import CASE_BANDS, attribution, band_of, placement
+from sim.history.bands import attribution, band_of, case_band, figure, placement
 from sim.history.case import Split
 from sim.history.predictive import ALPHA, METHOD, Predictive
 from sim.history.run import CaseResult, MeasureResult
@@ -34,7 +34,7 @@ SETS: dict[Split, tuple[str, str]] = {
     "fitting": ("fitting", "Fitting set: the cases rule defaults may be chosen on"),
     "held_out": (
         "held out",
-        "Held-out set: cases never looked at while the defaults were chosen (the model's score)",
+        "Held-out set: cases no default was chosen on (the model's score)",
     ),
 }
 """Each set's name in its summary line, and its section's heading."""
@@ -127,7 +127,8 @@ def _band_rows(results: list[CaseResult]) -> list[tuple[str, ...]]:
         if r.band is None:
             rows.append((r.case.id, "—", "", "no band assigned", *[""] * 6, ""))
             continue
-        found = CASE_BANDS[r.case.id]
+        found = case_band(r.case)
+        assert found is not None  # r.band is its measure
         band, e = band_of(found.band), r.band.estimate
         where = placement(e.value, band)
         note = ""
@@ -143,7 +144,7 @@ def _band_rows(results: list[CaseResult]) -> list[tuple[str, ...]]:
                 _num(e.value),
                 f"[{_num(e.low)}, {_num(e.high)}]",
                 f"{band.label} ({band.battles})",
-                *(f"{q:.3g}" for q in band.quantiles.values()),
+                *(figure(q) for q in band.quantiles.values()),
                 where,
                 note,
             )
@@ -350,7 +351,8 @@ def _record_json(r: Predictive | None) -> dict[str, Any] | None:
 def _band_json(r: CaseResult) -> dict[str, Any] | None:
     if r.band is None:
         return None
-    found = CASE_BANDS[r.case.id]
+    found = case_band(r.case)
+    assert found is not None  # r.band is its measure
     band, e = band_of(found.band), r.band.estimate
     where = placement(e.value, band)
     return {

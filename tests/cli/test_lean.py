@@ -100,14 +100,17 @@ def test_a_battle_needs_no_extra(args: list[str], tmp_path: Path) -> None:
         (["study", "scenarios/stone_wall_study.yaml", "--out", "s"], "numpy", "study"),
         (["report", "replays/stone_wall-s1862.jsonl", "-o", "r.html", "--png", "png"],
          "matplotlib", "study"),
+        (["history", "--case", "quatre_bras_hedge", "-o", "h"], "numpy", "study"),
+        (["calibrate", "scenarios/coral_sea_calibration.yaml", "-o", "c"], "numpy", "study"),
     ],
-    ids=["batch", "study", "report-png"],
+    ids=["batch", "study", "report-png", "history", "calibrate"],
 )  # fmt: skip
 def test_a_study_says_which_extra(
     args: list[str], library: str, extra: str, tmp_path: Path
 ) -> None:
-    """Without the study extra, batch and study and report --png say so in one line, exit 2,
-    before writing anything (report --png: no page either, issue 33)."""
+    """Without the study extra, batch, study, report --png, history and calibrate say so in
+    one line, exit 2, before writing or printing anything (report --png: no page either,
+    issue 33; history: no case's progress line first)."""
     for name in ("scenarios", "replays"):
         (tmp_path / name).symlink_to(REPO / name)
     done = _lean(args, tmp_path)
@@ -128,4 +131,28 @@ def test_verify_of_a_folder_without_a_study_says_so_not_which_extra(tmp_path: Pa
         2,
         "",
         "battlesim: error: 'empty': no study here (no study.duckdb)\n",
+    )
+
+
+def test_load_study_in_a_lean_install_says_which_extras() -> None:
+    """sim.api.load_study without the study and notebook extras: a ModuleNotFoundError whose
+    message names the call and the extras to install (it was numpy's bare "No module named")."""
+    code = (
+        "import sys\n"
+        f"for name in {sorted(EXTRAS)!r}:\n"
+        "    sys.modules[name] = None\n"
+        "from sim import api\n"
+        "try:\n"
+        "    api.load_study('no-such-study')\n"
+        "except ModuleNotFoundError as exc:\n"
+        "    print(exc.name, '|', exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        "pandas | sim.api.load_study needs pandas, which a lean install leaves out: "
+        "pip install 'battlesim[study,notebook]' (or make dev)\n"
     )

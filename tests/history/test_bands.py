@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import sim.history
-from sim.history.bands import BANDS, CASE_BANDS, band_of, placement
+import sim.history.render
+from sim.history.bands import BANDS, CaseBand, band_of, case_band, placement
 from sim.history.run import MAX_RUNS
 from tests.batch.helpers import SCENARIOS, invoke
 
@@ -106,8 +107,16 @@ def test_the_shipped_figures() -> None:
     for b in data["bands"].values():
         qs = list(b["quantiles"].values())
         assert qs == sorted(qs) and qs[-1] <= b["max"]
-    for case_band in CASE_BANDS.values():
-        band_of(case_band.band)  # every case names a band the file has
+    for found in _shipped_bands().values():
+        band_of(found.band)  # every case names a band the file has
+
+
+def _shipped_bands() -> dict[str, CaseBand]:
+    """Each shipped case's band (its file's ``loss_band``), by case id."""
+    from sim.history import SUITE, load_suite
+
+    found = {case.id: case_band(case) for case in load_suite(SUITE)}
+    return {cid: band for cid, band in found.items() if band is not None}
 
 
 def test_placement() -> None:
@@ -140,42 +149,85 @@ measures:
 """
 
 
+BAND = """\
+loss_band:
+  band: napoleonic
+  attacker: french
+  defender: allies
+"""
+
+
 def test_a_musket_case_is_shown_beside_its_band(tmp_path: Path) -> None:
-    """A case with quatre_bras_hedge's id gets its band (napoleonic, french over allies):
-    the band's ratio is the case's own loss_ratio measure of the same runs. A musket case
-    with no band is listed as such."""
+    """A case whose file gives a loss_band (napoleonic, french over allies) is shown beside
+    it: the band's ratio is the case's own loss_ratio measure of the same runs. A musket case
+    with none is listed as such, even with a shipped case's id (quatre_bras_hedge's band is
+    its file's, not its id's)."""
     folder = tmp_path / "suite"
     folder.mkdir()
     scenario = SCENARIOS / "napoleonic_brigade.yaml"
-    for cid in ("quatre_bras_hedge", "unbanded"):
-        (folder / f"{cid}.yaml").write_text(CASE.format(id=cid, scenario=scenario))
+    for cid in ("banded", "quatre_bras_hedge"):
+        text = CASE.format(id=cid, scenario=scenario)
+        if cid == "banded":
+            text = text.replace("measures:\n", BAND + "measures:\n")
+        (folder / f"{cid}.yaml").write_text(text)
     result = invoke("history", "--suite", folder, "--json")
     assert result.exit_code == 0, result.output
     by_id = {c["id"]: c for c in json.loads(result.stdout)["cases"]}
-    qb = by_id["quatre_bras_hedge"]
+    qb = by_id["banded"]
     (m,) = qb["measures"]
     band = qb["loss_band"]
     assert (band["value"], band["low"], band["high"]) == (m["value"], m["low"], m["high"])
     assert (band["band"], band["attacker"], band["defender"]) == ("napoleonic", "french", "allies")
     assert band["placement"] == placement(m["value"], band_of("napoleonic"))
     assert band["above_p90"] is (m["value"] > band_of("napoleonic").quantiles["p90"])
-    assert by_id["unbanded"]["loss_band"] is None
+    assert by_id["quatre_bras_hedge"]["loss_band"] is None
     text = invoke("history", "--suite", folder).output
-    assert re.search(r"\n  unbanded +— +no band assigned\n", text), text
+    assert re.search(r"\n  quatre_bras_hedge +— +no band assigned\n", text), text
     assert "jrnold/CDB90" in text and "ODC-By" in text
 
 
+@pytest.mark.parametrize(
+    ("band", "field", "message"),
+    [
+        ("band: acw_fortified", "band", "no band 'acw_fortified' (acw, acw_not_prepared, "),
+        ("attacker: russian", "attacker", "no side 'russian' (allies, french)"),
+        ("defender: french", "defender", "the attacker and the defender are one side"),
+        ("battle: quatre_bras", "battle", "a scenario's case has one battle: give no 'battle'"),
+    ],
+)
+def test_a_bad_loss_band_is_located(tmp_path: Path, band: str, field: str, message: str) -> None:
+    """A loss_band naming a band CDB90's figures lack, a side the scenario lacks, one side
+    twice or a battle of a lone scenario: one located line, exit 2, nothing fought."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    given = BAND
+    key = band.split(":", maxsplit=1)[0]
+    if key == "battle":
+        given += f"  {band}\n"
+    else:
+        given = re.sub(rf"  {key}: \w+", f"  {band}", given)
+    text = CASE.format(id="banded", scenario=SCENARIOS / "napoleonic_brigade.yaml")
+    (folder / "banded.yaml").write_text(text.replace("measures:\n", given + "measures:\n"))
+    result = invoke("history", "--suite", folder, "-q")
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    at = 1 + text.splitlines().index("measures:") + given.splitlines().index(f"  {band}")
+    assert line.startswith(f"battlesim: error: {folder / 'banded.yaml'}:{at}: loss_band.{field}: ")
+    assert message in line
+
+
 def test_every_shipped_musket_case_has_a_band_with_its_own_sides() -> None:
-    """Each shipped musket case is in CASE_BANDS, whose attacker and defender are two of its
-    sides (and its campaign battle one of its battles); no other case is."""
+    """Each shipped musket case's file gives its band, whose attacker and defender are two of
+    its sides (and its campaign battle one of its battles); no other case's does."""
     from sim.history import SUITE, load_suite
 
+    bands = _shipped_bands()
     for case in load_suite(SUITE):
         musket = case.target.ruleset().name == "musket"
-        assert (case.id in CASE_BANDS) == musket, case.id
+        assert (case.id in bands) == musket, case.id
         if not musket:
             continue
-        found = CASE_BANDS[case.id]
+        found = bands[case.id]
         sides = case.target.sides()
         assert {found.attacker, found.defender} <= set(sides), case.id
         assert found.attacker != found.defender
@@ -218,13 +270,13 @@ def _fort_wagner(out: Path) -> tuple[str, dict[str, Any]]:
 def test_a_case_with_a_sourced_reason_is_not_flagged_and_shows_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """fort_wagner's line in CASE_BANDS has a reason: the record's own ratio, 8.7 (6.7 killed
+    """fort_wagner's file's loss_band has a reason: the record's own ratio, 8.7 (6.7 killed
     and wounded), is above the prepared band's p90 of 4.91. Its simulated ratio is above p90
     too, so its row ends with `reason: ` and the reason's exact text, not the flag, and
     --json gives that reason with `flagged` false. The same results with the reason taken
     away are flagged, in the text and in `flagged` (the case is fought once: the second
     command renders the first one's results)."""
-    reason = CASE_BANDS["fort_wagner"].reason
+    reason = _shipped_bands()["fort_wagner"].reason
     assert reason is not None
     fought = _fight_once(monkeypatch)
     row, band = _fort_wagner(tmp_path / "with")
@@ -234,7 +286,11 @@ def test_a_case_with_a_sourced_reason_is_not_flagged_and_shows_it(
     assert row.endswith(f"  above p90  reason: {reason}"), row
     assert "needs a sourced reason" not in row
 
-    monkeypatch.setitem(CASE_BANDS, "fort_wagner", replace(CASE_BANDS["fort_wagner"], reason=None))
+    def no_reason(case: Any) -> CaseBand | None:
+        found = case_band(case)
+        return None if found is None else replace(found, reason=None)
+
+    monkeypatch.setattr(sim.history.render, "case_band", no_reason)
     row, band = _fort_wagner(tmp_path / "without")
     assert (band["above_p90"], band["flagged"], band["reason"]) == (True, True, None)
     assert row.endswith("  above p90  ABOVE p90: needs a sourced reason"), row
@@ -244,8 +300,29 @@ def test_a_case_with_a_sourced_reason_is_not_flagged_and_shows_it(
 def test_every_reason_is_one_sourced_sentence() -> None:
     """A reason is one sentence (one full stop, at its end) that gives the record's figures
     (digits) and names its source (a quoted title, or an author and work in brackets)."""
-    reasons = {cid: b.reason for cid, b in CASE_BANDS.items() if b.reason is not None}
+    reasons = {cid: b.reason for cid, b in _shipped_bands().items() if b.reason is not None}
     assert reasons, "no case has a reason"
     for cid, text in reasons.items():
         assert text.endswith(".") and ". " not in text, cid
         assert re.search(r"\d", text) and "(" in text and '"' in text, cid
+
+
+def test_a_figure_is_rounded_as_its_decimal_and_the_docs_table_is_the_commands() -> None:
+    """Three significant figures, half up from the data file's decimal: 2.175 is 2.18 (the
+    float's own ``.3g`` gives 2.17, below the half). docs/history.md's table of the bands
+    shows each band's figures as ``battlesim history`` prints them."""
+    from sim.history.bands import _data, figure
+
+    assert [figure(q) for q in (2.175, 3.555, 1.697, 0.105, 1.5, 7.333)] == [
+        "2.18", "3.56", "1.70", "0.105", "1.5", "7.33",
+    ]  # fmt: skip
+    docs = (ROOT / "docs" / "history.md").read_text(encoding="utf-8")
+    shown = 0
+    for name in _data()["bands"]:
+        band = band_of(name)
+        cells = [str(band.battles), *(figure(q) for q in band.quantiles.values())]
+        row = f"| {band.label} | {' | '.join(cells)} | {figure(band.max)} ({band.max_battle}) |"
+        if f"| {band.label} |" in docs:
+            assert row in docs.splitlines()
+            shown += 1
+    assert shown == 4

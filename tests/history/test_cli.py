@@ -477,3 +477,43 @@ def test_a_split_that_leaves_no_case_names_the_cases_and_their_split() -> None:
         "battlesim: error: --split fitting: no fitting case among those chosen (maida_kempt: "
         "held out); leave out --split, or choose a fitting case\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "field", "what"),
+    [
+        ("name: fit\nhistory:\n  suite: .\nfactors: []\n", 2, "history",
+         "this is a calibration file: run it with 'battlesim calibrate FILE'"),
+        ("ruleset: musket\nname: x\n", 1, "ruleset", "this is a scenario"),
+    ],
+    ids=["calibration", "scenario"],
+)  # fmt: skip
+def test_another_kind_of_file_in_a_suite_is_one_line_naming_it(
+    tmp_path: Path, text: str, line: int, field: str, what: str
+) -> None:
+    """A calibration file (or a scenario) kept in the suite's folder: one line saying what it
+    is and that a suite's folder holds cases only, not a line per case field it lacks."""
+    folder = suite(tmp_path)
+    (folder / "fit.yaml").write_text(text, encoding="utf-8")
+    result = invoke("history", "--suite", folder, "-q")
+    assert result.exit_code == 2
+    [message] = result.stderr.splitlines()
+    assert message.startswith(
+        f"battlesim: error: {folder / 'fit.yaml'}:{line}: {field}: not a historical case file: "
+        f"{what}"
+    )
+    assert message.endswith(
+        "(a suite's folder holds case files only: every *.yaml in it is read as a case)"
+    )
+
+
+def test_a_case_missing_its_measures_is_told_so_not_called_a_study(tmp_path: Path) -> None:
+    """A half-written case (``measure:`` for ``measures:``) names a scenario, as a study does;
+    it has a format and an id, so it is read as the case it is and the typo is named."""
+    folder = suite(tmp_path)
+    case = folder / "small.yaml"
+    case.write_text(case.read_text().replace("measures:", "measure:"))
+    result = invoke("history", "--suite", folder, "-q")
+    assert result.exit_code == 2
+    assert "measure: unknown field; did you mean 'measures'?" in result.stderr
+    assert "study" not in result.stderr

@@ -123,3 +123,24 @@ def test_the_shipped_late_cases_are_fitting() -> None:
     assert all(rule[i] == "fitting" for i in LATE)
     without = splits((c.id, c.target.ruleset().name) for c in cases if c.id not in LATE)
     assert {i: s for i, s in rule.items() if i not in LATE} == without
+
+
+def test_the_docs_ranking_tables_are_the_rules() -> None:
+    """docs/history.md lists, for each ruleset, its new cases in the rule's order with their
+    digests and sets: the rows are exactly the rule's, from the shipped cases."""
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "history.md").read_text("utf-8")
+    cases = load_suite(SUITE)
+    got = expected(cases)
+    for ruleset in ("musket", "flattop"):
+        ids = [c.id for c in cases if c.target.ruleset().name == ruleset]
+        ranked = _ranked([i for i in ids if i not in ORIGINAL and i not in LATE])
+        rows = [
+            f"| {n} | `{i}` | `{digest(i)}` | {got[i].replace('_', ' ')} |"
+            for n, i in enumerate(ranked, 1)
+        ]
+        at = docs.index(f"\n{ruleset} (k = {len(ranked)} new cases")
+        shown = docs[at:].split("\n\n")[1].splitlines()[2:]
+        assert shown[: len(rows)] == rows
+        assert all(line.startswith("| — |") for line in shown[len(rows) :])

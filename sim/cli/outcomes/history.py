@@ -130,7 +130,8 @@ def history(
     in twenty reaches it on its side); it informs, and changes no verdict.
 
     Exit 0 when every measure passes, 1 when one fails or is inconclusive
-    (inconclusive only: 0 with --allow-inconclusive), 2 on bad input.
+    (inconclusive only: 0 with --allow-inconclusive), 2 on bad input. Needs
+    the study extra (numpy, scipy: make dev, or pip install 'battlesim[study]').
 
     \b
     Examples:
@@ -139,6 +140,7 @@ def history(
       battlesim history --split held_out --max-runs 3200         # exit 0 or 1
       battlesim history --json --plot history.png                # exit 0 or 1
     """
+    common.needs("numpy", "scipy")  # the study extra: said before a case is read or fought
     from engine.safety.atomic import atomic_write_text  # noqa: PLC0415
     from sim.history import SUITE, load_suite, run_suite, table  # noqa: PLC0415
     from sim.history import as_json as json_of  # noqa: PLC0415
