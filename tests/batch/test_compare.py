@@ -243,3 +243,33 @@ def test_a_becmi_studys_differences_say_rounds_as_its_points_do(tmp_path: Path) 
     at = lines.index(next(x for x in lines if x.startswith("Differences from point 0")))
     assert any(x.split() and x.split()[0] == "rounds" for x in lines[at:])
     assert not any(x.split() and x.split()[0] == "turns" for x in lines)
+
+
+def test_a_difference_the_same_in_every_pair_is_not_said_to_be_no_variation(
+    tmp_path: Path,
+) -> None:
+    """A natural 20 in the tavern brawl changes no run (Thorgrim's hits land anyway), so with
+    --crn each pair of runs is the same battle: the hp lost varies from run to run but its
+    difference is 0 in every pair. The text says so ("the same in every pair"); a loss
+    that never varied at all (Thorgrim never dies) is still "no variation observed"."""
+    from tests.batch.helpers import SCENARIOS
+
+    out = tmp_path / "s"
+    result = invoke(
+        "batch", SCENARIOS / "tavern_brawl.yaml", "--runs", "40", "--crn", "--sweep",
+        "options.natural_20_hits=false,true", "--jobs", "1", "-q", "--no-plots", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    runs = tables(out)["runs"]
+    by = {(r[1], r[2]): r for r in runs}  # (point, replication) -> row
+    assert all(by[(0, k)][5:] == by[(1, k)][5:] for k in range(40))  # the same battles
+    hp = [r for r in summary["comparisons"] if r["measure"] == "losses.hp"]
+    assert {r["method"] for r in hp} == {"no-variation"}
+    sd = {(v["side"], v["measure"]): v["unpaired_sd"] for v in summary["variance_reduction"]}
+    assert sd[("thorgrim", "losses.hp")] > 0 and sd[("thorgrim", "losses.dead")] == 0
+    lines = result.output.splitlines()
+    assert any(line.split() == ["Thorgrim", "hp", "lost", "+0.0", "the", "same", "in",
+                                "every", "pair"] for line in lines)  # fmt: skip
+    assert any(line.split() == ["Thorgrim", "dead", "+0.0", "no", "variation", "observed"]
+               for line in lines)  # fmt: skip

@@ -18,7 +18,7 @@ from sim.batch.analysis.compare import Moments, paired_interval, welch_interval
 from sim.batch.analysis.pooled import _one, cluster_mean
 from sim.batch.methods.differences import Table2x2, newcombe, newcombe_paired
 from sim.batch.methods.stats import clopper_pearson, jeffreys, proportion, wilson
-from tests.batch.helpers import STONE_WALL, invoke
+from tests.batch.helpers import SCENARIOS, STONE_WALL, invoke
 
 CASES = [(0, 40), (40, 40), (3, 40), (17, 40), (1, 1), (0, 1), (0, 140), (200, 200)]
 
@@ -134,6 +134,45 @@ def test_cluster_robust_standard_error_equals_statsmodels_ols_clustered() -> Non
     assert se == pytest.approx(float(fit.bse[0]), rel=1e-10)
     naive = math.sqrt(p * (1 - p) / len(y))
     assert se > naive  # the shared luck makes the naive error too small
+
+
+def _docs_pooled_sql(factor: str, side: str) -> str:
+    """docs/batch.md's SQL for a pooled win rate with its clustered SE, for ``factor`` and
+    ``side`` in place of the wall's cover and the Union."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "batch.md").read_text("utf-8")
+    start = docs.index("```sql\n-- Union win rate at each cover of the wall")
+    sql = docs[start + len("```sql\n") : docs.index("```", start + 6)]
+    assert sql.count('p."map.terrain.0.cover"') == 1 and sql.count("'usa'") == 1
+    return sql.replace('p."map.terrain.0.cover"', f'p."{factor}"').replace("'usa'", f"'{side}'")
+
+
+def test_the_docs_pooled_sql_gives_the_summarys_clustered_error_with_draws(
+    tmp_path: Path,
+) -> None:
+    """The docs' SQL gives summary.json's pooled rate and clustered SE on a becmi study with
+    draws, where some replication's runs at a level were all draws (its k summed over NULL
+    winners: coalesced to 0, not dropped from the SE's sum, as it was)."""
+    import duckdb
+
+    factor = "options.missile_in_melee"
+    args = ["--runs", "40", "--crn", "--seed", "7", "--sweep", f"{factor}=false,true",
+            "--sweep", "options.natural_20_hits=false,true", "--jobs", "1", "-q",
+            "--no-plots"]  # fmt: skip
+    result = invoke("batch", SCENARIOS / "dungeon_skirmish.yaml", "--out", tmp_path / "s", *args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "s" / "summary.json").read_text())
+    pooled = {(r["value"], r["side"]): r for r in summary["pooled"] if r["factor"] == factor}
+    with duckdb.connect(str(tmp_path / "s" / "study.duckdb"), read_only=True) as con:
+        all_drawn = con.execute(
+            "SELECT count(*) FROM (SELECT replication FROM runs r JOIN points p USING (point) "
+            f'GROUP BY p."{factor}", replication HAVING count(r.winner) = 0)'
+        ).fetchone()
+        assert all_drawn is not None and all_drawn[0] > 0  # the case the SQL got wrong
+        for side in ("party", "goblins"):
+            for value, p_hat, n, se in con.execute(_docs_pooled_sql(factor, side)).fetchall():
+                row = pooled[(value, side)]
+                assert (p_hat, n) == (pytest.approx(row["p"], abs=1e-12), row["runs"])
+                assert se == pytest.approx(row["se"], rel=1e-9)
 
 
 def test_the_default_interval_names_its_method_too(tmp_path: Path) -> None:

@@ -62,7 +62,31 @@ def test_rerun_of_a_run_that_does_not_exist_exits_2(study: Path) -> None:
     """A run id past the study's last is bad input."""
     result = invoke("rerun", study, "8")
     assert result.exit_code == 2
-    assert "no run 8: the study's runs are 0 to 7" in result.output
+    assert "no run 8: the study plans runs 0 to 7 and holds 8" in result.output
+
+
+def test_rerun_of_a_planned_run_the_study_did_not_fight_exits_2(tmp_path: Path) -> None:
+    """--until-ci stops a point early: a run past what it fought has no row, so a replay of it
+    would match nothing the study holds. It is refused (exit 2, one line), as a run an
+    interrupted study has not fought yet is; a run it holds is rerun."""
+    out = tmp_path / "s"
+    result = invoke(
+        "batch", STONE_WALL, "--runs", "200", "--until-ci", "0.2", "--seed", "3", "--out", out,
+        "--jobs", "1", "--no-plots", "-q",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    with duckdb.connect(str(out / "study.duckdb"), read_only=True) as con:
+        held = [r for (r,) in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+    assert 0 < len(held) < 200 and held == list(range(len(held)))
+    missing = invoke("rerun", out, "199", "--out", tmp_path / "r.jsonl")
+    assert missing.exit_code == 2
+    assert missing.stderr.splitlines() == [
+        f"battlesim: error: run 199 (point 0, replication 199) is not in the study: it holds "
+        f"{len(held)} of its 200 planned runs (a point stopped by --until-ci, or a study "
+        "interrupted: --resume fights the rest); their ids: SELECT run_id FROM runs"
+    ]
+    assert not (tmp_path / "r.jsonl").exists()
+    assert invoke("rerun", out, str(held[-1]), "--out", tmp_path / "r.jsonl").exit_code == 0
 
 
 def test_rerun_of_a_study_planning_no_runs_is_damage(study: Path, tmp_path: Path) -> None:

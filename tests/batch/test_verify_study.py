@@ -66,6 +66,19 @@ def test_an_untouched_study_verifies_every_run_and_both_kept_replays(study: Path
     ]
 
 
+def test_progress_is_told_each_run_fought_again(study: Path) -> None:
+    """verify_study(progress=…) hears (k, n) after each of the n runs it fights again (the
+    CLI draws its bar from it on a terminal: --all of a 20,000-run study took minutes in
+    silence)."""
+    heard: list[tuple[int, int]] = []
+    check = verify_study(study, 5, 3, progress=lambda done, total: heard.append((done, total)))
+    assert check.ok and len(check.sampled) == 5
+    assert heard == [(k, 5) for k in range(1, 6)]
+    heard.clear()
+    assert verify_study(study, 0, 3, progress=lambda d, t: heard.append((d, t))).ok
+    assert heard == []
+
+
 def test_the_sample_is_drawn_by_a_generator_seeded_from_the_study_seed() -> None:
     """n of the ids, without replacement, by default_rng(derived_seed(seed, 'verify-sample'))."""
     ids = list(range(100, 200))

@@ -186,17 +186,28 @@ def test_a_read_only_study_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_a_study_in_use_still_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A lock held by another process is named as such."""
+    """A lock held by another process is named as such: the program and its PID, and that
+    it may be a notebook's connection (a read-only one holds the lock too), without DuckDB's
+    advice to open the file read-only, which a battlesim command cannot take."""
     db = tmp_path / "study.duckdb"
     db.write_bytes(b"")
-    held = 'IO Error: Could not set lock on file "x": Conflicting lock is held in python (PID 7)'
+    held = (
+        'IO Error: Could not set lock on file "x": Conflicting lock is held in /usr/bin/python3'
+        " (PID 7) by user me. However, you would be able to open this database in read-only "
+        "mode, e.g. by using the -readonly parameter in the CLI."
+    )
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise duckdb.IOException(held)
 
     monkeypatch.setattr(store_module.duckdb, "connect", refuse)
-    with pytest.raises(StoreError, match="in use by another battlesim process"):
+    with pytest.raises(StoreError) as raised:
         Store.open(db)
+    assert str(raised.value) == (
+        f"cannot open {str(db)!r}: in use by another process (/usr/bin/python3, PID 7): "
+        "another battlesim, or a connection to the study such as a notebook's, even a "
+        "read-only one; close it and try again"
+    )
 
 
 def test_matplotlibs_cache_note_stays_off_stderr(tmp_path: Path) -> None:

@@ -16,7 +16,8 @@ with a 95 % interval whose ``method`` is named in each comparison:
   with Welch's ν;
 * a loss that never varied (every d_r the same, or both samples constant):
   ``no-variation``, no interval (``ci_low``/``ci_high`` null): the text says
-  "no variation observed" instead of a zero-width interval.
+  "no variation observed" instead of a zero-width interval, or "the same in
+  every pair" where the paired runs varied but every d_r is the same.
 
 The variance reduction of pairing (reported with CRN) compares the paired
 standard deviation ``s_d`` with ``√(s_p² + s_b²)``, the standard deviation a

@@ -434,11 +434,12 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
             lines.append(f"  Point {current} ({points[current]['label']}):")
         label = _said(summary, names, c["side"], c["measure"])
         text = f"    {label:<30} {_signed(c['difference'], c['measure']):>11}  "
-        if c.get("method") == "no-variation":
-            lines.append(text + "no variation observed")
+        v = sd.get((c["point"], c["side"], c["measure"]))
+        if c.get("method") == "no-variation":  # paired runs that varied, by the same each pair
+            varied = v is not None and bool(v["unpaired_sd"])
+            lines.append(text + ("the same in every pair" if varied else "no variation observed"))
             continue
         text += f"[{_signed(c['ci_low'], c['measure'])}, {_signed(c['ci_high'], c['measure'])}]"
-        v = sd.get((c["point"], c["side"], c["measure"]))
         if v is not None and v["paired_sd"] is not None and v["unpaired_sd"]:
             f = "{:.3f}" if c["measure"] == "win_rate" else "{:,.1f}"
             text += (

@@ -7,7 +7,7 @@ W = 0.05 the old rule's mean estimate was 0.0235, −22 %). The shipped rule,
 
 1. **Pilot**: the first :func:`pilot_runs` replications of every point (whole
    chunks; an eighth of the runs the worst case p = ½ needs, at most a
-   quarter of ``--runs``).
+   quarter of ``--runs`` before it is rounded up to a whole chunk).
 2. **Sizing**: for each side, the proportion in the pilot's Wilson 95 %
    interval nearest ½ (the least favourable value the pilot allows); the
    confirmatory sample is the fewest runs whose Wilson half-width at that

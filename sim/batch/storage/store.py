@@ -573,6 +573,11 @@ class Store:
             return None
         return dict(zip([d[0] for d in cur.description], row, strict=True))
 
+    def fought_runs(self) -> int:
+        """How many runs the study holds (fought and committed)."""
+        found = self.con.execute("SELECT count(*) FROM runs").fetchone()
+        return int(found[0]) if found is not None else 0
+
     def table(self, name: str) -> list[tuple[Any, ...]]:
         """Every row of a table, ordered by its key (for tests and comparisons)."""
         return self.con.execute(f"SELECT * FROM {name} ORDER BY {TABLES[name]}").fetchall()
@@ -716,7 +721,13 @@ def _open_failed(path: Path, exc: duckdb.Error, read_only: bool) -> str:
     """One line saying why DuckDB could not open a study: a lock held, or what the OS said."""
     detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     if isinstance(exc, duckdb.IOException) and "could not set lock" in detail.lower():
-        return f"cannot open {str(path)!r}: in use by another battlesim process ({detail})"
+        holder = re.search(r"held in (.+?) \(PID (\d+)\)", detail)
+        who = f" ({holder[1]}, PID {holder[2]})" if holder else ""
+        return (
+            f"cannot open {str(path)!r}: in use by another process{who}: another battlesim, "
+            "or a connection to the study such as a notebook's, even a read-only one; close "
+            "it and try again"
+        )
     if not read_only and "read-only file system" in detail.lower():
         return (
             f"cannot open {str(path)!r} to write: its file system is read-only "

@@ -19,7 +19,6 @@ from pydantic import ValidationError
 from engine.log import FileSink, Sink
 from engine.safety.atomic import atomic_write_bytes, own_folder
 from sim.batch.execution.worker import fight, prepare
-from sim.batch.inputs.seeds import run_seed
 from sim.batch.inputs.target import Target
 from sim.batch.storage.opening import other_dice
 from sim.batch.storage.store import Store
@@ -101,6 +100,7 @@ def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) ->
         meta = store.meta()
         points = store.points()
         row = store.run_row(run_id)
+        held = store.fought_runs()
         target = store.target()
     finally:
         store.close()
@@ -113,10 +113,21 @@ def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) ->
             f"{study_dir}: damaged: the study plans no runs "
             f"({reps} replications of {len(points)} design points)"
         )
-    if not 0 <= run_id < reps * len(points):
-        raise RerunError(f"no run {run_id}: the study's runs are 0 to {reps * len(points) - 1}")
+    planned = reps * len(points)
+    if not 0 <= run_id < planned:
+        raise RerunError(
+            f"no run {run_id}: the study plans runs 0 to {planned - 1} and holds {held} "
+            "(their ids: SELECT run_id FROM runs)"
+        )
     point, replication = divmod(run_id, reps)
-    seed = row["seed"] if row else run_seed(meta["seed"], point, replication, meta["crn"])
+    if row is None:  # planned, never fought: a replay of it would match no row of the study
+        raise RerunError(
+            f"run {run_id} (point {point}, replication {replication}) is not in the study: it "
+            f"holds {held} of its {planned} planned runs (a point stopped by --until-ci, "
+            "or a study interrupted: --resume fights the rest); their ids: SELECT run_id "
+            "FROM runs"
+        )
+    seed = row["seed"]
     try:
         prepared = prepare(target, points[point])
     except (ScenarioError, ValidationError) as exc:

@@ -48,6 +48,7 @@ import json
 import math
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -390,7 +391,12 @@ def _refight(
 
 
 def _check_runs(
-    store: Store, folder: Path, meta: dict[str, Any], sample: int, check: StudyCheck
+    store: Store,
+    folder: Path,
+    meta: dict[str, Any],
+    sample: int,
+    check: StudyCheck,
+    progress: Callable[[int, int], None] | None = None,
 ) -> None:
     problem = other_dice(meta["plan"], str(folder))
     if problem is not None:
@@ -404,7 +410,7 @@ def _check_runs(
     reps = int(plan.get("replications", meta["replications"]))
     keep = int(plan.get("keep_replays", meta["keep_replays"]) or 0)
     prepared: dict[int, Prepared | str] = {}
-    for run_id in check.sampled:
+    for done, run_id in enumerate(check.sampled, 1):
         row = store.run_row(run_id)
         assert row is not None
         point, replication = divmod(run_id, reps)
@@ -417,6 +423,8 @@ def _check_runs(
         found, compared = _refight(store, folder, target, run, prepared[point])
         check.differences.extend(found)
         check.replays += compared
+        if progress is not None:
+            progress(done, len(check.sampled))
 
 
 # ----------------------------------------------------------------- completeness
@@ -801,6 +809,7 @@ def verify_study(
     seed: int | None = None,
     *,
     everything: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> StudyCheck:
     """Check the study in ``folder``: plan, completeness, every run's digests, the
     manifest, the summary, a re-fought sample drawn from fresh randomness, kept replays.
@@ -810,6 +819,7 @@ def verify_study(
         sample: runs to re-fight (0: none).
         seed: the seed of the sample (default: drawn afresh, :func:`fresh_seed`).
         everything: re-fight every run (``verify --all``).
+        progress: called with (runs re-fought, runs to re-fight) after each.
 
     Raises:
         StudyVerifyError: no study in ``folder``, or one that cannot be re-fought here.
@@ -842,7 +852,7 @@ def verify_study(
         else:
             check.notes.append("summary.json was not re-derived: the study row is not its plan's")
         if sample > 0:
-            _check_runs(store, path, meta, sample, check)
+            _check_runs(store, path, meta, sample, check, progress)
         return check
     except duckdb.Error as exc:  # damaged past what opening reads (the file's tail cut off)
         damaged_as = damaged(store.path, exc)

@@ -170,6 +170,7 @@ def _verify_study(
 
     if not (Path(folder) / "study.duckdb").is_file():  # before the study extra is needed
         common.fail(f"{folder!r}: no study here (no study.duckdb)")
+    from sim.batch.execution.progress import ProgressBar
     from sim.batch.storage.store import StoreError
     from sim.batch.verification.verify import (
         DEFAULT_SAMPLE,
@@ -178,11 +179,15 @@ def _verify_study(
         verify_study,
     )
 
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
         size = DEFAULT_SAMPLE if sample is None else sample
-        check = verify_study(folder, size, seed, everything=everything)
+        check = verify_study(folder, size, seed, everything=everything, progress=bar)
     except (StudyVerifyError, StoreError) as exc:
         common.fail(str(exc))
+    finally:
+        if bar is not None:
+            bar.close()
     if as_json:
         common.echo_json(check.as_json())
     else:
