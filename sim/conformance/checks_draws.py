@@ -9,7 +9,11 @@ rules do the same again, so ``verify`` passes it; only the streams can tell.
 
 from __future__ import annotations
 
+import random
+import sys
+from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import BaseModel
@@ -71,7 +75,62 @@ class _Events(MemorySink):
         self.write(line)
 
 
-def _fought(battle: Battle) -> tuple[dict[str, int], list[Event]]:
+_RANDOM_FUNCTIONS = (
+    "random", "uniform", "randint", "randrange", "choice", "choices", "shuffle", "sample",
+    "gauss", "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate",
+    "gammavariate", "betavariate", "paretovariate", "weibullvariate", "triangular",
+    "getrandbits", "randbytes", "seed", "binomialvariate",
+)  # fmt: skip
+"""The ``random`` module's functions (its hidden generator's bound methods)."""
+
+_NUMPY_FUNCTIONS = (
+    "default_rng", "RandomState", "Generator", "seed", "random", "rand", "randn", "randint",
+    "choice", "shuffle", "permutation", "uniform", "normal", "binomial", "poisson",
+)  # fmt: skip
+"""numpy.random's constructors and legacy functions, when numpy is loaded."""
+
+
+@contextmanager
+def _other_generators() -> Iterator[Counter[str]]:
+    """Count the calls made, while the block runs, to Python's ``random`` (its functions,
+    and ``random.Random``'s and ``SystemRandom``'s methods, through which every draw of a
+    generator of the plugin's own goes) and to numpy's random functions: a generator of the
+    rules' own, seeded from the turn and a unit's id, fights the same battle every time, so
+    no other requirement sees it. ``from random import randint`` at import is counted
+    (through its generator's ``getrandbits``); ``from random import random``, a bound C
+    method, is out of its reach."""
+    calls: Counter[str] = Counter()
+    patched: list[tuple[Any, str, Any]] = []
+
+    def count(owner: Any, name: str, label: str) -> None:
+        original = getattr(owner, name, None)
+        if original is None:
+            return
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            calls[label] += 1
+            return original(*args, **kwargs)
+
+        patched.append((owner, name, original))
+        setattr(owner, name, counted)
+
+    for cls in (random.Random, random.SystemRandom):
+        for method in ("random", "getrandbits", "seed"):
+            count(cls, method, f"{cls.__module__}.{cls.__name__}.{method}")
+    for name in _RANDOM_FUNCTIONS:
+        count(random, name, f"random.{name}")
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        for name in _NUMPY_FUNCTIONS:
+            count(numpy_random, name, f"numpy.random.{name}")
+    try:
+        yield calls
+    finally:
+        for owner, name, original in reversed(patched):
+            setattr(owner, name, original)
+
+
+def _fought(battle: Battle) -> tuple[dict[str, int], list[Event], Counter[str]]:
     """The battle fought again: the draws the rules make on each stream, and its events."""
     from sim import runner  # noqa: PLC0415 - the name the runner opens its streams by
 
@@ -88,13 +147,14 @@ def _fought(battle: Battle) -> tuple[dict[str, int], list[Event]]:
     names["Streams"] = Counting
     sink = _Events()
     try:
-        loaded.ruleset.simulate(loaded.scenario, loaded.header, sink)
+        with _other_generators() as other:
+            loaded.ruleset.simulate(loaded.scenario, loaded.header, sink)
     finally:
         names["Streams"] = saved
     made: dict[str, int] = {}
     for stream in {id(s): s for s in opened}.values():
         made[stream.name] = made.get(stream.name, 0) + stream.count
-    return {name: n for name, n in made.items() if n}, sink.events
+    return {name: n for name, n in made.items() if n}, sink.events, other
 
 
 @requirement(
@@ -107,7 +167,14 @@ def _fought(battle: Battle) -> tuple[dict[str, int], list[Event]]:
 )
 def DRAWS_ARE_THE_STREAMS(battle: Battle) -> None:  # noqa: N802  # a requirement, named as a constant
     header = battle.loaded.header
-    made, events = _fought(battle)
+    made, events, other = _fought(battle)
+    if other:
+        used = ", ".join(f"{name} ({n} call{'s' * (n != 1)})" for name, n in sorted(other.items()))
+        raise battle.failed(
+            f"the rules drew from another generator while the battle was fought: {used}; "
+            "its numbers are the same in every battle it is seeded alike, whatever the "
+            "battle's seed, and no event records them"
+        )
     recorded: dict[str, dict[int, tuple[float, int]]] = {}
     for event in events:
         for d in _draws(event):

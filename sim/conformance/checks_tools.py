@@ -341,10 +341,14 @@ def NEW_WRITES_A_SCENARIO_THAT_RUNS(battle: Battle) -> None:  # noqa: N802
         raise battle.failed(f"the scenario new writes does not run: {made}")
 
 
-def _once_for_the_ruleset(battle: Battle, key: str, find: Callable[[], str]) -> str:
+def _once_for_the_ruleset(
+    battle: Battle, key: str, find: Callable[[], str], *, needs_a_battle: bool = True
+) -> str:
     """What ``find`` says of the ruleset (``""``: nothing wrong), found once for the ruleset,
-    not once a scenario, and only once its own scenarios run (else not checked)."""
-    battle.loaded  # noqa: B018
+    not once a scenario, and (``needs_a_battle``) only once its own scenarios run, else not
+    checked: a check that fights no scenario of theirs (odds) runs whatever they do."""
+    if needs_a_battle:
+        battle.loaded  # noqa: B018
     family = battle.in_family()
     found = family.memo.get(key)
     if found is None:
@@ -375,7 +379,9 @@ def _new_problem(battle: Battle) -> str:
     "Exact odds: the `odds` hook",
 )
 def ODDS_EXAMPLES_RUN(battle: Battle) -> None:  # noqa: N802
-    found = _once_for_the_ruleset(battle, "odds", lambda: _odds_problem(battle.ruleset))
+    found = _once_for_the_ruleset(
+        battle, "odds", lambda: _odds_problem(battle.ruleset), needs_a_battle=False
+    )
     if found:
         raise battle.failed(found)
 

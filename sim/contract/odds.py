@@ -270,14 +270,19 @@ def distribution_table(
 ) -> tuple[str, ...]:
     """A distribution as text: a header, then each outcome's probability, cumulative and bar.
 
-    The bar is ``round(60 × p)`` ``#``; ``label`` heads the outcome column.
+    The bar is ``round(60 × p)`` ``#``; ``label`` heads the outcome column, at least 10
+    wide and as wide as its longest outcome. Outcomes in words (``"attacker recoils"``)
+    have no order to accumulate over: their table has no cumulative column.
     """
-    lines = [f"{label:>10}  {'probability':>11}  {'cumulative':>10}"]
+    width = max([10, len(label), *(len(str(k)) for k in dist)])
+    numbers = all(isinstance(k, int | Fraction) and not isinstance(k, bool) for k in dist)
+    lines = [f"{label:>{width}}  {'probability':>11}" + (f"  {'cumulative':>10}" * numbers)]
     cumulative = Fraction(0)
     for k, p in dist.items():
         cumulative += p
         bar = "#" * round(60 * float(p))
-        lines.append(f"{k:>10}  {float(p):>11.6f}  {float(cumulative):>10.6f}  {bar}")
+        running = f"  {float(cumulative):>10.6f}" if numbers else ""
+        lines.append(f"{k!s:>{width}}  {float(p):>11.6f}{running}  {bar}")
     return tuple(lines)
 
 

@@ -28,12 +28,15 @@ fault breaks, with a message saying what was expected and what was seen.
 * ``phalanx_miscounting``: the outcome says one turn more than the battle played.
 * ``phalanx_unrecorded``: a referee rolls a die from a stream of its own in the first
   bound, and no event records the draw.
+* ``phalanx_private``: a referee rolls a die from a ``random.Random`` seeded from the turn
+  (the same die in every battle, whatever its seed), and no event records it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
+import random
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -206,6 +209,20 @@ def _unrecorded_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, processes=processes)
 
 
+def _private_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan and a referee rolling from a generator of its own each turn."""
+    plan = phalanx.plan(sc)
+
+    def referee(b: Battlefield) -> Iterator[simpy.Event]:
+        yield b.kernel.phase("combat", (99,))
+        random.Random(f"{b.turn}/weather").randint(1, 6)  # the planted fault
+
+    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
+        return [*plan.processes(b, rec), referee(b)]
+
+    return dataclasses.replace(plan, processes=processes)
+
+
 def _miscounting_outcome(sc: Any, state: State) -> Any:
     """Phalanx's outcome, one turn too many."""
     found = phalanx.RULESET.outcome(sc, state)
@@ -251,6 +268,7 @@ FAULTS: dict[str, AnyRuleset] = {
         ),
         _copy("phalanx_miscounting", outcome=_miscounting_outcome),
         _copy("phalanx_unrecorded", plan=_unrecorded_plan),
+        _copy("phalanx_private", plan=_private_plan),
     )
 }
 """Each faulty copy by name."""

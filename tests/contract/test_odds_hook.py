@@ -366,5 +366,40 @@ def test_distribution_json_of_outcomes_in_words_has_no_mean() -> None:
         "3/2"
     )
     assert sim.contract.distribution_table(words, "result")[1].split() == [
-        "stand", "0.250000", "0.250000", "###############",
+        "stand", "0.250000", "###############",
     ]  # fmt: skip
+
+
+def test_a_table_of_outcomes_in_words_lines_up_and_accumulates_nothing() -> None:
+    """Words longer than the 10-wide column (the guide's "attacker recoil") widen it, so the
+    probabilities line up; words have no order, so there is no cumulative column."""
+    words = {"attacker recoils": Fraction(1, 3), "defender destroyed": Fraction(1, 6),
+             "stand": Fraction(1, 2)}  # fmt: skip
+    assert sim.contract.distribution_table(words, "result") == (
+        "            result  probability",
+        "  attacker recoils     0.333333  ####################",
+        "defender destroyed     0.166667  ##########",
+        "             stand     0.500000  ##############################",
+    )
+    numbers = sim.contract.distribution_table({0: Fraction(1, 4), 2: Fraction(3, 4)}, "hits")
+    assert numbers[0] == "      hits  probability  cumulative"
+
+
+def test_a_broken_odds_example_fails_even_when_no_scenario_runs(tmp_path: Path) -> None:
+    """odds-examples-run fights no scenario: a ruleset whose scenario does not run (here it
+    ships none) still has its odds examples run and a broken one failed, not "not checked"
+    until the battle is fixed."""
+    from sim.conformance.battle import Battle
+    from sim.conformance.checks_tools import ODDS_EXAMPLES_RUN
+    from sim.conformance.requirement import NotChecked, RequirementFailed
+    from sim.rulesets.musket import RULESET
+
+    ruleset = dataclasses.replace(RULESET, odds=(BROKEN,))
+    battle = Battle(ruleset, None, tmp_path)
+    with pytest.raises(NotChecked):
+        battle.loaded  # noqa: B018  # no scenario: no battle to read
+    with pytest.raises(RequirementFailed) as failed:
+        ODDS_EXAMPLES_RUN(battle)
+    assert "battlesim odds broken --share 1/3: ruleset 'musket': odds broken returned dict" in (
+        str(failed.value)
+    )

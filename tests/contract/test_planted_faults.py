@@ -24,6 +24,7 @@ from tests.contract import faults, phalanx
 from tests.contract.conftest import install_plugin
 
 HINTS = {r.id: r.hint for r in REQUIREMENTS}
+ODDS = next(r for r in REQUIREMENTS if r.id == "odds-examples-run")
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +84,8 @@ def test_an_unregistered_event_is_refused_when_recorded(folder: Path) -> None:
 
 
 def test_check_ruleset_fails_an_unregistered_event_and_collapses_the_rest(folder: Path) -> None:
-    """scenario-runs and events-are-registered fail; the 27 others are one not-checked line."""
+    """scenario-runs and events-are-registered fail; odds-examples-run, which fights no
+    scenario, is met; the others are one not-checked line."""
     name = "phalanx_unregistered"
     result = _check(name, folder)
     assert result.exit_code == 1
@@ -93,6 +95,7 @@ def test_check_ruleset_fails_an_unregistered_event_and_collapses_the_rest(folder
     )
     registered = "['phalanx.advanced', 'phalanx.fought']"
     rest = [r.id for r in REQUIREMENTS][3:]
+    rest.remove(ODDS.id)  # it fights no scenario: checked whatever the scenario does
     assert result.stdout.splitlines() == [
         f"met          ships-a-scenario: {REQUIREMENTS[0].statement}",
         _failed("scenario-runs", f"{name}.yaml: {run_error}"),
@@ -101,9 +104,10 @@ def test_check_ruleset_fails_an_unregistered_event_and_collapses_the_rest(folder
             f"{name}.yaml: State applies 'phalanx.broke' (Broke) (@applies), which the registry "
             f"does not list: expected every applied event among the registered {registered}",
         ),
+        f"met          {ODDS.id}: {ODDS.statement}",
         f"not checked  {len(rest)} requirements ({', '.join(rest)}): {name}.yaml: not fought "
         f"({run_error})",
-        f"1 passed, 2 failed, {len(rest)} not checked",
+        f"2 passed, 2 failed, {len(rest)} not checked",
     ]
 
 
@@ -238,7 +242,8 @@ def test_a_state_written_outside_apply_fails_the_digest_with_the_field(folder: P
 
 
 def test_one_broken_scenario_is_one_failure_and_one_not_checked_line(folder: Path) -> None:
-    """A scenario its model refuses: scenario-runs fails; the 28 that stand on it, one line."""
+    """A scenario its model refuses: scenario-runs fails; those that stand on it, one line
+    (odds-examples-run, which fights no scenario, is met)."""
     good = folder / "phalanx_stuck.yaml"
     lines = good.read_text(encoding="utf-8").splitlines()
     at = next(n for n, line in enumerate(lines, 1) if line.startswith("bounds:"))
@@ -250,13 +255,15 @@ def test_one_broken_scenario_is_one_failure_and_one_not_checked_line(folder: Pat
         "or equal to 1"
     )
     rest = [r.id for r in REQUIREMENTS][2:]
+    rest.remove(ODDS.id)  # it fights no scenario: checked whatever the scenario does
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
         f"met          ships-a-scenario: {REQUIREMENTS[0].statement}",
         _failed("scenario-runs", f"bad.yaml: {problem}"),
+        f"met          {ODDS.id}: {ODDS.statement}",
         f"not checked  {len(rest)} requirements ({', '.join(rest)}): bad.yaml: not fought "
         f"({problem})",
-        f"1 passed, 1 failed, {len(rest)} not checked",
+        f"2 passed, 1 failed, {len(rest)} not checked",
     ]
 
 
@@ -440,6 +447,20 @@ def test_a_draw_no_event_records_fails(folder: Path) -> None:
     )
 
 
+def test_a_generator_of_the_rules_own_fails(folder: Path) -> None:
+    """phalanx_private: a referee rolls from random.Random seeded from the turn: the battle
+    is the same every time (run-is-deterministic passes it) and records nothing, so only
+    the calls made to the generator while the battle is fought can tell."""
+    line = _only_failure("phalanx_private", folder, "draws-are-the-streams")
+    assert line == _failed(
+        "draws-are-the-streams",
+        "phalanx_private.yaml: the rules drew from another generator while the battle was "
+        "fought: random.Random.getrandbits (1 call), random.Random.seed (1 call); its numbers "
+        "are the same in every battle it is seeded alike, whatever the battle's seed, and no "
+        "event records them",
+    )
+
+
 def test_a_draw_recorded_with_a_value_or_index_of_its_own_fails(
     folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -453,7 +474,7 @@ def test_a_draw_recorded_with_a_value_or_index_of_its_own_fails(
     out = folder / "phalanx-draws.jsonl"
     api.run(phalanx.SCENARIOS[0], out=out)
     loaded = api.load_replay(out)
-    made, events = checks_draws._fought(SimpleNamespace(loaded=loaded))  # type: ignore[arg-type]
+    made, events, _ = checks_draws._fought(SimpleNamespace(loaded=loaded))  # type: ignore[arg-type]
     fought = next(e for e in events if isinstance(e, phalanx.Fought) and e.draws)
     first = fought.draws[0]
 
@@ -462,7 +483,7 @@ def test_a_draw_recorded_with_a_value_or_index_of_its_own_fails(
             e.model_copy(update={"draws": [draw, *e.draws[1:]]}) if e is fought else e
             for e in events
         ]
-        monkeypatch.setattr(checks_draws, "_fought", lambda _b: (made, edited))
+        monkeypatch.setattr(checks_draws, "_fought", lambda _b: (made, edited, {}))
 
         def failed(what: str, **where: Any) -> RequirementFailed:
             return RequirementFailed(what, scenario="phalanx.yaml", **where)
