@@ -222,25 +222,25 @@ def _where(exc: Exception) -> str:
         return _built_at(exc)
     if isinstance(exc, _SAID):
         return ""
-    from sim.contract.ruleset import raised_in  # noqa: PLC0415 - only when something broke
+    from sim.contract.ruleset import place_name, raised_in  # noqa: PLC0415 - when something broke
 
     place = raised_in(exc)
     if place is None:
         return ""
     path, line = place
-    return "" if str(Path(path).resolve()).startswith(_OURS) else f" (at {Path(path).name}:{line})"
+    return "" if str(Path(path).resolve()).startswith(_OURS) else f" (at {place_name(path)}:{line})"
 
 
 def _built_at(exc: ValidationError) -> str:
     """For a model a plugin built with a wrong value (an event's ``int`` field given 5.5):
     ``" (building Combat, at rules.py:88)"``, the innermost place outside pydantic, when
     that is outside battlesim; battlesim's own validation errors name their file or field."""
-    from sim.contract.ruleset import built_in  # noqa: PLC0415 - only when something broke
+    from sim.contract.ruleset import built_in, place_name  # noqa: PLC0415 - when something broke
 
     place = built_in(exc)
     if place is None or str(Path(place[0]).resolve()).startswith(_OURS):
         return ""
-    return f" (building {exc.title}, at {Path(place[0]).name}:{place[1]})"
+    return f" (building {exc.title}, at {place_name(place[0])}:{place[1]})"
 
 
 class GuardedGroup(click.Group):

@@ -258,6 +258,16 @@ def _given(name: str) -> str | None:
     return None
 
 
+def _command_given(args: list[str]) -> str:
+    """``battlesim COMMAND`` for the first of ``args`` that names a command, else
+    ``battlesim``: click's parser reports an option missing its value with no context, which
+    the line would blame on ``battlesim`` itself."""
+    for arg in args:
+        if arg in cli.commands:
+            return f"battlesim {arg}"
+    return "battlesim"
+
+
 def main() -> None:
     """Console-script entry point (also ``python -m sim``).
 
@@ -270,7 +280,7 @@ def main() -> None:
         exc.show()  # a bare group prints its help, as click does
         sys.exit(exc.exit_code)
     except click.UsageError as exc:
-        where = exc.ctx.command_path if exc.ctx is not None else "battlesim"
+        where = exc.ctx.command_path if exc.ctx is not None else _command_given(sys.argv[1:])
         message = _global_option(exc) or _LONG_NUMBER.sub(
             lambda m: f"<{len(m.group())} digits>", exc.format_message()
         )

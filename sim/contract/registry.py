@@ -6,7 +6,7 @@ Built-in rulesets first (:data:`BUILTIN`), then the entry points of the
 
 from __future__ import annotations
 
-from importlib import import_module
+from importlib import import_module, metadata
 from importlib.metadata import entry_points
 from typing import Any, Literal, get_args, get_origin
 
@@ -115,6 +115,41 @@ def _ruleset_key(ruleset: AnyRuleset) -> str | None:
     return None
 
 
+def _every_entry_point() -> metadata.EntryPoints:
+    """Every installed distribution's entry points, of every group."""
+    return metadata.EntryPoints(ep for dist in metadata.distributions() for ep in dist.entry_points)
+
+
+def _why_not_installed(name: str) -> str:
+    """What an installed package may have meant for ``name``: an entry point ``name`` in a
+    group spelt nearly as :data:`ENTRY_POINT_GROUP`, or an entry point of another name that
+    holds a Ruleset called ``name`` (read only when ``name`` is not found)."""
+    import difflib  # noqa: PLC0415  # only on the error path
+
+    every = _every_entry_point()
+    near = difflib.get_close_matches(
+        ENTRY_POINT_GROUP, [g for g in every.groups if g != ENTRY_POINT_GROUP], n=3, cutoff=0.8
+    )
+    for group in near:
+        if any(ep.name == name for ep in every.select(group=group)):
+            return (
+                f"; an installed package declares {name} in the entry-point group {group!r}: "
+                f"the group is {ENTRY_POINT_GROUP!r}"
+            )
+    for other, target in _sources().items():
+        if other == name:
+            continue
+        try:
+            get_ruleset(other)
+        except RulesetUnavailable as exc:
+            if f"a Ruleset named {name!r}" in str(exc):
+                return (
+                    f"; the entry point {other} = {target} holds the Ruleset named {name!r}: "
+                    f"name the entry point {name}"
+                )
+    return ""
+
+
 def ruleset_names() -> list[str]:
     """Names of the installed rulesets, sorted (nothing is imported)."""
     return sorted(_sources())
@@ -133,7 +168,7 @@ def get_ruleset(name: str) -> AnyRuleset:
         if target is None:
             names = ruleset_names()
             hint = did_you_mean(name, names) or f"; installed: {', '.join(names)}"
-            raise LookupError(f"unknown ruleset {name!r}{hint}")
+            raise LookupError(f"unknown ruleset {name!r}{hint}{_why_not_installed(name)}")
         _loaded[name] = _load(name, target)
     return _loaded[name]
 

@@ -129,11 +129,18 @@ def built_in(exc: BaseException) -> tuple[str, int] | None:
     return (frames[-1].filename, frames[-1].lineno or 0) if frames else None
 
 
+def place_name(path: str) -> str:
+    """A source file as an error names it: its name, or for a package's ``__init__.py``,
+    which every package has, ``package/__init__.py``."""
+    found = Path(path)
+    return f"{found.parent.name}/{found.name}" if found.name == "__init__.py" else found.name
+
+
 def raised_at(exc: BaseException) -> str:
     """``" (at file.py:LINE)"``, the innermost place ``exc`` was raised (:func:`raised_in`),
     or ``""``."""
     place = raised_in(exc)
-    return f" (at {Path(place[0]).name}:{place[1]})" if place is not None else ""
+    return f" (at {place_name(place[0])}:{place[1]})" if place is not None else ""
 
 
 @dataclass(frozen=True)

@@ -495,7 +495,7 @@ def _named_band(
     if band.attacker == band.defender:
         yield "defender", "the attacker and the defender are one side"
     if target.kind == "campaign" and band.battle is None:
-        yield "band", f"a campaign's case names the battle to read ({', '.join(battles)})"
+        yield "battle", f"a campaign's case names the battle to read ({', '.join(battles)})"
     elif target.kind == "campaign" and band.battle not in battles:
         yield "battle", _unknown("battle", str(band.battle), set(battles))
     elif target.kind != "campaign" and band.battle is not None:
@@ -603,6 +603,9 @@ def load_case(path: str | Path) -> Case:
     try:  # a case names its format and id: a file with neither is plainly something else
         if not isinstance(data, dict) or not {"format", "id"} & data.keys():
             refuse_other_kind(data, lines, file, "case")
+            raise ScenarioError(  # of no kind battlesim reads: notes, a config…
+                [Located(file, 1, "", "not a historical case file (no format, id or measures)")]
+            )
     except ScenarioError as exc:  # a calibration or a scenario kept beside the cases
         problem = exc.problems[0]
         raise ScenarioError(
@@ -623,10 +626,10 @@ def load_case(path: str | Path) -> Case:
 
 
 def load_suite(folder: str | Path = SUITE) -> list[Case]:
-    """Every case of a suite folder (``*.yaml``, not its subfolders), by id.
+    """Every case of a suite folder (``*.yaml``, not its subfolders nor hidden files), by id.
 
     Raises:
         ScenarioError: a case file has a problem (every problem of the first such file).
     """
-    files = sorted(Path(folder).glob("*.yaml"))
+    files = sorted(f for f in Path(folder).glob("*.yaml") if not f.name.startswith("."))
     return [load_case(f) for f in files]

@@ -140,6 +140,47 @@ def test_rerun_of_a_campaign_run_writes_each_battles_replay(tmp_path: Path) -> N
             "its battles, written into a folder: name a folder, not a replay file (e.g. run-0)\n"
         )
         assert not (tmp_path / name).exists()
+    # a file of the user's where a battle's replay would go is refused, not overwritten
+    (again / "run-0-2-chancellorsville.jsonl").write_text("my notes\n")
+    refused = invoke("rerun", study, "0", "--out", again)
+    assert (refused.exit_code, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        f"battlesim: error: replay {again / 'run-0-2-chancellorsville.jsonl'}: the file is not "
+        "a replay battlesim wrote; add --force to overwrite it, or choose another name\n"
+    )
+    assert (again / "run-0-2-chancellorsville.jsonl").read_text() == "my notes\n"
+    assert invoke("rerun", study, "0", "--out", again, "--force").exit_code == 0
+
+
+def test_rerun_holds_its_default_name_to_what_out_is_held_to(
+    study: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no --out the replay goes to run-<id>.jsonl here: a file of the user's there is
+    refused without --force (it was overwritten), and so is the study's own folder as
+    "here"; an --out naming a folder gets the default name inside it (it said "PosixPath('.')
+    has an empty name")."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "run-3.jsonl").write_text("my notes\n")
+    result = invoke("rerun", study, "3")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "battlesim: error: replay run-3.jsonl: the file is not a replay battlesim wrote; add "
+        "--force to overwrite it, or choose another name\n",
+    )
+    assert (tmp_path / "run-3.jsonl").read_text() == "my notes\n"
+    into = invoke("rerun", study, "2", "-o", ".")
+    assert into.exit_code == 0, into.output
+    assert into.stdout.splitlines()[-1] == "Replay: run-2.jsonl"
+    assert api.verify_replay(tmp_path / "run-2.jsonl").ok
+    monkeypatch.chdir(study)
+    before = sorted(p.name for p in study.rglob("*"))
+    inside = invoke("rerun", ".", "1")
+    assert (inside.exit_code, inside.stderr) == (
+        2,
+        "battlesim: error: 'run-1.jsonl' is inside the study '.', whose files its manifest "
+        "lists: write the replay elsewhere (-o)\n",
+    )
+    assert sorted(p.name for p in study.rglob("*")) == before
 
 
 def test_rerun_and_export_json(study: Path, tmp_path: Path) -> None:

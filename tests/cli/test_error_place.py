@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Generator
+from pathlib import Path
+from typing import Any
 
 import pytest
 import simpy
@@ -51,3 +53,21 @@ def test_a_model_a_plugin_builds_wrongly_names_the_model_and_the_plugins_line() 
     line = test_a_model_a_plugin_builds_wrongly_names_the_model_and_the_plugins_line.__code__
     built = line.co_firstlineno + 10
     assert _where(caught.value) == f" (building Combat, at test_error_place.py:{built})"
+
+
+def test_a_packages_init_is_named_with_its_package(tmp_path: Path) -> None:
+    """Every package has an ``__init__.py``, so a plugin's error raised in one names it with
+    its package (``battlesim_dba/__init__.py:3``); any other file by its name alone."""
+    from sim.contract.ruleset import place_name
+
+    package = tmp_path / "battlesim_dba"
+    package.mkdir()
+    (package / "__init__.py").write_text("def broken():\n    x = {}\n    return x['proc']\n")
+    code = compile((package / "__init__.py").read_text(), str(package / "__init__.py"), "exec")
+    space: dict[str, Any] = {}
+    exec(code, space)  # a plugin's module, as its import runs it
+    with pytest.raises(KeyError) as caught:
+        space["broken"]()
+    assert raised_at(caught.value) == " (at battlesim_dba/__init__.py:3)"
+    assert _where(caught.value) == " (at battlesim_dba/__init__.py:3)"
+    assert place_name(str(package / "rules.py")) == "rules.py"

@@ -118,6 +118,11 @@ def test_odds_lcv_and_hcv_are_explained() -> None:
             "battlesim run: error: --log-level is an option of battlesim itself: put it before"
             " the command, as in 'battlesim --log-level debug run …'",
         ),
+        (  # click's parser gives no context here: the command is found in the arguments
+            ["batch", "scenarios/stone_wall.yaml", "--runs", "3", "--keep-replays"],
+            "battlesim batch: error: Option '--keep-replays' requires an argument.",
+        ),
+        (["--log-level"], "battlesim: error: Option '--log-level' requires an argument."),
         (
             ["odds", "musket-fire", "--value", "1800", "--log-json"],
             "battlesim odds musket-fire: error: --log-json is an option of battlesim itself:"

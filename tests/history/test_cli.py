@@ -485,8 +485,9 @@ def test_a_split_that_leaves_no_case_names_the_cases_and_their_split() -> None:
         ("name: fit\nhistory:\n  suite: .\nfactors: []\n", 2, "history",
          "this is a calibration file: run it with 'battlesim calibrate FILE'"),
         ("ruleset: musket\nname: x\n", 1, "ruleset", "this is a scenario"),
+        ("name: my notes\ntodo: x\n", 1, "", "(no format, id or measures)"),
     ],
-    ids=["calibration", "scenario"],
+    ids=["calibration", "scenario", "notes"],
 )  # fmt: skip
 def test_another_kind_of_file_in_a_suite_is_one_line_naming_it(
     tmp_path: Path, text: str, line: int, field: str, what: str
@@ -498,10 +499,11 @@ def test_another_kind_of_file_in_a_suite_is_one_line_naming_it(
     result = invoke("history", "--suite", folder, "-q")
     assert result.exit_code == 2
     [message] = result.stderr.splitlines()
+    where = f"{field}: " if field else ""
     assert message.startswith(
-        f"battlesim: error: {folder / 'fit.yaml'}:{line}: {field}: not a historical case file: "
-        f"{what}"
+        f"battlesim: error: {folder / 'fit.yaml'}:{line}: {where}not a historical case file"
     )
+    assert what in message
     assert message.endswith(
         "(a suite's folder holds case files only: every *.yaml in it is read as a case)"
     )
@@ -517,3 +519,11 @@ def test_a_case_missing_its_measures_is_told_so_not_called_a_study(tmp_path: Pat
     assert result.exit_code == 2
     assert "measure: unknown field; did you mean 'measures'?" in result.stderr
     assert "study" not in result.stderr
+
+
+def test_a_hidden_yaml_file_in_a_suite_is_not_read(tmp_path: Path) -> None:
+    """An editor's or a tool's hidden file (.config.yaml) beside the cases is not a case."""
+    folder = suite(tmp_path)
+    (folder / ".config.yaml").write_text("editor: settings\n", encoding="utf-8")
+    result = invoke("history", "--suite", folder, "-q")
+    assert result.exit_code == 0, result.output

@@ -23,7 +23,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -39,7 +38,7 @@ from sim.batch.inputs.seeds import RunSpec
 from sim.batch.inputs.target import Target, dry_carry
 from sim.contract import AnyRuleset, UnitRow
 from sim.contract.bases import validate_plain
-from sim.contract.ruleset import built_in
+from sim.contract.ruleset import built_in, place_name
 from sim.replay.header import make_header
 from sim.runner import DrawTally
 from sim.scenario.load import Located, ScenarioError, validate_data
@@ -263,7 +262,7 @@ def failure(exc: BaseException) -> str:
             return f"invalid campaign: {where}: {err['msg']}"
         # a model the rules built with a wrong value (a plugin's event): the model and line
         place = built_in(exc)
-        at = f", at {Path(place[0]).name}:{place[1]}" if place is not None else ""
+        at = f", at {place_name(place[0])}:{place[1]}" if place is not None else ""
         return f"ValidationError: {where}: {err['msg']} (building {exc.title}{at})"
     return f"{type(exc).__name__}: {exc}"
 

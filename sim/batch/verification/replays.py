@@ -24,7 +24,7 @@ from sim.batch.storage.opening import other_dice
 from sim.batch.storage.store import Store
 from sim.scenario.load import ScenarioError
 
-__all__ = ["Rerun", "RerunError", "replay_name", "rerun", "write_replays"]
+__all__ = ["Rerun", "RerunError", "replay_name", "rerun", "rerun_paths", "write_replays"]
 
 
 class RerunError(ValueError):
@@ -74,8 +74,11 @@ class Rerun:
 
 
 def _paths(target: Target, run_id: int, dest: Path | None) -> tuple[Path, Path | None]:
-    """(folder for a campaign's replays, file for a scenario's replay)."""
+    """(folder for a campaign's replays, file for a scenario's replay: ``dest``, or in the
+    folder ``dest`` names, its default name)."""
     if target.kind == "scenario":
+        if dest is not None and dest.is_dir():
+            return Path("."), dest / replay_name(target, run_id)
         return Path("."), dest or Path(replay_name(target, run_id))
     if dest is not None and not dest.is_dir() and dest.name.endswith((".jsonl", ".gz")):
         raise RerunError(
@@ -83,6 +86,27 @@ def _paths(target: Target, run_id: int, dest: Path | None) -> tuple[Path, Path |
             f"written into a folder: name a folder, not a replay file (e.g. run-{run_id})"
         )
     return dest or Path("."), None
+
+
+def rerun_paths(study_dir: str | Path, run_id: int, dest: str | Path | None = None) -> list[Path]:
+    """The files :func:`rerun` may write for run ``run_id``: a scenario run's replay, or each
+    battle's of a campaign run (every battle the campaign names: it may end before the last),
+    for a caller to check before any is written.
+
+    Raises:
+        StoreError: the study database cannot be opened.
+        RerunError: ``dest`` names a replay file for a campaign run.
+    """
+    store = Store.open(Path(study_dir) / "study.duckdb", read_only=True)
+    try:
+        target = store.target()
+    finally:
+        store.close()
+    folder, file = _paths(target, run_id, Path(dest) if dest is not None else None)
+    if file is not None:
+        return [file]
+    battles = [str(b["id"]) for b in target.data["battles"]]
+    return [folder / replay_name(target, run_id, k, b) for k, b in enumerate(battles)]
 
 
 def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) -> Rerun:
