@@ -67,33 +67,33 @@ def test_unknown_ruleset_lists_the_installed_ones() -> None:
     assert "musket" in str(err.value)
 
 
-def test_an_entry_point_in_a_misspelt_group_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A plugin declaring its ruleset under "battlesim.ruleset" is not installed as one; the
-    unknown-ruleset line says where it was declared and what the group is."""
-    from importlib.metadata import EntryPoints
-
-    ep = EntryPoint("dba", "tests.sim.toy_ruleset:RULESET", "battlesim.ruleset")
-    monkeypatch.setattr(registry, "_every_entry_point", lambda: EntryPoints([ep]))
-    with pytest.raises(LookupError) as err:
-        registry.get_ruleset("dba")
-    assert str(err.value).endswith(
-        "; an installed package declares dba in the entry-point group 'battlesim.ruleset': "
-        "the group is 'battlesim.rulesets'"
-    )
-
-
-def test_an_entry_point_holding_the_ruleset_under_another_name_is_named(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(
+    ("asked", "ep", "said"),
+    [
+        (  # declared under a group spelt nearly right: not installed as a ruleset
+            "dba",
+            EntryPoint("dba", "tests.sim.toy_ruleset:RULESET", "battlesim.ruleset"),
+            "; an installed package declares dba in the entry-point group 'battlesim.ruleset': "
+            "the group is 'battlesim.rulesets'",
+        ),
+        (  # `ancients = …:RULESET` holding the Ruleset named 'toy'
+            "toy",
+            EntryPoint("ancients", "tests.sim.toy_ruleset:RULESET", registry.ENTRY_POINT_GROUP),
+            "; the entry point ancients = tests.sim.toy_ruleset:RULESET holds the Ruleset named "
+            "'toy': name the entry point toy",
+        ),
+    ],
+    ids=["misspelt-group", "another-name"],
+)
+def test_an_unknown_ruleset_names_what_a_package_may_have_meant(
+    monkeypatch: pytest.MonkeyPatch, asked: str, ep: EntryPoint, said: str
 ) -> None:
-    """`ancients = …:RULESET` holding the Ruleset named 'toy': asking for 'toy' says so."""
+    """The unknown-ruleset line says where an installed package declared what was asked for."""
     from importlib.metadata import EntryPoints
 
-    ep = EntryPoint("ancients", "tests.sim.toy_ruleset:RULESET", registry.ENTRY_POINT_GROUP)
-    _with_entry_points(monkeypatch, ep)
+    if ep.group == registry.ENTRY_POINT_GROUP:
+        _with_entry_points(monkeypatch, ep)
     monkeypatch.setattr(registry, "_every_entry_point", lambda: EntryPoints([ep]))
     with pytest.raises(LookupError) as err:
-        registry.get_ruleset("toy")
-    assert str(err.value).endswith(
-        "; the entry point ancients = tests.sim.toy_ruleset:RULESET holds the Ruleset named "
-        "'toy': name the entry point toy"
-    )
+        registry.get_ruleset(asked)
+    assert str(err.value).endswith(said)
