@@ -8,6 +8,8 @@ number of workers, resumed or not.
 from __future__ import annotations
 
 import math
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -366,19 +368,20 @@ def write_outputs(spec: CalibrationSpec, trials: list[Trial], out: Path) -> None
             data = _campaign_file(data, out, head)
             text = head + dump_yaml(data, sort_keys=False, allow_unicode=True)
         else:
-            text = _scenario_text(spec, best.params, data, head)
+            text = _scenario_text(spec, best.params, data, head, out)
         atomic_write_text(out / SCENARIO, text)
     if spec.plots:
         _plot(spec, trials, out / PLOT)
 
 
 def _scenario_text(
-    spec: CalibrationSpec, params: dict[str, Any], data: dict[str, Any], head: str
+    spec: CalibrationSpec, params: dict[str, Any], data: dict[str, Any], head: str, out: Path
 ) -> str:
     """``head``, then the scenario file's own text with the point's fields set (its sources,
     comments and the options it leaves at their defaults kept:
     :func:`sim.scenario.patch.set_fields`), when the whole reads back as ``data``; else
-    ``data`` written out whole, said so."""
+    ``data`` written out whole, said so. An editor's schema line pointing at a relative
+    path is pointed at the same file from ``out``."""
     from sim.batch.inputs.fieldpath import resolve_path  # noqa: PLC0415
     from sim.scenario.load import ScenarioError, parse_yaml, validate_data  # noqa: PLC0415
     from sim.scenario.patch import set_fields  # noqa: PLC0415
@@ -397,6 +400,8 @@ def _scenario_text(
                 for f in spec.factors
             ]
             edited = set_fields(original, edits)
+    if edited is not None and spec.target_file is not None:
+        edited = _schema_from(edited, spec.target_file.parent, out)
     if edited is not None:
         name = str(spec.target_file)
         try:  # the text as written, header and all
@@ -410,6 +415,21 @@ def _scenario_text(
         "# (written from the scenario's data, every option at its value: its text could not "
         "be edited in place)\n" + dump_yaml(data, sort_keys=False, allow_unicode=True)
     )
+
+
+_SCHEMA_LINE = re.compile(r"^(# yaml-language-server: \$schema=)(?!\w+:)(\S+)$", re.MULTILINE)
+"""An editor's schema line naming a relative path (a URL, ``scheme:…``, is left alone)."""
+
+
+def _schema_from(text: str, was: Path, out: Path) -> str:
+    """``text`` with a relative schema path, written from folder ``was``, as seen from
+    ``out``."""
+
+    def moved(m: re.Match[str]) -> str:
+        schema = (was / m[2]).resolve()
+        return m[1] + Path(os.path.relpath(schema, out.resolve())).as_posix()
+
+    return _SCHEMA_LINE.sub(moved, text)
 
 
 def _plot(spec: CalibrationSpec, trials: list[Trial], path: Path) -> None:

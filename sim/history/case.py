@@ -488,18 +488,22 @@ def _named_band(
     known = band_names()
     if band.band not in known:
         yield "band", _unknown("band", band.band, set(known))
-    for field_name in ("attacker", "defender"):
-        value = getattr(band, field_name)
-        if value not in names.sides:
-            yield field_name, _unknown("side", value, names.sides)
-    if band.attacker == band.defender:
-        yield "defender", "the attacker and the defender are one side"
+    sides = names.sides  # a lone scenario's, or a campaign's named battle's below
     if target.kind == "campaign" and band.battle is None:
         yield "battle", f"a campaign's case names the battle to read ({', '.join(battles)})"
     elif target.kind == "campaign" and band.battle not in battles:
         yield "battle", _unknown("battle", str(band.battle), set(battles))
-    elif target.kind != "campaign" and band.battle is not None:
+    elif target.kind == "campaign":
+        rs, sc = target.scenarios()[battles.index(str(band.battle))]
+        sides = set(rs.outcome(sc, rs.initial_state(sc)).sides)
+    elif band.battle is not None:
         yield "battle", "a scenario's case has one battle: give no 'battle'"
+    for field_name in ("attacker", "defender"):
+        value = getattr(band, field_name)
+        if value not in sides:
+            yield field_name, _unknown("side", value, sides)
+    if band.attacker == band.defender:
+        yield "defender", "the attacker and the defender are one side"
 
 
 def _named_units(m: MeasureSpec, names: _Names) -> Iterator[tuple[str, str]]:

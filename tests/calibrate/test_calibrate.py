@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -239,8 +240,11 @@ def test_the_patch_sets_the_best_point_on_the_scenario(
     written = (folder / "t" / "calibrated.yaml").read_text(encoding="utf-8").splitlines()
     own = (SCENARIOS / "coral_sea.yaml").read_text(encoding="utf-8").splitlines()
     assert own.count("            damage: 5") == 1
+    schema = SCENARIOS.parent / "docs" / "scenario.schema.json"  # the editor's schema line,
+    moved = os.path.relpath(schema.resolve(), (folder / "t").resolve())  # seen from -o
     expected = [
         line.replace("damage: 5", f"damage: {shoho['damage']}") if line.endswith("damage: 5")
+        else f"# yaml-language-server: $schema={moved}" if "$schema=" in line
         else line
         for line in own
     ] + [
@@ -523,3 +527,20 @@ def test_a_campaigns_calibrated_file_is_a_campaign_battlesim_fights(tmp_path: Pa
     assert written == wanted
     fought = invoke("campaign", out / "calibrated.yaml", "--seed", "1", "-o", tmp_path / "c")
     assert fought.exit_code == 0, fought.output
+
+
+def test_an_editors_schema_line_is_pointed_at_its_file_from_the_output_folder(
+    tmp_path: Path,
+) -> None:
+    """calibrated.yaml is written elsewhere than its scenario: a relative schema path is
+    written as seen from there (it named ../docs/… from the output folder, which resolves
+    only by chance); a URL is left as it is."""
+    from sim.calibrate.report import _schema_from
+
+    was, out = tmp_path / "repo" / "scenarios", tmp_path / "fits" / "a"
+    line = "# yaml-language-server: $schema="
+    assert _schema_from(f"{line}../docs/s.json\nname: x\n", was, out) == (
+        f"{line}../../repo/docs/s.json\nname: x\n"
+    )
+    url = f"{line}https://example.org/s.json\n"
+    assert _schema_from(url, was, out) == url

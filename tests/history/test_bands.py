@@ -326,3 +326,34 @@ def test_a_figure_is_rounded_as_its_decimal_and_the_docs_table_is_the_commands()
             assert row in docs.splitlines()
             shown += 1
     assert shown == 4
+
+
+def test_a_campaign_cases_band_sides_are_its_named_battles(tmp_path: Path) -> None:
+    """A campaign of the stone wall (usa, csa) and a Napoleonic brigade (french, allies): a
+    band reading battle b with the wall's sides is refused at each side, naming b's sides
+    (the sides of any battle of the campaign were accepted)."""
+    campaign = tmp_path / "camp.yaml"
+    campaign.write_text(
+        "campaign: Two fields\nbattles:\n"
+        f"  - {{id: a, scenario: {SCENARIOS / 'stone_wall.yaml'}}}\n"
+        f"  - {{id: b, scenario: {SCENARIOS / 'napoleonic_brigade.yaml'}}}\n",
+        encoding="utf-8",
+    )
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    text = (
+        CASE.format(id="two", scenario="x")
+        .replace("scenario: x\n", f"campaign: {campaign}\n")
+        .replace("side: french\n    over: allies", "side: usa\n    over: csa\n    battle: a")
+    )
+    band = "loss_band:\n  band: napoleonic\n  attacker: usa\n  defender: csa\n  battle: b\n"
+    (folder / "two.yaml").write_text(text.replace("measures:\n", band + "measures:\n"))
+    result = invoke("history", "--suite", folder, "-q")
+    assert result.exit_code == 2
+    at = text.splitlines().index("measures:") + 1
+    assert result.stderr.splitlines() == [
+        f"battlesim: error: {folder / 'two.yaml'}:{at + 2}: loss_band.attacker: no side 'usa' "
+        "(allies, french)",
+        f"battlesim: error: {folder / 'two.yaml'}:{at + 3}: loss_band.defender: no side 'csa' "
+        "(allies, french)",
+    ]
