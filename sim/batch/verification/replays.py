@@ -9,7 +9,7 @@ for battle k (from 1) of a campaign.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from sim.batch.storage.opening import other_dice
 from sim.batch.storage.store import Store
 from sim.scenario.load import ScenarioError
 
-__all__ = ["Rerun", "RerunError", "replay_name", "rerun", "rerun_paths", "write_replays"]
+__all__ = ["Rerun", "RerunError", "replay_name", "rerun", "write_replays"]
 
 
 class RerunError(ValueError):
@@ -88,32 +88,28 @@ def _paths(target: Target, run_id: int, dest: Path | None) -> tuple[Path, Path |
     return dest or Path("."), None
 
 
-def rerun_paths(study_dir: str | Path, run_id: int, dest: str | Path | None = None) -> list[Path]:
-    """The files :func:`rerun` may write for run ``run_id``: a scenario run's replay, or each
-    battle's of a campaign run (every battle the campaign names: it may end before the last),
-    for a caller to check before any is written.
-
-    Raises:
-        StoreError: the study database cannot be opened.
-        RerunError: ``dest`` names a replay file for a campaign run.
-    """
-    store = Store.open(Path(study_dir) / "study.duckdb", read_only=True)
-    try:
-        target = store.target()
-    finally:
-        store.close()
-    folder, file = _paths(target, run_id, Path(dest) if dest is not None else None)
+def _planned(target: Target, run_id: int, folder: Path, file: Path | None) -> list[Path]:
+    """The files a rerun may write: a scenario run's replay, or each battle's of a campaign
+    run (every battle the campaign names: it may end before the last)."""
     if file is not None:
         return [file]
     battles = [str(b["id"]) for b in target.data["battles"]]
     return [folder / replay_name(target, run_id, k, b) for k, b in enumerate(battles)]
 
 
-def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) -> Rerun:
+def rerun(
+    study_dir: str | Path,
+    run_id: int,
+    dest: str | Path | None = None,
+    *,
+    check: Callable[[list[Path]], None] | None = None,
+) -> Rerun:
     """Fight run ``run_id`` of a study again, writing its full replay(s).
 
     ``dest`` is the replay file of a scenario run (default ``run-<id>.jsonl``
     here), or the folder for a campaign run's replays (default: here).
+    ``check`` is handed every file the rerun may write before any is written (the CLI
+    refuses one of the user's there without ``--force``); it raises to stop.
 
     Raises:
         StoreError: the study database cannot be opened.
@@ -157,6 +153,8 @@ def rerun(study_dir: str | Path, run_id: int, dest: str | Path | None = None) ->
     except (ScenarioError, ValidationError) as exc:
         raise RerunError(f"run {run_id} cannot be fought: {exc}") from None
     folder, file = _paths(target, run_id, Path(dest) if dest is not None else None)
+    if check is not None:
+        check(_planned(target, run_id, folder, file))
     written: list[Path] = []
 
     sinks: list[FileSink] = []

@@ -43,7 +43,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
       battlesim rerun sw 42 -o run-42.jsonl
     """
     from sim.batch.storage.store import StoreError
-    from sim.batch.verification.replays import RerunError, rerun, rerun_paths
+    from sim.batch.verification.replays import RerunError, rerun
     from sim.cli.errors import describe
     from sim.outputs import OutputError, check_output, is_replay
     from sim.text.grammar import agree, count
@@ -61,8 +61,10 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
             )
         except OutputError as exc:
             common.fail(str(exc))
-    try:  # each file it will write, the default name too, held to what -o is held to
-        for path in rerun_paths(study_dir, run_id, out):
+
+    def held(paths: list[Path]) -> None:
+        """Each file it will write, the default name too, held to what -o is held to."""
+        for path in paths:
             if path.resolve().is_relative_to(Path(study_dir).resolve()):
                 common.fail(
                     f"{str(path)!r} is inside the study {study_dir!r}, whose files its "
@@ -71,7 +73,9 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
             named = "--out" if out is not None and Path(out) == path else "replay"
             if path.parent.is_dir():  # a campaign's folder rerun makes holds nothing yet
                 check_output(path, option=named, force=force, ours=is_replay, what="a replay")
-        r = rerun(study_dir, run_id, out)
+
+    try:
+        r = rerun(study_dir, run_id, out, check=held)
     except (StoreError, RerunError) as exc:
         _bad_input(_error(str(exc)))
     except OutputError as exc:
