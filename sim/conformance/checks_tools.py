@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from itertools import islice
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -17,10 +18,12 @@ from engine.projection import Projection
 from sim.conformance.battle import Battle, tool_problem
 from sim.conformance.page import NETWORK, embedded, well_formed
 from sim.conformance.requirement import NotChecked, requirement
+from sim.contract.ruleset import raised_at
 from sim.replay.fork import FIXED
 
 __all__ = [
     "BATCH_RUNS",
+    "CARRY_OVER_FIGHTS_ON",
     "DIFF_ANOTHER_SEED",
     "DIFF_WITH_ITSELF",
     "FORK_CHANGES_AN_EVENT",
@@ -253,6 +256,74 @@ def BATCH_RUNS(battle: Battle) -> None:  # noqa: N802
     rows = battle.rows(loaded.state_at())
     if units[0][0] != len(rows):
         raise battle.failed(f"the study stores {units[0][0]} units' finals, not {len(rows)}")
+
+
+@requirement(
+    "`carry_over` (when the ruleset has one) gives the same data each time for the same "
+    "arguments, changing none of them, and `battlesim campaign` of a scenario fought twice "
+    "fights the second battle from it (or ends, saying why, when a side has no unit left).",
+    "Build carry_over with sim.contract.carry's CarryOver, or make it a pure function that "
+    "copies next_data, carries every unit that fought by id and leaves the fallen out; raise "
+    "only ValidationError for a bad setting and ValueError for a bad reinforcement",
+    "Campaigns: what `carry_over` must do",
+)
+def CARRY_OVER_FIGHTS_ON(battle: Battle) -> None:  # noqa: N802
+    loaded = battle.loaded
+    hook = battle.ruleset.carry_over
+    if hook is None:
+        return  # no campaigns: `battlesim campaign` refuses its scenarios in one line
+    if problem := _carry_problem(hook, loaded):
+        raise battle.failed(problem)
+    folder = battle.scratch("campaign")
+    plan = {
+        "campaign": f"check-ruleset: {battle.name} fought twice",
+        "seed": loaded.header.seed,
+        "battles": [
+            {"id": "first", "scenario": str(Path(battle.scenario or "").resolve())},
+            {"id": "second", "scenario": str(Path(battle.scenario or "").resolve())},
+        ],
+    }
+    file = folder / "campaign.yaml"
+    file.write_text(canonical_json(plan), encoding="utf-8")  # JSON is YAML
+    result = battle.succeeded(
+        "battlesim campaign of the scenario fought twice",
+        "campaign",
+        file,
+        "--out",
+        folder / "out",
+        "--json",
+    )
+    outcome = json.loads(result.stdout)
+    if len(outcome["battles"]) < 2 and "after carry-over" not in outcome["reason"]:
+        raise battle.failed(
+            f"battlesim campaign fought one battle of two and said: {outcome['reason']}"
+        )
+
+
+def _carry_problem(hook: Callable[..., Any], loaded: Any) -> str:
+    """What is wrong with ``hook`` called on the replay's scenario, its final state and the
+    scenario's own data as the next battle's, twice, with no settings; ``""`` when nothing."""
+    rs, sc = loaded.ruleset, loaded.scenario
+    final = loaded.state_at()
+    data = sc.model_dump(mode="json")
+    given, before = canonical_json(data), canonical_json(rs.snapshot(final))
+    said = "carry_over(scenario, final state, the scenario's own data, {'reinforcements': {}})"
+    answers = []
+    for _ in range(2):
+        try:
+            answers.append(hook(sc, final, data, {"reinforcements": {}}))
+        except Exception as exc:
+            return f"{said} raised {type(exc).__name__}: {exc}{raised_at(exc)}"
+        if not isinstance(answers[-1], dict):
+            return f"{said} returned {type(answers[-1]).__name__}, not the next battle's data"
+        if canonical_json(data) != given:
+            return f"{said} changed the next_data it was given: return a new dict"
+        if canonical_json(rs.snapshot(final)) != before:
+            return f"{said} changed the final state it was given"
+    first, second = (canonical_json(a) for a in answers)
+    if first != second:
+        return f"{said} returned other data the second time: it must be a pure function"
+    return ""
 
 
 def _report(battle: Battle) -> str:

@@ -65,6 +65,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     checks_tools.FORK_CHANGES_AN_EVENT,
     checks_tools.FORK_REFUSES_DERIVED_FIELDS,
     checks_tools.BATCH_RUNS,
+    checks_tools.CARRY_OVER_FIGHTS_ON,
     checks_tools.REPORT_PAGE,
     checks_tools.REPORT_CHARTS_EVERY_MEASURE,
     checks_tools.NEW_WRITES_A_SCENARIO_THAT_RUNS,

@@ -30,6 +30,14 @@ fault breaks, with a message saying what was expected and what was seen.
   bound, and no event records the draw.
 * ``phalanx_private``: a referee rolls a die from a ``random.Random`` seeded from the turn
   (the same die in every battle, whatever its seed), and no event records it.
+* ``phalanx_carry_raising``: ``carry_over`` reads a setting the campaign file need not give
+  (``settings["rest"]``): a ``KeyError`` for a campaign without one.
+* ``phalanx_carry_in_place``: ``carry_over`` leaves the destroyed elements out of the
+  ``next_data`` it was given, and returns it: a campaign's file data is changed under it.
+* ``phalanx_carry_restless``: ``carry_over`` lengthens the next battle by one bound more at
+  each call: the same arguments give other data.
+* ``phalanx_carry_garbled``: ``carry_over`` moves every element to file 99, which the
+  scenario model refuses: ``battlesim campaign`` refuses the campaign (exit 2).
 """
 
 from __future__ import annotations
@@ -240,6 +248,38 @@ def _hashed_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, processes=processes)
 
 
+def _carry_raising(sc: Any, state: State, data: dict[str, Any], s: dict[str, Any]) -> Any:
+    """Phalanx's carry-over, resting as many bounds as a setting the file need not give."""
+    if s["rest"] < 0:  # the planted fault: a KeyError when the campaign gives no rest
+        raise ValueError("rest: at least 0")
+    return phalanx.carry_over(sc, state, data, s)
+
+
+def _carry_in_place(sc: Any, state: State, data: dict[str, Any], s: dict[str, Any]) -> Any:
+    """Phalanx's carry-over, written into the next battle's data it was given."""
+    carried = phalanx.carry_over(sc, state, data, s)
+    data.clear()  # the planted fault
+    data.update(carried)
+    return data
+
+
+_CALLS = itertools.count(1)
+
+
+def _carry_restless(sc: Any, state: State, data: dict[str, Any], s: dict[str, Any]) -> Any:
+    """Phalanx's carry-over, a bound longer at every call."""
+    carried = phalanx.carry_over(sc, state, data, s)
+    return {**carried, "bounds": min(100, carried.get("bounds", 12) + next(_CALLS))}
+
+
+def _carry_garbled(sc: Any, state: State, data: dict[str, Any], s: dict[str, Any]) -> Any:
+    """Phalanx's carry-over, every element moved to a file the field does not have."""
+    carried = phalanx.carry_over(sc, state, data, s)
+    for army in carried["armies"]:
+        army["elements"] = [{**e, "file": 99} for e in army["elements"]]
+    return carried
+
+
 FAULTS: dict[str, AnyRuleset] = {
     r.name: r
     for r in (
@@ -269,6 +309,10 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_miscounting", outcome=_miscounting_outcome),
         _copy("phalanx_unrecorded", plan=_unrecorded_plan),
         _copy("phalanx_private", plan=_private_plan),
+        _copy("phalanx_carry_raising", carry_over=_carry_raising),
+        _copy("phalanx_carry_in_place", carry_over=_carry_in_place),
+        _copy("phalanx_carry_restless", carry_over=_carry_restless),
+        _copy("phalanx_carry_garbled", carry_over=_carry_garbled),
     )
 }
 """Each faulty copy by name."""

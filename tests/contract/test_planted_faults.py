@@ -503,3 +503,52 @@ def test_a_draw_recorded_with_a_value_or_index_of_its_own_fails(
             f"stream {first.stream!r} draw {i} is recorded; the rules drew {n} from it "
             f"(draws 0 to {n - 1})"
         ) in said(first._replace(i=i))
+
+
+CARRIED = "carry_over(scenario, final state, the scenario's own data, {'reinforcements': {}})"
+RAISING_LINE = next(
+    k
+    for k, line in enumerate(Path(faults.__file__).read_text(encoding="utf-8").splitlines(), 1)
+    if 'if s["rest"] < 0:' in line
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("phalanx_carry_raising", f"raised KeyError: 'rest' (at faults.py:{RAISING_LINE})"),
+        ("phalanx_carry_in_place", "changed the next_data it was given: return a new dict"),
+        (
+            "phalanx_carry_restless",
+            "returned other data the second time: it must be a pure function",
+        ),
+    ],
+)
+def test_a_carry_over_that_raises_edits_what_it_was_given_or_varies_fails(
+    folder: Path, name: str, said: str
+) -> None:
+    """carry-over-fights-on calls the hook twice on the battle's end, the scenario's own data
+    as the next battle's: a hook that raises for a setting a campaign need not give, writes
+    into the next battle's data, or answers otherwise the second time fails, by what it did."""
+    line = _only_failure(name, folder, "carry-over-fights-on")
+    assert line == _failed("carry-over-fights-on", f"{name}.yaml: {CARRIED} {said}")
+
+
+def test_a_carry_over_whose_data_the_model_refuses_fails_by_the_campaigns_line(
+    folder: Path,
+) -> None:
+    """phalanx_carry_garbled moves every element to file 99: the hook itself is pure, and the
+    campaign check-ruleset writes (the scenario fought twice) is refused with the campaign
+    command's own line (exit 2), which the failure quotes."""
+    line = _only_failure("phalanx_carry_garbled", folder, "carry-over-fights-on")
+    head, _, rest = line.partition(" exit 2: ")
+    assert head == (
+        "FAILED       carry-over-fights-on: phalanx_carry_garbled.yaml: battlesim campaign of "
+        "the scenario fought twice:"
+    )
+    where, _, problem = rest.partition(": ")
+    assert where.endswith("/campaign/campaign.yaml:1")
+    assert problem == (
+        "battles.1: after carry-over: armies.0.elements.0.file: Input should be less than or "
+        "equal to 23 — how to meet it: " + HINTS["carry-over-fights-on"]
+    )

@@ -7,6 +7,7 @@ a d6 and adds its kind's combat factor (+1 for a general).  A higher total
 makes the loser recoil one rank; double its total or more destroys it; a tie
 is a stand-off.  A side that has lost a third of its elements (rounded up)
 breaks and its enemy wins; at the bound limit the side that lost fewer wins.
+In a campaign, the elements destroyed stay out of the next battle.
 
 Written for issue 21 to measure the framework, not to model ancients: the
 rules are ours and simple, with no flanks, overlaps or terrain.  It is what
@@ -18,8 +19,9 @@ suite checks it as a second installed plugin beside the toy ``pips``.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import simpy
 from pydantic import BaseModel, ConfigDict, Field
@@ -391,6 +393,26 @@ def narrate(sc: PhalanxScenario, state: State, e: Event) -> str | None:
     return None
 
 
+class CarryOver(BaseModel):
+    """A campaign's ``carry_over:`` settings: phalanx takes none."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reinforcements: dict[str, list[Any]] = Field(default_factory=dict, max_length=0)
+
+
+def carry_over(
+    sc: PhalanxScenario, state: State, next_data: dict[str, Any], settings: dict[str, Any]
+) -> dict[str, Any]:
+    """The next battle's data, without the elements destroyed in this one."""
+    CarryOver.model_validate(settings)  # a ValidationError names the campaign's setting
+    data = copy.deepcopy(next_data)
+    gone = {i for i, e in state.elements.items() if e.destroyed_by is not None}
+    for army in data.get("armies", []):
+        army["elements"] = [e for e in army.get("elements", []) if e.get("id") not in gone]
+    return data
+
+
 RULESET: Ruleset[PhalanxScenario, State] = Ruleset(
     name="phalanx",
     version="1",
@@ -404,6 +426,7 @@ RULESET: Ruleset[PhalanxScenario, State] = Ruleset(
     cross_check=cross_check,
     rules_data=lambda: {"factors": FACTORS, "destroyed_at": "double", "break_at": "one third"},
     narrate=narrate,
+    carry_over=carry_over,
     turn_name="bound",
     examples=SCENARIOS,
 )
