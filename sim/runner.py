@@ -23,6 +23,7 @@ by the unit whose process emitted it (its :class:`Actor`): a study's
 
 from __future__ import annotations
 
+import contextlib
 import types
 import typing
 from collections.abc import Callable, Generator, Iterable
@@ -36,7 +37,7 @@ from engine.events import Draw, Event, EventRegistry
 from engine.kernel import TurnKernel, frozen_heap
 from engine.log import EventLog, Header, Sink
 from engine.projection import Projection
-from engine.recorder import Recorder
+from engine.recorder import Recorder, UnregisteredEvent
 from engine.replayfile.checks import check_written_header
 from engine.replayfile.formats import derivation_of
 from engine.rng import Streams
@@ -47,8 +48,10 @@ __all__ = [
     "DrawTally",
     "Ending",
     "Plan",
+    "Raised",
     "Started",
     "fight",
+    "raised_where",
     "recorded_draws",
 ]
 
@@ -298,11 +301,66 @@ def fight(
             watch(started)
         if draws is not None:
             draws.watch(env, started)
-        kernel.start(plan.turn_limit, end)
-        kernel.run()
+        clock = kernel.start(plan.turn_limit, end)
+        try:
+            kernel.run()
+        except Exception as exc:
+            _note_where(exc, started, clock, kernel.turn, header.ruleset)
+            raise
         rec.close(kernel.turn)
         kernel.close()  # the units' processes that still wait: freed now, not at a full GC
         return state
+
+
+@dataclass(frozen=True)
+class Raised:
+    """Where in a battle a ruleset's code raised: its process, the turn, the ruleset.
+
+    Added to the exception as a note (PEP 678: a notebook's traceback shows it) by
+    :func:`fight`; :func:`raised_where` reads it back for a one-line error.
+    """
+
+    ruleset: str
+    process: str
+    """``the process of unit 'x'``, ``the turn-end rules`` or ``a process of the battle``."""
+    turn: int
+
+    def __str__(self) -> str:
+        return f"ruleset {self.ruleset!r}, {self.process}, turn {self.turn}"
+
+
+def _note_where(
+    exc: Exception, started: Started, clock: simpy.Process, turn: int, ruleset: str
+) -> None:
+    """Note on ``exc`` which of the battle's processes raised it (SimPy re-raises a process's
+    exception as a copy whose cause is the original), and in which turn; not on a failure of
+    the machine's (a full disk, memory), which is no rule's, nor on an event the registry
+    does not list, whose message names the ruleset and the event."""
+    if isinstance(exc, OSError | MemoryError | UnregisteredEvent):  # they say whose it is
+        return
+    raised = {id(exc), id(exc.__cause__)}
+    failed = [(u, p) for u, p in [*started, (None, clock)] if p.triggered and not p.ok]
+    for unit, process in failed:
+        if id(process.value) not in raised:
+            continue
+        if process is clock:
+            what = "the turn-end rules (the plan's turn_end)"
+        elif unit is not None:
+            what = f"the process of unit {unit!r}"
+        else:
+            what = "a process of the battle (not a unit's)"
+        where = Raised(ruleset, what, turn)
+        with contextlib.suppress(AttributeError):  # a class with slots: its note says it
+            exc._battlesim_raised = where  # type: ignore[attr-defined]
+        exc.add_note(str(where))
+        return
+
+
+def raised_where(exc: BaseException) -> Raised | None:
+    """Where in a battle ``exc`` was raised, as :func:`fight` noted it; None when it was not
+    raised by one of a battle's processes."""
+    where = getattr(exc, "_battlesim_raised", None)
+    return where if isinstance(where, Raised) else None
 
 
 def _counting(

@@ -14,7 +14,6 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import IO, Any
 
 import click
@@ -196,7 +195,10 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
             ctx.exit(2)
         except Exception as exc:
             _signal_instead(exc)  # an error a library made of Ctrl-C or SIGTERM
-            click.echo(f"battlesim: error: {one_line(describe(exc) + _where(exc))}", err=True)
+            said = describe(exc) + _where(exc)
+            if (where := _in_battle(exc)) is not None:
+                said = f"{where}: {said}"
+            click.echo(f"battlesim: error: {one_line(said)}", err=True)
             ctx.exit(2)
         finally:
             _note_broken_rulesets()
@@ -207,13 +209,6 @@ _SAID = (ReplayError, OSError, ValidationError, RecursionError, MemoryError, Fil
 """Errors :func:`describe` words itself: they name their file, field or ruleset."""
 
 
-_OURS = (
-    str(Path(__file__).resolve().parents[1]) + os.sep,
-    str(Path(__file__).resolve().parents[2] / "engine") + os.sep,
-)
-"""``sim/`` and ``engine/`` beside it: battlesim's own code."""
-
-
 def _where(exc: Exception) -> str:
     """Where an error of no known kind was raised, ``" (at file.py:LINE)"``, when that is
     outside battlesim: a plugin's process or apply raising (``ValueError: apply broke``)
@@ -222,23 +217,31 @@ def _where(exc: Exception) -> str:
         return _built_at(exc)
     if isinstance(exc, _SAID):
         return ""
-    from sim.contract.ruleset import place_name, raised_in  # noqa: PLC0415 - when something broke
+    from sim.contract.ruleset import raised_outside  # noqa: PLC0415 - when something broke
 
-    place = raised_in(exc)
-    if place is None:
-        return ""
-    path, line = place
-    return "" if str(Path(path).resolve()).startswith(_OURS) else f" (at {place_name(path)}:{line})"
+    return raised_outside(exc)
+
+
+def _in_battle(exc: Exception) -> str | None:
+    """``ruleset 'x', the process of unit 'u', turn 3`` for an error a ruleset's code raised
+    while a battle was fought (:func:`sim.runner.raised_where`); None for any other, and
+    for errors that name their own file or ruleset."""
+    if isinstance(exc, _SAID) and not isinstance(exc, ValidationError):
+        return None
+    from sim.runner import raised_where  # noqa: PLC0415 - when something broke
+
+    where = raised_where(exc)
+    return None if where is None else str(where)
 
 
 def _built_at(exc: ValidationError) -> str:
     """For a model a plugin built with a wrong value (an event's ``int`` field given 5.5):
     ``" (building Combat, at rules.py:88)"``, the innermost place outside pydantic, when
     that is outside battlesim; battlesim's own validation errors name their file or field."""
-    from sim.contract.ruleset import built_in, place_name  # noqa: PLC0415 - when something broke
+    from sim.contract.ruleset import built_in, ours, place_name  # noqa: PLC0415 - when it broke
 
     place = built_in(exc)
-    if place is None or str(Path(place[0]).resolve()).startswith(_OURS):
+    if place is None or ours(place[0]):
         return ""
     return f" (building {exc.title}, at {place_name(place[0])}:{place[1]})"
 

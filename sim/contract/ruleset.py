@@ -143,6 +143,23 @@ def raised_at(exc: BaseException) -> str:
     return f" (at {place_name(place[0])}:{place[1]})" if place is not None else ""
 
 
+_HERE = Path(__file__).resolve()
+OURS = (str(_HERE.parents[1]) + os.sep, str(_HERE.parents[2] / "engine") + os.sep)
+"""``sim/`` and ``engine/`` beside it: battlesim's own code."""
+
+
+def ours(path: str) -> bool:
+    """Whether ``path`` is a file of battlesim's own (``sim/``, ``engine/``)."""
+    return str(Path(path).resolve()).startswith(OURS)
+
+
+def raised_outside(exc: BaseException) -> str:
+    """:func:`raised_at` when that place is outside battlesim (a plugin's or a user's code),
+    else ``""``: battlesim's own errors say what they mean without it."""
+    place = raised_in(exc)
+    return "" if place is None or ours(place[0]) else raised_at(exc)
+
+
 @dataclass(frozen=True)
 class Ruleset(Generic[ScenarioT, StateT]):
     """Everything battlesim needs from one rule system.

@@ -184,7 +184,8 @@ def test_an_invalid_point_is_refused_before_the_study_starts(tmp_path: Path) -> 
 def test_a_run_that_raises_is_recorded_and_the_others_complete(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An exception inside one run marks only that run failed, with the exception's text."""
+    """An exception inside one run marks only that run failed, with the exception's text and
+    the place outside battlesim it was raised."""
     plan = _plan(factors=(), replications=6, keep_replays=0)
     bad = plan.run(0, 3).seed
     real = worker.Prepared.header_for
@@ -197,11 +198,12 @@ def test_a_run_that_raises_is_recorded_and_the_others_complete(
     monkeypatch.setattr(worker.Prepared, "header_for", flaky)
     run_study(plan, tmp_path, RunOptions(jobs=1, plots=False))
     runs = tables(tmp_path)["runs"]
+    raised = flaky.__code__.co_firstlineno + 2  # a user's code: where it raised is named
     assert [(r[0], r[4], r[5]) for r in runs] == [
         (0, "done", None),
         (1, "done", None),
         (2, "done", None),
-        (3, "failed", "RuntimeError: injected failure"),
+        (3, "failed", f"RuntimeError: injected failure (at test_study.py:{raised})"),
         (4, "done", None),
         (5, "done", None),
     ]
@@ -211,8 +213,9 @@ def test_a_units_hook_that_raises_fails_its_run_not_the_study(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The ruleset's ``units`` raising for one run's final state (a plugin's bug) is that
-    run's failure, recorded with its text, as a battle that raises is; the study completes
-    (it stopped with "a worker failed" and a --resume that failed the same way)."""
+    run's failure, recorded with its text and where it was raised, as a battle that raises
+    is; the study completes (it stopped with "a worker failed" and a --resume that failed the
+    same way)."""
     plan = _plan(factors=(), replications=4, keep_replays=0)
     real = worker.unit_finals
     calls = iter(range(100))
@@ -225,10 +228,11 @@ def test_a_units_hook_that_raises_fails_its_run_not_the_study(
     monkeypatch.setattr(worker, "unit_finals", flaky)
     run_study(plan, tmp_path, RunOptions(jobs=1, plots=False))
     runs = tables(tmp_path)["runs"]
+    raised = flaky.__code__.co_firstlineno + 2  # a plugin's code: where it raised is named
     assert [(r[0], r[4], r[5]) for r in runs] == [
         (0, "done", None),
         (1, "done", None),
-        (2, "failed", "KeyError: 'boom'"),
+        (2, "failed", f"KeyError: 'boom' (at test_study.py:{raised})"),
         (3, "done", None),
     ]
 
@@ -300,9 +304,11 @@ def test_a_study_whose_every_run_failed_exits_2_with_one_line(
         return
     assert (result.exit_code, statuses) == (2, ["failed"] * 4)
     assert "Point 0 (base): 0 runs, 4 failed" in result.output
+    raised = flaky.__code__.co_firstlineno + 2
     assert last == (
         "battlesim: error: every run of the study failed, 4 of 4 (RuntimeError: injected "
-        f"failure, at point 0); no outcome was recorded: the runs and their errors are in "
+        f"failure (at test_study.py:{raised}), at point 0); no outcome was recorded: the runs "
+        "and their errors are in "
         f"{out / 'study.duckdb'}"
     )
 

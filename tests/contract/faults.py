@@ -30,6 +30,9 @@ fault breaks, with a message saying what was expected and what was seen.
   bound, and no event records the draw.
 * ``phalanx_private``: a referee rolls a die from a ``random.Random`` seeded from the turn
   (the same die in every battle, whatever its seed), and no event records it.
+* ``phalanx_crashing``: element ``g_spear2``'s process raises ``ZeroDivisionError`` in
+  bound 3: every tool that fights the battle names the ruleset, the unit and the bound.
+* ``phalanx_crashing_end``: the plan's ``turn_end`` raises ``KeyError`` at bound 2.
 * ``phalanx_carry_raising``: ``carry_over`` reads a setting the campaign file need not give
   (``settings["rest"]``): a ``KeyError`` for a campaign without one.
 * ``phalanx_carry_in_place``: ``carry_over`` leaves the destroyed elements out of the
@@ -248,6 +251,37 @@ def _hashed_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, processes=processes)
 
 
+def _crashing_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan, element ``g_spear2``'s process a loop that raises in bound 3."""
+    plan = phalanx.plan(sc)
+
+    def crash(b: Battlefield) -> simpy.events.ProcessGenerator:
+        while b.turn < 3:
+            yield b.kernel.phase("advance", (0,))
+        raise ZeroDivisionError("float division by zero")  # the planted fault
+
+    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
+        made = plan.processes(b, rec)
+        return [
+            Actor(p.unit, crash(b)) if isinstance(p, Actor) and p.unit == "g_spear2" else p
+            for p in made
+        ]
+
+    return dataclasses.replace(plan, processes=processes)
+
+
+def _crashing_end_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan, its turn-end rules raising at bound 2."""
+    plan = phalanx.plan(sc)
+
+    def turn_end(b: Battlefield, bound: int, last: bool) -> Iterable[Event]:
+        if bound == 2:
+            raise KeyError("morale")  # the planted fault
+        return plan.turn_end(b, bound, last)
+
+    return dataclasses.replace(plan, turn_end=turn_end)
+
+
 def _carry_raising(sc: Any, state: State, data: dict[str, Any], s: dict[str, Any]) -> Any:
     """Phalanx's carry-over, resting as many bounds as a setting the file need not give."""
     if s["rest"] < 0:  # the planted fault: a KeyError when the campaign gives no rest
@@ -309,6 +343,8 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_miscounting", outcome=_miscounting_outcome),
         _copy("phalanx_unrecorded", plan=_unrecorded_plan),
         _copy("phalanx_private", plan=_private_plan),
+        _copy("phalanx_crashing", plan=_crashing_plan),
+        _copy("phalanx_crashing_end", plan=_crashing_end_plan),
         _copy("phalanx_carry_raising", carry_over=_carry_raising),
         _copy("phalanx_carry_in_place", carry_over=_carry_in_place),
         _copy("phalanx_carry_restless", carry_over=_carry_restless),

@@ -552,3 +552,57 @@ def test_a_carry_over_whose_data_the_model_refuses_fails_by_the_campaigns_line(
         "battles.1: after carry-over: armies.0.elements.0.file: Input should be less than or "
         "equal to 23 — how to meet it: " + HINTS["carry-over-fights-on"]
     )
+
+
+def _line_of(text: str) -> int:
+    """The line of faults.py that holds ``text``."""
+    lines = Path(faults.__file__).read_text(encoding="utf-8").splitlines()
+    return next(k for k, line in enumerate(lines, 1) if text in line)
+
+
+CRASHES = {
+    "phalanx_crashing": (
+        "ruleset 'phalanx_crashing', the process of unit 'g_spear2', turn 3: ZeroDivisionError: "
+        f"float division by zero (at faults.py:{_line_of('raise ZeroDivisionError(')})"
+    ),
+    "phalanx_crashing_end": (
+        "ruleset 'phalanx_crashing_end', the turn-end rules (the plan's turn_end), turn 2: "
+        f"KeyError: 'morale' (at faults.py:{_line_of('raise KeyError(')})"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CRASHES))
+def test_a_rule_that_raises_in_a_battle_is_named_by_ruleset_process_and_turn(
+    folder: Path, tmp_path: Path, name: str
+) -> None:
+    """A unit's process, or the plan's turn-end rules, raising while the battle is fought:
+    `run` says which ruleset, which process and which turn, before the error and where it was
+    raised (it said only `ZeroDivisionError: float division by zero (at faults.py:N)`), exit
+    2, and writes no replay; a study's failed runs hold the same words."""
+    out = tmp_path / "crashed.jsonl"
+    ran = CliRunner().invoke(cli, ["run", str(folder / f"{name}.yaml"), "--out", str(out)])
+    assert (ran.exit_code, ran.stdout, ran.stderr) == (
+        2,
+        "",
+        f"battlesim: error: {CRASHES[name]}\n",
+    )
+    assert list(tmp_path.iterdir()) == []
+    study = tmp_path / "study"
+    args = ["batch", str(folder / f"{name}.yaml"), "--runs", "2", "--jobs", "1", "--no-plots"]
+    studied = CliRunner().invoke(cli, [*args, "--out", str(study)])
+    assert studied.exit_code == 2
+    assert f"  failed ×2: {CRASHES[name]}\n" in studied.stdout
+    assert studied.stderr.startswith(
+        f"battlesim: error: every run of the study failed, 2 of 2 ({CRASHES[name]}, at point 0)"
+    )
+
+
+def test_the_error_a_process_raises_keeps_its_type_and_carries_a_note(folder: Path) -> None:
+    """For a notebook: api.run raises the process's own error (its type kept), with a PEP 678
+    note naming the ruleset, the process and the turn, which its traceback prints."""
+    with pytest.raises(ZeroDivisionError) as raised:
+        api.run(folder / "phalanx_crashing.yaml")
+    assert raised.value.__notes__ == [
+        "ruleset 'phalanx_crashing', the process of unit 'g_spear2', turn 3"
+    ]

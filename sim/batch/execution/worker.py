@@ -38,9 +38,9 @@ from sim.batch.inputs.seeds import RunSpec
 from sim.batch.inputs.target import Target, dry_carry
 from sim.contract import AnyRuleset, UnitRow
 from sim.contract.bases import validate_plain
-from sim.contract.ruleset import built_in, place_name
+from sim.contract.ruleset import built_in, place_name, raised_outside
 from sim.replay.header import make_header
-from sim.runner import DrawTally
+from sim.runner import DrawTally, raised_where
 from sim.scenario.load import Located, ScenarioError, validate_data
 
 __all__ = [
@@ -263,8 +263,15 @@ def failure(exc: BaseException) -> str:
         # a model the rules built with a wrong value (a plugin's event): the model and line
         place = built_in(exc)
         at = f", at {place_name(place[0])}:{place[1]}" if place is not None else ""
-        return f"ValidationError: {where}: {err['msg']} (building {exc.title}{at})"
-    return f"{type(exc).__name__}: {exc}"
+        return _in_battle(exc, f"ValidationError: {where}: {err['msg']} (building {exc.title}{at})")
+    return _in_battle(exc, f"{type(exc).__name__}: {exc}{raised_outside(exc)}")
+
+
+def _in_battle(exc: BaseException, said: str) -> str:
+    """``said``, after the ruleset, process and turn that raised ``exc`` in a battle, if one
+    did (:func:`sim.runner.raised_where`)."""
+    where = raised_where(exc)
+    return said if where is None else f"{where}: {said}"
 
 
 _CAMPAIGN_MODELS = frozenset({"CampaignData", "BattleEntry", "Victory"})
