@@ -175,6 +175,12 @@ class Event(BaseModel):
     older_formats: ClassVar[dict[int, int]] = {}
     """Schema version of this type in files of an older format, where it differed
     from today's (format 1 is always 1): ``{2: 1}`` for a type raised in format 3."""
+    older_rules: ClassVar[dict[str, int]] = {}
+    """Schema version of this type in replays fought under earlier versions of its ruleset
+    (the header's ``ruleset_version``), where it differed from today's: ``{"1": 2, "2": 2}``
+    for a type raised to version 3 when its rules became version 3, in the same replay
+    format. A file fought under one of them may hold the type at that version (read by the
+    registry's upcasters) or at today's (its re-simulations and forks are written so)."""
 
     type: str
     schema_version: int = 1

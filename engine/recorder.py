@@ -167,8 +167,9 @@ class Recorder(Generic[S]):
                 f"ruleset {self.log.header.ruleset!r} records event {tag!r} at schema version "
                 f"{version.default} ({cls.__module__}.{cls.__qualname__}), but a format-"
                 f"{written} replay holds it at version {held}, so no reader would take the "
-                "line: a new schema version needs a new replay format (docs/replay-tools.md, "
-                "*A known gap*)"
+                "line: name the rules versions whose replays hold the old one in the class's "
+                "older_rules, not today's format in older_formats (docs/replay-tools.md, *When a "
+                "rule really changes an event's shape*)"
             )
         self._admitted.add(cls)
 

@@ -28,6 +28,7 @@ from engine.comparison.compare import (
 )
 from engine.events import EventRegistry
 from engine.log import Header, Sink
+from engine.replayfile.formats import WRITTEN
 from engine.replayfile.reader import ReplayError, ReplayStream
 
 __all__ = [
@@ -52,6 +53,9 @@ class VerifyResult:
     """The first event that breaks one of the ruleset's invariants."""
     upcast: bool = False
     """The file is in an older format: it was compared event by event."""
+    older_rules: bool = False
+    """The file is in today's format, fought under a rules version whose event shapes some
+    type has since changed (``Event.older_rules``): it was compared event by event."""
     resimulated: int = 0
     """Lines the re-simulation wrote before the comparison had its answer."""
 
@@ -123,7 +127,7 @@ def verify(
         recorded = Recorded(stream, auditor(stream.header) if auditor is not None else None)
     except ReplayError as exc:
         return VerifyResult(str(path), 0, damage=exc)
-    current = stream.current
+    current = stream.current and not stream.older_shapes
     sink: Compare | SemanticCompare = (
         Compare(recorded) if current else SemanticCompare(recorded, stream.registry)
     )
@@ -136,7 +140,15 @@ def verify(
     except ReplayError as exc:
         failed = exc
     recorded.drain()
-    return _result(str(path), recorded, sink, failed, upcast=not current or not stream.current)
+    older_rules = stream.header.format_version in WRITTEN and not current
+    return _result(
+        str(path),
+        recorded,
+        sink,
+        failed,
+        upcast=not current or not stream.current,
+        older_rules=older_rules,
+    )
 
 
 def _result(
@@ -146,6 +158,7 @@ def _result(
     failed: ReplayError | None,
     *,
     upcast: bool,
+    older_rules: bool = False,
 ) -> VerifyResult:
     """What verify found, in order: damage, a broken invariant, a mismatch."""
     if recorded.damage is not None or failed is not None:
@@ -153,5 +166,10 @@ def _result(
     if recorded.violation is not None:
         return VerifyResult(path, recorded.events, violation=recorded.violation)
     return VerifyResult(
-        path, recorded.events, mismatch=sink.reason(), upcast=upcast, resimulated=sink.n
+        path,
+        recorded.events,
+        mismatch=sink.reason(),
+        upcast=upcast,
+        older_rules=older_rules,
+        resimulated=sink.n,
     )

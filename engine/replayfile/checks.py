@@ -218,12 +218,17 @@ def _event(
     seq: int,
     registry: EventRegistry,
     format_version: int,
+    ruleset_version: str | None = None,
 ) -> Event:
     body, data = line
     try:
         cls = registry.cls(data.get("type"))
-        formats.check_event_line(format_version, cls, data)
-        current = format_version in formats.WRITTEN  # the writer's shape: text checked exactly
+        formats.check_event_line(format_version, cls, data, ruleset_version)
+        # the writer's shape, its text checked exactly; not a line of an earlier rules
+        # version's shape (older_rules), which is read as an older format's lines are
+        current = format_version in formats.WRITTEN and data[
+            "schema_version"
+        ] == formats.schema_version_in(format_version, cls)
         older = format_version < formats.FIRST_ARRAY_DRAWS_FORMAT
         record: list[dict[str, Any]] = []
 

@@ -67,6 +67,7 @@ __all__ = [
     "draws_as_arrays",
     "resimulation_format",
     "schema_version_in",
+    "schema_versions_in",
 ]
 
 FORMATS = (1, 2, 3, 4, 5)
@@ -224,29 +225,49 @@ def schema_version_in(format_version: int, cls: type[Event]) -> int:
     return cls.older_formats.get(format_version, current)
 
 
-def check_event_line(format_version: int, cls: type[Event], data: dict[str, Any]) -> None:
-    """An event's type existed in ``format_version`` and carries that format's schema version.
+def schema_versions_in(
+    format_version: int, cls: type[Event], ruleset_version: str | None = None
+) -> tuple[int, ...]:
+    """Every schema version a file of ``format_version`` fought under ``ruleset_version``
+    may hold ``cls`` at: the format's (:func:`schema_version_in`), and, for a file of an
+    earlier rules version the class names in ``older_rules``, that version too."""
+    held = schema_version_in(format_version, cls)
+    older = cls.older_rules.get(ruleset_version) if ruleset_version is not None else None
+    return (held,) if format_version == 1 or older is None or older == held else (older, held)
+
+
+def check_event_line(
+    format_version: int,
+    cls: type[Event],
+    data: dict[str, Any],
+    ruleset_version: str | None = None,
+) -> None:
+    """An event's type existed in ``format_version`` and carries a schema version a file of
+    that format, fought under ``ruleset_version``, holds it at (:func:`schema_versions_in`).
 
     Raises:
         ShapeError: the type is newer than the format, or the schema version
-            is missing, not an int, or not the one the format wrote.
+            is missing, not an int, or not one the format and the rules wrote.
     """
     if format_version < cls.since_format:
         raise ShapeError(f"event type {data['type']!r} does not exist in format {format_version}")
     stored = data.get("schema_version")
     if "schema_version" not in data:
         raise ShapeError("event has no 'schema_version'")
-    expected = schema_version_in(format_version, cls)
+    lawful = schema_versions_in(format_version, cls, ruleset_version)
     current: int = cls.model_fields["schema_version"].default
     if type(stored) is int and stored > current:
         raise ShapeError(
             f"event type {data['type']!r} schema version {stored} is newer than this "
             f"battlesim reads ({current}); upgrade battlesim"
         )
-    if type(stored) is not int or stored != expected:
+    if type(stored) is not int or stored not in lawful:
+        expected = lawful[-1]
+        rules = f" under rules v{ruleset_version}" if len(lawful) > 1 else ""
+        versions = " or ".join(map(str, lawful))
         raise ShapeError(
-            f"schema_version {stored!r}: format {format_version} writes "
-            f"{data['type']} at schema version {expected}"
+            f"schema_version {stored!r}: format {format_version}{rules} writes "
+            f"{data['type']} at schema version {versions if rules else expected}"
         )
 
 

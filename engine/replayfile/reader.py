@@ -385,6 +385,7 @@ class ReplayStream:
             mark.seq,
             self.registry,
             self.header.format_version,
+            self.header.ruleset_version,
         )
         self.parsed += 1
         self.upcast += data["schema_version"] != event.schema_version
@@ -404,6 +405,19 @@ class ReplayStream:
         re-simulated in it (:func:`engine.replayfile.formats.resimulation_format`).
         """
         return self.header.format_version in formats.WRITTEN and self.upcast == 0
+
+    @property
+    def older_shapes(self) -> bool:
+        """True when the file was fought under a rules version that a registered class names
+        in ``older_rules`` with another schema version than its format's: its lines may hold
+        that type in that older shape (read by upcasting), so a re-simulation of it is
+        compared event by event, not byte by byte."""
+        fought, written = self.header.ruleset_version, self.header.format_version
+        for cls in self.registry.classes:
+            held = schema_version_in(written, cls)
+            if cls.older_rules.get(fought, held) != held:
+                return True
+        return False
 
 
 def read_replay(

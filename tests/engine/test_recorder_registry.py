@@ -115,8 +115,9 @@ def test_an_event_at_a_schema_version_its_format_does_not_hold_is_refused_before
     assert str(err.value) == (
         f"ruleset 'test' records event 'test.raised' at schema version 2 ({__name__}.Raised), "
         f"but a format-{FORMAT_VERSION} replay holds it at version 1, so no reader would take "
-        "the line: a new schema version needs a new replay format (docs/replay-tools.md, "
-        "*A known gap*)"
+        "the line: name the rules versions whose replays hold the old one in the class's "
+        "older_rules, not today's format in older_formats (docs/replay-tools.md, *When a rule "
+        "really changes an event's shape*)"
     )
     assert isinstance(err.value, UnregisteredEvent)  # caught where an unlisted class is
     assert (len(sink.lines), rec.next_seq) == (2, 1)

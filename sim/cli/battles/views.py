@@ -114,11 +114,11 @@ def verify_lines(result: VerifyResult) -> list[str]:
         m = result.mismatch
         at = f"seq {m.seq} (line {m.line})" if m.seq is not None else f"line {m.line}"
         return [f"MISMATCH at {at}: {m.reason}"]
-    how = (
-        "upcast from an older format, re-simulates to the same events"
-        if result.upcast
-        else "re-simulates byte for byte"
-    )
+    how = "re-simulates byte for byte"
+    if result.older_rules:
+        how = "in its rules version's event shapes, re-simulates to the same events"
+    elif result.upcast:
+        how = "upcast from an older format, re-simulates to the same events"
     return [f"OK: {result.path}: {result.events} events, intact, lawful, {how}"]
 
 

@@ -1,0 +1,130 @@
+"""An event type raised to a new schema version in today's replay format: the replays fought
+under the rules versions it names in ``older_rules`` still read (upcast), and verify compares
+their re-simulation event by event; a file of any other rules version is held to today's
+shape (Eli's story: a rule changes an event's shape, old replays still load)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import pytest
+
+from engine.comparison.replay import verify
+from engine.events import Event, EventRegistry
+from engine.log import EventLog, Header, Sink
+from engine.replayfile.formats import ShapeError, check_event_line, schema_versions_in
+from engine.replayfile.reader import ReplayError, ReplayStream, read_replay
+from engine.replayfile.sinks import FileSink
+from engine.version import FORMAT_VERSION
+from tests.engine.conftest import make_header
+
+
+class Hit(Event):
+    """Version 1, as the rules of version 1 recorded it."""
+
+    type: Literal["test.hit"] = "test.hit"
+    n: int
+
+
+class HitV2(Event):
+    """Version 2 adds ``doubled``: files fought under rules version 1 hold version 1."""
+
+    type: Literal["test.hit"] = "test.hit"
+    schema_version: int = 2
+    older_rules: ClassVar[dict[str, int]] = {"1": 1}
+    n: int
+    doubled: int
+
+
+def _v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "doubled": 2 * data["n"]}
+
+
+OLD = EventRegistry([Hit])
+NEW = EventRegistry([HitV2], {("test.hit", 1): _v1_v2})
+
+
+def _header(rules: str) -> Header:
+    return make_header().model_copy(update={"ruleset_version": rules})
+
+
+def _fight(header: Header, sink: Sink, *, v2: bool, doubled: int = 2) -> None:
+    log = EventLog(header, sink)
+    for i in range(3):
+        n = 10 * i
+        hit = (
+            HitV2(turn=1, time=0.0, n=n, doubled=doubled * n) if v2 else Hit(turn=1, time=0.0, n=n)
+        )
+        log.write(log.stamp(hit))
+    log.close(final_turn=1, final_state_digest="sha256:z")
+
+
+def _file(tmp_path: Path, rules: str, *, v2: bool) -> Path:
+    path = tmp_path / f"rules{rules}-v{2 if v2 else 1}.jsonl"
+    _fight(_header(rules), FileSink(path), v2=v2)
+    return path
+
+
+def test_the_lawful_versions_are_the_formats_and_the_older_rules() -> None:
+    """Under rules 1 a format-5 file holds test.hit at 1 or 2; under rules 2, at 2 only;
+    format 1 holds every type at 1."""
+    assert schema_versions_in(FORMAT_VERSION, HitV2, "1") == (1, 2)
+    assert schema_versions_in(FORMAT_VERSION, HitV2, "2") == (2,)
+    assert schema_versions_in(FORMAT_VERSION, HitV2, None) == (2,)
+    assert schema_versions_in(1, HitV2, "1") == (1,)
+
+
+def test_a_replay_of_the_older_rules_reads_upcast(tmp_path: Path) -> None:
+    """Version-1 lines of a file fought under rules 1 read as version 2, ``doubled`` made
+    by the upcaster; the stream says its shapes may be older; a re-simulation's version-2
+    lines under rules 1 read as they are."""
+    old = _file(tmp_path, "1", v2=False)
+    replay = read_replay(old, lambda _: NEW)
+    assert [(type(e), e.n, e.doubled) for e in replay.events] == [  # type: ignore[attr-defined]
+        (HitV2, 0, 0),
+        (HitV2, 10, 20),
+        (HitV2, 20, 40),
+    ]
+    assert replay.upcast == 3
+    assert ReplayStream(old, lambda _: NEW).older_shapes
+    again = read_replay(_file(tmp_path, "1", v2=True), lambda _: NEW)
+    assert (again.upcast, again.events) == (0, replay.events)
+
+
+def test_a_replay_of_todays_rules_is_held_to_todays_shape(tmp_path: Path) -> None:
+    """The same version-1 lines under a header of rules 2: damaged at the first, naming
+    the version the format writes; today's lines read byte for byte, no older shapes."""
+    old = _file(tmp_path, "2", v2=False)
+    with pytest.raises(ReplayError) as refused:
+        read_replay(old, lambda _: NEW)
+    assert str(refused.value) == (
+        f"{old}:2 (seq 0): bad event: schema_version 1: format {FORMAT_VERSION} writes "
+        "test.hit at schema version 2"
+    )
+    assert not ReplayStream(_file(tmp_path, "2", v2=True), lambda _: NEW).older_shapes
+
+
+def test_a_version_neither_names_is_refused_naming_both() -> None:
+    """A line at version 0 in a file of rules 1: the refusal names both lawful versions."""
+    with pytest.raises(ShapeError) as refused:
+        check_event_line(FORMAT_VERSION, HitV2, {"type": "test.hit", "schema_version": 0}, "1")
+    assert str(refused.value) == (
+        f"schema_version 0: format {FORMAT_VERSION} under rules v1 writes test.hit at schema "
+        "version 1 or 2"
+    )
+
+
+def test_verify_compares_an_older_rules_replay_event_by_event(tmp_path: Path) -> None:
+    """verify: the old file against today's re-simulation (version-2 lines) is OK, compared
+    event by event (its shapes are its rules version's); a re-simulation that differs in a
+    value is a mismatch naming the field."""
+    old = _file(tmp_path, "1", v2=False)
+    same = verify(old, lambda _: NEW, lambda h, sink: _fight(h, sink, v2=True))
+    assert (same.ok, same.upcast, same.older_rules, same.events) == (True, True, True, 3)
+    other = verify(old, lambda _: NEW, lambda h, sink: _fight(h, sink, v2=True, doubled=3))
+    assert other.mismatch is not None
+    assert other.mismatch.reason == "event test.hit differs from re-simulation in: doubled"
+    todays = _file(tmp_path, "2", v2=True)
+    exact = verify(todays, lambda _: NEW, lambda h, sink: _fight(h, sink, v2=True))
+    assert (exact.ok, exact.upcast, exact.older_rules) == (True, False, False)
