@@ -245,6 +245,8 @@ def _event(
         unknown = str(exc).startswith("unknown event type")
         hint = " (this battlesim does not know it; upgrade?)" if unknown else ""
         raise ReplayError(name, n, f"{exc}{hint}", seq) from None
+    except formats.NewerSchema as exc:  # a newer battlesim's, not damaged: as a newer format
+        raise ReplayError(name, n, str(exc), seq, kind="unsupported") from None
     except formats.ShapeError as exc:
         raise ReplayError(name, n, f"bad event: {exc}", seq) from None
     except ValidationError as exc:

@@ -56,6 +56,7 @@ __all__ = [
     "FORMATS",
     "HEADER_V1",
     "WRITTEN",
+    "NewerSchema",
     "ShapeError",
     "check_event_line",
     "check_event_text",
@@ -106,6 +107,11 @@ _FOOTER = ("footer", "events", "final_turn", "final_state_digest")
 
 class ShapeError(ValueError):
     """A line that does not have the exact shape of its format version."""
+
+
+class NewerSchema(ShapeError):
+    """An event line at a schema version newer than this battlesim's class: a replay of a
+    newer battlesim (or ruleset), not a damaged one."""
 
 
 def check_header_line(version: int, body: str, data: dict[str, Any]) -> None:
@@ -257,7 +263,7 @@ def check_event_line(
     lawful = schema_versions_in(format_version, cls, ruleset_version)
     current: int = cls.model_fields["schema_version"].default
     if type(stored) is int and stored > current:
-        raise ShapeError(
+        raise NewerSchema(
             f"event type {data['type']!r} schema version {stored} is newer than this "
             f"battlesim reads ({current}); upgrade battlesim"
         )

@@ -394,7 +394,8 @@ def test_a_format_1_replay_forks_only_before_its_first_snapshot(tmp_path: Path) 
 
 
 def test_newer_event_schema_is_a_clear_error(tmp_path: Path) -> None:
-    """An event from a newer schema version is refused with the versions, not a traceback."""
+    """An event from a newer schema version is refused with the versions, not a traceback,
+    exit 2 from every tool: a newer battlesim's replay, as a newer format's is."""
     lines = GOLDEN.read_text().split("\n")[:-1]
     out, h = [], GENESIS
     for n, line in enumerate(lines):
@@ -410,11 +411,13 @@ def test_newer_event_schema_is_a_clear_error(tmp_path: Path) -> None:
         out.append(sealed)
     path = tmp_path / "new.jsonl"
     path.write_text("\n".join(out) + "\n")
-    result = _invoke("show", str(path))
-    assert result.exit_code == 2
-    assert "schema version 9 is newer than this battlesim reads (1); upgrade battlesim" in (
-        result.stderr
+    newer = (
+        f"battlesim: error: {path}:2 (seq 0): event type 'musket.moved' schema version 9 "
+        "is newer than this battlesim reads (1); upgrade battlesim\n"
     )
+    for command in ("show", "verify", "why"):  # verify said DAMAGED, exit 1: the file is whole
+        result = _invoke(command, str(path), *(["0"] if command == "why" else []))
+        assert (result.exit_code, result.stdout, result.stderr) == (2, "", newer), command
 
 
 def test_gzip_replays_are_written_and_read_transparently(tmp_path: Path) -> None:
