@@ -128,6 +128,9 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
     draws_b = draw_counts([y] if y is not None else [])
     streams = None if detail else sorted(set(draws_a) | set(draws_b))
     earlier = (e for e in a.iter_events() if e.seq < i)
+    counts = draw_counts(_until(earlier, i), streams)
+    if detail:  # every stream drawn before, and those the divergent events draw from (0 too)
+        counts = dict(sorted({**dict.fromkeys([*draws_a, *draws_b], 0), **counts}.items()))
     return {
         "mode": "same",
         "identical": False,
@@ -141,7 +144,7 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         "context_before": [_brief(e) for e in before],
         "context_after_a": [_brief(e) for e in after_a],
         "context_after_b": [_brief(e) for e in after_b],
-        "draw_counts": draw_counts(_until(earlier, i), streams),
+        "draw_counts": counts,
         "draw_counts_all": detail,
         "draws_in_a": draws_a,
         "draws_in_b": draws_b,

@@ -19,7 +19,7 @@ from sim.cli import cli
 from sim.contract import headline
 from sim.outputs import is_chart
 from sim.replay import analysis
-from sim.replay.diff import render
+from sim.replay.diff import draw_counts, render
 from sim.replay.file import ReplayFile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,6 +141,19 @@ def test_diff_verbose_lists_every_stream_drawn_before(forked: Path) -> None:
     start = text.index("random-stream draws before it (stream: count):") + 1
     assert text[start : start + len(counts)] == [f"  {k}: {v}" for k, v in counts.items()]
     assert text[start + len(counts)].startswith("draws in a's event:")
+
+
+def test_diff_verbose_and_json_count_the_divergent_events_streams_too(forked: Path) -> None:
+    """Every stream the divergent events draw from is in --verbose and --json, at 0 when it
+    was not drawn before (the text summary showed ``…/69ny: 0`` and both left it out), beside
+    every stream drawn before, each at its count over the events before the divergence."""
+    data = json.loads(_invoke("diff", str(GOLDEN), str(forked), "--json").stdout)
+    theirs = sorted({*data["draws_in_a"], *data["draws_in_b"]})
+    before = draw_counts(e for e in api.load_replay(GOLDEN).events if e.seq < data["seq"])
+    assert any(stream not in before for stream in theirs)  # the case the change is about
+    assert data["draw_counts"] == dict(sorted({**dict.fromkeys(theirs, 0), **before}.items()))
+    text = _invoke("diff", str(GOLDEN), str(forked), "--verbose").stdout.splitlines()
+    assert {f"  {k}: {data['draw_counts'][k]}" for k in theirs} <= set(text)
 
 
 def test_diff_json_has_the_same_content(forked: Path) -> None:
