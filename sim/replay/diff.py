@@ -138,6 +138,7 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         "turn": first.turn,
         "phase": getattr(first, "phase", None),
         "unit": getattr(first, "unit", None),
+        "units": _units_named(a, dx if dx is not None else dy),
         "event_a": dx,
         "event_b": dy,
         "changes": changes,
@@ -152,6 +153,16 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         "events": {"a": i + rest_a, "b": i + rest_b},
         **_outcomes(a, b),
     }
+
+
+def _units_named(a: ReplayLike, data: dict[str, Any] | None) -> dict[str, str]:
+    """The event's top-level text fields that name a unit of the battle (``ship``,
+    ``strike``, ``attacker``…), field → id, in the event's order: who it is about, in any
+    ruleset (the contract has events name their units so)."""
+    if data is None:
+        return {}
+    ids = {row.id for row in a.ruleset.units(a.scenario, a.state_at(0))}
+    return {k: v for k, v in data.items() if k != "type" and isinstance(v, str) and v in ids}
 
 
 def _outcomes(a: ReplayLike, b: ReplayLike) -> dict[str, Any]:
@@ -351,7 +362,10 @@ def _change(c: dict[str, Any]) -> str:
 def _render_same(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
     where = f"seq {d['seq']}, {turn} {d['turn']}"
     where += f", phase {d['phase']}" if d["phase"] else ""
-    where += f", unit {d['unit']}" if d["unit"] else ""
+    if d["unit"]:
+        where += f", unit {d['unit']}"
+    else:  # a ruleset whose events name their units otherwise (flattop's ship, strike)
+        where += "".join(f", {k} {v}" for k, v in d.get("units", {}).items())
     out = [f"same scenario and seed; first divergent event at {where}"]
     if d["event_a"] is None or d["event_b"] is None:
         longer = "b" if d["event_a"] is None else "a"

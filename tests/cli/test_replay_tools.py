@@ -156,6 +156,26 @@ def test_diff_verbose_and_json_count_the_divergent_events_streams_too(forked: Pa
     assert {f"  {k}: {data['draw_counts'][k]}" for k in theirs} <= set(text)
 
 
+def test_diff_names_the_units_of_an_event_without_a_unit_field(tmp_path: Path) -> None:
+    """flattop's attack names its strike and ship, not a ``unit``: diff's first line said only
+    ``seq 9, turn 3``; it names every text field holding a unit id, in the event's order,
+    and --json has them as ``units``."""
+    golden = ROOT / "replays" / "coral_sea-s1942.jsonl"
+    fork = tmp_path / "f9.jsonl"
+    sets = ("--set", "hits_after=4", "--set", "status_after=afloat")
+    assert _invoke("fork", str(golden), "--at", "9", *sets, "-o", str(fork)).exit_code == 0
+    text = _invoke("diff", str(golden), str(fork)).stdout.splitlines()
+    assert text[0] == (
+        "same scenario and seed; first divergent event at seq 9, turn 3, strike lex_strike, "
+        "declared shoho, ship shoho"
+    )
+    data = json.loads(_invoke("diff", str(golden), str(fork), "--json").stdout)
+    assert (data["unit"], data["units"]) == (
+        None,
+        {"strike": "lex_strike", "declared": "shoho", "ship": "shoho"},
+    )
+
+
 def test_diff_json_has_the_same_content(forked: Path) -> None:
     """--json gives one object with the divergent seq, the changes and the draw counts."""
     result = _invoke("diff", str(GOLDEN), str(forked), "--json")
