@@ -46,20 +46,15 @@ def write_png_charts(view: ViewData, png_dir: Path) -> list[Path]:
         return _png_charts(view, png_dir, plt)
 
 
+STYLES = ("-", "--", ":", "-.")
+"""Line styles, each through the ten colours of matplotlib's default cycle in turn: forty
+lines that can each be told from the others (units beyond ten shared a colour)."""
+
+
 def _png_charts(view: ViewData, png_dir: Path, plt: Any) -> list[Path]:
-    s = view.series
     written = []
-    for (scope, measure), lines in s.values.items():
-        fig, ax = plt.subplots(figsize=(8, 4), dpi=100)
-        for subject, values in lines.items():
-            ys = [float("nan") if v is None else v for v in values]
-            ax.plot(s.turns[: len(ys)], ys, marker="o", markersize=3, label=subject)
-        ax.set_title(f"{scope}: {measure}")
-        ax.set_xlabel(view.meta["turn_name"])
-        ax.set_ylabel(s.units[(scope, measure)])
-        ax.grid(alpha=0.3)
-        if len(lines) <= 16:
-            ax.legend(fontsize="small", ncol=2)
+    for scope, measure in view.series.values:
+        fig = chart_figure(view, scope, measure, plt)
         path = png_dir / f"{_stem(scope, measure)}.png"
         with replacing(path) as fh:  # an old PNG survives a failed write
             fig.savefig(
@@ -69,6 +64,34 @@ def _png_charts(view: ViewData, png_dir: Path, plt: Any) -> list[Path]:
         plt.close(fig)
         written.append(path)
     return written
+
+
+def chart_figure(view: ViewData, scope: str, measure: str, plt: Any) -> Any:
+    """One chart of the page as a matplotlib figure: a line per subject, each a colour and
+    line style of its own, the legend beside the axes (never over the lines), whole turns
+    on the x axis."""
+    from matplotlib.ticker import MaxNLocator  # noqa: PLC0415 - heavy, only for --png
+
+    s = view.series
+    lines = s.values[(scope, measure)]
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, ax = plt.subplots(figsize=(8, 4), dpi=100)
+    for k, (subject, values) in enumerate(lines.items()):
+        ys = [float("nan") if v is None else v for v in values]
+        style = STYLES[(k // len(colours)) % len(STYLES)]
+        ax.plot(
+            s.turns[: len(ys)], ys, marker="o", markersize=3, label=subject,
+            color=colours[k % len(colours)], linestyle=style,
+        )  # fmt: skip
+    ax.set_title(f"{scope}: {measure}")
+    ax.set_xlabel(view.meta["turn_name"])
+    ax.set_ylabel(s.units[(scope, measure)])
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(alpha=0.3)
+    ax.legend(
+        fontsize="small", ncol=1 + len(lines) // 20, loc="upper left", bbox_to_anchor=(1.01, 1)
+    )
+    return fig
 
 
 def png_paths(view: ViewData, png_dir: Path) -> list[Path]:
