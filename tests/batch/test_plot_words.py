@@ -82,6 +82,26 @@ def test_a_wrapped_title_and_a_40_point_key_stay_inside_the_figure() -> None:
     assert "P39 = cover=-59, fire_hcv=54" in fig._supxlabel.get_text()
 
 
+@pytest.mark.parametrize("width", [5.2, 10.4])
+def test_a_key_line_longer_than_the_figure_is_wrapped_inside_it(width: float) -> None:
+    """A list of measures left out, longer than the figure is wide (Coral Sea's ten, under a
+    two-panel paired plot), ran off its right edge: it is wrapped to the figure's width,
+    whole, above the point keys, and every line of the key lies within the figure."""
+    fig = Figure(figsize=(width, 3.0), layout="constrained")
+    fig.add_subplot().plot([0, 1], [0, 1])
+    gone = ", ".join(f"Allied air factors lost kind {i}" for i in range(10))
+    key_legend(fig, [f"no variation observed, not drawn: {gone}", "P0 = cap=0", "P1 = cap=2"])
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    key = fig._supxlabel
+    assert key is not None
+    e = key.get_window_extent(canvas.get_renderer())
+    assert fig.bbox.x0 - 1 <= e.x0 and e.x1 <= fig.bbox.x1 + 1
+    text = key.get_text().split("\n")
+    assert " ".join(text[:-2]) == f"no variation observed, not drawn: {gone}"
+    assert text[-2:] == ["P0 = cap=0", "P1 = cap=2"]
+
+
 def _laid_out_figure() -> Figure:
     """Two panels under constrained layout with long labels, a title and a key below."""
     fig = Figure(figsize=(7.0, 3.4), layout="constrained")
@@ -134,3 +154,30 @@ def test_save_lays_out_as_figure_draw_does(tmp_path: Path) -> None:
     odd.add_gridspec(2, 1).subplots()
     save(odd, tmp_path / "odd.png")
     assert imread(tmp_path / "bare.png").shape[:2] == (2 * DPI, 3 * DPI)
+
+
+def test_a_measure_with_no_variation_within_a_point_says_so_in_its_title(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A measure constant within each point but not across them (Coral Sea's Japanese draws:
+    the differences 2, 3, 4 exact) is drawn as diamonds: its panel title named its method as
+    "()"; it says there is no variation within a point, and the key says what a diamond is."""
+    from sim.batch.charts import analysis
+
+    points = [{**p, "win": {"japan": {"name": "Japanese"}}} for p in _points(3)]
+    rows = [
+        {"point": i, "side": "japan", "measure": "draws", "method": "no-variation",
+         "difference": float(i + 1), "ci_low": None, "ci_high": None, "paired": False}
+        for i in (1, 2)
+    ]  # fmt: skip
+    summary = {"points": points, "comparisons": rows, "baseline": 0, "variance_reduction": []}
+    drawn: list[Figure] = []
+    monkeypatch.setattr(analysis, "save", lambda fig, path: drawn.append(fig) or path)
+    assert analysis.paired_plot(summary, tmp_path / "paired.png") is not None
+    [fig] = drawn
+    assert fig.axes[0].get_title() == "Japanese random draws (no variation\nwithin a point)"
+    key = fig._supxlabel
+    assert key is not None
+    assert "◆ no variation observed at that point: the difference, exact (no interval)" in (
+        key.get_text()
+    )

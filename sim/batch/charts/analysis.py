@@ -124,10 +124,11 @@ def paired_plot(summary: dict[str, Any], path: Path) -> Path | None:
         ax = fig.add_subplot(nrows, ncols, i + 1)
         k = list(names).index(side) if side in names else len(names)  # turns: no side's
         _forest(ax, group, keys, look(k).colour, spread)
-        method = next((c["method"] for c in group if c["method"] != "no-variation"), "")
-        title = (
-            f"{measure_label(names.get(side, side), measure)} ({METHOD_WORDS.get(method, method)})"
+        method = next((c["method"] for c in group if c["method"] != "no-variation"), None)
+        how_found = (
+            "no variation within a point" if method is None else METHOD_WORDS.get(method, method)
         )
+        title = f"{measure_label(names.get(side, side), measure)} ({how_found})"
         ax.set_title(wrap(title, 40), fontsize=9)
         ax.set_xlabel(_unit(measure), fontsize=8)
     how = "paired, common random numbers" if rows[0]["paired"] else "unpaired (no --crn)"
@@ -139,6 +140,14 @@ def paired_plot(summary: dict[str, Any], path: Path) -> Path | None:
         ),
         fontsize=10,
     )
+    exact = any(
+        c["ci_low"] is None and c["difference"] is not None for g in groups.values() for c in g
+    )
+    if exact:
+        legend = [
+            "◆ no variation observed at that point: the difference, exact (no interval)",
+            *legend,
+        ]
     if left_out:
         legend = [f"no variation observed, not drawn: {', '.join(left_out)}", *legend]
     key_legend(fig, legend)

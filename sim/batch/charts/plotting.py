@@ -133,30 +133,39 @@ def point_keys(points: list[dict[str, Any]]) -> tuple[dict[int, str], list[str]]
     return keys, ([f"where {'; '.join(renamed)}"] if renamed else []) + lines
 
 
+KEY_POINTS = 7
+"""The key's font size, in points (monospace: a character 0.6 of it wide, taken as 0.68)."""
+
+
 def key_legend(fig: Figure, lines: list[str]) -> None:
     """Write the key lines under the figure, in up to three columns, growing it to fit.
 
     Constrained layout keeps room for a figure's ``supxlabel``; the figure is
-    made taller by the key's height first, so the plots keep theirs.
+    made taller by the key's height first, so the plots keep theirs. A line
+    too long for its column (``where …``, a list of measures left out) is
+    wrapped to the figure's width above the columns, never cut by its edge.
     """
     if not lines:
         return
-    where = [line for line in lines if line.startswith("where ")]
-    entries = [line for line in lines if not line.startswith("where ")]
+    fit = max(40, int(0.97 * fig.get_figwidth() * 72 / (0.68 * KEY_POINTS)))  # monospace, wide
+    cols = 1 if len(lines) <= 8 else 2 if len(lines) <= 24 else 3
+    notes = [ln for ln in lines if ln.startswith("where ") or len(ln) + 3 > fit // cols]
+    entries = [ln for ln in lines if ln not in notes]
     cols = 1 if len(entries) <= 8 else 2 if len(entries) <= 24 else 3
     rows = -(-len(entries) // cols)
-    width = max(len(e) for e in entries) + 3
+    width = max((len(e) for e in entries), default=0) + 3
     table = [
         "".join(
             entries[r + c * rows].ljust(width) for c in range(cols) if r + c * rows < len(entries)
         )
         for r in range(rows)
     ]
-    table = [*(wrap(w, 150) for w in where), *table]
-    fig.set_figheight(fig.get_figheight() + 0.15 * (rows + 2 * len(where)) + 0.2)
+    wrapped = [wrap(n, fit).split("\n") for n in notes]
+    table = [*(line for w in wrapped for line in w), *table]
+    fig.set_figheight(fig.get_figheight() + 0.15 * len(table) + 0.2)
     fig.supxlabel(
         "\n".join(line.rstrip() for line in table),
-        fontsize=7,
+        fontsize=KEY_POINTS,
         x=0.01,
         ha="left",
         family="monospace",
