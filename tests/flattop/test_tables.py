@@ -94,6 +94,38 @@ def test_crt_every_cell_matches_the_seed() -> None:
     assert offsets == tables.CRT_N_OFFSET == (2, 1, 1, 0, 0, 0, 0, -1, -1, -2)
 
 
+def _doc_tables() -> list[list[list[str]]]:
+    """The Markdown tables of docs/rules/flattop.md whose header starts ``| table |`` or
+    ``| d10 |``, each as rows of cells (the header row first, the rule left out)."""
+    page = (ROOT / "docs" / "rules" / "flattop.md").read_text(encoding="utf-8")
+    found: list[list[list[str]]] = []
+    for block in re.split(r"\n\s*\n", page):
+        rows = [line for line in block.splitlines() if line.startswith("|")]
+        if rows and rows[0].startswith(("| table |", "| d10 |")):
+            cells = [[c.strip() for c in r.strip("|").split("|")] for r in rows]
+            found.append([cells[0], *cells[2:]])
+    return found
+
+
+def test_the_docs_tables_are_the_codes_cell_by_cell() -> None:
+    """docs/rules/flattop.md prints the Hit Table Matrix and the CRT, so a narrative's
+    `table 4, 5 AF [5-6] → 0.7: .7 rolled 0 → 2` can be checked by hand: every cell is the
+    code's (the matrix in tenths, `--` for None; the CRT's `n>1` as n with its offset)."""
+    matrix, crt = _doc_tables()
+    assert matrix[0] == ["table", *tables.COLUMN_LABELS]
+    for label, row, cells in zip(tables.ROWS, tables.MATRIX, matrix[1:], strict=True):
+        want = ["--" if v is None else str(Fraction(v, 10).limit_denominator()) for v in row]
+        got = [c if c == "--" else str(Fraction(c)) for c in cells[1:]]
+        assert (cells[0], got) == (label, want)
+    assert crt[0] == ["d10", *(f".{f}" for f in range(1, 10)), "1", "n>1"]
+    for roll, cells in enumerate(crt[1:]):
+        offset = tables.CRT_N_OFFSET[roll]
+        n = "n" if offset == 0 else f"n+{offset}" if offset > 0 else f"n−{-offset}"
+        fractions = [str(tables.CRT_FRACTION[f][roll]) for f in range(1, 10)]
+        assert cells == [str(roll), *fractions, str(tables.CRT_ONE[roll]), n]
+    assert len(crt) == 11
+
+
 def test_every_crt_column_expects_its_label_and_n_above_1_has_variance_1_2() -> None:
     """Each column's mean over the ten rolls is its label; n>1 has variance exactly 6/5."""
     for f, column in tables.CRT_FRACTION.items():
