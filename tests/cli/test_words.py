@@ -196,3 +196,32 @@ def test_irregular_plural_side_names_take_a_plural_verb() -> None:
         "Bunker Hill is",
         "The party is",
     ]
+
+
+def test_a_long_measure_name_keeps_every_figure_in_one_column() -> None:
+    """A loss name longer than the label column (flattop's "Allied air factors anti
+    aircraft lost") pushed its own figures right of every other line's; the column is as
+    wide as the point's longest label, so every line's figures start in the same place."""
+    summary = _summary({"allied": "Allied", "japan": "Japanese"}, "flattop")
+    stats = {"mean": 0.4, "sd": 0.1, "median": 0.0, "p5": 0.0, "p95": 1.0}
+    kinds = ["air_factors", "air_factors_air_combat", "air_factors_anti_aircraft"]
+    summary["points"][0]["losses"] = {"allied": {k: stats for k in kinds}}
+    lines = format_summary(summary)[2:]
+    w = len("Allied air factors anti aircraft lost")  # the longest label
+    assert lines[-1].startswith("  turns") and len(lines) == 7
+    for line in lines:  # every label padded to the longest, then its figures
+        assert line[2 + w] == " " and (line[2 + w + 1] != " " or "%" in line[2 + w :][:7]), line
+    assert [line[2 + w + 1 :].split()[0] for line in lines[3:]] == ["mean"] * 4
+
+
+@pytest.mark.parametrize(("x", "measure", "said"), [
+    (-4e-17, "losses.guns", "+0.0"), (-0.0, "losses.guns", "+0.0"), (-0.04, "turns", "-0.0"),
+    (1234.56, "losses.men", "+1,234.6"), (-3e-12, "win_rate", "+0.0 pts"),
+    (0.0123, "win_rate", "+1.2 pts"),
+])  # fmt: skip
+def test_a_zero_difference_is_never_minus_zero(x: float, measure: str, said: str) -> None:
+    """ "Union guns lost +0.0  [-0.0, +0.0]" of a study whose guns were never lost: zero, or
+    a float's error about it, is +0.0; a bound truly below zero keeps its sign."""
+    from sim.batch.analysis.summary import _signed
+
+    assert _signed(x, measure) == said

@@ -281,11 +281,11 @@ def _num(x: float | None) -> str:
     return "–" if x is None else f"{x:,.1f}" if abs(x) < 1e6 else f"{x:.3g}"
 
 
-def _stats_line(label: str, s: dict[str, float | None]) -> str:
+def _stats_line(label: str, s: dict[str, float | None], width: int = 28) -> str:
     if s["sd"] == 0 and s["mean"] is not None:
-        return f"  {label:<28} {_num(s['mean'])} in every run (no variation observed)"
+        return f"  {label:<{width}} {_num(s['mean'])} in every run (no variation observed)"
     return (
-        f"  {label:<28} mean {_num(s['mean'])}  sd {_num(s['sd'])}  median {_num(s['median'])}"
+        f"  {label:<{width}} mean {_num(s['mean'])}  sd {_num(s['sd'])}  median {_num(s['median'])}"
         f"  p5 {_num(s['p5'])}  p95 {_num(s['p95'])}"
     )
 
@@ -342,14 +342,20 @@ def _point_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(
             f"Point {pt['point']} ({pt['label']}): {count(pt['done'], 'run')}{failed}{extra}"
         )
-        for w in pt["win"].values():
-            lines.append(_rate_line(agree(w["name"], "wins"), w, pt["done"]))
-        lines.append(_rate_line("draw", pt["draw"], pt["done"]))
-        for sid, kinds in pt["losses"].items():
-            name = pt["win"][sid]["name"]
-            for kind, stats in kinds.items():
-                lines.append(_stats_line(f"{name} {loss_label(kind)}", stats))
-        lines.append(_stats_line(turns, pt["turns"]))
+        losses = [
+            (f"{pt['win'][sid]['name']} {loss_label(kind)}", stats)
+            for sid, kinds in pt["losses"].items()
+            for kind, stats in kinds.items()
+        ]
+        wins = [(agree(w["name"], "wins"), w) for w in pt["win"].values()]
+        labels = [label for label, _ in [*wins, *losses]]
+        width = max(28, *(len(label) for label in [*labels, turns]))  # the longest keeps a column
+        for label, w in wins:
+            lines.append(_rate_line(label, w, pt["done"], width))
+        lines.append(_rate_line("draw", pt["draw"], pt["done"], width))
+        for label, stats in losses:
+            lines.append(_stats_line(label, stats, width))
+        lines.append(_stats_line(turns, pt["turns"], width))
         for error, n in list(pt["errors"].items())[:3]:
             lines.append(f"  failed ×{n}: {error}")
         lines.extend(_stop_lines(pt, summary["study"]["until_ci"]))
@@ -361,8 +367,8 @@ INTERVAL_NAMES = {"wilson": "Wilson score", "clopper-pearson": "Clopper–Pearso
                   "jeffreys": "Jeffreys"}  # fmt: skip
 
 
-def _rate_line(label: str, r: dict[str, Any], n: int) -> str:
-    text = f"  {label:<28} {_pct(r['p'])}  [{_pct(r['low'])}, {_pct(r['high'])}]"
+def _rate_line(label: str, r: dict[str, Any], n: int, width: int = 28) -> str:
+    text = f"  {label:<{width}} {_pct(r['p'])}  [{_pct(r['low'])}, {_pct(r['high'])}]"
     if r.get("observed") == "none":
         text += f"  never in {count(n, 'run')}"
     elif r.get("observed") == "all":
@@ -398,11 +404,19 @@ def _stop_lines(pt: dict[str, Any], until_ci: float | None) -> list[str]:
 
 
 def _signed(x: float | None, measure: str) -> str:
+    """``+1.2`` (``+1.2 pts`` for a win rate). Zero, or a float's rounding error about it
+    (a bound of ``-4e-17`` where the runs never varied), is ``+0.0``; a value below zero
+    that rounds to it keeps its sign, ``-0.0``: the interval stops short of zero."""
     if x is None:
         return "–"
-    if measure == "win_rate":
-        return f"{100 * x:+.1f} pts"
-    return f"{x:+,.1f}"
+    shown = 100 * x if measure == "win_rate" else x
+    if abs(shown) < ZERO:
+        shown = 0.0
+    return f"{shown:+.1f} pts" if measure == "win_rate" else f"{shown:+,.1f}"
+
+
+ZERO = 1e-9
+"""Below this a difference or a bound is zero, its sign a float's rounding error."""
 
 
 _PAIRED_WORDS = {
@@ -427,13 +441,15 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
     names = {sid: w["name"] for sid, w in points[0]["win"].items()}
     sd = {(v["point"], v["side"], v["measure"]): v for v in summary.get("variance_reduction", [])}
     lines = [f"Differences from point {base} ({points[base]['label']}) — {how}:"]
+    said = {(c["side"], c["measure"]): _said(summary, names, c["side"], c["measure"]) for c in rows}
+    width = max(30, *(len(label) for label in said.values()))  # the longest keeps a column
     current = None
     for c in rows:
         if c["point"] != current:
             current = c["point"]
             lines.append(f"  Point {current} ({points[current]['label']}):")
-        label = _said(summary, names, c["side"], c["measure"])
-        text = f"    {label:<30} {_signed(c['difference'], c['measure']):>11}  "
+        label = said[(c["side"], c["measure"])]
+        text = f"    {label:<{width}} {_signed(c['difference'], c['measure']):>11}  "
         v = sd.get((c["point"], c["side"], c["measure"]))
         if c.get("method") == "no-variation":  # paired runs that varied, by the same each pair
             varied = v is not None and bool(v["unpaired_sd"])
