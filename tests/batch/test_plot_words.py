@@ -181,3 +181,35 @@ def test_a_measure_with_no_variation_within_a_point_says_so_in_its_title(
     assert "◆ no variation observed at that point: the difference, exact (no interval)" in (
         key.get_text()
     )
+
+
+def test_a_forest_panels_tick_labels_never_run_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A paired plot's panel of small differences ("Union guns lost", −0.1 to 0.1) drew
+    eleven labels such as "−0.100" 3 pixels apart, run together; rendered, every two tick
+    labels are a character's width apart at least (6 pixels at 10 points, 100 dpi)."""
+    from sim.batch.charts import analysis
+
+    points = [{**p, "win": {"usa": {"name": "Union"}}} for p in _points(3)]
+    rows = [
+        {"point": i, "side": "usa", "measure": measure, "method": "welch",
+         "difference": 0.0, "ci_low": -0.1, "ci_high": 0.1, "paired": False}
+        for measure in ("losses.guns", "losses.men", "turns", "draws")
+        for i in (1, 2)
+    ]  # fmt: skip
+    summary = {"points": points, "comparisons": rows, "baseline": 0, "variance_reduction": []}
+    drawn: list[Figure] = []
+    monkeypatch.setattr(analysis, "save", lambda fig, path: drawn.append(fig) or path)
+    analysis.paired_plot(summary, tmp_path / "paired.png")
+    [fig] = drawn
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    assert len(fig.axes) == 4  # two panels a row, each about 5 inches wide
+    for ax in fig.axes:
+        labels = [t for t in ax.get_xticklabels() if t.get_text()]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        assert len(boxes) >= 3
+        for left, right in zip(boxes, boxes[1:], strict=False):
+            assert right.x0 - left.x1 >= 6, [t.get_text() for t in labels]

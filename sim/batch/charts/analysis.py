@@ -24,6 +24,7 @@ from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from sim.batch.analysis.labels import measure_label
 from sim.batch.charts.plotting import COLOURS, key_legend, look, point_keys, save, wrap
@@ -82,6 +83,8 @@ def _forest(  # one panel's rows and how to draw them
             linewidth=1.8,
         )  # fmt: skip
     ax.axvline(0.0, color="#555555", linewidth=0.8, linestyle="--")
+    # at most six ticks: a panel 5 inches wide held nine of "−0.100", run together
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
     ax.set_yticks(ys)
     ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_yticklabels([keys[c["point"]] for c in rows], fontsize=8)
