@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -211,5 +212,5 @@ def test_a_forest_panels_tick_labels_never_run_together(
         labels = [t for t in ax.get_xticklabels() if t.get_text()]
         boxes = [t.get_window_extent(renderer) for t in labels]
         assert len(boxes) >= 3
-        for left, right in zip(boxes, boxes[1:], strict=False):
+        for left, right in itertools.pairwise(boxes):
             assert right.x0 - left.x1 >= 6, [t.get_text() for t in labels]
