@@ -24,6 +24,12 @@ def _validate(tmp_path: Path, *edits: tuple[str, str]) -> Result:
     return result
 
 
+def _line_of(tmp_path: Path, text: str) -> int:
+    """The line of the written scenario that holds ``text`` (1-based)."""
+    lines = (tmp_path / "duel.yaml").read_text(encoding="utf-8").splitlines()
+    return next(k for k, line in enumerate(lines, 1) if text in line)
+
+
 def test_thirty_dive_bombers_from_a_deck_of_ten_are_refused(tmp_path: Path) -> None:
     """Hornet holds 10 dive bombers: a strike of 30 is one clear line naming the field, exit 2."""
     result = _validate(
@@ -31,9 +37,10 @@ def test_thirty_dive_bombers_from_a_deck_of_ten_are_refused(tmp_path: Path) -> N
         ("factors: 8, target: zuikaku}\n          - {aircraft: torpedo_bomber",
          "factors: 30, target: zuikaku}\n          - {aircraft: torpedo_bomber"),
     )  # fmt: skip
+    line = _line_of(tmp_path, "factors: 30, target: zuikaku}")  # the scenario's own line
     assert (result.exit_code, result.stderr) == (
         2,
-        f"{tmp_path / 'duel.yaml'}:68: sides.0.strikes.1.attacks.0.factors: 30 dive_bomber "
+        f"{tmp_path / 'duel.yaml'}:{line}: sides.0.strikes.1.attacks.0.factors: 30 dive_bomber "
         "air factors asked of hornet, which holds 10 at the start\n",
     )
 
@@ -89,10 +96,11 @@ def test_strikes_launched_together_are_counted_together(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     together = "asked of enterprise by the strikes launched at 07:30 (ent_dawn, hor_dawn)"
+    at = f"{tmp_path / 'duel.yaml'}:{_line_of(tmp_path, '- id: hor_dawn')}"  # the strike's item
     assert result.stderr.splitlines() == [
-        f"{tmp_path / 'duel.yaml'}:61: sides.0.strikes.1: 18 dive_bomber air factors "
+        f"{at}: sides.0.strikes.1: 18 dive_bomber air factors "
         f"{together}, which holds 12 at the start",
-        f"{tmp_path / 'duel.yaml'}:61: sides.0.strikes.1: 8 torpedo_bomber air factors "
+        f"{at}: sides.0.strikes.1: 8 torpedo_bomber air factors "
         f"{together}, which holds 5 at the start",
     ]
 
