@@ -8,6 +8,7 @@ exhaust memory.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import zlib
@@ -19,6 +20,7 @@ __all__ = [
     "FileProblem",
     "gunzip_bounded",
     "is_regular",
+    "missing",
     "open_regular",
     "read_bounded",
 ]
@@ -42,6 +44,20 @@ def _kind(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "not a regular file"
+
+
+def missing(path: str | os.PathLike[str]) -> str:
+    """Why a path that does not exist is missing, for a message: ``no such file``; for a
+    symbolic link, where it leads (``a link to 'old.yaml', which does not exist``) or that
+    it loops (``a symbolic link that loops back on itself``)."""
+    if not os.path.islink(path):
+        return "no such file"
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link that loops back on itself"
+    return f"a link to {os.readlink(path)!r}, which does not exist"
 
 
 def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> IO[bytes]:

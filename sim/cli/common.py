@@ -176,7 +176,9 @@ def readable_file(ctx: click.Context, param: click.Parameter, value: Any) -> Any
         return value
     path = Path(value)
     if not path.exists():
-        fail(f"{value}: no such file")
+        from engine.safety.files import missing  # noqa: PLC0415 - only when it is missing
+
+        fail(f"{value}: {missing(path)}")
     if path.is_dir():
         fail(f"{value}: is a folder, not a file")
     return value

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.safety.files import missing
 from sim.conformance import (
     checks_draws,
     checks_rows,
@@ -111,7 +112,7 @@ def scenarios_for(
     found += [Path(p) for p in ruleset.examples]
     for given in map(Path, extra):
         if not given.is_file():
-            raise SuiteInputError(f"--scenario {given}: no such file")
+            raise SuiteInputError(f"--scenario {given}: {missing(given)}")
         key = _ruleset_key(given)
         if key != ruleset.name:
             raise SuiteInputError(

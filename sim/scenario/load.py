@@ -27,7 +27,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from yaml.constructor import SafeConstructor
 
-from engine.safety.files import FileProblem, read_bounded
+from engine.safety.files import FileProblem, missing, read_bounded
 from engine.safety.text import CONTROL, one_line
 from sim.contract import AnyRuleset, Problem, get_ruleset
 from sim.contract.bases import validate_plain
@@ -743,7 +743,7 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[Path_, int]]:
         # Regular files only, read to one byte past the limit: never a FIFO
         # that blocks, nor the whole of an endless or huge file.
         if not Path(path).exists():
-            raise FileProblem("no such file")
+            raise FileProblem(missing(path))
         raw = read_bounded(path, MAX_BYTES)
     except FileProblem as exc:
         line = 1 if "too large" in str(exc) else 0

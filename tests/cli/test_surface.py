@@ -664,3 +664,29 @@ def test_a_narrative_filtered_to_nothing_says_so_on_stderr() -> None:
     )
     some = _invoke("show", replay, "--turn", "1", "--events")
     assert some.stdout and some.stderr == ""
+
+
+@pytest.mark.parametrize("kind", ["loop", "dangling"])
+def test_a_link_that_leads_nowhere_says_so(tmp_path: Path, kind: str) -> None:
+    """A symbolic link that loops, or leads to a file that is gone, was "no such file" to
+    every command, though `ls` lists it: each says what the link is, one line, exit 2."""
+    link = tmp_path / "a.yaml"
+    if kind == "loop":
+        (tmp_path / "b.yaml").symlink_to("a.yaml")
+        link.symlink_to("b.yaml")
+        said = "a symbolic link that loops back on itself"
+    else:
+        link.symlink_to("gone.yaml")
+        said = "a link to 'gone.yaml', which does not exist"
+    for args in (["run", str(link)], ["show", str(link)], ["validate", str(link)]):
+        result = _invoke(*args)
+        assert (result.exit_code, result.stdout, result.stderr) == (
+            2,
+            "",
+            f"battlesim: error: {link}: {said}\n",
+        ), args
+    checked = _invoke("check-ruleset", "musket", "--scenario", str(link))
+    assert (checked.exit_code, checked.stderr) == (
+        2,
+        f"battlesim: error: --scenario {link}: {said}\n",
+    )

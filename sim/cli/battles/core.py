@@ -75,8 +75,10 @@ def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:
     del ctx, param
     from pathlib import Path
 
+    from engine.safety.files import missing
+
     if not Path(value).exists():
-        common.fail(f"{value}: no such file")
+        common.fail(f"{value}: {missing(value)}")
     return value
 
 
