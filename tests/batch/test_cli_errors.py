@@ -49,7 +49,7 @@ def folder(tmp_path: Path) -> Path:
         # an infinite end: a numpy warning, then a design point of NaN
         (GOOD.replace("values: [15, 25]", "range: [1, .inf], levels: 2"),
          ["6: factors.0.range.1: Input should be a finite number"]),
-        (GOOD.replace("stone_wall.yaml", "nowhere.yaml"), ["2: scenario: no file "]),
+        (GOOD.replace("stone_wall.yaml", "nowhere.yaml"), ["2: scenario: no scenario file "]),
         (GOOD + "design: lhs\n", ["7: design: design lhs needs 'points' (how many design points)"]),
         (GOOD + "points: 4\n", ["7: points: 'points' applies to designs lhs, morris and sobol"]),
         (GOOD.replace("values: [15, 25]", "range: [15, 35], levels: 3")

@@ -78,7 +78,29 @@ def test_a_missing_scenario_file_is_named_at_its_line(
     path = _file(tmp_path, name, text, "scenario: nowhere.yaml")
     line = text.splitlines().index("{target}") + 1
     assert _error(read, path) == (
-        f"{path}:{line}: scenario: no file {str(tmp_path / 'nowhere.yaml')!r}"
+        f"{path}:{line}: scenario: no scenario file {str(tmp_path / 'nowhere.yaml')!r}"
+    )
+
+
+@pytest.mark.parametrize(("name", "text", "read"), FILES, ids=[f[0] for f in FILES])
+def test_a_folder_or_a_link_to_nothing_as_the_scenario_says_what_it_is(
+    tmp_path: Path, name: str, text: str, read: Reader
+) -> None:
+    """``scenario: adir`` (a folder) said "no file 'adir'", though it is there; a link to
+    a file that is gone said it too: each says what it is, at the line of ``scenario``."""
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "gone.yaml").symlink_to("old.yaml")
+    line = text.splitlines().index("{target}") + 1
+    path = _file(tmp_path, name, text, "scenario: adir")
+    folder = str(tmp_path / "adir")
+    assert (
+        _error(read, path)
+        == f"{path}:{line}: scenario: {folder!r} is a folder, not a scenario file"
+    )
+    path = _file(tmp_path, name, text, "scenario: gone.yaml")
+    gone = str(tmp_path / "gone.yaml")
+    assert _error(read, path) == (
+        f"{path}:{line}: scenario: {gone!r}: a link to 'old.yaml', which does not exist"
     )
 
 

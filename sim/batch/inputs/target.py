@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from engine.canonical import digest
+from engine.safety.files import missing
 from sim.batch.inputs.campaign import (
     BattleEntry,
     CampaignData,
@@ -222,11 +223,8 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
             )
         scenario_path = Path(file).parent / b.scenario
         if not scenario_path.is_file():
-            problems.append(
-                located(
-                    file, lines, (*where, "scenario"), f"no scenario file {str(scenario_path)!r}"
-                )
-            )
+            said = not_a_file(scenario_path, "scenario")
+            problems.append(located(file, lines, (*where, "scenario"), said))
             continue
         ruleset, scenario = load_scenario(scenario_path)
         if rulesets and ruleset.name != rulesets[0].name:
@@ -271,6 +269,18 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
     if dry:
         raise ScenarioError(dry)
     return Target("campaign", Path(file).name, campaign.model_dump(mode="json"))
+
+
+def not_a_file(path: Path, what: str) -> str:
+    """Why ``path``, named as a ``what`` file (``scenario``), is none: ``no scenario file
+    'x.yaml'``, a folder, a link that leads nowhere, or no regular file."""
+    if path.is_dir():
+        return f"{str(path)!r} is a folder, not a {what} file"
+    if path.exists():
+        return f"{str(path)!r} is not a regular file"
+    if path.is_symlink():
+        return f"{str(path)!r}: {missing(path)}"
+    return f"no {what} file {str(path)!r}"
 
 
 def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
