@@ -316,10 +316,35 @@ class EventRegistry:
             if not isinstance(tag, str) or tag in self._classes:
                 raise ValueError(f"event class {cls.__name__} needs a unique type tag")
             self._classes[tag] = cls
+            self._check_older_rules(tag, cls)
         union: Any = Union[tuple(self._classes.values())]  # noqa: UP007
         self._adapter: TypeAdapter[Event] = TypeAdapter(
             Annotated[union, Field(discriminator="type")]
         )
+
+    def _check_older_rules(self, tag: str, cls: type[Event]) -> None:
+        """Each ``older_rules`` entry a rules version (text, as headers hold it) naming an
+        older schema version that the upcasters bring to the class's own.
+
+        Raises:
+            ValueError: naming the class and the entry (an ``int`` version would never match
+                a header's ``ruleset_version``, and every replay it meant would be refused).
+        """
+        current: int = cls.model_fields["schema_version"].default
+        for rules, version in cls.older_rules.items():
+            where = f"event class {cls.__name__}: older_rules[{rules!r}]"
+            if not isinstance(rules, str):
+                raise ValueError(
+                    f"{where}: a rules version is text ({str(rules)!r}), as headers hold it"
+                )
+            if type(version) is not int or not 1 <= version < current:
+                raise ValueError(f"{where}: {version!r} is not a schema version below {current}")
+            missing = [v for v in range(version, current) if (tag, v) not in self._upcasters]
+            if missing:
+                raise ValueError(
+                    f"{where}: no upcaster for ({tag!r}, {missing[0]}): a record at version "
+                    f"{version} could not be brought to {current}"
+                )
 
     @property
     def types(self) -> tuple[str, ...]:

@@ -165,6 +165,9 @@ class TurnKernel:
         self._sleeping_until = float("inf")
         self._bodies: list[simpy.events.ProcessGenerator] = []
         self._processes: list[simpy.Process] = []
+        self._parents: dict[simpy.Process, simpy.Process | None] = {}
+        """Each process started by :meth:`process` → the process running when it was started
+        (None: started before the clock ran)."""
 
     def phase(
         self, name: str, order: OrderKey, process: simpy.Process | None = None
@@ -203,7 +206,31 @@ class TurnKernel:
         self._bodies.append(body)
         process = self.env.process(body)
         self._processes.append(process)
+        self._parents[process] = self.env.active_process
         return process
+
+    def failed(self, raised: BaseException) -> list[simpy.Process]:
+        """The process whose failure ``raised`` is (SimPy re-raises a copy whose cause is the
+        original), then the process that started it, and so on to one started before the
+        clock ran; empty when no process of the battle failed with it."""
+        ids: set[int] = set()  # SimPy's copies, each the next one's cause, and the original
+        cause: BaseException | None = raised
+        while cause is not None and id(cause) not in ids:
+            ids.add(id(cause))
+            cause = cause.__cause__
+        found = next(  # the last started: a process waiting on one that failed fails too
+            (
+                p
+                for p in reversed(self._processes)
+                if p.triggered and not p.ok and id(p.value) in ids
+            ),
+            None,
+        )
+        line: list[simpy.Process] = []
+        while found is not None and found not in line:
+            line.append(found)
+            found = self._parents.get(found)
+        return line
 
     def close(self) -> None:
         """Finish every process started by :meth:`process` that still waits (the battle is over).
@@ -223,6 +250,7 @@ class TurnKernel:
         """
         bodies, self._bodies = self._bodies, []
         self._processes = []
+        self._parents = {}
         for body in bodies:
             try:
                 body.close()

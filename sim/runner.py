@@ -24,6 +24,7 @@ by the unit whose process emitted it (its :class:`Actor`): a study's
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import types
 import typing
 from collections.abc import Callable, Generator, Iterable
@@ -37,7 +38,7 @@ from engine.events import Draw, Event, EventRegistry
 from engine.kernel import TurnKernel, frozen_heap
 from engine.log import EventLog, Header, Sink
 from engine.projection import Projection
-from engine.recorder import Recorder, UnregisteredEvent
+from engine.recorder import Recorder, UnlawfulCause, UnregisteredEvent
 from engine.replayfile.checks import check_written_header
 from engine.replayfile.formats import derivation_of
 from engine.rng import Streams
@@ -254,6 +255,7 @@ def fight(
     snapshot_json: Callable[[StT], str] | None = None,
     draws: DrawTally | None = None,
     registry: EventRegistry | None = None,
+    turn_name: str = "turn",
 ) -> StT:
     """Fight a battle to its end, writing its replay to ``sink``; return the final state.
 
@@ -267,6 +269,8 @@ def fight(
         draws: counts each applied event's recorded draws by the unit that emitted it.
         registry: the ruleset's events: an event of a class it does not list is
             refused when emitted (:class:`~engine.recorder.UnregisteredEvent`).
+        turn_name: the ruleset's word for a turn, for the note on an error a process
+            raises (:class:`Raised`).
 
     Raises:
         UnregisteredEvent: an event the registry does not list (its replay could not be read).
@@ -305,7 +309,10 @@ def fight(
         try:
             kernel.run()
         except Exception as exc:
-            _note_where(exc, started, clock, kernel.turn, header.ruleset)
+            line = kernel.failed(exc)
+            _note_where(
+                exc, started, clock, line, Raised(header.ruleset, "", kernel.turn, turn_name)
+            )
             raise
         rec.close(kernel.turn)
         kernel.close()  # the units' processes that still wait: freed now, not at a full GC
@@ -324,36 +331,37 @@ class Raised:
     process: str
     """``the process of unit 'x'``, ``the turn-end rules`` or ``a process of the battle``."""
     turn: int
+    turn_name: str = "turn"
+    """The ruleset's word for a turn (:attr:`sim.contract.Ruleset.turn_name`)."""
 
     def __str__(self) -> str:
-        return f"ruleset {self.ruleset!r}, {self.process}, turn {self.turn}"
+        return f"ruleset {self.ruleset!r}, {self.process}, {self.turn_name} {self.turn}"
 
 
 def _note_where(
-    exc: Exception, started: Started, clock: simpy.Process, turn: int, ruleset: str
+    exc: Exception, started: Started, clock: simpy.Process, line: list[simpy.Process], at: Raised
 ) -> None:
-    """Note on ``exc`` which of the battle's processes raised it (SimPy re-raises a process's
-    exception as a copy whose cause is the original), and in which turn; not on a failure of
-    the machine's (a full disk, memory), which is no rule's, nor on an event the registry
-    does not list, whose message names the ruleset and the event."""
-    if isinstance(exc, OSError | MemoryError | UnregisteredEvent):  # they say whose it is
+    """Note on ``exc`` which of the battle's processes raised it — ``line``, the failed process
+    and those that started it (:meth:`engine.kernel.TurnKernel.failed`) — and in which turn
+    (``at``, its process still to be said); not on a failure of the machine's (a full disk,
+    memory), which is no rule's, nor on the recorder's refusals (an event the registry does
+    not list, a cause that is no earlier seq), whose messages name the ruleset and event."""
+    if not line or isinstance(exc, OSError | MemoryError | UnregisteredEvent | UnlawfulCause):
         return
-    raised = {id(exc), id(exc.__cause__)}
-    failed = [(u, p) for u, p in [*started, (None, clock)] if p.triggered and not p.ok]
-    for unit, process in failed:
-        if id(process.value) not in raised:
-            continue
-        if process is clock:
-            what = "the turn-end rules (the plan's turn_end)"
-        elif unit is not None:
-            what = f"the process of unit {unit!r}"
-        else:
-            what = "a process of the battle (not a unit's)"
-        where = Raised(ruleset, what, turn)
-        with contextlib.suppress(AttributeError):  # a class with slots: its note says it
-            exc._battlesim_raised = where  # type: ignore[attr-defined]
-        exc.add_note(str(where))
-        return
+    units = {process: unit for unit, process in started}
+    named = next((p for p in line if p is clock or units.get(p) is not None), None)
+    if named is clock:
+        what = "the turn-end rules (the plan's turn_end)"
+    elif named is not None:
+        what = f"the process of unit {units[named]!r}"
+    else:
+        what = "a process of the battle (not a unit's)"
+    if named is not None and named is not line[0]:
+        what = f"a process started by {what}"
+    where = dataclasses.replace(at, process=what)
+    with contextlib.suppress(AttributeError):  # a class with slots: its note says it
+        exc._battlesim_raised = where  # type: ignore[attr-defined]
+    exc.add_note(str(where))
 
 
 def raised_where(exc: BaseException) -> Raised | None:

@@ -54,8 +54,9 @@ class VerifyResult:
     upcast: bool = False
     """The file is in an older format: it was compared event by event."""
     older_rules: bool = False
-    """The file is in today's format, fought under a rules version whose event shapes some
-    type has since changed (``Event.older_rules``): it was compared event by event."""
+    """The file is in today's format and holds events in the shapes of the rules version it
+    was fought under (``Event.older_rules``): those were compared by value, the rest byte for
+    byte."""
     resimulated: int = 0
     """Lines the re-simulation wrote before the comparison had its answer."""
 
@@ -127,7 +128,7 @@ def verify(
         recorded = Recorded(stream, auditor(stream.header) if auditor is not None else None)
     except ReplayError as exc:
         return VerifyResult(str(path), 0, damage=exc)
-    current = stream.current and not stream.older_shapes
+    current = stream.current
     sink: Compare | SemanticCompare = (
         Compare(recorded) if current else SemanticCompare(recorded, stream.registry)
     )
@@ -140,7 +141,7 @@ def verify(
     except ReplayError as exc:
         failed = exc
     recorded.drain()
-    older_rules = stream.header.format_version in WRITTEN and not current
+    older_rules = stream.header.format_version in WRITTEN and stream.upcast > 0
     return _result(
         str(path),
         recorded,

@@ -195,10 +195,7 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
             ctx.exit(2)
         except Exception as exc:
             _signal_instead(exc)  # an error a library made of Ctrl-C or SIGTERM
-            said = describe(exc) + _where(exc)
-            if (where := _in_battle(exc)) is not None:
-                said = f"{where}: {said}"
-            click.echo(f"battlesim: error: {one_line(said)}", err=True)
+            click.echo(f"battlesim: error: {one_line(_unhandled(exc))}", err=True)
             ctx.exit(2)
         finally:
             _note_broken_rulesets()
@@ -222,16 +219,29 @@ def _where(exc: Exception) -> str:
     return raised_outside(exc)
 
 
+def _unhandled(exc: Exception) -> str:
+    """An error no command handled, in one line: what it is and where it was raised; for
+    one a ruleset's code raised in a battle, the ruleset, process and turn first, then the
+    error in its own words (a RecursionError there is the rules', not nested input)."""
+    where = _in_battle(exc)
+    if where is None:
+        return describe(exc) + _where(exc)
+    if isinstance(exc, ValidationError):
+        return f"{where}: {describe(exc)}{_where(exc)}"
+    from sim.contract.ruleset import raised_outside  # noqa: PLC0415 - when something broke
+
+    return f"{where}: {type(exc).__name__}: {_one_line(str(exc))}{raised_outside(exc)}"
+
+
 def _in_battle(exc: Exception) -> str | None:
     """``ruleset 'x', the process of unit 'u', turn 3`` for an error a ruleset's code raised
-    while a battle was fought (:func:`sim.runner.raised_where`); None for any other, and
-    for errors that name their own file or ruleset."""
-    if isinstance(exc, _SAID) and not isinstance(exc, ValidationError):
+    while a battle was fought (:func:`sim.contract.ruleset.in_battle`); None for any other,
+    and for a hook's error, which names its ruleset and hook."""
+    if isinstance(exc, HookError):
         return None
-    from sim.runner import raised_where  # noqa: PLC0415 - when something broke
+    from sim.contract.ruleset import in_battle  # noqa: PLC0415 - when something broke
 
-    where = raised_where(exc)
-    return None if where is None else str(where)
+    return in_battle(exc)
 
 
 def _built_at(exc: ValidationError) -> str:

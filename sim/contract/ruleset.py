@@ -16,7 +16,7 @@ from engine.log import Header, Sink
 from sim.contract import defaults
 from sim.contract.models import Engagement, Outcome, Problem, Reach, Reading, Space, UnitRow
 from sim.contract.odds import OddsResolution
-from sim.runner import DrawTally, Ending, Plan, fight
+from sim.runner import DrawTally, Ending, Plan, fight, raised_where
 
 __all__ = ["HookError", "Ruleset", "ScenarioT", "StateT"]
 
@@ -104,20 +104,25 @@ _HOOKED = ("units", "outcome", "summary")
 """The hooks :class:`Ruleset` guards with :class:`_Hooked`."""
 
 
+_SIMPY = f"{os.sep}simpy{os.sep}"
+
+
 def raised_in(exc: BaseException) -> tuple[str, int] | None:
     """(file, line) of the innermost place ``exc`` was raised, or None.
 
     SimPy raises a failed process's error again as a copy whose cause is the original
-    (``core.py``'s ``step``): the place is then the original's, in the process's code.
+    (``core.py``'s ``step``), and throws such a copy into a process that waited on it: the
+    place is then the original's, in the code of the process that raised it.
     """
     frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return None
     cause = exc.__cause__
-    if cause is not None and f"{os.sep}simpy{os.sep}" in frames[-1].filename:
-        inner = raised_in(cause)
+    copied = cause is not None and type(cause) is type(exc) and cause.args == exc.args
+    if cause is not None and (copied or (frames and _SIMPY in frames[-1].filename)):
+        inner = raised_in(cause)  # a copy SimPy threw into a process waiting on the one failed
         if inner is not None:
             return inner
+    if not frames:
+        return None
     return frames[-1].filename, frames[-1].lineno or 0
 
 
@@ -141,6 +146,14 @@ def raised_at(exc: BaseException) -> str:
     or ``""``."""
     place = raised_in(exc)
     return f" (at {place_name(place[0])}:{place[1]})" if place is not None else ""
+
+
+def in_battle(exc: BaseException) -> str | None:
+    """``ruleset 'x', the process of unit 'u', bound 3``: where in a battle a ruleset's code
+    raised ``exc`` (:func:`sim.runner.raised_where`); None when no process of a battle
+    raised it."""
+    where = raised_where(exc)
+    return None if where is None else str(where)
 
 
 _HERE = Path(__file__).resolve()
@@ -326,4 +339,5 @@ class Ruleset(Generic[ScenarioT, StateT]):
             snapshot_json=self.snapshot_json,
             draws=draws,
             registry=self.registry,
+            turn_name=self.turn_name,
         )

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from sim.batch.charts import analysis
 from sim.batch.charts.plotting import DPI
@@ -53,6 +54,7 @@ def _reference(ax: Any, rows: list[dict[str, Any]], keys: dict[int, str]) -> Non
         ax.errorbar([d], [y], xerr=[[d - lo], [hi - d]], fmt="o", color=COLOUR, capsize=3,
                     markersize=4, linewidth=1.8)  # fmt: skip
     ax.axvline(0.0, color="#555555", linewidth=0.8, linestyle="--")
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
     ax.set_yticks(ys)
     ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_yticklabels([keys[c["point"]] for c in rows], fontsize=8)

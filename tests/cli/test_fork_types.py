@@ -93,3 +93,31 @@ def test_a_fork_made_before_the_check_still_verifies_and_shows() -> None:
     assert verified.exit_code == 0, verified.output
     assert "re-simulates byte for byte" in verified.output
     assert CliRunner().invoke(cli, ["show", str(OLD_FORK)]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("replay", "seq", "field"),
+    [
+        ("stone_wall-s1862", 5, "result.casualties"),
+        ("stone_wall-s1862", 5, "result.guns_lost"),
+        ("stone_wall-s1862", 5, "result.fatigue_added"),
+        ("carrier_duel-s688", 18, "hits_after"),
+        ("carrier_duel-s688", 18, "hits_taken"),
+        ("carrier_duel-s688", 18, "result.hits"),
+    ],
+)
+def test_a_count_an_event_records_cannot_be_forked_negative(
+    tmp_path: Path, replay: str, seq: int, field: str
+) -> None:
+    """`--set result.casualties=-50` gave a regiment 50 men back and verify called the fork
+    lawful (`--set state.…strength=-5` was refused): the events' counts are whole numbers
+    from 0, and the changed event, validated as a whole, is refused in one line, exit 2."""
+    out = tmp_path / "f.jsonl"
+    args = ["fork", str(ROOT / "replays" / f"{replay}.jsonl"), "--at", str(seq)]
+    result = CliRunner().invoke(cli, [*args, "--set", f"{field}=-5", "-o", str(out)])
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"battlesim: error: --set {field}: Input should be greater than or equal to 0\n",
+    )
+    assert not out.exists()

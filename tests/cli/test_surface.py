@@ -196,6 +196,7 @@ def test_verify_json(replay: Path) -> None:
         "replay": str(replay),
         "events": _footer(replay)["events"],
         "upcast": False,
+        "older_rules": False,
     }
 
 

@@ -33,6 +33,12 @@ fault breaks, with a message saying what was expected and what was seen.
 * ``phalanx_crashing``: element ``g_spear2``'s process raises ``ZeroDivisionError`` in
   bound 3: every tool that fights the battle names the ruleset, the unit and the bound.
 * ``phalanx_crashing_end``: the plan's ``turn_end`` raises ``KeyError`` at bound 2.
+* ``phalanx_recursing``: element ``g_spear2``'s process raises ``RecursionError`` in bound
+  2: the rules' error, not input nested too deeply.
+* ``phalanx_miscaused``: the turn-end rules record the battle's end with cause 99999, no
+  earlier seq: the recorder's refusal names the ruleset itself.
+* ``phalanx_detached``: element ``g_spear2``'s process starts another with
+  ``b.kernel.process`` in bound 2, which raises ``ValueError``: named as the unit's.
 * ``phalanx_carry_raising``: ``carry_over`` reads a setting the campaign file need not give
   (``settings["rest"]``): a ``KeyError`` for a campaign without one.
 * ``phalanx_carry_in_place``: ``carry_over`` leaves the destroyed elements out of the
@@ -270,6 +276,58 @@ def _crashing_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, processes=processes)
 
 
+def _recursing_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan, element ``g_spear2``'s process a loop that recurses too deep in bound 2."""
+    plan = phalanx.plan(sc)
+
+    def deep(b: Battlefield) -> simpy.events.ProcessGenerator:
+        while b.turn < 2:
+            yield b.kernel.phase("advance", (0,))
+        raise RecursionError("maximum recursion depth exceeded")  # the planted fault
+
+    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
+        made = plan.processes(b, rec)
+        return [
+            Actor(p.unit, deep(b)) if isinstance(p, Actor) and p.unit == "g_spear2" else p
+            for p in made
+        ]
+
+    return dataclasses.replace(plan, processes=processes)
+
+
+def _miscaused_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan, its end of the battle recorded with a cause no event has."""
+    plan = phalanx.plan(sc)
+
+    def turn_end(b: Battlefield, bound: int, last: bool) -> Iterable[Event]:
+        return [e.model_copy(update={"cause": 99999}) for e in plan.turn_end(b, bound, last)]
+
+    return dataclasses.replace(plan, turn_end=turn_end)
+
+
+def _detached_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan, element ``g_spear2``'s process starting one that raises in bound 2."""
+    plan = phalanx.plan(sc)
+
+    def rearm(b: Battlefield) -> simpy.events.ProcessGenerator:
+        yield b.kernel.phase("combat", (0,))
+        raise ValueError("rearming broke")  # the planted fault
+
+    def starter(b: Battlefield) -> simpy.events.ProcessGenerator:
+        while b.turn < 2:
+            yield b.kernel.phase("advance", (0,))
+        yield b.kernel.process(rearm(b))
+
+    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
+        made = plan.processes(b, rec)
+        return [
+            Actor(p.unit, starter(b)) if isinstance(p, Actor) and p.unit == "g_spear2" else p
+            for p in made
+        ]
+
+    return dataclasses.replace(plan, processes=processes)
+
+
 def _crashing_end_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     """Phalanx's plan, its turn-end rules raising at bound 2."""
     plan = phalanx.plan(sc)
@@ -345,6 +403,9 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_private", plan=_private_plan),
         _copy("phalanx_crashing", plan=_crashing_plan),
         _copy("phalanx_crashing_end", plan=_crashing_end_plan),
+        _copy("phalanx_detached", plan=_detached_plan),
+        _copy("phalanx_recursing", plan=_recursing_plan),
+        _copy("phalanx_miscaused", plan=_miscaused_plan),
         _copy("phalanx_carry_raising", carry_over=_carry_raising),
         _copy("phalanx_carry_in_place", carry_over=_carry_in_place),
         _copy("phalanx_carry_restless", carry_over=_carry_restless),

@@ -560,14 +560,23 @@ def _line_of(text: str) -> int:
     return next(k for k, line in enumerate(lines, 1) if text in line)
 
 
+REARM = 'raise ValueError("rearming broke")'
 CRASHES = {
     "phalanx_crashing": (
-        "ruleset 'phalanx_crashing', the process of unit 'g_spear2', turn 3: ZeroDivisionError: "
+        "ruleset 'phalanx_crashing', the process of unit 'g_spear2', bound 3: ZeroDivisionError: "
         f"float division by zero (at faults.py:{_line_of('raise ZeroDivisionError(')})"
     ),
     "phalanx_crashing_end": (
-        "ruleset 'phalanx_crashing_end', the turn-end rules (the plan's turn_end), turn 2: "
+        "ruleset 'phalanx_crashing_end', the turn-end rules (the plan's turn_end), bound 2: "
         f"KeyError: 'morale' (at faults.py:{_line_of('raise KeyError(')})"
+    ),
+    "phalanx_recursing": (
+        "ruleset 'phalanx_recursing', the process of unit 'g_spear2', bound 2: RecursionError: "
+        f"maximum recursion depth exceeded (at faults.py:{_line_of('raise RecursionError(')})"
+    ),
+    "phalanx_detached": (
+        "ruleset 'phalanx_detached', a process started by the process of unit 'g_spear2', "
+        f"bound 2: ValueError: rearming broke (at faults.py:{_line_of(REARM)})"
     ),
 }
 
@@ -576,10 +585,11 @@ CRASHES = {
 def test_a_rule_that_raises_in_a_battle_is_named_by_ruleset_process_and_turn(
     folder: Path, tmp_path: Path, name: str
 ) -> None:
-    """A unit's process, or the plan's turn-end rules, raising while the battle is fought:
-    `run` says which ruleset, which process and which turn, before the error and where it was
-    raised (it said only `ZeroDivisionError: float division by zero (at faults.py:N)`), exit
-    2, and writes no replay; a study's failed runs hold the same words."""
+    """A unit's process, a process it started, or the plan's turn-end rules, raising while
+    the battle is fought: `run` says which ruleset, which process and which turn (in the
+    ruleset's word: phalanx's bound), before the error and where it was raised (it said only
+    `ZeroDivisionError: float division by zero (at faults.py:N)`), exit 2, and writes no
+    replay; a study's failed runs hold the same words."""
     out = tmp_path / "crashed.jsonl"
     ran = CliRunner().invoke(cli, ["run", str(folder / f"{name}.yaml"), "--out", str(out)])
     assert (ran.exit_code, ran.stdout, ran.stderr) == (
@@ -604,5 +614,20 @@ def test_the_error_a_process_raises_keeps_its_type_and_carries_a_note(folder: Pa
     with pytest.raises(ZeroDivisionError) as raised:
         api.run(folder / "phalanx_crashing.yaml")
     assert raised.value.__notes__ == [
-        "ruleset 'phalanx_crashing', the process of unit 'g_spear2', turn 3"
+        "ruleset 'phalanx_crashing', the process of unit 'g_spear2', bound 3"
     ]
+
+
+def test_a_cause_the_recorder_refuses_is_named_once(folder: Path, tmp_path: Path) -> None:
+    """The turn-end rules recording the end with cause 99999: the recorder's refusal names
+    the ruleset and the event itself, so no ruleset-process-turn prefix repeats it."""
+    out = tmp_path / "x.jsonl"
+    ran = CliRunner().invoke(
+        cli, ["run", str(folder / "phalanx_miscaused.yaml"), "--out", str(out)]
+    )
+    assert ran.exit_code == 2
+    assert ran.stderr.startswith(
+        "battlesim: error: UnlawfulCause: ruleset 'phalanx_miscaused' records event "
+        "'phalanx.broke' at seq "
+    )
+    assert ran.stderr.count("phalanx_miscaused") == 1

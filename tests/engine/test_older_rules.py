@@ -116,15 +116,64 @@ def test_a_version_neither_names_is_refused_naming_both() -> None:
 
 
 def test_verify_compares_an_older_rules_replay_event_by_event(tmp_path: Path) -> None:
-    """verify: the old file against today's re-simulation (version-2 lines) is OK, compared
-    event by event (its shapes are its rules version's); a re-simulation that differs in a
-    value is a mismatch naming the field."""
+    """verify: the old file against today's re-simulation (version-2 lines) is OK, its
+    version-1 lines compared by value, the rest byte for byte (its chain of links parts
+    after the first); a re-simulation that differs in a value is a mismatch naming that
+    field, not the shapes'; a file of today's lines, under either rules version, is compared
+    byte for byte."""
     old = _file(tmp_path, "1", v2=False)
     same = verify(old, lambda _: NEW, lambda h, sink: _fight(h, sink, v2=True))
     assert (same.ok, same.upcast, same.older_rules, same.events) == (True, True, True, 3)
     other = verify(old, lambda _: NEW, lambda h, sink: _fight(h, sink, v2=True, doubled=3))
     assert other.mismatch is not None
     assert other.mismatch.reason == "event test.hit differs from re-simulation in: doubled"
+    for rules in ("2", "1"):  # today's rules, and a re-simulation's lines under the older
+        todays = _file(tmp_path, rules, v2=True)
+        exact = verify(todays, lambda _: NEW, lambda h, sink: _fight(h, sink, v2=True))
+        assert (exact.ok, exact.upcast, exact.older_rules) == (True, False, False)
+        assert exact.mismatch is None
+
+
+@pytest.mark.parametrize(
+    ("older", "upcasters", "said"),
+    [
+        ({1: 1}, {("test.hit", 1): _v1_v2}, "a rules version is text ('1'), as headers hold it"),
+        ({"1": 2}, {("test.hit", 1): _v1_v2}, "2 is not a schema version below 2"),
+        ({"1": 1}, {}, "no upcaster for ('test.hit', 1): a record at version 1 could not be "
+         "brought to 2"),
+    ],
+)  # fmt: skip
+def test_an_older_rules_entry_that_could_never_be_read_is_refused(
+    older: dict[Any, int], upcasters: dict[tuple[str, int], Any], said: str
+) -> None:
+    """An ``int`` rules version never matches a header's text, a version not below the
+    class's own is no older shape, and one no upcaster chain brings up could not be read:
+    each is refused when the registry is made, naming the class and the entry."""
+    bad = type("Bad", (HitV2,), {"__annotations__": {}, "older_rules": older})
+    with pytest.raises(ValueError) as refused:
+        EventRegistry([bad], upcasters)
+    key = next(iter(older))
+    assert str(refused.value) == f"event class Bad: older_rules[{key!r}]: {said}"
+
+
+def test_a_studys_kept_replay_in_its_rules_versions_shapes_is_the_same_battle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`verify STUDY_DIR` compares each kept replay with the run fought again: one kept
+    before the type changed shape (version-1 lines, rules 1) is the same battle when its
+    events' values are the re-fought ones' (it said "differs"); not when a value differs, nor
+    when a file of today's rules differs in its bytes."""
+    from sim.batch.verification import verify as study_verify
+    from sim.replay import header
+
+    monkeypatch.setattr(header, "registry_for", lambda _: NEW)
+    kept = _file(tmp_path, "1", v2=False)
+    again = tmp_path / "again.jsonl"
+    _fight(_header("1"), FileSink(again), v2=True)
+    assert kept.read_bytes() != again.read_bytes()
+    assert study_verify._same_in_older_shapes(kept, again.read_bytes())
+    other = tmp_path / "other.jsonl"
+    _fight(_header("1"), FileSink(other), v2=True, doubled=3)
+    assert not study_verify._same_in_older_shapes(kept, other.read_bytes())
     todays = _file(tmp_path, "2", v2=True)
-    exact = verify(todays, lambda _: NEW, lambda h, sink: _fight(h, sink, v2=True))
-    assert (exact.ok, exact.upcast, exact.older_rules) == (True, False, False)
+    assert not study_verify._same_in_older_shapes(todays, other.read_bytes())

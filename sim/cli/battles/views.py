@@ -82,7 +82,12 @@ def problems_json(error: ScenarioError) -> list[dict[str, Any]]:
 
 def verify_json(result: VerifyResult) -> dict[str, Any]:
     """The ``verify --json`` object: ``status`` is ok, damaged, invariant or mismatch."""
-    out: dict[str, Any] = {"replay": result.path, "events": result.events, "upcast": result.upcast}
+    out: dict[str, Any] = {
+        "replay": result.path,
+        "events": result.events,
+        "upcast": result.upcast,
+        "older_rules": result.older_rules,
+    }
     if result.damage is not None:
         status = "incomplete" if result.damage.kind == "incomplete" else "damaged"
         return {**out, "ok": False, "status": status, **replay_error_json(result.damage)}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
 from engine.events import Draw, Event, Upcaster
 from sim.contract.bases import BattleEndedBase
@@ -63,7 +63,7 @@ class Resolution(BaseModel):
     """d10 (0..9) on column ``1`` (n = 1) or ``n>1``; None when n = 0."""
     fraction_hits: int
     integer_hits: int
-    hits: int
+    hits: NonNegativeInt
     """fraction_hits + integer_hits."""
     draws: list[Draw]
     """The draws behind the rolls: fraction die first, then integer die."""
@@ -160,9 +160,9 @@ class Attacked(Event):
     result: Resolution
     ready_box: bool
     """The ship is a carrier with aircraft in its Ready box: hits doubled."""
-    hits_taken: int
-    hits_before: int
-    hits_after: int
+    hits_taken: NonNegativeInt
+    hits_before: NonNegativeInt
+    hits_after: NonNegativeInt
     status_before: Status
     status_after: Status
     lost_ready: dict[str, dict[str, int]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
 from engine.events import D6, Draw, Event, Upcaster
 from sim.contract.bases import BattleEndedBase
@@ -55,12 +55,12 @@ class Casualties(BaseModel):
     high: float
     value: float
     """The casualty value x drawn between low and high."""
-    casualties: int
+    casualties: NonNegativeInt
     """x randomly rounded: men lost (or men-equivalent for a battery)."""
-    guns_lost: int
+    guns_lost: NonNegativeInt
     fatigue_value: float
     """Uniform(c, 3c) drawn for the casualties c, before rounding and the cap."""
-    fatigue_added: int
+    fatigue_added: NonNegativeInt
     morale_check_p: float
     morale_check: bool
     morale_check_reason: Literal["loss", "max_fatigue", "heavy_losses"] | None
