@@ -60,9 +60,15 @@ def draw_counts(
     return dict(sorted(out.items()))
 
 
-def _brief(event: Event) -> dict[str, Any]:
+def _brief(event: Event, ids: set[str]) -> dict[str, Any]:
+    """The event's seq, turn, type, and its ``phase``, ``unit`` and ``target`` when it has
+    them; without a ``unit``, its ``units`` (:func:`_named`: flattop's strike and ship)."""
     data = event.model_dump(mode="json")
-    return {k: data[k] for k in ("seq", "turn", "type", "phase", "unit", "target") if k in data}
+    keys = ("seq", "turn", "type", "phase", "unit", "target")
+    out: dict[str, Any] = {k: data[k] for k in keys if k in data}
+    if "unit" not in data and (named := _named(data, ids)):
+        out["units"] = named
+    return out
 
 
 def _first_apart(da: dict[int, str], db: dict[int, str]) -> int | None:
@@ -124,6 +130,7 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         changes = [c.as_json() for c in diff(dx, dy)]
     first = x if x is not None else y
     assert first is not None
+    ids = {row.id for row in a.ruleset.units(a.scenario, a.state_at(0))}
     draws_a = draw_counts([x] if x is not None else [])
     draws_b = draw_counts([y] if y is not None else [])
     streams = None if detail else sorted(set(draws_a) | set(draws_b))
@@ -138,13 +145,13 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         "turn": first.turn,
         "phase": getattr(first, "phase", None),
         "unit": getattr(first, "unit", None),
-        "units": _units_named(a, dx if dx is not None else dy),
+        "units": _named(dx if dx is not None else dy, ids),
         "event_a": dx,
         "event_b": dy,
         "changes": changes,
-        "context_before": [_brief(e) for e in before],
-        "context_after_a": [_brief(e) for e in after_a],
-        "context_after_b": [_brief(e) for e in after_b],
+        "context_before": [_brief(e, ids) for e in before],
+        "context_after_a": [_brief(e, ids) for e in after_a],
+        "context_after_b": [_brief(e, ids) for e in after_b],
         "draw_counts": counts,
         "draw_counts_all": detail,
         "draws_in_a": draws_a,
@@ -155,13 +162,12 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
     }
 
 
-def _units_named(a: ReplayLike, data: dict[str, Any] | None) -> dict[str, str]:
+def _named(data: dict[str, Any] | None, ids: set[str]) -> dict[str, str]:
     """The event's top-level text fields that name a unit of the battle (``ship``,
     ``strike``, ``attacker``…), field → id, in the event's order: who it is about, in any
     ruleset (the contract has events name their units so)."""
     if data is None:
         return {}
-    ids = {row.id for row in a.ruleset.units(a.scenario, a.state_at(0))}
     return {k: v for k, v in data.items() if k != "type" and isinstance(v, str) and v in ids}
 
 
@@ -308,6 +314,8 @@ def diff_replays(
 
 def _event_line(e: dict[str, Any], turn: str = "turn") -> str:
     who = " ".join(str(e[k]) for k in ("unit", "target") if e.get(k))
+    if not e.get("unit") and e.get("units"):  # each unit once: flattop's ship is its target
+        who = " ".join(dict.fromkeys(e["units"].values()))
     return f"  seq {e['seq']:>5} {turn} {e['turn']:>3} {e['type']:<24} {who}"
 
 

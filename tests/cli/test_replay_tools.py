@@ -158,8 +158,8 @@ def test_diff_verbose_and_json_count_the_divergent_events_streams_too(forked: Pa
 
 def test_diff_names_the_units_of_an_event_without_a_unit_field(tmp_path: Path) -> None:
     """flattop's attack names its strike and ship, not a ``unit``: diff's first line said only
-    ``seq 9, turn 3``; it names every text field holding a unit id, in the event's order,
-    and --json has them as ``units``."""
+    ``seq 9, turn 3`` and its context lines nothing after the type; they name every text
+    field holding a unit id, in the event's order, and --json has them as ``units``."""
     golden = ROOT / "replays" / "coral_sea-s1942.jsonl"
     fork = tmp_path / "f9.jsonl"
     sets = ("--set", "hits_after=4", "--set", "status_after=afloat")
@@ -174,6 +174,12 @@ def test_diff_names_the_units_of_an_event_without_a_unit_field(tmp_path: Path) -
         None,
         {"strike": "lex_strike", "declared": "shoho", "ship": "shoho"},
     )
+    # the context lines name their units too, each once (a ship declared and attacked)
+    assert data["context_before"][-1] == {
+        "seq": 8, "turn": 3, "type": "flattop.anti_aircraft",
+        "units": {"strike": "lex_strike", "task_force": "mo_main"},
+    }  # fmt: skip
+    assert "  seq    10 turn   3 flattop.attacked         lex_strike shoho" in text
 
 
 def test_diff_json_has_the_same_content(forked: Path) -> None:

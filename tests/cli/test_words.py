@@ -225,3 +225,15 @@ def test_a_zero_difference_is_never_minus_zero(x: float, measure: str, said: str
     from sim.batch.analysis.summary import _signed
 
     assert _signed(x, measure) == said
+
+
+def test_show_says_yes_and_no_not_pythons_true_and_false(tmp_path: Path) -> None:
+    """A flattop task force's `clouds` detail is a yes/no: `show`'s table printed `False`
+    and `True` (the report page says no and yes); every cell of it says yes or no."""
+    replay = Path(__file__).resolve().parents[2] / "replays" / "carrier_duel-s688.jsonl"
+    result = CliRunner().invoke(cli, ["show", str(replay), "--turn", "7"])
+    lines = result.stdout.splitlines()
+    at = lines[1].index("clouds")  # the column's place in the header, each row's cell there
+    cells = {line[at : at + len("clouds")].strip() for line in lines[2:]}
+    assert "True" not in result.stdout and "False" not in result.stdout
+    assert {"no", "-"} <= cells <= {"no", "yes", "-"}

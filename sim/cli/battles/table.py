@@ -114,6 +114,8 @@ def _is_number(value: Any) -> bool:
 def _cell(value: Any) -> str:
     if value is None:
         return "-"
+    if isinstance(value, bool):  # as the report page says it, not Python's True
+        return "yes" if value else "no"
     if isinstance(value, list | tuple):
         return one_line(",".join(str(v) for v in value))
     return one_line(str(value))  # a name's newline must not start a row of its own
