@@ -6,6 +6,7 @@ JSON lines), never from the page's own data.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,25 @@ STEMS = [p.stem for p in GOLDENS]
 
 def _replay(stem: str) -> Path:
     return ROOT / "replays" / f"{stem}.jsonl"
+
+
+def _draw_values(path: Path, seq: int) -> list[float]:
+    """The u of every draw the event at ``seq`` records, in its line's order."""
+    line = json.loads(path.read_text(encoding="utf-8").splitlines()[seq + 1])
+    found: list[float] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, list) and len(v) == 3 and isinstance(v[0], str) and type(v[1]) is int:
+            found.append(float(v[2]))
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+
+    walk(line)
+    return found
 
 
 def _to_turn_end(page: Any, loaded: api.LoadedReplay, turn: int) -> None:
@@ -122,6 +142,11 @@ def test_clicking_a_unit_shows_its_history_and_an_event_its_causes_and_draws(
         )
         assert why == [str(e.seq) for e, _ in chain]
         assert f"Draws ({draws_in(path, deepest.seq)})" in page.inner_text(".details")
+        # each draw's u as the replay holds it, never rounded: a player checks the dice by hand
+        shown = page.eval_on_selector_all(
+            ".details table.draws td:nth-child(4)", "ts => ts.map(t => t.textContent)"
+        )
+        assert [float(u) for u in shown] == _draw_values(path, deepest.seq)
         assert f"(seq {deepest.seq})" in page.inner_text(".pane-pos")
         mark = page.locator(f'svg.field g.unit[data-unit="{rows[0].id}"]')
         if mark.get_attribute("visibility") != "hidden":

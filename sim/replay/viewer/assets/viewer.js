@@ -35,16 +35,19 @@
   }
   const fmt = (v) => (typeof v === "number" && !Number.isInteger(v) ? v.toFixed(1) : String(v));
   const posText = (pos) => (pos === null ? "off the field" : pos.map(fmt).join(", "));
+  // a number as the replay holds it (the shortest text that reads back as it): the Details
+  // panel's inputs and draws, which a player checks by hand, are never rounded
+  const exact = (v) => String(v);
   // plain data as words: lists joined by commas, mappings as "key value", nothing as "none"
-  function words(v) {
+  function words(v, num = fmt) {
     if (v === null || v === undefined) return "none";
-    if (Array.isArray(v)) return v.length ? v.map(words).join(", ") : "none";
+    if (Array.isArray(v)) return v.length ? v.map((x) => words(x, num)).join(", ") : "none";
     if (typeof v === "object") {
-      const parts = Object.entries(v).map(([k, x]) => `${k.replaceAll("_", " ")} ${words(x)}`);
+      const parts = Object.entries(v).map(([k, x]) => `${k.replaceAll("_", " ")} ${words(x, num)}`);
       return parts.length ? parts.join(", ") : "none";
     }
     if (typeof v === "boolean") return v ? "yes" : "no";
-    return fmt(v);
+    return num(v);
   }
 
   async function decode(script) {
@@ -746,7 +749,7 @@
   }
   function row3(tag, ...cells) {
     const tr = el("tr");
-    for (const c of cells) tr.append(el(tag, {}, fmt(c)));
+    for (const c of cells) tr.append(el(tag, {}, exact(c)));
     return tr;
   }
   function kvTable(obj, skip) {
@@ -754,7 +757,7 @@
     for (const [k, v] of Object.entries(obj)) {
       if (skip.has(k)) continue;
       const tr = el("tr");
-      tr.append(el("th", {}, k), el("td", {}, words(v)));
+      tr.append(el("th", {}, k), el("td", {}, words(v, exact)));
       t.append(tr);
     }
     return t;
