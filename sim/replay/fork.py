@@ -430,10 +430,11 @@ def _refuse_state_at_a_turns_end(loaded: ReplayLike, at_seq: int) -> None:
     near = [_battle_event(loaded, range(at_seq - 1, -1, -1))]
     near.append(_battle_event(loaded, range(at_seq + 1, loaded.count)))
     seqs = " or ".join(str(n) for n in near if n is not None) or "none: the battle has none"
+    turn = loaded.ruleset.turn_name  # becmi's round
     raise ForkError(
-        f"--at {at_seq}: {at_event.type} is the engine's record of turn "
-        f"{at_event.turn}'s end, after the turn's state digest, so a state change there "
-        "would be in no turn's end (show --turn and show --unit would disagree): fork "
+        f"--at {at_seq}: {at_event.type} is the engine's record of {turn} "
+        f"{at_event.turn}'s end, after the {turn}'s state digest, so a state change there "
+        f"would be in no {turn}'s end (show --turn and show --unit would disagree): fork "
         f"the state at an event of the battle (the nearest: seq {seqs})"
     )
 

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from engine.log import EventLog
+from sim import api
 from sim.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -213,3 +214,14 @@ def test_a_state_change_at_a_turns_end_is_refused(tmp_path: Path) -> None:
         "battle (the nearest: seq 19 or 21)\n"
     )
     assert _left(tmp_path) == []
+
+
+def test_a_state_change_at_a_rounds_end_says_round(tmp_path: Path) -> None:
+    """becmi's turns are rounds: the refusal said "turn 1's end" of a becmi battle."""
+    replay = STONE_WALL.parent / "dungeon_skirmish-s3.jsonl"
+    ends = [e.seq for e in api.load_replay(replay).events if e.type == "engine.turn_ended"]
+    result = _fork(replay, ends[0], tmp_path / "f.jsonl", "state.combatants.alaric.hp=5")
+    assert result.exit_code == 2
+    said = result.output
+    assert "engine.turn_ended is the engine's record of round 1's end, after the round's" in said
+    assert "would be in no round's end" in said and " turn" not in said

@@ -97,3 +97,20 @@ def test_a_large_battles_key_statuses_say_they_were_found_at_a_turns_end() -> No
     assert statuses
     for turn, key in statuses:
         assert key.startswith(f"by the end of turn {turn}: "), key
+
+
+@pytest.mark.parametrize(
+    ("stem", "word"), [("dungeon_skirmish-s3", "round"), ("stone_wall-s1862", "turn")]
+)
+def test_the_timeline_steps_by_the_rulesets_own_turn(
+    pages: dict[str, Path], stem: str, word: str
+) -> None:
+    """A becmi page's buttons said "◀◀ turn", "play by turn" and "PgUp/PgDn one turn": its
+    turns are rounds, as its narrative says."""
+    page = pages[stem].read_text(encoding="utf-8")
+    controls = page[page.index('<nav class="controls"') : page.index("</nav>")]
+    assert f"◀◀ {word}</button>" in controls and f"{word} ▶▶</button>" in controls
+    assert f'<option value="turn">{word}</option>' in controls
+    assert f"PgUp/PgDn one {word}," in controls
+    other = {"turn": "round", "round": "turn"}[word]
+    assert f" {other}" not in controls.replace('value="turn"', "")

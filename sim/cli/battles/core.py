@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: bool) -> None:
     """Fight SCENARIO headless, write its replay, print the outcome.
 
-    A replay already at --out (an earlier run of this scenario, edited or
+    A battlesim replay already at --out (of this battle or another, edited or
     not) is replaced; any other file only with --force.
 
     \b

@@ -202,19 +202,22 @@ history, or an event for its inputs, draws and causes.</p></div></div>
 </section>"""
 
 
-_CONTROLS = """<nav class="controls" aria-label="timeline">
+def _controls(turn: str) -> str:
+    """The timeline's buttons and keys, a turn in the ruleset's word (becmi's round)."""
+    t = escape(turn)
+    return f"""<nav class="controls" aria-label="timeline">
 <button data-act="first" title="Home" aria-label="first">|◀ first</button>
-<button data-act="prevturn" title="PgUp" aria-label="previous turn">◀◀ turn</button>
+<button data-act="prevturn" title="PgUp" aria-label="previous {t}">◀◀ {t}</button>
 <button data-act="prev" title="←" aria-label="previous event">◀</button>
 <button id="play" data-act="play" title="Space">▶ play</button>
 <button data-act="next" title="→" aria-label="next event">▶</button>
-<button data-act="nextturn" title="PgDn" aria-label="next turn">turn ▶▶</button>
+<button data-act="nextturn" title="PgDn" aria-label="next {t}">{t} ▶▶</button>
 <button data-act="last" title="End" aria-label="last">last ▶|</button>
 <input id="slider" type="range" min="0" max="0" value="0" aria-label="timeline position">
 <span id="where"></span>
 <label>play by <select id="speed"><option value="event">event</option>
-<option value="turn">turn</option></select></label>
-<span class="keys muted">Keys: ←/→ one event, PgUp/PgDn one turn, Home/End, Space play/pause.
+<option value="turn">{t}</option></select></label>
+<span class="keys muted">Keys: ←/→ one event, PgUp/PgDn one {t}, Home/End, Space play/pause.
 Click a unit or an event for its story.</span></nav>"""
 
 
@@ -245,7 +248,7 @@ def page_pieces(
 <header class="top">{header}</header>
 {"".join(banners)}
 <p id="status">Loading the battle… (this page needs JavaScript for the map and timeline)</p>
-{_CONTROLS}
+{_controls(panes[0].view.meta["turn_name"] if panes else "turn")}
 <div class="panes n{len(panes)}">{"".join(_pane(k, p) for k, p in enumerate(panes))}</div>
 """
     for k, p in enumerate(panes):
