@@ -47,3 +47,16 @@ def test_the_line_says_why_a_check_is_required(
     line, event = first_fires[reason]
     p = event.result.morale_check_p
     assert line.endswith(f"morale check p = {p:.2f}: {said}"), line
+
+
+def test_a_morale_check_says_its_reason_in_the_fire_lines_words() -> None:
+    """ "checks morale (heavy_losses, …" beside the fire line's "required (heavy losses)": each
+    morale check's reason reads as words, the fire line's (Chancellorsville has all three)."""
+    loaded = api.load_replay(ROOT / "replays" / "chancellorsville-s1863.jsonl")
+    said: dict[str, str] = {}
+    for event, before in loaded.fold():
+        if event.type == "musket.morale_tested" and event.reason not in said:
+            line = narrative_line(loaded, before, event)
+            assert line is not None
+            said[event.reason] = line.split(" checks morale (", 1)[1].split(",", 1)[0]
+    assert said == {"loss": "loss", "heavy_losses": "heavy losses", "charge": "charge"}

@@ -102,6 +102,8 @@ def _result(c: ev.Casualties, target_kind: str) -> str:
 
 
 _WITHOUT_THE_DRAW = {"max_fatigue": "at maximum fatigue", "heavy_losses": "heavy losses"}
+_REASON_WORDS = {"max_fatigue": "maximum fatigue", "heavy_losses": "heavy losses"}
+"""A morale check's reason in the narrative's words, as the fire line says it."""
 """Why a check is required when the loss draw did not require it (docs/rules/musket.md)."""
 
 
@@ -210,7 +212,8 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
         case ev.MoraleTested():
             verdict = _verdict(state, e)
             return (
-                f"{at}{agree(_name(state, e.unit), 'checks')} morale ({e.reason}, "
+                f"{at}{agree(_name(state, e.unit), 'checks')} morale "
+                f"({_REASON_WORDS.get(e.reason, e.reason)}, "
                 f"quality {e.quality} = {e.base}, {_mods(e.modifiers)}; rolled {e.roll}, "
                 f"passes at or under {e.morale_value}): "
                 f"{verdict}"
