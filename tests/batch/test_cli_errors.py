@@ -43,7 +43,11 @@ def folder(tmp_path: Path) -> Path:
         (GOOD.replace("values: [15, 25]", "values: [15, 25, 15.0]"),
          ["6: factors.0.values.2: the value 15.0 is named twice"]),
         (GOOD.replace("values: [15, 25]", "range: [30, 20]"),
-         ["6: factors.0: range: low 30 must be below high 20"]),
+         ["6: factors.0.range: low 30 must be below high 20"]),
+        # a reversed range on a line of its own is reported at that line, not the path's
+        (GOOD.replace("  - {path: options.fire_hcv, values: [15, 25]}",
+                      "  - path: options.fire_hcv\n    type: int\n    range: [30, 20]"),
+         ["8: factors.0.range: low 30 must be below high 20"]),
         (GOOD.replace("values: [15, 25]", "range: [15, 35]"),
          ["6: factors.0: options.fire_hcv: a range in a grid design needs 'levels'"]),
         # an infinite end: a numpy warning, then a design point of NaN

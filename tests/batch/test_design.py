@@ -65,7 +65,7 @@ def test_lhs_over_listed_values_picks_each_equally() -> None:
     [
         ({"path": "a"}, "give either 'values' or 'range', not both or neither"),
         ({"path": "a", "values": [1], "range": (1, 2)}, "give either 'values' or 'range'"),
-        ({"path": "a", "range": (2, 1)}, "range: low 2 must be below high 1"),
+        ({"path": "a", "range": (2, 1)}, "low 2 must be below high 1"),
         ({"path": "a", "range": (1.5, 3), "type": "int"}, "an int range needs whole-number ends"),
         ({"path": "a", "values": [1, 2], "levels": 2}, "'levels' applies to a range"),
     ],

@@ -11,7 +11,14 @@ import math
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 __all__ = ["DesignError", "Factor", "Point", "consistent", "repeated", "value_key"]
 
@@ -52,14 +59,20 @@ class Factor(BaseModel):
         None, ge=2, le=1000, description="Evenly spaced levels of a range in a grid design."
     )
 
+    @field_validator("range")
+    @classmethod
+    def _ordered(cls, rng: tuple[float, float] | None) -> tuple[float, float] | None:
+        """Low below high: a problem of the ``range`` line, where it is reported."""
+        if rng is not None and not rng[0] < rng[1]:
+            raise ValueError(f"low {rng[0]:g} must be below high {rng[1]:g}")
+        return rng
+
     @model_validator(mode="after")
     def _one_kind(self) -> Factor:
         if (self.values is None) == (self.range is None):
             raise ValueError("give either 'values' or 'range', not both or neither")
         if self.range is not None:
             low, high = self.range
-            if not low < high:
-                raise ValueError(f"range: low {low:g} must be below high {high:g}")
             if self.type == "int" and not (low.is_integer() and high.is_integer()):
                 raise ValueError("range: an int range needs whole-number ends")
         elif self.levels is not None:
