@@ -42,6 +42,13 @@ class RulesVersion:
             "comes from the rules, not necessarily from tampering"
         )
 
+    @property
+    def newer(self) -> bool:
+        """Fought under a later rules version than this battlesim's (both whole numbers): a
+        newer battlesim's (or plugin's) replay, which this one cannot judge."""
+        old, now = self.fought_under, self.current
+        return old.isdigit() and now.isdigit() and int(old) > int(now)
+
     def as_json(self) -> dict[str, object]:
         """The ``rules`` object of ``verify --json``: the fields above, in their order."""
         return asdict(self)

@@ -711,3 +711,28 @@ def test_default_names_keep_a_replays_name_but_its_suffixes(
     assert _invoke("report", "a.b.jsonl.gz").exit_code == 0
     made = sorted(p.name for p in tmp_path.iterdir())
     assert {f".hidden-fork{at}.jsonl", ".hidden.html", "a.b.html"} <= set(made), made
+
+
+def test_a_replay_of_newer_rules_is_a_newer_battlesims(tmp_path: Path) -> None:
+    """A replay fought under musket rules v9 (this battlesim's are older) made verify say
+    MISMATCH, exit 1, as if the file differed: it is a newer battlesim's replay, which this
+    one cannot judge, and verify says so in one line, exit 2, as for a newer format."""
+    golden = ROOT / "replays" / "stone_wall-s1862.jsonl"
+    out, h = [], GENESIS
+    for n, line in enumerate(golden.read_text(encoding="utf-8").splitlines()):
+        body = line[: line.rindex(',"h":')] + "}"
+        if n == 0:
+            data = json.loads(body)
+            current = data["ruleset_version"]
+            body = body.replace(f'"ruleset_version":"{current}"', '"ruleset_version":"9"')
+        sealed, h = seal(h, body)
+        out.append(sealed)
+    path = tmp_path / "v9.jsonl"
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    result = _invoke("verify", str(path))
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"battlesim: error: {path}: fought under musket rules v9, newer than this battlesim's "
+        f"(v{current}); upgrade battlesim (or the ruleset's plugin)\n",
+    )

@@ -149,10 +149,15 @@ def verify(
     from sim.cli.battles import views
     from sim.replay.verify import rules_version
 
+    rules = rules_version(replay)
+    if rules is not None and rules.newer:  # a newer battlesim's, as a newer format is
+        common.fail(
+            f"{replay}: fought under {rules.ruleset} rules v{rules.fought_under}, newer than "
+            f"this battlesim's (v{rules.current}); upgrade battlesim (or the ruleset's plugin)"
+        )
     result = api.verify_replay(replay)
     if result.damage is not None and result.damage.kind in views.NOT_A_REPLAY:
         common.fail(views.replay_problem(result.damage))
-    rules = rules_version(replay)
     if as_json:
         data = views.verify_json(result)
         common.echo_json(data if rules is None else {**data, "rules": rules.as_json()})
