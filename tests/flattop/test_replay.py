@@ -81,3 +81,15 @@ def test_a_snapshot_written_before_ships_were_named_ships_still_restores() -> No
     old = {("units" if k == "ships" else k): v for k, v in data.items()}
     assert "units" in old and "ships" not in old
     assert restore(loaded.scenario, old) == state
+
+
+def test_air_combat_names_what_it_fires_at_as_the_firer_is_named() -> None:
+    """ "Escort fires at cap" beside "CAP fires at escort": each target is named as a firer
+    is, with its article (the CAP, the escort, the bombers)."""
+    from sim.replay.analysis import narrative
+
+    loaded = api.load_replay(golden_path("coral_sea.yaml", GOLDEN["coral_sea.yaml"]))
+    said = [line for line in map(str, narrative(loaded)) if " fires at " in line]
+    assert any("Escort fires at the CAP: " in line for line in said)
+    assert any("CAP fires at the escort: " in line for line in said)
+    assert not any(" fires at cap" in line or " fires at escort" in line for line in said)

@@ -146,9 +146,9 @@ def _air_combat(state: BattleState, e: ev.AirCombat) -> str:
         "bombers": f"bombers lose {_losses(e.attack_losses)}",
         "strike": f"escort loses {e.escort_lost}, bombers {_losses(e.attack_losses)}",
     }[e.target]
+    target = {"cap": "the CAP", "escort": "the escort"}.get(e.target, f"the {e.target}")
     return (
-        f"{state.strikes[e.strike].name}: {who} fires at {e.target}: "
-        f"{_resolution(e.result)}; {lost}"
+        f"{state.strikes[e.strike].name}: {who} fires at {target}: {_resolution(e.result)}; {lost}"
     )
 
 
