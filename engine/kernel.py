@@ -246,21 +246,33 @@ class TurnKernel:
         left are cheap to collect.  A finished process is not touched.  A process
         that will not close (it yields again, or its clean-up raises) cannot change
         the battle, whose log is closed: each is named in a ``RuntimeWarning``, as
-        the GC would have reported it, and the others are closed all the same.
+        the GC would have reported it, and the others are closed all the same.  An
+        error that says the battle was changed after its end (its ``after_the_end``
+        is true: :class:`engine.recorder.LateEvent`, an event emitted by clean-up
+        code) is raised once every process is closed.
+
+        Raises:
+            Exception: the first such error.
         """
         bodies, self._bodies = self._bodies, []
         self._processes = []
         self._parents = {}
+        late: list[Exception] = []
         for body in bodies:
             try:
                 body.close()
             except Exception as exc:  # reported, as the GC's finalizer did
+                if getattr(exc, "after_the_end", False):
+                    late.append(exc)
+                    continue
                 name = getattr(body, "__qualname__", type(body).__name__)
                 warnings.warn(
                     f"process {name} did not close at the battle's end: {exc!r}",
                     RuntimeWarning,
                     stacklevel=2,
                 )
+        if late:
+            raise late[0]
 
     def start(self, max_turns: int, on_turn_end: Callable[[int], bool]) -> simpy.Process:
         """Start the clock process for at most ``max_turns`` turns."""

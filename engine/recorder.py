@@ -17,7 +17,14 @@ from engine.projection import Projection, set_path
 from engine.replayfile.formats import schema_version_in
 from engine.version import FORMAT_VERSION
 
-__all__ = ["SNAPSHOT_EVERY", "Recorder", "UnlawfulCause", "UnreadableVersion", "UnregisteredEvent"]
+__all__ = [
+    "SNAPSHOT_EVERY",
+    "LateEvent",
+    "Recorder",
+    "UnlawfulCause",
+    "UnreadableVersion",
+    "UnregisteredEvent",
+]
 
 SNAPSHOT_EVERY = 10
 """An ``engine.snapshot`` of the whole state follows every 10th turn's end."""
@@ -42,6 +49,16 @@ class UnreadableVersion(UnregisteredEvent):
     version V``), so the battle stops at the class's first event instead of writing a
     replay that only ``verify``, which re-makes the same lines, would pass.
     """
+
+
+class LateEvent(RuntimeError):
+    """An event emitted after the battle's log was closed: by a process's clean-up code (a
+    ``finally``, or a ``with`` around a ``yield``), which runs when the battle's processes
+    are closed at its end.  It is refused before it is applied, so the battle's state and
+    outcome stay those its replay holds; :meth:`engine.kernel.TurnKernel.close` raises it
+    (``after_the_end``) once every process is closed."""
+
+    after_the_end = True
 
 
 class UnlawfulCause(ValueError):
@@ -81,6 +98,7 @@ class Recorder(Generic[S]):
         self.snapshot_json = snapshot_json
         self.registry = registry
         self._admitted: set[type[Event]] = {TurnEnded, Snapshot, Override}
+        self._closed = False
         self._digests = RowDigest()
         fork = log.header.fork
         self._forks: dict[int, Fork] = fork.chain() if fork is not None else {}
@@ -105,6 +123,7 @@ class Recorder(Generic[S]):
         Raises:
             UnregisteredEvent: the registry does not list the event's class.
             UnlawfulCause: its ``cause`` is no earlier event's seq.
+            LateEvent: the log is closed (the battle is over).
         """
         if type(event) not in self._admitted:
             self._admit(type(event))
@@ -150,6 +169,14 @@ class Recorder(Generic[S]):
             UnregisteredEvent: it does not.
             UnreadableVersion: its schema version is not the one the replay's format holds.
         """
+        if self._closed:
+            tag = cls.model_fields["type"].default
+            raise LateEvent(
+                f"ruleset {self.log.header.ruleset!r} records event {tag!r} after the battle "
+                "ended, in a process's clean-up code (a finally, or a with around a yield, "
+                "run as the battle's processes are closed): the replay is written, so "
+                "record nothing once the battle is over (docs/rulesets.md, 'The battle runner')"
+            )
         if self.registry is not None and not self.registry.knows(cls):
             tag = cls.model_fields["type"].default
             raise UnregisteredEvent(
@@ -232,8 +259,12 @@ class Recorder(Generic[S]):
         return text
 
     def close(self, final_turn: int) -> Footer:
-        """Write the footer with the final state's digest."""
-        return self.log.close(final_turn, self._digest())
+        """Write the footer with the final state's digest; no event is taken after it
+        (:class:`LateEvent`: every emit is checked again, at no cost before)."""
+        footer = self.log.close(final_turn, self._digest())
+        self._closed = True
+        self._admitted = set()  # each emit now goes through _admit, which refuses it
+        return footer
 
 
 def _difference(text: str, expected: str) -> str:

@@ -37,6 +37,8 @@ fault breaks, with a message saying what was expected and what was seen.
   2: the rules' error, not input nested too deeply.
 * ``phalanx_miscaused``: the turn-end rules record the battle's end with cause 99999, no
   earlier seq: the recorder's refusal names the ruleset itself.
+* ``phalanx_late``: each element's process, closed at the battle's end, records in its
+  clean-up (``finally``) that it held the field: an event after the log is closed.
 * ``phalanx_detached``: element ``g_spear2``'s process starts another with
   ``b.kernel.process`` in bound 2, which raises ``ValueError``: named as the unit's.
 * ``phalanx_carry_raising``: ``carry_over`` reads a setting the campaign file need not give
@@ -305,6 +307,27 @@ def _miscaused_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, turn_end=turn_end)
 
 
+def _late_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan, each element's process recording an advance in its clean-up."""
+    plan = phalanx.plan(sc)
+
+    def held(b: Battlefield, rec: Recorder[State], eid: str, body: Any) -> Any:
+        try:
+            yield from body
+        finally:  # the planted fault: runs when the battle's processes are closed
+            if b.state.ended and b.alive(eid):
+                rank = b.state.elements[eid].rank
+                rec.emit(Advanced(turn=b.turn, time=b.now, element=eid, rank=rank))
+
+    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
+        made = plan.processes(b, rec)
+        return [
+            Actor(p.unit, held(b, rec, p.unit, p.body)) if isinstance(p, Actor) else p for p in made
+        ]
+
+    return dataclasses.replace(plan, processes=processes)
+
+
 def _detached_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     """Phalanx's plan, element ``g_spear2``'s process starting one that raises in bound 2."""
     plan = phalanx.plan(sc)
@@ -404,6 +427,7 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_crashing", plan=_crashing_plan),
         _copy("phalanx_crashing_end", plan=_crashing_end_plan),
         _copy("phalanx_detached", plan=_detached_plan),
+        _copy("phalanx_late", plan=_late_plan),
         _copy("phalanx_recursing", plan=_recursing_plan),
         _copy("phalanx_miscaused", plan=_miscaused_plan),
         _copy("phalanx_carry_raising", carry_over=_carry_raising),

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from engine.events import TurnEnded
+from engine.recorder import LateEvent
 from sim import api
 from sim.cli.main import cli
 from sim.conformance import REQUIREMENTS
@@ -631,3 +632,50 @@ def test_a_cause_the_recorder_refuses_is_named_once(folder: Path, tmp_path: Path
         "'phalanx.broke' at seq "
     )
     assert ran.stderr.count("phalanx_miscaused") == 1
+
+
+def test_an_event_recorded_in_clean_up_code_is_refused_and_the_battle_stands(
+    folder: Path, tmp_path: Path
+) -> None:
+    """phalanx_late's processes record an event in a ``finally`` run as the battle's
+    processes are closed: `run` printed an outcome and an event count its replay did not
+    hold (the late events changed the live state; the file's sink dropped them), exit 0.
+    The recorder refuses such an event before applying it: one line, exit 2, and the
+    replay written before it reads back whole (verify, fighting it again, says the same)."""
+    out = tmp_path / "late.jsonl"
+    ran = CliRunner().invoke(cli, ["run", str(folder / "phalanx_late.yaml"), "--out", str(out)])
+    assert (ran.exit_code, ran.stdout) == (2, "")
+    assert ran.stderr == (
+        "battlesim: error: LateEvent: ruleset 'phalanx_late' records event 'phalanx.advanced' "
+        "after the battle ended, in a process's clean-up code (a finally, or a with around a "
+        "yield, run as the battle's processes are closed): the replay is written, so record "
+        "nothing once the battle is over (docs/rulesets.md, 'The battle runner')\n"
+    )
+    footer = json.loads(out.read_text(encoding="utf-8").splitlines()[-1])
+    assert api.load_replay(out).count == footer["events"] > 0  # whole: each event the battle's
+    with pytest.raises(LateEvent):
+        api.run(folder / "phalanx_late.yaml", out=tmp_path / "again.jsonl")
+
+
+def test_a_carry_over_that_raises_is_named_by_campaign_and_batch(
+    folder: Path, tmp_path: Path
+) -> None:
+    """A campaign of phalanx_carry_raising, whose carry_over reads a setting the file need
+    not give: `campaign` and `batch` said only `KeyError: 'rest' (at faults.py:N)`; they name
+    the ruleset, the hook and the battle carried into, as every hook's error is named."""
+    scenario = folder / "phalanx_carry_raising.yaml"
+    plan = tmp_path / "two.yaml"
+    plan.write_text(
+        "campaign: two\nseed: 3\nbattles:\n"
+        f"  - {{id: first, scenario: {scenario}}}\n  - {{id: second, scenario: {scenario}}}\n",
+        encoding="utf-8",
+    )
+    said = (
+        "battlesim: error: ruleset 'phalanx_carry_raising': carry_over raised KeyError: 'rest' "
+        f"at the carry into battle 'second' (at faults.py:{RAISING_LINE})\n"
+    )
+    fought = CliRunner().invoke(cli, ["campaign", str(plan), "--out", str(tmp_path / "out")])
+    assert (fought.exit_code, fought.stderr) == (2, said)
+    args = ["batch", str(plan), "--runs", "2", "--jobs", "1", "--no-plots"]
+    studied = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "st")])
+    assert (studied.exit_code, studied.stderr) == (2, said)

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from engine.log import FileSink, Sink
 from engine.safety.atomic import atomic_write_text
 from sim.batch.inputs.seeds import battle_seed
-from sim.contract import AnyRuleset, CarryOver, Outcome
+from sim.contract import AnyRuleset, CarryOver, HookError, Outcome
 from sim.replay.header import make_header
 from sim.runner import DrawTally
 from sim.scenario.load import ScenarioError, validate_data
@@ -149,6 +149,12 @@ def fallen_in(entry: BattleEntry, ruleset: AnyRuleset, scenario: Any) -> frozens
     return frozenset(unit_ids(own_ruleset, own) - unit_ids(ruleset, scenario))
 
 
+def carry_failed(ruleset: str, battle: str, exc: Exception) -> HookError:
+    """A ``carry_over`` that raised what no campaign setting explains (a ``KeyError``…):
+    the ruleset, the hook and the battle, as every hook's error names them."""
+    return HookError.raised(ruleset, "carry_over", exc, f"the carry into battle {battle!r}")
+
+
 def carried(
     campaign: CampaignData,
     k: int,
@@ -168,10 +174,15 @@ def carried(
         if hook is None:
             raise ValueError(f"ruleset {previous.ruleset.name!r} has no campaign carry-over")
         settings = settings_for(campaign, entry)
-        if isinstance(hook, CarryOver):  # it changes orders aimed at them as its rules say
-            data = hook(previous.scenario, previous.state, data, settings, fallen)
-        else:
-            data = hook(previous.scenario, previous.state, data, settings)
+        try:
+            if isinstance(hook, CarryOver):  # it changes orders aimed at them as its rules say
+                data = hook(previous.scenario, previous.state, data, settings, fallen)
+            else:
+                data = hook(previous.scenario, previous.state, data, settings)
+        except (ValidationError, ValueError):
+            raise  # a setting or a reinforcement, worded where the campaign is read
+        except Exception as exc:  # the hook's own error: named, as every hook's is
+            raise carry_failed(previous.ruleset.name, entry.id, exc) from exc
         data = without(data, fallen)  # a plain hook's: their specs, and targets aimed at them
     try:
         return validate_battle(data, entry.source)

@@ -21,6 +21,7 @@ from sim.batch.inputs.campaign import (
     BattleEntry,
     CampaignData,
     Victory,
+    carry_failed,
     settings_for,
     validate_battle,
 )
@@ -311,6 +312,10 @@ def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
             )
         except ValidationError as exc:
             return [(_settings_path(0, tuple(e["loc"])), error_message(e)) for e in exc.errors()]
+        except ValueError as exc:  # a setting the ruleset refuses in words of its own
+            return [(("carry_over",), str(exc))]
+        except Exception as exc:
+            raise carry_failed(ruleset.name, campaign.battles[0].id, exc) from exc
     for k, entry in enumerate(campaign.battles[1:], start=1):
         hook = ruleset.carry_over
         if hook is None:
@@ -326,6 +331,8 @@ def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
             return [(_settings_path(k, tuple(e["loc"])), error_message(e)) for e in exc.errors()]
         except ValueError as exc:
             return [(("battles", k, "reinforcements"), str(exc))]
+        except Exception as exc:  # the hook's own error, not a setting's
+            raise carry_failed(ruleset.name, entry.id, exc) from exc
         try:
             ruleset, scenario = validate_battle(data, entry.source)
         except ScenarioError as exc:
