@@ -271,9 +271,15 @@ def check_event_line(
         expected = lawful[-1]
         rules = f" under rules v{ruleset_version}" if len(lawful) > 1 else ""
         versions = " or ".join(map(str, lawful))
+        older = (
+            f" (a line of {data['type']} before it changed shape reads where its class's "
+            "older_rules names the rules version it was fought under)"
+            if type(stored) is int and 1 <= stored < current and format_version in WRITTEN
+            else ""
+        )
         raise ShapeError(
             f"schema_version {stored!r}: format {format_version}{rules} writes "
-            f"{data['type']} at schema version {versions if rules else expected}"
+            f"{data['type']} at schema version {versions if rules else expected}{older}"
         )
 
 

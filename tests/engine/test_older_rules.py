@@ -94,13 +94,15 @@ def test_a_replay_of_the_older_rules_reads_upcast(tmp_path: Path) -> None:
 
 def test_a_replay_of_todays_rules_is_held_to_todays_shape(tmp_path: Path) -> None:
     """The same version-1 lines under a header of rules 2: damaged at the first, naming
-    the version the format writes; today's lines read byte for byte, no older shapes."""
+    the version the format writes and, for a plugin author who raised the version and
+    forgot older_rules, where an older line reads; today's lines read, no older shapes."""
     old = _file(tmp_path, "2", v2=False)
     with pytest.raises(ReplayError) as refused:
         read_replay(old, lambda _: NEW)
     assert str(refused.value) == (
         f"{old}:2 (seq 0): bad event: schema_version 1: format {FORMAT_VERSION} writes "
-        "test.hit at schema version 2"
+        "test.hit at schema version 2 (a line of test.hit before it changed shape reads where "
+        "its class's older_rules names the rules version it was fought under)"
     )
     assert not ReplayStream(_file(tmp_path, "2", v2=True), lambda _: NEW).older_shapes
 
