@@ -56,7 +56,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -259,42 +259,49 @@ def _hashed_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, processes=processes)
 
 
-def _crashing_plan(sc: Any) -> Plan[Any, State, Battlefield]:
-    """Phalanx's plan, element ``g_spear2``'s process a loop that raises in bound 3."""
-    plan = phalanx.plan(sc)
+def _spear_replaced(
+    body: Callable[[Battlefield], simpy.events.ProcessGenerator],
+) -> Callable[[Any], Plan[Any, State, Battlefield]]:
+    """Phalanx's plan with element ``g_spear2``'s process replaced by ``body(b)``."""
 
-    def crash(b: Battlefield) -> simpy.events.ProcessGenerator:
-        while b.turn < 3:
-            yield b.kernel.phase("advance", (0,))
-        raise ZeroDivisionError("float division by zero")  # the planted fault
+    def make(sc: Any) -> Plan[Any, State, Battlefield]:
+        plan = phalanx.plan(sc)
 
-    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
-        made = plan.processes(b, rec)
-        return [
-            Actor(p.unit, crash(b)) if isinstance(p, Actor) and p.unit == "g_spear2" else p
-            for p in made
-        ]
+        def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
+            return [
+                Actor(p.unit, body(b)) if isinstance(p, Actor) and p.unit == "g_spear2" else p
+                for p in plan.processes(b, rec)
+            ]
 
-    return dataclasses.replace(plan, processes=processes)
+        return dataclasses.replace(plan, processes=processes)
+
+    return make
 
 
-def _recursing_plan(sc: Any) -> Plan[Any, State, Battlefield]:
-    """Phalanx's plan, element ``g_spear2``'s process a loop that recurses too deep in bound 2."""
-    plan = phalanx.plan(sc)
+def _crash(b: Battlefield) -> simpy.events.ProcessGenerator:
+    """A loop that raises in bound 3."""
+    while b.turn < 3:
+        yield b.kernel.phase("advance", (0,))
+    raise ZeroDivisionError("float division by zero")  # the planted fault
 
-    def deep(b: Battlefield) -> simpy.events.ProcessGenerator:
-        while b.turn < 2:
-            yield b.kernel.phase("advance", (0,))
-        raise RecursionError("maximum recursion depth exceeded")  # the planted fault
 
-    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
-        made = plan.processes(b, rec)
-        return [
-            Actor(p.unit, deep(b)) if isinstance(p, Actor) and p.unit == "g_spear2" else p
-            for p in made
-        ]
+def _deep(b: Battlefield) -> simpy.events.ProcessGenerator:
+    """A loop that recurses too deep in bound 2."""
+    while b.turn < 2:
+        yield b.kernel.phase("advance", (0,))
+    raise RecursionError("maximum recursion depth exceeded")  # the planted fault
 
-    return dataclasses.replace(plan, processes=processes)
+
+def _rearm(b: Battlefield) -> simpy.events.ProcessGenerator:
+    yield b.kernel.phase("combat", (0,))
+    raise ValueError("rearming broke")  # the planted fault
+
+
+def _starter(b: Battlefield) -> simpy.events.ProcessGenerator:
+    """A loop that starts, in bound 2, a process that raises (:func:`_rearm`)."""
+    while b.turn < 2:
+        yield b.kernel.phase("advance", (0,))
+    yield b.kernel.process(_rearm(b))
 
 
 def _miscaused_plan(sc: Any) -> Plan[Any, State, Battlefield]:
@@ -323,29 +330,6 @@ def _late_plan(sc: Any) -> Plan[Any, State, Battlefield]:
         made = plan.processes(b, rec)
         return [
             Actor(p.unit, held(b, rec, p.unit, p.body)) if isinstance(p, Actor) else p for p in made
-        ]
-
-    return dataclasses.replace(plan, processes=processes)
-
-
-def _detached_plan(sc: Any) -> Plan[Any, State, Battlefield]:
-    """Phalanx's plan, element ``g_spear2``'s process starting one that raises in bound 2."""
-    plan = phalanx.plan(sc)
-
-    def rearm(b: Battlefield) -> simpy.events.ProcessGenerator:
-        yield b.kernel.phase("combat", (0,))
-        raise ValueError("rearming broke")  # the planted fault
-
-    def starter(b: Battlefield) -> simpy.events.ProcessGenerator:
-        while b.turn < 2:
-            yield b.kernel.phase("advance", (0,))
-        yield b.kernel.process(rearm(b))
-
-    def processes(b: Battlefield, rec: Recorder[State]) -> list[Any]:
-        made = plan.processes(b, rec)
-        return [
-            Actor(p.unit, starter(b)) if isinstance(p, Actor) and p.unit == "g_spear2" else p
-            for p in made
         ]
 
     return dataclasses.replace(plan, processes=processes)
@@ -424,11 +408,11 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_miscounting", outcome=_miscounting_outcome),
         _copy("phalanx_unrecorded", plan=_unrecorded_plan),
         _copy("phalanx_private", plan=_private_plan),
-        _copy("phalanx_crashing", plan=_crashing_plan),
+        _copy("phalanx_crashing", plan=_spear_replaced(_crash)),
         _copy("phalanx_crashing_end", plan=_crashing_end_plan),
-        _copy("phalanx_detached", plan=_detached_plan),
+        _copy("phalanx_detached", plan=_spear_replaced(_starter)),
         _copy("phalanx_late", plan=_late_plan),
-        _copy("phalanx_recursing", plan=_recursing_plan),
+        _copy("phalanx_recursing", plan=_spear_replaced(_deep)),
         _copy("phalanx_miscaused", plan=_miscaused_plan),
         _copy("phalanx_carry_raising", carry_over=_carry_raising),
         _copy("phalanx_carry_in_place", carry_over=_carry_in_place),
