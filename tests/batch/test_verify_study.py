@@ -196,6 +196,7 @@ def test_verify_json_is_the_check_as_data(study: Path) -> None:
         "digests": 8,
         "files": 2,
         "replays": data["replays"],
+        "replays_by_value": 0,
         "differences": [],
         "difference_count": 0,
         "notes": [],

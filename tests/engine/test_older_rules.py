@@ -179,3 +179,15 @@ def test_a_studys_kept_replay_in_its_rules_versions_shapes_is_the_same_battle(
     assert not study_verify._same_in_older_shapes(kept, other.read_bytes())
     todays = _file(tmp_path, "2", v2=True)
     assert not study_verify._same_in_older_shapes(todays, other.read_bytes())
+
+
+def test_a_studys_verdict_says_which_kept_replays_were_matched_by_value() -> None:
+    """The verdict said "3 kept replay(s) byte for byte" when some were matched by value;
+    it says how many were, and --json gives them as replays_by_value."""
+    from sim.batch.verification.verify import StudyCheck, verify_lines
+
+    check = StudyCheck(study="st", runs=3, sample_seed=1, sampled=[0, 1, 2], replays=3)
+    check.by_value = 2
+    said = ", 3 kept replay(s) the re-fought ones (1 byte for byte, 2 by value, in their rules "
+    assert f"{said}version's event shapes)" in verify_lines(check)[-1]
+    assert check.as_json()["replays_by_value"] == 2

@@ -121,7 +121,11 @@ class StudyCheck:
     files: int = 0
     """Files of the manifest checked against their digests."""
     replays: int = 0
-    """Kept replays of the sampled runs compared byte for byte."""
+    """Kept replays of the sampled runs that are the re-fought ones (byte for byte, or the
+    :attr:`by_value` ones)."""
+    by_value: int = 0
+    """Of :attr:`replays`, those in their rules version's event shapes, the same by value
+    (``Event.older_rules``)."""
     differences: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     damaged: bool = False
@@ -159,6 +163,7 @@ class StudyCheck:
             "digests": self.digests,
             "files": self.files,
             "replays": self.replays,
+            "replays_by_value": self.by_value,
             "differences": self.differences,
             "difference_count": self.difference_count,
             "notes": self.notes,
@@ -362,8 +367,9 @@ def _compare_row(run_id: int, stored: dict[str, Any], fought: tuple[Any, ...]) -
 
 def _refight(
     store: Store, folder: Path, target: Target, run: RunSpec, prepared: Prepared | str
-) -> tuple[list[str], int]:
-    """Differences of one run fought again, and the kept replays compared."""
+) -> tuple[list[str], int, int]:
+    """Differences of one run fought again, the kept replays compared, and how many of
+    those were the same by value, in their rules version's event shapes."""
     losses: Losses = tuple((s, k) for s, k, _ in store.losses)
     sides = tuple(side for side, _ in store.draws)
     ids = (run.run_id, run.point, run.replication, run.seed)
@@ -378,7 +384,7 @@ def _refight(
     out = _compare_row(run.run_id, stored, row)
     if _stored_units(store, run.run_id) != _fought_units(store, units, losses):
         out.append(f"run {run.run_id}: its unit rows differ from the re-fought battle's")
-    compared = 0
+    compared = by_value = 0
     for k, (battle, lines) in enumerate(kept):
         path = folder / "replays" / replay_name(target, run.run_id, k, battle)
         if not path.is_file():
@@ -386,9 +392,13 @@ def _refight(
             continue
         compared += 1
         fought = "".join(f"{line}\n" for line in lines).encode("utf-8")
-        if path.read_bytes() != fought and not _same_in_older_shapes(path, fought):
+        if path.read_bytes() == fought:
+            continue
+        if _same_in_older_shapes(path, fought):
+            by_value += 1
+        else:
             out.append(f"run {run.run_id}: kept replay {path.name} differs from the re-fought one")
-    return out, compared
+    return out, compared, by_value
 
 
 def _same_in_older_shapes(path: Path, fought: bytes) -> bool:
@@ -449,9 +459,10 @@ def _check_runs(
             except (ScenarioError, ValidationError) as exc:
                 prepared[point] = failure(exc)
         run = RunSpec(run_id, point, replication, int(row["seed"]), replication < keep)
-        found, compared = _refight(store, folder, target, run, prepared[point])
+        found, compared, by_value = _refight(store, folder, target, run, prepared[point])
         check.differences.extend(found)
         check.replays += compared
+        check.by_value += by_value
         if progress is not None:
             progress(done, len(check.sampled))
 
@@ -902,6 +913,12 @@ def verify_lines(check: StudyCheck) -> list[str]:
     if len(check.sampled) > 10:
         fought += f" … {len(check.sampled) - 10} more"
     replays = f", {check.replays} kept replay(s) byte for byte" if check.replays else ""
+    if check.by_value:
+        exact = check.replays - check.by_value
+        replays = (
+            f", {check.replays} kept replay(s) the re-fought ones ({exact} byte for byte, "
+            f"{check.by_value} by value, in their rules version's event shapes)"
+        )
     digests = f"{check.digests} runs' rows and kept replays match their digests; " if (
         check.digests
     ) else ""  # fmt: skip
