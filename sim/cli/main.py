@@ -224,13 +224,23 @@ def _private_folder() -> str | None:
     return os.path.join(base, "matplotlib")
 
 
+_NEGATIVE = re.compile(r"-\d+(\.\d+)?")
+"""A negative number, which click takes for an option when it stands alone."""
+
+
 def _global_option(exc: click.UsageError) -> str | None:
     """For an option of battlesim itself given after a command (``run … --log-level debug``):
-    the line that says where it goes; else None."""
+    the line that says where it goes; for a negative number click took for an option
+    (``why FILE -1``), that it goes after ``--``; else None."""
     ctx = exc.ctx
     if not isinstance(exc, click.NoSuchOption) or ctx is None or ctx.parent is None:
         return None
     name = exc.option_name.split("=", 1)[0]
+    if _NEGATIVE.fullmatch(name):  # why FILE -1: a value the shell gave, read as an option
+        return (
+            f"{name} is a negative number, not an option: a value that starts with '-' "
+            f"goes after '--' ('{ctx.command_path} … -- {name}')"
+        )
     if name == "--version":
         return "--version is an option of battlesim itself: battlesim --version"
     for param in cli.params:

@@ -123,6 +123,11 @@ def test_odds_lcv_and_hcv_are_explained() -> None:
             "battlesim batch: error: Option '--keep-replays' requires an argument.",
         ),
         (["--log-level"], "battlesim: error: Option '--log-level' requires an argument."),
+        (  # a negative number stands alone: click reads it as an option
+            ["why", "replays/stone_wall-s1862.jsonl", "-1"],
+            "battlesim why: error: -1 is a negative number, not an option: a value that "
+            "starts with '-' goes after '--' ('battlesim why … -- -1')",
+        ),
         (
             ["odds", "musket-fire", "--value", "1800", "--log-json"],
             "battlesim odds musket-fire: error: --log-json is an option of battlesim itself:"
