@@ -90,6 +90,19 @@ def _ruleset_key(path: Path) -> str | None:
     return key if isinstance(key, str) else None
 
 
+def _not_a_scenario(path: Path) -> str:
+    """Why a YAML file with no ``ruleset:`` key is no scenario: the kind of battlesim file
+    it is and what to do with it (as ``run`` says), or that it names no ruleset."""
+    from sim.scenario.load import KINDS, kind_of  # noqa: PLC0415
+
+    data, _ = read_yaml(path)
+    found = kind_of(data)
+    if found is None or found == "scenario":
+        return "no 'ruleset:' key: not a scenario of any ruleset"
+    what, todo = KINDS[found]
+    return f"not a scenario: this is {what}: {todo}"
+
+
 def scenarios_for(
     ruleset: AnyRuleset, extra: Sequence[str | Path] = (), folder: Path | None = None
 ) -> list[Path]:
@@ -111,9 +124,13 @@ def scenarios_for(
         found += [p for p in sorted(folder.glob("*.yaml")) if _ruleset_key(p) == ruleset.name]
     found += [Path(p) for p in ruleset.examples]
     for given in map(Path, extra):
+        if given.is_dir():
+            raise SuiteInputError(f"--scenario {given}: a folder, not a scenario file")
         if not given.is_file():
             raise SuiteInputError(f"--scenario {given}: {missing(given)}")
         key = _ruleset_key(given)
+        if key is None:  # a campaign, a study, a case: said as every command says it
+            raise SuiteInputError(f"--scenario {given}: {_not_a_scenario(given)}")
         if key != ruleset.name:
             raise SuiteInputError(
                 f"--scenario {given}: a scenario of ruleset {key!r}, not {ruleset.name!r}"

@@ -138,6 +138,15 @@ def test_a_ruleset_without_a_scenario_fails_ships_a_scenario(broken_plugin: Path
         (["nope"], "unknown ruleset 'nope'; installed: {installed}"),
         (["pips", "--scenario", "missing.yaml"], "--scenario missing.yaml: no such file"),
         (
+            ["pips", "--scenario", str(ROOT / "docs")],
+            "--scenario {root}/docs: a folder, not a scenario file",
+        ),
+        (
+            ["pips", "--scenario", str(ROOT / "scenarios" / "fredericksburg_campaign.yaml")],
+            "--scenario {root}/scenarios/fredericksburg_campaign.yaml: not a scenario: this is a "
+            "campaign file: fight it with 'battlesim campaign FILE' (or batch)",
+        ),
+        (
             ["pips", "--scenario", str(ROOT / "scenarios" / "tavern_brawl.yaml")],
             "--scenario {root}/scenarios/tavern_brawl.yaml: a scenario of ruleset 'becmi', "
             "not 'pips'",
@@ -151,14 +160,17 @@ def test_a_ruleset_without_a_scenario_fails_ships_a_scenario(broken_plugin: Path
     ids=[
         "unknown-ruleset",
         "missing-scenario",
+        "folder-as-scenario",
+        "campaign-as-scenario",
         "another-rulesets-scenario",
         "unknown-id",
         "unknown-id-far-from-any",
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
-    """An unknown ruleset, a missing or foreign --scenario, an unknown --only id (with the
-    ids when none is close): exit 2."""
+    """An unknown ruleset, a missing or foreign --scenario (a folder, a campaign file: it said
+    "no such file" and "a scenario of ruleset None"), an unknown --only id (with the ids when
+    none is close): exit 2."""
     result = _check(*args)
     installed = ", ".join(ruleset_names())
     ids = ", ".join(r.id for r in REQUIREMENTS)
