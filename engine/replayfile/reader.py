@@ -176,11 +176,20 @@ class ReplayStream:
         """The header line's text (with and without newline), refused if it is not a replay's."""
         lines = self._raw((1, 0))
         raw = next(lines, (0, 0, b""))[2]
+        if raw and not raw.endswith(b"\n"):
+            next(lines, None)  # the file's last line: the source says if its gzip was cut
         lines.close()
         cut = not raw.endswith(b"\n") and raw.startswith(b'{"engine_version":')
         if cut and _HEADER_MARK in raw:
             raise ReplayError(
                 self.name, 1, "incomplete: the header was cut short", kind="incomplete"
+            )
+        if not raw.endswith(b"\n") and self._source.cut_short:  # a gzip stream cut short
+            raise ReplayError(
+                self.name,
+                1,
+                "incomplete: the gzip stream was cut short in its first line",
+                kind="incomplete",
             )
         if not _looks_like_replay(raw):
             what = "empty file: not a battlesim replay" if not raw else "not a battlesim replay"

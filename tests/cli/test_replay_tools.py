@@ -736,3 +736,17 @@ def test_a_replay_of_newer_rules_is_a_newer_battlesims(tmp_path: Path) -> None:
         f"battlesim: error: {path}: fought under musket rules v9, newer than this battlesim's "
         f"(v{current}); upgrade battlesim (or the ruleset's plugin)\n",
     )
+
+
+def test_a_gzip_replay_cut_before_its_first_line_is_incomplete(tmp_path: Path) -> None:
+    """A gzip replay cut at 100 bytes holds no whole line once decompressed: verify called
+    it an "empty file", not a replay (exit 2); it is INCOMPLETE, exit 1, as a plain file cut
+    short is (docs/replay-format.md, *Compressed files*)."""
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(gzip.compress(GOLDEN.read_bytes())[:100])
+    result = _invoke("verify", str(cut))
+    assert (result.exit_code, result.stdout) == (
+        1,
+        f"INCOMPLETE at line 1: {cut}:1: incomplete: the gzip stream was cut short in its "
+        "first line\n",
+    )
