@@ -182,6 +182,10 @@ def check_output(
     if folder:
         if p.exists() and not p.is_dir():
             raise OutputError(f"{option} {path}: {str(p)!r} is a file, not a folder")
+        if not p.exists() and p.is_symlink():  # no folder can be made where a link stands
+            from engine.safety.files import missing  # noqa: PLC0415 - only when it is so
+
+            raise OutputError(f"{option} {path}: {missing(p)}: no folder can be made there")
         return p
     if p.is_dir():
         raise OutputError(f"{option} {path}: {str(p)!r} is a folder, not a file")

@@ -750,3 +750,17 @@ def test_a_gzip_replay_cut_before_its_first_line_is_incomplete(tmp_path: Path) -
         f"INCOMPLETE at line 1: {cut}:1: incomplete: the gzip stream was cut short in its "
         "first line\n",
     )
+
+
+def test_report_png_into_a_link_to_nothing_says_so(tmp_path: Path) -> None:
+    """`--png dangling`, a link to a folder that is gone: it said "cannot write dangling: File
+    exists"; it names the option and the link, exit 2, and writes nothing."""
+    (tmp_path / "dangling").symlink_to("nowhere")
+    out = tmp_path / "r.html"
+    result = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(tmp_path / "dangling"))
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"battlesim: error: --png {tmp_path / 'dangling'}: a link to 'nowhere', which does not "
+        "exist: no folder can be made there\n",
+    )
+    assert not out.exists() and not (tmp_path / "nowhere").exists()
