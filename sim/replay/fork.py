@@ -439,6 +439,33 @@ def _refuse_state_at_a_turns_end(loaded: ReplayLike, at_seq: int) -> None:
     )
 
 
+def _not_built(
+    exc: Exception, past: bool, at_seq: int, assignments: list[tuple[str, Any]]
+) -> ForkError:
+    """An event the fight could not build: past the change (``past``), the battle the change
+    made built it; before it, the parent's battle is not the rules' any more."""
+    said = _one_error(exc)
+    if past:
+        return ForkError(
+            f"--set {_changed(assignments)}: the battle it makes builds an event its class "
+            f"refuses ({said}); nothing was written"
+        )
+    return ForkError(
+        f"--at {at_seq}: re-simulating the parent does not reach the same event there "
+        f"(the rules changed since it was written?): {said}"
+    )
+
+
+def _one_error(exc: Exception) -> str:
+    """An error in one line: a pydantic error's first problem as ``Model field: message``
+    (its full text runs over lines and ends with a web address)."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return f"{exc.title} {where}: {first['msg']}" if where else f"{exc.title}: {first['msg']}"
+    return " ".join(str(exc).split())
+
+
 def fork_battle(
     loaded: ReplayLike,
     at_seq: int,
@@ -497,10 +524,7 @@ def fork_battle(
         ) from None
     except (PathError, ValidationError) as exc:
         sink.abandon()
-        raise ForkError(
-            f"--at {at_seq}: re-simulating the parent does not reach the same event there "
-            f"(the rules changed since it was written?): {exc}"
-        ) from None
+        raise _not_built(exc, same.written > at_seq, at_seq, assignments) from None
     except _Unreadable as exc:
         sink.abandon()
         raise ForkError(

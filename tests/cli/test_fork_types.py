@@ -121,3 +121,21 @@ def test_a_count_an_event_records_cannot_be_forked_negative(
         f"battlesim: error: --set {field}: Input should be greater than or equal to 0\n",
     )
     assert not out.exists()
+
+
+def test_a_state_the_rules_cannot_record_is_the_changes_one_line(tmp_path: Path) -> None:
+    """`state.ships.shoho.status=snuk`: the next attack on her builds an event whose
+    `status_before` the class refuses. It said the rules must have changed since the parent
+    was written, over four lines ending in pydantic's web address; it is the change's, one
+    line, exit 2, nothing written."""
+    out = tmp_path / "z.jsonl"
+    parent = ROOT / "replays" / "coral_sea-s1942.jsonl"
+    args = ["fork", str(parent), "--at", "3", "--set", "state.ships.shoho.status=snuk"]
+    result = CliRunner().invoke(cli, [*args, "-o", str(out)])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        'battlesim: error: --set state.ships.shoho.status="snuk": the battle it makes builds '
+        "an event its class refuses (Attacked status_before: Input should be 'afloat', "
+        "'crippled' or 'sunk'); nothing was written\n"
+    )
+    assert not out.exists()
