@@ -129,7 +129,8 @@ def test_reinforcements_on_the_first_battle_are_refused(folder: Path) -> None:
 
 def test_a_one_battle_campaigns_carry_over_settings_are_still_checked(folder: Path) -> None:
     """Nothing is carried out of a lone battle, but a misspelt setting is refused all the
-    same, as it is in a longer campaign (a reviewer's attack found it accepted)."""
+    same, as it is in a longer campaign (a reviewer's attack found it accepted), with the
+    setting it was meant to be, as a misspelt field of any file has."""
     campaign = folder / "c.yaml"
     text = (
         "campaign: X\ncarry_over: {{{key}: 3}}\n"
@@ -139,7 +140,8 @@ def test_a_one_battle_campaigns_carry_over_settings_are_still_checked(folder: Pa
     result = invoke("campaign", campaign, "--out", folder / "out")
     assert (result.exit_code, result.output) == (
         2,
-        f"{campaign}:2: carry_over.fatigue_recovry: unknown field\n",
+        f"{campaign}:2: carry_over.fatigue_recovry: unknown field; did you mean "
+        "'fatigue_recovery'?\n",
     )
     campaign.write_text(text.format(key="fatigue_recovery"))
     assert invoke("campaign", campaign, "--out", folder / "out").exit_code == 0
@@ -169,7 +171,8 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
         + 1
     )
     assert result.output.splitlines() == [
-        f"{campaign}:{line}: carry_over.fatigue_recover: unknown field"
+        f"{campaign}:{line}: carry_over.fatigue_recover: unknown field; did you mean "
+        "'fatigue_recovery'?"
     ]
     campaign.write_text(text.replace("scenario: chancellorsville.yaml", "scenario: gone.yaml"))
     result = invoke("campaign", campaign)

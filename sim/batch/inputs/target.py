@@ -27,8 +27,9 @@ from sim.batch.inputs.campaign import (
 )
 from sim.batch.inputs.fieldpath import filled, get_path, set_paths
 from sim.batch.inputs.files import error_message, located, read_yaml, validate_located
-from sim.contract import AnyRuleset
+from sim.contract import AnyRuleset, CarryOver
 from sim.contract.bases import validate_plain
+from sim.scenario.diagnose import hint
 from sim.scenario.load import Located, ScenarioError, load_scenario, validate_data
 
 __all__ = ["Target", "load_campaign", "load_target"]
@@ -311,7 +312,7 @@ def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
                 settings_for(campaign, campaign.battles[0]),
             )
         except ValidationError as exc:
-            return [(_settings_path(0, tuple(e["loc"])), error_message(e)) for e in exc.errors()]
+            return _settings_errors(ruleset, 0, exc)
         except ValueError as exc:  # a setting the ruleset refuses in words of its own
             return [(("carry_over",), str(exc))]
         except Exception as exc:
@@ -328,7 +329,7 @@ def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
                 settings_for(campaign, entry),
             )
         except ValidationError as exc:
-            return [(_settings_path(k, tuple(e["loc"])), error_message(e)) for e in exc.errors()]
+            return _settings_errors(ruleset, k, exc)
         except ValueError as exc:
             return [(("battles", k, "reinforcements"), str(exc))]
         except Exception as exc:  # the hook's own error, not a setting's
@@ -339,6 +340,23 @@ def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
             p = exc.problems[0]
             return [(("battles", k), f"after carry-over: {p.field}: {p.message}")]
     return []
+
+
+def _settings_errors(
+    ruleset: AnyRuleset, k: int, exc: ValidationError
+) -> list[tuple[FieldPath, str]]:
+    """Each problem of the carry-over settings into battle ``k``, at its place in the
+    campaign file, with "did you mean" for a misspelt setting of a ruleset whose hook is a
+    :class:`~sim.contract.CarryOver` (its settings model is known)."""
+    hook = ruleset.carry_over
+    model = hook.settings if isinstance(hook, CarryOver) else None
+    return [
+        (
+            _settings_path(k, tuple(e["loc"])),
+            error_message(e) if model is None else hint(model, e, error_message(e)),
+        )
+        for e in exc.errors()
+    ]
 
 
 def _settings_path(k: int, loc: FieldPath) -> FieldPath:
