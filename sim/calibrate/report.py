@@ -254,8 +254,10 @@ def format_result(
         )
     if checks:
         lines.append(
-            f"The best {len(checks)} points on fresh seeds (the winner's curse: the search "
-            "chose them on its own seeds):"
+            (f"The best {len(checks)} points" if len(checks) > 1 else "The best point")
+            + " on fresh seeds (the winner's curse: the search chose "
+            + ("them" if len(checks) > 1 else "it")
+            + " on its own seeds):"
         )
         for t, again in checks:
             point = ", ".join(f"{f.path}={_value(t.params[f.path])}" for f in spec.factors)
