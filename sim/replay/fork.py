@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_origin
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -188,9 +188,9 @@ def _check_declared(state: Any, path: str, value: Any) -> None:
     except ValidationError as exc:
         want = getattr(info.annotation, "__name__", None) or str(info.annotation)
         msg = exc.errors()[0]["msg"]
+        kind = "" if get_origin(info.annotation) is Literal else f" (the field is {want})"
         raise ForkError(
-            f"--set state.{path}: {msg[:1].lower()}{msg[1:]} (the field is {want}), "
-            f"not {json.dumps(value)}"
+            f"--set state.{path}: {msg[:1].lower()}{msg[1:]}{kind}, not {json.dumps(value)}"
         ) from None
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from click.testing import CliRunner
+from pydantic import ValidationError
 
 from engine.projection import set_path
 from sim import api
@@ -123,19 +125,54 @@ def test_a_count_an_event_records_cannot_be_forked_negative(
     assert not out.exists()
 
 
-def test_a_state_the_rules_cannot_record_is_the_changes_one_line(tmp_path: Path) -> None:
-    """`state.ships.shoho.status=snuk`: the next attack on her builds an event whose
-    `status_before` the class refuses. It said the rules must have changed since the parent
-    was written, over four lines ending in pydantic's web address; it is the change's, one
-    line, exit 2, nothing written."""
-    out = tmp_path / "z.jsonl"
-    parent = ROOT / "replays" / "coral_sea-s1942.jsonl"
-    args = ["fork", str(parent), "--at", "3", "--set", "state.ships.shoho.status=snuk"]
-    result = CliRunner().invoke(cli, [*args, "-o", str(out)])
-    assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
-        'battlesim: error: --set state.ships.shoho.status="snuk": the battle it makes builds '
-        "an event its class refuses (Attacked status_before: Input should be 'afloat', "
-        "'crippled' or 'sunk'); nothing was written\n"
+def test_an_event_the_changes_battle_cannot_build_is_the_changes_one_line() -> None:
+    """An event the fork's battle could not build past the change (a state the rules then
+    record in an event field that refuses it) said the rules must have changed since the
+    parent was written, over four lines ending in pydantic's web address: past the change it
+    is the change's, and either way one line (the model, the field, the message)."""
+    from pydantic import BaseModel
+
+    from sim.replay.fork import _not_built
+
+    class Attacked(BaseModel):
+        status_before: Literal["afloat", "crippled", "sunk"]
+
+    with pytest.raises(ValidationError) as refused:
+        Attacked(status_before="snuk")  # type: ignore[arg-type]
+    past = _not_built(refused.value, True, 3, [("state.ships.shoho.hits", 9)])
+    assert str(past) == (
+        "--set state.ships.shoho.hits=9: the battle it makes builds an event its class "
+        "refuses (Attacked status_before: Input should be 'afloat', 'crippled' or 'sunk'); "
+        "nothing was written"
     )
+    before = _not_built(refused.value, False, 3, [("state.ships.shoho.hits", 9)])
+    assert str(before) == (
+        "--at 3: re-simulating the parent does not reach the same event there (the rules "
+        "changed since it was written?): Attacked status_before: Input should be 'afloat', "
+        "'crippled' or 'sunk'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("replay", "field", "said"),
+    [
+        ("tavern_brawl-s377", "state.combatants.grub.status=dancing",
+         "input should be 'ok', 'dead' or 'fled', not \"dancing\""),
+        ("coral_sea-s1942", "state.ships.lexington.status=snuk",
+         "input should be 'afloat', 'crippled' or 'sunk', not \"snuk\""),
+    ],
+)  # fmt: skip
+def test_a_status_the_rules_do_not_have_is_refused(
+    tmp_path: Path, replay: str, field: str, said: str
+) -> None:
+    """`state.combatants.grub.status=dancing` took Grub out of the fight unseen (his row
+    still said nothing), and verify called it lawful: a status is one of the words the
+    rules give it, and another is refused in one line, exit 2, nothing written."""
+    out = tmp_path / "f.jsonl"
+    parent = ROOT / "replays" / f"{replay}.jsonl"
+    result = CliRunner().invoke(
+        cli, ["fork", str(parent), "--at", "3", "--set", field, "-o", str(out)]
+    )
+    path = field.split("=", 1)[0]
+    assert (result.exit_code, result.stderr) == (2, f"battlesim: error: --set {path}: {said}\n")
     assert not out.exists()

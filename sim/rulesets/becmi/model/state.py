@@ -10,7 +10,7 @@ base, as a plugin's do.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -48,8 +48,8 @@ class CombatantState(Part):
     at: Point
     cover: str
     cover_kind: str
-    status: str = "ok"
-    """``ok``, ``dead`` or ``fled``."""
+    status: Literal["ok", "dead", "fled"] = "ok"
+    """``ok``, ``dead`` or ``fled`` (a fork's ``--set`` of another word is refused)."""
     unconscious: bool = False
     wakes_round: int = 0
     """First round a knocked-out combatant is awake again."""

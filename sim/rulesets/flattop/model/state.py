@@ -14,7 +14,7 @@ scenario's start.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import Field
 
@@ -82,7 +82,7 @@ class ShipState(_OfSide):
     damage: int = fixed()
     anchored: bool = fixed()
     hits: int = 0
-    status: str = "afloat"
+    status: Literal["afloat", "crippled", "sunk"] = "afloat"
     status_cause: int | None = None
     """Seq of the attack that crippled or sank it; None while afloat."""
 
