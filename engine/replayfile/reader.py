@@ -415,19 +415,6 @@ class ReplayStream:
         """
         return self.header.format_version in formats.WRITTEN and self.upcast == 0
 
-    @property
-    def older_shapes(self) -> bool:
-        """True when the file was fought under a rules version that a registered class names
-        in ``older_rules`` with another schema version than its format's: its lines may hold
-        that type in that older shape (read by upcasting), so a re-simulation of it is
-        compared event by event, not byte by byte."""
-        fought, written = self.header.ruleset_version, self.header.format_version
-        for cls in self.registry.classes:
-            held = schema_version_in(written, cls)
-            if cls.older_rules.get(fought, held) != held:
-                return True
-        return False
-
 
 def read_replay(
     path: str | Path,

@@ -235,13 +235,14 @@ def _unhandled(exc: Exception) -> str:
 
 def _in_battle(exc: Exception) -> str | None:
     """``ruleset 'x', the process of unit 'u', turn 3`` for an error a ruleset's code raised
-    while a battle was fought (:func:`sim.contract.ruleset.in_battle`); None for any other,
-    and for a hook's error, which names its ruleset and hook."""
+    while a battle was fought (:func:`sim.runner.raised_where`); None for any other, and
+    for a hook's error, which names its ruleset and hook."""
     if isinstance(exc, HookError):
         return None
-    from sim.contract.ruleset import in_battle  # noqa: PLC0415 - when something broke
+    from sim.runner import raised_where  # noqa: PLC0415 - when something broke
 
-    return in_battle(exc)
+    where = raised_where(exc)
+    return None if where is None else str(where)
 
 
 def _built_at(exc: ValidationError) -> str:

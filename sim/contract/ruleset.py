@@ -16,7 +16,7 @@ from engine.log import Header, Sink
 from sim.contract import defaults
 from sim.contract.models import Engagement, Outcome, Problem, Reach, Reading, Space, UnitRow
 from sim.contract.odds import OddsResolution
-from sim.runner import DrawTally, Ending, Plan, fight, raised_where
+from sim.runner import DrawTally, Ending, Plan, fight
 
 __all__ = ["HookError", "Ruleset", "ScenarioT", "StateT"]
 
@@ -146,14 +146,6 @@ def raised_at(exc: BaseException) -> str:
     or ``""``."""
     place = raised_in(exc)
     return f" (at {place_name(place[0])}:{place[1]})" if place is not None else ""
-
-
-def in_battle(exc: BaseException) -> str | None:
-    """``ruleset 'x', the process of unit 'u', bound 3``: where in a battle a ruleset's code
-    raised ``exc`` (:func:`sim.runner.raised_where`); None when no process of a battle
-    raised it."""
-    where = raised_where(exc)
-    return None if where is None else str(where)
 
 
 _HERE = Path(__file__).resolve()

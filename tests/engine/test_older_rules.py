@@ -14,7 +14,7 @@ from engine.comparison.replay import verify
 from engine.events import Event, EventRegistry
 from engine.log import EventLog, Header, Sink
 from engine.replayfile.formats import ShapeError, check_event_line, schema_versions_in
-from engine.replayfile.reader import ReplayError, ReplayStream, read_replay
+from engine.replayfile.reader import ReplayError, read_replay
 from engine.replayfile.sinks import FileSink
 from engine.version import FORMAT_VERSION
 from tests.engine.conftest import make_header
@@ -77,8 +77,7 @@ def test_the_lawful_versions_are_the_formats_and_the_older_rules() -> None:
 
 def test_a_replay_of_the_older_rules_reads_upcast(tmp_path: Path) -> None:
     """Version-1 lines of a file fought under rules 1 read as version 2, ``doubled`` made
-    by the upcaster; the stream says its shapes may be older; a re-simulation's version-2
-    lines under rules 1 read as they are."""
+    by the upcaster; a re-simulation's version-2 lines under rules 1 read as they are."""
     old = _file(tmp_path, "1", v2=False)
     replay = read_replay(old, lambda _: NEW)
     assert [(type(e), e.n, e.doubled) for e in replay.events] == [  # type: ignore[attr-defined]
@@ -87,7 +86,6 @@ def test_a_replay_of_the_older_rules_reads_upcast(tmp_path: Path) -> None:
         (HitV2, 20, 40),
     ]
     assert replay.upcast == 3
-    assert ReplayStream(old, lambda _: NEW).older_shapes
     again = read_replay(_file(tmp_path, "1", v2=True), lambda _: NEW)
     assert (again.upcast, again.events) == (0, replay.events)
 
@@ -95,7 +93,7 @@ def test_a_replay_of_the_older_rules_reads_upcast(tmp_path: Path) -> None:
 def test_a_replay_of_todays_rules_is_held_to_todays_shape(tmp_path: Path) -> None:
     """The same version-1 lines under a header of rules 2: damaged at the first, naming
     the version the format writes and, for a plugin author who raised the version and
-    forgot older_rules, where an older line reads; today's lines read, no older shapes."""
+    forgot older_rules, where an older line reads."""
     old = _file(tmp_path, "2", v2=False)
     with pytest.raises(ReplayError) as refused:
         read_replay(old, lambda _: NEW)
@@ -104,7 +102,6 @@ def test_a_replay_of_todays_rules_is_held_to_todays_shape(tmp_path: Path) -> Non
         "test.hit at schema version 2 (a line of test.hit before it changed shape reads where "
         "its class's older_rules names the rules version it was fought under)"
     )
-    assert not ReplayStream(_file(tmp_path, "2", v2=True), lambda _: NEW).older_shapes
 
 
 def test_a_version_neither_names_is_refused_naming_both() -> None:

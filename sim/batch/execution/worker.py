@@ -38,9 +38,9 @@ from sim.batch.inputs.seeds import RunSpec
 from sim.batch.inputs.target import Target, dry_carry
 from sim.contract import AnyRuleset, UnitRow
 from sim.contract.bases import validate_plain
-from sim.contract.ruleset import built_in, in_battle, place_name, raised_outside
+from sim.contract.ruleset import built_in, place_name, raised_outside
 from sim.replay.header import make_header
-from sim.runner import DrawTally
+from sim.runner import DrawTally, raised_where
 from sim.scenario.load import Located, ScenarioError, validate_data
 
 __all__ = [
@@ -269,8 +269,8 @@ def failure(exc: BaseException) -> str:
 
 def _in_battle(exc: BaseException, said: str) -> str:
     """``said``, after the ruleset, process and turn that raised ``exc`` in a battle, if one
-    did (:func:`sim.contract.ruleset.in_battle`)."""
-    where = in_battle(exc)
+    did (:func:`sim.runner.raised_where`)."""
+    where = raised_where(exc)
     return said if where is None else f"{where}: {said}"
 
 
