@@ -1,24 +1,40 @@
-"""battlesim's Python API: run, read, fold and verify battles (the CLI wraps it).
+"""battlesim's Python API: run, read, fold, explain, fork, diff and verify battles
+(the CLI wraps it).
 
 >>> from sim import api
 >>> result = api.run("scenarios/stone_wall.yaml", seed=7, out="/tmp/sw.jsonl")  # doctest: +SKIP
 >>> api.state_at("/tmp/sw.jsonl", turn=3)  # doctest: +SKIP
+>>> api.why("/tmp/sw.jsonl", 33)  # doctest: +SKIP
+>>> api.fork("/tmp/sw.jsonl", 39, {"passed": True}, "/tmp/held.jsonl")  # doctest: +SKIP
+>>> api.diff("/tmp/sw.jsonl", "/tmp/held.jsonl")["seq"]  # where they part  # doctest: +SKIP
+
+Every function takes a replay as a path or as what :func:`open_replay` or
+:func:`load_replay` returned, refuses a wrong argument with a
+:class:`ValueProblem` (a ``ValueError``) that says which and why, and takes
+NumPy's integers (a run id or a turn picked from a DataFrame) as whole numbers.
+The errors it documents import from here: ``from sim.api import ReplayError``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from engine.comparison.replay import VerifyResult
+from engine.events import Event
 from engine.log import FileSink
+from engine.replayfile.checks import ReplayError
 from engine.replayfile.reader import read_replay
 from sim.batch.storage import StoreDamaged, StoreError
 from sim.contract import Outcome, headline
 from sim.outputs import OutputError, check_output, is_replay
-from sim.replay.file import ReplayFile
+from sim.replay.file import ReplayFile, ReplayLike
+from sim.replay.fork import Forked, ForkError
 from sim.replay.header import (
     header_scenario,
     make_header,
@@ -27,27 +43,39 @@ from sim.replay.header import (
     simulate_lines,
 )
 from sim.replay.memory import LoadedReplay
-from sim.replay.verify import verify_replay
+from sim.replay.verify import verify_replay as _verify_replay
 from sim.scenario.load import ScenarioError, load_scenario
-from sim.scenario.values import check_seed, check_turn
+from sim.scenario.values import ValueProblem, check_seed, check_seq, check_turn, whole
+from sim.text.suggest import did_you_mean, known
 
 __all__ = [
+    "ForkError",
+    "Forked",
     "IncompleteStudyWarning",
     "LoadedReplay",
+    "OutputError",
+    "ReplayError",
+    "ReplayFile",
     "RunResult",
     "ScenarioError",
     "StoreDamaged",
     "StoreError",
+    "ValueProblem",
+    "VerifyResult",
     "default_replay_path",
+    "diff",
+    "fork",
     "load_replay",
     "load_study",
     "make_header",
+    "narrative",
     "open_replay",
     "run",
     "simulate_into",
     "simulate_lines",
     "state_at",
     "verify_replay",
+    "why",
 ]
 
 
@@ -64,7 +92,7 @@ class RunResult:
     replay: str | None
     events: int
     outcome: Outcome
-    state: Any
+    state: Any = field(repr=False)
     summary: list[str]
     """Readable outcome lines, one per side (the ruleset's words)."""
     headline: str
@@ -89,8 +117,12 @@ class RunResult:
 
 
 def default_replay_path(scenario_path: str | Path, seed: int) -> Path:
-    """``<scenario stem>-s<seed>.jsonl`` in the current directory."""
-    return Path(f"{Path(scenario_path).stem}-s{seed}.jsonl")
+    """``<scenario stem>-s<seed>.jsonl`` in the current directory.
+
+    Raises:
+        ValueProblem: ``seed`` is not a seed (:func:`run` refuses it too).
+    """
+    return Path(f"{Path(scenario_path).stem}-s{check_seed(seed)}.jsonl")
 
 
 def _seed_of(scenario: BaseModel, seed: object) -> int:
@@ -182,16 +214,209 @@ def open_replay(path: str | Path, *, allow_truncated: bool = False) -> ReplayFil
     return ReplayFile(path, allow_truncated=allow_truncated)
 
 
-def state_at(path: str | Path, turn: int | None = None) -> Any:
+def state_at(path: str | Path | ReplayLike, turn: int | None = None) -> Any:
     """Fold a replay to the state at the end of ``turn`` (default: the end), streaming it.
 
+    Args:
+        path: the replay (a path, or an opened or loaded replay).
+        turn: a turn of the battle, from 0 (the start) to the turn it ended in.
+
     Raises:
-        ValueProblem: ``turn`` is not a whole number from 0 (a ``ValueError``:
-            ``-1``, ``nan``, ``inf`` are refused as ``show --turn`` refuses them).
+        ValueProblem: ``turn`` is not a whole number from 0, or is past the battle's
+            end (``-1``, ``nan``, ``inf``, ``99`` of a battle over in 4: refused as
+            ``show --turn`` refuses them).
         ReplayError: the file is damaged, from a newer format, or unknown.
     """
-    check_turn(turn)
-    return open_replay(path).state_at(turn)
+    turn = check_turn(turn)
+    replay = _replay(path)
+    if turn is not None and turn > replay.last_turn:
+        turn_name = replay.ruleset.turn_name
+        raise ValueProblem(
+            f"{turn_name} {turn}: the battle ended at {turn_name} {replay.last_turn}"
+        )
+    return replay.state_at(turn)
+
+
+def verify_replay(path: str | Path) -> VerifyResult:
+    """Check a replay whole, as ``battlesim verify`` does: its integrity, the ruleset's
+    invariants, and the battle fought again from its header, line for line.
+
+    Args:
+        path: the replay file.
+
+    Returns:
+        What was found (``.ok``; else ``.damage``, ``.violation`` or ``.mismatch``
+        says the first problem, with its line and seq).
+
+    Raises:
+        ReplayError: the file cannot be read (missing, a folder, no permission):
+            nothing to verify, as ``verify`` says so with exit 2 rather than 1.
+    """
+    try:  # stat, not open: a FIFO at ``path`` would block an open (the reader refuses it)
+        is_folder = Path(path).is_dir()
+        Path(path).stat()
+    except OSError as exc:
+        raise ReplayError(str(path), 0, f"cannot read: {exc.strerror or exc}") from None
+    if is_folder:
+        raise ReplayError(str(path), 0, "cannot read: it is a folder, not a replay file")
+    return _verify_replay(path)
+
+
+def _replay(replay: str | Path | ReplayLike) -> ReplayLike:
+    """A replay to read: one given opened or loaded as it is, a path opened as a stream."""
+    if isinstance(replay, (LoadedReplay, ReplayFile)):
+        return replay
+    if not isinstance(replay, (str, Path)):
+        raise ValueProblem(
+            f"{type(replay).__name__} is not a replay: give its path, or what "
+            "open_replay or load_replay returned"
+        )
+    return open_replay(replay)
+
+
+def why(replay: str | Path | ReplayLike, seq: int) -> list[tuple[Event, str]]:
+    """The chain of causes of event ``seq``, root first, each with its narrative line
+    (``battlesim why``).
+
+    Raises:
+        ValueProblem: ``seq`` is not a whole number from 0, or no event of the replay.
+        ReplayError: the file is damaged.
+    """
+    from sim.replay import analysis  # noqa: PLC0415 - the reading tools, when asked
+
+    seq = check_seq(seq)
+    loaded = _replay(replay)
+    try:
+        return analysis.why(loaded, seq)
+    except IndexError as exc:
+        raise ValueProblem(f"{loaded.path}: {exc}") from None
+
+
+def narrative(
+    replay: str | Path | ReplayLike,
+    *,
+    turn: int | None = None,
+    unit: str | None = None,
+    types: str | Iterable[str] = (),
+) -> list[tuple[Event, str]]:
+    """The battle's narrative as ``(event, line)`` pairs (``battlesim show --events``),
+    filtered by ``turn``, ``unit`` (its id or its name) and event ``types``
+    (``musket.fired`` or just ``fired``; one type may be given as a string).
+
+    Raises:
+        ValueProblem: a turn past the battle's end, a unit or event type the battle
+            does not have (with the names it does), or a turn that is not a whole number.
+        ReplayError: the file is damaged.
+    """
+    from sim.replay import analysis  # noqa: PLC0415 - the reading tools, when asked
+
+    turn = check_turn(turn)
+    loaded = _replay(replay)
+    wanted = (types,) if isinstance(types, str) else tuple(types)
+    if turn is not None and turn > loaded.last_turn:
+        name = loaded.ruleset.turn_name
+        raise ValueProblem(f"{name} {turn}: the battle ended at {name} {loaded.last_turn}")
+    registered = loaded.ruleset.registry.types
+    short = {t.rsplit(".", 1)[-1] for t in registered}
+    for t in wanted:
+        if t not in registered and t not in short:
+            hint = did_you_mean(t, short) or f"; known: {known(short, limit=40)}"
+            raise ValueProblem(f"no event type {t!r} in the {loaded.ruleset.name} rules{hint}")
+    if unit is not None:
+        unit = _unit_id(loaded, unit)
+    return list(analysis.narrative(loaded, turn=turn, unit=unit, types=wanted))
+
+
+def _unit_id(loaded: ReplayLike, unit: str) -> str:
+    """The id of the unit ``unit`` names: its id, or its name (``show --unit``'s rule)."""
+    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at(0))
+    ids = [r.id for r in rows]
+    if unit in ids:
+        return unit
+    named = [r.id for r in rows if r.name.casefold() == str(unit).casefold()]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise ValueProblem(
+            f"{len(named)} units are named {unit!r} ({', '.join(named)}): name one by its id"
+        )
+    hint = did_you_mean(str(unit), ids) or f"; units: {known(ids, limit=40)}"
+    raise ValueProblem(f"no unit {unit!r} in this battle{hint}")
+
+
+def fork(
+    replay: str | Path | ReplayLike,
+    at: int,
+    changes: Mapping[str, Any] | Iterable[str],
+    out: str | Path | None = None,
+    *,
+    force: bool = False,
+) -> Forked:
+    """Fork a battle at event ``at`` with a change and fight on (``battlesim fork``).
+
+    Args:
+        replay: the parent replay (a path, or an opened or loaded replay).
+        at: the event to change, or after which to change the state.
+        changes: ``{"passed": True, "after": "good"}``, or ``["passed=true", …]`` as
+            ``--set`` takes them; ``state.<path>`` sets a state field after the event.
+        out: the fork's replay (default ``<replay stem>-fork<at>.jsonl`` here).
+        force: overwrite a file at ``out`` that is not a battlesim replay.
+
+    Returns:
+        The fork's path, final state and event count.
+
+    Raises:
+        ValueProblem: ``at`` is not a whole number from 0.
+        ForkError: the seq, a field, a path or a value is not usable.
+        OutputError: ``out`` cannot be written, is the parent, or is another file of
+            the user's (see ``force``).
+    """
+    from sim.replay.fork import fork_battle, parse_assignment  # noqa: PLC0415
+
+    at = check_seq(at)
+    loaded = _replay(replay)
+    if isinstance(changes, Mapping):
+        texts = [f"{name}={_as_value_text(name, value)}" for name, value in changes.items()]
+    elif isinstance(changes, str):
+        texts = [changes]
+    else:
+        texts = list(changes)
+    assignments = [parse_assignment(t) for t in texts]
+    path = Path(out) if out is not None else Path(f"{Path(loaded.path).stem}-fork{at}.jsonl")
+    check_output(path, force=force, ours=is_replay, what="a replay", reads=(loaded.path,))
+    return fork_battle(loaded, at, assignments, path)
+
+
+def _as_value_text(name: str, value: Any) -> str:
+    """A Python value as the text ``--set`` would take (JSON is YAML), NumPy's scalars
+    as their values; a value JSON cannot hold is refused."""
+
+    def plain(v: Any) -> Any:
+        if hasattr(v, "item") and type(v).__module__ == "numpy":
+            return v.item()
+        raise TypeError(type(v).__name__)
+
+    try:
+        return json.dumps(value, default=plain, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ForkError(f"{name}: {value!r} is not plain data ({exc})") from None
+
+
+def diff(
+    a: str | Path | ReplayLike, b: str | Path | ReplayLike, context: int = 3
+) -> dict[str, Any]:
+    """Compare two replays (``battlesim diff --json``): where they first part, the
+    field that changed, the random streams' draw counts there, and the events around it.
+
+    Raises:
+        ReplayError: either file is damaged, from a newer format, or unknown.
+    """
+    from sim.replay.diff import diff_replays  # noqa: PLC0415 - the reading tools, when asked
+
+    lines = whole(context)
+    if lines is None or lines < 0:
+        raise ValueProblem(f"context {context!r} is not a whole number of events from 0")
+    return diff_replays(_replay(a), _replay(b), lines)
 
 
 class IncompleteStudyWarning(UserWarning):

@@ -108,6 +108,7 @@ class LineSource:
     def __init__(self, path: str | os.PathLike[str], *, limit: int, max_line: int) -> None:
         self.path, self.limit, self.max_line = path, limit, max_line
         with _open_regular(path, limit) as fh:
+            self._identity = _identity(fh)
             try:
                 self.gzipped = fh.read(2) == GZIP_MAGIC
             except OSError as exc:  # /proc/self/mem: a regular file no read returns
@@ -124,6 +125,8 @@ class LineSource:
         """
         n, offset = start
         with _open_regular(self.path, self.limit) as raw:
+            if _identity(raw) != self._identity:  # rewritten or replaced since it was opened
+                raise FileProblem("changed since it was opened: open it again to read it")
             fh: IO[bytes] = raw
             gunzip = None
             if self.gzipped:
@@ -139,6 +142,12 @@ class LineSource:
                 yield n, offset, line
                 n, offset = n + 1, offset + len(line)
             self.cut_short = gunzip is not None and not gunzip.complete
+
+
+def _identity(fh: IO[bytes]) -> tuple[int, int, int, int]:
+    """Which file ``fh`` is, and as what: device, inode, size, modification time."""
+    st = os.fstat(fh.fileno())
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def _skip(fh: IO[bytes], size: int) -> None:

@@ -40,7 +40,8 @@ from sim.batch.execution.executors import InlineExecutor, open_executor
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk, study_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
-from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
+from sim.batch.methods.differences import PAIRED, PAIRED_DEFAULT, Paired
+from sim.batch.methods.stats import METHODS
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import confirm_runs, pilot_runs
 from sim.batch.storage.commits import CommitPoints
@@ -49,6 +50,7 @@ from sim.batch.storage.manifest import write_manifest
 from sim.batch.storage.opening import DB_NAME, StudyError, fresh_points, open_store
 from sim.batch.storage.store import Store
 from sim.batch.verification.replays import write_replays
+from sim.scenario.values import ValueProblem, whole
 
 __all__ = [
     "COMMIT_RUNS",
@@ -107,6 +109,40 @@ class RunOptions:
     """Fewest seconds between commit points (None: :data:`COMMIT_SECONDS`; 0: after each chunk)."""
     commit_runs: int | None = None
     """Runs waiting that make a commit point (None: :data:`COMMIT_RUNS`)."""
+
+    def __post_init__(self) -> None:
+        """Each setting checked as the command line checks it, before any run is fought:
+        an unknown executor or interval is refused here, not after the study's last run."""
+        jobs = whole(self.jobs)
+        if jobs is None or jobs < 1:
+            raise ValueProblem(f"RunOptions jobs: {self.jobs!r} is not a whole number from 1")
+        object.__setattr__(self, "jobs", jobs)
+        choices: tuple[tuple[str, object, tuple[str, ...]], ...] = (
+            ("executor", self.executor, ("local", "dask")),
+            ("interval", self.interval, METHODS),
+            ("paired_interval", self.paired_interval, PAIRED),
+        )
+        for name, value, known in choices:
+            if value not in known:
+                raise ValueProblem(f"RunOptions {name}: {value!r} is not one of {', '.join(known)}")
+        baseline = whole(self.baseline)
+        if baseline is None or baseline < 0:
+            raise ValueProblem(
+                f"RunOptions baseline: {self.baseline!r} is not a whole number from 0"
+            )
+        object.__setattr__(self, "baseline", baseline)
+        runs = self.commit_runs
+        if runs is not None and (whole(runs) is None or runs < 1):
+            raise ValueProblem(f"RunOptions commit_runs: {runs!r} is not a whole number from 1")
+        seconds = self.commit_seconds
+        if seconds is not None and (
+            isinstance(seconds, bool)
+            or not isinstance(seconds, (int, float))
+            or not seconds >= 0  # nan is not; inf is "never by the clock"
+        ):
+            raise ValueProblem(
+                f"RunOptions commit_seconds: {seconds!r} is not a number of seconds from 0"
+            )
 
 
 @dataclass(frozen=True)

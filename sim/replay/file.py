@@ -33,7 +33,7 @@ from engine.replayfile.reader import Mark, ReplayError, ReplayStream
 from sim.contract import AnyRuleset
 from sim.replay.header import header_scenario, registry_for
 from sim.replay.memory import walk_causes
-from sim.scenario.values import check_turn
+from sim.scenario.values import check_seq, check_turn
 
 __all__ = ["ReplayFile", "ReplayLike", "Scan"]
 
@@ -89,6 +89,14 @@ class ReplayFile:
         self.ruleset, self.scenario = header_scenario(self.stream.header, self.stream.name)
         self._scan: Scan | None = None
 
+    def __repr__(self) -> str:
+        """One line for a notebook: the file and its rules (the file is not read for it)."""
+        h = self.header
+        return (
+            f"<ReplayFile {self.path!r}: {h.ruleset} rules version {h.ruleset_version}, "
+            f"seed {h.seed}>"
+        )
+
     @property
     def header(self) -> Header:
         """The replay's header."""
@@ -136,8 +144,10 @@ class ReplayFile:
         """The event ``seq`` (the lines before it are chain-checked, not parsed).
 
         Raises:
+            ValueProblem: ``seq`` is not a whole number from 0.
             IndexError: no such event.
         """
+        seq = check_seq(seq)
         for line in self.stream.lines(self._mark_before(seq)):
             if line.seq == seq:
                 return self.stream.parse(line)
@@ -192,7 +202,7 @@ class ReplayFile:
         Raises:
             ValueProblem: ``turn`` is not None or a whole number from 0.
         """
-        check_turn(turn)
+        turn = check_turn(turn)
         marks = [m for m in self.scan().snapshots if turn is None or m.turn <= turn]
         state, events, start = self._from(marks[-1] if marks else None)
         for event, _ in self._fold(state, events, start):
@@ -201,7 +211,15 @@ class ReplayFile:
         return state
 
     def after(self, seq: int) -> Any:
-        """The state right after event ``seq`` is applied (from the nearest snapshot)."""
+        """The state right after event ``seq`` is applied (from the nearest snapshot).
+
+        Raises:
+            ValueProblem: ``seq`` is not a whole number from 0.
+            IndexError: no such event.
+        """
+        seq = check_seq(seq)
+        if seq >= self.count:
+            raise IndexError(f"no event seq {seq}: the replay has seq 0..{self.count - 1}")
         state, events, start = self._from(self._mark_before(seq))
         for event, _ in self._fold(state, events, start):
             if event.seq > seq:
@@ -222,8 +240,10 @@ class ReplayFile:
         The causes come from each line's prefix (lines are chain-checked, not parsed).
 
         Raises:
+            ValueProblem: ``seq`` is not a whole number from 0.
             IndexError: no event ``seq``, or a cause that is not an earlier event.
         """
+        seq = check_seq(seq)
         if not 0 <= seq < self.count:
             raise IndexError(f"no event seq {seq}: the replay has seq 0..{self.count - 1}")
         found = array("q")

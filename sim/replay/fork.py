@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal, get_origin
@@ -199,7 +199,7 @@ class Forked:
     """A forked battle written: its replay, final state and event count."""
 
     path: Path
-    state: Any
+    state: Any = field(repr=False)
     events: int
 
 

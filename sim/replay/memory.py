@@ -15,17 +15,26 @@ from engine.log import Header
 from engine.projection import Projection
 from engine.replayfile.reader import Replay
 from sim.contract import AnyRuleset
+from sim.scenario.values import check_seq, check_turn
 
 __all__ = ["LoadedReplay", "walk_causes"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class LoadedReplay:
     """A replay with its ruleset and scenario, ready to fold."""
 
     ruleset: AnyRuleset
     scenario: Any
     replay: Replay
+
+    def __repr__(self) -> str:
+        """One line for a notebook: the file, its rules and its size (not every event)."""
+        h = self.header
+        return (
+            f"<LoadedReplay {self.path!r}: {h.ruleset} rules version {h.ruleset_version}, "
+            f"seed {h.seed}, {self.count} events>"
+        )
 
     @property
     def events(self) -> list[Event]:
@@ -60,8 +69,10 @@ class LoadedReplay:
         """The event ``seq``.
 
         Raises:
+            ValueProblem: ``seq`` is not a whole number from 0.
             IndexError: no such event.
         """
+        seq = check_seq(seq)
         if not 0 <= seq < len(self.events):
             raise IndexError(f"no event seq {seq}: the replay has seq 0..{len(self.events) - 1}")
         return self.events[seq]
@@ -86,9 +97,10 @@ class LoadedReplay:
         """``[seq, its cause, that one's cause, ...]`` to a first cause.
 
         Raises:
+            ValueProblem: ``seq`` is not a whole number from 0.
             IndexError: no event ``seq``, or a cause that is not an earlier event.
         """
-        self.event(seq)
+        seq = self.event(seq).seq
         return walk_causes(seq, lambda s: self.events[s].cause)
 
     def state_at(self, turn: int | None = None, *, use_snapshots: bool = True) -> Any:
@@ -98,7 +110,12 @@ class LoadedReplay:
         ruleset's ``restore``), then folds the events after it; with
         ``use_snapshots=False`` folds from the first event.  Both give the
         same state.
+
+        Raises:
+            ValueProblem: ``turn`` is not None or a whole number from 0 (as
+                :meth:`sim.replay.file.ReplayFile.state_at` refuses it).
         """
+        turn = check_turn(turn)
         start, state = self._start(turn if use_snapshots else -1)
         for event, _ in self.fold(start=start, state=state):
             if turn is not None and event.turn > turn:
@@ -134,7 +151,13 @@ class LoadedReplay:
             projection.apply(event)
 
     def after(self, seq: int) -> Any:
-        """The state right after event ``seq`` is applied."""
+        """The state right after event ``seq`` is applied.
+
+        Raises:
+            ValueProblem: ``seq`` is not a whole number from 0.
+            IndexError: no such event.
+        """
+        seq = self.event(seq).seq
         for event, state in self.fold():
             if event.seq > seq:
                 return state

@@ -13,6 +13,8 @@ where the caller allows them), so no later walk over it can loop.
 
 from __future__ import annotations
 
+import numbers
+import operator
 from typing import Any
 
 import yaml
@@ -27,9 +29,11 @@ __all__ = [
     "ValueProblem",
     "check_name",
     "check_seed",
+    "check_seq",
     "check_turn",
     "parse_value",
     "seed_from_text",
+    "whole",
 ]
 
 MAX_VALUES = 10_000
@@ -101,14 +105,28 @@ _DIGITS_MAX = 40
 """Longer digit strings are out of range before Python is asked to convert them."""
 
 
+def whole(value: object) -> int | None:
+    """``value`` as a Python ``int`` when it is a whole number: an ``int`` or any other
+    integer type (``numpy.int64`` from a DataFrame), not a bool; else None.
+
+    Floats (``7.0``), text (``"7"``) and bools (``True``, ``numpy.bool_``) are not whole
+    numbers here: a seed or a turn is never one of those by accident.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return None
+    return operator.index(value)
+
+
 def check_seed(value: object) -> int:
-    """``value`` as a seed: an ``int`` (not a bool) from 0 to :data:`SEED_MAX`.
+    """``value`` as a seed: a whole number (:func:`whole`) from 0 to :data:`SEED_MAX`.
 
     The one seed check of the CLI (``--seed``, ``--sweep seed=``) and the API.
 
     Raises:
         ValueProblem: anything else (``-1``, ``2**64``, ``True``, ``"7"``, ``7.0``).
     """
+    number = whole(value)
+    value = value if number is None else number
     if type(value) is not int or not 0 <= value <= SEED_MAX:
         shown = _short(value)
         raise ValueProblem(f"{shown} is not a seed: use a whole number from 0 to {SEED_MAX}")
@@ -131,7 +149,7 @@ def seed_from_text(text: str) -> int:
 
 
 def check_turn(value: object) -> int | None:
-    """``value`` as a turn: None (the end) or an ``int`` (not a bool) from 0.
+    """``value`` as a turn: None (the end) or a whole number (:func:`whole`) from 0.
 
     The one turn check of ``show --turn`` and :func:`sim.api.state_at`.
 
@@ -140,9 +158,23 @@ def check_turn(value: object) -> int | None:
     """
     if value is None:
         return None
+    number = whole(value)
+    value = value if number is None else number
     if type(value) is not int or value < 0:
         raise ValueProblem(f"{_short(value)} is not a turn: use a whole number from 0")
     return value
+
+
+def check_seq(value: object) -> int:
+    """``value`` as an event's seq: a whole number (:func:`whole`) from 0.
+
+    Raises:
+        ValueProblem: anything else (``-1``, ``"3"``, ``3.0``, ``True``).
+    """
+    number = whole(value)
+    if number is None or number < 0:
+        raise ValueProblem(f"{_short(value)} is not an event's seq: use a whole number from 0")
+    return number
 
 
 def _short(value: object) -> str:

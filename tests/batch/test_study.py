@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import random
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -85,7 +86,8 @@ def test_dask_local_cluster_gives_the_same_tables(
     and leaves this process's environment as it was (its Nannies set OMP_NUM_THREADS=1,
     PYTHONHASHSEED and others in it to start their workers). Its servers work in a folder
     of the study's own, removed at the end, never the shared <tmp>/dask-scratch-space,
-    where a planted link at a lock file had the study empty the file it named."""
+    where a planted link at a lock file had the study empty the file it named; the
+    ``random`` module's state is as the caller left it."""
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "PYTHONHASHSEED"):
         monkeypatch.delenv(name, raising=False)
     temp = tmp_path / "temp"
@@ -106,7 +108,10 @@ def test_dask_local_cluster_gives_the_same_tables(
         real(was, set_by_cluster)
 
     monkeypatch.setattr(executors, "_restore", restore)
+    random.seed(5)  # a notebook's stream: distributed's scheduler draws from the module
+    stream = random.getstate()
     run_study(_plan(), tmp_path, RunOptions(jobs=2, executor="dask"))
+    assert random.getstate() == stream
     assert _outputs(tmp_path) == _outputs(inline)
     assert seen == ["1"]
     assert dict(os.environ) == before

@@ -19,6 +19,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import random
 import re
 import shutil
 import signal
@@ -103,11 +104,25 @@ def start_forkserver() -> None:
     """Start this process's multiprocessing forkserver if it is not running: without the
     working directory on its path (:func:`safe_path`), and with SIGINT blocked while it
     imports :func:`preloaded` (:func:`_sigint_blocked`), which unblocks it at the end."""
-    with safe_path():
+    with safe_path(), _start_method_kept():
         # first, as the server needs it: starting it unblocks SIGINT (Python 3.11)
         resource_tracker.ensure_running()
         with _sigint_blocked():
             forkserver.ensure_running()
+
+
+@contextlib.contextmanager
+def _start_method_kept() -> Iterator[None]:
+    """Leave multiprocessing's default start method as unset as it was: starting the
+    forkserver asks ``get_start_method()``, which fixes the default for the process (a
+    notebook's later ``set_start_method`` would fail: docs/batch.md, *Executors*)."""
+    default = getattr(multiprocessing.context, "_default_context", None)
+    before = getattr(default, "_actual_context", None)
+    try:
+        yield
+    finally:
+        if default is not None and before is None:
+            default._actual_context = None
 
 
 SAFE_PATH = "PYTHONSAFEPATH"
@@ -530,9 +545,23 @@ def open_executor(
     Raises:
         ExecutorError: Dask is not installed or its scheduler cannot be reached.
     """
+    with _start_method_kept():  # each worker a pool starts asks for the default start method
+        yield from _executor(kind, jobs, scheduler)
+
+
+def _executor(
+    kind: Literal["local", "dask"], jobs: int, scheduler: str | None
+) -> Iterator[Executor]:
+    """:func:`open_executor`'s body."""
     if kind == "dask":
-        with safe_path(), _dask(jobs, scheduler) as ex:  # a local cluster spawns its workers
-            yield ex
+        # distributed's in-process scheduler draws from the random module: the caller's
+        # stream (a notebook's random.seed) is left where it was
+        state = random.getstate()
+        try:
+            with safe_path(), _dask(jobs, scheduler) as ex:  # a local cluster spawns workers
+                yield ex
+        finally:
+            random.setstate(state)
         return
     if jobs == 1:
         yield InlineExecutor()

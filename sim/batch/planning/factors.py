@@ -42,6 +42,13 @@ def repeated(values: list[Any]) -> list[int]:
     return [j for j, key in enumerate(keys) if keys.index(key) != j]
 
 
+def _plain_scalar(value: Any) -> Any:
+    """A NumPy scalar as its Python value (``numpy.int64(15)`` → ``15``); others as given."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
 class DesignError(ValueError):
     """A design that cannot be built from its factors."""
 
@@ -58,6 +65,17 @@ class Factor(BaseModel):
     levels: int | None = Field(
         None, ge=2, le=1000, description="Evenly spaced levels of a range in a grid design."
     )
+
+    @field_validator("values", mode="before")
+    @classmethod
+    def _plain(cls, values: Any) -> Any:
+        """NumPy's scalars and arrays as the Python values they hold (``np.arange(15, 40, 10)``
+        from a notebook): a level is written to JSON and the study's tables as plain data."""
+        if isinstance(values, np.ndarray):
+            return values.tolist()
+        if isinstance(values, (list, tuple)):
+            return [_plain_scalar(v) for v in values]
+        return values
 
     @field_validator("range")
     @classmethod

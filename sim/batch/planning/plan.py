@@ -10,14 +10,17 @@ replications ``j·C … min((j+1)·C, R) − 1``.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, get_args
 
 from engine.version import FORMAT_VERSION
 from sim.batch.inputs.seeds import DOMAIN, RunSpec, run_seed
 from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Design, Factor, design_points
 from sim.batch.planning.stopping import PILOT
+from sim.scenario.values import ValueProblem, check_seed, whole
 
 __all__ = ["DEFAULT_CHUNK", "MAX_RUNS", "StudyPlan", "size_problem"]
 
@@ -64,6 +67,37 @@ class StudyPlan:
     keep_replays: int = 0
     name: str = field(default="")
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Each setting checked as the command line and a study file check it, before any
+        folder or database is made: a plan built in Python that could not run is refused
+        here, in one line naming the field (whole numbers from NumPy are taken as ints)."""
+        fix = partial(object.__setattr__, self)
+        try:
+            fix("seed", check_seed(self.seed))
+        except ValueProblem as exc:
+            raise ValueProblem(f"StudyPlan seed: {exc}") from None
+        fix("replications", _whole("replications", self.replications, 1, MAX_RUNS))
+        fix("chunk_size", _whole("chunk_size", self.chunk_size, 1, 100_000))
+        fix("keep_replays", _whole("keep_replays", self.keep_replays, 0, MAX_RUNS))
+        if self.points is not None:
+            fix("points", _whole("points", self.points, 1, 100_000))
+        if self.design not in get_args(Design):
+            raise ValueProblem(
+                f"StudyPlan design: {self.design!r} is not a design: "
+                f"use one of {', '.join(get_args(Design))}"
+            )
+        ci = self.until_ci
+        if ci is not None and (
+            isinstance(ci, bool) or not isinstance(ci, numbers.Real) or not 0 < ci < 0.5
+        ):
+            raise ValueProblem(
+                f"StudyPlan until_ci: {ci!r} is not a half-width: use a number between 0 and "
+                "0.5 (not either end)"
+            )
+        if ci is not None:
+            fix("until_ci", float(ci))
+        fix("factors", tuple(self.factors))
 
     def design_points(self) -> list[dict[str, Any]]:
         """The design points (see :func:`sim.batch.planning.design.design_points`)."""
@@ -131,6 +165,16 @@ class StudyPlan:
         first = chunk * self.chunk_size
         last = min(first + self.chunk_size, self.replications)
         return [self.run(point, r) for r in range(first, last)]
+
+
+def _whole(name: str, value: object, low: int, high: int) -> int:
+    """``value`` as a whole number from ``low`` to ``high``, for :class:`StudyPlan`."""
+    number = whole(value)
+    if number is None or not low <= number <= high:
+        raise ValueProblem(
+            f"StudyPlan {name}: {value!r} is not a whole number from {low:,} to {high:,}"
+        )
+    return number
 
 
 def size_problem(plan: StudyPlan) -> str | None:

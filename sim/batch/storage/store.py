@@ -728,6 +728,12 @@ def _open_failed(path: Path, exc: duckdb.Error, read_only: bool) -> str:
             "or a connection to the study such as a notebook's, even a read-only one; close "
             "it and try again"
         )
+    if "different configuration than existing connections" in detail:
+        return (
+            f"cannot open {str(path)!r}: this process already holds a connection to it "
+            "(a notebook's duckdb.connect, say) opened another way; close that "
+            "connection (con.close()) and try again"
+        )
     if not read_only and "read-only file system" in detail.lower():
         return (
             f"cannot open {str(path)!r} to write: its file system is read-only "

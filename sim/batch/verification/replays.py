@@ -9,7 +9,7 @@ for battle k (from 1) of a campaign.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,9 @@ from sim.batch.execution.worker import fight, prepare
 from sim.batch.inputs.target import Target
 from sim.batch.storage.opening import other_dice
 from sim.batch.storage.store import Store
+from sim.outputs import OutputError, check_output, is_replay
 from sim.scenario.load import ScenarioError
+from sim.scenario.values import ValueProblem, whole
 
 __all__ = ["Rerun", "RerunError", "replay_name", "rerun", "write_replays"]
 
@@ -88,6 +90,28 @@ def _paths(target: Target, run_id: int, dest: Path | None) -> tuple[Path, Path |
     return dest or Path("."), None
 
 
+def _run_number(run_id: object) -> int:
+    """``run_id`` as a whole number (a NumPy integer from a study's DataFrame too)."""
+    number = whole(run_id)
+    if number is None or number < 0:
+        raise ValueProblem(f"{run_id!r} is not a run id: use a whole number from 0")
+    return number
+
+
+def _held(paths: list[Path], study_dir: Path, dest: str | Path | None, force: bool) -> None:
+    """Refuse a file inside the study, or one of the user's without ``force``
+    (:func:`sim.outputs.check_output`); ``dest`` is named as ``--out`` in the message."""
+    for path in paths:
+        if path.resolve().is_relative_to(study_dir.resolve()):
+            raise OutputError(
+                f"{str(path)!r} is inside the study {str(study_dir)!r}, whose files its "
+                "manifest lists: write the replay elsewhere (-o)"
+            )
+        named = "--out" if dest is not None and Path(dest) == path else "replay"
+        if path.parent.is_dir():  # a campaign's folder rerun makes holds nothing yet
+            check_output(path, option=named, force=force, ours=is_replay, what="a replay")
+
+
 def _planned(target: Target, run_id: int, folder: Path, file: Path | None) -> list[Path]:
     """The files a rerun may write: a scenario run's replay, or each battle's of a campaign
     run (every battle the campaign names: it may end before the last)."""
@@ -102,19 +126,25 @@ def rerun(
     run_id: int,
     dest: str | Path | None = None,
     *,
-    check: Callable[[list[Path]], None] | None = None,
+    force: bool = False,
 ) -> Rerun:
     """Fight run ``run_id`` of a study again, writing its full replay(s).
 
     ``dest`` is the replay file of a scenario run (default ``run-<id>.jsonl``
-    here), or the folder for a campaign run's replays (default: here).
-    ``check`` is handed every file the rerun may write before any is written (the CLI
-    refuses one of the user's there without ``--force``); it raises to stop.
+    here), or the folder for a campaign run's replays (default: here). Every
+    file the rerun may write is checked before any is written, as ``battlesim
+    rerun`` checks it: none may be inside the study's folder (its files are the
+    manifest's), and a file there that is not a battlesim replay is replaced
+    only with ``force``.
 
     Raises:
         StoreError: the study database cannot be opened.
         RerunError: no such run, or its design point does not validate.
+        OutputError: a file it would write is inside the study, cannot be written, or is
+            the user's (see ``force``).
+        ValueProblem: ``run_id`` is not a whole number from 0.
     """
+    run_id = _run_number(run_id)
     store = Store.open(Path(study_dir) / "study.duckdb", read_only=True)
     try:
         meta = store.meta()
@@ -153,8 +183,7 @@ def rerun(
     except (ScenarioError, ValidationError) as exc:
         raise RerunError(f"run {run_id} cannot be fought: {exc}") from None
     folder, file = _paths(target, run_id, Path(dest) if dest is not None else None)
-    if check is not None:
-        check(_planned(target, run_id, folder, file))
+    _held(_planned(target, run_id, folder, file), Path(study_dir), dest, force)
     written: list[Path] = []
 
     sinks: list[FileSink] = []

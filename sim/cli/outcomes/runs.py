@@ -62,20 +62,8 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
         except OutputError as exc:
             common.fail(str(exc))
 
-    def held(paths: list[Path]) -> None:
-        """Each file it will write, the default name too, held to what -o is held to."""
-        for path in paths:
-            if path.resolve().is_relative_to(Path(study_dir).resolve()):
-                common.fail(
-                    f"{str(path)!r} is inside the study {study_dir!r}, whose files its "
-                    "manifest lists: write the replay elsewhere (-o)"
-                )
-            named = "--out" if out is not None and Path(out) == path else "replay"
-            if path.parent.is_dir():  # a campaign's folder rerun makes holds nothing yet
-                check_output(path, option=named, force=force, ours=is_replay, what="a replay")
-
     try:
-        r = rerun(study_dir, run_id, out, check=held)
+        r = rerun(study_dir, run_id, out, force=force)
     except (StoreError, RerunError) as exc:
         _bad_input(_error(str(exc)))
     except OutputError as exc:

@@ -1,0 +1,238 @@
+"""The Python API as a notebook uses it: arguments checked as the CLI checks them, nothing
+of the user's overwritten, NumPy's integers taken as whole numbers, and readable reprs.
+
+Each case is one a notebook user met (a run id picked from ``load_study``'s DataFrame, a
+fork written over a file of notes, a rerun into the study's own folder, a replay file
+rewritten by the next cell); the CLI refused each already.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim import api
+from sim.batch import Factor, RunOptions, StudyPlan, load_target, rerun, run_study
+from sim.batch.storage.store import Store
+from tests.batch.helpers import SCENARIOS
+
+ROOT = Path(__file__).resolve().parents[2]
+REPLAY = ROOT / "replays" / "stone_wall-s1862.jsonl"
+TAVERN = SCENARIOS / "tavern_brawl.yaml"
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A four-run study of the tavern brawl keeping two replays."""
+    out = tmp_path_factory.mktemp("api") / "k1"
+    plan = StudyPlan(load_target(TAVERN), seed=1, replications=4, keep_replays=2)
+    run_study(plan, out, RunOptions(plots=False))
+    return out
+
+
+def test_rerun_refuses_the_studys_own_files_and_the_users_without_force(
+    study: Path, tmp_path: Path
+) -> None:
+    kept = study / "replays" / "run-0.jsonl"
+    before = kept.read_bytes()
+    with pytest.raises(api.OutputError, match="is inside the study"):
+        rerun(study, 3, kept)
+    assert kept.read_bytes() == before
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    with pytest.raises(api.OutputError, match="not a replay battlesim wrote; add --force"):
+        rerun(study, 3, notes)
+    assert notes.read_text() == "my notes\n"
+    done = rerun(study, 3, notes, force=True)
+    assert done.paths == [notes] and notes.read_text().startswith('{"engine_version"')
+
+
+def test_a_run_id_from_the_dataframe_reruns_and_a_bad_one_is_named(
+    study: Path, tmp_path: Path
+) -> None:
+    frame_id = np.int64(2)  # what df.run_id.iloc[2] is
+    done = rerun(study, frame_id, tmp_path / "r2.jsonl")
+    assert done.run_id == 2 and type(done.run_id) is int
+    for bad in ("2", 2.0, True, -1):
+        with pytest.raises(api.ValueProblem, match="is not a run id: use a whole number from 0"):
+            rerun(study, bad, tmp_path / "bad.jsonl")  # type: ignore[arg-type]
+
+
+def test_a_plan_that_could_not_run_is_refused_before_any_folder_is_made(tmp_path: Path) -> None:
+    target = load_target(TAVERN)
+    cases = [
+        ({"seed": -1}, "StudyPlan seed: -1 is not a seed"),
+        ({"seed": "1"}, "StudyPlan seed: '1' is not a seed"),
+        ({"replications": 0}, "StudyPlan replications: 0 is not a whole number from 1"),
+        ({"design": "bogus"}, "StudyPlan design: 'bogus' is not a design: use one of grid"),
+        ({"until_ci": 0.5}, "StudyPlan until_ci: 0.5 is not a half-width"),
+    ]
+    for change, words in cases:
+        settings = {"seed": 1, "replications": 3, **change}
+        with pytest.raises(api.ValueProblem, match=words):
+            StudyPlan(target, **settings)  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
+    runs = [
+        ({"executor": "bogus"}, "RunOptions executor: 'bogus' is not one of local, dask"),
+        ({"jobs": 0}, "RunOptions jobs: 0 is not a whole number from 1"),
+        ({"interval": "bogus"}, "RunOptions interval: 'bogus' is not one of wilson"),
+        ({"paired_interval": "t"}, "RunOptions paired_interval: 't' is not one of newcombe"),
+        ({"baseline": -1}, "RunOptions baseline: -1 is not a whole number from 0"),
+        ({"commit_seconds": float("nan")}, "RunOptions commit_seconds: nan is not a number"),
+    ]
+    for change, words in runs:
+        with pytest.raises(api.ValueProblem, match=words):
+            RunOptions(**change)  # type: ignore[arg-type]
+
+
+def test_numpy_numbers_in_a_plan_are_its_plain_values() -> None:
+    plan = StudyPlan(
+        load_target(TAVERN),
+        seed=np.int64(1),  # type: ignore[arg-type]
+        replications=np.int64(3),  # type: ignore[arg-type]
+        factors=(Factor(path="options.short_range_modifier", values=np.arange(0, 3, 2)),),  # type: ignore[arg-type]
+    )
+    identity = plan.identity()
+    assert (type(plan.seed), type(plan.replications)) == (int, int)
+    assert identity["factors"] == [{"path": "options.short_range_modifier", "values": [0, 2],
+                                    "type": "float"}]  # fmt: skip
+    json.dumps(identity)  # the study table's row: plain data
+    assert RunOptions(jobs=np.int64(2)).jobs == 2  # type: ignore[arg-type]
+
+
+def test_fork_takes_a_mapping_and_refuses_the_users_file_and_the_parent(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine\n")
+    change = {"passed": np.bool_(True), "after": "good"}
+    with pytest.raises(api.OutputError, match="not a replay battlesim wrote"):
+        api.fork(REPLAY, 39, change, notes)
+    assert notes.read_text() == "mine\n"
+    with pytest.raises(api.OutputError, match="which this command reads"):
+        api.fork(REPLAY, 39, ["passed=true"], REPLAY)
+    with pytest.raises(api.ValueProblem, match="'39' is not an event's seq"):
+        api.fork(REPLAY, "39", change, tmp_path / "x.jsonl")  # type: ignore[arg-type]
+    with pytest.raises(api.ForkError, match="is not plain data"):
+        api.fork(REPLAY, 39, {"passed": object()}, tmp_path / "x.jsonl")
+    forked = api.fork(str(REPLAY), np.int64(39), change, tmp_path / "held.jsonl")  # type: ignore[arg-type]
+    same = api.fork(api.load_replay(REPLAY), 39, ["passed=true", "after=good"],
+                    tmp_path / "held2.jsonl")  # fmt: skip
+    assert forked.path.read_bytes() == same.path.read_bytes()
+    assert repr(forked) == f"Forked(path={forked.path!r}, events={forked.events})"
+    parted = api.diff(REPLAY, forked.path)
+    assert (parted["mode"], parted["identical"], parted["seq"]) == ("same", False, 39)
+
+
+def test_why_narrative_and_state_at_refuse_what_show_and_why_refuse() -> None:
+    last = api.open_replay(REPLAY).last_turn
+    assert last == 2  # the shipped replay ends in turn 2: the messages below name it
+    refusals = [
+        (lambda: api.state_at(REPLAY, 99), "turn 99: the battle ended at turn 2"),
+        (lambda: api.narrative(REPLAY, turn=9), "turn 9: the battle ended at turn 2"),
+        (lambda: api.narrative(REPLAY, unit="69NY"), "no unit '69NY' in this battle; did you"),
+        (lambda: api.narrative(REPLAY, types=["fird"]), "no event type 'fird' in the musket"),
+        (lambda: api.why(REPLAY, "3"), "'3' is not an event's seq"),
+        (lambda: api.why(REPLAY, 10_000), "no event seq 10000: the replay has seq 0..47"),
+        (lambda: api.diff(REPLAY, REPLAY, context=-1), "context -1 is not a whole number"),
+        (lambda: api.why(42, 3), "int is not a replay: give its path"),
+    ]
+    for call, words in refusals:
+        with pytest.raises(api.ValueProblem, match=words):
+            call()
+    fired = api.narrative(REPLAY, types="fired")  # one type as a string, not its letters
+    assert fired and {e.type for e, _ in fired} == {"musket.fired"}
+    named = api.narrative(REPLAY, unit="69th New York")
+    assert named == api.narrative(REPLAY, unit="69ny") and named
+    assert api.why(REPLAY, np.int64(33))[-1][0].seq == 33  # type: ignore[arg-type]
+    assert api.state_at(REPLAY, np.int64(2)) == api.state_at(REPLAY, 2)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", ["2", 2.5, True, -1])
+def test_a_loaded_and_an_opened_replay_refuse_the_same_arguments(bad: object) -> None:
+    for replay in (api.load_replay(REPLAY), api.open_replay(REPLAY)):
+        with pytest.raises(api.ValueProblem, match="is not a turn"):
+            replay.state_at(bad)  # type: ignore[arg-type]
+        with pytest.raises(api.ValueProblem, match="is not an event's seq"):
+            replay.event(bad)  # type: ignore[arg-type]
+        with pytest.raises(api.ValueProblem, match="is not an event's seq"):
+            replay.after(bad)  # type: ignore[arg-type]
+    for replay in (api.load_replay(REPLAY), api.open_replay(REPLAY)):
+        with pytest.raises(IndexError, match=r"no event seq 48: the replay has seq 0\.\.47"):
+            replay.after(48)
+
+
+def test_reprs_are_one_line_and_name_the_file() -> None:
+    loaded, opened = api.load_replay(REPLAY), api.open_replay(REPLAY)
+    assert repr(loaded) == (
+        f"<LoadedReplay {str(REPLAY)!r}: musket rules version 5, seed 1862, 48 events>"
+    )
+    assert repr(opened) == f"<ReplayFile {str(REPLAY)!r}: musket rules version 5, seed 1862>"
+
+
+def test_a_result_repr_leaves_the_state_out(tmp_path: Path) -> None:
+    result = api.run(TAVERN, seed=np.int64(3), out=tmp_path / "t.jsonl")  # type: ignore[arg-type]
+    assert result.seed == 3 and "state=" not in repr(result)
+
+
+def test_verify_replay_of_a_missing_file_raises_as_load_replay_does(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.jsonl"
+    with pytest.raises(api.ReplayError, match=r"nope\.jsonl: cannot read: No such file"):
+        api.verify_replay(missing)
+    with pytest.raises(api.ReplayError, match="cannot read"):
+        api.verify_replay(tmp_path)  # a folder
+    assert api.verify_replay(REPLAY).ok
+
+
+def test_a_replay_rewritten_after_it_was_opened_is_said_to_have_changed(tmp_path: Path) -> None:
+    path = tmp_path / "st.jsonl"
+    api.run(TAVERN, seed=7, out=path)
+    opened = api.open_replay(path)
+    assert opened.count > 0
+    api.run(TAVERN, seed=8, out=path)  # the notebook's cell run again
+    with pytest.raises(api.ReplayError, match="changed since it was opened: open it again"):
+        opened.state_at(1)
+    assert api.open_replay(path).state_at(1) is not None
+
+
+def test_a_connection_this_process_holds_is_named_as_the_notebooks(study: Path) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(study / "study.duckdb"), read_only=True)  # docs/batch.md's way
+    try:
+        with pytest.raises(api.StoreError, match="this process already holds a connection"):
+            api.load_study(study)
+        with pytest.raises(api.StoreError, match=r"close that connection \(con.close\(\)\)"):
+            Store.open(study / "study.duckdb", read_only=True)
+    finally:
+        con.close()
+    assert len(api.load_study(study)) == 4
+
+
+START_METHOD = """
+import multiprocessing, sys
+from sim.batch import RunOptions, StudyPlan, load_target, run_study
+if __name__ == "__main__":
+    before = multiprocessing.get_start_method(allow_none=True)
+    plan = StudyPlan(load_target(sys.argv[1]), seed=1, replications=4)
+    run_study(plan, sys.argv[2], RunOptions(jobs=2, plots=False))
+    print(before, multiprocessing.get_start_method(allow_none=True))
+    multiprocessing.set_start_method("spawn")  # a notebook's own choice, later
+"""
+
+
+def test_a_pooled_study_leaves_the_start_method_unset(tmp_path: Path) -> None:
+    """docs/batch.md: the start method is never set globally; the forkserver's workers ask
+    for the default as each starts, which fixed it for the whole process."""
+    script = tmp_path / "study.py"
+    script.write_text(START_METHOD)
+    done = subprocess.run(
+        [sys.executable, str(script), str(TAVERN), str(tmp_path / "s")],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, "None None\n"), done.stderr[-2000:]
+    shutil.rmtree(tmp_path / "s")
