@@ -373,10 +373,14 @@ def _sampler_seed(seed: int) -> int:
     return derived_seed(seed, "calibrate") % 2**32
 
 
-def _stored(out: Path, spec: CalibrationSpec, resume: bool) -> list[Trial]:
-    """The trials already run (``--resume``), after checking the settings match."""
+def _stored(out: Path, spec: CalibrationSpec, resume: bool, ours: bool = False) -> list[Trial]:
+    """The trials already run (``--resume``), after checking the settings match. A folder
+    the user names for ``--resume`` must hold a calibration (a mistyped one would start
+    the whole search again); one of the tool's own (a leave-one-out fit's) may not yet."""
     ident = out / IDENTITY
     wanted = {"calibration": spec.identity(), "sampler": sampler_name(spec)}
+    if resume and not ours and not ident.exists():
+        raise CalibrationError(f"--resume: no calibration to resume in {str(out)!r}")
     if not ident.exists():
         if any(out.iterdir()):
             raise CalibrationError(
@@ -488,7 +492,7 @@ def run_search(
     try:
         # resume=True: the folder's own check (_stored) says "calibration", not "study".
         with claim_folder(out, IDENTITY, resume=True, ours=ours):
-            stored = _stored(out, spec, resume)
+            stored = _stored(out, spec, resume, ours)
             fought = _Trials(spec, out, executor, *_shared(spec), progress, stored)
             return _grid(fought) if sampler_name(spec) == BRUTE_FORCE else _sampled(fought)
     except FolderError as exc:

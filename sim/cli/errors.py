@@ -11,6 +11,7 @@ terminal.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -43,11 +44,29 @@ class SafeText:
     See :func:`engine.safety.text.escape`.
     """
 
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str] | None, name: str = "standard output") -> None:
         self._stream = stream
+        self._name = name
 
     def write(self, text: str) -> int:
-        return self._stream.write(escape(text))
+        if self._stream is None:  # the shell closed it (``>&-``)
+            raise OSError(errno.EBADF, "it is closed", self._name)
+        try:
+            return self._stream.write(escape(text))
+        except OSError as exc:  # a full disk (``> /dev/full``): the line names the stream
+            if exc.filename is None:
+                exc.filename = self._name
+            raise
+
+    def flush(self) -> None:
+        if self._stream is None:
+            return
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            if exc.filename is None:
+                exc.filename = self._name
+            raise
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -58,7 +77,7 @@ def safe_streams() -> Iterator[None]:
     """Escape control characters in everything written to stdout and stderr meanwhile."""
     saved = sys.stdout, sys.stderr
     sys.stdout = SafeText(saved[0])  # a duck-typed text stream
-    sys.stderr = SafeText(saved[1])
+    sys.stderr = SafeText(saved[1], "standard error")
     try:
         yield
     finally:

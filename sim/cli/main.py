@@ -13,6 +13,7 @@ Exit codes: 0 success, 1 a negative answer (damaged, differs, incomplete),
 
 from __future__ import annotations
 
+import errno
 import re
 import sys
 from typing import Any
@@ -278,6 +279,31 @@ def _command_given(args: list[str]) -> str:
     return "battlesim"
 
 
+def _reader_gone() -> bool:
+    """Whether stdout is a pipe whose reader has gone (``poll`` says POLLERR or POLLHUP)."""
+    import select  # noqa: PLC0415
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll, or no descriptor
+        return False
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout's descriptor at the null device: Python's flush at exit finds a stream
+    that failed once and would print a second error, or a traceback, for it."""
+    import os  # noqa: PLC0415
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # no stdout at all: nothing to flush
+        pass
+
+
 def main() -> None:
     """Console-script entry point (also ``python -m sim``).
 
@@ -286,6 +312,15 @@ def main() -> None:
     """
     try:
         code = cli.main(prog_name="battlesim", standalone_mode=False)
+    except SystemExit as exc:
+        # click's own answer to a closed pipe under --help or --version: exit 1, raised while
+        # it handled the EPIPE; a reader gone is 141 here, as for every command
+        broke = exc.__context__
+        epipe = isinstance(broke, OSError) and broke.errno == errno.EPIPE
+        if exc.code == 1 and (epipe or _reader_gone()):
+            _stdout_to_devnull()
+            sys.exit(141)
+        raise
     except click.exceptions.NoArgsIsHelpError as exc:
         exc.show()  # a bare group prints its help, as click does
         sys.exit(exc.exit_code)
@@ -294,11 +329,20 @@ def main() -> None:
         message = _global_option(exc) or _LONG_NUMBER.sub(
             lambda m: f"<{len(m.group())} digits>", exc.format_message()
         )
+        message = " ".join(message.split())  # click lists a missing option's choices on lines
         click.echo(f"{where}: error: {message} (see '{where} --help')", err=True)
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
+    except BrokenPipeError:  # --help or --version into a pipe whose reader has gone
+        _stdout_to_devnull()  # the flush at exit must not fail again
+        sys.exit(141)  # as a command's own output does (sim.cli.errors.BROKEN_PIPE)
+    except OSError as exc:  # --help or --version onto a full disk: the command never ran
+        name = exc.filename or "standard output"
+        click.echo(f"battlesim: error: cannot write to {name}: {exc.strerror or exc}", err=True)
+        _stdout_to_devnull()
+        sys.exit(2)
     except click.Abort as exc:
         from sim.cli.interrupts import Terminated  # noqa: PLC0415  # start-up stays light
 

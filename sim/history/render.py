@@ -85,7 +85,12 @@ def runs_text(res: CaseResult) -> str:
     spec = res.case.spec
     text = f"seed {spec.seed}, runs 0–{res.runs - 1}"
     if len(res.looks) > 1:
-        text += f" ({', '.join(str(n) for n in res.looks[:-1])}: inconclusive, doubled)"
+        before = ", ".join(str(n) for n in res.looks[:-1])
+        steps = zip(res.looks, res.looks[1:], strict=False)
+        if all(after == 2 * n for n, after in steps):
+            text += f" ({before}: inconclusive, doubled)"
+        else:  # the last step stopped at --max-runs
+            text += f" ({before}: inconclusive, more runs to the cap of {res.looks[-1]})"
     return text
 
 

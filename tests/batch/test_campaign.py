@@ -161,6 +161,12 @@ def test_campaign_command_writes_a_replay_per_battle_and_a_summary(tmp_path: Pat
     assert invoke("campaign", CAMPAIGN, "--seed", "7", "--out", again).exit_code == 0
     for name in ("1-fredericksburg.jsonl", "2-chancellorsville.jsonl", "campaign.json"):
         assert (again / name).read_bytes() == (tmp_path / name).read_bytes()
+    as_json = invoke("campaign", CAMPAIGN, "--seed", "7", "--out", tmp_path / "j", "--json")
+    printed = json.loads(as_json.stdout)
+    # campaign.json's object (its name and seed too), the replays as the paths written
+    assert (printed["campaign"], printed["seed"]) == ("Fredericksburg to Chancellorsville", 7)
+    assert {**printed, "replays": summary["replays"]} == summary
+    assert printed["replays"] == [str(tmp_path / "j" / n) for n in summary["replays"]]
 
 
 def test_batch_accepts_a_campaign(tmp_path: Path) -> None:

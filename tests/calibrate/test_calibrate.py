@@ -214,6 +214,11 @@ def test_a_stopped_calibration_resumes_to_the_same_result(
     assert (out / "trials.jsonl").read_bytes() == (folder / "t" / "trials.jsonl").read_bytes()
     resumed = invoke("calibrate", folder / "fit.yaml", "-o", out, "--jobs", "1", "-q", "--resume")
     assert resumed.stdout.replace(str(out), "DIR") == text.replace(str(folder / "t"), "DIR")
+    typo = tmp_path / "rr"  # a mistyped folder: no calibration there to continue
+    refused = invoke("calibrate", folder / "fit.yaml", "-o", typo, "--jobs", "1", "--resume")
+    assert (refused.exit_code, refused.stderr.count("\n")) == (2, 1)
+    assert f"--resume: no calibration to resume in {str(typo)!r}" in refused.stderr
+    assert not (typo / "trials.jsonl").exists()
 
 
 def test_the_patch_sets_the_best_point_on_the_scenario(

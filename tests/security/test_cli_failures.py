@@ -303,3 +303,66 @@ def test_another_broken_pipe_is_an_error_line_not_a_reader_gone(tmp_path: Path) 
         "",
         "battlesim: error: Broken pipe\n",
     )
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["run", "--help"]])
+def test_help_and_version_to_a_closed_pipe_or_a_full_disk(args: list[str]) -> None:
+    """battlesim's own --help and --version, not only a command's: a reader gone is 141 and
+    quiet (click said exit 1); a full disk is one line naming standard output, exit 2 (it
+    was a traceback, exit 1)."""
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "battlesim"
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        gone = subprocess.run([str(script), *args], stdout=write, capture_output=False,
+                              stderr=subprocess.PIPE, timeout=60, check=False)  # fmt: skip
+    finally:
+        os.close(write)
+    assert (gone.returncode, gone.stderr) == (141, b"")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([str(script), *args], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.endswith("standard output: No space left on device\n"), done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_a_closed_stdout_is_named_as_such() -> None:
+    """``battlesim rulesets --json >&-``: one line saying standard output is closed (it was
+    ``AttributeError: 'NoneType' object has no attribute 'write'``)."""
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "battlesim"
+    done = subprocess.run(
+        f"{script} rulesets --json >&-", shell=True, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (
+        2, "battlesim: error: standard output: it is closed\n"
+    )  # fmt: skip
+
+
+def test_a_missing_option_with_choices_is_one_line() -> None:
+    """click lists a missing option's choices one to a line; the command says it in one."""
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "battlesim"
+    done = subprocess.run([str(script), "export", "somewhere"], capture_output=True,
+                          text=True, timeout=60, check=False)  # fmt: skip
+    assert (done.returncode, done.stderr) == (
+        2,
+        "battlesim export: error: Missing option '--format'. Choose from: parquet, csv "
+        "(see 'battlesim export --help')\n",
+    )
+
+
+def test_two_seeds_for_one_sample_are_refused(tmp_path: Path) -> None:
+    _one_line_exit_2(  # refused before the folder is read: any folder shows it
+        ["verify", str(tmp_path), "--seed", "5", "--sample-seed", "6"],
+        "--seed 5 and --sample-seed 6: the same option under two names, given two values",
+    )

@@ -138,6 +138,11 @@ def verify(
     from pathlib import Path
 
     if Path(replay).is_dir():
+        if seed is not None and sample_seed is not None and seed != sample_seed:
+            common.fail(
+                f"--seed {seed} and --sample-seed {sample_seed}: the same option under two "
+                "names, given two values; give one"
+            )
         chosen = sample_seed if sample_seed is not None else seed
         _verify_study(replay, sample, chosen, everything, as_json)
         return

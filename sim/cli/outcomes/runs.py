@@ -144,7 +144,10 @@ def _refuse_existing(paths: list[Path]) -> None:
     "Overwrite a file in the folder that battlesim did not write (its earlier replays and "
     "campaign.json there are replaced without it)."
 )
-@common.json_option("Print the campaign outcome as JSON.")
+@common.json_option(
+    "Print the campaign outcome as JSON: campaign.json's object (name, seed, outcome), "
+    "the replays as paths."
+)
 def campaign(
     campaign_file: str, seed: int | None, out: str | None, force: bool, as_json: bool
 ) -> None:
@@ -176,7 +179,10 @@ def campaign(
         _bad_input(_error(f"cannot write replays: {describe(exc)}"))
     o = result.outcome
     if as_json:
-        common.echo_json({**o, "replays": [str(p) for p in paths]})
+        # campaign.json's object, the replays as paths from here (the file names them)
+        common.echo_json(
+            {"campaign": data.campaign, "seed": s, **o, "replays": [str(p) for p in paths]}
+        )
         return
     common.say(f"{data.campaign} (seed {s}):")
     for b, path in zip(result.battles, paths, strict=True):

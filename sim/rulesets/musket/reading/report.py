@@ -89,13 +89,32 @@ def _mods(mods: dict[str, float] | dict[str, int]) -> str:
     return ", ".join(f"{k.replace('_', ' ')} {v:+g}" for k, v in mods.items()) or "none"
 
 
-def _result(c: ev.Casualties, target_kind: str) -> str:
+def _number(x: float) -> str:
+    """``x`` as the event holds it, to three decimals at most: 233.5 is "233.5", not a
+    rounded "234" (a reader checking the line by hand needs the value the rules used)."""
+    if float(x).is_integer():
+        return f"{x:,.0f}"
+    return f"{x:,.3f}".rstrip("0").rstrip(".")
+
+
+def _value(e: ev.Fired) -> str:
+    """The combat value V, with the factors that made it from the base value when any did
+    (``value 397 × 0.5 disrupted × 0.5 column fire = 99.25``)."""
+    if not e.factors:
+        return f"value {_number(e.result.v)}"
+    factors = " ".join(f"× {f:g} {name.replace('_', ' ')}" for name, f in e.factors.items())
+    return f"value {_number(e.base_value)} {factors} = {_number(e.result.v)}"
+
+
+def _result(e: ev.Fired, target_kind: str) -> str:
+    c = e.result
     loss = count(c.casualties, "casualty")
     if target_kind == "artillery":
         loss += f" ({count(c.guns_lost, 'gun')} lost)"
+    drew = f"drew {c.value:.2f}"
     return (
-        f"value {c.v:,.0f}, modifier {c.modifier:+g}% ({_mods(c.modifiers)}) → "
-        f"E {c.effective:,.0f}, range {c.low:.2f}–{c.high:.2f}, drew {c.value:.2f} → {loss}, "
+        f"{_value(e)}, modifier {c.modifier:+g}% ({_mods(c.modifiers)}) → "
+        f"E {_number(c.effective)}, range {c.low:.2f}–{c.high:.2f}, {drew} → {loss}, "
         f"+{c.fatigue_added} fatigue; morale check p = {c.morale_check_p:.2f}: "
         f"{_required(c)}"
     )
@@ -205,7 +224,7 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
             kind = state.units[e.target].kind
             return (
                 f"{at}{agree(_name(state, e.unit), 'fires')} on {_name(state, e.target)} at "
-                f"{count(e.range, 'hex')}: {_result(e.result, kind)}"
+                f"{count(e.range, 'hex')}: {_result(e, kind)}"
             )
         case ev.Meleed():
             return at + _melee(state, e)
