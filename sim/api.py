@@ -193,6 +193,12 @@ def run(
 def load_replay(path: str | Path, *, allow_truncated: bool = False) -> LoadedReplay:
     """Read a replay, every line validated and its chain checked.
 
+    Args:
+        path: the replay file (``.jsonl``, or gzip ``.jsonl.gz``).
+        allow_truncated: read a replay whose end is missing (a run killed before it
+            finished: the ``.partial`` it left, or a file cut short) as far as it goes,
+            instead of refusing it as incomplete.
+
     Raises:
         ReplayError: the file is damaged, from a newer format, or unknown.
     """
@@ -206,6 +212,10 @@ def open_replay(path: str | Path, *, allow_truncated: bool = False) -> ReplayFil
 
     What the replay tools use: memory holds the state and one line, never
     the battle's events (:class:`sim.replay.file.ReplayFile`).
+
+    Args:
+        path: the replay file.
+        allow_truncated: as :func:`load_replay`'s.
 
     Raises:
         ReplayError: the file cannot be read, is not a replay, or its header

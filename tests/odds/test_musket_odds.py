@@ -12,6 +12,7 @@ from scipy.stats import chisquare
 
 from engine.rng import Stream
 from sim.cli import cli
+from sim.rulesets.musket.model.options import MusketOptions
 from sim.rulesets.musket.reading.odds import casualty_odds, guns_lost_odds
 from sim.rulesets.musket.rules.results import casualty_roll
 
@@ -154,3 +155,17 @@ def test_odds_cli_refuses_lcv_above_hcv() -> None:
     )
     assert result.exit_code == 2
     assert "need V >= 0 and 0 <= LCV <= HCV, not V 100, LCV 30, HCV 5" in result.stderr
+
+
+def test_a_melee_winners_odds_say_the_default_rules_give_it_no_check() -> None:
+    """The seed's check probability is printed for either side; under the rules' default
+    (``melee_winner_tests`` false) only the loser takes it, and the winner's odds say so."""
+    assert MusketOptions().melee_winner_tests is False
+    winner = CliRunner().invoke(cli, ["odds", "musket-melee", "--value", "400", "--modifier", "25"])
+    loser = CliRunner().invoke(
+        cli, ["odds", "musket-melee", "--value", "400", "--modifier", "25", "--loser"]
+    )
+    assert (winner.exit_code, loser.exit_code) == (0, 0)
+    said = "a melee's winner takes no morale check for these losses under the default rules"
+    assert winner.stdout.splitlines()[-1].startswith(said)
+    assert said not in loser.stdout

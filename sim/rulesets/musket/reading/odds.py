@@ -177,7 +177,14 @@ def _fire(values: Mapping[str, Any]) -> OddsResult:
 def _melee(values: Mapping[str, Any]) -> OddsResult:
     loser = values["loser"]
     factor = _DEFAULTS.melee_loser_fatigue_factor if loser else _DEFAULTS.melee_fatigue_factor
-    return _compute(values, Fraction(str(factor)))
+    odds = _compute(values, Fraction(str(factor)))
+    if loser or _DEFAULTS.melee_winner_tests:
+        return odds
+    said = (  # the seed's check, which the rules' default leaves to the loser
+        "a melee's winner takes no morale check for these losses under the default rules "
+        "(option melee_winner_tests, ours: off); the probability is the check's if it did"
+    )
+    return OddsResult((*odds.lines, said), odds.data)
 
 
 _DEFAULTS = MusketOptions()
