@@ -18,6 +18,7 @@ The errors it documents import from here: ``from sim.api import ReplayError``.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from engine.replayfile.checks import ReplayError
 from engine.replayfile.reader import read_replay
 from sim.batch.storage import StoreDamaged, StoreError
 from sim.contract import Outcome, headline
-from sim.outputs import OutputError, check_output, is_replay
+from sim.outputs import OutputError, check_output, is_replay, replay_stem
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.fork import Forked, ForkError
 from sim.replay.header import (
@@ -45,7 +46,14 @@ from sim.replay.header import (
 from sim.replay.memory import LoadedReplay
 from sim.replay.verify import verify_replay as _verify_replay
 from sim.scenario.load import ScenarioError, load_scenario
-from sim.scenario.values import ValueProblem, check_seed, check_seq, check_turn, whole
+from sim.scenario.values import (
+    SEED_MAX,
+    ValueProblem,
+    check_seed,
+    check_seq,
+    check_turn,
+    whole,
+)
 from sim.text.suggest import did_you_mean, known
 
 __all__ = [
@@ -247,41 +255,42 @@ def state_at(path: str | Path | ReplayLike, turn: int | None = None) -> Any:
     return replay.state_at(turn)
 
 
-def verify_replay(path: str | Path) -> VerifyResult:
+def verify_replay(path: str | Path | LoadedReplay | ReplayFile) -> VerifyResult:
     """Check a replay whole, as ``battlesim verify`` does: its integrity, the ruleset's
     invariants, and the battle fought again from its header, line for line.
 
     Args:
-        path: the replay file.
+        path: the replay file (or an opened or loaded replay: its file is read again).
 
     Returns:
         What was found (``.ok``; else ``.damage``, ``.violation`` or ``.mismatch``
         says the first problem, with its line and seq).
 
     Raises:
-        ReplayError: the file cannot be read (missing, a folder, no permission):
-            nothing to verify, as ``verify`` says so with exit 2 rather than 1.
+        ReplayError: the file cannot be read (missing, a folder, a FIFO or a device,
+            no permission): nothing to verify, as ``verify`` says so with exit 2 rather
+            than 1.
     """
-    try:  # stat, not open: a FIFO at ``path`` would block an open (the reader refuses it)
-        is_folder = Path(path).is_dir()
-        Path(path).stat()
-    except OSError as exc:
-        raise ReplayError(str(path), 0, f"cannot read: {exc.strerror or exc}") from None
-    if is_folder:
-        raise ReplayError(str(path), 0, "cannot read: it is a folder, not a replay file")
-    return _verify_replay(path)
+    if isinstance(path, (LoadedReplay, ReplayFile)):
+        path = path.path
+    result = _verify_replay(path)
+    if result.damage is not None and result.damage.kind == "unreadable":
+        raise result.damage
+    return result
 
 
-def _replay(replay: str | Path | ReplayLike) -> ReplayLike:
+def _replay(replay: str | os.PathLike[str] | bytes | ReplayLike) -> ReplayLike:
     """A replay to read: one given opened or loaded as it is, a path opened as a stream."""
     if isinstance(replay, (LoadedReplay, ReplayFile)):
         return replay
-    if not isinstance(replay, (str, Path)):
+    if isinstance(replay, bytes):
+        replay = os.fsdecode(replay)
+    if not isinstance(replay, (str, os.PathLike)):
         raise ValueProblem(
             f"{type(replay).__name__} is not a replay: give its path, or what "
             "open_replay or load_replay returned"
         )
-    return open_replay(replay)
+    return open_replay(os.fspath(replay))
 
 
 def why(replay: str | Path | ReplayLike, seq: int) -> list[tuple[Event, str]]:
@@ -290,16 +299,20 @@ def why(replay: str | Path | ReplayLike, seq: int) -> list[tuple[Event, str]]:
 
     Raises:
         ValueProblem: ``seq`` is not a whole number from 0, or no event of the replay.
-        ReplayError: the file is damaged.
+        ReplayError: the file is damaged (a cause that names no earlier event among them).
     """
     from sim.replay import analysis  # noqa: PLC0415 - the reading tools, when asked
 
     seq = check_seq(seq)
     loaded = _replay(replay)
+    if seq >= loaded.count:  # the argument's fault; a cause that is no earlier event is damage
+        raise ValueProblem(
+            f"{loaded.path}: no event seq {seq}: the replay has seq 0..{loaded.count - 1}"
+        )
     try:
         return analysis.why(loaded, seq)
     except IndexError as exc:
-        raise ValueProblem(f"{loaded.path}: {exc}") from None
+        raise ReplayError(str(loaded.path), 0, str(exc)) from None
 
 
 def narrative(
@@ -322,7 +335,9 @@ def narrative(
 
     turn = check_turn(turn)
     loaded = _replay(replay)
-    wanted = (types,) if isinstance(types, str) else tuple(types)
+    wanted = (types,) if isinstance(types, str) else tuple(types or ())
+    if not all(isinstance(t, str) for t in wanted):
+        raise ValueProblem(f'types {types!r}: give event types as text ("fired")')
     if turn is not None and turn > loaded.last_turn:
         name = loaded.ruleset.turn_name
         raise ValueProblem(f"{name} {turn}: the battle ended at {name} {loaded.last_turn}")
@@ -391,8 +406,13 @@ def fork(
         texts = [changes]
     else:
         texts = list(changes)
+    if not texts or not all(isinstance(t, str) for t in texts):
+        raise ValueProblem(
+            f"changes {changes!r}: give at least one change, as a mapping "
+            '({"passed": True}) or as texts ("passed=true")'
+        )
     assignments = [parse_assignment(t) for t in texts]
-    path = Path(out) if out is not None else Path(f"{Path(loaded.path).stem}-fork{at}.jsonl")
+    path = Path(out) if out is not None else Path(f"{replay_stem(loaded.path)}-fork{at}.jsonl")
     check_output(path, force=force, ours=is_replay, what="a replay", reads=(loaded.path,))
     return fork_battle(loaded, at, assignments, path)
 
@@ -419,12 +439,13 @@ def diff(
     field that changed, the random streams' draw counts there, and the events around it.
 
     Raises:
+        ValueProblem: ``context`` is not a whole number of events from 0.
         ReplayError: either file is damaged, from a newer format, or unknown.
     """
     from sim.replay.diff import diff_replays  # noqa: PLC0415 - the reading tools, when asked
 
     lines = whole(context)
-    if lines is None or lines < 0:
+    if lines is None or not 0 <= lines <= SEED_MAX:
         raise ValueProblem(f"context {context!r} is not a whole number of events from 0")
     return diff_replays(_replay(a), _replay(b), lines)
 

@@ -32,8 +32,21 @@ __all__ = [
     "is_replay",
     "probe_writable",
     "replay_scenario_digest",
+    "replay_stem",
     "write_text",
 ]
+
+
+def replay_stem(replay: str | os.PathLike[str]) -> str:
+    """A replay's name without ``.gz`` and ``.jsonl``, for the names of what is made from it
+    (``fork``'s ``<stem>-fork<seq>.jsonl``, ``report``'s ``<stem>.html``): ``.hidden.jsonl``
+    gives ``.hidden`` (its first dot's split gave "", so ``-fork19.jsonl``, which the diff
+    command suggested beside it took for an option)."""
+    name = Path(replay).name
+    for suffix in (".gz", ".jsonl"):
+        name = name.removesuffix(suffix)
+    return name or "replay"
+
 
 PNG_LEVEL = 1
 """The zlib level every PNG battlesim draws is written at (Pillow's default is 6: files a

@@ -14,6 +14,7 @@ Exit codes: 0 success, 1 a negative answer (damaged, differs, incomplete),
 from __future__ import annotations
 
 import errno
+import io
 import re
 import sys
 from typing import Any
@@ -279,6 +280,16 @@ def _command_given(args: list[str]) -> str:
     return "battlesim"
 
 
+class _Closed(io.TextIOBase):
+    """Standard output when the shell closed it: any write is an error naming it."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "it is closed", "standard output")
+
+
 def _reader_gone() -> bool:
     """Whether stdout is a pipe whose reader has gone (``poll`` says POLLERR or POLLHUP)."""
     import select  # noqa: PLC0415
@@ -310,6 +321,8 @@ def main() -> None:
     A usage error (a missing argument, a bad flag value) is one line naming
     the command, and exit 2; click alone would print the usage around it.
     """
+    if sys.stdout is None:  # the shell closed it (``>&-``): --help says so, as commands do
+        sys.stdout = _Closed()
     try:
         code = cli.main(prog_name="battlesim", standalone_mode=False)
     except SystemExit as exc:
@@ -339,8 +352,8 @@ def main() -> None:
         _stdout_to_devnull()  # the flush at exit must not fail again
         sys.exit(141)  # as a command's own output does (sim.cli.errors.BROKEN_PIPE)
     except OSError as exc:  # --help or --version onto a full disk: the command never ran
-        name = exc.filename or "standard output"
-        click.echo(f"battlesim: error: cannot write to {name}: {exc.strerror or exc}", err=True)
+        name = exc.filename or "standard output"  # as a command's own line names it
+        click.echo(f"battlesim: error: {name}: {exc.strerror or exc}", err=True)
         _stdout_to_devnull()
         sys.exit(2)
     except click.Abort as exc:

@@ -59,8 +59,12 @@ def narrative(
         unit: only events naming this unit (as actor, target or side).
         types: only these event types (``musket.fired`` or just ``fired``).
 
-    With ``turn``, the fold starts from the last snapshot before that turn.
+    With ``turn``, the fold starts from the last snapshot before that turn. One type may be
+    given as a string (``types="fired"``); :func:`sim.api.narrative` also refuses a unit or
+    type the battle does not have, which here select nothing.
     """
+    if isinstance(types, str):
+        types = (types,)
     folding = loaded.fold() if turn is None else loaded.fold_before_turn(turn)
     for event, state in folding:
         if turn is not None and event.turn != turn:

@@ -33,7 +33,7 @@ from engine.replayfile.reader import Mark, ReplayError, ReplayStream
 from sim.contract import AnyRuleset
 from sim.replay.header import header_scenario, registry_for
 from sim.replay.memory import walk_causes
-from sim.scenario.values import check_seq, check_turn
+from sim.scenario.values import check_seq, check_turn, turn_number
 
 __all__ = ["ReplayFile", "ReplayLike", "Scan"]
 
@@ -189,10 +189,12 @@ class ReplayFile:
 
     def fold_near(self, seq: int) -> Iterator[tuple[Event, Any]]:
         """Fold from the last snapshot before event ``seq`` (or the start); events from there."""
+        seq = check_seq(seq)
         return self._folding(self._mark_before(seq - 1) if seq > 0 else None)
 
     def fold_before_turn(self, turn: int) -> Iterator[tuple[Event, Any]]:
         """Fold from the last snapshot of a turn before ``turn`` (or the start)."""
+        turn = turn_number(turn)
         marks = [m for m in self.scan().snapshots if m.turn < turn]
         return self._folding(marks[-1] if marks else None)
 

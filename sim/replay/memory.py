@@ -15,7 +15,7 @@ from engine.log import Header
 from engine.projection import Projection
 from engine.replayfile.reader import Replay
 from sim.contract import AnyRuleset
-from sim.scenario.values import check_seq, check_turn
+from sim.scenario.values import check_seq, check_turn, turn_number
 
 __all__ = ["LoadedReplay", "walk_causes"]
 
@@ -79,6 +79,7 @@ class LoadedReplay:
 
     def fold_near(self, seq: int) -> Iterator[tuple[Event, Any]]:
         """Fold from the last snapshot before event ``seq`` (or the first event)."""
+        seq = check_seq(seq)
         for event in reversed(self.events[:seq]):
             if isinstance(event, Snapshot):
                 state = self.ruleset.restore(self.scenario, event.state)
@@ -87,6 +88,7 @@ class LoadedReplay:
 
     def fold_before_turn(self, turn: int) -> Iterator[tuple[Event, Any]]:
         """Fold from the last snapshot of a turn before ``turn`` (or the first event)."""
+        turn = turn_number(turn)
         for event in reversed(self.events):
             if isinstance(event, Snapshot) and event.turn < turn:
                 state = self.ruleset.restore(self.scenario, event.state)

@@ -33,6 +33,7 @@ __all__ = [
     "check_turn",
     "parse_value",
     "seed_from_text",
+    "turn_number",
     "whole",
 ]
 
@@ -163,6 +164,18 @@ def check_turn(value: object) -> int | None:
     if type(value) is not int or value < 0:
         raise ValueProblem(f"{_short(value)} is not a turn: use a whole number from 0")
     return value
+
+
+def turn_number(value: object) -> int:
+    """``value`` as a turn that must be given: :func:`check_turn` without None.
+
+    Raises:
+        ValueProblem: None, or anything :func:`check_turn` refuses.
+    """
+    turn = check_turn(value)
+    if turn is None:
+        raise ValueProblem("None is not a turn: use a whole number from 0")
+    return turn
 
 
 def check_seq(value: object) -> int:

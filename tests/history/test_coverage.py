@@ -81,7 +81,7 @@ def test_a_mean_of_nearly_constant_whole_numbers_is_too_narrow_on_one_side() -> 
 def test_a_wilson_interval_near_0_misses_one_side_more_than_it_says() -> None:
     """Exactly, from the binomial: at 200 runs and a true share of 0.0025 the Wilson
     interval lies wholly above it whenever one run or more has the event and its lower
-    end is above 0.0025, which happens with probability 0.090; at 0.01, 0.061; at 0.05
+    end is above 0.0025, which happens with probability 0.090; at 0.0105, 0.061; at 0.05
     and above at most 0.041 on either side (checked on a grid of 0.0005)."""
     from scipy.stats import binom  # type: ignore[import-untyped]
 

@@ -337,13 +337,14 @@ def test_a_closed_stdout_is_named_as_such() -> None:
     import sys
 
     script = Path(sys.executable).parent / "battlesim"
-    done = subprocess.run(
-        f"{script} rulesets --json >&-", shell=True, capture_output=True, text=True,
-        timeout=60, check=False,
-    )  # fmt: skip
-    assert (done.returncode, done.stderr) == (
-        2, "battlesim: error: standard output: it is closed\n"
-    )  # fmt: skip
+    for args in ("rulesets --json", "--help", "--version"):  # a command's, and battlesim's own
+        done = subprocess.run(
+            f"{script} {args} >&-", shell=True, capture_output=True, text=True,
+            timeout=60, check=False,
+        )  # fmt: skip
+        assert (done.returncode, done.stderr) == (
+            2, "battlesim: error: standard output: it is closed\n"
+        ), args  # fmt: skip
 
 
 def test_a_missing_option_with_choices_is_one_line() -> None:

@@ -8,7 +8,9 @@ rewritten by the next cell); the CLI refused each already.
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -64,7 +66,7 @@ def test_a_run_id_from_the_dataframe_reruns_and_a_bad_one_is_named(
             rerun(study, bad, tmp_path / "bad.jsonl")  # type: ignore[arg-type]
 
 
-def test_a_plan_that_could_not_run_is_refused_before_any_folder_is_made(tmp_path: Path) -> None:
+def test_a_plan_that_could_not_run_is_refused_when_it_is_made() -> None:
     target = load_target(TAVERN)
     cases = [
         ({"seed": -1}, "StudyPlan seed: -1 is not a seed"),
@@ -77,7 +79,8 @@ def test_a_plan_that_could_not_run_is_refused_before_any_folder_is_made(tmp_path
         settings = {"seed": 1, "replications": 3, **change}
         with pytest.raises(api.ValueProblem, match=words):
             StudyPlan(target, **settings)  # type: ignore[arg-type]
-    assert list(tmp_path.iterdir()) == []
+    kept = StudyPlan(target, seed=1, replications=3, keep_replays=200_000_000)
+    assert kept.keep_replays == 200_000_000  # more than it fights: every replay (the CLI's)
     runs = [
         ({"executor": "bogus"}, "RunOptions executor: 'bogus' is not one of local, dask"),
         ({"jobs": 0}, "RunOptions jobs: 0 is not a whole number from 1"),
@@ -119,6 +122,9 @@ def test_fork_takes_a_mapping_and_refuses_the_users_file_and_the_parent(tmp_path
         api.fork(REPLAY, "39", change, tmp_path / "x.jsonl")  # type: ignore[arg-type]
     with pytest.raises(api.ForkError, match="is not plain data"):
         api.fork(REPLAY, 39, {"passed": object()}, tmp_path / "x.jsonl")
+    for none in ({}, [], [1]):
+        with pytest.raises(api.ValueProblem, match="give at least one change"):
+            api.fork(REPLAY, 39, none, tmp_path / "x.jsonl")  # type: ignore[arg-type]
     forked = api.fork(str(REPLAY), np.int64(39), change, tmp_path / "held.jsonl")  # type: ignore[arg-type]
     same = api.fork(api.load_replay(REPLAY), 39, ["passed=true", "after=good"],
                     tmp_path / "held2.jsonl")  # fmt: skip
@@ -140,6 +146,8 @@ def test_why_narrative_and_state_at_refuse_what_show_and_why_refuse() -> None:
         (lambda: api.why(REPLAY, 10_000), "no event seq 10000: the replay has seq 0..47"),
         (lambda: api.diff(REPLAY, REPLAY, context=-1), "context -1 is not a whole number"),
         (lambda: api.why(42, 3), "int is not a replay: give its path"),
+        (lambda: api.diff(REPLAY, REPLAY, context=2**63), "context 9223372036854775808 is not"),
+        (lambda: api.narrative(REPLAY, types=[1]), r"types \[1\]: give event types as text"),
     ]
     for call, words in refusals:
         with pytest.raises(api.ValueProblem, match=words):
@@ -150,6 +158,8 @@ def test_why_narrative_and_state_at_refuse_what_show_and_why_refuse() -> None:
     assert named == api.narrative(REPLAY, unit="69ny") and named
     assert api.why(REPLAY, np.int64(33))[-1][0].seq == 33  # type: ignore[arg-type]
     assert api.state_at(REPLAY, np.int64(2)) == api.state_at(REPLAY, 2)  # type: ignore[arg-type]
+    entry = next(e for e in os.scandir(REPLAY.parent) if e.name == REPLAY.name)  # os.PathLike
+    assert api.state_at(entry, 1) == api.state_at(bytes(REPLAY), 1) == api.state_at(REPLAY, 1)
 
 
 @pytest.mark.parametrize("bad", ["2", 2.5, True, -1])
@@ -161,6 +171,10 @@ def test_a_loaded_and_an_opened_replay_refuse_the_same_arguments(bad: object) ->
             replay.event(bad)  # type: ignore[arg-type]
         with pytest.raises(api.ValueProblem, match="is not an event's seq"):
             replay.after(bad)  # type: ignore[arg-type]
+        with pytest.raises(api.ValueProblem, match="is not an event's seq"):
+            list(replay.fold_near(bad))  # type: ignore[arg-type]
+        with pytest.raises(api.ValueProblem, match="is not a turn"):
+            list(replay.fold_before_turn(bad))  # type: ignore[arg-type]
     for replay in (api.load_replay(REPLAY), api.open_replay(REPLAY)):
         with pytest.raises(IndexError, match=r"no event seq 48: the replay has seq 0\.\.47"):
             replay.after(48)
@@ -183,9 +197,24 @@ def test_verify_replay_of_a_missing_file_raises_as_load_replay_does(tmp_path: Pa
     missing = tmp_path / "nope.jsonl"
     with pytest.raises(api.ReplayError, match=r"nope\.jsonl: cannot read: No such file"):
         api.verify_replay(missing)
-    with pytest.raises(api.ReplayError, match="cannot read"):
-        api.verify_replay(tmp_path)  # a folder
-    assert api.verify_replay(REPLAY).ok
+    for unreadable in (tmp_path, Path("/dev/null")):  # a folder, a device
+        with pytest.raises(api.ReplayError, match="not a regular file|is a directory|folder"):
+            api.verify_replay(unreadable)
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(api.ReplayError):
+        api.verify_replay(fifo)  # refused, never opened to block
+    assert api.verify_replay(REPLAY).ok and api.verify_replay(api.open_replay(REPLAY)).ok
+
+
+def test_a_fork_of_a_gzip_replay_is_named_as_the_commands_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    packed = tmp_path / "p.jsonl.gz"
+    packed.write_bytes(gzip.compress(REPLAY.read_bytes()))
+    monkeypatch.chdir(tmp_path)
+    forked = api.fork(packed, 39, {"passed": True, "after": "good"})
+    assert forked.path == Path("p-fork39.jsonl") and forked.path.is_file()
 
 
 def test_a_replay_rewritten_after_it_was_opened_is_said_to_have_changed(tmp_path: Path) -> None:

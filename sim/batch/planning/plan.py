@@ -79,7 +79,7 @@ class StudyPlan:
             raise ValueProblem(f"StudyPlan seed: {exc}") from None
         fix("replications", _whole("replications", self.replications, 1, MAX_RUNS))
         fix("chunk_size", _whole("chunk_size", self.chunk_size, 1, 100_000))
-        fix("keep_replays", _whole("keep_replays", self.keep_replays, 0, MAX_RUNS))
+        fix("keep_replays", _whole("keep_replays", self.keep_replays, 0, 2**63 - 1))
         if self.points is not None:
             fix("points", _whole("points", self.points, 1, 100_000))
         if self.design not in get_args(Design):

@@ -98,9 +98,13 @@ def _run_number(run_id: object) -> int:
     return number
 
 
-def _held(paths: list[Path], study_dir: Path, dest: str | Path | None, force: bool) -> None:
+def _held(
+    paths: list[Path], study_dir: Path, dest: str | Path | None, force: bool, file: bool
+) -> None:
     """Refuse a file inside the study, or one of the user's without ``force``
-    (:func:`sim.outputs.check_output`); ``dest`` is named as ``--out`` in the message."""
+    (:func:`sim.outputs.check_output`); ``dest`` is named as ``--out`` in the message.
+    ``file``: the run is a scenario's, one replay file (else a campaign's, in a folder
+    the rerun makes)."""
     for path in paths:
         if path.resolve().is_relative_to(study_dir.resolve()):
             raise OutputError(
@@ -108,8 +112,10 @@ def _held(paths: list[Path], study_dir: Path, dest: str | Path | None, force: bo
                 "manifest lists: write the replay elsewhere (-o)"
             )
         named = "--out" if dest is not None and Path(dest) == path else "replay"
-        if path.parent.is_dir():  # a campaign's folder rerun makes holds nothing yet
+        if file or path.parent.is_dir():  # a campaign's new folder holds nothing yet
             check_output(path, option=named, force=force, ours=is_replay, what="a replay")
+        elif not path.parent.parent.is_dir():  # the folder a campaign's is made in must be
+            check_output(path.parent, option="--out", folder=True)
 
 
 def _planned(target: Target, run_id: int, folder: Path, file: Path | None) -> list[Path]:
@@ -183,7 +189,7 @@ def rerun(
     except (ScenarioError, ValidationError) as exc:
         raise RerunError(f"run {run_id} cannot be fought: {exc}") from None
     folder, file = _paths(target, run_id, Path(dest) if dest is not None else None)
-    _held(_planned(target, run_id, folder, file), Path(study_dir), dest, force)
+    _held(_planned(target, run_id, folder, file), Path(study_dir), dest, force, file is not None)
     written: list[Path] = []
 
     sinks: list[FileSink] = []

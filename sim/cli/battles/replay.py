@@ -21,15 +21,10 @@ __all__ = ["diff", "fork_command", "report", "why"]
 
 
 def _stem(replay: str) -> str:
-    """A replay's name without ``.gz`` and ``.jsonl``, for the names of what is made from it:
-    ``.hidden.jsonl`` gives ``.hidden`` (its first dot's split gave "", so ``-fork19.jsonl``,
-    which the diff command suggested beside it took for an option)."""
-    from pathlib import Path
+    """:func:`sim.outputs.replay_stem` (imported when a command runs)."""
+    from sim.outputs import replay_stem
 
-    name = Path(replay).name
-    for suffix in (".gz", ".jsonl"):
-        name = name.removesuffix(suffix)
-    return name or "replay"
+    return replay_stem(replay)
 
 
 @click.command(cls=common.Command)

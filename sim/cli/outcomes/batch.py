@@ -274,6 +274,17 @@ def _until_ci_option(help_text: str) -> Callable[[Any], Any]:
     return click.option("--until-ci", type=half_width, default=None, metavar="W", help=help_text)
 
 
+def _plan(**settings: Any) -> Any:
+    """The study's plan; a setting it refuses (a scenario's seed out of range) one line."""
+    from sim.batch.planning.plan import StudyPlan
+    from sim.scenario.values import ValueProblem
+
+    try:
+        return StudyPlan(**settings)
+    except ValueProblem as exc:
+        _bad_input(_error(str(exc)))
+
+
 def _options(
     execution: common.Execution,
     plots: bool,
@@ -399,7 +410,6 @@ def batch(
     """
     from sim.batch.inputs.fieldpath import PathError
     from sim.batch.inputs.target import Target, load_target
-    from sim.batch.planning.plan import StudyPlan
     from sim.scenario.load import ScenarioError
 
     try:
@@ -420,7 +430,7 @@ def batch(
         if design == "grid" and f.values is None:
             need = "--design lhs, morris or sobol"
             _bad_input(_error(f"--sweep {f.path}: a range LOW..HIGH needs {need}"))
-    plan = StudyPlan(
+    plan = _plan(
         target=t,
         seed=seed if seed is not None else int(t.data.get("seed", 1)),
         replications=runs,
