@@ -2,9 +2,12 @@
 
 One row per measure, each on its own axis (the measures' scales differ): the
 accepted range shaded, the runs' middle 90 % a grey bar (not for a
-probability, whose runs are 0 or 1), the historical value a diamond, the
+probability, whose runs are 0 or 1), the historical value a hollow diamond
+(drawn over the dot, so a record the estimate equals still shows), the
 estimate a dot with its 95 % interval — green when it passes, red when it
-fails, amber when it is inconclusive.
+fails, amber when it is inconclusive; each row's title names its verdict,
+its interval's method and the case's set (fitting or held out). A
+probability's axis and accepted range stop at 0 and 1.
 matplotlib is imported only here (``battlesim history --plot``).
 """
 
@@ -16,6 +19,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from sim.batch.charts.plotting import in_default_style, save, wrap
+from sim.history.estimate import METHODS
 from sim.history.run import CaseResult, MeasureResult
 
 __all__ = ["plot"]
@@ -26,6 +30,10 @@ _COLOUR = {"pass": _PASS, "fail": _FAIL, "inconclusive": _UNSURE}
 _WORD = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconclusive"}
 
 
+def _probability(m: MeasureResult) -> bool:
+    return m.estimate.method == METHODS["probability"]
+
+
 def _span(m: MeasureResult) -> tuple[float, float]:
     e, a = m.estimate, m.spec.accept
     xs = [x for x in (e.value, e.low, e.high, m.spec.historical, a.min, a.max) if x is not None]
@@ -33,6 +41,8 @@ def _span(m: MeasureResult) -> tuple[float, float]:
     xs = [x for x in xs if not math.isnan(x)]
     lo, hi = min(xs), max(xs)
     pad = (hi - lo) * 0.15 or 0.1
+    if _probability(m):  # a share: nothing lies past 0 or 1
+        return max(lo - pad, -0.02), min(hi + pad, 1.02)
     return lo - pad, hi + pad
 
 
@@ -43,7 +53,10 @@ def _row(ax: object, m: MeasureResult, title: str) -> None:
     lo, hi = _span(m)
     a, e = m.spec.accept, m.estimate
     left = a.min if a.min is not None else lo
-    ax.axvspan(left, a.max if a.max is not None else hi, color=_ACCEPT)
+    right = a.max if a.max is not None else hi
+    if _probability(m):
+        left, right = max(left, 0.0), min(right, 1.0)
+    ax.axvspan(left, right, color=_ACCEPT)
     runs = m.spread
     if runs is not None:  # the runs' middle 90 %, behind the rest; an infinite end at the edge
         ends = [min(max(x, lo), hi) for x in runs]
@@ -52,7 +65,10 @@ def _row(ax: object, m: MeasureResult, title: str) -> None:
     if not math.isnan(e.value):
         err = [[e.value - e.low], [e.high - e.value]] if not math.isnan(e.low) else None
         ax.errorbar([e.value], [0], xerr=err, fmt="o", color=colour, capsize=4)
-    ax.plot([m.spec.historical], [0], marker="D", color=_HISTORY, linestyle="none")
+    ax.plot(  # hollow and on top: a dot at the record's value shows through it
+        [m.spec.historical], [0], marker="D", markersize=8, markerfacecolor="none",
+        markeredgecolor=_HISTORY, markeredgewidth=1.5, linestyle="none", zorder=4,
+    )  # fmt: skip
     ax.set_xlim(lo, hi)
     ax.set_yticks([])
     ax.set_ylim(-1, 1)
@@ -76,8 +92,21 @@ _TITLE_CHAR = 0.09
 a capital about 0.085 in, a digit 0.08, most small letters less), inches."""
 
 
-def _title(m: MeasureResult, width: int) -> str:
-    return wrap(f"{m.spec.label} — {_WORD[m.verdict]}", width)
+_SET = {"fitting": "fitting", "held_out": "held out"}
+
+
+_HEADING = (
+    "Historical cases: estimate (dot and its 95 % interval, by the method named; green pass, "
+    "red FAIL, amber inconclusive), the runs' middle 90 % (grey bar), history (hollow "
+    "diamond), accepted range (shaded)"
+)
+"""The figure's title: what each mark means."""
+
+
+def _title(r: CaseResult, m: MeasureResult, width: int) -> str:
+    """``label — verdict (method; set)``, wrapped to the axis."""
+    where = _SET.get(r.case.spec.split, r.case.spec.split)
+    return wrap(f"{m.spec.label} — {_WORD[m.verdict]} ({m.estimate.method}; {where})", width)
 
 
 def _figure(results: list[CaseResult]) -> Figure:
@@ -92,10 +121,12 @@ def _figure(results: list[CaseResult]) -> Figure:
     n = len(rows)
     left = max(_LEFT_MIN, _ID_PAD + _ID_CHAR * max((len(r.case.id) for r, _m in rows), default=0))
     width = max(20, int((_WIDTH - left - _RIGHT) / _TITLE_CHAR))
-    titles = [_title(m, width) for _r, m in rows]
+    titles = [_title(r, m, width) for r, m in rows]
     lines = max((t.count("\n") + 1 for t in titles), default=1)
     gap = _TICKS + lines * _LINE
-    top = 0.4 + lines * _LINE  # the figure title, then the first row's
+    heading = wrap(_HEADING, int((_WIDTH - 0.3) / _TITLE_CHAR))
+    # the figure's title (its lines past the first), then the first row's
+    top = 0.4 + heading.count("\n") * _LINE + lines * _LINE
     height = top + _BOTTOM + n * _AXIS + (n - 1) * gap
     fig = Figure(figsize=(_WIDTH, height))
     axes = fig.subplots(
@@ -117,8 +148,7 @@ def _figure(results: list[CaseResult]) -> Figure:
             res.case.id, fontsize=7, rotation=0, ha="right", va="center", parse_math=False
         )
     fig.suptitle(
-        "Historical cases: estimate (dot, 95 % interval), the runs' middle 90 % (grey), "
-        "history (diamond), accepted (shaded)",
+        heading,
         fontsize=9,
         y=1 - 0.12 / height,
         va="top",

@@ -20,14 +20,15 @@ LONG_LABEL = " ".join(["the share of the brigade's men lost before the reserve c
 
 
 def _measure(label: str, verdict: str) -> Any:
-    estimate = SimpleNamespace(value=0.4, low=0.3, high=0.5)
+    estimate = SimpleNamespace(value=0.4, low=0.3, high=0.5, method="Student t")
     accept = SimpleNamespace(min=0.2, max=0.6)
     spec = SimpleNamespace(label=label, accept=accept, historical=0.45)
     return SimpleNamespace(spec=spec, estimate=estimate, verdict=verdict, spread=None)
 
 
 def _case(case_id: str, *measures: Any) -> Any:
-    return SimpleNamespace(case=SimpleNamespace(id=case_id), measures=list(measures))
+    spec = SimpleNamespace(split="held_out")
+    return SimpleNamespace(case=SimpleNamespace(id=case_id, spec=spec), measures=list(measures))
 
 
 def _boxes(results: list[Any]) -> tuple[list[tuple[str, Any]], Any]:
