@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -113,6 +114,17 @@ class LazyGroup(click.Group):
         return Command.get_short_help_str(self, limit)  # type: ignore[arg-type]  # same fields
 
 
+class Real(click.FloatRange):
+    """A number option in a range (``click.FloatRange``) that refuses NaN, which every
+    comparison of the range lets through (``--alpha nan`` reached the work)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if isinstance(number, float) and math.isnan(number):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return number
+
+
 class Whole(click.IntRange):
     """A whole-number option or argument (``click.IntRange``): a very long one named by length.
 
@@ -133,6 +145,8 @@ class Whole(click.IntRange):
         return super()._describe_range()
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip().isascii():  # "３", "١٠": not read as 3, 10
+            self.fail(f"{value.strip()!r} is not a whole number in digits 0-9", param, ctx)
         if isinstance(value, str):
             digits = value.strip().lstrip("+-").replace("_", "")
             if len(digits) > _DIGITS_SHOWN and digits.isascii() and digits.isdigit():

@@ -26,6 +26,7 @@ from engine.safety.strictjson import StrictJSONError
 from engine.safety.text import escape, one_line
 from sim.cli.interrupts import pending
 from sim.contract import HookError
+from sim.scenario.values import ValueProblem
 
 __all__ = [
     "EXTRAS",
@@ -104,7 +105,7 @@ def describe(exc: BaseException) -> str:
         return "input nested too deeply"
     if isinstance(exc, MemoryError):
         return "input too large for memory"
-    if isinstance(exc, FileProblem | StrictJSONError | HookError):
+    if isinstance(exc, FileProblem | StrictJSONError | HookError | ValueProblem):
         return _one_line(str(exc))
     return f"{type(exc).__name__}: {_one_line(str(exc))}"
 
@@ -221,7 +222,7 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
 
 
 _SAID = (ReplayError, OSError, ValidationError, RecursionError, MemoryError, FileProblem,
-         StrictJSONError, HookError)  # fmt: skip
+         StrictJSONError, HookError, ValueProblem)  # fmt: skip
 """Errors :func:`describe` words itself: they name their file, field or ruleset."""
 
 

@@ -332,6 +332,17 @@ def _target(spec: CaseFile, file: str, lines: dict[tuple[str | int, ...], int]) 
     target = named_target(file, lines, spec.scenario, spec.campaign)
     problems: list[Located] = []
     for field_path in spec.set:
+        if field_path.rsplit(".", 1)[-1] in ("id", "ruleset"):  # as a calibration's factor
+            problems.append(
+                located(
+                    file,
+                    lines,
+                    ("set", field_path),
+                    "a set value cannot change an id (or the ruleset): the measures read "
+                    "sides, units and battles by their ids",
+                )
+            )
+            continue
         try:
             target.check_path(field_path)
         except PathError as exc:

@@ -85,7 +85,11 @@ def pilot_runs(w: float, replications: int, chunk: int) -> int:
 
     z²/4W² runs give a half-width of W at p = ½ (the worst case): the pilot is an eighth of it.
     """
-    quarter = min(Z95 * Z95 / (32 * w * w), replications / 4)
+    try:
+        need = Z95 * Z95 / (32 * w * w)
+    except (ZeroDivisionError, OverflowError):  # w so small its square is 0: no pilot is enough
+        need = math.inf
+    quarter = min(need, replications / 4)
     return min(replications, _chunks(max(1, math.ceil(quarter)), chunk))
 
 

@@ -270,7 +270,7 @@ def _interval_option(f: Any) -> Any:
 
 def _until_ci_option(help_text: str) -> Callable[[Any], Any]:
     """``--until-ci W``: the half-width the --until-ci stopping rule aims at."""
-    half_width = click.FloatRange(0, 0.5, min_open=True, max_open=True)
+    half_width = common.Real(0, 0.5, min_open=True, max_open=True)
     return click.option("--until-ci", type=half_width, default=None, metavar="W", help=help_text)
 
 

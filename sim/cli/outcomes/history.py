@@ -38,6 +38,13 @@ def _outputs(
         png = Path(plot) if plot is not None else None
         if png is None and folder is not None:
             png = folder / "history.png"
+        if plot is not None and folder is not None:  # --out's own files are not the plot's
+            ours = {(folder / n).resolve() for n in ("history.txt", "history.json")}
+            if Path(plot).resolve() in ours:
+                raise OutputError(
+                    f"--plot {plot}: that is where --out writes {Path(plot).name}: "
+                    "choose another name for the plot"
+                )
         if plot is not None:
             check_output(plot, option="--plot", force=force, reads=reads)
             probe_writable(plot, option="--plot")

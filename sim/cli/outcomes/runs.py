@@ -112,6 +112,13 @@ def export(
     Example:
       battlesim export sw --format parquet
     """
+    if out is not None:
+        study, at = Path(study_dir).resolve(), Path(out).resolve()
+        if at.is_relative_to(study) and at != study / "export":
+            common.fail(
+                f"--out {out!r} is inside the study {study_dir!r}, whose files its manifest "
+                f"lists: export elsewhere, or leave --out out for {study_dir}/export"
+            )
     dest = _folder(Path(out) if out is not None else Path(study_dir) / "export")
     if out is not None and not force:  # files battlesim cannot tell from the user's own
         from sim.batch.storage.store import TABLES
@@ -172,7 +179,7 @@ def campaign(
         _bad_input(str(exc))
     s = seed if seed is not None else data.seed
     folder = _folder(Path(out) if out is not None else Path(f"{Path(campaign_file).stem}-s{s}"))
-    _check_campaign_files(data, folder, force)
+    _check_campaign_files(data, folder, force, _campaign_reads(campaign_file))
     try:
         result, paths = play_campaign(data, s, folder)
     except OSError as exc:
@@ -195,9 +202,24 @@ def campaign(
     common.say(f"Summary: {folder / 'campaign.json'}")
 
 
-def _check_campaign_files(data: Any, folder: Path, force: bool) -> None:
+def _campaign_reads(campaign_file: str) -> tuple[Path, ...]:
+    """The files a campaign reads: its file and each battle's scenario (never replaced,
+    ``--force`` or not)."""
+    from sim.scenario.load import read_yaml
+
+    data, _lines = read_yaml(campaign_file)  # read and checked once already: plain data
+    battles = data.get("battles") if isinstance(data, dict) else None
+    named = [b.get("scenario") for b in battles or () if isinstance(b, dict)]
+    base = Path(campaign_file).parent
+    return (Path(campaign_file), *(base / n for n in named if isinstance(n, str)))
+
+
+def _check_campaign_files(
+    data: Any, folder: Path, force: bool, reads: tuple[Path, ...] = ()
+) -> None:
     """Refuse (exit 2) a file in ``folder`` the campaign would replace that battlesim did
-    not write: a replay where a battle's replay goes, or a campaign.json not a campaign's."""
+    not write: a replay where a battle's replay goes, or a campaign.json not a campaign's;
+    and, ``--force`` or not, one of the files it reads."""
     from sim.batch.inputs.campaign import campaign_replay_name
     from sim.outputs import OutputError, check_output, is_replay
 
@@ -206,9 +228,13 @@ def _check_campaign_files(data: Any, folder: Path, force: bool) -> None:
     try:
         for k, entry in enumerate(data.battles):
             path = folder / campaign_replay_name(k, entry.id)
-            check_output(path, force=force, ours=is_replay, what="a replay")
+            check_output(path, force=force, ours=is_replay, what="a replay", reads=reads)
         check_output(
-            folder / "campaign.json", force=force, ours=_is_campaign_json, what="a campaign.json"
+            folder / "campaign.json",
+            force=force,
+            ours=_is_campaign_json,
+            what="a campaign.json",
+            reads=reads,
         )
     except OutputError as exc:
         common.fail(str(exc))

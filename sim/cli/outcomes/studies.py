@@ -37,19 +37,19 @@ __all__ = ["discover"]
 )
 @common.default_option(
     "--min-coverage",
-    kind=click.FloatRange(0, 1),
+    kind=common.Real(0, 1),
     default=0.5,
     help_text="The box reported is the densest whose coverage is at least this.",
 )
 @common.default_option(
     "--alpha",
-    kind=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    kind=common.Real(0, 0.5, min_open=True, max_open=True),
     default=0.05,
     help_text="Share of a box's runs each peel removes.",
 )
 @common.default_option(
     "--min-mass",
-    kind=click.FloatRange(0, 1, min_open=True, max_open=True),
+    kind=common.Real(0, 1, min_open=True, max_open=True),
     default=0.05,
     help_text="Peeling stops before a box holds less than this share of the runs.",
 )
