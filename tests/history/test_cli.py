@@ -437,7 +437,8 @@ def test_an_output_that_is_not_a_regular_file_is_refused_before_any_fight(
 
 def test_a_set_value_that_renames_a_side_is_located(tmp_path: Path) -> None:
     """``set: {sides.0.id: hero}`` on the brawl: the measures, checked against the battle's
-    start, named 'thorgrim', whose win never came (a review's case)."""
+    start, named 'thorgrim', whose win never came (a review's case); refused on the value's
+    own line, by the last part of its path, as a calibration's factor is."""
     folder = tmp_path / "suite"
     folder.mkdir()
     text = CASE.format(id="small", scenario=SCENARIOS / "tavern_brawl.yaml", least=0.0)
@@ -448,8 +449,9 @@ def test_a_set_value_that_renames_a_side_is_located(tmp_path: Path) -> None:
     result = invoke("history", "--suite", folder)
     assert result.exit_code == 2
     assert result.output == (
-        f"battlesim: error: {folder / 'small.yaml'}:6: set: a set value cannot change a side's "
-        "or a unit's id (or the ruleset): the measures read them by their ids\n"
+        f"battlesim: error: {folder / 'small.yaml'}:7: set.sides.0.id: a set value cannot "
+        "change an id (or the ruleset): the measures read sides, units and battles by their "
+        "ids\n"
     )
 
 

@@ -95,7 +95,7 @@ def evil_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_export_csv_neutralises_side_and_unit_names(evil_study: Path, wide: bool) -> None:
     """No cell of any exported CSV starts with a formula character but a negative number;
     the winning side's name is there, quoted."""
-    dest = evil_study / ("wide" if wide else "long")
+    dest = evil_study.parent / ("wide" if wide else "long")  # not inside the study: refused
     result = invoke(
         "export", evil_study, "--format", "csv", "-o", dest, *(["--wide"] if wide else [])
     )
