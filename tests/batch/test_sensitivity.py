@@ -9,11 +9,13 @@ that was never stopped.
 from __future__ import annotations
 
 import json
+import math
 import signal
 import statistics
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -307,3 +309,30 @@ def test_a_sensitivity_summary_leads_with_its_answer(whole: tuple[Path, str]) ->
     assert text[-1] == (
         'Each of the 40 design points\' win rates, losses and turns: summary.json ("points")'
     )
+
+
+def test_the_pair_noise_is_the_same_whatever_order_the_runs_were_stored_in() -> None:
+    """A study on two workers stores its runs in the order chunks come back; the noise of
+    each pair of points must not follow that order (DuckDB's var_samp over rows in storage
+    order moved in the last bits: summary.json differed between --jobs 1 and 2)."""
+    import random
+
+    from sim.batch.analysis.sensitivity import pair_noise
+    from sim.batch.storage.duck import duckdb
+
+    rng = random.Random(1862)
+    rows = [(p, r, rng.choice([0.1, 0.2, 0.3]) * rng.randint(1, 9)) for p in range(4)
+            for r in range(40)]  # fmt: skip
+    found = []
+    for order in range(6):
+        shuffled = rows if order == 0 else rng.sample(rows, len(rows))
+        con = duckdb.connect()
+        con.execute("CREATE TABLE runs (point INTEGER, replication INTEGER, y DOUBLE, "
+                    "status VARCHAR)")  # fmt: skip
+        con.executemany("INSERT INTO runs VALUES (?, ?, ?, 'done')", shuffled)
+        store = SimpleNamespace(con=con, meta=lambda: {"plan": {}})
+        found.append(pair_noise(store, "y", [(0, 1), (0, 2), (0, 3)]))
+        con.close()
+    assert all(f == found[0] for f in found)
+    d = [a - b for (p, r, a), (q, s, b) in zip(rows[:40], rows[40:80], strict=True)]
+    assert math.isclose(found[0][(0, 1)], statistics.variance(d) / 40, rel_tol=1e-12)

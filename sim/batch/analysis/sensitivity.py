@@ -78,7 +78,8 @@ def pair_noise(store: Any, expr: str, pairs: list[tuple[int, int]]) -> dict[tupl
     rows = store.con.execute(
         f"WITH x AS (SELECT point, replication, ({expr})::DOUBLE AS v FROM runs "
         f"WHERE {summarised_runs(store)}), pairs(p, q) AS (VALUES {values}) "
-        "SELECT pairs.p, pairs.q, count(*), var_samp(a.v - b.v) FROM pairs "
+        "SELECT pairs.p, pairs.q, count(*), var_samp(a.v - b.v ORDER BY a.replication) "
+        "FROM pairs "
         "JOIN x a ON a.point = pairs.p JOIN x b ON b.point = pairs.q "
         "AND b.replication = a.replication WHERE a.v IS NOT NULL AND b.v IS NOT NULL "
         "GROUP BY pairs.p, pairs.q"

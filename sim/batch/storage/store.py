@@ -27,7 +27,9 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import re
+import shutil
 import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -38,6 +40,7 @@ from engine.safety.atomic import exporting_together
 from sim.batch.execution.columnar import read, unpack
 from sim.batch.execution.digests import UNIT_TYPES, RunDigests, run_types
 from sim.batch.execution.rows import ChunkRows
+from sim.batch.inputs.guard import STAGING
 from sim.batch.storage import StoreDamaged, StoreError
 from sim.batch.storage.append import (
     column_names,
@@ -378,19 +381,30 @@ class Store:
         made = [f for f in (p, p.with_name(p.name + ".wal")) if not f.exists()]
         if len(made) < 2:  # a study is created where there is none; never over a file
             raise StoreError(f"{str(p)!r} already exists: a new study is made where none is")
+        # Made in a folder of its own and moved into place once its tables are committed:
+        # killed (SIGKILL) before then, no empty database is left at ``p``, which neither
+        # --resume nor a new study could take. The same file name keeps DuckDB's catalog name.
+        staging = _staging(p)
+        new = staging / p.name
         try:
-            store = cls(p, _connect(p, False))
+            store = cls(new, _connect(new, False))
         except KeyboardInterrupt:  # while DuckDB made the file: it holds nothing of ours
-            for leftover in made:
-                leftover.unlink(missing_ok=True)
+            shutil.rmtree(staging, ignore_errors=True)
             raise
         try:
-            return store._create(meta, points, sides, details)
-        except BaseException:  # Ctrl-C or an error before the first commit: no empty study
-            store.close()  # left behind, which neither --resume nor a new study could take
+            store._create(meta, points, sides, details)
+            store.con.execute("CHECKPOINT")  # everything in the file, no log beside it
+            store.close()
+            os.replace(new, p)
+        except BaseException:  # Ctrl-C or an error before it is in place: nothing is left
+            store.close()
+            shutil.rmtree(staging, ignore_errors=True)
             for leftover in made:
                 leftover.unlink(missing_ok=True)
             raise
+        shutil.rmtree(staging, ignore_errors=True)
+        store.path, store.con = p, _connect(p, False)
+        return store
 
     def _create(
         self,
@@ -698,6 +712,18 @@ def _check_study_table(con: duckdb.DuckDBPyConnection) -> None:
     rows = con.execute("SELECT count(*) FROM (SELECT 1 FROM study LIMIT 2)").fetchone()
     if rows is None or rows[0] != 1:
         raise SchemaError("its study table does not hold exactly one row")
+
+
+def _staging(db: Path) -> Path:
+    """An empty folder of the study's own beside ``db``: what a killed creation left there
+    is removed first (a link there is removed, never followed)."""
+    staging = db.with_name(STAGING)
+    if staging.is_symlink() or staging.is_file():
+        staging.unlink()
+    elif staging.is_dir():
+        shutil.rmtree(staging)
+    staging.mkdir()
+    return staging
 
 
 def _connect(path: Path, read_only: bool, files: bool = False) -> duckdb.DuckDBPyConnection:
