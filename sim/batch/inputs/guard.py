@@ -41,23 +41,10 @@ def contained(base: Path, relative: str) -> Path:
     return path
 
 
-STAGING = ".study-new"
-"""The folder beside a study's database where a new one is made and committed before it is
-moved into place (:meth:`sim.batch.storage.store.Store.create`)."""
-
-
-def _leftover(entry: Path, db_name: str) -> bool:
-    """A creation killed before its database was in place: the staging folder (not a link)
-    holding nothing but that database and its log. A new study removes it."""
-    if entry.name != STAGING or entry.is_symlink() or not entry.is_dir():
-        return False
-    return all(f.name in (db_name, f"{db_name}.wal") for f in entry.iterdir())
-
-
 def _check_fresh(out: Path, db_name: str) -> None:
     if (out / db_name).exists():
         return
-    if any(not _leftover(entry, db_name) for entry in out.iterdir()):
+    if any(out.iterdir()):
         raise FolderError(
             f"{str(out)!r} holds files that no study made: name a new or empty folder "
             "(a study never writes over files it did not create)"

@@ -28,6 +28,7 @@ from sim.batch.storage.store import (
     BIGINT_MIN,
     Store,
     StoreError,
+    abandoned,
     loss_columns,
     not_ours,
 )
@@ -231,6 +232,9 @@ def fresh_points(plan: StudyPlan, out: Path) -> list[dict[str, Any]]:
         StudyError: ``out`` already holds a study, or the plan cannot run.
     """
     db = out / DB_NAME
+    if abandoned(db):  # a study killed as its database was made: nothing in it
+        for leftover in (db, db.with_name(db.name + ".wal")):
+            leftover.unlink(missing_ok=True)
     if db.exists():
         try:
             Store.open(db, read_only=True).close()
@@ -302,6 +306,11 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
         return store
     if not db.is_file():
         raise StudyError(f"--resume: no study to resume in {str(out)!r}")
+    if abandoned(db):
+        raise StudyError(
+            f"--resume: no study to resume in {str(out)!r}: its database holds nothing (a "
+            "study killed as it was made); run the command again without --resume"
+        )
     store = Store.open(db)
     stored = store.meta()["plan"]
     wanted = json.loads(json.dumps(plan.identity()))  # tuples as lists, as stored

@@ -27,9 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import re
-import shutil
 import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -40,7 +38,6 @@ from engine.safety.atomic import exporting_together
 from sim.batch.execution.columnar import read, unpack
 from sim.batch.execution.digests import UNIT_TYPES, RunDigests, run_types
 from sim.batch.execution.rows import ChunkRows
-from sim.batch.inputs.guard import STAGING
 from sim.batch.storage import StoreDamaged, StoreError
 from sim.batch.storage.append import (
     column_names,
@@ -381,30 +378,19 @@ class Store:
         made = [f for f in (p, p.with_name(p.name + ".wal")) if not f.exists()]
         if len(made) < 2:  # a study is created where there is none; never over a file
             raise StoreError(f"{str(p)!r} already exists: a new study is made where none is")
-        # Made in a folder of its own and moved into place once its tables are committed:
-        # killed (SIGKILL) before then, no empty database is left at ``p``, which neither
-        # --resume nor a new study could take. The same file name keeps DuckDB's catalog name.
-        staging = _staging(p)
-        new = staging / p.name
         try:
-            store = cls(new, _connect(new, False))
+            store = cls(p, _connect(p, False))
         except KeyboardInterrupt:  # while DuckDB made the file: it holds nothing of ours
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        try:
-            store._create(meta, points, sides, details)
-            store.con.execute("CHECKPOINT")  # everything in the file, no log beside it
-            store.close()
-            os.replace(new, p)
-        except BaseException:  # Ctrl-C or an error before it is in place: nothing is left
-            store.close()
-            shutil.rmtree(staging, ignore_errors=True)
             for leftover in made:
                 leftover.unlink(missing_ok=True)
             raise
-        shutil.rmtree(staging, ignore_errors=True)
-        store.path, store.con = p, _connect(p, False)
-        return store
+        try:
+            return store._create(meta, points, sides, details)
+        except BaseException:  # Ctrl-C or an error before the first commit: no empty study
+            store.close()  # left behind, which neither --resume nor a new study could take
+            for leftover in made:
+                leftover.unlink(missing_ok=True)
+            raise
 
     def _create(
         self,
@@ -714,16 +700,25 @@ def _check_study_table(con: duckdb.DuckDBPyConnection) -> None:
         raise SchemaError("its study table does not hold exactly one row")
 
 
-def _staging(db: Path) -> Path:
-    """An empty folder of the study's own beside ``db``: what a killed creation left there
-    is removed first (a link there is removed, never followed)."""
-    staging = db.with_name(STAGING)
-    if staging.is_symlink() or staging.is_file():
-        staging.unlink()
-    elif staging.is_dir():
-        shutil.rmtree(staging)
-    staging.mkdir()
-    return staging
+def abandoned(path: Path) -> bool:
+    """Whether the database at ``path`` holds no table or view at all: what a study killed
+    (SIGKILL) between DuckDB's connect and its first commit leaves (:meth:`Store.create`
+    removes it on any error it can catch). A new study may take its place; there is
+    nothing in it to resume or lose. False for a file DuckDB cannot open as a database."""
+    if not path.is_file() or path.is_symlink():
+        return False
+    try:
+        con = _connect(path, True)
+    except (StoreError, duckdb.Error):
+        return False
+    try:
+        found = con.execute(
+            "SELECT (SELECT count(*) FROM duckdb_tables()) + (SELECT count(*) FROM "
+            "duckdb_views() WHERE NOT internal)"
+        ).fetchone()
+    finally:
+        con.close()
+    return found is not None and found[0] == 0
 
 
 def _connect(path: Path, read_only: bool, files: bool = False) -> duckdb.DuckDBPyConnection:
