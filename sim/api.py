@@ -348,25 +348,8 @@ def narrative(
             hint = did_you_mean(t, short) or f"; known: {known(short, limit=40)}"
             raise ValueProblem(f"no event type {t!r} in the {loaded.ruleset.name} rules{hint}")
     if unit is not None:
-        unit = _unit_id(loaded, unit)
+        unit = analysis.unit_id(loaded, unit)
     return list(analysis.narrative(loaded, turn=turn, unit=unit, types=wanted))
-
-
-def _unit_id(loaded: ReplayLike, unit: str) -> str:
-    """The id of the unit ``unit`` names: its id, or its name (``show --unit``'s rule)."""
-    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at(0))
-    ids = [r.id for r in rows]
-    if unit in ids:
-        return unit
-    named = [r.id for r in rows if r.name.casefold() == str(unit).casefold()]
-    if len(named) == 1:
-        return named[0]
-    if named:
-        raise ValueProblem(
-            f"{len(named)} units are named {unit!r} ({', '.join(named)}): name one by its id"
-        )
-    hint = did_you_mean(str(unit), ids) or f"; units: {known(ids, limit=40)}"
-    raise ValueProblem(f"no unit {unit!r} in this battle{hint}")
 
 
 def fork(

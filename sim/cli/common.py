@@ -114,6 +114,33 @@ class LazyGroup(click.Group):
         return Command.get_short_help_str(self, limit)  # type: ignore[arg-type]  # same fields
 
 
+def stdout_gone(*, unknown: bool) -> bool:
+    """Whether stdout is a pipe whose reader has gone (``poll`` says POLLERR or POLLHUP),
+    rather than some other pipe of the command's breaking; ``unknown`` where that cannot
+    be asked (no poll, or no descriptor: a test's stream)."""
+    import select  # noqa: PLC0415
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return unknown
+
+
+def stdout_to_devnull() -> None:
+    """Point stdout's descriptor at the null device: Python's flush at exit finds a stream
+    that failed once and would print a second error, or a traceback, for it."""
+    import os  # noqa: PLC0415
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # no stdout at all: nothing to flush
+        pass
+
+
 class Real(click.FloatRange):
     """A number option in a range (``click.FloatRange``) that refuses NaN, which every
     comparison of the range lets through (``--alpha nan`` reached the work)."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
@@ -24,6 +23,7 @@ from engine.replayfile.reader import ReplayError
 from engine.safety.files import FileProblem
 from engine.safety.strictjson import StrictJSONError
 from engine.safety.text import escape, one_line
+from sim.cli import common
 from sim.cli.interrupts import pending
 from sim.contract import HookError
 from sim.scenario.values import ValueProblem
@@ -140,25 +140,9 @@ BROKEN_PIPE = 141
 """Exit status when stdout's reader has gone (``| head``): 128 + SIGPIPE, as a shell reports."""
 
 
-def _stdout_gone() -> bool:
-    """Whether stdout's reader has gone (a pipe whose other end is closed: ``poll`` says
-    POLLERR), rather than some other pipe of the command's breaking; where that cannot be
-    asked, as before: gone."""
-    import select  # noqa: PLC0415
-
-    try:
-        poller = select.poll()
-        poller.register(sys.stdout.fileno(), select.POLLOUT)
-        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
-    except (AttributeError, OSError, ValueError):  # no poll, or no descriptor (a test's)
-        return True
-
-
 def _reader_gone(ctx: click.Context) -> None:
     """Stop quietly: nobody reads stdout any more, so nothing is wrong with the input."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())  # the flush at exit must not fail again
-    os.close(devnull)
+    common.stdout_to_devnull()
     ctx.exit(BROKEN_PIPE)
 
 
@@ -194,7 +178,7 @@ def run_guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
         except KeyboardInterrupt:
             raise
         except BrokenPipeError as exc:
-            if _stdout_gone():
+            if common.stdout_gone(unknown=True):  # else another pipe of the command's
                 _reader_gone(ctx)
             _signal_instead(exc)  # a pool's pipe, closed by a Ctrl-C or SIGTERM
             # another pipe (a worker pool's): an error like any other, not a reader gone

@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 
+from sim.cli import common
 from sim.cli.common import LazyGroup, default_option
 
 __all__ = ["cli", "main"]
@@ -290,31 +291,6 @@ class _Closed(io.TextIOBase):
         raise OSError(errno.EBADF, "it is closed", "standard output")
 
 
-def _reader_gone() -> bool:
-    """Whether stdout is a pipe whose reader has gone (``poll`` says POLLERR or POLLHUP)."""
-    import select  # noqa: PLC0415
-
-    try:
-        poller = select.poll()
-        poller.register(sys.stdout.fileno(), select.POLLOUT)
-        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
-    except (AttributeError, OSError, ValueError):  # no poll, or no descriptor
-        return False
-
-
-def _stdout_to_devnull() -> None:
-    """Point stdout's descriptor at the null device: Python's flush at exit finds a stream
-    that failed once and would print a second error, or a traceback, for it."""
-    import os  # noqa: PLC0415
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (AttributeError, OSError, ValueError):  # no stdout at all: nothing to flush
-        pass
-
-
 def main() -> None:
     """Console-script entry point (also ``python -m sim``).
 
@@ -330,8 +306,8 @@ def main() -> None:
         # it handled the EPIPE; a reader gone is 141 here, as for every command
         broke = exc.__context__
         epipe = isinstance(broke, OSError) and broke.errno == errno.EPIPE
-        if exc.code == 1 and (epipe or _reader_gone()):
-            _stdout_to_devnull()
+        if exc.code == 1 and (epipe or common.stdout_gone(unknown=False)):
+            common.stdout_to_devnull()
             sys.exit(141)
         raise
     except click.exceptions.NoArgsIsHelpError as exc:
@@ -349,12 +325,12 @@ def main() -> None:
         exc.show()
         sys.exit(exc.exit_code)
     except BrokenPipeError:  # --help or --version into a pipe whose reader has gone
-        _stdout_to_devnull()  # the flush at exit must not fail again
+        common.stdout_to_devnull()  # the flush at exit must not fail again
         sys.exit(141)  # as a command's own output does (sim.cli.errors.BROKEN_PIPE)
     except OSError as exc:  # --help or --version onto a full disk: the command never ran
         name = exc.filename or "standard output"  # as a command's own line names it
         click.echo(f"battlesim: error: {name}: {exc.strerror or exc}", err=True)
-        _stdout_to_devnull()
+        common.stdout_to_devnull()
         sys.exit(2)
     except click.Abort as exc:
         from sim.cli.interrupts import Terminated  # noqa: PLC0415  # start-up stays light

@@ -45,6 +45,31 @@ def _type_matches(event: Event, types: Sequence[str]) -> bool:
     return not types or any(event.type == t or event.type.endswith("." + t) for t in types)
 
 
+def unit_id(loaded: ReplayLike, unit: str) -> str:
+    """The id of the unit ``unit`` names: its id, or its name as ``show`` prints it
+    (case aside).
+
+    Raises:
+        ValueProblem: no unit has that id or name (the ids, or the one meant, said), or
+            several bear that name.
+    """
+    from sim.text.suggest import did_you_mean, known  # noqa: PLC0415 - only to refuse
+
+    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at(0))
+    ids = [r.id for r in rows]
+    if unit in ids:
+        return unit
+    named = [r.id for r in rows if r.name.casefold() == str(unit).casefold()]
+    if len(named) == 1:
+        return named[0]
+    if named:  # "no unit" said of a name two units bear
+        raise ValueProblem(
+            f"{len(named)} units are named {unit!r} ({', '.join(named)}): name one by its id"
+        )
+    hint = did_you_mean(str(unit), ids) or f"; units: {known(ids, limit=40)}"
+    raise ValueProblem(f"no unit {unit!r} in this battle{hint}")
+
+
 def narrative(
     loaded: ReplayLike,
     *,

@@ -92,24 +92,14 @@ def show(
 
 
 def _check_unit(loaded: ReplayFile, unit: str) -> str:
-    """The id of the unit ``--unit`` names: its id, or its name as ``show`` prints it."""
-    from sim.cli.battles import views
-    from sim.text.suggest import did_you_mean, known
+    """The id of the unit ``--unit`` names (:func:`sim.replay.analysis.unit_id`)."""
+    from sim.replay.analysis import unit_id
+    from sim.scenario.values import ValueProblem
 
-    rows = views.state_rows(loaded, 0)
-    ids = [r.id for r in rows]
-    if unit in ids:
-        return unit
-    named = [r.id for r in rows if r.name.casefold() == unit.casefold()]
-    if len(named) == 1:
-        return named[0]
-    if named:  # "no unit" said of a name two units bear
-        common.fail(
-            f"--unit {unit}: {len(named)} units are named {unit!r} ({', '.join(named)}): "
-            "name one by its id"
-        )
-    hint = did_you_mean(unit, ids) or f"; units: {known(ids, limit=40)}"
-    common.fail(f"--unit {unit}: no unit {unit!r} in this battle{hint}")
+    try:
+        return unit_id(loaded, unit)
+    except ValueProblem as exc:
+        common.fail(f"--unit {unit}: {exc}")
 
 
 def _narrative(
