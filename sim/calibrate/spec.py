@@ -30,11 +30,11 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sim.batch.inputs.fieldpath import PathError, resolve_path
+from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path
 from sim.batch.inputs.files import located, read_located
 from sim.batch.inputs.sources import Lines, named_target, output_folder
 from sim.batch.inputs.target import Target
-from sim.batch.planning.factors import DesignError, Factor, repeated
+from sim.batch.planning.factors import DesignError, Factor, repeated, unsweepable
 from sim.batch.planning.plan import DEFAULT_CHUNK
 from sim.batch.planning.spec import RunsFile
 from sim.calibrate.measures import Estimate, Measure, MeasureError, parse_measure
@@ -323,16 +323,9 @@ def _named_twice(cf: CalibrationFile, file: str, lines: Lines) -> list[Located]:
     for i, f in enumerate(cf.factors):
         if paths.index(f.path) != i:
             problems.append(located(file, lines, ("factors", i, "path"), "a factor named twice"))
-        if f.path.rsplit(".", 1)[-1] in ("id", "ruleset"):  # a renamed side "meets" any target
-            problems.append(
-                located(
-                    file,
-                    lines,
-                    ("factors", i, "path"),
-                    "a factor cannot change an id (or the ruleset): the targets read sides "
-                    "and units by their ids",
-                )
-            )
+        why = unsweepable(f.path, "a calibration")  # a renamed side "meets" any target
+        if why is not None:
+            problems.append(located(file, lines, ("factors", i, "path"), why))
         for j in repeated(f.values or []):
             where = ("factors", i, "values", j)
             message = f"the value {f.values[j]!r} is named twice"  # type: ignore[index]
@@ -348,16 +341,22 @@ def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict
     _finite_ranges(cf, file, lines)
     for i, f in enumerate(cf.factors):
         where = ("factors", i, "path")
-        if [g.path for g in cf.factors].index(f.path) != i:
-            continue
+        if [g.path for g in cf.factors].index(f.path) != i or unsweepable(f.path):
+            continue  # said once, by _named_twice
         try:
             value = target.get(f.path)
             field = resolve_path(target.data, f.path, target.filled())
         except PathError as exc:
             problems.append(located(file, lines, where, str(exc)))
             continue
-        if field in reached:  # one field by its ids and by its indexes: one set over the other
-            message = f"a factor named twice, as {reached[field]} too"
+        clash = overlap([*reached, field])  # a field by its id and by its index, or one
+        if clash is not None:  # inside another's: one set over the other
+            other = list(reached.values())[clash[1]]
+            message = (
+                f"a factor named twice, as {other} too"
+                if field in reached
+                else f"moves what the factor {other} moves: give one of them"
+            )
             problems.append(located(file, lines, where, message))
             continue
         reached[field] = f.path
@@ -378,7 +377,7 @@ def _shared_start(
     out = dict(start)
     paths = [f.path for f in cf.factors]
     for i, f in enumerate(cf.factors):
-        if f.path in start and paths.index(f.path) == i:
+        if f.path in start and paths.index(f.path) == i and not unsweepable(f.path):
             out[f.path], found = _start_problems(i, f, start[f.path], file, lines, "the cases'")
             problems.extend(found)
     if problems:

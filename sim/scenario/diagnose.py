@@ -35,7 +35,15 @@ from pydantic import BaseModel, ValidationError
 
 from sim.text.suggest import close_names, did_you_mean
 
-__all__ = ["cross_problems_after_repair", "hint", "hint_known", "known_fields", "misspelt"]
+__all__ = [
+    "cross_problems_after_repair",
+    "hint",
+    "hint_known",
+    "known_fields",
+    "misspelt",
+    "one_per_field",
+    "untagged",
+]
 
 Path_ = tuple[str | int, ...]
 Problem = tuple[Path_, str]
@@ -79,6 +87,48 @@ def known_fields(model: type[BaseModel], loc: Path_) -> set[str]:
             if isinstance(alt, type) and issubclass(alt, BaseModel):
                 names |= {f.alias or n for n, f in alt.model_fields.items()}
     return names
+
+
+def untagged(model: type[BaseModel], loc: Path_) -> Path_:
+    """``loc`` without the union tags pydantic adds to it (``share.bool``, ``c.MonsterSpec``):
+    each segment no type at its place knows where that place is a union (an unknown field
+    elsewhere is the field the error is about, and kept)."""
+    candidates: list[Any] = [model]
+    kept: list[str | int] = []
+    for seg in loc:
+        children = [c for t in candidates for c in _child(t, seg)]
+        if children:
+            kept.append(seg)
+            candidates = children
+            continue
+        alternatives = {a for t in candidates for a in _unwrap(t) if a is not type(None)}
+        if len(alternatives) < 2:
+            kept.append(seg)
+    return tuple(kept)
+
+
+def one_per_field(model: type[BaseModel], found: list[Problem]) -> list[Problem]:
+    """One problem for each field: a value that fits none of a union's alternatives fails
+    each of them (``share: [1, 2]``, for ``bool | float``), and pydantic says so once for
+    each, at the field with the alternative's tag; here they are one problem at the field
+    itself (``[1, 2] is not true or false, nor a number``), the same words said once."""
+    merged: dict[Path_, list[str]] = {}
+    for loc, message in found:
+        said = merged.setdefault(untagged(model, loc), [])
+        if message not in said:
+            said.append(message)
+    return [(loc, _either(messages)) for loc, messages in merged.items()]
+
+
+def _either(messages: list[str]) -> str:
+    """Messages of one field's alternatives as one: ``X is not a, nor b``, or joined."""
+    if len(messages) == 1:
+        return messages[0]
+    head, sep, _ = messages[0].partition(" is not ")
+    prefix = head + sep
+    if sep and all(m.startswith(prefix) for m in messages):
+        return prefix + ", nor ".join(m.removeprefix(prefix) for m in messages)
+    return "; or ".join(messages)
 
 
 def hint(model: type[BaseModel], err: Any, message: str) -> str:

@@ -32,7 +32,13 @@ from engine.safety.text import CONTROL, one_line
 from sim.contract import AnyRuleset, Problem, get_ruleset
 from sim.contract.bases import validate_plain
 from sim.outputs import is_replay
-from sim.scenario.diagnose import cross_problems_after_repair, hint, hint_known, misspelt
+from sim.scenario.diagnose import (
+    cross_problems_after_repair,
+    hint,
+    hint_known,
+    misspelt,
+    one_per_field,
+)
 
 __all__ = [
     "KINDS",
@@ -639,9 +645,8 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
         # A required field reported missing beside its misspelling is said once, at the typo.
         typos = set(misspelt(model, exc.errors()).values())
         errors = [e for e in with_texts(exc.errors(), lines) if tuple(e["loc"]) not in typos]
-        found = [
-            located(file, lines, tuple(e["loc"]), hint(model, e, error_message(e))) for e in errors
-        ]
+        said = [(tuple(e["loc"]), hint(model, e, error_message(e))) for e in errors]
+        found = [located(file, lines, loc, m) for loc, m in one_per_field(model, said)]
         later = cross_problems_after_repair(model, data, exc.errors(), ruleset.cross_check)
         found += [located(file, lines, p, hint_known(m)) for p, m in later]
         raise ScenarioError(found) from None
@@ -668,15 +673,31 @@ _STRICT = {"int_type": "an integer", "float_type": "a number", "bool_type": "tru
 """Strict type errors (:func:`~sim.contract.bases.validate_plain`) and what the field takes."""
 
 
+_SHAPE = {list: "a list", dict: "a mapping"}
+"""What a YAML sequence or mapping is, where a text was wanted."""
+
+
 _BOUNDS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal"})
 """pydantic's error types for a number outside its bounds, which a NaN fails with."""
 
 
+SHOWN_CHARS = 60
+"""The most of a wrong value a message echoes: a 5,000-character id or a list of 20,000
+numbers is shown by its start and its length, and the message stays one readable line."""
+
+
+def clipped(text: str) -> str:
+    """``text`` as a message echoes it: whole, or its start and how long it is."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[: SHOWN_CHARS - 1]}… ({len(text):,} characters)"
+
+
 def _shown_value(value: Any) -> str:
-    """A value as the file would write it: ``true``, ``24.0``, ``'6'``."""
+    """A value as the file would write it: ``true``, ``24.0``, ``'6'`` (:func:`clipped`)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return repr(value)
+    return clipped(repr(value))
 
 
 def _numeric(text: str) -> bool:
@@ -695,8 +716,10 @@ def _strict_message(err: Any) -> str | None:
             f"{_shown_value(value)} is true or false, not text: quote it ('{_shown_value(value)}')"
         )
     if kind == "string_type" and isinstance(value, int | float):
-        written = err.get("text", value)  # as the file wrote it: '08', not 8
+        written = clipped(str(err.get("text", value)))  # as the file wrote it: '08', not 8
         return f"{written} is a number, not text: quote it ('{written}')"
+    if kind == "string_type" and isinstance(value, list | dict):
+        return f"{_shown_value(value)} is {_SHAPE[type(value)]}, not text"
     if isinstance(value, float) and value != value and kind in _BOUNDS:  # noqa: PLR0124
         return "NaN is not a number here: write a number"  # pydantic: "should be <= 1000"
     wanted = _STRICT.get(kind)
@@ -728,7 +751,7 @@ def error_message(err: Any) -> str:
         plain = _PATTERNS.get(
             str(err.get("ctx", {}).get("pattern", "")), "has not the expected form"
         )
-        return f"{err.get('input')!r} {plain}"
+        return f"{clipped(repr(err.get('input')))} {plain}"
     return str(err["msg"]).removeprefix("Value error, ")
 
 

@@ -63,6 +63,22 @@ def folder(tmp_path: Path) -> Path:
         (GOOD.replace("scenario: stone_wall.yaml", "description: none"),
          ["1: name the 'scenario' (or 'campaign') file to run"]),
         ("name: [unclosed\n", ["2: not valid YAML: "]),
+        # one unit by its id and by its index: the second factor set nothing at any point
+        (GOOD + "  - {path: sides.csa.units.wash.strength, values: [4, 8]}\n"
+         "  - {path: sides.1.units.2.strength, values: [6, 7]}\n",
+         ["8: factors.2.path: swept twice, as factors.1 (sides.csa.units.wash.strength)"]),
+        # a field inside a field swept whole: which value a run got hung on the order of setting
+        (GOOD + "  - {path: map.terrain.1, values: [{terrain: fence, hexes: [[5, 7]]}]}\n"
+         "  - {path: map.terrain.1.cover, values: [-10, -30]}\n",
+         ["8: factors.2.path: sweeps what factors.1 (map.terrain.1) sweeps: give one of them"]),
+        # refused on the file's line, as --sweep is on the command line
+        (GOOD + "  - {path: sides.0.id, values: [usa, yankees]}\n",
+         ["7: factors.1.path: a study compares the same sides and units at every point, read "
+          "by their ids: a factor cannot change an id (or the ruleset)"]),
+        (GOOD + "  - {path: seed, values: [1, 2, 3]}\n",
+         ["7: factors.1.path: a study fights each run with a seed of its own, derived from its "
+          "own seed, so the scenario's seed changes no run: give more replications, or another "
+          "seed"]),
     ],
 )  # fmt: skip
 def test_bad_study_files_exit_2_naming_file_line_and_field(
@@ -223,6 +239,10 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
         (["--executor", "dask", "--scheduler", "notanaddress"],
          "battlesim: error: --scheduler notanaddress: cannot reach the Dask scheduler: "
          "missing port number in address 'notanaddress'"),
+        (["--sweep", "map.terrain.1.cover=-10,-30",
+          "--sweep", 'map.terrain.1={"terrain": "fence", "hexes": [[5, 7]]}'],
+         "battlesim: error: --sweep map.terrain.1: sweeps what --sweep map.terrain.1.cover "
+         "sweeps (give one of them)"),
         (["--resume"], "--resume: no study to resume in"),
         (["--until-ci", "0.7"], "Invalid value for '--until-ci'"),
         (["--jobs", "0"], "Invalid value for '--jobs'"),

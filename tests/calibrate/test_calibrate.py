@@ -327,8 +327,12 @@ def test_the_summary_and_the_json_name_the_same_files(
          "sides.japan.task_forces.mo_main.ships.shoho.damage too"),
         # a renamed side meets any target on its old id (the best point was the renamed one)
         ({"factors": [{"path": "sides.japan.id", "values": ["japan", "nippon"]}]},
-         "factors.0.path: a factor cannot change an id (or the ruleset): the targets read "
-         "sides and units by their ids"),
+         "factors.0.path: a calibration compares the same sides and units at every point, "
+         "read by their ids: a factor cannot change an id (or the ruleset)"),
+        # every trial fights the calibration's own seeds: the scenario's is read by none
+        ({"factors": [{"path": "seed", "values": [1, 2]}]},
+         "factors.0.path: a calibration fights each run with a seed of its own, derived from "
+         "its own seed, so the scenario's seed changes no run"),
         # the grid would fight a point twice (it was: trials 1 and 2 both at 3)
         ({"factors": [{"path": "options.table_anti_aircraft", "values": [4, 3, 3.0]}]},
          "factors.0.values.2: the value 3.0 is named twice"),

@@ -73,17 +73,22 @@ def test_state_at_takes_a_turn_in_range() -> None:
 
 # studies (item 5)
 
+HP = "sides.0.characters.0.hp"
+"""A becmi character's hit points: a whole number from 1 to 1,000."""
+
 
 @pytest.mark.parametrize(
     ("sweep", "message"),
     [
         (
-            f"seed={2**63}",
-            f"design point 0 (seed={2**63}): out of range (a study stores whole numbers from "
+            f"{HP}={2**63}",
+            f"design point 0 ({HP}={2**63}): out of range (a study stores whole numbers from "
             f"{-(2**63)} to {2**63 - 1})",
         ),
-        ("seed=-5", "design point 0 (seed=-5) is not a valid scenario: seed: Input should be"),
-        ("seed=1,-5", "design point 1 (seed=-5) is not a valid scenario: seed: Input should be"),
+        (f"{HP}=-5", f"design point 0 ({HP}=-5) is not a valid scenario: {HP}: Input should be"),
+        (f"{HP}=1,-5", f"design point 1 ({HP}=-5) is not a valid scenario: {HP}: Input should"),
+        # no run reads the scenario's seed: each has its own, from the study's
+        ("seed=1,-5", "--sweep seed: a study fights each run with a seed of its own"),
     ],
 )
 def test_an_impossible_factor_value_is_refused_before_the_study_starts(

@@ -4,7 +4,7 @@ Pooling the runs of every point where a factor takes a value treats them as
 one sample. Under common random numbers replication r of every point is
 fought with the same seed, so its runs are correlated (on the stone wall
 0.5–0.8) and a binomial interval over the pooled runs is too narrow. With
-CRN the interval is ``cluster-robust``: the pooled mean p̂ = K/N with the
+CRN the interval is ``<interval>-clustered``: the pooled mean p̂ = K/N with the
 standard error of a mean clustered by replication (CR1, what statsmodels'
 ``OLS(y, 1).fit(cov_type="cluster", cov_kwds={"groups": replication})``
 gives) ::
@@ -12,7 +12,10 @@ gives) ::
     se² = G/(G − 1) · Σ_g (k_g − n_g p̂)² / N²
 
 (g a replication, n_g its runs at that value, k_g its wins, G the
-replications), and p̂ ± z·se clipped to [0, 1]; when the side never or
+replications), and the study's proportion interval on the runs' effective
+number with Student's t for G − 1 degrees of freedom (Korn & Graubard 1998:
+:func:`sim.batch.methods.stats.clustered`; p̂ ± z·se, the Wald interval used
+before, covered 77–84 % at small win rates: docs/batch.md, *Coverage*); when the side never or
 always won (se = 0) each replication counts as one trial
 (``<interval>-by-replication``), and when se is 0 otherwise (every
 replication won the same share of its runs) the pooled counts get the
@@ -28,7 +31,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sim.batch.methods.stats import Z95, proportion
+from sim.batch.methods.stats import clustered, proportion
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.store import Store, quote
 
@@ -108,8 +111,9 @@ def _one(  # one pooled estimate's inputs
     if crn and len(groups) > 1 and any(m > 1 for m, _ in groups):
         p, se = cluster_mean(groups)
         if se > 0:
-            low, high = max(0.0, p - Z95 * se), min(1.0, p + Z95 * se)
-            return Pooled(v, side, wins, total, len(groups), p, low, high, se, "cluster-robust")
+            iv = clustered(p, se, total, len(groups), method)
+            name = f"{method}-clustered"
+            return Pooled(v, side, wins, total, len(groups), p, iv.low, iv.high, se, name)
         if wins in (0, total):  # never (or always) won: each replication counts as one trial
             iv = proportion(len(groups) if wins else 0, len(groups), method)
             name = f"{method}-by-replication"

@@ -21,7 +21,11 @@ from sim.batch.methods.indices import RESAMPLES
 from sim.batch.planning.factors import DesignError, Factor, consistent
 from sim.batch.planning.sampling import LEVELS, Method, salib_seed, sample, unit_sample
 
-__all__ = ["LEVELS", "RESAMPLES", "analyse", "sample", "unit_sample"]
+__all__ = ["LEVELS", "RESAMPLES", "SOBOL_ESTIMATORS", "analyse", "sample", "unit_sample"]
+
+SOBOL_ESTIMATORS = {"S1": "Saltelli et al. 2010", "ST": "Jansen 1999"}
+"""The estimators SALib's ``sobol.analyze`` computes the indices by (its ``first_order``
+and ``total_order``): an S1 below 0 or above ST is theirs, on a finite sample."""
 
 
 def _positions(factors: list[Factor], points: list[dict[str, Any]]) -> tuple[Any, list[float]]:
@@ -155,6 +159,7 @@ def analyse(store: Any, meta: dict[str, Any]) -> dict[str, Any]:
         "confidence": 0.95,
         "resamples": RESAMPLES,
         "interval": "percentile-bootstrap",
+        **({"estimators": SOBOL_ESTIMATORS} if method == "sobol" else {}),
         "measures": [],
     }
     positions = _positions(factors, mapped)

@@ -28,7 +28,16 @@ from pydantic_core import to_jsonable_python
 from sim.scenario.values import ValueProblem, parse_value
 from sim.text.suggest import close_names
 
-__all__ = ["PathError", "filled", "get_path", "parse_values", "set_paths", "split_path"]
+__all__ = [
+    "PathError",
+    "filled",
+    "get_path",
+    "overlap",
+    "parse_values",
+    "resolve_path",
+    "set_paths",
+    "split_path",
+]
 
 
 class PathError(ValueError):
@@ -148,6 +157,22 @@ def resolve_path(data: Any, path: str, fallback: Any = None) -> tuple[str | int,
         walked.append(segment)
         keys.append(key)
     return tuple(keys)
+
+
+def overlap(fields: list[tuple[str | int, ...] | str]) -> tuple[int, int] | None:
+    """The first factor that sweeps what an earlier one sweeps, as ``(later, earlier)``:
+    the same field (named the same way, or an item by its id and by its index), or a field
+    inside the other's (``map.terrain.0.cover`` beside ``map.terrain.0``, whose every
+    value would set the cover too, so that which one a run got would hang on the order
+    they are set in). ``fields`` as :func:`resolve_path` gives them; a path it could not
+    resolve (text) is compared as written. None when no two overlap."""
+    for later, b in enumerate(fields):
+        for earlier, a in enumerate(fields[:later]):
+            if a == b or (
+                isinstance(a, tuple) and isinstance(b, tuple) and a[: len(b)] == b[: len(a)]
+            ):
+                return later, earlier
+    return None
 
 
 def get_path(data: Any, path: str, fallback: Any = None) -> Any:

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from sim.contract.bases import validate_plain
-from sim.scenario.diagnose import hint, misspelt
+from sim.scenario.diagnose import hint, misspelt, one_per_field
 from sim.scenario.load import (
     KINDS,
     Located,
@@ -56,12 +56,13 @@ def validate_located(
     except ValidationError as exc:
         # as a scenario's: a misspelt key gets "did you mean", said once, at the typo
         typos = set(misspelt(model, exc.errors()).values())
+        said = [
+            (tuple(e["loc"]), hint(model, e, error_message(e)))
+            for e in with_texts(exc.errors(), lines)
+            if tuple(e["loc"]) not in typos
+        ]
         raise ScenarioError(
-            [
-                located(file, lines, tuple(e["loc"]), hint(model, e, error_message(e)))
-                for e in with_texts(exc.errors(), lines)
-                if tuple(e["loc"]) not in typos
-            ]
+            [located(file, lines, loc, m) for loc, m in one_per_field(model, said)]
         ) from None
 
 

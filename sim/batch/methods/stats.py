@@ -26,6 +26,7 @@ __all__ = [
     "Estimate",
     "Interval",
     "clopper_pearson",
+    "clustered",
     "jeffreys",
     "proportion",
     "wilson",
@@ -167,3 +168,42 @@ def proportion(k: int, n: int, method: str = "wilson") -> Interval:
     if method == "jeffreys":
         return jeffreys(k, n)
     raise ValueError(f"unknown interval {method!r}: one of {', '.join(METHODS)}")
+
+
+def clustered(p: float, se: float, n: int, clusters: int, method: str = "wilson") -> Interval:
+    """The 95 % interval of a proportion ``p`` of ``n`` correlated trials in ``clusters``
+    clusters, whose clustered standard error is ``se`` > 0 (Korn & Graubard 1998).
+
+    The trials count as their effective number, n_eff = p(1 − p)/se² (at most ``n``: a
+    design effect below one is not taken as more information than the trials hold),
+    shrunk by (z/t)², t the 97.5 % quantile of Student's t with ``clusters`` − 1 degrees of
+    freedom, n* = n_eff·(z/t)²; the interval is ``method``'s on p·n* successes in n*
+    trials, the formulas above taken at those (fractional) counts. With ``wilson`` this is
+    Wilson's interval with t for z on n_eff. Where p·n* = 0 or n* (it never is for se >
+    0), the ends are 0 and 1 as for ``k`` = 0 and ``n``.
+
+    Raises:
+        ValueError: an unknown method, ``se`` not above 0, or fewer than two clusters.
+    """
+    from scipy.special import stdtrit  # type: ignore[import-untyped]  # noqa: PLC0415
+
+    if method not in METHODS:
+        raise ValueError(f"unknown interval {method!r}: one of {', '.join(METHODS)}")
+    if not se > 0 or clusters < 2:
+        raise ValueError("a clustered interval needs se > 0 and two clusters or more")
+    t = float(stdtrit(clusters - 1, 1 - ALPHA / 2))
+    size = min(float(n), p * (1 - p) / se**2) * (Z95 / t) ** 2
+    x = p * size
+    if method == "wilson":
+        z2 = Z95 * Z95
+        denom = 1 + z2 / size
+        centre = (p + z2 / (2 * size)) / denom
+        half = Z95 / denom * math.sqrt(p * (1 - p) / size + z2 / (4 * size * size))
+        low, high = centre - half, centre + half
+    else:
+        jeffreys_prior = 0.5 if method == "jeffreys" else 0.0
+        a_low, b_low = x + jeffreys_prior, size - x + 1 - jeffreys_prior
+        a_high, b_high = x + 1 - jeffreys_prior, size - x + jeffreys_prior
+        low = 0.0 if x <= 0 else _beta(ALPHA / 2, a_low, b_low)
+        high = 1.0 if x >= size else _beta(1 - ALPHA / 2, a_high, b_high)
+    return Interval(0, n, p, min(p, max(0.0, low)), max(p, min(1.0, high)))

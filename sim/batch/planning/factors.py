@@ -20,7 +20,15 @@ from pydantic import (
     model_validator,
 )
 
-__all__ = ["DesignError", "Factor", "Point", "consistent", "repeated", "value_key"]
+__all__ = [
+    "DesignError",
+    "Factor",
+    "Point",
+    "consistent",
+    "repeated",
+    "unsweepable",
+    "value_key",
+]
 
 Point = dict[str, Any]
 """One design point: factor path → value, in factor order."""
@@ -40,6 +48,24 @@ def repeated(values: list[Any]) -> list[int]:
     would fight that point twice."""
     keys = [value_key(v) for v in values]
     return [j for j, key in enumerate(keys) if keys.index(key) != j]
+
+
+def unsweepable(path: str, study: str = "a study") -> str | None:
+    """Why no factor may vary ``path``, or None: an id or the ruleset (``study`` reads its
+    sides and units by their ids: a point whose side is 'hero', not 'thorgrim', counted its
+    wins as nobody's), or the scenario's (campaign's) own ``seed``, which no run reads: each
+    run is fought with a seed of its own, derived from ``study``'s."""
+    if path.rsplit(".", 1)[-1] in ("id", "ruleset"):
+        return (
+            f"{study} compares the same sides and units at every point, read by their ids: "
+            "a factor cannot change an id (or the ruleset)"
+        )
+    if path == "seed":
+        return (
+            f"{study} fights each run with a seed of its own, derived from its own seed, so "
+            "the scenario's seed changes no run: give more replications, or another seed"
+        )
+    return None
 
 
 def _plain_scalar(value: Any) -> Any:

@@ -26,13 +26,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sim.batch.inputs.fieldpath import PathError, resolve_path
+from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path
 from sim.batch.inputs.files import FieldPath, located, read_located
 from sim.batch.inputs.sources import named_target, output_folder
 from sim.batch.inputs.target import Target
 from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
 from sim.batch.planning.design import Design, DesignError, Factor
-from sim.batch.planning.factors import repeated
+from sim.batch.planning.factors import repeated, unsweepable
 from sim.batch.planning.plan import DEFAULT_CHUNK, StudyPlan
 from sim.contract.models import typed
 from sim.scenario.load import Located, ScenarioError
@@ -180,6 +180,15 @@ def _consistency(sf: StudyFile) -> list[tuple[tuple[str, ...], str]]:
     return problems
 
 
+def _resolved(target: Target, path: str) -> tuple[str | int, ...] | str:
+    """The keys and indexes ``path`` walks in the target; the path as written, where it
+    leads to no field (refused on its own)."""
+    try:
+        return resolve_path(target.data, path, target.filled())
+    except PathError:
+        return path
+
+
 def _check_factors(
     sf: StudyFile, target: Target, file: str, lines: dict[tuple[str | int, ...], int]
 ) -> None:
@@ -189,8 +198,18 @@ def _check_factors(
             target.check_path(f.path)
         except PathError as exc:
             problems.append(located(file, lines, ("factors", i, "path"), str(exc)))
-        if [g.path for g in sf.factors].index(f.path) != i:
-            problems.append(located(file, lines, ("factors", i, "path"), "swept twice"))
+        fields = [_resolved(target, g.path) for g in sf.factors[: i + 1]]
+        clash = overlap(fields)
+        if clash is not None and clash[0] == i:
+            j, other = clash[1], sf.factors[clash[1]].path
+            if fields[i] != fields[j]:
+                message = f"sweeps what factors.{j} ({other}) sweeps: give one of them"
+            else:
+                message = "swept twice" + (f", as factors.{j} ({other})" if other != f.path else "")
+            problems.append(located(file, lines, ("factors", i, "path"), message))
+        why = unsweepable(f.path)
+        if why is not None:
+            problems.append(located(file, lines, ("factors", i, "path"), why))
         for j in repeated(f.values or []):
             message = f"the value {f.values[j]!r} is named twice"  # type: ignore[index]
             problems.append(located(file, lines, ("factors", i, "values", j), message))

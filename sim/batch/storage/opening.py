@@ -17,10 +17,11 @@ from engine.canonical import canonical_json, digest
 from engine.replayfile.formats import DERIVATIONS, derivation_of
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.batch.execution.worker import prepare
-from sim.batch.inputs.fieldpath import PathError, resolve_path
+from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Design
+from sim.batch.planning.factors import unsweepable
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import pilot_problem
 from sim.batch.storage.store import (
@@ -109,27 +110,7 @@ def _check(plan: StudyPlan) -> list[dict[str, Any]]:
         problem = pilot_problem(w, plan.replications, plan.chunk_size, "--runs", "--chunk-size")
         if problem is not None:
             raise StudyError(f"--until-ci {w:g}: {problem}")
-    for f in plan.factors:
-        try:
-            plan.target.check_path(f.path)
-        except PathError as exc:
-            raise StudyError(f"--sweep {f.path}: {exc}") from None
-    paths = [f.path for f in plan.factors]
-    fields = [_field(plan, p) for p in paths]  # an item by its id and by its index: one field
-    twice = next((i for i in range(len(paths)) if fields[i] in fields[:i]), None)
-    if twice is not None:
-        first = paths[fields.index(fields[twice])]
-        also = f", as {first} too" if first != paths[twice] else ""
-        raise StudyError(
-            f"--sweep {paths[twice]}: the field is swept twice{also} (give its values once)"
-        )
-    renamed = next((p for p in paths if p.rsplit(".", 1)[-1] in ("id", "ruleset")), None)
-    if renamed is not None:  # a point whose side is 'hero', not 'thorgrim': rates that add
-        # to 22.5 %, and a false "significant" difference of -67.5 points
-        raise StudyError(
-            f"--sweep {renamed}: a study compares the same sides and units at every point, "
-            "read by their ids: a factor cannot change an id (or the ruleset)"
-        )
+    _check_paths(plan)
     try:
         points = plan.design_points()
     except ValueError as exc:
@@ -139,6 +120,36 @@ def _check(plan: StudyPlan) -> list[dict[str, Any]]:
     if any(isinstance(v, dict | list) for f in plan.factors for v in f.values or []):
         _same_ids(plan, points)  # a whole side or unit as a factor's value may rename it
     return points
+
+
+def _check_paths(plan: StudyPlan) -> None:
+    """Every factor's path leads to a field a factor may vary, and no two sweep one field.
+
+    Raises:
+        StudyError: a path that leads nowhere, sweeps what another sweeps (the same field,
+            named the same way or otherwise, or a field inside the other's), or may not be
+            varied (:func:`~sim.batch.planning.factors.unsweepable`).
+    """
+    for f in plan.factors:
+        try:
+            plan.target.check_path(f.path)
+        except PathError as exc:
+            raise StudyError(f"--sweep {f.path}: {exc}") from None
+    paths = [f.path for f in plan.factors]
+    fields = [_field(plan, p) for p in paths]  # an item by its id and by its index: one field
+    clash = overlap(fields)
+    if clash is not None:
+        twice, first = paths[clash[0]], paths[clash[1]]
+        if fields[clash[0]] == fields[clash[1]]:
+            also = f", as {first} too" if first != twice else ""
+            raise StudyError(
+                f"--sweep {twice}: the field is swept twice{also} (give its values once)"
+            )
+        raise StudyError(f"--sweep {twice}: sweeps what --sweep {first} sweeps (give one of them)")
+    for path in paths:
+        why = unsweepable(path)
+        if why is not None:
+            raise StudyError(f"--sweep {path}: {why}")
 
 
 def _same_ids(plan: StudyPlan, points: list[dict[str, Any]]) -> None:
