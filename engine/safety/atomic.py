@@ -45,9 +45,11 @@ import errno
 import fcntl
 import os
 import shutil
+import signal
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -64,6 +66,7 @@ __all__ = [
     "own_folder",
     "partial_path",
     "replacing",
+    "uninterrupted",
 ]
 
 PARTIAL = ".partial"
@@ -105,13 +108,55 @@ def _fsync_dir(folder: Path) -> None:
 
 def commit(temp: str | os.PathLike[str], final: str | os.PathLike[str]) -> None:
     """Flush ``temp`` to disk and rename it over ``final`` (atomic on POSIX)."""
-    fd = os.open(temp, os.O_RDONLY | _NOFOLLOW)
+    _flush(temp)
+    os.replace(temp, final)
+    _fsync_dir(Path(final).parent)
+
+
+def _flush(path: str | os.PathLike[str]) -> None:
+    """``path``'s data on disk (its descriptor opened without following a link)."""
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(temp, final)
-    _fsync_dir(Path(final).parent)
+
+
+_HELD_BACK = frozenset(
+    s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None
+)
+
+
+@contextlib.contextmanager
+def uninterrupted() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP held back while several files are put in place as one
+    (:func:`exporting_together`; a campaign's replays and its ``campaign.json``): a signal
+    that comes meanwhile is noted, and raised again when the block ends, the files all new
+    by then, where it had left the first new beside the old rest. Python runs its signal
+    handlers in the main thread, whichever thread the signal reached, so the handlers are
+    swapped for the block (only from the main thread; elsewhere nothing is held). A SIGKILL
+    cannot be held: the renames are made one after another, then the folders flushed, so
+    its window is the renames' alone."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+
+    def note(signum: int, _frame: object) -> None:
+        came.append(signum)
+
+    before = {}
+    for signum in _HELD_BACK:
+        handler = signal.getsignal(signum)
+        if handler is not None:  # None: set outside Python, and could not be put back
+            before[signum] = signal.signal(signum, note)
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(came):
+            signal.raise_signal(signum)
 
 
 def open_exclusive(path: str | os.PathLike[str]) -> int:
@@ -388,15 +433,20 @@ def exporting(final: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def exporting_together(finals: Sequence[str | os.PathLike[str]]) -> Iterator[list[Path]]:
+def exporting_together(
+    finals: Sequence[str | os.PathLike[str]], also: Sequence[Callable[[], None]] = ()
+) -> Iterator[list[Path]]:
     """:func:`exporting` for several files that are put in place together, or none of them.
 
     Each writer is given a name in one private folder.  When the block ends every file
     is first held beside its final name under a fresh temporary name (renamed there on
     one file system, copied by descriptor from another, where a full disk fails midway),
-    and only once all are held is each renamed over its final name.  So a failed export
+    and only once all are held is each renamed over its final name, with Ctrl-C and
+    SIGTERM held back (:func:`uninterrupted`), after ``also``: other files' own commits
+    (a campaign's held replays), made in the same stretch.  So a failed export
     leaves every old file as it was: one that failed at its third table's copy had put
-    the first two in place beside the old others.  On any exception the held files are
+    the first two in place beside the old others, and a Ctrl-C among the renames left a
+    new table beside two old ones.  On any exception the held files are
     removed (each only while its name is still the file battlesim made).
 
     Raises:
@@ -408,11 +458,15 @@ def exporting_together(finals: Sequence[str | os.PathLike[str]]) -> Iterator[lis
     private, folder = _private_folder()
     names = [f"{k}-{path.name}" for k, path in enumerate(paths)]
     held: list[tuple[int, Path, Path]] = []  # (descriptor of the held file, its name, final)
-    placed = 0
+    placed: list[Path] = []  # the held files renamed over their final names
     try:
         by_fd = Path(f"/proc/self/fd/{folder}")  # Linux: the folder opened, whatever its name
         base = by_fd if by_fd.is_dir() else Path(private)
-        yield [base / name for name in names]
+        try:
+            yield [base / name for name in names]
+        except OSError as exc:  # a writer's error names the file it was writing: the final
+            _named_as_final(exc, dict(zip(names, paths, strict=True)))
+            raise
         for name, path in zip(names, paths, strict=True):
             try:
                 held.append(_hold(folder, name, path))
@@ -420,12 +474,12 @@ def exporting_together(finals: Sequence[str | os.PathLike[str]]) -> Iterator[lis
                 if not exc.filename:  # a full disk's error names no file itself
                     exc.filename = str(path)
                 raise
-        for fd, temp, path in held:  # every file held: each put in place
-            _still_ours(fd, temp)
-            commit(temp, path)
-            placed += 1
+        with uninterrupted():  # every file held: each put in place
+            for step in also:
+                step()
+            _put_in_place(held, placed)
     except BaseException:
-        for fd, temp, _ in held[placed:]:
+        for fd, temp, _ in held[len(placed) :]:
             with contextlib.suppress(OSError):
                 _still_ours(fd, temp)
                 temp.unlink()
@@ -435,6 +489,35 @@ def exporting_together(finals: Sequence[str | os.PathLike[str]]) -> Iterator[lis
             os.close(fd)
         os.close(folder)
         shutil.rmtree(private, ignore_errors=True)
+
+
+def _put_in_place(held: list[tuple[int, Path, Path]], placed: list[Path]) -> None:
+    """Each held file flushed, then renamed over its final name, then the folders flushed
+    once: the renames follow one another, the only stretch in which a SIGKILL leaves a mix.
+    Each final name is appended to ``placed`` as its file is renamed (on an error, the held
+    files past ``len(placed)`` are still held)."""
+    for fd, temp, _path in held:
+        _still_ours(fd, temp)
+        _flush(temp)
+    for _fd, temp, path in held:
+        os.replace(temp, path)
+        placed.append(path)
+    for parent in dict.fromkeys(path.parent for _, _, path in held):
+        _fsync_dir(parent)
+
+
+def _named_as_final(exc: OSError, finals: dict[str, Path]) -> None:
+    """``exc`` naming the final file where it named a writer's private one (a full disk as
+    the plot was drawn: ``/proc/self/fd/3/2-history.png``, not ``H/history.png``)."""
+    for attr in ("filename", "filename2"):
+        named = getattr(exc, attr, None)
+        if isinstance(named, str | os.PathLike):
+            base = Path(named).name  # the private name, or a writer's own temporary beside it
+            final = next(
+                (f for k, f in finals.items() if base == k or base.startswith(f".{k}.")), None
+            )
+            if final is not None:
+                setattr(exc, attr, str(final))
 
 
 def _hold(folder: int, name: str, final: Path) -> tuple[int, Path, Path]:

@@ -147,13 +147,19 @@ class Battle:
         try:
             loaded = api.load_replay(out)
         except Exception as exc:  # a replay that does not read back
+            why = (
+                "the scenario as the header holds it, every default filled in, is refused by "
+                "the ruleset's own scenario model: a field's default outside the field's own "
+                "bounds or choices (validate passes a file that leaves it out)"
+                if "header scenario is invalid" in str(exc)
+                else "the ruleset recorded an event its readers refuse, such as a number that "
+                "is not finite, which a line holds as null"
+            )
             return Fight(
                 result,
                 out,
                 None,
-                f"its replay does not read back: {exc} (battlesim run wrote it: the ruleset "
-                "recorded an event its readers refuse, such as a number that is not finite, "
-                "which a line holds as null)",
+                f"its replay does not read back: {exc} (battlesim run wrote it: {why})",
             )
         if loaded.ruleset.name != self.ruleset.name:
             problem = f"a scenario of ruleset {loaded.ruleset.name!r}, not {self.ruleset.name!r}"

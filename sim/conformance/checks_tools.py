@@ -262,7 +262,8 @@ def BATCH_RUNS(battle: Battle) -> None:  # noqa: N802
     "`carry_over` (when the ruleset has one) gives the same data each time for the same "
     "arguments, changing none of them, and `battlesim campaign` of a scenario fought twice "
     "fights the second battle from it (or ends, saying why, when a side has no unit left).",
-    "Build carry_over with sim.contract.carry's CarryOver, or make it a pure function that "
+    "Build carry_over with sim.contract.carry's CarryOver (its `sides` the scenario field "
+    "that lists the sides), or make it a pure function that "
     "copies next_data, carries every unit that fought by id and leaves the fallen out; raise "
     "only ValidationError for a bad setting and ValueError for a bad reinforcement",
     "Campaigns: what `carry_over` must do",

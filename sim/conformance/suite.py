@@ -202,17 +202,38 @@ _REFOUGHT = (
 )
 """The requirements that fight a battle again and compare it with the first fight."""
 
-_FOLDED = ("restore-inverts-snapshot", "snapshot-start-equals-fold", "rows-follow-the-state")
-"""The requirements that read the state the events fold to, or the snapshots of it."""
+_FOLDED = (
+    "restore-inverts-snapshot",
+    "snapshot-start-equals-fold",
+    "rows-follow-the-state",
+    "show-prints-state-table",
+    "show-unit-every-kind",
+)
+"""The requirements that read the state the events fold to, or the snapshots of it (``show``
+folds the replay's events)."""
+
+_READ_BACK = ("draws-are-the-streams", "fold-equals-live", "digest-is-snapshot-digest")
+"""The requirements that read the replay's events back as they were recorded."""
+
+
+def _stands_on(rid: str) -> tuple[str, ...]:
+    under = ("run-is-deterministic",) if rid in _REFOUGHT else ()
+    if rid in _READ_BACK:
+        under = (*under, "event-lines-validate")
+    if rid in _FOLDED:
+        under = (*under, "fold-equals-live", "digest-is-snapshot-digest")
+    return under
+
 
 STANDS_ON: dict[str, tuple[str, ...]] = {
-    **{rid: ("run-is-deterministic",) for rid in _REFOUGHT},
-    **{rid: ("fold-equals-live", "digest-is-snapshot-digest") for rid in _FOLDED},
+    rid: _stands_on(rid) for rid in dict.fromkeys((*_REFOUGHT, *_READ_BACK, *_FOLDED))
 }
 """Each requirement's earlier requirements whose failure alone can fail it: a battle that
-is not fought the same twice fails every comparison with a second fight, and state changed
-outside ``apply`` every comparison of the fold's state (their own hints blamed ``hash()``
-or ``restore`` for a module-level ``random`` or a rule that wrote the state)."""
+is not fought the same twice fails every comparison with a second fight; an event changed
+after its line was written (an ``apply`` that keeps the event's list) reads back as other
+draws and another state; and state changed outside ``apply`` fails every comparison of the
+fold's state. Their own hints blamed ``hash()``, a value of the ruleset's own for a draw, or
+``restore`` for a module-level ``random``, a kept list or a rule that wrote the state."""
 
 _HOOK = re.compile(r"ruleset '[^']*': (\w+) (raised|returned) ")
 """:class:`~sim.contract.HookError`'s words: the hook, and what it did."""

@@ -84,6 +84,13 @@ class NextBattle:
         fallen: ids of units that fell in a battle before the one just fought: the next
             file's specs of them are left out at once, and :meth:`carry` counts them gone,
             so orders aimed at them are changed as for the units that fell just now.
+        sides: the scenario's field that lists its sides (``armies``, ``champions``: a
+            ruleset's own name for it).
+
+    Raises:
+        TypeError: ``next_data`` has no list at ``sides`` (a scenario model whose sides
+            are under another name: pass it, or every unit would be carried fresh, the
+            fallen with them).
     """
 
     def __init__(
@@ -91,12 +98,19 @@ class NextBattle:
         next_data: Mapping[str, Any],
         battle: str = "battle",
         fallen: frozenset[str] = frozenset(),
+        sides: str = "sides",
     ) -> None:
         self.data: dict[str, Any] = copy.deepcopy(dict(next_data))
         self.battle = battle
-        self.listed: list[dict[str, Any]] = [
-            side for side in self.data.get("sides", []) if isinstance(side, dict)
-        ]
+        listed = self.data.get(sides)
+        if not isinstance(listed, list):
+            fields = ", ".join(sorted(str(k) for k in self.data)) or "none"
+            raise TypeError(
+                f"carry-over: the next {battle}'s data has no list of sides at {sides!r} "
+                f"(its fields: {fields}): give CarryOver(..., sides=NAME) the scenario "
+                "field that lists the sides"
+            )
+        self.listed: list[dict[str, Any]] = [side for side in listed if isinstance(side, dict)]
         """Every side in the file's order (two with one id included: validation refuses them)."""
         self.sides: dict[Any, dict[str, Any]] = {side.get("id"): side for side in self.listed}
         """The sides by id (of two with one id, the later)."""
@@ -136,6 +150,12 @@ class NextBattle:
             The specs left out, by id (for orders aimed at them).
         """
         gone: dict[str, Spec] = dict(self.fallen)
+        if self.sides and not any(key in side for side in self.sides.values()):
+            fields = sorted({str(k) for side in self.sides.values() for k in side})
+            raise TypeError(
+                f"carry-over: no side of the next {self.battle} has a list {key!r} to carry "
+                f"(the sides' fields: {', '.join(fields)}): name the field that lists the units"
+            )
         for side in self.sides.values():
             if key not in side:
                 continue
@@ -169,11 +189,13 @@ class CarryOver(Generic[Sc, St, Cs]):
         carry: ``carry(scenario, final_state, battle, settings)`` edits the
             :class:`NextBattle` in place: what is the ruleset's own.
         battle: what the next battle is called in messages ("encounter").
+        sides: the scenario field that lists the sides (:class:`NextBattle`).
     """
 
     settings: type[Cs]
     carry: Callable[[Sc, St, NextBattle, Cs], None]
     battle: str = "battle"
+    sides: str = "sides"
 
     def __call__(
         self,
@@ -191,6 +213,6 @@ class CarryOver(Generic[Sc, St, Cs]):
             ValueError: a reinforcement names a side the next battle does not have.
         """
         read = validate_plain(self.settings, settings)
-        battle = NextBattle(next_data, self.battle, fallen)
+        battle = NextBattle(next_data, self.battle, fallen, self.sides)
         self.carry(scenario, final_state, battle, read)
         return battle.data

@@ -6,6 +6,7 @@ Built-in rulesets first (:data:`BUILTIN`), then the entry points of the
 
 from __future__ import annotations
 
+import dataclasses
 from importlib import import_module, metadata
 from importlib.metadata import entry_points
 from typing import Any, Literal, get_args, get_origin
@@ -89,7 +90,40 @@ def _load(name: str, target: str) -> AnyRuleset:
     key = _ruleset_key(obj)
     if key is not None:
         raise RulesetUnavailable(f"{where}: its scenario model's {key}")
+    fields = _field_problem(obj)
+    if fields is not None:
+        raise RulesetUnavailable(f"{where}: {fields}")
     return obj
+
+
+_OPTIONAL = frozenset({"render_state", "audit", "carry_over", "snapshot_json"})
+"""The hooks a Ruleset may leave as None; every other callable field must be callable."""
+
+
+def _field_problem(ruleset: AnyRuleset) -> str | None:
+    """What is wrong with the ruleset's version or hooks, or None: a version that is not text
+    (it failed every ``run`` with a line naming neither the ruleset nor the field, as an
+    invalid replay header) or blank, and a hook that cannot be called (``units=None`` failed
+    every tool with an error inside battlesim)."""
+    version = ruleset.version
+    if not isinstance(version, str) or not version.strip():
+        shown = (
+            f"{version!r} ({type(version).__name__})" if not isinstance(version, str) else "blank"
+        )
+        return f'its Ruleset.version is {shown}: declare it as text, e.g. version="1"'
+    older = ruleset.older_versions
+    if not all(isinstance(v, str) and v.strip() for v in older):
+        return f'its Ruleset.older_versions {older!r}: declare each as text, e.g. ("1",)'
+    for field in dataclasses.fields(ruleset):
+        value = getattr(ruleset, field.name)
+        value = getattr(value, "fn", value)  # a guarded hook: the ruleset's own function
+        hook = "Callable" in str(field.type)
+        if hook and not callable(value) and not (value is None and field.name in _OPTIONAL):
+            return (
+                f"its Ruleset.{field.name} is {type(value).__name__}, not a function: "
+                "give the hook (docs/rulesets.md, 'The contract')"
+            )
+    return None
 
 
 def _ruleset_key(ruleset: AnyRuleset) -> str | None:

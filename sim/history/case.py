@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 
 from sim.batch.inputs.fieldpath import PathError
 from sim.batch.inputs.files import located, validate_located
@@ -45,7 +52,17 @@ SUITE = Path(__file__).parent / "suite"
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_]{1,40}$")]
 Name = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
-Text = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+
+
+def _written(text: str) -> str:
+    if not text.strip():
+        raise ValueError("only spaces: write it out")
+    return text
+
+
+Text = Annotated[str, StringConstraints(min_length=1, max_length=2000), AfterValidator(_written)]
+"""A text a reader relies on (a measure's source, a band's reason): one of spaces alone is
+none, and would clear the flag a reason answers."""
 
 Verdict = Literal["pass", "fail", "inconclusive"]
 """A measure's verdict on its interval (docs/history.md, *Verdicts*)."""
@@ -632,12 +649,33 @@ def load_case(path: str | Path) -> Case:
                 )
             ]
         ) from None
+    _measure_ids_once(data, file, lines)
     spec = validate_located(CaseFile, data, lines, file, "historical case")
     if Path(file).stem != spec.id:
         raise ScenarioError(
             [located(file, lines, ("id",), f"the case {spec.id!r} belongs in {spec.id}.yaml")]
         )
     return Case(spec, _target(spec, file, lines), Path(file))
+
+
+def _measure_ids_once(data: Any, file: str, lines: dict[tuple[str | int, ...], int]) -> None:
+    """A measure id used twice, refused at the second one's line (the model's own check,
+    for a case made in Python, can point only at the file's first line).
+
+    Raises:
+        ScenarioError: two measures share an id.
+    """
+    measures = data.get("measures") if isinstance(data, dict) else None
+    if not isinstance(measures, list):
+        return
+    seen: set[str] = set()
+    for j, m in enumerate(measures):
+        mid = m.get("id") if isinstance(m, dict) else None
+        if isinstance(mid, str) and mid in seen:
+            message = f"measure id {mid!r} is used twice"
+            raise ScenarioError([located(file, lines, ("measures", j, "id"), message)])
+        if isinstance(mid, str):
+            seen.add(mid)
 
 
 def load_suite(folder: str | Path = SUITE) -> list[Case]:

@@ -82,7 +82,7 @@ def test_insert_values_refuses_a_short_row_and_sends_many_values_as_columns(
 def _plan() -> StudyPlan:
     factors = (
         Factor(path="options.fire_hcv", values=[15, 27.5]),
-        Factor(path="seed", values=[3, 4]),
+        Factor(path="turns.limit", values=[3, 4]),
     )
     return StudyPlan(load_target(STONE_WALL), seed=4, replications=3, factors=factors)
 
@@ -108,13 +108,38 @@ def test_a_created_study_knows_its_types_and_view_as_the_catalog_has_them(
         store.con.execute(f"CREATE OR REPLACE VIEW {VIEW} AS {wide_select(store)}")
         assert store.con.execute(view, [VIEW]).fetchone() == made
         points = store.con.execute(
-            'SELECT point, label, "values", "options.fire_hcv", seed FROM points ORDER BY point'
+            'SELECT point, label, "values", "options.fire_hcv", "turns.limit" FROM points '
+            "ORDER BY point"
         ).fetchall()
         assert points == [
-            (0, "options.fire_hcv=15, seed=3", '{"options.fire_hcv":15.0,"seed":3}', 15.0, 3),
-            (1, "options.fire_hcv=15, seed=4", '{"options.fire_hcv":15.0,"seed":4}', 15.0, 4),
-            (2, "options.fire_hcv=27.5, seed=3", '{"options.fire_hcv":27.5,"seed":3}', 27.5, 3),
-            (3, "options.fire_hcv=27.5, seed=4", '{"options.fire_hcv":27.5,"seed":4}', 27.5, 4),
+            (
+                0,
+                "options.fire_hcv=15, turns.limit=3",
+                '{"options.fire_hcv":15.0,"turns.limit":3}',
+                15.0,
+                3,
+            ),
+            (
+                1,
+                "options.fire_hcv=15, turns.limit=4",
+                '{"options.fire_hcv":15.0,"turns.limit":4}',
+                15.0,
+                4,
+            ),
+            (
+                2,
+                "options.fire_hcv=27.5, turns.limit=3",
+                '{"options.fire_hcv":27.5,"turns.limit":3}',
+                27.5,
+                3,
+            ),
+            (
+                3,
+                "options.fire_hcv=27.5, turns.limit=4",
+                '{"options.fire_hcv":27.5,"turns.limit":4}',
+                27.5,
+                4,
+            ),
         ]
     finally:
         store.close()
@@ -148,9 +173,9 @@ def test_the_study_row_and_points_are_read_once_and_given_afresh(tmp_path: Path)
         store._study = store._points = None  # as a store that has read neither yet
         first, points = store.meta(), store.points()
         first["plan"]["seed"] = -1
-        points[0]["seed"] = -1
+        points[0]["turns.limit"] = -1
         assert store.meta()["plan"]["seed"] == 4
-        assert store.points()[0] == {"options.fire_hcv": 15.0, "seed": 3}
+        assert store.points()[0] == {"options.fire_hcv": 15.0, "turns.limit": 3}
         assert len(counting.statements) == 2
     finally:
         store.con = counting.con

@@ -18,9 +18,13 @@ from tests.batch.helpers import STONE_WALL, invoke, tables
 
 FACTORS = (
     Factor(path="options.fire_hcv", values=[15, 27.5]),  # an int and a float: DOUBLE
-    Factor(path="turns.limit", values=[8, 12]),  # whole numbers: BIGINT
-    Factor(path="seed", values=[1, 2]),  # a path that is also a runs column
-)
+    Factor(path="sides.usa.units.69ny.strength", values=[400, 450]),  # whole numbers: BIGINT
+    # a path that is also a runs column (the scenario's seed, which no run reads, may not be
+    # a factor): the whole turns mapping, each point's limit its own
+    Factor(path="turns", values=[{"limit": 8, "minutes": 20, "start": "12:00"},
+                                 {"limit": 12, "minutes": 20, "start": "12:00"}]),
+)  # fmt: skip
+STRENGTH = "sides.usa.units.69ny.strength"
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +40,7 @@ def test_mixed_numbers_become_floats_in_every_point() -> None:
     points = design_points("grid", list(FACTORS[:2]), None, 1)
     assert [p["options.fire_hcv"] for p in points] == [15.0, 15.0, 27.5, 27.5]
     assert all(isinstance(p["options.fire_hcv"], float) for p in points)
-    assert all(type(p["turns.limit"]) is int for p in points)
+    assert all(type(p[STRENGTH]) is int for p in points)
 
 
 def test_an_int_range_is_written_as_ints() -> None:
@@ -54,23 +58,23 @@ def test_runs_wide_is_the_runs_with_typed_factor_columns(study: Path) -> None:
         types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE runs_wide)")
                      .fetchall())  # fmt: skip
         rows = con.execute(
-            'SELECT run_id, "options.fire_hcv", "turns.limit", "factor:seed", usa_men_lost '
+            f'SELECT run_id, "options.fire_hcv", "{STRENGTH}", "factor:turns", usa_men_lost '
             "FROM runs_wide ORDER BY run_id"
         ).fetchall()
     finally:
         con.close()
     assert types["options.fire_hcv"] == "DOUBLE"
-    assert types["turns.limit"] == "BIGINT"
-    assert types["factor:seed"] == "BIGINT"
-    assert types["seed"] == "BIGINT"  # the run's own seed keeps its name
+    assert types[STRENGTH] == "BIGINT"
+    assert types["factor:turns"] == "VARCHAR"  # a mapping: its JSON text
+    assert types["turns"] == "INTEGER"  # the run's own turns keep their name
     t = tables(study)
     points = {p[0]: json.loads(p[2]) for p in t["points"]}
     expected = [
-        (r[0], points[r[1]]["options.fire_hcv"], points[r[1]]["turns.limit"],
-         points[r[1]]["seed"], r[11])
+        (r[0], points[r[1]]["options.fire_hcv"], points[r[1]][STRENGTH],
+         points[r[1]]["turns"], r[11])
         for r in t["runs"]
     ]  # fmt: skip
-    assert rows == expected
+    assert [(*r[:3], json.loads(r[3]), r[4]) for r in rows] == expected  # a mapping: JSON
     assert len(rows) == 8 * 2
 
 
@@ -83,7 +87,7 @@ def test_export_wide_writes_runs_wide_ordered_by_run_id(study: Path, tmp_path: P
         rows = list(csv.DictReader(f))
     assert list(rows[0])[:9] == [
         "run_id", "point", "replication", "seed", "status", "pilot",
-        "options.fire_hcv", "turns.limit", "factor:seed",
+        "options.fire_hcv", STRENGTH, "factor:turns",
     ]  # fmt: skip
     assert {r["pilot"] for r in rows} == {"false"}  # no --until-ci: no pilot
     assert [int(r["run_id"]) for r in rows] == list(range(16))
@@ -94,17 +98,17 @@ def test_load_study_returns_a_typed_dataframe(study: Path) -> None:
     """api.load_study: a pandas DataFrame of runs_wide, ints as int64 and floats as float64."""
     df = api.load_study(study)
     assert len(df) == 16
-    assert str(df["turns.limit"].dtype) == "int64"
+    assert str(df[STRENGTH].dtype) == "int64"
     assert str(df["options.fire_hcv"].dtype) == "float64"
     assert list(df["run_id"]) == list(range(16))
-    wins = df[df["winner"] == "csa"].groupby("turns.limit").size().to_dict()
+    wins = df[df["winner"] == "csa"].groupby(STRENGTH).size().to_dict()
     runs = tables(study)["runs"]
     points = {p[0]: json.loads(p[2]) for p in tables(study)["points"]}
     by_hand: dict[int, int] = {}
     for r in runs:
         if r[6] == "csa":
-            limit = points[r[1]]["turns.limit"]
-            by_hand[limit] = by_hand.get(limit, 0) + 1
+            strength = points[r[1]][STRENGTH]
+            by_hand[strength] = by_hand.get(strength, 0) + 1
     assert wins == by_hand
 
 
@@ -120,14 +124,14 @@ def test_runs_csv_has_the_pilot_flag_and_the_factor_columns(study: Path, tmp_pat
     con = duckdb.connect(str(study / "study.duckdb"), read_only=True)
     names = [r[0] for r in con.execute("DESCRIBE runs").fetchall()]
     con.close()
-    assert list(rows[0]) == [*names, "pilot", "options.fire_hcv", "turns.limit", "factor:seed"]
+    assert list(rows[0]) == [*names, "pilot", "options.fire_hcv", STRENGTH, "factor:turns"]
     assert [int(r["run_id"]) for r in rows] == [t[0] for t in table] == list(range(16))
     points = design_points("grid", list(FACTORS), None, 4)
     for r in rows:
         point = points[int(r["point"])]
         assert float(r["options.fire_hcv"]) == point["options.fire_hcv"]
-        assert int(r["turns.limit"]) == point["turns.limit"]
-        assert int(r["factor:seed"]) == point["seed"]
+        assert int(r[STRENGTH]) == point[STRENGTH]
+        assert json.loads(r["factor:turns"]) == point["turns"]
         assert r["pilot"] == "false"
 
 

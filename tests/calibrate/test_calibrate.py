@@ -221,6 +221,32 @@ def test_a_stopped_calibration_resumes_to_the_same_result(
     assert not (typo / "trials.jsonl").exists()
 
 
+def test_a_ctrl_c_as_the_outputs_are_written_says_resume_and_exits_1(
+    fitted: tuple[Path, dict[str, Any], str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the search's plot is drawn (the outputs come after the last trial) is an
+    interrupt like one in the search: exit 1 and the resume line (docs/calibrate.md), not
+    click's bare "Aborted!" and 130; --resume then writes the outputs the whole run writes."""
+    from sim.calibrate import report
+
+    folder, _, text = fitted
+
+    def interrupted(*_args: Any) -> None:
+        raise KeyboardInterrupt
+
+    out = tmp_path / "c"
+    with monkeypatch.context() as patched:
+        patched.setattr(report, "_plot", interrupted)
+        stopped = invoke("calibrate", folder / "fit.yaml", "-o", out, "--jobs", "1", "-q")
+    assert stopped.exit_code == 1, stopped.output
+    assert stopped.stderr.strip().endswith("run the same command with --resume to continue")
+    resumed = invoke("calibrate", folder / "fit.yaml", "-o", out, "--jobs", "1", "-q", "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert resumed.stdout.replace(str(out), "DIR") == text.replace(str(folder / "t"), "DIR")
+    for name in ("trials.jsonl", "patch.yaml", "calibrated.yaml"):
+        assert (out / name).read_bytes() == (folder / "t" / name).read_bytes()
+
+
 def test_the_patch_sets_the_best_point_on_the_scenario(
     fitted: tuple[Path, dict[str, Any], str],
 ) -> None:

@@ -49,6 +49,9 @@ fault breaks, with a message saying what was expected and what was seen.
   each call: the same arguments give other data.
 * ``phalanx_carry_garbled``: ``carry_over`` moves every element to file 99, which the
   scenario model refuses: ``battlesim campaign`` refuses the campaign (exit 2).
+* ``phalanx_misdefaulted``: the scenario model's field ``reserve`` defaults to 0 but must be
+  at least 1: a file that leaves it out validates and fights, and the replay's header, which
+  holds the default, does not read back.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ from typing import Any, Literal
 
 import simpy
 import yaml
-from pydantic import create_model
+from pydantic import Field, create_model
 
 from engine.events import Event, EventRegistry
 from engine.recorder import Recorder
@@ -75,12 +78,14 @@ from tests.contract.phalanx import Advanced, Battlefield, Broke, Fought, State
 __all__ = ["ENTRY_POINTS", "FAULTS", "scenario_for"]
 
 
-def _copy(name: str, **changes: Any) -> AnyRuleset:
-    """The phalanx ruleset as ``name``, with ``changes``; no examples of its own."""
+def _copy(name: str, fields: dict[str, Any] | None = None, **changes: Any) -> AnyRuleset:
+    """The phalanx ruleset as ``name``, with ``changes`` and its scenario model's extra
+    ``fields`` (``create_model``'s); no examples of its own."""
     model = create_model(
         f"Scenario_{name}",
         __base__=phalanx.PhalanxScenario,
         ruleset=(Literal[name], ...),  # type: ignore[arg-type]  # the copy's own key
+        **(fields or {}),
     )
     return dataclasses.replace(
         phalanx.RULESET, name=name, scenario_model=model, examples=(), **changes
@@ -418,6 +423,7 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_carry_in_place", carry_over=_carry_in_place),
         _copy("phalanx_carry_restless", carry_over=_carry_restless),
         _copy("phalanx_carry_garbled", carry_over=_carry_garbled),
+        _copy("phalanx_misdefaulted", fields={"reserve": (int, Field(0, ge=1))}),
     )
 }
 """Each faulty copy by name."""

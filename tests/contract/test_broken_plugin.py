@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -151,3 +152,32 @@ def test_a_scenario_model_whose_ruleset_is_not_its_literal_name_is_refused(
     finally:
         sys.path.remove(where)
         registry._broken.pop("pips_loose", None)
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"version": 1}, 'its Ruleset.version is 1 (int): declare it as text, e.g. version="1"'),
+        ({"version": " "}, 'its Ruleset.version is blank: declare it as text, e.g. version="1"'),
+        ({"older_versions": (4,)}, "its Ruleset.older_versions (4,): declare each as text"),
+        ({"units": None}, "its Ruleset.units is NoneType, not a function: give the hook"),
+        ({"narrate": "plain"}, "its Ruleset.narrate is str, not a function: give the hook"),
+    ],
+)
+def test_a_version_that_is_not_text_or_a_hook_that_is_not_a_function_is_refused_at_load(
+    monkeypatch: pytest.MonkeyPatch, change: dict[str, Any], said: str
+) -> None:
+    """Refused when the plugin loads, in one line naming it and the field: an ``int``
+    version loaded and listed, then failed every ``run`` with "ruleset_version: Input should
+    be a valid string", naming no ruleset; ``units=None`` failed every tool with a
+    TypeError "at ruleset.py"; a blank version was recorded in every replay."""
+    import dataclasses
+    import types
+
+    module = types.ModuleType("battlesim_fields_plugin")
+    module.RULESET = dataclasses.replace(registry.get_ruleset("musket"), **change)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "battlesim_fields_plugin", module)
+    with pytest.raises(registry.RulesetUnavailable) as refused:
+        registry._load("musket", "battlesim_fields_plugin:RULESET")
+    where = "ruleset 'musket' (entry point musket = battlesim_fields_plugin:RULESET): "
+    assert str(refused.value).startswith(where + said)

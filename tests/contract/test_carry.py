@@ -74,3 +74,24 @@ def test_carry_over_reads_the_settings_copies_the_battle_and_returns_the_copy() 
         hook("sc", {}, NEXT, {"rest": 2})
     with pytest.raises(ValueError, match="the next bout has no side 'g'"):
         hook("sc", {}, NEXT, {"reinforcements": {"g": []}})
+
+
+def test_a_ruleset_whose_sides_have_another_name_names_it_and_a_wrong_name_is_an_error() -> None:
+    """A scenario listing its sides as ``armies`` carries with ``sides="armies"``; left at
+    ``"sides"``, the hook used to find no side and carry nothing (every unit fresh, the
+    fallen back whole, and check-ruleset passed): it is now a TypeError naming the fields."""
+    armies = {"name": "day 2", "armies": NEXT["sides"]}
+    battle = NextBattle(armies, sides="armies")
+    gone = battle.carry("units", {"x": 0}, lambda spec, hp: {**spec, "hp": hp} if hp else None)
+    assert [u["id"] for u in battle.data["armies"][1]["units"]] == ["y"]
+    assert list(gone) == ["x"]
+    with pytest.raises(
+        TypeError, match=r"no list of sides at 'sides' \(its fields: armies, name\)"
+    ):
+        NextBattle(armies)
+    hook: CarryOver[Any, Any, CarrySettings] = CarryOver(
+        CarrySettings, lambda *_a: None, sides="armies"
+    )
+    assert hook("sc", {}, armies, {})["armies"] == armies["armies"]
+    with pytest.raises(TypeError, match=r"no side of the next battle has a list 'elements'"):
+        NextBattle(NEXT).carry("elements", {"x": 0}, lambda spec, hp: spec)

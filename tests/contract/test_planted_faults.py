@@ -679,3 +679,32 @@ def test_a_carry_over_that_raises_is_named_by_campaign_and_batch(
     args = ["batch", str(plan), "--runs", "2", "--jobs", "1", "--no-plots"]
     studied = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "st")])
     assert (studied.exit_code, studied.stderr) == (2, said)
+
+
+def test_a_default_outside_its_own_bounds_is_named_as_the_cause(folder: Path) -> None:
+    """phalanx_misdefaulted's ``reserve`` defaults to 0 but must be at least 1: the file,
+    which leaves it out, validates and fights, and its replay's header (every default filled
+    in) does not read back. The failure says so; it blamed an event the readers refuse."""
+    line = _only_failure("phalanx_misdefaulted", folder, "scenario-runs")
+    assert "header scenario is invalid: reserve: Input should be greater than or equal to 1" in (
+        line
+    )
+    assert "a field's default outside the field's own bounds or choices" in line
+    assert "recorded an event its readers refuse" not in line
+
+
+def test_what_fails_after_an_event_changed_after_its_line_says_to_meet_that_first(
+    folder: Path,
+) -> None:
+    """phalanx_keeping: every other requirement that fails reads the events back (draws,
+    the fold, the digests) or folds them, and says to meet event-lines-validate first; their
+    own hints blamed a value of the ruleset's own for a draw, or a rule that wrote the state."""
+    result = _check("phalanx_keeping", folder)
+    failed = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    assert failed[0].startswith("FAILED       event-lines-validate: ")
+    assert len(failed) > 1, failed
+    for line in failed[1:]:
+        assert "— how to meet it: meet event-lines-validate first, which failed" in line or (
+            "— how to meet it: meet fold-equals-live first" in line
+            or "— how to meet it: meet digest-is-snapshot-digest first" in line
+        ), line

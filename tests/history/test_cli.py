@@ -297,6 +297,27 @@ LOSS_FROM = (
             ("seed: 7", "seed: 7\nset:\n  options.fire_lcv: 40"),
             ":6: set: stone_wall.yaml: options.fire_hcv: fire_lcv 40 is above fire_hcv 25",
         ),
+        # spaces are no source (nor a band's reason, which clears its ABOVE p90 flag)
+        (("source: A test.", "source: '   '"), ":14: measures.0.source: only spaces: write it out"),
+        # a second measure with the first's id: at its own line, not the file's second
+        (
+            (
+                "    source: A test.\n",
+                "    source: A test.\n  - id: holds\n    label: again\n"
+                "    kind: win\n    side: usa\n    historical: 0\n    accept: {max: 1}\n"
+                "    source: A test.\n",
+            ),
+            ":15: measures.1.id: measure id 'holds' is used twice",
+        ),
+        # a value that fits none of a union's types: one line at the field itself
+        (
+            (
+                "kind: win\n    side: csa",
+                "kind: units_below\n    side: csa\n    unit: men\n"
+                "    share: [1, 2]\n    at_least: 1",
+            ),
+            ":13: measures.0.share: [1, 2] is not true or false, nor a number",
+        ),
     ],
 )
 def test_a_bad_case_file_is_located(tmp_path: Path, edit: tuple[str, str], message: str) -> None:

@@ -495,10 +495,10 @@ def test_a_campaigns_held_replay_stays_locked_until_it_is_put_in_place(tmp_path:
     """A battle's replay held at its .partial until the campaign ends is locked all the
     while: another writer of the same name is refused, never taking it for a killed run's
     leftover to remove."""
-    from sim.batch.inputs.campaign import _Held
+    from sim.batch.inputs.campaign import HeldSink
 
     out = tmp_path / "1-fredericksburg.jsonl"
-    held = _Held(out)
+    held = HeldSink(out)
     held.write(GOLDEN.read_text(encoding="utf-8").splitlines()[0])
     held.close()  # the battle ended: held, not yet in place
     with pytest.raises(BlockingIOError):

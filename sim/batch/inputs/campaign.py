@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from engine.log import FileSink, Sink
-from engine.safety.atomic import atomic_write_text
+from engine.safety.atomic import exporting_together
 from sim.batch.inputs.seeds import battle_seed
 from sim.contract import AnyRuleset, CarryOver, HookError, Outcome
 from sim.replay.header import make_header
@@ -40,6 +40,7 @@ __all__ = [
     "BattleResult",
     "CampaignData",
     "CampaignResult",
+    "HeldSink",
     "Victory",
     "campaign_outcome",
     "campaign_replay_name",
@@ -296,7 +297,7 @@ def campaign_replay_name(k: int, battle: str) -> str:
     return f"{k + 1}-{battle}.jsonl"
 
 
-class _Held(FileSink):
+class HeldSink(FileSink):
     """A battle's replay held at ``<name>.partial`` when the battle ends, put in place
     (:meth:`commit`) only once the whole campaign is fought: a campaign that failed in its
     second battle had already put its first battle's new replay over the old one, beside
@@ -341,26 +342,28 @@ def play_campaign(
     folder.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
 
-    sinks: list[_Held] = []
+    sinks: list[HeldSink] = []
 
     def sink_for(k: int, entry: BattleEntry) -> Sink:
         paths.append(folder / campaign_replay_name(k, entry.id))
-        sinks.append(_Held(paths[-1]))
+        sinks.append(HeldSink(paths[-1]))
         return sinks[-1]
 
     try:
         result = fight_campaign(campaign, seed, sink_for)
-        for sink in sinks:  # every battle fought: each replay put in place
-            sink.commit()
+        summary = {
+            "campaign": campaign.campaign,
+            "seed": seed,
+            **result.outcome,
+            "replays": [p.name for p in paths],
+        }
+        # every battle fought: the replays and campaign.json put in place in one stretch,
+        # Ctrl-C held back (a Ctrl-C between two replays' renames left a folder of two
+        # campaigns, its campaign.json the old one's)
+        with exporting_together([folder / "campaign.json"], [s.commit for s in sinks]) as held:
+            held[0].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     except BaseException:  # Ctrl-C and SIGTERM too: no .partial is left
         for sink in sinks:
             sink.abandon()  # a replay not yet put in place leaves the folder's old one be
         raise
-    summary = {
-        "campaign": campaign.campaign,
-        "seed": seed,
-        **result.outcome,
-        "replays": [p.name for p in paths],
-    }
-    atomic_write_text(folder / "campaign.json", json.dumps(summary, indent=2) + "\n")
     return result, paths

@@ -185,7 +185,7 @@ def clustered(p: float, se: float, n: int, clusters: int, method: str = "wilson"
     Raises:
         ValueError: an unknown method, ``se`` not above 0, or fewer than two clusters.
     """
-    from scipy.special import stdtrit  # type: ignore[import-untyped]  # noqa: PLC0415
+    from scipy.special import stdtrit  # noqa: PLC0415
 
     if method not in METHODS:
         raise ValueError(f"unknown interval {method!r}: one of {', '.join(METHODS)}")

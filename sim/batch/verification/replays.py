@@ -16,9 +16,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.log import FileSink, Sink
-from engine.safety.atomic import atomic_write_bytes, own_folder
+from engine.log import Sink
+from engine.safety.atomic import atomic_write_bytes, own_folder, uninterrupted
 from sim.batch.execution.worker import fight, prepare
+from sim.batch.inputs.campaign import HeldSink
 from sim.batch.inputs.target import Target
 from sim.batch.storage.opening import other_dice
 from sim.batch.storage.store import Store
@@ -192,21 +193,24 @@ def rerun(
     _held(_planned(target, run_id, folder, file), Path(study_dir), dest, force, file is not None)
     written: list[Path] = []
 
-    sinks: list[FileSink] = []
+    sinks: list[HeldSink] = []
 
     def sink_for(k: int, battle: str) -> Sink:
         path = file if file is not None else folder / replay_name(target, run_id, k, battle)
         written.append(path)
-        sinks.append(FileSink(path))
+        sinks.append(HeldSink(path))
         return sinks[-1]
 
     if file is None:
         folder.mkdir(parents=True, exist_ok=True)
     try:
         fought = fight(prepared, seed, sink_for)
+        with uninterrupted():  # a campaign run's replays put in place together, as
+            for sink in sinks:  # `campaign` puts its own: one study's battle 1 had stood
+                sink.commit()  # beside another's battle 2 after a failure or a Ctrl-C
     except BaseException:  # Ctrl-C and SIGTERM too: no .partial is left
         for sink in sinks:
-            sink.abandon()  # a complete one is kept
+            sink.abandon()  # one put in place is kept
         raise
     turn = target.ruleset().turn_name
     return Rerun(run_id, point, replication, seed, written, fought.outcome, turn)

@@ -114,6 +114,12 @@ def calibrate(
             found, checks, start, loo = _fight(
                 spec, folder, pool, execution.resume, progress, refight, leave_one_out
             )
+        # the outputs too: a Ctrl-C as they are written (search.png is the slowest) keeps
+        # every trial as one in the search does, and --resume writes them again
+        write_outputs(spec, found.trials, folder)
+        _report(
+            spec, folder, found, (checks, start), loo if leave_one_out else None, execution.as_json
+        )
     except (CalibrationError, ExecutorError) as exc:
         common.fail(str(exc))
     except KeyboardInterrupt:
@@ -123,8 +129,6 @@ def calibrate(
             err=True,
         )
         sys.exit(1)
-    write_outputs(spec, found.trials, folder)
-    _report(spec, folder, found, (checks, start), loo if leave_one_out else None, execution.as_json)
 
 
 Fits = list[tuple[str | None, "Trial | None"]]

@@ -26,6 +26,32 @@ def _select(cases: list[Any], wanted: tuple[str, ...]) -> list[Any]:
     return [c for c in cases if c.id in wanted]
 
 
+def _write(
+    folder: Path | None, png: Path | None, lines: list[str], data: Any, results: Any
+) -> None:
+    """history.txt, history.json and the plot, put in place together (none of them when one
+    cannot be written, and Ctrl-C held back among the renames): a full disk at the plot, or
+    a Ctrl-C, had left a new table beside the last run's plot."""
+    import json  # noqa: PLC0415
+
+    from engine.safety.atomic import exporting_together  # noqa: PLC0415
+
+    finals = [*(() if folder is None else (folder / "history.txt", folder / "history.json"))]
+    finals += [] if png is None else [png]
+    if not finals:
+        return
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    with exporting_together(finals) as held:
+        if folder is not None:
+            held[0].write_text("\n".join(lines) + "\n", encoding="utf-8")
+            held[1].write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        if png is not None:
+            from sim.history.plot import plot as draw  # noqa: PLC0415
+
+            draw(results, held[-1])
+
+
 def _outputs(
     out: str | None, plot: str | None, force: bool, reads: tuple[Path, ...] = ()
 ) -> tuple[Path | None, Path | None]:
@@ -148,7 +174,6 @@ def history(
       battlesim history --json --plot history.png                # exit 0 or 1
     """
     common.needs("numpy", "scipy")  # the study extra: said before a case is read or fought
-    from engine.safety.atomic import atomic_write_text  # noqa: PLC0415
     from sim.history import SUITE, load_suite, run_suite, table  # noqa: PLC0415
     from sim.history import as_json as json_of  # noqa: PLC0415
     from sim.scenario.load import ScenarioError  # noqa: PLC0415
@@ -178,16 +203,7 @@ def history(
     results = run_suite(chosen, jobs, _progress(chosen, quiet), max_runs)
     lines = table(results, max_runs, split)  # type: ignore[arg-type]
     data = json_of(results, max_runs)
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(folder / "history.txt", "\n".join(lines) + "\n")
-        import json  # noqa: PLC0415
-
-        atomic_write_text(folder / "history.json", json.dumps(data, indent=2) + "\n")
-    if png is not None:
-        from sim.history.plot import plot as draw  # noqa: PLC0415
-
-        draw(results, png)
+    _write(folder, png, lines, data, results)
     if as_json:
         common.echo_json(data)
     else:
