@@ -14,11 +14,13 @@ narrative still steps event by event.  The shipped battles are all far below it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.events import Event
+from engine.safety.text import escape, one_line
 from sim.contract import Engagement, Reading, UnitRow, headline
 from sim.replay.analysis import narrative_line
 from sim.replay.file import ReplayLike
@@ -48,13 +50,32 @@ _SKIP = frozenset({"type", "phase", "h"})
 _ENDINGS = ("battle_ended", "side_broken")
 
 
+def _escaped(value: Any) -> Any:
+    """``value`` with every string in it (keys too) passed through :func:`one_line`.
+
+    A name, a status word or a narrative line comes from a scenario or a plugin: a
+    bidirectional control in it would reorder the page's text around it ("28th
+    Massachusetts\u202e" makes a narrative line read backwards) and a zero-width
+    character would make two names look alike.  The page shows them as ``\\uNNNN``,
+    as ``battlesim show`` prints them; the viewer's data is escaped here, once, as it
+    is built, and the page's HTML and script show what it holds.
+    """
+    if isinstance(value, str):
+        return one_line(value)
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_escaped(v) for v in value]
+    return value
+
+
 def row_data(row: UnitRow) -> dict[str, Any]:
     """What the page keeps of a unit row that can change: position, strength, status, details."""
     out: dict[str, Any] = {
         "pos": list(row.position) if row.position is not None else None,
         "str": row.strength.value,
-        "status": list(row.status),
-        "details": row.details,
+        "status": [one_line(word) for word in row.status],
+        "details": _escaped(row.details) if row.details else row.details,
     }
     if row.route:
         out["route"] = [list(p) for p in row.route]
@@ -82,7 +103,7 @@ class Series:
         for r in readings:
             key = (r.scope, r.measure.name)
             self.units.setdefault(key, r.measure.unit)
-            self.names.setdefault((r.scope, r.subject), r.name)
+            self.names.setdefault((r.scope, r.subject), one_line(r.name))
             line = self.values.setdefault(key, {}).setdefault(r.subject, [])
             line.extend([None] * (k - len(line)))
             line.append(float(r.measure.value))
@@ -139,7 +160,7 @@ def _involved(event: Event, index: dict[str, int]) -> list[int]:
 def _shots(engagements: list[Engagement], index: dict[str, int]) -> list[list[Any]]:
     """The event's engagements as ``[actor index, target index, kind, result]`` (the page's)."""
     return [
-        [index[e.actor], index[e.target], e.kind, e.result]
+        [index[e.actor], index[e.target], e.kind, one_line(e.result)]
         for e in engagements
         if e.actor in index and e.target in index
     ]
@@ -174,14 +195,14 @@ def _unit_info(rows: list[UnitRow], sides: dict[str, int]) -> list[dict[str, Any
     return [
         {
             "id": r.id,
-            "name": r.name,
+            "name": one_line(r.name),
             "label": r.id if len(r.id) <= 8 else r.id[:7] + "…",
             "short": r.id if len(r.id) <= 4 else r.id[:3] + "…",
             "side": r.side,
             "sidex": sides[r.side],
-            "side_name": r.side_name,
-            "kind": r.kind,
-            "initial": r.initial.model_dump(),
+            "side_name": one_line(r.side_name),
+            "kind": one_line(r.kind),
+            "initial": _escaped(r.initial.model_dump()),
         }
         for r in rows
     ]
@@ -205,7 +226,7 @@ def _fork(loaded: ReplayLike, walk: _Walk) -> dict[str, Any] | None:
                 "state": f.state,
             }
         )
-    return {"parent": fork.parent, "changes": changes}
+    return {"parent": one_line(fork.parent), "changes": _escaped(changes)}
 
 
 _LISTS = ("keyframes", "events", "detail_json")
@@ -267,7 +288,8 @@ def _steps(loaded: ReplayLike, state: Any) -> Iterator[Step]:
     for event, before in loaded.fold(state=state):
         if previous is not None:
             yield *previous, before, event  # the shared state, now past the previous event
-        previous = event, narrative_line(loaded, before, event)
+        line = narrative_line(loaded, before, event)
+        previous = event, None if line is None else one_line(line)
     if previous is not None:
         yield *previous, state, None
 
@@ -284,6 +306,15 @@ class _Walk:
     """Narrative lines of the forked events (a fork's banner names them)."""
     forked: dict[int, Event] = field(default_factory=dict)
     """The events a fork changed, by seq."""
+
+
+def _detail(event: Event) -> str:
+    """The event's JSON for the Details panel, any string in it :func:`_escaped` (a fork's
+    value, a plugin's text); the JSON as the replay's model dumps it when none needs it."""
+    text = event.model_dump_json()
+    if escape(text) == text:  # the common case: nothing to show escaped
+        return text
+    return dumps(_escaped(json.loads(text)))
 
 
 def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event: bool) -> _Walk:
@@ -313,7 +344,7 @@ def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event
         if record["key"]:
             walk.keys.append((i, record))
         walk.events.add(record)
-        walk.details.add(event.model_dump_json())
+        walk.details.add(_detail(event))
         if turn_end:
             fold.keyframe(i + 1)
             if following is None or event.turn % series.every == 0:
@@ -327,15 +358,15 @@ def _meta(
     rs, header = loaded.ruleset, loaded.header
     outcome = rs.outcome(loaded.scenario, state)
     return {
-        "title": loaded.scenario.name,
+        "title": one_line(loaded.scenario.name),
         "ruleset": header.ruleset,
         "seed": header.seed,
         "replay": str(loaded.path),
         "events": walk.events.count,
         "turn_name": rs.turn_name,
-        "headline": headline(rs, outcome, reason=False),
-        "reason": outcome.reason,
-        "summary": rs.summary(outcome),
+        "headline": one_line(headline(rs, outcome, reason=False)),
+        "reason": one_line(outcome.reason),
+        "summary": [one_line(line) for line in rs.summary(outcome)],
         "frames": "event" if per_event else "turn",
         "chart_every": every,
         "fork": _fork(loaded, walk),
@@ -357,9 +388,9 @@ def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData
     walk = _walk(loaded, state, fold, series, per_event)  # advances ``state`` to the end
     head = {
         "meta": _meta(loaded, state, walk, per_event, series.every),
-        "space": rs.space(sc).model_dump(mode="json"),
+        "space": _escaped(rs.space(sc).model_dump(mode="json")),
         "sides": [
-            {"id": s, "name": next(r.side_name for r in first if r.side == s), "index": k}
+            {"id": s, "name": one_line(next(r.side_name for r in first if r.side == s)), "index": k}
             for s, k in sides.items()
         ],
         "units": info,
@@ -367,4 +398,20 @@ def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData
     lists = {"keyframes": fold.keyframes, "events": walk.events, "detail_json": walk.details}
     for spool in lists.values():
         spool.close()
-    return ViewData(head, lists, series, first, rs.units(sc, state), walk.keys)
+    last = rs.units(sc, state)
+    return ViewData(head, lists, series, _escaped_rows(first), _escaped_rows(last), walk.keys)
+
+
+def _escaped_rows(rows: list[UnitRow]) -> list[UnitRow]:
+    """The first or last rows as the page's static tables show them (names :func:`_escaped`)."""
+    return [
+        r.model_copy(
+            update={
+                "name": one_line(r.name),
+                "side_name": one_line(r.side_name),
+                "kind": one_line(r.kind),
+                "status": [one_line(w) for w in r.status],
+            }
+        )
+        for r in rows
+    ]

@@ -11,7 +11,7 @@ from sim.replay.analysis import plain
 from sim.replay.diff import VALUE_WIDTH, diff_replays
 from sim.replay.file import ReplayLike
 from sim.replay.viewer.model import ROW_BUDGET, ViewData, battle_view
-from sim.replay.viewer.page import GZIP_ABOVE, PaneSpec, page_pieces
+from sim.replay.viewer.page import GZIP_ABOVE, PaneSpec, isolated, names_of, page_pieces
 from sim.text.values import in_words, shortened
 
 __all__ = [
@@ -33,12 +33,14 @@ def _header(view: ViewData) -> str:
     )
     if m.get("chart_every", 1) > 1:  # a long battle: its charts thinned
         frames += f" The charts show every {m['chart_every']}th {m['turn_name']}'s end."
-    summary = "".join(f"<li>{escape(line)}</li>" for line in m["summary"])
+    names = names_of(view)
+    summary = "".join(f"<li>{isolated(line, names)}</li>" for line in m["summary"])
     return (
         f"<h1>{escape(m['title'])}</h1>"
         f'<p class="meta">{escape(m["ruleset"])} ruleset, seed {m["seed"]}, {m["events"]} '
         f"events — replay {escape(Path(m['replay']).name)}.{escape(frames)}</p>"
-        f'<p class="headline">{escape(m["headline"])}</p><p>{escape(m["reason"])}</p>'
+        f'<p class="headline">{isolated(m["headline"], names)}</p>'
+        f"<p>{isolated(m['reason'], names)}</p>"
         f'<ul class="summary">{summary}</ul>'
     )
 
