@@ -136,3 +136,27 @@ def test_the_controls_have_names_in_words_and_the_position_is_announced(
         assert re.search(r"[a-z]{2}", name), (attrs, text)
     assert '<div class="pane-pos" aria-live="polite">' in page
     assert '<div class="map" role="region" aria-label="map">' in page
+
+
+def test_a_page_names_its_replay_by_file_name_however_the_path_was_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """report and diff --html of replays given by relative paths and by absolute ones write
+    the same bytes, naming each replay by its file name and no folder of this machine."""
+    monkeypatch.chdir(ROOT)
+    a, b = "replays/stone_wall-s1862.jsonl", "replays/chancellorsville-s1863.jsonl"
+    written = {}
+    for how, (x, y) in {"relative": (a, b), "absolute": (str(ROOT / a), str(ROOT / b))}.items():
+        for command in (["report", x, "-o"], ["diff", x, y, "--html"]):
+            out = tmp_path / f"{how}-{command[0]}.html"
+            result = CliRunner().invoke(cli, [*command, str(out)])
+            assert result.exit_code in (0, 1), result.output
+            written[how, command[0]] = out.read_text(encoding="utf-8")
+    for command in ("report", "diff"):
+        assert written["relative", command] == written["absolute", command]
+        assert str(ROOT) not in written["absolute", command]
+        assert "replays/" not in written["absolute", command]
+    assert battle_view(api.load_replay(ROOT / a)).meta["replay"] == "stone_wall-s1862.jsonl"
+    assert "replay stone_wall-s1862.jsonl." in written["absolute", "report"]
+    assert "A: stone_wall-s1862.jsonl" in written["absolute", "diff"]
+    assert "B: chancellorsville-s1863.jsonl" in written["absolute", "diff"]

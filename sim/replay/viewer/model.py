@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from engine.events import Event
@@ -24,6 +25,7 @@ from engine.safety.text import escape, one_line
 from sim.contract import Engagement, Reading, UnitRow, headline
 from sim.replay.analysis import narrative_line
 from sim.replay.file import ReplayLike
+from sim.replay.header import file_label
 from sim.replay.viewer.spool import Spool, dumps
 
 __all__ = [
@@ -355,13 +357,16 @@ def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event
 def _meta(
     loaded: ReplayLike, state: Any, walk: _Walk, per_event: bool, every: int
 ) -> dict[str, Any]:
+    """The battle's title, outcome and more; ``replay`` is the file's name, not its path
+    (as a fork's header names its parent): a page posted elsewhere tells no local folder,
+    and the same replay gives the same page however its path was typed."""
     rs, header = loaded.ruleset, loaded.header
     outcome = rs.outcome(loaded.scenario, state)
     return {
         "title": one_line(loaded.scenario.name),
         "ruleset": header.ruleset,
         "seed": header.seed,
-        "replay": str(loaded.path),
+        "replay": one_line(file_label(Path(str(loaded.path)).name)),
         "events": walk.events.count,
         "turn_name": rs.turn_name,
         "headline": one_line(headline(rs, outcome, reason=False)),
