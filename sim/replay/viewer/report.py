@@ -11,6 +11,7 @@ from sim.replay.diff import VALUE_WIDTH, diff_replays
 from sim.replay.file import ReplayLike
 from sim.replay.viewer.model import ROW_BUDGET, ViewData, battle_view
 from sim.replay.viewer.page import GZIP_ABOVE, PaneSpec, isolated, names_of, page_pieces
+from sim.text.grammar import ordinal
 from sim.text.values import in_words, shortened
 
 __all__ = [
@@ -31,7 +32,7 @@ def _header(view: ViewData) -> str:
         else f" The map and table change at each {m['turn_name']}'s end (a large battle)."
     )
     if m.get("chart_every", 1) > 1:  # a long battle: its charts thinned
-        frames += f" The charts show every {m['chart_every']}th {m['turn_name']}'s end."
+        frames += f" The charts show every {ordinal(m['chart_every'])} {m['turn_name']}'s end."
     names = names_of(view)
     summary = "".join(f"<li>{isolated(line, names)}</li>" for line in m["summary"])
     return (
