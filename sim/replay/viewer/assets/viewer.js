@@ -918,6 +918,8 @@
           b.blur(); // keys go to the timeline, not to a focused button
         });
       }
+      // the speed chosen, the keys go back to the timeline (a focused select keeps them)
+      $("#speed").addEventListener("change", (ev) => ev.target.blur());
       const keys = { ArrowLeft: "prev", ArrowRight: "next", PageUp: "prevturn", PageDown: "nextturn", Home: "first", End: "last", " ": "play" };
       document.addEventListener("keydown", (ev) => {
         const tag = ev.target.tagName;
