@@ -14,6 +14,7 @@ from sim import api
 from sim.cli import cli
 from sim.replay.viewer import report_html
 from sim.replay.viewer.model import battle_view, row_data
+from sim.rulesets.musket.model.events import MoraleTested
 from tests.viewer.conftest import GOLDENS, ROOT
 from tests.viewer.pagecheck import NETWORK, embedded, well_formed
 
@@ -160,3 +161,20 @@ def test_a_page_names_its_replay_by_file_name_however_the_path_was_typed(
     assert "replay stone_wall-s1862.jsonl." in written["absolute", "report"]
     assert "A: stone_wall-s1862.jsonl" in written["absolute", "diff"]
     assert "B: chancellorsville-s1863.jsonl" in written["absolute", "diff"]
+
+
+def test_the_docs_fork_example_is_the_fork_its_picture_shows() -> None:
+    """docs/viewer.md forks at the event its picture and caption show (and make screenshots
+    draws): the 69th New York's first failed morale check, made to pass in good order."""
+    golden = api.load_replay(ROOT / "replays" / "stone_wall-s1862.jsonl")
+    check = next(
+        e
+        for e in golden.events
+        if isinstance(e, MoraleTested) and e.unit == "69ny" and not e.passed
+    )
+    doc = (ROOT / "docs" / "viewer.md").read_text(encoding="utf-8")
+    forks = re.findall(r"^battlesim fork replays/stone_wall-s1862\.jsonl (.*)$", doc, re.M)
+    assert forks == [
+        f"--at {check.seq} --set passed=true --set after={check.before} --out held.jsonl"
+    ]
+    assert "the 69th New York passes the morale check it failed" in doc
