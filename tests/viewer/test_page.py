@@ -178,3 +178,37 @@ def test_the_docs_fork_example_is_the_fork_its_picture_shows() -> None:
         f"--at {check.seq} --set passed=true --set after={check.before} --out held.jsonl"
     ]
     assert "the 69th New York passes the morale check it failed" in doc
+
+
+def test_a_measure_read_in_men_and_in_guns_is_a_chart_for_each(tmp_path: Path) -> None:
+    """musket's unit strength is men for a regiment and guns for a battery: the page charts
+    "strength (men)" with the regiments alone and "strength (guns)" with the batteries alone
+    (the guns were drawn as men), and report --png writes a file for each."""
+    loaded = api.load_replay(ROOT / "replays" / "stone_wall-s1862.jsonl")
+    rows = loaded.ruleset.units(loaded.scenario, loaded.ruleset.initial_state(loaded.scenario))
+    by_unit = {u: [r.id for r in rows if r.strength.unit == u] for u in ("men", "guns")}
+    assert by_unit["men"] and by_unit["guns"]
+    page = tmp_path / "p.html"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "report",
+            str(ROOT / "replays" / "stone_wall-s1862.jsonl"),
+            "-o",
+            str(page),
+            "--png",
+            str(tmp_path / "png"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    text = page.read_text(encoding="utf-8")
+    for unit, ids in by_unit.items():
+        (svg,) = re.findall(
+            rf'<svg class="chart"[^>]*data-measure="strength" data-unit="{unit}".*?</svg>', text
+        )
+        assert f"Units: strength ({unit}) by turn" in svg
+        assert re.findall(r'data-subject="([^"]+)"', svg) == ids
+    assert sorted(p.name for p in (tmp_path / "png").glob("unit_strength*")) == [
+        "unit_strength_guns.png",
+        "unit_strength_men.png",
+    ]

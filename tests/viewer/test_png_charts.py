@@ -16,11 +16,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
-    ("replay", "scope", "measure"),
-    [("coral_sea-s1942", "unit", "hits taken"), ("stone_wall-s1862", "unit", "strength")],
+    ("replay", "chart"),
+    [
+        ("coral_sea-s1942", ("unit", "hits taken", "hits")),
+        ("stone_wall-s1862", ("unit", "fatigue", "fatigue points")),
+    ],
 )
 def test_every_line_is_its_own_in_a_legend_beside_the_axes(
-    replay: str, scope: str, measure: str
+    replay: str, chart: tuple[str, str, str]
 ) -> None:
     """Every subject in the legend, in order; no two lines of one colour and style; the
     legend wholly right of the axes; the x ticks whole turns."""
@@ -30,9 +33,9 @@ def test_every_line_is_its_own_in_a_legend_beside_the_axes(
     import matplotlib.pyplot as plt
 
     view = battle_view(api.load_replay(ROOT / "replays" / f"{replay}.jsonl"))
-    subjects = list(view.series.values[(scope, measure)])
+    subjects = list(view.series.values[chart])
     assert len(subjects) > 10  # more lines than the default cycle has colours
-    fig = chart_figure(view, scope, measure, plt)
+    fig = chart_figure(view, chart, plt)
     try:
         ax = fig.axes[0]
         legend = ax.get_legend()

@@ -32,6 +32,7 @@ __all__ = [
     "CHART_TURNS",
     "ROW_BUDGET",
     "SIDE_COLOURS",
+    "Chart",
     "Series",
     "ViewData",
     "battle_view",
@@ -86,29 +87,47 @@ def row_data(row: UnitRow) -> dict[str, Any]:
     return out
 
 
+Chart = tuple[str, str, str]
+"""A chart's key: (scope, measure name, unit)."""
+
+
 @dataclass
 class Series:
-    """Chart readings by (scope, measure): per subject, one value per turn end."""
+    """Chart readings by (scope, measure, unit): per subject, one value per turn end.
+
+    A measure whose readings come in more than one unit (musket's unit ``strength`` is
+    men for a regiment and guns for a battery) is one chart per unit: a line of guns
+    drawn against an axis of men would read as a handful of men.
+    """
 
     turns: list[int] = field(default_factory=list)
     every: int = 1
     """Turn ends read: every ``every``-th (and the first and last); 1 below :data:`CHART_TURNS`."""
     names: dict[tuple[str, str], str] = field(default_factory=dict)
-    units: dict[tuple[str, str], str] = field(default_factory=dict)
-    values: dict[tuple[str, str], dict[str, list[float | None]]] = field(default_factory=dict)
-    """(scope, measure name) → subject → value at each of ``turns``."""
+    values: dict[Chart, dict[str, list[float | None]]] = field(default_factory=dict)
+    """(scope, measure name, unit) → subject → value at each of ``turns``."""
 
     def add(self, turn: int, readings: Iterable[Reading]) -> None:
         """Record the readings at the end of ``turn``."""
         k = len(self.turns)
         self.turns.append(turn)
         for r in readings:
-            key = (r.scope, r.measure.name)
-            self.units.setdefault(key, r.measure.unit)
+            key = (r.scope, r.measure.name, r.measure.unit)
             self.names.setdefault((r.scope, r.subject), one_line(r.name))
             line = self.values.setdefault(key, {}).setdefault(r.subject, [])
             line.extend([None] * (k - len(line)))
             line.append(float(r.measure.value))
+
+    def charts(self) -> list[Chart]:
+        """The charts in the order their measures were first read, a measure's units together."""
+        order: dict[tuple[str, str], int] = {}
+        for k, (scope, name, _) in enumerate(self.values):
+            order.setdefault((scope, name), k)
+        return sorted(self.values, key=lambda c: order[c[0], c[1]])
+
+    def split(self, chart: Chart) -> bool:
+        """Whether the chart's measure is read in other units too (a chart for each)."""
+        return sum(1 for c in self.values if c[:2] == chart[:2]) > 1
 
 
 @dataclass
