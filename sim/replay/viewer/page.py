@@ -29,6 +29,7 @@ from sim.replay.viewer.model import SIDE_COLOURS, ViewData
 __all__ = [
     "GZIP_ABOVE",
     "PaneSpec",
+    "colours",
     "embed",
     "embed_pieces",
     "isolated",
@@ -174,7 +175,7 @@ def isolated(text: str, names: Sequence[str]) -> str:
     return "".join(out) + escape(text[at:])
 
 
-def _colours(view: ViewData) -> dict[str, str]:
+def colours(view: ViewData) -> dict[str, str]:
     """Subject (side or unit id) → its side's colour."""
     side = {s["id"]: SIDE_COLOURS[s["index"] % len(SIDE_COLOURS)] for s in view.head["sides"]}
     return {**side, **{u["id"]: side[u["side"]] for u in view.head["units"]}}
@@ -223,7 +224,7 @@ def _casualties(view: ViewData) -> str:
 
 def _pane(k: int, spec: PaneSpec) -> str:
     view = spec.view
-    charts = chart_svgs(view.series, _colours(view), view.meta["turn_name"])
+    charts = chart_svgs(view.series, colours(view), view.meta["turn_name"])
     heads = "".join(
         f"<th>{h}</th>" for h in ("unit", "side", "kind", "position", "strength", "status", "")
     )
