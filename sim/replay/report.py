@@ -15,8 +15,9 @@ from typing import Any
 from engine.safety.atomic import replacing
 from sim.outputs import CHART_SOFTWARE, PNG_LEVEL
 from sim.replay.file import ReplayLike
-from sim.replay.viewer.model import ViewData, battle_view
-from sim.replay.viewer.page import write_pieces
+from sim.replay.viewer.charts import chart_title
+from sim.replay.viewer.model import Chart, ViewData, battle_view
+from sim.replay.viewer.page import colours, write_pieces
 from sim.replay.viewer.report import diff_pieces, report_pieces
 
 __all__ = ["key_events", "write_diff", "write_png_charts", "write_report"]
@@ -28,12 +29,16 @@ def key_events(loaded: ReplayLike) -> list[str]:
     return [f"{e['line'] or e['type']} — {e['key']}" for _, e in keys]
 
 
-def _stem(scope: str, measure: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", f"{scope}_{measure}".lower()).strip("_")
+def _stem(view: ViewData, chart: Chart) -> str:
+    """``<scope>_<measure>``, and ``_<unit>`` when the measure is charted per unit."""
+    scope, measure, unit = chart
+    name = f"{scope}_{measure}_{unit}" if view.series.split(chart) else f"{scope}_{measure}"
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
 def write_png_charts(view: ViewData, png_dir: Path) -> list[Path]:
-    """Each chart of the page as ``<scope>_<measure>.png`` in ``png_dir``; the files written."""
+    """Each chart of the page as ``<scope>_<measure>.png`` in ``png_dir`` (``_<unit>`` after
+    a measure charted per unit: ``unit_strength_guns.png``); the files written."""
     import matplotlib  # noqa: PLC0415 - heavy, only for --png
 
     matplotlib.use("Agg")
@@ -47,15 +52,16 @@ def write_png_charts(view: ViewData, png_dir: Path) -> list[Path]:
 
 
 STYLES = ("-", "--", ":", "-.")
-"""Line styles, each through the ten colours of matplotlib's default cycle in turn: forty
-lines that can each be told from the others (units beyond ten shared a colour)."""
+MARKERS = ("o", "s", "^", "D", "v", "x")
+"""Line styles, then markers, tell apart the lines of one side, which share its colour:
+24 units of a side, each a look of its own."""
 
 
 def _png_charts(view: ViewData, png_dir: Path, plt: Any) -> list[Path]:
     written = []
-    for scope, measure in view.series.values:
-        fig = chart_figure(view, scope, measure, plt)
-        path = png_dir / f"{_stem(scope, measure)}.png"
+    for chart in view.series.charts():
+        fig = chart_figure(view, chart, plt)
+        path = png_dir / f"{_stem(view, chart)}.png"
         with replacing(path) as fh:  # an old PNG survives a failed write
             fig.savefig(
                 fh, format="png", bbox_inches="tight", metadata={"Software": CHART_SOFTWARE},
@@ -66,26 +72,32 @@ def _png_charts(view: ViewData, png_dir: Path, plt: Any) -> list[Path]:
     return written
 
 
-def chart_figure(view: ViewData, scope: str, measure: str, plt: Any) -> Any:
-    """One chart of the page as a matplotlib figure: a line per subject, each a colour and
-    line style of its own, the legend beside the axes (never over the lines), whole turns
-    on the x axis."""
+def chart_figure(view: ViewData, chart: Chart, plt: Any) -> Any:
+    """One chart of the page as a matplotlib figure, as the page draws it: its title, a line
+    per subject named as the page names it in its side's colour, the units of one side told
+    apart by line style and marker; the legend beside the axes (never over the lines), whole
+    turns on the x axis."""
     from matplotlib.ticker import MaxNLocator  # noqa: PLC0415 - heavy, only for --png
 
     s = view.series
-    lines = s.values[(scope, measure)]
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    scope, measure, unit = chart
+    lines = s.values[chart]
+    colour = colours(view)
+    side_of = {u["id"]: u["side"] for u in view.head["units"]}
     fig, ax = plt.subplots(figsize=(8, 4), dpi=100)
-    for k, (subject, values) in enumerate(lines.items()):
+    seen: dict[str, int] = {}  # lines drawn of each side
+    for subject, values in lines.items():
+        side = side_of.get(subject, subject)
+        j = seen[side] = seen.get(side, -1) + 1
         ys = [float("nan") if v is None else v for v in values]
-        style = STYLES[(k // len(colours)) % len(STYLES)]
         ax.plot(
-            s.turns[: len(ys)], ys, marker="o", markersize=3, label=subject,
-            color=colours[k % len(colours)], linestyle=style,
+            s.turns[: len(ys)], ys, markersize=3, label=s.names[scope, subject],
+            color=colour.get(subject, "#555555"), linestyle=STYLES[j % len(STYLES)],
+            marker=MARKERS[(j // len(STYLES)) % len(MARKERS)],
         )  # fmt: skip
-    ax.set_title(f"{scope}: {measure}")
+    ax.set_title(chart_title(scope, measure, unit, view.meta["turn_name"]))
     ax.set_xlabel(view.meta["turn_name"])
-    ax.set_ylabel(s.units[(scope, measure)])
+    ax.set_ylabel(unit)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(alpha=0.3)
     ax.legend(
@@ -96,7 +108,7 @@ def chart_figure(view: ViewData, scope: str, measure: str, plt: Any) -> Any:
 
 def png_paths(view: ViewData, png_dir: Path) -> list[Path]:
     """The files :func:`write_png_charts` writes for ``view`` in ``png_dir``, in order."""
-    return [png_dir / f"{_stem(scope, measure)}.png" for scope, measure in view.series.values]
+    return [png_dir / f"{_stem(view, chart)}.png" for chart in view.series.charts()]
 
 
 def write_report(

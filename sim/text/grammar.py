@@ -11,7 +11,7 @@ unit name can always satisfy by its wording.
 
 from __future__ import annotations
 
-__all__ = ["agree", "count", "in_sentence", "is_plural", "plural"]
+__all__ = ["agree", "count", "in_sentence", "is_plural", "ordinal", "plural"]
 
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "goes": "go"}
 _SINGULAR_ENDINGS = ("ss", "us", "is")
@@ -108,3 +108,10 @@ def plural(word: str) -> str:
 def count(n: int | float, word: str, many: str | None = None) -> str:
     """``"1 casualty"``, ``"0 casualties"``, ``"2 men"`` (``many`` for irregular plurals)."""
     return f"{n} {word if n == 1 else (many or plural(word))}"
+
+
+def ordinal(n: int) -> str:
+    """``"1st"``, ``"2nd"``, ``"3rd"``, ``"4th"``; ``"11th"`` to ``"13th"``, then ``"21st"``."""
+    if n % 100 in (11, 12, 13):
+        return f"{n}th"
+    return f"{n}{({1: 'st', 2: 'nd', 3: 'rd'}).get(n % 10, 'th')}"

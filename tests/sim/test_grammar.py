@@ -9,7 +9,7 @@ import pytest
 
 from sim import api
 from sim.replay import analysis
-from sim.text.grammar import agree, count, in_sentence, is_plural, plural
+from sim.text.grammar import agree, count, in_sentence, is_plural, ordinal, plural
 
 REPLAYS = sorted((Path(__file__).resolve().parents[2] / "replays").glob("*.jsonl"))
 
@@ -189,3 +189,12 @@ def test_tied_initiative_reads_as_the_tie_rule_says() -> None:
         else:
             assert "tie" not in lines[e.seq] and lines[e.seq].endswith(("acts first", "act first"))
     assert tied >= 1
+
+
+def test_ordinals_take_the_suffix_of_their_last_digit_but_the_teens() -> None:
+    """st, nd, rd after a last digit 1, 2, 3, except 11 to 13 of every hundred; th otherwise."""
+    numbers = [1, 2, 3, 4, 10, 11, 12, 13, 14, 21, 22, 23, 101, 111, 112, 113, 122, 1003]
+    assert [ordinal(n) for n in numbers] == [
+        "1st", "2nd", "3rd", "4th", "10th", "11th", "12th", "13th", "14th", "21st", "22nd",
+        "23rd", "101st", "111th", "112th", "113th", "122nd", "1003rd",
+    ]  # fmt: skip

@@ -344,6 +344,32 @@ def test_strikes_in_flight_are_drawn_along_their_route(
         assert seen > 0 and clicked and v.errors == []
 
 
+def test_the_keys_step_the_timeline_right_after_play_by_turn_is_chosen(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    """Choosing "play by turn" leaves the keys to the timeline: PgDn goes to the first turn's
+    end, → one event on, and Space plays a turn a step (the select kept them before)."""
+    loaded = api.load_replay(_replay("tavern_brawl-s377"))
+    first, second = turns_of(loaded)[:2]
+    with open_page(browser, pages["tavern_brawl-s377"]) as v:
+        page = v.page
+        page.click("#speed")  # as a reader chooses: the list opened, the next option taken
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("Enter")
+        assert page.eval_on_selector("#speed", "s => s.value") == "turn"
+        assert page.evaluate("document.activeElement.id") != "speed"
+        page.keyboard.press("PageDown")
+        assert page.get_attribute("body", "data-turn") == str(first)
+        at = int(page.get_attribute("body", "data-position"))
+        page.keyboard.press("ArrowRight")
+        assert page.get_attribute("body", "data-position") == str(at + 1)
+        page.keyboard.press(" ")
+        page.wait_for_function(f"document.body.dataset.turn === '{second}'")
+        page.keyboard.press(" ")
+        assert page.inner_text("#play") == "▶ play"
+        assert v.errors == []
+
+
 def test_space_plays_and_pauses_and_the_buttons_step(browser: Any, pages: dict[str, Path]) -> None:
     """Space plays until paused again; the ▶ and turn ▶▶ buttons step like → and PgDn."""
     loaded = api.load_replay(_replay("tavern_brawl-s377"))

@@ -15,7 +15,7 @@ import pytest
 
 from sim import api
 from sim.contract import UnitRow
-from sim.replay.viewer import report_html
+from sim.replay.viewer import diff_html, report_html
 from tests.viewer.browser import open_page
 from tests.viewer.conftest import GOLDENS, ROOT
 
@@ -238,3 +238,59 @@ def test_the_casualties_table_scrolls_inside_its_pane(
         table = page.eval_on_selector("table.casualties", "t => t.getBoundingClientRect().right")
         assert table <= width
         assert v.errors == []
+
+
+PHONE = {"width": 375, "height": 667}
+"""A phone's viewport (CSS pixels)."""
+
+PANES = """() => [...document.querySelectorAll(".pane")].map((p) => {
+  const r = p.getBoundingClientRect();
+  return [r.left, r.top, r.width, r.bottom];
+})"""
+COVERED = """() => {
+  // the height of the screen the timeline's bar covers, scrolled 300 px into the first pane
+  const pane = document.querySelector(".pane").getBoundingClientRect();
+  window.scrollTo(0, pane.top + window.scrollY + 300);
+  const r = document.querySelector(".controls").getBoundingClientRect();
+  return Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0));
+}"""
+
+
+def _diff_page(tmp_path: Path) -> Path:
+    """The diff page of two golden battles."""
+    a, b = (api.load_replay(_replay(s)) for s in ("stone_wall-s1862", "chancellorsville-s1863"))
+    page = tmp_path / "diff.html"
+    page.write_text(diff_html(a, b), encoding="utf-8")
+    return page
+
+
+def test_a_diff_page_on_a_phone_shows_one_pane_a_row_and_the_controls_scroll_away(
+    browser: Any, tmp_path: Path
+) -> None:
+    """At 375 x 667 the two panes stack, each as wide as the page less its margins (side by
+    side they were 160 px, their chart text 3 px high); scrolled down, the timeline's bar
+    covers none of the screen, and the key help (no keyboard) is not shown."""
+    with open_page(browser, _diff_page(tmp_path), **PHONE) as v:
+        page = v.page
+        (left_a, _, width_a, bottom_a), (left_b, top_b, width_b, _) = page.evaluate(PANES)
+        assert left_a == left_b and top_b >= bottom_a
+        assert min(width_a, width_b) >= PHONE["width"] - 30
+        tick = page.evaluate(
+            "document.querySelector('svg.chart text.tick').getBoundingClientRect().height"
+        )
+        assert tick > 5  # 9 px of a 520-wide chart in a pane of about 340 px
+        assert page.evaluate(COVERED) == 0
+        assert page.is_hidden(".controls .keys")
+        assert page.evaluate("document.documentElement.scrollWidth") == PHONE["width"]
+        assert v.errors == []
+
+
+def test_a_wide_screen_keeps_two_panes_side_by_side_and_the_controls_sticky(
+    browser: Any, tmp_path: Path
+) -> None:
+    """At 1400 px the phone's rule does not apply: the panes share a row, the bar stays on top."""
+    with open_page(browser, _diff_page(tmp_path)) as v:
+        (_, top_a, _, _), (_, top_b, _, _) = v.page.evaluate(PANES)
+        assert top_a == top_b
+        assert v.page.evaluate(COVERED) > 0
+        assert v.page.is_visible(".controls .keys")

@@ -10,6 +10,7 @@ read of the spool).
 
 from __future__ import annotations
 
+import html
 import tracemalloc
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 
 from sim.replay.file import ReplayFile
 from sim.replay.report import write_report
+from sim.replay.viewer.model import CHART_TURNS
 from sim.rulesets import trusted
 from tests.cli.test_long_in_turns import rows_checked_once, write_long
 
@@ -46,3 +48,17 @@ def test_report_peak_does_not_grow_with_turns(
     small = _peak(short, tmp_path / "short.html")
     large = _peak(long, tmp_path / "long.html")
     assert large - small < 2 * 1024 * 1024, (small, large)
+
+
+@pytest.mark.parametrize(("turns", "every"), [(400, "2nd"), (600, "3rd")])
+def test_a_long_battles_header_says_which_turn_ends_its_charts_show(
+    tmp_path: Path, turns: int, every: str
+) -> None:
+    """400 and 600 turns, 200 turn ends a chart at most: the header says "every 2nd" and
+    "every 3rd" turn's end (not "every 3th")."""
+    replay = write_long(tmp_path / "long.jsonl", turns)
+    page = tmp_path / "long.html"
+    write_report(ReplayFile(replay), page)
+    assert -(-turns // CHART_TURNS) == int(every[:-2])  # the charts read every k-th turn
+    text = html.unescape(page.read_text(encoding="utf-8"))
+    assert f"The charts show every {every} turn's end." in text

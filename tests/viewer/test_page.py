@@ -14,6 +14,7 @@ from sim import api
 from sim.cli import cli
 from sim.replay.viewer import report_html
 from sim.replay.viewer.model import battle_view, row_data
+from sim.rulesets.musket.model.events import MoraleTested
 from tests.viewer.conftest import GOLDENS, ROOT
 from tests.viewer.pagecheck import NETWORK, embedded, well_formed
 
@@ -136,3 +137,78 @@ def test_the_controls_have_names_in_words_and_the_position_is_announced(
         assert re.search(r"[a-z]{2}", name), (attrs, text)
     assert '<div class="pane-pos" aria-live="polite">' in page
     assert '<div class="map" role="region" aria-label="map">' in page
+
+
+def test_a_page_names_its_replay_by_file_name_however_the_path_was_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """report and diff --html of replays given by relative paths and by absolute ones write
+    the same bytes, naming each replay by its file name and no folder of this machine."""
+    monkeypatch.chdir(ROOT)
+    a, b = "replays/stone_wall-s1862.jsonl", "replays/chancellorsville-s1863.jsonl"
+    written = {}
+    for how, (x, y) in {"relative": (a, b), "absolute": (str(ROOT / a), str(ROOT / b))}.items():
+        for command in (["report", x, "-o"], ["diff", x, y, "--html"]):
+            out = tmp_path / f"{how}-{command[0]}.html"
+            result = CliRunner().invoke(cli, [*command, str(out)])
+            assert result.exit_code in (0, 1), result.output
+            written[how, command[0]] = out.read_text(encoding="utf-8")
+    for command in ("report", "diff"):
+        assert written["relative", command] == written["absolute", command]
+        assert str(ROOT) not in written["absolute", command]
+        assert "replays/" not in written["absolute", command]
+    assert battle_view(api.load_replay(ROOT / a)).meta["replay"] == "stone_wall-s1862.jsonl"
+    assert "replay stone_wall-s1862.jsonl." in written["absolute", "report"]
+    assert "A: stone_wall-s1862.jsonl" in written["absolute", "diff"]
+    assert "B: chancellorsville-s1863.jsonl" in written["absolute", "diff"]
+
+
+def test_the_docs_fork_example_is_the_fork_its_picture_shows() -> None:
+    """docs/viewer.md forks at the event its picture and caption show (and make screenshots
+    draws): the 69th New York's first failed morale check, made to pass in good order."""
+    golden = api.load_replay(ROOT / "replays" / "stone_wall-s1862.jsonl")
+    check = next(
+        e
+        for e in golden.events
+        if isinstance(e, MoraleTested) and e.unit == "69ny" and not e.passed
+    )
+    doc = (ROOT / "docs" / "viewer.md").read_text(encoding="utf-8")
+    forks = re.findall(r"^battlesim fork replays/stone_wall-s1862\.jsonl (.*)$", doc, re.M)
+    assert forks == [
+        f"--at {check.seq} --set passed=true --set after={check.before} --out held.jsonl"
+    ]
+    assert "the 69th New York passes the morale check it failed" in doc
+
+
+def test_a_measure_read_in_men_and_in_guns_is_a_chart_for_each(tmp_path: Path) -> None:
+    """musket's unit strength is men for a regiment and guns for a battery: the page charts
+    "strength (men)" with the regiments alone and "strength (guns)" with the batteries alone
+    (the guns were drawn as men), and report --png writes a file for each."""
+    loaded = api.load_replay(ROOT / "replays" / "stone_wall-s1862.jsonl")
+    rows = loaded.ruleset.units(loaded.scenario, loaded.ruleset.initial_state(loaded.scenario))
+    by_unit = {u: [r.id for r in rows if r.strength.unit == u] for u in ("men", "guns")}
+    assert by_unit["men"] and by_unit["guns"]
+    page = tmp_path / "p.html"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "report",
+            str(ROOT / "replays" / "stone_wall-s1862.jsonl"),
+            "-o",
+            str(page),
+            "--png",
+            str(tmp_path / "png"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    text = page.read_text(encoding="utf-8")
+    for unit, ids in by_unit.items():
+        (svg,) = re.findall(
+            rf'<svg class="chart"[^>]*data-measure="strength" data-unit="{unit}".*?</svg>', text
+        )
+        assert f"Units: strength ({unit}) by turn" in svg
+        assert re.findall(r'data-subject="([^"]+)"', svg) == ids
+    assert sorted(p.name for p in (tmp_path / "png").glob("unit_strength*")) == [
+        "unit_strength_guns.png",
+        "unit_strength_men.png",
+    ]

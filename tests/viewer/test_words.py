@@ -49,8 +49,7 @@ def test_tick_labels_never_touch(t0: int, t1: int) -> None:
     for t in range(t0, t1 + 1, max(1, (t1 - t0) // 50)):
         series.add(t, [])
     series.turns[-1] = t1
-    series.values[("side", "men")] = {"a": [1.0] * len(series.turns)}
-    series.units[("side", "men")] = "men"
+    series.values[("side", "men", "men")] = {"a": [1.0] * len(series.turns)}
     series.names[("side", "a")] = "A"
     (svg,) = chart_svgs(series, {"a": "#000"}, "turn")
     ticks = re.findall(r'<text class="tick" x="([\d.]+)" y="(\d+)">(\d+)</text>', svg)

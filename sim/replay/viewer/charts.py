@@ -1,6 +1,6 @@
 """Line charts of a ruleset's own measures per turn, as inline SVG (no plotting library).
 
-Each chart is one (scope, measure) of :class:`~sim.replay.viewer.model.Series`: a line
+Each chart is one (scope, measure, unit) of :class:`~sim.replay.viewer.model.Series`: a line
 per side or per unit, coloured by side.  The ``data-x0``/``data-x1`` and
 ``data-t0``/``data-t1`` attributes map turns to x, so the page can move the
 timeline cursor (``line.cursor``) and jump to a clicked turn.
@@ -12,7 +12,7 @@ from html import escape
 
 from sim.replay.viewer.model import Series
 
-__all__ = ["MAX_LINES", "chart_svgs", "tick_step"]
+__all__ = ["MAX_LINES", "chart_svgs", "chart_title", "tick_step"]
 
 MAX_LINES = 40
 """A unit chart with more units than this would be unreadable: it is left out."""
@@ -120,23 +120,30 @@ def _legend(entries: list[tuple[str, str, str]]) -> list[str]:
     return parts
 
 
+def chart_title(scope: str, measure: str, unit: str, turn_name: str) -> str:
+    """A chart's title: ``Units: strength (men) by turn`` (the unit left out when it is the
+    measure's own name: ``Sides: men by turn``); the PNG charts take it too."""
+    what = measure if unit in (measure, "") else f"{measure} ({unit})"
+    return f"{'Sides' if scope == 'side' else 'Units'}: {what} by {turn_name}"
+
+
 def chart_svgs(series: Series, colour_of: dict[str, str], turn_name: str) -> list[str]:
     """One ``<svg class="chart">`` per measure, sides first (``colour_of``: subject → colour)."""
     if not series.turns:
         return []
     t0, t1 = series.turns[0], series.turns[-1]
     out = []
-    for (scope, measure), lines in sorted(series.values.items(), key=lambda kv: kv[0][0] != "side"):
+    for scope, measure, unit in sorted(series.charts(), key=lambda c: c[0] != "side"):
+        lines = series.values[scope, measure, unit]
         if scope == "unit" and len(lines) > MAX_LINES:
             continue
         top = max((v for vs in lines.values() for v in vs if v is not None), default=0.0)
         ymax = _nice(top)
-        unit = series.units[(scope, measure)]
-        what = measure if unit in (measure, "") else f"{measure} ({unit})"
-        title = f"{'Sides' if scope == 'side' else 'Units'}: {what} by {turn_name}"
+        title = chart_title(scope, measure, unit, turn_name)
         parts = [
             f'<svg class="chart" viewBox="0 0 {_W} {_H}" data-scope="{escape(scope)}" '
-            f'data-measure="{escape(measure)}" data-x0="{_LEFT}" data-x1="{_W - _RIGHT}" '
+            f'data-measure="{escape(measure)}" data-unit="{escape(unit)}" '
+            f'data-x0="{_LEFT}" data-x1="{_W - _RIGHT}" '
             f'data-t0="{t0}" data-t1="{t1}" role="img" aria-label="{escape(title)}">',
             f'<text class="title" x="{_LEFT}" y="14">{escape(title)}</text>',
             *_axes(t0, t1, ymax, turn_name),

@@ -14,20 +14,25 @@ narrative still steps event by event.  The shipped battles are all far below it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from engine.events import Event
+from engine.safety.text import escape, one_line
 from sim.contract import Engagement, Reading, UnitRow, headline
 from sim.replay.analysis import narrative_line
 from sim.replay.file import ReplayLike
+from sim.replay.header import file_label
 from sim.replay.viewer.spool import Spool, dumps
 
 __all__ = [
     "CHART_TURNS",
     "ROW_BUDGET",
     "SIDE_COLOURS",
+    "Chart",
     "Series",
     "ViewData",
     "battle_view",
@@ -48,13 +53,32 @@ _SKIP = frozenset({"type", "phase", "h"})
 _ENDINGS = ("battle_ended", "side_broken")
 
 
+def _escaped(value: Any) -> Any:
+    """``value`` with every string in it (keys too) passed through :func:`one_line`.
+
+    A name, a status word or a narrative line comes from a scenario or a plugin: a
+    bidirectional control in it would reorder the page's text around it ("28th
+    Massachusetts\u202e" makes a narrative line read backwards) and a zero-width
+    character would make two names look alike.  The page shows them as ``\\uNNNN``,
+    as ``battlesim show`` prints them; the viewer's data is escaped here, once, as it
+    is built, and the page's HTML and script show what it holds.
+    """
+    if isinstance(value, str):
+        return one_line(value)
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_escaped(v) for v in value]
+    return value
+
+
 def row_data(row: UnitRow) -> dict[str, Any]:
     """What the page keeps of a unit row that can change: position, strength, status, details."""
     out: dict[str, Any] = {
         "pos": list(row.position) if row.position is not None else None,
         "str": row.strength.value,
-        "status": list(row.status),
-        "details": row.details,
+        "status": [one_line(word) for word in row.status],
+        "details": _escaped(row.details) if row.details else row.details,
     }
     if row.route:
         out["route"] = [list(p) for p in row.route]
@@ -63,29 +87,47 @@ def row_data(row: UnitRow) -> dict[str, Any]:
     return out
 
 
+Chart = tuple[str, str, str]
+"""A chart's key: (scope, measure name, unit)."""
+
+
 @dataclass
 class Series:
-    """Chart readings by (scope, measure): per subject, one value per turn end."""
+    """Chart readings by (scope, measure, unit): per subject, one value per turn end.
+
+    A measure whose readings come in more than one unit (musket's unit ``strength`` is
+    men for a regiment and guns for a battery) is one chart per unit: a line of guns
+    drawn against an axis of men would read as a handful of men.
+    """
 
     turns: list[int] = field(default_factory=list)
     every: int = 1
     """Turn ends read: every ``every``-th (and the first and last); 1 below :data:`CHART_TURNS`."""
     names: dict[tuple[str, str], str] = field(default_factory=dict)
-    units: dict[tuple[str, str], str] = field(default_factory=dict)
-    values: dict[tuple[str, str], dict[str, list[float | None]]] = field(default_factory=dict)
-    """(scope, measure name) → subject → value at each of ``turns``."""
+    values: dict[Chart, dict[str, list[float | None]]] = field(default_factory=dict)
+    """(scope, measure name, unit) → subject → value at each of ``turns``."""
 
     def add(self, turn: int, readings: Iterable[Reading]) -> None:
         """Record the readings at the end of ``turn``."""
         k = len(self.turns)
         self.turns.append(turn)
         for r in readings:
-            key = (r.scope, r.measure.name)
-            self.units.setdefault(key, r.measure.unit)
-            self.names.setdefault((r.scope, r.subject), r.name)
+            key = (r.scope, r.measure.name, r.measure.unit)
+            self.names.setdefault((r.scope, r.subject), one_line(r.name))
             line = self.values.setdefault(key, {}).setdefault(r.subject, [])
             line.extend([None] * (k - len(line)))
             line.append(float(r.measure.value))
+
+    def charts(self) -> list[Chart]:
+        """The charts in the order their measures were first read, a measure's units together."""
+        order: dict[tuple[str, str], int] = {}
+        for k, (scope, name, _) in enumerate(self.values):
+            order.setdefault((scope, name), k)
+        return sorted(self.values, key=lambda c: order[c[0], c[1]])
+
+    def split(self, chart: Chart) -> bool:
+        """Whether the chart's measure is read in other units too (a chart for each)."""
+        return sum(1 for c in self.values if c[:2] == chart[:2]) > 1
 
 
 @dataclass
@@ -139,7 +181,7 @@ def _involved(event: Event, index: dict[str, int]) -> list[int]:
 def _shots(engagements: list[Engagement], index: dict[str, int]) -> list[list[Any]]:
     """The event's engagements as ``[actor index, target index, kind, result]`` (the page's)."""
     return [
-        [index[e.actor], index[e.target], e.kind, e.result]
+        [index[e.actor], index[e.target], e.kind, one_line(e.result)]
         for e in engagements
         if e.actor in index and e.target in index
     ]
@@ -174,14 +216,14 @@ def _unit_info(rows: list[UnitRow], sides: dict[str, int]) -> list[dict[str, Any
     return [
         {
             "id": r.id,
-            "name": r.name,
+            "name": one_line(r.name),
             "label": r.id if len(r.id) <= 8 else r.id[:7] + "…",
             "short": r.id if len(r.id) <= 4 else r.id[:3] + "…",
             "side": r.side,
             "sidex": sides[r.side],
-            "side_name": r.side_name,
-            "kind": r.kind,
-            "initial": r.initial.model_dump(),
+            "side_name": one_line(r.side_name),
+            "kind": one_line(r.kind),
+            "initial": _escaped(r.initial.model_dump()),
         }
         for r in rows
     ]
@@ -205,7 +247,7 @@ def _fork(loaded: ReplayLike, walk: _Walk) -> dict[str, Any] | None:
                 "state": f.state,
             }
         )
-    return {"parent": fork.parent, "changes": changes}
+    return {"parent": one_line(fork.parent), "changes": _escaped(changes)}
 
 
 _LISTS = ("keyframes", "events", "detail_json")
@@ -267,7 +309,8 @@ def _steps(loaded: ReplayLike, state: Any) -> Iterator[Step]:
     for event, before in loaded.fold(state=state):
         if previous is not None:
             yield *previous, before, event  # the shared state, now past the previous event
-        previous = event, narrative_line(loaded, before, event)
+        line = narrative_line(loaded, before, event)
+        previous = event, None if line is None else one_line(line)
     if previous is not None:
         yield *previous, state, None
 
@@ -284,6 +327,15 @@ class _Walk:
     """Narrative lines of the forked events (a fork's banner names them)."""
     forked: dict[int, Event] = field(default_factory=dict)
     """The events a fork changed, by seq."""
+
+
+def _detail(event: Event) -> str:
+    """The event's JSON for the Details panel, any string in it :func:`_escaped` (a fork's
+    value, a plugin's text); the JSON as the replay's model dumps it when none needs it."""
+    text = event.model_dump_json()
+    if escape(text) == text:  # the common case: nothing to show escaped
+        return text
+    return dumps(_escaped(json.loads(text)))
 
 
 def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event: bool) -> _Walk:
@@ -313,7 +365,7 @@ def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event
         if record["key"]:
             walk.keys.append((i, record))
         walk.events.add(record)
-        walk.details.add(event.model_dump_json())
+        walk.details.add(_detail(event))
         if turn_end:
             fold.keyframe(i + 1)
             if following is None or event.turn % series.every == 0:
@@ -324,18 +376,21 @@ def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event
 def _meta(
     loaded: ReplayLike, state: Any, walk: _Walk, per_event: bool, every: int
 ) -> dict[str, Any]:
+    """The battle's title, outcome and more; ``replay`` is the file's name, not its path
+    (as a fork's header names its parent): a page posted elsewhere tells no local folder,
+    and the same replay gives the same page however its path was typed."""
     rs, header = loaded.ruleset, loaded.header
     outcome = rs.outcome(loaded.scenario, state)
     return {
-        "title": loaded.scenario.name,
+        "title": one_line(loaded.scenario.name),
         "ruleset": header.ruleset,
         "seed": header.seed,
-        "replay": str(loaded.path),
+        "replay": one_line(file_label(Path(str(loaded.path)).name)),
         "events": walk.events.count,
         "turn_name": rs.turn_name,
-        "headline": headline(rs, outcome, reason=False),
-        "reason": outcome.reason,
-        "summary": rs.summary(outcome),
+        "headline": one_line(headline(rs, outcome, reason=False)),
+        "reason": one_line(outcome.reason),
+        "summary": [one_line(line) for line in rs.summary(outcome)],
         "frames": "event" if per_event else "turn",
         "chart_every": every,
         "fork": _fork(loaded, walk),
@@ -357,9 +412,9 @@ def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData
     walk = _walk(loaded, state, fold, series, per_event)  # advances ``state`` to the end
     head = {
         "meta": _meta(loaded, state, walk, per_event, series.every),
-        "space": rs.space(sc).model_dump(mode="json"),
+        "space": _escaped(rs.space(sc).model_dump(mode="json")),
         "sides": [
-            {"id": s, "name": next(r.side_name for r in first if r.side == s), "index": k}
+            {"id": s, "name": one_line(next(r.side_name for r in first if r.side == s)), "index": k}
             for s, k in sides.items()
         ],
         "units": info,
@@ -367,4 +422,20 @@ def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData
     lists = {"keyframes": fold.keyframes, "events": walk.events, "detail_json": walk.details}
     for spool in lists.values():
         spool.close()
-    return ViewData(head, lists, series, first, rs.units(sc, state), walk.keys)
+    last = rs.units(sc, state)
+    return ViewData(head, lists, series, _escaped_rows(first), _escaped_rows(last), walk.keys)
+
+
+def _escaped_rows(rows: list[UnitRow]) -> list[UnitRow]:
+    """The first or last rows as the page's static tables show them (names :func:`_escaped`)."""
+    return [
+        r.model_copy(
+            update={
+                "name": one_line(r.name),
+                "side_name": one_line(r.side_name),
+                "kind": one_line(r.kind),
+                "status": [one_line(w) for w in r.status],
+            }
+        )
+        for r in rows
+    ]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import base64
 import json
+import re
+import unicodedata
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,8 +29,11 @@ from sim.replay.viewer.model import SIDE_COLOURS, ViewData
 __all__ = [
     "GZIP_ABOVE",
     "PaneSpec",
+    "colours",
     "embed",
     "embed_pieces",
+    "isolated",
+    "names_of",
     "page_pieces",
     "write_atomic",
     "write_pieces",
@@ -140,7 +145,37 @@ def _embed_stream(pieces: Iterable[str], pane: int, gzip_above: int) -> Iterator
     yield f'<script type="application/json" class="battle-data" data-pane="{pane}">{safe}</script>'
 
 
-def _colours(view: ViewData) -> dict[str, str]:
+def _right_to_left(name: str) -> bool:
+    """Whether ``name`` holds a right-to-left letter (Hebrew, Arabic...)."""
+    return any(unicodedata.bidirectional(c) in ("R", "AL") for c in name)
+
+
+def names_of(view: ViewData) -> list[str]:
+    """The names of the battle's units and sides that hold a right-to-left letter."""
+    names = [u["name"] for u in view.head["units"]] + [s["name"] for s in view.head["sides"]]
+    return [n for n in dict.fromkeys(names) if _right_to_left(n)]
+
+
+def isolated(text: str, names: Sequence[str]) -> str:
+    """``text`` as HTML, each of ``names`` in it in a ``<bdi>`` of its own.
+
+    A right-to-left name in a left-to-right line takes the neutral characters
+    and the number after it into its own run: "عربي: 42 men" reads "42 :عربي men".
+    Isolated, it is one word of the line (``viewer.js``'s ``withNames`` does the same
+    for the lines it writes); ``names``: the battle's right-to-left names
+    (:func:`names_of`), so a page without any is unchanged.
+    """
+    if not names:
+        return escape(text)
+    pattern = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
+    out, at = [], 0
+    for m in pattern.finditer(text):
+        out.append(f"{escape(text[at : m.start()])}<bdi>{escape(m.group())}</bdi>")
+        at = m.end()
+    return "".join(out) + escape(text[at:])
+
+
+def colours(view: ViewData) -> dict[str, str]:
     """Subject (side or unit id) → its side's colour."""
     side = {s["id"]: SIDE_COLOURS[s["index"] % len(SIDE_COLOURS)] for s in view.head["sides"]}
     return {**side, **{u["id"]: side[u["side"]] for u in view.head["units"]}}
@@ -153,9 +188,10 @@ def _key_line(e: dict[str, Any], word: str) -> str:
 
 def _key_events(view: ViewData) -> str:
     word = view.meta["turn_name"]
+    names = names_of(view)
     items = [
-        f'<li><a href="#" data-event="{i}">[seq {e["seq"]}] {escape(_key_line(e, word))}</a> '
-        f"<span class='muted'>— {escape(e['key'])}</span></li>"
+        f'<li><a href="#" data-event="{i}">[seq {e["seq"]}] {isolated(_key_line(e, word), names)}'
+        f"</a> <span class='muted'>— {isolated(e['key'], names)}</span></li>"
         for i, e in view.keys
     ]
     return f'<ol class="key-events">{"".join(items)}</ol>' if items else "<p>None.</p>"
@@ -178,13 +214,17 @@ def _casualties(view: ViewData) -> str:
             f"{lost:g}",
             ", ".join(end.status),
         )
-        body.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
+        body.append(
+            f"<tr><td><bdi>{escape(cells[0])}</bdi></td><td><bdi>{escape(cells[1])}</bdi></td>"
+            + "".join(f"<td>{escape(c)}</td>" for c in cells[2:])
+            + "</tr>"
+        )
     return f'<table class="casualties">{head}{"".join(body)}</table>'
 
 
 def _pane(k: int, spec: PaneSpec) -> str:
     view = spec.view
-    charts = chart_svgs(view.series, _colours(view), view.meta["turn_name"])
+    charts = chart_svgs(view.series, colours(view), view.meta["turn_name"])
     heads = "".join(
         f"<th>{h}</th>" for h in ("unit", "side", "kind", "position", "strength", "status", "")
     )

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from html import escape
-from pathlib import Path
 from typing import Any
 
 from sim.replay.analysis import plain
 from sim.replay.diff import VALUE_WIDTH, diff_replays
 from sim.replay.file import ReplayLike
 from sim.replay.viewer.model import ROW_BUDGET, ViewData, battle_view
-from sim.replay.viewer.page import GZIP_ABOVE, PaneSpec, page_pieces
+from sim.replay.viewer.page import GZIP_ABOVE, PaneSpec, isolated, names_of, page_pieces
+from sim.text.grammar import ordinal
 from sim.text.values import in_words, shortened
 
 __all__ = [
@@ -32,13 +32,15 @@ def _header(view: ViewData) -> str:
         else f" The map and table change at each {m['turn_name']}'s end (a large battle)."
     )
     if m.get("chart_every", 1) > 1:  # a long battle: its charts thinned
-        frames += f" The charts show every {m['chart_every']}th {m['turn_name']}'s end."
-    summary = "".join(f"<li>{escape(line)}</li>" for line in m["summary"])
+        frames += f" The charts show every {ordinal(m['chart_every'])} {m['turn_name']}'s end."
+    names = names_of(view)
+    summary = "".join(f"<li>{isolated(line, names)}</li>" for line in m["summary"])
     return (
         f"<h1>{escape(m['title'])}</h1>"
         f'<p class="meta">{escape(m["ruleset"])} ruleset, seed {m["seed"]}, {m["events"]} '
-        f"events — replay {escape(Path(m['replay']).name)}.{escape(frames)}</p>"
-        f'<p class="headline">{escape(m["headline"])}</p><p>{escape(m["reason"])}</p>'
+        f"events — replay {escape(m['replay'])}.{escape(frames)}</p>"
+        f'<p class="headline">{isolated(m["headline"], names)}</p>'
+        f"<p>{isolated(m['reason'], names)}</p>"
         f'<ul class="summary">{summary}</ul>'
     )
 
@@ -91,7 +93,7 @@ def report_pieces(view: ViewData, *, gzip_above: int = GZIP_ABOVE) -> Iterator[s
     return page_pieces(
         f"{view.meta['title']} — battlesim",
         _header(view),
-        [PaneSpec(view, Path(view.meta["replay"]).name)],
+        [PaneSpec(view, view.meta["replay"])],
         banners=[banner] if banner else [],
         gzip_above=gzip_above,
     )
@@ -171,8 +173,8 @@ def diff_pieces(
         start = {"turn": turn, "k": k}
     header = (
         f"<h1>{escape(va.meta['title'])} — A and B side by side</h1>"
-        f'<p class="meta">A: {escape(Path(str(a.path)).name)} — '
-        f"{escape(va.meta['headline'])}<br>B: {escape(Path(str(b.path)).name)}"
+        f'<p class="meta">A: {escape(va.meta["replay"])} — '
+        f"{escape(va.meta['headline'])}<br>B: {escape(vb.meta['replay'])}"
         f" — {escape(vb.meta['headline'])}{_large_panes(va, vb)}</p>"
     )
     banners = [_diff_banner(d, va, vb), fork_banner(va), fork_banner(vb)]
@@ -180,8 +182,8 @@ def diff_pieces(
         f"{va.meta['title']} — A vs B — battlesim",
         header,
         [
-            PaneSpec(va, f"A: {Path(str(a.path)).name}"),
-            PaneSpec(vb, f"B: {Path(str(b.path)).name}"),
+            PaneSpec(va, f"A: {va.meta['replay']}"),
+            PaneSpec(vb, f"B: {vb.meta['replay']}"),
         ],
         banners=[x for x in banners if x],
         start=start,

@@ -21,6 +21,29 @@
     if (text !== null) node.textContent = text;
     return node;
   }
+  // a name holding a right-to-left letter (Hebrew, Arabic...) is isolated in a <bdi> where a
+  // line tells it, or "عربي: 42 men" reorders into "42 :عربي men"; the same test as the page's
+  // static parts (sim/replay/viewer/page.py, isolated)
+  const RTL = /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Adlam}]/u;
+  function namesPattern(names) {
+    const rtl = [...new Set(names.filter((n) => RTL.test(n)))].sort((a, b) => b.length - a.length);
+    if (!rtl.length) return null;
+    return new RegExp(rtl.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gu");
+  }
+  // TEXT appended to NODE, each right-to-left name in it (PATTERN) in a <bdi> of its own
+  function withNames(node, text, pattern) {
+    if (pattern === null) {
+      node.append(text);
+      return node;
+    }
+    let at = 0;
+    for (const m of text.matchAll(pattern)) {
+      node.append(text.slice(at, m.index), el("bdi", {}, m[0]));
+      at = m.index + m[0].length;
+    }
+    node.append(text.slice(at));
+    return node;
+  }
   const TERRAIN = { woods: "#9cc48a", forest: "#9cc48a", stone_wall: "#a9a9a9", wall: "#a9a9a9", fence: "#c9a77c", hedge: "#b5c46a", breastworks: "#cdb38b", river: "#8fbbe0", stream: "#a8cbe8", water: "#8fbbe0", town: "#c79a8a", village: "#c79a8a", road: "#ddd0b0", hill: "#d8cc9a", marsh: "#a9c9b8" };
   const tintOf = (name) => TERRAIN[name] || `hsl(${(hashText(name) % 12) * 30}, 35%, 72%)`;
   // TEXT in NODE, a line allowed to break after each "_" (task_force, new_orleans) by a <wbr>,
@@ -78,6 +101,7 @@
       this.byUnit = this.units.map(() => []);
       this.events.forEach((e, i) => e.units.forEach((u) => this.byUnit[u].push(i)));
       this.unitIndex = new Map(this.units.map((u, i) => [u.id, i]));
+      this.rtlNames = namesPattern([...this.units.map((u) => u.name), ...this.sides.map((s) => s.name)]);
       this.cache = { p: -1, rows: null };
       this.intern();
     }
@@ -582,8 +606,10 @@
       this.cells = this.b.units.map((u, i) => {
         const tr = el("tr", { "data-unit": u.id, class: `side-${u.sidex}` });
         const name = el("td", { class: "name" });
-        name.append(el("span", { class: "swatch" }), document.createTextNode(u.name));
-        const cells = [name, el("td", {}, u.side_name), breakable(el("td"), u.kind)];
+        name.append(el("span", { class: "swatch" }), el("bdi", {}, u.name));
+        const side = el("td");
+        side.append(el("bdi", {}, u.side_name));
+        const cells = [name, side, breakable(el("td"), u.kind)];
         const live = ["pos", "str", "status", "more"].map((c) => el("td", { class: c }));
         tr.append(...cells, ...live);
         activatable(tr, () => this.pickUnit(i));
@@ -653,7 +679,8 @@
         const e = b.events[i];
         const cls = [e.key ? "key" : "", this.changed.has(e.seq) ? "changed" : ""].join(" ").trim();
         const li = el("li", { "data-i": i, "data-seq": e.seq, class: cls });
-        li.append(el("span", { class: "seq" }, `[${e.seq}]`), document.createTextNode(" " + this.told(e)));
+        li.append(el("span", { class: "seq" }, `[${e.seq}]`));
+        withNames(li, " " + this.told(e), b.rtlNames);
         activatable(li, () => this.pickEvent(i, true));
         items.push(li);
       }
@@ -699,14 +726,16 @@
       this.show(this.p, this.at);
       const u = this.b.units[i];
       const box = this.info;
-      box.replaceChildren(el("h3", {}, `${u.name} — ${u.side_name} ${u.kind}`));
+      const h3 = el("h3");
+      h3.append(el("bdi", {}, u.name), " — ", el("bdi", {}, u.side_name), ` ${u.kind}`);
+      box.replaceChildren(h3);
       this.nowLine = el("p", { class: "now" }, this.nowText(i));
       box.append(this.nowLine);
       box.append(el("p", { class: "muted" }, `Its history: ${this.b.byUnit[i].length} events name it (click one to go there).`));
       const ol = el("ol", { class: "history" });
       for (const j of this.b.byUnit[i].slice(0, 400)) {
         const e = this.b.events[j];
-        const li = el("li", { "data-i": j }, `[${e.seq}] ${this.told(e)}`);
+        const li = withNames(el("li", { "data-i": j }), `[${e.seq}] ${this.told(e)}`, this.b.rtlNames);
         li.addEventListener("click", () => this.pickEvent(j, true));
         ol.append(li);
       }
@@ -723,7 +752,7 @@
       if (early) {
         box.append(el("p", { class: "muted early" }, "Before the timeline, which starts where the battles part: both were the same here. The map and the table show the timeline's start."));
       }
-      box.append(el("p", { class: "line" }, this.told(e)));
+      box.append(withNames(el("p", { class: "line" }), this.told(e), b.rtlNames));
       box.append(el("h4", {}, "Why: its chain of causes, root first"));
       const why = el("ol", { class: "why" });
       for (const j of b.why(i)) {
@@ -889,6 +918,8 @@
           b.blur(); // keys go to the timeline, not to a focused button
         });
       }
+      // the speed chosen, the keys go back to the timeline (a focused select keeps them)
+      $("#speed").addEventListener("change", (ev) => ev.target.blur());
       const keys = { ArrowLeft: "prev", ArrowRight: "next", PageUp: "prevturn", PageDown: "nextturn", Home: "first", End: "last", " ": "play" };
       document.addEventListener("keydown", (ev) => {
         const tag = ev.target.tagName;
