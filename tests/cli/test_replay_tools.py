@@ -382,10 +382,14 @@ def test_report_is_one_html_file_with_its_charts(tmp_path: Path) -> None:
     assert page.startswith("<!DOCTYPE html>")
     loaded = api.load_replay(GOLDEN)
     readings = loaded.ruleset.measures(loaded.scenario, loaded.state_at(0))
-    measures = sorted({(r.scope, r.measure.name) for r in readings})
-    assert len(re.findall(r'<svg class="chart"', page)) == len(measures) == 4
+    # a chart for each measure and unit: the units' strength in men and, apart, in guns
+    charts = sorted({(r.scope, r.measure.name, r.measure.unit) for r in readings})
+    assert len(re.findall(r'<svg class="chart"', page)) == len(charts) == 5
     assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing fetched from a network
-    assert sorted(p.name for p in pngs.iterdir()) == sorted(f"{s}_{m}.png" for s, m in measures)
+    split = {(s, m) for s, m, _ in charts if sum(c[:2] == (s, m) for c in charts) > 1}
+    names = [f"{s}_{m}_{u}.png" if (s, m) in split else f"{s}_{m}.png" for s, m, u in charts]
+    assert split == {("unit", "strength")}
+    assert sorted(p.name for p in pngs.iterdir()) == sorted(names)
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs.iterdir())
     assert f'<p class="headline">Confederate wins after {EVENTS[-1].turn} turns</p>' in page
 
