@@ -44,14 +44,15 @@ import contextlib
 import errno
 import fcntl
 import os
+import secrets
 import shutil
-import signal
 import stat
 import tempfile
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
+
+from engine.safety.signals import interrupts_deferred
 
 __all__ = [
     "PARTIAL",
@@ -66,7 +67,6 @@ __all__ = [
     "own_folder",
     "partial_path",
     "replacing",
-    "uninterrupted",
 ]
 
 PARTIAL = ".partial"
@@ -120,43 +120,6 @@ def _flush(path: str | os.PathLike[str]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-_HELD_BACK = frozenset(
-    s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None
-)
-
-
-@contextlib.contextmanager
-def uninterrupted() -> Iterator[None]:
-    """Ctrl-C, SIGTERM and SIGHUP held back while several files are put in place as one
-    (:func:`exporting_together`; a campaign's replays and its ``campaign.json``): a signal
-    that comes meanwhile is noted, and raised again when the block ends, the files all new
-    by then, where it had left the first new beside the old rest. Python runs its signal
-    handlers in the main thread, whichever thread the signal reached, so the handlers are
-    swapped for the block (only from the main thread; elsewhere nothing is held). A SIGKILL
-    cannot be held: the renames are made one after another, then the folders flushed, so
-    its window is the renames' alone."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    came: list[int] = []
-
-    def note(signum: int, _frame: object) -> None:
-        came.append(signum)
-
-    before = {}
-    for signum in _HELD_BACK:
-        handler = signal.getsignal(signum)
-        if handler is not None:  # None: set outside Python, and could not be put back
-            before[signum] = signal.signal(signum, note)
-    try:
-        yield
-    finally:
-        for signum, handler in before.items():
-            signal.signal(signum, handler)
-        for signum in dict.fromkeys(came):
-            signal.raise_signal(signum)
 
 
 def open_exclusive(path: str | os.PathLike[str]) -> int:
@@ -432,22 +395,36 @@ def exporting(final: str | os.PathLike[str]) -> Iterator[Path]:
         shutil.rmtree(private, ignore_errors=True)
 
 
+class Placing(Protocol):
+    """A file held complete that puts itself in place (a campaign's held replay: its
+    ``commit`` renames ``<path>.partial`` over ``path``)."""
+
+    path: Path
+
+    def commit(self) -> None: ...
+
+
 @contextlib.contextmanager
 def exporting_together(
-    finals: Sequence[str | os.PathLike[str]], also: Sequence[Callable[[], None]] = ()
+    finals: Sequence[str | os.PathLike[str]], also: Sequence[Placing] = ()
 ) -> Iterator[list[Path]]:
     """:func:`exporting` for several files that are put in place together, or none of them.
 
     Each writer is given a name in one private folder.  When the block ends every file
     is first held beside its final name under a fresh temporary name (renamed there on
     one file system, copied by descriptor from another, where a full disk fails midway),
-    and only once all are held is each renamed over its final name, with Ctrl-C and
-    SIGTERM held back (:func:`uninterrupted`), after ``also``: other files' own commits
-    (a campaign's held replays), made in the same stretch.  So a failed export
-    leaves every old file as it was: one that failed at its third table's copy had put
-    the first two in place beside the old others, and a Ctrl-C among the renames left a
-    new table beside two old ones.  On any exception the held files are
-    removed (each only while its name is still the file battlesim made).
+    and only once all are held are they put in place, with ``also``: files held by their
+    writers that put themselves in place (a campaign's replays).  Meanwhile a Ctrl-C or
+    SIGTERM waits (:func:`~engine.safety.signals.interrupts_deferred`: a second one is
+    taken at once), and each file the set replaces is kept under a hard link beside it
+    (``.<name>.<pid>.<token>.old``) until all are in place: a rename that fails puts back
+    every file replaced before it, and removes the new ones where there was none, so the
+    folder holds the old set; a SIGKILL among the renames leaves the old files' links.
+    So a failed export leaves every old file as it was: one that failed at its third
+    table's copy had put the first two in place beside the old others, a Ctrl-C among the
+    renames left a new table beside two old ones, and a campaign whose ``campaign.json``
+    could not be renamed left its new replays beside it.  On any exception the held files
+    are removed (each only while its name is still the file battlesim made).
 
     Raises:
         OSError: a writer left no regular file, or a final file cannot be written.
@@ -474,10 +451,8 @@ def exporting_together(
                 if not exc.filename:  # a full disk's error names no file itself
                     exc.filename = str(path)
                 raise
-        with uninterrupted():  # every file held: each put in place
-            for step in also:
-                step()
-            _put_in_place(held, placed)
+        with interrupts_deferred():  # every file held: all put in place, or none
+            _all_or_none(also, held, placed, [p for _, _, p in held])
     except BaseException:
         for fd, temp, _ in held[len(placed) :]:
             with contextlib.suppress(OSError):
@@ -489,6 +464,55 @@ def exporting_together(
             os.close(fd)
         os.close(folder)
         shutil.rmtree(private, ignore_errors=True)
+
+
+def _all_or_none(
+    also: Sequence[Placing],
+    held: list[tuple[int, Path, Path]],
+    placed: list[Path],
+    finals: list[Path],
+) -> None:
+    """``also`` and the held files put in place, each old file they replace kept under a
+    link until all are; on an error every old one that was replaced is put back and each
+    new one where none was removed, so none of the set is in place (:func:`exporting_together`)."""
+    replaced = [*(a.path for a in also), *finals]
+    absent = {p for p in replaced if not os.path.lexists(p)}
+    kept = _keep_old(replaced)
+    try:
+        for step in also:
+            step.commit()
+        _put_in_place(held, placed)
+    except BaseException:
+        for path in replaced:
+            with contextlib.suppress(OSError):
+                link = kept.get(path)
+                if link is not None and not os.path.samefile(link, path):
+                    os.replace(link, path)  # replaced by the new set: the old file back
+                elif path in absent:
+                    path.unlink(missing_ok=True)  # a new file where there was none
+        placed.clear()
+        raise
+    finally:
+        for link in kept.values():
+            with contextlib.suppress(OSError):
+                link.unlink(missing_ok=True)
+
+
+def _keep_old(paths: list[Path]) -> dict[Path, Path]:
+    """A hard link beside each regular file at ``paths`` (a link there is not followed):
+    the old set, to put back if the new one cannot all be put in place.  A file system
+    without hard links keeps none (its rename failures leave a mix)."""
+    kept: dict[Path, Path] = {}
+    for path in paths:
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                continue
+            link = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.old")
+            os.link(path, link, follow_symlinks=False)
+        except OSError:
+            continue
+        kept[path] = link
+    return kept
 
 
 def _put_in_place(held: list[tuple[int, Path, Path]], placed: list[Path]) -> None:

@@ -12,7 +12,7 @@ from importlib.metadata import entry_points
 from typing import Any, Literal, get_args, get_origin
 
 from sim.contract.models import Outcome
-from sim.contract.ruleset import Ruleset
+from sim.contract.ruleset import Ruleset, _Hooked
 from sim.text.grammar import agree, count
 from sim.text.suggest import did_you_mean
 
@@ -112,11 +112,11 @@ def _field_problem(ruleset: AnyRuleset) -> str | None:
         )
         return f'its Ruleset.version is {shown}: declare it as text, e.g. version="1"'
     older = ruleset.older_versions
-    if not all(isinstance(v, str) and v.strip() for v in older):
+    if not isinstance(older, tuple) or not all(isinstance(v, str) and v.strip() for v in older):
         return f'its Ruleset.older_versions {older!r}: declare each as text, e.g. ("1",)'
     for field in dataclasses.fields(ruleset):
         value = getattr(ruleset, field.name)
-        value = getattr(value, "fn", value)  # a guarded hook: the ruleset's own function
+        value = value.fn if isinstance(value, _Hooked) else value  # the ruleset's own function
         hook = "Callable" in str(field.type)
         if hook and not callable(value) and not (value is None and field.name in _OPTIONAL):
             return (

@@ -91,8 +91,8 @@ def known_fields(model: type[BaseModel], loc: Path_) -> set[str]:
 
 def untagged(model: type[BaseModel], loc: Path_) -> Path_:
     """``loc`` without the union tags pydantic adds to it (``share.bool``, ``c.MonsterSpec``):
-    each segment no type at its place knows where that place is a union (an unknown field
-    elsewhere is the field the error is about, and kept)."""
+    a segment no type at its place knows, where that place is a union, and which names
+    one of its alternatives (an unknown field is the field the error is about, and kept)."""
     candidates: list[Any] = [model]
     kept: list[str | int] = []
     for seg in loc:
@@ -101,10 +101,20 @@ def untagged(model: type[BaseModel], loc: Path_) -> Path_:
             kept.append(seg)
             candidates = children
             continue
-        alternatives = {a for t in candidates for a in _unwrap(t) if a is not type(None)}
-        if len(alternatives) < 2:
-            kept.append(seg)
+        alternatives = [a for t in candidates for a in _unwrap(t) if a is not type(None)]
+        chosen = [a for a in alternatives if _tag_of(a) == seg]
+        if len(alternatives) < 2 or not isinstance(seg, str) or not (chosen or "[" in seg):
+            kept.append(seg)  # not a tag: the field the error is about (a misspelt one)
+        elif chosen:
+            candidates = chosen  # the alternative the error is in: its fields next
     return tuple(kept)
+
+
+def _tag_of(alternative: Any) -> str | None:
+    """The tag pydantic puts in an error's location for a union's alternative: a model's
+    or a plain type's name (``MonsterSpec``, ``bool``, ``float``); a constrained or generic
+    one's has brackets (``list[int]``, ``function-after[...]``), matched by them."""
+    return getattr(alternative, "__name__", None) if isinstance(alternative, type) else None
 
 
 def one_per_field(model: type[BaseModel], found: list[Problem]) -> list[Problem]:

@@ -121,7 +121,7 @@ def whole(value: object) -> int | None:
 def check_seed(value: object) -> int:
     """``value`` as a seed: a whole number (:func:`whole`) from 0 to :data:`SEED_MAX`.
 
-    The one seed check of the CLI (``--seed``, ``--sweep seed=``) and the API.
+    The one seed check of the CLI (``--seed``) and the API.
 
     Raises:
         ValueProblem: anything else (``-1``, ``2**64``, ``True``, ``"7"``, ``7.0``).

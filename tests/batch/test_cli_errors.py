@@ -71,6 +71,10 @@ def folder(tmp_path: Path) -> Path:
         (GOOD + "  - {path: map.terrain.1, values: [{terrain: fence, hexes: [[5, 7]]}]}\n"
          "  - {path: map.terrain.1.cover, values: [-10, -30]}\n",
          ["8: factors.2.path: sweeps what factors.1 (map.terrain.1) sweeps: give one of them"]),
+        # a third factor on one field is said too, not only the second
+        (GOOD + "  - {path: options.fire_hcv, values: [30]}\n"
+         "  - {path: options.fire_hcv, values: [35]}\n",
+         ["7: factors.1.path: swept twice", "8: factors.2.path: swept twice"]),
         # refused on the file's line, as --sweep is on the command line
         (GOOD + "  - {path: sides.0.id, values: [usa, yankees]}\n",
          ["7: factors.1.path: a study compares the same sides and units at every point, read "

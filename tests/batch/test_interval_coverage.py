@@ -114,6 +114,6 @@ def test_the_clustered_wilson_interval_is_wilsons_with_t_on_the_effective_runs()
     star = n_eff * (Z95 / t.ppf(0.975, g - 1)) ** 2
     ref = proportion_confint(p * star, star, alpha=0.05, method="beta")
     assert (cp.low, cp.high) == pytest.approx(ref, abs=1e-12)
-    assert math.isclose(iv.p, p) and iv.low < p < iv.high
+    assert math.isclose(iv.p, p) and iv.low < p < iv.high and (iv.k, iv.n) == (14, 120)
     with pytest.raises(ValueError, match="se > 0"):
         clustered(p, 0.0, n, g)

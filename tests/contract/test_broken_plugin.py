@@ -160,6 +160,8 @@ def test_a_scenario_model_whose_ruleset_is_not_its_literal_name_is_refused(
         ({"version": 1}, 'its Ruleset.version is 1 (int): declare it as text, e.g. version="1"'),
         ({"version": " "}, 'its Ruleset.version is blank: declare it as text, e.g. version="1"'),
         ({"older_versions": (4,)}, "its Ruleset.older_versions (4,): declare each as text"),
+        ({"older_versions": None}, "its Ruleset.older_versions None: declare each as text"),
+        ({"older_versions": "12"}, "its Ruleset.older_versions '12': declare each as text"),
         ({"units": None}, "its Ruleset.units is NoneType, not a function: give the hook"),
         ({"narrate": "plain"}, "its Ruleset.narrate is str, not a function: give the hook"),
     ],
@@ -181,3 +183,24 @@ def test_a_version_that_is_not_text_or_a_hook_that_is_not_a_function_is_refused_
         registry._load("musket", "battlesim_fields_plugin:RULESET")
     where = "ruleset 'musket' (entry point musket = battlesim_fields_plugin:RULESET): "
     assert str(refused.value).startswith(where + said)
+
+
+def test_a_hook_that_is_a_callable_object_or_a_partial_loads() -> None:
+    """A hook may be any callable: an object with ``__call__`` (an attribute of its own
+    named ``fn`` included) or a ``functools.partial``; none is refused."""
+    import dataclasses
+    import functools
+
+    musket: Any = registry.get_ruleset("musket")
+
+    class Narrator:
+        fn = "serif"
+
+        def __call__(self, *args: Any) -> str | None:
+            said: str | None = musket.narrate(*args)
+            return said
+
+    kept = dataclasses.replace(
+        musket, narrate=Narrator(), summary=functools.partial(musket.summary)
+    )
+    assert registry._field_problem(kept) is None

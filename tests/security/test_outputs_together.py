@@ -130,3 +130,26 @@ def test_history_outputs_over_a_full_disk_keep_the_last_runs_three(tmp_path: Pat
     assert done.returncode == 2, done.stderr
     assert done.stderr == f"battlesim: error: {out / 'history.png'}: {os.strerror(errno.EFBIG)}\n"
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_campaign_whose_summary_cannot_be_renamed_leaves_the_old_campaign_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every replay renamed into place, then campaign.json's rename refused (a full disk):
+    the old replays are put back from the links kept beside them, so the folder is the old
+    campaign, whole, and no link or .partial is left (the new replays had stood beside the
+    old campaign.json, and the error said they could not be written)."""
+    out = tmp_path / "out"
+    assert invoke("campaign", CAMPAIGN, "--seed", "5", "-o", out).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    real = os.replace
+
+    def full(src: Any, dst: Any, **kw: Any) -> None:
+        if Path(dst).name == "campaign.json":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(dst))
+        real(src, dst, **kw)
+
+    monkeypatch.setattr(atomic.os, "replace", full)
+    with pytest.raises(OSError, match="No space left"):
+        campaign_module.play_campaign(load_campaign(CAMPAIGN), 6, out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before

@@ -77,6 +77,23 @@ HP = "sides.0.characters.0.hp"
 """A becmi character's hit points: a whole number from 1 to 1,000."""
 
 
+def test_a_campaign_battles_own_seed_is_no_factor(tmp_path: Path) -> None:
+    """A campaign's battles are fought with seeds derived from the run's: a battle's own
+    ``seed`` changes no run (with --crn its points were identical, without it their noise was
+    credited to the factor), so it is refused as the scenario's seed is."""
+    out = tmp_path / "st"
+    campaign = ROOT / "scenarios" / "delve_campaign.yaml"
+    sweep = "battles.barricade.scenario.seed=1,2"
+    result = invoke("batch", str(campaign), "--runs", "2", "--out", str(out), "--sweep", sweep)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        "battlesim: error: --sweep battles.barricade.scenario.seed: a study fights each run "
+        "with a seed of its own, derived from its own seed, so the scenario's seed changes no "
+        "run: give more replications, or another seed\n"
+    )
+    assert not out.exists()
+
+
 @pytest.mark.parametrize(
     ("sweep", "message"),
     [

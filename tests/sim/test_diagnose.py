@@ -5,10 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sim.rulesets.musket.model.scenario import MusketScenario
-from sim.scenario.diagnose import hint_known, known_fields
-from sim.scenario.load import ScenarioError, load_scenario, parse_yaml, validate_data
+from sim.scenario.diagnose import hint_known, known_fields, one_per_field, untagged
+from sim.scenario.load import (
+    ScenarioError,
+    error_message,
+    load_scenario,
+    parse_yaml,
+    validate_data,
+)
 from sim.text.suggest import did_you_mean, known
 
 VALID = Path(__file__).resolve().parents[1] / "data" / "valid_small.yaml"
@@ -109,3 +116,47 @@ def test_a_sibling_clash_is_reported_beside_a_units_own_type_error(
     with pytest.raises(ScenarioError) as exc:
         load_scenario(path)
     assert [f"{p.field}: {p.message}" for p in exc.value.problems] == expected
+
+
+class _Forest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    density: float
+
+
+class _River(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    width: int
+
+
+class _Patch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    terrain: _Forest | _River
+    share: bool | float | None = None
+
+
+class _Map(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    patches: list[_Patch]
+
+
+def _said(data: dict[str, object]) -> list[tuple[tuple[str | int, ...], str]]:
+    try:
+        _Map.model_validate(data)
+    except ValidationError as exc:
+        found = [(tuple(e["loc"]), error_message(e)) for e in exc.errors()]
+        return one_per_field(_Map, found)
+    raise AssertionError("valid")
+
+
+def test_a_union_tag_is_dropped_and_a_misspelt_field_under_it_kept() -> None:
+    """A value fitting none of a union's types is one problem at the field (its alternatives'
+    tags, ``share.bool`` and ``share.float``, dropped); a misspelt field inside a union of
+    models keeps its name (``terrain.densty``), its alternative's tag alone dropped."""
+    assert _said({"patches": [{"terrain": {"density": 0.5}, "share": [1, 2]}]}) == [
+        (("patches", 0, "share"), "[1, 2] is not true or false, nor a number")
+    ]
+    said = _said({"patches": [{"terrain": {"density": 0.5, "densty": 0.6}}]})
+    assert (("patches", 0, "terrain", "densty"), "unknown field") in said
+    assert untagged(_Map, ("patches", 0, "terrain", "_Forest", "densty")) == (
+        "patches", 0, "terrain", "densty",
+    )  # fmt: skip

@@ -357,10 +357,10 @@ def play_campaign(
             **result.outcome,
             "replays": [p.name for p in paths],
         }
-        # every battle fought: the replays and campaign.json put in place in one stretch,
-        # Ctrl-C held back (a Ctrl-C between two replays' renames left a folder of two
+        # every battle fought: the replays and campaign.json put in place all or none, a
+        # Ctrl-C held back (one between two replays' renames left a folder of two
         # campaigns, its campaign.json the old one's)
-        with exporting_together([folder / "campaign.json"], [s.commit for s in sinks]) as held:
+        with exporting_together([folder / "campaign.json"], sinks) as held:
             held[0].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     except BaseException:  # Ctrl-C and SIGTERM too: no .partial is left
         for sink in sinks:

@@ -206,4 +206,4 @@ def clustered(p: float, se: float, n: int, clusters: int, method: str = "wilson"
         a_high, b_high = x + 1 - jeffreys_prior, size - x + jeffreys_prior
         low = 0.0 if x <= 0 else _beta(ALPHA / 2, a_low, b_low)
         high = 1.0 if x >= size else _beta(1 - ALPHA / 2, a_high, b_high)
-    return Interval(0, n, p, min(p, max(0.0, low)), max(p, min(1.0, high)))
+    return Interval(round(p * n), n, p, min(p, max(0.0, low)), max(p, min(1.0, high)))

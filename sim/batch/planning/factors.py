@@ -8,6 +8,7 @@ factors from here, so neither imports the other to know what a factor is.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Literal
 
 import numpy as np
@@ -53,14 +54,15 @@ def repeated(values: list[Any]) -> list[int]:
 def unsweepable(path: str, study: str = "a study") -> str | None:
     """Why no factor may vary ``path``, or None: an id or the ruleset (``study`` reads its
     sides and units by their ids: a point whose side is 'hero', not 'thorgrim', counted its
-    wins as nobody's), or the scenario's (campaign's) own ``seed``, which no run reads: each
-    run is fought with a seed of its own, derived from ``study``'s."""
+    wins as nobody's), or the scenario's (campaign's, a campaign battle's) own ``seed``,
+    which no run reads: each run is fought with a seed of its own, derived from
+    ``study``'s, and a campaign's battles with seeds derived from the run's."""
     if path.rsplit(".", 1)[-1] in ("id", "ruleset"):
         return (
             f"{study} compares the same sides and units at every point, read by their ids: "
             "a factor cannot change an id (or the ruleset)"
         )
-    if path == "seed":
+    if path == "seed" or re.fullmatch(r"battles\.[^.]+\.scenario\.seed", path):
         return (
             f"{study} fights each run with a seed of its own, derived from its own seed, so "
             "the scenario's seed changes no run: give more replications, or another seed"

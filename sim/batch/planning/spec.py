@@ -199,9 +199,9 @@ def _check_factors(
         except PathError as exc:
             problems.append(located(file, lines, ("factors", i, "path"), str(exc)))
         fields = [_resolved(target, g.path) for g in sf.factors[: i + 1]]
-        clash = overlap(fields)
-        if clash is not None and clash[0] == i:
-            j, other = clash[1], sf.factors[clash[1]].path
+        j = next((j for j in range(i) if overlap([fields[j], fields[i]]) is not None), None)
+        if j is not None:  # this factor against each before it: a third of one field too
+            other = sf.factors[j].path
             if fields[i] != fields[j]:
                 message = f"sweeps what factors.{j} ({other}) sweeps: give one of them"
             else:

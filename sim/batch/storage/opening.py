@@ -182,7 +182,7 @@ def _field(plan: StudyPlan, path: str) -> tuple[str | int, ...] | str:
 def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
     """Refuse a design point no run could fight, before the study starts.
 
-    A value the schema refuses (``--sweep seed=-5``) would otherwise fail
+    A value the schema refuses (``--sweep turns.limit=-5``) would otherwise fail
     every run of its point, and an integer beyond the database's 64 bits
     would leave a study that cannot be opened.
 

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.log import Sink
-from engine.safety.atomic import atomic_write_bytes, own_folder, uninterrupted
+from engine.safety.atomic import atomic_write_bytes, exporting_together, own_folder
 from sim.batch.execution.worker import fight, prepare
 from sim.batch.inputs.campaign import HeldSink
 from sim.batch.inputs.target import Target
@@ -205,9 +205,10 @@ def rerun(
         folder.mkdir(parents=True, exist_ok=True)
     try:
         fought = fight(prepared, seed, sink_for)
-        with uninterrupted():  # a campaign run's replays put in place together, as
-            for sink in sinks:  # `campaign` puts its own: one study's battle 1 had stood
-                sink.commit()  # beside another's battle 2 after a failure or a Ctrl-C
+        # a campaign run's replays put in place all or none, as `campaign` puts its own:
+        # one study's battle 1 had stood beside another's battle 2 after a failure or Ctrl-C
+        with exporting_together([], sinks):
+            pass
     except BaseException:  # Ctrl-C and SIGTERM too: no .partial is left
         for sink in sinks:
             sink.abandon()  # one put in place is kept
