@@ -212,6 +212,11 @@ def check_output(
         raise OutputError(
             f"{option} {path}: {str(p)!r} is not a regular file; battlesim writes only files"
         )
+    if p.is_symlink() and not p.exists() and not force:  # a link to nothing: the user's own
+        raise OutputError(
+            f"{option} {path}: a link to {os.readlink(p)!r}, which does not exist; add --force "
+            "to replace the link (its target is never written), or choose another name"
+        )
     if p.is_file() and not force:
         if ours is not None and ours(p):
             return p

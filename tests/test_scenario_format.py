@@ -104,3 +104,24 @@ if __name__ == "__main__":
     a, b = _written(page)
     DOC.write_text(page[:a] + options_table() + page[b:], encoding="utf-8")
     sys.exit(0)
+
+
+def test_every_schema_line_in_the_tree_points_at_the_schema() -> None:
+    """A scenario's ``$schema`` path is read relative to the file (docs/scenario-format.md):
+    every YAML file of the tree that names one names docs/scenario.schema.json from where it
+    is (the history suite's scenarios, copied from scenarios/, pointed at a docs/ beside
+    them that does not exist: no completion, no checking in an editor)."""
+    root = Path(__file__).resolve().parents[1]
+    schema = (root / "docs" / "scenario.schema.json").resolve()
+    named = 0
+    for path in sorted(root.glob("**/*.yaml")):
+        if any(part.startswith(".") for part in path.relative_to(root).parts) or (
+            path.is_symlink()  # a ruleset's examples: links to scenarios/, read from there
+        ):
+            continue  # the venv, caches
+        first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+        if "$schema=" in first:
+            named += 1
+            target = first.split("$schema=", 1)[1].strip()
+            assert (path.parent / target).resolve() == schema, path
+    assert named >= 30  # scenarios/ and the test data; the links to them are read there

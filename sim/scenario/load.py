@@ -18,6 +18,7 @@ validation error can name it.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,8 +162,10 @@ _FLOAT_12 = re.compile(
 )
 """Floats: a decimal point or an exponent (or both), ``.5``, ``.inf``, ``.nan``."""
 
+_VALUE = "tag:yaml.org,2002:value"
+"""YAML 1.1's ``=`` (a mapping's "default value" key): plain text in YAML 1.2, and here."""
 CoreLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_BOOL, _INT, _FLOAT)]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_BOOL, _INT, _FLOAT, _VALUE)]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 CoreLoader.add_implicit_resolver(
@@ -694,10 +697,63 @@ def clipped(text: str) -> str:
 
 
 def _shown_value(value: Any) -> str:
-    """A value as the file would write it: ``true``, ``24.0``, ``'6'`` (:func:`clipped`)."""
+    """A value as the file would write it: ``true``, ``null``, ``.nan``, ``24.0``, ``'6'``
+    (:func:`clipped`)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if value != value else (".inf" if value > 0 else "-.inf")  # noqa: PLR0124
     return clipped(repr(value))
+
+
+_BOUND_WORDS = {
+    "greater_than_equal": ("ge", "is less than {}, the least it may be"),
+    "greater_than": ("gt", "is not more than {}, as it must be"),
+    "less_than_equal": ("le", "is more than {}, the most it may be"),
+    "less_than": ("lt", "is not less than {}, as it must be"),
+}
+"""pydantic's bounds, said with the value: ``100000 is more than 10000, the most it may be``."""
+
+
+def _plain_message(err: Any) -> str | None:
+    """Our words, the value echoed, for the errors a file most often has: a number out of
+    its bounds, a choice not among the choices, a text or list too short or too long,
+    ``null`` or a list where a mapping is wanted, a number that is not finite; None for
+    others (pydantic's own words then)."""
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    shown = clipped(str(err["text"])) if "text" in err else _shown_value(value)
+    if kind in _BOUND_WORDS and _BOUND_WORDS[kind][0] in ctx:
+        key, words = _BOUND_WORDS[kind]
+        bound = ctx[key]
+        if isinstance(bound, float) and bound.is_integer():
+            bound = int(bound)  # 0, not 0.0: the bound as a reader writes it
+        return f"{shown} {words.format(_shown_value(bound))}"
+    if kind in ("literal_error", "enum") and "expected" in ctx:
+        return f"{shown} is not one of {ctx['expected']}"
+    if kind == "string_too_short" and value == "":
+        return "is empty: write it out"
+    if kind in ("string_too_short", "string_too_long"):
+        least = kind == "string_too_short"
+        n = ctx.get("min_length" if least else "max_length")
+        return (
+            f"{shown} has {len(str(value)):,} characters: {'at least' if least else 'at most'} {n}"
+        )
+    if kind in ("too_short", "too_long") and "actual_length" in ctx:
+        least = kind == "too_short"
+        n = ctx.get("min_length" if least else "max_length")
+        items = "item" if ctx["actual_length"] == 1 else "items"
+        return (
+            f"{shown} has {ctx['actual_length']} {items}: {'at least' if least else 'at most'} {n}"
+        )
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return f"{shown} is not a mapping of fields"
+    if kind in ("list_type", "tuple_type"):
+        return f"{shown} is not a list"
+    if kind == "finite_number":
+        return f"{shown} is not a finite number"
+    return None
 
 
 def _numeric(text: str) -> bool:
@@ -725,7 +781,7 @@ def _strict_message(err: Any) -> str | None:
     wanted = _STRICT.get(kind)
     if wanted is None:
         return None
-    shown = _shown_value(value)
+    shown = clipped(str(err["text"])) if "text" in err else _shown_value(value)
     if isinstance(value, str):
         if kind == "bool_type":
             return f"{shown} is not true or false (write true or false)"
@@ -740,7 +796,7 @@ def _strict_message(err: Any) -> str | None:
 
 def error_message(err: Any) -> str:
     """A pydantic error's message in the loader's words."""
-    strict = _strict_message(err)
+    strict = _strict_message(err) or _plain_message(err)
     if strict is not None:
         return strict
     if err["type"] == "extra_forbidden":

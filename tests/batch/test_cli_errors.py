@@ -31,7 +31,7 @@ def folder(tmp_path: Path) -> Path:
     ("text", "errors"),
     [
         (GOOD.replace("replications: 3", "replications: 0"),
-         ["4: replications: Input should be greater than or equal to 1"]),
+         ["4: replications: 0 is less than 1, the least it may be"]),
         (GOOD.replace("seed: 1", "seed: 1\ncolour: red"), ["4: colour: unknown field"]),
         (GOOD.replace("replications:", "replicatons:"),  # said once, not also 'missing'
          ["4: replicatons: unknown field; did you mean 'replications'?"]),
@@ -52,7 +52,7 @@ def folder(tmp_path: Path) -> Path:
          ["6: factors.0: options.fire_hcv: a range in a grid design needs 'levels'"]),
         # an infinite end: a numpy warning, then a design point of NaN
         (GOOD.replace("values: [15, 25]", "range: [1, .inf], levels: 2"),
-         ["6: factors.0.range.1: Input should be a finite number"]),
+         ["6: factors.0.range.1: .inf is not a finite number"]),
         (GOOD.replace("stone_wall.yaml", "nowhere.yaml"), ["2: scenario: no scenario file "]),
         (GOOD + "design: lhs\n", ["7: design: design lhs needs 'points' (how many design points)"]),
         (GOOD + "points: 4\n", ["7: points: 'points' applies to designs lhs, morris and sobol"]),
@@ -110,8 +110,8 @@ def test_a_factor_value_the_scenario_refuses_names_the_study_file(folder: Path) 
     result = invoke("study", study, "--out", folder / "out")
     assert (result.exit_code, result.output) == (
         2,
-        f"{study}:{line}: factors.0.values.1: options.fire_hcv = -25: Input should be greater "
-        "than or equal to 0\n",
+        f"{study}:{line}: factors.0.values.1: options.fire_hcv = -25: -25 is less than 0, the "
+        "least it may be\n",
     )
     assert not (folder / "out").exists()
 
@@ -323,11 +323,11 @@ def test_a_kept_replay_the_os_refuses_is_named_and_leaves_no_temp_file(tmp_path:
     ("campaign", "sweep", "message"),
     [
         ("carrier_war_campaign.yaml", "battles.day2.scenario.sides.blue.task_forces.0.cap=-1",
-         "battles.day2.scenario.sides.0.task_forces.0.cap: Input should be greater than or "
-         "equal to 0"),
+         "battles.day2.scenario.sides.0.task_forces.0.cap: -1 is less than 0, the least it "
+         "may be"),
         ("delve_campaign.yaml", "battles.lair.scenario.sides.0.characters.alaric.hp=0",
-         "battles.lair.scenario.sides.0.characters.0.hp: Input should be greater than or "
-         "equal to 1"),
+         "battles.lair.scenario.sides.0.characters.0.hp: 0 is less than 1, the least it may "
+         "be"),
     ],
 )  # fmt: skip
 def test_a_bad_value_swept_into_a_later_battle_is_refused_before_any_run(

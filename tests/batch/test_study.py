@@ -181,7 +181,7 @@ def test_an_invalid_point_is_refused_before_the_study_starts(tmp_path: Path) -> 
         run_study(plan, out, RunOptions(jobs=2))
     assert str(caught.value) == (
         "design point 0 (sides.csa.units.cobb.strength=0) is not a valid scenario: "
-        "sides.1.units.1.strength: Input should be greater than or equal to 1"
+        "sides.1.units.1.strength: 0 is less than 1, the least it may be"
     )
     assert not out.exists()
 

@@ -83,8 +83,8 @@ def test_a_large_design_says_it_is_being_checked(tmp_path: Path) -> None:
     lines = result.output.splitlines()
     assert lines[0] == "battlesim: building and checking 2,000 design points before the first run…"
     assert re.fullmatch(
-        rf"{re.escape(str(path))}:\d+: factors\.0\.range: {strength} = -\d+: Input should be "
-        "greater than or equal to 1",
+        rf"{re.escape(str(path))}:\d+: factors\.0\.range: {strength} = (-\d+): \1 is less than "
+        "1, the least it may be",
         lines[1],
     )
     assert len(lines) == 2

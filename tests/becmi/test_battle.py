@@ -176,7 +176,7 @@ def test_cross_field_problems_are_located() -> None:
     text = TAVERN.read_text(encoding="utf-8").replace('hd: "1"  ', 'hd: "1+"  ')
     text = text.replace("level: 4 ", "level: 37 ")
     assert _problems(text) == [
-        "t.yaml:27: sides.0.characters.0.level: Input should be less than or equal to 36",
+        "t.yaml:27: sides.0.characters.0.level: 37 is more than 36, the most it may be",
         "t.yaml:40: sides.1.monsters.0.hd: Hit Dice '1+': write 1/2, n, n+k or n-k (n >= 1)",
     ]
 

@@ -420,10 +420,14 @@ def test_a_range_reaching_values_the_scenario_refuses_is_refused_before_any_tria
     path = small(tmp_path, factors=[{"path": "options.cripple_fraction", "range": span}])
     result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q")
     assert result.exit_code == 2
-    bound = "greater than 0" if span[0] < 0 else "less than or equal to 1"
+    reason = (  # at the value the check tries, just inside the range's end
+        "-0.4999988 is not more than 0, as it must be"
+        if span[0] < 0
+        else "1.4999988 is more than 1, the most it may be"
+    )
     assert result.output == (
         f"{path}:{_line_of(path, 'range:')}: factors.0.range: options.cripple_fraction {end} "
-        f"is refused (invalid scenario: options.cripple_fraction: Input should be {bound}): "
+        f"is refused (invalid scenario: options.cripple_fraction: {reason}): "
         "every trial there would fail; keep the factor to values the scenario accepts\n"
     )
     assert not (tmp_path / "o").exists()
@@ -469,8 +473,8 @@ def test_a_value_a_history_case_refuses_names_the_case(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.output == (
         f"{path}:{_line_of(path, 'values:')}: factors.0.values: options.fire_hcv = -5.0 is "
-        "refused (case bussaco_light_division: invalid scenario: options.fire_hcv: Input "
-        "should be greater than or equal to 0): every trial there would fail; keep the "
+        "refused (case bussaco_light_division: invalid scenario: options.fire_hcv: -5.0 is "
+        "less than 0, the least it may be): every trial there would fail; keep the "
         "factor to values the scenario accepts\n"
     )
 

@@ -253,7 +253,7 @@ def test_validate_json_ok_and_errors(tmp_path: Path) -> None:
             "file": str(bad),
             "line": 55,
             "field": "sides.0.units.0.quality",
-            "message": "Input should be 'A', 'B', 'C', 'D', 'E' or 'F'",
+            "message": "'Q' is not one of 'A', 'B', 'C', 'D', 'E' or 'F'",
         }
     ]
 

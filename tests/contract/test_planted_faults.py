@@ -252,8 +252,8 @@ def test_one_broken_scenario_is_one_failure_and_one_not_checked_line(folder: Pat
     bad.write_text(good.read_text(encoding="utf-8").replace("bounds: 12", "bounds: 0"))
     result = CliRunner().invoke(cli, ["check-ruleset", "phalanx_stuck", "--scenario", str(bad)])
     problem = (
-        f"battlesim run {bad} failed: exit 2: {bad}:{at}: bounds: Input should be greater than "
-        "or equal to 1"
+        f"battlesim run {bad} failed: exit 2: {bad}:{at}: bounds: 0 is less than 1, the least it "
+        "may be"
     )
     rest = [r.id for r in REQUIREMENTS][2:]
     rest.remove(ODDS.id)  # it fights no scenario: checked whatever the scenario does
@@ -550,8 +550,8 @@ def test_a_carry_over_whose_data_the_model_refuses_fails_by_the_campaigns_line(
     where, _, problem = rest.partition(": ")
     assert where.endswith("/campaign/campaign.yaml:1")
     assert problem == (
-        "battles.1: after carry-over: armies.0.elements.0.file: Input should be less than or "
-        "equal to 23 — how to meet it: " + HINTS["carry-over-fights-on"]
+        "battles.1: after carry-over: armies.0.elements.0.file: 99 is more than 23, the most it "
+        "may be — how to meet it: " + HINTS["carry-over-fights-on"]
     )
 
 

@@ -149,7 +149,7 @@ def test_an_outcome_loss_the_outcome_does_not_list_is_located(tmp_path: Path) ->
     )
 
 
-FINITE = "Input should be a finite number"
+FINITE = "is not a finite number"
 LOSS_FROM = (
     "kind: loss_from\n    unit: men\n    by_kind: {by_kind}\n    event: musket.fired\n"
     "    amount: {amount}"
@@ -159,8 +159,8 @@ LOSS_FROM = (
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (("runs: 4", "runs: 0"), ":6: runs: Input should be greater than or equal to 1"),
-        (("kind: win", "kind: wins"), ":10: measures.0.kind: Input should be"),
+        (("runs: 4", "runs: 0"), ":6: runs: 0 is less than 1, the least it may be"),
+        (("kind: win", "kind: wins"), ":10: measures.0.kind: 'wins' is not one of 'win', "),
         (("    side: csa\n", ""), ":8: measures.0: kind win needs side"),
         (("id: small", "id: other"), ":2: id: the case 'other' belongs in other.yaml"),
         # a name the battle does not hold: an error, not a silent 0 in every run (which can pass)
@@ -248,36 +248,37 @@ LOSS_FROM = (
         ),
         (
             ("historical: 1", "historical: .nan"),
-            f":12: measures.0.historical: {FINITE}",
+            f":12: measures.0.historical: .nan {FINITE}",
         ),
         (
             ("historical: 1", "historical: -.inf"),
-            f":12: measures.0.historical: {FINITE}",
+            f":12: measures.0.historical: -.inf {FINITE}",
         ),
         (
             ("{min: 0.0}", "{min: .nan}"),
-            f":13: measures.0.accept.min: {FINITE}",
+            f":13: measures.0.accept.min: .nan {FINITE}",
         ),
         (
             ("{min: 0.0}", "{min: -.inf}"),
-            f":13: measures.0.accept.min: {FINITE}",
+            f":13: measures.0.accept.min: -.inf {FINITE}",
         ),
         (
             ("{min: 0.0}", "{max: .Inf}"),
-            f":13: measures.0.accept.max: {FINITE}",
+            f":13: measures.0.accept.max: .Inf {FINITE}",
         ),
         (
             ("kind: win", "kind: loss\n    unit: men\n    at_least: .nan"),
-            f":12: measures.0.at_least: {FINITE}",
+            f":12: measures.0.at_least: .nan {FINITE}",
         ),
         # within a calibration's ±1e12: 1e308 broke the plot and a fit of the case
         (
             ("historical: 1", "historical: -1.0e+308"),
-            ":12: measures.0.historical: Input should be greater than or equal to -1000000000000",
+            ":12: measures.0.historical: -1.0e+308 is less than -1000000000000, the least it "
+            "may be",
         ),
         (
             ("{min: 0.0}", "{max: 1.0e+13}"),
-            ":13: measures.0.accept.max: Input should be less than or equal to 1000000000000",
+            ":13: measures.0.accept.max: 1.0e+13 is more than 1000000000000, the most it may be",
         ),
         # a probability's record is 1 or 0: 7 would read as far beyond every run
         (
@@ -291,7 +292,7 @@ LOSS_FROM = (
         # a set value every run would refuse is refused when the case is read, on its line
         (
             ("seed: 7", "seed: 7\nset:\n  options.fire_hcv: -5"),
-            ":7: set.options.fire_hcv: Input should be greater than or equal to 0",
+            ":7: set.options.fire_hcv: -5 is less than 0, the least it may be",
         ),
         (
             ("seed: 7", "seed: 7\nset:\n  options.fire_lcv: 40"),
@@ -340,8 +341,8 @@ def test_every_problem_of_a_case_file_is_a_line_of_its_own(tmp_path: Path) -> No
     result = invoke("history", "--suite", folder)
     assert result.exit_code == 2
     assert result.output.splitlines() == [
-        f"battlesim: error: {path}:12: measures.0.historical: {FINITE}",
-        f"battlesim: error: {path}:13: measures.0.accept.min: {FINITE}",
+        f"battlesim: error: {path}:12: measures.0.historical: .nan {FINITE}",
+        f"battlesim: error: {path}:13: measures.0.accept.min: .nan {FINITE}",
     ]
 
 

@@ -137,7 +137,11 @@ def test_a_unit_waits_for_every_phase_any_of_its_orders_needs() -> None:
             "later_orders.1.turn",
             "turn 4 is not after turn 4",
         ),
-        ([{"turn": 1, "kind": "hold"}], "later_orders.0.turn", "greater than or equal to 2"),
+        (
+            [{"turn": 1, "kind": "hold"}],
+            "later_orders.0.turn",
+            "1 is less than 2, the least it may be",
+        ),
     ],
 )
 def test_a_bad_later_order_is_refused_at_its_field(later: Any, field: str, words: str) -> None:

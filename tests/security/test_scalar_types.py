@@ -52,8 +52,8 @@ BAD_FOR_INT = {
     "24.0": "24.0 is not an integer: write 24",
     "6.5": "6.5 is not an integer",
     # YAML 1.2's numbers: an exponent needs no decimal point, a leading zero is not octal
-    "6e0": "6.0 is not an integer: write 6",
-    "25E-1": "2.5 is not an integer",
+    "6e0": "6e0 is not an integer: write 6",
+    "25E-1": "25E-1 is not an integer",
     '"1e3"': "'1e3' is text, not an integer: write the number without quotes",
 }
 BAD_FOR_BOOL = {
@@ -188,3 +188,36 @@ def test_a_boolean_for_text_and_a_nan_for_a_bounded_number_say_what_they_are(
     with pytest.raises(ScenarioError) as exc:
         load_scenario(path)
     assert [p.field + ": " + p.message for p in exc.value.problems] == [message]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ("strength: 260,", "strength: 100000,",
+         "sides.0.units.0.strength: 100000 is more than 10000, the most it may be"),
+        ("strength: 260,", "strength: 0,",
+         "sides.0.units.0.strength: 0 is less than 1, the least it may be"),
+        ("quality: C,", "quality: Q,",
+         "sides.0.units.0.quality: 'Q' is not one of 'A', 'B', 'C', 'D', 'E' or 'F'"),
+        ("at: [4, 6]", "at: [4, 6, 1]", "sides.0.units.0.at: [4, 6, 1] has 3 items: at most 2"),
+        ("name: Stone wall at Marye's Heights", "name: ''", "name: is empty: write it out"),
+        ("seed: 1862", "seed: ~", "seed: null is not an integer"),
+        ("seed: 1862", "seed: .nan", "seed: .nan is not an integer"),
+        ("strength: 260,", "strength: 1.0e+400,", "sides.0.units.0.strength: 1.0e+400 is not an "
+         "integer"),  # as written: it reads as infinity
+    ],
+)  # fmt: skip
+def test_a_value_out_of_bounds_or_choices_is_said_in_plain_words_with_the_value(
+    old: str, new: str, said: str, tmp_path: Path
+) -> None:
+    """The errors a file most often has — a number out of its bounds, a choice not among the
+    choices, a list too long, an empty name, a null — are said with the value as the file
+    wrote it (pydantic's "Input should be less than or equal to 10000" named no value, and
+    ``seed: ~`` was shown as Python's ``None``)."""
+    assert old in STONE
+    path = tmp_path / "s.yaml"
+    path.write_text(STONE.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(ScenarioError) as refused:
+        load_scenario(path)
+    first = refused.value.problems[0]
+    assert f"{first.field}: {first.message}" == said

@@ -79,7 +79,7 @@ def test_consequences_of_a_left_out_unit_are_not_repeated() -> None:
         "strength: 0\n        quality: C\n        weapon: rifle_musket\n        at: [1, 1]",
     )
     assert _problems(text) == [
-        "t.yaml:41: sides.1.units.0.strength: Input should be greater than or equal to 1",
+        "t.yaml:41: sides.1.units.0.strength: 0 is less than 1, the least it may be",
         "t.yaml:51: sides.1.units.1.at: hex [9, 9] is off the 6x6 map",
     ]
 
@@ -91,13 +91,13 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "sim" / "rulesets"
     ("ruleset", "edits", "expected"),
     [
         ("musket", [("- id: b2", "- id: b1"), ("strength: 450 ", "strength: -4 ")],
-         ["sides.0.units.0.strength: Input should be greater than or equal to 1",
+         ["sides.0.units.0.strength: -4 is less than 1, the least it may be",
           "sides.0.units.1.id: unit id 'b1' is used twice"]),
         ("musket", [("at: [5, 8]", "at: [4, 8]"), ("strength: 450 ", "strength: -4 ")],
-         ["sides.0.units.0.strength: Input should be greater than or equal to 1",
+         ["sides.0.units.0.strength: -4 is less than 1, the least it may be",
           "sides.0.units.1.at: hex [4, 8] already holds 'b1'"]),
         ("becmi", [("{id: g2,", "{id: g1,"), ("ac: 6, hp: 4,", "ac: 6, hp: 0,")],
-         ["sides.1.monsters.0.hp: Input should be greater than or equal to 1",
+         ["sides.1.monsters.0.hp: 0 is less than 1, the least it may be",
           "sides.1.monsters.1.id: id 'g1' is used twice"]),
     ],
 )  # fmt: skip
