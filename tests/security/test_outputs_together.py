@@ -9,7 +9,7 @@ import os
 import resource
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,17 @@ from sim.batch.inputs.campaign import HeldSink
 from sim.batch.inputs.target import load_campaign
 from tests.batch.helpers import CAMPAIGN, battlesim_command, invoke
 from tests.history.test_cli import suite
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """SIGINT raising KeyboardInterrupt in this test, as in a command (an earlier test in
+    this worker may have left it ignored, or to another handler), put back after."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def _interrupting(real: Callable[..., Any], after: int) -> Callable[..., Any]:
@@ -37,6 +48,7 @@ def _interrupting(real: Callable[..., Any], after: int) -> Callable[..., Any]:
     return wrapped
 
 
+@pytest.mark.usefixtures("ctrl_c")
 def test_a_ctrl_c_between_two_renames_of_an_export_lands_after_the_last(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -61,6 +73,7 @@ def test_a_ctrl_c_between_two_renames_of_an_export_lands_after_the_last(
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in finals)
 
 
+@pytest.mark.usefixtures("ctrl_c")
 def test_a_campaign_interrupted_as_its_replays_are_put_in_place_is_one_campaign(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
