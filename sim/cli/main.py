@@ -240,6 +240,16 @@ def _global_option(exc: click.UsageError) -> str | None:
         return None
     name = exc.option_name.split("=", 1)[0]
     if _NEGATIVE.fullmatch(name):  # why FILE -1: a value the shell gave, read as an option
+        # click names a short option's first two characters (-4 of -40): the word as typed
+        name = next(
+            (a for a in sys.argv[1:] if _NEGATIVE.fullmatch(a) and a.startswith(name)), name
+        )
+        slots = [p.nargs for p in ctx.command.params if isinstance(p, click.Argument)]
+        if sum(slots) < 2 and -1 not in slots:  # no argument it could be (odds: none; run: FILE)
+            return (  # but an option's value (odds … -40: --modifier -40)
+                f"{name} is a negative number, not an option, and no argument of "
+                f"{ctx.command_path} takes it: give it as the value of one of its options"
+            )
         return (
             f"{name} is a negative number, not an option: a value that starts with '-' "
             f"goes after '--' ('{ctx.command_path} … -- {name}')"

@@ -787,6 +787,8 @@ def _strict_message(err: Any) -> str | None:
             return f"{shown} is not true or false (write true or false)"
         if _numeric(value):
             return f"{shown} is text, not {wanted}: write the number without quotes"
+        if value.endswith("%") and _numeric(value[:-1]):  # cover: -40%: percent already
+            return f"{shown} is not {wanted}: write it without '%' ({value[:-1].strip()})"
     if isinstance(value, bool):
         return f"{shown} is not {wanted}"
     if isinstance(value, float) and kind == "int_type" and value.is_integer():

@@ -273,3 +273,16 @@ def test_a_difference_the_same_in_every_pair_is_not_said_to_be_no_variation(
                                 "every", "pair"] for line in lines)  # fmt: skip
     assert any(line.split() == ["Thorgrim", "dead", "+0.0", "no", "variation", "observed"]
                for line in lines)  # fmt: skip
+
+
+def test_a_small_difference_is_shown_to_three_decimals_not_as_zero() -> None:
+    """A loss difference and bounds that all round to zero at one decimal (-0.005 [-0.024,
+    +0.012]) are shown to three, where "-0.0 [-0.0, +0.0]" read as no variation beside a
+    plot that drew some; one at the usual size keeps one decimal."""
+    from sim.batch.analysis.summary import _places, _signed
+
+    assert _places(-0.005, -0.024, 0.012) == 3
+    assert [_signed(x, "men", 3) for x in (-0.005, -0.024, 0.012)] == ["-0.005", "-0.024", "+0.012"]
+    assert _places(-2.5, -7.0, 2.0) == 1 and _places(0.0, 0.0, 0.0) == 1
+    assert _places(None, None, None) == 1
+    assert _signed(-0.004, "win_rate", 3) == "-0.400 pts"

@@ -382,9 +382,10 @@ def test_json_of_another_shape_is_one_line_naming_the_file(
             "(a range factor's values are decimals unless it says 'type: int')",
         ),
         (
-            "{path: map.terrain.0.cover, values: [-20, -35.5]}",
-            "factors.0.values.0: map.terrain.0.cover = -20.0: -20.0 is not an integer: write "
-            "-20 (its values mix whole numbers with -35.5, so every one is read as a decimal)",
+            "{path: map.terrain.0.cover, values: [-20, -35.5]}",  # -20 was blamed, "write -20"
+            "factors.0.values.1: map.terrain.0.cover = -35.5: -35.5 is not a whole number, and "
+            "this field takes whole numbers only (beside it, every value of the factor is read "
+            "as a decimal)",
         ),
     ],
 )

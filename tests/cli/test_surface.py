@@ -128,6 +128,23 @@ def test_odds_lcv_and_hcv_are_explained() -> None:
             "battlesim why: error: -1 is a negative number, not an option: a value that "
             "starts with '-' goes after '--' ('battlesim why … -- -1')",
         ),
+        (  # the number as typed (click names a short option's first two characters: -4),
+            # and, where no argument could take it, an option's value (--modifier -40)
+            ["odds", "musket-fire", "--value", "1800", "-40"],
+            "battlesim odds musket-fire: error: -40 is a negative number, not an option, and no "
+            "argument of battlesim odds musket-fire takes it: give it as the value of one of "
+            "its options",
+        ),
+        (
+            ["why", "replays/stone_wall-s1862.jsonl", "-40.5"],
+            "battlesim why: error: -40.5 is a negative number, not an option: a value that "
+            "starts with '-' goes after '--' ('battlesim why … -- -40.5')",
+        ),
+        (  # given twice, the first was dropped: the +10 volley alone, not the sum the docs ask
+            ["odds", "musket-fire", "--value", "1800", "--modifier", "-40", "--modifier", "10"],
+            "battlesim odds musket-fire: error: --modifier is given 2 times: give it once "
+            "(several modifiers: their sum)",
+        ),
         (
             ["odds", "musket-fire", "--value", "1800", "--log-json"],
             "battlesim odds musket-fire: error: --log-json is an option of battlesim itself:"

@@ -203,6 +203,8 @@ def test_a_boolean_for_text_and_a_nan_for_a_bounded_number_say_what_they_are(
         ("name: Stone wall at Marye's Heights", "name: ''", "name: is empty: write it out"),
         ("seed: 1862", "seed: ~", "seed: null is not an integer"),
         ("seed: 1862", "seed: .nan", "seed: .nan is not an integer"),
+        ("    - terrain: stone_wall\n", "    - terrain: stone_wall\n      cover: -40%\n",
+         "map.terrain.0.cover: '-40%' is not an integer: write it without '%' (-40)"),
         ("strength: 260,", "strength: 1.0e+400,", "sides.0.units.0.strength: 1.0e+400 is not an "
          "integer"),  # as written: it reads as infinity
     ],

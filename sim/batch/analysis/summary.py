@@ -403,16 +403,26 @@ def _stop_lines(pt: dict[str, Any], until_ci: float | None) -> list[str]:
     ]
 
 
-def _signed(x: float | None, measure: str) -> str:
-    """``+1.2`` (``+1.2 pts`` for a win rate). Zero, or a float's rounding error about it
-    (a bound of ``-4e-17`` where the runs never varied), is ``+0.0``; a value below zero
-    that rounds to it keeps its sign, ``-0.0``: the interval stops short of zero."""
+def _signed(x: float | None, measure: str, places: int = 1) -> str:
+    """``+1.2`` (``+1.2 pts`` for a win rate), to ``places`` decimals. Zero, or a float's
+    rounding error about it (a bound of ``-4e-17`` where the runs never varied), is
+    ``+0.0``; a value below zero that rounds to it keeps its sign, ``-0.0``: the interval
+    stops short of zero."""
     if x is None:
         return "–"
     shown = 100 * x if measure == "win_rate" else x
     if abs(shown) < ZERO:
         shown = 0.0
-    return f"{shown:+.1f} pts" if measure == "win_rate" else f"{shown:+,.1f}"
+    return f"{shown:+.{places}f} pts" if measure == "win_rate" else f"{shown:+,.{places}f}"
+
+
+def _places(*values: float | None) -> int:
+    """Decimals enough for a difference and its bounds: 1, or 3 when all of them round to
+    zero at 1 and one is not zero (a -0.005 [-0.024, +0.012] said -0.0 [-0.0, +0.0],
+    which read as no variation where the plot showed some)."""
+    shown = [abs(v) for v in values if v is not None]
+    small = bool(shown) and max(shown) < 0.05 and max(shown) >= ZERO
+    return 3 if small else 1
 
 
 ZERO = 1e-9
@@ -449,13 +459,17 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
             current = c["point"]
             lines.append(f"  Point {current} ({points[current]['label']}):")
         label = said[(c["side"], c["measure"])]
-        text = f"    {label:<{width}} {_signed(c['difference'], c['measure']):>11}  "
+        scale = 100 if c["measure"] == "win_rate" else 1
+        places = _places(*(None if x is None else scale * x for x in
+                           (c["difference"], c.get("ci_low"), c.get("ci_high"))))  # fmt: skip
+        text = f"    {label:<{width}} {_signed(c['difference'], c['measure'], places):>11}  "
         v = sd.get((c["point"], c["side"], c["measure"]))
         if c.get("method") == "no-variation":  # paired runs that varied, by the same each pair
             varied = v is not None and bool(v["unpaired_sd"])
             lines.append(text + ("the same in every pair" if varied else "no variation observed"))
             continue
-        text += f"[{_signed(c['ci_low'], c['measure'])}, {_signed(c['ci_high'], c['measure'])}]"
+        low, high = (_signed(c[k], c["measure"], places) for k in ("ci_low", "ci_high"))
+        text += f"[{low}, {high}]"
         if v is not None and v["paired_sd"] is not None and v["unpaired_sd"]:
             f = "{:.3f}" if c["measure"] == "win_rate" else "{:,.1f}"
             text += (

@@ -110,7 +110,9 @@ def convergence_plot(
         widths_ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     total = len(summary["points"])
     shown = "" if total <= MAX_SERIES else f" — points 0–{MAX_SERIES - 1} of {total} shown"
-    fig.suptitle(wrap(f"Running win rates with 95 % bands, every side{shown}", 90), fontsize=10)
+    fig.suptitle(
+        wrap(f"Running win rates with 95 % Wilson bands, every side{shown}", 90), fontsize=10
+    )
     key_legend(fig, legend)
     return save(fig, path)
 

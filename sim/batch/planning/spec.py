@@ -140,7 +140,14 @@ def point_problem(spec: StudySpec, field: str, point: dict[str, Any], reason: st
             continue
         value = point[f.path]
         key: tuple[str | int, ...] = ("factors", i)
-        if f.values is not None:
+        fraction = next(  # a fraction among whole numbers, on a field of whole numbers: its line
+            (j for j, v in enumerate(f.values or []) if isinstance(v, float) and not v.is_integer()
+             and reason.startswith(f"{json.dumps(v)} is not a whole number")),
+            None,
+        )  # fmt: skip
+        if fraction is not None and f.values is not None:
+            value, key = f.values[fraction], ("factors", i, "values", fraction)
+        elif f.values is not None:
             same = [j for j, v in enumerate(f.values) if typed(v) == typed(value)] or [
                 j
                 for j, v in enumerate(f.values)

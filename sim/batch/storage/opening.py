@@ -201,7 +201,7 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
     except ScenarioError as exc:
         p = exc.problems[0]
         where = f"{p.field}: " if p.field else ""
-        reason = p.message + _decimal_hint(plan, p.field, p.message)
+        reason = _decimal_reason(plan, p.field, p.message)
         raise PointError(
             f"design point {index} ({shown}) is not a valid scenario: {where}{reason}",
             p.field,
@@ -216,24 +216,26 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
         ) from None
 
 
-def _decimal_hint(plan: StudyPlan, field: str, message: str) -> str:
-    """Why a whole number reached a field as a decimal (``-50.0 is not an integer: write
-    -50``, when the study file says ``-50``): the factor made it one."""
+def _decimal_reason(plan: StudyPlan, field: str, message: str) -> str:
+    """A point's reason, with why a whole number reached a field as a decimal (``-50.0 is
+    not an integer: write -50``, when the study file says ``-50``): the factor made it one.
+    A factor whose values mix whole numbers with a fraction, on a field of whole numbers,
+    is refused for the fraction: "write -20" was no help where the file said -20."""
     if "is not an integer" not in message:
-        return ""
+        return message
     factor = next((f for f in plan.factors if f.path == field), None)
     if factor is None:
-        return ""
+        return message
     if factor.range is not None and factor.type == "float":
-        return " (a range factor's values are decimals unless it says 'type: int')"
+        return message + " (a range factor's values are decimals unless it says 'type: int')"
     if factor.values is not None:
         decimals = [v for v in factor.values if isinstance(v, float) and not v.is_integer()]
         if decimals and any(type(v) is int for v in factor.values):
             return (
-                f" (its values mix whole numbers with {json.dumps(decimals[0])}, so every one is "
-                "read as a decimal)"
+                f"{json.dumps(decimals[0])} is not a whole number, and this field takes whole "
+                "numbers only (beside it, every value of the factor is read as a decimal)"
             )
-    return ""
+    return message
 
 
 def fresh_points(plan: StudyPlan, out: Path) -> list[dict[str, Any]]:

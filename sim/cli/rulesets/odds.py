@@ -91,7 +91,27 @@ def command(resolution: OddsResolution, name: str, ruleset: str | None = None) -
 
     params: list[click.Parameter] = [_option(p) for p in resolution.params]
     params.append(click.Option(["--json", "json_"], is_flag=True, help="Print one JSON object."))
-    return Command(name, params=params, callback=run, help=_help(resolution, name))
+    return _OddsCommand(name, params=params, callback=run, help=_help(resolution, name))
+
+
+class _OddsCommand(Command):
+    """An odds command, whose options each take one value: given twice, the first was
+    dropped (click keeps the last), so ``--modifier -40 --modifier 10`` computed the +10
+    volley alone, where the docs ask for the sum of the modifiers; refused, one line."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """``args`` parsed, after refusing an option given more than once."""
+        for param in self.params:
+            if not isinstance(param, click.Option) or param.is_flag or param.multiple:
+                continue
+            given = [a for a in args if any(a == o or a.startswith(f"{o}=") for o in param.opts)]
+            if len(given) > 1:
+                raise click.UsageError(
+                    f"{param.opts[0]} is given {len(given)} times: give it "
+                    "once (several modifiers: their sum)",
+                    ctx=ctx,
+                )
+        return super().parse_args(ctx, args)
 
 
 def _wrong_result(result: Any, as_json: bool) -> str | None:
