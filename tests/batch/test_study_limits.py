@@ -4,6 +4,7 @@ a large design says it is being checked; an interrupt says what it kept, truthfu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -229,14 +230,22 @@ def test_a_progress_file_that_is_no_file_is_not_read(tmp_path: Path) -> None:
 def test_ctrl_c_at_a_terminal_on_a_local_dask_cluster_says_one_line(tmp_path: Path) -> None:
     """Ctrl-C reaches the whole process group, the local Dask cluster's Nannies and workers
     too: they ignore it (each printed its own KeyboardInterrupt traceback), and the
-    study closes them and says the one line a local pool's study says."""
+    study closes them and says the one line a local pool's study says. Port 8787, which a
+    scheduler's HTTP server takes when it can, is held meanwhile (a notebook's cluster):
+    distributed's warning that it is in use stays off stderr."""
+    import socket
+
     out = tmp_path / "s"
     cmd = [sys.executable, "-m", "tests.batch.kill_after", "interrupt-group:2", "-", "batch"]
     cmd += [str(STONE_WALL), "--out", str(out), "--jobs", "2", "--runs", "400", "--seed", "5"]
     cmd += ["--chunk-size", "5", "--quiet", "--no-plots", "--executor", "dask"]
-    done = subprocess.run(
-        cmd, check=False, cwd=REPO, capture_output=True, text=True, start_new_session=True
-    )
+    with socket.socket() as held:
+        with contextlib.suppress(OSError):  # in use already: by another, as well
+            held.bind(("", 8787))
+            held.listen()
+        done = subprocess.run(
+            cmd, check=False, cwd=REPO, capture_output=True, text=True, start_new_session=True
+        )
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     kept = done.stderr.strip()

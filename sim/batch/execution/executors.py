@@ -27,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -466,7 +467,10 @@ def _dask_in(jobs: int, scheduler: str | None, scratch: str | None) -> Iterator[
     try:
         try:
             if scheduler is None:
-                with _children_ignore_sigint():
+                # a scheduler's HTTP server takes port 8787 when it can, and says so on stderr
+                # when another has it (a notebook's cluster): a study's own needs no fixed port
+                with _children_ignore_sigint(), warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message=r"Port \d+ is already in use")
                     cluster = distributed.LocalCluster(
                         n_workers=jobs,
                         threads_per_worker=1,
