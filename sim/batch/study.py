@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from engine.safety.atomic import atomic_write_text
 from sim.batch.analysis.summary import summarize
-from sim.batch.execution.executors import InlineExecutor, open_executor
+from sim.batch.execution.executors import POLL_SECONDS, InlineExecutor, lost, open_executor
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk, study_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
@@ -336,18 +336,22 @@ class _Runner:
         pending = self._pending()
         inflight: dict[Future[ChunkRows], Chunk] = {}
         first = True
+        polled = hasattr(executor, "_client")  # Dask: its futures never end if it is lost
         while True:
             while len(inflight) < window:
                 chunk = next(pending, None)
                 if chunk is None:
                     break
-                inflight[executor.submit(work, chunk)] = chunk
+                try:
+                    inflight[executor.submit(work, chunk)] = chunk
+                except Exception as exc:  # a Dask client closed when its scheduler went
+                    raise self._incomplete(inflight, f"could not send work ({_said(exc)})") from exc
             if first:  # the progress clock starts once the workers are busy
                 self._report()
                 first = False
             if not inflight:
                 return
-            finished, _ = wait(inflight, self.commits.left(), FIRST_COMPLETED)
+            finished = self._wait(executor, inflight, polled)
             if self.commits.due():  # no chunk came in time: the waiting ones are due
                 self._write()
             for future in sorted(finished, key=lambda f: inflight[f].runs[0].run_id):
@@ -358,6 +362,25 @@ class _Runner:
                 if self.points[chunk.point].stopped:
                     future.cancel()  # its results would be dropped anyway
 
+    def _wait(
+        self, executor: Executor, inflight: dict[Future[ChunkRows], Chunk], polled: bool
+    ) -> set[Future[ChunkRows]]:
+        """The chunks that came in by the next commit point; on Dask, asked every
+        :data:`POLL_SECONDS` whether the scheduler is still there (its futures never end
+        once it is gone: a study waited for ever).
+
+        Raises:
+            StudyIncomplete: the scheduler was lost.
+        """
+        left = self.commits.left()
+        if polled:
+            left = POLL_SECONDS if left is None else min(left, POLL_SECONDS)
+        finished, _ = wait(inflight, left, FIRST_COMPLETED)
+        why = lost(executor) if polled and not finished else None
+        if why is not None:
+            raise self._incomplete(inflight, why)
+        return finished
+
     def _result(
         self, future: Future[ChunkRows], inflight: dict[Future[ChunkRows], Chunk]
     ) -> ChunkRows:
@@ -365,13 +388,23 @@ class _Runner:
         try:
             return future.result()
         except Exception as exc:
-            for other in inflight:
+            raise self._incomplete(inflight, f"a worker failed ({_said(exc)})") from exc
+
+    def _incomplete(self, inflight: dict[Future[ChunkRows], Chunk], why: str) -> StudyIncomplete:
+        """The study stopped for ``why``: the other chunks cancelled, what was committed
+        kept, and the error that says to resume."""
+        for other in inflight:
+            with contextlib.suppress(Exception):  # a closed client's futures may refuse it
                 other.cancel()
-            self._write()
-            raise StudyIncomplete(
-                f"a worker failed ({type(exc).__name__}: {exc}); the {self.committed} "
-                "runs committed are kept: run the same command with --resume"
-            ) from exc
+        self._write()
+        return StudyIncomplete(
+            f"{why}; the {self.committed} runs committed are kept: run the same command "
+            "with --resume"
+        )
+
+
+def _said(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _span(runs: list[RunSpec]) -> tuple[int, int]:

@@ -38,11 +38,14 @@ from typing import Any, Literal, ParamSpec, TypeVar
 from sim.batch.execution.signals import interrupts_deferred
 
 __all__ = [
+    "CONNECT_SECONDS",
+    "POLL_SECONDS",
     "ExecutorError",
     "InlineExecutor",
     "boot_workers",
     "default_jobs",
     "forget_safe_path",
+    "lost",
     "mp_context",
     "open_executor",
     "preloaded",
@@ -483,7 +486,7 @@ def _dask_in(jobs: int, scheduler: str | None, scratch: str | None) -> Iterator[
                 set_by_cluster = _set_since(before)
                 client = distributed.Client(cluster)
             else:
-                client = distributed.Client(scheduler, timeout="10s")
+                client = _client_of(distributed, scheduler)
         except (OSError, TimeoutError, ValueError) as exc:  # ValueError: not an address
             if cluster is not None:
                 cluster.close()
@@ -514,6 +517,59 @@ def _dask_in(jobs: int, scheduler: str | None, scratch: str | None) -> Iterator[
     finally:
         if scheduler is None:  # also when the cluster or its client failed to start
             _restore(before, _set_since(before) if set_by_cluster is None else set_by_cluster)
+
+
+CONNECT_SECONDS = 15.0
+"""How long a ``--scheduler`` may take to answer as a Dask scheduler (Dask's own 10 s covers
+the connection, not the handshake after it: an HTTP server there held a study for ever)."""
+
+
+def _client_of(distributed: Any, scheduler: str) -> Any:
+    """A Dask client of the scheduler at ``scheduler``, made within :data:`CONNECT_SECONDS`.
+
+    Raises:
+        TimeoutError: nothing answered as a Dask scheduler in time (a web server, say).
+        OSError: the connection failed, or what answered is no Dask scheduler (an SSH
+            server's banner read as a message's length: Dask's ``MemoryError``).
+        ValueError: ``scheduler`` is not an address.
+    """
+    made: list[Any] = []
+    failed: list[BaseException] = []
+
+    def connect() -> None:
+        try:
+            made.append(distributed.Client(scheduler, timeout="10s"))
+        except BaseException as exc:  # re-raised in the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=connect, name="battlesim-dask-connect", daemon=True)
+    thread.start()
+    thread.join(CONNECT_SECONDS)
+    if thread.is_alive():
+        raise TimeoutError(
+            f"no Dask scheduler answered in {CONNECT_SECONDS:g} s (is it a Dask scheduler's "
+            "address, not its dashboard's?)"
+        )
+    if failed:
+        exc = failed[0]
+        if isinstance(exc, OSError | TimeoutError | ValueError):
+            raise exc
+        raise OSError(f"what answered is not a Dask scheduler ({type(exc).__name__})") from exc
+    return made[0]
+
+
+def lost(executor: Executor) -> str | None:
+    """Why ``executor`` can run nothing more, or None: a Dask client whose scheduler has
+    gone (it closes itself once it fails to reconnect, and its futures never end)."""
+    client = getattr(executor, "_client", None)  # distributed's ClientExecutor
+    status = getattr(client, "status", None)
+    if status in ("closing", "closed", "failed"):
+        return f"the Dask scheduler was lost (the client is {status})"
+    return None
+
+
+POLL_SECONDS = 2.0
+"""How often a study on Dask asks whether its scheduler is still there, while it waits."""
 
 
 def _set_since(before: dict[str, str]) -> dict[str, str]:

@@ -1,0 +1,119 @@
+"""A Dask scheduler that is lost mid-study, or that is not a Dask scheduler at all, ends the
+study in one line (docs/batch.md, *Exit codes*): exit 1 and --resume for a lost one, exit 2
+for a wrong address. A study waited for ever on a lost scheduler's futures, and a web server
+at the address held it for ever too."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from sim.batch import study as study_module
+from sim.batch.execution import executors
+from sim.batch.inputs.target import load_target
+from sim.batch.planning.plan import StudyPlan
+from sim.batch.study import RunOptions, StudyIncomplete, run_study
+from tests.batch.helpers import STONE_WALL, invoke
+
+
+class _Lost:
+    """A Dask executor whose scheduler goes after ``after`` chunks were sent: the futures of
+    the rest never end, and its client says it is closed (as distributed's does once it has
+    failed to reconnect)."""
+
+    def __init__(self, after: int) -> None:
+        self._client = SimpleNamespace(status="running")
+        self.after = after
+        self.sent = 0
+
+    def submit(self, fn: Any, *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self.sent += 1
+        if self.sent <= self.after:
+            future.set_result(fn(*args))
+        else:
+            self._client.status = "closed"
+        return future
+
+
+def test_a_study_whose_scheduler_is_lost_ends_incomplete_keeping_what_was_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The futures of a lost scheduler never end: the study asks the client every poll,
+    stops with StudyIncomplete (exit 1, --resume) and keeps the chunks committed."""
+    lost = _Lost(after=2)
+
+    @contextlib.contextmanager
+    def dask(*_args: Any, **_kw: Any) -> Iterator[Any]:
+        yield lost
+
+    monkeypatch.setattr(study_module, "open_executor", dask)
+    monkeypatch.setattr(study_module, "POLL_SECONDS", 0.05)
+    plan = StudyPlan(load_target(STONE_WALL), seed=3, replications=8, chunk_size=2)
+    with pytest.raises(StudyIncomplete) as stopped:
+        run_study(plan, tmp_path / "s", RunOptions(jobs=1, plots=False))
+    assert str(stopped.value).startswith("the Dask scheduler was lost (the client is closed); the ")
+    assert str(stopped.value).endswith(
+        "runs committed are kept: run the same command with --resume"
+    )
+
+
+@contextlib.contextmanager
+def _server(greeting: bytes) -> Iterator[int]:
+    """A TCP server on a free local port that accepts and says ``greeting`` (or nothing),
+    then holds the connection: no Dask scheduler."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = listener.accept()
+                held.append(conn)
+                if greeting:
+                    conn.sendall(greeting)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()
+
+
+@pytest.mark.parametrize(
+    ("greeting", "said"),
+    [
+        (b"", "no Dask scheduler answered in 1 s (is it a Dask scheduler's address, not its "
+              "dashboard's?)"),
+        (b"SSH-2.0-OpenSSH_9.6\r\n", "what answered is not a Dask scheduler (MemoryError)"),
+    ],
+)  # fmt: skip
+def test_an_address_where_no_dask_scheduler_answers_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, greeting: bytes, said: str
+) -> None:
+    """A server that never answers (a web server, the dashboard's port) held the study for
+    ever; one that speaks first (SSH) was read as a message 3 EiB long and said "input too
+    large for memory". Both are one line naming the address, exit 2, no study made."""
+    monkeypatch.setattr(executors, "CONNECT_SECONDS", 1.0)
+    out = tmp_path / "s"
+    with _server(greeting) as port:
+        address = f"tcp://127.0.0.1:{port}"
+        result = invoke("batch", STONE_WALL, "--runs", "2", "--out", out, "--executor", "dask",
+                        "--scheduler", address, "-q", "--no-plots")  # fmt: skip
+    assert (result.exit_code, result.stdout) == (2, ""), result.output
+    assert result.stderr == (
+        f"battlesim: error: --scheduler {address}: cannot reach the Dask scheduler: {said}\n"
+    )
+    assert not (out / "study.duckdb").exists()
