@@ -113,6 +113,22 @@ class LazyGroup(click.Group):
         """The first line of the docstring, whole."""
         return Command.get_short_help_str(self, limit)  # type: ignore[arg-type]  # same fields
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """The command ``args`` name; a misspelt one is refused with the nearest name
+        (``odds musket_fire``: did you mean 'musket-fire'?), as a misspelt option is."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            if args and exc.message.startswith("No such command"):
+                from sim.text.suggest import did_you_mean  # noqa: PLC0415  # the error path
+
+                hint = did_you_mean(args[0], self.list_commands(ctx))
+                if hint:
+                    raise click.UsageError(f"{exc.message.rstrip('.')}{hint}", exc.ctx) from None
+            raise
+
 
 def stdout_gone(*, unknown: bool) -> bool:
     """Whether stdout is a pipe whose reader has gone (``poll`` says POLLERR or POLLHUP),

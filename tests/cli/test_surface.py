@@ -108,6 +108,11 @@ def test_odds_lcv_and_hcv_are_explained() -> None:
     [
         (["run"], "battlesim run: error: Missing argument 'SCENARIO'."),
         (["nosuch"], "battlesim: error: No such command 'nosuch'."),
+        (["rnu", "x.yaml"], "battlesim: error: No such command 'rnu'; did you mean 'run'?"),
+        (
+            ["odds", "musket_fire", "--value", "1800"],
+            "battlesim odds: error: No such command 'musket_fire'; did you mean 'musket-fire'?",
+        ),
         (
             ["batch", "scenarios/stone_wall.yaml", "--runs", "x"],
             "battlesim batch: error: Invalid value for '--runs' / '-n': "
