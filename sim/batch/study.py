@@ -36,7 +36,13 @@ from typing import Any, Literal
 
 from engine.safety.atomic import atomic_write_text
 from sim.batch.analysis.summary import summarize
-from sim.batch.execution.executors import POLL_SECONDS, InlineExecutor, lost, open_executor
+from sim.batch.execution.executors import (
+    POLL_SECONDS,
+    InlineExecutor,
+    lost,
+    may_be_lost,
+    open_executor,
+)
 from sim.batch.execution.rows import ChunkRows
 from sim.batch.execution.worker import Chunk, RunSpec, Shared, run_chunk, study_chunk
 from sim.batch.inputs.guard import FolderError, claim_folder
@@ -336,7 +342,7 @@ class _Runner:
         pending = self._pending()
         inflight: dict[Future[ChunkRows], Chunk] = {}
         first = True
-        polled = hasattr(executor, "_client")  # Dask: its futures never end if it is lost
+        polled = may_be_lost(executor)  # Dask: its futures never end if it is lost
         while True:
             while len(inflight) < window:
                 chunk = next(pending, None)

@@ -34,6 +34,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from sim.text.suggest import close_names, did_you_mean
+from sim.text.values import SHOWN_CHARS
 
 __all__ = [
     "cross_problems_after_repair",
@@ -50,8 +51,6 @@ Problem = tuple[Path_, str]
 
 _QUOTED = re.compile(r"'([^']*)'")
 _UNKNOWN = re.compile(r"^unknown \w+ '([^']+)'; known: (.+)$")
-_SHOWN = 60
-"""The most of an unknown name the message echoes (as the loader's wrong values)."""
 
 
 def _unwrap(t: Any) -> list[Any]:
@@ -158,9 +157,9 @@ def hint_known(message: str) -> str:
     m = _UNKNOWN.match(message)
     if m is None:
         return message
-    if len(m[1]) > _SHOWN:  # a name of any length the file gave: its start and its length
+    if len(m[1]) > SHOWN_CHARS:  # a name of any length the file gave: its start and length
         message = message.replace(
-            f"'{m[1]}'", f"'{m[1][: _SHOWN - 2]}…' ({len(m[1]):,} characters)", 1
+            f"'{m[1]}'", f"'{m[1][: SHOWN_CHARS - 2]}…' ({len(m[1]):,} characters)", 1
         )
     suggestion = did_you_mean(m[1], [c.strip() for c in m[2].split(",")])
     return message if not suggestion else f"{message.split('; known:', maxsplit=1)[0]}{suggestion}"

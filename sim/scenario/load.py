@@ -40,6 +40,7 @@ from sim.scenario.diagnose import (
     misspelt,
     one_per_field,
 )
+from sim.text.values import clipped
 
 __all__ = [
     "KINDS",
@@ -682,18 +683,6 @@ _SHAPE = {list: "a list", dict: "a mapping"}
 
 _BOUNDS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal"})
 """pydantic's error types for a number outside its bounds, which a NaN fails with."""
-
-
-SHOWN_CHARS = 60
-"""The most of a wrong value a message echoes: a 5,000-character id or a list of 20,000
-numbers is shown by its start and its length, and the message stays one readable line."""
-
-
-def clipped(text: str) -> str:
-    """``text`` as a message echoes it: whole, or its start and how long it is."""
-    if len(text) <= SHOWN_CHARS:
-        return text
-    return f"{text[: SHOWN_CHARS - 1]}… ({len(text):,} characters)"
 
 
 def _shown_value(value: Any) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["in_words", "shortened"]
+__all__ = ["SHOWN_CHARS", "clipped", "in_words", "shortened"]
 
 
 def _number(x: int | float) -> str:
@@ -62,3 +62,15 @@ def shortened(text: str, most: int = 100) -> str:
     """
     flat = " ".join(text.split())
     return flat if len(flat) <= most else flat[: most - 1] + "…"
+
+
+SHOWN_CHARS = 60
+"""The most of a wrong value a message echoes: a 5,000-character id or a list of 20,000
+numbers is shown by its start and its length, and the message stays one readable line."""
+
+
+def clipped(text: str) -> str:
+    """``text`` as a message echoes it: whole, or its start and how long it is."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[: SHOWN_CHARS - 1]}… ({len(text):,} characters)"

@@ -160,3 +160,15 @@ def test_a_union_tag_is_dropped_and_a_misspelt_field_under_it_kept() -> None:
     assert untagged(_Map, ("patches", 0, "terrain", "_Forest", "densty")) == (
         "patches", 0, "terrain", "densty",
     )  # fmt: skip
+
+
+def test_an_unknown_name_of_any_length_is_echoed_by_its_start_and_its_length() -> None:
+    """A ruleset's ``unknown weapon '…'`` of a 3,000-character name made a 3,154-character
+    line: the name is shown by its first characters and its length, the known names kept."""
+    said = hint_known("unknown weapon '" + "x" * 3000 + "'; known: carbine, smoothbore")
+    assert (
+        said == "unknown weapon '" + "x" * 58 + "…' (3,000 characters); known: carbine, smoothbore"
+    )
+    assert hint_known("unknown weapon 'muskt'; known: musket") == (
+        "unknown weapon 'muskt'; did you mean 'musket'?"
+    )

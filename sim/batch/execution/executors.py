@@ -46,6 +46,7 @@ __all__ = [
     "default_jobs",
     "forget_safe_path",
     "lost",
+    "may_be_lost",
     "mp_context",
     "open_executor",
     "preloaded",
@@ -556,6 +557,12 @@ def _client_of(distributed: Any, scheduler: str) -> Any:
             raise exc
         raise OSError(f"what answered is not a Dask scheduler ({type(exc).__name__})") from exc
     return made[0]
+
+
+def may_be_lost(executor: Executor) -> bool:
+    """Whether ``executor`` can lose what runs its work without a future saying so (a Dask
+    client: :func:`lost` is to be asked while its futures are awaited)."""
+    return hasattr(executor, "_client")  # distributed's ClientExecutor
 
 
 def lost(executor: Executor) -> str | None:
