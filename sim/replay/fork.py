@@ -96,9 +96,12 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
     try:
         type(event).model_validate(data)
     except ValidationError as exc:
+        from sim.scenario.load import error_message  # noqa: PLC0415 - yaml, with an error only
+
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
-        raise ForkError(f"--set {where}: {err['msg']}") from None
+        # the loader's words, the value as given: "7 is more than 6, the most it may be"
+        raise ForkError(f"--set {where}: {error_message(err)}") from None
     return kept
 
 

@@ -42,6 +42,29 @@ def _left(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
+@pytest.fixture
+def loose_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state field declared more loosely than the events that record it (a plugin's
+    ``morale: str``): the fork's own check of the value's type passes it, and the checks
+    after the battle are what refuse it. A musket unit's morale is declared as its events'
+    words, so ``morale=panicked`` is refused before any fighting
+    (:func:`test_a_morale_word_no_unit_has_is_refused_before_the_battle`)."""
+    from sim.replay import fork
+
+    monkeypatch.setattr(fork, "_check_declared", lambda state, path, value: None)
+
+
+def test_a_morale_word_no_unit_has_is_refused_before_the_battle(tmp_path: Path) -> None:
+    result = _fork(STONE_WALL, 14, tmp_path / "f.jsonl", "state.units.28ma.morale=panicked")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"battlesim: error: --set state.units.28ma.morale: input should be {MORALE_WORDS}, "
+        'not "panicked"\n',
+    )
+    assert _left(tmp_path) == []
+
+
+@pytest.mark.usefixtures("loose_state")
 @pytest.mark.parametrize("name", ["f.jsonl", "f.jsonl.gz"])
 def test_a_morale_word_the_events_refuse_is_refused_and_nothing_is_written(
     tmp_path: Path, name: str
@@ -56,6 +79,7 @@ def test_a_morale_word_the_events_refuse_is_refused_and_nothing_is_written(
     assert _left(tmp_path) == []  # no replay, no .partial
 
 
+@pytest.mark.usefixtures("loose_state")
 def test_with_the_line_check_on_it_is_refused_all_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

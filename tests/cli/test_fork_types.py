@@ -120,7 +120,7 @@ def test_a_count_an_event_records_cannot_be_forked_negative(
     assert (result.exit_code, result.stdout, result.stderr) == (
         2,
         "",
-        f"battlesim: error: --set {field}: Input should be greater than or equal to 0\n",
+        f"battlesim: error: --set {field}: -5 is less than 0, the least it may be\n",
     )
     assert not out.exists()
 
@@ -160,6 +160,20 @@ def test_an_event_the_changes_battle_cannot_build_is_the_changes_one_line() -> N
          "input should be 'ok', 'dead' or 'fled', not \"dancing\""),
         ("coral_sea-s1942", "state.ships.lexington.status=snuk",
          "input should be 'afloat', 'crippled' or 'sunk', not \"snuk\""),
+        ("carrier_duel-s688", "state.strikes.hor_dawn.status=flying",
+         "input should be 'planned', 'spotted', 'airborne', 'recovered', 'destroyed', "
+         "'ditched' or 'cancelled', not \"flying\""),
+        ("stone_wall-s1862", "state.units.69ny.quality=Z",
+         "input should be 'A', 'B', 'C', 'D', 'E' or 'F', not \"Z\""),
+        ("stone_wall-s1862", "state.units.69ny.morale=shaken",
+         "input should be 'good', 'spent', 'disrupted', 'routed' or 'eliminated', not "
+         "\"shaken\""),
+        ("stone_wall-s1862", "state.units.69ny.formation=square",
+         "input should be 'line' or 'column', not \"square\""),
+        ("stone_wall-s1862", "state.units.1ri.ammo=none",
+         "input should be 'full' or 'low', not \"none\""),
+        ("stone_wall-s1862", "state.units.1ri.kind=cavalry2",
+         "input should be 'infantry', 'cavalry' or 'artillery', not \"cavalry2\""),
     ],
 )  # fmt: skip
 def test_a_status_the_rules_do_not_have_is_refused(
@@ -167,7 +181,10 @@ def test_a_status_the_rules_do_not_have_is_refused(
 ) -> None:
     """`state.combatants.grub.status=dancing` took Grub out of the fight unseen (his row
     still said nothing), and verify called it lawful: a status is one of the words the
-    rules give it, and another is refused in one line, exit 2, nothing written."""
+    rules give it, and another is refused in one line, exit 2, nothing written. A musket
+    unit's quality, morale, formation, ammunition and kind, and a strike's status, were
+    any text (`quality=Z` forked, and the battle went on with a quality no table has):
+    each is now the words its scenario field takes."""
     out = tmp_path / "f.jsonl"
     parent = ROOT / "replays" / f"{replay}.jsonl"
     result = CliRunner().invoke(

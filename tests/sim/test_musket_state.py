@@ -4,7 +4,7 @@ derived from the units' hexes, out of the snapshot, and rebuilt on restore."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import pytest
 from hypothesis import given
@@ -15,7 +15,8 @@ from engine.events import Event
 from engine.projection import set_path
 from sim.contract.defaults import apply_by_state
 from sim.rulesets.musket import RULESET
-from sim.rulesets.musket.model.events import LeftField, Moved, Rested
+from sim.rulesets.musket.model.data import Ammo, Formation, Kind, Quality
+from sim.rulesets.musket.model.events import LeftField, MoraleState, Moved, Rested
 from sim.rulesets.musket.model.state import BattleState, SideState, UnitState, snapshot_json
 
 _INTS = st.integers() | st.integers(min_value=-3, max_value=3)
@@ -31,23 +32,27 @@ _ODD = (
 
 @st.composite
 def units(draw: st.DrawFn) -> UnitState:
-    """A unit with every field of its declared type."""
+    """A unit with every field of its declared type (any text, or one of its words)."""
     text = st.text()
+
+    def words(kind: Any) -> Any:
+        return st.sampled_from(get_args(kind))
+
     return UnitState(
         id=draw(text),
         side=draw(text),
         name=draw(text),
-        kind=draw(text),
-        quality=draw(text),
+        kind=draw(words(Kind)),
+        quality=draw(words(Quality)),
         weapon=draw(text),
-        formation=draw(text),
+        formation=draw(words(Formation)),
         leader=draw(st.booleans()),
-        ammo=draw(text),
+        ammo=draw(words(Ammo)),
         initial=draw(_INTS),
         strength=draw(_INTS),
         hex=draw(_HEXES),
         fatigue=draw(_INTS),
-        morale=draw(text),
+        morale=draw(words(MoraleState)),
         men_lost=draw(_INTS),
         guns_lost=draw(_INTS),
         moved_turn=draw(_INTS),

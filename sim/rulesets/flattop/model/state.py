@@ -65,6 +65,12 @@ def _add(counts: Counts, plus: dict[str, int]) -> None:
         counts[t] += n
 
 
+StrikeStatus = Literal[
+    "planned", "spotted", "airborne", "recovered", "destroyed", "ditched", "cancelled"
+]
+"""Where a strike is in its day."""
+
+
 class _OfSide(Part):
     """A ship, deck, task force or strike: its id, and the side and name the scenario gives it."""
 
@@ -124,8 +130,9 @@ class StrikeState(_OfSide):
 
     origin: str = fixed()
     target: str = fixed()
-    status: str = "planned"
-    """planned, spotted, airborne, recovered, destroyed (none came back), ditched or cancelled."""
+    status: StrikeStatus = "planned"
+    """planned, spotted, airborne, recovered, destroyed (none came back), ditched or cancelled
+    (a fork's ``--set`` of another word is refused)."""
     escort: int = 0
     attacks: list[int] = Field(default_factory=list)
     spoiled: list[int] = fixed(default_factory=list)

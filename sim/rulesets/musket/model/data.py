@@ -20,6 +20,10 @@ __all__ = [
     "QUALITY_MORALE",
     "TERRAIN",
     "WEAPONS",
+    "Ammo",
+    "Formation",
+    "Kind",
+    "Quality",
     "Terrain",
     "rules_data",
 ]
@@ -73,6 +77,13 @@ ARTILLERY_VALUE_SCALE: Final = 50
 """Artillery fire value = value per gun × guns × 50 (rules-notes §1 [fan])."""
 
 Terrain = Literal["clear", "woods", "stone_wall", "breastworks", "fence"]
+
+Kind = Literal["infantry", "cavalry", "artillery"]
+Quality = Literal["A", "B", "C", "D", "E", "F"]
+Formation = Literal["line", "column"]
+Ammo = Literal["full", "low"]
+"""A unit's kind, quality, formation and ammunition: what a scenario may give, and all a
+unit's state may hold (a fork's ``--set state.…`` is held to them too)."""
 
 # cover: modifier (percent) to fire at (and melee against) a unit in the hex,
 # rules-notes §1 [fan]; move_cost: movement points to enter [ours].

@@ -14,7 +14,7 @@ from pydantic import Field, StringConstraints
 from sim.contract.bases import Hex, Ident, Name, ScenarioBase, SideBase
 from sim.contract.bases import Model as _Model
 from sim.contract.ids import UniqueIds
-from sim.rulesets.musket.model.data import WEAPONS, Terrain
+from sim.rulesets.musket.model.data import WEAPONS, Ammo, Formation, Kind, Quality, Terrain
 from sim.rulesets.musket.model.options import MusketOptions
 from sim.text.suggest import did_you_mean
 
@@ -97,12 +97,12 @@ class UnitSpec(_Model):
 
     id: Ident
     name: Name
-    kind: Literal["infantry", "cavalry", "artillery"]
+    kind: Kind
     strength: int = Field(ge=1, le=10_000, description="Men, or guns for artillery.")
-    quality: Literal["A", "B", "C", "D", "E", "F"]
+    quality: Quality
     weapon: str = Field(description="A weapon of the ruleset (docs/rules/musket.md).")
     at: Hex
-    formation: Literal["line", "column"] = "line"
+    formation: Formation = "line"
     order: Order = Field(default_factory=Order)
     later_orders: list[LaterOrder] = Field(
         default_factory=list,
@@ -113,7 +113,7 @@ class UnitSpec(_Model):
         "first.",
     )
     leader: bool = Field(False, description="A leader is with the unit (morale +1).")
-    ammo: Literal["full", "low"] = "full"
+    ammo: Ammo = "full"
     fatigue: int = Field(0, ge=0, le=100_000)
     morale: Literal["good", "disrupted", "routed"] = Field(
         "good", description="Morale state at the start (campaigns carry it between battles)."

@@ -28,12 +28,14 @@ from engine.canonical import canonical_json, members_json
 from sim.contract import applies
 from sim.contract.ending import EndingState
 from sim.contract.parts import ById, fixed, row, trusted_part
+from sim.rulesets.musket.model.data import Ammo, Formation, Kind, Quality
 from sim.rulesets.musket.model.events import (
     BattleEnded,
     Casualties,
     Fired,
     LeftField,
     Meleed,
+    MoraleState,
     MoraleTested,
     Moved,
     Rallied,
@@ -64,17 +66,17 @@ class UnitState:
     id: str
     side: str
     name: str
-    kind: str
-    quality: str
+    kind: Kind
+    quality: Quality
     weapon: str
-    formation: str
+    formation: Formation
     leader: bool
-    ammo: str
+    ammo: Ammo
     initial: int
     strength: int
     hex: Hex | None
     fatigue: int = 0
-    morale: str = "good"
+    morale: MoraleState = "good"
     men_lost: int = 0
     guns_lost: int = 0
     moved_turn: int = 0
