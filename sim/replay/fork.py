@@ -189,11 +189,16 @@ def _check_declared(state: Any, path: str, value: Any) -> None:
     try:  # the value as set_path stored it (a list given for a tuple is kept as a tuple)
         TypeAdapter(info.annotation).validate_python(get_path(state, path), strict=True)
     except ValidationError as exc:
+        err = exc.errors()[0]
+        if get_origin(info.annotation) is Literal:  # the words an event field's are said in
+            from sim.scenario.load import error_message  # noqa: PLC0415 - yaml, on error only
+
+            raise ForkError(f"--set state.{path}: {error_message(err)}") from None
         want = getattr(info.annotation, "__name__", None) or str(info.annotation)
-        msg = exc.errors()[0]["msg"]
-        kind = "" if get_origin(info.annotation) is Literal else f" (the field is {want})"
+        msg = err["msg"]
         raise ForkError(
-            f"--set state.{path}: {msg[:1].lower()}{msg[1:]}{kind}, not {json.dumps(value)}"
+            f"--set state.{path}: {msg[:1].lower()}{msg[1:]} (the field is {want}), "
+            f"not {json.dumps(value)}"
         ) from None
 
 

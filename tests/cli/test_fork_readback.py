@@ -58,8 +58,8 @@ def test_a_morale_word_no_unit_has_is_refused_before_the_battle(tmp_path: Path) 
     result = _fork(STONE_WALL, 14, tmp_path / "f.jsonl", "state.units.28ma.morale=panicked")
     assert (result.exit_code, result.output) == (
         2,
-        f"battlesim: error: --set state.units.28ma.morale: input should be {MORALE_WORDS}, "
-        'not "panicked"\n',
+        f"battlesim: error: --set state.units.28ma.morale: 'panicked' is not one of "
+        f"{MORALE_WORDS}\n",
     )
     assert _left(tmp_path) == []
 

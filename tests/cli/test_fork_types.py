@@ -157,23 +157,22 @@ def test_an_event_the_changes_battle_cannot_build_is_the_changes_one_line() -> N
     ("replay", "field", "said"),
     [
         ("tavern_brawl-s377", "state.combatants.grub.status=dancing",
-         "input should be 'ok', 'dead' or 'fled', not \"dancing\""),
+         "'dancing' is not one of 'ok', 'dead' or 'fled'"),
         ("coral_sea-s1942", "state.ships.lexington.status=snuk",
-         "input should be 'afloat', 'crippled' or 'sunk', not \"snuk\""),
+         "'snuk' is not one of 'afloat', 'crippled' or 'sunk'"),
         ("carrier_duel-s688", "state.strikes.hor_dawn.status=flying",
-         "input should be 'planned', 'spotted', 'airborne', 'recovered', 'destroyed', "
-         "'ditched' or 'cancelled', not \"flying\""),
+         "'flying' is not one of 'planned', 'spotted', 'airborne', 'recovered', "
+         "'destroyed', 'ditched' or 'cancelled'"),
         ("stone_wall-s1862", "state.units.69ny.quality=Z",
-         "input should be 'A', 'B', 'C', 'D', 'E' or 'F', not \"Z\""),
+         "'Z' is not one of 'A', 'B', 'C', 'D', 'E' or 'F'"),
         ("stone_wall-s1862", "state.units.69ny.morale=shaken",
-         "input should be 'good', 'spent', 'disrupted', 'routed' or 'eliminated', not "
-         "\"shaken\""),
+         "'shaken' is not one of 'good', 'spent', 'disrupted', 'routed' or 'eliminated'"),
         ("stone_wall-s1862", "state.units.69ny.formation=square",
-         "input should be 'line' or 'column', not \"square\""),
+         "'square' is not one of 'line' or 'column'"),
         ("stone_wall-s1862", "state.units.1ri.ammo=none",
-         "input should be 'full' or 'low', not \"none\""),
+         "'none' is not one of 'full' or 'low'"),
         ("stone_wall-s1862", "state.units.1ri.kind=cavalry2",
-         "input should be 'infantry', 'cavalry' or 'artillery', not \"cavalry2\""),
+         "'cavalry2' is not one of 'infantry', 'cavalry' or 'artillery'"),
     ],
 )  # fmt: skip
 def test_a_status_the_rules_do_not_have_is_refused(
