@@ -34,7 +34,7 @@ from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path
 from sim.batch.inputs.files import located, read_located
 from sim.batch.inputs.sources import Lines, named_target, output_folder
 from sim.batch.inputs.target import Target
-from sim.batch.planning.factors import DesignError, Factor, repeated, unsweepable
+from sim.batch.planning.factors import DesignError, Factor, repeated, unsweepable, value_key
 from sim.batch.planning.plan import DEFAULT_CHUNK
 from sim.batch.planning.spec import RunsFile
 from sim.calibrate.measures import Estimate, Measure, MeasureError, parse_measure
@@ -403,7 +403,7 @@ def _start_problems(
                     "(one choice each)",
                 )
             )
-        elif value not in f.values:
+        elif value_key(value) not in (keys := [value_key(v) for v in f.values]):
             problems.append(
                 located(
                     file,
@@ -413,6 +413,8 @@ def _start_problems(
                     f"the search starts from {whose} own values",
                 )
             )
+        else:  # as the file spells it (25, not 25.0): a point the grid or sampler proposes
+            value = f.values[keys.index(value_key(value))]
     elif value is None:  # a field left unset, whose value the rules give (a class's value)
         problems.append(
             located(

@@ -16,12 +16,13 @@ import yaml
 from sim.batch.execution.worker import fight, prepare
 from sim.batch.inputs.seeds import derived_seed, run_seed
 from sim.batch.inputs.target import load_target
+from sim.batch.planning.factors import Factor
 from sim.calibrate import load_calibration
 from sim.calibrate import search as search_module
 from sim.calibrate.measures import Estimate, estimate
 from sim.calibrate.report import status
 from sim.calibrate.search import grid_points
-from sim.calibrate.spec import Goal
+from sim.calibrate.spec import Goal, _start_problems
 from sim.history.fit import load_cases
 from tests.batch.helpers import SCENARIOS, invoke
 from tests.calibrate.test_calibrate import small
@@ -217,6 +218,31 @@ def test_leave_one_out_fits_without_each_case(tmp_path: Path) -> None:
     assert text.exit_code == 0, text.output
     assert "Leave one out: the fitted values with each case left out" in text.stdout
     assert any(line.split()[:1] == ["a_case"] for line in text.stdout.splitlines())
+
+
+def test_a_start_spelt_otherwise_than_the_values_is_not_fought_twice(tmp_path: Path) -> None:
+    """The cases' fire_hcv is 25.0 and the file's values 20 and 25: 3 and 3.0 are one value,
+    so the grid is 2 points and 2 trials, the start as the file spells it (the start, 25.0,
+    and the value 25 were two points: 3 trials of a 2-point grid, the start fought twice)."""
+    _suite(tmp_path / "suite")
+    path = _fit(tmp_path, factors=[{"path": "options.fire_hcv", "values": [20, 25]}])
+    spec = load_calibration(path, load_cases)
+    assert grid_points(spec) == [{"options.fire_hcv": 25}, {"options.fire_hcv": 20}]
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "-q", "--json",
+                    "--refight", "0")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["trials"] == 2
+    lines = (tmp_path / "o" / "trials.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(x)["params"]["options.fire_hcv"] for x in lines] == [25, 20]
+
+
+def test_a_start_of_true_is_not_the_value_1(tmp_path: Path) -> None:
+    """``true`` is not ``1`` (docs/calibrate.md): a start of true is not among [1, 0]."""
+    problems = _start_problems(0, Factor(path="options.x", values=[1, 0]), True, "f.yaml", {})[1]
+    assert [p.message for p in problems] == [
+        "the scenario's value True is not among the values: the search starts from the "
+        "scenario's own values"
+    ]
 
 
 def test_a_leave_one_out_folder_that_is_a_link_is_refused_and_nothing_is_written_through_it(
