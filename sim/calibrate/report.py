@@ -193,6 +193,22 @@ def _cells(trials: list[tuple[str, Trial]], i: int) -> list[str]:
     return cells
 
 
+def _method(e: Estimate) -> str:
+    return f"{e.method}, n={e.n}"
+
+
+def _other_methods(shown: list[tuple[str, Trial]], best: Trial, i: int) -> str:
+    """The method and runs of each interval shown beside the best's that has other ones
+    (a loss's interval cut at 0 at the start or on fresh seeds, not at the best): every
+    interval printed is named by the method that made it."""
+    named = _method(best.estimates[i])
+    return "".join(
+        f"; {label}: {_method(t.estimates[i])}"
+        for label, t in shown
+        if t is not best and t.estimates and _method(t.estimates[i]) != named
+    )
+
+
 def _obj(t: Trial) -> str:
     return "failed" if t.objective is None else f"{t.objective:.4f}"
 
@@ -250,7 +266,7 @@ def format_result(
         lines.append(
             f"  {measure.name:<{mwidth}}  history {_goal_text(goal):<11}  "
             f"{'  '.join(cells)}  {verdict} (weight {goal.weight:g}; "
-            f"{best.estimates[i].method}, n={best.estimates[i].n})"
+            f"{_method(best.estimates[i])}{_other_methods(shown, best, i)})"
         )
     if checks:
         lines.append(

@@ -20,7 +20,7 @@ from sim.batch.planning.factors import Factor
 from sim.calibrate import load_calibration
 from sim.calibrate import search as search_module
 from sim.calibrate.measures import Estimate, estimate
-from sim.calibrate.report import status
+from sim.calibrate.report import format_result, status
 from sim.calibrate.search import grid_points
 from sim.calibrate.spec import Goal, _start_problems
 from sim.history.fit import load_cases
@@ -83,6 +83,26 @@ def test_a_target_is_met_only_when_its_interval_is_in_range(
     assert status(goal, Estimate(0.92, low, high, 100, "Wilson 95 %")) == word
     assert status(Goal(measure="turns", value=3), Estimate(3, 3, 3, 5, "t")) == "met"
     assert status(Goal(measure="turns", value=3), Estimate(3, 2.5, 3.5, 5, "t")) == "unsure"
+
+
+def test_each_interval_printed_is_named_by_its_own_method(tmp_path: Path) -> None:
+    """A loss's interval is cut at 0 on fresh seeds and not at the best (or the other way):
+    the text named only the best's method for the three intervals on the line."""
+    target = {"measure": "losses.allied.air_factors", "range": [0, 0.3]}
+    spec = load_calibration(small(tmp_path, targets=[target]))
+    params = dict(spec.start)
+    plain = Estimate(0.0, 0.0, 0.0, 3, "Student t 95 %")
+    cut = Estimate(1.0, 0.0, 3.484, 3, "Student t 95 %, cut at 0")
+    best = search_module.Trial(0, params, 0.0, (plain,), 3, 0)
+    fresh = search_module.Trial(0, params, 0.49, (cut,), 3, 0)
+    lines = format_result(spec, search_module.Search([best]), tmp_path, [(best, fresh)])
+    (line,) = [x for x in lines if x.startswith("  losses.allied.air_factors")]
+    assert line.endswith(
+        "met, fresh unsure (weight 1; Student t 95 %, n=3; fresh: Student t 95 %, cut at 0, n=3)"
+    )
+    lines = format_result(spec, search_module.Search([best]), tmp_path, [(best, best)])
+    (line,) = [x for x in lines if x.startswith("  losses.allied.air_factors")]
+    assert line.endswith("met, fresh met (weight 1; Student t 95 %, n=3)")  # one method: once
 
 
 def _assert_sunk_on_fresh_seeds(fresh_trial: dict[str, Any], runs: int) -> None:
