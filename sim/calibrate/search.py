@@ -419,6 +419,8 @@ def _stored(out: Path, spec: CalibrationSpec, resume: bool, ours: bool = False) 
     for i, line in enumerate(text.splitlines(), 1):
         try:
             trial = Trial.from_json(json.loads(line))
+            if trial.number != i - 1:  # its number is what the report and re-fights name
+                raise ValueError(f"trial {trial.number} where trial {i - 1} was stored")
             _consistent(spec, trial)
         except (ValueError, KeyError, TypeError, RecursionError) as exc:
             raise CalibrationError(f"{path}:{i}: not a trial record ({exc})") from None

@@ -506,6 +506,8 @@ def test_a_fifo_in_place_of_a_calibrations_file_is_refused_not_waited_on(
         (lambda t: {**t, "objective": -1.0}, "its objective -1.0 is not what its estimates give"),
         (lambda t: {**t, "estimates": [{**e, "n": 5000} for e in t["estimates"]]},
          "estimates over more runs than the trial's 2"),
+        # printed as "Best: trial 9" and re-fought as trial 9, beside "trial 0: …" of itself
+        (lambda t: {**t, "trial": 9}, "trial 9 where trial 0 was stored"),
     ],
 )  # fmt: skip
 def test_a_stored_trial_whose_figures_do_not_agree_is_refused_on_resume(
