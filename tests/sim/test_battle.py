@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.comparison.jsondiff import diff
 from engine.log import MemorySink
 from engine.projection import Projection
 from engine.recorder import Recorder
@@ -63,20 +64,67 @@ def test_golden_replays_resimulate_byte_for_byte(scenario: str) -> None:
 
 
 def _golden_hint(scenario: str, path: Path, made: list[str], recorded: list[str]) -> str:
-    """Where today's lines leave the golden's, and how to see why (the failure's message)."""
+    """Where today's lines leave the golden's, what differs there, and how to see why (the
+    failure's message)."""
     at = next(
         (i for i, (a, b) in enumerate(zip(made, recorded, strict=False)) if a != b),
         min(len(made), len(recorded)),
     )
-    where = "its header" if at == 0 else f"line {at + 1} (seq {at - 1})"
     rel = path.relative_to(ROOT)
     return (
-        f"{rel}: today's code writes another {where} ({len(made)} lines against "
-        f"{len(recorded)}). See which field and which draws: battlesim run scenarios/{scenario} "
-        f"--seed {GOLDEN[scenario]} -o /tmp/new.jsonl, then battlesim diff {rel} /tmp/new.jsonl "
-        "(an extra or missing draw shows as the streams' counts). A rule changed on purpose: "
-        "make golden, and review the replays' diff."
+        f"{rel}: today's code writes {_line_apart(made, recorded, at)} ({len(made)} lines "
+        f"against {len(recorded)}). See which event and which draws: battlesim run "
+        f"scenarios/{scenario} --seed {GOLDEN[scenario]} -o /tmp/new.jsonl, then battlesim diff "
+        f"{rel} /tmp/new.jsonl (an extra or missing draw shows as the streams' counts; diff "
+        "compares the battles, so a changed header or event shape alone is 'identical' there). "
+        "A rule changed on purpose: make golden, and review the replays' diff."
     )
+
+
+def _line_apart(made: list[str], recorded: list[str], at: int) -> str:
+    """The golden's line ``at`` named, and the fields today's line changes there (their paths,
+    the chain link ``h`` left out: it differs wherever the line does)."""
+    if at >= len(made) or at >= len(recorded):
+        return f"{'fewer' if at >= len(made) else 'more'} lines: the golden's line {at + 1} on"
+    old, new = json.loads(recorded[at]), json.loads(made[at])
+    name = (
+        "its header"
+        if at == 0
+        else f"its footer (line {at + 1})"
+        if "footer" in old
+        else f"its line {at + 1} (seq {old.get('seq', at - 1)})"
+    )
+    paths = [c.path for c in diff(old, new) if c.path != "h"]
+    shown = ", ".join(paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
+    return f"{name} otherwise, in {shown}"
+
+
+def test_the_golden_failure_names_the_line_and_the_fields_apart() -> None:
+    """A changed header, event shape or footer is named with the fields that differ: diff,
+    which the message points to, compares battles and calls those identical."""
+    path = golden_path("stone_wall.yaml", GOLDEN["stone_wall.yaml"])
+    recorded = path.read_text(encoding="utf-8").split("\n")[:-1]
+
+    def edited(at: int, **fields: Any) -> list[str]:
+        made = list(recorded)
+        made[at] = json.dumps({**json.loads(made[at]), **fields, "h": "0" * 32})
+        return made
+
+    def first(made: list[str]) -> str:
+        hint = _golden_hint("stone_wall.yaml", path, made, recorded)
+        return hint.split(f" ({len(made)} lines against {len(recorded)}). See ")[0]
+
+    golden = "replays/stone_wall-s1862.jsonl: today's code writes its"
+    header = first(edited(0, rules_digest="sha256:0"))
+    assert header == f"{golden} header otherwise, in rules_digest"
+    fired = next(i for i, x in enumerate(recorded) if '"musket.fired"' in x)
+    raised = json.loads(recorded[fired])["schema_version"] + 1
+    assert first(edited(fired, schema_version=raised, point_blank=False)) == (
+        f"{golden} line {fired + 1} (seq {fired - 1}) otherwise, in schema_version, point_blank"
+    )
+    end = len(recorded)
+    footer = first(edited(end - 1, final_turn=-1))
+    assert footer == f"{golden} footer (line {end}) otherwise, in final_turn"
 
 
 @pytest.mark.parametrize("scenario", sorted(GOLDEN))
