@@ -46,6 +46,36 @@ def _draws(value: Any, out: dict[str, int], wanted: Collection[str] | None) -> N
             _draws(v, out, wanted)
 
 
+def _indices(value: Any, out: dict[str, list[int]]) -> None:
+    """The index of every :class:`Draw` record in an event's fields, by stream, however nested."""
+    if isinstance(value, Draw):
+        out.setdefault(value.stream, []).append(value.i)
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            _indices(getattr(value, name), out)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _indices(v, out)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _indices(v, out)
+
+
+def _unrecorded(event: Event | None, before: dict[str, int]) -> dict[str, list[int]]:
+    """The draws of each stream the event skips (stream → indices, streams with none left out):
+    each index from the stream's count before it up to its last it does not record. Every
+    draw is recorded once, in order (``check-ruleset``'s ``draws-are-the-streams``), so each is
+    a draw taken and not logged, in this event or an earlier one."""
+    found: dict[str, list[int]] = {}
+    if event is not None:
+        _indices(event, found)
+    gaps = {
+        stream: sorted(set(range(before.get(stream, 0), max(taken) + 1)) - set(taken))
+        for stream, taken in sorted(found.items())
+    }
+    return {stream: skipped for stream, skipped in gaps.items() if skipped}
+
+
 def draw_counts(
     events: Iterator[Event] | list[Event], streams: Collection[str] | None = None
 ) -> dict[str, int]:
@@ -156,6 +186,8 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         "draw_counts_all": detail,
         "draws_in_a": draws_a,
         "draws_in_b": draws_b,
+        "unrecorded_in_a": _unrecorded(x, counts),
+        "unrecorded_in_b": _unrecorded(y, counts),
         "first_turn_apart": _first_apart(digests_a, digests_b),
         "events": {"a": i + rest_a, "b": i + rest_b},
         **_outcomes(a, b),
@@ -393,9 +425,21 @@ def _render_same(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
             out += [_event_line(e, turn) for e in d[f"context_after_{side}"]]
     out += _draws_section(d, verbose)
     for side in ("a", "b"):
-        taken = ", ".join(f"{k} x{v}" for k, v in d[f"draws_in_{side}"].items()) or "none"
-        out.append(f"draws in {side}'s event: {taken}")
+        skipped = d.get(f"unrecorded_in_{side}", {})
+        taken = ", ".join(
+            f"{k} x{v}{_skipped(skipped.get(k))}" for k, v in d[f"draws_in_{side}"].items()
+        )
+        out.append(f"draws in {side}'s event: {taken or 'none'}")
     return out + _ending(d)
+
+
+def _skipped(indices: list[int] | None) -> str:
+    """`` (index 0 drawn, not recorded)`` after a stream's count, when the event skips some."""
+    if not indices:
+        return ""
+    which = "index" if len(indices) == 1 else "indices"
+    which += " " + ", ".join(map(str, indices))
+    return f" ({which} drawn, not recorded)"
 
 
 def _ending(d: dict[str, Any]) -> list[str]:

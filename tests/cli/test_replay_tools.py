@@ -134,6 +134,36 @@ def test_a_changed_outcome_shows_both_headlines(forked: Path) -> None:
     assert render(d)[-2] == f"outcome changed: {ha} -> Union wins after 9 turns"
 
 
+def test_diff_names_a_draw_taken_and_not_recorded(tmp_path: Path) -> None:
+    """A stray draw before a volley's first: b's volley records its stream from index 1, so
+    both counts are the same (the highest index plus one) and only the draws' indices told;
+    b's count names the index drawn and not recorded, and --json lists it by stream."""
+    from tests.forge import forge
+
+    volley = next(e for e in EVENTS if e.type == "musket.fired")
+    first = volley.model_dump(mode="json")["result"]["draws"][0]
+    stream, n = first[0], len(volley.result.draws)
+    stray = json.dumps(first, separators=(",", ":")) + ","
+    at = volley.seq + 1  # the line bodies: the header first
+
+    def skip_first_draw(texts: list[str]) -> list[str]:
+        assert stray in texts[at]
+        return [*texts[:at], texts[at].replace(stray, ""), *texts[at + 1 :]]
+
+    b = forge(tmp_path, skip_first_draw, GOLDEN)
+    lines = _invoke("diff", str(GOLDEN), str(b)).stdout.splitlines()
+    assert lines[lines.index(f"  {stream}: 0") + 1 :][:2] == [
+        f"draws in a's event: {stream} x{n}",
+        f"draws in b's event: {stream} x{n} (index 0 drawn, not recorded)",
+    ]
+    data = json.loads(_invoke("diff", str(GOLDEN), str(b), "--json").stdout)
+    assert (data["seq"], data["unrecorded_in_a"], data["unrecorded_in_b"]) == (
+        volley.seq,
+        {},
+        {stream: [0]},
+    )
+
+
 def test_diff_verbose_lists_every_stream_drawn_before(forked: Path) -> None:
     """--verbose lists the draw count of every stream drawn before the divergence, as --json."""
     text = _invoke("diff", str(GOLDEN), str(forked), "--verbose").stdout.splitlines()
