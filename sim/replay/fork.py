@@ -23,6 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 from engine.events import Event, Snapshot, TurnEnded, whole_dump
 from engine.log import FileSink, Footer, Fork, Header
 from engine.projection import PathError, get_path, set_path
+from engine.recorder import SNAPSHOT_EVERY
 from engine.replayfile.checks import ReplayError
 from engine.replayfile.formats import WRITTEN, resimulation_format
 from sim.contract import headline
@@ -447,6 +448,25 @@ def _refuse_state_at_a_turns_end(loaded: ReplayLike, at_seq: int) -> None:
     )
 
 
+def _refuse_past_a_snapshot_it_lacks(loaded: ReplayLike, at_seq: int) -> None:
+    """A replay of a format before snapshots (format 1) forks only before the first one
+    today's re-simulation writes (after the turn-:data:`SNAPSHOT_EVERY` end): from there on
+    it numbers every event one higher, so the fork would change another event."""
+    version = loaded.header.format_version
+    if version >= Snapshot.since_format:
+        return
+    for event in loaded.iter_events():
+        if event.seq >= at_seq:
+            return
+        if isinstance(event, TurnEnded) and event.turn % SNAPSHOT_EVERY == 0:
+            raise ForkError(
+                f"--at {at_seq}: a format-{version} replay, written before snapshots, forks "
+                f"only before seq {event.seq + 1}, where today's re-simulation writes the "
+                f"{loaded.ruleset.turn_name}-{event.turn} snapshot it lacks and numbers every "
+                "later event one higher"
+            )
+
+
 def _not_built(
     exc: Exception, past: bool, at_seq: int, assignments: list[tuple[str, Any]]
 ) -> ForkError:
@@ -504,6 +524,7 @@ def fork_battle(
             f"{version!r}, which this battlesim cannot fight again (its rules are version "
             f"{loaded.ruleset.version!r}): a fork of it would be another battle's"
         )
+    _refuse_past_a_snapshot_it_lacks(loaded, at_seq)
     event_fields = {f: v for f, v in assignments if not f.startswith("state.")}
     state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
     if state_fields:

@@ -454,13 +454,20 @@ def test_old_format_replay_loads_shows_and_verifies() -> None:
 def test_a_format_1_replay_forks_only_before_its_first_snapshot(tmp_path: Path) -> None:
     """Seq 107 is a fire in the format-1 file and the turn-10 snapshot in today's
     re-simulation: a state fork there is refused (its override went in at 108, before that
-    fire, and the fork was written); seq 50, before the snapshot, forks."""
+    fire, and the fork was written), and so is a change of that fire or a later event, in
+    words that say why (they asked whether the file was intact, or said the rules had
+    changed, of a file that verifies); seq 50, before the snapshot, forks."""
     out = tmp_path / "f.jsonl"
-    result = _invoke("fork", str(FORMAT1), "--at", "107", "--set", "state.units.1ri.strength=1",
-                     "-o", str(out))  # fmt: skip
-    assert result.exit_code == 2
-    assert "event 107 (engine.snapshot) differs in: type" in result.stderr
-    assert not out.exists()
+    why = (
+        "a format-1 replay, written before snapshots, forks only before seq 107, where "
+        "today's re-simulation writes the turn-10 snapshot it lacks and numbers every later "
+        "event one higher"
+    )
+    for at, change in (("107", "state.units.1ri.strength=1"), ("107", "result.casualties=0"),
+                       ("108", "passed=false")):  # fmt: skip
+        result = _invoke("fork", str(FORMAT1), "--at", at, "--set", change, "-o", str(out))
+        assert (result.exit_code, result.stderr) == (2, f"battlesim: error: --at {at}: {why}\n")
+        assert not out.exists()
     result = _invoke("fork", str(FORMAT1), "--at", "50", "--set", "state.units.1ri.strength=1",
                      "-o", str(out))  # fmt: skip
     assert result.exit_code == 0, result.output
