@@ -9,6 +9,7 @@ compared by their inputs (scenario diff by field path) and their outcomes.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Collection, Iterator
 from typing import Any
@@ -129,11 +130,30 @@ def _rest(
     return after, digests, count
 
 
+def _events(r: ReplayLike, since: int) -> Iterator[Event]:
+    """``r``'s events as a file of format ``since`` holds them: without the types that format
+    did not have (format 1: ``engine.snapshot``), ``seq`` and ``cause`` renumbered to match
+    (a cause naming an event left out is -1), as ``verify`` compares an older format's."""
+    left_out: list[int] = []
+    for event in r.iter_events():
+        if type(event).since_format > since:
+            left_out.append(event.seq)
+        elif not left_out:
+            yield event
+        else:
+            cause = event.cause
+            if cause is not None:
+                i = bisect_left(left_out, cause)
+                cause = -1 if i < len(left_out) and left_out[i] == cause else cause - i
+            yield event.model_copy(update={"seq": event.seq - len(left_out), "cause": cause})
+
+
 def _divergence(
-    a: ReplayLike, b: ReplayLike, context: int
+    a: ReplayLike, b: ReplayLike, context: int, since: int
 ) -> tuple[int, Event | None, Event | None, list[Event], Iterator[Event], Iterator[Event]]:
-    """Walk both logs in step to the first event that differs (one event of each in memory)."""
-    ia, ib = a.iter_events(), b.iter_events()
+    """Walk both logs in step to the first event that differs (one event of each in memory),
+    each as a file of format ``since`` holds it (:func:`_events`)."""
+    ia, ib = _events(a, since), _events(b, since)
     before: deque[Event] = deque(maxlen=context or 1)
     i = 0
     while True:
@@ -145,7 +165,8 @@ def _divergence(
 
 
 def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> dict[str, Any]:
-    i, x, y, before, ia, ib = _divergence(a, b, context)
+    since = min(a.header.format_version, b.header.format_version)  # the older file's events
+    i, x, y, before, ia, ib = _divergence(a, b, context, since)
     if x is None and y is None:
         return {"mode": "same", "identical": True, "events": i}
     after_a, digests_a, rest_a = _rest(ia, x, context)
@@ -164,7 +185,7 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
     draws_a = draw_counts([x] if x is not None else [])
     draws_b = draw_counts([y] if y is not None else [])
     streams = None if detail else sorted(set(draws_a) | set(draws_b))
-    earlier = (e for e in a.iter_events() if e.seq < i)
+    earlier = (e for e in _events(a, since) if e.seq < i)
     counts = draw_counts(_until(earlier, i), streams)
     if detail:  # every stream drawn before, and those the divergent events draw from (0 too)
         counts = dict(sorted({**dict.fromkeys([*draws_a, *draws_b], 0), **counts}.items()))

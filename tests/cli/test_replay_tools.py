@@ -473,6 +473,30 @@ def test_a_format_1_replay_forks_only_before_its_first_snapshot(tmp_path: Path) 
     assert result.exit_code == 0, result.output
 
 
+def test_diff_of_a_format_1_replay_leaves_the_later_formats_snapshots_out(tmp_path: Path) -> None:
+    """Format 1 has no turn-10 snapshot: against the same battle in format 4, diff named it
+    the first divergent event (seq 107, ``changed  type: musket.fired -> engine.snapshot``,
+    exit 1). It leaves the later format's snapshots out and numbers its events as format 1
+    does, as verify compares them: the same battle is identical, and a fork of the format-4
+    file past its snapshot parts where format 1 numbers the changed check."""
+    format4 = FORMAT1.with_name("stone_wall-s1862.format4.jsonl")
+    for a, b in ((FORMAT1, format4), (format4, FORMAT1)):
+        result = _invoke("diff", str(a), str(b))
+        assert (result.exit_code, result.stdout) == (0, f"identical: {a} and {b}\n")
+    check = api.load_replay(FORMAT1).events[108]
+    assert (check.type, check.unit, check.passed) == ("musket.morale_tested", "24ga", True)
+    forked = tmp_path / "routed.jsonl"
+    result = _invoke("fork", str(format4), "--at", "109", "--set", "passed=false",
+                     "--set", "after=routed", "-o", str(forked))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(_invoke("diff", str(FORMAT1), str(forked), "--json").stdout)
+    assert (data["seq"], data["event_b"]["seq"], [c["path"] for c in data["changes"]]) == (
+        108,
+        108,
+        ["passed", "after"],
+    )
+
+
 def test_newer_event_schema_is_a_clear_error(tmp_path: Path) -> None:
     """An event from a newer schema version is refused with the versions, not a traceback,
     exit 2 from every tool: a newer battlesim's replay, as a newer format's is."""
