@@ -274,7 +274,7 @@ def check_event_line(
         older = (
             f" (a line of {data['type']} before it changed shape reads where its class's "
             "older_rules names the rules version it was fought under)"
-            if type(stored) is int and 1 <= stored < current and format_version in WRITTEN
+            if type(stored) is int and 1 <= stored < current and format_version > 1
             else ""
         )
         raise ShapeError(

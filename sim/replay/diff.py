@@ -148,6 +148,23 @@ def _events(r: ReplayLike, since: int) -> Iterator[Event]:
             yield event.model_copy(update={"seq": event.seq - len(left_out), "cause": cause})
 
 
+def _own_seqs(r: ReplayLike, since: int, i: int) -> tuple[int, int]:
+    """``r``'s own seq of the ``i``-th event as a file of format ``since`` holds it (its
+    count of events when ``i`` is past the end), and its count: what :func:`_events`
+    renumbered, numbered again as ``r`` numbers it."""
+    if r.header.format_version <= since:
+        return i, -1  # nothing left out: the caller's count stands
+    own, kept, count = None, 0, 0
+    for event in r.iter_events():
+        count += 1
+        if type(event).since_format > since:
+            continue
+        if kept == i and own is None:
+            own = event.seq
+        kept += 1
+    return (count if own is None else own), count
+
+
 def _divergence(
     a: ReplayLike, b: ReplayLike, context: int, since: int
 ) -> tuple[int, Event | None, Event | None, list[Event], Iterator[Event], Iterator[Event]]:
@@ -189,10 +206,14 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
     counts = draw_counts(_until(earlier, i), streams)
     if detail:  # every stream drawn before, and those the divergent events draw from (0 too)
         counts = dict(sorted({**dict.fromkeys([*draws_a, *draws_b], 0), **counts}.items()))
+    seq_a, count_a = _own_seqs(a, since, i)  # a later format's own numbering (its snapshots)
+    seq_b, count_b = _own_seqs(b, since, i)
     return {
         "mode": "same",
         "identical": False,
         "seq": i,
+        "seq_in_a": seq_a,
+        "seq_in_b": seq_b,
         "turn": first.turn,
         "phase": getattr(first, "phase", None),
         "unit": getattr(first, "unit", None),
@@ -210,7 +231,10 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         "unrecorded_in_a": _unrecorded(x, counts),
         "unrecorded_in_b": _unrecorded(y, counts),
         "first_turn_apart": _first_apart(digests_a, digests_b),
-        "events": {"a": i + rest_a, "b": i + rest_b},
+        "events": {
+            "a": i + rest_a if count_a < 0 else count_a,
+            "b": i + rest_b if count_b < 0 else count_b,
+        },
         **_outcomes(a, b),
     }
 

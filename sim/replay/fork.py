@@ -436,8 +436,10 @@ def _refuse_state_at_a_turns_end(loaded: ReplayLike, at_seq: int) -> None:
     at_event = loaded.event(at_seq)
     if not isinstance(at_event, TurnEnded | Snapshot):
         return
+    last = _last_forkable(loaded)
+    end = loaded.count if last is None else last + 1  # a format-1 replay's later ones refused
     near = [_battle_event(loaded, range(at_seq - 1, -1, -1))]
-    near.append(_battle_event(loaded, range(at_seq + 1, loaded.count)))
+    near.append(_battle_event(loaded, range(at_seq + 1, end)))
     seqs = " or ".join(str(n) for n in near if n is not None) or "none: the battle has none"
     turn = loaded.ruleset.turn_name  # becmi's round
     raise ForkError(
@@ -448,23 +450,35 @@ def _refuse_state_at_a_turns_end(loaded: ReplayLike, at_seq: int) -> None:
     )
 
 
+def _last_forkable(loaded: ReplayLike) -> int | None:
+    """The last seq a replay of a format before snapshots (format 1) forks at: the end of
+    turn :data:`SNAPSHOT_EVERY`, after which today's re-simulation writes the first snapshot
+    it lacks and numbers every later event one higher; None for a later format, or a
+    format-1 battle that ends sooner."""
+    if loaded.header.format_version >= Snapshot.since_format:
+        return None
+    return next(
+        (
+            event.seq
+            for event in loaded.iter_events()
+            if isinstance(event, TurnEnded) and event.turn % SNAPSHOT_EVERY == 0
+        ),
+        None,
+    )
+
+
 def _refuse_past_a_snapshot_it_lacks(loaded: ReplayLike, at_seq: int) -> None:
-    """A replay of a format before snapshots (format 1) forks only before the first one
-    today's re-simulation writes (after the turn-:data:`SNAPSHOT_EVERY` end): from there on
-    it numbers every event one higher, so the fork would change another event."""
-    version = loaded.header.format_version
-    if version >= Snapshot.since_format:
-        return
-    for event in loaded.iter_events():
-        if event.seq >= at_seq:
-            return
-        if isinstance(event, TurnEnded) and event.turn % SNAPSHOT_EVERY == 0:
-            raise ForkError(
-                f"--at {at_seq}: a format-{version} replay, written before snapshots, forks "
-                f"only before seq {event.seq + 1}, where today's re-simulation writes the "
-                f"{loaded.ruleset.turn_name}-{event.turn} snapshot it lacks and numbers every "
-                "later event one higher"
-            )
+    """A replay of a format before snapshots (format 1) forks only up to
+    :func:`_last_forkable`: past it, the fork would change another event."""
+    last = _last_forkable(loaded)
+    if last is not None and at_seq > last:
+        turn = loaded.event(last).turn
+        raise ForkError(
+            f"--at {at_seq}: a format-{loaded.header.format_version} replay, written before "
+            f"snapshots, forks only before seq {last + 1}, where today's re-simulation writes "
+            f"the {loaded.ruleset.turn_name}-{turn} snapshot it lacks and numbers every later "
+            "event one higher"
+        )
 
 
 def _not_built(

@@ -456,7 +456,8 @@ def test_a_format_1_replay_forks_only_before_its_first_snapshot(tmp_path: Path) 
     re-simulation: a state fork there is refused (its override went in at 108, before that
     fire, and the fork was written), and so is a change of that fire or a later event, in
     words that say why (they asked whether the file was intact, or said the rules had
-    changed, of a file that verifies); seq 50, before the snapshot, forks."""
+    changed, of a file that verifies); a state fork at turn 10's end (seq 106) names only
+    seq 105 as the nearest to fork at (it named 107, refused); seq 50 forks."""
     out = tmp_path / "f.jsonl"
     why = (
         "a format-1 replay, written before snapshots, forks only before seq 107, where "
@@ -468,6 +469,10 @@ def test_a_format_1_replay_forks_only_before_its_first_snapshot(tmp_path: Path) 
         result = _invoke("fork", str(FORMAT1), "--at", at, "--set", change, "-o", str(out))
         assert (result.exit_code, result.stderr) == (2, f"battlesim: error: --at {at}: {why}\n")
         assert not out.exists()
+    result = _invoke(
+        "fork", str(FORMAT1), "--at", "106", "--set", "state.units.1ri.strength=1", "-o", str(out)
+    )  # fmt: skip  (turn 10's end: the nearest forkable is 105 alone)
+    assert (result.exit_code, result.stderr.endswith("(the nearest: seq 105)\n")) == (2, True)
     result = _invoke("fork", str(FORMAT1), "--at", "50", "--set", "state.units.1ri.strength=1",
                      "-o", str(out))  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -478,7 +483,9 @@ def test_diff_of_a_format_1_replay_leaves_the_later_formats_snapshots_out(tmp_pa
     the first divergent event (seq 107, ``changed  type: musket.fired -> engine.snapshot``,
     exit 1). It leaves the later format's snapshots out and numbers its events as format 1
     does, as verify compares them: the same battle is identical, and a fork of the format-4
-    file past its snapshot parts where format 1 numbers the changed check."""
+    file past its snapshot parts where format 1 numbers the changed check. `--json` gives
+    each file's own seq of it (`seq_in_a`, `seq_in_b`) and each file's own count of events,
+    and `--html` tells each pane's line at its own seq (B's pane told the event before)."""
     format4 = FORMAT1.with_name("stone_wall-s1862.format4.jsonl")
     for a, b in ((FORMAT1, format4), (format4, FORMAT1)):
         result = _invoke("diff", str(a), str(b))
@@ -495,6 +502,15 @@ def test_diff_of_a_format_1_replay_leaves_the_later_formats_snapshots_out(tmp_pa
         108,
         ["passed", "after"],
     )
+    # each file's own seq of the check and its own count of events (the fork's 126 hold its
+    # turn-10 snapshot and its fork note); the page's banner tells B's line at B's own seq
+    assert (data["seq_in_a"], data["seq_in_b"], data["events"]) == (108, 109, {"a": 124, "b": 126})
+    page = tmp_path / "d.html"
+    assert _invoke("diff", str(FORMAT1), str(forked), "--html", str(page)).exit_code == 1
+    banner = page.read_text(encoding="utf-8").split("First divergent event</b> — ")[1]
+    assert banner.startswith("seq 108 (seq 109 in B), turn 11;")
+    told = banner.split("<li>")[2]
+    assert told.startswith("B: Turn 11, 15:24 — 24th Georgia checks morale"), told
 
 
 def test_newer_event_schema_is_a_clear_error(tmp_path: Path) -> None:

@@ -188,3 +188,21 @@ def test_a_studys_verdict_says_which_kept_replays_were_matched_by_value() -> Non
     said = ", 3 kept replay(s) the re-fought ones (1 byte for byte, 2 by value, in their rules "
     assert f"{said}version's event shapes)" in verify_lines(check)[-1]
     assert check.as_json()["replays_by_value"] == 2
+
+
+@pytest.mark.parametrize("format_version", [2, 3, 4])
+def test_an_older_formats_line_is_given_the_same_hint(format_version: int) -> None:
+    """A file of format 2 or 3 holds a type at the schema version it had then, and reads
+    through ``older_rules`` as today's format does: a plugin author who raised the version
+    and forgot ``older_rules`` was told only that the format "writes" the new version,
+    which it never did, without the hint a format-4 or -5 file's line gave. Format 1 holds
+    every type at version 1 (no hint: ``older_rules`` does not reach it)."""
+    data = {"type": "test.hit", "schema_version": 1}
+    with pytest.raises(ShapeError) as refused:
+        check_event_line(format_version, HitV2, data, "2")
+    assert str(refused.value) == (
+        f"schema_version 1: format {format_version} writes test.hit at schema version 2 (a "
+        "line of test.hit before it changed shape reads where its class's older_rules names "
+        "the rules version it was fought under)"
+    )
+    check_event_line(1, HitV2, data, "2")  # format 1: version 1, lawful

@@ -109,7 +109,8 @@ def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
         return '<div class="banner diff"><b>Identical</b> — the two battles do not differ.</div>'
     if d["mode"] == "same":
         seq = d["seq"]
-        lines = [_line_at(v, seq) for v in (a, b)]
+        own = [d.get(f"seq_in_{side}", seq) for side in "ab"]  # a later format's own numbers
+        lines = [_line_at(v, n) for v, n in zip((a, b), own, strict=True)]
         told = "".join(
             f"<li>{side}: {escape(line or '(past its end)')}</li>"
             for side, line in zip("AB", lines, strict=True)
@@ -120,7 +121,8 @@ def _diff_banner(d: dict[str, Any], a: ViewData, b: ViewData) -> str:
         )
         return (
             '<div class="banner diff"><b>First divergent event</b> — seq '
-            f"{seq}, {a.meta['turn_name']} {d['turn']}; the timeline starts just "
+            f"{own[0]}{f' (seq {own[1]} in B)' if own[1] != own[0] else ''}, "
+            f"{a.meta['turn_name']} {d['turn']}; the timeline starts just "
             f"before it (the battles are identical up to there).<ul>{told}{changes}</ul></div>"
         )
     inputs = "".join(
@@ -169,7 +171,7 @@ def diff_pieces(
     start = None
     if d["mode"] == "same" and not d["identical"]:
         turn = d["turn"]
-        k = d["seq"] - sum(1 for e in va.events() if e["turn"] < turn)
+        k = d.get("seq_in_a", d["seq"]) - sum(1 for e in va.events() if e["turn"] < turn)
         start = {"turn": turn, "k": k}
     header = (
         f"<h1>{escape(va.meta['title'])} — A and B side by side</h1>"
