@@ -96,7 +96,7 @@ def SHOW_UNIT_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
 @requirement(
     "`show --events --unit ID` lists events that involve the unit, for a unit of every kind, "
     "and some unit has events.",
-    "Name the units an event is about in its own top-level text fields (unit, target), by "
+    "Name the units an event is about in its text fields (unit, target, or within one), by "
     "the ids units() gives",
     "Events",
 )

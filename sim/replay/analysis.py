@@ -16,7 +16,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.events import Event, Override, Snapshot, TurnEnded
+from pydantic import BaseModel
+
+from engine.events import Draw, Event, Override, Snapshot, TurnEnded
 from sim.contract import HookError, Reading
 from sim.replay.file import ReplayLike
 from sim.scenario.values import ValueProblem, parse_value
@@ -35,10 +37,31 @@ __all__ = [
 
 
 def involves(event: Event, unit: str) -> bool:
-    """True when any top-level text field of the event names ``unit`` (unit, target, side...)."""
+    """True when a text field of the event names ``unit``: at its top level (unit, target,
+    side...) or within one (a becmi bout's wrestlers, the combatants a morale check put to
+    flight). A draw's stream name and the engine's snapshot of the state are not read."""
+    if isinstance(event, Snapshot):
+        return False
     return any(
-        value == unit for key, value in event.model_dump().items() if key not in ("type", "phase")
+        _names(getattr(event, key), unit)
+        for key in type(event).model_fields
+        if key not in ("type", "phase")
     )
+
+
+def _names(value: Any, unit: str) -> bool:
+    """True when ``value`` is the text ``unit``, or holds it in a field, item or mapping value."""
+    if isinstance(value, str):
+        return value == unit
+    if isinstance(value, Draw):
+        return False
+    if isinstance(value, BaseModel):
+        return any(_names(getattr(value, key), unit) for key in type(value).model_fields)
+    if isinstance(value, dict):
+        return any(_names(v, unit) for v in value.values())
+    if isinstance(value, list | tuple | set | frozenset):
+        return any(_names(v, unit) for v in value)
+    return False
 
 
 def _type_matches(event: Event, types: Sequence[str]) -> bool:
@@ -81,7 +104,7 @@ def narrative(
 
     Args:
         turn: only events of this turn.
-        unit: only events naming this unit (as actor, target or side).
+        unit: only events naming this unit (as actor, target or side; within a field too).
         types: only these event types (``musket.fired`` or just ``fired``).
 
     With ``turn``, the fold starts from the last snapshot before that turn. One type may be

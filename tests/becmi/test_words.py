@@ -63,3 +63,21 @@ def test_an_adjusted_ac_reads_as_the_ac_used_then_its_parts() -> None:
     assert to_hit_text(stunned).startswith("THAC0 19 − AC 12 (base 9, dexterity −1, stunned +4)")
     plain = th.model_copy(update={"ac_modifiers": {}, "ac": 9})
     assert to_hit_text(plain).startswith("THAC0 19 − AC 9 = H 11")
+
+
+def test_a_combatants_events_include_its_bouts_and_its_flight() -> None:
+    """`show --events --unit` names a unit within an event too: Snaga's four wrestling bouts
+    (the wrestlers are in `aggressors`/`defenders`) and Grub's flight (the morale check's
+    `fled`); it listed only Snaga's move, and Grub's blows without his fleeing."""
+    snaga = _show("--events", "--unit", "snaga", "--seqs")
+    assert [line.split("]")[0] for line in snaga] == [
+        "[seq 2", "[seq 4", "[seq 8", "[seq 12", "[seq 16",
+    ]  # fmt: skip
+    assert sum("Bout snaga-1: Snaga" in line for line in snaga) == 4
+    assert snaga[-1].endswith("takes 3, killed")
+    grub = _show("--events", "--unit", "grub")
+    assert grub[-1] == (
+        "Round 4 — Orc band checks morale (half out): 2d6 5+5 = 10, each flees above its ML "
+        "(Grub ML 8); fled: Grub"
+    )
+    assert not any("Snaga" in line for line in grub)
