@@ -531,6 +531,15 @@ def _outcome_cell(key: str, value: Any) -> str:
     return _cell(value)
 
 
+def _losses_cells(la: Any, lb: Any) -> str:
+    """``men 394 | 425, guns 0 | 0``: each kind of a side's losses, a | b (``-`` where a battle
+    has no such kind or side), every kind in full, so none that differs is cut from sight."""
+    if not isinstance(la, dict) or not isinstance(lb, dict):
+        return f"{_cell(la)} | {_cell(lb)}"
+    kinds = [*la, *(k for k in lb if k not in la)]
+    return ", ".join(f"{k} {_cell(la.get(k))} | {_cell(lb.get(k))}" for k in kinds)
+
+
 def _strength_cells(sides: dict[str, dict[str, list[Any]]]) -> str:
     """``csa men 924 | 810; usa men 1236 | 952`` (each side's measures, a | b)."""
     return "; ".join(
@@ -552,10 +561,7 @@ def _render_variants(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
         for k, v in d["outcome"].items()
     ]
     out.append("losses by side (a | b):")
-    out += [
-        f"  {sid:<12} {_cell(v['losses'][0])} | {_cell(v['losses'][1])}"
-        for sid, v in d["sides"].items()
-    ]
+    out += [f"  {sid:<12} {_losses_cells(*v['losses'])}" for sid, v in d["sides"].items()]
     out.append("final state by unit (a | b), where it differs:")
     units = []
     for uid, fields in d["units"].items():

@@ -247,6 +247,23 @@ def test_diff_of_variants_compares_inputs_and_outcomes(tmp_path: Path) -> None:
     }
 
 
+def test_diff_of_variants_shows_every_kind_of_loss_a_beside_b(tmp_path: Path) -> None:
+    """Coral Sea at two seeds: each loss kind of a side is `kind a | b`, every kind in full.
+    The line was a side's losses a, then b, each cut at 60 characters, so a flattop side's
+    seven kinds lost four from sight, among them the air combat loss that differs here."""
+    coral_sea = ROOT / "scenarios" / "coral_sea.yaml"
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for seed, path in (("1942", a), ("5", b)):
+        assert _invoke("run", str(coral_sea), "--seed", seed, "--out", str(path)).exit_code == 0
+    lines = _invoke("diff", str(a), str(b)).stdout.splitlines()
+    at = lines.index("losses by side (a | b):")
+    assert lines[at + 2] == (
+        "  japan        ships_sunk 1 | 1, ships_crippled 0 | 0, air_factors 4 | 5, "
+        "air_factors_air_combat 0 | 1, air_factors_anti_aircraft 0 | 0, "
+        "air_factors_aboard 4 | 4, air_factors_ditched 0 | 0"
+    )
+
+
 def test_a_scenario_seed_changed_is_one_input_change(tmp_path: Path) -> None:
     """The scenario's own seed edited (so the header's differs too): "seed" is listed once."""
     text = STONE_WALL.read_text(encoding="utf-8")
