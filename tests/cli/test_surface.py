@@ -150,6 +150,14 @@ def test_odds_lcv_and_hcv_are_explained() -> None:
             "battlesim odds musket-fire: error: --modifier is given 2 times: give it once "
             "(several modifiers: their sum)",
         ),
+        (  # ... and a sum is advice for a modifier alone, not for flattop's attacking factors
+            ["odds", "flattop", "--hit-table", "7", "--factors", "3", "--factors", "5"],
+            "battlesim odds flattop: error: --factors is given 2 times: give it once",
+        ),
+        (
+            ["odds", "becmi", "--thac0", "19", "--ac", "9", "--cover", "full-soft", "--cover", "x"],
+            "battlesim odds becmi: error: --cover is given 2 times: give it once",
+        ),
         (
             ["odds", "musket-fire", "--value", "1800", "--log-json"],
             "battlesim odds musket-fire: error: --log-json is an option of battlesim itself:"

@@ -97,7 +97,8 @@ def command(resolution: OddsResolution, name: str, ruleset: str | None = None) -
 class _OddsCommand(Command):
     """An odds command, whose options each take one value: given twice, the first was
     dropped (click keeps the last), so ``--modifier -40 --modifier 10`` computed the +10
-    volley alone, where the docs ask for the sum of the modifiers; refused, one line."""
+    volley alone, where the docs ask for the sum of the modifiers; refused, one line (which
+    asks for that sum of a modifier only)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """``args`` parsed, after refusing an option given more than once."""
@@ -106,9 +107,12 @@ class _OddsCommand(Command):
                 continue
             given = [a for a in args if any(a == o or a.startswith(f"{o}=") for o in param.opts)]
             if len(given) > 1:
+                # the sum is advice for a modifier alone: two --thac0 or --factors have none
+                summed = (
+                    " (several modifiers: their sum)" if "modifier" in (param.name or "") else ""
+                )
                 raise click.UsageError(
-                    f"{param.opts[0]} is given {len(given)} times: give it "
-                    "once (several modifiers: their sum)",
+                    f"{param.opts[0]} is given {len(given)} times: give it once{summed}",
                     ctx=ctx,
                 )
         return super().parse_args(ctx, args)
