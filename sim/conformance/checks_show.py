@@ -71,12 +71,11 @@ def _one_of_each_kind(battle: Battle) -> dict[str, UnitRow]:
 )
 def SHOW_UNIT_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
     loaded = battle.loaded
-    rs = loaded.ruleset
     for kind, row in _one_of_each_kind(battle).items():
         what = f"show --unit {row.id} ({kind})"
         shown = battle.succeeded(what, "show", battle.replay, "--unit", row.id, "--json")
         expected = [
-            {rs.turn_name: t, **r.model_dump(mode="json")}
+            {"turn": t, **r.model_dump(mode="json")}
             for t, state in loaded.turn_ends()
             for r in battle.rows(state)
             if r.id == row.id
@@ -84,9 +83,7 @@ def SHOW_UNIT_EVERY_KIND(battle: Battle) -> None:  # noqa: N802
         rows = json.loads(shown.stdout)["rows"]
         for got, want in zip(rows, expected, strict=False):
             if got != want:
-                raise battle.failed(
-                    f"show --unit {row.id}: {got} for {want}", turn=want[rs.turn_name]
-                )
+                raise battle.failed(f"show --unit {row.id}: {got} for {want}", turn=want["turn"])
         if len(rows) != len(expected):
             raise battle.failed(f"show --unit {row.id}: {len(rows)} rows, not {len(expected)}")
     if battle.cli("show", battle.replay, "--unit", "no-such-unit").exit_code != 2:

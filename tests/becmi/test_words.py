@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -81,3 +82,14 @@ def test_a_combatants_events_include_its_bouts_and_its_flight() -> None:
         "(Grub ML 8); fled: Grub"
     )
     assert not any("Snaga" in line for line in grub)
+
+
+def test_a_combatants_rows_in_json_are_keyed_by_turn_as_every_rulesets_are() -> None:
+    """`show --unit --json` keys each row's round `turn`, as docs/replay-tools.md gives it
+    and as `show --json` (`turn`, `last_turn`) and `--events --json` key it in becmi too; it
+    keyed it `round`, so a script reading `turn` failed on becmi alone."""
+    rows = json.loads("\n".join(_show("--unit", "snaga", "--json")))["rows"]
+    assert [r["turn"] for r in rows] == [0, 1, 2, 3, 4]
+    assert not any("round" in r for r in rows)
+    state = json.loads("\n".join(_show("--json")))
+    assert (state["turn"], state["last_turn"]) == (4, 4)

@@ -137,7 +137,7 @@ def _history(loaded: ReplayFile, unit: str, turn: int | None, as_json: bool) -> 
 
     word = loaded.ruleset.turn_name
     if as_json:
-        _history_json(loaded, unit, turn, word)
+        _history_json(loaded, unit, turn)
         return
     axes = loaded.ruleset.space(loaded.scenario).axes
     first = next(views.iter_unit_history(loaded, unit, 0))[1]
@@ -154,8 +154,11 @@ def _history(loaded: ReplayFile, unit: str, turn: int | None, as_json: bool) -> 
         click.echo(line)
 
 
-def _history_json(loaded: ReplayFile, unit: str, turn: int | None, word: str) -> None:
+def _history_json(loaded: ReplayFile, unit: str, turn: int | None) -> None:
     """``echo_json({"replay", "unit", "rows"})``'s exact line, its rows written as they come.
+
+    Each row's ``turn`` is keyed so in every ruleset, as ``show --json``'s ``turn`` and
+    ``last_turn`` are (becmi's text says "round"; its JSON keyed ``round`` here alone).
 
     The file is read to its end first when the history is long (more than
     :data:`_KEEP` rows), so damage is reported before anything is printed.
@@ -164,7 +167,7 @@ def _history_json(loaded: ReplayFile, unit: str, turn: int | None, word: str) ->
 
     def rows() -> Iterator[dict[str, Any]]:
         for t, r in views.iter_unit_history(loaded, unit, turn):
-            yield {word: t, **views.unit_json(r)}
+            yield {"turn": t, **views.unit_json(r)}
 
     found = rows()
     kept = list(islice(found, _KEEP + 1))
