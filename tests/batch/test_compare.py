@@ -286,3 +286,42 @@ def test_a_small_difference_is_shown_to_three_decimals_not_as_zero() -> None:
     assert _places(-2.5, -7.0, 2.0) == 1 and _places(0.0, 0.0, 0.0) == 1
     assert _places(None, None, None) == 1
     assert _signed(-0.004, "win_rate", 3) == "-0.400 pts"
+
+
+def test_a_becmi_studys_charts_say_rounds_as_its_text_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The brawl's length is "rounds" in the Morris and the paired charts too, as in the text
+    (their panel titles and the paired chart's list of measures not drawn said "turns")."""
+    from sim.batch.charts import analysis
+    from tests.batch.helpers import SCENARIOS, invoke
+
+    said: list[str] = []
+    wrap, key_legend = analysis.wrap, analysis.key_legend
+    monkeypatch.setattr(
+        analysis, "wrap", lambda text, width: said.append(text) or wrap(text, width)
+    )
+    monkeypatch.setattr(
+        analysis, "key_legend", lambda fig, lines: said.extend(lines) or key_legend(fig, lines)
+    )
+    result = invoke(
+        "batch", SCENARIOS / "tavern_brawl.yaml", "--runs", "3", "--out", tmp_path / "tb",
+        "-j", "1", "-q", "--design", "morris", "--points", "2",
+        "--sweep", "sides.thorgrim.characters.thorgrim.hp=5..30",
+        "--sweep", "options.monster_morale=false,true",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "tb" / "plots" / "sensitivity.png").is_file()
+    assert "rounds" in said  # the Morris chart's panel
+    morris = len(said)
+    result = invoke(
+        "batch", SCENARIOS / "tavern_brawl.yaml", "--runs", "3", "--out", tmp_path / "grid",
+        "-j", "1", "-q", "--crn", "--sweep", "sides.thorgrim.characters.thorgrim.hp=5,24",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "grid" / "plots" / "paired.png").is_file()
+    paired = said[morris:]  # a panel "rounds (…)", or "…, rounds" among those not drawn
+    assert any(t.startswith("rounds (") or t.endswith(", rounds") for t in paired), paired
+    assert (
+        not any(word in t for t in said for word in ("turns (", ", turns")) and "turns" not in said
+    )

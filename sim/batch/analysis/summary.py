@@ -25,7 +25,7 @@ from sim.batch.storage.store import Store, point_label, quote
 from sim.contract import get_ruleset
 from sim.text.grammar import agree, count, plural
 
-__all__ = ["format_summary", "summarize", "turn_name"]
+__all__ = ["format_summary", "said", "summarize", "turn_name"]
 
 
 def _stats(n: int, s: int, s2: int, q: list[float] | None) -> dict[str, float | None]:
@@ -451,14 +451,16 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
     names = {sid: w["name"] for sid, w in points[0]["win"].items()}
     sd = {(v["point"], v["side"], v["measure"]): v for v in summary.get("variance_reduction", [])}
     lines = [f"Differences from point {base} ({points[base]['label']}) — {how}:"]
-    said = {(c["side"], c["measure"]): _said(summary, names, c["side"], c["measure"]) for c in rows}
-    width = max(30, *(len(label) for label in said.values()))  # the longest keeps a column
+    said_as = {
+        (c["side"], c["measure"]): said(summary, names, c["side"], c["measure"]) for c in rows
+    }
+    width = max(30, *(len(label) for label in said_as.values()))  # the longest keeps a column
     current = None
     for c in rows:
         if c["point"] != current:
             current = c["point"]
             lines.append(f"  Point {current} ({points[current]['label']}):")
-        label = said[(c["side"], c["measure"])]
+        label = said_as[(c["side"], c["measure"])]
         scale = 100 if c["measure"] == "win_rate" else 1
         places = _places(*(None if x is None else scale * x for x in
                            (c["difference"], c.get("ci_low"), c.get("ci_high"))))  # fmt: skip
@@ -515,9 +517,9 @@ def _noise_text(m: dict[str, Any]) -> str:
     return f" (replication noise {100 * share:.0f} % of the variance between points{warn})"
 
 
-def _said(summary: dict[str, Any], names: dict[str, str], side: str | None, measure: str) -> str:
+def said(summary: dict[str, Any], names: dict[str, str], side: str | None, measure: str) -> str:
     """A compared measure in words, the battle's length in the ruleset's own word ("rounds"
-    for becmi), as each point's block says it."""
+    for becmi), as each point's block says it (the text and the charts alike)."""
     if side is None and measure == "turns":
         return plural(turn_name(summary))
     return measure_label(names.get(side, side) if side is not None else None, measure)
@@ -536,7 +538,7 @@ def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:
     width = max((len(ix["factor"]) for m in sens["measures"] for ix in m["indices"]), default=10)
     flagged = False
     for m in sens["measures"]:
-        label = _said(summary, names, m["side"], m["measure"])
+        label = said(summary, names, m["side"], m["measure"])
         if m.get("error"):
             lines.append(f"  {label}: {m['error']}")
             continue

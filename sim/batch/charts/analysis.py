@@ -26,7 +26,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from sim.batch.analysis.labels import measure_label
+from sim.batch.analysis.summary import said
 from sim.batch.charts.plotting import COLOURS, key_legend, look, point_keys, save, wrap
 
 __all__ = ["MAX_PAIRED", "paired_plot", "sensitivity_plot"]
@@ -110,7 +110,7 @@ def paired_plot(summary: dict[str, Any], path: Path) -> Path | None:
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for c in rows:
         groups.setdefault((c["side"], c["measure"]), []).append(c)
-    left_out = [measure_label(names.get(s, s), m) for (s, m), g in groups.items() if not _varied(g)]
+    left_out = [said(summary, names, s, m) for (s, m), g in groups.items() if not _varied(g)]
     groups = {key: g for key, g in groups.items() if _varied(g)}
     if not groups:
         return None
@@ -131,7 +131,7 @@ def paired_plot(summary: dict[str, Any], path: Path) -> Path | None:
         how_found = (
             "no variation within a point" if method is None else METHOD_WORDS.get(method, method)
         )
-        title = f"{measure_label(names.get(side, side), measure)} ({how_found})"
+        title = f"{said(summary, names, side, measure)} ({how_found})"
         ax.set_title(wrap(title, 40), fontsize=9)
         ax.set_xlabel(_unit(measure), fontsize=8)
     how = "paired, common random numbers" if rows[0]["paired"] else "unpaired (no --crn)"
@@ -235,8 +235,7 @@ def sensitivity_plot(summary: dict[str, Any], path: Path) -> Path | None:
                 ax.legend(fontsize=7, frameon=False)
         else:
             _morris_panel(ax, m["indices"], short)
-        ax.set_title(wrap(measure_label(names.get(m["side"], m["side"]), m["measure"]), 40),
-                     fontsize=9)  # fmt: skip
+        ax.set_title(wrap(said(summary, names, m["side"], m["measure"]), 40), fontsize=9)
     title = (
         "Sobol' indices with 95 % percentile bootstrap intervals (hatched: outside [0, 1] or "
         "S1 > ST; ! beyond its interval)"

@@ -21,7 +21,7 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from sim.batch.analysis.labels import measure_label
+from sim.batch.analysis.summary import said
 from sim.batch.charts.plotting import key_legend, look, point_keys, save, wrap
 from sim.batch.methods.stats import wilson
 from sim.batch.planning.stopping import PILOT, pilot_runs
@@ -143,8 +143,7 @@ def index_convergence_plot(summary: dict[str, Any], path: Path) -> Path | None:
                 )  # fmt: skip
         ax.set_xscale("log", base=2)
         ax.set_xticks(ns, [str(n) for n in ns])
-        ax.set_title(wrap(measure_label(names.get(m["side"], m["side"]), m["measure"]), 40),
-                     fontsize=9)  # fmt: skip
+        ax.set_title(wrap(said(summary, names, m["side"], m["measure"]), 40), fontsize=9)
         ax.set_xlabel("base samples" if sens["method"] == "sobol" else "trajectories", fontsize=8)
         ax.grid(alpha=0.3)
     fig.legend(loc="outside right upper", fontsize=7, frameon=False)
