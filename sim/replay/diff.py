@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from engine.comparison.jsondiff import diff
-from engine.events import Draw, Event, TurnEnded
+from engine.events import Draw, Event, Snapshot, TurnEnded
 from sim.contract import headline
 from sim.replay.file import ReplayLike
 from sim.text.grammar import count, plural
@@ -240,12 +240,34 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
 
 
 def _named(data: dict[str, Any] | None, ids: set[str]) -> dict[str, str]:
-    """The event's top-level text fields that name a unit of the battle (``ship``,
-    ``strike``, ``attacker``…), field → id, in the event's order: who it is about, in any
-    ruleset (the contract has events name their units so)."""
+    """The event's text fields that name a unit of the battle, field → id, in the event's
+    order: who it is about, in any ruleset. Its top-level fields (``ship``, ``strike``,
+    ``attacker``…), then each unit named only within a field, once, by its dotted path
+    (becmi's bout: ``aggressors.members.0.id``; a morale check's ``fled.0``); not within the
+    engine's snapshot, which holds every unit."""
     if data is None:
         return {}
-    return {k: v for k, v in data.items() if k != "type" and isinstance(v, str) and v in ids}
+    named = {k: v for k, v in data.items() if k != "type" and isinstance(v, str) and v in ids}
+    if data.get("type") == Snapshot.model_fields["type"].default:
+        return named
+    for key, value in data.items():
+        if isinstance(value, dict | list):
+            for path, text in _texts(value, key):
+                if text in ids and text not in named.values():
+                    named[path] = text
+    return named
+
+
+def _texts(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Every text within ``value``, by its dotted path from ``path`` (list items by index)."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _texts(v, f"{path}.{k}")
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            yield from _texts(v, f"{path}.{i}")
 
 
 def _outcomes(a: ReplayLike, b: ReplayLike) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from sim.cli import cli
 from sim.contract import headline
 from sim.outputs import is_chart
 from sim.replay import analysis
-from sim.replay.diff import draw_counts, render
+from sim.replay.diff import _named, draw_counts, render
 from sim.replay.file import ReplayFile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -210,6 +210,33 @@ def test_diff_names_the_units_of_an_event_without_a_unit_field(tmp_path: Path) -
         "units": {"strike": "lex_strike", "task_force": "mo_main"},
     }  # fmt: skip
     assert "  seq    10 turn   3 flattop.attacked         lex_strike shoho" in text
+
+
+def test_diff_names_the_units_an_event_names_within_a_field(tmp_path: Path) -> None:
+    """becmi's bout names its wrestlers within `aggressors` and `defenders` alone: diff's
+    first line said only `seq 4, round 1, phase melee`, and its context lines nothing after
+    the type. Each unit named within a field is named once, by its dotted path."""
+    golden = ROOT / "replays" / "tavern_brawl-s377.jsonl"
+    fork = tmp_path / "f4.jsonl"
+    assert (
+        _invoke(
+            "fork", str(golden), "--at", "4", "--set", "hold_after=0", "-o", str(fork)
+        ).exit_code
+        == 0
+    )
+    text = _invoke("diff", str(golden), str(fork), "--context", "1").stdout.splitlines()
+    assert text[0] == (
+        "same scenario and seed; first divergent event at seq 4, round 1, phase melee, "
+        "aggressors.members.0.id snaga, defenders.members.0.id thorgrim"
+    )
+    data = json.loads(_invoke("diff", str(golden), str(fork), "--json").stdout)
+    assert data["units"] == {
+        "aggressors.members.0.id": "snaga",
+        "defenders.members.0.id": "thorgrim",
+    }
+    # the engine's snapshot, which holds every unit, names none (top-level text aside)
+    snapshot = {"type": "engine.snapshot", "state": {"combatants": [{"id": "snaga"}]}}
+    assert _named(snapshot, {"snaga"}) == {}
 
 
 def test_diff_json_has_the_same_content(forked: Path) -> None:
