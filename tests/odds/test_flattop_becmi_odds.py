@@ -150,3 +150,29 @@ def test_odds_cli_json_shapes() -> None:
     bad = runner.invoke(cli, ["odds", "flattop", "--hit-table", "16", "--factors", "3"])
     assert bad.exit_code == 2
     assert "'16' is not a hit table (* or 1..15)" in bad.stderr
+
+
+def test_a_modified_hit_table_is_read_from_the_table_given_to_the_row_read() -> None:
+    """`--hit-table 7 --modifier -2` read row 5 and said only `hit table 5`, as if 5 had been
+    given; it says `hit table 7 -2 → 5`, as the narrative reads a modified table."""
+    from click.testing import CliRunner
+
+    from sim.cli import cli
+
+    def first(*args: str) -> str:
+        result = CliRunner().invoke(cli, ["odds", "flattop", *args], prog_name="battlesim")
+        assert result.exit_code == 0, result.output
+        return result.stdout.splitlines()[0]
+
+    assert first("--hit-table", "7", "--factors", "12", "--modifier", "-2") == (
+        "hit table 7 -2 → 5, 12 factors (column 11-12): cell 1.9"
+    )
+    assert first("--hit-table", "15", "--factors", "3", "--modifier", "5").startswith(
+        "hit table 15 +5 → 15, "
+    )
+    assert first("--hit-table", "1", "--factors", "3", "--modifier", "-5") == (
+        "hit table 1 -5: below the * row: no attack"
+    )
+    assert first("--hit-table", "5", "--factors", "14") == (
+        "hit table 5, 14 factors (column 13-15): cell 2.3"
+    )

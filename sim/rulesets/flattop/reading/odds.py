@@ -62,8 +62,15 @@ def hit_odds(basic: int, factors: int, modifier: int = 0) -> HitOdds:
     return HitOdds(tables.ROWS[row], label, Fraction(tenths, 10), dist, mean)
 
 
-def render(o: HitOdds, factors: int) -> OddsResult:
-    """The text and JSON of one attack's odds (``factors`` as given, for the first line)."""
+def render(o: HitOdds, factors: int, basic: int | None = None, modifier: int = 0) -> OddsResult:
+    """The text and JSON of one attack's odds (``factors`` as given, for the first line).
+
+    With a ``modifier``, the first line reads the row as the narrative does, the basic
+    table (``basic``, 0 = ``*``) and the modifier to the row read: ``hit table 7 -2 → 5``.
+    """
+    asked = ""
+    if modifier and basic is not None:
+        asked = f"{tables.ROWS[basic]} {modifier:+d}"
     data = {
         **distribution_json(o.distribution),
         "hit_table": o.hit_table,
@@ -71,10 +78,15 @@ def render(o: HitOdds, factors: int) -> OddsResult:
         "cell": float(o.cell) if o.cell is not None else None,
     }
     if o.hit_table is None:
-        first = "below the * row: no attack"
+        first = (
+            f"hit table {asked}: below the * row: no attack"
+            if asked
+            else "below the * row: no attack"
+        )
     else:
         cell = f"{float(o.cell):.1f}" if o.cell is not None else "-- (no effect)"
-        first = f"hit table {o.hit_table}, {factors} factors (column {o.column}): cell {cell}"
+        row = f"{asked} → {o.hit_table}" if asked else o.hit_table
+        first = f"hit table {row}, {factors} factors (column {o.column}): cell {cell}"
     lines = (
         first,
         *distribution_table(o.distribution, "hits"),
@@ -98,7 +110,7 @@ def hit_table(text: str) -> int:
 
 def _attack(values: Mapping[str, Any]) -> OddsResult:
     o = hit_odds(values["hit_table"], values["factors"], values["modifier"])
-    return render(o, values["factors"])
+    return render(o, values["factors"], values["hit_table"], values["modifier"])
 
 
 ATTACK = OddsResolution(
