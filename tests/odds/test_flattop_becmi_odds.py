@@ -155,9 +155,6 @@ def test_odds_cli_json_shapes() -> None:
 def test_a_modified_hit_table_is_read_from_the_table_given_to_the_row_read() -> None:
     """`--hit-table 7 --modifier -2` read row 5 and said only `hit table 5`, as if 5 had been
     given; it says `hit table 7 -2 → 5`, as the narrative reads a modified table."""
-    from click.testing import CliRunner
-
-    from sim.cli import cli
 
     def first(*args: str) -> str:
         result = CliRunner().invoke(cli, ["odds", "flattop", *args], prog_name="battlesim")
@@ -176,3 +173,36 @@ def test_a_modified_hit_table_is_read_from_the_table_given_to_the_row_read() -> 
     assert first("--hit-table", "5", "--factors", "14") == (
         "hit table 5, 14 factors (column 13-15): cell 2.3"
     )
+
+
+def test_every_odds_command_with_a_mean_gives_it_exact_too() -> None:
+    """`odds becmi --json` gave `mean` (p_hit) without the `mean_exact` that `musket-fire`,
+    `musket-melee` and `flattop` give beside it: a script reading it failed on becmi alone."""
+    runner = CliRunner()
+    for args in (
+        ["musket-fire", "--value", "1800"],
+        ["musket-melee", "--value", "450"],
+        ["flattop", "--hit-table", "5", "--factors", "14"],
+        ["becmi", "--thac0", "19", "--ac", "9", "--range", "long", "--cover", "half-soft"],
+    ):
+        data = json.loads(runner.invoke(cli, ["odds", *args, "--json"]).stdout)
+        assert {"mean", "mean_exact"} <= set(data), args
+    becmi = json.loads(
+        runner.invoke(
+            cli,
+            [
+                "odds",
+                "becmi",
+                "--thac0",
+                "19",
+                "--ac",
+                "9",
+                "--range",
+                "long",
+                "--cover",
+                "half-soft",
+                "--json",
+            ],
+        ).stdout
+    )
+    assert (becmi["mean"], becmi["mean_exact"]) == (0.4, "2/5")

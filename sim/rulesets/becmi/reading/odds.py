@@ -91,6 +91,7 @@ def render(o: ToHitOdds, thac0: int, ac: int) -> OddsResult:
         "distribution": {"hit": float(o.p_hit), "miss": float(1 - o.p_hit)},
         "exact": {"hit": str(o.p_hit), "miss": str(1 - o.p_hit)},
         "mean": float(o.p_hit),
+        "mean_exact": str(o.p_hit),  # as every odds command with a mean gives it
         "needed": o.needed,
         "die_needed": o.die_needed,
         "damage_bonus": o.damage_bonus,
