@@ -556,8 +556,9 @@ def _outcome_cell(key: str, value: Any) -> str:
 def _losses_cells(la: Any, lb: Any) -> str:
     """``men 394 | 425, guns 0 | 0``: each kind of a side's losses, a | b (``-`` where a battle
     has no such kind or side), every kind in full, so none that differs is cut from sight."""
-    if not isinstance(la, dict) or not isinstance(lb, dict):
+    if not isinstance(la, dict | None) or not isinstance(lb, dict | None):
         return f"{_cell(la)} | {_cell(lb)}"
+    la, lb = la or {}, lb or {}  # a side one battle has not: each kind "a | -"
     kinds = [*la, *(k for k in lb if k not in la)]
     return ", ".join(f"{k} {_cell(la.get(k))} | {_cell(lb.get(k))}" for k in kinds)
 

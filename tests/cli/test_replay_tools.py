@@ -289,6 +289,13 @@ def test_diff_of_variants_shows_every_kind_of_loss_a_beside_b(tmp_path: Path) ->
         "air_factors_air_combat 0 | 1, air_factors_anti_aircraft 0 | 0, "
         "air_factors_aboard 4 | 4, air_factors_ditched 0 | 0"
     )
+    # a side one battle has not: each kind "a | -" (or "- | b"), in full too
+    duel = ROOT / "replays" / "carrier_duel-s688.jsonl"
+    lines = _invoke("diff", str(a), str(duel)).stdout.splitlines()
+    at = lines.index("losses by side (a | b):")
+    assert lines[at + 1].startswith("  allied       ships_sunk 0 | -, ships_crippled 0 | -, ")
+    assert lines[at + 1].endswith(", air_factors_ditched 0 | -")
+    assert lines[at + 4].startswith("  red          ships_sunk - | 1, ships_crippled - | 1, ")
 
 
 def test_a_scenario_seed_changed_is_one_input_change(tmp_path: Path) -> None:
