@@ -377,6 +377,26 @@ def test_cli_run_verify_and_show_work_on_a_flattop_battle(tmp_path: Path) -> Non
     ]
 
 
+def test_the_aa_narrative_names_its_factor_an_aa_factor_not_air_factors() -> None:
+    """The AA line's number is the task force's AA factor (the sum of its ships'), which
+    the table reads as attacking factors; "7 AF" read as seven air factors of aircraft.
+
+    The golden coral_sea replay: MO Main Force's AA 7 on table 4 is column 7-8, cell 1.0
+    (one d10 on column 1: a 7 is 0 hits); then 5, column 5-6, cell 0.7 (a 0 on .7 is 2).
+    """
+    replay = golden_path("coral_sea.yaml", GOLDEN["coral_sea.yaml"])
+    [first, second] = [json.loads(x) for x in replay.read_text(encoding="utf-8").splitlines()
+                       if '"flattop.anti_aircraft"' in x]  # fmt: skip
+    assert (sum(first["aa"].values()), sum(second["aa"].values())) == (7, 5)
+    shown = _invoke("show", str(replay), "--events", "--type", "anti_aircraft")
+    assert shown.stdout.splitlines() == [
+        "Turn 3, 11:18 — Lexington strike: AA of MO Main Force: table 4, AA factor 7 [7-8] "
+        "→ 1.0: 1 rolled 7 → 0 = 0 hits; bombers lose 0+0",
+        "Turn 3, 11:33 — Yorktown strike: AA of MO Main Force: table 4, AA factor 5 [5-6] "
+        "→ 0.7: .7 rolled 0 → 2 = 2 hits; bombers lose 0+0, 2+0 turn away",
+    ]
+
+
 def test_cli_validate_names_each_cross_field_problem_with_its_line(tmp_path: Path) -> None:
     """A strike at its own task force, one beyond its radius, a cruiser with aircraft: exit 2."""
     text = SKETCH.read_text(encoding="utf-8")

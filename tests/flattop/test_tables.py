@@ -109,7 +109,7 @@ def _doc_tables() -> list[list[list[str]]]:
 
 def test_the_docs_tables_are_the_codes_cell_by_cell() -> None:
     """docs/rules/flattop.md prints the Hit Table Matrix and the CRT, so a narrative's
-    `table 4, 5 AF [5-6] → 0.7: .7 rolled 0 → 2` can be checked by hand: every cell is the
+    `table 4, AA factor 5 [5-6] → 0.7: .7 rolled 0 → 2` can be checked by hand: every cell is the
     code's (the matrix in tenths, `--` for None; the CRT's `n>1` as n with its offset)."""
     matrix, crt = _doc_tables()
     assert matrix[0] == ["table", *tables.COLUMN_LABELS]

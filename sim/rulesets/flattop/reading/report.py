@@ -106,11 +106,12 @@ def _mods(mods: dict[str, int]) -> str:
     return "".join(f" {k} {v:+d}" for k, v in mods.items())
 
 
-def _resolution(r: ev.Resolution, air_factors: int | None = None) -> str:
+def _resolution(r: ev.Resolution, air_factors: int | None = None, *, aa: bool = False) -> str:
     """``table 7 (clouds -2) → 5, 14 AF [13-15] → 2.3: .3 rolled 2 → 1, n>1 rolled 8 → 1 = 2``.
 
     ``air_factors``: an attack's air factors, when each counts for more than one
     attacking factor (``attack_factor_scale``): ``9 AF × 2 = 18 factors [16-20]``.
+    ``aa``: the factors are a task force's AA factor, not air factors: ``AA factor 24 [21-25]``.
     """
     head = f"table {r.basic_table}{_mods(r.modifiers)}"
     if r.hit_table is None:
@@ -120,6 +121,8 @@ def _resolution(r: ev.Resolution, air_factors: int | None = None) -> str:
     if air_factors and air_factors != r.factors:
         scale = r.factors // air_factors
         head += f", {air_factors} AF × {scale} = {r.factors} factors [{r.column}]"
+    elif aa:
+        head += f", AA factor {r.factors} [{r.column}]"
     else:
         head += f", {r.factors} AF [{r.column}]"
     if r.cell is None:
@@ -206,7 +209,7 @@ def _line(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
             spoiled = f", {_losses(e.attack_spoiled)} turn away" if e.attack_spoiled else ""
             return (
                 f"{state.strikes[e.strike].name}: AA of "
-                f"{state.task_forces[e.task_force].name}: {_resolution(e.result)}; "
+                f"{state.task_forces[e.task_force].name}: {_resolution(e.result, aa=True)}; "
                 f"bombers lose {_losses(e.attack_losses)}{spoiled}"
             )
         case ev.Attacked():
