@@ -19,7 +19,7 @@ from sim.batch.methods.stats import wilson
 from sim.batch.planning.design import Factor
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.study import RunOptions, StudyError, run_study
-from tests.batch.helpers import STONE_WALL, invoke, tables
+from tests.batch.helpers import REPO, STONE_WALL, invoke, tables
 
 TARGET = load_target(STONE_WALL)
 
@@ -170,6 +170,30 @@ def test_summary_counts_and_intervals(inline: Path) -> None:
         turns = sorted(r[9] for r in runs if r[1] == pt["point"])
         assert pt["turns"]["mean"] == sum(turns) / 12
         assert pt["turns"]["median"] == (turns[5] + turns[6]) / 2
+
+
+def test_a_points_label_follows_the_factors_order_in_the_summary_as_in_its_table(
+    tmp_path: Path,
+) -> None:
+    """Factors given out of alphabetical order: the summary (text, summary.json, the plots'
+    keys) labels each point in the order the factors were given, as the points table and
+    ``export`` do; it printed them in the stored JSON's sorted order instead."""
+    out = tmp_path / "tb"
+    made = invoke(
+        "batch", REPO / "scenarios" / "tavern_brawl.yaml", "--runs", "1", "--jobs", "1",
+        "--sweep", "sides.orcs.monsters.grub.morale=2,12", "--sweep", "options.melee_reach=5",
+        "--no-plots", "--out", out,
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    labels = [
+        "sides.orcs.monsters.grub.morale=2, options.melee_reach=5",
+        "sides.orcs.monsters.grub.morale=12, options.melee_reach=5",
+    ]
+    summary = json.loads((out / "summary.json").read_text())
+    assert [pt["label"] for pt in summary["points"]] == labels
+    assert [row[1] for row in tables(out)["points"]] == labels
+    shown = [line for line in made.output.splitlines() if line.startswith("Point ")]
+    assert shown == [f"Point {i} ({label}): 1 run" for i, label in enumerate(labels)]
 
 
 def test_an_invalid_point_is_refused_before_the_study_starts(tmp_path: Path) -> None:

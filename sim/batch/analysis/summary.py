@@ -21,7 +21,7 @@ from sim.batch.analysis.labels import loss_label, measure_label
 from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
 from sim.batch.methods.stats import proportion, wilson
 from sim.batch.planning.stopping import PILOT, confirm_runs, rule_of, summarised
-from sim.batch.storage.store import Store, point_label, quote
+from sim.batch.storage.store import Store, in_factor_order, point_label, quote
 from sim.contract import get_ruleset
 from sim.text.grammar import agree, count, plural
 
@@ -168,12 +168,13 @@ def summarize(
     turns = by_column["turns"]
     losses = {col: by_column[col] for _, _, col in store.losses}
     points = []
+    paths = [f["path"] for f in meta["factors"]]
     for i, values in enumerate(store.points()):
         c = counts.get(i, {})
         done = sum(n for k, n in c.items() if k.startswith("win:"))
         entry: dict[str, Any] = {
             "point": i,
-            "label": point_label(values),
+            "label": point_label(in_factor_order(values, paths)),
             "factors": values,
             "runs": done + c.get("failed", 0),
             "done": done,

@@ -789,6 +789,11 @@ def point_cells(point: dict[str, Any], types: dict[str, str]) -> list[Any]:
     return [_cell(point.get(path), sql) for path, sql in types.items()]
 
 
+def in_factor_order(values: dict[str, Any], paths: list[str]) -> dict[str, Any]:
+    """A stored design point (canonical JSON: keys sorted) in its factors' order, as its label."""
+    return {**{path: values[path] for path in paths if path in values}, **values}
+
+
 def point_label(point: dict[str, Any]) -> str:
     """``path=value`` pairs of a design point, or ``base`` when nothing is swept."""
     if not point:

@@ -86,6 +86,7 @@ from sim.batch.storage.store import (
     Store,
     StoreDamaged,
     damaged,
+    in_factor_order,
     point_cells,
     point_label,
     quote,
@@ -767,7 +768,7 @@ def _check_points(store: Store, check: StudyCheck) -> None:
     for (point, label, *cells), values in zip(rows, store.points(), strict=True):
         # ``values`` is canonical JSON (keys sorted); the label and the columns follow the
         # factors' own order, which the columns keep
-        ordered = {**{path: values[path] for path in types if path in values}, **values}
+        ordered = in_factor_order(values, list(types))
         if label != point_label(ordered) or cells != point_cells(values, types):
             check.differences.append(
                 f"points: design point {point}'s label or factor columns do not match its "
