@@ -16,7 +16,8 @@ from sim.contract import Rolls
 from sim.rulesets.becmi.model.options import BecmiOptions
 from sim.rulesets.becmi.reading.odds import to_hit_odds
 from sim.rulesets.becmi.rules.dice import roll_to_hit
-from sim.rulesets.flattop.reading.odds import hit_odds
+from sim.rulesets.flattop.model.options import FlattopOptions
+from sim.rulesets.flattop.reading.odds import ATTACK, hit_odds
 from sim.rulesets.flattop.rules.resolve import resolve
 
 SIGNIFICANCE = 0.001
@@ -74,6 +75,27 @@ def test_flattop_live_resolver_matches_exact(basic: int, factors: int) -> None:
         assert chisquare(observed, expected).pvalue > SIGNIFICANCE
     else:
         assert observed == [n]
+
+
+def test_flattop_modifier_help_lists_every_hit_table_modifier_of_the_rules() -> None:
+    """docs/rules/flattop.md, *Modifiers to the hit table*: crippled +2, anchored +2, clouds
+    -2, night -4 and (rules version 3) a cruiser or destroyer as the target -4, all the
+    options' defaults; the help left the last out, which every attack on a cruiser has."""
+    o = FlattopOptions()
+    [modifier] = [p for p in ATTACK.params if p.name == "modifier"]
+    listed = {
+        "crippled": o.modifier_crippled,
+        "anchored": o.modifier_anchored,
+        "clouds": o.modifier_clouds,
+        "night": o.modifier_night,
+        "small target": o.modifier_small_target,
+    }
+    assert listed == {"crippled": 2, "anchored": 2, "clouds": -2, "night": -4, "small target": -4}
+    assert modifier.help == (
+        "Hit-table modifier ("
+        + ", ".join(f"{words} {value:+d}" for words, value in listed.items())
+        + ")."
+    )
 
 
 def test_becmi_thac0_19_against_ac_minus_5_needs_20() -> None:

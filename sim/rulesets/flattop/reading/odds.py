@@ -128,7 +128,7 @@ ATTACK = OddsResolution(
         OddsParam(
             "modifier",
             "integer",
-            "Hit-table modifier (crippled +2, anchored +2, clouds -2, night -4).",
+            "Hit-table modifier (crippled +2, anchored +2, clouds -2, night -4, small target -4).",
             default=0,
         ),
     ),
