@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -21,6 +22,7 @@ from sim.rulesets.flattop.reading.odds import ATTACK, hit_odds
 from sim.rulesets.flattop.rules.resolve import resolve
 
 SIGNIFICANCE = 0.001
+GOLDEN_SKIRMISH = Path(__file__).resolve().parents[2] / "replays" / "dungeon_skirmish-s3.jsonl"
 """Each Monte Carlo test fails below this p-value; fixed seeds fix each outcome."""
 
 
@@ -129,6 +131,37 @@ def test_becmi_range_cover_and_naturals() -> None:
     assert to_hit_odds(19, 9, cover="full-hard").p_hit == 0
     assert to_hit_odds(19, -25).p_hit == 0
     assert to_hit_odds(19, -25, options=BecmiOptions(natural_20_hits=True)).p_hit == Fraction(1, 20)
+
+
+def test_becmi_a_logged_attacks_other_modifiers_go_into_the_odds() -> None:
+    """The golden dungeon_skirmish replay's seq 74: Pip (THAC0 19, Dex 17: +2) shoots at a
+    goblin of AC 6 at long range (−1) behind half hard cover (−4). H 13 needs 13; the die
+    must show 13 − (2 − 1 − 4) = 16, so 5 faces of 20 hit. Without ``--modifier`` the odds
+    said 18 and 3/20, not the attack's."""
+    [line] = [x for x in GOLDEN_SKIRMISH.read_text(encoding="utf-8").splitlines()
+              if '"seq":74,' in x]  # fmt: skip
+    to_hit = json.loads(line)["to_hit"]
+    assert (to_hit["thac0"], to_hit["ac"], to_hit["needed"], to_hit["roll"]) == (19, 6, 13, 16)
+    assert to_hit["modifiers"] == {"dexterity": 2, "range": -1, "cover": -4}
+    o = to_hit_odds(19, 6, "long", "half-hard", other=2)
+    assert (o.needed, o.modifiers, o.die_needed, o.p_hit) == (
+        13,
+        {"other": 2, "range": -1, "cover": -4},
+        16,
+        Fraction(1, 4),
+    )
+    shown = CliRunner().invoke(
+        cli,
+        ["odds", "becmi", "--thac0", "19", "--ac", "6", "--modifier", "2", "--range", "long",
+         "--cover", "half-hard"],
+    )  # fmt: skip
+    assert (shown.exit_code, shown.stdout.splitlines()) == (
+        0,
+        [
+            "THAC0 19 - AC 6 = H 13 -> needs 13; modifiers: other +2, range -1, cover -4",
+            "the d20 must show 16 or more (naturals as set); p(hit) = 0.2500 (exactly 1/4)",
+        ],
+    )
 
 
 @pytest.mark.parametrize(

@@ -40,16 +40,19 @@ def to_hit_odds(
     range_band: str | None = None,
     cover: str | None = None,
     options: BecmiOptions | None = None,
+    other: int = 0,
 ) -> ToHitOdds:
     """Exact chance to hit with one d20, under the natural-roll options.
 
     Args:
         range_band: ``short``, ``medium`` or ``long`` for missiles.
         cover: ``<amount>-<soft|hard>``, e.g. ``half-hard``.
+        other: the attack's other roll modifiers, summed: the Str adjustment hand to
+            hand, the Dex adjustment with missiles, a haymaker's −5.
     """
     o = options or BecmiOptions()
     need = needed(thac0, ac, o.low_plateaus == "every_10")
-    mods: dict[str, int] = {}
+    mods: dict[str, int] = {"other": other}
     if range_band is not None:
         mods["range"] = {
             "short": o.short_range_modifier,
@@ -117,7 +120,8 @@ def _attack(values: Mapping[str, Any]) -> OddsResult:
         natural_1_misses=values["natural_1_misses"], natural_20_hits=values["natural_20_hits"]
     )
     thac0, ac = values["thac0"], values["ac"]
-    return render(to_hit_odds(thac0, ac, values["range"], values["cover"], options), thac0, ac)
+    odds = to_hit_odds(thac0, ac, values["range"], values["cover"], options, values["modifier"])
+    return render(odds, thac0, ac)
 
 
 COVERS = tuple(
@@ -131,6 +135,15 @@ ATTACK = OddsResolution(
     params=(
         OddsParam("thac0", "integer", "Attacker's THAC0.", required=True, low=-20, high=40),
         OddsParam("ac", "integer", "Target's armour class.", required=True, low=-40, high=20),
+        OddsParam(
+            "modifier",
+            "integer",
+            "Other roll modifiers, summed: Str adjustment (hand to hand), Dex adjustment "
+            "(missiles), haymaker -5.",
+            default=0,
+            low=-40,
+            high=40,
+        ),
         OddsParam("range", "choice", "Missile range band.", choices=("short", "medium", "long")),
         OddsParam("cover", "choice", "Target's cover.", choices=COVERS),
         OddsParam(
