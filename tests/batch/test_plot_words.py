@@ -157,6 +157,28 @@ def test_save_lays_out_as_figure_draw_does(tmp_path: Path) -> None:
     assert imread(tmp_path / "bare.png").shape[:2] == (2 * DPI, 3 * DPI)
 
 
+def test_a_win_plots_ticks_write_a_value_as_the_study_and_its_labels_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flattop task force's ``clouds`` swept over true and false: the summary labels the
+    points ``…clouds=true`` and discover says ``= true``; the win plot's ticks said Python's
+    ``True`` and ``False``."""
+    from sim.batch.charts import results
+    from tests.batch.helpers import REPO, invoke
+
+    drawn: dict[str, Figure] = {}
+    monkeypatch.setattr(results, "_save", lambda fig, path: drawn.setdefault(path.name, fig))
+    path = "sides.japan.task_forces.mo_striking.clouds"
+    made = invoke(
+        "batch", REPO / "scenarios" / "coral_sea_tf17.yaml", "--runs", "1", "--jobs", "1",
+        "--sweep", f"{path}=true,false", "--out", tmp_path / "cs", "-q",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    assert f"Point 0 ({path}=true): 1 run" in made.output
+    ax = drawn[f"win_vs_{path}.png"].axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["true", "false"]
+
+
 def test_a_measure_with_no_variation_within_a_point_says_so_in_its_title(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

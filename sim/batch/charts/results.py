@@ -37,7 +37,7 @@ from sim.batch.charts.analysis import paired_plot, sensitivity_plot
 from sim.batch.charts.convergence import MAX_SERIES, convergence_plot, index_convergence_plot
 from sim.batch.charts.plotting import in_default_style, key_legend, look, point_keys, save, wrap
 from sim.batch.planning.stopping import summarised
-from sim.batch.storage.store import Store, quote
+from sim.batch.storage.store import Store, point_value, quote
 from sim.text.grammar import agree
 
 __all__ = ["write_plots"]
@@ -197,7 +197,7 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
         )
     if not numeric:
         ax.set_xticks(xs)
-        ax.set_xticklabels([str(v) for v in values])
+        ax.set_xticklabels([point_value(v) for v in values])
     ax.set_ylim(-0.02, 1.02)
     note = ""
     if len(summary["study"]["factors"]) > 1:

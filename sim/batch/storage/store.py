@@ -71,10 +71,12 @@ __all__ = [
     "StoreError",
     "damaged",
     "draw_columns",
+    "in_factor_order",
     "loss_columns",
     "not_ours",
     "point_cells",
     "point_label",
+    "point_value",
     "quote",
 ]
 
@@ -798,10 +800,11 @@ def point_label(point: dict[str, Any]) -> str:
     """``path=value`` pairs of a design point, or ``base`` when nothing is swept."""
     if not point:
         return "base"
-    return ", ".join(f"{p}={_short(v)}" for p, v in point.items())
+    return ", ".join(f"{p}={point_value(v)}" for p, v in point.items())
 
 
-def _short(value: Any) -> str:
+def point_value(value: Any) -> str:
+    """A factor's value as a point's label writes it: ``true``, ``0.3``, ``quarter``."""
     if isinstance(value, float):
         return f"{value:.6g}"
     if isinstance(value, str):
