@@ -342,8 +342,10 @@ def narrative(
         name = loaded.ruleset.turn_name
         raise ValueProblem(f"{name} {turn}: the battle ended at {name} {loaded.last_turn}")
     registered = loaded.ruleset.registry.types
-    short = {t.rsplit(".", 1)[-1] for t in registered}
+    short = {t.rsplit(".", 1)[-1] for t in registered if t not in analysis.UNTOLD}
     for t in wanted:
+        if (why := analysis.untold(t, registered)) is not None:
+            raise ValueProblem(f"event type {t!r}: {why}")
         if t not in registered and t not in short:
             hint = did_you_mean(t, short) or f"; known: {known(short, limit=40)}"
             raise ValueProblem(f"no event type {t!r} in the {loaded.ruleset.name} rules{hint}")

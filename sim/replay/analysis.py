@@ -64,6 +64,22 @@ def _names(value: Any, unit: str) -> bool:
     return False
 
 
+UNTOLD = (TurnEnded.model_fields["type"].default, Snapshot.model_fields["type"].default)
+"""The engine's bookkeeping, which the narrative never tells (a turn's end, a snapshot)."""
+
+
+def untold(t: str, registered: Sequence[str]) -> str | None:
+    """Why ``--type t`` would select nothing where the file holds many: it names only the
+    engine's own types (:data:`UNTOLD`), which the narrative never tells; else None."""
+    found = [u for u in registered if t == u or u.endswith("." + t)]
+    if not found or any(u not in UNTOLD for u in found):
+        return None
+    return (
+        f"{found[0]} is the engine's own record (no rule decided it, nothing happened on "
+        "the field), which the narrative never tells"
+    )
+
+
 def _type_matches(event: Event, types: Sequence[str]) -> bool:
     return not types or any(event.type == t or event.type.endswith("." + t) for t in types)
 

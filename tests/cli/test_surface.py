@@ -434,6 +434,23 @@ def test_show_type_nosuch_is_an_error_like_unit() -> None:
         "battlesim: error: --type fird: no event type 'fird' in this ruleset; "
         "did you mean 'fired'?\n"
     )
+    assert "turn_ended" not in result.stderr and "snapshot" not in result.stderr
+
+
+@pytest.mark.parametrize("given", ["turn_ended", "engine.turn_ended", "snapshot"])
+def test_show_type_of_the_engine_s_bookkeeping_is_refused(given: str) -> None:
+    """`--type turn_ended` said "no event of this replay matches" of a file holding one a
+    turn: the narrative never tells the engine's turn ends and snapshots; it says so, exit 2."""
+    result = _invoke("show", str(GOLDEN), "--events", "--type", given)
+    whole = "engine.snapshot" if given == "snapshot" else "engine.turn_ended"
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"battlesim: error: --type {given}: {whole} is the engine's own record (no rule "
+        "decided it, nothing happened on the field), which the narrative never tells\n",
+    )
+    with pytest.raises(api.ValueProblem, match=f"event type '{given}': {whole} is the engine"):
+        api.narrative(GOLDEN, types=given)
 
 
 def test_show_unit_nosuch_suggests_the_id() -> None:

@@ -129,8 +129,12 @@ def verify_lines(result: VerifyResult) -> list[str]:
 
 def unknown_types(types: Sequence[str], registry_types: Sequence[str]) -> str | None:
     """The ``--type`` error for the first type no event of the ruleset has, else None."""
-    short = {t.rsplit(".", 1)[-1] for t in registry_types}
+    from sim.replay.analysis import UNTOLD, untold  # noqa: PLC0415 - only for --type
+
+    short = {t.rsplit(".", 1)[-1] for t in registry_types if t not in UNTOLD}
     for t in types:
+        if (why := untold(t, registry_types)) is not None:
+            return f"--type {t}: {why}"
         if t not in registry_types and t not in short:
             hint = did_you_mean(t, short) or f"; known: {known(short, limit=40)}"
             return f"--type {t}: no event type {t!r} in this ruleset{hint}"
