@@ -76,7 +76,7 @@ def chart_figure(view: ViewData, chart: Chart, plt: Any) -> Any:
     """One chart of the page as a matplotlib figure, as the page draws it: its title, a line
     per subject named as the page names it in its side's colour, the units of one side told
     apart by line style and marker; the legend beside the axes (never over the lines), whole
-    turns on the x axis."""
+    turns on the x axis, and whole numbers on the y axis when every value is one."""
     from matplotlib.ticker import MaxNLocator  # noqa: PLC0415 - heavy, only for --png
 
     s = view.series
@@ -99,6 +99,8 @@ def chart_figure(view: ViewData, chart: Chart, plt: Any) -> Any:
     ax.set_xlabel(view.meta["turn_name"])
     ax.set_ylabel(unit)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if all(float(v).is_integer() for vs in lines.values() for v in vs if v is not None):
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # a count: never 1.5 of it
     ax.grid(alpha=0.3)
     ax.legend(
         fontsize="small", ncol=1 + len(lines) // 20, loc="upper left", bbox_to_anchor=(1.01, 1)

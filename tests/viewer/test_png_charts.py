@@ -67,3 +67,21 @@ def test_every_line_is_its_own_in_a_legend_beside_the_axes(
         assert ticks and all(float(t).is_integer() for t in ticks)
     finally:
         plt.close(fig)
+
+
+def test_a_count_has_whole_numbers_on_the_y_axis() -> None:
+    """The brawl's combatants standing (2, then 0) were labelled 0.25, 0.5 … on the y axis
+    of the PNG: a count is labelled in whole numbers."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    view = battle_view(api.load_replay(ROOT / "replays" / "tavern_brawl-s377.jsonl"))
+    fig = chart_figure(view, ("side", "standing", "combatants"), plt)
+    try:
+        ax = fig.axes[0]
+        ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+        assert len(ticks) >= 2 and all(float(t).is_integer() for t in ticks)
+    finally:
+        plt.close(fig)

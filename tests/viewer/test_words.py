@@ -37,6 +37,28 @@ def test_no_chart_title_repeats_its_unit(pages: dict[str, Path], stem: str) -> N
         assert repeated is None or repeated.group(1) != repeated.group(2), title
 
 
+@pytest.mark.parametrize("stem", STEMS)
+def test_counts_are_labelled_in_whole_numbers(pages: dict[str, Path], stem: str) -> None:
+    """The y axis of a chart of whole values (combatants standing, hits, men) is labelled in
+    whole numbers: the brawl's "standing" read 0, 0.5, 1, 1.5, 2 combatants."""
+    page = pages[stem].read_text(encoding="utf-8")
+    labels = re.findall(r'<text class="tick" x="2" y="[\d.]+">([^<]+)</text>', page)
+    assert labels
+    assert [v for v in labels if not re.fullmatch(r"\d+k?", v)] == []
+
+
+def test_a_chart_of_fractions_keeps_its_quarters() -> None:
+    """Values under one (a share) are still labelled 0, 0.25 … 1."""
+    series = Series()
+    for t in range(3):
+        series.add(t, [])
+    series.values[("side", "share", "share")] = {"a": [0.5, 0.25, 0.0]}
+    series.names[("side", "a")] = "A"
+    (svg,) = chart_svgs(series, {"a": "#000"}, "turn")
+    labels = re.findall(r'<text class="tick" x="2" y="[\d.]+">([^<]+)</text>', svg)
+    assert labels == ["0", "0.25", "0.5", "0.75", "1"]
+
+
 def test_short_battles_label_every_turn() -> None:
     """With room for every turn's label, every turn is labelled."""
     assert [tick_step(0, n, 462) for n in (4, 12, 40)] == [1, 1, 2]

@@ -22,15 +22,17 @@ _LEFT, _RIGHT, _TOP, _BOTTOM = 46, 12, 22, 64
 _DASHES = ("", "5 3", "2 2", "8 3 2 3", "1 3")
 
 
-def _nice(top: float) -> float:
-    """A round upper bound for the y axis."""
+def _nice(top: float, whole: bool = False) -> float:
+    """A round upper bound for the y axis, labelled at its quarters: for ``whole`` values
+    (men, hits, combatants standing) one whose quarters are whole too, so a count is
+    never labelled 1.5."""
     if top <= 0:
-        return 1.0
+        return 4.0 if whole else 1.0
     step = 10.0 ** (len(str(int(top))) - 1)
-    for m in (1.0, 2.0, 4.0, 6.0, 8.0, 10.0):
-        if m * step >= top:
+    for m in (1.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 20.0):
+        if m * step >= top and not (whole and (m * step) % 4):
             return m * step
-    return 10.0 * step
+    return 20.0 * step
 
 
 def _points(values: list[float | None], turns: list[int], t0: int, t1: int, ymax: float) -> str:
@@ -137,8 +139,8 @@ def chart_svgs(series: Series, colour_of: dict[str, str], turn_name: str) -> lis
         lines = series.values[scope, measure, unit]
         if scope == "unit" and len(lines) > MAX_LINES:
             continue
-        top = max((v for vs in lines.values() for v in vs if v is not None), default=0.0)
-        ymax = _nice(top)
+        shown = [v for vs in lines.values() for v in vs if v is not None]
+        ymax = _nice(max(shown, default=0.0), whole=all(float(v).is_integer() for v in shown))
         title = chart_title(scope, measure, unit, turn_name)
         parts = [
             f'<svg class="chart" viewBox="0 0 {_W} {_H}" data-scope="{escape(scope)}" '
