@@ -94,6 +94,17 @@ def test_root_help_shows_every_summary_whole() -> None:
         assert all(not line.startswith(" " * 5) for line in listed.splitlines() if line.strip())
 
 
+@pytest.mark.parametrize("command", ["why", "fork"])
+def test_why_and_fork_help_say_where_a_seq_is_found(command: str) -> None:
+    """`why --help` and `fork --help` took a SEQ and never said where one is read: the help
+    names `show REPLAY --events --seqs`, whose lines start with it, and its filters."""
+    text = " ".join(_invoke(command, "--help").stdout.split())
+    assert (
+        "SEQ is the event's number: 'battlesim show REPLAY --events --seqs' starts each line "
+        "with it (narrow the lines with --type or --unit)."
+    ) in text
+
+
 def test_odds_lcv_and_hcv_are_explained() -> None:
     """`odds musket-fire --help` says what --lcv and --hcv are (with their defaults)."""
     text = " ".join(_invoke("odds", "musket-fire", "--help").stdout.split())

@@ -136,7 +136,9 @@ def fork_command(
 ) -> None:
     """Fork REPLAY at event SEQ with a change and fight on.
 
-    The battle goes on with the same random streams.
+    The battle goes on with the same random streams. SEQ is the event's
+    number: 'battlesim show REPLAY --events --seqs' starts each line with it
+    (narrow the lines with --type or --unit).
 
     \b
     Example:
@@ -188,6 +190,9 @@ def fork_command(
 @common.json_option("Print one JSON object: the chain of causes, root first.")
 def why(replay: str, seq: int, as_json: bool) -> None:
     """Explain event SEQ of REPLAY: its chain of causes, root first.
+
+    SEQ is the event's number: 'battlesim show REPLAY --events --seqs'
+    starts each line with it (narrow the lines with --type or --unit).
 
     \b
     Example:
