@@ -81,11 +81,12 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
         )
     data = whole_dump(event)  # with the fields its line leaves out at their defaults
     kept: list[str] = []
-    for path, value in fields.items():
+    for path, given in list(fields.items()):
         if path.split(".")[0] in FIXED:
             raise ForkError(f"--set {path}: the event's {path.split('.')[0]} cannot change")
         try:
             was = get_path(data, path)
+            value = fields[path] = _unit_ids(loaded, path, was, given)
             set_path(data, path, value, allow_none=True)
             if typed(get_path(data, path)) == typed(was):
                 kept.append(f"{path}={_shown(value)}")
@@ -104,6 +105,29 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
         # the loader's words, the value as given: "7 is more than 6, the most it may be"
         raise ForkError(f"--set {where}: {error_message(err)}") from None
     return kept
+
+
+def _unit_ids(loaded: ReplayLike, path: str, was: Any, value: Any) -> Any:
+    """``value`` for an event field that named a unit of the battle (``unit``, ``target``,
+    a list of units fled), each unit as ``show --unit`` takes it: its id, or its name (the
+    id is set); a unit the battle lacks is refused as ``show --unit`` refuses it, not
+    by the rules failing on it later."""
+    rows = loaded.ruleset.units(loaded.scenario, loaded.state_at(0))
+    ids, sides = {r.id for r in rows}, {r.side for r in rows}
+
+    def one(v: Any) -> Any:
+        if not isinstance(v, str) or v in ids or (isinstance(was, str) and {was, v} <= sides):
+            return v  # a side's id may be a unit's too (becmi's lone hero): either is taken
+        try:
+            return analysis.unit_id(loaded, v)
+        except ValueProblem as exc:
+            raise ForkError(f"--set {path}: {exc}") from None
+
+    if isinstance(was, str) and was in ids:
+        return one(value)
+    if isinstance(was, list) and was and all(isinstance(w, str) and w in ids for w in was):
+        return [one(v) for v in value] if isinstance(value, list) else value
+    return value
 
 
 def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> list[str]:
