@@ -141,5 +141,9 @@ def test_a_format1_parent_forks_only_before_its_first_snapshot_s_place(tmp_path:
     out = tmp_path / "child.jsonl"
     result = invoke("fork", str(parent), "--at", str(late.seq), "--set", flipped, "-o", str(out))
     assert result.exit_code == 2
-    assert f"event {tenth + 1} (engine.snapshot) differs in:" in result.output
+    assert result.output == (
+        f"battlesim: error: --at {late.seq}: a format-1 replay, written before snapshots, "
+        f"forks only before seq {tenth + 1}, where today's re-simulation writes the turn-10 "
+        "snapshot it lacks and numbers every later event one higher\n"
+    )
     assert not out.exists()
