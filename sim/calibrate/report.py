@@ -285,7 +285,8 @@ def format_result(
                 "(the scenario's own values)"
             )
     lines.append(
-        "Results: " + ", ".join(str(p) for p in _files(spec, out, best).values() if p is not None)
+        "Results: "
+        + ", ".join(one_line(str(p)) for p in _files(spec, out, best).values() if p is not None)
     )
     return lines
 

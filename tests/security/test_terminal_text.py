@@ -124,3 +124,46 @@ def test_one_line_leaves_no_line_break_nor_hidden_character(text: str) -> None:
     assert kept.count("\n") == text.count("\n")
     if all(c in "a " for c in text):
         assert shown == kept == text
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small study of a swept tavern brawl in a folder whose name holds a newline."""
+    folder = tmp_path_factory.mktemp("study") / f"s\n{FORGED}"
+    result = invoke(
+        "batch", str(ROOT / "scenarios" / "tavern_brawl.yaml"), "--runs", "10", "--jobs", "1",
+        "--design", "lhs", "--points", "4", "--sweep", "sides.orcs.monsters.grub.hp=1..60",
+        "--no-plots", "-q", "-o", str(folder),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    _clean(result.output)  # batch's "Results:" line
+    assert f"Results: {folder}".replace("\n", "\\n") in result.output
+    return folder
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["verify", "{s}", "--sample", "1"],
+        ["export", "{s}", "--format", "csv"],
+        ["discover", "{s}", "-m", "winner == 'orcs'", "--boxes", "1", "-o", "{s}.png"],
+        ["new", "musket", "{s}.yaml"],
+        ["calibrate", "{c}", "-o", "{s}-fit", "--refight", "0", "--jobs", "1", "-q"],
+    ],
+)
+def test_every_writer_prints_its_file_names_on_one_line(study: Path, args: list[str]) -> None:
+    """The file names a command says it wrote (verify's verdict, export's "Wrote", discover's
+    "Plot:", new's "Wrote … next:", calibrate's "Results:") are shown escaped: a folder named
+    with a newline printed "FAKE: …" as a line of its own."""
+    fit = study.parent / "fit.yaml"
+    fit.write_text(
+        f"scenario: {ROOT / 'scenarios' / 'tavern_brawl.yaml'}\nseed: 1\nreplications: 2\n"
+        "trials: 1\nfactors:\n  - {path: sides.orcs.monsters.grub.hp, values: [6]}\n"
+        "targets:\n  - {measure: win.thorgrim, range: [0.5, 1.0]}\n"
+        "outputs: {plots: false}\n",
+        encoding="utf-8",
+    )
+    result = invoke(*(x.format(s=study, c=fit) for x in args))
+    assert result.exit_code == 0, result.output
+    _clean(result.output)
+    assert f"{study}".replace("\n", "\\n") in result.output

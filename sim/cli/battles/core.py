@@ -204,7 +204,7 @@ def _verify_study(
         common.echo_json(check.as_json())
     else:
         for line in verify_lines(check):
-            click.echo(line)
+            common.say(line)
     sys.exit(0 if check.ok else 1)
 
 

@@ -155,7 +155,7 @@ def _run(
         if result.ran != result.committed:  # a resumed study: what this command added
             resumed = f", {result.ran} fought now" if result.ran else ", all fought before"
         plots = f", {out / 'plots'}/" if options.plots else ""
-        click.echo(
+        common.say(
             f"Results: {out / DB_NAME} ({count(result.committed, 'run')}{resumed}), "
             f"{out / 'summary.json'}{plots}"
         )
@@ -604,4 +604,4 @@ def _export(
         common.echo_json({"study": str(folder), "format": fmt, "written": written})
     elif show == "text":
         for path in written:
-            click.echo(f"Wrote {path}")
+            common.say(f"Wrote {path}")

@@ -108,7 +108,7 @@ def discover(
     for line in discover_lines(result):
         click.echo(line)
     if result["plot"] is not None:
-        click.echo(f"Plot: {result['plot']}")
+        common.say(f"Plot: {result['plot']}")
     elif not no_plot:
         click.echo("Plot: none (no box to draw)")
 
