@@ -123,6 +123,45 @@ def test_a_file_of_the_other_kind_is_refused(
     )
 
 
+@pytest.mark.parametrize(("name", "text", "read"), FILES, ids=[f[0] for f in FILES])
+def test_a_study_where_the_scenario_goes_is_named_at_its_line(
+    tmp_path: Path, name: str, text: str, read: Reader
+) -> None:
+    """``scenario:`` (or ``campaign:``) naming a study file: said at this file's line. It was
+    said at the study's own line, "not a scenario: this is a study file: run it with
+    'battlesim study FILE'", naming neither this file nor the field that named it."""
+    (tmp_path / "other.yaml").write_text(f"{STONE_WALL}\nreplications: 2\n", encoding="utf-8")
+    line = text.splitlines().index("{target}") + 1
+    for key in ("scenario", "campaign"):
+        path = _file(tmp_path, name, text, f"{key}: other.yaml")
+        assert _error(read, path) == (
+            f"{path}:{line}: {key}: 'other.yaml' is a study file, not a {key}"
+        )
+
+
+def test_a_campaign_or_a_study_as_a_campaigns_battle_is_named_at_its_line(
+    tmp_path: Path,
+) -> None:
+    """A campaign's battle naming a campaign (itself) or a study: said at the battle's
+    ``scenario`` line. It was said at the other file's first line, telling a user who ran
+    ``battlesim campaign`` to "fight it with 'battlesim campaign FILE'"."""
+    from sim.batch.inputs.target import load_campaign
+
+    (tmp_path / "st.yaml").write_text(f"{STONE_WALL}\nreplications: 2\n", encoding="utf-8")
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "campaign: C\nseed: 1\nbattles:\n"
+        "  - {id: a, scenario: c.yaml}\n"
+        f"  - {{id: b, scenario: {SCENARIOS / 'stone_wall.yaml'}}}\n"
+        "  - {id: d, scenario: st.yaml}\n",
+        encoding="utf-8",
+    )
+    assert _error(load_campaign, path) == (
+        f"{path}:4: battles.0.scenario: 'c.yaml' is a campaign file, not a scenario\n"
+        f"{path}:6: battles.2.scenario: 'st.yaml' is a study file, not a scenario"
+    )
+
+
 @pytest.mark.parametrize(("name", "text", "read"), FILES[:2], ids=[f[0] for f in FILES[:2]])
 def test_an_output_folder_outside_the_files_folder_is_refused(
     tmp_path: Path, name: str, text: str, read: Reader

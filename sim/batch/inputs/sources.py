@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sim.batch.inputs.files import located
 from sim.batch.inputs.guard import FolderError, contained
-from sim.batch.inputs.target import Target, load_target, not_a_file
+from sim.batch.inputs.target import Target, load_target, not_a_file, other_kind
 from sim.scenario.load import ScenarioError
 
 __all__ = ["Lines", "named_target", "output_folder"]
@@ -36,6 +36,9 @@ def named_target(file: str, lines: Lines, scenario: str | None, campaign: str | 
     path = Path(file).parent / rel
     if not path.is_file():
         raise ScenarioError([located(file, lines, (key,), not_a_file(path, key))])
+    other = other_kind(path, ("scenario", "campaign"))
+    if other is not None:
+        raise ScenarioError([located(file, lines, (key,), f"{rel!r} is {other}, not a {key}")])
     target = load_target(path)
     if target.kind != key:
         raise ScenarioError(

@@ -30,7 +30,15 @@ from sim.batch.inputs.files import error_message, located, read_yaml, validate_l
 from sim.contract import AnyRuleset, CarryOver
 from sim.contract.bases import validate_plain
 from sim.scenario.diagnose import hint
-from sim.scenario.load import Located, ScenarioError, load_scenario, validate_data
+from sim.scenario.load import (
+    KINDS,
+    FileKind,
+    Located,
+    ScenarioError,
+    load_scenario,
+    validate_data,
+    yaml_kind,
+)
 
 __all__ = ["Target", "load_campaign", "load_target"]
 
@@ -228,6 +236,11 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
             said = not_a_file(scenario_path, "scenario")
             problems.append(located(file, lines, (*where, "scenario"), said))
             continue
+        other = other_kind(scenario_path, ("scenario",))
+        if other is not None:  # its own error named that file and the command it wants
+            said = f"{b.scenario!r} is {other}, not a scenario"
+            problems.append(located(file, lines, (*where, "scenario"), said))
+            continue
         ruleset, scenario = load_scenario(scenario_path)
         if rulesets and ruleset.name != rulesets[0].name:
             problems.append(
@@ -283,6 +296,14 @@ def not_a_file(path: Path, what: str) -> str:
     if path.is_symlink():
         return f"{str(path)!r}: {missing(path)}"
     return f"no {what} file {str(path)!r}"
+
+
+def other_kind(path: Path, wanted: tuple[FileKind, ...]) -> str | None:
+    """What the file at ``path`` is (``a study file``) when it is plainly a battlesim file
+    of a kind not ``wanted``, else None: its own error would name it and the command that
+    takes it, not the line of the file that named it where a scenario goes."""
+    found = yaml_kind(path)
+    return None if found is None or found in wanted else KINDS[found][0]
 
 
 def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
