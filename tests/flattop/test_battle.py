@@ -437,6 +437,21 @@ def test_a_launch_before_the_start_says_when_the_battle_is(tmp_path: Path) -> No
     )
 
 
+def test_a_launch_after_a_one_turn_battle_says_one_hour_one_turn(tmp_path: Path) -> None:
+    """A one-turn battle's launch out of it said "lasts 1 hours (1 turns)"."""
+    text = CORAL.read_text(encoding="utf-8")
+    assert text.count('launch: "09:30"') == 1 and text.count("  limit: 6") == 1
+    bad = tmp_path / "bad.yaml"
+    text = text.replace('launch: "09:30"', 'launch: "10:30"').replace("  limit: 6", "  limit: 1")
+    bad.write_text(text, encoding="utf-8")
+    result = _invoke("validate", str(bad))
+    assert result.exit_code == 2
+    assert result.stderr.endswith(
+        "sides.0.strikes.0.launch: 10:30 is not within the battle, which starts at 09:00 "
+        "and lasts 1 hour (1 turn)\n"
+    ), result.stderr
+
+
 def test_installed_package_declares_the_flattop_entry_point() -> None:
     """The installed distribution lists flattop in the battlesim.rulesets entry-point group."""
     from importlib.metadata import entry_points

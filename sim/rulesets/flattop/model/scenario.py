@@ -26,6 +26,7 @@ from sim.rulesets.flattop.model.data import (
 )
 from sim.rulesets.flattop.model.grid import distance
 from sim.rulesets.flattop.model.options import FlattopOptions
+from sim.text.grammar import count
 from sim.text.suggest import did_you_mean
 
 __all__ = [
@@ -283,12 +284,12 @@ def _check_strike(
             ((*path, "target"), f"{st.target!r} is not a task force of {enemy.id}{hint}")
         )
     if clock_minutes(sc.turns.start, st.launch) >= sc.turns.limit * MINUTES_PER_TURN:
-        hours = sc.turns.limit * MINUTES_PER_TURN / 60
+        hours = sc.turns.limit * MINUTES_PER_TURN // 60
         problems.append(
             (
                 (*path, "launch"),
                 f"{st.launch} is not within the battle, which starts at {sc.turns.start} and "
-                f"lasts {hours:g} hours ({sc.turns.limit} turns)",
+                f"lasts {count(hours, 'hour')} ({count(sc.turns.limit, 'turn')})",
             )
         )
     types: list[str] = (["fighter"] if st.escort else []) + [a.aircraft for a in st.attacks]
