@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from engine.events import Event
 
 __all__ = [
+    "NAME_LENGTH",
     "BattleEndedBase",
     "Hex",
     "Ident",
@@ -30,7 +31,9 @@ __all__ = [
 M = TypeVar("M", bound=BaseModel)
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=120)]
+NAME_LENGTH = 120
+"""The most characters a name holds."""
+Name = Annotated[str, StringConstraints(min_length=1, max_length=NAME_LENGTH)]
 _HexCoord = Annotated[int, Field(ge=0, le=999)]
 Hex = tuple[_HexCoord, _HexCoord]
 """A hex as [column, row], 0-based (0 to 999), "odd-q" offset layout: flat-topped hexes in

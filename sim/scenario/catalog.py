@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.safety.files import FileProblem, read_bounded
+from engine.safety.text import CONTROL
 from sim.contract import (
     BUILTIN,
     ENTRY_POINT_GROUP,
@@ -28,6 +29,7 @@ from sim.contract import (
     loaded_rulesets,
     ruleset_names,
 )
+from sim.contract.bases import NAME_LENGTH
 from sim.outputs import check_output, write_text
 from sim.scenario.load import ScenarioError, read_yaml
 from sim.scenario.schema import SCHEMA_FILE, is_our_schema, schema_text
@@ -266,6 +268,15 @@ def write_schema(folder: Path) -> SchemaWritten:
     return SchemaWritten(path, "written")
 
 
+def _name_of(stem: str) -> str:
+    """The scenario name a file's stem makes, readable ("_" and "-" as spaces, capitalised),
+    without what no name may hold (a control character, a byte that is not UTF-8) and cut
+    to a name's length: the file validates whatever it is called."""
+    words = stem.replace("_", " ").replace("-", " ")
+    kept = "".join(c for c in words if not CONTROL.match(c) and not "\ud800" <= c <= "\udfff")
+    return kept.strip().capitalize()[:NAME_LENGTH].rstrip() or "New battle"
+
+
 def new_scenario(ruleset: str, path: str | Path, *, force: bool = False) -> dict[str, Any]:
     """Write a commented, valid starting scenario of ``ruleset`` to ``path``.
 
@@ -286,7 +297,7 @@ def new_scenario(ruleset: str, path: str | Path, *, force: bool = False) -> dict
     if p.name == SCHEMA_FILE:
         raise CatalogError(f"{p}: that name is the schema's, which new writes beside the file")
     check_output(p, option="NAME.yaml", force=force)
-    name = p.stem.replace("_", " ").replace("-", " ").strip().capitalize() or "New battle"
+    name = _name_of(p.stem)
     schema = write_schema(p.parent)
     line = f"# yaml-language-server: $schema={SCHEMA_FILE}\n"
     body = line + "#\n" + text.replace("{name}", json.dumps(name, ensure_ascii=False))

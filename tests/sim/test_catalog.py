@@ -64,6 +64,31 @@ def test_new_writes_through_no_planted_link(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("stem", "name"),
+    [
+        ("my_battle", "My battle"),
+        ("a\x1bb", "Ab"),  # ESC: a control character no name may hold
+        ("n\udcff\udcfe", "N"),  # a file name that is not UTF-8 (os.fsdecode's escapes)
+        ("\x1b", "New battle"),
+        ("x" * 250, "X" + "x" * 119),  # a name holds at most 120 characters
+    ],
+)
+@pytest.mark.parametrize("ruleset", ["musket", "becmi", "flattop"])
+def test_new_writes_a_scenario_that_validates_whatever_its_file_is_called(
+    tmp_path: Path, ruleset: str, stem: str, name: str
+) -> None:
+    """The name is made of the file's stem; a stem with a control character or of more than
+    120 characters gave a scenario validate refused ("new … validates and runs as written"),
+    and one not UTF-8 failed to write it (UnicodeEncodeError, no file named)."""
+    from sim.scenario.load import load_scenario
+
+    made = catalog.new_scenario(ruleset, tmp_path / f"{stem}.yaml")
+    assert made["name"] == name
+    _, scenario = load_scenario(tmp_path / f"{stem}.yaml")
+    assert scenario.name == name  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
     ("description", "summary"),
     [
         (
