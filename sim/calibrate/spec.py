@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path
 from sim.batch.inputs.files import located, read_located
 from sim.batch.inputs.sources import Lines, named_target, output_folder
-from sim.batch.inputs.target import Target
+from sim.batch.inputs.target import Target, source_label
 from sim.batch.planning.factors import DesignError, Factor, repeated, unsweepable, value_key
 from sim.batch.planning.plan import DEFAULT_CHUNK
 from sim.batch.planning.spec import RunsFile
@@ -582,7 +582,7 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
         start=start,
         out=output_folder(file, lines, cf.outputs.dir),
         plots=cf.outputs.plots,
-        source=Path(file).name,
+        source=source_label(file),
         target_file=Path(file).parent / cf.scenario if cf.scenario is not None else None,
     )
 

@@ -189,3 +189,46 @@ def test_the_output_folder_defaults_to_the_files_stem(
     assert read(path).out == Path(Path(name).stem)
     path = _file(tmp_path, name, text, STONE_WALL, out="results")
     assert read(path).out == tmp_path / "results"
+
+
+def test_files_named_in_bytes_that_are_not_utf8_are_studied_and_calibrated(
+    tmp_path: Path,
+) -> None:
+    """A scenario, study or calibration file whose name is not UTF-8 (``s\\xff.yaml``) ran,
+    but ``batch``/``study`` failed with DuckDB's "Python Conversion Failure: cannot encode
+    str as UTF-8", naming the database, and ``calibrate`` with "UnicodeEncodeError:
+    surrogates not allowed": the name was recorded as Python read it. It is recorded as a
+    replay's header holds it, the bytes that are not UTF-8 as U+FFFD."""
+    import os
+
+    from tests.forge import invoke
+
+    def named(stem: bytes, text: str) -> str:
+        path = os.fsdecode(bytes(tmp_path) + b"/" + stem + b".yaml")
+        Path(path).write_text(text, encoding="utf-8")
+        return path
+
+    brawl = named(b"s\xff", (SCENARIOS / "tavern_brawl.yaml").read_text(encoding="utf-8"))
+    out = str(tmp_path / "b")
+    result = invoke("batch", brawl, "--runs", "2", "--keep-replays", "1", "-q", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert invoke("verify", out).exit_code == 0
+    replay = (tmp_path / "b" / "replays" / "run-0.jsonl").read_text(encoding="utf-8")
+    assert '"source":"s\ufffd.yaml"' in replay.splitlines()[0]
+    study = named(
+        b"st\xff",
+        f"scenario: {SCENARIOS / 'tavern_brawl.yaml'}\nreplications: 2\noutputs: {{dir: st}}\n",
+    )
+    result = invoke("study", study, "-q")
+    assert result.exit_code == 0, result.output
+    fit = named(
+        b"fit\xff",
+        f"scenario: {SCENARIOS / 'tavern_brawl.yaml'}\nseed: 1\nreplications: 2\ntrials: 1\n"
+        "factors:\n  - {path: sides.orcs.monsters.grub.hp, values: [6]}\n"
+        "targets:\n  - {measure: win.thorgrim, range: [0.5, 1.0]}\n"
+        "outputs: {dir: fit, plots: false}\n",
+    )
+    result = invoke("calibrate", fit, "--refight", "0", "--jobs", "1", "-q")
+    assert result.exit_code == 0, result.output
+    patch = (tmp_path / "fit" / "patch.yaml").read_text(encoding="utf-8")
+    assert patch.startswith("# battlesim calibrate fit\ufffd.yaml: the best point")

@@ -40,7 +40,7 @@ from sim.scenario.load import (
     yaml_kind,
 )
 
-__all__ = ["Target", "load_campaign", "load_target"]
+__all__ = ["Target", "load_campaign", "load_target", "source_label"]
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 FieldPath = tuple[str | int, ...]
@@ -194,7 +194,14 @@ def load_target(path: str | Path) -> Target:
     if is_campaign(data):
         return _campaign_target(path, data, lines)
     _, scenario = validate_data(data, lines, str(path))
-    return Target("scenario", Path(path).name, scenario.model_dump(mode="json"))
+    return Target("scenario", source_label(path), scenario.model_dump(mode="json"))
+
+
+def source_label(path: str | Path) -> str:
+    """The name of the file at ``path`` as a study or calibration records it: its bytes
+    that are not UTF-8 (read by Python as lone surrogates) as U+FFFD, as a replay's header
+    holds them; a study's database, DuckDB's, takes only UTF-8 text."""
+    return Path(path).name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def load_campaign(path: str | Path) -> CampaignData:
@@ -283,7 +290,7 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
     dry = [located(file, lines, p, m) for p, m in dry_carry(campaign)]
     if dry:
         raise ScenarioError(dry)
-    return Target("campaign", Path(file).name, campaign.model_dump(mode="json"))
+    return Target("campaign", source_label(file), campaign.model_dump(mode="json"))
 
 
 def not_a_file(path: Path, what: str) -> str:

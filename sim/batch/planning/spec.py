@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path
 from sim.batch.inputs.files import FieldPath, located, read_located
 from sim.batch.inputs.sources import named_target, output_folder
-from sim.batch.inputs.target import Target
+from sim.batch.inputs.target import Target, source_label
 from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
 from sim.batch.planning.design import Design, DesignError, Factor
 from sim.batch.planning.factors import repeated, unsweepable
@@ -261,7 +261,7 @@ def load_study(path: str | Path) -> StudySpec:
         chunk_size=sf.chunk_size,
         until_ci=sf.until_ci,
         keep_replays=sf.outputs.keep_replays,
-        name=sf.name or Path(file).stem,
+        name=sf.name or Path(source_label(file)).stem,
     )
     out = output_folder(file, lines, sf.outputs.dir)
     return StudySpec(
