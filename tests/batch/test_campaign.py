@@ -169,6 +169,26 @@ def test_campaign_command_writes_a_replay_per_battle_and_a_summary(tmp_path: Pat
     assert printed["replays"] == [str(tmp_path / "j" / n) for n in summary["replays"]]
 
 
+def test_a_shorter_campaign_leaves_no_replay_of_an_earlier_one_in_its_folder(
+    tmp_path: Path,
+) -> None:
+    """The delve fights its three rooms at one seed and stops after two at another (the party
+    cannot go on); fought into the same folder, the first's 3-lair.jsonl stayed beside the
+    second's campaign.json, which lists two replays: two campaigns in one folder. A file
+    there battlesim did not write stays (--force replaces only what a battle writes)."""
+    delve = Path(__file__).resolve().parents[2] / "scenarios" / "delve_campaign.yaml"
+    out = tmp_path / "out"
+    assert invoke("campaign", delve, "--seed", "9223372036854775807", "-o", out).exit_code == 0
+    assert (out / "3-lair.jsonl").is_file()
+    assert invoke("campaign", delve, "--seed", "0", "-o", out).exit_code == 0
+    replays = json.loads((out / "campaign.json").read_text())["replays"]
+    assert replays == ["1-barricade.jsonl", "2-guardroom.jsonl"]
+    assert sorted(p.name for p in out.iterdir()) == [*replays, "campaign.json"]
+    (out / "3-lair.jsonl").write_text("my notes\n")
+    assert invoke("campaign", delve, "--seed", "0", "-o", out, "--force").exit_code == 0
+    assert (out / "3-lair.jsonl").read_text() == "my notes\n"
+
+
 def test_batch_accepts_a_campaign(tmp_path: Path) -> None:
     """A campaign outcome study is one command; each run records its battles."""
     result = invoke("batch", CAMPAIGN, "--runs", "4", "--out", tmp_path, "--jobs", "1", "--json")

@@ -31,6 +31,7 @@ from engine.log import FileSink, Sink
 from engine.safety.atomic import exporting_together
 from sim.batch.inputs.seeds import battle_seed
 from sim.contract import AnyRuleset, CarryOver, HookError, Outcome
+from sim.outputs import is_replay
 from sim.replay.header import make_header
 from sim.runner import DrawTally
 from sim.scenario.load import ScenarioError, validate_data
@@ -366,4 +367,10 @@ def play_campaign(
         for sink in sinks:
             sink.abandon()  # a replay not yet put in place leaves the folder's old one be
         raise
+    # a battle not fought this time (the campaign ended sooner) leaves no replay of an
+    # earlier campaign's beside this one's campaign.json, which does not list it
+    for k in range(len(paths), len(campaign.battles)):
+        stale = folder / campaign_replay_name(k, campaign.battles[k].id)
+        if is_replay(stale):
+            stale.unlink()
     return result, paths
