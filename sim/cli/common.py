@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -49,6 +50,17 @@ def say(text: str, *, err: bool = False) -> None:
     from engine.safety.text import one_line  # noqa: PLC0415 - --version imports no engine
 
     click.echo(one_line(text), err=err)
+
+
+def command_line(command: str, *files: str | os.PathLike[str]) -> str:
+    """``battlesim COMMAND FILE…`` as a shell takes it when pasted: each file quoted where
+    it needs it (``'sp ace.yaml'``), and one whose name starts with ``-`` given as
+    ``./-x.yaml``, which no command reads as an option."""
+    import shlex  # noqa: PLC0415
+
+    said = [os.fspath(f) for f in files]
+    said = [f"./{f}" if f.startswith("-") else f for f in said]
+    return " ".join(["battlesim", command, *map(shlex.quote, said)])
 
 
 def fail(message: str) -> NoReturn:

@@ -754,3 +754,41 @@ def test_a_link_that_leads_nowhere_says_so(tmp_path: Path, kind: str) -> None:
         2,
         f"battlesim: error: --scenario {link}: {said}\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("plain.yaml", "plain.yaml"),
+        ("sp ace.yaml", "'sp ace.yaml'"),
+        ("-dash.yaml", "./-dash.yaml"),
+        ("it's.yaml", "'it'\"'\"'s.yaml'"),
+    ],
+)
+def test_the_commands_suggested_run_as_pasted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, shown: str
+) -> None:
+    """`new`'s `next: battlesim validate NAME` and `fork`'s `compare with: battlesim diff
+    PARENT CHILD` printed the names as they are, so a name with a space, a quote or a
+    leading dash failed when the line was pasted into a shell (`validate sp ace.yaml`: two
+    files; `validate -dash.yaml`: an option). Each file is now quoted as a shell takes it,
+    and one starting with `-` is given as `./-…`; the line runs as printed."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    made = CliRunner().invoke(cli, ["new", "musket", "--", name])
+    assert made.exit_code == 0, made.output
+    suggested = made.stdout.strip().rsplit("next: ", 1)[1]
+    assert suggested == f"battlesim validate {shown}"
+    checked = CliRunner().invoke(cli, shlex.split(suggested)[1:])
+    assert checked.exit_code == 0, checked.output
+    child = tmp_path / f"fork {name}"
+    forked = CliRunner().invoke(
+        cli,
+        ["fork", str(REPO / "replays" / "stone_wall-s1862.jsonl"), "--at", "39", "--set",
+         "passed=true", "--set", "after=good", "-o", str(child)],
+    )  # fmt: skip
+    assert forked.exit_code == 0, forked.output
+    compare = forked.stdout.strip().rsplit("compare with: ", 1)[1]
+    assert shlex.split(compare)[1:] == ["diff", str(REPO / "replays" / "stone_wall-s1862.jsonl"),
+                                       str(child)]  # fmt: skip

@@ -180,7 +180,7 @@ def fork_command(
     common.say(f"forked {replay} at seq {at_seq}: {headline(loaded.ruleset, outcome)}")
     common.say(
         f"Replay: {written} ({forked.events} events); "
-        f"compare with: battlesim diff {replay} {written}"
+        f"compare with: {common.command_line('diff', replay, written)}"
     )
 
 
