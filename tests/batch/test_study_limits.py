@@ -65,7 +65,7 @@ def test_batch_counts_a_grid_without_building_it(tmp_path: Path) -> None:
     """A grid's points are the product of its levels: 3 × 4 = 12 points × 10⁷ runs is over."""
     result = invoke(
         "batch", STONE_WALL, "--runs", "10000000", "--sweep", "options.fire_hcv=15,25,35",
-        "--sweep", "sides.csa.units.phil.strength=300,350,400,450", "--out", tmp_path / "o",
+        "--sweep", "sides.csa.units.cobb.strength=300,350,400,450", "--out", tmp_path / "o",
     )  # fmt: skip
     assert result.exit_code == 2
     assert result.output == (
@@ -485,3 +485,20 @@ def test_an_interrupt_while_the_database_is_made_leaves_none(
     )
     monkeypatch.undo()
     assert run_study(plan, out, RunOptions(jobs=1, plots=False)).committed == 2
+
+
+def test_a_fraction_a_sampled_range_drew_for_whole_numbers_says_type_int(tmp_path: Path) -> None:
+    """A Latin hypercube over a range on a field of whole numbers, without `type: int`:
+    the point's fraction was refused as "is not an integer" alone, where a grid's point
+    (checked when the study opens) said why; both now name `type: int`."""
+    study = tmp_path / "s.yaml"
+    study.write_text(
+        f"scenario: {STONE_WALL}\nreplications: 2\nseed: 1\ndesign: lhs\npoints: 3\n"
+        "factors: [{path: sides.csa.units.cobb.strength, range: [300, 500]}]\n",
+        encoding="utf-8",
+    )
+    result = invoke("study", study, "--out", tmp_path / "o", "-q")
+    assert result.exit_code == 2
+    head, _, said = result.stderr.partition(" is not an integer")
+    assert head.startswith(f"{study}:6: factors.0.range: sides.csa.units.cobb.strength = ")
+    assert said == " (a range factor's values are decimals unless it says 'type: int')\n"

@@ -156,6 +156,10 @@ def point_problem(spec: StudySpec, field: str, point: dict[str, Any], reason: st
             key = ("factors", i, "values", same[0]) if same else ("factors", i, "values")
         elif f.range is not None:
             key = ("factors", i, "range")
+            if f.type == "float" and reason.endswith("is not an integer"):
+                # a fraction drawn from the range (a whole one is told so where the
+                # study's points are checked: sim.batch.storage.opening._decimal_reason)
+                reason += " (a range factor's values are decimals unless it says 'type: int')"
         told = located(spec.file, spec.lines, key, f"{f.path} = {json.dumps(value)}: {reason}")
         return str(told)
     return None
