@@ -65,7 +65,7 @@ def test_batch_counts_a_grid_without_building_it(tmp_path: Path) -> None:
     """A grid's points are the product of its levels: 3 × 4 = 12 points × 10⁷ runs is over."""
     result = invoke(
         "batch", STONE_WALL, "--runs", "10000000", "--sweep", "options.fire_hcv=15,25,35",
-        "--sweep", "sides.csa.units.cobb.strength=300,350,400,450", "--out", tmp_path / "o",
+        "--sweep", "sides.csa.units.phil.strength=300,350,400,450", "--out", tmp_path / "o",
     )  # fmt: skip
     assert result.exit_code == 2
     assert result.output == (

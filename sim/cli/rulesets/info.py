@@ -150,6 +150,4 @@ def new(ruleset: str, name: str, force: bool, as_json: bool) -> None:
     if as_json:
         common.echo_json(made)
         return
-    common.say(
-        f"Wrote {name}: a {ruleset} scenario; next: {common.command_line('validate', name)}"
-    )
+    common.say(f"Wrote {name}: a {ruleset} scenario; next: {common.command_line('validate', name)}")
