@@ -193,6 +193,12 @@ class ReplayStream:
             )
         if not _looks_like_replay(raw):
             what = "empty file: not a battlesim replay" if not raw else "not a battlesim replay"
+            if raw.startswith(b"\xef\xbb\xbf") and _looks_like_replay(raw[3:]):
+                # an editor's save: the bytes the hash chain covers are not the replay's any more
+                what += (
+                    ": it starts with a UTF-8 byte-order mark, which battlesim never writes "
+                    "(was it saved by an editor?)"
+                )
             raise ReplayError(self.name, 1, what, kind="not_replay")
         text = self._text(1, raw, None)
         return text, text

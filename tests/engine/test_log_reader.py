@@ -134,6 +134,22 @@ def test_not_a_replay_is_refused(tmp_path: Path) -> None:
     assert (str(err.value), err.value.kind) == (f"{path}:1: not a battlesim replay", "not_replay")
 
 
+def test_a_replay_an_editor_saved_with_a_byte_order_mark_is_told_so(tmp_path: Path) -> None:
+    """A replay saved again by an editor that puts a UTF-8 byte-order mark first was "not a
+    battlesim replay" and no more: still refused (the bytes the chain covers changed), the
+    line now says what is in the way."""
+    golden = Path(__file__).resolve().parents[2] / "replays" / "stone_wall-s1862.jsonl"
+    path = tmp_path / "saved.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + golden.read_bytes())
+    with pytest.raises(ReplayError) as err:
+        read_replay(path, _registry)
+    assert (str(err.value), err.value.kind) == (
+        f"{path}:1: not a battlesim replay: it starts with a UTF-8 byte-order mark, which "
+        "battlesim never writes (was it saved by an editor?)",
+        "not_replay",
+    )
+
+
 def test_unknown_event_type_is_named(tmp_path: Path) -> None:
     """An event type the registry does not know is named in the error."""
     lines = write_log(2)
