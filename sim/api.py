@@ -124,13 +124,22 @@ class RunResult:
         }
 
 
+def _path(value: object, name: str) -> str:
+    """A path argument as text (bytes decoded as the OS does); anything else is refused
+    by ``name``, not with a ``TypeError`` from inside (an int is no file descriptor here)."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return os.fsdecode(value)
+    raise ValueProblem(f"{name} {value!r} is not a path: give a str or os.PathLike")
+
+
 def default_replay_path(scenario_path: str | Path, seed: int) -> Path:
     """``<scenario stem>-s<seed>.jsonl`` in the current directory.
 
     Raises:
-        ValueProblem: ``seed`` is not a seed (:func:`run` refuses it too).
+        ValueProblem: ``seed`` is not a seed (:func:`run` refuses it too), or
+            ``scenario_path`` is not a path.
     """
-    return Path(f"{Path(scenario_path).stem}-s{check_seed(seed)}.jsonl")
+    return Path(f"{Path(_path(scenario_path, 'scenario_path')).stem}-s{check_seed(seed)}.jsonl")
 
 
 def _seed_of(scenario: BaseModel, seed: object) -> int:
@@ -156,7 +165,8 @@ def run(
 
     Raises:
         ValueProblem: ``seed`` is not a whole number from 0 to 2⁶³ − 1 (a
-            ``ValueError``; ``True``, ``"7"`` and ``-1`` are refused as ``--seed`` refuses them).
+            ``ValueError``; ``True``, ``"7"`` and ``-1`` are refused as ``--seed`` refuses them),
+            or ``scenario_path`` or ``out`` is not a path.
         ScenarioError: the scenario is invalid (nothing is written).
         OutputError: ``out`` cannot be written, or holds another file (see ``force``).
         OSError: the replay cannot be written (what was at ``out`` is kept);
@@ -167,6 +177,9 @@ def run(
     """
     if seed is not None:
         check_seed(seed)  # before the scenario is read: the argument is wrong whatever it holds
+    scenario_path = _path(scenario_path, "scenario_path")
+    if out is not None:
+        out = _path(out, "out")
     ruleset, scenario = load_scenario(scenario_path)
     s = _seed_of(scenario, seed)
     path = Path(out) if out is not None else default_replay_path(scenario_path, s)
@@ -208,8 +221,10 @@ def load_replay(path: str | Path, *, allow_truncated: bool = False) -> LoadedRep
             instead of refusing it as incomplete.
 
     Raises:
+        ValueProblem: ``path`` is not a path.
         ReplayError: the file is damaged, from a newer format, or unknown.
     """
+    path = _path(path, "path")
     replay = read_replay(path, registry_for, allow_truncated=allow_truncated)
     ruleset, scenario = header_scenario(replay.header, str(path))
     return LoadedReplay(ruleset, scenario, replay)
@@ -226,10 +241,11 @@ def open_replay(path: str | Path, *, allow_truncated: bool = False) -> ReplayFil
         allow_truncated: as :func:`load_replay`'s.
 
     Raises:
+        ValueProblem: ``path`` is not a path.
         ReplayError: the file cannot be read, is not a replay, or its header
             is damaged, newer or unknown.
     """
-    return ReplayFile(path, allow_truncated=allow_truncated)
+    return ReplayFile(_path(path, "path"), allow_truncated=allow_truncated)
 
 
 def state_at(path: str | Path | ReplayLike, turn: int | None = None) -> Any:
@@ -267,13 +283,14 @@ def verify_replay(path: str | Path | LoadedReplay | ReplayFile) -> VerifyResult:
         says the first problem, with its line and seq).
 
     Raises:
+        ValueProblem: ``path`` is not a path or a replay.
         ReplayError: the file cannot be read (missing, a folder, a FIFO or a device,
             no permission): nothing to verify, as ``verify`` says so with exit 2 rather
             than 1.
     """
     if isinstance(path, (LoadedReplay, ReplayFile)):
         path = path.path
-    result = _verify_replay(path)
+    result = _verify_replay(_path(path, "path"))
     if result.damage is not None and result.damage.kind == "unreadable":
         raise result.damage
     return result
@@ -376,7 +393,7 @@ def fork(
         The fork's path, final state and event count.
 
     Raises:
-        ValueProblem: ``at`` is not a whole number from 0.
+        ValueProblem: ``at`` is not a whole number from 0, or ``out`` is not a path.
         ForkError: the seq, a field, a path or a value is not usable.
         OutputError: ``out`` cannot be written, is the parent, or is another file of
             the user's (see ``force``).
@@ -384,6 +401,8 @@ def fork(
     from sim.replay.fork import fork_battle, parse_assignment  # noqa: PLC0415
 
     at = check_seq(at)
+    if out is not None:
+        out = _path(out, "out")
     loaded = _replay(replay)
     if isinstance(changes, Mapping):
         texts = [f"{name}={_as_value_text(name, value)}" for name, value in changes.items()]
@@ -458,6 +477,7 @@ def load_study(folder: str | Path) -> Any:
         StoreError: no study in ``folder``, or a database that is not a study
             (:class:`StoreDamaged`, a StoreError, when it is one cut short); both
             import from here, ``from sim.api import StoreError``, with no DuckDB.
+        ValueProblem: ``folder`` is not a path.
         ImportError: pandas is not installed.
     """
     import warnings  # noqa: PLC0415
@@ -478,6 +498,7 @@ def load_study(folder: str | Path) -> Any:
             name=exc.name,
         ) from None
 
+    folder = _path(folder, "folder")
     store = Store.open(Path(folder) / "study.duckdb", read_only=True)
     try:
         frame = store.con.execute(f"{wide_select(store)} ORDER BY r.run_id").df()

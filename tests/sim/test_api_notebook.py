@@ -180,6 +180,37 @@ def test_a_loaded_and_an_opened_replay_refuse_the_same_arguments(bad: object) ->
             replay.after(48)
 
 
+@pytest.mark.parametrize("bad", [None, 3, True, 2.5, ["x.jsonl"]])
+def test_what_is_not_a_path_is_refused_by_its_argument_not_from_inside(
+    bad: object, tmp_path: Path
+) -> None:
+    coral = ROOT / "replays" / "coral_sea-s1942.jsonl"  # an int was stat'ed as a descriptor
+    calls = [
+        ("path", lambda: api.load_replay(bad)),  # type: ignore[arg-type]
+        ("path", lambda: api.open_replay(bad)),  # type: ignore[arg-type]
+        ("path", lambda: api.verify_replay(bad)),  # type: ignore[arg-type]
+        ("scenario_path", lambda: api.run(bad, out=tmp_path / "r.jsonl")),  # type: ignore[arg-type]
+        ("out", lambda: api.run(TAVERN, out=bad)),  # type: ignore[arg-type]
+        ("out", lambda: api.fork(coral, 9, {"hits_taken": 1}, bad)),  # type: ignore[arg-type]
+        ("folder", lambda: api.load_study(bad)),  # type: ignore[arg-type]
+        ("scenario_path", lambda: api.default_replay_path(bad, 1)),  # type: ignore[arg-type]
+    ]
+    for name, call in calls:
+        if bad is None and name == "out":
+            continue  # None: the default replay path
+        with pytest.raises(api.ValueProblem, match=rf"^{name} .* is not a path: give a str or"):
+            call()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_path_in_bytes_is_read_as_the_os_decodes_it(study: Path, tmp_path: Path) -> None:
+    loaded = api.load_replay(bytes(REPLAY))
+    assert loaded.path == str(REPLAY) and api.verify_replay(bytes(REPLAY)).ok
+    ran = api.run(bytes(TAVERN), seed=3, out=bytes(tmp_path / "t.jsonl"))
+    assert ran.replay == str(tmp_path / "t.jsonl") and ran.scenario == str(TAVERN)
+    assert len(api.load_study(bytes(study))) == 4
+
+
 def test_reprs_are_one_line_and_name_the_file() -> None:
     loaded, opened = api.load_replay(REPLAY), api.open_replay(REPLAY)
     assert repr(loaded) == (
