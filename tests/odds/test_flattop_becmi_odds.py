@@ -133,6 +133,18 @@ def test_becmi_range_cover_and_naturals() -> None:
     assert to_hit_odds(19, -25, options=BecmiOptions(natural_20_hits=True)).p_hit == Fraction(1, 20)
 
 
+def test_becmi_a_range_or_cover_not_offered_is_refused_by_its_name() -> None:
+    """From Python as ``--range``/``--cover`` refuse them: a ValueError, not a KeyError."""
+    cases = [
+        ({"range_band": "lng"}, r"^range_band 'lng' is not one of short, medium, long$"),
+        ({"cover": "half"}, r"^cover 'half' is not one of quarter-soft, quarter-hard, half-soft"),
+        ({"cover": "half-wet"}, r"^cover 'half-wet' is not one of"),  # was read as hard cover
+    ]
+    for arguments, words in cases:
+        with pytest.raises(ValueError, match=words):
+            to_hit_odds(19, 9, **arguments)  # type: ignore[arg-type]
+
+
 def test_becmi_a_logged_attacks_other_modifiers_go_into_the_odds() -> None:
     """The golden dungeon_skirmish replay's seq 74: Pip (THAC0 19, Dex 17: +2) shoots at a
     goblin of AC 6 at long range (−1) behind half hard cover (−4). H 13 needs 13; the die

@@ -49,7 +49,16 @@ def to_hit_odds(
         cover: ``<amount>-<soft|hard>``, e.g. ``half-hard``.
         other: the attack's other roll modifiers, summed: the Str adjustment hand to
             hand, the Dex adjustment with missiles, a haymaker's −5.
+
+    Raises:
+        ValueError: ``range_band`` or ``cover`` is not one of those words (``--range``
+            and ``--cover`` refuse them too).
     """
+    if range_band not in (None, "short", "medium", "long"):
+        raise ValueError(f"range_band {range_band!r} is not one of short, medium, long")
+    amount, _, kind = (cover or "").rpartition("-")
+    if cover is not None and (amount not in COVER or kind not in ("soft", "hard")):
+        raise ValueError(f"cover {cover!r} is not one of {', '.join(COVERS)}")
     o = options or BecmiOptions()
     need = needed(thac0, ac, o.low_plateaus == "every_10")
     mods: dict[str, int] = {"other": other}
@@ -60,7 +69,6 @@ def to_hit_odds(
             "long": LONG_RANGE_MODIFIER,
         }[range_band]
     if cover is not None:
-        amount, _, kind = cover.rpartition("-")
         soft, hard = COVER[amount]
         value = soft if kind == "soft" else hard
         if value is None:  # full hard cover: it cannot be hit (L85)
