@@ -7,6 +7,7 @@ from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from scipy.stats import binomtest, chisquare
@@ -98,6 +99,17 @@ def test_flattop_modifier_help_lists_every_hit_table_modifier_of_the_rules() -> 
         + ", ".join(f"{words} {value:+d}" for words, value in listed.items())
         + ")."
     )
+
+
+def test_flattop_a_basic_table_off_the_matrix_is_refused_as_hit_table_refuses_it() -> None:
+    """hit_odds(99, …) answered for table 15 and hit_odds(-3, …) 'no attack', where the
+    command refuses both; a modifier still clamps (above)."""
+    for basic in (16, 99, -1, 2.5, True):
+        words = rf"^{basic!r} is not a hit table \(0 = \* or 1\.\.15\)$"
+        with pytest.raises(ValueError, match=words):
+            hit_odds(basic, 14)  # type: ignore[arg-type]
+    assert hit_odds(0, 14).hit_table == "*" and hit_odds(15, 14).hit_table == "15"
+    assert hit_odds(np.int64(5), 14) == hit_odds(5, 14)  # type: ignore[arg-type]
 
 
 def test_becmi_thac0_19_against_ac_minus_5_needs_20() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from numbers import Integral
 from typing import Any
 
 from sim.contract import (
@@ -42,7 +43,13 @@ def hit_odds(basic: int, factors: int, modifier: int = 0) -> HitOdds:
 
     Every pair of d10 rolls (0..9 on the fraction column, 0..9 on the integer
     column) is equally likely; n = 0 rolls only the fraction die.
+
+    Raises:
+        ValueError: ``basic`` is not a basic table (0..15: ``--hit-table`` refuses it too),
+            or ``factors`` is below 1.
     """
+    if isinstance(basic, bool) or not isinstance(basic, Integral) or not 0 <= basic <= 15:
+        raise ValueError(f"{basic!r} is not a hit table (0 = * or 1..15)")
     row = modified_table(basic, {"modifier": modifier} if modifier else {})
     col = tables.column_index(factors)
     label = tables.COLUMN_LABELS[col]
