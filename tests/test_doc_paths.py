@@ -60,3 +60,76 @@ def test_the_pattern_finds_paths_and_not_their_tails() -> None:
         "engine/replayfile/reader.py",
         "tests/sim/test_x.py",
     ]
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def _sections() -> dict[str, list[str]]:
+    """docs/architecture.md's lines under each heading that names a package (``engine/``,
+    ``sim/batch/``), up to the next heading of any level."""
+    sections: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            named = re.match(r"#+ `((?:engine|sim)/(?:[\w/]*/)?)`", line)
+            current = named.group(1) if named else None
+            if current is not None:
+                sections.setdefault(current, [])
+        elif current is not None:
+            sections[current].append(line)
+    return sections
+
+
+def _modules() -> list[str]:
+    """Every module of engine/ and sim/ but packages' ``__init__.py``, a ruleset's own modules
+    (the page gives a ruleset's layout, not each file) and the historical suite's data."""
+    found = [
+        p.relative_to(ROOT).as_posix()
+        for top in ("engine", "sim")
+        for p in (ROOT / top).rglob("*.py")
+    ]
+    return sorted(
+        m
+        for m in found
+        if not m.endswith("/__init__.py")
+        and not m.startswith("sim/history/suite/")
+        and not re.match(r"sim/rulesets/\w+/", m)
+    )
+
+
+def test_the_architecture_page_names_every_module() -> None:
+    """A module added to engine/ or sim/ is named in the section of docs/architecture.md of its
+    package: by its path from there (``replayfile/sinks.py``), or by its name on a line that
+    names its folder (the row of ``sim/batch/storage/``), so the module map cannot fall behind
+    the tree."""
+    sections = _sections()
+    unnamed = []
+    for module in _modules():
+        root = max((r for r in sections if module.startswith(r)), key=len, default=None)
+        if root is None:
+            unnamed.append(f"{module} (no section)")
+            continue
+        rel = module[len(root) :]
+        folder, _, name = rel.rpartition("/")
+        lines = sections[root]
+        if any(re.search(rf"(?<![\w.]){re.escape(rel)}", line) for line in lines):
+            continue
+        scope = [line for line in lines if f"{folder}/" in line] if folder else lines
+        if not any(f"`{name}`" in line for line in scope):
+            unnamed.append(module)
+    assert unnamed == []
+
+
+@pytest.mark.parametrize("page", ["docs/architecture.md", "docs/rulesets.md"])
+def test_the_ruleset_tables_name_every_field(page: str) -> None:
+    """Each field of ``Ruleset`` is the first cell of a row of the page's tables."""
+    import dataclasses
+
+    from sim.contract import Ruleset
+
+    cited: set[str] = set()
+    for line in (ROOT / page).read_text(encoding="utf-8").splitlines():
+        if line.startswith("| `"):
+            cited |= set(re.findall(r"`(\w+)", line.split("|")[1]))
+    assert [f.name for f in dataclasses.fields(Ruleset) if f.name not in cited] == []
