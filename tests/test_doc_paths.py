@@ -133,3 +133,14 @@ def test_the_ruleset_tables_name_every_field(page: str) -> None:
         if line.startswith("| `"):
             cited |= set(re.findall(r"`(\w+)", line.split("|")[1]))
     assert [f.name for f in dataclasses.fields(Ruleset) if f.name not in cited] == []
+
+
+def test_the_architecture_page_names_every_function_of_the_api() -> None:
+    """docs/architecture.md's ``sim/api.py`` section names each function ``sim.api`` exports
+    (it had left out ``why``, ``narrative``, ``fork`` and ``diff`` when they were added)."""
+    import sim.api
+
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text[text.index("#### `sim/api.py`") :].split("\n#")[0]
+    functions = [n for n in sim.api.__all__ if n[0].islower()]
+    assert [n for n in functions if f"`{n}`" not in section] == []
