@@ -142,8 +142,8 @@ def cli(log_level: str, log_json: bool) -> None:
 
     Run a scenario to a replay file, check a replay, read it back, study
     outcomes. Every command that reports takes --json; every command that
-    writes a file takes -o/--out (diff: --html). Exit codes: 0 success, 1 a negative answer
-    (damaged, differs, incomplete), 2 bad input or usage.
+    writes a file takes -o/--out (diff: --html; new: the NAME.yaml it is given). Exit codes:
+    0 success, 1 a negative answer (damaged, differs, incomplete), 2 bad input or usage.
     """
     _configure_logging(log_level, log_json)
 
