@@ -97,15 +97,20 @@ def _resumes(scenario: Any, turns: int) -> Callable[[], int]:
 
     from engine.kernel import TurnKernel
     from sim.rulesets.musket.battle import waits_for
-    from sim.rulesets.musket.model.data import PHASES
+    from sim.rulesets.musket.model.data import COUNTER_PHASES, PHASES
 
     orders = {u.id: u.order for s in scenario.sides for u in s.units}
-    view = SimpleNamespace(orders=orders)  # all that waits_for reads of a battle
+    phases = COUNTER_PHASES if scenario.options.counter_charge is not None else PHASES
+    view = SimpleNamespace(  # all that waits_for reads of a battle
+        order_kinds=lambda uid: frozenset((orders[uid].kind,)),
+        options=scenario.options,
+        kernel=SimpleNamespace(phases=phases),
+    )
     units = [waits_for(view, uid) for uid in orders]  # type: ignore[arg-type]
 
     def fight() -> int:
         env = simpy.Environment()
-        kernel = TurnKernel(env, PHASES, scenario.turns.minutes)
+        kernel = TurnKernel(env, phases, scenario.turns.minutes)
         count = [0]
 
         def unit(rank: int, waits: tuple[str, ...]) -> simpy.events.ProcessGenerator:
