@@ -38,7 +38,7 @@ TURNS = (20, 100, 400)
 QUICK_TURNS = (10, 40)
 
 
-def _commands(folder: Path, turns: int, seqs: dict[str, int]) -> dict[str, list[str]]:
+def _commands(folder: Path, turns: int, seqs: dict[str, Any]) -> dict[str, list[str]]:
     """The commands to measure, by label, for the replay ``a.jsonl`` in ``folder``."""
     bs = str(Path(sys.executable).parent / "battlesim")
     a, b = str(folder / "a.jsonl"), str(folder / "b.jsonl")
@@ -61,6 +61,8 @@ def _commands(folder: Path, turns: int, seqs: dict[str, int]) -> dict[str, list[
             str(seqs["fork"]),
             "--set",
             "passed=true",
+            "--set",
+            f"after={seqs['held']}",
             "--out",
             str(folder / "f.jsonl"),
             "--force",
@@ -69,7 +71,7 @@ def _commands(folder: Path, turns: int, seqs: dict[str, int]) -> dict[str, list[
     }
 
 
-def _prepare(folder: Path, turns: int, per_side: int) -> tuple[dict[str, int], int]:
+def _prepare(folder: Path, turns: int, per_side: int) -> tuple[dict[str, Any], int]:
     """Write the scenario and both replays; pick the seqs why and fork work on."""
     sc = lines_scenario(per_side, turns)
     (folder / "s.yaml").write_text(yaml.safe_dump(sc.model_dump(mode="json")), encoding="utf-8")
@@ -85,16 +87,22 @@ def _prepare(folder: Path, turns: int, per_side: int) -> tuple[dict[str, int], i
         for line in fh:
             events += 1
             if '"musket.morale_tested"' in line and '"passed":false' in line:
-                checks.append(json.loads(line)["seq"])
+                event = json.loads(line)
+                if event["before"] != event["after"]:  # one that changed the unit
+                    checks.append((event["seq"], event["before"]))
     if not checks:
         raise SystemExit("the battle has no failed morale check to fork at")
-    # why: the last failed check (its cause chain); fork: the middle one, made to pass
-    seqs = {"why": checks[-1], "fork": checks[len(checks) // 2]}
+    # why: the last failed check (its cause chain); fork: the one nearest the middle that,
+    # made to pass and leave the unit as it was, changes the battle (a fork whose change
+    # the rules do not act on is refused)
     a, f0 = str(folder / "a.jsonl"), str(folder / "f0.jsonl")
-    done = run_child([bs, "fork", a, "--at", str(seqs["fork"]), "--set", "passed=true", "-o", f0])
-    if done.returncode != 0:
-        raise SystemExit(f"fork failed: {done.stderr}")
-    return seqs, events - 2
+    middle = len(checks) // 2
+    for fork, held in sorted(checks, key=lambda c: abs(checks.index(c) - middle)):
+        sets = ["--set", "passed=true", "--set", f"after={held}"]
+        done = run_child([bs, "fork", a, "--at", str(fork), *sets, "-o", f0])
+        if done.returncode == 0:
+            return {"why": checks[-1][0], "fork": fork, "held": held}, events - 2
+    raise SystemExit(f"fork failed: {done.stderr}")
 
 
 def _trees(before: str | None) -> dict[str, dict[str, str] | None]:
