@@ -51,7 +51,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))  # benchmarks/common.py, also when imported as benchmarks.bench_engine
 
-from common import machine, table  # noqa: E402
+from common import load_line, machine, table  # noqa: E402
 
 SEED = 1863
 MIB = 1024.0 * 1024.0
@@ -475,6 +475,7 @@ def render(res: dict[str, Any]) -> str:
         f"machine: {m['platform']}, Python {m['python']}, {m['cpu_count']} CPUs "
         f"({m['cpus_usable']} usable), simpy {m['simpy']}, pydantic {m['pydantic']}, "
         f"commit {m['commit']}",
+        res["load_line"],
         "",
         f"1. Battle: {sc['units']} units ({sc['per_side']} a side: {sc['layout']}), "
         f"map {sc['map'][0]}x{sc['map'][1]}, turn limit {sc['turns']}, break thresholds 1.0",
@@ -738,7 +739,7 @@ def profile_once(ruleset: Ruleset, scenario: MusketScenario, path: Path) -> None
 
 def benchmark(quick: bool, reps: int, profile: bool) -> dict[str, Any]:
     """Run every measurement; return the results (``render`` prints them)."""
-    started = time.perf_counter()
+    started, start_load, cpu0 = time.perf_counter(), os.getloadavg(), _cpu_s()
     layout = QUICK if quick else FULL
     turns = 20 if quick else 40
     ruleset = get_ruleset("musket")
@@ -751,6 +752,8 @@ def benchmark(quick: bool, reps: int, profile: bool) -> dict[str, Any]:
         if profile:
             profile_once(ruleset, scenario, path)
     memory = measure_memory([turns, 2 * turns, 4 * turns], quick)
+    wall = time.perf_counter() - started
+    loaded = load_line(start_load, os.getloadavg(), _cpu_s() - cpu0, wall)
     return {
         "benchmark": "battlesim engine",
         "mode": "quick" if quick else "full",
@@ -776,8 +779,15 @@ def benchmark(quick: bool, reps: int, profile: bool) -> dict[str, Any]:
         "baseline_inline": speed["inline"],
         "ratios": speed["ratios"],
         "memory": memory,
-        "total_s": time.perf_counter() - started,
+        "total_s": wall,
+        "load_line": loaded,
     }
+
+
+def _cpu_s() -> float:
+    """CPU seconds (user + system) of this process and of its children reaped so far."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def main(argv: list[str] | None = None) -> int:

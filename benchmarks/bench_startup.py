@@ -22,7 +22,10 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+from common import load_line
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -80,9 +83,15 @@ def _measure(reps: int, bin_dir: Path) -> dict[str, dict[str, list[float]]]:
     return runs
 
 
-def _report(runs: dict[str, dict[str, list[float]]]) -> dict[str, object]:
+def _report(
+    runs: dict[str, dict[str, list[float]]], start_load: Sequence[float]
+) -> dict[str, object]:
     base = statistics.median(next(iter(runs.values()))["cpu"])
     rows = {}
+    load = os.getloadavg()
+    cpu = sum(sum(r["cpu"]) for r in runs.values())
+    wall = sum(sum(r["wall"]) for r in runs.values())
+    print(load_line(start_load, load, cpu, wall))
     print(f"{'command':<46} {'CPU ms (median, min-max)':>26} {'wall ms':>8} {'x baseline':>10}")
     for name, r in runs.items():
         cpu, wall = statistics.median(r["cpu"]), statistics.median(r["wall"])
@@ -90,14 +99,6 @@ def _report(runs: dict[str, dict[str, list[float]]]) -> dict[str, object]:
         span = f"{cpu * 1e3:6.0f} ({min(r['cpu']) * 1e3:.0f}-{max(r['cpu']) * 1e3:.0f})"
         print(f"{name:<46} {span:>26} {wall * 1e3:8.0f} {ratio:10.2f}")
         rows[name] = {"cpu_median_s": cpu, "wall_median_s": wall, "ratio": ratio, **r}
-    load = os.getloadavg()
-    share = {k: statistics.median(r["cpu"]) / statistics.median(r["wall"]) for k, r in runs.items()}
-    busy = load[0] > (os.cpu_count() or 1) * 0.75
-    print(
-        f"load average {load[0]:.2f} on {os.cpu_count()} CPUs"
-        f"{' — machine loaded: absolute figures are inflated, ratios less so' if busy else ''}; "
-        f"CPU share of wall (baseline) {share[next(iter(runs))]:.2f}"
-    )
     worst = max(r["ratio"] for k, r in rows.items() if k.startswith("battlesim --"))
     print(f"--version/--help: {worst:.2f} x baseline (target <= {TARGET})")
     return {"commands": rows, "load_avg": load, "target": TARGET, "worst_ratio": worst}
@@ -115,7 +116,8 @@ def main() -> None:
         "to compare before and after).",
     )
     args = parser.parse_args()
-    result = _report(_measure(args.reps, args.bin))
+    start_load = os.getloadavg()
+    result = _report(_measure(args.reps, args.bin), start_load)
     (HERE / "results-startup.json").write_text(json.dumps(result, indent=2) + "\n")
 
 
