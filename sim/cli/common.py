@@ -222,11 +222,11 @@ def seed_value(ctx: click.Context, param: click.Parameter, value: Any) -> int | 
 
     The check is :func:`sim.scenario.values.check_seed`, the API's too.
     """
+    del ctx
+    if value is None:  # no --seed (completion parses every option so): nothing to import
+        return None
     from sim.scenario.values import ValueProblem, check_seed, seed_from_text  # noqa: PLC0415
 
-    del ctx
-    if value is None:
-        return None
     try:
         return check_seed(value) if isinstance(value, int) else seed_from_text(str(value))
     except ValueProblem as exc:
