@@ -42,7 +42,11 @@ def _shot(browser: Any, html: Path, name: str, steps: Any, out: Path) -> Path:
 def shots(out: Path = OUT) -> list[Path]:
     """Write every screenshot into ``out``; return their paths."""
     out.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="viewer-shots-"))
+    with tempfile.TemporaryDirectory(prefix="viewer-shots-") as pages_dir:  # the pages shot
+        return _shots(out, Path(pages_dir))
+
+
+def _shots(out: Path, tmp: Path) -> list[Path]:
     pages = {}
     for stem in ("stone_wall-s1862", "tavern_brawl-s377", "coral_sea-s1942"):
         pages[stem] = tmp / f"{stem}.html"
