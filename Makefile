@@ -13,7 +13,11 @@ FULL   := $(VENV)/.extras
 # not compile is left to its import, as pip leaves it.
 COMPILE = $(BIN)/python -m compileall -q -j0 -x 'site-packages/.+/tests?/' $(VENV)/lib || \
 	echo 'make: compileall did not compile every file; those compile when imported' >&2
-.PHONY: run dev test browser check test-long lint typecheck pytest docs-examples bench bench-floor bench-replay bench-memory bench-batch bench-startup golden screenshots clean
+.PHONY: help run dev test browser check test-long lint typecheck pytest docs-examples bench bench-floor bench-replay bench-memory bench-batch bench-startup golden screenshots clean
+
+## help: list these targets and what each does
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
 
 # What a battle needs and nothing more (run, verify, show, why, diff, fork, report...).
 $(BIN)/battlesim: pyproject.toml
@@ -35,20 +39,22 @@ run: $(BIN)/battlesim
 ## dev: install every extra (studies, Dask, notebooks, test tools) into .venv
 dev: $(FULL)
 
-## test: install with every extra, then ruff, the browser, mypy --strict and pytest (mypy beside
-## pytest: ~17 CPU seconds from a cold cache, over well before pytest's end)
+## test: install with every extra, then ruff, the browser, mypy --strict and pytest
+##   (mypy beside pytest: ~17 CPU seconds from a cold cache, over well before pytest's end)
 test: lint browser
 	@$(MAKE) --no-print-directory -j2 typecheck pytest
 
 ## browser: the system Chromium the viewer's browser tests drive, installed when missing and
-## this is root on Debian with apt-get (.ci/chromium); else one line says those tests will skip
+##   this is root on Debian with apt-get (.ci/chromium); else one line says those tests will skip
 browser:
 	@bash .ci/chromium
 
+## lint: ruff check and ruff format --check over engine, sim, tests and benchmarks
 lint: $(FULL)
 	$(BIN)/ruff check engine sim tests benchmarks
 	$(BIN)/ruff format --check engine sim tests benchmarks
 
+## typecheck: mypy --strict (the files pyproject.toml names)
 typecheck: $(FULL)
 	$(BIN)/mypy
 
@@ -57,14 +63,15 @@ typecheck: $(FULL)
 # The battlesim commands the tests run are forked from a process that has imported battlesim
 # (tests/forkserver.py); BATTLESIM_TEST_SUBPROCESS=1 makes each a real process.
 WORKERS ?= auto
+## pytest: the whole suite on every core, four at most (WORKERS=0: one process)
 pytest: $(FULL)
 	$(BIN)/python -m compileall -q engine sim  # read by every battlesim the tests start, even under PYTHONDONTWRITEBYTECODE
 	$(BIN)/python tests/assert_cache.py  # the test modules' rewritten asserts, written once for every worker
 	$(BIN)/pytest -n $(WORKERS) --maxprocesses 4 --dist loadfile
 
 ## check: the tests a change touches, for the inner loop (pytest-testmon: those whose Python code
-## changed since they last ran, then the examples of each docs page git sees changed); the first
-## check runs every test once to learn what each one runs. `make test` (CI) runs everything.
+##   changed since they last ran, then the examples of each docs page git sees changed); the first
+##   check runs every test once to learn what each one runs. `make test` (CI) runs everything.
 check: $(FULL)
 	$(BIN)/python -m compileall -q engine sim
 	$(BIN)/python tests/assert_cache.py
@@ -112,5 +119,9 @@ golden: $(FULL)
 screenshots: $(FULL)
 	$(BIN)/python tests/viewer/screenshots.py
 
+## clean: remove the venv, the replays `make run` wrote (out/ too, once empty), the tools' caches
+##   and testmon's data; nothing else in out/, and no benchmark results
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache .testmondata
+	rm -rf $(VENV) battlesim.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .testmondata*
+	rm -f $(OUT)/*-default.jsonl $(OUT)/*-default.jsonl.partial
+	@! [ -d $(OUT) ] || rmdir $(OUT) 2>/dev/null || echo "make: $(OUT)/ kept: it holds files make run did not write" >&2
