@@ -111,7 +111,8 @@ bench-batch: $(FULL)
 bench-startup: $(FULL)
 	$(BIN)/python benchmarks/bench_startup.py
 
-## golden: regenerate the golden replays (an explicit, reviewed act)
+## golden: fight the golden battles again and rewrite the replays whose bytes changed, naming
+##   each (an explicit act: review the diff)
 golden: $(FULL)
 	$(BIN)/python tests/golden.py regenerate
 

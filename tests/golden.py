@@ -1,12 +1,15 @@
 """Golden replays: one per shipped scenario at a fixed seed, in ``replays/``.
 
 Regenerating them is an explicit, reviewed act: ``make golden`` (which runs
-``python tests/golden.py regenerate``), then read the diff before committing.
+``python tests/golden.py regenerate``: it rewrites only the replays whose bytes changed, and
+says which), then read the diff before committing.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,11 +34,25 @@ def golden_path(scenario: str, seed: int) -> Path:
 
 
 def regenerate() -> None:
-    """Write every golden replay afresh."""
-    for scenario, seed in GOLDEN.items():
-        out = golden_path(scenario, seed)
-        api.run(ROOT / "scenarios" / scenario, seed=seed, out=out, force=True)  # deliberate
-        print(f"wrote {out.relative_to(ROOT)}")
+    """Fight every golden battle afresh; replace only the replays whose bytes changed, and say
+    which did."""
+    changed = 0
+    with tempfile.TemporaryDirectory(prefix="golden-") as tmp:
+        for scenario, seed in GOLDEN.items():
+            out = golden_path(scenario, seed)
+            new = Path(tmp) / out.name
+            api.run(ROOT / "scenarios" / scenario, seed=seed, out=new)
+            name = out.relative_to(ROOT)
+            if out.is_file() and out.read_bytes() == new.read_bytes():
+                print(f"unchanged {name}")
+                continue
+            partial = out.with_name(out.name + ".partial")
+            shutil.copyfile(new, partial)
+            partial.replace(out)  # deliberate
+            changed += 1
+            print(f"wrote {name}")
+    review = ": review the diff" if changed else ""
+    print(f"{changed} of {len(GOLDEN)} golden replays rewritten{review}")
 
 
 if __name__ == "__main__":
