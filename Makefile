@@ -76,8 +76,8 @@ check: $(FULL)
 	$(BIN)/python -m compileall -q engine sim
 	$(BIN)/python tests/assert_cache.py
 	$(BIN)/pytest --testmon -n $(WORKERS) --maxprocesses 4 --dist loadfile || [ $$? -eq 5 ]
-	@pages="$$($(BIN)/python tests/changed_pages.py)"; [ -z "$$pages" ] || \
-	  $(BIN)/pytest -n $(WORKERS) --maxprocesses 4 --dist loadfile $$pages
+	@pages="$$($(BIN)/python tests/changed_pages.py)" && { [ -z "$$pages" ] || \
+	  $(BIN)/pytest -n $(WORKERS) --maxprocesses 4 --dist loadfile $$pages; }
 
 ## docs-examples: rewrite the outputs README.md and docs/*.md show from what their commands print now
 docs-examples: $(FULL)
