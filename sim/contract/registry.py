@@ -114,6 +114,15 @@ def _field_problem(ruleset: AnyRuleset) -> str | None:
     older = ruleset.older_versions
     if not isinstance(older, tuple) or not all(isinstance(v, str) and v.strip() for v in older):
         return f'its Ruleset.older_versions {older!r}: declare each as text, e.g. ("1",)'
+    words = ruleset.loss_words
+    if not isinstance(words, tuple) or not all(
+        isinstance(w, tuple) and len(w) == 2 and all(isinstance(t, str) and t.strip() for t in w)
+        for w in words
+    ):
+        return (
+            f"its Ruleset.loss_words {words!r}: declare (kind, words) pairs of text, "
+            'e.g. (("men", "men lost"),)'
+        )
     for field in dataclasses.fields(ruleset):
         value = getattr(ruleset, field.name)
         value = value.fn if isinstance(value, _Hooked) else value  # the ruleset's own function

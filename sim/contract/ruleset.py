@@ -241,6 +241,11 @@ class Ruleset(Generic[ScenarioT, StateT]):
             ``calibrate`` refuse a measure or target of a word not listed, and the
             contract suite checks every row against it (default: none declared, not
             checked).
+        loss_words: optional words shown to people for a loss kind of the outcome,
+            as ``(kind, words)`` pairs (flattop's ``("air_factors_ditched", "air
+            factors ditched")``): a study's summary and plots say them; a kind not
+            listed is said by its key (``ships_sunk`` → "ships sunk", ``men`` → "men
+            lost"). Keys, JSON and database columns keep the kind (default: none).
         older_versions: earlier rules versions the ruleset still fights: a
             replay's header names its version, and its scenario is read and
             written for it (the pydantic context ``{"ruleset_version": v}``;
@@ -281,6 +286,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     reach: Callable[[ScenarioT], list[Reach]] = defaults.no_reach
     older_versions: tuple[str, ...] = ()
     status_words: tuple[str, ...] = ()
+    loss_words: tuple[tuple[str, str], ...] = ()
 
     def fights(self, version: str) -> bool:
         """True when a battle fought under rules ``version`` can be fought again exactly."""

@@ -162,6 +162,11 @@ def test_a_scenario_model_whose_ruleset_is_not_its_literal_name_is_refused(
         ({"older_versions": (4,)}, "its Ruleset.older_versions (4,): declare each as text"),
         ({"older_versions": None}, "its Ruleset.older_versions None: declare each as text"),
         ({"older_versions": "12"}, "its Ruleset.older_versions '12': declare each as text"),
+        (
+            {"loss_words": {"men": "men lost"}},
+            "its Ruleset.loss_words {'men': 'men lost'}: declare (kind, words) pairs of text",
+        ),
+        ({"loss_words": (("men", ""),)}, "its Ruleset.loss_words (('men', ''),): declare"),
         ({"units": None}, "its Ruleset.units is NoneType, not a function: give the hook"),
         ({"narrate": "plain"}, "its Ruleset.narrate is str, not a function: give the hook"),
     ],
