@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.image import imread
 
 from sim.batch.analysis.labels import loss_label, measure_label
+from sim.batch.analysis.summary import format_summary, said
 from sim.batch.charts.plotting import DPI, key_legend, point_keys, save, short_paths, wrap
 
 
@@ -236,3 +237,42 @@ def test_a_forest_panels_tick_labels_never_run_together(
         assert len(boxes) >= 3
         for left, right in itertools.pairwise(boxes):
             assert right.x0 - left.x1 >= 6, [t.get_text() for t in labels]
+
+
+def _loss_lines(ruleset: str, kinds: tuple[str, ...]) -> list[str]:
+    """The loss labels a study of ``ruleset`` prints, one side ("Side") losing ``kinds``."""
+    rate = {"p": 0.5, "low": 0.1, "high": 0.9}
+    stats = {"mean": 1.0, "sd": 0.0, "median": 1.0, "p5": 1.0, "p95": 1.0}
+    point = {
+        "point": 0, "label": "base", "done": 4, "failed": 0, "errors": {},
+        "win": {"s": {"name": "Side", **rate}}, "draw": rate,
+        "losses": {"s": dict.fromkeys(kinds, stats)}, "turns": stats,
+    }  # fmt: skip
+    study = {"ruleset": ruleset, "until_ci": None, "interval": "wilson", "factors": []}
+    lines = format_summary({"study": study, "points": [point]})
+    said = [line.removesuffix("1.0 in every run (no variation observed)") for line in lines]
+    return [line.strip().removeprefix("Side ") for line in said[4 : 4 + len(kinds)]]
+
+
+def test_each_rulesets_loss_kinds_in_its_own_words() -> None:
+    """A study's summary says flattop's loss kinds by cause as a person says them
+    (``Ruleset.loss_words``); musket's and becmi's, which give no words, as they always were."""
+    assert _loss_lines(
+        "flattop",
+        ("ships_sunk", "ships_crippled", "air_factors", "air_factors_air_combat",
+         "air_factors_anti_aircraft", "air_factors_aboard", "air_factors_ditched"),
+    ) == [
+        "ships sunk", "ships crippled", "air factors lost", "air factors lost in air combat",
+        "air factors lost to anti-aircraft fire", "air factors lost aboard", "air factors ditched",
+    ]  # fmt: skip
+    assert _loss_lines("musket", ("men", "guns")) == ["men lost", "guns lost"]
+    assert _loss_lines("becmi", ("dead", "knocked_out", "fled", "hp")) == [
+        "dead", "knocked out", "fled", "hp lost",
+    ]  # fmt: skip
+    # a ruleset not installed: its kinds by their keys
+    assert _loss_lines("no_such_ruleset", ("air_factors_ditched",)) == ["air factors ditched lost"]
+    # a compared measure (the comparisons' lines and forest plots)
+    study = {"study": {"ruleset": "flattop"}}
+    assert said(study, {"japan": "Japanese"}, "japan", "losses.air_factors_anti_aircraft") == (
+        "Japanese air factors lost to anti-aircraft fire"
+    )

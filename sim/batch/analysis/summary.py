@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sim.batch.analysis.labels import loss_label, measure_label
+from sim.batch.analysis.labels import loss_label, loss_words, measure_label
 from sim.batch.methods.differences import PAIRED_DEFAULT, Paired
 from sim.batch.methods.stats import proportion, wilson
 from sim.batch.planning.stopping import PILOT, confirm_runs, rule_of, summarised
@@ -333,6 +333,7 @@ def _unmet_lines(summary: dict[str, Any]) -> list[str]:
 def _point_lines(summary: dict[str, Any]) -> list[str]:
     """Per point: win probabilities with intervals, losses and turns; then the comparisons."""
     turns = plural(turn_name(summary))
+    words = loss_words(summary)
     lines = []
     method = summary["study"].get("interval", "wilson")
     lines.append(f"Win and draw rates with 95 % {INTERVAL_NAMES[method]} intervals")
@@ -344,7 +345,7 @@ def _point_lines(summary: dict[str, Any]) -> list[str]:
             f"Point {pt['point']} ({pt['label']}): {count(pt['done'], 'run')}{failed}{extra}"
         )
         losses = [
-            (f"{pt['win'][sid]['name']} {loss_label(kind)}", stats)
+            (f"{pt['win'][sid]['name']} {loss_label(kind, words)}", stats)
             for sid, kinds in pt["losses"].items()
             for kind, stats in kinds.items()
         ]
@@ -523,7 +524,8 @@ def said(summary: dict[str, Any], names: dict[str, str], side: str | None, measu
     for becmi), as each point's block says it (the text and the charts alike)."""
     if side is None and measure == "turns":
         return plural(turn_name(summary))
-    return measure_label(names.get(side, side) if side is not None else None, measure)
+    side_name = names.get(side, side) if side is not None else None
+    return measure_label(side_name, measure, loss_words(summary))
 
 
 def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:

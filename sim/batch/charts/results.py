@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from engine.safety.atomic import own_folder
-from sim.batch.analysis.labels import loss_label
+from sim.batch.analysis.labels import loss_label, loss_words
 from sim.batch.analysis.pooled import pooled
 from sim.batch.charts.analysis import paired_plot, sensitivity_plot
 from sim.batch.charts.convergence import MAX_SERIES, convergence_plot, index_convergence_plot
@@ -135,6 +135,7 @@ def _losses(store: Store, summary: dict[str, Any], path: Path) -> Path | None:
         figsize=(6.0 * min(len(columns), 2), 3.6 * ((len(columns) + 1) // 2)), layout="constrained"
     )
     keys, legend = point_keys(pts)
+    words = loss_words(summary)
     for i, (sid, kind, col) in enumerate(columns):
         ax = fig.add_subplot((len(columns) + 1) // 2, min(len(columns), 2), i + 1)
         edges, counts = _histogram(store, col, per_point)
@@ -146,10 +147,10 @@ def _losses(store: Store, summary: dict[str, Any], path: Path) -> Path | None:
                 n, edges, label=label, color=colour, fill=not per_point, alpha=0.85,
                 linestyle=style, linewidth=1.3,
             )  # fmt: skip
-        ax.set_title(wrap(f"{names.get(sid, sid)}: {loss_label(kind)}", 45), fontsize=10)
+        ax.set_title(wrap(f"{names.get(sid, sid)}: {loss_label(kind, words)}", 45), fontsize=10)
         width = edges[1] - edges[0] if len(edges) > 1 else 1
         bins = "one bar per value" if width == 1 else f"bins of {width:g}"
-        ax.set_xlabel(f"{loss_label(kind)} ({bins})")
+        ax.set_xlabel(f"{loss_label(kind, words)} ({bins})")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # losses are counts
         ax.set_ylabel("runs")
         if per_point and i == 0:

@@ -12,9 +12,19 @@ from sim.rulesets.flattop.rules.context import clock
 from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
 from sim.text.grammar import count
 
-__all__ = ["narrate", "outcome", "render_state", "summary"]
+__all__ = ["LOSS_WORDS", "narrate", "outcome", "render_state", "summary"]
 
 _ABBREV = {"fighter": "F", "dive_bomber": "DB", "torpedo_bomber": "TB", "level_bomber": "LB"}
+
+
+LOSS_WORDS = (
+    ("air_factors_air_combat", "air factors lost in air combat"),
+    ("air_factors_anti_aircraft", "air factors lost to anti-aircraft fire"),
+    ("air_factors_aboard", "air factors lost aboard"),
+    ("air_factors_ditched", "air factors ditched"),
+)
+"""The words a study shows for the loss kinds of each cause (``Ruleset.loss_words``);
+``ships_sunk``, ``ships_crippled`` and ``air_factors`` are said by their keys."""
 
 
 def outcome(sc: FlattopScenario, state: BattleState) -> Outcome:
