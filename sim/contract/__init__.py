@@ -63,7 +63,7 @@ from sim.contract.odds import (
     distribution_table,
     read_exact,
 )
-from sim.contract.parts import ById, Part, fixed, row, trusted_part
+from sim.contract.parts import AtMost, ById, Part, fixed, row, trusted_part
 from sim.contract.registry import (
     BUILTIN,
     ENTRY_POINT_GROUP,
@@ -84,6 +84,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "LARGEST",
     "AnyRuleset",
+    "AtMost",
     "BattleEndedBase",
     "ById",
     "CarryOver",

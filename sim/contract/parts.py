@@ -36,9 +36,11 @@ from pydantic_core import PydanticUndefined
 from sim.contract.models import CheckedOnce, same_typed
 
 __all__ = [
+    "AtMost",
     "ById",
     "Part",
     "as_rows",
+    "bounds_of",
     "fixed",
     "overlay",
     "row",
@@ -123,6 +125,24 @@ def _rows_at(node: Any, path: Path) -> None:
         node[head] = list(node[head].values())
     else:
         _rows_at(node[head], rest)
+
+
+@dataclasses.dataclass(frozen=True)
+class AtMost:
+    """A state field's bound given by another field of the same part, declared as
+    ``strength: Annotated[int, AtMost("initial")]``: the rules never make it more.
+
+    Validation ignores it (the rules keep the bound themselves); ``battlesim fork
+    --set state.…`` refuses a value above it, as the rules could never produce it.
+    """
+
+    field: str
+    """The name of the field of the same part that bounds this one."""
+
+
+def bounds_of(info: FieldInfo) -> list[AtMost]:
+    """The :class:`AtMost` bounds a field declares (none for most)."""
+    return [m for m in info.metadata if isinstance(m, AtMost)]
 
 
 def fixed(default: Any = ..., **kwargs: Any) -> Any:

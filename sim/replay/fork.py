@@ -28,7 +28,7 @@ from engine.replayfile.checks import ReplayError
 from engine.replayfile.formats import WRITTEN, resimulation_format
 from sim.contract import headline
 from sim.contract.models import typed
-from sim.contract.parts import fields_of
+from sim.contract.parts import bounds_of, fields_of
 from sim.replay import analysis
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import file_label, fought_under, make_header
@@ -154,6 +154,7 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
             raise ForkError(f"--set state.{path}: {what}{more}") from None
         _check_kept(state, path)
         _check_declared(state, path, value)
+        _check_bounds(state, path, value)
         if typed(get_path(state, path)) == was:
             kept.append(f"state.{path}={_shown(value)}")
     return kept
@@ -225,6 +226,30 @@ def _check_declared(state: Any, path: str, value: Any) -> None:
             f"--set state.{path}: {msg[:1].lower()}{msg[1:]} (the field is {want}), "
             f"not {json.dumps(value)}"
         ) from None
+
+
+def _check_bounds(state: Any, path: str, value: Any) -> None:
+    """Refuse a value above the bound its field declares by another field of the same part
+    (:class:`~sim.contract.parts.AtMost`: a unit's strength, at most its initial), a
+    value the rules could never give it; a bounding field set above its bounded one is
+    refused too (a unit's initial below its strength)."""
+    parent_path, _, last = path.rpartition(".")
+    parent = get_path(state, parent_path) if parent_path else state
+    owner = parent_path.rpartition(".")[2] or "the state"
+    for name, info in fields_of(type(parent)).items():
+        for bound in bounds_of(info):
+            if last not in (name, bound.field):
+                continue
+            held, most = getattr(parent, name), getattr(parent, bound.field)
+            if type(held) in (int, float) and type(most) in (int, float) and held > most:
+                raise ForkError(
+                    f"--set state.{path}: {_shown(value)} is "
+                    + (
+                        f"more than {owner}'s {bound.field} {most}"
+                        if last == name
+                        else f"less than {owner}'s {name} {held}, which it bounds"
+                    )
+                )
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,14 @@ base, as a plugin's do.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
 from engine.events import Event
 from sim.contract import applies
 from sim.contract.ending import EndingState
-from sim.contract.parts import ById, Part
+from sim.contract.parts import AtMost, ById, Part
 from sim.rulesets.becmi.model.events import (
     Attacked,
     BattleEnded,
@@ -44,7 +44,7 @@ class CombatantState(Part):
     name: str
     kind: str
     hp_max: int
-    hp: int
+    hp: Annotated[int, AtMost("hp_max")]
     at: Point
     cover: str
     cover_kind: str

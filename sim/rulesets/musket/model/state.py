@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
 from operator import attrgetter
-from typing import Any, ClassVar, Self
+from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import Field, model_validator
 
 from engine.canonical import canonical_json, members_json
 from sim.contract import applies
 from sim.contract.ending import EndingState
-from sim.contract.parts import ById, fixed, row, trusted_part
+from sim.contract.parts import AtMost, ById, fixed, row, trusted_part
 from sim.rulesets.musket.model.data import Ammo, Formation, Kind, Quality
 from sim.rulesets.musket.model.events import (
     BattleEnded,
@@ -73,7 +73,7 @@ class UnitState:
     leader: bool
     ammo: Ammo
     initial: int
-    strength: int
+    strength: Annotated[int, AtMost("initial")]
     hex: Hex | None
     fatigue: int = 0
     morale: MoraleState = "good"
