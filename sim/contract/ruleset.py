@@ -216,6 +216,11 @@ class Ruleset(Generic[ScenarioT, StateT]):
         turn_name: what one turn is called in this game ("turn", "round").
         audit: ``audit(scenario, state, event)`` checks the event against the
             state before it and returns a message when broken, else None.
+        audit_change: the part of ``audit`` that holds whatever an event's dice: who may
+            act on whom, a verdict that follows from the battle (a message, else None).
+            ``fork`` refuses a changed event it names, against the state before it, and
+            ``verify`` runs it on a fork's changed event (``audit`` skips that event: a
+            counterfactual breaks the arithmetic of its dice on purpose).
         carry_over: for campaigns, ``carry_over(scenario, final_state, next_data,
             settings)`` returns the next battle's scenario data with the
             survivors carried over; None when the ruleset has no campaigns.
@@ -277,6 +282,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     examples: tuple[Path, ...] = ()
     turn_name: str = "turn"
     audit: Callable[[ScenarioT, StateT, Event], str | None] | None = None
+    audit_change: Callable[[ScenarioT, StateT, Event], str | None] | None = None
     carry_over: (
         Callable[[ScenarioT, StateT, dict[str, Any], dict[str, Any]], dict[str, Any]] | None
     ) = None

@@ -107,6 +107,34 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
     return kept
 
 
+def _check_lawful(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> None:
+    """Refuse a changed event the ruleset's ``audit_change`` names against the state before
+    it: what no dice could make so (a unit firing on its own side, a winner the battle does
+    not give). Its ``audit`` is not run: a counterfactual breaks its dice on purpose.
+
+    A hook that raises is left to the fight and the read-back, which name the change."""
+    check = loaded.ruleset.audit_change
+    if check is None or not fields:
+        return
+    event = loaded.event(at_seq)
+    data = whole_dump(event)
+    for path, value in fields.items():
+        set_path(data, path, value, allow_none=True)
+    changed = type(event).model_validate(data)
+    before = (
+        loaded.after(at_seq - 1) if at_seq > 0 else loaded.ruleset.initial_state(loaded.scenario)
+    )
+    try:
+        problem = check(loaded.scenario, before, changed)
+    except Exception:  # the fight and the read-back name it, with the change
+        return
+    if problem is not None:
+        raise ForkError(
+            f"--set {_changed(list(fields.items()))}: the rules could not make "
+            f"{event.type} (seq {at_seq}) so: {problem}"
+        )
+
+
 def _unit_ids(loaded: ReplayLike, path: str, was: Any, value: Any) -> Any:
     """``value`` for an event field that named a unit of the battle (``unit``, ``target``,
     a list of units fled), each unit as ``show --unit`` takes it: its id, or its name (the
@@ -593,6 +621,7 @@ def fork_battle(
     if state_fields:
         _refuse_state_at_a_turns_end(loaded, at_seq)
     kept = _check_event(loaded, at_seq, event_fields)
+    _check_lawful(loaded, at_seq, event_fields)
     kept += _check_state(loaded, at_seq, state_fields)
     if kept and len(kept) == len(event_fields) + len(state_fields):  # nothing would differ
         raise ForkError(

@@ -70,9 +70,10 @@ def rules_version(path: str | Path) -> RulesVersion | None:
 class _Auditor:
     """Checks each recorded event against the ruleset's invariants, folding as it goes.
 
-    In a forked battle the changed event is a counterfactual and is not
-    checked; after a state override the rules' bookkeeping (losses that add
-    up) no longer holds, so checking stops at the fork.
+    In a forked battle the changed event is a counterfactual: only the ruleset's
+    ``audit_change`` checks it (who may act on whom, not its dice); after a state
+    override the rules' bookkeeping (losses that add up) no longer holds, so checking
+    stops at the fork.
     """
 
     def __init__(self, header: Header, path: str) -> None:
@@ -93,13 +94,17 @@ class _Auditor:
                 self.done = True
                 return None
             fork = self.forks.get(event.seq)
-            problem = None
-            if fork is None or not fork.event:
+            problem, hook = None, "audit"
+            if fork is not None and fork.event:  # a counterfactual: its dice broken on purpose
+                check, hook = self.ruleset.audit_change, "audit_change"
+            else:
+                check = audit
+            if check is not None:
                 try:
-                    problem = audit(self.scenario, self.projection.state, event)
+                    problem = check(self.scenario, self.projection.state, event)
                 except Exception as exc:  # the ruleset's bug, or a forged line's (Recorded.next)
                     where = f"seq {event.seq}"
-                    raise HookError.raised(self.ruleset.name, "audit", exc, where) from exc
+                    raise HookError.raised(self.ruleset.name, hook, exc, where) from exc
             self.projection.apply(event)
         except UNFOLDABLE as exc:  # only a forged log gets here: the reader checked types
             self.done = True

@@ -4,6 +4,9 @@
 message when the event could not have been produced by the rules from that
 state: illegal morale transitions, arithmetic that does not add up, fire
 from a routed unit, a path that jumps, losses that do not add up.
+:func:`audit_change` is the part of it that holds whatever the dice: who may fire or
+charge on whom, and a winner the battle's state gives; ``fork`` holds a changed event
+to it.
 """
 
 from __future__ import annotations
@@ -12,7 +15,15 @@ import math
 from itertools import pairwise
 
 from engine.events import Event, TurnEnded
-from sim.rulesets.musket.model.events import Casualties, Fired, Meleed, MoraleTested, Moved, Rallied
+from sim.rulesets.musket.model.events import (
+    BattleEnded,
+    Casualties,
+    Fired,
+    Meleed,
+    MoraleTested,
+    Moved,
+    Rallied,
+)
 from sim.rulesets.musket.model.hexmap import distance
 from sim.rulesets.musket.model.scenario import MusketScenario, order_at
 from sim.rulesets.musket.model.state import BattleState, UnitState
@@ -20,7 +31,7 @@ from sim.rulesets.musket.rules import combat
 from sim.rulesets.musket.rules.melee import EXPONENT_CAP, attacker_chance
 from sim.rulesets.musket.rules.morale import charge_failure, failure_state, rally_to
 
-__all__ = ["audit"]
+__all__ = ["audit", "audit_change"]
 
 _UP = {"routed": "disrupted", "disrupted": "good", "spent": "good"}
 
@@ -144,8 +155,40 @@ def _melee(state: BattleState, e: Meleed) -> str | None:
     return _losses_add_up(state.units[e.unit]) or _losses_add_up(state.units[e.target])
 
 
-def audit(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
-    """The broken invariant if ``event`` cannot follow ``state``, else None."""
+def _verdict(state: BattleState, e: BattleEnded) -> str | None:
+    """The winner follows from the armies that broke and the objective points it records:
+    the one army left standing; none when every army broke; else the most points, or a
+    draw when they are even."""
+    standing = [s for s, side in state.sides.items() if not side.broken]
+    if e.winner is not None and e.winner not in state.sides:
+        return f"the winner {e.winner} is no side of the battle"
+    if e.winner is not None and e.winner not in standing:
+        return f"{e.winner} is named the winner, but its army broke"
+    if len(standing) == 1:
+        expected: str | None = standing[0]
+    elif not standing:
+        expected = None
+    else:
+        points = sorted(((e.objective_points.get(s, 0), s) for s in standing), reverse=True)
+        expected = points[0][1] if points[0][0] > points[1][0] else None
+    if e.winner != expected:
+        named, given = e.winner or "a draw", expected or "a draw"
+        return f"{named} is named the winner, but the battle gives {given}"
+    return None
+
+
+def _foes(state: BattleState, e: Fired | Meleed, did: str) -> str | None:
+    """The unit acts on a unit of another side."""
+    side = state.units[e.unit].side
+    if state.units[e.target].side == side:
+        return f"{e.unit} {did} {e.target}, a unit of its own side ({side})"
+    return None
+
+
+def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
+    """What ``event`` breaks whatever its dice, else None: fire from a unit out of the
+    battle or routed, or on a unit out of it or of its own side; a charge on its own side;
+    a winner the battle does not give."""
     match event:
         case Fired():
             firer, target = state.units[event.unit], state.units[event.target]
@@ -153,7 +196,23 @@ def audit(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
                 return f"{event.unit} fired while {firer.morale}"
             if not target.active:
                 return f"{event.unit} fired on {event.target}, which is out of the battle"
-            return _arithmetic(event.result) or _losses_add_up(target)
+            return _foes(state, event, "fired on")
+        case Meleed():
+            if event.winner not in (event.unit, event.target):
+                return f"{event.winner} is named the melee's winner, but did not fight in it"
+            return _foes(state, event, "charged")
+        case BattleEnded():
+            return _verdict(state, event)
+    return None
+
+
+def audit(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
+    """The broken invariant if ``event`` cannot follow ``state``, else None."""
+    if (problem := audit_change(sc, state, event)) is not None:
+        return problem
+    match event:
+        case Fired():
+            return _arithmetic(event.result) or _losses_add_up(state.units[event.target])
         case Meleed():
             return _melee(state, event)
         case MoraleTested():

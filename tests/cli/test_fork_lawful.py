@@ -1,0 +1,84 @@
+"""A changed event no dice could make is refused: the ruleset's ``audit_change`` (the part
+of its ``audit`` that holds whatever an event's dice) is run on it against the state before
+it, by ``fork`` and by ``verify``. A Union regiment firing on a Union regiment, or a
+verdict naming the army that broke, forked and verified as lawful before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sim.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+STONE_WALL = ROOT / "replays" / "stone_wall-s1862.jsonl"
+
+
+def _fork(tmp_path: Path, at: int, *changes: str) -> tuple[int, str, Path]:
+    out = tmp_path / "f.jsonl"
+    args = ["fork", str(STONE_WALL), "--at", str(at), "-o", str(out)]
+    result = CliRunner().invoke(cli, [*args, *(a for c in changes for a in ("--set", c))])
+    return result.exit_code, result.output, out
+
+
+@pytest.mark.parametrize(
+    ("at", "change", "said"),
+    [
+        (
+            40,
+            "unit=69ny",
+            '--set unit="69ny": the rules could not make musket.fired (seq 40) so: 69ny '
+            "fired on 116pa, a unit of its own side (usa)",
+        ),
+        (
+            40,
+            "target=18ga",
+            '--set target="18ga": the rules could not make musket.fired (seq 40) so: 46nc '
+            "fired on 18ga, a unit of its own side (csa)",
+        ),
+        (
+            46,
+            "winner=usa",
+            '--set winner="usa": the rules could not make musket.battle_ended (seq 46) so: '
+            "usa is named the winner, but its army broke",
+        ),
+        (
+            46,
+            "winner=null",
+            "--set winner=null: the rules could not make musket.battle_ended (seq 46) so: "
+            "a draw is named the winner, but the battle gives csa",
+        ),
+    ],
+)
+def test_an_event_no_dice_could_make_is_refused_in_one_line(
+    tmp_path: Path, at: int, change: str, said: str
+) -> None:
+    code, output, out = _fork(tmp_path, at, change)
+    assert code == 2
+    assert output.splitlines() == [f"battlesim: error: {said}"]
+    assert not out.exists()
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_counterfactual_of_the_dice_still_forks_and_verifies(tmp_path: Path) -> None:
+    """audit_change does not hold the dice: a failed check forked to a pass is lawful."""
+    code, output, out = _fork(tmp_path, 19, "passed=true", "after=good")
+    assert code == 0, output
+    assert CliRunner().invoke(cli, ["verify", str(out)]).exit_code == 0
+
+
+def test_verify_holds_a_forks_changed_event_to_audit_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fork written without the check (an older battlesim's) is not lawful to verify."""
+    from sim.replay import fork
+
+    monkeypatch.setattr(fork, "_check_lawful", lambda loaded, at_seq, fields: None)
+    code, output, out = _fork(tmp_path, 40, "unit=69ny")
+    assert code == 0, output
+    monkeypatch.undo()
+    result = CliRunner().invoke(cli, ["verify", str(out)])
+    assert result.exit_code == 1
+    assert "69ny fired on 116pa, a unit of its own side (usa)" in result.output
