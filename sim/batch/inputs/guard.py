@@ -16,10 +16,15 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["FolderError", "claim_folder", "contained"]
+__all__ = ["BUILDING", "FolderError", "building", "claim_folder", "contained"]
+
+BUILDING = ".tmp"
+"""The suffix of the private folder a new study's database is built in, beside its final
+name (``.study.duckdb.XXXXXXXX.tmp``, :meth:`~sim.batch.storage.store.Store.create`)."""
 
 
 class FolderError(ValueError):
@@ -41,10 +46,24 @@ def contained(base: Path, relative: str) -> Path:
     return path
 
 
+def building(out: Path, db_name: str) -> list[Path]:
+    """The folders in ``out`` a new study's database ``db_name`` was being built in
+    (``.<db_name>.XXXXXXXX.tmp``, made by ``mkdtemp``): what a study killed (SIGKILL) as
+    its database was made leaves. Folders only, never a link; nothing in one is a study,
+    and the next study in ``out`` removes them."""
+    name = re.compile(rf"\.{re.escape(db_name)}\.[a-z0-9_]{{8}}{re.escape(BUILDING)}")
+    try:
+        found = sorted(out.iterdir())
+    except OSError:
+        return []
+    return [p for p in found if name.fullmatch(p.name) and p.is_dir() and not p.is_symlink()]
+
+
 def _check_fresh(out: Path, db_name: str) -> None:
     if (out / db_name).exists():
         return
-    if any(out.iterdir()):
+    leftovers = set(building(out, db_name))
+    if any(p not in leftovers for p in out.iterdir()):
         raise FolderError(
             f"{str(out)!r} holds files that no study made: name a new or empty folder "
             "(a study never writes over files it did not create)"

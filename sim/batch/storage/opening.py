@@ -7,6 +7,7 @@ resumed study's stored plan must equal the one given.
 from __future__ import annotations
 
 import json
+import shutil
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, get_args
@@ -18,6 +19,7 @@ from engine.replayfile.formats import DERIVATIONS, derivation_of
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.batch.execution.worker import prepare
 from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path
+from sim.batch.inputs.guard import building
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Design
@@ -311,15 +313,18 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
                 f"{str(name)!r} is {problem}; battlesim writes a study only into files it "
                 "made: remove it"
             )
+    killed = building(out, DB_NAME)  # a study killed as its database was made: not one
+    for leftover in killed:
+        shutil.rmtree(leftover, ignore_errors=True)
     if points is not None:
         out.mkdir(parents=True, exist_ok=True)
         details = start_details(plan.target.scenarios())
         store = Store.create(db, _meta(plan), points, plan.target.sides(), details)
         store.cap_memory(_planned_rows(plan))
         return store
-    if not db.is_file():
+    if not db.is_file() and not killed:
         raise StudyError(f"--resume: no study to resume in {str(out)!r}")
-    if abandoned(db):
+    if not db.is_file() or abandoned(db):
         raise StudyError(
             f"--resume: no study to resume in {str(out)!r}: its database holds nothing (a "
             "study killed as it was made); run the command again without --resume"

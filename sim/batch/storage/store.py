@@ -27,8 +27,11 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import re
+import shutil
 import stat
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,7 @@ from engine.safety.atomic import exporting_together
 from sim.batch.execution.columnar import read, unpack
 from sim.batch.execution.digests import UNIT_TYPES, RunDigests, run_types
 from sim.batch.execution.rows import ChunkRows
+from sim.batch.inputs.guard import BUILDING
 from sim.batch.storage import StoreDamaged, StoreError
 from sim.batch.storage.append import (
     column_names,
@@ -375,24 +379,67 @@ class Store:
 
         ``details`` are the typed detail columns of the ``unit_finals`` view
         (:func:`sim.batch.storage.units.start_details`).
+
+        The database is built aside, in a private folder made beside ``path``
+        (``.study.duckdb.XXXXXXXX.tmp``, by ``mkdtemp``: nothing planted is written
+        through), committed and closed, and renamed to ``path`` only then (:func:`_place`):
+        a full disk, an error or Ctrl-C while it is made removes that folder and leaves
+        nothing at ``path`` (no damaged database a new study or ``--resume`` would
+        refuse). A study killed as it is made leaves the folder, which the next study in
+        the folder removes (:func:`~sim.batch.inputs.guard.building`).
+
+        Raises:
+            StoreError: something is at ``path`` already, or the database could not be
+                made (a full disk: what the OS or DuckDB said, naming ``path``).
         """
         p = Path(path)
-        made = [f for f in (p, p.with_name(p.name + ".wal")) if not f.exists()]
-        if len(made) < 2:  # a study is created where there is none; never over a file
+        if any(os.path.lexists(f) for f in (p, p.with_name(p.name + ".wal"))):
+            # a study is created where there is none; never over a file
             raise StoreError(f"{str(p)!r} already exists: a new study is made where none is")
+        utf8_path(p)
         try:
-            store = cls(p, _connect(p, False))
-        except KeyboardInterrupt:  # while DuckDB made the file: it holds nothing of ours
-            for leftover in made:
-                leftover.unlink(missing_ok=True)
-            raise
+            aside = Path(tempfile.mkdtemp(prefix=f".{p.name}.", suffix=BUILDING, dir=p.parent))
+        except OSError as exc:
+            raise StoreError(f"cannot create {str(p)!r}: {exc.strerror}") from None
+        built = aside / p.name
         try:
-            return store._create(meta, points, sides, details)
-        except BaseException:  # Ctrl-C or an error before the first commit: no empty study
-            store.close()  # left behind, which neither --resume nor a new study could take
-            for leftover in made:
-                leftover.unlink(missing_ok=True)
+            store = cls._built(built, meta, points, sides, details)
+            _place(built, p)
+        except (OSError, duckdb.Error, StoreError) as exc:  # a full disk, said of ``path``
+            shutil.rmtree(aside, ignore_errors=True)
+            detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            if isinstance(exc, OSError) and exc.strerror:
+                detail = exc.strerror
+            detail = detail.replace(str(built), str(p))
+            if not detail.startswith(("cannot ", repr(str(p)))):
+                detail = f"cannot create {str(p)!r}: {detail}"
+            raise StoreError(detail) from None
+        except BaseException:  # Ctrl-C: nothing of the study left, at either name
+            shutil.rmtree(aside, ignore_errors=True)
             raise
+        shutil.rmtree(aside, ignore_errors=True)  # empty, or DuckDB's spill folder
+        store.path = p
+        store.con = _connect(p, False)  # the whole study, where it stays
+        return store
+
+    @classmethod
+    def _built(
+        cls,
+        built: Path,
+        meta: dict[str, Any],
+        points: Sequence[dict[str, Any]],
+        sides: dict[str, tuple[str, list[str]]],
+        details: Sequence[DetailColumn],
+    ) -> Store:
+        """The study made at ``built``, committed and closed. DuckDB writes its log into the
+        file as it closes; where the disk has no room for that, the log stays beside it,
+        whole (as a study's own log does), and :func:`_place` moves both."""
+        store = cls(built, _connect(built, False))
+        try:
+            store._create(meta, points, sides, details)
+        finally:
+            store.close()
+        return store
 
     def _create(
         self,
@@ -704,9 +751,10 @@ def _check_study_table(con: duckdb.DuckDBPyConnection) -> None:
 
 def abandoned(path: Path) -> bool:
     """Whether the database at ``path`` holds no table or view at all: what a study killed
-    (SIGKILL) between DuckDB's connect and its first commit leaves (:meth:`Store.create`
-    removes it on any error it can catch). A new study may take its place; there is
-    nothing in it to resume or lose. False for a file DuckDB cannot open as a database."""
+    (SIGKILL) between DuckDB's connect and its first commit left when battlesim made the
+    database in place (before :meth:`Store.create` built it aside). A new study may take its place;
+    there is nothing in it to resume or lose. False for a file DuckDB cannot open as a
+    database."""
     if not path.is_file() or path.is_symlink():
         return False
     try:
@@ -721,6 +769,40 @@ def abandoned(path: Path) -> bool:
     finally:
         con.close()
     return found is not None and found[0] == 0
+
+
+def _place(built: Path, final: Path) -> None:
+    """Give the database made at ``built`` (and its log, when it kept one) the name
+    ``final``, on disk before and after; never over anything already there (the folder is
+    the study's, locked). The file is renamed first: without its log it holds no table
+    (:func:`abandoned`, what a new study takes the place of), and a failed rename of the
+    log takes it away again."""
+    log, final_log = (p.with_name(p.name + ".wal") for p in (built, final))
+    moves = [(built, final)] + ([(log, final_log)] if os.path.lexists(log) else [])
+    for made, _ in moves:
+        fd = os.open(made, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    if any(os.path.lexists(name) for name in (final, final_log)):
+        raise StoreError(f"{str(final)!r} already exists: a new study is made where none is")
+    placed: list[Path] = []
+    try:
+        for made, name in moves:
+            os.rename(made, name)
+            placed.append(name)
+    except BaseException:
+        for name in placed:
+            with contextlib.suppress(OSError):
+                name.unlink()
+        raise
+    with contextlib.suppress(OSError):  # not every file system can sync a directory
+        folder = os.open(final.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 def _connect(path: Path, read_only: bool, files: bool = False) -> duckdb.DuckDBPyConnection:
