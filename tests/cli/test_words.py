@@ -199,15 +199,15 @@ def test_irregular_plural_side_names_take_a_plural_verb() -> None:
 
 
 def test_a_long_measure_name_keeps_every_figure_in_one_column() -> None:
-    """A loss name longer than the label column (flattop's "Allied air factors anti
-    aircraft lost") pushed its own figures right of every other line's; the column is as
+    """A loss name longer than the label column (flattop's "Allied air factors lost to
+    anti-aircraft fire") pushed its own figures right of every other line's; the column is as
     wide as the point's longest label, so every line's figures start in the same place."""
     summary = _summary({"allied": "Allied", "japan": "Japanese"}, "flattop")
     stats = {"mean": 0.4, "sd": 0.1, "median": 0.0, "p5": 0.0, "p95": 1.0}
     kinds = ["air_factors", "air_factors_air_combat", "air_factors_anti_aircraft"]
     summary["points"][0]["losses"] = {"allied": {k: stats for k in kinds}}
     lines = format_summary(summary)[2:]
-    w = len("Allied air factors anti aircraft lost")  # the longest label
+    w = len("Allied air factors lost to anti-aircraft fire")  # the longest label
     assert lines[-1].startswith("  turns") and len(lines) == 7
     for line in lines:  # every label padded to the longest, then its figures
         assert line[2 + w] == " " and (line[2 + w + 1] != " " or "%" in line[2 + w :][:7]), line
