@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.canonical import canonical_json
-from engine.safety.atomic import exporting_together
+from engine.safety.atomic import commit, exporting_together
 from sim.batch.execution.columnar import read, unpack
 from sim.batch.execution.digests import UNIT_TYPES, RunDigests, run_types
 from sim.batch.execution.rows import ChunkRows
@@ -773,36 +773,24 @@ def abandoned(path: Path) -> bool:
 
 def _place(built: Path, final: Path) -> None:
     """Give the database made at ``built`` (and its log, when it kept one) the name
-    ``final``, on disk before and after; never over anything already there (the folder is
-    the study's, locked). The file is renamed first: without its log it holds no table
-    (:func:`abandoned`, what a new study takes the place of), and a failed rename of the
-    log takes it away again."""
+    ``final``, each on disk before and after (:func:`engine.safety.atomic.commit`); never
+    over anything already there (the folder is the study's, locked). The file is renamed
+    first: without its log it holds no table (:func:`abandoned`, what a new study takes the
+    place of), and a failed rename of the log takes it away again."""
     log, final_log = (p.with_name(p.name + ".wal") for p in (built, final))
     moves = [(built, final)] + ([(log, final_log)] if os.path.lexists(log) else [])
-    for made, _ in moves:
-        fd = os.open(made, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
     if any(os.path.lexists(name) for name in (final, final_log)):
         raise StoreError(f"{str(final)!r} already exists: a new study is made where none is")
     placed: list[Path] = []
     try:
         for made, name in moves:
-            os.rename(made, name)
+            commit(made, name)
             placed.append(name)
     except BaseException:
         for name in placed:
             with contextlib.suppress(OSError):
                 name.unlink()
         raise
-    with contextlib.suppress(OSError):  # not every file system can sync a directory
-        folder = os.open(final.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
 
 
 def _connect(path: Path, read_only: bool, files: bool = False) -> duckdb.DuckDBPyConnection:
