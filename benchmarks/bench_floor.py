@@ -143,10 +143,12 @@ def pieces(per_side: int, resolutions: int) -> dict[str, Callable[[], Any]]:
 
     scenario = lines_scenario(per_side, turns_for(per_side, resolutions))
     ruleset = get_ruleset("musket")
-    tmp = tempfile.mkdtemp(prefix="battlesim-floor-")
+    folder = tempfile.TemporaryDirectory(prefix="battlesim-floor-")  # removed with the work
+    tmp = folder.name
     path = Path(tmp) / "replay.jsonl"
 
     def engine() -> None:
+        assert folder  # the folder lives as long as the work that writes in it
         header = api.make_header(ruleset, scenario, scenario.seed, source="bench_floor.py")
         ruleset.simulate(scenario, header, FileSink(path))
 

@@ -45,8 +45,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="120 units instead of 420")
     parser.add_argument("--turns", type=int, default=40)
     args = parser.parse_args()
-    out = Path(tempfile.mkdtemp(prefix="bench-viewer-"))
-    scenario = build_scenario(QUICK if args.quick else FULL, args.turns)
+    with tempfile.TemporaryDirectory(prefix="bench-viewer-") as folder:  # removed at the end
+        print(json.dumps(_figures(Path(folder), args.quick, args.turns), indent=2))
+
+
+def _figures(out: Path, quick: bool, turns: int) -> dict[str, object]:
+    """Write the battle and its page under ``out``, then time the fold, the page and the viewer."""
+    scenario = build_scenario(QUICK if quick else FULL, turns)
     ruleset = get_ruleset("musket")
     replay = out / "big.jsonl"
     ruleset.simulate(scenario, api.make_header(ruleset, scenario, scenario.seed), FileSink(replay))
@@ -79,7 +84,7 @@ def main() -> None:
             figures["ms_home"] = round(_timed_keys(p, "Home", 1), 1)
             figures["narrative_items_at_end"] = p.locator(".narrative li").count()
             figures["console_errors"] = len(v.errors)
-    print(json.dumps(figures, indent=2))
+    return figures
 
 
 if __name__ == "__main__":

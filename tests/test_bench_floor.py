@@ -4,6 +4,7 @@ the musket ruleset's ``waits_for`` reads, and the benchmark failed before timing
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -22,5 +23,10 @@ def test_every_piece_of_the_floor_benchmark_runs_on_a_small_battle() -> None:
         # the lines battle: 5 turns, 8 units, each on hold, which waits for every phase but
         # the melee (musket.battle.waits_for: a unit on hold never charges)
         assert work["resumes"]() == 5 * 8 * 4
+        folder = Path(work["_meta"]()["dir"])
+        assert (folder / "replay.jsonl").is_file()
+        del work, piece
+        gc.collect()
+        assert not folder.exists(), "the benchmark's scratch folder outlives its work"
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
