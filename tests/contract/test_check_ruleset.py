@@ -178,6 +178,40 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", expected + "\n")
 
 
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        (
+            "[battlesim.rulesets]\nancients = tests.sim.toy_ruleset:RULESET\n",
+            "; the entry point ancients = tests.sim.toy_ruleset:RULESET holds the Ruleset named "
+            "'toy': name the entry point toy",
+        ),
+        (
+            "[battlesim.ruleset]\ntoy = tests.sim.toy_ruleset:RULESET\n",
+            "; an installed package declares toy in the entry-point group 'battlesim.ruleset': "
+            "the group is 'battlesim.rulesets'",
+        ),
+    ],
+    ids=["another-entry-point-name", "misspelt-group"],
+)
+def test_an_unknown_ruleset_says_what_the_installed_package_meant(
+    tmp_path: Path, entry: str, said: str
+) -> None:
+    """check-ruleset of a plugin whose entry point is misnamed, or declared in a misspelt group,
+    says so and how to fix it, as `run` of its scenario does (it said only "installed: ...")."""
+    where = str(install_plugin(tmp_path, "toy-misdeclared", entry))
+    sys.path.insert(0, where)
+    try:
+        result = _check("toy")
+        installed = ", ".join(ruleset_names())
+    finally:
+        sys.path.remove(where)
+        registry._loaded.pop("ancients", None)
+    assert (result.exit_code, result.stdout) == (2, "")
+    unknown = f"battlesim: error: unknown ruleset 'toy'; installed: {installed}"
+    assert result.stderr == f"{unknown}{said}\n"
+
+
 def test_help_has_an_example() -> None:
     """check-ruleset --help ends with an example command."""
     result = CliRunner().invoke(cli, ["check-ruleset", "--help"])

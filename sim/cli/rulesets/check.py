@@ -104,19 +104,15 @@ def check_ruleset(
       battlesim check-ruleset musket --scenario my_battle.yaml --only scenario-runs
     """
     from sim.conformance import REQUIREMENTS, SuiteInputError, run_suite, scenarios_for
-    from sim.contract import RulesetUnavailable, get_ruleset, ruleset_names
+    from sim.contract import get_ruleset
     from sim.text.suggest import did_you_mean
 
-    if name not in ruleset_names():
-        names = ruleset_names()
-        hint = did_you_mean(name, names) or f"; installed: {', '.join(names)}"
-        common.fail(f"unknown ruleset {name!r}{hint}")
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DeprecationWarning)
             ruleset = get_ruleset(name)
-    except RulesetUnavailable as exc:  # a broken entry point or module: the plugin cannot load
-        common.fail(str(exc))
+    except LookupError as exc:  # not installed (the registry says what a package may have
+        common.fail(str(exc))  # meant: a misspelt group, another entry-point name), or broken
     moved = _moved_imports(caught)
     for w in caught:  # every other warning of the import is shown too
         if not _is_moved(w):
