@@ -76,6 +76,11 @@ def _load(name: str, target: str) -> AnyRuleset:
     """
     module, _, attr = target.partition(":")
     where = f"ruleset {name!r} (entry point {name} = {target})"
+    if not attr.strip():  # getattr(module, "") said only "module has no attribute ''"
+        raise RulesetUnavailable(
+            f"{where} names a module, not its Ruleset: write the entry point as "
+            f'{name} = "{module.strip()}:RULESET", the module and the name of its Ruleset value'
+        )
     try:
         obj = getattr(import_module(module), attr)
     except Exception as exc:  # a plugin's import may raise anything
@@ -84,9 +89,16 @@ def _load(name: str, target: str) -> AnyRuleset:
             f"{where} cannot be loaded: {type(exc).__name__}: {what}; fix or reinstall the "
             "plugin's package, or uninstall it"
         ) from exc
-    if not isinstance(obj, Ruleset) or obj.name != name:
-        got = f"a Ruleset named {obj.name!r}" if isinstance(obj, Ruleset) else type(obj).__name__
-        raise RulesetUnavailable(f"{where} is {got}, not a Ruleset named {name!r}")
+    if not isinstance(obj, Ruleset):
+        raise RulesetUnavailable(
+            f"{where} is {type(obj).__name__}, not a Ruleset named {name!r}: point the entry "
+            f'point at the module\'s Ruleset value ({name} = "{module}:RULESET")'
+        )
+    if obj.name != name:
+        raise RulesetUnavailable(
+            f"{where} is a Ruleset named {obj.name!r}, not a Ruleset named {name!r}: name the "
+            f"entry point {obj.name} (the name scenarios give in their ruleset: key)"
+        )
     key = _ruleset_key(obj)
     if key is not None:
         raise RulesetUnavailable(f"{where}: its scenario model's {key}")

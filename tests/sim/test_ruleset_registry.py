@@ -36,7 +36,20 @@ def test_third_party_ruleset_is_found_by_entry_point(monkeypatch: pytest.MonkeyP
         (
             "liar",
             "sim.rulesets.musket:RULESET",
-            " is a Ruleset named 'musket', not a Ruleset named 'liar'",
+            " is a Ruleset named 'musket', not a Ruleset named 'liar': name the entry point "
+            "musket (the name scenarios give in their ruleset: key)",
+        ),
+        (  # `dba = "battlesim_dba"`: it said "module 'battlesim_dba' has no attribute ''"
+            "bare",
+            "sim.rulesets.musket",
+            " names a module, not its Ruleset: write the entry point as bare = "
+            '"sim.rulesets.musket:RULESET", the module and the name of its Ruleset value',
+        ),
+        (  # the entry point names a function of the plugin, not its Ruleset
+            "fn",
+            "sim.rulesets.musket:hooks",
+            " is function, not a Ruleset named 'fn': point the entry point at the module's "
+            'Ruleset value (fn = "sim.rulesets.musket:RULESET")',
         ),
         (  # another ruleset's scenario model keeps its key: two rulesets on one union key
             "toy2",
@@ -45,7 +58,7 @@ def test_third_party_ruleset_is_found_by_entry_point(monkeypatch: pytest.MonkeyP
             'Literal["toy2"], the ruleset\'s own name alone',
         ),
     ],
-    ids=["another-name", "another-rulesets-model"],
+    ids=["another-name", "a-module", "not-a-ruleset", "another-rulesets-model"],
 )
 def test_a_broken_entry_point_is_a_clear_lookup_error(
     monkeypatch: pytest.MonkeyPatch, name: str, target: str, said: str
