@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import traceback
 from collections.abc import Callable
@@ -33,15 +34,49 @@ class HookError(RuntimeError):
 
     @classmethod
     def raised(
-        cls, ruleset: str, hook: str, exc: BaseException, where: str | None = None
+        cls,
+        ruleset: str,
+        hook: str,
+        exc: BaseException,
+        where: str | None = None,
+        fn: Callable[..., Any] | None = None,
     ) -> HookError:
         """The error for ``hook`` of ``ruleset`` raising ``exc`` at ``where`` (``seq 14``;
-        None: no event to name)."""
+        None: no event to name); ``fn`` is the hook called, named by its definition when the
+        call itself failed (its parameters are not the contract's)."""
         said = " ".join(str(exc).split()) or "no details"
         at = f" at {where}" if where is not None else ""
+        place = _defined_at(fn) if fn is not None and _call_failed(exc) else None
         return cls(
-            f"ruleset {ruleset!r}: {hook} raised {type(exc).__name__}: {said}{at}" + raised_at(exc)
+            f"ruleset {ruleset!r}: {hook} raised {type(exc).__name__}: {said}{at}"
+            + (place or raised_at(exc))
         )
+
+
+def _call_failed(exc: BaseException) -> bool:
+    """Whether ``exc``, caught where a hook was called, is the call's own ``TypeError`` (the
+    arguments did not fit its parameters) rather than one raised inside the hook: its
+    traceback then holds the calling frame alone."""
+    tb = exc.__traceback__
+    return isinstance(exc, TypeError) and tb is not None and tb.tb_next is None
+
+
+def _defined_at(fn: Callable[..., Any]) -> str | None:
+    """``" (the hook is units(state), at pkg/__init__.py:LINE: ...)"``: where a hook whose
+    call failed is defined, with its parameters (the place the call raised is battlesim's
+    own, which told the plugin's author nothing), or None when that cannot be found."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    try:
+        params = ", ".join(inspect.signature(fn).parameters)  # names: annotations are noise
+        shown = f"{getattr(fn, '__name__', 'the hook')}({params})"
+    except (TypeError, ValueError):
+        return None
+    return (
+        f" (the hook is {shown}, at {place_name(code.co_filename)}:{code.co_firstlineno}: "
+        "give it the parameters the contract calls it with, docs/rulesets.md 'The contract')"
+    )
 
 
 @dataclass(frozen=True)
@@ -61,7 +96,7 @@ class _Hooked:
         except HookError:
             raise
         except Exception as exc:
-            raise HookError.raised(self.ruleset, self.hook, exc) from exc
+            raise HookError.raised(self.ruleset, self.hook, exc, fn=self.fn) from exc
         wrong = _RETURNS[self.hook](result)
         if wrong is not None:
             raise HookError(f"ruleset {self.ruleset!r}: {self.hook} returned {wrong}")

@@ -163,7 +163,7 @@ def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
     try:
         line = rs.narrate(loaded.scenario, state, event)
     except Exception as exc:  # a plugin's narrate may raise anything: one line naming it
-        raise HookError.raised(rs.name, "narrate", exc, at) from exc
+        raise HookError.raised(rs.name, "narrate", exc, at, rs.narrate) from exc
     if line is not None and not isinstance(line, str):
         raise HookError(
             f"ruleset {rs.name!r}: narrate returned {type(line).__name__} at {at}, "

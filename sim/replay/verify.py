@@ -104,7 +104,7 @@ class _Auditor:
                     problem = check(self.scenario, self.projection.state, event)
                 except Exception as exc:  # the ruleset's bug, or a forged line's (Recorded.next)
                     where = f"seq {event.seq}"
-                    raise HookError.raised(self.ruleset.name, hook, exc, where) from exc
+                    raise HookError.raised(self.ruleset.name, hook, exc, where, check) from exc
             self.projection.apply(event)
         except UNFOLDABLE as exc:  # only a forged log gets here: the reader checked types
             self.done = True

@@ -121,6 +121,48 @@ def test_a_state_hook_that_raises_is_a_hook_error_naming_ruleset_and_hook() -> N
         again.measures(None, None)
 
 
+def test_a_hook_with_the_wrong_parameters_is_named_where_it_is_defined() -> None:
+    """A units hook written without the scenario parameter: the HookError names the hook's
+    parameters and its own file and line (it named battlesim's ruleset.py, where it is called,
+    and check-ruleset's hint says to fix the hook where the message says)."""
+    from sim.contract import HookError, defaults
+
+    def units(state: Any) -> list[Any]:
+        return []
+
+    broken: Any = dataclasses.replace(
+        MUSKET, name="musket_broken", units=units, measures=defaults.unset
+    )
+    with pytest.raises(HookError) as caught:
+        broken.units(None, None)
+    line = units.__code__.co_firstlineno
+    assert str(caught.value) == (
+        "ruleset 'musket_broken': units raised TypeError: "
+        f"{units.__qualname__}() takes 1 positional argument but 2 were given "
+        f"(the hook is units(state), at test_assembly.py:{line}: give it the parameters the "
+        "contract calls it with, docs/rulesets.md 'The contract')"
+    )
+
+
+def test_a_type_error_inside_a_hook_is_still_named_where_it_was_raised() -> None:
+    """A TypeError the hook's own code raises is named at its line, not the hook's definition."""
+    from sim.contract import HookError, defaults
+
+    def units(sc: Any, state: Any) -> list[Any]:
+        return len(3)  # type: ignore[arg-type, no-any-return]
+
+    broken: Any = dataclasses.replace(
+        MUSKET, name="musket_broken", units=units, measures=defaults.unset
+    )
+    with pytest.raises(HookError) as caught:
+        broken.units(None, None)
+    line = units.__code__.co_firstlineno + 1
+    assert str(caught.value) == (
+        "ruleset 'musket_broken': units raised TypeError: object of type 'int' has no len() "
+        f"(at test_assembly.py:{line})"
+    )
+
+
 @pytest.mark.parametrize(
     ("hook", "returned", "said"),
     [

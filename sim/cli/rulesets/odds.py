@@ -79,7 +79,7 @@ def command(resolution: OddsResolution, name: str, ruleset: str | None = None) -
         except OddsInputError as exc:
             raise click.UsageError(str(exc)) from None
         except Exception as exc:
-            raise HookError.raised(owner, hook, exc) from exc
+            raise HookError.raised(owner, hook, exc, fn=resolution.compute) from exc
         wrong = _wrong_result(result, json_)
         if wrong is not None:
             raise HookError(f"ruleset {owner!r}: {hook} returned {wrong}")
