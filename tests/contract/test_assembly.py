@@ -131,7 +131,10 @@ def test_a_hook_with_the_wrong_parameters_is_named_where_it_is_defined() -> None
         return []
 
     broken: Any = dataclasses.replace(
-        MUSKET, name="musket_broken", units=units, measures=defaults.unset
+        MUSKET,
+        name="musket_broken",
+        units=units,  # type: ignore[arg-type]  # the fault under test
+        measures=defaults.unset,
     )
     with pytest.raises(HookError) as caught:
         broken.units(None, None)
@@ -149,7 +152,7 @@ def test_a_type_error_inside_a_hook_is_still_named_where_it_was_raised() -> None
     from sim.contract import HookError, defaults
 
     def units(sc: Any, state: Any) -> list[Any]:
-        return len(3)  # type: ignore[arg-type, no-any-return]
+        return len(3)  # type: ignore[arg-type, return-value]  # the fault under test
 
     broken: Any = dataclasses.replace(
         MUSKET, name="musket_broken", units=units, measures=defaults.unset
