@@ -286,7 +286,9 @@ def fight(
         env = simpy.Environment()
         kernel = TurnKernel(env, plan.phases, plan.turn_length)
         streams = Streams(header.seed, derivation_of(header.format_version))  # the header's dice
-        view = plan.view(scenario, state, streams, kernel)
+        at = Raised(header.ruleset, "", 0, turn_name)
+        with _noting(at, "the plan's view (Plan.view)"):
+            view = plan.view(scenario, state, streams, kernel)
 
         def end(turn: int) -> bool:
             _emit_all(rec, plan.turn_end(view, turn, turn == plan.turn_limit))
@@ -296,11 +298,12 @@ def fight(
             return state.ended
 
         started: Started = []
-        for process in plan.processes(view, rec):
-            unit, body = (
-                (process.unit, process.body) if isinstance(process, Actor) else (None, process)
-            )
-            started.append((unit, kernel.process(body)))
+        with _noting(at, "the plan's processes (Plan.processes)"):
+            for process in plan.processes(view, rec):
+                unit, body = (
+                    (process.unit, process.body) if isinstance(process, Actor) else (None, process)
+                )
+                started.append((unit, kernel.process(body)))
         if watch is not None:
             watch(started)
         if draws is not None:
@@ -335,7 +338,8 @@ class Raised:
     """The ruleset's word for a turn (:attr:`sim.contract.Ruleset.turn_name`)."""
 
     def __str__(self) -> str:
-        return f"ruleset {self.ruleset!r}, {self.process}, {self.turn_name} {self.turn}"
+        when = f"{self.turn_name} {self.turn}" if self.turn else f"before {self.turn_name} 1"
+        return f"ruleset {self.ruleset!r}, {self.process}, {when}"
 
 
 def _note_where(
@@ -358,7 +362,24 @@ def _note_where(
         what = "a process of the battle (not a unit's)"
     if named is not None and named is not line[0]:
         what = f"a process started by {what}"
-    where = dataclasses.replace(at, process=what)
+    _note(exc, dataclasses.replace(at, process=what))
+
+
+@contextlib.contextmanager
+def _noting(at: Raised, what: str) -> typing.Iterator[None]:
+    """Note on an error the plan's set-up raises (its view, its processes hook called with the
+    wrong parameters) that ``what`` of ruleset ``at`` raised it, as :func:`_note_where` notes a
+    process's error: it reached the user as a bare ``TypeError`` naming neither."""
+    try:
+        yield
+    except Exception as exc:
+        if not isinstance(exc, OSError | MemoryError | UnregisteredEvent | UnlawfulCause):
+            _note(exc, dataclasses.replace(at, process=what))
+        raise
+
+
+def _note(exc: Exception, where: Raised) -> None:
+    """Keep ``where`` on ``exc`` for :func:`raised_where`, and say it in a note (PEP 678)."""
     with contextlib.suppress(AttributeError):  # a class with slots: its note says it
         exc._battlesim_raised = where  # type: ignore[attr-defined]
     exc.add_note(str(where))

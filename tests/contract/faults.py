@@ -49,6 +49,8 @@ fault breaks, with a message saying what was expected and what was seen.
   each call: the same arguments give other data.
 * ``phalanx_carry_garbled``: ``carry_over`` moves every element to file 99, which the
   scenario model refuses: ``battlesim campaign`` refuses the campaign (exit 2).
+* ``phalanx_misplanned``: the plan's ``processes`` hook takes the view alone, not the view
+  and the recorder: the runner's call to it raises ``TypeError`` before the first bound.
 * ``phalanx_misdefaulted``: the scenario model's field ``reserve`` defaults to 0 but must be
   at least 1: a file that leaves it out validates and fights, and the replay's header, which
   holds the default, does not read back.
@@ -352,6 +354,16 @@ def _crashing_end_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     return dataclasses.replace(plan, turn_end=turn_end)
 
 
+def _misplanned_plan(sc: Any) -> Plan[Any, State, Battlefield]:
+    """Phalanx's plan, its processes hook written without the recorder parameter."""
+    plan = phalanx.plan(sc)
+
+    def processes(b: Battlefield) -> list[Any]:  # the planted fault: (view, recorder) it is
+        return list(plan.processes(b, None))  # type: ignore[arg-type]  # pragma: no cover
+
+    return dataclasses.replace(plan, processes=processes)  # type: ignore[arg-type]
+
+
 def _carry_raising(sc: Any, state: State, data: dict[str, Any], s: dict[str, Any]) -> Any:
     """Phalanx's carry-over, resting as many bounds as a setting the file need not give."""
     if s["rest"] < 0:  # the planted fault: a KeyError when the campaign gives no rest
@@ -423,6 +435,7 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_carry_in_place", carry_over=_carry_in_place),
         _copy("phalanx_carry_restless", carry_over=_carry_restless),
         _copy("phalanx_carry_garbled", carry_over=_carry_garbled),
+        _copy("phalanx_misplanned", plan=_misplanned_plan),
         _copy("phalanx_misdefaulted", fields={"reserve": (int, Field(0, ge=1))}),
     )
 }

@@ -575,6 +575,11 @@ CRASHES = {
         "ruleset 'phalanx_recursing', the process of unit 'g_spear2', bound 2: RecursionError: "
         f"maximum recursion depth exceeded (at faults.py:{_line_of('raise RecursionError(')})"
     ),
+    "phalanx_misplanned": (
+        "ruleset 'phalanx_misplanned', the plan's processes (Plan.processes), before bound 1: "
+        "TypeError: _misplanned_plan.<locals>.processes() takes 1 positional argument but 2 "
+        "were given"
+    ),
     "phalanx_detached": (
         "ruleset 'phalanx_detached', a process started by the process of unit 'g_spear2', "
         f"bound 2: ValueError: rearming broke (at faults.py:{_line_of(REARM)})"
@@ -586,7 +591,8 @@ CRASHES = {
 def test_a_rule_that_raises_in_a_battle_is_named_by_ruleset_process_and_turn(
     folder: Path, tmp_path: Path, name: str
 ) -> None:
-    """A unit's process, a process it started, or the plan's turn-end rules, raising while
+    """A unit's process, a process it started, the plan's turn-end rules, or its processes
+    hook called with the wrong parameters (it said a bare `TypeError`), raising while
     the battle is fought: `run` says which ruleset, which process and which turn (in the
     ruleset's word: phalanx's bound), before the error and where it was raised (it said only
     `ZeroDivisionError: float division by zero (at faults.py:N)`), exit 2, and writes no
