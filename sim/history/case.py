@@ -20,6 +20,8 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationInfo,
+    field_validator,
     model_validator,
 )
 
@@ -258,12 +260,23 @@ class MeasureSpec(BaseModel):
             raise ValueError("give at_least or at_most, not both")
         if self.threshold is not None and self.kind in PROBABILITY_KINDS | RATIO_KINDS:
             raise ValueError(f"kind {self.kind} cannot take at_least or at_most")
-        if self.statistic == "probability" and self.historical not in (0, 1):
-            raise ValueError(
-                f"historical {self.historical:g}: a probability's record is 1 (it happened) "
-                "or 0 (it did not)"
-            )
         return self
+
+    @field_validator("historical")
+    @classmethod
+    def _record_of_a_probability(cls, value: float, info: ValidationInfo) -> float:
+        """A probability's record (kinds win, reaches, status, or any with ``at_least`` or
+        ``at_most``) is 1 or 0: refused at the ``historical`` field's own line (its kind and
+        threshold come before it, so they are read by now)."""
+        got = info.data
+        probability = got.get("kind") in PROBABILITY_KINDS or any(
+            got.get(f) is not None for f in ("at_least", "at_most")
+        )
+        if probability and value not in (0, 1):
+            raise ValueError(
+                f"{value:g}: a probability's record is 1 (it happened) or 0 (it did not)"
+            )
+        return value
 
     @property
     def threshold(self) -> float | None:

@@ -280,14 +280,22 @@ LOSS_FROM = (
             ("{min: 0.0}", "{max: 1.0e+13}"),
             ":13: measures.0.accept.max: 1.0e+13 is more than 1000000000000, the most it may be",
         ),
-        # a probability's record is 1 or 0: 7 would read as far beyond every run
+        # a probability's record is 1 or 0: 7 would read as far beyond every run; refused
+        # at the historical field's own line, not at the measure's first (line 8)
         (
             ("historical: 1", "historical: 7"),
-            ":8: measures.0: historical 7: a probability's record is 1 (it happened) or 0",
+            ":12: measures.0.historical: 7: a probability's record is 1 (it happened) or 0",
         ),
         (
             ("historical: 1", "historical: 0.5"),
-            ":8: measures.0: historical 0.5: a probability's record is 1 (it happened) or 0",
+            ":12: measures.0.historical: 0.5: a probability's record is 1 (it happened) or 0",
+        ),
+        (  # a threshold makes any kind a probability (at_least, before historical)
+            (
+                "kind: win\n    side: csa\n    historical: 1",
+                "kind: loss\n    side: csa\n    unit: men\n    at_least: 0.5\n    historical: 0.4",
+            ),
+            ":14: measures.0.historical: 0.4: a probability's record is 1 (it happened) or 0",
         ),
         # a set value every run would refuse is refused when the case is read, on its line
         (
