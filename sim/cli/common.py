@@ -22,6 +22,7 @@ import click
 
 __all__ = [
     "PAGE_FORCE",
+    "QUIET",
     "REPLAY_FORCE",
     "Command",
     "Execution",
@@ -306,9 +307,13 @@ def force_option(help_text: str = REPLAY_FORCE, flag: str = "--force") -> Callab
     return click.option(flag, "force", is_flag=True, help=help_text)
 
 
-def quiet_option() -> Callable[[F], F]:
-    """``-q/--quiet``: no progress on stderr."""
-    return click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+QUIET = "No progress bar."
+"""``-q/--quiet`` of a command whose only progress is its bar (``batch``, ``study``)."""
+
+
+def quiet_option(help_text: str = QUIET) -> Callable[[F], F]:
+    """``-q/--quiet``: no progress on stderr; ``help_text`` says what the command leaves out."""
+    return click.option("-q", "--quiet", is_flag=True, help=help_text)
 
 
 STUDY_OUT = "Output folder (default: the file's outputs.dir, else <file stem> here)."
@@ -350,7 +355,7 @@ class Execution:
 
 
 def executor_options(
-    resume_help: str, json_help: str
+    resume_help: str, json_help: str, quiet_help: str = QUIET
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """What runs a study's battles: ``--jobs``, ``--executor``, ``--scheduler``, ``--resume``,
     ``-q/--quiet`` and ``--json`` (``batch``, ``study``, ``calibrate``), handed to the
@@ -376,7 +381,7 @@ def executor_options(
             help="An existing Dask scheduler, e.g. tcp://host:8786 (with --executor dask).",
         ),
         click.option("--resume", is_flag=True, help=resume_help),
-        quiet_option(),
+        quiet_option(quiet_help),
         json_option(json_help),
     ]
 

@@ -49,6 +49,23 @@ def fitted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, An
     return folder, json.loads(as_json.stdout), text.stdout
 
 
+def test_quiet_leaves_out_the_line_per_trial_and_its_help_says_so(tmp_path: Path) -> None:
+    """calibrate draws no bar: ``-q`` leaves out its progress line per trial (one for each of
+    the TRIALS trials without it), and its help says that, not "No progress bar."."""
+    path = small(tmp_path, replications=2)
+    loud = invoke("calibrate", path, "-o", tmp_path / "loud", "--jobs", "1", "--refight", "0")
+    assert loud.exit_code == 0, loud.output
+    lines = loud.stderr.splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        f"trial {k} ({k + 1} of {TRIALS})" for k in range(TRIALS)
+    ]
+    quiet = invoke("calibrate", path, "-o", tmp_path / "q", "--jobs", "1", "--refight", "0", "-q")
+    assert quiet.exit_code == 0, quiet.output
+    assert quiet.stderr == ""
+    shown = " ".join(invoke("calibrate", "--help").stdout.split())
+    assert "-q, --quiet No progress line per trial on stderr." in shown
+
+
 def _misses(point: dict[str, Any]) -> list[float]:
     return [t["miss"] for t in point["targets"]]
 

@@ -559,3 +559,14 @@ def test_a_hidden_yaml_file_in_a_suite_is_not_read(tmp_path: Path) -> None:
     (folder / ".config.yaml").write_text("editor: settings\n", encoding="utf-8")
     result = invoke("history", "--suite", folder, "-q")
     assert result.exit_code == 0, result.output
+
+
+def test_quiet_says_it_leaves_out_the_case_lines_too(tmp_path: Path) -> None:
+    """``-q`` leaves out the line each case starts with (there is no bar off a terminal), and
+    its help says so: it read "No progress bar." alone."""
+    folder = suite(tmp_path)
+    loud = invoke("history", "--suite", folder)
+    assert loud.stderr == "[1/1] small: 4 runs\n"
+    assert invoke("history", "--suite", folder, "-q").stderr == ""
+    shown = " ".join(invoke("history", "--help").stdout.split())
+    assert "-q, --quiet No progress on stderr: no line as each case starts, no bar." in shown

@@ -44,7 +44,9 @@ __all__ = ["calibrate"]
     "values of each fit (into DIR/leave-out-<case>/).",
 )
 @common.executor_options(
-    "Continue the calibration in --out after it stopped.", "Print the result as one JSON object."
+    "Continue the calibration in --out after it stopped.",
+    "Print the result as one JSON object.",
+    "No progress line per trial on stderr.",
 )
 def calibrate(
     calibration_file: str,

@@ -133,7 +133,7 @@ def _outputs(
     folder=True,
 )
 @common.force_option(common.FILE_FORCE)
-@common.quiet_option()
+@common.quiet_option("No progress on stderr: no line as each case starts, no bar.")
 @common.json_option("Print the results as one JSON object.")
 def history(
     cases: tuple[str, ...],
