@@ -52,6 +52,8 @@ A re-cast that keeps its original's id needs no entry."""
 LATE: Mapping[str, str] = {
     "garcia_hernandez": "2026-12-04: the cavalry options (cavalry_vs_formed, cavalry_vs_broken, "
     "cavalry_pursuit_share), docs/rules/musket.md, Cavalry",
+    "ceylon_hermes": "2026-12-07: attack_factor_scale and modifier_small_target, "
+    "docs/rules/flattop.md, Hits per strike in the record",
 }
 """The late cases (the rule's addition of 2026-12-04): case id → the date it was written
 and the option it was written to fit. Fitting, always; outside the ranking and the counts."""
