@@ -54,6 +54,9 @@ LATE: Mapping[str, str] = {
     "cavalry_pursuit_share), docs/rules/musket.md, Cavalry",
     "ceylon_hermes": "2026-12-07: attack_factor_scale and modifier_small_target, "
     "docs/rules/flattop.md, Hits per strike in the record",
+    "eastern_solomons_enterprise": "2026-12-07: the flattop AA and CAP options and the attack "
+    "scale (table_anti_aircraft, aa_spoiled_per_kill, cap_engagement, attack_factor_scale), "
+    "docs/rules/flattop.md, The AA table and the CAP against the suite",
 }
 """The late cases (the rule's addition of 2026-12-04): case id → the date it was written
 and the option it was written to fit. Fitting, always; outside the ranking and the counts."""
