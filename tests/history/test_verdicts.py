@@ -105,6 +105,12 @@ def test_an_inconclusive_case_is_fought_again_on_the_next_seeds(tmp_path: Path) 
     allowed = invoke("history", "--suite", folder, "--max-runs", "16", "--allow-inconclusive")
     assert allowed.exit_code == 0, allowed.output
     assert "runs 0–15 (4, 8: inconclusive, doubled)" in allowed.output
+    # off a terminal each doubling is a line of its own: a log shows the runs really fought
+    assert allowed.stderr.splitlines() == [
+        "[1/1] small: 4 runs",
+        "[1/1] small: 8 runs (inconclusive at 4)",
+        "[1/1] small: 16 runs (inconclusive at 8)",
+    ]
     assert re.search(r"inconclusive +1 +\[1\]", allowed.output), allowed.output
 
 

@@ -216,7 +216,9 @@ def history(
 
 
 def _progress(chosen: list[Any], quiet: bool) -> Any:
-    """For each case as it starts: its line on stderr, and a bar on a terminal."""
+    """For each case as it starts: its line on stderr, and a bar on a terminal; off a
+    terminal, a line each time an inconclusive case is fought again with more runs (a log
+    said only the first count, of a case that went on to fight eight times as many)."""
     from sim.batch.execution.progress import ProgressBar  # noqa: PLC0415
 
     bars: list[ProgressBar] = []
@@ -227,10 +229,18 @@ def _progress(chosen: list[Any], quiet: bool) -> Any:
         if quiet:
             return None
         n = chosen.index(case) + 1
-        click.echo(f"[{n}/{len(chosen)}] {case.id}: {case.spec.runs} runs", err=True)
-        if not sys.stderr.isatty():
-            return None
-        bars.append(ProgressBar(sys.stderr))
-        return bars[-1]
+        head = f"[{n}/{len(chosen)}] {case.id}"
+        click.echo(f"{head}: {case.spec.runs} runs", err=True)
+        if sys.stderr.isatty():
+            bars.append(ProgressBar(sys.stderr))
+            return bars[-1]
+        asked = [case.spec.runs]
+
+        def doubled(_done: int, total: int) -> None:
+            if total > asked[-1]:
+                click.echo(f"{head}: {total} runs (inconclusive at {asked[-1]})", err=True)
+                asked.append(total)
+
+        return doubled
 
     return start
