@@ -406,8 +406,9 @@ class EventRegistry:
         """Bring a stored record up to its class's current ``schema_version``.
 
         Raises:
-            UnknownEventType: the record is newer than this code, or no
-                upcaster covers a version it needs.
+            UnknownEventType: the record is newer than this code, no upcaster covers a
+                version it needs, or an upcaster raised on it (a record not of its
+                version, or an upcaster that does not read it: the message says both).
         """
         current: int = self._classes[tag].model_fields["schema_version"].default
         version = data.get("schema_version", 1)
@@ -422,10 +423,12 @@ class EventRegistry:
                 raise UnknownEventType(f"no upcaster for {tag!r} from schema version {version}")
             try:
                 data = {**step(data), "schema_version": version + 1}
-            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
-                # A record not in the shape of its version (a forgery): no crash, a refusal.
+            except Exception as exc:  # whatever the ruleset's upcaster raises
+                # A record not in the shape of its version (a forgery), or an upcaster that
+                # does not read it (the ruleset's): no crash, a refusal naming both.
                 raise UnknownEventType(
-                    f"{tag!r} is not a schema-{version} record ({type(exc).__name__}: {exc})"
+                    f"{tag!r} is not a schema-{version} record, or its upcaster "
+                    f"({tag!r}, {version}) is wrong: it raised {type(exc).__name__}: {exc}"
                 ) from None
             version += 1
         return data

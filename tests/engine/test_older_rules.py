@@ -206,3 +206,22 @@ def test_an_older_formats_line_is_given_the_same_hint(format_version: int) -> No
         "the rules version it was fought under)"
     )
     check_event_line(1, HitV2, data, "2")  # format 1: version 1, lawful
+
+
+def _divides(data: dict[str, Any]) -> dict[str, Any]:
+    """An upcaster with a bug: version 1's ``n`` 0 divides by zero."""
+    return {**data, "doubled": 2 * data["n"] // data["n"]}
+
+
+def test_an_upcaster_that_raises_is_named_on_the_line_it_read(tmp_path: Path) -> None:
+    """An upcaster raising what a malformed record seldom makes (ZeroDivisionError) escaped
+    the reader: `verify` blamed "fighting the battle again", `show` printed the exception
+    alone. It is a refusal at the line, naming the upcaster as well as the record."""
+    old = _file(tmp_path, "1", v2=False)  # the first hit has n 0
+    with pytest.raises(ReplayError) as refused:
+        read_replay(old, lambda _: EventRegistry([HitV2], {("test.hit", 1): _divides}))
+    assert str(refused.value) == (
+        f"{old}:2 (seq 0): 'test.hit' is not a schema-1 record, or its upcaster "
+        "('test.hit', 1) is wrong: it raised ZeroDivisionError: integer division or modulo "
+        "by zero"
+    )
