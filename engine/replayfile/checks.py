@@ -250,13 +250,27 @@ def _event(
     except formats.ShapeError as exc:
         raise ReplayError(name, n, f"bad event: {exc}", seq) from None
     except ValidationError as exc:
-        raise ReplayError(name, n, f"bad event: {_first_error(exc)}", seq) from None
+        upcast = _upcast_from(data, registry)
+        raise ReplayError(name, n, f"bad event: {_first_error(exc)}{upcast}", seq) from None
     if event.seq != seq:
         raise ReplayError(name, n, f"event has seq {event.seq}, expected {seq}", seq)
     if event.cause is not None and not 0 <= event.cause < seq:
         # A cause is an event already logged: no cycle, no forward or negative link.
         raise ReplayError(name, n, f"bad event: cause {event.cause} is not an earlier seq", seq)
     return event
+
+
+def _upcast_from(data: dict[str, Any], registry: EventRegistry) -> str:
+    """For a line stored at an older schema version than its class's, what the refusal adds:
+    the record was upcast, so the line or the ruleset's upcasters are at fault; else ''."""
+    stored, tag = data.get("schema_version"), data.get("type")
+    current: int = registry.cls(tag).model_fields["schema_version"].default
+    if type(stored) is not int or stored >= current:
+        return ""
+    return (
+        f" (stored at schema version {stored}, upcast to {current}: a line not of version "
+        f"{stored}, or upcasters of {tag} that do not make version {current})"
+    )
 
 
 def _event_fast(

@@ -12,7 +12,7 @@ import pytest
 
 from engine.comparison.replay import verify
 from engine.events import Event, EventRegistry
-from engine.log import EventLog, Header, Sink
+from engine.log import GENESIS, EventLog, Header, Sink, seal
 from engine.replayfile.formats import ShapeError, check_event_line, schema_versions_in
 from engine.replayfile.reader import ReplayError, read_replay
 from engine.replayfile.sinks import FileSink
@@ -225,3 +225,33 @@ def test_an_upcaster_that_raises_is_named_on_the_line_it_read(tmp_path: Path) ->
         "('test.hit', 1) is wrong: it raised ZeroDivisionError: integer division or modulo "
         "by zero"
     )
+
+
+def _leaves_n(data: dict[str, Any]) -> dict[str, Any]:
+    """An upcaster with a bug: it renames nothing, so version 2's ``doubled`` is missing."""
+    return dict(data)
+
+
+def test_a_record_the_upcasters_leave_unfit_says_it_was_upcast(tmp_path: Path) -> None:
+    """A version-1 line the upcasters bring to a record version 2 refuses was refused as any
+    bad line ("bad event: test.hit.doubled: Field required"), nothing saying it had been upcast; the
+    refusal names the stored and the class's version and the upcasters. A line of today's
+    version gets no such words."""
+    old = _file(tmp_path, "1", v2=False)
+    with pytest.raises(ReplayError) as refused:
+        read_replay(old, lambda _: EventRegistry([HitV2], {("test.hit", 1): _leaves_n}))
+    assert str(refused.value) == (
+        f"{old}:2 (seq 0): bad event: test.hit.doubled: Field required (stored at schema "
+        "version 1, upcast to 2: a line not of version 1, or upcasters of test.hit that do not "
+        "make version 2)"
+    )
+    todays = _file(tmp_path, "1", v2=True)
+    lines, h = [], GENESIS
+    for line in todays.read_text(encoding="utf-8").splitlines():
+        body = line[: line.rindex(',"h":"')].replace(',"doubled":0', "", 1) + "}"
+        sealed, h = seal(h, body)
+        lines.append(sealed)
+    todays.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ReplayError) as refused:
+        read_replay(todays, lambda _: NEW)
+    assert str(refused.value) == f"{todays}:2 (seq 0): bad event: test.hit.doubled: Field required"
