@@ -298,6 +298,11 @@ class EventRegistry:
             read until the record reaches its class's ``schema_version``.
         since_format: the first replay format version the ruleset was
             written in; a file claiming an older format is a forgery.
+
+    Raises:
+        ValueError: two classes share a tag, an ``older_rules`` entry no upcaster chain
+            reads, or an upcaster that would never be applied (its type unregistered, or
+            its version not below its class's ``schema_version``).
     """
 
     def __init__(
@@ -317,10 +322,31 @@ class EventRegistry:
                 raise ValueError(f"event class {cls.__name__} needs a unique type tag")
             self._classes[tag] = cls
             self._check_older_rules(tag, cls)
+        for key in self._upcasters:
+            self._check_upcaster(key)
         union: Any = Union[tuple(self._classes.values())]  # noqa: UP007
         self._adapter: TypeAdapter[Event] = TypeAdapter(
             Annotated[union, Field(discriminator="type")]
         )
+
+    def _check_upcaster(self, key: tuple[str, int]) -> None:
+        """An upcaster ``(type, v)`` for a registered type below its class's schema version:
+        any other is never applied (a version left unraised, a misspelt type).
+
+        Raises:
+            ValueError: naming the upcaster and what it would need.
+        """
+        tag, version = key
+        cls = self._classes.get(tag)
+        if cls is None:
+            raise ValueError(f"upcaster {key!r}: no event class of the registry has type {tag!r}")
+        current: int = cls.model_fields["schema_version"].default
+        if type(version) is not int or not 1 <= version < current:
+            raise ValueError(
+                f"upcaster {key!r} is never applied: {cls.__name__} is at schema version "
+                f"{current}, and ({tag!r}, v) turns a stored version-v record into v + 1 (raise "
+                f"{cls.__name__}.schema_version when its shape changes)"
+            )
 
     def _check_older_rules(self, tag: str, cls: type[Event]) -> None:
         """Each ``older_rules`` entry a rules version (text, as headers hold it) naming an

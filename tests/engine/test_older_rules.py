@@ -255,3 +255,28 @@ def test_a_record_the_upcasters_leave_unfit_says_it_was_upcast(tmp_path: Path) -
     with pytest.raises(ReplayError) as refused:
         read_replay(todays, lambda _: NEW)
     assert str(refused.value) == f"{todays}:2 (seq 0): bad event: test.hit.doubled: Field required"
+
+
+@pytest.mark.parametrize(
+    ("classes", "key", "said"),
+    [
+        ([Hit], ("test.hit", 1), " is never applied: Hit is at schema version 1, and "
+         "('test.hit', v) turns a stored version-v record into v + 1 (raise "
+         "Hit.schema_version when its shape changes)"),
+        ([HitV2], ("test.hit", 2), " is never applied: HitV2 is at schema version 2, and "
+         "('test.hit', v) turns a stored version-v record into v + 1 (raise "
+         "HitV2.schema_version when its shape changes)"),
+        ([HitV2], ("test.hits", 1), ": no event class of the registry has type 'test.hits'"),
+    ],
+)  # fmt: skip
+def test_an_upcaster_that_would_never_be_applied_is_refused(
+    classes: list[type[Event]], key: tuple[str, int], said: str
+) -> None:
+    """Eli writes the upcaster and forgets to raise the class's schema_version (or keys it by
+    the version it makes, or misspells the type): the registry took it, it was never applied,
+    and the golden replay read as damaged ("point_blank: Field required") while
+    check-ruleset passed. The registry refuses it when made, naming it."""
+    upcasters = {("test.hit", 1): _v1_v2} if classes == [HitV2] else {}
+    with pytest.raises(ValueError) as refused:
+        EventRegistry(classes, {**upcasters, key: _v1_v2})
+    assert str(refused.value) == f"upcaster {key!r}{said}"
