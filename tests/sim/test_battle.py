@@ -83,7 +83,9 @@ def _golden_hint(scenario: str, path: Path, made: list[str], recorded: list[str]
 
 def _line_apart(made: list[str], recorded: list[str], at: int) -> str:
     """The golden's line ``at`` named, and the fields today's line changes there (their paths,
-    the chain link ``h`` left out: it differs wherever the line does)."""
+    a draw's first, as verify names them: a draw taken more or less is the likeliest cause,
+    and is not to be cut off by "and N more"; the chain link ``h`` left out: it differs
+    wherever the line does)."""
     if at >= len(made) or at >= len(recorded):
         return f"{'fewer' if at >= len(made) else 'more'} lines: the golden's line {at + 1} on"
     old, new = json.loads(recorded[at]), json.loads(made[at])
@@ -95,6 +97,7 @@ def _line_apart(made: list[str], recorded: list[str], at: int) -> str:
         else f"its line {at + 1} (seq {old.get('seq', at - 1)})"
     )
     paths = [c.path for c in diff(old, new) if c.path != "h"]
+    paths.sort(key=lambda path: "draws" not in path.split("."))  # stable: the rest in order
     shown = ", ".join(paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
     return f"{name} otherwise, in {shown}"
 
@@ -125,6 +128,28 @@ def test_the_golden_failure_names_the_line_and_the_fields_apart() -> None:
     end = len(recorded)
     footer = first(edited(end - 1, final_turn=-1))
     assert footer == f"{golden} footer (line {end}) otherwise, in final_turn"
+
+
+def test_the_golden_failure_names_a_changed_draw_first() -> None:
+    """A stray draw moves every result after it: the draws were named last, after six other
+    fields, and cut off as "and 1 more" when seven changed. They come first, as in verify's
+    message, and the rest keep the line's order."""
+    path = golden_path("stone_wall.yaml", GOLDEN["stone_wall.yaml"])
+    recorded = path.read_text(encoding="utf-8").split("\n")[:-1]
+    at = next(i for i, x in enumerate(recorded) if '"musket.fired"' in x)
+    line = json.loads(recorded[at])
+    result = dict(line["result"])
+    moved = ["value", "casualties", "fatigue_value", "fatigue_added", "morale_check_p", "low"]
+    for key in moved:
+        result[key] += 1
+    result["draws"] = [[s, i + 1, u] for s, i, u in result["draws"]]  # one drawn before them
+    made = list(recorded)
+    made[at] = json.dumps({**line, "result": result, "h": "0" * 32})
+    shown = [f"result.{key}" for key in list(result) if key in moved][:5]
+    assert _golden_hint("stone_wall.yaml", path, made, recorded).startswith(
+        f"replays/stone_wall-s1862.jsonl: today's code writes its line {at + 1} (seq {at - 1}) "
+        f"otherwise, in result.draws, {', '.join(shown)} and 1 more ("
+    )
 
 
 @pytest.mark.parametrize("scenario", sorted(GOLDEN))
