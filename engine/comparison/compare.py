@@ -87,6 +87,19 @@ def _fields_differ(a: dict[str, Any], b: dict[str, Any]) -> str:
     return ", ".join(named) or "bytes"
 
 
+def _upcast_note(text: str, recorded: Event) -> str:
+    """For a recorded line stored at an older schema version than its class's, what a
+    mismatch adds: the recorded values are the upcasters' making as much as the file's."""
+    stored = json.loads(text).get("schema_version")
+    current: int = type(recorded).model_fields["schema_version"].default
+    if type(stored) is not int or stored >= current:
+        return ""
+    return (
+        f" (recorded at schema version {stored}, upcast to {current} on reading: if the "
+        f"upcasters of {recorded.type} fill that field, they may be wrong)"
+    )
+
+
 def _unsealed(line: str) -> str:
     """A line without its chain link (``,"h":"…"``)."""
     at = line.rfind(',"h":')
@@ -248,8 +261,10 @@ class Compare:
             self._older_seen = True
             return
         seq, reason = _line_differs(self.n, text, line)
-        if older is not None:  # the values that differ, not the shapes
-            reason = f"event {json.loads(text).get('type')} differs from re-simulation in: {older}"
+        if older is not None and found is not None and found[1] is not None:  # values, not shapes
+            kind = json.loads(text).get("type")
+            reason = f"event {kind} differs from re-simulation in: {older}"
+            reason += _upcast_note(text, found[1])
         self.mismatch = Mismatch(self.n, seq, reason)
         turn = json.loads(text).get("turn")
         if seq is None or type(turn) is not int:  # the header or the footer: no turn to look at
@@ -399,6 +414,7 @@ class SemanticCompare:
             a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
             if _canonical(a) != _canonical(b):  # exact: an Any field's 4 is not 4.0
                 reason = f"event {old.type} differs from re-simulation in: {_fields_differ(a, b)}"
+                reason += _upcast_note(found[0], old) if found is not None else ""
                 self.mismatch = Mismatch(old.seq + 2, old.seq, reason)
 
     def _cause(self, cause: int) -> int:

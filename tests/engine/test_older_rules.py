@@ -5,6 +5,7 @@ shape (Eli's story: a rule changes an event's shape, old replays still load)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -125,7 +126,10 @@ def test_verify_compares_an_older_rules_replay_event_by_event(tmp_path: Path) ->
     assert (same.ok, same.upcast, same.older_rules, same.events) == (True, True, True, 3)
     other = verify(old, lambda _: NEW, lambda h, sink: _fight(h, sink, v2=True, doubled=3))
     assert other.mismatch is not None
-    assert other.mismatch.reason == "event test.hit differs from re-simulation in: doubled"
+    assert other.mismatch.reason == (
+        "event test.hit differs from re-simulation in: doubled (recorded at schema version 1, "
+        "upcast to 2 on reading: if the upcasters of test.hit fill that field, they may be wrong)"
+    )
     for rules in ("2", "1"):  # today's rules, and a re-simulation's lines under the older
         todays = _file(tmp_path, rules, v2=True)
         exact = verify(todays, lambda _: NEW, lambda h, sink: _fight(h, sink, v2=True))
@@ -280,3 +284,52 @@ def test_an_upcaster_that_would_never_be_applied_is_refused(
     with pytest.raises(ValueError) as refused:
         EventRegistry(classes, {**upcasters, key: _v1_v2})
     assert str(refused.value) == f"upcaster {key!r}{said}"
+
+
+def test_a_mismatch_the_upcaster_made_points_to_it(tmp_path: Path) -> None:
+    """An upcaster filling the new field wrongly (3n for 2n) made the old replay "differ from
+    re-simulation in: doubled", as if the rules had changed; the mismatch says the recorded
+    line was upcast, and by whose upcasters. Seq 0 (n 0) is the same either way: seq 1."""
+    old = _file(tmp_path, "1", v2=False)
+    wrong = EventRegistry([HitV2], {("test.hit", 1): lambda d: {**d, "doubled": 3 * d["n"]}})
+    result = verify(old, lambda _: wrong, lambda h, sink: _fight(h, sink, v2=True))
+    assert result.mismatch is not None
+    assert (result.mismatch.seq, result.mismatch.reason) == (
+        1,
+        "event test.hit differs from re-simulation in: doubled (recorded at schema version 1, "
+        "upcast to 2 on reading: if the upcasters of test.hit fill that field, they may be "
+        "wrong)",
+    )
+
+
+def test_an_older_formats_mismatch_the_upcaster_made_points_to_it() -> None:
+    """The same in a format-1 file, compared event by event: musket.fired's upcaster from
+    version 1 filling morale_check_reason wrongly (always "loss") is named with the first
+    volley whose reason the right upcaster does not make "loss"."""
+    from sim.replay.header import simulate_into
+    from sim.rulesets.musket import RULESET
+    from sim.rulesets.musket.model import events
+
+    fixture = Path(__file__).resolve().parents[1] / "data/replays/stone_wall-s1862.format1.jsonl"
+
+    def loss(data: dict[str, Any]) -> dict[str, Any]:
+        up = events._fired_v1_v2(data)
+        return {**up, "result": {**up["result"], "morale_check_reason": "loss"}}
+
+    wrong = EventRegistry(
+        [c for c in RULESET.registry.classes if c.__module__ == events.__name__],
+        {**events.UPCASTERS, ("musket.fired", 1): loss},
+    )
+    result = verify(fixture, lambda _: wrong, simulate_into)
+    lines = fixture.read_text(encoding="utf-8").splitlines()
+    fired = [json.loads(x) for x in lines[1:] if '"musket.fired"' in x]
+    first = next(
+        d["seq"] for d in fired if events._fired_v1_v2(d)["result"]["morale_check_reason"] != "loss"
+    )
+    assert result.mismatch is not None
+    assert (result.mismatch.seq, result.mismatch.reason) == (
+        first,
+        "event musket.fired differs from re-simulation in: result.morale_check_reason "
+        "(recorded at schema version 1, upcast to 2 on reading: if the upcasters of "
+        "musket.fired fill that field, they may be wrong)",
+    )
