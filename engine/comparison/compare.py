@@ -28,12 +28,14 @@ __all__ = ["Auditor", "Compare", "Mismatch", "Recorded", "SemanticCompare", "Sto
 class Mismatch:
     """The first line where a replay and its re-simulation part.
 
-    ``seq`` is None for the header and footer lines.
+    ``seq`` is None for the header and footer lines; ``turn_apart`` is the first turn whose
+    end-of-turn state differs, when one was found (``reason`` ends by naming it).
     """
 
     line: int
     seq: int | None
     reason: str
+    turn_apart: int | None = None
 
 
 Auditor = Callable[[Event], "Mismatch | None"]
@@ -341,7 +343,8 @@ class Compare:
         m = self.mismatch
         if m is None or self._apart is None:
             return m
-        return Mismatch(m.line, m.seq, f"{m.reason}; first turn whose state differs: {self._apart}")
+        reason = f"{m.reason}; first turn whose state differs: {self._apart}"
+        return Mismatch(m.line, m.seq, reason, self._apart)
 
     def flush(self) -> None:
         pass

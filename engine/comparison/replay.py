@@ -91,7 +91,7 @@ def first_mismatch(recorded: list[str], resimulated: list[str]) -> Mismatch | No
             turn = first_turn_apart(recorded, resimulated)
             if turn is not None:
                 reason += f"; first turn whose state differs: {turn}"
-            return Mismatch(n, seq, reason)
+            return Mismatch(n, seq, reason, turn)
     if len(recorded) != len(resimulated):
         n = min(len(recorded), len(resimulated)) + 1
         longer = "re-simulation" if len(resimulated) > len(recorded) else "recorded replay"

@@ -139,7 +139,21 @@ def verify_replay(path: str | Path) -> VerifyResult:
         found = source_mismatch(headers[0], Path(path))
         if found is not None:
             return replace(result, mismatch=found)
+    if result.mismatch is not None and headers:
+        return replace(result, mismatch=_in_its_words(result.mismatch, headers[0]))
     return result
+
+
+def _in_its_words(m: Mismatch, header: Header) -> Mismatch:
+    """The mismatch naming the first turn apart as the ruleset calls a turn (becmi: "first
+    round whose state differs"), as ``diff`` names it."""
+    said = f"; first turn whose state differs: {m.turn_apart}"
+    if m.turn_apart is None or not m.reason.endswith(said):
+        return m
+    word = get_ruleset(header.ruleset).turn_name
+    return replace(
+        m, reason=f"{m.reason.removesuffix(said)}; first {word} whose state differs: {m.turn_apart}"
+    )
 
 
 def source_mismatch(header: Header, path: Path) -> Mismatch | None:

@@ -209,3 +209,28 @@ def test_cli_runs_verifies_and_shows_a_becmi_fight(tmp_path: Path) -> None:
     assert events.stdout.splitlines()[-1] == (
         "Round 4 — Thorgrim wins: Thorgrim is the only side left standing"
     )
+
+
+def test_verify_names_the_first_round_apart_as_diff_does(tmp_path: Path) -> None:
+    """verify said "first turn whose state differs" of a becmi battle, whose turns diff and
+    show call rounds; it says round, as diff does, in the text and in --json."""
+    from tests.forge import bodies, forge
+
+    golden = golden_path("tavern_brawl.yaml", GOLDEN["tavern_brawl.yaml"])
+    texts = bodies(golden)
+    at = next(i for i, t in enumerate(texts) if json.loads(t).get("type") == "engine.turn_ended")
+    end = json.loads(texts[at])
+    forged = {**end, "state_digest": "sha256:" + "0" * 64}
+
+    def edit(lines: list[str]) -> list[str]:
+        return [*lines[:at], json.dumps(forged, separators=(",", ":")), *lines[at + 1 :]]
+
+    path = forge(tmp_path, edit, source=golden)
+    said = (
+        f"MISMATCH at seq {end['seq']} (line {at + 1}): event engine.turn_ended differs from "
+        f"re-simulation in: state_digest; first round whose state differs: {end['turn']}"
+    )
+    result = CliRunner().invoke(cli, ["verify", str(path)])
+    assert (result.exit_code, result.stdout) == (1, said + "\n")
+    result = CliRunner().invoke(cli, ["verify", str(path), "--json"])
+    assert json.loads(result.stdout)["message"] == said.split(": ", 1)[1]
