@@ -186,11 +186,16 @@ def raised_at(exc: BaseException) -> str:
 _HERE = Path(__file__).resolve()
 OURS = (str(_HERE.parents[1]) + os.sep, str(_HERE.parents[2] / "engine") + os.sep)
 """``sim/`` and ``engine/`` beside it: battlesim's own code."""
+BUILT_IN = str(_HERE.parents[1] / "rulesets") + os.sep
+"""``sim/rulesets/``: the built-in rulesets, written as a plugin is, whose errors are a
+ruleset's, as a plugin's are."""
 
 
 def ours(path: str) -> bool:
-    """Whether ``path`` is a file of battlesim's own (``sim/``, ``engine/``)."""
-    return str(Path(path).resolve()).startswith(OURS)
+    """Whether ``path`` is a file of battlesim's own (``sim/``, ``engine/``), not of a ruleset:
+    an error raised in a built-in ruleset's rules is placed in them, as a plugin's is."""
+    where = str(Path(path).resolve())
+    return where.startswith(OURS) and not where.startswith(BUILT_IN)
 
 
 def raised_outside(exc: BaseException) -> str:

@@ -71,3 +71,29 @@ def test_a_packages_init_is_named_with_its_package(tmp_path: Path) -> None:
     assert raised_at(caught.value) == " (at battlesim_dba/__init__.py:3)"
     assert _where(caught.value) == " (at battlesim_dba/__init__.py:3)"
     assert place_name(str(package / "rules.py")) == "rules.py"
+
+
+def test_a_built_in_rulesets_error_is_placed_in_its_rules_as_a_plugins_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eli's refactor of musket's fire resolution raises in a branch: `run` named the ruleset,
+    unit and turn but not the line (sim/rulesets/ was counted battlesim's own code, which
+    says what it means without one), while `verify` of the same bug gave it. A built-in
+    ruleset's rules are placed as a plugin's are: here the line of fire.py that raised."""
+    from click.testing import CliRunner
+
+    from sim import runner
+    from sim.cli import cli
+    from sim.contract.ruleset import ours
+    from sim.rulesets.musket.rules import fire
+
+    source = Path(fire.__file__).read_text(encoding="utf-8").splitlines()
+    line = 1 + next(i for i, x in enumerate(source) if x.strip() == "reach = _RANGE[unit.weapon]")
+    monkeypatch.setattr(fire, "_RANGE", {})  # every weapon unknown: the first volley raises
+    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "stone_wall.yaml"
+    out = tmp_path / "r.jsonl"
+    result = CliRunner().invoke(cli, ["run", str(scenario), "--out", str(out)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("battlesim: error: ruleset 'musket', the process of unit ")
+    assert result.stderr.endswith(f" (at fire.py:{line})\n")
+    assert (ours(fire.__file__), ours(runner.__file__)) == (False, True)
