@@ -7,13 +7,32 @@ says which), then read the diff before committing.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+
+
+def checkout_on(path: list[str], pythonpath: str | None) -> list[str]:
+    """The script's ``sys.path``: the checkout ahead of the installed packages but after the
+    folders ``pythonpath`` names, so a changed copy of the code put first on ``PYTHONPATH``
+    is the one fought, as ``battlesim`` itself fights it (the checkout went first, and
+    ``PYTHONPATH=eli make golden`` fought the checkout and rewrote nothing); without the
+    script's own folder, ``tests/``, whose ``tests/sim`` is no ``sim``."""
+    here = str(Path(__file__).resolve().parent)
+    kept = [p for p in path if not p or os.path.abspath(p) != here]
+    given = {os.path.abspath(p) for p in (pythonpath or "").split(os.pathsep) if p}
+    last = max((i for i, p in enumerate(kept) if p and os.path.abspath(p) in given), default=-1)
+    return [*kept[: last + 1], str(ROOT), *kept[last + 1 :]]
+
+
+if __name__ == "__main__":
+    sys.path[:] = checkout_on(sys.path, os.environ.get("PYTHONPATH"))
+else:  # imported by the tests, which fight the checkout
+    sys.path.insert(0, str(ROOT))
 
 from sim import api  # noqa: E402
 
@@ -52,7 +71,8 @@ def regenerate() -> None:
             changed += 1
             print(f"wrote {name}")
     review = ": review the diff" if changed else ""
-    print(f"{changed} of {len(GOLDEN)} golden replays rewritten{review}")
+    code = Path(api.__file__).resolve().parent
+    print(f"{changed} of {len(GOLDEN)} golden replays rewritten{review} (fought by {code})")
 
 
 if __name__ == "__main__":

@@ -152,6 +152,20 @@ def test_the_golden_failure_names_a_changed_draw_first() -> None:
     )
 
 
+def test_golden_regeneration_fights_the_code_pythonpath_puts_first(tmp_path: Path) -> None:
+    """`PYTHONPATH=eli make golden` fought the checkout, which tests/golden.py put first, and
+    said "0 of 7 golden replays rewritten" of Eli's changed copy; the checkout now goes after
+    PYTHONPATH's folders (as `battlesim` itself runs them) and before the installed packages,
+    and the script's own folder, tests/, whose tests/sim is no sim, is left out."""
+    from tests.golden import checkout_on
+
+    here, eli, stdlib, site = str(ROOT / "tests"), str(tmp_path / "eli"), "/usr/lib/py", "/site"
+    root = str(ROOT)
+    assert checkout_on([here, eli, stdlib, site], eli) == [eli, root, stdlib, site]
+    assert checkout_on([here, stdlib, site], None) == [root, stdlib, site]
+    assert checkout_on([here, stdlib, site], "") == [root, stdlib, site]
+
+
 @pytest.mark.parametrize("scenario", sorted(GOLDEN))
 def test_golden_replays_verify(scenario: str) -> None:
     """verify passes on each golden replay."""
