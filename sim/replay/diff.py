@@ -20,6 +20,7 @@ from engine.comparison.jsondiff import diff
 from engine.events import Draw, Event, Snapshot, TurnEnded
 from sim.contract import headline
 from sim.replay.file import ReplayLike
+from sim.replay.stored import upcast_made
 from sim.text.grammar import count, plural
 from sim.text.values import in_words, shortened
 
@@ -230,6 +231,8 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         "draws_in_b": draws_b,
         "unrecorded_in_a": _unrecorded(x, counts),
         "unrecorded_in_b": _unrecorded(y, counts),
+        "upcast_a": upcast_made(a.path, seq_a, x),
+        "upcast_b": upcast_made(b.path, seq_b, y),
         "first_turn_apart": _first_apart(digests_a, digests_b),
         "events": {
             "a": i + rest_a if count_a < 0 else count_a,
@@ -481,6 +484,7 @@ def _render_same(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
             f"({d['events']['a']} vs {d['events']['b']} events)"
         )
     out += _bounded([_change(c) for c in d["changes"]], verbose, "changed fields")
+    out += _upcast_lines(d)
     if d["first_turn_apart"] is not None:
         out.append(f"first {turn} whose state differs: {d['first_turn_apart']}")
     if d["context_before"]:
@@ -498,6 +502,30 @@ def _render_same(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
         )
         out.append(f"draws in {side}'s event: {taken or 'none'}")
     return out + _ending(d)
+
+
+def _upcast_lines(d: dict[str, Any]) -> list[str]:
+    """A line for each divergent event read from an older schema version whose upcasters made
+    a field that changed: the difference there may be theirs, not the rules'."""
+    out = []
+    changed = [c["path"] for c in d["changes"]]
+    for side in ("a", "b"):
+        up, event = d.get(f"upcast_{side}"), d[f"event_{side}"]
+        if up is None or event is None:
+            continue
+        made = [m for m in up["fields"] if any(_overlap(m, p) for p in changed)]
+        if made:
+            out.append(
+                f"{side}'s event was recorded at schema version {up['schema_version']} and "
+                f"upcast to {event['schema_version']} on reading, its upcasters making "
+                f"{', '.join(made)}: a difference there may be theirs"
+            )
+    return out
+
+
+def _overlap(a: str, b: str) -> bool:
+    """One dotted path is the other or holds it."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
 def _skipped(indices: list[int] | None) -> str:

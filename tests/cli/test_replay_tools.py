@@ -896,3 +896,28 @@ def test_report_png_into_a_link_to_nothing_says_so(tmp_path: Path) -> None:
         "exist: no folder can be made there\n",
     )
     assert not out.exists() and not (tmp_path / "nowhere").exists()
+
+
+def test_diff_says_when_a_changed_field_is_one_the_upcasters_made(tmp_path: Path) -> None:
+    """A format-1 volley is stored at schema version 1 and read upcast to 2, its
+    morale_check_reason made by the upcaster: diff named the changed field alone, as if the
+    rules had changed it. It says the event was upcast and which fields the upcasters made
+    when one of them changed (an upcaster's bug shows there); not for another field."""
+    fired = next(e for e in api.load_replay(FORMAT1).events if e.type == "musket.fired")
+    reason = fired.result.morale_check_reason  # type: ignore[attr-defined]
+    other = "max_fatigue" if reason != "max_fatigue" else "heavy_losses"
+    for change, note in ((f"result.morale_check_reason={other}", True),
+                         (f"result.casualties={fired.result.casualties + 1}", False)):  # type: ignore[attr-defined]  # fmt: skip
+        out = tmp_path / "f.jsonl"
+        forked = _invoke("fork", str(FORMAT1), "--at", str(fired.seq), "--set", change,
+                         "-o", str(out))  # fmt: skip
+        assert forked.exit_code == 0, forked.output
+        result = _invoke("diff", str(FORMAT1), str(out), "--context", "0")
+        said = (
+            "a's event was recorded at schema version 1 and upcast to 2 on reading, its "
+            "upcasters making result.morale_check_reason: a difference there may be theirs"
+        )
+        assert (result.exit_code, said in result.stdout.splitlines()) == (1, note)
+        data = json.loads(_invoke("diff", str(FORMAT1), str(out), "--json").stdout)
+        made = {"schema_version": 1, "fields": ["result.morale_check_reason"]}
+        assert (data["seq"], data["upcast_a"], data["upcast_b"]) == (fired.seq, made, None)
