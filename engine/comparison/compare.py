@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.canonical import canonical_json
+from engine.comparison.jsondiff import diff
 from engine.events import Event, EventRegistry, TurnEnded
 from engine.log import Header
 from engine.replayfile.reader import ReplayError, ReplayStream
@@ -89,16 +90,24 @@ def _fields_differ(a: dict[str, Any], b: dict[str, Any]) -> str:
     return ", ".join(named) or "bytes"
 
 
-def _upcast_note(text: str, recorded: Event) -> str:
-    """For a recorded line stored at an older schema version than its class's, what a
-    mismatch adds: the recorded values are the upcasters' making as much as the file's."""
-    stored = json.loads(text).get("schema_version")
-    current: int = type(recorded).model_fields["schema_version"].default
-    if type(stored) is not int or stored >= current:
+def _upcast_note(text: str, recorded: Event, registry: EventRegistry, differing: str) -> str:
+    """For a recorded line stored at an older schema version than its class's, whose
+    upcasters made a field that differs: that the difference may be theirs (a mismatch of
+    an upcast line said only the field, as if the rules had changed it); else ``""``."""
+    data = {k: v for k, v in json.loads(text).items() if k != "h"}
+    stored = data.get("schema_version")
+    if type(stored) is not int or stored >= recorded.schema_version:
+        return ""
+    upcast = registry.upcast(recorded.type, dict(data))
+    made = [c.path for c in diff(data, upcast) if c.path != "schema_version"]
+    apart = differing.split(", ")
+    made = [m for m in made if any(m == d or m.startswith(f"{d}.") or d.startswith(f"{m}.")
+                                   for d in apart)]  # fmt: skip
+    if not made:
         return ""
     return (
-        f" (recorded at schema version {stored}, upcast to {current} on reading: if the "
-        f"upcasters of {recorded.type} fill that field, they may be wrong)"
+        f" (recorded at schema version {stored} and upcast to {recorded.schema_version} on "
+        f"reading, its upcasters making {', '.join(made)}: a difference there may be theirs)"
     )
 
 
@@ -266,7 +275,7 @@ class Compare:
         if older is not None and found is not None and found[1] is not None:  # values, not shapes
             kind = json.loads(text).get("type")
             reason = f"event {kind} differs from re-simulation in: {older}"
-            reason += _upcast_note(text, found[1])
+            reason += _upcast_note(text, found[1], self.recorded.stream.registry, older)
         self.mismatch = Mismatch(self.n, seq, reason)
         turn = json.loads(text).get("turn")
         if seq is None or type(turn) is not int:  # the header or the footer: no turn to look at
@@ -416,8 +425,10 @@ class SemanticCompare:
         else:
             a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
             if _canonical(a) != _canonical(b):  # exact: an Any field's 4 is not 4.0
-                reason = f"event {old.type} differs from re-simulation in: {_fields_differ(a, b)}"
-                reason += _upcast_note(found[0], old) if found is not None else ""
+                differing = _fields_differ(a, b)
+                reason = f"event {old.type} differs from re-simulation in: {differing}"
+                if found is not None:
+                    reason += _upcast_note(found[0], old, self.registry, differing)
                 self.mismatch = Mismatch(old.seq + 2, old.seq, reason)
 
     def _cause(self, cause: int) -> int:

@@ -127,8 +127,9 @@ def test_verify_compares_an_older_rules_replay_event_by_event(tmp_path: Path) ->
     other = verify(old, lambda _: NEW, lambda h, sink: _fight(h, sink, v2=True, doubled=3))
     assert other.mismatch is not None
     assert other.mismatch.reason == (
-        "event test.hit differs from re-simulation in: doubled (recorded at schema version 1, "
-        "upcast to 2 on reading: if the upcasters of test.hit fill that field, they may be wrong)"
+        "event test.hit differs from re-simulation in: doubled (recorded at schema version 1 "
+        "and upcast to 2 on reading, its upcasters making doubled: a difference there may be "
+        "theirs)"
     )
     for rules in ("2", "1"):  # today's rules, and a re-simulation's lines under the older
         todays = _file(tmp_path, rules, v2=True)
@@ -289,17 +290,28 @@ def test_an_upcaster_that_would_never_be_applied_is_refused(
 def test_a_mismatch_the_upcaster_made_points_to_it(tmp_path: Path) -> None:
     """An upcaster filling the new field wrongly (3n for 2n) made the old replay "differ from
     re-simulation in: doubled", as if the rules had changed; the mismatch says the recorded
-    line was upcast, and by whose upcasters. Seq 0 (n 0) is the same either way: seq 1."""
+    line was upcast, and which fields its upcasters made. Seq 0 (n 0) is the same either
+    way: seq 1. A difference in a field the line held as stored (``n``) gets no such words."""
     old = _file(tmp_path, "1", v2=False)
     wrong = EventRegistry([HitV2], {("test.hit", 1): lambda d: {**d, "doubled": 3 * d["n"]}})
     result = verify(old, lambda _: wrong, lambda h, sink: _fight(h, sink, v2=True))
     assert result.mismatch is not None
     assert (result.mismatch.seq, result.mismatch.reason) == (
         1,
-        "event test.hit differs from re-simulation in: doubled (recorded at schema version 1, "
-        "upcast to 2 on reading: if the upcasters of test.hit fill that field, they may be "
-        "wrong)",
+        "event test.hit differs from re-simulation in: doubled (recorded at schema version 1 "
+        "and upcast to 2 on reading, its upcasters making doubled: a difference there may be "
+        "theirs)",
     )
+
+    def one_more(header: Header, sink: Sink) -> None:  # n 11 at seq 1, doubled still 2 x 10
+        log = EventLog(header, sink)
+        for i in range(3):
+            log.write(log.stamp(HitV2(turn=1, time=0.0, n=10 * i + (i == 1), doubled=20 * i)))
+        log.close(final_turn=1, final_state_digest="sha256:z")
+
+    other = verify(old, lambda _: NEW, one_more)
+    assert other.mismatch is not None
+    assert other.mismatch.reason == "event test.hit differs from re-simulation in: n"
 
 
 def test_an_older_formats_mismatch_the_upcaster_made_points_to_it() -> None:
@@ -330,6 +342,6 @@ def test_an_older_formats_mismatch_the_upcaster_made_points_to_it() -> None:
     assert (result.mismatch.seq, result.mismatch.reason) == (
         first,
         "event musket.fired differs from re-simulation in: result.morale_check_reason "
-        "(recorded at schema version 1, upcast to 2 on reading: if the upcasters of "
-        "musket.fired fill that field, they may be wrong)",
+        "(recorded at schema version 1 and upcast to 2 on reading, its upcasters making "
+        "result.morale_check_reason: a difference there may be theirs)",
     )
