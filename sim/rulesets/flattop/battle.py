@@ -4,8 +4,9 @@ Processes are thin: they wait, ask a rule to decide, and emit what it
 decides through the recorder.
 
 * A **strike** spots its aircraft, launches, flies (a timed wait of its
-  flight time), hands the raid to the target task force, makes its attacks,
-  flies back and lands; then a small **rearm** process rearms what landed.
+  flight time), hands the raid to the target task force, makes its attacks
+  (then loses the bombers the CAP hit for after their attack), flies back and
+  lands; then a small **rearm** process rearms what landed.
   Any number of strikes may be airborne at once.
 * A **task force** waits for raids; over it, its **CAP** fights the raid
   (escorts against CAP, then CAP against escorts and bombers), then it asks
@@ -41,6 +42,7 @@ from sim.rulesets.flattop.model.events import Recovered, StrikeCancelled
 from sim.rulesets.flattop.model.scenario import FlattopScenario
 from sim.rulesets.flattop.model.state import BattleState
 from sim.rulesets.flattop.rules.combat import (
+    decide_after_attack_kills,
     decide_air_combat,
     decide_anti_aircraft,
     decide_attack,
@@ -112,6 +114,9 @@ def _strike(
         attack = decide_attack(b, sid, index, launched.seq)
         if attack is not None:
             rec.emit(attack)
+    kills = decide_after_attack_kills(b, sid)
+    if kills is not None:
+        rec.emit(kills)
     yield _until(b, launched.arrives + launched.flight_minutes, sid)
     if b.state.ended:
         return

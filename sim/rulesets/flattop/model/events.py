@@ -19,6 +19,7 @@ from sim.contract.emit import RecordsCause, cause_upcasters
 
 __all__ = [
     "UPCASTERS",
+    "AfterAttackKills",
     "AirCombat",
     "AntiAircraft",
     "Attacked",
@@ -124,7 +125,27 @@ class AirCombat(Event):
     cap_lost: int
     escort_lost: int
     attack_losses: list[int]
-    """Air factors lost by each declared attack."""
+    """Air factors lost by each declared attack (before the attack)."""
+    attack_losses_after: list[int] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Air factors of each declared attack the CAP's hits will shoot down once the attack is
+    made (``cap_kills_after_attack`` [ours]): they stay in the attack, face the AA and attack,
+    and are lost in :class:`AfterAttackKills`.  Empty (and left out of the line) when there
+    are none, as always with the option at 0."""
+
+
+class AfterAttackKills(Event):
+    """The bombers the CAP hit before their attack, shot down once it is made or their wave
+    turns home (``cap_kills_after_attack`` [ours]); its ``cause`` is the air combat that hit
+    them."""
+
+    type: Literal["flattop.after_attack_kills"] = "flattop.after_attack_kills"
+    strike: str
+    task_force: str
+    """The task force whose CAP shoots them down."""
+    attack_losses: list[int]
+    """Air factors of each declared attack shot down: the air combat's
+    ``attack_losses_after``, each at most what the attack has left (the AA may have shot
+    some down meanwhile; no air factor is lost twice)."""
 
 
 class AntiAircraft(Event):

@@ -152,6 +152,17 @@ class FlattopOptions(ChangedDefaults):
         ge=-15,
         le=0,
     )
+    cap_kills_after_attack: int = later_option(
+        0,
+        "[ours] Of each 1 + N hits the CAP scores on the bombers, floor(hits / (1 + N)) shoot "
+        "an air factor down before the attack and the rest are after-attack kills: those "
+        "air factors still attack (and face the AA) and are shot down once their attack is "
+        "made or their wave turns home (in 1942 much of the CAP's execution was done on "
+        "bombers in and after their dives).  0 (rules version 3): every hit shoots one down "
+        "before the attack; left out of a replay's header while 0, until a fit chooses it.",
+        ge=0,
+        le=10,
+    )
     loss_allocation: Literal["largest_first"] = Field(
         "largest_first",
         description="[ours] Hits on bombers fall one at a time on the attack with the most "

@@ -23,6 +23,7 @@ from sim.contract.ending import EndingState
 from sim.contract.parts import ById, Part, fixed
 from sim.rulesets.flattop.model.data import AIRCRAFT
 from sim.rulesets.flattop.model.events import (
+    AfterAttackKills,
     AirCombat,
     AntiAircraft,
     Attacked,
@@ -141,6 +142,14 @@ class StrikeState(_OfSide):
     and the attacks, at one minute, so it is not in the snapshot (as a CAP's
     ``fought_turn``), and older replays' digests stay what they were."""
 
+    after: list[int] = fixed(default_factory=list)
+    """Air factors of each attack the CAP has hit for an after-attack kill
+    (``cap_kills_after_attack``): still in ``attacks``, they attack and are shot down by
+    :class:`~sim.rulesets.flattop.model.events.AfterAttackKills` once the attacks are made.
+    Read only at the minute of the raid, so it is not in the snapshot (as ``spoiled``)."""
+    after_cause: int = fixed(0)
+    """Seq of the air combat that decided ``after``."""
+
     def attacking(self, index: int) -> int:
         """Air factors of attack ``index`` that make its attack: those left, less the spoiled."""
         return self.attacks[index] - (self.spoiled[index] if self.spoiled else 0)
@@ -215,6 +224,16 @@ class BattleState(EndingState):
         self.sides[tf.side].air_lost["air_combat"] += event.cap_lost
         lost = self._strike_losses(event.strike, event.escort_lost, event.attack_losses)
         self.sides[self.strikes[event.strike].side].air_lost["air_combat"] += lost
+        if event.attack_losses_after:
+            strike = self.strikes[event.strike]
+            strike.after, strike.after_cause = list(event.attack_losses_after), event.seq
+
+    @applies(AfterAttackKills)
+    def after_attack_kills(self, event: AfterAttackKills) -> None:
+        strike = self.strikes[event.strike]
+        strike.after, strike.after_cause = [], 0
+        lost = self._strike_losses(event.strike, 0, event.attack_losses)
+        self.sides[strike.side].air_lost["air_combat"] += lost
 
     @applies(AntiAircraft)
     def anti_aircraft(self, event: AntiAircraft) -> None:
@@ -246,7 +265,7 @@ class BattleState(EndingState):
         strike = self.strikes[event.strike]
         strike.escort = 0
         strike.attacks = [0] * len(strike.attacks)
-        strike.spoiled = []
+        strike.spoiled, strike.after = [], []
         total = sum(event.aircraft.values())
         if not total:
             strike.status = "destroyed"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from engine.events import Event
 from sim.rulesets.flattop.model import tables
 from sim.rulesets.flattop.model.events import (
+    AfterAttackKills,
     AirCombat,
     AntiAircraft,
     Attacked,
@@ -24,7 +25,7 @@ from sim.rulesets.flattop.model.events import (
 )
 from sim.rulesets.flattop.model.scenario import FlattopScenario
 from sim.rulesets.flattop.model.state import BattleState
-from sim.rulesets.flattop.rules.combat import aa_split, ship_status
+from sim.rulesets.flattop.rules.combat import aa_split, cap_split, ship_status
 from sim.rulesets.flattop.rules.resolve import modified_table
 
 __all__ = ["audit", "audit_resolution"]
@@ -80,6 +81,9 @@ def _air(sc: FlattopScenario, state: BattleState, e: AirCombat | AntiAircraft) -
         return _spoiled(sc, strike.attacks, e)
     if e.attack_losses and sum(e.attack_losses) > e.result.hits:
         return "more bombers lost than hits"
+    problem = _after(sc, strike.attacks, e)
+    if problem:
+        return problem
     tf = state.task_forces[e.task_force]
     cap = tf.cap
     once = sc.options.cap_engagement == "once_per_turn"
@@ -114,6 +118,38 @@ def _spoiled(sc: FlattopScenario, attacks: list[int], e: AntiAircraft) -> str | 
     problem = _within(spoiled, left, "spoiled")
     if problem or sum(spoiled) != min(spoils, sum(left)):
         return problem or f"{sum(spoiled)} attacks spoiled, not {spoils} of {e.result.hits} hits"
+    return None
+
+
+def _after(sc: FlattopScenario, attacks: list[int], e: AirCombat) -> str | None:
+    """The CAP's hits on bombers split into kills before and after the attack as
+    ``cap_kills_after_attack`` says (:func:`~sim.rulesets.flattop.rules.combat.cap_split`),
+    as :func:`_spoiled` checks the AA's; only the CAP's fire at the bombers has any after."""
+    if e.firer != "cap" or e.target not in ("bombers", "strike"):
+        return "after-attack kills by a fire not at the bombers" if e.attack_losses_after else None
+    share = e.result.hits - (e.escort_lost if e.target == "strike" else 0)
+    before, after = cap_split(share, sc.options.cap_kills_after_attack)
+    if sum(e.attack_losses) != min(before, sum(attacks)):
+        return f"{sum(e.attack_losses)} bombers shot down, not the {before} of {share} hits"
+    left = [a - x for a, x in zip(attacks, e.attack_losses, strict=True)]
+    later = e.attack_losses_after or [0] * len(attacks)
+    problem = _within(later, left, "after-attack")
+    if problem or sum(later) != min(after, sum(left)):
+        return problem or f"{sum(later)} after-attack kills, not the {after} of {share} hits"
+    return None
+
+
+def _after_attack(state: BattleState, e: AfterAttackKills) -> str | None:
+    """The after-attack kills are the air combat's, each at most what its attack has left."""
+    strike = state.strikes[e.strike]
+    if not strike.after:
+        return f"after-attack kills of {e.strike}, whose bombers the CAP did not hit for any"
+    want = [min(x, a) for x, a in zip(strike.after, strike.attacks, strict=True)]
+    right = e.attack_losses == want and any(want) and e.task_force == strike.target
+    if strike.status != "airborne" or not right:
+        return f"after-attack kills {e.attack_losses}, not {want} of {strike.attacks} left"
+    if e.cause != strike.after_cause:
+        return f"after-attack kills caused by {e.cause}, not the air combat {strike.after_cause}"
     return None
 
 
@@ -213,4 +249,6 @@ def audit(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
             return _attacked(sc, state, e)
         case TargetSunk():
             return _target_sunk(sc, state, e)
+        case AfterAttackKills():
+            return _after_attack(state, e)
     return None

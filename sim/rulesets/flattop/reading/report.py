@@ -153,11 +153,14 @@ def _losses(losses: list[int]) -> str:
 
 def _air_combat(state: BattleState, e: ev.AirCombat) -> str:
     who = "Escort" if e.firer == "escort" else "CAP"
+    after = ""
+    if e.attack_losses_after:
+        after = f" before their attack and {_losses(e.attack_losses_after)} after it"
     lost = {
         "cap": f"{e.cap_lost} CAP AF lost",
         "escort": f"{e.escort_lost} escort AF lost",
-        "bombers": f"bombers lose {_losses(e.attack_losses)}",
-        "strike": f"escort loses {e.escort_lost}, bombers {_losses(e.attack_losses)}",
+        "bombers": f"bombers lose {_losses(e.attack_losses)}{after}",
+        "strike": f"escort loses {e.escort_lost}, bombers {_losses(e.attack_losses)}{after}",
     }[e.target]
     target = {"cap": "the CAP", "escort": "the escort"}.get(e.target, f"the {e.target}")
     return (
@@ -229,6 +232,11 @@ def _line(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
                 f"{state.strikes[e.strike].name}: {e.factors} AF of "
                 f"{e.aircraft.replace('_', ' ')}s find {state.ships[e.declared].name} sunk "
                 "and make no attack"
+            )
+        case ev.AfterAttackKills():
+            return (
+                f"{state.strikes[e.strike].name}: {state.task_forces[e.task_force].name}'s CAP "
+                f"shoots down {_losses(e.attack_losses)} AF of bombers after their attack"
             )
         case ev.Recovered():
             return _recovered(state, e)

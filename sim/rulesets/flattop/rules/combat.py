@@ -14,6 +14,7 @@ from typing import Literal
 from sim.contract.emit import stamp
 from sim.rulesets.flattop.model.data import CARRIER_KINDS, LOSS_ORDER, SMALL_TARGETS
 from sim.rulesets.flattop.model.events import (
+    AfterAttackKills,
     AirCombat,
     AntiAircraft,
     Attacked,
@@ -30,6 +31,8 @@ __all__ = [
     "aboard_losses",
     "all_dive_bombers",
     "allocate",
+    "cap_split",
+    "decide_after_attack_kills",
     "decide_air_combat",
     "decide_anti_aircraft",
     "decide_attack",
@@ -67,8 +70,10 @@ def _combat(
     cap_lost: int = 0,
     escort_lost: int = 0,
     attack_losses: list[int] | None = None,
+    attack_losses_after: list[int] | None = None,
 ) -> AirCombat:
     s = b.state.strikes[strike]
+    after = attack_losses_after or []
     return AirCombat(
         **stamp(b, cause),
         strike=strike,
@@ -79,7 +84,21 @@ def _combat(
         cap_lost=cap_lost,
         escort_lost=escort_lost,
         attack_losses=attack_losses if attack_losses is not None else [0] * len(s.attacks),
+        attack_losses_after=after if any(after) else [],
     )
+
+
+def cap_split(hits: int, after_per_kill: int) -> tuple[int, int]:
+    """The CAP's hits on bombers as (shot down before the attack, after-attack kills): of each
+    1 + N hits one shoots an air factor down before the attack and N after it.
+
+    ``cap_kills_after_attack`` [ours]; N = 0 shoots every one down before the attack.
+
+    >>> cap_split(3, 1), cap_split(4, 1), cap_split(1, 1), cap_split(5, 2), cap_split(3, 0)
+    ((1, 2), (2, 2), (0, 1), (1, 4), (3, 0))
+    """
+    before = hits // (1 + after_per_kill)
+    return before, hits - before
 
 
 def decide_air_combat(b: Battle, strike: str, cause: int) -> list[AirCombat | CapRearming]:
@@ -89,7 +108,9 @@ def decide_air_combat(b: Battle, strike: str, cause: int) -> list[AirCombat | Ca
     ``screen`` [ours] — each escort factor ties down one CAP factor, which fires
     at the escorts; the rest fire at the bombers; ``escorts_first`` — all CAP
     factors fire at the strike and escorts take the hits before bombers.  All
-    strengths are those before the combat (simultaneous fire).
+    strengths are those before the combat (simultaneous fire).  The CAP's hits on bombers are
+    split by ``cap_kills_after_attack`` [ours] (:func:`cap_split`): some shoot an AF down
+    before the attack, the rest after it (:func:`decide_after_attack_kills`).
 
     With ``cap_engagement: once_per_turn`` [ours] a CAP that has fought a raid
     this turn meets no other raid until the next turn: one :class:`CapRearming`.
@@ -119,13 +140,7 @@ def decide_air_combat(b: Battle, strike: str, cause: int) -> list[AirCombat | Ca
         events.append(_combat(b, strike, cause, "escort", "cap", r, cap_lost=min(r.hits, cap)))
     if o.interception == "escorts_first":
         r = roll("cap", "strike", factors=cap)
-        lost_e = min(r.hits, escort)
-        events.append(
-            _combat(
-                b, strike, cause, "cap", "strike", r,
-                escort_lost=lost_e, attack_losses=allocate(attacks, r.hits - lost_e),
-            )
-        )  # fmt: skip
+        events.append(_cap_on_bombers(b, strike, cause, r, escort_lost=min(r.hits, escort)))
         return events
     on_escort = min(cap, escort) if bombers else cap
     if on_escort:
@@ -134,10 +149,43 @@ def decide_air_combat(b: Battle, strike: str, cause: int) -> list[AirCombat | Ca
         events.append(_combat(b, strike, cause, "cap", "escort", r, escort_lost=lost))
     if cap - on_escort:
         r = roll("cap", "bombers", factors=cap - on_escort)
-        events.append(
-            _combat(b, strike, cause, "cap", "bombers", r, attack_losses=allocate(attacks, r.hits))
-        )
+        events.append(_cap_on_bombers(b, strike, cause, r))
     return events
+
+
+def _cap_on_bombers(
+    b: Battle, strike: str, cause: int, r: Resolution, escort_lost: int | None = None
+) -> AirCombat:
+    """The CAP's fire at the bombers (``escort_lost`` given: at the whole strike, escorts
+    first): its hits on them split by :func:`cap_split` and allocated, those shot down before
+    the attack first, then the after-attack kills over what is left of each attack."""
+    attacks = b.state.strikes[strike].attacks
+    before, after = cap_split(r.hits - (escort_lost or 0), b.options.cap_kills_after_attack)
+    lost = allocate(attacks, before)
+    later = allocate([a - x for a, x in zip(attacks, lost, strict=True)], after)
+    target: Literal["bombers", "strike"] = "bombers" if escort_lost is None else "strike"
+    return _combat(
+        b, strike, cause, "cap", target, r,
+        escort_lost=escort_lost or 0, attack_losses=lost, attack_losses_after=later,
+    )  # fmt: skip
+
+
+def decide_after_attack_kills(b: Battle, strike: str) -> AfterAttackKills | None:
+    """The CAP's after-attack kills (``cap_kills_after_attack`` [ours]), once the strike's
+    attacks are made or its waves have turned home: each attack's at most what it has left.
+
+    Its cause is the air combat that decided them.  None when the CAP decided none, or
+    none is left to shoot down (the AA took them).
+    """
+    s = b.state.strikes[strike]
+    if not s.after:
+        return None
+    lost = [min(x, a) for x, a in zip(s.after, s.attacks, strict=True)]
+    if not any(lost):
+        return None
+    return AfterAttackKills(
+        **stamp(b, s.after_cause), strike=strike, task_force=s.target, attack_losses=lost
+    )
 
 
 def ship_aa(b: Battle, ship: str) -> int | None:
