@@ -90,6 +90,9 @@ def test_the_split_functions_doctests_hold() -> None:
     assert (result.failed, result.attempted) == (0, 3)
     assert [combat.cap_split(h, 1) for h in range(5)] == [(0, 0), (0, 1), (1, 1), (1, 2), (2, 2)]
     assert [combat.cap_split(h, 0) for h in range(4)] == [(0, 0), (1, 0), (2, 0), (3, 0)]
+    # docs/rules/flattop.md's example: N=1, 4 hits on 8 and 6 → 2+0 before, 1+1 after
+    assert combat.cap_split(4, 1) == (2, 2)
+    assert (combat.allocate([8, 6], 2), combat.allocate([6, 6], 2)) == ([2, 0], [1, 1])
 
 
 def test_the_default_is_zero_and_left_out_of_the_header() -> None:
@@ -343,3 +346,11 @@ def test_verify_catches_a_tampered_after_attack_field(tmp_path: Path) -> None:
     assert line.endswith(
         "flattop.after_attack_kills: after-attack kills [1, 0], not [2, 0] of [8, 4] left"
     )
+
+
+def test_check_ruleset_passes_on_the_scenario_with_the_option_on() -> None:
+    """The contract suite (``battlesim check-ruleset flattop``) on the examples and the test
+    scenario, whose after-attack kills every tool reads: every requirement met."""
+    result = invoke("check-ruleset", "flattop", "--scenario", str(SCENARIO))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1].endswith(" passed, 0 failed")
