@@ -33,6 +33,7 @@ from sim.rulesets.flattop.reading.audit import audit
 from sim.rulesets.flattop.reading.report import narrate
 from sim.rulesets.flattop.rules import combat
 from sim.rulesets.flattop.rules.context import Battle
+from tests.flattop import sweep_suite
 from tests.flattop.builders import battle, scenario_data
 from tests.flattop.scripted import Scripted
 from tests.forge import bodies, invoke, reseal
@@ -346,6 +347,12 @@ def test_verify_catches_a_tampered_after_attack_field(tmp_path: Path) -> None:
     assert line.endswith(
         "flattop.after_attack_kills: after-attack kills [1, 0], not [2, 0] of [8, 4] left"
     )
+
+
+def test_the_protocols_sweep_writes_the_option_into_a_copy_of_the_scenario() -> None:
+    """A later_option (left out of canonical data at 0), so the protocol's ``sweep_suite.py
+    --grid cap_kills_after_attack=…`` writes it into a copy of each case's scenario."""
+    assert sweep_suite._later("cap_kills_after_attack")
 
 
 def test_check_ruleset_passes_on_the_scenario_with_the_option_on() -> None:
