@@ -502,3 +502,29 @@ def test_a_fraction_a_sampled_range_drew_for_whole_numbers_says_type_int(tmp_pat
     head, _, said = result.stderr.partition(" is not an integer")
     assert head.startswith(f"{study}:6: factors.0.range: sides.csa.units.cobb.strength = ")
     assert said == " (a range factor's values are decimals unless it says 'type: int')\n"
+
+
+def test_a_local_clusters_workers_drop_their_heartbeat_failure_as_the_study_closes() -> None:
+    """A loaded machine's Ctrl-C test once ended with a worker's "Failed to communicate with
+    scheduler during heartbeat." and its traceback after the study's one line: the scheduler
+    is the study's own and had just closed. Every worker of the study's local cluster drops
+    that record, and only that record."""
+    import logging
+
+    from sim.batch.execution.executors import _dask, _HeartbeatQuiet
+
+    def record(msg: str) -> logging.LogRecord:
+        return logging.LogRecord("distributed.worker", logging.ERROR, __file__, 1, msg, None, None)
+
+    quiet = _HeartbeatQuiet()
+    assert not quiet.filter(record("Failed to communicate with scheduler during heartbeat."))
+    assert quiet.filter(record("Unexpected exception during heartbeat. Closing worker."))
+    assert quiet.filter(record("Compute Failed"))
+
+    def filters() -> list[str]:
+        return [type(f).__name__ for f in logging.getLogger("distributed.worker").filters]
+
+    with _dask(2, None) as ex:
+        ran = ex._client.run(filters)  # type: ignore[attr-defined]  # distributed's executor
+    assert len(ran) == 2
+    assert all(names.count("_HeartbeatQuiet") == 1 for names in ran.values()), ran

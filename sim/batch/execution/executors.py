@@ -405,6 +405,27 @@ class _ForgottenQuiet(logging.Filter):
         return not states or any(state != "forgotten" for state in states)
 
 
+class _HeartbeatQuiet(logging.Filter):
+    """Drops a local cluster's worker's ``Failed to communicate with scheduler during
+    heartbeat.`` and its traceback: the scheduler is this study's own, in this process, and
+    closes as the study ends (Ctrl-C, a finished study), so a heartbeat the worker sent just
+    then finds it gone. Seen after the study's one line on a loaded machine. Any other record
+    of the worker passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Failed to communicate with scheduler")
+
+
+def _quiet_heartbeats() -> int:
+    """Run in each worker of a local cluster (``Client.run``): its log drops what
+    :class:`_HeartbeatQuiet` drops. Returns the worker's pid (the caller checks every worker
+    ran it)."""
+    worker_log = logging.getLogger("distributed.worker")
+    if not any(isinstance(f, _HeartbeatQuiet) for f in worker_log.filters):
+        worker_log.addFilter(_HeartbeatQuiet())
+    return os.getpid()
+
+
 @contextmanager
 def _children_ignore_sigint() -> Iterator[None]:
     """Processes started inside ignore Ctrl-C: this process handles it and closes them.
@@ -486,6 +507,7 @@ def _dask_in(jobs: int, scheduler: str | None, scratch: str | None) -> Iterator[
                 # each Nanny sets its workers' variables in this process's environment
                 set_by_cluster = _set_since(before)
                 client = distributed.Client(cluster)
+                client.run(_quiet_heartbeats)  # the study's own workers: not a --scheduler's
             else:
                 client = _client_of(distributed, scheduler)
         except (OSError, TimeoutError, ValueError) as exc:  # ValueError: not an address
