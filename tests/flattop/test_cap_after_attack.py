@@ -177,6 +177,27 @@ def test_an_after_attack_kill_is_capped_at_what_the_attack_has_left() -> None:
     assert combat.decide_after_attack_kills(b, "s1") is None
 
 
+def test_the_audit_names_what_is_wrong_with_an_after_attack_kill() -> None:
+    """An after_attack_kills whose losses are right but whose task force is not the one the
+    strike is over, or that shoots down AF of attacks the AA has emptied, is refused saying
+    so (each was refused as "[2, 0], not [2, 0]" or "[0, 0], not [0, 0]": no reason)."""
+    b = battle(scenario_data(options={"cap_kills_after_attack": 1}))
+    s = b.state.strikes["s1"]
+    s.status, s.attacks, s.after, s.after_cause = "airborne", [6, 3], [2, 0], 5
+    kills = combat.decide_after_attack_kills(b, "s1")
+    assert kills is not None and (kills.task_force, kills.attack_losses) == ("tf2", [2, 0])
+    elsewhere = kills.model_copy(update={"task_force": "tf1"})
+    assert audit(b.scenario, b.state, elsewhere) == (
+        "after-attack kills of s1 by tf1's CAP, not by tf2's, whose CAP hit it"
+    )
+    s.attacks = [0, 3]  # the AA shot attack 0 down whole: no after-attack kill is left
+    none_left = kills.model_copy(update={"attack_losses": [0, 0]})
+    assert audit(b.scenario, b.state, none_left) == (
+        "after-attack kills [0, 0] of s1, whose AF the CAP hit for after the attack (after "
+        "[2, 0]) the AA has shot down: none is left to shoot down"
+    )
+
+
 def test_the_audit_checks_the_split_of_the_caps_hits() -> None:
     """An air combat whose after-attack kills are not the split's (one moved before the attack,
     one dropped, or any at N=0) breaks an invariant."""

@@ -144,9 +144,18 @@ def _after_attack(state: BattleState, e: AfterAttackKills) -> str | None:
     strike = state.strikes[e.strike]
     if not strike.after:
         return f"after-attack kills of {e.strike}, whose bombers the CAP did not hit for any"
+    if e.task_force != strike.target:
+        return (
+            f"after-attack kills of {e.strike} by {e.task_force}'s CAP, not by "
+            f"{strike.target}'s, whose CAP hit it"
+        )
     want = [min(x, a) for x, a in zip(strike.after, strike.attacks, strict=True)]
-    right = e.attack_losses == want and any(want) and e.task_force == strike.target
-    if strike.status != "airborne" or not right:
+    if not any(want):
+        return (
+            f"after-attack kills {e.attack_losses} of {e.strike}, whose AF the CAP hit for after "
+            f"the attack (after {strike.after}) the AA has shot down: none is left to shoot down"
+        )
+    if strike.status != "airborne" or e.attack_losses != want:
         return f"after-attack kills {e.attack_losses}, not {want} of {strike.attacks} left"
     if e.cause != strike.after_cause:
         return f"after-attack kills caused by {e.cause}, not the air combat {strike.after_cause}"
