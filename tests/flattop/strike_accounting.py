@@ -72,6 +72,9 @@ def _tally(sums: dict[tuple[str, ...], float], meta: dict[str, Any], e: dict[str
     elif t == "flattop.air_combat" and e["target"] in ("bombers", "strike"):
         for i, af in enumerate(e["attack_losses"]):
             sums[(s, str(i), "cap")] += af
+    elif t == "flattop.after_attack_kills":  # cap_kills_after_attack: the CAP's, after
+        for i, af in enumerate(e["attack_losses"]):
+            sums[(s, str(i), "cap_after")] += af
     elif t == "flattop.anti_aircraft":
         r = e["result"]
         sums[(s, "aa", "fired")] += 1
@@ -158,7 +161,7 @@ def main() -> None:
         print(
             f"| {name}, {a['factors']} AF {a['aircraft']} on {a.get('target')} | "
             f"{launched:.2f} | {unopposed(round(launched), table, scale):.1f} | "
-            f"{sums[(s, k, 'cap')] / n:.2f} | {aa if i == 0 else '(the same fire)'} | "
+            f"{_cap(sums, s, k, n)} | {aa if i == 0 else '(the same fire)'} | "
             f"{sums[(s, k, 'aa_kill')] / n:.2f} | {sums[(s, k, 'aa_spoil')] / n:.2f} | "
             f"{attacking:.2f} | {sums[(s, k, 'factors')] / n:.2f} | "
             f"{sums[(s, k, 'cell')] / n:.2f} | {sums[(s, k, 'hits')] / n:.2f} |"
@@ -170,6 +173,13 @@ def main() -> None:
     for sid in targets:
         cells = [f"{out['status'][(sid, w)] / n:.3f}" for w in ("afloat", "crippled", "sunk")]
         print(f"| {sid} | " + " | ".join(cells) + " |")
+
+
+def _cap(sums: dict[tuple[str, ...], float], s: str, k: str, n: int) -> str:
+    """AF the CAP shot down before the attack, and after it (``cap_kills_after_attack``)
+    when it shot any down then: ``1.20 (+0.85 after)``."""
+    before, after = sums[(s, k, "cap")] / n, sums[(s, k, "cap_after")] / n
+    return f"{before:.2f}" + (f" (+{after:.2f} after)" if sums[(s, k, "cap_after")] else "")
 
 
 def _weapon(aircraft: str) -> str:
