@@ -82,3 +82,49 @@ def test_verify_holds_a_forks_changed_event_to_audit_change(
     result = CliRunner().invoke(cli, ["verify", str(out)])
     assert result.exit_code == 1
     assert "69ny fired on 116pa, a unit of its own side (usa)" in result.output
+
+
+CARRIER_DUEL = ROOT / "replays" / "carrier_duel-s688.jsonl"
+HORNET_CRIPPLED = 18
+"""Zuikaku's dawn dive bombers hit Hornet (damage 6) three times: crippled, not sunk."""
+
+
+def _fork_duel(tmp_path: Path, *changes: str) -> tuple[int, str, Path]:
+    out = tmp_path / "f.jsonl"
+    args = ["fork", str(CARRIER_DUEL), "--at", str(HORNET_CRIPPLED), "-o", str(out)]
+    result = CliRunner().invoke(cli, [*args, *(a for c in changes for a in ("--set", c))])
+    return result.exit_code, result.output, out
+
+
+@pytest.mark.parametrize(
+    ("change", "named", "said"),
+    [
+        # the strike is over Task Force 16: Shokaku sails with it, in Kido Butai
+        ("ship=shokaku", 'ship="shokaku"', "zui_dawn is over tf16, but attacked shokaku of kido"),
+        # sunk at the damage factor (6), crippled at half of it: 0 + 3 hits cripple
+        ("status_after=sunk", 'status_after="sunk"', "3/6 hits is not sunk"),
+        ("status_after=afloat", 'status_after="afloat"', "3/6 hits is not afloat"),
+        ("hits_after=0", "hits_after=0", "hits after are not hits before + hits taken"),
+    ],
+)
+def test_a_flattop_attack_no_dice_could_make_is_refused_in_one_line(
+    tmp_path: Path, change: str, named: str, said: str
+) -> None:
+    """A strike bombing its own side's carrier, or a carrier sunk by fewer hits than her
+    damage factor, forked and verified as lawful: flattop had no audit_change."""
+    code, output, out = _fork_duel(tmp_path, change)
+    assert code == 2
+    assert output.splitlines() == [
+        f"battlesim: error: --set {named}: the rules could not make flattop.attacked "
+        f"(seq {HORNET_CRIPPLED}) so: {said}"
+    ]
+    assert not out.exists()
+
+
+def test_a_flattop_attack_with_its_hits_overridden_forks_and_verifies(tmp_path: Path) -> None:
+    """Pat's "what if Hornet had not been hit": no hits, so none taken, 0/6 and afloat."""
+    code, output, out = _fork_duel(
+        tmp_path, "result.hits=0", "hits_taken=0", "hits_after=0", "status_after=afloat"
+    )
+    assert code == 0, output
+    assert CliRunner().invoke(cli, ["verify", str(out)]).exit_code == 0

@@ -5,6 +5,9 @@ message when the event could not have come from the rules in that state:
 a resolution whose table, cell, rolls or hits do not follow from its own
 fields and the seed's tables; losses larger than what was there; damage that
 does not add up; aircraft spotted or launched that were not aboard.
+:func:`audit_change` is the part of it that holds whatever the dice: an attack on a
+ship of the task force its strike is over, and the damage its hits do; ``fork`` holds a
+changed event to it.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from sim.rulesets.flattop.model.state import BattleState
 from sim.rulesets.flattop.rules.combat import aa_split, cap_split, ship_status
 from sim.rulesets.flattop.rules.resolve import modified_table
 
-__all__ = ["audit", "audit_resolution"]
+__all__ = ["audit", "audit_change", "audit_resolution"]
 
 
 def audit_resolution(r: Resolution, below_star: str) -> str | None:
@@ -174,8 +177,8 @@ def _rearming(sc: FlattopScenario, state: BattleState, e: CapRearming) -> str | 
 def _attacked(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | None:
     ship, strike = state.ships[e.ship], state.strikes[e.strike]
     o = sc.options
-    if (e.hits_before, e.status_before) != (ship.hits, ship.status) or ship.status == "sunk":
-        return f"{e.ship} was {ship.status} with {ship.hits} hits, not as logged"
+    if (problem := _on_target(state, e)) is not None:
+        return problem
     factors = strike.attacking(e.attack) * o.attack_factor_scale
     if e.result.factors != factors:
         return f"attack {e.attack} has {factors} attacking factors, not {e.result.factors}"
@@ -184,22 +187,60 @@ def _attacked(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | Non
     doubled = 2 if ready and o.ready_box_doubling else 1
     if e.ready_box != ready or e.hits_taken != e.result.hits * doubled:
         return f"hits taken {e.hits_taken} do not follow from {e.result.hits} and the Ready box"
+    return _damage(sc, state, e) or _aboard(state, e, ship.id)
+
+
+def _on_target(state: BattleState, e: Attacked) -> str | None:
+    """The ship attacked, and the one declared, are of the task force the strike is over,
+    and the ship is as logged before the attack (and not yet sunk)."""
+    ship, strike = state.ships[e.ship], state.strikes[e.strike]
+    for role, sid in (("declared", e.declared), ("attacked", e.ship)):
+        tf = state.ships[sid].task_force
+        if tf != strike.target:
+            return f"{e.strike} is over {strike.target}, but {role} {sid} of {tf}"
+    if (e.hits_before, e.status_before) != (ship.hits, ship.status) or ship.status == "sunk":
+        return f"{e.ship} was {ship.status} with {ship.hits} hits, not as logged"
+    return None
+
+
+def _damage(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | None:
+    """The hits after are the hits before and those taken; the status is what they make."""
+    ship = state.ships[e.ship]
     if e.hits_after != ship.hits + e.hits_taken:
         return "hits after are not hits before + hits taken"
-    if e.status_after != ship_status(e.hits_after, ship.damage, o.cripple_fraction):
+    if e.status_after != ship_status(e.hits_after, ship.damage, sc.options.cripple_fraction):
         return f"{e.hits_after}/{ship.damage} hits is not {e.status_after}"
+    return None
+
+
+def _aboard(state: BattleState, e: Attacked, sid: str) -> str | None:
+    """The aircraft lost aboard were aboard."""
     lost = [*e.lost_ready.values(), e.lost_rearming, e.lost_hangar]
     if any(n < 0 for box in lost for n in box.values()):
         return "negative losses aboard"
+    deck = state.decks.get(sid)
     if deck is None:
-        return None if not any(lost) else f"{e.ship} has no aircraft to lose"
-    for sid, box in e.lost_ready.items():
-        if any(n > deck.ready.get(sid, {}).get(t, 0) for t, n in box.items()):
-            return f"more lost from {sid}'s Ready box than was there"
+        return None if not any(lost) else f"{sid} has no aircraft to lose"
+    for strike, box in e.lost_ready.items():
+        if any(n > deck.ready.get(strike, {}).get(t, 0) for t, n in box.items()):
+            return f"more lost from {strike}'s Ready box than was there"
     if any(n > deck.rearming[t] for t, n in e.lost_rearming.items()) or any(
         n > deck.hangar[t] for t, n in e.lost_hangar.items()
     ):
         return "more lost aboard than was aboard"
+    return None
+
+
+def audit_change(sc: FlattopScenario, state: BattleState, event: Event) -> str | None:
+    """What ``event`` breaks whatever its dice, else None: an attack on a ship of another
+    task force than its strike's target, or on one not as logged, damage that does not
+    add up to the ship's hits and status, aircraft lost aboard that were not there."""
+    if isinstance(event, Attacked):
+        return (
+            _on_target(state, event)
+            or _damage(sc, state, event)
+            or _aboard(state, event, event.ship)
+        )
     return None
 
 
