@@ -5,7 +5,9 @@ verdict naming the army that broke, forked and verified as lawful before."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -127,4 +129,78 @@ def test_a_flattop_attack_with_its_hits_overridden_forks_and_verifies(tmp_path: 
         tmp_path, "result.hits=0", "hits_taken=0", "hits_after=0", "status_after=afloat"
     )
     assert code == 0, output
+    assert CliRunner().invoke(cli, ["verify", str(out)]).exit_code == 0
+
+
+DUNGEON = ROOT / "replays" / "dungeon_skirmish-s3.jsonl"
+ALARIC_FALLS, GOBLINS_CHECK = 76, 77
+"""Goblin archer 4 (g4) shoots Alaric down from 6 hp; the goblins, half out, check morale."""
+
+
+def _goblins_check() -> dict[str, Any]:
+    """The recorded check at GOBLINS_CHECK (its line: seq + 2, after the header)."""
+    line = DUNGEON.read_text(encoding="utf-8").splitlines()[GOBLINS_CHECK + 1]
+    event: dict[str, Any] = json.loads(line)
+    assert (event["seq"], event["type"]) == (GOBLINS_CHECK, "becmi.morale_checked")
+    return event
+
+
+@pytest.mark.parametrize(
+    ("at", "change", "named", "said"),
+    [
+        (
+            ALARIC_FALLS,
+            "target=g3",
+            'target="g3"',
+            "g4 attacks g3, a combatant of its own side (goblins)",
+        ),
+        # Goblin archer 1 fell to Pip's arrow at seq 74
+        (ALARIC_FALLS, "attacker=g1", 'attacker="g1"', "g1 attacks, but is dead"),
+        # Alaric's 20 hp less the 1, 5, 6 and 2 of the arrows at seq 45, 50, 67 and 69
+        (ALARIC_FALLS, "hp_before=9", "hp_before=9", "alaric had 6 hp, not 9 as logged"),
+        (
+            GOBLINS_CHECK,
+            "fled=[alaric]",
+            'fled=["alaric"]',
+            "alaric flees, but only {checked} of goblins checked",
+        ),
+        (
+            GOBLINS_CHECK,
+            "fled=[g1]",
+            'fled=["g1"]',
+            "g1 flees, but only {checked} of goblins checked",
+        ),
+        (GOBLINS_CHECK, "fled=[g2,g2]", 'fled=["g2", "g2"]', "g2 flees twice"),
+        (
+            GOBLINS_CHECK,
+            "side=party",
+            'side="party"',
+            "{first} checks morale for party, but is not one of its combatants able to",
+        ),
+    ],
+)
+def test_a_becmi_blow_or_flight_no_dice_could_make_is_refused_in_one_line(
+    tmp_path: Path, at: int, change: str, named: str, said: str
+) -> None:
+    """A goblin shooting a goblin, a dead goblin fleeing, a goblin fleeing twice forked and
+    verified as lawful: becmi had no audit_change."""
+    checked = list(_goblins_check()["morale"])
+    out = tmp_path / "f.jsonl"
+    args = ["fork", str(DUNGEON), "--at", str(at), "--set", change, "-o", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    kind = "becmi.morale_checked" if at == GOBLINS_CHECK else "becmi.attacked"
+    said = said.format(checked=", ".join(checked), first=checked[0])
+    assert result.output.splitlines() == [
+        f"battlesim: error: --set {named}: the rules could not make {kind} (seq {at}) so: {said}"
+    ]
+    assert not out.exists()
+
+
+def test_the_goblins_held_forks_and_verifies(tmp_path: Path) -> None:
+    """Pat's "what if they had held?": none flees, which any roll at or under every ML gives."""
+    out = tmp_path / "f.jsonl"
+    args = ["fork", str(DUNGEON), "--at", str(GOBLINS_CHECK), "--set", "fled=[]", "-o", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
     assert CliRunner().invoke(cli, ["verify", str(out)]).exit_code == 0
