@@ -113,6 +113,9 @@ class _Client:
     def get_executor(self, **_: Any) -> SimpleNamespace:
         return SimpleNamespace()
 
+    def run(self, *_: Any, **__: Any) -> dict[str, Any]:  # on every worker: it has none
+        return {}
+
     def close(self) -> None:
         pass
 
