@@ -181,6 +181,19 @@ def test_cross_field_problems_are_located() -> None:
     ]
 
 
+def test_a_demi_human_save_as_past_its_maximum_level_is_located() -> None:
+    """D13 and H9 name no row of the Death Ray table (dwarves end at 12, halflings at 8):
+    validate locates them, where the battle used to stop at the first save; E10 is valid."""
+    text = TAVERN.read_text(encoding="utf-8").replace("save_as: F1", "save_as: D13", 1)
+    text = text.replace("save_as: F1", "save_as: H9", 1)
+    assert _problems(text) == [
+        "t.yaml:44: sides.1.monsters.0.save_as: 'D13': a dwarf saves as level 1-12, e.g. 'D12'",
+        "t.yaml:54: sides.1.monsters.1.save_as: 'H9': a halfling saves as level 1-8, e.g. 'H8'",
+    ]
+    elf = TAVERN.read_text(encoding="utf-8").replace("save_as: F1", "save_as: E10")
+    assert _problems(elf) == []
+
+
 def test_cli_runs_verifies_and_shows_a_becmi_fight(tmp_path: Path) -> None:
     """run, verify, show and show --events work on a becmi scenario with the generic CLI."""
     out = tmp_path / "tb.jsonl"

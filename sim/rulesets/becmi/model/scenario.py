@@ -15,7 +15,13 @@ from pydantic import ConfigDict, Field, StringConstraints, field_validator
 from sim.contract.bases import Ident, Name, ScenarioBase, SideBase
 from sim.contract.bases import Model as _Model
 from sim.contract.ids import UniqueIds
-from sim.rulesets.becmi.model.data import CLASS_MAX_LEVEL, DEMIHUMAN_MAX_LEVEL, WEAPONS, CoverAmount
+from sim.rulesets.becmi.model.data import (
+    CLASS_MAX_LEVEL,
+    DEMIHUMAN_MAX_LEVEL,
+    SAVE_AS_CODES,
+    WEAPONS,
+    CoverAmount,
+)
 from sim.rulesets.becmi.model.options import BecmiOptions
 from sim.rulesets.becmi.model.tohit import parse_hd
 from sim.text.suggest import did_you_mean
@@ -215,7 +221,19 @@ def _check_combatant(
         problems.append(((*path, "target"), f"{c.target!r} is not an enemy"))
     if isinstance(c, CharacterSpec):
         problems.extend(_check_character(c, path))
+    elif c.save_as is not None:
+        problems.extend(_check_save_as(c.save_as, path))
     return problems
+
+
+def _check_save_as(code: str, path: tuple[str | int, ...]) -> list[Problem]:
+    """A demi-human "Save As" past the class's maximum level has no saving throw [src]."""
+    cls = SAVE_AS_CODES.get(code[0], "")
+    top = DEMIHUMAN_MAX_LEVEL.get(cls)
+    if top is None or int(code[1:]) <= top:
+        return []
+    hint = f"{code!r}: a {cls} saves as level 1-{top}, e.g. '{code[0]}{top}'"
+    return [((*path, "save_as"), hint)]
 
 
 def _check_character(c: CharacterSpec, path: tuple[str | int, ...]) -> list[Problem]:
