@@ -25,15 +25,17 @@ def synthetic_study(
     factors: list[dict[str, Any]],
     points: list[dict[str, Any]],
     outcomes: Callable[[int, dict[str, Any]], list[Outcome]],
+    ruleset: str = "musket",
 ) -> Path:
-    """A study in ``folder`` whose point p has the runs ``outcomes(p, values)``."""
+    """A study in ``folder`` whose point p has the runs ``outcomes(p, values)``, recorded
+    as a study of ``ruleset`` (whose words its summary and discover use)."""
     folder.mkdir(parents=True, exist_ok=True)
     meta: dict[str, Any] = dict.fromkeys(STUDY_COLUMNS)
     meta.update(
         name="synthetic",
         kind="scenario",
         source="synthetic.yaml",
-        ruleset="musket",
+        ruleset=ruleset,
         seed=1,
         crn=False,
         replications=max(len(outcomes(p, v)) for p, v in enumerate(points)),

@@ -89,6 +89,23 @@ def test_a_number_condition_finds_the_same_region_as_the_winner_it_stands_for(wa
     assert [(b["runs"], b["holds"]) for b in by_turns["boxes"]] == [(80, 72)]
 
 
+def test_a_becmi_study_takes_its_length_in_rounds_as_its_summary_says_it(tmp_path: Path) -> None:
+    """becmi's summary and charts call the battle's length "rounds": ``rounds < 8`` is
+    ``turns < 8`` on the same runs (the Union's 72 wins in the 80 runs of the box) and is
+    said as written; "rounds" means nothing in a musket study, whose word is "turns"."""
+    study = synthetic_study(tmp_path / "s", FACTORS, GRID, _wall, ruleset="becmi")
+    by_rounds = discover(study, "rounds < 8")
+    assert by_rounds["words"] == "“rounds < 8” holds"
+    assert [(b["runs"], b["holds"]) for b in by_rounds["boxes"]] == [(80, 72)]
+    by_turns = discover(study, "turns < 8")
+    assert [b["limits"] for b in by_turns["boxes"]] == [b["limits"] for b in by_rounds["boxes"]]
+    with pytest.raises(ConditionError, match=r"'round' is not a measure .* did you mean 'rounds'"):
+        discover(study, "round < 8")
+    musket = synthetic_study(tmp_path / "m", FACTORS, GRID, _wall)
+    with pytest.raises(ConditionError, match="'rounds' is not a measure of this study"):
+        discover(musket, "rounds < 8")
+
+
 def test_a_second_box_covers_what_the_first_left(tmp_path: Path) -> None:
     """Two regions, the denser first: box 1 = cover ≥ -30 at fire_hcv 10 (two points
     winning 20 of 20), box 2 = cover -50 at fire_hcv ≥ 30 (two points winning 15 of 20),

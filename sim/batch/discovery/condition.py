@@ -14,7 +14,9 @@ the study's own columns before anything runs)::
 ``TEXT`` is quoted (``'usa'`` or ``"Union"``): a side's id or its name, any
 case. ``draw`` holds for a run no side won. ``NAME`` is a number of the
 run: ``turns``, ``battles``, a loss column (``usa_men_lost``) or a draw
-count (``usa_draws``); ``≤ ≥ ≠`` and ``=`` are read as ``<= >= != ==``.
+count (``usa_draws``), or an alias of one (``rounds``, becmi's word for
+``turns``, as its summary says it); ``≤ ≥ ≠`` and ``=`` are read as
+``<= >= != ==``.
 The condition becomes a SQL expression over the ``runs`` table with every
 name quoted and every value a literal written here, never text from the
 user; a run for which a number is missing (NULL) does not satisfy it.
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from sim.batch.storage.sql import literal as _literal
@@ -77,10 +79,13 @@ class Condition:
 
 
 class _Parser:
-    def __init__(self, text: str, sides: dict[str, str], numbers: list[str]) -> None:
+    def __init__(
+        self, text: str, sides: dict[str, str], numbers: list[str], aliases: Mapping[str, str]
+    ) -> None:
         self.text = text
         self.sides = sides
         self.numbers = numbers
+        self.aliases = {a: c for a, c in aliases.items() if c in numbers and a not in numbers}
         self.tokens = self._tokens(text)
         self.i = 0
         self.said: tuple[str, str] | None = None
@@ -207,12 +212,14 @@ class _Parser:
             raise self._error(
                 at, f"expected a measure, 'winner', 'draw', 'not' or '(', found {shown}"
             )
-        if name not in self.numbers:
-            hint = did_you_mean(name, [*self.numbers, *_KEYWORDS]) if len(name) <= _EXCERPT else ""
+        column = self.aliases.get(name, name)
+        if column not in self.numbers:
+            names = sorted([*self.numbers, *self.aliases])
+            hint = did_you_mean(name, [*names, *_KEYWORDS]) if len(name) <= _EXCERPT else ""
             raise self._error(
                 at,
                 f"{excerpt(name)} is not a measure of this study{hint} "
-                f"(measures: {known(self.numbers, 40)}; or winner, draw)",
+                f"(measures: {known(names, 40)}; or winner, draw)",
             )
         kind, op, at = self._take()
         if kind != "op":
@@ -225,21 +232,28 @@ class _Parser:
             shown = value if len(value) <= _EXCERPT else excerpt(value)
             raise self._error(at, f"{shown} is not a finite number")
         shown = f"{number:g}"
-        sql = f"coalesce({_quote(name)} {_SQL_OP[op]} {number!r}, false)"
+        sql = f"coalesce({_quote(column)} {_SQL_OP[op]} {number!r}, false)"
         return sql, f"{name} {_SHOWN[op]} {shown}"
 
 
-def parse_condition(text: str, sides: dict[str, str], numbers: list[str]) -> Condition:
+def parse_condition(
+    text: str,
+    sides: dict[str, str],
+    numbers: list[str],
+    aliases: Mapping[str, str] | None = None,
+) -> Condition:
     """Read ``text`` as a condition on a run of a study with these sides and number columns.
 
     Args:
         text: the condition.
         sides: side id → side name, in scenario order.
         numbers: the runs table's number columns a condition may name.
+        aliases: other names of those columns (``{"rounds": "turns"}``: the word the
+            study's summary uses), said as written; one that is itself a column is ignored.
 
     Raises:
         ConditionError: the text does not follow the grammar, or names an
             unknown side or measure.
     """
-    sql, words = _Parser(text, sides, numbers).parse()
+    sql, words = _Parser(text, sides, numbers, aliases or {}).parse()
     return Condition(text, sql, words)

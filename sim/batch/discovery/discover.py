@@ -24,7 +24,8 @@ from sim.batch.planning.stopping import summarised
 from sim.batch.storage.opening import DB_NAME
 from sim.batch.storage.sql import table_columns
 from sim.batch.storage.store import Store
-from sim.text.grammar import count
+from sim.contract import get_ruleset
+from sim.text.grammar import count, plural
 
 __all__ = ["DiscoverError", "discover", "discover_lines", "number_columns", "study_data"]
 
@@ -171,6 +172,16 @@ def study_data(study_dir: str | Path, measure: str) -> Data:
     return _study(study_dir, measure)[0]
 
 
+def _aliases(meta: dict[str, Any]) -> dict[str, str]:
+    """The battle's length in its ruleset's own word ("rounds" in becmi), as the study's
+    summary and charts say it, for the ``turns`` column; none for "turns" or an unknown one."""
+    try:
+        word = plural(get_ruleset(str(meta.get("ruleset"))).turn_name)
+    except LookupError:
+        return {}
+    return {} if word == "turns" else {word: "turns"}
+
+
 def _study(study_dir: str | Path, measure: str) -> tuple[Data, str, int]:
     db = Path(study_dir) / DB_NAME
     if not db.is_file():
@@ -182,7 +193,7 @@ def _study(study_dir: str | Path, measure: str) -> tuple[Data, str, int]:
         if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
             raise DiscoverError(f"{db}: damaged: a design point is not a mapping of factors")
         sides = {str(sid): str(name) for sid, name, _ in meta["sides"]}
-        condition = parse_condition(measure, sides, number_columns(store))
+        condition = parse_condition(measure, sides, number_columns(store), _aliases(meta))
         data = _data(store, condition, meta, points)
         row = store.con.execute(  # the pilot's runs (--until-ci): done, not summarised
             f"SELECT count(*) FROM runs WHERE status = 'done' AND NOT ({summarised(meta['plan'])})"
