@@ -24,6 +24,7 @@ from sim.rulesets.flattop.rules.resolve import resolve
 
 SIGNIFICANCE = 0.001
 GOLDEN_SKIRMISH = Path(__file__).resolve().parents[2] / "replays" / "dungeon_skirmish-s3.jsonl"
+GOLDEN_DUEL = Path(__file__).resolve().parents[2] / "replays" / "carrier_duel-s688.jsonl"
 """Each Monte Carlo test fails below this p-value; fixed seeds fix each outcome."""
 
 
@@ -99,6 +100,33 @@ def test_flattop_modifier_help_lists_every_hit_table_modifier_of_the_rules() -> 
         + ", ".join(f"{words} {value:+d}" for words, value in listed.items())
         + ")."
     )
+
+
+def test_flattop_a_logged_resolution_goes_into_the_odds_by_its_factors_not_its_af() -> None:
+    """The golden carrier duel's seq 19: Zuikaku's 5 AF of torpedo bombers on the crippled
+    Hornet, table 6 + 2 = 8, 5 AF x 2 = 10 factors, column 9-10, cell 2.5 (the matrix's row 8).
+    The command takes the event's ``factors``; the 5 AF would read column 5-6, cell 1.5, so
+    ``--factors``' help says what the factors are (it said only "Attacking factors.")."""
+    [line] = [x for x in GOLDEN_DUEL.read_text(encoding="utf-8").splitlines()
+              if '"seq":19,' in x]  # fmt: skip
+    event = json.loads(line)
+    r = event["result"]
+    assert (event["type"], event["aircraft"], event["ship"]) == (
+        "flattop.attacked",
+        "torpedo_bomber",
+        "hornet",
+    )
+    assert (r["basic_table"], r["modifiers"], r["factors"]) == (6, {"crippled": 2}, 10)
+    o = hit_odds(r["basic_table"], r["factors"], sum(r["modifiers"].values()))
+    assert (o.hit_table, o.column, o.cell) == ("8", "9-10", Fraction(5, 2))
+    assert (o.hit_table, o.column, o.cell) == (r["hit_table"], r["column"], Fraction(r["cell"]))
+    assert (hit_odds(6, 5, 2).column, hit_odds(6, 5, 2).cell) == ("5-6", Fraction(3, 2))
+    [factors] = [p for p in ATTACK.params if p.name == "factors"]
+    assert factors.help == (
+        "Attacking factors (an event's result.factors): an attack's AF x 2 "
+        "(attack_factor_scale), the AF firing in air combat, or the AA factor."
+    )
+    assert FlattopOptions().attack_factor_scale == 2
 
 
 def test_flattop_a_basic_table_off_the_matrix_is_refused_as_hit_table_refuses_it() -> None:

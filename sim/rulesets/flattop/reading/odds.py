@@ -131,7 +131,14 @@ ATTACK = OddsResolution(
             required=True,
             parse=hit_table,
         ),
-        OddsParam("factors", "integer", "Attacking factors.", required=True, low=1),
+        OddsParam(
+            "factors",
+            "integer",
+            "Attacking factors (an event's result.factors): an attack's AF x 2 "
+            "(attack_factor_scale), the AF firing in air combat, or the AA factor.",
+            required=True,
+            low=1,
+        ),
         OddsParam(
             "modifier",
             "integer",
