@@ -13,6 +13,7 @@ from engine.log import MemorySink
 from sim import api
 from sim.cli import cli
 from sim.rulesets.becmi.model.tohit import needed
+from sim.scenario.catalog import template_text
 from sim.scenario.load import ScenarioError, load_scenario, parse_yaml, validate_data
 from tests.golden import GOLDEN, golden_path
 
@@ -192,6 +193,23 @@ def test_a_demi_human_save_as_past_its_maximum_level_is_located() -> None:
     ]
     elf = TAVERN.read_text(encoding="utf-8").replace("save_as: F1", "save_as: E10")
     assert _problems(elf) == []
+
+
+def test_the_templates_chain_mail_and_shield_are_armour_5_and_a_shield(tmp_path: Path) -> None:
+    """`battlesim new becmi` gives Hilda "chain mail and shield": chain mail is AC 5 [src],
+    the shield 1 better (docs/rules/becmi.md: `armour_ac` is the armour alone, a wrestler's
+    WR counts only it). The goblins' first blow at her reads AC 4 (base 5, shield −1); the
+    template wrote armour_ac 4 with no shield, the same AC 4 but a WR one too good."""
+    scenario = tmp_path / "mine.yaml"
+    scenario.write_text(template_text("becmi").replace("{name}", "Mine"), encoding="utf-8")
+    result = api.run(scenario, out=tmp_path / "mine.jsonl")
+    events = [json.loads(x) for x in Path(result.replay).read_text(encoding="utf-8").splitlines()]
+    at_hilda = [e["to_hit"] for e in events if e.get("target") == "hilda" and "to_hit" in e]
+    assert (at_hilda[0]["ac_base"], at_hilda[0]["ac_modifiers"], at_hilda[0]["ac"]) == (
+        5,
+        {"shield": -1},
+        4,
+    )
 
 
 def test_cli_runs_verifies_and_shows_a_becmi_fight(tmp_path: Path) -> None:
