@@ -212,6 +212,27 @@ def test_the_templates_chain_mail_and_shield_are_armour_5_and_a_shield(tmp_path:
     )
 
 
+def test_the_pages_morale_check_is_redone_by_hand_from_its_draws() -> None:
+    """docs/rules/becmi.md, *Random streams*: a die of n sides is 1 + floor(n u) of its draw.
+    The golden tavern brawl's seq 17 (the orcs' morale, half out) drew u 0.713 and 0.727:
+    2d6 = 5 + 5 = 10 > Grub's ML 8, so he flees; the page works it, as flattop's does its d10
+    (it said only that events record their draws, not how a value becomes a face)."""
+    golden = ROOT / "replays" / "tavern_brawl-s377.jsonl"
+    [event] = [json.loads(x) for x in golden.read_text(encoding="utf-8").splitlines()
+               if '"seq":17,' in x]  # fmt: skip
+    assert (event["type"], event["trigger"], event["morale"]) == (
+        "becmi.morale_checked",
+        "half_out",
+        {"grub": 8},
+    )
+    rolls = [1 + math.floor(6 * u) for _, _, u in event["draws"]]
+    assert (rolls, sum(rolls)) == ([5, 5], 10)
+    assert (event["rolls"], event["total"], event["fled"]) == (rolls, 10, ["grub"])
+    page = " ".join((ROOT / "docs" / "rules" / "becmi.md").read_text(encoding="utf-8").split())
+    assert "A die of n sides shows **1 + ⌊n·u⌋** of its draw's value u" in page
+    assert "2d6 = (1 + ⌊4.28⌋) + (1 + ⌊4.36⌋) = 5 + 5 = 10, above Grub's ML 8" in page
+
+
 def test_cli_runs_verifies_and_shows_a_becmi_fight(tmp_path: Path) -> None:
     """run, verify, show and show --events work on a becmi scenario with the generic CLI."""
     out = tmp_path / "tb.jsonl"
