@@ -18,9 +18,11 @@ ROOT = Path(__file__).resolve().parents[2]
 STONE_WALL = ROOT / "replays" / "stone_wall-s1862.jsonl"
 
 
-def _fork(tmp_path: Path, at: int, *changes: str) -> tuple[int, str, Path]:
+def _fork(
+    tmp_path: Path, at: int, *changes: str, replay: Path = STONE_WALL
+) -> tuple[int, str, Path]:
     out = tmp_path / "f.jsonl"
-    args = ["fork", str(STONE_WALL), "--at", str(at), "-o", str(out)]
+    args = ["fork", str(replay), "--at", str(at), "-o", str(out)]
     result = CliRunner().invoke(cli, [*args, *(a for c in changes for a in ("--set", c))])
     return result.exit_code, result.output, out
 
@@ -92,10 +94,7 @@ HORNET_CRIPPLED = 18
 
 
 def _fork_duel(tmp_path: Path, *changes: str) -> tuple[int, str, Path]:
-    out = tmp_path / "f.jsonl"
-    args = ["fork", str(CARRIER_DUEL), "--at", str(HORNET_CRIPPLED), "-o", str(out)]
-    result = CliRunner().invoke(cli, [*args, *(a for c in changes for a in ("--set", c))])
-    return result.exit_code, result.output, out
+    return _fork(tmp_path, HORNET_CRIPPLED, *changes, replay=CARRIER_DUEL)
 
 
 @pytest.mark.parametrize(
