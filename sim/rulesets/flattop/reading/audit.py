@@ -175,7 +175,7 @@ def _rearming(sc: FlattopScenario, state: BattleState, e: CapRearming) -> str | 
 
 
 def _attacked(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | None:
-    ship, strike = state.ships[e.ship], state.strikes[e.strike]
+    strike = state.strikes[e.strike]
     o = sc.options
     if (problem := _on_target(state, e)) is not None:
         return problem
@@ -187,7 +187,7 @@ def _attacked(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | Non
     doubled = 2 if ready and o.ready_box_doubling else 1
     if e.ready_box != ready or e.hits_taken != e.result.hits * doubled:
         return f"hits taken {e.hits_taken} do not follow from {e.result.hits} and the Ready box"
-    return _damage(sc, state, e) or _aboard(state, e, ship.id)
+    return _damage(sc, state, e) or _aboard(state, e)
 
 
 def _on_target(state: BattleState, e: Attacked) -> str | None:
@@ -213,8 +213,9 @@ def _damage(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | None:
     return None
 
 
-def _aboard(state: BattleState, e: Attacked, sid: str) -> str | None:
-    """The aircraft lost aboard were aboard."""
+def _aboard(state: BattleState, e: Attacked) -> str | None:
+    """The aircraft lost aboard the ship attacked were aboard."""
+    sid = e.ship
     lost = [*e.lost_ready.values(), e.lost_rearming, e.lost_hangar]
     if any(n < 0 for box in lost for n in box.values()):
         return "negative losses aboard"
@@ -236,11 +237,7 @@ def audit_change(sc: FlattopScenario, state: BattleState, event: Event) -> str |
     task force than its strike's target, or on one not as logged, damage that does not
     add up to the ship's hits and status, aircraft lost aboard that were not there."""
     if isinstance(event, Attacked):
-        return (
-            _on_target(state, event)
-            or _damage(sc, state, event)
-            or _aboard(state, event, event.ship)
-        )
+        return _on_target(state, event) or _damage(sc, state, event) or _aboard(state, event)
     return None
 
 
