@@ -57,6 +57,8 @@ LATE: Mapping[str, str] = {
     "eastern_solomons_enterprise": "2026-12-07: the flattop AA and CAP options and the attack "
     "scale (table_anti_aircraft, aa_spoiled_per_kill, cap_engagement, attack_factor_scale), "
     "docs/rules/flattop.md, The AA table and the CAP against the suite",
+    "pickett_angle": "2026-12-07: the fire options (fire_scale, close_fire_factor, spent_cover): "
+    "a short, bloody repulse at close range, docs/rules/musket.md, Options",
 }
 """The late cases (the rule's addition of 2026-12-04): case id → the date it was written
 and the option it was written to fit. Fitting, always; outside the ranking and the counts."""
