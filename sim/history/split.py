@@ -59,6 +59,9 @@ LATE: Mapping[str, str] = {
     "docs/rules/flattop.md, The AA table and the CAP against the suite",
     "pickett_angle": "2026-12-07: the fire options (fire_scale, close_fire_factor, spent_cover): "
     "a short, bloody repulse at close range, docs/rules/musket.md, Options",
+    "franklin_carter_house": "2026-12-07: the fire options (fire_scale, close_fire_factor, "
+    "spent_cover): an assault on works fought out at close range, both sides losing heavily, "
+    "docs/rules/musket.md, Options",
 }
 """The late cases (the rule's addition of 2026-12-04): case id → the date it was written
 and the option it was written to fit. Fitting, always; outside the ranking and the counts."""
