@@ -489,3 +489,23 @@ def test_a_sunk_ship_answers_no_more_raids_and_its_process_ends() -> None:
     aa = {e["strike"]: list(e["aa"]) for e in events if e["type"] == "flattop.anti_aircraft"}
     assert aa == {"s1": ["cv3", "ca1", "dd2"], "s2": ["cv3", "ca1"]}
     assert [u for u, p in started if not p.is_alive] == ["dd2", "s1", "s2"]
+
+
+def test_a_resolution_on_the_star_row_reads_table_star_not_table_0(tmp_path: Path) -> None:
+    """A basic hit table of 0 is the matrix's ``*`` row (the event's ``basic_table`` 0,
+    ``hit_table`` "*"); the narrative said "table 0", a row the matrix has not, where
+    ``odds flattop`` and the rules page say ``*``. Coral Sea with ``table_anti_aircraft: 0``:
+    AA 7 on row *, column 7-8, cell 0.1; then 5, column 5-6, cell 0.1."""
+    data = yaml.safe_load(CORAL.read_text(encoding="utf-8"))
+    data.setdefault("options", {})["table_anti_aircraft"] = 0
+    scenario = tmp_path / "cs0.yaml"
+    scenario.write_text(yaml.safe_dump(data), encoding="utf-8")
+    out = tmp_path / "cs0.jsonl"
+    assert _invoke("run", str(scenario), "--out", str(out)).exit_code == 0
+    shown = _invoke("show", str(out), "--events", "--type", "anti_aircraft")
+    assert shown.stdout.splitlines() == [
+        "Turn 3, 11:18 — Lexington strike: AA of MO Main Force: table *, AA factor 7 [7-8] "
+        "→ 0.1: .1 rolled 7 → 0 = 0 hits; bombers lose 0+0",
+        "Turn 3, 11:33 — Yorktown strike: AA of MO Main Force: table *, AA factor 5 [5-6] "
+        "→ 0.1: .1 rolled 0 → 1 = 1 hit; bombers lose 0+0, 1+0 turn away",
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from engine.events import Event, TurnEnded
 from sim.contract import Outcome, SideResult, ending_line
 from sim.rulesets.flattop.model import events as ev
+from sim.rulesets.flattop.model import tables
 from sim.rulesets.flattop.model.data import AIRCRAFT
 from sim.rulesets.flattop.model.scenario import FlattopScenario
 from sim.rulesets.flattop.model.state import BattleState
@@ -123,7 +124,7 @@ def _resolution(r: ev.Resolution, air_factors: int | None = None, *, aa: bool = 
     attacking factor (``attack_factor_scale``): ``9 AF × 2 = 18 factors [16-20]``.
     ``aa``: the factors are a task force's AA factor, not air factors: ``AA factor 24 [21-25]``.
     """
-    head = f"table {r.basic_table}{_mods(r.modifiers)}"
+    head = f"table {tables.ROWS[r.basic_table]}{_mods(r.modifiers)}"  # 0 is the * row
     if r.hit_table is None:
         return f"{head} → below *: no attack"
     if r.modifiers:
