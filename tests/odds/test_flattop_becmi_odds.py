@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from sim.rulesets.becmi.model.options import BecmiOptions
 from sim.rulesets.becmi.reading.odds import to_hit_odds
 from sim.rulesets.becmi.rules.dice import roll_to_hit
 from sim.rulesets.flattop.model.options import FlattopOptions
-from sim.rulesets.flattop.reading.odds import ATTACK, hit_odds
+from sim.rulesets.flattop.reading.odds import ATTACK, hit_odds, hit_table
 from sim.rulesets.flattop.rules.resolve import resolve
 
 SIGNIFICANCE = 0.001
@@ -313,3 +314,26 @@ def test_every_odds_command_with_a_mean_gives_it_exact_too() -> None:
         ).stdout
     )
     assert (becmi["mean"], becmi["mean_exact"]) == (0.4, "2/5")
+
+
+def test_flattop_hit_table_takes_a_logged_basic_table_of_0_as_the_star_row() -> None:
+    """docs/odds.md: a logged resolution goes into the command, ``--hit-table`` its
+    ``basic_table`` (0 is ``*``); ``--hit-table 0`` was refused ('0' is not a hit table),
+    though an event on the ``*`` row logs ``basic_table`` 0. It reads row ``*``."""
+    runner = CliRunner()
+
+    def out(table: str) -> Any:
+        result = runner.invoke(cli, ["odds", "flattop", "--hit-table", table, "--factors", "7"])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    assert out("0") == out("*")
+    assert out("0").splitlines()[0] == "hit table *, 7 factors (column 7-8): cell 0.1"
+    assert hit_table("0") == hit_table("*") == 0
+    for bad in ("-1", "16", "x", ""):
+        with pytest.raises(ValueError, match=r"is not a hit table \(\* or 1\.\.15\)$"):
+            hit_table(bad)
+    [param] = [p for p in ATTACK.params if p.name == "hit_table"]
+    assert param.help == (
+        "The attacker's basic hit table: * (or 0, as an event's basic_table) or 1..15."
+    )

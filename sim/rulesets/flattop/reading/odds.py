@@ -103,12 +103,13 @@ def render(o: HitOdds, factors: int, basic: int | None = None, modifier: int = 0
 
 
 def hit_table(text: str) -> int:
-    """A basic hit table as given: ``*`` is 0, else 1..15.
+    """A basic hit table as given: ``*`` (or ``0``, as an event's ``basic_table`` says it) is 0,
+    else 1..15.
 
     Raises:
         ValueError: anything else, with the one-line message.
     """
-    if text == "*":
+    if text in ("*", "0"):
         return 0
     if text.isdigit() and 1 <= int(text) <= 15:
         return int(text)
@@ -127,7 +128,7 @@ ATTACK = OddsResolution(
         OddsParam(
             "hit_table",
             "text",
-            "The attacker's basic hit table: * or 1..15.",
+            "The attacker's basic hit table: * (or 0, as an event's basic_table) or 1..15.",
             required=True,
             parse=hit_table,
         ),
