@@ -276,3 +276,31 @@ def test_each_rulesets_loss_kinds_in_its_own_words() -> None:
     assert said(study, {"japan": "Japanese"}, "japan", "losses.air_factors_anti_aircraft") == (
         "Japanese air factors lost to anti-aircraft fire"
     )
+
+
+def test_an_unpaired_comparison_names_both_ways_to_pair_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A study file's comparison without common random numbers said "unpaired (no --crn)",
+    in the summary and the paired plot's title; ``battlesim study`` has no --crn (a study
+    file writes ``crn: true``), so ``study … --crn`` was "No such option". Both say each."""
+    from sim.batch.analysis.summary import _comparison_lines
+    from sim.batch.charts import analysis
+
+    points = [{**p, "win": {"usa": {"name": "Union"}}} for p in _points(2)]
+    rows = [{"point": 1, "side": "usa", "measure": "turns", "method": "welch",
+             "difference": 0.5, "ci_low": -0.1, "ci_high": 1.1, "paired": False}]  # fmt: skip
+    summary = {"points": points, "comparisons": rows, "baseline": 0, "variance_reduction": [],
+               "study": {}}  # fmt: skip
+    words = "unpaired (no common random numbers: batch --crn, or crn: true in a study file)"
+    assert _comparison_lines(summary)[0] == (
+        f"Differences from point 0 ({points[0]['label']}) — {words}; 95 % intervals: "
+        "win rates Newcombe's score, losses Welch's t:"
+    )
+    drawn: list[Figure] = []
+    monkeypatch.setattr(analysis, "save", lambda fig, path: drawn.append(fig) or path)
+    analysis.paired_plot(summary, tmp_path / "paired.png")
+    [fig] = drawn
+    assert fig.get_suptitle() == wrap(
+        f"Difference from P0 (the baseline), 95 % intervals, {words}", 90
+    )

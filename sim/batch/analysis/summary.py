@@ -25,7 +25,7 @@ from sim.batch.storage.store import Store, in_factor_order, point_label, quote
 from sim.contract import get_ruleset
 from sim.text.grammar import agree, count, plural
 
-__all__ = ["format_summary", "said", "summarize", "turn_name"]
+__all__ = ["UNPAIRED", "format_summary", "said", "summarize", "turn_name"]
 
 
 def _stats(n: int, s: int, s2: int, q: list[float] | None) -> dict[str, float | None]:
@@ -427,6 +427,10 @@ def _places(*values: float | None) -> int:
     return 3 if small else 1
 
 
+UNPAIRED = "unpaired (no common random numbers: batch --crn, or crn: true in a study file)"
+"""How a comparison without CRN is said, with both ways to ask for CRN (``study`` has no
+--crn: its file's ``crn``)."""
+
 ZERO = 1e-9
 """Below this a difference or a bound is zero, its sign a float's rounding error."""
 
@@ -448,7 +452,7 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
         f"score ({_PAIRED_WORDS[summary['study'].get('paired_interval', PAIRED_DEFAULT)]}), "
         "losses Student's t"
         if rows[0]["paired"]
-        else "unpaired (no --crn); 95 % intervals: win rates Newcombe's score, losses Welch's t"
+        else f"{UNPAIRED}; 95 % intervals: win rates Newcombe's score, losses Welch's t"
     )
     names = {sid: w["name"] for sid, w in points[0]["win"].items()}
     sd = {(v["point"], v["side"], v["measure"]): v for v in summary.get("variance_reduction", [])}

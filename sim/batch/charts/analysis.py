@@ -26,7 +26,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from sim.batch.analysis.summary import said
+from sim.batch.analysis.summary import UNPAIRED, said
 from sim.batch.charts.plotting import COLOURS, key_legend, look, point_keys, save, wrap
 
 __all__ = ["MAX_PAIRED", "paired_plot", "sensitivity_plot"]
@@ -134,7 +134,7 @@ def paired_plot(summary: dict[str, Any], path: Path) -> Path | None:
         title = f"{said(summary, names, side, measure)} ({how_found})"
         ax.set_title(wrap(title, 40), fontsize=9)
         ax.set_xlabel(_unit(measure), fontsize=8)
-    how = "paired, common random numbers" if rows[0]["paired"] else "unpaired (no --crn)"
+    how = "paired, common random numbers" if rows[0]["paired"] else UNPAIRED
     spread_note = "; thin line: ± 1 SD of the run-by-run differences" if spread else ""
     base = summary["baseline"]
     fig.suptitle(
