@@ -509,3 +509,24 @@ def test_a_resolution_on_the_star_row_reads_table_star_not_table_0(tmp_path: Pat
         "Turn 3, 11:33 — Yorktown strike: AA of MO Main Force: table *, AA factor 5 [5-6] "
         "→ 0.1: .1 rolled 0 → 1 = 1 hit; bombers lose 0+0, 1+0 turn away",
     ]
+
+
+def test_a_modifier_of_two_words_is_said_in_words_in_the_narrative(tmp_path: Path) -> None:
+    """The narrative wrote a modifier by its key, ``small_target -4`` (and ``dive_bombers``),
+    in a line of words (``crippled +2 clouds -2``), where ``odds flattop --help`` and the rules
+    page say "small target -4". Ceylon, seed 942: the Vals' 7 AF on the destroyer Vampire,
+    table 7 − 4 = 3, 14 factors, column 13-15, cell 1.4 (the matrix's row 3)."""
+    out = tmp_path / "ch.jsonl"
+    assert _invoke("run", str(ROOT / "scenarios" / "ceylon_hermes.yaml"), "--out", str(out))
+    event = next(
+        json.loads(x)
+        for x in out.read_text(encoding="utf-8").splitlines()
+        if '"flattop.attacked"' in x and '"ship":"vampire"' in x
+    )
+    assert event["result"]["modifiers"] == {"small_target": -4}
+    shown = _invoke("show", str(out), "--events", "--type", "attacked", "--unit", "vampire")
+    assert shown.stdout.splitlines() == [
+        "Turn 2, 10:35 — The Vals on Hermes and Vampire: dive bombers (ap bomb) attack Vampire: "
+        "table 7 small target -4 → 3, 7 AF × 2 = 14 factors [13-15] → 1.4: .4 rolled 1 → 1, "
+        "1 rolled 9 → 0 = 1 hit → 1/2 hits, crippled"
+    ]

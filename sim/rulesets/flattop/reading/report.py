@@ -114,7 +114,8 @@ def render_state(sc: FlattopScenario, state: BattleState) -> str:
 
 
 def _mods(mods: dict[str, int]) -> str:
-    return "".join(f" {k} {v:+d}" for k, v in mods.items())
+    """``crippled +2 small target -4``: each modifier in words, not by its key."""
+    return "".join(f" {k.replace('_', ' ')} {v:+d}" for k, v in mods.items())
 
 
 def _resolution(r: ev.Resolution, air_factors: int | None = None, *, aa: bool = False) -> str:
