@@ -42,9 +42,15 @@ PLOT = "search.png"
 
 
 def _value(x: Any) -> str:
+    """A factor's value as the calibration file and patch.yaml spell it: a float to 4
+    significant digits, else its YAML (``null``, ``true``, a string quoted where it would
+    read as another value: ``'1'``), not Python's ``None``/``True``."""
     if isinstance(x, float):
         return f"{x:.4g}"
-    return str(x)
+    from sim.scenario.patch import _scalar  # noqa: PLC0415
+
+    shown = _scalar(x)
+    return str(x) if shown is None else shown
 
 
 def _num(x: float | None, digits: int = 3) -> str:

@@ -595,3 +595,31 @@ def test_when_no_trial_is_fought_to_the_end_no_patch_is_written_or_named(tmp_pat
     assert written == ["calibration.json", "trials.jsonl"]
     text = invoke(*args, "--resume")
     assert "No trial was fought to the end: every point failed (see trials.jsonl)." in text.stdout
+
+
+def test_a_factor_value_is_printed_as_the_file_spells_it(tmp_path: Path) -> None:
+    """A true/false or null factor's value reads as YAML in the report, the progress lines
+    and calibrated.yaml's header (``true``, as patch.yaml writes it), not Python's
+    ``True``/``None``: a value copied from the report into a file means what it says."""
+    factors = [{"path": "options.retarget_sunk", "values": [False, True]}]
+    path = small(tmp_path, factors=factors, trials=2, replications=2, startup_trials=None)
+    result = invoke("calibrate", path, "-o", tmp_path / "o", "--jobs", "1", "--refight", "1")
+    assert result.exit_code == 0, result.output
+    assert [line.split(":")[0] for line in result.stderr.splitlines()] == [
+        "trial 0 (1 of 2)",
+        "trial 1 (2 of 2)",
+    ]
+    assert "options.retarget_sunk=false: objective" in result.stderr
+    assert "options.retarget_sunk=true: objective" in result.stderr
+    assert "True" not in result.stdout + result.stderr
+    assert "False" not in result.stdout + result.stderr
+    best = yaml.safe_load((tmp_path / "o" / "patch.yaml").read_text(encoding="utf-8"))
+    shown = "true" if best["options.retarget_sunk"] else "false"
+    assert f"  options.retarget_sunk  {shown:>8}  (start false)" in result.stdout.splitlines()
+    header = (tmp_path / "o" / "calibrated.yaml").read_text(encoding="utf-8").splitlines()[1]
+    assert header == f"#   options.retarget_sunk = {shown}"
+    from sim.calibrate.report import _value
+
+    assert [_value(v) for v in (None, True, 3, 0.25, "abc", "1")] == [
+        "null", "true", "3", "0.25", "abc", "'1'",
+    ]  # fmt: skip
