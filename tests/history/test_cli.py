@@ -97,6 +97,25 @@ def test_plot_and_out_folder(tmp_path: Path) -> None:
     assert invoke("history", "--suite", folder, "-o", out, "-q", "--force").exit_code == 0
 
 
+def test_a_plot_in_the_out_folder_not_made_yet_is_written_there(tmp_path: Path) -> None:
+    """``-o out --plot out/fig.png``: the command makes the folder, so a plot named in it is
+    not refused as being in a folder that does not exist (it was, exit 2); it is written
+    there beside the table and the JSON (and no history.png), and kept from being
+    overwritten without --force as before."""
+    folder = suite(tmp_path)
+    out = tmp_path / "out"
+    first = invoke("history", "--suite", folder, "-o", out, "--plot", out / "fig.png", "-q")
+    assert first.exit_code == 0, first.output
+    assert sorted(p.name for p in out.iterdir()) == ["fig.png", "history.json", "history.txt"]
+    assert (out / "fig.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    again = invoke("history", "--suite", folder, "-o", out, "--plot", out / "fig.png", "-q")
+    assert again.exit_code == 2
+    assert f"--plot {out / 'fig.png'}: the file already exists; add --force" in again.output
+    elsewhere = invoke("history", "--suite", folder, "--plot", tmp_path / "no" / "f.png", "-q")
+    assert elsewhere.exit_code == 2
+    assert f"folder '{tmp_path / 'no'}' does not exist" in elsewhere.output
+
+
 def test_an_unknown_case_is_bad_input(tmp_path: Path) -> None:
     """--case names a case that is not there: exit 2 with a suggestion."""
     result = invoke("history", "--suite", suite(tmp_path), "--case", "smal")

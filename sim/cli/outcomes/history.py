@@ -71,7 +71,9 @@ def _outputs(
                     f"--plot {plot}: that is where --out writes {Path(plot).name}: "
                     "choose another name for the plot"
                 )
-        if plot is not None:
+        # a plot in --out's folder, which the command makes: nothing there to check yet
+        unmade = folder.resolve() if folder is not None and not folder.exists() else None
+        if plot is not None and Path(plot).resolve().parent != unmade:
             check_output(plot, option="--plot", force=force, reads=reads)
             probe_writable(plot, option="--plot")
         if out is not None:
