@@ -166,17 +166,17 @@ def test_a_campaign_or_a_study_as_a_campaigns_battle_is_named_at_its_line(
 def test_an_output_folder_outside_the_files_folder_is_refused(
     tmp_path: Path, name: str, text: str, read: Reader
 ) -> None:
-    """``outputs.dir`` climbing out or absolute: the line of ``outputs``, and why."""
+    """``outputs.dir`` climbing out or absolute: the line of ``outputs``, and why, naming
+    the kind of file it is (a calibration's is not a study file)."""
+    what = "calibration file" if name == "fit.yaml" else "study file"
     line = text.splitlines().index("outputs: {{dir: {out}}}") + 1
     path = _file(tmp_path, name, text, STONE_WALL, out="../elsewhere")
     assert _error(read, path) == (
-        f"{path}:{line}: outputs.dir: '../elsewhere' leaves the study file's folder "
-        f"{str(tmp_path)!r}"
+        f"{path}:{line}: outputs.dir: '../elsewhere' leaves the {what}'s folder {str(tmp_path)!r}"
     )
     path = _file(tmp_path, name, text, STONE_WALL, out="/tmp/x")
     assert _error(read, path) == (
-        f"{path}:{line}: outputs.dir: '/tmp/x' is absolute: name a folder relative to the "
-        "study file"
+        f"{path}:{line}: outputs.dir: '/tmp/x' is absolute: name a folder relative to the {what}"
     )
 
 

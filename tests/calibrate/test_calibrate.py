@@ -382,6 +382,12 @@ def test_the_summary_and_the_json_name_the_same_files(
         ({"factors": [{"path": "options.table_anti_aircraft", "values": [4, 3]},
                       {"path": "options.table_anti_aircraft", "values": [4, 2]}]},
          "factors.1.path: a factor named twice"),
+        # the file is a calibration's, not a study's (it said "the study file's folder")
+        ({"outputs": {"dir": "../elsewhere"}},
+         "outputs.dir: '../elsewhere' leaves the calibration file's folder"),
+        ({"outputs": {"dir": "/tmp/elsewhere"}},
+         "outputs.dir: '/tmp/elsewhere' is absolute: name a folder relative to the "
+         "calibration file"),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_line_naming_the_file_and_field(

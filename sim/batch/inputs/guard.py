@@ -31,18 +31,19 @@ class FolderError(ValueError):
     """An output folder that cannot be used; the message says why."""
 
 
-def contained(base: Path, relative: str) -> Path:
-    """``base / relative``, refusing a path that leaves ``base``.
+def contained(base: Path, relative: str, what: str = "study file") -> Path:
+    """``base / relative``, refusing a path that leaves ``base``, the folder of the ``what``
+    (``study file``, ``calibration file``) the path is read from.
 
     Raises:
         FolderError: ``relative`` is absolute or climbs out of ``base``.
     """
     if Path(relative).is_absolute():
-        raise FolderError(f"{relative!r} is absolute: name a folder relative to the study file")
+        raise FolderError(f"{relative!r} is absolute: name a folder relative to the {what}")
     path = base / relative
     root = base.resolve()
     if not path.resolve().is_relative_to(root):
-        raise FolderError(f"{relative!r} leaves the study file's folder {str(base)!r}")
+        raise FolderError(f"{relative!r} leaves the {what}'s folder {str(base)!r}")
     return path
 
 

@@ -47,8 +47,9 @@ def named_target(file: str, lines: Lines, scenario: str | None, campaign: str | 
     return target
 
 
-def output_folder(file: str, lines: Lines, folder: str | None) -> Path:
-    """``outputs.dir`` inside ``file``'s folder, else ./<file stem>.
+def output_folder(file: str, lines: Lines, folder: str | None, what: str = "study file") -> Path:
+    """``outputs.dir`` inside ``file``'s folder, else ./<file stem> (``what``: the kind of
+    file, as an error names it).
 
     Raises:
         ScenarioError: ``folder`` is absolute or leaves the file's folder.
@@ -56,6 +57,6 @@ def output_folder(file: str, lines: Lines, folder: str | None) -> Path:
     if not folder:
         return Path(Path(file).stem)
     try:
-        return contained(Path(file).parent, folder)
+        return contained(Path(file).parent, folder, what)
     except FolderError as exc:
         raise ScenarioError([located(file, lines, ("outputs", "dir"), str(exc))]) from None
