@@ -589,3 +589,18 @@ def test_quiet_says_it_leaves_out_the_case_lines_too(tmp_path: Path) -> None:
     assert invoke("history", "--suite", folder, "-q").stderr == ""
     shown = " ".join(invoke("history", "--help").stdout.split())
     assert "-q, --quiet No progress on stderr: no line as each case starts, no bar." in shown
+
+
+def test_the_case_formats_optional_fields_are_those_the_docs_name() -> None:
+    """docs/history.md, *The case format*: "Every field is required except …" names every
+    field a case file may leave out (``loss_band`` was missing), besides ``scenario`` and
+    ``campaign``, of which a case names one."""
+    import re
+
+    from sim.history.case import CaseFile
+
+    docs = (Path(__file__).parents[2] / "docs" / "history.md").read_text(encoding="utf-8")
+    sentence = " ".join(docs.split("Every field is required except ", 1)[1].split())
+    named = set(re.findall(r"`(\w+)`", sentence.split(" and, in a measure", 1)[0]))
+    optional = {n for n, f in CaseFile.model_fields.items() if not f.is_required()}
+    assert named == optional - {"scenario", "campaign"}
