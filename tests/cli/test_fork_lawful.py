@@ -203,3 +203,66 @@ def test_the_goblins_held_forks_and_verifies(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert CliRunner().invoke(cli, ["verify", str(out)]).exit_code == 0
+
+
+DUEL_ENDS, DUNGEON_ENDS = 57, 78
+"""Blue wins the duel on points (49 to 6); the party is the last side standing."""
+
+
+@pytest.mark.parametrize(
+    ("replay", "at", "change", "said"),
+    [
+        (
+            CARRIER_DUEL,
+            DUEL_ENDS,
+            "winner=red",
+            '--set winner="red": the rules could not make flattop.battle_ended (seq 57) so: '
+            "red is named the winner, but the battle gives blue",
+        ),
+        (
+            CARRIER_DUEL,
+            DUEL_ENDS,
+            "winner=null",
+            "--set winner=null: the rules could not make flattop.battle_ended (seq 57) so: "
+            "a draw is named the winner, but the battle gives blue",
+        ),
+        (
+            CARRIER_DUEL,
+            DUEL_ENDS,
+            "points.red=60",
+            "--set points.red=60: the rules could not make flattop.battle_ended (seq 57) so: "
+            "the points are blue 49, red 6, not blue 49, red 60",
+        ),
+        (
+            DUNGEON,
+            DUNGEON_ENDS,
+            "winner=goblins",
+            '--set winner="goblins": the rules could not make becmi.battle_ended (seq 78) so: '
+            "goblins is named the winner, but the battle gives party",
+        ),
+        (
+            DUNGEON,
+            DUNGEON_ENDS,
+            "winner=zz",
+            '--set winner="zz": the rules could not make becmi.battle_ended (seq 78) so: '
+            "the winner zz is no side of the battle",
+        ),
+        (
+            DUNGEON,
+            DUNGEON_ENDS,
+            "standing=[party,goblins]",
+            '--set standing=["party", "goblins"]: the rules could not make becmi.battle_ended '
+            "(seq 78) so: the sides standing are party, not party, goblins",
+        ),
+    ],
+)
+def test_a_verdict_the_battle_does_not_give_is_refused_in_one_line(
+    tmp_path: Path, replay: Path, at: int, change: str, said: str
+) -> None:
+    """'Red wins after 13 turns — … Blue leads by 43' and 'The goblins win after 9 rounds —
+    The party is the only side left standing' forked and verified: only musket held a
+    changed battle_ended to the battle's verdict."""
+    code, output, out = _fork(tmp_path, at, change, replay=replay)
+    assert code == 2
+    assert output.splitlines() == [f"battlesim: error: {said}"]
+    assert not out.exists()

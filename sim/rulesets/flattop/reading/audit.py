@@ -6,8 +6,8 @@ a resolution whose table, cell, rolls or hits do not follow from its own
 fields and the seed's tables; losses larger than what was there; damage that
 does not add up; aircraft spotted or launched that were not aboard.
 :func:`audit_change` is the part of it that holds whatever the dice: an attack on a
-ship of the task force its strike is over, and the damage its hits do; ``fork`` holds a
-changed event to it.
+ship of the task force its strike is over, the damage its hits do, and a winner the
+points give; ``fork`` holds a changed event to it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from sim.rulesets.flattop.model.events import (
     AirCombat,
     AntiAircraft,
     Attacked,
+    BattleEnded,
     CapRearming,
     Launched,
     Rearmed,
@@ -30,6 +31,7 @@ from sim.rulesets.flattop.model.scenario import FlattopScenario
 from sim.rulesets.flattop.model.state import BattleState
 from sim.rulesets.flattop.rules.combat import aa_split, cap_split, ship_status
 from sim.rulesets.flattop.rules.resolve import modified_table
+from sim.rulesets.flattop.rules.victory import points
 
 __all__ = ["audit", "audit_change", "audit_resolution"]
 
@@ -235,9 +237,33 @@ def _aboard(state: BattleState, e: Attacked) -> str | None:
 def audit_change(sc: FlattopScenario, state: BattleState, event: Event) -> str | None:
     """What ``event`` breaks whatever its dice, else None: an attack on a ship of another
     task force than its strike's target, or on one not as logged, damage that does not
-    add up to the ship's hits and status, aircraft lost aboard that were not there."""
+    add up to the ship's hits and status, aircraft lost aboard that were not there; points
+    or a winner the battle does not give."""
     if isinstance(event, Attacked):
         return _on_target(state, event) or _damage(sc, state, event) or _aboard(state, event)
+    if isinstance(event, BattleEnded):
+        return _verdict(sc, state, event)
+    return None
+
+
+def _tally(score: dict[str, int]) -> str:
+    return ", ".join(f"{side} {n}" for side, n in score.items())
+
+
+def _verdict(sc: FlattopScenario, state: BattleState, e: BattleEnded) -> str | None:
+    """The points are the battle's, and the winner the side ahead of the other by at least
+    ``victory_margin`` (none, a draw, when neither is)."""
+    if e.winner is not None and e.winner not in state.sides:
+        return f"the winner {e.winner} is no side of the battle"
+    score = points(state, sc.options.points_per_air_factor)
+    if e.points != score:
+        return f"the points are {_tally(score)}, not {_tally(e.points)}"
+    (a, pa), (c, pc) = score.items()
+    margin = sc.options.victory_margin
+    expected = a if pa - pc >= margin else c if pc - pa >= margin else None
+    if e.winner != expected:
+        named, given = e.winner or "a draw", expected or "a draw"
+        return f"{named} is named the winner, but the battle gives {given}"
     return None
 
 
@@ -298,4 +324,6 @@ def audit(sc: FlattopScenario, state: BattleState, e: Event) -> str | None:
             return _target_sunk(sc, state, e)
         case AfterAttackKills():
             return _after_attack(state, e)
+        case BattleEnded():
+            return _verdict(sc, state, e)
     return None
