@@ -95,6 +95,14 @@ def _decode(name: str, n: int, line: str, seq: int | None) -> dict[str, Any]:
 
 def _link(name: str, n: int, line: str, previous: str, seq: int | None) -> tuple[str, str]:
     """Check one line's chain link; return (its body without ``h``, its hash)."""
+    if line.endswith("\r"):  # the link is there, before a CR battlesim never writes
+        raise ReplayError(
+            name,
+            n,
+            "line ends in a carriage return: battlesim writes LF line ends only "
+            "(was the file converted to CRLF, by an editor or git's autocrlf?)",
+            seq,
+        )
     tail = line[-_TAIL_LEN:]
     if len(line) <= _TAIL_LEN or _TAIL.fullmatch(tail) is None:
         raise ReplayError(name, n, 'line has no hash-chain link "h"', seq)

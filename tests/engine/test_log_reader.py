@@ -150,6 +150,27 @@ def test_a_replay_an_editor_saved_with_a_byte_order_mark_is_told_so(tmp_path: Pa
     )
 
 
+def test_a_replay_converted_to_crlf_line_ends_is_told_so(tmp_path: Path, lines: list[str]) -> None:
+    """A replay whose lines end in CR LF (an editor's, git's autocrlf) was refused as 'line
+    has no hash-chain link "h"', though every line holds one: still damaged (the bytes the
+    chain covers changed), the line now says what is in the way, at the first CR."""
+    golden = Path(__file__).resolve().parents[2] / "replays" / "stone_wall-s1862.jsonl"
+    path = tmp_path / "saved.jsonl"
+    path.write_bytes(golden.read_bytes().replace(b"\n", b"\r\n"))
+    with pytest.raises(ReplayError) as err:
+        read_replay(path, _registry)
+    assert (str(err.value), err.value.kind) == (
+        f"{path}:1: line ends in a carriage return: battlesim writes LF line ends only (was "
+        "the file converted to CRLF, by an editor or git's autocrlf?)",
+        "damaged",
+    )
+    lines[3] += "\r"  # one line edited in an editor that kept its own line end
+    with pytest.raises(ReplayError) as err:
+        read_replay(_write(tmp_path, lines), _registry)
+    assert (err.value.line, err.value.seq, err.value.kind) == (4, 2, "damaged")
+    assert err.value.message.startswith("line ends in a carriage return")
+
+
 def test_unknown_event_type_is_named(tmp_path: Path) -> None:
     """An event type the registry does not know is named in the error."""
     lines = write_log(2)
