@@ -266,3 +266,44 @@ def test_a_verdict_the_battle_does_not_give_is_refused_in_one_line(
     assert code == 2
     assert output.splitlines() == [f"battlesim: error: {said}"]
     assert not out.exists()
+
+
+CORAL_SEA = ROOT / "replays" / "coral_sea-s1942.jsonl"
+ESCORT_FIRES, CAP_FIRES = 6, 7
+"""Over MO Main Force (a CAP of 2 AF) Lexington's escort (3 AF) and the CAP trade fire."""
+
+
+@pytest.mark.parametrize(
+    ("at", "change", "said"),
+    [
+        (
+            ESCORT_FIRES,
+            "cap_lost=5",
+            "--set cap_lost=5: the rules could not make flattop.air_combat (seq 6) so: "
+            "5 CAP air factors lost of the 2 mo_main had",
+        ),
+        (
+            CAP_FIRES,
+            "escort_lost=-1",
+            "--set escort_lost=-1: the rules could not make flattop.air_combat (seq 7) so: "
+            "-1 escort air factors lost of the 3 lex_strike had",
+        ),
+    ],
+)
+def test_flattop_air_losses_that_were_not_there_are_refused_in_one_line(
+    tmp_path: Path, at: int, change: str, said: str
+) -> None:
+    """A CAP of 2 losing 5 ('MO Main Force -3/2 air factors' in show, Japanese 5 points
+    more) and an escort losing -1 ('Lexington strike 17/16 air factors', the Japanese on -1
+    points) forked, the second verified as lawful."""
+    code, output, out = _fork(tmp_path, at, change, replay=CORAL_SEA)
+    assert code == 2
+    assert output.splitlines() == [f"battlesim: error: {said}"]
+    assert not out.exists()
+
+
+def test_the_cap_shot_down_whole_forks_and_verifies(tmp_path: Path) -> None:
+    """Losses within what was there are a counterfactual of the dice: lawful."""
+    code, output, out = _fork(tmp_path, ESCORT_FIRES, "cap_lost=2", replay=CORAL_SEA)
+    assert code == 0, output
+    assert CliRunner().invoke(cli, ["verify", str(out)]).exit_code == 0

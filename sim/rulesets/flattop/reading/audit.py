@@ -237,12 +237,30 @@ def _aboard(state: BattleState, e: Attacked) -> str | None:
 def audit_change(sc: FlattopScenario, state: BattleState, event: Event) -> str | None:
     """What ``event`` breaks whatever its dice, else None: an attack on a ship of another
     task force than its strike's target, or on one not as logged, damage that does not
-    add up to the ship's hits and status, aircraft lost aboard that were not there; points
-    or a winner the battle does not give."""
+    add up to the ship's hits and status, aircraft lost aboard that were not there; air
+    factors lost in the air that were not there; points or a winner the battle does not
+    give."""
     if isinstance(event, Attacked):
         return _on_target(state, event) or _damage(sc, state, event) or _aboard(state, event)
     if isinstance(event, BattleEnded):
         return _verdict(sc, state, event)
+    if isinstance(event, AirCombat | AntiAircraft):
+        return _losses_there(state, event)
+    return None
+
+
+def _losses_there(state: BattleState, e: AirCombat | AntiAircraft) -> str | None:
+    """No air factor lost that was not there, and none lost below zero (a CAP of 2 losing 5,
+    an escort losing -1), whatever the hits."""
+    strike = state.strikes[e.strike]
+    if (problem := _within(e.attack_losses, strike.attacks, "bomber")) is not None:
+        return problem
+    if isinstance(e, AirCombat):
+        cap = state.task_forces[e.task_force].cap
+        if not 0 <= e.cap_lost <= cap:
+            return f"{e.cap_lost} CAP air factors lost of the {cap} {e.task_force} had"
+        if not 0 <= e.escort_lost <= strike.escort:
+            return f"{e.escort_lost} escort air factors lost of the {strike.escort} {e.strike} had"
     return None
 
 
