@@ -364,6 +364,13 @@ class _Runner:
                 chunk = inflight.pop(future)
                 if not future.cancelled():
                     self._arrived(chunk, self._result(future, inflight))
+                elif not self.points[chunk.point].stopped:
+                    # the study cancels only a stopped point's chunks: this one its executor
+                    # cancelled (a Dask client cancels every future the moment it loses its
+                    # scheduler), and its runs were never fought; dropping it ended the
+                    # study "complete", exit 0, or left a hole when the client reconnected
+                    inflight[future] = chunk  # cancelled with the rest, counted as not run
+                    raise self._incomplete(inflight, lost(executor) or _cancelled(executor))
             for future, chunk in inflight.items():
                 if self.points[chunk.point].stopped:
                     future.cancel()  # its results would be dropped anyway
@@ -407,6 +414,13 @@ class _Runner:
             f"{why}; the {self.committed} runs committed are kept: run the same command "
             "with --resume"
         )
+
+
+def _cancelled(executor: Executor) -> str:
+    """Why a chunk the study did not cancel came back cancelled."""
+    if may_be_lost(executor):
+        return "the connection to the Dask scheduler was lost (the chunks in flight were cancelled)"
+    return "the executor cancelled a chunk"
 
 
 def _said(exc: BaseException) -> str:

@@ -6,8 +6,12 @@ at the address held it for ever too."""
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
@@ -66,6 +70,46 @@ def test_a_study_whose_scheduler_is_lost_ends_incomplete_keeping_what_was_commit
     )
 
 
+class _Cancelling(_Lost):
+    """As a real Dask client the moment it loses its scheduler: it cancels every future it
+    has not finished (distributed's executor passes the cancellation on) and tries to
+    reconnect, its status ``connecting``: not yet closed, so not yet :func:`lost`."""
+
+    def submit(self, fn: Any, *args: Any) -> Future[Any]:
+        future = super().submit(fn, *args)
+        if not future.done():
+            self._client.status = "connecting"
+            future.cancel()
+            future.set_running_or_notify_cancel()  # as distributed's does: wait() sees it
+        return future
+
+
+def test_chunks_a_lost_client_cancelled_are_not_a_complete_study(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The study took a cancelled future for one of its own (a stopped point's) and dropped
+    its chunk: with a real scheduler killed as the last chunks were out, ``batch`` printed
+    "Point 0 (base): 0 runs", wrote progress.json ``finished`` with 0 of 4 committed and
+    exited 0. A chunk cancelled by the executor ends the study incomplete (exit 1)."""
+    lost = _Cancelling(after=2)
+
+    @contextlib.contextmanager
+    def dask(*_args: Any, **_kw: Any) -> Iterator[Any]:
+        yield lost
+
+    monkeypatch.setattr(study_module, "open_executor", dask)
+    out = tmp_path / "s"
+    plan = StudyPlan(load_target(STONE_WALL), seed=3, replications=8, chunk_size=2)
+    with pytest.raises(StudyIncomplete) as stopped:
+        run_study(plan, out, RunOptions(jobs=2, plots=False))
+    assert str(stopped.value) == (
+        "the connection to the Dask scheduler was lost (the chunks in flight were cancelled); "
+        "the 4 runs committed are kept: run the same command with --resume"
+    )
+    assert json.loads((out / "progress.json").read_text()) == {"committed": 4, "planned": 8}
+    assert not (out / "summary.json").exists()
+
+
 @contextlib.contextmanager
 def _server(greeting: bytes) -> Iterator[int]:
     """A TCP server on a free local port that accepts and says ``greeting`` (or nothing),
@@ -117,3 +161,61 @@ def test_an_address_where_no_dask_scheduler_answers_is_one_line(
         f"battlesim: error: --scheduler {address}: cannot reach the Dask scheduler: {said}\n"
     )
     assert not (out / "study.duckdb").exists()
+
+
+@contextlib.contextmanager
+def _dask_scheduler(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A real Dask scheduler, no worker: its address and its process."""
+    file = tmp_path / "scheduler.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+         "--port", "0", "--no-dashboard", "--scheduler-file", str(file)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not file.exists() or not file.read_text().strip():
+            assert process.poll() is None and time.monotonic() < deadline, "no scheduler"
+            time.sleep(0.1)
+        yield json.loads(file.read_text())["address"], process
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_real_scheduler_lost_mid_study_is_the_study_s_one_line_and_no_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A real scheduler killed while the study waits on its futures (the power fails on the
+    cluster): the client's lost connection logged tornado's ``CommClosedError`` traceback,
+    "Failed to reconnect to scheduler" and ``concurrent.futures``' ``ClosedClientError``
+    traceback, some eighty lines on stderr before the study's one line. Now stderr holds
+    that line alone."""
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(executors, "CLIENT_TIMEOUT", "1s")
+    monkeypatch.setattr(study_module, "POLL_SECONDS", 0.2)
+    with _dask_scheduler(tmp_path) as (address, process):
+        made = executors._client_of
+
+        def client_then_power_cut(distributed: Any, scheduler: str) -> Any:
+            client = made(distributed, scheduler)
+            threading.Timer(1.0, process.kill).start()  # its futures are out by then
+            return client
+
+        monkeypatch.setattr(executors, "_client_of", client_then_power_cut)
+        result = invoke("batch", STONE_WALL, "--runs", "4", "--chunk-size", "1", "--out",
+                        tmp_path / "s", "--executor", "dask", "--scheduler", address, "-q",
+                        "--no-plots")  # fmt: skip
+        process.wait()
+    assert result.exit_code == 1, result.output
+    assert result.stderr in {
+        f"battlesim: error: {why}; the 0 runs committed are kept: run the same command with "
+        "--resume\n"
+        for why in (
+            # as the client cancels its futures, or once it has closed
+            "the connection to the Dask scheduler was lost (the chunks in flight were cancelled)",
+            "the Dask scheduler was lost (the client is closed)",
+        )
+    }
+    captured = capfd.readouterr()
+    assert captured.err == "", captured.err

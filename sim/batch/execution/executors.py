@@ -547,6 +547,11 @@ CONNECT_SECONDS = 15.0
 the connection, not the handshake after it: an HTTP server there held a study for ever)."""
 
 
+CLIENT_TIMEOUT = "10s"
+"""Dask's timeout for the client's connection: to make it, and to make it again once lost
+(after which the client closes, and the study says the scheduler was lost)."""
+
+
 def _client_of(distributed: Any, scheduler: str) -> Any:
     """A Dask client of the scheduler at ``scheduler``, made within :data:`CONNECT_SECONDS`.
 
@@ -561,7 +566,7 @@ def _client_of(distributed: Any, scheduler: str) -> Any:
 
     def connect() -> None:
         try:
-            made.append(distributed.Client(scheduler, timeout="10s"))
+            made.append(distributed.Client(scheduler, timeout=CLIENT_TIMEOUT))
         except BaseException as exc:  # re-raised in the caller's thread
             failed.append(exc)
 
