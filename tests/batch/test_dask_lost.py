@@ -5,8 +5,10 @@ at the address held it for ever too."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import logging
 import socket
 import subprocess
 import sys
@@ -219,3 +221,39 @@ def test_a_real_scheduler_lost_mid_study_is_the_study_s_one_line_and_no_tracebac
     }
     captured = capfd.readouterr()
     assert captured.err == "", captured.err
+
+
+def test_what_dask_logs_of_a_lost_scheduler_is_not_printed_while_a_study_runs(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A real scheduler killed under a ``batch --scheduler`` study with workers: besides the
+    study's one line, stderr held tornado's ``CommClosedError`` traceback, the client's
+    failed reconnection (a ``CancelledError`` raised while handling a ``CommClosedError``),
+    "Failed to reconnect to scheduler" and ``concurrent.futures``' ``ClosedClientError``
+    traceback: 36 to 80 lines. While the study's client is open, none of them is printed."""
+    distributed = pytest.importorskip("distributed")
+    closed = distributed.comm.core.CommClosedError
+    with _dask_scheduler(tmp_path) as (address, _process):
+        caplog.clear()
+        with executors.open_executor("dask", 1, address):
+            for name, exc in [
+                ("tornado.application", closed("in <TCP (closed)>: Stream is closed")),
+                ("concurrent.futures", distributed.client.ClosedClientError("closed")),
+            ]:
+                try:
+                    raise exc
+                except Exception:
+                    logging.getLogger(name).exception("Exception in callback")
+            try:
+                try:
+                    raise closed("Connection refused")
+                except OSError:
+                    raise asyncio.CancelledError from None
+            except asyncio.CancelledError:
+                logging.getLogger("distributed.client").exception("")
+            logging.getLogger("distributed.client").error(
+                "Failed to reconnect to scheduler after %.2f seconds, closing client", 10.0
+            )
+            logging.getLogger("distributed.client").error("another error")
+            logged = [(r.name, r.getMessage()) for r in caplog.records if r.levelno >= 40]
+    assert logged == [("distributed.client", "another error")]

@@ -416,6 +416,57 @@ class _HeartbeatQuiet(logging.Filter):
         return not record.getMessage().startswith("Failed to communicate with scheduler")
 
 
+class _LostQuiet(logging.Filter):
+    """Drops what ``distributed`` logs as the connection to a ``--scheduler`` it lost goes:
+    tornado's "Exception in callback" with a ``CommClosedError`` traceback, the client's
+    failed reconnection (its ``CancelledError`` raised while handling a ``CommClosedError``,
+    then "Failed to reconnect to scheduler"), and ``concurrent.futures``' "exception calling
+    callback" with a ``ClosedClientError`` traceback as the closed client cancels its
+    futures. Eighty lines of them came before the study's own one line (*the Dask scheduler
+    was lost …*, exit 1), which says all of it. Any other record passes."""
+
+    _CLOSED = ("CommClosedError", "StreamClosedError", "ClosedClientError")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        seen = 0
+        while exc is not None and seen < 20:  # the exception and what it was raised from
+            if type(exc).__name__ in self._CLOSED:
+                return False
+            exc = exc.__cause__ or exc.__context__
+            seen += 1
+        return not record.getMessage().startswith("Failed to reconnect to scheduler")
+
+
+_LOST_LOGS = ("tornado.application", "distributed.client", "concurrent.futures")
+"""The loggers :class:`_LostQuiet` is on while a study's Dask client is open."""
+
+
+def _close(client: Any, cluster: Any, tornado_log: logging.Logger) -> None:
+    """Close a study's Dask client, and its local cluster if any."""
+    level = tornado_log.level
+    tornado_log.setLevel(logging.CRITICAL)  # closing: a connection's end is no error
+    try:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    finally:
+        tornado_log.setLevel(level)
+
+
+@contextmanager
+def _lost_quiet() -> Iterator[None]:
+    """:class:`_LostQuiet` on :data:`_LOST_LOGS` inside."""
+    gone = _LostQuiet()
+    for name in _LOST_LOGS:
+        logging.getLogger(name).addFilter(gone)
+    try:
+        yield
+    finally:
+        for name in _LOST_LOGS:
+            logging.getLogger(name).removeFilter(gone)
+
+
 def _quiet_heartbeats() -> int:
     """Run in each worker of a local cluster (``Client.run``): its log drops what
     :class:`_HeartbeatQuiet` drops. Returns the worker's pid (the caller checks every worker
@@ -525,18 +576,14 @@ def _dask_in(jobs: int, scheduler: str | None, scratch: str | None) -> Iterator[
         scheduler_log = logging.getLogger("distributed.scheduler")
         scheduler_log.addFilter(forgotten)
         try:
-            yield client.get_executor(pure=False)
+            with _lost_quiet():  # as the client closes too: it ends a lost one's reconnecting
+                try:
+                    yield client.get_executor(pure=False)
+                finally:
+                    _close(client, cluster, tornado_log)
         finally:
-            level = tornado_log.level
-            tornado_log.setLevel(logging.CRITICAL)  # closing: a connection's end is no error
-            try:
-                client.close()
-                if cluster is not None:
-                    cluster.close()
-            finally:
-                tornado_log.setLevel(level)
-                tornado_log.removeFilter(quiet)
-                scheduler_log.removeFilter(forgotten)
+            tornado_log.removeFilter(quiet)
+            scheduler_log.removeFilter(forgotten)
     finally:
         if scheduler is None:  # also when the cluster or its client failed to start
             _restore(before, _set_since(before) if set_by_cluster is None else set_by_cluster)
