@@ -410,6 +410,11 @@ class _Runner:
             with contextlib.suppress(Exception):  # a closed client's futures may refuse it
                 other.cancel()
         self._write()
+        if self.committed == 0:  # worded as an interrupt before any commit (cli.outcomes.batch)
+            return StudyIncomplete(
+                f"{why} before any chunk was committed: no run is kept — run the same command "
+                "with --resume to start the study"
+            )
         return StudyIncomplete(
             f"{why}; the {self.committed} runs committed are kept: run the same command "
             "with --resume"

@@ -72,6 +72,30 @@ def test_a_study_whose_scheduler_is_lost_ends_incomplete_keeping_what_was_commit
     )
 
 
+def test_a_scheduler_lost_before_any_commit_says_no_run_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scheduler lost before any chunk was committed said "the 0 runs committed are kept",
+    where a Ctrl-C at the same moment says "no run is kept": it is worded as the Ctrl-C's."""
+    lost = _Lost(after=0)
+
+    @contextlib.contextmanager
+    def dask(*_args: Any, **_kw: Any) -> Iterator[Any]:
+        yield lost
+
+    monkeypatch.setattr(study_module, "open_executor", dask)
+    monkeypatch.setattr(study_module, "POLL_SECONDS", 0.05)
+    out = tmp_path / "s"
+    plan = StudyPlan(load_target(STONE_WALL), seed=3, replications=8, chunk_size=2)
+    with pytest.raises(StudyIncomplete) as stopped:
+        run_study(plan, out, RunOptions(jobs=1, plots=False))
+    assert str(stopped.value) == (
+        "the Dask scheduler was lost (the client is closed) before any chunk was committed: "
+        "no run is kept — run the same command with --resume to start the study"
+    )
+    assert json.loads((out / "progress.json").read_text()) == {"committed": 0, "planned": 8}
+
+
 class _Cancelling(_Lost):
     """As a real Dask client the moment it loses its scheduler: it cancels every future it
     has not finished (distributed's executor passes the cancellation on) and tries to
@@ -211,8 +235,8 @@ def test_a_real_scheduler_lost_mid_study_is_the_study_s_one_line_and_no_tracebac
         process.wait()
     assert result.exit_code == 1, result.output
     assert result.stderr in {
-        f"battlesim: error: {why}; the 0 runs committed are kept: run the same command with "
-        "--resume\n"
+        f"battlesim: error: {why} before any chunk was committed: no run is kept — run the same "
+        "command with --resume to start the study\n"
         for why in (
             # as the client cancels its futures, or once it has closed
             "the connection to the Dask scheduler was lost (the chunks in flight were cancelled)",
