@@ -42,6 +42,10 @@ def folder(tmp_path: Path) -> Path:
         # a value named twice: the same design point fought twice
         (GOOD.replace("values: [15, 25]", "values: [15, 25, 15.0]"),
          ["6: factors.0.values.2: the value 15.0 is named twice"]),
+        # 'type' is a range's (docs/batch.md): on a values list it was accepted without a word
+        (GOOD.replace("values: [15, 25]", "values: [15, 25], type: int"),
+         ["6: factors.0: 'type' applies to a range; a values list's levels are typed as "
+          "written"]),
         (GOOD.replace("values: [15, 25]", "range: [30, 20]"),
          ["6: factors.0.range: low 30 must be below high 20"]),
         # a reversed range on a line of its own is reported at that line, not the path's

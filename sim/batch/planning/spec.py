@@ -221,6 +221,11 @@ def _check_factors(
         why = unsweepable(f.path)
         if why is not None:
             problems.append(located(file, lines, ("factors", i, "path"), why))
+        if f.values is not None and "type" in f.model_fields_set:
+            # docs/batch.md gives 'type' to a range alone (a stored plan's values factors carry
+            # the default, so Factor itself cannot refuse it)
+            message = "'type' applies to a range; a values list's levels are typed as written"
+            problems.append(located(file, lines, ("factors", i), message))
         for j in repeated(f.values or []):
             message = f"the value {f.values[j]!r} is named twice"  # type: ignore[index]
             problems.append(located(file, lines, ("factors", i, "values", j), message))
