@@ -104,6 +104,19 @@ def test_bad_study_files_exit_2_naming_file_line_and_field(
     assert not (folder / "out").exists()
 
 
+def test_int_levels_that_repeat_name_the_range_s_ends_as_the_file_does(folder: Path) -> None:
+    """An int range's ends were printed as decimals, "repeat in (1.0, 5.0)", for a file's
+    ``range: [1, 5], type: int``."""
+    study = folder / "study.yaml"
+    study.write_text(GOOD.replace("values: [15, 25]", "range: [1, 5], type: int, levels: 10"))
+    result = invoke("study", study, "--out", folder / "out")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"{study}:6: factors.0: options.fire_hcv: 10 int levels repeat in (1, 5)\n",
+    )
+    assert not (folder / "out").exists()
+
+
 def test_a_factor_value_the_scenario_refuses_names_the_study_file(folder: Path) -> None:
     """A study file's factor gives a value the scenario's schema refuses: the one line is at
     the study file's line of that value, names the factor's field and the value, and the

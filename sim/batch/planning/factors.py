@@ -152,7 +152,8 @@ class Factor(BaseModel):
             return [float(x) for x in raw]
         ints = [round(float(x)) for x in raw]
         if len(set(ints)) != len(ints):
-            raise DesignError(f"{self.path}: {self.levels} int levels repeat in {self.range}")
+            low, high = (int(end) for end in self.range)  # whole-number ends, as the file's
+            raise DesignError(f"{self.path}: {self.levels} int levels repeat in ({low}, {high})")
         return ints
 
     def at(self, u: float) -> Any:
