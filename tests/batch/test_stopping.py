@@ -131,3 +131,35 @@ def test_the_tables_command_takes_no_arguments_and_says_what_it_needs(
         "python -m sim.batch.planning.stopping: needs numpy, in the study extra: "
         "pip install 'battlesim[study]'\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (["study", "STUDY"],
+         "Target until_ci 0.05 (the study file's) not met at point(s) 0: raise the study file's "
+         "replications"),
+        (["study", "STUDY", "--runs", "16"],
+         "Target until_ci 0.05 (the study file's) not met at point(s) 0: raise --runs"),
+        (["study", "STUDY", "--until-ci", "0.04"],
+         "Target --until-ci 0.04 not met at point(s) 0: raise the study file's replications"),
+        (["batch", str(STONE_WALL), "--runs", "12", "--chunk-size", "2", "--seed", "7",
+          "--until-ci", "0.05", "--no-plots"],
+         "Target --until-ci 0.05 not met at point(s) 0: raise --runs"),
+    ],
+)  # fmt: skip
+def test_an_unmet_target_names_what_the_user_gave(
+    tmp_path: Path, command: list[str], said: str
+) -> None:
+    """A study file's ``until_ci`` not met was said as "Target --until-ci 0.05 not met …:
+    raise --runs", flags the user had not given: the target and the runs are named as given,
+    the study file's fields or the flags that overrode them."""
+    study = tmp_path / "study.yaml"
+    study.write_text(
+        f"scenario: {STONE_WALL}\nseed: 7\nreplications: 12\nchunk_size: 2\nuntil_ci: 0.05\n"
+        "outputs: {plots: false}\n"
+    )
+    args = [str(study) if a == "STUDY" else a for a in command]
+    result = invoke(*args, "--out", tmp_path / "out", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert said in result.output.splitlines(), result.output

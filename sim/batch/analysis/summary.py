@@ -303,12 +303,14 @@ SHOWN_POINTS = 20
 """A sensitivity study (morris, sobol) prints its points' statistics up to this many points."""
 
 
-def format_summary(summary: dict[str, Any]) -> list[str]:
+def format_summary(summary: dict[str, Any], *, study_file: bool = False) -> list[str]:
     """Readable lines: per point, win probabilities with intervals, losses and turns.
 
     A sensitivity study (morris, sobol) leads with its answer, the indices;
     its points' statistics follow when there are at most :data:`SHOWN_POINTS`
-    of them, else one line says where they are (``summary.json``).
+    of them, else one line says where they are (``summary.json``). ``study_file``: the
+    study was read from a study file, whose ``until_ci`` and ``replications`` an unmet
+    target names unless a flag overrode them (``batch``'s are its flags).
     """
     sensitivity = _sensitivity_lines(summary)
     points = summary["points"]
@@ -317,17 +319,22 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
             *sensitivity,
             f"Each of the {len(points):,} design points' win rates, losses and "
             f'{plural(turn_name(summary))}: summary.json ("points")',
-            *_unmet_lines(summary),
+            *_unmet_lines(summary, study_file),
         ]
-    return [*sensitivity, *_point_lines(summary), *_unmet_lines(summary)]
+    return [*sensitivity, *_point_lines(summary), *_unmet_lines(summary, study_file)]
 
 
-def _unmet_lines(summary: dict[str, Any]) -> list[str]:
+def _unmet_lines(summary: dict[str, Any], study_file: bool) -> list[str]:
+    """The points whose target was not met, the target and the runs named as the user gave
+    them: a flag, or a study file's field (a flag given to ``study`` overrides it)."""
     if not summary.get("unmet_targets"):
         return []
     unmet = ", ".join(str(p) for p in summary["unmet_targets"])
     w = summary["study"]["until_ci"]
-    return [f"Target --until-ci {w:g} not met at point(s) {unmet}: raise --runs"]
+    flags = summary["study"].get("overrides", {}) if study_file else ("until_ci", "replications")
+    target = f"--until-ci {w:g}" if "until_ci" in flags else f"until_ci {w:g} (the study file's)"
+    runs = "--runs" if "replications" in flags else "the study file's replications"
+    return [f"Target {target} not met at point(s) {unmet}: raise {runs}"]
 
 
 def _point_lines(summary: dict[str, Any]) -> list[str]:

@@ -146,7 +146,7 @@ def _run(
     if as_json:
         common.echo_json(result.summary)
     else:
-        for line in format_summary(result.summary):
+        for line in format_summary(result.summary, study_file=source is not None):
             click.echo(line)
         overrides = result.summary["study"].get("overrides")
         if overrides:
