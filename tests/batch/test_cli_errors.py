@@ -399,6 +399,22 @@ def test_export_to_a_folder_of_the_users_needs_force_to_replace_a_file(tmp_path:
         assert invoke("export", study, "--format", "csv").exit_code == 0
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="/proc, where no folder is made")
+def test_export_to_a_folder_that_cannot_be_made_names_out(tmp_path: Path) -> None:
+    """An --out where no folder can be made was told as "battlesim: error: /proc/x: No such
+    file or directory", without the flag: it is named, as batch's --out errors name it."""
+    study = tmp_path / "s"
+    assert invoke("batch", STONE_WALL, "--runs", "2", "--out", study, "--no-plots").exit_code == 0
+    for wide in ([], ["--wide"]):
+        result = invoke("export", study, "--format", "csv", "--out", "/proc/x", *wide)
+        assert (result.exit_code, result.stdout, result.stderr) == (
+            2,
+            "",
+            "battlesim: error: --out /proc/x: cannot write the export there: No such file or "
+            "directory\n",
+        )
+
+
 def test_an_interrupt_as_the_workers_shut_down_counts_the_runs_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -567,8 +567,11 @@ def _export(
     wide: bool = False,
     *,
     inside: bool = False,
+    named: str | None = None,
 ) -> None:
-    """Export the study in ``folder`` to ``dest`` (``inside``: the study's own ``export/``)."""
+    """Export the study in ``folder`` to ``dest`` (``inside``: the study's own ``export/``);
+    ``named``: the flag and path the user gave ``dest`` as (``--out PATH``), which a folder
+    that cannot be made or written is told by."""
     from engine.safety.atomic import own_folder
     from sim.batch.storage.store import Store, StoreError, utf8_path
     from sim.batch.storage.wide import export_wide
@@ -598,6 +601,13 @@ def _export(
                 )
     except StoreError as exc:
         _bad_input(_error(str(exc)))
+    except OSError as exc:  # making or writing dest (the store is read through DuckDB)
+        if named is None:
+            raise
+        from sim.cli.errors import describe
+
+        why = exc.strerror or describe(exc)
+        _bad_input(_error(f"{named}: cannot write the export there: {why}"))
     finally:
         store.close()
     if show == "json":

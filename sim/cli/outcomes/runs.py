@@ -126,7 +126,11 @@ def export(
 
         names = [VIEW] if wide else list(TABLES)
         _refuse_existing([dest / f"{name}.{fmt}" for name in names])
-    _export(Path(study_dir), fmt, dest, "json" if as_json else "text", wide, inside=out is None)
+    named = None if out is None else f"--out {out}"
+    _export(
+        Path(study_dir), fmt, dest, "json" if as_json else "text", wide, inside=out is None,
+        named=named,
+    )  # fmt: skip
 
 
 def _refuse_existing(paths: list[Path]) -> None:
