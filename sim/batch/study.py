@@ -415,10 +415,12 @@ class _Runner:
                 f"{why} before any chunk was committed: no run is kept — run the same command "
                 "with --resume to start the study"
             )
-        return StudyIncomplete(
-            f"{why}; the {self.committed} runs committed are kept: run the same command "
-            "with --resume"
+        kept = (
+            "the run committed is kept"
+            if self.committed == 1
+            else f"the {self.committed} runs committed are kept"
         )
+        return StudyIncomplete(f"{why}; {kept}: run the same command with --resume")
 
 
 def _cancelled(executor: Executor) -> str:

@@ -96,6 +96,29 @@ def test_a_scheduler_lost_before_any_commit_says_no_run_is_kept(
     assert json.loads((out / "progress.json").read_text()) == {"committed": 0, "planned": 8}
 
 
+def test_a_scheduler_lost_after_one_run_says_the_run_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One run committed is "the run committed is kept", not "the 1 runs"."""
+    lost = _Lost(after=1)
+
+    @contextlib.contextmanager
+    def dask(*_args: Any, **_kw: Any) -> Iterator[Any]:
+        yield lost
+
+    monkeypatch.setattr(study_module, "open_executor", dask)
+    monkeypatch.setattr(study_module, "POLL_SECONDS", 0.05)
+    out = tmp_path / "s"
+    plan = StudyPlan(load_target(STONE_WALL), seed=3, replications=4, chunk_size=1)
+    with pytest.raises(StudyIncomplete) as stopped:
+        run_study(plan, out, RunOptions(jobs=1, plots=False))
+    assert str(stopped.value) == (
+        "the Dask scheduler was lost (the client is closed); the run committed is kept: "
+        "run the same command with --resume"
+    )
+    assert json.loads((out / "progress.json").read_text()) == {"committed": 1, "planned": 4}
+
+
 class _Cancelling(_Lost):
     """As a real Dask client the moment it loses its scheduler: it cancels every future it
     has not finished (distributed's executor passes the cancellation on) and tries to
