@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 import numpy as np
@@ -304,3 +305,45 @@ def test_an_unpaired_comparison_names_both_ways_to_pair_it(
     assert fig.get_suptitle() == wrap(
         f"Difference from P0 (the baseline), 95 % intervals, {words}", 90
     )
+
+
+def test_a_count_axis_has_whole_number_ticks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small becmi study (two points of 8 runs): the losses panels' ``runs`` axes, laid
+    out as they are written, ticked 0.5, 1.5, …; the outcomes' ``runs`` axis of a one-run
+    point ticked 0.2, 0.4, …. A count axis has whole-number ticks."""
+    from sim.batch.charts import results
+    from tests.batch.helpers import REPO, invoke
+
+    drawn: dict[str, Figure] = {}
+
+    def saved(fig: Figure, path: Path) -> Path:  # laid out as written: the ticks it shows
+        drawn[path.name] = fig
+        return save(fig, path)
+
+    monkeypatch.setattr(results, "_save", saved)
+    study = tmp_path / "study.yaml"
+    study.write_text(
+        f"name: Skirmish morale\nscenario: {REPO / 'scenarios' / 'dungeon_skirmish.yaml'}\n"
+        "seed: 5\nreplications: 8\ndesign: grid\ncrn: true\n"
+        "factors:\n  - path: options.monster_morale\n    values: [true, false]\n",
+        encoding="utf-8",
+    )
+    made = invoke("study", study, "--jobs", "1", "--out", tmp_path / "bm", "-q")
+    assert made.exit_code == 0, made.output
+    panels = {ax.get_title(): ax for ax in drawn["losses.png"].axes}
+    assert list(panels["The party: hp lost"].get_yticks()) == [0, 1, 2, 3, 4, 5]
+    for ax in panels.values():
+        assert ax.get_ylabel() == "runs"
+        assert all(float(t).is_integer() for t in ax.get_yticks()), ax.get_title()
+    summary = json.loads((tmp_path / "bm" / "summary.json").read_text(encoding="utf-8"))
+    for point in summary["points"]:
+        point["runs"] = point["done"] = 1
+        for win in point["win"].values():
+            win["count"] = 0
+        point["win"]["party"]["count"], point["draw"]["count"], point["failed"] = 1, 0, 0
+    results._outcomes(summary, tmp_path / "outcomes.png")
+    ax = drawn["outcomes.png"].axes[0]
+    low, high = ax.get_ylim()
+    assert [t for t in ax.get_yticks() if low <= t <= high] == [0, 1]

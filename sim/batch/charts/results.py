@@ -75,6 +75,7 @@ def _outcomes(summary: dict[str, Any], path: Path) -> Path:
         bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
     _point_axis(fig, ax, pts)
     ax.set_ylabel("runs")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # runs are counts
     ax.set_title(
         wrap(f"Outcomes — {summary['study']['name']}", int(fig.get_figwidth() * 8)), loc="left"
     )
@@ -153,6 +154,7 @@ def _losses(store: Store, summary: dict[str, Any], path: Path) -> Path | None:
         ax.set_xlabel(f"{loss_label(kind, words)} ({bins})")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # losses are counts
         ax.set_ylabel("runs")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # so are runs
         if per_point and i == 0:
             ax.legend(fontsize=7, frameon=False)
     how = "one line per design point" if per_point else "one design point"
