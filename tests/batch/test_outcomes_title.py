@@ -66,3 +66,26 @@ def test_the_outcomes_plot_draws_more_sides_than_it_has_colours(
     assert [lab for _, lab in wins] == [f"side {i} wins" for i in range(sides)]
     colours = [to_hex(h.patches[0].get_facecolor()) for h, _ in wins]
     assert colours == [COLOURS[i % len(COLOURS)] for i in range(sides)]
+
+
+def test_the_outcomes_shares_are_written_as_the_summary_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1 run in 8 and 7 in 8: the bars said ``12%`` and ``88%`` (whole percents rounded half
+    to even) where the text summary says 12.5% and 87.5%; they say what the summary says."""
+    from sim.batch.analysis.summary import _rate_line
+
+    def point(i: int, a: int, b: int) -> dict[str, Any]:
+        win = {"a": {"name": "Side A", "count": a}, "b": {"name": "Side B", "count": b}}
+        return {"point": i, "label": f"x={i}", "runs": 8, "done": 8, "failed": 0,
+                "win": win, "draw": {"count": 8 - a - b}}  # fmt: skip
+
+    summary = {"study": {"name": "shares"}, "points": [point(0, 1, 7), point(1, 7, 0)]}
+    drawn: list[Figure] = []
+    monkeypatch.setattr(results, "_save", lambda fig, path: drawn.append(fig) or path)
+    results._outcomes(summary, tmp_path / "outcomes.png")
+    (fig,) = drawn
+    shown = [t.get_text() for t in fig.axes[0].texts if t.get_text()]
+    assert shown == ["12.5%", "87.5%", "87.5%", "12.5%"]  # A's two bars, B's, then the draw
+    line = _rate_line("Side A wins", {"p": 1 / 8, "low": 0.02, "high": 0.47}, 8)
+    assert line.split()[3] == "12.5%"

@@ -25,7 +25,7 @@ from sim.batch.storage.store import Store, in_factor_order, point_label, quote
 from sim.contract import get_ruleset
 from sim.text.grammar import agree, count, plural
 
-__all__ = ["UNPAIRED", "format_summary", "said", "summarize", "turn_name"]
+__all__ = ["UNPAIRED", "format_summary", "percent", "said", "summarize", "turn_name"]
 
 
 def _stats(n: int, s: int, s2: int, q: list[float] | None) -> dict[str, float | None]:
@@ -274,8 +274,15 @@ def _pooled(store: Store, meta: dict[str, Any], interval: str) -> list[dict[str,
     ]
 
 
+def percent(x: float) -> str:
+    """A share as the summary and the outcomes plot write it: ``12.5%``, to a tenth of a
+    percent (the plot's whole percents, rounded half to even, said ``12%`` of the 12.5 %
+    the summary shows)."""
+    return f"{100 * x:.1f}%"
+
+
 def _pct(x: float | None) -> str:
-    return "   –  " if x is None else f"{100 * x:5.1f}%"
+    return "   –  " if x is None else f"{percent(x):>6}"
 
 
 def _num(x: float | None) -> str:

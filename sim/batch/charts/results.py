@@ -33,6 +33,7 @@ from matplotlib.ticker import MaxNLocator
 from engine.safety.atomic import own_folder
 from sim.batch.analysis.labels import loss_label, loss_words
 from sim.batch.analysis.pooled import pooled
+from sim.batch.analysis.summary import percent
 from sim.batch.charts.analysis import paired_plot, sensitivity_plot
 from sim.batch.charts.convergence import MAX_SERIES, convergence_plot, index_convergence_plot
 from sim.batch.charts.plotting import in_default_style, key_legend, look, point_keys, save, wrap
@@ -70,7 +71,7 @@ def _outcomes(summary: dict[str, Any], path: Path) -> Path:
         bars = ax.bar(x, counts, bottom=bottom, label=label, color=colour, width=0.7)
         if len(pts) <= 12:  # each segment's share of its point's runs
             shares = [c / max(1, p["runs"]) for c, p in zip(counts, pts, strict=True)]
-            text = [f"{s:.0%}" if s >= 0.05 else "" for s in shares]
+            text = [percent(s) if s >= 0.05 else "" for s in shares]  # as the summary says it
             ax.bar_label(bars, labels=text, label_type="center", color="white", fontsize=8)
         bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
     _point_axis(fig, ax, pts)
