@@ -85,7 +85,8 @@ def test_flattop_live_resolver_matches_exact(basic: int, factors: int) -> None:
 def test_flattop_modifier_help_lists_every_hit_table_modifier_of_the_rules() -> None:
     """docs/rules/flattop.md, *Modifiers to the hit table*: crippled +2, anchored +2, clouds
     -2, night -4 and (rules version 3) a cruiser or destroyer as the target -4, all the
-    options' defaults; the help left the last out, which every attack on a cruiser has."""
+    options' defaults; the help left the last out, which every attack on a cruiser has; and
+    the AA table's ``modifier_aa_dive_bombers`` (default 0), which it left out too."""
     o = FlattopOptions()
     [modifier] = [p for p in ATTACK.params if p.name == "modifier"]
     listed = {
@@ -96,10 +97,11 @@ def test_flattop_modifier_help_lists_every_hit_table_modifier_of_the_rules() -> 
         "small target": o.modifier_small_target,
     }
     assert listed == {"crippled": 2, "anchored": 2, "clouds": -2, "night": -4, "small target": -4}
+    assert o.modifier_aa_dive_bombers == 0  # the options table's, on the AA table only
     assert modifier.help == (
         "Hit-table modifier ("
         + ", ".join(f"{words} {value:+d}" for words, value in listed.items())
-        + ")."
+        + f"; the AA table's dive bombers {o.modifier_aa_dive_bombers:+d})."
     )
 
 

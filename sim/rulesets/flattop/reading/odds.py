@@ -143,7 +143,8 @@ ATTACK = OddsResolution(
         OddsParam(
             "modifier",
             "integer",
-            "Hit-table modifier (crippled +2, anchored +2, clouds -2, night -4, small target -4).",
+            "Hit-table modifier (crippled +2, anchored +2, clouds -2, night -4, small target -4; "
+            "the AA table's dive bombers +0).",
             default=0,
         ),
     ),
