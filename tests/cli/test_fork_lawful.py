@@ -307,3 +307,27 @@ def test_the_cap_shot_down_whole_forks_and_verifies(tmp_path: Path) -> None:
     code, output, out = _fork(tmp_path, ESCORT_FIRES, "cap_lost=2", replay=CORAL_SEA)
     assert code == 0, output
     assert CliRunner().invoke(cli, ["verify", str(out)]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("losses", "said"),
+    [
+        ("[0,-1]", "bomber losses [0, -1] have a loss below 0"),
+        ("[0]", "bomber losses [0] are not one for each of the 2 attacks [8, 3]"),
+        ("[0,9]", "bomber losses [0, 9] exceed [8, 3]"),
+    ],
+)
+def test_flattop_bomber_losses_are_refused_for_what_is_wrong_with_them(
+    tmp_path: Path, losses: str, said: str
+) -> None:
+    """Coral Sea, seq 12, the AA against a raid of [8, 3] bomber AF: a loss of -1 was refused
+    as ``exceed [8, 3]``, which it does not; and so was a list of one loss for two attacks."""
+    replay = ROOT / "replays" / "coral_sea-s1942.jsonl"
+    code, output, out = _fork(tmp_path, 12, f"attack_losses={losses}", replay=replay)
+    assert code == 2
+    shown = losses.replace(",", ", ")
+    assert output.splitlines() == [
+        f"battlesim: error: --set attack_losses={shown}: the rules could not make "
+        f"flattop.anti_aircraft (seq 12) so: {said}"
+    ]
+    assert not out.exists()

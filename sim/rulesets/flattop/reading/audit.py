@@ -65,7 +65,13 @@ def audit_resolution(r: Resolution, below_star: str) -> str | None:
 
 
 def _within(lost: list[int], had: list[int], what: str) -> str | None:
-    if len(lost) != len(had) or any(x < 0 or x > h for x, h in zip(lost, had, strict=False)):
+    """What is wrong with ``lost`` as one loss per attack of ``had``, each 0 to its own:
+    too few or too many, a loss below 0 (which exceeds nothing) or one above its attack's."""
+    if len(lost) != len(had):
+        return f"{what} losses {lost} are not one for each of the {len(had)} attacks {had}"
+    if any(x < 0 for x in lost):
+        return f"{what} losses {lost} have a loss below 0"
+    if any(x > h for x, h in zip(lost, had, strict=True)):
         return f"{what} losses {lost} exceed {had}"
     return None
 
