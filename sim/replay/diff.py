@@ -418,7 +418,8 @@ def _event_line(e: dict[str, Any], turn: str = "turn") -> str:
     who = " ".join(str(e[k]) for k in ("unit", "target") if e.get(k))
     if not e.get("unit") and e.get("units"):  # each unit once: flattop's ship is its target
         who = " ".join(dict.fromkeys(e["units"].values()))
-    return f"  seq {e['seq']:>5} {turn} {e['turn']:>3} {e['type']:<24} {who}"
+    line = f"  seq {e['seq']:>5} {turn} {e['turn']:>3} {e['type']:<24} {who}"
+    return line.rstrip()  # an event of no unit (battle_ended, turn_ended) ends at its type
 
 
 def render(d: dict[str, Any], *, verbose: bool = False, turn: str = "turn") -> list[str]:

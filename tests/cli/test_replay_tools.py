@@ -59,6 +59,29 @@ def forked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def test_diff_context_lines_of_an_event_of_no_unit_end_at_its_type(tmp_path: Path) -> None:
+    """The goblin barricade (seed 3) forked at seq 77 with no goblin fleeing: the context
+    lines of ``becmi.battle_ended``, ``engine.turn_ended`` and ``becmi.initiative``, which
+    name no unit, ended in the spaces of an empty unit column."""
+    replay = ROOT / "replays" / "dungeon_skirmish-s3.jsonl"
+    out = tmp_path / "h.jsonl"
+    made = _invoke("fork", str(replay), "--at", "77", "--set", "fled=[]", "-o", str(out))
+    assert made.exit_code == 0, made.output
+    diff = _invoke("diff", str(replay), str(out))
+    lines = diff.output.splitlines()
+    at = lines.index("after, in a:")
+    assert lines[at : at + 7] == [
+        "after, in a:",
+        "  seq    78 round   9 becmi.battle_ended",
+        "  seq    79 round   9 engine.turn_ended",
+        "after, in b:",
+        "  seq    78 round   9 engine.turn_ended",
+        "  seq    79 round  10 becmi.initiative",
+        "  seq    80 round  10 becmi.attacked           pip g2",
+    ]
+    assert [line for line in lines if line != line.rstrip()] == []
+
+
 def test_identical_battles_diff_to_nothing() -> None:
     """A replay diffed with itself: exit 0 and one 'identical' line."""
     result = _invoke("diff", str(GOLDEN), str(GOLDEN))
