@@ -50,12 +50,12 @@ class _Lost:
         return future
 
 
-def test_a_study_whose_scheduler_is_lost_ends_incomplete_keeping_what_was_committed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The futures of a lost scheduler never end: the study asks the client every poll,
-    stops with StudyIncomplete (exit 1, --resume) and keeps the chunks committed."""
-    lost = _Lost(after=2)
+def _lost_study(
+    out: Path, monkeypatch: pytest.MonkeyPatch, after: int, replications: int, chunk_size: int
+) -> str:
+    """The stone wall study on a Dask executor whose scheduler goes after ``after`` chunks:
+    the message of the StudyIncomplete it stops with."""
+    lost = _Lost(after=after)
 
     @contextlib.contextmanager
     def dask(*_args: Any, **_kw: Any) -> Iterator[Any]:
@@ -63,13 +63,22 @@ def test_a_study_whose_scheduler_is_lost_ends_incomplete_keeping_what_was_commit
 
     monkeypatch.setattr(study_module, "open_executor", dask)
     monkeypatch.setattr(study_module, "POLL_SECONDS", 0.05)
-    plan = StudyPlan(load_target(STONE_WALL), seed=3, replications=8, chunk_size=2)
-    with pytest.raises(StudyIncomplete) as stopped:
-        run_study(plan, tmp_path / "s", RunOptions(jobs=1, plots=False))
-    assert str(stopped.value).startswith("the Dask scheduler was lost (the client is closed); the ")
-    assert str(stopped.value).endswith(
-        "runs committed are kept: run the same command with --resume"
+    plan = StudyPlan(
+        load_target(STONE_WALL), seed=3, replications=replications, chunk_size=chunk_size
     )
+    with pytest.raises(StudyIncomplete) as stopped:
+        run_study(plan, out, RunOptions(jobs=1, plots=False))
+    return str(stopped.value)
+
+
+def test_a_study_whose_scheduler_is_lost_ends_incomplete_keeping_what_was_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The futures of a lost scheduler never end: the study asks the client every poll,
+    stops with StudyIncomplete (exit 1, --resume) and keeps the chunks committed."""
+    said = _lost_study(tmp_path / "s", monkeypatch, after=2, replications=8, chunk_size=2)
+    assert said.startswith("the Dask scheduler was lost (the client is closed); the ")
+    assert said.endswith("runs committed are kept: run the same command with --resume")
 
 
 def test_a_scheduler_lost_before_any_commit_says_no_run_is_kept(
@@ -77,19 +86,8 @@ def test_a_scheduler_lost_before_any_commit_says_no_run_is_kept(
 ) -> None:
     """A scheduler lost before any chunk was committed said "the 0 runs committed are kept",
     where a Ctrl-C at the same moment says "no run is kept": it is worded as the Ctrl-C's."""
-    lost = _Lost(after=0)
-
-    @contextlib.contextmanager
-    def dask(*_args: Any, **_kw: Any) -> Iterator[Any]:
-        yield lost
-
-    monkeypatch.setattr(study_module, "open_executor", dask)
-    monkeypatch.setattr(study_module, "POLL_SECONDS", 0.05)
     out = tmp_path / "s"
-    plan = StudyPlan(load_target(STONE_WALL), seed=3, replications=8, chunk_size=2)
-    with pytest.raises(StudyIncomplete) as stopped:
-        run_study(plan, out, RunOptions(jobs=1, plots=False))
-    assert str(stopped.value) == (
+    assert _lost_study(out, monkeypatch, after=0, replications=8, chunk_size=2) == (
         "the Dask scheduler was lost (the client is closed) before any chunk was committed: "
         "no run is kept — run the same command with --resume to start the study"
     )
@@ -100,19 +98,8 @@ def test_a_scheduler_lost_after_one_run_says_the_run_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One run committed is "the run committed is kept", not "the 1 runs"."""
-    lost = _Lost(after=1)
-
-    @contextlib.contextmanager
-    def dask(*_args: Any, **_kw: Any) -> Iterator[Any]:
-        yield lost
-
-    monkeypatch.setattr(study_module, "open_executor", dask)
-    monkeypatch.setattr(study_module, "POLL_SECONDS", 0.05)
     out = tmp_path / "s"
-    plan = StudyPlan(load_target(STONE_WALL), seed=3, replications=4, chunk_size=1)
-    with pytest.raises(StudyIncomplete) as stopped:
-        run_study(plan, out, RunOptions(jobs=1, plots=False))
-    assert str(stopped.value) == (
+    assert _lost_study(out, monkeypatch, after=1, replications=4, chunk_size=1) == (
         "the Dask scheduler was lost (the client is closed); the run committed is kept: "
         "run the same command with --resume"
     )
