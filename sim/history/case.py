@@ -118,6 +118,9 @@ _ALLOWS: dict[str, tuple[str, ...]] = {
 
 PROBABILITY_KINDS = frozenset({"win", "reaches", "status"})
 RATIO_KINDS = frozenset({"loss_ratio", "loss_from"})
+COUNT_KINDS = frozenset({"events", "units_below", "duration", "battles_won"})
+"""Kinds whose run's value is a count (events, units, turns, battles): never below 0, so a
+mean's interval is cut at 0 (:func:`sim.history.estimate.estimate`)."""
 _OPTIONAL = (
     "share",
     "kinds",
@@ -289,6 +292,11 @@ class MeasureSpec(BaseModel):
         if self.kind in PROBABILITY_KINDS or self.threshold is not None:
             return "probability"
         return "ratio" if self.kind in RATIO_KINDS else "mean"
+
+    @property
+    def floor(self) -> float | None:
+        """0 for a count's mean (:data:`COUNT_KINDS`), whose interval is cut there; else None."""
+        return 0.0 if self.statistic == "mean" and self.kind in COUNT_KINDS else None
 
 
 class LossBand(BaseModel):

@@ -3,7 +3,11 @@
 * probability: the share of runs, Wilson score interval;
 * mean: mean ± t · s/√n (Student t), *s* the runs' standard deviation and *t*
   the 0.975 quantile of Student's t with n − 1 degrees of freedom (1.972 at 200
-  runs, 2.262 at 10: a calibration's few replications);
+  runs, 2.262 at 10: a calibration's few replications); a count's (a ``floor`` of 0)
+  cut at 0 where it reaches below, its method then ``Student t 95 %, cut at 0``: the
+  true mean of a count is never below 0, so the cut interval holds it whenever the
+  whole one does (the same coverage), and a range from 0 is not left inconclusive by
+  an interval reaching where no mean can be;
 * ratio: R = ΣX/ΣY of the runs' pairs, half-width
   t · √(Σ(X − R·Y)² / (n(n − 1))) / Ȳ (delta method, the same t).
 
@@ -45,13 +49,15 @@ def _t95(n: int) -> float:
     return float(stdtrit(n - 1, 0.975))
 
 
-def _mean(values: Sequence[float]) -> Estimate:
+def _mean(values: Sequence[float], floor: float | None) -> Estimate:
     n = len(values)
     mean = math.fsum(values) / n
     if n < 2:
         return Estimate(mean, math.nan, math.nan, n, METHODS["mean"])
     var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
     half = _t95(n) * math.sqrt(var / n)
+    if floor is not None and mean - half < floor:
+        return Estimate(mean, floor, mean + half, n, f"{METHODS['mean']}, cut at {floor:g}")
     return Estimate(mean, mean - half, mean + half, n, METHODS["mean"])
 
 
@@ -69,9 +75,10 @@ def _ratio(pairs: Sequence[tuple[float, float]]) -> Estimate:
     return Estimate(r, r - half, r + half, n, METHODS["ratio"])
 
 
-def estimate(statistic: str, values: Sequence[Value]) -> Estimate:
-    """The estimate of ``statistic`` (probability, mean or ratio) over the runs' values."""
+def estimate(statistic: str, values: Sequence[Value], floor: float | None = None) -> Estimate:
+    """The estimate of ``statistic`` (probability, mean or ratio) over the runs' values; a
+    mean's interval cut at ``floor`` where it reaches below it (a count's: 0)."""
     if statistic == "ratio":
         return _ratio([v for v in values if isinstance(v, tuple)])
     numbers = [v for v in values if not isinstance(v, tuple)]
-    return _probability(numbers) if statistic == "probability" else _mean(numbers)
+    return _probability(numbers) if statistic == "probability" else _mean(numbers, floor)

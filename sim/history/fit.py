@@ -119,7 +119,7 @@ class HistoryCases:
             got = [row for f in futures for row in f.result()]  # in replication order
             runs += len(got)
             for i, m in enumerate(case.spec.measures):
-                e = estimate(m.statistic, [row[i] for row in got])
+                e = estimate(m.statistic, [row[i] for row in got], m.floor)
                 estimates.append(Estimate(e.value, e.low, e.high, e.n, e.method))
         return tuple(estimates), runs
 

@@ -64,7 +64,7 @@ def _row(m: MeasureResult, ref: int) -> tuple[str, ...]:
         one_line(m.spec.label),
         _num(e.value),
         f"[{_num(e.low)}, {_num(e.high)}]",
-        e.method.removesuffix(" 95 %"),
+        e.method.replace(" 95 %", ""),
         _num(m.spec.historical),
         m.spec.accept.text(),
         _WORD[m.verdict],

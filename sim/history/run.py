@@ -364,7 +364,7 @@ class _Fight:
                     progress(len(self.values), self.wanted)
             looks.append(self.wanted)
             results = [
-                MeasureResult(m, estimate(m.statistic, [v[i] for v in self.values]))
+                MeasureResult(m, estimate(m.statistic, [v[i] for v in self.values], m.floor))
                 for i, m in enumerate(self.measures)
             ]
             shown = results[: len(spec.measures)]

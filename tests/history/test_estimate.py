@@ -8,6 +8,7 @@ import pytest
 from scipy.stats import t as student_t  # type: ignore[import-untyped]
 
 from sim.batch.methods.stats import Z95
+from sim.history.case import COUNT_KINDS, MeasureSpec
 from sim.history.estimate import estimate
 
 
@@ -54,3 +55,38 @@ def test_a_ratio_over_nothing_is_not_a_number() -> None:
     """No loss at all in the denominator: no ratio to report."""
     e = estimate("ratio", [(1.0, 0.0), (2.0, 0.0)])
     assert math.isnan(e.value)
+
+
+def test_a_counts_mean_is_cut_at_its_floor_where_it_reaches_below() -> None:
+    """Values 0, 0, 0, 1: mean 0.25, s² = 0.25, half-width t(0.975, 3) · √(0.25/4) = 0.796,
+    so the whole interval starts at −0.546; a count (floor 0) is cut at 0 and says so, and
+    its upper end is the whole interval's."""
+    half = T95_3DF * math.sqrt(0.25 / 4)
+    whole = estimate("mean", [0.0, 0.0, 0.0, 1.0])
+    cut = estimate("mean", [0.0, 0.0, 0.0, 1.0], floor=0.0)
+    assert (whole.method, cut.method) == ("Student t 95 %", "Student t 95 %, cut at 0")
+    assert whole.low == pytest.approx(0.25 - half, abs=1e-15) and whole.low < 0
+    assert (cut.value, cut.low, cut.high) == (0.25, 0.0, whole.high)
+
+
+def test_a_floor_below_the_whole_interval_changes_nothing() -> None:
+    """Values 1, 2, 3, 4 reach no lower than 0.446: a floor of 0 leaves them as they were."""
+    assert estimate("mean", [1.0, 2.0, 3.0, 4.0], floor=0.0) == estimate(
+        "mean", [1.0, 2.0, 3.0, 4.0]
+    )
+
+
+def test_only_a_count_kind_has_a_floor() -> None:
+    """Events, units below a share, turns and battles won are counts (never below 0); a
+    loss can be (a unit that ends stronger than it began) and keeps its whole interval."""
+
+    def spec(kind: str, **more: object) -> MeasureSpec:
+        base = {"id": "m", "label": "m", "kind": kind, "historical": 0,
+                "accept": {"min": 0}, "source": "s"}  # fmt: skip
+        return MeasureSpec.model_validate(base | more)
+
+    assert {"events", "units_below", "duration", "battles_won"} == COUNT_KINDS
+    assert spec("duration").floor == 0.0
+    assert spec("units_below", side="a", unit="men", share=0.1).floor == 0.0
+    assert spec("duration", at_most=4).floor is None  # a probability: Wilson's, in [0, 1]
+    assert spec("loss", side="a", unit="men").floor is None
