@@ -90,8 +90,8 @@ def format_progress(trial: Trial, best: Trial | None, planned: int) -> str:
     if trial.objective is None:
         score = f"failed ({trial.error})"
     else:
-        score = f"objective {trial.objective:.4f}"
-    tail = f"; best {best.objective:.4f} (trial {best.number})" if best is not None else ""
+        score = f"objective {_obj(trial, best)}"
+    tail = f"; best {_obj(best, trial)} (trial {best.number})" if best is not None else ""
     return f"trial {trial.number} ({trial.number + 1} of {planned}): {point}: {score}{tail}"
 
 
@@ -215,8 +215,21 @@ def _other_methods(shown: list[tuple[str, Trial]], best: Trial, i: int) -> str:
     )
 
 
-def _obj(t: Trial) -> str:
-    return "failed" if t.objective is None else f"{t.objective:.4f}"
+def _obj(t: Trial, other: Trial | None = None) -> str:
+    """``t``'s objective to 4 decimals; beside ``other``'s, with as many more (up to 12) as
+    tell two different objectives apart (2.98718 and 2.98719 both read 2.9872 at 4)."""
+    if t.objective is None:
+        return "failed"
+    return f"{t.objective:.{_places(t, other)}f}"
+
+
+def _places(a: Trial, b: Trial | None) -> int:
+    """The fewest decimals from 4 to 12 at which ``a``'s and ``b``'s objectives read apart
+    (4 when they are equal, or either is missing)."""
+    if b is None or b.objective is None or a.objective is None or a.objective == b.objective:
+        return 4
+    x, y = a.objective, b.objective
+    return next((d for d in range(4, 13) if f"{x:.{d}f}" != f"{y:.{d}f}"), 12)
 
 
 def format_result(
@@ -246,8 +259,8 @@ def format_result(
         lines.append(f"No trial was fought to the end: every point failed (see {TRIALS}).")
         return lines
     lines.append(
-        f"Best: trial {best.number}, objective {_obj(best)} "
-        f"(the scenario's own values, trial 0: {_obj(start)})"
+        f"Best: trial {best.number}, objective {_obj(best, start)} "
+        f"(the scenario's own values, trial 0: {_obj(start, best)})"
     )
     width = max(len(f.path) for f in spec.factors)
     for f in spec.factors:
@@ -283,11 +296,13 @@ def format_result(
         )
         for t, again in checks:
             point = ", ".join(f"{f.path}={_value(t.params[f.path])}" for f in spec.factors)
-            lines.append(f"  trial {t.number}: objective {_obj(t)}, fresh {_obj(again)}  ({point})")
+            lines.append(
+                f"  trial {t.number}: objective {_obj(t, again)}, fresh {_obj(again, t)}  ({point})"
+            )
         if start_check is not None and all(t.number != 0 for t, _ in checks):
             t, again = start_check
             lines.append(
-                f"  and the start, trial 0: objective {_obj(t)}, fresh {_obj(again)}  "
+                f"  and the start, trial 0: objective {_obj(t, again)}, fresh {_obj(again, t)}  "
                 "(the scenario's own values)"
             )
     lines.append(

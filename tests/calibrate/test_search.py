@@ -20,7 +20,7 @@ from sim.batch.planning.factors import Factor
 from sim.calibrate import load_calibration
 from sim.calibrate import search as search_module
 from sim.calibrate.measures import Estimate, estimate
-from sim.calibrate.report import format_result, status
+from sim.calibrate.report import format_progress, format_result, status
 from sim.calibrate.search import grid_points
 from sim.calibrate.spec import Goal, _start_problems
 from sim.history.fit import load_cases
@@ -623,3 +623,22 @@ def test_a_factor_value_is_printed_as_the_file_spells_it(tmp_path: Path) -> None
     assert [_value(v) for v in (None, True, 3, 0.25, "abc", "1")] == [
         "null", "true", "3", "0.25", "abc", "'1'",
     ]  # fmt: skip
+
+
+def test_two_objectives_that_differ_are_printed_apart(tmp_path: Path) -> None:
+    """The best trial's 2.98718 and the start's 2.98719 both read 2.9872 at four decimals,
+    which hid why the one won: they are printed with the decimals that tell them apart, and
+    equal or distant objectives keep four."""
+    spec = load_calibration(small(tmp_path))
+    params = dict(spec.start)
+    got = tuple(Estimate(0.5, 0.4, 0.6, 3, "Wilson 95 %") for _ in spec.measures)
+    start = search_module.Trial(0, params, 2.98719, got, 3, 0)
+    best = search_module.Trial(1, params, 2.98718, got, 3, 0)
+    lines = format_result(spec, search_module.Search([start, best]), tmp_path)
+    assert "Best: trial 1, objective 2.98718 (the scenario's own values, trial 0: 2.98719)" in lines
+    progress = format_progress(start, best, 2)
+    assert progress.endswith(": objective 2.98719; best 2.98718 (trial 1)")
+    far = search_module.Trial(1, params, 1.5, got, 3, 0)
+    lines = format_result(spec, search_module.Search([start, far]), tmp_path)
+    assert "Best: trial 1, objective 1.5000 (the scenario's own values, trial 0: 2.9872)" in lines
+    assert format_progress(far, far, 2).endswith(": objective 1.5000; best 1.5000 (trial 1)")
