@@ -231,14 +231,13 @@ def test_a_real_scheduler_lost_mid_study_is_the_study_s_one_line_and_no_tracebac
     monkeypatch.setattr(executors, "CLIENT_TIMEOUT", "1s")
     monkeypatch.setattr(study_module, "POLL_SECONDS", 0.2)
     with _dask_scheduler(tmp_path) as (address, process):
-        made = executors._client_of
+        wait = study_module._Runner._wait
 
-        def client_then_power_cut(distributed: Any, scheduler: str) -> Any:
-            client = made(distributed, scheduler)
-            threading.Timer(1.0, process.kill).start()  # its futures are out by then
-            return client
+        def power_cut_then_wait(self: Any, *args: Any) -> Any:
+            process.kill()  # the study's first wait: its futures are out by then
+            return wait(self, *args)
 
-        monkeypatch.setattr(executors, "_client_of", client_then_power_cut)
+        monkeypatch.setattr(study_module._Runner, "_wait", power_cut_then_wait)
         result = invoke("batch", STONE_WALL, "--runs", "4", "--chunk-size", "1", "--out",
                         tmp_path / "s", "--executor", "dask", "--scheduler", address, "-q",
                         "--no-plots")  # fmt: skip
