@@ -133,9 +133,17 @@ def settled(spec: MeasureSpec, turns: Sequence[Sequence[UnitRow]]) -> bool:
 
 
 def _path(data: Any, dotted: str) -> float:
-    for part in dotted.split("."):
+    """The number at a dotted path of an event's JSON. The path was checked when the case
+    was read to end at a number every such event has (:mod:`sim.history.eventpaths`), so a
+    last field missing from the line was left out at its default, which for every such
+    number is 0 (a ``musket.meleed``'s ``prisoners`` and ``pursuit_losses``)."""
+    parts = dotted.split(".")
+    for part in parts[:-1]:
         data = data[int(part)] if isinstance(data, list) else data[part]
-    return float(data)
+    last = parts[-1]
+    if isinstance(data, dict) and last not in data:
+        return 0.0
+    return float(data[int(last)] if isinstance(data, list) else data[last])
 
 
 _MISSING = object()

@@ -109,6 +109,26 @@ def test_ratios_give_the_runs_pair() -> None:
     assert value_of(RUN, share) == (9.0, 50.0)
 
 
+def test_an_amount_left_out_of_the_line_reads_its_default() -> None:
+    """A musket.meleed leaves its prisoners out of the line at 0 (its default): summed
+    as an amount, such an event gives 0, not a KeyError that stops the run."""
+    events = [
+        {"type": "musket.meleed", "unit": "h", "target": "a", "prisoners": 40},
+        {"type": "musket.meleed", "unit": "h", "target": "b"},
+    ]
+    final = [*FINAL, row("h", "csa", "cavalry", (6, 4), 300, 300)]
+    run = RunRecord([BattleRecord(None, "csa", final, TURNS, events)], "csa")
+    taken = spec(
+        kind="loss_from",
+        side="usa",
+        unit="men",
+        by_kind="cavalry",
+        event="musket.meleed",
+        amount="prisoners",
+    )
+    assert value_of(run, taken) == (40.0, 360.0)
+
+
 def test_a_kind_refuses_fields_it_does_not_read() -> None:
     """A typo in a case becomes an error, not a silently ignored field."""
     with pytest.raises(ValueError, match="kind win does not read hexes"):
