@@ -66,6 +66,10 @@ LATE: Mapping[str, str] = {
     "cavalry_vs_broken, cavalry_pursuit_share, cavalry_charge_home, cavalry_rally_distance, "
     "cavalry_routs_infantry, rout_prisoners_share): a charge that closed on infantry in line "
     "or in disorder and broke it, docs/rules/musket.md, Cavalry",
+    "quatre_bras_69th": "2026-12-07: the cavalry options (cavalry_vs_formed, cavalry_vs_broken, "
+    "cavalry_pursuit_share, cavalry_charge_home, cavalry_rally_distance, cavalry_routs_infantry, "
+    "rout_prisoners_share): a battalion caught in line beside battalions formed, "
+    "docs/rules/musket.md, Cavalry",
 }
 """The late cases (the rule's addition of 2026-12-04): case id → the date it was written
 and the option it was written to fit. Fitting, always; outside the ranking and the counts."""
