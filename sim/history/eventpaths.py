@@ -43,7 +43,11 @@ def _leaves(annotation: Any, parts: Sequence[str], fixed: bool = False) -> list[
     head, rest = parts[0], parts[1:]
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         info = annotation.model_fields.get(head)
-        return [] if info is None else _leaves(info.annotation, rest, fixed)
+        if info is None:
+            return []
+        if fixed and info.exclude_if is not None and (rest or not _zero(info.default)):
+            return []  # left out of its line at a default the reader does not take as 0
+        return _leaves(info.annotation, rest, fixed)
     if (
         isinstance(annotation, type)
         and issubclass(annotation, tuple)
@@ -52,6 +56,12 @@ def _leaves(annotation: Any, parts: Sequence[str], fixed: bool = False) -> list[
         hints = get_type_hints(annotation)
         return _items(tuple, tuple(hints[name] for name in annotation._fields), parts, fixed)
     return _items(origin or annotation, get_args(annotation), parts, fixed)
+
+
+def _zero(default: Any) -> bool:
+    """Whether a field left out of an event's line at ``default`` reads as 0 where it is
+    summed (:func:`sim.history.measures._path` takes a missing last field as 0)."""
+    return isinstance(default, _NUMBERS) and not isinstance(default, bool) and default == 0
 
 
 def _items(kind: Any, args: tuple[Any, ...], parts: Sequence[str], fixed: bool) -> list[Any]:

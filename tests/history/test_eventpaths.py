@@ -5,7 +5,7 @@ name no event has, an item a list may not hold, or a value a field never holds i
 from __future__ import annotations
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from sim.contract.registry import get_ruleset
 from sim.history.eventpaths import path_problem, value_problem
@@ -49,3 +49,26 @@ def test_a_where_value_must_be_one_the_field_can_hold() -> None:
     assert value_problem(Meleed, "flank", "rear") is None
     assert value_problem(Meleed, "flank", "behind") is not None  # not one of its Literal's
     assert value_problem(Meleed, "winner", "attacker") is None
+
+
+class _Omitted(BaseModel):
+    """An event whose line leaves fields out at their defaults."""
+
+    type: str = "test.omitted"
+    taken: int = Field(0, exclude_if=lambda value: value == 0)
+    left: int = Field(5, exclude_if=lambda value: value == 5)
+    flag: bool = Field(False, exclude_if=lambda value: not value)
+    inner: Fired | None = Field(None, exclude_if=lambda value: value is None)
+
+
+def test_a_summed_field_left_out_of_its_line_must_read_0_when_missing() -> None:
+    """The reader takes a last field missing from an event's line as 0
+    (``sim.history.measures._path``): that is right only for a number left out at 0
+    (a ``musket.meleed``'s ``prisoners``), so any other field a line may leave out is no
+    amount: one left out at 5 would be summed as 0."""
+    assert path_problem(Meleed, "prisoners", "number") is None
+    assert path_problem(Meleed, "pursuit_losses", "number") is None
+    assert path_problem(_Omitted, "taken", "number") is None
+    assert "optional" in str(path_problem(_Omitted, "left", "number"))
+    assert "optional" in str(path_problem(_Omitted, "inner.result.casualties", "number"))
+    assert path_problem(_Omitted, "left") is None  # a where may still compare it
