@@ -188,6 +188,16 @@ class MusketOptions(ChangedDefaults):
         ge=0,
         le=10,
     )
+    cavalry_vs_line: float | None = later_option(
+        None,
+        "[ours] 'odds' melee rule: a cavalry attacker's weight (x) against infantry in line "
+        "formation in good order (or spent) charged from its front, in place of "
+        "cavalry_vs_formed, which then applies to infantry in column (the rules' square) "
+        "only: a battalion caught in line, which cavalry often rode over. null: a line "
+        "counts as formed (cavalry_vs_formed); not yet chosen on a fitting case.",
+        ge=0,
+        le=10,
+    )
     cavalry_pursuit_share: float = later_option(
         0.0,
         "[ours] Infantry or artillery that loses a melee to cavalry (and is not captured) "

@@ -102,13 +102,21 @@ def cavalry_factors(
 ) -> dict[str, float]:
     """A cavalry attacker's factors in the ``odds`` rule [ours]: ``cavalry_vs_broken``
     against infantry or artillery that is disrupted, routed or charged from its flank or
-    rear; ``cavalry_vs_formed`` against any other infantry (in good order or spent, from
-    its front). A factor of 1 (the defaults) is not written."""
+    rear; ``cavalry_vs_line``, when set, against other infantry in line (in good order or
+    spent, from its front); ``cavalry_vs_formed`` against any other infantry (in column,
+    or in line with ``cavalry_vs_line`` null, the default). A factor of 1 (the defaults)
+    is not written."""
     if attacker.kind != "cavalry" or defender.kind not in ("infantry", "artillery"):
         return {}
     o = b.options
     if defender.morale in ("disrupted", "routed") or arc != "front":
         name, factor = "cavalry_vs_broken", o.cavalry_vs_broken
+    elif (
+        defender.kind == "infantry"
+        and defender.formation == "line"
+        and o.cavalry_vs_line is not None
+    ):
+        name, factor = "cavalry_vs_line", o.cavalry_vs_line
     elif defender.kind == "infantry":
         name, factor = "cavalry_vs_formed", o.cavalry_vs_formed
     else:
@@ -134,7 +142,8 @@ def melee_odds(b: Battle, attacker: UnitState, defender: UnitState, arc: str, u:
     ``melee_disorder_factor`` if disrupted × ``melee_flank_factor`` if charged from
     its flank or rear ÷ (1 + cover/100) of its hex (``melee_cover``; a wall,
     breastworks or fence only from the front). A cavalry attacker's weight is × its
-    :func:`cavalry_factors` (``cavalry_vs_formed``, ``cavalry_vs_broken``). The attacker
+    :func:`cavalry_factors` (``cavalry_vs_formed``, ``cavalry_vs_line``,
+    ``cavalry_vs_broken``). The attacker
     wins when the draw falls below r^k / (r^k + 1), r the ratio of weights, k
     ``melee_odds_exponent``.
     """
