@@ -24,7 +24,7 @@ def _table(battle: Battle, state: Any) -> list[str]:
     from sim.cli.battles.table import render_units  # noqa: PLC0415  # the CLI's own table
 
     rs, sc = battle.loaded.ruleset, battle.loaded.scenario
-    return render_units(battle.rows(state), rs.space(sc)).splitlines()
+    return render_units(battle.rows(state), rs.space(sc), rs.shown_details).splitlines()
 
 
 @requirement(

@@ -19,6 +19,7 @@ __all__ = [
     "StateRestore",
     "StrengthMeasures",
     "apply_by_state",
+    "every_detail",
     "no_engagements",
     "no_problems",
     "no_reach",
@@ -103,6 +104,11 @@ def summary_of_losses(outcome: Outcome) -> list[str]:
         lost = ", ".join(f"{m.value} {m.unit}" for m in side.losses) or "nothing"
         lines.append(f"{side.name}: lost {lost}")
     return lines
+
+
+def every_detail(row: UnitRow) -> dict[str, Any]:
+    """``shown_details``: the row's details, every one as it is."""
+    return row.details
 
 
 def plain_narrate(scenario: Any, state: Any, event: Event) -> str:

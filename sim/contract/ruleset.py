@@ -291,6 +291,10 @@ class Ruleset(Generic[ScenarioT, StateT]):
             factors ditched")``): a study's summary and plots say them; a kind not
             listed is said by its key (``ships_sunk`` → "ships sunk", ``men`` → "men
             lost"). Keys, JSON and database columns keep the kind (default: none).
+        shown_details: a unit row's details as ``show``'s table (and ``show --unit``'s)
+            shows them, ``shown_details(row) -> dict``: becmi's gives no cover kind
+            (``-``) beside no cover.  Only the table changes: the rows, ``--json`` and a
+            study's ``unit_finals`` keep every detail (default: every detail as it is).
         older_versions: earlier rules versions the ruleset still fights: a
             replay's header names its version, and its scenario is read and
             written for it (the pydantic context ``{"ruleset_version": v}``;
@@ -333,6 +337,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     older_versions: tuple[str, ...] = ()
     status_words: tuple[str, ...] = ()
     loss_words: tuple[tuple[str, str], ...] = ()
+    shown_details: Callable[[UnitRow], dict[str, Any]] = defaults.every_detail
 
     def fights(self, version: str) -> bool:
         """True when a battle fought under rules ``version`` can be fought again exactly."""

@@ -252,9 +252,9 @@ def test_cli_runs_verifies_and_shows_a_becmi_fight(tmp_path: Path) -> None:
     assert show.stdout.splitlines() == [
         "Brawl at the Prancing Goat — end of round 3",
         "unit      side      x,y    strength  status             cover  cover_kind",
-        "Thorgrim  Thorgrim  30,10  22/24 hp  stunned, in a pin  none   soft",
-        "Grub      Orc band  25,8   6/6 hp    -                  none   soft",
-        "Snaga     Orc band  25,12  2/5 hp    in a pin           none   soft",
+        "Thorgrim  Thorgrim  30,10  22/24 hp  stunned, in a pin  none   -",
+        "Grub      Orc band  25,8   6/6 hp    -                  none   -",
+        "Snaga     Orc band  25,12  2/5 hp    in a pin           none   -",
     ]
     events = runner.invoke(cli, ["show", "--events", str(out)])
     assert events.exit_code == 0

@@ -43,6 +43,33 @@ def test_show_at_the_start_lists_no_one_stunned() -> None:
     assert [r.split()[-3] for r in rows[2:]] == ["-", "-", "-"]
 
 
+DUNGEON = REPO / "replays" / "dungeon_skirmish-s3.jsonl"
+
+
+def test_show_gives_no_cover_kind_without_cover() -> None:
+    """`show --turn` and `show --unit` printed a cover kind beside no cover ("none   soft"):
+    the kind is '-' there, and the row's details (a study's unit_finals) keep "soft"."""
+    turn = CliRunner().invoke(cli, ["show", str(DUNGEON), "--turn", "2"])
+    assert turn.exit_code == 0, turn.output
+    assert turn.stdout.splitlines()[1:5] == [
+        "unit               side         x,y     strength  status  cover    cover_kind",
+        "Alaric             The party    40,15   20/20 hp  -       none     -",
+        "Mirela             The party    60,18   2/14 hp   -       none     -",
+        "Pip                The party    10,0    9/9 hp    -       quarter  hard",
+    ]
+    unit = CliRunner().invoke(cli, ["show", str(DUNGEON), "--unit", "alaric", "--turn", "1"])
+    assert unit.exit_code == 0, unit.output
+    assert unit.stdout.splitlines()[1:] == [
+        "round  x,y    strength  status  cover  cover_kind",
+        "    0  0,15   20/20 hp  -       none   -",
+        "    1  20,15  20/20 hp  -       none   -",
+    ]
+    rows = json.loads(
+        CliRunner().invoke(cli, ["show", str(DUNGEON), "--turn", "2", "--json"]).stdout
+    )["units"]
+    assert rows[0]["details"] == {"cover": "none", "cover_kind": "soft"}
+
+
 def test_a_dead_combatant_has_0_hp_left_not_minus() -> None:
     """Snaga, cut to −1 hp, shows 0/5 hp dead at the end (never '-1/5 hp')."""
     snaga = next(r for r in _show() if r.startswith("Snaga"))

@@ -146,7 +146,7 @@ def _history(loaded: ReplayFile, unit: str, turn: int | None, as_json: bool) -> 
 
     def cells() -> Iterator[dict[str, Any]]:
         for t, r in views.iter_unit_history(loaded, unit, turn):
-            row = {word: t, **unit_cells(r, axes)}
+            row = {word: t, **unit_cells(r, axes, loaded.ruleset.shown_details)}
             del row["unit"], row["side"]
             yield row
 
@@ -209,4 +209,5 @@ def _state(loaded: ReplayFile, turn: int | None, last: int, as_json: bool) -> No
     word = loaded.ruleset.turn_name
     label = f"end of {word} {turn}" if turn is not None else f"end of battle ({word} {last})"
     common.say(f"{loaded.scenario.name} — {label}")
-    click.echo(render_units(rows, loaded.ruleset.space(loaded.scenario)))
+    rs = loaded.ruleset
+    click.echo(render_units(rows, rs.space(loaded.scenario), rs.shown_details))

@@ -21,8 +21,20 @@ def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def unit_cells(row: UnitRow, axes: tuple[str, ...]) -> dict[str, Any]:
-    """One unit as table cells: full name, side name, position, strength, status, details."""
+def _every_detail(row: UnitRow) -> dict[str, Any]:
+    return row.details
+
+
+def unit_cells(
+    row: UnitRow,
+    axes: tuple[str, ...],
+    shown_details: Callable[[UnitRow], dict[str, Any]] = _every_detail,
+) -> dict[str, Any]:
+    """One unit as table cells: full name, side name, position, strength, status, details.
+
+    The details are those ``shown_details`` gives of the row (the ruleset's
+    ``Ruleset.shown_details``; default: the row's own).
+    """
     pos = ",".join(_number(v) for v in row.position) if row.position is not None else "-"
     strength = f"{_number(row.strength.value)}/{_number(row.initial.value)} {row.strength.unit}"
     return {
@@ -32,7 +44,7 @@ def unit_cells(row: UnitRow, axes: tuple[str, ...]) -> dict[str, Any]:
         "strength": strength,
         "status": ", ".join(row.status) or "-",
         # Lists and mappings (a task force's ships) go to --json, not into a column.
-        **{k: v for k, v in row.details.items() if not isinstance(v, list | dict)},
+        **{k: v for k, v in shown_details(row).items() if not isinstance(v, list | dict)},
     }
 
 
@@ -121,6 +133,11 @@ def _cell(value: Any) -> str:
     return one_line(str(value))  # a name's newline must not start a row of its own
 
 
-def render_units(rows: list[UnitRow], space: Space) -> str:
-    """The table of ``rows`` (see the module docstring), header first."""
-    return "\n".join(table([unit_cells(r, space.axes) for r in rows]))
+def render_units(
+    rows: list[UnitRow],
+    space: Space,
+    shown_details: Callable[[UnitRow], dict[str, Any]] = _every_detail,
+) -> str:
+    """The table of ``rows`` (see the module docstring), header first; each row's details
+    as ``shown_details`` gives them (:func:`unit_cells`)."""
+    return "\n".join(table([unit_cells(r, space.axes, shown_details) for r in rows]))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sim.contract import Measure, Reading, Space, UnitRow
 from sim.rulesets.becmi.model.scenario import BecmiScenario
 from sim.rulesets.becmi.model.state import BattleState, CombatantState
 from sim.rulesets.becmi.reading.report import HOLDS
 from sim.rulesets.trusted import trusted_measure, trusted_row
 
-__all__ = ["DERIVED_FIELDS", "STATUS_WORDS", "measures", "space", "units"]
+__all__ = ["DERIVED_FIELDS", "STATUS_WORDS", "measures", "shown_details", "space", "units"]
 
 DERIVED_FIELDS = ("at", "bout", "bouts", "order", "side")
 """Positions and who wrestles whom are kept by movement and bout events, and who is whose
@@ -65,6 +67,16 @@ def units(sc: BecmiScenario, state: BattleState) -> list[UnitRow]:
         )
         for c in state.combatants.values()
     ]
+
+
+def shown_details(row: UnitRow) -> dict[str, Any]:
+    """A combatant's details as ``show``'s table shows them: no cover kind (``-``) beside no
+    cover, where the row's ``cover_kind`` is the state's "soft" of no use (as text, so the
+    column stays one of words, left-aligned, when no one has cover).  The row keeps it
+    (``--json``, a study's ``unit_finals`` columns)."""
+    if row.details.get("cover") == "none":
+        return {**row.details, "cover_kind": "-"}
+    return row.details
 
 
 def measures(sc: BecmiScenario, state: BattleState) -> list[Reading]:
