@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -79,18 +80,35 @@ def test_a_dead_combatant_has_0_hp_left_not_minus() -> None:
 
 
 def test_an_adjusted_ac_reads_as_the_ac_used_then_its_parts() -> None:
-    """THAC0 19 against AC 9 with Dex −1 is AC 8, H = 19 − 8 = 11; a stun adds +4: AC 12."""
+    """THAC0 19 against AC 9 with Dex −1 is AC 8, H = 19 − 8 = 11; a stun adds +4: AC 12.
+    A negative part is signed with the hyphen-minus, as every other modifier of the narrative
+    (and musket's and flattop's) is; the subtraction keeps its minus sign."""
     th = ToHit(
         thac0=19, ac_base=9, ac_modifiers={"dexterity": -1}, ac=8, h=11, steps=[], needed=11,
         damage_bonus=0, modifiers={}, roll=9, total=9, natural=None, hit=False,
     )  # fmt: skip
     assert to_hit_text(th) == (
-        "THAC0 19 − AC 8 (base 9, dexterity −1) = H 11 → needs 11; rolled 9 = 9: miss"
+        "THAC0 19 − AC 8 (base 9, dexterity -1) = H 11 → needs 11; rolled 9 = 9: miss"
     )
     stunned = th.model_copy(update={"ac_modifiers": {"dexterity": -1, "stunned": 4}, "ac": 12})
-    assert to_hit_text(stunned).startswith("THAC0 19 − AC 12 (base 9, dexterity −1, stunned +4)")
+    assert to_hit_text(stunned).startswith("THAC0 19 − AC 12 (base 9, dexterity -1, stunned +4)")
     plain = th.model_copy(update={"ac_modifiers": {}, "ac": 9})
     assert to_hit_text(plain).startswith("THAC0 19 − AC 9 = H 11")
+
+
+def test_the_narrative_signs_a_negative_number_with_one_minus() -> None:
+    """`show --events` of the brawl wrote "dexterity −1" (U+2212) in the line whose stun reads
+    "t -8" and beside "8 -3 (pinned)": every negative number reads "-", as musket's "-40%" and
+    flattop's modifiers do; "−" is left to the subtractions (THAC0 − AC, d20 − C)."""
+    lines = _show("--events")
+    assert lines[9] == (
+        "Round 3 — Grub strikes Thorgrim: THAC0 19 − AC 12 (base 9, dexterity -1, stunned +4) "
+        "= H 7 → needs 7; rolled 13 = 13: hit; 1 damage (1), 22 hp left; "
+        "stun d20 6 − C 14 = t -8: not stunned"
+    )
+    dungeon = CliRunner().invoke(cli, ["show", str(DUNGEON), "--events"]).stdout.splitlines()
+    assert sum("(base 5, shield -1) = H 15" in x for x in dungeon) == 10
+    assert [x for x in lines + dungeon if re.search(r"−\d", x)] == []
 
 
 def test_a_combatants_events_include_its_bouts_and_its_flight() -> None:

@@ -110,15 +110,17 @@ def _mods(mods: dict[str, int]) -> str:
 
 
 def _signed(v: int) -> str:
-    """``+4``, ``−1`` (a true minus sign, as in the arithmetic around it)."""
-    return f"+{v}" if v >= 0 else f"−{-v}"
+    """``+4``, ``-1``: signed with the hyphen-minus, as every other number of the narrative
+    is (:func:`_mods`, a stun's ``t``) and musket's and flattop's are; the true minus sign
+    (U+2212) is the subtraction's alone (``THAC0 17 − AC 6``, ``d20 6 − C 14``)."""
+    return f"{v:+d}"
 
 
 def to_hit_text(th: ToHit) -> str:
     """The to-hit arithmetic in words: ``THAC0 17 − AC 6 = H 11 → needs 11; …``.
 
     An adjusted AC is shown as the AC the subtraction uses, then where it
-    came from: ``THAC0 19 − AC 8 (base 9, dexterity −1) = H 11``.
+    came from: ``THAC0 19 − AC 8 (base 9, dexterity -1) = H 11``.
     """
     ac = f"AC {th.ac}"
     if th.ac_modifiers:
