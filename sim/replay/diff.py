@@ -92,15 +92,25 @@ def draw_counts(
     return dict(sorted(out.items()))
 
 
-def _brief(event: Event, ids: set[str]) -> dict[str, Any]:
+def _brief(event: Event, ids: set[str], sides: set[str]) -> dict[str, Any]:
     """The event's seq, turn, type, and its ``phase``, ``unit`` and ``target`` when it has
-    them; without a ``unit``, its ``units`` (:func:`_named`: flattop's strike and ship)."""
+    them; its ``side`` when that names a side of the battle (:func:`_side`); without a
+    ``unit``, its ``units`` (:func:`_named`: flattop's strike and ship)."""
     data = event.model_dump(mode="json")
     keys = ("seq", "turn", "type", "phase", "unit", "target")
     out: dict[str, Any] = {k: data[k] for k in keys if k in data}
+    if (side := _side(data, sides)) is not None:
+        out["side"] = side
     if "unit" not in data and (named := _named(data, ids)):
         out["units"] = named
     return out
+
+
+def _side(data: dict[str, Any] | None, sides: set[str]) -> str | None:
+    """The side (its id in the scenario) an event's top-level ``side`` field names, or None:
+    becmi's morale check, musket's side_broken, as a musket morale test names its ``unit``."""
+    side = None if data is None else data.get("side")
+    return side if isinstance(side, str) and side in sides else None
 
 
 def _first_apart(da: dict[int, str], db: dict[int, str]) -> int | None:
@@ -199,7 +209,8 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         changes = [c.as_json() for c in diff(dx, dy)]
     first = x if x is not None else y
     assert first is not None
-    ids = {row.id for row in a.ruleset.units(a.scenario, a.state_at(0))}
+    rows = a.ruleset.units(a.scenario, a.state_at(0))
+    ids, sides = {row.id for row in rows}, {row.side for row in rows}
     draws_a = draw_counts([x] if x is not None else [])
     draws_b = draw_counts([y] if y is not None else [])
     streams = None if detail else sorted(set(draws_a) | set(draws_b))
@@ -218,13 +229,14 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         "turn": first.turn,
         "phase": getattr(first, "phase", None),
         "unit": getattr(first, "unit", None),
+        "side": _side(dx if dx is not None else dy, sides),
         "units": _named(dx if dx is not None else dy, ids),
         "event_a": dx,
         "event_b": dy,
         "changes": changes,
-        "context_before": [_brief(e, ids) for e in before],
-        "context_after_a": [_brief(e, ids) for e in after_a],
-        "context_after_b": [_brief(e, ids) for e in after_b],
+        "context_before": [_brief(e, ids, sides) for e in before],
+        "context_after_a": [_brief(e, ids, sides) for e in after_a],
+        "context_after_b": [_brief(e, ids, sides) for e in after_b],
         "draw_counts": counts,
         "draw_counts_all": detail,
         "draws_in_a": draws_a,
@@ -415,10 +427,11 @@ def diff_replays(
 
 
 def _event_line(e: dict[str, Any], turn: str = "turn") -> str:
-    who = " ".join(str(e[k]) for k in ("unit", "target") if e.get(k))
+    who = [str(e[k]) for k in ("unit", "target") if e.get(k)]
     if not e.get("unit") and e.get("units"):  # each unit once: flattop's ship is its target
-        who = " ".join(dict.fromkeys(e["units"].values()))
-    line = f"  seq {e['seq']:>5} {turn} {e['turn']:>3} {e['type']:<24} {who}"
+        who = list(dict.fromkeys(e["units"].values()))
+    who = [e["side"], *who] if e.get("side") else who  # a side's event: becmi's morale check
+    line = f"  seq {e['seq']:>5} {turn} {e['turn']:>3} {e['type']:<24} {' '.join(who)}"
     return line.rstrip()  # an event of no unit (battle_ended, turn_ended) ends at its type
 
 
@@ -473,6 +486,7 @@ def _change(c: dict[str, Any]) -> str:
 def _render_same(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
     where = f"seq {d['seq']}, {turn} {d['turn']}"
     where += f", phase {d['phase']}" if d["phase"] else ""
+    where += f", side {d['side']}" if d.get("side") else ""  # becmi's morale check
     if d["unit"]:
         where += f", unit {d['unit']}"
     else:  # a ruleset whose events name their units otherwise (flattop's ship, strike)

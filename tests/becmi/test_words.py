@@ -138,3 +138,37 @@ def test_a_combatants_rows_in_json_are_keyed_by_turn_as_every_rulesets_are() -> 
     assert not any("round" in r for r in rows)
     state = json.loads("\n".join(_show("--json")))
     assert (state["turn"], state["last_turn"]) == (4, 4)
+
+
+def test_diff_names_the_side_of_a_morale_check(tmp_path: Path) -> None:
+    """`diff` named a musket morale test's unit (`unit 63ny`) but not the side of a becmi
+    morale check: its first line gave only who fled (`fled.0 grub`), and a context line of
+    one nothing at all. It names the side by its id in the scenario, `side orcs`."""
+    runner = CliRunner()
+
+    def run(*args: str) -> list[str]:
+        result = runner.invoke(cli, list(args))
+        assert result.exit_code in (0, 1), result.output
+        return result.stdout.splitlines()
+
+    held = str(tmp_path / "held.jsonl")
+    run("fork", str(BRAWL), "--at", "17", "--set", "fled=[]", "-o", held)
+    assert run("diff", str(BRAWL), held)[0] == (
+        "same scenario and seed; first divergent event at seq 17, round 4, phase morale, "
+        "side orcs, fled.0 grub"
+    )
+    later = str(tmp_path / "later.jsonl")
+    run("fork", held, "--at", "20", "--set", "stunned=false", "-o", later)
+    lines = run("diff", held, later)
+    assert lines[0] == (
+        "same scenario and seed; first divergent event at seq 20, round 5, phase melee, "
+        "attacker thorgrim, target grub"
+    )
+    assert lines[4] == "  seq    17 round   4 becmi.morale_checked     orcs"
+    data = json.loads(runner.invoke(cli, ["diff", "--json", str(BRAWL), held]).stdout)
+    assert (data["side"], data["units"]) == ("orcs", {"fled.0": "grub"})
+    data = json.loads(runner.invoke(cli, ["diff", "--json", held, later]).stdout)
+    assert data["side"] is None
+    assert data["context_before"][0] == {
+        "seq": 17, "turn": 4, "type": "becmi.morale_checked", "phase": "morale", "side": "orcs"
+    }  # fmt: skip
