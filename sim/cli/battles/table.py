@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.safety.text import one_line
 from sim.contract import Space, UnitRow
+from sim.contract.defaults import every_detail
 
 __all__ = ["Layout", "render_units", "stream_table", "table", "unit_cells"]
 
@@ -21,14 +22,10 @@ def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _every_detail(row: UnitRow) -> dict[str, Any]:
-    return row.details
-
-
 def unit_cells(
     row: UnitRow,
     axes: tuple[str, ...],
-    shown_details: Callable[[UnitRow], dict[str, Any]] = _every_detail,
+    shown_details: Callable[[UnitRow], dict[str, Any]] = every_detail,
 ) -> dict[str, Any]:
     """One unit as table cells: full name, side name, position, strength, status, details.
 
@@ -136,7 +133,7 @@ def _cell(value: Any) -> str:
 def render_units(
     rows: list[UnitRow],
     space: Space,
-    shown_details: Callable[[UnitRow], dict[str, Any]] = _every_detail,
+    shown_details: Callable[[UnitRow], dict[str, Any]] = every_detail,
 ) -> str:
     """The table of ``rows`` (see the module docstring), header first; each row's details
     as ``shown_details`` gives them (:func:`unit_cells`)."""
