@@ -149,8 +149,9 @@ def test_failing_by_the_rout_margin_routs() -> None:
 def test_a_charge_test_that_routs_is_lawful_and_takes_prisoners() -> None:
     """att 400 lost 200 to fire this turn: under fire -16 (200/400 in steps of 0.03), so
     every roll fails by 6 or more and the unit routs; next to def in good order it gives
-    up floor(0.5 x 200) = 100 prisoners with rout_prisoners_share 0.5. The audit, which
-    re-derives every morale transition from the options, finds nothing wrong with it."""
+    up floor(0.5 x 200) = 100 prisoners with rout_prisoners_share 0.5 (50 at the default,
+    0.25; none at 0, version 5's default). The audit, which re-derives every morale
+    transition from the options, finds nothing wrong with it."""
     b = _battle({"closing_rout_margin": 6, "rout_prisoners_share": 0.5})
     _lost(b, att=200)
     event = decide_charge_test(b, b.state.units["att"], b.state.units["def"])
@@ -158,7 +159,11 @@ def test_a_charge_test_that_routs_is_lawful_and_takes_prisoners() -> None:
     assert not event.passed and event.roll - event.morale_value >= 6
     assert (event.after, event.prisoners) == ("routed", 100)
     assert audit._morale(b.scenario, b.state, event) is None
-    calm = _battle({"closing_rout_margin": 6})
+    default = _battle({"closing_rout_margin": 6})
+    _lost(default, att=200)
+    taken = decide_charge_test(default, default.state.units["att"], default.state.units["def"])
+    assert taken.prisoners == 50
+    calm = _battle({"closing_rout_margin": 6, "rout_prisoners_share": 0})
     _lost(calm, att=200)
     assert decide_charge_test(calm, calm.state.units["att"], calm.state.units["def"]).prisoners == 0
 

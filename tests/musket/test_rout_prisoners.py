@@ -51,11 +51,14 @@ def _check(b: Battle, phase: str = "melee") -> MoraleTested:
     return event.model_copy(update={"seq": 2})
 
 
-def test_the_default_is_none_and_left_out_of_the_line() -> None:
-    """Share 0 (the default): the rout costs no man and the line has no ``prisoners``."""
-    assert MusketOptions().rout_prisoners_share == 0
-    b = _battle(None)
-    event = _check(b)
+def test_the_default_is_a_quarter_and_none_is_left_out_of_the_line() -> None:
+    """The default, 0.25 (rules version 6): the rout of the 400 men takes 100 prisoners.
+    Share 0 (version 5's default): the rout costs no man and the line has no ``prisoners``."""
+    assert MusketOptions().rout_prisoners_share == 0.25
+    event = _check(_battle(None))
+    assert (event.passed, event.after, event.prisoners) == (False, "routed", 100)
+    assert json.loads(event.model_dump_json())["prisoners"] == 100
+    event = _check(_battle(0))
     assert (event.passed, event.after, event.prisoners) == (False, "routed", 0)
     assert "prisoners" not in json.loads(event.model_dump_json())
 

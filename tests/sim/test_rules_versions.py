@@ -1,4 +1,4 @@
-"""Musket rules versions 2 to 5: an older battle (v1 to v4) is read, shown, explained and
+"""Musket rules versions 2 to 6: an older battle (v1 to v5) is read, shown, explained and
 fought again under the rules it was fought under, and ``verify`` says which those were."""
 
 from __future__ import annotations
@@ -14,7 +14,14 @@ from sim import api
 from sim.contract import get_ruleset
 from sim.replay import analysis
 from sim.replay.header import header_scenario, make_header
-from sim.rulesets.musket.model.options import RULES_V1, RULES_V2, RULES_V3, RULES_V4, MusketOptions
+from sim.rulesets.musket.model.options import (
+    RULES_V1,
+    RULES_V2,
+    RULES_V3,
+    RULES_V4,
+    RULES_V5,
+    MusketOptions,
+)
 from tests.forge import ROOT, edit_header, forge, invoke
 
 RULES1 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
@@ -29,13 +36,20 @@ its battle is the same under version 5, only its header's version differs)."""
 BRIGADE4 = ROOT / "tests" / "data" / "replays" / "napoleonic_brigade-s1815-musket-rules4.jsonl"
 """The napoleonic brigade golden as it was before rules version 5 (kept as it was written):
 its 2e Léger's charge test reads under_fire -5 under v4, -21 under v5 (the column's head)."""
+RULES5 = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules5.jsonl"
+"""The stone wall golden replay as it was before rules version 6 (kept as it was written;
+its battle is the same under version 6, only its header's version differs)."""
+BRIGADE5 = ROOT / "tests" / "data" / "replays" / "napoleonic_brigade-s1815-musket-rules5.jsonl"
+"""The napoleonic brigade golden as it was before rules version 6 (kept as it was written):
+the 61e Ligne and then the 72e, routing under the 28th Foot's fire, lose no prisoners under
+v5, 94 and 89 under v6 (rout_prisoners_share 0.25)."""
 GOLDEN = ROOT / "replays" / "stone_wall-s1862.jsonl"
-"""Today's stone wall golden (rules version 5)."""
+"""Today's stone wall golden (rules version 6)."""
 
 
 def test_the_kept_golden_is_a_version_1_battle() -> None:
-    """Its header names musket rules v1, the other kept goldens' v2, v3 and v4; today's
-    musket is v5 and still fights all four."""
+    """Its header names musket rules v1, the other kept goldens' v2, v3, v4 and v5; today's
+    musket is v6 and still fights all five."""
     header = json.loads(RULES1.read_text().split("\n", 1)[0])
     musket = get_ruleset("musket")
     assert (header["ruleset"], header["ruleset_version"]) == ("musket", "1")
@@ -46,14 +60,17 @@ def test_the_kept_golden_is_a_version_1_battle() -> None:
     for kept in (RULES4, BRIGADE4):
         header4 = json.loads(kept.read_text().split("\n", 1)[0])
         assert (header4["ruleset"], header4["ruleset_version"]) == ("musket", "4")
-    assert (musket.version, musket.older_versions) == ("5", ("1", "2", "3", "4"))
+    for kept in (RULES5, BRIGADE5):
+        header5 = json.loads(kept.read_text().split("\n", 1)[0])
+        assert (header5["ruleset"], header5["ruleset_version"]) == ("musket", "5")
+    assert (musket.version, musket.older_versions) == ("6", ("1", "2", "3", "4", "5"))
 
 
 def test_a_version_1_scenario_reads_with_version_1_defaults() -> None:
-    """Read for v1, every option v2 changed has its v1 value; read for v2, v5 (or with no
+    """Read for v1, every option v2 changed has its v1 value; read for v2, v6 (or with no
     version), its new default; written for v1 the changed options are left out."""
     old = MusketOptions.model_validate({}, context={"ruleset_version": "1"})
-    new = MusketOptions.model_validate({}, context={"ruleset_version": "5"})
+    new = MusketOptions.model_validate({}, context={"ruleset_version": "6"})
     assert MusketOptions.model_validate({}, context={"ruleset_version": "2"}).charge_test
     assert {k: getattr(old, k) for k in RULES_V1} == RULES_V1
     assert new == MusketOptions()
@@ -74,7 +91,7 @@ def test_a_version_2_scenario_reads_with_version_2_values() -> None:
     assert {k: getattr(v1, k) for k in RULES_V2} == RULES_V2
     assert {k: getattr(v1, k) for k in RULES_V1} == RULES_V1
     assert v2.charge_test is True and v2.break_off_loss == 0.4
-    assert v3 == MusketOptions(**RULES_V3, **RULES_V4)
+    assert v3 == MusketOptions(**RULES_V3, **RULES_V4, **RULES_V5)
     assert all(getattr(v3, k) != v for k, v in RULES_V2.items())
     dumped = v2.model_dump(context={"ruleset_version": "2"})
     assert set(RULES_V2) & set(dumped) == {"melee_winner_rule"}
@@ -85,7 +102,7 @@ def test_a_version_3_scenario_reads_with_version_3_values() -> None:
     """Version 4 changed two defaults the fitting set chose: spent_out_loss 0.2 and
     column_fire_share 0.5. Read for v3 (or v2, v1) a scenario that does not set them has
     v3's null for both, and written for v3 it leaves them out, as v3 wrote it; read for v4
-    it has the new defaults, also left out of its dump written for v4 (and v5's two
+    it has the new defaults, also left out of its dump written for v4 (and v5's and v6's
     changes at their v4 values)."""
     assert RULES_V3 == {"spent_out_loss": None, "column_fire_share": None}
     for version in ("1", "2", "3"):
@@ -93,7 +110,7 @@ def test_a_version_3_scenario_reads_with_version_3_values() -> None:
         assert (old.spent_out_loss, old.column_fire_share) == (None, None), version
         assert not set(RULES_V3) & set(old.model_dump(context={"ruleset_version": version}))
     v4 = MusketOptions.model_validate({}, context={"ruleset_version": "4"})
-    assert v4 == MusketOptions(**RULES_V4)
+    assert v4 == MusketOptions(**RULES_V4, **RULES_V5)
     assert (v4.spent_out_loss, v4.column_fire_share) == (0.2, 0.5)
     assert not set(RULES_V3) & set(v4.model_dump(context={"ruleset_version": "4"}))
     # today's scenario asking for v3's behaviour writes the nulls
@@ -117,19 +134,20 @@ def test_the_version_3_header_leaves_the_two_options_out_and_reads_them_as_null(
     ("older", "source", "changed"),
     [
         ("3", RULES4, {"spent_out_loss": 0.2, "column_fire_share": 0.5}),
-        ("4", ROOT / "replays" / "napoleonic_brigade-s1815.jsonl", {"closing_depth": True,
-                                                                    "column_closing_share": 0.25}),
+        ("4", BRIGADE5, {"closing_depth": True, "column_closing_share": 0.25}),
+        ("5", ROOT / "replays" / "napoleonic_brigade-s1815.jsonl", {"rout_prisoners_share": 0.25}),
     ],
 )  # fmt: skip
 def test_an_older_battle_that_set_the_new_defaults_still_verifies(
     tmp_path: Path, older: str, source: Path, changed: dict[str, object]
 ) -> None:
     """A v3 scenario that set spent_out_loss 0.2 and column_fire_share 0.5 (v4's defaults),
-    or a v4 one that set closing_depth true and column_closing_share 0.25 (v5's), wrote them
-    in its header (they were not its version's defaults); the next version's dump leaves
-    them out, so written for the older version they must be put back, or its header would
-    differ at line 1. Its battle is the source's (the kept v4 stone wall; today's brigade
-    golden), the newer version being the older with these values, under an older header."""
+    a v4 one that set closing_depth true and column_closing_share 0.25 (v5's), or a v5 one
+    that set rout_prisoners_share 0.25 (v6's), wrote them in its header (they were not its
+    version's defaults); the next version's dump leaves them out, so written for the older
+    version they must be put back, or its header would differ at line 1. Its battle is the
+    source's (the kept v4 stone wall; the kept v5 brigade; today's brigade golden), the
+    newer version being the older with these values, under an older header."""
     newer = str(int(older) + 1)
 
     def as_older(header: dict[str, Any]) -> None:
@@ -150,7 +168,7 @@ def test_an_older_battle_that_set_the_new_defaults_still_verifies(
     result = invoke("verify", str(forged))
     assert result.exit_code == 0, result.stdout
     assert result.stderr == (
-        f"battlesim: note: fought under musket rules v{older} (this battlesim's are v5); "
+        f"battlesim: note: fought under musket rules v{older} (this battlesim's are v6); "
         f"fought again under v{older}\n"
     )
 
@@ -158,19 +176,37 @@ def test_an_older_battle_that_set_the_new_defaults_still_verifies(
 def test_a_version_4_scenario_reads_with_version_4_values() -> None:
     """Version 5 changed two defaults the fitting set chose: closing_depth true and
     column_closing_share 0.25. Read for v4 (or earlier) a scenario that does not set them
-    has v4's false and null, and written for v4 leaves them out; read for v5 (or with no
-    version) it has the new defaults, also left out of its dump."""
+    has v4's false and null, and written for v4 leaves them out; read for v5 it has the new
+    defaults, also left out of its dump written for v5 (and v6's change at its v5 value)."""
     assert RULES_V4 == {"closing_depth": False, "column_closing_share": None}
     for version in ("1", "2", "3", "4"):
         old = MusketOptions.model_validate({}, context={"ruleset_version": version})
         assert (old.closing_depth, old.column_closing_share) == (False, None), version
         assert not set(RULES_V4) & set(old.model_dump(context={"ruleset_version": version}))
     v5 = MusketOptions.model_validate({}, context={"ruleset_version": "5"})
-    assert v5 == MusketOptions()
+    assert v5 == MusketOptions(**RULES_V5)
     assert (v5.closing_depth, v5.column_closing_share) == (True, 0.25)
-    assert not set(RULES_V4) & set(v5.model_dump())
+    assert not set(RULES_V4) & set(v5.model_dump(context={"ruleset_version": "5"}))
     asked = MusketOptions(closing_depth=False, column_closing_share=None)
     assert {k: asked.model_dump()[k] for k in RULES_V4} == RULES_V4
+
+
+def test_a_version_5_scenario_reads_with_version_5_values() -> None:
+    """Version 6 changed one default the fitting set chose: rout_prisoners_share 0.25. Read
+    for v5 (or earlier) a scenario that does not set it has v5's 0, and written for v5 leaves
+    it out; read for v6 (or with no version) it has the new default, also left out of its
+    dump."""
+    assert RULES_V5 == {"rout_prisoners_share": 0}
+    for version in ("1", "2", "3", "4", "5"):
+        old = MusketOptions.model_validate({}, context={"ruleset_version": version})
+        assert old.rout_prisoners_share == 0, version
+        assert not set(RULES_V5) & set(old.model_dump(context={"ruleset_version": version}))
+    v6 = MusketOptions.model_validate({}, context={"ruleset_version": "6"})
+    assert v6 == MusketOptions()
+    assert v6.rout_prisoners_share == 0.25
+    assert not set(RULES_V5) & set(v6.model_dump())
+    asked = MusketOptions(rout_prisoners_share=0)
+    assert {k: asked.model_dump()[k] for k in RULES_V5} == RULES_V5
 
 
 @pytest.mark.parametrize(
@@ -181,12 +217,14 @@ def test_a_version_4_scenario_reads_with_version_4_values() -> None:
         RULES3,
         RULES4,
         BRIGADE4,
+        RULES5,
+        BRIGADE5,
         ROOT / "tests" / "data" / "replays" / "coral_sea-s1942-flattop-rules1.jsonl",
     ],
 )
 def test_the_header_is_written_back_byte_for_byte(replay: Path) -> None:
     """An older header's scenario, read and written again for its version, is the recorded
-    header: musket's v1 to v4 (options added by v2 and v3, defaults changed by v4 and v5)
+    header: musket's v1 to v5 (options added by v2 and v3, defaults changed by v4 to v6)
     and flattop's v1 (options v1 already wrote, with v2's new defaults)."""
     recorded = api.open_replay(replay).header
     ruleset, scenario = header_scenario(recorded, str(replay))
@@ -209,19 +247,21 @@ def test_the_header_is_written_back_byte_for_byte(replay: Path) -> None:
         (RULES3, "3", 71),
         (RULES4, "4", 48),
         (BRIGADE4, "4", 77),
+        (RULES5, "5", 48),
+        (BRIGADE5, "5", 77),
     ],
 )
 def test_verify_says_which_rules_it_was_fought_under(
     replay: Path, version: str, events: int
 ) -> None:
-    """verify re-simulates the v1 to v4 battles byte for byte and names their rules."""
+    """verify re-simulates the v1 to v5 battles byte for byte and names their rules."""
     text = invoke("verify", str(replay))
     assert text.exit_code == 0
     assert text.stdout.splitlines() == [
         f"OK: {replay}: {events} events, intact, lawful, re-simulates byte for byte"
     ]
     assert text.stderr.splitlines() == [
-        f"battlesim: note: fought under musket rules v{version} (this battlesim's are v5); "
+        f"battlesim: note: fought under musket rules v{version} (this battlesim's are v6); "
         f"fought again under v{version}"
     ]
     data = json.loads(invoke("verify", str(replay), "--json").stdout)
@@ -229,13 +269,13 @@ def test_verify_says_which_rules_it_was_fought_under(
     assert data["rules"] == {
         "ruleset": "musket",
         "fought_under": version,
-        "current": "5",
+        "current": "6",
         "fought_again": True,
     }
 
 
 def test_a_version_this_battlesim_does_not_have_is_named_not_trusted(tmp_path: Path) -> None:
-    """A header claiming rules v7, later than today's v5: a newer battlesim's replay (or a
+    """A header claiming rules v7, later than today's v6: a newer battlesim's replay (or a
     forged claim of one), which this one cannot judge. verify does not call it OK, nor a
     mismatch of the file (exit 1): one line names the rules, exit 2, as a newer format is."""
 
@@ -248,20 +288,21 @@ def test_a_version_this_battlesim_does_not_have_is_named_not_trusted(tmp_path: P
         2,
         "",
         f"battlesim: error: {forged}: fought under musket rules v7, newer than this "
-        "battlesim's (v5); upgrade battlesim (or the ruleset's plugin)\n",
+        "battlesim's (v6); upgrade battlesim (or the ruleset's plugin)\n",
     )
 
 
 @pytest.mark.parametrize(
-    ("replay", "claimed"), [(RULES1, "2"), (RULES2, "3"), (RULES3, "4"), (BRIGADE4, "5")]
+    ("replay", "claimed"),
+    [(RULES1, "2"), (RULES2, "3"), (RULES3, "4"), (BRIGADE4, "5"), (BRIGADE5, "6")],
 )
 def test_an_older_header_cannot_pass_for_a_later_version(
     tmp_path: Path, replay: Path, claimed: str
 ) -> None:
-    """The v1 battle claimed for v2, the v2 battle for v3, the v3 battle for v4, or the v4
-    brigade for v5, is fought under the claimed version's rules, and differs. (The kept v4
-    stone wall is no witness: its battle is the same under v5, so claimed for v5 it is
-    what v5 fights, and verifies.)"""
+    """The v1 battle claimed for v2, the v2 battle for v3, the v3 battle for v4, the v4
+    brigade for v5, or the v5 brigade for v6, is fought under the claimed version's rules,
+    and differs. (The kept v4 and v5 stone walls are no witnesses: their battle is the same
+    under v5 and v6, so claimed for the next version it is what that fights, and verifies.)"""
 
     def claim(header: dict[str, Any]) -> None:
         header["ruleset_version"] = claimed
@@ -272,15 +313,17 @@ def test_an_older_header_cannot_pass_for_a_later_version(
     # v1's battle differs under v2 at its first charge; v2's breaks a v3 invariant first
     # (a charge test failed by 4 that leaves the unit in good order: v3 throws it back)
     assert "MISMATCH" in result.stdout or "INVARIANT broken" in result.stdout
-    if claimed == "5":  # today's: no note
+    if claimed == "6":  # today's: no note
         assert "fought under" not in result.stdout + result.stderr
     else:  # an older version this battlesim still fights: fought again under the claim
         assert f"fought again under v{claimed}" in result.stderr
 
 
-@pytest.mark.parametrize(("replay", "turns"), [(RULES1, 8), (RULES2, 4), (RULES3, 3), (RULES4, 2)])
+@pytest.mark.parametrize(
+    ("replay", "turns"), [(RULES1, 8), (RULES2, 4), (RULES3, 3), (RULES4, 2), (RULES5, 2)]
+)
 def test_the_old_battle_still_shows_and_explains(replay: Path, turns: int) -> None:
-    """show, why and the narrative read the v1 to v4 battles from their logs alone."""
+    """show, why and the narrative read the v1 to v5 battles from their logs alone."""
     shown = invoke("show", str(replay))
     assert shown.exit_code == 0
     title = f"Stone wall at Marye's Heights — end of battle (turn {turns})"
@@ -302,5 +345,5 @@ def test_a_damaged_older_replay_is_not_said_to_be_fought_again(tmp_path: Path) -
     result = invoke("verify", str(damaged))
     assert result.exit_code == 1 and result.stdout.startswith("DAMAGED at seq 8: ")
     assert result.stderr == (
-        "battlesim: note: fought under musket rules v1 (this battlesim's are v5)\n"
+        "battlesim: note: fought under musket rules v1 (this battlesim's are v6)\n"
     )

@@ -13,7 +13,7 @@ from pydantic import ConfigDict, Field
 
 from sim.contract.options import ChangedDefaults, later_option
 
-__all__ = ["RULES_V1", "RULES_V2", "RULES_V3", "RULES_V4", "MusketOptions"]
+__all__ = ["RULES_V1", "RULES_V2", "RULES_V3", "RULES_V4", "RULES_V5", "MusketOptions"]
 
 RULES_V1: dict[str, object] = {
     "disrupted_attackers_fall_back": False,
@@ -64,6 +64,14 @@ RULES_V4: dict[str, object] = {
 under version 4 (or 3, 2, 1) is read, fought again and written with these."""
 
 
+RULES_V5: dict[str, object] = {
+    "rout_prisoners_share": 0.0,
+}
+"""The options whose defaults musket rules version 6 changed, at their version-5 values
+(the fitting set chose rout_prisoners_share 0.25): a replay fought under version 5 (or 4,
+3, 2, 1) is read, fought again and written with these."""
+
+
 class MusketOptions(ChangedDefaults):
     """Options of the musket ruleset, with their defaults."""
 
@@ -73,6 +81,7 @@ class MusketOptions(ChangedDefaults):
         "3": RULES_V2,
         "4": RULES_V3,
         "5": RULES_V4,
+        "6": RULES_V5,
     }
 
     alternative_fire: bool = Field(
@@ -556,12 +565,12 @@ class MusketOptions(ChangedDefaults):
         "it did not move, in defensive fire).",
     )
     rout_prisoners_share: float = later_option(
-        0.0,
+        0.25,
         "[ours] A unit that routs (a failed check in any phase, or a melee lost that routs "
         "it) while an enemy unit in good order (or spent) stands next to it loses this "
         "share of the strength it has left, rounded down (men, or guns): taken prisoner "
-        "or missing. Recorded as the routing event's prisoners. 0: none (rules version 4 "
-        "as shipped).",
+        "or missing. Recorded as the routing event's prisoners. 0.25 chosen on the fitting "
+        "cases (rules version 6). 0: none (version 5).",
         ge=0,
         le=1,
     )
