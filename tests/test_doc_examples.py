@@ -16,7 +16,7 @@ import pytest
 from tests.readme_examples import ROOT, Example, Page, examples, failure, pages, prepare
 
 SKIPPED = {
-    "docs/calibrate.md": 1,  # the fit on the history cases: ~4,000 battles (the same)
+    "docs/calibrate.md": 1,  # the fit on the history cases: ~7,200 battles (the same)
     "docs/rulesets.md": 6,  # the duel plugin's commands: tests/test_docs_rulesets.py,
     # tests/contract/test_odds_hook.py run them with the plugin installed
 }
