@@ -292,9 +292,10 @@ class Ruleset(Generic[ScenarioT, StateT]):
             listed is said by its key (``ships_sunk`` → "ships sunk", ``men`` → "men
             lost"). Keys, JSON and database columns keep the kind (default: none).
         shown_details: a unit row's details as ``show``'s table (and ``show --unit``'s)
-            shows them, ``shown_details(row) -> dict``: becmi's gives no cover kind
-            (``-``) beside no cover.  Only the table changes: the rows, ``--json`` and a
-            study's ``unit_finals`` keep every detail (default: every detail as it is).
+            and the report's unit table show them, ``shown_details(row) -> dict``:
+            becmi's gives no cover kind (``-``) beside no cover.  Only the tables
+            change: the rows, ``--json``, the report's data and a study's
+            ``unit_finals`` keep every detail (default: every detail as it is).
         older_versions: earlier rules versions the ruleset still fights: a
             replay's header names its version, and its scenario is read and
             written for it (the pydantic context ``{"ruleset_version": v}``;

@@ -102,6 +102,43 @@ def test_lists_in_details_print_as_words(browser: Any, pages: dict[str, Path]) -
             assert "[" not in cell and '"' not in cell
 
 
+def _cell(row: UnitRow, shown_details: Any) -> str:
+    """A row's details cell as the page should print it: the ruleset's shown details."""
+    return "; ".join(f"{k.replace('_', ' ')} {_words(v)}" for k, v in shown_details(row).items())
+
+
+def test_a_becmi_combatant_without_cover_shows_no_cover_kind(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    """The unit table printed a cover kind beside no cover ("cover none; cover kind soft"),
+    as `show`'s table did: it shows the ruleset's shown_details ("cover kind -"), at the
+    start (a keyframe), after each of the first events (their changes) and at the end."""
+    loaded = api.load_replay(_replay("dungeon_skirmish-s3"))
+    rs, sc = loaded.ruleset, loaded.scenario
+    states = [rs.units(sc, before) for _, before in loaded.fold()][:16]
+    with open_page(browser, pages["dungeon_skirmish-s3"]) as v:
+        page = v.page
+
+        def cells() -> dict[str, str]:
+            return dict(
+                page.eval_on_selector_all(
+                    ".units-table tr[data-unit]",
+                    "ts => ts.map(t => [t.dataset.unit, t.querySelector('td.more').innerText])",
+                )
+            )
+
+        page.keyboard.press("Home")
+        for k, rows in enumerate(states):
+            assert cells() == {r.id: _cell(r, rs.shown_details) for r in rows}, f"event {k}"
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press("End")
+        end = cells()
+        assert end["alaric"] == "cover none; cover kind -"
+        assert end["pip"] == "cover quarter; cover kind hard"
+        assert end == {r.id: _cell(r, rs.shown_details) for r in rs.units(sc, loaded.state_at())}
+        assert v.errors == []
+
+
 def _engagements(stem: str) -> list[tuple[int, list[tuple[str, str, str, str]]]]:
     """(index of event, [(kind, actor, target, result)]) of each event with engagements."""
     loaded = api.load_replay(_replay(stem))

@@ -70,6 +70,36 @@ def test_keyframe_plus_changes_is_the_state_before_every_event(stem: str) -> Non
             rows[u] = row
 
 
+def test_a_becmi_page_keeps_every_detail_and_the_tables_cover_kind_beside() -> None:
+    """The rows keep a combatant's cover kind ("soft" beside no cover); the details the unit
+    table shows (the ruleset's shown_details, "-") are stored beside them where they differ,
+    so a ruleset without the hook (musket) gets the same data as before."""
+    loaded = api.load_replay(ROOT / "replays" / "dungeon_skirmish-s3.jsonl")
+    data = json.loads(json.dumps(battle_view(loaded).data))
+    units = [u["id"] for u in data["units"]]
+    start = data["keyframes"][0]
+    alaric, pip = units.index("alaric"), units.index("pip")
+    assert start["rows"][alaric]["details"] == {"cover": "none", "cover_kind": "soft"}
+    shown = dict(start["shown"])
+    assert shown[alaric] == {"cover": "none", "cover_kind": "-"}
+    assert pip not in shown  # in cover: shown as it is
+    rs, sc = loaded.ruleset, loaded.scenario
+    frames = {k["at"]: k for k in data["keyframes"]}
+    for i, (_, before) in enumerate(loaded.fold()):
+        if i in frames:
+            rows = rs.units(sc, before)
+            want = {u: rs.shown_details(r) for u, r in enumerate(rows)}
+            want = {u: d for u, d in want.items() if d != rows[u].details}
+            assert dict(frames[i].get("shown", [])) == want, f"after {i} events"
+    changed = [e for e in data["events"] if e.get("shown")]
+    assert changed and all(
+        {u for u, _ in e["shown"]} <= {u for u, _ in e["delta"]} for e in changed
+    )
+    musket = battle_view(api.load_replay(ROOT / "replays" / "stone_wall-s1862.jsonl")).data
+    assert all("shown" not in k for k in musket["keyframes"])
+    assert all("shown" not in e for e in musket["events"])
+
+
 def test_large_data_is_embedded_gzip_and_decodes_to_the_same_battle() -> None:
     """Above the threshold the data is gzip+base64 (deterministic) and decodes to the same JSON."""
     loaded = api.load_replay(ROOT / "replays" / "tavern_brawl-s377.jsonl")

@@ -7,6 +7,12 @@ A row is stored whole at the start and at the end of every turn (a keyframe);
 between keyframes each event carries only the rows it changed, so the page
 rebuilds any moment from the keyframe before it plus one turn of changes.
 
+The unit table shows a row's details as the ruleset's ``shown_details`` gives them
+(becmi: no cover kind beside no cover), as ``battlesim show``'s table does.  The rows
+keep every detail; where the shown details differ from a row's own they are stored
+beside it, under ``shown`` in the keyframe or the event record (``[unit index,
+details]`` pairs), so a ruleset without the hook gets the same data as before.
+
 A battle with more than :data:`ROW_BUDGET` unit rows to compute (units x
 events) gets keyframes only: its map and table change at turn ends, while the
 narrative still steps event by event.  The shipped battles are all far below it.
@@ -15,7 +21,7 @@ narrative still steps event by event.  The shipped battles are all far below it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,6 +136,16 @@ class Series:
         return sum(1 for c in self.values if c[:2] == chart[:2]) > 1
 
 
+ShownDetails = Callable[[UnitRow], dict[str, Any]]
+"""``Ruleset.shown_details``: a unit row's details as a table shows them."""
+
+
+def _shown(row: UnitRow, shown_details: ShownDetails) -> dict[str, Any] | None:
+    """The row's details as the table shows them, when they differ from its own (else None)."""
+    shown = shown_details(row)
+    return None if shown == row.details else _escaped(shown)
+
+
 @dataclass
 class _Fold:
     """The running fold: rows now, keyframes, changes per event, first status words."""
@@ -137,23 +153,45 @@ class _Fold:
     index: dict[str, int]
     rows: list[dict[str, Any]]
     info: list[dict[str, Any]]
+    shown_details: ShownDetails
+    shown: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Unit index → its details as the table shows them now, where they differ from the row's."""
     keyframes: Spool = field(default_factory=Spool)
     seen: set[tuple[int, str]] = field(default_factory=set)
 
-    def refresh(self, fresh: list[UnitRow]) -> list[tuple[int, dict[str, Any]]]:
-        """Take fresh rows; return the ones that changed as (unit index, row)."""
-        changed = []
+    def start(self, first: list[UnitRow]) -> None:
+        """Take the rows at the start (the first keyframe's)."""
+        for i, row in enumerate(first):
+            shown = _shown(row, self.shown_details)
+            if shown is not None:
+                self.shown[i] = shown
+
+    def refresh(
+        self, fresh: list[UnitRow]
+    ) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, dict[str, Any]]]]:
+        """Take fresh rows; return the ones that changed as (unit index, row), and the
+        shown details of those whose shown details differ from their own."""
+        changed, shown = [], []
         for row in fresh:
             i = self.index[row.id]
             data = row_data(row)
             if data != self.rows[i]:
                 self.rows[i] = data
                 changed.append((i, data))
-        return changed
+                details = _shown(row, self.shown_details)
+                if details is None:
+                    self.shown.pop(i, None)
+                else:
+                    self.shown[i] = details
+                    shown.append((i, details))
+        return changed, shown
 
     def keyframe(self, at: int) -> None:
-        """Store every row as the state after ``at`` events."""
-        self.keyframes.add({"at": at, "rows": self.rows})
+        """Store every row as the state after ``at`` events (and their shown details)."""
+        frame: dict[str, Any] = {"at": at, "rows": self.rows}
+        if self.shown:
+            frame["shown"] = sorted(self.shown.items())
+        self.keyframes.add(frame)
 
 
 def _involved(event: Event, index: dict[str, int]) -> list[int]:
@@ -347,7 +385,8 @@ def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event
         if event.seq in forks:
             walk.lines[event.seq], walk.forked[event.seq] = line, event
         turn_end = following is None or following.turn != event.turn
-        changed = fold.refresh(rs.units(sc, after)) if per_event or turn_end else []
+        fresh = rs.units(sc, after) if per_event or turn_end else []
+        changed, shown = fold.refresh(fresh)
         record = {
             "seq": event.seq,
             "turn": event.turn,
@@ -359,6 +398,8 @@ def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event
             "delta": [] if turn_end else changed,
             "key": _key(event, changed, fold, names, None if per_event else rs.turn_name),
         }
+        if shown and not turn_end:  # at a turn's end the keyframe holds them
+            record["shown"] = shown
         shots = _shots(rs.engagements(sc, event), fold.index)
         if shots:
             record["shots"] = shots
@@ -404,7 +445,10 @@ def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData
     first = rs.units(sc, state)
     sides = {s: i for i, s in enumerate(dict.fromkeys(r.side for r in first))}
     info = _unit_info(first, sides)
-    fold = _Fold({r.id: i for i, r in enumerate(first)}, [row_data(r) for r in first], info)
+    fold = _Fold(
+        {r.id: i for i, r in enumerate(first)}, [row_data(r) for r in first], info, rs.shown_details
+    )
+    fold.start(first)
     fold.keyframe(0)
     series = Series(every=-(-loaded.last_turn // CHART_TURNS) or 1)
     series.add(0, rs.measures(sc, state))

@@ -103,6 +103,15 @@
       this.unitIndex = new Map(this.units.map((u, i) => [u.id, i]));
       this.rtlNames = namesPattern([...this.units.map((u) => u.name), ...this.sides.map((s) => s.name)]);
       this.cache = { p: -1, rows: null };
+      // a row's details as the table shows them (the ruleset's shown_details), where they
+      // differ from its own: kept beside the rows ("shown"), which keep every detail
+      this.shownOf = new WeakMap();
+      for (const k of this.keyframes) for (const [u, d] of k.shown ?? []) this.shownOf.set(k.rows[u], d);
+      for (const e of this.events) {
+        if (!e.shown) continue;
+        const changed = new Map(e.delta);
+        for (const [u, d] of e.shown) this.shownOf.set(changed.get(u), d);
+      }
       this.intern();
     }
     intern() {
@@ -661,7 +670,8 @@
       live[0].textContent = posText(r.pos);
       live[1].textContent = `${fmt(r.str)} / ${fmt(u.initial.value)} ${u.initial.unit}`;
       live[2].textContent = r.status.join(", ");
-      const more = Object.entries(r.details || {}).map(([k, v]) => `${k.replaceAll("_", " ")} ${words(v)}`).join("; ");
+      const details = this.b.shownOf.get(r) ?? r.details;
+      const more = Object.entries(details || {}).map(([k, v]) => `${k.replaceAll("_", " ")} ${words(v)}`).join("; ");
       breakable(live[3], more);
       live[3].title = more;
       tr.dataset.pos = r.pos === null ? "" : r.pos.join(",");
