@@ -6,7 +6,8 @@ free factors with ranges and targets — each a measure
 The search (:mod:`sim.calibrate.search`) asks optuna's seeded TPE sampler for
 points and fights each with the batch engine on the same seeds (common
 random numbers); :mod:`sim.calibrate.report` prints the best point against
-the targets and writes the patch and the plot. optuna is imported only when
+the targets and writes the patch and the plot, and :mod:`sim.calibrate.calibrated`
+the scenario (or campaign) with the best point set. optuna is imported only when
 a search runs (the ``study`` extra).
 """
 

@@ -8,13 +8,12 @@ number of workers, resumed or not.
 from __future__ import annotations
 
 import math
-import os
-import re
 from pathlib import Path
 from typing import Any
 
 from engine.safety.atomic import atomic_write_text
 from engine.safety.text import one_line
+from sim.calibrate.calibrated import SCENARIO, write_calibrated
 from sim.calibrate.measures import Estimate
 from sim.calibrate.search import TRIALS, Search, Trial, best_of, sampler_name
 from sim.calibrate.spec import MAGNITUDE, CalibrationSpec, Goal, verdict
@@ -33,9 +32,6 @@ __all__ = [
 
 PATCH = "patch.yaml"
 """The best point's factor values, ``path: value``."""
-
-SCENARIO = "calibrated.yaml"
-"""The scenario (or campaign) with the best point's values set."""
 
 PLOT = "search.png"
 """Objective by trial and best so far."""
@@ -366,36 +362,12 @@ def patch_text(spec: CalibrationSpec, best: Trial) -> str:
     return head + body
 
 
-def battle_file(battle: str) -> str:
-    """The calibrated scenario of a campaign's battle, beside ``calibrated.yaml``."""
-    return f"calibrated-{battle}.yaml"
-
-
-def _campaign_file(data: dict[str, Any], out: Path, head: str) -> dict[str, Any]:
-    """A calibrated campaign as a campaign file ``battlesim campaign`` reads: each battle's
-    scenario, with the point set, written to :func:`battle_file` beside it and named there
-    (a campaign names its battles' scenario files; the study form inlines them)."""
-    battles = []
-    for battle in data["battles"]:
-        name = battle_file(battle["id"])
-        where = f"# battle {one_line(battle['id'])} of the calibrated campaign ({SCENARIO}), "
-        where += f"from {one_line(battle['source'])}:\n"
-        text = dump_yaml(battle["scenario"], sort_keys=False, allow_unicode=True)
-        atomic_write_text(out / name, head + where + text)
-        entry = {"id": battle["id"], "scenario": name, "points": battle["points"]}
-        if battle.get("reinforcements"):
-            entry["reinforcements"] = battle["reinforcements"]
-        battles.append(entry)
-    return {**{k: v for k, v in data.items() if k != "battles"}, "battles": battles}
-
-
 def write_outputs(spec: CalibrationSpec, trials: list[Trial], out: Path) -> None:
     """``patch.yaml``, ``calibrated.yaml`` and (unless switched off) ``search.png``."""
     best = best_of(trials)
     if best is not None:
         atomic_write_text(out / PATCH, patch_text(spec, best))
     if best is not None and spec.target is not None:
-        data = spec.target.at(best.params)
         head = (
             f"# {one_line(spec.target.source)} with the best point of battlesim calibrate "
             f"{one_line(spec.source)} (trial {best.number}) set:\n"
@@ -404,72 +376,9 @@ def write_outputs(spec: CalibrationSpec, trials: list[Trial], out: Path) -> None
                 for f in spec.factors
             )
         )
-        if spec.target.kind == "campaign":
-            data = _campaign_file(data, out, head)
-            text = head + dump_yaml(data, sort_keys=False, allow_unicode=True)
-        else:
-            text = _scenario_text(spec, best.params, data, head, out)
-        atomic_write_text(out / SCENARIO, text)
+        write_calibrated(spec, best.params, head, out)
     if spec.plots:
         _plot(spec, trials, out / PLOT)
-
-
-def _scenario_text(
-    spec: CalibrationSpec, params: dict[str, Any], data: dict[str, Any], head: str, out: Path
-) -> str:
-    """``head``, then the scenario file's own text with the point's fields set (its sources,
-    comments and the options it leaves at their defaults kept:
-    :func:`sim.scenario.patch.set_fields`), when the whole reads back as ``data``; else
-    ``data`` written out whole, said so. An editor's schema line pointing at a relative
-    path is pointed at the same file from ``out``."""
-    from sim.batch.inputs.fieldpath import resolve_path  # noqa: PLC0415
-    from sim.scenario.load import ScenarioError, parse_yaml, validate_data  # noqa: PLC0415
-    from sim.scenario.patch import set_fields  # noqa: PLC0415
-
-    target = spec.target
-    assert target is not None
-    edited = None
-    if spec.target_file is not None:
-        try:
-            original = spec.target_file.read_text(encoding="utf-8").removeprefix("\ufeff")
-        except (OSError, UnicodeDecodeError):
-            original = None
-        if original is not None:
-            edits = [
-                (resolve_path(target.data, f.path, target.filled()), params[f.path])
-                for f in spec.factors
-            ]
-            edited = set_fields(original, edits)
-    if edited is not None and spec.target_file is not None:
-        edited = _schema_from(edited, spec.target_file.parent, out)
-    if edited is not None:
-        name = str(spec.target_file)
-        try:  # the text as written, header and all
-            meant = validate_data(data, {}, name)[1].model_dump(mode="json")
-            read = validate_data(*parse_yaml(head + edited, name), name)[1]
-        except ScenarioError:
-            read = None
-        if read is not None and read.model_dump(mode="json") == meant:
-            return head + edited
-    return head + (
-        "# (written from the scenario's data, every option at its value: its text could not "
-        "be edited in place)\n" + dump_yaml(data, sort_keys=False, allow_unicode=True)
-    )
-
-
-_SCHEMA_LINE = re.compile(r"^(# yaml-language-server: \$schema=)(?!\w+:)(\S+)$", re.MULTILINE)
-"""An editor's schema line naming a relative path (a URL, ``scheme:…``, is left alone)."""
-
-
-def _schema_from(text: str, was: Path, out: Path) -> str:
-    """``text`` with a relative schema path, written from folder ``was``, as seen from
-    ``out``."""
-
-    def moved(m: re.Match[str]) -> str:
-        schema = (was / m[2]).resolve()
-        return m[1] + Path(os.path.relpath(schema, out.resolve())).as_posix()
-
-    return _SCHEMA_LINE.sub(moved, text)
 
 
 def _plot(spec: CalibrationSpec, trials: list[Trial], path: Path) -> None:

@@ -15,7 +15,7 @@ alias (an edit would reach every place that shares the node), a merge key,
 a path through a list item it would have to create, or a value that does
 not fit on one line gives None, and the caller writes the data instead.
 The caller also checks that the edited text reads back as the data it
-meant (:func:`sim.calibrate.report.write_outputs`): this module edits text,
+meant (:func:`sim.calibrate.calibrated.write_calibrated`): this module edits text,
 it does not decide what a scenario means.
 """
 

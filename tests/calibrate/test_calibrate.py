@@ -595,7 +595,7 @@ def test_an_editors_schema_line_is_pointed_at_its_file_from_the_output_folder(
     """calibrated.yaml is written elsewhere than its scenario: a relative schema path is
     written as seen from there (it named ../docs/… from the output folder, which resolves
     only by chance); a URL is left as it is."""
-    from sim.calibrate.report import _schema_from
+    from sim.calibrate.calibrated import _schema_from
 
     was, out = tmp_path / "repo" / "scenarios", tmp_path / "fits" / "a"
     line = "# yaml-language-server: $schema="
