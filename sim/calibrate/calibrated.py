@@ -21,6 +21,11 @@ __all__ = ["SCENARIO", "battle_file", "write_calibrated"]
 SCENARIO = "calibrated.yaml"
 """The scenario (or campaign) with the best point's values set."""
 
+MARK = "calibrated"
+"""The note before the comment of a line whose value the fit changed: ``# calibrated: hp was
+24; <the comment>`` (:func:`sim.scenario.patch.set_fields`). No date: the header names the
+fit, and the file is a function of the trials."""
+
 
 def battle_file(battle: str) -> str:
     """The calibrated scenario of a campaign's battle, beside ``calibrated.yaml``."""
@@ -84,7 +89,7 @@ def _scenario_text(
                 (resolve_path(target.data, f.path, target.filled()), params[f.path])
                 for f in spec.factors
             ]
-            edited = set_fields(original, edits)
+            edited = set_fields(original, edits, mark=MARK)
     if edited is not None and spec.target_file is not None:
         edited = _schema_from(edited, spec.target_file.parent, out)
     if edited is not None:

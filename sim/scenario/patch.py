@@ -8,7 +8,12 @@ default never reached it. :func:`set_fields` instead edits the file's text:
 a value the file holds is replaced where it stands (in a block or a flow
 mapping, quoted or not), and a field the file leaves out is added to the
 mapping that holds it (``options``, a unit's ``{…}``), or with the mappings
-on its way to it when those are left out too.
+on its way to it when those are left out too. A value the file already holds
+(``25`` for 25.0) is left as it is written, so an unchanged line stays byte for
+byte. Given a ``mark``, the comment that ends the line of a value changed is kept
+behind a note of what the value was — ``hp: 7   # calibrated: hp was 24; rolled``,
+where it read ``# rolled`` — so that no comment is left beside a value it no
+longer describes; a line without a comment gets none.
 
 It only edits what it can read plainly. A document with an anchor or an
 alias (an edit would reach every place that shares the node), a merge key,
@@ -21,11 +26,13 @@ it does not decide what a scenario means.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import yaml
 
+from engine.safety.text import one_line
 from sim.scenario.load import CoreDumper, _Loader
 
 __all__ = ["set_fields"]
@@ -33,15 +40,18 @@ __all__ = ["set_fields"]
 Keys = tuple[str | int, ...]
 
 
-def set_fields(text: str, edits: Sequence[tuple[Keys, Any]]) -> str | None:
+def set_fields(text: str, edits: Sequence[tuple[Keys, Any]], mark: str | None = None) -> str | None:
     """``text`` with each field at its keys (mapping keys and list indexes, as
     :func:`sim.batch.inputs.fieldpath.resolve_path` gives them) set to its value, in order;
-    None where the text cannot be edited plainly."""
+    None where the text cannot be edited plainly. With ``mark`` (one line: ``calibrated``),
+    the comment ending the line of each value changed is kept behind ``mark: <key> was
+    <its old text>;`` (:class:`_Notes`)."""
+    notes = _Notes(one_line(mark)) if mark is not None else None
     try:
         if any(_shared(event) for event in yaml.parse(text, Loader=_Loader)):
             return None
         for keys, value in edits:
-            edited = _set(text, keys, value)
+            edited = _set(text, keys, value, notes)
             if edited is None:
                 return None
             text = edited
@@ -55,7 +65,7 @@ def _shared(event: yaml.Event) -> bool:
     return isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None
 
 
-def _set(text: str, keys: Keys, value: Any) -> str | None:
+def _set(text: str, keys: Keys, value: Any, notes: _Notes | None) -> str | None:
     node = yaml.compose(text, Loader=_Loader)
     for i, key in enumerate(keys):
         if isinstance(node, yaml.MappingNode):
@@ -74,12 +84,91 @@ def _set(text: str, keys: Keys, value: Any) -> str | None:
     shown = _scalar(value)
     if not isinstance(node, yaml.ScalarNode) or shown is None:
         return None
+    if _holds(node, value):
+        return text  # as it is written: an unchanged line stays byte for byte
     start, end = node.start_mark.index, node.end_mark.index
     if start == end:  # an empty value (``a:``): nothing to replace where it stands
         return None
     if node.style in ("|", ">"):  # a block scalar ends past its last line break
-        shown += "\n"
-    return text[:start] + shown + text[end:]
+        return text[:start] + shown + "\n" + text[end:]
+    edited = text[:start] + shown + text[end:]
+    was = text[start:end]
+    if notes is None or _BREAK.search(was):  # a value over several lines: its comment is not
+        return edited  # on the line of its end alone
+    return notes.put(edited, start + len(shown), _field(keys), was, len(shown) - len(was))
+
+
+def _holds(node: yaml.ScalarNode, value: Any) -> bool:
+    """Whether ``node`` already reads as ``value``: 25 as 25.0, never true as 1 or "1" as 1."""
+    held = _Loader("").construct_object(node)
+    if isinstance(held, bool) or isinstance(value, bool) or held is None or value is None:
+        return held is value
+    if isinstance(held, int | float) and isinstance(value, int | float):
+        return held == value
+    return type(held) is type(value) and bool(held == value)
+
+
+_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+"""A YAML line break."""
+
+
+def _field(keys: Keys) -> str:
+    """What a note calls the field at ``keys``: its key, with the list indexes after it
+    (``hexes.0``)."""
+    k = len(keys) - 1
+    while k > 0 and isinstance(keys[k], int):
+        k -= 1
+    return one_line(".".join(str(key) for key in keys[k:]))
+
+
+class _Notes:
+    """The notes put before the comments of changed values' lines: ``# calibrated: hp was 24;
+    rolled`` where the line ended ``# rolled``. A second value changed on a line already
+    noted joins its note (``ac was 6, hp was 6``)."""
+
+    def __init__(self, mark: str) -> None:
+        self.mark = mark
+        self.made: dict[str, tuple[list[str], str]] = {}
+        """Each comment made, as written: the changes it names and the comment it kept."""
+
+    def put(self, text: str, end: int, field: str, was: str, grown: int) -> str:
+        """``text`` with the comment ending the line of the value that ends at ``end`` (its
+        text ``grown`` characters longer than ``was``'s) noted; the comment's ``#`` where it
+        stood, at least a space after the value; ``text`` as it is where the line has no
+        comment."""
+        found = _comment(text, end)
+        if found is None:
+            return text
+        gap, start, stop = found
+        comment = text[start:stop]
+        changes, kept = self.made.get(comment, ([], comment[1:].strip()))
+        changes = [*changes, f"{field} was {one_line(was)}"]
+        note = f"# {self.mark}: {', '.join(changes)}" + (f"; {kept}" if kept else "")
+        self.made[note] = (changes, kept)
+        spaces = text[gap:start]
+        if spaces.strip(" ") == "":  # spaces only (not a tab): the comment keeps its column
+            spaces = " " * max(1, len(spaces) - grown)
+        return text[:gap] + spaces + note + text[stop:]
+
+
+def _comment(text: str, end: int) -> tuple[int, int, int] | None:
+    """The comment that ends the line holding index ``end`` of ``text``, as (where the space
+    before it starts, where its ``#`` is, where it ends), or None when the line has none:
+    what follows the line's last token (the scanner passes over comments, and over a ``#``
+    inside quotes as part of its token)."""
+    eol = m.start() if (m := _BREAK.search(text, end)) is not None else len(text)
+    last = end
+    for token in yaml.scan(text, Loader=_Loader):
+        at = token.start_mark.index
+        if end <= at < eol:
+            last = max(last, token.end_mark.index)
+        elif at >= eol:
+            break
+    rest = text[last:eol] if last <= eol else ""
+    hash_at = len(rest) - len(rest.lstrip(" \t"))
+    if not rest[hash_at:].startswith("#"):
+        return None
+    return last, last + hash_at, eol
 
 
 def _insert(text: str, mapping: yaml.MappingNode, keys: Keys, value: Any) -> str | None:

@@ -177,3 +177,54 @@ def test_a_block_scalar_becomes_one_line_and_the_next_key_keeps_its_own() -> Non
 def test_a_value_that_does_not_fit_on_one_line_is_refused() -> None:
     assert set_fields("a: x\n", [(("a",), "two\nlines")]) is None
     assert set_fields("a: x\n", [(("a",), [1, 2])]) is None
+
+
+def test_a_value_already_held_is_left_as_written() -> None:
+    """25 set to 25.0, "1" to "1", true to true: the text is not respelled (it read ``25.0``
+    and ``'1'``, an unchanged line changed); 1 set to true and "1" to 1 are changes."""
+    text = 'a: 25   # c\nb: "1"\nc: true\nd: 1\ne: "1"\n'
+    edits: list[tuple[Keys, Any]] = [
+        (("a",), 25.0), (("b",), "1"), (("c",), True), (("d",), True), (("e",), 1)
+    ]  # fmt: skip
+    assert set_fields(text, edits) == 'a: 25   # c\nb: "1"\nc: true\nd: true\ne: 1\n'
+
+
+def test_a_mark_notes_the_comment_beside_a_changed_value_with_what_it_was() -> None:
+    """With a mark, the comment ending a changed value's line is kept behind "mark: <key>
+    was <old text>", its ``#`` at its column (one space at least); two values changed on one
+    line share one note; a note already in the file (a fit of a fitted file) is kept behind
+    the new one; a line without a comment, a comment on another line of a flow mapping, and
+    a ``#`` inside quotes are left alone; a CRLF line keeps its CR."""
+    text = (
+        "a: 24       # rolled\n"
+        "b: long   # c\n"
+        "c: 1\n"
+        "u: {id: x, ac: 6, hp: 6, n: 'a #1'}  # the puncher\n"
+        "v: {p: 1,\n"
+        "    q: 2}  # about q\n"
+        "w: 'x # y'\n"
+        "h: [[4, 3], [5, 3]]  # hexes\n"
+        "r: 3   # calibrated: r was 2; ours\r\n"
+    )
+    edits: list[tuple[Keys, Any]] = [
+        (("a",), 7),
+        (("b",), "longer than the gap"),
+        (("c",), 2),
+        (("u", "ac"), 4),
+        (("u", "hp"), 9),
+        (("v", "p"), 5),
+        (("w",), "z # w"),
+        (("h", 1, 0), 6),
+        (("r",), 4),
+    ]
+    assert set_fields(text, edits, mark="calibrated") == (
+        "a: 7        # calibrated: a was 24; rolled\n"
+        "b: longer than the gap # calibrated: b was long; c\n"
+        "c: 2\n"
+        "u: {id: x, ac: 4, hp: 9, n: 'a #1'}  # calibrated: ac was 6, hp was 6; the puncher\n"
+        "v: {p: 5,\n"
+        "    q: 2}  # about q\n"
+        "w: 'z # w'\n"
+        "h: [[4, 3], [6, 3]]  # calibrated: h.1.0 was 5; hexes\n"
+        "r: 4   # calibrated: r was 3; calibrated: r was 2; ours\r\n"
+    )
