@@ -237,8 +237,8 @@ class CalibrationSpec:
     """What the search minimises: ``distance`` or ``verdicts``
     (:func:`sim.calibrate.search.objective`)."""
     target_file: Path | None = None
-    """The scenario file fitted (None for a campaign or the history cases): ``calibrated.yaml``
-    is its text with the best point set (:func:`sim.scenario.patch.set_fields`)."""
+    """The scenario or campaign file fitted (None for the history cases): ``calibrated.yaml``
+    is its text with the best point set (:mod:`sim.calibrate.calibrated`)."""
 
     def identity(self) -> dict[str, Any]:
         """Every setting that changes the result (what ``--resume`` must match)."""
@@ -566,6 +566,7 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
         measures = _measures(cf, target, file, lines)
         goals = tuple(cf.targets)
         _ends_accepted(cf, start, file, lines, partial(_refused, target))
+    named = cf.scenario if cf.scenario is not None else cf.campaign
     return CalibrationSpec(
         name=cf.name or Path(file).stem,
         target=target,
@@ -583,7 +584,7 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
         out=output_folder(file, lines, cf.outputs.dir, "calibration file"),
         plots=cf.outputs.plots,
         source=source_label(file),
-        target_file=Path(file).parent / cf.scenario if cf.scenario is not None else None,
+        target_file=Path(file).parent / named if named is not None else None,
     )
 
 

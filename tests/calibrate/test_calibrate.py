@@ -555,7 +555,11 @@ def test_a_campaigns_calibrated_file_is_a_campaign_battlesim_fights(tmp_path: Pa
     """A campaign's fit writes calibrated.yaml as a campaign file naming each battle's
     calibrated scenario beside it (it held the study form, every scenario inlined, which
     `battlesim campaign` and `batch` refused): read back, it is the campaign at the best
-    point, battle for battle, and `battlesim campaign` fights it."""
+    point, battle for battle, and `battlesim campaign` fights it. Each file is its own
+    text after the header, every comment kept (they were dumped from the data, every
+    comment lost): the campaign's with the battles' files named, stone_wall.yaml's with
+    the fire value added, chancellorsville.yaml's as it is (its schema line pointed at
+    its file from the output folder)."""
     campaign = SCENARIOS / "fredericksburg_campaign.yaml"
     path = tmp_path / "camp.yaml"
     path.write_text(
@@ -587,6 +591,27 @@ def test_a_campaigns_calibrated_file_is_a_campaign_battlesim_fights(tmp_path: Pa
     assert written == wanted
     fought = invoke("campaign", out / "calibrated.yaml", "--seed", "1", "-o", tmp_path / "c")
     assert fought.exit_code == 0, fought.output
+    trial = json.loads(result.stdout)["best"]["trial"]
+    fire = best["battles.0.scenario.options.fire_hcv"]
+    head = (
+        f"# fredericksburg_campaign.yaml with the best point of battlesim calibrate camp.yaml "
+        f"(trial {trial}) set:\n#   battles.0.scenario.options.fire_hcv = {fire:g}\n"
+    )
+    own = campaign.read_text(encoding="utf-8")
+    assert (out / "calibrated.yaml").read_text(encoding="utf-8") == head + own.replace(
+        "scenario: stone_wall.yaml", "scenario: calibrated-fredericksburg.yaml"
+    ).replace("scenario: chancellorsville.yaml", "scenario: calibrated-chancellorsville.yaml")
+    schema = os.path.relpath((SCENARIOS.parent / "docs" / "scenario.schema.json").resolve(),
+                             out.resolve())  # fmt: skip
+    for battle, source, added in (
+        ("fredericksburg", "stone_wall.yaml", f"options: {{fire_hcv: {fire!r}}}\n"),
+        ("chancellorsville", "chancellorsville.yaml", ""),
+    ):
+        where = f"# battle {battle} of the calibrated campaign (calibrated.yaml), from {source}:\n"
+        text = (SCENARIOS / source).read_text(encoding="utf-8")
+        text = text.replace("$schema=../docs/scenario.schema.json", f"$schema={schema}")
+        written = (out / f"calibrated-{battle}.yaml").read_text(encoding="utf-8")
+        assert written == head + where + text + added
 
 
 def test_an_editors_schema_line_is_pointed_at_its_file_from_the_output_folder(

@@ -40,7 +40,7 @@ from sim.scenario.load import (
     yaml_kind,
 )
 
-__all__ = ["Target", "load_campaign", "load_target", "source_label"]
+__all__ = ["Target", "campaign_file_data", "load_campaign", "load_target", "source_label"]
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 FieldPath = tuple[str | int, ...]
@@ -177,6 +177,16 @@ class _CampaignFile(BaseModel):
     carry_over: dict[str, Any] = Field(default_factory=dict)
     victory: Victory = Field(default_factory=Victory)
     battles: list[_BattleFile] = Field(min_length=1, max_length=100)
+
+
+def campaign_file_data(data: Any, file: str) -> dict[str, Any]:
+    """Parsed YAML checked as a campaign file (each battle naming its scenario file), every
+    default written in, as plain data: two files whose results are equal say the same.
+
+    Raises:
+        ScenarioError: the data is no campaign file.
+    """
+    return validate_located(_CampaignFile, data, {}, file, "campaign").model_dump(mode="json")
 
 
 def is_campaign(data: Any) -> bool:
