@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from sim.cli import cli
+from sim.rulesets.flattop.model.data import LOSS_ORDER
 
 ROOT = Path(__file__).resolve().parents[2]
 STONE_WALL = ROOT / "replays" / "stone_wall-s1862.jsonl"
@@ -331,3 +332,116 @@ def test_flattop_bomber_losses_are_refused_for_what_is_wrong_with_them(
         f"flattop.anti_aircraft (seq 12) so: {said}"
     ]
     assert not out.exists()
+
+
+HORNET_HIT_AGAIN = HORNET_CRIPPLED + 1
+"""Zuikaku's torpedo bombers hit Hornet twice more: 5/6, still crippled, nothing lost aboard
+(no aircraft in her Ready box, and she does not sink)."""
+
+
+def _hornet_aboard() -> dict[str, int]:
+    """Hornet's air factors aboard before the torpedoes hit her, by type: in her hangar
+    alone (nothing spotted, nothing rearming), each type she has."""
+    from sim import api
+
+    deck = api.load_replay(CARRIER_DUEL).after(HORNET_CRIPPLED).decks["hornet"]
+    assert not deck.ready and not any(deck.rearming.values())
+    return {t: n for t, n in deck.hangar.items() if n}
+
+
+def test_a_carrier_forked_sunk_with_her_aircraft_still_aboard_is_refused(tmp_path: Path) -> None:
+    """Hornet forked sunk by the torpedoes (3 hits taken, 6/6) kept the losses of the attack
+    as recorded, none: the fork was written and verified as lawful with a sunk Hornet
+    holding 8 AF aboard, 'air factors lost aboard' 0 and Red 8 points short. A carrier
+    that sinks loses everything aboard; the rules, sinking her from a forked state, do."""
+    aboard = _hornet_aboard()
+    code, output, out = _fork(
+        tmp_path,
+        HORNET_HIT_AGAIN,
+        "hits_taken=3",
+        "hits_after=6",
+        "status_after=sunk",
+        replay=CARRIER_DUEL,
+    )
+    lost = {t: aboard[t] for t in LOSS_ORDER if t in aboard}
+    assert code == 2
+    assert output.splitlines() == [
+        'battlesim: error: --set hits_taken=3, hits_after=6, status_after="sunk": the rules '
+        f"could not make flattop.attacked (seq {HORNET_HIT_AGAIN}) so: hornet sinks: every "
+        f"one of the {sum(aboard.values())} AF aboard is lost (lost_hangar "
+        f"{json.dumps(lost)}), not 0 (none)"
+    ]
+    assert not out.exists()
+    # the same sinking made by the rules: Hornet at 4 hits before the torpedoes' 2
+    code, output, out = _fork(
+        tmp_path, HORNET_CRIPPLED, "state.ships.hornet.hits=4", replay=CARRIER_DUEL
+    )
+    assert code == 0, output
+    from sim import api
+
+    forked = api.load_replay(out)
+    sinking = forked.event(HORNET_HIT_AGAIN + 1)  # after the override
+    assert (sinking.ship, sinking.status_after) == ("hornet", "sunk")
+    assert (sinking.lost_ready, sinking.lost_rearming, sinking.lost_hangar) == ({}, {}, lost)
+    blue = forked.ruleset.outcome(forked.scenario, forked.state_at()).sides["blue"]
+    assert {m.name: m.value for m in blue.losses}["air_factors_aboard"] == sum(aboard.values())
+
+
+SHOHO_SUNK = 9
+"""Lexington's dive bombers hit Shoho (damage 5) five times: sunk, her 4 AF lost aboard."""
+
+
+def test_a_carrier_forked_afloat_keeps_no_losses_aboard_of_her_sinking(tmp_path: Path) -> None:
+    """Shoho forked crippled (3/5) kept the 4 AF the sinking had lost aboard: a crippled
+    carrier with nothing in her Ready box loses none. Refused; with the losses forked to 0
+    too, the fork's count aboard is the one its own events make: the torpedo bombers then
+    sink her, and she loses her 4 AF with them."""
+    from sim import api
+
+    parent = api.load_replay(CORAL_SEA)
+    recorded = parent.event(SHOHO_SUNK)
+    assert recorded.status_after == "sunk"
+    lost = recorded.lost_hangar
+    crippled = ("hits_taken=3", "hits_after=3", "status_after=crippled")
+    code, output, out = _fork(tmp_path, SHOHO_SUNK, *crippled, replay=CORAL_SEA)
+    assert code == 2
+    assert output.splitlines() == [
+        'battlesim: error: --set hits_taken=3, hits_after=3, status_after="crippled": the '
+        f"rules could not make flattop.attacked (seq {SHOHO_SUNK}) so: shoho is crippled with "
+        f"nothing in her Ready box: no AF is lost aboard, not {sum(lost.values())} "
+        f"(lost_hangar {json.dumps(lost)})"
+    ]
+    assert not out.exists()
+    none_lost = [f"lost_hangar.{t}=0" for t in lost]
+    code, output, out = _fork(tmp_path, SHOHO_SUNK, *crippled, *none_lost, replay=CORAL_SEA)
+    assert code == 0, output
+    assert CliRunner().invoke(cli, ["verify", str(out)]).exit_code == 0
+    forked = api.load_replay(out)
+    attacks = [e for e in forked.events if e.type == "flattop.attacked"]
+    by_event = [
+        sum(n for box in (*e.lost_ready.values(), e.lost_rearming, e.lost_hangar)
+            for n in box.values())
+        for e in attacks
+    ]  # fmt: skip
+    assert [(e.seq, e.status_after) for e in attacks] == [(9, "crippled"), (10, "sunk")]
+    assert by_event == [0, parent.after(SHOHO_SUNK - 1).decks["shoho"].aboard()]
+    japan = forked.ruleset.outcome(forked.scenario, forked.state_at()).sides["japan"]
+    assert {m.name: m.value for m in japan.losses}["air_factors_aboard"] == sum(by_event)
+
+
+def test_verify_holds_a_forks_losses_aboard_to_what_its_hits_make(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fork written without the check (an older battlesim's) sinking Hornet with her
+    aircraft aboard is not lawful to verify."""
+    from sim.replay import fork
+
+    monkeypatch.setattr(fork, "_check_lawful", lambda loaded, at_seq, fields: None)
+    changes = ("hits_taken=3", "hits_after=6", "status_after=sunk")
+    code, output, out = _fork(tmp_path, HORNET_HIT_AGAIN, *changes, replay=CARRIER_DUEL)
+    assert code == 0, output
+    monkeypatch.undo()
+    result = CliRunner().invoke(cli, ["verify", str(out)])
+    assert result.exit_code == 1
+    aboard = sum(_hornet_aboard().values())
+    assert f"hornet sinks: every one of the {aboard} AF aboard is lost" in result.output

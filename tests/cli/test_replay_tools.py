@@ -215,8 +215,10 @@ def test_diff_names_the_units_of_an_event_without_a_unit_field(tmp_path: Path) -
     field holding a unit id, in the event's order, and --json has them as ``units``."""
     golden = ROOT / "replays" / "coral_sea-s1942.jsonl"
     fork = tmp_path / "f9.jsonl"
-    # a lawful change (flattop's audit_change): Shoho (damage 5) afloat at 2 hits of 5
+    # a lawful change (flattop's audit_change): Shoho (damage 5) afloat at 2 hits of 5, and
+    # so none of the 4 AF aboard her (F2 TB2) lost with her
     sets = ("--set", "hits_taken=2", "--set", "hits_after=2", "--set", "status_after=afloat")
+    sets += ("--set", "lost_hangar.fighter=0", "--set", "lost_hangar.torpedo_bomber=0")
     assert _invoke("fork", str(golden), "--at", "9", *sets, "-o", str(fork)).exit_code == 0
     text = _invoke("diff", str(golden), str(fork)).stdout.splitlines()
     assert text[0] == (

@@ -66,6 +66,12 @@ def test_audit_names_an_attack_whose_arithmetic_was_edited() -> None:
     assert changed(hits_after=5) == "hits after are not hits before + hits taken"
     assert changed(status_after="sunk") == "6/8 hits is not sunk"
     assert changed(lost_hangar={"fighter": 9}) == "more lost aboard than was aboard"
+    aboard = state.decks[event.ship].aboard()  # all in the Ready box, fewer than the hits
+    assert event.hits_taken > aboard == sum(sum(c.values()) for c in event.lost_ready.values())
+    assert changed(lost_ready={}) == (
+        f"{event.ship}'s Ready box is hit: {event.hits_taken} hits taken lose {aboard} of "
+        f"the {aboard} AF aboard (lost_ready {json.dumps(event.lost_ready)}), not 0 (none)"
+    )
     rolled = event.result.model_copy(update={"fraction_roll": 5})
     assert (
         changed(result=rolled)

@@ -4,13 +4,16 @@
 message when the event could not have come from the rules in that state:
 a resolution whose table, cell, rolls or hits do not follow from its own
 fields and the seed's tables; losses larger than what was there; damage that
-does not add up; aircraft spotted or launched that were not aboard.
+does not add up; aircraft lost aboard other than those the hits and status lose;
+aircraft spotted or launched that were not aboard.
 :func:`audit_change` is the part of it that holds whatever the dice: an attack on a
-ship of the task force its strike is over, the damage its hits do, and a winner the
-points give; ``fork`` holds a changed event to it.
+ship of the task force its strike is over, the damage its hits do and the aircraft
+they cost her aboard, and a winner the points give; ``fork`` holds a changed event to it.
 """
 
 from __future__ import annotations
+
+import json
 
 from engine.events import Event
 from sim.rulesets.flattop.model import tables
@@ -29,7 +32,14 @@ from sim.rulesets.flattop.model.events import (
 )
 from sim.rulesets.flattop.model.scenario import FlattopScenario
 from sim.rulesets.flattop.model.state import BattleState
-from sim.rulesets.flattop.rules.combat import aa_split, cap_split, ship_status
+from sim.rulesets.flattop.rules.combat import (
+    Lost,
+    aa_split,
+    cap_split,
+    has_ready_box,
+    lost_aboard,
+    ship_status,
+)
 from sim.rulesets.flattop.rules.resolve import modified_table
 from sim.rulesets.flattop.rules.victory import points
 
@@ -190,12 +200,11 @@ def _attacked(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | Non
     factors = strike.attacking(e.attack) * o.attack_factor_scale
     if e.result.factors != factors:
         return f"attack {e.attack} has {factors} attacking factors, not {e.result.factors}"
-    deck = state.decks.get(e.ship)
-    ready = deck is not None and deck.carrier and deck.ready_total() > 0
+    ready = has_ready_box(state.decks.get(e.ship))
     doubled = 2 if ready and o.ready_box_doubling else 1
     if e.ready_box != ready or e.hits_taken != e.result.hits * doubled:
         return f"hits taken {e.hits_taken} do not follow from {e.result.hits} and the Ready box"
-    return _damage(sc, state, e) or _aboard(state, e)
+    return _damage(sc, state, e) or _aboard(sc, state, e)
 
 
 def _on_target(state: BattleState, e: Attacked) -> str | None:
@@ -221,8 +230,10 @@ def _damage(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | None:
     return None
 
 
-def _aboard(state: BattleState, e: Attacked) -> str | None:
-    """The aircraft lost aboard the ship attacked were aboard."""
+def _aboard(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | None:
+    """The aircraft lost aboard the ship attacked were aboard, and are those its hits and
+    status lose (:func:`~sim.rulesets.flattop.rules.combat.lost_aboard`: no die decides
+    them, so a fork that sinks a carrier, or saves one, loses what the rules would)."""
     sid = e.ship
     lost = [*e.lost_ready.values(), e.lost_rearming, e.lost_hangar]
     if any(n < 0 for box in lost for n in box.values()):
@@ -237,17 +248,66 @@ def _aboard(state: BattleState, e: Attacked) -> str | None:
         n > deck.hangar[t] for t, n in e.lost_hangar.items()
     ):
         return "more lost aboard than was aboard"
-    return None
+    return _as_the_hits_make(sc, state, e)
+
+
+def _nonzero(counts: dict[str, int]) -> dict[str, int]:
+    return {t: n for t, n in counts.items() if n}
+
+
+def _logged(e: Attacked) -> Lost:
+    """The attack's losses aboard, without the types (and Ready-box strikes) losing none
+    (a fork may set a loss to 0; the rules leave it out)."""
+    ready = {sid: _nonzero(c) for sid, c in e.lost_ready.items()}
+    ready = {sid: c for sid, c in ready.items() if c}
+    return ready, _nonzero(e.lost_rearming), _nonzero(e.lost_hangar)
+
+
+def _lost_text(lost: Lost) -> tuple[int, str]:
+    """Air factors lost aboard, and the event's fields that hold them (``none``)."""
+    ready, rearming, hangar = lost
+    total = sum(n for box in (*ready.values(), rearming, hangar) for n in box.values())
+    fields = {"lost_ready": ready, "lost_rearming": rearming, "lost_hangar": hangar}
+    said = ", ".join(f"{name} {json.dumps(v)}" for name, v in fields.items() if v)
+    return total, said or "none"
+
+
+def _as_the_hits_make(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | None:
+    """The losses aboard are those the attack's hits and status make (zeros aside)."""
+    deck, sunk = state.decks.get(e.ship), e.status_after == "sunk"
+    want = lost_aboard(sc.options, deck, e.result.hits, e.hits_taken, sunk)
+    given = _logged(e)
+    if given == want:
+        return None
+    (w, want_said), (g, given_said) = _lost_text(want), _lost_text(given)
+    not_given = f"not {g} ({given_said})"
+    if deck is not None and sunk:
+        return f"{e.ship} sinks: every one of the {w} AF aboard is lost ({want_said}), " + not_given
+    if deck is not None and has_ready_box(deck):
+        n, basis = (
+            (e.hits_taken, "taken")
+            if sc.options.ready_box_losses == "hits_taken"
+            else (e.result.hits, "rolled")
+        )
+        return (
+            f"{e.ship}'s Ready box is hit: {n} hits {basis} lose {w} of the {deck.aboard()} "
+            f"AF aboard ({want_said}), {not_given}"
+        )
+    return (
+        f"{e.ship} is {e.status_after} with nothing in her Ready box: no AF is lost aboard, "
+        + not_given
+    )
 
 
 def audit_change(sc: FlattopScenario, state: BattleState, event: Event) -> str | None:
     """What ``event`` breaks whatever its dice, else None: an attack on a ship of another
     task force than its strike's target, or on one not as logged, damage that does not
-    add up to the ship's hits and status, aircraft lost aboard that were not there; air
-    factors lost in the air that were not there; points or a winner the battle does not
-    give."""
+    add up to the ship's hits and status, aircraft lost aboard other than those the hits
+    and status lose (all aboard a carrier that sinks, none from one that does not with
+    her Ready box empty); air factors lost in the air that were not there; points or a
+    winner the battle does not give."""
     if isinstance(event, Attacked):
-        return _on_target(state, event) or _damage(sc, state, event) or _aboard(state, event)
+        return _on_target(state, event) or _damage(sc, state, event) or _aboard(sc, state, event)
     if isinstance(event, BattleEnded):
         return _verdict(sc, state, event)
     if isinstance(event, AirCombat | AntiAircraft):

@@ -22,11 +22,13 @@ from sim.rulesets.flattop.model.events import (
     Resolution,
     TargetSunk,
 )
+from sim.rulesets.flattop.model.options import FlattopOptions
 from sim.rulesets.flattop.model.state import DeckState, ShipState
 from sim.rulesets.flattop.rules.context import Battle
 from sim.rulesets.flattop.rules.resolve import resolve
 
 __all__ = [
+    "Lost",
     "aa_split",
     "aboard_losses",
     "all_dive_bombers",
@@ -36,6 +38,8 @@ __all__ = [
     "decide_air_combat",
     "decide_anti_aircraft",
     "decide_attack",
+    "has_ready_box",
+    "lost_aboard",
     "ship_aa",
     "ship_status",
     "task_force_aa",
@@ -272,9 +276,11 @@ def ship_status(hits: int, damage: int, cripple_fraction: float) -> str:
     return "crippled" if hits >= cripple_fraction * damage else "afloat"
 
 
-def aboard_losses(
-    deck: DeckState, n: int, everything: bool
-) -> tuple[dict[str, dict[str, int]], dict[str, int], dict[str, int]]:
+Lost = tuple[dict[str, dict[str, int]], dict[str, int], dict[str, int]]
+"""Air factors lost aboard a carrier: (Ready box by strike, rearming, hangar), by type."""
+
+
+def aboard_losses(deck: DeckState, n: int, everything: bool) -> Lost:
     """Air factors lost aboard a hit carrier: (Ready box by strike, rearming, hangar).
 
     ``n`` factors are lost from the Ready box first (strikes in the order they
@@ -295,6 +301,27 @@ def aboard_losses(
 
     ready = {sid: took for sid, c in deck.ready.items() if (took := take(c))}
     return ready, take(deck.rearming), take(deck.hangar)
+
+
+def has_ready_box(deck: DeckState | None) -> bool:
+    """The ship is a carrier with aircraft in its Ready box (rules-notes §2 [src])."""
+    return deck is not None and deck.carrier and deck.ready_total() > 0
+
+
+def lost_aboard(
+    o: FlattopOptions, deck: DeckState | None, hits: int, taken: int, sunk: bool
+) -> Lost:
+    """What an attack's hits cost the ship's deck (``deck`` as it was before them; None:
+    a ship with no aircraft): everything aboard when she sinks; else, with aircraft in her
+    Ready box, as many as the hits taken (``ready_box_losses: hits_taken`` [ours]) or as
+    the ``hits`` rolled (``hits_rolled``), in :func:`aboard_losses`' order; else nothing.
+
+    No die decides it: the audit holds a logged (or forked) attack's losses to it.
+    """
+    if deck is None or not (sunk or has_ready_box(deck)):
+        return {}, {}, {}
+    n = taken if o.ready_box_losses == "hits_taken" else hits
+    return aboard_losses(deck, n, everything=sunk)
 
 
 def _target(b: Battle, strike: str, index: int) -> tuple[str, ShipState | None]:
@@ -354,14 +381,11 @@ def decide_attack(b: Battle, strike: str, index: int, cause: int) -> Attacked | 
     scaled = factors * o.attack_factor_scale
     r = resolve(stream, basic, _modifiers(b, ship), scaled, o.below_star)
     deck = b.state.decks.get(ship.id)
-    ready_box = deck is not None and deck.carrier and deck.ready_total() > 0
+    ready_box = has_ready_box(deck)
     taken = r.hits * 2 if ready_box and o.ready_box_doubling else r.hits
     after = ship.hits + taken
     status = ship_status(after, ship.damage, o.cripple_fraction)
-    lost: tuple[dict[str, dict[str, int]], dict[str, int], dict[str, int]] = ({}, {}, {})
-    if deck is not None and (status == "sunk" or ready_box):
-        n = taken if o.ready_box_losses == "hits_taken" else r.hits
-        lost = aboard_losses(deck, n, everything=status == "sunk")
+    lost = lost_aboard(o, deck, r.hits, taken, sunk=status == "sunk")
     return Attacked(
         **stamp(b, cause),
         strike=strike,
