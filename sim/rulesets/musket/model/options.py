@@ -564,6 +564,17 @@ class MusketOptions(ChangedDefaults):
         "way in. false: a charging unit that moved holds its fire (it fires only in a turn "
         "it did not move, in defensive fire).",
     )
+    charge_in_the_way: bool = later_option(
+        False,
+        "[ours] A unit that may charge (on a charge order, not artillery, in good order, not "
+        "yet fought this turn, not broken off) whose charge target is not next to it "
+        "charges instead the enemy in its way: of the active enemy units next to it, the "
+        "one nearest its charge target (ties: scenario order). Its charge test, the closing "
+        "fire of cavalry_charge_home and the melee are against that enemy; it still moves "
+        "toward its order's target. false: it charges only its charge target, and halted "
+        "next to another enemy it stands and fires (rules version 6 as shipped); not yet "
+        "chosen on the fitting cases.",
+    )
     rout_prisoners_share: float = later_option(
         0.25,
         "[ours] A unit that routs (a failed check in any phase, or a melee lost that routs "

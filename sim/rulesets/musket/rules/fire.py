@@ -80,8 +80,9 @@ def _target(b: Battle, unit: UnitState, reach: int) -> tuple[UnitState, int] | N
 
 
 def _charging_home(b: Battle, cavalry: UnitState) -> UnitState | None:
-    """The unit a cavalry unit is charging home this turn: its charge target, next to it,
-    when it is cavalry that moved this turn by its ``charge`` order and may charge
+    """The unit a cavalry unit is charging home this turn: the enemy it charges, next to it
+    (its charge target, or with option ``charge_in_the_way`` the enemy in its way), when it
+    is cavalry that moved this turn by its ``charge`` order and may charge
     (:func:`~sim.rulesets.musket.rules.melee.can_charge`); else None."""
     if cavalry.kind != "cavalry" or cavalry.moved_turn != b.kernel.turn:
         return None

@@ -28,6 +28,7 @@ __all__ = [
     "cavalry_factors",
     "counter_target",
     "decide_melee",
+    "in_the_way",
     "melee_odds",
     "melee_strength",
     "pursuit_loss",
@@ -235,10 +236,34 @@ def counter_target(b: Battle, unit: UnitState) -> UnitState | None:
     return None
 
 
+def in_the_way(b: Battle, unit: UnitState, target: UnitState) -> UnitState | None:
+    """The enemy in the unit's way to its charge target ``target`` [ours, option
+    ``charge_in_the_way``]: of the active enemy units next to it, the one nearest
+    ``target`` (hex distance), ties to the lower ``Battle.rank`` (scenario
+    order); None when no enemy stands next to it."""
+    assert unit.hex is not None and target.hex is not None
+    units, occupant, rank = b.state.units, b.state.occupant, b.rank
+    best: tuple[int, int] | None = None
+    found: UnitState | None = None
+    for h in neighbours(unit.hex):
+        uid = occupant.get(h)
+        if uid is None:
+            continue
+        enemy = units[uid]
+        if enemy.side == unit.side or not enemy.active:
+            continue
+        key = (distance(h, target.hex), rank[uid])
+        if best is None or key < best:
+            best, found = key, enemy
+    return found
+
+
 def can_charge(b: Battle, unit: UnitState) -> UnitState | None:
-    """The charge target next to the unit, if it may attack now [src: disrupted,
-    routed units and artillery cannot attack; ours: nor a unit that has broken off]; for a
-    unit on hold, its counterstroke's target (:func:`counter_target`)."""
+    """The enemy the unit charges now, if it may attack now [src: disrupted, routed units
+    and artillery cannot attack; ours: nor a unit that has broken off]: its charge target
+    when that is next to it; with option ``charge_in_the_way`` [ours], when it is not, the
+    enemy next to it in its way (:func:`in_the_way`). For a unit on hold, its
+    counterstroke's target (:func:`counter_target`)."""
     order = b.orders[unit.id]
     if order.kind == "hold":
         return counter_target(b, unit)
@@ -252,9 +277,11 @@ def can_charge(b: Battle, unit: UnitState) -> UnitState | None:
     ):
         return None
     target = b.charge_target(unit)
-    if target is None or target.hex is None or distance(unit.hex, target.hex) != 1:
+    if target is None or target.hex is None:
         return None
-    return target
+    if distance(unit.hex, target.hex) == 1:
+        return target
+    return in_the_way(b, unit, target) if b.options.charge_in_the_way else None
 
 
 def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
