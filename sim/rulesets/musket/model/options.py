@@ -572,8 +572,8 @@ class MusketOptions(ChangedDefaults):
         "one nearest its charge target (ties: scenario order). Its charge test, the closing "
         "fire of cavalry_charge_home and the melee are against that enemy; it still moves "
         "toward its order's target. false: it charges only its charge target, and halted "
-        "next to another enemy it stands and fires (rules version 6 as shipped); not yet "
-        "chosen on the fitting cases.",
+        "next to another enemy it stands and fires (rules version 6 as shipped); fitted on "
+        "2026-12-07, the neutral chosen.",
     )
     rout_prisoners_share: float = later_option(
         0.25,
