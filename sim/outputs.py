@@ -167,6 +167,7 @@ def check_output(
     what: str = "a file",
     folder: bool = False,
     reads: tuple[str | Path, ...] = (),
+    probe: bool = True,
 ) -> Path:
     """Refuse an output path that cannot be written or would destroy another file.
 
@@ -181,25 +182,41 @@ def check_output(
         folder: the output is a folder (created if missing; an existing one is reused).
         reads: the files the command reads: the output is never one of them, ``force``
             or not (a report written over the replay it reads would lose it).
+        probe: ask the file system too (:func:`probe_writable`), so that a place it
+            refuses (``/proc``, a folder without write permission, a read-only file
+            system) is told now, naming ``option`` and the path as given, not after the
+            work under a temporary name. False for a command that tells that itself.
 
     Raises:
         OutputError: a parent is a file or missing, the path is of the wrong
-            kind, or an existing file would be overwritten without ``force``.
+            kind, the file system refuses it (a name too long, no file can be made
+            there), or an existing file would be overwritten without ``force``.
     """
-    p = Path(path)
+    try:
+        return _checked(Path(path), str(path), option, force, ours, what, folder, reads, probe)
+    except OSError as exc:  # a name too long, a folder on the way that cannot be searched
+        raise OutputError(f"{option} {path}: {exc.strerror or exc}") from None
+
+
+def _checked(
+    p: Path,
+    path: str,
+    option: str,
+    force: bool,
+    ours: Callable[[Path], bool] | None,
+    what: str,
+    folder: bool,
+    reads: tuple[str | Path, ...],
+    probe: bool,
+) -> Path:
+    """:func:`check_output`'s checks; an OSError from asking the file system escapes."""
     blocking = _blocking_file(p)
     if blocking is not None:
         raise OutputError(f"{option} {path}: {str(blocking)!r} is a file, not a folder")
-    if not folder and not p.parent.is_dir():
-        raise OutputError(f"{option} {path}: folder {str(p.parent)!r} does not exist")
     if folder:
-        if p.exists() and not p.is_dir():
-            raise OutputError(f"{option} {path}: {str(p)!r} is a file, not a folder")
-        if not p.exists() and p.is_symlink():  # no folder can be made where a link stands
-            from engine.safety.files import missing  # noqa: PLC0415 - only when it is so
-
-            raise OutputError(f"{option} {path}: {missing(p)}: no folder can be made there")
-        return p
+        return _checked_folder(p, path, option, probe)
+    if not p.parent.is_dir():
+        raise OutputError(f"{option} {path}: folder {str(p.parent)!r} does not exist")
     if p.is_dir():
         raise OutputError(f"{option} {path}: {str(p)!r} is a folder, not a file")
     for given in reads:
@@ -212,6 +229,8 @@ def check_output(
         raise OutputError(
             f"{option} {path}: {str(p)!r} is not a regular file; battlesim writes only files"
         )
+    if probe:  # before an existing file's checks: --force would not help
+        probe_writable(path, option=option)
     if p.is_symlink() and not p.exists() and not force:  # a link to nothing: the user's own
         raise OutputError(
             f"{option} {path}: a link to {os.readlink(p)!r}, which does not exist; add --force "
@@ -227,14 +246,28 @@ def check_output(
     return p
 
 
+def _checked_folder(p: Path, path: str, option: str, probe: bool) -> Path:
+    """:func:`check_output`'s checks of a folder output (made if missing, reused if there)."""
+    if p.exists() and not p.is_dir():
+        raise OutputError(f"{option} {path}: {str(p)!r} is a file, not a folder")
+    if not p.exists() and p.is_symlink():  # no folder can be made where a link stands
+        from engine.safety.files import missing  # noqa: PLC0415 - only when it is so
+
+        raise OutputError(f"{option} {path}: {missing(p)}: no folder can be made there")
+    if probe:
+        probe_writable(path, option=option, folder=True)
+    return p
+
+
 def probe_writable(path: str | Path, *, option: str = "--out", folder: bool = False) -> None:
     """Refuse an output that the file system will not let battlesim write, before the work.
 
-    For a command that works for a long time before it writes (``history``): a file is
-    created, exclusively and without following a link, in the folder the output goes to
-    (for a folder output not made yet, the nearest existing folder above it) and removed
-    again, so a read-only file system, a folder without write permission, or a place such
-    as ``/proc`` is refused at once, not after the fighting.
+    :func:`check_output` asks it for every output: a file is created, exclusively and
+    without following a link, in the folder the output goes to (for a folder output not
+    made yet, the nearest existing folder above it) and removed again, so a read-only
+    file system, a folder without write permission, or a place such as ``/proc`` is
+    refused at once, in the words every command uses, not after the fighting (``history``)
+    nor under the temporary name the writer would have used (``x.jsonl.partial``).
 
     Raises:
         OutputError: the file cannot be created there; the message names ``option``.

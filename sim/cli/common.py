@@ -27,6 +27,7 @@ __all__ = [
     "Command",
     "Execution",
     "LazyGroup",
+    "OutPath",
     "Whole",
     "default_option",
     "echo_json",
@@ -275,11 +276,23 @@ def json_option(help_text: str = "Print one JSON object (for scripts).") -> Call
     return click.option("--json", "as_json", is_flag=True, help=help_text)
 
 
+class OutPath(click.Path):
+    """A file or a folder a command writes, taken as given: its kind (a folder given for a
+    file, a file for a folder) is refused with every other unwritable place by
+    :func:`sim.outputs.check_output`, in one line naming the long flag (``--out PATH:
+    'PATH' is a folder, not a file``), not in click's usage error. Its kind still names
+    the metavar (``FILE``, ``DIRECTORY``) and what the shell completes."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return self.coerce_path_result(value)
+
+
 def out_option(
     help_text: str, *, folder: bool = False, names: tuple[str, ...] = ("-o", "--out")
 ) -> Callable[[F], F]:
-    """``-o/--out`` (or the option ``names``): a file, or a folder, the command writes."""
-    kind = click.Path(file_okay=not folder, dir_okay=folder)
+    """``-o/--out`` (or the option ``names``): a file, or a folder, the command writes
+    (:class:`OutPath`)."""
+    kind = OutPath(file_okay=not folder, dir_okay=folder)
     return click.option(*names, type=kind, default=None, help=help_text)
 
 

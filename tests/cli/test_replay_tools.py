@@ -453,7 +453,8 @@ def test_a_page_that_cannot_be_made_names_the_path_given_not_a_temporary_one(
     tmp_path: Path, command: str
 ) -> None:
     """A folder where no file can be made (Linux's /proc): the error names the page's own
-    path, not the temporary name beside it (``.page.html.<pid>.<hex>.tmp``), exit 2."""
+    path, not the temporary name beside it (``.page.html.<pid>.<hex>.tmp``), and the flag
+    it was given with (tests/cli/test_unwritable.py), exit 2."""
     page = Path("/proc") / f"{tmp_path.name}.html"
     args = (
         ["report", str(GOLDEN), "-o"]
@@ -461,9 +462,10 @@ def test_a_page_that_cannot_be_made_names_the_path_given_not_a_temporary_one(
         else ["diff", str(GOLDEN), str(GOLDEN), "--html"]
     )
     result = _invoke(*args, str(page))
+    option = "--out" if command == "report" else "--html"
     assert (result.exit_code, result.stderr) == (
         2,
-        f"battlesim: error: cannot write {page}: No such file or directory\n",
+        f"battlesim: error: {option} {page}: cannot write in '/proc': No such file or directory\n",
     )
 
 

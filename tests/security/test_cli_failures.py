@@ -177,8 +177,10 @@ def test_export_into_a_file_exits_2(tmp_path: Path) -> None:
     )
     (tmp_path / "f").write_text("x")
     result = invoke("export", str(study), "--format", "csv", "--out", str(tmp_path / "f"))
-    assert result.exit_code == 2  # click's usage error, its last line naming the file
-    assert result.stderr.splitlines()[-1].endswith(f"'{tmp_path / 'f'}' is a file.")
+    assert (result.exit_code, result.stderr) == (  # not click's usage error: the flag's line
+        2,
+        f"battlesim: error: --out {tmp_path / 'f'}: '{tmp_path / 'f'}' is a file, not a folder\n",
+    )
 
 
 def test_a_tampered_study_database_exits_2(tmp_path: Path) -> None:

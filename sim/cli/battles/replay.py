@@ -242,7 +242,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
     from pathlib import Path
 
     from sim.cli.battles.views import load_replay, reading
-    from sim.outputs import OutputError, check_output, is_chart, is_page, probe_writable
+    from sim.outputs import OutputError, check_output, is_chart, is_page
     from sim.replay.report import write_report
 
     if png_dir is not None:
@@ -258,7 +258,6 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
         check_output(path, force=force, ours=is_page, what="a page", reads=(replay,))
         if png_dir is not None:
             check_output(png_dir, option="--png", folder=True)
-            probe_writable(png_dir, option="--png", folder=True)
     except OutputError as exc:
         common.fail(str(exc))
 

@@ -92,12 +92,13 @@ def _progress(quiet: bool) -> ProgressBar | None:
     return None if quiet or not sys.stderr.isatty() else ProgressBar(sys.stderr)
 
 
-def _folder(out: Path) -> Path:
-    """``out`` as an output folder, or a plain error (exit 2) when a file stands in the way."""
+def _folder(out: Path, *, probe: bool = True) -> Path:
+    """``out`` as an output folder, or a plain error (exit 2) when a file stands in the way
+    or no file can be made there (unless not ``probe``: :func:`sim.outputs.check_output`)."""
     from sim.outputs import OutputError, check_output
 
     try:
-        return check_output(out, folder=True)
+        return check_output(out, folder=True, probe=probe)
     except OutputError as exc:
         common.fail(str(exc))
 

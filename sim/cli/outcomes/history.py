@@ -57,7 +57,7 @@ def _outputs(
 ) -> tuple[Path | None, Path | None]:
     """The output folder and the plot's path, checked before anything is fought (never one
     of the files the command ``reads``: a case file or its scenario)."""
-    from sim.outputs import OutputError, check_output, probe_writable  # noqa: PLC0415
+    from sim.outputs import OutputError, check_output  # noqa: PLC0415
 
     try:
         folder = check_output(out, folder=True) if out is not None else None
@@ -75,9 +75,6 @@ def _outputs(
         unmade = folder.resolve() if folder is not None and not folder.exists() else None
         if plot is not None and Path(plot).resolve().parent != unmade:
             check_output(plot, option="--plot", force=force, reads=reads)
-            probe_writable(plot, option="--plot")
-        if out is not None:
-            probe_writable(out, folder=True)
         if folder is not None and folder.is_dir() and plot is not None:
             for name in ("history.txt", "history.json"):
                 check_output(folder / name, force=force, reads=reads)

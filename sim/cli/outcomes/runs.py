@@ -6,6 +6,7 @@ Exit codes: 0 success, 2 bad input or usage.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +57,9 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
                 "lists: write the replay elsewhere"
             )
         try:
+            # os.path.isdir: a name too long is no folder (check_output then says so)
             check_output(
-                out, folder=Path(out).is_dir(), force=force, ours=is_replay, what="a replay"
+                out, folder=os.path.isdir(out), force=force, ours=is_replay, what="a replay"
             )
         except OutputError as exc:
             common.fail(str(exc))
@@ -119,7 +121,9 @@ def export(
                 f"--out {out!r} is inside the study {study_dir!r}, whose files its manifest "
                 f"lists: export elsewhere, or leave --out out for {study_dir}/export"
             )
-    dest = _folder(Path(out) if out is not None else Path(study_dir) / "export")
+    # no probe: a folder that cannot be made or written is told as the export's own
+    # ("--out PATH: cannot write the export there: …"), as it is made
+    dest = _folder(Path(out) if out is not None else Path(study_dir) / "export", probe=False)
     if out is not None and not force:  # files battlesim cannot tell from the user's own
         from sim.batch.storage.store import TABLES
         from sim.batch.storage.wide import VIEW

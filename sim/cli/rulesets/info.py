@@ -114,7 +114,7 @@ def _clip(line: str, columns: int) -> str:
 
 @click.command(cls=common.Command)
 @click.argument("ruleset")
-@click.argument("name", metavar="NAME.yaml", type=click.Path(dir_okay=False))
+@click.argument("name", metavar="NAME.yaml", type=common.OutPath(dir_okay=False))
 @common.force_option(
     "Overwrite an existing NAME.yaml (a scenario is yours once written: "
     "without --force new never writes over one)."
