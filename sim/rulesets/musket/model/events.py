@@ -29,6 +29,7 @@ __all__ = [
     "Rallied",
     "Rested",
     "SideBroken",
+    "StandTest",
 ]
 
 Hex = tuple[int, int]
@@ -140,6 +141,26 @@ class MeleeOdds(BaseModel):
     """The draw fell below ``p_attacker``."""
 
 
+class StandTest(BaseModel):
+    """A defender's test before a cavalry charge (option ``cavalry_stand_test``): the
+    ordinary morale check (d6 against the modified morale value), taken before the melee
+    by infantry charged in line, in disorder, spent, or from its flank or rear."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    base: int
+    """The morale value of its quality."""
+    modifiers: dict[str, int]
+    """The ordinary check's modifiers, and ``cavalry_stand_test`` (the option, when not 0)."""
+    morale_value: int
+    """``base`` + ``modifiers``: the roll passes at or under it."""
+    roll: D6
+    draws: list[Draw]
+    """One draw, on the melee's stream, before its losses' draws."""
+    passed: bool
+    """Failing, the defender is routed before the melee and fought as routed."""
+
+
 class Meleed(Event):
     """A charge resolved: both sides' losses, the winner and the retreat."""
 
@@ -176,6 +197,9 @@ class Meleed(Event):
     """Men (guns, for a battery) the loser lost as prisoners when this melee routed it
     next to an enemy in good order or spent (option ``rout_prisoners_share``), taken from
     what it has left after its losses and ``pursuit_losses``; left out of the line at 0."""
+    stand_test: StandTest | None = Field(None, exclude_if=lambda value: value is None)
+    """The defender's test before the charge (option ``cavalry_stand_test``), when it took
+    one; left out of the line when it took none, as every line before it was."""
 
 
 class MoraleTested(Event):

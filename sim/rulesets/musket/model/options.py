@@ -241,6 +241,17 @@ class MusketOptions(ChangedDefaults):
         "broken, it is ridden down. false: disrupted if it was in good order (rules "
         "version 3 as shipped).",
     )
+    cavalry_stand_test: int | None = later_option(
+        None,
+        "[ours] Infantry charged by cavalry while in line, disrupted or spent, or from its "
+        "flank or rear, takes a morale check before the melee: the ordinary check's value "
+        "plus this; failing, it is routed and fought as a routed defender (a column in good "
+        "order charged from its front, the rules' square, takes none). Recorded as the "
+        "meleed's stand_test. null: no test, the defender fights the melee as it stands; "
+        "not yet chosen on the fitting cases.",
+        ge=-3,
+        le=3,
+    )
     melee_quality: bool = Field(
         True,
         description="[ours] The striking side's quality modifier (A/B +10 %, E/F -10 %) "

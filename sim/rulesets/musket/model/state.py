@@ -188,6 +188,9 @@ class BattleState(EndingState):
     def meleed(self, event: Meleed) -> None:
         attacker, defender = self.units[event.unit], self.units[event.target]
         attacker.fought_turn = defender.fought_turn = event.turn
+        stand = event.stand_test
+        if stand is not None and not stand.passed:  # routed before the melee
+            defender.morale, defender.morale_cause = "routed", event.seq
         _take(self, attacker, event.attacker_losses)
         _take(self, defender, event.defender_losses)
         loser = defender if event.winner == attacker.id else attacker

@@ -15,6 +15,7 @@ import math
 from itertools import pairwise
 
 from engine.events import Event, TurnEnded
+from sim.rulesets.musket.model.data import QUALITY_MORALE
 from sim.rulesets.musket.model.events import (
     BattleEnded,
     Casualties,
@@ -29,7 +30,12 @@ from sim.rulesets.musket.model.scenario import MusketScenario, order_at
 from sim.rulesets.musket.model.state import BattleState, UnitState
 from sim.rulesets.musket.rules import combat
 from sim.rulesets.musket.rules.melee import EXPONENT_CAP, attacker_chance
-from sim.rulesets.musket.rules.morale import charge_failure, failure_state, rally_to
+from sim.rulesets.musket.rules.morale import (
+    charge_failure,
+    failure_state,
+    rally_to,
+    takes_stand_test,
+)
 
 __all__ = ["audit", "audit_change"]
 
@@ -146,6 +152,37 @@ def _odds(e: Meleed) -> str | None:
     return None
 
 
+def _stand(sc: MusketScenario, state: BattleState, e: Meleed) -> str | None:
+    """The defender's stand test (option ``cavalry_stand_test``) was taken exactly when
+    due, its roll and verdict follow from its draw and value, its value from its quality
+    and the option, and a defender it routed was fought as routed."""
+    o, t = sc.options, e.stand_test
+    attacker, defender = state.units[e.unit], state.units[e.target]
+    due = takes_stand_test(o, attacker, defender, e.flank or "front")
+    if due != (t is not None):
+        return f"{e.target} {'took no' if t is None else 'took a'} stand test, against the rules"
+    if t is None:
+        return None
+    shift = o.cavalry_stand_test or 0
+    if (
+        t.base != QUALITY_MORALE[defender.quality]
+        or t.modifiers.get("cavalry_stand_test", 0) != shift
+    ):
+        return f"{e.target}'s stand test is not its quality's value with the option"
+    if t.morale_value != t.base + sum(t.modifiers.values()):
+        return "stand test value is not base + modifiers"
+    if t.roll != 1 + math.floor(t.draws[0].u * 6) or t.passed != (t.roll <= t.morale_value):
+        return f"stand test roll {t.roll} / pass {t.passed} do not follow from the draw and value"
+    if t.passed:
+        return None
+    routed = defender.strength / o.routed_defender_divisor
+    if e.odds is not None and not _close(e.odds.defender_strength, routed):
+        return f"{e.target} failed its stand test but was not weighed as routed"
+    if e.winner == e.unit and e.loser_state not in ("routed", "eliminated"):
+        return f"{e.target} failed its stand test but lost the melee {e.loser_state}"
+    return None
+
+
 def _melee(state: BattleState, e: Meleed) -> str | None:
     for c in (e.attacker_losses, e.defender_losses):
         if (problem := _arithmetic(c)) is not None:
@@ -214,7 +251,7 @@ def audit(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
         case Fired():
             return _arithmetic(event.result) or _losses_add_up(state.units[event.target])
         case Meleed():
-            return _melee(state, event)
+            return _melee(state, event) or _stand(sc, state, event)
         case MoraleTested():
             return _morale(sc, state, event)
         case Rallied():

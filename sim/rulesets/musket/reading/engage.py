@@ -22,6 +22,8 @@ def engagements(sc: MusketScenario, event: Event) -> list[Engagement]:
         a, d = event.attacker_losses.casualties, event.defender_losses.casualties
         won = "attacker wins" if event.winner == event.unit else "defender wins"
         result = f"{won}; losses {a} and {d}"
+        if event.stand_test is not None and not event.stand_test.passed:
+            result = f"defender routed before the charge; {result}"
         if event.pursuit_losses:
             result += f", {event.pursuit_losses} more in the pursuit"
         if event.prisoners:

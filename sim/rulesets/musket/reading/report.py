@@ -135,6 +135,20 @@ def _required(c: ev.Casualties) -> str:
     return f"required ({why})" if why else "required"
 
 
+def _stand(defender: str, test: ev.StandTest | None) -> str:
+    """The defender's stand test before a cavalry charge (option ``cavalry_stand_test``),
+    when it took one: "; the 15th Line's nerve fails before the charge (rolled 6 against
+    4): routed", or holds: "stands"."""
+    if test is None:
+        return ""
+    whose = f"{defender}'" if defender.endswith("s") else f"{defender}'s"
+    how = "holds before the charge" if test.passed else "fails before the charge"
+    return (
+        f"; {whose} nerve {how} (rolled {test.roll} against {test.morale_value}): "
+        f"{'stands' if test.passed else 'routed'}"
+    )
+
+
 def _melee(state: BattleState, e: ev.Meleed) -> str:
     """A charge: both losses, the winner, where the loser retreats and the winner advances."""
     a, d = _name(state, e.unit), _name(state, e.target)
@@ -166,7 +180,9 @@ def _melee(state: BattleState, e: ev.Meleed) -> str:
         else ""
     )
     return (
-        f"{agree(a, 'charges')} {d}{flank}: attacker loses {e.attacker_losses.casualties}, "
+        f"{agree(a, 'charges')} {d}{flank}{_stand(d, e.stand_test)}"
+        f"{': ' if e.stand_test is None else '; '}"
+        f"attacker loses {e.attacker_losses.casualties}, "
         f"defender loses {e.defender_losses.casualties}; "
         f"{agree(_name(state, e.winner), 'wins')}{odds}, {fate}{advance}"
     )

@@ -11,16 +11,18 @@ attacker takes the vacated hex when ``winner_advances``.
 
 from __future__ import annotations
 
+import copy
 import math
 
 from engine.events import Draw
+from engine.rng import Stream
 from sim.contract.emit import stamp
 from sim.rulesets.musket.model.data import QUALITY_FIRE_MODIFIER
-from sim.rulesets.musket.model.events import Meleed, MeleeOdds
+from sim.rulesets.musket.model.events import Meleed, MeleeOdds, StandTest
 from sim.rulesets.musket.model.hexmap import distance, neighbours
 from sim.rulesets.musket.model.state import UnitState
 from sim.rulesets.musket.rules.context import Battle, Hex
-from sim.rulesets.musket.rules.morale import rout_prisoners
+from sim.rulesets.musket.rules.morale import decide_stand_test, rout_prisoners, takes_stand_test
 from sim.rulesets.musket.rules.results import casualty_roll, finish
 
 __all__ = [
@@ -284,13 +286,39 @@ def can_charge(b: Battle, unit: UnitState) -> UnitState | None:
     return in_the_way(b, unit, target) if b.options.charge_in_the_way else None
 
 
+def _as_charged(
+    b: Battle, unit: UnitState, defender: UnitState, rng: Stream
+) -> tuple[UnitState, StandTest | None, str]:
+    """The defender as ``unit``'s charge meets it: itself as the melee weighs it, its stand
+    test (option ``cavalry_stand_test``, None when it takes none) and the arc the charge
+    comes from. A defender that fails the test is weighed routed: a copy, as state
+    changes only when the event is applied."""
+    arc = b.arc(defender, unit.hex)
+    if not takes_stand_test(b.options, unit, defender, arc):
+        return defender, None, arc
+    test = decide_stand_test(b, defender, arc, rng)
+    if test.passed:
+        return defender, test, arc
+    routed = copy.copy(defender)
+    routed.morale = "routed"
+    return routed, test, arc
+
+
 def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
-    """Resolve the unit's charge this turn, or None when it cannot charge."""
+    """Resolve the unit's charge this turn, or None when it cannot charge.
+
+    With option ``cavalry_stand_test`` [ours], infantry charged by cavalry in line,
+    disrupted or spent, or from its flank or rear first takes its stand test
+    (:func:`~sim.rulesets.musket.rules.morale.decide_stand_test`, the first draw on the
+    melee's stream); failing, it is routed and the melee is fought against it as a
+    routed defender (÷ ``routed_defender_divisor``, a loser routed), recorded as the
+    event's ``stand_test``."""
     defender = can_charge(b, unit)
     if defender is None or unit.hex is None or defender.hex is None:
         return None
     o = b.options
     rng = b.stream("melee", unit.id)
+    defender, stand, arc = _as_charged(b, unit, defender, rng)
     v_att, _ = melee_strength(b, unit, defending=False)
     v_def, _ = melee_strength(b, defender, defending=True)
     hit_def = casualty_roll(
@@ -301,7 +329,6 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
     )
     share_att = min(1.0, hit_att.casualties / max(v_att, 1.0))
     share_def = min(1.0, hit_def.casualties / max(v_def, 1.0))
-    arc = b.arc(defender, unit.hex)
     odds = None
     if o.melee_winner_rule == "odds":
         odds = melee_odds(b, unit, defender, arc, rng.draw())
@@ -329,7 +356,10 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
         pursuit = pursuit_loss(b, winner, loser, left)
         if left > 0 and pursuit == left:  # the pursuit took every man left
             loser_state, retreat = "eliminated", None
-        elif loser_state == "routed" and loser.morale != "routed":  # it routs: prisoners?
+        elif loser_state == "routed" and (
+            loser.morale != "routed"
+            or (loser is defender and stand is not None and not stand.passed)
+        ):  # it routs in this event (a failed stand test's rout too): prisoners?
             won = defender_losses if winner is defender else attacker_losses
             spent = won.guns_lost if winner.kind == "artillery" else won.casualties
             gone = winner.id if spent >= winner.strength else None
@@ -364,4 +394,5 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
         flank=arc if o.enfilade else None,
         pursuit_losses=pursuit,
         prisoners=prisoners,
+        stand_test=stand,
     )

@@ -6,8 +6,9 @@ import math
 from typing import Any, Literal
 
 from engine.events import Draw, trusted
+from engine.rng import Stream
 from sim.contract.emit import stamp
-from sim.rulesets.musket.model.events import MoraleTested, Rallied, Rested
+from sim.rulesets.musket.model.events import MoraleTested, Rallied, Rested, StandTest
 from sim.rulesets.musket.model.hexmap import Hex, neighbours
 from sim.rulesets.musket.model.options import MusketOptions
 from sim.rulesets.musket.model.state import UnitState
@@ -16,17 +17,20 @@ from sim.rulesets.musket.rules.context import Battle, arc_of
 __all__ = [
     "assault_mass",
     "charge_failure",
+    "check_value",
     "closing_loss_steps",
     "closing_share",
     "decide_charge_test",
     "decide_morale",
     "decide_rally",
     "decide_rest",
+    "decide_stand_test",
     "failure_state",
     "heavy_losses",
     "out_of_fire",
     "rally_to",
     "rout_prisoners",
+    "takes_stand_test",
 ]
 
 _STEP_UP = {"routed": "disrupted", "disrupted": "good", "spent": "good"}
@@ -94,6 +98,53 @@ def out_of_fire(b: Battle, unit: UnitState) -> bool:
     return b.nearest_enemy(unit, within=b.options.spent_rally_distance) is None
 
 
+def check_value(b: Battle, unit: UnitState, flanked: bool) -> tuple[int, dict[str, int], int]:
+    """An ordinary morale check's base, modifiers and value (d6 at or under it passes):
+    the quality's value, :meth:`Battle.morale_modifiers` and, ``flanked`` (the fire or
+    charge came from its flank or rear, option ``enfilade``), ``enfilade_morale``."""
+    mods = b.morale_modifiers(unit)
+    if flanked:
+        mods["enfilade"] = b.options.enfilade_morale
+    base = b.morale_base(unit)
+    return base, mods, base + sum(mods.values())
+
+
+def takes_stand_test(o: MusketOptions, attacker: UnitState, defender: UnitState, arc: str) -> bool:
+    """True when ``defender`` tests before ``attacker``'s charge closes [ours, option
+    ``cavalry_stand_test``]: cavalry charging infantry, not routed, that is in line,
+    disrupted or spent, or charged from ``arc`` its flank or rear. A column in good
+    order charged from its front (the rules' square) stands without a test."""
+    return (
+        o.cavalry_stand_test is not None
+        and attacker.kind == "cavalry"
+        and defender.kind == "infantry"
+        and defender.morale != "routed"
+        and (
+            defender.formation == "line"
+            or defender.morale in ("disrupted", "spent")
+            or arc != "front"
+        )
+    )
+
+
+def decide_stand_test(b: Battle, defender: UnitState, arc: str, rng: Stream) -> StandTest:
+    """The defender's test before a cavalry charge [ours, option ``cavalry_stand_test``]:
+    the ordinary check (:func:`check_value`, ``enfilade`` from its flank or rear) with the
+    option as one more modifier; one d6 on ``rng``, the melee's stream. Failing, the
+    defender is routed before the melee (:func:`~sim.rulesets.musket.rules.melee.decide_melee`
+    fights it as routed)."""
+    shift = b.options.cavalry_stand_test
+    assert shift is not None
+    base, mods, value = check_value(b, defender, arc != "front")
+    if shift:
+        mods["cavalry_stand_test"] = shift
+        value += shift
+    roll, draw = rng.roll(6)
+    return StandTest(
+        base=base, modifiers=mods, morale_value=value, roll=roll, draws=[draw], passed=roll <= value
+    )
+
+
 def decide_morale(
     b: Battle,
     unit: UnitState,
@@ -118,11 +169,7 @@ def decide_morale(
     check routs next to an enemy in good order or spent loses that share of what it has
     left as the check's ``prisoners`` (:func:`rout_prisoners`).
     """
-    mods = b.morale_modifiers(unit)
-    if flanked:
-        mods["enfilade"] = b.options.enfilade_morale
-    base = b.morale_base(unit)
-    value = base + sum(mods.values())
+    base, mods, value = check_value(b, unit, flanked)
     roll, draw = b.stream("morale", phase, unit.id, source).roll(6)
     passed = roll <= value
     after = unit.morale if passed else failure_state(unit.morale, phase, heavy_losses(b, unit))

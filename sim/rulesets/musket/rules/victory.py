@@ -120,7 +120,8 @@ def blows(event: Event, state: BattleState) -> tuple[str, ...]:
             _lost(attacker, event.attacker_losses)
             or (loser is attacker and (event.loser_state in _OUT or event.pursuit_losses > 0)),
             _lost(defender, event.defender_losses)
-            or (loser is defender and (event.loser_state in _OUT or event.pursuit_losses > 0)),
+            or (loser is defender and (event.loser_state in _OUT or event.pursuit_losses > 0))
+            or (event.stand_test is not None and not event.stand_test.passed),
         ]
         sides = [u.side for u, hit in zip((attacker, defender), struck, strict=True) if hit]
         return tuple(dict.fromkeys(sides))
