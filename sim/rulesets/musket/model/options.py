@@ -248,7 +248,7 @@ class MusketOptions(ChangedDefaults):
         "plus this; failing, it is routed and fought as a routed defender (a column in good "
         "order charged from its front, the rules' square, takes none). Recorded as the "
         "meleed's stand_test. null: no test, the defender fights the melee as it stands; "
-        "not yet chosen on the fitting cases.",
+        "fitted on 2026-12-07, the neutral chosen.",
         ge=-3,
         le=3,
     )
