@@ -67,8 +67,16 @@ class Fork(BaseModel):
     """The parent's own fork, when a forked battle is forked again."""
 
     def chain(self) -> dict[int, Fork]:
-        """Every fork of the lineage by ``at_seq``, the oldest applied first."""
+        """The changes of the lineage that apply, by ``at_seq``, the oldest applied first.
+
+        A fork re-makes its parent's battle from its ``at_seq`` on, so a change the
+        parent's lineage made at a later seq is left out (:meth:`left_out`): it was made
+        on an event of the parent's battle, which this one need not have there (an
+        override shifts every later seq by one; any change may alter what follows).
+        Two forks at one event merge their changes, the later winning a field both set.
+        """
         found = self.earlier.chain() if self.earlier is not None else {}
+        found = {at: fork for at, fork in found.items() if at <= self.at_seq}
         before = found.get(self.at_seq)
         if before is not None:  # two forks at one event: both changes, the later wins a tie
             found[self.at_seq] = self.model_copy(
@@ -79,6 +87,17 @@ class Fork(BaseModel):
             )
         else:
             found[self.at_seq] = self
+        return found
+
+    def left_out(self) -> dict[int, tuple[Fork, int]]:
+        """The changes of the lineage :meth:`chain` leaves out, by ``at_seq``: each with the
+        ``at_seq`` of the later fork that left it out, the battle changed before it."""
+        if self.earlier is None:
+            return {}
+        found = self.earlier.left_out()
+        for at, fork in self.earlier.chain().items():
+            if at > self.at_seq:
+                found[at] = (fork, self.at_seq)
         return found
 
 

@@ -170,7 +170,8 @@ def check_forks_reached(fork: object, events: int) -> None:
 
     An earlier fork (the parent's) may lie past the battle's end when a later
     fork, made at a lower seq, changed the battle's course before it: a fork
-    of a fork at seq 66 can end the battle before its parent's fork at seq 87.
+    of a fork at seq 66 can end the battle before its parent's fork at seq 87
+    (whose change :meth:`engine.log.Fork.chain` leaves out in any case).
 
     Raises:
         ShapeError: a fork at an event the battle never reached (it changed nothing).

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -29,7 +29,7 @@ from engine.replayfile.formats import WRITTEN, resimulation_format
 from sim.contract import headline
 from sim.contract.models import typed
 from sim.contract.parts import bounds_of, fields_of
-from sim.replay import analysis
+from sim.replay import analysis, lineage
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import file_label, fought_under, make_header
 from sim.scenario.values import ValueProblem, check_name, parse_value
@@ -113,26 +113,24 @@ def _check_lawful(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> No
     not give). Its ``audit`` is not run: a counterfactual breaks its dice on purpose.
 
     A hook that raises is left to the fight and the read-back, which name the change."""
-    check = loaded.ruleset.audit_change
-    if check is None or not fields:
+    if loaded.ruleset.audit_change is None or not fields:
         return
     event = loaded.event(at_seq)
-    data = whole_dump(event)
-    for path, value in fields.items():
-        set_path(data, path, value, allow_none=True)
-    changed = type(event).model_validate(data)
-    before = (
-        loaded.after(at_seq - 1) if at_seq > 0 else loaded.ruleset.initial_state(loaded.scenario)
-    )
-    try:
-        problem = check(loaded.scenario, before, changed)
-    except Exception:  # the fight and the read-back name it, with the change
-        return
+    problem = lineage.audit_problem(loaded, lineage.with_fields(event, fields))
     if problem is not None:
         raise ForkError(
             f"--set {_changed(list(fields.items()))}: the rules could not make "
             f"{event.type} (seq {at_seq}) so: {problem}"
         )
+
+
+def _check_inherited(loaded: ReplayLike, at_seq: int, own_event: bool) -> None:
+    """Refuse a fork keeping a change of its parent's that the rules could not make (a fork
+    written before its ruleset's ``audit_change`` held it): the fork's own change is held
+    to it, and so is every change it inherits."""
+    problem = lineage.inherited_problem(loaded, at_seq, own_event)
+    if problem is not None:
+        raise ForkError(f"--at {at_seq}: {problem}")
 
 
 def _unit_ids(loaded: ReplayLike, path: str, was: Any, value: Any) -> Any:
@@ -282,11 +280,19 @@ def _check_bounds(state: Any, path: str, value: Any) -> None:
 
 @dataclass(frozen=True)
 class Forked:
-    """A forked battle written: its replay, final state and event count."""
+    """A forked battle written: its replay, final state and event count, and the parent's
+    changes it left out, made after its seq ``at`` (:func:`sim.replay.lineage.left_out`)."""
 
     path: Path
     state: Any = field(repr=False)
     events: int
+    at: int = field(default=0, repr=False)
+    left_out: Mapping[int, Fork] = field(default_factory=dict, repr=False)
+
+    @property
+    def note(self) -> str | None:
+        """One line naming the parent's changes left out (None: none was)."""
+        return lineage.left_out_note(self.left_out, self.at)
 
 
 class _Apart(Exception):
@@ -342,6 +348,9 @@ class _SamePrefix:
         self.same_after = False
         """Every line after the change, the footer's digest too, is the parent's text: the
         change made no difference to the battle (watched only after :meth:`follow`)."""
+        self._tail: lineage.Tail | None = None
+        self._reference: Callable[[], tuple[str, Any]] = lambda: ("", None)
+        self._left: str | None = None
 
     def follow(self, parent: ReplayLike, state_changed: bool) -> None:
         """Watch whether the battle after an event's change stays the parent's (a state
@@ -353,6 +362,18 @@ class _SamePrefix:
         if isinstance(parent, ReplayFile) and parent.header.format_version in WRITTEN:
             self.parent_footer = lambda: parent.stream.footer  # read once its events are
 
+    def follow_without(
+        self, reference: Callable[[], tuple[str, Any]], left: Mapping[int, Fork]
+    ) -> None:
+        """Watch whether the battle after an event's change is the one its parent makes
+        without the changes it made after this fork's seq (``left``, left out): the
+        parent's file is not that battle, ``reference`` fights it (its
+        :class:`~sim.replay.lineage.Tail`, asked for once the fork is fought)."""
+        self.same_after = True
+        self._tail, self._reference = lineage.Tail(self._at), reference
+        seqs = " and ".join(str(at) for at in left)
+        self._left = f"change{'s' if len(left) > 1 else ''} at seq {seqs}"
+
     @property
     def written(self) -> int:
         """Events written so far (the header and footer not counted)."""
@@ -363,7 +384,10 @@ class _SamePrefix:
         if 0 <= seq <= self._at:
             self._check(seq, line)
         elif seq > self._at and self.same_after:
-            self._follow(line)
+            if self._tail is not None:
+                self._tail.add(line)
+            else:
+                self._follow(line)
         self.inner.write(line)
 
     def _follow(self, line: str) -> None:
@@ -423,10 +447,16 @@ class _SamePrefix:
         except Exception as exc:  # a hook of the ruleset, given the changed battle
             said = str(exc).replace(f"{Path(self.inner.partial).name}:", "line ")
             raise _Unreadable(f"is one its ruleset's tools cannot read: {said}") from None
+        if self.same_after and self._tail is not None:
+            self.same_after = self._tail.value == self._reference()
         if self.same_after:
+            whose, theirs = "its parent's", "the parent's"
+            if self._left is not None:
+                whose = f"the one its parent makes without its {self._left} (left out)"
+                theirs = "that battle's"
             raise _NoEffect(
-                f"is its parent's: the rules do not act on the change (every event after seq "
-                f"{self._at} and the final state are the parent's), so the fork would tell of "
+                f"is {whose}: the rules do not act on the change (every event after seq "
+                f"{self._at} and the final state are {theirs}), so the fork would tell of "
                 "a change that did not happen; change what the event's result does to the units "
                 "(its fields that `battlesim show --events` narrates as the outcome), or a state "
                 "field with state.…"
@@ -485,6 +515,21 @@ def _fork_header(
             )
         }
     )
+
+
+def _watch(
+    same: _SamePrefix, loaded: ReplayLike, at_seq: int, state_changed: bool
+) -> dict[int, Fork]:
+    """Set ``same`` to watch whether the change acts; return the parent's changes the fork
+    leaves out. When it leaves one out, the battle without the change is not the parent's
+    file but the one its parent's battle before the change makes (fought once, if need be)."""
+    left = lineage.left_out(loaded, at_seq)
+    if left and not state_changed:
+        unchanged = _fork_header(loaded, at_seq, {}, {})
+        same.follow_without(partial(lineage.tail_of, loaded, unchanged, at_seq), left)
+    else:
+        same.follow(loaded, state_changed)
+    return left
 
 
 def _changed(assignments: list[tuple[str, Any]]) -> str:
@@ -622,6 +667,7 @@ def fork_battle(
         _refuse_state_at_a_turns_end(loaded, at_seq)
     kept = _check_event(loaded, at_seq, event_fields)
     _check_lawful(loaded, at_seq, event_fields)
+    _check_inherited(loaded, at_seq, bool(event_fields))
     kept += _check_state(loaded, at_seq, state_fields)
     if kept and len(kept) == len(event_fields) + len(state_fields):  # nothing would differ
         raise ForkError(
@@ -634,7 +680,7 @@ def fork_battle(
         raise ForkError(f"--out {str(path)!r} is the parent replay itself")
     sink = FileSink(path)
     same = _SamePrefix(sink, _recorded(loaded), at_seq)
-    same.follow(loaded, bool(state_fields))
+    left = _watch(same, loaded, at_seq, bool(state_fields))
     try:
         state = loaded.ruleset.simulate(loaded.scenario, header, same)
     except _Apart:
@@ -665,4 +711,4 @@ def fork_battle(
     except BaseException:  # Ctrl-C and SIGTERM too: no .partial is left
         sink.abandon()
         raise
-    return Forked(path, state, sink.count - 2)
+    return Forked(path, state, sink.count - 2, at_seq, left)

@@ -164,6 +164,8 @@ def fork_command(
     except OSError as exc:  # named as the system names it: a link planted at <out>.partial
         common.fail(f"cannot write {exc.filename or path}: {exc.strerror or exc}")
     written, outcome = forked.path, loaded.ruleset.outcome(loaded.scenario, forked.state)
+    if forked.note is not None:  # stdout keeps the headline (or the JSON)
+        common.say(f"battlesim: note: {forked.note}", err=True)
     if as_json:
         common.echo_json(
             {
