@@ -7,11 +7,12 @@ from pathlib import Path
 
 from engine.comparison.replay import Mismatch, VerifyResult, verify
 from engine.events import Event
-from engine.log import Header
+from engine.log import Fork, Header
 from engine.projection import Projection
 from engine.replayfile.reader import ReplayError, ReplayStream
 from sim.contract import HookError, get_ruleset
 from sim.replay.header import UNFOLDABLE, header_scenario, registry_for, simulate_into
+from sim.replay.lineage import changes_text
 from sim.scenario.catalog import SCENARIOS
 from sim.scenario.load import ScenarioError, read_yaml
 
@@ -72,8 +73,9 @@ class _Auditor:
 
     In a forked battle the changed event is a counterfactual: only the ruleset's
     ``audit_change`` checks it (who may act on whom, not its dice); after a state
-    override the rules' bookkeeping (losses that add up) no longer holds, so checking
-    stops at the fork.
+    override the rules' bookkeeping (losses that add up) no longer holds, so the full
+    ``audit`` stops at the fork, while a changed event after it is still held to
+    ``audit_change``, as ``fork`` held it.
     """
 
     def __init__(self, header: Header, path: str) -> None:
@@ -81,24 +83,30 @@ class _Auditor:
         forks = header.fork.chain() if header.fork is not None else {}
         self.forks = forks
         self.first_state_fork = min((s for s, f in forks.items() if f.state), default=None)
+        changes = (s for s, f in forks.items() if f.event)
+        self.last_change = max(changes, default=None) if self.ruleset.audit_change else None
         self.projection = Projection(self.ruleset.initial_state(self.scenario), self.ruleset.apply)
-        self.done = self.ruleset.audit is None
+        self.done = self.ruleset.audit is None and self.last_change is None
+
+    def _full(self, seq: int) -> bool:
+        """Whether ``audit`` holds at ``seq``: there is one, and no state override before."""
+        first = self.first_state_fork
+        return self.ruleset.audit is not None and (first is None or seq <= first)
 
     def __call__(self, event: Event) -> Mismatch | None:
         if self.done:
             return None
-        audit = self.ruleset.audit
-        assert audit is not None
         try:
-            if self.first_state_fork is not None and event.seq > self.first_state_fork:
-                self.done = True
+            full = self._full(event.seq)
+            if not full and (self.last_change is None or event.seq > self.last_change):
+                self.done = True  # nothing after this is checked: no need to fold on
                 return None
             fork = self.forks.get(event.seq)
             problem, hook = None, "audit"
             if fork is not None and fork.event:  # a counterfactual: its dice broken on purpose
                 check, hook = self.ruleset.audit_change, "audit_change"
             else:
-                check = audit
+                check = self.ruleset.audit if full else None
             if check is not None:
                 try:
                     problem = check(self.scenario, self.projection.state, event)
@@ -140,8 +148,31 @@ def verify_replay(path: str | Path) -> VerifyResult:
         if found is not None:
             return replace(result, mismatch=found)
     if result.mismatch is not None and headers:
-        return replace(result, mismatch=_in_its_words(result.mismatch, headers[0]))
+        result = replace(result, mismatch=_in_its_words(result.mismatch, headers[0]))
+    if headers and headers[0].fork is not None:
+        result = _left_out_named(result, headers[0].fork)
     return result
+
+
+def _left_out_named(result: VerifyResult, fork: Fork) -> VerifyResult:
+    """A broken invariant or a mismatch at the seq of a change its lineage leaves out
+    (:meth:`~engine.log.Fork.left_out`), saying so: the file applies it there, to an event
+    of a battle it was not made on (as battlesim wrote a fork of a fork before it left
+    such a change out)."""
+    left = fork.left_out()
+
+    def named(m: Mismatch | None) -> Mismatch | None:
+        if m is None or m.seq not in left:
+            return m
+        change, cut = left[m.seq]
+        return replace(
+            m,
+            reason=f"{m.reason}; seq {m.seq} is where the header's earlier fork changed its "
+            f"parent's battle ({changes_text(change)}), a change left out since the fork at "
+            f"seq {cut} changed the battle before it: this file applies it to another event",
+        )
+
+    return replace(result, violation=named(result.violation), mismatch=named(result.mismatch))
 
 
 def _in_its_words(m: Mismatch, header: Header) -> Mismatch:
