@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterator
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from engine.comparison.jsondiff import diff
 from engine.events import Draw, Event, Snapshot, TurnEnded
@@ -206,7 +207,8 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
     elif dx["type"] != dy["type"]:
         changes = [{"path": "type", "kind": "changed", "a": dx["type"], "b": dy["type"]}]
     else:
-        changes = [c.as_json() for c in diff(dx, dy)]
+        assert x is not None and y is not None
+        changes = [c.as_json() for c in diff(_in_full(x, dx), _in_full(y, dy))]
     first = x if x is not None else y
     assert first is not None
     rows = a.ruleset.units(a.scenario, a.state_at(0))
@@ -252,6 +254,24 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         },
         **_outcomes(a, b),
     }
+
+
+def _in_full(model: BaseModel, data: dict[str, Any]) -> dict[str, Any]:
+    """``data``, the model as its line holds it, with each field the line leaves out at its
+    default (``exclude_if``: musket's ``prisoners`` at 0, flattop's empty ``attack_spoiled``)
+    written in at that value, in the fields' order, nested models too: both events have
+    the field, so a value that became its default is ``changed  prisoners: 24 -> 0``, not
+    a field gone ``missing`` from one of them."""
+    out: dict[str, Any] = {}
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        if name in data:
+            held = data[name]
+            nested = isinstance(value, BaseModel) and isinstance(held, dict)
+            out[name] = _in_full(value, held) if nested else held
+        elif info.exclude_if is not None:
+            out[name] = to_jsonable_python(value)
+    return {**out, **{k: v for k, v in data.items() if k not in out}}
 
 
 def _named(data: dict[str, Any] | None, ids: set[str]) -> dict[str, str]:

@@ -381,6 +381,26 @@ def test_fork_sets_a_field_its_line_leaves_out_at_its_default(tmp_path: Path) ->
     assert _invoke("verify", str(out)).exit_code == 0
 
 
+def test_diff_compares_a_field_left_out_at_its_default_at_that_default(tmp_path: Path) -> None:
+    """A fork that sets `prisoners` (left out of the line at 0) is diffed as a changed value,
+    both ways: diff called it `missing  prisoners (in a: 3)`, a field gone from one event,
+    when both events have it and one holds 0 (an engineer's review)."""
+    parent = ROOT / "replays" / "stone_wall-s1862.jsonl"
+    at = next(e.seq for e in api.load_replay(parent).events if e.type == "musket.morale_tested")
+    out = tmp_path / "f.jsonl"
+    result = _invoke("fork", str(parent), "--at", str(at), "--set", "prisoners=3", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    for a, b, was, now in ((parent, out, 0, 3), (out, parent, 3, 0)):
+        text = _invoke("diff", str(a), str(b))
+        assert text.output.splitlines()[1] == f"  changed  prisoners: {was} -> {now}"
+        found = json.loads(_invoke("diff", "--json", str(a), str(b)).output)
+        assert found["changes"] == [{"path": "prisoners", "kind": "changed", "a": was, "b": now}]
+        assert ("prisoners" in found["event_a"], "prisoners" in found["event_b"]) == (
+            bool(was),
+            bool(now),
+        )  # the events themselves stay as their lines hold them
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
