@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -14,10 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.comparison.jsondiff import diff
-from engine.log import MemorySink
+from engine.log import GENESIS, MemorySink, seal
 from engine.projection import Projection
 from engine.recorder import Recorder
 from sim import api
+from sim.cli.battles.views import verify_lines
 from sim.rulesets.musket.model.hexmap import distance
 from sim.scenario.load import load_scenario
 from sim.scenario.load import validate_data as _validate
@@ -71,14 +73,28 @@ def _golden_hint(scenario: str, path: Path, made: list[str], recorded: list[str]
         min(len(made), len(recorded)),
     )
     rel = path.relative_to(ROOT)
+    cd, battlesim = _battlesim_here()
     return (
         f"{rel}: today's code writes {_line_apart(made, recorded, at)} ({len(made)} lines "
-        f"against {len(recorded)}). See which event and which draws: battlesim run "
-        f"scenarios/{scenario} --seed {GOLDEN[scenario]} -o /tmp/new.jsonl, then battlesim diff "
-        f"{rel} /tmp/new.jsonl (an extra or missing draw shows as the streams' counts; diff "
-        "compares the battles, so a changed header or event shape alone is 'identical' there). "
-        "A rule changed on purpose: make golden, and review the replays' diff."
+        f"against {len(recorded)}). See which event and which draws, with the code this test "
+        f"fought ({ROOT / 'sim'}): {cd}{battlesim} run scenarios/{scenario} --seed "
+        f"{GOLDEN[scenario]} -o /tmp/new.jsonl; {battlesim} diff {rel} /tmp/new.jsonl (an "
+        "extra or missing draw shows as the streams' counts; diff compares the battles, so a "
+        "changed header or event shape alone is 'identical' there). A rule changed on "
+        "purpose: make golden, and review the replays' diff."
     )
+
+
+def _battlesim_here() -> tuple[str, str]:
+    """The ``cd`` (none from the checkout) and the command that run battlesim on the code
+    the golden tests fight: ``python -m sim`` from the checkout, which puts it first on
+    ``sys.path`` as pytest does, with this test's Python. A ``battlesim`` on ``PATH`` imports
+    whatever its environment finds first (an installed copy, another worktree's checkout, a
+    package first on ``PYTHONPATH``), fights that, and may call the battles identical."""
+    python = Path(sys.executable)
+    shown = python.relative_to(ROOT) if python.is_relative_to(ROOT) else python
+    cd = "" if Path.cwd().resolve() == ROOT else f"cd {shlex.quote(str(ROOT))} && "
+    return cd, f"{shlex.quote(str(shown))} -m sim"
 
 
 def _line_apart(made: list[str], recorded: list[str], at: int) -> str:
@@ -152,6 +168,79 @@ def test_the_golden_failure_names_a_changed_draw_first() -> None:
     )
 
 
+def test_the_golden_failure_shows_commands_that_fight_the_code_it_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The message's commands read `battlesim run …, then battlesim diff …`: a `battlesim`
+    that imports another copy of the code (an installed one, another worktree's checkout, a
+    package first on PYTHONPATH) fought that copy, and diff called the battles identical
+    (an engineer's review, in a worktree beside the checkout that owned the venv). They are
+    `python -m sim` from the checkout, with the test's Python, pasted whole from anywhere:
+    with another `sim` first on PYTHONPATH they fight the checkout."""
+    path = golden_path("stone_wall.yaml", GOLDEN["stone_wall.yaml"])
+    recorded = path.read_text(encoding="utf-8").split("\n")[:-1]
+    made = [*recorded[:-1], "{}"]  # today's code, as the test sees it, differs at the footer
+    monkeypatch.chdir(tmp_path)
+    hint = _golden_hint("stone_wall.yaml", path, made, recorded)
+    python = shlex.quote(sys.executable)
+    start = f"with the code this test fought ({ROOT / 'sim'}): cd {shlex.quote(str(ROOT))} && "
+    assert f"{start}{python} -m sim run scenarios/stone_wall.yaml --seed 1862 " in hint
+    commands = hint.split(start)[1].split(" (an extra or missing draw")[0]
+    assert commands.endswith(
+        f"; {python} -m sim diff replays/stone_wall-s1862.jsonl /tmp/new.jsonl"
+    )
+    other = tmp_path / "other" / "sim"
+    other.mkdir(parents=True)
+    (other / "__init__.py").write_text("raise SystemExit('another copy of sim was imported')\n")
+    out = tmp_path / "new.jsonl"
+    run = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f"cd {shlex.quote(str(ROOT))} && " + commands.replace("/tmp/new.jsonl", str(out)),
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(other.parent)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (run.returncode, run.stdout.splitlines()[-1]) == (
+        0,
+        f"identical: replays/stone_wall-s1862.jsonl and {out}",
+    ), run.stderr
+
+
+def test_the_golden_verify_failure_is_what_verify_prints(tmp_path: Path) -> None:
+    """The message was the result's repr, `Mismatch(line=7, seq=5, reason=…)`, and `None` for
+    a broken invariant, under "battlesim verify … says:": it is verify's own line."""
+    lines = golden_path("stone_wall.yaml", 1862).read_text(encoding="utf-8").split("\n")[:-1]
+    bodies = [line[: line.rindex(',"h":"')] + "}" for line in lines]
+    fired, tested = json.loads(bodies[6]), json.loads(bodies[17])
+    assert (fired["type"], tested["type"]) == ("musket.fired", "musket.morale_tested")
+
+    def chained(name: str, k: int, old: str, new: str) -> Path:
+        texts, h = [*bodies[:k], bodies[k].replace(old, new, 1), *bodies[k + 1 :]], GENESIS
+        out = []
+        for body in texts:
+            line, h = seal(h, body)
+            out.append(line)
+        (tmp_path / name).write_text("\n".join(out) + "\n", encoding="utf-8")
+        return tmp_path / name
+
+    rng = f'"range":{fired["range"]}'
+    mismatch = chained("m.jsonl", 6, rng, f'"range":{fired["range"] + 1}')
+    assert _verify_failure(mismatch) == (
+        f"battlesim verify {mismatch} says: MISMATCH at seq 5 (line 7): event musket.fired "
+        "differs from re-simulation in: range"
+    )
+    broken = chained("i.jsonl", 17, f'"after":"{tested["after"]}"', '"after":"routed"')
+    assert _verify_failure(broken) == (
+        f"battlesim verify {broken} says: INVARIANT broken at seq 16 (line 18): "
+        f"musket.morale_tested: illegal morale transition {tested['before']} -> routed in melee"
+    )
+
+
 def test_golden_regeneration_fights_the_code_pythonpath_puts_first(tmp_path: Path) -> None:
     """`PYTHONPATH=eli make golden` fought the checkout, which tests/golden.py put first, and
     said "0 of 7 golden replays rewritten" of Eli's changed copy; the checkout now goes after
@@ -169,11 +258,18 @@ def test_golden_regeneration_fights_the_code_pythonpath_puts_first(tmp_path: Pat
 @pytest.mark.parametrize("scenario", sorted(GOLDEN))
 def test_golden_replays_verify(scenario: str) -> None:
     """verify passes on each golden replay."""
-    result = api.verify_replay(golden_path(scenario, GOLDEN[scenario]))
-    assert (result.ok, result.damage, result.mismatch) == (True, None, None), (
-        f"battlesim verify {golden_path(scenario, GOLDEN[scenario]).relative_to(ROOT)} says: "
-        f"{result.damage or result.mismatch}"
-    )
+    failure = _verify_failure(golden_path(scenario, GOLDEN[scenario]))
+    assert failure is None, failure
+
+
+def _verify_failure(path: Path) -> str | None:
+    """What ``battlesim verify`` prints of ``path`` when it is not OK (the golden test's
+    message), else None."""
+    result = api.verify_replay(path)
+    if result.ok:
+        return None
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    return f"battlesim verify {shown} says: {verify_lines(result)[0]}"
 
 
 @settings(max_examples=8, deadline=None)
