@@ -272,9 +272,15 @@ def check_event_line(
         expected = lawful[-1]
         rules = f" under rules v{ruleset_version}" if len(lawful) > 1 else ""
         versions = " or ".join(map(str, lawful))
+        unnamed = ruleset_version is not None and ruleset_version not in cls.older_rules
         older = (
             f" (a line of {data['type']} before it changed shape reads where its class's "
-            "older_rules names the rules version it was fought under)"
+            "older_rules names the rules version it was fought under"
+            + (
+                f"; {cls.__name__}.older_rules does not name this file's, {ruleset_version!r})"
+                if unnamed
+                else ")"
+            )
             if type(stored) is int and 1 <= stored < current and format_version > 1
             else ""
         )

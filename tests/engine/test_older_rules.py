@@ -94,14 +94,16 @@ def test_a_replay_of_the_older_rules_reads_upcast(tmp_path: Path) -> None:
 def test_a_replay_of_todays_rules_is_held_to_todays_shape(tmp_path: Path) -> None:
     """The same version-1 lines under a header of rules 2: damaged at the first, naming
     the version the format writes and, for a plugin author who raised the version and
-    forgot older_rules, where an older line reads."""
+    forgot older_rules, where an older line reads and the class whose older_rules leaves
+    out the file's rules version (the fix: name it there)."""
     old = _file(tmp_path, "2", v2=False)
     with pytest.raises(ReplayError) as refused:
         read_replay(old, lambda _: NEW)
     assert str(refused.value) == (
         f"{old}:2 (seq 0): bad event: schema_version 1: format {FORMAT_VERSION} writes "
         "test.hit at schema version 2 (a line of test.hit before it changed shape reads where "
-        "its class's older_rules names the rules version it was fought under)"
+        "its class's older_rules names the rules version it was fought under; "
+        "HitV2.older_rules does not name this file's, '2')"
     )
 
 
@@ -208,7 +210,8 @@ def test_an_older_formats_line_is_given_the_same_hint(format_version: int) -> No
     assert str(refused.value) == (
         f"schema_version 1: format {format_version} writes test.hit at schema version 2 (a "
         "line of test.hit before it changed shape reads where its class's older_rules names "
-        "the rules version it was fought under)"
+        "the rules version it was fought under; HitV2.older_rules does not name this file's, "
+        "'2')"
     )
     check_event_line(1, HitV2, data, "2")  # format 1: version 1, lawful
 
