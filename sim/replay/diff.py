@@ -443,6 +443,8 @@ def diff_replays(
     ha, hb = a.header, b.header
     same = (ha.ruleset, ha.seed, ha.scenario) == (hb.ruleset, hb.seed, hb.scenario)
     result = _same_battle(a, b, context, detail) if same else _variants(a, b)
+    if same and not result["identical"]:
+        result["ruleset_versions"] = {"a": ha.ruleset_version, "b": hb.ruleset_version}
     return {"a": a.path, "b": b.path, **result}
 
 
@@ -512,6 +514,12 @@ def _render_same(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
     else:  # a ruleset whose events name their units otherwise (flattop's ship, strike)
         where += "".join(f", {k} {v}" for k, v in d.get("units", {}).items())
     out = [f"same scenario and seed; first divergent event at {where}"]
+    versions = d.get("ruleset_versions", {})
+    if versions.get("a") != versions.get("b"):  # the rules, not a desync, may part them
+        out.append(
+            f"  a was fought under rules v{versions['a']}, b under v{versions['b']}: "
+            "the rules may be what parts them"
+        )
     if d["event_a"] is None or d["event_b"] is None:
         longer = "b" if d["event_a"] is None else "a"
         out.append(

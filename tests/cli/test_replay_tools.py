@@ -401,6 +401,28 @@ def test_diff_compares_a_field_left_out_at_its_default_at_that_default(tmp_path:
         )  # the events themselves stay as their lines hold them
 
 
+def test_diff_says_when_the_two_battles_were_fought_under_other_rules(forked: Path) -> None:
+    """The brigade's version-5 replay against today's golden parts where version 6's
+    prisoners begin; diff said only "same scenario and seed", the rules versions unnamed,
+    so the divergence read as a desync (an engineer's review). It names both versions when
+    they differ, and `--json` gives them whenever the battles part."""
+    older = ROOT / "tests" / "data" / "replays" / "napoleonic_brigade-s1815-musket-rules5.jsonl"
+    today = ROOT / "replays" / "napoleonic_brigade-s1815.jsonl"
+    va, vb = (api.load_replay(p).replay.header.ruleset_version for p in (older, today))
+    assert va != vb
+    text = _invoke("diff", str(older), str(today))
+    assert text.exit_code == 1
+    assert text.output.splitlines()[1] == (
+        f"  a was fought under rules v{va}, b under v{vb}: the rules may be what parts them"
+    )
+    found = json.loads(_invoke("diff", "--json", str(older), str(today)).output)
+    assert found["ruleset_versions"] == {"a": va, "b": vb}
+    same = _invoke("diff", str(GOLDEN), str(forked))  # a fork is fought under its parent's
+    assert "fought under rules" not in same.output
+    found = json.loads(_invoke("diff", "--json", str(GOLDEN), str(forked)).output)
+    assert found["ruleset_versions"] == {"a": "1", "b": "1"}
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
