@@ -91,10 +91,8 @@ def _battlesim_here() -> tuple[str, str]:
     ``sys.path`` as pytest does, with this test's Python. A ``battlesim`` on ``PATH`` imports
     whatever its environment finds first (an installed copy, another worktree's checkout, a
     package first on ``PYTHONPATH``), fights that, and may call the battles identical."""
-    python = Path(sys.executable)
-    shown = python.relative_to(ROOT) if python.is_relative_to(ROOT) else python
     cd = "" if Path.cwd().resolve() == ROOT else f"cd {shlex.quote(str(ROOT))} && "
-    return cd, f"{shlex.quote(str(shown))} -m sim"
+    return cd, f"{shlex.quote(sys.executable)} -m sim"  # whole: a venv in the checkout too
 
 
 def _line_apart(made: list[str], recorded: list[str], at: int) -> str:
