@@ -7,6 +7,7 @@ scenario order (side by side, unit by unit), the kernel's documented order.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from typing import TypeVar
 
@@ -16,6 +17,7 @@ from engine.events import Event
 from engine.recorder import Recorder
 from sim.rulesets.musket.model.data import COUNTER_PHASES, PHASES
 from sim.rulesets.musket.model.events import Fired, Meleed, SideBroken
+from sim.rulesets.musket.model.hexmap import distance
 from sim.rulesets.musket.model.scenario import MusketScenario
 from sim.rulesets.musket.model.state import BattleState, UnitState
 from sim.rulesets.musket.rules.context import Battle
@@ -45,11 +47,17 @@ def _emit(b: Battle, rec: Rec, event: E) -> E:
     return stamped
 
 
-def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
-    """Morale checks caused by a resolution, each naming its cause's seq.
+def _checks(
+    b: Battle, rec: Rec, event: Fired | Meleed, routed: list[tuple[str, int]] | None = None
+) -> None:
+    """Morale checks caused by a resolution, each naming its cause's seq; then, with option
+    ``rout_contagion``, the checks of the friends of each unit the resolution (``routed``:
+    the units it routed itself, each with its seq) or its checks routed (:func:`_spread`).
 
     After a melee the winner checks too only with option ``melee_winner_tests``.
     """
+    spreads = b.options.rout_contagion is not None
+    routed = list(routed or ())
     pairs = (
         [(event.target, event.result)]
         if isinstance(event, Fired)
@@ -66,11 +74,45 @@ def _checks(b: Battle, rec: Rec, event: Fired | Meleed) -> None:
                 if isinstance(event, Fired)
                 else uid == event.target and event.flank not in (None, "front")
             )
-            _emit(
+            test = _emit(
                 b,
                 rec,
                 decide_morale(b, unit, event.phase, reason, event.seq, event.unit, flanked),
             )
+            if spreads and test.after == "routed" and test.before != "routed":
+                routed.append((uid, test.seq))
+    if routed:
+        _spread(b, rec, event.phase, routed)
+
+
+def _spread(b: Battle, rec: Rec, phase: str, routed: list[tuple[str, int]]) -> None:
+    """The rout's spread [ours, option ``rout_contagion``]: for each unit that routed (its
+    id and the seq of the event that routed it), in the order they routed, each unit of its
+    side within ``rout_contagion`` hexes of it, on the map and not routed, in scenario
+    order, takes an ordinary morale check (reason ``friend_routed``, its cause that seq, its
+    stream named by the routed friend); a unit the check routs joins the end of the list."""
+    radius = b.options.rout_contagion
+    assert radius is not None
+    units = b.state.units
+    queue = deque(routed)
+    while queue:
+        uid, cause = queue.popleft()
+        friend = units[uid]
+        at = friend.hex
+        if at is None:  # eliminated by the event that routed it: no one saw it run
+            continue
+        for unit in units.values():
+            if (
+                unit.side != friend.side
+                or unit.id == uid
+                or unit.hex is None
+                or unit.morale in ("routed", "eliminated")
+                or distance(unit.hex, at) > radius
+            ):
+                continue
+            test = _emit(b, rec, decide_morale(b, unit, phase, "friend_routed", cause, uid))
+            if test.after == "routed":
+                queue.append((unit.id, test.seq))
 
 
 def _movement(b: Battle, rec: Rec, unit: UnitState) -> None:
@@ -114,11 +156,29 @@ def _strike(phase_kind: str) -> Callable[[Battle, Rec, UnitState], None]:
         if b.options.charge_test and kind == "charge":
             target = can_charge(b, unit)
             test = None if target is None else decide_charge_test(b, unit, target)
-            if test is not None and not _emit(b, rec, test).passed:
-                return
+            if test is not None:
+                tested = _emit(b, rec, test)
+                if not tested.passed:
+                    spreads = b.options.rout_contagion is not None
+                    if spreads and tested.after == "routed" and tested.before != "routed":
+                        _spread(b, rec, tested.phase, [(unit.id, tested.seq)])
+                    return
         event = decide_melee(b, unit)
-        if event is not None:
+        if event is None:
+            return
+        if b.options.rout_contagion is None:
             _checks(b, rec, _emit(b, rec, event))
+            return
+        units = b.state.units
+        pair = [units[event.unit], units[event.target]]
+        before = [u.morale for u in pair]
+        meleed = _emit(b, rec, event)
+        routed = [
+            (u.id, meleed.seq)
+            for u, was in zip(pair, before, strict=True)
+            if u.morale == "routed" and was != "routed"
+        ]
+        _checks(b, rec, meleed, routed)
 
     return act
 

@@ -208,8 +208,10 @@ class MoraleTested(Event):
     type: Literal["musket.morale_tested"] = "musket.morale_tested"
     phase: str
     unit: str
-    reason: Literal["loss", "max_fatigue", "heavy_losses", "charge"]
-    """``charge``: the test before a charge closes (option ``charge_test``)."""
+    reason: Literal["loss", "max_fatigue", "heavy_losses", "charge", "friend_routed"]
+    """``charge``: the test before a charge closes (option ``charge_test``);
+    ``friend_routed``: a unit of its side routed within ``rout_contagion`` hexes (option),
+    the ``cause`` the event that routed it."""
     quality: str
     base: int
     modifiers: dict[str, int]
@@ -223,6 +225,10 @@ class MoraleTested(Event):
     """Men (guns, for a battery) the unit lost as prisoners when this check routed it next
     to an enemy in good order or spent (option ``rout_prisoners_share``); left out of the
     line at 0, as every line before it was."""
+    friend: str | None = Field(None, exclude_if=lambda value: value is None)
+    """The unit of its side whose rout required this check (reason ``friend_routed``,
+    option ``rout_contagion``); left out of the line for every other reason, as every
+    line before it was."""
 
 
 class Rallied(Event):

@@ -586,6 +586,16 @@ class MusketOptions(ChangedDefaults):
         "next to another enemy it stands and fires (rules version 6 as shipped); fitted on "
         "2026-12-07, the neutral chosen.",
     )
+    rout_contagion: int | None = later_option(
+        None,
+        "[ours] When a unit routs (a failed check, or a melee lost that routs it), each "
+        "unit of its side within this many hexes of it, on the map and not routed, takes "
+        "an ordinary morale check (reason friend_routed; failing, disrupted in defensive "
+        "fire and routed in any other phase, as any check), and a unit it routs spreads the "
+        "test in turn. null: a unit's morale answers only to its own losses.",
+        ge=1,
+        le=3,
+    )
     rout_prisoners_share: float = later_option(
         0.25,
         "[ours] A unit that routs (a failed check in any phase, or a melee lost that routs "

@@ -104,6 +104,26 @@ def _morale(sc: MusketScenario, state: BattleState, e: MoraleTested) -> str | No
         return f"illegal morale transition {e.before} -> {e.after} in {e.phase}"
     if e.prisoners and not (e.after == "routed" != e.before and e.prisoners <= unit.strength):
         return f"{e.unit} gave up {e.prisoners} prisoners without routing, or more than it had"
+    return _contagion(sc, state, e)
+
+
+def _contagion(sc: MusketScenario, state: BattleState, e: MoraleTested) -> str | None:
+    """A ``friend_routed`` check (option ``rout_contagion``) names a routed friend within
+    the option's reach, its draw on the stream that friend names; no other check names one."""
+    if (e.reason == "friend_routed") != (e.friend is not None):
+        return f"{e.unit}'s {e.reason} check names the friend {e.friend}"
+    if e.friend is None:
+        return None
+    radius, unit = sc.options.rout_contagion, state.units[e.unit]
+    friend = state.units.get(e.friend)
+    if radius is None:
+        return f"{e.unit} checked for {e.friend}'s rout with rout_contagion off"
+    if friend is None or friend.side != unit.side or friend.morale != "routed":
+        return f"{e.unit} checked for {e.friend}'s rout, but {e.friend} is no routed friend"
+    if unit.hex is None or friend.hex is None or distance(unit.hex, friend.hex) > radius:
+        return f"{e.unit} checked for {e.friend}'s rout beyond {radius} hexes"
+    if not e.draws[0].stream.endswith(f"/morale/{e.phase}/{e.unit}/{e.friend}"):
+        return f"{e.unit}'s check for {e.friend}'s rout drew on {e.draws[0].stream}"
     return None
 
 

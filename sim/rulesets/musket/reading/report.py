@@ -246,9 +246,12 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
             return at + _melee(state, e)
         case ev.MoraleTested():
             verdict = _verdict(state, e)
+            why = _REASON_WORDS.get(e.reason, e.reason)
+            if e.friend is not None:
+                why = f"{_name(state, e.friend)} routed nearby"
             return (
                 f"{at}{agree(_name(state, e.unit), 'checks')} morale "
-                f"({_REASON_WORDS.get(e.reason, e.reason)}, "
+                f"({why}, "
                 f"quality {e.quality} = {e.base}, {_mods(e.modifiers)}; rolled {e.roll}, "
                 f"passes at or under {e.morale_value}): "
                 f"{verdict}"

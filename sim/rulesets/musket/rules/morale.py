@@ -149,7 +149,7 @@ def decide_morale(
     b: Battle,
     unit: UnitState,
     phase: str,
-    reason: Literal["loss", "max_fatigue", "heavy_losses"],
+    reason: Literal["loss", "max_fatigue", "heavy_losses", "friend_routed"],
     cause: int,
     source: str,
     flanked: bool = False,
@@ -159,7 +159,8 @@ def decide_morale(
     Args:
         cause: the seq of the resolution that requires the check.
         source: the unit that acted in that resolution (the firer, or the
-            charging unit); it names the stream, so the draw does not move
+            charging unit; for ``friend_routed``, option ``rout_contagion``, the friend
+            that routed); it names the stream, so the draw does not move
             when a counterfactual shifts later seqs.
         flanked: the fire or charge came from the unit's flank or rear (option
             ``enfilade``): ``enfilade_morale`` is added.
@@ -176,7 +177,10 @@ def decide_morale(
     taken = 0
     if after == "routed" and unit.morale != "routed":  # it routs: prisoners, if any
         taken = rout_prisoners(b, unit, unit.strength)
-    return _tested(b, cause, phase, unit, reason, base, mods, value, roll, draw, after, taken)
+    friend = source if reason == "friend_routed" else None
+    return _tested(
+        b, cause, phase, unit, reason, base, mods, value, roll, draw, after, taken, friend
+    )
 
 
 def _tested(
@@ -184,7 +188,7 @@ def _tested(
     cause: int | None,
     phase: str,
     unit: UnitState,
-    reason: Literal["loss", "max_fatigue", "heavy_losses", "charge"],
+    reason: Literal["loss", "max_fatigue", "heavy_losses", "charge", "friend_routed"],
     base: int,
     mods: dict[str, int],
     value: int,
@@ -192,6 +196,7 @@ def _tested(
     draw: Draw,
     after: str,
     taken: int,
+    friend: str | None = None,
 ) -> MoraleTested:
     """The check's event, built trusted: every value of its field's exact type (the test
     suite's line check reads each back); ``prisoners`` left out at 0."""
@@ -214,6 +219,8 @@ def _tested(
     }
     if taken:
         fields["prisoners"] = taken
+    if friend is not None:
+        fields["friend"] = friend
     return trusted(MoraleTested, fields)
 
 
