@@ -153,6 +153,7 @@ def run(
     out: str | Path | None = None,
     *,
     force: bool = False,
+    sets: Iterable[tuple[str, Any]] = (),
 ) -> RunResult:
     """Validate a scenario, fight it and write its replay.
 
@@ -162,12 +163,20 @@ def run(
         out: the replay path; default :func:`default_replay_path`.
         force: overwrite an existing file even if it is not a battlesim replay
             (a replay at ``out``, of this scenario or another, is replaced anyway).
+        sets: ``(field path, value)`` pairs set on the scenario before it is fought
+            (``run --set``): a path as a study's factor names one
+            (:mod:`sim.batch.inputs.fieldpath`: ``options.fire_scale``,
+            ``sides.csa.units.cobb.strength``, ``map.terrain.0.cover``), an option left
+            out at its default included. The scenario with them set is validated as the
+            file is, and the replay's header holds it, so the replay is whole without the
+            file: ``verify``, ``show`` and ``diff`` read the battle that was fought.
 
     Raises:
         ValueProblem: ``seed`` is not a whole number from 0 to 2⁶³ − 1 (a
             ``ValueError``; ``True``, ``"7"`` and ``-1`` are refused as ``--seed`` refuses them),
             or ``scenario_path`` or ``out`` is not a path.
-        ScenarioError: the scenario is invalid (nothing is written).
+        ScenarioError: the scenario is invalid, with ``sets`` set or before (nothing is
+            written); a path of ``sets`` that leads to no field, or two that set one field.
         OutputError: ``out`` cannot be written, or holds another file (see ``force``).
         OSError: the replay cannot be written (what was at ``out`` is kept);
             its ``filename`` is the replay's path when the OS named no file.
@@ -181,6 +190,9 @@ def run(
     if out is not None:
         out = _path(out, "out")
     ruleset, scenario = load_scenario(scenario_path)
+    sets = list(sets)
+    if sets:
+        ruleset, scenario = _with_sets(scenario_path, sets)
     s = _seed_of(scenario, seed)
     path = Path(out) if out is not None else default_replay_path(scenario_path, s)
     if path.resolve() == Path(scenario_path).resolve():
@@ -209,6 +221,44 @@ def run(
         header.ruleset,
         header.ruleset_version,
     )
+
+
+def _with_sets(scenario_path: str | Path, sets: list[tuple[str, Any]]) -> tuple[Any, Any]:
+    """The scenario at ``scenario_path`` with each field of ``sets`` set (:func:`run`).
+
+    Raises:
+        ScenarioError: a path that leads to no field (naming the nearest), two paths
+            that set one field (or one inside the other), or a scenario the values make
+            invalid (naming the field).
+    """
+    from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path  # noqa: PLC0415
+    from sim.batch.inputs.target import load_target  # noqa: PLC0415
+    from sim.scenario.load import Located, validate_data  # noqa: PLC0415
+
+    source = str(scenario_path)
+    target = load_target(scenario_path)
+    fields: list[tuple[str | int, ...] | str] = []
+    for field_path, _ in sets:
+        try:
+            fields.append(resolve_path(target.data, field_path, target.filled()))
+        except PathError as exc:
+            raise ScenarioError([Located(source, 0, "", f"--set {field_path}: {exc}")]) from None
+    clash = overlap(fields)
+    if clash is not None:
+        later, earlier = sets[clash[0]][0], sets[clash[1]][0]
+        problem = f"--set {later}: sets what --set {earlier} sets; give each field once"
+        raise ScenarioError([Located(source, 0, "", problem)])
+    try:
+        return validate_data(target.at(dict(sets)), {}, source)
+    except ScenarioError as exc:  # the file was valid: the values set are what is wrong
+        typed = [field_path for field_path, _ in sets]
+        problems = [
+            Located(p.file, 0, f"--set {p.field}", p.message)
+            if p.field in typed
+            else Located(p.file, 0, p.field, f"{p.message} (after --set {', --set '.join(typed)})")
+            for p in exc.problems
+        ]
+        raise ScenarioError(problems) from None
 
 
 def load_replay(path: str | Path, *, allow_truncated: bool = False) -> LoadedReplay:

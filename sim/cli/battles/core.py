@@ -27,16 +27,34 @@ if TYPE_CHECKING:
 @common.seed_option("Seed (default: the scenario's own 'seed').")
 @common.out_option("Replay file (default: <scenario stem>-s<seed>.jsonl here; .gz for gzip).")
 @common.force_option()
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="Set a scenario field before the battle, as a study's factor names it "
+    "(options.rout_contagion=1, sides.csa.units.cobb.strength=900, "
+    "map.terrain.0.cover=-20). Repeatable; the replay holds the scenario as fought.",
+)
 @common.json_option()
-def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: bool) -> None:
+def run(
+    scenario: str,
+    seed: int | None,
+    out: str | None,
+    force: bool,
+    sets: tuple[str, ...],
+    as_json: bool,
+) -> None:
     """Fight SCENARIO headless, write its replay, print the outcome.
 
     A battlesim replay already at --out (of this battle or another, edited or
-    not) is replaced; any other file only with --force.
+    not) is replaced; any other file only with --force. With --set, the
+    scenario is fought with those fields changed; the file is not touched.
 
     \b
-    Example:
+    Examples:
       battlesim run scenarios/stone_wall.yaml --seed 7 -o sw7.jsonl
+      battlesim run scenarios/stone_wall.yaml --set options.fire_scale=1.5 -o sw-fire.jsonl
     """
     import structlog
 
@@ -44,8 +62,16 @@ def run(scenario: str, seed: int | None, out: str | None, force: bool, as_json: 
     from sim.cli.errors import describe
     from sim.outputs import OutputError
 
+    fields = []
+    if sets:
+        from sim.replay.fork import ForkError, parse_assignment
+
+        try:
+            fields = [parse_assignment(text) for text in sets]
+        except ForkError as exc:
+            common.fail(str(exc))
     try:
-        result = api.run(scenario, seed=seed, out=out, force=force)
+        result = api.run(scenario, seed=seed, out=out, force=force, sets=fields)
     except api.ScenarioError as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)

@@ -1,0 +1,119 @@
+"""``battlesim run SCENARIO --set FIELD=VALUE``: a scenario fought with fields changed.
+
+A field is named as a study's factor names it (``options.fire_scale``,
+``sides.csa.units.0.strength``); the scenario with the values set is validated as the file
+is and is the one the replay's header holds, so the replay is the battle a file with those
+values written in would give, byte for byte, and verifies without the file. The file is
+not touched. A path to no field, two that set one field, a value the scenario refuses or
+an argument without ``=`` is one line on stderr and exit 2, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sim import api
+from tests.batch.helpers import SCENARIOS, invoke
+
+STONE_WALL = SCENARIOS / "stone_wall.yaml"
+
+
+def _written_in(tmp_path: Path, edit: dict[str, object]) -> Path:
+    """A copy of the stone wall, named as it is, with ``edit`` written into its options."""
+    data = yaml.safe_load(STONE_WALL.read_text(encoding="utf-8"))
+    data.setdefault("options", {}).update(edit)
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    path = folder / STONE_WALL.name
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("sets", "edit"),
+    [
+        (["options.fire_scale=1.5"], {"fire_scale": 1.5}),
+        (
+            ["options.rout_contagion=2", "options.fire_hcv=30"],
+            {"rout_contagion": 2, "fire_hcv": 30},
+        ),
+    ],
+)
+def test_the_replay_is_the_battle_of_a_file_with_the_values_written_in(
+    tmp_path: Path, sets: list[str], edit: dict[str, object]
+) -> None:
+    """``--set`` on an option the file writes or leaves out at its default (a later option):
+    the replay is byte for byte the one fought from a copy with the values written, its
+    header's scenario holds them, it verifies, and the scenario file is unchanged."""
+    before = STONE_WALL.read_bytes()
+    out = tmp_path / "set.jsonl"
+    args = [a for s in sets for a in ("--set", s)]
+    result = invoke("run", STONE_WALL, "--seed", "7", "-o", out, *args)
+    assert result.exit_code == 0, result.output
+    written = api.run(_written_in(tmp_path, edit), seed=7, out=tmp_path / "file.jsonl")
+    assert out.read_bytes() == Path(written.replay).read_bytes()
+    header = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
+    for key, value in edit.items():
+        assert header["scenario"]["options"][key] == value
+    assert api.verify_replay(out).ok
+    assert STONE_WALL.read_bytes() == before
+
+
+def test_a_unit_field_by_its_sides_and_units_ids(tmp_path: Path) -> None:
+    """``sides.<id>.units.<id>.strength``, as a factor names it: the header's unit (and so
+    the battle) starts with it; the other units as the file has them."""
+    data = yaml.safe_load(STONE_WALL.read_text(encoding="utf-8"))
+    side = data["sides"][1]
+    unit, other = side["units"][0], side["units"][1]
+    out = tmp_path / "u.jsonl"
+    field = f"sides.{side['id']}.units.{unit['id']}.strength=77"
+    assert invoke("run", STONE_WALL, "-o", out, "--set", field).exit_code == 0
+    header = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
+    units = header["scenario"]["sides"][1]["units"]
+    assert (units[0]["id"], units[0]["strength"]) == (unit["id"], 77)
+    assert (units[1]["id"], units[1]["strength"]) == (other["id"], other["strength"])
+
+
+def _refused(tmp_path: Path, *sets: str) -> str:
+    out = tmp_path / "r.jsonl"
+    result = invoke("run", STONE_WALL, "-o", out, *[a for s in sets for a in ("--set", s)])
+    assert result.exit_code == 2, result.output
+    assert not out.exists() and not list(tmp_path.iterdir())
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_a_path_to_no_field_names_the_nearest(tmp_path: Path) -> None:
+    assert _refused(tmp_path, "options.fire_scal=1.5") == (
+        f"{STONE_WALL}: --set options.fire_scal: no field 'fire_scal' in options; "
+        "did you mean 'options.fire_scale'?"
+    )
+
+
+def test_a_value_the_scenario_refuses_names_the_flag_and_no_line(tmp_path: Path) -> None:
+    """The file was valid: the problem is the value set, so no line of the file is named."""
+    assert _refused(tmp_path, "options.rout_contagion=9") == (
+        f"{STONE_WALL}: --set options.rout_contagion: 9 is more than 3, the most it may be"
+    )
+
+
+def test_one_field_set_twice_or_inside_another_is_refused(tmp_path: Path) -> None:
+    assert _refused(tmp_path, "options.fire_scale=1", "options.fire_scale=2") == (
+        f"{STONE_WALL}: --set options.fire_scale: sets what --set options.fire_scale sets; "
+        "give each field once"
+    )
+    assert _refused(tmp_path, "map.terrain.0=x", "map.terrain.0.cover=1") == (
+        f"{STONE_WALL}: --set map.terrain.0.cover: sets what --set map.terrain.0 sets; "
+        "give each field once"
+    )
+
+
+def test_an_argument_without_a_value_is_refused(tmp_path: Path) -> None:
+    assert _refused(tmp_path, "options.fire_scale") == (
+        "battlesim: error: --set 'options.fire_scale': expected FIELD=VALUE"
+    )
