@@ -303,7 +303,9 @@ def test_unknown_flag_exits_2() -> None:
     """An option no command has is a usage error: exit 2 naming it."""
     result = _invoke("run", str(STONE_WALL), "--sed", "7")
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[-1] == "Error: No such option '--sed'. Did you mean '--seed'?"
+    assert result.stderr.splitlines()[-1] == (
+        "Error: No such option '--sed'. (Did you mean one of: '--seed', '--set'?)"
+    )
 
 
 # verify
