@@ -176,6 +176,11 @@ def fork_command(
                 "ruleset_version": loaded.header.ruleset_version,  # a fork keeps its parent's
                 "events": forked.events,
                 **outcome.as_json(),
+                # the parent's changes the note on stderr names: as its header records them
+                "left_out": [
+                    {"at_seq": at, "event": f.event, "state": f.state}
+                    for at, f in forked.left_out.items()
+                ],
             }
         )
         return
