@@ -713,6 +713,10 @@ def test_a_fork_of_a_fork_keeps_both_changes(tmp_path: Path) -> None:
             str(fire),
             "--set",
             "result.casualties=0",
+            "--set",  # a loss of 0 adds no fatigue: refused if it kept its own
+            "result.fatigue_value=0",
+            "--set",
+            "result.fatigue_added=0",
             "--out",
             str(first),
         ).exit_code

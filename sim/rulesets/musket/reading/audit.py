@@ -234,6 +234,29 @@ def _verdict(state: BattleState, e: BattleEnded) -> str | None:
     return None
 
 
+def _fatigue(sc: MusketScenario, c: Casualties, field: str) -> str | None:
+    """A loss adds fatigue only from what fatigue is drawn from: the rounded casualties
+    (``fatigue_from: rounded``) or the casualty value (``unrounded``). Where that is 0, no
+    fatigue draw is taken, and ``fatigue_value`` is 0.0 and ``fatigue_added`` 0 whatever the
+    dice (docs/rules/musket.md, *Fatigue*; ``rules/results.py:_after``): a fork that takes a
+    loss to 0 takes its fatigue with it. ``field`` names the result in the event."""
+    reading = sc.options.fatigue_from
+    if reading == "rounded":
+        base: float = c.casualties
+        what = f"{c.casualties} casualties add"
+    else:
+        base, what = c.value, f"a casualty value of {c.value} adds"
+    if not base <= 0 or (c.fatigue_value == 0 and c.fatigue_added == 0):
+        return None
+    drawn = (("fatigue_value", "0.0", c.fatigue_value), ("fatigue_added", "0", c.fatigue_added))
+    wrong = [(name, zero, was) for name, zero, was in drawn if was != 0]
+    said = ", and ".join(
+        f"{field}.{name} {'must be ' if not i else ''}{zero}, not {was}"
+        for i, (name, zero, was) in enumerate(wrong)
+    )
+    return f"{what} no fatigue (fatigue_from: {reading}, no fatigue draw): {said}"
+
+
 def _foes(state: BattleState, e: Fired | Meleed, did: str) -> str | None:
     """The unit acts on a unit of another side."""
     side = state.units[e.unit].side
@@ -245,7 +268,8 @@ def _foes(state: BattleState, e: Fired | Meleed, did: str) -> str | None:
 def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
     """What ``event`` breaks whatever its dice, else None: fire from a unit out of the
     battle or routed, or on a unit out of it or of its own side; a charge on its own side;
-    a winner the battle does not give."""
+    fatigue from a loss that draws none (:func:`_fatigue`); a winner the battle does not
+    give."""
     match event:
         case Fired():
             firer, target = state.units[event.unit], state.units[event.target]
@@ -253,11 +277,15 @@ def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | 
                 return f"{event.unit} fired while {firer.morale}"
             if not target.active:
                 return f"{event.unit} fired on {event.target}, which is out of the battle"
-            return _foes(state, event, "fired on")
+            return _foes(state, event, "fired on") or _fatigue(sc, event.result, "result")
         case Meleed():
             if event.winner not in (event.unit, event.target):
                 return f"{event.winner} is named the melee's winner, but did not fight in it"
-            return _foes(state, event, "charged")
+            return (
+                _foes(state, event, "charged")
+                or _fatigue(sc, event.attacker_losses, "attacker_losses")
+                or _fatigue(sc, event.defender_losses, "defender_losses")
+            )
         case BattleEnded():
             return _verdict(state, event)
     return None
