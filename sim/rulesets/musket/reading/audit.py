@@ -5,8 +5,9 @@ message when the event could not have been produced by the rules from that
 state: illegal morale transitions, arithmetic that does not add up, fire
 from a routed unit, a path that jumps, losses that do not add up.
 :func:`audit_change` is the part of it that holds whatever the dice: who may fire or
-charge on whom, and a winner the battle's state gives; ``fork`` holds a changed event
-to it.
+charge on whom, a defender's stand test and what its verdict makes of the melee, no
+fatigue from a loss that draws none, and a winner the battle's state gives; ``fork``
+holds a changed event to it.
 """
 
 from __future__ import annotations
@@ -172,10 +173,10 @@ def _odds(e: Meleed) -> str | None:
     return None
 
 
-def _stand(sc: MusketScenario, state: BattleState, e: Meleed) -> str | None:
-    """The defender's stand test (option ``cavalry_stand_test``) was taken exactly when
-    due, its roll and verdict follow from its draw and value, its value from its quality
-    and the option, and a defender it routed was fought as routed."""
+def _stand_lawful(sc: MusketScenario, state: BattleState, e: Meleed) -> str | None:
+    """What the defender's stand test (option ``cavalry_stand_test``) must be whatever its
+    die: taken exactly when due, its value from its quality and the option, and, failed,
+    the melee fought against a routed defender (weighed as routed, a loser routed)."""
     o, t = sc.options, e.stand_test
     attacker, defender = state.units[e.unit], state.units[e.target]
     due = takes_stand_test(o, attacker, defender, e.flank or "front")
@@ -191,8 +192,6 @@ def _stand(sc: MusketScenario, state: BattleState, e: Meleed) -> str | None:
         return f"{e.target}'s stand test is not its quality's value with the option"
     if t.morale_value != t.base + sum(t.modifiers.values()):
         return "stand test value is not base + modifiers"
-    if t.roll != 1 + math.floor(t.draws[0].u * 6) or t.passed != (t.roll <= t.morale_value):
-        return f"stand test roll {t.roll} / pass {t.passed} do not follow from the draw and value"
     if t.passed:
         return None
     routed = defender.strength / o.routed_defender_divisor
@@ -200,6 +199,17 @@ def _stand(sc: MusketScenario, state: BattleState, e: Meleed) -> str | None:
         return f"{e.target} failed its stand test but was not weighed as routed"
     if e.winner == e.unit and e.loser_state not in ("routed", "eliminated"):
         return f"{e.target} failed its stand test but lost the melee {e.loser_state}"
+    return None
+
+
+def _stand(e: Meleed) -> str | None:
+    """The stand test's dice: its roll follows from its draw and its verdict from the roll
+    and value (the rest is :func:`_stand_lawful`'s, in :func:`audit_change`)."""
+    t = e.stand_test
+    if t is None:
+        return None
+    if t.roll != 1 + math.floor(t.draws[0].u * 6) or t.passed != (t.roll <= t.morale_value):
+        return f"stand test roll {t.roll} / pass {t.passed} do not follow from the draw and value"
     return None
 
 
@@ -268,8 +278,9 @@ def _foes(state: BattleState, e: Fired | Meleed, did: str) -> str | None:
 def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
     """What ``event`` breaks whatever its dice, else None: fire from a unit out of the
     battle or routed, or on a unit out of it or of its own side; a charge on its own side;
-    fatigue from a loss that draws none (:func:`_fatigue`); a winner the battle does not
-    give."""
+    a defender's stand test not due, not of its value, or failed with the melee not fought
+    against it routed (:func:`_stand_lawful`: its roll and verdict are dice); fatigue from a
+    loss that draws none (:func:`_fatigue`); a winner the battle does not give."""
     match event:
         case Fired():
             firer, target = state.units[event.unit], state.units[event.target]
@@ -283,6 +294,7 @@ def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | 
                 return f"{event.winner} is named the melee's winner, but did not fight in it"
             return (
                 _foes(state, event, "charged")
+                or _stand_lawful(sc, state, event)
                 or _fatigue(sc, event.attacker_losses, "attacker_losses")
                 or _fatigue(sc, event.defender_losses, "defender_losses")
             )
@@ -299,7 +311,7 @@ def audit(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
         case Fired():
             return _arithmetic(event.result) or _losses_add_up(state.units[event.target])
         case Meleed():
-            return _melee(state, event) or _stand(sc, state, event)
+            return _melee(state, event) or _stand(event)
         case MoraleTested():
             return _morale(sc, state, event)
         case Rallied():
