@@ -143,8 +143,10 @@ class BattleState(EndingState):
     def _wound(
         self, c: CombatantState, hp: int, killed: bool, e: Event, phase: str, by: str
     ) -> None:
+        """Set the hit points a blow leaves; at 0 or fewer, or ``killed``, it is dead [src]
+        (a fork's ``hp_after=0`` kills at once, as the live blow's ``killed`` does)."""
         c.hp = hp
-        if killed:
+        if killed or hp <= 0:
             c.status = "dead"
             c.fallen_by = e.seq
             self._harm(c, e.turn, phase, by)
@@ -180,7 +182,7 @@ class BattleState(EndingState):
     def struck(self, event: Struck) -> None:
         target = self.combatants[event.target]
         self._wound(target, event.hp_after, event.killed, event, event.phase, event.attacker)
-        if event.killed:
+        if target.status == "dead":
             return
         if event.stunned:
             target.stunned_through = event.turn + event.stun_rounds
