@@ -31,6 +31,7 @@ from engine.events import Event
 from engine.log import FileSink
 from engine.replayfile.checks import ReplayError
 from engine.replayfile.reader import read_replay
+from engine.safety.atomic import named_as_given
 from sim.batch.storage import StoreDamaged, StoreError
 from sim.contract import Outcome, headline
 from sim.outputs import OutputError, check_output, is_replay, replay_stem
@@ -179,7 +180,9 @@ def run(
             written); a path of ``sets`` that leads to no field, or two that set one field.
         OutputError: ``out`` cannot be written, or holds another file (see ``force``).
         OSError: the replay cannot be written (what was at ``out`` is kept);
-            its ``filename`` is the replay's path when the OS named no file.
+            its ``filename`` is ``out`` as given (a full disk's error names no file, a
+            failed rename the ``.partial``), unless the error is about the ``.partial``
+            name itself (a link planted there: :func:`engine.safety.atomic.named_as_given`).
 
     The replay is written to ``<out>.partial`` and renamed when complete; a
     run killed before the end leaves its readable prefix there.
@@ -204,9 +207,8 @@ def run(
     with FileSink(path) as sink:
         try:
             state = ruleset.simulate(scenario, header, sink)
-        except OSError as exc:
-            if exc.filename is None:
-                exc.filename = str(path)  # a refused write (disk full) names no file
+        except OSError as exc:  # a refused write (disk full) names no file, or the .partial
+            named_as_given(exc, out if out is not None else path)
             raise
     result = ruleset.outcome(scenario, state)
     return RunResult(

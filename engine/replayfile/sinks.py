@@ -19,7 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, ClassVar, Protocol
 
-from engine.safety.atomic import check_target, claim_partial, commit, partial_path
+from engine.safety.atomic import (
+    check_target,
+    claim_partial,
+    commit,
+    named_as_given,
+    partial_path,
+)
 
 __all__ = ["DiscardSink", "FileSink", "MemorySink", "Sink"]
 
@@ -159,12 +165,13 @@ class FileSink:
 
     @contextlib.contextmanager
     def _naming(self) -> Iterator[None]:
-        """A write's error (a full disk) names no file itself: it names the replay's."""
+        """A write's error (a full disk) names no file itself, a rename's names
+        ``<path>.partial``, battlesim's own name: each names the replay's path instead
+        (:func:`engine.safety.atomic.named_as_given`)."""
         try:
             yield
         except OSError as exc:
-            if not exc.filename:
-                exc.filename = str(self.path)
+            named_as_given(exc, self.path)
             raise
 
     def flush(self) -> None:
@@ -176,7 +183,8 @@ class FileSink:
     def close(self) -> None:
         """Finish the file and rename it to its final name."""
         self.finish()
-        commit(self.partial, self.path)
+        with self._naming():
+            commit(self.partial, self.path)
         self._done = True
 
     def finish(self) -> None:

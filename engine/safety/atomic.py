@@ -44,6 +44,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -63,6 +64,7 @@ __all__ = [
     "commit",
     "exporting",
     "exporting_together",
+    "named_as_given",
     "open_exclusive",
     "own_folder",
     "partial_path",
@@ -95,6 +97,47 @@ def partial_path(final: str | os.PathLike[str]) -> Path:
     """``<final>.partial``: where a replay is written until it is complete."""
     path = Path(final)
     return path.with_name(path.name + PARTIAL)
+
+
+_ITS_OWN_NAME = frozenset({errno.EEXIST, errno.EAGAIN, errno.ELOOP})
+"""Errors about the temporary name itself — something else holds it (a planted link, a file
+of the user's, another writer) or took it meanwhile: they keep naming it, the name the
+user must look at."""
+_TEMP_NAME = re.compile(r"\.(.+)\.[0-9]+\.[0-9a-f]{8}\.tmp")
+"""What :func:`_temp_name` makes of a file name (cut to fit): ``.<name>.<pid>.<random>.tmp``."""
+
+
+def _stands_for(named: str | os.PathLike[str], final: Path) -> bool:
+    """Whether ``named`` is ``final`` itself or one of the temporary names battlesim writes
+    it under (``<final>.partial``, ``.<final>.<pid>.<random>.tmp``), beside it."""
+    path = Path(named)
+    if path == final:
+        return True
+    if path.parent != final.parent:
+        return False
+    if path.name == final.name + PARTIAL:
+        return True
+    cut = _TEMP_NAME.fullmatch(path.name)
+    return cut is not None and os.fsencode(final.name).startswith(os.fsencode(cut.group(1)))
+
+
+def named_as_given(exc: OSError, final: str | os.PathLike[str], *, fill: bool = True) -> OSError:
+    """``exc`` naming ``final`` — the path as the user gave it — where it named no file (a
+    write's ENOSPC or EIO names none), the file's temporary name (a failed rename names
+    ``x.jsonl.partial``: battlesim's detail, not the user's file) or ``final`` spelled
+    otherwise (``x.jsonl`` for ``./x.jsonl``).  An error about the temporary name itself
+    (:data:`_ITS_OWN_NAME`: a planted link there, another writer) keeps naming it.
+    ``fill``: name ``final`` where the error named no file.  Returns ``exc``, changed in
+    place."""
+    given = os.fspath(final)
+    if exc.errno not in _ITS_OWN_NAME:
+        for attr in ("filename", "filename2"):
+            named = getattr(exc, attr, None)
+            if isinstance(named, str | os.PathLike) and _stands_for(named, Path(given)):
+                setattr(exc, attr, given)
+    if fill and not exc.filename:
+        exc.filename = given
+    return exc
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -309,8 +352,8 @@ def _fresh(final: str | os.PathLike[str]) -> Iterator[tuple[int, Path]]:
             with contextlib.suppress(OSError):
                 _still_ours(fd, temp)
                 temp.unlink()
-            if isinstance(exc, OSError) and not exc.filename:
-                exc.filename = str(path)  # a write's error (a full disk) names no file itself
+            if isinstance(exc, OSError):  # a full disk's names no file, a rename the temporary
+                named_as_given(exc, final)
             raise
     finally:
         os.close(fd)
@@ -374,25 +417,36 @@ def exporting(final: str | os.PathLike[str]) -> Iterator[Path]:
     try:
         by_fd = Path(f"/proc/self/fd/{folder}")  # Linux: the folder opened, whatever its name
         yield (by_fd if by_fd.is_dir() else Path(private)) / path.name
-        fd = os.open(path.name, os.O_RDONLY | _NOFOLLOW, dir_fd=folder)
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
-                raise OSError(errno.EINVAL, "the writer left no plain file", str(path))
-            try:
-                os.fsync(fd)
-                os.replace(path.name, path, src_dir_fd=folder)  # from a folder only we write
-                _fsync_dir(path.parent)
-            except OSError as exc:
-                if exc.errno != errno.EXDEV:
-                    raise
-                with _fresh(path) as (out, _):
-                    _copy(fd, out)
-        finally:
-            os.close(fd)
+            _put_export(folder, path)
+        except OSError as exc:  # named as the user named it, not by a name of ours
+            _named_as_final(exc, {path.name: path})
+            named_as_given(exc, final)
+            raise
     finally:
         os.close(folder)
         shutil.rmtree(private, ignore_errors=True)
+
+
+def _put_export(folder: int, path: Path) -> None:
+    """The file a writer left at ``path.name`` in the private ``folder``, put at ``path``
+    (:func:`exporting`)."""
+    fd = os.open(path.name, os.O_RDONLY | _NOFOLLOW, dir_fd=folder)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            raise OSError(errno.EINVAL, "the writer left no plain file", str(path))
+        try:
+            os.fsync(fd)
+            os.replace(path.name, path, src_dir_fd=folder)  # from a folder only we write
+            _fsync_dir(path.parent)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+            with _fresh(path) as (out, _):
+                _copy(fd, out)
+    finally:
+        os.close(fd)
 
 
 class Placing(Protocol):
@@ -447,12 +501,17 @@ def exporting_together(
         for name, path in zip(names, paths, strict=True):
             try:
                 held.append(_hold(folder, name, path))
-            except OSError as exc:
-                if not exc.filename:  # a full disk's error names no file itself
-                    exc.filename = str(path)
+            except OSError as exc:  # a full disk's names no file, a rename a name of ours
+                _named_as_final(exc, {name: path})
+                named_as_given(exc, path)
                 raise
-        with interrupts_deferred():  # every file held: all put in place, or none
-            _all_or_none(also, held, placed, [p for _, _, p in held])
+        try:
+            with interrupts_deferred():  # every file held: all put in place, or none
+                _all_or_none(also, held, placed, [p for _, _, p in held])
+        except OSError as exc:  # a rename names the temporary name it renamed
+            for path in paths:
+                named_as_given(exc, path, fill=False)
+            raise
     except BaseException:
         for fd, temp, _ in held[len(placed) :]:
             with contextlib.suppress(OSError):

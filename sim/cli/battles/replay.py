@@ -147,6 +147,7 @@ def fork_command(
     """
     from pathlib import Path
 
+    from engine.safety.atomic import named_as_given
     from sim.cli.battles.views import load_replay, reading
     from sim.contract import headline
     from sim.outputs import OutputError, check_output, is_replay
@@ -161,8 +162,9 @@ def fork_command(
             forked = fork_battle(loaded, at_seq, assignments, path)
     except (ForkError, OutputError) as exc:
         common.fail(str(exc))
-    except OSError as exc:  # named as the system names it: a link planted at <out>.partial
-        common.fail(f"cannot write {exc.filename or path}: {exc.strerror or exc}")
+    except OSError as exc:  # a full disk names --out as given; a link planted at <out>.partial
+        named_as_given(exc, out if out else path)  # is named as the system names it
+        common.fail(f"cannot write {exc.filename}: {exc.strerror or exc}")
     written, outcome = forked.path, loaded.ruleset.outcome(loaded.scenario, forked.state)
     if forked.note is not None:  # stdout keeps the headline (or the JSON)
         common.say(f"battlesim: note: {forked.note}", err=True)
