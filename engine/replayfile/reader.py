@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.events import Event, EventRegistry, UnknownEventType
-from engine.log import Footer, Header
+from engine.log import GENESIS, Footer, Header
 from engine.replayfile import formats
 from engine.replayfile.checks import (
     _HEADER_MARK,
+    _TAIL_LEN,
     MAX_LINE,
     Kind,
     ReplayError,
@@ -41,6 +42,7 @@ from engine.replayfile.checks import (
     _open,
     _registry,
 )
+from engine.replayfile.checks import _TAIL as _LINK
 from engine.replayfile.formats import schema_version_in
 from engine.replayfile.lines import LineSource
 from engine.safety.files import MAX_INPUT, FileProblem
@@ -115,6 +117,15 @@ class Line:
         return self.event.turn if self.event is not None else self.mark.turn
 
 
+def _whole(header: bytes) -> bool:
+    """Whether a header line without its newline is whole: its hash-chain link holds."""
+    try:
+        _link("", 1, header.decode("utf-8"), GENESIS, None)
+    except (ReplayError, UnicodeDecodeError):
+        return False
+    return True
+
+
 class ReplayStream:
     """A replay file read line by line; the header is read and checked on opening.
 
@@ -182,7 +193,13 @@ class ReplayStream:
         cut = not raw.endswith(b"\n") and raw.startswith(b'{"engine_version":')
         if cut and _HEADER_MARK in raw:
             raise ReplayError(
-                self.name, 1, "incomplete: the header was cut short", kind="incomplete"
+                self.name,
+                1,
+                "incomplete: the file ends after its header, which is whole but does not end "
+                "with a newline: no event and no footer (a run stopped while writing?)"
+                if _whole(raw)
+                else "incomplete: the header was cut short",
+                kind="incomplete",
             )
         if not raw.endswith(b"\n") and self._source.cut_short:  # a gzip stream cut short
             raise ReplayError(
@@ -210,7 +227,9 @@ class ReplayStream:
             kind: Kind = "unreadable" if "more than" in str(exc) else "damaged"
             raise ReplayError(self.name, 0, str(exc), kind=kind) from None
 
-    def _text(self, n: int, raw: bytes, seq: int | None) -> str:
+    def _text(self, n: int, raw: bytes, seq: int | None, *, last: bool = False) -> str:
+        """The line's text without its newline. ``last``: a last line without one is
+        returned as it is (the caller tells a whole line from one cut short)."""
         if len(raw) - raw.endswith(b"\n") > MAX_LINE:
             raise ReplayError(self.name, n, "line too long", seq)
         try:
@@ -218,15 +237,42 @@ class ReplayStream:
         except UnicodeDecodeError:
             raise ReplayError(self.name, n, "not UTF-8 text") from None
         if not text.endswith("\n"):
-            # A crash mid-write leaves a partial last line.
-            raise ReplayError(
+            if last:
+                return text
+            raise self._cut_short(n)
+        return text[:-1]
+
+    def _cut_short(self, n: int) -> ReplayError:
+        """A last line with no newline that is not a whole line: a crash mid-write."""
+        return ReplayError(
+            self.name,
+            n,
+            "incomplete: the last line was cut short (a run stopped while writing?)",
+            n - 2 if n >= 2 else None,
+            kind="incomplete",
+        )
+
+    def _no_newline(self, n: int, body: str, seq: int) -> ReplayError:
+        """A last line whole to its hash-chain link but without the ``\\n`` every line of a
+        replay ends with: after the footer, the file lacks only that byte (an editor's save,
+        a copy one byte short); after an event, the footer is missing too."""
+        if body.startswith('{"footer":'):
+            return ReplayError(
                 self.name,
                 n,
-                "incomplete: the last line was cut short (a run stopped while writing?)",
-                n - 2 if n >= 2 else None,
-                kind="incomplete",
+                "the file does not end with a newline: its last line, the footer, is whole, "
+                "but every line of a replay ends with one, the last too (was it saved by an "
+                "editor?)",
+                seq,
             )
-        return text[:-1]
+        return ReplayError(
+            self.name,
+            n,
+            "incomplete: the last line is whole but does not end with a newline, and no "
+            "footer follows (a run stopped while writing?)",
+            seq,
+            kind="incomplete",
+        )
 
     def lines(self, start: Mark | None = None) -> Iterator[Line]:
         """Yield each event line from ``start`` (default: the first), its chain link checked.
@@ -252,7 +298,15 @@ class ReplayStream:
                 seq += 1
                 yield same
                 continue
-            text = self._text(n, raw, seq)
+            text = self._text(n, raw, seq, last=True)
+            if not raw.endswith(b"\n"):  # the file's last line
+                try:
+                    body, _ = _link(self.name, n, text, previous, seq)
+                except ReplayError:
+                    if _LINK.fullmatch(text[-_TAIL_LEN:]):  # whole, yet damaged
+                        raise
+                    raise self._cut_short(n) from None
+                raise self._no_newline(n, body, seq)
             body, h = _link(self.name, n, text, previous, seq)
             line = self._line(Mark(n, offset, previous, seq, -1), text, body)
             previous = h
