@@ -57,28 +57,39 @@ def test_same_seed_same_bytes_across_processes_and_hash_seeds(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("scenario", sorted(GOLDEN))
-def test_golden_replays_resimulate_byte_for_byte(scenario: str) -> None:
+def test_golden_replays_resimulate_byte_for_byte(scenario: str, tmp_path: Path) -> None:
     """Each golden replay in replays/ is exactly what the code writes today."""
     path = golden_path(scenario, GOLDEN[scenario])
     recorded = path.read_text(encoding="utf-8").split("\n")[:-1]
     made = _lines(ROOT / "scenarios" / scenario, GOLDEN[scenario])
-    assert made == recorded, _golden_hint(scenario, path, made, recorded)
+    assert made == recorded, _golden_hint(scenario, path, made, recorded, _fresh(path, tmp_path))
 
 
-def _golden_hint(scenario: str, path: Path, made: list[str], recorded: list[str]) -> str:
+def _fresh(golden: Path, tmp_path: Path) -> Path:
+    """Where the failure's commands write today's replay: a name made from the golden's
+    (``stone_wall-s1862.new.jsonl``) in the test's own ``tmp_path``, which pytest makes for
+    this user alone and keeps after a failure. A fixed ``/tmp/new.jsonl`` was shared: two
+    failing worktrees wrote over each other's, and another user's file or link there was
+    what ``run`` refused or ``diff`` read."""
+    return tmp_path / f"{golden.name.removesuffix('.jsonl')}.new.jsonl"
+
+
+def _golden_hint(scenario: str, path: Path, made: list[str], recorded: list[str], out: Path) -> str:
     """Where today's lines leave the golden's, what differs there, and how to see why (the
-    failure's message)."""
+    failure's message): two commands to paste, which write today's replay at ``out``
+    (:func:`_fresh`) and diff it with the golden."""
     at = next(
         (i for i, (a, b) in enumerate(zip(made, recorded, strict=False)) if a != b),
         min(len(made), len(recorded)),
     )
     rel = path.relative_to(ROOT)
     cd, battlesim = _battlesim_here()
+    new = shlex.quote(str(out))
     return (
         f"{rel}: today's code writes {_line_apart(made, recorded, at)} ({len(made)} lines "
         f"against {len(recorded)}). See which event and which draws, with the code this test "
         f"fought ({ROOT / 'sim'}): {cd}{battlesim} run scenarios/{scenario} --seed "
-        f"{GOLDEN[scenario]} -o /tmp/new.jsonl; {battlesim} diff {rel} /tmp/new.jsonl (an "
+        f"{GOLDEN[scenario]} -o {new} && {battlesim} diff {rel} {new} (an "
         "extra or missing draw shows as the streams' counts; diff compares the battles, so a "
         "changed header or event shape alone is 'identical' there). A rule changed on "
         "purpose: make golden, and review the replays' diff."
@@ -128,7 +139,7 @@ def test_the_golden_failure_names_the_line_and_the_fields_apart() -> None:
         return made
 
     def first(made: list[str]) -> str:
-        hint = _golden_hint("stone_wall.yaml", path, made, recorded)
+        hint = _golden_hint("stone_wall.yaml", path, made, recorded, Path("/x/new.jsonl"))
         return hint.split(f" ({len(made)} lines against {len(recorded)}). See ")[0]
 
     golden = "replays/stone_wall-s1862.jsonl: today's code writes its"
@@ -160,7 +171,7 @@ def test_the_golden_failure_names_a_changed_draw_first() -> None:
     made = list(recorded)
     made[at] = json.dumps({**line, "result": result, "h": "0" * 32})
     shown = [f"result.{key}" for key in list(result) if key in moved][:5]
-    assert _golden_hint("stone_wall.yaml", path, made, recorded).startswith(
+    assert _golden_hint("stone_wall.yaml", path, made, recorded, Path("/x/new.jsonl")).startswith(
         f"replays/stone_wall-s1862.jsonl: today's code writes its line {at + 1} (seq {at - 1}) "
         f"otherwise, in result.draws, {', '.join(shown)} and 1 more ("
     )
@@ -179,24 +190,18 @@ def test_the_golden_failure_shows_commands_that_fight_the_code_it_judged(
     recorded = path.read_text(encoding="utf-8").split("\n")[:-1]
     made = [*recorded[:-1], "{}"]  # today's code, as the test sees it, differs at the footer
     monkeypatch.chdir(tmp_path)
-    hint = _golden_hint("stone_wall.yaml", path, made, recorded)
+    out = _fresh(path, tmp_path)
+    hint = _golden_hint("stone_wall.yaml", path, made, recorded, out)
     python = shlex.quote(sys.executable)
     start = f"with the code this test fought ({ROOT / 'sim'}): cd {shlex.quote(str(ROOT))} && "
     assert f"{start}{python} -m sim run scenarios/stone_wall.yaml --seed 1862 " in hint
     commands = hint.split(start)[1].split(" (an extra or missing draw")[0]
-    assert commands.endswith(
-        f"; {python} -m sim diff replays/stone_wall-s1862.jsonl /tmp/new.jsonl"
-    )
+    assert commands.endswith(f" && {python} -m sim diff replays/stone_wall-s1862.jsonl {out}")
     other = tmp_path / "other" / "sim"
     other.mkdir(parents=True)
     (other / "__init__.py").write_text("raise SystemExit('another copy of sim was imported')\n")
-    out = tmp_path / "new.jsonl"
     run = subprocess.run(
-        [
-            "bash",
-            "-c",
-            f"cd {shlex.quote(str(ROOT))} && " + commands.replace("/tmp/new.jsonl", str(out)),
-        ],
+        ["bash", "-c", f"cd {shlex.quote(str(ROOT))} && " + commands],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(other.parent)},
         capture_output=True,
