@@ -7,7 +7,7 @@ from typing import ClassVar, Protocol
 
 from sim.contract.bases import BattleEndedBase
 from sim.contract.state import StateBase
-from sim.text.grammar import agree
+from sim.text.grammar import agree, one_point
 
 __all__ = ["EndingState", "ending_line"]
 
@@ -20,9 +20,10 @@ class _Named(Protocol):
 def ending_line(event: BattleEndedBase, sides: Mapping[str, _Named]) -> str:
     """The narrative of a battle's end: ``<winner's name> wins: <reason>`` (the verb agreeing
     with the name, :func:`sim.text.grammar.agree`), or ``Draw: <reason>``; ``sides`` are the
-    state's sides by id."""
+    state's sides by id. The reason is the event's, its counts worded as shown
+    (:func:`sim.text.grammar.one_point`: ``Allied 1 point``)."""
     who = agree(sides[event.winner].name, "wins") if event.winner else "Draw"
-    return f"{who}: {event.reason}"
+    return f"{who}: {one_point(event.reason)}"
 
 
 class EndingState(StateBase):

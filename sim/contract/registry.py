@@ -13,7 +13,7 @@ from typing import Any, Literal, get_args, get_origin
 
 from sim.contract.models import Outcome
 from sim.contract.ruleset import Ruleset, _Hooked
-from sim.text.grammar import agree, count
+from sim.text.grammar import agree, count, one_point
 from sim.text.suggest import did_you_mean
 
 __all__ = [
@@ -53,10 +53,12 @@ class RulesetUnavailable(LookupError):
 
 
 def headline(ruleset: AnyRuleset, outcome: Outcome, *, reason: bool = True) -> str:
-    """One line for an outcome: ``Union wins after 4 turns — <reason>``."""
+    """One line for an outcome: ``Union wins after 4 turns — <reason>`` (the reason's counts
+    worded as shown, :func:`sim.text.grammar.one_point`)."""
     turns = count(outcome.turns, ruleset.turn_name)
     who = agree(outcome.winner_name or "", "wins") if outcome.winner else "Draw"
-    return f"{who} after {turns} — {outcome.reason}" if reason else f"{who} after {turns}"
+    said = one_point(outcome.reason)
+    return f"{who} after {turns} — {said}" if reason else f"{who} after {turns}"
 
 
 def _sources() -> dict[str, str]:

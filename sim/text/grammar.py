@@ -11,7 +11,9 @@ unit name can always satisfy by its wording.
 
 from __future__ import annotations
 
-__all__ = ["agree", "count", "in_sentence", "is_plural", "ordinal", "plural"]
+import re
+
+__all__ = ["agree", "count", "in_sentence", "is_plural", "one_point", "ordinal", "plural"]
 
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "goes": "go"}
 _SINGULAR_ENDINGS = ("ss", "us", "is")
@@ -115,3 +117,24 @@ def ordinal(n: int) -> str:
     if n % 100 in (11, 12, 13):
         return f"{n}th"
     return f"{n}{({1: 'st', 2: 'nd', 3: 'rd'}).get(n % 10, 'th')}"
+
+
+_ONE_POINTS = re.compile(r"(?<![\w.,])1 points\b")
+"""``1 points`` as a count of its own (not the end of ``21 points`` or ``0.1 points``)."""
+
+
+def one_point(reason: str) -> str:
+    """``reason`` with each ``1 points`` said ``1 point``, for showing it.
+
+    A battle's reason is recorded in its last event as the rules wrote it (flattop's tally,
+    ``every strike flown: Allied 1 points, Japanese 14 — …``), and that text is the
+    replay's, fixed by its hash chain and its state digests, and a study's (its runs'
+    ``reason``): it stays so there. Every line that shows it — the headline, the narrative
+    of the end, the report's page — words the count as :func:`count` does.
+
+    >>> one_point("every strike flown: Allied 1 points, Japanese 14 — Japanese leads by 13")
+    'every strike flown: Allied 1 point, Japanese 14 — Japanese leads by 13'
+    >>> one_point("turn limit: Allied 21 points, Japanese 1")
+    'turn limit: Allied 21 points, Japanese 1'
+    """
+    return _ONE_POINTS.sub("1 point", reason)

@@ -47,7 +47,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     from sim.batch.verification.replays import RerunError, rerun
     from sim.cli.errors import describe
     from sim.outputs import OutputError, check_output, is_replay
-    from sim.text.grammar import agree, count
+    from sim.text.grammar import agree, count, one_point
 
     if out is not None:
         inside = Path(out).resolve().is_relative_to(Path(study_dir).resolve())
@@ -80,7 +80,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     who = agree(o["winner_name"], "wins") if o["winner"] else "Draw"
     common.say(
         f"Run {r.run_id} (point {r.point}, replication {r.replication}, seed {r.seed}): "
-        f"{who} after {count(o['turns'], r.turn_name)} — {o['reason']}"
+        f"{who} after {count(o['turns'], r.turn_name)} — {one_point(o['reason'])}"
     )
     for path in r.paths:
         common.say(f"Replay: {path}")
@@ -179,7 +179,7 @@ def campaign(
     from sim.cli.errors import describe
     from sim.contract import headline
     from sim.scenario.load import ScenarioError
-    from sim.text.grammar import agree
+    from sim.text.grammar import agree, one_point
 
     try:
         data = load_campaign(campaign_file)
@@ -206,7 +206,7 @@ def campaign(
             common.say(f"    {line}")
         common.say(f"    Replay: {path}")
     who = agree(o["winner_name"], "wins the campaign") if o["winner"] else "The campaign is drawn"
-    common.say(f"{who}: {o['reason']}")
+    common.say(f"{who}: {one_point(o['reason'])}")
     common.say(f"Summary: {folder / 'campaign.json'}")
 
 

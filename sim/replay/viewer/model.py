@@ -33,6 +33,7 @@ from sim.replay.analysis import narrative_line
 from sim.replay.file import ReplayLike
 from sim.replay.header import file_label
 from sim.replay.viewer.spool import Spool, dumps
+from sim.text.grammar import one_point
 
 __all__ = [
     "CHART_TURNS",
@@ -430,7 +431,7 @@ def _meta(
         "events": walk.events.count,
         "turn_name": rs.turn_name,
         "headline": one_line(headline(rs, outcome, reason=False)),
-        "reason": one_line(outcome.reason),
+        "reason": one_line(one_point(outcome.reason)),  # shown: "Allied 1 point"
         "summary": [one_line(line) for line in rs.summary(outcome)],
         "frames": "event" if per_event else "turn",
         "chart_every": every,
