@@ -509,7 +509,7 @@ def exporting_together(
             with interrupts_deferred():  # every file held: all put in place, or none
                 _all_or_none(also, held, placed, [p for _, _, p in held])
         except OSError as exc:  # a rename names the temporary name it renamed
-            for path in paths:
+            for path in [*paths, *(step.path for step in also)]:  # a held replay's .partial
                 named_as_given(exc, path, fill=False)
             raise
     except BaseException:

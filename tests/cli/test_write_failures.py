@@ -160,3 +160,18 @@ def test_named_as_given(named: str | None, errno_: int, expected: str) -> None:
 
     exc = OSError(errno_, os.strerror(errno_), named)
     assert named_as_given(exc, "./d/r.jsonl").filename == expected
+
+
+def test_a_campaign_replay_whose_rename_fails_is_named_not_its_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A campaign holds each battle's replay at its ``.partial`` and puts them all in place
+    with campaign.json: a failed rename names the replay, and nothing is left."""
+    out = tmp_path / "c"
+    _rename_fails(monkeypatch, ".partial")
+    result = invoke("campaign", SCENARIOS / "fredericksburg_campaign.yaml", "--out", out)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"battlesim: error: cannot write replays: {out / '1-fredericksburg.jsonl'}: {IO_ERROR}\n"
+    )
+    assert list(out.iterdir()) == []
