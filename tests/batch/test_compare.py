@@ -62,8 +62,10 @@ def _values(out: Path) -> dict[tuple[int, str | None, str], list[int]]:
 
 @pytest.fixture(scope="module")
 def crn(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The CRN study of ``_plan``, without plots: its tests read the runs and the summary
+    (a CRN grid's paired chart is drawn and checked by the ``--baseline`` test)."""
     out = tmp_path_factory.mktemp("crn")
-    return out, run_study(_plan(True), out, RunOptions(jobs=1)).summary
+    return out, run_study(_plan(True), out, RunOptions(jobs=1, plots=False)).summary
 
 
 def _newcombe_paired(a: list[int], b: list[int]) -> tuple[float, float]:

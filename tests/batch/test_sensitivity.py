@@ -80,9 +80,11 @@ def test_a_sobol_base_sample_must_be_a_power_of_two() -> None:
 
 @pytest.fixture(scope="module")
 def whole(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """The ARGS study fought once, never stopped, with --jobs 1: its folder and output."""
+    """The ARGS study fought once, never stopped, with --jobs 1: its folder and output. No
+    plots: no test reads them, and the tables and summary are the same (drawing them here was
+    about 5 CPU s; the resumed study's own plot is checked)."""
     folder = tmp_path_factory.mktemp("whole")
-    result = invoke("batch", STONE_WALL, "--out", folder, "--jobs", "1", *ARGS)
+    result = invoke("batch", STONE_WALL, "--out", folder, "--jobs", "1", "--no-plots", *ARGS)
     assert result.exit_code == 0, result.output
     return folder, result.output
 

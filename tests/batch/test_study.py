@@ -74,8 +74,9 @@ def test_study_tables_hold_every_run_with_its_seed(inline: Path) -> None:
 
 
 def test_two_processes_give_the_same_tables(inline: Path, tmp_path: Path) -> None:
-    """--jobs 2 (a local process pool) stores exactly what --jobs 1 stores."""
-    run_study(_plan(), tmp_path, RunOptions(jobs=2))
+    """--jobs 2 (a local process pool) stores exactly what --jobs 1 stores (the plots, drawn
+    from those tables after the pool has closed, are left out: ``inline``'s are checked)."""
+    run_study(_plan(), tmp_path, RunOptions(jobs=2, plots=False))
     assert _outputs(tmp_path) == _outputs(inline)
 
 
