@@ -177,8 +177,15 @@ def test_odds_lcv_and_hcv_are_explained() -> None:
     ],
 )
 def test_usage_errors_are_one_line_exit_2(args: list[str], expected: str) -> None:
-    """A usage error from the console script is one line naming the command and its --help."""
-    script = str(Path(sys.executable).parent / "battlesim")
+    """A usage error from the console script is one line naming the command and its --help.
+
+    The script runs forked from a process that has imported battlesim (tests/forkserver.py:
+    the console script's own code, its stderr and exit code; tests/cli/test_forkserver.py
+    holds usage errors of the stand-in byte for byte to the real script's), not as a fresh
+    Python each time (about 0.8 CPU s of start-up a case)."""
+    from tests.forkserver import battlesim_script
+
+    script = str(battlesim_script())
     proc = subprocess.run([script, *args], cwd=REPO, capture_output=True, text=True, check=False)
     command = expected.split(": error:", maxsplit=1)[0]
     assert (proc.returncode, proc.stdout) == (2, "")
