@@ -596,6 +596,15 @@ class MusketOptions(ChangedDefaults):
         ge=1,
         le=3,
     )
+    cavalry_ride_past: Literal["broken", "all"] | None = later_option(
+        None,
+        "[ours] Cavalry moving on its order is not held by the zone of control of every "
+        "enemy. broken: an enemy that is routed or disrupted does not hold it (it rides on "
+        "past, and one that starts next to only such enemies moves). all: as broken, and a "
+        "cavalry unit on a charge order is held by no enemy but its charge target (it rides "
+        "past formed units, squares included, to the one it was sent at). null: every "
+        "enemy holds every unit, as before.",
+    )
     rout_prisoners_share: float = later_option(
         0.25,
         "[ours] A unit that routs (a failed check in any phase, or a melee lost that routs "

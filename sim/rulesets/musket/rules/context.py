@@ -457,6 +457,37 @@ class Battle(BattleView[MusketScenario, BattleState]):
                 return True
         return False
 
+    def held(self, unit: UnitState, at: Hex | None = None) -> bool:
+        """True when an enemy next to ``at`` (default: the unit's hex) holds ``unit`` by its
+        zone of control [ours]: any enemy (:meth:`adjacent_enemy`), but with
+        ``cavalry_ride_past`` a cavalry unit is not held by an enemy that is routed or
+        disrupted (``"broken"``), nor, on a ``charge`` order, by any enemy but its charge
+        target (``"all"``)."""
+        ride = self.options.cavalry_ride_past
+        if ride is None or unit.kind != "cavalry":
+            return self.adjacent_enemy(unit, at)
+        here = at if at is not None else unit.hex
+        if here is None:
+            return False
+        around = self._around.get(here)
+        if around is None:
+            around = self._around[here] = tuple(neighbours(here))
+        only: str | None = None
+        if ride == "all" and self.orders[unit.id].kind == "charge":
+            target = self.charge_target(unit)
+            only = target.id if target is not None else ""
+        occupant, units = self.state.occupant, self.state.units
+        for h in around:
+            uid = occupant.get(h)
+            if uid is None:
+                continue
+            enemy = units[uid]
+            if enemy.side == unit.side or enemy.morale in ("routed", "disrupted"):
+                continue
+            if only is None or uid == only:
+                return True
+        return False
+
     def charge_target(self, unit: UnitState) -> UnitState | None:
         """The order's target while it is on the field, else the nearest enemy [ours]."""
         tid = self.orders[unit.id].target

@@ -5,7 +5,9 @@ A unit spends movement points (``infantry_move``, ``cavalry_move``,
 (woods cost 2).  Each step goes to the free neighbouring hex that most
 reduces the distance to the goal (ties: the fixed neighbour order N, NE,
 SE, S, SW, NW).  With ``zone_of_control`` a unit stops when it comes next
-to an enemy; one that starts next to an enemy only moves on a retire order.
+to an enemy; one that starts next to an enemy only moves on a retire order
+(with ``cavalry_ride_past``, cavalry is not held by every enemy:
+:meth:`~sim.rulesets.musket.rules.context.Battle.held`).
 Disrupted units hold, except that a disrupted attacker falls back (option
 ``disrupted_attackers_fall_back``).  Routed units run their full allowance toward their
 army's retreat edge and leave the field when they step off it.  An attacking
@@ -96,7 +98,9 @@ def _walk(
     assert unit.hex is not None
     here, path = unit.hex, []
     zoc = b.options.zone_of_control
-    if zoc and not retire and b.adjacent_enemy(unit):
+    ride = b.options.cavalry_ride_past is not None and unit.kind == "cavalry"
+    held = b.held if ride else b.adjacent_enemy  # who holds the unit by the zone of control
+    if zoc and not retire and held(unit):
         return []
     while mp > 0 and distance(here, goal) > stop_at:
         step = _step_toward(b, here, mp, goal)
@@ -105,7 +109,7 @@ def _walk(
         mp -= b.move_cost(step)
         path.append(step)
         here = step
-        if zoc and not retire and b.adjacent_enemy(unit, at=here):
+        if zoc and not retire and held(unit, at=here):
             break
     return path
 
