@@ -596,6 +596,14 @@ class MusketOptions(ChangedDefaults):
         ge=1,
         le=3,
     )
+    cavalry_closing_loss_step: float | None = later_option(
+        None,
+        "[ours] With charge_test: a cavalry unit's under_fire modifier is -1 for each whole "
+        "step of this size of its men it lost to fire this turn (horse closed the last "
+        "stretch in moments, through the volley). null: closing_loss_step's, as infantry's.",
+        gt=0,
+        le=1,
+    )
     cavalry_ride_past: Literal["broken", "all"] | None = later_option(
         None,
         "[ours] Cavalry moving on its order is not held by the zone of control of every "

@@ -234,7 +234,8 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
     from there. One draw on ``<turn>/morale/charge/<unit>``.
 
     Rules version 3 adds ``under_fire`` −1 for each whole ``closing_loss_step`` of its
-    strength the unit lost to fire this turn, ``support`` + ``closing_support`` with a
+    strength the unit lost to fire this turn (for cavalry ``cavalry_closing_loss_step``
+    instead, when that is set), ``support`` + ``closing_support`` with a
     friend behind it (:func:`supported`), and ``odds`` ± ``closing_odds`` when its
     men are at least twice the target's in melee, or fewer than the target's; failing
     by ``closing_recoil_margin`` or more throws it back (:func:`charge_failure`).
@@ -246,6 +247,8 @@ def decide_charge_test(b: Battle, unit: UnitState, target: UnitState) -> MoraleT
     o = b.options
     mass = assault_mass(b, unit)
     step = o.closing_loss_step
+    if unit.kind == "cavalry" and o.cavalry_closing_loss_step is not None:
+        step = o.cavalry_closing_loss_step  # cavalry's own step [ours]
     if step is not None:
         lost = closing_loss_steps(closing_share(b, mass), step)
         if lost:
