@@ -95,13 +95,14 @@ from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import legacy_units
 from sim.batch.verification.replays import replay_name
 from sim.scenario.load import ScenarioError
+from sim.text.grammar import count
 
 __all__ = ["DEFAULT_SAMPLE", "StudyCheck", "StudyVerifyError", "verify_study"]
 
 DEFAULT_SAMPLE = 5
 """Runs re-fought when no ``--sample`` is given."""
 SHOWN = 3
-_MORE = re.compile(r": … and (\d+) more differences$")
+_MORE = re.compile(r": … and (\d+) more differences?$")
 """Differences of one kind shown in a message before "and N more"."""
 
 
@@ -190,7 +191,7 @@ def _changes(a: Any, b: Any, what: str, left: str, right: str) -> list[str]:
         for c in found[:SHOWN]
     ]
     if len(found) > SHOWN:
-        out.append(f"{what}: … and {len(found) - SHOWN} more differences")
+        out.append(f"{what}: … and {count(len(found) - SHOWN, 'more difference')}")
     # (SHOWN listed and the rest counted: StudyCheck.difference_count reads this line)
     return out
 
@@ -510,7 +511,8 @@ def _check_complete(store: Store, meta: dict[str, Any], check: StudyCheck) -> bo
     reps = int(meta["replications"])
     if check.runs > points * reps:
         check.differences.append(
-            f"runs: {check.runs} stored, more than the plan's {points} points × {reps} runs"
+            f"runs: {check.runs} stored, more than the plan's {count(points, 'point')} × "
+            f"{count(reps, 'run')}"
         )
         return False
     wanted = _wanted_runs(store, meta, points)
@@ -543,10 +545,10 @@ def _check_complete(store: Store, meta: dict[str, Any], check: StudyCheck) -> bo
             if r not in stored:
                 shown["missing"].append(p * reps + r)
             r += 1
-    for what, count in counts.items():
-        if count:
-            ids = ", ".join(str(i) for i in shown[what][:SHOWN]) + (" …" if count > SHOWN else "")
-            check.differences.append(f"runs: {count} run(s) {what} ({ids})")
+    for what, n in counts.items():
+        if n:
+            ids = ", ".join(str(i) for i in shown[what][:SHOWN]) + (" …" if n > SHOWN else "")
+            check.differences.append(f"runs: {n} run(s) {what} ({ids})")
     return True
 
 
@@ -650,7 +652,8 @@ def _check_digests(
     found += _unkept_replays(folder, named)
     check.differences += found[: SHOWN * 4]
     if len(found) > SHOWN * 4:
-        check.differences.append(f"runs: … and {len(found) - SHOWN * 4} more runs differ")
+        # differences, not runs: one run can differ in several ways (counted by difference_count)
+        check.differences.append(f"runs: … and {count(len(found) - SHOWN * 4, 'more difference')}")
 
 
 def _kept_problem(target: Target, keep: int, row: list[Any], listed: str | None) -> str | None:
@@ -789,7 +792,7 @@ def _check_chain(store: Store, manifest: dict[str, Any], check: StudyCheck) -> N
     if (manifest.get("runs"), manifest.get("runs_root")) != (runs, root):
         check.differences.append(
             f"{MANIFEST}: the runs' digests chain to another value than it records "
-            f"({runs} runs stored, {manifest.get('runs')} recorded): runs deleted, "
+            f"({count(runs, 'run')} stored, {manifest.get('runs')} recorded): runs deleted, "
             "added or changed since the study ended"
         )
 
@@ -920,9 +923,8 @@ def verify_lines(check: StudyCheck) -> list[str]:
             f", {check.replays} kept replay(s) the re-fought ones ({exact} byte for byte, "
             f"{check.by_value} by value, in their rules version's event shapes)"
         )
-    digests = f"{check.digests} runs' rows and kept replays match their digests; " if (
-        check.digests
-    ) else ""  # fmt: skip
+    rows = count(check.digests, "run's", "runs'")
+    digests = f"{rows} rows and kept replays match their digests; " if check.digests else ""
     files = f"{check.files} file(s) match the manifest; " if check.files else ""
     catch = (
         f"a run altered with its digests recomputed is caught with probability "
@@ -936,7 +938,7 @@ def verify_lines(check: StudyCheck) -> list[str]:
     elif check.ok:
         lines.append(
             f"OK: {check.study}: plan, seeds, every planned run present and summary.json "
-            f"re-derived from {check.runs} runs; {digests}{files}"
+            f"re-derived from {count(check.runs, 'run')}; {digests}{files}"
             + (
                 f"{len(check.sampled)} run(s) re-fought identically (sample seed "
                 f"{check.sample_seed}: {fought}){replays}; {catch}"

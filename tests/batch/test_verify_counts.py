@@ -1,0 +1,133 @@
+"""``battlesim verify STUDY_DIR`` words its counts as counts: "1 point", "1 run", "1 more
+difference" (it said "the plan's 1 points × 1 runs" and "re-derived from 1 runs")."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from sim.batch.inputs.target import load_target
+from sim.batch.planning.plan import StudyPlan
+from sim.batch.study import RunOptions, run_study
+from sim.batch.verification.verify import _changes, verify_study
+from tests.batch.helpers import SCENARIOS, invoke
+
+BRAWL = SCENARIOS / "tavern_brawl.yaml"
+
+
+def _study(folder: Path, replications: int) -> Path:
+    """A one-point study of the tavern brawl (no factors), no replay kept."""
+    plan = StudyPlan(target=load_target(BRAWL), seed=3, replications=replications, chunk_size=1)
+    run_study(plan, folder, RunOptions(jobs=1, plots=False))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def one_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One point, one replication: a study of a single run."""
+    return _study(tmp_path_factory.mktemp("one") / "s", 1)
+
+
+@pytest.fixture(scope="module")
+def thirteen(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One point, 13 replications: one more than the runs' differences verify lists."""
+    return _study(tmp_path_factory.mktemp("thirteen") / "s", 13)
+
+
+def _copy(study: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(study, tmp_path / "s"))
+
+
+def _sql(folder: Path, sql: str) -> None:
+    with duckdb.connect(str(folder / "study.duckdb")) as con:
+        con.execute(sql)
+
+
+def test_a_study_of_one_run_verifies_from_1_run(one_run: Path) -> None:
+    """The verdict of a one-run study says "re-derived from 1 run; 1 run's rows"."""
+    result = invoke("verify", one_run, "--sample-seed", "3")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        f"OK: {one_run}: plan, seeds, every planned run present and summary.json re-derived "
+        "from 1 run; 1 run's rows and kept replays match their digests; 2 file(s) match the "
+        "manifest; 1 run(s) re-fought identically (sample seed 3: 0); a run altered with its "
+        "digests recomputed is caught with probability 100.00% (1 of 1; --all fights every run)"
+    ]
+
+
+def test_a_run_added_to_a_one_point_plan_is_more_than_1_point_x_1_run(
+    one_run: Path, tmp_path: Path
+) -> None:
+    """A second row put in a study that plans one run: "the plan's 1 point × 1 run"."""
+    copy = _copy(one_run, tmp_path)
+    _sql(copy, "INSERT INTO runs SELECT * REPLACE (run_id + 1 AS run_id) FROM runs")
+    result = invoke("verify", copy, "--sample", "0")
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines() == [
+        "DIFFERS: runs: 2 stored, more than the plan's 1 point × 1 run",
+        f"{copy}: 1 difference(s)",
+    ]
+
+
+def test_the_chain_of_one_run_left_says_1_run_stored(thirteen: Path, tmp_path: Path) -> None:
+    """Twelve of the thirteen runs deleted: the manifest's chain line says "1 run stored"."""
+    copy = _copy(thirteen, tmp_path)
+    _sql(copy, "DELETE FROM runs WHERE run_id > 0")
+    _sql(copy, "DELETE FROM run_digests WHERE run_id > 0")
+    check = verify_study(copy, sample=0)
+    assert (
+        "manifest.json: the runs' digests chain to another value than it records (1 run "
+        "stored, 13 recorded): runs deleted, added or changed since the study ended"
+    ) in check.differences
+
+
+def test_one_run_difference_past_those_listed_is_1_more_difference(
+    thirteen: Path, tmp_path: Path
+) -> None:
+    """Each of the 13 runs' reason changed (a column no summary reads): 12 listed, then "… and
+    1 more difference" (it said "… and 1 more runs differ")."""
+    copy = _copy(thirteen, tmp_path)
+    _sql(copy, "UPDATE runs SET reason = reason || '!'")
+    check = verify_study(copy, sample=0)
+    mismatch = "its runs row (winner, losses, outcome …) does not match its digest"
+    assert check.differences == [
+        *(f"run {i}: {mismatch}" for i in range(12)),
+        "runs: … and 1 more difference",
+    ]
+    assert check.difference_count == 13
+
+
+def test_the_differences_past_those_listed_are_counted(thirteen: Path, tmp_path: Path) -> None:
+    """The 13 runs' reasons changed and unit rows put in for two runs never stored (ids 20 and
+    21): 12 listed and "… and 3 more differences", and the count says 15 (it counted the line
+    "… and 3 more runs differ" as one difference, 13 in all)."""
+    copy = _copy(thirteen, tmp_path)
+    _sql(copy, "UPDATE runs SET reason = reason || '!'")
+    _sql(
+        copy,
+        "INSERT INTO unit_rows SELECT * REPLACE (run_id + 20 AS run_id) FROM unit_rows "
+        "WHERE run_id < 2",
+    )
+    result = invoke("verify", copy, "--sample", "0")
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines()[-2:] == [
+        "DIFFERS: runs: … and 3 more differences",
+        f"{copy}: 15 difference(s)",
+    ]
+
+
+def test_one_change_past_the_three_listed_is_1_more_difference() -> None:
+    """Four changes of one file: three listed, then "… and 1 more difference" (not
+    "differences"), which a check's count reads as 1."""
+    a: dict[str, Any] = {"w": 1, "x": 2, "y": 3, "z": 4}
+    b = {k: v + 1 for k, v in a.items()}
+    assert _changes(a, b, "summary.json", "stored", "re-derived") == [
+        "summary.json: w: stored 1, re-derived 2",
+        "summary.json: x: stored 2, re-derived 3",
+        "summary.json: y: stored 3, re-derived 4",
+        "summary.json: … and 1 more difference",
+    ]
