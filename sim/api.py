@@ -55,6 +55,7 @@ from sim.scenario.values import (
     check_turn,
     whole,
 )
+from sim.text.grammar import count
 from sim.text.suggest import did_you_mean, known
 
 __all__ = [
@@ -559,8 +560,9 @@ def load_study(folder: str | Path) -> Any:
     progress = read_progress(Path(folder))
     if progress is not None and not progress.finished:
         warnings.warn(
-            f"{str(folder)!r} is incomplete ({len(frame):,} of {progress.planned:,} runs "
-            "committed): the DataFrame holds those; complete the study with --resume on the "
+            f"{str(folder)!r} is incomplete ({len(frame):,} of "
+            f"{count(progress.planned, 'run', spec=',')} committed): the DataFrame holds those; "
+            "complete the study with --resume on the "
             "command that made it (battlesim batch or study)",
             IncompleteStudyWarning,
             stacklevel=2,

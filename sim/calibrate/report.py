@@ -18,6 +18,7 @@ from sim.calibrate.measures import Estimate
 from sim.calibrate.search import TRIALS, Search, Trial, best_of, sampler_name
 from sim.calibrate.spec import MAGNITUDE, CalibrationSpec, Goal, verdict
 from sim.scenario.load import dump_yaml
+from sim.text.grammar import count
 
 __all__ = [
     "PATCH",
@@ -242,12 +243,16 @@ def format_result(
     best = best_of(trials)
     start = trials[0]
     lines = [
-        f"{one_line(spec.name)}: {len(trials)} trials of {spec.replications} runs "
+        f"{one_line(spec.name)}: {count(len(trials), 'trial')} of "
+        f"{count(spec.replications, 'run')} "
         f"(common random numbers; {sampler_name(spec)}, seed {spec.seed}"
         f"{'; objective: verdicts' if spec.objective == 'verdicts' else ''})"
     ]
     if search.repeats or search.exhausted:
-        note = f"{search.repeats} proposals of points already tried were not fought again"
+        were = "was" if search.repeats == 1 else "were"
+        note = (
+            f"{count(search.repeats, 'proposal')} of points already tried {were} not fought again"
+        )
         if search.exhausted:
             note += "; the search stopped: the sampler proposed only tried points"
         lines.append(note + ".")

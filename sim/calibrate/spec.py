@@ -39,6 +39,7 @@ from sim.batch.planning.plan import DEFAULT_CHUNK
 from sim.batch.planning.spec import RunsFile
 from sim.calibrate.measures import Estimate, Measure, MeasureError, parse_measure
 from sim.scenario.load import Located, ScenarioError
+from sim.text.grammar import count
 
 __all__ = ["CalibrationFile", "CalibrationSpec", "Goal", "Outputs", "load_calibration"]
 
@@ -545,7 +546,8 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
                     file,
                     lines,
                     ("startup_trials",),
-                    f"{cf.startup_trials} random trials is more than the {cf.trials} trials",
+                    f"{count(cf.startup_trials, 'random trial')} is more than the "
+                    f"{count(cf.trials, 'trial')}",
                 )
             ]
         )

@@ -15,6 +15,7 @@ from sim.history.bands import attribution, band_of, case_band, figure, placement
 from sim.history.case import Split
 from sim.history.predictive import ALPHA, METHOD, Predictive
 from sim.history.run import CaseResult, MeasureResult
+from sim.text.grammar import agree, count
 
 __all__ = ["SETS", "as_json", "beyond_summary", "by_chance", "set_summary", "table"]
 
@@ -190,10 +191,9 @@ def set_summary(split: Split, results: list[CaseResult]) -> str:
     if not mine:
         return f"{name}: no cases."
     c = _counts(mine)
-    return (
-        f"{name}: {c['pass']} of {c['measures']} measures pass ({c['fail']} FAIL, "
-        f"{c['inconclusive']} inconclusive); {c['cases_passed']} of {c['cases']} cases pass."
-    )
+    measures = agree(f"{c['pass']} of {count(c['measures'], 'measure')}", "passes")
+    cases = agree(f"{c['cases_passed']} of {count(c['cases'], 'case')}", "passes")
+    return f"{name}: {measures} ({c['fail']} FAIL, {c['inconclusive']} inconclusive); {cases}."
 
 
 def _beyond(results: list[CaseResult]) -> tuple[int, int]:
@@ -212,7 +212,7 @@ def beyond_summary(results: list[CaseResult], split: Split | None = None) -> str
             counts.append((SETS[s][0], *_beyond(mine)))
     if not counts:
         return "Records beyond the runs' spread: no measures."
-    found = ", ".join(f"{name} {k} of {n} measures" for name, k, n in counts)
+    found = ", ".join(f"{name} {k} of {count(n, 'measure')}" for name, k, n in counts)
     bound = " and ".join(f"{ALPHA * n:.1f}" for _, _, n in counts)
     return (
         f"Records beyond the runs' spread (record's p < {ALPHA:g}: two-sided, (k + 1)/(n + 1) "
@@ -272,7 +272,7 @@ def table(
     out.append("Sources:")
     out.extend(f"  [{i}] {s}" for i, s in enumerate(sources, 1))
     out.append("")
-    cap = f", up to {max_runs} runs" if max_runs is not None else ""
+    cap = f", up to {count(max_runs, 'run')}" if max_runs is not None else ""
     out.append(
         "Verdicts: pass when the whole 95 % interval lies within the accepted range, FAIL when "
         "it lies wholly outside it, inconclusive otherwise; a case with an inconclusive "
@@ -281,9 +281,10 @@ def table(
     chance = by_chance(results)
     out.append(
         f"By chance alone, if every true value met its range: nominally {chance['at_edge']:.2f} "
-        f"of the {chance['measures']} measures would FAIL with each true value on an edge of "
-        f"its range, {chance['at_most']:.2f} with it anywhere within (2.5 % a look on each "
-        f"side, summed over {chance['looks']} looks: a union bound at the intervals' nominal "
+        f"of the {count(chance['measures'], 'measure')} would FAIL with each true value on an "
+        f"edge of its range, {chance['at_most']:.2f} with it anywhere within (2.5 % a look on "
+        f"each side, summed over {count(chance['looks'], 'look')}: a union bound at the "
+        "intervals' nominal "
         "level; an interval that covers less than it says, a Wilson interval near 0 or 1 or "
         "a mean of nearly constant runs, fails more often)."
     )

@@ -107,9 +107,10 @@ def plural(word: str) -> str:
     return word + "s"
 
 
-def count(n: int | float, word: str, many: str | None = None) -> str:
-    """``"1 casualty"``, ``"0 casualties"``, ``"2 men"`` (``many`` for irregular plurals)."""
-    return f"{n} {word if n == 1 else (many or plural(word))}"
+def count(n: int | float, word: str, many: str | None = None, *, spec: str = "") -> str:
+    """``"1 casualty"``, ``"0 casualties"``, ``"2 men"`` (``many`` for irregular plurals);
+    ``spec`` formats the number (``count(20000, "run", spec=",")`` is ``"20,000 runs"``)."""
+    return f"{n:{spec}} {word if n == 1 else (many or plural(word))}"
 
 
 def ordinal(n: int) -> str:

@@ -464,6 +464,16 @@ def _line_of(path: Path, text: str) -> int:
     )
 
 
+def test_more_random_trials_than_the_one_trial_says_1_trial(tmp_path: Path) -> None:
+    """trials: 1, startup_trials: 2: "… is more than the 1 trial" (it said "1 trials")."""
+    path = small(tmp_path, trials=1, startup_trials=2)
+    result = invoke("calibrate", path, "-o", tmp_path / "out")
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"{path}:")
+    assert line.endswith(": startup_trials: 2 random trials is more than the 1 trial"), line
+
+
 def test_a_folder_holding_other_files_is_refused(tmp_path: Path) -> None:
     """-o naming a folder with files no calibration made: exit 2, one line, nothing written."""
     path = small(tmp_path)

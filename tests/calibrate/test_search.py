@@ -625,6 +625,20 @@ def test_a_factor_value_is_printed_as_the_file_spells_it(tmp_path: Path) -> None
     ]  # fmt: skip
 
 
+def test_a_search_of_one_trial_of_one_run_says_so(tmp_path: Path) -> None:
+    """The result's first line and its note of repeats count one as one: "1 trial of 1 run",
+    "1 proposal of points already tried was not fought again" (they said "1 trials of 1
+    runs", "1 proposals … were")."""
+    spec = load_calibration(small(tmp_path, trials=1, startup_trials=1, replications=1))
+    got = tuple(Estimate(0.5, 0.4, 0.6, 1, "Wilson 95 %") for _ in spec.measures)
+    only = search_module.Trial(0, dict(spec.start), 1.0, got, 1, 0)
+    lines = format_result(spec, search_module.Search([only], repeats=1), tmp_path)
+    assert lines[0].startswith(f"{spec.name}: 1 trial of 1 run (common random numbers; ")
+    assert lines[1] == "1 proposal of points already tried was not fought again."
+    two = format_result(spec, search_module.Search([only], repeats=2), tmp_path)
+    assert two[1] == "2 proposals of points already tried were not fought again."
+
+
 def test_two_objectives_that_differ_are_printed_apart(tmp_path: Path) -> None:
     """The best trial's 2.98718 and the start's 2.98719 both read 2.9872 at four decimals,
     which hid why the one won: they are printed with the decimals that tell them apart, and

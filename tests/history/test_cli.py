@@ -49,11 +49,32 @@ def test_a_passing_suite_exits_0_and_prints_its_table(tmp_path: Path) -> None:
     # ... result, the record's p (every run holds, as the record: 1), the source
     assert "P(the Confederates hold)" in lines[5] and lines[5].split()[-3:] == ["pass", "1", "[1]"]
     assert lines[-2:] == [
-        "fitting: 1 of 1 measures pass (0 FAIL, 0 inconclusive); 1 of 1 cases pass.",
+        "fitting: 1 of 1 measure passes (0 FAIL, 0 inconclusive); 1 of 1 case passes.",
         "held out: no cases.",
     ]
     only = invoke("history", "--suite", suite(tmp_path), "-q", "--split", "fitting")
-    assert only.stdout.splitlines()[-1].startswith("fitting: 1 of 1 measures pass")
+    assert only.stdout.splitlines()[-1].startswith("fitting: 1 of 1 measure passes")
+
+
+def test_a_case_of_one_run_and_one_measure_is_counted_as_one(tmp_path: Path) -> None:
+    """runs: 1 and --max-runs 1: the tally, the bound and the cap count one measure, one
+    look, one case and one run as one (they said "1 measures", "1 looks", "up to 1 runs")."""
+    folder = suite(tmp_path)
+    case = folder / "small.yaml"
+    case.write_text(case.read_text().replace("runs: 4", "runs: 1"))
+    result = invoke("history", "--suite", folder, "--max-runs", "1")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == "[1/1] small: 1 run"
+    verdicts, chance, beyond, fitting, held_out = result.stdout.splitlines()[-5:]
+    assert verdicts.endswith("is fought again with twice the runs, up to 1 run.")
+    assert chance.startswith(
+        "By chance alone, if every true value met its range: nominally 0.03 of the 1 measure "
+        "would FAIL with each true value on an edge of its range, 0.03 with it anywhere within "
+        "(2.5 % a look on each side, summed over 1 look: "
+    )
+    assert "): fitting 0 of 1 measure; were each record one more run" in beyond
+    assert fitting == "fitting: 1 of 1 measure passes (0 FAIL, 0 inconclusive); 1 of 1 case passes."
+    assert held_out == "held out: no cases."
 
 
 def test_a_failing_case_exits_1(tmp_path: Path) -> None:

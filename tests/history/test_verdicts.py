@@ -131,7 +131,7 @@ def test_a_conclusive_case_is_not_fought_again(tmp_path: Path) -> None:
     assert text.exit_code == 1
     assert re.search(r" FAIL +1 +\[1\]\n", text.output)  # every run holds, as the record
     assert text.output.splitlines()[-2] == (
-        "fitting: 0 of 1 measures pass (1 FAIL, 0 inconclusive); 0 of 1 cases pass."
+        "fitting: 0 of 1 measure passes (1 FAIL, 0 inconclusive); 0 of 1 case passes."
     )
 
 

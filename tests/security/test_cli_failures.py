@@ -118,7 +118,7 @@ def test_a_grid_of_a_billion_points_is_refused_before_any_work(tmp_path: Path) -
     out = tmp_path / "o"
     _one_line_exit_2(
         ["batch", str(SCENARIO), "--runs", "1", "--out", str(out), *sweeps],
-        "1,000,000,000 design points × 1 replications = 1,000,000,000 runs",
+        "1,000,000,000 design points × 1 replication = 1,000,000,000 runs",
     )
     assert not out.exists()
 

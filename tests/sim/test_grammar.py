@@ -53,6 +53,8 @@ def test_agree_and_count() -> None:
     assert counted == ["0 casualties", "1 casualty", "2 casualties"]
     assert [count(1, "man", "men"), count(3, "man", "men")] == ["1 man", "3 men"]
     assert [plural("hex"), plural("day"), plural("ship")] == ["hexes", "days", "ships"]
+    spelt = [count(n, "run", spec=",") for n in (1, 20_000)]  # a format for the number
+    assert spelt == ["1 run", "20,000 runs"]
 
 
 def _lines(path: Path) -> list[tuple[dict[str, object], str]]:

@@ -399,22 +399,23 @@ def _stop_lines(pt: dict[str, Any], until_ci: float | None) -> list[str]:
     target = f"{100 * until_ci:g} %"
     if "pilot" not in pt:  # a study of the old sequential rule
         if pt["stopped"] == "ci":
-            return [f"  stopped: ci — half-width {hw} ≤ {target} after {pt['done']} runs"]
+            return [f"  stopped: ci — half-width {hw} ≤ {target} after {count(pt['done'], 'run')}"]
         return [
-            f"  stopped: runs — cap of {pt['runs']} runs reached, half-width {hw} > "
+            f"  stopped: runs — cap of {count(pt['runs'], 'run')} reached, half-width {hw} > "
             f"{target}: TARGET NOT MET"
         ]
     pilot = pt["pilot"]["runs"]
     if pt["stopped"] == "runs":
         return [
-            f"  stopped: runs — the pilot's {pilot} runs asked for more than the cap left; "
-            f"{pt['runs']} runs give half-width {hw}"
+            f"  stopped: runs — the pilot's {count(pilot, 'run')} asked for more than the cap "
+            f"left; {agree(count(pt['runs'], 'run'), 'gives')} half-width {hw}"
             + (f" ≤ {target}: target met" if pt["target_met"] else f" > {target}: TARGET NOT MET")
         ]
     met = "≤" if pt["target_met"] else ">"
     tail = "" if pt["target_met"] else ": TARGET NOT MET (the pilot's sizing missed)"
     return [
-        f"  stopped: ci — the pilot's {pilot} runs sized the sample at {pt['runs']} runs; "
+        f"  stopped: ci — the pilot's {count(pilot, 'run')} sized the sample at "
+        f"{count(pt['runs'], 'run')}; "
         f"half-width {hw} {met} {target}{tail}"
     ]
 

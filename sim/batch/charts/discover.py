@@ -16,6 +16,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from sim.batch.charts.plotting import in_default_style, look, save, wrap
+from sim.text.grammar import count
 
 __all__ = ["discover_plot"]
 
@@ -45,7 +46,7 @@ def discover_plot(result: dict[str, Any], path: Path) -> Path:
             color=colour,
             markeredgecolor="black",
             linestyle="none",
-            label=f"box {box['box']}: {box['holds']} of {box['runs']} runs",
+            label=f"box {box['box']}: {box['holds']} of {count(box['runs'], 'run')}",
         )
         ax.annotate(
             f" {box['box']}",

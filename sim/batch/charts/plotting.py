@@ -22,6 +22,7 @@ from matplotlib.text import Text
 
 from engine.safety.atomic import replacing
 from sim.outputs import PNG_LEVEL
+from sim.text.grammar import count
 
 __all__ = [
     "COLOURS",
@@ -128,7 +129,8 @@ def point_keys(points: list[dict[str, Any]]) -> tuple[dict[int, str], list[str]]
     keys = {p["point"]: f"P{p['point']}" for p in points}
     lines = [f"P{p['point']} = {_short_label(p, names)}" for p in points[:MAX_KEYS]]
     if len(points) > MAX_KEYS:
-        lines.append(f"… and {len(points) - MAX_KEYS} more points (labels in summary.json)")
+        more = count(len(points) - MAX_KEYS, "more point")
+        lines.append(f"… and {more} (labels in summary.json)")
     renamed = [f"{n} = {p}" for p, n in names.items() if n != p]
     return keys, ([f"where {'; '.join(renamed)}"] if renamed else []) + lines
 

@@ -252,11 +252,9 @@ def discover_lines(result: dict[str, Any]) -> list[str]:
     held = count(result["holds"], "run")
     if pilot:  # --until-ci: the study's own count holds the pilot's runs too
         held += f"; the {count(pilot, 'pilot run')} that sized them are left out"
-    kind = " confirmatory" if pilot else ""
-    lines = [
-        f"{result['words']} in {_pct(result['base_rate'])} of all {result['runs']}{kind} runs "
-        f"({held})."
-    ]
+    kind = "confirmatory run" if pilot else "run"
+    runs = f"all {count(result['runs'], kind)}" if result["runs"] != 1 else f"the one {kind}"
+    lines = [f"{result['words']} in {_pct(result['base_rate'])} of {runs} ({held})."]
     if not result["holds"]:
         lines.append("It holds in no run: there is no region to find.")
     elif not result["boxes"]:
@@ -264,8 +262,9 @@ def discover_lines(result: dict[str, Any]) -> list[str]:
     for b in result["boxes"]:
         lines.append(f"Box {b['box']}: {b['text']}")
         lines.append(
-            f"  {b['holds']} of {b['runs']} runs in the box; coverage {_pct(b['coverage'])} "
-            f"(of the {result['holds']} runs where it holds), density {_pct(b['density'])}, "
+            f"  {b['holds']} of {count(b['runs'], 'run')} in the box; coverage "
+            f"{_pct(b['coverage'])} (of the {count(result['holds'], 'run')} where it holds), "
+            f"density {_pct(b['density'])}, "
             f"mass {_pct(b['mass'])}"
         )
         if b["significance"]:

@@ -21,6 +21,7 @@ from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Design, Factor, design_points
 from sim.batch.planning.stopping import PILOT
 from sim.scenario.values import ValueProblem, check_seed, whole
+from sim.text.grammar import count
 
 __all__ = ["DEFAULT_CHUNK", "MAX_RUNS", "StudyPlan", "size_problem"]
 
@@ -187,6 +188,7 @@ def size_problem(plan: StudyPlan) -> str | None:
     if runs <= MAX_RUNS:
         return None
     return (
-        f"{points:,} design points × {plan.replications:,} replications = {runs:,} runs; "
+        f"{count(points, 'design point', spec=',')} × "
+        f"{count(plan.replications, 'replication', spec=',')} = {runs:,} runs; "
         f"a study plans at most {MAX_RUNS:,} (lower the replications or the points)"
     )

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from sim.batch.methods.stats import Z95, wilson
+from sim.text.grammar import count
 
 __all__ = [
     "PILOT",
@@ -106,7 +107,8 @@ def pilot_problem(
     while pilot_runs(w, least, chunk) >= least:
         least += 1
     return (
-        f"its pilot takes {pilot} runs of a point, leaving none of {runs_name} {replications} "
+        f"its pilot takes {count(pilot, 'run')} of a point, leaving none of {runs_name} "
+        f"{replications} "
         f"for the confirmatory sample: raise {runs_name} (at least {least}) or lower "
         f"{chunk_name}"
     )

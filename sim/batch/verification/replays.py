@@ -26,6 +26,7 @@ from sim.batch.storage.store import Store
 from sim.outputs import OutputError, check_output, is_replay
 from sim.scenario.load import ScenarioError
 from sim.scenario.values import ValueProblem, whole
+from sim.text.grammar import count
 
 __all__ = ["Rerun", "RerunError", "replay_name", "rerun", "write_replays"]
 
@@ -168,7 +169,7 @@ def rerun(
     if reps * len(points) <= 0:  # no study writes this: a database edited by hand
         raise RerunError(
             f"{study_dir}: damaged: the study plans no runs "
-            f"({reps} replications of {len(points)} design points)"
+            f"({count(reps, 'replication')} of {count(len(points), 'design point')})"
         )
     planned = reps * len(points)
     if not 0 <= run_id < planned:
@@ -180,7 +181,7 @@ def rerun(
     if row is None:  # planned, never fought: a replay of it would match no row of the study
         raise RerunError(
             f"run {run_id} (point {point}, replication {replication}) is not in the study: it "
-            f"holds {held} of its {planned} planned runs (a point stopped by --until-ci, "
+            f"holds {held} of its {count(planned, 'planned run')} (a point stopped by --until-ci, "
             "or a study interrupted: --resume fights the rest); their ids: SELECT run_id "
             "FROM runs"
         )

@@ -546,13 +546,15 @@ def note_incomplete(folder: Path, store: Store | None, command: str = "export") 
     as the progress file says: it is written after each commit, so it may lag one).
     True when it noted so."""
     from sim.batch.storage.progress import read_progress
+    from sim.text.grammar import count
 
     progress = read_progress(folder)
     if progress is not None and not progress.finished:
         committed = store.count() if store is not None else progress.committed
         common.say(
             f"battlesim: note: {str(folder)!r} is incomplete ({committed:,} of "
-            f"{progress.planned:,} runs committed): {command} reads those; complete it with "
+            f"{count(progress.planned, 'run', spec=',')} committed): {command} reads those; "
+            "complete it with "
             f"--resume, then {command} again",
             err=True,
         )

@@ -219,6 +219,7 @@ def _progress(chosen: list[Any], quiet: bool) -> Any:
     terminal, a line each time an inconclusive case is fought again with more runs (a log
     said only the first count, of a case that went on to fight eight times as many)."""
     from sim.batch.execution.progress import ProgressBar  # noqa: PLC0415
+    from sim.text.grammar import count  # noqa: PLC0415
 
     bars: list[ProgressBar] = []
 
@@ -229,7 +230,7 @@ def _progress(chosen: list[Any], quiet: bool) -> Any:
             return None
         n = chosen.index(case) + 1
         head = f"[{n}/{len(chosen)}] {case.id}"
-        click.echo(f"{head}: {case.spec.runs} runs", err=True)
+        click.echo(f"{head}: {count(case.spec.runs, 'run')}", err=True)
         if sys.stderr.isatty():
             bars.append(ProgressBar(sys.stderr))
             return bars[-1]
