@@ -359,7 +359,7 @@ def test_verify_catches_a_tampered_after_attack_field(tmp_path: Path) -> None:
     )
     assert code == 1
     assert line.startswith("INVARIANT broken at seq ") and line.endswith(
-        "flattop.air_combat: 1 after-attack kills, not the 2 of 3 hits"
+        "flattop.air_combat: 1 after-attack kill, not the 2 of 3 hits"
     )
     code, line = _tampered(
         tmp_path, "flattop.after_attack_kills", '"attack_losses":[2,0]', '"attack_losses":[1,0]'

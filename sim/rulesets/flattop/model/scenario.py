@@ -317,7 +317,7 @@ def _check_strike(
             problems.append(
                 (
                     (*path, "target"),
-                    f"{target.id} is {hexes} hexes away, beyond the {t} radius "
+                    f"{target.id} is {count(hexes, 'hex')} away, beyond the {t} radius "
                     f"of {sc.options.radius(t)}",
                 )
             )

@@ -42,6 +42,7 @@ from sim.rulesets.flattop.rules.combat import (
 )
 from sim.rulesets.flattop.rules.resolve import modified_table
 from sim.rulesets.flattop.rules.victory import points
+from sim.text.grammar import agree, count
 
 __all__ = ["audit", "audit_change", "audit_resolution"]
 
@@ -55,7 +56,7 @@ def audit_resolution(r: Resolution, below_star: str) -> str | None:
         return f"hit table {r.hit_table} does not follow from {r.basic_table} and {r.modifiers}"
     col = tables.column_index(r.factors)
     if r.column != tables.COLUMN_LABELS[col]:
-        return f"{r.factors} factors are not column {r.column}"
+        return agree(count(r.factors, "factor"), f"is not column {r.column}")
     tenths = tables.MATRIX[row][col] if row is not None else None
     if r.cell != (tenths / 10 if tenths is not None else None):
         return f"cell {r.cell} is not the matrix's"
@@ -78,7 +79,7 @@ def _within(lost: list[int], had: list[int], what: str) -> str | None:
     """What is wrong with ``lost`` as one loss per attack of ``had``, each 0 to its own:
     too few or too many, a loss below 0 (which exceeds nothing) or one above its attack's."""
     if len(lost) != len(had):
-        return f"{what} losses {lost} are not one for each of the {len(had)} attacks {had}"
+        return f"{what} losses {lost} are not one for each of the {count(len(had), 'attack')} {had}"
     if any(x < 0 for x in lost):
         return f"{what} losses {lost} have a loss below 0"
     if any(x > h for x, h in zip(lost, had, strict=True)):
@@ -111,9 +112,9 @@ def _air(sc: FlattopScenario, state: BattleState, e: AirCombat | AntiAircraft) -
     if once and tf.fought_turn == e.turn and tf.fought_strike != e.strike:
         return f"{tf.id}'s CAP fights {e.strike} after {tf.fought_strike} in turn {e.turn}"
     if not 0 <= e.cap_lost <= min(cap, e.result.hits):
-        return f"{e.cap_lost} CAP lost of {cap} with {e.result.hits} hits"
+        return f"{e.cap_lost} CAP lost of {cap} with {count(e.result.hits, 'hit')}"
     if not 0 <= e.escort_lost <= min(strike.escort, e.result.hits):
-        return f"{e.escort_lost} escorts lost of {strike.escort}"
+        return f"{count(e.escort_lost, 'escort')} lost of {strike.escort}"
     return None
 
 
@@ -134,11 +135,13 @@ def _spoiled(sc: FlattopScenario, attacks: list[int], e: AntiAircraft) -> str | 
     kills, spoils = aa_split(e.result.hits, sc.options.aa_spoiled_per_kill)
     left = [a - x for a, x in zip(attacks, e.attack_losses, strict=True)]
     if sum(e.attack_losses) != min(kills, sum(attacks)):
-        return f"{sum(e.attack_losses)} bombers shot down, not the {kills} of {e.result.hits} hits"
+        shot = count(sum(e.attack_losses), "bomber")
+        return f"{shot} shot down, not the {kills} of {count(e.result.hits, 'hit')}"
     spoiled = e.attack_spoiled or [0] * len(attacks)
     problem = _within(spoiled, left, "spoiled")
     if problem or sum(spoiled) != min(spoils, sum(left)):
-        return problem or f"{sum(spoiled)} attacks spoiled, not {spoils} of {e.result.hits} hits"
+        hits = count(e.result.hits, "hit")
+        return problem or f"{count(sum(spoiled), 'attack')} spoiled, not {spoils} of {hits}"
     return None
 
 
@@ -151,12 +154,14 @@ def _after(sc: FlattopScenario, attacks: list[int], e: AirCombat) -> str | None:
     share = e.result.hits - (e.escort_lost if e.target == "strike" else 0)
     before, after = cap_split(share, sc.options.cap_kills_after_attack)
     if sum(e.attack_losses) != min(before, sum(attacks)):
-        return f"{sum(e.attack_losses)} bombers shot down, not the {before} of {share} hits"
+        shot = count(sum(e.attack_losses), "bomber")
+        return f"{shot} shot down, not the {before} of {count(share, 'hit')}"
     left = [a - x for a, x in zip(attacks, e.attack_losses, strict=True)]
     later = e.attack_losses_after or [0] * len(attacks)
     problem = _within(later, left, "after-attack")
     if problem or sum(later) != min(after, sum(left)):
-        return problem or f"{sum(later)} after-attack kills, not the {after} of {share} hits"
+        kills = count(sum(later), "after-attack kill")
+        return problem or f"{kills}, not the {after} of {count(share, 'hit')}"
     return None
 
 
@@ -199,7 +204,8 @@ def _attacked(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | Non
         return problem
     factors = strike.attacking(e.attack) * o.attack_factor_scale
     if e.result.factors != factors:
-        return f"attack {e.attack} has {factors} attacking factors, not {e.result.factors}"
+        has = count(factors, "attacking factor")
+        return f"attack {e.attack} has {has}, not {e.result.factors}"
     ready = has_ready_box(state.decks.get(e.ship))
     doubled = 2 if ready and o.ready_box_doubling else 1
     if e.ready_box != ready or e.hits_taken != e.result.hits * doubled:
@@ -216,7 +222,7 @@ def _on_target(state: BattleState, e: Attacked) -> str | None:
         if tf != strike.target:
             return f"{e.strike} is over {strike.target}, but {role} {sid} of {tf}"
     if (e.hits_before, e.status_before) != (ship.hits, ship.status) or ship.status == "sunk":
-        return f"{e.ship} was {ship.status} with {ship.hits} hits, not as logged"
+        return f"{e.ship} was {ship.status} with {count(ship.hits, 'hit')}, not as logged"
     return None
 
 
@@ -289,9 +295,10 @@ def _as_the_hits_make(sc: FlattopScenario, state: BattleState, e: Attacked) -> s
             if sc.options.ready_box_losses == "hits_taken"
             else (e.result.hits, "rolled")
         )
+        lose = "loses" if n == 1 else "lose"
         return (
-            f"{e.ship}'s Ready box is hit: {n} hits {basis} lose {w} of the {deck.aboard()} "
-            f"AF aboard ({want_said}), {not_given}"
+            f"{e.ship}'s Ready box is hit: {count(n, 'hit')} {basis} {lose} {w} of the "
+            f"{deck.aboard()} AF aboard ({want_said}), {not_given}"
         )
     return (
         f"{e.ship} is {e.status_after} with nothing in her Ready box: no AF is lost aboard, "
@@ -360,7 +367,7 @@ def _target_sunk(sc: FlattopScenario, state: BattleState, e: TargetSunk) -> str 
         return f"{e.declared} is {state.ships[e.declared].status}, not sunk"
     factors = strike.attacking(e.attack)
     if strike.status != "airborne" or e.factors != factors or not e.factors:
-        return f"attack {e.attack} has {factors} air factors attacking, not {e.factors}"
+        return f"attack {e.attack} has {count(factors, 'air factor')} attacking, not {e.factors}"
     tf = state.ships[e.declared].task_force
     afloat = [s.id for s in state.ships.values() if s.task_force == tf and s.status != "sunk"]
     if sc.options.retarget_sunk and afloat:

@@ -21,6 +21,7 @@ from sim.contract import (
 )
 from sim.rulesets.flattop.model import tables
 from sim.rulesets.flattop.rules.resolve import modified_table
+from sim.text.grammar import count
 
 __all__ = ["ATTACK", "RESOLUTIONS", "HitOdds", "hit_odds", "render"]
 
@@ -93,7 +94,7 @@ def render(o: HitOdds, factors: int, basic: int | None = None, modifier: int = 0
     else:
         cell = f"{float(o.cell):.1f}" if o.cell is not None else "-- (no effect)"
         row = f"{asked} → {o.hit_table}" if asked else o.hit_table
-        first = f"hit table {row}, {factors} factors (column {o.column}): cell {cell}"
+        first = f"hit table {row}, {count(factors, 'factor')} (column {o.column}): cell {cell}"
     lines = (
         first,
         *distribution_table(o.distribution, "hits"),
