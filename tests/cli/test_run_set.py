@@ -113,7 +113,23 @@ def test_one_field_set_twice_or_inside_another_is_refused(tmp_path: Path) -> Non
     )
 
 
-def test_an_argument_without_a_value_is_refused(tmp_path: Path) -> None:
-    assert _refused(tmp_path, "options.fire_scale") == (
-        "battlesim: error: --set 'options.fire_scale': expected FIELD=VALUE"
-    )
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("options.fire_scale", "expected FIELD=VALUE"),
+        ("=5", "expected FIELD=VALUE"),
+        ("options={}", "set one field at a time, not a mapping"),
+        ("options.fire_scale=*a", "aliases (*a) are not allowed in a value"),
+        ("options.fire_scale=[1,", "not valid YAML: while parsing a flow node (line 1), "
+         "expected the node content, but found '<stream end>'"),
+        ("options.fire_scale=99999999999999999999999999", "99999999999999999999999999 is out "
+         "of range (a replay holds integers from -9223372036854775808 to 18446744073709551615)"),
+    ],
+)  # fmt: skip
+def test_an_argument_that_is_no_assignment_names_the_file_and_the_flag(
+    tmp_path: Path, given: str, said: str
+) -> None:
+    """An argument without ``=`` or a value that is no plain data: one line naming the
+    scenario file and the flag, as a value the scenario refuses is named (it named the flag
+    alone, after ``battlesim: error:``)."""
+    assert _refused(tmp_path, given) == f"{STONE_WALL}: --set {given!r}: {said}"

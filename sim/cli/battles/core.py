@@ -68,8 +68,9 @@ def run(
 
         try:
             fields = [parse_assignment(text) for text in sets]
-        except ForkError as exc:
-            common.fail(str(exc))
+        except ForkError as exc:  # named as a value the scenario refuses is: file, then flag
+            click.echo(f"{scenario}: {exc}", err=True)
+            sys.exit(2)
     try:
         result = api.run(scenario, seed=seed, out=out, force=force, sets=fields)
     except api.ScenarioError as exc:
