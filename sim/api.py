@@ -178,7 +178,8 @@ def run(
             ``ValueError``; ``True``, ``"7"`` and ``-1`` are refused as ``--seed`` refuses them),
             or ``scenario_path`` or ``out`` is not a path.
         ScenarioError: the scenario is invalid, with ``sets`` set or before (nothing is
-            written); a path of ``sets`` that leads to no field, or two that set one field.
+            written); a path of ``sets`` that leads to no field, two that set one field, or
+            ``ruleset`` or ``name`` (the replay of a battle renamed would not verify).
         OutputError: ``out`` cannot be written, or holds another file (see ``force``).
         OSError: the replay cannot be written (what was at ``out`` is kept);
             its ``filename`` is ``out`` as given (a full disk's error names no file, a
@@ -226,19 +227,34 @@ def run(
     )
 
 
+_UNSETTABLE = {
+    "ruleset": "a scenario's ruleset cannot be set: it decides what every other field of the "
+    "file is (a battle of another ruleset is another file: battlesim new RULESET NAME.yaml)",
+    # verify looks for the file a replay names (its source) and holds the battle's name to it
+    "name": "the battle's name cannot be set: a replay names its scenario file and verify "
+    "holds the battle's name to that file's; copy the file to fight it under another name",
+}
+"""Top-level fields ``run --set`` refuses, and why (the replay would not verify, or every
+other field would be refused)."""
+
+
 def _with_sets(scenario_path: str | Path, sets: list[tuple[str, Any]]) -> tuple[Any, Any]:
     """The scenario at ``scenario_path`` with each field of ``sets`` set (:func:`run`).
 
     Raises:
         ScenarioError: a path that leads to no field (naming the nearest), two paths
-            that set one field (or one inside the other), or a scenario the values make
-            invalid (naming the field).
+            that set one field (or one inside the other), ``ruleset`` or ``name``
+            (:data:`_UNSETTABLE`), or a scenario the values make invalid (naming the field).
     """
     from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path  # noqa: PLC0415
     from sim.batch.inputs.target import load_target  # noqa: PLC0415
     from sim.scenario.load import Located, validate_data  # noqa: PLC0415
 
     source = str(scenario_path)
+    for field_path, _ in sets:
+        if field_path in _UNSETTABLE:
+            problem = f"--set {field_path}: {_UNSETTABLE[field_path]}"
+            raise ScenarioError([Located(source, 0, "", problem)])
     target = load_target(scenario_path)
     fields: list[tuple[str | int, ...] | str] = []
     for field_path, _ in sets:

@@ -133,3 +133,40 @@ def test_an_argument_that_is_no_assignment_names_the_file_and_the_flag(
     scenario file and the flag, as a value the scenario refuses is named (it named the flag
     alone, after ``battlesim: error:``)."""
     assert _refused(tmp_path, given) == f"{STONE_WALL}: --set {given!r}: {said}"
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("ruleset=flattop", "a scenario's ruleset cannot be set: it decides what every other "
+         "field of the file is (a battle of another ruleset is another file: battlesim new "
+         "RULESET NAME.yaml)"),
+        ("ruleset=musket", "a scenario's ruleset cannot be set: it decides what every other "
+         "field of the file is (a battle of another ruleset is another file: battlesim new "
+         "RULESET NAME.yaml)"),
+        ("name=My wall", "the battle's name cannot be set: a replay names its scenario file "
+         "and verify holds the battle's name to that file's; copy the file to fight it under "
+         "another name"),
+    ],
+)  # fmt: skip
+def test_the_ruleset_and_the_name_are_refused_in_one_line(
+    tmp_path: Path, given: str, said: str
+) -> None:
+    """``--set ruleset=flattop`` was refused in 49 lines, one for each musket field flattop
+    does not have; ``--set name=…`` was fought, and its replay failed ``verify`` (MISMATCH at
+    line 1: the file it names, stone_wall.yaml, is the scenario "Stone wall at Marye's
+    Heights", not this battle's 'My wall')."""
+    field = given.partition("=")[0]
+    assert _refused(tmp_path, given) == f"{STONE_WALL}: --set {field}: {said}"
+
+
+def test_the_description_and_a_side_s_name_set_are_fought_and_verify(tmp_path: Path) -> None:
+    """The description and a side's name are free: fought, and the replay verifies."""
+    out = tmp_path / "d.jsonl"
+    result = invoke(
+        "run", STONE_WALL, "-o", out, "--set", "description=Another day",
+        "--set", "sides.csa.name=Конфедерация",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("stone_wall.yaml (seed 1862): Конфедерация wins after ")
+    assert api.verify_replay(out).ok
