@@ -42,7 +42,18 @@ def test_set_paths_copies_and_sets_each_value() -> None:
             "sides.csa.units.nope.strength",
             "no item with id 'nope' in sides.csa.units (ids: cobb, 24ga)",
         ),
-        ("map.terrain.3", "map.terrain has 1 items; no index 3"),
+        ("map.terrain.3", "map.terrain has 1 item; no index 3"),
+        ("sides.csa.units.2", "sides.csa.units has 2 items; no index 2"),
+        (
+            "sides.csa.units.-1.strength",
+            "no index -1 in sides.csa.units: an index counts from 0, not back from the end "
+            "(2 items: 0 to 1)",
+        ),
+        (
+            "map.terrain.-1",
+            "no index -1 in map.terrain: an index counts from 0, not back from the end "
+            "(1 item: only 0)",
+        ),
         ("options.fire_hcv.x", "options.fire_hcv is a single value; it has no field 'x'"),
         ("options..x", "'options..x' is not a dotted field path (e.g. options.fire_hcv)"),
     ],

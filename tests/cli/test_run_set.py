@@ -170,3 +170,26 @@ def test_the_description_and_a_side_s_name_set_are_fought_and_verify(tmp_path: P
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("stone_wall.yaml (seed 1862): Конфедерация wins after ")
     assert api.verify_replay(out).ok
+
+
+def test_an_index_from_the_end_of_a_list_of_one_is_refused_saying_how_to_count(
+    tmp_path: Path,
+) -> None:
+    """Thorgrim is the one character of his side: ``characters.1`` and ``characters.-1``
+    (Python's last item, read as an id) are refused saying how many items there are and how
+    an index counts (they said "has 1 items" and "no item with id '-1' … (ids: thorgrim)")."""
+    brawl = SCENARIOS / "tavern_brawl.yaml"
+    said = []
+    for index in ("1", "-1"):
+        result = invoke("run", brawl, "-o", tmp_path / "b.jsonl",
+                        "--set", f"sides.thorgrim.characters.{index}.hp=5")  # fmt: skip
+        assert result.exit_code == 2
+        said += result.stderr.splitlines()
+    assert said == [
+        f"{brawl}: --set sides.thorgrim.characters.1.hp: sides.thorgrim.characters has 1 item; "
+        "no index 1",
+        f"{brawl}: --set sides.thorgrim.characters.-1.hp: no index -1 in "
+        "sides.thorgrim.characters: an index counts from 0, not back from the end (1 item: "
+        "only 0)",
+    ]
+    assert not list(tmp_path.iterdir())

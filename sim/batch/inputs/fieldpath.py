@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from sim.scenario.values import ValueProblem, parse_value
+from sim.text.grammar import count
 from sim.text.suggest import close_names
 
 __all__ = [
@@ -81,9 +82,17 @@ def _step(node: Any, segment: str, walked: str) -> tuple[Any, str | int]:
         if segment.isascii() and segment.isdigit():  # 0-9 only: never ١٠
             i = int(segment)
             if i >= len(node):
-                raise PathError(f"{where} has {len(node)} items; no index {i}")
+                raise PathError(f"{where} has {count(len(node), 'item')}; no index {i}")
             return node[i], i
         ids = [item.get("id") for item in node if isinstance(item, dict)]
+        negative = segment[:1] == "-" and segment[1:].isascii() and segment[1:].isdigit()
+        if negative and segment not in ids:  # not Python's -1, the last item: say so
+            n = len(node)
+            indexes = {0: "none", 1: "only 0"}.get(n, f"0 to {n - 1}")
+            raise PathError(
+                f"no index {segment} in {where}: an index counts from 0, not back from the "
+                f"end ({count(n, 'item')}: {indexes})"
+            )
         if ids.count(segment) != 1:
             named = [str(i) for i in ids if i is not None]
             hint = _suggest(segment, named, walked) if ids.count(segment) == 0 else ""
