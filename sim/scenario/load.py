@@ -40,7 +40,7 @@ from sim.scenario.diagnose import (
     misspelt,
     one_per_field,
 )
-from sim.text.values import clipped
+from sim.text.values import SHOWN_CHARS, clipped
 
 __all__ = [
     "KINDS",
@@ -726,6 +726,9 @@ def _plain_message(err: Any) -> str | None:
     if kind in ("string_too_short", "string_too_long"):
         least = kind == "string_too_short"
         n = ctx.get("min_length" if least else "max_length")
+        if "text" not in err:  # its start alone: its length follows (clipped's counted the quotes)
+            said = repr(str(value))
+            shown = said if len(said) <= SHOWN_CHARS else f"{said[: SHOWN_CHARS - 1]}…"
         return (
             f"{shown} has {len(str(value)):,} characters: {'at least' if least else 'at most'} {n}"
         )

@@ -172,3 +172,20 @@ def test_an_unknown_name_of_any_length_is_echoed_by_its_start_and_its_length() -
     assert hint_known("unknown weapon 'muskt'; known: musket") == (
         "unknown weapon 'muskt'; did you mean 'musket'?"
     )
+
+
+def test_a_text_too_long_is_shown_by_its_start_and_counted_once() -> None:
+    """A side's name of 200 characters (at most 120): its start, then its length, once (it
+    said "'xxx…' (202 characters) has 200 characters", the first count with the quotes)."""
+    import yaml
+
+    data = yaml.safe_load(VALID.read_text(encoding="utf-8"))
+    data["turns"]["start"] = "14:00"  # PyYAML's 840 (base 60); battlesim reads the text
+    data["sides"][0]["name"] = "x" * 200
+    with pytest.raises(ScenarioError) as info:
+        validate_data(data, {}, "long.yaml")
+    (problem,) = info.value.problems
+    assert (problem.field, problem.message) == (
+        "sides.0.name",
+        "'" + "x" * 58 + "… has 200 characters: at most 120",
+    )
