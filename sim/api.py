@@ -271,9 +271,11 @@ def _with_sets(scenario_path: str | Path, sets: list[tuple[str, Any]]) -> tuple[
         return validate_data(target.at(dict(sets)), {}, source)
     except ScenarioError as exc:  # the file was valid: the values set are what is wrong
         typed = [field_path for field_path, _ in sets]
+        # a problem names its field by indexes (sides.1.units.2.strength): the flag as typed
+        as_typed = {".".join(map(str, f)): t for f, t in zip(fields, typed, strict=True)}
         problems = [
-            Located(p.file, 0, f"--set {p.field}", p.message)
-            if p.field in typed
+            Located(p.file, 0, f"--set {as_typed[p.field]}", p.message)
+            if p.field in as_typed
             else Located(p.file, 0, p.field, f"{p.message} (after --set {', --set '.join(typed)})")
             for p in exc.problems
         ]

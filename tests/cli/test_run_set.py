@@ -193,3 +193,20 @@ def test_an_index_from_the_end_of_a_list_of_one_is_refused_saying_how_to_count(
         "only 0)",
     ]
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("sides.csa.units.phil.strength=-5", "-5 is less than 1, the least it may be"),
+        ("sides.1.units.phil.strength=-5", "-5 is less than 1, the least it may be"),
+        ("sides.csa.name=" + "x" * 121, "'" + "x" * 58 + "… has 121 characters: at most 120"),
+    ],
+)
+def test_a_value_refused_at_a_path_through_ids_names_the_flag_as_typed(
+    tmp_path: Path, given: str, said: str
+) -> None:
+    """A path through a side's and a unit's ids: the refusal names ``--set`` as typed, as it
+    does a path of keys (it named the field by its indexes, ``sides.1.units.2.strength: … (after
+    --set sides.csa.units.phil.strength)``)."""
+    assert _refused(tmp_path, given) == f"{STONE_WALL}: --set {given.partition('=')[0]}: {said}"
