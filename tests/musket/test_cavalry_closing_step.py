@@ -1,5 +1,6 @@
-"""Option ``cavalry_closing_loss_step`` (ours): a cavalry unit's charge test reckons the
-``under_fire`` modifier in steps of its own size; null, ``closing_loss_step``'s
+"""Option ``cavalry_closing_loss_step`` (ours; 0.06 since musket rules version 7): a cavalry
+unit's charge test reckons the ``under_fire`` modifier in steps of its own size; null,
+``closing_loss_step``'s
 (docs/rules/musket.md, *Options*, and the option's protocol under *Rules version 6*).
 
 The charging unit ``att`` stands at (4,5) next to its target ``def`` (500 men) at (4,4);
@@ -37,16 +38,16 @@ def _under_fire(b: Battle) -> int | None:
     return event.modifiers.get("under_fire")
 
 
-def test_the_default_is_null_and_is_written_nowhere() -> None:
-    """Null by default; a battle with the option left out and one with it set to null
-    write the same bytes."""
-    assert MusketOptions().cavalry_closing_loss_step is None
+def test_the_default_is_0_06_and_is_written_nowhere() -> None:
+    """0.06 by default (rules version 7); a battle with the option left out and one with it
+    set to 0.06 write the same bytes."""
+    assert MusketOptions().cavalry_closing_loss_step == 0.06
     units = [_inf("c", [4, 8], kind="cavalry", weapon="carbine",
                   order={"kind": "charge", "target": "t"})]  # fmt: skip
     base = _scenario(units, [_inf("t", [4, 5], order={"kind": "hold"})])
-    null = _scenario(units, [_inf("t", [4, 5], order={"kind": "hold"})])
-    null["options"] = {"cavalry_closing_loss_step": None}
-    assert _fight(base) == _fight(null)
+    set_ = _scenario(units, [_inf("t", [4, 5], order={"kind": "hold"})])
+    set_["options"] = {"cavalry_closing_loss_step": 0.06}
+    assert _fight(base) == _fight(set_)
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,8 @@ of control of every enemy (docs/rules/musket.md, *Movement and zone of control*)
 
 ``"broken"``: an enemy that is routed or disrupted does not hold a cavalry unit. ``"all"``:
 as ``"broken"``, and a cavalry unit on a ``charge`` order is held by no enemy but its
-charge target. Null: every enemy holds every unit.
+charge target (the default since musket rules version 7). Null: every enemy holds every
+unit.
 
 The ground of most tests: side a's cavalry ``c`` (retreating south) at (4,8), sent at
 side b's ``t`` at (4,2); side b's ``x`` at (5,5), next to (4,6) and (4,5) but not to
@@ -51,8 +52,7 @@ def _data(ride: str | None, *, kind: str = "cavalry", order: str = "charge",
     units_b = [_inf("t", [4, 2], order={"kind": "hold"}),
                _inf("x", [5, 5], order={"kind": "hold"})]  # fmt: skip
     data = _scenario([c], units_b)
-    if ride is not None:
-        data["options"] = {"cavalry_ride_past": ride}
+    data["options"] = {"cavalry_ride_past": ride}  # null written: the default is all (v7)
     return data
 
 
@@ -76,7 +76,7 @@ def test_the_ground_is_as_the_docstring_says() -> None:
     assert (5, 5) in neighbours((4, 6)) and (5, 5) in neighbours((4, 5))
     assert (5, 5) not in neighbours((4, 7)) and (5, 5) not in neighbours((4, 8))
     assert distance((4, 3), (4, 2)) == 1 and distance((4, 8), (4, 2)) == 6
-    assert MusketOptions().cavalry_ride_past is None
+    assert MusketOptions().cavalry_ride_past == "all"
 
 
 @pytest.mark.parametrize(
@@ -151,13 +151,14 @@ def test_all_is_held_by_the_charge_target_and_the_target_is_the_later_orders() -
     assert b.held(c, at=(4, 3)) is False
 
 
-def test_a_retire_order_and_the_default_are_untouched_and_null_is_written_nowhere() -> None:
-    """Null is the default and not written: a battle with the option left out and one with
-    it set to null write the same bytes; and a battle the option changes differs."""
-    base, null = _data(None), _data(None)
-    null["options"] = {"cavalry_ride_past": None}
-    assert _fight(base) == _fight(null)
-    assert _fight(_data("all")) != _fight(base)
+def test_all_is_the_default_and_null_fights_another_battle() -> None:
+    """``"all"`` is the default (rules version 7) and not written: a battle with the option
+    left out and one with it set to ``"all"`` write the same bytes; set to null, the
+    battle the option changes differs."""
+    left_out, default, null = _data(None), _data("all"), _data(None)
+    del left_out["options"]
+    assert _fight(left_out) == _fight(default)
+    assert _fight(null) != _fight(default)
 
 
 def test_a_value_that_is_not_an_option_is_refused_naming_the_field() -> None:
@@ -167,14 +168,17 @@ def test_a_value_that_is_not_an_option_is_refused_naming_the_field() -> None:
     assert "cavalry_ride_past" in str(err.value)
 
 
-@pytest.mark.parametrize("ride", ["broken", "all"])
-def test_a_shipped_cavalry_battle_with_the_option_verifies(ride: str, tmp_path: Path) -> None:
-    """Salamanca at its case's seed with the option set: fought, written and verified by the
-    same apply (the option is in the header, so verify re-fights under it)."""
+@pytest.mark.parametrize(("ride", "written"), [("broken", '"broken"'), ("null", "null")])
+def test_a_shipped_cavalry_battle_with_the_option_verifies(
+    ride: str, written: str, tmp_path: Path
+) -> None:
+    """Salamanca at its case's seed with the option set away from its default: fought,
+    written and verified by the same apply (the option is in the header, so verify re-fights
+    under it)."""
     out = tmp_path / f"sal-{ride}.jsonl"
     made = invoke("run", ROOT / "scenarios" / "salamanca_le_marchant.yaml", "--seed", "722",
                   "--set", f"options.cavalry_ride_past={ride}", "-o", out)  # fmt: skip
     assert made.exit_code == 0, made.output
-    assert f'"cavalry_ride_past":"{ride}"' in out.read_text(encoding="utf-8").splitlines()[0]
+    assert f'"cavalry_ride_past":{written}' in out.read_text(encoding="utf-8").splitlines()[0]
     checked = invoke("verify", out)
     assert checked.exit_code == 0, checked.output

@@ -31,15 +31,16 @@ __all__ = [
 RULES_VERSION: Final = "1"
 """The version of the tables below (``rules_data``, digested into every header)."""
 
-RULESET_VERSION: Final = "6"
+RULESET_VERSION: Final = "7"
 """The version of the rules: 2 changed the defaults of four options of ours around the
 seed (``options.RULES_V1``), 3 added and changed the options of ``options.RULES_V2``
 (melee odds, closing, rout on heavy loss, getting out, assault exhaustion, facing), 4
 changed the defaults of the two of ``options.RULES_V3`` the fitting cases chose
 (spent_out_loss 0.2, column_fire_share 0.5), 5 those of ``options.RULES_V4`` (a charge
 in depth and the head of a column: closing_depth true, column_closing_share 0.25), 6 that
-of ``options.RULES_V5`` (prisoners taken in a rout: rout_prisoners_share 0.25); a
-version-1 to -5 replay is still fought again under the rules it names."""
+of ``options.RULES_V5`` (prisoners taken in a rout: rout_prisoners_share 0.25), 7 those of
+``options.RULES_V6`` (cavalry's charge: cavalry_closing_loss_step 0.06, cavalry_ride_past
+all); a version-1 to -6 replay is still fought again under the rules it names."""
 
 PHASES: Final = ("movement", "defensive_fire", "offensive_fire", "melee", "rally")
 """The phases of a turn, in order [ours]; rules-notes §1 [src] names defensive fire."""

@@ -13,7 +13,15 @@ from pydantic import ConfigDict, Field
 
 from sim.contract.options import ChangedDefaults, later_option
 
-__all__ = ["RULES_V1", "RULES_V2", "RULES_V3", "RULES_V4", "RULES_V5", "MusketOptions"]
+__all__ = [
+    "RULES_V1",
+    "RULES_V2",
+    "RULES_V3",
+    "RULES_V4",
+    "RULES_V5",
+    "RULES_V6",
+    "MusketOptions",
+]
 
 RULES_V1: dict[str, object] = {
     "disrupted_attackers_fall_back": False,
@@ -72,6 +80,16 @@ RULES_V5: dict[str, object] = {
 3, 2, 1) is read, fought again and written with these."""
 
 
+RULES_V6: dict[str, object] = {
+    "cavalry_closing_loss_step": None,
+    "cavalry_ride_past": None,
+}
+"""The options whose defaults musket rules version 7 changed, at their version-6 values
+(the fitting set chose cavalry_closing_loss_step 0.06 with cavalry_ride_past all): a
+replay fought under version 6 (or 5, 4, 3, 2, 1) is read, fought again and written with
+these."""
+
+
 class MusketOptions(ChangedDefaults):
     """Options of the musket ruleset, with their defaults."""
 
@@ -82,6 +100,7 @@ class MusketOptions(ChangedDefaults):
         "4": RULES_V3,
         "5": RULES_V4,
         "6": RULES_V5,
+        "7": RULES_V6,
     }
 
     alternative_fire: bool = Field(
@@ -597,21 +616,24 @@ class MusketOptions(ChangedDefaults):
         le=3,
     )
     cavalry_closing_loss_step: float | None = later_option(
-        None,
+        0.06,
         "[ours] With charge_test: a cavalry unit's under_fire modifier is -1 for each whole "
         "step of this size of its men it lost to fire this turn (horse closed the last "
-        "stretch in moments, through the volley). null: closing_loss_step's, as infantry's.",
+        "stretch in moments, through the volley). 0.06 chosen on the fitting cases with "
+        "cavalry_ride_past all (rules version 7). null: closing_loss_step's, as infantry's "
+        "(version 6).",
         gt=0,
         le=1,
     )
     cavalry_ride_past: Literal["broken", "all"] | None = later_option(
-        None,
+        "all",
         "[ours] Cavalry moving on its order is not held by the zone of control of every "
         "enemy. broken: an enemy that is routed or disrupted does not hold it (it rides on "
         "past, and one that starts next to only such enemies moves). all: as broken, and a "
         "cavalry unit on a charge order is held by no enemy but its charge target (it rides "
-        "past formed units, squares included, to the one it was sent at). null: every "
-        "enemy holds every unit, as before.",
+        "past formed units, squares included, to the one it was sent at); all chosen on the "
+        "fitting cases with cavalry_closing_loss_step 0.06 (rules version 7). null: every "
+        "enemy holds every unit (version 6).",
     )
     rout_prisoners_share: float = later_option(
         0.25,
