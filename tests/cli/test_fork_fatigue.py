@@ -34,12 +34,23 @@ drawn, 24 added."""
 MELEE = 33
 """The 24th Georgia's charge on the 63rd New York: 5 and 4 casualties, 7 and 13 fatigue."""
 
+NO_CHECK = (
+    "; 0 casualties require no morale check for the loss (p = c/(c + 25) = 0, no check "
+    f"draw): result.morale_check_p must be 0.0, not {14 / (14 + 25)}"
+)
+"""What else the volley's 14 casualties forked to 0 keep (tests/cli/test_fork_morale_check.py):
+the chance of a check, c/(c + 25)."""
+KEPT = (
+    "0 casualties add no fatigue (fatigue_from: rounded, no fatigue draw): "
+    "result.fatigue_value must be 0.0, not 24.37198443550566, and result.fatigue_added 0, "
+    "not 24" + NO_CHECK
+)
 REFUSED = (
     "battlesim: error: --set result.casualties=0: the rules could not make musket.fired "
-    "(seq 5) so: 0 casualties add no fatigue (fatigue_from: rounded, no fatigue draw): "
-    "result.fatigue_value must be 0.0, not 24.37198443550566, and result.fatigue_added 0, "
-    "not 24\n"
+    f"(seq 5) so: {KEPT}\n"
 )
+NO_P = "result.morale_check_p=0"
+"""The volley's chance of a check, at 0 with its loss (it required none)."""
 
 
 def _fork(out: Path, *sets: str, replay: Path = STONE_WALL, at: int = VOLLEY) -> list[str]:
@@ -52,7 +63,7 @@ def test_a_loss_forked_to_0_keeping_its_fatigue_is_refused(tmp_path: Path) -> No
     out = tmp_path / "f.jsonl"
     assert _fork(out, "result.casualties=0") == ["2", "", REFUSED]
     assert not out.exists()
-    half = _fork(out, "result.casualties=0", "result.fatigue_added=0")
+    half = _fork(out, "result.casualties=0", "result.fatigue_added=0", NO_P)
     assert half[:2] == ["2", ""]
     assert half[2].endswith(
         "(fatigue_from: rounded, no fatigue draw): result.fatigue_value must be 0.0, "
@@ -62,10 +73,11 @@ def test_a_loss_forked_to_0_keeping_its_fatigue_is_refused(tmp_path: Path) -> No
 
 
 def test_a_loss_forked_to_0_with_no_fatigue_is_fought_and_verifies(tmp_path: Path) -> None:
-    """The lawful fork: the target takes neither men nor fatigue from the volley."""
+    """The lawful fork: the target takes neither men nor fatigue from the volley (nor the
+    chance of a check)."""
     out = tmp_path / "f.jsonl"
     code, stdout, stderr = _fork(
-        out, "result.casualties=0", "result.fatigue_value=0", "result.fatigue_added=0"
+        out, "result.casualties=0", "result.fatigue_value=0", "result.fatigue_added=0", NO_P
     )
     assert (code, stderr) == ("0", ""), stdout + stderr
     fired = json.loads(out.read_text().splitlines()[1 + VOLLEY])["result"]
@@ -100,9 +112,7 @@ def test_verify_finds_a_fork_that_kept_the_fatigue(tmp_path: Path) -> None:
     verified = invoke("verify", str(old))
     assert (verified.exit_code, verified.stdout) == (
         1,
-        "INVARIANT broken at seq 5 (line 7): musket.fired: 0 casualties add no fatigue "
-        "(fatigue_from: rounded, no fatigue draw): result.fatigue_value must be 0.0, not "
-        "24.37198443550566, and result.fatigue_added 0, not 24\n",
+        f"INVARIANT broken at seq 5 (line 7): musket.fired: {KEPT}\n",
     )
 
 
@@ -112,9 +122,7 @@ def test_a_fork_of_such_a_fork_that_keeps_its_change_is_refused(tmp_path: Path) 
     assert (code, stdout) == ("2", "")
     assert stderr == (
         "battlesim: error: --at 22: its parent's change at seq 5 (result.casualties=0), which "
-        "this fork keeps: the rules could not make musket.fired (seq 5) so: 0 casualties add "
-        "no fatigue (fatigue_from: rounded, no fatigue draw): result.fatigue_value must be "
-        "0.0, not 24.37198443550566, and result.fatigue_added 0, not 24\n"
+        f"this fork keeps: the rules could not make musket.fired (seq 5) so: {KEPT}\n"
     )
 
 
@@ -128,11 +136,14 @@ def _volley() -> tuple[ReplayLike, Fired]:
 def test_audit_change_holds_the_fatigue_only_where_no_draw_is_taken() -> None:
     """Rounded: 0 casualties add nothing; 3 casualties may add the 24 (no die is held).
     Unrounded, the fatigue is drawn from the value x (14.26), so 0 casualties may add it;
-    a value of 0 may not. The live audit holds it too."""
+    a value of 0 may not. The live audit holds it too. (A loss of 0 has no chance of a
+    check: each is changed with its ``morale_check_p`` at 0.)"""
     loaded, event = _volley()
     sc, state = loaded.scenario, loaded.after(VOLLEY - 1)
 
     def changed(**fields: object) -> Fired:
+        if fields.get("casualties") == 0:
+            fields = {"morale_check_p": 0.0, **fields}
         return event.model_copy(update={"result": event.result.model_copy(update=fields)})
 
     assert audit_change(sc, state, changed(casualties=3)) is None
@@ -160,15 +171,17 @@ def test_a_melees_losses_are_held_so_too(tmp_path: Path) -> None:
     melee = loaded.event(MELEE)
     assert isinstance(melee, Meleed) and melee.defender_losses.fatigue_added == 13
     zero = "defender_losses.casualties=0"
-    code, stdout, stderr = _fork(out, zero, replay=CHANCELLORSVILLE, at=MELEE)
+    no_p = "defender_losses.morale_check_p=0"
+    code, stdout, stderr = _fork(out, zero, no_p, replay=CHANCELLORSVILLE, at=MELEE)
     assert (code, stdout) == ("2", "")
     assert stderr.startswith(
-        "battlesim: error: --set defender_losses.casualties=0: the rules could not make "
+        "battlesim: error: --set defender_losses.casualties=0, defender_losses.morale_check_p=0: "
+        "the rules could not make "
         "musket.meleed (seq 33) so: 0 casualties add no fatigue (fatigue_from: rounded, no "
         "fatigue draw): defender_losses.fatigue_value must be 0.0, not "
     )
     assert stderr.endswith(", and defender_losses.fatigue_added 0, not 13\n")
     fatigue = ("defender_losses.fatigue_value=0", "defender_losses.fatigue_added=0")
-    code, stdout, stderr = _fork(out, zero, *fatigue, replay=CHANCELLORSVILLE, at=MELEE)
+    code, stdout, stderr = _fork(out, zero, no_p, *fatigue, replay=CHANCELLORSVILLE, at=MELEE)
     assert (code, stderr) == ("0", ""), stdout + stderr
     assert invoke("verify", str(out)).exit_code == 0

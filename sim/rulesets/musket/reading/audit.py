@@ -6,12 +6,14 @@ state: illegal morale transitions, arithmetic that does not add up, fire
 from a routed unit, a path that jumps, losses that do not add up.
 :func:`audit_change` is the part of it that holds whatever the dice: who may fire or
 charge on whom, a defender's stand test and what its verdict makes of the melee, no
-fatigue from a loss that draws none, and a winner the battle's state gives; ``fork``
+fatigue from a loss that draws none and no morale check from a loss of 0, and a winner the
+battle's state gives; ``fork``
 holds a changed event to it.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from itertools import pairwise
 
@@ -267,6 +269,49 @@ def _fatigue(sc: MusketScenario, c: Casualties, field: str) -> str | None:
     return f"{what} no fatigue (fatigue_from: {reading}, no fatigue draw): {said}"
 
 
+def _shown(value: object) -> str:
+    """A field's value as ``fork --set`` takes it (``null``, ``false``, ``0.0``, ``loss``)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _no_check(sc: MusketScenario, unit: UnitState, c: Casualties, field: str) -> str | None:
+    """A loss of 0 casualties takes no morale-check draw: its p = c/(c + 25) is 0, so no
+    check for the loss (``loss``) and none for heavy losses (``heavy_losses``, a loss of
+    men); the one check it may require is a unit's at maximum fatigue that takes fatigue
+    (``max_fatigue``: a fatigue value above 0, which only ``fatigue_from: unrounded`` draws
+    from a loss of 0), and then it must (docs/rules/musket.md, *Morale checks* and
+    *Fatigue*; ``rules/results.py:_after``). A fork that takes a loss to 0 takes the check
+    it caused with it. ``unit`` is the unit that takes the loss, before it."""
+    if c.casualties > 0:
+        return None
+    base = c.casualties if sc.options.fatigue_from == "rounded" else c.value
+    tired = unit.fatigue >= sc.options.fatigue_max and not base <= 0 and c.fatigue_value > 0
+    reason = "max_fatigue" if tired else None
+    fields = (
+        ("morale_check_p", 0.0, c.morale_check_p),
+        ("morale_check", reason is not None, c.morale_check),
+        ("morale_check_reason", reason, c.morale_check_reason),
+    )
+    wrong = [(name, want, was) for name, want, was in fields if was != want]
+    if not wrong:
+        return None
+    said = ", and ".join(
+        f"{field}.{name} {'must be ' if not i else ''}{_shown(want)}, not {_shown(was)}"
+        for i, (name, want, was) in enumerate(wrong)
+    )
+    why = "p = c/(c + 25) = 0, no check draw"
+    if tired:
+        why += f"; {unit.id} is at maximum fatigue and takes fatigue: max_fatigue"
+    return f"{c.casualties} casualties require no morale check for the loss ({why}): {said}"
+
+
+def _zero_loss(sc: MusketScenario, unit: UnitState, c: Casualties, field: str) -> str | None:
+    """What a loss of 0 cannot cause: fatigue where none is drawn (:func:`_fatigue`) and a
+    morale check (:func:`_no_check`), each named with the fields to set."""
+    said = [p for p in (_fatigue(sc, c, field), _no_check(sc, unit, c, field)) if p is not None]
+    return "; ".join(said) or None
+
+
 def _foes(state: BattleState, e: Fired | Meleed, did: str) -> str | None:
     """The unit acts on a unit of another side."""
     side = state.units[e.unit].side
@@ -280,7 +325,8 @@ def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | 
     battle or routed, or on a unit out of it or of its own side; a charge on its own side;
     a defender's stand test not due, not of its value, or failed with the melee not fought
     against it routed (:func:`_stand_lawful`: its roll and verdict are dice); fatigue from a
-    loss that draws none (:func:`_fatigue`); a winner the battle does not give."""
+    loss that draws none, or a morale check from a loss of 0 (:func:`_zero_loss`); a winner
+    the battle does not give."""
     match event:
         case Fired():
             firer, target = state.units[event.unit], state.units[event.target]
@@ -288,15 +334,17 @@ def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | 
                 return f"{event.unit} fired while {firer.morale}"
             if not target.active:
                 return f"{event.unit} fired on {event.target}, which is out of the battle"
-            return _foes(state, event, "fired on") or _fatigue(sc, event.result, "result")
+            return _foes(state, event, "fired on") or _zero_loss(sc, target, event.result, "result")
         case Meleed():
             if event.winner not in (event.unit, event.target):
                 return f"{event.winner} is named the melee's winner, but did not fight in it"
             return (
                 _foes(state, event, "charged")
                 or _stand_lawful(sc, state, event)
-                or _fatigue(sc, event.attacker_losses, "attacker_losses")
-                or _fatigue(sc, event.defender_losses, "defender_losses")
+                or _zero_loss(sc, state.units[event.unit], event.attacker_losses, "attacker_losses")
+                or _zero_loss(
+                    sc, state.units[event.target], event.defender_losses, "defender_losses"
+                )
             )
         case BattleEnded():
             return _verdict(state, event)
