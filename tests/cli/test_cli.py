@@ -375,16 +375,23 @@ def test_verify_half_cut_last_line_names_seq(replay: Path, tmp_path: Path) -> No
     assert result.stdout.startswith(f"INCOMPLETE at seq {_events(replay) - 1}: ")
 
 
-def test_verify_resealed_edit_exits_1_with_mismatch(replay: Path, tmp_path: Path) -> None:
-    """An edit whose hash chain was recomputed passes the chain but not re-simulation: exit 1."""
+def test_verify_resealed_edit_exits_1_with_the_broken_invariant(
+    replay: Path, tmp_path: Path
+) -> None:
+    """An edit whose hash chain was recomputed passes the chain but not the audit: the
+    fatigue drawn from the casualties, (c + 2c·u) × 1, no longer follows from the edited c
+    (re-simulation found it too, MISMATCH … in: result.casualties): exit 1."""
 
-    i, _ = _casualty_edited(replay.read_text(encoding="utf-8").split("\n"))
+    i, edited = _casualty_edited(replay.read_text(encoding="utf-8").split("\n"))
+    result_of = json.loads(edited[i])["result"]
+    c, u = result_of["casualties"], result_of["draws"][-3][2]
     path = _altered(replay, tmp_path, lambda lines: _resealed(_casualty_edited(lines)[1]))
     result = _invoke("verify", str(path))
     assert result.exit_code == 1
     assert result.stdout == (
-        f"MISMATCH at seq {i - 1} (line {i + 1}): "
-        "event musket.fired differs from re-simulation in: result.casualties\n"
+        f"INVARIANT broken at seq {i - 1} (line {i + 1}): musket.fired: result.fatigue_value "
+        f"{result_of['fatigue_value']} is not (b + 2b·u) × 1.0 from b = {c} and its draw: it "
+        f"is {c + 2 * c * u}\n"
     )
 
 

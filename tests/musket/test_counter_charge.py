@@ -51,7 +51,7 @@ def test_a_holder_counter_charges_a_broken_attacker_next_to_it(morale: str) -> N
     assert counter_target(b, h) is x and can_charge(b, h) is x
     event = decide_melee(b, h)
     assert event is not None and (event.unit, event.target) == ("h", "x")
-    assert audit._melee(b.state, event) is None  # its arithmetic lawful, as the audit reads it
+    assert audit._melee(b.scenario, b.state, event) is None  # lawful, as the audit reads it
     assert event.cause is None  # what broke x is not in this hand-made state (set below)
 
 

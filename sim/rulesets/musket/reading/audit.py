@@ -64,6 +64,38 @@ def _arithmetic(c: Casualties) -> str | None:
     return None
 
 
+def _fatigue_drawn(
+    sc: MusketScenario, unit: UnitState, c: Casualties, factor: float, field: str
+) -> str | None:
+    """Fatigue from a loss with its two draws, the last before the check's (drawn when
+    c > 0): F = (b + (3b - b)·u) × factor from b, the rounded casualties (``fatigue_from:
+    rounded``) or the casualty value (``unrounded``); ``fatigue_added`` is F randomly
+    rounded by the second draw and capped at ``fatigue_max`` less the unit's fatigue before
+    the loss (docs/rules/musket.md, *Fatigue*; ``rules/results.py:_after``). A loss with b
+    at 0 draws none (:func:`_fatigue`). ``unit`` takes the loss; ``field`` names it."""
+    o = sc.options
+    b = c.casualties if o.fatigue_from == "rounded" else c.value
+    end = len(c.draws) - (1 if c.casualties > 0 else 0)
+    if b <= 0 or end < 2:
+        return None if b <= 0 else f"{field} has no fatigue draws for its loss"
+    value = (b + (3.0 * b - b) * c.draws[end - 2].u) * factor
+    if not _close(value, c.fatigue_value):
+        return (
+            f"{field}.fatigue_value {c.fatigue_value} is not (b + 2b·u) × {factor} from "
+            f"b = {b} and its draw: it is {value}"
+        )
+    n = math.floor(c.fatigue_value)
+    rounded = n + 1 if c.draws[end - 1].u < c.fatigue_value - n else n
+    added = max(0, min(rounded, o.fatigue_max - unit.fatigue))
+    if c.fatigue_added != added:
+        return (
+            f"{field}.fatigue_added {c.fatigue_added} is not fatigue_value {c.fatigue_value} "
+            f"rounded by its draw ({rounded}) and capped at fatigue_max {o.fatigue_max} less "
+            f"{unit.id}'s fatigue {unit.fatigue}: it is {added}"
+        )
+    return None
+
+
 def _losses_add_up(u: UnitState) -> str | None:
     lost = u.guns_lost if u.kind == "artillery" else u.men_lost
     if u.strength < 0:
@@ -215,12 +247,20 @@ def _stand(e: Meleed) -> str | None:
     return None
 
 
-def _melee(state: BattleState, e: Meleed) -> str | None:
+def _melee(sc: MusketScenario, state: BattleState, e: Meleed) -> str | None:
     for c in (e.attacker_losses, e.defender_losses):
         if (problem := _arithmetic(c)) is not None:
             return problem
     if (problem := _odds(e)) is not None:
         return problem
+    won, lost = sc.options.melee_fatigue_factor, sc.options.melee_loser_fatigue_factor
+    for uid, c, field in (
+        (e.unit, e.attacker_losses, "attacker_losses"),
+        (e.target, e.defender_losses, "defender_losses"),
+    ):
+        factor = won if e.winner == uid else lost
+        if (problem := _fatigue_drawn(sc, state.units[uid], c, factor, field)) is not None:
+            return problem
     return _losses_add_up(state.units[e.unit]) or _losses_add_up(state.units[e.target])
 
 
@@ -357,9 +397,14 @@ def audit(sc: MusketScenario, state: BattleState, event: Event) -> str | None:
         return problem
     match event:
         case Fired():
-            return _arithmetic(event.result) or _losses_add_up(state.units[event.target])
+            target = state.units[event.target]
+            return (
+                _arithmetic(event.result)
+                or _fatigue_drawn(sc, target, event.result, 1.0, "result")
+                or _losses_add_up(target)
+            )
         case Meleed():
-            return _melee(state, event) or _stand(event)
+            return _melee(sc, state, event) or _stand(event)
         case MoraleTested():
             return _morale(sc, state, event)
         case Rallied():
