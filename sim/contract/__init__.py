@@ -63,7 +63,7 @@ from sim.contract.odds import (
     distribution_table,
     read_exact,
 )
-from sim.contract.parts import AtMost, ById, Part, fixed, row, trusted_part
+from sim.contract.parts import AtMost, ById, OutAt, Part, fixed, row, trusted_part
 from sim.contract.registry import (
     BUILTIN,
     ENTRY_POINT_GROUP,
@@ -104,6 +104,7 @@ __all__ = [
     "OddsParam",
     "OddsResolution",
     "OddsResult",
+    "OutAt",
     "Outcome",
     "ParamKind",
     "Part",

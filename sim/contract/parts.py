@@ -38,10 +38,12 @@ from sim.contract.models import CheckedOnce, same_typed
 __all__ = [
     "AtMost",
     "ById",
+    "OutAt",
     "Part",
     "as_rows",
     "bounds_of",
     "fixed",
+    "outs_of",
     "overlay",
     "row",
     "rows_paths",
@@ -143,6 +145,31 @@ class AtMost:
 def bounds_of(info: FieldInfo) -> list[AtMost]:
     """The :class:`AtMost` bounds a field declares (none for most)."""
     return [m for m in info.metadata if isinstance(m, AtMost)]
+
+
+@dataclasses.dataclass(frozen=True)
+class OutAt:
+    """A count at or below which the rules put its part out, declared as ``hp:
+    Annotated[int, OutAt(0, "status", "dead")]``: at ``at`` or fewer, the part's ``field``
+    is ``value`` (a combatant at 0 hit points or fewer is dead), as the rules' apply makes
+    it when an event takes the count there.
+
+    Validation ignores it; ``battlesim fork --set state.…`` refuses a change that leaves
+    the count there with the field otherwise, naming the field to set too: a state override
+    is no event, and no apply puts the part out.
+    """
+
+    at: int
+    """The count at or below which the part is out."""
+    field: str
+    """The name of the field of the same part that says so."""
+    value: str
+    """What that field is then."""
+
+
+def outs_of(info: FieldInfo) -> list[OutAt]:
+    """The :class:`OutAt` marks a field declares (none for most)."""
+    return [m for m in info.metadata if isinstance(m, OutAt)]
 
 
 def fixed(default: Any = ..., **kwargs: Any) -> Any:

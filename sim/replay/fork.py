@@ -28,7 +28,7 @@ from engine.replayfile.checks import ReplayError
 from engine.replayfile.formats import WRITTEN, resimulation_format
 from sim.contract import headline
 from sim.contract.models import typed
-from sim.contract.parts import bounds_of, fields_of
+from sim.contract.parts import bounds_of, fields_of, outs_of
 from sim.replay import analysis, lineage
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import file_label, fought_under, make_header
@@ -183,6 +183,8 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
         _check_bounds(state, path, value)
         if typed(get_path(state, path)) == was:
             kept.append(f"state.{path}={_shown(value)}")
+    for path in fields:
+        _check_out(state, path, fields)
     return kept
 
 
@@ -276,6 +278,34 @@ def _check_bounds(state: Any, path: str, value: Any) -> None:
                         else f"less than {owner}'s {name} {held}, which it bounds"
                     )
                 )
+
+
+def _check_out(state: Any, path: str, fields: Mapping[str, Any]) -> None:
+    """Refuse a state change that leaves a count where the rules put its part out with the
+    part not out (:class:`~sim.contract.parts.OutAt`: a becmi combatant at 0 hp or fewer is
+    dead): the rules' apply puts it out when an event takes the count there, and an override
+    is no event. ``path`` is one ``--set state.…`` made, ``fields`` all of them; the refusal
+    names the field to set too: where the count was set, the one that says the part is out,
+    else the count."""
+    parent_path, _, last = path.rpartition(".")
+    parent = get_path(state, parent_path) if parent_path else state
+    owner = parent_path.rpartition(".")[2] or "the state"
+    where = f"state.{parent_path}." if parent_path else "state."
+    for name, info in fields_of(type(parent)).items():
+        for out in outs_of(info):
+            count, said = getattr(parent, name), getattr(parent, out.field)
+            if last not in (name, out.field) or count > out.at or said == out.value:
+                continue
+            rule, counted = f"at {name} {out.at} or fewer", f"{parent_path}.{name}".lstrip(".")
+            if counted in fields:  # named at the count set, whichever --set came first
+                raise ForkError(
+                    f"--set state.{counted}: {rule}, {owner}'s {out.field} is {out.value}, not "
+                    f"{said}: set {where}{out.field}={out.value} too"
+                )
+            raise ForkError(
+                f"--set state.{path}: {owner}'s {name} is {count}, and {rule} its {out.field} "
+                f"is {out.value}, not {said}: set {where}{name} above {out.at} too"
+            )
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from pydantic import Field
 from engine.events import Event
 from sim.contract import applies
 from sim.contract.ending import EndingState
-from sim.contract.parts import AtMost, ById, Part
+from sim.contract.parts import AtMost, ById, OutAt, Part
 from sim.rulesets.becmi.model.events import (
     Attacked,
     BattleEnded,
@@ -44,7 +44,9 @@ class CombatantState(Part):
     name: str
     kind: str
     hp_max: int
-    hp: Annotated[int, AtMost("hp_max")]
+    hp: Annotated[int, AtMost("hp_max"), OutAt(0, "status", "dead")]
+    """At 0 or fewer the combatant is dead [src] (``_wound``; a fork's ``state.…hp=0`` is
+    refused unless its ``status`` is set ``dead`` too)."""
     at: Point
     cover: str
     cover_kind: str
