@@ -472,8 +472,12 @@ class _SamePrefix:
         try:
             _every_tool_reads(ReplayFile(self.inner.partial))
         except ReplayError as exc:
+            if exc.line == 0:  # the file as a whole: not read, no line of it refused
+                raise _ReadBack(_read_error(exc)) from None
             where = str(exc).removeprefix(f"{self.inner.partial}:")
             raise _Unreadable(f"writes an event no reader takes (line {where})") from None
+        except OSError as exc:  # the system's, not the battle's
+            raise _ReadBack(exc.strerror or _one_error(exc)) from None
         except Exception as exc:  # a hook of the ruleset, given the changed battle
             said = str(exc).replace(f"{Path(self.inner.partial).name}:", "line ")
             raise _Unreadable(f"is one its ruleset's tools cannot read: {said}") from None
@@ -512,6 +516,30 @@ def _every_tool_reads(readback: ReplayFile) -> None:
 
 class _Unreadable(Exception):
     """The forked battle, read back as every tool reads it, is refused: why."""
+
+    def refusal(self, assignments: list[tuple[str, Any]], out: str | Path) -> ForkError:
+        """The one line ``fork`` refuses with (the change made the battle so)."""
+        return ForkError(
+            f"--set {_changed(assignments)}: the battle it makes {self}; nothing was written"
+        )
+
+
+class _ReadBack(_Unreadable):
+    """The forked battle's file could not be read back at all (the system's error, a file
+    changed under it): why, in the system's words. Not the change's doing: the refusal
+    names the output as the user gave it, not the change."""
+
+    def refusal(self, assignments: list[tuple[str, Any]], out: str | Path) -> ForkError:
+        return ForkError(f"cannot read {out} back after writing it: {self}; the fork was not kept")
+
+
+def _read_error(exc: ReplayError) -> str:
+    """What kept the reader from a whole file: the system's error behind its words (``cannot
+    read: Input/output error`` is the reader's for EIO), else its words."""
+    cause = exc.__context__
+    while cause is not None and not isinstance(cause, OSError):
+        cause = cause.__context__
+    return cause.strerror if isinstance(cause, OSError) and cause.strerror else exc.message
 
 
 class _NoEffect(_Unreadable):
@@ -724,9 +752,7 @@ def fork_battle(
         raise _not_built(exc, same.written > at_seq, at_seq, assignments) from None
     except _Unreadable as exc:
         sink.abandon()
-        raise ForkError(
-            f"--set {_changed(assignments)}: the battle it makes {exc}; nothing was written"
-        ) from None
+        raise exc.refusal(assignments, out) from None
     except OSError:  # the file cannot be written (disk full, too large): not the change's
         sink.abandon()
         raise

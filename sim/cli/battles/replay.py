@@ -159,7 +159,7 @@ def fork_command(
         with reading():
             check_output(path, force=force, ours=is_replay, what="a replay")
             assignments = [parse_assignment(s) for s in sets]
-            forked = fork_battle(loaded, at_seq, assignments, path)
+            forked = fork_battle(loaded, at_seq, assignments, out if out else path)  # as given
     except (ForkError, OutputError) as exc:
         common.fail(str(exc))
     except OSError as exc:  # a full disk names --out as given; a link planted at <out>.partial
