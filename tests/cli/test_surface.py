@@ -544,10 +544,10 @@ def test_rulesets_lists_name_version_and_source() -> None:
     assert [(r["name"], r["version"], r["source"], r["target"]) for r in got] == [
         ("becmi", "1", "built in", "sim.rulesets.becmi:RULESET"),
         ("flattop", "3", "built in", "sim.rulesets.flattop:RULESET"),
-        ("musket", "7", "built in", "sim.rulesets.musket:RULESET"),
+        ("musket", "8", "built in", "sim.rulesets.musket:RULESET"),
     ]
     text = _invoke("rulesets").stdout.splitlines()
-    assert text[2] == "musket   version 7    built in (sim.rulesets.musket:RULESET)"
+    assert text[2] == "musket   version 8    built in (sim.rulesets.musket:RULESET)"
 
 
 def test_scenarios_lists_every_shipped_file_once() -> None:

@@ -92,11 +92,11 @@ def test_a_broken_or_flanked_line_keeps_cavalry_vs_broken() -> None:
             )
 
 
-def test_unset_a_line_counts_as_formed_as_today() -> None:
-    """null (the default): a line in good order from its front takes cavalry_vs_formed,
-    as before the option: 400 x 0.5 = 200."""
-    assert MusketOptions().cavalry_vs_line is None
-    formed = {"cavalry_vs_formed": 0.5, "cavalry_vs_broken": 3.0}
+def test_null_a_line_counts_as_formed_as_before_version_8() -> None:
+    """null (the default until rules version 8, which made it 3): a line in good order from
+    its front takes cavalry_vs_formed, as before the option: 400 x 0.5 = 200."""
+    assert MusketOptions().cavalry_vs_line == 3
+    formed = {"cavalry_vs_line": None, "cavalry_vs_formed": 0.5, "cavalry_vs_broken": 3.0}
     for formation in ("line", "column"):
         assert _odds(formation=formation, options=formed) == (
             "front",
@@ -136,7 +136,7 @@ def test_the_option_touches_only_cavalry_on_a_formed_line_from_its_front(
     charging infantry in line, in good order or spent, from its front."""
     att_kind, def_kind, at, morale, formation = case
     base = {"cavalry_vs_formed": 0.5, "cavalry_vs_broken": 3.0}
-    b0 = _battle(att_kind, def_kind, at, base)
+    b0 = _battle(att_kind, def_kind, at, base | {"cavalry_vs_line": None})
     b1 = _battle(att_kind, def_kind, at, base | {"cavalry_vs_line": line})
     got = []
     for b in (b0, b1):
@@ -171,14 +171,20 @@ def test_the_meleed_records_the_factor_under_its_name() -> None:
 
 def test_a_scenario_setting_it_loads_fights_and_carries_it_in_its_header() -> None:
     """Set, it is validated, written in the scenario's header and read by the melee of a
-    whole battle: cavalry next to a line, charging it, fights with the line's factor."""
+    whole battle: cavalry next to a line, charging it, fights with the line's factor (3 by
+    default since rules version 8, not written; null written, and no factor)."""
     att = _inf("att", FRONT, kind="cavalry", weapon="carbine")
     att["order"] = {"kind": "charge", "target": "def"}
     dfn = _inf("def", [4, 4], weapon="smoothbore", order={"kind": "hold"})
     data = _scenario([att], [dfn], limit=1)
     data["options"] = {"charge_test": False}  # the charge closes whatever the fire did
-    events = _fight(data)
+    events = _fight(data)  # the default since rules version 8, 3: not written, but weighed
     assert "cavalry_vs_line" not in events[0]["scenario"]["options"]
+    melees = [e for e in events if e.get("type") == "musket.meleed"]
+    assert len(melees) == 1 and melees[0]["odds"]["attacker_factors"] == {"cavalry_vs_line": 3.0}
+    data["options"] = {"charge_test": False, "cavalry_vs_line": None}  # version 7's: written
+    events = _fight(data)
+    assert events[0]["scenario"]["options"]["cavalry_vs_line"] is None
     melees = [e for e in events if e.get("type") == "musket.meleed"]
     assert len(melees) == 1 and melees[0]["odds"]["attacker_factors"] == {}
     data["options"] = {"charge_test": False, "cavalry_vs_line": 2.0}

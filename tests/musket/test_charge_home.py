@@ -35,7 +35,7 @@ def _battle(at: list[int], options: dict[str, Any], moved: bool = True) -> Battl
     at (6,4), two hexes from (4,5). ``moved``: the cavalry moved this turn by its order."""
     att = _cav("att", at, order={"kind": "charge", "target": "def"})
     data = _scenario([att], [_foot("def", [4, 4]), _foot("oth", [6, 4])], limit=1)
-    data["options"] = options
+    data["options"] = {"cavalry_vs_line": None} | options  # a line as formed (before v8)
     b = battle_of(data)
     if moved:
         b.state.units["att"].moved_turn = b.turn

@@ -40,7 +40,8 @@ def battles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("stand")
     made = {}
     for name, quality, shift in (("fail", SHAKY, -3), ("pass", STEADY, 3)):
-        options = {"charge_test": False, "cavalry_stand_test": shift}
+        # the battles as described were made with a line weighed as formed (rules v7's)
+        options = {"charge_test": False, "cavalry_stand_test": shift, "cavalry_vs_line": None}
         scenario = folder / f"{name}.yaml"
         scenario.write_text(json.dumps(_data(options=options, limit=2, **quality)))
         made[name] = folder / f"{name}.jsonl"

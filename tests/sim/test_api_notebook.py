@@ -214,9 +214,9 @@ def test_a_path_in_bytes_is_read_as_the_os_decodes_it(study: Path, tmp_path: Pat
 def test_reprs_are_one_line_and_name_the_file() -> None:
     loaded, opened = api.load_replay(REPLAY), api.open_replay(REPLAY)
     assert repr(loaded) == (
-        f"<LoadedReplay {str(REPLAY)!r}: musket rules version 7, seed 1862, 48 events>"
+        f"<LoadedReplay {str(REPLAY)!r}: musket rules version 8, seed 1862, 48 events>"
     )
-    assert repr(opened) == f"<ReplayFile {str(REPLAY)!r}: musket rules version 7, seed 1862>"
+    assert repr(opened) == f"<ReplayFile {str(REPLAY)!r}: musket rules version 8, seed 1862>"
 
 
 def test_a_result_repr_leaves_the_state_out(tmp_path: Path) -> None:

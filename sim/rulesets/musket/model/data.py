@@ -31,7 +31,7 @@ __all__ = [
 RULES_VERSION: Final = "1"
 """The version of the tables below (``rules_data``, digested into every header)."""
 
-RULESET_VERSION: Final = "7"
+RULESET_VERSION: Final = "8"
 """The version of the rules: 2 changed the defaults of four options of ours around the
 seed (``options.RULES_V1``), 3 added and changed the options of ``options.RULES_V2``
 (melee odds, closing, rout on heavy loss, getting out, assault exhaustion, facing), 4
@@ -40,7 +40,8 @@ changed the defaults of the two of ``options.RULES_V3`` the fitting cases chose
 in depth and the head of a column: closing_depth true, column_closing_share 0.25), 6 that
 of ``options.RULES_V5`` (prisoners taken in a rout: rout_prisoners_share 0.25), 7 those of
 ``options.RULES_V6`` (cavalry's charge: cavalry_closing_loss_step 0.06, cavalry_ride_past
-all); a version-1 to -6 replay is still fought again under the rules it names."""
+all), 8 that of ``options.RULES_V7`` (a battalion caught in line: cavalry_vs_line 3); a
+version-1 to -7 replay is still fought again under the rules it names."""
 
 PHASES: Final = ("movement", "defensive_fire", "offensive_fire", "melee", "rally")
 """The phases of a turn, in order [ours]; rules-notes §1 [src] names defensive fire."""

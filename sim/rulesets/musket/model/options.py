@@ -20,6 +20,7 @@ __all__ = [
     "RULES_V4",
     "RULES_V5",
     "RULES_V6",
+    "RULES_V7",
     "MusketOptions",
 ]
 
@@ -90,6 +91,14 @@ replay fought under version 6 (or 5, 4, 3, 2, 1) is read, fought again and writt
 these."""
 
 
+RULES_V7: dict[str, object] = {
+    "cavalry_vs_line": None,
+}
+"""The option whose default musket rules version 8 changed, at its version-7 value (the
+fitting set chose cavalry_vs_line 3): a replay fought under version 7 (or earlier) is read,
+fought again and written with it."""
+
+
 class MusketOptions(ChangedDefaults):
     """Options of the musket ruleset, with their defaults."""
 
@@ -101,6 +110,7 @@ class MusketOptions(ChangedDefaults):
         "5": RULES_V4,
         "6": RULES_V5,
         "7": RULES_V6,
+        "8": RULES_V7,
     }
 
     alternative_fire: bool = Field(
@@ -217,12 +227,13 @@ class MusketOptions(ChangedDefaults):
         le=10,
     )
     cavalry_vs_line: float | None = later_option(
-        None,
+        3.0,
         "[ours] 'odds' melee rule: a cavalry attacker's weight (x) against infantry in line "
         "formation in good order (or spent) charged from its front, in place of "
         "cavalry_vs_formed, which then applies to infantry in column (the rules' square) "
-        "only: a battalion caught in line, which cavalry often rode over. null: a line "
-        "counts as formed (cavalry_vs_formed); not yet chosen on a fitting case.",
+        "only: a battalion caught in line, which cavalry often rode over. 3 chosen on the "
+        "fitting cases (rules version 8). null: a line counts as formed (cavalry_vs_formed; "
+        "version 7).",
         ge=0,
         le=10,
     )
