@@ -192,11 +192,14 @@ class Meleed(Event):
     pursuit_losses: int = Field(0, exclude_if=lambda value: value == 0)
     """Men (guns, for a battery) the loser lost besides its ``*_losses``: infantry or
     artillery beaten by cavalry, cut down in flight or taken (option
-    ``cavalry_pursuit_share``); left out of the line at 0, as every line before it was."""
+    ``cavalry_pursuit_share``; with ``cavalry_pursuit_prisoners`` the men taken are in
+    ``prisoners`` instead, and these are the men cut down); left out of the line at 0, as
+    every line before it was."""
     prisoners: int = Field(0, exclude_if=lambda value: value == 0)
     """Men (guns, for a battery) the loser lost as prisoners when this melee routed it
     next to an enemy in good order or spent (option ``rout_prisoners_share``), taken from
-    what it has left after its losses and ``pursuit_losses``; left out of the line at 0."""
+    what it has left after its losses and the pursuit, and those the cavalry's pursuit took
+    prisoner (option ``cavalry_pursuit_prisoners``); left out of the line at 0."""
     stand_test: StandTest | None = Field(None, exclude_if=lambda value: value is None)
     """The defender's test before the charge (option ``cavalry_stand_test``), when it took
     one; left out of the line when it took none, as every line before it was."""

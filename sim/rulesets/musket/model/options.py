@@ -246,6 +246,16 @@ class MusketOptions(ChangedDefaults):
         ge=0,
         le=1,
     )
+    cavalry_pursuit_prisoners: float = later_option(
+        0.0,
+        "[ours] Of the men (guns) cavalry_pursuit_share takes from a beaten unit, this share, "
+        "rounded down, is taken prisoner: recorded in the meleed's prisoners (with any "
+        "rout_prisoners_share gives) instead of its pursuit_losses, which keeps the men cut "
+        "down. The pursuit's total is unchanged. 0: every man of the pursuit is recorded cut "
+        "down, as before the option.",
+        ge=0,
+        le=1,
+    )
     cavalry_charge_home: bool = later_option(
         False,
         "[ours] Cavalry charging closes in its move: cavalry on a charge order that moved "

@@ -137,6 +137,16 @@ def pursuit_loss(b: Battle, winner: UnitState, loser: UnitState, left: int) -> i
     return min(left, math.floor(share * left))
 
 
+def pursuit_prisoners(b: Battle, pursuit: int) -> int:
+    """Of the ``pursuit`` men (guns) a cavalry winner's pursuit takes, those taken prisoner
+    [ours, option ``cavalry_pursuit_prisoners``]: floor(share × pursuit), exact at whole
+    numbers (0.5 × 30 is 15); 0 at the default share 0. The rest are cut down."""
+    share = b.options.cavalry_pursuit_prisoners
+    if not share or pursuit <= 0:
+        return 0
+    return min(pursuit, math.floor(share * pursuit + 1e-9))
+
+
 def melee_odds(b: Battle, attacker: UnitState, defender: UnitState, arc: str, u: Draw) -> MeleeOdds:
     """The ``odds`` rule [ours, rules version 3]: each side's weight, the odds and the draw.
 
@@ -392,7 +402,8 @@ def decide_melee(b: Battle, unit: UnitState) -> Meleed | None:
         winner_advances_to=advance,
         odds=odds,
         flank=arc if o.enfilade else None,
-        pursuit_losses=pursuit,
-        prisoners=prisoners,
+        # of the pursuit's men, those taken prisoner are counted with the rout's
+        pursuit_losses=pursuit - (taken := pursuit_prisoners(b, pursuit)),
+        prisoners=prisoners + taken,
         stand_test=stand,
     )
