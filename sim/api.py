@@ -168,7 +168,7 @@ def run(
         sets: ``(field path, value)`` pairs set on the scenario before it is fought
             (``run --set``): a path as a study's factor names one
             (:mod:`sim.batch.inputs.fieldpath`: ``options.fire_scale``,
-            ``sides.csa.units.cobb.strength``, ``map.terrain.0.cover``), an option left
+            ``sides.csa.units.phil.strength``, ``map.terrain.0.cover``), an option left
             out at its default included. The scenario with them set is validated as the
             file is, and the replay's header holds it, so the replay is whole without the
             file: ``verify``, ``show`` and ``diff`` read the battle that was fought.

@@ -12,6 +12,13 @@ commands are its shown output and must match what it prints.
 The few examples too costly for a test run with a smaller budget appended
 (``BUDGET``, counted), the rest exactly as printed.
 
+An option's help may give examples of its own: ``run --set``'s and ``batch --sweep``'s
+field paths (``sides.csa.units.phil.strength=900``). They are no command line, so the
+blocks above never held them, and a unit the scenario lacks stood there unnoticed
+(``cobb``, of chancellorsville.yaml, on the stone wall). Each is run too, on the scenario
+its command's own examples fight, all of a command's at once (one battle; a study of one
+run a point): :func:`option_examples`.
+
 Each example belongs to a *group* (:func:`groups`): the group of the example
 that made a file it names (``-o``/``--out``, ``new``'s scenario, a study's
 default folder), else its own command's. A group is one unit of work for
@@ -268,6 +275,75 @@ def test_help_example_runs(example: Example, scratch: Path, across_workers: Path
         assert done.returncode in example.exits, (example.line, done.stderr[-2000:])
     if example.shown:
         assert done.stdout.splitlines() == example.shown
+
+
+FIELD_EXAMPLE = re.compile(r"[a-z_]+(?:\.[\w-]+)+=\S+")
+"""A field path given a value, as an option's help shows one: ``options.fire_hcv=15..35``."""
+
+
+def option_examples() -> list[tuple[str, str, list[str]]]:
+    """Each command's options whose help gives field examples: the command, the option's
+    flag and its examples, in help order (the words of the help that are a path given a
+    value, less the prose's brackets and punctuation around them)."""
+    found = []
+    for path, command in _walk(cli):
+        for param in command.params:
+            if not isinstance(param, click.Option) or not param.help:
+                continue
+            words = [w.lstrip("(").rstrip(",.;)") for w in param.help.split()]
+            values = [w for w in words if FIELD_EXAMPLE.fullmatch(w)]
+            if values:
+                found.append((path, max(param.opts, key=len), values))
+    return found
+
+
+OPTION_EXAMPLES = option_examples()
+
+OPTION_RUNS = {
+    "run": ["-o", "set.jsonl"],
+    "batch": ["--runs", "1", "--design", "lhs", "--points", "2", "--no-plots", "-o", "sweep"],
+}
+"""What each command with option examples is run with besides them, at the least cost: one
+battle; a study of one run at each of two points (a Latin hypercube, so that the help's
+range ``options.fire_hcv=15..35``, which a grid refuses, is swept, and each of a two-value
+factor's values is a point's)."""
+
+
+RUN_HERE = [e for e in OPTION_EXAMPLES if e[0] in OPTION_RUNS]
+
+
+def test_option_examples_are_found() -> None:
+    """The options whose help gives field examples are batch --sweep's, fork --set's and run
+    --set's, each with the examples its help shows; all but fork's are run here (a new one
+    needs its :data:`OPTION_RUNS`). fork's name a field of one event or another, which no
+    one seq has."""
+    assert [(c, flag, len(v)) for c, flag, v in OPTION_EXAMPLES] == [
+        ("batch", "--sweep", 2),
+        ("fork", "--set", 2),
+        ("run", "--set", 3),
+    ]
+    assert [c for c, _, _ in RUN_HERE] == ["batch", "run"]
+
+
+@pytest.mark.parametrize(("command", "flag", "values"), RUN_HERE, ids=[c for c, _, _ in RUN_HERE])
+def test_option_help_examples_run(
+    command: str, flag: str, values: list[str], tmp_path: Path
+) -> None:
+    """Every field example of an option's help is one the scenario of its command's own
+    examples has: the command, given them all at once, exits 0."""
+    scenario = next(e.argv[0][1] for e in EXAMPLES if e.command == command)
+    (tmp_path / "scenarios").symlink_to(ROOT / "scenarios", target_is_directory=True)
+    given = [w for v in values for w in (flag, v)]
+    argv = [command, scenario, *given, *OPTION_RUNS[command]]
+    done = subprocess.run(
+        [str(battlesim_script()), *argv],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), shlex.join(["battlesim", *argv])
 
 
 FORK = next(e for e in EXAMPLES if e.command == "fork")

@@ -5,7 +5,7 @@ A path is dot-separated segments walked from the top of the data:
 * in a mapping, a segment is a key: ``options.fire_hcv``;
 * in a list, a segment of digits is an index (``map.terrain.0.terrain``),
   any other segment names the item whose ``id`` equals it
-  (``sides.csa.units.cobb.strength``) — ids made only of digits must be
+  (``sides.csa.units.phil.strength``) — ids made only of digits must be
   addressed by index.
 
 Paths are resolved against a scenario's *canonical* data (every default

@@ -9,7 +9,7 @@ design: grid                     # grid (full factorial); lhs, morris or sobol (
 crn: true                        # common random numbers across design points
 factors:
   - {path: options.fire_hcv, values: [15, 20, 25, 30, 35]}
-  - {path: sides.csa.units.cobb.strength, range: [300, 500], type: int, levels: 3}
+  - {path: sides.csa.units.phil.strength, range: [300, 500], type: int, levels: 3}
 outputs: {keep_replays: 1, export: [parquet]}
 ```
 

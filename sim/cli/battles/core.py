@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     multiple=True,
     metavar="FIELD=VALUE",
     help="Set a scenario field before the battle, as a study's factor names it "
-    "(options.rout_contagion=1, sides.csa.units.cobb.strength=900, "
+    "(options.rout_contagion=1, sides.csa.units.phil.strength=900, "
     "map.terrain.0.cover=-20). Repeatable; the replay holds the scenario as fought.",
 )
 @common.json_option()

@@ -337,7 +337,7 @@ def _paired(name: str | None) -> Paired:
     multiple=True,
     metavar="FIELD.PATH=V1,V2,…",
     help="Sweep a field by its dotted path (list items by index or id): "
-    "sides.csa.units.cobb.strength=300,420 or, with --design lhs, options.fire_hcv=15..35.",
+    "sides.csa.units.phil.strength=300,420 or, with --design lhs, options.fire_hcv=15..35.",
 )
 @common.default_option(
     "--design",
