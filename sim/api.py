@@ -227,33 +227,30 @@ def run(
     )
 
 
-_UNSETTABLE = {
-    "ruleset": "a scenario's ruleset cannot be set: it decides what every other field of the "
-    "file is (a battle of another ruleset is another file: battlesim new RULESET NAME.yaml)",
-    # verify looks for the file a replay names (its source) and holds the battle's name to it
-    "name": "the battle's name cannot be set: a replay names its scenario file and verify "
-    "holds the battle's name to that file's; copy the file to fight it under another name",
-}
-"""Top-level fields ``run --set`` refuses, and why (the replay would not verify, or every
-other field would be refused)."""
-
-
 def _with_sets(scenario_path: str | Path, sets: list[tuple[str, Any]]) -> tuple[Any, Any]:
     """The scenario at ``scenario_path`` with each field of ``sets`` set (:func:`run`).
 
     Raises:
         ScenarioError: a path that leads to no field (naming the nearest), two paths
             that set one field (or one inside the other), ``ruleset`` or ``name``
-            (:data:`_UNSETTABLE`), or a scenario the values make invalid (naming the field).
+            (:func:`sim.batch.inputs.fieldpath.unsettable`), or a scenario the values make
+            invalid (naming the field).
     """
-    from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path  # noqa: PLC0415
+    from sim.batch.inputs.fieldpath import (  # noqa: PLC0415
+        PathError,
+        overlap,
+        resolve_path,
+        unsettable,
+    )
     from sim.batch.inputs.target import load_target  # noqa: PLC0415
     from sim.scenario.load import Located, validate_data  # noqa: PLC0415
 
     source = str(scenario_path)
     for field_path, _ in sets:
-        if field_path in _UNSETTABLE:
-            problem = f"--set {field_path}: {_UNSETTABLE[field_path]}"
+        # a campaign battle's path (battles.…) is no scenario's: refused as leading nowhere
+        why = None if "." in field_path else unsettable(field_path)
+        if why is not None:
+            problem = f"--set {field_path}: {why}"
             raise ScenarioError([Located(source, 0, "", problem)])
     target = load_target(scenario_path)
     fields: list[tuple[str | int, ...] | str] = []

@@ -20,6 +20,7 @@ data with those defaults filled in (:func:`filled`, :meth:`Target.filled
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from pydantic import BaseModel
@@ -30,6 +31,7 @@ from sim.text.grammar import count
 from sim.text.suggest import close_names
 
 __all__ = [
+    "UNSETTABLE",
     "PathError",
     "filled",
     "get_path",
@@ -38,11 +40,31 @@ __all__ = [
     "resolve_path",
     "set_paths",
     "split_path",
+    "unsettable",
 ]
 
 
 class PathError(ValueError):
     """A path that does not lead to a field of the data."""
+
+
+UNSETTABLE = {
+    "ruleset": "a scenario's ruleset cannot be set: it decides what every other field of the "
+    "file is (a battle of another ruleset is another file: battlesim new RULESET NAME.yaml)",
+    # verify looks for the file a replay names (its source) and holds the battle's name to it
+    "name": "the battle's name cannot be set: a replay names its scenario file and verify "
+    "holds the battle's name to that file's; copy the file to fight it under another name",
+}
+"""A scenario's fields no value may be set in (``run --set``, a study's factors), and why:
+the replay would not verify, or every other field would be refused."""
+
+
+def unsettable(path: str) -> str | None:
+    """Why no value may be set at ``path`` (:data:`UNSETTABLE`), or None: a scenario's
+    ``ruleset`` or ``name``, or a campaign battle's (``battles.<id>.scenario.name``, whose
+    replays name the battle's scenario file as a lone battle's do)."""
+    found = re.fullmatch(r"(?:battles\.[^.]+\.scenario\.)?(ruleset|name)", path)
+    return None if found is None else UNSETTABLE[found[1]]
 
 
 def split_path(path: str) -> list[str]:

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path
+from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path, unsettable
 from sim.batch.inputs.files import FieldPath, located, read_located
 from sim.batch.inputs.sources import named_target, output_folder
 from sim.batch.inputs.target import Target, source_label
@@ -218,7 +218,7 @@ def _check_factors(
             else:
                 message = "swept twice" + (f", as factors.{j} ({other})" if other != f.path else "")
             problems.append(located(file, lines, ("factors", i, "path"), message))
-        why = unsweepable(f.path)
+        why = unsettable(f.path) or unsweepable(f.path)
         if why is not None:
             problems.append(located(file, lines, ("factors", i, "path"), why))
         if f.values is not None and "type" in f.model_fields_set:

@@ -18,7 +18,7 @@ from engine.canonical import canonical_json, digest
 from engine.replayfile.formats import DERIVATIONS, derivation_of
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.batch.execution.worker import prepare
-from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path
+from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path, unsettable
 from sim.batch.inputs.guard import building
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.inputs.target import Target
@@ -130,7 +130,8 @@ def _check_paths(plan: StudyPlan) -> None:
     Raises:
         StudyError: a path that leads nowhere, sweeps what another sweeps (the same field,
             named the same way or otherwise, or a field inside the other's), or may not be
-            varied (:func:`~sim.batch.planning.factors.unsweepable`).
+            varied (:func:`~sim.batch.inputs.fieldpath.unsettable`, as ``run --set``
+            refuses it, and :func:`~sim.batch.planning.factors.unsweepable`).
     """
     for f in plan.factors:
         try:
@@ -149,7 +150,7 @@ def _check_paths(plan: StudyPlan) -> None:
             )
         raise StudyError(f"--sweep {twice}: sweeps what --sweep {first} sweeps (give one of them)")
     for path in paths:
-        why = unsweepable(path)
+        why = unsettable(path) or unsweepable(path)
         if why is not None:
             raise StudyError(f"--sweep {path}: {why}")
 
