@@ -27,7 +27,7 @@ from pydantic import Field, model_validator
 from engine.canonical import canonical_json, members_json
 from sim.contract import applies
 from sim.contract.ending import EndingState
-from sim.contract.parts import AtMost, ById, fixed, row, trusted_part
+from sim.contract.parts import AtMost, ById, OutAt, fixed, row, trusted_part
 from sim.rulesets.musket.model.data import Ammo, Formation, Kind, Quality
 from sim.rulesets.musket.model.events import (
     BattleEnded,
@@ -73,7 +73,10 @@ class UnitState:
     leader: bool
     ammo: Ammo
     initial: int
-    strength: Annotated[int, AtMost("initial")]
+    strength: Annotated[int, AtMost("initial"), OutAt(0, "morale", "eliminated")]
+    """At 0 the unit is eliminated (``_take``, ``_pursued``: the apply that takes its last
+    man or gun eliminates it and takes it off the map; a fork's ``state.…strength=0`` is
+    refused unless its ``morale`` is set ``eliminated`` too)."""
     hex: Hex | None
     fatigue: int = 0
     morale: MoraleState = "good"
