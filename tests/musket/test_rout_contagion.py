@@ -282,7 +282,11 @@ def test_the_audit_checks_the_friend_the_reach_and_the_stream() -> None:
         assert words in (audit.audit(sc, state, bad) or ""), words
     near = battle_of(_data(1, **{"n1": STEADY, "n2": STEADY}))
     near.state.units["r"].morale = "routed"
-    assert "beyond 1 hexes" in (audit.audit(near.scenario, near.state, n2) or "")
+    assert audit.audit(near.scenario, near.state, n2) == "n2 checked for r's rout beyond 1 hex"
+    far = battle_of(_data(2, **{"far": STEADY}))
+    far.state.units["r"].morale = "routed"
+    wide = n2.model_copy(update={"unit": "far", "draws": [n2.draws[0]._replace(stream="x/far/r")]})
+    assert audit.audit(far.scenario, far.state, wide) == "far checked for r's rout beyond 2 hexes"
     off = battle_of(_data(None, **{"n1": STEADY}))
     off.state.units["r"].morale = "routed"
     assert "rout_contagion off" in (audit.audit(off.scenario, off.state, n1) or "")

@@ -39,6 +39,7 @@ from sim.rulesets.musket.rules.morale import (
     rally_to,
     takes_stand_test,
 )
+from sim.text.grammar import count
 
 __all__ = ["audit", "audit_change"]
 
@@ -58,7 +59,7 @@ def _arithmetic(c: Casualties) -> str | None:
     if not c.low - 1e-9 <= c.value <= c.high + 1e-9:
         return f"casualty value {c.value} lies outside {c.low}..{c.high}"
     if c.casualties not in (math.floor(c.value), math.floor(c.value) + 1):
-        return f"{c.casualties} casualties is not {c.value} rounded"
+        return f"{count(c.casualties, 'casualty')} is not {c.value} rounded"
     if c.casualties < 0 or c.guns_lost < 0 or c.fatigue_added < 0:
         return "negative loss or fatigue"
     return None
@@ -138,7 +139,8 @@ def _morale(sc: MusketScenario, state: BattleState, e: MoraleTested) -> str | No
     if e.after != expected:
         return f"illegal morale transition {e.before} -> {e.after} in {e.phase}"
     if e.prisoners and not (e.after == "routed" != e.before and e.prisoners <= unit.strength):
-        return f"{e.unit} gave up {e.prisoners} prisoners without routing, or more than it had"
+        gave = count(e.prisoners, "prisoner")
+        return f"{e.unit} gave up {gave} without routing, or more than it had"
     return _contagion(sc, state, e)
 
 
@@ -156,7 +158,7 @@ def _contagion(sc: MusketScenario, state: BattleState, e: MoraleTested) -> str |
     if friend is None or friend.side != unit.side or friend.morale != "routed":
         return f"{e.unit} checked for {e.friend}'s rout, but {e.friend} is no routed friend"
     if unit.hex is None or friend.hex is None or distance(unit.hex, friend.hex) > radius:
-        return f"{e.unit} checked for {e.friend}'s rout beyond {radius} hexes"
+        return f"{e.unit} checked for {e.friend}'s rout beyond {count(radius, 'hex')}"
     if not e.draws[0].stream.endswith(f"/morale/{e.phase}/{e.unit}/{e.friend}"):
         return f"{e.unit}'s check for {e.friend}'s rout drew on {e.draws[0].stream}"
     return None
@@ -295,7 +297,7 @@ def _fatigue(sc: MusketScenario, c: Casualties, field: str) -> str | None:
     reading = sc.options.fatigue_from
     if reading == "rounded":
         base: float = c.casualties
-        what = f"{c.casualties} casualties add"
+        what = f"{count(c.casualties, 'casualty')} add"  # none or fewer: the plural
     else:
         base, what = c.value, f"a casualty value of {c.value} adds"
     if not base <= 0 or (c.fatigue_value == 0 and c.fatigue_added == 0):
@@ -342,7 +344,8 @@ def _no_check(sc: MusketScenario, unit: UnitState, c: Casualties, field: str) ->
     why = "p = c/(c + 25) = 0, no check draw"
     if tired:
         why += f"; {unit.id} is at maximum fatigue and takes fatigue: max_fatigue"
-    return f"{c.casualties} casualties require no morale check for the loss ({why}): {said}"
+    casualties = count(c.casualties, "casualty")  # none or fewer: the plural
+    return f"{casualties} require no morale check for the loss ({why}): {said}"
 
 
 def _zero_loss(sc: MusketScenario, unit: UnitState, c: Casualties, field: str) -> str | None:
