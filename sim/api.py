@@ -244,6 +244,7 @@ def _with_sets(scenario_path: str | Path, sets: list[tuple[str, Any]]) -> tuple[
     )
     from sim.batch.inputs.target import load_target  # noqa: PLC0415
     from sim.scenario.load import Located, validate_data  # noqa: PLC0415
+    from sim.scenario.values import for_the_shell  # noqa: PLC0415
 
     source = str(scenario_path)
     for field_path, _ in sets:
@@ -270,8 +271,14 @@ def _with_sets(scenario_path: str | Path, sets: list[tuple[str, Any]]) -> tuple[
         typed = [field_path for field_path, _ in sets]
         # a problem names its field by indexes (sides.1.units.2.strength): the flag as typed
         as_typed = {".".join(map(str, f)): t for f, t in zip(fields, typed, strict=True)}
+        given = dict(sets)
         problems = [
-            Located(p.file, 0, f"--set {as_typed[p.field]}", p.message)
+            Located(
+                p.file,
+                0,
+                f"--set {as_typed[p.field]}",
+                for_the_shell(p.message, f"--set {as_typed[p.field]}", given[as_typed[p.field]]),
+            )
             if p.field in as_typed
             else Located(p.file, 0, p.field, f"{p.message} (after --set {', --set '.join(typed)})")
             for p in exc.problems

@@ -43,11 +43,14 @@ from sim.scenario.diagnose import (
 from sim.text.values import SHOWN_CHARS, clipped
 
 __all__ = [
+    "COLON_HINT",
     "KINDS",
     "MAX_BYTES",
     "MAX_DEPTH",
     "MAX_NODES",
     "REPLAY_HINT",
+    "TAB_HINT",
+    "UNQUOTE_HINT",
     "CoreDumper",
     "CoreLoader",
     "FileKind",
@@ -60,6 +63,7 @@ __all__ = [
     "load_scenario",
     "located",
     "parse_yaml",
+    "quote_hint",
     "read_yaml",
     "refuse_other_kind",
     "validate_data",
@@ -462,16 +466,33 @@ class _Builder:
         return ScenarioError([Located(self.file, node.start_mark.line + 1, field, message)])
 
 
+TAB_HINT = "a tab: YAML wants spaces to indent, and after a ':' or '-'"
+"""What a tab YAML refuses in a file usually is.  The advice on quoting in this module's
+messages (this, :data:`COLON_HINT`, :func:`quote_hint`, :data:`UNQUOTE_HINT`) is a file's;
+:func:`sim.scenario.values.for_the_shell` says it for a value typed on a command line."""
+
+COLON_HINT = (
+    "a 'key:' where none can begin: check this line's indentation, or quote a value that holds ': '"
+)
+"""What YAML's "mapping values are not allowed here" usually means in a file."""
+
+UNQUOTE_HINT = "write the number without quotes"
+"""The advice for a number written in quotes where a number is wanted."""
+
+
+def quote_hint(written: str) -> str:
+    """The advice for a number or true/false where text is wanted: ``quote it ('08')``,
+    the value as the file wrote it."""
+    return f"quote it ('{written}')"
+
+
 def _yaml_hint(context: str, problem: str, mark: yaml.Mark | None, where: yaml.Mark | None) -> str:
     """What PyYAML's words usually mean, for its commonest mistakes of layout."""
     line = mark.line + 1 if mark is not None else 1
     if "'\\t'" in problem and "cannot start any token" in problem:
-        return " (a tab: YAML wants spaces to indent, and after a ':' or '-')"
+        return f" ({TAB_HINT})"
     if problem == "mapping values are not allowed here":
-        return (
-            " (a 'key:' where none can begin: check this line's indentation, or quote a value "
-            "that holds ': ')"
-        )
+        return f" ({COLON_HINT})"
     if context.startswith("while parsing a block") and problem.startswith("expected <block end>"):
         block = f"line {where.line + 1}'s" if where is not None else "its"
         if mark is not None and where is not None and mark.column == where.column:
@@ -761,11 +782,11 @@ def _strict_message(err: Any) -> str | None:
     kind, value = err["type"], err.get("input")
     if kind == "string_type" and isinstance(value, bool):
         return (
-            f"{_shown_value(value)} is true or false, not text: quote it ('{_shown_value(value)}')"
+            f"{_shown_value(value)} is true or false, not text: {quote_hint(_shown_value(value))}"
         )
     if kind == "string_type" and isinstance(value, int | float):
         written = clipped(str(err.get("text", value)))  # as the file wrote it: '08', not 8
-        return f"{written} is a number, not text: quote it ('{written}')"
+        return f"{written} is a number, not text: {quote_hint(written)}"
     if kind == "string_type" and isinstance(value, list | dict):
         return f"{_shown_value(value)} is {_SHAPE[type(value)]}, not text"
     if isinstance(value, float) and value != value and kind in _BOUNDS:  # noqa: PLR0124
@@ -778,7 +799,7 @@ def _strict_message(err: Any) -> str | None:
         if kind == "bool_type":
             return f"{shown} is not true or false (write true or false)"
         if _numeric(value):
-            return f"{shown} is text, not {wanted}: write the number without quotes"
+            return f"{shown} is text, not {wanted}: {UNQUOTE_HINT}"
         if value.endswith("%") and _numeric(value[:-1]):  # cover: -40%: percent already
             return f"{shown} is not {wanted}: write it without '%' ({value[:-1].strip()})"
     if isinstance(value, bool):

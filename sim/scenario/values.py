@@ -15,13 +15,22 @@ from __future__ import annotations
 
 import numbers
 import operator
+import re
+import shlex
 from typing import Any
 
 import yaml
 
 from engine.safety.strictjson import INT_MAX, INT_MIN
 from engine.safety.text import CONTROL
-from sim.scenario.load import ScenarioError, parse_yaml
+from sim.scenario.load import (
+    COLON_HINT,
+    TAB_HINT,
+    UNQUOTE_HINT,
+    ScenarioError,
+    parse_yaml,
+    quote_hint,
+)
 
 __all__ = [
     "MAX_VALUES",
@@ -31,6 +40,7 @@ __all__ = [
     "check_seed",
     "check_seq",
     "check_turn",
+    "for_the_shell",
     "parse_value",
     "seed_from_text",
     "turn_number",
@@ -69,6 +79,67 @@ def parse_value(text: str) -> Any:
         raise ValueProblem(exc.problems[0].message) from None
     _check_range(value)
     return value
+
+
+_QUOTE = re.compile(re.escape(quote_hint("@")).replace("@", "(.*)") + "$")
+"""A file's advice to quote a value, at a message's end (the value as written in group 1)."""
+
+_IN_SHELL_QUOTES = "inside the shell's quotes (the shell takes those off)"
+
+
+def for_the_shell(message: str, flag: str, value: Any) -> str:
+    """``message`` with its advice on quoting said for a value typed on a command line.
+
+    The scenario loader words it for a YAML file (:data:`~sim.scenario.load.TAB_HINT`,
+    :data:`~sim.scenario.load.COLON_HINT`, :func:`~sim.scenario.load.quote_hint`,
+    :data:`~sim.scenario.load.UNQUOTE_HINT`); on a command line the shell takes off its own
+    quotes before battlesim reads the value, so quotes YAML must see go inside them, and the
+    advice shows the flag so typed: ``quote it, inside the shell's quotes (the shell takes
+    those off): --set sides.csa.name="'1862'"``. A message with no such advice is returned
+    as it is.
+
+    Args:
+        message: the value's problem, in the loader's words.
+        flag: the option and the field path as typed (``--set sides.csa.name``).
+        value: the value as battlesim read it (the text YAML could not read, or took as text).
+    """
+    quoted = _QUOTE.search(message)
+    if quoted is not None:
+        typed = _typed(flag, _yaml_quoted(quoted[1]))
+        return f"{message[: quoted.start()]}quote it, {_IN_SHELL_QUOTES}: {typed}"
+    if message.endswith(UNQUOTE_HINT) and isinstance(value, str):
+        return f"{message} inside the shell's: {_typed(flag, value)}"
+    colon, tab = f"({COLON_HINT})", f"({TAB_HINT})"
+    if message.endswith(colon) and isinstance(value, str):
+        typed = _typed(flag, _yaml_quoted(value))
+        return (
+            f"{message.removesuffix(colon)}(a value that holds ': ' reads as a 'key:': quote it, "
+            f"{_IN_SHELL_QUOTES}: {typed})"
+        )
+    if message.endswith(tab):
+        return (
+            f"{message.removesuffix(tab)}(a tab: YAML takes one in a value only inside quotes: "
+            f"quote the value, {_IN_SHELL_QUOTES}, or write spaces)"
+        )
+    return message
+
+
+def _yaml_quoted(text: str) -> str:
+    """``text`` in YAML's single quotes (a quote inside doubled)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _typed(flag: str, text: str) -> str:
+    """``flag`` (``--set PATH``) given ``text``, as a POSIX shell hands the text on whole:
+    bare when nothing in it is special there, in double quotes when nothing in it is special
+    inside them, else as :func:`shlex.quote` quotes it."""
+    option, _, path = flag.partition(" ")
+    word = f"{path}={text}"
+    if shlex.quote(word) == word:
+        return f"{option} {word}"
+    if not set(text) & set('"$`\\!'):
+        return f'{option} {path}="{text}"'
+    return f"{option} {shlex.quote(word)}"
 
 
 def _check_range(value: Any) -> None:

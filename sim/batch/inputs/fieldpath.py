@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from sim.scenario.values import ValueProblem, parse_value
+from sim.scenario.values import ValueProblem, for_the_shell, parse_value
 from sim.text.grammar import count
 from sim.text.suggest import close_names
 
@@ -284,7 +284,8 @@ def parse_values(text: str, where: str) -> list[Any]:
     """The values of ``V1,V2,…``, each read as a YAML scalar or flow list.
 
     ``15,25`` gives ints, ``0.5`` a float, ``true`` a bool, ``B`` text,
-    ``[3,4]`` a list.
+    ``[3,4]`` a list. ``where`` is the option and path as typed (``--sweep
+    sides.csa.name``): a problem's advice on quoting is said for the command line.
 
     Raises:
         PathError: an empty value, or one that is not valid YAML.
@@ -297,6 +298,6 @@ def parse_values(text: str, where: str) -> list[Any]:
             value = parse_value(item)
         except ValueProblem as exc:
             shown = item if len(item) <= 60 else f"{item[:40]}... ({len(item)} characters)"
-            raise PathError(f"{where}: {shown!r}: {exc}") from None
+            raise PathError(f"{where}: {shown!r}: {for_the_shell(str(exc), where, item)}") from None
         values.append(value)
     return values

@@ -54,13 +54,21 @@ class PointError(StudyError):
         field: the scenario's field that refused it ("" when none is named).
         point: the design point's values, by path.
         reason: the scenario's message, alone.
+        path: the factor's path (a key of ``point``) that leads to ``field``, as its factor
+            names it ("" when none does).
     """
 
     def __init__(
-        self, message: str, field: str = "", point: dict[str, Any] | None = None, reason: str = ""
+        self,
+        message: str,
+        field: str = "",
+        point: dict[str, Any] | None = None,
+        reason: str = "",
+        path: str = "",
     ) -> None:
         super().__init__(message)
         self.field, self.point, self.reason = field, point or {}, reason or message
+        self.path = path
 
 
 def _meta(plan: StudyPlan) -> dict[str, Any]:
@@ -205,11 +213,13 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
         p = exc.problems[0]
         where = f"{p.field}: " if p.field else ""
         reason = _decimal_reason(plan, p.field, p.message)
+        path = next((k for k in point if _dotted(_field(plan, k)) == p.field), "")
         raise PointError(
             f"design point {index} ({shown}) is not a valid scenario: {where}{reason}",
             p.field,
             point,
             reason,
+            path,
         ) from None
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -217,6 +227,11 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
         raise PointError(
             f"design point {index} ({shown}) is not a valid campaign: {where}: {err['msg']}"
         ) from None
+
+
+def _dotted(field: tuple[str | int, ...] | str) -> str:
+    """A field :func:`_field` found, as a problem names it (``sides.1.name``)."""
+    return field if isinstance(field, str) else ".".join(map(str, field))
 
 
 def _decimal_reason(plan: StudyPlan, field: str, message: str) -> str:

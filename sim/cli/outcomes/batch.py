@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from sim.batch.planning.design import Design, Factor
     from sim.batch.planning.plan import StudyPlan
     from sim.batch.planning.spec import StudySpec
+    from sim.batch.storage.opening import PointError
     from sim.batch.storage.store import Store
     from sim.batch.study import RunOptions
 
@@ -86,6 +87,22 @@ def _first_error(exc: ValueError) -> str:
     return str(exc)
 
 
+def _point_refused(exc: PointError, source: StudySpec | None) -> NoReturn:
+    """A design point the scenario refuses, in one line (exit 2): at the study file's line of
+    the factor's value, or, from ``--sweep``, with its advice on quoting said for the command
+    line (:func:`sim.scenario.values.for_the_shell`)."""
+    from sim.batch.planning.spec import point_problem
+    from sim.scenario.values import for_the_shell
+
+    if source is not None:
+        told = point_problem(source, exc.field, exc.point, exc.reason)
+        _bad_input(told if told is not None else _error(f"{source.file}: {exc}"))
+    said = str(exc)
+    if exc.path:
+        said = for_the_shell(said, f"--sweep {exc.path}", exc.point[exc.path])
+    _bad_input(_error(said))
+
+
 def _progress(quiet: bool) -> ProgressBar | None:
     from sim.batch.execution.progress import ProgressBar
 
@@ -115,7 +132,6 @@ def _run(
     from sim.batch.analysis.summary import format_summary
     from sim.batch.execution.executors import ExecutorError
     from sim.batch.execution.progress import ProgressBar
-    from sim.batch.planning.spec import point_problem
     from sim.batch.storage.opening import PointError
     from sim.batch.storage.store import StoreError
     from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
@@ -127,11 +143,7 @@ def _run(
         with errors_as_interrupts():  # DuckDB's error for a Ctrl-C at a commit is a Ctrl-C
             result = run_study(plan, out, options)
     except PointError as exc:  # from the study file's factors, or from --sweep
-        told = None if source is None else point_problem(source, exc.field, exc.point, exc.reason)
-        if told is not None:
-            click.echo(told, err=True)
-            sys.exit(2)
-        _bad_input(_error(f"{source.file}: {exc}" if source is not None else str(exc)))
+        _point_refused(exc, source)
     except (StudyError, ExecutorError, StoreError) as exc:
         _bad_input(_error(str(exc)))
     except StudyIncomplete as exc:

@@ -1,0 +1,170 @@
+"""A value typed on the command line (``run --set``, ``fork --set``, ``batch --sweep``) is
+told how to quote it on the command line, a value in a file how to in the file.
+
+The scenario loader's advice is a YAML file's: ``quote it ('1862')``, ``write the number
+without quotes``, ``check this line's indentation, or quote a value that holds ': '``, ``a
+tab: YAML wants spaces to indent``. Typed as told after ``--set sides.csa.name=``, the
+quotes never reach battlesim: the shell takes them off (``--set sides.csa.name='1862'``
+is the number 1862 again), and a flag has no lines to indent. A flag's advice shows the
+value quoted inside the shell's quotes, as the flag is typed; each example it gives is
+taken as the advice says when split as a POSIX shell splits it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from sim.cli.outcomes.batch import _factor
+from sim.replay.fork import parse_assignment
+from tests.batch.helpers import SCENARIOS, invoke
+
+STONE_WALL = SCENARIOS / "stone_wall.yaml"
+GOLDEN = SCENARIOS.parent / "replays" / "stone_wall-s1862.jsonl"
+SHELL = "inside the shell's quotes (the shell takes those off)"
+
+
+def _advised(said: str, flag: str) -> list[str]:
+    """The flag and its argument the advice at the end of ``said`` shows, as a POSIX shell
+    splits them."""
+    shown = said[said.rindex(f": {flag} ") + 2 :]
+    return shlex.split(shown.removesuffix(")") if "(" in said[: -len(shown)] else shown)
+
+
+@pytest.mark.parametrize(
+    ("given", "said", "typed"),
+    [
+        ("sides.csa.name=1862",
+         f"--set sides.csa.name: 1862 is a number, not text: quote it, {SHELL}: "
+         "--set sides.csa.name=\"'1862'\"",
+         "1862"),
+        ("sides.csa.name=true",
+         f"--set sides.csa.name: true is true or false, not text: quote it, {SHELL}: "
+         "--set sides.csa.name=\"'true'\"",
+         "true"),
+        ("options.fire_hcv='25'",
+         "--set options.fire_hcv: '25' is text, not a number: write the number without quotes "
+         "inside the shell's: --set options.fire_hcv=25",
+         25),
+        ("sides.csa.name=a: b: c",
+         "--set 'sides.csa.name=a: b: c': not valid YAML: mapping values are not allowed here "
+         f"(a value that holds ': ' reads as a 'key:': quote it, {SHELL}: "
+         "--set sides.csa.name=\"'a: b: c'\")",
+         "a: b: c"),
+        ("sides.csa.name=it's: a: $5",
+         "--set \"sides.csa.name=it's: a: $5\": not valid YAML: mapping values are not allowed "
+         f"here (a value that holds ': ' reads as a 'key:': quote it, {SHELL}: "
+         "--set 'sides.csa.name='\"'\"'it'\"'\"''\"'\"'s: a: $5'\"'\"'')",
+         "it's: a: $5"),
+    ],
+)  # fmt: skip
+def test_run_set_is_told_how_to_quote_on_the_command_line(
+    tmp_path: Path, given: str, said: str, typed: object
+) -> None:
+    """One line, exit 2, nothing written; the flag the advice shows, split as a shell splits
+    it, gives the value the advice meant."""
+    out = tmp_path / "r.jsonl"
+    result = invoke("run", STONE_WALL, "--set", given, "-o", out)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"{STONE_WALL}: {said}\n")
+    assert not out.exists()
+    flag, word = _advised(said, "--set")
+    assert flag == "--set"
+    assert parse_assignment(word) == (given.partition("=")[0], typed)
+
+
+def test_a_tab_is_told_to_be_quoted_not_indented(tmp_path: Path) -> None:
+    result = invoke("run", STONE_WALL, "--set", "sides.csa.name=x\ty", "-o", tmp_path / "r.jsonl")
+    assert result.stderr == (
+        f"{STONE_WALL}: --set 'sides.csa.name=x\\ty': not valid YAML: found character '\\t' "
+        "that cannot start any token (a tab: YAML takes one in a value only inside quotes: "
+        f"quote the value, {SHELL}, or write spaces)\n"
+    )
+
+
+def test_the_fixed_advice_runs(tmp_path: Path) -> None:
+    """The advice for ``sides.csa.name=1862``, typed: the battle is fought, the Confederates
+    named 1862 (text)."""
+    out = tmp_path / "r.jsonl"
+    result = invoke("run", STONE_WALL, *shlex.split("--set sides.csa.name=\"'1862'\""), "-o", out)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("stone_wall.yaml (seed 1862): 1862 wins")
+
+
+def test_fork_set_is_told_how_to_quote_on_the_command_line(tmp_path: Path) -> None:
+    result = invoke(
+        "fork", GOLDEN, "--at", "14", "--set", "state.units.wash.name=a: b: c", "-o",
+        tmp_path / "f.jsonl",
+    )  # fmt: skip
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "battlesim: error: --set 'state.units.wash.name=a: b: c': not valid YAML: mapping "
+        f"values are not allowed here (a value that holds ': ' reads as a 'key:': quote it, "
+        f"{SHELL}: --set state.units.wash.name=\"'a: b: c'\")\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("sweep", "said", "meant"),
+    [
+        ("sides.csa.name=1862,Rebels",
+         "design point 0 (sides.csa.name=1862) is not a valid scenario: sides.1.name: 1862 is "
+         f"a number, not text: quote it, {SHELL}: --sweep sides.csa.name=\"'1862'\"", "1862"),
+        ("sides.1.name=Rebels,1862",
+         "design point 1 (sides.1.name=1862) is not a valid scenario: sides.1.name: 1862 is "
+         f"a number, not text: quote it, {SHELL}: --sweep sides.1.name=\"'1862'\"", "1862"),
+        ("options.fire_hcv=15,'25'",
+         "design point 1 (options.fire_hcv=\"25\") is not a valid scenario: options.fire_hcv: "
+         "'25' is text, not a number: write the number without quotes inside the shell's: "
+         "--sweep options.fire_hcv=25", 25),
+        ("sides.csa.name=Rebels,a: b: c",
+         "--sweep sides.csa.name: 'a: b: c': not valid YAML: mapping values are not allowed "
+         f"here (a value that holds ': ' reads as a 'key:': quote it, {SHELL}: "
+         "--sweep sides.csa.name=\"'a: b: c'\")", "a: b: c"),
+    ],
+)  # fmt: skip
+def test_a_sweep_is_told_how_to_quote_on_the_command_line(
+    tmp_path: Path, sweep: str, said: str, meant: object
+) -> None:
+    """One line, exit 2, no study; the value the advice shows, typed, is read as meant."""
+    out = tmp_path / "s"
+    result = invoke("batch", STONE_WALL, "--runs", "1", "--sweep", sweep, "-o", out)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"battlesim: error: {said}\n",
+    )
+    assert not (out / "study.duckdb").exists()
+    flag, word = _advised(said, "--sweep")
+    assert flag == "--sweep"
+    assert _factor(word).values == [meant]
+
+
+def test_files_keep_a_file_s_advice(tmp_path: Path) -> None:
+    """A scenario file's and a study file's values are told to quote as YAML is written, and
+    a file's layout to check its line's indentation."""
+    scenario = tmp_path / "stone_wall.yaml"
+    text = STONE_WALL.read_text(encoding="utf-8")
+    scenario.write_text(text.replace("name: Confederate", "name: 1862"), encoding="utf-8")
+    line = text.splitlines().index("    name: Confederate") + 1
+    result = invoke("validate", scenario)
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"{scenario}:{line}: sides.1.name: 1862 is a number, not text: quote it ('1862')\n",
+    )
+    scenario.write_text(text.replace("name: Confederate", "name: a: b: c"), encoding="utf-8")
+    result = invoke("validate", scenario)
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"{scenario}:{line}: not valid YAML: mapping values are not allowed here (a 'key:' "
+        "where none can begin: check this line's indentation, or quote a value that holds ': ')\n",
+    )
+    study = tmp_path / "study.yaml"
+    study.write_text(
+        f"name: s\nscenario: {STONE_WALL}\nseed: 1\nreplications: 1\n"
+        "factors:\n  - {path: sides.csa.name, values: [1862, Rebels]}\n"
+    )
+    result = invoke("study", study, "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.stderr.endswith(": 1862 is a number, not text: quote it ('1862')\n")
