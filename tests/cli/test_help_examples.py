@@ -42,6 +42,7 @@ import pytest
 
 from sim.api import load_replay
 from sim.cli import cli
+from sim.rulesets.musket.model.events import Fired
 from tests.forkserver import battlesim_script
 from tests.readme_examples import ALSO_RUN_BY_HELP, example_env, pages, shared_command
 from tests.readme_examples import examples as page_examples
@@ -316,7 +317,7 @@ def test_option_examples_are_found() -> None:
     """The options whose help gives field examples are batch --sweep's, fork --set's and run
     --set's, each with the examples its help shows; all but fork's are run here (a new one
     needs its :data:`OPTION_RUNS`). fork's name a field of one event or another, which no
-    one seq has."""
+    one seq has: :func:`test_fork_option_examples_are_lawful` tries each where it applies."""
     assert [(c, flag, len(v)) for c, flag, v in OPTION_EXAMPLES] == [
         ("batch", "--sweep", 2),
         ("fork", "--set", 2),
@@ -367,6 +368,38 @@ def test_fork_example_flips_a_failed_morale_check() -> None:
         f"the failed checks are at seq {failed}"
     )
     assert sets == {"passed": "true", "after": getattr(event, "before", None)}
+
+
+def _fork(replay: str, seq: int, sets: list[str], where: Path) -> subprocess.CompletedProcess[str]:
+    given = [w for v in sets for w in ("--set", v)]
+    argv = ["fork", str(ROOT / replay), "--at", str(seq), *given, "-o", "f.jsonl"]
+    return subprocess.run(
+        [str(battlesim_script()), *argv],
+        cwd=where, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+
+
+def test_fork_option_examples_are_lawful(tmp_path: Path) -> None:
+    """`fork --set`'s field examples, on the golden `fork --help`'s example names: the state
+    field forks at the example's seq (exit 0); the event field, a loss of 0 set alone on the
+    first fire that cost men, is refused in one line naming the fields it decides, as the
+    help says it is."""
+    (_, _, values) = next(e for e in OPTION_EXAMPLES if e[0] == "fork")
+    state = [v for v in values if v.startswith("state.")]
+    event = [v for v in values if not v.startswith("state.")]
+    assert state == ["state.units.1ri.strength=4"] and event == ["result.casualties=0"]
+    replay, seq, _ = _fork_claim(FORK.line)
+    done = _fork(replay, seq, state, tmp_path)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    fired = next(
+        e.seq
+        for e in load_replay(ROOT / replay).events
+        if isinstance(e, Fired) and e.result.casualties > 0
+    )
+    refused = _fork(replay, fired, event, tmp_path)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "result.fatigue_value must be 0.0" in refused.stderr
+    assert "result.morale_check_p must be 0.0" in refused.stderr
 
 
 @pytest.mark.parametrize("page", ["README.md"])

@@ -120,8 +120,9 @@ def diff(
     multiple=True,
     required=True,
     metavar="FIELD=VALUE",
-    help="An event field (passed=true, after=good, result.casualties=0) or a state "
-    "field after the event (state.units.1ri.strength=6). Repeatable.",
+    help="An event field (passed=true, after=good; a loss's result.casualties=0 with the "
+    "fields it decides, which the refusal names) or a state field after the event "
+    "(state.units.1ri.strength=4). Repeatable.",
 )
 @common.out_option("The forked replay (default: <replay stem>-fork<SEQ>.jsonl here; .gz for gzip).")
 @common.force_option()
