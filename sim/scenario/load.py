@@ -686,12 +686,18 @@ _PATTERNS = {
         "is not a clock time: write HH:MM on the 24-hour clock, e.g. '07:00'"
     ),
     r"^[A-Za-z0-9_-]{1,40}$": "is not an id: use 1 to 40 letters, digits, '_' or '-'",
+    r"^[a-z0-9_]{1,40}$": "is not an id: use 1 to 40 lower-case letters, digits or '_'",
+    r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+){0,9}$": (
+        "is not a field path: 1 to 10 names of letters, digits or '_' joined by '.', "
+        "e.g. 'result.casualties'"
+    ),
     r"^(NM|[FCTMDEH]([1-9]|[1-2][0-9]|3[0-6]))$": (
         "is not a saving-throw class: NM (normal man) or a class letter F, C, T, M, D, E, H "
         "and a level 1-36, e.g. 'F3'"
     ),
 }
-"""Plain words for the patterns the rulesets' models use, instead of the regular expression."""
+"""Plain words for the patterns the rulesets' models and the history case files use, instead of
+the regular expression."""
 
 
 _STRICT = {"int_type": "an integer", "float_type": "a number", "bool_type": "true or false"}

@@ -358,6 +358,21 @@ LOSS_FROM = (
             ),
             ":15: measures.1.id: measure id 'holds' is used twice",
         ),
+        # an id or a field path of the wrong form: what the form is, not "has not the
+        # expected form"
+        (
+            ("- id: holds", "- id: Holds"),
+            ":8: measures.0.id: 'Holds' is not an id: use 1 to 40 lower-case letters, digits "
+            "or '_'",
+        ),
+        (
+            (
+                "kind: win\n    side: csa",
+                "kind: events\n    event: musket.fired\n    where: {to hit: 1}\n    at_least: 1",
+            ),
+            ":12: measures.0.where.to hit: 'to hit' is not a field path: 1 to 10 names of "
+            "letters, digits or '_' joined by '.', e.g. 'result.casualties'",
+        ),
         # a value that fits none of a union's types: one line at the field itself
         (
             (

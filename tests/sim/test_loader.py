@@ -460,3 +460,16 @@ def test_what_battlesim_writes_in_yaml_reads_back_as_written() -> None:
     data = {"id": "08", "x": "1e3", "t": "0o17", "n": 8, "f": 1.5, "b": True, "w": "yes",
             "at": "07:00", "e": "", "l": [1, "2"]}  # fmt: skip
     assert parse_yaml(dump_yaml(data, sort_keys=False), "f")[0] == data
+
+
+def test_every_pattern_a_model_uses_has_plain_words() -> None:
+    """Each string pattern a model of battlesim's declares (``StringConstraints(pattern=…)``:
+    scenarios, campaigns, studies, calibrations, history cases) is said in words, never as
+    "has not the expected form" (a case's measure id and an event field path were)."""
+    import re
+
+    declared = re.compile(r'StringConstraints\(pattern=r"([^"]+)"\)')
+    sources = sorted((Path(loader.__file__).resolve().parents[1]).rglob("*.py"))
+    patterns = {p for f in sources for p in declared.findall(f.read_text(encoding="utf-8"))}
+    assert len(patterns) >= 5, patterns
+    assert sorted(patterns - set(loader._PATTERNS)) == []
