@@ -53,8 +53,8 @@ def test_a_study_of_one_run_verifies_from_1_run(one_run: Path) -> None:
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [
         f"OK: {one_run}: plan, seeds, every planned run present and summary.json re-derived "
-        "from 1 run; 1 run's rows and kept replays match their digests; 2 file(s) match the "
-        "manifest; 1 run(s) re-fought identically (sample seed 3: 0); a run altered with its "
+        "from 1 run; 1 run's rows and kept replays match their digests; 2 files match the "
+        "manifest; 1 run re-fought identically (sample seed 3: 0); a run altered with its "
         "digests recomputed is caught with probability 100.00% (1 of 1; --all fights every run)"
     ]
 
@@ -69,7 +69,7 @@ def test_a_run_added_to_a_one_point_plan_is_more_than_1_point_x_1_run(
     assert result.exit_code == 1, result.output
     assert result.output.splitlines() == [
         "DIFFERS: runs: 2 stored, more than the plan's 1 point × 1 run",
-        f"{copy}: 1 difference(s)",
+        f"{copy}: 1 difference",
     ]
 
 
@@ -116,7 +116,7 @@ def test_the_differences_past_those_listed_are_counted(thirteen: Path, tmp_path:
     assert result.exit_code == 1, result.output
     assert result.output.splitlines()[-2:] == [
         "DIFFERS: runs: … and 3 more differences",
-        f"{copy}: 15 difference(s)",
+        f"{copy}: 15 differences",
     ]
 
 
@@ -131,3 +131,32 @@ def test_one_change_past_the_three_listed_is_1_more_difference() -> None:
         "summary.json: y: stored 3, re-derived 4",
         "summary.json: … and 1 more difference",
     ]
+
+
+def test_the_verdicts_counts_of_one_and_of_two_are_words_not_parentheses() -> None:
+    """The verdict words each count by its number: "1 file matches the manifest", "1 run
+    re-fought", "1 kept replay", "1 difference" (it said "1 file(s) match", "1 run(s)
+    re-fought", "1 kept replay(s)", "1 difference(s)"), and the plural at two."""
+    from sim.batch.verification.verify import StudyCheck, verify_lines
+
+    one = StudyCheck(study="st", runs=1, sample_seed=3, sampled=[0], replays=1)
+    one.digests, one.files = 1, 1
+    assert verify_lines(one) == [
+        "OK: st: plan, seeds, every planned run present and summary.json re-derived from 1 run; "
+        "1 run's rows and kept replays match their digests; 1 file matches the manifest; 1 run "
+        "re-fought identically (sample seed 3: 0), 1 kept replay byte for byte; a run altered "
+        "with its digests recomputed is caught with probability 100.00% (1 of 1; --all fights "
+        "every run)"
+    ]
+    two = StudyCheck(study="st", runs=2, sample_seed=3, sampled=[0, 1], replays=2)
+    two.digests, two.files = 2, 2
+    assert verify_lines(two)[0].endswith(
+        "2 files match the manifest; 2 runs re-fought identically (sample seed 3: 0, 1), 2 kept "
+        "replays byte for byte; a run altered with its digests recomputed is caught with "
+        "probability 100.00% (2 of 2; --all fights every run)"
+    )
+    one.differences.append("summary.json: missing")
+    one.damaged = True
+    assert verify_lines(one)[-1] == (
+        "st: 1 difference: its database is damaged, so nothing past the damage was checked"
+    )

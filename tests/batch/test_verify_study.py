@@ -59,9 +59,9 @@ def test_an_untouched_study_verifies_every_run_and_both_kept_replays(study: Path
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [
         f"OK: {study}: plan, seeds, every planned run present and summary.json re-derived from "
-        "8 runs; 8 runs' rows and kept replays match their digests; 2 file(s) match the "
-        "manifest; 8 run(s) re-fought identically (sample seed 3: 0, 1, 2, 3, 4, 5, 6, 7), "
-        "2 kept replay(s) byte for byte; a run altered with its digests recomputed is caught "
+        "8 runs; 8 runs' rows and kept replays match their digests; 2 files match the "
+        "manifest; 8 runs re-fought identically (sample seed 3: 0, 1, 2, 3, 4, 5, 6, 7), "
+        "2 kept replays byte for byte; a run altered with its digests recomputed is caught "
         "with probability 100.00% (8 of 8; --all fights every run)"
     ]
 
@@ -99,7 +99,7 @@ def test_a_tampered_summary_is_named_by_its_field(copy: Path) -> None:
     assert result.output.splitlines() == [
         "DIFFERS: summary.json: differs from its digest in manifest.json",
         f"DIFFERS: summary.json: points.1.win.csa.count: stored {count + 1}, re-derived {count}",
-        f"{copy}: 2 difference(s)",  # nothing was sampled: no seed to repeat
+        f"{copy}: 2 differences",  # nothing was sampled: no seed to repeat
     ]
 
 
@@ -132,7 +132,7 @@ def test_the_count_of_differences_counts_those_not_listed(copy: Path) -> None:
     data = json.loads(result.output)
     assert data["difference_count"] == check.difference_count > len(data["differences"])
     text = invoke("verify", copy, "--sample", "0", "--sample-seed", "5")
-    assert text.output.splitlines()[-1] == f"{copy}: {check.difference_count} difference(s)"
+    assert text.output.splitlines()[-1] == f"{copy}: {check.difference_count} differences"
 
 
 def test_a_tampered_draw_count_and_unit_row_are_caught(copy: Path) -> None:
@@ -158,7 +158,7 @@ def test_a_tampered_kept_replay_and_a_tampered_seed_are_caught(copy: Path) -> No
     replay.write_bytes(bytes(data))
     _sql(copy, "UPDATE runs SET seed = seed + 1 WHERE run_id = 6")
     check = verify_study(copy, sample=8)
-    assert "runs: 1 run(s) whose id or seed is not the plan's (6)" in check.differences
+    assert "runs: 1 run whose id or seed is not the plan's (6)" in check.differences
     assert "run 4: kept replay run-4.jsonl differs from the re-fought one" in check.differences
     assert "run 6: seed" not in " ".join(check.differences)  # re-fought with its stored seed
 

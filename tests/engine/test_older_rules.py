@@ -192,7 +192,7 @@ def test_a_studys_verdict_says_which_kept_replays_were_matched_by_value() -> Non
 
     check = StudyCheck(study="st", runs=3, sample_seed=1, sampled=[0, 1, 2], replays=3)
     check.by_value = 2
-    said = ", 3 kept replay(s) the re-fought ones (1 byte for byte, 2 by value, in their rules "
+    said = ", 3 kept replays the re-fought ones (1 byte for byte, 2 by value, in their rules "
     assert f"{said}version's event shapes)" in verify_lines(check)[-1]
     assert check.as_json()["replays_by_value"] == 2
 

@@ -159,7 +159,7 @@ def test_a_deleted_run_is_caught(copy: Path) -> None:
     _resummarise(copy)
     code, lines = _verify(copy, "--sample", "0")
     assert code == 1
-    assert "DIFFERS: runs: 1 run(s) missing (4)" in lines
+    assert "DIFFERS: runs: 1 run missing (4)" in lines
     assert any("manifest.json: the runs' digests chain to another value" in x for x in lines)
 
 
@@ -266,7 +266,7 @@ def test_a_truncated_study_database_is_damaged_not_foreign(copy: Path, cut: str)
         f"DIFFERS: {str(db)!r} is damaged: a DuckDB database that cannot be read through ({why}"
     )
     assert lines[1:] == [
-        f"{copy}: 1 difference(s): its database is damaged, so nothing past the damage was checked"
+        f"{copy}: 1 difference: its database is damaged, so nothing past the damage was checked"
     ]
     as_json = json.loads(invoke("verify", copy, "--json").stdout)
     assert (as_json["ok"], as_json["damaged"], as_json["catch_probability"]) == (False, True, None)
@@ -464,7 +464,7 @@ def test_a_run_the_stopping_rule_called_for_is_missed(tmp_path: Path) -> None:
     _resummarise(out)
     code, lines = _verify(out, "--sample", "0")
     assert code == 1
-    assert f"DIFFERS: runs: 1 run(s) missing ({last})" in lines
+    assert f"DIFFERS: runs: 1 run missing ({last})" in lines
 
 
 def _reseal(folder: Path) -> None:
@@ -590,7 +590,7 @@ def test_values_edited_by_hand_are_differences_not_crashes(
         ("UPDATE study SET design = 'sobol'",
          "damaged: the study row's design is not its plan's (edited since it was written?)"),
         ("UPDATE runs SET point = 99 WHERE run_id = 3",
-         "damaged: 1 run(s) whose point or number is not the plan's"),
+         "damaged: 1 run whose point or number is not the plan's"),
         ("UPDATE study SET ruleset_version = '0'",
          "this battlesim fights version 1: its runs would be fought under two rule sets"),
         ("DELETE FROM points",

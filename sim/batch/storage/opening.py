@@ -37,6 +37,7 @@ from sim.batch.storage.store import (
 )
 from sim.batch.storage.units import start_details
 from sim.scenario.load import ScenarioError
+from sim.text.grammar import count
 
 __all__ = ["DB_NAME", "PointError", "StudyError", "fresh_points", "open_store", "other_dice"]
 
@@ -460,7 +461,9 @@ def _resumed_row(store: Store, plan: StudyPlan) -> str | None:
         [meta["design_points"], plan.replications, plan.replications],
     ).fetchone()
     if row is not None and row[0]:
-        return f"{store.path}: damaged: {row[0]} run(s) whose point or number is not the plan's"
+        return (
+            f"{store.path}: damaged: {count(row[0], 'run')} whose point or number is not the plan's"
+        )
     return None
 
 

@@ -225,7 +225,7 @@ def _check_plan(store: Store, meta: dict[str, Any], check: StudyCheck) -> None:
     if bad:
         shown = ", ".join(str(b) for b in bad[:SHOWN]) + (" …" if len(bad) > SHOWN else "")
         check.differences.append(
-            f"runs: {len(bad)} run(s) whose id or seed is not the plan's ({shown})"
+            f"runs: {count(len(bad), 'run')} whose id or seed is not the plan's ({shown})"
         )
 
 
@@ -548,7 +548,7 @@ def _check_complete(store: Store, meta: dict[str, Any], check: StudyCheck) -> bo
     for what, n in counts.items():
         if n:
             ids = ", ".join(str(i) for i in shown[what][:SHOWN]) + (" …" if n > SHOWN else "")
-            check.differences.append(f"runs: {n} run(s) {what} ({ids})")
+            check.differences.append(f"runs: {count(n, 'run')} {what} ({ids})")
     return True
 
 
@@ -916,31 +916,33 @@ def verify_lines(check: StudyCheck) -> list[str]:
     fought = ", ".join(str(i) for i in check.sampled[:10]) or "none"
     if len(check.sampled) > 10:
         fought += f" … {len(check.sampled) - 10} more"
-    replays = f", {check.replays} kept replay(s) byte for byte" if check.replays else ""
+    kept = count(check.replays, "kept replay")
+    replays = f", {kept} byte for byte" if check.replays else ""
     if check.by_value:
         exact = check.replays - check.by_value
         replays = (
-            f", {check.replays} kept replay(s) the re-fought ones ({exact} byte for byte, "
+            f", {kept} the re-fought ones ({exact} byte for byte, "
             f"{check.by_value} by value, in their rules version's event shapes)"
         )
     rows = count(check.digests, "run's", "runs'")
     digests = f"{rows} rows and kept replays match their digests; " if check.digests else ""
-    files = f"{check.files} file(s) match the manifest; " if check.files else ""
+    matches = "matches" if check.files == 1 else "match"
+    files = f"{count(check.files, 'file')} {matches} the manifest; " if check.files else ""
     catch = (
         f"a run altered with its digests recomputed is caught with probability "
         f"{check.catch:.2%} ({len(check.sampled)} of {check.runs}; --all fights every run)"
     )
     if check.damaged:
         lines.append(
-            f"{check.study}: {check.difference_count} difference(s): its database is damaged, "
-            "so nothing past the damage was checked"
+            f"{check.study}: {count(check.difference_count, 'difference')}: its database is "
+            "damaged, so nothing past the damage was checked"
         )
     elif check.ok:
         lines.append(
             f"OK: {check.study}: plan, seeds, every planned run present and summary.json "
             f"re-derived from {count(check.runs, 'run')}; {digests}{files}"
             + (
-                f"{len(check.sampled)} run(s) re-fought identically (sample seed "
+                f"{count(len(check.sampled), 'run')} re-fought identically (sample seed "
                 f"{check.sample_seed}: {fought}){replays}; {catch}"
                 if check.sampled
                 else f"no run re-fought (--sample 0){replays}; {catch}"
@@ -952,5 +954,5 @@ def verify_lines(check: StudyCheck) -> list[str]:
             if check.sampled
             else ""
         )
-        lines.append(f"{check.study}: {check.difference_count} difference(s){again}")
+        lines.append(f"{check.study}: {count(check.difference_count, 'difference')}{again}")
     return lines
