@@ -79,13 +79,18 @@ class SuiteInputError(ValueError):
     """A scenario the suite cannot take: missing, unreadable, or another ruleset's."""
 
 
-def _ruleset_key(path: Path) -> str | None:
-    """The ``ruleset:`` key of a YAML file, or None (a campaign, a study, no mapping)."""
+def _ruleset_key(path: Path, flag: str = "") -> str | None:
+    """The ``ruleset:`` key of a YAML file, or None (a campaign, a study, no mapping).
+
+    Raises:
+        SuiteInputError: a file that is not YAML, located as ``run`` locates it
+            (``{flag}bad.yaml:2: not valid YAML: …``).
+    """
     try:
         data, _ = read_yaml(path)
     except ScenarioError as exc:
-        said = exc.problems[0].message if exc.problems else "unreadable"
-        raise SuiteInputError(f"{path}: cannot read it as YAML ({said})") from None
+        said = str(exc.problems[0]) if exc.problems else f"{path}: unreadable"
+        raise SuiteInputError(f"{flag}{said}") from None
     key = data.get("ruleset") if isinstance(data, dict) else None
     return key if isinstance(key, str) else None
 
@@ -128,7 +133,7 @@ def scenarios_for(
             raise SuiteInputError(f"--scenario {given}: a folder, not a scenario file")
         if not given.is_file():
             raise SuiteInputError(f"--scenario {given}: {missing(given)}")
-        key = _ruleset_key(given)
+        key = _ruleset_key(given, "--scenario ")
         if key is None:  # a campaign, a study, a case: said as every command says it
             raise SuiteInputError(f"--scenario {given}: {_not_a_scenario(given)}")
         if key != ruleset.name:

@@ -27,6 +27,8 @@ from tests.contract.conftest import install_plugin
 from tests.contract.toy import SCENARIOS as TOY_SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]
+BAD = ROOT / "tests" / "data" / "bad_scenarios"
+"""Scenario files each broken one way (tests/data/bad_scenarios/EXPECTED.txt)."""
 IDS = [r.id for r in REQUIREMENTS]
 RESTORE = next(r for r in REQUIREMENTS if r.id == "restore-inverts-snapshot")
 
@@ -151,6 +153,15 @@ def test_a_ruleset_without_a_scenario_fails_ships_a_scenario(broken_plugin: Path
             "--scenario {root}/scenarios/tavern_brawl.yaml: a scenario of ruleset 'becmi', "
             "not 'pips'",
         ),
+        (  # located as run locates it (it said "…: cannot read it as YAML (empty file)")
+            ["pips", "--scenario", str(BAD / "empty.yaml")],
+            "--scenario {root}/tests/data/bad_scenarios/empty.yaml:1: empty file",
+        ),
+        (
+            ["pips", "--scenario", str(BAD / "invalid_syntax.yaml")],
+            "--scenario {root}/tests/data/bad_scenarios/invalid_syntax.yaml:34: not valid YAML: "
+            "while parsing a flow sequence (line 33), expected ',' or ']', but got ':'",
+        ),
         (
             ["pips", "--only", "restore-invert"],
             "--only restore-invert: no such requirement; did you mean 'restore-inverts-snapshot'?",
@@ -163,6 +174,8 @@ def test_a_ruleset_without_a_scenario_fails_ships_a_scenario(broken_plugin: Path
         "folder-as-scenario",
         "campaign-as-scenario",
         "another-rulesets-scenario",
+        "empty-scenario",
+        "scenario-not-yaml",
         "unknown-id",
         "unknown-id-far-from-any",
     ],
