@@ -166,6 +166,22 @@ _MINUS = re.compile(r"(?:^|(?<==))\u2212(?=[\d.])")
 _LONG_NUMBER = re.compile(r"\d{41,}")
 """A number too long to echo in an error line (5,000 digits): shown by its length."""
 
+_CLICK_WORDS = {
+    " is not a valid integer range.": " is not a whole number.",
+    " is not a valid float range.": " is not a number.",
+}
+"""click's words for text where a number in a range goes, said plainly: it names the type
+(``'x' is not a valid integer range.``), which reads as if a range were wanted. Every
+``IntRange`` and ``FloatRange`` option says it so, a plugin's (``odds``) too."""
+
+
+def _plain_words(message: str) -> str:
+    """``message`` with click's type names (:data:`_CLICK_WORDS`) said plainly."""
+    for said, plain in _CLICK_WORDS.items():
+        if message.endswith(said):
+            return message[: -len(said)] + plain
+    return message
+
 
 def _tolerant_streams() -> None:
     """Print what the terminal's encoding cannot show as ``\\u2014`` escapes, never fail.
@@ -326,7 +342,7 @@ def main() -> None:
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx is not None else _command_given(sys.argv[1:])
         message = _global_option(exc) or _LONG_NUMBER.sub(
-            lambda m: f"<{len(m.group())} digits>", exc.format_message()
+            lambda m: f"<{len(m.group())} digits>", _plain_words(exc.format_message())
         )
         message = " ".join(message.split())  # click lists a missing option's choices on lines
         click.echo(f"{where}: error: {message} (see '{where} --help')", err=True)

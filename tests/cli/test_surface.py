@@ -126,8 +126,15 @@ def test_odds_lcv_and_hcv_are_explained() -> None:
         ),
         (
             ["batch", "scenarios/stone_wall.yaml", "--runs", "x"],
-            "battlesim batch: error: Invalid value for '--runs' / '-n': "
-            "'x' is not a valid integer range.",
+            "battlesim batch: error: Invalid value for '--runs' / '-n': 'x' is not a whole number.",
+        ),
+        (  # click said "'1.5' is not a valid integer range.", as if a range were wanted
+            ["why", "replays/stone_wall-s1862.jsonl", "1.5"],
+            "battlesim why: error: Invalid value for 'SEQ': '1.5' is not a whole number.",
+        ),
+        (  # and "'abc' is not a valid float range."
+            ["discover", "--alpha", "abc", "no_study", "-m", "x"],
+            "battlesim discover: error: Invalid value for '--alpha': 'abc' is not a number.",
         ),
         (
             ["run", "scenarios/stone_wall.yaml", "--log-level", "debug"],

@@ -111,7 +111,7 @@ def test_plugin_odds_help_shows_its_example_and_defaults() -> None:
     [
         (["--rolls", "0"], "Invalid value for '--rolls': 0 is not in the range 1<=x<=60."),
         (["--rolls", "3", "--hit-on", "7"], "Invalid value for '--hit-on': 7 is not in the range"),
-        (["--rolls", "x"], "Invalid value for '--rolls': 'x' is not a valid integer range."),
+        (["--rolls", "x"], "Invalid value for '--rolls': 'x' is not a whole number."),
         ([], "Missing option '--rolls'."),
     ],
 )
