@@ -54,7 +54,7 @@ def test_a_study_of_one_run_verifies_from_1_run(one_run: Path) -> None:
     assert result.output.splitlines() == [
         f"OK: {one_run}: plan, seeds, every planned run present and summary.json re-derived "
         "from 1 run; 1 run's rows and kept replays match their digests; 2 files match the "
-        "manifest; 1 run re-fought identically (sample seed 3: 0); a run altered with its "
+        "manifest; 1 run re-fought identically (every run: 0); a run altered with its "
         "digests recomputed is caught with probability 100.00% (1 of 1; --all fights every run)"
     ]
 
@@ -160,3 +160,16 @@ def test_the_verdicts_counts_of_one_and_of_two_are_words_not_parentheses() -> No
     assert verify_lines(one)[-1] == (
         "st: 1 difference: its database is damaged, so nothing past the damage was checked"
     )
+
+
+def test_a_verdict_that_fought_every_run_names_no_seed_and_reads_the_same_each_time(
+    one_run: Path,
+) -> None:
+    """Every run fought again (--all, or a sample as large as the study): the sample seed
+    chose nothing, so the verdict does not name it, and two checks of one study print one
+    text (it said "(sample seed <a fresh number each time>: 0)")."""
+    first, second = (invoke("verify", one_run, "--all") for _ in range(2))
+    assert first.exit_code == second.exit_code == 0, first.output
+    assert first.output == second.output
+    assert "1 run re-fought identically (every run: 0); " in first.output
+    assert "sample seed" not in invoke("verify", one_run).output

@@ -118,6 +118,9 @@ class StudyCheck:
     runs: int
     sample_seed: int
     sampled: list[int] = field(default_factory=list)
+    every_run: bool = False
+    """Every stored run was fought again (``--all``, or a sample as large as the study): the
+    sample seed chose nothing, so the verdict does not name it."""
     digests: int = 0
     """Runs whose stored rows and kept replays were checked against their digests."""
     files: int = 0
@@ -444,6 +447,7 @@ def _check_runs(
         raise StudyVerifyError(problem)
     ids = [r[0] for r in store.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
     check.sampled = sample_ids(ids, sample, check.sample_seed)
+    check.every_run = bool(ids) and sample >= len(ids)
     target = store.target()
     points = store.points()
     # the plan's (the row's copy is checked against it: an edited one is a difference there)
@@ -914,6 +918,8 @@ def verify_lines(check: StudyCheck) -> list[str]:
     lines = [f"DIFFERS: {d}" for d in check.differences]
     lines += [f"note: {n}" for n in check.notes]
     fought = ", ".join(str(i) for i in check.sampled[:10]) or "none"
+    # a seed that chose nothing is not said: a fresh one each time, the same check
+    chosen = "every run: " if check.every_run else f"sample seed {check.sample_seed}: "
     if len(check.sampled) > 10:
         fought += f" … {len(check.sampled) - 10} more"
     kept = count(check.replays, "kept replay")
@@ -942,8 +948,8 @@ def verify_lines(check: StudyCheck) -> list[str]:
             f"OK: {check.study}: plan, seeds, every planned run present and summary.json "
             f"re-derived from {count(check.runs, 'run')}; {digests}{files}"
             + (
-                f"{count(len(check.sampled), 'run')} re-fought identically (sample seed "
-                f"{check.sample_seed}: {fought}){replays}; {catch}"
+                f"{count(len(check.sampled), 'run')} re-fought identically ({chosen}"
+                f"{fought}){replays}; {catch}"
                 if check.sampled
                 else f"no run re-fought (--sample 0){replays}; {catch}"
             )
@@ -951,7 +957,7 @@ def verify_lines(check: StudyCheck) -> list[str]:
     else:
         again = (
             f" (sample seed {check.sample_seed}; repeat with --sample-seed {check.sample_seed})"
-            if check.sampled
+            if check.sampled and not check.every_run
             else ""
         )
         lines.append(f"{check.study}: {count(check.difference_count, 'difference')}{again}")
