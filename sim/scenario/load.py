@@ -761,6 +761,8 @@ def _plain_message(err: Any) -> str | None:
         )
     if kind in ("too_short", "too_long") and "actual_length" in ctx:
         least = kind == "too_short"
+        if isinstance(value, list | tuple) and any(isinstance(v, dict | list) for v in value):
+            shown = "the list"  # of mappings or lists: their text says nothing of the count
         n = ctx.get("min_length" if least else "max_length")
         items = "item" if ctx["actual_length"] == 1 else "items"
         return (

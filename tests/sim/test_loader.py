@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from sim.scenario import load as loader
 from sim.scenario.load import MAX_BYTES, Located, ScenarioError, load_scenario, parse_yaml
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
 CORPUS = DATA / "bad_scenarios"
 VALID = DATA / "valid_small.yaml"
 
@@ -473,3 +474,19 @@ def test_every_pattern_a_model_uses_has_plain_words() -> None:
     patterns = {p for f in sources for p in declared.findall(f.read_text(encoding="utf-8"))}
     assert len(patterns) >= 5, patterns
     assert sorted(patterns - set(loader._PATTERNS)) == []
+
+
+def test_a_list_of_mappings_too_short_is_said_by_its_count_not_its_text(tmp_path: Path) -> None:
+    """A becmi scenario left with one side: the line names the field and the count, and
+    does not echo the side's mapping as Python writes it (it said "sides: [{'id': 'party',
+    … (499 characters) has 1 item: at least 2"). A list of plain values still shows itself."""
+    data = yaml.safe_load((ROOT / "scenarios" / "tavern_brawl.yaml").read_text(encoding="utf-8"))
+    data["sides"] = data["sides"][:1]
+    path = tmp_path / "one_side.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    lines = _lines(path)
+    line = next(x for x in lines if ": sides: " in x)
+    assert line.endswith(": sides: the list has 1 item: at least 2"), lines
+    assert "{" not in line
+    err = {"type": "too_short", "ctx": {"actual_length": 1, "min_length": 2}, "input": [3]}
+    assert loader._plain_message(err) == "[3] has 1 item: at least 2"
