@@ -24,6 +24,7 @@ from engine.replayfile.formats import derivation_of
 from engine.rng import Stream, Streams
 from sim.conformance.battle import Battle
 from sim.conformance.requirement import requirement
+from sim.text.grammar import count
 
 __all__ = ["DRAWS_ARE_THE_STREAMS"]
 
@@ -210,7 +211,7 @@ def DRAWS_ARE_THE_STREAMS(battle: Battle) -> None:  # noqa: N802  # a requiremen
     for name in sorted(made.keys() | counted.keys()):
         if made.get(name, 0) != counted.get(name, 0):
             raise battle.failed(
-                f"the rules drew {made.get(name, 0)} time(s) from stream {name!r} and the "
+                f"the rules drew {count(made.get(name, 0), 'time')} from stream {name!r} and the "
                 f"events record {counted.get(name, 0)}: every draw made is recorded in the "
                 "event it decided",
             )

@@ -15,6 +15,7 @@ from sim.conformance.battle import Battle
 from sim.conformance.checks_run import live
 from sim.conformance.differ import first_difference
 from sim.conformance.requirement import requirement
+from sim.text.grammar import count
 
 __all__ = [
     "DIGEST_IS_SNAPSHOT_DIGEST",
@@ -147,7 +148,7 @@ def ONE_PROCESS_PER_UNIT(battle: Battle) -> None:  # noqa: N802
         raise battle.failed(
             f"expected one live process per unit row, by kind {dict(sorted(expected.items()))}; "
             f"the plan started {dict(sorted(live.items())) or 'none'} ('?': an Actor whose id "
-            f"no row has), and {bare[0]} bare generator(s), which are no unit's"
+            f"no row has), and {count(bare[0], 'bare generator')}, which are no unit's"
         )
     if sorted(units) != sorted(kind):
         missing, strangers = sorted(set(kind) - set(units)), sorted(set(units) - set(kind))

@@ -137,15 +137,15 @@ def test_the_tables_command_takes_no_arguments_and_says_what_it_needs(
     ("command", "said"),
     [
         (["study", "STUDY"],
-         "Target until_ci 0.05 (the study file's) not met at point(s) 0: raise the study file's "
+         "Target until_ci 0.05 (the study file's) not met at point 0: raise the study file's "
          "replications"),
         (["study", "STUDY", "--runs", "16"],
-         "Target until_ci 0.05 (the study file's) not met at point(s) 0: raise --runs"),
+         "Target until_ci 0.05 (the study file's) not met at point 0: raise --runs"),
         (["study", "STUDY", "--until-ci", "0.04"],
-         "Target --until-ci 0.04 not met at point(s) 0: raise the study file's replications"),
+         "Target --until-ci 0.04 not met at point 0: raise the study file's replications"),
         (["batch", str(STONE_WALL), "--runs", "12", "--chunk-size", "2", "--seed", "7",
           "--until-ci", "0.05", "--no-plots"],
-         "Target --until-ci 0.05 not met at point(s) 0: raise --runs"),
+         "Target --until-ci 0.05 not met at point 0: raise --runs"),
     ],
 )  # fmt: skip
 def test_an_unmet_target_names_what_the_user_gave(

@@ -218,7 +218,7 @@ def test_no_actor_process_says_what_was_expected(folder: Path) -> None:
     assert result.stdout.splitlines()[0] == _failed(
         "one-process-per-unit",
         f"phalanx_anonymous.yaml: expected one live process per unit row, by kind {kinds}; "
-        "the plan started none ('?': an Actor whose id no row has), and 12 bare generator(s), "
+        "the plan started none ('?': an Actor whose id no row has), and 12 bare generators, "
         "which are no unit's",
     )
 
@@ -443,7 +443,7 @@ def test_a_draw_no_event_records_fails(folder: Path) -> None:
     line = _only_failure("phalanx_unrecorded", folder, "draws-are-the-streams")
     assert line == _failed(
         "draws-are-the-streams",
-        "phalanx_unrecorded.yaml: the rules drew 1 time(s) from stream '1/weather' and the "
+        "phalanx_unrecorded.yaml: the rules drew 1 time from stream '1/weather' and the "
         "events record 0: every draw made is recorded in the event it decided",
     )
 

@@ -302,7 +302,7 @@ def test_a_hard_link_or_a_fifo_at_the_studys_log_is_refused(tmp_path: Path) -> N
     result = invoke(*args, "--resume")
     assert (result.exit_code, result.stderr) == (
         2,
-        f"battlesim: error: {str(wal)!r} is a file with 1 other name(s) (a hard link); "
+        f"battlesim: error: {str(wal)!r} is a file with 1 other name (a hard link); "
         "battlesim writes a study only into files it made: remove it\n",
     )
     assert victim.read_bytes() == VICTIM

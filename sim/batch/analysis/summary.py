@@ -341,7 +341,8 @@ def _unmet_lines(summary: dict[str, Any], study_file: bool) -> list[str]:
     flags = summary["study"].get("overrides", {}) if study_file else ("until_ci", "replications")
     target = f"--until-ci {w:g}" if "until_ci" in flags else f"until_ci {w:g} (the study file's)"
     runs = "--runs" if "replications" in flags else "the study file's replications"
-    return [f"Target {target} not met at point(s) {unmet}: raise {runs}"]
+    points = "point" if len(summary["unmet_targets"]) == 1 else "points"
+    return [f"Target {target} not met at {points} {unmet}: raise {runs}"]
 
 
 def _point_lines(summary: dict[str, Any]) -> list[str]:

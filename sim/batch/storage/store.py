@@ -66,6 +66,7 @@ from sim.batch.storage.sql import quote
 from sim.batch.storage.units import TABLE as UNIT_TABLE
 from sim.batch.storage.units import DetailColumn, create_units, legacy_columns, legacy_units
 from sim.batch.storage.wide import create_view, runs_export_select, wide_select, wide_sql
+from sim.text.grammar import count
 
 __all__ = [
     "STUDY_COLUMNS",
@@ -240,7 +241,7 @@ def not_ours(path: Path, *, folder: bool, writing: bool = True) -> str | None:
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file"
     if writing and st.st_nlink > 1:
-        return f"a file with {st.st_nlink - 1} other name(s) (a hard link)"
+        return f"a file with {count(st.st_nlink - 1, 'other name')} (a hard link)"
     return None
 
 
