@@ -3,6 +3,7 @@ difference" (it said "the plan's 1 points × 1 runs" and "re-derived from 1 runs
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -173,3 +174,16 @@ def test_a_verdict_that_fought_every_run_names_no_seed_and_reads_the_same_each_t
     assert first.output == second.output
     assert "1 run re-fought identically (every run: 0); " in first.output
     assert "sample seed" not in invoke("verify", one_run).output
+
+
+def test_json_names_no_sample_seed_when_every_run_was_fought(one_run: Path) -> None:
+    """--json of a check that fought every run again: sample_seed null (no sample was drawn),
+    so two checks of one study print the same object (it gave a fresh seed each time); a
+    real sample still gives the seed that drew it."""
+    first, second = (json.loads(invoke("verify", one_run, "--all", "--json").output) for _ in "ab")
+    assert first == second
+    assert (first["sample_seed"], first["sampled"]) == (None, [0])
+    drawn = json.loads(
+        invoke("verify", one_run, "--sample", "0", "--sample-seed", "7", "--json").output
+    )
+    assert drawn["sample_seed"] == 7

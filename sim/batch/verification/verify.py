@@ -162,7 +162,7 @@ class StudyCheck:
             "study": self.study,
             "ok": self.ok,
             "runs": self.runs,
-            "sample_seed": self.sample_seed,
+            "sample_seed": None if self.every_run else self.sample_seed,
             "sampled": self.sampled,
             "catch_probability": None if self.damaged else self.catch,
             "digests": self.digests,
