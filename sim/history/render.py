@@ -273,6 +273,8 @@ def table(
     out.extend(f"  [{i}] {s}" for i, s in enumerate(sources, 1))
     out.append("")
     cap = f", up to {count(max_runs, 'run')}" if max_runs is not None else ""
+    if max_runs is not None and any(r.case.spec.runs > max_runs for r in results):
+        cap += " (a case whose own runs are more is fought once, at its own)"
     out.append(
         "Verdicts: pass when the whole 95 % interval lies within the accepted range, FAIL when "
         "it lies wholly outside it, inconclusive otherwise; a case with an inconclusive "

@@ -77,6 +77,23 @@ def test_a_case_of_one_run_and_one_measure_is_counted_as_one(tmp_path: Path) -> 
     assert held_out == "held out: no cases."
 
 
+def test_a_cap_below_a_cases_own_runs_says_the_case_is_fought_at_its_own(tmp_path: Path) -> None:
+    """--max-runs 2 under a case of 4 runs: the case is fought once at its 4 (runs 0–3), and
+    the verdicts line says so after the cap (it said only "up to 2 runs")."""
+    result = invoke("history", "--suite", suite(tmp_path), "--max-runs", "2", "-q")
+    assert result.exit_code == 0, result.output
+    assert "  stone_wall.yaml, seed 7, runs 0–3" in result.stdout.splitlines()
+    verdicts = result.stdout.splitlines()[-5]
+    assert verdicts.endswith(
+        "twice the runs, up to 2 runs (a case whose own runs are more is fought once, at its own)."
+    )
+    assert (
+        invoke("history", "--suite", suite(tmp_path), "--max-runs", "4", "-q")
+        .stdout.splitlines()[-5]
+        .endswith("twice the runs, up to 4 runs.")
+    )
+
+
 def test_a_failing_case_exits_1(tmp_path: Path) -> None:
     """A measure outside its range fails its case, and the command exits 1."""
     result = invoke("history", "--suite", suite(tmp_path, least=2), "--json")
