@@ -5,8 +5,9 @@
 >>> result = api.run("scenarios/stone_wall.yaml", seed=7, out="/tmp/sw.jsonl")  # doctest: +SKIP
 >>> api.state_at("/tmp/sw.jsonl", turn=3)  # doctest: +SKIP
 >>> api.why("/tmp/sw.jsonl", 33)  # doctest: +SKIP
->>> api.fork("/tmp/sw.jsonl", 39, {"passed": True}, "/tmp/held.jsonl")  # doctest: +SKIP
->>> api.diff("/tmp/sw.jsonl", "/tmp/held.jsonl")["seq"]  # where they part  # doctest: +SKIP
+>>> held = {"passed": True, "after": "good"}  # the 88th New York's rout at seq 58, undone
+>>> api.fork("/tmp/sw.jsonl", 58, held, "/tmp/held.jsonl")  # doctest: +SKIP
+>>> api.diff("/tmp/sw.jsonl", "/tmp/held.jsonl")["seq"]  # where they part: 58  # doctest: +SKIP
 
 Every function takes a replay as a path or as what :func:`open_replay` or
 :func:`load_replay` returned, refuses a wrong argument with a

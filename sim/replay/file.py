@@ -15,7 +15,7 @@ whole-list form for small uses and tests); the tools take either
 >>> from sim.replay.file import ReplayFile
 >>> r = ReplayFile("replays/stone_wall-s1862.jsonl")
 >>> r.count, r.last_turn
-(125, 12)
+(48, 2)
 """
 
 from __future__ import annotations
