@@ -156,7 +156,7 @@ def run(
     out: str | Path | None = None,
     *,
     force: bool = False,
-    sets: Iterable[tuple[str, Any]] = (),
+    sets: Mapping[str, Any] | Iterable[tuple[str, Any] | str] = (),
 ) -> RunResult:
     """Validate a scenario, fight it and write its replay.
 
@@ -167,7 +167,8 @@ def run(
         force: overwrite an existing file even if it is not a battlesim replay
             (a replay at ``out``, of this scenario or another, is replaced anyway).
         sets: ``(field path, value)`` pairs set on the scenario before it is fought
-            (``run --set``): a path as a study's factor names one
+            (``run --set``), or a mapping of them, or ``"path=value"`` texts as ``--set``
+            takes them (the value read as YAML): a path as a study's factor names one
             (:mod:`sim.batch.inputs.fieldpath`: ``options.fire_scale``,
             ``sides.csa.units.phil.strength``, ``map.terrain.0.cover``), an option left
             out at its default included. The scenario with them set is validated as the
@@ -177,7 +178,8 @@ def run(
     Raises:
         ValueProblem: ``seed`` is not a whole number from 0 to 2⁶³ − 1 (a
             ``ValueError``; ``True``, ``"7"`` and ``-1`` are refused as ``--seed`` refuses them),
-            or ``scenario_path`` or ``out`` is not a path.
+            ``scenario_path`` or ``out`` is not a path, or ``sets`` is of no shape above
+            (or a text of it has no ``=``).
         ScenarioError: the scenario is invalid, with ``sets`` set or before (nothing is
             written); a path of ``sets`` that leads to no field, two that set one field, or
             ``ruleset`` or ``name`` (the replay of a battle renamed would not verify).
@@ -195,10 +197,10 @@ def run(
     scenario_path = _path(scenario_path, "scenario_path")
     if out is not None:
         out = _path(out, "out")
+    pairs = _set_pairs(sets)
     ruleset, scenario = load_scenario(scenario_path)
-    sets = list(sets)
-    if sets:
-        ruleset, scenario = _with_sets(scenario_path, sets)
+    if pairs:
+        ruleset, scenario = _with_sets(scenario_path, pairs)
     s = _seed_of(scenario, seed)
     path = Path(out) if out is not None else default_replay_path(scenario_path, s)
     if path.resolve() == Path(scenario_path).resolve():
@@ -226,6 +228,33 @@ def run(
         header.ruleset,
         header.ruleset_version,
     )
+
+
+def _set_pairs(sets: object) -> list[tuple[str, Any]]:
+    """:func:`run`'s ``sets`` as ``(field path, value)`` pairs: a mapping's items, pairs as
+    they are, ``"path=value"`` texts read as ``--set`` reads them; any other shape is
+    refused by the argument's name, not with an unpacking error from inside."""
+    from sim.replay.fork import ForkError, parse_assignment  # noqa: PLC0415
+
+    given: object = sets.items() if isinstance(sets, Mapping) else sets
+    items = (
+        [given] if isinstance(given, str) else list(given) if isinstance(given, Iterable) else None
+    )
+
+    def usable(x: object) -> bool:
+        """A text, or a pair whose first is a field path."""
+        pair = isinstance(x, (tuple, list)) and len(x) == 2 and isinstance(x[0], str)
+        return isinstance(x, str) or pair
+
+    if items is None or not all(usable(x) for x in items):
+        raise ValueProblem(
+            f"sets {sets!r}: give (field path, value) pairs, a mapping "
+            '({"options.fire_scale": 1.5}) or texts ("options.fire_scale=1.5")'
+        )
+    try:
+        return [parse_assignment(x) if isinstance(x, str) else (x[0], x[1]) for x in items]
+    except ForkError as exc:  # a text without '=', or a value no command line may give
+        raise ValueProblem(str(exc)) from None
 
 
 def _with_sets(scenario_path: str | Path, sets: list[tuple[str, Any]]) -> tuple[Any, Any]:

@@ -296,3 +296,37 @@ def test_a_pooled_study_leaves_the_start_method_unset(tmp_path: Path) -> None:
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (0, "None None\n"), done.stderr[-2000:]
     shutil.rmtree(tmp_path / "s")
+
+
+def test_run_takes_sets_as_a_mapping_pairs_or_texts_and_names_any_other_shape(
+    tmp_path: Path,
+) -> None:
+    """``api.run(sets=...)`` takes what ``api.fork`` takes for its changes — a mapping, or
+    ``"path=value"`` texts — beside ``(path, value)`` pairs, each the same battle; any other
+    shape is a ValueProblem naming ``sets`` (a dict ended in "too many values to unpack", a
+    None in a TypeError from inside)."""
+    scenario = SCENARIOS / "stone_wall.yaml"
+    made = [
+        api.run(scenario, out=tmp_path / f"{k}.jsonl", sets=sets)
+        for k, sets in enumerate(
+            (
+                [("options.fire_scale", 1.5)],
+                {"options.fire_scale": np.float64(1.5)},
+                ["options.fire_scale=1.5"],
+            )
+        )
+    ]
+    first = Path(made[0].replay or "").read_bytes()
+    assert all(Path(r.replay or "").read_bytes() == first for r in made)
+    said = (
+        "sets {!r}: give (field path, value) pairs, a mapping "
+        '({{"options.fire_scale": 1.5}}) or texts ("options.fire_scale=1.5")'
+    )
+    for bad in (None, [("options.fire_scale",)], [(3, 1.5)], ("options.fire_scale", 1.5), 7):
+        with pytest.raises(api.ValueProblem) as caught:
+            api.run(scenario, out=tmp_path / "x.jsonl", sets=bad)  # type: ignore[arg-type]
+        assert str(caught.value) == said.format(bad)
+    with pytest.raises(api.ValueProblem) as caught:
+        api.run(scenario, out=tmp_path / "x.jsonl", sets=["options.fire_scale"])
+    assert str(caught.value) == "--set 'options.fire_scale': expected FIELD=VALUE"
+    assert not (tmp_path / "x.jsonl").exists()
