@@ -281,9 +281,20 @@ class OutPath(click.Path):
     file, a file for a folder) is refused with every other unwritable place by
     :func:`sim.outputs.check_output`, in one line naming the long flag (``--out PATH:
     'PATH' is a folder, not a file``), not in click's usage error. Its kind still names
-    the metavar (``FILE``, ``DIRECTORY``) and what the shell completes."""
+    the metavar (``FILE``, ``DIRECTORY``) and what the shell completes.
+
+    An empty name (``-o ''``, a shell variable left unset) is no name, neither the default
+    nor the current folder: it is refused here, for every command alike."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value in ("", b"") and param is not None and not (ctx and ctx.resilient_parsing):
+            takes = {(True, False): "a file", (False, True): "a folder"}.get(
+                (self.file_okay, self.dir_okay), "a file or folder"
+            )
+            if isinstance(param, click.Argument):
+                fail(f"{param.human_readable_name}: an empty name; give {takes}")
+            flag = max(param.opts, key=lambda o: (o.startswith("--"), len(o)))
+            fail(f"{flag}: an empty name; give {takes}, or leave it out")
         return self.coerce_path_result(value)
 
 

@@ -840,7 +840,7 @@ def test_report_png_refuses_a_file_of_the_users_and_writes_nothing(tmp_path: Pat
         assert (empty.exit_code, empty.output) == (
             2,
             f"battlesim: error: {'--out' if option == '-o' else option}: an empty name; give a "
-            "file or folder, or leave it out\n",
+            f"{'file' if option == '-o' else 'folder'}, or leave it out\n",
         )
 
 

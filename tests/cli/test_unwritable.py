@@ -174,3 +174,39 @@ def test_an_output_the_file_system_refuses_is_one_line_naming_the_flag(
         f"battlesim: error: {option} {path}: {why}\n",
     )
     assert _tree(box) == before
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "kind", "ext", "args"),
+    COMMANDS,
+    ids=[f"{c}{o}" for c, o, *_ in COMMANDS],
+)
+def test_an_empty_output_name_is_refused_by_every_command_alike(
+    inputs: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    option: str,
+    kind: str,
+    ext: str,
+    args: Args,
+) -> None:
+    """An empty name (``-o ''``, a shell variable left unset) is no name: one line naming the
+    flag and what it takes, exit 2, nothing written. ``report`` alone said so; ``export``,
+    ``campaign`` and ``history`` wrote into the current folder, ``fork`` took its default
+    name, and the rest said ``--out : '.' is a folder, not a file``."""
+    del ext
+    box = tmp_path / "box"
+    (box / "here").mkdir(parents=True)
+    monkeypatch.chdir(box / "here")
+    before = _tree(box)
+    result = invoke(*args("", {**inputs, "box": box}))
+    takes = "a file or folder" if command == "rerun" else f"a {kind}"
+    said = f"{option}: an empty name; give {takes}"
+    said += "" if option == "NAME.yaml" else ", or leave it out"
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"battlesim: error: {said}\n",
+    )
+    assert _tree(box) == before

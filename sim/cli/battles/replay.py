@@ -259,9 +259,6 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
         # Refused before anything is written: a lean install has no matplotlib (one line
         # naming the extra, exit 2), and a page written first would go unmentioned.
         import matplotlib  # noqa: F401
-    for given, option in ((out, "--out"), (png_dir, "--png")):
-        if given == "":  # an empty name is no name: not the default, nor the current folder
-            common.fail(f"{option}: an empty name; give a file or folder, or leave it out")
     loaded = load_replay(replay)
     path = Path(out) if out is not None else Path(f"{_stem(replay)}.html")
     try:

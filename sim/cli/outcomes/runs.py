@@ -27,7 +27,7 @@ __all__ = ["campaign", "export", "rerun_command"]
 @click.option(
     "-o",
     "--out",
-    type=click.Path(),
+    type=common.OutPath(),
     default=None,
     help="Replay file (default: run-<RUN_ID>.jsonl here); a folder for a campaign run.",
 )
