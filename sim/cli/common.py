@@ -245,6 +245,8 @@ def readable_file(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     del ctx
     if value is None:
         return value
+    if value == "":  # no name, not the current folder (": is a folder, not a file")
+        fail(f"{param.human_readable_name}: an empty name; give a file")
     path = Path(value)
     if not path.exists():
         from engine.safety.files import missing  # noqa: PLC0415 - only when it is missing

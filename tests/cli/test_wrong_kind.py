@@ -108,3 +108,31 @@ def test_an_unrelated_file_gets_no_hint() -> None:
     """README.md is no battlesim file: the plain message, nothing guessed."""
     result = _invoke("show", str(REPO / "README.md"))
     assert result.stderr == f"battlesim: error: {REPO / 'README.md'}:1: not a battlesim replay\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (["run", ""], "SCENARIO"),
+        (["validate", ""], "SCENARIO"),
+        (["show", ""], "REPLAY"),
+        (["why", "", "3"], "REPLAY"),
+        (["fork", "", "--at", "3", "--set", "roll=6"], "REPLAY"),
+        (["diff", "", str(REPLAY)], "A"),
+        (["diff", str(REPLAY), ""], "B"),
+        (["report", ""], "REPLAY"),
+        (["batch", "", "--runs", "2"], "SCENARIO"),
+        (["study", ""], "STUDY.yaml"),
+        (["calibrate", ""], "CALIBRATION.yaml"),
+        (["campaign", ""], "CAMPAIGN.yaml"),
+    ],
+    ids=lambda v: v[0] if isinstance(v, list) else v,
+)
+def test_an_empty_file_name_is_said_as_one(args: list[str], name: str) -> None:
+    """An empty name for the file a command reads is said to be one, by its argument
+    (it said ``battlesim error: : is a folder, not a file``: the current folder)."""
+    result = _invoke(*args)
+    assert (result.exit_code, result.output) == (
+        2,
+        f"battlesim: error: {name}: an empty name; give a file\n",
+    )
