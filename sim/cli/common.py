@@ -241,9 +241,11 @@ def seed_option(help_text: str) -> Callable[[F], F]:
 
 
 def readable_file(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    """Callback: an input file that exists and is a file, else a plain error (exit 2)."""
-    del ctx
-    if value is None:
+    """Callback: an input file that exists and is a file, else a plain error (exit 2).
+
+    Tab completion parses the words before the cursor too: a file not there (yet) is no
+    error there, and the options still complete."""
+    if value is None or ctx.resilient_parsing:
         return value
     if value == "":  # no name, not the current folder (": is a folder, not a file")
         fail(f"{param.human_readable_name}: an empty name; give a file")

@@ -806,3 +806,26 @@ def test_the_commands_suggested_run_as_pasted(
     compare = forked.stdout.strip().rsplit("compare with: ", 1)[1]
     assert shlex.split(compare)[1:] == ["diff", str(REPO / "replays" / "stone_wall-s1862.jsonl"),
                                        str(child)]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "battlesim run nosuch.yaml --",
+        "battlesim report nosuch.jsonl --",
+        "battlesim diff nosuch.jsonl other.jsonl --",
+        "battlesim campaign '' --",
+    ],
+)
+def test_completing_after_a_file_not_there_yet_offers_the_options(words: str) -> None:
+    """Tab after a file name that does not exist (yet, or mistyped) completes the command's
+    options, as after one that does; it printed ``battlesim: error: nosuch.yaml: no such
+    file`` over the user's command line and completed nothing (exit 2)."""
+    env = {
+        "_BATTLESIM_COMPLETE": "bash_complete",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split()) - 1),
+    }
+    result = CliRunner().invoke(cli, [], prog_name="battlesim", env=env)
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert "plain,--json" in result.stdout.splitlines()
