@@ -444,3 +444,25 @@ def test_units_and_events_open_from_the_keyboard(browser: Any, pages: dict[str, 
         page.keyboard.press("Enter")
         assert page.inner_text(".details h3").startswith(f"Event seq {seq} — ")
         assert v.errors == []
+
+
+@pytest.mark.parametrize(
+    ("stem", "unit", "said"),
+    [
+        ("napoleonic_brigade-s1815", "92hl", "1 event names it (click it to go there)."),
+        ("coral_sea-s1942", "astoria", "no event names it."),
+        ("tavern_brawl-s377", "thorgrim", "{n} events name it (click one to go there)."),
+    ],
+)
+def test_a_units_history_counts_its_events_in_words(
+    browser: Any, pages: dict[str, Path], stem: str, unit: str, said: str
+) -> None:
+    """The history's line agrees with its count: "1 event names it" (it said "1 events name
+    it"), "no event names it" (it said "0 events name it (click one to go there)")."""
+    path = _replay(stem)
+    n = len(events_naming(path, unit))
+    assert (n == 1) == ("1 event " in said) and (n == 0) == ("no event" in said)
+    with open_page(browser, pages[stem]) as v:
+        v.page.click(f'.units-table tr[data-unit="{unit}"]')
+        assert v.page.inner_text(".details p.muted") == f"Its history: {said.format(n=n)}"
+        assert v.errors == []

@@ -741,7 +741,9 @@
       box.replaceChildren(h3);
       this.nowLine = el("p", { class: "now" }, this.nowText(i));
       box.append(this.nowLine);
-      box.append(el("p", { class: "muted" }, `Its history: ${this.b.byUnit[i].length} events name it (click one to go there).`));
+      const n = this.b.byUnit[i].length;
+      const told = n === 0 ? "no event names it." : n === 1 ? "1 event names it (click it to go there)." : `${n} events name it (click one to go there).`;
+      box.append(el("p", { class: "muted" }, `Its history: ${told}`));
       const ol = el("ol", { class: "history" });
       for (const j of this.b.byUnit[i].slice(0, 400)) {
         const e = this.b.events[j];
