@@ -65,6 +65,19 @@ def test_rerun_of_a_run_that_does_not_exist_exits_2(study: Path) -> None:
     assert "no run 8: the study plans runs 0 to 7 and holds 8" in result.output
 
 
+def test_rerun_past_a_one_run_study_says_its_one_run(tmp_path: Path) -> None:
+    """A study of one run is said to plan run 0 (it said "plans runs 0 to 0 and holds 1")."""
+    out = tmp_path / "one"
+    made = invoke("batch", STONE_WALL, "--runs", "1", "--out", out, "--no-plots", "-q")
+    assert made.exit_code == 0, made.output
+    result = invoke("rerun", out, "1")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "battlesim: error: no run 1: the study plans one run, run 0, and holds it (its id: "
+        "SELECT run_id FROM runs)\n",
+    )
+
+
 def test_rerun_of_a_planned_run_the_study_did_not_fight_exits_2(tmp_path: Path) -> None:
     """--until-ci stops a point early: a run past what it fought has no row, so a replay of it
     would match nothing the study holds. It is refused (exit 2, one line), as a run an

@@ -129,6 +129,15 @@ def _planned(target: Target, run_id: int, folder: Path, file: Path | None) -> li
     return [folder / replay_name(target, run_id, k, b) for k, b in enumerate(battles)]
 
 
+def _no_run(run_id: int, planned: int, held: int) -> str:
+    """Why ``run_id``, past the ``planned`` runs of a study holding ``held``, is no run."""
+    plans = f"runs 0 to {planned - 1} and holds {held}"
+    if planned == 1:  # not "runs 0 to 0 and holds 1"
+        plans = f"one run, run 0, and holds {'it' if held else 'none'}"
+    ids = "its id" if held == 1 else "their ids"
+    return f"no run {run_id}: the study plans {plans} ({ids}: SELECT run_id FROM runs)"
+
+
 def rerun(
     study_dir: str | Path,
     run_id: int,
@@ -173,10 +182,7 @@ def rerun(
         )
     planned = reps * len(points)
     if not 0 <= run_id < planned:
-        raise RerunError(
-            f"no run {run_id}: the study plans runs 0 to {planned - 1} and holds {held} "
-            "(their ids: SELECT run_id FROM runs)"
-        )
+        raise RerunError(_no_run(run_id, planned, held))
     point, replication = divmod(run_id, reps)
     if row is None:  # planned, never fought: a replay of it would match no row of the study
         raise RerunError(
