@@ -131,7 +131,7 @@ def _planned(target: Target, run_id: int, folder: Path, file: Path | None) -> li
 
 def _no_run(run_id: int, planned: int, held: int) -> str:
     """Why ``run_id``, past the ``planned`` runs of a study holding ``held``, is no run."""
-    plans = f"runs 0 to {planned - 1} and holds {held}"
+    plans = f"runs 0 to {planned - 1:,} and holds {held:,}"
     if planned == 1:  # not "runs 0 to 0 and holds 1"
         plans = f"one run, run 0, and holds {'it' if held else 'none'}"
     ids = "its id" if held == 1 else "their ids"
@@ -187,9 +187,9 @@ def rerun(
     if row is None:  # planned, never fought: a replay of it would match no row of the study
         raise RerunError(
             f"run {run_id} (point {point}, replication {replication}) is not in the study: it "
-            f"holds {held} of its {count(planned, 'planned run')} (a point stopped by --until-ci, "
-            "or a study interrupted: --resume fights the rest); their ids: SELECT run_id "
-            "FROM runs"
+            f"holds {held:,} of its {count(planned, 'planned run', spec=',')} (a point stopped "
+            "by --until-ci, or a study interrupted: --resume fights the rest); their ids: "
+            "SELECT run_id FROM runs"
         )
     seed = row["seed"]
     try:

@@ -227,7 +227,7 @@ def _interrupted(db: Path) -> str:
             "run the same command with --resume to start the study"
         )
     return (
-        f"battlesim: interrupted; the committed chunks are kept ({count(done, 'run')}) — "
+        f"battlesim: interrupted; the committed chunks are kept ({count(done, 'run', spec=',')}) — "
         "run the same command with --resume to complete the study"
     )
 
