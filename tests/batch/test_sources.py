@@ -7,6 +7,7 @@ sharing changed no byte of them.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from sim.calibrate.spec import load_calibration
 from sim.history.case import load_case
 from sim.scenario.load import ScenarioError
 from tests.batch.helpers import SCENARIOS
+
+ROOT = SCENARIOS.parent
 
 STUDY = """\
 replications: 2
@@ -159,6 +162,29 @@ def test_a_campaign_or_a_study_as_a_campaigns_battle_is_named_at_its_line(
     assert _error(load_campaign, path) == (
         f"{path}:4: battles.0.scenario: 'c.yaml' is a campaign file, not a scenario\n"
         f"{path}:6: battles.2.scenario: 'st.yaml' is a study file, not a scenario"
+    )
+
+
+@pytest.mark.parametrize(("name", "text", "read"), FILES, ids=[f[0] for f in FILES])
+def test_a_replay_where_a_scenario_goes_is_named_at_its_line(
+    tmp_path: Path, name: str, text: str, read: Reader
+) -> None:
+    """``scenario:`` naming a replay, and a campaign's battle naming one: said at this file's
+    line. It was said at the replay's own first line ("a battlesim replay, not a YAML
+    file: read it with 'battlesim show FILE'"), naming neither this file nor its field."""
+    from sim.batch.inputs.target import load_campaign
+
+    shutil.copy(ROOT / "replays" / "stone_wall-s1862.jsonl", tmp_path / "sw.jsonl")
+    line = text.splitlines().index("{target}") + 1
+    path = _file(tmp_path, name, text, "scenario: sw.jsonl")
+    assert (
+        _error(read, path)
+        == f"{path}:{line}: scenario: 'sw.jsonl' is a battlesim replay, not a scenario"
+    )
+    campaign = tmp_path / "c.yaml"
+    campaign.write_text("campaign: C\nseed: 1\nbattles:\n  - {id: a, scenario: sw.jsonl}\n")
+    assert _error(load_campaign, campaign) == (
+        f"{campaign}:4: battles.0.scenario: 'sw.jsonl' is a battlesim replay, not a scenario"
     )
 
 

@@ -29,6 +29,7 @@ from sim.batch.inputs.fieldpath import filled, get_path, set_paths
 from sim.batch.inputs.files import error_message, located, read_yaml, validate_located
 from sim.contract import AnyRuleset, CarryOver
 from sim.contract.bases import validate_plain
+from sim.outputs import is_replay
 from sim.scenario.diagnose import hint
 from sim.scenario.load import (
     KINDS,
@@ -319,6 +320,8 @@ def other_kind(path: Path, wanted: tuple[FileKind, ...]) -> str | None:
     """What the file at ``path`` is (``a study file``) when it is plainly a battlesim file
     of a kind not ``wanted``, else None: its own error would name it and the command that
     takes it, not the line of the file that named it where a scenario goes."""
+    if is_replay(path):  # its own error would send the reader to the replay, not this line
+        return "a battlesim replay"
     found = yaml_kind(path)
     return None if found is None or found in wanted else KINDS[found][0]
 
