@@ -332,7 +332,8 @@ def test_flattop_hit_table_takes_a_logged_basic_table_of_0_as_the_star_row() -> 
     assert out("0") == out("*")
     assert out("0").splitlines()[0] == "hit table *, 7 factors (column 7-8): cell 0.1"
     assert hit_table("0") == hit_table("*") == 0
-    for bad in ("-1", "16", "x", ""):
+    assert (hit_table(" 7"), hit_table("* "), out(" 7")) == (7, 0, out("7"))  # spaces, as ints
+    for bad in ("-1", "16", "x", "", " "):
         with pytest.raises(ValueError, match=r"is not a hit table \(\* or 1\.\.15\)$"):
             hit_table(bad)
     [param] = [p for p in ATTACK.params if p.name == "hit_table"]

@@ -110,10 +110,11 @@ def hit_table(text: str) -> int:
     Raises:
         ValueError: anything else, with the one-line message.
     """
-    if text in ("*", "0"):
+    given = text.strip()  # as click reads a whole number: " 7" is 7
+    if given in ("*", "0"):
         return 0
-    if text.isdigit() and 1 <= int(text) <= 15:
-        return int(text)
+    if given.isdigit() and 1 <= int(given) <= 15:
+        return int(given)
     raise ValueError(f"{text!r} is not a hit table (* or 1..15)")
 
 
