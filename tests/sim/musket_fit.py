@@ -88,6 +88,12 @@ def main() -> None:
         default=MAX_RUNS,
         help=f"double an inconclusive case's runs up to this many (default {MAX_RUNS})",
     )
+    ap.add_argument(
+        "--seed-offset",
+        type=int,
+        default=0,
+        help="fight each case on its seed plus this (fresh runs: a choice's winner's curse)",
+    )
     args = ap.parse_args()
     grid = [_parse(g) for g in args.grid]
     paths = fitting_cases(args.case)
@@ -99,7 +105,9 @@ def main() -> None:
         cells = []
         for path in paths:
             case = load_case(path)
-            runs = {"runs": args.runs} if args.runs else {}
+            runs: dict[str, int] = {"runs": args.runs} if args.runs else {}
+            if args.seed_offset:
+                runs["seed"] = case.spec.seed + args.seed_offset
             spec = case.spec.model_copy(update=runs)
             case = dataclasses.replace(case, spec=spec, target=with_options(case.target, options))
             result = run_case(case, jobs=1, max_runs=args.max_runs)
