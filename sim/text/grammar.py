@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["agree", "count", "in_sentence", "is_plural", "one_point", "ordinal", "plural"]
+__all__ = ["agree", "an", "count", "in_sentence", "is_plural", "one_point", "ordinal", "plural"]
 
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "goes": "go"}
 _SINGULAR_ENDINGS = ("ss", "us", "is")
@@ -105,6 +105,12 @@ def plural(word: str) -> str:
     if word.endswith(("s", "x", "z", "ch", "sh")):
         return word + "es"
     return word + "s"
+
+
+def an(word: str) -> str:
+    """``word`` after its indefinite article, chosen by its first letter: ``"a musket"``,
+    ``"an archery"`` (a ruleset's name in "an archery scenario")."""
+    return f"an {word}" if word[:1].lower() in ("a", "e", "i", "o", "u") else f"a {word}"
 
 
 def count(n: int | float, word: str, many: str | None = None, *, spec: str = "") -> str:

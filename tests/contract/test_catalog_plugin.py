@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner, Result
 
@@ -131,3 +132,19 @@ def test_new_never_overwrites_a_schema_file_it_did_not_write(tmp_path: Path) -> 
     assert result.stderr == f"battlesim: note: {made['note']}\n"
     assert made["note"].startswith(f"{mine} was not written by battlesim: left as it is")
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_new_words_the_ruleset_with_its_article(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`new`'s line says "a pips scenario", and "an archery scenario" for a plugin named with
+    a vowel first (it said "a archery scenario"); `new_scenario` is stood in for, as no
+    installed ruleset's name starts with one."""
+    monkeypatch.chdir(tmp_path)
+    result = _cli("new", "pips", "duel.yaml")
+    assert result.stdout == "Wrote duel.yaml: a pips scenario; next: battlesim validate duel.yaml\n"
+    monkeypatch.setattr(catalog, "new_scenario", lambda ruleset, name, force: {"note": None})
+    result = _cli("new", "archery", "bows.yaml")
+    assert result.stdout == (
+        "Wrote bows.yaml: an archery scenario; next: battlesim validate bows.yaml\n"
+    )

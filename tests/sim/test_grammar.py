@@ -200,3 +200,12 @@ def test_ordinals_take_the_suffix_of_their_last_digit_but_the_teens() -> None:
         "1st", "2nd", "3rd", "4th", "10th", "11th", "12th", "13th", "14th", "21st", "22nd",
         "23rd", "101st", "111th", "112th", "113th", "122nd", "1003rd",
     ]  # fmt: skip
+
+
+def test_an_chooses_the_article_by_the_first_letter() -> None:
+    """A ruleset's name in a sentence: "a musket", "an archery", "an Ironclad"."""
+    from sim.text.grammar import an
+
+    assert [an(w) for w in ("musket", "archery", "Ironclad", "becmi", "", "x")] == [
+        "a musket", "an archery", "an Ironclad", "a becmi", "a ", "a x",
+    ]  # fmt: skip

@@ -40,6 +40,7 @@ from sim.scenario.load import (
     validate_data,
     yaml_kind,
 )
+from sim.text.grammar import an
 
 __all__ = ["Target", "campaign_file_data", "load_campaign", "load_target", "source_label"]
 
@@ -266,7 +267,7 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
                     file,
                     lines,
                     (*where, "scenario"),
-                    f"a {ruleset.name} scenario in a {rulesets[0].name} campaign",
+                    f"{an(ruleset.name)} scenario in {an(rulesets[0].name)} campaign",
                 )
             )
         elif i > 0 and ruleset.carry_over is None:

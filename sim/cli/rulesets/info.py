@@ -150,4 +150,7 @@ def new(ruleset: str, name: str, force: bool, as_json: bool) -> None:
     if as_json:
         common.echo_json(made)
         return
-    common.say(f"Wrote {name}: a {ruleset} scenario; next: {common.command_line('validate', name)}")
+    from sim.text.grammar import an
+
+    next_step = common.command_line("validate", name)
+    common.say(f"Wrote {name}: {an(ruleset)} scenario; next: {next_step}")
