@@ -164,6 +164,23 @@ def test_reinforcements_on_the_first_battle_are_refused(folder: Path) -> None:
     assert not (folder / "out").exists()
 
 
+def test_reinforcements_for_a_side_the_next_battle_lacks_are_said_once(folder: Path) -> None:
+    """A reinforcement naming a side the next battle does not have is refused at the battle's
+    reinforcements, the word said once (it said `battles.1.reinforcements: reinforcements:
+    the next battle has no side 'xyz'`)."""
+    campaign = folder / "c.yaml"
+    campaign.write_text(
+        "campaign: X\nbattles:\n  - {id: a, scenario: stone_wall.yaml}\n"
+        "  - id: b\n    scenario: chancellorsville.yaml\n    reinforcements:\n      xyz: []\n"
+    )
+    result = invoke("campaign", campaign, "--out", folder / "out")
+    assert (result.exit_code, result.output) == (
+        2,
+        f"{campaign}:6: battles.1.reinforcements: the next battle has no side 'xyz'\n",
+    )
+    assert not (folder / "out").exists()
+
+
 def test_a_one_battle_campaigns_carry_over_settings_are_still_checked(folder: Path) -> None:
     """Nothing is carried out of a lone battle, but a misspelt setting is refused all the
     same, as it is in a longer campaign (a reviewer's attack found it accepted), with the

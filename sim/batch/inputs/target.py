@@ -372,8 +372,8 @@ def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
             )
         except ValidationError as exc:
             return _settings_errors(ruleset, k, exc)
-        except ValueError as exc:
-            return [(("battles", k, "reinforcements"), str(exc))]
+        except ValueError as exc:  # said at the battle's reinforcements: not named twice
+            return [(("battles", k, "reinforcements"), str(exc).removeprefix("reinforcements: "))]
         except Exception as exc:  # the hook's own error, not a setting's
             raise carry_failed(ruleset.name, entry.id, exc) from exc
         try:
