@@ -215,4 +215,39 @@ class CarryOver(Generic[Sc, St, Cs]):
         read = validate_plain(self.settings, settings)
         battle = NextBattle(next_data, self.battle, fallen, self.sides)
         self.carry(scenario, final_state, battle, read)
+        _check_reinforced(read.reinforcements, battle)
         return battle.data
+
+
+def _ids(value: Any, found: set[str]) -> set[str]:
+    """Every ``id`` of a mapping in ``value`` (a scenario's data, however nested)."""
+    if isinstance(value, dict):
+        if isinstance(value.get("id"), str):
+            found.add(value["id"])
+        for inner in value.values():
+            _ids(inner, found)
+    elif isinstance(value, list):
+        for item in value:
+            _ids(item, found)
+    return found
+
+
+def _check_reinforced(reinforcements: Mapping[str, list[Spec]], battle: NextBattle) -> None:
+    """Refuse reinforcements that ``carry`` left out of the next battle (it never called
+    :meth:`NextBattle.reinforce`): the campaign would fight without them, saying nothing.
+
+    Raises:
+        ValueError: a reinforcement's id is nowhere in the next battle's data.
+    """
+    given = [s["id"] for specs in reinforcements.values() for s in specs
+             if isinstance(s, dict) and isinstance(s.get("id"), str)]  # fmt: skip
+    if not given:
+        return
+    there = _ids(battle.data, set())
+    missing = [i for i in given if i not in there]
+    if missing:
+        raise ValueError(
+            f"reinforcements: the ruleset's carry-over left {', '.join(map(repr, missing))} "
+            f"out of the next {battle.battle}: its carry must merge them "
+            "(battle.reinforce(settings.reinforcements, KEY)) or refuse them with a ValueError"
+        )

@@ -76,6 +76,26 @@ def test_carry_over_reads_the_settings_copies_the_battle_and_returns_the_copy() 
         hook("sc", {}, NEXT, {"reinforcements": {"g": []}})
 
 
+def test_reinforcements_a_carry_leaves_out_are_refused_not_dropped() -> None:
+    """A carry that never merges the reinforcements (no battle.reinforce) would fight the
+    next battle without them, saying nothing, as a plugin's did: refused, naming the units
+    left out and what the carry must do. Without reinforcements it carries as before."""
+
+    def carry(sc: str, final: dict[str, int], battle: NextBattle, s: CarrySettings) -> None:
+        battle.carry("units", final, lambda spec, hp: {**spec, "hp": hp})
+
+    hook = CarryOver(CarrySettings, carry, battle="bout")
+    assert hook("sc", {"a": 1}, NEXT, {})["sides"][0]["units"][0] == {"id": "a", "hp": 1}
+    fresh = {"reinforcements": {"blue": [{"id": "z", "hp": 1}, {"id": "w", "hp": 1}]}}
+    with pytest.raises(ValueError) as refused:
+        hook("sc", {"a": 1}, NEXT, fresh)
+    assert str(refused.value) == (
+        "reinforcements: the ruleset's carry-over left 'z', 'w' out of the next bout: its carry "
+        "must merge them (battle.reinforce(settings.reinforcements, KEY)) or refuse them with "
+        "a ValueError"
+    )
+
+
 def test_a_ruleset_whose_sides_have_another_name_names_it_and_a_wrong_name_is_an_error() -> None:
     """A scenario listing its sides as ``armies`` carries with ``sides="armies"``; left at
     ``"sides"``, the hook used to find no side and carry nothing (every unit fresh, the
