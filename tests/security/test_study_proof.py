@@ -651,3 +651,52 @@ def test_a_study_of_a_file_whose_name_is_no_identifier_verifies(tmp_path: Path) 
     assert made.exit_code == 0, made.output
     code, lines = _verify(out, "--all")
     assert code == 0, lines
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "said"),
+    [
+        ("summary.json", lambda d: d["study"].update(interval="bogus"),
+         'DIFFERS: summary.json: study.interval: stored "bogus", re-derived "wilson"'),
+        ("summary.json", lambda d: d["study"].update(interval=["wilson"]),
+         "DIFFERS: summary.json: study.interval: stored"),
+        ("summary.json", "[" * 100_000 + "]" * 100_000, "DIFFERS: summary.json: unreadable: "),
+        ("manifest.json", "[" * 100_000 + "]" * 100_000, "DIFFERS: manifest.json: unreadable: "),
+    ],
+)  # fmt: skip
+def test_a_summary_or_manifest_edited_by_hand_differs(
+    copy: Path, name: str, edit: Any, said: str
+) -> None:
+    """A summary naming an interval no summary takes was `battlesim: error: ValueError:
+    unknown interval 'bogus' …` (the value echoed whole, exit 2), and a summary or manifest
+    nested 100,000 deep `battlesim: error: input nested too deeply` naming no file (exit
+    2): each a received study edited by hand, which differs (exit 1), the rest still
+    checked."""
+    path = copy / name
+    if callable(edit):
+        data = json.loads(path.read_text())
+        edit(data)
+        path.write_text(json.dumps(data))
+    else:
+        path.write_text(edit)
+    code, lines = _verify(copy, "--sample", "0")
+    assert code == 1, lines
+    assert any(line.startswith(said) for line in lines), lines
+    assert not any(line.startswith("battlesim: error") for line in lines), lines
+
+
+def test_a_manifest_or_progress_nested_deep_is_not_battlesims(copy: Path) -> None:
+    """``read_manifest`` (export, discover, a resume) and ``read_progress`` (load_study)
+    raised RecursionError on a file nested 100,000 deep: export said `input nested too
+    deeply` after writing its files."""
+    from sim.batch.storage.manifest import read_manifest
+    from sim.batch.storage.progress import read_progress
+
+    deep = "[" * 100_000 + "]" * 100_000
+    (copy / "manifest.json").write_text(deep)
+    (copy / "progress.json").write_text(deep)
+    with pytest.raises(ValueError, match=r"manifest\.json: unreadable"):
+        read_manifest(copy)
+    assert read_progress(copy) is None
+    result = invoke("export", copy, "--format", "csv")
+    assert result.exit_code == 0, result.output

@@ -179,6 +179,8 @@ def read_manifest(out: Path) -> dict[str, Any] | None:
         return None
     try:  # a regular file of at most 64 MiB: never a FIFO that blocks or an endless file
         data = json.loads(read_bounded(path, 64 << 20).decode("utf-8"))
+    except RecursionError:  # nested 100,000 deep
+        raise ValueError(f"{NAME}: unreadable: nested too deeply") from None
     except (FileProblem, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"{NAME}: unreadable: {exc}") from None
     files = data.get("files") if isinstance(data, dict) else None

@@ -37,7 +37,7 @@ def read_progress(folder: Path) -> StudyProgress | None:
     whole numbers of runs."""
     try:
         state = json.loads(read_bounded(folder / "progress.json", _MAX_BYTES))
-    except (FileProblem, ValueError):
+    except (FileProblem, ValueError, RecursionError):  # RecursionError: nested 100,000 deep
         return None
     if not isinstance(state, dict):
         return None

@@ -65,6 +65,7 @@ from sim.batch.execution.worker import Prepared, RunSpec, failure, prepare, run_
 from sim.batch.inputs.seeds import derived_seed, run_seed
 from sim.batch.inputs.target import Target
 from sim.batch.methods.differences import PAIRED
+from sim.batch.methods.stats import METHODS
 from sim.batch.planning.design import Factor, design_points
 from sim.batch.planning.stopping import PILOT, confirm_runs, pilot_runs, rule_of
 from sim.batch.storage.duck import duckdb
@@ -269,6 +270,9 @@ def _check_summary(store: Store, folder: Path, meta: dict[str, Any], check: Stud
         if path.is_symlink():
             raise FileProblem("a link, not a file of the study")
         stored = json.loads(read_bounded(path).decode("utf-8"))  # a FIFO or /dev/zero: refused
+    except RecursionError:  # nested 100,000 deep: not a summary battlesim wrote
+        check.differences.append("summary.json: unreadable: nested too deeply")
+        return
     except (FileProblem, OSError, UnicodeDecodeError, ValueError) as exc:
         check.differences.append(f"summary.json: unreadable: {exc}")
         return
@@ -301,7 +305,8 @@ def _settings(stored: Any) -> dict[str, Any]:
         out["baseline"] = stored["baseline"]
     study = stored.get("study")
     takes = inspect.signature(summarize).parameters
-    if isinstance(study, dict) and isinstance(study.get("interval"), str) and "interval" in takes:
+    # only an interval summarize takes: another is an edit, which the comparison names
+    if isinstance(study, dict) and study.get("interval") in METHODS and "interval" in takes:
         out["interval"] = study["interval"]
     if isinstance(study, dict) and study.get("paired_interval") in PAIRED:
         out["paired_interval"] = study["paired_interval"]
