@@ -385,6 +385,11 @@ def test_an_expression_in_a_table_is_refused_before_a_row_is_read(
         ("UPDATE study SET target = json_merge_patch(target, '{\"kind\": \"campaign\"}')",
          "the study's target is not a campaign this battlesim can fight: campaign: Field "
          "required"),
+        # nested 100,000 deep: "battlesim: error: input nested too deeply", naming no file
+        *((f"UPDATE study SET {key} = '{'[' * 100_000}'",
+           f"damaged: the study's {key} is not JSON (maximum recursion depth exceeded while "
+           "decoding a JSON array from a unicode string)")
+          for key in ("factors", "sides", "plan", "target")),
     ],
 )  # fmt: skip
 def test_a_plan_or_target_no_study_writes_is_one_line(

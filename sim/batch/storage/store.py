@@ -524,7 +524,7 @@ class Store:
         for key in _JSON:
             try:
                 out[key] = json.loads(out[key])
-            except (ValueError, TypeError) as exc:  # the file is damaged: name it, one line
+            except (ValueError, TypeError, RecursionError) as exc:  # damaged: name it, one line
                 raise StoreError(
                     f"{self.path}: damaged: the study's {key} is not JSON ({exc})"
                 ) from None
