@@ -303,3 +303,27 @@ def test_a_ruleset_raising_as_it_fights_a_battle_again_is_its_bug_not_the_files(
         "ruleset 'musket': fighting the battle again raised ValueError: apply broke "
         f"(at test_forgery.py:{line})"
     )
+
+
+def _lone_surrogate(texts: list[str]) -> list[str]:
+    """The first event's unit id ended by ``\\ud800``: JSON escapes may name a lone surrogate,
+    which no UTF-8 text holds and no writer writes."""
+    return [
+        texts[0],
+        re.sub(r'"unit":"([^"]*)"', r'"unit":"\1\\ud800"', texts[1], count=1),
+        *texts[2:],
+    ]
+
+
+def test_a_lone_surrogate_in_an_event_is_damage_in_every_reader(tmp_path: Path) -> None:
+    """A resealed event holding ``\\ud800`` was read, then could not be written back:
+    verify blamed the ruleset (`fighting the battle again raised PydanticSerializationError
+    … (at main.py:587)`, exit 2) and show, why and report said `PydanticSerializationError:
+    … surrogates not allowed`. It is a line no writer wrote: damaged at its line."""
+    path = forge(tmp_path, _lone_surrogate)
+    _verify_refuses(path, f"{path}:2 (seq 0): bad event: event is not in the writer's exact form")
+    for args in (["show", str(path)], ["why", str(path), "3"], ["report", str(path)]):
+        result = invoke(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr.startswith(f"battlesim: error: {path}:2 (seq 0): bad event: "), args
+        assert result.stderr.count("\n") == 1, args
