@@ -31,7 +31,7 @@ from engine.log import Header
 from engine.projection import Projection
 from engine.replayfile.reader import Mark, ReplayError, ReplayStream
 from sim.contract import AnyRuleset
-from sim.replay.header import header_scenario, registry_for
+from sim.replay.header import UNFOLDABLE, header_scenario, registry_for
 from sim.replay.memory import walk_causes
 from sim.scenario.values import check_seq, check_turn, turn_number
 
@@ -176,7 +176,15 @@ class ReplayFile:
         projection.last_seq = start - 1
         for event in events:
             yield event, projection.state
-            projection.apply(event)
+            try:
+                projection.apply(event)
+            except UNFOLDABLE as exc:  # only a forged log gets here: the reader checked types
+                raise ReplayError(
+                    self.path,
+                    event.seq + 2,
+                    f"cannot follow from the battle so far: {exc!r}",
+                    event.seq,
+                ) from None
 
     def _folding(self, mark: Mark | None) -> Iterator[tuple[Event, Any]]:
         return self._fold(*self._from(mark))

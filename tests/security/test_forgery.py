@@ -327,3 +327,26 @@ def test_a_lone_surrogate_in_an_event_is_damage_in_every_reader(tmp_path: Path) 
         assert result.exit_code == 2, (args, result.output)
         assert result.stderr.startswith(f"battlesim: error: {path}:2 (seq 0): bad event: "), args
         assert result.stderr.count("\n") == 1, args
+
+
+@pytest.mark.parametrize(
+    "command", [["show"], ["why", "{p}", "3"], ["fork", "{p}", "--at", "5", "--set", "range=2"]]
+)
+def test_a_forged_event_naming_no_unit_is_damage_to_every_folding_reader(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """The resealed event about a unit not in the battle that verify calls an invariant break:
+    show, why and fork said `battlesim: error: KeyError: 'ghost' (at state.py:173)`, as if
+    battlesim had failed; it is the file's line that cannot follow, named by line and seq."""
+
+    def edit(texts: list[str]) -> list[str]:
+        return [texts[0], texts[1].replace('"unit":"69ny"', '"unit":"ghost"', 1), *texts[2:]]
+
+    path = forge(tmp_path, edit)
+    args = [a.format(p=path) for a in command] if len(command) > 1 else [*command, str(path)]
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"battlesim: error: {path}:2 (seq 0): cannot follow from the battle so far: "
+        "KeyError('ghost')\n"
+    )
