@@ -88,9 +88,10 @@ def _run(env: Path, cwd: Path, *args: str, real: bool = False) -> subprocess.Com
 
 def _python(env: Path, cwd: Path, code: str, *args: str) -> str:
     """What the venv's python prints running ``code`` (with ``args``) in ``cwd``."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     done = subprocess.run(
         [str(env / "bin" / "python"), "-c", code, *args], cwd=cwd, capture_output=True,
-        text=True, check=True,
+        text=True, check=True, env=clean,
     )  # fmt: skip
     return done.stdout
 

@@ -62,4 +62,34 @@ def hooks(*modules: ModuleType) -> dict[str, Any]:
                 )
             found[field] = getattr(module, name)
             where[field] = module.__name__
+    if not found:
+        _none_exported(modules)
     return found
+
+
+def _none_exported(modules: tuple[ModuleType, ...]) -> None:
+    """Say why no hook was found when a module's ``__all__`` leaves out hooks it defines (a
+    one-module ruleset whose ``__all__`` is ``["RULESET"]``): else its ``Ruleset(...)``
+    fails later, naming only the missing arguments.
+
+    Raises:
+        TypeError: naming the module and the hooks its ``__all__`` leaves out.
+    """
+    for module in modules:
+        exported = getattr(module, "__all__", None)
+        if exported is None:
+            continue
+        left = [
+            name
+            for name, value in vars(module).items()
+            if name.lower() in HOOKS
+            and name in (name.lower(), name.lower().upper())
+            and name not in exported
+            and getattr(value, "__module__", module.__name__) == module.__name__
+        ]
+        if left:
+            raise TypeError(
+                f"hooks({module.__name__}) found no hook: its __all__ leaves out "
+                f"{', '.join(left)}, which it defines; add them to __all__ (hooks() reads "
+                "only the names a module exports), or give them to Ruleset(...) by hand"
+            )

@@ -205,3 +205,23 @@ def test_a_guarded_hook_takes_keywords_as_the_hook_does() -> None:
 
     ruleset: Any = dataclasses.replace(MUSKET, name="musket_keywords", units=units)
     assert ruleset.units(scenario=1, state=2) == [] and seen == [(1, 2)]
+
+
+def test_a_module_whose_all_leaves_out_every_hook_it_defines_is_named() -> None:
+    """A one-module ruleset with ``__all__ = ["RULESET"]``: hooks() finds nothing, and says
+    which of the module's own hooks its __all__ leaves out (Ruleset(...) said only "missing
+    5 required positional arguments"). Names it imported are not its own, and a module that
+    exports any hook is read as before."""
+
+    def units() -> None:
+        """A stand-in hook defined in the plugin's module."""
+
+    units.__module__ = "duel"
+    duel = _module("duel", {"units": units, "outcome": outcome, "RULESET": None}, ["RULESET"])
+    with pytest.raises(TypeError, match=r"^hooks\(duel\) found no hook: its __all__ leaves out "
+                       r"units, which it defines; add them to __all__"):  # fmt: skip
+        hooks(duel)
+    imported = _module("imported", {"outcome": outcome, "RULESET": None}, ["RULESET"])
+    assert hooks(imported) == {}
+    report = _module("report", {"outcome": outcome, "plan": plan}, ["outcome"])
+    assert hooks(report) == {"outcome": outcome}
