@@ -315,6 +315,13 @@ def check_footer_line(body: str, data: dict[str, Any]) -> None:
             "footer is not exactly footer, events, final_turn, final_state_digest "
             "as the writer writes them"
         )
+    digest = data["final_state_digest"]
+    if not (isinstance(digest, str) and _STATE_DIGEST.fullmatch(digest)):
+        raise ShapeError("final_state_digest is not 'sha256:' and 64 hex digits, as written")
+
+
+_STATE_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+"""A footer's state digest as the writer writes it (:func:`engine.canonical.text_digest`)."""
 
 
 _Convert = Callable[[Any, str], Any]

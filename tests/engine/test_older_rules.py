@@ -58,7 +58,7 @@ def _fight(header: Header, sink: Sink, *, v2: bool, doubled: int = 2) -> None:
             HitV2(turn=1, time=0.0, n=n, doubled=doubled * n) if v2 else Hit(turn=1, time=0.0, n=n)
         )
         log.write(log.stamp(hit))
-    log.close(final_turn=1, final_state_digest="sha256:z")
+    log.close(final_turn=1, final_state_digest="sha256:" + "0" * 64)
 
 
 def _file(tmp_path: Path, rules: str, *, v2: bool) -> Path:
@@ -310,7 +310,7 @@ def test_a_mismatch_the_upcaster_made_points_to_it(tmp_path: Path) -> None:
         log = EventLog(header, sink)
         for i in range(3):
             log.write(log.stamp(HitV2(turn=1, time=0.0, n=10 * i + (i == 1), doubled=20 * i)))
-        log.close(final_turn=1, final_state_digest="sha256:z")
+        log.close(final_turn=1, final_state_digest="sha256:" + "0" * 64)
 
     other = verify(old, lambda _: NEW, one_more)
     assert other.mismatch is not None

@@ -176,6 +176,29 @@ def test_lenient_footer_is_refused(tmp_path: Path, edit: Any, fragment: str) -> 
     _verify_refuses(path, fragment)
 
 
+@pytest.mark.parametrize(
+    "digest",
+    ["\\ud800sha256:" + "0" * 64, "sha256:" + "0" * 63, "sha256:" + "A" * 64, "md5:0", ""],
+)
+def test_a_footer_digest_not_in_its_form_is_refused_by_every_reader(
+    tmp_path: Path, digest: str
+) -> None:
+    """A resealed footer whose final_state_digest is not the writer's `sha256:` and 64 hex
+    digits is damaged: verify says so at the footer (it said MISMATCH), and show exits 2 (it
+    printed the table and exited 0)."""
+
+    def edit(texts: list[str]) -> list[str]:
+        said = re.sub(
+            r'"final_state_digest":"[^"]*"', lambda _: f'"final_state_digest":"{digest}"', texts[-1]
+        )
+        return [*texts[:-1], said]
+
+    path = forge(tmp_path, edit)
+    _verify_refuses(path, "bad footer: final_state_digest is not 'sha256:' and 64 hex digits")
+    shown = invoke("show", str(path))
+    assert shown.exit_code == 2 and "bad footer" in shown.stderr, shown.output
+
+
 def test_header_with_a_duplicate_key_is_refused(tmp_path: Path) -> None:
     """A header repeating a key (the second would win in a lenient reader) is refused."""
     path = forge(tmp_path, lambda t: [t[0].replace('"seed":1862', '"seed":1,"seed":1862'), *t[1:]])
