@@ -70,9 +70,10 @@ def _named(classes: list[type[Event]]) -> str:
 @requirement(
     "The registry lists every event class the state's @applies methods apply and every event "
     "the battle records; each registered event has an @applies method when apply is the "
-    "state's.",
+    "state's; none of the ruleset's own event types begins with 'engine.'.",
     "List every event class in the Ruleset's EventRegistry (for a StateBase state, "
-    "EventRegistry(State.applied_events()) lists exactly the ones it applies)",
+    "EventRegistry(State.applied_events()) lists exactly the ones it applies), and name each "
+    "event type '<ruleset>.<event>'",
     "The state base",
 )
 def EVENTS_ARE_REGISTERED(battle: Battle) -> None:  # noqa: N802
@@ -81,6 +82,13 @@ def EVENTS_ARE_REGISTERED(battle: Battle) -> None:  # noqa: N802
     rs = battle.ruleset
     tags = [c.model_fields["type"].default for c in rs.registry.classes]
     registered = [t for t in tags if not t.startswith("engine.")]
+    own = [c for c in rs.registry.classes if not c.__module__.startswith("engine.")]
+    if strays := [c for c in own if c.model_fields["type"].default.startswith("engine.")]:
+        raise battle.failed(
+            f"the event types {_named(strays)} begin with 'engine.', which every tool reads as "
+            f"the engine's own events (fork, why and the folds skip them): expected "
+            f"'{rs.name}.<event>'"
+        )
     if battle.scenario is None:
         battle.loaded  # noqa: B018  # NotChecked: nothing was fought
     try:

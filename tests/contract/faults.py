@@ -51,6 +51,8 @@ fault breaks, with a message saying what was expected and what was seen.
   scenario model refuses: ``battlesim campaign`` refuses the campaign (exit 2).
 * ``phalanx_misplanned``: the plan's ``processes`` hook takes the view alone, not the view
   and the recorder: the runner's call to it raises ``TypeError`` before the first bound.
+* ``phalanx_engine_typed``: the registry adds an event of the ruleset's own whose type
+  begins with ``engine.`` (``engine.cheered``), which every tool would read as the engine's.
 * ``phalanx_misdefaulted``: the scenario model's field ``reserve`` defaults to 0 but must be
   at least 1: a file that leaves it out validates and fights, and the replay's header, which
   holds the default, does not read back.
@@ -92,6 +94,12 @@ def _copy(name: str, fields: dict[str, Any] | None = None, **changes: Any) -> An
     return dataclasses.replace(
         phalanx.RULESET, name=name, scenario_model=model, examples=(), **changes
     )
+
+
+class Cheered(Event):
+    """An event of the plugin's own under the engine's prefix (``phalanx_engine_typed``)."""
+
+    type: Literal["engine.cheered"] = "engine.cheered"
 
 
 def _stuck_units(sc: Any, state: State) -> list[UnitRow]:
@@ -400,6 +408,7 @@ FAULTS: dict[str, AnyRuleset] = {
     r.name: r
     for r in (
         _copy("phalanx_unregistered", registry=EventRegistry([Advanced, Fought])),
+        _copy("phalanx_engine_typed", registry=EventRegistry([Advanced, Fought, Broke, Cheered])),
         _copy("phalanx_stuck", units=_stuck_units),
         _copy("phalanx_unsteady", plan=_unsteady_plan),
         _copy("phalanx_anonymous", plan=_anonymous_plan),

@@ -112,6 +112,18 @@ def test_check_ruleset_fails_an_unregistered_event_and_collapses_the_rest(folder
     ]
 
 
+def test_an_own_event_under_the_engines_prefix_fails(folder: Path) -> None:
+    """phalanx_engine_typed: an event class of the plugin's own typed 'engine.cheered' fails
+    events-are-registered, naming it (fork, why and the folds skip 'engine.' events)."""
+    line = _only_failure("phalanx_engine_typed", folder, "events-are-registered")
+    assert line == _failed(
+        "events-are-registered",
+        "phalanx_engine_typed.yaml: the event types 'engine.cheered' (Cheered) begin with "
+        "'engine.', which every tool reads as the engine's own events (fork, why and the folds "
+        "skip them): expected 'phalanx_engine_typed.<event>'",
+    )
+
+
 def test_strength_that_never_follows_the_state_fails(folder: Path) -> None:
     """phalanx_stuck: every row at its initial strength; the Greeks' losses show nowhere."""
     out = folder / "stuck.jsonl"
