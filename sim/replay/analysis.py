@@ -12,6 +12,7 @@ re-simulating, so an old battle stays readable after the rules change.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from engine.events import Draw, Event, Override, Snapshot, TurnEnded
+from engine.replayfile.reader import ReplayError
 from sim.contract import HookError, Reading
 from sim.replay.file import ReplayLike
+from sim.replay.header import UNFOLDABLE
 from sim.scenario.values import ValueProblem, parse_value
 
 __all__ = [
@@ -163,6 +166,11 @@ def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
     try:
         line = rs.narrate(loaded.scenario, state, event)
     except Exception as exc:  # a plugin's narrate may raise anything: one line naming it
+        if (broken := _unfoldable(loaded, state, event)) is not None:  # the line's fault
+            raise ReplayError(
+                loaded.path, event.seq + 2, f"cannot follow from the battle so far: {broken!r}",
+                event.seq,
+            ) from None  # fmt: skip
         raise HookError.raised(rs.name, "narrate", exc, at, rs.narrate) from exc
     if line is not None and not isinstance(line, str):
         raise HookError(
@@ -174,6 +182,19 @@ def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
         changed = ", ".join(f"{k}={plain(v)}" for k, v in sorted(fork.event.items()))
         line += f" [counterfactual: {changed}]"
     return line
+
+
+def _unfoldable(loaded: ReplayLike, state: Any, event: Event) -> BaseException | None:
+    """What applying ``event`` to a copy of ``state`` raises, when it cannot follow (a forged
+    line the chain allows: an event about a unit not in the battle), else None: then a
+    narrate that raised on it is the ruleset's fault, not the file's."""
+    try:
+        loaded.ruleset.apply(copy.deepcopy(state), event)
+    except UNFOLDABLE as exc:
+        return exc
+    except Exception:  # another failure: apply's own, which the fold names when it gets there
+        return None
+    return None
 
 
 _QUOTED = frozenset(",=[]{}#'\"")

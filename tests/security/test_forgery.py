@@ -353,7 +353,14 @@ def test_a_lone_surrogate_in_an_event_is_damage_in_every_reader(tmp_path: Path) 
 
 
 @pytest.mark.parametrize(
-    "command", [["show"], ["why", "{p}", "3"], ["fork", "{p}", "--at", "5", "--set", "range=2"]]
+    "command",
+    [
+        ["show"],
+        ["show", "{p}", "--events"],
+        ["report", "{p}", "-o", "{p}.html"],
+        ["why", "{p}", "3"],
+        ["fork", "{p}", "--at", "5", "--set", "range=2"],
+    ],
 )
 def test_a_forged_event_naming_no_unit_is_damage_to_every_folding_reader(
     tmp_path: Path, command: list[str]
