@@ -107,7 +107,14 @@ def describe(exc: BaseException) -> str:
         return "input too large for memory"
     if isinstance(exc, FileProblem | StrictJSONError | HookError | ValueProblem):
         return _one_line(str(exc))
-    return f"{type(exc).__name__}: {_one_line(str(exc))}"
+    said = _one_line(str(exc))
+    if len(said) > UNKNOWN_CHARS:  # an unforeseen error may carry a hostile value whole
+        said = f"{said[: UNKNOWN_CHARS - 1]}… ({len(said):,} characters)"
+    return f"{type(exc).__name__}: {said}"
+
+
+UNKNOWN_CHARS = 400
+"""The most of an unforeseen error's message a line echoes: its start and its length."""
 
 
 EXTRAS = {

@@ -115,3 +115,14 @@ def test_a_value_problem_is_said_without_its_class_name(tmp_path: Path) -> None:
 
     said = "StudyPlan until_ci: nan is not a half-width"  # as the plan refused it, in Python
     assert describe(ValueProblem(said)) == said  # was "ValueProblem: StudyPlan until_ci: …"
+
+
+def test_an_unforeseen_errors_long_message_is_clipped() -> None:
+    """An error battlesim did not foresee is one line of its type and message; a message
+    carrying a long value (5,000 characters) is cut to its start and its length, as every
+    other echoed value is (it was echoed whole)."""
+    from sim.cli.errors import UNKNOWN_CHARS, describe
+
+    said = describe(RuntimeError("v" * 5000))
+    assert said == f"RuntimeError: {'v' * (UNKNOWN_CHARS - 1)}… (5,000 characters)"
+    assert describe(RuntimeError("short")) == "RuntimeError: short"
