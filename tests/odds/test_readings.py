@@ -336,3 +336,36 @@ class ScriptedD20(Stream):
         u = (self.face - 0.5) / sides
         self.count += 1
         return self.face, Draw(stream=self.name, i=self.count - 1, u=u)
+
+
+# --- becmi: a monster without save_as ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "hd", "label", "number"),
+    [
+        ("fighter", "1", "F1", 12),  # fighter 1-3: 12
+        ("cleric", "1", "C1", 11),  # cleric 1-4: 11
+        ("thief", "1", "T1", 13),  # thief 1-4: 13
+        ("magic_user", "1", "M1", 13),  # magic-user 1-5: 13
+        ("normal_man", "1", "NM", 14),
+        ("fighter", "4+1", "F4", 10),  # the plus adds no level; fighter 4-6: 10
+        ("cleric", "4+1", "C4", 11),
+        ("thief", "4+1", "T4", 13),
+        ("magic_user", "4+1", "M4", 13),
+        ("normal_man", "4+1", "NM", 14),
+        ("cleric", "1/2", "NM", 14),  # 1/2 HD: a normal man under every setting
+    ],
+)
+def test_monster_save_as_class_of_its_hit_dice(
+    setting: str, hd: str, label: str, number: int
+) -> None:
+    """An orc with no save_as, struck by Str +2: saves on d20 + 4 − 2 ≥ number, so
+    (21 − (number − 2)) / 20 of the faces save."""
+    orc = {k: v for k, v in {**ORC, "hd": hd}.items() if k != "save_as"}
+    events = _strike_faces(
+        FIGHTER, orc, {"monster_save_as": setting}, ([20, 20, f] for f in range(1, 21))
+    )
+    assert all(e.stunned and e.save is not None for e in events)
+    assert {(e.save.save_as, e.save.number) for e in events} == {(label, number)}
+    assert F(sum(e.save.saved for e in events), 20) == F(21 - (number - 2), 20)

@@ -56,6 +56,14 @@ class BecmiOptions(BaseModel):
         "[ours] A haymaker's knock-out save is at -4 instead of the blow's +4 "
         "(seed 001 L53 read as replacing it); 'adds': -4 on top of +4 (net 0).",
     )
+    monster_save_as: Literal["fighter", "cleric", "thief", "magic_user", "normal_man"] = (
+        later_option(
+            "fighter",
+            "[src] A monster without a save_as saves as a fighter of its Hit Dice (1/2 HD: "
+            "normal man). [ours] 'cleric', 'thief', 'magic_user': as that class of its Hit "
+            "Dice; 'normal_man': as a normal man whatever its Hit Dice.",
+        )
+    )
     haymaker_may_pull: bool = Field(
         False, description="[ours] A haymaker may be pulled (off: words lost in the seed)."
     )

@@ -34,6 +34,8 @@ __all__ = ["Band", "Battle", "distance"]
 Point = tuple[int, int]
 Band = Literal["short", "medium", "long"]
 Spec = CharacterSpec | MonsterSpec
+SAVE_AS_LETTER = {cls: code for code, cls in SAVE_AS_CODES.items()}
+"""The "Save As" code of each class: ``fighter`` → ``F``."""
 
 
 def distance(a: Point, b: Point) -> int:
@@ -106,7 +108,8 @@ class Battle(BattleView[BecmiScenario, BattleState]):
         return base, mods
 
     def save_as(self, cid: str) -> tuple[str, int, str]:
-        """Class, level and label a combatant saves as [src]."""
+        """Class, level and label a combatant saves as [src]; a monster without ``save_as``,
+        as ``monster_save_as`` of its Hit Dice [ours]."""
         s = self.specs[cid]
         if isinstance(s, CharacterSpec):
             level = min(s.level, DEMIHUMAN_MAX_LEVEL.get(s.class_, 36))
@@ -116,10 +119,11 @@ class Battle(BattleView[BecmiScenario, BattleState]):
             level = 0 if code == "NM" else int(s.save_as[1:])
             return SAVE_AS_CODES[code], level, s.save_as
         hd = self.hit_dice[cid]
-        if hd.half:
+        cls = self.options.monster_save_as  # [ours]: default fighter
+        if hd.half or cls == "normal_man":
             return "normal_man", 0, "NM"
         level = min(hd.dice, 36)
-        return "fighter", level, f"F{level}"
+        return cls, level, f"{SAVE_AS_LETTER[cls]}{level}"
 
     def death_ray(self, cid: str) -> tuple[int, str]:
         """The d20 number that saves vs Death Ray, and what it saves as."""

@@ -1,0 +1,82 @@
+"""becmi readings made options after version 1: each default fights as before, byte for byte.
+
+Each option here (``model/options.py``, a :func:`~sim.contract.options.later_option`) names a
+reading the code made as a fixed constant. Left out, or set to its default, a battle writes
+the same replay, header included: the option is not in the header's scenario at its default.
+Its other settings are held to values worked out from the rules in
+``tests/odds/test_readings.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from engine.log import MemorySink
+from sim import api
+from sim.rulesets.becmi import RULESET
+from sim.scenario.load import validate_data
+from tests.becmi.helpers import FIGHTER, ORC
+
+UNSAVED_ORC = {k: v for k, v in {**ORC, "hp": 30}.items() if k != "save_as"}
+"""An orc of 1 HD with no ``save_as`` and hp enough to be struck and stunned a few times."""
+
+
+def side(sid: str, kind: str, *members: dict[str, Any]) -> dict[str, Any]:
+    """A side of scenario data: ``members`` under ``kind`` (``characters``, ``monsters``)."""
+    listed = [{k: v for k, v in m.items() if k != "kind"} for m in members]
+    return {"id": sid, "name": sid.upper(), kind: listed}
+
+
+BRAWL: dict[str, Any] = {
+    "ruleset": "becmi",
+    "name": "later options",
+    "seed": 5,
+    "rounds": {"limit": 12},
+    "sides": [side("a", "characters", FIGHTER), side("b", "monsters", UNSAVED_ORC)],
+}
+"""A fighter striking an orc that saves by ``monster_save_as``."""
+
+
+def fought(data: dict[str, Any]) -> list[str]:
+    """The replay's lines of the scenario ``data``, header included."""
+    _, sc = validate_data(copy.deepcopy(data), {}, "t.yaml")
+    sink = MemorySink()
+    RULESET.simulate(sc, api.make_header(RULESET, sc, data["seed"]), sink)
+    return sink.lines
+
+
+def with_option(data: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
+    return {**data, "options": {**data.get("options", {}), name: value}}
+
+
+def events(lines: list[str], kind: str) -> list[dict[str, Any]]:
+    return [e for e in map(json.loads, lines[1:]) if e.get("type") == kind]
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "default", "used"),
+    [
+        (BRAWL, "monster_save_as", "fighter", '"save_as":"F1"'),
+    ],
+)
+def test_a_later_option_at_its_default_changes_no_byte(
+    data: dict[str, Any], name: str, default: Any, used: str
+) -> None:
+    """Left out or set to its default: the same replay, and no mention of it in the header."""
+    left_out = fought(data)
+    assert any(used in line for line in left_out[1:])  # the reading is exercised
+    assert fought(with_option(data, name, default)) == left_out
+    assert name not in left_out[0]
+
+
+def test_monster_save_as_other_than_fighter_is_in_the_header_and_saves_so() -> None:
+    lines = fought(with_option(BRAWL, "monster_save_as", "cleric"))
+    assert '"monster_save_as":"cleric"' in lines[0]
+    struck = events(lines, "becmi.struck")
+    saves = [e["save"] for e in struck if e["target"] == "grub" and e["save"]]
+    assert saves and {(s["save_as"], s["number"]) for s in saves} == {("C1", 11)}  # cleric 1-4
+    assert lines != fought(BRAWL)
