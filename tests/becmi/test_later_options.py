@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from engine.log import MemorySink
 from sim import api
@@ -40,6 +42,12 @@ BRAWL: dict[str, Any] = {
 }
 """A fighter striking an orc that saves by ``monster_save_as``."""
 
+TAVERN: dict[str, Any] = yaml.safe_load(
+    (Path(__file__).resolve().parents[2] / "scenarios" / "tavern_brawl.yaml").read_text()
+)
+"""The golden tavern brawl (seed 377): Snaga is pinned in round 3 (won from takedown) and
+held pinned in round 4, a failed save and 3 damage each time (1 + Thorgrim's Str +2)."""
+
 
 def fought(data: dict[str, Any]) -> list[str]:
     """The replay's lines of the scenario ``data``, header included."""
@@ -61,6 +69,7 @@ def events(lines: list[str], kind: str) -> list[dict[str, Any]]:
     ("data", "name", "default", "used"),
     [
         (BRAWL, "monster_save_as", "fighter", '"save_as":"F1"'),
+        (TAVERN, "pin_damage_rounds", "won_or_held", '"hold_before":-2,"hold_after":-3'),
     ],
 )
 def test_a_later_option_at_its_default_changes_no_byte(
@@ -80,3 +89,23 @@ def test_monster_save_as_other_than_fighter_is_in_the_header_and_saves_so() -> N
     saves = [e["save"] for e in struck if e["target"] == "grub" and e["save"]]
     assert saves and {(s["save_as"], s["number"]) for s in saves} == {("C1", 11)}  # cleric 1-4
     assert lines != fought(BRAWL)
+
+
+def test_pin_damage_only_on_held_pins_spares_the_round_the_pin_is_won() -> None:
+    """Under ``held`` round 3's pin, won from takedown, rolls no save and does no damage
+    (the bout's draws: the two d20s only); round 4's held pin still does 3 (its dice are
+    its round's own), so Snaga ends round 4 with 3 hp more."""
+
+    def pins(lines: list[str]) -> dict[int, dict[str, Any]]:
+        return {e["turn"]: e for e in events(lines, "becmi.wrestled")}
+
+    default = pins(fought(TAVERN))
+    lines = fought(with_option(TAVERN, "pin_damage_rounds", "held"))
+    assert '"pin_damage_rounds":"held"' in lines[0]
+    held = pins(lines)
+    assert (default[3]["hold_before"], default[3]["hold_after"]) == (-2, -3)
+    assert [p["damage"] for p in default[3]["pins"]] == [3]
+    assert (held[3]["hold_after"], held[3]["pins"], len(held[3]["draws"])) == (-3, [], 2)
+    assert (held[4]["hold_before"], held[4]["hold_after"]) == (-3, -3)
+    [was], [now] = default[4]["pins"], held[4]["pins"]
+    assert (now["damage"], now["hp_after"]) == (3, was["hp_after"] + 3)

@@ -27,6 +27,7 @@ from sim.rulesets.becmi.model.tohit import needed, plateau
 from sim.rulesets.becmi.reading.odds import to_hit_odds
 from sim.rulesets.becmi.rules.dice import roll_to_hit
 from sim.rulesets.becmi.rules.striking import decide_strike
+from sim.rulesets.becmi.rules.wrestling import decide_wrestle
 from sim.rulesets.musket import RULESET as MUSKET
 from sim.rulesets.musket.model.options import MusketOptions
 from sim.rulesets.musket.model.state import UnitState
@@ -369,3 +370,26 @@ def test_monster_save_as_class_of_its_hit_dice(
     assert all(e.stunned and e.save is not None for e in events)
     assert {(e.save.save_as, e.save.number) for e in events} == {(label, number)}
     assert F(sum(e.save.saved for e in events), 20) == F(21 - (number - 2), 20)
+
+
+# --- becmi: pin damage the round a pin is won ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "hold", "pinned"),
+    [("won_or_held", 2, True), ("won_or_held", 3, True), ("held", 2, False), ("held", 3, True)],
+)
+def test_pin_damage_rounds_won_or_only_held(setting: str, hold: int, pinned: bool) -> None:
+    """Thorgrim (WR 14) rolls 20, the orc (WR 8, −3 if already pinned) 1: the hold ends at 3.
+    Its save, a 1 against F1's 12, fails: 1 + Str 2 = 3 damage, the orc's 6 hp to 3, in a
+    round that begins in the pin under either reading, and one that wins it only by default."""
+    sc = scenario([FIGHTER], [{**ORC, "attack": "wrestle"}], options={"pin_damage_rounds": setting})
+    b = battle(sc, {"1/wrestle/thorgrim-1": [20, 1, 1]})
+    e = decide_wrestle(b, "thorgrim-1", ["thorgrim"], ["grub"], hold, started=True)
+    assert e.hold_after == 3
+    if pinned:
+        [pin] = e.pins
+        assert (pin.save.number, pin.save.saved, pin.damage, pin.hp_after) == (12, False, 3, 3)
+        assert len(e.draws) == 3
+    else:
+        assert (e.pins, len(e.draws)) == ([], 2)

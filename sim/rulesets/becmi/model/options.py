@@ -77,6 +77,11 @@ class BecmiOptions(BaseModel):
     wrestling_big_helper: int = Field(
         5, ge=0, le=20, description="[fan] WR bonus for each bigger extra wrestler."
     )
+    pin_damage_rounds: Literal["won_or_held", "held"] = later_option(
+        "won_or_held",
+        "[ours] Pin damage (seed 001 L65) every round that ends in a pin, the round the pin "
+        "is won included; 'held': only a round that begins and ends in the pin.",
+    )
     character_hd: Literal["level"] = Field(
         "level",
         description="[ours] A character's HD, for the several-wrestlers rule, is its level.",

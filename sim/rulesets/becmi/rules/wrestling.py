@@ -6,7 +6,8 @@ aggressors; −1, −2, −3 the same by the defenders.  Each round both teams
 roll d20 + WR; the higher moves the hold one step toward itself, a tie
 changes nothing (rules-notes §3).  A pinned team rolls at WR − 3 (L65).
 Each round that ends in a pin, every pinned wrestler saves vs Death Ray or
-takes 1 + the pinning leader's Str bonus.  A bout whose hold returns to 0
+takes 1 + the pinning leader's Str bonus (``pin_damage_rounds: held`` [ours]: only
+a round that begins in the pin too).  A bout whose hold returns to 0
 ends.  Draws on ``<round>/wrestle/<bout>``: the aggressors' d20, the
 defenders' d20, then one save d20 per pinned wrestler.
 """
@@ -112,9 +113,10 @@ def decide_wrestle(
     after = hold + (1 if winner == "aggressors" else -1 if winner == "defenders" else 0)
     after = max(-3, min(3, after))
     pins: list[Pin] = []
-    if after == 3:
+    held = b.options.pin_damage_rounds == "held"  # [ours]: not the round the pin is won
+    if after == 3 and (hold == 3 or not held):
         pins = _pins(b, dice, defenders, a.leader)
-    elif after == -3:
+    elif after == -3 and (hold == -3 or not held):
         pins = _pins(b, dice, aggressors, d.leader)
     return Wrestled(
         **stamp(b, cause),
