@@ -42,6 +42,12 @@ BRAWL: dict[str, Any] = {
 }
 """A fighter striking an orc that saves by ``monster_save_as``."""
 
+BUGBEAR = {
+    **BRAWL,
+    "sides": [BRAWL["sides"][0], side("b", "monsters", {**UNSAVED_ORC, "hd": "2-1"})],
+}
+"""The same fight against a 2−1 HD monster: THAC0 18 (its row "1+ to 2") by ``minus_hd_row``."""
+
 TAVERN: dict[str, Any] = yaml.safe_load(
     (Path(__file__).resolve().parents[2] / "scenarios" / "tavern_brawl.yaml").read_text()
 )
@@ -70,6 +76,7 @@ def events(lines: list[str], kind: str) -> list[dict[str, Any]]:
     [
         (BRAWL, "monster_save_as", "fighter", '"save_as":"F1"'),
         (TAVERN, "pin_damage_rounds", "won_or_held", '"hold_before":-2,"hold_after":-3'),
+        (BUGBEAR, "minus_hd_row", "n", '"thac0":18'),
     ],
 )
 def test_a_later_option_at_its_default_changes_no_byte(
@@ -109,3 +116,10 @@ def test_pin_damage_only_on_held_pins_spares_the_round_the_pin_is_won() -> None:
     assert (held[4]["hold_before"], held[4]["hold_after"]) == (-3, -3)
     [was], [now] = default[4]["pins"], held[4]["pins"]
     assert (now["damage"], now["hp_after"]) == (3, was["hp_after"] + 3)
+
+
+def test_a_2_1_hd_monster_reads_the_up_to_1_row_under_n_minus_1() -> None:
+    lines = fought(with_option(BUGBEAR, "minus_hd_row", "n_minus_1"))
+    assert '"minus_hd_row":"n_minus_1"' in lines[0]
+    blows = [e for e in events(lines, "becmi.struck") if e["attacker"] == "grub" and e["to_hit"]]
+    assert blows and {e["to_hit"]["thac0"] for e in blows} == {19}  # seed 001 L22

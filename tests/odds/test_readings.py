@@ -23,7 +23,7 @@ from engine.rng import Stream
 from sim import api
 from sim.contract import Rolls
 from sim.rulesets.becmi.model.options import BecmiOptions
-from sim.rulesets.becmi.model.tohit import needed, plateau
+from sim.rulesets.becmi.model.tohit import monster_thac0, needed, parse_hd, plateau
 from sim.rulesets.becmi.reading.odds import to_hit_odds
 from sim.rulesets.becmi.rules.dice import roll_to_hit
 from sim.rulesets.becmi.rules.striking import decide_strike
@@ -393,3 +393,27 @@ def test_pin_damage_rounds_won_or_only_held(setting: str, hold: int, pinned: boo
         assert len(e.draws) == 3
     else:
         assert (e.pins, len(e.draws)) == ([], 2)
+
+
+# --- becmi: the THAC0 row of an n−k monster ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("hd", "n", "n_minus_1"),
+    [
+        ("1-1", 19, 19),  # "up to 1" either way
+        ("2-1", 18, 19),  # "1+ to 2" (L23) or "up to 1" (L22)
+        ("3-2", 17, 18),  # "2+ to 3" (L24) or "1+ to 2"
+        ("10-1", 10, 11),  # "9+ to 11" (L31) or "8+ to 9" (L30)
+        ("11-1", 10, 10),  # 10 is on the "9+ to 11" row too
+        ("4", 16, 16),  # no minus: "3+ to 4" (L25) either way
+        ("4+1", 15, 15),  # "4+ to 5" (L26)
+    ],
+)
+def test_minus_hd_row_reads_n_or_n_minus_1(hd: str, n: int, n_minus_1: int) -> None:
+    """The seed's HD rows name n and n+ only: an n−k on n's row, or on n−1's."""
+    assert monster_thac0(parse_hd(hd)) == monster_thac0(parse_hd(hd), "n") == n
+    assert monster_thac0(parse_hd(hd), "n_minus_1") == n_minus_1
+    for setting, thac0 in (("n", n), ("n_minus_1", n_minus_1)):
+        [e] = _strike_faces({**ORC, "hd": hd}, FIGHTER, {"minus_hd_row": setting}, [[20, 20, 20]])
+        assert e.to_hit is not None and e.to_hit.thac0 == thac0

@@ -33,6 +33,11 @@ class BecmiOptions(BaseModel):
         "[ours] To-hit plateaus below 2 at T = 2, -10, -20, ... (seed 001 L13's "
         "'etc.' continued in steps of 10); 'two_and_minus_10': only the two the seed names.",
     )
+    minus_hd_row: Literal["n", "n_minus_1"] = later_option(
+        "n",
+        "[ours] A monster of n-k Hit Dice reads the THAC0 table's row of n HD (the seed's "
+        "rows name only n and n+); 'n_minus_1': the row of n-1 HD (2-1 HD: 'up to 1').",
+    )
     short_range_modifier: int = Field(
         1, ge=-10, le=10, description="[fan] To-hit at short range (seed line lost)."
     )

@@ -134,8 +134,15 @@ class HitDice:
 
     @property
     def key(self) -> int:
-        """Order on the THAC0 table's HD rows: n+ sorts above n, n−1 with n."""
+        """Order on the THAC0 table's HD rows: n+ sorts above n, n−1 with n (by default)."""
         return 2 * self.dice + (1 if self.plus > 0 else 0)
+
+    def row_key(self, minus_row: str = "n") -> int:
+        """:attr:`key`, but an n−k read as n−1 when ``minus_row`` (option
+        ``minus_hd_row`` [ours]) is ``n_minus_1``: 2−1 on the "up to 1" row, not "1+ to 2"."""
+        if minus_row == "n_minus_1" and self.plus < 0:
+            return 2 * (self.dice - 1)
+        return self.key
 
     def __str__(self) -> str:
         if self.half:
@@ -177,9 +184,10 @@ def parse_hd(text: str) -> HitDice:
     return HitDice(int(head), plus if sign == "+" else -plus)
 
 
-def monster_thac0(hd: HitDice) -> int:
-    """THAC0 of a monster from its Hit Dice (seed 001 L22–L44, the HD column)."""
-    k = hd.key
+def monster_thac0(hd: HitDice, minus_row: str = "n") -> int:
+    """THAC0 of a monster from its Hit Dice (seed 001 L22–L44, the HD column); an n−k
+    reads n's row, or n−1's when ``minus_row`` is ``n_minus_1`` (:meth:`HitDice.row_key`)."""
+    k = hd.row_key(minus_row)
     for _line, thac0, _mu, _ct, _f, _dh, (low, high) in THAC0_ROWS:
         above_low = low is None or k > 2 * low
         below_high = high is None or k <= 2 * high

@@ -77,7 +77,7 @@ class Battle(BattleView[BecmiScenario, BattleState]):
         s = self.specs[cid]
         if isinstance(s, CharacterSpec):
             return character_thac0(s.class_, s.level, s.attack_rank)
-        return monster_thac0(self.hit_dice[cid])
+        return monster_thac0(self.hit_dice[cid], self.options.minus_hd_row)
 
     def str_adj(self, cid: str) -> int:
         """Strength adjustment; a monster without a Strength score has 0."""
