@@ -8,14 +8,14 @@ tables are 0..15, 0 standing for the matrix's ``*`` row.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import ConfigDict, Field
 
 from sim.contract.options import ChangedDefaults, int_option, later_option
 from sim.rulesets.flattop.model.data import ShipKind
 
-__all__ = ["DAMAGE_OPTIONS", "RULES_V1", "RULES_V2", "FlattopOptions"]
+__all__ = ["AA_OPTIONS", "DAMAGE_OPTIONS", "RULES_V1", "RULES_V2", "FlattopOptions"]
 
 RULES_V1: dict[str, object] = {"table_anti_aircraft": 4, "cap_engagement": "every_raid"}
 """The options whose defaults flattop rules version 2 changed, at their version-1 values:
@@ -46,6 +46,20 @@ version 1."""
 DAMAGE_OPTIONS: dict[str, str] = {kind: f"damage_{kind}" for kind in get_args(ShipKind)}
 """The option holding each ship class's default damage factor (hits to sink), for each
 of ``data.ShipKind``."""
+
+
+AA_OPTIONS: dict[str, str] = {kind: f"aa_{kind}" for kind in get_args(ShipKind)}
+"""The option holding each ship class's default AA factor, for each of ``data.ShipKind``."""
+
+
+def _aa(default: int, what: str, why: str) -> Any:
+    return later_option(
+        default,
+        f"[ours] AA factor of a {what} that does not set its own: {why}.  Left out of a "
+        "replay's header at its default (data.SHIP_CLASSES' AA column, every rules version).",
+        ge=0,
+        le=50,
+    )
 
 
 def _table(default: int, text: str) -> int:
@@ -244,6 +258,13 @@ class FlattopOptions(ChangedDefaults):
     damage_auxiliary: int = _damage(
         3, "auxiliary", "Neosho left sinking by seven bombs and a crashed Val"
     )
+    aa_carrier: int = _aa(3, "fleet carrier", "the rules-notes §2 sketch's")
+    aa_light_carrier: int = _aa(2, "light carrier", "no source; below a fleet carrier's 3")
+    aa_battleship: int = _aa(4, "battleship", "no source; the most of any class")
+    aa_heavy_cruiser: int = _aa(2, "heavy cruiser", "the rules-notes §2 sketch's")
+    aa_light_cruiser: int = _aa(2, "light cruiser", "no source; a heavy cruiser's")
+    aa_destroyer: int = _aa(1, "destroyer", "the rules-notes §2 sketch's")
+    aa_auxiliary: int = _aa(0, "auxiliary", "no source; an auxiliary's guns are not counted")
     cripple_fraction: float = Field(
         0.5, gt=0, le=1, description="[fan] Crippled when hits reach this share of damage."
     )
@@ -278,6 +299,10 @@ class FlattopOptions(ChangedDefaults):
     def damage(self, kind: str) -> int:
         """Default damage factor of a ship class (hits to sink)."""
         return int_option(self, DAMAGE_OPTIONS[kind])
+
+    def aa(self, kind: str) -> int:
+        """Default AA factor of a ship class."""
+        return int_option(self, AA_OPTIONS[kind])
 
     def speed(self, aircraft: str) -> int:
         """Cruising speed of an aircraft type, hexes an hour."""

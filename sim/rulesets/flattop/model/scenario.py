@@ -18,7 +18,6 @@ from sim.rulesets.flattop.model.data import (
     CARRIER_KINDS,
     DEFAULT_WEAPON,
     MINUTES_PER_TURN,
-    SHIP_CLASSES,
     WEAPONS,
     AircraftType,
     ShipKind,
@@ -65,7 +64,7 @@ class ShipSpec(_Model):
     name: Name
     kind: ShipKind
     aa: int | None = Field(
-        None, ge=0, le=50, description="AA factor (default: by class, docs/rules/flattop.md)."
+        None, ge=0, le=50, description="AA factor (default: its class's, option aa_<class>)."
     )
     damage: int | None = Field(
         None, ge=1, le=100, description="Damage factor: hits to sink (default: by class)."
@@ -75,10 +74,10 @@ class ShipSpec(_Model):
         default_factory=dict, description="Air factors in the hangar at the start (carriers)."
     )
 
-    @property
-    def aa_factor(self) -> int:
-        """The AA factor: the ship's own or its class's."""
-        return self.aa if self.aa is not None else int(SHIP_CLASSES[self.kind]["aa"])
+    def aa_factor(self, options: FlattopOptions) -> int:
+        """The AA factor: the ship's own, or its class's under ``options`` (``aa_<class>``,
+        by default ``data.SHIP_CLASSES``' AA column)."""
+        return self.aa if self.aa is not None else options.aa(self.kind)
 
     def damage_factor(self, options: FlattopOptions) -> int:
         """The damage factor: the ship's own, or its class's under ``options``

@@ -315,7 +315,7 @@ def initial_state(sc: FlattopScenario) -> BattleState:
                     task_force=tf.id,
                     name=s.name,
                     kind=s.kind,
-                    aa=s.aa_factor,
+                    aa=s.aa_factor(sc.options),
                     damage=s.damage_factor(sc.options),
                     anchored=s.anchored,
                 )
