@@ -14,6 +14,7 @@ from typing import Any, Final, Literal
 from sim.rulesets.flattop.model import tables
 
 __all__ = [
+    "ABOARD_LOSS_ORDERS",
     "AIRCRAFT",
     "BOMBERS",
     "CARRIER_KINDS",
@@ -78,7 +79,16 @@ LOSS_ORDER: Final[tuple[AircraftType, ...]] = (
     "fighter",
 )
 """[ours] Order in which air factors aboard a hit carrier are lost, within each box:
-armed bombers first, then fighters."""
+armed bombers first, then fighters (option ``aboard_loss_order``'s default,
+``bombers_first``; digested in every header as the tables' order)."""
+
+ABOARD_LOSS_ORDERS: Final[dict[str, tuple[AircraftType, ...]]] = {
+    "bombers_first": LOSS_ORDER,
+    "fighters_first": AIRCRAFT,
+}
+"""The orders option ``aboard_loss_order`` [ours] names: ``bombers_first`` (:data:`LOSS_ORDER`)
+or ``fighters_first`` (fighters, then dive, torpedo and level bombers: :data:`AIRCRAFT`'s
+order).  Not digested: the option is in a header that sets it."""
 
 ShipKind = Literal[
     "carrier",

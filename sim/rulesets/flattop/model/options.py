@@ -203,6 +203,14 @@ class FlattopOptions(ChangedDefaults):
     ready_box_doubling: bool = Field(
         True, description="[src] A carrier with aircraft in its Ready box takes double hits."
     )
+    aboard_loss_order: Literal["bombers_first", "fighters_first"] = later_option(
+        "bombers_first",
+        "[ours] Within each box of a hit carrier (Ready box, rearming, hangar), the order its "
+        "air factors are lost: 'bombers_first' (dive, torpedo, level bombers, then fighters: "
+        "armed, fuelled bombers are what burns), or 'fighters_first' (fighters, then dive, "
+        "torpedo and level bombers).  Left out of a replay's header at 'bombers_first', the "
+        "order of every rules version.",
+    )
     ready_box_losses: Literal["hits_taken", "hits_rolled"] = Field(
         "hits_taken",
         description="[ours] Air factors lost aboard: the (doubled) hits the carrier takes, "

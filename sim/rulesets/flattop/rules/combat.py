@@ -12,7 +12,13 @@ from __future__ import annotations
 from typing import Literal
 
 from sim.contract.emit import stamp
-from sim.rulesets.flattop.model.data import CARRIER_KINDS, LOSS_ORDER, SMALL_TARGETS
+from sim.rulesets.flattop.model.data import (
+    ABOARD_LOSS_ORDERS,
+    CARRIER_KINDS,
+    LOSS_ORDER,
+    SMALL_TARGETS,
+    AircraftType,
+)
 from sim.rulesets.flattop.model.events import (
     AfterAttackKills,
     AirCombat,
@@ -280,19 +286,22 @@ Lost = tuple[dict[str, dict[str, int]], dict[str, int], dict[str, int]]
 """Air factors lost aboard a carrier: (Ready box by strike, rearming, hangar), by type."""
 
 
-def aboard_losses(deck: DeckState, n: int, everything: bool) -> Lost:
+def aboard_losses(
+    deck: DeckState, n: int, everything: bool, order: tuple[AircraftType, ...] = LOSS_ORDER
+) -> Lost:
     """Air factors lost aboard a hit carrier: (Ready box by strike, rearming, hangar).
 
     ``n`` factors are lost from the Ready box first (strikes in the order they
     were spotted), then those rearming, then the hangar; within each, types in
-    ``LOSS_ORDER`` [ours].  ``everything``: the carrier sank with all aboard.
+    ``order`` (``aboard_loss_order`` [ours]; by default ``LOSS_ORDER``).  ``everything``:
+    the carrier sank with all aboard.
     """
     left = deck.aboard() if everything else n
 
     def take(counts: dict[str, int]) -> dict[str, int]:
         nonlocal left
         out: dict[str, int] = {}
-        for t in LOSS_ORDER:
+        for t in order:
             k = min(left, counts.get(t, 0))
             if k:
                 out[t] = k
@@ -314,14 +323,14 @@ def lost_aboard(
     """What an attack's hits cost the ship's deck (``deck`` as it was before them; None:
     a ship with no aircraft): everything aboard when she sinks; else, with aircraft in her
     Ready box, as many as the hits taken (``ready_box_losses: hits_taken`` [ours]) or as
-    the ``hits`` rolled (``hits_rolled``), in :func:`aboard_losses`' order; else nothing.
+    the ``hits`` rolled (``hits_rolled``), in ``aboard_loss_order`` [ours]; else nothing.
 
     No die decides it: the audit holds a logged (or forked) attack's losses to it.
     """
     if deck is None or not (sunk or has_ready_box(deck)):
         return {}, {}, {}
     n = taken if o.ready_box_losses == "hits_taken" else hits
-    return aboard_losses(deck, n, everything=sunk)
+    return aboard_losses(deck, n, everything=sunk, order=ABOARD_LOSS_ORDERS[o.aboard_loss_order])
 
 
 def _target(b: Battle, strike: str, index: int) -> tuple[str, ShipState | None]:
