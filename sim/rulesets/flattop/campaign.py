@@ -17,7 +17,8 @@ day's scenario data with this day's fleets carried into it by id:
   afloat and their target task force has a ship left; an attack by a type
   the origin no longer has is dropped (a strike with no attack left is
   dropped), an escort with no fighters aboard becomes 0, and an attack aimed
-  at a ship that sank loses its target (the task force's first carrier);
+  at a ship that sank loses its target (it goes for the task force's first carrier,
+  or as the option ``default_target`` reads);
 * everything else — positions, clouds, clock, options — is the next day's.
 
 A task force with no ship left is gone. ``settings["reinforcements"]``

@@ -182,6 +182,15 @@ class FlattopOptions(ChangedDefaults):
         description="[ours] Hits on bombers fall one at a time on the attack with the most "
         "factors left (ties: declared order).",
     )
+    default_target: Literal["first_carrier", "largest_carrier"] = later_option(
+        "first_carrier",
+        "[ours] The ship an attack that declares none goes for, of its strike's target task "
+        "force (chosen as a declared one is, sunk or not): 'first_carrier', its first carrier "
+        "(else its first ship) in scenario order; 'largest_carrier', the carrier with the "
+        "largest damage factor (else the ship with the largest), the first listed of equals: "
+        "a fleet carrier before a light one.  Left out of a replay's header at "
+        "'first_carrier', the reading of every rules version.",
+    )
     retarget_sunk: bool = Field(
         False,
         description="[ours] An attack whose declared target is already sunk goes for the "

@@ -112,7 +112,9 @@ class AttackSpec(_Model):
     factors: int = Field(ge=1, le=500, description="Air factors asked for.")
     weapon: Weapon | None = Field(None, description="Attack kind (default by aircraft type).")
     target: Ident | None = Field(
-        None, description="Ship of the target task force (default: its first carrier)."
+        None,
+        description="Ship of the target task force (default: option default_target, its "
+        "first carrier).",
     )
 
     @property

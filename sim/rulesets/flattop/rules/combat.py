@@ -44,6 +44,7 @@ __all__ = [
     "decide_air_combat",
     "decide_anti_aircraft",
     "decide_attack",
+    "default_target",
     "has_ready_box",
     "lost_aboard",
     "ship_aa",
@@ -333,6 +334,18 @@ def lost_aboard(
     return aboard_losses(deck, n, everything=sunk, order=ABOARD_LOSS_ORDERS[o.aboard_loss_order])
 
 
+def default_target(ships: list[ShipState], reading: str) -> ShipState:
+    """The ship of ``ships`` (a task force's, in scenario order) an attack that declares
+    none goes for, under ``default_target`` [ours]: ``first_carrier``, the first carrier,
+    else the first ship; ``largest_carrier``, the carrier with the largest damage factor,
+    else the ship with the largest, the first listed of equals.  Sunk or not."""
+    carriers = [x for x in ships if x.kind in CARRIER_KINDS]
+    pool = carriers or ships
+    if reading == "first_carrier":
+        return pool[0]
+    return max(pool, key=lambda x: x.damage)  # max keeps the first of equals
+
+
 def _target(b: Battle, strike: str, index: int) -> tuple[str, ShipState | None]:
     """(declared target, ship attacked): a sunk target gives way ([ours], ``retarget_sunk``)."""
     s = b.state.strikes[strike]
@@ -340,8 +353,7 @@ def _target(b: Battle, strike: str, index: int) -> tuple[str, ShipState | None]:
     ships = b.ships_of(s.target)
     declared = spec.target
     if declared is None:
-        carriers = [x.id for x in ships if x.kind in CARRIER_KINDS]
-        declared = carriers[0] if carriers else ships[0].id
+        declared = default_target(ships, b.options.default_target).id
     ship = b.state.ships[declared]
     if ship.status != "sunk":
         return declared, ship
