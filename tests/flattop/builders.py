@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import simpy
+import yaml
 
 from engine.kernel import TurnKernel
 from engine.rng import Streams
@@ -87,3 +89,14 @@ def battle(data: dict[str, Any] | None = None, at: float = 0) -> Battle:
     kernel = TurnKernel(simpy.Environment(initial_time=at), ("hour",), 60)
     kernel.turn = int(at // 60) + 1
     return Battle(sc, initial_state(sc), Streams(sc.seed), kernel)
+
+
+def with_options(source: Path, folder: Path, **options: Any) -> Path:
+    """The scenario file ``source`` with ``options`` added to its own, written under its own
+    name in the new ``folder``."""
+    data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    data["options"] = {**(data.get("options") or {}), **options}
+    folder.mkdir()
+    path = folder / source.name
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.rng import Stream
+from sim.rulesets.flattop.model.events import AntiAircraft
+from sim.rulesets.flattop.reading.audit import audit
+from sim.rulesets.flattop.rules import combat
 
 
 class Scripted(Stream):
@@ -15,3 +20,17 @@ class Scripted(Stream):
     def uniform(self) -> float:
         self.count += 1
         return self.uniforms.pop(0)
+
+
+def scripted_aa(b: Any, *rolls: int) -> AntiAircraft:
+    """The AA fire at strike ``s1`` of battle ``b``, every stream's dice scripted to ``rolls``
+    (each stream from the first roll), checked lawful by the audit."""
+
+    def stream(strike: str, purpose: str, *key: str | int) -> Stream:
+        return Scripted(*rolls)
+
+    b.stream = stream
+    aa = combat.decide_anti_aircraft(b, "s1", cause=3)
+    assert aa is not None
+    assert audit(b.scenario, b.state, aa) is None
+    return aa

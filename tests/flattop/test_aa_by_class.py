@@ -14,18 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from engine.rng import Stream
 from sim import api
 from sim.rulesets.flattop.model.data import SHIP_CLASSES
 from sim.rulesets.flattop.model.events import AntiAircraft
 from sim.rulesets.flattop.model.options import AA_OPTIONS, FlattopOptions
 from sim.rulesets.flattop.model.tables import MATRIX, column_index
-from sim.rulesets.flattop.reading.audit import audit
-from sim.rulesets.flattop.rules import combat
-from tests.flattop.builders import battle, scenario_data
-from tests.flattop.scripted import Scripted
+from tests.flattop.builders import battle, scenario_data, with_options
+from tests.flattop.scripted import scripted_aa
 from tests.forge import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,12 +51,7 @@ def test_an_aa_factor_is_from_0_to_50_as_a_ships_own(name: str, bad: int) -> Non
 
 def _coral_sea(folder: Path, **options: Any) -> Path:
     """scenarios/coral_sea.yaml with ``options`` added to its own, under its own name."""
-    data = yaml.safe_load(CORAL_SEA.read_text(encoding="utf-8"))
-    data["options"] = {**(data.get("options") or {}), **options}
-    folder.mkdir()
-    path = folder / CORAL_SEA.name
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return path
+    return with_options(CORAL_SEA, folder, **options)
 
 
 def test_written_at_their_defaults_the_golden_battle_is_byte_for_byte_the_same(
@@ -125,14 +116,7 @@ def _fire(options: dict[str, int], *rolls: int, crippled: str | None = None) -> 
     if crippled:
         b.state.ships[crippled].status = "crippled"
 
-    def stream(strike: str, purpose: str, *key: str | int) -> Stream:
-        return Scripted(*rolls)
-
-    b.stream = stream  # type: ignore[method-assign]
-    aa = combat.decide_anti_aircraft(b, "s1", cause=3)
-    assert aa is not None
-    assert audit(b.scenario, b.state, aa) is None
-    return aa
+    return scripted_aa(b, *rolls)
 
 
 def test_the_heavy_cruisers_option_moves_the_task_forces_column() -> None:

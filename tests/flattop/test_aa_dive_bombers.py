@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from engine.rng import Stream
 from sim.rulesets.flattop.model.events import AntiAircraft
 from sim.rulesets.flattop.model.options import FlattopOptions
 from sim.rulesets.flattop.model.tables import MATRIX, column_index
 from sim.rulesets.flattop.reading.audit import audit
-from sim.rulesets.flattop.rules import combat
 from sim.rulesets.flattop.rules.context import Battle
 from tests.flattop.builders import battle, scenario_data
-from tests.flattop.scripted import Scripted
+from tests.flattop.scripted import scripted_aa
 
 
 def _fire(option: int, attacks: list[int], *rolls: int, clouds: bool = False) -> AntiAircraft:
@@ -29,14 +27,7 @@ def _fire(option: int, attacks: list[int], *rolls: int, clouds: bool = False) ->
     s = b.state.strikes["s1"]
     s.status, s.escort, s.attacks = "airborne", 4, attacks
 
-    def stream(strike: str, purpose: str, *key: str | int) -> Stream:
-        return Scripted(*rolls)
-
-    b.stream = stream  # type: ignore[method-assign]
-    aa = combat.decide_anti_aircraft(b, "s1", cause=3)
-    assert aa is not None
-    assert audit(b.scenario, b.state, aa) is None
-    return aa
+    return scripted_aa(b, *rolls)
 
 
 def test_the_default_is_zero_and_left_out_of_the_header() -> None:

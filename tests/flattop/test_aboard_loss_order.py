@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from sim import api
 from sim.rulesets.flattop.model.data import ABOARD_LOSS_ORDERS, AIRCRAFT, LOSS_ORDER
 from sim.rulesets.flattop.model.events import Attacked
 from sim.rulesets.flattop.model.options import FlattopOptions
 from sim.rulesets.flattop.rules import combat
-from tests.flattop.builders import battle
+from tests.flattop.builders import battle, with_options
 from tests.forge import invoke
 
 SKETCH = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "coral_sea_sketch.yaml"
@@ -51,12 +50,7 @@ def test_one_af_lost_from_a_mixed_ready_box_is_a_bomber_or_a_fighter() -> None:
 
 
 def _sketch(folder: Path, **options: Any) -> Path:
-    data = yaml.safe_load(SKETCH.read_text(encoding="utf-8"))
-    data["options"] = {**(data.get("options") or {}), **options}
-    folder.mkdir()
-    path = folder / SKETCH.name
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return path
+    return with_options(SKETCH, folder, **options)
 
 
 def _losses(path: Path) -> list[dict[str, dict[str, int]]]:
