@@ -49,14 +49,17 @@ def outcome(sc: MusketScenario, state: BattleState) -> Outcome:
 
 
 def summary(outcome: Outcome) -> list[str]:
-    """One line per side: losses, routed and eliminated units, broken."""
+    """One line per side: losses, routed and eliminated units, broken; counts of a thousand
+    or more with thousands separators (``Union: 1,237 men and 0 guns lost``), as a study's
+    summary and the narrative's values have them."""
     lines = []
     for side in outcome.sides.values():
         s = side.details
         lines.append(
-            f"{side.name}: {count(s['men_lost'], 'man', 'men')} and "
-            f"{count(s['guns_lost'], 'gun')} lost; "
-            f"{s['routed']} routed, {s['eliminated']} eliminated of {count(s['units'], 'unit')}"
+            f"{side.name}: {count(s['men_lost'], 'man', 'men', spec=',')} and "
+            f"{count(s['guns_lost'], 'gun', spec=',')} lost; "
+            f"{s['routed']:,} routed, {s['eliminated']:,} eliminated of "
+            f"{count(s['units'], 'unit', spec=',')}"
             f"{' — broken' if s['broken'] else ''}"
         )
     return lines
