@@ -318,11 +318,20 @@ def _beside_mended_items(
 
 
 def _names(message: str, value: Any) -> bool:
-    """True when ``message`` names ``value``, a text, as a word of its own (a number is not
-    checked: a real problem may give the same number, "hex [14, 10]" beside a lent 14)."""
+    """True when ``message`` names ``value``: a text as a word of its own, a list of plain
+    values as Python writes it (a sibling's hex ``[5, 8]`` lent to a unit whose ``at`` was
+    no hex, in "hex [5, 8] already holds 'b1'"). A number alone is not checked: a real
+    problem may give the same number, "hex [14, 10]" beside a lent 14."""
+    if isinstance(value, list) and value and all(_plain(v) for v in value):
+        return str(value) in message
     if not isinstance(value, str) or value == "":
         return False
     return re.search(rf"(?<![\w.]){re.escape(str(value))}(?![\w])", message) is not None
+
+
+def _plain(value: Any) -> bool:
+    """A number or a text (not a bool, which a list of them would write as ``True``)."""
+    return isinstance(value, int | float | str) and not isinstance(value, bool)
 
 
 def _beside_left_out(

@@ -118,6 +118,28 @@ def test_a_sibling_clash_is_reported_beside_a_units_own_type_error(
     assert [f"{p.field}: {p.message}" for p in exc.value.problems] == expected
 
 
+@pytest.mark.parametrize(
+    ("bad", "said"),
+    [
+        ("at: abc", "sides.0.units.0.at: 'abc' is not a list"),
+        ("at: [4, 8, 2]", "sides.0.units.0.at: [4, 8, 2] has 3 items: at most 2"),
+    ],
+)
+def test_a_hex_lent_to_a_unit_with_a_bad_at_is_not_said_to_clash(
+    bad: str, said: str, tmp_path: Path
+) -> None:
+    """A unit whose ``at`` is no hex is mended with its sibling's (b2's [5, 8]) to check its
+    other fields; that b2's hex then "already holds 'b1'" is the mending's, not the file's (it
+    was said as a second problem, at a line the file has right)."""
+    text = (TEMPLATES / "musket" / "template.yaml").read_text(encoding="utf-8")
+    assert text.count("at: [4, 8]") == 1 and "at: [5, 8]" in text
+    path = tmp_path / "s.yaml"
+    path.write_text(text.replace("at: [4, 8]", bad).replace("{name}", '"A test"'), "utf-8")
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(path)
+    assert [f"{p.field}: {p.message}" for p in exc.value.problems] == [said]
+
+
 class _Forest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     density: float
