@@ -185,10 +185,19 @@ def _melee(state: BattleState, e: ev.Meleed) -> str:
     return (
         f"{agree(a, 'charges')} {d}{flank}{_stand(d, e.stand_test)}"
         f"{': ' if e.stand_test is None else '; '}"
-        f"attacker loses {e.attacker_losses.casualties}, "
-        f"defender loses {e.defender_losses.casualties}; "
+        f"attacker loses {_melee_loss(state, e.unit, e.attacker_losses)}, "
+        f"defender loses {_melee_loss(state, e.target, e.defender_losses)}; "
         f"{agree(_name(state, e.winner), 'wins')}{odds}, {fate}{advance}"
     )
+
+
+def _melee_loss(state: BattleState, uid: str, c: ev.Casualties) -> str:
+    """A side's loss in a melee: its casualties, and for a battery the guns they cost, as a
+    volley's line says them (``66 (3 guns lost)``): a battery counts in guns, and "loses 66"
+    alone read as 66 of its 6 guns."""
+    if state.units[uid].kind != "artillery":
+        return f"{c.casualties}"
+    return f"{c.casualties} ({count(c.guns_lost, 'gun')} lost)"
 
 
 def _out(sc: MusketScenario, state: BattleState, e: ev.SideBroken) -> str:
