@@ -82,16 +82,17 @@ def _lines(rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def runs_text(res: CaseResult) -> str:
-    """Which runs were fought: ``seed 1862, runs 0–199``, and the doublings if any."""
+    """Which runs were fought: ``seed 1862, runs 0–199``, and the doublings if any (counts of
+    a thousand or more with thousands separators: ``runs 0–1,599 (200, 400, 800: …)``)."""
     spec = res.case.spec
-    text = f"seed {spec.seed}, runs 0–{res.runs - 1}"
+    text = f"seed {spec.seed}, runs 0–{res.runs - 1:,}"
     if len(res.looks) > 1:
-        before = ", ".join(str(n) for n in res.looks[:-1])
+        before = ", ".join(f"{n:,}" for n in res.looks[:-1])
         steps = zip(res.looks, res.looks[1:], strict=False)
         if all(after == 2 * n for n, after in steps):
             text += f" ({before}: inconclusive, doubled)"
         else:  # the last step stopped at --max-runs
-            text += f" ({before}: inconclusive, more runs to the cap of {res.looks[-1]})"
+            text += f" ({before}: inconclusive, more runs to the cap of {res.looks[-1]:,})"
     return text
 
 
@@ -272,7 +273,7 @@ def table(
     out.append("Sources:")
     out.extend(f"  [{i}] {s}" for i, s in enumerate(sources, 1))
     out.append("")
-    cap = f", up to {count(max_runs, 'run')}" if max_runs is not None else ""
+    cap = f", up to {count(max_runs, 'run', spec=',')}" if max_runs is not None else ""
     if max_runs is not None and any(r.case.spec.runs > max_runs for r in results):
         cap += " (a case whose own runs are more is fought once, at its own)"
     out.append(

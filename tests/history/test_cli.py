@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from sim import api
 from sim.batch.inputs.seeds import run_seed
+from sim.history.render import runs_text
 from tests.batch.helpers import SCENARIOS, invoke
 
 CASE = """\
@@ -92,6 +94,29 @@ def test_a_cap_below_a_cases_own_runs_says_the_case_is_fought_at_its_own(tmp_pat
         .stdout.splitlines()[-5]
         .endswith("twice the runs, up to 4 runs.")
     )
+
+
+def test_run_counts_of_a_thousand_or_more_carry_thousands_separators(tmp_path: Path) -> None:
+    """The cap on the verdicts line, the case's runs and its doublings (``runs 0–1,599 (200,
+    400, 800: …)``, ``up to 1,600 runs``), as the README and a study write them (they said
+    ``runs 0–1599``, ``up to 1600 runs``)."""
+    result = invoke("history", "--suite", suite(tmp_path), "--max-runs", "1600", "-q")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-5].endswith("twice the runs, up to 1,600 runs.")
+    spec = SimpleNamespace(seed=508, runs=200)
+
+    def fought(*looks: int) -> str:
+        return runs_text(
+            SimpleNamespace(case=SimpleNamespace(spec=spec), runs=looks[-1], looks=looks)
+        )
+
+    assert fought(200, 400, 800, 1600) == (
+        "seed 508, runs 0–1,599 (200, 400, 800: inconclusive, doubled)"
+    )
+    assert fought(200, 400, 800, 1600, 2500) == (
+        "seed 508, runs 0–2,499 (200, 400, 800, 1,600: inconclusive, more runs to the cap of 2,500)"
+    )
+    assert fought(200) == "seed 508, runs 0–199"
 
 
 def test_a_failing_case_exits_1(tmp_path: Path) -> None:

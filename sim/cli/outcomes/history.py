@@ -230,7 +230,7 @@ def _progress(chosen: list[Any], quiet: bool) -> Any:
             return None
         n = chosen.index(case) + 1
         head = f"[{n}/{len(chosen)}] {case.id}"
-        click.echo(f"{head}: {count(case.spec.runs, 'run')}", err=True)
+        click.echo(f"{head}: {count(case.spec.runs, 'run', spec=',')}", err=True)
         if sys.stderr.isatty():
             bars.append(ProgressBar(sys.stderr))
             return bars[-1]
@@ -238,7 +238,7 @@ def _progress(chosen: list[Any], quiet: bool) -> Any:
 
         def doubled(_done: int, total: int) -> None:
             if total > asked[-1]:
-                click.echo(f"{head}: {total} runs (inconclusive at {asked[-1]})", err=True)
+                click.echo(f"{head}: {total:,} runs (inconclusive at {asked[-1]:,})", err=True)
                 asked.append(total)
 
         return doubled
