@@ -674,11 +674,20 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
         found = [located(file, lines, loc, m) for loc, m in one_per_field(model, said)]
         later = cross_problems_after_repair(model, data, exc.errors(), ruleset.cross_check)
         found += [located(file, lines, p, hint_known(m)) for p, m in later]
-        raise ScenarioError(found) from None
+        raise ScenarioError(_in_file_order(found)) from None
     problems: list[Problem] = ruleset.cross_check(scenario)
     if problems:
-        raise ScenarioError([located(file, lines, p, hint_known(m)) for p, m in problems])
+        found = [located(file, lines, p, hint_known(m)) for p, m in problems]
+        raise ScenarioError(_in_file_order(found))
     return ruleset, scenario
+
+
+def _in_file_order(problems: list[Located]) -> list[Located]:
+    """``problems`` by their line in the file, as a reader goes through it (those of one line
+    in the order found): pydantic reports a model's fields in the model's order, an unknown
+    field after them and the cross-field checks last, so an ``options:`` block of three
+    errors read bottom to top."""
+    return sorted(problems, key=lambda p: p.line)
 
 
 _PATTERNS = {

@@ -140,6 +140,28 @@ def test_a_hex_lent_to_a_unit_with_a_bad_at_is_not_said_to_clash(
     assert [f"{p.field}: {p.message}" for p in exc.value.problems] == [said]
 
 
+def test_the_problems_are_said_in_the_files_order(tmp_path: Path) -> None:
+    """Three bad options, written in the order ``fire_scael``, ``rout_contagion``,
+    ``fire_hcv``, are said in that order, line by line (they were said bottom to top:
+    pydantic's model order, an unknown field last)."""
+    text = (TEMPLATES / "musket" / "template.yaml").read_text(encoding="utf-8")
+    assert "\noptions:" not in text and text.count("\nturns:") == 1
+    block = "options:\n  fire_scael: 2\n  rout_contagion: 9\n  fire_hcv: -5\nturns:"
+    path = tmp_path / "s.yaml"
+    text = text.replace("\nturns:", "\n" + block, 1).replace("{name}", '"A test"')
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(path)
+    said = [(p.field, p.message) for p in exc.value.problems]
+    assert said == [
+        ("options.fire_scael", "unknown field; did you mean 'fire_scale'?"),
+        ("options.rout_contagion", "9 is more than 3, the most it may be"),
+        ("options.fire_hcv", "-5 is less than 0, the least it may be"),
+    ]
+    lines = [p.line for p in exc.value.problems]
+    assert lines == sorted(lines) and len(set(lines)) == 3
+
+
 class _Forest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     density: float

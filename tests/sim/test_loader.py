@@ -91,10 +91,10 @@ def test_error_text_is_one_line_per_problem() -> None:
         (
             "several_cross_errors.yaml",
             [
+                "victory.objectives.0.held_by",
                 "sides.0.units.0.order.target",
                 "sides.0.units.1.weapon",
                 "sides.1.units.0.at",
-                "victory.objectives.0.held_by",
             ],
         ),
     ],
