@@ -742,6 +742,11 @@ _BOUND_WORDS = {
 """pydantic's bounds, said with the value: ``100000 is more than 10000, the most it may be``."""
 
 
+_LIST_WITHOUT_BRACKETS = re.compile(r"^\s*-?\d+(\.\d+)?(\s*,\s*-?\d+(\.\d+)?)+\s*$")
+"""Numbers joined by commas (``4, 9``; ``--set …at=99,99``): a hex or a list written
+without its brackets, which YAML reads as one text."""
+
+
 def _plain_message(err: Any) -> str | None:
     """Our words, the value echoed, for the errors a file most often has: a number out of
     its bounds, a choice not among the choices, a text or list too short or too long,
@@ -780,6 +785,9 @@ def _plain_message(err: Any) -> str | None:
     if kind in ("model_type", "dict_type", "model_attributes_type"):
         return f"{shown} is not a mapping of fields"
     if kind in ("list_type", "tuple_type"):
+        if isinstance(value, str) and _LIST_WITHOUT_BRACKETS.match(value):
+            items = ", ".join(v.strip() for v in value.split(","))
+            return f"{shown} is not a list: write it in brackets, [{items}]"
         return f"{shown} is not a list"
     if kind == "finite_number":
         return f"{shown} is not a finite number"

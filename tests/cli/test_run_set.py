@@ -102,6 +102,19 @@ def test_a_value_the_scenario_refuses_names_the_flag_and_no_line(tmp_path: Path)
     )
 
 
+def test_a_hex_written_without_brackets_is_said_how_to_write(tmp_path: Path) -> None:
+    """``at=9,9`` reaches the scenario as the text '9,9': it is said to be no list, and how
+    to write one; the hex lent to check the unit's other fields is not said to clash with a
+    sibling's (tests/sim/test_diagnose.py)."""
+    assert _refused(tmp_path, "sides.usa.units.116pa.at=9,9") == (
+        f"{STONE_WALL}: --set sides.usa.units.116pa.at: '9,9' is not a list: write it in "
+        "brackets, [9, 9]"
+    )
+    assert _refused(tmp_path, "sides.usa.units.116pa.at=abc") == (
+        f"{STONE_WALL}: --set sides.usa.units.116pa.at: 'abc' is not a list"
+    )
+
+
 def test_one_field_set_twice_or_inside_another_is_refused(tmp_path: Path) -> None:
     assert _refused(tmp_path, "options.fire_scale=1", "options.fire_scale=2") == (
         f"{STONE_WALL}: --set options.fire_scale: sets what --set options.fire_scale sets; "

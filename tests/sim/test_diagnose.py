@@ -123,6 +123,8 @@ def test_a_sibling_clash_is_reported_beside_a_units_own_type_error(
     [
         ("at: abc", "sides.0.units.0.at: 'abc' is not a list"),
         ("at: [4, 8, 2]", "sides.0.units.0.at: [4, 8, 2] has 3 items: at most 2"),
+        ("at: 4, 8", "sides.0.units.0.at: '4, 8' is not a list: write it in brackets, [4, 8]"),
+        ("at: -1,8", "sides.0.units.0.at: '-1,8' is not a list: write it in brackets, [-1, 8]"),
     ],
 )
 def test_a_hex_lent_to_a_unit_with_a_bad_at_is_not_said_to_clash(
