@@ -23,7 +23,7 @@ from sim.conformance.battle import Battle, Family
 from sim.conformance.requirement import NotChecked, Requirement, RequirementFailed
 from sim.contract import BUILTIN, AnyRuleset, HookError
 from sim.contract.ruleset import raised_at
-from sim.scenario.load import ScenarioError, read_yaml
+from sim.scenario.load import ScenarioError, load_scenario, read_yaml
 
 __all__ = [
     "REQUIREMENTS",
@@ -108,6 +108,27 @@ def _not_a_scenario(path: Path) -> str:
     return f"not a scenario: this is {what}: {todo}"
 
 
+def _invalid(path: Path) -> str | None:
+    """Why a scenario file of the ruleset fails validation (its model, ``cross_check``,
+    ``file_check``), located as ``run`` locates it: the first problem, with how many more
+    ``battlesim validate`` lists; None when it validates.
+
+    A hook of the ruleset's that raises is no bad input: the file is left to
+    ``scenario-runs``, which names the hook as a finding against the ruleset.
+    """
+    try:
+        load_scenario(path)
+    except ScenarioError as exc:
+        if not exc.problems:
+            return f"{path}: not a valid scenario"
+        first, *rest = exc.problems
+        more = f" (and {len(rest)} more: 'battlesim validate {path}' lists them)" if rest else ""
+        return f"{first}{more}"
+    except Exception:  # a hook of the ruleset raised: scenario-runs reports it, a finding
+        return None
+    return None
+
+
 def scenarios_for(
     ruleset: AnyRuleset, extra: Sequence[str | Path] = (), folder: Path | None = None
 ) -> list[Path]:
@@ -119,7 +140,8 @@ def scenarios_for(
     ``extra`` (``--scenario FILE``).
 
     Raises:
-        SuiteInputError: an ``extra`` file that does not exist or names another ruleset.
+        SuiteInputError: an ``extra`` file that does not exist, is no valid scenario (bad
+            input, exit 2, as ``run`` says it) or names another ruleset.
     """
     from sim.scenario.catalog import SCENARIOS  # noqa: PLC0415  # a source checkout's folder
 
@@ -140,6 +162,9 @@ def scenarios_for(
             raise SuiteInputError(
                 f"--scenario {given}: a scenario of ruleset {key!r}, not {ruleset.name!r}"
             )
+        said = _invalid(given)
+        if said is not None:
+            raise SuiteInputError(f"--scenario {said}")
         found.append(given)
     unique: dict[Path, Path] = {}
     for path in found:

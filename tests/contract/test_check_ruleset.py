@@ -225,6 +225,26 @@ def test_an_unknown_ruleset_says_what_the_installed_package_meant(
     assert result.stderr == f"{unknown}{said}\n"
 
 
+def _validate_says(name: str) -> list[str]:
+    """What ``battlesim validate`` prints for ``BAD/name``, in order (EXPECTED.txt)."""
+    lines = (BAD / "EXPECTED.txt").read_text(encoding="utf-8").splitlines()
+    return [f"{BAD}/{line}" for line in lines if line.startswith(f"{name}:")]
+
+
+@pytest.mark.parametrize(
+    "name", ["missing_field.yaml", "several_schema_errors.yaml", "several_cross_errors.yaml"]
+)
+def test_a_scenario_that_fails_validation_is_bad_input(name: str) -> None:
+    """A --scenario of the ruleset that its model or cross-checks refuse is bad input, as a
+    file that is not YAML is: its first problem located as validate locates it, with how many
+    more, and exit 2 (it was fought, failed scenario-runs and exited 1)."""
+    first, *rest = _validate_says(name)
+    more = f" (and {len(rest)} more: 'battlesim validate {BAD / name}' lists them)" if rest else ""
+    result = _check("musket", "--scenario", BAD / name, "--only", "scenario-runs")
+    expected = f"battlesim: error: --scenario {first}{more}\n"
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", expected)
+
+
 def test_help_has_an_example() -> None:
     """check-ruleset --help ends with an example command."""
     result = CliRunner().invoke(cli, ["check-ruleset", "--help"])
