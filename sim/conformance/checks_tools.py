@@ -337,7 +337,7 @@ def _report(battle: Battle) -> str:
     def write() -> tuple[str, str | None]:
         page = battle.scratch("report") / "report.html"
         result = battle.cli("report", battle.replay, "-o", page)
-        if (result.exit_code, result.stdout) != (0, f"wrote {page}\n"):
+        if (result.exit_code, result.stdout) != (0, f"Wrote {page}\n"):
             return "", f"battlesim report: {tool_problem(result)}"
         return page.read_text(encoding="utf-8"), None
 

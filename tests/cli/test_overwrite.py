@@ -66,7 +66,7 @@ def test_report_and_diff_pages_are_written_again_without_force(tmp_path: Path) -
     both = tmp_path / "d.html"
     for _ in range(2):
         result = _invoke("diff", str(GOLDEN), str(other), "--html", str(both))
-        assert (result.exit_code, result.stderr) == (1, f"wrote {both}\n")  # stdout: the diff
+        assert (result.exit_code, result.stderr) == (1, f"Wrote {both}\n")  # stdout: the diff
     assert is_page(both)
     # a page where a replay goes is of another kind: --force
     refused = _invoke("run", str(STONE_WALL), "-o", str(page))

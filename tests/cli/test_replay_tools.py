@@ -525,6 +525,21 @@ def test_narrative_filters_by_unit_and_type() -> None:
     assert _invoke("show", str(GOLDEN), "--events", "--unit", "zz").exit_code == 2
 
 
+def test_report_and_diff_name_what_they_wrote_as_schema_does(tmp_path: Path) -> None:
+    """report's files (stdout) and diff --html's page (stderr) are each ``Wrote PATH``, the
+    form of schema, new and export (they said ``wrote PATH``)."""
+    out, pngs, page = tmp_path / "r.html", tmp_path / "png", tmp_path / "d.html"
+    listed = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs), "--json")
+    written = json.loads(listed.stdout)["written"]
+    result = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs))
+    assert (result.exit_code, result.stdout) == (0, "".join(f"Wrote {f}\n" for f in written))
+    diffed = _invoke("diff", str(GOLDEN), str(GOLDEN), "--html", str(page))
+    assert (diffed.exit_code, diffed.stderr) == (0, f"Wrote {page}\n")
+    schema = tmp_path / "s.json"
+    said = _invoke("schema", "-o", str(schema))
+    assert (said.exit_code, said.stdout) == (0, f"Wrote {schema}\n")
+
+
 def test_report_is_one_html_file_with_its_charts(tmp_path: Path) -> None:
     """report writes one page with an SVG chart per measure, and each chart as a PNG on request."""
     out, pngs = tmp_path / "r.html", tmp_path / "png"

@@ -101,7 +101,7 @@ def diff(
         for line in render(result, verbose=verbose, turn=la.ruleset.turn_name):
             common.say(line)
     if page is not None and not as_json:  # stdout is the diff's: the page is named on stderr
-        common.say(f"wrote {page}", err=True)
+        common.say(f"Wrote {page}", err=True)
     sys.exit(0 if result["identical"] else 1)
 
 
@@ -288,7 +288,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
         common.echo_json({"replay": replay, "written": [str(f) for f in files]})
         return
     for f in files:
-        common.say(f"wrote {f}")
+        common.say(f"Wrote {f}")
 
 
 def _write(action: Callable[[], list[Path]]) -> list[Path]:
