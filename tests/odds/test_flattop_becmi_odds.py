@@ -16,8 +16,10 @@ from scipy.stats import binomtest, chisquare
 from engine.rng import Stream
 from sim.cli import cli
 from sim.contract import Rolls
+from sim.rulesets.becmi.model.events import ToHit
 from sim.rulesets.becmi.model.options import BecmiOptions
 from sim.rulesets.becmi.reading.odds import to_hit_odds
+from sim.rulesets.becmi.reading.report import to_hit_text
 from sim.rulesets.becmi.rules.dice import roll_to_hit
 from sim.rulesets.flattop.model.options import FlattopOptions
 from sim.rulesets.flattop.reading.odds import ATTACK, hit_odds, hit_table
@@ -213,10 +215,27 @@ def test_becmi_a_logged_attacks_other_modifiers_go_into_the_odds() -> None:
     assert (shown.exit_code, shown.stdout.splitlines()) == (
         0,
         [
-            "THAC0 19 - AC 6 = H 13 -> needs 13; modifiers: other +2, range -1, cover -4",
+            "THAC0 19 − AC 6 = H 13 → needs 13; modifiers: other +2, range -1, cover -4",
             "the d20 must show 16 or more (naturals as set); p(hit) = 0.2500 (exactly 1/4)",
         ],
     )
+
+
+def test_becmi_odds_writes_the_arithmetic_as_the_narrative_does() -> None:
+    """odds becmi's first line writes ``THAC0 − AC = H → needs`` as ``show --events`` writes
+    the same logged attack (seq 74 of the golden skirmish): the minus sign for the
+    subtraction and ``→``, as ``odds flattop`` writes its arrow (it wrote ``-`` and ``->``)."""
+    [line] = [x for x in GOLDEN_SKIRMISH.read_text(encoding="utf-8").splitlines()
+              if '"seq":74,' in x]  # fmt: skip
+    narrated = to_hit_text(ToHit.model_validate(json.loads(line)["to_hit"]))
+    arithmetic = narrated.split(";")[0]  # up to "needs 13"; the roll is no odds'
+    shown = CliRunner().invoke(
+        cli,
+        ["odds", "becmi", "--thac0", "19", "--ac", "6", "--modifier", "2", "--range", "long",
+         "--cover", "half-hard"],
+    )  # fmt: skip
+    first = shown.stdout.splitlines()[0]
+    assert (shown.exit_code, first) == (0, f"{arithmetic}; modifiers: other +2, range -1, cover -4")
 
 
 @pytest.mark.parametrize(

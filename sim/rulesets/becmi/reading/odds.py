@@ -112,7 +112,9 @@ def render(o: ToHitOdds, thac0: int, ac: int) -> OddsResult:
     }
     mods = ", ".join(f"{k} {v:+d}" for k, v in o.modifiers.items()) or "none"
     bonus = f", +{o.damage_bonus} damage" if o.damage_bonus else ""
-    first = f"THAC0 {thac0} - AC {ac} = H {o.h} -> needs {o.needed}{bonus}; modifiers: {mods}"
+    # written as the narrative writes it (reading/report.py:to_hit_text): the minus sign for
+    # the subtraction, the hyphen-minus for a signed number, and flattop's odds' arrow
+    first = f"THAC0 {thac0} − AC {ac} = H {o.h} → needs {o.needed}{bonus}; modifiers: {mods}"
     if o.die_needed is None:
         second = "full hard cover: it cannot be hit"
     else:
