@@ -197,10 +197,10 @@ def run(
     scenario_path = _path(scenario_path, "scenario_path")
     if out is not None:
         out = _path(out, "out")
-    pairs = _set_pairs(sets)
+    pairs, texts = _set_pairs(sets)
     ruleset, scenario = load_scenario(scenario_path)
     if pairs:
-        ruleset, scenario = _with_sets(scenario_path, pairs)
+        ruleset, scenario = _with_sets(scenario_path, pairs, texts)
     s = _seed_of(scenario, seed)
     path = Path(out) if out is not None else default_replay_path(scenario_path, s)
     if path.resolve() == Path(scenario_path).resolve():
@@ -230,11 +230,14 @@ def run(
     )
 
 
-def _set_pairs(sets: object) -> list[tuple[str, Any]]:
+def _set_pairs(sets: object) -> tuple[list[tuple[str, Any]], dict[str, str]]:
     """:func:`run`'s ``sets`` as ``(field path, value)`` pairs: a mapping's items, pairs as
     they are, ``"path=value"`` texts read as ``--set`` reads them; any other shape is
-    refused by the argument's name, not with an unpacking error from inside."""
+    refused by the argument's name, not with an unpacking error from inside. Beside them,
+    the text each number of a ``"path=value"`` was typed in (``08``), by path, for a
+    refusal that quotes it."""
     from sim.replay.fork import ForkError, parse_assignment  # noqa: PLC0415
+    from sim.scenario.values import typed_number  # noqa: PLC0415
 
     given: object = sets.items() if isinstance(sets, Mapping) else sets
     items = (
@@ -252,13 +255,18 @@ def _set_pairs(sets: object) -> list[tuple[str, Any]]:
             '({"options.fire_scale": 1.5}) or texts ("options.fire_scale=1.5")'
         )
     try:
-        return [parse_assignment(x) if isinstance(x, str) else (x[0], x[1]) for x in items]
+        pairs = [parse_assignment(x) if isinstance(x, str) else (x[0], x[1]) for x in items]
     except ForkError as exc:  # a text without '=', or a value no command line may give
         raise ValueProblem(str(exc)) from None
+    typed = [x.partition("=") for x in items if isinstance(x, str)]
+    return pairs, {p: t for p, _, v in typed if (t := typed_number(v)) is not None}
 
 
-def _with_sets(scenario_path: str | Path, sets: list[tuple[str, Any]]) -> tuple[Any, Any]:
-    """The scenario at ``scenario_path`` with each field of ``sets`` set (:func:`run`).
+def _with_sets(
+    scenario_path: str | Path, sets: list[tuple[str, Any]], texts: Mapping[str, str]
+) -> tuple[Any, Any]:
+    """The scenario at ``scenario_path`` with each field of ``sets`` set (:func:`run`);
+    ``texts``: a number's text as typed, by path (``08``), which a refusal quotes.
 
     Raises:
         ScenarioError: a path that leads to no field (naming the nearest), two paths
@@ -273,7 +281,7 @@ def _with_sets(scenario_path: str | Path, sets: list[tuple[str, Any]]) -> tuple[
         unsettable,
     )
     from sim.batch.inputs.target import load_target  # noqa: PLC0415
-    from sim.scenario.load import Located, validate_data  # noqa: PLC0415
+    from sim.scenario.load import Lines, Located, validate_data  # noqa: PLC0415
     from sim.scenario.values import for_the_shell  # noqa: PLC0415
 
     source = str(scenario_path)
@@ -295,8 +303,12 @@ def _with_sets(scenario_path: str | Path, sets: list[tuple[str, Any]]) -> tuple[
         later, earlier = sets[clash[0]][0], sets[clash[1]][0]
         problem = f"--set {later}: sets what --set {earlier} sets; give each field once"
         raise ScenarioError([Located(source, 0, "", problem)])
+    written = Lines()  # no lines (a flag has none); each number as typed: 08, not 8
+    for keys, (field_path, _) in zip(fields, sets, strict=True):
+        if field_path in texts and isinstance(keys, tuple):
+            written.texts[keys] = texts[field_path]
     try:
-        return validate_data(target.at(dict(sets)), {}, source)
+        return validate_data(target.at(dict(sets)), written, source)
     except ScenarioError as exc:  # the file was valid: the values set are what is wrong
         typed = [field_path for field_path, _ in sets]
         # a problem names its field by indexes (sides.1.units.2.strength): the flag as typed

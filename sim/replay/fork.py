@@ -70,9 +70,11 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     return field, value
 
 
-def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> list[str]:
+def _check_event(
+    loaded: ReplayLike, at_seq: int, fields: dict[str, Any], texts: Mapping[str, str]
+) -> list[str]:
     """Refuse an event field that cannot be set so; the fields the change leaves as they
-    were (each ``field=value`` as given)."""
+    were (each ``field=value`` as given; ``texts``: a number's text as typed)."""
     event = loaded.event(at_seq)
     if fields and event.type.startswith("engine."):
         raise ForkError(
@@ -87,6 +89,9 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
             raise ForkError(f"--set {path}: the event's {path.split('.')[0]} cannot change")
         try:
             was = get_path(data, path)
+            refused = _not_text(f"--set {path}", was, given, texts.get(path))
+            if refused is not None:
+                raise refused
             value = fields[path] = _unit_ids(loaded, path, was, given)
             set_path(data, path, value, allow_none=True)
             if typed(get_path(data, path)) == typed(was):
@@ -101,11 +106,27 @@ def _check_event(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
     except ValidationError as exc:
         from sim.scenario.load import error_message  # noqa: PLC0415 - yaml, with an error only
 
-        err = exc.errors()[0]
+        err: dict[str, Any] = dict(exc.errors()[0])
         where = ".".join(str(p) for p in err["loc"])
+        if where in texts:  # a number where text goes (a text or None): said as typed, '08'
+            err["text"] = texts[where]
         # the loader's words, the value as given: "7 is more than 6, the most it may be"
-        raise ForkError(f"--set {where}: {error_message(err)}") from None
+        said = for_the_shell(error_message(err), f"--set {where}", err.get("input"))
+        raise ForkError(f"--set {where}: {said}") from None
     return kept
+
+
+def _not_text(flag: str, was: Any, value: Any, text: str | None) -> ForkError | None:
+    """A number or true/false given for a text field, refused as ``run --set`` refuses it:
+    in the text typed (``08 is a number``, not 8), with the flag that sets that text. None
+    for anything else (a value of the field's own type, or one set_path names)."""
+    if not isinstance(was, str) or not isinstance(value, bool | int | float):
+        return None
+    from sim.scenario.load import error_message  # noqa: PLC0415 - yaml, with an error only
+
+    err = {"type": "string_type", "input": value, "loc": (), "msg": ""}
+    said = error_message({**err, "text": text} if text is not None else err)
+    return ForkError(f"{flag}: {for_the_shell(said, flag, value)}")
 
 
 def _check_lawful(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> None:
@@ -157,8 +178,11 @@ def _unit_ids(loaded: ReplayLike, path: str, was: Any, value: Any) -> Any:
     return value
 
 
-def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> list[str]:
-    """Refuse a state field that cannot be set so; those the change leaves as they were."""
+def _check_state(
+    loaded: ReplayLike, at_seq: int, fields: dict[str, Any], texts: Mapping[str, str]
+) -> list[str]:
+    """Refuse a state field that cannot be set so; those the change leaves as they were
+    (``texts``: a number's text as typed, by ``state.<path>``)."""
     derived = loaded.ruleset.derived_fields
     state = loaded.after(at_seq)
     kept: list[str] = []
@@ -170,17 +194,24 @@ def _check_state(loaded: ReplayLike, at_seq: int, fields: dict[str, Any]) -> lis
                 f"--set state.{path}: {held} cannot be forked (this ruleset keeps "
                 f"{', '.join(derived)} in step with its events); fork a unit's own measures"
             )
+        text = texts.get(f"state.{path}")
+        current: Any = None
+        was: Any = None
         try:
-            was: Any = typed(get_path(state, path))
+            current = get_path(state, path)
+            was = typed(current)
         except PathError:  # a count not kept yet (set_path makes it), or no such path
-            was = None
+            pass
+        refused = _not_text(f"--set state.{path}", current, value, text)
+        if refused is not None:
+            raise refused
         try:
             set_path(state, path, value, counts=True)
         except PathError as exc:
             what, more = _missing(exc, derived)  # refused wherever they are (first or last)
             raise ForkError(f"--set state.{path}: {what}{more}") from None
         _check_kept(state, path)
-        _check_declared(state, path, value)
+        _check_declared(state, path, value, text)
         _check_bounds(state, path, value)
         if typed(get_path(state, path)) == was:
             kept.append(f"state.{path}={_shown(value)}")
@@ -227,7 +258,7 @@ def _check_kept(state: Any, path: str) -> None:
         )
 
 
-def _check_declared(state: Any, path: str, value: Any) -> None:
+def _check_declared(state: Any, path: str, value: Any, text: str | None = None) -> None:
     """Refuse a value its field's declared type does not take, strictly.
 
     ``set_path`` holds a value to the type of the one it replaces, which it cannot
@@ -245,6 +276,9 @@ def _check_declared(state: Any, path: str, value: Any) -> None:
         TypeAdapter(info.annotation).validate_python(get_path(state, path), strict=True)
     except ValidationError as exc:
         err = exc.errors()[0]
+        if err["type"] == "string_type" and isinstance(value, bool | int | float):
+            refused = _not_text(f"--set state.{path}", "", value, text)  # a text or None
+            raise refused or ForkError(f"--set state.{path}: {err['msg']}") from None
         if get_origin(info.annotation) is Literal:  # the words an event field's are said in
             from sim.scenario.load import error_message  # noqa: PLC0415 - yaml, on error only
 
@@ -694,6 +728,7 @@ def fork_battle(
     at_seq: int,
     assignments: list[tuple[str, Any]],
     out: str | Path,
+    texts: Mapping[str, str] | None = None,
 ) -> Forked:
     """Write the forked battle's replay to ``out``; return it with its final state.
 
@@ -706,6 +741,8 @@ def fork_battle(
         assignments: ``(field, value)``; ``state.<path>`` sets a state field
             (e.g. ``state.units.1ri.strength``), anything else an event field
             (e.g. ``passed`` or ``result.casualties``).
+        texts: by field as in ``assignments``, the text a number was typed in
+            (:func:`sim.scenario.values.typed_number`: ``08``), for a refusal that quotes it.
 
     Raises:
         ForkError: the seq, a field, a path or a value is not usable.
@@ -724,10 +761,11 @@ def fork_battle(
     state_fields = {f.removeprefix("state."): v for f, v in assignments if f.startswith("state.")}
     if state_fields:
         _refuse_state_at_a_turns_end(loaded, at_seq)
-    kept = _check_event(loaded, at_seq, event_fields)
+    texts = texts or {}
+    kept = _check_event(loaded, at_seq, event_fields, texts)
     _check_lawful(loaded, at_seq, event_fields)
     _check_inherited(loaded, at_seq, bool(event_fields))
-    kept += _check_state(loaded, at_seq, state_fields)
+    kept += _check_state(loaded, at_seq, state_fields, texts)
     if kept and len(kept) == len(event_fields) + len(state_fields):  # nothing would differ
         raise ForkError(
             f"--set {', '.join(kept)}: already so at seq {at_seq}: the fork would be its "

@@ -44,6 +44,7 @@ __all__ = [
     "parse_value",
     "seed_from_text",
     "turn_number",
+    "typed_number",
     "whole",
 ]
 
@@ -79,6 +80,17 @@ def parse_value(text: str) -> Any:
         raise ValueProblem(exc.problems[0].message) from None
     _check_range(value)
     return value
+
+
+def typed_number(text: str) -> str | None:
+    """The text a value typed as one number was written in (``08``, ``1e3``), which YAML reads
+    as another (8, 1000.0); None for anything else. A refusal that says to quote it quotes
+    what was typed, as a file's quotes what the file says (:class:`~sim.scenario.load.Lines`)."""
+    try:
+        _, lines = parse_yaml(text, "value")
+    except ScenarioError:
+        return None
+    return getattr(lines, "texts", {}).get(())
 
 
 _QUOTE = re.compile(re.escape(quote_hint("@")).replace("@", "(.*)") + "$")

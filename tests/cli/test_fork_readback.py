@@ -51,7 +51,7 @@ def loose_state(monkeypatch: pytest.MonkeyPatch) -> None:
     (:func:`test_a_morale_word_no_unit_has_is_refused_before_the_battle`)."""
     from sim.replay import fork
 
-    monkeypatch.setattr(fork, "_check_declared", lambda state, path, value: None)
+    monkeypatch.setattr(fork, "_check_declared", lambda *_: None)
 
 
 def test_a_morale_word_no_unit_has_is_refused_before_the_battle(tmp_path: Path) -> None:

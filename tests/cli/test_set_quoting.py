@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from engine.projection import set_path
 from sim.cli.outcomes.batch import _factor
-from sim.replay.fork import parse_assignment
+from sim.contract.parts import row
+from sim.replay.fork import ForkError, _check_declared, parse_assignment
 from tests.batch.helpers import SCENARIOS, invoke
 
 STONE_WALL = SCENARIOS / "stone_wall.yaml"
@@ -168,3 +170,63 @@ def test_files_keep_a_file_s_advice(tmp_path: Path) -> None:
     result = invoke("study", study, "--out", tmp_path / "out")
     assert result.exit_code == 2
     assert result.stderr.endswith(": 1862 is a number, not text: quote it ('1862')\n")
+
+
+@pytest.mark.parametrize(
+    ("at", "path", "typed"),
+    [(46, "reason", "08"), (14, "state.units.wash.name", "08"), (46, "reason", "1e3")],
+    ids=["event-field", "state-field", "float-spelling"],
+)
+def test_fork_set_of_a_number_where_text_goes_keeps_the_text_typed(
+    tmp_path: Path, at: int, path: str, typed: str
+) -> None:
+    """``fork --set reason=08`` (a text field; YAML reads 08 as the number 8) is refused as
+    ``run --set`` refuses it, in the text typed: ``08 is a number, not text``, with the
+    flag that sets the text 08 (it said ``reason is a str, not an int``); typed as advised,
+    the fork holds the text 08."""
+    out = tmp_path / "f.jsonl"
+    result = invoke("fork", GOLDEN, "--at", str(at), "--set", f"{path}={typed}", "-o", out)
+    advice = f"--set {path}=\"'{typed}'\""
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"battlesim: error: --set {path}: {typed} is a number, not text: quote it, {SHELL}: "
+        f"{advice}\n",
+    )
+    assert not out.exists()
+    flag, word = shlex.split(advice)
+    assert parse_assignment(word) == (path, typed)
+    assert invoke("fork", GOLDEN, "--at", str(at), flag, word, "-o", out).exit_code == 0
+
+
+def test_run_set_of_a_number_where_text_goes_keeps_the_text_typed(tmp_path: Path) -> None:
+    """``run --set sides.csa.name=08`` says 08, as typed, and advises quoting 08: it said
+    ``8 is a number`` and advised ``'8'``, which names the side 8."""
+    out = tmp_path / "r.jsonl"
+    result = invoke("run", STONE_WALL, "--set", "sides.csa.name=08", "-o", out)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"{STONE_WALL}: --set sides.csa.name: 08 is a number, not text: quote it, {SHELL}: "
+        "--set sides.csa.name=\"'08'\"\n",
+    )
+    flag, word = _advised(result.stderr.rstrip("\n"), "--set")
+    assert (flag, parse_assignment(word)) == ("--set", ("sides.csa.name", "08"))
+
+
+@row
+class _Named:
+    name: str | None = None
+
+
+def test_a_number_for_a_text_field_now_null_is_said_as_typed() -> None:
+    """A state field declared text or null, null now (set_path cannot tell its type): a
+    number typed for it is refused in the text typed, as over a text."""
+    state = {"p": _Named()}
+    set_path(state, "p.name", 8, counts=True)
+    with pytest.raises(ForkError) as refused:
+        _check_declared(state, "p.name", 8, "08")
+    assert str(refused.value) == (
+        f"--set state.p.name: 08 is a number, not text: quote it, {SHELL}: "
+        "--set state.p.name=\"'08'\""
+    )

@@ -62,17 +62,18 @@ def run(
     from sim.cli.errors import describe
     from sim.outputs import OutputError
 
-    fields = []
     if sets:
         from sim.replay.fork import ForkError, parse_assignment
 
         try:
-            fields = [parse_assignment(text) for text in sets]
+            for text in sets:
+                parse_assignment(text)
         except ForkError as exc:  # named as a value the scenario refuses is: file, then flag
             click.echo(f"{scenario}: {exc}", err=True)
             sys.exit(2)
     try:
-        result = api.run(scenario, seed=seed, out=out, force=force, sets=fields)
+        # as typed, read by run as here: a number refused where text goes is quoted as typed
+        result = api.run(scenario, seed=seed, out=out, force=force, sets=sets)
     except api.ScenarioError as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)

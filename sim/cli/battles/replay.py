@@ -153,6 +153,7 @@ def fork_command(
     from sim.contract import headline
     from sim.outputs import OutputError, check_output, is_replay
     from sim.replay.fork import ForkError, fork_battle, parse_assignment
+    from sim.scenario.values import typed_number
 
     loaded = load_replay(replay)
     path = Path(out) if out else Path(f"{_stem(replay)}-fork{at_seq}.jsonl")
@@ -160,7 +161,9 @@ def fork_command(
         with reading():
             check_output(path, force=force, ours=is_replay, what="a replay")
             assignments = [parse_assignment(s) for s in sets]
-            forked = fork_battle(loaded, at_seq, assignments, out if out else path)  # as given
+            typed = {f: typed_number(v) for f, _, v in (s.partition("=") for s in sets)}
+            texts = {f: t for f, t in typed.items() if t is not None}  # 08, not 8, if refused
+            forked = fork_battle(loaded, at_seq, assignments, out if out else path, texts)
     except (ForkError, OutputError) as exc:
         common.fail(str(exc))
     except OSError as exc:  # a full disk names --out as given; a link planted at <out>.partial
