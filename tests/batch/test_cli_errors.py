@@ -398,6 +398,31 @@ def test_campaign_replaces_what_it_wrote_and_no_other_file_without_force(tmp_pat
         assert (out / name).read_text() != "precious\n"
 
 
+def test_campaign_refuses_a_study_folder_as_batch_refuses_a_campaigns(tmp_path: Path) -> None:
+    """campaign --out a batch study's folder is one line naming the folder, exit 2, --force
+    or not, and nothing is written into it (it wrote its replays and campaign.json beside the
+    study's files), in the words batch --out a campaign's folder is refused in."""
+    delve, study, fought = SCENARIOS / "delve_campaign.yaml", tmp_path / "s", tmp_path / "c"
+    assert invoke("batch", STONE_WALL, "--runs", "2", "--out", study, "--no-plots").exit_code == 0
+    held = sorted(p.name for p in study.iterdir())
+    for force in ((), ("--force",)):
+        result = invoke("campaign", delve, "--out", study, *force)
+        assert (result.exit_code, result.stdout, result.stderr) == (
+            2,
+            "",
+            f"battlesim: error: {str(study)!r} holds a study: name a new or empty folder "
+            "(a campaign never writes into a study's folder)\n",
+        )
+        assert sorted(p.name for p in study.iterdir()) == held
+    assert invoke("campaign", delve, "--out", fought).exit_code == 0
+    refused = invoke("batch", STONE_WALL, "--runs", "2", "--out", fought)
+    assert (refused.exit_code, refused.stderr) == (
+        2,
+        f"battlesim: error: {str(fought)!r} holds files that no study made: name a new or empty "
+        "folder (a study never writes over files it did not create)\n",
+    )
+
+
 def test_export_to_a_folder_of_the_users_needs_force_to_replace_a_file(tmp_path: Path) -> None:
     study, out = tmp_path / "s", tmp_path / "x"
     assert invoke("batch", STONE_WALL, "--runs", "2", "--out", study, "--no-plots").exit_code == 0

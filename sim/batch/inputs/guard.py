@@ -20,7 +20,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["BUILDING", "FolderError", "building", "claim_folder", "contained"]
+__all__ = ["BUILDING", "DB_NAME", "FolderError", "building", "claim_folder", "contained"]
+
+DB_NAME = "study.duckdb"
+"""A study's database in its folder: the file that makes a folder a study's."""
 
 BUILDING = ".tmp"
 """The suffix of the private folder a new study's database is built in, beside its final

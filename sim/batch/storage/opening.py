@@ -19,7 +19,7 @@ from engine.replayfile.formats import DERIVATIONS, derivation_of
 from engine.version import ENGINE_VERSION, FORMAT_VERSION
 from sim.batch.execution.worker import prepare
 from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path, unsettable
-from sim.batch.inputs.guard import building
+from sim.batch.inputs.guard import DB_NAME, building
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Design
@@ -40,8 +40,6 @@ from sim.scenario.load import ScenarioError
 from sim.text.grammar import count
 
 __all__ = ["DB_NAME", "PointError", "StudyError", "fresh_points", "open_store", "other_dice"]
-
-DB_NAME = "study.duckdb"
 
 
 class StudyError(ValueError):

@@ -227,12 +227,20 @@ def _check_campaign_files(
 ) -> None:
     """Refuse (exit 2) a file in ``folder`` the campaign would replace that battlesim did
     not write: a replay where a battle's replay goes, or a campaign.json not a campaign's;
-    and, ``--force`` or not, one of the files it reads."""
+    and, ``--force`` or not, one of the files it reads, or a study's folder (as a study
+    refuses a folder holding files it did not make)."""
     from sim.batch.inputs.campaign import campaign_replay_name
+    from sim.batch.inputs.guard import DB_NAME, building
     from sim.outputs import OutputError, check_output, is_replay
 
     if not folder.is_dir():
         return  # made new: nothing in it to replace
+    db = folder / DB_NAME
+    if db.exists() or db.is_symlink() or building(folder, DB_NAME):  # one killed as it began
+        common.fail(
+            f"{str(folder)!r} holds a study: name a new or empty folder "
+            "(a campaign never writes into a study's folder)"
+        )
     try:
         for k, entry in enumerate(data.battles):
             path = folder / campaign_replay_name(k, entry.id)
