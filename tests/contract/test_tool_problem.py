@@ -37,4 +37,7 @@ def test_beyond_ten_the_first_six_a_count_and_the_last_three(tmp_path: Path) -> 
     assert (result.exit_code, len(lines)) == (2, 12)
     told = tool_problem(result).removeprefix("exit 2: ").split(" / ")
     assert told == [*lines[:6], "… 3 more lines …", *lines[-3:]]
-    assert "sides.0.units.0.strength" in told[0]
+    # validate lists the problems in the file's order; safe_dump sorts a unit's keys, so its
+    # quality (Z) is written above its strength
+    assert "sides.0.units.0.quality" in told[0]
+    assert "sides.0.units.0.strength" in told[1]
