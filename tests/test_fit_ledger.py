@@ -25,10 +25,20 @@ def test_every_protocol_has_its_row_in_order() -> None:
     assert [int(r[0]) for r in rows] == list(range(1, len(rows) + 1))
 
 
+PENDING = "pending: protocol committed, not yet run"
+"""The outcome of a fit whose protocol is committed and whose run is still to come: its row
+stands from the protocol's commit, and only the last row may be pending."""
+
+
+def test_only_the_last_fit_may_be_pending() -> None:
+    rows = _ledger(PAGE.read_text(encoding="utf-8"))
+    assert all(r[7] != PENDING for r in rows[:-1])
+
+
 def test_the_summary_counts_are_the_tables() -> None:
     """The fits, the adoptions (a bold outcome) and those kept at the neutral."""
     text = PAGE.read_text(encoding="utf-8")
-    rows = _ledger(text)
+    rows = [r for r in _ledger(text) if r[7] != PENDING]
     adopted = [r for r in rows if r[7].startswith("**v")]
     kept = [r for r in rows if r[7] == "neutral"]
     assert len(adopted) + len(kept) == len(rows)
