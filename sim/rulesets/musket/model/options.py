@@ -545,6 +545,16 @@ class MusketOptions(ChangedDefaults):
         ge=-100,
         le=0,
     )
+    cavalry_target_modifier: int = later_option(
+        0,
+        "[ours] Fire at a cavalry unit (infantry's and artillery's) gets this modifier, in "
+        "percent, recorded as the fired's modifier cavalry: horsemen spread out and moving at "
+        "speed cross the last hundred yards under a volley or two, where a formed line stands "
+        "a turn's fire. It lowers that fire's casualties, so a charging regiment's under_fire "
+        "and its own losses. 0: none (rules version 8 as shipped).",
+        ge=-90,
+        le=0,
+    )
     closing_depth: bool = later_option(
         True,
         "[ours] With charge_test: a charge in depth goes in as one mass. The charging "

@@ -110,8 +110,9 @@ def closing_fire_target(b: Battle, unit: UnitState, target: UnitState | None) ->
 
 
 def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float]:
-    """The firer's quality and fatigue, the target's cover, column and (option
-    ``spent_cover``) a spent target gone to ground, and enfilade
+    """The firer's quality and fatigue, the target's cover, column, (option
+    ``spent_cover``) a spent target gone to ground and (``cavalry_target_modifier``) a
+    mounted one, and enfilade
     (percent, as floats: the record keeps this dict, :func:`~sim.rulesets.musket.rules.results.
     fire_result`): a wall, breastworks or fence covers only against fire from the front,
     and fire from the flank or rear gets ``enfilade_fire_modifier`` (option ``enfilade``)."""
@@ -131,6 +132,8 @@ def _modifiers(b: Battle, unit: UnitState, target: UnitState) -> dict[str, float
         mods["column"] = float(b.options.column_target_modifier)
     if target.morale == "spent" and o.spent_cover:  # thrown back, gone to ground
         mods["to_ground"] = float(o.spent_cover)
+    if target.kind == "cavalry" and o.cavalry_target_modifier:  # horsemen at speed
+        mods["cavalry"] = float(o.cavalry_target_modifier)
     if arc != "front":  # only with option enfilade: fire from the target's flank or rear
         mods["enfilade"] = float(b.options.enfilade_fire_modifier)
     return mods
