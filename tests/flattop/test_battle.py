@@ -398,7 +398,8 @@ def test_the_aa_narrative_names_its_factor_an_aa_factor_not_air_factors() -> Non
 
 
 def test_cli_validate_names_each_cross_field_problem_with_its_line(tmp_path: Path) -> None:
-    """A strike at its own task force, one beyond its radius, a cruiser with aircraft: exit 2."""
+    """A strike at its own task force, one beyond its radius, a cruiser with aircraft: exit 2,
+    in the file's order."""
     text = SKETCH.read_text(encoding="utf-8")
     text = text.replace("target: mo_cover\n        escort: 4", "target: tf17\n        escort: 4")
     text = text.replace("at: [20, 10]", "at: [20, 30]")
@@ -411,8 +412,8 @@ def test_cli_validate_names_each_cross_field_problem_with_its_line(tmp_path: Pat
     result = _invoke("validate", str(bad))
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        f"{bad}:91: sides.1.task_forces.0.ships.1.aircraft: a heavy_cruiser carries no aircraft",
         f"{bad}:65: sides.0.strikes.0.target: 'tf17' is not a task force of japan",
+        f"{bad}:91: sides.1.task_forces.0.ships.1.aircraft: a heavy_cruiser carries no aircraft",
         f"{bad}:100: sides.1.strikes.0.target: tf17 is 20 hexes away, "
         "beyond the fighter radius of 9",
         f"{bad}:100: sides.1.strikes.0.target: tf17 is 20 hexes away, "
