@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -457,20 +457,29 @@ def _event_line(e: dict[str, Any], turn: str = "turn") -> str:
     return line.rstrip()  # an event of no unit (battle_ended, turn_ended) ends at its type
 
 
-def render(d: dict[str, Any], *, verbose: bool = False, turn: str = "turn") -> list[str]:
+def render(
+    d: dict[str, Any],
+    *,
+    verbose: bool = False,
+    turn: str = "turn",
+    axes: Sequence[str] = (),
+) -> list[str]:
     """Readable text of a :func:`diff_replays` result.
 
     A bounded summary: at most :data:`SUMMARY_ROWS` rows per section (the
     field changes, the units that differ, the turns), and the draw counts
     of the streams the divergent events draw from only; ``verbose`` prints
     every row and every stream.  Values are in words (:func:`in_words`);
-    ``turn`` is the ruleset's word for a turn ("round" in becmi).
+    ``turn`` is the ruleset's word for a turn ("round" in becmi).  Quantities
+    (losses, strengths, a unit's whole-number fields) have thousands separators,
+    as ``run``'s summary writes them: ``men 1,326 | 1,367``; not a unit's
+    position, whose columns are ``axes`` (the battle's space: ``col``, ``row``).
     """
     if d["identical"]:
         return [f"identical: {d['a']} and {d['b']}"]
     if d["mode"] == "same":
         return _render_same(d, verbose, turn)
-    return _render_variants(d, verbose, turn)
+    return _render_variants(d, verbose, turn, axes)
 
 
 def _bounded(rows: list[str], verbose: bool, what: str) -> list[str]:
@@ -599,7 +608,7 @@ def _ending(d: dict[str, Any]) -> list[str]:
         lb = ob["sides"].get(sid, {}).get("losses", {})
         for name in [*la, *(k for k in lb if k not in la)]:
             if la.get(name) != lb.get(name):
-                moved.append(f"{sid} {name} {_cell(la.get(name))} -> {_cell(lb.get(name))}")
+                moved.append(f"{sid} {name} {_amount(la.get(name))} -> {_amount(lb.get(name))}")
     return [*lines, f"losses changed: {'; '.join(moved)}"]
 
 
@@ -618,6 +627,14 @@ def _cell(value: Any) -> str:
     return "-" if value is None else _value(value)
 
 
+def _amount(value: Any) -> str:
+    """A quantity's cell: a whole number with thousands separators (``1,326``), as ``run``'s
+    summary writes men; anything else as :func:`_cell` writes it."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return _cell(value)
+
+
 def _outcome_cell(key: str, value: Any) -> str:
     if value is None and key in ("winner", "winner_name"):
         return "draw"
@@ -628,21 +645,29 @@ def _losses_cells(la: Any, lb: Any) -> str:
     """``men 394 | 425, guns 0 | 0``: each kind of a side's losses, a | b (``-`` where a battle
     has no such kind or side), every kind in full, so none that differs is cut from sight."""
     if not isinstance(la, dict | None) or not isinstance(lb, dict | None):
-        return f"{_cell(la)} | {_cell(lb)}"
+        return f"{_amount(la)} | {_amount(lb)}"
     la, lb = la or {}, lb or {}  # a side one battle has not: each kind "a | -"
     kinds = [*la, *(k for k in lb if k not in la)]
-    return ", ".join(f"{k} {_cell(la.get(k))} | {_cell(lb.get(k))}" for k in kinds)
+    return ", ".join(f"{k} {_amount(la.get(k))} | {_amount(lb.get(k))}" for k in kinds)
 
 
 def _strength_cells(sides: dict[str, dict[str, list[Any]]]) -> str:
-    """``csa men 924 | 810; usa men 1236 | 952`` (each side's measures, a | b)."""
+    """``csa men 924 | 810; usa men 1,236 | 952`` (each side's measures, a | b)."""
     return "; ".join(
-        f"{side} " + ", ".join(f"{unit} {_cell(v[0])} | {_cell(v[1])}" for unit, v in by.items())
+        f"{side} "
+        + ", ".join(f"{unit} {_amount(v[0])} | {_amount(v[1])}" for unit, v in by.items())
         for side, by in sides.items()
     )
 
 
-def _render_variants(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
+def _unit_cells(moved: dict[str, list[Any]], axes: Sequence[str]) -> str:
+    """``strength 1,120 | 950; col 4 | 3``: a unit's fields that differ, a | b, its position
+    (the ``axes`` columns) as it is, its other whole numbers as quantities."""
+    cell = {k: _cell if k in axes else _amount for k in moved}
+    return "; ".join(f"{k} {cell[k](v[0])} | {cell[k](v[1])}" for k, v in moved.items())
+
+
+def _render_variants(d: dict[str, Any], verbose: bool, turn: str, axes: Sequence[str]) -> list[str]:
     out = ["different inputs:" if d["inputs"] else "same inputs:"]
     changes = [dict(c) for c in d["inputs"]]
     seeds = [c for c in changes if c["path"] == "seed"]
@@ -661,10 +686,7 @@ def _render_variants(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
     for uid, fields in d["units"].items():
         moved = {k: v for k, v in fields.items() if v[0] != v[1]}
         if moved:
-            units.append(
-                f"  {uid:<12} "
-                + "; ".join(f"{k} {_cell(v[0])} | {_cell(v[1])}" for k, v in moved.items())
-            )
+            units.append(f"  {uid:<12} {_unit_cells(moved, axes)}")
     out += _bounded(units, verbose, "units differ")
     out.append(f"strength by {turn}, units' own measures summed (a | b; - after a battle ended):")
     turns = list(d["strength_by_turn"].items())

@@ -19,6 +19,7 @@ from sim.cli import cli
 from sim.contract import headline
 from sim.outputs import is_chart
 from sim.replay import analysis
+from sim.replay.diff import _ending as ending_lines
 from sim.replay.diff import _named, draw_counts, render
 from sim.replay.file import ReplayFile
 from sim.rulesets.musket.model.events import Fired
@@ -323,6 +324,55 @@ def test_diff_of_variants_shows_every_kind_of_loss_a_beside_b(tmp_path: Path) ->
     assert lines[at + 1].startswith("  allied       ships_sunk 0 | -, ships_crippled 0 | -, ")
     assert lines[at + 1].endswith(", air_factors_ditched 0 | -")
     assert lines[at + 4].startswith("  red          ships_sunk - | 1, ships_crippled - | 1, ")
+
+
+def test_diff_of_variants_writes_counts_with_thousands_separators(tmp_path: Path) -> None:
+    """Cold Harbor at two seeds: losses, strengths and a unit's whole numbers read `1,326`, as
+    run's summary writes men; the seed, turns and hex coordinates stay plain. The table read
+    `men 1326 | 1367` beside run's `Union: 1,326 men`."""
+    cold_harbor = ROOT / "scenarios" / "cold_harbor.yaml"
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for seed, path in (("1", a), ("2", b)):
+        assert _invoke("run", str(cold_harbor), "--seed", seed, "--out", str(path)).exit_code == 0
+    data = json.loads(_invoke("diff", str(a), str(b), "--json").stdout)
+    lines = _invoke("diff", str(a), str(b)).stdout.splitlines()
+    usa = data["sides"]["usa"]["losses"]
+    assert usa[0]["men"] >= 1000  # the case in point
+    assert f"  usa          men {usa[0]['men']:,} | {usa[1]['men']:,}, guns 0 | 0" in lines
+    first = data["strength_by_turn"]["0"]
+    assert lines[lines.index("  changed  seed: 1 -> 2") + 1] == "outcome (a | b):"
+    assert (
+        f"  turn   0: csa men {first['csa']['men'][0]:,} | {first['csa']['men'][1]:,}, "
+        f"guns 12 | 12; usa men {first['usa']['men'][0]:,} | {first['usa']['men'][1]:,}"
+    ) in lines
+
+
+def test_diff_keeps_a_units_position_plain_and_its_quantities_grouped() -> None:
+    """A unit's position (the space's axes) is a place, not a count: `col 1000 | 1001`,
+    beside `strength 1,200 | 1,350`."""
+    d = {
+        "identical": False,
+        "mode": "variants",
+        "inputs": [],
+        "outcome": {},
+        "sides": {},
+        "units": {"u1": {"strength": [1200, 1350], "col": [1000, 1001]}},
+        "strength_by_turn": {},
+    }
+    lines = render(d, axes=("col", "row"))
+    assert "  u1           strength 1,200 | 1,350; col 1000 | 1001" in lines
+
+
+def test_diff_of_a_fork_writes_the_losses_changed_with_thousands_separators() -> None:
+    """The same battle's closing line: `losses changed: usa men 1,326 -> 1,367`."""
+    side = {"usa": {"losses": {"men": 1326, "guns": 0}}}
+    later = {"usa": {"losses": {"men": 1367, "guns": 0}}}
+    d = {
+        "outcomes": {"a": {"headline": "h", "sides": side}, "b": {"headline": "h", "sides": later}},
+        "outcome_changed": False,
+        "losses_changed": True,
+    }
+    assert ending_lines(d) == ["outcome unchanged: h", "losses changed: usa men 1,326 -> 1,367"]
 
 
 def test_a_scenario_seed_changed_is_one_input_change(tmp_path: Path) -> None:

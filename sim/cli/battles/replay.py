@@ -98,7 +98,8 @@ def diff(
     if as_json:
         common.echo_json(result)
     else:
-        for line in render(result, verbose=verbose, turn=la.ruleset.turn_name):
+        axes = {*la.ruleset.space(la.scenario).axes, *lb.ruleset.space(lb.scenario).axes}
+        for line in render(result, verbose=verbose, turn=la.ruleset.turn_name, axes=sorted(axes)):
             common.say(line)
     if page is not None and not as_json:  # stdout is the diff's: the page is named on stderr
         common.say(f"Wrote {page}", err=True)
