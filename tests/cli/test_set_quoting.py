@@ -111,13 +111,13 @@ def test_fork_set_is_told_how_to_quote_on_the_command_line(tmp_path: Path) -> No
     ("sweep", "said", "meant"),
     [
         ("sides.csa.name=1862,Rebels",
-         "design point 0 (sides.csa.name=1862) is not a valid scenario: sides.1.name: 1862 is "
+         f"{STONE_WALL}: --sweep sides.csa.name: design point 0 (sides.csa.name=1862): 1862 is "
          f"a number, not text: quote it, {SHELL}: --sweep sides.csa.name=\"'1862'\"", "1862"),
         ("sides.1.name=Rebels,1862",
-         "design point 1 (sides.1.name=1862) is not a valid scenario: sides.1.name: 1862 is "
+         f"{STONE_WALL}: --sweep sides.1.name: design point 1 (sides.1.name=1862): 1862 is "
          f"a number, not text: quote it, {SHELL}: --sweep sides.1.name=\"'1862'\"", "1862"),
         ("options.fire_hcv=15,'25'",
-         "design point 1 (options.fire_hcv=\"25\") is not a valid scenario: options.fire_hcv: "
+         f"{STONE_WALL}: --sweep options.fire_hcv: design point 1 (options.fire_hcv=\"25\"): "
          "'25' is text, not a number: write the number without quotes inside the shell's: "
          "--sweep options.fire_hcv=25", 25),
         ("sides.csa.name=Rebels,a: b: c",
@@ -141,6 +141,33 @@ def test_a_sweep_is_told_how_to_quote_on_the_command_line(
     flag, word = _advised(said, "--sweep")
     assert flag == "--sweep"
     assert _factor(word).values == [meant]
+
+
+@pytest.mark.parametrize(
+    ("path", "values", "point"),
+    [
+        ("options.fire_hcv", "15,abc", 'design point 1 (options.fire_hcv="abc")'),
+        ("sides.csa.name", "08,Rebels", "design point 0 (sides.csa.name=08)"),
+    ],
+)
+def test_a_sweep_value_refused_is_said_as_run_set_says_it(
+    tmp_path: Path, path: str, values: str, point: str
+) -> None:
+    """``batch --sweep`` names the scenario file and the flag, and says the value as ``run
+    --set`` says it (08 as typed, quoted for the shell); it said ``design point 1 (...) is not
+    a valid scenario: options.fire_hcv: ...`` without either, and ``8`` for 08."""
+    value = values.split(",")[int(point.split()[2])]
+    ran = invoke("run", STONE_WALL, "--set", f"{path}={value}", "-o", tmp_path / "r.jsonl")
+    reason = ran.stderr.removeprefix(f"{STONE_WALL}: --set {path}: ")
+    assert ran.exit_code == 2 and reason != ran.stderr
+    result = invoke("batch", STONE_WALL, "--runs", "1", "--sweep", f"{path}={values}", "-o",
+                    tmp_path / "s")  # fmt: skip
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"battlesim: error: {STONE_WALL}: --sweep {path}: {point}: "
+        + reason.replace(f"--set {path}=", f"--sweep {path}="),
+    )
 
 
 def test_files_keep_a_file_s_advice(tmp_path: Path) -> None:

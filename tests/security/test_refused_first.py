@@ -102,8 +102,8 @@ def test_a_campaign_battles_own_seed_is_no_factor(tmp_path: Path) -> None:
             f"design point 0 ({HP}={2**63}): out of range (a study stores whole numbers from "
             f"{-(2**63)} to {2**63 - 1})",
         ),
-        (f"{HP}=-5", f"design point 0 ({HP}=-5) is not a valid scenario: {HP}: -5 is less than 1"),
-        (f"{HP}=1,-5", f"design point 1 ({HP}=-5) is not a valid scenario: {HP}: -5 is less"),
+        (f"{HP}=-5", f"--sweep {HP}: design point 0 ({HP}=-5): -5 is less than 1"),
+        (f"{HP}=1,-5", f"--sweep {HP}: design point 1 ({HP}=-5): -5 is less"),
         # no run reads the scenario's seed: each has its own, from the study's
         ("seed=1,-5", "--sweep seed: a study fights each run with a seed of its own"),
     ],

@@ -40,6 +40,7 @@ __all__ = [
     "resolve_path",
     "set_paths",
     "split_path",
+    "split_values",
     "unsettable",
 ]
 
@@ -261,6 +262,12 @@ def _shallow(node: Any) -> Any:
     if isinstance(node, list):
         return list(node)
     return node
+
+
+def split_values(text: str) -> list[str]:
+    """The texts of ``V1,V2,…`` as typed, split on commas outside brackets (:func:`parse_values`
+    reads each), so ``[3,4],[5,6]`` is two values."""
+    return _split_top(text)
 
 
 def _split_top(text: str) -> list[str]:

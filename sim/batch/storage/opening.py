@@ -55,6 +55,7 @@ class PointError(StudyError):
         reason: the scenario's message, alone.
         path: the factor's path (a key of ``point``) that leads to ``field``, as its factor
             names it ("" when none does).
+        index: the design point's number (None when not known).
     """
 
     def __init__(
@@ -64,10 +65,11 @@ class PointError(StudyError):
         point: dict[str, Any] | None = None,
         reason: str = "",
         path: str = "",
+        index: int | None = None,
     ) -> None:
         super().__init__(message)
         self.field, self.point, self.reason = field, point or {}, reason or message
-        self.path = path
+        self.path, self.index = path, index
 
 
 def _meta(plan: StudyPlan) -> dict[str, Any]:
@@ -212,13 +214,17 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
         p = exc.problems[0]
         where = f"{p.field}: " if p.field else ""
         reason = _decimal_reason(plan, p.field, p.message)
-        path = next((k for k in point if _dotted(_field(plan, k)) == p.field), "")
+        # the factor that leads to the field, however each names it (a campaign's problem
+        # names its battle by id, its side by index: battles.day2.scenario.sides.0.…)
+        field = _field(plan, p.field)
+        path = next((k for k in point if _field(plan, k) in (field, p.field)), "")
         raise PointError(
             f"design point {index} ({shown}) is not a valid scenario: {where}{reason}",
             p.field,
             point,
             reason,
             path,
+            index,
         ) from None
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -226,11 +232,6 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
         raise PointError(
             f"design point {index} ({shown}) is not a valid campaign: {where}: {err['msg']}"
         ) from None
-
-
-def _dotted(field: tuple[str | int, ...] | str) -> str:
-    """A field :func:`_field` found, as a problem names it (``sides.1.name``)."""
-    return field if isinstance(field, str) else ".".join(map(str, field))
 
 
 def _decimal_reason(plan: StudyPlan, field: str, message: str) -> str:

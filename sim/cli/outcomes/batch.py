@@ -9,8 +9,10 @@ its end (``--resume`` completes it), 2 bad input or usage.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
@@ -87,20 +89,74 @@ def _first_error(exc: ValueError) -> str:
     return str(exc)
 
 
-def _point_refused(exc: PointError, source: StudySpec | None) -> NoReturn:
+def _point_refused(exc: PointError, source: StudySpec | Swept | None) -> NoReturn:
     """A design point the scenario refuses, in one line (exit 2): at the study file's line of
-    the factor's value, or, from ``--sweep``, with its advice on quoting said for the command
-    line (:func:`sim.scenario.values.for_the_shell`)."""
-    from sim.batch.planning.spec import point_problem
+    the factor's value, or, from ``--sweep``, as ``run --set`` words a value it refuses: the
+    file, the flag, the design point, and the value as typed with its advice on quoting said
+    for the command line (:func:`sim.scenario.values.for_the_shell`), last."""
+    from sim.batch.planning.spec import StudySpec, point_problem
     from sim.scenario.values import for_the_shell
 
-    if source is not None:
+    if isinstance(source, StudySpec):
         told = point_problem(source, exc.field, exc.point, exc.reason)
         _bad_input(told if told is not None else _error(f"{source.file}: {exc}"))
-    said = str(exc)
-    if exc.path:
-        said = for_the_shell(said, f"--sweep {exc.path}", exc.point[exc.path])
-    _bad_input(_error(said))
+    file = f"{source.file}: " if source is not None else ""
+    if not exc.path or exc.index is None:  # no factor names the field: the point whole
+        _bad_input(_error(f"{file}{exc}"))
+    typed = source.typed(exc.path, exc.point[exc.path]) if source is not None else None
+    reason = exc.reason
+    if typed is not None and reason == _number_not_text(str(exc.point[exc.path])):
+        reason = _number_not_text(typed)  # 08 as typed, not the 8 YAML read it as
+    flag = f"--sweep {exc.path}"
+    said = for_the_shell(reason, flag, typed if typed is not None else exc.point[exc.path])
+    shown = ", ".join(
+        f"{k}={typed if k == exc.path and typed is not None else json.dumps(v)}"
+        for k, v in exc.point.items()
+    )
+    _bad_input(_error(f"{file}{flag}: design point {exc.index} ({shown}): {said}"))
+
+
+def _number_not_text(written: str) -> str:
+    """The scenario loader's words for a number where text goes, ``written`` as typed."""
+    from sim.scenario.load import quote_hint
+
+    return f"{written} is a number, not text: {quote_hint(written)}"
+
+
+@dataclass(frozen=True)
+class Swept:
+    """A ``batch`` command's scenario file and ``--sweep`` options, as typed: what a refusal
+    of one of its design points names.
+
+    Attributes:
+        file: the scenario (or campaign) file as typed.
+        sweeps: each ``--sweep PATH=V1,V2,…`` as typed.
+    """
+
+    file: str
+    sweeps: tuple[str, ...]
+
+    def typed(self, path: str, value: Any) -> str | None:
+        """The text a number ``value`` of ``--sweep path`` was typed in (``08`` for 8), or
+        None (not a number, or typed as read)."""
+        from sim.batch.inputs.fieldpath import split_values
+        from sim.scenario.values import typed_number
+
+        for text in self.sweeps:
+            at, _, spec = text.partition("=")
+            for item in split_values(spec) if at == path else []:
+                written = typed_number(item)
+                if written is not None and written != str(value) and _same(item, value):
+                    return written
+        return None
+
+
+def _same(item: str, value: Any) -> bool:
+    """``item`` reads as ``value``, of its very type (8 is not 8.0)."""
+    from sim.scenario.values import parse_value
+
+    read = parse_value(item)
+    return type(read) is type(value) and read == value
 
 
 def _progress(quiet: bool) -> ProgressBar | None:
@@ -125,10 +181,10 @@ def _run(
     out: Path,
     options: RunOptions,
     as_json: bool,
-    source: StudySpec | None = None,
+    source: StudySpec | Swept | None = None,
 ) -> dict[str, Any]:
     """Run the study; ``source`` is the study file's, which names the factor of a design point
-    the scenario refuses at its line."""
+    the scenario refuses at its line, or the ``--sweep`` options and their scenario file."""
     from sim.batch.analysis.summary import format_summary
     from sim.batch.execution.executors import ExecutorError
     from sim.batch.execution.progress import ProgressBar
@@ -459,7 +515,7 @@ def batch(
     folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
     _sized(plan, target, execution.quiet or execution.resume)
     options = _options(execution, not no_plots, baseline, interval or "wilson", paired_interval)
-    _run(plan, folder, options, execution.as_json)
+    _run(plan, folder, options, execution.as_json, Swept(target, tuple(sweep)))
 
 
 def _design(name: str) -> Design:
