@@ -90,6 +90,7 @@ def _check_event(
         try:
             was = get_path(data, path)
             refused = _not_text(f"--set {path}", was, given, texts.get(path))
+            refused = refused or _not_its_type(f"--set {path}", was, given, texts.get(path))
             if refused is not None:
                 raise refused
             value = fields[path] = _unit_ids(loaded, path, was, given)
@@ -203,12 +204,16 @@ def _check_state(
         except PathError:  # a count not kept yet (set_path makes it), or no such path
             pass
         refused = _not_text(f"--set state.{path}", current, value, text)
+        refused = refused or _not_its_type(
+            f"--set state.{path}", current, value, text, null=False
+        )  # a state field keeps its type: null too is another
         if refused is not None:
             raise refused
         try:
             set_path(state, path, value, counts=True)
         except PathError as exc:
-            what, more = _missing(exc, derived)  # refused wherever they are (first or last)
+            unit = _no_unit(loaded, exc)  # a unit's id where the state keeps its units
+            what, more = (unit, "") if unit else _missing(exc, derived)  # (not derived ones)
             raise ForkError(f"--set state.{path}: {what}{more}") from None
         _check_kept(state, path)
         _check_declared(state, path, value, text)
@@ -218,6 +223,44 @@ def _check_state(
     for path in fields:
         _check_out(state, path, fields)
     return kept
+
+
+def _no_unit(loaded: ReplayLike, exc: PathError) -> str | None:
+    """A path's missing name where the state keeps its units by id (every name there is a
+    unit's), said as ``show --unit`` says a unit the battle lacks: ``no unit 'nosuch' in this
+    battle; units: …``, or the id meant; None elsewhere (a field, a count)."""
+    if not exc.missing or not exc.choices:
+        return None
+    ids = {r.id for r in loaded.ruleset.units(loaded.scenario, loaded.state_at(0))}
+    if not set(exc.choices) <= ids:
+        return None
+    try:
+        meant = analysis.unit_id(loaded, exc.missing)
+    except ValueProblem as problem:
+        return str(problem)
+    # its name as show prints it: the state keeps the unit by its id
+    return f"no unit {exc.missing!r} in this battle; did you mean its id, {meant!r}?"
+
+
+def _not_its_type(
+    flag: str, was: Any, value: Any, text: str | None, *, null: bool = True
+) -> ForkError | None:
+    """A value of another type for a true-or-false or number field, refused in the scenario
+    loader's words, as ``run --set`` refuses it (``'maybe' is not true or false (write true
+    or false)``, ``'abc' is not an integer``), not as Python names types (``is a bool, not a
+    str``). None for a value the field takes (a whole number for a decimal), for another
+    field, and for null where ``null`` (an event field: its event says whether it takes it)."""
+    kinds = {bool: "bool_type", int: "int_type", float: "float_type"}
+    kind = kinds.get(type(was))
+    if kind is None or (value is None and null) or type(value) is type(was):
+        return None
+    if type(was) is float and type(value) is int:
+        return None
+    from sim.scenario.load import error_message  # noqa: PLC0415 - yaml, with an error only
+
+    err = {"type": kind, "input": value, "loc": (), "msg": ""}
+    said = error_message({**err, "text": text} if text is not None else err)
+    return ForkError(f"{flag}: {for_the_shell(said, flag, value)}")
 
 
 def _missing(exc: PathError, cannot: tuple[str, ...]) -> tuple[str, str]:

@@ -129,8 +129,8 @@ def test_fork_set_suggests_the_event_or_state_field_meant(tmp_path: Path) -> Non
         "did you mean 'roll'?",
         "state.units.69ny.strenght=6": "--set state.units.69ny.strenght: no field 'strenght'; "
         "did you mean 'strength'?",
-        "state.units.69nyy.strength=6": "--set state.units.69nyy.strength: no field '69nyy'; "
-        "did you mean '69ny'?",
+        "state.units.69nyy.strength=6": "--set state.units.69nyy.strength: no unit '69nyy' in "
+        "this battle; did you mean '69ny'?",
     }
     for assignment, message in cases.items():
         result = _invoke("fork", str(GOLDEN), "--at", "8", "--set", assignment, "-o", out)

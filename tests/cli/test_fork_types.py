@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from pydantic import ValidationError
 
 from engine.projection import set_path
@@ -191,4 +191,59 @@ def test_a_status_the_rules_do_not_have_is_refused(
     )
     path = field.split("=", 1)[0]
     assert (result.exit_code, result.stderr) == (2, f"battlesim: error: --set {path}: {said}\n")
+    assert not out.exists()
+
+
+def _said(result: Result, lead: str) -> str:
+    """A refusal's words after ``lead`` (the file and the flag), exit 2 asserted."""
+    assert result.exit_code == 2 and result.stderr.startswith(lead), result.output
+    return result.stderr.removeprefix(lead)
+
+
+@pytest.mark.parametrize(
+    ("field", "at", "state", "value"),
+    [
+        ("options.alternative_fire", 19, "passed", "maybe"),
+        ("options.alternative_fire", 19, "passed", "3"),
+        ("sides.csa.units.wash.strength", 14, "state.units.wash.strength", "abc"),
+        ("sides.csa.units.wash.strength", 14, "state.units.wash.strength", "2.0"),
+        ("sides.csa.units.wash.strength", 14, "state.units.wash.strength", "null"),
+    ],
+)
+def test_a_value_of_another_type_is_refused_in_run_sets_words(
+    tmp_path: Path, field: str, at: int, state: str, value: str
+) -> None:
+    """`fork --set passed=maybe` says what `run --set` says of a true-or-false field given
+    maybe, and a count given text what it says of a strength (it said `passed is a bool, not
+    a str`, `units.wash.strength is an int, not a str`)."""
+    scenario = ROOT / "scenarios" / "stone_wall.yaml"
+    ran = CliRunner().invoke(cli, ["run", str(scenario), "--set", f"{field}={value}"])
+    reason = _said(ran, f"{scenario}: --set {field}: ")
+    out = tmp_path / "f.jsonl"
+    args = ["fork", str(REPLAY), "--at", str(at), "--set", f"{state}={value}", "-o", str(out)]
+    forked = CliRunner().invoke(cli, args)
+    assert _said(forked, f"battlesim: error: --set {state}: ") == reason
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("replay", "at", "path"),
+    [
+        (REPLAY, 14, "state.units.{}.strength"),
+        (ROOT / "replays" / "dungeon_skirmish-s3.jsonl", 9, "state.combatants.{}.hp"),
+    ],
+)
+@pytest.mark.parametrize("unit", ["nosuch", "69nyy"])
+def test_a_unit_the_battle_lacks_is_said_as_show_unit_says_it(
+    tmp_path: Path, replay: Path, at: int, path: str, unit: str
+) -> None:
+    """`fork --set state.units.nosuch.strength=5` says there is no unit 'nosuch', with the ids
+    or the one meant, as `show --unit nosuch` does (it said `no field 'nosuch'`)."""
+    shown = CliRunner().invoke(cli, ["show", str(replay), "--unit", unit])
+    reason = _said(shown, f"battlesim: error: --unit {unit}: ")
+    assert reason.startswith(f"no unit '{unit}' in this battle; ")
+    field, out = path.format(unit), tmp_path / "f.jsonl"
+    args = ["fork", str(replay), "--at", str(at), "--set", f"{field}=5", "-o", str(out)]
+    forked = CliRunner().invoke(cli, args)
+    assert _said(forked, f"battlesim: error: --set {field}: ") == reason
     assert not out.exists()

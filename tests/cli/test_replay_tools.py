@@ -482,11 +482,14 @@ def test_diff_says_when_the_two_battles_were_fought_under_other_rules(forked: Pa
             f"--at 999: {GOLDEN} has seq 0..{len(EVENTS) - 1}",
         ),
         (["--at", "14", "--set", "nope=1"], "--set nope: no field 'nope'"),
-        (["--at", "14", "--set", "passed=maybe"], "--set passed: passed is a bool, not a str"),
+        (
+            ["--at", "14", "--set", "passed=maybe"],
+            "--set passed: 'maybe' is not true or false (write true or false)",
+        ),
         (["--at", "14", "--set", "seq=3"], "--set seq: the event's seq cannot change"),
         (
             ["--at", "14", "--set", "state.units.wash.strength=abc"],
-            "--set state.units.wash.strength: units.wash.strength is an int, not a str",
+            "--set state.units.wash.strength: 'abc' is not an integer",
         ),
         (["--at", "14", "--set", "novalue"], "--set 'novalue': expected FIELD=VALUE"),
     ],
