@@ -175,6 +175,10 @@ class Real(click.FloatRange):
     """A number option in a range (``click.FloatRange``) that refuses NaN, which every
     comparison of the range lets through (``--alpha nan`` reached the work)."""
 
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        """``NUMBER`` after an option that names none (click shows ``FLOAT RANGE``)."""
+        return "NUMBER" if isinstance(param, click.Option) else super().get_metavar(param, ctx)
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         number = super().convert(value, param, ctx)
         if isinstance(number, float) and math.isnan(number):
@@ -193,6 +197,11 @@ class Whole(click.IntRange):
         # no number past a machine index: --context 10**20 ended in Python's OverflowError
         self._unbounded = max is None
         super().__init__(min, sys.maxsize if max is None else max, **kwargs)
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        """``N`` after an option that names none (click shows ``INTEGER RANGE``); an argument
+        is named by its own name (``SEQ``)."""
+        return "N" if isinstance(param, click.Option) else super().get_metavar(param, ctx)
 
     def _describe_range(self) -> str:
         """The bounds for ``--help`` (none said when it has none: click wrote ``x<=None``;

@@ -78,6 +78,50 @@ def test_every_help_has_a_runnable_looking_example(path: tuple[str, ...]) -> Non
     assert example[: len(path) + 1] == ["battlesim", *path]
 
 
+def _options(path: tuple[str, ...]) -> dict[str, str]:
+    """Each option of the command's --help by its long name, with the metavar shown after it
+    ("" for a flag)."""
+    ctx = click.Context(cli, info_name="battlesim")
+    command: Any = cli
+    for name in path:
+        ctx = click.Context(command, info_name=name, parent=ctx)
+        command = command.get_command(ctx, name) if isinstance(command, click.Group) else command
+    shown = {}
+    for param in command.get_params(ctx):
+        record = param.get_help_record(ctx)
+        if isinstance(param, click.Option) and record is not None:
+            long = next(o for o in param.opts if o.startswith("--"))
+            words = record[0].split(", ")[-1].split(" ", 1)
+            shown[long] = words[1] if len(words) > 1 else ""
+    return shown
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
+def test_every_help_names_its_values_in_plain_words(path: tuple[str, ...]) -> None:
+    """An option's value is named for what it is (SEQ, N, NUMBER), never click's type names
+    (`--at INTEGER RANGE` beside "at event SEQ"; `--value TEXT` for a number), and the help
+    is plain text: no markdown (`*opposing*`, backticks)."""
+    text = _invoke(*path, "--help").stdout
+    assert "RANGE" not in text and "`" not in text
+    assert not re.search(r"\*\w[^*]*\w\*", text), text
+    numbers = {
+        name: metavar
+        for name, metavar in _options(path).items()
+        if metavar in ("INTEGER", "FLOAT", "TEXT") and name not in ("--unit", "--type")
+    }
+    hit_table = {"--hit-table": "TEXT"}  # flattop's: a number or *, read as its words
+    assert numbers == (hit_table if path == ("odds", "flattop") else {})
+
+
+def test_fork_and_odds_name_their_values() -> None:
+    """`fork --help` says "at event SEQ" and its option takes SEQ; musket's odds take numbers."""
+    assert _options(("fork",))["--at"] == "SEQ"
+    assert _options(("show",))["--turn"] == "N"
+    for calculator in ("musket-fire", "musket-melee"):
+        shown = _options(("odds", calculator))
+        assert [shown[o] for o in ("--value", "--modifier", "--lcv", "--hcv")] == ["NUMBER"] * 4
+
+
 def test_root_help_shows_every_summary_whole() -> None:
     """`battlesim --help` lists each command with its whole first docstring line, never cut."""
     listing = _invoke("--help").stdout.split("Commands:")[1]
@@ -108,10 +152,9 @@ def test_why_and_fork_help_say_where_a_seq_is_found(command: str) -> None:
 def test_odds_lcv_and_hcv_are_explained() -> None:
     """`odds musket-fire --help` says what --lcv and --hcv are (with their defaults)."""
     text = " ".join(_invoke("odds", "musket-fire", "--help").stdout.split())
-    assert "--lcv TEXT Low Combat Value L per 1000: the casualty range starts at L x E / 1000." in (
-        text
-    )
-    assert "--hcv TEXT High Combat Value H per 1000" in text
+    lcv = "--lcv NUMBER Low Combat Value L per 1000: the casualty range starts at L x E / 1000."
+    assert lcv in text
+    assert "--hcv NUMBER High Combat Value H per 1000" in text
 
 
 @pytest.mark.parametrize(

@@ -103,7 +103,7 @@ def test_plugin_odds_help_shows_its_example_and_defaults() -> None:
     """`odds pips-rolls --help` has the example under the command's name and --hit-on's default."""
     text = " ".join(_cli("odds", "pips-rolls", "--help").stdout.split())
     assert "Example: battlesim odds pips-rolls --rolls 3 " in text
-    assert "--hit-on INTEGER RANGE The face a roll hits on. [default: 5; 2<=x<=6]" in text
+    assert "--hit-on N The face a roll hits on. [default: 5; 2<=x<=6]" in text
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,7 @@ def _stem(replay: str) -> str:
     "--context",
     kind=common.Whole(0),
     default=3,
+    metavar="N",
     help_text="Events of context around the first divergence.",
 )
 def diff(
@@ -113,6 +114,7 @@ def diff(
     "at_seq",
     type=common.Whole(0),
     required=True,
+    metavar="SEQ",
     help="The event (seq) to change, or after which to change the state.",
 )
 @click.option(

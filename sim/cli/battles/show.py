@@ -26,12 +26,14 @@ __all__ = ["show"]
     "--turn",
     type=common.Whole(0),
     default=None,
+    metavar="N",
     help="State at the end of this turn (0: the start); with --events, that turn's events.",
 )
 @click.option("--events", "narrate", is_flag=True, help="Narrate the events turn by turn.")
 @click.option(
     "--unit",
     default=None,
+    metavar="ID",
     help="Only this unit (its id, or its name as show prints it): with --events its "
     "events, without them its state turn by turn.",
 )
@@ -40,6 +42,7 @@ __all__ = ["show"]
     "--type",
     "types",
     multiple=True,
+    metavar="TYPE",
     help="With --events: only this event type (e.g. fired or musket.fired); repeatable.",
 )
 @common.json_option("Print one JSON object: the units (or the unit's rows, or the events).")

@@ -327,13 +327,13 @@ def _interval_option(f: Any) -> Any:
         type=click.Choice(["newcombe-paired", "newcombe-paired-cc"]),
         default=None,
         help="A paired (--crn) win-rate difference's 95 % interval: Newcombe's method 10 "
-        "(default) or 11, continuity-corrected (a study file's `paired_interval`).",
+        "(default) or 11, continuity-corrected (a study file's 'paired_interval').",
     )(f)
     return click.option(
         "--interval",
         type=click.Choice(["wilson", "clopper-pearson", "jeffreys"]),
         default=None,
-        help="Win and draw rates' 95 % interval (default wilson; a study file's `interval`).",
+        help="Win and draw rates' 95 % interval (default wilson; a study file's 'interval').",
     )(f)
 
 
@@ -419,6 +419,7 @@ def _paired(name: str | None) -> Paired:
     "--points",
     type=common.Whole(1, 100_000),
     default=None,
+    metavar="K",
     help="Points (lhs), trajectories (morris) or base samples (sobol).",
 )
 @click.option("--crn", is_flag=True, help="Common random numbers: one seed per replication.")
@@ -533,6 +534,7 @@ def _design(name: str) -> Design:
     "-n",
     type=click.IntRange(1, 10_000_000),
     default=None,
+    metavar="N",
     help="Replications per design point instead of the file's 'replications'.",
 )
 @_until_ci_option(
@@ -543,6 +545,7 @@ def _design(name: str) -> Design:
     "--points",
     type=click.IntRange(1, 100_000),
     default=None,
+    metavar="K",
     help="Points (lhs), trajectories (morris) or base samples (sobol) instead of the file's.",
 )
 @_interval_option

@@ -105,6 +105,7 @@ def _outputs(
     "-j",
     kind=click.IntRange(1, 64),
     default=1,
+    metavar="N",
     help_text="Worker processes (the results are the same for any number).",
 )
 @click.option(
@@ -118,6 +119,7 @@ def _outputs(
     "--max-runs",
     kind=click.IntRange(1, 100_000),
     default=1600,
+    metavar="N",
     help_text="While a measure is inconclusive, double its case's runs up to this many.",
 )
 @click.option(

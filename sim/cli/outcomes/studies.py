@@ -33,6 +33,7 @@ __all__ = ["discover"]
     "--boxes",
     kind=click.IntRange(1, 20),
     default=3,
+    metavar="N",
     help_text="Boxes to find at most (each covers what the ones before left).",
 )
 @common.default_option(

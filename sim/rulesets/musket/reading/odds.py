@@ -235,7 +235,7 @@ MELEE = OddsResolution(
     ),
     compute=_melee,
     examples=("--value 450 --loser",),
-    description="V is the *opposing* side's strength.",
+    description="V is the opposing side's strength.",
 )
 """``battlesim odds musket-melee``: one side's losses in a melee, at the melee fatigue factor."""
 
