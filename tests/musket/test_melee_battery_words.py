@@ -48,3 +48,22 @@ def test_a_charge_on_a_battery_names_the_guns_lost(tmp_path: Path) -> None:
 def test_a_charge_on_men_says_the_number_alone() -> None:
     _, on_men = _lines(api.load_replay(ROOT / "replays" / "chancellorsville-s1863.jsonl"))
     assert on_men >= 1
+
+
+def test_a_battery_taken_in_a_melee_is_captured_not_eliminated() -> None:
+    """Chancellorsville (seed 1863): Cobb's Legion overruns the 5th Maine Battery. With
+    ``guns_captured`` a battery that loses a melee is taken, guns and all (docs/rules/musket.md:
+    "eliminated (captured)"); its line said ``5th Maine Battery is eliminated``, the words of a
+    regiment cut down to the last man."""
+    replay = api.load_replay(ROOT / "replays" / "chancellorsville-s1863.jsonl")
+    assert replay.scenario.options.guns_captured
+    kinds = {u.id: u.kind for side in replay.scenario.sides for u in side.units}
+    names = {u.id: u.name for side in replay.scenario.sides for u in side.units}
+    taken = 0
+    for event, line in analysis.narrative(replay, types=["meleed"]):
+        assert isinstance(event, Meleed)
+        loser = event.target if event.winner == event.unit else event.unit
+        if kinds[loser] == "artillery" and event.loser_state == "eliminated":
+            taken += 1
+            assert f", {names[loser]} is captured" in line and "eliminated" not in line
+    assert taken == 1  # the 5th Maine Battery

@@ -152,12 +152,15 @@ def _stand(defender: str, test: ev.StandTest | None) -> str:
     )
 
 
-def _melee(state: BattleState, e: ev.Meleed) -> str:
+def _melee(sc: MusketScenario, state: BattleState, e: ev.Meleed) -> str:
     """A charge: both losses, the winner, where the loser retreats and the winner advances."""
     a, d = _name(state, e.unit), _name(state, e.target)
     loser_id = e.target if e.winner == e.unit else e.unit
     loser = d if e.winner == e.unit else a
-    if e.loser_state == "eliminated":
+    artillery = state.units[loser_id].kind == "artillery"
+    if e.loser_state == "eliminated" and _captured(sc, e, artillery):
+        fate = agree(loser, "is captured")
+    elif e.loser_state == "eliminated":
         fate = agree(loser, "is eliminated")
     elif e.loser_retreats_to is not None:
         to = e.loser_retreats_to
@@ -170,7 +173,6 @@ def _melee(state: BattleState, e: ev.Meleed) -> str:
         if e.winner_advances_to is not None
         else ""
     )
-    artillery = state.units[loser_id].kind == "artillery"
     if e.pursuit_losses:
         lost = _men_or_guns(e.pursuit_losses, artillery)
         fate = f"{fate}; the cavalry's pursuit cuts down or takes {lost} more"
@@ -189,6 +191,14 @@ def _melee(state: BattleState, e: ev.Meleed) -> str:
         f"defender loses {_melee_loss(state, e.target, e.defender_losses)}; "
         f"{agree(_name(state, e.winner), 'wins')}{odds}, {fate}{advance}"
     )
+
+
+def _captured(sc: MusketScenario, e: ev.Meleed, artillery: bool) -> bool:
+    """Whether the melee's eliminated loser was a battery taken, guns and all: with option
+    ``guns_captured`` a battery that loses a melee is overrun, and no pursuit or prisoners
+    follow (``rules/melee.py:decide_melee``); without it, a battery eliminated in a melee lost
+    its last guns to a pursuit or as prisoners, which its line says."""
+    return artillery and sc.options.guns_captured and not e.pursuit_losses and not e.prisoners
 
 
 def _melee_loss(state: BattleState, uid: str, c: ev.Casualties) -> str:
@@ -255,7 +265,7 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
                 f"{count(e.range, 'hex')}: {_result(e, kind)}"
             )
         case ev.Meleed():
-            return at + _melee(state, e)
+            return at + _melee(sc, state, e)
         case ev.MoraleTested():
             verdict = _verdict(state, e)
             why = _REASON_WORDS.get(e.reason, e.reason)
