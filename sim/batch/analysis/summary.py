@@ -353,12 +353,10 @@ def _point_lines(summary: dict[str, Any]) -> list[str]:
     method = summary["study"].get("interval", "wilson")
     lines.append(f"Win and draw rates with 95 % {INTERVAL_NAMES[method]} intervals")
     for pt in summary["points"]:
-        failed = f", {pt['failed']} failed" if pt["failed"] else ""
+        failed = f", {pt['failed']:,} failed" if pt["failed"] else ""
         pilot = pt.get("pilot")
-        extra = f" (after a pilot of {pilot['runs']}, not summarised)" if pilot else ""
-        lines.append(
-            f"Point {pt['point']} ({pt['label']}): {count(pt['done'], 'run')}{failed}{extra}"
-        )
+        extra = f" (after a pilot of {pilot['runs']:,}, not summarised)" if pilot else ""
+        lines.append(f"Point {pt['point']} ({pt['label']}): {_runs(pt['done'])}{failed}{extra}")
         losses = [
             (f"{pt['win'][sid]['name']} {loss_label(kind, words)}", stats)
             for sid, kinds in pt["losses"].items()
@@ -387,10 +385,15 @@ INTERVAL_NAMES = {"wilson": "Wilson score", "clopper-pearson": "Clopper–Pearso
 def _rate_line(label: str, r: dict[str, Any], n: int, width: int = 28) -> str:
     text = f"  {label:<{width}} {_pct(r['p'])}  [{_pct(r['low'])}, {_pct(r['high'])}]"
     if r.get("observed") == "none":
-        text += f"  never in {count(n, 'run')}"
+        text += f"  never in {_runs(n)}"
     elif r.get("observed") == "all":
-        text += f"  in all {count(n, 'run')}" if n != 1 else "  in its one run"
+        text += f"  in all {_runs(n)}" if n != 1 else "  in its one run"
     return text
+
+
+def _runs(n: int) -> str:
+    """``1 run``, ``1,920 runs``: a count of runs as every study line words it."""
+    return count(n, "run", spec=",")
 
 
 def _stop_lines(pt: dict[str, Any], until_ci: float | None) -> list[str]:
@@ -400,23 +403,23 @@ def _stop_lines(pt: dict[str, Any], until_ci: float | None) -> list[str]:
     target = f"{100 * until_ci:g} %"
     if "pilot" not in pt:  # a study of the old sequential rule
         if pt["stopped"] == "ci":
-            return [f"  stopped: ci — half-width {hw} ≤ {target} after {count(pt['done'], 'run')}"]
+            return [f"  stopped: ci — half-width {hw} ≤ {target} after {_runs(pt['done'])}"]
         return [
-            f"  stopped: runs — cap of {count(pt['runs'], 'run')} reached, half-width {hw} > "
+            f"  stopped: runs — cap of {_runs(pt['runs'])} reached, half-width {hw} > "
             f"{target}: TARGET NOT MET"
         ]
     pilot = pt["pilot"]["runs"]
     if pt["stopped"] == "runs":
         return [
-            f"  stopped: runs — the pilot's {count(pilot, 'run')} asked for more than the cap "
-            f"left; {agree(count(pt['runs'], 'run'), 'gives')} half-width {hw}"
+            f"  stopped: runs — the pilot's {_runs(pilot)} asked for more than the cap "
+            f"left; {agree(_runs(pt['runs']), 'gives')} half-width {hw}"
             + (f" ≤ {target}: target met" if pt["target_met"] else f" > {target}: TARGET NOT MET")
         ]
     met = "≤" if pt["target_met"] else ">"
     tail = "" if pt["target_met"] else ": TARGET NOT MET (the pilot's sizing missed)"
     return [
-        f"  stopped: ci — the pilot's {count(pilot, 'run')} sized the sample at "
-        f"{count(pt['runs'], 'run')}; "
+        f"  stopped: ci — the pilot's {_runs(pilot)} sized the sample at "
+        f"{_runs(pt['runs'])}; "
         f"half-width {hw} {met} {target}{tail}"
     ]
 
@@ -536,7 +539,7 @@ def _noise_text(m: dict[str, Any]) -> str:
     if share is None:
         return ""
     warn = ": the points differ mostly by noise" if share > 1 else ""
-    return f" (replication noise {100 * share:.0f} % of the variance between points{warn})"
+    return f" (replication noise {100 * share:,.0f} % of the variance between points{warn})"
 
 
 def said(summary: dict[str, Any], names: dict[str, str], side: str | None, measure: str) -> str:

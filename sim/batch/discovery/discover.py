@@ -246,14 +246,20 @@ def discover(
     }
 
 
+def _runs(n: int) -> str:
+    return count(n, "run", spec=",")
+
+
 def discover_lines(result: dict[str, Any]) -> list[str]:
     """The result in words: the base rate, then each box with its counts."""
     pilot = int(result.get("pilot_runs", 0))
-    held = count(result["holds"], "run")
+    held = _runs(result["holds"])
     if pilot:  # --until-ci: the study's own count holds the pilot's runs too
-        held += f"; the {count(pilot, 'pilot run')} that sized them are left out"
+        held += f"; the {count(pilot, 'pilot run', spec=',')} that sized them are left out"
     kind = "confirmatory run" if pilot else "run"
-    runs = f"all {count(result['runs'], kind)}" if result["runs"] != 1 else f"the one {kind}"
+    runs = (
+        f"all {count(result['runs'], kind, spec=',')}" if result["runs"] != 1 else f"the one {kind}"
+    )
     lines = [f"{result['words']} in {_pct(result['base_rate'])} of {runs} ({held})."]
     if not result["holds"]:
         lines.append("It holds in no run: there is no region to find.")
@@ -262,8 +268,8 @@ def discover_lines(result: dict[str, Any]) -> list[str]:
     for b in result["boxes"]:
         lines.append(f"Box {b['box']}: {b['text']}")
         lines.append(
-            f"  {b['holds']} of {count(b['runs'], 'run')} in the box; coverage "
-            f"{_pct(b['coverage'])} (of the {count(result['holds'], 'run')} where it holds), "
+            f"  {b['holds']:,} of {_runs(b['runs'])} in the box; coverage "
+            f"{_pct(b['coverage'])} (of the {_runs(result['holds'])} where it holds), "
             f"density {_pct(b['density'])}, "
             f"mass {_pct(b['mass'])}"
         )

@@ -935,13 +935,13 @@ def verify_lines(check: StudyCheck) -> list[str]:
             f", {kept} the re-fought ones ({exact} byte for byte, "
             f"{check.by_value} by value, in their rules version's event shapes)"
         )
-    rows = count(check.digests, "run's", "runs'")
+    rows = count(check.digests, "run's", "runs'", spec=",")
     digests = f"{rows} rows and kept replays match their digests; " if check.digests else ""
     matches = "matches" if check.files == 1 else "match"
     files = f"{count(check.files, 'file')} {matches} the manifest; " if check.files else ""
     catch = (
         f"a run altered with its digests recomputed is caught with probability "
-        f"{check.catch:.2%} ({len(check.sampled)} of {check.runs}; --all fights every run)"
+        f"{check.catch:.2%} ({len(check.sampled):,} of {check.runs:,}; --all fights every run)"
     )
     if check.damaged:
         lines.append(
@@ -951,9 +951,9 @@ def verify_lines(check: StudyCheck) -> list[str]:
     elif check.ok:
         lines.append(
             f"OK: {check.study}: plan, seeds, every planned run present and summary.json "
-            f"re-derived from {count(check.runs, 'run')}; {digests}{files}"
+            f"re-derived from {count(check.runs, 'run', spec=',')}; {digests}{files}"
             + (
-                f"{count(len(check.sampled), 'run')} re-fought identically ({chosen}"
+                f"{count(len(check.sampled), 'run', spec=',')} re-fought identically ({chosen}"
                 f"{fought}){replays}; {catch}"
                 if check.sampled
                 else f"no run re-fought (--sample 0){replays}; {catch}"

@@ -222,10 +222,10 @@ def _run(
             click.echo(f"Overrides of the study file: {_overrides_text(overrides)}")
         resumed = ""
         if result.ran != result.committed:  # a resumed study: what this command added
-            resumed = f", {result.ran} fought now" if result.ran else ", all fought before"
+            resumed = f", {result.ran:,} fought now" if result.ran else ", all fought before"
         plots = f", {out / 'plots'}/" if options.plots else ""
         common.say(
-            f"Results: {out / DB_NAME} ({count(result.committed, 'run')}{resumed}), "
+            f"Results: {out / DB_NAME} ({count(result.committed, 'run', spec=',')}{resumed}), "
             f"{out / 'summary.json'}{plots}"
         )
     _every_run_failed(result.summary, out / DB_NAME)
