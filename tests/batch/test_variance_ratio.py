@@ -40,3 +40,32 @@ def test_the_ratio_is_the_exact_fraction_rounded_once() -> None:
     v = _variance(1, 0, "csa", "losses.men", d, a, b)
     assert v["variance_ratio"] == float(Fraction(7, 3) / (1 + Fraction(19, 3)))
     assert v["variance_ratio"] == 7 / 22
+
+
+def test_a_paired_win_rate_says_its_sds_in_points_as_its_difference() -> None:
+    """The carrier duel's Blue win rate at cap 4 against cap 2 (30 pairs under CRN, one
+    flipped): +3.3 pts with sd 18.3 pts paired vs 62.2 pts unpaired, in the difference's
+    unit as paired.png draws them; it said "sd 0.183 paired vs 0.622 unpaired" beside points."""
+    from sim.batch.analysis.summary import _comparison_lines
+
+    points = [{"point": i, "label": f"cap={c}", "win": {"blue": {"name": "Blue"}}}
+              for i, c in enumerate((2, 4))]  # fmt: skip
+    row = {
+        "point": 1,
+        "baseline": 0,
+        "side": "blue",
+        "measure": "win_rate",
+        "paired": True,
+        "difference": 1 / 30,
+        "ci_low": -0.046,
+        "ci_high": 0.119,
+        "method": "newcombe-paired",
+    }
+    spread = {"point": 1, "side": "blue", "measure": "win_rate", "paired_sd": 0.18257418583505536,
+              "unpaired_sd": 0.6219966366126592}  # fmt: skip
+    summary = {"points": points, "comparisons": [row], "baseline": 0, "study": {},
+               "variance_reduction": [spread]}  # fmt: skip
+    assert _comparison_lines(summary)[2] == (
+        "    Blue win rate                     +3.3 pts  [-4.6 pts, +11.9 pts]  "
+        "sd 18.3 pts paired vs 62.2 pts unpaired"
+    )

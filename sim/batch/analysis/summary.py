@@ -498,10 +498,10 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
         low, high = (_signed(c[k], c["measure"], places) for k in ("ci_low", "ci_high"))
         text += f"[{low}, {high}]"
         if v is not None and v["paired_sd"] is not None and v["unpaired_sd"]:
-            f = "{:.3f}" if c["measure"] == "win_rate" else "{:,.1f}"
-            text += (
-                f"  sd {f.format(v['paired_sd'])} paired vs {f.format(v['unpaired_sd'])} unpaired"
-            )
+            # in the difference's own unit: a win rate's in points, as the plot draws it
+            f = "{:,.1f} pts" if c["measure"] == "win_rate" else "{:,.1f}"
+            paired, unpaired = (scale * v[k] for k in ("paired_sd", "unpaired_sd"))
+            text += f"  sd {f.format(paired)} paired vs {f.format(unpaired)} unpaired"
         lines.append(text)
     return lines
 
