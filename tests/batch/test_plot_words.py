@@ -14,6 +14,7 @@ from matplotlib.image import imread
 
 from sim.batch.analysis.labels import loss_label, measure_label
 from sim.batch.analysis.summary import format_summary, said
+from sim.batch.charts import results
 from sim.batch.charts.plotting import DPI, key_legend, point_keys, save, short_paths, wrap
 
 
@@ -60,6 +61,38 @@ def test_long_labels_become_keys_spelled_out_in_full() -> None:
         "P0 = cover=-20, fire_hcv=15",
         "P1 = cover=-21, fire_hcv=16",
         "P2 = cover=-22, fire_hcv=17",
+    ]
+
+
+def test_a_key_writes_values_as_the_label_does_in_the_factors_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tavern_brawl swept by hp, then options.monster_morale: the key said
+    "P1 = monster_morale=False, hp=12" (Python's word, the stored point's sorted keys) where
+    the summary says "sides.thorgrim.characters.thorgrim.hp=12, options.monster_morale=false"."""
+    paths = ["sides.thorgrim.characters.thorgrim.hp", "options.monster_morale"]
+    points = [
+        {
+            "point": i,
+            "label": f"{paths[0]}={hp}, {paths[1]}={str(morale).lower()}",
+            "factors": {paths[1]: morale, paths[0]: hp},  # as summary.json stores them
+        }
+        for i, (hp, morale) in enumerate([(12, True), (12, False)])
+    ]
+    drawn: list[Figure] = []
+    monkeypatch.setattr(results, "_save", lambda fig, path: drawn.append(fig) or path)
+    win = {"thorgrim": {"name": "Thorgrim", "count": 1}}
+    summary = {
+        "study": {"name": "Brawl", "factors": [{"path": p} for p in paths]},
+        "points": [{**p, "win": win, "draw": {"count": 0}, "failed": 0, "runs": 1} for p in points],
+    }
+    results._outcomes(summary, tmp_path / "outcomes.png")
+    [fig] = drawn
+    assert fig.get_supxlabel().splitlines() == [
+        "where hp = sides.thorgrim.characters.thorgrim.hp; monster_morale =",
+        "options.monster_morale",
+        "P0 = hp=12, monster_morale=true",
+        "P1 = hp=12, monster_morale=false",
     ]
 
 

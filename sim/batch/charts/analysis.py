@@ -27,7 +27,15 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from sim.batch.analysis.summary import UNPAIRED, said
-from sim.batch.charts.plotting import COLOURS, key_legend, look, point_keys, save, wrap
+from sim.batch.charts.plotting import (
+    COLOURS,
+    factor_paths,
+    key_legend,
+    look,
+    point_keys,
+    save,
+    wrap,
+)
 
 __all__ = ["MAX_PAIRED", "paired_plot", "sensitivity_plot"]
 
@@ -119,7 +127,7 @@ def paired_plot(summary: dict[str, Any], path: Path) -> Path | None:
         for v in summary.get("variance_reduction", [])
         if v["paired_sd"] is not None
     }
-    keys, legend = point_keys(pts)
+    keys, legend = point_keys(pts, factor_paths(summary))
     nrows, ncols = _panels(len(groups))
     height = max(2.2, 0.35 * len(pts) + 1.2)
     fig = Figure(figsize=(5.2 * ncols, height * nrows + 1.4), layout="constrained")

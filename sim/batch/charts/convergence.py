@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from sim.batch.analysis.summary import said
-from sim.batch.charts.plotting import key_legend, look, point_keys, save, wrap
+from sim.batch.charts.plotting import factor_paths, key_legend, look, point_keys, save, wrap
 from sim.batch.methods.stats import wilson
 from sim.batch.planning.stopping import PILOT, pilot_runs
 from sim.batch.storage.store import Store
@@ -59,7 +59,7 @@ def convergence_plot(
     """Every side's running win rate per point, and the running half-width against the target."""
     names = {sid: w["name"] for sid, w in summary["points"][0]["win"].items()}
     pts = summary["points"][:MAX_SERIES]
-    keys, legend = point_keys(pts)
+    keys, legend = point_keys(pts, factor_paths(summary))
     fig = Figure(figsize=(10.0, 2.6 * (len(names) + 1) + 0.8), layout="constrained")
     axes = [fig.add_subplot(len(names) + 1, 1, i + 1) for i in range(len(names) + 1)]
     pilot = _pilot(summary, plan)

@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from engine.safety.atomic import replacing
+from sim.batch.storage.store import in_factor_order, point_value
 from sim.outputs import PNG_LEVEL
 from sim.text.grammar import count
 
@@ -30,6 +31,7 @@ __all__ = [
     "MARKERS",
     "Look",
     "as_text",
+    "factor_paths",
     "in_default_style",
     "key_legend",
     "look",
@@ -104,30 +106,44 @@ def short_paths(paths: list[str]) -> dict[str, str]:
     return out
 
 
-def _short_label(point: dict[str, Any], names: dict[str, str]) -> str:
+def _short_label(point: dict[str, Any], names: dict[str, str], paths: list[str]) -> str:
     values = point.get("factors") or {}
     if not values:
         return str(point["label"])
-    return ", ".join(f"{names.get(k, k)}={_value(v)}" for k, v in values.items())
+    ordered = in_factor_order(values, paths)  # stored keys are sorted; a label is not
+    return ", ".join(f"{names.get(k, k)}={_value(v)}" for k, v in ordered.items())
 
 
 def _value(v: Any) -> str:
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
+    """A factor's value as the point's label writes it (``true``, not Python's ``True``), a
+    decimal to four figures."""
+    return f"{v:.4g}" if isinstance(v, float) else point_value(v)
 
 
-def point_keys(points: list[dict[str, Any]]) -> tuple[dict[int, str], list[str]]:
+def factor_paths(summary: dict[str, Any]) -> list[str] | None:
+    """The study's factor paths in its order (a stored point's keys are sorted); None when
+    the summary does not say them."""
+    factors = (summary.get("study") or {}).get("factors")
+    return [f["path"] for f in factors] if factors else None
+
+
+def point_keys(
+    points: list[dict[str, Any]], paths: list[str] | None = None
+) -> tuple[dict[int, str], list[str]]:
     """Each point's name on a plot, and the lines that spell out abbreviated names.
 
     Short labels are used as they are; otherwise points are ``P0``, ``P1``, …
     and each key line gives the point's values under short factor names (the
-    last segment of each path), with a line saying which path each name is.
+    last segment of each path), with a line saying which path each name is —
+    in ``paths``' order (the study's factors, as a point's label has them).
     """
     if all(len(p["label"]) <= SHORT_LABEL for p in points):
         return {p["point"]: p["label"] for p in points}, []
-    paths = list((points[0].get("factors") or {}).keys())
+    if paths is None:
+        paths = list((points[0].get("factors") or {}).keys())
     names = short_paths(paths)
     keys = {p["point"]: f"P{p['point']}" for p in points}
-    lines = [f"P{p['point']} = {_short_label(p, names)}" for p in points[:MAX_KEYS]]
+    lines = [f"P{p['point']} = {_short_label(p, names, paths)}" for p in points[:MAX_KEYS]]
     if len(points) > MAX_KEYS:
         more = count(len(points) - MAX_KEYS, "more point")
         lines.append(f"… and {more} (labels in summary.json)")

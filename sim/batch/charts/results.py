@@ -36,7 +36,15 @@ from sim.batch.analysis.pooled import pooled
 from sim.batch.analysis.summary import percent
 from sim.batch.charts.analysis import paired_plot, sensitivity_plot
 from sim.batch.charts.convergence import MAX_SERIES, convergence_plot, index_convergence_plot
-from sim.batch.charts.plotting import in_default_style, key_legend, look, point_keys, save, wrap
+from sim.batch.charts.plotting import (
+    factor_paths,
+    in_default_style,
+    key_legend,
+    look,
+    point_keys,
+    save,
+    wrap,
+)
 from sim.batch.planning.stopping import summarised
 from sim.batch.storage.store import Store, point_value, quote
 from sim.text.grammar import agree
@@ -74,7 +82,7 @@ def _outcomes(summary: dict[str, Any], path: Path) -> Path:
             text = [percent(s) if s >= 0.05 else "" for s in shares]  # as the summary says it
             ax.bar_label(bars, labels=text, label_type="center", color="white", fontsize=8)
         bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
-    _point_axis(fig, ax, pts)
+    _point_axis(fig, ax, pts, factor_paths(summary))
     ax.set_ylabel("runs")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # runs are counts
     ax.set_title(
@@ -84,9 +92,9 @@ def _outcomes(summary: dict[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
-def _point_axis(fig: Figure, ax: Axes, pts: list[dict[str, Any]]) -> None:
+def _point_axis(fig: Figure, ax: Axes, pts: list[dict[str, Any]], paths: list[str] | None) -> None:
     ax.set_xticks(range(len(pts)))
-    keys, legend = point_keys(pts)
+    keys, legend = point_keys(pts, paths)
     if len(pts) > 60:
         ax.set_xticklabels([str(p["point"]) if p["point"] % 10 == 0 else "" for p in pts])
         ax.set_xlabel("design point (labels in summary.json)")
@@ -136,7 +144,7 @@ def _losses(store: Store, summary: dict[str, Any], path: Path) -> Path | None:
     fig = Figure(
         figsize=(6.0 * min(len(columns), 2), 3.6 * ((len(columns) + 1) // 2)), layout="constrained"
     )
-    keys, legend = point_keys(pts)
+    keys, legend = point_keys(pts, factor_paths(summary))
     words = loss_words(summary)
     for i, (sid, kind, col) in enumerate(columns):
         ax = fig.add_subplot((len(columns) + 1) // 2, min(len(columns), 2), i + 1)
