@@ -69,15 +69,15 @@ def test_a_pilot_of_one_run_sizing_one_run_says_so(tmp_path: Path) -> None:
     ("pt", "line"),
     [
         ({"stopped": "ci", "done": 1},
-         "  stopped: ci — half-width 40.0 % ≤ 45 % after 1 run"),
+         "  stopped: ci — Wilson half-width 40.0 % ≤ 45 % after 1 run"),
         ({"stopped": "runs", "runs": 1},
-         "  stopped: runs — cap of 1 run reached, half-width 40.0 % > 45 %: TARGET NOT MET"),
+         "  stopped: runs — cap of 1 run reached, Wilson half-width 40.0 % > 45 %: TARGET NOT MET"),
         ({"stopped": "runs", "runs": 1, "pilot": {"runs": 1}, "target_met": True},
          "  stopped: runs — the pilot's 1 run asked for more than the cap left; 1 run gives "
-         "half-width 40.0 % ≤ 45 %: target met"),
+         "Wilson half-width 40.0 % ≤ 45 %: target met"),
         ({"stopped": "runs", "runs": 2, "pilot": {"runs": 1}, "target_met": False},
          "  stopped: runs — the pilot's 1 run asked for more than the cap left; 2 runs give "
-         "half-width 40.0 % > 45 %: TARGET NOT MET"),
+         "Wilson half-width 40.0 % > 45 %: TARGET NOT MET"),
     ],
 )  # fmt: skip
 def test_each_stop_line_words_one_run_as_one(pt: dict[str, Any], line: str) -> None:

@@ -163,3 +163,17 @@ def test_an_unmet_target_names_what_the_user_gave(
     result = invoke(*args, "--out", tmp_path / "out", "--jobs", "1")
     assert result.exit_code == 0, result.output
     assert said in result.output.splitlines(), result.output
+
+
+def test_the_stop_line_names_the_wilson_half_width_beside_another_interval() -> None:
+    """tavern_brawl --runs 100 --until-ci 0.12 --interval clopper-pearson: 72.5 % of 80 runs
+    printed [61.4 %, 81.9 %] (Clopper–Pearson, half-width 10.3 %) and its stop line said
+    "half-width 9.6 % ≤ 12 %" — the Wilson half-width --until-ci targets, unnamed."""
+    from sim.batch.analysis.summary import _stop_lines
+
+    pt = {"stopped": "ci", "runs": 80, "done": 80, "pilot": {"runs": 20}, "target_met": True,
+          "half_width": 0.09613}  # fmt: skip
+    assert _stop_lines(pt, 0.12) == [
+        "  stopped: ci — the pilot's 20 runs sized the sample at 80 runs; "
+        "Wilson half-width 9.6 % ≤ 12 %"
+    ]

@@ -66,7 +66,7 @@ def test_a_points_lines_count_runs_with_separators() -> None:
     assert lines[2].endswith("  never in 1,920 runs")
     assert lines[-1] == (
         "  stopped: ci — the pilot's 1,200 runs sized the sample at 2,921 runs; "
-        "half-width 0.1 % ≤ 5 %"
+        "Wilson half-width 0.1 % ≤ 5 %"
     )
 
 

@@ -399,20 +399,20 @@ def _runs(n: int) -> str:
 def _stop_lines(pt: dict[str, Any], until_ci: float | None) -> list[str]:
     if until_ci is None or pt["half_width"] is None:
         return []
-    hw = f"{100 * pt['half_width']:.1f} %"
+    hw = f"{100 * pt['half_width']:.1f} %"  # --until-ci's, whatever the summary's interval
     target = f"{100 * until_ci:g} %"
     if "pilot" not in pt:  # a study of the old sequential rule
         if pt["stopped"] == "ci":
-            return [f"  stopped: ci — half-width {hw} ≤ {target} after {_runs(pt['done'])}"]
+            return [f"  stopped: ci — Wilson half-width {hw} ≤ {target} after {_runs(pt['done'])}"]
         return [
-            f"  stopped: runs — cap of {_runs(pt['runs'])} reached, half-width {hw} > "
+            f"  stopped: runs — cap of {_runs(pt['runs'])} reached, Wilson half-width {hw} > "
             f"{target}: TARGET NOT MET"
         ]
     pilot = pt["pilot"]["runs"]
     if pt["stopped"] == "runs":
         return [
             f"  stopped: runs — the pilot's {_runs(pilot)} asked for more than the cap "
-            f"left; {agree(_runs(pt['runs']), 'gives')} half-width {hw}"
+            f"left; {agree(_runs(pt['runs']), 'gives')} Wilson half-width {hw}"
             + (f" ≤ {target}: target met" if pt["target_met"] else f" > {target}: TARGET NOT MET")
         ]
     met = "≤" if pt["target_met"] else ">"
@@ -420,7 +420,7 @@ def _stop_lines(pt: dict[str, Any], until_ci: float | None) -> list[str]:
     return [
         f"  stopped: ci — the pilot's {_runs(pilot)} sized the sample at "
         f"{_runs(pt['runs'])}; "
-        f"half-width {hw} {met} {target}{tail}"
+        f"Wilson half-width {hw} {met} {target}{tail}"
     ]
 
 
