@@ -380,3 +380,23 @@ def test_a_count_axis_has_whole_number_ticks(
     ax = drawn["outcomes.png"].axes[0]
     low, high = ax.get_ylim()
     assert [t for t in ax.get_yticks() if low <= t <= high] == [0, 1]
+
+
+def test_losses_png_names_the_losses_no_run_had(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stone wall: no run loses a gun, so losses.png has no guns panel; it left both out
+    without a word (paired.png names what it leaves out). Its key now says so."""
+    from sim.batch.inputs.target import load_target
+    from sim.batch.planning.plan import StudyPlan
+    from sim.batch.study import RunOptions, run_study
+    from tests.batch.helpers import SCENARIOS
+
+    drawn: dict[str, Figure] = {}
+    monkeypatch.setattr(results, "_save", lambda fig, path: drawn.setdefault(path.name, fig))
+    plan = StudyPlan(target=load_target(SCENARIOS / "stone_wall.yaml"), seed=1, replications=2)
+    run_study(plan, tmp_path / "s", RunOptions(jobs=1))
+    fig = drawn["losses.png"]
+    assert [ax.get_title() for ax in fig.axes] == ["Union: men lost", "Confederate: men lost"]
+    note = "0 in every run, not drawn: Union guns lost, Confederate guns lost"
+    assert fig.get_supxlabel() == note

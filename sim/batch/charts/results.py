@@ -139,13 +139,18 @@ def _losses(store: Store, summary: dict[str, Any], path: Path) -> Path | None:
     columns = [(sid, kind, col) for sid, kind, col in store.losses if _any_nonzero(store, col)]
     if not columns:
         return None
+    words = loss_words(summary)
+    left_out = [  # a loss no run had: an empty panel, or none, would go unsaid
+        f"{names.get(sid, sid)} {loss_label(kind, words)}"
+        for sid, kind, col in store.losses
+        if (sid, kind, col) not in columns
+    ]
     pts = summary["points"]
     per_point = 1 < len(pts) <= MAX_SERIES
     fig = Figure(
         figsize=(6.0 * min(len(columns), 2), 3.6 * ((len(columns) + 1) // 2)), layout="constrained"
     )
     keys, legend = point_keys(pts, factor_paths(summary))
-    words = loss_words(summary)
     for i, (sid, kind, col) in enumerate(columns):
         ax = fig.add_subplot((len(columns) + 1) // 2, min(len(columns), 2), i + 1)
         edges, counts = _histogram(store, col, per_point)
@@ -170,8 +175,8 @@ def _losses(store: Store, summary: dict[str, Any], path: Path) -> Path | None:
     if not per_point and len(pts) > 1:
         how = f"the runs of all {len(pts)} design points pooled"
     fig.suptitle(wrap(f"Losses per run — {how}", 90), fontsize=10)
-    if per_point:
-        key_legend(fig, legend)
+    notes = [f"0 in every run, not drawn: {', '.join(left_out)}"] if left_out else []
+    key_legend(fig, notes + (legend if per_point else []))
     return _save(fig, path)
 
 
