@@ -524,7 +524,8 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
     points = None if options.resume else fresh_points(plan, out)
     count = len(points if points is not None else plan.design_points())
     if not 0 <= options.baseline < count:
-        raise StudyError(f"--baseline {options.baseline}: the design has points 0 to {count - 1}")
+        has = "one point, 0" if count == 1 else f"points 0 to {count - 1:,}"
+        raise StudyError(f"--baseline {options.baseline}: the design has {has}")
     # The executor first: a scheduler that cannot be reached leaves no study behind.
     store: Store | None = None
     try:

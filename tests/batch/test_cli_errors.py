@@ -253,7 +253,8 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
         (["--design", "sobol", "--points", "2", "--sweep", "options.fire_hcv=15"],
          "battlesim: error: options.fire_hcv: a sobol design needs each factor to vary (two "
          "values or more, or a range); set a single value in the scenario instead"),
-        (["--baseline", "5"], "--baseline 5: the design has points 0 to 0"),
+        # one point: it said "points 0 to 0"
+        (["--baseline", "5"], "--baseline 5: the design has one point, 0"),
         (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --executor dask"),
         (["--sweep", "options.fire_hcv=15,25", "--sweep", "options.fire_hcv=35"],
          "battlesim: error: --sweep options.fire_hcv: the field is swept twice (give its "
