@@ -188,6 +188,7 @@ def _run(
     from sim.batch.analysis.summary import format_summary
     from sim.batch.execution.executors import ExecutorError
     from sim.batch.execution.progress import ProgressBar
+    from sim.batch.planning.spec import StudySpec
     from sim.batch.storage.opening import PointError
     from sim.batch.storage.store import StoreError
     from sim.batch.study import DB_NAME, StudyError, StudyIncomplete, run_study
@@ -215,7 +216,8 @@ def _run(
     if as_json:
         common.echo_json(result.summary)
     else:
-        for line in format_summary(result.summary, study_file=source is not None):
+        study_file = isinstance(source, StudySpec)  # --sweep's Swept is no study file
+        for line in format_summary(result.summary, study_file=study_file):
             click.echo(line)
         overrides = result.summary["study"].get("overrides")
         if overrides:
