@@ -139,8 +139,8 @@ def test_sobol_indices_are_salibs_on_the_point_means(whole: tuple[Path, str]) ->
     """S1/ST per measure equal SALib's sobol.analyze of each point's mean, same seed."""
     folder, output = whole
     assert (
-        "Sobol' indices (4 base samples, 20 points; [95 % percentile bootstrap interval]):"
-        in output
+        "Sobol' indices (4 base samples, 20 points; "
+        "[95 % percentile bootstrap interval, 1,000 resamples]):" in output
     )
     assert "  Confederate win rate: (replication noise " in output
     assert "\n    map.terrain.0.cover            S1 " in output
@@ -215,7 +215,10 @@ def test_morris_effects_divide_by_the_exact_step_of_each_factor(tmp_path: Path) 
     args += ["--quiet", "--no-plots", *SWEEPS]
     result = invoke("batch", STONE_WALL, "--out", tmp_path, "--jobs", "1", *args)
     assert result.exit_code == 0, result.output
-    assert "Morris elementary effects (2 trajectories, 8 points;" in result.output
+    assert (
+        "Morris elementary effects (2 trajectories, 8 points; "
+        "[95 % percentile bootstrap interval, 1,000 resamples]):" in result.output
+    )
     summary = json.loads((tmp_path / "summary.json").read_text())
     sens = summary["sensitivity"]
     runs = tables(tmp_path)["runs"]

@@ -560,7 +560,10 @@ def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:
         head = f"Sobol' indices ({sens['base_samples']} base samples, "
     else:
         head = f"Morris elementary effects ({sens['base_samples']} trajectories, "
-    lines = [head + f"{sens['design_points']} points; [95 % percentile bootstrap interval]):"]
+    # the method and its resamples, as the JSON names them (a summary before them: the method)
+    resamples = f", {sens['resamples']:,} resamples" if sens.get("resamples") else ""
+    method = f"95 % percentile bootstrap interval{resamples}"
+    lines = [head + f"{sens['design_points']} points; [{method}]):"]
     width = max((len(ix["factor"]) for m in sens["measures"] for ix in m["indices"]), default=10)
     flagged = False
     for m in sens["measures"]:
