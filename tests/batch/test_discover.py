@@ -210,6 +210,7 @@ def test_the_command_with_json_prints_one_object(wall: Path, tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["plot"] == str(plot) and plot.is_file()
+    assert data["significance_method"] == "one-sided binomial test (quasi-p)"
     assert [(b["runs"], b["holds"]) for b in data["boxes"]] == [(80, 72)]
 
 

@@ -109,6 +109,8 @@ def _whole(data: Data, j: int) -> Limit:
 
 SIGNIFICANT = 0.05
 """A restriction whose quasi-p-value is above this is said to add little to its box."""
+SIGNIFICANCE_METHOD = "one-sided binomial test (quasi-p)"
+"""How each restriction's qp is computed, as the text and ``--json`` name it."""
 
 
 def _significance_json(data: Data, box: Box) -> list[dict[str, Any]]:
@@ -232,6 +234,7 @@ def discover(
         "measure": measure,
         "words": words,
         "method": "prim",
+        "significance_method": SIGNIFICANCE_METHOD,
         "alpha": alpha,
         "min_mass": min_mass,
         "min_coverage": min_coverage,
