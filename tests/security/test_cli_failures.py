@@ -205,8 +205,8 @@ def test_a_tampered_study_database_exits_2(tmp_path: Path) -> None:
     ("at", "assignment", "fragment"),
     [
         ("3", "state.units.1ri.strength=-5", "cannot be negative"),
-        ("3", "state.units.nope.strength=5", "no field 'nope'; it has "),
-        ("3", "state.units.1ri.strength=.inf", "is an int, not a float"),
+        ("3", "state.units.nope.strength=5", "no unit 'nope' in this battle; units: 116pa, "),
+        ("3", "state.units.1ri.strength=.inf", ".inf is not an integer"),
         (CHECK, "roll=0", "roll: 0 is less than 1, the least it may be"),
         (CHECK, "roll=7", "roll: 7 is more than 6, the most it may be"),
     ],
