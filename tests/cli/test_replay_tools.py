@@ -22,7 +22,7 @@ from sim.replay import analysis
 from sim.replay.diff import _ending as ending_lines
 from sim.replay.diff import _named, draw_counts, render
 from sim.replay.file import ReplayFile
-from sim.rulesets.musket.model.events import Fired
+from sim.rulesets.musket.model.events import Fired, MoraleTested
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "replays" / "stone_wall-s1862-musket-rules1.jsonl"
@@ -416,11 +416,22 @@ def test_fork_of_a_state_field_emits_an_override(tmp_path: Path) -> None:
     assert _invoke("verify", str(out)).exit_code == 0
 
 
+def _first_rout(replay: Path) -> int:
+    """The seq of the first morale check that routs its unit, with no prisoners taken: only
+    a check that routs may take some (``audit_change``)."""
+    return next(
+        e.seq
+        for e in api.load_replay(replay).events
+        if isinstance(e, MoraleTested) and e.after == "routed" != e.before and not e.prisoners
+    )
+
+
 def test_fork_sets_a_field_its_line_leaves_out_at_its_default(tmp_path: Path) -> None:
-    """`prisoners` is left out of a morale test's line at 0; --set prisoners=3 still forks it:
-    the event holds 3, the unit has 3 men fewer after it, and the fork verifies."""
+    """`prisoners` is left out of a morale test's line at 0; --set prisoners=3 still forks a
+    check that routs its unit: the event holds 3, the unit has 3 men fewer after it, and the
+    fork verifies."""
     parent = ROOT / "replays" / "stone_wall-s1862.jsonl"
-    at = next(e.seq for e in api.load_replay(parent).events if e.type == "musket.morale_tested")
+    at = _first_rout(parent)
     out = tmp_path / "f.jsonl"
     result = _invoke("fork", str(parent), "--at", str(at), "--set", "prisoners=3", "-o", str(out))
     assert result.exit_code == 0, result.output
@@ -437,7 +448,7 @@ def test_diff_compares_a_field_left_out_at_its_default_at_that_default(tmp_path:
     both ways: diff called it `missing  prisoners (in a: 3)`, a field gone from one event,
     when both events have it and one holds 0 (an engineer's review)."""
     parent = ROOT / "replays" / "stone_wall-s1862.jsonl"
-    at = next(e.seq for e in api.load_replay(parent).events if e.type == "musket.morale_tested")
+    at = _first_rout(parent)
     out = tmp_path / "f.jsonl"
     result = _invoke("fork", str(parent), "--at", str(at), "--set", "prisoners=3", "-o", str(out))
     assert result.exit_code == 0, result.output

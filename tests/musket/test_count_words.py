@@ -51,5 +51,6 @@ def test_prisoners_given_up_without_routing(stone_wall: Any, prisoners: int, sai
     assert (check.unit, check.before, check.after, check.prisoners) == ("63ny", "good", "good", 0)
     edited = check.model_copy(update={"prisoners": prisoners})
     assert audit(stone_wall.scenario, stone_wall.after(CHECK - 1), edited) == (
-        f"63ny gave up {said} without routing, or more than it had"
+        f"63ny does not rout in this check (good -> good), so it gives up no prisoners: "
+        f"prisoners must be 0, not {prisoners}"
     )

@@ -138,10 +138,28 @@ def _morale(sc: MusketScenario, state: BattleState, e: MoraleTested) -> str | No
     expected = e.before if e.passed else failed
     if e.after != expected:
         return f"illegal morale transition {e.before} -> {e.after} in {e.phase}"
-    if e.prisoners and not (e.after == "routed" != e.before and e.prisoners <= unit.strength):
-        gave = count(e.prisoners, "prisoner")
-        return f"{e.unit} gave up {gave} without routing, or more than it had"
     return _contagion(sc, state, e)
+
+
+def _prisoners(state: BattleState, e: MoraleTested) -> str | None:
+    """A check's prisoners are taken only when it routs the unit, and never more than it has
+    (``rules/morale.py:rout_prisoners``), whatever its dice: a fork that makes a routing
+    check hold gives them back (``prisoners=0``)."""
+    if not e.prisoners:
+        return None
+    unit = state.units[e.unit]
+    if not e.after == "routed" != e.before:
+        return (
+            f"{e.unit} does not rout in this check ({e.before} -> {e.after}), so it gives up "
+            f"no prisoners: prisoners must be 0, not {e.prisoners}"
+        )
+    if e.prisoners > unit.strength:
+        men = "guns" if unit.kind == "artillery" else "men"
+        return (
+            f"{e.unit} gives up {count(e.prisoners, 'prisoner')}, more than the "
+            f"{unit.strength} {men} it has"
+        )
+    return None
 
 
 def _contagion(sc: MusketScenario, state: BattleState, e: MoraleTested) -> str | None:
@@ -389,6 +407,8 @@ def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | 
                     sc, state.units[event.target], event.defender_losses, "defender_losses"
                 )
             )
+        case MoraleTested():
+            return _prisoners(state, event)
         case BattleEnded():
             return _verdict(state, event)
     return None

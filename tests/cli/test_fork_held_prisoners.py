@@ -1,0 +1,70 @@
+"""A musket fork that makes a routing morale check hold must give back its prisoners.
+
+With option ``rout_prisoners_share`` a unit that routs next to an enemy loses a share of
+its men as the check's ``prisoners`` (``rules/morale.py:rout_prisoners``); a check that
+does not rout the unit takes none (the live audit: ``gave up … without routing``).
+``fork --at 35 --set passed=true --set after=good`` on the golden Quatre Bras, the 61e
+Ligne's heavy-losses check that routed it with 94 men taken, kept the 94: the fork's
+narrative read "passes, 94 men taken prisoner", the regiment that held lost them anyway,
+and ``verify`` called the fork lawful. ``audit_change`` now refuses it, naming the field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sim import api
+from sim.replay import lineage
+from sim.rulesets.musket.model.events import MoraleTested
+from tests.forge import invoke
+
+ROOT = Path(__file__).resolve().parents[2]
+QUATRE_BRAS = ROOT / "replays" / "napoleonic_brigade-s1815.jsonl"
+CHECK = 35
+"""The 61e Ligne's heavy-losses check: rolled 6 against 3, routed, 94 men taken prisoner."""
+
+
+def _fork(out: Path, *sets: str) -> list[str]:
+    changes = [a for s in sets for a in ("--set", s)]
+    result = invoke("fork", str(QUATRE_BRAS), "--at", str(CHECK), *changes, "--out", str(out))
+    return [str(result.exit_code), result.stdout, result.stderr]
+
+
+def test_a_routing_check_forked_to_hold_keeping_its_prisoners_is_refused(tmp_path: Path) -> None:
+    check = api.load_replay(QUATRE_BRAS).event(CHECK)
+    assert isinstance(check, MoraleTested)
+    assert (check.unit, check.after, check.prisoners) == ("61l", "routed", 94)
+    out = tmp_path / "held.jsonl"
+    assert _fork(out, "passed=true", "after=good") == [
+        "2",
+        "",
+        'battlesim: error: --set passed=true, after="good": the rules could not make '
+        "musket.morale_tested (seq 35) so: 61l does not rout in this check (good -> good), "
+        "so it gives up no prisoners: prisoners must be 0, not 94\n",
+    ]
+    assert not out.exists()
+
+
+def test_the_check_held_with_its_prisoners_given_back_forks_and_verifies(tmp_path: Path) -> None:
+    out = tmp_path / "held.jsonl"
+    code, stdout, _ = _fork(out, "passed=true", "after=good", "prisoners=0")
+    assert code == "0", stdout
+    held = api.load_replay(out)
+    assert held.event(CHECK).prisoners == 0
+    assert api.verify_replay(out).ok
+
+
+def test_a_check_that_still_routs_keeps_its_prisoners() -> None:
+    """Only a check that no longer routs is refused: one whose roll and verdict change with
+    the rout kept (the dice are free in a fork) keeps its 94 prisoners, as does the live
+    check; one that gives up more men than the unit has is refused too."""
+    loaded = api.load_replay(QUATRE_BRAS)
+    check = loaded.event(CHECK)
+    assert lineage.audit_problem(loaded, check) is None
+    rolled = lineage.with_fields(check, {"roll": 5})
+    assert lineage.audit_problem(loaded, rolled) is None
+    unit = loaded.after(CHECK - 1).units["61l"]
+    too_many = lineage.with_fields(check, {"prisoners": unit.strength + 1})
+    assert lineage.audit_problem(loaded, too_many) == (
+        f"61l gives up {unit.strength + 1} prisoners, more than the {unit.strength} men it has"
+    )
