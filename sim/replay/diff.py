@@ -482,12 +482,21 @@ def render(
     return _render_variants(d, verbose, turn, axes)
 
 
+_ONE = {"changed fields": "changed field", "units differ": "unit differs"}
+"""A section's words for one row, where dropping the plural's ``s`` is not it."""
+
+
 def _bounded(rows: list[str], verbose: bool, what: str) -> list[str]:
-    """``rows``, or its first :data:`SUMMARY_ROWS` and a line saying how many more there are."""
+    """``rows``, or its first :data:`SUMMARY_ROWS` and a line saying how many more there are
+    (``what`` in the plural; one is said in the singular: ``1 more unit differs``)."""
     if verbose or len(rows) <= SUMMARY_ROWS:
         return rows
     more = len(rows) - SUMMARY_ROWS
-    return [*rows[:SUMMARY_ROWS], f"  ... {more} more {what} (--verbose or --json lists them)"]
+    if more == 1:
+        said = f"1 more {_ONE.get(what, what.removesuffix('s'))} (--verbose or --json lists it)"
+    else:
+        said = f"{more} more {what} (--verbose or --json lists them)"
+    return [*rows[:SUMMARY_ROWS], f"  ... {said}"]
 
 
 def _value(value: Any) -> str:
