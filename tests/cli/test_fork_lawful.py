@@ -104,9 +104,21 @@ def _fork_duel(tmp_path: Path, *changes: str) -> tuple[int, str, Path]:
         # the strike is over Task Force 16: Shokaku sails with it, in Kido Butai
         ("ship=shokaku", 'ship="shokaku"', "zui_dawn is over tf16, but attacked shokaku of kido"),
         # sunk at the damage factor (6), crippled at half of it: 0 + 3 hits cripple
-        ("status_after=sunk", 'status_after="sunk"', "3/6 hits is not sunk"),
-        ("status_after=afloat", 'status_after="afloat"', "3/6 hits is not afloat"),
-        ("hits_after=0", "hits_after=0", "hits after are not hits before + hits taken"),
+        (
+            "status_after=sunk",
+            'status_after="sunk"',
+            "3/6 hits leave hornet crippled: status_after must be crippled, not sunk",
+        ),
+        (
+            "status_after=afloat",
+            'status_after="afloat"',
+            "3/6 hits leave hornet crippled: status_after must be crippled, not afloat",
+        ),
+        (
+            "hits_after=0",
+            "hits_after=0",
+            "hits_after must be 3 (hornet's 0 hits before + hits_taken 3), not 0",
+        ),
     ],
 )
 def test_a_flattop_attack_no_dice_could_make_is_refused_in_one_line(

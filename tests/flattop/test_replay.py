@@ -63,8 +63,12 @@ def test_audit_names_an_attack_whose_arithmetic_was_edited() -> None:
     crt = (event.result.fraction_hits, event.result.integer_hits)
     assert changed(result=result) == f"hits {crt[0]} + 0 = 1 are not the CRT's {crt}"
     assert changed(hits_taken=3) == "hits taken 3 do not follow from 3 and the Ready box"
-    assert changed(hits_after=5) == "hits after are not hits before + hits taken"
-    assert changed(status_after="sunk") == "6/8 hits is not sunk"
+    assert changed(hits_after=5) == (
+        f"hits_after must be 6 ({event.ship}'s 0 hits before + hits_taken 6), not 5"
+    )
+    assert changed(status_after="sunk") == (
+        f"6/8 hits leave {event.ship} crippled: status_after must be crippled, not sunk"
+    )
     assert changed(lost_hangar={"fighter": 9}) == "more lost aboard than was aboard"
     aboard = state.decks[event.ship].aboard()  # all in the Ready box, fewer than the hits
     assert event.hits_taken > aboard == sum(sum(c.values()) for c in event.lost_ready.values())

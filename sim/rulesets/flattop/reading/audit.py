@@ -230,9 +230,16 @@ def _damage(sc: FlattopScenario, state: BattleState, e: Attacked) -> str | None:
     """The hits after are the hits before and those taken; the status is what they make."""
     ship = state.ships[e.ship]
     if e.hits_after != ship.hits + e.hits_taken:
-        return "hits after are not hits before + hits taken"
-    if e.status_after != ship_status(e.hits_after, ship.damage, sc.options.cripple_fraction):
-        return f"{e.hits_after}/{ship.damage} hits is not {e.status_after}"
+        return (
+            f"hits_after must be {ship.hits + e.hits_taken} ({e.ship}'s {ship.hits} hits before "
+            f"+ hits_taken {e.hits_taken}), not {e.hits_after}"
+        )
+    status = ship_status(e.hits_after, ship.damage, sc.options.cripple_fraction)
+    if e.status_after != status:
+        return (
+            f"{e.hits_after}/{ship.damage} hits leave {e.ship} {status}: status_after must be "
+            f"{status}, not {e.status_after}"
+        )
     return None
 
 
