@@ -7,6 +7,7 @@ from sim.contract import Outcome, SideResult, ending_line
 from sim.rulesets.musket.model import events as ev
 from sim.rulesets.musket.model.scenario import MusketScenario
 from sim.rulesets.musket.model.state import BattleState
+from sim.rulesets.musket.rules.morale import failure_state
 from sim.rulesets.musket.rules.victory import spent_and_out
 from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
 from sim.text.grammar import agree, count
@@ -229,9 +230,28 @@ def _out(sc: MusketScenario, state: BattleState, e: ev.SideBroken) -> str:
     )
 
 
-def _verdict(state: BattleState, e: ev.MoraleTested) -> str:
+def _heavy_rout(sc: MusketScenario, state: BattleState, e: ev.MoraleTested) -> str:
+    """Why a failed check routed a unit that the phase's rule would only have disrupted
+    (a failure in defensive fire): it had lost ``rout_loss`` of its strength (rules version
+    3, ours; ``rules/morale.py:failure_state``). Empty when the phase's rule routs it."""
+    limit = sc.options.rout_loss
+    if e.passed or e.reason == "charge" or e.after != "routed" or e.before == "routed":
+        return ""
+    if limit is None or failure_state(e.before, e.phase) == "routed":
+        return ""
+    unit = state.units[e.unit]
+    lost = unit.initial - unit.strength
+    what = "guns" if unit.kind == "artillery" else "men"
+    share = lost / unit.initial if unit.initial > 0 else 0.0
+    return (
+        f" (it has lost {lost:,} of its {unit.initial:,} {what}, {share:.0%}: "
+        f"from {limit:.0%} a failed check routs in any phase, not only disrupts)"
+    )
+
+
+def _verdict(sc: MusketScenario, state: BattleState, e: ev.MoraleTested) -> str:
     """What a morale check did, in words."""
-    verdict: str = "passes" if e.passed else e.after
+    verdict: str = "passes" if e.passed else e.after + _heavy_rout(sc, state, e)
     if e.passed and e.after == "routed":  # a pass does not rally a routed unit
         verdict = "passes, still routed"
     if e.reason == "charge" and not e.passed:
@@ -267,7 +287,7 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
         case ev.Meleed():
             return at + _melee(sc, state, e)
         case ev.MoraleTested():
-            verdict = _verdict(state, e)
+            verdict = _verdict(sc, state, e)
             why = _REASON_WORDS.get(e.reason, e.reason)
             if e.friend is not None:
                 why = f"{_name(state, e.friend)} routed nearby"
