@@ -271,18 +271,20 @@ def distribution_table(
     """A distribution as text: a header, then each outcome's probability, cumulative and bar.
 
     The bar is ``round(60 × p)`` ``#``; ``label`` heads the outcome column, at least 10
-    wide and as wide as its longest outcome. Outcomes in words (``"attacker recoils"``)
+    wide and as wide as its longest outcome. Whole-number outcomes are written with thousands
+    separators (``25,500``). Outcomes in words (``"attacker recoils"``)
     have no order to accumulate over: their table has no cumulative column.
     """
-    width = max([10, len(label), *(len(str(k)) for k in dist)])
     numbers = all(isinstance(k, int | Fraction) and not isinstance(k, bool) for k in dist)
+    shown = {k: f"{k:,}" if isinstance(k, int) and numbers else str(k) for k in dist}
+    width = max([10, len(label), *(len(text) for text in shown.values())])
     lines = [f"{label:>{width}}  {'probability':>11}" + (f"  {'cumulative':>10}" * numbers)]
     cumulative = Fraction(0)
     for k, p in dist.items():
         cumulative += p
         bar = "#" * round(60 * float(p))
         running = f"  {float(cumulative):>10.6f}" if numbers else ""
-        lines.append(f"{k!s:>{width}}  {float(p):>11.6f}{running}  {bar}")
+        lines.append(f"{shown[k]:>{width}}  {float(p):>11.6f}{running}  {bar}")
     return tuple(lines)
 
 

@@ -60,6 +60,17 @@ MAX_OUTCOMES = 2_000
 """Widest casualty range enumerated exactly (each outcome is one exact integral)."""
 
 
+def _number(x: float, digits: int) -> str:
+    """``x`` to ``digits`` significant digits as ``:g`` writes it below 1,000 (``5.4``,
+    ``10.64``); from 1,000 in full with thousands separators (``25,500.1``, ``5,000,000``),
+    where ``:g`` wrote ``1080`` and ``2.55e+04``."""
+    if abs(x) < 1000:
+        return f"{x:.{digits}g}"
+    decimals = max(0, digits - len(str(int(abs(x)))))
+    text = f"{x:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def casualty_odds(
     v: Fraction,
     m: Fraction,
@@ -83,7 +94,8 @@ def casualty_odds(
     low, high = lcv * e / 1000, hcv * e / 1000
     if high - low > MAX_OUTCOMES:
         raise ValueError(
-            f"the casualty value spans [{float(low):.6g}, {float(high):.6g}]: more than "
+            f"the casualty value spans [{_number(float(low), 6)}, {_number(float(high), 6)}]: "
+            "more than "
             f"{MAX_OUTCOMES:,} outcomes to enumerate exactly (lower V or HCV)"
         )
     if high == low:
@@ -138,11 +150,12 @@ def _as_lines(o: CasualtyOdds, guns: dict[int, Fraction] | None) -> list[str]:
     shape = "triangular" if o.alternative else "uniform"
     lines = [
         f"effective value {float(o.effective):,.2f}; casualty value {shape} on "
-        f"[{float(o.low):.4g}, {float(o.high):.4g}]",
+        f"[{_number(float(o.low), 4)}, {_number(float(o.high), 4)}]",
         *distribution_table(o.distribution, "casualties"),
-        f"mean {float(o.mean):.6g} (exactly {o.mean}); morale check required with "
+        f"mean {_number(float(o.mean), 6)} (exactly {o.mean}); morale check required with "
         f"probability {float(o.morale_check_p):.6f}",
-        f"fatigue added: {o.fatigue_min}..{o.fatigue_max}, mean {float(o.fatigue_mean):.6g}",
+        f"fatigue added: {o.fatigue_min:,}..{o.fatigue_max:,}, "
+        f"mean {_number(float(o.fatigue_mean), 6)}",
     ]
     if guns is not None:
         lines += ["against a battery (25 men a gun):", *distribution_table(guns, "guns lost")]
