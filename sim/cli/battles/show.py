@@ -117,7 +117,16 @@ def _narrative(
 
     told = analysis.narrative(loaded, turn=turn, unit=unit, types=types)
     if as_json:
-        events = [{"seq": e.seq, "turn": e.turn, "type": e.type, "line": line} for e, line in told]
+        events = [
+            {
+                "seq": e.seq,
+                "turn": e.turn,
+                "type": e.type,
+                "line": line,
+                "event": e.model_dump(mode="json"),  # the fields a line is told from
+            }
+            for e, line in told
+        ]
         common.echo_json({"replay": loaded.path, "events": events})
         return
     shown = 0
