@@ -12,6 +12,7 @@ from typing import ClassVar, Literal
 from pydantic import ConfigDict, Field
 
 from sim.contract.options import ChangedDefaults, later_option
+from sim.rulesets.musket.model.data import TERRAIN
 
 __all__ = [
     "RULES_V1",
@@ -544,6 +545,37 @@ class MusketOptions(ChangedDefaults):
         "(rules version 5 as shipped).",
         ge=-100,
         le=0,
+    )
+    cover_woods: int = later_option(
+        TERRAIN["woods"]["cover"],
+        "[ours] The cover (percent) of a hex of woods, against fire and, with melee_cover, "
+        "a charge; the terrain table's value (rules-notes, Fire values) by default. A terrain "
+        "patch's own cover still wins on its hexes. Set it to change the cover of every "
+        "woods hex of a scenario; a new rules version may change its default.",
+        ge=-100,
+        le=100,
+    )
+    cover_stone_wall: int = later_option(
+        TERRAIN["stone_wall"]["cover"],
+        "[ours] The cover (percent) of a hex of stone wall (front only, with enfilade), as "
+        "cover_woods is the woods': the terrain table's -40 by default; a patch's own cover "
+        "still wins on its hexes.",
+        ge=-100,
+        le=100,
+    )
+    cover_breastworks: int = later_option(
+        TERRAIN["breastworks"]["cover"],
+        "[ours] The cover (percent) of a hex of breastworks, as cover_woods is the woods': the "
+        "terrain table's -30 by default; a patch's own cover still wins on its hexes.",
+        ge=-100,
+        le=100,
+    )
+    cover_fence: int = later_option(
+        TERRAIN["fence"]["cover"],
+        "[ours] The cover (percent) of a hex of fence, as cover_woods is the woods': the "
+        "terrain table's -20 by default; a patch's own cover still wins on its hexes.",
+        ge=-100,
+        le=100,
     )
     cavalry_target_modifier: int = later_option(
         0,

@@ -10,6 +10,7 @@ from typing import Any, NoReturn, TypeVar, cast
 from pydantic import BaseModel
 
 from engine.rng import Stream
+from sim.contract.options import int_option
 from sim.rulesets.musket.model.data import QUALITY_MORALE, TERRAIN
 from sim.rulesets.musket.model.hexmap import distance, neighbours, ring_steps
 from sim.rulesets.musket.model.options import MusketOptions
@@ -134,6 +135,12 @@ _GROUNDS_KEPT = 16
 fights one point at a time; a campaign makes a scenario for each battle)."""
 
 
+def terrain_cover(options: MusketOptions, name: str) -> int:
+    """The cover (percent) of terrain ``name`` that the options give it: ``cover_<name>``
+    (ours; the table's value, rules-notes §1, by default); 0 for clear ground."""
+    return 0 if name == "clear" else int_option(options, f"cover_{name}")
+
+
 def _ground(scenario: MusketScenario) -> _Ground:
     """The scenario's :class:`_Ground`, made the first time a battle of it is fought."""
     kept = _GROUNDS.get(id(scenario))
@@ -144,9 +151,17 @@ def _ground(scenario: MusketScenario) -> _Ground:
     }
     # A later patch wins for a hex's terrain and for its cover alike.
     covers = {(h[0], h[1]): p.cover for p in scenario.map.terrain for h in p.hexes}
+    # a terrain's cover as its option (cover_<terrain>, ours) has it, where that is not
+    # the table's (every option at its default: the table alone, as before the options)
+    options = scenario.options
+    for h, name in terrain.items():
+        if covers[h] is None and name != "clear":
+            covers[h] = terrain_cover(options, name)
     ground = _Ground(
         terrain=terrain,
-        cover_override={h: c for h, c in covers.items() if c is not None},
+        cover_override={
+            h: c for h, c in covers.items() if c is not None and c != TERRAIN[terrain[h]]["cover"]
+        },
         sides={s.id: plain(s) for s in scenario.sides},
         orders={u.id: plain(u.order) for s in scenario.sides for u in s.units},
         later={
