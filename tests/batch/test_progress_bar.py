@@ -71,3 +71,16 @@ def test_a_study_tells_the_runs_fought_chunk_by_chunk(tmp_path: Path) -> None:
     run_study(plan, tmp_path / "s", options)
     assert fought == [(n, 30) for n in range(5, 31, 5)]
     assert committed[0] == (0, 30) and committed[-1] == (30, 30)
+
+
+def test_the_finished_bar_is_drawn_once_at_the_rate_it_finished_at(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """400 runs done at t = 4 (100 runs/s from the first chunk at t = 0); the runs committed
+    and the study's end told it 400/400 twice more, at t = 4.5 and 5: it drew the last line
+    three times, at 100.0, 88.9 and 80.0 runs/s, the rate falling as nothing more was done."""
+    lines = _bar(monkeypatch, [(0.0, 0, 400), (0.0, 0, 400), (4.0, 400, 400),
+                               (4.5, 400, 400), (5.0, 400, 400)])  # fmt: skip
+    assert [line for line in lines if line.startswith(f"[{'#' * 28}]")] == [
+        f"[{'#' * 28}] 400/400 runs  100.0 runs/s"
+    ]

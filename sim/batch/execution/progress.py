@@ -33,6 +33,7 @@ class ProgressBar:
         self._done = 0
         self._last_draw = 0.0
         self._drawn = False
+        self._finished = False
 
     def __call__(self, done: int, total: int) -> None:
         """Update to ``done`` of ``total`` runs.
@@ -41,7 +42,9 @@ class ProgressBar:
         runs committed, which lag them): the bar never goes back. The rate is
         measured from the first chunk done onwards, so the workers' start-up
         and the runs a resumed study already had do not count; until a second
-        update comes after that, from the first update.
+        update comes after that, from the first update. Once every run is done the bar is
+        drawn once more and then left: the counts that lag it, and the study's end, add no
+        runs, and would only draw the same line again at a falling rate.
         """
         now = time.monotonic()
         done = max(done, self._done)
@@ -50,8 +53,9 @@ class ProgressBar:
             self._start = (now, done)
         elif self._base is None and done > self._start[1]:
             self._base = (now, done)  # the first chunk in: the workers are up
-        if now - self._last_draw < 0.1 and done < total:
-            return
+        if (now - self._last_draw < 0.1 and done < total) or self._finished:
+            return  # a finished bar stays as it finished: later updates add no runs
+        self._finished = done >= total
         self._last_draw = now
         self.stream.write("\r" + self.line(done, total, now))
         self.stream.flush()
