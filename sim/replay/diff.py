@@ -23,7 +23,7 @@ from sim.contract import headline
 from sim.replay.file import ReplayLike
 from sim.replay.stored import upcast_made
 from sim.text.grammar import count, plural
-from sim.text.values import in_words, shortened
+from sim.text.values import in_words, is_point, shortened
 
 __all__ = ["SUMMARY_ROWS", "diff_replays", "draw_counts", "render"]
 
@@ -511,9 +511,11 @@ def _change(c: dict[str, Any]) -> str:
     if c["kind"] == "extra":
         return f"  {'extra':<8} {c['path']} (in b: {_value(c['b'])})"
     a, b = c["a"], c["b"]
-    if isinstance(a, list) and isinstance(b, list) and a and b:
-        # a list of values (draws, hexes) changes as one value: shown from its first
-        # differing item, so a long shared start does not push the change out of sight
+    hexes = is_point(a) and is_point(b)
+    if isinstance(a, list) and isinstance(b, list) and a and b and not hexes:
+        # a list of values (draws, a route of hexes) changes as one value: shown from its
+        # first differing item, so a long shared start does not push the change out of
+        # sight; a hex or a position is one value, shown whole: (8, 1) -> (8, 0)
         i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
         i = min(len(a), len(b)) if i is None else i
         if i > 0:

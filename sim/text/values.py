@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SHOWN_CHARS", "clipped", "in_words", "shortened"]
+__all__ = ["SHOWN_CHARS", "clipped", "in_words", "is_point", "shortened"]
 
 
 def _number(x: int | float) -> str:
@@ -21,6 +21,15 @@ def _inner(value: Any) -> str:
     """A nested list or mapping in parentheses, so its commas stay apart from the outer ones."""
     text = in_words(value)
     return f"({text})" if isinstance(value, (list, dict)) and not text.startswith("(") else text
+
+
+def is_point(value: Any) -> bool:
+    """A short list of numbers, a hex or a position: one value, written ``(3, 4)``."""
+    return (
+        isinstance(value, (list, tuple))
+        and 0 < len(value) <= 3
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
+    )
 
 
 def in_words(value: Any) -> str:
@@ -46,9 +55,7 @@ def in_words(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         if not value:
             return "(empty)"
-        if len(value) <= 3 and all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) for x in value
-        ):
+        if is_point(value):
             return f"({', '.join(_number(x) for x in value)})"
         return ", ".join(_inner(x) for x in value)
     return str(value)

@@ -36,3 +36,12 @@ def test_a_list_that_differs_from_its_first_item_and_other_values_are_shown_whol
 def test_a_list_that_only_grows_is_shown_from_where_it_grew() -> None:
     line = _change({"kind": "changed", "path": "route", "a": [[1, 1]], "b": [[1, 1], [1, 2]]})
     assert line == "  changed  route from item 1; 1 item -> 2: (empty) -> (1, 2)"
+
+
+def test_a_hex_that_changes_in_its_second_number_is_shown_whole() -> None:
+    """A hex is one value, written as everywhere else in diff: a melee's retreat hex that
+    moved from 8,1 to 8,0 read ``from item 1: (1) -> (0)``, half a hex on each side."""
+    line = _change({"kind": "changed", "path": "loser_retreats_to", "a": [8, 1], "b": [8, 0]})
+    assert line == "  changed  loser_retreats_to: (8, 1) -> (8, 0)"
+    position = _change({"kind": "changed", "path": "at", "a": [10, 20, 5], "b": [10, 20]})
+    assert position == "  changed  at: (10, 20, 5) -> (10, 20)"
