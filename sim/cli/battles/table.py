@@ -2,7 +2,10 @@
 
 ``battlesim show`` prints it for every ruleset: full names, side names,
 the position in the battle's space, strength of initial strength, status
-words and the ruleset's scalar details, each in its own column.
+words and the ruleset's scalar details, each in its own column. Counts (the
+strength, its start, a whole-number detail such as men lost) have thousands
+separators, as ``run``'s summary and ``diff`` write them: ``3,909/4,000 men``;
+a position and ``--unit``'s turn have none.
 """
 
 from __future__ import annotations
@@ -22,6 +25,15 @@ def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def _amount(value: Any) -> str:
+    """A count (men, hit points, men lost) with thousands separators, as ``run`` writes men."""
+    return f"{value:,g}" if isinstance(value, float) else f"{value:,}"
+
+
+class _Count(int):
+    """A whole-number detail in a unit's row: right-aligned as a number, written ``1,234``."""
+
+
 def unit_cells(
     row: UnitRow,
     axes: tuple[str, ...],
@@ -33,7 +45,7 @@ def unit_cells(
     ``Ruleset.shown_details``; default: the row's own).
     """
     pos = ",".join(_number(v) for v in row.position) if row.position is not None else "-"
-    strength = f"{_number(row.strength.value)}/{_number(row.initial.value)} {row.strength.unit}"
+    strength = f"{_amount(row.strength.value)}/{_amount(row.initial.value)} {row.strength.unit}"
     return {
         "unit": row.name,
         "side": row.side_name,
@@ -41,7 +53,11 @@ def unit_cells(
         "strength": strength,
         "status": ", ".join(row.status) or "-",
         # Lists and mappings (a task force's ships) go to --json, not into a column.
-        **{k: v for k, v in shown_details(row).items() if not isinstance(v, list | dict)},
+        **{
+            k: _Count(v) if _is_whole(v) else v
+            for k, v in shown_details(row).items()
+            if not isinstance(v, list | dict)
+        },
     }
 
 
@@ -120,7 +136,13 @@ def _is_number(value: Any) -> bool:
     return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
 
 
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _cell(value: Any) -> str:
+    if isinstance(value, _Count):
+        return f"{value:,}"
     if value is None:
         return "-"
     if isinstance(value, bool):  # as the report page says it, not Python's True
