@@ -27,6 +27,7 @@ from sim.replay.header import UNFOLDABLE
 from sim.scenario.values import ValueProblem, parse_value
 
 __all__ = [
+    "counterfactual_tag",
     "event_rows",
     "involves",
     "measures_by_turn",
@@ -179,9 +180,13 @@ def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
         )
     fork = header_fork.chain().get(event.seq) if header_fork is not None else None
     if line is not None and fork is not None and fork.event:
-        changed = ", ".join(f"{k}={plain(v)}" for k, v in sorted(fork.event.items()))
-        line += f" [counterfactual: {changed}]"
+        line += counterfactual_tag(fork.event)
     return line
+
+
+def counterfactual_tag(changed: dict[str, Any]) -> str:
+    """What a forked event's narrative line ends with: `` [counterfactual: a=x, b=y]``."""
+    return f" [counterfactual: {', '.join(f'{k}={plain(v)}' for k, v in sorted(changed.items()))}]"
 
 
 def _unfoldable(loaded: ReplayLike, state: Any, event: Event) -> BaseException | None:

@@ -29,7 +29,7 @@ from typing import Any
 from engine.events import Event
 from engine.safety.text import escape, one_line
 from sim.contract import Engagement, Reading, UnitRow, headline
-from sim.replay.analysis import narrative_line
+from sim.replay.analysis import counterfactual_tag, narrative_line
 from sim.replay.file import ReplayLike
 from sim.replay.header import file_label
 from sim.replay.viewer.spool import Spool, dumps
@@ -276,12 +276,15 @@ def _fork(loaded: ReplayLike, walk: _Walk) -> dict[str, Any] | None:
     changes = []
     for seq, f in sorted(fork.chain().items()):
         event = walk.forked.get(seq)
+        line = walk.lines.get(seq)
+        if line is not None and f.event:  # the change is listed beside the line: said once
+            line = line.removesuffix(counterfactual_tag(f.event))
         changes.append(
             {
                 "seq": seq,
                 "type": event.type if event is not None else None,
                 "turn": event.turn if event is not None else None,
-                "line": walk.lines.get(seq),
+                "line": line,
                 "event": f.event,
                 "state": f.state,
             }
