@@ -489,6 +489,9 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
         scale = 100 if c["measure"] == "win_rate" else 1
         places = _places(*(None if x is None else scale * x for x in
                            (c["difference"], c.get("ci_low"), c.get("ci_high"))))  # fmt: skip
+        if (few := _few_runs(summary, c)) is not None:  # a difference known, its interval not
+            lines.append(f"    {label:<{width}} {few}")
+            continue
         text = f"    {label:<{width}} {_signed(c['difference'], c['measure'], places):>11}  "
         v = sd.get((c["point"], c["side"], c["measure"]))
         if c.get("method") == "no-variation":  # paired runs that varied, by the same each pair
@@ -504,6 +507,43 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
             text += f"  sd {f.format(paired)} paired vs {f.format(unpaired)} unpaired"
         lines.append(text)
     return lines
+
+
+def _few_runs(summary: dict[str, Any], c: dict[str, Any]) -> str | None:
+    """A loss's difference where a point has fewer than two runs, which no interval has (Welch's
+    and Student's t need two): ``-12.0  [no interval: one run a point]`` from the points'
+    own means, or ``+0.0  no variation observed`` when it is the same and never varied;
+    None where the runs are enough or the comparison is a win rate's."""
+    if c["difference"] is not None or c["measure"] == "win_rate":
+        return None
+    ends = [summary["points"][k] for k in (c["baseline"], c["point"])]
+    done = [pt["done"] for pt in ends]
+    if min(done) >= 2:
+        return None
+    if done == [1, 1]:
+        why = "one run a point"
+    else:
+        k, n = min(((pt["point"], n) for pt, n in zip(ends, done, strict=True)), key=lambda x: x[1])
+        why = f"no run done at point {k}" if n == 0 else f"one run at point {k}"
+    stats = [_measure_stats(pt, c["side"], c["measure"]) for pt in ends]
+    if any(st.get("mean") is None for st in stats):  # draws: not in a point's block
+        return f"{'–':>11}  [no interval: {why}]"
+    mean_b, mean_p = (st["mean"] for st in stats)
+    varied = any(st.get("sd") for st in stats)
+    if abs(mean_p - mean_b) < ZERO and not varied:
+        return f"{_signed(0.0, c['measure']):>11}  no variation observed"
+    return f"{_signed(mean_p - mean_b, c['measure']):>11}  [no interval: {why}]"
+
+
+def _measure_stats(pt: dict[str, Any], side: str | None, measure: str) -> dict[str, Any]:
+    """A point's statistics of a compared measure (its losses of a kind, its turns); empty
+    for a measure its block does not hold (a side's random draws)."""
+    stats: dict[str, Any] | None = None
+    if measure == "turns":
+        stats = pt.get("turns")
+    elif measure.startswith("losses.") and side is not None:
+        stats = pt.get("losses", {}).get(side, {}).get(measure.removeprefix("losses."))
+    return stats or {}
 
 
 def _f(x: float | None, width: int = 6) -> str:
