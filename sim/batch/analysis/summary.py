@@ -555,18 +555,38 @@ def _flag_text(ix: dict[str, Any]) -> str:
     return ("   flags: " + " ".join(words)) if words else ""
 
 
-def _denoised_text(ix: dict[str, Any]) -> str:
+def _denoised_text(ix: dict[str, Any], why: str) -> str:
+    """``   ST without noise  0.110``, or ``–`` and ``why`` there is none."""
     if "ST_noise_corrected" not in ix:  # a summary made before it
         return ""
-    return f"   ST without noise {_f(ix['ST_noise_corrected'])}"
+    corrected = ix["ST_noise_corrected"]
+    return f"   ST without noise {_f(corrected)}" + (f" ({why})" if corrected is None else "")
 
 
-def _index_text(method: str, ix: dict[str, Any]) -> str:
+def _no_denoised(summary: dict[str, Any]) -> str:
+    """Why a noise-corrected total index is None, in words (the same for every index of a
+    measure): a pair of points without two shared runs to estimate its noise from, or a
+    variance between the points no larger than that noise (sim/batch/methods/indices.py)."""
+    done = [pt["done"] for pt in summary["points"]]
+    if max(done) < 2:
+        return "one run a point: no noise estimate"
+    if min(done) < 2:
+        return "a point of one run: no noise estimate"
+    if any(pt["failed"] for pt in summary["points"]):  # the pairs' shared runs are not said
+        return f"too few runs shared by a pair of points, or {_NO_VARIANCE}"
+    return _NO_VARIANCE
+
+
+_NO_VARIANCE = "no variance left once noise is taken out"
+"""The corrected variance is not positive: the points differ by no more than their noise."""
+
+
+def _index_text(method: str, ix: dict[str, Any], why: str = "") -> str:
     if method == "sobol":
         return (
             f"S1 {_f(ix['S1'])} [{_f(ix['S1_low'])}, {_f(ix['S1_high'])}]   "
-            f"ST {_f(ix['ST'])} [{_f(ix['ST_low'])}, {_f(ix['ST_high'])}]{_denoised_text(ix)}"
-            f"{_flag_text(ix)}"
+            f"ST {_f(ix['ST'])} [{_f(ix['ST_low'])}, {_f(ix['ST_high'])}]"
+            f"{_denoised_text(ix, why)}{_flag_text(ix)}"
         )
     return (
         f"μ* {_f(ix['mu_star'])} [{_f(ix['mu_star_low'])}, {_f(ix['mu_star_high'])}]   "
@@ -605,6 +625,7 @@ def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:
     method = f"95 % percentile bootstrap interval{resamples}"
     lines = [head + f"{sens['design_points']} points; [{method}]):"]
     width = max((len(ix["factor"]) for m in sens["measures"] for ix in m["indices"]), default=10)
+    why = _no_denoised(summary)
     flagged = False
     for m in sens["measures"]:
         label = said(summary, names, m["side"], m["measure"])
@@ -614,7 +635,7 @@ def _sensitivity_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(f"  {label}:{_noise_text(m)}")
         for ix in m["indices"]:
             flagged = flagged or bool(ix.get("flags"))
-            lines.append(f"    {ix['factor']:<{width}}  {_index_text(sens['method'], ix)}")
+            lines.append(f"    {ix['factor']:<{width}}  {_index_text(sens['method'], ix, why)}")
     if flagged:
         from sim.batch.methods.indices import WIDE  # noqa: PLC0415  # numpy only for sensitivity studies
 
