@@ -89,3 +89,26 @@ def test_the_outcomes_shares_are_written_as_the_summary_writes_them(
     assert shown == ["12.5%", "87.5%", "87.5%", "12.5%"]  # A's two bars, B's, then the draw
     line = _rate_line("Side A wins", {"p": 1 / 8, "low": 0.02, "high": 0.47}, 8)
     assert line.split()[3] == "12.5%"
+
+
+def test_the_runs_axis_ends_at_the_run_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two points of 20 runs: the runs axis goes from 0 to 20, the tallest bar's top, and no
+    tick stands above it (matplotlib's margin drew the axis to 21 and ticked past 20)."""
+
+    def point(i: int, a: int) -> dict[str, Any]:
+        win = {"a": {"name": "Side A", "count": a}, "b": {"name": "Side B", "count": 20 - a}}
+        return {"point": i, "label": f"x={i}", "runs": 20, "done": 20, "failed": 0,
+                "win": win, "draw": {"count": 0}}  # fmt: skip
+
+    summary = {"study": {"name": "twenty"}, "points": [point(0, 12), point(1, 5)]}
+    drawn: list[Figure] = []
+    monkeypatch.setattr(results, "_save", lambda fig, path: drawn.append(fig) or path)
+    results._outcomes(summary, tmp_path / "outcomes.png")
+    (fig,) = drawn
+    fig.draw_without_rendering()
+    ax = fig.axes[0]
+    assert ax.get_ylim() == (0.0, 20.0)
+    shown = [t for t in ax.get_yticks() if 0 <= t <= ax.get_ylim()[1]]
+    assert max(shown) <= 20 and all(float(t).is_integer() for t in shown)

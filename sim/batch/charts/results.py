@@ -85,6 +85,8 @@ def _outcomes(summary: dict[str, Any], path: Path) -> Path:
     _point_axis(fig, ax, pts, factor_paths(summary))
     ax.set_ylabel("runs")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # runs are counts
+    if max(bottom) > 0:  # up to the tallest bar's runs: the margin drew 21 of 20 runs
+        ax.set_ylim(0, max(bottom))
     ax.set_title(
         wrap(f"Outcomes — {summary['study']['name']}", int(fig.get_figwidth() * 8)), loc="left"
     )
