@@ -7,7 +7,7 @@ default was chosen.  Scenarios set them under ``options:``.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, cast
 
 from pydantic import ConfigDict, Field
 
@@ -98,6 +98,24 @@ RULES_V7: dict[str, object] = {
 """The option whose default musket rules version 8 changed, at its version-7 value (the
 fitting set chose cavalry_vs_line 3): a replay fought under version 7 (or earlier) is read,
 fought again and written with it."""
+
+
+def _cover(terrain: str, arc: str) -> int:
+    """Option ``cover_<terrain>`` (ours): the terrain table's cover, left out at it."""
+    default = TERRAIN[terrain]["cover"]
+    what = terrain.replace("_", " ")
+    return cast(
+        int,
+        later_option(
+            default,
+            f"[ours] The cover (percent) of every hex of {what} whose terrain patch sets none, "
+            f"against fire and, with melee_cover, a charge{arc}: the terrain table's {default} "
+            "(rules-notes, Fire values) by default. Set it to change the cover of all a "
+            "scenario's " + what + "; a new rules version may change its default.",
+            ge=-100,
+            le=100,
+        ),
+    )
 
 
 class MusketOptions(ChangedDefaults):
@@ -546,37 +564,10 @@ class MusketOptions(ChangedDefaults):
         ge=-100,
         le=0,
     )
-    cover_woods: int = later_option(
-        TERRAIN["woods"]["cover"],
-        "[ours] The cover (percent) of a hex of woods, against fire and, with melee_cover, "
-        "a charge; the terrain table's value (rules-notes, Fire values) by default. A terrain "
-        "patch's own cover still wins on its hexes. Set it to change the cover of every "
-        "woods hex of a scenario; a new rules version may change its default.",
-        ge=-100,
-        le=100,
-    )
-    cover_stone_wall: int = later_option(
-        TERRAIN["stone_wall"]["cover"],
-        "[ours] The cover (percent) of a hex of stone wall (front only, with enfilade), as "
-        "cover_woods is the woods': the terrain table's -40 by default; a patch's own cover "
-        "still wins on its hexes.",
-        ge=-100,
-        le=100,
-    )
-    cover_breastworks: int = later_option(
-        TERRAIN["breastworks"]["cover"],
-        "[ours] The cover (percent) of a hex of breastworks, as cover_woods is the woods': the "
-        "terrain table's -30 by default; a patch's own cover still wins on its hexes.",
-        ge=-100,
-        le=100,
-    )
-    cover_fence: int = later_option(
-        TERRAIN["fence"]["cover"],
-        "[ours] The cover (percent) of a hex of fence, as cover_woods is the woods': the "
-        "terrain table's -20 by default; a patch's own cover still wins on its hexes.",
-        ge=-100,
-        le=100,
-    )
+    cover_woods: int = _cover("woods", "")
+    cover_stone_wall: int = _cover("stone_wall", " (from the front only, with enfilade)")
+    cover_breastworks: int = _cover("breastworks", " (from the front only, with enfilade)")
+    cover_fence: int = _cover("fence", " (from the front only, with enfilade)")
     cavalry_target_modifier: int = later_option(
         0,
         "[ours] Fire at a cavalry unit (infantry's and artillery's) gets this modifier, in "
