@@ -195,8 +195,11 @@ class Accept(BaseModel):
 
 
 def _num(x: float | None) -> str:
+    """A bound as written (``0.05``, ``13``), with thousands separators from a thousand up
+    (``1,515``), never ``1e+06``."""
     assert x is not None
-    return f"{x:g}"
+    text = f"{x:,g}"
+    return f"{x:,.0f}" if "e+" in text and math.isfinite(x) else text
 
 
 class MeasureSpec(BaseModel):

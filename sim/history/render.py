@@ -46,9 +46,12 @@ EDGE = 0.025
 
 
 def _num(x: float) -> str:
+    """Three significant figures (``0.0617``, ``10.5``); from a thousand up, the whole
+    number with thousands separators (``1,126``), never ``1.13e+03``."""
     if math.isnan(x):
         return "n/a"
-    return f"{x:.3g}"
+    text = f"{x:.3g}"
+    return f"{x:,.0f}" if "e+" in text and math.isfinite(x) else text
 
 
 def _record(r: Predictive | None) -> str:

@@ -682,3 +682,27 @@ def test_the_case_formats_optional_fields_are_those_the_docs_name() -> None:
     named = set(re.findall(r"`(\w+)`", sentence.split(" and, in a measure", 1)[0]))
     optional = {n for n, f in CaseFile.model_fields.items() if not f.is_required()}
     assert named == optional - {"scenario", "campaign"}
+
+
+def test_a_measure_in_the_thousands_reads_as_a_whole_number_with_separators(
+    tmp_path: Path,
+) -> None:
+    """Men lost as an amount (``share: false``): the estimate, its interval, the record and
+    the accepted range read ``1,056 [933, 1,180]``, ``1,126`` and ``800 – 1,515``, as ``run`` writes
+    men, never ``1.06e+03`` (three significant figures hid the record's 1,126)."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    text = CASE.format(id="men", scenario=SCENARIOS / "fort_wagner.yaml", least=0.0)
+    text += (
+        "  - id: union_men\n    label: Union men lost\n    kind: loss\n    side: usa\n"
+        "    unit: men\n    share: false\n    historical: 1126\n"
+        "    accept: {min: 800, max: 1515}\n    source: A test.\n"
+    )
+    (folder / "men.yaml").write_text(text)
+    result = invoke("history", "--suite", folder, "-q", "--allow-inconclusive")
+    row = next(line for line in result.stdout.splitlines() if "Union men lost" in line)
+    assert row.split()[3:] == [
+        "1,056", "[933,", "1,180]", "Student", "t", "1,126", "800", "–", "1,515", "pass",
+        "0.667", "[1]",
+    ]  # fmt: skip
+    assert "e+" not in result.stdout
