@@ -53,19 +53,26 @@ def _value(x: Any) -> str:
 def _num(x: float | None, digits: int = 3) -> str:
     if x is None or math.isnan(x):
         return "—"
-    return f"{x:.{digits}f}"
+    return f"{x:,.{digits}f}"
+
+
+def _bound(x: float) -> str:
+    """A target's value or bound as written (``0.9``, ``13``), with thousands separators
+    from a thousand up (``1,515``), never ``1e+06``."""
+    text = f"{x:,g}"
+    return f"{x:,.0f}" if "e+" in text else text
 
 
 def _goal_text(goal: Goal) -> str:
     if goal.range is not None:
         low, high = goal.range
         if low <= -MAGNITUDE:
-            return f"≤ {high:g}"
+            return f"≤ {_bound(high)}"
         if high >= MAGNITUDE:
-            return f"≥ {low:g}"
-        return f"{low:g} … {high:g}"
+            return f"≥ {_bound(low)}"
+        return f"{_bound(low)} … {_bound(high)}"
     assert goal.value is not None
-    return f"{goal.value:g}"
+    return _bound(goal.value)
 
 
 def status(goal: Goal, est: Estimate) -> str:

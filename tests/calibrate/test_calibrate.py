@@ -639,3 +639,28 @@ def test_an_editors_schema_line_is_pointed_at_its_file_from_the_output_folder(
     )
     url = f"{line}https://example.org/s.json\n"
     assert _schema_from(url, was, out) == url
+
+
+def test_a_target_in_the_thousands_reads_with_thousands_separators(tmp_path: Path) -> None:
+    """Men lost as a target: its range, estimate and interval read ``900 … 1,515`` and
+    ``989.000 [286.450, 1,691.550]``, as ``history`` and ``run`` write men, not
+    ``900 … 1515`` and ``1691.550``."""
+    data = {
+        "scenario": str(SCENARIOS / "fort_wagner.yaml"),
+        "seed": 718,
+        "replications": 3,
+        "trials": 1,
+        "factors": [{"path": "map.terrain.0.cover", "range": [-50, -20], "type": "int"}],
+        "targets": [{"measure": "losses.usa.men", "range": [900, 1515]}],
+        "outputs": {"plots": False},
+    }
+    path = tmp_path / "men.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    result = invoke("calibrate", path, "-o", tmp_path / "out", "--jobs", "1", "-q")
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.stdout.splitlines() if "losses.usa.men" in line)
+    assert row.split()[1:17] == [
+        "history", "900", "…", "1,515", "start", "989.000", "[286.450,", "1,691.550]",
+        "best", "989.000", "[286.450,", "1,691.550]", "fresh", "1,189.333", "[917.921,",
+        "1,460.746]",
+    ]  # fmt: skip
