@@ -223,3 +223,53 @@ def test_a_value_refused_at_a_path_through_ids_names_the_flag_as_typed(
     does a path of keys (it named the field by its indexes, ``sides.1.units.2.strength: … (after
     --set sides.csa.units.phil.strength)``)."""
     assert _refused(tmp_path, given) == f"{STONE_WALL}: --set {given.partition('=')[0]}: {said}"
+
+
+def test_a_calibrations_patch_is_fought_as_its_fields_set(tmp_path: Path) -> None:
+    """``--patch DIR/patch.yaml`` (calibrate's best point, ``field.path: value`` a line, its
+    comments too) fights the battle those fields set with ``--set`` give, byte for byte: the
+    patch of a fit on history cases, which has no ``calibrated.yaml``, can be applied."""
+    patch = tmp_path / "patch.yaml"
+    patch.write_text(
+        "# battlesim calibrate fit.yaml: the best point (trial 7, objective 0.006).\n"
+        "map.terrain.0.cover: -20\nsides.usa.break_losses: 0.5784646632163474\n",
+        encoding="utf-8",
+    )
+    fort = SCENARIOS / "fort_wagner.yaml"
+    by_patch = invoke("run", fort, "--patch", patch, "-o", tmp_path / "p.jsonl")
+    assert by_patch.exit_code == 0, by_patch.output
+    by_set = invoke(
+        "run", fort, "--set", "map.terrain.0.cover=-20",
+        "--set", "sides.usa.break_losses=0.5784646632163474", "-o", tmp_path / "s.jsonl",
+    )  # fmt: skip
+    assert by_set.exit_code == 0, by_set.output
+    assert (tmp_path / "p.jsonl").read_bytes() == (tmp_path / "s.jsonl").read_bytes()
+    # with --set beside it, each field still once
+    both = invoke("run", fort, "--patch", patch, "--set", "options.fire_scale=1.5")
+    assert both.exit_code == 0, both.output
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "- map.terrain.0.cover\n",
+            "{p}: not a patch: write one field.path: value a line, as calibrate's patch.yaml does",
+        ),
+        ("a: [1\n", "{p}:2: not YAML: expected ',' or ']', but got '<stream end>'"),
+        (
+            "map.terain.0.cover: -20\n",
+            "{s}: --set map.terain.0.cover: no field 'terain' in map; did you mean 'map.terrain'?",
+        ),
+    ],
+)  # fmt: skip
+def test_a_patch_that_cannot_be_applied_is_one_line_and_exit_2(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    patch = tmp_path / "patch.yaml"
+    patch.write_text(text, encoding="utf-8")
+    fort = SCENARIOS / "fort_wagner.yaml"
+    result = invoke("run", fort, "--patch", patch, "-o", tmp_path / "p.jsonl")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [message.format(p=patch, s=fort)]
+    assert not (tmp_path / "p.jsonl").exists()

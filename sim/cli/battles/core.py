@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import asdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -36,6 +36,14 @@ if TYPE_CHECKING:
     "(options.rout_contagion=1, sides.csa.units.phil.strength=900, "
     "map.terrain.0.cover=-20). Repeatable; the replay holds the scenario as fought.",
 )
+@click.option(
+    "--patch",
+    type=click.Path(dir_okay=False),
+    callback=common.readable_file,
+    metavar="PATCH.yaml",
+    help="Set each field a calibration's patch.yaml names (field.path: value, one a "
+    "line), as --set does: with --set beside it, each field once.",
+)
 @common.json_option()
 def run(
     scenario: str,
@@ -43,6 +51,7 @@ def run(
     out: str | None,
     force: bool,
     sets: tuple[str, ...],
+    patch: str | None,
     as_json: bool,
 ) -> None:
     """Fight SCENARIO headless, write its replay, print the outcome.
@@ -50,6 +59,7 @@ def run(
     A battlesim replay already at --out (of this battle or another, edited or
     not) is replaced; any other file only with --force. With --set, the
     scenario is fought with those fields changed; the file is not touched.
+    --patch sets the fields of a calibration's DIR/patch.yaml so.
 
     \b
     Examples:
@@ -71,9 +81,10 @@ def run(
         except ForkError as exc:  # named as a value the scenario refuses is: file, then flag
             click.echo(f"{scenario}: {exc}", err=True)
             sys.exit(2)
+    given: list[tuple[str, object] | str] = [*(_patch(patch) if patch else []), *sets]
     try:
         # as typed, read by run as here: a number refused where text goes is quoted as typed
-        result = api.run(scenario, seed=seed, out=out, force=force, sets=sets)
+        result = api.run(scenario, seed=seed, out=out, force=force, sets=given)
     except api.ScenarioError as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)
@@ -96,6 +107,37 @@ def run(
     for line in result.summary:
         common.say(f"  {line}")
     common.say(f"Replay: {result.replay} ({result.events} events)")
+
+
+def _refuse(message: str) -> NoReturn:
+    """A patch file refused as a scenario's problems are: ``file:line: message``, exit 2."""
+    click.echo(message, err=True)
+    sys.exit(2)
+
+
+def _patch(path: str) -> list[tuple[str, object]]:
+    """The ``(field path, value)`` pairs of a calibration's ``patch.yaml`` (``field.path:
+    value`` a line); a file that is not YAML, or not such a mapping, is one line, exit 2."""
+    from pathlib import Path
+
+    import yaml
+
+    from sim.cli.errors import describe
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8-sig"))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{path}:{mark.line + 1}" if mark is not None else path
+        _refuse(f"{where}: not YAML: {exc.problem or exc.context}")
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        _refuse(f"{path}: cannot read it: {describe(exc)}")
+    if not isinstance(data, dict) or not data or not all(isinstance(k, str) for k in data):
+        _refuse(
+            f"{path}: not a patch: write one field.path: value a line, as calibrate's "
+            "patch.yaml does"
+        )
+    return list(data.items())
 
 
 def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:

@@ -68,7 +68,9 @@ def calibrate(
     and on fresh seeds with its 95 % interval (met: the whole interval in
     range; missed: wholly outside; unsure: across an end), and the best
     --refight points on fresh seeds; writes DIR/patch.yaml, DIR/calibrated.yaml
-    (for a scenario), DIR/trials.jsonl and DIR/search.png. Needs the study
+    (for a scenario), DIR/trials.jsonl and DIR/search.png (battlesim run
+    SCENARIO --patch DIR/patch.yaml fights a scenario with the best point
+    set, a history case's too). Needs the study
     extra: pip install 'battlesim[study]'.
     See docs/calibrate.md.
 
