@@ -256,7 +256,11 @@ def test_a_calibrations_patch_is_fought_as_its_fields_set(tmp_path: Path) -> Non
             "- map.terrain.0.cover\n",
             "{p}: not a patch: write one field.path: value a line, as calibrate's patch.yaml does",
         ),
-        ("a: [1\n", "{p}:2: not YAML: expected ',' or ']', but got '<stream end>'"),
+        (
+            "a: [1\n",
+            "{p}:2: not valid YAML: while parsing a flow sequence (line 1), expected ',' or "
+            "']', but got '<stream end>'",
+        ),
         (
             "map.terain.0.cover: -20\n",
             "{s}: --set map.terain.0.cover: no field 'terain' in map; did you mean 'map.terrain'?",

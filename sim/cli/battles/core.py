@@ -117,21 +117,15 @@ def _refuse(message: str) -> NoReturn:
 
 def _patch(path: str) -> list[tuple[str, object]]:
     """The ``(field path, value)`` pairs of a calibration's ``patch.yaml`` (``field.path:
-    value`` a line); a file that is not YAML, or not such a mapping, is one line, exit 2."""
-    from pathlib import Path
-
-    import yaml
-
-    from sim.cli.errors import describe
+    value`` a line), read as safely as a scenario is (:func:`~sim.scenario.load.read_yaml`:
+    its size, nesting, alias and tag limits); a file that is not YAML, or not such a
+    mapping, is one line, exit 2."""
+    from sim.scenario.load import ScenarioError, read_yaml
 
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8-sig"))
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{path}:{mark.line + 1}" if mark is not None else path
-        _refuse(f"{where}: not YAML: {exc.problem or exc.context}")
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        _refuse(f"{path}: cannot read it: {describe(exc)}")
+        data, _ = read_yaml(path)
+    except ScenarioError as exc:
+        _refuse(str(exc.problems[0]) if exc.problems else f"{path}: not YAML")
     if not isinstance(data, dict) or not data or not all(isinstance(k, str) for k in data):
         _refuse(
             f"{path}: not a patch: write one field.path: value a line, as calibrate's "
