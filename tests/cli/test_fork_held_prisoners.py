@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sim import api
 from sim.replay import lineage
-from sim.rulesets.musket.model.events import MoraleTested
+from sim.rulesets.musket.model.events import Meleed, MoraleTested
 from tests.forge import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,4 +67,46 @@ def test_a_check_that_still_routs_keeps_its_prisoners() -> None:
     too_many = lineage.with_fields(check, {"prisoners": unit.strength + 1})
     assert lineage.audit_problem(loaded, too_many) == (
         f"61l gives up {unit.strength + 1} prisoners, more than the {unit.strength} men it has"
+    )
+
+
+CHANCELLORSVILLE = ROOT / "replays" / "chancellorsville-s1863.jsonl"
+MELEE = 55
+"""Cobb's Legion charges the 69th New York: routed, 24 men taken prisoner."""
+
+
+def test_a_negative_count_of_men_taken_is_refused(tmp_path: Path) -> None:
+    """A negative ``prisoners`` or ``pursuit_losses`` gave the unit men it never had: the
+    69th New York's fork with ``prisoners=-50`` ended at 146 of its 141 men, -5 lost, and
+    ``verify`` called it lawful. Each is refused, naming the field, and nothing written."""
+    melee = api.load_replay(CHANCELLORSVILLE).event(MELEE)
+    assert isinstance(melee, Meleed)
+    assert (melee.target, melee.prisoners) == ("69ny", 24)
+    out = tmp_path / "f.jsonl"
+    for at, source, field, value, kind in (
+        (MELEE, CHANCELLORSVILLE, "prisoners", -50, "meleed"),
+        (MELEE, CHANCELLORSVILLE, "pursuit_losses", -50, "meleed"),
+        (CHECK, QUATRE_BRAS, "prisoners", -5, "morale_tested"),
+    ):
+        change = f"{field}={value}"
+        result = invoke("fork", str(source), "--at", str(at), "--set", change, "--out", str(out))
+        assert [result.exit_code, result.stdout, result.stderr] == [
+            2,
+            "",
+            f"battlesim: error: --set {change}: the rules could not make musket.{kind} "
+            f"(seq {at}) so: {field} cannot be negative ({value}): it counts men (guns, for a "
+            "battery) lost\n",
+        ]
+        assert not out.exists()
+
+
+def test_the_audit_that_verify_runs_refuses_a_negative_count(
+    tmp_path: Path,
+) -> None:
+    """A fork an older battlesim wrote with one is no lawful battle: the audit, which
+    ``verify`` runs on every event, says why."""
+    loaded = api.load_replay(CHANCELLORSVILLE)
+    negative = lineage.with_fields(loaded.event(MELEE), {"prisoners": -50})
+    assert lineage.audit_problem(loaded, negative) == (
+        "prisoners cannot be negative (-50): it counts men (guns, for a battery) lost"
     )

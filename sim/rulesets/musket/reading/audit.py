@@ -147,6 +147,8 @@ def _prisoners(state: BattleState, e: MoraleTested) -> str | None:
     check hold gives them back (``prisoners=0``)."""
     if not e.prisoners:
         return None
+    if e.prisoners < 0:
+        return _negative("prisoners", e.prisoners)
     unit = state.units[e.unit]
     if not e.after == "routed" != e.before:
         return (
@@ -159,6 +161,20 @@ def _prisoners(state: BattleState, e: MoraleTested) -> str | None:
             f"{e.unit} gives up {count(e.prisoners, 'prisoner')}, more than the "
             f"{unit.strength} {men} it has"
         )
+    return None
+
+
+def _negative(field: str, value: int) -> str:
+    """A count of men (guns) an event says a unit lost that is below 0: the state would take
+    a negative loss, giving the unit men it never had (``state.py:_pursued``)."""
+    return f"{field} cannot be negative ({value}): it counts men (guns, for a battery) lost"
+
+
+def _melee_counts(e: Meleed) -> str | None:
+    """A melee's ``pursuit_losses`` and ``prisoners`` are counts: 0 or more."""
+    for field, value in (("pursuit_losses", e.pursuit_losses), ("prisoners", e.prisoners)):
+        if value < 0:
+            return _negative(field, value)
     return None
 
 
@@ -386,8 +402,9 @@ def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | 
     battle or routed, or on a unit out of it or of its own side; a charge on its own side;
     a defender's stand test not due, not of its value, or failed with the melee not fought
     against it routed (:func:`_stand_lawful`: its roll and verdict are dice); fatigue from a
-    loss that draws none, or a morale check from a loss of 0 (:func:`_zero_loss`); a winner
-    the battle does not give."""
+    loss that draws none, or a morale check from a loss of 0 (:func:`_zero_loss`); a negative
+    count of men taken (a melee's ``pursuit_losses`` or ``prisoners``, a check's
+    ``prisoners``); a winner the battle does not give."""
     match event:
         case Fired():
             firer, target = state.units[event.unit], state.units[event.target]
@@ -401,6 +418,7 @@ def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | 
                 return f"{event.winner} is named the melee's winner, but did not fight in it"
             return (
                 _foes(state, event, "charged")
+                or _melee_counts(event)
                 or _stand_lawful(sc, state, event)
                 or _zero_loss(sc, state.units[event.unit], event.attacker_losses, "attacker_losses")
                 or _zero_loss(
