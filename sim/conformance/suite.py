@@ -153,7 +153,7 @@ def scenarios_for(
     for given in map(Path, extra):
         if given.is_dir():
             raise SuiteInputError(f"--scenario {given}: a folder, not a scenario file")
-        if not given.is_file():
+        if not given.exists():  # a FIFO or a device is there: read_yaml names it below
             raise SuiteInputError(f"--scenario {given}: {missing(given)}")
         key = _ruleset_key(given, "--scenario ")
         if key is None:  # a campaign, a study, a case: said as every command says it

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -189,6 +190,21 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None
     ids = ", ".join(r.id for r in REQUIREMENTS)
     expected = "battlesim: error: " + message.format(installed=installed, root=ROOT, ids=ids)
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", expected + "\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_or_a_device_as_scenario_is_said_as_run_says_it(tmp_path: Path) -> None:
+    """A --scenario that exists but is no regular file is named for what it is, as ``run``
+    says it: it said "no such file" of a FIFO that was there, and of /dev/null."""
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    for given, what in ((fifo, "a FIFO (named pipe)"), (Path(os.devnull), "a device")):
+        result = _check("pips", "--scenario", str(given))
+        assert (result.exit_code, result.stdout, result.stderr) == (
+            2,
+            "",
+            f"battlesim: error: --scenario {given}: {what}, not a regular file\n",
+        )
 
 
 @pytest.mark.parametrize(
