@@ -110,3 +110,60 @@ def test_the_audit_that_verify_runs_refuses_a_negative_count(
     assert lineage.audit_problem(loaded, negative) == (
         "prisoners cannot be negative (-50): it counts men (guns, for a battery) lost"
     )
+
+
+def _left(loaded: api.LoadedReplay) -> int:
+    """The 69th New York's men after the melee's casualties: its strength before the
+    melee less the casualties the melee event records for it."""
+    melee = loaded.event(MELEE)
+    assert isinstance(melee, Meleed)
+    return loaded.after(MELEE - 1).units["69ny"].strength - melee.defender_losses.casualties
+
+
+def test_more_men_taken_than_the_loser_has_left_is_refused(tmp_path: Path) -> None:
+    """``prisoners=99999`` (or ``pursuit_losses``) on a melee was taken as the loser's
+    whole strength, the narrative said 99999 and ``verify`` called the fork lawful: the
+    two together may not pass the men the loser has after its melee casualties (96)."""
+    loaded = api.load_replay(CHANCELLORSVILLE)
+    left = _left(loaded)
+    assert left == 104 - 8
+    out = tmp_path / "f.jsonl"
+    for changes, taken in (
+        (["prisoners=99999"], "99999 prisoners"),
+        (["pursuit_losses=99999"], "99999 men to the pursuit and 24 prisoners"),
+        ([f"prisoners={left + 1}"], f"{left + 1} prisoners"),
+        ([f"pursuit_losses={left - 23}"], f"{left - 23} men to the pursuit and 24 prisoners"),
+    ):
+        sets = [a for c in changes for a in ("--set", c)]
+        result = invoke("fork", str(CHANCELLORSVILLE), "--at", str(MELEE), *sets, "--out", str(out))
+        assert [result.exit_code, result.stdout, result.stderr] == [
+            2,
+            "",
+            f"battlesim: error: --set {', '.join(changes)}: the rules could not make "
+            f"musket.meleed (seq {MELEE}) so: 69ny gives up {taken}, more than the {left} men "
+            "it has after losing 8 in the melee\n",
+        ]
+        assert not out.exists()
+
+
+def test_every_man_left_may_be_taken(tmp_path: Path) -> None:
+    """The bound is what the rules can take: all the loser has left, as pursuit and
+    prisoners together, forks and verifies."""
+    left = _left(api.load_replay(CHANCELLORSVILLE))
+    for i, change in enumerate((f"prisoners={left}", f"pursuit_losses={left - 24}")):
+        out = tmp_path / f"f{i}.jsonl"
+        result = invoke(
+            "fork", str(CHANCELLORSVILLE), "--at", str(MELEE), "--set", change, "--out", str(out)
+        )
+        assert result.exit_code == 0, result.stderr
+        assert api.verify_replay(out).ok
+
+
+def test_the_audit_that_verify_runs_refuses_more_men_than_are_left() -> None:
+    """A fork an older battlesim wrote with such a count fails ``verify``: the audit it
+    runs on every event says why."""
+    loaded = api.load_replay(CHANCELLORSVILLE)
+    taken = lineage.with_fields(loaded.event(MELEE), {"prisoners": 99999})
+    assert lineage.audit_problem(loaded, taken) == (
+        "69ny gives up 99999 prisoners, more than the 96 men it has after losing 8 in the melee"
+    )

@@ -170,12 +170,31 @@ def _negative(field: str, value: int) -> str:
     return f"{field} cannot be negative ({value}): it counts men (guns, for a battery) lost"
 
 
-def _melee_counts(e: Meleed) -> str | None:
-    """A melee's ``pursuit_losses`` and ``prisoners`` are counts: 0 or more."""
+def _melee_counts(state: BattleState, e: Meleed) -> str | None:
+    """A melee's ``pursuit_losses`` and ``prisoners`` are counts: 0 or more, and together
+    never more than the loser has left after its melee casualties, whatever the dice: the
+    pursuit takes at most what is left, the rout's prisoners at most what the pursuit
+    leaves (``rules/melee.py:decide_melee``, ``pursuit_loss``, ``rout_prisoners``), and of
+    the pursuit's men those taken prisoner are counted with the rout's."""
     for field, value in (("pursuit_losses", e.pursuit_losses), ("prisoners", e.prisoners)):
         if value < 0:
             return _negative(field, value)
-    return None
+    loser = state.units[e.target if e.winner == e.unit else e.unit]
+    losses = e.defender_losses if loser.id == e.target else e.attacker_losses
+    guns = loser.kind == "artillery"
+    lost = losses.guns_lost if guns else losses.casualties
+    left = max(0, loser.strength - lost)
+    if e.pursuit_losses + e.prisoners <= left:
+        return None
+    unit = "gun" if guns else "man"
+    taken = [
+        *([f"{count(e.pursuit_losses, unit, 'men')} to the pursuit"] if e.pursuit_losses else []),
+        *([count(e.prisoners, "prisoner")] if e.prisoners else []),
+    ]
+    return (
+        f"{loser.id} gives up {' and '.join(taken)}, more than the {count(left, unit, 'men')} "
+        f"it has after losing {lost} in the melee"
+    )
 
 
 def _contagion(sc: MusketScenario, state: BattleState, e: MoraleTested) -> str | None:
@@ -404,7 +423,8 @@ def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | 
     against it routed (:func:`_stand_lawful`: its roll and verdict are dice); fatigue from a
     loss that draws none, or a morale check from a loss of 0 (:func:`_zero_loss`); a negative
     count of men taken (a melee's ``pursuit_losses`` or ``prisoners``, a check's
-    ``prisoners``); a winner the battle does not give."""
+    ``prisoners``), or more than the unit has (a melee's loser, after its casualties); a
+    winner the battle does not give."""
     match event:
         case Fired():
             firer, target = state.units[event.unit], state.units[event.target]
@@ -418,7 +438,7 @@ def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | 
                 return f"{event.winner} is named the melee's winner, but did not fight in it"
             return (
                 _foes(state, event, "charged")
-                or _melee_counts(event)
+                or _melee_counts(state, event)
                 or _stand_lawful(sc, state, event)
                 or _zero_loss(sc, state.units[event.unit], event.attacker_losses, "attacker_losses")
                 or _zero_loss(
