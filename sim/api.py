@@ -157,6 +157,7 @@ def run(
     *,
     force: bool = False,
     sets: Mapping[str, Any] | Iterable[tuple[str, Any] | str] = (),
+    origins: Mapping[int, tuple[str, int]] | None = None,
 ) -> RunResult:
     """Validate a scenario, fight it and write its replay.
 
@@ -174,6 +175,9 @@ def run(
             out at its default included. The scenario with them set is validated as the
             file is, and the replay's header holds it, so the replay is whole without the
             file: ``verify``, ``show`` and ``diff`` read the battle that was fought.
+        origins: the file and line a pair of ``sets`` was read from, by its place in
+            ``sets`` (``run --patch``): a refusal of it names that place (``patch.yaml:1:
+            map.terain.0.cover: no field …``), not ``--set``.
 
     Raises:
         ValueProblem: ``seed`` is not a whole number from 0 to 2⁶³ − 1 (a
@@ -200,7 +204,7 @@ def run(
     pairs, texts = _set_pairs(sets)
     ruleset, scenario = load_scenario(scenario_path)
     if pairs:
-        ruleset, scenario = _with_sets(scenario_path, pairs, texts)
+        ruleset, scenario = _with_sets(scenario_path, pairs, texts, origins or {})
     s = _seed_of(scenario, seed)
     path = Path(out) if out is not None else default_replay_path(scenario_path, s)
     if path.resolve() == Path(scenario_path).resolve():
@@ -263,10 +267,15 @@ def _set_pairs(sets: object) -> tuple[list[tuple[str, Any]], dict[str, str]]:
 
 
 def _with_sets(
-    scenario_path: str | Path, sets: list[tuple[str, Any]], texts: Mapping[str, str]
+    scenario_path: str | Path,
+    sets: list[tuple[str, Any]],
+    texts: Mapping[str, str],
+    origins: Mapping[int, tuple[str, int]],
 ) -> tuple[Any, Any]:
     """The scenario at ``scenario_path`` with each field of ``sets`` set (:func:`run`);
-    ``texts``: a number's text as typed, by path (``08``), which a refusal quotes.
+    ``texts``: a number's text as typed, by path (``08``), which a refusal quotes;
+    ``origins``: the file and line a pair was read from (a patch), by its place in ``sets``,
+    which a refusal names.
 
     Raises:
         ScenarioError: a path that leads to no field (naming the nearest), two paths
@@ -285,24 +294,37 @@ def _with_sets(
     from sim.scenario.values import for_the_shell  # noqa: PLC0415
 
     source = str(scenario_path)
-    for field_path, _ in sets:
+
+    def refused(i: int, problem: str) -> ScenarioError:
+        """``problem`` of the i-th path, at the patch line it was read from or as ``--set``."""
+        field_path = sets[i][0]
+        if i in origins:
+            file, line = origins[i]
+            return ScenarioError([Located(file, line, "", f"{field_path}: {problem}")])
+        return ScenarioError([Located(source, 0, "", f"--set {field_path}: {problem}")])
+
+    def named(i: int) -> str:
+        """The i-th path as a refusal names another: ``--set`` as typed, or its patch line."""
+        if i in origins:
+            file, line = origins[i]
+            return f"{sets[i][0]} ({file}:{line})"
+        return f"--set {sets[i][0]}"
+
+    for i, (field_path, _) in enumerate(sets):
         # a campaign battle's path (battles.…) is no scenario's: refused as leading nowhere
         why = None if "." in field_path else unsettable(field_path)
         if why is not None:
-            problem = f"--set {field_path}: {why}"
-            raise ScenarioError([Located(source, 0, "", problem)])
+            raise refused(i, why)
     target = load_target(scenario_path)
     fields: list[tuple[str | int, ...] | str] = []
-    for field_path, _ in sets:
+    for i, (field_path, _) in enumerate(sets):
         try:
             fields.append(resolve_path(target.data, field_path, target.filled()))
         except PathError as exc:
-            raise ScenarioError([Located(source, 0, "", f"--set {field_path}: {exc}")]) from None
+            raise refused(i, str(exc)) from None
     clash = overlap(fields)
     if clash is not None:
-        later, earlier = sets[clash[0]][0], sets[clash[1]][0]
-        problem = f"--set {later}: sets what --set {earlier} sets; give each field once"
-        raise ScenarioError([Located(source, 0, "", problem)])
+        raise refused(clash[0], f"sets what {named(clash[1])} sets; give each field once")
     written = Lines()  # no lines (a flag has none); each number as typed: 08, not 8
     for keys, (field_path, _) in zip(fields, sets, strict=True):
         if field_path in texts and isinstance(keys, tuple):
@@ -313,16 +335,20 @@ def _with_sets(
         typed = [field_path for field_path, _ in sets]
         # a problem names its field by indexes (sides.1.units.2.strength): the flag as typed
         as_typed = {".".join(map(str, f)): t for f, t in zip(fields, typed, strict=True)}
+        place = {".".join(map(str, f)): i for i, f in enumerate(fields)}
         given = dict(sets)
+        after = ", ".join(named(i) for i in range(len(sets)))
         problems = [
-            Located(
+            Located(*origins[place[p.field]], as_typed[p.field], p.message)
+            if place.get(p.field) in origins
+            else Located(
                 p.file,
                 0,
                 f"--set {as_typed[p.field]}",
                 for_the_shell(p.message, f"--set {as_typed[p.field]}", given[as_typed[p.field]]),
             )
             if p.field in as_typed
-            else Located(p.file, 0, p.field, f"{p.message} (after --set {', --set '.join(typed)})")
+            else Located(p.file, 0, p.field, f"{p.message} (after {after})")
             for p in exc.problems
         ]
         raise ScenarioError(problems) from None

@@ -263,7 +263,21 @@ def test_a_calibrations_patch_is_fought_as_its_fields_set(tmp_path: Path) -> Non
         ),
         (
             "map.terain.0.cover: -20\n",
-            "{s}: --set map.terain.0.cover: no field 'terain' in map; did you mean 'map.terrain'?",
+            "{p}:1: map.terain.0.cover: no field 'terain' in map; did you mean 'map.terrain'?",
+        ),
+        (
+            "# the best point\noptions.fire_scale: 1.5\nmap.terain.0.cover: -20\n",
+            "{p}:3: map.terain.0.cover: no field 'terain' in map; did you mean 'map.terrain'?",
+        ),
+        (
+            "options.fire_scale: 1.5\nsides.usa.units.0.strength: -3\n",
+            "{p}:2: sides.usa.units.0.strength: -3 is less than 1, the least it may be",
+        ),
+        (
+            "ruleset: becmi\n",
+            "{p}:1: ruleset: a scenario's ruleset cannot be set: it decides what every other "
+            "field of the file is (a battle of another ruleset is another file: battlesim new "
+            "RULESET NAME.yaml)",
         ),
     ],
 )  # fmt: skip
@@ -277,3 +291,28 @@ def test_a_patch_that_cannot_be_applied_is_one_line_and_exit_2(
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [message.format(p=patch, s=fort)]
     assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_a_set_beside_a_patch_is_named_as_typed_and_the_patch_by_its_line(
+    tmp_path: Path,
+) -> None:
+    """A field in both is refused at the ``--set`` (the later), naming the patch's line it
+    sets again; a ``--set`` beside a patch is still named as typed."""
+    patch = tmp_path / "patch.yaml"
+    patch.write_text("map.terrain.0.cover: -20\noptions.fire_scale: 1.5\n", encoding="utf-8")
+    fort = SCENARIOS / "fort_wagner.yaml"
+    for given, message in (
+        (
+            "options.fire_scale=2",
+            f"{fort}: --set options.fire_scale: sets what options.fire_scale ({patch}:2) sets; "
+            "give each field once",
+        ),
+        (
+            "map.terain.0.cover=1",
+            f"{fort}: --set map.terain.0.cover: no field 'terain' in map; did you mean "
+            "'map.terrain'?",
+        ),
+    ):
+        result = invoke("run", fort, "--patch", patch, "--set", given, "-o", tmp_path / "p.jsonl")
+        assert [result.exit_code, result.stderr.splitlines()] == [2, [message]]
+        assert not (tmp_path / "p.jsonl").exists()

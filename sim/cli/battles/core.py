@@ -81,10 +81,11 @@ def run(
         except ForkError as exc:  # named as a value the scenario refuses is: file, then flag
             click.echo(f"{scenario}: {exc}", err=True)
             sys.exit(2)
-    given: list[tuple[str, object] | str] = [*(_patch(patch) if patch else []), *sets]
+    patched, origins = _patch(patch) if patch else ([], {})
+    given: list[tuple[str, object] | str] = [*patched, *sets]
     try:
         # as typed, read by run as here: a number refused where text goes is quoted as typed
-        result = api.run(scenario, seed=seed, out=out, force=force, sets=given)
+        result = api.run(scenario, seed=seed, out=out, force=force, sets=given, origins=origins)
     except api.ScenarioError as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)
@@ -115,15 +116,16 @@ def _refuse(message: str) -> NoReturn:
     sys.exit(2)
 
 
-def _patch(path: str) -> list[tuple[str, object]]:
+def _patch(path: str) -> tuple[list[tuple[str, object]], dict[int, tuple[str, int]]]:
     """The ``(field path, value)`` pairs of a calibration's ``patch.yaml`` (``field.path:
     value`` a line), read as safely as a scenario is (:func:`~sim.scenario.load.read_yaml`:
-    its size, nesting, alias and tag limits); a file that is not YAML, or not such a
-    mapping, is one line, exit 2."""
+    its size, nesting, alias and tag limits), and beside them the file and line of each, by
+    place, for a refusal that names them; a file that is not YAML, or not such a mapping, is
+    one line, exit 2."""
     from sim.scenario.load import ScenarioError, read_yaml
 
     try:
-        data, _ = read_yaml(path)
+        data, lines = read_yaml(path)
     except ScenarioError as exc:
         _refuse(str(exc.problems[0]) if exc.problems else f"{path}: not YAML")
     if not isinstance(data, dict) or not data or not all(isinstance(k, str) for k in data):
@@ -131,7 +133,7 @@ def _patch(path: str) -> list[tuple[str, object]]:
             f"{path}: not a patch: write one field.path: value a line, as calibrate's "
             "patch.yaml does"
         )
-    return list(data.items())
+    return list(data.items()), {i: (path, lines.get((k,), 0)) for i, k in enumerate(data)}
 
 
 def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:
