@@ -32,7 +32,13 @@ from sim.contract.parts import bounds_of, fields_of, outs_of
 from sim.replay import analysis, lineage
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.replay.header import file_label, fought_under, make_header
-from sim.scenario.values import ValueProblem, check_name, for_the_shell, parse_value
+from sim.scenario.values import (
+    ValueProblem,
+    check_name,
+    for_the_shell,
+    parse_value,
+    shown_typed,
+)
 from sim.text.suggest import did_you_mean, known
 
 __all__ = ["FIXED", "ForkError", "Forked", "fork", "fork_battle", "parse_assignment"]
@@ -64,7 +70,7 @@ def parse_assignment(text: str) -> tuple[str, Any]:
         value = parse_value(raw) if raw.strip() else ""
     except ValueProblem as exc:
         said = for_the_shell(str(exc), f"--set {field}", raw)  # typed in a shell, not a file
-        raise ForkError(f"--set {text!r}: {said}") from None
+        raise ForkError(f"--set {shown_typed(text)}: {said}") from None
     if isinstance(value, dict):
         raise ForkError(f"--set {text!r}: set one field at a time, not a mapping")
     return field, value

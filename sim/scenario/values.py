@@ -43,6 +43,7 @@ __all__ = [
     "for_the_shell",
     "parse_value",
     "seed_from_text",
+    "shown_typed",
     "turn_number",
     "typed_number",
     "whole",
@@ -80,6 +81,13 @@ def parse_value(text: str) -> Any:
         raise ValueProblem(exc.problems[0].message) from None
     _check_range(value)
     return value
+
+
+def shown_typed(text: str) -> str:
+    """``text`` typed on a command line, quoted as an error line echoes it: whole up to 60
+    characters, else its start and its length (``'99999…... (100000 characters)'``), so a
+    huge value's error stays one readable line (``--set``, ``--sweep``)."""
+    return repr(text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)")
 
 
 def typed_number(text: str) -> str | None:

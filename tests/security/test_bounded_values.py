@@ -125,3 +125,22 @@ def test_a_control_character_in_a_set_path_is_refused_before_writing(tmp_path: P
         "and tab)\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("9" * 100_000, "a 100000-digit number is out of range"),
+        ("[" * 50_000, f"too large: more than {MAX_VALUES} values"),
+    ],
+)
+def test_a_huge_set_value_is_echoed_by_its_start_and_length(value: str, said: str) -> None:
+    """``run --set`` and ``fork --set`` of a 100,000-digit number or 50,000 ``[`` echoed the
+    whole value in their one-line error (50-100 KB); as ``--sweep`` does, the line now
+    shows the first 40 characters typed and how many there were."""
+    change = f"passed={value}"
+    shown = f"'{change[:40]}... ({len(change)} characters)'"
+    run = invoke("run", str(BRAWL), "--set", change)
+    fork = invoke("fork", str(GOLDEN), "--at", CHECK, "--set", change)
+    assert [run.exit_code, run.stderr] == [2, f"{BRAWL}: --set {shown}: {said}\n"]
+    assert [fork.exit_code, fork.stderr] == [2, f"battlesim: error: --set {shown}: {said}\n"]

@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from sim.scenario.values import ValueProblem, for_the_shell, parse_value
+from sim.scenario.values import ValueProblem, for_the_shell, parse_value, shown_typed
 from sim.text.grammar import count
 from sim.text.suggest import close_names
 
@@ -304,7 +304,7 @@ def parse_values(text: str, where: str) -> list[Any]:
         try:
             value = parse_value(item)
         except ValueProblem as exc:
-            shown = item if len(item) <= 60 else f"{item[:40]}... ({len(item)} characters)"
-            raise PathError(f"{where}: {shown!r}: {for_the_shell(str(exc), where, item)}") from None
+            said = for_the_shell(str(exc), where, item)
+            raise PathError(f"{where}: {shown_typed(item)}: {said}") from None
         values.append(value)
     return values
