@@ -255,6 +255,9 @@ def format_result(
         f"(common random numbers; {sampler_name(spec)}, seed {spec.seed}"
         f"{'; objective: verdicts' if spec.objective == 'verdicts' else ''})"
     ]
+    if spec.cases is not None:  # what a history fit was fitted on: its cases, by split
+        split = "; ".join(f"{s}: {', '.join(ids)}" for s, ids in spec.cases.by_split().items())
+        lines.append(f"Fitted on {count(len(spec.cases.ids), 'history case')}, {split}")
     if search.repeats or search.exhausted:
         were = "was" if search.repeats == 1 else "were"
         note = (

@@ -130,6 +130,10 @@ class Cases(Protocol):
         """Everything about the cases that changes a result (what ``--resume`` matches)."""
         ...
 
+    def by_split(self) -> dict[str, tuple[str, ...]]:
+        """The cases' ids by their split (``fitting``, ``held_out``), fitting first."""
+        ...
+
     def goals(self) -> tuple[tuple[Goal, ...], tuple[Measure, ...]]:
         """Every case's measures as targets, in order."""
         ...

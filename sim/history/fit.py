@@ -77,6 +77,11 @@ class HistoryCases:
                 measures.append(Measure(name, kind, "history", (case.id, m.id)))
         return tuple(goals), tuple(measures)
 
+    def by_split(self) -> dict[str, tuple[str, ...]]:
+        splits = ("fitting", "held_out")
+        found = {s: tuple(c.id for c in self.cases if c.spec.split == s) for s in splits}
+        return {s: ids for s, ids in found.items() if ids}
+
     def without(self, case_id: str) -> HistoryCases:
         return HistoryCases(tuple(c for c in self.cases if c.id != case_id))
 

@@ -217,6 +217,21 @@ def test_history_cases_are_the_targets(tmp_path: Path) -> None:
     assert got == [(e["value"], e["low"], e["high"]) for e in trial["estimates"]]
 
 
+def test_the_text_names_the_cases_fitted_and_their_split(tmp_path: Path) -> None:
+    """A history fit's text said nothing of what it was fitted on (only ``--json`` named the
+    cases): its second line names the cases, by split."""
+    suite = _suite(tmp_path / "suite")
+    held = suite / "b_case.yaml"
+    held.write_text(held.read_text(encoding="utf-8") + "split: held_out\n", encoding="utf-8")
+    result = invoke("calibrate", _fit(tmp_path), "-o", tmp_path / "o", "--jobs", "1", "-q",
+                    "--refight", "0")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[:2] == [
+        "fire on two cases: 2 trials of 4 runs (common random numbers; the whole grid, seed 3)",
+        "Fitted on 2 history cases, fitting: a_case; held_out: b_case",
+    ]
+
+
 def test_leave_one_out_fits_without_each_case(tmp_path: Path) -> None:
     """--leave-one-out: the fit of all cases, then one without each; leaving a_case out is
     the fit of b_case alone (the same best point and objective)."""
