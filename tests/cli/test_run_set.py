@@ -273,6 +273,21 @@ def test_a_calibrations_patch_is_fought_as_its_fields_set(tmp_path: Path) -> Non
             "options.fire_scale: 1.5\nsides.usa.units.0.strength: -3\n",
             "{p}:2: sides.usa.units.0.strength: -3 is less than 1, the least it may be",
         ),
+        (  # a nested mapping would replace the whole section (every wall and wood gone)
+            "map:\n  width: 12\n  height: 12\n",
+            "{p}:1: map: set one field at a time, not a mapping: write map.width: 12 a line, "
+            "as calibrate's patch.yaml does",
+        ),
+        (
+            "options.fire_scale: 1.5\noptions: {close_fire_factor: 2}\n",
+            "{p}:2: options: set one field at a time, not a mapping: write "
+            "options.close_fire_factor: 2 a line, as calibrate's patch.yaml does",
+        ),
+        (
+            "options: {}\n",
+            "{p}:1: options: set one field at a time, not a mapping: write options.FIELD: "
+            "VALUE a line, as calibrate's patch.yaml does",
+        ),
         (
             "ruleset: becmi\n",
             "{p}:1: ruleset: a scenario's ruleset cannot be set: it decides what every other "

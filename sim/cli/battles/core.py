@@ -133,7 +133,23 @@ def _patch(path: str) -> tuple[list[tuple[str, object]], dict[int, tuple[str, in
             f"{path}: not a patch: write one field.path: value a line, as calibrate's "
             "patch.yaml does"
         )
+    for key, value in data.items():
+        if isinstance(value, dict):  # as --set refuses one: it would replace the whole section
+            first = next(iter(value.items()), None)
+            shown = f"{key}.{first[0]}: {_scalar(first[1])}" if first else f"{key}.FIELD: VALUE"
+            _refuse(
+                f"{path}:{lines.get((key,), 0)}: {key}: set one field at a time, not a mapping: "
+                f"write {shown} a line, as calibrate's patch.yaml does"
+            )
     return list(data.items()), {i: (path, lines.get((k,), 0)) for i, k in enumerate(data)}
+
+
+def _scalar(value: object) -> str:
+    """A value as a patch line would write it (YAML's flow text, one line)."""
+    import yaml
+
+    text: str = yaml.safe_dump(value, default_flow_style=True, width=1_000_000)
+    return text.removesuffix("\n...\n").strip()
 
 
 def _existing(ctx: click.Context, param: click.Parameter, value: str) -> str:
