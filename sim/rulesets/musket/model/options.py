@@ -485,6 +485,14 @@ class MusketOptions(ChangedDefaults):
         ge=0,
         le=1,
     )
+    disrupted_counts_out: bool = later_option(
+        False,
+        "[ours] With spent_counts_out: a disrupted unit counts as out for its army's "
+        "break_units on the same terms as a spent one (once it has lost spent_out_loss, or "
+        "rout_loss when that is null), so that a rally from disrupted to spent never turns a "
+        "unit from in to out and breaks its army. false: a disrupted unit never counts out "
+        "(rules version 8 as shipped).",
+    )
     spent_rally_distance: int = later_option(
         4,
         "[ours] With assault_exhaustion: a spent unit rallies to good order only with no "

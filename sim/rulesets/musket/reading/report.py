@@ -8,7 +8,7 @@ from sim.rulesets.musket.model import events as ev
 from sim.rulesets.musket.model.scenario import MusketScenario
 from sim.rulesets.musket.model.state import BattleState
 from sim.rulesets.musket.rules.morale import failure_state
-from sim.rulesets.musket.rules.victory import spent_and_out
+from sim.rulesets.musket.rules.victory import disrupted_and_out, spent_and_out
 from sim.rulesets.trusted import trusted_ending, trusted_measure, trusted_side
 from sim.text.grammar import agree, count
 
@@ -217,16 +217,19 @@ def _out(sc: MusketScenario, state: BattleState, e: ev.SideBroken) -> str:
     say "routed or eliminated" for all of them."""
     units = [u for u in state.units.values() if u.side == e.side]
     spent = sum(1 for u in units if spent_and_out(sc.options, u))
-    if not spent or "routed or eliminated" not in e.reason:
+    shaken = sum(1 for u in units if disrupted_and_out(sc.options, u))  # disrupted_counts_out
+    if not (spent or shaken) or "routed or eliminated" not in e.reason:
         return ""
     routed = sum(1 for u in units if u.morale == "routed")
     gone = sum(1 for u in units if u.morale == "eliminated")
     limit = sc.options.spent_out_loss
     limit = sc.options.rout_loss if limit is None else limit
+    short = f"{spent} spent" if not shaken else f"{spent} spent and {shaken} disrupted"
+    last = f"{gone} eliminated and" if not shaken else f"{gone} eliminated,"
     return (
-        f" — of {count(len(units), 'unit')}, {routed} routed, {gone} eliminated and {spent} "
-        f"spent with {limit:.0%} or more of {'its' if spent == 1 else 'their'} strength lost, "
-        "which count out"
+        f" — of {count(len(units), 'unit')}, {routed} routed, {last} {short} "
+        f"with {limit:.0%} or more of {'its' if spent + shaken == 1 else 'their'} strength "
+        "lost, which count out"
     )
 
 

@@ -70,8 +70,24 @@ def _spent_out(b: Battle, u: UnitState) -> bool:
 
 def spent_and_out(o: MusketOptions, u: UnitState) -> bool:
     """:func:`_spent_out` from the options alone (for the narrative of a break)."""
+    if u.morale != "spent":
+        return False
+    return _lost_enough(o, u)
+
+
+def disrupted_and_out(o: MusketOptions, u: UnitState) -> bool:
+    """A disrupted unit that counts out as a spent one would, with option
+    ``disrupted_counts_out`` (and ``spent_counts_out``): a rally to spent never turns it
+    from in to out."""
+    if u.morale != "disrupted" or not o.disrupted_counts_out:
+        return False
+    return _lost_enough(o, u)
+
+
+def _lost_enough(o: MusketOptions, u: UnitState) -> bool:
+    """With ``spent_counts_out``: ``u`` has lost ``spent_out_loss`` (null: ``rout_loss``)."""
     limit = _limit(o)
-    if u.morale != "spent" or not o.spent_counts_out or limit is None:
+    if not o.spent_counts_out or limit is None:
         return False
     share = 0.0 if u.initial <= 0 else (u.initial - u.strength) / u.initial  # Battle.loss_share
     return share >= limit
@@ -82,8 +98,8 @@ def _lost(unit: UnitState, c: Casualties) -> bool:
 
 
 def side_shares(b: Battle, side: str) -> tuple[float, float]:
-    """(share of units routed or eliminated — or spent, with option ``spent_counts_out`` —,
-    share of men lost) of one army."""
+    """(share of units routed or eliminated — or spent, with option ``spent_counts_out``, or
+    disrupted, with ``disrupted_counts_out`` —, share of men lost) of one army."""
     # one pass over the units (at every turn's end): _spent_out asked only of a spent unit
     # (False for any other); a gun counts men_per_gun men
     per_gun = b.options.men_per_gun
@@ -93,7 +109,11 @@ def side_shares(b: Battle, side: str) -> tuple[float, float]:
             continue
         count += 1
         morale = u.morale
-        if morale in _OUT or (morale == "spent" and _spent_out(b, u)):
+        if (
+            morale in _OUT
+            or (morale == "spent" and _spent_out(b, u))
+            or (morale == "disrupted" and disrupted_and_out(b.options, u))
+        ):
             out += 1
         weight = per_gun if u.kind == "artillery" else 1
         initial += u.initial * weight
