@@ -73,8 +73,7 @@ def test_rerun_past_a_one_run_study_says_its_one_run(tmp_path: Path) -> None:
     result = invoke("rerun", out, "1")
     assert (result.exit_code, result.stderr) == (
         2,
-        "battlesim: error: no run 1: the study plans one run, run 0, and holds it (its id: "
-        "SELECT run_id FROM runs)\n",
+        "battlesim: error: no run 1: the study plans one run, run 0, and holds it\n",
     )
 
 
@@ -95,11 +94,30 @@ def test_rerun_of_a_planned_run_the_study_did_not_fight_exits_2(tmp_path: Path) 
     assert missing.exit_code == 2
     assert missing.stderr.splitlines() == [
         f"battlesim: error: run 199 (point 0, replication 199) is not in the study: it holds "
-        f"{len(held)} of its 200 planned runs (a point stopped by --until-ci, or a study "
-        "interrupted: --resume fights the rest); their ids: SELECT run_id FROM runs"
+        f"{len(held)} of its 200 planned runs, runs 0 to {held[-1]} (a point stopped by "
+        "--until-ci, or a study interrupted: --resume fights the rest)"
     ]
     assert not (tmp_path / "r.jsonl").exists()
     assert invoke("rerun", out, str(held[-1]), "--out", tmp_path / "r.jsonl").exit_code == 0
+
+
+def test_a_run_missing_between_held_ones_is_refused_naming_the_runs_held(
+    study: Path, tmp_path: Path
+) -> None:
+    """Runs 2 and 3 taken out of a copy (as if never committed): rerun of run 2 names the
+    runs the study holds by their ids, around the hole."""
+    copy = Path(shutil.copytree(study, tmp_path / "s"))
+    with duckdb.connect(str(copy / "study.duckdb")) as con:
+        con.execute("DELETE FROM runs WHERE run_id IN (2, 3)")
+    result = invoke("rerun", copy, "2", "--out", tmp_path / "r.jsonl")
+    assert (result.exit_code, result.stderr.splitlines()) == (
+        2,
+        [
+            "battlesim: error: run 2 (point 0, replication 2) is not in the study: it holds 6 "
+            "of its 8 planned runs, runs 0, 1 and 4 to 7 (a point stopped by --until-ci, or a "
+            "study interrupted: --resume fights the rest)"
+        ],
+    )
 
 
 def test_rerun_of_a_study_planning_no_runs_is_damage(study: Path, tmp_path: Path) -> None:

@@ -16,9 +16,8 @@ from sim.cli.outcomes.batch import _interrupted
 
 
 def test_rerun_past_the_plan_counts_with_separators() -> None:
-    assert _no_run(3000, 3000, 1160) == (
-        "no run 3000: the study plans runs 0 to 2,999 and holds 1,160 "
-        "(their ids: SELECT run_id FROM runs)"
+    assert _no_run(3000, 3000, [(0, 1159)]) == (
+        "no run 3000: the study plans runs 0 to 2,999 and holds 1,160: runs 0 to 1,159"
     )
 
 
@@ -113,4 +112,22 @@ def test_a_noise_share_above_a_thousand_percent_has_a_separator() -> None:
     assert _noise_text({"noise_share": 320.15}) == (
         " (replication noise 32,015 % of the variance between points: the points differ "
         "mostly by noise)"
+    )
+
+
+def test_a_refused_rerun_names_the_runs_held_by_their_ids() -> None:
+    """The ids a study holds, in words (it printed the SQL that lists them): runs of
+    consecutive ids, a lone id alone, and past four runs of ids the rest counted."""
+    from sim.batch.verification.replays import held_ids
+
+    assert held_ids([]) == "no run"
+    assert held_ids([(0, 0)]) == "run 0"
+    assert held_ids([(0, 1159)]) == "runs 0 to 1,159"
+    assert held_ids([(0, 9), (20, 20), (30, 39)]) == "runs 0 to 9, 20 and 30 to 39"
+    assert held_ids([(0, 1), (4, 7)]) == "runs 0, 1 and 4 to 7"
+    assert held_ids([(0, 9), (20, 20), (30, 39), (50, 59), (70, 70), (80, 90)]) == (
+        "runs 0 to 9, 20, 30 to 39, 50 to 59 and 12 others"  # 70, and 80 to 90: 1 + 11
+    )
+    assert (
+        _no_run(400, 400, [(0, 399)]) == "no run 400: the study plans runs 0 to 399 and holds 400"
     )

@@ -628,6 +628,15 @@ class Store:
         found = self.con.execute("SELECT count(*) FROM runs").fetchone()
         return int(found[0]) if found is not None else 0
 
+    def held_ranges(self) -> list[tuple[int, int]]:
+        """The run ids the study holds, as runs of consecutive ids ``(first, last)``, in
+        order: ``[(0, 57)]`` for a point stopped after 58 runs."""
+        found = self.con.execute(
+            "SELECT min(run_id), max(run_id) FROM (SELECT run_id, run_id - row_number() "
+            "OVER (ORDER BY run_id) AS island FROM runs) GROUP BY island ORDER BY 1"
+        ).fetchall()
+        return [(int(a), int(b)) for a, b in found]
+
     def table(self, name: str) -> list[tuple[Any, ...]]:
         """Every row of a table, ordered by its key (for tests and comparisons)."""
         return self.con.execute(f"SELECT * FROM {name} ORDER BY {TABLES[name]}").fetchall()

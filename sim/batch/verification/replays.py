@@ -129,13 +129,41 @@ def _planned(target: Target, run_id: int, folder: Path, file: Path | None) -> li
     return [folder / replay_name(target, run_id, k, b) for k, b in enumerate(battles)]
 
 
-def _no_run(run_id: int, planned: int, held: int) -> str:
-    """Why ``run_id``, past the ``planned`` runs of a study holding ``held``, is no run."""
+SHOWN_RANGES = 4
+"""The runs of consecutive ids a refused rerun names before "and N more"."""
+
+
+def held_ids(ranges: list[tuple[int, int]]) -> str:
+    """The run ids a study holds, in words: ``runs 0 to 57``, ``runs 0 to 9, 20 and 30 to
+    39``, ``run 0``, ``no run``; past :data:`SHOWN_RANGES` runs of consecutive ids, the
+    ids left counted: ``runs 0 to 9, 20, 30 to 39, 50 to 59 and 12 others``."""
+    if not ranges:
+        return "no run"
+    words = [_stretch(a, b) for a, b in ranges[:SHOWN_RANGES]]
+    if len(ranges) > SHOWN_RANGES:
+        rest = sum(b - a + 1 for a, b in ranges[SHOWN_RANGES:])
+        words.append(f"{rest:,} {'other' if rest == 1 else 'others'}")
+    single = len(ranges) == 1 and ranges[0][0] == ranges[0][1]
+    listed = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return f"{'run' if single else 'runs'} {listed}"
+
+
+def _stretch(a: int, b: int) -> str:
+    return f"{a:,}" if a == b else f"{a:,}, {b:,}" if b == a + 1 else f"{a:,} to {b:,}"
+
+
+def _no_run(run_id: int, planned: int, ranges: list[tuple[int, int]]) -> str:
+    """Why ``run_id``, past the ``planned`` runs of a study holding the runs ``ranges``,
+    is no run."""
+    held = sum(b - a + 1 for a, b in ranges)
     plans = f"runs 0 to {planned - 1:,} and holds {held:,}"
     if planned == 1:  # not "runs 0 to 0 and holds 1"
-        plans = f"one run, run 0, and holds {'it' if held else 'none'}"
-    ids = "its id" if held == 1 else "their ids"
-    return f"no run {run_id}: the study plans {plans} ({ids}: SELECT run_id FROM runs)"
+        return (
+            f"no run {run_id}: the study plans one run, run 0, and holds {'it' if held else 'none'}"
+        )
+    if held == planned:
+        return f"no run {run_id}: the study plans {plans}"
+    return f"no run {run_id}: the study plans {plans}: {held_ids(ranges)}"
 
 
 def rerun(
@@ -167,7 +195,7 @@ def rerun(
         meta = store.meta()
         points = store.points()
         row = store.run_row(run_id)
-        held = store.fought_runs()
+        ranges = store.held_ranges()
         target = store.target()
     finally:
         store.close()
@@ -182,14 +210,15 @@ def rerun(
         )
     planned = reps * len(points)
     if not 0 <= run_id < planned:
-        raise RerunError(_no_run(run_id, planned, held))
+        raise RerunError(_no_run(run_id, planned, ranges))
+    held = sum(b - a + 1 for a, b in ranges)
     point, replication = divmod(run_id, reps)
     if row is None:  # planned, never fought: a replay of it would match no row of the study
         raise RerunError(
             f"run {run_id} (point {point}, replication {replication}) is not in the study: it "
-            f"holds {held:,} of its {count(planned, 'planned run', spec=',')} (a point stopped "
-            "by --until-ci, or a study interrupted: --resume fights the rest); their ids: "
-            "SELECT run_id FROM runs"
+            f"holds {held:,} of its {count(planned, 'planned run', spec=',')}"
+            f"{f', {held_ids(ranges)}' if held else ''} (a point stopped by --until-ci, or a "
+            "study interrupted: --resume fights the rest)"
         )
     seed = row["seed"]
     try:
