@@ -423,6 +423,31 @@ def test_campaign_refuses_a_study_folder_as_batch_refuses_a_campaigns(tmp_path: 
     )
 
 
+def test_campaign_refuses_a_folder_inside_a_study_as_the_study_itself(tmp_path: Path) -> None:
+    """campaign --out a subfolder of a batch study's folder (one the user made there, one
+    to be made two deep, one reached through ..) is one line naming the folder and the study,
+    exit 2, --force or not, and nothing is made or written in the study (it wrote its replays
+    and campaign.json there, as into the study's folder itself before that was refused)."""
+    delve, study = SCENARIOS / "delve_campaign.yaml", tmp_path / "s"
+    assert invoke("batch", STONE_WALL, "--runs", "2", "--out", study, "--no-plots").exit_code == 0
+    (study / "mine").mkdir()
+    held = sorted(str(p.relative_to(study)) for p in study.rglob("*"))
+    for out in (study / "mine", study / "new" / "deeper", study / "mine" / ".." / "other"):
+        for force in ((), ("--force",)):
+            result = invoke("campaign", delve, "--out", out, *force)
+            assert (result.exit_code, result.stdout, result.stderr) == (
+                2,
+                "",
+                f"battlesim: error: {str(out)!r} is inside the study {str(study)!r}, whose "
+                "files its manifest lists: name a folder outside it (a campaign never writes "
+                "into a study's folder)\n",
+            )
+            assert sorted(str(p.relative_to(study)) for p in study.rglob("*")) == held
+    beside = tmp_path / "beside"  # a folder next to the study is the user's to use
+    assert invoke("campaign", delve, "--out", beside).exit_code == 0
+    assert (beside / "campaign.json").is_file()
+
+
 def test_export_to_a_folder_of_the_users_needs_force_to_replace_a_file(tmp_path: Path) -> None:
     study, out = tmp_path / "s", tmp_path / "x"
     assert invoke("batch", STONE_WALL, "--runs", "2", "--out", study, "--no-plots").exit_code == 0

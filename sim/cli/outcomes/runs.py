@@ -227,20 +227,24 @@ def _check_campaign_files(
 ) -> None:
     """Refuse (exit 2) a file in ``folder`` the campaign would replace that battlesim did
     not write: a replay where a battle's replay goes, or a campaign.json not a campaign's;
-    and, ``--force`` or not, one of the files it reads, or a study's folder (as a study
-    refuses a folder holding files it did not make)."""
+    and, ``--force`` or not, one of the files it reads, or a study's folder or a folder
+    inside one (as a study refuses a folder holding files it did not make)."""
     from sim.batch.inputs.campaign import campaign_replay_name
-    from sim.batch.inputs.guard import DB_NAME, building
     from sim.outputs import OutputError, check_output, is_replay
 
-    if not folder.is_dir():
-        return  # made new: nothing in it to replace
-    db = folder / DB_NAME
-    if db.exists() or db.is_symlink() or building(folder, DB_NAME):  # one killed as it began
+    if _holds_study(folder):
         common.fail(
             f"{str(folder)!r} holds a study: name a new or empty folder "
             "(a campaign never writes into a study's folder)"
         )
+    study = _study_around(folder)
+    if study is not None:  # its subfolders are the study's too: its manifest lists its files
+        common.fail(
+            f"{str(folder)!r} is inside the study {str(study)!r}, whose files its manifest "
+            "lists: name a folder outside it (a campaign never writes into a study's folder)"
+        )
+    if not folder.is_dir():
+        return  # made new: nothing in it to replace
     try:
         for k, entry in enumerate(data.battles):
             path = folder / campaign_replay_name(k, entry.id)
@@ -254,6 +258,30 @@ def _check_campaign_files(
         )
     except OutputError as exc:
         common.fail(str(exc))
+
+
+def _holds_study(folder: Path) -> bool:
+    """Whether ``folder`` is a study's: its database there, or one a study killed as it
+    began left being built."""
+    from sim.batch.inputs.guard import DB_NAME, building
+
+    db = folder / DB_NAME
+    return folder.is_dir() and (db.exists() or db.is_symlink() or bool(building(folder, DB_NAME)))
+
+
+def _study_around(folder: Path) -> Path | None:
+    """The study folder ``folder`` is inside (made yet or not, reached through ``..`` or a
+    link), as the user's path names it when one of its folders is the study's, else the
+    study's real path; None when no folder above it holds a study."""
+    try:
+        above = folder.resolve().parents
+    except (OSError, RuntimeError):  # a loop of links: check_output has said what it is
+        return None
+    study = next((p for p in above if _holds_study(p)), None)
+    if study is None:
+        return None
+    named = [p for p in Path(folder).parents if p.resolve() == study]
+    return named[-1] if named else study
 
 
 def _is_campaign_json(path: Path) -> bool:
