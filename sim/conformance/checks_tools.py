@@ -260,11 +260,13 @@ def BATCH_RUNS(battle: Battle) -> None:  # noqa: N802
 
 @requirement(
     "`carry_over` (when the ruleset has one) gives the same data each time for the same "
-    "arguments, changing none of them, and `battlesim campaign` of a scenario fought twice "
+    "arguments, changing none of them, keeps a unit the next battle brings that did not "
+    "fight, and `battlesim campaign` of a scenario fought twice "
     "fights the second battle from it (or ends, saying why, when a side has no unit left).",
     "Build carry_over with sim.contract.carry's CarryOver (its `sides` the scenario field "
     "that lists the sides), or make it a pure function that "
-    "copies next_data, carries every unit that fought by id and leaves the fallen out; raise "
+    "copies next_data, carries every unit that fought by id, leaves the fallen out and keeps "
+    "every other unit as the file gives it; raise "
     "only ValidationError for a bad setting and ValueError for a bad reinforcement",
     "Campaigns: what `carry_over` must do",
 )
@@ -324,6 +326,43 @@ def _carry_problem(hook: Callable[..., Any], loaded: Any) -> str:
     first, second = (canonical_json(a) for a in answers)
     if first != second:
         return f"{said} returned other data the second time: it must be a pure function"
+    return _newcomer_problem(hook, loaded)
+
+
+def _newcomer_problem(hook: Callable[..., Any], loaded: Any) -> str:
+    """What ``hook`` does wrong with a unit that did not fight: the battle before is the
+    scenario without its first unit it can do without (still a valid scenario), at its
+    start; the next is the scenario's own data, which brings that unit. ``""`` when it is
+    kept (or no unit can be left out)."""
+    from sim.batch.inputs.campaign import unit_ids, without  # noqa: PLC0415 - this check only
+    from sim.contract.carry import LeftOut, ids_in  # noqa: PLC0415
+    from sim.scenario.load import ScenarioError, validate_data  # noqa: PLC0415
+
+    rs, sc = loaded.ruleset, loaded.scenario
+    data = sc.model_dump(mode="json")
+    for row in rs.units(sc, rs.initial_state(sc)):
+        try:
+            fewer_rs, fewer = validate_data(without(data, frozenset({row.id})), {}, "check")
+        except ScenarioError:
+            continue  # the scenario needs it (a strike's carrier, a side's one unit)
+        if row.id in unit_ids(fewer_rs, fewer):
+            continue
+        said = (
+            f"carry_over(the scenario without {row.id!r}, at its start; the scenario's own "
+            "data; {'reinforcements': {}})"
+        )
+        try:
+            carried = hook(fewer, fewer_rs.initial_state(fewer), data, {"reinforcements": {}})
+        except LeftOut:
+            carried = {}
+        except Exception as exc:
+            return f"{said} raised {type(exc).__name__}: {exc}{raised_at(exc)}"
+        if row.id not in ids_in(carried):
+            return (
+                f"{said} left out {row.id!r}, which did not fight: a unit the next battle "
+                "brings joins it fresh"
+            )
+        return ""
     return ""
 
 

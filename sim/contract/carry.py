@@ -18,7 +18,10 @@ reports at ``carry_over.<field>``), copies the next battle's data
 (``next_data`` is never changed in place) and returns the edited copy; a
 reinforcement for a side the next battle does not have is a
 :class:`ValueError` with one line, which the campaign reports at the
-battle's ``reinforcements``.
+battle's ``reinforcements``. A unit of the next battle's data that did not
+fight the battle just fought and that the result leaves out without ``carry``
+saying so (:meth:`NextBattle.carry`'s None, :meth:`NextBattle.leave_out`) is
+:class:`LeftOut`: such a unit joins the next battle fresh, never lost in the copy.
 """
 
 from __future__ import annotations
@@ -31,8 +34,9 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from sim.contract.bases import validate_plain
+from sim.contract.ruleset import HookError
 
-__all__ = ["CarryOver", "CarrySettings", "NextBattle", "Spec"]
+__all__ = ["CarryOver", "CarrySettings", "LeftOut", "NextBattle", "Spec", "ids_in"]
 
 Spec = dict[str, Any]
 """A unit's plain scenario data, as its YAML file gives it."""
@@ -121,6 +125,11 @@ class NextBattle:
         if fallen:
             for side in self.listed:
                 _drop(side, fallen, self.fallen)
+        self.gone: dict[str, Spec] = dict(self.fallen)
+        """The specs left out on purpose, by id: the fallen, each spec ``carry``'s ``carried``
+        made None, and each one :meth:`leave_out` was given. Any other spec of the next
+        battle's data of a unit that did not fight must be in the result
+        (:class:`LeftOut`)."""
 
     def reinforce(
         self, reinforcements: Mapping[str, list[Spec]], key: str | Callable[[Spec], str]
@@ -164,11 +173,18 @@ class NextBattle:
                 unit = survivors.get(spec.get("id", ""))
                 new = spec if unit is None else carried(spec, unit)
                 if new is None:
-                    gone[spec["id"]] = spec
+                    gone[spec["id"]] = self.gone[spec["id"]] = spec
                 else:
                     kept.append(new)
             side[key] = kept
         return gone
+
+    def leave_out(self, spec: Spec) -> None:
+        """Say that ``spec`` (and whatever it holds) is left out of the next battle by the
+        ruleset's own rule, not lost: a flattop strike whose carrier sank, a task force with
+        no ship left. Leaving out a spec without it is :class:`LeftOut`."""
+        if isinstance(spec.get("id"), str):
+            self.gone[spec["id"]] = spec
 
     def each(self, key: str, change: Callable[[Spec], Spec]) -> None:
         """Replace every spec of every side's list ``key`` with ``change(spec)``."""
@@ -216,7 +232,14 @@ class CarryOver(Generic[Sc, St, Cs]):
         battle = NextBattle(next_data, self.battle, fallen, self.sides)
         self.carry(scenario, final_state, battle, read)
         _check_reinforced(read.reinforcements, battle)
+        _check_kept(next_data.get(self.sides), battle, _fought(scenario))
         return battle.data
+
+
+def ids_in(value: Any) -> set[str]:
+    """Every ``id`` of a mapping in ``value`` (a scenario's data, however nested): where a
+    unit's spec is, if anywhere."""
+    return _ids(value, set())
 
 
 def _ids(value: Any, found: set[str]) -> set[str]:
@@ -230,6 +253,78 @@ def _ids(value: Any, found: set[str]) -> set[str]:
         for item in value:
             _ids(item, found)
     return found
+
+
+class LeftOut(Exception):
+    """A carry that left units of the next battle's data that did not fight the battle just
+    fought (newcomers: reinforcements written in its file) out of the result without saying
+    so: lost in the copy, the battle would be fought without them, saying nothing.
+
+    Attributes:
+        ids: the units left out, in the file's order.
+        battle: what the next battle is called (``encounter``).
+    """
+
+    def __init__(self, ids: list[str], battle: str) -> None:
+        super().__init__(
+            f"left {', '.join(map(repr, ids))} of the next {battle}'s data out of it without "
+            "saying so"
+        )
+        self.ids = ids
+        self.battle = battle
+
+    def named(self, ruleset: str, battle: str) -> HookError:
+        """The one line a campaign says: the ruleset, the hook, the battle and the units."""
+        units = ", ".join(map(repr, self.ids))
+        one = len(self.ids) == 1
+        return HookError(
+            f"ruleset {ruleset!r}: carry_over left {'unit' if one else 'units'} {units} out of "
+            f"{self.battle} {battle!r}, whose file brings {'it' if one else 'them'}: a unit "
+            "that did not fight the battle before joins fresh; its carry must keep "
+            f"{'it' if one else 'them'}, or leave {'it' if one else 'them'} out by a rule of "
+            "its own with battle.leave_out(spec) (docs/rulesets.md, 'Campaigns: what "
+            "carry_over must do')"
+        )
+
+
+def _specs(value: Any, gone: Mapping[str, Spec], found: list[str]) -> list[str]:
+    """The ids of the specs in ``value`` (a side's data, however nested, its own id not
+    counted) in order, leaving out those in ``gone`` and whatever they hold."""
+    if isinstance(value, dict):
+        for inner in value.values():
+            _specs(inner, gone, found)
+    elif isinstance(value, list):
+        for item in value:
+            spec_id = item.get("id") if isinstance(item, dict) else None
+            if isinstance(spec_id, str) and spec_id in gone:
+                continue
+            if isinstance(spec_id, str) and spec_id not in found:
+                found.append(spec_id)
+            _specs(item, gone, found)
+    return found
+
+
+def _fought(scenario: Any) -> set[str]:
+    """Every id of the battle just fought's scenario (a model, or its plain data)."""
+    dump = getattr(scenario, "model_dump", None)
+    return _ids(dump(mode="json") if callable(dump) else scenario, set())
+
+
+def _check_kept(sides: Any, battle: NextBattle, fought: set[str]) -> None:
+    """Refuse a result that lost specs of the next battle's data (``sides``, as given) of
+    units that did not fight the battle just fought (``fought``: its ids; who of those is
+    gone is the carry's to say) and that ``carry`` did not leave out on purpose
+    (:attr:`NextBattle.gone`).
+
+    Raises:
+        LeftOut: such specs, by id.
+    """
+    given = [_specs(side, battle.gone, []) for side in sides if isinstance(side, dict)] if (
+        isinstance(sides, list)) else []  # fmt: skip
+    there = _ids(battle.data, set())
+    missing = [i for ids in given for i in ids if i not in there and i not in fought]
+    if missing:
+        raise LeftOut(list(dict.fromkeys(missing)), battle.battle)
 
 
 def _check_reinforced(reinforcements: Mapping[str, list[Spec]], battle: NextBattle) -> None:

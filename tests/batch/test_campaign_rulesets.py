@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -227,3 +228,47 @@ def test_a_ship_that_fell_two_days_before_leaves_her_task_force_as_on_the_day_af
     assert [tf.id for tf in red_now.task_forces] == ["kido"]
     assert "zuikaku" not in [s.id for tf in red_now.task_forces for s in tf.ships]
     assert "hor_dawn" not in [s.id for s in scenario.sides[0].strikes]
+
+
+def _carried_from(campaign: Path, end: Callable[[Any, Any], None]) -> tuple[set[str], set[str]]:
+    """The ids of the units battle two's file brings that battle one's lacks, and of the
+    units of battle two as carried from battle one's start changed by ``end``."""
+    from sim.batch.inputs.campaign import BattleResult, carried, validate_battle
+
+    data = load_campaign(campaign)
+    rs, first = validate_battle(data.battles[0].scenario, data.battles[0].source)
+    state = rs.initial_state(first)
+    end(first, state)
+    before = BattleResult("one", "", 1, rs, first, state, rs.outcome(first, state))
+    own = validate_battle(data.battles[1].scenario, data.battles[1].source)
+    ready = carried(data, 1, before)
+    assert isinstance(ready, tuple), ready
+    return unit_ids(*own) - unit_ids(rs, first), unit_ids(*ready)
+
+
+@pytest.mark.parametrize(
+    "campaign", [SCENARIOS / "fredericksburg_campaign.yaml", CARRIER_WAR, DELVE]
+)
+def test_each_rulesets_carry_keeps_the_units_the_next_battle_brings(campaign: Path) -> None:
+    """musket, flattop, becmi: every unit of battle two's file that battle one lacks (a
+    battery, cruisers and the day's strikes, a room's monsters) is in battle two as carried,
+    battle one's start standing for its end."""
+    newcomers, second = _carried_from(campaign, lambda _sc, _state: None)
+    assert newcomers
+    assert newcomers <= second
+
+
+def test_flattop_leaves_out_the_next_days_strikes_of_a_sunk_carrier_by_its_rule() -> None:
+    """Hornet and Enterprise sunk on day 1: day 2's strikes from them (units day 1 lacks)
+    are left out by flattop's rule, which says so, and the day is carried, not refused; the
+    day's other newcomers are there."""
+
+    def sink(_sc: Any, state: Any) -> None:
+        state.ships["hornet"].status = state.ships["enterprise"].status = "sunk"
+
+    newcomers, second = _carried_from(CARRIER_WAR, sink)
+    _, day2 = load_scenario(SCENARIOS / "carrier_duel_day2.yaml")
+    grounded = {st.id for st in day2.sides[0].strikes if st.origin in ("hornet", "enterprise")}
+    assert grounded == {"ent_d2", "hor_d2", "ent_d2_pm"}
+    assert second & (grounded | {"hornet", "enterprise"}) == set()
+    assert newcomers - grounded <= second

@@ -49,6 +49,10 @@ fault breaks, with a message saying what was expected and what was seen.
   each call: the same arguments give other data.
 * ``phalanx_carry_garbled``: ``carry_over`` moves every element to file 99, which the
   scenario model refuses: ``battlesim campaign`` refuses the campaign (exit 2).
+* ``phalanx_carry_forgetful``: ``carry_over``, built on ``CarryOver``, rebuilds each army
+  from the elements that fought and stand: an element the next battle's file brings that
+  did not fight the last is lost in the copy.
+* ``phalanx_carry_forgetful_plain``: the same written as a plain function.
 * ``phalanx_misplanned``: the plan's ``processes`` hook takes the view alone, not the view
   and the recorder: the runner's call to it raises ``TypeError`` before the first bound.
 * ``phalanx_engine_typed``: the registry adds an event of the ruleset's own whose type
@@ -74,6 +78,7 @@ from pydantic import Field, create_model
 from engine.events import Event, EventRegistry
 from engine.recorder import Recorder
 from sim.contract import AnyRuleset, UnitRow, fixed
+from sim.contract.carry import CarryOver, CarrySettings, NextBattle
 from sim.contract.defaults import apply_by_state
 from sim.runner import Actor, Plan
 from tests.contract import phalanx
@@ -404,6 +409,29 @@ def _carry_garbled(sc: Any, state: State, data: dict[str, Any], s: dict[str, Any
     return carried
 
 
+def _forgetful(state: State, armies: list[dict[str, Any]]) -> None:
+    """Each army rebuilt from the elements that fought and stand (the planted fault: the
+    elements it was not given, newcomers, are lost)."""
+    for army in armies:
+        army["elements"] = [
+            e
+            for e in army["elements"]
+            if e["id"] in state.elements and state.elements[e["id"]].destroyed_by is None
+        ]
+
+
+def _carry_forgetful(sc: Any, state: State, battle: NextBattle, s: CarrySettings) -> None:
+    """A carry on ``CarryOver`` that keeps only the elements that fought and stand."""
+    _forgetful(state, battle.listed)
+
+
+def _carry_forgetful_plain(sc: Any, state: State, data: dict[str, Any], s: dict[str, Any]) -> Any:
+    """Phalanx's carry-over, then only the elements that fought and stand."""
+    carried = phalanx.carry_over(sc, state, data, s)
+    _forgetful(state, carried["armies"])
+    return carried
+
+
 FAULTS: dict[str, AnyRuleset] = {
     r.name: r
     for r in (
@@ -444,6 +472,11 @@ FAULTS: dict[str, AnyRuleset] = {
         _copy("phalanx_carry_in_place", carry_over=_carry_in_place),
         _copy("phalanx_carry_restless", carry_over=_carry_restless),
         _copy("phalanx_carry_garbled", carry_over=_carry_garbled),
+        _copy(
+            "phalanx_carry_forgetful",
+            carry_over=CarryOver(CarrySettings, _carry_forgetful, sides="armies"),
+        ),
+        _copy("phalanx_carry_forgetful_plain", carry_over=_carry_forgetful_plain),
         _copy("phalanx_misplanned", plan=_misplanned_plan),
         _copy("phalanx_misdefaulted", fields={"reserve": (int, Field(0, ge=1))}),
     )

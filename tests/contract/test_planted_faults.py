@@ -3,6 +3,7 @@ breaks, with a message saying what was expected and what was seen (tests/contrac
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import sys
@@ -13,6 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner, Result
 
 from engine.events import TurnEnded
@@ -688,6 +690,47 @@ def test_a_carry_over_that_raises_is_named_by_campaign_and_batch(
     args = ["batch", str(plan), "--runs", "2", "--jobs", "1", "--no-plots"]
     studied = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "st")])
     assert (studied.exit_code, studied.stderr) == (2, said)
+
+
+@pytest.mark.parametrize("name", ["phalanx_carry_forgetful", "phalanx_carry_forgetful_plain"])
+def test_a_carry_over_that_loses_a_newcomer_is_refused_naming_it(
+    folder: Path, tmp_path: Path, name: str
+) -> None:
+    """A campaign whose second battle's file brings an element the first lacks (g_reserve),
+    of a carry_over that rebuilds each army from the elements that fought: the second battle
+    was fought without it, saying nothing, exit 0. The campaign is refused before anything is
+    fought, in one line naming the ruleset, the hook, the battle and the element, exit 2 (a
+    CarryOver's result, and a plain hook's in the dry run); check-ruleset's
+    carry-over-fights-on fails it, by the element its scenario without it did not get."""
+    first = yaml.safe_load((folder / f"{name}.yaml").read_text(encoding="utf-8"))
+    second = copy.deepcopy(first)
+    reserve = {"id": "g_reserve", "name": "Reserve", "kind": "spear", "file": 6}
+    second["armies"][0]["elements"].append(reserve)
+    (tmp_path / "first.yaml").write_text(yaml.safe_dump(first), encoding="utf-8")
+    (tmp_path / "second.yaml").write_text(yaml.safe_dump(second), encoding="utf-8")
+    plan = tmp_path / "two.yaml"
+    plan.write_text(
+        "campaign: two\nseed: 3\nbattles:\n"
+        "  - {id: first, scenario: first.yaml}\n  - {id: second, scenario: second.yaml}\n",
+        encoding="utf-8",
+    )
+    fought = CliRunner().invoke(cli, ["campaign", str(plan), "--out", str(tmp_path / "out")])
+    assert (fought.exit_code, fought.stdout, fought.stderr) == (
+        2,
+        "",
+        f"battlesim: error: ruleset {name!r}: carry_over left unit 'g_reserve' out of battle "
+        "'second', whose file brings it: a unit that did not fight the battle before joins "
+        "fresh; its carry must keep it, or leave it out by a rule of its own with "
+        "battle.leave_out(spec) (docs/rulesets.md, 'Campaigns: what carry_over must do')\n",
+    )
+    assert not (tmp_path / "out").exists()
+    line = _only_failure(name, folder, "carry-over-fights-on")
+    assert line == _failed(
+        "carry-over-fights-on",
+        f"{name}.yaml: carry_over(the scenario without 'g_psiloi', at its start; the "
+        "scenario's own data; {'reinforcements': {}}) left out 'g_psiloi', which did not "
+        "fight: a unit the next battle brings joins it fresh",
+    )
 
 
 def test_a_default_outside_its_own_bounds_is_named_as_the_cause(folder: Path) -> None:

@@ -31,6 +31,7 @@ from engine.log import FileSink, Sink
 from engine.safety.atomic import exporting_together
 from sim.batch.inputs.seeds import battle_seed
 from sim.contract import AnyRuleset, CarryOver, HookError, Outcome
+from sim.contract.carry import LeftOut
 from sim.outputs import is_replay
 from sim.replay.header import make_header
 from sim.runner import DrawTally
@@ -183,6 +184,8 @@ def carried(
                 data = hook(previous.scenario, previous.state, data, settings)
         except (ValidationError, ValueError):
             raise  # a setting or a reinforcement, worded where the campaign is read
+        except LeftOut as exc:  # units the next file brings, lost in the copy
+            raise exc.named(previous.ruleset.name, entry.id) from None
         except Exception as exc:  # the hook's own error: named, as every hook's is
             raise carry_failed(previous.ruleset.name, entry.id, exc) from exc
         data = without(data, fallen)  # a plain hook's: their specs, and targets aimed at them

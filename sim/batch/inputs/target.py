@@ -23,12 +23,14 @@ from sim.batch.inputs.campaign import (
     Victory,
     carry_failed,
     settings_for,
+    unit_ids,
     validate_battle,
 )
 from sim.batch.inputs.fieldpath import filled, get_path, set_paths
 from sim.batch.inputs.files import error_message, located, read_yaml, validate_located
 from sim.contract import AnyRuleset, CarryOver
 from sim.contract.bases import validate_plain
+from sim.contract.carry import LeftOut
 from sim.outputs import is_replay
 from sim.scenario.diagnose import hint
 from sim.scenario.load import (
@@ -364,24 +366,58 @@ def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
         if hook is None:
             return [(("battles", k, "scenario"), f"ruleset {ruleset.name!r} has no carry-over")]
         try:
-            data = hook(
-                scenario,
-                ruleset.initial_state(scenario),
-                entry.scenario,
-                settings_for(campaign, entry),
-            )
+            data = _dry_hook(ruleset, scenario, entry, settings_for(campaign, entry))
         except ValidationError as exc:
             return _settings_errors(ruleset, k, exc)
         except ValueError as exc:  # said at the battle's reinforcements: not named twice
             return [(("battles", k, "reinforcements"), str(exc).removeprefix("reinforcements: "))]
-        except Exception as exc:  # the hook's own error, not a setting's
-            raise carry_failed(ruleset.name, entry.id, exc) from exc
         try:
-            ruleset, scenario = validate_battle(data, entry.source)
+            carried_in = validate_battle(data, entry.source)
         except ScenarioError as exc:
             p = exc.problems[0]
             return [(("battles", k), f"after carry-over: {p.field}: {p.message}")]
+        if not isinstance(hook, CarryOver):  # a CarryOver's result is checked as it returns
+            _check_newcomers(ruleset, scenario, entry, carried_in)
+        ruleset, scenario = carried_in
     return []
+
+
+def _dry_hook(
+    ruleset: AnyRuleset, scenario: Any, entry: BattleEntry, settings: dict[str, Any]
+) -> Any:
+    """The ruleset's ``carry_over`` into battle ``entry``, ``scenario``'s start standing in
+    for its end.
+
+    Raises:
+        ValidationError, ValueError: a setting or a reinforcement.
+        HookError: the hook's own error, or units it lost (:class:`LeftOut`), named.
+    """
+    hook = ruleset.carry_over
+    assert hook is not None
+    try:
+        return hook(scenario, ruleset.initial_state(scenario), entry.scenario, settings)
+    except (ValidationError, ValueError):
+        raise
+    except LeftOut as exc:  # units the next file brings, lost in the copy
+        raise exc.named(ruleset.name, entry.id) from None
+    except Exception as exc:  # the hook's own error, not a setting's
+        raise carry_failed(ruleset.name, entry.id, exc) from exc
+
+
+def _check_newcomers(
+    ruleset: AnyRuleset, before: Any, entry: BattleEntry, carried_in: tuple[AnyRuleset, Any]
+) -> None:
+    """Refuse a plain ``carry_over`` that lost, in the dry run (nobody has fallen), units
+    battle ``entry``'s file brings that did not fight the battle before it.
+
+    Raises:
+        HookError: naming the ruleset, the hook, the battle and the units.
+    """
+    own = validate_battle(entry.scenario, entry.source)
+    order = [row.id for row in own[0].units(own[1], own[0].initial_state(own[1]))]
+    new = set(order) - unit_ids(ruleset, before) - unit_ids(*carried_in)
+    if new:
+        raise LeftOut([i for i in order if i in new], "battle").named(ruleset.name, entry.id)
 
 
 def _settings_errors(

@@ -84,10 +84,21 @@ def _ship(spec: dict[str, Any], state: BattleState, s: CarryOverSettings) -> dic
 
 
 def _task_force(
-    tf: dict[str, Any], state: BattleState, s: CarryOverSettings, air: dict[str, dict[str, int]]
+    tf: dict[str, Any],
+    state: BattleState,
+    s: CarryOverSettings,
+    air: dict[str, dict[str, int]],
+    battle: NextBattle,
 ) -> dict[str, Any] | None:
-    ships = [x for x in (_ship(sp, state, s) for sp in tf.get("ships", [])) if x is not None]
+    ships = []
+    for spec in tf.get("ships", []):
+        ship = _ship(spec, state, s)
+        if ship is None:
+            battle.leave_out(spec)  # sunk
+        else:
+            ships.append(ship)
     if not ships:
+        battle.leave_out(tf)
         return None
     for i, sp in enumerate(ships):
         if sp.get("id") in air and sp.get("aircraft"):
@@ -139,9 +150,13 @@ def _decks(sides: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
 
 
 def _carry_side(
-    side: dict[str, Any], state: BattleState, s: CarryOverSettings, air: dict[str, dict[str, int]]
+    side: dict[str, Any],
+    state: BattleState,
+    s: CarryOverSettings,
+    air: dict[str, dict[str, int]],
+    battle: NextBattle,
 ) -> None:
-    tfs = [_task_force(tf, state, s, air) for tf in side.get("task_forces", [])]
+    tfs = [_task_force(tf, state, s, air, battle) for tf in side.get("task_forces", [])]
     side["task_forces"] = [tf for tf in tfs if tf is not None]
     for base in side.get("bases", []):
         if base.get("id") in air:
@@ -155,7 +170,7 @@ def _carry(
     sides = battle.listed
     air = _aircraft_at_end(scenario, final_state)
     for side in sides:
-        _carry_side(side, final_state, s, air)
+        _carry_side(side, final_state, s, air, battle)
     battle.reinforce(s.reinforcements, "task_forces")
     decks = _decks(sides)
     fleets = {
@@ -164,11 +179,14 @@ def _carry(
         for tf in side.get("task_forces", [])
     }
     for side in sides:
-        strikes = [
-            _strike(st, decks.get(st.get("origin", "")), fleets.get(st.get("target", "")))
-            for st in side.get("strikes", [])
-        ]
-        side["strikes"] = [st for st in strikes if st is not None]
+        kept = []
+        for st in side.get("strikes", []):
+            flies = _strike(st, decks.get(st.get("origin", "")), fleets.get(st.get("target", "")))
+            if flies is None:
+                battle.leave_out(st)  # it cannot fly: its carrier sank, its target is gone …
+            else:
+                kept.append(flies)
+        side["strikes"] = kept
 
 
 carry_over = CarryOver(CarryOverSettings, _carry)
