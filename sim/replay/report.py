@@ -118,13 +118,19 @@ def write_report(
     out: Path,
     png_dir: Path | None = None,
     check: Callable[[list[Path]], None] | None = None,
+    parent: ReplayLike | None = None,
 ) -> list[Path]:
     """Write the viewer page of a battle (and its charts as PNGs); return the files written.
 
     ``check`` is given the PNGs' paths before anything is written, so a caller can refuse
     them (a file of the user's there, a folder it cannot write) with nothing written yet.
+    ``parent``: a fork's parent, whose outcome its What if banner shows (by default the
+    parent's file beside the fork, when there).
+
+    Raises:
+        NotTheParent: ``parent`` is not the fork's parent; nothing is written.
     """
-    view = battle_view(loaded)
+    view = battle_view(loaded, parent=parent)
     if png_dir is not None and check is not None:
         check(png_paths(view, png_dir))
     if png_dir is not None:  # before the page: a folder that cannot be made leaves the page be

@@ -59,7 +59,7 @@ def _shots(out: Path, tmp: Path) -> list[Path]:
     )
     sets = [parse_assignment(s) for s in ("passed=true", f"after={check.before}")]
     held = fork(parent, check.seq, sets, tmp / "held.jsonl")
-    write_report(api.load_replay(held), tmp / "held.html")
+    write_report(api.load_replay(held), tmp / "held.html", parent=parent)  # its outcome too
     write_diff(parent, api.load_replay(held), tmp / "diff.html")
 
     def musket(page: Any) -> None:

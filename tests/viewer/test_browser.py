@@ -218,6 +218,9 @@ def test_a_fork_page_has_a_what_if_banner_naming_the_changed_event(
         assert "What if" in banner.replace("WHAT IF", "What if")
         assert f"{CHECK.type} (seq {CHECK.seq}, turn {CHECK.turn})" in banner
         assert "passed = true" in banner and f"after = {CHECK.before}" in banner
+        # the parent (tests/data) is not beside the fork: its outcome is said not shown
+        assert f"parent: not shown — {RULES1.name} is not beside this replay" in banner
+        assert "this fork: " in banner
         assert v.errors == []
 
 

@@ -244,12 +244,28 @@ def why(replay: str, seq: int, as_json: bool) -> None:
     folder=True,
     names=("--png", "png_dir"),
 )
+@click.option(
+    "--parent",
+    type=click.Path(dir_okay=False),
+    callback=common.readable_file,
+    metavar="PARENT",
+    help="A fork's parent replay, whose outcome the What if banner shows beside the "
+    "fork's (default: the parent's file beside the fork, as its header names it).",
+)
 @common.force_option(common.PAGE_FORCE)
 @common.json_option("Print one JSON object: the files written.")
-def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_json: bool) -> None:
+def report(
+    replay: str,
+    out: str | None,
+    png_dir: str | None,
+    parent: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
     """Write one self-contained HTML page to watch REPLAY.
 
     Map, timeline, unit table, narrative, charts and key events, in one page.
+    A fork's page shows how its parent ended beside how it did.
 
     \b
     Example:
@@ -259,6 +275,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
 
     from sim.cli.battles.views import load_replay, reading
     from sim.outputs import OutputError, check_output, is_chart, is_page
+    from sim.replay.parent import NotTheParent
     from sim.replay.report import write_report
 
     if png_dir is not None:
@@ -266,6 +283,7 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
         # naming the extra, exit 2), and a page written first would go unmentioned.
         import matplotlib  # noqa: F401
     loaded = load_replay(replay)
+    given = load_replay(parent) if parent is not None else None
     path = Path(out) if out is not None else Path(f"{_stem(replay)}.html")
     try:
         check_output(path, force=force, ours=is_page, what="a page", reads=(replay,))
@@ -284,12 +302,12 @@ def report(replay: str, out: str | None, png_dir: str | None, force: bool, as_js
         except OutputError as exc:
             common.fail(str(exc))
 
+    pngs = Path(png_dir) if png_dir is not None else None
     with reading():
-        files = _write(
-            lambda: write_report(
-                loaded, path, Path(png_dir) if png_dir is not None else None, pngs_free
-            )
-        )
+        try:
+            files = _write(lambda: write_report(loaded, path, pngs, pngs_free, parent=given))
+        except NotTheParent as exc:
+            common.fail(str(exc))
     if as_json:
         common.echo_json({"replay": replay, "written": [str(f) for f in files]})
         return

@@ -32,6 +32,7 @@ from sim.contract import Engagement, Reading, UnitRow, headline
 from sim.replay.analysis import counterfactual_tag, narrative_line
 from sim.replay.file import ReplayLike
 from sim.replay.header import file_label
+from sim.replay.parent import ParentOutcome, parent_outcome
 from sim.replay.viewer.spool import Spool, dumps
 from sim.text.grammar import one_point
 
@@ -268,10 +269,11 @@ def _unit_info(rows: list[UnitRow], sides: dict[str, int]) -> list[dict[str, Any
     ]
 
 
-def _fork(loaded: ReplayLike, walk: _Walk) -> dict[str, Any] | None:
-    """The "what if" of a forked battle: each changed event, named, with its changes."""
+def _fork(loaded: ReplayLike, walk: _Walk, parent: ParentOutcome | None) -> dict[str, Any] | None:
+    """The "what if" of a forked battle: each changed event, named, with its changes, and
+    how its parent ended (``parent_outcome``: its headline, or ``parent_note``, why not)."""
     fork = loaded.header.fork
-    if fork is None:
+    if fork is None or parent is None:
         return None
     changes = []
     for seq, f in sorted(fork.chain().items()):
@@ -289,7 +291,12 @@ def _fork(loaded: ReplayLike, walk: _Walk) -> dict[str, Any] | None:
                 "state": f.state,
             }
         )
-    return {"parent": one_line(fork.parent), "changes": _escaped(changes)}
+    return {
+        "parent": one_line(fork.parent),
+        "changes": _escaped(changes),
+        "parent_outcome": None if parent.headline is None else one_line(parent.headline),
+        "parent_note": None if parent.note is None else one_line(parent.note),
+    }
 
 
 _LISTS = ("keyframes", "events", "detail_json")
@@ -419,12 +426,17 @@ def _walk(loaded: ReplayLike, state: Any, fold: _Fold, series: Series, per_event
 
 
 def _meta(
-    loaded: ReplayLike, state: Any, walk: _Walk, per_event: bool, every: int
+    loaded: ReplayLike,
+    state: Any,
+    walk: _Walk,
+    view: tuple[bool, int],
+    parent: ParentOutcome | None,
 ) -> dict[str, Any]:
     """The battle's title, outcome and more; ``replay`` is the file's name, not its path
     (as a fork's header names its parent): a page posted elsewhere tells no local folder,
     and the same replay gives the same page however its path was typed."""
     rs, header = loaded.ruleset, loaded.header
+    per_event, every = view
     outcome = rs.outcome(loaded.scenario, state)
     return {
         "title": one_line(loaded.scenario.name),
@@ -438,12 +450,24 @@ def _meta(
         "summary": [one_line(line) for line in rs.summary(outcome)],
         "frames": "event" if per_event else "turn",
         "chart_every": every,
-        "fork": _fork(loaded, walk),
+        "fork": _fork(loaded, walk, parent),
     }
 
 
-def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData:
-    """Fold a replay once into what its viewer needs (see the module docstring)."""
+def battle_view(
+    loaded: ReplayLike, *, row_budget: int = ROW_BUDGET, parent: ReplayLike | None = None
+) -> ViewData:
+    """Fold a replay once into what its viewer needs (see the module docstring).
+
+    Args:
+        parent: a fork's parent, whose outcome the What if banner shows beside the fork's;
+            by default the file beside the fork its header names, when it is the parent
+            (:func:`sim.replay.parent.parent_outcome`).
+
+    Raises:
+        NotTheParent: ``parent`` is given and is not the fork's parent (nothing is folded).
+    """
+    found = parent_outcome(loaded, parent)  # before the fold: a wrong --parent costs nothing
     rs, sc = loaded.ruleset, loaded.scenario
     state = rs.initial_state(sc)
     first = rs.units(sc, state)
@@ -459,7 +483,7 @@ def battle_view(loaded: ReplayLike, *, row_budget: int = ROW_BUDGET) -> ViewData
     per_event = len(first) * max(loaded.count, 1) <= row_budget
     walk = _walk(loaded, state, fold, series, per_event)  # advances ``state`` to the end
     head = {
-        "meta": _meta(loaded, state, walk, per_event, series.every),
+        "meta": _meta(loaded, state, walk, (per_event, series.every), found),
         "space": _escaped(rs.space(sc).model_dump(mode="json")),
         "sides": [
             {"id": s, "name": one_line(next(r.side_name for r in first if r.side == s)), "index": k}

@@ -9,6 +9,7 @@ from typing import Any
 from sim.replay.analysis import plain
 from sim.replay.diff import VALUE_WIDTH, diff_replays
 from sim.replay.file import ReplayLike
+from sim.replay.parent import is_parent
 from sim.replay.viewer.model import ROW_BUDGET, ViewData, battle_view
 from sim.replay.viewer.page import GZIP_ABOVE, PaneSpec, isolated, names_of, page_pieces
 from sim.text.grammar import ordinal
@@ -71,15 +72,35 @@ def fork_banner(view: ViewData) -> str:
     return (
         '<div class="banner whatif"><b>What if</b> — this battle is a fork of '
         f"{escape(fork['parent'])}, fought on with the same random streams after these "
-        f"changes:<ul>{''.join(parts)}</ul></div>"
+        f"changes:<ul>{''.join(parts)}</ul>{_outcomes(view)}</div>"
     )
 
 
+def _outcomes(view: ViewData) -> str:
+    """How the parent ended beside how the fork did, one line each; where the parent's file
+    is not at hand, why its outcome is not shown (a fork's header holds no outcome)."""
+    m, fork = view.meta, view.meta["fork"]
+    names = names_of(view)
+    parent = fork.get("parent_outcome")
+    said = (
+        isolated(parent, names)
+        if parent is not None
+        else f"not shown — {escape(fork.get('parent_note') or 'its file is not at hand')}"
+    )
+    ours = isolated(f"{m['headline']} — {m['reason']}", names)
+    return f'<p class="outcomes">parent: {said}<br>this fork: {ours}</p>'
+
+
 def report_html(
-    loaded: ReplayLike, *, row_budget: int = ROW_BUDGET, gzip_above: int = GZIP_ABOVE
+    loaded: ReplayLike,
+    *,
+    row_budget: int = ROW_BUDGET,
+    gzip_above: int = GZIP_ABOVE,
+    parent: ReplayLike | None = None,
 ) -> str:
-    """The viewer page of one battle."""
-    return report_page(battle_view(loaded, row_budget=row_budget), gzip_above=gzip_above)
+    """The viewer page of one battle (``parent``: a fork's parent, see :func:`battle_view`)."""
+    view = battle_view(loaded, row_budget=row_budget, parent=parent)
+    return report_page(view, gzip_above=gzip_above)
 
 
 def report_page(view: ViewData, *, gzip_above: int = GZIP_ABOVE) -> str:
@@ -148,6 +169,13 @@ def _large_panes(va: ViewData, vb: ViewData) -> str:
     )
 
 
+def _parent_among(loaded: ReplayLike, other: ReplayLike) -> ReplayLike | None:
+    """``other`` when it is the fork ``loaded``'s parent (its banner then shows how it
+    ended), else None: the parent is looked for beside the fork."""
+    fork = loaded.header.fork
+    return other if fork is not None and is_parent(fork, other) else None
+
+
 def diff_html(a: ReplayLike, b: ReplayLike, *, row_budget: int = ROW_BUDGET) -> str:
     """Two battles side by side on one timeline, from their first divergent event."""
     return "".join(diff_pieces(a, b, row_budget=row_budget))
@@ -167,7 +195,8 @@ def diff_pieces(
             comparison folds both battles again).
     """
     d = compared if compared is not None else diff_replays(a, b, context=0, detail=False)
-    va, vb = battle_view(a, row_budget=row_budget), battle_view(b, row_budget=row_budget)
+    va = battle_view(a, row_budget=row_budget, parent=_parent_among(a, b))
+    vb = battle_view(b, row_budget=row_budget, parent=_parent_among(b, a))
     start = None
     if d["mode"] == "same" and not d["identical"]:
         turn = d["turn"]
