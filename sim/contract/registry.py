@@ -110,7 +110,9 @@ def _load(name: str, target: str) -> AnyRuleset:
     return obj
 
 
-_OPTIONAL = frozenset({"render_state", "audit", "audit_change", "carry_over", "snapshot_json"})
+_OPTIONAL = frozenset(
+    {"render_state", "audit", "audit_change", "carry_over", "snapshot_json", "subjects"}
+)
 """The hooks a Ruleset may leave as None; every other callable field must be callable."""
 
 

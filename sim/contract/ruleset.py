@@ -125,17 +125,29 @@ def _lines(result: Any) -> str | None:
     return None
 
 
+def _roles(result: Any) -> str | None:
+    if not isinstance(result, dict):
+        return f"{type(result).__name__}, not a dict of role to a list of unit ids"
+    for role, ids in result.items():
+        if not isinstance(role, str) or not isinstance(ids, list | tuple):
+            return f"a dict whose {role!r} is {type(ids).__name__}, not a list of unit ids"
+        if not all(isinstance(i, str) for i in ids):
+            return f"a dict whose {role!r} holds an id that is not text"
+    return None
+
+
 _RETURNS: dict[str, Callable[[Any], str | None]] = {
     "units": _rows,
     "outcome": _outcome,
     "summary": _lines,
+    "subjects": _roles,
 }
 """What each guarded hook must return, as its field's type says: a wrong type is named at
 the hook (a ``units`` returning dicts failed later in ``show`` at ``'dict' object has no
 attribute 'position'``, and an ``outcome`` returning a dict was blamed on ``summary``)."""
 
 
-_HOOKED = ("units", "outcome", "summary")
+_HOOKED = ("units", "outcome", "summary", "subjects")
 """The hooks :class:`Ruleset` guards with :class:`_Hooked`."""
 
 
@@ -296,6 +308,12 @@ class Ruleset(Generic[ScenarioT, StateT]):
             becmi's gives no cover kind (``-``) beside no cover.  Only the tables
             change: the rows, ``--json``, the report's data and a study's
             ``unit_finals`` keep every detail (default: every detail as it is).
+        subjects: who an event is about, in the ruleset's words, ``subjects(scenario,
+            event) -> dict``: each role and the ids of the units in it, in order (becmi's
+            bout: ``{"aggressor": ["snaga"], "defender": ["thorgrim"]}``); ``diff``'s
+            first line names the divergent event's units so (``aggressor snaga, defender
+            thorgrim``). None (the default): by the event's fields that name a unit,
+            one nested in a field by its dotted path (``aggressors.members.0.id snaga``).
         older_versions: earlier rules versions the ruleset still fights: a
             replay's header names its version, and its scenario is read and
             written for it (the pydantic context ``{"ruleset_version": v}``;
@@ -339,6 +357,7 @@ class Ruleset(Generic[ScenarioT, StateT]):
     status_words: tuple[str, ...] = ()
     loss_words: tuple[tuple[str, str], ...] = ()
     shown_details: Callable[[UnitRow], dict[str, Any]] = defaults.every_detail
+    subjects: Callable[[ScenarioT, Event], dict[str, list[str]]] | None = None
 
     def fights(self, version: str) -> bool:
         """True when a battle fought under rules ``version`` can be fought again exactly."""
@@ -352,6 +371,8 @@ class Ruleset(Generic[ScenarioT, StateT]):
         """
         for hook in _HOOKED:
             fn = getattr(self, hook)
+            if fn is None:  # an optional hook not given (subjects)
+                continue
             if not (isinstance(fn, _Hooked) and fn.ruleset == self.name):
                 inner = fn.fn if isinstance(fn, _Hooked) else fn
                 object.__setattr__(self, hook, _Hooked(self.name, hook, inner))

@@ -233,6 +233,7 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         "unit": getattr(first, "unit", None),
         "side": _side(dx if dx is not None else dy, sides),
         "units": _named(dx if dx is not None else dy, ids),
+        "subjects": _subjects(a, first),
         "event_a": dx,
         "event_b": dy,
         "changes": changes,
@@ -254,6 +255,13 @@ def _same_battle(a: ReplayLike, b: ReplayLike, context: int, detail: bool) -> di
         },
         **_outcomes(a, b),
     }
+
+
+def _subjects(r: ReplayLike, event: Event) -> dict[str, list[str]] | None:
+    """Who the divergent ``event`` is about in its ruleset's words (its ``subjects`` hook:
+    role → unit ids), or None when the ruleset gives none and ``units`` says who."""
+    hook = r.ruleset.subjects
+    return None if hook is None else hook(r.scenario, event)
 
 
 def _in_full(model: BaseModel, data: dict[str, Any]) -> dict[str, Any]:
@@ -531,6 +539,8 @@ def _render_same(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
     where += f", side {d['side']}" if d.get("side") else ""  # becmi's morale check
     if d["unit"]:
         where += f", unit {d['unit']}"
+    elif d.get("subjects") is not None:  # the ruleset's words: becmi's aggressor, defender
+        where += "".join(f", {role} {_and(ids)}" for role, ids in d["subjects"].items() if ids)
     else:  # a ruleset whose events name their units otherwise (flattop's ship, strike)
         where += "".join(f", {k} {v}" for k, v in d.get("units", {}).items())
     out = [f"same scenario and seed; first divergent event at {where}"]
@@ -565,6 +575,11 @@ def _render_same(d: dict[str, Any], verbose: bool, turn: str) -> list[str]:
         )
         out.append(f"draws in {side}'s event: {taken or 'none'}")
     return out + _ending(d)
+
+
+def _and(ids: list[str]) -> str:
+    """``snaga``, ``snaga and grub``, ``snaga, grub and ugluk``: a role's units in a line."""
+    return ids[0] if len(ids) == 1 else f"{', '.join(ids[:-1])} and {ids[-1]}"
 
 
 def _upcast_lines(d: dict[str, Any]) -> list[str]:

@@ -8,8 +8,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from sim import api
 from sim.cli import cli
-from sim.rulesets.becmi.model.events import ToHit
+from sim.replay.diff import diff_replays, render
+from sim.rulesets.becmi import RULESET
+from sim.rulesets.becmi.model.events import ToHit, Wrestled
 from sim.rulesets.becmi.model.state import CombatantState
 from sim.rulesets.becmi.reading.report import to_hit_text
 
@@ -143,7 +146,8 @@ def test_a_combatants_rows_in_json_are_keyed_by_turn_as_every_rulesets_are() -> 
 def test_diff_names_the_side_of_a_morale_check(tmp_path: Path) -> None:
     """`diff` named a musket morale test's unit (`unit 63ny`) but not the side of a becmi
     morale check: its first line gave only who fled (`fled.0 grub`), and a context line of
-    one nothing at all. It names the side by its id in the scenario, `side orcs`."""
+    one nothing at all. It names the side by its id in the scenario, `side orcs`, and who
+    fled in becmi's words (its `subjects` hook), `fled grub`, not by a field path (`fled.0`)."""
     runner = CliRunner()
 
     def run(*args: str) -> list[str]:
@@ -155,7 +159,7 @@ def test_diff_names_the_side_of_a_morale_check(tmp_path: Path) -> None:
     run("fork", str(BRAWL), "--at", "17", "--set", "fled=[]", "-o", held)
     assert run("diff", str(BRAWL), held)[0] == (
         "same scenario and seed; first divergent event at seq 17, round 4, phase morale, "
-        "side orcs, fled.0 grub"
+        "side orcs, fled grub"
     )
     later = str(tmp_path / "later.jsonl")
     run("fork", held, "--at", "20", "--set", "stunned=false", "-o", later)
@@ -167,8 +171,35 @@ def test_diff_names_the_side_of_a_morale_check(tmp_path: Path) -> None:
     assert lines[4] == "  seq    17 round   4 becmi.morale_checked     orcs"
     data = json.loads(runner.invoke(cli, ["diff", "--json", str(BRAWL), held]).stdout)
     assert (data["side"], data["units"]) == ("orcs", {"fled.0": "grub"})
+    assert data["subjects"] == {"fled": ["grub"]}
     data = json.loads(runner.invoke(cli, ["diff", "--json", held, later]).stdout)
     assert data["side"] is None
     assert data["context_before"][0] == {
         "seq": 17, "turn": 4, "type": "becmi.morale_checked", "phase": "morale", "side": "orcs"
     }  # fmt: skip
+
+
+def test_diff_says_a_bouts_teams_of_more_than_one_in_the_plural(tmp_path: Path) -> None:
+    """A bout's team of two is said in the plural, its wrestlers joined with "and"
+    (`aggressors snaga and grub`), a team of one in the singular (`defender thorgrim`), as
+    becmi's `subjects` hook words them from the event's own members."""
+    bout = next(e for e in api.load_replay(BRAWL).events if isinstance(e, Wrestled))
+    team = bout.aggressors
+    two = team.model_copy(update={"members": [*team.members, team.members[0].model_copy(
+        update={"id": "grub"})]})  # fmt: skip
+    event = bout.model_copy(update={"aggressors": two})
+    said = RULESET.subjects
+    assert said is not None
+    assert said(api.load_replay(BRAWL).scenario, event) == {
+        "aggressors": ["snaga", "grub"],
+        "defender": ["thorgrim"],
+    }
+    held = tmp_path / "held.jsonl"
+    fork = ["fork", str(BRAWL), "--at", "4", "--set", "hold_after=0", "-o", str(held)]
+    assert CliRunner().invoke(cli, fork).exit_code == 0
+    d = diff_replays(api.open_replay(BRAWL), api.open_replay(held))
+    d["subjects"] = said(api.load_replay(BRAWL).scenario, event)
+    assert render(d, turn="round")[0] == (
+        "same scenario and seed; first divergent event at seq 4, round 1, phase melee, "
+        "aggressors snaga and grub, defender thorgrim"
+    )

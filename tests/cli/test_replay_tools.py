@@ -228,9 +228,10 @@ def test_diff_names_the_units_of_an_event_without_a_unit_field(tmp_path: Path) -
         "declared shoho, ship shoho"
     )
     data = json.loads(_invoke("diff", str(golden), str(fork), "--json").stdout)
-    assert (data["unit"], data["units"]) == (
+    assert (data["unit"], data["units"], data["subjects"]) == (
         None,
         {"strike": "lex_strike", "declared": "shoho", "ship": "shoho"},
+        None,  # flattop gives no subjects hook: its fields' own names say who
     )
     # the context lines name their units too, each once (a ship declared and attacked)
     assert data["context_before"][-1] == {
@@ -243,7 +244,9 @@ def test_diff_names_the_units_of_an_event_without_a_unit_field(tmp_path: Path) -
 def test_diff_names_the_units_an_event_names_within_a_field(tmp_path: Path) -> None:
     """becmi's bout names its wrestlers within `aggressors` and `defenders` alone: diff's
     first line said only `seq 4, round 1, phase melee`, and its context lines nothing after
-    the type. Each unit named within a field is named once, by its dotted path."""
+    the type. Each unit named within a field is named once, by its dotted path, in --json's
+    `units`; the first line says them in becmi's words (its `subjects` hook), by their role
+    in the bout, where it listed the paths (`aggressors.members.0.id snaga, …`)."""
     golden = ROOT / "replays" / "tavern_brawl-s377.jsonl"
     fork = tmp_path / "f4.jsonl"
     assert (
@@ -255,13 +258,14 @@ def test_diff_names_the_units_an_event_names_within_a_field(tmp_path: Path) -> N
     text = _invoke("diff", str(golden), str(fork), "--context", "1").stdout.splitlines()
     assert text[0] == (
         "same scenario and seed; first divergent event at seq 4, round 1, phase melee, "
-        "aggressors.members.0.id snaga, defenders.members.0.id thorgrim"
+        "aggressor snaga, defender thorgrim"
     )
     data = json.loads(_invoke("diff", str(golden), str(fork), "--json").stdout)
     assert data["units"] == {
         "aggressors.members.0.id": "snaga",
         "defenders.members.0.id": "thorgrim",
     }
+    assert data["subjects"] == {"aggressor": ["snaga"], "defender": ["thorgrim"]}
     # the engine's snapshot, which holds every unit, names none (top-level text aside)
     snapshot = {"type": "engine.snapshot", "state": {"combatants": [{"id": "snaga"}]}}
     assert _named(snapshot, {"snaga"}) == {}

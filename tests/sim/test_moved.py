@@ -307,9 +307,9 @@ ROOMS = {
 """Every module each built-in ruleset held in one folder, by the room it is in now; battle and
 campaign stayed at the top (becmi's tohit is in model/: its scenario checks hit dice with it)."""
 
-ADDED_SINCE = {"becmi": {"reading": ["audit"]}}
+ADDED_SINCE = {"becmi": {"reading": ["audit", "subjects"]}}
 """Modules a ruleset's rooms gained after the move, with no old name (becmi's audit, its
-``audit_change`` for fork, 2026-12-07)."""
+``audit_change`` for fork, 2026-12-07; its subjects, diff's words for who an event is about)."""
 
 
 @pytest.mark.parametrize("ruleset", sorted(ROOMS))

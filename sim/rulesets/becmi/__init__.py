@@ -6,7 +6,7 @@ from sim.rulesets import examples_of
 from sim.rulesets.becmi import battle, campaign
 from sim.rulesets.becmi.model import data, scenario, state
 from sim.rulesets.becmi.model.events import UPCASTERS
-from sim.rulesets.becmi.reading import audit, engage, report, view
+from sim.rulesets.becmi.reading import audit, engage, report, subjects, view
 from sim.rulesets.becmi.reading.odds import RESOLUTIONS
 
 __all__ = ["RULESET"]
@@ -19,5 +19,5 @@ RULESET: Ruleset[scenario.BecmiScenario, state.BattleState] = Ruleset(
     registry=EventRegistry(state.BattleState.applied_events(), UPCASTERS, since_format=2),
     turn_name="round",
     odds=RESOLUTIONS,
-    **hooks(audit, battle, campaign, data, engage, report, scenario, state, view),
+    **hooks(audit, battle, campaign, data, engage, report, scenario, state, subjects, view),
 )
