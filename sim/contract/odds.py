@@ -45,6 +45,7 @@ RESERVED = ("help", "json")
 
 _COMMAND = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _PARAM = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+_METAVAR = re.compile(r"^[A-Z][A-Z0-9]*([_-][A-Z0-9]+)*$")
 
 
 class OddsInputError(ValueError):
@@ -100,6 +101,10 @@ class OddsParam:
         negatable: a flag that is ``--name/--no-name`` (needed for a default of True).
         parse: for ``"text"``: the word to its value; raises ``ValueError``
             with the one-line message for a bad word.
+        metavar: the upper-case word ``--help`` shows for the value (``--hit-table
+            TABLE``); None: ``NUMBER`` for an exact, ``N`` for an integer, ``TEXT``
+            for a text. A flag takes no value and a choice shows its choices: neither
+            has one.
     """
 
     name: str
@@ -112,6 +117,7 @@ class OddsParam:
     choices: tuple[str, ...] = ()
     negatable: bool = False
     parse: Callable[[str], Any] | None = None
+    metavar: str | None = None
 
     def __post_init__(self) -> None:
         """Refuse a parameter no command could offer (at import, where the author sees it)."""
@@ -192,6 +198,19 @@ def _shape_problem(p: OddsParam) -> str | None:
         return "only a flag is negatable"
     if p.parse is not None and p.kind != "text":
         return "only a text parameter has parse"
+    return _metavar_problem(p)
+
+
+def _metavar_problem(p: OddsParam) -> str | None:
+    """What is wrong with a parameter's metavar, or None."""
+    if p.metavar is None:
+        return None
+    if p.kind == "flag":
+        return "a flag takes no value: it has no metavar"
+    if p.kind == "choice":
+        return "a choice shows its choices: it has no metavar"
+    if not _METAVAR.match(p.metavar):
+        return f"metavar {p.metavar!r} is not an upper-case word (TABLE, N)"
     return None
 
 

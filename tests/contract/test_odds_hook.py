@@ -211,6 +211,41 @@ def _echo_cli(*args: str) -> Result:
     return CliRunner().invoke(command(ECHO, "echo"), list(args))
 
 
+def test_a_parameter_names_its_value_in_help_as_its_metavar_says() -> None:
+    """A parameter's ``metavar`` is the word ``--help`` shows after its option; without one
+    each kind shows what it always has (a text TEXT, an exact NUMBER, an integer N)."""
+    named = OddsResolution(
+        name="named",
+        summary="Named values.",
+        params=(
+            OddsParam("table", "text", "A table.", metavar="TABLE"),
+            OddsParam("share", "exact", "A share.", metavar="P"),
+            OddsParam("shots", "integer", "Shots.", metavar="SHOTS"),
+            OddsParam("word", "text", "A word."),
+            OddsParam("value", "exact", "A value."),
+            OddsParam("count", "integer", "A count."),
+        ),
+        compute=_echo,
+        examples=("--table 7",),
+    )
+    ctx = click.Context(command(named, "named"), info_name="named")
+    shown = {
+        record[0].split()[0]: record[0].split()[1]
+        for p in ctx.command.get_params(ctx)
+        if isinstance(p, click.Option)
+        and not p.is_flag
+        and (record := p.get_help_record(ctx)) is not None
+    }
+    assert shown == {
+        "--table": "TABLE",
+        "--share": "P",
+        "--shots": "SHOTS",
+        "--word": "TEXT",
+        "--value": "NUMBER",
+        "--count": "N",
+    }
+
+
 def test_values_reach_compute_by_name_and_kind() -> None:
     """An exact number arrives a Fraction, a text word parsed, an absent option None."""
     assert _echo_cli("--share", "0.25", "--word", "hi", "--json").stdout == (
@@ -256,6 +291,12 @@ def test_exact_numbers_are_read_exactly_and_bounded() -> None:
         (lambda: OddsParam("v", "exact", "x", required=True, default=1), "has no default"),
         (lambda: OddsParam("n", "integer", "x", low=Fraction(1, 2)), "whole numbers"),
         (lambda: OddsParam("v", "exact", "x", low=1, high=0), "low 1 is above high 0"),
+        (lambda: OddsParam("on", "flag", "x", metavar="ON"), "a flag takes no value"),
+        (
+            lambda: OddsParam("c", "choice", "x", choices=("a",), metavar="C"),
+            "a choice shows its choices",
+        ),
+        (lambda: OddsParam("t", "text", "x", metavar="the table"), "an upper-case word"),
     ],
 )
 def test_a_parameter_no_command_could_offer_is_refused(make: Any, problem: str) -> None:

@@ -162,12 +162,13 @@ def _option(p: OddsParam) -> click.Option:
         low, high = (None if b is None else int(b) for b in (p.low, p.high))
         bounded = low is not None or high is not None
         kind = Whole(low, high) if bounded else Whole()
-        return click.Option([p.option, p.name], type=kind, metavar="N", **common)
+        return click.Option([p.option, p.name], type=kind, metavar=p.metavar or "N", **common)
     if p.kind == "choice":
         return click.Option([p.option, p.name], type=click.Choice(list(p.choices)), **common)
     if p.default is not None:
         common["default"] = str(p.default)
-    metavar = "NUMBER" if p.kind == "exact" else None  # not click's TEXT for a number
+    # not click's TEXT for a number; a text's own word when it names one (TABLE)
+    metavar = p.metavar or ("NUMBER" if p.kind == "exact" else None)
     return click.Option([p.option, p.name], callback=_reader(p), metavar=metavar, **common)
 
 

@@ -133,6 +133,7 @@ ATTACK = OddsResolution(
             "The attacker's basic hit table: * (or 0, as an event's basic_table) or 1..15.",
             required=True,
             parse=hit_table,
+            metavar="TABLE",
         ),
         OddsParam(
             "factors",
