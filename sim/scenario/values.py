@@ -87,7 +87,13 @@ def shown_typed(text: str) -> str:
     """``text`` typed on a command line, quoted as an error line echoes it: whole up to 60
     characters, else its start and its length (``'99999…... (100000 characters)'``), so a
     huge value's error stays one readable line (``--set``, ``--sweep``)."""
-    return repr(text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)")
+    return repr(_cut(text))
+
+
+def _cut(text: str) -> str:
+    """``text`` whole up to 60 characters, else its first 40 and its length (``99999...
+    (100000 characters)``): how a typed value is echoed, in quotes or in advice."""
+    return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
 
 
 def typed_number(text: str) -> str | None:
@@ -125,13 +131,14 @@ def for_the_shell(message: str, flag: str, value: Any) -> str:
     """
     quoted = _QUOTE.search(message)
     if quoted is not None:
-        typed = _typed(flag, _yaml_quoted(quoted[1]))
+        # the loader wrote the value as the message echoes it, a long one cut already
+        typed = _typed(flag, quoted[1], in_yaml_quotes=True, cut=False)
         return f"{message[: quoted.start()]}quote it, {_IN_SHELL_QUOTES}: {typed}"
     if message.endswith(UNQUOTE_HINT) and isinstance(value, str):
         return f"{message} inside the shell's: {_typed(flag, value)}"
     colon, tab = f"({COLON_HINT})", f"({TAB_HINT})"
     if message.endswith(colon) and isinstance(value, str):
-        typed = _typed(flag, _yaml_quoted(value))
+        typed = _typed(flag, value, in_yaml_quotes=True)
         return (
             f"{message.removesuffix(colon)}(a value that holds ': ' reads as a 'key:': quote it, "
             f"{_IN_SHELL_QUOTES}: {typed})"
@@ -149,17 +156,21 @@ def _yaml_quoted(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _typed(flag: str, text: str) -> str:
-    """``flag`` (``--set PATH``) given ``text``, as a POSIX shell hands the text on whole:
-    bare when nothing in it is special there, in double quotes when nothing in it is special
-    inside them, else as :func:`shlex.quote` quotes it."""
+def _typed(flag: str, text: str, *, in_yaml_quotes: bool = False, cut: bool = True) -> str:
+    """``flag`` (``--set PATH``) given ``text`` (in YAML's single quotes when
+    ``in_yaml_quotes``), as a POSIX shell hands the text on whole: bare when nothing in it
+    is special there, in double quotes when nothing in it is special inside them, else as
+    :func:`shlex.quote` quotes it. The quoting is the whole text's; with ``cut``, a text past
+    60 characters is shown as its start and length inside it (:func:`_cut`), as its echo is."""
     option, _, path = flag.partition(" ")
-    word = f"{path}={text}"
-    if shlex.quote(word) == word:
-        return f"{option} {word}"
+    shown = _cut(text) if cut else text
+    if in_yaml_quotes:
+        text, shown = _yaml_quoted(text), _yaml_quoted(shown)
+    if shlex.quote(f"{path}={text}") == f"{path}={text}":
+        return f"{option} {path}={shown}"
     if not set(text) & set('"$`\\!'):
-        return f'{option} {path}="{text}"'
-    return f"{option} {shlex.quote(word)}"
+        return f'{option} {path}="{shown}"'
+    return f"{option} {shlex.quote(f'{path}={shown}')}"
 
 
 def _check_range(value: Any) -> None:

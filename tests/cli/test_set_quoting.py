@@ -21,6 +21,7 @@ from engine.projection import set_path
 from sim.cli.outcomes.batch import _factor
 from sim.contract.parts import row
 from sim.replay.fork import ForkError, _check_declared, parse_assignment
+from sim.text.values import clipped
 from tests.batch.helpers import SCENARIOS, invoke
 
 STONE_WALL = SCENARIOS / "stone_wall.yaml"
@@ -256,4 +257,78 @@ def test_a_number_for_a_text_field_now_null_is_said_as_typed() -> None:
     assert str(refused.value) == (
         f"--set state.p.name: 08 is a number, not text: quote it, {SHELL}: "
         "--set state.p.name=\"'08'\""
+    )
+
+
+LONG = "a: b: " + "y" * 200
+"""A value holding ': ' that YAML cannot read, 206 characters long."""
+
+
+def _cut(text: str) -> str:
+    """``text`` as an error line echoes a long value: its first 40 characters and its length."""
+    return f"{text[:40]}... ({len(text)} characters)"
+
+
+def test_a_long_value_s_quoting_advice_shows_its_start_and_length(tmp_path: Path) -> None:
+    """``run --set``, ``fork --set`` and ``--sweep`` of a 206-character value holding ': '
+    echoed it cut (``'sides.csa.name=a: b: yyy... (221 characters)'``) and then whole in
+    the advice on quoting it; the advice now cuts it the same way, inside the quotes it
+    says to type."""
+    advice = (
+        "not valid YAML: mapping values are not allowed here (a value that holds ': ' reads "
+        f"as a 'key:': quote it, {SHELL}: "
+    )
+    given = f"sides.csa.name={LONG}"
+    run = invoke("run", STONE_WALL, "--set", given, "-o", tmp_path / "r.jsonl")
+    assert (run.exit_code, run.stderr) == (
+        2,
+        f"{STONE_WALL}: --set '{_cut(given)}': {advice}--set sides.csa.name=\"'{_cut(LONG)}'\")\n",
+    )
+    given = f"state.units.wash.name={LONG}"
+    fork = invoke("fork", GOLDEN, "--at", "14", "--set", given, "-o", tmp_path / "f.jsonl")
+    assert (fork.exit_code, fork.stderr) == (
+        2,
+        f"battlesim: error: --set '{_cut(given)}': {advice}"
+        f"--set state.units.wash.name=\"'{_cut(LONG)}'\")\n",
+    )
+    sweep = invoke(
+        "batch", STONE_WALL, "--runs", "1", "--sweep", f"sides.csa.name=Rebels,{LONG}", "-o",
+        tmp_path / "s",
+    )  # fmt: skip
+    assert (sweep.exit_code, sweep.stderr) == (
+        2,
+        f"battlesim: error: --sweep sides.csa.name: '{_cut(LONG)}': {advice}"
+        f"--sweep sides.csa.name=\"'{_cut(LONG)}'\")\n",
+    )
+
+
+def test_a_long_number_s_advice_to_unquote_it_shows_its_start_and_length(
+    tmp_path: Path,
+) -> None:
+    """A 100-digit number typed in quotes for a number: the advice to type it without
+    quotes showed all 100 digits; it shows the first 40 and the length, as the value's
+    echo does."""
+    digits = "8" * 100
+    result = invoke(
+        "run", STONE_WALL, "--set", f"options.fire_hcv='{digits}'", "-o", tmp_path / "r.jsonl"
+    )
+    assert result.exit_code == 2
+    assert result.stderr.endswith(
+        f" is text, not a number: write the number without quotes inside the shell's: "
+        f"--set options.fire_hcv={_cut(digits)}\n"
+    )
+
+
+def test_a_long_number_s_advice_to_quote_it_is_cut_as_its_echo_is(tmp_path: Path) -> None:
+    """A 153-character number typed for text is echoed cut by the loader, and the advice to
+    quote it shows that same cut, not a second one of it."""
+    number = "1." + "0" * 150 + "1"
+    result = invoke(
+        "run", STONE_WALL, "--set", f"sides.csa.name={number}", "-o", tmp_path / "r.jsonl"
+    )
+    written = clipped(number)
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"{STONE_WALL}: --set sides.csa.name: {written} is a number, not text: quote it, "
+        f"{SHELL}: --set sides.csa.name=\"'{written}'\"\n",
     )
