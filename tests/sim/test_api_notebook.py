@@ -103,8 +103,7 @@ def test_numpy_numbers_in_a_plan_are_its_plain_values() -> None:
     )
     identity = plan.identity()
     assert (type(plan.seed), type(plan.replications)) == (int, int)
-    assert identity["factors"] == [{"path": "options.short_range_modifier", "values": [0, 2],
-                                    "type": "float"}]  # fmt: skip
+    assert identity["factors"] == [{"path": "options.short_range_modifier", "values": [0, 2]}]
     json.dumps(identity)  # the study table's row: plain data
     assert RunOptions(jobs=np.int64(2)).jobs == 2  # type: ignore[arg-type]
 

@@ -27,6 +27,7 @@ __all__ = [
     "Point",
     "consistent",
     "repeated",
+    "stored_factor",
     "unsweepable",
     "value_key",
 ]
@@ -134,6 +135,12 @@ class Factor(BaseModel):
             return [int(rng[0]), int(rng[1])]
         return [float(rng[0]), float(rng[1])]
 
+    def stored(self) -> dict[str, Any]:
+        """The factor as a study's plan and row store it (docs/batch.md, *Study files*):
+        ``{path, values}``, or ``{path, range, type, levels}``. ``type`` is a range's number
+        type; a values factor's numbers are its values' own, so it has none to store."""
+        return stored_factor(self.model_dump(exclude_none=True))
+
     def grid_levels(self) -> list[Any]:
         """The factor's levels in a grid design.
 
@@ -166,6 +173,15 @@ class Factor(BaseModel):
             span = int(high) - int(low) + 1
             return int(low) + min(math.floor(u * span), span - 1)
         return float(low + u * (high - low))
+
+
+def stored_factor(data: dict[str, Any]) -> dict[str, Any]:
+    """A factor's stored JSON (``Factor.stored``'s) without the ``type`` of a values factor,
+    which a study stored before this (``"type": "float"`` beside whole numbers) and which
+    never changed its points: so a ``--resume`` compares such a study's plan as today's."""
+    if "values" in data:
+        return {k: v for k, v in data.items() if k != "type"}
+    return data
 
 
 def consistent(points: list[Point]) -> list[Point]:

@@ -125,7 +125,7 @@ class StudyPlan:
             "target_digest": self.target.digest(),
             "seed": self.seed,
             "replications": self.replications,
-            "factors": [f.model_dump(exclude_none=True) for f in self.factors],
+            "factors": [f.stored() for f in self.factors],
             "design": self.design,
             "points": self.points,
             "crn": self.crn,

@@ -23,7 +23,7 @@ from sim.batch.inputs.guard import DB_NAME, building
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Design
-from sim.batch.planning.factors import unsweepable
+from sim.batch.planning.factors import stored_factor, unsweepable
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.stopping import pilot_problem
 from sim.batch.storage.store import (
@@ -97,7 +97,7 @@ def _meta(plan: StudyPlan) -> dict[str, Any]:
         "chunk_size": plan.chunk_size,
         "until_ci": plan.until_ci,
         "keep_replays": plan.keep_replays,
-        "factors": [f.model_dump(exclude_none=True) for f in plan.factors],
+        "factors": [f.stored() for f in plan.factors],
         "sides": [[sid, name, kinds] for sid, (name, kinds) in plan.target.sides().items()],
         "plan": plan.identity(),
         "target": plan.target.as_json(),
@@ -346,7 +346,7 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
             "study killed as it was made); run the command again without --resume"
         )
     store = Store.open(db)
-    stored = store.meta()["plan"]
+    stored = _as_today(store.meta()["plan"])
     wanted = json.loads(json.dumps(plan.identity()))  # tuples as lists, as stored
     problem = other_dice(stored, str(out))
     if problem is not None:
@@ -373,6 +373,15 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
         raise StudyError(f"--resume: {problem}")
     store.cap_memory(_planned_rows(plan))
     return store
+
+
+def _as_today(plan: Any) -> Any:
+    """A stored plan with its factors as today's are stored (:func:`stored_factor`): a study
+    stored with a values factor's ``"type"`` is the study it always was."""
+    if not isinstance(plan, dict) or not isinstance(plan.get("factors"), list):
+        return plan  # a damaged plan: compared as it is, and said to differ
+    factors = [stored_factor(f) if isinstance(f, dict) else f for f in plan["factors"]]
+    return {**plan, "factors": factors}
 
 
 _PLAN_COPIES = (
