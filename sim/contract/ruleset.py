@@ -113,7 +113,13 @@ def _rows(result: Any) -> str | None:
 
 
 def _outcome(result: Any) -> str | None:
-    return None if isinstance(result, Outcome) else f"{type(result).__name__}, not Outcome"
+    if not isinstance(result, Outcome):
+        return f"{type(result).__name__}, not Outcome"
+    if result.winner is not None and result.winner not in result.sides:
+        # a winner given by name ('British' for brit) printed an empty name in run, counted
+        # no win in batch and raised KeyError: 'British' in campaign
+        return f"winner {result.winner!r}, none of its sides ({', '.join(result.sides)})"
+    return None
 
 
 def _lines(result: Any) -> str | None:
@@ -144,7 +150,8 @@ _RETURNS: dict[str, Callable[[Any], str | None]] = {
 }
 """What each guarded hook must return, as its field's type says: a wrong type is named at
 the hook (a ``units`` returning dicts failed later in ``show`` at ``'dict' object has no
-attribute 'position'``, and an ``outcome`` returning a dict was blamed on ``summary``)."""
+attribute 'position'``, and an ``outcome`` returning a dict was blamed on ``summary``); an
+outcome's winner is one of its sides, or None for a draw."""
 
 
 _HOOKED = ("units", "outcome", "summary", "subjects")

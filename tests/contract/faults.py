@@ -26,6 +26,7 @@ fault breaks, with a message saying what was expected and what was seen.
   bound, no event saying so: the live state and the fold compare equal, and only their
   rows differ (a study's ``unit_finals`` would show 5; ``show`` on the replay, 0).
 * ``phalanx_miscounting``: the outcome says one turn more than the battle played.
+* ``phalanx_misnamed``: the outcome's winner is the winning army's name, not its id.
 * ``phalanx_unrecorded``: a referee rolls a die from a stream of its own in the first
   bound, and no event records the draw.
 * ``phalanx_private``: a referee rolls a die from a ``random.Random`` seeded from the turn
@@ -268,6 +269,12 @@ def _miscounting_outcome(sc: Any, state: State) -> Any:
     return found.model_copy(update={"turns": found.turns + 1})
 
 
+def _misnamed_outcome(sc: Any, state: State) -> Any:
+    """Phalanx's outcome, its winner given by the army's name (``Greeks``), not its id."""
+    found = phalanx.RULESET.outcome(sc, state)
+    return found.model_copy(update={"winner": found.winner_name})
+
+
 def _hashed_plan(sc: Any) -> Plan[Any, State, Battlefield]:
     """Phalanx's plan, each element's rank in its phases taken from a set's order."""
     plan = phalanx.plan(sc)
@@ -460,6 +467,7 @@ FAULTS: dict[str, AnyRuleset] = {
             units=_forgetful_units,
         ),
         _copy("phalanx_miscounting", outcome=_miscounting_outcome),
+        _copy("phalanx_misnamed", outcome=_misnamed_outcome),
         _copy("phalanx_unrecorded", plan=_unrecorded_plan),
         _copy("phalanx_private", plan=_private_plan),
         _copy("phalanx_crashing", plan=_spear_replaced(_crash)),

@@ -441,6 +441,45 @@ def test_an_outcome_that_miscounts_the_turns_fails(folder: Path) -> None:
     )
 
 
+def test_an_outcome_whose_winner_is_no_side_is_refused_by_every_command(
+    folder: Path, tmp_path: Path
+) -> None:
+    """phalanx_misnamed gives its winner by the army's name: `run` printed an empty name
+    (`:  wins after N bounds`), `batch` counted no win, exit 0, and `campaign` raised
+    `KeyError: 'Greeks'`. The outcome is checked where it comes out of the ruleset: one
+    line naming the ruleset, the hook, the winner and the sides, exit 2, for each."""
+    scenario = folder / "phalanx_misnamed.yaml"
+    fought = api.run(phalanx.SCENARIOS[0], out=tmp_path / "good.jsonl")
+    assert fought.outcome.winner is not None  # the fault shows only in a battle someone wins
+    ids = ", ".join(fought.outcome.sides)
+    said = {  # each battle's seed decides who wins: either army's name is refused alike
+        side.name: f"ruleset 'phalanx_misnamed': outcome returned winner {side.name!r}, none "
+        f"of its sides ({ids})"
+        for side in fought.outcome.sides.values()
+    }
+    winner = fought.outcome.sides[fought.outcome.winner].name
+    ran = CliRunner().invoke(cli, ["run", str(scenario), "--out", str(tmp_path / "r.jsonl")])
+    assert (ran.exit_code, ran.stdout, ran.stderr) == (
+        2,
+        "",
+        f"battlesim: error: {said[winner]}\n",
+    )
+    args = ["batch", str(scenario), "--runs", "2", "--jobs", "1", "--no-plots"]
+    studied = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "st")])
+    assert studied.exit_code == 2
+    [failed] = [x for x in studied.stdout.splitlines() if x.startswith("  failed ×2: ")]
+    assert failed in {f"  failed ×2: HookError: {line}" for line in said.values()}
+    plan = tmp_path / "two.yaml"
+    plan.write_text(
+        "campaign: two\nseed: 3\nbattles:\n"
+        f"  - {{id: first, scenario: {scenario}}}\n  - {{id: second, scenario: {scenario}}}\n",
+        encoding="utf-8",
+    )
+    campaign = CliRunner().invoke(cli, ["campaign", str(plan), "--out", str(tmp_path / "c")])
+    assert campaign.exit_code == 2
+    assert campaign.stderr in {f"battlesim: error: {line}\n" for line in said.values()}
+
+
 def test_a_draw_no_event_records_fails(folder: Path) -> None:
     """phalanx_unrecorded: a referee rolls once from '1/weather' and records nothing. The
     replay re-simulates byte for byte (verify passes it); draws-are-the-streams counts the
