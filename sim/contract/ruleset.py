@@ -17,6 +17,7 @@ from engine.log import Header, Sink
 from sim.contract import defaults
 from sim.contract.models import Engagement, Outcome, Problem, Reach, Reading, Space, UnitRow
 from sim.contract.odds import OddsResolution
+from sim.contract.plain import not_plain_json
 from sim.runner import DrawTally, Ending, Plan, fight
 
 __all__ = ["HookError", "Ruleset", "ScenarioT", "StateT"]
@@ -142,20 +143,30 @@ def _roles(result: Any) -> str | None:
     return None
 
 
+def _data(result: Any) -> str | None:
+    wrong = not_plain_json(result)
+    return None if wrong is None else f"{wrong}, not plain JSON data"
+
+
 _RETURNS: dict[str, Callable[[Any], str | None]] = {
     "units": _rows,
     "outcome": _outcome,
     "summary": _lines,
     "subjects": _roles,
+    "rules_data": _data,
 }
 """What each guarded hook must return, as its field's type says: a wrong type is named at
 the hook (a ``units`` returning dicts failed later in ``show`` at ``'dict' object has no
 attribute 'position'``, and an ``outcome`` returning a dict was blamed on ``summary``); an
-outcome's winner is one of its sides, or None for a draw."""
+outcome's winner is one of its sides, or None for a draw; ``rules_data`` is data
+:func:`~engine.canonical.digest` can write (a set or a NaN raised ``TypeError: Object of
+type set is not JSON serializable (at encoder.py:180)`` where every header is made, naming
+neither the ruleset nor the hook)."""
 
 
-_HOOKED = ("units", "outcome", "summary", "subjects")
-"""The hooks :class:`Ruleset` guards with :class:`_Hooked`."""
+_HOOKED = ("units", "outcome", "summary", "subjects", "rules_data")
+"""The hooks :class:`Ruleset` guards with :class:`_Hooked`: everything battlesim calls them
+for (the headers' ``rules_digest`` among it) gets what their contract says, or one line."""
 
 
 _SIMPY = f"{os.sep}simpy{os.sep}"

@@ -27,6 +27,7 @@ fault breaks, with a message saying what was expected and what was seen.
   rows differ (a study's ``unit_finals`` would show 5; ``show`` on the replay, 0).
 * ``phalanx_miscounting``: the outcome says one turn more than the battle played.
 * ``phalanx_misnamed``: the outcome's winner is the winning army's name, not its id.
+* ``phalanx_undigested``: ``rules_data`` holds a set, which no digest can write.
 * ``phalanx_unrecorded``: a referee rolls a die from a stream of its own in the first
   bound, and no event records the draw.
 * ``phalanx_private``: a referee rolls a die from a ``random.Random`` seeded from the turn
@@ -468,6 +469,7 @@ FAULTS: dict[str, AnyRuleset] = {
         ),
         _copy("phalanx_miscounting", outcome=_miscounting_outcome),
         _copy("phalanx_misnamed", outcome=_misnamed_outcome),
+        _copy("phalanx_undigested", rules_data=lambda: {"die": 6, "dice": {1, 2}}),
         _copy("phalanx_unrecorded", plan=_unrecorded_plan),
         _copy("phalanx_private", plan=_private_plan),
         _copy("phalanx_crashing", plan=_spear_replaced(_crash)),

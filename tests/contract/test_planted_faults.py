@@ -480,6 +480,28 @@ def test_an_outcome_whose_winner_is_no_side_is_refused_by_every_command(
     assert campaign.stderr in {f"battlesim: error: {line}\n" for line in said.values()}
 
 
+def test_rules_data_that_is_not_plain_json_is_named_by_every_command(
+    folder: Path, tmp_path: Path
+) -> None:
+    """phalanx_undigested's rules_data holds a set: run, batch and check-ruleset said
+    `TypeError: Object of type set is not JSON serializable (at encoder.py:180)`, naming
+    neither the ruleset nor the hook, and check-ruleset's hint was scenario-runs' own. The
+    hook is checked where it is called: one line, exit 2, and the hint names rules_data."""
+    said = "ruleset 'phalanx_undigested': rules_data returned a set at 'dice', not plain JSON data"
+    scenario = str(folder / "phalanx_undigested.yaml")
+    ran = CliRunner().invoke(cli, ["run", scenario, "--out", str(tmp_path / "r.jsonl")])
+    assert (ran.exit_code, ran.stdout, ran.stderr) == (2, "", f"battlesim: error: {said}\n")
+    args = ["batch", scenario, "--runs", "2", "--jobs", "1", "--no-plots"]
+    studied = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "st")])
+    assert (studied.exit_code, studied.stderr) == (2, f"battlesim: error: {said}\n")
+    line = _only_failure("phalanx_undigested", folder, "scenario-runs")
+    assert line.endswith(
+        f"failed: exit 2: battlesim: error: {said} — how to meet it: fix the ruleset's "
+        "rules_data first: it returned where the message says, and this requirement could "
+        "not be judged past it"
+    )
+
+
 def test_a_draw_no_event_records_fails(folder: Path) -> None:
     """phalanx_unrecorded: a referee rolls once from '1/weather' and records nothing. The
     replay re-simulates byte for byte (verify passes it); draws-are-the-streams counts the
