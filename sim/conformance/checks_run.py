@@ -70,7 +70,8 @@ def _named(classes: list[type[Event]]) -> str:
 @requirement(
     "The registry lists every event class the state's @applies methods apply and every event "
     "the battle records; each registered event has an @applies method when apply is the "
-    "state's; none of the ruleset's own event types begins with 'engine.'.",
+    "state's; each of the ruleset's own event types begins with its name and a dot "
+    "('<name>.'), none with 'engine.'.",
     "List every event class in the Ruleset's EventRegistry (for a StateBase state, "
     "EventRegistry(State.applied_events()) lists exactly the ones it applies), and name each "
     "event type '<ruleset>.<event>'",
@@ -115,6 +116,11 @@ def EVENTS_ARE_REGISTERED(battle: Battle) -> None:  # noqa: N802
                 f"the registry lists {_named(unapplied)}, which no @applies method of "
                 f"{type(state).__name__} applies: expected one for each registered event"
             )
+    if foreign := [c for c in own if not c.model_fields["type"].default.startswith(f"{rs.name}.")]:
+        raise battle.failed(
+            f"the event types {_named(foreign)} do not begin with '{rs.name}.', the ruleset's "
+            f"name: expected '{rs.name}.<event>', so that a replay's line says whose event it is"
+        )
     if battle.fight.problem is None:
         return  # every event the battle recorded was registered (run refuses any other)
     try:

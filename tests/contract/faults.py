@@ -57,6 +57,8 @@ fault breaks, with a message saying what was expected and what was seen.
 * ``phalanx_carry_forgetful_plain``: the same written as a plain function.
 * ``phalanx_misplanned``: the plan's ``processes`` hook takes the view alone, not the view
   and the recorder: the runner's call to it raises ``TypeError`` before the first bound.
+* every copy keeps phalanx's event types (``phalanx.advanced``), not ``<its name>.``:
+  each fails ``events-are-registered`` for it (``phalanx_borrowed`` has no other fault).
 * ``phalanx_engine_typed``: the registry adds an event of the ruleset's own whose type
   begins with ``engine.`` (``engine.cheered``), which every tool would read as the engine's.
 * ``phalanx_misdefaulted``: the scenario model's field ``reserve`` defaults to 0 but must be
@@ -469,6 +471,7 @@ FAULTS: dict[str, AnyRuleset] = {
         ),
         _copy("phalanx_miscounting", outcome=_miscounting_outcome),
         _copy("phalanx_misnamed", outcome=_misnamed_outcome),
+        _copy("phalanx_borrowed"),
         _copy("phalanx_undigested", rules_data=lambda: {"die": 6, "dice": {1, 2}}),
         _copy("phalanx_unrecorded", plan=_unrecorded_plan),
         _copy("phalanx_private", plan=_private_plan),

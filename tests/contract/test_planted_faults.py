@@ -126,6 +126,30 @@ def test_an_own_event_under_the_engines_prefix_fails(folder: Path) -> None:
     )
 
 
+def test_event_types_that_do_not_begin_with_the_rulesets_name_fail(folder: Path) -> None:
+    """phalanx_borrowed records phalanx's events (another ruleset's types, as `musket.fired`
+    in a naval ruleset, or a bare `fired`): it passed every requirement, though a ruleset's
+    name is the prefix of every event type; events-are-registered names them."""
+    line = _only_failure("phalanx_borrowed", folder, "events-are-registered")
+    assert line == _failed(
+        "events-are-registered",
+        "phalanx_borrowed.yaml: the event types 'phalanx.advanced' (Advanced), "
+        "'phalanx.fought' (Fought), 'phalanx.broke' (Broke) do not begin with "
+        "'phalanx_borrowed.', the ruleset's name: expected 'phalanx_borrowed.<event>', so that "
+        "a replay's line says whose event it is",
+    )
+
+
+def _own_failures(result: Result) -> list[str]:
+    """The FAILED lines of a whole check of a copy of phalanx, but events-are-registered's:
+    every copy keeps phalanx's event types under its own name (phalanx_borrowed)."""
+    return [
+        x
+        for x in result.stdout.splitlines()
+        if x.startswith("FAILED") and not x.startswith("FAILED       events-are-registered: ")
+    ]
+
+
 def test_strength_that_never_follows_the_state_fails(folder: Path) -> None:
     """phalanx_stuck: every row at its initial strength; the Greeks' losses show nowhere."""
     out = folder / "stuck.jsonl"
@@ -137,8 +161,7 @@ def test_strength_that_never_follows_the_state_fails(folder: Path) -> None:
     result = _check("phalanx_stuck", folder)
     held = ", ".join(f"{e.id} 1 elements" for e in greeks.elements[:4])
     assert result.exit_code == 1
-    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
-    assert failed == [
+    assert _own_failures(result) == [
         _failed(
             "strength-follows-losses",
             "phalanx_stuck.yaml: expected a unit of Greeks (the outcome counts its losses: "
@@ -813,7 +836,7 @@ def test_what_fails_after_an_event_changed_after_its_line_says_to_meet_that_firs
     the fold, the digests) or folds them, and says to meet event-lines-validate first; their
     own hints blamed a value of the ruleset's own for a draw, or a rule that wrote the state."""
     result = _check("phalanx_keeping", folder)
-    failed = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    failed = _own_failures(result)
     assert failed[0].startswith("FAILED       event-lines-validate: ")
     assert len(failed) > 1, failed
     for line in failed[1:]:
