@@ -17,7 +17,8 @@ one module::
 Each keyword a ``Ruleset`` call gives once: a hook two modules define is
 refused (say which one by passing it yourself and leaving the other module
 out), and so is one given both by a module and by hand (Python's own
-``TypeError`` for a repeated keyword).
+``TypeError`` for a repeated keyword, which the plugin's loading says in one line
+naming the field: :func:`sim.contract.registry.given_twice`).
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ def _none_exported(modules: tuple[ModuleType, ...]) -> None:
             if name.lower() in HOOKS
             and name in (name.lower(), name.lower().upper())
             and name not in exported
+            and _hook_like(value)
             and getattr(value, "__module__", module.__name__) == module.__name__
         ]
         if left:
@@ -93,3 +95,11 @@ def _none_exported(modules: tuple[ModuleType, ...]) -> None:
                 f"{', '.join(left)}, which it defines; add them to __all__ (hooks() reads "
                 "only the names a module exports), or give them to Ruleset(...) by hand"
             )
+
+
+def _hook_like(value: Any) -> bool:
+    """Whether a module's value is what a hook is: a function (or another callable that is
+    no class) or a tuple (``DERIVED_FIELDS``, ``STATUS_WORDS``). A text (``VERSION = "1"``),
+    a scenario model or a registry is what ``Ruleset(...)`` is given by hand: advising to
+    export ``VERSION`` led to ``version=VERSION`` given twice."""
+    return isinstance(value, tuple) or (callable(value) and not isinstance(value, type))

@@ -7,12 +7,13 @@ Built-in rulesets first (:data:`BUILTIN`), then the entry points of the
 from __future__ import annotations
 
 import dataclasses
+import re
 from importlib import import_module, metadata
 from importlib.metadata import entry_points
 from typing import Any, Literal, get_args, get_origin
 
 from sim.contract.models import Outcome
-from sim.contract.ruleset import Ruleset, _Hooked
+from sim.contract.ruleset import Ruleset, _Hooked, raised_at
 from sim.text.grammar import agree, count, one_point
 from sim.text.suggest import did_you_mean
 
@@ -23,6 +24,7 @@ __all__ = [
     "RulesetUnavailable",
     "broken",
     "get_ruleset",
+    "given_twice",
     "headline",
     "load_error",
     "loaded_rulesets",
@@ -86,6 +88,9 @@ def _load(name: str, target: str) -> AnyRuleset:
     try:
         obj = getattr(import_module(module), attr)
     except Exception as exc:  # a plugin's import may raise anything
+        twice = given_twice(exc)
+        if twice is not None:
+            raise RulesetUnavailable(f"{where} cannot be loaded: {twice}") from exc
         what = " ".join(str(exc).split()) or "no details"
         raise RulesetUnavailable(
             f"{where} cannot be loaded: {type(exc).__name__}: {what}; fix or reinstall the "
@@ -108,6 +113,27 @@ def _load(name: str, target: str) -> AnyRuleset:
     if fields is not None:
         raise RulesetUnavailable(f"{where}: {fields}")
     return obj
+
+
+_TWICE = re.compile(r"(?:[\w.]+\.)?Ruleset\(\) got multiple values for keyword argument '(\w+)'")
+"""Python's words for a keyword a ``Ruleset(...)`` call gives twice."""
+
+
+def given_twice(exc: BaseException) -> str | None:
+    """One line for a ``Ruleset(...)`` call given one field twice, by hand and in the
+    mapping spread into it (``version=VERSION`` beside ``**hooks(module)`` of a module whose
+    ``__all__`` exports ``VERSION``), naming the field and the call's line; None for any
+    other error. Python said only ``Ruleset() got multiple values for keyword argument
+    'version'``, naming neither ``hooks`` nor where."""
+    found = _TWICE.fullmatch(str(exc)) if isinstance(exc, TypeError) else None
+    if found is None:
+        return None
+    field = found[1]
+    return (
+        f"Ruleset(...) is given {field!r} twice, by hand and in the mapping spread into it "
+        f"(hooks(...) takes {field} or {field.upper()} from a module whose __all__ exports "
+        f"it): give it once{raised_at(exc)}"
+    )
 
 
 _OPTIONAL = frozenset(

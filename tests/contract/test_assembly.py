@@ -225,3 +225,64 @@ def test_a_module_whose_all_leaves_out_every_hook_it_defines_is_named() -> None:
     assert hooks(imported) == {}
     report = _module("report", {"outcome": outcome, "plan": plan}, ["outcome"])
     assert hooks(report) == {"outcome": outcome}
+
+
+def test_a_refusal_names_only_hook_like_values_not_the_constants_given_by_hand() -> None:
+    """hooks(duel) of a module whose __all__ is ["RULESET"] lists the functions and tuples it
+    leaves out; it also told the author to export VERSION (a text whose lower case is a
+    Ruleset field), which, with version=VERSION by hand as the docs show, gave a TypeError."""
+
+    def units() -> None:
+        """A stand-in hook defined in the plugin's module."""
+
+    class Scenario:
+        """A scenario model, given by hand."""
+
+    units.__module__ = Scenario.__module__ = "duel"
+    names = {
+        "units": units,
+        "VERSION": "1",
+        "NAME": "duel",
+        "SCENARIO_MODEL": Scenario,
+        "STATUS_WORDS": ("fallen",),
+        "RULESET": None,
+    }
+    duel = _module("duel", names, ["RULESET"])
+    with pytest.raises(TypeError) as caught:
+        hooks(duel)
+    assert str(caught.value) == (
+        "hooks(duel) found no hook: its __all__ leaves out units, STATUS_WORDS, which it "
+        "defines; add them to __all__ (hooks() reads only the names a module exports), or give "
+        "them to Ruleset(...) by hand"
+    )
+
+
+def test_a_field_given_by_hand_and_by_hooks_is_one_line_naming_it(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """version=VERSION by hand beside **hooks(module) of a module exporting VERSION: loading
+    the plugin said Python's `Ruleset() got multiple values for keyword argument 'version'`;
+    it names the field, the two ways it came and the line of the Ruleset(...) call."""
+    from sim.contract import registry
+
+    (tmp_path / "twice_plugin.py").write_text(
+        "import sys\n"
+        "from sim.contract import Ruleset, hooks\n"
+        '__all__ = ["RULESET", "VERSION"]\n'
+        'VERSION = "1"\n'
+        "RULESET = Ruleset(\n"
+        '    name="pips",\n'
+        "    version=VERSION,\n"
+        "    **hooks(sys.modules[__name__]),\n"
+        ")\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(registry.RulesetUnavailable) as caught:
+        registry._load("pips_twice", "twice_plugin:RULESET")
+    assert str(caught.value) == (
+        "ruleset 'pips_twice' (entry point pips_twice = twice_plugin:RULESET) cannot be "
+        "loaded: Ruleset(...) is given 'version' twice, by hand and in the mapping spread into "
+        "it (hooks(...) takes version or VERSION from a module whose __all__ exports it): give "
+        "it once (at twice_plugin.py:5)"
+    )
