@@ -182,8 +182,11 @@ class Recorder(Generic[S]):
             raise UnregisteredEvent(
                 f"ruleset {self.log.header.ruleset!r} records event {tag!r} at seq "
                 f"{self.log.count} ({cls.__module__}.{cls.__qualname__}), which its "
-                f"EventRegistry does not list: add {cls.__name__} to the registry of its Ruleset "
-                "(its replay could not be read back)"
+                f"EventRegistry does not list: give its state an @applies({cls.__name__}) "
+                "method when the registry is made from the state's applied events "
+                "(EventRegistry(State.applied_events())), or else add "
+                f"{cls.__name__} to the registry of its Ruleset (its replay could not be read "
+                "back)"
             )
         written, version = self.log.header.format_version, cls.model_fields["schema_version"]
         held = schema_version_in(written, cls)

@@ -69,8 +69,10 @@ def _unregistered_error(folder: Path) -> str:
     seq = next(e.seq for e in api.load_replay(out).events if isinstance(e, phalanx.Broke))
     return (
         f"ruleset 'phalanx_unregistered' records event 'phalanx.broke' at seq {seq} "
-        "(tests.contract.phalanx.Broke), which its EventRegistry does not list: add Broke to "
-        "the registry of its Ruleset (its replay could not be read back)"
+        "(tests.contract.phalanx.Broke), which its EventRegistry does not list: give its "
+        "state an @applies(Broke) method when the registry is made from the state's applied "
+        "events (EventRegistry(State.applied_events())), or else add Broke to the registry of "
+        "its Ruleset (its replay could not be read back)"
     )
 
 

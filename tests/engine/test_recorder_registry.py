@@ -59,8 +59,10 @@ def test_an_unregistered_event_is_refused_naming_ruleset_class_and_fix() -> None
         rec.emit(Pong(turn=1, time=0.0))
     assert str(err.value) == (
         "ruleset 'test' records event 'test.pong' at seq 1 "
-        f"({__name__}.Pong), which its EventRegistry does not list: add Pong to the "
-        "registry of its Ruleset (its replay could not be read back)"
+        f"({__name__}.Pong), which its EventRegistry does not list: give its state an "
+        "@applies(Pong) method when the registry is made from the state's applied events "
+        "(EventRegistry(State.applied_events())), or else add Pong to the registry of its "
+        "Ruleset (its replay could not be read back)"
     )
     assert rec.state == ["test.ping"]
     assert (len(sink.lines), rec.next_seq) == (2, 1)  # the header and Ping only
