@@ -546,7 +546,7 @@ def test_why_of_a_turns_end_says_it_is_the_engines_not_a_decision() -> None:
     )
     first = _invoke("why", str(GOLDEN), "0")
     assert first.stdout.splitlines()[1:] == [
-        "  (no recorded cause: a decision of its own, from its order and the dice)"
+        "  (no recorded cause: a decision of its own, from the battle as it stood and the dice)"
     ]
 
 

@@ -233,7 +233,10 @@ def why(replay: str, seq: int, as_json: bool) -> None:
     if len(chain) == 1 and chain[0][0].type in ("engine.turn_ended", "engine.snapshot"):
         click.echo("  (no cause: the engine's bookkeeping, which no decision or dice made)")
     elif len(chain) == 1:
-        click.echo("  (no recorded cause: a decision of its own, from its order and the dice)")
+        # every ruleset's words: "from its order" was musket's alone
+        click.echo(
+            "  (no recorded cause: a decision of its own, from the battle as it stood and the dice)"
+        )
 
 
 @click.command(cls=common.Command)
