@@ -297,7 +297,9 @@ class EventRegistry:
             record of ``type`` into version ``v + 1``; applied in a chain on
             read until the record reaches its class's ``schema_version``.
         since_format: the first replay format version the ruleset was
-            written in; a file claiming an older format is a forgery.
+            written in; a file claiming an older format is a forgery. Left out, it
+            reads 1, as it always has, and :attr:`since_format_stated` is False (the
+            contract suite asks a ruleset to state it).
 
     Raises:
         ValueError: two classes share a tag, an ``older_rules`` entry no upcaster chain
@@ -310,9 +312,11 @@ class EventRegistry:
         classes: Iterable[type[Event]],
         upcasters: Mapping[tuple[str, int], Upcaster] | None = None,
         *,
-        since_format: int = 1,
+        since_format: int | None = None,
     ) -> None:
-        self.since_format = since_format
+        self.since_format = 1 if since_format is None else since_format
+        self.since_format_stated = since_format is not None
+        """Whether the ruleset gave ``since_format`` (not the default 1)."""
         self._classes: dict[str, type[Event]] = {}
         self._upcasters = dict(upcasters or {})
         every: tuple[type[Event], ...] = (TurnEnded, Snapshot, Override, *classes)

@@ -14,6 +14,7 @@ from typing import Any
 from engine.events import Event, TurnEnded
 from engine.log import EventLog, MemorySink, line_body
 from engine.recorder import UnregisteredEvent
+from engine.version import FORMAT_VERSION
 from sim.conformance.battle import Battle, Family, tool_problem
 from sim.conformance.differ import first_difference
 from sim.conformance.requirement import NotChecked, RequirementFailed, requirement
@@ -129,6 +130,26 @@ def EVENTS_ARE_REGISTERED(battle: Battle) -> None:  # noqa: N802
         raise battle.failed(str(exc)) from None
     except Exception:  # another problem: scenario-runs says which
         return
+
+
+@requirement(
+    "The ruleset's EventRegistry states since_format, the first replay format it was written "
+    "in (left out, it reads 1).",
+    "Give EventRegistry(..., since_format=N) the first replay format the ruleset was written "
+    "in: for a new plugin today's, written as the number engine.version.FORMAT_VERSION holds "
+    f"({FORMAT_VERSION}), not that name, which moves with battlesim and would refuse the "
+    "plugin's older replays once a later battlesim writes a newer format; a ruleset older "
+    "than this requirement that leaves it out loads and fights as before, reading 1",
+    "The contract",
+)
+def REGISTRY_STATES_ITS_FIRST_FORMAT(battle: Battle) -> None:  # noqa: N802
+    if not battle.ruleset.registry.since_format_stated:
+        raise battle.failed(
+            "its EventRegistry leaves since_format out, so it reads 1: a replay of it claiming "
+            "a format older than the first it was written in is not refused as a downgrade "
+            f"(a forgery); expected since_format=N, N that first format ({FORMAT_VERSION}, "
+            "today's, for a new plugin)"
+        )
 
 
 def _header(battle: Battle, sc: Any) -> Any:

@@ -71,6 +71,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     checks_tools.REPORT_CHARTS_EVERY_MEASURE,
     checks_tools.NEW_WRITES_A_SCENARIO_THAT_RUNS,
     checks_tools.ODDS_EXAMPLES_RUN,
+    checks_run.REGISTRY_STATES_ITS_FIRST_FORMAT,
 )
 """Every requirement of the contract, in the order they are checked."""
 

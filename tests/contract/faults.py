@@ -27,6 +27,7 @@ fault breaks, with a message saying what was expected and what was seen.
   rows differ (a study's ``unit_finals`` would show 5; ``show`` on the replay, 0).
 * ``phalanx_miscounting``: the outcome says one turn more than the battle played.
 * ``phalanx_misnamed``: the outcome's winner is the winning army's name, not its id.
+* ``phalanx_formatless``: the registry leaves out ``since_format`` (it then reads 1).
 * ``phalanx_undigested``: ``rules_data`` holds a set, which no digest can write.
 * ``phalanx_unrecorded``: a referee rolls a die from a stream of its own in the first
   bound, and no event records the draw.
@@ -445,8 +446,12 @@ def _carry_forgetful_plain(sc: Any, state: State, data: dict[str, Any], s: dict[
 FAULTS: dict[str, AnyRuleset] = {
     r.name: r
     for r in (
-        _copy("phalanx_unregistered", registry=EventRegistry([Advanced, Fought])),
-        _copy("phalanx_engine_typed", registry=EventRegistry([Advanced, Fought, Broke, Cheered])),
+        _copy("phalanx_unregistered", registry=EventRegistry([Advanced, Fought], since_format=1)),
+        _copy(
+            "phalanx_engine_typed",
+            registry=EventRegistry([Advanced, Fought, Broke, Cheered], since_format=1),
+        ),
+        _copy("phalanx_formatless", registry=EventRegistry([Advanced, Fought, Broke])),
         _copy("phalanx_stuck", units=_stuck_units),
         _copy("phalanx_unsteady", plan=_unsteady_plan),
         _copy("phalanx_anonymous", plan=_anonymous_plan),

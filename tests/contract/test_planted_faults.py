@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 
 from engine.events import TurnEnded
 from engine.recorder import LateEvent
+from engine.version import FORMAT_VERSION
 from sim import api
 from sim.cli.main import cli
 from sim.conformance import REQUIREMENTS
@@ -28,6 +29,7 @@ from tests.contract.conftest import install_plugin
 
 HINTS = {r.id: r.hint for r in REQUIREMENTS}
 ODDS = next(r for r in REQUIREMENTS if r.id == "odds-examples-run")
+FORMAT = next(r for r in REQUIREMENTS if r.id == "registry-states-its-first-format")
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +102,8 @@ def test_check_ruleset_fails_an_unregistered_event_and_collapses_the_rest(folder
     )
     registered = "['phalanx.advanced', 'phalanx.fought']"
     rest = [r.id for r in REQUIREMENTS][3:]
-    rest.remove(ODDS.id)  # it fights no scenario: checked whatever the scenario does
+    rest.remove(ODDS.id)  # these two fight no scenario: checked whatever the scenario does
+    rest.remove(FORMAT.id)
     assert result.stdout.splitlines() == [
         f"met          ships-a-scenario: {REQUIREMENTS[0].statement}",
         _failed("scenario-runs", f"{name}.yaml: {run_error}"),
@@ -110,9 +113,10 @@ def test_check_ruleset_fails_an_unregistered_event_and_collapses_the_rest(folder
             f"does not list: expected every applied event among the registered {registered}",
         ),
         f"met          {ODDS.id}: {ODDS.statement}",
+        f"met          {FORMAT.id}: {FORMAT.statement}",
         f"not checked  {len(rest)} requirements ({', '.join(rest)}): {name}.yaml: not fought "
         f"({run_error})",
-        f"2 passed, 2 failed, {len(rest)} not checked",
+        f"3 passed, 2 failed, {len(rest)} not checked",
     ]
 
 
@@ -150,6 +154,28 @@ def _own_failures(result: Result) -> list[str]:
         for x in result.stdout.splitlines()
         if x.startswith("FAILED") and not x.startswith("FAILED       events-are-registered: ")
     ]
+
+
+def test_a_registry_without_since_format_fails_with_the_docs_advice(folder: Path) -> None:
+    """phalanx_formatless leaves since_format out: it read 1, so a replay of it claiming an
+    older format than it was first written in was not refused as a downgrade, and nothing
+    said so; the requirement fails, and its hint gives docs/rulesets.md's advice."""
+    line = _only_failure("phalanx_formatless", folder, FORMAT.id)
+    assert line == _failed(
+        FORMAT.id,
+        "phalanx_formatless.yaml: its EventRegistry leaves since_format out, so it reads 1: a "
+        "replay of it claiming a format older than the first it was written in is not refused "
+        "as a downgrade (a forgery); expected since_format=N, N that first format "
+        f"({FORMAT_VERSION}, today's, for a new plugin)",
+    )
+    assert FORMAT.hint == (
+        "Give EventRegistry(..., since_format=N) the first replay format the ruleset was "
+        "written in: for a new plugin today's, written as the number engine.version."
+        f"FORMAT_VERSION holds ({FORMAT_VERSION}), not that name, which moves with battlesim "
+        "and would refuse the plugin's older replays once a later battlesim writes a newer "
+        "format; a ruleset older than this requirement that leaves it out loads and fights as "
+        "before, reading 1 (docs/rulesets.md, 'The contract')"
+    )
 
 
 def test_strength_that_never_follows_the_state_fails(folder: Path) -> None:

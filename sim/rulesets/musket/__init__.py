@@ -17,7 +17,7 @@ RULESET: Ruleset[scenario.MusketScenario, state.BattleState] = Ruleset(
     version=data.RULESET_VERSION,
     older_versions=("1", "2", "3", "4", "5", "6", "7"),
     scenario_model=scenario.MusketScenario,
-    registry=EventRegistry(state.BattleState.applied_events(), UPCASTERS),
+    registry=EventRegistry(state.BattleState.applied_events(), UPCASTERS, since_format=1),
     odds=RESOLUTIONS,
     **hooks(audit, battle, campaign, data, engage, reach, report, scenario, state, view),
 )

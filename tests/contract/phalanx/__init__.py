@@ -417,7 +417,7 @@ RULESET: Ruleset[PhalanxScenario, State] = Ruleset(
     name="phalanx",
     version="1",
     scenario_model=PhalanxScenario,
-    registry=EventRegistry([Advanced, Fought, Broke]),
+    registry=EventRegistry([Advanced, Fought, Broke], since_format=1),
     plan=plan,
     initial_state=initial_state,
     outcome=outcome,

@@ -267,7 +267,7 @@ RULESET: Ruleset[PipsScenario, State] = Ruleset(
     name="pips",
     version="1",
     scenario_model=PipsScenario,
-    registry=EventRegistry([Rolled, Ended]),
+    registry=EventRegistry([Rolled, Ended], since_format=1),
     cross_check=cross_check,
     rules_data=lambda: {"hit_on": 5, "die": 6},
     plan=plan,
