@@ -245,7 +245,9 @@ def test_a_calibrations_patch_is_fought_as_its_fields_set(tmp_path: Path) -> Non
     assert by_set.exit_code == 0, by_set.output
     assert (tmp_path / "p.jsonl").read_bytes() == (tmp_path / "s.jsonl").read_bytes()
     # with --set beside it, each field still once
-    both = invoke("run", fort, "--patch", patch, "--set", "options.fire_scale=1.5")
+    both = invoke(
+        "run", fort, "--patch", patch, "--set", "options.fire_scale=1.5", "-o", tmp_path / "b.jsonl"
+    )  # not into the folder the suite runs from
     assert both.exit_code == 0, both.output
 
 
