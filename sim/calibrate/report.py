@@ -75,6 +75,12 @@ def _goal_text(goal: Goal) -> str:
     return _bound(goal.value)
 
 
+def _record_text(goal: Goal) -> str:
+    """The record's value as written (``0.69``, ``1,515``), ``—`` for a target that gives
+    only a range."""
+    return "—" if goal.record is None else _bound(goal.record)
+
+
 def status(goal: Goal, est: Estimate) -> str:
     """``met`` when the whole 95 % interval lies within the target's range, ``missed`` when
     it lies wholly outside, else ``unsure`` (a straddling interval, or none)."""
@@ -171,6 +177,7 @@ def _trial_json(spec: CalibrationSpec, trial: Trial | None) -> dict[str, Any] | 
                 "measure": measure.name,
                 "kind": measure.kind,
                 "historical": {"low": low, "high": high},
+                "record": goal.record,
                 "weight": goal.weight,
                 "achieved": None if math.isnan(est.value) else est.value,
                 "low": None if math.isnan(est.low) else est.low,
@@ -281,12 +288,16 @@ def format_result(
         )
     fresh = next((again for t, again in checks or [] if t.number == best.number), None)
     lines.append(
-        "Targets (estimate [95 % interval]; met: the whole interval within the range,"
-        " missed: wholly outside it, unsure: across an end"
+        "Targets (history: the record's value, — where the target gives only a range;"
+        " accepted: the range the target asks for; estimate [95 % interval];"
+        " met: the whole interval within the range, missed: wholly outside it,"
+        " unsure: across an end"
         + ("; fresh: the best point on fresh seeds" if fresh is not None else "")
         + "):"
     )
     mwidth = max(len(m.name) for m in spec.measures)
+    rwidth = max(len(_record_text(g)) for g in spec.goals)
+    awidth = max(len(_goal_text(g)) for g in spec.goals)
     for i, (goal, measure) in enumerate(zip(spec.goals, spec.measures, strict=True)):
         shown = [("start", start), ("best", best)] + ([("fresh", fresh)] if fresh else [])
         cells = _cells(shown, i)
@@ -294,7 +305,8 @@ def format_result(
         if fresh is not None and fresh.estimates:
             verdict += f", fresh {status(goal, fresh.estimates[i])}"
         lines.append(
-            f"  {measure.name:<{mwidth}}  history {_goal_text(goal):<11}  "
+            f"  {measure.name:<{mwidth}}  history {_record_text(goal):<{rwidth}}  "
+            f"accepted {_goal_text(goal):<{awidth}}  "
             f"{'  '.join(cells)}  {verdict} (weight {goal.weight:g}; "
             f"{_method(best.estimates[i])}{_other_methods(shown, best, i)})"
         )

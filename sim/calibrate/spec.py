@@ -41,7 +41,7 @@ from sim.calibrate.measures import Estimate, Measure, MeasureError, parse_measur
 from sim.scenario.load import Located, ScenarioError
 from sim.text.grammar import count
 
-__all__ = ["CalibrationFile", "CalibrationSpec", "Goal", "Outputs", "load_calibration"]
+__all__ = ["CalibrationFile", "CalibrationSpec", "CaseGoal", "Goal", "Outputs", "load_calibration"]
 
 MAX_TRIALS = 10_000
 """Most trials a calibration may ask for."""
@@ -91,6 +91,12 @@ class Goal(BaseModel):
         assert self.value is not None
         return self.value, self.value
 
+    @property
+    def record(self) -> float | None:
+        """The record's value the target stands for: its ``value``; a ``range`` gives none
+        (what the text's *history* column shows, the range under *accepted*)."""
+        return self.value
+
     def unit(self, kind: str) -> float:
         """What a miss is measured in: ``scale``, else 0.1 for a rate, else the magnitude."""
         if self.scale is not None:
@@ -104,6 +110,19 @@ class Goal(BaseModel):
         low, high = self.bounds()
         gap = low - achieved if achieved < low else achieved - high if achieved > high else 0.0
         return gap / self.unit(kind)
+
+
+class CaseGoal(Goal):
+    """A historical case's measure as a target: the range its case accepts, and the
+    record's value (the case's ``historical``), which is shown beside it and never scored:
+    left out of the dumps, so a calibration's settings (``--resume``) do not hold it."""
+
+    historical: float = Field(exclude=True, description="The record's value.")
+
+    @property
+    def record(self) -> float | None:
+        """The case's record (``historical``)."""
+        return self.historical
 
 
 class Outputs(BaseModel):

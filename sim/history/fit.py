@@ -24,7 +24,7 @@ from sim.batch.inputs.seeds import derived_seed
 from sim.batch.inputs.sources import Lines
 from sim.calibrate.measures import Estimate, Measure
 from sim.calibrate.search import FRESH
-from sim.calibrate.spec import MAGNITUDE, CalibrationFile, Goal
+from sim.calibrate.spec import MAGNITUDE, CalibrationFile, CaseGoal, Goal
 from sim.history.case import SUITE, Case, load_suite
 from sim.history.estimate import estimate
 from sim.history.run import CHUNK, _Task, run_chunk
@@ -59,8 +59,8 @@ class HistoryCases:
 
     def goals(self) -> tuple[tuple[Goal, ...], tuple[Measure, ...]]:
         """Each case's measures as goals: the accepted range (an open side is ±MAGNITUDE),
-        weight 1, and a scale of 0.1 for a probability, else the range's largest finite end
-        (at least 1)."""
+        weight 1, a scale of 0.1 for a probability, else the range's largest finite end
+        (at least 1), and the record's value (shown, never scored)."""
         goals: list[Goal] = []
         measures: list[Measure] = []
         for case in self.cases:
@@ -72,7 +72,15 @@ class HistoryCases:
                 scale = 0.1 if probability else max(1.0, *ends)
                 name = f"{case.id}.{m.id}"
                 source = " ".join(m.source.split())
-                goals.append(Goal(measure=name, range=(lo, hi), scale=scale, source=source))
+                goals.append(
+                    CaseGoal(
+                        measure=name,
+                        range=(lo, hi),
+                        scale=scale,
+                        source=source,
+                        historical=m.historical,
+                    )
+                )
                 kind: Literal["rate", "mean"] = "rate" if probability else "mean"
                 measures.append(Measure(name, kind, "history", (case.id, m.id)))
         return tuple(goals), tuple(measures)

@@ -659,8 +659,9 @@ def test_a_target_in_the_thousands_reads_with_thousands_separators(tmp_path: Pat
     result = invoke("calibrate", path, "-o", tmp_path / "out", "--jobs", "1", "-q")
     assert result.exit_code == 0, result.output
     row = next(line for line in result.stdout.splitlines() if "losses.usa.men" in line)
-    assert row.split()[1:17] == [
-        "history", "900", "…", "1,515", "start", "989.000", "[286.450,", "1,691.550]",
+    assert row.split()[1:19] == [
+        "history", "—", "accepted", "900", "…", "1,515", "start", "989.000", "[286.450,",
+        "1,691.550]",
         "best", "989.000", "[286.450,", "1,691.550]", "fresh", "1,189.333", "[917.921,",
         "1,460.746]",
     ]  # fmt: skip
