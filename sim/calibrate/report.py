@@ -199,6 +199,17 @@ def _trial_json(spec: CalibrationSpec, trial: Trial | None) -> dict[str, Any] | 
     }
 
 
+def _source(goal: Goal) -> str:
+    """A target's source on one line (a folded or wrapped text's spaces closed up)."""
+    return one_line(" ".join(goal.source.split()))
+
+
+def _sources(goals: tuple[Goal, ...]) -> list[str]:
+    """The targets' sources, each text once, in the order first cited: ``[n]`` is the n-th
+    (as ``battlesim history`` numbers its measures' sources)."""
+    return list(dict.fromkeys(text for text in map(_source, goals) if text))
+
+
 def _cells(trials: list[tuple[str, Trial]], i: int) -> list[str]:
     cells = []
     for label, trial in trials:
@@ -287,12 +298,14 @@ def format_result(
             f"(start {_value(start.params[f.path])})"
         )
     fresh = next((again for t, again in checks or [] if t.number == best.number), None)
+    sources = _sources(spec.goals)
     lines.append(
         "Targets (history: the record's value, — where the target gives only a range;"
         " accepted: the range the target asks for; estimate [95 % interval];"
         " met: the whole interval within the range, missed: wholly outside it,"
         " unsure: across an end"
         + ("; fresh: the best point on fresh seeds" if fresh is not None else "")
+        + ("; [n]: the target's source, under Sources" if sources else "")
         + "):"
     )
     mwidth = max(len(m.name) for m in spec.measures)
@@ -309,7 +322,11 @@ def format_result(
             f"accepted {_goal_text(goal):<{awidth}}  "
             f"{'  '.join(cells)}  {verdict} (weight {goal.weight:g}; "
             f"{_method(best.estimates[i])}{_other_methods(shown, best, i)})"
+            + (f" [{sources.index(_source(goal)) + 1}]" if _source(goal) else "")
         )
+    if sources:
+        lines.append("Sources:")
+        lines.extend(f"  [{k}] {text}" for k, text in enumerate(sources, 1))
     if checks:
         lines.append(
             (f"The best {len(checks)} points" if len(checks) > 1 else "The best point")

@@ -74,3 +74,43 @@ def test_a_scenario_target_shows_its_value_as_the_record_and_a_range_none(
     ]  # fmt: skip
     data = result_json(spec, search_module.Search([trial]), tmp_path)
     assert [t["record"] for t in data["best"]["targets"]] == [5, None]
+
+
+def test_the_targets_sources_are_listed_numbered_as_history_lists_them(tmp_path: Path) -> None:
+    """calibrate printed no source for any target, where ``battlesim history`` numbers each
+    measure's and lists them: each target's line now ends with its source's number, and
+    ``Sources:`` lists each text once, numbered in the order first cited."""
+    _suite(tmp_path / "suite")
+    case = tmp_path / "suite" / "a_case.yaml"
+    text = case.read_text(encoding="utf-8")
+    head, tail = text.rsplit("source: A test.", 1)
+    case.write_text(head + "source: The loss return,\n      p. 3." + tail, encoding="utf-8")
+    spec = load_calibration(_fit(tmp_path), load_cases)
+    est = Estimate(0.4, 0.35, 0.42, 4, "t")
+    lines = format_result(spec, search_module.Search([_trial(spec, [est] * 4)]), tmp_path)
+    refs = [_row(lines, g.measure)[-1] for g in spec.goals]
+    assert refs == ["[1]", "[2]", "[1]", "[1]"]  # a_case.holds, a_case.loss, b_case's two
+    at = lines.index("Sources:")
+    assert lines[at + 1 : at + 3] == ["  [1] A test.", "  [2] The loss return, p. 3."]
+    assert lines[at - 1].startswith("  b_case.loss ")  # right after the targets
+
+
+def test_a_scenario_targets_sources_are_listed_and_one_without_has_no_number(
+    tmp_path: Path,
+) -> None:
+    """The shipped calibration's two targets cite their sources (folded YAML, on one line
+    here); a target the file gives no source has no number, and no Sources line is
+    printed when none has one."""
+    spec = load_calibration(small(tmp_path))
+    est = Estimate(1.0, 0.9, 1.0, 4, "Wilson 95 %")
+    lines = format_result(spec, search_module.Search([_trial(spec, [est, est])]), tmp_path)
+    assert [_row(lines, g.measure)[-1] for g in spec.goals] == ["[1]", "[2]"]
+    at = lines.index("Sources:")
+    assert lines[at + 1 : at + 3] == [f"  [{k}] {' '.join(g.source.split())}" for k, g in
+                                      enumerate(spec.goals, 1)]  # fmt: skip
+    assert lines[at + 1].startswith("  [1] Shoho sank about 11:35 on 7 May 1942, hit by some")
+    bare = [{"measure": "unit.shoho.sunk", "range": [0.9, 1.0]}]
+    spec = load_calibration(small(tmp_path, targets=bare))
+    lines = format_result(spec, search_module.Search([_trial(spec, [est])]), tmp_path)
+    assert _row(lines, "unit.shoho.sunk")[-1] == "n=4)"
+    assert "Sources:" not in lines
