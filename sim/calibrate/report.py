@@ -199,6 +199,19 @@ def _trial_json(spec: CalibrationSpec, trial: Trial | None) -> dict[str, Any] | 
     }
 
 
+def _missed_wholly(spec: CalibrationSpec, trial: Trial) -> list[str]:
+    """A line for each target ``trial`` misses wholly (its whole interval outside the range),
+    shown under the trial's score: the distance counts only how far the estimate lies
+    outside, so a point can score well with a target missed wholly (docs/calibrate.md,
+    *The objective*)."""
+    return [
+        f"  but target {one_line(measure.name)} missed wholly: interval "
+        f"[{_num(est.low)}, {_num(est.high)}] outside {_goal_text(goal)}"
+        for goal, measure, est in zip(spec.goals, spec.measures, trial.estimates, strict=True)
+        if status(goal, est) == "missed"
+    ]
+
+
 def _source(goal: Goal) -> str:
     """A target's source on one line (a folded or wrapped text's spaces closed up)."""
     return one_line(" ".join(goal.source.split()))
@@ -291,6 +304,7 @@ def format_result(
         f"Best: trial {best.number}, objective {_obj(best, start)} "
         f"(the scenario's own values, trial 0: {_obj(start, best)})"
     )
+    lines.extend(_missed_wholly(spec, best))
     width = max(len(f.path) for f in spec.factors)
     for f in spec.factors:
         lines.append(

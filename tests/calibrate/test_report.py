@@ -3,6 +3,7 @@ accepted, the sources the targets cite, and a best point that misses a target wh
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from sim.calibrate import load_calibration
@@ -114,3 +115,44 @@ def test_a_scenario_targets_sources_are_listed_and_one_without_has_no_number(
     lines = format_result(spec, search_module.Search([_trial(spec, [est])]), tmp_path)
     assert _row(lines, "unit.shoho.sunk")[-1] == "n=4)"
     assert "Sources:" not in lines
+
+
+def test_a_best_point_that_misses_a_target_wholly_says_so_under_its_score(
+    tmp_path: Path,
+) -> None:
+    """The distance scores a point by its estimates: Shoho sunk in 0.88 of the runs, interval
+    [0.86, 0.89], is 0.02 below 0.9, a miss of 0.2 in units of 0.1 and an objective of 0.04,
+    though the whole interval lies outside the range. The best point's score was printed
+    with no word of that (only the target's own line, far below, said ``missed``): under
+    its score each target it misses wholly is now named with its interval and range."""
+    spec = load_calibration(small(tmp_path))
+    sunk = Estimate(0.88, 0.86, 0.89, 100, "Wilson 95 %")
+    lost = Estimate(0.5, 0.35, 0.65, 100, "Student t 95 %")
+    value = search_module.objective(spec, (sunk, lost))
+    assert value is not None and math.isclose(value, ((0.9 - 0.88) / 0.1) ** 2)
+    lines = format_result(spec, search_module.Search([_trial(spec, [sunk, lost], value)]), tmp_path)
+    at = next(k for k, x in enumerate(lines) if x.startswith("Best: "))
+    assert (
+        lines[at] == "Best: trial 0, objective 0.0400 (the scenario's own values, trial 0: 0.0400)"
+    )
+    assert lines[at + 1] == (
+        "  but target unit.shoho.sunk missed wholly: interval [0.860, 0.890] outside 0.9 … 1"
+    )
+    assert lines[at + 2].startswith(f"  {spec.factors[0].path} ")
+    straddling = Estimate(0.88, 0.85, 0.95, 100, "Wilson 95 %")  # unsure: no flag
+    lines = format_result(spec, search_module.Search([_trial(spec, [straddling, lost])]), tmp_path)
+    assert not any(x.startswith("  but target") for x in lines)
+
+
+def test_a_one_sided_range_missed_wholly_reads_as_the_accepted_column(tmp_path: Path) -> None:
+    """A history case's ``holds`` accepts ≥ 0.5: an interval [0.100, 0.450] misses it wholly
+    and is flagged ``outside ≥ 0.5``; the others (met, or unsure) are not."""
+    spec = _history_spec(tmp_path)
+    low = Estimate(0.3, 0.1, 0.45, 4, "Wilson 95 %")
+    loss = Estimate(0.4, 0.35, 0.42, 4, "t")
+    high = Estimate(0.75, 0.3, 0.95, 4, "Wilson 95 %")
+    trial = _trial(spec, [high, loss, low, loss])
+    lines = format_result(spec, search_module.Search([trial]), tmp_path)
+    assert [x for x in lines if x.startswith("  but ")] == [
+        "  but target b_case.holds missed wholly: interval [0.100, 0.450] outside ≥ 0.5"
+    ]
