@@ -565,6 +565,48 @@ def test_a_draw_no_event_records_fails(folder: Path) -> None:
     )
 
 
+def test_a_stray_draw_at_the_end_of_an_events_stream_is_caught_by_the_draws_requirement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One roll more after each fought event's two, on the event's own stream, recorded
+    nowhere: no later draw moves, so the battle writes the same bytes (a golden replay
+    cannot show it) and verify passes it; draws-are-the-streams counts 3 draws made on the
+    stream against 2 recorded, and docs/rulesets.md (*Checking a ruleset*) says so."""
+    clean = tmp_path / "clean.jsonl"
+    api.run(phalanx.SCENARIOS[0], out=clean)
+    fought = [e for e in api.load_replay(clean).events if isinstance(e, phalanx.Fought)]
+    assert fought and all(len({d.stream for d in e.draws}) == 1 for e in fought)
+    first = min(e.draws[0].stream for e in fought)  # the requirement reads streams by name
+    decide = phalanx.decide_combat
+
+    def stray(b: phalanx.Battlefield, eid: str) -> phalanx.Fought | None:
+        event = decide(b, eid)
+        if event is not None:  # the planted fault
+            b.streams.stream(b.turn, "combat", b.spec(eid)[1].file).roll(6)
+        return event
+
+    monkeypatch.setattr(phalanx, "decide_combat", stray)
+    planted = tmp_path / "planted.jsonl"
+    api.run(phalanx.SCENARIOS[0], out=planted)
+    assert planted.read_bytes() == clean.read_bytes()
+    assert CliRunner().invoke(cli, ["verify", str(planted)]).exit_code == 0
+    args = ["check-ruleset", "phalanx", "--only", "draws-are-the-streams"]
+    result = CliRunner().invoke(cli, args, prog_name="battlesim")
+    assert result.exit_code == 1
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
+    assert line == _failed(
+        "draws-are-the-streams",
+        f"phalanx_clash.yaml: the rules drew 3 times from stream {first!r} and the events "
+        "record 2: every draw made is recorded in the event it decided",
+    )
+    page = (Path(__file__).parents[2] / "docs" / "rulesets.md").read_text(encoding="utf-8")
+    section = page[page.index("## Checking a ruleset") :]
+    said = " ".join(section.split())
+    assert "stray draw at the end of an event's stream" in said
+    assert "changes no golden replay" in said
+    assert "`draws-are-the-streams` catches it" in said
+
+
 def test_a_generator_of_the_rules_own_fails(folder: Path) -> None:
     """phalanx_private: a referee rolls from random.Random seeded from the turn: the battle
     is the same every time (run-is-deterministic passes it) and records nothing, so only
