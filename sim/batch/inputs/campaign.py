@@ -36,6 +36,7 @@ from sim.outputs import is_replay
 from sim.replay.header import make_header
 from sim.runner import DrawTally
 from sim.scenario.load import ScenarioError, validate_data
+from sim.text.grammar import one_point
 
 __all__ = [
     "BattleEntry",
@@ -48,6 +49,7 @@ __all__ = [
     "campaign_replay_name",
     "fight_campaign",
     "play_campaign",
+    "shown_reason",
 ]
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
@@ -251,10 +253,16 @@ def _decided_early(campaign: CampaignData, fought: list[BattleResult]) -> bool:
     return more and needed is not None and max(_points(campaign, fought).values()) >= needed
 
 
+_WON_LAST = "won the last battle fought ("
+"""The ``last_battle`` rule's reason, a draw's too: a study's runs store it so and ``verify``
+re-fights and compares it exactly, so a drawn one keeps these words there
+(:func:`shown_reason` says it was drawn)."""
+
+
 def _winner(campaign: CampaignData, fought: list[BattleResult]) -> tuple[str | None, str]:
     if campaign.victory.rule == "last_battle":
         last = fought[-1]
-        return last.outcome.winner, f"won the last battle fought ({last.id})"
+        return last.outcome.winner, f"{_WON_LAST}{last.id})"
     points = _points(campaign, fought)
     ranked = sorted(points.items(), key=lambda kv: -kv[1])
     if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
@@ -294,6 +302,21 @@ def campaign_outcome(
         ],
         "sides": sides,
     }
+
+
+def shown_reason(outcome: dict[str, Any]) -> str:
+    """A campaign outcome's ``reason`` as a line shows it.
+
+    The stored reason keeps its older words (a study made before compares them): a drawn
+    last battle reads ``won the last battle fought (b2)``, shown ``the last battle fought
+    (b2) was drawn``; and each ``1 points`` is shown ``1 point``
+    (:func:`sim.text.grammar.one_point`).
+    """
+    reason = one_point(outcome["reason"])
+    if outcome["winner"] is None and reason.startswith(_WON_LAST):
+        battle, _, rest = reason.removeprefix(_WON_LAST).partition(")")  # ids have no ")"
+        return f"the last battle fought ({battle}) was drawn{rest}"
+    return reason
 
 
 def campaign_replay_name(k: int, battle: str) -> str:

@@ -43,6 +43,7 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
     Example:
       battlesim rerun sw 42 -o run-42.jsonl
     """
+    from sim.batch.inputs.campaign import shown_reason
     from sim.batch.storage.store import StoreError
     from sim.batch.verification.replays import RerunError, rerun
     from sim.cli.errors import describe
@@ -78,9 +79,11 @@ def rerun_command(study_dir: str, run_id: int, out: str | None, force: bool, as_
         common.echo_json({**where, **o, "replays": [str(p) for p in r.paths]})
         return
     who = agree(o["winner_name"], "wins") if o["winner"] else "Draw"
+    # a campaign run's reason as the campaign's line says it (a drawn last battle: drawn)
+    said = shown_reason(o) if "battles" in o else one_point(o["reason"])
     common.say(
         f"Run {r.run_id} (point {r.point}, replication {r.replication}, seed {r.seed}): "
-        f"{who} after {count(o['turns'], r.turn_name)} — {one_point(o['reason'])}"
+        f"{who} after {count(o['turns'], r.turn_name)} — {said}"
     )
     for path in r.paths:
         common.say(f"Replay: {path}")
@@ -174,12 +177,12 @@ def campaign(
     Example:
       battlesim campaign scenarios/fredericksburg_campaign.yaml --seed 3
     """
-    from sim.batch.inputs.campaign import play_campaign
+    from sim.batch.inputs.campaign import play_campaign, shown_reason
     from sim.batch.inputs.target import load_campaign
     from sim.cli.errors import describe
     from sim.contract import headline
     from sim.scenario.load import ScenarioError
-    from sim.text.grammar import agree, one_point
+    from sim.text.grammar import agree
 
     try:
         data = load_campaign(campaign_file)
@@ -206,7 +209,7 @@ def campaign(
             common.say(f"    {line}")
         common.say(f"    Replay: {path}")
     who = agree(o["winner_name"], "wins the campaign") if o["winner"] else "The campaign is drawn"
-    common.say(f"{who}: {one_point(o['reason'])}")
+    common.say(f"{who}: {shown_reason(o)}")
     common.say(f"Summary: {folder / 'campaign.json'}")
 
 
