@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -79,3 +80,35 @@ def test_the_example_plugin_runs_as_the_page_shows(tmp_path: Path) -> None:
         assert example.expected is not None
         got = done.stdout.splitlines()
         assert matches(example.expected, got), f"{example.command}\n{done.stdout}{done.stderr}"
+
+
+def test_the_example_carry_over_leaves_a_fallen_champion_out(tmp_path: Path) -> None:
+    """The page's carry_over obeys its own duties: Hector falls in the first bout (seed 3),
+    so he is left out of the second, which cannot be fought with one champion, and the
+    campaign ends there. It brought him back with max(1, 0 + rest) health and fought on."""
+    _, toml_body = _block("toml", "[build-system]")
+    _, module = _block("python", '"""battlesim-duel')
+    _, scenario = _block("yaml", "ruleset: duel")
+    site = tmp_path / "site"
+    text = "\n".join(scenario) + "\n"
+    _install(tomllib.loads("\n".join(toml_body)), "\n".join(module) + "\n", text, site)
+    (tmp_path / "duel.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "bouts.yaml").write_text(
+        "campaign: Two bouts\nseed: 3\ncarry_over: {rest: 1}\nbattles:\n"
+        "  - {id: first, scenario: duel.yaml}\n  - {id: second, scenario: duel.yaml}\n",
+        encoding="utf-8",
+    )
+    paths = [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]  # this checkout's sim
+    done = subprocess.run(
+        [sys.executable, "-m", "sim", "campaign", "bouts.yaml", "--out", "o", "--json"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+        capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = json.loads(done.stdout)
+    first = [(b["id"], b["winner"], b["reason"]) for b in summary["battles"]]
+    assert first == [("first", "achilles", "hector fell")]
+    assert summary["reason"] == (
+        "most campaign points (1 of 1); battle second cannot be fought after carry-over: "
+        "champions: the list has 1 item: at least 2"
+    )
