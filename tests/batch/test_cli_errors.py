@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -556,3 +557,56 @@ def test_a_whole_side_as_a_factors_value_may_not_rename_it(tmp_path: Path) -> No
         "['thorgrim', 'orcs'] and ['thorgrim', 'grub', 'snaga']: a study compares the same "
         "sides and units at every point, read by their ids\n"
     )
+
+
+_TWO_PROBLEMS = (
+    "campaign: X\ncarry_over:\n  {setting}: 3\nbattles:\n  - {{id: a, scenario: stone_wall.yaml}}\n"
+    "  - id: b\n    scenario: chancellorsville.yaml\n    reinforcements:\n      {side}:\n"
+    "        - {{id: z, name: Z, kind: infantry, strength: 100, quality: C,"
+    " weapon: rifle_musket, at: [1, 1], order: {{kind: hold}}}}\n"
+)
+
+
+def test_every_problem_of_a_campaign_file_is_said_in_one_pass(folder: Path) -> None:
+    """A misspelt setting and a misspelt side id are both said, each at its line, the side
+    with the side it was meant to be (it said the setting alone, and then the side with no
+    "did you mean")."""
+    campaign = folder / "c.yaml"
+    campaign.write_text(_TWO_PROBLEMS.format(setting="fatigue_recovry", side="usx"))
+    result = invoke("campaign", campaign, "--out", folder / "out")
+    assert (result.exit_code, result.output.splitlines()) == (
+        2,
+        [
+            f"{campaign}:3: carry_over.fatigue_recovry: unknown field; did you mean "
+            "'fatigue_recovery'?",
+            f"{campaign}:8: battles.1.reinforcements: the next battle has no side 'usx'; did "
+            "you mean 'usa'?",
+        ],
+    )
+    assert not (folder / "out").exists()
+
+
+def test_validate_checks_a_campaign_file(folder: Path) -> None:
+    """`validate` checks a campaign file as `campaign` does, every problem at its line, exit
+    2; a good one is OK, exit 0 (it refused every campaign file: 'not a scenario')."""
+    campaign = folder / "c.yaml"
+    campaign.write_text(_TWO_PROBLEMS.format(setting="fatigue_recovry", side="usx"))
+    bad = invoke("validate", campaign)
+    assert (bad.exit_code, bad.stdout) == (2, "")
+    assert bad.stderr == invoke("campaign", campaign, "--out", folder / "out").output
+    campaign.write_text(_TWO_PROBLEMS.format(setting="fatigue_recovery", side="usa"))
+    good = invoke("validate", campaign)
+    assert (good.exit_code, good.stdout) == (
+        0,
+        f"OK: {campaign} is a valid musket campaign of 2 battles: X\n",
+    )
+    # each battle's warnings, at its scenario's lines, as validate of that scenario says them
+    names = ("stone_wall.yaml", "chancellorsville.yaml")
+    each = [invoke("validate", folder / n) for n in names]
+    assert good.stderr == "".join(r.stderr for r in each)
+    assert good.stderr  # stone_wall's rifled guns on the ridge reach no enemy
+    data = json.loads(invoke("validate", campaign, "--json").stdout)
+    said = [json.loads(invoke("validate", folder / n, "--json").stdout) for n in names]
+    warned = [w for one in said for w in one["warnings"]]
+    assert data == {"file": str(campaign), "ok": True, "ruleset": "musket", "name": "X",
+                    "kind": "campaign", "battles": ["a", "b"], "warnings": warned}  # fmt: skip

@@ -43,6 +43,7 @@ from sim.scenario.load import (
     yaml_kind,
 )
 from sim.text.grammar import an
+from sim.text.suggest import did_you_mean
 
 __all__ = ["Target", "campaign_file_data", "load_campaign", "load_target", "source_label"]
 
@@ -246,6 +247,7 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
         )
     entries: list[BattleEntry] = []
     rulesets: list[AnyRuleset] = []
+    carries = True  # every battle read, of one ruleset that carries: the dry run can go on
     for i, b in enumerate(cf.battles):
         where: FieldPath = ("battles", i)
         if [x.id for x in cf.battles].index(b.id) != i:
@@ -256,14 +258,22 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
         if not scenario_path.is_file():
             said = not_a_file(scenario_path, "scenario")
             problems.append(located(file, lines, (*where, "scenario"), said))
+            carries = False
             continue
         other = other_kind(scenario_path, ("scenario",))
         if other is not None:  # its own error named that file and the command it wants
             said = f"{b.scenario!r} is {other}, not a scenario"
             problems.append(located(file, lines, (*where, "scenario"), said))
+            carries = False
             continue
-        ruleset, scenario = load_scenario(scenario_path)
+        try:
+            ruleset, scenario = load_scenario(scenario_path)
+        except ScenarioError as exc:  # said at the scenario file's own lines, with the rest
+            problems += exc.problems
+            carries = False
+            continue
         if rulesets and ruleset.name != rulesets[0].name:
+            carries = False
             problems.append(
                 located(
                     file,
@@ -273,6 +283,7 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
                 )
             )
         elif i > 0 and ruleset.carry_over is None:
+            carries = False
             problems.append(
                 located(
                     file,
@@ -282,17 +293,22 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
                 )
             )
         rulesets.append(ruleset)
+        sides = _side_ids(ruleset, scenario) if i > 0 else list(b.reinforcements)
+        for sid in b.reinforcements:
+            if sid not in sides:  # said here, with what it may have meant; not carried below
+                said = f"the next battle has no side {sid!r}{did_you_mean(sid, sides)}"
+                problems.append(located(file, lines, (*where, "reinforcements"), said))
         entries.append(
             BattleEntry(
                 id=b.id,
                 source=scenario_path.name,
                 points=b.points,
-                reinforcements=b.reinforcements,
+                reinforcements={k: v for k, v in b.reinforcements.items() if k in sides},
                 scenario=scenario.model_dump(mode="json"),
             )
         )
-    if problems:
-        raise ScenarioError(problems)
+    if problems and not carries:
+        raise ScenarioError(_in_order(file, problems))
     campaign = CampaignData(
         campaign=cf.campaign,
         description=cf.description,
@@ -301,10 +317,20 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
         victory=cf.victory,
         battles=entries,
     )
-    dry = [located(file, lines, p, m) for p, m in dry_carry(campaign)]
-    if dry:
-        raise ScenarioError(dry)
+    problems += [located(file, lines, p, m) for p, m in dry_carry(campaign)]
+    if problems:
+        raise ScenarioError(_in_order(file, problems))
     return Target("campaign", source_label(file), campaign.model_dump(mode="json"))
+
+
+def _side_ids(ruleset: AnyRuleset, scenario: Any) -> list[str]:
+    """The side ids of a battle, as the contract's outcome of its start lists them."""
+    return list(ruleset.outcome(scenario, ruleset.initial_state(scenario)).sides)
+
+
+def _in_order(file: str, problems: list[Located]) -> list[Located]:
+    """The campaign file's problems by line, then its scenario files' as they were found."""
+    return sorted(problems, key=lambda p: (p.file != file, p.line if p.file == file else 0))
 
 
 def not_a_file(path: Path, what: str) -> str:
@@ -337,14 +363,15 @@ def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
     fought. The first battle takes no reinforcements: nothing is carried into it, and its
     units are its scenario's.
     """
+    problems: list[tuple[FieldPath, str]] = []
     if campaign.battles[0].reinforcements:
-        return [
+        problems.append(
             (
                 ("battles", 0, "reinforcements"),
                 "the first battle has no battle before it to be reinforced after: "
                 "put these units in its scenario",
             )
-        ]
+        )
     ruleset, scenario = validate_battle(campaign.battles[0].scenario, campaign.battles[0].source)
     if len(campaign.battles) == 1 and campaign.carry_over and ruleset.carry_over is not None:
         # nothing is carried, but the settings are still checked: a misspelt one is refused
@@ -356,30 +383,53 @@ def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:
                 settings_for(campaign, campaign.battles[0]),
             )
         except ValidationError as exc:
-            return _settings_errors(ruleset, 0, exc)
+            return [*problems, *_settings_errors(ruleset, 0, exc)]
         except ValueError as exc:  # a setting the ruleset refuses in words of its own
-            return [(("carry_over",), str(exc))]
+            return [*problems, (("carry_over",), str(exc))]
         except Exception as exc:
             raise carry_failed(ruleset.name, campaign.battles[0].id, exc) from exc
     for k, entry in enumerate(campaign.battles[1:], start=1):
         hook = ruleset.carry_over
         if hook is None:
-            return [(("battles", k, "scenario"), f"ruleset {ruleset.name!r} has no carry-over")]
-        try:
-            data = _dry_hook(ruleset, scenario, entry, settings_for(campaign, entry))
-        except ValidationError as exc:
-            return _settings_errors(ruleset, k, exc)
-        except ValueError as exc:  # said at the battle's reinforcements: not named twice
-            return [(("battles", k, "reinforcements"), str(exc).removeprefix("reinforcements: "))]
-        try:
-            carried_in = validate_battle(data, entry.source)
-        except ScenarioError as exc:
-            p = exc.problems[0]
-            return [(("battles", k), f"after carry-over: {p.field}: {p.message}")]
-        if not isinstance(hook, CarryOver):  # a CarryOver's result is checked as it returns
+            problems.append(
+                (("battles", k, "scenario"), f"ruleset {ruleset.name!r} has no carry-over")
+            )
+            return problems
+        carried_in = _dry_step(ruleset, scenario, campaign, k, problems)
+        if carried_in is None:  # said: the next battle's own start stands in for what it carried
+            carried_in = validate_battle(entry.scenario, entry.source)
+        elif not isinstance(hook, CarryOver):  # a CarryOver's result is checked as it returns
             _check_newcomers(ruleset, scenario, entry, carried_in)
         ruleset, scenario = carried_in
-    return []
+    return problems
+
+
+def _dry_step(
+    ruleset: AnyRuleset,
+    scenario: Any,
+    campaign: CampaignData,
+    k: int,
+    problems: list[tuple[FieldPath, str]],
+) -> tuple[AnyRuleset, Any] | None:
+    """Battle ``k`` carried from ``scenario``'s start, or None with why added to
+    ``problems`` (a settings problem said once, not again for every later battle)."""
+    entry = campaign.battles[k]
+    try:
+        data = _dry_hook(ruleset, scenario, entry, settings_for(campaign, entry))
+    except ValidationError as exc:
+        problems += [p for p in _settings_errors(ruleset, k, exc) if p not in problems]
+        return None
+    except ValueError as exc:  # said at the battle's reinforcements: not named twice
+        problems.append(
+            (("battles", k, "reinforcements"), str(exc).removeprefix("reinforcements: "))
+        )
+        return None
+    try:
+        return validate_battle(data, entry.source)
+    except ScenarioError as exc:
+        p = exc.problems[0]
+        problems.append((("battles", k), f"after carry-over: {p.field}: {p.message}"))
+        return None
 
 
 def _dry_hook(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import click
@@ -294,9 +295,11 @@ def _verify_study(
 @click.argument("scenario", type=click.Path())  # checked in the body: with --json, as data
 @common.json_option("Print one JSON object: ok, ruleset, name, or every error.")
 def validate(scenario: str, as_json: bool) -> None:
-    """Check SCENARIO; every error as file:line: field: message.
+    """Check SCENARIO or a campaign: each error as file:line: field.
 
-    Exit 0 when valid, 2 with the errors on stderr.
+    Exit 0 when valid, 2 with the errors on stderr. A campaign file is checked
+    as 'battlesim campaign' checks it: its fields, every battle's scenario and
+    each carry-over, nothing fought.
 
     Every error is found in one pass, with "did you mean" for a misspelt
     field or value.
@@ -312,6 +315,9 @@ def validate(scenario: str, as_json: bool) -> None:
         ctx = click.get_current_context()
         param = next(p for p in ctx.command.params if p.name == "scenario")
         common.readable_file(ctx, param, click.Path(dir_okay=False).convert(scenario, param, ctx))
+    if _is_campaign_file(scenario):
+        _validate_campaign(scenario, as_json)
+        return
     try:  # with --json a missing file or a folder is one of the errors the object lists
         ruleset, sc = load_scenario(scenario)
     except ScenarioError as exc:
@@ -336,6 +342,56 @@ def validate(scenario: str, as_json: bool) -> None:
         )
         return
     common.say(f"OK: {scenario} is a valid {ruleset.name} scenario: {name}")
+
+
+def _is_campaign_file(path: str) -> bool:
+    """Whether ``path`` reads as a campaign file (one that cannot be read is no campaign's:
+    the scenario's check says why)."""
+    from sim.scenario.load import ScenarioError, kind_of, read_yaml
+
+    try:
+        data, _ = read_yaml(path)
+    except (ScenarioError, OSError):
+        return False
+    return kind_of(data) == "campaign"
+
+
+def _validate_campaign(path: str, as_json: bool) -> None:
+    """``validate`` of a campaign file: every problem, or OK naming its ruleset and battles;
+    each battle's warnings at its scenario file's lines."""
+    from sim.batch.inputs.target import load_target
+    from sim.cli.battles import views
+    from sim.scenario.load import ScenarioError, read_yaml
+    from sim.text.grammar import count
+
+    try:
+        target = load_target(path)
+    except ScenarioError as exc:
+        if as_json:
+            common.echo_json({"file": path, "ok": False, "errors": views.problems_json(exc)})
+        else:
+            click.echo(str(exc), err=True)
+        sys.exit(2)
+    data, _ = read_yaml(path)
+    files = [Path(path).parent / b["scenario"] for b in data["battles"]]
+    battles = target.scenarios()
+    warnings = [
+        w
+        for file, (rs, sc) in zip(files, battles, strict=True)
+        for w in _warnings(str(file), rs, sc)
+    ]
+    for w in warnings:
+        click.echo(str(w), err=True)
+    ruleset, ids = battles[0][0].name, [b["id"] for b in target.data["battles"]]
+    if as_json:
+        common.echo_json(
+            {"file": path, "ok": True, "ruleset": ruleset, "name": target.name,
+             "kind": "campaign", "battles": ids, "warnings": [asdict(w) for w in warnings]}
+        )  # fmt: skip
+        return
+    common.say(
+        f"OK: {path} is a valid {ruleset} campaign of {count(len(ids), 'battle')}: {target.name}"
+    )
 
 
 def _warnings(path: str, ruleset: AnyRuleset, scenario: BaseModel) -> list[Located]:
