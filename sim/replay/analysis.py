@@ -23,6 +23,7 @@ from engine.events import Draw, Event, Override, Snapshot, TurnEnded
 from engine.replayfile.reader import ReplayError
 from sim.contract import HookError, Reading
 from sim.replay.file import ReplayLike
+from sim.replay.forged import cannot_follow
 from sim.replay.header import UNFOLDABLE
 from sim.scenario.values import ValueProblem, parse_value
 
@@ -168,10 +169,8 @@ def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
         line = rs.narrate(loaded.scenario, state, event)
     except Exception as exc:  # a plugin's narrate may raise anything: one line naming it
         if (broken := _unfoldable(loaded, state, event)) is not None:  # the line's fault
-            raise ReplayError(
-                loaded.path, event.seq + 2, f"cannot follow from the battle so far: {broken!r}",
-                event.seq,
-            ) from None  # fmt: skip
+            why = cannot_follow(rs, loaded.scenario, event, broken)
+            raise ReplayError(loaded.path, event.seq + 2, why, event.seq) from None
         raise HookError.raised(rs.name, "narrate", exc, at, rs.narrate) from exc
     if line is not None and not isinstance(line, str):
         raise HookError(

@@ -31,6 +31,7 @@ from engine.log import Header
 from engine.projection import Projection
 from engine.replayfile.reader import Mark, ReplayError, ReplayStream
 from sim.contract import AnyRuleset
+from sim.replay.forged import cannot_follow
 from sim.replay.header import UNFOLDABLE, header_scenario, registry_for
 from sim.replay.memory import walk_causes
 from sim.scenario.values import check_seq, check_turn, turn_number
@@ -182,7 +183,7 @@ class ReplayFile:
                 raise ReplayError(
                     self.path,
                     event.seq + 2,
-                    f"cannot follow from the battle so far: {exc!r}",
+                    cannot_follow(self.ruleset, self.scenario, event, exc),
                     event.seq,
                 ) from None
 

@@ -11,6 +11,7 @@ from engine.log import Fork, Header
 from engine.projection import Projection
 from engine.replayfile.reader import ReplayError, ReplayStream
 from sim.contract import HookError, get_ruleset
+from sim.replay.forged import cannot_follow
 from sim.replay.header import UNFOLDABLE, header_scenario, registry_for, simulate_into
 from sim.replay.lineage import changes_text
 from sim.scenario.catalog import SCENARIOS
@@ -116,9 +117,8 @@ class _Auditor:
             self.projection.apply(event)
         except UNFOLDABLE as exc:  # only a forged log gets here: the reader checked types
             self.done = True
-            return Mismatch(
-                event.seq + 2, event.seq, f"cannot follow from the battle so far: {exc!r}"
-            )
+            why = cannot_follow(self.ruleset, self.scenario, event, exc)
+            return Mismatch(event.seq + 2, event.seq, why)
         if problem is not None:
             self.done = True
             return Mismatch(event.seq + 2, event.seq, f"{event.type}: {problem}")

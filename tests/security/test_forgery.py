@@ -357,6 +357,7 @@ def test_a_lone_surrogate_in_an_event_is_damage_in_every_reader(tmp_path: Path) 
     [
         ["show"],
         ["show", "{p}", "--events"],
+        ["show", "{p}", "--events", "--json"],
         ["report", "{p}", "-o", "{p}.html"],
         ["why", "{p}", "3"],
         ["fork", "{p}", "--at", "5", "--set", "range=2"],
@@ -367,7 +368,9 @@ def test_a_forged_event_naming_no_unit_is_damage_to_every_folding_reader(
 ) -> None:
     """The resealed event about a unit not in the battle that verify calls an invariant break:
     show, why and fork said `battlesim: error: KeyError: 'ghost' (at state.py:173)`, as if
-    battlesim had failed; it is the file's line that cannot follow, named by line and seq."""
+    battlesim had failed, then `cannot follow from the battle so far: KeyError('ghost')`; it
+    is the file's line that cannot follow, named by line and seq, and the field that names
+    no unit of the battle is said in words."""
 
     def edit(texts: list[str]) -> list[str]:
         return [texts[0], texts[1].replace('"unit":"69ny"', '"unit":"ghost"', 1), *texts[2:]]
@@ -378,5 +381,50 @@ def test_a_forged_event_naming_no_unit_is_damage_to_every_folding_reader(
     assert result.exit_code == 2
     assert result.stderr == (
         f"battlesim: error: {path}:2 (seq 0): cannot follow from the battle so far: "
-        "KeyError('ghost')\n"
+        "unit: unknown unit 'ghost'\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "kind", "field", "words"),
+    [
+        ("stone_wall-s1862.jsonl", "musket.fired", "target", "unknown unit"),
+        ("stone_wall-s1862.jsonl", "musket.side_broken", "side", "unknown side"),
+        ("tavern_brawl-s377.jsonl", "becmi.struck", "target", "unknown unit"),
+        ("coral_sea-s1942.jsonl", "flattop.air_combat", "strike", "unknown unit"),
+    ],
+)
+def test_a_forged_event_s_unknown_id_is_said_in_words_by_show_events_json(
+    tmp_path: Path, source: str, kind: str, field: str, words: str
+) -> None:
+    """`show --events --json` of a golden whose first `kind` event names 'ghost' in `field`
+    (resealed) said `cannot follow from the battle so far: KeyError('ghost')`; it names the
+    file, the line and seq of that event (line = its index + 1, seq = line - 2), and the field
+    and what it should name, exit 2 as for any damaged file."""
+    texts = bodies(ROOT / "replays" / source)
+    at = next(i for i, t in enumerate(texts) if t.startswith(f'{{"type":"{kind}",'))
+    texts[at] = re.sub(f'"{field}":"[^"]+"', f'"{field}":"ghost"', texts[at], count=1)
+    path = tmp_path / "f.jsonl"
+    path.write_text(reseal(texts), encoding="utf-8")
+    result = invoke("show", str(path), "--events", "--json")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"battlesim: error: {path}:{at + 1} (seq {at - 1}): cannot follow from the battle so "
+        f"far: {field}: {words} 'ghost'\n"
+    )
+
+
+def test_verify_says_a_forged_side_in_words(tmp_path: Path) -> None:
+    """verify of the golden whose side_broken names side 'ghost' (resealed): the fold fails
+    at that event, an invariant broken (exit 1) said in words, not `KeyError('ghost')`."""
+    texts = bodies(ROOT / "replays" / "stone_wall-s1862.jsonl")
+    at = next(i for i, t in enumerate(texts) if t.startswith('{"type":"musket.side_broken",'))
+    texts[at] = re.sub('"side":"[^"]+"', '"side":"ghost"', texts[at], count=1)
+    path = tmp_path / "f.jsonl"
+    path.write_text(reseal(texts), encoding="utf-8")
+    result = invoke("verify", str(path))
+    assert (result.exit_code, result.stderr) == (1, "")
+    assert result.stdout == (
+        f"INVARIANT broken at seq {at - 1} (line {at + 1}): cannot follow from the battle so "
+        "far: side: unknown side 'ghost'\n"
     )
