@@ -97,6 +97,7 @@ def _check_event(
             was = get_path(data, path)
             refused = _not_text(f"--set {path}", was, given, texts.get(path))
             refused = refused or _not_its_type(f"--set {path}", was, given, texts.get(path))
+            refused = refused or _not_its_shape(f"--set {path}", was, given, texts.get(path))
             if refused is not None:
                 raise refused
             value = fields[path] = _unit_ids(loaded, path, was, given)
@@ -124,10 +125,11 @@ def _check_event(
 
 
 def _not_text(flag: str, was: Any, value: Any, text: str | None) -> ForkError | None:
-    """A number or true/false given for a text field, refused as ``run --set`` refuses it:
-    in the text typed (``08 is a number``, not 8), with the flag that sets that text. None
-    for anything else (a value of the field's own type, or one set_path names)."""
-    if not isinstance(was, str) or not isinstance(value, bool | int | float):
+    """A number, true/false or a list given for a text field, refused as ``run --set``
+    refuses it: in the text typed (``08 is a number``, not 8; ``[1] is a list, not text``),
+    with the flag that sets that text. None for anything else (a value of the field's own
+    type, or one set_path names)."""
+    if not isinstance(was, str) or not isinstance(value, bool | int | float | list):
         return None
     from sim.scenario.load import error_message  # noqa: PLC0415 - yaml, with an error only
 
@@ -213,6 +215,7 @@ def _check_state(
         refused = refused or _not_its_type(
             f"--set state.{path}", current, value, text, null=False
         )  # a state field keeps its type: null too is another
+        refused = refused or _not_its_shape(f"--set state.{path}", current, value, text, null=False)
         if refused is not None:
             raise refused
         try:
@@ -261,6 +264,30 @@ def _not_its_type(
     if kind is None or (value is None and null) or type(value) is type(was):
         return None
     if type(was) is float and type(value) is int:
+        return None
+    from sim.scenario.load import error_message  # noqa: PLC0415 - yaml, with an error only
+
+    err = {"type": kind, "input": value, "loc": (), "msg": ""}
+    said = error_message({**err, "text": text} if text is not None else err)
+    return ForkError(f"{flag}: {for_the_shell(said, flag, value)}")
+
+
+def _not_its_shape(
+    flag: str, was: Any, value: Any, text: str | None, *, null: bool = True
+) -> ForkError | None:
+    """A value that is not of the shape of what its field holds, refused in the scenario
+    loader's words, as ``run --set`` refuses it: one value for fields (a unit's state, a
+    fire's result: ``3 is not a mapping of fields``), or for a list (a move's path: ``3 is
+    not a list``); not as Python names its classes (``units.wash is a UnitState, not an
+    int``). None for a value of the field's shape, for any other field, and for null where
+    ``null`` (an event field: its event says whether it takes it)."""
+    if value is None and null:
+        return None
+    if (isinstance(was, dict) or fields_of(type(was))) and not isinstance(value, dict):
+        kind = "model_type"
+    elif isinstance(was, list | tuple) and not isinstance(value, list | tuple):
+        kind = "list_type"
+    else:
         return None
     from sim.scenario.load import error_message  # noqa: PLC0415 - yaml, with an error only
 

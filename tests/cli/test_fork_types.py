@@ -247,3 +247,36 @@ def test_a_unit_the_battle_lacks_is_said_as_show_unit_says_it(
     forked = CliRunner().invoke(cli, args)
     assert _said(forked, f"battlesim: error: --set {field}: ") == reason
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "at", "forked", "value"),
+    [
+        ("sides.csa.units.wash", 14, "state.units.wash", "3"),
+        ("sides.csa.units.wash", 14, "state.units.wash", "[1, 2]"),
+        ("sides.csa.units.wash", 14, "state.units.wash", "null"),
+        ("sides.csa", 14, "state.sides.csa", "3"),
+        ("map", 5, "result", "3"),
+        ("sides.csa.units.wash.at", 0, "path", "3"),
+        ("sides.csa.units.wash.at", 0, "start", "abc"),
+        ("sides.csa.units.wash.name", 5, "unit", "[1]"),
+        ("sides.csa.units.wash.name", 14, "state.units.wash.morale", "[1]"),
+    ],
+)
+def test_a_value_of_another_shape_is_refused_in_run_sets_words(
+    tmp_path: Path, field: str, at: int, forked: str, value: str
+) -> None:
+    """A single value for what holds fields (a unit's or a side's state, a fire's result), a
+    scalar for a list (a move's path) and a list for text are refused as `run --set` refuses
+    them in a scenario (`3 is not a mapping of fields`, `3 is not a list`, `[1] is a list,
+    not text`); fork said them in Python's names for its own classes, `units.wash is a
+    UnitState, not an int`, `path is a list, not an int`, `morale is a str, not a list`."""
+    scenario = ROOT / "scenarios" / "stone_wall.yaml"
+    ran = CliRunner().invoke(cli, ["run", str(scenario), "--set", f"{field}={value}"])
+    reason = _said(ran, f"{scenario}: --set {field}: ")
+    out = tmp_path / "f.jsonl"
+    args = ["fork", str(REPLAY), "--at", str(at), "--set", f"{forked}={value}", "-o", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"battlesim: error: --set {forked}: {reason}"
+    assert not out.exists()
