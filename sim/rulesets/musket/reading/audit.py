@@ -197,6 +197,45 @@ def _melee_counts(state: BattleState, e: Meleed) -> str | None:
     )
 
 
+def _melee_taken(sc: MusketScenario, state: BattleState, e: Meleed) -> str | None:
+    """A melee takes men (guns) from its loser besides its casualties only where the rules
+    do, whatever the dice (``rules/melee.py:decide_melee``): a cavalry winner's pursuit of
+    infantry or artillery (``pursuit_loss``: its ``pursuit_losses``, and with
+    ``cavalry_pursuit_prisoners`` some of its ``prisoners``), and the prisoners of a rout
+    when the melee routs its loser (``rout_prisoners``: the loser not routed before it, and
+    routed by it, or eliminated as its prisoners take all it has left). A battery the melee
+    captures (``guns_captured``) is eliminated whole and gives up neither. How many is
+    :func:`_melee_counts`' to bound."""
+    loser = state.units[e.target if e.winner == e.unit else e.unit]
+    winner = state.units[e.winner]
+    if loser.kind == "artillery" and sc.options.guns_captured:
+        captured = f"{loser.id} is a battery the melee captures (guns_captured), so"
+        if e.pursuit_losses > 0:
+            return (
+                f"{captured} no pursuit follows: pursuit_losses must be 0, not {e.pursuit_losses}"
+            )
+        if e.prisoners > 0:
+            return f"{captured} it gives up no prisoners: prisoners must be 0, not {e.prisoners}"
+        return None
+    pursued = winner.kind == "cavalry" and loser.kind in ("infantry", "artillery")
+    if e.pursuit_losses > 0 and not pursued:
+        why = (
+            f"{winner.id}, the melee's winner, is {winner.kind}, and only cavalry pursues"
+            if winner.kind != "cavalry"
+            else f"{loser.id}, the melee's loser, is {loser.kind}, and cavalry pursues only "
+            "infantry or artillery"
+        )
+        return f"{why}: pursuit_losses must be 0, not {e.pursuit_losses}"
+    # a defender whose stand test fails routs before the melee: it was not routed before it
+    routs = e.loser_state in ("routed", "eliminated") and loser.morale != "routed"
+    if e.prisoners > 0 and not routs and not pursued:
+        return (
+            f"{loser.id} does not rout in this melee ({loser.morale} -> {e.loser_state}), so it "
+            f"gives up no prisoners: prisoners must be 0, not {e.prisoners}"
+        )
+    return None
+
+
 def _contagion(sc: MusketScenario, state: BattleState, e: MoraleTested) -> str | None:
     """A ``friend_routed`` check (option ``rout_contagion``) names a routed friend within
     the option's reach, its draw on the stream that friend names; no other check names one."""
@@ -424,7 +463,9 @@ def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | 
     loss that draws none, or a morale check from a loss of 0 (:func:`_zero_loss`); a negative
     count of men taken (a melee's ``pursuit_losses`` or ``prisoners``, a check's
     ``prisoners``), or more than the unit has (a melee's loser, after its casualties); a
-    winner the battle does not give."""
+    melee's pursuit where no cavalry pursues, or prisoners where it neither routs its loser
+    nor is pursued, or either from a battery it captures (:func:`_melee_taken`); a winner
+    the battle does not give."""
     match event:
         case Fired():
             firer, target = state.units[event.unit], state.units[event.target]
@@ -438,6 +479,7 @@ def audit_change(sc: MusketScenario, state: BattleState, event: Event) -> str | 
                 return f"{event.winner} is named the melee's winner, but did not fight in it"
             return (
                 _foes(state, event, "charged")
+                or _melee_taken(sc, state, event)
                 or _melee_counts(state, event)
                 or _stand_lawful(sc, state, event)
                 or _zero_loss(sc, state.units[event.unit], event.attacker_losses, "attacker_losses")
