@@ -40,6 +40,7 @@ from sim.scenario.diagnose import (
     misspelt,
     one_per_field,
 )
+from sim.scenario.slips import FlowSlip, flow_slips
 from sim.text.values import SHOWN_CHARS, clipped
 
 __all__ = [
@@ -669,8 +670,10 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
     except ValidationError as exc:
         # A required field reported missing beside its misspelling is said once, at the typo.
         typos = set(misspelt(model, exc.errors()).values())
-        errors = [e for e in with_texts(exc.errors(), lines) if tuple(e["loc"]) not in typos]
-        said = [(tuple(e["loc"]), hint(model, e, error_message(e))) for e in errors]
+        slips = flow_slips(exc.errors(), data, lines, getattr(lines, "texts", {}))
+        lost = {path for slip in slips.values() for path in slip.lost}  # said with their slip
+        errors = [e for e in with_texts(exc.errors(), lines) if tuple(e["loc"]) not in typos | lost]
+        said = [(tuple(e["loc"]), _said(model, e, slips)) for e in errors]
         found = [located(file, lines, loc, m) for loc, m in one_per_field(model, said)]
         later = cross_problems_after_repair(model, data, exc.errors(), ruleset.cross_check)
         found += [located(file, lines, p, hint_known(m)) for p, m in later]
@@ -680,6 +683,12 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
         found = [located(file, lines, p, hint_known(m)) for p, m in problems]
         raise ScenarioError(_in_file_order(found))
     return ruleset, scenario
+
+
+def _said(model: type[BaseModel], err: Any, slips: dict[Path_, FlowSlip]) -> str:
+    """A schema error in the loader's words, with "did you mean", or as the slip it is."""
+    slip = slips.get(tuple(err["loc"]))
+    return slip.message() if slip is not None else hint(model, err, error_message(err))
 
 
 def _in_file_order(problems: list[Located]) -> list[Located]:
