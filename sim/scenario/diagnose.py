@@ -43,6 +43,7 @@ __all__ = [
     "known_fields",
     "misspelt",
     "one_per_field",
+    "said_twice",
     "untagged",
 ]
 
@@ -51,6 +52,11 @@ Problem = tuple[Path_, str]
 
 _QUOTED = re.compile(r"'([^']*)'")
 _UNKNOWN = re.compile(r"^unknown \w+ '([^']+)'; known: (.+)$")
+_TWICE = re.compile(
+    r"^(?:(?P<what>[a-z][a-z ]*) )?id '(?P<id>[^']+)' "
+    r"(?:is used twice|is already used by an? (?P<first>[a-z][a-z ]*))$"
+)
+""":class:`sim.contract.UniqueIds`' words for an id used again."""
 
 
 def _unwrap(t: Any) -> list[Any]:
@@ -163,6 +169,42 @@ def hint_known(message: str) -> str:
         )
     suggestion = did_you_mean(m[1], [c.strip() for c in m[2].split(",")])
     return message if not suggestion else f"{message.split('; known:', maxsplit=1)[0]}{suggestion}"
+
+
+def said_twice(data: Any, lines: dict[Path_, int], where: Path_, message: str) -> str:
+    """An id used again (``side id 'usa' is used twice``, :class:`~sim.contract.UniqueIds`)
+    with the line of its first use: ``… (first on line 83)``; any other message as it is.
+
+    The first use is the earliest ``id`` in the file holding the same id, of the kind the
+    message names (``sides`` for a side, ``task_forces`` for a task force) where one is,
+    else at the same depth as ``where`` (a becmi monster's id beside a character's, not its
+    side's, which may share it)."""
+    m = _TWICE.match(message)
+    if m is None:
+        return message
+    kind = m["first"] or m["what"] or ""
+    earlier: list[Path_] = []
+    for path in lines:
+        if path == where:
+            break
+        if path and path[-1] == "id" and _value(data, path) == m["id"]:
+            earlier.append(path)
+    ranked = sorted(earlier, key=lambda p: (_kind_of(p) != kind, len(p) != len(where)))
+    return f"{message} (first on line {lines[ranked[0]]})" if ranked else message
+
+
+def _kind_of(path: Path_) -> str:
+    """What an item's ``id`` at ``path`` is the id of, by its list: ``sides`` → ``side``."""
+    if len(path) < 3 or not isinstance(path[-2], int):
+        return ""
+    return str(path[-3]).replace("_", " ").removesuffix("s")
+
+
+def _value(data: Any, path: Path_) -> Any:
+    try:
+        return _get(data, path)
+    except (KeyError, IndexError, TypeError):
+        return None
 
 
 def _has_default(model: type[BaseModel], loc: Path_) -> bool:

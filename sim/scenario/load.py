@@ -39,6 +39,7 @@ from sim.scenario.diagnose import (
     hint_known,
     misspelt,
     one_per_field,
+    said_twice,
 )
 from sim.scenario.slips import FlowSlip, flow_slips
 from sim.text.values import SHOWN_CHARS, clipped
@@ -676,13 +677,18 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
         said = [(tuple(e["loc"]), _said(model, e, slips)) for e in errors]
         found = [located(file, lines, loc, m) for loc, m in one_per_field(model, said)]
         later = cross_problems_after_repair(model, data, exc.errors(), ruleset.cross_check)
-        found += [located(file, lines, p, hint_known(m)) for p, m in later]
+        found += [_cross(data, lines, file, p, m) for p, m in later]
         raise ScenarioError(_in_file_order(found)) from None
     problems: list[Problem] = ruleset.cross_check(scenario)
     if problems:
-        found = [located(file, lines, p, hint_known(m)) for p, m in problems]
+        found = [_cross(data, lines, file, p, m) for p, m in problems]
         raise ScenarioError(_in_file_order(found))
     return ruleset, scenario
+
+
+def _cross(data: Any, lines: dict[Path_, int], file: str, where: Path_, message: str) -> Located:
+    """A cross-field problem at its line, with "did you mean" and an id's first use."""
+    return located(file, lines, where, said_twice(data, lines, where, hint_known(message)))
 
 
 def _said(model: type[BaseModel], err: Any, slips: dict[Path_, FlowSlip]) -> str:

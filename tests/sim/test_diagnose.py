@@ -92,13 +92,13 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "sim" / "rulesets"
     [
         ("musket", [("- id: b2", "- id: b1"), ("strength: 450 ", "strength: -4 ")],
          ["sides.0.units.0.strength: -4 is less than 1, the least it may be",
-          "sides.0.units.1.id: unit id 'b1' is used twice"]),
+          "sides.0.units.1.id: unit id 'b1' is used twice (first on line 31)"]),
         ("musket", [("at: [5, 8]", "at: [4, 8]"), ("strength: 450 ", "strength: -4 ")],
          ["sides.0.units.0.strength: -4 is less than 1, the least it may be",
           "sides.0.units.1.at: hex [4, 8] already holds 'b1'"]),
         ("becmi", [("{id: g2,", "{id: g1,"), ("ac: 6, hp: 4,", "ac: 6, hp: 0,")],
          ["sides.1.monsters.0.hp: 0 is less than 1, the least it may be",
-          "sides.1.monsters.1.id: id 'g1' is used twice"]),
+          "sides.1.monsters.1.id: id 'g1' is used twice (first on line 44)"]),
     ],
 )  # fmt: skip
 def test_a_sibling_clash_is_reported_beside_a_units_own_type_error(

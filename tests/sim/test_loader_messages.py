@@ -67,3 +67,64 @@ def test_a_number_key_not_beside_a_list_field_is_still_an_unknown_field() -> Non
     that holds one number, on its line: elsewhere it is an unknown field, as before."""
     text = _red_in_braces().replace("{id: r1,", "{id: r1, 7,")
     assert _problems(text) == ["t.yaml:38: sides.1.units.0.7: unknown field"]
+
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "sim" / "rulesets"
+
+
+def _template(ruleset: str) -> str:
+    """A ruleset's template.yaml, valid, as ``new`` writes it."""
+    text = (TEMPLATES / ruleset / "template.yaml").read_text(encoding="utf-8")
+    return _valid(text.replace("{name}", '"A test"'))
+
+
+def test_a_side_id_used_twice_is_one_problem_naming_both_lines() -> None:
+    """Two sides of one id are one problem, at the second and naming the first's line: the
+    orders of the second side's units at the first's were each said 'is not an enemy unit'
+    too (both sides read as one), consequences of the id alone."""
+    text = VALID.read_text(encoding="utf-8").replace("held_by: red", "held_by: blue")
+    text = _valid(text.replace("order: {kind: engage, target: r1}", "")).replace(
+        "at: [1, 1]", "at: [1, 1]\n        order: {kind: charge, target: b1}"
+    )
+    assert _problems(text.replace("- id: red", "- id: blue")) == [
+        "t.yaml:34: sides.1.id: side id 'blue' is used twice (first on line 15)"
+    ]
+
+
+def test_a_unit_of_its_own_side_is_still_no_enemy_with_two_sides_of_one_id() -> None:
+    """Beside two sides of one id, an order naming a unit of its own side is still said
+    to name no enemy: the sides are told apart by their place, not their id."""
+    text = VALID.read_text(encoding="utf-8").replace("target: r1", "target: b2")
+    text = text.replace("held_by: red", "held_by: blue")
+    assert _problems(text.replace("- id: red", "- id: blue")) == [
+        "t.yaml:26: sides.0.units.0.order.target: 'b2' is not an enemy unit",
+        "t.yaml:34: sides.1.id: side id 'blue' is used twice (first on line 15)",
+    ]
+
+
+def test_a_becmi_side_id_used_twice_is_one_problem_naming_both_lines() -> None:
+    """becmi: a combatant's target on the other side is not 'not an enemy' because both
+    sides have one id; the id is the one problem."""
+    osric = "tactics: advance\n      - id: osric"
+    text = _valid(_template("becmi").replace(osric, "target: g1\n        " + osric, 1))
+    assert _problems(text.replace("- id: goblins", "- id: party")) == [
+        "t.yaml:41: sides.1.id: side id 'party' is used twice (first on line 16)"
+    ]
+
+
+def test_an_id_already_used_by_another_kind_names_the_first_of_that_kind() -> None:
+    """flattop: a base given a ship's id names the ship's line, not the task force's that
+    comes before it."""
+    text = _template("flattop")
+    assert _problems(text.replace("- id: base1", "- id: ca1")) == [
+        "t.yaml:52: sides.1.bases.0.id: base id 'ca1' is already used by a ship (first on line 49)"
+    ]
+
+
+def test_a_becmi_id_used_twice_names_the_combatant_not_the_side_of_that_id() -> None:
+    """becmi: a combatant may share its side's id; a monster given that id too names the
+    character's line as the first use, not the side's."""
+    text = _valid(_template("becmi").replace("- id: hilda", "- id: party"))
+    assert _problems(text.replace("{id: g2,", "{id: party,")) == [
+        "t.yaml:46: sides.1.monsters.1.id: id 'party' is used twice (first on line 19)"
+    ]

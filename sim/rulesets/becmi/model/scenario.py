@@ -176,25 +176,25 @@ def cross_check(sc: BecmiScenario) -> list[Problem]:
     sides, ids = UniqueIds(problems), UniqueIds(problems)  # a combatant may share a side's id
     for i, s in enumerate(sc.sides):
         sides.add(s.id, ("sides", i, "id"), "side")
-    side_of: dict[str, str] = {}
+    side_of: dict[str, int] = {}  # by the side's place: two sides of one id are still two
     for i, side in enumerate(sc.sides):
         if not side.combatants:
             problems.append((("sides", i), "a side needs at least one character or monster"))
         for place, c in side.entries():
             ids.add(c.id, ("sides", i, *place, "id"))
-            side_of.setdefault(c.id, side.id)
+            side_of.setdefault(c.id, i)
     for i, side in enumerate(sc.sides):
         for place, c in side.entries():
             path = ("sides", i, *place)
-            problems.extend(_check_combatant(sc, c, side.id, side_of, path))
+            problems.extend(_check_combatant(sc, c, i, side_of, path))
     return problems
 
 
 def _check_combatant(
     sc: BecmiScenario,
     c: CharacterSpec | MonsterSpec,
-    side: str,
-    side_of: dict[str, str],
+    side: int,
+    side_of: dict[str, int],
     path: tuple[str | int, ...],
 ) -> list[Problem]:
     problems: list[Problem] = []

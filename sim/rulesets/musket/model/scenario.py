@@ -215,13 +215,15 @@ def cross_check(sc: MusketScenario) -> list[Problem]:
     side_ids = UniqueIds(problems)
     for i, side in enumerate(sc.sides):
         side_ids.add(side.id, ("sides", i, "id"), "side")
-    side_of = {u.id: s.id for s in sc.sides for u in s.units}
+    # each unit's side by its place: two sides of one id (a problem said once, above) are
+    # still two, and their units each other's enemies
+    side_of = {u.id: i for i, s in enumerate(sc.sides) for u in s.units}
     unit_ids = UniqueIds(problems)
     occupied: dict[tuple[int, int], str] = {}
     for i, side in enumerate(sc.sides):
         for j, u in enumerate(side.units):
             path: tuple[str | int, ...] = ("sides", i, "units", j)
-            problems.extend(_check_unit(sc, u, side.id, side_of, path))
+            problems.extend(_check_unit(sc, u, i, side_of, path))
             unit_ids.add(u.id, (*path, "id"), "unit")
             if u.at in occupied:
                 problems.append(
@@ -237,7 +239,7 @@ def cross_check(sc: MusketScenario) -> list[Problem]:
 
 
 def _check_unit(
-    sc: MusketScenario, u: UnitSpec, side: str, side_of: dict[str, str], path: tuple[str | int, ...]
+    sc: MusketScenario, u: UnitSpec, side: int, side_of: dict[str, int], path: tuple[str | int, ...]
 ) -> list[Problem]:
     problems: list[Problem] = []
     if not _on_map(sc, u.at):
@@ -272,8 +274,8 @@ def _check_order(
     sc: MusketScenario,
     u: UnitSpec,
     o: Order,
-    side: str,
-    side_of: dict[str, str],
+    side: int,
+    side_of: dict[str, int],
     path: tuple[str | int, ...],
 ) -> list[Problem]:
     problems: list[Problem] = []
