@@ -128,3 +128,12 @@ def test_a_becmi_id_used_twice_names_the_combatant_not_the_side_of_that_id() -> 
     assert _problems(text.replace("{id: g2,", "{id: party,")) == [
         "t.yaml:46: sides.1.monsters.1.id: id 'party' is used twice (first on line 19)"
     ]
+
+
+def test_a_side_id_in_another_case_is_offered_the_side() -> None:
+    """An objective's ``held_by`` written in the wrong case is offered the side, as an
+    order's target is offered its unit (it said only ``no side 'RED'``)."""
+    text = VALID.read_text(encoding="utf-8").replace("held_by: red", "held_by: RED")
+    assert _problems(text) == [
+        "t.yaml:13: victory.objectives.0.held_by: no side 'RED'; did you mean 'red'?"
+    ]

@@ -234,7 +234,9 @@ def cross_check(sc: MusketScenario) -> list[Problem]:
         if not _on_map(sc, obj.hex):
             problems.append((("victory", "objectives", k, "hex"), "objective is off the map"))
         if obj.held_by is not None and obj.held_by not in side_ids.first:
-            problems.append((("victory", "objectives", k, "held_by"), f"no side {obj.held_by!r}"))
+            hint = did_you_mean(obj.held_by, side_ids.first)
+            where = ("victory", "objectives", k, "held_by")
+            problems.append((where, f"no side {obj.held_by!r}{hint}"))
     return problems
 
 
