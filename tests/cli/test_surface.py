@@ -363,7 +363,9 @@ def test_validate_json_of_a_missing_file_or_a_folder_is_an_object(
 ) -> None:
     """`validate --json` of a path that is no file prints the object with that one error,
     wherever the flag stands (it printed a plain line on stderr, and a script reading the
-    object got none); without --json the words are every command's, as before."""
+    object got none); without --json a folder is the same one line (it was click's
+    "Invalid value for 'SCENARIO': File '…' is a directory."), a missing file every
+    command's."""
     for path, message in ((tmp_path / "nope.yaml", "no such file"),
                           (tmp_path, "a directory, not a regular file")):  # fmt: skip
         args = ("--json", str(path)) if flag_first else (str(path), "--json")
@@ -383,7 +385,11 @@ def test_validate_json_of_a_missing_file_or_a_folder_is_an_object(
         f"battlesim: error: {tmp_path / 'nope.yaml'}: no such file\n",
     )
     folder = _invoke("validate", str(tmp_path))
-    assert folder.exit_code == 2 and f"File '{tmp_path}' is a directory." in folder.stderr
+    assert (folder.exit_code, folder.stdout, folder.stderr) == (
+        2,
+        "",
+        f"{tmp_path}: a directory, not a regular file\n",
+    )
 
 
 def test_show_json_lists_every_unit_with_names(replay: Path) -> None:

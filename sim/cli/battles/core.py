@@ -308,17 +308,21 @@ def validate(scenario: str, as_json: bool) -> None:
     Example:
       battlesim validate scenarios/napoleonic_brigade.yaml
     """
+    from pathlib import Path
+
     from sim.cli.battles import views
     from sim.scenario.load import ScenarioError, load_scenario
 
-    if not as_json:  # the file argument's checks and words, as every command's
+    # an empty name or a missing file in every command's words; "" is no folder, though
+    # Path("") is the current one
+    if not as_json and (scenario == "" or not Path(scenario).is_dir()):
         ctx = click.get_current_context()
         param = next(p for p in ctx.command.params if p.name == "scenario")
-        common.readable_file(ctx, param, click.Path(dir_okay=False).convert(scenario, param, ctx))
-    if _is_campaign_file(scenario):
+        common.readable_file(ctx, param, scenario)
+    if _is_campaign_file(scenario):  # a folder or a FIFO reads as no campaign
         _validate_campaign(scenario, as_json)
         return
-    try:  # with --json a missing file or a folder is one of the errors the object lists
+    try:  # a folder (or a FIFO, a device) in the loader's one line; with --json, as an error
         ruleset, sc = load_scenario(scenario)
     except ScenarioError as exc:
         if as_json:
