@@ -42,6 +42,7 @@ from sim.scenario.diagnose import (
     said_twice,
 )
 from sim.scenario.slips import FlowSlip, flow_slips
+from sim.text.suggest import did_you_mean
 from sim.text.values import SHOWN_CHARS, clipped
 
 __all__ = [
@@ -646,25 +647,44 @@ def validate_data(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRul
         raise ScenarioError(
             [Located(file, line_of(lines, ()), "", "a scenario is a mapping of fields")]
         )
+    if "ruleset" not in data:
+        refuse_other_kind(data, lines, file, "scenario")  # a study's key is no misspelling
+    typo = _misspelt_ruleset(data)
+    if typo is None:
+        return _validate(data, lines, file, ("ruleset",))
+    # said as every misspelt field is, and the file read with the rule system it names
+    said = located(file, lines, (typo,), "unknown field" + did_you_mean(typo, ["ruleset"]))
+    meant = {("ruleset" if key == typo else key): value for key, value in data.items()}
+    try:
+        _validate(meant, lines, file, (typo,))
+    except ScenarioError as exc:
+        raise ScenarioError(_in_file_order([said, *exc.problems])) from None
+    raise ScenarioError([said])
+
+
+def _misspelt_ruleset(data: dict[str, Any]) -> str | None:
+    """The key a file with no ``ruleset:`` wrote it as (``rulset``), if one is close."""
+    if "ruleset" in data:
+        return None
+    return next((key for key in data if did_you_mean(str(key), ["ruleset"])), None)
+
+
+def _validate(
+    data: dict[str, Any], lines: dict[Path_, int], file: str, name_at: Path_
+) -> tuple[AnyRuleset, BaseModel]:
+    """:func:`validate_data` of a mapping, whose ``ruleset`` the file wrote at ``name_at``."""
     name = data.get("ruleset")
     if name is None:
         refuse_other_kind(data, lines, file, "scenario")
     if not isinstance(name, str):
         what = "missing" if name is None else "not text"
         raise ScenarioError(
-            [
-                located(
-                    file,
-                    lines,
-                    ("ruleset",),
-                    f"{what}: name the rule system, e.g. 'ruleset: musket'",
-                )
-            ]
+            [located(file, lines, name_at, f"{what}: name the rule system, e.g. 'ruleset: musket'")]
         )
     try:
         ruleset = get_ruleset(name)
     except LookupError as exc:
-        raise ScenarioError([located(file, lines, ("ruleset",), str(exc))]) from None
+        raise ScenarioError([located(file, lines, name_at, str(exc))]) from None
     model = ruleset.scenario_model
     try:
         scenario = validate_plain(model, data)

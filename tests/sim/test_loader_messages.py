@@ -137,3 +137,24 @@ def test_a_side_id_in_another_case_is_offered_the_side() -> None:
     assert _problems(text) == [
         "t.yaml:13: victory.objectives.0.held_by: no side 'RED'; did you mean 'red'?"
     ]
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("rulset: musket", ["t.yaml:2: rulset: unknown field; did you mean 'ruleset'?",
+                            "t.yaml:22: sides.0.units.0.strength: 0 is less than 1, the least "
+                            "it may be"]),
+        ("rulset: broadside", ["t.yaml:2: rulset: unknown field; did you mean 'ruleset'?",
+                               "t.yaml:2: rulset: unknown ruleset 'broadside'; installed: "
+                               "becmi, flattop, musket"]),
+    ],
+)  # fmt: skip
+def test_a_misspelt_ruleset_key_is_an_unknown_field_at_its_line(
+    written: str, said: list[str]
+) -> None:
+    """A misspelt ``ruleset:`` is said as every misspelt field is, at its line (it said
+    ``ruleset: missing`` at the file's first key), and the file is read with the rule
+    system it names, so the rest of its problems come in the same pass."""
+    text = VALID.read_text(encoding="utf-8").replace("strength: 400", "strength: 0", 1)
+    assert _problems(text.replace("ruleset: musket", written)) == said
