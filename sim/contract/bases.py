@@ -9,6 +9,7 @@ re-declares (``ruleset``'s ``Literal``, ``type``) keeps the base's place.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Annotated, Any, TypeVar
 
@@ -24,6 +25,7 @@ __all__ = [
     "Model",
     "Name",
     "ScenarioBase",
+    "Share",
     "SideBase",
     "validate_plain",
 ]
@@ -38,6 +40,18 @@ _HexCoord = Annotated[int, Field(ge=0, le=999)]
 Hex = tuple[_HexCoord, _HexCoord]
 """A hex as [column, row], 0-based (0 to 999), "odd-q" offset layout: flat-topped hexes in
 columns (docs/scenario-format.md)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Share:
+    """A field that is a share, 0 to 1, of something, declared as ``break_losses:
+    Annotated[float, Share("the side's men")]``: given 35 where 0.35 was meant, the loader
+    says so (``35 is more than 1: a share of the side's men, 0 to 1 (0.35 for 35 %)``).
+
+    Validation and the JSON Schema ignore it."""
+
+    of: str
+    """What it is a share of."""
 
 
 class Model(BaseModel):

@@ -32,7 +32,9 @@ from collections.abc import Callable
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
+from sim.contract.bases import Share
 from sim.text.suggest import close_names, did_you_mean
 from sim.text.values import SHOWN_CHARS
 
@@ -149,13 +151,52 @@ def _either(messages: list[str]) -> str:
 
 
 def hint(model: type[BaseModel], err: Any, message: str) -> str:
-    """``message`` with "did you mean" for an unknown field or a misspelt choice."""
+    """``message`` with "did you mean" for an unknown field or a misspelt choice, and for a
+    share given as a percent (35 for 0.35) what it is."""
     kind, loc = err["type"], tuple(err["loc"])
+    share = _share_hint(model, err, message)
+    if share is not None:
+        return share
     if kind == "extra_forbidden" and loc:
         return message + did_you_mean(str(loc[-1]), known_fields(model, loc[:-1]))
     if kind in ("literal_error", "enum") and isinstance(err.get("input"), str):
         return message + did_you_mean(err["input"], _choices(err))
     return message
+
+
+def _share_hint(model: type[BaseModel], err: Any, message: str) -> str | None:
+    """``35 is more than 1: a share of the side's men, 0 to 1 (0.35 for 35 %)`` for a
+    :class:`~sim.contract.bases.Share` given a number from 1 to 100; None otherwise."""
+    value, ctx = err.get("input"), err.get("ctx") or {}
+    if err["type"] != "less_than_equal" or ctx.get("le") != 1 or isinstance(value, bool):
+        return None
+    # a percent as a person writes one (35, 12.5), not a number a tool tried (1.4999988)
+    if not isinstance(value, int | float) or not 1 < value <= 100 or round(value, 2) != value:
+        return None
+    shares = [m for info in _fields_at(model, tuple(err["loc"])) for m in info.metadata]
+    of = next((m.of for m in shares if isinstance(m, Share)), None)
+    if of is None:
+        return None
+    shown = message.split(" is more than ", 1)[0]
+    return f"{shown} is more than 1: a share of {of}, 0 to 1 ({value / 100:g} for {value:g} %)"
+
+
+def _fields_at(model: type[BaseModel], loc: Path_) -> list[FieldInfo]:
+    """The pydantic fields ``loc`` may name (one for each model it may be in)."""
+    loc = untagged(model, loc)
+    if not loc:
+        return []
+    parents: list[Any] = [model]
+    for seg in loc[:-1]:
+        parents = [c for t in parents for c in _child(t, seg)] or parents
+    return [
+        field
+        for t in parents
+        for alt in _unwrap(t)
+        if isinstance(alt, type)
+        and issubclass(alt, BaseModel)
+        and (field := alt.model_fields.get(str(loc[-1]))) is not None
+    ]
 
 
 def hint_known(message: str) -> str:

@@ -158,3 +158,48 @@ def test_a_misspelt_ruleset_key_is_an_unknown_field_at_its_line(
     system it names, so the rest of its problems come in the same pass."""
     text = VALID.read_text(encoding="utf-8").replace("strength: 400", "strength: 0", 1)
     assert _problems(text.replace("ruleset: musket", written)) == said
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("break_losses: 35", "sides.1.break_losses: 35 is more than 1: a share of the side's "
+                             "men, 0 to 1 (0.35 for 35 %)"),
+        ("break_units: 100", "sides.1.break_units: 100 is more than 1: a share of the side's "
+                             "units, 0 to 1 (1 for 100 %)"),
+        ("break_losses: 350", "sides.1.break_losses: 350 is more than 1, the most it may be"),
+        ("break_losses: 1.4999988", "sides.1.break_losses: 1.4999988 is more than 1, the most "
+                                    "it may be"),
+    ],
+)  # fmt: skip
+def test_a_share_written_as_a_percent_says_it_is_a_share(written: str, said: str) -> None:
+    """A share (0 to 1) given a number from 1 to 100 says what it is a share of and how to
+    write the percent meant; a number past 100, or with more decimals than a percent is
+    written with (calibrate's probe just inside a range's end), is said as before."""
+    text = VALID.read_text(encoding="utf-8").replace(
+        "retreat: north", f"retreat: north\n    {written}"
+    )
+    assert _problems(text) == [f"t.yaml:37: {said}"]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "option", "said"),
+    [
+        ("musket", "rout_loss: 30", "30 is more than 1: a share of the unit's starting "
+                                    "strength, 0 to 1 (0.3 for 30 %)"),
+        ("musket", "disrupted_fire_factor: 50", "50 is more than 1, the most it may be"),
+        ("flattop", "cripple_fraction: 50", "50 is more than 1: a share of the ship's damage "
+                                            "factor, 0 to 1 (0.5 for 50 %)"),
+    ],
+)  # fmt: skip
+def test_an_option_that_is_a_share_says_so_and_a_factor_does_not(
+    ruleset: str, option: str, said: str
+) -> None:
+    """Every field documented as a share says so given a percent; a factor bounded by 1
+    (the fire of a disrupted unit, x0.5) is no share and is said as before."""
+    lines = _template(ruleset).splitlines()
+    seed = next(i for i, line in enumerate(lines) if line.startswith("seed:"))
+    lines.insert(seed + 1, f"options: {{{option}}}")  # the templates set no options
+    got = _problems("\n".join(lines) + "\n")
+    name = option.partition(":")[0]
+    assert [p.split(": ", 2)[1:] for p in got] == [[f"options.{name}", said]]

@@ -8,10 +8,11 @@ tables are 0..15, 0 standing for the matrix's ``*`` row.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import ConfigDict, Field
 
+from sim.contract.bases import Share
 from sim.contract.options import ChangedDefaults, int_option, later_option
 from sim.rulesets.flattop.model.data import ShipKind
 
@@ -282,7 +283,7 @@ class FlattopOptions(ChangedDefaults):
     aa_light_cruiser: int = _aa(2, "light cruiser", "no source; a heavy cruiser's")
     aa_destroyer: int = _aa(1, "destroyer", "the rules-notes §2 sketch's")
     aa_auxiliary: int = _aa(0, "auxiliary", "no source; an auxiliary's guns are not counted")
-    cripple_fraction: float = Field(
+    cripple_fraction: Annotated[float, Share("the ship's damage factor")] = Field(
         0.5, gt=0, le=1, description="[fan] Crippled when hits reach this share of damage."
     )
 

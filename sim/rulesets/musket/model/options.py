@@ -7,10 +7,11 @@ default was chosen.  Scenarios set them under ``options:``.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, cast
+from typing import Annotated, ClassVar, Literal, cast
 
 from pydantic import ConfigDict, Field
 
+from sim.contract.bases import Share
 from sim.contract.options import ChangedDefaults, later_option
 from sim.rulesets.musket.model.data import TERRAIN
 
@@ -256,7 +257,7 @@ class MusketOptions(ChangedDefaults):
         ge=0,
         le=10,
     )
-    cavalry_pursuit_share: float = later_option(
+    cavalry_pursuit_share: Annotated[float, Share("the beaten unit's men left")] = later_option(
         0.0,
         "[ours] Infantry or artillery that loses a melee to cavalry (and is not captured) "
         "loses this share of the strength it has left after the melee's casualties, "
@@ -265,7 +266,7 @@ class MusketOptions(ChangedDefaults):
         ge=0,
         le=1,
     )
-    cavalry_pursuit_prisoners: float = later_option(
+    cavalry_pursuit_prisoners: Annotated[float, Share("the men the pursuit takes")] = later_option(
         0.0,
         "[ours] Of the men (guns) cavalry_pursuit_share takes from a beaten unit, this share, "
         "rounded down, is taken prisoner: recorded in the meleed's prisoners (with any "
@@ -369,7 +370,7 @@ class MusketOptions(ChangedDefaults):
         "may rally and come on again (rules version 2). false: disrupted units hold where "
         "they are, under fire, neither closing nor leaving (version 1).",
     )
-    break_off_loss: float | None = later_option(
+    break_off_loss: Annotated[float | None, Share("the unit's starting strength")] = later_option(
         0.4,
         "[ours] An attacking unit (a charge or engage order) that has lost this share "
         "of its strength at the start of the battle breaks off: it no longer charges, and "
@@ -385,7 +386,7 @@ class MusketOptions(ChangedDefaults):
         "this turn and stays where it is, firing (rules version 2). false: every charge "
         "that may go in goes in (version 1).",
     )
-    closing_loss_step: float | None = later_option(
+    closing_loss_step: Annotated[float | None, Share("the charging unit's men")] = later_option(
         0.03,
         "[ours] With charge_test: the charging unit's test is -1 more for each whole "
         "share of this size of its strength it has lost to fire this turn (what the "
@@ -420,7 +421,7 @@ class MusketOptions(ChangedDefaults):
         ge=1,
         le=12,
     )
-    rout_loss: float | None = later_option(
+    rout_loss: Annotated[float | None, Share("the unit's starting strength")] = later_option(
         0.3,
         "[ours] A unit that fails a morale check when it has lost this share of its "
         "starting strength routs, in any phase (defensive fire included): heavy losses "
@@ -444,7 +445,7 @@ class MusketOptions(ChangedDefaults):
         "[src]: the seed's probability still decides the other checks (rules version 3). "
         "false: only the seed's draw and maximum fatigue require checks (version 2).",
     )
-    loss_morale_step: float | None = later_option(
+    loss_morale_step: Annotated[float | None, Share("the unit's starting strength")] = later_option(
         0.2,
         "[ours] Every morale check and rally of a unit is -1 for each whole share of "
         "this size of its starting strength it has lost (rules version 3). null: losses "
@@ -476,7 +477,7 @@ class MusketOptions(ChangedDefaults):
         "break_units, as routed and eliminated ones do: an assault whose regiments have "
         "all been thrown back is over (rules version 3).",
     )
-    spent_out_loss: float | None = later_option(
+    spent_out_loss: Annotated[float | None, Share("the unit's starting strength")] = later_option(
         0.2,
         "[ours] With spent_counts_out: the share of its starting strength a spent unit "
         "must have lost to count as out for its army's break_units (0: every spent unit "
@@ -535,7 +536,7 @@ class MusketOptions(ChangedDefaults):
         ge=-6,
         le=6,
     )
-    column_fire_share: float | None = later_option(
+    column_fire_share: Annotated[float | None, Share("a column's men")] = later_option(
         0.5,
         "[ours] The share of a column's men that fire: an infantry or cavalry unit in "
         "column fires as strength x this many men (V = per-man value x strength x share, "
@@ -596,7 +597,7 @@ class MusketOptions(ChangedDefaults):
         "of lines, whose rear lines carry the first one in); chosen on the fitting "
         "cases (rules version 5). false: the charging unit alone (version 4).",
     )
-    column_closing_share: float | None = later_option(
+    column_closing_share: Annotated[float | None, Share("a column's men")] = later_option(
         0.25,
         "[ours] With charge_test: a charging infantry or cavalry unit in column counts "
         "this share of its men when its loss to fire this turn is taken as a share "
@@ -677,7 +678,7 @@ class MusketOptions(ChangedDefaults):
         ge=1,
         le=3,
     )
-    cavalry_closing_loss_step: float | None = later_option(
+    cavalry_closing_loss_step: Annotated[float | None, Share("the unit's men")] = later_option(
         0.06,
         "[ours] With charge_test: a cavalry unit's under_fire modifier is -1 for each whole "
         "step of this size of its men it lost to fire this turn (horse closed the last "
@@ -697,7 +698,7 @@ class MusketOptions(ChangedDefaults):
         "fitting cases with cavalry_closing_loss_step 0.06 (rules version 7). null: every "
         "enemy holds every unit (version 6).",
     )
-    rout_prisoners_share: float = later_option(
+    rout_prisoners_share: Annotated[float, Share("the routing unit's men left")] = later_option(
         0.25,
         "[ours] A unit that routs (a failed check in any phase, or a melee lost that routs "
         "it) while an enemy unit in good order (or spent) stands next to it loses this "

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from sim.contract.bases import Hex, Ident, Name, ScenarioBase, SideBase
+from sim.contract.bases import Hex, Ident, Name, ScenarioBase, Share, SideBase
 from sim.contract.bases import Model as _Model
 from sim.contract.ids import UniqueIds
 from sim.rulesets.musket.model.data import WEAPONS, Ammo, Formation, Kind, Quality, Terrain
@@ -126,7 +126,7 @@ class SideSpec(SideBase):
     retreat: Literal["north", "south", "east", "west"] = Field(
         description="Map edge the side's routed units flee toward."
     )
-    break_units: float = Field(
+    break_units: Annotated[float, Share("the side's units")] = Field(
         0.5,
         gt=0,
         le=1,
@@ -135,7 +135,7 @@ class SideSpec(SideBase):
             "having lost spent_out_loss of their strength (option spent_counts_out)."
         ),
     )
-    break_losses: float = Field(
+    break_losses: Annotated[float, Share("the side's men")] = Field(
         0.5,
         gt=0,
         le=1,
