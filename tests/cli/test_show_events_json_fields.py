@@ -43,4 +43,6 @@ def test_each_event_carries_its_fields() -> None:
     assert e["roll"] == 1 + math.floor(6 * e["draws"][0][2]) == 3
     assert (e["passed"], e["before"], e["after"]) == (False, "good", "spent")
     assert e["base"] + sum(e["modifiers"].values()) == e["morale_value"]
-    assert told[19]["line"].endswith("rolled 3, passes at or under 0): is thrown back, spent")
+    assert told[19]["line"].endswith(
+        "rolled 3; cannot pass (needs 0 or less)): is thrown back, spent"
+    )

@@ -42,7 +42,7 @@ def test_a_heavy_rout_in_defensive_fire_says_why() -> None:
     event, line = _line(_battle(150), "defensive_fire")
     assert (event.passed, event.after) == (False, "routed")
     assert line is not None and line.endswith(
-        "rolled 3, passes at or under -1): routed (it has lost 150 of its 400 men, 38%: "
+        "rolled 3; cannot pass (needs -1 or less)): routed (it has lost 150 of its 400 men, 38%: "
         "from 30% a failed check routs in any phase, not only disrupts)"
     ), line
 

@@ -252,6 +252,18 @@ def _heavy_rout(sc: MusketScenario, state: BattleState, e: ev.MoraleTested) -> s
     )
 
 
+def _against(roll: int, value: int, verb: str, verbs: str) -> str:
+    """A d6 roll against the morale value it passes at or under (docs/rules/musket.md, *Morale
+    checks*): "rolled 5, passes at or under 4"; below 1 no roll passes ("rolled 5; cannot pass
+    (needs 0 or less)"), at 6 or more every roll does ("rolled 6; always passes (at or under
+    7)"). ``verb`` and ``verbs`` are "pass" and "passes", or "rally" and "rallies"."""
+    if value < 1:
+        return f"rolled {roll}; cannot {verb} (needs {value} or less)"
+    if value >= 6:  # a d6's highest roll
+        return f"rolled {roll}; always {verbs} (at or under {value})"
+    return f"rolled {roll}, {verbs} at or under {value}"
+
+
 def _verdict(sc: MusketScenario, state: BattleState, e: ev.MoraleTested) -> str:
     """What a morale check did, in words."""
     verdict: str = "passes" if e.passed else e.after + _heavy_rout(sc, state, e)
@@ -297,15 +309,14 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
             return (
                 f"{at}{agree(_name(state, e.unit), 'checks')} morale "
                 f"({why}, "
-                f"quality {e.quality} = {e.base}, {_mods(e.modifiers)}; rolled {e.roll}, "
-                f"passes at or under {e.morale_value}): "
-                f"{verdict}"
+                f"quality {e.quality} = {e.base}, {_mods(e.modifiers)}; "
+                f"{_against(e.roll, e.morale_value, 'pass', 'passes')}): {verdict}"
             )
         case ev.Rallied():
             verdict = f"rallies to {e.after}" if e.success else "fails to rally"
             return (
                 f"{at}{agree(_name(state, e.unit), verdict)} "
-                f"(rolled {e.roll}, rallies at or under {e.morale_value})"
+                f"({_against(e.roll, e.morale_value, 'rally', 'rallies')})"
             )
         case ev.Rested():
             return (
