@@ -6,7 +6,9 @@ last word (before any comma) ends in "s" but not in "ss", "us" or "is"
 ("The goblins", "Orc raiders", "92nd Highlanders"; not "Orc band",
 "Thorgrim", "Bunker Hill", or a place such as "28th Massachusetts"), or is an
 irregular plural ("Rohan's men", "The people"): a simple rule that a side or
-unit name can always satisfy by its wording.
+unit name can always satisfy by its wording. The last word is the one before
+a trailing parenthetical ("Carroll's Tennesseans (right)") and before numbers
+that end the name ("Batteries Nos. 6 and 7", "Battery No. 8").
 """
 
 from __future__ import annotations
@@ -30,14 +32,41 @@ _IRREGULAR_PLURALS = frozenset(
 )
 
 
-def is_plural(name: str) -> bool:
-    """True when ``name`` reads as a plural ("The goblins", "Orcs"), by its last word.
+_PARENTHETICAL = re.compile(r"\s*\([^()]*\)\s*$")
+"""A parenthetical ending a name: "(right)" of "Carroll's Tennesseans (right)"."""
+_NUMBERING = re.compile(r"\d[\w-]*|and|&|nos?\.?|#")
+"""A word of the numbers ending a name: "Nos.", "6", "and", "7" of "Batteries Nos. 6 and 7"."""
 
-    The last word before any comma: "Foot battery, 6-pdrs" is a battery. A
-    place that ends in "s" is one place: "28th Massachusetts", "4th Texas".
+
+def _head_word(name: str) -> str:
+    """The word of ``name`` its number is read from, in lower case, bare of punctuation.
+
+    The last word before any comma ("Foot battery, 6-pdrs": "battery") and before a
+    trailing parenthetical ("Carroll's Tennesseans (right)": "tennesseans"); when numbers
+    end what is left, the word before them ("Batteries Nos. 6 and 7": "batteries").
+
+    >>> _head_word("Battery No. 1 (Humphrey)"), _head_word("44th (East Essex)")
+    ('battery', '44th')
     """
     words = name.partition(",")[0].split()
-    last = words[-1].lower().strip(".;:!?'\"") if words else ""
+    while (cut := _PARENTHETICAL.sub("", " ".join(words))) and cut != " ".join(words):
+        words = cut.split()
+    bare = [w.lower().strip(".;:!?'\"") for w in words]
+    if bare and bare[-1][:1].isdigit():
+        named = [w for w in bare if not _NUMBERING.fullmatch(w)]
+        while bare and _NUMBERING.fullmatch(bare[-1]) and named:
+            bare.pop()
+    return bare[-1] if bare else ""
+
+
+def is_plural(name: str) -> bool:
+    """True when ``name`` reads as a plural ("The goblins", "Orcs"), by its head word.
+
+    The last word before any comma: "Foot battery, 6-pdrs" is a battery; before a
+    trailing parenthetical and numbers ending the name (:func:`_head_word`). A
+    place that ends in "s" is one place: "28th Massachusetts", "4th Texas".
+    """
+    last = _head_word(name)
     if last in _IRREGULAR_PLURALS or last.endswith("smen"):  # horsemen, swordsmen, kinsmen
         return True
     if last in _SINGULAR_PLACES:

@@ -35,11 +35,29 @@ REPLAYS = sorted((Path(__file__).resolve().parents[2] / "replays").glob("*.jsonl
         ("Achilles", False),  # the docs' duel: "Achilles wins", not "Achilles win"
         ("Leonidas", False),
         ("Allies", True),
+        ("Carroll's Tennesseans (right)", True),  # a trailing parenthetical is passed over
+        ("Battery No. 1 (Humphrey)", False),
+        ("44th (East Essex)", False),
+        ("21st (Royal North British Fusiliers)", False),
+        ("Batteries Nos. 6 and 7", True),  # numbers last: the noun before them
+        ("Battery No. 8", False),
+        ("Task Force 17", False),
     ],
 )
 def test_plural_names_by_last_word(name: str, expected: bool) -> None:
-    """Plural when the last word before a comma ends in s (not ss, us, is, nor a place in s)."""
+    """Plural when the last word before a comma ends in s (not ss, us, is, nor a place in s);
+    the word before a trailing parenthetical, and before numbers ("Nos. 6 and 7") ending it."""
     assert is_plural(name) is expected
+
+
+def test_the_verb_agrees_past_a_parenthetical_and_numbers() -> None:
+    """New Orleans' batteries and Tennesseans fire; a battery and a regiment fires."""
+    assert agree("Carroll's Tennesseans (right)", "fires") == "Carroll's Tennesseans (right) fire"
+    assert agree("Batteries Nos. 6 and 7", "fires") == "Batteries Nos. 6 and 7 fire"
+    assert agree("Battery No. 3 (You and Beluche)", "fires") == (
+        "Battery No. 3 (You and Beluche) fires"
+    )
+    assert agree("44th (East Essex)", "checks") == "44th (East Essex) checks"
 
 
 def test_agree_and_count() -> None:
