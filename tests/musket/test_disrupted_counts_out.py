@@ -67,10 +67,9 @@ def test_the_narrative_of_a_break_names_the_disrupted_units_that_counted_out() -
     assert broke.reason == "50% of its units routed or eliminated (breaks at 50%)"
     line = narrate(b.scenario, b.state, broke.model_copy(update={"seq": 8}))
     assert line is not None and line.endswith(
-        "breaks: 50% of its units routed or eliminated (breaks at 50%) — of 2 units, 0 routed, "
-        "0 eliminated, 0 spent and 1 disrupted with 20% or more of its strength lost, which "
-        "count out"
-    )
+        "breaks: 50% of its units out (breaks at 50%) — of 2 units, 0 routed, "
+        "0 eliminated, 0 spent and 1 disrupted with 20% or more of its strength lost"
+    ), line
 
 
 def _minimal(options: dict[str, Any]) -> list[dict[str, Any]]:

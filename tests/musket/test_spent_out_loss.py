@@ -105,22 +105,43 @@ def test_a_spent_unit_counted_out_breaks_its_army() -> None:
 
 def test_the_narrative_of_a_break_says_which_units_counted_out() -> None:
     """The recorded words say "routed or eliminated" for every unit out (they are part of the
-    replay's bytes); the narrative adds what they counted: a1 spent with 40 of 400 lost at
-    0.1 counts out beside a2 in good order. With no spent unit out, nothing is added."""
+    replay's bytes); the narrative says "out" and what it counted: a1 spent with 40 of 400
+    lost at 0.1 counts out beside a2 in good order. With no spent unit out, nothing is added."""
     b = _battle({"spent_out_loss": 0.1})
     a1 = b.state.units["a1"]
     a1.morale, a1.strength = "spent", 360
     (broke,) = decide_breaks(b, {"a": 7})
+    assert broke.reason == "50% of its units routed or eliminated (breaks at 50%)"
     scenario = b.scenario
     line = narrate(scenario, b.state, broke.model_copy(update={"seq": 8}))
     assert line is not None and line.endswith(
-        "breaks: 50% of its units routed or eliminated (breaks at 50%) — of 2 units, 0 routed, "
-        "0 eliminated and 1 spent with 10% or more of its strength lost, which count out"
-    )
+        "A breaks: 50% of its units out (breaks at 50%) — of 2 units, 0 routed, "
+        "0 eliminated and 1 spent with 10% or more of its strength lost"
+    ), line
     a1.morale, a1.strength = "routed", 360
     (broke,) = decide_breaks(b, {"a": 7})
     line = narrate(scenario, b.state, broke.model_copy(update={"seq": 8}))
     assert line is not None and line.endswith("(breaks at 50%)")
+
+
+def test_the_count_follows_the_units_share_not_the_losses_after_it() -> None:
+    """A break on both thresholds: a1 spent (40 lost) and a2 in good order with 360 of 400
+    lost, 400 of 800 men: the count of units out follows the share it explains, and the
+    share of men lost keeps its words."""
+    b = _battle({"spent_out_loss": 0.1})
+    a1, a2 = b.state.units["a1"], b.state.units["a2"]
+    a1.morale, a1.strength = "spent", 360
+    a2.strength = 40
+    (broke,) = decide_breaks(b, {"a": 7})
+    assert broke.reason == (
+        "50% of its units routed or eliminated (breaks at 50%); 50% of its men lost (breaks at 50%)"
+    )
+    line = narrate(b.scenario, b.state, broke.model_copy(update={"seq": 8}))
+    assert line is not None and line.endswith(
+        "A breaks: 50% of its units out (breaks at 50%) — of 2 units, 0 routed, "
+        "0 eliminated and 1 spent with 10% or more of its strength lost; "
+        "50% of its men lost (breaks at 50%)"
+    ), line
 
 
 def test_the_default_is_left_out_of_a_scenario_and_a_value_is_kept() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from engine.events import Event, TurnEnded
 from sim.contract import Outcome, SideResult, ending_line
 from sim.rulesets.musket.model import events as ev
@@ -211,26 +213,34 @@ def _melee_loss(state: BattleState, uid: str, c: ev.Casualties) -> str:
     return f"{c.casualties} ({count(c.guns_lost, 'gun')} lost)"
 
 
-def _out(sc: MusketScenario, state: BattleState, e: ev.SideBroken) -> str:
-    """What the break's "routed or eliminated" counted, when spent units counted out too
-    (option ``spent_counts_out``): the recorded words, which every replay's bytes hold,
-    say "routed or eliminated" for all of them."""
+_UNITS_OUT = re.compile(r"of its units routed or eliminated( \(breaks at [^)]*\))?")
+"""The break's units share in its recorded words (rules/victory.py:decide_breaks)."""
+
+
+def _broke(sc: MusketScenario, state: BattleState, e: ev.SideBroken) -> str:
+    """The break's reason as shown: the recorded words, except that when spent units counted
+    out too (option ``spent_counts_out``; disrupted ones with ``disrupted_counts_out``) the
+    units share, which every replay's bytes word "routed or eliminated" for all of them, is
+    said as what was counted: "50% of its units out (breaks at 50%) — of 8 units, 0 routed,
+    1 eliminated and 3 spent with 20% or more of their strength lost"."""
     units = [u for u in state.units.values() if u.side == e.side]
     spent = sum(1 for u in units if spent_and_out(sc.options, u))
     shaken = sum(1 for u in units if disrupted_and_out(sc.options, u))  # disrupted_counts_out
-    if not (spent or shaken) or "routed or eliminated" not in e.reason:
-        return ""
+    share = _UNITS_OUT.search(e.reason)
+    if not (spent or shaken) or share is None:
+        return e.reason
     routed = sum(1 for u in units if u.morale == "routed")
     gone = sum(1 for u in units if u.morale == "eliminated")
     limit = sc.options.spent_out_loss
     limit = sc.options.rout_loss if limit is None else limit
     short = f"{spent} spent" if not shaken else f"{spent} spent and {shaken} disrupted"
     last = f"{gone} eliminated and" if not shaken else f"{gone} eliminated,"
-    return (
-        f" — of {count(len(units), 'unit')}, {routed} routed, {last} {short} "
-        f"with {limit:.0%} or more of {'its' if spent + shaken == 1 else 'their'} strength "
-        "lost, which count out"
+    counted = (
+        f"of its units out{share.group(1) or ''} — of {count(len(units), 'unit')}, "
+        f"{routed} routed, {last} {short} with {limit:.0%} or more of "
+        f"{'its' if spent + shaken == 1 else 'their'} strength lost"
     )
+    return e.reason[: share.start()] + counted + e.reason[share.end() :]
 
 
 def _heavy_rout(sc: MusketScenario, state: BattleState, e: ev.MoraleTested) -> str:
@@ -324,9 +334,7 @@ def narrate(sc: MusketScenario, state: BattleState, e: Event) -> str | None:
                 f"{'recovers ' + str(e.recovered) + ' fatigue' if e.recovered else 'no recovery'}"
             )
         case ev.SideBroken():
-            return f"{at}{agree(state.sides[e.side].name, 'breaks')}: {e.reason}" + _out(
-                sc, state, e
-            )
+            return f"{at}{agree(state.sides[e.side].name, 'breaks')}: {_broke(sc, state, e)}"
         case ev.BattleEnded():
             return at + ending_line(e, state.sides)
         case TurnEnded():
