@@ -278,14 +278,18 @@ def unit_rows(loaded: ReplayLike) -> list[dict[str, Any]]:
     ]
 
 
-def side_strength(loaded: ReplayLike) -> dict[int, dict[str, int | float]]:
-    """Each side's units' strength summed (each in its own measure), at the end of each turn."""
+def side_strength(loaded: ReplayLike) -> dict[int, dict[str, dict[str, int | float]]]:
+    """Each side's units' strength summed in each unit of measure, at the end of each turn
+    (turn 0 is the start): ``{turn: {side: {"men": 4179, "guns": 8}}}``, as ``diff`` sums
+    them; a sum of men and guns together would mean nothing. Every unit counts, on the field
+    or not (its unit row's strength)."""
     rs, sc = loaded.ruleset, loaded.scenario
-    out: dict[int, dict[str, int | float]] = {}
+    out: dict[int, dict[str, dict[str, int | float]]] = {}
     for turn, state in loaded.turn_ends():
         sums = out.setdefault(turn, {})
         for row in rs.units(sc, state):
-            sums[row.side] = sums.get(row.side, 0) + row.strength.value
+            side = sums.setdefault(row.side, {})
+            side[row.strength.unit] = side.get(row.strength.unit, 0) + row.strength.value
     return out
 
 

@@ -623,6 +623,7 @@ def test_report_is_one_html_file_with_its_charts(tmp_path: Path) -> None:
     assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing fetched from a network
     split = {(s, m) for s, m, _ in charts if sum(c[:2] == (s, m) for c in charts) > 1}
     names = [f"{s}_{m}_{u}.png" if (s, m) in split else f"{s}_{m}.png" for s, m, u in charts]
+    names = [n.replace(" ", "_") for n in names]  # side_men_on_the_field.png
     assert split == {("unit", "strength")}
     assert sorted(p.name for p in pngs.iterdir()) == sorted(names)
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs.iterdir())
@@ -899,24 +900,25 @@ def test_report_png_refuses_a_file_of_the_users_and_writes_nothing(tmp_path: Pat
     --force replaces it; an empty --out or --png is no name (it meant the default)."""
     pngs, out = tmp_path / "png", tmp_path / "r.html"
     pngs.mkdir()
-    (pngs / "side_men.png").write_text("photo\n")
+    chart = "side_men_on_the_field.png"
+    (pngs / chart).write_text("photo\n")
     result = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs))
     assert result.exit_code == 2
     assert result.output == (
-        f"battlesim: error: --png {pngs / 'side_men.png'}: the file is not a chart battlesim "
+        f"battlesim: error: --png {pngs / chart}: the file is not a chart battlesim "
         "wrote; add --force to overwrite it, or choose another name\n"
     )
-    assert not out.exists() and sorted(p.name for p in pngs.iterdir()) == ["side_men.png"]
+    assert not out.exists() and sorted(p.name for p in pngs.iterdir()) == [chart]
     forced = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs), "--force")
     assert forced.exit_code == 0 and out.exists()
-    assert (pngs / "side_men.png").read_bytes()[:4] == b"\x89PNG"
+    assert (pngs / chart).read_bytes()[:4] == b"\x89PNG"
     charts = sorted(pngs.iterdir())
     assert all(is_chart(p) for p in charts) and not is_chart(GOLDEN)
     again = _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs))  # its own charts
     assert again.exit_code == 0, again.output
     assert sorted(pngs.iterdir()) == charts
-    (pngs / "side_men.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)  # a PNG, not ours
-    assert not is_chart(pngs / "side_men.png")
+    (pngs / chart).write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)  # a PNG, not ours
+    assert not is_chart(pngs / chart)
     assert _invoke("report", str(GOLDEN), "-o", str(out), "--png", str(pngs)).exit_code == 2
     for option in ("-o", "--png"):
         empty = _invoke("report", str(GOLDEN), option, "")

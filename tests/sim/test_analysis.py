@@ -59,7 +59,22 @@ def test_unit_rows_one_per_unit_per_turn() -> None:
         ("69ny", 450, 5, 10),
         ("28ma", 400, 7, 10),
     ]
-    assert analysis.side_strength(loaded)[0] == {"usa": 1236, "csa": 924}
+    # the scenario's men and guns, each summed apart (1,236 and 924 were men and guns added)
+    start = {"usa": {"men": 1230, "guns": 6}, "csa": {"men": 920, "guns": 4}}
+    assert analysis.side_strength(loaded)[0] == start
+
+
+def test_side_strength_sums_each_measure_apart() -> None:
+    """Chancellorsville's Union has men and a battery's guns: side_strength sums each in its
+    own measure, as the unit rows give them (not men and guns added together)."""
+    loaded = api.load_replay(ROOT / "replays" / "chancellorsville-s1863.jsonl")
+    rows = [r for r in analysis.unit_rows(loaded) if r["turn"] == 0]
+    want: dict[str, dict[str, int]] = {}
+    for r in rows:
+        side = want.setdefault(r["side"], {})
+        side[r["strength_unit"]] = side.get(r["strength_unit"], 0) + r["strength"]
+    assert any(len(m) == 2 for m in want.values())  # a side with men and guns
+    assert analysis.side_strength(loaded)[0] == want
 
 
 def test_event_rows_are_flat() -> None:

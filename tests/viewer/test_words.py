@@ -28,7 +28,7 @@ def test_key_events_name_the_turn_once(pages: dict[str, Path], stem: str) -> Non
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_no_chart_title_repeats_its_unit(pages: dict[str, Path], stem: str) -> None:
-    """A chart is titled "Sides: men by turn", not "Sides: men (men) by turn"."""
+    """A chart is titled "Sides: hp by round", not "Sides: hp (hp) by round"."""
     page = pages[stem].read_text(encoding="utf-8")
     titles = [unescape(t) for t in re.findall(r'<text class="title"[^>]*>(.*?)</text>', page)]
     assert titles
@@ -135,3 +135,22 @@ def test_the_timeline_steps_by_the_rulesets_own_turn(
     assert f"PgUp/PgDn one {word}," in controls
     other = {"turn": "round", "round": "turn"}[word]
     assert f" {other}" not in controls.replace('value="turn"', "")
+
+
+def test_a_side_chart_says_it_counts_what_is_on_the_field() -> None:
+    """The musket side charts count the men and guns of the units on the field (a unit that
+    left it with men left drops out), unlike the run's men lost: "Sides: men on the field by
+    turn", its unit said once; the unit is said where the name does not start with it."""
+    from sim import api
+    from sim.replay.viewer.charts import chart_title
+
+    loaded = api.load_replay(ROOT / "replays" / "stone_wall-s1862.jsonl")
+    rs, sc = loaded.ruleset, loaded.scenario
+    titles = {
+        chart_title(r.scope, r.measure.name, r.measure.unit, rs.turn_name)
+        for r in rs.measures(sc, loaded.state_at(0))
+        if r.scope == "side"
+    }
+    assert titles == {"Sides: men on the field by turn", "Sides: guns on the field by turn"}
+    assert chart_title("unit", "strength", "men", "turn") == "Units: strength (men) by turn"
+    assert chart_title("side", "hp", "hp", "round") == "Sides: hp by round"

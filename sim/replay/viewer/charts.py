@@ -123,9 +123,11 @@ def _legend(entries: list[tuple[str, str, str]]) -> list[str]:
 
 
 def chart_title(scope: str, measure: str, unit: str, turn_name: str) -> str:
-    """A chart's title: ``Units: strength (men) by turn`` (the unit left out when it is the
-    measure's own name: ``Sides: men by turn``); the PNG charts take it too."""
-    what = measure if unit in (measure, "") else f"{measure} ({unit})"
+    """A chart's title: ``Units: strength (men) by turn`` (the unit left out when the
+    measure's name is it or starts with it: ``Sides: hp by round``, ``Sides: men on the
+    field by turn``); the PNG charts take it too."""
+    said = unit in (measure, "") or measure.startswith(f"{unit} ")
+    what = measure if said else f"{measure} ({unit})"
     return f"{'Sides' if scope == 'side' else 'Units'}: {what} by {turn_name}"
 
 

@@ -71,13 +71,15 @@ def units(sc: MusketScenario, state: BattleState) -> list[UnitRow]:
 
 
 def measures(sc: MusketScenario, state: BattleState) -> list[Reading]:
-    """Per side: men and guns standing; per unit: strength and fatigue."""
+    """Per side: men and guns on the field (of its units not eliminated: a unit that left
+    the field with men left counts no more, so a side's chart falls by more than the men it
+    lost); per unit: strength and fatigue."""
     out: list[Reading] = []
     for side in sc.sides:
         mine = [u for u in state.units.values() if u.side == side.id and u.active]
         for what in ("men", "guns"):
             total = sum(u.strength for u in mine if _what(u) == what)
-            m = Measure(name=what, value=total, unit=what)
+            m = Measure(name=f"{what} on the field", value=total, unit=what)
             out.append(Reading(scope="side", subject=side.id, name=side.name, measure=m))
     for u in state.units.values():
         for m in (
