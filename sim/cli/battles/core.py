@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from sim.contract import AnyRuleset
-    from sim.scenario.load import Located
+    from sim.scenario.load import Located, ScenarioError
 
 # Each command imports what it wraps in its body (PLC0415): start-up stays light.
 # ruff: noqa: PLC0415
@@ -310,7 +310,6 @@ def validate(scenario: str, as_json: bool) -> None:
     """
     from pathlib import Path
 
-    from sim.cli.battles import views
     from sim.scenario.load import ScenarioError, load_scenario
 
     # an empty name or a missing file in every command's words; "" is no folder, though
@@ -325,11 +324,7 @@ def validate(scenario: str, as_json: bool) -> None:
     try:  # a folder (or a FIFO, a device) in the loader's one line; with --json, as an error
         ruleset, sc = load_scenario(scenario)
     except ScenarioError as exc:
-        if as_json:
-            common.echo_json({"file": scenario, "ok": False, "errors": views.problems_json(exc)})
-        else:
-            click.echo(str(exc), err=True)
-        sys.exit(2)
+        _invalid(scenario, exc, as_json)
     name = str(getattr(sc, "name", ""))
     warnings = _warnings(scenario, ruleset, sc)
     for w in warnings:
@@ -348,6 +343,18 @@ def validate(scenario: str, as_json: bool) -> None:
     common.say(f"OK: {scenario} is a valid {ruleset.name} scenario: {name}")
 
 
+def _invalid(path: str, exc: ScenarioError, as_json: bool) -> NoReturn:
+    """``validate``'s refusal of a file with problems: each on its line, or the ``--json``
+    object listing them; exit 2."""
+    from sim.cli.battles import views
+
+    if as_json:
+        common.echo_json({"file": path, "ok": False, "errors": views.problems_json(exc)})
+    else:
+        click.echo(str(exc), err=True)
+    sys.exit(2)
+
+
 def _is_campaign_file(path: str) -> bool:
     """Whether ``path`` reads as a campaign file (one that cannot be read is no campaign's:
     the scenario's check says why)."""
@@ -364,18 +371,13 @@ def _validate_campaign(path: str, as_json: bool) -> None:
     """``validate`` of a campaign file: every problem, or OK naming its ruleset and battles;
     each battle's warnings at its scenario file's lines."""
     from sim.batch.inputs.target import load_target
-    from sim.cli.battles import views
     from sim.scenario.load import ScenarioError, read_yaml
     from sim.text.grammar import count
 
     try:
         target = load_target(path)
     except ScenarioError as exc:
-        if as_json:
-            common.echo_json({"file": path, "ok": False, "errors": views.problems_json(exc)})
-        else:
-            click.echo(str(exc), err=True)
-        sys.exit(2)
+        _invalid(path, exc, as_json)
     data, _ = read_yaml(path)
     files = [Path(path).parent / b["scenario"] for b in data["battles"]]
     battles = target.scenarios()
