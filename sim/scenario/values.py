@@ -25,6 +25,7 @@ from engine.safety.strictjson import INT_MAX, INT_MIN
 from engine.safety.text import CONTROL
 from sim.scenario.load import (
     COLON_HINT,
+    MAX_DEPTH,
     TAB_HINT,
     UNQUOTE_HINT,
     ScenarioError,
@@ -64,7 +65,7 @@ def parse_value(text: str) -> Any:
         ValueProblem: not valid YAML, an alias, too many values, nested too
             deep, a tag, a control character, or an integer beyond a replay's range.
     """
-    count = 0
+    count = depth = 0
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
             if isinstance(event, yaml.AliasEvent):
@@ -73,6 +74,15 @@ def parse_value(text: str) -> Any:
                 count += 1
                 if count > MAX_VALUES:
                     raise ValueProblem(f"too large: more than {MAX_VALUES} values")
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    # parse_yaml refuses it as too deep; PyYAML's scanner takes time
+                    # quadratic in the open levels, so reading on to the count's bound
+                    # ("[" * 50,000) took 10 CPU s
+                    break
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
     except yaml.YAMLError:
         pass  # parse_yaml names the problem and its place
     try:

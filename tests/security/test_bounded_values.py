@@ -99,6 +99,28 @@ def test_each_bound_has_its_message(text: str, message: str) -> None:
     assert message in str(caught.value)
 
 
+def test_a_deep_value_is_read_no_further_than_its_depth_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """50,000 ``[`` are refused once past the 100th level: no YAML event is read beyond
+    it, where reading on to the count's bound (10,001 events) cost PyYAML's scanner time
+    quadratic in the open levels, 10 CPU s a command."""
+    import yaml
+
+    read = [0]
+    parse = yaml.parse
+
+    def counted(*args: object, **kwargs: object) -> object:
+        for event in parse(*args, **kwargs):  # type: ignore[arg-type]
+            read[0] += 1
+            yield event
+
+    monkeypatch.setattr(yaml, "parse", counted)
+    with pytest.raises(ValueProblem, match=f"nested deeper than {MAX_DEPTH} levels"):
+        parse_value("[" * 50_000)
+    assert read[0] == 1 + 1 + (MAX_DEPTH + 1)  # stream and document start, 101 levels
+
+
 def test_a_value_at_the_bounds_is_plain_data() -> None:
     """Just inside every bound the value is read, as fresh lists (no shared node)."""
     nested = "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)
@@ -131,13 +153,16 @@ def test_a_control_character_in_a_set_path_is_refused_before_writing(tmp_path: P
     ("value", "said"),
     [
         ("9" * 100_000, "a 100000-digit number is out of range"),
-        ("[" * 50_000, f"too large: more than {MAX_VALUES} values"),
+        ("[" + "1," * 50_000 + "]", f"too large: more than {MAX_VALUES} values"),
+        ("[" * 50_000, "nested deeper than 100 levels"),
     ],
 )
 def test_a_huge_set_value_is_echoed_by_its_start_and_length(value: str, said: str) -> None:
     """``run --set`` and ``fork --set`` of a 100,000-digit number or 50,000 ``[`` echoed the
     whole value in their one-line error (50-100 KB); as ``--sweep`` does, the line now
-    shows the first 40 characters typed and how many there were."""
+    shows the first 40 characters typed and how many there were. (50,000 ``[`` are refused
+    as nested too deep once past the 100th: reading on to the count's bound took PyYAML's
+    scanner 10 CPU s a command.)"""
     change = f"passed={value}"
     shown = f"'{change[:40]}... ({len(change)} characters)'"
     run = invoke("run", str(BRAWL), "--set", change)
