@@ -32,6 +32,7 @@ from sim.batch.inputs.target import Target
 from sim.history.cdb90 import band_names
 from sim.history.eventpaths import path_problem, value_problem
 from sim.scenario.load import Located, ScenarioError, read_yaml, refuse_other_kind
+from sim.text.suggest import did_you_mean
 
 __all__ = [
     "FORMAT",
@@ -500,6 +501,13 @@ def _unknown(what: str, name: str, known: set[str] | list[str]) -> str:
     return f"no {what} {name!r} ({', '.join(sorted(known)) or 'none'})"
 
 
+def _no_side(name: str, sides: set[str]) -> str:
+    """``no side 'csaa'; did you mean 'csa'?``, as the scenario loader says a misspelt side
+    id, when one is close; else ``no side 'xyz' (csa, usa)``."""
+    hint = did_you_mean(name, sides)
+    return f"no side {name!r}{hint}" if hint else _unknown("side", name, sides)
+
+
 def _references(
     spec: CaseFile, target: Target, file: str, lines: dict[tuple[str | int, ...], int]
 ) -> list[Located]:
@@ -553,7 +561,7 @@ def _named_band(
     for field_name in ("attacker", "defender"):
         value = getattr(band, field_name)
         if value not in sides:
-            yield field_name, _unknown("side", value, sides)
+            yield field_name, _no_side(value, sides)
     if band.attacker == band.defender:
         yield "defender", "the attacker and the defender are one side"
 
@@ -564,7 +572,7 @@ def _named_units(m: MeasureSpec, names: _Names) -> Iterator[tuple[str, str]]:
     for field_name in ("side", "over"):
         value = getattr(m, field_name)
         if value is not None and value not in names.sides:
-            yield field_name, _unknown("side", value, names.sides)
+            yield field_name, _no_side(value, names.sides)
     if m.unit is not None and m.kind == "status" and m.unit not in names.units:
         yield "unit", _unknown("unit", m.unit, names.units)
     if m.loss is not None and m.side in names.losses and m.loss not in names.losses[m.side]:

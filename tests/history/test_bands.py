@@ -216,6 +216,24 @@ def test_a_bad_loss_band_is_located(tmp_path: Path, band: str, field: str, messa
     assert message in line
 
 
+def test_a_misspelt_side_of_a_loss_band_is_refused_with_the_side_meant(tmp_path: Path) -> None:
+    """A band's attacker one letter off a side of the battle is refused at its line with the
+    side it was meant to be, as the scenario loader says it (it said 'no side 'frenc'
+    (allies, french)')."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    text = CASE.format(id="banded", scenario=SCENARIOS / "napoleonic_brigade.yaml")
+    given = BAND.replace("attacker: french", "attacker: frenc")
+    (folder / "banded.yaml").write_text(text.replace("measures:\n", given + "measures:\n"))
+    result = invoke("history", "--suite", folder, "-q")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"battlesim: error: {folder / 'banded.yaml'}:9: loss_band.attacker: no side 'frenc'; "
+        "did you mean 'french'?\n",
+    )
+
+
 def test_every_shipped_musket_case_has_a_band_with_its_own_sides() -> None:
     """Each shipped musket case's file gives its band, whose attacker and defender are two of
     its sides (and its campaign battle one of its battles); no other case's does."""

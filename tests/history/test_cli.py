@@ -246,7 +246,8 @@ LOSS_FROM = (
         (("    side: csa\n", ""), ":8: measures.0: kind win needs side"),
         (("id: small", "id: other"), ":2: id: the case 'other' belongs in other.yaml"),
         # a name the battle does not hold: an error, not a silent 0 in every run (which can pass)
-        (("side: csa", "side: csx"), ":11: measures.0.side: no side 'csx' (csa, usa)"),
+        (("side: csa", "side: csx"), ":11: measures.0.side: no side 'csx'; did you mean 'csa'?"),
+        (("side: csa", "side: xyz"), ":11: measures.0.side: no side 'xyz' (csa, usa)"),
         (
             ("kind: win\n    side: csa", "kind: status\n    unit: 69nx\n    word: routed"),
             ":11: measures.0.unit: no unit '69nx' (",
@@ -435,6 +436,37 @@ def test_a_bad_case_file_is_located(tmp_path: Path, edit: tuple[str, str], messa
     assert result.exit_code == 2
     assert f"{path}{message}" in result.output
     assert len(result.output.splitlines()) == 1, result.output
+
+
+RATIO = """\
+  - id: ratio
+    label: Confederate over Union men lost
+    kind: loss_ratio
+    side: csa
+    over: usaa
+    unit: men
+    historical: 1
+    accept: {min: 0}
+    source: A test.
+"""
+
+
+def test_a_misspelt_side_of_a_measure_is_refused_with_the_side_meant(tmp_path: Path) -> None:
+    """A measure's side or over one letter off a side of the battle is refused at its line
+    with the side it was meant to be, as the scenario loader says it (it listed the sides,
+    'no side 'csaa' (csa, usa)', and left the reader to spot the typo)."""
+    folder = suite(tmp_path)
+    path = folder / "small.yaml"
+    path.write_text(path.read_text().replace("side: csa", "side: csaa") + RATIO)
+    result = invoke("history", "--suite", folder)
+    assert (result.exit_code, result.stdout, result.stderr.splitlines()) == (
+        2,
+        "",
+        [
+            f"battlesim: error: {path}:11: measures.0.side: no side 'csaa'; did you mean 'csa'?",
+            f"battlesim: error: {path}:19: measures.1.over: no side 'usaa'; did you mean 'usa'?",
+        ],
+    )
 
 
 def test_every_problem_of_a_case_file_is_a_line_of_its_own(tmp_path: Path) -> None:
