@@ -93,14 +93,17 @@ def parse_measure(
         kinds = _side(parts[1], sides)
         if parts[2] not in kinds:
             raise MeasureError(
-                f"{name!r}: side {parts[1]!r} has no loss {parts[2]!r} (it has {', '.join(kinds)})"
+                f"{name!r}: side {parts[1]!r} has no loss {parts[2]!r} (it has "
+                f"{', '.join(kinds)}){did_you_mean(parts[2], kinds)}"
             )
         return Measure(name, "mean", "loss", (parts[1], parts[2]))
     if head == "unit" and len(parts) == 3:
         if units is None:
             raise MeasureError(f"{name!r}: unit measures apply to a scenario, not a campaign")
         if parts[1] not in units:
-            raise MeasureError(f"{name!r}: no unit {parts[1]!r} in the scenario")
+            raise MeasureError(
+                f"{name!r}: no unit {parts[1]!r} in the scenario{did_you_mean(parts[1], units)}"
+            )
         if parts[2] in ("strength", "lost"):
             return Measure(name, "mean", f"unit-{parts[2]}", (parts[1],))
         if words and parts[2] not in words:
@@ -117,7 +120,9 @@ def parse_measure(
 
 def _side(sid: str, sides: dict[str, list[str]]) -> list[str]:
     if sid not in sides:
-        raise MeasureError(f"no side {sid!r} (the sides are {', '.join(sides)})")
+        raise MeasureError(
+            f"no side {sid!r} (the sides are {', '.join(sides)}){did_you_mean(sid, sides)}"
+        )
     return sides[sid]
 
 

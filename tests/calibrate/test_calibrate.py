@@ -665,3 +665,37 @@ def test_a_target_in_the_thousands_reads_with_thousands_separators(tmp_path: Pat
         "best", "989.000", "[286.450,", "1,691.550]", "fresh", "1,189.333", "[917.921,",
         "1,460.746]",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("win.alied", "no side 'alied' (the sides are allied, japan); did you mean 'allied'?"),
+        (
+            "losses.alied.air_factors",
+            "no side 'alied' (the sides are allied, japan); did you mean 'allied'?",
+        ),
+        (
+            "losses.allied.air_factor",
+            "'losses.allied.air_factor': side 'allied' has no loss 'air_factor' (it has "
+            "ships, air_factors); did you mean 'air_factors'?",
+        ),
+        (
+            "unit.yorktwn.lost",
+            "'unit.yorktwn.lost': no unit 'yorktwn' in the scenario; did you mean 'yorktown'?",
+        ),
+        ("win.xyz", "no side 'xyz' (the sides are allied, japan)"),
+    ],
+)
+def test_a_misspelt_side_loss_or_unit_of_a_measure_is_refused_with_the_one_meant(
+    name: str, said: str
+) -> None:
+    """A target's measure one letter off names what was meant, as the scenario loader and the
+    history suite do (``did you mean 'allied'?``), after the names it could be; with nothing
+    close, the names alone."""
+    from sim.calibrate.measures import MeasureError
+
+    sides = {"allied": ["ships", "air_factors"], "japan": ["ships", "air_factors"]}
+    with pytest.raises(MeasureError) as caught:
+        parse_measure(name, sides, ["yorktown", "shoho"])
+    assert str(caught.value) == said
