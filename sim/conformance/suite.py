@@ -269,6 +269,49 @@ fold's state. Their own hints blamed ``hash()``, a value of the ruleset's own fo
 _HOOK = re.compile(r"ruleset '[^']*': (\w+) (raised|returned) ")
 """:class:`~sim.contract.HookError`'s words: the hook, and what it did."""
 
+_PLACE = re.compile(
+    r" \(at (?P<at>[^()]+:\d+)\)"
+    r"| \(the hook is .*?, at (?P<defined>[^()]+:\d+): give it the parameters the contract "
+    r"calls it with, docs/rulesets\.md 'The contract'\)"
+)
+"""Where a hook raised (:func:`~sim.contract.ruleset.raised_at`), or where a hook whose
+parameters are not the contract's is defined, as :class:`~sim.contract.HookError` says it."""
+
+_REPLAY_PLACE = re.compile(r" at [^ ]+:\d+ \(seq \d+\)")
+"""The replay line a hook was called for (``at battle.jsonl:16 (seq 14)``), which differs from
+one requirement to the next for the same fault."""
+
+
+@dataclass(frozen=True)
+class _HookFailure:
+    """A hook of the ruleset that raised, or returned what it may not, found in a failure's
+    message: ``key`` is the same for the same fault whichever requirement met it."""
+
+    key: tuple[str, ...]
+    short: str
+    """``ruleset 'x': units raised KeyError (at pkg/__init__.py:12)``."""
+
+
+def _hook_failure(message: str | None) -> _HookFailure | None:
+    """The hook failure a failed requirement's message reports, or None."""
+    found = re.search(
+        r"ruleset '(?P<rs>[^']*)': (?P<hook>\w+) (?P<verb>raised|returned) (?P<rest>.*)",
+        message or "",
+    )
+    if found is None:
+        return None
+    rs, hook, verb, rest = found["rs"], found["hook"], found["verb"], found["rest"]
+    places = list(_PLACE.finditer(rest))
+    place = (places[-1]["at"] or places[-1]["defined"]) if places else None
+    if verb == "raised":
+        what = rest.partition(":")[0]  # the exception's type
+    else:  # what it returned, up to where it was called for and why that is wrong
+        what = re.split(r" at |, ", _REPLAY_PLACE.sub("", rest), maxsplit=1)[0]
+    at = f" (at {place})" if place is not None else ""
+    # a raise is one fault where it was raised, whatever its words (a seq, a unit's id)
+    same = place if place is not None else _REPLAY_PLACE.sub("", rest)
+    return _HookFailure((rs, hook, verb, same), f"ruleset {rs!r}: {hook} {verb} {what}{at}")
+
 
 def _crash(battle: Battle, exc: Exception) -> str:
     """A check's unexpected error as one line, with the innermost place it was raised."""
@@ -323,9 +366,16 @@ def run_suite(
                 progress(f"fighting {battle.name}")
                 battle.fight  # noqa: B018  # fought once, up front
         failed: set[str] = set()
+        hooks: dict[tuple[str, ...], str] = {}  # a hook's failure -> the requirement saying it
         for k, req in enumerate(requirements, 1):
             progress(f"checking {req.id} ({k}/{len(requirements)})")
             found = check(req, battles)
+            hooked = _hook_failure(found.message) if found.status == "failed" else None
+            if hooked is not None and hooked.key in hooks:  # said once, in full, already
+                said = f"{hooked.short}, as {hooks[hooked.key]} says: fix that hook first"
+                found = Verdict(req, "not checked", said, found.scenario)
+            elif hooked is not None:
+                hooks[hooked.key] = req.id
             if found.status == "failed":
                 under = next((r for r in STANDS_ON.get(req.id, ()) if r in failed), None)
                 if under is not None:

@@ -23,7 +23,7 @@ from sim import api
 from sim.cli.main import cli
 from sim.conformance import REQUIREMENTS
 from sim.contract import get_ruleset, registry, ruleset_names
-from tests.contract import broken
+from tests.contract import broken, rowless
 from tests.contract.conftest import install_plugin
 from tests.contract.toy import SCENARIOS as TOY_SCENARIOS
 
@@ -140,6 +140,78 @@ def test_a_ruleset_without_a_scenario_fails_ships_a_scenario(broken_plugin: Path
         "(the ruleset ships no scenario to fight)",
         f"2 passed, 1 failed, {len(rest)} not checked",
     ]
+
+
+@pytest.fixture
+def rowless_plugin(tmp_path: Path) -> Iterator[Path]:
+    """``pips_rowless`` installed as a plugin; its scenario: the toy's duel under its name."""
+    where = str(install_plugin(tmp_path / "site", "pips-rowless", rowless.ENTRY_POINTS))
+    sys.path.insert(0, where)
+    data = yaml.safe_load(TOY_SCENARIOS[0].read_text(encoding="utf-8"))
+    data["ruleset"] = rowless.NAME
+    scenario = tmp_path / "rowless_duel.yaml"
+    scenario.write_text(yaml.safe_dump(data), encoding="utf-8")
+    yield scenario
+    sys.path.remove(where)
+    registry._loaded.pop(rowless.NAME, None)
+
+
+def test_a_hook_that_raises_is_reported_once_and_names_what_it_left_unchecked(
+    rowless_plugin: Path,
+) -> None:
+    """pips_rowless's units raises: every requirement that reads the rows met the same
+    error, and each printed it as a FAILED line of its own (16 times), hiding what else is
+    wrong. Now the first reports it in full (the hook, the error, where it was raised); the
+    others are not checked, named in one line; the copy's own other fault (its events are
+    the toy's, pips.*) still shows; exit 1 as before."""
+    raised = rowless._units.__code__.co_firstlineno + 1
+    full = (
+        f"ruleset 'pips_rowless': units raised KeyError: 'no rows today' (at rowless.py:{raised})"
+    )
+    unjudged = [
+        "fold-equals-live",
+        "one-process-per-unit",
+        "restore-inverts-snapshot",
+        "snapshot-start-equals-fold",
+        "rows-are-validated",
+        "rows-follow-the-state",
+        "strength-follows-losses",
+        "show-prints-state-table",
+        "show-unit-every-kind",
+        "show-events-every-kind",
+        "diff-another-seed",
+        "fork-changes-an-event",
+        "batch-runs",
+        "report-page",
+        "report-charts-every-measure",
+    ]
+    result = _check(rowless.NAME, "--scenario", rowless_plugin)
+    assert result.exit_code == 1, result.output
+    failed = ("events-are-registered", "outcome-names-every-side")
+    assert _verdicts(result.stdout) == {  # the 15 not checked are on one line, below
+        i: "FAILED" if i in failed else "met" for i in IDS if i not in unjudged
+    }
+    lines = result.stdout.splitlines()
+    hint = (
+        "fix the ruleset's units first: it raised where the message says, and this "
+        "requirement could not be judged past it"
+    )
+    assert [x for x in lines if not x.startswith(("met ", "FAILED       events-"))] == [
+        f"FAILED       outcome-names-every-side: {rowless_plugin.name}: {full} — how to meet "
+        f"it: {hint}",
+        f"not checked  15 requirements ({', '.join(unjudged)}): ruleset 'pips_rowless': units "
+        f"raised KeyError (at rowless.py:{raised}), as outcome-names-every-side says: fix that "
+        "hook first",
+        f"{len(IDS) - 17} passed, 2 failed, 15 not checked",
+    ]
+    assert result.stdout.count("no rows today") == 1
+    as_json = json.loads(_check(rowless.NAME, "--scenario", rowless_plugin, "--json").stdout)
+    entries = {e["id"]: e for e in as_json["requirements"]}
+    assert (as_json["failed"], as_json["not_checked"], as_json["ok"]) == (2, 15, False)
+    assert (entries["report-page"]["status"], entries["report-page"]["hint"]) == (
+        "not checked",
+        hint,
+    )
 
 
 @pytest.mark.parametrize(
@@ -377,3 +449,41 @@ def test_a_requirement_that_stands_on_one_failed_before_it_says_to_meet_that_fir
         "meet run-is-deterministic first, which failed: this requirement stands on it and may "
         f"have failed for that alone; then, if it still fails: {fold.hint}"
     )
+
+
+def test_a_hook_failure_is_the_same_fault_wherever_a_requirement_met_it() -> None:
+    """The same fault is one key whatever the words around it (the tool that met it, the
+    replay line it was called for, the raise's own words); another place or hook is another."""
+    from sim.conformance.suite import _hook_failure
+
+    raised = _hook_failure(
+        "a.yaml: battlesim report: exit 2: battlesim: error: ruleset 'duel': narrate raised "
+        "KeyError: 'hector' at battle.jsonl:16 (seq 14) (at __init__.py:170)"
+    )
+    again = _hook_failure(
+        "b.yaml: ruleset 'duel': narrate raised KeyError: 'ajax' at other.jsonl:9 (seq 7) "
+        "(at __init__.py:170)"
+    )
+    assert raised is not None and again is not None
+    assert raised.key == again.key
+    assert raised.short == "ruleset 'duel': narrate raised KeyError (at __init__.py:170)"
+    elsewhere = _hook_failure("ruleset 'duel': narrate raised KeyError: 'a' (at __init__.py:9)")
+    assert elsewhere is not None and elsewhere.key != raised.key
+    defined = _hook_failure(
+        "ruleset 'duel': units raised TypeError: units() takes 1 positional argument but 2 "
+        "were given (the hook is units(state), at __init__.py:120: give it the parameters the "
+        "contract calls it with, docs/rulesets.md 'The contract')"
+    )
+    assert defined is not None
+    assert defined.short == "ruleset 'duel': units raised TypeError (at __init__.py:120)"
+    returned = _hook_failure(
+        "x.yaml: battlesim report: exit 2: battlesim: error: ruleset 'duel': narrate returned "
+        "int at battle.jsonl:7 (seq 5), not a line of text or None"
+    )
+    other_line = _hook_failure(
+        "ruleset 'duel': narrate returned int at r.jsonl:9 (seq 7), not a line of text or None"
+    )
+    assert returned is not None and other_line is not None
+    assert returned.key == other_line.key
+    assert returned.short == "ruleset 'duel': narrate returned int"
+    assert _hook_failure("x.yaml: folded 1, live 2") is None

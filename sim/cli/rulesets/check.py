@@ -95,7 +95,8 @@ def check_ruleset(
     each of the ruleset's examples, plus each --scenario FILE, and every
     requirement is printed met or FAILED, with how to meet it; those that
     could not be checked follow, one line for each cause (a scenario that
-    does not run). Exit 0 when all are met (or could not be checked only for
+    does not run, a hook of the ruleset's whose failure an earlier requirement
+    reported). Exit 0 when all are met (or could not be checked only for
     want of an optional extra of battlesim's, such as the study extra for
     batch), 1 when one is not, 2 for bad input.
 
