@@ -15,11 +15,13 @@ from pydantic import ValidationError
 from engine.canonical import canonical_json
 from engine.events import Event, whole_dump
 from engine.projection import Projection
+from engine.safety.text import one_line
 from sim.conformance.battle import Battle, tool_problem
 from sim.conformance.page import NETWORK, embedded, well_formed
-from sim.conformance.requirement import NotChecked, requirement
+from sim.conformance.requirement import NotChecked, RequirementFailed, requirement
 from sim.contract.ruleset import raised_at
 from sim.replay.fork import FIXED
+from sim.text.grammar import count
 
 __all__ = [
     "BATCH_RUNS",
@@ -448,8 +450,15 @@ def REPORT_CHARTS_EVERY_MEASURE(battle: Battle) -> None:  # noqa: N802
 )
 def NEW_WRITES_A_SCENARIO_THAT_RUNS(battle: Battle) -> None:  # noqa: N802
     made = _once_for_the_ruleset(battle, "new", lambda: _new_problem(battle))
+    template = battle.in_family().memo.get(_TEMPLATE)
+    if template is not None:  # said at the template's own file and line, not the scenario's
+        raise RequirementFailed(template.what, scenario=template.scenario, line=template.line)
     if made:
         raise battle.failed(f"the scenario new writes does not run: {made}")
+
+
+_TEMPLATE = "new: the template's problem"
+"""The memo key of a template that does not validate (:func:`_template_problem`)."""
 
 
 def _once_for_the_ruleset(
@@ -478,7 +487,42 @@ def _new_problem(battle: Battle) -> str:
     if wrote.exit_code != 0:
         return f"battlesim new {battle.ruleset.name}: {tool_problem(wrote)}"
     ran = battle.cli("run", path, "--out", out)
-    return "" if ran.exit_code == 0 else f"its battlesim run: {tool_problem(ran)}"
+    if ran.exit_code == 0:
+        return ""
+    template = _template_problem(battle.ruleset.name, path.stem)
+    if template is not None:
+        battle.in_family().memo[_TEMPLATE] = template
+        return template.message
+    return f"its battlesim run: {tool_problem(ran)}"
+
+
+def _template_problem(ruleset: str, stem: str) -> RequirementFailed | None:
+    """The first problem of the scenario ``new`` writes (as ``STEM.yaml``) named as the scenario
+    loader names it, at the file ``new`` copies (the ruleset's template.yaml, else its first
+    example) and its own line there, not at the file written, which lies in the check's
+    temporary folder two lines further down; None when it validates (its run failed otherwise).
+    """
+    from sim.scenario.catalog import template_scenario  # noqa: PLC0415
+    from sim.scenario.load import ScenarioError, load_scenario_text  # noqa: PLC0415
+
+    try:
+        file, text = template_scenario(ruleset, stem)
+        load_scenario_text(text, file)
+    except ScenarioError as exc:
+        if not exc.problems:
+            return None
+        first, *rest = exc.problems
+        said = one_line(f"{first.field}: {first.message}" if first.field else first.message)
+        more = f", with {count(len(rest), 'more problem', 'more problems')}" if rest else ""
+        return RequirementFailed(
+            f"{said} (battlesim new copies this file: the scenario it writes does not "
+            f"validate{more})",
+            scenario=first.file,
+            line=first.line or None,
+        )
+    except Exception:  # a hook of the ruleset's raised: the run's own words say it
+        return None
+    return None
 
 
 @requirement(

@@ -16,7 +16,8 @@ DOCS = "docs/rulesets.md"
 
 
 class RequirementFailed(AssertionError):
-    """A requirement is not met: what was found, and where (scenario, turn or seq, field)."""
+    """A requirement is not met: what was found, and where (scenario, turn or seq, field; or
+    a line of a file, as the scenario loader names one)."""
 
     def __init__(
         self,
@@ -26,14 +27,17 @@ class RequirementFailed(AssertionError):
         turn: int | None = None,
         seq: int | None = None,
         field: str | None = None,
+        line: int | None = None,
     ) -> None:
         self.what, self.scenario, self.turn, self.seq, self.field = what, scenario, turn, seq, field
+        self.line = line
         super().__init__(self.message)
 
     @property
     def message(self) -> str:
-        """``scenario, turn T, seq S, field F: what`` (the parts that are known)."""
-        where = [self.scenario]
+        """``scenario, turn T, seq S, field F: what`` (the parts that are known), or
+        ``file:LINE: what`` for a line of a file."""
+        where = [self.scenario if self.line is None else f"{self.scenario}:{self.line}"]
         where += [f"turn {self.turn}"] if self.turn is not None else []
         where += [f"seq {self.seq}"] if self.seq is not None else []
         where += [f"field {self.field}"] if self.field is not None else []

@@ -46,6 +46,7 @@ __all__ = [
     "new_scenario",
     "ruleset_source",
     "shipped_scenarios",
+    "template_scenario",
     "template_text",
     "write_schema",
 ]
@@ -204,6 +205,12 @@ def template_text(ruleset: str) -> str:
     Raises:
         CatalogError: the ruleset is unknown, or ships neither a template nor an example.
     """
+    return _template(ruleset)[1]
+
+
+def _template(ruleset: str) -> tuple[str, str]:
+    """The file :func:`template_text` reads (its path, or the package resource's name) and
+    its text."""
     try:
         found = get_ruleset(ruleset)
     except LookupError as exc:
@@ -213,13 +220,31 @@ def template_text(ruleset: str) -> str:
     package = module.__name__ if hasattr(module, "__path__") else module.__package__ or ""
     resource = files(package).joinpath("template.yaml")
     if resource.is_file():
-        return resource.read_text(encoding="utf-8")
+        return str(resource), resource.read_text(encoding="utf-8")
     for example in found.examples:
         if Path(example).is_file():
-            return Path(example).read_text(encoding="utf-8")
+            return str(example), Path(example).read_text(encoding="utf-8")
     raise CatalogError(
         f"ruleset {ruleset!r} ships no template.yaml and no examples: start from a scenario"
     )
+
+
+def _filled(text: str, name: str) -> str:
+    """A template's text with ``{name}`` replaced by ``name``, as a quoted YAML string (no
+    line is added or taken away)."""
+    return text.replace("{name}", json.dumps(name, ensure_ascii=False))
+
+
+def template_scenario(ruleset: str, stem: str) -> tuple[str, str]:
+    """What ``battlesim new RULESET STEM.yaml`` writes, without the lines it puts on top,
+    and the file it is copied from: ``(file, text)``, so that a problem of the text is
+    named at the template's own file and line.
+
+    Raises:
+        CatalogError: the ruleset is unknown, or ships neither a template nor an example.
+    """
+    file, text = _template(ruleset)
+    return file, _filled(text, _name_of(stem))
 
 
 @dataclass(frozen=True)
@@ -300,7 +325,7 @@ def new_scenario(ruleset: str, path: str | Path, *, force: bool = False) -> dict
     name = _name_of(p.stem)
     schema = write_schema(p.parent)
     line = f"# yaml-language-server: $schema={SCHEMA_FILE}\n"
-    body = line + "#\n" + text.replace("{name}", json.dumps(name, ensure_ascii=False))
+    body = line + "#\n" + _filled(text, name)
     write_text(p, body)
     return {
         "file": str(p),

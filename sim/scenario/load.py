@@ -64,6 +64,7 @@ __all__ = [
     "kind_of",
     "line_of",
     "load_scenario",
+    "load_scenario_text",
     "located",
     "parse_yaml",
     "quote_hint",
@@ -919,9 +920,25 @@ def load_scenario(path: str | Path) -> tuple[AnyRuleset, BaseModel]:
         ScenarioError: every problem found, each with file, line and field.
     """
     data, lines = read_yaml(path)
-    ruleset, scenario = validate_data(data, lines, str(path))
+    return _checked(data, lines, str(path))
+
+
+def load_scenario_text(text: str, file: str) -> tuple[AnyRuleset, BaseModel]:
+    """Parse and validate scenario ``text`` as :func:`load_scenario` does a file's, each
+    problem named at ``file`` and its line in ``text`` (a ruleset's ``template.yaml``, read as
+    a package resource, filled in as ``battlesim new`` fills it).
+
+    Raises:
+        ScenarioError: every problem found, each with file, line and field.
+    """
+    data, lines = parse_yaml(text, file)
+    return _checked(data, lines, file)
+
+
+def _checked(data: Any, lines: dict[Path_, int], file: str) -> tuple[AnyRuleset, BaseModel]:
+    ruleset, scenario = validate_data(data, lines, file)
     # a file is held to what a battle already fought (a header, a stored target) is not
     problems: list[Problem] = ruleset.file_check(scenario)
     if problems:
-        raise ScenarioError([located(str(path), lines, p, hint_known(m)) for p, m in problems])
+        raise ScenarioError([located(file, lines, p, hint_known(m)) for p, m in problems])
     return ruleset, scenario

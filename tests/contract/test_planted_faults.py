@@ -247,7 +247,12 @@ def test_a_template_that_does_not_validate_fails_new_and_names_the_field(
     folder: Path, tmp_path: Path
 ) -> None:
     """phalanx_templated: its template.yaml misspells bounds; the ruleset's own scenario
-    runs, but the one new writes from the template does not."""
+    runs, but the one new writes from the template does not. The problem is named at the
+    template's own file and line, as the loader names any scenario's: it was named at the
+    scenario checked (phalanx_templated.yaml) and then at the file new wrote in the check's
+    temporary folder, gone when it ends, two lines further down (new_battle.yaml:6)."""
+    from tests.contract import templated
+
     site = install_plugin(
         tmp_path / "site", "templated", "[battlesim.rulesets]\n"
         "phalanx_templated = tests.contract.templated:RULESET\n"
@@ -255,23 +260,65 @@ def test_a_template_that_does_not_validate_fails_new_and_names_the_field(
     sys.path.insert(0, str(site))
     try:
         scenario = faults.scenario_for("phalanx_templated", tmp_path)
+        args = ["check-ruleset", "phalanx_templated", "--scenario", str(scenario),
+                "--only", "new-writes-a-scenario-that-runs"]  # fmt: skip
+        result = CliRunner().invoke(cli, args, prog_name="battlesim")
+        as_json = CliRunner().invoke(cli, [*args, "--json"], prog_name="battlesim")
+    finally:
+        sys.path.remove(str(site))
+        registry._loaded.pop("phalanx_templated", None)
+    template = Path(templated.__file__).with_name("template.yaml")
+    assert template.read_text(encoding="utf-8").splitlines()[3] == "boundz: 12"
+    problem = (
+        f"{template}:4: boundz: unknown field; did you mean 'bounds'? (battlesim new copies "
+        "this file: the scenario it writes does not validate)"
+    )
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines() == [
+        _failed("new-writes-a-scenario-that-runs", problem),
+        "0 passed, 1 failed",
+    ]
+    [entry] = json.loads(as_json.stdout)["requirements"]
+    assert (entry["message"], entry["scenario"]) == (problem, str(template))
+
+
+def test_a_template_with_more_than_one_problem_is_named_at_its_first(tmp_path: Path) -> None:
+    """A plugin package of its own (a folder on sys.path) whose template.yaml has two
+    problems: the first is named at the template's file and its line, with how many more."""
+    package = tmp_path / "site" / "battlesim_twice_wrong"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from tests.contract.faults import _copy\n\nRULESET = _copy('phalanx_twice_wrong')\n",
+        encoding="utf-8",
+    )
+    template = phalanx.SCENARIOS[0].read_text(encoding="utf-8")
+    template = template.replace("ruleset: phalanx\n", "ruleset: phalanx_twice_wrong\nflank: 1\n")
+    template = template.replace("seed:", "sede:")
+    (package / "template.yaml").write_text(template, encoding="utf-8")
+    line = template.splitlines().index("flank: 1") + 1
+    install_plugin(
+        tmp_path / "site", "twice-wrong",
+        "[battlesim.rulesets]\nphalanx_twice_wrong = battlesim_twice_wrong:RULESET\n",
+    )  # fmt: skip
+    sys.path.insert(0, str(tmp_path / "site"))
+    try:
+        scenario = faults.scenario_for("phalanx_twice_wrong", tmp_path)
         result = CliRunner().invoke(
             cli,
-            ["check-ruleset", "phalanx_templated", "--scenario", str(scenario),
+            ["check-ruleset", "phalanx_twice_wrong", "--scenario", str(scenario),
              "--only", "new-writes-a-scenario-that-runs"],
             prog_name="battlesim",
         )  # fmt: skip
     finally:
-        sys.path.remove(str(site))
-        registry._loaded.pop("phalanx_templated", None)
+        sys.path.remove(str(tmp_path / "site"))
+        registry._loaded.pop("phalanx_twice_wrong", None)
+        sys.modules.pop("battlesim_twice_wrong", None)
     assert result.exit_code == 1, result.output
-    [line] = [x for x in result.stdout.splitlines() if x.startswith("FAILED")]
-    assert line.startswith(
-        "FAILED       new-writes-a-scenario-that-runs: phalanx_templated.yaml: the scenario new "
-        "writes does not run: its battlesim run: exit 2: "
-    ), line
-    assert "boundz: unknown field; did you mean 'bounds'?" in line
-    assert line.endswith(f"— how to meet it: {HINTS['new-writes-a-scenario-that-runs']}")
+    assert result.stdout.splitlines()[0] == _failed(
+        "new-writes-a-scenario-that-runs",
+        f"{package / 'template.yaml'}:{line}: flank: unknown field (battlesim new copies this "
+        "file: the scenario it writes does not validate, with 1 more problem)",
+    )
 
 
 def test_no_actor_process_says_what_was_expected(folder: Path) -> None:
