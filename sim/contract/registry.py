@@ -13,7 +13,7 @@ from importlib.metadata import entry_points
 from typing import Any, Literal, get_args, get_origin
 
 from sim.contract.models import Outcome
-from sim.contract.ruleset import Ruleset, _Hooked, raised_at
+from sim.contract.ruleset import Ruleset, _Hooked, ours, place_name, raised_at
 from sim.text.grammar import agree, count, one_point
 from sim.text.suggest import did_you_mean
 
@@ -26,6 +26,7 @@ __all__ = [
     "get_ruleset",
     "given_twice",
     "headline",
+    "import_place",
     "load_error",
     "loaded_rulesets",
     "ruleset_names",
@@ -52,6 +53,16 @@ class RulesetUnavailable(LookupError):
     """An installed ruleset that cannot be loaded: its module fails to import, or its entry
     point names no :class:`Ruleset` of that name.  The message names the ruleset, its entry
     point and the error, in one line."""
+
+    def __init__(self, message: str, located: str | None = None) -> None:
+        super().__init__(message)
+        self.located = message if located is None else located
+        """The message with the file and line of the plugin's where its import failed
+        (:func:`import_place`), when its traceback names one: ``check-ruleset`` says it."""
+
+    def __reduce__(self) -> tuple[type[RulesetUnavailable], tuple[str, str]]:
+        """Rebuilt with both its lines when it crosses to another process."""
+        return RulesetUnavailable, (str(self), self.located)
 
 
 def headline(ruleset: AnyRuleset, outcome: Outcome, *, reason: bool = True) -> str:
@@ -92,9 +103,15 @@ def _load(name: str, target: str) -> AnyRuleset:
         if twice is not None:
             raise RulesetUnavailable(f"{where} cannot be loaded: {twice}") from exc
         what = " ".join(str(exc).split()) or "no details"
+        place = import_place(exc, module)
+        said = what
+        if place is not None and isinstance(exc, SyntaxError) and exc.msg:
+            said = " ".join(exc.msg.split())  # its "(file.py, line 2)" is said as the place
+        at = f" (at {place_name(place[0])}:{place[1]})" if place is not None else ""
+        fix = "; fix or reinstall the plugin's package, or uninstall it"
         raise RulesetUnavailable(
-            f"{where} cannot be loaded: {type(exc).__name__}: {what}; fix or reinstall the "
-            "plugin's package, or uninstall it"
+            f"{where} cannot be loaded: {type(exc).__name__}: {what}{fix}",
+            f"{where} cannot be loaded: {type(exc).__name__}: {said}{at}{fix}",
         ) from exc
     if not isinstance(obj, Ruleset):
         raise RulesetUnavailable(
@@ -113,6 +130,28 @@ def _load(name: str, target: str) -> AnyRuleset:
     if fields is not None:
         raise RulesetUnavailable(f"{where}: {fields}")
     return obj
+
+
+def import_place(exc: BaseException, module: str) -> tuple[str, int] | None:
+    """(file, line) where importing ``module`` failed with ``exc``, in the plugin's own code:
+    a ``SyntaxError``'s file and line, else the innermost frame of the traceback run by a
+    module of the plugin's top-level package (the line of the plugin's that called whatever
+    raised: battlesim's, a library's); None when no frame is the plugin's (its module is
+    not installed)."""
+    # compile() of a string names "<string>": no file to name, so the traceback's line
+    file = exc.filename if isinstance(exc, SyntaxError) else None
+    if isinstance(exc, SyntaxError) and file and exc.lineno and not file.startswith("<"):
+        return file, exc.lineno
+    top = module.strip().split(".")[0]
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        name, where = tb.tb_frame.f_globals.get("__name__"), tb.tb_frame.f_code.co_filename
+        ruleset_own = isinstance(name, str) and (name == top or name.startswith(top + "."))
+        if ruleset_own and not ours(where):  # a built-in's import runs through this file too
+            found = where, tb.tb_lineno
+        tb = tb.tb_next
+    return found
 
 
 _TWICE = re.compile(r"(?:[\w.]+\.)?Ruleset\(\) got multiple values for keyword argument '(\w+)'")

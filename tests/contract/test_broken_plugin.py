@@ -62,10 +62,69 @@ def test_new_schema_and_odds_work_beside_a_broken_plugin(tmp_path: Path) -> None
 
 
 def test_the_broken_plugin_itself_is_refused_in_one_line() -> None:
-    """run on a scenario of the broken ruleset: one error line, exit 2."""
+    """check-ruleset of the broken ruleset: one error line naming the file and line of the
+    plugin's where its import raised (it named neither), exit 2."""
     result = _cli("check-ruleset", "boom")
-    assert result.exit_code == 2
-    assert "boom" in result.stderr and "Traceback" not in result.output
+    boom = Path(__file__).with_name("boom.py")  # which cannot be imported to ask
+    raised = 1 + boom.read_text("utf-8").splitlines().index(
+        'raise RuntimeError("plugin exploded at import")'
+    )
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "battlesim: error: ruleset 'boom' (entry point boom = tests.contract.boom:RULESET) "
+        f"cannot be loaded: RuntimeError: plugin exploded at import (at boom.py:{raised}); fix "
+        "or reinstall the plugin's package, or uninstall it\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        (  # a SyntaxError: its own file and line, not the "(rules.py, line 3)" of its words
+            {"__init__.py": "from .rules import RULESET\n", "rules.py": "x = 1\n\ndef f(:\n"},
+            "SyntaxError: invalid syntax (at rules.py:3)",
+        ),
+        (  # a dependency not installed: the plugin's line importing it
+            {"__init__.py": '"""A plugin."""\n\nimport battlesim_no_such_dependency\n'},
+            "ModuleNotFoundError: No module named 'battlesim_no_such_dependency' (at "
+            "{package}/__init__.py:3)",
+        ),
+        (  # raised in battlesim's code the plugin called: the plugin's line calling it
+            {
+                "__init__.py": "from .rules import RULESET\n",
+                "rules.py": "from engine.canonical import canonical_json\n\n"
+                "def _data():\n    return canonical_json(object())\n\nRULESET = _data()\n",
+            },
+            "TypeError: Object of type object is not JSON serializable (at rules.py:4)",
+        ),
+    ],
+    ids=["syntax-error", "missing-dependency", "raised-in-battlesim"],
+)
+def test_an_import_that_fails_is_named_at_the_plugins_file_and_line(
+    tmp_path: Path, request: pytest.FixtureRequest, files: dict[str, str], said: str
+) -> None:
+    """A plugin package that does not import: check-ruleset names where, in one line, exit 2:
+    a SyntaxError at its file and line, any other error at the last line of the plugin's own
+    on its traceback (it named no file and no line)."""
+    package = f"battlesim_unimportable_{request.node.callspec.id.replace('-', '_')}"
+    (tmp_path / package).mkdir()
+    for name, text in files.items():
+        (tmp_path / package / name).write_text(text, encoding="utf-8")
+    entry = f"[battlesim.rulesets]\nunimportable = {package}:RULESET\n"
+    install_plugin(tmp_path, "unimportable", entry)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        result = _cli("check-ruleset", "unimportable")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.startswith(package)]:
+            del sys.modules[name]
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"battlesim: error: ruleset 'unimportable' (entry point unimportable = {package}:RULESET) "
+        f"cannot be loaded: {said.format(package=package)}; fix or reinstall the plugin's "
+        "package, or uninstall it\n"
+    )
 
 
 def test_rulesets_lists_the_broken_plugin_with_its_error() -> None:

@@ -105,15 +105,17 @@ def check_ruleset(
       battlesim check-ruleset musket --scenario my_battle.yaml --only scenario-runs
     """
     from sim.conformance import REQUIREMENTS, SuiteInputError, run_suite, scenarios_for
-    from sim.contract import get_ruleset
+    from sim.contract import RulesetUnavailable, get_ruleset
     from sim.text.suggest import did_you_mean
 
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DeprecationWarning)
             ruleset = get_ruleset(name)
+    except RulesetUnavailable as exc:  # broken: where its import failed, for its author
+        common.fail(exc.located)
     except LookupError as exc:  # not installed (the registry says what a package may have
-        common.fail(str(exc))  # meant: a misspelt group, another entry-point name), or broken
+        common.fail(str(exc))  # meant: a misspelt group, another entry-point name)
     moved = _moved_imports(caught)
     for w in caught:  # every other warning of the import is shown too
         if not _is_moved(w):
