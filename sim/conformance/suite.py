@@ -366,16 +366,15 @@ def run_suite(
                 progress(f"fighting {battle.name}")
                 battle.fight  # noqa: B018  # fought once, up front
         failed: set[str] = set()
-        hooks: dict[tuple[str, ...], str] = {}  # a hook's failure -> the requirement saying it
+        hooks: dict[tuple[str, ...], str] = {}  # a hook's failure -> one line, said once
         for k, req in enumerate(requirements, 1):
             progress(f"checking {req.id} ({k}/{len(requirements)})")
             found = check(req, battles)
             hooked = _hook_failure(found.message) if found.status == "failed" else None
             if hooked is not None and hooked.key in hooks:  # said once, in full, already
-                said = f"{hooked.short}, as {hooks[hooked.key]} says: fix that hook first"
-                found = Verdict(req, "not checked", said, found.scenario)
+                found = Verdict(req, "not checked", hooks[hooked.key], found.scenario)
             elif hooked is not None:
-                hooks[hooked.key] = req.id
+                hooks[hooked.key] = f"{hooked.short}, as {req.id} says: fix that hook first"
             if found.status == "failed":
                 under = next((r for r in STANDS_ON.get(req.id, ()) if r in failed), None)
                 if under is not None:

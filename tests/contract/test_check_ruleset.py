@@ -487,3 +487,35 @@ def test_a_hook_failure_is_the_same_fault_wherever_a_requirement_met_it() -> Non
     assert returned.key == other_line.key
     assert returned.short == "ruleset 'duel': narrate returned int"
     assert _hook_failure("x.yaml: folded 1, live 2") is None
+
+
+def test_the_requirements_a_hook_failure_left_unchecked_share_one_line() -> None:
+    """run_suite: after the first requirement reporting a hook's failure, each later one
+    meeting the same fault (other words, another exception at the same line) is not checked,
+    with the first one's line, so the command prints them as one; another fault still fails."""
+    from sim.conformance import Requirement, RequirementFailed, run_suite
+
+    def failing(rid: str, said: str) -> Requirement:
+        def check(battle: object) -> None:
+            raise RequirementFailed(said, scenario="x.yaml")
+
+        return Requirement(rid, "", "", "", check)
+
+    raised = "ruleset 'pips': units raised {} (at x.py:3)"
+    verdicts = run_suite(
+        get_ruleset("pips"),
+        [],
+        [
+            failing("first", raised.format("KeyError: 'a'")),
+            failing("second", f"battlesim show: exit 2: {raised.format('KeyError: 1')}"),
+            failing("third", raised.format("IndexError: 2")),
+            failing("fourth", "ruleset 'pips': units raised KeyError: 'a' (at x.py:4)"),
+        ],
+    )
+    line = "ruleset 'pips': units raised KeyError (at x.py:3), as first says: fix that hook first"
+    assert [(v.requirement.id, v.status, v.message) for v in verdicts] == [
+        ("first", "failed", "x.yaml: ruleset 'pips': units raised KeyError: 'a' (at x.py:3)"),
+        ("second", "not checked", line),
+        ("third", "not checked", line),
+        ("fourth", "failed", "x.yaml: ruleset 'pips': units raised KeyError: 'a' (at x.py:4)"),
+    ]
