@@ -264,13 +264,22 @@ def readable_file(ctx: click.Context, param: click.Parameter, value: Any) -> Any
 
         fail(f"{value}: {missing(path)}")
     if path.is_dir():
-        fail(f"{value}: is a folder, not a file")
+        if (path / "study.duckdb").is_file():
+            fail(
+                f"{value}: a study's folder, not a file (verify, rerun, discover and export "
+                "read a study's folder)"
+            )
+        fail(f"{value}: a directory, not a regular file")
     return value
 
 
 def file_argument(name: str, metavar: str | None = None) -> Callable[[F], F]:
-    """Argument ``name``: an input file that exists and is a file (:func:`readable_file`)."""
-    kind = click.Path(dir_okay=False)
+    """Argument ``name``: an input file that exists and is a file (:func:`readable_file`).
+
+    Its click type takes a folder too, so that :func:`readable_file` refuses one in its own
+    line (``sw: a study's folder, not a file …``), not click's usage error (``Invalid value
+    for 'REPLAY': File 'sw' is a directory.``); the shell still completes files."""
+    kind = click.Path()
     return click.argument(name, metavar=metavar, type=kind, callback=readable_file)
 
 

@@ -136,3 +136,25 @@ def test_an_empty_file_name_is_said_as_one(args: list[str], name: str) -> None:
         2,
         f"battlesim: error: {name}: an empty name; give a file\n",
     )
+
+
+@pytest.mark.parametrize("command", ["show", "why", "report", "diff", "fork", "run", "batch"])
+def test_a_folder_given_for_a_file_is_one_line_of_ours(command: str, tmp_path: Path) -> None:
+    """A folder where a command takes a file is refused in battlesim's own line, and a
+    study's folder says which commands read one; it was click's usage error (``Invalid value
+    for 'REPLAY': File 'sw' is a directory.``, with its ``(see 'battlesim show --help')``)."""
+    plain, study = tmp_path / "plain", tmp_path / "sw"
+    plain.mkdir()
+    study.mkdir()
+    (study / "study.duckdb").write_bytes(b"")
+    rest = {"why": ["1"], "diff": [str(REPLAY)], "fork": ["--at", "1"]}.get(command, [])
+    for folder, said in (
+        (plain, "a directory, not a regular file"),
+        (study, "a study's folder, not a file (verify, rerun, discover and export read a "
+                "study's folder)"),
+    ):  # fmt: skip
+        result = _invoke(command, str(folder), *rest)
+        assert (result.exit_code, result.stderr) == (
+            2,
+            f"battlesim: error: {folder}: {said}\n",
+        ), command
