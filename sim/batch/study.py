@@ -500,6 +500,49 @@ def _drop_stale(out: Path, note: Callable[[str], None] | None) -> None:
         )
 
 
+_DRAWN = re.compile(
+    r"(outcomes|losses|convergence|paired|sensitivity|sensitivity_convergence|win_vs_.+)\.png"
+)
+"""The names of the plots a study draws itself in its ``plots/`` (never ``discover.png``,
+which ``discover`` draws from the runs alone)."""
+
+
+def _drop_undrawn(
+    plots: Path, drawn: list[Path], drawing: bool, note: Callable[[str], None] | None
+) -> None:
+    """Remove from ``plots`` (a real folder: a link is never followed) the plots an
+    earlier invocation of the study drew that this one did not — every one with
+    ``--no-plots`` — and say which. They were drawn from the ``summary.json`` this one has
+    just written again (perhaps with another ``--baseline`` or ``--interval``): left, they
+    would contradict it, and the manifest would vouch for them. Without ``drawing``, a
+    ``plots/`` left empty goes too, as an uninterrupted study with ``--no-plots`` has none."""
+    if plots.is_symlink() or not plots.is_dir():
+        return
+    kept = {path.name for path in drawn}
+    removed: list[str] = []
+    for item in sorted(plots.iterdir()):
+        if (
+            item.name not in kept
+            and _DRAWN.fullmatch(item.name)
+            and (item.is_symlink() or item.is_file())
+        ):
+            item.unlink()
+            removed.append(f"plots/{item.name}")
+    if not drawing:
+        with contextlib.suppress(OSError):  # not empty: discover.png, a file of the user's
+            plots.rmdir()
+    if removed and note is not None:
+        more = f" and {len(removed) - 4} more" if len(removed) > 4 else ""
+        shown = ", ".join(removed[:4]) + more
+        why = (
+            "the new one draws none of them"
+            if drawing
+            else "plots are off (--no-plots), so none is drawn from the new one; resume with "
+            "plots on to draw them"
+        )
+        note(f"removed the plots drawn from the earlier summary.json ({shown}): {why}")
+
+
 def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = None) -> StudyResult:
     """Run (or with ``options.resume`` complete) a study into directory ``out``.
 
@@ -543,11 +586,13 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
         store.unlimit()
         summary = summarize(store, options.baseline, options.interval, options.paired_interval)
         atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+        drawn: list[Path] = []
         if options.plots:
             # matplotlib only when plots are drawn: half a second of start-up saved otherwise
             from sim.batch.charts.results import write_plots  # noqa: PLC0415
 
-            write_plots(store, summary, out / "plots")
+            drawn = write_plots(store, summary, plots)
+        _drop_undrawn(plots, drawn, options.plots, options.note)
         write_manifest(out, store)  # last: it lists summary.json and the plots
         return StudyResult(out, summary, runner.committed, runner.ran)
     finally:

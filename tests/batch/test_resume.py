@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -92,3 +93,94 @@ def test_a_resume_from_the_same_battle_under_another_file_name_is_refused(
         "that file\n"
     )
     assert invoke("batch", str(copy), *args, "--resume").exit_code == 0
+
+
+SUMMARY_ONLY = ["--runs", "10", "--jobs", "1", "--crn", "--sweep", "options.fire_hcv=20,30"]
+
+
+def test_a_resume_without_plots_removes_the_plots_of_the_earlier_summary(tmp_path: Path) -> None:
+    """A finished study re-summarised by --resume with another --baseline and --interval
+    and --no-plots: the plots drawn from the old summary (paired.png from point 1, the
+    win_vs axis in Clopper–Pearson) are removed, said in one line, and left out of the
+    manifest; the folder is then the uninterrupted --no-plots study's, file for file."""
+    resumed, whole = tmp_path / "resumed", tmp_path / "whole"
+    first = invoke("batch", STONE_WALL, "--out", resumed, *SUMMARY_ONLY, "--baseline", "1",
+                   "--interval", "clopper-pearson", "--quiet")  # fmt: skip
+    assert first.exit_code == 0, first.output
+    assert sorted(p.name for p in (resumed / "plots").iterdir()) == [
+        "convergence.png", "losses.png", "outcomes.png", "paired.png",
+        "win_vs_options.fire_hcv.png",
+    ]  # fmt: skip
+    again = invoke("batch", STONE_WALL, "--out", resumed, *SUMMARY_ONLY, "--no-plots",
+                   "--quiet", "--resume")  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert again.stderr.splitlines() == [
+        "battlesim: note: removed the plots drawn from the earlier summary.json "
+        "(plots/convergence.png, plots/losses.png, plots/outcomes.png, plots/paired.png and 1 "
+        "more): plots are off (--no-plots), so none is drawn from the new one; resume with "
+        "plots on to draw them"
+    ]
+    assert not (resumed / "plots").exists()
+    manifest = json.loads((resumed / "manifest.json").read_text(encoding="utf-8"))
+    assert sorted(manifest["files"]) == ["progress.json", "summary.json"]
+    checked = invoke("verify", resumed, "--sample", "0", "--json")
+    assert checked.exit_code == 0, checked.output
+    assert json.loads(checked.stdout)["files"] == 2
+    plain = invoke("batch", STONE_WALL, "--out", whole, *SUMMARY_ONLY, "--no-plots", "--quiet")
+    assert plain.exit_code == 0, plain.output
+    assert sorted(p.name for p in resumed.iterdir()) == sorted(p.name for p in whole.iterdir())
+    for name in ("summary.json", "progress.json", "manifest.json"):
+        assert (resumed / name).read_bytes() == (whole / name).read_bytes(), name
+
+
+def test_a_resume_without_plots_keeps_discover_and_the_users_files(
+    tmp_path: Path,
+) -> None:
+    """discover.png (drawn from the runs, not the summary) and a file of the user's stay
+    through a --no-plots resume, discover.png with its digest in the manifest."""
+    out = tmp_path / "st"
+    assert invoke("batch", STONE_WALL, "--out", out, *SUMMARY_ONLY, "--quiet").exit_code == 0
+    found = invoke("discover", out, "--measure", "usa_men_lost > 500")
+    assert found.exit_code == 0, found.output
+    listed = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["files"]
+    assert "plots/discover.png" in listed
+    (out / "plots" / "mine.txt").write_text("the user's\n", encoding="utf-8")
+    again = invoke("batch", STONE_WALL, "--out", out, *SUMMARY_ONLY, "--no-plots", "--quiet",
+                   "--resume", "--baseline", "1")  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert again.stderr.splitlines() == [
+        "battlesim: note: removed the plots drawn from the earlier summary.json "
+        "(plots/convergence.png, plots/losses.png, plots/outcomes.png, plots/paired.png and 1 "
+        "more): plots are off (--no-plots), so none is drawn from the new one; resume with "
+        "plots on to draw them"
+    ]
+    assert sorted(p.name for p in (out / "plots").iterdir()) == ["discover.png", "mine.txt"]
+    files = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["files"]
+    assert files["plots/discover.png"] == listed["plots/discover.png"]
+    assert not any(name.startswith("plots/win_vs") for name in files)
+
+
+def test_a_resume_that_draws_plots_removes_one_of_the_study_it_no_longer_draws(
+    tmp_path: Path,
+) -> None:
+    """A plot of the study's that the new summary does not draw (here one an earlier
+    battlesim drew: a grid has no sensitivity.png) is removed, said in one line, and left
+    out of the manifest; the plots drawn again, discover.png and a file of the user's stay."""
+    out = tmp_path / "st"
+    assert invoke("batch", STONE_WALL, "--out", out, *SUMMARY_ONLY, "--quiet").exit_code == 0
+    found = invoke("discover", out, "--measure", "usa_men_lost > 500")
+    assert found.exit_code == 0, found.output
+    (out / "plots" / "mine.txt").write_text("the user's\n", encoding="utf-8")
+    (out / "plots" / "sensitivity.png").write_bytes(b"drawn from another summary")
+    drawn = invoke("batch", STONE_WALL, "--out", out, *SUMMARY_ONLY, "--quiet", "--resume")
+    assert drawn.exit_code == 0, drawn.output
+    assert drawn.stderr.splitlines() == [
+        "battlesim: note: removed the plots drawn from the earlier summary.json "
+        "(plots/sensitivity.png): the new one draws none of them"
+    ]
+    assert sorted(p.name for p in (out / "plots").iterdir()) == [
+        "convergence.png", "discover.png", "losses.png", "mine.txt", "outcomes.png",
+        "paired.png", "win_vs_options.fire_hcv.png",
+    ]  # fmt: skip
+    files = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["files"]
+    assert "plots/sensitivity.png" not in files and "plots/paired.png" in files
