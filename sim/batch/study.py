@@ -593,7 +593,8 @@ def _run_study(plan: StudyPlan, out: str | Path, options: RunOptions | None = No
 
             drawn = write_plots(store, summary, plots)
         _drop_undrawn(plots, drawn, options.plots, options.note)
-        write_manifest(out, store)  # last: it lists summary.json and the plots
+        # last: it lists summary.json and the plots drawn now, no other file in plots/
+        write_manifest(out, store, [f"plots/{path.name}" for path in drawn])
         return StudyResult(out, summary, runner.committed, runner.ran)
     finally:
         store.close()

@@ -158,6 +158,7 @@ def test_a_resume_without_plots_keeps_discover_and_the_users_files(
     files = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["files"]
     assert files["plots/discover.png"] == listed["plots/discover.png"]
     assert not any(name.startswith("plots/win_vs") for name in files)
+    assert "plots/mine.txt" not in files  # the user's: never vouched for
 
 
 def test_a_resume_that_draws_plots_removes_one_of_the_study_it_no_longer_draws(
@@ -184,3 +185,9 @@ def test_a_resume_that_draws_plots_removes_one_of_the_study_it_no_longer_draws(
     ]  # fmt: skip
     files = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["files"]
     assert "plots/sensitivity.png" not in files and "plots/paired.png" in files
+    # a file of the user's in plots/ is no plot of the study's: a resume that rewrites the
+    # manifest does not list it (it did: verify then said it matched), verify notes it
+    assert "plots/mine.txt" not in files
+    checked = invoke("verify", out, "--sample", "0")
+    assert checked.exit_code == 0, checked.output
+    assert "plots/mine.txt" in checked.output

@@ -103,9 +103,14 @@ def _redigest(folder: Path, run_id: int) -> None:
         )
     store = Store.open(folder / "study.duckdb")
     try:
-        write_manifest(folder, store)
+        write_manifest(folder, store, _plots(folder))
     finally:
         store.close()
+
+
+def _plots(folder: Path) -> list[str]:
+    """Every plot in the study's ``plots/``, as a forger resealing its manifest lists them."""
+    return [f"plots/{p.name}" for p in sorted((folder / "plots").glob("*.png"))]
 
 
 def _flip_winner(folder: Path, run_id: int) -> tuple[str, str]:
@@ -472,7 +477,7 @@ def _reseal(folder: Path) -> None:
     _resummarise(folder)
     store = Store.open(folder / "study.duckdb")
     try:
-        write_manifest(folder, store)
+        write_manifest(folder, store, _plots(folder))
     finally:
         store.close()
 

@@ -23,7 +23,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -119,22 +119,25 @@ AFTER = ("export/", "plots/discover.png")
 """What is made after the study, by ``export`` and ``discover`` (:func:`list_files`)."""
 
 
-def write_manifest(out: Path, store: Store) -> None:
+def write_manifest(out: Path, store: Store, drawn: Iterable[str]) -> None:
     """Write ``out/manifest.json`` for the study in ``store``: the files the study writes
     itself (``summary.json``, ``progress.json``, its plots) as they are now, and the files
     made after it (:data:`AFTER`) only as the manifest before listed them. A study
     completed (or resumed) never vouches for an export or a plot it did not make: one
     edited since keeps its old digest, and so still differs; one no manifest listed is
-    left for ``verify`` to note."""
+    left for ``verify`` to note. ``drawn`` names the plots this invocation drew
+    (``plots/losses.png``): any other file in ``plots/`` (one a user put there) is not
+    listed, however many resumes follow."""
     runs, root = runs_root(store) if store.has_digests else (None, None)
     try:
         before = (read_manifest(out) or {}).get("files", {})
     except ValueError:
         before = {}
+    ours = {*TOP, *drawn}
     files = {
         name: before[name] if name.startswith(AFTER) else file_digest(out / name)
         for name in listed_files(out)
-        if not name.startswith(AFTER) or name in before
+        if (name in before if name.startswith(AFTER) else name in ours)
     }
     data: dict[str, Any] = {
         "format": 1,
