@@ -170,7 +170,7 @@ def test_an_export_of_an_interrupted_study_is_noted_and_removed_by_the_resume(
         "export/runs.csv, export/study.csv, export/unit_finals.csv): export or discover again "
         "once it is complete"
     ]
-    # only what export wrote: a file of the user's there stays (it once was removed with them)
+    # only what export wrote is removed: a file of the user's there stays
     assert [p.name for p in (out / "export").iterdir()] == ["my_notes.txt"]
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["runs"] == 80
