@@ -177,3 +177,52 @@ def test_the_stop_line_names_the_wilson_half_width_beside_another_interval() -> 
         "  stopped: ci — the pilot's 20 runs sized the sample at 80 runs; "
         "Wilson half-width 9.6 % ≤ 12 %"
     ]
+
+
+def test_convergence_png_counts_the_summarised_runs_alone(
+    tmp_path: Path, whole: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """convergence.png accumulated each point's win rate and half-width from replication 0,
+    pilot and confirmation pooled: README's 40-run study drew every point's × at half-width
+    0.044, under the 0.05 target, where the summary said 0.081, TARGET NOT MET. After the
+    pilot the curves start again, over the summarised runs alone: each × is the summary's
+    half-width, each curve ends at the summary's win rate."""
+    from matplotlib.figure import Figure
+
+    from sim.batch.charts import convergence
+    from sim.batch.storage.store import Store
+
+    drawn: list[Figure] = []
+    monkeypatch.setattr(convergence, "save", lambda fig, path: drawn.append(fig) or path)
+    summary = json.loads((whole[0] / "summary.json").read_text(encoding="utf-8"))
+    store = Store.open(whole[0] / "study.duckdb", read_only=True)
+    try:
+        convergence.convergence_plot(store, summary, store.meta()["plan"], tmp_path / "c.png")
+    finally:
+        store.close()
+    [fig] = drawn
+    *sides, widths = fig.axes
+    pts = summary["points"]
+    crosses = [ln for ln in widths.get_lines() if ln.get_marker() == "x"]
+    assert [(ln.get_xdata()[0], ln.get_ydata()[0]) for ln in crosses] == [
+        (PILOT + p["done"], p["half_width"]) for p in pts
+    ]
+    assert [p["half_width"] for p in pts] == [
+        max(wilson(p["win"][s]["count"], p["done"]).half_width for s in ("usa", "csa")) for p in pts
+    ]  # the confirmatory runs' alone, as the summary says
+    for ax, side in zip(sides, ("usa", "csa"), strict=True):
+        curves = ax.get_lines()
+        assert len(curves) == 2 * len(pts)  # each point: its pilot, then its confirmation
+        for i, p in enumerate(pts):
+            pilot, confirmation = curves[2 * i], curves[2 * i + 1]
+            assert (pilot.get_xdata()[0], pilot.get_xdata()[-1]) == (1, PILOT)
+            assert pilot.get_ydata()[-1] == p["pilot"]["wins"][side] / PILOT
+            assert (confirmation.get_xdata()[0], confirmation.get_xdata()[-1]) == (
+                PILOT + 1,
+                PILOT + p["done"],
+            )
+            assert confirmation.get_ydata()[-1] == p["win"][side]["p"]
+    assert widths.get_xlabel() == (
+        "replications of the point (× where it stopped; after the pilot, its summarised "
+        "runs counted afresh)"
+    )

@@ -4,9 +4,13 @@
 * ``convergence.png``: one panel per side — each point's running win rate
   as replications accumulate, with its Wilson 95 % band — and a last panel
   with the widest side's running half-width, the ``--until-ci`` target as a
-  horizontal line, the pilot shaded (its runs are not summarised) and each
-  point's stop marked ×. At most :data:`MAX_SERIES` points are drawn; the
-  title says which when there are more.
+  horizontal line, the pilot shaded and each point's stop marked ×. The
+  pilot's runs are not summarised, so the curves start again at its end and
+  count the confirmatory runs alone: each ends at the point's summarised
+  rate, and its × at the half-width the stopping verdict is about (pooled
+  with the pilot's, they showed the target met where the summary said
+  TARGET NOT MET). At most :data:`MAX_SERIES` points are drawn; the title
+  says which when there are more.
 * ``sensitivity_convergence.png``: per measure, each factor's S1 and ST
   (Sobol') or μ* (Morris) recomputed on the first N base samples
   (trajectories), N = 4, 8, …: indices still moving at the design's N are
@@ -33,17 +37,27 @@ MAX_SERIES = 6
 """Points drawn as separate series in ``convergence.png``."""
 
 
-def _running(store: Store, side: str, point: int, step: int) -> list[tuple[int, int]]:
-    """(runs done, wins of ``side``) at every ``step``-th done run of a point, and the last."""
+def _running(
+    store: Store, side: str, point: int, step: int, first: int
+) -> list[tuple[bool, list[tuple[int, int]]]]:
+    """(runs done, wins of ``side``) at every ``step``-th done run of a point, and the last,
+    per stretch counted from its own start: the pilot's replications (below ``first``), then
+    the summarised ones, each with whether it is summarised. Without a pilot (``first`` 0)
+    one stretch, summarised."""
     rows = store.con.execute(
-        "SELECT n, k FROM (SELECT row_number() OVER w AS n, "
-        "sum(CASE WHEN winner = ? THEN 1 ELSE 0 END) OVER w AS k, count(*) OVER () AS total "
-        "FROM runs WHERE status = 'done' AND point = ? "
-        "WINDOW w AS (ORDER BY replication ROWS UNBOUNDED PRECEDING)) "
-        "WHERE n % ? = 0 OR n = total ORDER BY n",
-        [side, point, step],
+        "SELECT s, n, k FROM (SELECT replication >= $first AS s, row_number() OVER w AS n, "
+        "sum(CASE WHEN winner = $side THEN 1 ELSE 0 END) OVER w AS k, "
+        "count(*) OVER (PARTITION BY replication >= $first) AS total "
+        "FROM runs WHERE status = 'done' AND point = $point "
+        "WINDOW w AS (PARTITION BY replication >= $first ORDER BY replication "
+        "ROWS UNBOUNDED PRECEDING)) "
+        "WHERE n % $step = 0 OR n = total ORDER BY s, n",
+        {"first": first, "side": side, "point": point, "step": step},
     ).fetchall()
-    return [(int(n), int(k)) for n, k in rows]
+    stretches: dict[bool, list[tuple[int, int]]] = {}
+    for summarised, n, k in rows:
+        stretches.setdefault(bool(summarised), []).append((int(n), int(k)))
+    return list(stretches.items())
 
 
 def _pilot(summary: dict[str, Any], plan: dict[str, Any]) -> int | None:
@@ -68,26 +82,35 @@ def convergence_plot(
         step = max(1, (pt["done"] + pt.get("pilot", {}).get("done", 0)) // 400)
         colour, style, marker = look(i)
         label = keys[pt["point"]] if len(summary["points"]) > 1 else None
-        widest: list[float] = []
-        ns: list[int] = []
+        widest: dict[bool, list[float]] = {}
+        xs: dict[bool, list[int]] = {}
         for ax, side in zip(axes, names, strict=False):
-            series = _running(store, side, pt["point"], step)
-            if not series:
-                continue
-            ns = [n for n, _ in series]
-            iv = [wilson(k, n) for n, k in series]
-            widest = [
-                max(w, v.half_width) for w, v in zip(widest or [0.0] * len(iv), iv, strict=True)
-            ]
-            ax.plot(
-                ns, [v.p for v in iv], color=colour, linestyle=style, linewidth=1.3,
-                label=label, marker=marker, markevery=[len(ns) - 1],
-                markersize=4,
+            stretches = _running(store, side, pt["point"], step, pilot or 0)
+            for j, (summarised, series) in enumerate(stretches):
+                # the summarised runs from the pilot's end, counted afresh: the summary's rate
+                start = (pilot or 0) if summarised else 0
+                x = xs[summarised] = [start + n for n, _ in series]
+                iv = [wilson(k, n) for n, k in series]
+                widest[summarised] = [
+                    max(w, v.half_width)
+                    for w, v in zip(widest.get(summarised) or [0.0] * len(iv), iv, strict=True)
+                ]
+                ax.plot(
+                    x, [v.p for v in iv], color=colour, linestyle=style, linewidth=1.3,
+                    label=label if j == len(stretches) - 1 else None,
+                    marker=marker if summarised else "", markevery=[len(x) - 1], markersize=4,
+                )  # fmt: skip
+                ax.fill_between(
+                    x, [v.low for v in iv], [v.high for v in iv], color=colour, alpha=0.1
+                )
+        for j, (summarised, x) in enumerate(xs.items()):
+            widths_ax.plot(
+                x, widest[summarised], color=colour, linestyle=style, linewidth=1.3,
+                label=label if j == len(xs) - 1 else None,
             )  # fmt: skip
-            ax.fill_between(ns, [v.low for v in iv], [v.high for v in iv], color=colour, alpha=0.1)
-        if ns:
-            widths_ax.plot(ns, widest, color=colour, linestyle=style, linewidth=1.3, label=label)
-            widths_ax.plot([ns[-1]], [widest[-1]], marker="x", color=colour, markersize=8)
+            if summarised:  # the half-width the point's stopping verdict is about
+                widths_ax.plot([x[-1]], [widest[summarised][-1]], marker="x", color=colour,
+                               markersize=8)  # fmt: skip
     for ax, name in zip(axes, names.values(), strict=False):
         ax.set_ylim(-0.02, 1.02)
         ax.set_ylabel(wrap(f"{name} win rate so far", 24), fontsize=8)
@@ -97,7 +120,8 @@ def convergence_plot(
         widths_ax.axhline(target, color="#000000", linewidth=1.0, linestyle="--",
                           label=f"target half-width {target:g}")  # fmt: skip
     widths_ax.set_ylabel("widest Wilson\nhalf-width", fontsize=8)
-    widths_ax.set_xlabel("replications of the point (× where it stopped)")
+    after = "; after the pilot, its summarised runs counted afresh" if pilot is not None else ""
+    widths_ax.set_xlabel(f"replications of the point (× where it stopped{after})")
     widths_ax.grid(alpha=0.3)
     for ax in axes:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
