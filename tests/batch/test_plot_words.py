@@ -400,3 +400,48 @@ def test_losses_png_names_the_losses_no_run_had(
     assert [ax.get_title() for ax in fig.axes] == ["Union: men lost", "Confederate: men lost"]
     note = "0 in every run, not drawn: Union guns lost, Confederate guns lost"
     assert fig.get_supxlabel() == note
+
+
+def _win_vs_figure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, design: str, factors: int = 2
+) -> Figure:
+    """The win_vs plot of a stone wall study of ``design``: fire_hcv 15, 25, 35, the Union
+    never winning and the Confederates always (the pooled rates given, no store read)."""
+    from sim.batch.analysis.pooled import Pooled
+
+    rows = [
+        Pooled(v, side, wins, 10, 10, wins / 10, low, high, None, "wilson")
+        for v in (15, 25, 35)
+        for side, wins, low, high in (("usa", 0, 0.0, 0.28), ("csa", 10, 0.72, 1.0))
+    ]
+    monkeypatch.setattr(results, "pooled", lambda *args: rows)
+    drawn: list[Figure] = []
+    monkeypatch.setattr(results, "_save", lambda fig, path: drawn.append(fig) or path)
+    win = {"usa": {"name": "Union"}, "csa": {"name": "Confederate"}}
+    paths = ["options.fire_hcv", "map.terrain.0.cover", "sides.csa.units.phil.strength"]
+    study = {"design": design, "crn": True, "factors": [{"path": p} for p in paths[:factors]]}
+    summary = {"study": study, "points": [{"win": win}]}
+    results._win_vs(None, summary, paths[0], tmp_path / "w.png")  # type: ignore[arg-type]
+    [fig] = drawn
+    return fig
+
+
+def test_a_win_plot_says_pooled_only_where_a_grid_pooled_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Sobol' or Morris study's win_vs plots said "(pooled over the other factors)", where
+    almost every value of a Sobol' factor is at one point, and no ``pooled`` entry of
+    summary.json backs them; they say "(the other factors vary)" as lhs's do. A grid's
+    rates are pooled over the others, and a study of one factor says neither."""
+    said = {
+        design: _win_vs_figure(tmp_path, monkeypatch, design).axes[0].get_xlabel()
+        for design in ("grid", "lhs", "morris", "sobol")
+    }
+    assert said == {
+        "grid": "options.fire_hcv (pooled over the other factors)",
+        "lhs": "options.fire_hcv (the other factors vary)",
+        "morris": "options.fire_hcv (the other factors vary)",
+        "sobol": "options.fire_hcv (the other factors vary)",
+    }
+    alone = _win_vs_figure(tmp_path, monkeypatch, "grid", factors=1)
+    assert alone.axes[0].get_xlabel() == "options.fire_hcv"

@@ -3,9 +3,11 @@
 * ``outcomes.png``: runs won by each side, drawn and failed, per design point;
 * ``losses.png``: histograms of each side's losses (per point when few);
 * ``win_vs_<factor>.png``: each side's win probability against each swept
-  factor, pooled over the other factors, with 95 % interval bars — with CRN
+  factor, over every run at each value, with 95 % interval bars — with CRN
   clustered by replication (:mod:`sim.batch.analysis.pooled`), the method named on
-  the axis;
+  the axis; the axis says the rates are pooled over the other factors in a grid,
+  and that the other factors vary in lhs, Morris and Sobol' designs (where a value
+  is not crossed with every value of the others);
 * ``losses.png``: whole-number bins (one bar per value when the values span
   at most 30), and the title says when the runs of all points are pooled;
 * ``convergence.png``, ``sensitivity_convergence.png``: see
@@ -219,9 +221,9 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
         ax.set_xticklabels([point_value(v) for v in values])
     ax.set_ylim(-0.02, 1.02)
     note = ""
-    if len(summary["study"]["factors"]) > 1:
-        lhs = summary["study"]["design"] == "lhs"
-        note = " (the other factors vary)" if lhs else " (pooled over the other factors)"
+    if len(summary["study"]["factors"]) > 1:  # only a grid repeats each value at every other's
+        grid = summary["study"]["design"] == "grid"
+        note = " (pooled over the other factors)" if grid else " (the other factors vary)"
     ax.set_xlabel(wrap(path + note, 60))
     methods = sorted({r.method for r in rows})
     ax.set_ylabel(wrap(f"win probability (95 % interval: {', '.join(methods)})", 45))
