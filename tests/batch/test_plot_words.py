@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -445,3 +446,96 @@ def test_a_win_plot_says_pooled_only_where_a_grid_pooled_it(
     }
     alone = _win_vs_figure(tmp_path, monkeypatch, "grid", factors=1)
     assert alone.axes[0].get_xlabel() == "options.fire_hcv"
+
+
+def _rendered(fig: Figure, tmp_path: Path) -> Any:
+    """``fig`` laid out and drawn as ``save`` writes it; its renderer."""
+    save(fig, tmp_path / "drawn.png")
+    canvas = fig.canvas
+    assert isinstance(canvas, FigureCanvasAgg)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+def _beside(fig: Figure, tmp_path: Path) -> tuple[float, float, float]:
+    """(the axes' right edge, the legend's left edge, the legend's right edge) in pixels, the
+    legend's right edge no further than the figure's."""
+    renderer = _rendered(fig, tmp_path)
+    [ax] = fig.axes
+    legend = ax.get_legend()
+    assert legend is not None
+    box = legend.get_window_extent(renderer)
+    assert box.x1 <= fig.bbox.x1 + 1
+    return ax.bbox.x1, box.x0, box.x1
+
+
+def test_a_win_plots_legend_stands_beside_its_axes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The win_vs legend sat in the axes' upper right corner, over the Confederates' 100 %
+    at the last value and its bar; it stands right of the axes, inside the figure."""
+    fig = _win_vs_figure(tmp_path, monkeypatch, "grid")
+    right, low, _high = _beside(fig, tmp_path)
+    assert low >= right
+    _handles, labels = fig.axes[0].get_legend_handles_labels()
+    assert labels == ["Union wins", "Confederate wins"]
+
+
+def test_the_discover_plots_legend_stands_beside_its_axes_and_its_title_reads_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The goblin barricade's discover.png (lhs, 20 points): the legend in the lower
+    left hid box 3's marker and cut box 2's label; it stands right of the axes. The title
+    said "Where The goblins win"."""
+    from sim.batch.charts import discover as discover_chart
+
+    drawn: list[Figure] = []
+    monkeypatch.setattr(discover_chart, "save", lambda fig, path: drawn.append(fig) or path)
+
+    def box(n: int, holds: int, runs: int, coverage: float, density: float) -> dict[str, Any]:
+        steps = [{"coverage": coverage + 0.1 * i, "density": density - 0.02 * i} for i in range(4)]
+        return {"box": n, "holds": holds, "runs": runs, "coverage": coverage,
+                "density": density, "trajectory": steps}  # fmt: skip
+
+    boxes = [box(1, 26, 100, 0.51, 0.26), box(2, 14, 80, 0.275, 0.175), box(3, 10, 100, 0.196, 0.1)]
+    result = {"boxes": boxes, "base_rate": 0.1275, "min_coverage": 0.5, "alpha": 0.05,
+              "words": "The goblins win"}  # fmt: skip
+    discover_chart.discover_plot(result, tmp_path / "d.png")
+    [fig] = drawn
+    right, low, _high = _beside(fig, tmp_path)
+    assert low >= right
+    assert fig.axes[0].get_title() == "Where the goblins win — PRIM (α 0.05, min coverage 0.5)"
+    assert len(fig.axes[0].get_legend().get_texts()) == 8  # type: ignore[union-attr]
+
+
+def test_a_morris_factor_at_the_origin_is_drawn_inside_the_axes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stone wall's Morris study (docs' example): Phillips' Legion's strength never moves
+    the Union's guns lost (μ* = σ = 0); its marker sat in the axes' corner, cut to a quarter
+    by the spines. The axes start below 0, so the whole marker is inside them."""
+    from sim.batch.charts import analysis
+
+    drawn: list[Figure] = []
+    monkeypatch.setattr(analysis, "save", lambda fig, path: drawn.append(fig) or path)
+    ixs = [("map.terrain.0.cover", 0.03, 0.0387, 0.0075, 0.0525),
+           ("options.fire_hcv", 0.0077, 0.0243, 0.0, 0.0231),
+           ("sides.csa.units.phil.strength", 0.0, 0.0, 0.0, 0.0)]  # fmt: skip
+    measure = {"side": "usa", "measure": "losses.guns", "indices": [
+        {"factor": f, "mu_star": mu, "sigma": sd, "mu_star_low": lo, "mu_star_high": hi}
+        for f, mu, sd, lo, hi in ixs
+    ]}  # fmt: skip
+    summary = {"study": {"name": "Stone wall", "ruleset": "musket"},
+               "points": [{"win": {"usa": {"name": "Union"}}}],
+               "sensitivity": {"method": "morris", "measures": [measure]}}  # fmt: skip
+    analysis.sensitivity_plot(summary, tmp_path / "s.png")
+    [fig] = drawn
+    _rendered(fig, tmp_path)
+    [ax] = fig.axes
+    assert ax.get_xlim()[0] == ax.get_ylim()[0] == -0.04 * 0.0525
+    radius = 6 / 2 * DPI / 72  # markersize 6 points, in pixels
+    for line in ax.get_lines():
+        if line.get_marker() not in ("None", None, ""):
+            for x, y in ax.transData.transform(line.get_xydata()):
+                assert ax.bbox.x0 + radius <= x <= ax.bbox.x1 - radius, line.get_label()
+                assert ax.bbox.y0 + radius <= y <= ax.bbox.y1 - radius, line.get_label()

@@ -218,8 +218,9 @@ def _morris_panel(ax: Axes, indices: list[dict[str, Any]], short: list[str]) -> 
             label="μ* = σ")  # fmt: skip
     ax.set_xlabel("μ* (mean |elementary effect| over the factor's range)", fontsize=8)
     ax.set_ylabel("σ (interaction or non-linearity)", fontsize=8)
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
+    if top > 0:  # a margin below 0: a factor at μ* = σ = 0 sat hidden in the axes' corner
+        ax.set_xlim(left=-0.04 * top)
+        ax.set_ylim(bottom=-0.04 * top)
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.grid(alpha=0.3)
 

@@ -4,8 +4,9 @@ Each box's peeling trajectory is drawn as density against coverage (every
 peel removes runs: coverage falls, density mostly rises), the boxes
 reported are marked and numbered, and a dashed line gives the share of all
 runs where the outcome holds (the density of doing nothing), a dotted one
-the least coverage a reported box may have. Text from the
-user (the measure) is drawn with mathtext off.
+the least coverage a reported box may have. The legend stands right of the
+axes, never over a trajectory or a box. Text from the user (the measure) is
+drawn with mathtext off.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from sim.batch.charts.plotting import in_default_style, look, save, wrap
-from sim.text.grammar import count
+from sim.text.grammar import count, in_sentence
 
 __all__ = ["discover_plot"]
 
@@ -24,7 +25,7 @@ __all__ = ["discover_plot"]
 @in_default_style
 def discover_plot(result: dict[str, Any], path: Path) -> Path:
     """Draw the trajectories and boxes of a :func:`sim.batch.discovery.discover.discover` result."""
-    fig = Figure(figsize=(6.8, 4.6), layout="constrained")
+    fig = Figure(figsize=(9.0, 4.6), layout="constrained")  # the legend beside the axes
     ax = fig.add_subplot()
     for i, box in enumerate(result["boxes"]):
         steps = [s for s in box["trajectory"] if s["coverage"] is not None]
@@ -64,10 +65,11 @@ def discover_plot(result: dict[str, Any], path: Path) -> Path:
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("coverage: share of the runs where it holds that fall in the box")
     ax.set_ylabel("density: share of the box's runs where it holds")
-    title = f"Where {result['words']} — PRIM (α {result['alpha']:g}, min coverage "
+    title = f"Where {in_sentence(result['words'])} — PRIM (α {result['alpha']:g}, min coverage "
     title += f"{result['min_coverage']:g})"
     ax.set_title(wrap(title, 70), parse_math=False)
-    legend = ax.legend(loc="lower left", fontsize=8, frameon=False)
+    # beside the axes: in its lower left it hid the boxes of low coverage and density
+    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     for text in legend.get_texts():
         text.set_parse_math(False)
     return save(fig, path)

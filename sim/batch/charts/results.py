@@ -199,7 +199,7 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
     numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
     xs: list[float] = [float(v) if numeric else float(i) for i, v in enumerate(values)]
     span = (max(xs) - min(xs)) if len(xs) > 1 else 1.0
-    fig = Figure(figsize=(6.5, 4.2), layout="constrained")
+    fig = Figure(figsize=(7.8, 4.2), layout="constrained")  # the legend beside the axes
     ax = fig.add_subplot()
     for i, (sid, name) in enumerate(names.items()):
         iv = [r for r in rows if r.side == sid]
@@ -229,7 +229,8 @@ def _win_vs(store: Store, summary: dict[str, Any], path: str, file: Path) -> Pat
     ax.set_ylabel(wrap(f"win probability (95 % interval: {', '.join(methods)})", 45))
     ax.set_title(wrap(f"Win probability against {path}", 60))
     ax.grid(alpha=0.3)
-    ax.legend(frameon=False)
+    # beside the axes: inside, at its best corner, it covered a rate of 0 or 1 and its bars
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _save(fig, file)
 
 
