@@ -203,7 +203,9 @@ def test_a_win_plots_ticks_write_a_value_as_the_study_and_its_labels_do(
     from tests.batch.helpers import REPO, invoke
 
     drawn: dict[str, Figure] = {}
-    monkeypatch.setattr(results, "_save", lambda fig, path: drawn.setdefault(path.name, fig))
+    monkeypatch.setattr(
+        results, "_save", lambda fig, path: (drawn.setdefault(path.name, fig), path)[1]
+    )
     path = "sides.japan.task_forces.mo_striking.clouds"
     made = invoke(
         "batch", REPO / "scenarios" / "coral_sea_tf17.yaml", "--runs", "1", "--jobs", "1",
@@ -394,7 +396,9 @@ def test_losses_png_names_the_losses_no_run_had(
     from tests.batch.helpers import SCENARIOS
 
     drawn: dict[str, Figure] = {}
-    monkeypatch.setattr(results, "_save", lambda fig, path: drawn.setdefault(path.name, fig))
+    monkeypatch.setattr(
+        results, "_save", lambda fig, path: (drawn.setdefault(path.name, fig), path)[1]
+    )
     plan = StudyPlan(target=load_target(SCENARIOS / "stone_wall.yaml"), seed=1, replications=2)
     run_study(plan, tmp_path / "s", RunOptions(jobs=1))
     fig = drawn["losses.png"]
