@@ -215,13 +215,14 @@ def test_a_long_measure_name_keeps_every_figure_in_one_column() -> None:
 
 
 @pytest.mark.parametrize(("x", "measure", "said"), [
-    (-4e-17, "losses.guns", "+0.0"), (-0.0, "losses.guns", "+0.0"), (-0.04, "turns", "-0.0"),
+    (-4e-17, "losses.guns", "+0.0"), (-0.0, "losses.guns", "+0.0"), (-0.04, "turns", "-0.04"),
     (1234.56, "losses.men", "+1,234.6"), (-3e-12, "win_rate", "+0.0 pts"),
     (0.0123, "win_rate", "+1.2 pts"),
 ])  # fmt: skip
 def test_a_zero_difference_is_never_minus_zero(x: float, measure: str, said: str) -> None:
     """ "Union guns lost +0.0  [-0.0, +0.0]" of a study whose guns were never lost: zero, or
-    a float's error about it, is +0.0; a bound truly below zero keeps its sign."""
+    a float's error about it, is +0.0; a bound truly below zero keeps its sign, and its
+    figures where it rounds to zero (-0.04, never -0.0)."""
     from sim.batch.analysis.summary import _signed
 
     assert _signed(x, measure) == said

@@ -286,7 +286,24 @@ def _pct(x: float | None) -> str:
 
 
 def _num(x: float | None) -> str:
-    return "–" if x is None else f"{x:,.1f}" if abs(x) < 1e6 else f"{x:.3g}"
+    return "–" if x is None else _fixed(x) if abs(x) < 1e6 else f"{x:.3g}"
+
+
+def _fixed(x: float, places: int = 1, sign: str = "") -> str:
+    """``x`` to ``places`` decimals, with thousands separators (``sign`` ``"+"``: signed).
+
+    A value that is not zero but would round to zero there is shown to two significant
+    figures instead, ``0.002``, ``0.045``, ``-0.0031`` (one gun lost in 500 runs read
+    "mean 0.0  sd 0.0"; an interval that stops short of zero read ``-0.0``). Zero, or a
+    float's rounding error about it (below :data:`ZERO`), is ``0.0``, never ``-0.0``.
+    """
+    if abs(x) < ZERO:
+        x = 0.0
+    text = f"{x:{sign},.{places}f}"
+    if x == 0 or float(text.replace(",", "")) != 0:
+        return text
+    figures = 1 - math.floor(math.log10(abs(x)))  # decimals for two significant figures
+    return f"{x:{sign}.{figures}f}".rstrip("0")
 
 
 def _stats_line(label: str, s: dict[str, float | None], width: int = 28) -> str:
@@ -427,23 +444,22 @@ def _stop_lines(pt: dict[str, Any], until_ci: float | None) -> list[str]:
 def _signed(x: float | None, measure: str, places: int = 1) -> str:
     """``+1.2`` (``+1.2 pts`` for a win rate), to ``places`` decimals. Zero, or a float's
     rounding error about it (a bound of ``-4e-17`` where the runs never varied), is
-    ``+0.0``; a value below zero that rounds to it keeps its sign, ``-0.0``: the interval
-    stops short of zero."""
+    ``+0.0``; a value that is not zero but rounds to it is shown to two significant
+    figures (:func:`_fixed`), ``-0.0031``: the interval stops short of zero, and says by
+    how much (it read ``-0.0``)."""
     if x is None:
         return "–"
-    shown = 100 * x if measure == "win_rate" else x
-    if abs(shown) < ZERO:
-        shown = 0.0
-    return f"{shown:+.{places}f} pts" if measure == "win_rate" else f"{shown:+,.{places}f}"
+    if measure == "win_rate":
+        return f"{_fixed(100 * x, places, '+')} pts"
+    return _fixed(x, places, "+")
 
 
 def _places(*values: float | None) -> int:
-    """Decimals enough for a difference and its bounds: 1, or 3 when all of them round to
-    zero at 1 and one is not zero (a -0.005 [-0.024, +0.012] said -0.0 [-0.0, +0.0],
-    which read as no variation where the plot showed some)."""
-    shown = [abs(v) for v in values if v is not None]
-    small = bool(shown) and max(shown) < 0.05 and max(shown) >= ZERO
-    return 3 if small else 1
+    """Decimals enough for a difference and its bounds: 1, or 3 when one of them that is
+    not zero rounds to zero at 1 (a -0.005 [-0.024, +0.012] said -0.0 [-0.0, +0.0], which
+    read as no variation where the plot showed some; -0.1 [-0.2, -0.008] said its
+    interval ended at -0.0). One still zero at 3 shows its own figures (:func:`_fixed`)."""
+    return 3 if any(v is not None and ZERO <= abs(v) < 0.05 for v in values) else 1
 
 
 UNPAIRED = "unpaired (no common random numbers: batch --crn, or crn: true in a study file)"
@@ -502,9 +518,9 @@ def _comparison_lines(summary: dict[str, Any]) -> list[str]:
         text += f"[{low}, {high}]"
         if v is not None and v["paired_sd"] is not None and v["unpaired_sd"]:
             # in the difference's own unit: a win rate's in points, as the plot draws it
-            f = "{:,.1f} pts" if c["measure"] == "win_rate" else "{:,.1f}"
-            paired, unpaired = (scale * v[k] for k in ("paired_sd", "unpaired_sd"))
-            text += f"  sd {f.format(paired)} paired vs {f.format(unpaired)} unpaired"
+            unit = " pts" if c["measure"] == "win_rate" else ""
+            paired, unpaired = (_fixed(scale * v[k]) + unit for k in ("paired_sd", "unpaired_sd"))
+            text += f"  sd {paired} paired vs {unpaired} unpaired"
         lines.append(text)
     return lines
 
