@@ -85,3 +85,34 @@ def test_one_run_a_point_says_there_is_no_noise_estimate(tmp_path: Path, factor:
     _, lines = _study(tmp_path, 1)
     rows = _rows(lines, factor)
     assert rows and all(ONE_RUN in t for t in rows)
+
+
+def test_an_index_below_zero_without_noise_is_a_dash_with_why(tmp_path: Path) -> None:
+    """The cut-down Sobol' study of the wall (4 base samples, 10 runs a point): the wall's
+    cover takes the Confederates' random draws below zero once noise is taken out
+    (-0.0010066…, kept in summary.json). A share of variance is not negative: the text says
+    `–` and why (it said "ST without noise -0.001" with no flag)."""
+    out, lines = _study(tmp_path, 10)
+    summary = json.loads((out / "summary.json").read_text())
+    by = {(m["side"], m["measure"]): m for m in summary["sensitivity"]["measures"]}
+    cover = by[("csa", "draws")]["indices"][0]
+    assert cover["factor"] == "map.terrain.0.cover"
+    assert cover["ST_noise_corrected"] == pytest.approx(-0.0010066232894698603, abs=1e-15)
+    at = lines.index("Confederate random draws: (replication noise 28 % of the variance between "
+                     "points)")  # fmt: skip
+    assert lines[at + 1] == (
+        "map.terrain.0.cover S1 -0.065 [-0.455, 0.002] ST 0.005 [ 0.000, 0.037] "
+        "ST without noise – (below 0: the factor's differences are no larger than their noise) "
+        "flags: S1<0"
+    )
+    assert not any("noise -0" in t for t in lines)
+
+
+@pytest.mark.parametrize("value", [-7.5e-17, -0.0, 1.27e-17])
+def test_a_float_error_about_zero_without_noise_is_0_000_never_minus(value: float) -> None:
+    """A noise-corrected index that is zero but for a float's rounding error (-7.5e-17 where
+    each pair's differences were one run's: d̄² = var(d)/n exactly) reads 0.000 (it read
+    "-0.000")."""
+    from sim.batch.analysis.summary import _denoised_text
+
+    assert _denoised_text({"ST_noise_corrected": value}, "why") == "   ST without noise  0.000"

@@ -572,11 +572,23 @@ def _flag_text(ix: dict[str, Any]) -> str:
 
 
 def _denoised_text(ix: dict[str, Any], why: str) -> str:
-    """``   ST without noise  0.110``, or ``–`` and ``why`` there is none."""
+    """``   ST without noise  0.110``, or ``–`` and ``why`` there is none, or ``–`` and why
+    when it is below zero (summary.json keeps the number): the factor's differences are
+    no larger than their noise, and a share of variance is not negative (it read
+    ``-0.001``, or ``-0.000`` for a float's rounding error about zero, which is 0)."""
     if "ST_noise_corrected" not in ix:  # a summary made before it
         return ""
     corrected = ix["ST_noise_corrected"]
-    return f"   ST without noise {_f(corrected)}" + (f" ({why})" if corrected is None else "")
+    if corrected is None:
+        return f"   ST without noise {_f(corrected)} ({why})"
+    if corrected <= -ZERO:
+        return f"   ST without noise {_f(None)} ({_BELOW_NOISE})"
+    return f"   ST without noise {_f(corrected if corrected > 0 else 0.0)}"
+
+
+_BELOW_NOISE = "below 0: the factor's differences are no larger than their noise"
+"""Why a noise-corrected total index below zero is printed ``–``: its numerator, the mean
+squared difference the factor makes less the noise of those differences, is negative."""
 
 
 def _no_denoised(summary: dict[str, Any]) -> str:
