@@ -395,5 +395,9 @@ def test_an_existing_study_is_not_overwritten(inline: Path) -> None:
     """Running into a folder that holds a study is refused; --resume of another is refused."""
     with pytest.raises(StudyError, match="already holds a study"):
         run_study(_plan(), inline, RunOptions(jobs=1))
-    with pytest.raises(StudyError, match=r"holds a different study \(differs in: seed\)"):
+    with pytest.raises(StudyError) as refused:
         run_study(_plan(seed=12), inline, RunOptions(jobs=1, resume=True))
+    assert str(refused.value) == (  # a plan made in Python: its attributes' names
+        f"--resume: {str(inline)!r} holds a study begun with seed 11 (now 12): a begun study "
+        "keeps its plan, so resume it as it was begun, or start this one in another --out"
+    )

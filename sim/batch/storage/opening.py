@@ -6,6 +6,7 @@ resumed study's stored plan must equal the one given.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from importlib.metadata import PackageNotFoundError, version
@@ -25,6 +26,7 @@ from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Design
 from sim.batch.planning.factors import stored_factor, unsweepable
 from sim.batch.planning.plan import StudyPlan
+from sim.batch.planning.resumed import Begun, Words, differences_text
 from sim.batch.planning.stopping import pilot_problem
 from sim.batch.storage.store import (
     BIGINT_MAX,
@@ -39,11 +41,51 @@ from sim.batch.storage.units import start_details
 from sim.scenario.load import ScenarioError
 from sim.text.grammar import count
 
-__all__ = ["DB_NAME", "PointError", "StudyError", "fresh_points", "open_store", "other_dice"]
+__all__ = [
+    "DB_NAME",
+    "PlanDiffers",
+    "PointError",
+    "StudyError",
+    "fresh_points",
+    "open_store",
+    "other_dice",
+]
 
 
 class StudyError(ValueError):
     """A study that cannot start: bad plan, output in the way, nothing to resume."""
+
+
+class PlanDiffers(StudyError):
+    """``--resume`` of a folder whose study was begun with other settings.
+
+    The message says each setting that differs with both values as a plan made in Python
+    names them (``begun with replications 10 (now 20)``); :meth:`said` says them
+    in a command's words, ``batch``'s flags or a study file's fields
+    (:mod:`sim.batch.planning.resumed`).
+
+    Attributes:
+        folder: the study folder, as given.
+        stored: the plan stored in it.
+        wanted: the command's plan (:meth:`StudyPlan.identity`).
+        begun: the two studies' targets.
+    """
+
+    def __init__(
+        self, folder: str, stored: dict[str, Any], wanted: dict[str, Any], begun: Begun
+    ) -> None:
+        self.folder, self.stored, self.wanted, self.begun = folder, stored, wanted, begun
+        super().__init__(self.said("plan"))
+
+    def said(self, words: Words, *, seed_given: bool = True) -> str:
+        """The refusal in ``words``; ``seed_given``: ``batch`` was given ``--seed`` (else its
+        seed is the scenario's own, and is said so)."""
+        begun = dataclasses.replace(self.begun, seed_given=seed_given)
+        return (
+            f"--resume: {self.folder!r} holds a study "
+            f"{differences_text(self.stored, self.wanted, begun, words)}: a begun study keeps "
+            "its plan, so resume it as it was begun, or start this one in another --out"
+        )
 
 
 class PointError(StudyError):
@@ -352,13 +394,21 @@ def open_store(plan: StudyPlan, out: Path, points: list[dict[str, Any]] | None) 
     if problem is not None:
         store.close()
         raise StudyError(f"--resume: {problem}")
-    if stored != wanted:
-        store.close()
-        diff = sorted(k for k in stored.keys() | wanted.keys() if stored.get(k) != wanted.get(k))
-        raise StudyError(
-            f"--resume: {str(out)!r} holds a different study (differs in: {', '.join(diff)})"
-        )
     begun = store.meta().get("source")
+    if stored != wanted:
+        kind = store.meta().get("kind")
+        store.close()
+        raise PlanDiffers(
+            str(out),
+            stored,
+            wanted,
+            Begun(
+                plan.target.kind,
+                plan.target.source,
+                kind if isinstance(kind, str) else None,
+                begun if isinstance(begun, str) else None,
+            ),
+        )
     # a scenario's replays name its file; a campaign's name its battles' (not the campaign's)
     if plan.target.kind == "scenario" and begun is not None and begun != plan.target.source:
         store.close()

@@ -126,15 +126,17 @@ def _number_not_text(written: str) -> str:
 @dataclass(frozen=True)
 class Swept:
     """A ``batch`` command's scenario file and ``--sweep`` options, as typed: what a refusal
-    of one of its design points names.
+    of one of its design points names (and a ``--resume`` refusal, its ``--seed``).
 
     Attributes:
         file: the scenario (or campaign) file as typed.
         sweeps: each ``--sweep PATH=V1,V2,…`` as typed.
+        seed_given: ``--seed`` was given (else the seed is the scenario's own).
     """
 
     file: str
     sweeps: tuple[str, ...]
+    seed_given: bool = True
 
     def typed(self, path: str, value: Any) -> str | None:
         """The text a number ``value`` of ``--sweep path`` was typed in (``08`` for 8), or
@@ -202,7 +204,7 @@ def _run(
     except PointError as exc:  # from the study file's factors, or from --sweep
         _point_refused(exc, source)
     except (StudyError, ExecutorError, StoreError) as exc:
-        _bad_input(_error(str(exc)))
+        _bad_input(_error(_refusal(exc, source)))
     except StudyIncomplete as exc:
         click.echo(_error(str(exc)), err=True)
         sys.exit(1)
@@ -232,6 +234,20 @@ def _run(
         )
     _every_run_failed(result.summary, out / DB_NAME)
     return result.summary
+
+
+def _refusal(exc: Exception, source: StudySpec | Swept | None) -> str:
+    """A study's refusal in one line; a ``--resume`` of a study begun otherwise names each
+    setting as it was given, a study file's field or ``batch``'s flag (its ``--seed``, or
+    the scenario's seed where none was given)."""
+    from sim.batch.planning.spec import StudySpec
+    from sim.batch.storage.opening import PlanDiffers
+
+    if not isinstance(exc, PlanDiffers):
+        return str(exc)
+    if isinstance(source, StudySpec):
+        return exc.said("file")
+    return exc.said("flags", seed_given=source.seed_given if isinstance(source, Swept) else True)
 
 
 def _every_run_failed(summary: dict[str, Any], db: Path) -> None:
@@ -518,7 +534,7 @@ def batch(
     folder = _folder(Path(out) if out is not None else Path(f"{t.stem}-study"))
     _sized(plan, target, execution.quiet or execution.resume)
     options = _options(execution, not no_plots, baseline, interval or "wilson", paired_interval)
-    _run(plan, folder, options, execution.as_json, Swept(target, tuple(sweep)))
+    _run(plan, folder, options, execution.as_json, Swept(target, tuple(sweep), seed is not None))
 
 
 def _design(name: str) -> Design:
