@@ -178,12 +178,26 @@ def test_a_verdict_that_fought_every_run_names_no_seed_and_reads_the_same_each_t
 
 def test_json_names_no_sample_seed_when_every_run_was_fought(one_run: Path) -> None:
     """--json of a check that fought every run again: sample_seed null (no sample was drawn),
-    so two checks of one study print the same object (it gave a fresh seed each time); a
-    real sample still gives the seed that drew it."""
+    so two checks of one study print the same object (it gave a fresh seed each time); so
+    does --sample 0, which drew none (a sample drawn gives its seed: the test below)."""
     first, second = (json.loads(invoke("verify", one_run, "--all", "--json").output) for _ in "ab")
     assert first == second
     assert (first["sample_seed"], first["sampled"]) == (None, [0])
-    drawn = json.loads(
+    none = json.loads(
         invoke("verify", one_run, "--sample", "0", "--sample-seed", "7", "--json").output
     )
-    assert drawn["sample_seed"] == 7
+    assert (none["sample_seed"], none["sampled"]) == (None, [])  # nothing drawn: no seed
+
+
+def test_json_gives_the_seed_of_a_sample_drawn_and_none_where_none_was(thirteen: Path) -> None:
+    """--sample 0 drew no sample: sample_seed null (it gave a fresh seed, or --sample-seed's,
+    for a sample never drawn; the text names none); a sample drawn gives its seed."""
+    drawn = json.loads(
+        invoke("verify", thirteen, "--sample", "2", "--sample-seed", "7", "--json").output
+    )
+    assert drawn["sample_seed"] == 7 and len(drawn["sampled"]) == 2
+    for seed in ([], ["--sample-seed", "7"]):
+        none = json.loads(invoke("verify", thirteen, "--sample", "0", *seed, "--json").output)
+        assert (none["ok"], none["sample_seed"], none["sampled"]) == (True, None, [])
+    text = invoke("verify", thirteen, "--sample", "0", "--sample-seed", "7").output
+    assert "no run re-fought (--sample 0)" in text and "sample seed" not in text

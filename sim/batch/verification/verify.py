@@ -163,7 +163,8 @@ class StudyCheck:
             "study": self.study,
             "ok": self.ok,
             "runs": self.runs,
-            "sample_seed": None if self.every_run else self.sample_seed,
+            # a seed that drew no sample (every run fought, or none: --sample 0) is no seed
+            "sample_seed": None if self.every_run or not self.sampled else self.sample_seed,
             "sampled": self.sampled,
             "catch_probability": None if self.damaged else self.catch,
             "digests": self.digests,
