@@ -201,3 +201,19 @@ def test_json_gives_the_seed_of_a_sample_drawn_and_none_where_none_was(thirteen:
         assert (none["ok"], none["sample_seed"], none["sampled"]) == (True, None, [])
     text = invoke("verify", thirteen, "--sample", "0", "--sample-seed", "7").output
     assert "no run re-fought (--sample 0)" in text and "sample seed" not in text
+
+
+def test_the_differs_lines_count_with_separators(tmp_path: Path) -> None:
+    """A study of 1,010 runs cut to 5: "runs: 1,005 runs missing" (it said "1005 runs
+    missing"), "… and 1,998 more differences", and the verdict counts those 1,998 among its
+    2,053 (a count with a separator is still read as its number)."""
+    out = tmp_path / "big"
+    plan = StudyPlan(target=load_target(BRAWL), seed=3, replications=1_010, chunk_size=1_010)
+    run_study(plan, out, RunOptions(jobs=1, plots=False))
+    _sql(out, "DELETE FROM runs WHERE replication >= 5")
+    result = invoke("verify", out, "--sample", "0")
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "DIFFERS: runs: 1,005 runs missing (5, 6, 7 …)"
+    assert "DIFFERS: runs: … and 1,998 more differences" in lines
+    assert lines[-1] == f"{out}: 2,053 differences"

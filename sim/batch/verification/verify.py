@@ -103,7 +103,7 @@ __all__ = ["DEFAULT_SAMPLE", "StudyCheck", "StudyVerifyError", "verify_study"]
 DEFAULT_SAMPLE = 5
 """Runs re-fought when no ``--sample`` is given."""
 SHOWN = 3
-_MORE = re.compile(r": … and (\d+) more differences?$")
+_MORE = re.compile(r": … and ([\d,]+) more differences?$")
 """Differences of one kind shown in a message before "and N more"."""
 
 
@@ -149,7 +149,7 @@ class StudyCheck:
         total = 0
         for line in self.differences:
             more = _MORE.search(line)
-            total += int(more.group(1)) if more else 1
+            total += int(more.group(1).replace(",", "")) if more else 1
         return total
 
     @property
@@ -196,7 +196,7 @@ def _changes(a: Any, b: Any, what: str, left: str, right: str) -> list[str]:
         for c in found[:SHOWN]
     ]
     if len(found) > SHOWN:
-        out.append(f"{what}: … and {count(len(found) - SHOWN, 'more difference')}")
+        out.append(f"{what}: … and {count(len(found) - SHOWN, 'more difference', spec=',')}")
     # (SHOWN listed and the rest counted: StudyCheck.difference_count reads this line)
     return out
 
@@ -230,7 +230,7 @@ def _check_plan(store: Store, meta: dict[str, Any], check: StudyCheck) -> None:
     if bad:
         shown = ", ".join(str(b) for b in bad[:SHOWN]) + (" …" if len(bad) > SHOWN else "")
         check.differences.append(
-            f"runs: {count(len(bad), 'run')} whose id or seed is not the plan's ({shown})"
+            f"runs: {count(len(bad), 'run', spec=',')} whose id or seed is not the plan's ({shown})"
         )
 
 
@@ -521,8 +521,8 @@ def _check_complete(store: Store, meta: dict[str, Any], check: StudyCheck) -> bo
     reps = int(meta["replications"])
     if check.runs > points * reps:
         check.differences.append(
-            f"runs: {check.runs} stored, more than the plan's {count(points, 'point')} × "
-            f"{count(reps, 'run')}"
+            f"runs: {check.runs:,} stored, more than the plan's {count(points, 'point', spec=',')} "
+            f"× {count(reps, 'run', spec=',')}"
         )
         return False
     wanted = _wanted_runs(store, meta, points)
@@ -558,7 +558,7 @@ def _check_complete(store: Store, meta: dict[str, Any], check: StudyCheck) -> bo
     for what, n in counts.items():
         if n:
             ids = ", ".join(str(i) for i in shown[what][:SHOWN]) + (" …" if n > SHOWN else "")
-            check.differences.append(f"runs: {count(n, 'run')} {what} ({ids})")
+            check.differences.append(f"runs: {count(n, 'run', spec=',')} {what} ({ids})")
     return True
 
 
@@ -663,7 +663,8 @@ def _check_digests(
     check.differences += found[: SHOWN * 4]
     if len(found) > SHOWN * 4:
         # differences, not runs: one run can differ in several ways (counted by difference_count)
-        check.differences.append(f"runs: … and {count(len(found) - SHOWN * 4, 'more difference')}")
+        more = count(len(found) - SHOWN * 4, "more difference", spec=",")
+        check.differences.append(f"runs: … and {more}")
 
 
 def _kept_problem(target: Target, keep: int, row: list[Any], listed: str | None) -> str | None:
@@ -800,9 +801,11 @@ def _check_chain(store: Store, manifest: dict[str, Any], check: StudyCheck) -> N
         return
     runs, root = runs_root(store)
     if (manifest.get("runs"), manifest.get("runs_root")) != (runs, root):
+        recorded = manifest.get("runs")
+        said = f"{recorded:,}" if type(recorded) is int else json.dumps(recorded)
         check.differences.append(
             f"{MANIFEST}: the runs' digests chain to another value than it records "
-            f"({count(runs, 'run')} stored, {manifest.get('runs')} recorded): runs deleted, "
+            f"({count(runs, 'run', spec=',')} stored, {said} recorded): runs deleted, "
             "added or changed since the study ended"
         )
 
@@ -927,27 +930,29 @@ def verify_lines(check: StudyCheck) -> list[str]:
     # a seed that chose nothing is not said: a fresh one each time, the same check
     chosen = "every run: " if check.every_run else f"sample seed {check.sample_seed}: "
     if len(check.sampled) > 10:
-        fought += f" … {len(check.sampled) - 10} more"
-    kept = count(check.replays, "kept replay")
+        fought += f" … {len(check.sampled) - 10:,} more"
+    kept = count(check.replays, "kept replay", spec=",")
     replays = f", {kept} byte for byte" if check.replays else ""
     if check.by_value:
         exact = check.replays - check.by_value
         replays = (
-            f", {kept} the re-fought ones ({exact} byte for byte, "
-            f"{check.by_value} by value, in their rules version's event shapes)"
+            f", {kept} the re-fought ones ({exact:,} byte for byte, "
+            f"{check.by_value:,} by value, in their rules version's event shapes)"
         )
     rows = count(check.digests, "run's", "runs'", spec=",")
     digests = f"{rows} rows and kept replays match their digests; " if check.digests else ""
     matches = "matches" if check.files == 1 else "match"
-    files = f"{count(check.files, 'file')} {matches} the manifest; " if check.files else ""
+    files = (
+        f"{count(check.files, 'file', spec=',')} {matches} the manifest; " if check.files else ""
+    )
     catch = (
         f"a run altered with its digests recomputed is caught with probability "
         f"{check.catch:.2%} ({len(check.sampled):,} of {check.runs:,}; --all fights every run)"
     )
     if check.damaged:
         lines.append(
-            f"{check.study}: {count(check.difference_count, 'difference')}: its database is "
-            "damaged, so nothing past the damage was checked"
+            f"{check.study}: {count(check.difference_count, 'difference', spec=',')}: its "
+            "database is damaged, so nothing past the damage was checked"
         )
     elif check.ok:
         lines.append(
@@ -966,5 +971,6 @@ def verify_lines(check: StudyCheck) -> list[str]:
             if check.sampled and not check.every_run
             else ""
         )
-        lines.append(f"{check.study}: {count(check.difference_count, 'difference')}{again}")
+        differences = count(check.difference_count, "difference", spec=",")
+        lines.append(f"{check.study}: {differences}{again}")
     return lines
