@@ -56,7 +56,7 @@ def test_a_study_of_one_run_verifies_from_1_run(one_run: Path) -> None:
         f"OK: {one_run}: plan, seeds, every planned run present and summary.json re-derived "
         "from 1 run; 1 run's rows and kept replays match their digests; 2 files match the "
         "manifest; 1 run re-fought identically (every run: 0); a run altered with its "
-        "digests recomputed is caught with probability 100.00% (1 of 1; --all fights every run)"
+        "digests recomputed is caught with probability 100.00% (1 of 1: every run re-fought)"
     ]
 
 
@@ -201,6 +201,19 @@ def test_json_gives_the_seed_of_a_sample_drawn_and_none_where_none_was(thirteen:
         assert (none["ok"], none["sample_seed"], none["sampled"]) == (True, None, [])
     text = invoke("verify", thirteen, "--sample", "0", "--sample-seed", "7").output
     assert "no run re-fought (--sample 0)" in text and "sample seed" not in text
+
+
+def test_all_says_every_run_was_fought_not_to_use_all(thirteen: Path) -> None:
+    """verify --all ended "(13 of 13; --all fights every run)": advice to do what was done.
+    It says what was done; a sample still names --all."""
+    result = invoke("verify", thirteen, "--all")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1].endswith(
+        "a run altered with its digests recomputed is caught with probability 100.00% "
+        "(13 of 13: every run re-fought)"
+    )
+    sampled = invoke("verify", thirteen, "--sample", "2", "--sample-seed", "7").output
+    assert sampled.splitlines()[-1].endswith("(2 of 13; --all fights every run)")
 
 
 def test_the_differs_lines_count_with_separators(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def test_an_untouched_study_verifies_every_run_and_both_kept_replays(study: Path
         "8 runs; 8 runs' rows and kept replays match their digests; 2 files match the "
         "manifest; 8 runs re-fought identically (every run: 0, 1, 2, 3, 4, 5, 6, 7), "
         "2 kept replays byte for byte; a run altered with its digests recomputed is caught "
-        "with probability 100.00% (8 of 8; --all fights every run)"
+        "with probability 100.00% (8 of 8: every run re-fought)"
     ]
 
 

@@ -945,9 +945,11 @@ def verify_lines(check: StudyCheck) -> list[str]:
     files = (
         f"{count(check.files, 'file', spec=',')} {matches} the manifest; " if check.files else ""
     )
+    # what --all would do, unless it was done: every run was fought again
+    done = ": every run re-fought" if check.every_run else "; --all fights every run"
     catch = (
         f"a run altered with its digests recomputed is caught with probability "
-        f"{check.catch:.2%} ({len(check.sampled):,} of {check.runs:,}; --all fights every run)"
+        f"{check.catch:.2%} ({len(check.sampled):,} of {check.runs:,}{done})"
     )
     if check.damaged:
         lines.append(
