@@ -265,9 +265,14 @@ def readable_file(ctx: click.Context, param: click.Parameter, value: Any) -> Any
         fail(f"{value}: {missing(path)}")
     if path.is_dir():
         if (path / "study.duckdb").is_file():
+            compare = (
+                "; to compare two studies, see docs/batch.md, 'Two studies side by side'"
+                if ctx.info_name == "diff"
+                else ""
+            )
             fail(
                 f"{value}: a study's folder, not a file (verify, rerun, discover and export "
-                "read a study's folder)"
+                f"read a study's folder{compare})"
             )
         fail(f"{value}: a directory, not a regular file")
     return value

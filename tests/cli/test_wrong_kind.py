@@ -148,10 +148,11 @@ def test_a_folder_given_for_a_file_is_one_line_of_ours(command: str, tmp_path: P
     study.mkdir()
     (study / "study.duckdb").write_bytes(b"")
     rest = {"why": ["1"], "diff": [str(REPLAY)], "fork": ["--at", "1"]}.get(command, [])
+    compare = "; to compare two studies, see docs/batch.md, 'Two studies side by side'"
     for folder, said in (
         (plain, "a directory, not a regular file"),
         (study, "a study's folder, not a file (verify, rerun, discover and export read a "
-                "study's folder)"),
+                f"study's folder{compare if command == 'diff' else ''})"),
     ):  # fmt: skip
         result = _invoke(command, str(folder), *rest)
         assert (result.exit_code, result.stderr) == (
