@@ -218,8 +218,10 @@ def _template(ruleset: str) -> tuple[str, str]:
     target, _ = _target_and_source(ruleset)
     module = import_module(target.partition(":")[0])
     package = module.__name__ if hasattr(module, "__path__") else module.__package__ or ""
-    resource = files(package).joinpath("template.yaml")
-    if resource.is_file():
+    # a plugin that is one top-level module has no package to hold a template.yaml (files("")
+    # raised ValueError: Empty module name): its examples are its templates
+    resource = files(package).joinpath("template.yaml") if package else None
+    if resource is not None and resource.is_file():
         return str(resource), resource.read_text(encoding="utf-8")
     for example in found.examples:
         if Path(example).is_file():

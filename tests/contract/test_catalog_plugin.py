@@ -148,3 +148,21 @@ def test_new_words_the_ruleset_with_its_article(
     assert result.stdout == (
         "Wrote bows.yaml: an archery scenario; next: battlesim validate bows.yaml\n"
     )
+
+
+def test_new_for_a_plugin_that_is_one_top_level_module_starts_from_its_example(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ruleset whose entry point names a top-level module (``solo_pips:RULESET``, no
+    package) has no package to hold a template.yaml: `new` starts from its example, as for
+    a package without one (it raised ``ValueError: Empty module name`` from
+    ``importlib.resources.files("")``)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "solo_pips.py").write_text("from tests.contract.toy import RULESET\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(catalog, "_target_and_source", lambda name: ("solo_pips:RULESET", "x"))
+    file, text = catalog._template("pips")
+    assert (file, text) == (str(SCENARIOS[0]), SCENARIOS[0].read_text(encoding="utf-8"))
+    made = _cli("new", "pips", tmp_path / "duel.yaml")
+    assert made.exit_code == 0, made.output
