@@ -116,3 +116,19 @@ def test_a_float_error_about_zero_without_noise_is_0_000_never_minus(value: floa
     from sim.batch.analysis.summary import _denoised_text
 
     assert _denoised_text({"ST_noise_corrected": value}, "why") == "   ST without noise  0.000"
+
+
+def test_an_index_that_rounds_to_zero_from_below_prints_0_000() -> None:
+    """A Sobol' or Morris index just below zero (an S1 of -0.0004, flagged S1<0) printed
+    ``-0.000``; it prints ``0.000``, as ``ST without noise`` does, and one that rounds
+    below zero keeps its sign."""
+    from sim.batch.analysis.summary import _index_text
+
+    ix = {"S1": -0.0004, "S1_low": -0.0123, "S1_high": 0.0004, "ST": 0.0, "ST_low": -0.0,
+          "ST_high": 0.0021, "flags": [{"flag": "S1<0", "beyond_interval": False}]}  # fmt: skip
+    assert _index_text("sobol", ix) == (
+        "S1  0.000 [-0.012,  0.000]   ST  0.000 [ 0.000,  0.002]   flags: S1<0"
+    )
+    morris = {"mu_star": 0.0, "mu_star_low": -0.0001, "mu_star_high": 0.3, "sigma": 0.0,
+              "mu": -0.0002}  # fmt: skip
+    assert _index_text("morris", morris) == ("μ*  0.000 [ 0.000,  0.300]   σ  0.000   μ  0.000")

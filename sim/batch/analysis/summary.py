@@ -563,7 +563,9 @@ def _measure_stats(pt: dict[str, Any], side: str | None, measure: str) -> dict[s
 
 
 def _f(x: float | None, width: int = 6) -> str:
-    return "    –" if x is None else f"{x:{width}.3f}"
+    """An index to three decimals; one that rounds to zero from below is ``0.000``, never
+    ``-0.000`` (format's ``z``)."""
+    return "    –" if x is None else f"{x:z{width}.3f}"
 
 
 def _flag_text(ix: dict[str, Any]) -> str:
