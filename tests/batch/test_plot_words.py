@@ -543,3 +543,13 @@ def test_a_morris_factor_at_the_origin_is_drawn_inside_the_axes(
             for x, y in ax.transData.transform(line.get_xydata()):
                 assert ax.bbox.x0 + radius <= x <= ax.bbox.x1 - radius, line.get_label()
                 assert ax.bbox.y0 + radius <= y <= ax.bbox.y1 - radius, line.get_label()
+
+
+def test_a_wrapped_label_keeps_a_hyphenated_method_whole() -> None:
+    """The win plot's axis label broke its method's name at a hyphen (``wilson-by-`` /
+    ``replication``); a hyphenated word now moves whole to the next line."""
+    from sim.batch.charts.plotting import wrap
+
+    assert wrap("win probability (95 % interval: wilson-by-replication)", 45) == (
+        "win probability (95 % interval:\nwilson-by-replication)"
+    )

@@ -89,7 +89,8 @@ def look(i: int) -> Look:
 
 def wrap(text: str, width: int) -> str:
     """Text broken into lines of at most ``width`` characters (titles, axis labels)."""
-    return "\n".join(textwrap.wrap(text, width)) or text
+    # a hyphenated name (wilson-by-replication, clopper-pearson) stays whole on its line
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
 def short_paths(paths: list[str]) -> dict[str, str]:
