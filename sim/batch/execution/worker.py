@@ -33,15 +33,14 @@ from sim.batch.execution.columnar import pack
 from sim.batch.execution.digests import DIGEST_COLUMNS, UNIT_TYPES, digest_runs, run_types
 from sim.batch.execution.executors import forget_safe_path
 from sim.batch.execution.rows import UNIT_COLUMNS, ChunkRows, Losses, outcome_json, run_row
-from sim.batch.inputs.campaign import CampaignData, fight_campaign, validate_battle
+from sim.batch.inputs.campaign import CampaignData, fight_campaign
 from sim.batch.inputs.seeds import RunSpec
-from sim.batch.inputs.target import Target, dry_carry
+from sim.batch.inputs.target import Target, campaign_at
 from sim.contract import AnyRuleset, UnitRow
-from sim.contract.bases import validate_plain
 from sim.contract.ruleset import built_in, place_name, raised_outside
 from sim.replay.header import make_header
 from sim.runner import DrawTally, raised_where
-from sim.scenario.load import Located, ScenarioError, validate_data
+from sim.scenario.load import ScenarioError, validate_data
 
 __all__ = [
     "UNIT_COLUMNS",
@@ -167,31 +166,11 @@ def prepare(target: Target, values: dict[str, Any]) -> Prepared:
     Raises:
         ScenarioError, ValidationError: the point's values make it invalid.
     """
-    data = target.at(values)
     if target.kind == "scenario":
-        ruleset, scenario = validate_data(data, {}, target.source)
+        ruleset, scenario = validate_data(target.at(values), {}, target.source)
         header = make_header(ruleset, scenario, 0, source=target.source)
         return Prepared(target, (ruleset, scenario), header=header, stem=target.stem)
-    campaign = validate_plain(CampaignData, data)
-    first = campaign.battles[0]
-    validate_battle(first.scenario, first.source)
-    # later battles depend on the fighting, but each is a scenario valid as written (the
-    # campaign file's check) and carried over from the start of the one before: a value a
-    # design point sets on a later battle is checked both ways here, not in every run
-    for entry in campaign.battles[1:]:
-        try:
-            validate_battle(entry.scenario, entry.source)
-        except ScenarioError as exc:
-            raise ScenarioError(
-                [
-                    Located(p.file, p.line, f"battles.{entry.id}.scenario.{p.field}", p.message)
-                    for p in exc.problems
-                ]
-            ) from None
-    dry = dry_carry(campaign)
-    if dry:
-        path, message = dry[0]
-        raise ScenarioError([Located(target.source, 0, ".".join(map(str, path)), message)])
+    campaign = campaign_at(target, values)
     return Prepared(target, campaign=campaign, stem=target.stem)
 
 

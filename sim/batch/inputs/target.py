@@ -45,7 +45,14 @@ from sim.scenario.load import (
 from sim.text.grammar import an
 from sim.text.suggest import did_you_mean
 
-__all__ = ["Target", "campaign_file_data", "load_campaign", "load_target", "source_label"]
+__all__ = [
+    "Target",
+    "campaign_at",
+    "campaign_file_data",
+    "load_campaign",
+    "load_target",
+    "source_label",
+]
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 FieldPath = tuple[str | int, ...]
@@ -353,6 +360,36 @@ def other_kind(path: Path, wanted: tuple[FileKind, ...]) -> str | None:
         return "a battlesim replay"
     found = yaml_kind(path)
     return None if found is None or found in wanted else KINDS[found][0]
+
+
+def campaign_at(target: Target, values: dict[str, Any]) -> CampaignData:
+    """The campaign ``target`` with a design point's ``values`` set, checked as a study
+    checks each of its points (every battle's scenario, each carry-over).
+
+    Raises:
+        ScenarioError, ValidationError: the point's values make it invalid.
+    """
+    campaign = validate_plain(CampaignData, target.at(values))
+    first = campaign.battles[0]
+    validate_battle(first.scenario, first.source)
+    # later battles depend on the fighting, but each is a scenario valid as written (the
+    # campaign file's check) and carried over from the start of the one before: a value a
+    # design point sets on a later battle is checked both ways here, not in every run
+    for entry in campaign.battles[1:]:
+        try:
+            validate_battle(entry.scenario, entry.source)
+        except ScenarioError as exc:
+            raise ScenarioError(
+                [
+                    Located(p.file, p.line, f"battles.{entry.id}.scenario.{p.field}", p.message)
+                    for p in exc.problems
+                ]
+            ) from None
+    dry = dry_carry(campaign)
+    if dry:
+        path, message = dry[0]
+        raise ScenarioError([Located(target.source, 0, ".".join(map(str, path)), message)])
+    return campaign
 
 
 def dry_carry(campaign: CampaignData) -> list[tuple[FieldPath, str]]:

@@ -7,8 +7,10 @@ factors from here, so neither imports the other to know what a factor is.
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -26,6 +28,7 @@ __all__ = [
     "Factor",
     "Point",
     "consistent",
+    "decimal_reason",
     "repeated",
     "stored_factor",
     "unsweepable",
@@ -198,3 +201,26 @@ def consistent(points: list[Point]) -> list[Point]:
         and all(isinstance(p[path], int | float) and not isinstance(p[path], bool) for p in points)
     ]
     return [{k: float(v) if k in mixed else v for k, v in p.items()} for p in points]
+
+
+def decimal_reason(factors: Sequence[Factor], field: str, message: str) -> str:
+    """The scenario's reason for refusing a design point, with why a whole number reached a
+    field as a decimal (``-50.0 is not an integer: write -50``, when the study file says
+    ``-50``): the factor made it one. A factor whose values mix whole numbers with a
+    fraction, on a field of whole numbers, is refused for the fraction: "write -20" was no
+    help where the file said -20."""
+    if "is not an integer" not in message:
+        return message
+    factor = next((f for f in factors if f.path == field), None)
+    if factor is None:
+        return message
+    if factor.range is not None and factor.type == "float":
+        return message + " (a range factor's values are decimals unless it says 'type: int')"
+    if factor.values is not None:
+        decimals = [v for v in factor.values if isinstance(v, float) and not v.is_integer()]
+        if decimals and any(type(v) is int for v in factor.values):
+            return (
+                f"{json.dumps(decimals[0])} is not a whole number, and this field takes whole "
+                "numbers only (beside it, every value of the factor is read as a decimal)"
+            )
+    return message

@@ -24,7 +24,7 @@ from sim.batch.inputs.guard import DB_NAME, building
 from sim.batch.inputs.seeds import DOMAIN
 from sim.batch.inputs.target import Target
 from sim.batch.planning.design import Design
-from sim.batch.planning.factors import stored_factor, unsweepable
+from sim.batch.planning.factors import decimal_reason, stored_factor, unsweepable
 from sim.batch.planning.plan import StudyPlan
 from sim.batch.planning.resumed import Begun, Words, differences_text
 from sim.batch.planning.stopping import pilot_problem
@@ -255,7 +255,7 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
     except ScenarioError as exc:
         p = exc.problems[0]
         where = f"{p.field}: " if p.field else ""
-        reason = _decimal_reason(plan, p.field, p.message)
+        reason = decimal_reason(plan.factors, p.field, p.message)
         # the factor that leads to the field, however each names it (a campaign's problem
         # names its battle by id, its side by index: battles.day2.scenario.sides.0.…)
         field = _field(plan, p.field)
@@ -274,28 +274,6 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
         raise PointError(
             f"design point {index} ({shown}) is not a valid campaign: {where}: {err['msg']}"
         ) from None
-
-
-def _decimal_reason(plan: StudyPlan, field: str, message: str) -> str:
-    """A point's reason, with why a whole number reached a field as a decimal (``-50.0 is
-    not an integer: write -50``, when the study file says ``-50``): the factor made it one.
-    A factor whose values mix whole numbers with a fraction, on a field of whole numbers,
-    is refused for the fraction: "write -20" was no help where the file said -20."""
-    if "is not an integer" not in message:
-        return message
-    factor = next((f for f in plan.factors if f.path == field), None)
-    if factor is None:
-        return message
-    if factor.range is not None and factor.type == "float":
-        return message + " (a range factor's values are decimals unless it says 'type: int')"
-    if factor.values is not None:
-        decimals = [v for v in factor.values if isinstance(v, float) and not v.is_integer()]
-        if decimals and any(type(v) is int for v in factor.values):
-            return (
-                f"{json.dumps(decimals[0])} is not a whole number, and this field takes whole "
-                "numbers only (beside it, every value of the factor is read as a decimal)"
-            )
-    return message
 
 
 def fresh_points(plan: StudyPlan, out: Path) -> list[dict[str, Any]]:
