@@ -28,13 +28,15 @@ from __future__ import annotations
 import copy
 import re
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
-from sim.contract.bases import Share
+from sim.contract.bases import Share, validate_plain
 from sim.text.suggest import close_names, did_you_mean
 from sim.text.values import SHOWN_CHARS
 
@@ -45,6 +47,7 @@ __all__ = [
     "known_fields",
     "misspelt",
     "one_per_field",
+    "repaired",
     "said_twice",
     "untagged",
 ]
@@ -542,6 +545,108 @@ def _mend_item(
         else:
             parent[loc[-1]] = value
     return plan
+
+
+@dataclass(frozen=True)
+class Repaired:
+    """A file's data repaired until it validates (:func:`repaired`).
+
+    Attributes:
+        model: the repaired data, validated.
+        renamed: each unknown key read as the field it may have meant (typo -> field).
+        kept: each round's surviving items, by list (as :func:`_repair` gives them).
+        refused: every field a round refused, at its place in the data as given.
+    """
+
+    model: BaseModel
+    renamed: dict[Path_, Path_]
+    kept: tuple[dict[Path_, list[int]], ...]
+    refused: frozenset[Path_]
+
+    def original(self, path: Path_) -> Path_:
+        """``path`` in :attr:`model` at its place in the data as given (the items left out
+        before it counted back in)."""
+        return _through(path, self.kept)
+
+
+def _through(path: Path_, kept: Sequence[dict[Path_, list[int]]]) -> Path_:
+    """``path`` after rounds of repair that kept ``kept``, at its place before the first."""
+    for survivors in reversed(kept):
+        path = _to_original(path, survivors)
+    return path
+
+
+REPAIR_ROUNDS = 8
+"""Most rounds :func:`repaired` takes: each leaves out more (a refused field, then the item
+it left without a field it needs), so a file's rounds are few."""
+
+
+def repaired(model: type[BaseModel], data: Any, errors: list[Any]) -> Repaired | None:
+    """``data``, whose validation as ``model`` gave ``errors``, repaired as
+    :func:`cross_problems_after_repair` repairs a scenario (:func:`_repair`: unknown fields
+    and refused fields that have a default left out, refused list items left out), and
+    again while what is left does not validate (a factor whose misspelt ``value:`` was left
+    out has neither values nor a range: it is left out then). An unknown key is first read
+    as the field its "did you mean" names, when the data does not give that field
+    (``desing: lhs`` as ``design: lhs``); a required field refused is left unset (None).
+    Validated as :func:`~sim.contract.bases.validate_plain` does; None when no round
+    validates (an error at no field, or at one that neither has a default nor is in a list
+    item).
+
+    For the checks that come after a file's schema (a study's factor paths): each may be
+    run on what this keeps unless it reads a field :attr:`Repaired.refused` names."""
+    fixed = copy.deepcopy(data)
+    renamed = _meant(model, data, errors)  # misspelt's, and those of fields with a default
+    for typo, right in renamed.items():
+        parent = _get(fixed, typo[:-1])
+        parent[str(right[-1])] = parent.pop(str(typo[-1]))
+    lenient = _lenient(model)
+    kept: list[dict[Path_, list[int]]] = []
+    refused: set[Path_] = set()
+    for _ in range(REPAIR_ROUNDS):
+        try:
+            valid = validate_plain(lenient, fixed)
+        except ValidationError as exc:
+            errs = exc.errors()
+        else:
+            return Repaired(valid, renamed, tuple(kept), frozenset(refused))
+        refused |= {_through(untagged(model, tuple(e["loc"])), kept) for e in errs}
+        again = _repair(lenient, fixed, errs)
+        if again is None:
+            return None
+        fixed, survivors, _ = again
+        kept.append(survivors)
+    return None
+
+
+def _meant(model: type[BaseModel], data: Any, errors: list[Any]) -> dict[Path_, Path_]:
+    """Unknown keys whose "did you mean" names a field the data does not give: typo ->
+    that field (one typo for each). :func:`misspelt`'s, whose field is a required one
+    missing, are among them."""
+    out: dict[Path_, Path_] = {}
+    for err in errors:
+        loc = tuple(err["loc"])
+        if err["type"] != "extra_forbidden" or not loc:
+            continue
+        suggestion = did_you_mean(str(loc[-1]), known_fields(model, loc[:-1]))
+        right = (*loc[:-1], suggestion.split("'")[1]) if suggestion else None
+        if right is not None and not _present(data, right) and right not in out.values():
+            out[loc] = right
+    return out
+
+
+@cache
+def _lenient(model: type[BaseModel]) -> type[BaseModel]:
+    """``model`` with each required field unset (None) when left out: a repair leaves out a
+    required field it refused, as it does one that has a default."""
+    unset: dict[str, Any] = {
+        name: (field.annotation, FieldInfo.merge_field_infos(field, default=None))
+        for name, field in model.model_fields.items()
+        if field.is_required()
+    }
+    if not unset:
+        return model
+    return create_model(model.__name__, __base__=model, **unset)
 
 
 def _bound(err: Any) -> int | float | None:

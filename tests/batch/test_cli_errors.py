@@ -134,6 +134,113 @@ def test_a_factor_value_the_scenario_refuses_names_the_study_file(folder: Path) 
     assert not (folder / "out").exists()
 
 
+_ROUNDS = """\
+name: typo
+scenario: stone_wall.yaml
+seed: 5
+replication: 20
+desing: grid
+crn: yes
+factors:
+  - path: options.fire_hvc
+    values: [15, 25]
+  - path: map.terrain.0.cover
+    value: [-20, -40]
+  - path: sides.usa.units.28ma.quality
+    values: [B, Q]
+outputs:
+  keep_replay: 1
+"""
+
+
+def test_every_problem_of_a_study_file_is_said_in_one_pass_by_line(folder: Path) -> None:
+    """The schema's problems, a misspelt factor path and a factor value the scenario refuses
+    are said at once, in the file's order: they came in three rounds (the path once the
+    schema's were mended, the value once the path was), and the first out of line order
+    (6, 11, 15, 4, 5)."""
+    study = folder / "study.yaml"
+    study.write_text(_ROUNDS)
+    result = invoke("study", study, "--out", folder / "out")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines() == [
+        f"{study}:4: replication: unknown field; did you mean 'replications'?",
+        f"{study}:5: desing: unknown field; did you mean 'design'?",
+        f"{study}:6: crn: 'yes' is not true or false (write true or false)",
+        f"{study}:8: factors.0.path: no field 'fire_hvc' in options; did you mean "
+        "'options.fire_hcv'?",
+        f"{study}:11: factors.1.value: unknown field; did you mean 'values'?",
+        f"{study}:13: factors.2.values.1: sides.usa.units.28ma.quality = \"Q\": 'Q' is not one "
+        "of 'A', 'B', 'C', 'D', 'E' or 'F'",
+        f"{study}:15: outputs.keep_replay: unknown field; did you mean 'keep_replays'?",
+    ]
+    assert not (folder / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "errors"),
+    [
+        # a required field refused leaves the rest checked: the path too
+        (GOOD.replace("replications: 3", "replications: 0").replace("fire_hcv", "fire_hvc"),
+         ["4: replications: 0 is less than 1, the least it may be",
+          "6: factors.0.path: no field 'fire_hvc' in options; did you mean "
+          "'options.fire_hcv'?"]),
+        # a factor left out for its range still has its path checked
+        (GOOD.replace("options.fire_hcv, values: [15, 25]", "options.fire_hvc, range: [30, 20]"),
+         ["6: factors.0.range: low 30 must be below high 20",
+          "6: factors.0.path: no field 'fire_hvc' in options; did you mean "
+          "'options.fire_hcv'?"]),
+        # the factor after a left-out one is named at its own place and line
+        (GOOD + "  - {path: options.fire_hcv, range: [30, 20]}\n"
+         "  - {path: sides.csa.units.wash.strength, values: [4, 4]}\n",
+         ["7: factors.1.range: low 30 must be below high 20",
+          "7: factors.1.path: swept twice",
+          "8: factors.2.values.1: the value 4 is named twice"]),
+        # a misspelt design is read as the design meant: its points are no grid's
+        (GOOD.replace("values: [15, 25]", "range: [15, 35]") + "desing: lhs\npoints: 4\n",
+         ["7: desing: unknown field; did you mean 'design'?"]),
+        # a design the schema refused: nothing said that reads it
+        (GOOD.replace("values: [15, 25]", "range: [15, 35]") + "design: lhz\npoints: 4\n",
+         ["7: design: 'lhz' is not one of 'grid', 'lhs', 'morris' or 'sobol'; did you mean "
+          "'lhs'?"]),
+        # a scenario the schema refused: not also 'name the scenario', and no path checked
+        (GOOD.replace("scenario: stone_wall.yaml", "scenario: ''") + "points: 4\n",
+         ["2: scenario: is empty: write it out",
+          "7: points: 'points' applies to designs lhs, morris and sobol; a grid has every "
+          "combination"]),
+    ],
+)  # fmt: skip
+def test_a_study_files_problems_are_said_with_those_they_do_not_hide(
+    folder: Path, text: str, errors: list[str]
+) -> None:
+    """Each check after the schema's is run unless it reads a field the schema refused, on
+    the file as it was meant (a misspelt key read as the field its "did you mean" names), so
+    its problems are said with the schema's, and none that only the refused field made."""
+    study = folder / "study.yaml"
+    study.write_text(text)
+    result = invoke("study", study, "--out", folder / "out")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines() == [f"{study}:{e}" for e in errors]
+    assert not (folder / "out").exists()
+
+
+def test_a_study_files_problems_come_before_its_scenarios(folder: Path) -> None:
+    """A study file naming a scenario with problems of its own: the study file's, by line,
+    then the scenario's at its own lines (the scenario's came alone, the study's after)."""
+    (folder / "stone_wall.yaml").write_text(
+        (folder / "stone_wall.yaml").read_text().replace("quality: B", "quality: Q", 1)
+    )
+    study = folder / "study.yaml"
+    study.write_text(GOOD.replace("replications: 3", "replications: 0") + "colour: red\n")
+    result = invoke("study", study, "--out", folder / "out")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines() == [
+        f"{study}:4: replications: 0 is less than 1, the least it may be",
+        f"{study}:7: colour: unknown field",
+        f"{folder / 'stone_wall.yaml'}:63: sides.0.units.1.quality: 'Q' is not one of 'A', "
+        "'B', 'C', 'D', 'E' or 'F'",
+    ]
+
+
 def test_a_good_study_file_runs_and_exports(folder: Path) -> None:
     """The study above runs its 2 x 3 runs and exports parquet as its outputs ask."""
     study = folder / "study.yaml"

@@ -27,7 +27,7 @@ from sim.batch.inputs.campaign import (
     validate_battle,
 )
 from sim.batch.inputs.fieldpath import filled, get_path, set_paths
-from sim.batch.inputs.files import error_message, located, read_yaml, validate_located
+from sim.batch.inputs.files import error_message, in_order, located, read_yaml, validate_located
 from sim.contract import AnyRuleset, CarryOver
 from sim.contract.bases import validate_plain
 from sim.contract.carry import LeftOut
@@ -315,7 +315,7 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
             )
         )
     if problems and not carries:
-        raise ScenarioError(_in_order(file, problems))
+        raise ScenarioError(in_order(file, problems))
     campaign = CampaignData(
         campaign=cf.campaign,
         description=cf.description,
@@ -326,18 +326,13 @@ def _campaign_target(path: str | Path, data: Any, lines: dict[FieldPath, int]) -
     )
     problems += [located(file, lines, p, m) for p, m in dry_carry(campaign)]
     if problems:
-        raise ScenarioError(_in_order(file, problems))
+        raise ScenarioError(in_order(file, problems))
     return Target("campaign", source_label(file), campaign.model_dump(mode="json"))
 
 
 def _side_ids(ruleset: AnyRuleset, scenario: Any) -> list[str]:
     """The side ids of a battle, as the contract's outcome of its start lists them."""
     return list(ruleset.outcome(scenario, ruleset.initial_state(scenario)).sides)
-
-
-def _in_order(file: str, problems: list[Located]) -> list[Located]:
-    """The campaign file's problems by line, then its scenario files' as they were found."""
-    return sorted(problems, key=lambda p: (p.file != file, p.line if p.file == file else 0))
 
 
 def not_a_file(path: Path, what: str) -> str:
