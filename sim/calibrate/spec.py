@@ -31,7 +31,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sim.batch.inputs.fieldpath import PathError, overlap, resolve_path
-from sim.batch.inputs.files import located, read_located
+from sim.batch.inputs.files import Validated, in_order, located, read_yaml, validate_all
 from sim.batch.inputs.sources import Lines, named_target, output_folder
 from sim.batch.inputs.target import Target, source_label
 from sim.batch.planning.factors import DesignError, Factor, repeated, unsweepable, value_key
@@ -285,91 +285,103 @@ class CalibrationSpec:
         }
 
 
-def _target(cf: CalibrationFile, file: str, lines: Lines) -> Target | None:
+Placed = list[tuple[int, Any]]
+"""Items of a file's list (its factors, its targets), each with its place in the file's list
+(:meth:`~sim.batch.inputs.files.Validated.placed`, ``texts``)."""
+
+
+def _target(
+    cf: CalibrationFile, read: Validated[CalibrationFile], file: str, lines: Lines
+) -> tuple[Target | None, list[Located]]:
+    """The scenario or campaign fitted (None: the history cases, or none read), and the
+    problems of what the file names to fit; nothing is said of names the schema refused."""
+    if not read.sound(("scenario",), ("campaign",), ("history",)):
+        return None, []
     named = (cf.scenario is not None) + (cf.campaign is not None) + (cf.history is not None)
     if named != 1:
-        raise ScenarioError(
-            [
-                located(
-                    file,
-                    lines,
-                    (),
-                    "name the 'scenario', the 'campaign' or the 'history' cases to fit "
-                    "(one of them)",
-                )
-            ]
-        )
+        message = "name the 'scenario', the 'campaign' or the 'history' cases to fit (one of them)"
+        return None, [located(file, lines, (), message)]
     if cf.history is not None:
         if cf.targets:
-            raise ScenarioError(
-                [
-                    located(
-                        file,
-                        lines,
-                        ("targets",),
-                        "with 'history' the targets are the cases' measures: give no targets",
-                    )
-                ]
-            )
-        return None
-    if not cf.targets:
-        raise ScenarioError([located(file, lines, ("targets",), "give at least one target")])
-    return named_target(file, lines, cf.scenario, cf.campaign)
+            message = "with 'history' the targets are the cases' measures: give no targets"
+            return None, [located(file, lines, ("targets",), message)]
+        return None, []
+    problems: list[Located] = []
+    if not cf.targets and read.sound(("targets",)):
+        problems.append(located(file, lines, ("targets",), "give at least one target"))
+    try:
+        return named_target(file, lines, cf.scenario, cf.campaign), problems
+    except ScenarioError as exc:
+        return None, problems + exc.problems
 
 
 def _sane(x: float) -> bool:
     return math.isfinite(x) and abs(x) <= MAGNITUDE
 
 
-def _finite_ranges(cf: CalibrationFile, file: str, lines: Lines) -> None:
-    """Every factor's range ends are finite and within ±MAGNITUDE."""
-    problems = [
+def _finite_ranges(factors: Placed, file: str, lines: Lines) -> list[Located]:
+    """A problem for each factor whose range's ends are not finite or not within ±MAGNITUDE."""
+    return [
         located(
             file,
             lines,
             ("factors", i, "range"),
             f"a range's ends must be numbers within ±{MAGNITUDE:g}",
         )
-        for i, f in enumerate(cf.factors)
+        for i, f in factors
         if f.range is not None
         and not all(math.isfinite(x) and abs(x) <= MAGNITUDE for x in f.range)
     ]
-    if problems:
-        raise ScenarioError(problems)
 
 
-def _named_twice(cf: CalibrationFile, file: str, lines: Lines) -> list[Located]:
+def _first(paths: Placed) -> dict[str, int]:
+    """Each factor's path, with the place of the first factor that names it."""
+    first: dict[str, int] = {}
+    for i, path in paths:
+        first.setdefault(path, i)
+    return first
+
+
+def _named_twice(factors: Placed, paths: Placed, file: str, lines: Lines) -> list[Located]:
     """A factor whose path an earlier one names, and a value a factor's ``values`` name
     again: the grid would fight the same point twice (and a path named twice would set
-    one value over the other)."""
+    one value over the other). ``paths``: every factor's path the schema did not refuse,
+    ``factors``: the factors it kept."""
     problems: list[Located] = []
-    paths = [f.path for f in cf.factors]
-    for i, f in enumerate(cf.factors):
-        if paths.index(f.path) != i:
+    first = _first(paths)
+    for i, path in paths:
+        if first[path] != i:
             problems.append(located(file, lines, ("factors", i, "path"), "a factor named twice"))
-        why = unsweepable(f.path, "a calibration")  # a renamed side "meets" any target
+        why = unsweepable(path, "a calibration")  # a renamed side "meets" any target
         if why is not None:
             problems.append(located(file, lines, ("factors", i, "path"), why))
+    for i, f in factors:
         for j in repeated(f.values or []):
             where = ("factors", i, "values", j)
-            message = f"the value {f.values[j]!r} is named twice"  # type: ignore[index]
+            message = f"the value {f.values[j]!r} is named twice"
             problems.append(located(file, lines, where, message))
     return problems
 
 
-def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict[str, Any]:
-    """Each factor's value in the target, checked inside its range or among its values."""
-    problems: list[Located] = _named_twice(cf, file, lines)
+def _start(
+    factors: Placed, paths: Placed, target: Target, file: str, lines: Lines
+) -> tuple[dict[str, Any], list[Located]]:
+    """Each factor's value in the target, checked inside its range or among its values;
+    and every problem of the factors (their ranges', their paths', their values'): of
+    each path in ``paths`` (those of a factor the schema left out for another field too),
+    of each factor in ``factors``."""
+    problems = _named_twice(factors, paths, file, lines) + _finite_ranges(factors, file, lines)
     start: dict[str, Any] = {}
     reached: dict[tuple[str | int, ...], str] = {}
-    _finite_ranges(cf, file, lines)
-    for i, f in enumerate(cf.factors):
+    first = _first(paths)
+    kept = dict(factors)
+    for i, path in paths:
         where = ("factors", i, "path")
-        if [g.path for g in cf.factors].index(f.path) != i or unsweepable(f.path):
+        if first[path] != i or unsweepable(path):
             continue  # said once, by _named_twice
         try:
-            value = target.get(f.path)
-            field = resolve_path(target.data, f.path, target.filled())
+            value = target.get(path)
+            field = resolve_path(target.data, path, target.filled())
         except PathError as exc:
             problems.append(located(file, lines, where, str(exc)))
             continue
@@ -383,30 +395,28 @@ def _start(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> dict
             )
             problems.append(located(file, lines, where, message))
             continue
-        reached[field] = f.path
-        value, found = _start_problems(i, f, value, file, lines)
-        problems.extend(found)
-        start[f.path] = value
-    if problems:
-        raise ScenarioError(problems)
-    return start
+        reached[field] = path
+        f = kept.get(i)
+        if f is not None:  # else its path alone is checked
+            value, found = _start_problems(i, f, value, file, lines)
+            problems.extend(found)
+            start[path] = value
+    return start, problems
 
 
 def _shared_start(
-    cf: CalibrationFile, start: dict[str, Any], file: str, lines: Lines
-) -> dict[str, Any]:
+    factors: Placed, start: dict[str, Any], file: str, lines: Lines
+) -> tuple[dict[str, Any], list[Located]]:
     """The value each factor's path has in every case (``start``), checked as a scenario's
-    is: inside the factor's range or among its values, of its type (or every problem)."""
-    problems: list[Located] = _named_twice(cf, file, lines)
+    is: inside the factor's range or among its values, of its type; and every problem."""
+    problems = _named_twice(factors, [(i, f.path) for i, f in factors], file, lines)
     out = dict(start)
-    paths = [f.path for f in cf.factors]
-    for i, f in enumerate(cf.factors):
-        if f.path in start and paths.index(f.path) == i and not unsweepable(f.path):
+    first = _first([(i, f.path) for i, f in factors])
+    for i, f in factors:
+        if f.path in start and first[f.path] == i and not unsweepable(f.path):
             out[f.path], found = _start_problems(i, f, start[f.path], file, lines, "the cases'")
             problems.extend(found)
-    if problems:
-        raise ScenarioError(problems)
-    return out
+    return out, problems
 
 
 def _start_problems(
@@ -505,23 +515,26 @@ def level_of(f: Factor, value: Any) -> tuple[Any, str | None]:
 
 
 def on_levels(
-    cf: CalibrationFile, start: dict[str, Any], file: str, lines: Lines
-) -> dict[str, Any]:
-    """``start`` with each ``levels`` factor's value read as its level (or every problem)."""
+    factors: Placed, start: dict[str, Any], file: str, lines: Lines
+) -> tuple[dict[str, Any], list[Located]]:
+    """``start`` with each ``levels`` factor's value read as its level, and every problem."""
     problems: list[Located] = []
     out = dict(start)
-    for i, f in enumerate(cf.factors):
+    for i, f in factors:
         if f.levels is None or f.path not in out:
             continue
         out[f.path], problem = level_of(f, out[f.path])
         if problem is not None:
             problems.append(located(file, lines, ("factors", i, "levels"), problem))
-    if problems:
-        raise ScenarioError(problems)
-    return out
+    return out, problems
 
 
-def _measures(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> tuple[Measure, ...]:
+def _measures(
+    targets: Placed, texts: Placed, target: Target, file: str, lines: Lines
+) -> tuple[tuple[Measure, ...], list[Located]]:
+    """Each target's measure, and every problem of them: of each measure in ``texts``
+    (that of a target the schema left out for another field too), of each target in
+    ``targets``."""
     sides = {sid: kinds for sid, (_name, kinds) in target.sides().items()}
     units: list[str] | None = None
     words = target.ruleset().status_words
@@ -530,12 +543,16 @@ def _measures(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> t
         units = [u.id for u in ruleset.units(scenario, ruleset.initial_state(scenario))]
     out: list[Measure] = []
     problems: list[Located] = []
-    for i, goal in enumerate(cf.targets):
+    kept = dict(targets)
+    for i, text in texts:
         try:
-            measure = parse_measure(goal.measure, sides, units, words)
+            measure = parse_measure(text, sides, units, words)
         except MeasureError as exc:
             problems.append(located(file, lines, ("targets", i, "measure"), str(exc)))
             continue
+        goal = kept.get(i)
+        if goal is None:
+            continue  # its measure alone is checked
         low, high = goal.bounds()
         if measure.kind == "rate" and not (low >= 0 and high <= 1):
             problems.append(
@@ -547,9 +564,7 @@ def _measures(cf: CalibrationFile, target: Target, file: str, lines: Lines) -> t
                 )
             )
         out.append(measure)
-    if problems:
-        raise ScenarioError(problems)
-    return tuple(out)
+    return tuple(out), problems
 
 
 def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> CalibrationSpec:
@@ -558,39 +573,56 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
     ``cases`` reads a ``history:`` section: the layer of historical cases
     (:func:`sim.history.fit.load_cases`) passes it in, as this layer is below that one.
 
+    Every problem is found in one pass: the schema's, and each later check's (the trials,
+    what is fitted, the factors' paths, ranges and starts, the targets' measures, the
+    values the factors reach, the output folder) unless it reads a field the schema
+    refused (:class:`~sim.batch.inputs.files.Validated`); the history cases are read once
+    the schema refused no factor, and a factor's values are tried once its own checks pass.
+
     Raises:
-        ScenarioError: every problem, located by file, line and field.
+        ScenarioError: every problem, located by file, line and field, by line.
     """
-    cf, file, lines = read_located(path, CalibrationFile, "calibration")
-    if cf.startup_trials is not None and cf.startup_trials > cf.trials:
-        raise ScenarioError(
-            [
-                located(
-                    file,
-                    lines,
-                    ("startup_trials",),
-                    f"{count(cf.startup_trials, 'random trial')} is more than the "
-                    f"{count(cf.trials, 'trial')}",
-                )
-            ]
-        )
-    target = _target(cf, file, lines)
+    file = str(path)
+    data, lines = read_yaml(path)
+    read = validate_all(CalibrationFile, data, lines, file, "calibration")
+    lines = read.lines(lines)
+    cf, problems = read.model, list(read.problems)
+    if cf is None:
+        raise ScenarioError(in_order(file, problems))
+    problems += _trials(cf, read, file, lines)
+    target, found = _target(cf, read, file, lines)
+    problems += found
+    factors = read.placed("factors")
     fitted: Cases | None = None
-    if target is None:
-        _finite_ranges(cf, file, lines)
-        if cases is None:
-            raise ScenarioError(
-                [located(file, lines, ("history",), "history cases are read by battlesim's CLI")]
-            )
-        fitted, start = cases(cf, file, lines)
-        start = on_levels(cf, _shared_start(cf, start, file, lines), file, lines)
-        goals, measures = fitted.goals()
-        _ends_accepted(cf, start, file, lines, fitted.refused)
-    else:
-        start = on_levels(cf, _start(cf, target, file, lines), file, lines)
-        measures = _measures(cf, target, file, lines)
+    goals: tuple[Goal, ...] = ()
+    measures: tuple[Measure, ...] = ()
+    start: dict[str, Any] = {}
+    refused: Callable[[dict[str, Any]], str | None] | None = None
+    sound = read.sound(("scenario",), ("campaign",), ("history",))
+    if target is None and sound and cf.history is not None and not found:
+        fitted, start, found = _history(cf, read, file, lines, cases)
+        problems += found
+        if fitted is not None:
+            goals, measures = fitted.goals()
+            refused = fitted.refused
+    elif target is not None:
+        paths = read.texts(data, "factors", "path")
+        start, found = _start(factors, paths, target, file, lines)
+        problems += found
+        texts = read.texts(data, "targets", "measure")
+        measures, found = _measures(read.placed("targets"), texts, target, file, lines)
+        problems += found
         goals = tuple(cf.targets)
-        _ends_accepted(cf, start, file, lines, partial(_refused, target))
+        refused = partial(_refused, target)
+    start, found = on_levels(factors, start, file, lines)
+    problems += found
+    if refused is not None:
+        tried = [(i, f) for i, f in factors if f.path in start and not _said(problems, file, i)]
+        problems += _ends_accepted(tried, start, file, lines, refused)
+    out, found = _out(cf, read, file, lines)
+    problems += found
+    if problems or out is None:
+        raise ScenarioError(in_order(file, problems))
     named = cf.scenario if cf.scenario is not None else cf.campaign
     return CalibrationSpec(
         name=cf.name or Path(file).stem,
@@ -606,10 +638,69 @@ def load_calibration(path: str | Path, cases: CasesLoader | None = None) -> Cali
         goals=goals,
         measures=measures,
         start=start,
-        out=output_folder(file, lines, cf.outputs.dir, "calibration file"),
+        out=out,
         plots=cf.outputs.plots,
         source=source_label(file),
         target_file=Path(file).parent / named if named is not None else None,
+    )
+
+
+def _history(
+    cf: CalibrationFile,
+    read: Validated[CalibrationFile],
+    file: str,
+    lines: Lines,
+    cases: CasesLoader | None,
+) -> tuple[Cases | None, dict[str, Any], list[Located]]:
+    """The history cases fitted and each factor's start, the value they share (None and
+    none when they are not read), and every problem. The cases are read once the schema
+    refused no factor: they name a factor by its place in the file."""
+    factors = read.placed("factors")
+    problems = _finite_ranges(factors, file, lines)
+    if cases is None:
+        said = "history cases are read by battlesim's CLI"
+        return None, {}, [*problems, located(file, lines, ("history",), said)]
+    if not read.sound(("factors",)):
+        return None, {}, problems
+    try:
+        fitted, shared = cases(cf, file, lines)
+    except ScenarioError as exc:
+        return None, {}, problems + exc.problems
+    start, found = _shared_start(factors, shared, file, lines)
+    return fitted, start, problems + found
+
+
+def _trials(
+    cf: CalibrationFile, read: Validated[CalibrationFile], file: str, lines: Lines
+) -> list[Located]:
+    """More random trials than trials (unless the schema refused either)."""
+    if not read.sound(("startup_trials",), ("trials",)):
+        return []
+    if cf.startup_trials is None or cf.startup_trials <= cf.trials:
+        return []
+    said = (
+        f"{count(cf.startup_trials, 'random trial')} is more than the {count(cf.trials, 'trial')}"
+    )
+    return [located(file, lines, ("startup_trials",), said)]
+
+
+def _out(
+    cf: CalibrationFile, read: Validated[CalibrationFile], file: str, lines: Lines
+) -> tuple[Path | None, list[Located]]:
+    """The output folder, or its problem (None and none when the schema refused it)."""
+    if not read.sound(("outputs", "dir")):
+        return None, []
+    try:
+        return output_folder(file, lines, cf.outputs.dir, "calibration file"), []
+    except ScenarioError as exc:
+        return None, exc.problems
+
+
+def _said(problems: list[Located], file: str, i: int) -> bool:
+    """Whether ``problems`` hold one of the file's factor ``i`` (its own, or of a field)."""
+    mine = f"factors.{i}"
+    return any(
+        p.file == file and (p.field == mine or p.field.startswith(f"{mine}.")) for p in problems
     )
 
 
@@ -646,12 +737,12 @@ def _ends(f: Factor) -> list[tuple[Any, str]]:
 
 
 def _ends_accepted(
-    cf: CalibrationFile,
+    factors: Placed,
     start: dict[str, Any],
     file: str,
     lines: Lines,
     refused: Callable[[dict[str, Any]], str | None],
-) -> None:
+) -> list[Located]:
     """Refuse a factor that reaches values the scenario refuses, before any trial: each
     edge of what it proposes (:func:`_ends`), tried with the other factors at the start,
     then all at their low edges, then all at their high edges (a value that only some
@@ -659,15 +750,16 @@ def _ends_accepted(
     refused only when every one refuses it. Without this, every trial the sampler put
     there failed ("invalid scenario"), and the search spent its trials on them.
 
-    Raises:
-        ScenarioError: a factor with such a value, located at its range or values.
+    ``factors``: those whose other checks passed, each with its place in the file (any
+    other is left at its start, or at the scenario's own value). Returns each such
+    factor's problem, located at its range or values.
     """
-    ends = [_ends(f) for f in cf.factors]
+    ends = [_ends(f) for _, f in factors]
     problems: list[Located] = []
-    for i, f in enumerate(cf.factors):
-        lows = {g.path: ends[k][0][0] for k, g in enumerate(cf.factors) if k != i}
-        highs = {g.path: ends[k][-1][0] for k, g in enumerate(cf.factors) if k != i}
-        for value, said in ends[i]:
+    for n, (i, f) in enumerate(factors):
+        lows = {g.path: ends[k][0][0] for k, (_, g) in enumerate(factors) if k != n}
+        highs = {g.path: ends[k][-1][0] for k, (_, g) in enumerate(factors) if k != n}
+        for value, said in ends[n]:
             whys = []
             for others in (start, {**start, **lows}, {**start, **highs}):
                 why = refused({**others, f.path: value})
@@ -685,8 +777,7 @@ def _ends_accepted(
                     )
                 )
                 break
-    if problems:
-        raise ScenarioError(problems)
+    return problems
 
 
 def without(spec: CalibrationSpec, case_id: str) -> CalibrationSpec:

@@ -405,6 +405,74 @@ def test_bad_input_is_one_line_naming_the_file_and_field(
     assert again.stderr.splitlines() == [line]
 
 
+_ROUNDS = """\
+name: fit
+scenario: {scenario}
+seed: 1942
+replications: 10
+trials: {trials}
+startup_trials: 8
+factors:
+  - path: sides.japan.task_forces.mo_main.ships.shoho.damag
+    range: [3, 6]
+    type: int
+  - path: options.cripple_fraction
+    range: [0.3, 1.5]
+  - path: options.table_anti_aircraft
+    range: [6, 3]
+    type: int
+  - {{path: options.table_anti_aircaft, values: [1, 2]}}
+targets:
+  - measure: unit.shoho.snuk
+    range: [0.9, 1.0]
+  - {{measure: losses.alied.air_factors, range: [0, 1], weight: 0}}
+outputs:
+  dir: ../elsewhere
+"""
+_SAID = [
+    "8: factors.0.path: no field 'damag' in sides.japan.task_forces.mo_main.ships.shoho; did "
+    "you mean 'sides.japan.task_forces.mo_main.ships.shoho.damage'?",
+    "12: factors.1.range: options.cripple_fraction near 1.5 is refused (invalid scenario: "
+    "options.cripple_fraction: 1.4999988 is more than 1, the most it may be): every trial "
+    "there would fail; keep the factor to values the scenario accepts",
+    "14: factors.2.range: low 6 must be below high 3",
+    "16: factors.3.path: no field 'table_anti_aircaft' in options; did you mean "
+    "'options.table_anti_aircraft'?",
+    "18: targets.0.measure: 'unit.shoho.snuk': no status 'snuk' (the ruleset's: crippled, "
+    "sunk, planned, spotted, cancelled, airborne, destroyed, ditched, recovered; or strength, "
+    "lost); did you mean 'sunk'?",
+    "20: targets.1.weight: 0 is not more than 0, as it must be",
+    "20: targets.1.measure: no side 'alied' (the sides are allied, japan); did you mean 'allied'?",
+    "22: outputs.dir: '../elsewhere' leaves the calibration file's folder '{folder}'",
+]
+
+
+@pytest.mark.parametrize(
+    ("trials", "first"),
+    [
+        (5, "6: startup_trials: 8 random trials is more than the 5 trials"),
+        # trials refused: nothing said that reads it (the random trials are not more)
+        (0, "5: trials: 0 is less than 1, the least it may be"),
+    ],
+)
+def test_every_problem_of_a_calibration_file_is_said_in_one_pass_by_line(
+    tmp_path: Path, trials: int, first: str
+) -> None:
+    """The schema's problems, the random trials, the factors' paths and the values they
+    reach, the targets' measures (of one the schema refused for its weight too) and the
+    output folder are said at once, in the file's order: the schema's came first and
+    alone, then the random trials alone, then the paths, then the measures, then the
+    values; the factor and the target the schema refused are named at their own places."""
+    path = tmp_path / "fit.yaml"
+    path.write_text(_ROUNDS.format(scenario=SCENARIOS / "coral_sea.yaml", trials=trials))
+    result = invoke("calibrate", path, "-o", tmp_path / "out")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines() == [
+        f"{path}:{said}".replace("{folder}", str(tmp_path)) for said in [first, *_SAID]
+    ]
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_newline_in_the_file_name_cannot_inject_a_key(tmp_path: Path) -> None:
     """patch.yaml's comment names the calibration file on one line (engine.safety.text.one_line):
     a file named "fit\\ninjected: 1.yaml" leaves patch.yaml with the factors' keys only."""

@@ -15,7 +15,6 @@ by line (:func:`in_order`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
@@ -47,7 +46,6 @@ __all__ = [
     "in_order",
     "line_of",
     "located",
-    "read_located",
     "read_yaml",
     "validate_all",
     "validate_located",
@@ -193,20 +191,3 @@ def in_order(file: str, problems: list[Located]) -> list[Located]:
     """``file``'s problems by line (those of one line in the order found), then those of
     the files it names (a scenario's, at its own lines) as they were found."""
     return sorted(problems, key=lambda p: (p.file != file, p.line if p.file == file else 0))
-
-
-def read_located(
-    path: str | Path, model: type[M], what: str
-) -> tuple[M, str, dict[FieldPath, int]]:
-    """Read the YAML file ``path`` as ``model``, a ``what`` (``"study"``, ``"calibration"``…).
-
-    Returns:
-        The validated model, the file's name as its errors give it (for
-        further checks to locate theirs by :func:`located`), and its line map.
-
-    Raises:
-        ScenarioError: the file cannot be read or parsed, or does not validate.
-    """
-    file = str(path)
-    data, lines = read_yaml(path)
-    return validate_located(model, data, lines, file, what), file, lines
