@@ -343,10 +343,14 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
     assert result.output.startswith(f"{campaign}:{line}: battles.1.scenario: no scenario file ")
 
 
+SWEPT = f"battlesim: error: {STONE_WALL}: "
+"""How a refusal of a --sweep of the stone wall begins: it names the file swept."""
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--sweep", "options.fire_hvc=1"], "battlesim: error: --sweep options.fire_hvc: no field"),
+        (["--sweep", "options.fire_hvc=1"], f"{SWEPT}--sweep options.fire_hvc: no field"),
         (["--sweep", "options.fire_hcv"], "write FIELD.PATH=V1,V2,… or FIELD.PATH=LOW..HIGH"),
         (["--sweep", "options.fire_hcv=15..35"],
          "a range LOW..HIGH needs --design lhs, morris or sobol"),
@@ -365,22 +369,22 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
         (["--baseline", "5"], "--baseline 5: the design has one point, 0"),
         (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --executor dask"),
         (["--sweep", "options.fire_hcv=15,25", "--sweep", "options.fire_hcv=35"],
-         "battlesim: error: --sweep options.fire_hcv: the field is swept twice (give its "
+         f"{SWEPT}--sweep options.fire_hcv: the field is swept twice (give its "
          "values once)"),
         # a value named twice: two identical design points, one "compared" with the other
         (["--sweep", "options.fire_hcv=15,25,15.0"],
-         "battlesim: error: --sweep options.fire_hcv: the value 15.0 is named twice"),
+         f"{SWEPT}--sweep options.fire_hcv: the value 15.0 is named twice"),
         # one field by its ids and by its indexes: the second factor set nothing
         (["--sweep", "sides.csa.units.wash.strength=4,8",
           "--sweep", "sides.1.units.2.strength=6,7"],
-         "battlesim: error: --sweep sides.1.units.2.strength: the field is swept twice, as "
+         f"{SWEPT}--sweep sides.1.units.2.strength: the field is swept twice, as "
          "sides.csa.units.wash.strength too (give its values once)"),
         # 1e400 reads as infinity: its design point was options.fire_hcv=NaN
         (["--design", "morris", "--points", "2", "--sweep", "options.fire_hcv=1..1e400"],
-         "battlesim: error: --sweep options.fire_hcv: Input should be a finite number"),
+         f"{SWEPT}--sweep options.fire_hcv: Input should be a finite number"),
         # a side renamed at a point: its wins were counted as nobody's (rates adding to 22.5 %)
         (["--sweep", "sides.0.id=usa,union"],
-         "battlesim: error: --sweep sides.0.id: a study compares the same sides and units at "
+         f"{SWEPT}--sweep sides.0.id: a study compares the same sides and units at "
          "every point, read by their ids: a factor cannot change an id (or the ruleset)"),
         # not an address: named, one line, before any work (dask raised a ValueError)
         (["--executor", "dask", "--scheduler", "notanaddress"],
@@ -388,7 +392,7 @@ def test_bad_campaign_files_exit_2_naming_file_line_and_field(folder: Path) -> N
          "missing port number in address 'notanaddress'"),
         (["--sweep", "map.terrain.1.cover=-10,-30",
           "--sweep", 'map.terrain.1={"terrain": "fence", "hexes": [[5, 7]]}'],
-         "battlesim: error: --sweep map.terrain.1: sweeps what --sweep map.terrain.1.cover "
+         f"{SWEPT}--sweep map.terrain.1: sweeps what --sweep map.terrain.1.cover "
          "sweeps (give one of them)"),
         (["--resume"], "--resume: no study to resume in"),
         (["--until-ci", "0.7"], "Invalid value for '--until-ci'"),

@@ -56,7 +56,7 @@ def test_a_sweep_of_the_name_or_ruleset_is_refused_in_one_line(
     assert (result.exit_code, result.stdout, result.stderr) == (
         2,
         "",
-        f"battlesim: error: --sweep {path}: {reason}\n",
+        f"battlesim: error: {SCENARIOS / target}: --sweep {path}: {reason}\n",
     )
     assert not out.exists()
 

@@ -109,14 +109,15 @@ def test_sweep_path_suggests_the_field_meant(tmp_path: Path) -> None:
     result = _invoke("batch", scenario, "--sweep", "options.fire_hvc=1,2", "--runs", "1", "-o", out)
     assert (result.exit_code, result.stderr) == (
         2,
-        "battlesim: error: --sweep options.fire_hvc: no field 'fire_hvc' in options; "
+        f"battlesim: error: {scenario}: --sweep options.fire_hvc: no field 'fire_hvc' in options; "
         "did you mean 'options.fire_hcv'?\n",
     )
     result = _invoke(
         "batch", scenario, "--sweep", "sides.csa.units.phi.strength=1,2", "--runs", "1", "-o", out
     )
     assert result.stderr == (
-        "battlesim: error: --sweep sides.csa.units.phi.strength: no item with id 'phi' in "
+        f"battlesim: error: {scenario}: --sweep sides.csa.units.phi.strength: no item with id "
+        "'phi' in "
         "sides.csa.units; did you mean 'sides.csa.units.phil'?\n"
     )
 

@@ -122,7 +122,8 @@ def test_fork_set_is_told_how_to_quote_on_the_command_line(tmp_path: Path) -> No
          "'25' is text, not a number: write the number without quotes inside the shell's: "
          "--sweep options.fire_hcv=25", 25),
         ("sides.csa.name=Rebels,a: b: c",
-         "--sweep sides.csa.name: 'a: b: c': not valid YAML: mapping values are not allowed "
+         f"{STONE_WALL}: --sweep sides.csa.name: 'a: b: c': not valid YAML: mapping values "
+         "are not allowed "
          f"here (a value that holds ': ' reads as a 'key:': quote it, {SHELL}: "
          "--sweep sides.csa.name=\"'a: b: c'\")", "a: b: c"),
     ],
@@ -297,7 +298,7 @@ def test_a_long_value_s_quoting_advice_shows_its_start_and_length(tmp_path: Path
     )  # fmt: skip
     assert (sweep.exit_code, sweep.stderr) == (
         2,
-        f"battlesim: error: --sweep sides.csa.name: '{_cut(LONG)}': {advice}"
+        f"battlesim: error: {STONE_WALL}: --sweep sides.csa.name: '{_cut(LONG)}': {advice}"
         f"--sweep sides.csa.name=\"'{_cut(LONG)}'\")\n",
     )
 

@@ -87,7 +87,8 @@ def test_a_campaign_battles_own_seed_is_no_factor(tmp_path: Path) -> None:
     result = invoke("batch", str(campaign), "--runs", "2", "--out", str(out), "--sweep", sweep)
     assert result.exit_code == 2, result.output
     assert result.stderr == (
-        "battlesim: error: --sweep battles.barricade.scenario.seed: a study fights each run "
+        f"battlesim: error: {campaign}: --sweep battles.barricade.scenario.seed: a study fights "
+        "each run "
         "with a seed of its own, derived from its own seed, so the scenario's seed changes no "
         "run: give more replications, or another seed\n"
     )

@@ -246,9 +246,13 @@ def _check_point(plan: StudyPlan, index: int, point: dict[str, Any]) -> None:
     shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in point.items())
     for path, value in point.items():
         if type(value) is int and not BIGINT_MIN <= value <= BIGINT_MAX:
+            why = f"out of range (a study stores whole numbers from {BIGINT_MIN} to {BIGINT_MAX})"
             raise PointError(
-                f"design point {index} ({path}={value}): out of range (a study stores whole "
-                f"numbers from {BIGINT_MIN} to {BIGINT_MAX})"
+                f"design point {index} ({path}={value}): {why}",
+                point=point,
+                reason=why,
+                path=path,
+                index=index,
             )
     try:
         prepare(plan.target, point)

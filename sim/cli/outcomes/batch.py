@@ -244,7 +244,10 @@ def _refusal(exc: Exception, source: StudySpec | Swept | None) -> str:
     from sim.batch.storage.opening import PlanDiffers
 
     if not isinstance(exc, PlanDiffers):
-        return str(exc)
+        said = str(exc)
+        if isinstance(source, Swept) and said.startswith("--sweep "):  # the file it sweeps
+            return f"{source.file}: {said}"
+        return said
     if isinstance(source, StudySpec):
         return exc.said("file")
     return exc.said("flags", seed_given=source.seed_given if isinstance(source, Swept) else True)
@@ -506,8 +509,8 @@ def batch(
         _bad_input(str(exc))
     try:
         factors = tuple(_factor(s) for s in sweep)
-    except PathError as exc:
-        _bad_input(_error(str(exc)))
+    except PathError as exc:  # every --sweep refusal names the file swept, as a value's does
+        _bad_input(_error(f"{target}: {exc}"))
     if design != "grid" and not factors:
         _bad_input(_error(f"--design {design} needs at least one --sweep"))
     if design != "grid" and points is None:
@@ -517,7 +520,7 @@ def batch(
     for f in factors:
         if design == "grid" and f.values is None:
             need = "--design lhs, morris or sobol"
-            _bad_input(_error(f"--sweep {f.path}: a range LOW..HIGH needs {need}"))
+            _bad_input(_error(f"{target}: --sweep {f.path}: a range LOW..HIGH needs {need}"))
     plan = _plan(
         target=t,
         seed=seed if seed is not None else int(t.data.get("seed", 1)),
