@@ -315,10 +315,6 @@ def _target(
         return None, problems + exc.problems
 
 
-def _sane(x: float) -> bool:
-    return math.isfinite(x) and abs(x) <= MAGNITUDE
-
-
 def _finite_ranges(factors: Placed, file: str, lines: Lines) -> list[Located]:
     """A problem for each factor whose range's ends are not finite or not within ±MAGNITUDE."""
     return [
