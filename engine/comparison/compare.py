@@ -22,7 +22,7 @@ from engine.events import Event, EventRegistry, TurnEnded
 from engine.log import Header
 from engine.replayfile.reader import ReplayError, ReplayStream
 
-__all__ = ["Auditor", "Compare", "Mismatch", "Recorded", "SemanticCompare", "Stop"]
+__all__ = ["AuditRaised", "Auditor", "Compare", "Mismatch", "Recorded", "SemanticCompare", "Stop"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,17 @@ class Mismatch:
 
 Auditor = Callable[[Event], "Mismatch | None"]
 """Called with each recorded event in order: the first broken invariant, else None."""
+
+
+class AuditRaised(Exception):
+    """What an :data:`Auditor` raises when its checks raised on an event: ``error``, the
+    failure as the checks' own, is raised as it is when the line is the re-simulation's (the
+    rules made that event: their checks are wrong), and ``reason`` is the broken invariant
+    when it is not (the file's line cannot follow the battle so far), in words."""
+
+    def __init__(self, error: Exception, reason: str) -> None:
+        super().__init__(reason)
+        self.error, self.reason = error, reason
 
 
 def _canonical(data: Any) -> str:
@@ -179,8 +190,12 @@ class Recorded:
         if self.violation is None and self.audit is not None:
             try:
                 self.violation = self.audit(event)
-            except Exception as exc:
+            except AuditRaised as raised:
                 if self.matched:  # the re-simulation's own line: the auditor failed, not the file
+                    raise raised.error from raised.__cause__
+                self.violation = Mismatch(self.lines, event.seq, raised.reason)
+            except Exception as exc:
+                if self.matched:
                     raise
                 self.violation = Mismatch(
                     self.lines, event.seq, f"cannot follow from the battle so far ({exc})"

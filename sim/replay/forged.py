@@ -1,10 +1,12 @@
 """Why an event cannot follow the battle so far, said in words.
 
 A replay's hash chain can be recomputed, so a line may name a unit the battle
-does not have (``"unit":"ghost"``); the ruleset's apply then fails on a missing
-key deep in its state.  The replay tools name the file's line and seq (a
-:class:`~engine.replayfile.reader.ReplayError`), and this module says what is
-wrong with it: ``unit: unknown unit 'ghost'``.
+does not have (``"unit":"ghost"``), or hold a number no table of the rules
+reaches; the ruleset's hooks then fail on a missing key or index deep in its
+state.  The replay tools name the file's line and seq (a
+:class:`~engine.replayfile.reader.ReplayError`; ``verify``, a broken
+invariant), and this module says what is wrong with it in words, never in
+Python's: ``unit: unknown unit 'ghost'``.
 """
 
 from __future__ import annotations
@@ -14,41 +16,73 @@ from typing import Any
 from pydantic import BaseModel
 
 from engine.events import Draw, Event, Snapshot
-from sim.contract import AnyRuleset
+from sim.contract import AnyRuleset, BattleEndedBase
 
-__all__ = ["cannot_follow"]
+__all__ = ["CANNOT_FOLLOW", "cannot_follow", "in_words", "unknown_named"]
+
+CANNOT_FOLLOW = "cannot follow from the battle so far"
+"""What every such line is said to do: its message starts so."""
 
 
 def cannot_follow(ruleset: AnyRuleset, scenario: Any, event: Event, exc: BaseException) -> str:
-    """``cannot follow from the battle so far: <why>``, for ``event`` whose fold raised ``exc``.
+    """``cannot follow from the battle so far: <why>``, for ``event`` a hook raised ``exc`` on.
 
-    A missing key that the event names in a field, and that is no unit or side
-    of the battle, is said so, by field: ``target: unknown unit 'ghost'`` (a
-    field called ``side``, as the contract's unit rows call a side's id:
-    ``side: unknown side 'ghost'``).  Any other failure is given as raised.
+    The why is :func:`unknown_named`'s field when it finds one, else :func:`in_words`.
     """
-    return f"cannot follow from the battle so far: {_why(ruleset, scenario, event, exc)}"
+    said = unknown_named(ruleset, scenario, event, exc) or in_words(exc)
+    return f"{CANNOT_FOLLOW}: {said}"
 
 
-def _why(ruleset: AnyRuleset, scenario: Any, event: Event, exc: BaseException) -> str:
+def unknown_named(
+    ruleset: AnyRuleset, scenario: Any, event: Event, exc: BaseException
+) -> str | None:
+    """The field of ``event`` that names what the battle does not have, in words, when ``exc``
+    is the missing key it names; else None.
+
+    A text no unit or side of the battle has: ``target: unknown unit 'ghost'`` (a field
+    called ``side``, as the contract's unit rows call a side's id, and a battle-ended
+    event's ``winner``: ``side: unknown side 'ghost'``).  A whole number no table or
+    mapping of the rules holds: ``hold_before: 1000000000 is not a value the rules know``.
+    """
     key = exc.args[0] if isinstance(exc, KeyError) and len(exc.args) == 1 else None
-    if not isinstance(key, str) or isinstance(event, Snapshot):
-        return repr(exc)
+    if isinstance(event, Snapshot) or isinstance(key, bool) or not isinstance(key, str | int):
+        return None
     where = _field_naming(event, key)
     if where is None:
-        return repr(exc)
+        return None
+    if isinstance(key, int):
+        return f"{where}: {key} is not a value the rules know"
     rows = ruleset.units(scenario, ruleset.initial_state(scenario))
     if key in {r.id for r in rows} or key in {r.side for r in rows}:
-        return repr(exc)  # a unit or side of the battle: not what failed
-    kind = "side" if where.rsplit(".", 1)[-1] == "side" else "unit"
-    return f"{where}: unknown {kind} {key!r}"
+        return None  # a unit or side of the battle: not what failed
+    side = where.rsplit(".", 1)[-1] == "side" or (
+        where == "winner" and isinstance(event, BattleEndedBase)
+    )
+    return f"{where}: unknown {'side' if side else 'unit'} {key!r}"
 
 
-def _field_naming(value: Any, key: str, path: str = "") -> str | None:
-    """The dotted path of the first field, item or mapping value in ``value`` that is the
-    text ``key`` (a draw's stream name aside), else None."""
-    if isinstance(value, str):
-        return path if value == key else None
+def in_words(exc: BaseException) -> str:
+    """What a hook's failure on an event says of the event, by its kind, with no exception's
+    name or Python's wording: a key the rules look up and find none of, a number beyond a
+    table, a value of a kind or range the rules do not take."""
+    if isinstance(exc, KeyError):
+        key = exc.args[0] if len(exc.args) == 1 else None
+        shown = repr(key) if isinstance(key, str | int) and not isinstance(key, bool) else "a key"
+        return f"the rules look up {shown} for it and find none"
+    if isinstance(exc, IndexError):
+        return "a number in it is beyond what the battle or the rules' tables hold"
+    if isinstance(exc, TypeError | AttributeError):
+        return "a value in it is of a kind the rules cannot take"
+    if isinstance(exc, ValueError | ArithmeticError):
+        return "a value in it is outside what the rules take"
+    return "the rules cannot take it as the battle stands"
+
+
+def _field_naming(value: Any, key: str | int, path: str = "") -> str | None:
+    """The dotted path of the first field, item or mapping value in ``value`` that is ``key``
+    (a text, or a whole number; a draw's stream name aside), else None."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return path if type(value) is type(key) and value == key else None
     if isinstance(value, Draw):
         return None
     if isinstance(value, BaseModel):
@@ -60,7 +94,7 @@ def _field_naming(value: Any, key: str, path: str = "") -> str | None:
     else:
         return None
     for name, item in items:
-        if path == "" and name in ("type", "phase"):
+        if path == "" and name in ("type", "phase", "seq", "turn", "cause", "schema_version"):
             continue
         found = _field_naming(item, key, f"{path}.{name}" if path else str(name))
         if found is not None:

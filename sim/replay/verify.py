@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from engine.comparison.compare import AuditRaised
 from engine.comparison.replay import Mismatch, VerifyResult, verify
 from engine.events import Event
 from engine.log import Fork, Header
@@ -113,7 +114,9 @@ class _Auditor:
                     problem = check(self.scenario, self.projection.state, event)
                 except Exception as exc:  # the ruleset's bug, or a forged line's (Recorded.next)
                     where = f"seq {event.seq}"
-                    raise HookError.raised(self.ruleset.name, hook, exc, where, check) from exc
+                    error = HookError.raised(self.ruleset.name, hook, exc, where, check)
+                    why = cannot_follow(self.ruleset, self.scenario, event, exc)
+                    raise AuditRaised(error, why) from exc
             self.projection.apply(event)
         except UNFOLDABLE as exc:  # only a forged log gets here: the reader checked types
             self.done = True

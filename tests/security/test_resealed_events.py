@@ -1,0 +1,87 @@
+"""Resealed replays with one event the battle cannot follow: each tool's one line, in words.
+
+A forger who recomputes the hash chain (:mod:`tests.forge`) can give an event a unit the
+battle does not have, drop a field, give one another type or a number no table reaches.
+Past the chain and the event's shape, only the ruleset's hooks meet such a line, and they
+raise on it.  Every replay tool says so in one line naming the file, the line and the
+event's seq, in words (never Python's: ``KeyError('ghost')``, "audit raised ...",
+"narrate raised ..."), with the exit codes of docs/replay-tools.md: ``verify`` 1 (damaged,
+broken or different), the others 2 (a replay that cannot be read).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.forge import ROOT, bodies, invoke, reseal
+
+REPLAYS = ROOT / "replays"
+DATA = ROOT / "tests" / "data" / "replays"
+
+
+def _forged(
+    tmp_path: Path, source: Path, kind: str, field: str, value: Any, name: str = "f"
+) -> tuple[Path, int]:
+    """``source`` with the first ``kind`` event's ``field`` (a dotted path) set to ``value``
+    (removed for ``...``), resealed; the file and that event's seq."""
+    texts = bodies(source)
+    at = next(i for i, t in enumerate(texts) if t.startswith(f'{{"type":"{kind}",'))
+    record = json.loads(texts[at])
+    _change(record, field, value)
+    texts[at] = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text(reseal(texts), encoding="utf-8")
+    return path, at - 1
+
+
+def _change(record: dict[str, Any], field: str, value: Any) -> None:
+    *parents, last = field.split(".")
+    holder: Any = record
+    for part in parents:
+        holder = holder[int(part)] if isinstance(holder, list) else holder[part]
+    key: Any = int(last) if isinstance(holder, list) else last
+    if value is ...:
+        del holder[key]
+    else:
+        holder[key] = value
+
+
+# verify: an audit that raises on a forged event (the issue's first defect)
+
+VERIFY_CASES = [
+    # musket's audit looked the unit up: `cannot follow from the battle so far (ruleset
+    # 'musket': audit raised KeyError: 'ghost' at seq 5 (at audit.py:471))`
+    ("stone_wall-s1862.jsonl", "musket.fired", "unit", "ghost", "unit: unknown unit 'ghost'"),
+    ("stone_wall-s1862.jsonl", "musket.fired", "target", "ghost", "target: unknown unit 'ghost'"),
+    ("coral_sea-s1942.jsonl", "flattop.air_combat", "strike", "ghost",
+     "strike: unknown unit 'ghost'"),
+    # `audit raised IndexError: list index out of range at seq 14 (at state.py:155)`
+    ("carrier_duel-s688.jsonl", "flattop.attacked", "attack", 10**9,
+     "a number in it is beyond what the battle or the rules' tables hold"),
+    # `audit raised ValueError: an attack needs at least 1 factor, not -1 at seq 10 (at …)`
+    ("carrier_duel-s688.jsonl", "flattop.air_combat", "result.factors", -1,
+     "a value in it is outside what the rules take"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("source", "kind", "field", "value", "said"), VERIFY_CASES)
+def test_verify_says_in_words_why_an_event_its_audit_raised_on_cannot_follow(
+    tmp_path: Path, source: str, kind: str, field: str, value: Any, said: str
+) -> None:
+    path, seq = _forged(tmp_path, REPLAYS / source, kind, field, value)
+    result = invoke("verify", str(path))
+    assert (result.exit_code, result.stderr) == (1, "")
+    assert result.stdout == (
+        f"INVARIANT broken at seq {seq} (line {seq + 2}): cannot follow from the battle so "
+        f"far: {said}\n"
+    )
+    data = json.loads(invoke("verify", str(path), "--json").stdout)
+    assert (data["status"], data["seq"], data["message"]) == (
+        "invariant",
+        seq,
+        f"cannot follow from the battle so far: {said}",
+    )
