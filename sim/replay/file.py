@@ -28,11 +28,10 @@ from typing import Any, Protocol
 
 from engine.events import Event, Snapshot, TurnEnded
 from engine.log import Header
-from engine.projection import Projection
 from engine.replayfile.reader import Mark, ReplayError, ReplayStream
 from sim.contract import AnyRuleset
-from sim.replay.forged import cannot_follow
-from sim.replay.header import UNFOLDABLE, header_scenario, registry_for
+from sim.replay.follow import fold_events, restored
+from sim.replay.header import header_scenario, registry_for
 from sim.replay.memory import walk_causes
 from sim.scenario.values import check_seq, check_turn, turn_number
 
@@ -166,26 +165,17 @@ class ReplayFile:
         snap = next(events, None)
         if not isinstance(snap, Snapshot):  # the file changed since it was scanned
             raise ReplayError(self.path, mark.line, "not the snapshot the scan found there")
-        return self.ruleset.restore(self.scenario, snap.state), events, mark.seq + 1
+        state = restored(self.ruleset, self.scenario, self.path, snap)
+        return state, events, mark.seq + 1
 
     def _fold(self, state: Any, events: Iterator[Event], start: int) -> Iterator[tuple[Event, Any]]:
         """The file's one fold loop: each event (from seq ``start``) with the state *before* it.
 
-        ``state`` is advanced in place; each event is applied when the loop resumes.
+        ``state`` is advanced in place; each event is applied when the loop resumes
+        (:func:`sim.replay.follow.fold_events`: a line that cannot follow is a
+        :class:`ReplayError` naming it).
         """
-        projection = Projection(state, self.ruleset.apply)
-        projection.last_seq = start - 1
-        for event in events:
-            yield event, projection.state
-            try:
-                projection.apply(event)
-            except UNFOLDABLE as exc:  # only a forged log gets here: the reader checked types
-                raise ReplayError(
-                    self.path,
-                    event.seq + 2,
-                    cannot_follow(self.ruleset, self.scenario, event, exc),
-                    event.seq,
-                ) from None
+        return fold_events(self.ruleset, self.scenario, self.path, state, events, start)
 
     def _folding(self, mark: Mark | None) -> Iterator[tuple[Event, Any]]:
         return self._fold(*self._from(mark))

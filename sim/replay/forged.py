@@ -4,9 +4,9 @@ A replay's hash chain can be recomputed, so a line may name a unit the battle
 does not have (``"unit":"ghost"``), or hold a number no table of the rules
 reaches; the ruleset's hooks then fail on a missing key or index deep in its
 state.  The replay tools name the file's line and seq (a
-:class:`~engine.replayfile.reader.ReplayError`; ``verify``, a broken
-invariant), and this module says what is wrong with it in words, never in
-Python's: ``unit: unknown unit 'ghost'``.
+:class:`~engine.replayfile.reader.ReplayError`, found by
+:func:`sim.replay.follow.fault`), and this module says what is wrong with it
+in words, never in Python's: ``unit: unknown unit 'ghost'``.
 """
 
 from __future__ import annotations

@@ -14,12 +14,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.events import Event, whole_dump
 from engine.log import Fork, Header
 from engine.projection import set_path
-from sim.replay.file import ReplayLike
+
+if TYPE_CHECKING:  # verify imports this module, and the replay file's fold verify
+    from sim.replay.file import ReplayLike
 
 __all__ = [
     "Tail",

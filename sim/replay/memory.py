@@ -12,9 +12,9 @@ from typing import Any
 
 from engine.events import Event, Snapshot, TurnEnded
 from engine.log import Header
-from engine.projection import Projection
 from engine.replayfile.reader import Replay
 from sim.contract import AnyRuleset
+from sim.replay.follow import fold_events, restored
 from sim.scenario.values import check_seq, check_turn, turn_number
 
 __all__ = ["LoadedReplay", "walk_causes"]
@@ -82,7 +82,7 @@ class LoadedReplay:
         seq = check_seq(seq)
         for event in reversed(self.events[:seq]):
             if isinstance(event, Snapshot):
-                state = self.ruleset.restore(self.scenario, event.state)
+                state = restored(self.ruleset, self.scenario, self.path, event)
                 return self.fold(start=event.seq + 1, state=state)
         return self.fold()
 
@@ -91,7 +91,7 @@ class LoadedReplay:
         turn = turn_number(turn)
         for event in reversed(self.events):
             if isinstance(event, Snapshot) and event.turn < turn:
-                state = self.ruleset.restore(self.scenario, event.state)
+                state = restored(self.ruleset, self.scenario, self.path, event)
                 return self.fold(start=event.seq + 1, state=state)
         return self.fold()
 
@@ -129,7 +129,8 @@ class LoadedReplay:
         if turn is None or turn >= 0:
             for event in reversed(self.events):
                 if isinstance(event, Snapshot) and (turn is None or event.turn <= turn):
-                    return event.seq + 1, self.ruleset.restore(self.scenario, event.state)
+                    state = restored(self.ruleset, self.scenario, self.path, event)
+                    return event.seq + 1, state
         return 0, self.ruleset.initial_state(self.scenario)
 
     def fold(self, *, start: int = 0, state: Any = None) -> Iterator[tuple[Event, Any]]:
@@ -143,14 +144,18 @@ class LoadedReplay:
         Args:
             start: seq of the first event to fold (after a snapshot).
             state: the state before event ``start`` (default: the initial state).
+
+        Raises:
+            ReplayError: an event that cannot follow the battle so far (a forged line the
+                chain allows), named by file, line and seq as
+                :meth:`sim.replay.file.ReplayFile.fold` names it
+                (:func:`sim.replay.follow.fold_events`).
         """
         if state is None:
             state = self.ruleset.initial_state(self.scenario)
-        projection = Projection(state, self.ruleset.apply)
-        projection.last_seq = start - 1
-        for event in self.events[start:]:
-            yield event, projection.state
-            projection.apply(event)
+        yield from fold_events(
+            self.ruleset, self.scenario, self.path, state, self.events[start:], start
+        )
 
     def after(self, seq: int) -> Any:
         """The state right after event ``seq`` is applied.

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from engine.replayfile.reader import ReplayError
+from sim import api
 from tests.forge import ROOT, bodies, invoke, reseal
 
 REPLAYS = ROOT / "replays"
@@ -85,3 +87,63 @@ def test_verify_says_in_words_why_an_event_its_audit_raised_on_cannot_follow(
         seq,
         f"cannot follow from the battle so far: {said}",
     )
+
+
+# the Python API's replay held in memory (the issue's second defect)
+
+
+@pytest.mark.parametrize(
+    ("source", "kind", "field", "said"),
+    [
+        ("stone_wall-s1862.jsonl", "musket.fired", "unit", "unit: unknown unit 'ghost'"),
+        ("coral_sea-s1942.jsonl", "flattop.air_combat", "strike", "strike: unknown unit 'ghost'"),
+        ("tavern_brawl-s377.jsonl", "becmi.struck", "target", "target: unknown unit 'ghost'"),
+    ],
+)
+def test_a_loaded_replay_refuses_a_forged_event_at_its_line(
+    tmp_path: Path, source: str, kind: str, field: str, said: str
+) -> None:
+    """``api.load_replay``'s fold (state_at, why, diff) raised ``KeyError: 'ghost'``; it
+    raises the ReplayError the streamed replay does, naming the file, line and seq."""
+    path, seq = _forged(tmp_path, REPLAYS / source, kind, field, "ghost")
+    expected = f"{path}:{seq + 2} (seq {seq}): cannot follow from the battle so far: {said}"
+    loaded = api.load_replay(path)
+    for call in (
+        lambda: api.state_at(loaded),
+        lambda: api.why(loaded, loaded.count - 1),
+        lambda: api.diff(REPLAYS / source, loaded),
+        lambda: loaded.after(loaded.count - 1),
+    ):
+        with pytest.raises(ReplayError) as refused:
+            call()
+        assert str(refused.value) == expected
+
+
+# a snapshot a forger made
+
+
+@pytest.mark.parametrize(
+    ("source", "field", "value", "said"),
+    [
+        # `f.jsonl:51 (seq 49): cannot follow from the battle so far: ValueError('zip()
+        # argument 2 is longer than argument 1')`, two lines after the snapshot
+        (REPLAYS / "carrier_duel-s688.jsonl", "state.strikes", ..., "state.strikes"),
+        # a ship the battle lacks: its restore raised, `battlesim: error: ships.ghost.side:
+        # Field required`, naming no file
+        (REPLAYS / "carrier_duel-s688.jsonl", "state.ships.0.id", "ghost", "state.ships.0.id"),
+        # `f.jsonl:113 (seq 111): cannot follow from the battle so far: KeyError('116pa')`
+        (DATA / "stone_wall-s1862.format3.jsonl", "state.units.2.id", "ghost",
+         "state.units.2.id"),
+    ],
+)  # fmt: skip
+def test_a_forged_snapshot_is_named_not_the_event_after_it(
+    tmp_path: Path, source: Path, field: str, value: Any, said: str
+) -> None:
+    path, seq = _forged(tmp_path, source, "engine.snapshot", field, value)
+    for args in (["show", str(path)], ["diff", str(source), str(path)]):
+        result = invoke(*args)
+        assert (result.exit_code, result.stdout) == (2, ""), args
+        assert result.stderr == (
+            f"battlesim: error: {path}:{seq + 2} (seq {seq}): not the battle its rules make: "
+            f"event engine.snapshot differs from re-simulation in: {said}\n"
+        )
