@@ -12,7 +12,6 @@ re-simulating, so an old battle stays readable after the rules change.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,11 +19,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from engine.events import Draw, Event, Override, Snapshot, TurnEnded
-from engine.replayfile.reader import ReplayError
 from sim.contract import HookError, Reading
 from sim.replay.file import ReplayLike
-from sim.replay.forged import cannot_follow
-from sim.replay.header import UNFOLDABLE
+from sim.replay.follow import fault
 from sim.scenario.values import ValueProblem, parse_value
 
 __all__ = [
@@ -168,9 +165,9 @@ def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
     try:
         line = rs.narrate(loaded.scenario, state, event)
     except Exception as exc:  # a plugin's narrate may raise anything: one line naming it
-        if (broken := _unfoldable(loaded, state, event)) is not None:  # the line's fault
-            why = cannot_follow(rs, loaded.scenario, event, broken)
-            raise ReplayError(loaded.path, event.seq + 2, why, event.seq) from None
+        found = fault(rs, loaded.scenario, loaded.path, event, exc)
+        if found is not None:  # the line's (or an earlier line's) fault: a forgery
+            raise found from None
         raise HookError.raised(rs.name, "narrate", exc, at, rs.narrate) from exc
     if line is not None and not isinstance(line, str):
         raise HookError(
@@ -186,19 +183,6 @@ def _line(loaded: ReplayLike, state: Any, event: Event) -> str | None:
 def counterfactual_tag(changed: dict[str, Any]) -> str:
     """What a forked event's narrative line ends with: `` [counterfactual: a=x, b=y]``."""
     return f" [counterfactual: {', '.join(f'{k}={plain(v)}' for k, v in sorted(changed.items()))}]"
-
-
-def _unfoldable(loaded: ReplayLike, state: Any, event: Event) -> BaseException | None:
-    """What applying ``event`` to a copy of ``state`` raises, when it cannot follow (a forged
-    line the chain allows: an event about a unit not in the battle), else None: then a
-    narrate that raised on it is the ruleset's fault, not the file's."""
-    try:
-        loaded.ruleset.apply(copy.deepcopy(state), event)
-    except UNFOLDABLE as exc:
-        return exc
-    except Exception:  # another failure: apply's own, which the fold names when it gets there
-        return None
-    return None
 
 
 _QUOTED = frozenset(",=[]{}#'\"")

@@ -3,7 +3,7 @@
 The replay tools read only what a file holds: past its hash chain (which a forger can
 recompute) and each line's shape, nothing says a line is one the rules make until the
 battle is fought again.  A ruleset hook that raises on a file's battle (``apply`` as it is
-folded, ``restore`` of a snapshot) is therefore judged here, in one place
+folded, ``narrate``, ``units``, ``outcome``) is therefore judged here, in one place
 (:func:`fault`): when the file is not the battle its rules make (the battle fought again
 from its header, as ``verify`` fights it), its line, named by file, line and seq and said in
 words (:mod:`sim.replay.forged`); else the ruleset's own failure.
@@ -12,16 +12,19 @@ words (:mod:`sim.replay.forged`); else the ruleset's own failure.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.events import Event, Snapshot
 from engine.projection import Projection
 from engine.replayfile.reader import ReplayError
-from sim.contract import AnyRuleset
+from sim.contract import AnyRuleset, HookError
 from sim.replay.forged import CANNOT_FOLLOW, cannot_follow, unknown_named
 from sim.replay.header import UNFOLDABLE
 
-__all__ = ["fault", "fold_events", "refought", "restored"]
+if TYPE_CHECKING:  # the replay file folds through this module
+    from sim.replay.file import ReplayLike
+
+__all__ = ["culprit", "fault", "fold_events", "refought", "restored"]
 
 
 def fold_events(
@@ -110,3 +113,38 @@ def refought(path: str) -> ReplayError | None:
     else:
         said = f"not the battle its rules make: {found.reason}"
     return ReplayError(path, found.line, said, found.seq)
+
+
+def culprit(replay: ReplayLike) -> ReplayError | None:
+    """The line of ``replay`` after which its ruleset's state hooks (``units``, ``outcome``)
+    raise, as :func:`fault` names it; None when they never do, or the file is the battle its
+    rules make (the failure is the ruleset's).
+
+    For a tool whose ``units`` or ``outcome`` raised on a state folded from the file (a
+    battle-ended event naming a winner no side is; a snapshot the battle never had): the file
+    is folded from its first event, each state read as the tools read it, and each snapshot's
+    state as restored.  Only a failure is judged so.
+    """
+    rs, sc = replay.ruleset, replay.scenario
+    last: Event | None = None
+    try:
+        state = rs.initial_state(sc)  # one state, advanced in place by the fold
+        for event, _ in replay.fold(state=state):
+            if last is not None:
+                _read(rs, sc, state)  # the state after ``last``
+            last = event
+            if isinstance(event, Snapshot):
+                _read(rs, sc, restored(rs, sc, replay.path, event))
+        if last is not None:
+            _read(rs, sc, state)
+    except ReplayError as exc:
+        return exc
+    except HookError as exc:  # the state after ``last``: its line, or an earlier one
+        return fault(rs, sc, replay.path, last, exc.__cause__ or exc) if last else None
+    return None
+
+
+def _read(ruleset: AnyRuleset, scenario: Any, state: Any) -> None:
+    """Read ``state`` as the tools do (its units and its outcome); raises as they would."""
+    ruleset.units(scenario, state)
+    ruleset.outcome(scenario, state)

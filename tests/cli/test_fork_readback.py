@@ -182,12 +182,16 @@ def test_a_write_that_fails_is_the_files_fault_not_the_sets(
     ("replay", "at", "change", "told"),
     [
         # the winner names no side: the fork's outcome and narrative raise (it was written,
-        # over the file at --out, and then `fork` exited 2)
+        # over the file at --out, and then `fork` exited 2); musket's audit_change, which
+        # verify runs, refuses it, so it is the line's: it said "is one its ruleset's tools
+        # cannot read: ruleset 'musket': narrate raised KeyError: 'zzz' at line 48 (seq 46)"
         (STONE_WALL, 46, "winner=zzz",
-         "narrate raised KeyError: 'zzz' at line 48 (seq 46)"),
+         "writes an event no reader takes (line 48 (seq 46): cannot follow from the battle so "
+         "far: winner: unknown side 'zzz')"),
         # a strike's target no ship is: verify passed the fork, show and report refused it
         (ROOT / "replays" / "coral_sea-s1942.jsonl", 2, "target=mo_mainx",
-         "narrate raised KeyError: 'mo_mainx' at line 4 (seq 2)"),
+         "is one its ruleset's tools cannot read: ruleset 'flattop': narrate raised KeyError: "
+         "'mo_mainx' at line 4 (seq 2) (at report.py:"),
     ],
 )  # fmt: skip
 def test_a_fork_its_rulesets_tools_cannot_read_is_refused_and_out_is_kept(
@@ -207,12 +211,44 @@ def test_a_fork_its_rulesets_tools_cannot_read_is_refused_and_out_is_kept(
     assert result.exit_code == 2
     field, value = change.split("=")
     assert result.output.startswith(
-        f'battlesim: error: --set {field}="{value}": the battle it makes is one its ruleset\'s '
-        "tools cannot read: ruleset "
+        f'battlesim: error: --set {field}="{value}": the battle it makes {told}'
     )
-    assert told in result.output and result.output.endswith("; nothing was written\n")
+    assert result.output.endswith("; nothing was written\n")
+    assert result.output.count("\n") == 1
     assert out.read_bytes() == before
     assert _left(tmp_path) == ["f.jsonl"]
+
+
+def test_a_fork_whose_rulesets_narrate_raises_on_a_lawful_event_names_the_ruleset(
+    tmp_path: Path,
+) -> None:
+    """A narrate that raises on the battle-ended event of a lawful fork: the fork is what its
+    rules make (fought again, it is the same), so the failure is the ruleset's, named as a
+    hook's is, not the file's line."""
+    from sim.contract import get_ruleset
+
+    ruleset = get_ruleset("musket")
+    narrate = ruleset.narrate
+
+    def broken(scenario: object, state: object, event: object) -> str | None:
+        if getattr(event, "type", "") == "musket.battle_ended":
+            raise KeyError("boom")
+        return narrate(scenario, state, event)
+
+    out = tmp_path / "f.jsonl"
+    object.__setattr__(ruleset, "narrate", broken)
+    try:
+        result = _fork(STONE_WALL, 19, out, "passed=true", "after=good")
+    finally:
+        object.__setattr__(ruleset, "narrate", narrate)
+    line = broken.__code__.co_firstlineno + 2
+    assert (result.exit_code, result.output) == (
+        2,
+        'battlesim: error: --set passed=true, after="good": the battle it makes is one its '
+        "ruleset's tools cannot read: ruleset 'musket': narrate raised KeyError: 'boom' at line "
+        f"71 (seq 69) (at test_fork_readback.py:{line}); nothing was written\n",
+    )
+    assert _left(tmp_path) == []
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,8 @@ broken or different), the others 2 (a replay that cannot be read).
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ import pytest
 
 from engine.replayfile.reader import ReplayError
 from sim import api
+from sim.contract import get_ruleset
 from tests.forge import ROOT, bodies, invoke, reseal
 
 REPLAYS = ROOT / "replays"
@@ -119,6 +122,65 @@ def test_a_loaded_replay_refuses_a_forged_event_at_its_line(
         assert str(refused.value) == expected
 
 
+# narrate, units and outcome: the line they fail on is the file's, not the ruleset's bug
+
+NAMED = [
+    # `ruleset 'musket': narrate raised KeyError: 'ghost' at f.jsonl:48 (seq 46) (at ending.py:25)`
+    ("stone_wall-s1862.jsonl", "musket.battle_ended", "winner", "ghost",
+     "cannot follow from the battle so far: winner: unknown side 'ghost'"),
+    # `ruleset 'becmi': narrate raised KeyError: 'orcs' at f.jsonl:2 (seq 0) (at report.py:226)`
+    ("tavern_brawl-s377.jsonl", "becmi.initiative", "rolls.orcs", ...,
+     "not the battle its rules make: event becmi.initiative differs from re-simulation in: "
+     "rolls.orcs"),
+    # `narrate raised KeyError: 1000000000 at f.jsonl:6 (seq 4) (at report.py:220)`
+    ("tavern_brawl-s377.jsonl", "becmi.wrestled", "hold_after", 10**9,
+     "cannot follow from the battle so far: hold_after: 1000000000 is not a value the rules "
+     "know"),
+    # `narrate raised IndexError: tuple index out of range at f.jsonl:12 (seq 10) (at …)`
+    ("carrier_duel-s688.jsonl", "flattop.air_combat", "result.basic_table", 10**9,
+     "cannot follow from the battle so far: flattop.air_combat: hit table 9 does not follow "
+     "from 1000000000 and {}"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("source", "kind", "field", "value", "said"), NAMED)
+def test_the_narrative_names_the_line_its_ruleset_cannot_tell(
+    tmp_path: Path, source: str, kind: str, field: str, value: Any, said: str
+) -> None:
+    path, seq = _forged(tmp_path, REPLAYS / source, kind, field, value)
+    page = str(tmp_path / "r.html")
+    for args in (["show", str(path), "--events", "--json"], ["report", str(path), "-o", page]):
+        result = invoke(*args)
+        assert (result.exit_code, result.stdout) == (2, ""), args
+        assert result.stderr == f"battlesim: error: {path}:{seq + 2} (seq {seq}): {said}\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "kind", "field", "value", "args", "said"),
+    [
+        # `battlesim: error: ruleset 'musket': outcome raised KeyError: 'ghost' (at trusted.py:167)`
+        ("stone_wall-s1862.jsonl", "musket.battle_ended", "winner", "ghost",
+         ["diff", "{g}", "{f}"],
+         "cannot follow from the battle so far: winner: unknown side 'ghost'"),
+        ("carrier_duel-s688.jsonl", "flattop.battle_ended", "winner", "ghost",
+         ["diff", "{g}", "{f}"],
+         "cannot follow from the battle so far: winner: unknown side 'ghost'"),
+        # `ruleset 'becmi': units raised KeyError: 1000000000 (at view.py:41)`
+        ("tavern_brawl-s377.jsonl", "becmi.wrestled", "hold_after", 10**9,
+         ["show", "{f}", "--unit", "thorgrim"],
+         "cannot follow from the battle so far: hold_after: 1000000000 is not a value the "
+         "rules know"),
+    ],
+)  # fmt: skip
+def test_a_state_its_ruleset_cannot_read_names_the_line_that_made_it(
+    tmp_path: Path, source: str, kind: str, field: str, value: Any, args: list[str], said: str
+) -> None:
+    path, seq = _forged(tmp_path, REPLAYS / source, kind, field, value)
+    result = invoke(*(a.format(g=REPLAYS / source, f=path) for a in args))
+    assert result.exit_code == 2  # (show --unit has printed its title: it reads as it goes)
+    assert result.stderr == f"battlesim: error: {path}:{seq + 2} (seq {seq}): {said}\n"
+
+
 # a snapshot a forger made
 
 
@@ -147,3 +209,37 @@ def test_a_forged_snapshot_is_named_not_the_event_after_it(
             f"battlesim: error: {path}:{seq + 2} (seq {seq}): not the battle its rules make: "
             f"event engine.snapshot differs from re-simulation in: {said}\n"
         )
+
+
+# the ruleset's own failure stays the ruleset's
+
+
+@pytest.fixture
+def outcome_raising() -> Iterator[None]:
+    """musket's outcome raising KeyError('boom') on every state (as the ruleset's own code)."""
+    hooked = get_ruleset("musket").outcome
+    outcome = hooked.fn
+
+    def broken(scenario: Any, state: Any) -> Any:
+        raise KeyError("boom")
+
+    object.__setattr__(hooked, "fn", broken)
+    try:
+        yield
+    finally:
+        object.__setattr__(hooked, "fn", outcome)
+
+
+def test_a_ruleset_hook_failing_on_a_replay_its_rules_make_is_the_rulesets(
+    outcome_raising: None, tmp_path: Path
+) -> None:
+    """The golden re-fights to itself: its file is not blamed for the hook's failure, which
+    is named as the ruleset's, where it raised."""
+    golden = str(REPLAYS / "stone_wall-s1862.jsonl")
+    result = invoke("report", golden, "-o", str(tmp_path / "r.html"))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert re.fullmatch(
+        r"battlesim: error: ruleset 'musket': outcome raised KeyError: 'boom' "
+        r"\(at test_resealed_events\.py:\d+\)\n",
+        result.stderr,
+    )

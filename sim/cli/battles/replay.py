@@ -79,7 +79,7 @@ def diff(
     from sim.replay.report import write_diff
 
     la, lb = load_replay(a), load_replay(b)
-    with reading():
+    with reading(la, lb):
         page = None
         if html_out is not None:
             try:
@@ -161,7 +161,7 @@ def fork_command(
     loaded = load_replay(replay)
     path = Path(out) if out else Path(f"{_stem(replay)}-fork{at_seq}.jsonl")
     try:
-        with reading():
+        with reading(loaded):
             check_output(path, force=force, ours=is_replay, what="a replay")
             assignments = [parse_assignment(s) for s in sets]
             typed = {f: typed_number(v) for f, _, v in (s.partition("=") for s in sets)}
@@ -219,7 +219,7 @@ def why(replay: str, seq: int, as_json: bool) -> None:
 
     loaded = load_replay(replay)
     try:
-        with reading():
+        with reading(loaded):
             chain = analysis.why(loaded, seq)
     except IndexError as exc:
         common.fail(f"{replay}: {exc}")
@@ -306,7 +306,7 @@ def report(
             common.fail(str(exc))
 
     pngs = Path(png_dir) if png_dir is not None else None
-    with reading():
+    with reading(loaded, given):
         try:
             files = _write(lambda: write_report(loaded, path, pngs, pngs_free, parent=given))
         except NotTheParent as exc:

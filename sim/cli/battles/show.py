@@ -73,7 +73,7 @@ def show(
     from sim.cli.battles import views
 
     loaded = views.load_replay(replay)
-    with views.reading():
+    with views.reading(loaded):
         last = loaded.last_turn
         if turn is not None and turn > last:
             common.fail(f"--turn {turn}: the battle ended at {loaded.ruleset.turn_name} {last}")

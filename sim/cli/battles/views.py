@@ -10,7 +10,7 @@ from typing import Any
 from engine.comparison.replay import VerifyResult
 from engine.replayfile.reader import ReplayError
 from sim.cli.common import fail
-from sim.contract import UnitRow
+from sim.contract import HookError, UnitRow
 from sim.replay.file import ReplayFile, ReplayLike
 from sim.scenario.load import KINDS, ScenarioError, yaml_kind
 from sim.text.suggest import did_you_mean, known
@@ -35,12 +35,25 @@ def replay_problem(error: ReplayError) -> str:
 
 
 @contextmanager
-def reading() -> Iterator[None]:
-    """A damaged replay found while reading it is one line naming file:line, exit 2."""
+def reading(*replays: ReplayLike | None) -> Iterator[None]:
+    """A damaged replay found while reading it is one line naming file:line, exit 2.
+
+    A hook of the ruleset that raises on the battle of one of ``replays`` (``units`` or
+    ``outcome`` of a state a forged line made: a winner no side is) names that line instead
+    (:func:`sim.replay.follow.culprit`); else the ruleset's failure stands.
+    """
     try:
         yield
     except ReplayError as exc:
         fail(replay_problem(exc))
+    except HookError:
+        from sim.replay.follow import culprit  # noqa: PLC0415 - only when a hook failed
+
+        for replay in replays:
+            found = culprit(replay) if replay is not None else None
+            if found is not None:
+                fail(replay_problem(found))
+        raise
 
 
 def load_replay(path: str) -> ReplayFile:
