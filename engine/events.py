@@ -458,7 +458,16 @@ class EventRegistry:
                 # does not read it (the ruleset's): no crash, a refusal naming both.
                 raise UnknownEventType(
                     f"{tag!r} is not a schema-{version} record, or its upcaster "
-                    f"({tag!r}, {version}) is wrong: it raised {type(exc).__name__}: {exc}"
+                    f"({tag!r}, {version}) is wrong: {_upcaster_failed(exc)}"
                 ) from None
             version += 1
         return data
+
+
+def _upcaster_failed(exc: Exception) -> str:
+    """How an upcaster failed on a record: a key it reads that the record lacks, in words (a
+    forged record missing a field: ``the record has no 'result', which the upcaster reads``);
+    anything else as raised, for the upcaster's author."""
+    if type(exc) is KeyError and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return f"the record has no {exc.args[0]!r}, which the upcaster reads"
+    return f"it raised {type(exc).__name__}: {exc}"

@@ -211,6 +211,25 @@ def test_a_forged_snapshot_is_named_not_the_event_after_it(
         )
 
 
+# an older record without what its upcaster reads
+
+
+def test_an_older_record_missing_what_its_upcaster_reads_is_named(tmp_path: Path) -> None:
+    """A format-1 musket.fired without its result: `… is wrong: it raised KeyError:
+    'result'`, Python's words for what the record lacks."""
+    path, seq = _forged(tmp_path, DATA / "stone_wall-s1862.format1.jsonl", "musket.fired",
+                        "result", ...)  # fmt: skip
+    said = (
+        f"{path}:{seq + 2} (seq {seq}): 'musket.fired' is not a schema-1 record, or its "
+        "upcaster ('musket.fired', 1) is wrong: the record has no 'result', which the upcaster "
+        "reads"
+    )
+    result = invoke("verify", str(path))
+    assert (result.exit_code, result.stdout) == (1, f"DAMAGED at seq {seq}: {said}\n")
+    result = invoke("show", str(path))
+    assert (result.exit_code, result.stderr) == (2, f"battlesim: error: {said}\n")
+
+
 # the ruleset's own failure stays the ruleset's
 
 
