@@ -262,3 +262,123 @@ def test_a_ruleset_hook_failing_on_a_replay_its_rules_make_is_the_rulesets(
         r"\(at test_resealed_events\.py:\d+\)\n",
         result.stderr,
     )
+
+
+# a bounded family: every event type of each ruleset's goldens, one forgery each, every tool
+
+FAMILY_SOURCES = {
+    "stone_wall-s1862.jsonl": (45, "state.units.116pa.fatigue=1"),
+    "chancellorsville-s1863.jsonl": (95, "state.units.69ny.fatigue=1"),
+    "coral_sea-s1942.jsonl": (18, "state.task_forces.mo_main.cap=0"),
+    "carrier_duel-s688.jsonl": (56, "state.task_forces.tf16.cap=0"),
+    "tavern_brawl-s377.jsonl": (17, "state.combatants.grub.hp=1"),
+    "dungeon_skirmish-s3.jsonl": (75, "state.combatants.g1.hp=1"),
+}
+"""The goldens whose event types the family covers, each with a fork its golden takes
+(``--at``, ``--set``): a state override late in the battle, so that the fork folds the
+forged event before it."""
+KINDS = ("ghost", "removed", "retyped", "out of range")
+RAW = re.compile(
+    r"KeyError|IndexError|TypeError|ValueError|AttributeError|ZeroDivision|OverflowError"
+    r"|Traceback| raised |\(at [\w./-]+\.py:\d+\)"
+)
+"""Python's words, or a hook's failure told as the ruleset's: none for a forged line."""
+
+
+def _leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, (*path, key))
+    elif isinstance(value, list) and path[-1:] != ("draws",):
+        for i, item in enumerate(value):
+            yield from _leaves(item, (*path, i))
+    elif path and path[0] not in ("type", "schema_version", "seq"):
+        yield path, value
+
+
+def _mutation(record: dict[str, Any], ids: set[str], kind: str) -> tuple[str, Any] | None:
+    """The first change of ``kind`` ``record`` takes (a dotted field and its value)."""
+    if kind == "removed":  # its last field: what the event is about, not its place
+        return list(record)[-1], ...
+    for path, value in _leaves(record):
+        field = ".".join(map(str, path))
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if kind == "ghost" and isinstance(value, str) and value in ids:
+            return field, "ghost"
+        if kind == "retyped" and (number or isinstance(value, str)) and len(path) > 1:
+            return field, "x" if number else 7
+        if kind == "out of range" and number and path[0] not in ("turn", "time", "cause"):
+            return field, 10**9
+    return None
+
+
+def _family() -> list[tuple[str, str, str, Any]]:
+    """(source, event type, field, value): each event type's first event of each source,
+    changed by the next kind in turn that it takes (deterministic: no randomness)."""
+    cases: list[tuple[str, str, str, Any]] = []
+    for source in FAMILY_SOURCES:
+        loaded = api.open_replay(REPLAYS / source)
+        rows = loaded.ruleset.units(loaded.scenario, loaded.ruleset.initial_state(loaded.scenario))
+        ids = {r.id for r in rows} | {r.side for r in rows}
+        seen: set[str] = {c[1] for c in cases}
+        for text in bodies(REPLAYS / source)[1:-1]:
+            record = json.loads(text)
+            if record["type"] in seen:
+                continue
+            seen.add(record["type"])
+            for step in range(len(KINDS)):
+                change = _mutation(record, ids, KINDS[(len(cases) + step) % len(KINDS)])
+                if change is not None:
+                    cases.append((source, record["type"], *change))
+                    break
+    return cases
+
+
+FAMILY = _family()
+
+
+def test_the_family_covers_every_event_type_and_every_kind_of_change() -> None:
+    """One case an event type, 28 in all: musket's, flattop's and becmi's each, and the
+    engine's own (a turn's end, a snapshot); each kind of change several times."""
+    types = [t for _, t, _, _ in FAMILY]
+    assert len(types) == len(set(types)) == 28
+    assert {t.split(".")[0] for t in types} == {"musket", "flattop", "becmi", "engine"}
+    assert {"engine.turn_ended", "engine.snapshot"} <= set(types)
+    values = [v for _, _, _, v in FAMILY]
+    assert values.count("ghost") >= 5 and values.count(...) >= 5
+    assert values.count(10**9) >= 5 and sum(v in ("x", 7) for v in values) >= 5
+
+
+@pytest.mark.parametrize(("source", "kind", "field", "value"), FAMILY)
+def test_a_resealed_forged_event_is_one_line_in_every_tool(
+    tmp_path: Path, source: str, kind: str, field: str, value: Any
+) -> None:
+    """verify exits 1 naming the event's seq (never 0: the forgery never verifies); show, why,
+    report, diff and fork exit 0 (the tool needs nothing the change broke: diff 1, it
+    differs) or 2 with one line naming the file (fork: or its refusal of the change, which
+    the forged battle may not take); nobody says it in Python's words."""
+    golden = REPLAYS / source
+    path, seq = _forged(tmp_path, golden, kind, field, value)
+    result = invoke("verify", str(path))
+    assert (result.exit_code, result.stderr) == (1, ""), result.output
+    assert result.stdout.count("\n") == 1 and not RAW.search(result.stdout), result.stdout
+    assert re.match(rf"(DAMAGED|INVARIANT broken|MISMATCH) at seq {seq}\b", result.stdout)
+    last = api.open_replay(golden).count - 1
+    at, change = FAMILY_SOURCES[source]
+    fork = ["fork", str(path), "--at", str(at), "--set", change, "-o", str(tmp_path / "k.jsonl")]
+    for args, fine in (
+        (["show", str(path)], 0),
+        (["show", str(path), "--events", "--json"], 0),
+        (["why", str(path), str(last)], 0),
+        (["report", str(path), "-o", str(tmp_path / "r.html")], 0),
+        (["diff", str(golden), str(path)], 1),
+        (fork, 0),
+    ):
+        result = invoke(*args)
+        assert result.exception is None or isinstance(result.exception, SystemExit), args
+        assert result.exit_code in (fine, 2), (args, result.output)
+        if result.exit_code == 2:
+            assert result.stderr.count("\n") == 1 and not RAW.search(result.stderr), args
+            assert result.stderr.startswith("battlesim: error: "), args
+            if args[0] != "fork":
+                assert f"{path}:" in result.stderr, (args, result.stderr)
