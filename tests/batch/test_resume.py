@@ -98,6 +98,15 @@ def test_a_resume_from_the_same_battle_under_another_file_name_is_refused(
 SUMMARY_ONLY = ["--runs", "10", "--jobs", "1", "--crn", "--sweep", "options.fire_hcv=20,30"]
 
 
+REMOVED_ALL = (
+    "battlesim: note: removed the plots drawn from the earlier summary.json "
+    "(plots/convergence.png, plots/losses.png, plots/outcomes.png, plots/paired.png and 1 "
+    "more): plots are off (--no-plots), so none is drawn from the new one; resume with "
+    "plots on to draw them"
+)
+"""What a --no-plots resume of a finished one-factor study says of the plots it removed."""
+
+
 def test_a_resume_without_plots_removes_the_plots_of_the_earlier_summary(tmp_path: Path) -> None:
     """A finished study re-summarised by --resume with another --baseline and --interval
     and --no-plots: the plots drawn from the old summary (paired.png from point 1, the
@@ -114,12 +123,7 @@ def test_a_resume_without_plots_removes_the_plots_of_the_earlier_summary(tmp_pat
     again = invoke("batch", STONE_WALL, "--out", resumed, *SUMMARY_ONLY, "--no-plots",
                    "--quiet", "--resume")  # fmt: skip
     assert again.exit_code == 0, again.output
-    assert again.stderr.splitlines() == [
-        "battlesim: note: removed the plots drawn from the earlier summary.json "
-        "(plots/convergence.png, plots/losses.png, plots/outcomes.png, plots/paired.png and 1 "
-        "more): plots are off (--no-plots), so none is drawn from the new one; resume with "
-        "plots on to draw them"
-    ]
+    assert again.stderr.splitlines() == [REMOVED_ALL]
     assert not (resumed / "plots").exists()
     manifest = json.loads((resumed / "manifest.json").read_text(encoding="utf-8"))
     assert sorted(manifest["files"]) == ["progress.json", "summary.json"]
@@ -148,12 +152,7 @@ def test_a_resume_without_plots_keeps_discover_and_the_users_files(
     again = invoke("batch", STONE_WALL, "--out", out, *SUMMARY_ONLY, "--no-plots", "--quiet",
                    "--resume", "--baseline", "1")  # fmt: skip
     assert again.exit_code == 0, again.output
-    assert again.stderr.splitlines() == [
-        "battlesim: note: removed the plots drawn from the earlier summary.json "
-        "(plots/convergence.png, plots/losses.png, plots/outcomes.png, plots/paired.png and 1 "
-        "more): plots are off (--no-plots), so none is drawn from the new one; resume with "
-        "plots on to draw them"
-    ]
+    assert again.stderr.splitlines() == [REMOVED_ALL]
     assert sorted(p.name for p in (out / "plots").iterdir()) == ["discover.png", "mine.txt"]
     files = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["files"]
     assert files["plots/discover.png"] == listed["plots/discover.png"]
