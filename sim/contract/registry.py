@@ -102,16 +102,16 @@ def _load(name: str, target: str) -> AnyRuleset:
         twice = given_twice(exc)
         if twice is not None:
             raise RulesetUnavailable(f"{where} cannot be loaded: {twice}") from exc
-        what = " ".join(str(exc).split()) or "no details"
         place = import_place(exc, module)
-        said = what
+        said = " ".join(str(exc).split()) or "no details"
         if place is not None and isinstance(exc, SyntaxError) and exc.msg:
             said = " ".join(exc.msg.split())  # its "(file.py, line 2)" is said as the place
         at = f" (at {place_name(place[0])}:{place[1]})" if place is not None else ""
         fix = "; fix or reinstall the plugin's package, or uninstall it"
+        # every tool says where the import failed (check-ruleset, and the note or refusal of
+        # any other: the user can tell the plugin's author the line)
         raise RulesetUnavailable(
-            f"{where} cannot be loaded: {type(exc).__name__}: {what}{fix}",
-            f"{where} cannot be loaded: {type(exc).__name__}: {said}{at}{fix}",
+            f"{where} cannot be loaded: {type(exc).__name__}: {said}{at}{fix}"
         ) from exc
     if not isinstance(obj, Ruleset):
         raise RulesetUnavailable(

@@ -15,11 +15,16 @@ from sim.cli.main import cli
 from sim.contract import registry
 from tests.contract.conftest import install_plugin
 
+BOOM_LINE = 1 + Path(__file__).with_name("boom.py").read_text("utf-8").splitlines().index(
+    'raise RuntimeError("plugin exploded at import")'
+)
+"""The line of boom.py whose raise fails its import (the module cannot be imported to ask)."""
 LOAD_ERROR = (
     "ruleset 'boom' (entry point boom = tests.contract.boom:RULESET) cannot be loaded: "
-    "RuntimeError: plugin exploded at import; fix or reinstall the plugin's package, or "
-    "uninstall it"
+    f"RuntimeError: plugin exploded at import (at boom.py:{BOOM_LINE}); fix or reinstall the "
+    "plugin's package, or uninstall it"
 )
+"""What every tool says of the broken plugin: where its import failed, for its author."""
 NOTE = f"battlesim: note: {LOAD_ERROR}"
 
 
