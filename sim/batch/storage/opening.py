@@ -43,6 +43,7 @@ from sim.text.grammar import count
 
 __all__ = [
     "DB_NAME",
+    "FactorRefused",
     "PlanDiffers",
     "PointError",
     "StudyError",
@@ -54,6 +55,11 @@ __all__ = [
 
 class StudyError(ValueError):
     """A study that cannot start: bad plan, output in the way, nothing to resume."""
+
+
+class FactorRefused(StudyError):
+    """A factor the scenario cannot take (``--sweep PATH: …``): a path that leads nowhere,
+    one swept twice, one that may not be varied. A command names the file swept before it."""
 
 
 class PlanDiffers(StudyError):
@@ -179,7 +185,7 @@ def _check_paths(plan: StudyPlan) -> None:
     """Every factor's path leads to a field a factor may vary, and no two sweep one field.
 
     Raises:
-        StudyError: a path that leads nowhere, sweeps what another sweeps (the same field,
+        FactorRefused: a path that leads nowhere, sweeps what another sweeps (the same field,
             named the same way or otherwise, or a field inside the other's), or may not be
             varied (:func:`~sim.batch.inputs.fieldpath.unsettable`, as ``run --set``
             refuses it, and :func:`~sim.batch.planning.factors.unsweepable`).
@@ -188,7 +194,7 @@ def _check_paths(plan: StudyPlan) -> None:
         try:
             plan.target.check_path(f.path)
         except PathError as exc:
-            raise StudyError(f"--sweep {f.path}: {exc}") from None
+            raise FactorRefused(f"--sweep {f.path}: {exc}") from None
     paths = [f.path for f in plan.factors]
     fields = [_field(plan, p) for p in paths]  # an item by its id and by its index: one field
     clash = overlap(fields)
@@ -196,14 +202,16 @@ def _check_paths(plan: StudyPlan) -> None:
         twice, first = paths[clash[0]], paths[clash[1]]
         if fields[clash[0]] == fields[clash[1]]:
             also = f", as {first} too" if first != twice else ""
-            raise StudyError(
+            raise FactorRefused(
                 f"--sweep {twice}: the field is swept twice{also} (give its values once)"
             )
-        raise StudyError(f"--sweep {twice}: sweeps what --sweep {first} sweeps (give one of them)")
+        raise FactorRefused(
+            f"--sweep {twice}: sweeps what --sweep {first} sweeps (give one of them)"
+        )
     for path in paths:
         why = unsettable(path) or unsweepable(path)
         if why is not None:
-            raise StudyError(f"--sweep {path}: {why}")
+            raise FactorRefused(f"--sweep {path}: {why}")
 
 
 def _same_ids(plan: StudyPlan, points: list[dict[str, Any]]) -> None:

@@ -241,13 +241,12 @@ def _refusal(exc: Exception, source: StudySpec | Swept | None) -> str:
     setting as it was given, a study file's field or ``batch``'s flag (its ``--seed``, or
     the scenario's seed where none was given)."""
     from sim.batch.planning.spec import StudySpec
-    from sim.batch.storage.opening import PlanDiffers
+    from sim.batch.storage.opening import FactorRefused, PlanDiffers
 
+    if isinstance(exc, FactorRefused) and isinstance(source, Swept):  # the file it sweeps
+        return f"{source.file}: {exc}"
     if not isinstance(exc, PlanDiffers):
-        said = str(exc)
-        if isinstance(source, Swept) and said.startswith("--sweep "):  # the file it sweeps
-            return f"{source.file}: {said}"
-        return said
+        return str(exc)
     if isinstance(source, StudySpec):
         return exc.said("file")
     return exc.said("flags", seed_given=source.seed_given if isinstance(source, Swept) else True)
